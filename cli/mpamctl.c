@@ -1,0 +1,84 @@
+/* mpamctl: the operator's command line for mpamd. */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/mpamctl.h"
+#include "core/config.h"
+
+struct ctl_command {
+	const char *name;
+	int (*run)(int argc, char **argv, const struct ctl_options *opts);
+	const char *summary;
+};
+
+static const struct ctl_command commands[] = {
+	{ "check-config", cmd_check_config, "check a configuration file and print what it means" },
+};
+
+static void usage(FILE *out)
+{
+	fprintf(out, "Usage: mpamctl [--socket PATH] [--json] COMMAND [ARGS...]\n"
+		     "\n"
+		     "Inspect and control mpamd, the memory-bandwidth and cache QoS manager.\n"
+		     "\n"
+		     "Commands:\n");
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(out, "  %-14s %s\n", commands[i].name, commands[i].summary);
+	fprintf(out, "\n"
+		     "Options:\n"
+		     "  -s, --socket PATH  mpamd's control socket (default " DEFAULT_SOCKET_PATH ")\n"
+		     "  -j, --json         print JSON instead of text\n"
+		     "  -h, --help         show this help; 'mpamctl COMMAND --help' shows a command's\n"
+		     "  -V, --version      show the version\n"
+		     "\n"
+		     "Exit status: 0 success, 1 the command failed, 2 usage error.\n");
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option options[] = {
+		{ "socket", required_argument, NULL, 's' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct ctl_options opts = { .socket_path = DEFAULT_SOCKET_PATH };
+	int c;
+
+	/* '+': stop at the command name, whose own options follow it. */
+	while ((c = getopt_long(argc, argv, "+s:jhV", options, NULL)) != -1) {
+		switch (c) {
+		case 's':
+			opts.socket_path = optarg;
+			break;
+		case 'j':
+			opts.json = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return EXIT_OK;
+		case 'V':
+			printf("mpamctl %s\n", MPAMD_VERSION);
+			return EXIT_OK;
+		default:
+			fprintf(stderr, "Try 'mpamctl --help'.\n");
+			return EXIT_USAGE;
+		}
+	}
+	if (optind >= argc) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+		if (!strcmp(argv[optind], commands[i].name)) {
+			char **sub_argv = argv + optind;
+			int sub_argc = argc - optind;
+			optind = 0; /* a fresh getopt scan for the subcommand */
+			return commands[i].run(sub_argc, sub_argv, &opts);
+		}
+	}
+	fprintf(stderr, "mpamctl: unknown command '%s'. Try 'mpamctl --help'.\n", argv[optind]);
+	return EXIT_USAGE;
+}

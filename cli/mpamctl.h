@@ -1,0 +1,21 @@
+/* mpamctl's subcommands; each parses its own arguments (argv[0] is the command name). */
+#ifndef MPAMD_CLI_MPAMCTL_H
+#define MPAMD_CLI_MPAMCTL_H
+
+#include <stdbool.h>
+
+/* Exit codes shared by every subcommand. */
+enum {
+	EXIT_OK = 0,
+	EXIT_FAILED = 1, /* the request was understood and failed: invalid config, daemon error... */
+	EXIT_USAGE = 2,	 /* bad command line */
+};
+
+struct ctl_options {
+	const char *socket_path;
+	bool json;
+};
+
+int cmd_check_config(int argc, char **argv, const struct ctl_options *opts);
+
+#endif

@@ -1,0 +1,41 @@
+/* Strict parsers for configuration and command-line values.
+ *
+ * Each returns 0 and stores the result through ret_*, or returns a negative errno and leaves ret_*
+ * untouched, writing a short human reason into err (which never repeats the value itself, so callers
+ * can frame it: "mb_max = 150: out of range 1..100").
+ * "Strict" means: no leading or trailing garbage, no sign where none makes sense, no overflow. */
+#ifndef MPAMD_CORE_PARSE_H
+#define MPAMD_CORE_PARSE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define PARSE_ERR_MAX 160
+
+struct parse_err {
+	char text[PARSE_ERR_MAX];
+};
+
+/* Decimal, or hexadecimal with a 0x prefix. */
+int parse_uint(const char *s, uint64_t min, uint64_t max, uint64_t *ret, struct parse_err *err);
+/* Hexadecimal with or without 0x: bitmaps are written bare in resctrl schemata. */
+int parse_hex(const char *s, uint64_t min, uint64_t max, uint64_t *ret, struct parse_err *err);
+/* An integer percentage, optionally followed by '%'. */
+int parse_percent(const char *s, unsigned min, unsigned max, unsigned *ret, struct parse_err *err);
+/* true/false, yes/no, on/off, 1/0. */
+int parse_bool(const char *s, bool *ret, struct parse_err *err);
+
+/* One of the names in `names` (NULL-terminated); stores its index. */
+int parse_enum(const char *s, const char *const *names, unsigned *ret, struct parse_err *err);
+
+/* A list of unsigned integers in [min,max], separated by commas and/or blanks.
+ * On success *ret_values is malloc'ed (caller frees) and holds *ret_count (>= 1) values. */
+int parse_uint_list(const char *s, uint64_t min, uint64_t max, uint64_t **ret_values, size_t *ret_count,
+		    struct parse_err *err);
+
+/* Names of partitions and MSCs: [A-Za-z0-9_.-]{1,64}, not "." or "..". */
+#define NAME_MAX_LEN 64
+bool name_is_valid(const char *s, struct parse_err *err);
+
+#endif

@@ -1,0 +1,164 @@
+/* mpamctl check-config and the help texts, run as the user runs them: as programs. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <jansson.h>
+
+#include "tests/util/testutil.h"
+
+#define FIXTURES MPAMD_SOURCE_DIR "/tests/fixtures/config"
+
+static struct run_result run(const char *a0, const char *a1, const char *a2, const char *a3)
+{
+	char *argv[] = { (char *)a0, (char *)a1, (char *)a2, (char *)a3, NULL };
+	struct run_result r;
+
+	assert_int_equal(run_command(argv, &r), 0);
+	return r;
+}
+
+static void test_valid_file_prints_summary(void **state)
+{
+	struct run_result r = run(MPAMCTL, "check-config", FIXTURES "/valid/full.ini", NULL);
+
+	(void)state;
+	assert_int_equal(r.exit_code, 0);
+	assert_string_equal(r.err, "");
+	assert_non_null(strstr(r.out, "global: backend=sim monitor=auto interval_ms=50"));
+	assert_non_null(strstr(r.out, "partition web: partid=1 class=latency-critical mb_min=20 mb_max=100 "
+				      "guarantee_mbps=6000 target_mbps=none l3_cbm=0xff0"));
+	assert_non_null(strstr(r.out, "partition batch: partid=2(auto) class=best-effort"));
+	run_result_fini(&r);
+}
+
+static void test_invalid_file_lists_every_error(void **state)
+{
+	const char *path = FIXTURES "/invalid/multiple-errors.ini";
+	struct run_result r = run(MPAMCTL, "check-config", path, NULL);
+	char where[512];
+
+	(void)state;
+	assert_int_equal(r.exit_code, 1);
+	assert_string_equal(r.out, "");
+	static const unsigned lines[] = { 3, 6, 7, 10 };
+	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
+		snprintf(where, sizeof(where), "%s:%u: error:", path, lines[i]);
+		if (!strstr(r.err, where))
+			fail_msg("stderr lacks '%s':\n%s", where, r.err);
+	}
+	run_result_fini(&r);
+}
+
+static void test_json_valid_and_invalid(void **state)
+{
+	struct run_result r = run(MPAMCTL, "--json", "check-config", FIXTURES "/valid/full.ini");
+	json_error_t error;
+
+	(void)state;
+	assert_int_equal(r.exit_code, 0);
+	json_t *root = json_loads(r.out, 0, &error);
+	assert_non_null(root);
+	assert_true(json_is_true(json_object_get(root, "valid")));
+	json_t *partitions = json_object_get(json_object_get(root, "config"), "partitions");
+	assert_int_equal(json_array_size(partitions), 2);
+	json_t *web = json_array_get(partitions, 0);
+	assert_string_equal(json_string_value(json_object_get(web, "name")), "web");
+	assert_int_equal(json_integer_value(json_object_get(web, "guarantee_mbps")), 6000);
+	assert_true(json_is_null(json_object_get(web, "target_mbps")));
+	json_decref(root);
+	run_result_fini(&r);
+
+	r = run(MPAMCTL, "check-config", "--json", FIXTURES "/invalid/multiple-errors.ini");
+	assert_int_equal(r.exit_code, 1);
+	root = json_loads(r.out, 0, &error);
+	assert_non_null(root);
+	assert_true(json_is_false(json_object_get(root, "valid")));
+	assert_true(json_is_null(json_object_get(root, "config")));
+	assert_int_equal(json_array_size(json_object_get(root, "errors")), 4);
+	assert_int_equal(
+		json_integer_value(json_object_get(json_array_get(json_object_get(root, "errors"), 0), "line")), 3);
+	json_decref(root);
+	run_result_fini(&r);
+}
+
+static void test_missing_file_and_usage_errors(void **state)
+{
+	struct run_result r = run(MPAMCTL, "check-config", "/nonexistent/mpamd.ini", NULL);
+
+	(void)state;
+	assert_int_equal(r.exit_code, 1);
+	assert_non_null(strstr(r.err, "/nonexistent/mpamd.ini: error: cannot open: No such file or directory"));
+	run_result_fini(&r);
+
+	r = run(MPAMCTL, "check-config", NULL, NULL);
+	assert_int_equal(r.exit_code, 2);
+	assert_non_null(strstr(r.err, "expected exactly one FILE"));
+	run_result_fini(&r);
+
+	r = run(MPAMCTL, "check-config", "--bogus", "x.ini");
+	assert_int_equal(r.exit_code, 2);
+	run_result_fini(&r);
+
+	r = run(MPAMCTL, "frobnicate", NULL, NULL);
+	assert_int_equal(r.exit_code, 2);
+	assert_non_null(strstr(r.err, "unknown command 'frobnicate'"));
+	run_result_fini(&r);
+
+	r = run(MPAMCTL, NULL, NULL, NULL);
+	assert_int_equal(r.exit_code, 2);
+	run_result_fini(&r);
+}
+
+static void test_help_texts(void **state)
+{
+	struct run_result r = run(MPAMCTL, "--help", NULL, NULL);
+
+	(void)state;
+	assert_int_equal(r.exit_code, 0);
+	assert_non_null(strstr(r.out, "check-config"));
+	run_result_fini(&r);
+
+	r = run(MPAMCTL, "check-config", "--help", NULL);
+	assert_int_equal(r.exit_code, 0);
+	assert_non_null(strstr(r.out, "Usage: mpamctl check-config [--json] FILE"));
+	run_result_fini(&r);
+
+	r = run(MPAMD, "--help", NULL, NULL);
+	assert_int_equal(r.exit_code, 0);
+	assert_non_null(strstr(r.out, "Usage: mpamd"));
+	run_result_fini(&r);
+}
+
+static void test_every_example_config_passes(void **state)
+{
+	size_t count = 0;
+	char **files = list_files(MPAMD_SOURCE_DIR "/etc", ".ini", &count);
+
+	(void)state;
+	assert_true(count >= 4); /* one per backend and the demo */
+	for (size_t i = 0; i < count; i++) {
+		struct run_result r = run(MPAMCTL, "check-config", files[i], NULL);
+		if (r.exit_code != 0 || strstr(r.err, "warning"))
+			fail_msg("%s: exit %d\n%s", files[i], r.exit_code, r.err);
+		run_result_fini(&r);
+	}
+	free_file_list(files, count);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_valid_file_prints_summary),
+		cmocka_unit_test(test_invalid_file_lists_every_error),
+		cmocka_unit_test(test_json_valid_and_invalid),
+		cmocka_unit_test(test_missing_file_and_usage_errors),
+		cmocka_unit_test(test_help_texts),
+		cmocka_unit_test(test_every_example_config_passes),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

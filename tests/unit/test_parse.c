@@ -1,0 +1,177 @@
+/* Strict value parsers and the "did you mean" suggester. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "core/parse.h"
+#include "core/suggest.h"
+
+static void test_parse_uint_accepts(void **state)
+{
+	struct parse_err e;
+	uint64_t v = 0;
+
+	(void)state;
+	assert_int_equal(parse_uint("0", 0, 10, &v, &e), 0);
+	assert_int_equal(v, 0);
+	assert_int_equal(parse_uint("0x1F", 0, 100, &v, &e), 0);
+	assert_int_equal(v, 31);
+	assert_int_equal(parse_uint("18446744073709551615", 0, UINT64_MAX, &v, &e), 0);
+	assert_true(v == UINT64_MAX);
+	assert_int_equal(parse_uint("010", 0, 100, &v, &e), 0); /* decimal, never octal */
+	assert_int_equal(v, 10);
+}
+
+static void test_parse_uint_rejects(void **state)
+{
+	static const struct {
+		const char *text;
+		int error;
+		const char *words;
+	} cases[] = {
+		{ "", -EINVAL, "expected a number" },
+		{ "12abc", -EINVAL, "unexpected character 'a'" },
+		{ "-1", -EINVAL, "negative" },
+		{ "+1", -EINVAL, "unexpected character '+'" },
+		{ "1.5", -EINVAL, "fraction" },
+		{ " 1", -EINVAL, "unexpected character ' '" },
+		{ "0x", -EINVAL, "expected a number" },
+		{ "0xZZ", -EINVAL, "hexadecimal" },
+		{ "18446744073709551616", -ERANGE, "too large" },
+		{ "0x10000000000000000", -ERANGE, "too large" },
+		{ "11", -ERANGE, "out of range 1..10" },
+		{ "0", -ERANGE, "out of range 1..10" },
+	};
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct parse_err e = { "" };
+		uint64_t v = 77;
+		assert_int_equal(parse_uint(cases[i].text, 1, 10, &v, &e), cases[i].error);
+		assert_int_equal(v, 77); /* untouched on failure */
+		if (!strstr(e.text, cases[i].words))
+			fail_msg("'%s': message '%s' lacks '%s'", cases[i].text, e.text, cases[i].words);
+	}
+}
+
+static void test_parse_hex(void **state)
+{
+	struct parse_err e;
+	uint64_t v;
+
+	(void)state;
+	assert_int_equal(parse_hex("ff0", 0, UINT64_MAX, &v, &e), 0);
+	assert_int_equal(v, 0xff0);
+	assert_int_equal(parse_hex("0XFF0", 0, UINT64_MAX, &v, &e), 0);
+	assert_int_equal(v, 0xff0);
+	assert_int_equal(parse_hex("fg", 0, UINT64_MAX, &v, &e), -EINVAL);
+	assert_int_equal(parse_hex("10", 0, 0xf, &v, &e), -ERANGE);
+	assert_non_null(strstr(e.text, "0x0..0xf"));
+}
+
+static void test_parse_percent(void **state)
+{
+	struct parse_err e;
+	unsigned v;
+
+	(void)state;
+	assert_int_equal(parse_percent("50", 1, 100, &v, &e), 0);
+	assert_int_equal(v, 50);
+	assert_int_equal(parse_percent("100%", 1, 100, &v, &e), 0);
+	assert_int_equal(v, 100);
+	assert_int_equal(parse_percent("101", 1, 100, &v, &e), -ERANGE);
+	assert_int_equal(parse_percent("50%%", 1, 100, &v, &e), -EINVAL);
+	assert_int_equal(parse_percent("%", 1, 100, &v, &e), -EINVAL);
+	assert_int_equal(parse_percent("0", 1, 100, &v, &e), -ERANGE);
+}
+
+static void test_parse_bool_and_enum(void **state)
+{
+	static const char *const names[] = { "alpha", "beta", NULL };
+	struct parse_err e;
+	bool b;
+	unsigned i;
+
+	(void)state;
+	assert_int_equal(parse_bool("Yes", &b, &e), 0);
+	assert_true(b);
+	assert_int_equal(parse_bool("off", &b, &e), 0);
+	assert_false(b);
+	assert_int_equal(parse_bool("maybe", &b, &e), -EINVAL);
+	assert_int_equal(parse_enum("beta", names, &i, &e), 0);
+	assert_int_equal(i, 1);
+	assert_int_equal(parse_enum("Beta", names, &i, &e), -EINVAL);
+	assert_non_null(strstr(e.text, "alpha | beta"));
+}
+
+static void test_parse_uint_list(void **state)
+{
+	struct parse_err e;
+	uint64_t *v;
+	size_t n;
+
+	(void)state;
+	assert_int_equal(parse_uint_list("1, 2 3,4", 1, 10, &v, &n, &e), 0);
+	assert_int_equal(n, 4);
+	assert_int_equal(v[3], 4);
+	free(v);
+	assert_int_equal(parse_uint_list(" , ", 1, 10, &v, &n, &e), -EINVAL);
+	assert_int_equal(parse_uint_list("1, x", 1, 10, &v, &n, &e), -EINVAL);
+	assert_non_null(strstr(e.text, "item 2 'x'"));
+	assert_int_equal(parse_uint_list("1 0", 1, 10, &v, &n, &e), -ERANGE);
+}
+
+static void test_names(void **state)
+{
+	struct parse_err e;
+	char long_name[70];
+
+	(void)state;
+	assert_true(name_is_valid("vm-1.web_A", &e));
+	assert_false(name_is_valid("", &e));
+	assert_false(name_is_valid(".", &e));
+	assert_false(name_is_valid("..", &e));
+	assert_true(name_is_valid("...", &e));
+	assert_false(name_is_valid("a b", &e));
+	assert_false(name_is_valid("a/b", &e));
+	memset(long_name, 'x', 64);
+	long_name[64] = '\0';
+	assert_true(name_is_valid(long_name, &e));
+	long_name[64] = 'x';
+	long_name[65] = '\0';
+	assert_false(name_is_valid(long_name, &e));
+}
+
+static void test_suggest(void **state)
+{
+	static const char *const keys[] = { "mb_min", "mb_max", "target_mbps", "guarantee_mbps", "class" };
+
+	(void)state;
+	assert_int_equal(suggest_distance("mb_mx", "mb_max"), 1);
+	assert_int_equal(suggest_distance("calss", "class"), 1); /* a swap is one edit */
+	assert_string_equal(suggest_nearest("mb_mx", keys, 5), "mb_max");
+	assert_string_equal(suggest_nearest("gaurantee_mbps", keys, 5), "guarantee_mbps");
+	assert_string_equal(suggest_nearest("target", keys, 5), "target_mbps");
+	assert_null(suggest_nearest("colour", keys, 5));
+	assert_null(suggest_nearest("x", keys, 5));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_parse_uint_accepts),
+		cmocka_unit_test(test_parse_uint_rejects),
+		cmocka_unit_test(test_parse_hex),
+		cmocka_unit_test(test_parse_percent),
+		cmocka_unit_test(test_parse_bool_and_enum),
+		cmocka_unit_test(test_parse_uint_list),
+		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_suggest),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,175 @@
+#include "tests/util/testutil.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+struct sink {
+	int fd;
+	char *buf;
+	size_t len;
+};
+
+static int sink_read(struct sink *s)
+{
+	char chunk[4096];
+	ssize_t n = read(s->fd, chunk, sizeof(chunk));
+
+	if (n <= 0)
+		return (int)n;
+	char *grown = realloc(s->buf, s->len + (size_t)n + 1);
+	if (!grown)
+		return -1;
+	memcpy(grown + s->len, chunk, (size_t)n);
+	s->buf = grown;
+	s->len += (size_t)n;
+	s->buf[s->len] = '\0';
+	return (int)n;
+}
+
+static void drain(struct sink *sinks, size_t count)
+{
+	size_t open = count;
+
+	while (open > 0) {
+		struct pollfd fds[2];
+		for (size_t i = 0; i < count; i++)
+			fds[i] = (struct pollfd){ .fd = sinks[i].fd, .events = POLLIN };
+		if (poll(fds, count, -1) < 0 && errno != EINTR)
+			break;
+		for (size_t i = 0; i < count; i++) {
+			if (sinks[i].fd >= 0 && fds[i].revents && sink_read(&sinks[i]) <= 0) {
+				close(sinks[i].fd);
+				sinks[i].fd = -1;
+				open--;
+			}
+		}
+	}
+}
+
+int run_command(char *const argv[], struct run_result *ret)
+{
+	int out[2], err[2];
+	posix_spawn_file_actions_t actions;
+	pid_t pid;
+
+	if (pipe2(out, O_CLOEXEC) < 0)
+		return -errno;
+	if (pipe2(err, O_CLOEXEC) < 0) {
+		close(out[0]);
+		close(out[1]);
+		return -errno;
+	}
+	posix_spawn_file_actions_init(&actions);
+	posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_adddup2(&actions, out[1], 1);
+	posix_spawn_file_actions_adddup2(&actions, err[1], 2);
+	int r = posix_spawn(&pid, argv[0], &actions, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&actions);
+	close(out[1]);
+	close(err[1]);
+	struct sink sinks[2] = { { out[0], NULL, 0 }, { err[0], NULL, 0 } };
+	if (r != 0) {
+		close(out[0]);
+		close(err[0]);
+		return -r;
+	}
+	drain(sinks, 2);
+	int status;
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	ret->exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+	ret->out = sinks[0].buf ? sinks[0].buf : strdup("");
+	ret->err = sinks[1].buf ? sinks[1].buf : strdup("");
+	return 0;
+}
+
+void run_result_fini(struct run_result *r)
+{
+	free(r->out);
+	free(r->err);
+	r->out = r->err = NULL;
+}
+
+static int compare_strings(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+char **list_files(const char *dir, const char *suffix, size_t *ret_count)
+{
+	DIR *d = opendir(dir);
+	char **files = NULL;
+	size_t count = 0;
+	struct dirent *e;
+
+	if (!d)
+		return NULL;
+	while ((e = readdir(d))) {
+		size_t len = strlen(e->d_name), slen = strlen(suffix);
+		if (len <= slen || strcmp(e->d_name + len - slen, suffix))
+			continue;
+		char *path;
+		if (asprintf(&path, "%s/%s", dir, e->d_name) < 0)
+			break;
+		struct stat st;
+		if (stat(path, &st) < 0 || !S_ISREG(st.st_mode)) {
+			free(path);
+			continue;
+		}
+		char **grown = realloc(files, (count + 1) * sizeof(*files));
+		if (!grown) {
+			free(path);
+			break;
+		}
+		files = grown;
+		files[count++] = path;
+	}
+	closedir(d);
+	if (count)
+		qsort(files, count, sizeof(*files), compare_strings);
+	*ret_count = count;
+	return files;
+}
+
+void free_file_list(char **files, size_t count)
+{
+	for (size_t i = 0; i < count; i++)
+		free(files[i]);
+	free(files);
+}
+
+char *read_text_file(const char *path)
+{
+	FILE *f = fopen(path, "re");
+	char *buf = NULL;
+	size_t len = 0;
+
+	if (!f)
+		return NULL;
+	FILE *mem = open_memstream(&buf, &len);
+	if (mem) {
+		int c;
+		while ((c = getc(f)) != EOF)
+			putc(c, mem);
+		fclose(mem);
+	}
+	fclose(f);
+	return buf;
+}
+
+int contains_nocase(const char *haystack, const char *needle)
+{
+	return strcasestr(haystack, needle) != NULL;
+}

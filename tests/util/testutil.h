@@ -1,0 +1,27 @@
+/* Helpers shared by the test programs. */
+#ifndef MPAMD_TESTS_TESTUTIL_H
+#define MPAMD_TESTS_TESTUTIL_H
+
+#include <stddef.h>
+
+struct run_result {
+	int exit_code; /* -1 if the child did not exit normally */
+	char *out;     /* captured stdout, NUL-terminated */
+	char *err;     /* captured stderr */
+};
+
+/* Runs argv (argv[0] is a path) with stdin from /dev/null; captures output. Returns 0 or -errno. */
+int run_command(char *const argv[], struct run_result *ret);
+void run_result_fini(struct run_result *r);
+
+/* Sorted list of the regular files in `dir` whose names end in `suffix`; malloc'ed full paths. */
+char **list_files(const char *dir, const char *suffix, size_t *ret_count);
+void free_file_list(char **files, size_t count);
+
+/* Whole file as a NUL-terminated string, or NULL. */
+char *read_text_file(const char *path);
+
+/* Case-insensitive substring test. */
+int contains_nocase(const char *haystack, const char *needle);
+
+#endif
