@@ -1,0 +1,86 @@
+/* A register-accurate software model of one Arm MPAM MSC (shared/reference/mpam-msc.md A.1-A.5).
+ *
+ * The MMIO driver talks to it through the bus interface (bus_sim.c) exactly as it talks to hardware;
+ * the traffic side (sim_host.c) feeds it bytes per PARTID/PMG and reads the programmed limits.
+ * It keeps what a test needs to prove the driver well-behaved: the error status register (ESR)
+ * the way hardware sets it, and counts of accesses outside the window. */
+#ifndef MPAMD_BACKENDS_SIM_MSC_MODEL_H
+#define MPAMD_BACKENDS_SIM_MSC_MODEL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct msc_model_params {
+	uint16_t partid_max;
+	uint8_t pmg_max;
+	/* RIS: with has_ris, RIS 0..ris_max exist and each has its own configuration and monitors. */
+	bool has_ris;
+	uint8_t ris_max;
+	/* Bandwidth partitioning (MPAMF_MBW_IDR). bwa_wd 0 means no MBW controls. */
+	uint8_t bwa_wd;
+	bool has_min, has_max;
+	uint8_t max_lim; /* MAX_LIM: 0 soft and hard (HARDLIM read/write), 1 soft only, 2 hard only */
+	/* Cache portion partitioning: CPBM bits; 0 means no CPOR. */
+	uint16_t cpbm_wd;
+	/* Priority partitioning: INTPRI and DSPRI are each pri_wd bits wide (0: no PRI). */
+	uint8_t pri_wd;
+	/* MBWU monitors per RIS (0: no monitors). */
+	uint16_t num_mon;
+	uint8_t scale; /* MBWUMON_IDR.SCALE, applied to MSMON_MBWU when CTL.SCLEN=1 */
+	bool has_long, lwd;
+	bool has_rwbw, has_capture, has_ofsr, has_oflow_sr;
+	/* Not-ready: after FLT/CTL change (or EN set), NRDY stays set for nrdy_ticks calls of
+	 * msc_model_tick. With nrdy_hw=false the hardware never clears it and software may
+	 * set and clear it by writing the counter (how Linux probes it). */
+	unsigned nrdy_ticks;
+	bool nrdy_hw;
+	/* Errors: has_esr gives MPAMF_ESR; has_extd_esr its high word (RIS). ext must be set for
+	 * either to be visible in MPAMF_IDR, as the architecture requires. */
+	bool ext, has_esr, has_extd_esr;
+	uint32_t iidr;
+	uint8_t aidr; /* 0x10 for MPAM v1.0 */
+};
+
+/* Parameters of a plausible MSC: 64 PARTIDs, 2 PMGs, BWA_WD 8 with MIN and MAX, 16-bit CPBM,
+ * 16 monitors with 44-bit long counters, ESR, NRDY managed by hardware for 1 tick. */
+void msc_model_params_default(struct msc_model_params *p);
+
+struct msc_model;
+
+struct msc_model *msc_model_new(const struct msc_model_params *params);
+void msc_model_free(struct msc_model *model);
+const struct msc_model_params *msc_model_params(const struct msc_model *model);
+
+/* Register accesses. Offsets outside MPAM_MSC_PAGE_SIZE or not naturally aligned return -EFAULT,
+ * change nothing, and are counted (msc_model_bad_accesses). Unimplemented locations read as zero
+ * and ignore writes (RAZ/WI). A 64-bit access to a 32-bit register pair acts on both halves. */
+int msc_model_read32(struct msc_model *model, uint32_t offset, uint32_t *ret);
+int msc_model_write32(struct msc_model *model, uint32_t offset, uint32_t value);
+int msc_model_read64(struct msc_model *model, uint32_t offset, uint64_t *ret);
+int msc_model_write64(struct msc_model *model, uint32_t offset, uint64_t value);
+
+/* Traffic: `read_bytes` and `write_bytes` of requests with this PARTID and PMG passed through
+ * RIS `ris`. Every enabled MBWU monitor of that RIS whose filter matches (and whose NRDY is clear)
+ * counts them. A request PARTID or PMG out of range sets ESR (codes 2 and 4) and is not counted. */
+void msc_model_count(struct msc_model *model, unsigned ris, uint16_t partid, uint8_t pmg, uint64_t read_bytes,
+		     uint64_t write_bytes);
+
+/* One tick of time for not-ready countdowns. */
+void msc_model_tick(struct msc_model *model);
+
+/* Programmed controls of a PARTID, as raw register fields (for the traffic model and tests). */
+uint16_t msc_model_mbw_max(const struct msc_model *model, unsigned ris, uint16_t partid);
+uint16_t msc_model_mbw_min(const struct msc_model *model, unsigned ris, uint16_t partid);
+bool msc_model_mbw_hardlim(const struct msc_model *model, unsigned ris, uint16_t partid);
+
+/* The raw ESR as hardware holds it (also when has_esr is false and software cannot see it),
+ * how many errors were raised since creation, and how many bus accesses were refused. */
+uint64_t msc_model_esr(const struct msc_model *model);
+uint64_t msc_model_error_count(const struct msc_model *model);
+uint64_t msc_model_bad_accesses(const struct msc_model *model);
+
+/* The simulated bus over a model (bus_sim.c). The bus does not own the model. */
+struct msc_bus;
+struct msc_bus *bus_sim_new(struct msc_model *model, uint64_t base);
+
+#endif
