@@ -1,0 +1,158 @@
+/* The traffic model (traffic.h): min shares first, then water-filling in proportion to demand.
+ *
+ * With a water level L, an unsaturated partition i is served m_i + L * d_i (its min share plus its
+ * demand-weighted part of the rest), and a saturated one its cap c_i. Raising L until the capacity is
+ * used up is what "share the rest in proportion to demand, giving a capped partition's leftover to the
+ * others" means. We find L by repeated rounds instead of sorting so the function needs no scratch
+ * memory and cannot fail; each round saturates at least one partition, and in practice few rounds run. */
+#include <math.h>
+
+#include "backends/sim/traffic.h"
+
+/* Garbage in (negative, NaN, infinite) is treated as nothing: the model must not produce NaN. */
+static double sane(double v)
+{
+	return isfinite(v) && v > 0 ? v : 0;
+}
+
+static double clamp01(double v)
+{
+	return v > 1 ? 1 : sane(v);
+}
+
+static double demand_of(const struct traffic_request *r)
+{
+	return sane(r->demand_mbps);
+}
+
+/* What a partition can use at most: its demand, limited by its max share. */
+static double cap_of(const struct traffic_request *r, double capacity)
+{
+	return fmin(demand_of(r), clamp01(r->max_fraction) * capacity);
+}
+
+/* Its min share, but never more than it can use. */
+static double min_of(const struct traffic_request *r, double capacity)
+{
+	return fmin(clamp01(r->min_fraction) * capacity, cap_of(r, capacity));
+}
+
+/* Returns the sum of the caps, writing each cap into served (the answer when everything fits). */
+static double serve_caps(const struct traffic_request *requests, size_t n, double capacity, double *served)
+{
+	double total = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		served[i] = cap_of(&requests[i], capacity);
+		total += served[i];
+	}
+	return total;
+}
+
+/* Min shares alone exceed capacity: everyone gets the same fraction of their min. */
+static void serve_scaled_mins(const struct traffic_request *requests, size_t n, double capacity, double min_total,
+			      double *served)
+{
+	double scale = capacity / min_total;
+
+	for (size_t i = 0; i < n; i++)
+		served[i] = min_of(&requests[i], capacity) * scale;
+}
+
+/* One water-filling round. served[i] holds the cap of saturated partitions and < 0 for active ones.
+ * Computes the level the active partitions would reach, saturates every partition that level would
+ * overfill, and returns how many it saturated (0 means the level is final and is stored in *level). */
+static size_t fill_round(const struct traffic_request *requests, size_t n, double capacity, double *served,
+			 double *level)
+{
+	double fixed = 0, weight = 0;
+	size_t saturated = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (served[i] >= 0) {
+			fixed += served[i];
+		} else {
+			fixed += min_of(&requests[i], capacity);
+			weight += demand_of(&requests[i]);
+		}
+	}
+	/* An active partition has cap > min, hence demand > 0, so weight > 0 while any is active. */
+	*level = weight > 0 ? fmax(capacity - fixed, 0) / weight : 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct traffic_request *r = &requests[i];
+
+		if (served[i] < 0 && min_of(r, capacity) + *level * demand_of(r) >= cap_of(r, capacity)) {
+			served[i] = cap_of(r, capacity);
+			saturated++;
+		}
+	}
+	return saturated;
+}
+
+static void water_fill(const struct traffic_request *requests, size_t n, double capacity, double *served)
+{
+	double level = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		double cap = cap_of(&requests[i], capacity);
+		/* A partition whose min already reaches its cap takes no part in the sharing. */
+		served[i] = min_of(&requests[i], capacity) >= cap ? cap : -1;
+	}
+	while (fill_round(requests, n, capacity, served, &level) > 0)
+		;
+	for (size_t i = 0; i < n; i++) {
+		const struct traffic_request *r = &requests[i];
+
+		/* fmin guards against the last rounding step pushing a share one ulp past the cap. */
+		if (served[i] < 0)
+			served[i] = fmin(min_of(r, capacity) + level * demand_of(r), cap_of(r, capacity));
+	}
+}
+
+void traffic_serve(const struct traffic_request *requests, size_t n, double capacity_mbps, double *served_mbps)
+{
+	double capacity = sane(capacity_mbps);
+	double min_total = 0;
+
+	if (serve_caps(requests, n, capacity, served_mbps) <= capacity)
+		return;
+	for (size_t i = 0; i < n; i++)
+		min_total += min_of(&requests[i], capacity);
+	if (min_total > capacity)
+		serve_scaled_mins(requests, n, capacity, min_total, served_mbps);
+	else
+		water_fill(requests, n, capacity, served_mbps);
+}
+
+void traffic_rng_seed(struct traffic_rng *rng, uint64_t seed)
+{
+	rng->state = seed;
+}
+
+/* splitmix64 (Steele, Lea, Flood 2014): tiny, fast, and good enough for noise. */
+uint64_t traffic_rng_next(struct traffic_rng *rng)
+{
+	uint64_t z = (rng->state += UINT64_C(0x9E3779B97F4A7C15));
+
+	z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
+	z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
+	return z ^ (z >> 31);
+}
+
+double traffic_rng_symmetric(struct traffic_rng *rng)
+{
+	/* The top 53 bits give a double in [0, 1) exactly, so the result is in [-1, 1). */
+	double unit = (double)(traffic_rng_next(rng) >> 11) * 0x1.0p-53;
+
+	return 2 * unit - 1;
+}
+
+/* Always draws exactly one number, even with noise_pct 0, so a seeded run's sequence does not depend
+ * on which partitions happen to be noisy. */
+double traffic_noisy_demand(double demand_mbps, unsigned noise_pct, struct traffic_rng *rng)
+{
+	double u = traffic_rng_symmetric(rng);
+	double v = demand_mbps * (1 + (double)noise_pct / 100 * u);
+
+	return v > 0 ? v : 0; /* also turns NaN into 0 */
+}

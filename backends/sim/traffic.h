@@ -1,0 +1,37 @@
+/* The traffic model: how much bandwidth each partition gets from one memory-system component
+ * (an MSC or a resctrl domain) of a given capacity, given its demand and its limits.
+ * Pure arithmetic; shared by the MSC simulator and the resctrl emulator. */
+#ifndef MPAMD_BACKENDS_SIM_TRAFFIC_H
+#define MPAMD_BACKENDS_SIM_TRAFFIC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct traffic_request {
+	double demand_mbps;  /* what the partition would use unthrottled, >= 0 */
+	double max_fraction; /* ceiling as a share of capacity, 0..1 */
+	double min_fraction; /* guaranteed share of capacity, 0..1 */
+};
+
+/* Served bandwidth of each request, into served_mbps[n]:
+ *  - nobody gets more than its demand or its max_fraction of capacity;
+ *  - when the capped demands fit, each is served in full;
+ *  - otherwise min shares are served first (scaled down together if they alone exceed capacity),
+ *    and the rest of the capacity is shared in proportion to demand, water-filling so that no one
+ *    exceeds its cap and no capacity is left over while someone still wants more. */
+void traffic_serve(const struct traffic_request *requests, size_t n, double capacity_mbps, double *served_mbps);
+
+/* Deterministic pseudo-random numbers (splitmix64) for noise: same seed, same sequence. */
+struct traffic_rng {
+	uint64_t state;
+};
+
+void traffic_rng_seed(struct traffic_rng *rng, uint64_t seed);
+uint64_t traffic_rng_next(struct traffic_rng *rng);
+/* Uniform in [-1, 1). */
+double traffic_rng_symmetric(struct traffic_rng *rng);
+
+/* demand * (1 + noise_pct/100 * u), u uniform in [-1, 1), never below 0. */
+double traffic_noisy_demand(double demand_mbps, unsigned noise_pct, struct traffic_rng *rng);
+
+#endif
