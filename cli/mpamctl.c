@@ -14,6 +14,7 @@ struct ctl_command {
 
 static const struct ctl_command commands[] = {
 	{ "check-config", cmd_check_config, "check a configuration file and print what it means" },
+	{ "discover", cmd_discover, "probe the hardware a configuration names and print its capabilities" },
 };
 
 static void usage(FILE *out)

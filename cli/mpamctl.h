@@ -17,5 +17,6 @@ struct ctl_options {
 };
 
 int cmd_check_config(int argc, char **argv, const struct ctl_options *opts);
+int cmd_discover(int argc, char **argv, const struct ctl_options *opts);
 
 #endif

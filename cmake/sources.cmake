@@ -1,5 +1,18 @@
 # Source lists, one place to add a file.
 set(MPAMCORE_SOURCES
+  backends/backend.c
+  backends/mmio/mmio_backend.c
+  backends/mmio/mmio_ops.c
+  backends/mmio/monitors.c
+  backends/mmio/msc.c
+  backends/sim/sim_backend.c
+  backends/sim/sim_host.c
+  core/clock.c
+  core/counter.c
+  core/engine.c
+  core/record.c
+  core/error.c
+  core/log.c
   core/config_check.c
   core/config_json.c
   core/config_keys.c
@@ -7,8 +20,13 @@ set(MPAMCORE_SOURCES
   core/config_load.c
   core/diag.c
   core/model.c
+  core/mpam_regs.c
   core/parse.c
   core/suggest.c
+  backends/mmio/bus_devmem.c
+  backends/sim/traffic.c
+  backends/sim/msc_model.c
+  backends/sim/bus_sim.c
 )
 
 set(MPAMD_SOURCES
@@ -18,4 +36,5 @@ set(MPAMD_SOURCES
 set(MPAMCTL_SOURCES
   cli/mpamctl.c
   cli/cmd_check_config.c
+  cli/cmd_discover.c
 )

@@ -1,0 +1,34 @@
+/* MBWU monitors of one MSC: hand them to partitions, program them, read them every tick.
+ *
+ * When partitions outnumber monitors the monitors rotate: each partition holds one until it has
+ * produced a measurement (after NRDY settles and a baseline is read), then passes it on. Between
+ * its turns a partition's bandwidth is extrapolated from its last measured rate, like perf
+ * multiplexing, and those samples are marked SAMPLE_ESTIMATED. */
+#ifndef MPAMD_BACKENDS_MMIO_MONITORS_H
+#define MPAMD_BACKENDS_MMIO_MONITORS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "backends/backend.h"
+#include "backends/mmio/msc.h"
+
+struct msc_monitors;
+
+/* Monitors of `msc` (its monitor RIS) for up to `partitions` partition indices. Fails with
+ * -EOPNOTSUPP when the MSC has no MBWU monitors. */
+int msc_monitors_new(struct msc *msc, size_t partitions, struct msc_monitors **ret, struct err *err);
+void msc_monitors_free(struct msc_monitors *mons);
+
+/* Starts measuring partition `index`, which runs as `partid`. */
+int msc_monitors_add(struct msc_monitors *mons, size_t index, uint16_t partid, struct err *err);
+
+/* Reads every monitor at `now_ns` and writes one sample per partition index to
+ * out[index * stride]; indices never added get SAMPLE_INVALID. Then rotates monitors if needed. */
+void msc_monitors_read(struct msc_monitors *mons, uint64_t now_ns, struct sample *out, size_t stride);
+
+/* How many partitions are being measured and whether monitors rotate. */
+size_t msc_monitors_active(const struct msc_monitors *mons);
+bool msc_monitors_rotating(const struct msc_monitors *mons);
+
+#endif

@@ -1,0 +1,318 @@
+#include "backends/mmio/msc.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/mpam_regs.h"
+
+static int read_idr(struct msc_bus *bus, uint64_t *ret)
+{
+	uint32_t lo, hi = 0;
+	int r = bus_read32(bus, MPAMF_IDR, &lo);
+
+	/* The high word is defined only when EXT says the register is 64 bits wide. */
+	if (r == 0 && (lo & MPAMF_IDR_EXT))
+		r = bus_read32(bus, MPAMF_IDR + 4, &hi);
+	if (r == 0)
+		*ret = (uint64_t)hi << 32 | lo;
+	return r;
+}
+
+static int probe_ris(struct msc_bus *bus, const struct mpamf_idr *idr, struct msc_ris_caps *ris)
+{
+	uint32_t reg;
+	int r = 0;
+
+	memset(ris, 0, sizeof(*ris));
+	if (idr->has_mbw_part && (r = bus_read32(bus, MPAMF_MBW_IDR, &reg)) == 0) {
+		struct mpamf_mbw_idr mbw = mpamf_mbw_idr_decode(reg);
+		ris->bwa_wd = mbw.bwa_wd;
+		ris->has_min = mbw.has_min && mbw.bwa_wd;
+		ris->has_max = mbw.has_max && mbw.bwa_wd;
+		ris->has_mbw = ris->has_max || ris->has_min;
+		ris->max_lim = mbw.max_lim;
+	}
+	if (r == 0 && idr->has_cpor_part && (r = bus_read32(bus, MPAMF_CPOR_IDR, &reg)) == 0)
+		ris->cpbm_wd = (unsigned)mpam_field_get(MPAMF_CPOR_IDR_CPBM_WD, reg);
+	if (r == 0 && idr->has_msmon && (r = bus_read32(bus, MPAMF_MSMON_IDR, &reg)) == 0 &&
+	    (reg & MPAMF_MSMON_IDR_MSMON_MBWU) && (r = bus_read32(bus, MPAMF_MBWUMON_IDR, &reg)) == 0) {
+		struct mpamf_mbwumon_idr mon = mpamf_mbwumon_idr_decode(reg);
+		ris->num_mon = mon.num_mon;
+		ris->scale = mon.scale;
+		ris->has_long = mon.has_long;
+		ris->lwd = mon.lwd;
+		ris->counter_bits = mpam_mbwu_counter_bits(mon.has_long, mon.lwd);
+		ris->has_rwbw = mon.has_rwbw;
+		ris->has_capture = mon.has_capture;
+		ris->has_ofsr = mon.has_ofsr;
+	}
+	return r;
+}
+
+/* Linux's test (reference B.2 step 5): if software can both set and clear NRDY, hardware does not
+ * manage it and the bit means nothing on reads. Uses monitor 0 of the monitor RIS, before any
+ * monitor is handed out, and leaves its counter at zero. */
+static int probe_nrdy(struct msc_bus *bus, unsigned ris, bool *ret_hw)
+{
+	uint32_t set, cleared;
+	int r = bus_write32(bus, MSMON_CFG_MON_SEL, msmon_cfg_mon_sel(ris, 0));
+
+	if (r == 0)
+		r = bus_write32(bus, MSMON_MBWU, (uint32_t)MSMON_MBWU_NRDY);
+	if (r == 0)
+		r = bus_read32(bus, MSMON_MBWU, &set);
+	if (r == 0)
+		r = bus_write32(bus, MSMON_MBWU, 0);
+	if (r == 0)
+		r = bus_read32(bus, MSMON_MBWU, &cleared);
+	if (r == 0)
+		*ret_hw = !((set & MSMON_MBWU_NRDY) && !(cleared & MSMON_MBWU_NRDY));
+	return r;
+}
+
+static int probe_esr(struct msc_bus *bus, bool monitor_only, struct msc_caps *caps)
+{
+	uint32_t lo, hi = 0;
+	int r;
+
+	if (!caps->has_esr)
+		return 0;
+	r = bus_read32(bus, MPAMF_ESR, &lo);
+	if (r == 0 && caps->has_extd_esr)
+		r = bus_read32(bus, MPAMF_ESR + 4, &hi);
+	if (r < 0)
+		return r;
+	caps->stale_esr = (uint64_t)hi << 32 | lo;
+	/* Clear a stale error so that later checks see only ours; high word first, as Linux does. */
+	if (caps->stale_esr && !monitor_only) {
+		if (caps->has_extd_esr)
+			r = bus_write32(bus, MPAMF_ESR + 4, 0);
+		if (r == 0)
+			r = bus_write32(bus, MPAMF_ESR, 0);
+	}
+	return r;
+}
+
+static void pick_ris(struct msc_caps *caps)
+{
+	caps->mon_ris = -1;
+	caps->mbw_ris = -1;
+	for (unsigned i = 0; i < caps->ris_count; i++) {
+		if (caps->mon_ris < 0 && caps->ris[i].num_mon > 0)
+			caps->mon_ris = (int)i;
+		if (caps->mbw_ris < 0 && caps->ris[i].has_mbw)
+			caps->mbw_ris = (int)i;
+	}
+}
+
+static int probe_all_ris(struct msc_bus *bus, bool monitor_only, struct msc_caps *caps, struct err *err)
+{
+	uint64_t raw;
+	int r = read_idr(bus, &raw);
+
+	if (r < 0)
+		return err_set(err, r, "cannot read MPAMF_IDR");
+	struct mpamf_idr idr = mpamf_idr_decode(raw);
+	caps->has_ris = idr.has_ris;
+	caps->ris_count = idr.has_ris ? idr.ris_max + 1u : 1u;
+	caps->has_esr = idr.has_esr;
+	caps->has_extd_esr = idr.has_extd_esr;
+	caps->partid_max = idr.partid_max;
+	caps->pmg_max = idr.pmg_max;
+	/* Without RIS the IDRs describe the whole MSC. With RIS they describe the RIS that PART_SEL
+	 * selects, which a monitor-only user may not change: it then sees the RIS the owner left. */
+	for (unsigned i = 0; i < caps->ris_count; i++) {
+		if (idr.has_ris && !monitor_only) {
+			r = bus_write32(bus, MPAMCFG_PART_SEL, mpamcfg_part_sel(i, 0));
+			if (r == 0)
+				r = read_idr(bus, &raw);
+			if (r < 0)
+				return err_set(err, r, "cannot select RIS %u", i);
+			idr = mpamf_idr_decode(raw);
+			if (idr.partid_max < caps->partid_max)
+				caps->partid_max = idr.partid_max;
+			if (idr.pmg_max < caps->pmg_max)
+				caps->pmg_max = idr.pmg_max;
+		} else if (idr.has_ris && i > 0) {
+			break;
+		}
+		r = probe_ris(bus, &idr, &caps->ris[i]);
+		if (r < 0)
+			return err_set(err, r, "cannot read the ID registers of RIS %u", i);
+	}
+	if (idr.has_ris && monitor_only)
+		caps->ris_count = 1;
+	return 0;
+}
+
+int msc_probe(struct msc_bus *bus, bool monitor_only, struct msc_caps *ret, struct err *err)
+{
+	struct msc_caps caps = { 0 };
+	uint32_t reg;
+	int r = bus_read32(bus, MPAMF_AIDR, &reg);
+
+	if (r < 0)
+		return err_set(err, r, "cannot read MPAMF_AIDR");
+	caps.aidr = reg;
+	if ((reg & (MPAMF_AIDR_ARCH_MAJOR_REV)) != MPAMF_AIDR_V1)
+		return err_set(err, -ENODEV, "MPAMF_AIDR is 0x%02x: not an MPAM v1 MSC (wrong base address?)", reg);
+	r = bus_read32(bus, MPAMF_IIDR, &caps.iidr);
+	if (r == 0)
+		r = probe_all_ris(bus, monitor_only, &caps, err);
+	if (r < 0)
+		return r;
+	pick_ris(&caps);
+	caps.nrdy_hw = true;
+	if (caps.mon_ris >= 0 && (r = probe_nrdy(bus, (unsigned)caps.mon_ris, &caps.nrdy_hw)) < 0)
+		return err_set(err, r, "cannot probe monitor NRDY behaviour");
+	if ((r = probe_esr(bus, monitor_only, &caps)) < 0)
+		return err_set(err, r, "cannot read MPAMF_ESR");
+	*ret = caps;
+	return 0;
+}
+
+static int check_partid(const struct msc *msc, uint16_t partid, struct err *err)
+{
+	if (partid > msc->caps.partid_max)
+		return err_set(err, -ERANGE, "PARTID %u is above the MSC's PARTID_MAX %u", partid,
+			       msc->caps.partid_max);
+	if (msc->monitor_only)
+		return err_set(err, -EPERM, "controls of this MSC belong to resctrl");
+	return 0;
+}
+
+/* Selects PARTID on RIS and writes a control register, then reads it back. */
+static int write_control(struct msc *msc, unsigned ris, uint16_t partid, uint32_t offset, uint32_t value,
+			 uint32_t *readback)
+{
+	int r = bus_write32(msc->bus, MPAMCFG_PART_SEL, mpamcfg_part_sel(ris, partid));
+
+	if (r == 0)
+		r = bus_write32(msc->bus, offset, value);
+	if (r == 0)
+		r = bus_read32(msc->bus, offset, readback);
+	return r;
+}
+
+static uint32_t mbw_max_value(const struct msc_ris_caps *ris, unsigned pct)
+{
+	uint32_t v = mpam_mbw_max_from_percent(pct, ris->bwa_wd);
+
+	/* A budget should hold when the memory system is idle too: ask for a hard limit where the
+	 * hardware lets software choose (MAX_LIM 0); otherwise HARDLIM is fixed and reads back as is. */
+	if (ris->max_lim == 0)
+		v |= (uint32_t)MPAMCFG_MBW_MAX_HARDLIM;
+	return v;
+}
+
+static int set_ris_bandwidth(struct msc *msc, unsigned ris, uint16_t partid, unsigned max_pct, unsigned min_pct,
+			     struct err *err)
+{
+	const struct msc_ris_caps *rc = &msc->caps.ris[ris];
+	uint32_t want, got;
+	int r;
+
+	if (rc->has_max) {
+		want = mbw_max_value(rc, max_pct);
+		r = write_control(msc, ris, partid, MPAMCFG_MBW_MAX, want, &got);
+		if (r < 0)
+			return err_set(err, r, "RIS %u: cannot write MBW_MAX", ris);
+		if ((got & MPAMCFG_MBW_MAX_MAX) != (want & MPAMCFG_MBW_MAX_MAX))
+			return err_set(err, -EIO, "RIS %u: MBW_MAX of PARTID %u reads back 0x%x after writing 0x%x",
+				       ris, partid, got, want);
+	}
+	if (rc->has_min) {
+		want = min_pct ? mpam_mbw_min_from_percent(min_pct, rc->bwa_wd) : 0;
+		r = write_control(msc, ris, partid, MPAMCFG_MBW_MIN, want, &got);
+		if (r < 0)
+			return err_set(err, r, "RIS %u: cannot write MBW_MIN", ris);
+		if ((got & MPAMCFG_MBW_MIN_MIN) != want)
+			return err_set(err, -EIO, "RIS %u: MBW_MIN of PARTID %u reads back 0x%x after writing 0x%x",
+				       ris, partid, got, want);
+	}
+	return 0;
+}
+
+int msc_set_bandwidth(struct msc *msc, uint16_t partid, unsigned max_pct, unsigned min_pct, unsigned *ret_max_pct,
+		      unsigned *ret_min_pct, struct err *err)
+{
+	int r = check_partid(msc, partid, err);
+
+	if (r < 0)
+		return r;
+	if (msc->caps.mbw_ris < 0)
+		return err_set(err, -EOPNOTSUPP, "the MSC has no bandwidth controls");
+	for (unsigned i = 0; i < msc->caps.ris_count; i++) {
+		if (msc->caps.ris[i].has_mbw && (r = set_ris_bandwidth(msc, i, partid, max_pct, min_pct, err)) < 0)
+			return r;
+	}
+	const struct msc_ris_caps *first = &msc->caps.ris[msc->caps.mbw_ris];
+	*ret_max_pct = first->has_max ? mpam_mbw_max_to_percent(mpam_mbw_max_from_percent(max_pct, first->bwa_wd),
+								first->bwa_wd)
+				      : 100;
+	*ret_min_pct =
+		first->has_min && min_pct
+			? mpam_mbw_min_to_percent(mpam_mbw_min_from_percent(min_pct, first->bwa_wd), first->bwa_wd)
+			: 0;
+	return 0;
+}
+
+static int set_ris_cpbm(struct msc *msc, unsigned ris, uint16_t partid, uint64_t cbm, struct err *err)
+{
+	unsigned width = msc->caps.ris[ris].cpbm_wd;
+	unsigned words = (width + 31) / 32;
+
+	if (width < 64 && (cbm >> width) != 0)
+		return err_set(err, -ERANGE, "RIS %u: cache bitmap 0x%llx is wider than the MSC's %u-bit CPBM", ris,
+			       (unsigned long long)cbm, width);
+	for (unsigned n = 0; n < words; n++) {
+		uint32_t want = n < 2 ? (uint32_t)(cbm >> (32 * n)) : 0, got;
+		int r = write_control(msc, ris, partid, MPAMCFG_CPBM(n), want, &got);
+		if (r < 0)
+			return err_set(err, r, "RIS %u: cannot write CPBM%u", ris, n);
+		if (got != want)
+			return err_set(err, -EIO, "RIS %u: CPBM%u of PARTID %u reads back 0x%x after writing 0x%x", ris,
+				       n, partid, got, want);
+	}
+	return 0;
+}
+
+int msc_set_cpbm(struct msc *msc, uint16_t partid, uint64_t cbm, struct err *err)
+{
+	int r = check_partid(msc, partid, err);
+	bool any = false;
+
+	if (r < 0)
+		return r;
+	for (unsigned i = 0; i < msc->caps.ris_count; i++) {
+		if (!msc->caps.ris[i].cpbm_wd)
+			continue;
+		any = true;
+		if ((r = set_ris_cpbm(msc, i, partid, cbm, err)) < 0)
+			return r;
+	}
+	return any ? 0 : err_set(err, -EOPNOTSUPP, "the MSC has no cache portion controls");
+}
+
+int msc_read_esr(struct msc *msc, uint64_t *ret)
+{
+	uint32_t lo = 0, hi = 0;
+	int r = 0;
+
+	if (msc->caps.has_esr)
+		r = bus_read32(msc->bus, MPAMF_ESR, &lo);
+	if (r == 0 && msc->caps.has_extd_esr)
+		r = bus_read32(msc->bus, MPAMF_ESR + 4, &hi);
+	if (r == 0)
+		*ret = (uint64_t)hi << 32 | lo;
+	return r;
+}
+
+void msc_describe_esr(uint64_t esr, char *buf, size_t len)
+{
+	struct mpamf_esr e = mpamf_esr_decode(esr);
+
+	snprintf(buf, len, "ERRCODE %u (%s), PARTID/MON %u, PMG %u, RIS %u%s", e.errcode, mpam_errcode_name(e.errcode),
+		 e.partid_mon, e.pmg, e.ris, e.ovrwr ? ", overwritten" : "");
+}

@@ -1,0 +1,70 @@
+/* The MPAM MSC driver: probe an MSC's ID registers and program partition controls, all through the
+ * bus interface. Every index is range-checked against the probed limits before it reaches a
+ * register, because an out-of-range PARTID, monitor or RIS raises an MSC error (and on Linux an
+ * MSC error disables MPAM for good). */
+#ifndef MPAMD_BACKENDS_MMIO_MSC_H
+#define MPAMD_BACKENDS_MMIO_MSC_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "backends/mmio/bus.h"
+#include "core/error.h"
+#include "core/parse.h"
+
+#define MSC_MAX_RIS 16
+
+struct msc_ris_caps {
+	bool has_mbw; /* MBW_MAX (and maybe MIN) present */
+	unsigned bwa_wd;
+	bool has_min, has_max;
+	unsigned max_lim;
+	unsigned cpbm_wd; /* 0: no cache portion control */
+	unsigned num_mon; /* MBWU monitors */
+	unsigned scale;
+	bool has_long, lwd;
+	unsigned counter_bits;
+	bool has_rwbw, has_capture, has_ofsr;
+};
+
+struct msc_caps {
+	uint32_t aidr, iidr;
+	uint16_t partid_max; /* the smallest over all RIS */
+	uint8_t pmg_max;
+	bool has_ris;
+	unsigned ris_count;
+	bool has_esr, has_extd_esr;
+	bool nrdy_hw; /* NRDY is managed by hardware; when not, reads ignore it */
+	int mon_ris;  /* the RIS whose MBWU monitors are used, -1 when none */
+	int mbw_ris;  /* the first RIS with bandwidth controls, -1 when none */
+	struct msc_ris_caps ris[MSC_MAX_RIS];
+	uint64_t stale_esr; /* ESR found non-zero at probe (cleared unless monitor-only) */
+};
+
+struct msc {
+	char name[NAME_MAX_LEN + 1];
+	struct msc_bus *bus; /* owned */
+	struct msc_caps caps;
+	bool monitor_only; /* never touch MPAMCFG_* (resctrl owns the controls) */
+};
+
+/* Probes the MSC behind `bus`. With `monitor_only`, reads only ID registers and writes nothing
+ * outside the monitor registers (no PART_SEL, no ESR clear). */
+int msc_probe(struct msc_bus *bus, bool monitor_only, struct msc_caps *ret, struct err *err);
+
+/* Programs MBW_MAX (percent, HARDLIM where the hardware lets software choose) and MBW_MIN (percent,
+ * 0 for none) of `partid` on every RIS with bandwidth controls, reads them back and returns the
+ * percentages in force. */
+int msc_set_bandwidth(struct msc *msc, uint16_t partid, unsigned max_pct, unsigned min_pct, unsigned *ret_max_pct,
+		      unsigned *ret_min_pct, struct err *err);
+
+/* Programs the cache portion bitmap of `partid` on every RIS with CPOR and reads it back. */
+int msc_set_cpbm(struct msc *msc, uint16_t partid, uint64_t cbm, struct err *err);
+
+/* Reads MPAMF_ESR (0 without an ESR); any non-zero value means the MSC saw an error. */
+int msc_read_esr(struct msc *msc, uint64_t *ret);
+
+/* "ERRCODE 5 (monitor selector out of range), PARTID/MON 17, PMG 0, RIS 0" */
+void msc_describe_esr(uint64_t esr, char *buf, size_t len);
+
+#endif

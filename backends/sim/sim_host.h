@@ -1,0 +1,37 @@
+/* The simulated host: [sim] mscs register models, and the traffic that flows through them.
+ *
+ * Time is the engine's clock. Each call to sim_host_advance moves traffic forward to `now`: demand
+ * comes from each partition's sim_demand profile (ticks of interval_ms since the start), the
+ * bandwidth each partition gets on each MSC follows the traffic model and the MBW_MAX/MBW_MIN the
+ * driver programmed into that MSC's registers, and the served bytes drive the MSC's monitors.
+ * Same config and seed, same run. */
+#ifndef MPAMD_BACKENDS_SIM_SIM_HOST_H
+#define MPAMD_BACKENDS_SIM_SIM_HOST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "backends/sim/msc_model.h"
+#include "core/error.h"
+#include "core/model.h"
+
+/* Share of each partition's traffic that is reads (the rest are writes), for RWBW filtering. */
+#define SIM_READ_PERCENT 70
+/* Where the simulated MSC windows appear, MPAM_MSC_PAGE_SIZE apart, for messages and discover. */
+#define SIM_MSC_BASE 0x7f000000ull
+
+struct sim_host;
+
+int sim_host_new(const struct config *config, uint64_t start_ns, struct sim_host **ret, struct err *err);
+void sim_host_free(struct sim_host *host);
+
+size_t sim_host_msc_count(const struct sim_host *host);
+struct msc_model *sim_host_msc(struct sim_host *host, size_t index);
+
+/* Runs the traffic up to `now_ns` (no-op when now is not later than the last call). */
+void sim_host_advance(struct sim_host *host, uint64_t now_ns);
+
+/* Bandwidth partition `index` was served, summed over MSCs, during the span of the last advance. */
+double sim_host_truth_mbps(const struct sim_host *host, size_t index);
+
+#endif

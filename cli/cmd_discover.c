@@ -1,0 +1,159 @@
+/* mpamctl discover: probe the hardware (or the simulated host) a config names and print what it offers. */
+#include <getopt.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "backends/backend.h"
+#include "cli/mpamctl.h"
+#include "core/config.h"
+#include "core/log.h"
+
+static void discover_usage(FILE *out)
+{
+	fprintf(out, "Usage: mpamctl discover [--backend NAME] -c FILE [--json]\n"
+		     "\n"
+		     "Probe the hardware the configuration describes, without changing any limit, and print\n"
+		     "its capabilities: PARTIDs, PMGs, each MSC with its RIS, bandwidth controls and their\n"
+		     "granularity, cache portion bits, monitors and counter width.\n"
+		     "\n"
+		     "Options:\n"
+		     "  -c, --config FILE   configuration naming the backend and its hardware (required)\n"
+		     "  -b, --backend NAME  resctrl | mmio | sim, replacing the file's backend key\n"
+		     "  -j, --json          print JSON\n"
+		     "  -h, --help          show this help\n");
+}
+
+static const char *yes_no(json_t *v)
+{
+	return json_is_true(v) ? "yes" : "no";
+}
+
+static long long num(json_t *obj, const char *key)
+{
+	return (long long)json_integer_value(json_object_get(obj, key));
+}
+
+static void print_ris(json_t *ris)
+{
+	json_t *bw = json_object_get(ris, "bandwidth");
+	json_t *ctr = json_object_get(ris, "counter");
+
+	printf("  RIS %lld:", num(ris, "index"));
+	if (bw)
+		printf(" bandwidth BWA_WD %lld (granularity %lld%%, minimum %lld%%, MIN %s, MAX %s);",
+		       num(bw, "bwa_wd"), num(bw, "granularity_pct"), num(bw, "min_bandwidth_pct"),
+		       yes_no(json_object_get(bw, "has_min")), yes_no(json_object_get(bw, "has_max")));
+	else
+		printf(" no bandwidth controls;");
+	printf(" CPBM %lld bits; %lld MBWU monitors", num(ris, "cpbm_wd"), num(ris, "monitors"));
+	if (ctr)
+		printf(", %lld-bit counters (scale %lld)", num(ctr, "bits"), num(ctr, "scale"));
+	putchar('\n');
+}
+
+static void print_text(const char *backend, json_t *d)
+{
+	json_t *mscs = json_object_get(d, "mscs");
+	size_t i;
+	json_t *msc;
+
+	printf("backend %s: %lld PARTIDs, %lld PMGs, %zu MSCs, bandwidth granularity %lld%%, %lld monitors per MSC\n",
+	       backend, num(d, "partids"), num(d, "pmgs"), json_array_size(mscs), num(d, "bandwidth_granularity_pct"),
+	       num(d, "monitors_per_msc"));
+	json_array_foreach(mscs, i, msc) {
+		printf("msc %s at %s (%lld bytes): PARTID_MAX %lld, PMG_MAX %lld, IIDR %s, ESR %s, NRDY %s\n",
+		       json_string_value(json_object_get(msc, "name")), json_string_value(json_object_get(msc, "base")),
+		       num(msc, "size"), num(msc, "partid_max"), num(msc, "pmg_max"),
+		       json_string_value(json_object_get(msc, "iidr")), yes_no(json_object_get(msc, "esr")),
+		       json_is_true(json_object_get(msc, "nrdy_hardware_managed")) ? "hardware-managed" : "ignored");
+		size_t j;
+		json_t *ris;
+		json_array_foreach(json_object_get(msc, "ris"), j, ris)
+			print_ris(ris);
+	}
+}
+
+static int discover(const char *path, const struct config_overrides *overrides, bool json)
+{
+	struct diag_list diags;
+	struct config *config = NULL;
+	diag_list_init(&diags, path);
+	int r = config_load_path(path, overrides, &config, &diags);
+	diag_print(&diags, stderr);
+	diag_list_fini(&diags);
+	if (r < 0)
+		return EXIT_FAILED;
+
+	const struct backend_ops *ops = backend_for(config->global.backend);
+	struct backend *backend = NULL;
+	struct clock clock;
+	struct err err = { "" };
+	clock_init_monotonic(&clock);
+	if (!ops) {
+		fprintf(stderr, "mpamctl discover: backend %s is not available in this build\n",
+			backend_kind_names[config->global.backend]);
+	} else if ((r = ops->open(config, &clock, &backend, &err)) < 0) {
+		fprintf(stderr, "mpamctl discover: %s\n", err.text);
+	} else {
+		json_t *d = ops->describe(backend);
+		json_object_set_new(d, "backend", json_string(ops->name));
+		if (json)
+			json_dumpf(d, stdout, JSON_INDENT(2) | JSON_SORT_KEYS), putchar('\n');
+		else
+			print_text(ops->name, d);
+		json_decref(d);
+		ops->close(backend);
+	}
+	config_free(config);
+	return ops && r == 0 ? EXIT_OK : EXIT_FAILED;
+}
+
+int cmd_discover(int argc, char **argv, const struct ctl_options *opts)
+{
+	static const struct option options[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "backend", required_argument, NULL, 'b' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct config_overrides overrides = { 0 };
+	const char *path = NULL;
+	bool json = opts->json;
+	struct parse_err perr;
+	unsigned index;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "c:b:jh", options, NULL)) != -1) {
+		switch (c) {
+		case 'c':
+			path = optarg;
+			break;
+		case 'b':
+			if (parse_enum(optarg, backend_kind_names, &index, &perr) < 0) {
+				fprintf(stderr, "mpamctl discover: --backend %s: %s\n", optarg, perr.text);
+				return EXIT_USAGE;
+			}
+			overrides.has_backend = true;
+			overrides.backend = (enum backend_kind)index;
+			break;
+		case 'j':
+			json = true;
+			break;
+		case 'h':
+			discover_usage(stdout);
+			return EXIT_OK;
+		default:
+			fprintf(stderr, "Try 'mpamctl discover --help'.\n");
+			return EXIT_USAGE;
+		}
+	}
+	if (!path || optind != argc) {
+		fprintf(stderr, "mpamctl discover: %s\n",
+			path ? "unexpected argument" : "a configuration (-c FILE) is required");
+		return EXIT_USAGE;
+	}
+	log_setup("mpamctl", LOG_LEVEL_WARNING, false);
+	return discover(path, &overrides, json);
+}

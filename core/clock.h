@@ -1,0 +1,38 @@
+/* Time for the engine and the simulator. The real clock is CLOCK_MONOTONIC and sleeps; the simulated
+ * clock jumps straight to the next deadline, so thousands of ticks run in well under a second while
+ * the simulator sees exactly the same timestamps it would see in real time. */
+#ifndef MPAMD_CORE_CLOCK_H
+#define MPAMD_CORE_CLOCK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct clock;
+
+struct clock_ops {
+	uint64_t (*now_ns)(struct clock *clock);
+	/* Returns at or after `deadline_ns`; -EINTR when interrupted by a signal. */
+	int (*sleep_until)(struct clock *clock, uint64_t deadline_ns);
+};
+
+struct clock {
+	const struct clock_ops *ops;
+	uint64_t sim_now_ns; /* used by the simulated clock only */
+	bool simulated;
+};
+
+void clock_init_monotonic(struct clock *clock);
+/* Starts at `start_ns` (use a non-zero start so that 0 never means "now"). */
+void clock_init_simulated(struct clock *clock, uint64_t start_ns);
+
+static inline uint64_t clock_now(struct clock *clock)
+{
+	return clock->ops->now_ns(clock);
+}
+
+static inline int clock_sleep_until(struct clock *clock, uint64_t deadline_ns)
+{
+	return clock->ops->sleep_until(clock, deadline_ns);
+}
+
+#endif

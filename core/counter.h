@@ -1,0 +1,27 @@
+/* Counter arithmetic: wrap-aware deltas and rates. Pure functions. */
+#ifndef MPAMD_CORE_COUNTER_H
+#define MPAMD_CORE_COUNTER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* Increase of a `bits`-wide counter (1..64) that read `prev` and now reads `cur`.
+ * The delta is taken modulo 2^bits, which covers one wrap by itself. `overflowed` is the hardware's
+ * word that at least one wrap happened (MPAM OFLOW_STATUS): when it is set and cur >= prev the counter
+ * went all the way round, so one full range is added. Two or more wraps cannot be told apart: the
+ * engine keeps intervals short enough that they cannot happen. */
+uint64_t counter_delta(uint64_t prev, uint64_t cur, unsigned bits, bool overflowed);
+
+/* Decimal megabytes per second (10^6 bytes/s) of `bytes` over `elapsed_ns`; 0 when elapsed is 0. */
+double counter_rate_mbps(uint64_t bytes, uint64_t elapsed_ns);
+
+/* Bytes that `mbps` moves in `elapsed_ns` (the inverse of counter_rate_mbps). */
+double counter_bytes_for(double mbps, uint64_t elapsed_ns);
+
+/* Time a counter of `bits` bits counting in units of 2^scale bytes takes at `mbps` to count through
+ * its whole range, in nanoseconds (UINT64_MAX when mbps is 0 or the time does not fit). Reads must
+ * come more often than this: within one range a wrap shows as cur < prev (or as the overflow flag),
+ * beyond it a second wrap would go unnoticed. */
+uint64_t counter_wrap_ns(unsigned bits, unsigned scale, double mbps);
+
+#endif

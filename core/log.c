@@ -1,0 +1,45 @@
+#include "core/log.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <syslog.h>
+
+const char *const log_level_names[] = { "error", "warning", "info", "debug", NULL };
+
+static struct {
+	const char *ident;
+	enum log_level level;
+	bool use_syslog;
+} log_state = { "mpamd", LOG_LEVEL_INFO, false };
+
+void log_setup(const char *ident, enum log_level level, bool use_syslog)
+{
+	log_state.ident = ident;
+	log_state.level = level;
+	log_state.use_syslog = use_syslog;
+	if (use_syslog)
+		openlog(ident, LOG_PID, LOG_DAEMON);
+}
+
+enum log_level log_get_level(void)
+{
+	return log_state.level;
+}
+
+void log_msg(enum log_level level, const char *fmt, ...)
+{
+	static const int priorities[] = { LOG_ERR, LOG_WARNING, LOG_INFO, LOG_DEBUG };
+	va_list ap;
+
+	if (level > log_state.level)
+		return;
+	va_start(ap, fmt);
+	if (log_state.use_syslog) {
+		vsyslog(priorities[level], fmt, ap);
+	} else {
+		fprintf(stderr, "%s: %s: ", log_state.ident, log_level_names[level]);
+		vfprintf(stderr, fmt, ap);
+		fputc('\n', stderr);
+	}
+	va_end(ap);
+}

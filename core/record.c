@@ -1,0 +1,67 @@
+#include "core/record.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct record {
+	FILE *out;
+	char *path;
+	bool with_truth;
+};
+
+int record_open(const char *path, bool with_truth, struct record **ret, struct err *err)
+{
+	struct record *rec = calloc(1, sizeof(*rec));
+
+	if (!rec)
+		return err_set(err, -ENOMEM, "out of memory");
+	rec->out = fopen(path, "we");
+	if (!rec->out) {
+		int saved = errno;
+		free(rec);
+		return err_set(err, -saved, "cannot create record file %s: %s", path, strerror(saved));
+	}
+	rec->path = strdup(path);
+	rec->with_truth = with_truth;
+	fprintf(rec->out, "t_ms,partition,mbps,mb_max,mb_min,valid,estimated,event%s\n", with_truth ? ",sim_mbps" : "");
+	*ret = rec;
+	return 0;
+}
+
+int record_write(struct record *rec, const struct record_row *row)
+{
+	char mbps[32] = "";
+
+	if (row->valid)
+		snprintf(mbps, sizeof(mbps), "%.1f", row->mbps);
+	fprintf(rec->out, "%llu,%s,%s,%u,%u,%d,%d,%s", (unsigned long long)row->t_ms, row->partition, mbps, row->mb_max,
+		row->mb_min, row->valid, row->estimated, row->event ? row->event : "");
+	if (rec->with_truth)
+		fprintf(rec->out, ",%.1f", row->has_truth ? row->truth_mbps : 0.0);
+	fputc('\n', rec->out);
+	return 0;
+}
+
+int record_flush(struct record *rec, struct err *err)
+{
+	if (fflush(rec->out) != 0 || ferror(rec->out)) {
+		int saved = errno ? errno : EIO;
+		return err_set(err, -saved, "cannot write record file %s: %s", rec->path, strerror(saved));
+	}
+	return 0;
+}
+
+int record_close(struct record *rec, struct err *err)
+{
+	int r = 0;
+
+	if (!rec)
+		return 0;
+	r = record_flush(rec, err);
+	if (fclose(rec->out) != 0 && r == 0)
+		r = err_set(err, -errno, "cannot close record file %s: %s", rec->path, strerror(errno));
+	free(rec->path);
+	free(rec);
+	return r;
+}

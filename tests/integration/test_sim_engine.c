@@ -1,0 +1,246 @@
+/* The engine on the simulated host, end to end: MMIO driver, register model and traffic model
+ * together, checked through the record file against the simulator's ground truth. */
+#include <errno.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "core/config.h"
+#include "core/engine.h"
+#include "core/log.h"
+
+struct row {
+	unsigned long long t_ms;
+	char partition[65];
+	bool has_mbps;
+	double mbps;
+	unsigned mb_max, mb_min;
+	int valid, estimated;
+	double sim_mbps;
+};
+
+struct run {
+	struct row *rows;
+	size_t count;
+	char header[256];
+};
+
+static struct config *load(const char *text)
+{
+	FILE *in = fmemopen((void *)text, strlen(text), "r");
+	struct diag_list diags;
+	struct config *config = NULL;
+
+	diag_list_init(&diags, "scenario.ini");
+	int r = config_load(in, NULL, &config, &diags);
+	fclose(in);
+	diag_print(&diags, stderr);
+	diag_list_fini(&diags);
+	assert_int_equal(r, 0);
+	return config;
+}
+
+static void parse_row(char *line, struct row *row)
+{
+	char *fields[9] = { 0 };
+	size_t n = 0;
+
+	/* strsep keeps empty fields: an invalid row has an empty mbps. */
+	for (char *f; n < 9 && (f = strsep(&line, ",")) != NULL;)
+		fields[n++] = f;
+	assert_int_equal(n, 9);
+	memset(row, 0, sizeof(*row));
+	row->t_ms = strtoull(fields[0], NULL, 10);
+	snprintf(row->partition, sizeof(row->partition), "%s", fields[1]);
+	row->has_mbps = fields[2][0] != '\0';
+	row->mbps = strtod(fields[2], NULL);
+	row->mb_max = (unsigned)strtoul(fields[3], NULL, 10);
+	row->mb_min = (unsigned)strtoul(fields[4], NULL, 10);
+	row->valid = atoi(fields[5]);
+	row->estimated = atoi(fields[6]);
+	row->sim_mbps = strtod(fields[8], NULL);
+}
+
+/* Runs `ticks` ticks of `text` on the simulated clock and reads the record back. */
+static struct run run_scenario(const char *text, uint64_t ticks)
+{
+	char path[] = "/tmp/mpamd-test-record-XXXXXX";
+	int fd = mkstemp(path);
+	struct config *config = load(text);
+	struct engine *engine = NULL;
+	struct err err = { "" };
+	struct engine_options opts = { .ticks = ticks, .record_path = path, .sim_clock = true };
+	struct run run = { 0 };
+
+	assert_true(fd >= 0);
+	close(fd);
+	if (engine_new(config, &opts, &engine, &err) < 0)
+		fail_msg("engine: %s", err.text);
+	assert_int_equal(engine_run(engine, &err), 0);
+	assert_int_equal(engine_ticks_done(engine), ticks);
+	engine_free(engine);
+	config_free(config);
+
+	FILE *in = fopen(path, "r");
+	char line[512];
+	assert_non_null(fgets(run.header, sizeof(run.header), in));
+	run.rows = calloc(ticks * 64 + 1, sizeof(*run.rows));
+	while (fgets(line, sizeof(line), in)) {
+		line[strcspn(line, "\n")] = '\0';
+		parse_row(line, &run.rows[run.count++]);
+	}
+	fclose(in);
+	unlink(path);
+	return run;
+}
+
+/* Largest relative error of valid rows from `after_ms` on; counts rows by kind. */
+static double worst_error(const struct run *run, unsigned long long after_ms, size_t *valid, size_t *estimated,
+			  size_t *invalid)
+{
+	double worst = 0;
+
+	*valid = *estimated = *invalid = 0;
+	for (size_t i = 0; i < run->count; i++) {
+		const struct row *r = &run->rows[i];
+		if (!r->valid) {
+			/* Never a silent zero: an invalid sample has no value at all. */
+			assert_false(r->has_mbps);
+			(*invalid)++;
+			continue;
+		}
+		assert_true(r->has_mbps);
+		if (r->t_ms < after_ms || r->sim_mbps < 1.0)
+			continue;
+		(*valid)++;
+		*estimated += r->estimated;
+		double e = fabs(r->mbps - r->sim_mbps) / r->sim_mbps;
+		if (e > worst)
+			worst = e;
+	}
+	return worst;
+}
+
+static void test_continuous_monitoring_within_1_percent(void **state)
+{
+	(void)state;
+	struct run run =
+		run_scenario("[global]\nbackend = sim\ninterval_ms = 100\n"
+			     "[sim]\nmscs = 2\ncapacity_mbps = 10000\nmonitors = 4\ncounter_bits = 31\n"
+			     "noise_pct = 5\nseed = 7\n"
+			     "[partition \"web\"]\nclass = latency-critical\nmb_min = 20\nguarantee_mbps = 4000\n"
+			     "sim_demand = 3000@0 6000@100 3000@200\n"
+			     "[partition \"batch\"]\nclass = best-effort\nmb_max = 60\nsim_demand = 18000\n"
+			     "[partition \"tenant\"]\nsim_demand = 2500\n",
+			     300);
+	size_t valid, estimated, invalid;
+
+	assert_string_equal(run.header, "t_ms,partition,mbps,mb_max,mb_min,valid,estimated,event,sim_mbps\n");
+	assert_int_equal(run.count, 900);
+	double worst = worst_error(&run, 500, &valid, &estimated, &invalid);
+	printf("continuous: worst error %.4f%% over %zu rows\n", worst * 100, valid);
+	assert_true(worst < 0.01);
+	assert_int_equal(estimated, 0);
+	assert_true(invalid <= 3); /* only the first tick, while the monitors settle */
+	/* The limits in force are in the record: 60% with BWA_WD 8 is 153/256 = 59.8%, shown as 60. */
+	assert_int_equal(run.rows[1].mb_max, 60);
+	assert_int_equal(run.rows[0].mb_min, 20);
+	free(run.rows);
+}
+
+static void test_rotation_within_5_percent(void **state)
+{
+	char text[4096];
+	int used = snprintf(text, sizeof(text),
+			    "[global]\nbackend = sim\ninterval_ms = 100\n"
+			    "[sim]\nmscs = 2\ncapacity_mbps = 40000\nmonitors = 4\ncounter_bits = 44\nnoise_pct = 2\n");
+
+	(void)state;
+	for (int i = 0; i < 16; i++)
+		used += snprintf(text + used, sizeof(text) - (size_t)used, "[partition \"p%d\"]\nsim_demand = %d\n", i,
+				 500 + 250 * i);
+	struct run run = run_scenario(text, 400);
+	size_t valid, estimated, invalid;
+	double worst = worst_error(&run, 5000, &valid, &estimated, &invalid);
+	printf("rotation: worst error %.4f%% over %zu rows (%zu estimated)\n", worst * 100, valid, estimated);
+	assert_true(worst < 0.05);
+	assert_true(estimated > valid / 2); /* most samples are extrapolations */
+	assert_true(estimated < valid);	    /* but every partition is measured too */
+	/* Every partition is measured regularly, not only extrapolated. */
+	for (int i = 0; i < 16; i++) {
+		char name[8];
+		size_t measured = 0;
+		snprintf(name, sizeof(name), "p%d", i);
+		for (size_t r = 0; r < run.count; r++)
+			measured += !strcmp(run.rows[r].partition, name) && run.rows[r].valid && !run.rows[r].estimated;
+		if (measured < 20)
+			fail_msg("%s measured only %zu times in 400 ticks", name, measured);
+	}
+	free(run.rows);
+}
+
+static void test_interval_too_long_for_31bit_counters(void **state)
+{
+	struct config *config = load("[global]\nbackend = sim\ninterval_ms = 100\n"
+				     "[sim]\ncapacity_mbps = 30000\ncounter_bits = 31\n[partition \"a\"]\n");
+	struct engine *engine = NULL;
+	struct err err = { "" };
+	struct engine_options opts = { .ticks = 1, .sim_clock = true };
+
+	(void)state;
+	assert_int_equal(engine_new(config, &opts, &engine, &err), -EINVAL);
+	assert_non_null(strstr(err.text, "interval_ms = 100 is too long"));
+	assert_non_null(strstr(err.text, "use interval_ms <= 35"));
+	config_free(config);
+}
+
+static void test_sim_clock_needs_sim_backend(void **state)
+{
+	struct config *config = load("[global]\nbackend = mmio\n[msc \"m\"]\nbase = 0x1000\nsize = 0x1000\n"
+				     "[partition \"a\"]\npartid = 1\n");
+	struct engine *engine = NULL;
+	struct err err = { "" };
+	struct engine_options opts = { .ticks = 1, .sim_clock = true };
+
+	(void)state;
+	assert_int_equal(engine_new(config, &opts, &engine, &err), -EINVAL);
+	assert_non_null(strstr(err.text, "--sim-clock needs backend = sim"));
+	config_free(config);
+}
+
+static void test_same_seed_same_run(void **state)
+{
+	const char *text = "[global]\nbackend = sim\n[sim]\nnoise_pct = 20\nseed = 99\n"
+			   "[partition \"a\"]\nsim_demand = 7000\n[partition \"b\"]\nsim_demand = 9000\n";
+	struct run one = run_scenario(text, 50), two = run_scenario(text, 50);
+
+	(void)state;
+	assert_int_equal(one.count, two.count);
+	for (size_t i = 0; i < one.count; i++)
+		assert_true(one.rows[i].sim_mbps == two.rows[i].sim_mbps && one.rows[i].mbps == two.rows[i].mbps);
+	/* The noise is there: not every tick serves the same. */
+	assert_true(one.rows[10].sim_mbps != one.rows[12].sim_mbps);
+	free(one.rows);
+	free(two.rows);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_continuous_monitoring_within_1_percent),
+		cmocka_unit_test(test_rotation_within_5_percent),
+		cmocka_unit_test(test_interval_too_long_for_31bit_counters),
+		cmocka_unit_test(test_sim_clock_needs_sim_backend),
+		cmocka_unit_test(test_same_seed_same_run),
+	};
+	log_setup("test", LOG_LEVEL_WARNING, false);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

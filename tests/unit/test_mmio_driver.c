@@ -1,0 +1,571 @@
+/* The MMIO driver (backends/mmio) against the register model (backends/sim): probe, controls,
+ * monitors with NRDY, overflow, long and scaled counters, rotation. Every test ends by checking the
+ * model's error status: the driver must never provoke an MSC error. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "backends/mmio/monitors.h"
+#include "backends/mmio/msc.h"
+#include "backends/sim/msc_model.h"
+#include "core/mpam_regs.h"
+
+#define MS 1000000ull
+
+struct rig {
+	struct msc_model *model;
+	struct msc msc;
+	struct msc_monitors *mons;
+	struct sample samples[64];
+	uint64_t now;
+};
+
+static void rig_setup(struct rig *rig, const struct msc_model_params *params, size_t partitions)
+{
+	struct err err = { "" };
+
+	memset(rig, 0, sizeof(*rig));
+	rig->model = msc_model_new(params);
+	assert_non_null(rig->model);
+	rig->msc.bus = bus_sim_new(rig->model, 0x1000000);
+	assert_non_null(rig->msc.bus);
+	snprintf(rig->msc.name, sizeof(rig->msc.name), "test");
+	if (msc_probe(rig->msc.bus, false, &rig->msc.caps, &err) < 0)
+		fail_msg("probe: %s", err.text);
+	if (partitions && msc_monitors_new(&rig->msc, partitions, &rig->mons, &err) < 0)
+		fail_msg("monitors: %s", err.text);
+	rig->now = 1000 * MS;
+}
+
+static void rig_teardown(struct rig *rig)
+{
+	/* The property every test must keep: no MSC error, no refused access. */
+	assert_int_equal(msc_model_error_count(rig->model), 0);
+	assert_int_equal(msc_model_esr(rig->model), 0);
+	assert_int_equal(msc_model_bad_accesses(rig->model), 0);
+	msc_monitors_free(rig->mons);
+	bus_close(rig->msc.bus);
+	msc_model_free(rig->model);
+}
+
+/* Advances 100 ms: the model ticks (NRDY countdowns), then the driver reads. */
+static void rig_tick(struct rig *rig)
+{
+	msc_model_tick(rig->model);
+	rig->now += 100 * MS;
+	msc_monitors_read(rig->mons, rig->now, rig->samples, 1);
+}
+
+static void test_probe_reads_the_id_registers(void **state)
+{
+	struct msc_model_params p;
+	struct rig rig;
+
+	(void)state;
+	msc_model_params_default(&p);
+	p.partid_max = 200;
+	p.pmg_max = 3;
+	p.bwa_wd = 12;
+	p.cpbm_wd = 20;
+	p.num_mon = 7;
+	p.scale = 5;
+	p.has_long = true;
+	p.lwd = true;
+	rig_setup(&rig, &p, 0);
+	const struct msc_caps *c = &rig.msc.caps;
+	assert_int_equal(c->partid_max, 200);
+	assert_int_equal(c->pmg_max, 3);
+	assert_int_equal(c->ris_count, 1);
+	assert_int_equal(c->mon_ris, 0);
+	assert_int_equal(c->mbw_ris, 0);
+	assert_int_equal(c->ris[0].bwa_wd, 12);
+	assert_true(c->ris[0].has_min && c->ris[0].has_max);
+	assert_int_equal(c->ris[0].cpbm_wd, 20);
+	assert_int_equal(c->ris[0].num_mon, 7);
+	assert_int_equal(c->ris[0].counter_bits, 63);
+	assert_int_equal(c->ris[0].scale, 5);
+	assert_true(c->nrdy_hw);
+	assert_true(c->has_esr);
+	rig_teardown(&rig);
+}
+
+static void test_probe_software_managed_nrdy(void **state)
+{
+	struct msc_model_params p;
+	struct rig rig;
+
+	(void)state;
+	msc_model_params_default(&p);
+	p.nrdy_hw = false;
+	rig_setup(&rig, &p, 0);
+	assert_false(rig.msc.caps.nrdy_hw);
+	rig_teardown(&rig);
+}
+
+static void test_probe_rejects_non_mpam(void **state)
+{
+	struct msc_model_params p;
+	struct msc_model *model;
+	struct msc_caps caps;
+	struct err err = { "" };
+
+	(void)state;
+	msc_model_params_default(&p);
+	p.aidr = 0x20;
+	model = msc_model_new(&p);
+	struct msc_bus *bus = bus_sim_new(model, 0x2000);
+	assert_int_equal(msc_probe(bus, false, &caps, &err), -ENODEV);
+	assert_non_null(strstr(err.text, "not an MPAM v1 MSC"));
+	bus_close(bus);
+	msc_model_free(model);
+}
+
+static void test_probe_every_ris(void **state)
+{
+	struct msc_model_params p;
+	struct rig rig;
+
+	(void)state;
+	msc_model_params_default(&p);
+	p.has_ris = true;
+	p.ris_max = 2;
+	rig_setup(&rig, &p, 0);
+	assert_true(rig.msc.caps.has_ris);
+	assert_int_equal(rig.msc.caps.ris_count, 3);
+	for (unsigned r = 0; r < 3; r++)
+		assert_int_equal(rig.msc.caps.ris[r].num_mon, p.num_mon);
+	/* Controls land on every RIS. */
+	unsigned max, min;
+	struct err err;
+	assert_int_equal(msc_set_bandwidth(&rig.msc, 5, 50, 10, &max, &min, &err), 0);
+	for (unsigned r = 0; r < 3; r++)
+		assert_int_equal(msc_model_mbw_max(rig.model, r, 5), mpam_mbw_max_from_percent(50, p.bwa_wd));
+	rig_teardown(&rig);
+}
+
+static void test_bandwidth_controls(void **state)
+{
+	struct msc_model_params p;
+	struct rig rig;
+	struct err err = { "" };
+	unsigned max, min;
+
+	(void)state;
+	msc_model_params_default(&p);
+	p.bwa_wd = 3; /* coarse: steps of 12.5% */
+	rig_setup(&rig, &p, 0);
+	assert_int_equal(msc_set_bandwidth(&rig.msc, 9, 60, 30, &max, &min, &err), 0);
+	/* 60% with w=3: floor(4.8)-1 = 3, the band (37.5%, 50%]: a maximum is never exceeded. */
+	assert_int_equal(msc_model_mbw_max(rig.model, 0, 9), 3u << 13);
+	assert_int_equal(max, 50);
+	/* 30% minimum: ceil(2.4) = 3 -> 37.5%, never short. */
+	assert_int_equal(msc_model_mbw_min(rig.model, 0, 9), 3u << 13);
+	assert_int_equal(min, 38);
+	assert_true(msc_model_mbw_hardlim(rig.model, 0, 9));
+	/* Other PARTIDs keep their reset values. */
+	assert_int_equal(msc_model_mbw_max(rig.model, 0, 8), 7u << 13);
+	assert_int_equal(msc_model_mbw_min(rig.model, 0, 8), 0);
+	/* No minimum clears it. */
+	assert_int_equal(msc_set_bandwidth(&rig.msc, 9, 100, 0, &max, &min, &err), 0);
+	assert_int_equal(msc_model_mbw_min(rig.model, 0, 9), 0);
+	assert_int_equal(max, 100);
+	rig_teardown(&rig);
+}
+
+static void test_out_of_range_partid_never_reaches_the_msc(void **state)
+{
+	struct msc_model_params p;
+	struct rig rig;
+	struct err err = { "" };
+	unsigned max, min;
+
+	(void)state;
+	msc_model_params_default(&p);
+	p.partid_max = 15;
+	rig_setup(&rig, &p, 4);
+	assert_int_equal(msc_set_bandwidth(&rig.msc, 16, 50, 0, &max, &min, &err), -ERANGE);
+	assert_non_null(strstr(err.text, "PARTID 16 is above the MSC's PARTID_MAX 15"));
+	assert_int_equal(msc_set_cpbm(&rig.msc, 16, 0xf, &err), -ERANGE);
+	assert_int_equal(msc_monitors_add(rig.mons, 0, 16, &err), -ERANGE);
+	assert_int_equal(msc_monitors_add(rig.mons, 9, 1, &err), -EINVAL); /* index beyond the table */
+	rig_teardown(&rig);
+}
+
+static void test_cache_portion(void **state)
+{
+	struct msc_model_params p;
+	struct rig rig;
+	struct err err = { "" };
+	uint32_t word;
+
+	(void)state;
+	msc_model_params_default(&p);
+	p.cpbm_wd = 40;
+	rig_setup(&rig, &p, 0);
+	assert_int_equal(msc_set_cpbm(&rig.msc, 3, 0xff000000f0ull, &err), 0);
+	assert_int_equal(msc_model_write32(rig.model, MPAMCFG_PART_SEL, mpamcfg_part_sel(0, 3)), 0);
+	assert_int_equal(msc_model_read32(rig.model, MPAMCFG_CPBM(0), &word), 0);
+	assert_int_equal(word, 0xf0);
+	assert_int_equal(msc_model_read32(rig.model, MPAMCFG_CPBM(1), &word), 0);
+	assert_int_equal(word, 0xff);
+	assert_int_equal(msc_set_cpbm(&rig.msc, 3, 1ull << 40, &err), -ERANGE);
+	assert_non_null(strstr(err.text, "wider than the MSC's 40-bit CPBM"));
+	rig_teardown(&rig);
+}
+
+/* ---- monitors ---- */
+
+static struct msc_model_params monitor_params(unsigned monitors, unsigned bits, unsigned scale)
+{
+	struct msc_model_params p;
+
+	msc_model_params_default(&p);
+	p.num_mon = (uint16_t)monitors;
+	p.has_long = bits != 31;
+	p.lwd = bits == 63;
+	p.scale = (uint8_t)scale;
+	p.nrdy_ticks = 1;
+	return p;
+}
+
+static void test_first_samples_are_invalid_then_exact(void **state)
+{
+	struct msc_model_params p = monitor_params(4, 44, 0);
+	struct rig rig;
+	struct err err;
+
+	(void)state;
+	rig_setup(&rig, &p, 1);
+	assert_int_equal(msc_monitors_add(rig.mons, 0, 7, &err), 0);
+	rig_tick(&rig); /* assigns and programs: nothing measured yet */
+	assert_int_equal(rig.samples[0].state, SAMPLE_INVALID);
+	assert_non_null(rig.samples[0].reason);
+	msc_model_count(rig.model, 0, 7, 0, 5000, 0); /* during NRDY: not counted, not reported */
+	rig_tick(&rig);				      /* ready now: baseline */
+	assert_int_equal(rig.samples[0].state, SAMPLE_INVALID);
+	msc_model_count(rig.model, 0, 7, 0, 123456, 654321);
+	msc_model_count(rig.model, 0, 8, 0, 999, 999); /* another PARTID */
+	rig_tick(&rig);
+	assert_int_equal(rig.samples[0].state, SAMPLE_MEASURED);
+	assert_int_equal(rig.samples[0].bytes, 123456 + 654321);
+	assert_int_equal(rig.samples[0].elapsed_ns, 100 * MS);
+	rig_tick(&rig);
+	assert_int_equal(rig.samples[0].state, SAMPLE_MEASURED);
+	assert_int_equal(rig.samples[0].bytes, 0); /* measured zero is a real zero */
+	rig_teardown(&rig);
+}
+
+/* Brings partition 0 (PARTID 1) to the point where every tick gives a measurement. */
+static void settle(struct rig *rig)
+{
+	struct err err;
+
+	assert_int_equal(msc_monitors_add(rig->mons, 0, 1, &err), 0);
+	rig_tick(rig);
+	rig_tick(rig);
+}
+
+static void test_31bit_wraps_at_high_bandwidth(void **state)
+{
+	struct msc_model_params p = monitor_params(1, 31, 0);
+	struct rig rig;
+
+	(void)state;
+	rig_setup(&rig, &p, 1);
+	settle(&rig);
+	/* 2 GB per 100 ms (20 GB/s) wraps a 31-bit byte counter nearly every tick. */
+	for (int i = 0; i < 50; i++) {
+		uint64_t bytes = 2000000000ull + (uint64_t)i * 1000003;
+		msc_model_count(rig.model, 0, 1, 0, bytes / 2, bytes - bytes / 2);
+		rig_tick(&rig);
+		assert_int_equal(rig.samples[0].state, SAMPLE_MEASURED);
+		assert_int_equal(rig.samples[0].bytes, bytes);
+	}
+	rig_teardown(&rig);
+}
+
+static void test_31bit_overflow_flag_resolves_a_full_wrap(void **state)
+{
+	struct msc_model_params p = monitor_params(1, 31, 0);
+	struct rig rig;
+
+	(void)state;
+	rig_setup(&rig, &p, 1);
+	settle(&rig);
+	/* More than one full range: only OFLOW_STATUS tells it from a small count. */
+	uint64_t bytes = (1ull << 31) + 4096;
+	msc_model_count(rig.model, 0, 1, 0, bytes, 0);
+	rig_tick(&rig);
+	assert_int_equal(rig.samples[0].state, SAMPLE_MEASURED);
+	assert_int_equal(rig.samples[0].bytes, bytes);
+	/* The status was cleared: the next interval is not inflated. */
+	msc_model_count(rig.model, 0, 1, 0, 100, 0);
+	rig_tick(&rig);
+	assert_int_equal(rig.samples[0].bytes, 100);
+	rig_teardown(&rig);
+}
+
+static void preload_long_counter(struct rig *rig, unsigned mon, uint64_t value)
+{
+	assert_int_equal(msc_model_write32(rig->model, MSMON_CFG_MON_SEL, msmon_cfg_mon_sel(0, (uint16_t)mon)), 0);
+	assert_int_equal(msc_model_write64(rig->model, MSMON_MBWU_L, value), 0);
+}
+
+static void check_long_wrap(unsigned bits)
+{
+	struct msc_model_params p = monitor_params(1, bits, 0);
+	struct rig rig;
+
+	rig_setup(&rig, &p, 1);
+	settle(&rig);
+	/* Start just below the top, then make the counter wrap. */
+	preload_long_counter(&rig, 0, (1ull << bits) - 1000);
+	rig_tick(&rig); /* the write is seen as a jump: this sample is discarded by the test */
+	msc_model_count(rig.model, 0, 1, 0, 5000, 0);
+	rig_tick(&rig);
+	assert_int_equal(rig.samples[0].state, SAMPLE_MEASURED);
+	assert_int_equal(rig.samples[0].bytes, 5000);
+	rig_teardown(&rig);
+}
+
+static void test_44bit_counter_wraps(void **state)
+{
+	(void)state;
+	check_long_wrap(44);
+}
+
+static void test_63bit_counter_wraps(void **state)
+{
+	(void)state;
+	check_long_wrap(63);
+}
+
+static void test_scaled_31bit_counter(void **state)
+{
+	struct msc_model_params p = monitor_params(1, 31, 6);
+	struct rig rig;
+
+	(void)state;
+	rig_setup(&rig, &p, 1);
+	settle(&rig);
+	/* Units of 64 bytes: 1 TB/s-class traffic stays within range, to the unit. */
+	uint64_t bytes = 100ull << 30;
+	msc_model_count(rig.model, 0, 1, 0, bytes, 0);
+	rig_tick(&rig);
+	assert_int_equal(rig.samples[0].state, SAMPLE_MEASURED);
+	assert_int_equal(rig.samples[0].bytes, bytes);
+	msc_model_count(rig.model, 0, 1, 0, 1000, 0); /* 15 units + 40 bytes carried by the model */
+	rig_tick(&rig);
+	assert_int_equal(rig.samples[0].bytes, 960);
+	rig_teardown(&rig);
+}
+
+static void test_nrdy_later_invalidates_not_zero(void **state)
+{
+	struct msc_model_params p = monitor_params(1, 44, 0);
+	struct rig rig;
+	uint32_t ctl;
+
+	(void)state;
+	p.nrdy_ticks = 2;
+	rig_setup(&rig, &p, 1);
+	settle(&rig);
+	rig_tick(&rig);
+	rig_tick(&rig);
+	/* Someone flips a filter bit: the monitor goes not-ready and the driver restarts it. */
+	assert_int_equal(msc_model_write32(rig.model, MSMON_CFG_MON_SEL, msmon_cfg_mon_sel(0, 0)), 0);
+	assert_int_equal(msc_model_read32(rig.model, MSMON_CFG_MBWU_CTL, &ctl), 0);
+	assert_int_equal(msc_model_write32(rig.model, MSMON_CFG_MBWU_CTL, ctl | MSMON_CFG_CTL_MATCH_PMG), 0);
+	msc_model_count(rig.model, 0, 1, 0, 777, 0);
+	rig_tick(&rig);
+	assert_int_equal(rig.samples[0].state, SAMPLE_INVALID);
+	assert_non_null(strstr(rig.samples[0].reason, "reprogrammed"));
+	/* It comes back with exact counts. */
+	for (int i = 0; i < 4; i++)
+		rig_tick(&rig);
+	msc_model_count(rig.model, 0, 1, 0, 4242, 0);
+	rig_tick(&rig);
+	assert_int_equal(rig.samples[0].state, SAMPLE_MEASURED);
+	assert_int_equal(rig.samples[0].bytes, 4242);
+	rig_teardown(&rig);
+}
+
+static void test_rotation_16_partitions_on_4_monitors(void **state)
+{
+	struct msc_model_params p = monitor_params(4, 44, 0);
+	struct rig rig;
+	struct err err;
+	unsigned measured[16] = { 0 }, estimated[16] = { 0 };
+
+	(void)state;
+	p.partid_max = 31;
+	rig_setup(&rig, &p, 16);
+	for (unsigned i = 0; i < 16; i++)
+		assert_int_equal(msc_monitors_add(rig.mons, i, (uint16_t)(i + 1), &err), 0);
+	assert_true(msc_monitors_rotating(rig.mons));
+	for (int t = 0; t < 120; t++) {
+		/* Partition i moves (i+1) MB per tick: 10*(i+1) MB/s. */
+		for (unsigned i = 0; i < 16; i++)
+			msc_model_count(rig.model, 0, (uint16_t)(i + 1), 0, (i + 1) * 1000000ull, 0);
+		rig_tick(&rig);
+		for (unsigned i = 0; i < 16; i++) {
+			const struct sample *s = &rig.samples[i];
+			if (s->state == SAMPLE_INVALID) {
+				assert_true(t < 24); /* only until each has had a first turn */
+				continue;
+			}
+			double rate = (double)s->bytes / (double)s->elapsed_ns;
+			double want = (i + 1) * 1e6 / (100.0 * MS);
+			assert_true(rate > want * 0.999 && rate < want * 1.001);
+			measured[i] += s->state == SAMPLE_MEASURED;
+			estimated[i] += s->state == SAMPLE_ESTIMATED;
+		}
+	}
+	for (unsigned i = 0; i < 16; i++) {
+		assert_true(measured[i] >= 8); /* every partition is measured regularly */
+		assert_true(estimated[i] > measured[i]);
+	}
+	rig_teardown(&rig);
+}
+
+/* A bus whose long counter's high word changes on every read: the driver must give up cleanly. */
+struct flaky_bus {
+	struct msc_bus base;
+	struct msc_bus *inner;
+	uint32_t flips;
+};
+
+static int flaky_read32(struct msc_bus *b, uint32_t off, uint32_t *ret)
+{
+	struct flaky_bus *f = (struct flaky_bus *)b;
+	int r = bus_read32(f->inner, off, ret);
+
+	if (r == 0 && off == MSMON_MBWU_L + 4)
+		*ret += f->flips++;
+	return r;
+}
+
+static int flaky_write32(struct msc_bus *b, uint32_t off, uint32_t v)
+{
+	return bus_write32(((struct flaky_bus *)b)->inner, off, v);
+}
+
+static int flaky_read64(struct msc_bus *b, uint32_t off, uint64_t *ret)
+{
+	return bus_read64(((struct flaky_bus *)b)->inner, off, ret);
+}
+
+static int flaky_write64(struct msc_bus *b, uint32_t off, uint64_t v)
+{
+	return bus_write64(((struct flaky_bus *)b)->inner, off, v);
+}
+
+static void flaky_close(struct msc_bus *b)
+{
+	struct flaky_bus *f = (struct flaky_bus *)b;
+	bus_close(f->inner);
+	free(f);
+}
+
+static const struct msc_bus_ops flaky_ops = { flaky_read32, flaky_write32, flaky_read64, flaky_write64, flaky_close };
+
+static void test_unstable_long_counter_is_invalid(void **state)
+{
+	struct msc_model_params p = monitor_params(1, 44, 0);
+	struct rig rig;
+	struct err err;
+
+	(void)state;
+	rig_setup(&rig, &p, 1);
+	settle(&rig);
+	struct flaky_bus *f = calloc(1, sizeof(*f));
+	f->base = (struct msc_bus){ .ops = &flaky_ops, .base = rig.msc.bus->base, .size = rig.msc.bus->size };
+	f->inner = rig.msc.bus;
+	rig.msc.bus = &f->base;
+	msc_model_count(rig.model, 0, 1, 0, 1000, 0);
+	rig_tick(&rig);
+	assert_int_equal(rig.samples[0].state, SAMPLE_INVALID);
+	assert_non_null(strstr(rig.samples[0].reason, "kept changing"));
+	(void)err;
+	rig_teardown(&rig);
+}
+
+/* A bus that lets traffic through at the worst moment: right after the driver read the counter and
+ * before it looks at the overflow status. */
+struct racy_bus {
+	struct msc_bus base;
+	struct msc_bus *inner;
+	struct msc_model *model;
+	uint64_t inject; /* bytes to count after the next MSMON_MBWU read */
+};
+
+static int racy_read32(struct msc_bus *b, uint32_t off, uint32_t *ret)
+{
+	struct racy_bus *rb = (struct racy_bus *)b;
+	int r = bus_read32(rb->inner, off, ret);
+
+	if (r == 0 && off == MSMON_MBWU && rb->inject) {
+		msc_model_count(rb->model, 0, 1, 0, rb->inject, 0);
+		rb->inject = 0;
+	}
+	return r;
+}
+
+static const struct msc_bus_ops racy_ops = { racy_read32, flaky_write32, flaky_read64, flaky_write64, flaky_close };
+
+static void test_wrap_between_value_and_status_read(void **state)
+{
+	struct msc_model_params p = monitor_params(1, 31, 0);
+	struct rig rig;
+
+	(void)state;
+	rig_setup(&rig, &p, 1);
+	settle(&rig);
+	struct racy_bus *rb = calloc(1, sizeof(*rb));
+	rb->base = (struct msc_bus){ .ops = &racy_ops, .base = rig.msc.bus->base, .size = rig.msc.bus->size };
+	rb->inner = rig.msc.bus;
+	rb->model = rig.model;
+	rig.msc.bus = &rb->base;
+	/* 1.5 GB before the read, then 1 GB that wraps the counter while the driver is mid-read. */
+	msc_model_count(rig.model, 0, 1, 0, 1500000000ull, 0);
+	rb->inject = 1000000000ull;
+	rig_tick(&rig);
+	assert_int_equal(rig.samples[0].state, SAMPLE_MEASURED);
+	uint64_t first = rig.samples[0].bytes;
+	msc_model_count(rig.model, 0, 1, 0, 3000, 0);
+	rig_tick(&rig);
+	/* Every byte is counted once, in one interval or the next, and no phantom wrap is added. */
+	assert_int_equal(first + rig.samples[0].bytes, 2500000000ull + 3000);
+	assert_true(rig.samples[0].bytes < 1000000000ull);
+	rig_teardown(&rig);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_probe_reads_the_id_registers),
+		cmocka_unit_test(test_probe_software_managed_nrdy),
+		cmocka_unit_test(test_probe_rejects_non_mpam),
+		cmocka_unit_test(test_probe_every_ris),
+		cmocka_unit_test(test_bandwidth_controls),
+		cmocka_unit_test(test_out_of_range_partid_never_reaches_the_msc),
+		cmocka_unit_test(test_cache_portion),
+		cmocka_unit_test(test_first_samples_are_invalid_then_exact),
+		cmocka_unit_test(test_31bit_wraps_at_high_bandwidth),
+		cmocka_unit_test(test_31bit_overflow_flag_resolves_a_full_wrap),
+		cmocka_unit_test(test_44bit_counter_wraps),
+		cmocka_unit_test(test_63bit_counter_wraps),
+		cmocka_unit_test(test_scaled_31bit_counter),
+		cmocka_unit_test(test_nrdy_later_invalidates_not_zero),
+		cmocka_unit_test(test_rotation_16_partitions_on_4_monitors),
+		cmocka_unit_test(test_unstable_long_counter_is_invalid),
+		cmocka_unit_test(test_wrap_between_value_and_status_read),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
