@@ -13,6 +13,8 @@
 #define DEFAULT_SOCKET_PATH  "/run/mpamd.sock"
 /* inih, as Debian builds it, reads lines into a fixed 200-byte buffer. */
 #define CONFIG_MAX_LINE 199
+/* MSCs one mpamd drives (the engine's domain table; [sim] mscs has the same limit). */
+#define CONFIG_MAX_MSCS 64
 
 /* Command-line settings that replace the file's; checked together with the file. */
 struct config_overrides {

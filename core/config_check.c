@@ -60,6 +60,9 @@ static void check_backend(const struct config *c, const struct config_section *g
 	if (c->global.monitor == MONITOR_RESCTRL && c->global.backend != BACKEND_RESCTRL)
 		diag_add(d, DIAG_ERROR, monitor_line, "monitor = resctrl needs backend = resctrl (the backend is %s)",
 			 backend);
+	if (c->msc_count > CONFIG_MAX_MSCS)
+		diag_add(d, DIAG_ERROR, c->mscs[CONFIG_MAX_MSCS].line, "too many [msc] sections: at most %d",
+			 CONFIG_MAX_MSCS);
 	if (c->global.backend == BACKEND_SIM && c->msc_count > 0)
 		diag_add(d, DIAG_WARNING, c->mscs[0].line,
 			 "[msc] sections are not used with backend = sim ([sim] mscs sets the simulated MSCs)");

@@ -345,6 +345,24 @@ static void test_embedded_nul_rejected(void **state)
 	diag_list_fini(&d);
 }
 
+static void test_too_many_mscs(void **state)
+{
+	char text[8192];
+	int used = snprintf(text, sizeof(text), "[global]\nbackend = mmio\n[partition \"a\"]\npartid = 1\n");
+	struct config *c = NULL;
+	struct diag_list d;
+
+	(void)state;
+	for (int i = 0; i < 65; i++)
+		used += snprintf(text + used, sizeof(text) - (size_t)used,
+				 "[msc \"m%d\"]\nbase = 0x%x000\nsize = 0x1000\n", i, i + 1);
+	assert_int_equal(load_string(text, &c, &d, NULL), -EINVAL);
+	assert_int_equal(diag_error_count(&d), 1);
+	assert_int_equal(d.items[0].line, 5 + 64 * 3);
+	assert_non_null(strstr(d.items[0].message, "too many [msc] sections: at most 64"));
+	diag_list_fini(&d);
+}
+
 static struct CMUnitTest *add_fixture_tests(struct CMUnitTest *tests, size_t *count, const char *dir,
 					    void (*fn)(void **), char ***ret_files, size_t *ret_file_count)
 {
@@ -375,6 +393,7 @@ int main(void)
 		cmocka_unit_test(test_crlf_and_bom_accepted),
 		cmocka_unit_test(test_indented_key_is_not_a_continuation),
 		cmocka_unit_test(test_embedded_nul_rejected),
+		cmocka_unit_test(test_too_many_mscs),
 	};
 	size_t count = sizeof(fixed) / sizeof(fixed[0]);
 	struct CMUnitTest *tests = malloc(sizeof(fixed));

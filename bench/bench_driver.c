@@ -1,0 +1,149 @@
+/* Instruction cost of the MMIO driver's per-tick monitor reads, for callgrind.
+ *
+ *   bench_driver PARTITIONS MSCS MONITORS TICKS
+ *
+ * The MSCs are plain register files (writes stored, reads return what was stored), so the count is
+ * the driver's own work plus a few instructions per register access, not a simulator's. Run it under
+ *   valgrind --tool=callgrind --toggle-collect=bench_ticks ./bench_driver ...
+ * and divide the collected instructions by TICKS (see bench/run-driver-bench). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backends/mmio/monitors.h"
+#include "backends/mmio/msc.h"
+#include "core/mpam_regs.h"
+#include "core/parse.h"
+
+struct flat_bus {
+	struct msc_bus base;
+	uint32_t regs[MPAM_MSC_PAGE_SIZE / 4];
+};
+
+static int flat_read32(struct msc_bus *b, uint32_t off, uint32_t *ret)
+{
+	if (!bus_access_ok(b->size, off, 4))
+		return -EFAULT;
+	*ret = ((struct flat_bus *)b)->regs[off / 4];
+	return 0;
+}
+
+static int flat_write32(struct msc_bus *b, uint32_t off, uint32_t v)
+{
+	if (!bus_access_ok(b->size, off, 4))
+		return -EFAULT;
+	/* ID registers are read-only, as on hardware. */
+	if (off >= MPAMCFG_PART_SEL)
+		((struct flat_bus *)b)->regs[off / 4] = v;
+	return 0;
+}
+
+static int flat_read64(struct msc_bus *b, uint32_t off, uint64_t *ret)
+{
+	uint32_t lo, hi;
+	int r = flat_read32(b, off, &lo);
+
+	if (r == 0)
+		r = flat_read32(b, off + 4, &hi);
+	if (r == 0)
+		*ret = (uint64_t)hi << 32 | lo;
+	return r;
+}
+
+static int flat_write64(struct msc_bus *b, uint32_t off, uint64_t v)
+{
+	int r = flat_write32(b, off, (uint32_t)v);
+
+	return r ? r : flat_write32(b, off + 4, (uint32_t)(v >> 32));
+}
+
+static void flat_close(struct msc_bus *b)
+{
+	free(b);
+}
+
+static const struct msc_bus_ops flat_ops = { flat_read32, flat_write32, flat_read64, flat_write64, flat_close };
+
+static struct msc_bus *flat_bus_new(unsigned monitors)
+{
+	struct flat_bus *f = calloc(1, sizeof(*f));
+	struct mpamf_idr idr = { .partid_max = 65535, .pmg_max = 1, .has_mbw_part = true, .has_msmon = true };
+	struct mpamf_mbw_idr mbw = { .bwa_wd = 8, .has_max = true, .has_min = true };
+	struct mpamf_mbwumon_idr mon = { .num_mon = (uint16_t)monitors, .has_long = true };
+	uint64_t raw_idr = mpamf_idr_encode(&idr);
+
+	f->base = (struct msc_bus){ .ops = &flat_ops, .size = MPAM_MSC_PAGE_SIZE };
+	f->regs[MPAMF_AIDR / 4] = MPAMF_AIDR_V1;
+	f->regs[MPAMF_IDR / 4] = (uint32_t)raw_idr;
+	f->regs[MPAMF_MBW_IDR / 4] = mpamf_mbw_idr_encode(&mbw);
+	f->regs[MPAMF_MSMON_IDR / 4] = (uint32_t)MPAMF_MSMON_IDR_MSMON_MBWU;
+	f->regs[MPAMF_MBWUMON_IDR / 4] = mpamf_mbwumon_idr_encode(&mon);
+	return &f->base;
+}
+
+/* Everything a tick of the driver does for every MSC; the function callgrind collects. */
+__attribute__((noinline)) void bench_ticks(struct msc_monitors **mons, size_t mscs, size_t partitions, unsigned ticks,
+					   struct sample *samples);
+
+void bench_ticks(struct msc_monitors **mons, size_t mscs, size_t partitions, unsigned ticks, struct sample *samples)
+{
+	uint64_t now = 1000000000ull;
+
+	for (unsigned t = 0; t < ticks; t++) {
+		now += 100000000ull;
+		for (size_t m = 0; m < mscs; m++)
+			msc_monitors_read(mons[m], now, &samples[m], mscs);
+	}
+	(void)partitions;
+}
+
+static unsigned arg(const char *s, unsigned max)
+{
+	struct parse_err err;
+	uint64_t v;
+
+	if (parse_uint(s, 1, max, &v, &err) < 0) {
+		fprintf(stderr, "bench_driver: %s: %s\n", s, err.text);
+		exit(2);
+	}
+	return (unsigned)v;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc != 5) {
+		fprintf(stderr, "usage: bench_driver PARTITIONS MSCS MONITORS TICKS\n");
+		return 2;
+	}
+	unsigned partitions = arg(argv[1], 65535), mscs = arg(argv[2], 64), monitors = arg(argv[3], 65535);
+	unsigned ticks = arg(argv[4], 1000000);
+	struct msc *msc = calloc(mscs, sizeof(*msc));
+	struct msc_monitors **mons = calloc(mscs, sizeof(*mons));
+	struct sample *samples = calloc((size_t)partitions * mscs, sizeof(*samples));
+	struct err err;
+
+	for (unsigned m = 0; m < mscs; m++) {
+		msc[m].bus = flat_bus_new(monitors);
+		if (msc_probe(msc[m].bus, false, &msc[m].caps, &err) < 0 ||
+		    msc_monitors_new(&msc[m], partitions, &mons[m], &err) < 0) {
+			fprintf(stderr, "bench_driver: %s\n", err.text);
+			return 1;
+		}
+		for (unsigned p = 0; p < partitions; p++)
+			msc_monitors_add(mons[m], p, (uint16_t)(p + 1), &err);
+	}
+	/* Warm up outside bench_ticks: monitors assigned and baselined before anything is counted. */
+	for (unsigned t = 0; t < 3; t++)
+		for (unsigned m = 0; m < mscs; m++)
+			msc_monitors_read(mons[m], 1000000000ull - (3 - t) * 100000000ull, &samples[m], mscs);
+	bench_ticks(mons, mscs, partitions, ticks, samples);
+	for (unsigned m = 0; m < mscs; m++) {
+		msc_monitors_free(mons[m]);
+		bus_close(msc[m].bus);
+	}
+	free(msc);
+	free(mons);
+	free(samples);
+	return 0;
+}
