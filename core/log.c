@@ -10,7 +10,13 @@ static struct {
 	const char *ident;
 	enum log_level level;
 	bool use_syslog;
-} log_state = { "mpamd", LOG_LEVEL_INFO, false };
+	unsigned long counts[LOG_LEVEL_DEBUG + 1];
+} log_state = { "mpamd", LOG_LEVEL_INFO, false, { 0 } };
+
+unsigned long log_count(enum log_level level)
+{
+	return log_state.counts[level];
+}
 
 void log_setup(const char *ident, enum log_level level, bool use_syslog)
 {
@@ -31,6 +37,7 @@ void log_msg(enum log_level level, const char *fmt, ...)
 	static const int priorities[] = { LOG_ERR, LOG_WARNING, LOG_INFO, LOG_DEBUG };
 	va_list ap;
 
+	log_state.counts[level]++;
 	if (level > log_state.level)
 		return;
 	va_start(ap, fmt);

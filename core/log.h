@@ -18,6 +18,9 @@ enum log_level log_get_level(void);
 
 __attribute__((format(printf, 2, 3))) void log_msg(enum log_level level, const char *fmt, ...);
 
+/* Messages of `level` issued since the start, whether or not they were printed (tests assert on it). */
+unsigned long log_count(enum log_level level);
+
 #define log_error(...)	 log_msg(LOG_LEVEL_ERROR, __VA_ARGS__)
 #define log_warning(...) log_msg(LOG_LEVEL_WARNING, __VA_ARGS__)
 #define log_info(...)	 log_msg(LOG_LEVEL_INFO, __VA_ARGS__)

@@ -6,6 +6,7 @@
 
 #include "backends/mmio/mmio_backend.h"
 #include "backends/sim/sim_host.h"
+#include "core/log.h"
 #include "core/mpam_regs.h"
 
 struct sim_backend {
@@ -13,6 +14,7 @@ struct sim_backend {
 	struct sim_host *host;
 	struct mmio_backend *mb;
 	char (*names)[NAME_MAX_LEN + 1];
+	uint64_t *reported;   /* per MSC: model errors + refused accesses already logged */
 	double capacity_mbps; /* per MSC: the simulator knows what the hardware cannot tell */
 };
 
@@ -30,6 +32,7 @@ static void sim_close(struct backend *b)
 	mmio_backend_destroy(s->mb);
 	sim_host_free(s->host);
 	free(s->names);
+	free(s->reported);
 	free(s);
 }
 
@@ -58,9 +61,11 @@ static int sim_open(const struct config *config, struct clock *clock, struct bac
 	const char **names = calloc(n, sizeof(*names));
 	int r = 0;
 
-	if (s)
+	if (s) {
 		s->names = calloc(n, sizeof(*s->names));
-	if (!s || !s->names || !buses || !names)
+		s->reported = calloc(n, sizeof(*s->reported));
+	}
+	if (!s || !s->names || !s->reported || !buses || !names)
 		r = err_set(err, -ENOMEM, "out of memory");
 	if (r == 0)
 		r = sim_host_new(config, clock_now(clock), &s->host, err);
@@ -100,12 +105,30 @@ static int sim_apply(struct backend *b, size_t index, const struct partition_lim
 	return mmio_backend_apply(sim_of(b)->mb, index, limits, effective, err);
 }
 
+/* The simulator sees what real hardware would hide (an MSC without ESR, an access outside the
+ * window): any such mistake by the driver is a bug, reported as loudly as an MSC error. */
+static void check_models(struct sim_backend *s)
+{
+	for (size_t i = 0; i < sim_host_msc_count(s->host); i++) {
+		struct msc_model *m = sim_host_msc(s->host, i);
+		uint64_t errors = msc_model_error_count(m), refused = msc_model_bad_accesses(m);
+		if (errors + refused > s->reported[i]) {
+			log_error(
+				"simulated msc sim%zu: the driver caused %llu MSC error(s) and %llu refused access(es)",
+				i, (unsigned long long)errors, (unsigned long long)refused);
+			s->reported[i] = errors + refused;
+		}
+	}
+}
+
 static int sim_read(struct backend *b, uint64_t now_ns, struct sample *samples, struct err *err)
 {
 	struct sim_backend *s = sim_of(b);
 
 	sim_host_advance(s->host, now_ns);
-	return mmio_backend_read(s->mb, now_ns, samples, err);
+	int r = mmio_backend_read(s->mb, now_ns, samples, err);
+	check_models(s);
+	return r;
 }
 
 static double sim_truth(struct backend *b, size_t index)

@@ -84,8 +84,11 @@ static struct run run_scenario(const char *text, uint64_t ticks)
 	close(fd);
 	if (engine_new(config, &opts, &engine, &err) < 0)
 		fail_msg("engine: %s", err.text);
+	unsigned long errors_before = log_count(LOG_LEVEL_ERROR);
 	assert_int_equal(engine_run(engine, &err), 0);
 	assert_int_equal(engine_ticks_done(engine), ticks);
+	/* Nothing went wrong on the way: no MSC error, no refused access, no failed read. */
+	assert_int_equal(log_count(LOG_LEVEL_ERROR), errors_before);
 	engine_free(engine);
 	config_free(config);
 
