@@ -9,6 +9,7 @@ set(MPAMCORE_SOURCES
   backends/sim/sim_host.c
   core/clock.c
   core/counter.c
+  core/counter_pool.c
   core/engine.c
   core/record.c
   core/error.c

@@ -1,9 +1,6 @@
-/* MBWU monitors of one MSC: hand them to partitions, program them, read them every tick.
- *
- * When partitions outnumber monitors the monitors rotate: each partition holds one until it has
- * produced a measurement (after NRDY settles and a baseline is read), then passes it on. Between
- * its turns a partition's bandwidth is extrapolated from its last measured rate, like perf
- * multiplexing, and those samples are marked SAMPLE_ESTIMATED. */
+/* MBWU monitors of one MSC: program them and read them every tick, with NRDY, overflow status and
+ * long counters handled. Who holds which monitor, and the rotation and extrapolation when partitions
+ * outnumber monitors, is core/counter_pool.c's job. */
 #ifndef MPAMD_BACKENDS_MMIO_MONITORS_H
 #define MPAMD_BACKENDS_MMIO_MONITORS_H
 
