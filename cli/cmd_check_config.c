@@ -57,7 +57,15 @@ static void print_partition(const struct partition_config *p)
 	printf(" cgroup=%s pids=", or_none(p->cgroup));
 	for (size_t i = 0; i < p->pid_count; i++)
 		printf("%s%d", i ? "," : "", (int)p->pids[i]);
-	printf("%s sim_demand=", p->pid_count ? "" : "none");
+	printf("%s cpus=", p->pid_count ? "" : "none");
+	if (p->cpus) {
+		char buf[CPU_LIMIT * 6];
+		cpu_set_format(p->cpus, buf, sizeof(buf));
+		printf("%s", buf);
+	} else {
+		printf("none");
+	}
+	printf(" sim_demand=");
 	for (size_t i = 0; i < p->sim_demand.count; i++)
 		printf("%s%u@%llu", i ? "," : "", p->sim_demand.points[i].mbps,
 		       (unsigned long long)p->sim_demand.points[i].tick);
@@ -69,9 +77,9 @@ static void print_summary(const struct config *c)
 	const struct global_config *g = &c->global;
 	const struct sim_config *s = &c->sim;
 
-	printf("global: backend=%s monitor=%s interval_ms=%u resctrl_root=%s socket=%s record=%s\n",
+	printf("global: backend=%s monitor=%s interval_ms=%u resctrl_root=%s group_prefix=%s socket=%s record=%s\n",
 	       backend_kind_names[g->backend], monitor_kind_names[g->monitor], g->interval_ms, g->resctrl_root,
-	       g->socket, or_none(g->record));
+	       g->group_prefix, g->socket, or_none(g->record));
 	if (g->backend == BACKEND_SIM)
 		printf("sim: mscs=%u capacity_mbps=%u monitors=%u counter_bits=%u scale=%u bwa_wd=%u nrdy_ticks=%u "
 		       "partid_max=%u seed=%llu noise_pct=%u\n",

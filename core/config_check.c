@@ -179,6 +179,33 @@ static void check_pids_unique(const struct config_section *sections, size_t coun
 	}
 }
 
+static void check_cpus_unique(const struct config *c, const struct config_section *sections, size_t count,
+			      struct diag_list *d)
+{
+	(void)c;
+	for (size_t i = 0; i < count; i++) {
+		const struct partition_config *p = sections[i].object;
+		if (sections[i].kind != SECTION_PARTITION || sections[i].discarded || !p->cpus)
+			continue;
+		for (size_t j = 0; j < i; j++) {
+			const struct partition_config *q = sections[j].object;
+			if (sections[j].kind != SECTION_PARTITION || sections[j].discarded || !q->cpus)
+				continue;
+			for (unsigned w = 0; w < CPU_LIMIT / 64; w++) {
+				uint64_t both = p->cpus->bits[w] & q->cpus->bits[w];
+				if (!both)
+					continue;
+				/* A CPU belongs to one resctrl group at a time. */
+				diag_add(d, DIAG_ERROR, config_section_key_line(&sections[i], "cpus"),
+					 "cpu %u is already in partition \"%s\" (line %u)",
+					 w * 64 + __builtin_ctzll(both), q->name,
+					 config_section_key_line(&sections[j], "cpus"));
+				break;
+			}
+		}
+	}
+}
+
 static void check_msc_windows(const struct config *c, const struct config_section *sections, size_t count,
 			      struct diag_list *d)
 {
@@ -225,6 +252,7 @@ void config_check(struct config *c, struct config_section *sections, size_t coun
 	if (c->global.backend == BACKEND_SIM)
 		assign_sim_partids(c, d);
 	check_pids_unique(sections, count, d);
+	check_cpus_unique(c, sections, count, d);
 	check_msc_windows(c, sections, count, d);
 	if (c->partition_count == 0)
 		diag_add(d, DIAG_WARNING, 0, "no [partition \"NAME\"] sections: mpamd would have nothing to manage");

@@ -26,19 +26,33 @@ static json_t *demand_to_json(const struct demand_profile *d)
 	return points;
 }
 
+static json_t *cpus_to_json(const struct cpu_set *cpus)
+{
+	char buf[CPU_LIMIT * 6];
+
+	if (!cpus)
+		return json_null();
+	cpu_set_format(cpus, buf, sizeof(buf));
+	return json_string(buf);
+}
+
 json_t *partition_config_to_json(const struct partition_config *p)
 {
 	json_t *pids = json_array();
 
 	for (size_t i = 0; i < p->pid_count; i++)
 		json_array_append_new(pids, json_integer(p->pids[i]));
-	return json_pack("{s:s,s:o,s:b,s:s,s:o,s:o,s:o,s:I,s:o,s:o,s:o,s:o,s:I}", "name", p->name, "partid",
-			 p->has_partid ? json_integer(p->partid) : json_null(), "partid_auto", p->partid_auto, "class",
-			 partition_class_names[p->class], "cgroup", p->cgroup ? json_string(p->cgroup) : json_null(),
-			 "pids", pids, "mb_min", json_optional_integer(p->mb_min), "mb_max", (json_int_t)p->mb_max,
-			 "guarantee_mbps", json_optional_integer(p->guarantee_mbps), "target_mbps",
-			 json_optional_integer(p->target_mbps), "l3_cbm", p->l3_cbm ? json_hex(p->l3_cbm) : json_null(),
-			 "sim_demand", demand_to_json(&p->sim_demand), "line", (json_int_t)p->line);
+	json_t *json = json_pack(
+		"{s:s,s:o,s:b,s:s,s:o,s:o,s:o,s:I,s:o,s:o,s:o,s:o,s:I}", "name", p->name, "partid",
+		p->has_partid ? json_integer(p->partid) : json_null(), "partid_auto", p->partid_auto, "class",
+		partition_class_names[p->class], "cgroup", p->cgroup ? json_string(p->cgroup) : json_null(), "pids",
+		pids, "mb_min", json_optional_integer(p->mb_min), "mb_max", (json_int_t)p->mb_max, "guarantee_mbps",
+		json_optional_integer(p->guarantee_mbps), "target_mbps", json_optional_integer(p->target_mbps),
+		"l3_cbm", p->l3_cbm ? json_hex(p->l3_cbm) : json_null(), "sim_demand", demand_to_json(&p->sim_demand),
+		"line", (json_int_t)p->line);
+
+	json_object_set_new(json, "cpus", cpus_to_json(p->cpus));
+	return json;
 }
 
 static json_t *global_to_json(const struct global_config *g)

@@ -109,9 +109,23 @@ static int key_record(void *o, const char *v, struct parse_err *e)
 	return store_string(&((struct global_config *)o)->record, v, e);
 }
 
+static int key_group_prefix(void *o, const char *v, struct parse_err *e)
+{
+	struct global_config *g = o;
+
+	if (strlen(v) > GROUP_PREFIX_MAX)
+		return fail(e, "at most 32 characters");
+	for (const char *c = v; *c; c++)
+		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-", *c))
+			return fail(e, "only A-Z a-z 0-9 _ . - are allowed");
+	snprintf(g->group_prefix, sizeof(g->group_prefix), "%s", v);
+	return 0;
+}
+
 static const struct config_key global_keys[] = {
 	{ "backend", key_backend },	      { "monitor", key_monitor }, { "interval_ms", key_interval_ms },
 	{ "resctrl_root", key_resctrl_root }, { "socket", key_socket },	  { "record", key_record },
+	{ "group_prefix", key_group_prefix },
 };
 
 /* ---- [sim] ---- */
@@ -307,6 +321,23 @@ static int key_pids(void *o, const char *v, struct parse_err *e)
 	return 0;
 }
 
+static int key_cpus(void *o, const char *v, struct parse_err *e)
+{
+	struct partition_config *p = o;
+	struct cpu_set *set = calloc(1, sizeof(*set));
+
+	if (!set)
+		return fail(e, "out of memory");
+	int r = parse_cpu_list(v, CPU_LIMIT, set->bits, &set->count, e);
+	if (r < 0) {
+		free(set);
+		return r;
+	}
+	free(p->cpus);
+	p->cpus = set;
+	return 0;
+}
+
 static int key_mb_min(void *o, const char *v, struct parse_err *e)
 {
 	return parse_percent(v, 1, 100, &((struct partition_config *)o)->mb_min, e);
@@ -410,6 +441,7 @@ static const struct config_key partition_keys[] = {
 	{ "class", key_class },
 	{ "cgroup", key_cgroup },
 	{ "pids", key_pids },
+	{ "cpus", key_cpus },
 	{ "mb_min", key_mb_min },
 	{ "mb_max", key_mb_max },
 	{ "guarantee_mbps", key_guarantee },

@@ -4,9 +4,11 @@
 
 static void write_global(const struct global_config *g, FILE *out)
 {
-	fprintf(out, "[global]\nbackend = %s\nmonitor = %s\ninterval_ms = %u\nresctrl_root = %s\nsocket = %s\n",
+	fprintf(out,
+		"[global]\nbackend = %s\nmonitor = %s\ninterval_ms = %u\nresctrl_root = %s\ngroup_prefix = %s\n"
+		"socket = %s\n",
 		backend_kind_names[g->backend], monitor_kind_names[g->monitor], g->interval_ms, g->resctrl_root,
-		g->socket);
+		g->group_prefix, g->socket);
 	if (g->record)
 		fprintf(out, "record = %s\n", g->record);
 }
@@ -36,6 +38,11 @@ static void write_partition(const struct partition_config *p, FILE *out)
 		fprintf(out, "l3_cbm = 0x%llx\n", (unsigned long long)p->l3_cbm);
 	if (p->cgroup)
 		fprintf(out, "cgroup = %s\n", p->cgroup);
+	if (p->cpus) {
+		char buf[CPU_LIMIT * 6];
+		cpu_set_format(p->cpus, buf, sizeof(buf));
+		fprintf(out, "cpus = %s\n", buf);
+	}
 	for (size_t i = 0; i < p->pid_count; i++)
 		fprintf(out, "%s%d%s", i ? " " : "pids = ", (int)p->pids[i], i + 1 == p->pid_count ? "\n" : "");
 	for (size_t i = 0; i < p->sim_demand.count; i++)

@@ -1,5 +1,6 @@
 #include "core/model.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,6 +14,35 @@ void global_config_defaults(struct global_config *g)
 	g->backend = BACKEND_RESCTRL;
 	g->monitor = MONITOR_AUTO;
 	g->interval_ms = 100;
+	snprintf(g->group_prefix, sizeof(g->group_prefix), "mpamd-");
+}
+
+bool cpu_set_has(const struct cpu_set *set, unsigned cpu)
+{
+	return cpu < CPU_LIMIT && (set->bits[cpu / 64] >> (cpu % 64)) & 1;
+}
+
+int cpu_set_format(const struct cpu_set *set, char *buf, size_t len)
+{
+	size_t used = 0;
+
+	if (len)
+		buf[0] = '\0';
+	for (unsigned cpu = 0; cpu < CPU_LIMIT; cpu++) {
+		if (!cpu_set_has(set, cpu))
+			continue;
+		unsigned last = cpu;
+		while (last + 1 < CPU_LIMIT && cpu_set_has(set, last + 1))
+			last++;
+		char part[24];
+		int n = last == cpu ? snprintf(part, sizeof(part), "%s%u", used ? "," : "", cpu)
+				    : snprintf(part, sizeof(part), "%s%u-%u", used ? "," : "", cpu, last);
+		if (used + (size_t)n < len)
+			memcpy(buf + used, part, (size_t)n + 1);
+		used += (size_t)n;
+		cpu = last;
+	}
+	return (int)used;
 }
 
 void sim_config_defaults(struct sim_config *s)
@@ -42,6 +72,7 @@ void partition_config_fini(struct partition_config *p)
 {
 	free(p->cgroup);
 	free(p->pids);
+	free(p->cpus);
 	free(p->sim_demand.points);
 	memset(p, 0, sizeof(*p));
 }

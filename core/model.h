@@ -33,8 +33,10 @@ extern const char *const backend_kind_names[];
 extern const char *const monitor_kind_names[];
 extern const char *const partition_class_names[];
 
-#define PARTID_LIMIT	     65535u	/* MPAMF_IDR.PARTID_MAX is 16 bits */
-#define PID_LIMIT	     4194304u	/* PID_MAX_LIMIT on 64-bit Linux */
+#define PARTID_LIMIT	     65535u   /* MPAMF_IDR.PARTID_MAX is 16 bits */
+#define PID_LIMIT	     4194304u /* PID_MAX_LIMIT on 64-bit Linux */
+#define CPU_LIMIT	     4096u    /* CPUs a cpus key can name (0..CPU_LIMIT-1) */
+#define GROUP_PREFIX_MAX     32
 #define BANDWIDTH_LIMIT_MBPS 100000000u /* 100 TB/s: far above any host, far below overflow */
 
 /* Simulated demand: piecewise constant, point i holds from its tick until the next point's tick.
@@ -49,11 +51,22 @@ struct demand_profile {
 	size_t count; /* 0: no demand configured (an idle partition) */
 };
 
+/* A set of CPUs, as in cpus_list. */
+struct cpu_set {
+	uint64_t bits[CPU_LIMIT / 64];
+	unsigned count;
+};
+
+bool cpu_set_has(const struct cpu_set *set, unsigned cpu);
+/* "0-3,8" form; returns the length it would need, like snprintf. */
+int cpu_set_format(const struct cpu_set *set, char *buf, size_t len);
+
 struct global_config {
 	enum backend_kind backend;
 	enum monitor_kind monitor;
 	unsigned interval_ms;
 	char *resctrl_root;
+	char group_prefix[GROUP_PREFIX_MAX + 1]; /* resctrl groups are named PREFIX + partition name */
 	char *socket;
 	char *record; /* NULL: no record file */
 };
@@ -88,6 +101,7 @@ struct partition_config {
 	char *cgroup; /* relative to the cgroup root, normalized; NULL if none */
 	pid_t *pids;
 	size_t pid_count;
+	struct cpu_set *cpus;	 /* NULL if none: resctrl gives the group these CPUs */
 	unsigned mb_min;	 /* percent; 0 = no minimum */
 	unsigned mb_max;	 /* percent */
 	uint32_t guarantee_mbps; /* 0 = none */

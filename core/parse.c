@@ -211,6 +211,71 @@ int parse_uint_list(const char *s, uint64_t min, uint64_t max, uint64_t **ret_va
 	return 0;
 }
 
+/* One "N" or "N-M" item of a CPU list. */
+static int parse_cpu_range(const char *item, unsigned limit, unsigned *ret_first, unsigned *ret_last,
+			   struct parse_err *err)
+{
+	char buf[32];
+	uint64_t first, last;
+
+	if (strlen(item) >= sizeof(buf))
+		return fail(err, "CPU range '%.20s...' is too long", item);
+	snprintf(buf, sizeof(buf), "%s", item);
+	char *dash = strchr(buf, '-');
+	if (dash)
+		*dash = '\0';
+	int r = parse_digits(buf, 10, &first, err);
+	if (r == 0)
+		r = dash ? parse_digits(dash + 1, 10, &last, err) : (last = first, 0);
+	if (r < 0) {
+		char reason[PARSE_ERR_MAX];
+		snprintf(reason, sizeof(reason), "%s", err->text);
+		return fail(err, "'%s': %.100s", item, reason);
+	}
+	if (first > last)
+		return fail(err, "'%s': a range goes from low to high", item);
+	if (last >= limit) {
+		snprintf(err->text, sizeof(err->text), "CPU %llu is beyond the limit of %u CPUs",
+			 (unsigned long long)last, limit);
+		return -ERANGE;
+	}
+	*ret_first = (unsigned)first;
+	*ret_last = (unsigned)last;
+	return 0;
+}
+
+int parse_cpu_list(const char *s, unsigned limit, uint64_t *bits, unsigned *ret_count, struct parse_err *err)
+{
+	unsigned count = 0;
+
+	memset(bits, 0, limit / 8);
+	if (!*s)
+		return fail(err, "expected a CPU list like 0-3,8");
+	for (const char *p = s;;) {
+		size_t len = strcspn(p, ",");
+		char item[32];
+		unsigned first = 0, last = 0;
+		if (len == 0)
+			return fail(err, "empty item in the CPU list");
+		if (len >= sizeof(item))
+			return fail(err, "CPU range '%.20s...' is too long", p);
+		memcpy(item, p, len);
+		item[len] = '\0';
+		int r = parse_cpu_range(item, limit, &first, &last, err);
+		if (r < 0)
+			return r;
+		for (unsigned cpu = first; cpu <= last; cpu++) {
+			count += !((bits[cpu / 64] >> (cpu % 64)) & 1);
+			bits[cpu / 64] |= UINT64_C(1) << (cpu % 64);
+		}
+		if (!p[len])
+			break;
+		p += len + 1;
+	}
+	*ret_count = count;
+	return 0;
+}
+
 bool name_is_valid(const char *s, struct parse_err *err)
 {
 	size_t len = strlen(s);

@@ -34,6 +34,10 @@ int parse_enum(const char *s, const char *const *names, unsigned *ret, struct pa
 int parse_uint_list(const char *s, uint64_t min, uint64_t max, uint64_t **ret_values, size_t *ret_count,
 		    struct parse_err *err);
 
+/* A CPU list as in cpus_list: "0-3,8,10-11", every CPU below `limit` (a multiple of 64).
+ * Sets the bits in bits[limit / 64] (cleared first) and the count of CPUs. */
+int parse_cpu_list(const char *s, unsigned limit, uint64_t *bits, unsigned *ret_count, struct parse_err *err);
+
 /* Names of partitions and MSCs: [A-Za-z0-9_.-]{1,64}, not "." or "..". */
 #define NAME_MAX_LEN 64
 bool name_is_valid(const char *s, struct parse_err *err);

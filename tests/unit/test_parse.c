@@ -126,6 +126,24 @@ static void test_parse_uint_list(void **state)
 	assert_int_equal(parse_uint_list("1 0", 1, 10, &v, &n, &e), -ERANGE);
 }
 
+static void test_cpu_list(void **state)
+{
+	uint64_t bits[2];
+	unsigned count;
+	struct parse_err e;
+
+	(void)state;
+	assert_int_equal(parse_cpu_list("0-3,8,70-71,2", 128, bits, &count, &e), 0);
+	assert_int_equal(count, 7); /* 2 is listed twice but counted once */
+	assert_true(bits[0] == 0x10f);
+	assert_true(bits[1] == 0xc0);
+	assert_int_equal(parse_cpu_list("128", 128, bits, &count, &e), -ERANGE);
+	assert_int_equal(parse_cpu_list("1,,2", 128, bits, &count, &e), -EINVAL);
+	assert_int_equal(parse_cpu_list("3-", 128, bits, &count, &e), -EINVAL);
+	assert_int_equal(parse_cpu_list("", 128, bits, &count, &e), -EINVAL);
+	assert_int_equal(parse_cpu_list("1 - 2", 128, bits, &count, &e), -EINVAL);
+}
+
 static void test_names(void **state)
 {
 	struct parse_err e;
@@ -171,6 +189,7 @@ int main(void)
 		cmocka_unit_test(test_parse_bool_and_enum),
 		cmocka_unit_test(test_parse_uint_list),
 		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_cpu_list),
 		cmocka_unit_test(test_suggest),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
