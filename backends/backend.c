@@ -8,7 +8,7 @@ const struct backend_ops *backend_for(enum backend_kind kind)
 	case BACKEND_MMIO:
 		return &backend_mmio_ops;
 	case BACKEND_RESCTRL:
-		break;
+		return &backend_resctrl_ops;
 	}
 	return NULL;
 }

@@ -91,6 +91,7 @@ struct backend_ops {
 
 extern const struct backend_ops backend_sim_ops;
 extern const struct backend_ops backend_mmio_ops;
+extern const struct backend_ops backend_resctrl_ops;
 
 /* The backend for a configuration's `backend` key, or NULL when it is not built in. */
 const struct backend_ops *backend_for(enum backend_kind kind);

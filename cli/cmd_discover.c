@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "backends/backend.h"
+#include "backends/resctrl/resctrl_backend.h"
 #include "cli/mpamctl.h"
 #include "core/config.h"
 #include "core/log.h"
@@ -12,16 +13,20 @@
 static void discover_usage(FILE *out)
 {
 	fprintf(out, "Usage: mpamctl discover [--backend NAME] -c FILE [--json]\n"
+		     "       mpamctl discover --resctrl-root DIR [--json]\n"
 		     "\n"
 		     "Probe the hardware the configuration describes, without changing any limit, and print\n"
 		     "its capabilities: PARTIDs, PMGs, each MSC with its RIS, bandwidth controls and their\n"
-		     "granularity, cache portion bits, monitors and counter width.\n"
+		     "granularity, cache portion bits, monitors and counter width; for resctrl the resources,\n"
+		     "CLOSIDs, masks, MB units and steps, RMIDs, monitoring events and counter assignment.\n"
 		     "\n"
 		     "Options:\n"
-		     "  -c, --config FILE   configuration naming the backend and its hardware (required)\n"
-		     "  -b, --backend NAME  resctrl | mmio | sim, replacing the file's backend key\n"
-		     "  -j, --json          print JSON\n"
-		     "  -h, --help          show this help\n");
+		     "  -c, --config FILE        configuration naming the backend and its hardware\n"
+		     "  -b, --backend NAME       resctrl | mmio | sim, replacing the file's backend key\n"
+		     "  -r, --resctrl-root DIR   probe a resctrl tree directly, without a configuration\n"
+		     "                           (a mount, or a directory copied from a real host)\n"
+		     "  -j, --json               print JSON\n"
+		     "  -h, --help               show this help\n");
 }
 
 static const char *yes_no(json_t *v)
@@ -74,6 +79,60 @@ static void print_text(const char *backend, json_t *d)
 	}
 }
 
+static void print_resctrl_text(json_t *d)
+{
+	json_t *mb = json_object_get(d, "MB"), *mon = json_object_get(d, "L3_MON");
+	const char *caches[] = { "L3", "L2" };
+
+	printf("resctrl at %s%s: %lld CLOSIDs%s\n", json_string_value(json_object_get(d, "root")),
+	       json_is_true(json_object_get(d, "resctrl_mount")) ? "" : " (not a resctrl mount)", num(d, "num_closids"),
+	       json_is_true(json_object_get(d, "debug")) ? ", debug (ctrl_hw_id)" : "");
+	for (size_t i = 0; i < 2; i++) {
+		json_t *c = json_object_get(d, caches[i]);
+		if (json_is_object(c))
+			printf("  %s: %lld-bit CBM (mask %s), min %lld bits, shareable %s, sparse masks %s%s, %lld "
+			       "domains\n",
+			       json_string_value(json_object_get(c, "name")), num(c, "cbm_bits"),
+			       json_string_value(json_object_get(c, "cbm_mask")), num(c, "min_cbm_bits"),
+			       json_string_value(json_object_get(c, "shareable_bits")),
+			       yes_no(json_object_get(c, "sparse_masks")),
+			       json_is_true(json_object_get(c, "cdp")) ? ", CDP" : "", num(c, "domains"));
+	}
+	if (json_is_object(mb))
+		printf("  MB: %s, step %lld, minimum %lld, max %lld, delay %s, throttle %s, %lld domains\n",
+		       json_string_value(json_object_get(mb, "units")), num(mb, "bandwidth_gran"),
+		       num(mb, "min_bandwidth"), num(mb, "max_value"),
+		       json_is_true(json_object_get(mb, "delay_linear")) ? "linear" : "non-linear",
+		       json_string_value(json_object_get(mb, "thread_throttle_mode")), num(mb, "domains"));
+	if (json_is_object(mon)) {
+		const char *mode = json_string_value(json_object_get(mon, "mbm_assign_mode"));
+		printf("  L3_MON: %lld RMIDs; mbm_total_bytes %s, mbm_local_bytes %s, llc_occupancy %s; %zu "
+		       "domains%s%s\n",
+		       num(mon, "num_rmids"), yes_no(json_object_get(mon, "mbm_total_bytes")),
+		       yes_no(json_object_get(mon, "mbm_local_bytes")), yes_no(json_object_get(mon, "llc_occupancy")),
+		       json_array_size(json_object_get(mon, "domains")), mode && *mode ? "; counter assignment " : "",
+		       mode ? mode : "");
+	}
+}
+
+static int discover_root(const char *root, bool json)
+{
+	struct err err = { "" };
+	json_t *d = resctrl_describe_root(root, &err);
+
+	if (!d) {
+		fprintf(stderr, "mpamctl discover: %s\n", err.text);
+		return EXIT_FAILED;
+	}
+	json_object_set_new(d, "backend", json_string("resctrl"));
+	if (json)
+		json_dumpf(d, stdout, JSON_INDENT(2) | JSON_SORT_KEYS), putchar('\n');
+	else
+		print_resctrl_text(d);
+	json_decref(d);
+	return EXIT_OK;
+}
+
 static int discover(const char *path, const struct config_overrides *overrides, bool json)
 {
 	struct diag_list diags;
@@ -100,6 +159,8 @@ static int discover(const char *path, const struct config_overrides *overrides, 
 		json_object_set_new(d, "backend", json_string(ops->name));
 		if (json)
 			json_dumpf(d, stdout, JSON_INDENT(2) | JSON_SORT_KEYS), putchar('\n');
+		else if (config->global.backend == BACKEND_RESCTRL)
+			print_resctrl_text(d);
 		else
 			print_text(ops->name, d);
 		json_decref(d);
@@ -114,21 +175,25 @@ int cmd_discover(int argc, char **argv, const struct ctl_options *opts)
 	static const struct option options[] = {
 		{ "config", required_argument, NULL, 'c' },
 		{ "backend", required_argument, NULL, 'b' },
+		{ "resctrl-root", required_argument, NULL, 'r' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct config_overrides overrides = { 0 };
-	const char *path = NULL;
+	const char *path = NULL, *root = NULL;
 	bool json = opts->json;
 	struct parse_err perr;
 	unsigned index;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "c:b:jh", options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "c:b:r:jh", options, NULL)) != -1) {
 		switch (c) {
 		case 'c':
 			path = optarg;
+			break;
+		case 'r':
+			root = optarg;
 			break;
 		case 'b':
 			if (parse_enum(optarg, backend_kind_names, &index, &perr) < 0) {
@@ -149,11 +214,12 @@ int cmd_discover(int argc, char **argv, const struct ctl_options *opts)
 			return EXIT_USAGE;
 		}
 	}
-	if (!path || optind != argc) {
+	if (optind != argc || (!path == !root)) {
 		fprintf(stderr, "mpamctl discover: %s\n",
-			path ? "unexpected argument" : "a configuration (-c FILE) is required");
+			optind != argc ? "unexpected argument"
+				       : "give either a configuration (-c FILE) or a resctrl tree (--resctrl-root DIR)");
 		return EXIT_USAGE;
 	}
-	log_setup("mpamctl", LOG_LEVEL_WARNING, false);
-	return discover(path, &overrides, json);
+	log_setup("mpamctl", LOG_LEVEL_ERROR, false);
+	return root ? discover_root(root, json) : discover(path, &overrides, json);
 }

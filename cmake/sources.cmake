@@ -5,6 +5,12 @@ set(MPAMCORE_SOURCES
   backends/mmio/mmio_ops.c
   backends/mmio/monitors.c
   backends/mmio/msc.c
+  backends/resctrl/files.c
+  backends/resctrl/group.c
+  backends/resctrl/mon.c
+  backends/resctrl/parse.c
+  backends/resctrl/probe.c
+  backends/resctrl/resctrl_backend.c
   backends/sim/sim_backend.c
   backends/sim/sim_host.c
   core/clock.c

@@ -172,6 +172,8 @@ static void summarise(struct engine *e, size_t index)
 	struct partition_status *st = &e->status[index];
 	const struct sample *row = &e->samples[index * e->caps.domain_count];
 
+	unsigned measured = 0;
+
 	st->valid = st->open;
 	st->estimated = false;
 	st->mbps = 0;
@@ -180,6 +182,7 @@ static void summarise(struct engine *e, size_t index)
 	for (unsigned d = 0; d < e->caps.domain_count; d++) {
 		if (!e->caps.domains[d].measures)
 			continue;
+		measured++;
 		if (row[d].state == SAMPLE_INVALID) {
 			st->valid = false;
 			st->reason = row[d].reason;
@@ -187,6 +190,10 @@ static void summarise(struct engine *e, size_t index)
 		}
 		st->estimated |= row[d].state == SAMPLE_ESTIMATED;
 		st->mbps += counter_rate_mbps(row[d].bytes, row[d].elapsed_ns);
+	}
+	if (measured == 0) {
+		st->valid = false; /* nothing measures: no value, rather than a made-up 0 */
+		st->reason = "no bandwidth counters";
 	}
 	if (st->valid)
 		st->reason = NULL;

@@ -132,27 +132,34 @@ void mmio_backend_caps(struct mmio_backend *mb, struct backend_caps *caps)
 	}
 }
 
-int mmio_backend_partition_open(struct mmio_backend *mb, size_t index, const struct partition_config *p,
-				struct err *err)
+int mmio_backend_add_monitored(struct mmio_backend *mb, size_t index, uint16_t partid, struct err *err)
 {
 	if (index >= mb->partition_count)
 		return err_set(err, -EINVAL, "partition index %zu out of range", index);
-	if (!p->has_partid)
-		return err_set(err, -EINVAL, "partition \"%s\" has no partid", p->name);
 	for (size_t i = 0; i < mb->msc_count; i++) {
-		if (p->partid > mb->mscs[i].caps.partid_max)
-			return err_set(err, -ERANGE, "partid %u is above PARTID_MAX %u of msc \"%s\"", p->partid,
+		if (partid > mb->mscs[i].caps.partid_max)
+			return err_set(err, -ERANGE, "partid %u is above PARTID_MAX %u of msc \"%s\"", partid,
 				       mb->mscs[i].caps.partid_max, mb->mscs[i].name);
 	}
 	for (size_t i = 0; i < mb->msc_count; i++) {
-		int r = mb->monitors[i] ? msc_monitors_add(mb->monitors[i], index, p->partid, err) : 0;
+		int r = mb->monitors[i] ? msc_monitors_add(mb->monitors[i], index, partid, err) : 0;
 		if (r < 0) {
 			err_prefix(err, "msc \"%s\"", mb->mscs[i].name);
 			return r;
 		}
 	}
-	mb->partitions[index] = p;
 	return 0;
+}
+
+int mmio_backend_partition_open(struct mmio_backend *mb, size_t index, const struct partition_config *p,
+				struct err *err)
+{
+	if (!p->has_partid)
+		return err_set(err, -EINVAL, "partition \"%s\" has no partid", p->name);
+	int r = mmio_backend_add_monitored(mb, index, p->partid, err);
+	if (r == 0)
+		mb->partitions[index] = p;
+	return r;
 }
 
 static int apply_one_msc(struct msc *msc, uint16_t partid, const struct partition_limits *limits,

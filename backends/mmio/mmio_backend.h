@@ -16,6 +16,8 @@ void mmio_backend_destroy(struct mmio_backend *mb);
 void mmio_backend_caps(struct mmio_backend *mb, struct backend_caps *ret);
 int mmio_backend_partition_open(struct mmio_backend *mb, size_t index, const struct partition_config *p,
 				struct err *err);
+/* Monitor-only use (resctrl owns the controls): measures partition `index` as `partid`. */
+int mmio_backend_add_monitored(struct mmio_backend *mb, size_t index, uint16_t partid, struct err *err);
 int mmio_backend_apply(struct mmio_backend *mb, size_t index, const struct partition_limits *limits,
 		       struct partition_limits *effective, struct err *err);
 int mmio_backend_read(struct mmio_backend *mb, uint64_t now_ns, struct sample *samples, struct err *err);

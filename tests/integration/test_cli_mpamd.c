@@ -139,12 +139,59 @@ static void test_discover_mmio_explains_failure(void **state)
 	run_result_fini(&r);
 }
 
+static void test_discover_static_resctrl_copies(void **state)
+{
+	json_error_t error;
+	struct run_result r = run((char *[]){ MPAMCTL, "discover", "--resctrl-root",
+					      MPAMD_SOURCE_DIR "/tests/fixtures/resctrl/intel-skx-2s", NULL });
+
+	(void)state;
+	assert_int_equal(r.exit_code, 0);
+	assert_non_null(strstr(r.out, "(not a resctrl mount): 8 CLOSIDs"));
+	assert_non_null(
+		strstr(r.out, "L3: 11-bit CBM (mask 7ff), min 1 bits, shareable 0, sparse masks no, 2 domains"));
+	assert_non_null(strstr(r.out, "MB: percent, step 10, minimum 10, max 100"));
+	assert_non_null(strstr(r.out, "L3_MON: 176 RMIDs; mbm_total_bytes yes, mbm_local_bytes yes"));
+	run_result_fini(&r);
+
+	r = run((char *[]){ MPAMCTL, "--json", "discover", "--resctrl-root",
+			    MPAMD_SOURCE_DIR "/tests/fixtures/resctrl/amd-genoa-abmc", NULL });
+	assert_int_equal(r.exit_code, 0);
+	json_t *d = json_loads(r.out, 0, &error);
+	assert_non_null(d);
+	json_t *mon = json_object_get(d, "L3_MON");
+	assert_string_equal(json_string_value(json_object_get(mon, "mbm_assign_mode")), "mbm_event");
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(mon, "num_mbm_cntrs"), "1")), 32);
+	assert_string_equal(json_string_value(json_object_get(json_object_get(d, "MB"), "units")), "absolute");
+	json_decref(d);
+	run_result_fini(&r);
+
+	r = run((char *[]){ MPAMCTL, "discover", "--resctrl-root",
+			    MPAMD_SOURCE_DIR "/tests/fixtures/resctrl/arm-mpam-7.1", NULL });
+	assert_int_equal(r.exit_code, 0);
+	assert_non_null(strstr(r.out, "32 CLOSIDs, debug (ctrl_hw_id)"));
+	assert_non_null(strstr(r.out, "mbm_total_bytes no, mbm_local_bytes no, llc_occupancy yes"));
+	run_result_fini(&r);
+
+	r = run((char *[]){ MPAMCTL, "discover", "--resctrl-root", "/nonexistent", NULL });
+	assert_int_equal(r.exit_code, 1);
+	assert_non_null(strstr(r.err, "cannot open /nonexistent"));
+	run_result_fini(&r);
+
+	r = run((char *[]){ MPAMCTL, "discover", "--resctrl-root", "/tmp", "-c", ETC "/demo.ini", NULL });
+	assert_int_equal(r.exit_code, 2);
+	run_result_fini(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_demo_runs_and_records),	       cmocka_unit_test(test_usage_errors),
-		cmocka_unit_test(test_help_lists_every_option),	       cmocka_unit_test(test_discover_sim),
+		cmocka_unit_test(test_demo_runs_and_records),
+		cmocka_unit_test(test_usage_errors),
+		cmocka_unit_test(test_help_lists_every_option),
+		cmocka_unit_test(test_discover_sim),
 		cmocka_unit_test(test_discover_mmio_explains_failure),
+		cmocka_unit_test(test_discover_static_resctrl_copies),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

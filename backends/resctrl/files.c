@@ -1,0 +1,73 @@
+/* File access relative to the resctrl root: every path is opened with openat on the root's
+ * descriptor, so the root is a parameter and nothing is resolved twice. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "backends/resctrl/resctrl.h"
+#include "core/parse.h"
+
+int resctrl_read_at(int dirfd, const char *path, char *buf, size_t len)
+{
+	int fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	ssize_t n = read(fd, buf, len - 1);
+	int saved = errno;
+	close(fd);
+	if (n < 0)
+		return -saved;
+	buf[n] = '\0';
+	return 0;
+}
+
+int resctrl_read_uint_at(int dirfd, const char *path, unsigned base, uint64_t *ret)
+{
+	char buf[64];
+	struct parse_err perr;
+	int r = resctrl_read_at(dirfd, path, buf, sizeof(buf));
+
+	if (r < 0)
+		return r;
+	buf[strcspn(buf, "\n")] = '\0';
+	r = base == 16 ? parse_hex(buf, 0, UINT64_MAX, ret, &perr) : parse_uint(buf, 0, UINT64_MAX, ret, &perr);
+	return r < 0 ? -EINVAL : 0;
+}
+
+int resctrl_write_at(int dirfd, const char *path, const char *text)
+{
+	int fd = openat(dirfd, path, O_WRONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	size_t len = strlen(text);
+	ssize_t n = write(fd, text, len);
+	int saved = errno;
+	close(fd);
+	if (n < 0)
+		return -saved;
+	return (size_t)n == len ? 0 : -EIO;
+}
+
+void resctrl_last_status(int rootfd, char *buf, size_t len)
+{
+	if (resctrl_read_at(rootfd, "info/last_cmd_status", buf, len) < 0) {
+		buf[0] = '\0';
+		return;
+	}
+	/* Several lines become one, so the status fits in a log line. */
+	for (char *p = buf; *p; p++)
+		if (*p == '\n')
+			*p = p[1] ? ';' : '\0';
+}
+
+bool resctrl_exists_at(int dirfd, const char *path)
+{
+	struct stat st;
+
+	return fstatat(dirfd, path, &st, 0) == 0;
+}

@@ -1,0 +1,284 @@
+/* Control groups: create or adopt, schemata, tasks and CPUs. Every failed write carries the
+ * kernel's own explanation from info/last_cmd_status. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "backends/resctrl/resctrl.h"
+#include "core/log.h"
+#include "core/parse.h"
+
+static int fail_with_status(int rootfd, struct err *err, int r, const char *what)
+{
+	char status[256];
+
+	resctrl_last_status(rootfd, status, sizeof(status));
+	if (r == -EINVAL && !strcmp(status, "ok"))
+		/* The kernel records nothing for an unknown domain id. */
+		return err_set(err, r, "%s: %s (last_cmd_status says ok: a domain id the kernel does not know?)", what,
+			       strerror(-r));
+	return err_set(err, r, "%s: %s%s%s%s", what, strerror(-r), status[0] ? " (last_cmd_status: " : "", status,
+		       status[0] ? ")" : "");
+}
+
+static long read_hw_id(int dirfd)
+{
+	uint64_t id;
+
+	return resctrl_read_uint_at(dirfd, "ctrl_hw_id", 10, &id) == 0 ? (long)id : -1;
+}
+
+int resctrl_group_open(int rootfd, const char *name, struct resctrl_group *g, struct err *err)
+{
+	memset(g, 0, sizeof(*g));
+	g->dirfd = -1;
+	snprintf(g->name, sizeof(g->name), "%s", name);
+	if (mkdirat(rootfd, name, 0755) == 0) {
+		g->created = true;
+	} else if (errno == ENOSPC || errno == EBUSY) {
+		return fail_with_status(rootfd, err, -errno, "cannot create resctrl group");
+	} else if (errno != EEXIST) {
+		return err_set(err, -errno, "cannot create resctrl group %s: %s", name, strerror(errno));
+	}
+	g->dirfd = openat(rootfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (g->dirfd < 0)
+		return err_set(err, -errno, "cannot open resctrl group %s: %s", name, strerror(errno));
+	if (!resctrl_exists_at(g->dirfd, "schemata")) {
+		resctrl_group_close(g);
+		return err_set(err, -ENOTDIR, "%s exists but is not a resctrl control group", name);
+	}
+	g->hw_id = read_hw_id(g->dirfd);
+	return 0;
+}
+
+void resctrl_group_close(struct resctrl_group *g)
+{
+	if (g->dirfd >= 0)
+		close(g->dirfd);
+	g->dirfd = -1;
+}
+
+uint64_t resctrl_mb_value(const struct resctrl_info *info, unsigned pct)
+{
+	if (info->mb_units == MB_ABSOLUTE) {
+		uint64_t v = info->mb_max_value * pct / 100;
+		return v < info->min_bandwidth ? info->min_bandwidth : (v ? v : 1);
+	}
+	/* Percent: round down to a step, so a limit is never exceeded, but not below the floor. */
+	unsigned gran = info->bandwidth_gran ? info->bandwidth_gran : 1;
+	unsigned v = pct / gran * gran;
+	if (v < info->min_bandwidth)
+		v = (info->min_bandwidth + gran - 1) / gran * gran;
+	return v > 100 ? 100 : v;
+}
+
+unsigned resctrl_mb_percent(const struct resctrl_info *info, uint64_t value)
+{
+	if (info->mb_units == MB_ABSOLUTE && info->mb_max_value)
+		return (unsigned)((value * 100 + info->mb_max_value / 2) / info->mb_max_value);
+	return (unsigned)value;
+}
+
+int resctrl_check_cbm(const struct resctrl_cache_res *res, uint64_t cbm, struct err *err)
+{
+	if (cbm & ~res->cbm_mask)
+		return err_set(err, -ERANGE, "l3_cbm 0x%llx has bits outside cbm_mask 0x%llx", (unsigned long long)cbm,
+			       (unsigned long long)res->cbm_mask);
+	if ((unsigned)__builtin_popcountll(cbm) < res->min_cbm_bits)
+		return err_set(err, -EINVAL, "l3_cbm 0x%llx has fewer than min_cbm_bits = %u bits",
+			       (unsigned long long)cbm, res->min_cbm_bits);
+	uint64_t shifted = cbm >> __builtin_ctzll(cbm);
+	if (!res->sparse_masks && (shifted & (shifted + 1)))
+		return err_set(err, -EINVAL, "l3_cbm 0x%llx is not contiguous and this cache needs contiguous masks",
+			       (unsigned long long)cbm);
+	return 0;
+}
+
+/* Seeds what the group holds from its schemata: an adopted group may already be right. */
+static int read_group_schemata(const struct resctrl_info *info, struct resctrl_group *g, struct err *err)
+{
+	char text[4096];
+	struct schemata s;
+	int r = resctrl_read_at(g->dirfd, "schemata", text, sizeof(text));
+
+	if (r < 0)
+		return err_set(err, r, "cannot read %s/schemata: %s", g->name, strerror(-r));
+	if ((r = resctrl_parse_schemata(text, &s, err)) < 0)
+		return r;
+	const struct schemata_line *mb = schemata_find(&s, "MB");
+	const struct schemata_line *l3 = schemata_find(&s, info->cdp_l3 ? "L3CODE" : "L3");
+	g->mb_known = mb != NULL;
+	g->l3_known = l3 != NULL;
+	for (unsigned i = 0; i < info->mb_domain_count; i++)
+		g->mb_known &= schemata_value(mb, info->mb_domain_ids[i], &g->mb[i]);
+	for (unsigned i = 0; i < info->l3.domain_count; i++)
+		g->l3_known &= schemata_value(l3, info->l3.domain_ids[i], &g->l3[i]);
+	return 0;
+}
+
+static bool all_equal(const uint64_t *have, unsigned count, uint64_t want)
+{
+	for (unsigned i = 0; i < count; i++)
+		if (have[i] != want)
+			return false;
+	return true;
+}
+
+/* "NAME:id=v;id=v\n" for every domain of a resource. */
+static void append_line(char *buf, size_t len, const char *resource, const unsigned *ids, unsigned count,
+			uint64_t value, bool hex)
+{
+	size_t used = strlen(buf);
+
+	used += (size_t)snprintf(buf + used, len - used, "%s:", resource);
+	for (unsigned i = 0; i < count && used < len; i++)
+		used += (size_t)snprintf(buf + used, len - used, hex ? "%s%u=%llx" : "%s%u=%llu", i ? ";" : "", ids[i],
+					 (unsigned long long)value);
+	if (used < len)
+		snprintf(buf + used, len - used, "\n");
+}
+
+/* The lines of `want` that differ from what the group holds. */
+static int build_changes(const struct resctrl_info *info, const struct resctrl_group *g,
+			 const struct partition_limits *want, char *buf, size_t len, struct err *err)
+{
+	buf[0] = '\0';
+	if (info->mb_present && info->mb_units != MB_MBPS) {
+		uint64_t mb = resctrl_mb_value(info, want->mb_max);
+		if (!g->mb_known || !all_equal(g->mb, info->mb_domain_count, mb))
+			append_line(buf, len, "MB", info->mb_domain_ids, info->mb_domain_count, mb, false);
+	}
+	if (want->l3_cbm) {
+		if (!info->l3.present)
+			return err_set(err, -EOPNOTSUPP, "l3_cbm is set but resctrl has no L3 cache allocation");
+		int r = resctrl_check_cbm(&info->l3, want->l3_cbm, err);
+		if (r < 0)
+			return r;
+		if (!g->l3_known || !all_equal(g->l3, info->l3.domain_count, want->l3_cbm)) {
+			const char *first = info->cdp_l3 ? "L3CODE" : "L3";
+			append_line(buf, len, first, info->l3.domain_ids, info->l3.domain_count, want->l3_cbm, true);
+			if (info->cdp_l3)
+				append_line(buf, len, "L3DATA", info->l3.domain_ids, info->l3.domain_count,
+					    want->l3_cbm, true);
+		}
+	}
+	return 0;
+}
+
+/* What is in force after the write: read back, and check the kernel kept what was written (MB may
+ * be shown rounded to the hardware's bands, but never by more than one step). */
+static int verify(const struct resctrl_info *info, struct resctrl_group *g, const struct partition_limits *want,
+		  struct partition_limits *eff, struct err *err)
+{
+	int r = read_group_schemata(info, g, err);
+
+	if (r < 0)
+		return r;
+	*eff = (struct partition_limits){ .mb_max = 100, .mb_min = 0 };
+	if (info->mb_present && g->mb_known && info->mb_domain_count) {
+		eff->mb_max = resctrl_mb_percent(info, g->mb[0]);
+		uint64_t wanted = resctrl_mb_value(info, want->mb_max);
+		uint64_t slack = info->mb_units == MB_PERCENT && info->bandwidth_gran ? info->bandwidth_gran : 0;
+		for (unsigned i = 0; info->mb_units != MB_MBPS && i < info->mb_domain_count; i++)
+			if (g->mb[i] > wanted || g->mb[i] + slack < wanted)
+				return err_set(err, -EIO, "%s: MB of domain %u reads back %llu after writing %llu",
+					       g->name, info->mb_domain_ids[i], (unsigned long long)g->mb[i],
+					       (unsigned long long)wanted);
+	}
+	if (want->l3_cbm) {
+		if (!g->l3_known || !all_equal(g->l3, info->l3.domain_count, want->l3_cbm))
+			return err_set(err, -EIO, "%s: L3 reads back other than 0x%llx", g->name,
+				       (unsigned long long)want->l3_cbm);
+		eff->l3_cbm = want->l3_cbm;
+	}
+	return 0;
+}
+
+int resctrl_group_apply(int rootfd, const struct resctrl_info *info, struct resctrl_group *g,
+			const struct partition_limits *want, struct partition_limits *eff, struct err *err)
+{
+	char changes[2048];
+	int r;
+
+	if (!g->mb_known && !g->l3_known && (r = read_group_schemata(info, g, err)) < 0)
+		return r;
+	if ((r = build_changes(info, g, want, changes, sizeof(changes), err)) < 0)
+		return r;
+	if (changes[0]) {
+		r = resctrl_write_at(g->dirfd, "schemata", changes);
+		if (r < 0) {
+			changes[strcspn(changes, "\n")] = '\0';
+			char what[sizeof(g->name) + 64];
+			snprintf(what, sizeof(what), "%s: writing schemata '%.40s'", g->name, changes);
+			return fail_with_status(rootfd, err, r, what);
+		}
+	}
+	return verify(info, g, want, eff, err);
+}
+
+static bool pid_listed(const char *tasks, pid_t pid)
+{
+	char word[16];
+	size_t len = (size_t)snprintf(word, sizeof(word), "%d", (int)pid);
+
+	for (const char *p = tasks; (p = strstr(p, word)) != NULL; p += len)
+		if ((p == tasks || p[-1] == '\n') && (p[len] == '\n' || p[len] == '\0'))
+			return true;
+	return false;
+}
+
+int resctrl_group_add_tasks(int rootfd, struct resctrl_group *g, const pid_t *pids, size_t count, struct err *err)
+{
+	size_t tasks_len = 1 << 20;
+	char *tasks = malloc(tasks_len);
+	int first_error = 0;
+
+	if (!tasks)
+		return err_set(err, -ENOMEM, "out of memory");
+	/* Only to skip tasks already there; a list that does not fit just means a few extra writes. */
+	if (resctrl_read_at(g->dirfd, "tasks", tasks, tasks_len) < 0)
+		tasks[0] = '\0';
+	for (size_t i = 0; i < count; i++) {
+		char line[24];
+		if (pid_listed(tasks, pids[i]))
+			continue;
+		snprintf(line, sizeof(line), "%d\n", (int)pids[i]);
+		int r = resctrl_write_at(g->dirfd, "tasks", line);
+		if (r == -ESRCH) {
+			log_debug("%s: task %d has exited; skipped", g->name, (int)pids[i]);
+		} else if (r < 0 && !first_error) {
+			char what[sizeof(g->name) + 48];
+			snprintf(what, sizeof(what), "%s: moving task %d", g->name, (int)pids[i]);
+			first_error = fail_with_status(rootfd, err, r, what);
+		}
+	}
+	free(tasks);
+	return first_error;
+}
+
+int resctrl_group_set_cpus(int rootfd, struct resctrl_group *g, const struct cpu_set *cpus, struct err *err)
+{
+	char have[CPU_LIMIT * 6], want[CPU_LIMIT * 6];
+	struct cpu_set current = { 0 };
+	struct parse_err perr;
+
+	cpu_set_format(cpus, want, sizeof(want));
+	if (resctrl_read_at(g->dirfd, "cpus_list", have, sizeof(have)) == 0) {
+		have[strcspn(have, "\n")] = '\0';
+		if ((!have[0] || parse_cpu_list(have, CPU_LIMIT, current.bits, &current.count, &perr) == 0) &&
+		    !memcmp(current.bits, cpus->bits, sizeof(current.bits)))
+			return 0;
+	}
+	strcat(want, "\n");
+	int r = resctrl_write_at(g->dirfd, "cpus_list", want);
+	if (r < 0) {
+		char what[sizeof(g->name) + 32];
+		snprintf(what, sizeof(what), "%s: writing cpus_list", g->name);
+		return fail_with_status(rootfd, err, r, what);
+	}
+	return 0;
+}

@@ -1,0 +1,169 @@
+/* The resctrl backend's parts (not a public API): text parsers, the probed capabilities, file
+ * access relative to the resctrl root, groups, and counters. */
+#ifndef MPAMD_BACKENDS_RESCTRL_RESCTRL_H
+#define MPAMD_BACKENDS_RESCTRL_RESCTRL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "backends/backend.h"
+#include "core/error.h"
+
+#define RESCTRL_MAX_DOMAINS BACKEND_MAX_DOMAINS
+#define RESCTRL_NAME_MAX    16
+
+/* ---- parse.c: pure text parsers ---- */
+
+struct schemata_domain {
+	unsigned id;
+	uint64_t value; /* a bitmap (hex) or an MB value (decimal) */
+};
+
+struct schemata_line {
+	char resource[RESCTRL_NAME_MAX]; /* "L3", "MB", "L3CODE"... */
+	struct schemata_domain domains[RESCTRL_MAX_DOMAINS];
+	unsigned count;
+};
+
+struct schemata {
+	struct schemata_line lines[8];
+	unsigned count;
+};
+
+/* Parses a schemata file. Bitmaps (L3*, L2*) are hex, everything else decimal. */
+int resctrl_parse_schemata(const char *text, struct schemata *ret, struct err *err);
+const struct schemata_line *schemata_find(const struct schemata *s, const char *resource);
+/* The value of domain `id`, or false. */
+bool schemata_value(const struct schemata_line *line, unsigned id, uint64_t *ret);
+
+/* "0=4;1=4" (num_mbm_cntrs, available_mbm_cntrs): up to `max` id=value pairs. */
+int resctrl_parse_id_values(const char *text, struct schemata_domain *ret, unsigned max, unsigned *ret_count);
+
+/* A mon_data counter file: a decimal byte count, or one of the kernel's states, which become
+ * a static reason and -ENODATA: "Unavailable", "Unassigned", "Error". */
+int resctrl_parse_counter(const char *text, uint64_t *ret, const char **reason);
+
+/* mbm_assign_mode: the mode in brackets is the active one. */
+int resctrl_parse_assign_mode(const char *text, char *active, size_t len);
+
+/* ---- files.c: I/O relative to the root ---- */
+
+/* Reads a small file (up to len-1 bytes) into buf, NUL-terminated, trailing newline kept. */
+int resctrl_read_at(int dirfd, const char *path, char *buf, size_t len);
+/* Reads a decimal or bare-hex number file. */
+int resctrl_read_uint_at(int dirfd, const char *path, unsigned base, uint64_t *ret);
+/* One write(2) of `text` to an existing file; returns 0 or -errno. */
+int resctrl_write_at(int dirfd, const char *path, const char *text);
+/* info/last_cmd_status without its newline ("" when unreadable). */
+void resctrl_last_status(int rootfd, char *buf, size_t len);
+bool resctrl_exists_at(int dirfd, const char *path);
+
+/* ---- probe.c ---- */
+
+enum mb_units {
+	MB_NONE,
+	MB_PERCENT,  /* Intel, MPAM: percent of a domain, steps of bandwidth_gran */
+	MB_ABSOLUTE, /* AMD: non-linear delay, absolute units up to the default group's value */
+	MB_MBPS,     /* mounted with mba_MBps: the kernel's controller owns MB */
+};
+
+struct resctrl_cache_res {
+	bool present;
+	char name[RESCTRL_NAME_MAX]; /* L3, L2, or L3CODE/L3DATA with CDP */
+	unsigned num_closids;
+	uint64_t cbm_mask;
+	unsigned cbm_bits;
+	unsigned min_cbm_bits;
+	uint64_t shareable_bits;
+	bool sparse_masks;
+	unsigned domain_ids[RESCTRL_MAX_DOMAINS];
+	unsigned domain_count;
+};
+
+struct resctrl_info {
+	bool is_resctrl_mount; /* false: an explicit root that is not resctrl (an emulator or a copy) */
+	struct resctrl_cache_res l3, l2;
+	bool cdp_l3, cdp_l2;
+	/* MB */
+	bool mb_present;
+	enum mb_units mb_units;
+	unsigned mb_num_closids, bandwidth_gran, min_bandwidth;
+	bool delay_linear;
+	char thread_throttle_mode[RESCTRL_NAME_MAX];
+	uint64_t mb_max_value; /* 100 for percent; the default group's value for absolute units */
+	unsigned mb_domain_ids[RESCTRL_MAX_DOMAINS];
+	unsigned mb_domain_count;
+	/* monitoring */
+	bool mon_present;
+	unsigned num_rmids;
+	bool mbm_total, mbm_local, llc_occupancy;
+	uint64_t max_threshold_occupancy;
+	bool assign_supported; /* mbm_assign_mode exists */
+	char assign_mode[32];  /* the active one */
+	bool assign_on_mkdir;
+	struct schemata_domain num_mbm_cntrs[RESCTRL_MAX_DOMAINS];
+	unsigned num_mbm_cntrs_count;
+	unsigned mon_domain_ids[RESCTRL_MAX_DOMAINS]; /* from mon_data/mon_L3_XX */
+	unsigned mon_domain_count;
+	bool debug;	      /* ctrl_hw_id exists: groups tell their CLOSID (MPAM PARTID) */
+	unsigned num_closids; /* the smallest over the control resources */
+};
+
+/* Probes `root` (opened as rootfd). With `explicit_root`, a directory that is not a resctrl mount is
+ * accepted with a warning; otherwise it is an error that says how to mount resctrl. */
+int resctrl_probe(int rootfd, const char *root, bool explicit_root, struct resctrl_info *ret, struct err *err);
+
+/* A JSON description for `mpamctl discover`. */
+json_t *resctrl_info_to_json(const struct resctrl_info *info, const char *root);
+
+#endif
+
+/* ---- group.c: one control group per partition ---- */
+
+struct resctrl_group {
+	char name[GROUP_PREFIX_MAX + NAME_MAX_LEN + 1];
+	int dirfd;
+	bool created; /* by this mpamd; false when an existing group was adopted */
+	long hw_id;   /* ctrl_hw_id (the CLOSID, on MPAM the PARTID), -1 when not shown */
+	/* What the group's schemata holds, per MB / L3 domain index of resctrl_info. */
+	bool mb_known, l3_known;
+	uint64_t mb[RESCTRL_MAX_DOMAINS];
+	uint64_t l3[RESCTRL_MAX_DOMAINS];
+};
+
+/* Creates the group, or adopts it when it exists; -ENOSPC when resctrl is out of CLOSIDs or RMIDs. */
+int resctrl_group_open(int rootfd, const char *name, struct resctrl_group *g, struct err *err);
+void resctrl_group_close(struct resctrl_group *g);
+
+/* Writes the schemata lines whose values differ from `want` (MB rounded to the hardware's steps,
+ * L3 on every domain), reads them back, and stores what is in force in *eff. */
+int resctrl_group_apply(int rootfd, const struct resctrl_info *info, struct resctrl_group *g,
+			const struct partition_limits *want, struct partition_limits *eff, struct err *err);
+
+/* Moves `pids` into the group, one write per task so one that has exited (ESRCH, not an error)
+ * cannot lose the others. Tasks already there are not written again. */
+int resctrl_group_add_tasks(int rootfd, struct resctrl_group *g, const pid_t *pids, size_t count, struct err *err);
+/* Gives the group exactly these CPUs (cpus_list), unless it has them already. */
+int resctrl_group_set_cpus(int rootfd, struct resctrl_group *g, const struct cpu_set *cpus, struct err *err);
+
+/* The MB value to write for `pct` percent, and the percent a value stands for. */
+uint64_t resctrl_mb_value(const struct resctrl_info *info, unsigned pct);
+unsigned resctrl_mb_percent(const struct resctrl_info *info, uint64_t value);
+/* Checks a cache bitmap against cbm_mask, min_cbm_bits and sparse_masks. */
+int resctrl_check_cbm(const struct resctrl_cache_res *res, uint64_t cbm, struct err *err);
+
+/* ---- mon.c: bandwidth counters of the groups ---- */
+
+struct resctrl_mon;
+
+/* Counters of up to `partitions` groups on every monitoring domain, read from `event`
+ * (mbm_total_bytes or mbm_local_bytes). In mbm_event mode counters are assigned to groups, and
+ * rotated when there are fewer than groups. */
+int resctrl_mon_new(int rootfd, const struct resctrl_info *info, const char *event, size_t partitions,
+		    struct resctrl_mon **ret, struct err *err);
+void resctrl_mon_free(struct resctrl_mon *mon);
+/* Starts measuring partition `index`, whose group is `g` (kept open by the caller). */
+int resctrl_mon_add(struct resctrl_mon *mon, size_t index, const struct resctrl_group *g, struct err *err);
+/* One pread per counter; samples[index * domains + domain]. */
+void resctrl_mon_read(struct resctrl_mon *mon, uint64_t now_ns, struct sample *samples);
