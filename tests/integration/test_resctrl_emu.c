@@ -1,0 +1,1147 @@
+/* The resctrl emulator (tests/resctrl-emu) checked from outside, through plain system calls on its
+ * mount: layout and info files per profile, the write rules with their errno and last_cmd_status
+ * text, tasks, CPUs, counters driven by the traffic model, counter assignment, fault injection. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "tests/util/emu_runner.h"
+#include "tests/util/testutil.h"
+
+/* ---- fixture and file helpers ---- */
+
+#define MAX_KIDS 4
+
+struct fx {
+	struct emu *emu;
+	char config[64];      /* the sim config written for this test, "" if none */
+	pid_t kids[MAX_KIDS]; /* sleeping children, killed by teardown even after a failure */
+};
+
+static const char sim_config[] = "[global]\n"
+				 "interval_ms = 100\n"
+				 "[sim]\n"
+				 "capacity_mbps = 20000\n"
+				 "seed = 7\n"
+				 "noise_pct = 0\n"
+				 "[partition \"web\"]\n"
+				 "sim_demand = 6000\n"
+				 "[partition \"batch\"]\n"
+				 "sim_demand = 16000\n"
+				 "[partition \"hog\"]\n"
+				 "sim_demand = 40000\n";
+
+static int start(void **state, const char *profile, bool with_config, const char *const *extra)
+{
+	struct fx *f = calloc(1, sizeof(*f));
+
+	if (!f)
+		return -1;
+	*state = f;
+	if (with_config) {
+		snprintf(f->config, sizeof(f->config), "/tmp/resctrl-emu-test-XXXXXX");
+		int fd = mkstemp(f->config);
+		if (fd < 0 || write(fd, sim_config, strlen(sim_config)) != (ssize_t)strlen(sim_config))
+			return -1;
+		close(fd);
+	}
+	return emu_start(profile, with_config ? f->config : NULL, extra, &f->emu);
+}
+
+static int setup_intel(void **state)
+{
+	return start(state, "intel", false, NULL);
+}
+
+static int setup_intel_debug(void **state)
+{
+	static const char *const extra[] = { "--debug", NULL };
+
+	return start(state, "intel", false, extra);
+}
+
+static int setup_intel_sim(void **state)
+{
+	return start(state, "intel", true, NULL);
+}
+
+static int setup_intel_min2(void **state)
+{
+	static const char *const extra[] = { "--min-cbm-bits", "2", NULL };
+
+	return start(state, "intel", false, extra);
+}
+
+static int setup_amd(void **state)
+{
+	return start(state, "amd", false, NULL);
+}
+
+static int setup_amd_sim(void **state)
+{
+	return start(state, "amd", true, NULL);
+}
+
+static int setup_mpam(void **state)
+{
+	return start(state, "mpam", false, NULL);
+}
+
+static int teardown(void **state)
+{
+	struct fx *f = *state;
+	int r = 0;
+
+	if (f) {
+		for (int i = 0; i < MAX_KIDS; i++)
+			if (f->kids[i] > 0) {
+				kill(f->kids[i], SIGKILL);
+				waitpid(f->kids[i], NULL, 0);
+			}
+		r = emu_stop(f->emu);
+		if (f->config[0])
+			unlink(f->config);
+		free(f);
+	}
+	return r;
+}
+
+/* A path in the mount; a few can be live at once. */
+static const char *P(const struct fx *f, const char *rel)
+{
+	static char ring[8][512];
+	static unsigned next;
+	char *buf = ring[next++ % 8];
+
+	snprintf(buf, sizeof(ring[0]), "%s/%s", emu_root(f->emu), rel);
+	return buf;
+}
+
+/* The whole file through open/read, or NULL with errno set. */
+static char *slurp(const struct fx *f, const char *rel)
+{
+	char *buf = calloc(1, 65536);
+	size_t len = 0;
+	int fd = open(P(f, rel), O_RDONLY);
+
+	if (fd < 0 || !buf) {
+		int err = errno;
+		free(buf);
+		errno = err;
+		return NULL;
+	}
+	for (ssize_t n; (n = read(fd, buf + len, 65535 - len)) != 0; len += (size_t)n) {
+		if (n < 0) {
+			int err = errno;
+			close(fd);
+			free(buf);
+			errno = err;
+			return NULL;
+		}
+	}
+	close(fd);
+	return buf;
+}
+
+/* One write() of text: 0 or -errno. */
+static int put(const struct fx *f, const char *rel, const char *text)
+{
+	int fd = open(P(f, rel), O_WRONLY);
+
+	if (fd < 0)
+		return -errno;
+	ssize_t n = write(fd, text, strlen(text));
+	int err = n < 0 ? errno : 0;
+	close(fd);
+	if (!err && (size_t)n != strlen(text))
+		return -EIO;
+	return -err;
+}
+
+static int mk(const struct fx *f, const char *rel)
+{
+	return mkdir(P(f, rel), 0755) < 0 ? -errno : 0;
+}
+
+static int rm(const struct fx *f, const char *rel)
+{
+	return rmdir(P(f, rel)) < 0 ? -errno : 0;
+}
+
+static void check_file(const struct fx *f, const char *rel, const char *expected)
+{
+	char *text = slurp(f, rel);
+
+	if (!text)
+		fail_msg("%s: %s", rel, strerror(errno));
+	if (strcmp(text, expected) != 0)
+		fail_msg("%s reads\n\"%s\"\nexpected\n\"%s\"", rel, text, expected);
+	free(text);
+}
+
+static void check_status(const struct fx *f, const char *expected)
+{
+	check_file(f, "info/last_cmd_status", expected);
+}
+
+/* For writes that, like the kernel's cpus handlers, append to whatever the status held. */
+static void check_status_ends(const struct fx *f, const char *suffix)
+{
+	char *text = slurp(f, "info/last_cmd_status");
+
+	assert_non_null(text);
+	size_t n = strlen(text), m = strlen(suffix);
+	if (n < m || strcmp(text + n - m, suffix) != 0)
+		fail_msg("last_cmd_status \"%s\" does not end with \"%s\"", text, suffix);
+	free(text);
+}
+
+/* A write that must fail with err and leave msg as the status ("ok\n" for none). */
+static void check_reject(const struct fx *f, const char *rel, const char *text, int err, const char *msg)
+{
+	int r = put(f, rel, text);
+
+	if (r != -err)
+		fail_msg("writing \"%s\" to %s gave %d (%s), expected -%d", text, rel, r, strerror(-r), err);
+	check_status(f, msg);
+}
+
+static void check_absent(const struct fx *f, const char *rel)
+{
+	struct stat st;
+
+	if (stat(P(f, rel), &st) == 0)
+		fail_msg("%s exists", rel);
+	assert_int_equal(errno, ENOENT);
+}
+
+static int compare_names(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* A directory's entries, sorted and joined with ',' (without . and ..). */
+static void check_listing(const struct fx *f, const char *rel, const char *expected)
+{
+	char *names[128], joined[4096] = "";
+	size_t count = 0;
+	DIR *d = opendir(P(f, rel));
+
+	if (!d)
+		fail_msg("opendir %s: %s", rel, strerror(errno));
+	for (struct dirent *e; (e = readdir(d)) && count < 128;) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		/* d_type must agree with stat, as on kernfs. */
+		struct stat st;
+		assert_int_equal(fstatat(dirfd(d), e->d_name, &st, 0), 0);
+		assert_int_equal(e->d_type, S_ISDIR(st.st_mode) ? DT_DIR : DT_REG);
+		names[count++] = strdup(e->d_name);
+	}
+	closedir(d);
+	qsort(names, count, sizeof(names[0]), compare_names);
+	for (size_t i = 0; i < count; i++) {
+		snprintf(joined + strlen(joined), sizeof(joined) - strlen(joined), "%s%s", i ? "," : "", names[i]);
+		free(names[i]);
+	}
+	if (strcmp(joined, expected) != 0)
+		fail_msg("%s lists\n%s\nexpected\n%s", rel, joined, expected);
+}
+
+static uint64_t counter(const struct fx *f, const char *group, unsigned domain, const char *event)
+{
+	char rel[256];
+
+	snprintf(rel, sizeof(rel), "%s%smon_data/mon_L3_%02u/%s", group, group[0] ? "/" : "", domain, event);
+	char *text = slurp(f, rel);
+	if (!text)
+		fail_msg("%s: %s", rel, strerror(errno));
+	char *end;
+	unsigned long long v = strtoull(text, &end, 10);
+	if (end == text || strcmp(end, "\n") != 0)
+		fail_msg("%s reads \"%s\", not a number", rel, text);
+	free(text);
+	return v;
+}
+
+static void check_near(double got, double want, double tolerance, const char *what)
+{
+	if (fabs(got - want) > tolerance * want)
+		fail_msg("%s: got %.0f, expected %.0f within %.1f%%", what, got, want, tolerance * 100);
+}
+
+static void ctl(const struct fx *f, const char *command)
+{
+	int r = emu_ctl(f->emu, command);
+
+	if (r)
+		fail_msg("control command \"%s\" failed: %s", command, strerror(-r));
+}
+
+/* A child that sleeps until teardown kills it: a live task other than the test itself. */
+static pid_t sleeper(struct fx *f)
+{
+	int slot = 0;
+
+	while (slot < MAX_KIDS && f->kids[slot] > 0)
+		slot++;
+	assert_true(slot < MAX_KIDS);
+	pid_t pid = fork();
+	if (pid == 0) {
+		for (;;)
+			pause();
+	}
+	assert_true(pid > 0);
+	f->kids[slot] = pid;
+	return pid;
+}
+
+/* A pid that just exited and was reaped: no such task. */
+static pid_t dead_pid(void)
+{
+	pid_t pid = fork();
+
+	if (pid == 0)
+		_exit(0);
+	waitpid(pid, NULL, 0);
+	return pid;
+}
+
+/* ---- command line ---- */
+
+static void check_run(const char *const *args, int exit_code, const char *in_out, const char *in_err)
+{
+	char *argv[8] = { (char *)RESCTRL_EMU };
+	size_t n = 1;
+	struct run_result res;
+
+	for (; args[n - 1] && n < 7; n++)
+		argv[n] = (char *)args[n - 1];
+	argv[n] = NULL;
+	assert_int_equal(run_command(argv, &res), 0);
+	if (res.exit_code != exit_code || !strstr(res.out, in_out) || !strstr(res.err, in_err))
+		fail_msg("%s ...: exit %d, stdout \"%s\", stderr \"%s\"", args[0] ? args[0] : "", res.exit_code,
+			 res.out, res.err);
+	if (exit_code == 2 && strchr(res.err, '\n') != res.err + strlen(res.err) - 1)
+		fail_msg("usage error is not one line: \"%s\"", res.err);
+	run_result_fini(&res);
+}
+
+static void test_usage(void **state)
+{
+	(void)state;
+	check_run((const char *const[]){ "--help", NULL }, 0, "Usage: resctrl-emu MOUNTPOINT", "");
+	check_run((const char *const[]){ NULL }, 2, "", "missing MOUNTPOINT");
+	check_run((const char *const[]){ "/tmp", NULL }, 2, "", "missing --profile");
+	check_run((const char *const[]){ "/tmp", "--profile", "sparc", NULL }, 2, "", "unknown profile");
+	check_run((const char *const[]){ "/tmp", "--profile", "intel", "--bogus", NULL }, 2, "", "--bogus");
+	check_run((const char *const[]){ "/tmp", "--profile", "intel", "--cpus", "0", NULL }, 2, "", "bad --cpus");
+	check_run((const char *const[]){ "/tmp", "/var", "--profile", "intel", NULL }, 2, "", "one MOUNTPOINT");
+}
+
+/* ---- layout and info files ---- */
+
+static void test_intel_layout(void **state)
+{
+	struct fx *f = *state;
+	struct stat st;
+
+	check_listing(f, "", ".emu_ctl,cpus,cpus_list,info,mode,mon_data,mon_groups,schemata,size,tasks");
+	assert_int_equal(stat(P(f, ".emu_ctl"), &st), 0);
+	assert_true(S_ISREG(st.st_mode));
+	check_listing(f, "info", "L3,L3_MON,MB,last_cmd_status");
+	check_listing(f, "info/L3", "bit_usage,cbm_mask,min_cbm_bits,num_closids,shareable_bits,sparse_masks");
+	check_listing(f, "info/MB", "bandwidth_gran,delay_linear,min_bandwidth,num_closids,thread_throttle_mode");
+	check_listing(f, "info/L3_MON", "max_threshold_occupancy,mbm_assign_mode,mon_features,num_rmids");
+	check_listing(f, "mon_data", "mon_L3_00,mon_L3_01");
+	check_listing(f, "mon_data/mon_L3_01", "llc_occupancy,mbm_local_bytes,mbm_total_bytes");
+	check_status(f, "ok\n");
+	check_file(f, "info/L3/cbm_mask", "7ff\n");
+	check_file(f, "info/L3/min_cbm_bits", "1\n");
+	check_file(f, "info/L3/num_closids", "16\n");
+	check_file(f, "info/L3/shareable_bits", "0\n");
+	check_file(f, "info/L3/sparse_masks", "0\n");
+	check_file(f, "info/L3/bit_usage", "0=SSSSSSSSSSS;1=SSSSSSSSSSS\n");
+	check_file(f, "info/MB/bandwidth_gran", "10\n");
+	check_file(f, "info/MB/min_bandwidth", "10\n");
+	check_file(f, "info/MB/delay_linear", "1\n");
+	check_file(f, "info/MB/num_closids", "16\n");
+	check_file(f, "info/MB/thread_throttle_mode", "max\n");
+	check_file(f, "info/L3_MON/num_rmids", "32\n");
+	check_file(f, "info/L3_MON/mon_features", "llc_occupancy\nmbm_total_bytes\nmbm_local_bytes\n");
+	check_file(f, "info/L3_MON/mbm_assign_mode", "[default]\n");
+	check_file(f, "info/L3_MON/max_threshold_occupancy", "720896\n");
+	check_file(f, "schemata", "L3:0=7ff;1=7ff\nMB:0=100;1=100\n");
+	check_file(f, "size", "L3:0=23068672;1=23068672\nMB:0=100;1=100\n");
+	check_file(f, "mode", "shareable\n");
+	check_file(f, "cpus", "f\n");
+	check_file(f, "cpus_list", "0-3\n");
+	check_file(f, "tasks", "");
+	check_file(f, "mon_data/mon_L3_00/mbm_total_bytes", "0\n");
+}
+
+static void test_amd_layout(void **state)
+{
+	struct fx *f = *state;
+
+	check_listing(f, "",
+		      ".emu_ctl,cpus,cpus_list,info,mbm_L3_assignments,mode,mon_data,mon_groups,schemata,size,tasks");
+	check_listing(f, "info/MB", "bandwidth_gran,delay_linear,min_bandwidth,num_closids");
+	check_listing(f, "info/L3_MON",
+		      "available_mbm_cntrs,max_threshold_occupancy,mbm_assign_mode,"
+		      "mbm_assign_on_mkdir,mon_features,num_mbm_cntrs,num_rmids");
+	check_file(f, "info/L3/cbm_mask", "ffff\n");
+	check_file(f, "info/L3/min_cbm_bits", "0\n");
+	check_file(f, "info/L3/sparse_masks", "1\n");
+	check_file(f, "info/MB/bandwidth_gran", "1\n");
+	check_file(f, "info/MB/min_bandwidth", "0\n");
+	check_file(f, "info/MB/delay_linear", "0\n");
+	check_file(f, "info/L3_MON/num_rmids", "64\n");
+	check_file(f, "info/L3_MON/mbm_assign_mode", "[mbm_event]\ndefault\n");
+	check_file(f, "info/L3_MON/num_mbm_cntrs", "0=4;1=4\n");
+	check_file(f, "info/L3_MON/available_mbm_cntrs", "0=2;1=2\n");
+	check_file(f, "info/L3_MON/mbm_assign_on_mkdir", "1\n");
+	check_file(f, "schemata", "L3:0=ffff;1=ffff\nMB:0=2048;1=2048\n");
+	check_file(f, "mbm_L3_assignments", "mbm_total_bytes:0=e;1=e\nmbm_local_bytes:0=e;1=e\n");
+}
+
+static void test_mpam_layout(void **state)
+{
+	struct fx *f = *state;
+
+	check_listing(f, "",
+		      ".emu_ctl,cpus,cpus_list,ctrl_hw_id,info,mode,mon_data,mon_groups,mon_hw_id,schemata,size,tasks");
+	check_listing(f, "info/MB", "bandwidth_gran,delay_linear,min_bandwidth,num_closids");
+	check_listing(f, "mon_data", "mon_L3_00");
+	check_listing(f, "mon_data/mon_L3_00", "llc_occupancy");
+	check_file(f, "schemata", "L3:0=ffff\nMB:0=100\n");
+	check_file(f, "info/L3/shareable_bits", "ffff\n");
+	check_file(f, "info/L3/sparse_masks", "1\n");
+	check_file(f, "info/L3/min_cbm_bits", "1\n");
+	check_file(f, "info/L3/num_closids", "32\n");
+	check_file(f, "info/L3/bit_usage", "0=XXXXXXXXXXXXXXXX\n");
+	check_file(f, "info/MB/bandwidth_gran", "4\n");
+	check_file(f, "info/MB/min_bandwidth", "3\n");
+	check_file(f, "info/MB/delay_linear", "1\n");
+	check_file(f, "info/MB/num_closids", "32\n");
+	check_file(f, "info/L3_MON/num_rmids", "64\n");
+	check_file(f, "info/L3_MON/mon_features", "llc_occupancy\n");
+	check_file(f, "info/L3_MON/max_threshold_occupancy", "524288\n");
+	check_file(f, "ctrl_hw_id", "0\n");
+	check_file(f, "mon_hw_id", "0\n");
+	assert_int_equal(mk(f, "g"), 0);
+	check_file(f, "g/ctrl_hw_id", "1\n");
+	check_file(f, "g/mon_hw_id", "0\n");
+}
+
+/* Files are kernfs-like: fixed set, no create/unlink/rename, access by the file's handlers. */
+static void test_file_rules(void **state)
+{
+	struct fx *f = *state;
+
+	assert_int_equal(open(P(f, "new"), O_WRONLY | O_CREAT, 0644), -1);
+	assert_int_equal(errno, EACCES);
+	assert_int_equal(unlink(P(f, "tasks")), -1);
+	assert_int_equal(errno, EPERM);
+	assert_int_equal(mk(f, "g"), 0);
+	assert_int_equal(rename(P(f, "g"), P(f, "h")), -1);
+	assert_int_equal(errno, EPERM);
+	assert_int_equal(open(P(f, "info/L3/cbm_mask"), O_WRONLY), -1);
+	assert_int_equal(errno, EACCES);
+	assert_int_equal(open(P(f, "size"), O_RDWR), -1);
+	assert_int_equal(errno, EACCES);
+	assert_int_equal(rm(f, "info"), -EPERM);
+	assert_int_equal(rm(f, "mon_data"), -EPERM);
+	assert_int_equal(rm(f, "g/mon_groups"), -EPERM);
+	assert_int_equal(mk(f, "info/x"), -EPERM);
+	assert_int_equal(mk(f, "g/x"), -EPERM);
+	assert_int_equal(mk(f, "mon_data/x"), -EPERM);
+	assert_int_equal(mk(f, "g/mon_groups/mon_groups"), -EPERM);
+	/* A group's files go away with it: open ones answer ENODEV, as removed kernfs files do, even
+	 * once a new group has the old name. */
+	int fd = open(P(f, "g/schemata"), O_RDWR);
+	assert_true(fd >= 0);
+	assert_int_equal(rm(f, "g"), 0);
+	check_absent(f, "g");
+	assert_int_equal(mk(f, "g"), 0);
+	char buf[64];
+	assert_int_equal(read(fd, buf, sizeof(buf)), -1);
+	assert_int_equal(errno, ENODEV);
+	assert_int_equal(write(fd, "MB:0=50\n", 8), -1);
+	assert_int_equal(errno, ENODEV);
+	close(fd);
+	check_file(f, "g/schemata", "L3:0=7ff;1=7ff\nMB:0=100;1=100\n");
+	/* Writes are at most a page. */
+	char big[5000];
+	memset(big, ' ', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	assert_int_equal(put(f, "g/tasks", big), -E2BIG);
+	/* max_threshold_occupancy: writable up to the cache size. */
+	assert_int_equal(put(f, "info/L3_MON/max_threshold_occupancy", "65536\n"), 0);
+	check_file(f, "info/L3_MON/max_threshold_occupancy", "65536\n");
+	assert_int_equal(put(f, "info/L3_MON/max_threshold_occupancy", "999999999\n"), -EINVAL);
+}
+
+/* ---- groups ---- */
+
+static void test_mkdir_populates(void **state)
+{
+	struct fx *f = *state;
+
+	assert_int_equal(mk(f, "g"), 0);
+	check_status(f, "ok\n");
+	check_listing(f, "g", "cpus,cpus_list,mode,mon_data,mon_groups,schemata,size,tasks");
+	check_listing(f, "", ".emu_ctl,cpus,cpus_list,g,info,mode,mon_data,mon_groups,schemata,size,tasks");
+	check_file(f, "g/schemata", "L3:0=7ff;1=7ff\nMB:0=100;1=100\n");
+	check_file(f, "g/tasks", "");
+	check_file(f, "g/cpus", "0\n");
+	check_file(f, "g/cpus_list", "\n");
+	check_file(f, "g/mode", "shareable\n");
+	check_listing(f, "g/mon_data", "mon_L3_00,mon_L3_01");
+	check_listing(f, "g/mon_data/mon_L3_00", "llc_occupancy,mbm_local_bytes,mbm_total_bytes");
+	check_listing(f, "g/mon_groups", "");
+	assert_int_equal(mk(f, "g"), -EEXIST);
+	assert_int_equal(mk(f, "info"), -EEXIST);
+	assert_int_equal(mk(f, "g/mon_groups/m"), 0);
+	check_listing(f, "g/mon_groups", "m");
+	check_listing(f, "g/mon_groups/m", "cpus,cpus_list,mon_data,tasks");
+	check_listing(f, "g/mon_groups/m/mon_data", "mon_L3_00,mon_L3_01");
+	assert_int_equal(mk(f, "g/mon_groups/m"), -EEXIST);
+	assert_int_equal(mk(f, "mon_groups/m"), 0); /* MON groups of the default group */
+	/* rmdir of a CTRL_MON group takes its MON groups along. */
+	assert_int_equal(rm(f, "g"), 0);
+	check_absent(f, "g");
+	assert_int_equal(mk(f, "g"), 0);
+	check_listing(f, "g/mon_groups", "");
+	assert_int_equal(rm(f, "mon_groups/m"), 0);
+	check_listing(f, "mon_groups", "");
+	assert_int_equal(rm(f, "nosuch"), -ENOENT);
+}
+
+static void test_debug_ids(void **state)
+{
+	struct fx *f = *state;
+
+	check_file(f, "ctrl_hw_id", "0\n");
+	check_file(f, "mon_hw_id", "0\n");
+	assert_int_equal(mk(f, "g"), 0);
+	assert_int_equal(mk(f, "g/mon_groups/m"), 0);
+	check_file(f, "g/ctrl_hw_id", "1\n");
+	check_file(f, "g/mon_hw_id", "1\n");
+	check_listing(f, "g/mon_groups/m", "cpus,cpus_list,mon_data,mon_hw_id,tasks");
+	check_file(f, "g/mon_groups/m/mon_hw_id", "2\n");
+}
+
+static void test_closids_run_out(void **state)
+{
+	struct fx *f = *state;
+	char name[32];
+
+	for (int i = 1; i < 16; i++) {
+		snprintf(name, sizeof(name), "g%d", i);
+		assert_int_equal(mk(f, name), 0);
+	}
+	assert_int_equal(mk(f, "one_too_many"), -ENOSPC);
+	check_status(f, "Out of CLOSIDs\n");
+	check_absent(f, "one_too_many");
+	assert_int_equal(rm(f, "g7"), 0);
+	assert_int_equal(mk(f, "again"), 0);
+	check_status(f, "ok\n");
+	/* 32 RMIDs: the default group and 15 CTRL_MON groups hold 16, leaving 16 for MON groups. */
+	for (int i = 0; i < 16; i++) {
+		snprintf(name, sizeof(name), "g1/mon_groups/m%d", i);
+		assert_int_equal(mk(f, name), 0);
+	}
+	assert_int_equal(mk(f, "g2/mon_groups/last"), -ENOSPC);
+	check_status(f, "Out of RMIDs\n");
+	assert_int_equal(rm(f, "g3"), 0);
+	assert_int_equal(mk(f, "g2/mon_groups/last"), 0);
+}
+
+/* MPAM: an RMID is a (PARTID, PMG) pair, so with 2 PMGs each CTRL_MON group has room for one MON
+ * group, although num_rmids shows the whole space. */
+static void test_mpam_rmids(void **state)
+{
+	struct fx *f = *state;
+
+	assert_int_equal(mk(f, "g"), 0);
+	assert_int_equal(mk(f, "g/mon_groups/a"), 0);
+	check_file(f, "g/mon_groups/a/mon_hw_id", "1\n");
+	assert_int_equal(mk(f, "g/mon_groups/b"), -ENOSPC);
+	check_status(f, "Out of RMIDs\n");
+	assert_int_equal(mk(f, "mon_groups/r"), 0);
+	assert_int_equal(mk(f, "mon_groups/s"), -ENOSPC);
+	assert_int_equal(rm(f, "g/mon_groups/a"), 0);
+	assert_int_equal(mk(f, "g/mon_groups/b"), 0);
+}
+
+/* ---- schemata ---- */
+
+static void test_schemata_round_trip(void **state)
+{
+	struct fx *f = *state;
+
+	assert_int_equal(mk(f, "g"), 0);
+	assert_int_equal(put(f, "g/schemata", "L3:0=f;1=3f0\nMB:0=50;1=70\n"), 0);
+	check_status(f, "ok\n");
+	check_file(f, "g/schemata", "L3:0=f;1=3f0\nMB:0=50;1=70\n");
+	check_file(f, "g/size", "L3:0=8388608;1=12582912\nMB:0=50;1=70\n");
+	/* Only the lines and domains given change; white space around names and values is fine. */
+	assert_int_equal(put(f, "g/schemata", "  MB:1= 20 \n"), 0);
+	check_file(f, "g/schemata", "L3:0=f;1=3f0\nMB:0=50;1=20\n");
+	assert_int_equal(put(f, "g/schemata", "L3:1=0x7\n"), 0);
+	check_file(f, "g/schemata", "L3:0=f;1=7\nMB:0=50;1=20\n");
+	/* The default group is untouched. */
+	check_file(f, "schemata", "L3:0=7ff;1=7ff\nMB:0=100;1=100\n");
+}
+
+static void test_schemata_rejections(void **state)
+{
+	struct fx *f = *state;
+	static const struct {
+		const char *text;
+		const char *status;
+	} cases[] = {
+		{ "L3\n", "Missing ':'\n" },
+		{ "L3:0=3\n\nMB:0=50\n", "Missing ':'\n" },
+		{ "L3:\n", "Missing 'L3' value\n" },
+		{ "XX:0=1\n", "Unknown or unsupported resource name 'XX'\n" },
+		{ "L3:a=1\n", "Missing '=' or non-numeric domain\n" },
+		{ "L3:0\n", "Missing '=' or non-numeric domain\n" },
+		{ "L3:0=1;0=3\n", "Duplicate domain 0\n" },
+		{ "MB:1=50\nMB:1=60\n", "Duplicate domain 1\n" },
+		{ "L3:0=xyz\n", "Non-hex character in the mask xyz\n" },
+		{ "L3:0=0\n", "Mask out of range\n" },
+		{ "L3:0=fff\n", "Mask out of range\n" },
+		{ "L3:0=505\n", "The mask 505 has non-consecutive 1-bits\n" },
+		{ "MB:0=abc\n", "Invalid MB value abc\n" },
+		{ "MB:0=200\n", "MB value 200 out of range [10,100]\n" },
+		{ "MB:0=5\n", "MB value 5 out of range [10,100]\n" },
+		/* All or nothing: the good L3 line is not applied either. */
+		{ "L3:0=3\nMB:0=x\n", "Invalid MB value x\n" },
+		/* A domain that does not exist: EINVAL and no message in this kernel version. */
+		{ "L3:0=3;9=1\n", "ok\n" },
+	};
+
+	assert_int_equal(mk(f, "g"), 0);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		check_reject(f, "g/schemata", cases[i].text, EINVAL, cases[i].status);
+	/* Without the trailing newline: EINVAL before the status is touched. */
+	check_reject(f, "g/schemata", "XX:0=1\n", EINVAL, "Unknown or unsupported resource name 'XX'\n");
+	check_reject(f, "g/schemata", "L3:0=3", EINVAL, "Unknown or unsupported resource name 'XX'\n");
+	check_file(f, "g/schemata", "L3:0=7ff;1=7ff\nMB:0=100;1=100\n");
+}
+
+static void test_min_cbm_bits(void **state)
+{
+	struct fx *f = *state;
+
+	check_file(f, "info/L3/min_cbm_bits", "2\n");
+	assert_int_equal(mk(f, "g"), 0);
+	check_reject(f, "g/schemata", "L3:0=1\n", EINVAL, "Need at least 2 bits in the mask\n");
+	assert_int_equal(put(f, "g/schemata", "L3:0=3\n"), 0);
+}
+
+/* bw_validate(): range check, then round up to bandwidth_gran, then the profile's conversion. */
+static void test_mb_rounding_intel(void **state)
+{
+	struct fx *f = *state;
+
+	assert_int_equal(put(f, "schemata", "MB:0=15;1=91\n"), 0);
+	check_file(f, "schemata", "L3:0=7ff;1=7ff\nMB:0=20;1=100\n");
+	assert_int_equal(put(f, "schemata", "MB:0=10\n"), 0);
+	check_file(f, "schemata", "L3:0=7ff;1=7ff\nMB:0=10;1=100\n");
+}
+
+static void test_mb_rounding_amd(void **state)
+{
+	struct fx *f = *state;
+
+	assert_int_equal(put(f, "schemata", "MB:0=1000;1=0\n"), 0);
+	check_file(f, "schemata", "L3:0=ffff;1=ffff\nMB:0=1000;1=0\n");
+	check_reject(f, "schemata", "MB:0=3000\n", EINVAL, "MB value 3000 out of range [0,2048]\n");
+	/* Sparse masks and min_cbm_bits 0: any mask within cbm_mask, even 0. */
+	assert_int_equal(put(f, "schemata", "L3:0=f0f;1=0\n"), 0);
+	check_file(f, "schemata", "L3:0=f0f;1=0\nMB:0=1000;1=0\n");
+}
+
+/* Linux 7.1 MPAM: 50 rounds up to 52, which is stored as MBW_MAX band 16 of 32 (round to
+ * nearest) and read back as the band's upper bound, 17/32 = 53%. */
+static void test_mb_rounding_mpam(void **state)
+{
+	struct fx *f = *state;
+
+	assert_int_equal(put(f, "schemata", "MB:0=50\n"), 0);
+	check_file(f, "schemata", "L3:0=ffff\nMB:0=53\n");
+	assert_int_equal(put(f, "schemata", "MB:0=35\n"), 0);
+	check_file(f, "schemata", "L3:0=ffff\nMB:0=38\n");
+	assert_int_equal(put(f, "schemata", "MB:0=3\n"), 0);
+	check_file(f, "schemata", "L3:0=ffff\nMB:0=3\n");
+	assert_int_equal(put(f, "schemata", "MB:0=99\n"), 0);
+	check_file(f, "schemata", "L3:0=ffff\nMB:0=100\n");
+	check_reject(f, "schemata", "MB:0=2\n", EINVAL, "MB value 2 out of range [3,100]\n");
+	/* Sparse masks are allowed. */
+	assert_int_equal(put(f, "schemata", "L3:0=f00f\n"), 0);
+	check_file(f, "schemata", "L3:0=f00f\nMB:0=100\n");
+}
+
+static void test_exclusive_mode(void **state)
+{
+	struct fx *f = *state;
+
+	assert_int_equal(mk(f, "g"), 0);
+	assert_int_equal(put(f, "g/schemata", "L3:0=3;1=3\n"), 0);
+	check_reject(f, "g/mode", "exclusive\n", EINVAL, "Schemata overlaps\n");
+	assert_int_equal(put(f, "schemata", "L3:0=7fc;1=7fc\n"), 0);
+	assert_int_equal(put(f, "g/mode", "exclusive\n"), 0);
+	check_file(f, "g/mode", "exclusive\n");
+	check_file(f, "info/L3/bit_usage", "0=SSSSSSSSSEE;1=SSSSSSSSSEE\n");
+	/* A new group gets every bit but the exclusive group's. */
+	assert_int_equal(mk(f, "h"), 0);
+	check_file(f, "h/schemata", "L3:0=7fc;1=7fc\nMB:0=100;1=100\n");
+	check_reject(f, "h/schemata", "L3:0=6\n", EINVAL, "Overlaps with exclusive group\n");
+	check_reject(f, "g/mode", "locked\n", EINVAL, "Unknown or unsupported mode\n");
+}
+
+/* ---- tasks ---- */
+
+/* Whether a tasks file has pid as one of its lines. */
+static bool lists_pid(const struct fx *f, const char *rel, pid_t pid)
+{
+	char first[32], inner[34];
+	char *text = slurp(f, rel);
+
+	assert_non_null(text);
+	snprintf(first, sizeof(first), "%d\n", (int)pid);
+	snprintf(inner, sizeof(inner), "\n%d\n", (int)pid);
+	bool found = strncmp(text, first, strlen(first)) == 0 || strstr(text, inner) != NULL;
+	free(text);
+	return found;
+}
+
+static void end_kid(struct fx *f, pid_t pid)
+{
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	for (int i = 0; i < MAX_KIDS; i++)
+		if (f->kids[i] == pid)
+			f->kids[i] = 0;
+}
+
+static void test_tasks(void **state)
+{
+	struct fx *f = *state;
+	char text[128], msg[160];
+	pid_t self = getpid(), a = sleeper(f), b = sleeper(f), gone = dead_pid();
+
+	assert_int_equal(mk(f, "g"), 0);
+	snprintf(text, sizeof(text), "%d\n", (int)self);
+	assert_int_equal(put(f, "g/tasks", text), 0);
+	check_status(f, "ok\n");
+	check_file(f, "g/tasks", text);
+	assert_false(lists_pid(f, "tasks", self));
+	/* 0 is the writer itself. */
+	assert_int_equal(put(f, "tasks", "0\n"), 0);
+	assert_true(lists_pid(f, "tasks", self));
+	check_file(f, "g/tasks", "");
+	/* No such task: ESRCH, and the list stops there; earlier pids stay moved. */
+	snprintf(text, sizeof(text), "%d,%d,%d\n", (int)a, (int)gone, (int)b);
+	snprintf(msg, sizeof(msg), "No task %d\nError while processing task %d\n", (int)gone, (int)gone);
+	check_reject(f, "g/tasks", text, ESRCH, msg);
+	assert_true(lists_pid(f, "g/tasks", a));
+	assert_false(lists_pid(f, "g/tasks", b));
+	check_reject(f, "g/tasks", "abc\n", EINVAL, "Task list parsing error pid abc\n");
+	check_reject(f, "g/tasks", "-5\n", EINVAL, "Invalid pid -5\n");
+	snprintf(text, sizeof(text), " %d ,\n", (int)b);
+	assert_int_equal(put(f, "g/tasks", text), 0);
+	assert_true(lists_pid(f, "g/tasks", b));
+	/* A CTRL_MON group lists its MON groups' tasks too. */
+	assert_int_equal(mk(f, "g/mon_groups/m"), 0);
+	snprintf(text, sizeof(text), "%d\n", (int)a);
+	assert_int_equal(put(f, "g/mon_groups/m/tasks", text), 0);
+	check_file(f, "g/mon_groups/m/tasks", text);
+	assert_true(lists_pid(f, "g/tasks", a));
+	/* Only tasks of the parent may join a MON group. */
+	assert_int_equal(mk(f, "h"), 0);
+	assert_int_equal(mk(f, "h/mon_groups/x"), 0);
+	snprintf(msg, sizeof(msg), "Can't move task to different control group\nError while processing task %d\n",
+		 (int)a);
+	check_reject(f, "h/mon_groups/x/tasks", text, EINVAL, msg);
+	/* Moving into another CTRL_MON group leaves the old MON group. */
+	assert_int_equal(put(f, "h/tasks", text), 0);
+	check_file(f, "g/mon_groups/m/tasks", "");
+	assert_false(lists_pid(f, "g/tasks", a));
+	assert_int_equal(put(f, "h/mon_groups/x/tasks", text), 0);
+	/* rmdir hands the tasks back: a MON group's to its parent, a CTRL_MON group's to the root. */
+	assert_int_equal(rm(f, "h/mon_groups/x"), 0);
+	check_file(f, "h/tasks", text);
+	assert_int_equal(rm(f, "g"), 0);
+	assert_true(lists_pid(f, "tasks", b));
+	/* A task that exits disappears from the lists. */
+	end_kid(f, b);
+	assert_false(lists_pid(f, "tasks", b));
+}
+
+/* ---- cpus ---- */
+
+static void test_cpus(void **state)
+{
+	struct fx *f = *state;
+
+	assert_int_equal(mk(f, "g"), 0);
+	assert_int_equal(mk(f, "h"), 0);
+	assert_int_equal(put(f, "g/cpus_list", "1-2\n"), 0);
+	check_file(f, "g/cpus_list", "1-2\n");
+	check_file(f, "g/cpus", "6\n");
+	check_file(f, "cpus_list", "0,3\n");
+	check_file(f, "cpus", "9\n");
+	assert_int_equal(put(f, "h/cpus", "8\n"), 0); /* the mask form */
+	check_file(f, "h/cpus_list", "3\n");
+	check_file(f, "cpus_list", "0\n");
+	/* Taking a CPU from another group. */
+	assert_int_equal(put(f, "h/cpus_list", "2-3\n"), 0);
+	check_file(f, "g/cpus_list", "1\n");
+	/* Errors; like the kernel, cpus writes add to last_cmd_status without clearing it. */
+	assert_int_equal(put(f, "g/cpus_list", "0-7\n"), -EINVAL);
+	check_status_ends(f, "Can only assign online CPUs\n");
+	assert_int_equal(put(f, "g/cpus", "10\n"), -EINVAL);
+	check_status_ends(f, "Can only assign online CPUs\n");
+	assert_true(put(f, "g/cpus_list", "abc\n") < 0);
+	check_status_ends(f, "Bad CPU list/mask\n");
+	assert_true(put(f, "g/cpus", "xyz\n") < 0);
+	check_status_ends(f, "Bad CPU list/mask\n");
+	assert_int_equal(put(f, "cpus_list", "\n"), -EINVAL);
+	check_status_ends(f, "Can't drop CPUs from default group\n");
+	check_file(f, "g/cpus_list", "1\n");
+	/* MON groups take CPUs of their parent only. */
+	assert_int_equal(mk(f, "h/mon_groups/m"), 0);
+	assert_int_equal(put(f, "h/mon_groups/m/cpus_list", "1\n"), -EINVAL);
+	check_status_ends(f, "Can only add CPUs to mongroup that belong to parent\n");
+	assert_int_equal(put(f, "h/mon_groups/m/cpus_list", "3\n"), 0);
+	check_file(f, "h/mon_groups/m/cpus_list", "3\n");
+	check_file(f, "h/cpus_list", "2-3\n");
+	/* rmdir gives a CTRL_MON group's CPUs back to the default group. */
+	assert_int_equal(rm(f, "h"), 0);
+	check_file(f, "cpus_list", "0,2-3\n");
+}
+
+/* ---- counters from the traffic model ---- */
+
+#define MB 1e6 /* bytes per MB, as the traffic model counts */
+
+/* Bytes a group's event gained in each domain while the frozen clock moves by ms. */
+static void measure(const struct fx *f, const char *group, const char *event, unsigned ms, double delta[2])
+{
+	uint64_t before[2], after[2];
+	char cmd[32];
+
+	for (unsigned d = 0; d < 2; d++)
+		before[d] = counter(f, group, d, event);
+	snprintf(cmd, sizeof(cmd), "advance %u", ms);
+	ctl(f, cmd);
+	for (unsigned d = 0; d < 2; d++) {
+		after[d] = counter(f, group, d, event);
+		delta[d] = (double)(after[d] - before[d]);
+	}
+}
+
+static void test_counters_follow_demand(void **state)
+{
+	struct fx *f = *state;
+	double web[2], batch[2], other[2], local[2];
+
+	assert_int_equal(mk(f, "mpamd-web"), 0);
+	assert_int_equal(mk(f, "mpamd-batch"), 0);
+	assert_int_equal(mk(f, "other"), 0);
+	ctl(f, "clock manual");
+	/* Demand fits: web 6000 MB/s and batch 16000 MB/s, half in each 20000 MB/s domain. */
+	measure(f, "mpamd-web", "mbm_total_bytes", 1000, web);
+	check_near(web[0], 3000 * MB, 0.01, "web, domain 0");
+	check_near(web[1], 3000 * MB, 0.01, "web, domain 1");
+	measure(f, "mpamd-batch", "mbm_total_bytes", 1000, batch);
+	check_near(batch[0] + batch[1], 16000 * MB, 0.01, "batch");
+	measure(f, "mpamd-web", "mbm_local_bytes", 1000, local);
+	check_near(local[0], 0.8 * 3000 * MB, 0.01, "web local");
+	measure(f, "other", "mbm_total_bytes", 1000, other);
+	assert_true(other[0] == 0 && other[1] == 0);
+	assert_true(counter(f, "mpamd-web", 0, "llc_occupancy") > 0);
+	assert_int_equal(counter(f, "other", 0, "llc_occupancy"), 0);
+	assert_int_equal(counter(f, "", 0, "mbm_total_bytes"), 0);
+	/* A lower MB limit caps batch at 10% of each domain. */
+	assert_int_equal(put(f, "mpamd-batch/schemata", "MB:0=10;1=10\n"), 0);
+	measure(f, "mpamd-batch", "mbm_total_bytes", 1000, batch);
+	check_near(batch[0], 2000 * MB, 0.01, "capped batch, domain 0");
+	check_near(batch[1], 2000 * MB, 0.01, "capped batch, domain 1");
+	measure(f, "mpamd-web", "mbm_total_bytes", 500, web);
+	check_near(web[0], 1500 * MB, 0.01, "web beside capped batch");
+	/* A CTRL_MON group's value includes its MON groups; MON groups have no demand of their own. */
+	assert_int_equal(mk(f, "mpamd-web/mon_groups/m"), 0);
+	measure(f, "mpamd-web", "mbm_total_bytes", 1000, web);
+	check_near(web[0], 3000 * MB, 0.01, "web with a MON group");
+}
+
+static void test_counters_share_capacity(void **state)
+{
+	struct fx *f = *state;
+	double web[2], hog[2];
+
+	assert_int_equal(mk(f, "mpamd-web"), 0);
+	assert_int_equal(mk(f, "mpamd-hog"), 0);
+	ctl(f, "clock manual");
+	/* 3000 + 20000 MB/s asked of each 20000 MB/s domain: shared in proportion to demand. */
+	ctl(f, "advance 100");
+	uint64_t w0 = counter(f, "mpamd-web", 0, "mbm_total_bytes"), h0 = counter(f, "mpamd-hog", 0, "mbm_total_bytes");
+	ctl(f, "advance 1000");
+	web[0] = (double)(counter(f, "mpamd-web", 0, "mbm_total_bytes") - w0);
+	hog[0] = (double)(counter(f, "mpamd-hog", 0, "mbm_total_bytes") - h0);
+	check_near(web[0] + hog[0], 20000 * MB, 0.01, "a saturated domain");
+	check_near(web[0], 20000 * MB * 3000 / 23000, 0.01, "web's share");
+	/* Capping the hog at 50% leaves web its whole demand. */
+	assert_int_equal(put(f, "mpamd-hog/schemata", "MB:0=50;1=50\n"), 0);
+	measure(f, "mpamd-hog", "mbm_total_bytes", 1000, hog);
+	check_near(hog[0], 10000 * MB, 0.01, "capped hog");
+}
+
+/* The clock follows real time unless frozen. */
+static void test_counters_real_time(void **state)
+{
+	struct fx *f = *state;
+
+	assert_int_equal(mk(f, "mpamd-web"), 0);
+	uint64_t before = counter(f, "mpamd-web", 0, "mbm_total_bytes");
+	struct timespec pause_for = { 0, 50 * 1000000L };
+	nanosleep(&pause_for, NULL);
+	uint64_t after = counter(f, "mpamd-web", 0, "mbm_total_bytes");
+	/* At least 50 ms at 3000 MB/s. */
+	assert_true(after - before >= (uint64_t)(0.05 * 3000 * MB));
+	assert_int_equal(emu_ctl(f->emu, "advance 10"), -EINVAL);
+}
+
+/* ---- fault injection ---- */
+
+static void test_fail_next_write(void **state)
+{
+	struct fx *f = *state;
+
+	ctl(f, "fail_next_write EIO");
+	assert_int_equal(put(f, "schemata", "MB:0=50\n"), -EIO);
+	check_file(f, "schemata", "L3:0=7ff;1=7ff\nMB:0=100;1=100\n");
+	assert_int_equal(put(f, "schemata", "MB:0=50\n"), 0);
+	/* With a path suffix only a matching write fails. */
+	ctl(f, "fail_next_write ENOSPC tasks\n");
+	assert_int_equal(put(f, "schemata", "MB:0=60\n"), 0);
+	assert_int_equal(put(f, "tasks", "0\n"), -ENOSPC);
+	assert_int_equal(put(f, "tasks", "0\n"), 0);
+	ctl(f, "fail_next_write 16");
+	assert_int_equal(put(f, "schemata", "MB:0=70\n"), -EBUSY);
+	check_file(f, "schemata", "L3:0=7ff;1=7ff\nMB:0=60;1=100\n");
+	ctl(f, "fail_mkdir ENOSPC");
+	assert_int_equal(mk(f, "g"), -ENOSPC);
+	check_absent(f, "g");
+	assert_int_equal(mk(f, "g"), 0);
+	/* Bad commands. */
+	assert_int_equal(emu_ctl(f->emu, "bogus"), -EINVAL);
+	assert_int_equal(emu_ctl(f->emu, "fail_next_write EWHAT"), -EINVAL);
+	assert_int_equal(emu_ctl(f->emu, "fail_mkdir"), -EINVAL);
+	assert_int_equal(emu_ctl(f->emu, "counter nosuch 0 mbm_total_bytes ok"), -EINVAL);
+	assert_int_equal(emu_ctl(f->emu, "counter . 9 mbm_total_bytes ok"), -EINVAL);
+	assert_int_equal(emu_ctl(f->emu, "counter . 0 mbm_total_bytes broken"), -EINVAL);
+	assert_int_equal(emu_ctl(f->emu, "clock later"), -EINVAL);
+	assert_int_equal(emu_ctl(f->emu, "vanish\nvanish"), -EINVAL);
+}
+
+static void test_counter_states(void **state)
+{
+	struct fx *f = *state;
+
+	ctl(f, "counter . 0 mbm_total_bytes unavailable");
+	check_file(f, "mon_data/mon_L3_00/mbm_total_bytes", "Unavailable\n");
+	check_file(f, "mon_data/mon_L3_01/mbm_total_bytes", "0\n");
+	ctl(f, "counter . 0 mbm_total_bytes error");
+	check_file(f, "mon_data/mon_L3_00/mbm_total_bytes", "Error\n");
+	ctl(f, "counter . 0 mbm_total_bytes unassigned");
+	check_file(f, "mon_data/mon_L3_00/mbm_total_bytes", "Unassigned\n");
+	ctl(f, "counter . 0 mbm_total_bytes ok");
+	check_file(f, "mon_data/mon_L3_00/mbm_total_bytes", "0\n");
+	/* A CTRL_MON group reads a number while any of it or its MON groups can be read, else the
+	 * last failure. */
+	assert_int_equal(mk(f, "g"), 0);
+	assert_int_equal(mk(f, "g/mon_groups/m"), 0);
+	ctl(f, "counter g 1 llc_occupancy unavailable");
+	check_file(f, "g/mon_data/mon_L3_01/llc_occupancy", "0\n");
+	ctl(f, "counter g/mon_groups/m 1 llc_occupancy error");
+	check_file(f, "g/mon_data/mon_L3_01/llc_occupancy", "Error\n");
+	check_file(f, "g/mon_groups/m/mon_data/mon_L3_01/llc_occupancy", "Error\n");
+	char *text = slurp(f, ".emu_ctl");
+	assert_non_null(text);
+	assert_non_null(strstr(text, "counter g/mon_groups/m 1 llc_occupancy error\n"));
+	free(text);
+}
+
+/* The mount goes away (for a moment it may answer ENOTCONN), leaving the empty mount point. */
+static void test_vanish(void **state)
+{
+	struct fx *f = *state;
+	struct stat st;
+	int waited = 0;
+
+	assert_int_equal(emu_ctl(f->emu, "vanish"), 0);
+	while ((stat(P(f, "info/last_cmd_status"), &st) == 0 || errno != ENOENT) && waited < 2000) {
+		struct timespec ms = { 0, 1000000L };
+		nanosleep(&ms, NULL);
+		waited++;
+	}
+	if (waited >= 2000)
+		fail_msg("the mount is still there after vanish");
+	check_listing(f, "", "");
+}
+
+/* ---- counter assignment (mbm_event) ---- */
+
+static void test_amd_assignment(void **state)
+{
+	struct fx *f = *state;
+
+	assert_int_equal(mk(f, "g1"), 0);
+	check_status(f, "ok\n");
+	check_file(f, "g1/mbm_L3_assignments", "mbm_total_bytes:0=e;1=e\nmbm_local_bytes:0=e;1=e\n");
+	check_file(f, "info/L3_MON/available_mbm_cntrs", "0=0;1=0\n");
+	/* No counters left: the group is made but stays unassigned. */
+	assert_int_equal(mk(f, "g2"), 0);
+	check_status(f, "Failed to allocate counter for mbm_total_bytes in domain 0\n"
+			"Failed to allocate counter for mbm_local_bytes in domain 0\n");
+	check_file(f, "g2/mbm_L3_assignments", "mbm_total_bytes:0=_;1=_\nmbm_local_bytes:0=_;1=_\n");
+	check_file(f, "g2/mon_data/mon_L3_00/mbm_total_bytes", "Unassigned\n");
+	check_file(f, "g2/mon_data/mon_L3_00/llc_occupancy", "0\n");
+	check_reject(f, "g2/mbm_L3_assignments", "mbm_total_bytes:0=e\n", ENOSPC,
+		     "Failed to allocate counter for mbm_total_bytes in domain 0\n"
+		     "Assign operation 'mbm_total_bytes:0=e' failed\n");
+	/* Free two, then take them. */
+	assert_int_equal(put(f, "g1/mbm_L3_assignments", "mbm_total_bytes:0=_;1=_\n"), 0);
+	check_file(f, "g1/mbm_L3_assignments", "mbm_total_bytes:0=_;1=_\nmbm_local_bytes:0=e;1=e\n");
+	check_file(f, "g1/mon_data/mon_L3_01/mbm_total_bytes", "Unassigned\n");
+	check_file(f, "info/L3_MON/available_mbm_cntrs", "0=1;1=1\n");
+	assert_int_equal(put(f, "g2/mbm_L3_assignments", "mbm_total_bytes:*=e\n"), 0);
+	check_file(f, "g2/mbm_L3_assignments", "mbm_total_bytes:0=e;1=e\nmbm_local_bytes:0=_;1=_\n");
+	check_file(f, "g2/mon_data/mon_L3_00/mbm_total_bytes", "0\n");
+	/* Errors. */
+	check_reject(f, "g2/mbm_L3_assignments", "foo:0=e\n", ENOENT, "Invalid event foo\n");
+	check_reject(f, "g2/mbm_L3_assignments", "llc_occupancy:0=e\n", ENOENT, "Invalid event llc_occupancy\n");
+	check_reject(f, "g2/mbm_L3_assignments", "mbm_total_bytes:x=e\n", EINVAL, "Missing domain id\n");
+	check_reject(f, "g2/mbm_L3_assignments", "mbm_total_bytes:5=e\n", EINVAL, "Invalid domain id 5\n");
+	check_reject(f, "g2/mbm_L3_assignments", "mbm_total_bytes:0=q\n", EINVAL,
+		     "Assign operation 'mbm_total_bytes:0=q' failed\n");
+	check_reject(f, "g2/mbm_L3_assignments", "mbm_total_bytes:0=e", EINVAL,
+		     "Assign operation 'mbm_total_bytes:0=q' failed\n");
+	/* rmdir returns a group's counters. */
+	assert_int_equal(rm(f, "g2"), 0);
+	check_file(f, "info/L3_MON/available_mbm_cntrs", "0=1;1=1\n");
+	assert_int_equal(rm(f, "g1"), 0);
+	check_file(f, "info/L3_MON/available_mbm_cntrs", "0=2;1=2\n");
+}
+
+static void test_amd_assign_mode(void **state)
+{
+	struct fx *f = *state;
+
+	assert_int_equal(put(f, "info/L3_MON/mbm_assign_mode", "default\n"), 0);
+	check_file(f, "info/L3_MON/mbm_assign_mode", "[default]\nmbm_event\n");
+	check_file(f, "mon_data/mon_L3_00/mbm_total_bytes", "0\n");
+	assert_int_equal(put(f, "mbm_L3_assignments", "mbm_total_bytes:0=e\n"), -EINVAL);
+	check_status(f, "mbm_event mode is not enabled\n");
+	assert_null(slurp(f, "info/L3_MON/available_mbm_cntrs"));
+	assert_int_equal(errno, EINVAL);
+	check_reject(f, "info/L3_MON/mbm_assign_mode", "fancy\n", EINVAL, "Unsupported assign mode\n");
+	/* Back to mbm_event: every counter was freed. */
+	assert_int_equal(put(f, "info/L3_MON/mbm_assign_mode", "mbm_event\n"), 0);
+	check_file(f, "info/L3_MON/available_mbm_cntrs", "0=4;1=4\n");
+	check_file(f, "mon_data/mon_L3_00/mbm_total_bytes", "Unassigned\n");
+	assert_int_equal(put(f, "info/L3_MON/mbm_assign_on_mkdir", "0\n"), 0);
+	check_file(f, "info/L3_MON/mbm_assign_on_mkdir", "0\n");
+	assert_int_equal(mk(f, "g"), 0);
+	check_file(f, "g/mbm_L3_assignments", "mbm_total_bytes:0=_;1=_\nmbm_local_bytes:0=_;1=_\n");
+}
+
+/* A (re)assigned counter starts from 0 and then counts the group's traffic. */
+static void test_amd_counter_restart(void **state)
+{
+	struct fx *f = *state;
+	double web[2];
+
+	assert_int_equal(mk(f, "mpamd-web"), 0);
+	ctl(f, "clock manual");
+	measure(f, "mpamd-web", "mbm_total_bytes", 1000, web);
+	check_near(web[0], 3000 * MB, 0.01, "web on amd");
+	assert_true(counter(f, "mpamd-web", 0, "mbm_total_bytes") > 0);
+	assert_int_equal(put(f, "mpamd-web/mbm_L3_assignments", "mbm_total_bytes:0=_\n"), 0);
+	ctl(f, "advance 300");
+	assert_int_equal(put(f, "mpamd-web/mbm_L3_assignments", "mbm_total_bytes:0=e\n"), 0);
+	assert_int_equal(counter(f, "mpamd-web", 0, "mbm_total_bytes"), 0);
+	ctl(f, "advance 500");
+	check_near((double)counter(f, "mpamd-web", 0, "mbm_total_bytes"), 1500 * MB, 0.01, "restarted counter");
+	/* AMD's absolute MB: 8 units of 1/8 GB/s cap web at 1000 MB/s per domain. */
+	assert_int_equal(put(f, "mpamd-web/schemata", "MB:0=8;1=8\n"), 0);
+	measure(f, "mpamd-web", "mbm_total_bytes", 1000, web);
+	check_near(web[0], 1000 * MB, 0.01, "web capped by absolute MB");
+}
+
+static void test_intel_assign_mode(void **state)
+{
+	struct fx *f = *state;
+
+	check_reject(f, "info/L3_MON/mbm_assign_mode", "mbm_event\n", EINVAL, "mbm_event mode is not supported\n");
+	assert_int_equal(put(f, "info/L3_MON/mbm_assign_mode", "default\n"), 0);
+	check_absent(f, "mbm_L3_assignments");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_usage),
+		cmocka_unit_test_setup_teardown(test_intel_layout, setup_intel, teardown),
+		cmocka_unit_test_setup_teardown(test_amd_layout, setup_amd, teardown),
+		cmocka_unit_test_setup_teardown(test_mpam_layout, setup_mpam, teardown),
+		cmocka_unit_test_setup_teardown(test_file_rules, setup_intel, teardown),
+		cmocka_unit_test_setup_teardown(test_mkdir_populates, setup_intel, teardown),
+		cmocka_unit_test_setup_teardown(test_debug_ids, setup_intel_debug, teardown),
+		cmocka_unit_test_setup_teardown(test_closids_run_out, setup_intel, teardown),
+		cmocka_unit_test_setup_teardown(test_mpam_rmids, setup_mpam, teardown),
+		cmocka_unit_test_setup_teardown(test_schemata_round_trip, setup_intel, teardown),
+		cmocka_unit_test_setup_teardown(test_schemata_rejections, setup_intel, teardown),
+		cmocka_unit_test_setup_teardown(test_min_cbm_bits, setup_intel_min2, teardown),
+		cmocka_unit_test_setup_teardown(test_mb_rounding_intel, setup_intel, teardown),
+		cmocka_unit_test_setup_teardown(test_mb_rounding_amd, setup_amd, teardown),
+		cmocka_unit_test_setup_teardown(test_mb_rounding_mpam, setup_mpam, teardown),
+		cmocka_unit_test_setup_teardown(test_exclusive_mode, setup_intel, teardown),
+		cmocka_unit_test_setup_teardown(test_tasks, setup_intel, teardown),
+		cmocka_unit_test_setup_teardown(test_cpus, setup_intel, teardown),
+		cmocka_unit_test_setup_teardown(test_counters_follow_demand, setup_intel_sim, teardown),
+		cmocka_unit_test_setup_teardown(test_counters_share_capacity, setup_intel_sim, teardown),
+		cmocka_unit_test_setup_teardown(test_counters_real_time, setup_intel_sim, teardown),
+		cmocka_unit_test_setup_teardown(test_fail_next_write, setup_intel, teardown),
+		cmocka_unit_test_setup_teardown(test_counter_states, setup_intel, teardown),
+		cmocka_unit_test_setup_teardown(test_vanish, setup_intel, teardown),
+		cmocka_unit_test_setup_teardown(test_amd_assignment, setup_amd, teardown),
+		cmocka_unit_test_setup_teardown(test_amd_assign_mode, setup_amd, teardown),
+		cmocka_unit_test_setup_teardown(test_amd_counter_restart, setup_amd_sim, teardown),
+		cmocka_unit_test_setup_teardown(test_intel_assign_mode, setup_intel, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,235 @@
+/* See emu_counters.h. The time stepping mirrors backends/sim/sim_host.c: demand changes only at tick
+ * boundaries, one noise draw per partition per tick, in partition order. */
+#include "emu_counters.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backends/sim/traffic.h"
+#include "emu_state.h"
+
+#define NS_PER_MS 1000000u
+
+static size_t partition_count(const struct emu *e)
+{
+	return e->config ? e->config->partition_count : 0;
+}
+
+int emu_traffic_init(struct emu *e)
+{
+	struct emu_traffic *t = &e->traffic;
+	const struct config *c = e->config;
+
+	t->capacity_mbps = c ? c->sim.capacity_mbps : EMU_DEFAULT_CAPACITY_MBPS;
+	t->interval_ns = (uint64_t)(c ? c->global.interval_ms : 100) * NS_PER_MS;
+	traffic_rng_seed(&t->rng, c ? c->sim.seed : 1);
+	t->demand_tick = UINT64_MAX;
+	t->last_ns = 0;
+	t->demand = calloc(partition_count(e) + 1, sizeof(*t->demand));
+	return t->demand ? 0 : -ENOMEM;
+}
+
+void emu_traffic_fini(struct emu *e)
+{
+	free(e->traffic.demand);
+	e->traffic.demand = NULL;
+}
+
+static void update_demand(struct emu *e, uint64_t tick)
+{
+	struct emu_traffic *t = &e->traffic;
+
+	if (tick == t->demand_tick)
+		return;
+	t->demand_tick = tick;
+	for (size_t i = 0; i < partition_count(e); i++) {
+		double base = demand_profile_at(&e->config->partitions[i].sim_demand, tick);
+		t->demand[i] = traffic_noisy_demand(base, e->config->sim.noise_pct, &t->rng);
+	}
+}
+
+/* A group's demand in one domain: memory is interleaved over the domains. */
+static double group_demand(const struct emu *e, const struct emu_group *g)
+{
+	return g->partition >= 0 ? e->traffic.demand[g->partition] / e->prof.domains : 0;
+}
+
+/* One domain for dt_ns at the current demand and limits. */
+static void serve_domain(struct emu *e, unsigned d, uint64_t dt_ns)
+{
+	struct traffic_request req[EMU_MAX_CLOSIDS];
+	double served[EMU_MAX_CLOSIDS], demand[EMU_MAX_CLOSIDS] = { 0 };
+	unsigned n = e->prof.num_closids;
+	double capacity = e->traffic.capacity_mbps;
+
+	for (struct emu_group *g = emu_next_group(e, NULL); g; g = emu_next_group(e, g))
+		demand[g->closid] += group_demand(e, g);
+	for (unsigned c = 0; c < n; c++)
+		req[c] = (struct traffic_request){
+			.demand_mbps = demand[c],
+			.max_fraction = emu_mb_fraction(&e->prof, e->mb[c][d], capacity),
+		};
+	traffic_serve(req, n, capacity, served);
+	for (struct emu_group *g = emu_next_group(e, NULL); g; g = emu_next_group(e, g)) {
+		struct emu_mon *m = &g->mon[d];
+		double own = group_demand(e, g);
+		m->mbps = own > 0 ? served[g->closid] * own / demand[g->closid] : 0;
+		m->bytes += m->mbps * (double)dt_ns / 1e3; /* MB/s * ns = 10^-3 bytes */
+	}
+}
+
+void emu_traffic_sync(struct emu *e)
+{
+	struct emu_traffic *t = &e->traffic;
+	uint64_t now = emu_clock_now(&e->clock);
+
+	while (t->last_ns < now) {
+		uint64_t tick = t->last_ns / t->interval_ns;
+		uint64_t boundary = (tick + 1) * t->interval_ns;
+		uint64_t end = now < boundary ? now : boundary;
+		update_demand(e, tick);
+		for (unsigned d = 0; d < e->prof.domains; d++)
+			serve_domain(e, d, end - t->last_ns);
+		t->last_ns = end;
+	}
+}
+
+static struct emu_group *find_mon_anywhere(struct emu *e, const char *name)
+{
+	for (struct emu_group *g = emu_next_group(e, NULL); g; g = emu_next_group(e, g))
+		if (g->is_mon && strcmp(g->name, name) == 0)
+			return g;
+	return NULL;
+}
+
+void emu_traffic_bind(struct emu *e)
+{
+	for (struct emu_group *g = emu_next_group(e, NULL); g; g = emu_next_group(e, g))
+		g->partition = -1;
+	for (size_t i = 0; i < partition_count(e); i++) {
+		char name[512];
+		snprintf(name, sizeof(name), "%s%s", e->opt.prefix, e->config->partitions[i].name);
+		struct emu_group *g = emu_find_ctrl(e, name);
+		if (!g)
+			g = find_mon_anywhere(e, name);
+		if (g)
+			g->partition = (int)i;
+	}
+}
+
+void emu_counter_restart(struct emu_group *g, unsigned domain, enum emu_event ev)
+{
+	g->mon[domain].base[ev] = g->mon[domain].bytes;
+}
+
+static double closid_mbps(struct emu *e, unsigned closid, unsigned d)
+{
+	double sum = 0;
+
+	for (struct emu_group *g = emu_next_group(e, NULL); g; g = emu_next_group(e, g))
+		if (g->closid == closid)
+			sum += g->mon[d].mbps;
+	return sum;
+}
+
+/* Each way of the CLOSID's mask, shared with the other active CLOSIDs holding it by bandwidth. */
+static double occupancy(struct emu *e, const struct emu_group *g, unsigned d)
+{
+	double rate[EMU_MAX_CLOSIDS], bytes = 0;
+	double way_bytes = (double)e->prof.l3_bytes / e->prof.cbm_len;
+
+	for (unsigned c = 0; c < e->prof.num_closids; c++)
+		rate[c] = emu_closid_allocated(e, c) ? closid_mbps(e, c, d) : 0;
+	if (rate[g->closid] <= 0)
+		return 0;
+	for (unsigned w = 0; w < e->prof.cbm_len; w++) {
+		double sharers = 0;
+		if (!((e->l3[g->closid][d] >> w) & 1))
+			continue;
+		for (unsigned c = 0; c < e->prof.num_closids; c++)
+			if ((e->l3[c][d] >> w) & 1)
+				sharers += rate[c];
+		bytes += way_bytes * rate[g->closid] / sharers;
+	}
+	return bytes * g->mon[d].mbps / rate[g->closid];
+}
+
+static int read_one(struct emu *e, struct emu_group *g, unsigned d, enum emu_event ev, double *val)
+{
+	const struct emu_mon *m = &g->mon[d];
+
+	switch (m->forced[ev]) {
+	case EMU_CNT_UNAVAILABLE:
+		return -EINVAL;
+	case EMU_CNT_ERROR:
+		return -EIO;
+	case EMU_CNT_UNASSIGNED:
+		return -ENOENT;
+	case EMU_CNT_OK:
+		break;
+	}
+	if (ev != EMU_EVT_LLC && e->assign.enabled && m->cntr[ev] < 0)
+		return -ENOENT;
+	if (ev == EMU_EVT_LLC)
+		*val = floor(occupancy(e, g, d) / 64) * 64;
+	else
+		*val = (m->bytes - m->base[ev]) * (ev == EMU_EVT_LOCAL ? EMU_LOCAL_SHARE : 1.0);
+	return 0;
+}
+
+struct sum {
+	double val;
+	bool any_ok;
+	int err;
+};
+
+static void add_one(struct emu *e, struct emu_group *g, unsigned d, enum emu_event ev, struct sum *s)
+{
+	double v;
+	int r = read_one(e, g, d, ev, &v);
+
+	if (r) {
+		s->err = r;
+		return;
+	}
+	s->any_ok = true;
+	s->val += v;
+}
+
+/* mon_event_count(): a CTRL_MON group adds its MON groups; the read fails only if all of them do,
+ * and then with the last error. */
+int emu_counter_read(struct emu *e, struct emu_group *g, unsigned domain, enum emu_event ev, double *val)
+{
+	struct sum s = { 0, false, 0 };
+
+	add_one(e, g, domain, ev, &s);
+	if (!g->is_mon)
+		for (struct emu_group *m = g->mons; m; m = m->next)
+			add_one(e, m, domain, ev, &s);
+	*val = s.val;
+	return s.any_ok ? 0 : s.err;
+}
+
+int emu_mondata_show(struct emu *e, const struct emu_node *n, struct emu_buf *out)
+{
+	double v;
+
+	switch (emu_counter_read(e, n->group, n->domain, (enum emu_event)n->file->event, &v)) {
+	case -EIO:
+		emu_buf_printf(out, "Error\n");
+		break;
+	case -EINVAL:
+		emu_buf_printf(out, "Unavailable\n");
+		break;
+	case -ENOENT:
+		emu_buf_printf(out, "Unassigned\n");
+		break;
+	default:
+		emu_buf_printf(out, "%llu\n", (unsigned long long)floor(v));
+		break;
+	}
+	return 0;
+}

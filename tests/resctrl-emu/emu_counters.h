@@ -1,0 +1,38 @@
+/* Monitoring data from the shared traffic model (backends/sim/traffic.h).
+ *
+ * Demand: a group named PREFIX + NAME makes the sim_demand of config partition NAME (the CTRL_MON
+ * group of that name if there is one, else the first MON group of that name), with the config's
+ * noise and seed, one demand value per interval_ms tick, split evenly over the L3 domains. Groups
+ * without a partition make no traffic.
+ * Service: in each domain (capacity [sim] capacity_mbps, default 20000 MB/s) every CLOSID is one
+ * traffic request whose demand is the sum of its groups' and whose max share comes from its MB
+ * schemata value; a CLOSID's service is shared by its groups in proportion to their demand.
+ * Counters: bytes accumulate as time passes (integrated lazily, fractions kept, 1 MB = 10^6 bytes);
+ * mbm_local_bytes is EMU_LOCAL_SHARE of mbm_total_bytes; llc_occupancy splits each cache way among
+ * the CLOSIDs whose mask holds it in proportion to their current bandwidth (0 while idle), in
+ * multiples of 64 bytes. A CTRL_MON group's value includes its MON groups. */
+#ifndef MPAMD_TESTS_RESCTRL_EMU_COUNTERS_H
+#define MPAMD_TESTS_RESCTRL_EMU_COUNTERS_H
+
+#include "emu_node.h"
+#include "emu_profile.h"
+
+#define EMU_DEFAULT_CAPACITY_MBPS 20000.0
+#define EMU_LOCAL_SHARE		  0.8
+
+/* 0 or -ENOMEM. */
+int emu_traffic_init(struct emu *e);
+void emu_traffic_fini(struct emu *e);
+/* Runs the traffic up to the emulator's current time; call before anything that changes rates. */
+void emu_traffic_sync(struct emu *e);
+/* Works out again which group makes which partition's demand (after mkdir and rmdir). */
+void emu_traffic_bind(struct emu *e);
+/* A counter that is (re)assigned counts from 0. */
+void emu_counter_restart(struct emu_group *g, unsigned domain, enum emu_event ev);
+/* A group's value for an event in a domain: 0, or -EIO, -EINVAL or -ENOENT as the kernel's
+ * rmid read reports them (Error, Unavailable, Unassigned). */
+int emu_counter_read(struct emu *e, struct emu_group *g, unsigned domain, enum emu_event ev, double *val);
+
+emu_show_fn emu_mondata_show;
+
+#endif

@@ -1,0 +1,199 @@
+/* resctrl-emu: a FUSE emulation of the Linux resctrl filesystem, for testing mpamd's resctrl
+ * backend through real system calls. See --help. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/config.h"
+#include "emu_fs.h"
+#include "emu_state.h"
+#include "emu_text.h"
+
+#define DEFAULT_PREFIX "mpamd-"
+#define DEFAULT_CPUS   4
+
+struct cli {
+	const char *mountpoint;
+	const char *profile;
+	const char *config_path;
+	const char *prefix; /* NULL: the config's group_prefix, else DEFAULT_PREFIX */
+	bool debug;
+	unsigned cpus;
+	unsigned domains; /* 0: the profile's */
+	int min_cbm_bits; /* -1: the profile's */
+};
+
+enum {
+	OPT_PREFIX = 256,
+	OPT_DEBUG,
+	OPT_CPUS,
+	OPT_DOMAINS,
+	OPT_MIN_CBM_BITS,
+};
+
+static void usage(FILE *out)
+{
+	fprintf(out, "Usage: resctrl-emu MOUNTPOINT --profile intel|amd|mpam [options]\n"
+		     "Emulates the Linux resctrl filesystem at MOUNTPOINT (FUSE) until SIGINT/SIGTERM or unmount.\n"
+		     "\n"
+		     "  -p, --profile NAME     intel (2 L3 domains, 11-bit CBM, MB percent, MBM),\n"
+		     "                         amd (2 domains, 16-bit CBM, MB in 1/8 GB/s, mbm_event counters),\n"
+		     "                         mpam (Linux 7.1 MPAM: 1 domain, MB via MBW_MAX, llc_occupancy only)\n"
+		     "  -c, --config FILE      an mpamd config: [sim] capacity_mbps, seed, noise_pct and each\n"
+		     "                         partition's sim_demand drive the counters of group PREFIX+NAME\n"
+		     "      --prefix PREFIX    group name prefix (default: the config's group_prefix, else mpamd-)\n"
+		     "      --debug            as mounted with -o debug: ctrl_hw_id and mon_hw_id in groups\n"
+		     "      --cpus N           online CPUs (default 4)\n"
+		     "      --domains N        L3 domains instead of the profile's (ids 0..N-1)\n"
+		     "      --min-cbm-bits N   info/L3/min_cbm_bits instead of the profile's\n"
+		     "  -h, --help             this text\n"
+		     "\n"
+		     "Control: write one command per write() to MOUNTPOINT/.emu_ctl; read it for the list:\n"
+		     "  fail_next_write ERRNO [PATH_SUFFIX] | fail_mkdir ERRNO |\n"
+		     "  counter GROUP DOMAIN EVENT ok|unavailable|error|unassigned |\n"
+		     "  clock manual | clock real | advance MS | vanish\n");
+}
+
+/* One line, exit status 2. */
+static int usage_error(const char *what, const char *arg)
+{
+	fprintf(stderr, "resctrl-emu: %s%s%s (try --help)\n", what, arg ? ": " : "", arg ? arg : "");
+	return 2;
+}
+
+static bool parse_count(const char *text, unsigned lo, unsigned hi, unsigned *ret)
+{
+	unsigned v;
+
+	if (emu_kstrtouint(text, 10, &v) || v < lo || v > hi)
+		return false;
+	*ret = v;
+	return true;
+}
+
+static int parse_option(int opt, struct cli *c)
+{
+	unsigned v;
+
+	switch (opt) {
+	case 'p':
+		c->profile = optarg;
+		return 0;
+	case 'c':
+		c->config_path = optarg;
+		return 0;
+	case OPT_PREFIX:
+		c->prefix = optarg;
+		return 0;
+	case OPT_DEBUG:
+		c->debug = true;
+		return 0;
+	case OPT_CPUS:
+		return parse_count(optarg, 1, EMU_MAX_CPUS, &c->cpus) ? 0 : usage_error("bad --cpus", optarg);
+	case OPT_DOMAINS:
+		return parse_count(optarg, 1, EMU_MAX_DOMAINS, &c->domains) ? 0 : usage_error("bad --domains", optarg);
+	case OPT_MIN_CBM_BITS:
+		if (!parse_count(optarg, 0, 32, &v))
+			return usage_error("bad --min-cbm-bits", optarg);
+		c->min_cbm_bits = (int)v;
+		return 0;
+	default:
+		return usage_error("unknown option", NULL);
+	}
+}
+
+/* 0, -1 after --help, or 2 after a usage error (already reported). */
+static int parse_cli(int argc, char **argv, struct cli *c)
+{
+	static const struct option longopts[] = {
+		{ "profile", required_argument, NULL, 'p' },
+		{ "config", required_argument, NULL, 'c' },
+		{ "prefix", required_argument, NULL, OPT_PREFIX },
+		{ "debug", no_argument, NULL, OPT_DEBUG },
+		{ "cpus", required_argument, NULL, OPT_CPUS },
+		{ "domains", required_argument, NULL, OPT_DOMAINS },
+		{ "min-cbm-bits", required_argument, NULL, OPT_MIN_CBM_BITS },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int opt;
+
+	*c = (struct cli){ .cpus = DEFAULT_CPUS, .min_cbm_bits = -1 };
+	opterr = 0; /* one line of our own instead of getopt's */
+	while ((opt = getopt_long(argc, argv, "p:c:h", longopts, NULL)) != -1) {
+		if (opt == 'h') {
+			usage(stdout);
+			return -1;
+		}
+		if (opt == '?')
+			return usage_error("unknown option or missing argument", argv[optind - 1]);
+		int r = parse_option(opt, c);
+		if (r)
+			return r;
+	}
+	if (optind + 1 != argc)
+		return usage_error(optind == argc ? "missing MOUNTPOINT" : "one MOUNTPOINT expected", NULL);
+	c->mountpoint = argv[optind];
+	if (!c->profile)
+		return usage_error("missing --profile", NULL);
+	return 0;
+}
+
+static int load_config(const char *path, struct config **ret)
+{
+	struct diag_list diags;
+
+	diag_list_init(&diags, path);
+	int r = config_load_path(path, NULL, ret, &diags);
+	diag_print(&diags, stderr);
+	diag_list_fini(&diags);
+	return r;
+}
+
+/* The profile with the command line's adjustments; false if the name is unknown. */
+static bool make_profile(const struct cli *c, struct emu_profile *p)
+{
+	if (!emu_profile_get(c->profile, p))
+		return false;
+	if (c->domains)
+		p->domains = c->domains;
+	if (c->min_cbm_bits >= 0)
+		p->min_cbm_bits = (unsigned)c->min_cbm_bits;
+	return true;
+}
+
+int main(int argc, char **argv)
+{
+	struct cli cli;
+	struct emu_profile prof;
+	struct config *config = NULL;
+	struct emu emu;
+
+	int r = parse_cli(argc, argv, &cli);
+	if (r)
+		return r < 0 ? 0 : r;
+	if (!make_profile(&cli, &prof))
+		return usage_error("unknown profile", cli.profile);
+	if (cli.min_cbm_bits > (int)prof.cbm_len)
+		return usage_error("--min-cbm-bits exceeds the CBM length", NULL);
+	if (cli.config_path && load_config(cli.config_path, &config) < 0)
+		return 1;
+	struct emu_options opt = {
+		.prefix = cli.prefix ? cli.prefix
+			  : config   ? config->global.group_prefix
+				     : DEFAULT_PREFIX,
+		.debug = cli.debug,
+		.ncpus = cli.cpus,
+	};
+	if (emu_init(&emu, &prof, &opt, config) < 0) {
+		fprintf(stderr, "resctrl-emu: out of memory\n");
+		config_free(config);
+		return 1;
+	}
+	r = emu_fs_run(&emu, cli.mountpoint);
+	emu_fini(&emu);
+	config_free(config);
+	return r;
+}

@@ -1,0 +1,68 @@
+/* The emulated hardware: what each --profile (intel, amd, mpam) exposes through resctrl, and how its
+ * MB schemata values map to hardware settings and to a share of memory bandwidth. */
+#ifndef MPAMD_TESTS_RESCTRL_EMU_PROFILE_H
+#define MPAMD_TESTS_RESCTRL_EMU_PROFILE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define EMU_MAX_DOMAINS 8  /* L3 domains (--domains) */
+#define EMU_MAX_CLOSIDS 32 /* resctrl keeps CLOSIDs in a u32 bitmap */
+#define EMU_MAX_RMIDS	256
+#define EMU_MAX_CNTRS	64 /* assignable MBM counters per domain */
+
+enum emu_event {
+	EMU_EVT_LLC,   /* llc_occupancy */
+	EMU_EVT_TOTAL, /* mbm_total_bytes */
+	EMU_EVT_LOCAL, /* mbm_local_bytes */
+	EMU_EVT_COUNT,
+};
+
+enum emu_mb_kind {
+	EMU_MB_PERCENT, /* Intel MBA: the schemata value is the throttle percentage */
+	EMU_MB_AMD,	/* AMD: absolute units of 1/8 GB/s */
+	EMU_MB_MPAM,	/* Arm MPAM: percent stored as an MBW_MAX fixed-point fraction */
+};
+
+struct emu_profile {
+	const char *name;
+	unsigned domains;
+	/* L3 cache allocation */
+	unsigned cbm_len;
+	unsigned min_cbm_bits;
+	uint32_t shareable_bits;
+	bool sparse_masks;
+	uint64_t l3_bytes;
+	unsigned num_closids;
+	/* MB */
+	enum emu_mb_kind mb_kind;
+	unsigned mb_min, mb_max, mb_gran;
+	unsigned bwa_wd; /* EMU_MB_MPAM only */
+	bool delay_linear;
+	const char *throttle_mode; /* NULL: the kernel does not create thread_throttle_mode */
+	/* monitoring */
+	unsigned num_rmids;
+	bool rmid_depends_on_closid; /* MPAM: RMID = (CLOSID, PMG) */
+	unsigned pmg_max;
+	unsigned events;	/* bit (1 << enum emu_event) per event in mon_features */
+	unsigned num_mbm_cntrs; /* 0: no counter assignment (mbm_event) support */
+	bool always_debug;	/* behaves as if mounted with -o debug */
+};
+
+/* A copy of the named profile, so the command line can adjust it; false if unknown. */
+bool emu_profile_get(const char *name, struct emu_profile *ret);
+
+bool emu_profile_has_event(const struct emu_profile *p, enum emu_event ev);
+const char *emu_event_name(enum emu_event ev);
+/* The event called `name` among the profile's events; -1 when none. */
+int emu_event_by_name(const struct emu_profile *p, const char *name);
+
+/* MB values: `value` is what a schemata write asks for, already range-checked and rounded up to
+ * bandwidth_gran; the result is what the hardware holds. */
+uint32_t emu_mb_to_hw(const struct emu_profile *p, uint32_t value);
+/* What schemata shows for a hardware value. */
+uint32_t emu_mb_from_hw(const struct emu_profile *p, uint32_t hw);
+/* The share of a domain's capacity a hardware value lets a CLOSID use, 0..1. */
+double emu_mb_fraction(const struct emu_profile *p, uint32_t hw, double capacity_mbps);
+
+#endif

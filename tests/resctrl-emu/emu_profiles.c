@@ -1,0 +1,151 @@
+/* The three emulated hosts. Values follow shared/reference/resctrl.md D and mpam-msc.md C; where
+ * those are silent, the choice is the one the kernel makes (see the comments). */
+#include "emu_profile.h"
+
+#include <stddef.h>
+#include <string.h>
+
+#include "core/mpam_regs.h"
+
+#define MIB		  (UINT64_C(1) << 20)
+#define ALL_EVENTS	  ((1u << EMU_EVT_LLC) | (1u << EMU_EVT_TOTAL) | (1u << EMU_EVT_LOCAL))
+#define AMD_MBPS_PER_UNIT 125.0 /* AMD MB units are 1/8 GB/s */
+#define MPAM_BWA_WD	  5
+
+static const struct emu_profile profiles[] = {
+	{
+		/* A two-socket Xeon: 11-bit CBM, MBA in steps of 10%, MBM total and local. */
+		.name = "intel",
+		.domains = 2,
+		.cbm_len = 11,
+		.min_cbm_bits = 1,
+		.l3_bytes = 22 * MIB,
+		.num_closids = 16,
+		.mb_kind = EMU_MB_PERCENT,
+		.mb_min = 10,
+		.mb_max = 100,
+		.mb_gran = 10,
+		.delay_linear = true,
+		.throttle_mode = "max",
+		.num_rmids = 32,
+		.events = ALL_EVENTS,
+	},
+	{
+		/* EPYC: absolute MB (MAX_MBA_BW_AMD = 2048 units, step 1, minimum 0), sparse CBMs and
+		 * min_cbm_bits 0 (rdt_init_res_defs_amd), ABMC counters in mbm_event mode. The MB
+		 * throttle mode is undefined, so like the kernel we create no thread_throttle_mode. */
+		.name = "amd",
+		.domains = 2,
+		.cbm_len = 16,
+		.min_cbm_bits = 0,
+		.sparse_masks = true,
+		.l3_bytes = 32 * MIB,
+		.num_closids = 16,
+		.mb_kind = EMU_MB_AMD,
+		.mb_min = 0,
+		.mb_max = 2048,
+		.mb_gran = 1,
+		.num_rmids = 64,
+		.events = ALL_EVENTS,
+		.num_mbm_cntrs = 4,
+	},
+	{
+		/* Linux 7.1 MPAM: MB from MBW_MAX (BWA_WD 5), CPOR with the whole mask shareable,
+		 * 32 PARTIDs with 2 PMGs each, CSU (llc_occupancy) only, always as if -o debug. */
+		.name = "mpam",
+		.domains = 1,
+		.cbm_len = 16,
+		.min_cbm_bits = 1,
+		.shareable_bits = 0xffff,
+		.sparse_masks = true,
+		.l3_bytes = 32 * MIB,
+		.num_closids = 32,
+		.mb_kind = EMU_MB_MPAM,
+		.mb_max = 100,
+		.bwa_wd = MPAM_BWA_WD,
+		.delay_linear = true,
+		.rmid_depends_on_closid = true,
+		.pmg_max = 1,
+		.num_rmids = 2 * 32,
+		.events = 1u << EMU_EVT_LLC,
+		.always_debug = true,
+	},
+};
+
+static const char *const event_names[EMU_EVT_COUNT] = { "llc_occupancy", "mbm_total_bytes", "mbm_local_bytes" };
+
+bool emu_profile_get(const char *name, struct emu_profile *ret)
+{
+	for (size_t i = 0; i < sizeof(profiles) / sizeof(profiles[0]); i++) {
+		if (strcmp(profiles[i].name, name) != 0)
+			continue;
+		*ret = profiles[i];
+		if (ret->mb_kind == EMU_MB_MPAM) {
+			/* resctrl's view of a w-bit MBW_MAX: min = round(100/2^w), gran = ceil(100/2^w). */
+			ret->mb_min = mpam_min_bandwidth_percent(ret->bwa_wd);
+			ret->mb_gran = mpam_bandwidth_gran_percent(ret->bwa_wd);
+		}
+		return true;
+	}
+	return false;
+}
+
+bool emu_profile_has_event(const struct emu_profile *p, enum emu_event ev)
+{
+	return (p->events >> ev) & 1u;
+}
+
+const char *emu_event_name(enum emu_event ev)
+{
+	return event_names[ev];
+}
+
+int emu_event_by_name(const struct emu_profile *p, const char *name)
+{
+	for (int ev = 0; ev < EMU_EVT_COUNT; ev++)
+		if (emu_profile_has_event(p, (enum emu_event)ev) && strcmp(name, event_names[ev]) == 0)
+			return ev;
+	return -1;
+}
+
+/* Linux 7.1's percent_to_mbw_max (drivers/resctrl/mpam_resctrl.c): the band whose upper bound is
+ * nearest to the request, DIV_ROUND_CLOSEST(pc * 2^w, 100) - 1, floored at 0. This is deliberately
+ * not core/mpam_regs.h's mpam_mbw_max_from_percent, which follows Arm's never-exceed rule for
+ * mpamd's own driver: the emulator must do what the kernel does. */
+static uint32_t linux_percent_to_mbw_max(uint32_t pc, unsigned w)
+{
+	uint32_t val = ((pc << w) + 50) / 100;
+
+	val = val > 1 ? val - 1 : 0;
+	return val << (16 - w);
+}
+
+uint32_t emu_mb_to_hw(const struct emu_profile *p, uint32_t value)
+{
+	if (p->mb_kind == EMU_MB_MPAM)
+		return linux_percent_to_mbw_max(value, p->bwa_wd);
+	return value;
+}
+
+uint32_t emu_mb_from_hw(const struct emu_profile *p, uint32_t hw)
+{
+	if (p->mb_kind == EMU_MB_MPAM)
+		return mpam_mbw_max_to_percent((uint16_t)hw, p->bwa_wd);
+	return hw;
+}
+
+double emu_mb_fraction(const struct emu_profile *p, uint32_t hw, double capacity_mbps)
+{
+	double f;
+
+	switch (p->mb_kind) {
+	case EMU_MB_MPAM:
+		return mpam_mbw_max_fraction((uint16_t)hw, p->bwa_wd); /* the top of the band */
+	case EMU_MB_AMD:
+		f = capacity_mbps > 0 ? hw * AMD_MBPS_PER_UNIT / capacity_mbps : 1;
+		return f > 1 ? 1 : f;
+	case EMU_MB_PERCENT:
+	default:
+		return hw / 100.0;
+	}
+}

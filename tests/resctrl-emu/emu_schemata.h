@@ -1,0 +1,19 @@
+/* Allocation: the schemata file (L3 cache bit masks and MB limits per domain, parsed all-or-nothing
+ * with the kernel's messages), size, mode (shareable/exclusive), info/L3/bit_usage, and the controls a
+ * new CTRL_MON group starts with. */
+#ifndef MPAMD_TESTS_RESCTRL_EMU_SCHEMATA_H
+#define MPAMD_TESTS_RESCTRL_EMU_SCHEMATA_H
+
+#include "emu_node.h"
+
+/* rdtgroup_init_alloc(): every L3 bit no exclusive group holds, MB at its maximum. 0 or -ENOSPC. */
+int emu_schemata_init_group(struct emu *e, struct emu_group *g);
+
+emu_show_fn emu_schemata_show;
+emu_write_fn emu_schemata_write;
+emu_show_fn emu_size_show;
+emu_show_fn emu_mode_show;
+emu_write_fn emu_mode_write;
+emu_show_fn emu_bit_usage_show;
+
+#endif

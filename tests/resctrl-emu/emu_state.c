@@ -1,0 +1,316 @@
+/* See emu_state.h. mkdir and rmdir follow fs/resctrl/rdtgroup.c: a CTRL_MON group takes the lowest
+ * free CLOSID ("Out of CLOSIDs"), then an RMID ("Out of RMIDs"), then counters, then its initial
+ * controls; a MON group takes an RMID of its parent's CLOSID. RMIDs come from a free list in the
+ * order they were freed (no limbo: a freed RMID is reusable at once). On MPAM an RMID is a
+ * (CLOSID, PMG) pair, so each CTRL_MON group can hold only pmg_max MON groups. */
+#include "emu_state.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "emu_assign.h"
+#include "emu_counters.h"
+#include "emu_cpus.h"
+#include "emu_schemata.h"
+#include "emu_tasks.h"
+
+#define RESERVED_RMID_IDX 0 /* the default group's (CLOSID 0, RMID 0) */
+
+static unsigned pmgs(const struct emu *e)
+{
+	return e->prof.pmg_max + 1;
+}
+
+static void ids_init(struct emu *e)
+{
+	unsigned n = e->prof.num_closids;
+
+	e->ids.closid_free = (n >= 32 ? UINT32_MAX : (UINT32_C(1) << n) - 1) & ~UINT32_C(1);
+	e->ids.rmid_free_count = 0;
+	for (unsigned idx = 0; idx < e->prof.num_rmids && idx < EMU_MAX_RMIDS; idx++)
+		if (idx != RESERVED_RMID_IDX)
+			e->ids.rmid_free[e->ids.rmid_free_count++] = idx;
+}
+
+static int closid_alloc(struct emu *e)
+{
+	if (!e->ids.closid_free)
+		return -ENOSPC;
+	int closid = __builtin_ctz(e->ids.closid_free);
+	e->ids.closid_free &= ~(UINT32_C(1) << closid);
+	return closid;
+}
+
+static void closid_free(struct emu *e, unsigned closid)
+{
+	e->ids.closid_free |= UINT32_C(1) << closid;
+}
+
+/* The first free RMID usable with this CLOSID (any, unless RMIDs depend on the CLOSID). */
+static int rmid_alloc(struct emu *e, struct emu_group *g)
+{
+	struct emu_ids *ids = &e->ids;
+
+	for (unsigned i = 0; i < ids->rmid_free_count; i++) {
+		unsigned idx = ids->rmid_free[i];
+		if (e->prof.rmid_depends_on_closid && idx / pmgs(e) != g->closid)
+			continue;
+		memmove(&ids->rmid_free[i], &ids->rmid_free[i + 1], (ids->rmid_free_count - i - 1) * sizeof(unsigned));
+		ids->rmid_free_count--;
+		g->rmid_idx = idx;
+		g->rmid = e->prof.rmid_depends_on_closid ? idx % pmgs(e) : idx;
+		return 0;
+	}
+	return -ENOSPC;
+}
+
+static void rmid_free(struct emu *e, unsigned idx)
+{
+	e->ids.rmid_free[e->ids.rmid_free_count++] = idx;
+}
+
+static struct emu_group *group_new(const char *name, bool is_mon)
+{
+	static unsigned long serial;
+	struct emu_group *g = calloc(1, sizeof(*g));
+
+	if (!g)
+		return NULL;
+	g->serial = ++serial;
+	g->name = strdup(name);
+	if (!g->name) {
+		free(g);
+		return NULL;
+	}
+	g->is_mon = is_mon;
+	g->partition = -1;
+	for (unsigned d = 0; d < EMU_MAX_DOMAINS; d++)
+		for (int ev = 0; ev < EMU_EVT_COUNT; ev++)
+			g->mon[d].cntr[ev] = -1;
+	return g;
+}
+
+static void group_free(struct emu_group *g)
+{
+	free(g->name);
+	free(g);
+}
+
+/* mkdir_rdt_prepare_rmid_alloc(): an RMID, then counters. */
+static int attach_rmid(struct emu *e, struct emu_group *g)
+{
+	if (rmid_alloc(e, g)) {
+		emu_status_printf(&e->status, "Out of RMIDs\n");
+		return -ENOSPC;
+	}
+	emu_assign_group_new(e, g);
+	return 0;
+}
+
+static void detach_rmid(struct emu *e, struct emu_group *g)
+{
+	emu_assign_group_free(e, g);
+	rmid_free(e, g->rmid_idx);
+}
+
+int emu_init(struct emu *e, const struct emu_profile *p, const struct emu_options *o, const struct config *config)
+{
+	memset(e, 0, sizeof(*e));
+	e->prof = *p;
+	e->opt = *o;
+	e->config = config;
+	e->mount_time = time(NULL);
+	e->max_threshold = (unsigned)(p->l3_bytes / p->num_rmids);
+	emu_status_clear(&e->status);
+	emu_clock_init(&e->clock);
+	ids_init(e);
+	emu_assign_init(e);
+	for (unsigned c = 0; c < EMU_MAX_CLOSIDS; c++)
+		for (unsigned d = 0; d < EMU_MAX_DOMAINS; d++) {
+			e->l3[c][d] = (uint32_t)((UINT64_C(1) << p->cbm_len) - 1);
+			e->mb[c][d] = emu_mb_to_hw(p, p->mb_max);
+		}
+	struct emu_group *root = group_new("", false);
+	if (!root)
+		return -ENOMEM;
+	e->groups = root;
+	emu_cpumask_fill(&root->cpus, o->ncpus);
+	emu_assign_group_new(e, root); /* rdt_get_tree() assigns the default group's counters */
+	if (emu_traffic_init(e)) {
+		emu_fini(e);
+		return -ENOMEM;
+	}
+	emu_traffic_bind(e);
+	return 0;
+}
+
+void emu_fini(struct emu *e)
+{
+	struct emu_group *g = e->groups;
+
+	while (g) {
+		struct emu_group *next = g->next;
+		for (struct emu_group *m = g->mons, *mnext; m; m = mnext) {
+			mnext = m->next;
+			group_free(m);
+		}
+		group_free(g);
+		g = next;
+	}
+	e->groups = NULL;
+	emu_tasks_fini(e);
+	emu_traffic_fini(e);
+}
+
+bool emu_debug(const struct emu *e)
+{
+	return e->opt.debug || e->prof.always_debug;
+}
+
+struct emu_group *emu_default_group(struct emu *e)
+{
+	return e->groups;
+}
+
+struct emu_group *emu_next_group(struct emu *e, struct emu_group *g)
+{
+	if (!g)
+		return e->groups;
+	if (!g->is_mon && g->mons)
+		return g->mons;
+	if (g->next)
+		return g->next;
+	return g->is_mon ? g->parent->next : NULL;
+}
+
+struct emu_group *emu_ctrl_of(struct emu_group *g)
+{
+	return g->is_mon ? g->parent : g;
+}
+
+struct emu_group *emu_find_ctrl(struct emu *e, const char *name)
+{
+	for (struct emu_group *g = e->groups->next; g; g = g->next)
+		if (strcmp(g->name, name) == 0)
+			return g;
+	return NULL;
+}
+
+struct emu_group *emu_find_mon(struct emu_group *ctrl, const char *name)
+{
+	for (struct emu_group *m = ctrl->mons; m; m = m->next)
+		if (strcmp(m->name, name) == 0)
+			return m;
+	return NULL;
+}
+
+struct emu_group *emu_group_of_closid(struct emu *e, unsigned closid)
+{
+	for (struct emu_group *g = e->groups; g; g = g->next)
+		if (g->closid == closid)
+			return g;
+	return NULL;
+}
+
+bool emu_closid_allocated(const struct emu *e, unsigned closid)
+{
+	return closid < e->prof.num_closids && !((e->ids.closid_free >> closid) & 1);
+}
+
+static void append(struct emu_group **head, struct emu_group *g)
+{
+	while (*head)
+		head = &(*head)->next;
+	*head = g;
+}
+
+static void unlink_group(struct emu_group **head, struct emu_group *g)
+{
+	while (*head != g)
+		head = &(*head)->next;
+	*head = g->next;
+}
+
+int emu_mkdir_ctrl(struct emu *e, const char *name)
+{
+	if (strchr(name, '\n'))
+		return -EINVAL;
+	emu_status_clear(&e->status);
+	int closid = closid_alloc(e);
+	if (closid < 0) {
+		emu_status_printf(&e->status, "Out of CLOSIDs\n");
+		return -ENOSPC;
+	}
+	struct emu_group *g = group_new(name, false);
+	int r = g ? 0 : -ENOMEM;
+	if (g) {
+		g->closid = (unsigned)closid;
+		r = attach_rmid(e, g);
+	}
+	if (!r) {
+		r = emu_schemata_init_group(e, g);
+		if (r)
+			detach_rmid(e, g);
+	}
+	if (r) {
+		closid_free(e, (unsigned)closid);
+		if (g)
+			group_free(g);
+		return r;
+	}
+	append(&e->groups, g);
+	emu_traffic_bind(e);
+	return 0;
+}
+
+int emu_mkdir_mon(struct emu *e, struct emu_group *ctrl, const char *name)
+{
+	if (strchr(name, '\n'))
+		return -EINVAL;
+	if (strcmp(name, "mon_groups") == 0)
+		return -EPERM;
+	emu_status_clear(&e->status);
+	struct emu_group *g = group_new(name, true);
+	if (!g)
+		return -ENOMEM;
+	g->parent = ctrl;
+	g->closid = ctrl->closid;
+	int r = attach_rmid(e, g);
+	if (r) {
+		group_free(g);
+		return r;
+	}
+	append(&ctrl->mons, g);
+	emu_traffic_bind(e);
+	return 0;
+}
+
+static void remove_mon(struct emu *e, struct emu_group *m)
+{
+	unlink_group(&m->parent->mons, m);
+	detach_rmid(e, m);
+	group_free(m);
+}
+
+int emu_rmdir(struct emu *e, struct emu_group *g)
+{
+	struct emu_group *root = emu_default_group(e);
+
+	if (g == root)
+		return -EPERM;
+	emu_tasks_regroup(e, g, g->is_mon ? g->parent : root);
+	emu_cpus_group_removed(e, g);
+	if (g->is_mon) {
+		remove_mon(e, g);
+	} else {
+		while (g->mons)
+			remove_mon(e, g->mons);
+		unlink_group(&e->groups, g);
+		detach_rmid(e, g);
+		closid_free(e, g->closid);
+		group_free(g);
+	}
+	emu_traffic_bind(e);
+	return 0;
+}

@@ -1,0 +1,143 @@
+/* The emulated resctrl state: groups (the default CTRL_MON group, user CTRL_MON groups and their MON
+ * groups), the controls each CLOSID holds per domain, tasks, and the parts other files manage
+ * (counter assignment, traffic, faults). Group lifecycle (mkdir/rmdir with CLOSID and RMID
+ * allocation) lives here; each file's rules live in the file named after it. */
+#ifndef MPAMD_TESTS_RESCTRL_EMU_STATE_H
+#define MPAMD_TESTS_RESCTRL_EMU_STATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
+
+#include "backends/sim/traffic.h"
+#include "core/model.h"
+#include "emu_clock.h"
+#include "emu_cpumask.h"
+#include "emu_profile.h"
+#include "emu_status.h"
+
+enum emu_counter_state {
+	EMU_CNT_OK,
+	EMU_CNT_UNAVAILABLE, /* the architecture returned EINVAL */
+	EMU_CNT_ERROR,	     /* ... EIO */
+	EMU_CNT_UNASSIGNED,  /* ... ENOENT (no counter in mbm_event mode) */
+};
+
+/* What one group made and measured in one L3 domain. */
+struct emu_mon {
+	double bytes;				      /* traffic since the group was created; fractions kept */
+	double mbps;				      /* its rate over the last integrated span */
+	double base[EMU_EVT_COUNT];		      /* `bytes` when the event's counter (re)started */
+	int cntr[EMU_EVT_COUNT];		      /* assigned counter in mbm_event mode, -1 if none */
+	enum emu_counter_state forced[EMU_EVT_COUNT]; /* set by the "counter" control command */
+};
+
+struct emu_group {
+	char *name;	      /* "" for the default group */
+	unsigned long serial; /* unique per group ever made: an open file outlives its group's name */
+	bool is_mon;
+	struct emu_group *parent; /* MON group: its CTRL_MON group */
+	struct emu_group *next;	  /* the next CTRL_MON group, or the next MON group of the same parent */
+	struct emu_group *mons;	  /* CTRL_MON group: its MON groups */
+	unsigned closid;
+	unsigned rmid;	   /* what mon_hw_id shows (the PMG on MPAM) */
+	unsigned rmid_idx; /* the allocator's index */
+	bool exclusive;	   /* mode: exclusive rather than shareable */
+	struct emu_cpumask cpus;
+	int partition; /* config partition whose demand this group makes, -1 for none */
+	struct emu_mon mon[EMU_MAX_DOMAINS];
+};
+
+/* Tasks the emulator has been told about; any other task is in the default group. */
+struct emu_task {
+	pid_t pid;
+	struct emu_group *group; /* the CTRL_MON or MON group it is in */
+};
+
+struct emu_options {
+	const char *prefix; /* a group named prefix + partition name gets that partition's demand */
+	bool debug;	    /* the -o debug mount option */
+	unsigned ncpus;	    /* online CPUs */
+};
+
+/* Faults armed through .emu_ctl; 0 means none. */
+struct emu_faults {
+	int write_errno;
+	char write_suffix[256]; /* "" matches any path */
+	int mkdir_errno;
+};
+
+/* CLOSID and RMID allocators (rdtgroup.c closid_alloc, monitor.c alloc_rmid). */
+struct emu_ids {
+	uint32_t closid_free;		   /* bit per free CLOSID */
+	unsigned rmid_free[EMU_MAX_RMIDS]; /* free RMID indices, least recently freed first */
+	unsigned rmid_free_count;
+};
+
+/* The traffic model's inputs and progress (emu_counters.c). */
+struct emu_traffic {
+	double capacity_mbps; /* per domain */
+	uint64_t interval_ns; /* one sim_demand tick */
+	struct traffic_rng rng;
+	uint64_t demand_tick; /* the tick demand[] holds; UINT64_MAX before the first */
+	double *demand;	      /* per config partition, MB/s, noise applied */
+	uint64_t last_ns;     /* traffic is integrated up to here */
+};
+
+/* One assignable MBM counter of a domain (emu_assign.c). */
+struct emu_cntr {
+	struct emu_group *group; /* NULL when free */
+	enum emu_event event;
+};
+
+struct emu_assign {
+	bool enabled;  /* mbm_assign_mode is mbm_event */
+	bool on_mkdir; /* mbm_assign_on_mkdir */
+	struct emu_cntr cntr[EMU_MAX_DOMAINS][EMU_MAX_CNTRS];
+};
+
+struct emu {
+	struct emu_profile prof;
+	struct emu_options opt;
+	const struct config *config; /* the -c file, NULL without one */
+	struct emu_status status;
+	struct emu_group *groups; /* CTRL_MON groups, the default group first */
+	uint32_t l3[EMU_MAX_CLOSIDS][EMU_MAX_DOMAINS];
+	uint32_t mb[EMU_MAX_CLOSIDS][EMU_MAX_DOMAINS]; /* hardware values (see emu_mb_to_hw) */
+	struct emu_ids ids;
+	struct emu_task *tasks;
+	size_t task_count, task_cap;
+	struct emu_assign assign;
+	struct emu_clock clock;
+	struct emu_traffic traffic;
+	struct emu_faults faults;
+	unsigned max_threshold; /* info/L3_MON/max_threshold_occupancy */
+	time_t mount_time;
+	bool vanish; /* the "vanish" command: unmount and exit once the current request is answered */
+};
+
+/* 0 or -ENOMEM. The profile and options are copied; config must outlive the emulator. */
+int emu_init(struct emu *e, const struct emu_profile *p, const struct emu_options *o, const struct config *config);
+void emu_fini(struct emu *e);
+
+bool emu_debug(const struct emu *e);
+struct emu_group *emu_default_group(struct emu *e);
+/* Every group in turn: pass NULL for the first; CTRL_MON groups are followed by their MON groups. */
+struct emu_group *emu_next_group(struct emu *e, struct emu_group *g);
+/* The CTRL_MON group a group belongs to (itself for a CTRL_MON group). */
+struct emu_group *emu_ctrl_of(struct emu_group *g);
+struct emu_group *emu_find_ctrl(struct emu *e, const char *name);
+struct emu_group *emu_find_mon(struct emu_group *ctrl, const char *name);
+/* The CTRL_MON group holding a CLOSID, NULL if it is free. */
+struct emu_group *emu_group_of_closid(struct emu *e, unsigned closid);
+bool emu_closid_allocated(const struct emu *e, unsigned closid);
+
+/* mkdir at the root and in a mon_groups directory, rmdir of either: 0 or -errno, with the kernel's
+ * last_cmd_status messages. */
+int emu_mkdir_ctrl(struct emu *e, const char *name);
+int emu_mkdir_mon(struct emu *e, struct emu_group *ctrl, const char *name);
+int emu_rmdir(struct emu *e, struct emu_group *g);
+
+#endif

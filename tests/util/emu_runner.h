@@ -1,0 +1,37 @@
+/* Runs the resctrl emulator (tests/resctrl-emu) for a test: a private mount point under /tmp, the
+ * emulator in the background, and a clean unmount afterwards, also when a test fails or exits
+ * early (emulators still running at exit are stopped by an atexit handler, and each dies with the
+ * test process). */
+#ifndef MPAMD_TESTS_EMU_RUNNER_H
+#define MPAMD_TESTS_EMU_RUNNER_H
+
+struct emu;
+
+/* Starts the resctrl-emu binary at `emu_path` with --profile `profile`, -c `sim_config_path` when not
+ * NULL and the NULL-terminated `extra_args` (may be NULL), and waits until the mount answers.
+ * 0 and *ret, or -errno after printing why (with the emulator's output) to stderr. */
+int emu_start_path(const char *emu_path, const char *profile, const char *sim_config_path,
+		   const char *const *extra_args, struct emu **ret);
+
+#ifdef RESCTRL_EMU
+/* The same with the emulator this build made (mpamd_test() defines RESCTRL_EMU for each test, so
+ * the path is taken where the test is compiled, not in the shared test library). */
+static inline int emu_start(const char *profile, const char *sim_config_path, const char *const *extra_args,
+			    struct emu **ret)
+{
+	return emu_start_path(RESCTRL_EMU, profile, sim_config_path, extra_args, ret);
+}
+#endif
+
+/* The mount point: the emulated /sys/fs/resctrl. */
+const char *emu_root(const struct emu *emu);
+
+/* Writes one control command to .emu_ctl: 0 or -errno. */
+int emu_ctl(struct emu *emu, const char *command);
+
+/* Stops the emulator (SIGTERM, then SIGKILL), makes sure nothing stays mounted and removes the
+ * directory. NULL is fine. Returns 0 when the emulator had ended cleanly (exit status 0), else -1
+ * after printing its output: a sanitizer report in the emulator then fails the test's teardown. */
+int emu_stop(struct emu *emu);
+
+#endif
