@@ -216,8 +216,9 @@ int cmd_discover(int argc, char **argv, const struct ctl_options *opts)
 	}
 	if (optind != argc || (!path == !root)) {
 		fprintf(stderr, "mpamctl discover: %s\n",
-			optind != argc ? "unexpected argument"
-				       : "give either a configuration (-c FILE) or a resctrl tree (--resctrl-root DIR)");
+			optind != argc
+				? "unexpected argument"
+				: "give either a configuration (-c FILE) or a resctrl tree (--resctrl-root DIR)");
 		return EXIT_USAGE;
 	}
 	log_setup("mpamctl", LOG_LEVEL_ERROR, false);

@@ -171,11 +171,12 @@ static void slot_release(struct counter_pool *pool, unsigned index)
 {
 	struct slot *s = &pool->slots[index];
 
-	if (s->owner >= 0)
-		pool->members[s->owner].slot = -1;
-	s->owner = -1;
+	if (s->owner < 0)
+		return;
 	if (pool->ops->release)
-		pool->ops->release(pool->ctx, index);
+		pool->ops->release(pool->ctx, index, (size_t)s->owner);
+	pool->members[s->owner].slot = -1;
+	s->owner = -1;
 }
 
 static long next_waiting(struct counter_pool *pool)

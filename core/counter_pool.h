@@ -28,8 +28,8 @@ struct counter_pool_ops {
 	int (*program)(void *ctx, unsigned slot, size_t partition);
 	/* Reads counter `slot`. A negative errno with a static reason: the sample is invalid. */
 	int (*read)(void *ctx, unsigned slot, struct counter_reading *ret, const char **reason);
-	/* Stops counter `slot` (optional): it is about to be given to another partition. */
-	void (*release)(void *ctx, unsigned slot);
+	/* Takes counter `slot` away from `partition` (optional): it is about to be given to another. */
+	void (*release)(void *ctx, unsigned slot, size_t partition);
 };
 
 struct counter_pool_params {

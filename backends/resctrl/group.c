@@ -128,6 +128,30 @@ static bool all_equal(const uint64_t *have, unsigned count, uint64_t want)
 	return true;
 }
 
+/* Whether an MB value the group shows is what writing `wanted` gives. The kernel may show a request
+ * as the hardware's band (Linux 7.1's MPAM glue: 40% with BWA_WD 5 reads back as 41), so a shown
+ * value stands for the step nearest to it; on a tie either neighbour is taken as right. */
+static bool mb_shows(const struct resctrl_info *info, uint64_t shown, uint64_t wanted)
+{
+	uint64_t gran = info->mb_units == MB_PERCENT && info->bandwidth_gran > 1 ? info->bandwidth_gran : 0;
+
+	if (!gran || shown == wanted)
+		return shown == wanted;
+	uint64_t below = shown / gran * gran, above = below + gran;
+	uint64_t d_below = shown - below, d_above = above - shown;
+	if (d_below == d_above)
+		return wanted == below || wanted == above;
+	return wanted == (d_below < d_above ? below : above);
+}
+
+static bool mb_all_show(const struct resctrl_info *info, const uint64_t *have, unsigned count, uint64_t wanted)
+{
+	for (unsigned i = 0; i < count; i++)
+		if (!mb_shows(info, have[i], wanted))
+			return false;
+	return true;
+}
+
 /* "NAME:id=v;id=v\n" for every domain of a resource. */
 static void append_line(char *buf, size_t len, const char *resource, const unsigned *ids, unsigned count,
 			uint64_t value, bool hex)
@@ -149,7 +173,7 @@ static int build_changes(const struct resctrl_info *info, const struct resctrl_g
 	buf[0] = '\0';
 	if (info->mb_present && info->mb_units != MB_MBPS) {
 		uint64_t mb = resctrl_mb_value(info, want->mb_max);
-		if (!g->mb_known || !all_equal(g->mb, info->mb_domain_count, mb))
+		if (!g->mb_known || !mb_all_show(info, g->mb, info->mb_domain_count, mb))
 			append_line(buf, len, "MB", info->mb_domain_ids, info->mb_domain_count, mb, false);
 	}
 	if (want->l3_cbm) {
@@ -169,8 +193,9 @@ static int build_changes(const struct resctrl_info *info, const struct resctrl_g
 	return 0;
 }
 
-/* What is in force after the write: read back, and check the kernel kept what was written (MB may
- * be shown rounded to the hardware's bands, but never by more than one step). */
+/* What is in force after the write: read back, and check the kernel kept what was written. MB may
+ * show as the hardware's band (Linux's MPAM glue rounds to the nearest one), so a value within one
+ * step of the request is accepted and reported as what is in force. */
 static int verify(const struct resctrl_info *info, struct resctrl_group *g, const struct partition_limits *want,
 		  struct partition_limits *eff, struct err *err)
 {
@@ -184,7 +209,7 @@ static int verify(const struct resctrl_info *info, struct resctrl_group *g, cons
 		uint64_t wanted = resctrl_mb_value(info, want->mb_max);
 		uint64_t slack = info->mb_units == MB_PERCENT && info->bandwidth_gran ? info->bandwidth_gran : 0;
 		for (unsigned i = 0; info->mb_units != MB_MBPS && i < info->mb_domain_count; i++)
-			if (g->mb[i] > wanted || g->mb[i] + slack < wanted)
+			if (g->mb[i] > wanted + slack || g->mb[i] + slack < wanted)
 				return err_set(err, -EIO, "%s: MB of domain %u reads back %llu after writing %llu",
 					       g->name, info->mb_domain_ids[i], (unsigned long long)g->mb[i],
 					       (unsigned long long)wanted);

@@ -34,12 +34,17 @@ static int *fd_of(struct resctrl_mon *mon, size_t partition, unsigned domain)
 	return &mon->fds[partition * mon->info->mon_domain_count + domain];
 }
 
-static int assign(struct resctrl_mon *mon, size_t partition, unsigned domain, bool on)
+static int assign_event(struct resctrl_mon *mon, size_t partition, const char *event, unsigned domain, bool on)
 {
 	char line[64];
 
-	snprintf(line, sizeof(line), "%s:%u=%s\n", mon->event, mon->info->mon_domain_ids[domain], on ? "e" : "_");
+	snprintf(line, sizeof(line), "%s:%u=%s\n", event, mon->info->mon_domain_ids[domain], on ? "e" : "_");
 	return resctrl_write_at(mon->dirs[partition], "mbm_L3_assignments", line);
+}
+
+static int assign(struct resctrl_mon *mon, size_t partition, unsigned domain, bool on)
+{
+	return assign_event(mon, partition, mon->event, domain, on);
 }
 
 static int program_counter(void *ctx, unsigned slot, size_t partition)
@@ -56,13 +61,13 @@ static int program_counter(void *ctx, unsigned slot, size_t partition)
 	return r;
 }
 
-static void release_counter(void *ctx, unsigned slot)
+static void release_counter(void *ctx, unsigned slot, size_t partition)
 {
 	struct mon_domain *d = ctx;
-	long owner = counter_pool_owner(d->pool, slot);
 
-	if (d->mon->assign && owner >= 0)
-		assign(d->mon, (size_t)owner, d->index, false);
+	(void)slot;
+	if (d->mon->assign)
+		assign(d->mon, partition, d->index, false);
 }
 
 static int read_counter(void *ctx, unsigned slot, struct counter_reading *rd, const char **reason)
@@ -145,9 +150,12 @@ int resctrl_mon_add(struct resctrl_mon *mon, size_t index, const struct resctrl_
 			*fd = openat(g->dirfd, path, O_RDONLY | O_CLOEXEC);
 		if (*fd < 0)
 			return err_set(err, -errno, "%s: cannot open %s: %s", g->name, path, strerror(errno));
-		/* A new group may have been given counters on mkdir: hand them back to the pool's plan. */
-		if (mon->assign)
-			assign(mon, index, d, false);
+		/* mkdir may have given the group counters for every event (mbm_assign_on_mkdir): hand them
+		 * all back, so the pool sees every free counter and spends them on the one event it reads. */
+		if (mon->assign) {
+			assign_event(mon, index, "mbm_total_bytes", d, false);
+			assign_event(mon, index, "mbm_local_bytes", d, false);
+		}
 	}
 	return 0;
 }

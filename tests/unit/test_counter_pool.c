@@ -46,10 +46,12 @@ static int fake_read(void *ctx, unsigned slot, struct counter_reading *rd, const
 	return 0;
 }
 
-static void fake_release(void *ctx, unsigned slot)
+static void fake_release(void *ctx, unsigned slot, size_t partition)
 {
 	struct fake *f = ctx;
 
+	/* The counter is taken from the partition that holds it. */
+	assert_int_equal(f->target[slot], (long)partition);
 	f->target[slot] = -1;
 	f->releases++;
 }

@@ -1,0 +1,516 @@
+/* The resctrl backend against the FUSE resctrl emulator, through the very system calls it makes in
+ * production: each profile's group lifecycle, adoption, schemata, tasks and CPUs, counter rates
+ * against the traffic model, counter assignment, and every injected fault. */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "backends/backend.h"
+#include "core/config.h"
+#include "core/counter.h"
+#include "core/log.h"
+#include "tests/util/emu_runner.h"
+#include "tests/util/testutil.h"
+
+#define TICK_NS 100000000ull
+
+struct rig {
+	struct emu *emu;
+	char config_path[64];
+	struct config *config;
+	struct backend *backend;
+	struct backend_caps caps;
+	struct sample samples[64 * 4];
+	uint64_t now;
+};
+
+/* Writes `body` (sections after [global]) to a temp config pointing at the emulator. */
+static void write_config(struct rig *rig, const char *body)
+{
+	snprintf(rig->config_path, sizeof(rig->config_path), "/tmp/mpamd-resctrl-test-XXXXXX");
+	int fd = mkstemp(rig->config_path);
+	assert_true(fd >= 0);
+	dprintf(fd, "[global]\nbackend = resctrl\ninterval_ms = 100\nresctrl_root = %s\n%s", emu_root(rig->emu), body);
+	close(fd);
+}
+
+static void load_config(struct rig *rig)
+{
+	struct diag_list diags;
+
+	diag_list_init(&diags, rig->config_path);
+	int r = config_load_path(rig->config_path, NULL, &rig->config, &diags);
+	diag_print(&diags, stderr);
+	diag_list_fini(&diags);
+	assert_int_equal(r, 0);
+}
+
+/* Starts the emulator with `profile` on the traffic of `body`, and loads the config. */
+static void rig_start(struct rig *rig, const char *profile, const char *body)
+{
+	char sim_path[] = "/tmp/mpamd-resctrl-sim-XXXXXX";
+	int fd = mkstemp(sim_path);
+
+	memset(rig, 0, sizeof(*rig));
+	assert_true(fd >= 0);
+	dprintf(fd, "[global]\ninterval_ms = 100\n%s", body);
+	close(fd);
+	assert_int_equal(emu_start(profile, sim_path, NULL, &rig->emu), 0);
+	unlink(sim_path);
+	assert_int_equal(emu_ctl(rig->emu, "clock manual"), 0);
+	write_config(rig, body);
+	load_config(rig);
+	rig->now = 1000 * TICK_NS;
+}
+
+static int rig_open(struct rig *rig, struct err *err)
+{
+	int r = backend_resctrl_ops.open(rig->config, NULL, &rig->backend, err);
+
+	if (r == 0)
+		backend_resctrl_ops.caps(rig->backend, &rig->caps);
+	return r;
+}
+
+/* Opens every partition and applies its configured limits; returns how many failed. */
+static size_t rig_open_partitions(struct rig *rig, char *first_error, size_t len)
+{
+	size_t failed = 0;
+
+	for (size_t i = 0; i < rig->config->partition_count; i++) {
+		const struct partition_config *p = &rig->config->partitions[i];
+		struct partition_limits want = { .mb_max = p->mb_max, .mb_min = p->mb_min, .l3_cbm = p->l3_cbm }, eff;
+		struct err err = { "" };
+		int r = backend_resctrl_ops.partition_open(rig->backend, i, p, &err);
+		if (r == 0)
+			r = backend_resctrl_ops.apply(rig->backend, i, &want, &eff, &err);
+		if (r < 0 && failed++ == 0 && first_error)
+			snprintf(first_error, len, "%s", err.text);
+	}
+	return failed;
+}
+
+static void rig_close_backend(struct rig *rig)
+{
+	if (rig->backend)
+		backend_resctrl_ops.close(rig->backend);
+	rig->backend = NULL;
+}
+
+static void rig_stop(struct rig *rig)
+{
+	rig_close_backend(rig);
+	config_free(rig->config);
+	unlink(rig->config_path);
+	assert_int_equal(emu_stop(rig->emu), 0);
+}
+
+/* One tick: the emulator's clock and the backend's timestamps move together. */
+static void rig_tick(struct rig *rig)
+{
+	struct err err = { "" };
+
+	assert_int_equal(emu_ctl(rig->emu, "advance 100"), 0);
+	rig->now += TICK_NS;
+	assert_int_equal(backend_resctrl_ops.read(rig->backend, rig->now, rig->samples, &err), 0);
+}
+
+static double rate_of(const struct rig *rig, size_t partition, bool *valid)
+{
+	double mbps = 0;
+
+	*valid = true;
+	for (unsigned d = 0; d < rig->caps.domain_count; d++) {
+		const struct sample *s = &rig->samples[partition * rig->caps.domain_count + d];
+		if (s->state == SAMPLE_INVALID)
+			*valid = false;
+		else
+			mbps += counter_rate_mbps(s->bytes, s->elapsed_ns);
+	}
+	return mbps;
+}
+
+static char *read_group_file(struct rig *rig, const char *group, const char *file)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/%s/%s", emu_root(rig->emu), group, file);
+	return read_text_file(path);
+}
+
+static void assert_file_contains(struct rig *rig, const char *group, const char *file, const char *text)
+{
+	char *content = read_group_file(rig, group, file);
+
+	assert_non_null(content);
+	if (!strstr(content, text))
+		fail_msg("%s/%s is:\n%s\nwithout '%s'", group, file, content, text);
+	free(content);
+}
+
+static const char *const two_vms = "[sim]\ncapacity_mbps = 20000\n"
+				   "[partition \"web\"]\nmb_max = 100\nl3_cbm = 0x7f0\nsim_demand = 4000\n"
+				   "[partition \"batch\"]\nmb_max = 55\nl3_cbm = 0x00f\nsim_demand = 30000\n";
+
+static void test_intel_lifecycle_schemata_and_rates(void **state)
+{
+	struct rig rig;
+	struct err err = { "" };
+	char first[512] = "";
+
+	(void)state;
+	rig_start(&rig, "intel", two_vms);
+	assert_int_equal(rig_open(&rig, &err), 0);
+	assert_int_equal(rig_open_partitions(&rig, first, sizeof(first)), 0);
+	/* MB rounds down to the step of 10: 55% becomes 50%, on every domain. */
+	assert_file_contains(&rig, "mpamd-batch", "schemata", "MB:0=50;1=50");
+	assert_file_contains(&rig, "mpamd-batch", "schemata", "L3:0=f;1=f");
+	assert_file_contains(&rig, "mpamd-web", "schemata", "L3:0=7f0;1=7f0");
+	assert_int_equal(rig.caps.domain_count, 2);
+	rig_tick(&rig); /* baselines */
+	for (int t = 0; t < 20; t++) {
+		rig_tick(&rig);
+		bool valid;
+		double web = rate_of(&rig, 0, &valid);
+		assert_true(valid);
+		assert_true(fabs(web - 4000) < 40); /* within 1% of the demand the emulator served */
+		double batch = rate_of(&rig, 1, &valid);
+		assert_true(valid);
+		assert_true(fabs(batch - 20000) < 200); /* 50% of each domain's 20000 MB/s, two domains */
+	}
+	rig_stop(&rig);
+}
+
+static void test_adoption_after_restart_rewrites_nothing(void **state)
+{
+	struct rig rig;
+	struct err err = { "" };
+	char first[512] = "";
+
+	(void)state;
+	rig_start(&rig, "intel", two_vms);
+	assert_int_equal(rig_open(&rig, &err), 0);
+	assert_int_equal(rig_open_partitions(&rig, NULL, 0), 0);
+	rig_close_backend(&rig);
+	/* If the restarted backend wrote any schemata, that write would fail and apply would report it. */
+	assert_int_equal(emu_ctl(rig.emu, "fail_next_write EIO schemata"), 0);
+	assert_int_equal(rig_open(&rig, &err), 0);
+	assert_int_equal(rig_open_partitions(&rig, first, sizeof(first)), 0);
+	assert_file_contains(&rig, "mpamd-batch", "schemata", "MB:0=50;1=50");
+	/* The armed fault is still there: the next real change meets it. */
+	struct partition_limits want = { .mb_max = 30 }, eff;
+	assert_int_equal(backend_resctrl_ops.apply(rig.backend, 1, &want, &eff, &err), -EIO);
+	assert_non_null(strstr(err.text, "mpamd-batch: writing schemata 'MB:0=30;1=30'"));
+	rig_stop(&rig);
+}
+
+static void test_groups_of_others_are_untouched(void **state)
+{
+	struct rig rig;
+	struct err err = { "" };
+	char path[512];
+
+	(void)state;
+	rig_start(&rig, "intel", two_vms);
+	snprintf(path, sizeof(path), "%s/someone-else", emu_root(rig.emu));
+	assert_int_equal(mkdir(path, 0755), 0);
+	char *before = read_group_file(&rig, "someone-else", "schemata");
+	assert_int_equal(rig_open(&rig, &err), 0);
+	assert_int_equal(rig_open_partitions(&rig, NULL, 0), 0);
+	char *after = read_group_file(&rig, "someone-else", "schemata");
+	assert_string_equal(before, after);
+	free(before);
+	free(after);
+	rig_stop(&rig);
+}
+
+static pid_t spawn_sleeper(void)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		pause();
+		_exit(0);
+	}
+	return pid;
+}
+
+static void test_tasks_and_cpus(void **state)
+{
+	struct rig rig;
+	struct err err = { "" };
+	char body[512];
+	pid_t alive = spawn_sleeper(), dead = spawn_sleeper();
+
+	(void)state;
+	kill(dead, SIGKILL);
+	waitpid(dead, NULL, 0);
+	snprintf(body, sizeof(body), "[partition \"web\"]\npids = %d %d\ncpus = 1-2\n", (int)dead, (int)alive);
+	rig_start(&rig, "intel", body);
+	assert_int_equal(rig_open(&rig, &err), 0);
+	/* The task that exited is skipped, the live one moved. */
+	assert_int_equal(rig_open_partitions(&rig, NULL, 0), 0);
+	char line[32];
+	snprintf(line, sizeof(line), "%d\n", (int)alive);
+	assert_file_contains(&rig, "mpamd-web", "tasks", line);
+	assert_file_contains(&rig, "mpamd-web", "cpus_list", "1-2");
+	kill(alive, SIGKILL);
+	waitpid(alive, NULL, 0);
+	rig_stop(&rig);
+}
+
+static void test_out_of_closids_fails_one_partition(void **state)
+{
+	struct rig rig;
+	struct err err = { "" };
+	char body[4096], first[512] = "";
+	int used = 0;
+
+	(void)state;
+	/* 16 CLOSIDs, the default group holds one: the 16th partition cannot have a group. */
+	for (int i = 0; i < 16; i++)
+		used += snprintf(body + used, sizeof(body) - (size_t)used, "[partition \"p%02d\"]\nsim_demand = 100\n",
+				 i);
+	rig_start(&rig, "intel", body);
+	assert_int_equal(rig_open(&rig, &err), 0);
+	assert_int_equal(rig_open_partitions(&rig, first, sizeof(first)), 1);
+	assert_non_null(strstr(first, "No space left on device"));
+	assert_non_null(strstr(first, "Out of CLOSIDs"));
+	rig_tick(&rig);
+	rig_tick(&rig);
+	bool valid;
+	assert_true(fabs(rate_of(&rig, 0, &valid) - 100) < 1);
+	assert_true(valid);
+	rate_of(&rig, 15, &valid);
+	assert_false(valid);
+	rig_stop(&rig);
+}
+
+static void test_faults_surface_and_others_continue(void **state)
+{
+	struct rig rig;
+	struct err err = { "" };
+	struct partition_limits want = { .mb_max = 70 }, eff;
+
+	(void)state;
+	rig_start(&rig, "intel", two_vms);
+	assert_int_equal(rig_open(&rig, &err), 0);
+	assert_int_equal(rig_open_partitions(&rig, NULL, 0), 0);
+	rig_tick(&rig);
+	/* A counter that reads Unavailable or Error makes that sample invalid, with the reason. */
+	assert_int_equal(emu_ctl(rig.emu, "counter mpamd-web 1 mbm_total_bytes unavailable"), 0);
+	rig_tick(&rig);
+	assert_int_equal(rig.samples[0 * 2 + 1].state, SAMPLE_INVALID);
+	assert_non_null(strstr(rig.samples[0 * 2 + 1].reason, "Unavailable"));
+	assert_int_equal(rig.samples[0 * 2 + 0].state, SAMPLE_MEASURED);
+	bool valid;
+	rate_of(&rig, 1, &valid);
+	assert_true(valid);
+	assert_int_equal(emu_ctl(rig.emu, "counter mpamd-web 1 mbm_total_bytes error"), 0);
+	rig_tick(&rig);
+	assert_non_null(strstr(rig.samples[1].reason, "Error"));
+	assert_int_equal(emu_ctl(rig.emu, "counter mpamd-web 1 mbm_total_bytes ok"), 0);
+	/* A schemata write the kernel refuses carries last_cmd_status; the other group is unaffected. */
+	assert_int_equal(emu_ctl(rig.emu, "fail_next_write EINVAL schemata"), 0);
+	assert_int_equal(backend_resctrl_ops.apply(rig.backend, 0, &want, &eff, &err), -EINVAL);
+	assert_non_null(strstr(err.text, "mpamd-web"));
+	assert_int_equal(backend_resctrl_ops.apply(rig.backend, 1, &want, &eff, &err), 0);
+	assert_int_equal(eff.mb_max, 70);
+	/* The mount disappears: reads fail as invalid samples, not as a crash or a zero. */
+	assert_int_equal(emu_ctl(rig.emu, "vanish"), 0);
+	rig.now += TICK_NS;
+	backend_resctrl_ops.read(rig.backend, rig.now, rig.samples, &err);
+	for (int i = 0; i < 4; i++)
+		assert_int_equal(rig.samples[i].state, SAMPLE_INVALID);
+	rig_stop(&rig);
+}
+
+static void test_amd_counter_assignment_rotates(void **state)
+{
+	struct rig rig;
+	struct err err = { "" };
+	char body[2048];
+	int used = snprintf(body, sizeof(body), "[sim]\ncapacity_mbps = 50000\n");
+
+	(void)state;
+	for (int i = 0; i < 6; i++)
+		used += snprintf(body + used, sizeof(body) - (size_t)used, "[partition \"vm%d\"]\nsim_demand = %d\n", i,
+				 1000 * (i + 1));
+	rig_start(&rig, "amd", body);
+	assert_int_equal(rig_open(&rig, &err), 0);
+	assert_int_equal(rig_open_partitions(&rig, NULL, 0), 0);
+	unsigned measured[6] = { 0 }, estimated[6] = { 0 };
+	for (int t = 0; t < 60; t++) {
+		rig_tick(&rig);
+		for (size_t p = 0; p < 6; p++) {
+			bool valid;
+			double mbps = rate_of(&rig, p, &valid);
+			if (!valid)
+				continue;
+			if (fabs(mbps - 1000.0 * (double)(p + 1)) > 0.05 * 1000.0 * (double)(p + 1))
+				fail_msg("vm%zu: %.1f MB/s at tick %d", p, mbps, t);
+			bool est = rig.samples[p * 2].state == SAMPLE_ESTIMATED;
+			measured[p] += !est;
+			estimated[p] += est;
+		}
+	}
+	for (size_t p = 0; p < 6; p++) {
+		if (measured[p] < 5 || estimated[p] < 5)
+			fail_msg("vm%zu measured %u estimated %u", p, measured[p], estimated[p]);
+	}
+	rig_stop(&rig);
+}
+
+static void test_mpam_without_counters_records_nothing_as_zero(void **state)
+{
+	struct rig rig;
+	struct err err = { "" };
+
+	(void)state;
+	rig_start(&rig, "mpam", "[partition \"web\"]\nmb_max = 61\nsim_demand = 1000\n");
+	assert_int_equal(rig_open(&rig, &err), 0);
+	assert_int_equal(rig_open_partitions(&rig, NULL, 0), 0);
+	assert_int_equal(rig.caps.domain_count, 0);
+	/* 61% rounds down to 60 (steps of 4); the kernel shows it as its MBW_MAX band. */
+	char *schemata = read_group_file(&rig, "mpamd-web", "schemata");
+	assert_true(strstr(schemata, "MB:0=59") || strstr(schemata, "MB:0=60"));
+	free(schemata);
+	rig_stop(&rig);
+}
+
+/* The daemon end to end on the emulator: the record file of the simulator, without sim_mbps. */
+static void test_mpamd_records_against_the_emulator(void **state)
+{
+	struct rig rig;
+	char record[] = "/tmp/mpamd-resctrl-record-XXXXXX";
+
+	(void)state;
+	close(mkstemp(record));
+	rig_start(&rig, "intel", two_vms);
+	assert_int_equal(emu_ctl(rig.emu, "clock real"), 0);
+	struct run_result r;
+	char *argv[] = { MPAMD, "-c", rig.config_path, "-f", "--ticks", "5", "--record", record, NULL };
+	assert_int_equal(run_command(argv, &r), 0);
+	if (r.exit_code != 0)
+		fail_msg("mpamd: %s", r.err);
+	char *csv = read_text_file(record);
+	assert_non_null(strstr(csv, "t_ms,partition,mbps,mb_max,mb_min,valid,estimated,event\n"));
+	assert_non_null(strstr(csv, ",web,"));
+	assert_non_null(strstr(csv, ",batch,"));
+	assert_non_null(strstr(csv, ",50,0,1,0,")); /* batch: MB 50%, measured */
+	free(csv);
+	run_result_fini(&r);
+	unlink(record);
+	rig_stop(&rig);
+
+	/* Without any bandwidth counter (MPAM on Linux 7.1, no [msc]) every row is invalid, never 0. */
+	rig_start(&rig, "mpam", "[partition \"web\"]\nsim_demand = 1000\n");
+	assert_int_equal(emu_ctl(rig.emu, "clock real"), 0);
+	char *argv2[] = { MPAMD, "-c", rig.config_path, "-f", "--ticks", "3", "--record", record, NULL };
+	assert_int_equal(run_command(argv2, &r), 0);
+	assert_int_equal(r.exit_code, 0);
+	assert_non_null(strstr(r.err, "no bandwidth counters"));
+	csv = read_text_file(record);
+	assert_non_null(strstr(csv, ",web,,100,0,0,0,\n"));
+	assert_null(strstr(csv, ",1,0,\n"));
+	free(csv);
+	run_result_fini(&r);
+	unlink(record);
+	rig_stop(&rig);
+}
+
+/* pread64 calls strace counts while mpamd runs `ticks` ticks on the emulator. */
+static unsigned long preads_for(struct rig *rig, int ticks)
+{
+	char trace[] = "/tmp/mpamd-strace-XXXXXX";
+	char ticks_arg[8];
+	struct run_result r;
+
+	close(mkstemp(trace));
+	snprintf(ticks_arg, sizeof(ticks_arg), "%d", ticks);
+	/* LeakSanitizer cannot run under ptrace: in a sanitizer build the traced mpamd goes without it. */
+	char *argv[] = {
+		"/usr/bin/env",
+		"ASAN_OPTIONS=detect_leaks=0",
+		"/usr/bin/strace",
+		"-f",
+		"-qq",
+		"-c",
+		"-e",
+		"trace=pread64",
+		"-o",
+		trace,
+		MPAMD,
+		"-c",
+		rig->config_path,
+		"-f",
+		"-l",
+		"warning",
+		"--ticks",
+		ticks_arg,
+		NULL,
+	};
+	assert_int_equal(run_command(argv, &r), 0);
+	if (r.exit_code != 0)
+		fail_msg("strace mpamd: %s", r.err);
+	run_result_fini(&r);
+	char *summary = read_text_file(trace);
+	unlink(trace);
+	assert_non_null(summary);
+	char *line = strstr(summary, "pread64");
+	assert_non_null(line);
+	while (line > summary && line[-1] != '\n')
+		line--;
+	/* "% time  seconds  usecs/call  calls  errors syscall": calls is the 4th column. */
+	double pct, secs;
+	unsigned long usecs, calls = 0;
+	assert_int_equal(sscanf(line, "%lf %lf %lu %lu", &pct, &secs, &usecs, &calls), 4);
+	free(summary);
+	return calls;
+}
+
+/* strace -c over real runs: one pread per counter per tick. The dynamic loader's own preads (ELF
+ * headers of the libraries) are the same in both runs, so the difference counts mpamd's alone. */
+static void test_one_read_syscall_per_counter_per_tick(void **state)
+{
+	struct rig rig;
+
+	(void)state;
+	rig_start(&rig, "intel", two_vms);
+	assert_int_equal(emu_ctl(rig.emu, "clock real"), 0);
+	unsigned long short_run = preads_for(&rig, 2), long_run = preads_for(&rig, 7);
+	printf("pread64: %lu calls for 2 ticks, %lu for 7 (2 groups x 2 domains)\n", short_run, long_run);
+	assert_int_equal(long_run - short_run, 5 * 2 * 2);
+	rig_stop(&rig);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_intel_lifecycle_schemata_and_rates),
+		cmocka_unit_test(test_adoption_after_restart_rewrites_nothing),
+		cmocka_unit_test(test_groups_of_others_are_untouched),
+		cmocka_unit_test(test_tasks_and_cpus),
+		cmocka_unit_test(test_out_of_closids_fails_one_partition),
+		cmocka_unit_test(test_faults_surface_and_others_continue),
+		cmocka_unit_test(test_amd_counter_assignment_rotates),
+		cmocka_unit_test(test_mpam_without_counters_records_nothing_as_zero),
+		cmocka_unit_test(test_mpamd_records_against_the_emulator),
+		cmocka_unit_test(test_one_read_syscall_per_counter_per_tick),
+	};
+	log_setup("test", LOG_LEVEL_ERROR, false);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,193 @@
+/* Arm hosts on Linux 7.1: resctrl controls MPAM, but has no bandwidth counters, so mpamd reads the
+ * MSCs' MBWU monitors itself, for the PARTID resctrl gave each group, touching monitor registers only.
+ *
+ * The plant: the emulator's MPAM profile (resctrl, with ctrl_hw_id), simulated MSCs, and between them
+ * the part the kernel's MPAM driver plays on a real host: every tick, each group's MB percent is
+ * programmed into the MSCs' MBW_MAX for its PARTID. The traffic model then honours those limits. */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "backends/resctrl/resctrl.h"
+#include "backends/resctrl/resctrl_backend.h"
+#include "backends/sim/msc_model.h"
+#include "backends/sim/sim_host.h"
+#include "core/config.h"
+#include "core/counter.h"
+#include "core/log.h"
+#include "core/mpam_regs.h"
+#include "tests/util/emu_runner.h"
+#include "tests/util/testutil.h"
+
+#define TICK_NS 100000000ull
+
+/* A bus that counts writes to configuration registers (MPAMCFG_*, 0x100..0x7ff and the CPBM/PBM
+ * pages): in monitor-only mode there must be none. */
+struct watch_bus {
+	struct msc_bus base;
+	struct msc_bus *inner;
+	unsigned cfg_writes;
+};
+
+static bool is_config_register(uint32_t off)
+{
+	return (off >= MPAMCFG_PART_SEL && off < MSMON_CFG_MON_SEL) || off >= 0x1000;
+}
+
+static int watch_read32(struct msc_bus *b, uint32_t off, uint32_t *v)
+{
+	return bus_read32(((struct watch_bus *)b)->inner, off, v);
+}
+
+static int watch_write32(struct msc_bus *b, uint32_t off, uint32_t v)
+{
+	struct watch_bus *w = (struct watch_bus *)b;
+
+	w->cfg_writes += is_config_register(off);
+	return bus_write32(w->inner, off, v);
+}
+
+static int watch_read64(struct msc_bus *b, uint32_t off, uint64_t *v)
+{
+	return bus_read64(((struct watch_bus *)b)->inner, off, v);
+}
+
+static int watch_write64(struct msc_bus *b, uint32_t off, uint64_t v)
+{
+	struct watch_bus *w = (struct watch_bus *)b;
+
+	w->cfg_writes += is_config_register(off);
+	return bus_write64(w->inner, off, v);
+}
+
+static void watch_close(struct msc_bus *b)
+{
+	bus_close(((struct watch_bus *)b)->inner);
+	/* The watch itself is owned by the test, which reads cfg_writes after the backend is gone. */
+}
+
+static const struct msc_bus_ops watch_ops = { watch_read32, watch_write32, watch_read64, watch_write64, watch_close };
+
+/* What the kernel's MPAM driver does with a group's MB percent (Linux 7.1's percent_to_mbw_max
+ * rounds to the nearest band; mpamd's own driver would round down). */
+static void kernel_driver_sync(struct emu *emu, struct msc_model *model, const char *group, uint16_t partid)
+{
+	char path[512];
+	struct schemata s;
+	struct err err;
+	uint64_t pct = 100;
+
+	snprintf(path, sizeof(path), "%s/%s/schemata", emu_root(emu), group);
+	char *text = read_text_file(path);
+	assert_non_null(text);
+	assert_int_equal(resctrl_parse_schemata(text, &s, &err), 0);
+	free(text);
+	assert_true(schemata_value(schemata_find(&s, "MB"), 0, &pct));
+	unsigned wd = msc_model_params(model)->bwa_wd;
+	uint32_t v = (uint32_t)((pct * (1u << wd) + 50) / 100);
+	uint32_t field = (v ? v - 1 : 0) << (16 - wd);
+	assert_int_equal(msc_model_write32(model, MPAMCFG_PART_SEL, mpamcfg_part_sel(0, partid)), 0);
+	assert_int_equal(msc_model_write32(model, MPAMCFG_MBW_MAX, field), 0);
+}
+
+static void test_resctrl_controls_with_mmio_monitors(void **state)
+{
+	char cfg_path[] = "/tmp/mpamd-hybrid-XXXXXX";
+	const char *body = "[sim]\nmscs = 1\ncapacity_mbps = 20000\nmonitors = 8\nbwa_wd = 5\npartid_max = 31\n"
+			   "[msc \"l3\"]\nbase = 0x7f000000\nsize = 0x4000\n"
+			   "[partition \"web\"]\npartid = 1\nsim_demand = 6000\n"
+			   "[partition \"batch\"]\npartid = 2\nmb_max = 40\nsim_demand = 30000\n";
+	struct emu *emu;
+	struct config *config = NULL;
+	struct diag_list diags;
+	struct err err = { "" };
+
+	(void)state;
+	int fd = mkstemp(cfg_path);
+	dprintf(fd, "[global]\ninterval_ms = 100\n%s", body);
+	close(fd);
+	assert_int_equal(emu_start("mpam", cfg_path, NULL, &emu), 0);
+	fd = open(cfg_path, O_WRONLY | O_TRUNC);
+	dprintf(fd, "[global]\nbackend = resctrl\nmonitor = mmio\ninterval_ms = 100\nresctrl_root = %s\n%s",
+		emu_root(emu), body);
+	close(fd);
+	diag_list_init(&diags, cfg_path);
+	assert_int_equal(config_load_path(cfg_path, NULL, &config, &diags), 0);
+	diag_list_fini(&diags);
+	unlink(cfg_path);
+
+	/* The simulated MSC, behind a bus that watches for configuration writes. */
+	struct sim_host *host;
+	uint64_t now = 1000 * TICK_NS;
+	assert_int_equal(sim_host_new(config, now, &host, &err), 0);
+	struct watch_bus *watch = calloc(1, sizeof(*watch));
+	watch->inner = bus_sim_new(sim_host_msc(host, 0), 0x7f000000);
+	watch->base = (struct msc_bus){ .ops = &watch_ops, .base = 0x7f000000, .size = MPAM_MSC_PAGE_SIZE };
+	struct msc_bus *buses[] = { &watch->base };
+	struct backend *b;
+	if (resctrl_backend_open_with_buses(config, buses, 1, &b, &err) < 0)
+		fail_msg("open: %s", err.text);
+
+	struct backend_caps caps;
+	b->ops->caps(b, &caps);
+	assert_int_equal(caps.domain_count, 1);
+	const char *groups[] = { "mpamd-web", "mpamd-batch" };
+	for (size_t i = 0; i < 2; i++) {
+		const struct partition_config *p = &config->partitions[i];
+		struct partition_limits want = { .mb_max = p->mb_max }, eff;
+		assert_int_equal(b->ops->partition_open(b, i, p, &err), 0);
+		assert_int_equal(b->ops->apply(b, i, &want, &eff, &err), 0);
+	}
+	struct sample samples[2];
+	double batch_total = 0;
+	int batch_count = 0;
+	for (int t = 0; t < 30; t++) {
+		for (size_t i = 0; i < 2; i++)
+			kernel_driver_sync(emu, sim_host_msc(host, 0), groups[i], config->partitions[i].partid);
+		now += TICK_NS;
+		sim_host_advance(host, now);
+		assert_int_equal(b->ops->read(b, now, samples, &err), 0);
+		if (t < 3)
+			continue;
+		for (size_t i = 0; i < 2; i++) {
+			assert_int_equal(samples[i].state, SAMPLE_MEASURED);
+			double mbps = counter_rate_mbps(samples[i].bytes, samples[i].elapsed_ns);
+			double truth = sim_host_truth_mbps(host, i);
+			assert_true(fabs(mbps - truth) <= 0.01 * truth);
+		}
+		batch_total += counter_rate_mbps(samples[1].bytes, samples[1].elapsed_ns);
+		batch_count++;
+	}
+	/* batch's 40% through resctrl holds it near 8000 MB/s; web keeps its 6000. */
+	double batch = batch_total / batch_count;
+	printf("batch averages %.0f MB/s under a 40%% resctrl limit\n", batch);
+	assert_true(batch > 7500 && batch < 8300);
+	assert_true(fabs(sim_host_truth_mbps(host, 0) - 6000) < 60);
+	b->ops->close(b);
+	/* Monitor registers only: resctrl's controls were never written by mpamd. */
+	assert_int_equal(watch->cfg_writes, 0);
+	assert_int_equal(msc_model_error_count(sim_host_msc(host, 0)), 0);
+	free(watch);
+	sim_host_free(host);
+	config_free(config);
+	assert_int_equal(emu_stop(emu), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_resctrl_controls_with_mmio_monitors),
+	};
+	log_setup("test", LOG_LEVEL_ERROR, false);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
