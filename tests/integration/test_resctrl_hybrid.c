@@ -100,7 +100,7 @@ static void kernel_driver_sync(struct emu *emu, struct msc_model *model, const c
 	assert_int_equal(msc_model_write32(model, MPAMCFG_MBW_MAX, field), 0);
 }
 
-static void test_resctrl_controls_with_mmio_monitors(void **state)
+static void run_hybrid(const char *monitor)
 {
 	char cfg_path[] = "/tmp/mpamd-hybrid-XXXXXX";
 	const char *body = "[sim]\nmscs = 1\ncapacity_mbps = 20000\nmonitors = 8\nbwa_wd = 5\npartid_max = 31\n"
@@ -112,13 +112,12 @@ static void test_resctrl_controls_with_mmio_monitors(void **state)
 	struct diag_list diags;
 	struct err err = { "" };
 
-	(void)state;
 	int fd = mkstemp(cfg_path);
 	dprintf(fd, "[global]\ninterval_ms = 100\n%s", body);
 	close(fd);
 	assert_int_equal(emu_start("mpam", cfg_path, NULL, &emu), 0);
 	fd = open(cfg_path, O_WRONLY | O_TRUNC);
-	dprintf(fd, "[global]\nbackend = resctrl\nmonitor = mmio\ninterval_ms = 100\nresctrl_root = %s\n%s",
+	dprintf(fd, "[global]\nbackend = resctrl\nmonitor = %s\ninterval_ms = 100\nresctrl_root = %s\n%s", monitor,
 		emu_root(emu), body);
 	close(fd);
 	diag_list_init(&diags, cfg_path);
@@ -183,10 +182,24 @@ static void test_resctrl_controls_with_mmio_monitors(void **state)
 	assert_int_equal(emu_stop(emu), 0);
 }
 
+static void test_monitor_mmio(void **state)
+{
+	(void)state;
+	run_hybrid("mmio");
+}
+
+/* auto: resctrl has no MBM counters and [msc] sections exist, so the MSCs' monitors are used. */
+static void test_monitor_auto_picks_mmio(void **state)
+{
+	(void)state;
+	run_hybrid("auto");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_resctrl_controls_with_mmio_monitors),
+		cmocka_unit_test(test_monitor_mmio),
+		cmocka_unit_test(test_monitor_auto_picks_mmio),
 	};
 	log_setup("test", LOG_LEVEL_ERROR, false);
 	return cmocka_run_group_tests(tests, NULL, NULL);
