@@ -9,6 +9,24 @@
 #include "core/log.h"
 #include "core/mpam_regs.h"
 
+#define DEVMEM_PATH "/dev/mem"
+
+int mmio_map_config_windows(const struct config *config, size_t count, struct msc_bus **buses, struct err *err)
+{
+	for (size_t i = 0; i < count; i++) {
+		const struct msc_config *m = &config->mscs[i];
+		int r = bus_devmem_open(DEVMEM_PATH, m->base, m->size, &buses[i], err ? err->text : NULL,
+					err ? sizeof(err->text) : 0);
+		if (r < 0) {
+			err_prefix(err, "msc \"%s\"", m->name);
+			for (size_t j = 0; j < i; j++)
+				bus_close(buses[j]);
+			return r;
+		}
+	}
+	return 0;
+}
+
 struct mmio_backend {
 	struct msc *mscs;
 	struct msc_monitors **monitors; /* NULL for an MSC without monitors */

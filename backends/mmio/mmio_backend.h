@@ -8,6 +8,10 @@
 
 struct mmio_backend;
 
+/* Maps the first `count` [msc] windows of the config from /dev/mem into buses[0..count-1]. On failure
+ * nothing stays mapped and err names the MSC and why. */
+int mmio_map_config_windows(const struct config *config, size_t count, struct msc_bus **buses, struct err *err);
+
 /* Probes every bus (taking ownership of all of them, also on failure). */
 int mmio_backend_create(const struct config *config, struct msc_bus **buses, const char *const *names, size_t count,
 			bool monitor_only, struct mmio_backend **ret, struct err *err);

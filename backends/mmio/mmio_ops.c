@@ -4,8 +4,6 @@
 
 #include "backends/mmio/mmio_backend.h"
 
-#define DEVMEM_PATH "/dev/mem"
-
 struct mmio_ops_backend {
 	struct backend base;
 	struct mmio_backend *mb;
@@ -27,17 +25,10 @@ static int mmio_open(const struct config *config, struct clock *clock, struct ba
 	(void)clock;
 	if (!buses || !names || !b)
 		r = err_set(err, -ENOMEM, "out of memory");
-	for (size_t i = 0; r == 0 && i < n; i++) {
-		const struct msc_config *m = &config->mscs[i];
-		names[i] = m->name;
-		r = bus_devmem_open(DEVMEM_PATH, m->base, m->size, &buses[i], err ? err->text : NULL,
-				    err ? sizeof(err->text) : 0);
-		if (r < 0) {
-			err_prefix(err, "msc \"%s\"", m->name);
-			for (size_t j = 0; j < i; j++)
-				bus_close(buses[j]);
-		}
-	}
+	for (size_t i = 0; r == 0 && i < n; i++)
+		names[i] = config->mscs[i].name;
+	if (r == 0)
+		r = mmio_map_config_windows(config, n, buses, err);
 	if (r == 0)
 		r = mmio_backend_create(config, buses, names, n, false, &b->mb, err);
 	free(buses);

@@ -14,8 +14,6 @@
 #include "core/config.h"
 #include "core/log.h"
 
-#define DEVMEM_PATH "/dev/mem"
-
 enum monitor_source {
 	MON_NONE,
 	MON_RESCTRL,
@@ -165,15 +163,13 @@ static int rb_open(const struct config *config, struct clock *clock, struct back
 		if (fd >= 0)
 			close(fd);
 	}
-	for (size_t i = 0; r == 0 && i < n; i++) {
-		const struct msc_config *m = &config->mscs[i];
-		r = bus_devmem_open(DEVMEM_PATH, m->base, m->size, &buses[i], err ? err->text : NULL,
-				    err ? sizeof(err->text) : 0);
-		if (r < 0) {
-			err_prefix(err, "msc \"%s\"", m->name);
-			for (size_t j = 0; j < i; j++)
-				bus_close(buses[j]);
-		}
+	if (r == 0 && n && (r = mmio_map_config_windows(config, n, buses, err)) < 0 &&
+	    config->global.monitor == MONITOR_AUTO) {
+		/* auto only tries the MSCs: without them bandwidth is not measured, but control works. */
+		log_warning("monitor = auto: cannot read MSC monitors (%s); bandwidth will not be measured",
+			    err ? err->text : "");
+		n = 0;
+		r = 0;
 	}
 	if (r == 0)
 		r = resctrl_backend_open_with_buses(config, buses, n, ret, err);
