@@ -73,8 +73,8 @@ static int choose_source(struct resctrl_backend *rb, size_t bus_count, struct er
 		break;
 	}
 	if (rb->source == MON_NONE)
-		log_warning("resctrl has no bandwidth counters and no [msc] sections are configured: bandwidth "
-			    "will not be measured");
+		log_warning("resctrl has no bandwidth counters%s: bandwidth will not be measured",
+			    rb->config->msc_count ? "" : " and no [msc] sections are configured");
 	return 0;
 }
 
@@ -145,6 +145,19 @@ int resctrl_backend_open_with_buses(const struct config *config, struct msc_bus 
 	return 0;
 }
 
+/* Whether resctrl at `root` offers MBM events (mon_features), without probing the rest. */
+static bool resctrl_has_mbm(const char *root)
+{
+	char text[512];
+	int fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	bool mbm = fd >= 0 && resctrl_read_at(fd, "info/L3_MON/mon_features", text, sizeof(text)) == 0 &&
+		   strstr(text, "mbm_") != NULL;
+
+	if (fd >= 0)
+		close(fd);
+	return mbm;
+}
+
 static int rb_open(const struct config *config, struct clock *clock, struct backend **ret, struct err *err)
 {
 	bool mmio = config->global.monitor == MONITOR_MMIO || config->global.monitor == MONITOR_AUTO;
@@ -154,15 +167,8 @@ static int rb_open(const struct config *config, struct clock *clock, struct back
 
 	(void)clock;
 	/* With monitor = auto the windows are only mapped if resctrl turns out to lack counters. */
-	if (config->global.monitor == MONITOR_AUTO && n) {
-		struct resctrl_info info;
-		int fd = open(config->global.resctrl_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		if (fd >= 0 && resctrl_probe(fd, config->global.resctrl_root, true, &info, NULL) == 0 &&
-		    (info.mbm_total || info.mbm_local))
-			n = 0;
-		if (fd >= 0)
-			close(fd);
-	}
+	if (config->global.monitor == MONITOR_AUTO && n && resctrl_has_mbm(config->global.resctrl_root))
+		n = 0;
 	if (r == 0 && n && (r = mmio_map_config_windows(config, n, buses, err)) < 0 &&
 	    config->global.monitor == MONITOR_AUTO) {
 		/* auto only tries the MSCs: without them bandwidth is not measured, but control works. */
