@@ -50,6 +50,7 @@ static void print_partition(const struct partition_config *p)
 	printf(" mb_max=%u", p->mb_max);
 	print_u32_or_none("guarantee_mbps", p->guarantee_mbps);
 	print_u32_or_none("target_mbps", p->target_mbps);
+	printf(" weight=%u", p->weight);
 	if (p->l3_cbm)
 		printf(" l3_cbm=0x%llx", (unsigned long long)p->l3_cbm);
 	else
@@ -77,9 +78,11 @@ static void print_summary(const struct config *c)
 	const struct global_config *g = &c->global;
 	const struct sim_config *s = &c->sim;
 
-	printf("global: backend=%s monitor=%s interval_ms=%u resctrl_root=%s group_prefix=%s socket=%s record=%s\n",
+	printf("global: backend=%s monitor=%s interval_ms=%u resctrl_root=%s group_prefix=%s socket=%s record=%s",
 	       backend_kind_names[g->backend], monitor_kind_names[g->monitor], g->interval_ms, g->resctrl_root,
 	       g->group_prefix, g->socket, or_none(g->record));
+	print_u32_or_none("capacity_mbps", g->capacity_mbps);
+	printf(" escalate=%s\n", g->escalate ? "true" : "false");
 	if (g->backend == BACKEND_SIM)
 		printf("sim: mscs=%u capacity_mbps=%u monitors=%u counter_bits=%u scale=%u bwa_wd=%u nrdy_ticks=%u "
 		       "partid_max=%u seed=%llu noise_pct=%u\n",

@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "core/diag.h"
+#include "core/error.h"
 #include "core/model.h"
 
 #define DEFAULT_RESCTRL_ROOT "/sys/fs/resctrl"
@@ -33,6 +34,13 @@ int config_load(FILE *in, const struct config_overrides *overrides, struct confi
  * path and the reason. */
 int config_load_path(const char *path, const struct config_overrides *overrides, struct config **ret_config,
 		     struct diag_list *diags);
+
+/* Run-time changes (mpamctl set): one partition key with the file's own parser. Keys that decide
+ * which tasks or hardware a partition is (partid, cgroup, pids, cpus, sim_demand) are refused with
+ * -EPERM: they take a reload. */
+int config_partition_set(struct partition_config *p, const char *key, const char *value, struct err *err);
+/* The rules between one partition's keys, as the loader applies them: 0 or -EINVAL and why. */
+int config_partition_check(const struct partition_config *p, struct err *err);
 
 /* Lookups by name; NULL when absent. */
 const struct partition_config *config_find_partition(const struct config *config, const char *name);

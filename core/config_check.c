@@ -2,6 +2,8 @@
  * (defaults that depend on other keys, PARTIDs picked for the simulator). */
 #include "core/config_internal.h"
 
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -68,6 +70,50 @@ static void check_backend(const struct config *c, const struct config_section *g
 			 "[msc] sections are not used with backend = sim ([sim] mscs sets the simulated MSCs)");
 }
 
+/* The rules between a partition's limits, shared by the loader (with line numbers) and run-time
+ * `set` (config_partition_check). */
+enum limit_rule {
+	RULE_MIN_ABOVE_MAX,
+	RULE_GUARANTEE_CLASS,
+	RULE_TARGET_AND_GUARANTEE,
+	RULE_COUNT,
+};
+
+static bool limit_rule_broken(const struct partition_config *p, enum limit_rule rule, char *msg, size_t len)
+{
+	switch (rule) {
+	case RULE_MIN_ABOVE_MAX:
+		if (p->mb_min <= p->mb_max)
+			return false;
+		snprintf(msg, len, "mb_min = %u is above mb_max = %u", p->mb_min, p->mb_max);
+		return true;
+	case RULE_GUARANTEE_CLASS:
+		if (!p->guarantee_mbps || p->class == CLASS_LATENCY_CRITICAL)
+			return false;
+		snprintf(msg, len, "guarantee_mbps is only for class = latency-critical (partition \"%s\" is %s)",
+			 p->name, partition_class_names[p->class]);
+		return true;
+	case RULE_TARGET_AND_GUARANTEE:
+		if (!p->guarantee_mbps || !p->target_mbps)
+			return false;
+		snprintf(msg, len, "a partition has either target_mbps or guarantee_mbps, not both");
+		return true;
+	case RULE_COUNT:
+		break;
+	}
+	return false;
+}
+
+int config_partition_check(const struct partition_config *p, struct err *err)
+{
+	char msg[256];
+
+	for (int rule = 0; rule < RULE_COUNT; rule++)
+		if (limit_rule_broken(p, (enum limit_rule)rule, msg, sizeof(msg)))
+			return err_set(err, -EINVAL, "%s", msg);
+	return 0;
+}
+
 static void check_partition_limits(const struct config_section *s, struct diag_list *d)
 {
 	const struct partition_config *p = s->object;
@@ -75,17 +121,17 @@ static void check_partition_limits(const struct config_section *s, struct diag_l
 	unsigned max_line = config_section_key_line(s, "mb_max");
 	unsigned guarantee_line = config_section_key_line(s, "guarantee_mbps");
 	unsigned target_line = config_section_key_line(s, "target_mbps");
+	/* Each rule is reported where it is broken: at the later of the keys involved. */
+	const unsigned rule_line[RULE_COUNT] = {
+		[RULE_MIN_ABOVE_MAX] = later(min_line, max_line),
+		[RULE_GUARANTEE_CLASS] = guarantee_line,
+		[RULE_TARGET_AND_GUARANTEE] = later(guarantee_line, target_line),
+	};
+	char msg[256];
 
-	if (p->mb_min > p->mb_max)
-		diag_add(d, DIAG_ERROR, later(min_line, max_line), "mb_min = %u is above mb_max = %u", p->mb_min,
-			 p->mb_max);
-	if (p->guarantee_mbps && p->class != CLASS_LATENCY_CRITICAL)
-		diag_add(d, DIAG_ERROR, guarantee_line,
-			 "guarantee_mbps is only for class = latency-critical (partition \"%s\" is %s)", p->name,
-			 partition_class_names[p->class]);
-	if (p->guarantee_mbps && p->target_mbps)
-		diag_add(d, DIAG_ERROR, later(guarantee_line, target_line),
-			 "a partition has either target_mbps or guarantee_mbps, not both");
+	for (int rule = 0; rule < RULE_COUNT; rule++)
+		if (limit_rule_broken(p, (enum limit_rule)rule, msg, sizeof(msg)))
+			diag_add(d, DIAG_ERROR, rule_line[rule], "%s", msg);
 }
 
 static const struct config_section *partid_owner(const struct config_section *sections, size_t count,
@@ -254,6 +300,12 @@ void config_check(struct config *c, struct config_section *sections, size_t coun
 	check_pids_unique(sections, count, d);
 	check_cpus_unique(c, sections, count, d);
 	check_msc_windows(c, sections, count, d);
+	for (size_t i = 0; c->global.escalate && i < c->partition_count; i++)
+		if (c->partitions[i].class == CLASS_BEST_EFFORT && !c->partitions[i].cgroup)
+			diag_add(d, DIAG_WARNING, c->partitions[i].line,
+				 "escalate = true, but best-effort partition \"%s\" has no cgroup whose CPU quota "
+				 "could be lowered",
+				 c->partitions[i].name);
 	if (c->partition_count == 0)
 		diag_add(d, DIAG_WARNING, 0, "no [partition \"NAME\"] sections: mpamd would have nothing to manage");
 }

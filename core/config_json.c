@@ -52,6 +52,7 @@ json_t *partition_config_to_json(const struct partition_config *p)
 		"line", (json_int_t)p->line);
 
 	json_object_set_new(json, "cpus", cpus_to_json(p->cpus));
+	json_object_set_new(json, "weight", json_integer(p->weight));
 	return json;
 }
 

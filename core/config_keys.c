@@ -1,6 +1,7 @@
 /* The schema: every section's keys and the parser of each. A parser sees one value and stores it;
  * checks that involve several keys or sections live in config_check.c. */
 #include "core/config_internal.h"
+#include "core/suggest.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -122,10 +123,26 @@ static int key_group_prefix(void *o, const char *v, struct parse_err *e)
 	return 0;
 }
 
+static int key_global_capacity(void *o, const char *v, struct parse_err *e)
+{
+	return store_u32(&((struct global_config *)o)->capacity_mbps, v, 1, BANDWIDTH_LIMIT_MBPS, e);
+}
+
+static int key_escalate(void *o, const char *v, struct parse_err *e)
+{
+	return parse_bool(v, &((struct global_config *)o)->escalate, e);
+}
+
 static const struct config_key global_keys[] = {
-	{ "backend", key_backend },	      { "monitor", key_monitor }, { "interval_ms", key_interval_ms },
-	{ "resctrl_root", key_resctrl_root }, { "socket", key_socket },	  { "record", key_record },
+	{ "backend", key_backend },
+	{ "monitor", key_monitor },
+	{ "interval_ms", key_interval_ms },
+	{ "resctrl_root", key_resctrl_root },
+	{ "socket", key_socket },
+	{ "record", key_record },
 	{ "group_prefix", key_group_prefix },
+	{ "capacity_mbps", key_global_capacity },
+	{ "escalate", key_escalate },
 };
 
 /* ---- [sim] ---- */
@@ -358,6 +375,11 @@ static int key_target(void *o, const char *v, struct parse_err *e)
 	return store_u32(&((struct partition_config *)o)->target_mbps, v, 1, BANDWIDTH_LIMIT_MBPS, e);
 }
 
+static int key_weight(void *o, const char *v, struct parse_err *e)
+{
+	return store_unsigned(&((struct partition_config *)o)->weight, v, 1, 10000, e);
+}
+
 static int key_l3_cbm(void *o, const char *v, struct parse_err *e)
 {
 	uint64_t cbm;
@@ -437,17 +459,12 @@ static int key_sim_demand(void *o, const char *v, struct parse_err *e)
 }
 
 static const struct config_key partition_keys[] = {
-	{ "partid", key_partid },
-	{ "class", key_class },
-	{ "cgroup", key_cgroup },
-	{ "pids", key_pids },
-	{ "cpus", key_cpus },
-	{ "mb_min", key_mb_min },
-	{ "mb_max", key_mb_max },
-	{ "guarantee_mbps", key_guarantee },
-	{ "target_mbps", key_target },
-	{ "l3_cbm", key_l3_cbm },
-	{ "sim_demand", key_sim_demand },
+	{ "partid", key_partid },      { "class", key_class },
+	{ "cgroup", key_cgroup },      { "pids", key_pids },
+	{ "cpus", key_cpus },	       { "mb_min", key_mb_min },
+	{ "mb_max", key_mb_max },      { "guarantee_mbps", key_guarantee },
+	{ "target_mbps", key_target }, { "l3_cbm", key_l3_cbm },
+	{ "weight", key_weight },      { "sim_demand", key_sim_demand },
 };
 
 #define KEYS(table) table, sizeof(table) / sizeof(table[0])
@@ -467,4 +484,35 @@ int config_key_index(enum section_kind kind, const char *name)
 		if (!strcmp(def->keys[i].name, name))
 			return (int)i;
 	return -1;
+}
+
+/* Keys that only change a partition's limits and goals: these `set` may change at run time. The
+ * others decide which tasks and hardware a partition is (partid, cgroup, pids, cpus, sim_demand)
+ * and take a reload. */
+static const char *const runtime_keys[] = { "class",	   "mb_min", "mb_max", "guarantee_mbps",
+					    "target_mbps", "l3_cbm", "weight", NULL };
+
+int config_partition_set(struct partition_config *p, const char *key, const char *value, struct err *err)
+{
+	int index = config_key_index(SECTION_PARTITION, key);
+	struct parse_err perr = { "" };
+	bool runtime = false;
+
+	for (size_t i = 0; runtime_keys[i]; i++)
+		runtime |= !strcmp(runtime_keys[i], key);
+	if (index < 0) {
+		const char *names[SECTION_MAX_KEYS];
+		for (size_t i = 0; i < config_sections[SECTION_PARTITION].key_count; i++)
+			names[i] = config_sections[SECTION_PARTITION].keys[i].name;
+		const char *near = suggest_nearest(key, names, config_sections[SECTION_PARTITION].key_count);
+		return err_set(err, -EINVAL, "unknown key '%s'%s%s%s", key, near ? "; did you mean '" : "",
+			       near ? near : "", near ? "'?" : "");
+	}
+	if (!runtime)
+		return err_set(err, -EPERM, "%s cannot be changed at run time: edit the file and reload", key);
+	if (!*value)
+		return err_set(err, -EINVAL, "%s: empty value", key);
+	if (config_sections[SECTION_PARTITION].keys[index].parse(p, value, &perr) < 0)
+		return err_set(err, -EINVAL, "%s = %s: %s", key, value, perr.text);
+	return 0;
 }

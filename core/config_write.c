@@ -11,6 +11,9 @@ static void write_global(const struct global_config *g, FILE *out)
 		g->group_prefix, g->socket);
 	if (g->record)
 		fprintf(out, "record = %s\n", g->record);
+	if (g->capacity_mbps)
+		fprintf(out, "capacity_mbps = %u\n", g->capacity_mbps);
+	fprintf(out, "escalate = %s\n", g->escalate ? "true" : "false");
 }
 
 static void write_sim(const struct sim_config *s, FILE *out)
@@ -24,8 +27,8 @@ static void write_sim(const struct sim_config *s, FILE *out)
 
 static void write_partition(const struct partition_config *p, FILE *out)
 {
-	fprintf(out, "\n[partition \"%s\"]\nclass = %s\nmb_max = %u\n", p->name, partition_class_names[p->class],
-		p->mb_max);
+	fprintf(out, "\n[partition \"%s\"]\nclass = %s\nmb_max = %u\nweight = %u\n", p->name,
+		partition_class_names[p->class], p->mb_max, p->weight);
 	if (p->has_partid && !p->partid_auto)
 		fprintf(out, "partid = %u\n", p->partid);
 	if (p->mb_min)

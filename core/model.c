@@ -66,6 +66,7 @@ void partition_config_defaults(struct partition_config *p)
 	memset(p, 0, sizeof(*p));
 	p->class = CLASS_DEFAULT;
 	p->mb_max = 100;
+	p->weight = 100;
 }
 
 void partition_config_fini(struct partition_config *p)

@@ -67,6 +67,8 @@ struct global_config {
 	unsigned interval_ms;
 	char *resctrl_root;
 	char group_prefix[GROUP_PREFIX_MAX + 1]; /* resctrl groups are named PREFIX + partition name */
+	uint32_t capacity_mbps; /* per domain, for hardware that cannot tell; 0: ask the backend or learn it */
+	bool escalate;		/* the escalation actuator may lower CPU quotas */
 	char *socket;
 	char *record; /* NULL: no record file */
 };
@@ -107,6 +109,7 @@ struct partition_config {
 	uint32_t guarantee_mbps; /* 0 = none */
 	uint32_t target_mbps;	 /* 0 = none */
 	uint64_t l3_cbm;	 /* 0 = not set: the backend leaves the cache portion alone */
+	unsigned weight;	 /* share of what is left among best-effort partitions */
 	struct demand_profile sim_demand;
 	unsigned line;
 };
