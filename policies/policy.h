@@ -1,0 +1,130 @@
+/* The contract every feedback policy follows: state in, limits out, no I/O.
+ *
+ * Each tick the engine fills a policy_host and one policy_partition per configured partition,
+ * sets every decision to the limits the configuration asks for, and runs the chain of policies in
+ * order (static, target, guard, share, escalate); each policy reads the state and the decisions of
+ * the policies before it and adjusts the decisions. The engine then rounds the decisions to the
+ * hardware's steps, applies only what changed, and logs every non-empty event.
+ *
+ * A policy may keep memory between ticks in its own member of policy_partition (the engine stores
+ * it and never looks inside). Everything else a policy needs arrives in its arguments, so each one
+ * can be unit-tested on synthetic histories and replayed against a recorded or simulated run. */
+#ifndef MPAMD_POLICIES_POLICY_H
+#define MPAMD_POLICIES_POLICY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/model.h"
+
+#define POLICY_EVENT_MAX 96
+
+/* The host as the policies see it this tick. */
+struct policy_host {
+	uint64_t tick;
+	unsigned interval_ms;
+	double capacity_mbps;  /* all measuring domains together; 0 when unknown */
+	bool capacity_learned; /* the highest total ever measured, not a known figure */
+	unsigned gran_pct;     /* MB limits take effect in steps of this many percent (>= 1) */
+	unsigned min_pct;      /* the lowest MB setting the hardware takes (its floor) */
+	bool has_mb_min;       /* a hardware minimum (MPAM MBW_MIN) can be programmed */
+	unsigned cpus;	       /* online CPUs, for CPU quotas */
+	double total_mbps;     /* sum of this tick's valid partition rates */
+	bool total_valid;      /* every open partition had a valid sample */
+};
+
+/* Per-policy memory kept between ticks (see each policy's file for the meaning of the fields). */
+struct target_memory {
+	double integral;      /* PI integrator, in percent */
+	double mbps_per_pct;  /* learned plant gain (0: not yet known) */
+	uint32_t last_target; /* target_mbps the controller last worked toward */
+	double last_mbps;     /* last valid measurement */
+	unsigned hold;	      /* ticks the output has stayed put */
+	int last_step;	      /* sign of the last change: -1, 0, +1 */
+	unsigned out_pct;     /* the controller's own output, percent (0: not engaged); never the read-back
+				* value, which the hardware rounds */
+	double mean_mbps;     /* mean of the samples taken since the output last changed (hold of them) */
+};
+
+struct guard_memory {
+	unsigned dwell;	      /* ticks since the guard last cut this partition (minimum dwell before giving back) */
+	bool throttled;	      /* the guard holds this (best-effort) partition below its configured mb_max */
+	unsigned cut_pct;     /* the guard's current ceiling for it, in percent (when throttled) */
+	unsigned calm;	      /* consecutive ticks without pressure (hysteresis before giving back) */
+	unsigned squeeze_pct; /* on a best-effort partition: the ceiling at which it last squeezed a
+				 * victim; giving back stops below it (0: none known) */
+	unsigned squeeze_age; /* ticks since squeeze_pct was learned */
+	double want_mbps;     /* what the guard wants it to use at most, MB/s (when throttled); may be below what
+			     * the MB floor lets through: then it is the escalation actuator's budget */
+	/* On a guaranteed partition: did the last cut made for it help? */
+	double before_cut_mbps;	  /* its rate when the guard last cut for it; 0: no cut to judge */
+	unsigned since_cut;	  /* ticks since that cut */
+	double demand_level_mbps; /* it stayed at about this rate although it could have had more: what it
+				   * wants, below its guarantee (0: not known) */
+	unsigned spare_ticks;	  /* consecutive ticks below its guarantee with spare capacity on the host */
+};
+
+struct escalate_memory {
+	unsigned over_ticks;  /* consecutive ticks over budget at the MB floor */
+	unsigned under_ticks; /* consecutive ticks without pressure while escalated */
+};
+
+struct policy_partition {
+	/* configuration: read-only for policies */
+	const char *name;
+	enum partition_class class;
+	unsigned cfg_mb_min, cfg_mb_max; /* percent; cfg_mb_min 0: none */
+	uint32_t target_mbps;		 /* 0: none */
+	uint32_t guarantee_mbps;	 /* 0: none (only latency-critical have one) */
+	unsigned weight;		 /* share of what is left among best-effort partitions */
+	bool escalation_allowed;	 /* the escalation actuator may act on it (cgroup known, enabled) */
+	bool open;			 /* the backend manages it; policies leave others alone */
+	/* measurement: read-only */
+	bool valid;	      /* this tick's sample was measured or estimated */
+	double mbps;	      /* this tick */
+	double smoothed_mbps; /* exponentially smoothed over valid samples */
+	/* in force now (what the last apply achieved): read-only */
+	unsigned mb_max, mb_min;
+	unsigned cpu_quota_pct; /* CPU quota in force, percent of one CPU; 0: unlimited (not escalated) */
+	/* policy memory */
+	struct target_memory target;
+	struct guard_memory guard;
+	struct escalate_memory escalate;
+};
+
+struct policy_decision {
+	unsigned mb_max, mb_min;      /* wanted, percent */
+	unsigned cpu_quota_pct;	      /* wanted CPU quota, percent of one CPU (200 = two CPUs); 0: unlimited */
+	char event[POLICY_EVENT_MAX]; /* "action: reason", "" when this policy did nothing */
+};
+
+typedef void (*policy_fn)(const struct policy_host *host, struct policy_partition *parts, size_t count,
+			  struct policy_decision *decisions);
+
+/* The policies, in the order the engine runs them. */
+void policy_static(const struct policy_host *host, struct policy_partition *parts, size_t count,
+		   struct policy_decision *decisions);
+void policy_target(const struct policy_host *host, struct policy_partition *parts, size_t count,
+		   struct policy_decision *decisions);
+void policy_guard(const struct policy_host *host, struct policy_partition *parts, size_t count,
+		  struct policy_decision *decisions);
+void policy_share(const struct policy_host *host, struct policy_partition *parts, size_t count,
+		  struct policy_decision *decisions);
+void policy_escalate(const struct policy_host *host, struct policy_partition *parts, size_t count,
+		     struct policy_decision *decisions);
+
+/* A chain of policies; the engine runs mpamd's own by default, benchmarks may run others. */
+struct policy_chain {
+	const char *name;
+	const policy_fn *fns;
+	size_t count;
+};
+
+extern const struct policy_chain policy_chain_default; /* static, target, guard, share, escalate */
+extern const struct policy_chain policy_chain_static;  /* static only: no feedback */
+
+/* Appends "action: reason" to a decision's event (events of several policies are joined by "; "). */
+__attribute__((format(printf, 2, 3))) void policy_event(struct policy_decision *d, const char *fmt, ...);
+
+#endif

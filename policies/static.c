@@ -1,0 +1,60 @@
+/* static: the configured limits, re-applied if something else changed them.
+ *
+ * Every open partition's decision is set to its configured mb_max and mb_min. The engine applies a
+ * decision that differs from what is in force, so a limit changed behind mpamd's back (another tool
+ * writing the schemata or the MSC) is put back on the next tick; this policy says so in an event.
+ *
+ * The policy has no memory, so it reports a limit as changed from outside only when no mpamd policy
+ * could have set it: an mb_max above the configured one (no policy ever raises a ceiling past the
+ * configuration), an mb_max below it on a partition no feedback policy lowers (no target_mbps and not
+ * best-effort), an mb_min below the configured one, or an mb_min above it that the guard did not
+ * program. Read-back values differ from requested ones by less than a hardware step (the hardware
+ * rounds), so only a difference of a whole step counts. */
+#include "policies/policy.h"
+#include "policies/steps.h"
+
+/* The target controller, the guard, share and escalation may lower these partitions' ceilings. */
+static bool max_may_be_lowered(const struct policy_partition *p)
+{
+	return p->target_mbps > 0 || p->class == CLASS_BEST_EFFORT;
+}
+
+/* The guard programs a latency-critical guarantee as a hardware minimum when there is one. */
+static bool min_may_be_raised(const struct policy_host *h, const struct policy_partition *p)
+{
+	return h->has_mb_min && p->class == CLASS_LATENCY_CRITICAL && p->guarantee_mbps > 0;
+}
+
+static bool max_changed_outside(const struct policy_host *h, const struct policy_partition *p)
+{
+	if (!pct_differs(h, p->mb_max, p->cfg_mb_max))
+		return false;
+	return p->mb_max > p->cfg_mb_max || !max_may_be_lowered(p);
+}
+
+static bool min_changed_outside(const struct policy_host *h, const struct policy_partition *p)
+{
+	if (!pct_differs(h, p->mb_min, p->cfg_mb_min))
+		return false;
+	return p->mb_min < p->cfg_mb_min || !min_may_be_raised(h, p);
+}
+
+void policy_static(const struct policy_host *host, struct policy_partition *parts, size_t count,
+		   struct policy_decision *decisions)
+{
+	for (size_t i = 0; i < count; i++) {
+		const struct policy_partition *p = &parts[i];
+		struct policy_decision *d = &decisions[i];
+
+		if (!p->open)
+			continue;
+		d->mb_max = p->cfg_mb_max;
+		d->mb_min = p->cfg_mb_min <= p->cfg_mb_max ? p->cfg_mb_min : p->cfg_mb_max;
+		if (max_changed_outside(host, p))
+			policy_event(d, "restore: mb_max %u%% in force but %u%% configured (changed outside mpamd)",
+				     p->mb_max, p->cfg_mb_max);
+		if (min_changed_outside(host, p))
+			policy_event(d, "restore: mb_min %u%% in force but %u%% configured (changed outside mpamd)",
+				     p->mb_min, p->cfg_mb_min);
+	}
+}
