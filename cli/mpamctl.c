@@ -15,6 +15,12 @@ struct ctl_command {
 static const struct ctl_command commands[] = {
 	{ "check-config", cmd_check_config, "check a configuration file and print what it means" },
 	{ "discover", cmd_discover, "probe the hardware a configuration names and print its capabilities" },
+	{ "status", cmd_status, "show the running daemon's state and recent events" },
+	{ "list", cmd_list, "list partitions with their limits and rates" },
+	{ "show", cmd_show, "show everything about one partition" },
+	{ "set", cmd_set, "change a partition's settings while mpamd runs" },
+	{ "reload", cmd_reload, "make mpamd re-read its configuration file" },
+	{ "metrics", cmd_metrics, "print metrics in the Prometheus text format" },
 };
 
 static void usage(FILE *out)

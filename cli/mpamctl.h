@@ -18,5 +18,12 @@ struct ctl_options {
 
 int cmd_check_config(int argc, char **argv, const struct ctl_options *opts);
 int cmd_discover(int argc, char **argv, const struct ctl_options *opts);
+/* Requests to the running daemon over its control socket (cli/cmd_ctl.c). */
+int cmd_status(int argc, char **argv, const struct ctl_options *opts);
+int cmd_list(int argc, char **argv, const struct ctl_options *opts);
+int cmd_show(int argc, char **argv, const struct ctl_options *opts);
+int cmd_set(int argc, char **argv, const struct ctl_options *opts);
+int cmd_reload(int argc, char **argv, const struct ctl_options *opts);
+int cmd_metrics(int argc, char **argv, const struct ctl_options *opts);
 
 #endif

@@ -1,0 +1,1103 @@
+/* The control socket server with real client sockets and a fake daemon behind it, driven by a small
+ * epoll loop of the test's own (as the daemon's loop drives it), and mpamctl run against it. */
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <poll.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <jansson.h>
+
+#include "core/ctl_server.h"
+#include "tests/util/testutil.h"
+
+#define SOCKET_GID  1	  /* "daemon" on Debian: a group the unprivileged peer is not in */
+#define NOBODY	    65534 /* uid and gid of the unprivileged peer */
+#define WAIT_MS	    5000  /* a test step that takes this long has failed */
+#define BIG_REPLY   (300 * 1024)
+#define MAX_SETTING 8
+
+/* ---- the fake daemon ---- */
+
+struct fake {
+	unsigned status, list, show, metrics, set, reload;
+	size_t big; /* when set, status carries this many bytes of padding */
+	char name[64];
+	char settings[MAX_SETTING][64];
+	size_t count;
+};
+
+static struct fake fake;
+
+static const char *status_json = "{\"backend\": \"sim\", \"interval_ms\": 100, \"ticks\": 42, \"uptime_s\": 3723, "
+				 "\"partitions\": 2, \"events\": [{\"tick\": 40, \"t_ms\": 4000, \"partition\": "
+				 "\"batch\", \"action\": \"throttle\", \"reason\": \"web below guarantee\"}]}";
+static const char *list_json =
+	"{\"partitions\": ["
+	"{\"name\": \"web\", \"class\": \"latency-critical\", \"mb_max\": 100, \"mb_min\": 20, \"mbps\": 5000.0, "
+	"\"valid\": true, \"estimated\": false, \"target_mbps\": null, \"guarantee_mbps\": 6000},"
+	"{\"name\": \"batch\", \"class\": \"best-effort\", \"mb_max\": 40, \"mb_min\": 0, \"mbps\": null, "
+	"\"valid\": false, \"estimated\": false, \"target_mbps\": 3000, \"guarantee_mbps\": null},"
+	"{\"name\": \"vm3\", \"class\": \"default\", \"mb_max\": 60, \"mb_min\": 0, \"mbps\": 812.25, "
+	"\"valid\": true, \"estimated\": true, \"target_mbps\": null, \"guarantee_mbps\": null}]}";
+static const char *show_json = "{\"name\": \"web\", \"class\": \"latency-critical\", \"mb_max\": 100, \"mb_min\": 20, "
+			       "\"mbps\": 5000.0, \"valid\": true, \"estimated\": false, \"target_mbps\": null, "
+			       "\"guarantee_mbps\": 6000, \"events\": [{\"tick\": 40, \"t_ms\": 4000, \"partition\": "
+			       "\"web\", \"action\": \"protect\", \"reason\": \"below guarantee\"}]}";
+static const char *metrics_json =
+	"{\"partitions\": ["
+	"{\"name\": \"web\", \"mbps\": 5000.0, \"bytes_total\": 123456789, \"mb_max\": 100, \"mb_min\": 20, "
+	"\"valid\": true},"
+	"{\"name\": \"ba\\\"tch\", \"mbps\": null, \"bytes_total\": 0, \"mb_max\": 40, \"mb_min\": 0, \"valid\": "
+	"false}],"
+	" \"ticks\": 42, \"overruns\": 1}";
+
+static json_t *canned(const char *text)
+{
+	json_error_t error;
+	json_t *v = json_loads(text, 0, &error);
+
+	if (!v)
+		fail_msg("canned JSON: %s at column %d", error.text, error.column);
+	return v;
+}
+
+static json_t *fake_status(void *ctx)
+{
+	struct fake *f = ctx;
+	json_t *v = canned(status_json);
+
+	f->status++;
+	json_object_set_new(v, "n", json_integer(f->status));
+	if (f->big) {
+		char *pad = malloc(f->big + 1);
+		memset(pad, 'x', f->big);
+		pad[f->big] = '\0';
+		json_object_set_new(v, "pad", json_string(pad));
+		free(pad);
+	}
+	return v;
+}
+
+static json_t *fake_list(void *ctx)
+{
+	((struct fake *)ctx)->list++;
+	return canned(list_json);
+}
+
+static json_t *fake_show(void *ctx, const char *name, struct err *err)
+{
+	((struct fake *)ctx)->show++;
+	if (strcmp(name, "web")) {
+		err_set(err, -ENOENT, "no partition named '%s'", name);
+		return NULL;
+	}
+	return canned(show_json);
+}
+
+static json_t *fake_metrics(void *ctx)
+{
+	((struct fake *)ctx)->metrics++;
+	return canned(metrics_json);
+}
+
+static int fake_set(void *ctx, const char *name, const char *const *settings, size_t count, struct err *err)
+{
+	struct fake *f = ctx;
+
+	f->set++;
+	snprintf(f->name, sizeof(f->name), "%s", name);
+	f->count = count;
+	for (size_t i = 0; i < count && i < MAX_SETTING; i++)
+		snprintf(f->settings[i], sizeof(f->settings[i]), "%s", settings[i]);
+	if (!strcmp(settings[0], "mb_max=150"))
+		return err_set(err, -EINVAL, "%s: mb_max = 150: out of range 1..100", name);
+	return 0;
+}
+
+static int fake_reload(void *ctx, struct err *err)
+{
+	(void)err;
+	((struct fake *)ctx)->reload++;
+	return 0;
+}
+
+static const struct ctl_handler handler = {
+	.ctx = &fake,
+	.status = fake_status,
+	.list = fake_list,
+	.show = fake_show,
+	.metrics = fake_metrics,
+	.set = fake_set,
+	.reload = fake_reload,
+};
+
+/* ---- the test's event loop ---- */
+
+static char dir[64];
+static char sock_path[100]; /* fits sun_path */
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+struct server {
+	struct ctl_server *s;
+	int epoll_fd; /* the "daemon's" loop, watching the one fd the server shows */
+};
+
+static void server_open(struct server *srv, unsigned max_clients, unsigned stall_ms)
+{
+	struct ctl_server_config config = {
+		.path = sock_path,
+		.gid = SOCKET_GID,
+		.max_clients = max_clients,
+		.stall_ms = stall_ms,
+	};
+	struct err err = { { 0 } };
+	int r = ctl_server_open(&config, &handler, &srv->s, &err);
+
+	if (r < 0)
+		fail_msg("ctl_server_open: %s", err.text);
+	srv->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
+	assert_true(srv->epoll_fd >= 0);
+	struct epoll_event ev = { .events = EPOLLIN };
+	assert_int_equal(epoll_ctl(srv->epoll_fd, EPOLL_CTL_ADD, ctl_server_fd(srv->s), &ev), 0);
+}
+
+static void server_close(struct server *srv)
+{
+	ctl_server_close(srv->s);
+	close(srv->epoll_fd);
+}
+
+/* One turn of the loop: wait up to `ms` for the server's fd, dispatch what is ready. */
+static void serve(struct server *srv, int ms)
+{
+	struct epoll_event ev;
+	int n = epoll_wait(srv->epoll_fd, &ev, 1, ms);
+
+	assert_true(n >= 0 || errno == EINTR);
+	if (n > 0)
+		assert_int_equal(ctl_server_dispatch(srv->s), 0);
+}
+
+static void serve_for(struct server *srv, int ms)
+{
+	for (long long end = now_ms() + ms; now_ms() < end;)
+		serve(srv, 10);
+}
+
+/* ---- clients ---- */
+
+struct peer {
+	int fd;
+	char *buf;
+	size_t len, cap;
+};
+
+static void peer_adopt(struct peer *p, int fd)
+{
+	*p = (struct peer){ .fd = fd };
+	assert_int_equal(fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK), 0);
+}
+
+static void peer_connect(struct peer *p)
+{
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	assert_true(fd >= 0);
+	snprintf(addr.sun_path, sizeof(addr.sun_path), "%s", sock_path);
+	if (connect(fd, (struct sockaddr *)&addr, sizeof(addr)) < 0)
+		fail_msg("connect %s: %s", sock_path, strerror(errno));
+	peer_adopt(p, fd);
+}
+
+static void peer_close(struct peer *p)
+{
+	if (p->fd >= 0)
+		close(p->fd);
+	free(p->buf);
+	*p = (struct peer){ .fd = -1 };
+}
+
+/* Writes all of `data`, letting the server run while the socket is full. */
+static void peer_send_len(struct server *srv, struct peer *p, const char *data, size_t len)
+{
+	long long end = now_ms() + WAIT_MS;
+
+	while (len > 0) {
+		ssize_t n = send(p->fd, data, len, MSG_NOSIGNAL);
+		if (n < 0) {
+			assert_true(errno == EAGAIN || errno == EINTR);
+			assert_true(now_ms() < end);
+			serve(srv, 10);
+			continue;
+		}
+		data += n;
+		len -= (size_t)n;
+	}
+}
+
+static void peer_send(struct server *srv, struct peer *p, const char *data)
+{
+	peer_send_len(srv, p, data, strlen(data));
+}
+
+/* Reads up to `chunk` bytes if any are there; 0 at EOF or reset, 1 if it read, -1 if nothing yet. */
+static int peer_fill(struct peer *p, size_t chunk)
+{
+	if (p->cap - p->len < chunk) {
+		p->cap = p->len + chunk + 65536;
+		p->buf = realloc(p->buf, p->cap);
+		assert_non_null(p->buf);
+	}
+	ssize_t n = recv(p->fd, p->buf + p->len, chunk, MSG_DONTWAIT);
+	if (n < 0 && errno == ECONNRESET)
+		return 0;
+	if (n < 0) {
+		assert_true(errno == EAGAIN || errno == EINTR);
+		return -1;
+	}
+	p->len += (size_t)n;
+	return n > 0;
+}
+
+/* The next reply line as a JSON object, reading `chunk` bytes at a time; NULL at end of stream. */
+static json_t *peer_reply_chunked(struct server *srv, struct peer *p, size_t chunk)
+{
+	long long end = now_ms() + WAIT_MS;
+
+	for (;;) {
+		char *nl = p->len ? memchr(p->buf, '\n', p->len) : NULL;
+		if (nl) {
+			json_error_t error;
+			size_t len = (size_t)(nl - p->buf) + 1;
+			json_t *reply = json_loadb(p->buf, len - 1, 0, &error);
+			if (!reply)
+				fail_msg("reply is not JSON: %s: %.200s", error.text, p->buf);
+			memmove(p->buf, p->buf + len, p->len - len);
+			p->len -= len;
+			assert_int_equal(json_integer_value(json_object_get(reply, "version")), 1);
+			return reply;
+		}
+		int r = peer_fill(p, chunk);
+		if (r == 0)
+			return NULL;
+		if (r < 0) {
+			if (now_ms() > end)
+				fail_msg("no reply within %d ms", WAIT_MS);
+			serve(srv, 10);
+		}
+	}
+}
+
+static json_t *peer_reply(struct server *srv, struct peer *p)
+{
+	return peer_reply_chunked(srv, p, 65536);
+}
+
+/* Waits for the next reply and returns its result, failing unless it is ok. */
+static json_t *peer_ok(struct server *srv, struct peer *p)
+{
+	json_t *reply = peer_reply(srv, p);
+
+	assert_non_null(reply);
+	if (!json_is_true(json_object_get(reply, "ok")))
+		fail_msg("error reply: %s", json_string_value(json_object_get(reply, "error")));
+	json_t *result = json_incref(json_object_get(reply, "result"));
+	json_decref(reply);
+	return result;
+}
+
+static void peer_expect_error(struct server *srv, struct peer *p, const char *text)
+{
+	json_t *reply = peer_reply(srv, p);
+
+	assert_non_null(reply);
+	assert_true(json_is_false(json_object_get(reply, "ok")));
+	const char *error = json_string_value(json_object_get(reply, "error"));
+	if (!error || !strstr(error, text))
+		fail_msg("error '%s' lacks '%s'", error ? error : "(none)", text);
+	json_decref(reply);
+}
+
+static void peer_expect_eof(struct server *srv, struct peer *p)
+{
+	json_t *reply = peer_reply(srv, p);
+
+	if (reply)
+		fail_msg("expected the end of the stream, got %s", json_dumps(reply, JSON_COMPACT));
+}
+
+static void roundtrip_status(struct server *srv, struct peer *p)
+{
+	peer_send(srv, p, "{\"cmd\":\"status\"}\n");
+	json_t *r = peer_ok(srv, p);
+	assert_string_equal(json_string_value(json_object_get(r, "backend")), "sim");
+	json_decref(r);
+}
+
+/* ---- fixtures ---- */
+
+static int setup(void **state)
+{
+	(void)state;
+	memset(&fake, 0, sizeof(fake));
+	snprintf(dir, sizeof(dir), "/tmp/test_ctl_server.XXXXXX");
+	if (!mkdtemp(dir) || chmod(dir, 0755) < 0) /* the unprivileged peer must reach the socket */
+		return -1;
+	snprintf(sock_path, sizeof(sock_path), "%s/mpamd.sock", dir);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	unlink(sock_path);
+	return rmdir(dir);
+}
+
+/* ---- tests ---- */
+
+static void test_socket_file(void **state)
+{
+	struct server srv;
+	struct stat st;
+
+	(void)state;
+	server_open(&srv, 0, 0);
+	assert_int_equal(lstat(sock_path, &st), 0);
+	assert_true(S_ISSOCK(st.st_mode));
+	assert_int_equal(st.st_mode & 07777, 0660);
+	assert_int_equal(st.st_gid, SOCKET_GID);
+	assert_int_equal(ctl_server_client_count(srv.s), 0);
+	server_close(&srv);
+	assert_int_equal(lstat(sock_path, &st), -1);
+	assert_int_equal(errno, ENOENT);
+}
+
+static void test_stale_replaced_live_refused(void **state)
+{
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	struct ctl_server_config config = { .path = sock_path, .gid = -1 };
+	struct ctl_server *second = NULL;
+	struct err err = { { 0 } };
+	struct server srv;
+	struct peer p;
+
+	(void)state;
+	/* A socket file nobody listens on, as a crashed daemon leaves it. */
+	int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+	snprintf(addr.sun_path, sizeof(addr.sun_path), "%s", sock_path);
+	assert_int_equal(bind(fd, (struct sockaddr *)&addr, sizeof(addr)), 0);
+	close(fd);
+	server_open(&srv, 0, 0);
+
+	/* A live one is not taken over, and keeps working. */
+	assert_int_equal(ctl_server_open(&config, &handler, &second, &err), -EADDRINUSE);
+	assert_null(second);
+	assert_non_null(strstr(err.text, sock_path));
+	assert_non_null(strstr(err.text, "listening"));
+	peer_connect(&p);
+	roundtrip_status(&srv, &p);
+	peer_close(&p);
+	server_close(&srv);
+
+	/* Something that is not a socket is never removed. */
+	fd = open(sock_path, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(ctl_server_open(&config, &handler, &second, &err), -EEXIST);
+	assert_non_null(strstr(err.text, "is not a socket"));
+	assert_int_equal(access(sock_path, F_OK), 0);
+	unlink(sock_path);
+
+	/* Without a group, the socket keeps the creator's and is still 0660. */
+	assert_int_equal(ctl_server_open(&config, &handler, &second, &err), 0);
+	struct stat st;
+	assert_int_equal(lstat(sock_path, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0660);
+	assert_int_equal(st.st_gid, getegid());
+	ctl_server_close(second);
+}
+
+static void test_pipelined_requests_in_order(void **state)
+{
+	struct server srv;
+	struct peer p;
+	json_t *r;
+
+	(void)state;
+	server_open(&srv, 0, 0);
+	peer_connect(&p);
+	peer_send(&srv, &p,
+		  "{\"cmd\":\"status\"}\n{\"cmd\":\"list\"}\n{\"cmd\":\"show\",\"name\":\"web\"}\n"
+		  "{\"cmd\":\"show\",\"name\":\"db\"}\n{\"cmd\":\"metrics\"}\n"
+		  "{\"cmd\":\"set\",\"name\":\"web\",\"settings\":[\"mb_max=50\",\"mb_min=10\",\"class=best-effort\"]}"
+		  "\n");
+	r = peer_ok(&srv, &p);
+	assert_int_equal(json_integer_value(json_object_get(r, "ticks")), 42);
+	json_decref(r);
+	r = peer_ok(&srv, &p);
+	assert_int_equal(json_array_size(json_object_get(r, "partitions")), 3);
+	json_decref(r);
+	r = peer_ok(&srv, &p);
+	assert_string_equal(json_string_value(json_object_get(r, "name")), "web");
+	json_decref(r);
+	peer_expect_error(&srv, &p, "no partition named 'db'");
+	r = peer_ok(&srv, &p);
+	assert_int_equal(json_integer_value(json_object_get(r, "overruns")), 1);
+	json_decref(r);
+	r = peer_ok(&srv, &p);
+	assert_int_equal(json_array_size(json_object_get(r, "settings")), 3);
+	json_decref(r);
+	assert_int_equal(fake.set, 1);
+	assert_int_equal(fake.count, 3);
+	assert_string_equal(fake.settings[0], "mb_max=50");
+	assert_string_equal(fake.settings[1], "mb_min=10");
+	assert_string_equal(fake.settings[2], "class=best-effort");
+
+	/* A request trickling in a byte at a time is answered once, when its newline arrives. */
+	const char *slow = "{\"cmd\":\"list\"}\n";
+	for (size_t i = 0; slow[i]; i++) {
+		peer_send_len(&srv, &p, slow + i, 1);
+		serve_for(&srv, 1);
+	}
+	r = peer_ok(&srv, &p);
+	json_decref(r);
+	assert_int_equal(fake.list, 2);
+	peer_close(&p);
+	server_close(&srv);
+}
+
+static void test_end_of_input(void **state)
+{
+	struct server srv;
+	struct peer p;
+
+	(void)state;
+	server_open(&srv, 0, 0);
+	/* Requests then EOF: every one is answered, the last even without its newline, then the end. */
+	peer_connect(&p);
+	peer_send(&srv, &p, "{\"cmd\":\"status\"}\n{\"cmd\":\"list\"}");
+	assert_int_equal(shutdown(p.fd, SHUT_WR), 0);
+	json_decref(peer_ok(&srv, &p));
+	json_decref(peer_ok(&srv, &p));
+	peer_expect_eof(&srv, &p);
+	peer_close(&p);
+	serve_for(&srv, 20);
+	assert_int_equal(ctl_server_client_count(srv.s), 0);
+	server_close(&srv);
+}
+
+static void test_long_line_answered_and_disconnected(void **state)
+{
+	size_t size = 70 * 1024;
+	char *line = malloc(size + 1);
+	struct server srv;
+	struct peer bad, good;
+
+	(void)state;
+	memset(line, ' ', size);
+	memcpy(line, "{\"cmd\":\"status\"", 15);
+	line[size - 1] = '\n';
+	line[size] = '\0';
+	server_open(&srv, 0, 0);
+	peer_connect(&bad);
+	peer_connect(&good);
+	peer_send(&srv, &bad, line);
+	peer_expect_error(&srv, &bad, "request larger than 65536 bytes");
+	peer_expect_eof(&srv, &bad);
+	roundtrip_status(&srv, &good);
+	assert_int_equal(fake.status, 1);
+	assert_int_equal(ctl_server_client_count(srv.s), 1);
+	peer_close(&bad);
+
+	/* At the limit exactly (newline included) is fine. */
+	line[CTL_MAX_REQUEST - 2] = '}';
+	line[CTL_MAX_REQUEST - 1] = '\n';
+	memcpy(line, "{\"cmd\":\"list\"  ", 15);
+	peer_send_len(&srv, &good, line, CTL_MAX_REQUEST);
+	json_decref(peer_ok(&srv, &good));
+	/* One byte more is not. */
+	line[CTL_MAX_REQUEST - 1] = ' ';
+	line[CTL_MAX_REQUEST] = '\n';
+	peer_send_len(&srv, &good, line, CTL_MAX_REQUEST + 1);
+	peer_expect_error(&srv, &good, "request larger than 65536 bytes");
+	peer_expect_eof(&srv, &good);
+	assert_int_equal(fake.list, 1);
+	peer_close(&good);
+	free(line);
+	server_close(&srv);
+}
+
+static void test_bad_requests_do_not_disturb(void **state)
+{
+	struct server srv;
+	struct peer a, b;
+
+	(void)state;
+	server_open(&srv, 0, 0);
+	peer_connect(&a);
+	peer_connect(&b);
+	peer_send(&srv, &a, "this is not json\n");
+	peer_send(&srv, &b, "{\"cmd\":\"status\"}\n");
+	peer_expect_error(&srv, &a, "request is not valid JSON: ");
+	json_decref(peer_ok(&srv, &b));
+	peer_send(&srv, &a, "{\"cmd\":\"frob\"}\n{\"cmd\":\"show\"}\n\n{\"cmd\":\"list\"}\n");
+	peer_expect_error(&srv, &a, "unknown command 'frob'");
+	peer_expect_error(&srv, &a, "'show' needs a \"name\" string");
+	peer_expect_error(&srv, &a, "request is not valid JSON");
+	json_decref(peer_ok(&srv, &a));
+	roundtrip_status(&srv, &b);
+	assert_int_equal(ctl_server_client_count(srv.s), 2);
+	peer_close(&a);
+	peer_close(&b);
+	server_close(&srv);
+}
+
+/* A connection made by a child that became uid/gid NOBODY (with `extra_group` as its only
+ * supplementary group, if not 0): SO_PEERCRED records who connected, so the test can use the fd. */
+static int connect_as_nobody(gid_t extra_group)
+{
+	char ctrl[CMSG_SPACE(sizeof(int))] = { 0 };
+	char byte = 0;
+	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctrl, .msg_controllen = sizeof(ctrl) };
+	int sv[2], status;
+
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct sockaddr_un addr = { .sun_family = AF_UNIX };
+		gid_t groups[1] = { extra_group };
+		if (setgroups(extra_group ? 1 : 0, groups) < 0 || setgid(NOBODY) < 0 || setuid(NOBODY) < 0)
+			_exit(10);
+		int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+		snprintf(addr.sun_path, sizeof(addr.sun_path), "%s", sock_path);
+		if (connect(fd, (struct sockaddr *)&addr, sizeof(addr)) < 0)
+			_exit(11);
+		struct cmsghdr *cmsg = CMSG_FIRSTHDR(&msg);
+		cmsg->cmsg_level = SOL_SOCKET;
+		cmsg->cmsg_type = SCM_RIGHTS;
+		cmsg->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(cmsg), &fd, sizeof(int));
+		_exit(sendmsg(sv[1], &msg, 0) == 1 ? 0 : 12);
+	}
+	close(sv[1]);
+	assert_int_equal(recvmsg(sv[0], &msg, 0), 1);
+	close(sv[0]);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	int fd;
+	memcpy(&fd, CMSG_DATA(CMSG_FIRSTHDR(&msg)), sizeof(int));
+	return fd;
+}
+
+static void test_peer_privilege(void **state)
+{
+	const char *set = "{\"cmd\":\"set\",\"name\":\"web\",\"settings\":[\"mb_max=50\"]}\n";
+	struct server srv;
+	struct peer outsider, member, root;
+
+	(void)state;
+	server_open(&srv, 0, 0);
+	/* 0660 keeps outsiders from connecting at all; open it up to check the server's own rule. */
+	assert_int_equal(chmod(sock_path, 0666), 0);
+	peer_adopt(&outsider, connect_as_nobody(0));
+	roundtrip_status(&srv, &outsider);
+	peer_send(&srv, &outsider, "{\"cmd\":\"list\"}\n{\"cmd\":\"show\",\"name\":\"web\"}\n{\"cmd\":\"metrics\"}\n");
+	for (int i = 0; i < 3; i++)
+		json_decref(peer_ok(&srv, &outsider));
+	peer_send(&srv, &outsider, set);
+	peer_expect_error(&srv, &outsider, "'set' is not allowed: peer uid 65534 is neither root nor in group daemon");
+	peer_send(&srv, &outsider, "{\"cmd\":\"reload\"}\n");
+	peer_expect_error(&srv, &outsider, "'reload' is not allowed: peer uid 65534");
+	assert_int_equal(fake.set + fake.reload, 0);
+
+	/* The socket's group as a supplementary group is enough. */
+	peer_adopt(&member, connect_as_nobody(SOCKET_GID));
+	peer_send(&srv, &member, set);
+	json_decref(peer_ok(&srv, &member));
+	assert_int_equal(fake.set, 1);
+
+	peer_connect(&root);
+	peer_send(&srv, &root, "{\"cmd\":\"reload\"}\n");
+	json_decref(peer_ok(&srv, &root));
+	assert_int_equal(fake.reload, 1);
+	peer_close(&outsider);
+	peer_close(&member);
+	peer_close(&root);
+	server_close(&srv);
+}
+
+static void test_slow_reader_gets_everything(void **state)
+{
+	struct server srv;
+	struct peer p, other;
+
+	(void)state;
+	fake.big = BIG_REPLY; /* 4 replies of 300 KiB: far more than the socket buffers hold */
+	server_open(&srv, 0, 0);
+	peer_connect(&p);
+	peer_connect(&other);
+	peer_send(&srv, &p, "{\"cmd\":\"status\"}\n{\"cmd\":\"status\"}\n{\"cmd\":\"status\"}\n{\"cmd\":\"status\"}\n");
+	serve_for(&srv, 50);
+	/* Its replies wait for it to read (not all its requests have even run), and the loop serves others. */
+	assert_true(fake.status < 4);
+	fake.big = 0;
+	roundtrip_status(&srv, &other);
+	fake.big = BIG_REPLY;
+	int last = 0;
+	for (int i = 1; i <= 4; i++) {
+		json_t *r = peer_reply_chunked(&srv, &p, 4096);
+		assert_non_null(r);
+		json_t *result = json_object_get(r, "result");
+		int n = (int)json_integer_value(json_object_get(result, "n"));
+		/* In the order sent, each reply whole. */
+		assert_true(n > last);
+		last = n;
+		assert_int_equal(strlen(json_string_value(json_object_get(result, "pad"))), BIG_REPLY);
+		json_decref(r);
+	}
+	assert_int_equal(fake.status, 5);
+	assert_int_equal(ctl_server_client_count(srv.s), 2);
+	peer_close(&p);
+	peer_close(&other);
+	server_close(&srv);
+}
+
+/* One dispatch answers a bounded number of one client's pipelined requests and serves the others
+ * in between; the rest follow on later dispatches without the client sending anything more. */
+static void test_long_pipeline_shares_the_loop(void **state)
+{
+	const char *one = "{\"cmd\":\"list\"}\n";
+	size_t count = 200, len = strlen(one);
+	char *many = malloc(count * len + 1);
+	struct server srv;
+	struct peer a, b;
+	struct epoll_event ev;
+
+	(void)state;
+	for (size_t i = 0; i < count; i++)
+		memcpy(many + i * len, one, len);
+	many[count * len] = '\0';
+	server_open(&srv, 0, 0);
+	peer_connect(&a);
+	peer_connect(&b);
+	roundtrip_status(&srv, &a);
+	roundtrip_status(&srv, &b);
+	peer_send(&srv, &a, many);
+	peer_send(&srv, &b, "{\"cmd\":\"status\"}\n");
+	assert_int_equal(epoll_wait(srv.epoll_fd, &ev, 1, WAIT_MS), 1);
+	assert_int_equal(ctl_server_dispatch(srv.s), 0);
+	assert_int_equal(fake.list, 64);
+	assert_int_equal(fake.status, 3);
+	json_decref(peer_ok(&srv, &b));
+	for (size_t i = 0; i < count; i++)
+		json_decref(peer_ok(&srv, &a));
+	assert_int_equal(fake.list, count);
+	peer_close(&a);
+	peer_close(&b);
+	free(many);
+	server_close(&srv);
+}
+
+static void test_stalled_clients_dropped(void **state)
+{
+	struct server srv;
+	struct peer hog, loris, idle;
+
+	(void)state;
+	fake.big = BIG_REPLY;
+	server_open(&srv, 0, 300);
+	peer_connect(&hog);
+	peer_connect(&loris);
+	peer_connect(&idle);
+	for (int i = 0; i < 8; i++)
+		peer_send(&srv, &hog, "{\"cmd\":\"status\"}\n");
+	peer_send(&srv, &loris, "{\"cmd\":");
+	serve_for(&srv, 30);
+	assert_int_equal(ctl_server_client_count(srv.s), 3);
+	/* Requests wait while the queue is long: not all eight have run. */
+	assert_true(fake.status < 8);
+	serve_for(&srv, 900);
+	/* The one that never reads and the one that never finishes are gone; the idle one stays. */
+	assert_int_equal(ctl_server_client_count(srv.s), 1);
+	fake.big = 0;
+	roundtrip_status(&srv, &idle);
+	peer_close(&hog);
+	peer_close(&loris);
+	peer_close(&idle);
+	server_close(&srv);
+}
+
+static void test_client_cap(void **state)
+{
+	struct peer peers[CTL_SERVER_MAX_CLIENTS + 1];
+	struct server srv;
+
+	(void)state;
+	server_open(&srv, 0, 0);
+	for (int i = 0; i < CTL_SERVER_MAX_CLIENTS; i++) {
+		peer_connect(&peers[i]);
+		roundtrip_status(&srv, &peers[i]);
+	}
+	assert_int_equal(ctl_server_client_count(srv.s), CTL_SERVER_MAX_CLIENTS);
+	struct peer *extra = &peers[CTL_SERVER_MAX_CLIENTS];
+	peer_connect(extra);
+	peer_expect_error(&srv, extra, "too many clients (64 connected)");
+	peer_expect_eof(&srv, extra);
+	peer_close(extra);
+	assert_int_equal(fake.status, CTL_SERVER_MAX_CLIENTS);
+
+	/* One leaves, another gets in. */
+	peer_close(&peers[0]);
+	serve_for(&srv, 20);
+	peer_connect(extra);
+	roundtrip_status(&srv, extra);
+	roundtrip_status(&srv, &peers[1]);
+	peer_close(extra);
+	for (int i = 1; i < CTL_SERVER_MAX_CLIENTS; i++)
+		peer_close(&peers[i]);
+	server_close(&srv);
+}
+
+/* ---- mpamctl against a server running in a thread ---- */
+
+struct background {
+	struct server srv;
+	int stop_fd;
+	pthread_t thread;
+};
+
+static void *background_loop(void *arg)
+{
+	struct background *bg = arg;
+	uint64_t one;
+
+	for (;;) {
+		struct pollfd fds[2] = { { .fd = bg->srv.epoll_fd, .events = POLLIN },
+					 { .fd = bg->stop_fd, .events = POLLIN } };
+		if (poll(fds, 2, -1) < 0)
+			continue;
+		if (fds[1].revents && read(bg->stop_fd, &one, sizeof(one)) == sizeof(one))
+			return NULL;
+		/* No cmocka assertions off the main thread: a failure shows as a missing reply instead. */
+		if (fds[0].revents && ctl_server_dispatch(bg->srv.s) < 0)
+			return NULL;
+	}
+}
+
+/* Runs mpamctl --socket sock_path ARGS... while the server answers in another thread. */
+static struct run_result mpamctl(const char *first, ...)
+{
+	char *argv[16] = { MPAMCTL, "--socket", sock_path };
+	struct background bg;
+	struct run_result r;
+	size_t n = 3;
+	va_list ap;
+
+	va_start(ap, first);
+	for (const char *a = first; a && n < 15; a = va_arg(ap, const char *))
+		argv[n++] = (char *)a;
+	va_end(ap);
+	argv[n] = NULL;
+	server_open(&bg.srv, 0, 0);
+	bg.stop_fd = eventfd(0, EFD_CLOEXEC);
+	assert_int_equal(pthread_create(&bg.thread, NULL, background_loop, &bg), 0);
+	assert_int_equal(run_command(argv, &r), 0);
+	uint64_t one = 1;
+	assert_int_equal(write(bg.stop_fd, &one, sizeof(one)), sizeof(one));
+	assert_int_equal(pthread_join(bg.thread, NULL), 0);
+	close(bg.stop_fd);
+	server_close(&bg.srv);
+	return r;
+}
+
+static void assert_has(const char *text, const char *needle)
+{
+	if (!strstr(text, needle))
+		fail_msg("output lacks '%s':\n%s", needle, text);
+}
+
+static void assert_ok_run(struct run_result *r)
+{
+	if (r->exit_code != 0)
+		fail_msg("mpamctl exited %d: %s", r->exit_code, r->err);
+	assert_string_equal(r->err, "");
+}
+
+/* --json prints the daemon's result as is. */
+static void assert_json_output(struct run_result *r, const char *expected)
+{
+	json_error_t error;
+
+	assert_ok_run(r);
+	json_t *got = json_loads(r->out, 0, &error), *want = canned(expected);
+	if (!got)
+		fail_msg("--json output is not JSON: %s\n%s", error.text, r->out);
+	json_object_del(got, "n");
+	assert_true(json_equal(got, want));
+	json_decref(got);
+	json_decref(want);
+	run_result_fini(r);
+}
+
+static void test_mpamctl_status_list_show(void **state)
+{
+	struct run_result r;
+
+	(void)state;
+	r = mpamctl("status", NULL);
+	assert_ok_run(&r);
+	assert_has(r.out, "backend: sim\n");
+	assert_has(r.out, "interval_ms: 100\n");
+	assert_has(r.out, "uptime: 1h02m03s\n");
+	assert_has(r.out, "events:\n  TICK  T_MS  PARTITION  ACTION    REASON\n");
+	assert_has(r.out, "    40  4000  batch      throttle  web below guarantee\n");
+	run_result_fini(&r);
+	r = mpamctl("--json", "status", NULL);
+	assert_json_output(&r, status_json);
+
+	r = mpamctl("list", NULL);
+	assert_ok_run(&r);
+	/* One header, one line per partition; '-' when not measured, '~' when extrapolated. */
+	assert_has(r.out, "NAME   CLASS             MB_MIN  MB_MAX    MBPS  TARGET_MBPS  GUARANTEE_MBPS\n"
+			  "web    latency-critical      20     100  5000.0            -            6000\n"
+			  "batch  best-effort            0      40       -         3000               -\n"
+			  "vm3    default                0      60  812.2~            -               -\n");
+	run_result_fini(&r);
+	r = mpamctl("list", "--json", NULL);
+	assert_json_output(&r, list_json);
+
+	r = mpamctl("show", "web", NULL);
+	assert_ok_run(&r);
+	assert_has(r.out, "name: web\nclass: latency-critical\nmb_max: 100\nmb_min: 20\nmbps: 5000.0\n"
+			  "target_mbps: -\nguarantee_mbps: 6000\nevents:\n");
+	assert_has(r.out, "protect");
+	run_result_fini(&r);
+	r = mpamctl("--json", "show", "web", NULL);
+	assert_json_output(&r, show_json);
+
+	r = mpamctl("show", "db", NULL);
+	assert_int_equal(r.exit_code, 1);
+	assert_string_equal(r.out, "");
+	assert_has(r.err, "mpamctl show: no partition named 'db'");
+	run_result_fini(&r);
+}
+
+static void test_mpamctl_set_reload(void **state)
+{
+	struct run_result r;
+
+	(void)state;
+	r = mpamctl("set", "web", "mb_max=50", "mb_min=10", NULL);
+	assert_ok_run(&r);
+	assert_string_equal(r.out, "web: mb_max=50 mb_min=10\n");
+	run_result_fini(&r);
+	assert_int_equal(fake.count, 2);
+	assert_string_equal(fake.settings[0], "mb_max=50");
+	assert_string_equal(fake.settings[1], "mb_min=10");
+	r = mpamctl("--json", "set", "web", "class=best-effort", NULL);
+	assert_json_output(&r, "{\"name\": \"web\", \"settings\": [\"class=best-effort\"]}");
+
+	r = mpamctl("set", "web", "mb_max=150", NULL);
+	assert_int_equal(r.exit_code, 1);
+	assert_has(r.err, "mpamctl set: web: mb_max = 150: out of range 1..100");
+	run_result_fini(&r);
+
+	r = mpamctl("reload", NULL);
+	assert_ok_run(&r);
+	assert_string_equal(r.out, "configuration reloaded\n");
+	run_result_fini(&r);
+	r = mpamctl("reload", "--json", NULL);
+	assert_json_output(&r, "{\"reloaded\": true}");
+	assert_int_equal(fake.set, 3);
+	assert_int_equal(fake.reload, 2);
+}
+
+static void test_mpamctl_metrics(void **state)
+{
+	struct run_result r;
+
+	(void)state;
+	r = mpamctl("metrics", NULL);
+	assert_ok_run(&r);
+	assert_has(r.out, "# HELP mpamd_ticks_total Engine ticks completed.\n"
+			  "# TYPE mpamd_ticks_total counter\n"
+			  "mpamd_ticks_total 42\n");
+	assert_has(r.out, "# TYPE mpamd_overruns_total counter\nmpamd_overruns_total 1\n");
+	/* A family's samples together; no sample for a rate that was not measured. */
+	assert_has(r.out, "# TYPE mpamd_partition_bandwidth_mbps gauge\n"
+			  "mpamd_partition_bandwidth_mbps{partition=\"web\"} 5000.0\n# ");
+	assert_has(r.out, "mpamd_partition_bytes_total{partition=\"web\"} 123456789\n"
+			  "mpamd_partition_bytes_total{partition=\"ba\\\"tch\"} 0\n");
+	assert_has(r.out, "# TYPE mpamd_partition_bytes_total counter\n");
+	assert_has(r.out, "mpamd_partition_mb_max_percent{partition=\"web\"} 100\n");
+	assert_has(r.out, "mpamd_partition_mb_min_percent{partition=\"ba\\\"tch\"} 0\n");
+	assert_has(r.out, "mpamd_partition_sample_valid{partition=\"web\"} 1\n"
+			  "mpamd_partition_sample_valid{partition=\"ba\\\"tch\"} 0\n");
+	/* Every line is a comment or "name{labels} value". */
+	for (char *line = r.out; *line;) {
+		char *end = strchr(line, '\n');
+		assert_non_null(end);
+		if (*line != '#') {
+			char *space = memrchr(line, ' ', (size_t)(end - line));
+			assert_true(space && space < end);
+			assert_true(strncmp(line, "mpamd_", 6) == 0);
+		}
+		line = end + 1;
+	}
+	run_result_fini(&r);
+	r = mpamctl("--json", "metrics", NULL);
+	assert_json_output(&r, metrics_json);
+}
+
+static void test_mpamctl_usage_and_help(void **state)
+{
+	static const char *const commands[] = { "status", "list", "show", "set", "reload", "metrics" };
+	struct run_result r;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+		char *argv[] = { MPAMCTL, (char *)commands[i], "--help", NULL };
+		assert_int_equal(run_command(argv, &r), 0);
+		assert_int_equal(r.exit_code, 0);
+		assert_has(r.out, "Usage: mpamctl [--socket PATH] [--json] ");
+		assert_has(r.out, commands[i]);
+		run_result_fini(&r);
+	}
+	char *top[] = { MPAMCTL, "--help", NULL };
+	assert_int_equal(run_command(top, &r), 0);
+	assert_has(r.out, "  metrics ");
+	assert_has(r.out, "  set ");
+	run_result_fini(&r);
+
+	/* Usage errors never reach the daemon. */
+	r = mpamctl("set", "web", NULL);
+	assert_int_equal(r.exit_code, 2);
+	assert_has(r.err, "mpamctl set: expected NAME KEY=VALUE...");
+	run_result_fini(&r);
+	r = mpamctl("set", "web", "mb_max", NULL);
+	assert_int_equal(r.exit_code, 2);
+	assert_has(r.err, "'mb_max' is not key=value");
+	run_result_fini(&r);
+	r = mpamctl("show", NULL);
+	assert_int_equal(r.exit_code, 2);
+	run_result_fini(&r);
+	r = mpamctl("status", "extra", NULL);
+	assert_int_equal(r.exit_code, 2);
+	run_result_fini(&r);
+	r = mpamctl("list", "--frob", NULL);
+	assert_int_equal(r.exit_code, 2);
+	run_result_fini(&r);
+	assert_int_equal(fake.status + fake.list + fake.show + fake.set, 0);
+}
+
+static void test_mpamctl_without_daemon(void **state)
+{
+	char *argv[] = { MPAMCTL, "--socket", sock_path, "status", NULL };
+	struct run_result r;
+
+	(void)state;
+	assert_int_equal(run_command(argv, &r), 0);
+	assert_int_equal(r.exit_code, 1);
+	assert_string_equal(r.out, "");
+	char expected[256];
+	snprintf(expected, sizeof(expected),
+		 "mpamctl: cannot connect to %s: No such file or directory (is mpamd running?)", sock_path);
+	assert_has(r.err, expected);
+	run_result_fini(&r);
+}
+
+/* A "daemon" of another protocol version: the CLI says so instead of misreading the reply. */
+static void *other_version_daemon(void *arg)
+{
+	int listener = *(int *)arg, fd = accept(listener, NULL, NULL);
+	char buf[4096];
+	const char *reply = "{\"version\":2,\"ok\":true,\"result\":{\"backend\":\"sim\"}}\n";
+
+	if (fd < 0)
+		return NULL;
+	if (read(fd, buf, sizeof(buf)) > 0 && write(fd, reply, strlen(reply)) < 0)
+		perror("write");
+	close(fd);
+	return NULL;
+}
+
+static void test_mpamctl_version_mismatch(void **state)
+{
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	char *argv[] = { MPAMCTL, "--socket", sock_path, "status", NULL };
+	struct run_result r;
+	pthread_t thread;
+	int listener = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	(void)state;
+	snprintf(addr.sun_path, sizeof(addr.sun_path), "%s", sock_path);
+	assert_int_equal(bind(listener, (struct sockaddr *)&addr, sizeof(addr)), 0);
+	assert_int_equal(listen(listener, 1), 0);
+	assert_int_equal(pthread_create(&thread, NULL, other_version_daemon, &listener), 0);
+	assert_int_equal(run_command(argv, &r), 0);
+	pthread_join(thread, NULL);
+	close(listener);
+	assert_int_equal(r.exit_code, 1);
+	assert_has(r.err, "mpamd speaks protocol version 2, this client speaks version 1");
+	run_result_fini(&r);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_socket_file, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stale_replaced_live_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_pipelined_requests_in_order, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_end_of_input, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_long_line_answered_and_disconnected, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bad_requests_do_not_disturb, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_peer_privilege, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_slow_reader_gets_everything, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_long_pipeline_shares_the_loop, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stalled_clients_dropped, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_client_cap, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_mpamctl_status_list_show, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_mpamctl_set_reload, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_mpamctl_metrics, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_mpamctl_usage_and_help, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_mpamctl_without_daemon, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_mpamctl_version_mismatch, setup, teardown),
+	};
+
+	if (geteuid() != 0) {
+		/* The socket's group and the unprivileged peer need root to set up. */
+		fprintf(stderr, "test_ctl_server: needs root (skipped)\n");
+		return 77;
+	}
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
