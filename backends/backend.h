@@ -46,6 +46,9 @@ struct partition_limits {
 	unsigned mb_max;
 	unsigned mb_min;
 	uint64_t l3_cbm;
+	/* In what apply returns: the hardware held limits mpamd had not set (another tool changed
+	 * them); they have been put back. Backends that always rewrite everything leave it false. */
+	bool changed_outside;
 };
 
 enum sample_state {

@@ -1,11 +1,13 @@
 /* mpamd: the daemon. */
 #include <errno.h>
 #include <getopt.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <grp.h>
+
+#include "cli/pidfile.h"
 #include "core/config.h"
 #include "core/engine.h"
 #include "core/log.h"
@@ -17,22 +19,28 @@ enum {
 	EXIT_USAGE = 2
 };
 
+/* The group whose members may change things through the control socket, when it exists. */
+#define SOCKET_GROUP "mpamd"
+
 struct daemon_args {
 	const char *config_path;
 	struct config_overrides overrides;
 	struct engine_options engine;
+	const char *socket_path;
+	const char *pid_file;
+	bool no_socket;
 	bool foreground;
 	enum log_level log_level;
 };
-
-static volatile sig_atomic_t stop_requested;
 
 static void usage(FILE *out)
 {
 	fprintf(out, "Usage: mpamd -c FILE [OPTIONS]\n"
 		     "\n"
 		     "Memory-bandwidth and cache QoS manager: programs each partition's limits, measures what\n"
-		     "it uses every interval_ms, and records it.\n"
+		     "it uses every interval_ms, adjusts the limits with its policies, and records it.\n"
+		     "SIGHUP reloads the configuration (an invalid file keeps the running one); SIGTERM and\n"
+		     "SIGINT stop, leaving the limits in place unless --reset-on-exit.\n"
 		     "\n"
 		     "Options:\n"
 		     "  -c, --config FILE      configuration file (see mpamd.ini(5)); required\n"
@@ -42,6 +50,10 @@ static void usage(FILE *out)
 		     "  -r, --record FILE      write the per-tick CSV record to FILE (replaces the record key)\n"
 		     "      --sim-clock        with backend sim: run ticks back to back on simulated time\n"
 		     "  -p, --print-every N    print a table of every partition each N ticks to stdout\n"
+		     "  -s, --socket PATH      control socket (default: the socket key, /run/mpamd.sock)\n"
+		     "      --no-socket        run without a control socket\n"
+		     "      --pid-file PATH    write the process id to PATH (refused while a live mpamd owns it)\n"
+		     "      --reset-on-exit    remove every limit when stopping\n"
 		     "  -l, --log-level LEVEL  error | warning | info | debug (default info)\n"
 		     "  -h, --help             show this help\n"
 		     "  -V, --version          show the version\n"
@@ -93,6 +105,18 @@ static int parse_option(int c, struct daemon_args *a)
 			return -EINVAL;
 		a->engine.print_every = (unsigned)n;
 		return 0;
+	case 's':
+		a->socket_path = optarg;
+		return 0;
+	case 'N':
+		a->no_socket = true;
+		return 0;
+	case 'P':
+		a->pid_file = optarg;
+		return 0;
+	case 'R':
+		a->engine.reset_on_exit = true;
+		return 0;
 	case 'l':
 		if (parse_enum(optarg, log_level_names, &index, &err) < 0) {
 			fprintf(stderr, "mpamd: --log-level %s: %s\n", optarg, err.text);
@@ -116,13 +140,17 @@ static int parse_args(int argc, char **argv, struct daemon_args *a)
 		{ "sim-clock", no_argument, NULL, 'S' },
 		{ "print-every", required_argument, NULL, 'p' },
 		{ "log-level", required_argument, NULL, 'l' },
+		{ "socket", required_argument, NULL, 's' },
+		{ "no-socket", no_argument, NULL, 'N' },
+		{ "pid-file", required_argument, NULL, 'P' },
+		{ "reset-on-exit", no_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
 
-	while ((c = getopt_long(argc, argv, "c:b:fn:r:p:l:hV", options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "c:b:fn:r:p:l:s:hV", options, NULL)) != -1) {
 		if (c == 'h') {
 			usage(stdout);
 			return EXIT_OK;
@@ -147,40 +175,45 @@ static int parse_args(int argc, char **argv, struct daemon_args *a)
 	return -1;
 }
 
-static void on_stop_signal(int sig)
+static gid_t socket_group(void)
 {
-	(void)sig;
-	stop_requested = 1;
+	struct group *g = getgrnam(SOCKET_GROUP);
+
+	return g ? g->gr_gid : (gid_t)-1;
 }
 
-static void install_signal_handlers(void)
-{
-	struct sigaction sa = { .sa_handler = on_stop_signal };
-
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-}
-
-static int run(const struct daemon_args *a, const struct config *config)
+static int run(struct daemon_args *a, struct config *config)
 {
 	struct engine *engine = NULL;
 	struct err err = { "" };
 	struct engine_options opts = a->engine;
+	const char *backend = backend_kind_names[config->global.backend];
+	unsigned interval = config->global.interval_ms;
 
-	opts.stop = &stop_requested;
-	int r = engine_new(config, &opts, &engine, &err);
+	opts.handle_signals = true;
+	opts.config_path = a->config_path;
+	opts.overrides = a->overrides;
+	opts.socket_path = a->no_socket ? NULL : (a->socket_path ? a->socket_path : config->global.socket);
+	opts.socket_gid = socket_group();
+	if (a->pid_file && pidfile_create(a->pid_file, &err) < 0) {
+		log_error("%s", err.text);
+		config_free(config);
+		return EXIT_FAILED;
+	}
+	int r = engine_new(config, &opts, &engine, &err); /* the engine owns the config from here */
 	if (r < 0) {
 		log_error("%s", err.text);
+		pidfile_remove(a->pid_file);
 		return r == -EINVAL ? EXIT_USAGE : EXIT_FAILED;
 	}
-	log_info("running %zu partition(s) on backend %s, every %u ms", engine_partition_count(engine),
-		 backend_kind_names[config->global.backend], config->global.interval_ms);
+	log_info("running %zu partition(s) on backend %s, every %u ms", engine_partition_count(engine), backend,
+		 interval);
 	r = engine_run(engine, &err);
 	if (r < 0)
 		log_error("%s", err.text);
 	log_info("stopped after %llu tick(s)", (unsigned long long)engine_ticks_done(engine));
 	engine_free(engine);
+	pidfile_remove(a->pid_file);
 	return r < 0 ? EXIT_FAILED : EXIT_OK;
 }
 
@@ -201,8 +234,5 @@ int main(int argc, char **argv)
 	diag_list_fini(&diags);
 	if (r < 0)
 		return EXIT_USAGE;
-	install_signal_handlers();
-	code = run(&args, config);
-	config_free(config);
-	return code;
+	return run(&args, config);
 }

@@ -1,6 +1,7 @@
 # Source lists, one place to add a file.
 set(MPAMCORE_SOURCES
   backends/backend.c
+  backends/cgroup_cpu.c
   backends/mmio/mmio_backend.c
   backends/mmio/mmio_ops.c
   backends/mmio/monitors.c
@@ -17,6 +18,13 @@ set(MPAMCORE_SOURCES
   core/counter.c
   core/counter_pool.c
   core/engine.c
+  core/proto.c
+  core/ctl_server.c
+  core/engine_apply.c
+  core/engine_ctl.c
+  core/engine_loop.c
+  core/events.c
+  core/loop.c
   core/record.c
   core/error.c
   core/log.c
@@ -34,14 +42,22 @@ set(MPAMCORE_SOURCES
   backends/sim/traffic.c
   backends/sim/msc_model.c
   backends/sim/bus_sim.c
+  policies/chain.c
+  policies/static.c
+  policies/target.c
+  policies/guard.c
+  policies/share.c
+  policies/escalate.c
 )
 
 set(MPAMD_SOURCES
   cli/mpamd.c
+  cli/pidfile.c
 )
 
 set(MPAMCTL_SOURCES
   cli/mpamctl.c
   cli/cmd_check_config.c
   cli/cmd_discover.c
+  cli/cmd_ctl.c
 )

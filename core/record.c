@@ -29,14 +29,31 @@ int record_open(const char *path, bool with_truth, struct record **ret, struct e
 	return 0;
 }
 
+/* RFC 4180: a field with a comma, a quote or a line break is quoted, quotes doubled. */
+static void write_field(FILE *out, const char *text)
+{
+	if (!strpbrk(text, ",\"\r\n")) {
+		fputs(text, out);
+		return;
+	}
+	fputc('"', out);
+	for (const char *c = text; *c; c++) {
+		if (*c == '"')
+			fputc('"', out);
+		fputc(*c, out);
+	}
+	fputc('"', out);
+}
+
 int record_write(struct record *rec, const struct record_row *row)
 {
 	char mbps[32] = "";
 
 	if (row->valid)
 		snprintf(mbps, sizeof(mbps), "%.1f", row->mbps);
-	fprintf(rec->out, "%llu,%s,%s,%u,%u,%d,%d,%s", (unsigned long long)row->t_ms, row->partition, mbps, row->mb_max,
-		row->mb_min, row->valid, row->estimated, row->event ? row->event : "");
+	fprintf(rec->out, "%llu,%s,%s,%u,%u,%d,%d,", (unsigned long long)row->t_ms, row->partition, mbps, row->mb_max,
+		row->mb_min, row->valid, row->estimated);
+	write_field(rec->out, row->event ? row->event : "");
 	if (rec->with_truth)
 		fprintf(rec->out, ",%.1f", row->has_truth ? row->truth_mbps : 0.0);
 	fputc('\n', rec->out);

@@ -227,10 +227,15 @@ int resctrl_group_apply(int rootfd, const struct resctrl_info *info, struct resc
 			const struct partition_limits *want, struct partition_limits *eff, struct err *err)
 {
 	char changes[2048];
+	struct resctrl_group before = *g;
 	int r;
 
-	if (!g->mb_known && !g->l3_known && (r = read_group_schemata(info, g, err)) < 0)
+	/* Always from what the group holds now, so that a change made behind mpamd's back is seen and
+	 * undone, not hidden by what mpamd remembers writing. */
+	if ((r = read_group_schemata(info, g, err)) < 0)
 		return r;
+	bool outside = (before.mb_known && memcmp(before.mb, g->mb, info->mb_domain_count * sizeof(g->mb[0]))) ||
+		       (before.l3_known && memcmp(before.l3, g->l3, info->l3.domain_count * sizeof(g->l3[0])));
 	if ((r = build_changes(info, g, want, changes, sizeof(changes), err)) < 0)
 		return r;
 	if (changes[0]) {
@@ -242,7 +247,9 @@ int resctrl_group_apply(int rootfd, const struct resctrl_info *info, struct resc
 			return fail_with_status(rootfd, err, r, what);
 		}
 	}
-	return verify(info, g, want, eff, err);
+	r = verify(info, g, want, eff, err);
+	eff->changed_outside = outside && changes[0];
+	return r;
 }
 
 static bool pid_listed(const char *tasks, pid_t pid)

@@ -39,8 +39,9 @@ static void test_demo_runs_and_records(void **state)
 
 	(void)state;
 	close(fd);
-	struct run_result r = run((char *[]){ MPAMD, "-c", ETC "/demo.ini", "--foreground", "--sim-clock", "--ticks",
-					      "20", "--print-every", "10", "--record", path, NULL });
+	struct run_result r =
+		run((char *[]){ MPAMD, "-c", ETC "/demo.ini", "--foreground", "--no-socket", "--sim-clock", "--ticks",
+				"20", "--print-every", "10", "--record", path, NULL });
 	assert_int_equal(r.exit_code, 0);
 	assert_non_null(strstr(r.out, "t=1.0s partition"));
 	assert_non_null(strstr(r.out, "t=2.0s partition"));
@@ -85,8 +86,11 @@ static void test_usage_errors(void **state)
 
 static void test_help_lists_every_option(void **state)
 {
-	static const char *const options[] = { "--config",    "--backend",     "--foreground", "--ticks",  "--record",
-					       "--sim-clock", "--print-every", "--log-level",  "--version" };
+	static const char *const options[] = {
+		"--config",    "--backend",	  "--foreground", "--ticks",  "--record",
+		"--sim-clock", "--print-every",	  "--log-level",  "--socket", "--no-socket",
+		"--pid-file",  "--reset-on-exit", "--version",
+	};
 	struct run_result r = run((char *[]){ MPAMD, "--help", NULL });
 
 	(void)state;

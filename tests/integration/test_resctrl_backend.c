@@ -217,6 +217,31 @@ static void test_adoption_after_restart_rewrites_nothing(void **state)
 	rig_stop(&rig);
 }
 
+/* Another tool rewrites a group's schemata: the next apply sees it, puts the limits back, and says so. */
+static void test_outside_change_is_undone(void **state)
+{
+	struct rig rig;
+	struct err err = { "" };
+	struct partition_limits want = { .mb_max = 55, .l3_cbm = 0x00f }, eff;
+	char path[512];
+
+	(void)state;
+	rig_start(&rig, "intel", two_vms);
+	assert_int_equal(rig_open(&rig, &err), 0);
+	assert_int_equal(rig_open_partitions(&rig, NULL, 0), 0);
+	assert_int_equal(backend_resctrl_ops.apply(rig.backend, 1, &want, &eff, &err), 0);
+	assert_false(eff.changed_outside); /* nothing changed since mpamd's own write */
+	snprintf(path, sizeof(path), "%s/mpamd-batch/schemata", emu_root(rig.emu));
+	FILE *f = fopen(path, "w");
+	fputs("MB:0=90;1=90\n", f);
+	fclose(f);
+	assert_file_contains(&rig, "mpamd-batch", "schemata", "MB:0=90;1=90");
+	assert_int_equal(backend_resctrl_ops.apply(rig.backend, 1, &want, &eff, &err), 0);
+	assert_true(eff.changed_outside);
+	assert_file_contains(&rig, "mpamd-batch", "schemata", "MB:0=50;1=50");
+	rig_stop(&rig);
+}
+
 static void test_groups_of_others_are_untouched(void **state)
 {
 	struct rig rig;
@@ -402,7 +427,7 @@ static void test_mpamd_records_against_the_emulator(void **state)
 	rig_start(&rig, "intel", two_vms);
 	assert_int_equal(emu_ctl(rig.emu, "clock real"), 0);
 	struct run_result r;
-	char *argv[] = { MPAMD, "-c", rig.config_path, "-f", "--ticks", "5", "--record", record, NULL };
+	char *argv[] = { MPAMD, "-c", rig.config_path, "-f", "--no-socket", "--ticks", "5", "--record", record, NULL };
 	assert_int_equal(run_command(argv, &r), 0);
 	if (r.exit_code != 0)
 		fail_msg("mpamd: %s", r.err);
@@ -419,7 +444,7 @@ static void test_mpamd_records_against_the_emulator(void **state)
 	/* Without any bandwidth counter (MPAM on Linux 7.1, no [msc]) every row is invalid, never 0. */
 	rig_start(&rig, "mpam", "[partition \"web\"]\nsim_demand = 1000\n");
 	assert_int_equal(emu_ctl(rig.emu, "clock real"), 0);
-	char *argv2[] = { MPAMD, "-c", rig.config_path, "-f", "--ticks", "3", "--record", record, NULL };
+	char *argv2[] = { MPAMD, "-c", rig.config_path, "-f", "--no-socket", "--ticks", "3", "--record", record, NULL };
 	assert_int_equal(run_command(argv2, &r), 0);
 	assert_int_equal(r.exit_code, 0);
 	assert_non_null(strstr(r.err, "no bandwidth counters"));
@@ -446,7 +471,7 @@ static void test_auto_monitors_degrade_without_devmem(void **state)
 		skip();
 	rig_start(&rig, "mpam", msc);
 	assert_int_equal(emu_ctl(rig.emu, "clock real"), 0);
-	char *argv[] = { MPAMD, "-c", rig.config_path, "-f", "--ticks", "2", NULL };
+	char *argv[] = { MPAMD, "-c", rig.config_path, "-f", "--no-socket", "--ticks", "2", NULL };
 	assert_int_equal(run_command(argv, &r), 0);
 	assert_int_equal(r.exit_code, 0);
 	assert_non_null(strstr(r.err, "monitor = auto: cannot read MSC monitors"));
@@ -495,6 +520,7 @@ static unsigned long preads_for(struct rig *rig, int ticks)
 		"-f",
 		"-l",
 		"warning",
+		"--no-socket",
 		"--ticks",
 		ticks_arg,
 		NULL,
@@ -548,6 +574,7 @@ int main(void)
 		cmocka_unit_test(test_intel_lifecycle_schemata_and_rates),
 		cmocka_unit_test(test_adoption_after_restart_rewrites_nothing),
 		cmocka_unit_test(test_groups_of_others_are_untouched),
+		cmocka_unit_test(test_outside_change_is_undone),
 		cmocka_unit_test(test_tasks_and_cpus),
 		cmocka_unit_test(test_out_of_closids_fails_one_partition),
 		cmocka_unit_test(test_faults_surface_and_others_continue),

@@ -16,6 +16,7 @@
 #include "core/config.h"
 #include "core/engine.h"
 #include "core/log.h"
+#include "policies/policy.h"
 
 struct row {
 	unsigned long long t_ms;
@@ -77,7 +78,10 @@ static struct run run_scenario(const char *text, uint64_t ticks)
 	struct config *config = load(text);
 	struct engine *engine = NULL;
 	struct err err = { "" };
-	struct engine_options opts = { .ticks = ticks, .record_path = path, .sim_clock = true };
+	/* Measurement only: the policies stay out of these runs (they are tested in test_policy_loop). */
+	struct engine_options opts = {
+		.ticks = ticks, .record_path = path, .sim_clock = true, .policies = &policy_chain_static
+	};
 	struct run run = { 0 };
 
 	assert_true(fd >= 0);
@@ -90,7 +94,6 @@ static struct run run_scenario(const char *text, uint64_t ticks)
 	/* Nothing went wrong on the way: no MSC error, no refused access, no failed read. */
 	assert_int_equal(log_count(LOG_LEVEL_ERROR), errors_before);
 	engine_free(engine);
-	config_free(config);
 
 	FILE *in = fopen(path, "r");
 	char line[512];
@@ -202,7 +205,6 @@ static void test_interval_too_long_for_31bit_counters(void **state)
 	assert_int_equal(engine_new(config, &opts, &engine, &err), -EINVAL);
 	assert_non_null(strstr(err.text, "interval_ms = 100 is too long"));
 	assert_non_null(strstr(err.text, "use interval_ms <= 35"));
-	config_free(config);
 }
 
 static void test_sim_clock_needs_sim_backend(void **state)
@@ -216,7 +218,6 @@ static void test_sim_clock_needs_sim_backend(void **state)
 	(void)state;
 	assert_int_equal(engine_new(config, &opts, &engine, &err), -EINVAL);
 	assert_non_null(strstr(err.text, "--sim-clock needs backend = sim"));
-	config_free(config);
 }
 
 static void test_same_seed_same_run(void **state)

@@ -173,3 +173,43 @@ int contains_nocase(const char *haystack, const char *needle)
 {
 	return strcasestr(haystack, needle) != NULL;
 }
+
+int spawn_background(char *const argv[], const char *log_path)
+{
+	posix_spawn_file_actions_t actions;
+	pid_t pid;
+
+	posix_spawn_file_actions_init(&actions);
+	posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_addopen(&actions, 1, log_path, O_WRONLY | O_CREAT | O_APPEND, 0644);
+	posix_spawn_file_actions_adddup2(&actions, 1, 2);
+	int r = posix_spawn(&pid, argv[0], &actions, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&actions);
+	return r ? -r : (int)pid;
+}
+
+int wait_exit(int pid, int timeout_ms)
+{
+	int status;
+
+	for (int waited = 0; waited <= timeout_ms; waited += 10) {
+		pid_t r = waitpid(pid, &status, WNOHANG);
+		if (r == pid)
+			return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+		usleep(10000);
+	}
+	return -1;
+}
+
+int wait_for_text(const char *path, const char *text, int timeout_ms)
+{
+	for (int waited = 0; waited <= timeout_ms; waited += 20) {
+		char *content = read_text_file(path);
+		int found = content && strstr(content, text);
+		free(content);
+		if (found)
+			return 1;
+		usleep(20000);
+	}
+	return 0;
+}

@@ -14,6 +14,14 @@ struct run_result {
 int run_command(char *const argv[], struct run_result *ret);
 void run_result_fini(struct run_result *r);
 
+/* Starts argv in the background with stdout and stderr appended to `log_path`; returns its pid or
+ * a negative errno. The caller waits for it (wait_exit). */
+int spawn_background(char *const argv[], const char *log_path);
+/* Waits up to timeout_ms for `pid`; returns its exit status, 128+signal, or -1 on timeout. */
+int wait_exit(int pid, int timeout_ms);
+/* Polls until `path` contains `text` (or timeout_ms passes); true when it does. */
+int wait_for_text(const char *path, const char *text, int timeout_ms);
+
 /* Sorted list of the regular files in `dir` whose names end in `suffix`; malloc'ed full paths. */
 char **list_files(const char *dir, const char *suffix, size_t *ret_count);
 void free_file_list(char **files, size_t count);

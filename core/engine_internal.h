@@ -1,0 +1,67 @@
+/* Shared by the engine's parts (engine.c, engine_apply.c, engine_ctl.c, engine_loop.c). */
+#ifndef MPAMD_CORE_ENGINE_INTERNAL_H
+#define MPAMD_CORE_ENGINE_INTERNAL_H
+
+#include "backends/backend.h"
+#include "core/clock.h"
+#include "core/ctl.h"
+#include "core/engine.h"
+#include "core/events.h"
+#include "core/record.h"
+#include "policies/policy.h"
+
+struct loop;
+struct ctl_server;
+
+/* Per partition: what the engine knows beyond the public status. */
+struct engine_partition {
+	struct partition_status status;
+	struct policy_partition policy;	 /* the policies' view and memory */
+	struct partition_limits applied; /* what the last successful apply asked for */
+	bool applied_once;
+	unsigned quota_applied; /* CPU quota the escalation actuator set, 0: none */
+};
+
+struct engine {
+	struct config *config;
+	struct engine_options opts;
+	struct clock clock;
+	const struct backend_ops *ops;
+	struct backend *backend;
+	struct backend_caps caps;
+	struct engine_partition *parts;
+	struct sample *samples; /* [partition][domain] */
+	struct record *record;
+	struct event_log events;
+	uint64_t interval_ns;
+	uint64_t start_ns;
+	uint64_t ticks_done;
+	uint64_t overruns;
+	double learned_capacity_mbps; /* the highest valid total seen */
+	bool stopping;
+	struct loop *loop;
+	struct ctl_server *ctl;
+	struct ctl_handler handler;
+};
+
+/* engine.c */
+int engine_open_backend(struct engine *e, struct err *err);
+void engine_close_backend(struct engine *e);
+void engine_tick(struct engine *e, uint64_t now_ns);
+uint64_t engine_t_ms(const struct engine *e, uint64_t now_ns);
+/* Copies partition `index`'s configuration into the policies' view (after open, set, reload). */
+void engine_policy_config(struct engine *e, size_t index);
+
+/* engine_apply.c: policies and their decisions */
+void engine_run_policies(struct engine *e, uint64_t now_ns);
+/* Applies the configured limits of one partition right away (open, set, reset). */
+int engine_apply_limits(struct engine *e, size_t index, const struct partition_limits *want, struct err *err);
+void engine_reset_limits(struct engine *e);
+
+/* engine_ctl.c */
+void engine_ctl_handler(struct engine *e, struct ctl_handler *ret);
+/* Opens the control socket (opts.socket_path) on the engine's loop; a no-op without a path. */
+int engine_ctl_attach(struct engine *e, struct err *err);
+void engine_ctl_detach(struct engine *e);
+
+#endif

@@ -1,0 +1,258 @@
+/* mpamd as a service: SIGHUP reloads (and an invalid file keeps the running configuration),
+ * SIGTERM stops cleanly, the pid file, and --reset-on-exit. */
+#include <errno.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "tests/util/emu_runner.h"
+#include "tests/util/testutil.h"
+
+#define WAIT_MS 5000
+
+struct files {
+	char dir[64];
+	char config[96], record[96], log[96], pid[96];
+};
+
+static void make_files(struct files *f)
+{
+	snprintf(f->dir, sizeof(f->dir), "/tmp/mpamd-daemon-XXXXXX");
+	assert_non_null(mkdtemp(f->dir));
+	snprintf(f->config, sizeof(f->config), "%s/mpamd.ini", f->dir);
+	snprintf(f->record, sizeof(f->record), "%s/run.csv", f->dir);
+	snprintf(f->log, sizeof(f->log), "%s/mpamd.log", f->dir);
+	snprintf(f->pid, sizeof(f->pid), "%s/mpamd.pid", f->dir);
+}
+
+static void remove_files(struct files *f)
+{
+	char socket[160];
+	snprintf(socket, sizeof(socket), "%s/mpamd.sock", f->dir);
+	unlink(socket);
+	unlink(f->config);
+	unlink(f->record);
+	unlink(f->log);
+	unlink(f->pid);
+	rmdir(f->dir);
+}
+
+static void write_file(const char *path, const char *text)
+{
+	FILE *out = fopen(path, "w");
+
+	assert_non_null(out);
+	fputs(text, out);
+	fclose(out);
+}
+
+static const char *sim_config(unsigned mb_max)
+{
+	static char text[256];
+
+	snprintf(text, sizeof(text),
+		 "[global]\nbackend = sim\ninterval_ms = 20\n[sim]\ncapacity_mbps = 10000\n"
+		 "[partition \"batch\"]\nclass = best-effort\nmb_max = %u\nsim_demand = 20000\n",
+		 mb_max);
+	return text;
+}
+
+static int start_mpamd(struct files *f, const char *extra)
+{
+	char *argv[] = { MPAMD,	    "-c",	  f->config, "-f",	    "--no-socket", "--record",
+			 f->record, "--pid-file", f->pid,    (char *)extra, NULL };
+
+	return spawn_background(argv, f->log);
+}
+
+static void test_reload_and_stop(void **state)
+{
+	struct files f;
+
+	(void)state;
+	make_files(&f);
+	write_file(f.config, sim_config(50));
+	int pid = start_mpamd(&f, NULL);
+	assert_true(pid > 0);
+	assert_true(wait_for_text(f.record, ",batch,", WAIT_MS));
+	assert_true(wait_for_text(f.record, ",50,0,1,", WAIT_MS));
+	char pidtext[32];
+	snprintf(pidtext, sizeof(pidtext), "%d\n", pid);
+	assert_true(wait_for_text(f.pid, pidtext, WAIT_MS));
+
+	/* A valid change is picked up on SIGHUP. */
+	write_file(f.config, sim_config(30));
+	kill(pid, SIGHUP);
+	assert_true(wait_for_text(f.log, "reloaded", WAIT_MS));
+	assert_true(wait_for_text(f.record, ",30,0,1,", WAIT_MS));
+
+	/* An invalid file is reported with its line and the running configuration stays. */
+	write_file(f.config, "[global]\nbackend = sim\ninterval_ms = 5\n[partition \"batch\"]\n");
+	kill(pid, SIGHUP);
+	assert_true(wait_for_text(f.log, "mpamd.ini:3: interval_ms = 5: out of range 10..60000", WAIT_MS));
+	assert_true(wait_for_text(f.log, "the running configuration stays", WAIT_MS));
+	char *before = read_text_file(f.record);
+	usleep(200000);
+	char *after = read_text_file(f.record);
+	assert_true(strlen(after) > strlen(before)); /* still ticking */
+	free(before);
+	free(after);
+
+	kill(pid, SIGTERM);
+	assert_int_equal(wait_exit(pid, WAIT_MS), 0);
+	assert_true(wait_for_text(f.log, "stopping", 0));
+	assert_int_equal(access(f.pid, F_OK), -1); /* removed on the way out */
+	remove_files(&f);
+}
+
+static void test_pid_file_refuses_a_second_daemon(void **state)
+{
+	struct files f;
+
+	(void)state;
+	make_files(&f);
+	write_file(f.config, sim_config(50));
+	int first = start_mpamd(&f, NULL);
+	assert_true(wait_for_text(f.record, ",batch,", WAIT_MS));
+	struct run_result r;
+	char *argv[] = { MPAMD, "-c", f.config, "-f", "--no-socket", "--ticks", "1", "--pid-file", f.pid, NULL };
+	assert_int_equal(run_command(argv, &r), 0);
+	assert_int_equal(r.exit_code, 1);
+	assert_non_null(strstr(r.err, "which is running: is mpamd running?"));
+	run_result_fini(&r);
+	kill(first, SIGINT);
+	assert_int_equal(wait_exit(first, WAIT_MS), 0);
+	/* A pid file left by a process that is gone is taken over. */
+	write_file(f.pid, "999999\n");
+	assert_int_equal(run_command(argv, &r), 0);
+	assert_int_equal(r.exit_code, 0);
+	run_result_fini(&r);
+	remove_files(&f);
+}
+
+static void test_reset_on_exit(void **state)
+{
+	struct files f;
+	struct emu *emu;
+	char text[512], schemata[256];
+
+	(void)state;
+	make_files(&f);
+	assert_int_equal(emu_start("intel", NULL, NULL, &emu), 0);
+	snprintf(text, sizeof(text),
+		 "[global]\nbackend = resctrl\ninterval_ms = 50\nresctrl_root = %s\n"
+		 "[partition \"batch\"]\nclass = best-effort\nmb_max = 40\n",
+		 emu_root(emu));
+	write_file(f.config, text);
+	snprintf(schemata, sizeof(schemata), "%s/mpamd-batch/schemata", emu_root(emu));
+	int pid = start_mpamd(&f, "--reset-on-exit");
+	assert_true(wait_for_text(schemata, "MB:0=40;1=40", WAIT_MS));
+	kill(pid, SIGTERM);
+	assert_int_equal(wait_exit(pid, WAIT_MS), 0);
+	assert_true(wait_for_text(schemata, "MB:0=100;1=100", 0));
+	assert_int_equal(emu_stop(emu), 0);
+	remove_files(&f);
+}
+
+static struct run_result ctl(const char *socket, const char *a1, const char *a2, const char *a3)
+{
+	char *argv[] = { MPAMCTL, "--socket", (char *)socket, (char *)a1, (char *)a2, (char *)a3, NULL };
+	struct run_result r;
+
+	assert_int_equal(run_command(argv, &r), 0);
+	return r;
+}
+
+/* mpamctl against the running daemon: every command, a change that reaches the hardware, and the
+ * errors a bad request gets while the daemon keeps going. */
+static void test_control_socket(void **state)
+{
+	struct files f;
+	char socket[128], text[1024];
+
+	(void)state;
+	make_files(&f);
+	snprintf(socket, sizeof(socket), "%s/mpamd.sock", f.dir);
+	snprintf(text, sizeof(text), "%s[partition \"web\"]\nclass = latency-critical\nsim_demand = 1000\n",
+		 sim_config(50));
+	write_file(f.config, text);
+	char *argv[] = { MPAMD, "-c", f.config, "-f", "--socket", socket, "--record", f.record, NULL };
+	int pid = spawn_background(argv, f.log);
+	assert_true(wait_for_text(f.log, "control socket", WAIT_MS));
+	assert_true(wait_for_text(f.record, ",batch,", WAIT_MS));
+
+	struct run_result r = ctl(socket, "list", NULL, NULL);
+	assert_int_equal(r.exit_code, 0);
+	assert_non_null(strstr(r.out, "batch"));
+	assert_non_null(strstr(r.out, "best-effort"));
+	run_result_fini(&r);
+
+	r = ctl(socket, "status", NULL, NULL);
+	assert_int_equal(r.exit_code, 0);
+	assert_non_null(strstr(r.out, "backend: sim"));
+	run_result_fini(&r);
+
+	r = ctl(socket, "--json", "show", "batch");
+	assert_int_equal(r.exit_code, 0);
+	assert_non_null(strstr(r.out, "\"mb_max\": 50"));
+	run_result_fini(&r);
+
+	r = ctl(socket, "set", "batch", "mb_max=20");
+	assert_int_equal(r.exit_code, 0);
+	run_result_fini(&r);
+	assert_true(wait_for_text(f.record, ",batch,", WAIT_MS));
+	assert_true(wait_for_text(f.record, ",20,0,1,", WAIT_MS));
+
+	/* Validated like the config: out of range, a rule between keys, a key that needs a reload. */
+	r = ctl(socket, "set", "batch", "mb_max=150");
+	assert_int_equal(r.exit_code, 1);
+	assert_non_null(strstr(r.err, "mb_max = 150: out of range 1..100"));
+	run_result_fini(&r);
+	r = ctl(socket, "set", "batch", "guarantee_mbps=500");
+	assert_int_equal(r.exit_code, 1);
+	assert_non_null(strstr(r.err, "only for class = latency-critical"));
+	run_result_fini(&r);
+	r = ctl(socket, "set", "batch", "partid=4");
+	assert_int_equal(r.exit_code, 1);
+	assert_non_null(strstr(r.err, "reload"));
+	run_result_fini(&r);
+	r = ctl(socket, "show", "nobody", NULL);
+	assert_int_equal(r.exit_code, 1);
+	assert_non_null(strstr(r.err, "no partition named 'nobody'"));
+	run_result_fini(&r);
+
+	r = ctl(socket, "metrics", NULL, NULL);
+	assert_int_equal(r.exit_code, 0);
+	assert_non_null(strstr(r.out, "mpamd_partition_bandwidth_mbps{partition=\"batch\"}"));
+	run_result_fini(&r);
+
+	r = ctl(socket, "reload", NULL, NULL);
+	assert_int_equal(r.exit_code, 0);
+	run_result_fini(&r);
+	assert_true(wait_for_text(f.log, "reloaded", WAIT_MS));
+
+	kill(pid, SIGTERM);
+	assert_int_equal(wait_exit(pid, WAIT_MS), 0);
+	assert_int_equal(access(socket, F_OK), -1); /* the socket file goes with the daemon */
+	remove_files(&f);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_reload_and_stop),
+		cmocka_unit_test(test_pid_file_refuses_a_second_daemon),
+		cmocka_unit_test(test_reset_on_exit),
+		cmocka_unit_test(test_control_socket),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

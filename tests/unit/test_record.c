@@ -1,0 +1,66 @@
+/* The record file: header, rows, empty rate for invalid samples, quoting of events. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "core/record.h"
+#include "tests/util/testutil.h"
+
+static void test_rows_and_quoting(void **state)
+{
+	char path[] = "/tmp/mpamd-record-XXXXXX";
+	struct record *rec;
+	struct err err;
+
+	(void)state;
+	close(mkstemp(path));
+	assert_int_equal(record_open(path, true, &rec, &err), 0);
+	struct record_row row = { .t_ms = 100,
+				  .partition = "web",
+				  .valid = true,
+				  .mbps = 1234.56,
+				  .mb_max = 80,
+				  .has_truth = true,
+				  .truth_mbps = 1230 };
+	record_write(rec, &row);
+	row = (struct record_row){ .t_ms = 200,
+				   .partition = "batch",
+				   .valid = false,
+				   .mb_max = 40,
+				   .mb_min = 5,
+				   .event = "throttle: victim \"web\" below 6000, squeezed",
+				   .has_truth = true };
+	record_write(rec, &row);
+	assert_int_equal(record_close(rec, &err), 0);
+	char *text = read_text_file(path);
+	assert_string_equal(text, "t_ms,partition,mbps,mb_max,mb_min,valid,estimated,event,sim_mbps\n"
+				  "100,web,1234.6,80,0,1,0,,1230.0\n"
+				  "200,batch,,40,5,0,0,\"throttle: victim \"\"web\"\" below 6000, squeezed\",0.0\n");
+	free(text);
+	unlink(path);
+}
+
+static void test_unwritable_path(void **state)
+{
+	struct record *rec;
+	struct err err = { "" };
+
+	(void)state;
+	assert_true(record_open("/nonexistent/dir/run.csv", false, &rec, &err) < 0);
+	assert_non_null(strstr(err.text, "cannot create record file /nonexistent/dir/run.csv"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_rows_and_quoting),
+		cmocka_unit_test(test_unwritable_path),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
