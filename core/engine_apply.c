@@ -14,7 +14,7 @@
 
 /* Capacity of the measuring domains together: what the backend knows, else the config's
  * capacity_mbps per domain, else the highest total ever measured (reported as learned). */
-static double host_capacity(struct engine *e, bool *learned)
+double engine_host_capacity(const struct engine *e, bool *learned)
 {
 	double known = 0;
 	unsigned measuring = 0;
@@ -63,7 +63,7 @@ static void fill_host(struct engine *e, struct policy_host *h)
 		.total_mbps = total,
 		.total_valid = all_valid,
 	};
-	h->capacity_mbps = host_capacity(e, &h->capacity_learned);
+	h->capacity_mbps = engine_host_capacity(e, &h->capacity_learned);
 }
 
 static void fill_partition(struct engine_partition *ep)

@@ -67,13 +67,15 @@ static json_t *ctl_status(void *ctx)
 
 	for (size_t i = 0; i < e->config->partition_count; i++)
 		open += e->parts[i].status.open;
-	return json_pack("{s:s,s:I,s:I,s:f,s:I,s:I,s:I,s:o,s:b,s:I,s:o}", "backend", e->ops->name, "interval_ms",
+	bool learned = false;
+	double capacity = engine_host_capacity(e, &learned);
+	return json_pack("{s:s,s:I,s:I,s:f,s:I,s:I,s:I,s:o,s:b,s:b,s:I,s:o}", "backend", e->ops->name, "interval_ms",
 			 (json_int_t)e->config->global.interval_ms, "ticks", (json_int_t)e->ticks_done, "uptime_s",
 			 (double)(clock_now(&e->clock) - e->start_ns) / 1e9, "partitions",
 			 (json_int_t)e->config->partition_count, "partitions_open", (json_int_t)open, "overruns",
-			 (json_int_t)e->overruns, "capacity_mbps", json_real(e->learned_capacity_mbps), "sim_clock",
-			 e->opts.sim_clock, "events_total", (json_int_t)e->events.total, "events",
-			 event_log_to_json(&e->events, NULL, REPORT_EVENTS));
+			 (json_int_t)e->overruns, "capacity_mbps", capacity > 0 ? json_real(capacity) : json_null(),
+			 "capacity_learned", learned, "sim_clock", e->opts.sim_clock, "events_total",
+			 (json_int_t)e->events.total, "events", event_log_to_json(&e->events, NULL, REPORT_EVENTS));
 }
 
 static json_t *ctl_show(void *ctx, const char *name, struct err *err)

@@ -53,6 +53,8 @@ uint64_t engine_t_ms(const struct engine *e, uint64_t now_ns);
 void engine_policy_config(struct engine *e, size_t index);
 
 /* engine_apply.c: policies and their decisions */
+/* Capacity of the measuring domains together, and whether it is only learned from measurements. */
+double engine_host_capacity(const struct engine *e, bool *learned);
 void engine_run_policies(struct engine *e, uint64_t now_ns);
 /* Applies the configured limits of one partition right away (open, set, reset). */
 int engine_apply_limits(struct engine *e, size_t index, const struct partition_limits *want, struct err *err);

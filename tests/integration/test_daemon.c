@@ -200,6 +200,11 @@ static void test_control_socket(void **state)
 	assert_int_equal(r.exit_code, 0);
 	assert_non_null(strstr(r.out, "backend: sim"));
 	run_result_fini(&r);
+	/* The simulator knows its capacity: it is not reported as learned. */
+	r = ctl(socket, "--json", "status", NULL);
+	assert_non_null(strstr(r.out, "\"capacity_mbps\": 10000"));
+	assert_non_null(strstr(r.out, "\"capacity_learned\": false"));
+	run_result_fini(&r);
 
 	r = ctl(socket, "--json", "show", "batch");
 	assert_int_equal(r.exit_code, 0);
