@@ -73,13 +73,11 @@ static void on_tick(void *ctx, struct engine *engine)
 
 static struct config *load(const char *text)
 {
-	FILE *in = fmemopen((void *)text, strlen(text), "r");
 	struct diag_list diags;
 	struct config *config = NULL;
 
 	diag_list_init(&diags, "scenario.ini");
-	int r = config_load(in, NULL, &config, &diags);
-	fclose(in);
+	int r = config_load_string(text, NULL, &config, &diags);
 	diag_print(&diags, stderr);
 	diag_list_fini(&diags);
 	if (r < 0) {
@@ -278,19 +276,6 @@ static void row(const char *scenario, const char *chain, const struct metrics *m
 
 /* ---- chains ---- */
 
-static void guard_without_min(const struct policy_host *host, struct policy_partition *parts, size_t count,
-			      struct policy_decision *decisions)
-{
-	struct policy_host h = *host;
-
-	h.has_mb_min = false;
-	policy_guard(&h, parts, count, decisions);
-}
-
-static const policy_fn no_min_fns[] = { policy_static, policy_target, guard_without_min, policy_share,
-					policy_escalate };
-static const struct policy_chain chain_no_min = { "mpamd, no MIN", no_min_fns, 5 };
-
 struct chain_case {
 	const char *label;
 	const struct policy_chain *chain; /* NULL: mpamd's default */
@@ -299,7 +284,7 @@ struct chain_case {
 
 static const struct chain_case chains[] = {
 	{ "mpamd", NULL, false },
-	{ "mpamd, no MIN", &chain_no_min, true },
+	{ "mpamd, no MIN", &policy_chain_without_min, true },
 	{ "mba_MBps", &policy_chain_mba_mbps, false },
 	{ "static", &policy_chain_static, false },
 };

@@ -30,6 +30,10 @@ struct config_overrides {
 int config_load(FILE *in, const struct config_overrides *overrides, struct config **ret_config,
 		struct diag_list *diags);
 
+/* Loads a config held in memory (tests, benchmarks); `diags` names it. */
+int config_load_string(const char *text, const struct config_overrides *overrides, struct config **ret_config,
+		       struct diag_list *diags);
+
 /* Convenience for tools: opens `path` and loads it. On open failure adds a diagnostic naming the
  * path and the reason. */
 int config_load_path(const char *path, const struct config_overrides *overrides, struct config **ret_config,

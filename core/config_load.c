@@ -432,6 +432,18 @@ int config_load(FILE *in, const struct config_overrides *overrides, struct confi
 	return 0;
 }
 
+int config_load_string(const char *text, const struct config_overrides *overrides, struct config **ret_config,
+		       struct diag_list *diags)
+{
+	FILE *in = fmemopen((void *)text, strlen(text), "r");
+
+	if (!in)
+		return -errno;
+	int r = config_load(in, overrides, ret_config, diags);
+	fclose(in);
+	return r;
+}
+
 int config_load_path(const char *path, const struct config_overrides *overrides, struct config **ret_config,
 		     struct diag_list *diags)
 {

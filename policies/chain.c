@@ -5,8 +5,21 @@
 
 #include "policies/policy.h"
 
+/* The guard as it behaves on hardware without a bandwidth minimum (x86 resctrl, MPAM through
+ * Linux 7.1's resctrl): it defends guarantees by cutting neighbours alone. */
+static void guard_without_min(const struct policy_host *host, struct policy_partition *parts, size_t count,
+			      struct policy_decision *decisions)
+{
+	struct policy_host h = *host;
+
+	h.has_mb_min = false;
+	policy_guard(&h, parts, count, decisions);
+}
+
 static const policy_fn default_fns[] = { policy_static, policy_target, policy_guard, policy_share, policy_escalate };
 static const policy_fn static_fns[] = { policy_static };
+static const policy_fn without_min_fns[] = { policy_static, policy_target, guard_without_min, policy_share,
+					     policy_escalate };
 
 const struct policy_chain policy_chain_default = {
 	.name = "mpamd",
@@ -18,6 +31,12 @@ const struct policy_chain policy_chain_static = {
 	.name = "static",
 	.fns = static_fns,
 	.count = sizeof(static_fns) / sizeof(static_fns[0]),
+};
+
+const struct policy_chain policy_chain_without_min = {
+	.name = "mpamd, no MIN",
+	.fns = without_min_fns,
+	.count = sizeof(without_min_fns) / sizeof(without_min_fns[0]),
 };
 
 #define EVENT_SEPARATOR "; "

@@ -123,6 +123,9 @@ struct policy_chain {
 
 extern const struct policy_chain policy_chain_default; /* static, target, guard, share, escalate */
 extern const struct policy_chain policy_chain_static;  /* static only: no feedback */
+/* mpamd's chain as on hardware without a bandwidth minimum, for tests and comparisons on the
+ * simulator (whose MSCs have MBW_MIN). */
+extern const struct policy_chain policy_chain_without_min;
 
 /* Appends "action: reason" to a decision's event (events of several policies are joined by "; "). */
 __attribute__((format(printf, 2, 3))) void policy_event(struct policy_decision *d, const char *fmt, ...);

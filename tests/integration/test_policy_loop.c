@@ -75,13 +75,11 @@ static size_t part_index(const struct trace *t, const char *name)
 
 static struct config *load(const char *text)
 {
-	FILE *in = fmemopen((void *)text, strlen(text), "r");
 	struct diag_list diags;
 	struct config *config = NULL;
 
 	diag_list_init(&diags, "scenario.ini");
-	int r = config_load(in, NULL, &config, &diags);
-	fclose(in);
+	int r = config_load_string(text, NULL, &config, &diags);
 	diag_print(&diags, stderr);
 	diag_list_fini(&diags);
 	assert_int_equal(r, 0);
@@ -310,18 +308,6 @@ static void test_target_coarse_steps(void **state)
 /* ---- the guard ---- */
 
 /* The guard without a hardware minimum, to exercise the cuts on a simulator that has MBW_MIN. */
-static void guard_without_min(const struct policy_host *host, struct policy_partition *parts, size_t count,
-			      struct policy_decision *decisions)
-{
-	struct policy_host h = *host;
-
-	h.has_mb_min = false;
-	policy_guard(&h, parts, count, decisions);
-}
-
-static const policy_fn no_min_fns[] = { policy_static, policy_target, guard_without_min, policy_share,
-					policy_escalate };
-static const struct policy_chain chain_no_min = { "mpamd, no MBW_MIN", no_min_fns, 5 };
 
 struct guard_metrics {
 	uint64_t first_short; /* first tick the victim was below 95% of its guarantee */
@@ -416,10 +402,10 @@ static void test_guard_protects_and_gives_back(void **state)
 	run_guard_case(8, 0, NULL);
 	run_guard_case(8, 2, NULL);
 	run_guard_case(4, 0, NULL);
-	run_guard_case(8, 0, &chain_no_min);
-	run_guard_case(8, 2, &chain_no_min);
-	run_guard_case(4, 0, &chain_no_min);
-	run_guard_case(4, 2, &chain_no_min);
+	run_guard_case(8, 0, &policy_chain_without_min);
+	run_guard_case(8, 2, &policy_chain_without_min);
+	run_guard_case(4, 0, &policy_chain_without_min);
+	run_guard_case(4, 2, &policy_chain_without_min);
 }
 
 /* Two best-effort partitions of different sizes: the larger user is cut first, the victim is
@@ -434,7 +420,7 @@ static void test_guard_two_best_effort(void **state)
 			   "[partition \"small\"]\nclass = best-effort\nsim_demand = 6000\n";
 
 	(void)state;
-	struct trace t = run(text, 200, &chain_no_min, NULL);
+	struct trace t = run(text, 200, &policy_chain_without_min, NULL);
 	size_t web = part_index(&t, "web"), big = part_index(&t, "big"), small = part_index(&t, "small");
 	struct guard_metrics m = measure_guard(&t, web, big, 12000, 150);
 	printf("guard with two best-effort partitions (40000 and 6000 MB/s demand):\n");
@@ -470,7 +456,7 @@ static void test_guard_victim_that_wants_less(void **state)
 			   "[partition \"big\"]\nclass = best-effort\nsim_demand = 40000\n";
 
 	(void)state;
-	struct trace t = run(text, 160, &chain_no_min, NULL);
+	struct trace t = run(text, 160, &policy_chain_without_min, NULL);
 	size_t web = part_index(&t, "web"), big = part_index(&t, "big");
 	uint64_t released = 0;
 	for (uint64_t k = 1; k <= 99 && !released; k++)

@@ -36,13 +36,11 @@ struct run {
 
 static struct config *load(const char *text)
 {
-	FILE *in = fmemopen((void *)text, strlen(text), "r");
 	struct diag_list diags;
 	struct config *config = NULL;
 
 	diag_list_init(&diags, "scenario.ini");
-	int r = config_load(in, NULL, &config, &diags);
-	fclose(in);
+	int r = config_load_string(text, NULL, &config, &diags);
 	diag_print(&diags, stderr);
 	diag_list_fini(&diags);
 	assert_int_equal(r, 0);
