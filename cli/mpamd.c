@@ -106,6 +106,12 @@ static int parse_option(int c, struct daemon_args *a)
 		a->engine.print_every = (unsigned)n;
 		return 0;
 	case 's':
+		/* The same rule as the socket key: an absolute path that fits in sockaddr_un. */
+		if (optarg[0] != '/' || strlen(optarg) > 107) {
+			fprintf(stderr, "mpamd: --socket %s: must be an absolute path of at most 107 characters\n",
+				optarg);
+			return -EINVAL;
+		}
 		a->socket_path = optarg;
 		return 0;
 	case 'N':

@@ -71,6 +71,9 @@ static void test_usage_errors(void **state)
 		{ { "-c", ETC "/resctrl.ini", "--sim-clock", "-f", NULL }, "--sim-clock needs backend = sim" },
 		{ { "-c", ETC "/demo.ini", "--backend", "mmio", NULL }, "--backend mmio needs at least one [msc" },
 		{ { "-c", "/nonexistent.ini", NULL }, "/nonexistent.ini: error: cannot open" },
+		{ { "-c", ETC "/demo.ini", "--socket", "relative.sock", NULL },
+		  "--socket relative.sock: must be an absolute" },
+		{ { "-c", ETC "/demo.ini", "--pid-file", NULL }, "requires an argument" },
 	};
 	(void)state;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
