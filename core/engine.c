@@ -69,7 +69,7 @@ static int check_interval(struct engine *e, struct err *err)
 /* The policies' copy of a partition's configuration (refreshed after set and reload). */
 void engine_policy_config(struct engine *e, size_t index)
 {
-	struct policy_partition *pp = &e->parts[index].policy;
+	struct policy_partition *pp = &e->policy[index];
 	const struct partition_config *p = &e->config->partitions[index];
 	bool escalate = e->config->global.escalate;
 
@@ -100,7 +100,7 @@ static void open_partition(struct engine *e, size_t i)
 		ep->status.reason = "failed to open or apply limits (see log)";
 		return;
 	}
-	ep->status.open = ep->policy.open = true;
+	ep->status.open = e->policy[i].open = true;
 }
 
 int engine_open_backend(struct engine *e, struct err *err)
@@ -109,6 +109,8 @@ int engine_open_backend(struct engine *e, struct err *err)
 	int r;
 
 	e->interval_ns = (uint64_t)e->config->global.interval_ms * 1000000u;
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	e->cpus = cpus > 0 ? (unsigned)cpus : 1;
 	e->ops = backend_for(e->config->global.backend);
 	if (!e->ops)
 		return err_set(err, -EOPNOTSUPP, "backend %s is not available in this build",
@@ -119,8 +121,10 @@ int engine_open_backend(struct engine *e, struct err *err)
 	if ((r = check_interval(e, err)) < 0)
 		return r;
 	e->parts = calloc(n ? n : 1, sizeof(*e->parts));
+	e->policy = calloc(n ? n : 1, sizeof(*e->policy));
+	e->decisions = calloc(n ? n : 1, sizeof(*e->decisions));
 	e->samples = calloc((n ? n : 1) * (e->caps.domain_count ? e->caps.domain_count : 1), sizeof(*e->samples));
-	if (!e->parts || !e->samples)
+	if (!e->parts || !e->policy || !e->decisions || !e->samples)
 		return err_set(err, -ENOMEM, "out of memory");
 	size_t opened = 0;
 	for (size_t i = 0; i < n; i++) {
@@ -141,8 +145,12 @@ void engine_close_backend(struct engine *e)
 		e->ops->close(e->backend);
 	e->backend = NULL;
 	free(e->parts);
+	free(e->policy);
+	free(e->decisions);
 	free(e->samples);
 	e->parts = NULL;
+	e->policy = NULL;
+	e->decisions = NULL;
 	e->samples = NULL;
 }
 

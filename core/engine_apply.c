@@ -40,7 +40,6 @@ double engine_host_capacity(const struct engine *e, bool *learned)
 
 static void fill_host(struct engine *e, struct policy_host *h)
 {
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	double total = 0;
 	bool all_valid = true;
 
@@ -59,17 +58,15 @@ static void fill_host(struct engine *e, struct policy_host *h)
 		.gran_pct = e->caps.bw_gran_pct ? e->caps.bw_gran_pct : 1,
 		.min_pct = e->caps.bw_min_pct,
 		.has_mb_min = e->caps.has_mb_min,
-		.cpus = cpus > 0 ? (unsigned)cpus : 1,
+		.cpus = e->cpus,
 		.total_mbps = total,
 		.total_valid = all_valid,
 	};
 	h->capacity_mbps = engine_host_capacity(e, &h->capacity_learned);
 }
 
-static void fill_partition(struct engine_partition *ep)
+static void fill_partition(const struct engine_partition *ep, struct policy_partition *pp)
 {
-	struct policy_partition *pp = &ep->policy;
-
 	pp->open = ep->status.open;
 	pp->valid = ep->status.valid;
 	pp->mbps = ep->status.mbps;
@@ -133,27 +130,22 @@ void engine_run_policies(struct engine *e, uint64_t now_ns)
 {
 	const struct policy_chain *chain = e->opts.policies ? e->opts.policies : &policy_chain_default;
 	size_t n = e->config->partition_count;
-	struct policy_partition pp[n ? n : 1];
-	struct policy_decision decisions[n ? n : 1];
 	struct policy_host host;
 
 	fill_host(e, &host);
 	for (size_t i = 0; i < n; i++) {
 		const struct partition_config *p = &e->config->partitions[i];
-		fill_partition(&e->parts[i]);
-		pp[i] = e->parts[i].policy;
+		fill_partition(&e->parts[i], &e->policy[i]);
 		/* Start from what the configuration asks for; the policies move away from it. */
-		decisions[i] = (struct policy_decision){ .mb_max = p->mb_max,
-							 .mb_min = p->mb_min,
-							 .cpu_quota_pct = e->parts[i].quota_applied };
+		e->decisions[i] = (struct policy_decision){ .mb_max = p->mb_max,
+							    .mb_min = p->mb_min,
+							    .cpu_quota_pct = e->parts[i].quota_applied };
 	}
 	for (size_t f = 0; f < chain->count; f++)
-		chain->fns[f](&host, pp, n, decisions);
-	for (size_t i = 0; i < n; i++) {
-		e->parts[i].policy = pp[i]; /* keep the policies' memory */
+		chain->fns[f](&host, e->policy, n, e->decisions);
+	for (size_t i = 0; i < n; i++)
 		if (e->parts[i].status.open)
-			apply_decision(e, i, &decisions[i], now_ns);
-	}
+			apply_decision(e, i, &e->decisions[i], now_ns);
 }
 
 void engine_reset_limits(struct engine *e)

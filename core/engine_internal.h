@@ -16,7 +16,6 @@ struct ctl_server;
 /* Per partition: what the engine knows beyond the public status. */
 struct engine_partition {
 	struct partition_status status;
-	struct policy_partition policy;	 /* the policies' view and memory */
 	struct partition_limits applied; /* what the last successful apply asked for */
 	bool applied_once;
 	unsigned quota_applied; /* CPU quota the escalation actuator set, 0: none */
@@ -30,6 +29,10 @@ struct engine {
 	struct backend *backend;
 	struct backend_caps caps;
 	struct engine_partition *parts;
+	/* The policies' view of every partition (with their memory) and this tick's decisions, kept
+	 * side by side as the policy contract wants them, so a tick copies nothing. */
+	struct policy_partition *policy;
+	struct policy_decision *decisions;
 	struct sample *samples; /* [partition][domain] */
 	struct record *record;
 	struct event_log events;
@@ -38,6 +41,7 @@ struct engine {
 	uint64_t ticks_done;
 	uint64_t overruns;
 	double learned_capacity_mbps; /* the highest valid total seen */
+	unsigned cpus;		      /* online CPUs at start (sysconf reads sysfs: not on every tick) */
 	bool stopping;
 	struct loop *loop;
 	struct ctl_server *ctl;
