@@ -1,5 +1,5 @@
-/* Time for the engine and the simulator. The real clock is CLOCK_MONOTONIC and sleeps; the simulated
- * clock jumps straight to the next deadline, so thousands of ticks run in well under a second while
+/* Time for the engine and the simulator. The real clock is CLOCK_MONOTONIC (the engine waits on a
+ * timerfd); the simulated clock jumps straight to the next deadline, so thousands of ticks run in well under a second while
  * the simulator sees exactly the same timestamps it would see in real time. */
 #ifndef MPAMD_CORE_CLOCK_H
 #define MPAMD_CORE_CLOCK_H
@@ -11,8 +11,6 @@ struct clock;
 
 struct clock_ops {
 	uint64_t (*now_ns)(struct clock *clock);
-	/* Returns at or after `deadline_ns`; -EINTR when interrupted by a signal. */
-	int (*sleep_until)(struct clock *clock, uint64_t deadline_ns);
 };
 
 struct clock {
@@ -30,9 +28,11 @@ static inline uint64_t clock_now(struct clock *clock)
 	return clock->ops->now_ns(clock);
 }
 
-static inline int clock_sleep_until(struct clock *clock, uint64_t deadline_ns)
+/* Simulated clock only: jumps to `deadline_ns` (real time is waited for with a timerfd). */
+static inline void clock_advance_to(struct clock *clock, uint64_t deadline_ns)
 {
-	return clock->ops->sleep_until(clock, deadline_ns);
+	if (clock->simulated && deadline_ns > clock->sim_now_ns)
+		clock->sim_now_ns = deadline_ns;
 }
 
 #endif

@@ -27,11 +27,6 @@ double counter_rate_mbps(uint64_t bytes, uint64_t elapsed_ns)
 	return (double)bytes * 1e3 / (double)elapsed_ns;
 }
 
-double counter_bytes_for(double mbps, uint64_t elapsed_ns)
-{
-	return mbps * (double)elapsed_ns / 1e3;
-}
-
 uint64_t counter_wrap_ns(unsigned bits, unsigned scale, double mbps)
 {
 	if (mbps <= 0.0)

@@ -15,9 +15,6 @@ uint64_t counter_delta(uint64_t prev, uint64_t cur, unsigned bits, bool overflow
 /* Decimal megabytes per second (10^6 bytes/s) of `bytes` over `elapsed_ns`; 0 when elapsed is 0. */
 double counter_rate_mbps(uint64_t bytes, uint64_t elapsed_ns);
 
-/* Bytes that `mbps` moves in `elapsed_ns` (the inverse of counter_rate_mbps). */
-double counter_bytes_for(double mbps, uint64_t elapsed_ns);
-
 /* Time a counter of `bits` bits counting in units of 2^scale bytes takes at `mbps` to count through
  * its whole range, in nanoseconds (UINT64_MAX when mbps is 0 or the time does not fit). Reads must
  * come more often than this: within one range a wrap shows as cur < prev (or as the overflow flag),

@@ -13,11 +13,6 @@
 /* Weight of the newest sample in the smoothed rate: the policies see noise damped over ~3 ticks. */
 #define SMOOTHING 0.5
 
-const struct config *engine_config(const struct engine *e)
-{
-	return e->config;
-}
-
 size_t engine_partition_count(const struct engine *e)
 {
 	return e->config->partition_count;

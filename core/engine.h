@@ -4,7 +4,6 @@
 #ifndef MPAMD_CORE_ENGINE_H
 #define MPAMD_CORE_ENGINE_H
 
-#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -23,7 +22,6 @@ struct engine_options {
 	bool sim_clock;		 /* ticks back to back on simulated time (backend = sim only) */
 	unsigned print_every;	 /* print a table every this many ticks to print_out; 0: never */
 	FILE *print_out;
-	volatile sig_atomic_t *stop; /* set asynchronously to end the run after the current tick */
 	/* Daemon: SIGHUP reloads, SIGTERM/SIGINT stop (through a signalfd); tests leave it off. */
 	bool handle_signals;
 	const char *config_path;	     /* what a reload reads; NULL: reload is refused */
@@ -58,10 +56,9 @@ struct partition_status {
 int engine_new(struct config *config, const struct engine_options *opts, struct engine **ret, struct err *err);
 void engine_free(struct engine *engine);
 
-/* Runs ticks until opts.ticks are done, *opts.stop is set, or (with handle_signals) SIGTERM/SIGINT. */
+/* Runs ticks until opts.ticks are done or (with handle_signals) SIGTERM/SIGINT arrives. */
 int engine_run(struct engine *engine, struct err *err);
 
-const struct config *engine_config(const struct engine *engine);
 size_t engine_partition_count(const struct engine *engine);
 const struct partition_status *engine_partition(const struct engine *engine, size_t index);
 uint64_t engine_ticks_done(const struct engine *engine);

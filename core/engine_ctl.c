@@ -19,12 +19,12 @@ static struct engine *engine_of(void *ctx)
 	return ctx;
 }
 
+/* Index of the partition called `name`, or -1. */
 static long find_partition(const struct engine *e, const char *name)
 {
-	for (size_t i = 0; i < e->config->partition_count; i++)
-		if (!strcmp(e->config->partitions[i].name, name))
-			return (long)i;
-	return -1;
+	const struct partition_config *p = config_find_partition(e->config, name);
+
+	return p ? (long)(p - e->config->partitions) : -1;
 }
 
 static json_t *optional_mbps(bool valid, double mbps)

@@ -24,7 +24,7 @@ struct run_state {
 
 static bool should_stop(const struct engine *e)
 {
-	return e->stopping || (e->opts.stop && *e->opts.stop) || (e->opts.ticks && e->ticks_done >= e->opts.ticks);
+	return e->stopping || (e->opts.ticks && e->ticks_done >= e->opts.ticks);
 }
 
 /* One expiration per interval; more than one means ticks were missed: they are counted and
@@ -116,7 +116,7 @@ static int run_loop(struct run_state *rs)
 		if (e->opts.sim_clock) {
 			/* Simulated time: the next deadline is reached at once. */
 			uint64_t deadline = e->start_ns + (e->ticks_done + 1) * e->interval_ns;
-			clock_sleep_until(&e->clock, deadline);
+			clock_advance_to(&e->clock, deadline);
 			engine_tick(e, clock_now(&e->clock));
 			if (loop_run_once(e->loop, 0) < 0)
 				return -errno;

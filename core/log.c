@@ -27,11 +27,6 @@ void log_setup(const char *ident, enum log_level level, bool use_syslog)
 		openlog(ident, LOG_PID, LOG_DAEMON);
 }
 
-enum log_level log_get_level(void)
-{
-	return log_state.level;
-}
-
 void log_msg(enum log_level level, const char *fmt, ...)
 {
 	static const int priorities[] = { LOG_ERR, LOG_WARNING, LOG_INFO, LOG_DEBUG };

@@ -14,7 +14,6 @@ enum log_level {
 extern const char *const log_level_names[]; /* "error", "warning", "info", "debug", NULL */
 
 void log_setup(const char *ident, enum log_level level, bool use_syslog);
-enum log_level log_get_level(void);
 
 __attribute__((format(printf, 2, 3))) void log_msg(enum log_level level, const char *fmt, ...);
 

@@ -181,11 +181,6 @@ void msc_monitors_free(struct msc_monitors *m)
 	free(m);
 }
 
-size_t msc_monitors_active(const struct msc_monitors *m)
-{
-	return counter_pool_active(m->pool);
-}
-
 bool msc_monitors_rotating(const struct msc_monitors *m)
 {
 	return counter_pool_rotating(m->pool);

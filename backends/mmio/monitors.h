@@ -25,7 +25,6 @@ int msc_monitors_add(struct msc_monitors *mons, size_t index, uint16_t partid, s
 void msc_monitors_read(struct msc_monitors *mons, uint64_t now_ns, struct sample *out, size_t stride);
 
 /* How many partitions are being measured and whether monitors rotate. */
-size_t msc_monitors_active(const struct msc_monitors *mons);
 bool msc_monitors_rotating(const struct msc_monitors *mons);
 
 #endif
