@@ -1,6 +1,6 @@
 /* Time for the engine and the simulator. The real clock is CLOCK_MONOTONIC (the engine waits on a
- * timerfd); the simulated clock jumps straight to the next deadline, so thousands of ticks run in well under a second while
- * the simulator sees exactly the same timestamps it would see in real time. */
+ * timerfd); the simulated clock jumps straight to the next deadline, so thousands of ticks run in
+ * well under a second while the simulator sees exactly the timestamps it would see in real time. */
 #ifndef MPAMD_CORE_CLOCK_H
 #define MPAMD_CORE_CLOCK_H
 

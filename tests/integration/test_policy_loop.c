@@ -24,27 +24,18 @@
 #include "core/engine.h"
 #include "core/log.h"
 #include "policies/policy.h"
+#include "tests/util/record_reader.h"
 
 #define INTERVAL_MS 100
 #define MAXP	    4
 #define MAXSETS	    4
-
-struct row {
-	unsigned long long t_ms;
-	char partition[65];
-	double mbps;
-	unsigned mb_max, mb_min;
-	int valid;
-	char event[200];
-	double sim_mbps;
-};
 
 /* The run, indexed by tick (1-based) and partition (in config order). */
 struct trace {
 	size_t parts;
 	uint64_t ticks;
 	char names[MAXP][65];
-	struct row *rows; /* [(tick - 1) * parts + part] */
+	struct record_line *rows; /* [(tick - 1) * parts + part] */
 };
 
 struct scheduled_set {
@@ -58,7 +49,7 @@ struct hook {
 	size_t count;
 };
 
-static const struct row *at(const struct trace *t, uint64_t tick, size_t part)
+static const struct record_line *at(const struct trace *t, uint64_t tick, size_t part)
 {
 	assert_true(tick >= 1 && tick <= t->ticks && part < t->parts);
 	return &t->rows[(tick - 1) * t->parts + part];
@@ -71,19 +62,6 @@ static size_t part_index(const struct trace *t, const char *name)
 			return i;
 	fail_msg("no partition %s in the record", name);
 	return 0;
-}
-
-static struct config *load(const char *text)
-{
-	struct diag_list diags;
-	struct config *config = NULL;
-
-	diag_list_init(&diags, "scenario.ini");
-	int r = config_load_string(text, NULL, &config, &diags);
-	diag_print(&diags, stderr);
-	diag_list_fini(&diags);
-	assert_int_equal(r, 0);
-	return config;
 }
 
 static void on_tick(void *ctx, struct engine *engine)
@@ -99,25 +77,6 @@ static void on_tick(void *ctx, struct engine *engine)
 		if (engine_set(engine, hook->sets[i].partition, settings, 1, &err) < 0)
 			fail_msg("set %s %s: %s", hook->sets[i].partition, hook->sets[i].setting, err.text);
 	}
-}
-
-static void parse_row(char *line, struct row *row)
-{
-	char *fields[9] = { 0 };
-	size_t n = 0;
-
-	for (char *f; n < 9 && (f = strsep(&line, ",")) != NULL;)
-		fields[n++] = f;
-	assert_int_equal(n, 9); /* an event with a comma would break the record's columns */
-	memset(row, 0, sizeof(*row));
-	row->t_ms = strtoull(fields[0], NULL, 10);
-	snprintf(row->partition, sizeof(row->partition), "%s", fields[1]);
-	row->mbps = strtod(fields[2], NULL);
-	row->mb_max = (unsigned)strtoul(fields[3], NULL, 10);
-	row->mb_min = (unsigned)strtoul(fields[4], NULL, 10);
-	row->valid = atoi(fields[5]);
-	snprintf(row->event, sizeof(row->event), "%s", fields[7]);
-	row->sim_mbps = strtod(fields[8], NULL);
 }
 
 /* Runs `text` for `ticks` ticks on simulated time with `chain` (NULL: mpamd's own) and reads the
@@ -138,7 +97,9 @@ static struct trace run(const char *text, uint64_t ticks, const struct policy_ch
 
 	assert_true(fd >= 0);
 	close(fd);
-	if (engine_new(load(text), &opts, &engine, &err) < 0)
+	struct config *config = load_config_text(text);
+	assert_non_null(config);
+	if (engine_new(config, &opts, &engine, &err) < 0)
 		fail_msg("engine: %s", err.text);
 	unsigned long errors_before = log_count(LOG_LEVEL_ERROR);
 	assert_int_equal(engine_run(engine, &err), 0);
@@ -150,19 +111,11 @@ static struct trace run(const char *text, uint64_t ticks, const struct policy_ch
 		snprintf(t.names[i], sizeof(t.names[i]), "%s", engine_partition(engine, i)->name);
 	engine_free(engine);
 
-	FILE *in = fopen(path, "r");
-	char line[512], header[256];
-	assert_non_null(fgets(header, sizeof(header), in));
-	assert_string_equal(header, "t_ms,partition,mbps,mb_max,mb_min,valid,estimated,event,sim_mbps\n");
-	t.rows = calloc(ticks * t.parts, sizeof(*t.rows));
-	size_t count = 0;
-	while (fgets(line, sizeof(line), in) && count < ticks * t.parts) {
-		line[strcspn(line, "\n")] = '\0';
-		parse_row(line, &t.rows[count++]);
-	}
-	fclose(in);
+	char header[256];
+	long count = record_read(path, header, sizeof(header), &t.rows);
 	unlink(path);
-	assert_int_equal(count, ticks * t.parts);
+	assert_string_equal(header, "t_ms,partition,mbps,mb_max,mb_min,valid,estimated,event,sim_mbps");
+	assert_int_equal(count, (long)(ticks * t.parts));
 	t.ticks = ticks;
 	return t;
 }
@@ -189,7 +142,7 @@ static struct step_metrics measure_step(const struct trace *t, size_t part, uint
 	unsigned err_n = 0;
 
 	for (uint64_t k = 1; k <= window; k++) {
-		const struct row *r = at(t, step_tick + k, part);
+		const struct record_line *r = at(t, step_tick + k, part);
 		double rel = (r->sim_mbps - target) / target;
 		if (k > 1 || !skip_first)
 			m.overshoot = fmax(m.overshoot, rel);

@@ -17,63 +17,20 @@
 #include "core/engine.h"
 #include "core/log.h"
 #include "policies/policy.h"
-
-struct row {
-	unsigned long long t_ms;
-	char partition[65];
-	bool has_mbps;
-	double mbps;
-	unsigned mb_max, mb_min;
-	int valid, estimated;
-	double sim_mbps;
-};
+#include "tests/util/record_reader.h"
 
 struct run {
-	struct row *rows;
+	struct record_line *rows;
 	size_t count;
 	char header[256];
 };
-
-static struct config *load(const char *text)
-{
-	struct diag_list diags;
-	struct config *config = NULL;
-
-	diag_list_init(&diags, "scenario.ini");
-	int r = config_load_string(text, NULL, &config, &diags);
-	diag_print(&diags, stderr);
-	diag_list_fini(&diags);
-	assert_int_equal(r, 0);
-	return config;
-}
-
-static void parse_row(char *line, struct row *row)
-{
-	char *fields[9] = { 0 };
-	size_t n = 0;
-
-	/* strsep keeps empty fields: an invalid row has an empty mbps. */
-	for (char *f; n < 9 && (f = strsep(&line, ",")) != NULL;)
-		fields[n++] = f;
-	assert_int_equal(n, 9);
-	memset(row, 0, sizeof(*row));
-	row->t_ms = strtoull(fields[0], NULL, 10);
-	snprintf(row->partition, sizeof(row->partition), "%s", fields[1]);
-	row->has_mbps = fields[2][0] != '\0';
-	row->mbps = strtod(fields[2], NULL);
-	row->mb_max = (unsigned)strtoul(fields[3], NULL, 10);
-	row->mb_min = (unsigned)strtoul(fields[4], NULL, 10);
-	row->valid = atoi(fields[5]);
-	row->estimated = atoi(fields[6]);
-	row->sim_mbps = strtod(fields[8], NULL);
-}
 
 /* Runs `ticks` ticks of `text` on the simulated clock and reads the record back. */
 static struct run run_scenario(const char *text, uint64_t ticks)
 {
 	char path[] = "/tmp/mpamd-test-record-XXXXXX";
 	int fd = mkstemp(path);
-	struct config *config = load(text);
+	struct config *config = load_config_text(text);
 	struct engine *engine = NULL;
 	struct err err = { "" };
 	/* Measurement only: the policies stay out of these runs (they are tested in test_policy_loop). */
@@ -93,15 +50,9 @@ static struct run run_scenario(const char *text, uint64_t ticks)
 	assert_int_equal(log_count(LOG_LEVEL_ERROR), errors_before);
 	engine_free(engine);
 
-	FILE *in = fopen(path, "r");
-	char line[512];
-	assert_non_null(fgets(run.header, sizeof(run.header), in));
-	run.rows = calloc(ticks * 64 + 1, sizeof(*run.rows));
-	while (fgets(line, sizeof(line), in)) {
-		line[strcspn(line, "\n")] = '\0';
-		parse_row(line, &run.rows[run.count++]);
-	}
-	fclose(in);
+	long count = record_read(path, run.header, sizeof(run.header), &run.rows);
+	assert_true(count >= 0);
+	run.count = (size_t)count;
 	unlink(path);
 	return run;
 }
@@ -114,7 +65,7 @@ static double worst_error(const struct run *run, unsigned long long after_ms, si
 
 	*valid = *estimated = *invalid = 0;
 	for (size_t i = 0; i < run->count; i++) {
-		const struct row *r = &run->rows[i];
+		const struct record_line *r = &run->rows[i];
 		if (!r->valid) {
 			/* Never a silent zero: an invalid sample has no value at all. */
 			assert_false(r->has_mbps);
@@ -147,7 +98,7 @@ static void test_continuous_monitoring_within_1_percent(void **state)
 			     300);
 	size_t valid, estimated, invalid;
 
-	assert_string_equal(run.header, "t_ms,partition,mbps,mb_max,mb_min,valid,estimated,event,sim_mbps\n");
+	assert_string_equal(run.header, "t_ms,partition,mbps,mb_max,mb_min,valid,estimated,event,sim_mbps");
 	assert_int_equal(run.count, 900);
 	double worst = worst_error(&run, 500, &valid, &estimated, &invalid);
 	printf("continuous: worst error %.4f%% over %zu rows\n", worst * 100, valid);
@@ -193,13 +144,15 @@ static void test_rotation_within_5_percent(void **state)
 
 static void test_interval_too_long_for_31bit_counters(void **state)
 {
-	struct config *config = load("[global]\nbackend = sim\ninterval_ms = 100\n"
-				     "[sim]\ncapacity_mbps = 30000\ncounter_bits = 31\n[partition \"a\"]\n");
+	struct config *config =
+		load_config_text("[global]\nbackend = sim\ninterval_ms = 100\n"
+				 "[sim]\ncapacity_mbps = 30000\ncounter_bits = 31\n[partition \"a\"]\n");
 	struct engine *engine = NULL;
 	struct err err = { "" };
 	struct engine_options opts = { .ticks = 1, .sim_clock = true };
 
 	(void)state;
+	assert_non_null(config);
 	assert_int_equal(engine_new(config, &opts, &engine, &err), -EINVAL);
 	assert_non_null(strstr(err.text, "interval_ms = 100 is too long"));
 	assert_non_null(strstr(err.text, "use interval_ms <= 35"));
@@ -207,13 +160,14 @@ static void test_interval_too_long_for_31bit_counters(void **state)
 
 static void test_sim_clock_needs_sim_backend(void **state)
 {
-	struct config *config = load("[global]\nbackend = mmio\n[msc \"m\"]\nbase = 0x1000\nsize = 0x1000\n"
-				     "[partition \"a\"]\npartid = 1\n");
+	struct config *config = load_config_text("[global]\nbackend = mmio\n[msc \"m\"]\nbase = 0x1000\nsize = 0x1000\n"
+						 "[partition \"a\"]\npartid = 1\n");
 	struct engine *engine = NULL;
 	struct err err = { "" };
 	struct engine_options opts = { .ticks = 1, .sim_clock = true };
 
 	(void)state;
+	assert_non_null(config);
 	assert_int_equal(engine_new(config, &opts, &engine, &err), -EINVAL);
 	assert_non_null(strstr(err.text, "--sim-clock needs backend = sim"));
 }

@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include "core/record.h"
+#include "tests/util/record_reader.h"
 #include "tests/util/testutil.h"
 
 static void test_rows_and_quoting(void **state)
@@ -43,6 +44,14 @@ static void test_rows_and_quoting(void **state)
 				  "100,web,1234.6,80,0,1,0,,1230.0\n"
 				  "200,batch,,40,5,0,0,\"throttle: victim \"\"web\"\" below 6000, squeezed\",0.0\n");
 	free(text);
+	/* And what the tests' reader makes of it: the quoted event whole, the empty rate kept apart. */
+	struct record_line *rows;
+	char header[128];
+	assert_int_equal(record_read(path, header, sizeof(header), &rows), 2);
+	assert_string_equal(rows[1].event, "throttle: victim \"web\" below 6000, squeezed");
+	assert_true(rows[0].has_mbps && !rows[1].has_mbps);
+	assert_true(rows[1].sim_mbps == 0.0 && rows[0].sim_mbps == 1230.0);
+	free(rows);
 	unlink(path);
 }
 
