@@ -197,9 +197,10 @@ static int build_changes(const struct resctrl_info *info, const struct resctrl_g
  * show as the hardware's band (Linux's MPAM glue rounds to the nearest one), so a value within one
  * step of the request is accepted and reported as what is in force. */
 static int verify(const struct resctrl_info *info, struct resctrl_group *g, const struct partition_limits *want,
-		  struct partition_limits *eff, struct err *err)
+		  bool written, struct partition_limits *eff, struct err *err)
 {
-	int r = read_group_schemata(info, g, err);
+	/* Without a write, what was just read is still what the group holds. */
+	int r = written ? read_group_schemata(info, g, err) : 0;
 
 	if (r < 0)
 		return r;
@@ -247,7 +248,7 @@ int resctrl_group_apply(int rootfd, const struct resctrl_info *info, struct resc
 			return fail_with_status(rootfd, err, r, what);
 		}
 	}
-	r = verify(info, g, want, eff, err);
+	r = verify(info, g, want, changes[0] != '\0', eff, err);
 	eff->changed_outside = outside && changes[0];
 	return r;
 }
