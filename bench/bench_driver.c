@@ -13,8 +13,8 @@
 
 #include "backends/mmio/monitors.h"
 #include "backends/mmio/msc.h"
-#include "core/mpam_regs.h"
-#include "core/parse.h"
+#include "backends/mpam/mpam_regs.h"
+#include "core/base/parse.h"
 
 struct flat_bus {
 	struct msc_bus base;
@@ -100,7 +100,7 @@ void bench_ticks(struct msc_monitors **mons, size_t mscs, size_t partitions, uns
 
 static unsigned arg(const char *s, unsigned max)
 {
-	struct parse_err err;
+	struct err err;
 	uint64_t v;
 
 	if (parse_uint(s, 1, max, &v, &err) < 0) {
@@ -140,7 +140,7 @@ int main(int argc, char **argv)
 	bench_ticks(mons, mscs, partitions, ticks, samples);
 	for (unsigned m = 0; m < mscs; m++) {
 		msc_monitors_free(mons[m]);
-		bus_close(msc[m].bus);
+		bus_free(msc[m].bus);
 	}
 	free(msc);
 	free(mons);

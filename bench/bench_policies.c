@@ -18,10 +18,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/engine/registry.h"
 #include "bench/mba_mbps.h"
-#include "core/config.h"
-#include "core/engine.h"
-#include "core/log.h"
+#include "core/config/config.h"
+#include "core/engine/engine.h"
+#include "core/base/log.h"
 #include "policies/policy.h"
 
 #define INTERVAL_MS	   100
@@ -77,7 +78,7 @@ static struct config *load(const char *text)
 	struct config *config = NULL;
 
 	diag_list_init(&diags, "scenario.ini");
-	int r = config_load_string(text, NULL, &config, &diags);
+	int r = config_load_string(text, engine_default_schema(), NULL, &config, &diags);
 	diag_print(&diags, stderr);
 	diag_list_fini(&diags);
 	if (r < 0) {

@@ -68,7 +68,7 @@ static void mba_one(const struct policy_host *h, struct policy_partition *p, str
 {
 	struct target_memory *m = &p->target;
 
-	if (!p->open || p->target_mbps == 0) {
+	if (!p->open || p->goals.target_mbps == 0) {
 		*m = (struct target_memory){ 0 };
 		return;
 	}
@@ -82,7 +82,7 @@ static void mba_one(const struct policy_host *h, struct policy_partition *p, str
 		/* mbm_bw_count(): bytes over the (1 s) period / SZ_1M */
 		uint64_t bytes = (uint64_t)(m->mean_mbps / m->hold * MB);
 		uint32_t cur_bw = (uint32_t)(bytes / (uint64_t)MIB);
-		uint32_t user_bw = (uint32_t)lround(p->target_mbps * MB / MIB);
+		uint32_t user_bw = (uint32_t)lround(p->goals.target_mbps * MB / MIB);
 		uint32_t min_bw = h->min_pct ? h->min_pct : 1, gran = h->gran_pct ? h->gran_pct : 1;
 		uint32_t next = update_mba_bw(m->out_pct, cur_bw, user_bw, min_bw, gran);
 		if (next != m->out_pct)

@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "cli/mpamctl.h"
-#include "core/proto.h"
+#include "core/ctl/proto.h"
 
 #define REPLY_TIMEOUT_MS 5000
 #define REPLY_MAX	 (256u * 1024 * 1024) /* a reply this long is not from mpamd */

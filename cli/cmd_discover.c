@@ -4,11 +4,13 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "backends/backend.h"
-#include "backends/resctrl/resctrl_backend.h"
+#include "backends/resctrl/resctrl_ops.h"
 #include "cli/mpamctl.h"
-#include "core/config.h"
-#include "core/log.h"
+#include "core/base/clock.h"
+#include "core/base/log.h"
+#include "core/config/config.h"
+#include "core/engine/compose.h"
+#include "core/engine/registry.h"
 
 static void discover_usage(FILE *out)
 {
@@ -138,36 +140,31 @@ static int discover(const char *path, const struct config_overrides *overrides, 
 	struct diag_list diags;
 	struct config *config = NULL;
 	diag_list_init(&diags, path);
-	int r = config_load_path(path, overrides, &config, &diags);
+	int r = config_load_path(path, engine_default_schema(), overrides, &config, &diags);
 	diag_print(&diags, stderr);
 	diag_list_fini(&diags);
 	if (r < 0)
 		return EXIT_FAILED;
 
-	const struct backend_ops *ops = backend_for(config->global.backend);
-	struct backend *backend = NULL;
+	struct composition hw;
 	struct clock clock;
 	struct err err = { "" };
 	clock_init_monotonic(&clock);
-	if (!ops) {
-		fprintf(stderr, "mpamctl discover: backend %s is not available in this build\n",
-			backend_kind_names[config->global.backend]);
-	} else if ((r = ops->open(config, &clock, &backend, &err)) < 0) {
+	if ((r = composition_open(&engine_registry_default, config, &clock, &hw, &err)) < 0) {
 		fprintf(stderr, "mpamctl discover: %s\n", err.text);
 	} else {
-		json_t *d = ops->describe(backend);
-		json_object_set_new(d, "backend", json_string(ops->name));
+		json_t *d = composition_describe(&hw);
 		if (json)
 			json_dumpf(d, stdout, JSON_INDENT(2) | JSON_SORT_KEYS), putchar('\n');
-		else if (config->global.backend == BACKEND_RESCTRL)
+		else if (json_object_get(d, "root")) /* resctrl describes its mount */
 			print_resctrl_text(d);
 		else
-			print_text(ops->name, d);
+			print_text(hw.control_ops->name, d);
 		json_decref(d);
-		ops->close(backend);
+		composition_close(&hw);
 	}
 	config_free(config);
-	return ops && r == 0 ? EXIT_OK : EXIT_FAILED;
+	return r == 0 ? EXIT_OK : EXIT_FAILED;
 }
 
 int cmd_discover(int argc, char **argv, const struct ctl_options *opts)
@@ -183,8 +180,6 @@ int cmd_discover(int argc, char **argv, const struct ctl_options *opts)
 	struct config_overrides overrides = { 0 };
 	const char *path = NULL, *root = NULL;
 	bool json = opts->json;
-	struct parse_err perr;
-	unsigned index;
 	int c;
 
 	while ((c = getopt_long(argc, argv, "c:b:r:jh", options, NULL)) != -1) {
@@ -196,12 +191,13 @@ int cmd_discover(int argc, char **argv, const struct ctl_options *opts)
 			root = optarg;
 			break;
 		case 'b':
-			if (parse_enum(optarg, backend_kind_names, &index, &perr) < 0) {
-				fprintf(stderr, "mpamctl discover: --backend %s: %s\n", optarg, perr.text);
+			if (!engine_registry_control(&engine_registry_default, optarg)) {
+				char names[256];
+				config_names_list(engine_default_schema()->backends, names, sizeof(names));
+				fprintf(stderr, "mpamctl discover: --backend %s: expected one of %s\n", optarg, names);
 				return EXIT_USAGE;
 			}
-			overrides.has_backend = true;
-			overrides.backend = (enum backend_kind)index;
+			overrides.backend = optarg;
 			break;
 		case 'j':
 			json = true;

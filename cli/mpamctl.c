@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "cli/mpamctl.h"
-#include "core/config.h"
+#include "core/config/config.h"
 
 struct ctl_command {
 	const char *name;

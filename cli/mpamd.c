@@ -8,10 +8,12 @@
 #include <grp.h>
 
 #include "cli/pidfile.h"
-#include "core/config.h"
-#include "core/engine.h"
-#include "core/log.h"
-#include "core/parse.h"
+#include "cli/tick_table.h"
+#include "core/base/log.h"
+#include "core/base/parse.h"
+#include "core/config/config.h"
+#include "core/engine/engine.h"
+#include "core/engine/registry.h"
 
 enum {
 	EXIT_OK = 0,
@@ -26,6 +28,7 @@ struct daemon_args {
 	const char *config_path;
 	struct config_overrides overrides;
 	struct engine_options engine;
+	struct tick_table table;
 	const char *socket_path;
 	const char *pid_file;
 	bool no_socket;
@@ -63,7 +66,7 @@ static void usage(FILE *out)
 
 static int parse_count(const char *opt, const char *value, uint64_t max, uint64_t *ret)
 {
-	struct parse_err err;
+	struct err err;
 
 	if (parse_uint(value, 1, max, ret, &err) == 0)
 		return 0;
@@ -73,7 +76,7 @@ static int parse_count(const char *opt, const char *value, uint64_t max, uint64_
 
 static int parse_option(int c, struct daemon_args *a)
 {
-	struct parse_err err;
+	struct err err;
 	unsigned index;
 	uint64_t n;
 
@@ -82,12 +85,13 @@ static int parse_option(int c, struct daemon_args *a)
 		a->config_path = optarg;
 		return 0;
 	case 'b':
-		if (parse_enum(optarg, backend_kind_names, &index, &err) < 0) {
-			fprintf(stderr, "mpamd: --backend %s: %s\n", optarg, err.text);
+		if (!engine_registry_control(&engine_registry_default, optarg)) {
+			char names[256];
+			config_names_list(engine_default_schema()->backends, names, sizeof(names));
+			fprintf(stderr, "mpamd: --backend %s: expected one of %s\n", optarg, names);
 			return -EINVAL;
 		}
-		a->overrides.has_backend = true;
-		a->overrides.backend = (enum backend_kind)index;
+		a->overrides.backend = optarg;
 		return 0;
 	case 'f':
 		a->foreground = true;
@@ -103,13 +107,13 @@ static int parse_option(int c, struct daemon_args *a)
 	case 'p':
 		if (parse_count("--print-every", optarg, 1000000, &n) < 0)
 			return -EINVAL;
-		a->engine.print_every = (unsigned)n;
+		a->table.every = (unsigned)n;
 		return 0;
 	case 's':
 		/* The same rule as the socket key: an absolute path that fits in sockaddr_un. */
-		if (optarg[0] != '/' || strlen(optarg) > 107) {
-			fprintf(stderr, "mpamd: --socket %s: must be an absolute path of at most 107 characters\n",
-				optarg);
+		if (optarg[0] != '/' || strlen(optarg) > SOCKET_PATH_MAX) {
+			fprintf(stderr, "mpamd: --socket %s: must be an absolute path of at most %d characters\n",
+				optarg, SOCKET_PATH_MAX);
 			return -EINVAL;
 		}
 		a->socket_path = optarg;
@@ -193,10 +197,15 @@ static int run(struct daemon_args *a, struct config *config)
 	struct engine *engine = NULL;
 	struct err err = { "" };
 	struct engine_options opts = a->engine;
-	const char *backend = backend_kind_names[config->global.backend];
+	char backend[CONFIG_KIND_MAX + 1];
 	unsigned interval = config->global.interval_ms;
 
+	snprintf(backend, sizeof(backend), "%s", config->global.backend);
 	opts.handle_signals = true;
+	if (a->table.every) {
+		opts.on_tick = tick_table_on_tick;
+		opts.on_tick_ctx = &a->table;
+	}
 	opts.config_path = a->config_path;
 	opts.overrides = a->overrides;
 	opts.socket_path = a->no_socket ? NULL : (a->socket_path ? a->socket_path : config->global.socket);
@@ -235,7 +244,7 @@ int main(int argc, char **argv)
 	struct diag_list diags;
 	struct config *config = NULL;
 	diag_list_init(&diags, args.config_path);
-	int r = config_load_path(args.config_path, &args.overrides, &config, &diags);
+	int r = config_load_path(args.config_path, engine_default_schema(), &args.overrides, &config, &diags);
 	diag_print(&diags, stderr);
 	diag_list_fini(&diags);
 	if (r < 0)

@@ -2,7 +2,7 @@
 #ifndef MPAMD_CLI_PIDFILE_H
 #define MPAMD_CLI_PIDFILE_H
 
-#include "core/error.h"
+#include "core/base/error.h"
 
 int pidfile_create(const char *path, struct err *err);
 void pidfile_remove(const char *path);

@@ -1,63 +1,99 @@
-# Source lists, one place to add a file.
-set(MPAMCORE_SOURCES
-  backends/backend.c
-  backends/cgroup_cpu.c
-  backends/mmio/mmio_backend.c
-  backends/mmio/mmio_ops.c
+# The product, layer by layer (see cmake/layers.cmake and docs/ARCHITECTURE.md). A library sees the
+# directories of its own layer and of its DEPS, nothing else: one place to add a file or a dependency.
+
+# Base layer: errors, logging, parsing, clock, the event loop, counters.
+mpamd_layer(mpamd_base DIRS core/base LIBS m SOURCES
+  core/base/clock.c
+  core/base/counter.c
+  core/base/diag.c
+  core/base/error.c
+  core/base/log.c
+  core/base/loop.c
+  core/base/parse.c
+  core/base/suggest.c)
+
+# Base layer: the configuration model, its key tables and loader.
+mpamd_layer(mpamd_config DIRS core/config DEPS mpamd_base LIBS PkgConfig::INIH PkgConfig::JANSSON SOURCES
+  core/config/config_check.c
+  core/config/config_json.c
+  core/config/config_keys.c
+  core/config/config_lines.c
+  core/config/config_load.c
+  core/config/config_types.c
+  core/config/config_write.c
+  core/config/model.c)
+
+# The three contracts (headers) and what their implementations share.
+mpamd_layer(mpamd_contracts DIRS backends/contracts backends/shared DEPS mpamd_config SOURCES
+  backends/shared/counter_pool.c
+  backends/shared/partition_table.c)
+
+# The MPAM register map: the hardware's home, used by the MSC driver and the MSC model.
+mpamd_layer(mpamd_mpam DIRS backends/mpam SOURCES
+  backends/mpam/mpam_regs.c)
+
+mpamd_layer(mpamd_mmio DIRS backends/mmio DEPS mpamd_contracts mpamd_mpam SOURCES
+  backends/mmio/bus_devmem.c
+  backends/mmio/mmio_control.c
+  backends/mmio/monitor_mbwu.c
   backends/mmio/monitors.c
   backends/mmio/msc.c
+  backends/mmio/msc_set.c)
+
+mpamd_layer(mpamd_resctrl DIRS backends/resctrl DEPS mpamd_contracts LIBS PkgConfig::JANSSON SOURCES
+  backends/resctrl/control_resctrl.c
   backends/resctrl/files.c
+  backends/resctrl/fs.c
   backends/resctrl/group.c
-  backends/resctrl/mon.c
+  backends/resctrl/monitor_resctrl.c
   backends/resctrl/parse.c
-  backends/resctrl/probe.c
-  backends/resctrl/resctrl_backend.c
-  backends/sim/sim_backend.c
-  backends/sim/sim_host.c
-  core/clock.c
-  core/counter.c
-  core/counter_pool.c
-  core/engine.c
-  core/proto.c
-  core/ctl_server.c
-  core/engine_apply.c
-  core/engine_ctl.c
-  core/engine_loop.c
-  core/events.c
-  core/loop.c
-  core/record.c
-  core/error.c
-  core/log.c
-  core/config_check.c
-  core/config_json.c
-  core/config_keys.c
-  core/config_write.c
-  core/config_load.c
-  core/diag.c
-  core/model.c
-  core/mpam_regs.c
-  core/parse.c
-  core/suggest.c
-  backends/mmio/bus_devmem.c
-  backends/sim/traffic.c
-  backends/sim/msc_model.c
+  backends/resctrl/probe.c)
+
+# The simulator is a bus for the MMIO driver: it sits on the mmio layer.
+mpamd_layer(mpamd_sim DIRS backends/sim DEPS mpamd_mmio SOURCES
+  backends/sim/actuator_sim.c
   backends/sim/bus_sim.c
+  backends/sim/control_sim.c
+  backends/sim/msc_model.c
+  backends/sim/sim_config.c
+  backends/sim/sim_host.c
+  backends/sim/traffic.c)
+
+mpamd_layer(mpamd_cgroup DIRS backends/cgroup DEPS mpamd_contracts LIBS PkgConfig::LIBCGROUP SOURCES
+  backends/cgroup/actuator_cpu_quota.c
+  backends/cgroup/cpu_quota.c)
+
+mpamd_layer(mpamd_policies DIRS policies DEPS mpamd_config SOURCES
   policies/chain.c
-  policies/static.c
-  policies/target.c
+  policies/escalate.c
   policies/guard.c
   policies/share.c
-  policies/escalate.c
-)
+  policies/static.c
+  policies/target.c)
 
-set(MPAMD_SOURCES
-  cli/mpamd.c
-  cli/pidfile.c
-)
+mpamd_layer(mpamd_ctl DIRS core/ctl DEPS mpamd_base LIBS PkgConfig::JANSSON SOURCES
+  core/ctl/ctl_server.c
+  core/ctl/proto.c)
 
-set(MPAMCTL_SOURCES
-  cli/mpamctl.c
+# The one place that composes: controls, monitors, actuators, policies and the control socket.
+mpamd_layer(mpamd_engine DIRS core/engine
+  DEPS mpamd_mmio mpamd_resctrl mpamd_sim mpamd_cgroup mpamd_policies mpamd_ctl SOURCES
+  core/engine/compose.c
+  core/engine/engine.c
+  core/engine/engine_apply.c
+  core/engine/engine_ctl.c
+  core/engine/engine_loop.c
+  core/engine/events.c
+  core/engine/record.c
+  core/engine/registry.c)
+
+# The programs on top.
+mpamd_layer(mpamd_cli DIRS cli DEPS mpamd_engine SOURCES
   cli/cmd_check_config.c
-  cli/cmd_discover.c
   cli/cmd_ctl.c
-)
+  cli/cmd_discover.c
+  cli/pidfile.c
+  cli/tick_table.c)
+
+set(MPAMD_SOURCES cli/mpamd.c)
+set(MPAMCTL_SOURCES cli/mpamctl.c)

@@ -86,19 +86,19 @@ struct guard_view {
 
 static bool guaranteed(const struct policy_partition *p)
 {
-	return p->open && p->class == CLASS_LATENCY_CRITICAL && p->guarantee_mbps > 0;
+	return p->open && p->goals.class == CLASS_LATENCY_CRITICAL && p->goals.guarantee_mbps > 0;
 }
 
 static bool best_effort(const struct policy_partition *p)
 {
-	return p->open && p->class == CLASS_BEST_EFFORT;
+	return p->open && p->goals.class == CLASS_BEST_EFFORT;
 }
 
 /* The hardware minimum in force covers the guarantee (see the file comment). */
 static bool minimum_covers(const struct policy_host *h, const struct policy_partition *p)
 {
 	return h->has_mb_min && h->capacity_mbps > 0 && !h->capacity_learned && p->mb_min > 0 &&
-	       mbps_of_pct(h, p->mb_min) >= p->guarantee_mbps * GUARD_SHORT_FRACTION;
+	       mbps_of_pct(h, p->mb_min) >= p->goals.guarantee_mbps * GUARD_SHORT_FRACTION;
 }
 
 /* At its demand level (within the band below it): what it gets is what it wants. */
@@ -114,13 +114,13 @@ static double guard_goal(const struct policy_partition *p)
 {
 	double level = p->guard.demand_level_mbps;
 
-	return level > 0 && level < p->guarantee_mbps ? level : p->guarantee_mbps;
+	return level > 0 && level < p->goals.guarantee_mbps ? level : p->goals.guarantee_mbps;
 }
 
 /* Below its guarantee because of its neighbours (as far as the guard can tell). */
 static bool squeezed(const struct policy_host *h, const struct policy_partition *p)
 {
-	double g = p->guarantee_mbps;
+	double g = p->goals.guarantee_mbps;
 
 	return p->valid && p->mbps >= GUARD_IDLE_FRACTION * g && p->mbps < GUARD_SHORT_FRACTION * g &&
 	       !minimum_covers(h, p) && !demand_limited(p);
@@ -128,7 +128,7 @@ static bool squeezed(const struct policy_host *h, const struct policy_partition 
 
 static void assess_one(const struct policy_host *h, const struct policy_partition *p, struct guard_view *v)
 {
-	double g = p->guarantee_mbps;
+	double g = p->goals.guarantee_mbps;
 
 	if (!p->valid) {
 		v->headroom = false; /* unknown: neither cut for it nor give its share away */
@@ -143,7 +143,7 @@ static void assess_one(const struct policy_host *h, const struct policy_partitio
 	if (squeezed(h, p)) {
 		v->need_mbps += guard_goal(p) * (1 + GUARD_CUT_MARGIN) - p->mbps;
 		v->gentle = v->gentle && p->guard.demand_level_mbps > 0;
-		if (!v->victim || p->mbps / g < v->victim->mbps / v->victim->guarantee_mbps)
+		if (!v->victim || p->mbps / g < v->victim->mbps / v->victim->goals.guarantee_mbps)
 			v->victim = p;
 	}
 	if (p->mbps < GUARD_HEADROOM_FRACTION * g)
@@ -172,14 +172,14 @@ static void program_minimum(const struct policy_host *h, const struct policy_par
 {
 	if (!h->has_mb_min || h->capacity_mbps <= 0 || h->capacity_learned)
 		return;
-	unsigned pct = (unsigned)ceil(pct_of_mbps(h, p->guarantee_mbps) - STEP_SLACK);
+	unsigned pct = (unsigned)ceil(pct_of_mbps(h, p->goals.guarantee_mbps) - STEP_SLACK);
 	if (pct > d->mb_max)
 		pct = d->mb_max;
 	if (pct <= d->mb_min)
 		return;
 	if (p->mb_min < pct) /* MBW_MIN reads back at or above what was asked: below it, not yet in force */
-		policy_event(d, "guarantee: mb_min %u%% -> %u%% (%u of %.0f MB/s)", p->mb_min, pct, p->guarantee_mbps,
-			     h->capacity_mbps);
+		policy_event(d, "guarantee: mb_min %u%% -> %u%% (%u of %.0f MB/s)", p->mb_min, pct,
+			     p->goals.guarantee_mbps, h->capacity_mbps);
 	d->mb_min = pct;
 }
 
@@ -227,7 +227,7 @@ static double cut_one(const struct policy_host *h, struct policy_partition *p, s
 	m->want_mbps = m->throttled && m->want_mbps > 0 && m->want_mbps < want ? m->want_mbps * factor : want;
 	if (next < cur)
 		policy_event(d, "throttle: %s short of guarantee (%.0f < %u MB/s): mb_max %u%% -> %u%%",
-			     v->victim->name, v->victim->mbps, v->victim->guarantee_mbps, cur, next);
+			     v->victim->name, v->victim->mbps, v->victim->goals.guarantee_mbps, cur, next);
 	m->throttled = true;
 	m->cut_pct = next < cur ? next : cur;
 	m->dwell = 0;
@@ -266,9 +266,9 @@ static void judge_victims(const struct policy_host *h, struct policy_partition *
 		if (!guaranteed(p) || !p->valid)
 			continue;
 		if (m->demand_level_mbps > 0 && (p->mbps > m->demand_level_mbps * (1 + GUARD_DEMAND_BAND) ||
-						 p->mbps >= p->guarantee_mbps * GUARD_SHORT_FRACTION))
+						 p->mbps >= p->goals.guarantee_mbps * GUARD_SHORT_FRACTION))
 			m->demand_level_mbps = 0; /* it wants more now, or has its guarantee */
-		bool below = p->mbps < p->guarantee_mbps * GUARD_SHORT_FRACTION && !demand_limited(p);
+		bool below = p->mbps < p->goals.guarantee_mbps * GUARD_SHORT_FRACTION && !demand_limited(p);
 		m->spare_ticks = below && spare ? m->spare_ticks + 1 : 0;
 		if (m->spare_ticks >= GUARD_CALM_TICKS) {
 			mark_demand_limited(p, &decisions[i], "the host has spare capacity");
@@ -276,7 +276,7 @@ static void judge_victims(const struct policy_host *h, struct policy_partition *
 		}
 		if (m->before_cut_mbps <= 0 || ++m->since_cut < GUARD_JUDGE_TICKS)
 			continue;
-		if (below && p->mbps < m->before_cut_mbps + GUARD_HELP_FRACTION * p->guarantee_mbps) {
+		if (below && p->mbps < m->before_cut_mbps + GUARD_HELP_FRACTION * p->goals.guarantee_mbps) {
 			mark_demand_limited(p, &decisions[i], "neighbours were cut");
 			forget_squeezes(parts, count); /* the cut did not help: it taught nothing */
 		}

@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/model.h"
+#include "core/config/model.h"
 
 #define POLICY_EVENT_MAX 96
 
@@ -73,13 +73,9 @@ struct escalate_memory {
 struct policy_partition {
 	/* configuration: read-only for policies */
 	const char *name;
-	enum partition_class class;
-	unsigned cfg_mb_min, cfg_mb_max; /* percent; cfg_mb_min 0: none */
-	uint32_t target_mbps;		 /* 0: none */
-	uint32_t guarantee_mbps;	 /* 0: none (only latency-critical have one) */
-	unsigned weight;		 /* share of what is left among best-effort partitions */
-	bool escalation_allowed;	 /* the escalation actuator may act on it (cgroup known, enabled) */
-	bool open;			 /* the backend manages it; policies leave others alone */
+	struct partition_goals goals; /* as configured (or set): class, limits, guarantee, target, weight */
+	bool escalation_allowed;      /* the escalation actuator may act on it (cgroup known, enabled) */
+	bool open;		      /* the control manages it; policies leave others alone */
 	/* measurement: read-only */
 	bool valid;	      /* this tick's sample was measured or estimated */
 	double mbps;	      /* this tick */

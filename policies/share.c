@@ -16,12 +16,12 @@
 
 static bool shares(const struct policy_partition *p)
 {
-	return p->open && p->class == CLASS_BEST_EFFORT && p->guard.throttled && p->target_mbps == 0;
+	return p->open && p->goals.class == CLASS_BEST_EFFORT && p->guard.throttled && p->goals.target_mbps == 0;
 }
 
 static double weight_of(const struct policy_partition *p)
 {
-	return p->weight ? p->weight : 1;
+	return p->goals.weight ? p->goals.weight : 1;
 }
 
 /* Water-filling: partition i gets min(cfg_mb_max, level * weight), with the level at which the parts
@@ -36,8 +36,8 @@ static double water_level(const struct policy_partition *parts, size_t count, do
 		for (size_t i = 0; i < count; i++) {
 			if (!shares(&parts[i]))
 				continue;
-			if (level > 0 && level * weight_of(&parts[i]) >= parts[i].cfg_mb_max)
-				left -= parts[i].cfg_mb_max;
+			if (level > 0 && level * weight_of(&parts[i]) >= parts[i].goals.mb_max)
+				left -= parts[i].goals.mb_max;
 			else
 				weights += weight_of(&parts[i]);
 		}
@@ -46,7 +46,7 @@ static double water_level(const struct policy_partition *parts, size_t count, do
 		double next = left / weights;
 		grew = false;
 		for (size_t i = 0; i < count; i++) {
-			double cap = parts[i].cfg_mb_max, w = weight_of(&parts[i]);
+			double cap = parts[i].goals.mb_max, w = weight_of(&parts[i]);
 			if (shares(&parts[i]) && next * w >= cap && !(level > 0 && level * w >= cap))
 				grew = true;
 		}
@@ -63,13 +63,13 @@ static void apply_part(const struct policy_host *h, const struct policy_partitio
 
 	if (next < floor_pct)
 		next = floor_pct;
-	if (next > p->cfg_mb_max)
-		next = p->cfg_mb_max;
+	if (next > p->goals.mb_max)
+		next = p->goals.mb_max;
 	if (next == d->mb_max)
 		return;
 	if (pct_differs(h, next, p->mb_max))
 		policy_event(d, "%s: weight %u of a %.0f%% best-effort allowance: mb_max %u%% -> %u%%",
-			     next < p->mb_max ? "throttle" : "restore", p->weight, allowance, p->mb_max, next);
+			     next < p->mb_max ? "throttle" : "restore", p->goals.weight, allowance, p->mb_max, next);
 	d->mb_max = next;
 	if (d->mb_min > next)
 		d->mb_min = next;

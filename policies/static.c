@@ -16,27 +16,27 @@
 /* The target controller, the guard, share and escalation may lower these partitions' ceilings. */
 static bool max_may_be_lowered(const struct policy_partition *p)
 {
-	return p->target_mbps > 0 || p->class == CLASS_BEST_EFFORT;
+	return p->goals.target_mbps > 0 || p->goals.class == CLASS_BEST_EFFORT;
 }
 
 /* The guard programs a latency-critical guarantee as a hardware minimum when there is one. */
 static bool min_may_be_raised(const struct policy_host *h, const struct policy_partition *p)
 {
-	return h->has_mb_min && p->class == CLASS_LATENCY_CRITICAL && p->guarantee_mbps > 0;
+	return h->has_mb_min && p->goals.class == CLASS_LATENCY_CRITICAL && p->goals.guarantee_mbps > 0;
 }
 
 static bool max_changed_outside(const struct policy_host *h, const struct policy_partition *p)
 {
-	if (!pct_differs(h, p->mb_max, p->cfg_mb_max))
+	if (!pct_differs(h, p->mb_max, p->goals.mb_max))
 		return false;
-	return p->mb_max > p->cfg_mb_max || !max_may_be_lowered(p);
+	return p->mb_max > p->goals.mb_max || !max_may_be_lowered(p);
 }
 
 static bool min_changed_outside(const struct policy_host *h, const struct policy_partition *p)
 {
-	if (!pct_differs(h, p->mb_min, p->cfg_mb_min))
+	if (!pct_differs(h, p->mb_min, p->goals.mb_min))
 		return false;
-	return p->mb_min < p->cfg_mb_min || !min_may_be_raised(h, p);
+	return p->mb_min < p->goals.mb_min || !min_may_be_raised(h, p);
 }
 
 void policy_static(const struct policy_host *host, struct policy_partition *parts, size_t count,
@@ -48,13 +48,13 @@ void policy_static(const struct policy_host *host, struct policy_partition *part
 
 		if (!p->open)
 			continue;
-		d->mb_max = p->cfg_mb_max;
-		d->mb_min = p->cfg_mb_min <= p->cfg_mb_max ? p->cfg_mb_min : p->cfg_mb_max;
+		d->mb_max = p->goals.mb_max;
+		d->mb_min = p->goals.mb_min <= p->goals.mb_max ? p->goals.mb_min : p->goals.mb_max;
 		if (max_changed_outside(host, p))
 			policy_event(d, "restore: mb_max %u%% in force but %u%% configured (changed outside mpamd)",
-				     p->mb_max, p->cfg_mb_max);
+				     p->mb_max, p->goals.mb_max);
 		if (min_changed_outside(host, p))
 			policy_event(d, "restore: mb_min %u%% in force but %u%% configured (changed outside mpamd)",
-				     p->mb_min, p->cfg_mb_min);
+				     p->mb_min, p->goals.mb_min);
 	}
 }

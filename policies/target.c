@@ -73,15 +73,15 @@ static void learn_gain(const struct policy_host *h, struct policy_partition *p)
 
 static unsigned upper_bound(const struct policy_partition *p)
 {
-	return p->cfg_mb_max;
+	return p->goals.mb_max;
 }
 
 static unsigned lower_bound(const struct policy_host *h, const struct policy_partition *p)
 {
 	unsigned lo = policy_floor_pct(h);
 
-	if (p->cfg_mb_min > lo)
-		lo = step_up(h, p->cfg_mb_min);
+	if (p->goals.mb_min > lo)
+		lo = step_up(h, p->goals.mb_min);
 	return lo < upper_bound(p) ? lo : upper_bound(p);
 }
 
@@ -89,7 +89,7 @@ static unsigned lower_bound(const struct policy_host *h, const struct policy_par
  * ceiling. */
 static unsigned model_setting(const struct policy_host *h, const struct policy_partition *p, double g)
 {
-	double pct = p->target_mbps / g - TARGET_MODEL_SLACK_STEPS * policy_gran(h);
+	double pct = p->goals.target_mbps / g - TARGET_MODEL_SLACK_STEPS * policy_gran(h);
 
 	return clamp_pct(step_up(h, pct), lower_bound(h, p), upper_bound(p));
 }
@@ -115,11 +115,11 @@ static void first_move(const struct policy_host *h, struct policy_partition *p, 
 	unsigned next = model_setting(h, p, g);
 
 	m->integral = next;
-	m->last_target = p->target_mbps;
+	m->last_target = p->goals.target_mbps;
 	set_output(m, next, false);
 	if (next != from)
 		policy_event(d, "%s: %s %u MB/s at %.0f MB/s per %%: mb_max %u%% -> %u%%",
-			     next < from ? "throttle" : "restore", why, p->target_mbps, g, from, next);
+			     next < from ? "throttle" : "restore", why, p->goals.target_mbps, g, from, next);
 }
 
 static bool is_one_step(const struct policy_host *h, unsigned a, unsigned b)
@@ -135,7 +135,7 @@ static void pi_move(const struct policy_host *h, struct policy_partition *p, str
 
 	m->hold++;
 	m->mean_mbps += (p->mbps - m->mean_mbps) / (m->hold < TARGET_MEAN_WINDOW ? m->hold : TARGET_MEAN_WINDOW);
-	double e = (double)p->target_mbps - m->mean_mbps;
+	double e = (double)p->goals.target_mbps - m->mean_mbps;
 	if (fabs(e) <= TARGET_DEADBAND_STEPS * step_mbps)
 		return;
 	m->integral = clamp_d(m->integral + TARGET_KI * e / g, lo, ceiling);
@@ -152,7 +152,7 @@ static void pi_move(const struct policy_host *h, struct policy_partition *p, str
 		return;
 	}
 	policy_event(d, "%s: %.0f MB/s %s target %u: mb_max %u%% -> %u%%", dir < 0 ? "throttle" : "restore",
-		     m->mean_mbps, dir < 0 ? "over" : "under", p->target_mbps, m->out_pct, next);
+		     m->mean_mbps, dir < 0 ? "over" : "under", p->goals.target_mbps, m->out_pct, next);
 	set_output(m, next, one_step);
 }
 
@@ -167,7 +167,7 @@ static void target_one(const struct policy_host *h, struct policy_partition *p, 
 {
 	struct target_memory *m = &p->target;
 
-	if (!p->open || p->target_mbps == 0) {
+	if (!p->open || p->goals.target_mbps == 0) {
 		disengage(p, d);
 		return;
 	}
@@ -175,10 +175,10 @@ static void target_one(const struct policy_host *h, struct policy_partition *p, 
 		learn_gain(h, p);
 		double g = model_gain(h, p);
 		if (g > 0) {
-			double over = p->mbps - p->target_mbps;
-			if (!m->out_pct || m->last_target != p->target_mbps)
+			double over = p->mbps - p->goals.target_mbps;
+			if (!m->out_pct || m->last_target != p->goals.target_mbps)
 				first_move(h, p, d, g, "new target");
-			else if (over > TARGET_RESEED_FRACTION * p->target_mbps)
+			else if (over > TARGET_RESEED_FRACTION * p->goals.target_mbps)
 				first_move(h, p, d, g, "far over target");
 			else
 				pi_move(h, p, d, g);

@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/base/error.h"
+
 struct msc_bus;
 
 struct msc_bus_ops {
@@ -16,7 +18,7 @@ struct msc_bus_ops {
 	int (*write32)(struct msc_bus *bus, uint32_t offset, uint32_t value);
 	int (*read64)(struct msc_bus *bus, uint32_t offset, uint64_t *ret);
 	int (*write64)(struct msc_bus *bus, uint32_t offset, uint64_t value);
-	void (*close)(struct msc_bus *bus);
+	void (*free)(struct msc_bus *bus);
 };
 
 /* Implementations embed this as their first member. */
@@ -46,10 +48,10 @@ static inline int bus_write64(struct msc_bus *bus, uint32_t offset, uint64_t val
 	return bus->ops->write64(bus, offset, value);
 }
 
-static inline void bus_close(struct msc_bus *bus)
+static inline void bus_free(struct msc_bus *bus)
 {
 	if (bus)
-		bus->ops->close(bus);
+		bus->ops->free(bus);
 }
 
 /* True when an access of `width` bytes at `offset` lies inside a window of `size` bytes and is
@@ -60,8 +62,8 @@ static inline int bus_access_ok(uint64_t size, uint32_t offset, unsigned width)
 }
 
 /* Opens /dev/mem (or `path`, for tests) and maps [base, base+size) with O_SYNC, so every access
- * reaches the device. On failure returns a negative errno and writes why into `why`
- * (missing /dev/mem, CONFIG_STRICT_DEVMEM/CONFIG_DEVMEM, permission...). */
-int bus_devmem_open(const char *path, uint64_t base, uint64_t size, struct msc_bus **ret, char *why, size_t why_len);
+ * reaches the device. On failure returns a negative errno and says why in err (missing /dev/mem,
+ * CONFIG_STRICT_DEVMEM/CONFIG_DEVMEM, permission...). */
+int bus_devmem_new(const char *path, uint64_t base, uint64_t size, struct msc_bus **ret, struct err *err);
 
 #endif

@@ -61,7 +61,7 @@ static int devmem_write64(struct msc_bus *bus, uint32_t offset, uint64_t value)
 	return 0;
 }
 
-static void devmem_close(struct msc_bus *bus)
+static void devmem_free(struct msc_bus *bus)
 {
 	struct devmem_bus *d = to_devmem(bus);
 
@@ -75,101 +75,99 @@ static const struct msc_bus_ops devmem_ops = {
 	.write32 = devmem_write32,
 	.read64 = devmem_read64,
 	.write64 = devmem_write64,
-	.close = devmem_close,
+	.free = devmem_free,
 };
 
-/* Writes "cannot map <path> [base, end): <reason>" into why, when the caller gave a buffer. */
-__attribute__((format(printf, 6, 7))) static void explain(char *why, size_t why_len, const char *path, uint64_t base,
+/* Writes "cannot map <path> [base, end): <reason>" into err, when the caller gave one. */
+__attribute__((format(printf, 5, 6))) static void explain(struct err *err, const char *path, uint64_t base,
 							  uint64_t size, const char *fmt, ...)
 {
 	char reason[256];
 	va_list ap;
 
-	if (!why || why_len == 0)
+	if (!err)
 		return;
 	va_start(ap, fmt);
 	vsnprintf(reason, sizeof(reason), fmt, ap);
 	va_end(ap);
-	snprintf(why, why_len, "cannot map %s [0x%" PRIx64 ", 0x%" PRIx64 "): %s", path, base, base + size, reason);
+	err_set(err, 0, "cannot map %s [0x%" PRIx64 ", 0x%" PRIx64 "): %s", path, base, base + size, reason);
 }
 
 /* mmap needs page-aligned, non-empty ranges that fit in off_t and size_t; say which rule is broken. */
-static int check_window(const char *path, uint64_t base, uint64_t size, char *why, size_t why_len)
+static int check_window(const char *path, uint64_t base, uint64_t size, struct err *err)
 {
 	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
 
 	if (size == 0) {
-		explain(why, why_len, path, base, size, "the window is empty");
+		explain(err, path, base, size, "the window is empty");
 		return -EINVAL;
 	}
 	if (base % page != 0 || size % page != 0) {
-		explain(why, why_len, path, base, size,
-			"base and size must be multiples of the page size (0x%" PRIx64 ")", page);
+		explain(err, path, base, size, "base and size must be multiples of the page size (0x%" PRIx64 ")",
+			page);
 		return -EINVAL;
 	}
 	if (size > SIZE_MAX || size > (uint64_t)INT64_MAX || base > (uint64_t)INT64_MAX - size ||
 	    (uint64_t)(off_t)base != base) {
-		explain(why, why_len, path, base, size, "the range does not fit in this process's address types");
+		explain(err, path, base, size, "the range does not fit in this process's address types");
 		return -EINVAL;
 	}
 	return 0;
 }
 
-static int open_failed(const char *path, uint64_t base, uint64_t size, char *why, size_t why_len)
+static int open_failed(const char *path, uint64_t base, uint64_t size, struct err *err)
 {
-	int err = errno;
+	int code = errno;
 
-	if (err == ENOENT)
-		explain(why, why_len, path, base, size, "%s does not exist: the kernel was built without CONFIG_DEVMEM",
-			path);
-	else if (err == EACCES || err == EPERM)
-		explain(why, why_len, path, base, size, "need root (CAP_SYS_RAWIO) to open %s: %s", path,
-			strerror(err));
+	if (code == ENOENT)
+		explain(err, path, base, size, "%s does not exist: the kernel was built without CONFIG_DEVMEM", path);
+	else if (code == EACCES || code == EPERM)
+		explain(err, path, base, size, "need root (CAP_SYS_RAWIO) to open %s: %s", path, strerror(code));
 	else
-		explain(why, why_len, path, base, size, "cannot open %s: %s", path, strerror(err));
-	return -err;
+		explain(err, path, base, size, "cannot open %s: %s", path, strerror(code));
+	return -code;
 }
 
-static int mmap_failed(const char *path, uint64_t base, uint64_t size, char *why, size_t why_len)
+static int mmap_failed(const char *path, uint64_t base, uint64_t size, struct err *err)
 {
-	int err = errno;
+	int code = errno;
 
 	/* mmap of /dev/mem fails with EPERM only when devmem_is_allowed() or the iomem checks refuse. */
-	if (err == EPERM)
-		explain(why, why_len, path, base, size,
+	if (code == EPERM)
+		explain(err, path, base, size,
 			"the kernel refuses the mapping: CONFIG_STRICT_DEVMEM or CONFIG_IO_STRICT_DEVMEM blocks this "
 			"range; boot with iomem=relaxed or use the resctrl backend");
 	else
-		explain(why, why_len, path, base, size, "mmap failed: %s", strerror(err));
-	return -err;
+		explain(err, path, base, size, "mmap failed: %s", strerror(code));
+	return -code;
 }
 
-int bus_devmem_open(const char *path, uint64_t base, uint64_t size, struct msc_bus **ret, char *why, size_t why_len)
+int bus_devmem_new(const char *path, uint64_t base, uint64_t size, struct msc_bus **ret, struct err *err)
 {
 	struct devmem_bus *d;
 	void *map;
-	int fd, err;
+	int fd, r;
 
-	err = check_window(path, base, size, why, why_len);
-	if (err)
-		return err;
+	r = check_window(path, base, size, err);
+	if (r)
+		return r;
 	d = calloc(1, sizeof(*d));
 	if (!d) {
-		explain(why, why_len, path, base, size, "out of memory");
+		explain(err, path, base, size, "out of memory");
 		return -ENOMEM;
 	}
 	fd = open(path, O_RDWR | O_SYNC | O_CLOEXEC);
 	if (fd < 0) {
-		err = open_failed(path, base, size, why, why_len);
+		r = open_failed(path, base, size, err);
 		free(d);
-		return err;
+		return r;
 	}
 	map = mmap(NULL, (size_t)size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)base);
 	if (map == MAP_FAILED) {
-		err = mmap_failed(path, base, size, why, why_len);
+		r = mmap_failed(path, base, size, err);
 		close(fd);
 		free(d);
-		return err;
+		return r;
 	}
 	*d = (struct devmem_bus){ .bus = { .ops = &devmem_ops, .base = base, .size = size }, .fd = fd, .map = map };
 	*ret = &d->bus;

@@ -5,8 +5,8 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "core/counter_pool.h"
-#include "core/mpam_regs.h"
+#include "backends/shared/counter_pool.h"
+#include "backends/mpam/mpam_regs.h"
 
 /* A long counter whose high word keeps changing between reads is given up after this many tries. */
 #define LONG_READ_RETRIES 3
@@ -195,6 +195,11 @@ int msc_monitors_add(struct msc_monitors *m, size_t index, uint16_t partid, stru
 			       m->msc->caps.partid_max);
 	m->partids[index] = partid;
 	return counter_pool_add(m->pool, index);
+}
+
+void msc_monitors_remove(struct msc_monitors *m, size_t index)
+{
+	counter_pool_remove(m->pool, index);
 }
 
 void msc_monitors_read(struct msc_monitors *m, uint64_t now_ns, struct sample *out, size_t stride)

@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "backends/backend.h"
+#include "backends/contracts/monitor.h"
 #include "backends/mmio/msc.h"
 
 struct msc_monitors;
@@ -19,6 +19,9 @@ void msc_monitors_free(struct msc_monitors *mons);
 
 /* Starts measuring partition `index`, which runs as `partid`. */
 int msc_monitors_add(struct msc_monitors *mons, size_t index, uint16_t partid, struct err *err);
+
+/* Stops measuring partition `index`. */
+void msc_monitors_remove(struct msc_monitors *mons, size_t index);
 
 /* Reads every monitor at `now_ns` and writes one sample per partition index to
  * out[index * stride]; indices never added get SAMPLE_INVALID. Then rotates monitors if needed. */

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "core/mpam_regs.h"
+#include "backends/mpam/mpam_regs.h"
 
 static int read_idr(struct msc_bus *bus, uint64_t *ret)
 {
@@ -108,7 +108,7 @@ static void pick_ris(struct msc_caps *caps)
 
 static int probe_all_ris(struct msc_bus *bus, bool monitor_only, struct msc_caps *caps, struct err *err)
 {
-	uint64_t raw;
+	uint64_t raw = 0; /* read_idr sets it on success; -O3 cannot see that through the bus call */
 	int r = read_idr(bus, &raw);
 
 	if (r < 0)

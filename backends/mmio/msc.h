@@ -9,8 +9,8 @@
 #include <stdint.h>
 
 #include "backends/mmio/bus.h"
-#include "core/error.h"
-#include "core/parse.h"
+#include "core/base/error.h"
+#include "core/base/parse.h"
 
 #define MSC_MAX_RIS 16
 
@@ -45,7 +45,8 @@ struct msc {
 	char name[NAME_MAX_LEN + 1];
 	struct msc_bus *bus; /* owned */
 	struct msc_caps caps;
-	bool monitor_only; /* never touch MPAMCFG_* (resctrl owns the controls) */
+	bool monitor_only;    /* never touch MPAMCFG_* (resctrl owns the controls) */
+	double capacity_mbps; /* what the platform says it carries (the simulator knows); 0: unknown */
 };
 
 /* Probes the MSC behind `bus`. With `monitor_only`, reads only ID registers and writes nothing

@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "backends/resctrl/resctrl.h"
-#include "core/parse.h"
+#include "core/base/parse.h"
 
 int resctrl_read_at(int dirfd, const char *path, char *buf, size_t len)
 {
@@ -28,7 +28,7 @@ int resctrl_read_at(int dirfd, const char *path, char *buf, size_t len)
 int resctrl_read_uint_at(int dirfd, const char *path, unsigned base, uint64_t *ret)
 {
 	char buf[64];
-	struct parse_err perr;
+	struct err perr;
 	int r = resctrl_read_at(dirfd, path, buf, sizeof(buf));
 
 	if (r < 0)

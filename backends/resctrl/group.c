@@ -9,8 +9,8 @@
 #include <unistd.h>
 
 #include "backends/resctrl/resctrl.h"
-#include "core/log.h"
-#include "core/parse.h"
+#include "core/base/log.h"
+#include "core/base/parse.h"
 
 static int fail_with_status(int rootfd, struct err *err, int r, const char *what)
 {
@@ -297,7 +297,7 @@ int resctrl_group_set_cpus(int rootfd, struct resctrl_group *g, const struct cpu
 {
 	char have[CPU_LIMIT * 6], want[CPU_LIMIT * 6];
 	struct cpu_set current = { 0 };
-	struct parse_err perr;
+	struct err perr;
 
 	cpu_set_format(cpus, want, sizeof(want));
 	if (resctrl_read_at(g->dirfd, "cpus_list", have, sizeof(have)) == 0) {

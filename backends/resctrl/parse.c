@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "backends/resctrl/resctrl.h"
-#include "core/parse.h"
+#include "core/base/parse.h"
 
 static bool is_bitmap_resource(const char *name)
 {
@@ -27,7 +27,7 @@ static int parse_domains(char *text, bool hex, struct schemata_line *line, struc
 {
 	for (char *save = NULL, *item = strtok_r(text, ";", &save); item; item = strtok_r(NULL, ";", &save)) {
 		char *eq = strchr(item, '=');
-		struct parse_err perr;
+		struct err perr;
 		uint64_t id, value;
 		if (!eq)
 			return err_set(err, -EINVAL, "schemata %s: '%s' is not id=value", line->resource, trim(item));
@@ -122,7 +122,7 @@ int resctrl_parse_counter(const char *text, uint64_t *ret, const char **reason)
 		{ "Error", "resctrl reports a counter Error" },
 	};
 	char buf[32];
-	struct parse_err perr;
+	struct err perr;
 
 	snprintf(buf, sizeof(buf), "%s", text);
 	buf[strcspn(buf, "\n")] = '\0';

@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "backends/resctrl/resctrl.h"
-#include "core/log.h"
+#include "core/base/log.h"
 
 #define RDTGROUP_SUPER_MAGIC 0x7655821
 

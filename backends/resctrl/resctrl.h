@@ -7,10 +7,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "backends/backend.h"
-#include "core/error.h"
+#include "backends/contracts/monitor.h"
+#include "core/base/error.h"
 
-#define RESCTRL_MAX_DOMAINS BACKEND_MAX_DOMAINS
+#define RESCTRL_MAX_DOMAINS MONITOR_MAX_DOMAINS
 #define RESCTRL_NAME_MAX    16
 
 /* ---- parse.c: pure text parsers ---- */
@@ -117,7 +117,17 @@ int resctrl_probe(int rootfd, const char *root, bool explicit_root, struct resct
 /* A JSON description for `mpamctl discover`. */
 json_t *resctrl_info_to_json(const struct resctrl_info *info, const char *root);
 
-#endif
+/* ---- fs.c: a resctrl mount as the control and the monitor share it ---- */
+
+struct resctrl_fs {
+	int rootfd;
+	char *root;
+	struct resctrl_info info;
+};
+
+/* Opens and probes the mount at `root` (an explicit, non-default root may be a copy or an emulator). */
+int resctrl_fs_new(const char *root, struct resctrl_fs **ret, struct err *err);
+void resctrl_fs_free(struct resctrl_fs *fs);
 
 /* ---- group.c: one control group per partition ---- */
 
@@ -153,17 +163,4 @@ unsigned resctrl_mb_percent(const struct resctrl_info *info, uint64_t value);
 /* Checks a cache bitmap against cbm_mask, min_cbm_bits and sparse_masks. */
 int resctrl_check_cbm(const struct resctrl_cache_res *res, uint64_t cbm, struct err *err);
 
-/* ---- mon.c: bandwidth counters of the groups ---- */
-
-struct resctrl_mon;
-
-/* Counters of up to `partitions` groups on every monitoring domain, read from `event`
- * (mbm_total_bytes or mbm_local_bytes). In mbm_event mode counters are assigned to groups, and
- * rotated when there are fewer than groups. */
-int resctrl_mon_new(int rootfd, const struct resctrl_info *info, const char *event, size_t partitions,
-		    struct resctrl_mon **ret, struct err *err);
-void resctrl_mon_free(struct resctrl_mon *mon);
-/* Starts measuring partition `index`, whose group is `g` (kept open by the caller). */
-int resctrl_mon_add(struct resctrl_mon *mon, size_t index, const struct resctrl_group *g, struct err *err);
-/* One pread per counter; samples[index * domains + domain]. */
-void resctrl_mon_read(struct resctrl_mon *mon, uint64_t now_ns, struct sample *samples);
+#endif

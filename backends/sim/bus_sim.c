@@ -8,7 +8,7 @@
 
 #include "backends/mmio/bus.h"
 #include "backends/sim/msc_model.h"
-#include "core/mpam_regs.h"
+#include "backends/mpam/mpam_regs.h"
 
 struct bus_sim {
 	struct msc_bus bus; /* first, as bus.h requires */
@@ -41,7 +41,7 @@ static int bus_sim_write64(struct msc_bus *bus, uint32_t offset, uint64_t value)
 }
 
 /* Frees the bus only: the model belongs to whoever created it. */
-static void bus_sim_close(struct msc_bus *bus)
+static void bus_sim_free(struct msc_bus *bus)
 {
 	free(bus);
 }
@@ -51,23 +51,22 @@ static const struct msc_bus_ops bus_sim_ops = {
 	.write32 = bus_sim_write32,
 	.read64 = bus_sim_read64,
 	.write64 = bus_sim_write64,
-	.close = bus_sim_close,
+	.free = bus_sim_free,
 };
 
-struct msc_bus *bus_sim_new(struct msc_model *model, uint64_t base)
+int bus_sim_new(struct msc_model *model, uint64_t base, struct msc_bus **ret)
 {
 	struct bus_sim *sim;
 
-	if (!model) {
-		errno = EINVAL;
-		return NULL;
-	}
+	if (!model)
+		return -EINVAL;
 	sim = calloc(1, sizeof(*sim));
 	if (!sim)
-		return NULL;
+		return -ENOMEM;
 	sim->bus.ops = &bus_sim_ops;
 	sim->bus.base = base;
 	sim->bus.size = MPAM_MSC_PAGE_SIZE;
 	sim->model = model;
-	return &sim->bus;
+	*ret = &sim->bus;
+	return 0;
 }

@@ -25,9 +25,9 @@
 
 #include "backends/mmio/bus.h"
 #include "backends/sim/msc_model.h"
-#include "core/mpam_regs.h"
+#include "backends/mpam/mpam_regs.h"
 
-/* MPAMF_PRI_IDR fields (Linux mpam_internal.h); core/mpam_regs.h does not describe this register. */
+/* MPAMF_PRI_IDR fields (Linux mpam_internal.h); backends/mpam/mpam_regs.h does not describe this register. */
 #define PRI_IDR_HAS_INTPRI	MPAM_BIT(0)
 #define PRI_IDR_INTPRI_0_IS_LOW MPAM_BIT(1)
 #define PRI_IDR_INTPRI_WD	MPAM_GENMASK(9, 4)
@@ -133,34 +133,33 @@ static void partid_cfg_reset(struct partid_cfg *cfg, const struct msc_model *m)
 	*cfg = (struct partid_cfg){ .mbw_max = bwa_field_mask(m) }; /* MAX 100%, everything else 0 */
 }
 
-struct msc_model *msc_model_new(const struct msc_model_params *params)
+int msc_model_new(const struct msc_model_params *params, struct msc_model **ret)
 {
 	struct msc_model *m;
 
-	if (!params || !params_valid(params)) {
-		errno = EINVAL;
-		return NULL;
-	}
+	if (!params || !params_valid(params))
+		return -EINVAL;
 	m = calloc(1, sizeof(*m));
 	if (!m)
-		return NULL;
+		return -ENOMEM;
 	m->p = *params;
 	m->nr_ris = params->has_ris ? (unsigned)params->ris_max + 1 : 1;
 	m->cpbm_words = (params->cpbm_wd + 31u) / 32u;
 	m->ris = calloc(m->nr_ris, sizeof(*m->ris));
-	if (!m->ris)
-		goto fail;
-	for (unsigned r = 0; r < m->nr_ris; r++) {
-		if (ris_alloc(&m->ris[r], m) < 0)
-			goto fail;
+	for (unsigned r = 0; m->ris && r < m->nr_ris; r++) {
+		if (ris_alloc(&m->ris[r], m) < 0) {
+			msc_model_free(m);
+			return -ENOMEM;
+		}
 		for (size_t id = 0; id <= params->partid_max; id++)
 			partid_cfg_reset(&m->ris[r].cfg[id], m);
 	}
-	return m;
-fail:
-	msc_model_free(m);
-	errno = ENOMEM;
-	return NULL;
+	if (!m->ris) {
+		msc_model_free(m);
+		return -ENOMEM;
+	}
+	*ret = m;
+	return 0;
 }
 
 void msc_model_free(struct msc_model *model)

@@ -47,7 +47,8 @@ void msc_model_params_default(struct msc_model_params *p);
 
 struct msc_model;
 
-struct msc_model *msc_model_new(const struct msc_model_params *params);
+/* -EINVAL for parameters no MSC could have, -ENOMEM. */
+int msc_model_new(const struct msc_model_params *params, struct msc_model **ret);
 void msc_model_free(struct msc_model *model);
 const struct msc_model_params *msc_model_params(const struct msc_model *model);
 
@@ -81,6 +82,6 @@ uint64_t msc_model_bad_accesses(const struct msc_model *model);
 
 /* The simulated bus over a model (bus_sim.c). The bus does not own the model. */
 struct msc_bus;
-struct msc_bus *bus_sim_new(struct msc_model *model, uint64_t base);
+int bus_sim_new(struct msc_model *model, uint64_t base, struct msc_bus **ret);
 
 #endif

@@ -5,11 +5,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backends/sim/sim_config.h"
 #include "backends/sim/traffic.h"
-#include "core/mpam_regs.h"
+#include "backends/mpam/mpam_regs.h"
 
 struct sim_host {
-	const struct config *config; /* outlives the host */
+	const struct config *config;  /* outlives the host */
+	const struct sim_config *sim; /* its [sim] section */
 	struct msc_model **mscs;
 	size_t msc_count;
 	size_t partition_count;
@@ -18,6 +20,7 @@ struct sim_host {
 	struct traffic_rng rng;
 	uint64_t demand_tick; /* the tick demand[] holds, UINT64_MAX before the first */
 	double *demand;	      /* per partition, MB/s, noise applied */
+	double *cpu_share;    /* per partition: the part of its demand its CPU quota lets it issue (1: all) */
 	double *residual;     /* per MSC x partition: bytes not yet handed to the model */
 	double *span_bytes;   /* per partition, served during the current advance */
 	double *truth;	      /* per partition, MB/s over the last advance */
@@ -45,6 +48,7 @@ void sim_host_free(struct sim_host *h)
 		msc_model_free(h->mscs[i]);
 	free(h->mscs);
 	free(h->demand);
+	free(h->cpu_share);
 	free(h->residual);
 	free(h->span_bytes);
 	free(h->truth);
@@ -59,12 +63,16 @@ static bool alloc_arrays(struct sim_host *h)
 
 	h->mscs = calloc(h->msc_count, sizeof(*h->mscs));
 	h->demand = calloc(n, sizeof(*h->demand));
+	h->cpu_share = calloc(n, sizeof(*h->cpu_share));
 	h->residual = calloc(n * h->msc_count, sizeof(*h->residual));
 	h->span_bytes = calloc(n, sizeof(*h->span_bytes));
 	h->truth = calloc(n, sizeof(*h->truth));
 	h->requests = calloc(n, sizeof(*h->requests));
 	h->served = calloc(n, sizeof(*h->served));
-	return h->mscs && h->demand && h->residual && h->span_bytes && h->truth && h->requests && h->served;
+	for (size_t i = 0; h->cpu_share && i < n; i++)
+		h->cpu_share[i] = 1.0;
+	return h->mscs && h->demand && h->cpu_share && h->residual && h->span_bytes && h->truth && h->requests &&
+	       h->served;
 }
 
 int sim_host_new(const struct config *config, uint64_t start_ns, struct sim_host **ret, struct err *err)
@@ -75,21 +83,25 @@ int sim_host_new(const struct config *config, uint64_t start_ns, struct sim_host
 	if (!h)
 		return err_set(err, -ENOMEM, "out of memory");
 	h->config = config;
-	h->msc_count = config->sim.mscs;
+	h->sim = sim_config_of(config);
+	if (!h->sim) {
+		free(h);
+		return err_set(err, -EINVAL, "the configuration was loaded without the simulator's keys");
+	}
+	h->msc_count = h->sim->mscs;
 	h->partition_count = config->partition_count;
-	h->capacity_mbps = config->sim.capacity_mbps;
+	h->capacity_mbps = h->sim->capacity_mbps;
 	h->start_ns = h->last_ns = start_ns;
 	h->interval_ns = (uint64_t)config->global.interval_ms * 1000000u;
 	h->demand_tick = UINT64_MAX;
-	traffic_rng_seed(&h->rng, config->sim.seed);
+	traffic_rng_seed(&h->rng, h->sim->seed);
 	if (!alloc_arrays(h)) {
 		sim_host_free(h);
 		return err_set(err, -ENOMEM, "out of memory");
 	}
-	model_params_from_config(&config->sim, &params);
+	model_params_from_config(h->sim, &params);
 	for (size_t i = 0; i < h->msc_count; i++) {
-		h->mscs[i] = msc_model_new(&params);
-		if (!h->mscs[i]) {
+		if (msc_model_new(&params, &h->mscs[i]) < 0) {
 			sim_host_free(h);
 			return err_set(err, -ENOMEM, "out of memory for simulated MSC %zu", i);
 		}
@@ -108,6 +120,12 @@ struct msc_model *sim_host_msc(struct sim_host *h, size_t index)
 	return index < h->msc_count ? h->mscs[index] : NULL;
 }
 
+void sim_host_set_cpu_share(struct sim_host *h, size_t index, double share)
+{
+	if (index < h->partition_count)
+		h->cpu_share[index] = share < 0 ? 0 : (share > 1 ? 1 : share);
+}
+
 double sim_host_truth_mbps(const struct sim_host *h, size_t index)
 {
 	return index < h->partition_count ? h->truth[index] : 0.0;
@@ -119,8 +137,8 @@ static void update_demand(struct sim_host *h, uint64_t tick)
 		return;
 	h->demand_tick = tick;
 	for (size_t i = 0; i < h->partition_count; i++) {
-		double base = demand_profile_at(&h->config->partitions[i].sim_demand, tick);
-		h->demand[i] = traffic_noisy_demand(base, h->config->sim.noise_pct, &h->rng);
+		double base = demand_profile_at(sim_partition_demand(h->config, &h->config->partitions[i]), tick);
+		h->demand[i] = traffic_noisy_demand(base, h->sim->noise_pct, &h->rng) * h->cpu_share[i];
 	}
 }
 
@@ -128,7 +146,7 @@ static void update_demand(struct sim_host *h, uint64_t tick)
 static void serve_msc(struct sim_host *h, size_t m, uint64_t dt_ns)
 {
 	struct msc_model *model = h->mscs[m];
-	unsigned wd = h->config->sim.bwa_wd;
+	unsigned wd = h->sim->bwa_wd;
 
 	for (size_t i = 0; i < h->partition_count; i++) {
 		uint16_t partid = h->config->partitions[i].partid;

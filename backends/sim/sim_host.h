@@ -12,8 +12,8 @@
 #include <stdint.h>
 
 #include "backends/sim/msc_model.h"
-#include "core/error.h"
-#include "core/model.h"
+#include "core/base/error.h"
+#include "core/config/model.h"
 
 /* Share of each partition's traffic that is reads (the rest are writes), for RWBW filtering. */
 #define SIM_READ_PERCENT 70
@@ -30,6 +30,10 @@ struct msc_model *sim_host_msc(struct sim_host *host, size_t index);
 
 /* Runs the traffic up to `now_ns` (no-op when now is not later than the last call). */
 void sim_host_advance(struct sim_host *host, uint64_t now_ns);
+
+/* The part of partition `index`'s demand it can still issue under a CPU quota (1: all of it); the
+ * simulator's CPU-quota actuator sets it, so escalation shows in the traffic. */
+void sim_host_set_cpu_share(struct sim_host *host, size_t index, double share);
 
 /* Bandwidth partition `index` was served, summed over MSCs, during the span of the last advance. */
 double sim_host_truth_mbps(const struct sim_host *host, size_t index);

@@ -5,7 +5,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "core/config.h"
+#include "core/engine/registry.h"
+#include "core/config/config.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -20,7 +21,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!in)
 		return 0;
 	diag_list_init(&diags, "fuzz.ini");
-	if (config_load(in, NULL, &config, &diags) == 0 && !config)
+	if (config_load(in, engine_default_schema(), NULL, &config, &diags) == 0 && !config)
 		__builtin_trap(); /* success must come with a model */
 	fclose(in);
 	config_free(config);

@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "backends/cgroup_cpu.h"
+#include "backends/cgroup/cpu_quota.h"
 #include "tests/util/testutil.h"
 
 struct hierarchy {

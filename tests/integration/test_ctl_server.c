@@ -25,7 +25,7 @@
 #include <cmocka.h>
 #include <jansson.h>
 
-#include "core/ctl_server.h"
+#include "core/ctl/ctl_server.h"
 #include "tests/util/testutil.h"
 
 #define SOCKET_GID  1	  /* "daemon" on Debian: a group the unprivileged peer is not in */
@@ -176,10 +176,10 @@ static void server_open(struct server *srv, unsigned max_clients, unsigned stall
 		.stall_ms = stall_ms,
 	};
 	struct err err = { { 0 } };
-	int r = ctl_server_open(&config, &handler, &srv->s, &err);
+	int r = ctl_server_new(&config, &handler, &srv->s, &err);
 
 	if (r < 0)
-		fail_msg("ctl_server_open: %s", err.text);
+		fail_msg("ctl_server_new: %s", err.text);
 	srv->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
 	assert_true(srv->epoll_fd >= 0);
 	struct epoll_event ev = { .events = EPOLLIN };
@@ -188,7 +188,7 @@ static void server_open(struct server *srv, unsigned max_clients, unsigned stall
 
 static void server_close(struct server *srv)
 {
-	ctl_server_close(srv->s);
+	ctl_server_free(srv->s);
 	close(srv->epoll_fd);
 }
 
@@ -417,7 +417,7 @@ static void test_stale_replaced_live_refused(void **state)
 	server_open(&srv, 0, 0);
 
 	/* A live one is not taken over, and keeps working. */
-	assert_int_equal(ctl_server_open(&config, &handler, &second, &err), -EADDRINUSE);
+	assert_int_equal(ctl_server_new(&config, &handler, &second, &err), -EADDRINUSE);
 	assert_null(second);
 	assert_non_null(strstr(err.text, sock_path));
 	assert_non_null(strstr(err.text, "listening"));
@@ -430,18 +430,18 @@ static void test_stale_replaced_live_refused(void **state)
 	fd = open(sock_path, O_WRONLY | O_CREAT | O_EXCL, 0600);
 	assert_true(fd >= 0);
 	close(fd);
-	assert_int_equal(ctl_server_open(&config, &handler, &second, &err), -EEXIST);
+	assert_int_equal(ctl_server_new(&config, &handler, &second, &err), -EEXIST);
 	assert_non_null(strstr(err.text, "is not a socket"));
 	assert_int_equal(access(sock_path, F_OK), 0);
 	unlink(sock_path);
 
 	/* Without a group, the socket keeps the creator's and is still 0660. */
-	assert_int_equal(ctl_server_open(&config, &handler, &second, &err), 0);
+	assert_int_equal(ctl_server_new(&config, &handler, &second, &err), 0);
 	struct stat st;
 	assert_int_equal(lstat(sock_path, &st), 0);
 	assert_int_equal(st.st_mode & 07777, 0660);
 	assert_int_equal(st.st_gid, getegid());
-	ctl_server_close(second);
+	ctl_server_free(second);
 }
 
 static void test_pipelined_requests_in_order(void **state)

@@ -156,6 +156,8 @@ static void test_reset_on_exit(void **state)
 	snprintf(schemata, sizeof(schemata), "%s/mpamd-batch/schemata", emu_root(emu));
 	int pid = start_mpamd(&f, "--reset-on-exit");
 	assert_true(wait_for_text(schemata, "MB:0=40;1=40", WAIT_MS));
+	/* Limits are applied before the daemon handles signals; "ready" says it does. */
+	assert_true(wait_for_text(f.log, "ready:", WAIT_MS));
 	kill(pid, SIGTERM);
 	assert_int_equal(wait_exit(pid, WAIT_MS), 0);
 	assert_true(wait_for_text(schemata, "MB:0=100;1=100", 0));

@@ -18,10 +18,11 @@
 
 #include <cmocka.h>
 
-#include "backends/backend.h"
-#include "core/config.h"
-#include "core/counter.h"
-#include "core/log.h"
+#include "core/engine/registry.h"
+#include "core/engine/compose.h"
+#include "core/config/config.h"
+#include "core/base/counter.h"
+#include "core/base/log.h"
 #include "tests/util/emu_runner.h"
 #include "tests/util/testutil.h"
 
@@ -31,8 +32,9 @@ struct rig {
 	struct emu *emu;
 	char config_path[64];
 	struct config *config;
-	struct backend *backend;
-	struct backend_caps caps;
+	struct clock clock;
+	struct composition hw; /* what the engine composes from the config: resctrl control and monitor */
+	bool open;
 	struct sample samples[64 * 4];
 	uint64_t now;
 };
@@ -52,7 +54,7 @@ static void load_config(struct rig *rig)
 	struct diag_list diags;
 
 	diag_list_init(&diags, rig->config_path);
-	int r = config_load_path(rig->config_path, NULL, &rig->config, &diags);
+	int r = config_load_path(rig->config_path, engine_default_schema(), NULL, &rig->config, &diags);
 	diag_print(&diags, stderr);
 	diag_list_fini(&diags);
 	assert_int_equal(r, 0);
@@ -78,11 +80,17 @@ static void rig_start(struct rig *rig, const char *profile, const char *body)
 
 static int rig_open(struct rig *rig, struct err *err)
 {
-	int r = backend_resctrl_ops.open(rig->config, NULL, &rig->backend, err);
+	clock_init_monotonic(&rig->clock);
+	int r = composition_open(&engine_registry_default, rig->config, &rig->clock, &rig->hw, err);
 
-	if (r == 0)
-		backend_resctrl_ops.caps(rig->backend, &rig->caps);
+	rig->open = r == 0;
 	return r;
+}
+
+static int rig_apply(struct rig *rig, size_t i, const struct partition_limits *want, struct partition_limits *eff,
+		     struct err *err)
+{
+	return rig->hw.control_ops->apply(rig->hw.control, i, want, eff, err);
 }
 
 /* Opens every partition and applies its configured limits; returns how many failed. */
@@ -92,11 +100,15 @@ static size_t rig_open_partitions(struct rig *rig, char *first_error, size_t len
 
 	for (size_t i = 0; i < rig->config->partition_count; i++) {
 		const struct partition_config *p = &rig->config->partitions[i];
-		struct partition_limits want = { .mb_max = p->mb_max, .mb_min = p->mb_min, .l3_cbm = p->l3_cbm }, eff;
+		struct partition_limits want = { .mb_max = p->goals.mb_max,
+						 .mb_min = p->goals.mb_min,
+						 .l3_cbm = p->goals.l3_cbm },
+					eff;
+		struct partition_ref ref;
 		struct err err = { "" };
-		int r = backend_resctrl_ops.partition_open(rig->backend, i, p, &err);
+		int r = composition_partition_open(&rig->hw, i, p, &ref, &err);
 		if (r == 0)
-			r = backend_resctrl_ops.apply(rig->backend, i, &want, &eff, &err);
+			r = rig_apply(rig, i, &want, &eff, &err);
 		if (r < 0 && failed++ == 0 && first_error)
 			snprintf(first_error, len, "%s", err.text);
 	}
@@ -105,9 +117,9 @@ static size_t rig_open_partitions(struct rig *rig, char *first_error, size_t len
 
 static void rig_close_backend(struct rig *rig)
 {
-	if (rig->backend)
-		backend_resctrl_ops.close(rig->backend);
-	rig->backend = NULL;
+	if (rig->open)
+		composition_close(&rig->hw);
+	rig->open = false;
 }
 
 static void rig_stop(struct rig *rig)
@@ -125,7 +137,7 @@ static void rig_tick(struct rig *rig)
 
 	assert_int_equal(emu_ctl(rig->emu, "advance 100"), 0);
 	rig->now += TICK_NS;
-	assert_int_equal(backend_resctrl_ops.read(rig->backend, rig->now, rig->samples, &err), 0);
+	assert_int_equal(composition_read(&rig->hw, rig->now, rig->samples, &err), 0);
 }
 
 static double rate_of(const struct rig *rig, size_t partition, bool *valid)
@@ -133,8 +145,8 @@ static double rate_of(const struct rig *rig, size_t partition, bool *valid)
 	double mbps = 0;
 
 	*valid = true;
-	for (unsigned d = 0; d < rig->caps.domain_count; d++) {
-		const struct sample *s = &rig->samples[partition * rig->caps.domain_count + d];
+	for (unsigned d = 0; d < rig->hw.domain_count; d++) {
+		const struct sample *s = &rig->samples[partition * rig->hw.domain_count + d];
 		if (s->state == SAMPLE_INVALID)
 			*valid = false;
 		else
@@ -179,7 +191,7 @@ static void test_intel_lifecycle_schemata_and_rates(void **state)
 	assert_file_contains(&rig, "mpamd-batch", "schemata", "MB:0=50;1=50");
 	assert_file_contains(&rig, "mpamd-batch", "schemata", "L3:0=f;1=f");
 	assert_file_contains(&rig, "mpamd-web", "schemata", "L3:0=7f0;1=7f0");
-	assert_int_equal(rig.caps.domain_count, 2);
+	assert_int_equal(rig.hw.domain_count, 2);
 	rig_tick(&rig); /* baselines */
 	for (int t = 0; t < 20; t++) {
 		rig_tick(&rig);
@@ -212,7 +224,7 @@ static void test_adoption_after_restart_rewrites_nothing(void **state)
 	assert_file_contains(&rig, "mpamd-batch", "schemata", "MB:0=50;1=50");
 	/* The armed fault is still there: the next real change meets it. */
 	struct partition_limits want = { .mb_max = 30 }, eff;
-	assert_int_equal(backend_resctrl_ops.apply(rig.backend, 1, &want, &eff, &err), -EIO);
+	assert_int_equal(rig_apply(&rig, 1, &want, &eff, &err), -EIO);
 	assert_non_null(strstr(err.text, "mpamd-batch: writing schemata 'MB:0=30;1=30'"));
 	rig_stop(&rig);
 }
@@ -229,14 +241,14 @@ static void test_outside_change_is_undone(void **state)
 	rig_start(&rig, "intel", two_vms);
 	assert_int_equal(rig_open(&rig, &err), 0);
 	assert_int_equal(rig_open_partitions(&rig, NULL, 0), 0);
-	assert_int_equal(backend_resctrl_ops.apply(rig.backend, 1, &want, &eff, &err), 0);
+	assert_int_equal(rig_apply(&rig, 1, &want, &eff, &err), 0);
 	assert_false(eff.changed_outside); /* nothing changed since mpamd's own write */
 	snprintf(path, sizeof(path), "%s/mpamd-batch/schemata", emu_root(rig.emu));
 	FILE *f = fopen(path, "w");
 	fputs("MB:0=90;1=90\n", f);
 	fclose(f);
 	assert_file_contains(&rig, "mpamd-batch", "schemata", "MB:0=90;1=90");
-	assert_int_equal(backend_resctrl_ops.apply(rig.backend, 1, &want, &eff, &err), 0);
+	assert_int_equal(rig_apply(&rig, 1, &want, &eff, &err), 0);
 	assert_true(eff.changed_outside);
 	assert_file_contains(&rig, "mpamd-batch", "schemata", "MB:0=50;1=50");
 	rig_stop(&rig);
@@ -350,14 +362,14 @@ static void test_faults_surface_and_others_continue(void **state)
 	assert_int_equal(emu_ctl(rig.emu, "counter mpamd-web 1 mbm_total_bytes ok"), 0);
 	/* A schemata write the kernel refuses carries last_cmd_status; the other group is unaffected. */
 	assert_int_equal(emu_ctl(rig.emu, "fail_next_write EINVAL schemata"), 0);
-	assert_int_equal(backend_resctrl_ops.apply(rig.backend, 0, &want, &eff, &err), -EINVAL);
+	assert_int_equal(rig_apply(&rig, 0, &want, &eff, &err), -EINVAL);
 	assert_non_null(strstr(err.text, "mpamd-web"));
-	assert_int_equal(backend_resctrl_ops.apply(rig.backend, 1, &want, &eff, &err), 0);
+	assert_int_equal(rig_apply(&rig, 1, &want, &eff, &err), 0);
 	assert_int_equal(eff.mb_max, 70);
 	/* The mount disappears: reads fail as invalid samples, not as a crash or a zero. */
 	assert_int_equal(emu_ctl(rig.emu, "vanish"), 0);
 	rig.now += TICK_NS;
-	backend_resctrl_ops.read(rig.backend, rig.now, rig.samples, &err);
+	composition_read(&rig.hw, rig.now, rig.samples, &err);
 	for (int i = 0; i < 4; i++)
 		assert_int_equal(rig.samples[i].state, SAMPLE_INVALID);
 	rig_stop(&rig);
@@ -408,7 +420,7 @@ static void test_mpam_without_counters_records_nothing_as_zero(void **state)
 	rig_start(&rig, "mpam", "[partition \"web\"]\nmb_max = 61\nsim_demand = 1000\n");
 	assert_int_equal(rig_open(&rig, &err), 0);
 	assert_int_equal(rig_open_partitions(&rig, NULL, 0), 0);
-	assert_int_equal(rig.caps.domain_count, 0);
+	assert_int_equal(rig.hw.domain_count, 0);
 	/* 61% rounds down to 60 (steps of 4); the kernel shows it as its MBW_MAX band. */
 	char *schemata = read_group_file(&rig, "mpamd-web", "schemata");
 	assert_true(strstr(schemata, "MB:0=59") || strstr(schemata, "MB:0=60"));

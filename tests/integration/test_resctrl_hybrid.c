@@ -18,14 +18,17 @@
 
 #include <cmocka.h>
 
+#include "backends/mmio/mbwu_monitor.h"
+#include "backends/mmio/msc_set.h"
 #include "backends/resctrl/resctrl.h"
-#include "backends/resctrl/resctrl_backend.h"
+#include "backends/resctrl/resctrl_ops.h"
+#include "core/engine/registry.h"
 #include "backends/sim/msc_model.h"
 #include "backends/sim/sim_host.h"
-#include "core/config.h"
-#include "core/counter.h"
-#include "core/log.h"
-#include "core/mpam_regs.h"
+#include "core/config/config.h"
+#include "core/base/counter.h"
+#include "core/base/log.h"
+#include "backends/mpam/mpam_regs.h"
 #include "tests/util/emu_runner.h"
 #include "tests/util/testutil.h"
 
@@ -70,13 +73,13 @@ static int watch_write64(struct msc_bus *b, uint32_t off, uint64_t v)
 	return bus_write64(w->inner, off, v);
 }
 
-static void watch_close(struct msc_bus *b)
+static void watch_free(struct msc_bus *b)
 {
-	bus_close(((struct watch_bus *)b)->inner);
+	bus_free(((struct watch_bus *)b)->inner);
 	/* The watch itself is owned by the test, which reads cfg_writes after the backend is gone. */
 }
 
-static const struct msc_bus_ops watch_ops = { watch_read32, watch_write32, watch_read64, watch_write64, watch_close };
+static const struct msc_bus_ops watch_ops = { watch_read32, watch_write32, watch_read64, watch_write64, watch_free };
 
 /* What the kernel's MPAM driver does with a group's MB percent (Linux 7.1's percent_to_mbw_max
  * rounds to the nearest band; mpamd's own driver would round down). */
@@ -121,7 +124,7 @@ static void run_hybrid(const char *monitor)
 		emu_root(emu), body);
 	close(fd);
 	diag_list_init(&diags, cfg_path);
-	assert_int_equal(config_load_path(cfg_path, NULL, &config, &diags), 0);
+	assert_int_equal(config_load_path(cfg_path, engine_default_schema(), NULL, &config, &diags), 0);
 	diag_list_fini(&diags);
 	unlink(cfg_path);
 
@@ -130,22 +133,37 @@ static void run_hybrid(const char *monitor)
 	uint64_t now = 1000 * TICK_NS;
 	assert_int_equal(sim_host_new(config, now, &host, &err), 0);
 	struct watch_bus *watch = calloc(1, sizeof(*watch));
-	watch->inner = bus_sim_new(sim_host_msc(host, 0), 0x7f000000);
+	assert_int_equal(bus_sim_new(sim_host_msc(host, 0), 0x7f000000, &watch->inner), 0);
 	watch->base = (struct msc_bus){ .ops = &watch_ops, .base = 0x7f000000, .size = MPAM_MSC_PAGE_SIZE };
 	struct msc_bus *buses[] = { &watch->base };
-	struct backend *b;
-	if (resctrl_backend_open_with_buses(config, buses, 1, &b, &err) < 0)
-		fail_msg("open: %s", err.text);
+	const char *names[] = { "l3" };
 
-	struct backend_caps caps;
-	b->ops->caps(b, &caps);
+	/* The composition the engine makes of backend = resctrl, monitor = mmio, with the MSC set the
+	 * monitor would map from /dev/mem replaced by the watched simulated one. */
+	struct clock clock;
+	struct control *control;
+	struct control_shared shared = { .clock = &clock };
+	struct monitor *mon;
+	clock_init_monotonic(&clock);
+	if (control_resctrl_ops.open(config, &clock, &control, &err) < 0)
+		fail_msg("control: %s", err.text);
+	control_resctrl_ops.share(control, &shared);
+	if (msc_set_new(buses, names, 1, true, &shared.mscs, &err) < 0)
+		fail_msg("msc set: %s", err.text);
+	if (monitor_mbwu_ops.open(config, &shared, &mon, &err) < 0)
+		fail_msg("monitor: %s", err.text);
+
+	struct monitor_caps caps;
+	monitor_mbwu_ops.probe(mon, &caps);
 	assert_int_equal(caps.domain_count, 1);
 	const char *groups[] = { "mpamd-web", "mpamd-batch" };
 	for (size_t i = 0; i < 2; i++) {
 		const struct partition_config *p = &config->partitions[i];
-		struct partition_limits want = { .mb_max = p->mb_max }, eff;
-		assert_int_equal(b->ops->partition_open(b, i, p, &err), 0);
-		assert_int_equal(b->ops->apply(b, i, &want, &eff, &err), 0);
+		struct partition_limits want = { .mb_max = p->goals.mb_max }, eff;
+		struct partition_ref ref;
+		assert_int_equal(control_resctrl_ops.partition_open(control, i, p, &ref, &err), 0);
+		assert_int_equal(monitor_mbwu_ops.add(mon, i, &ref, &err), 0);
+		assert_int_equal(control_resctrl_ops.apply(control, i, &want, &eff, &err), 0);
 	}
 	struct sample samples[2];
 	double batch_total = 0;
@@ -155,7 +173,7 @@ static void run_hybrid(const char *monitor)
 			kernel_driver_sync(emu, sim_host_msc(host, 0), groups[i], config->partitions[i].partid);
 		now += TICK_NS;
 		sim_host_advance(host, now);
-		assert_int_equal(b->ops->read(b, now, samples, &err), 0);
+		assert_int_equal(monitor_mbwu_ops.read(mon, now, samples, 1, &err), 0);
 		if (t < 3)
 			continue;
 		for (size_t i = 0; i < 2; i++) {
@@ -172,7 +190,9 @@ static void run_hybrid(const char *monitor)
 	printf("batch averages %.0f MB/s under a 40%% resctrl limit\n", batch);
 	assert_true(batch > 7500 && batch < 8300);
 	assert_true(fabs(sim_host_truth_mbps(host, 0) - 6000) < 60);
-	b->ops->close(b);
+	monitor_mbwu_ops.free(mon);
+	msc_set_free(shared.mscs);
+	control_resctrl_ops.free(control);
 	/* Monitor registers only: resctrl's controls were never written by mpamd. */
 	assert_int_equal(watch->cfg_writes, 0);
 	assert_int_equal(msc_model_error_count(sim_host_msc(host, 0)), 0);

@@ -13,9 +13,9 @@
 
 #include <cmocka.h>
 
-#include "core/config.h"
-#include "core/engine.h"
-#include "core/log.h"
+#include "core/config/config.h"
+#include "core/engine/engine.h"
+#include "core/base/log.h"
 #include "policies/policy.h"
 #include "tests/util/record_reader.h"
 

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backends/sim/sim_config.h"
 #include "backends/sim/traffic.h"
 #include "emu_state.h"
 
@@ -23,9 +24,11 @@ int emu_traffic_init(struct emu *e)
 	struct emu_traffic *t = &e->traffic;
 	const struct config *c = e->config;
 
-	t->capacity_mbps = c ? c->sim.capacity_mbps : EMU_DEFAULT_CAPACITY_MBPS;
+	const struct sim_config *sim = c ? sim_config_of(c) : NULL;
+
+	t->capacity_mbps = sim ? sim->capacity_mbps : EMU_DEFAULT_CAPACITY_MBPS;
 	t->interval_ns = (uint64_t)(c ? c->global.interval_ms : 100) * NS_PER_MS;
-	traffic_rng_seed(&t->rng, c ? c->sim.seed : 1);
+	traffic_rng_seed(&t->rng, sim ? sim->seed : 1);
 	t->demand_tick = UINT64_MAX;
 	t->last_ns = 0;
 	t->demand = calloc(partition_count(e) + 1, sizeof(*t->demand));
@@ -45,9 +48,12 @@ static void update_demand(struct emu *e, uint64_t tick)
 	if (tick == t->demand_tick)
 		return;
 	t->demand_tick = tick;
+	if (!e->config)
+		return;
+	const struct sim_config *sim = sim_config_of(e->config);
 	for (size_t i = 0; i < partition_count(e); i++) {
-		double base = demand_profile_at(&e->config->partitions[i].sim_demand, tick);
-		t->demand[i] = traffic_noisy_demand(base, e->config->sim.noise_pct, &t->rng);
+		double base = demand_profile_at(sim_partition_demand(e->config, &e->config->partitions[i]), tick);
+		t->demand[i] = traffic_noisy_demand(base, sim->noise_pct, &t->rng);
 	}
 }
 

@@ -6,7 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/config.h"
+#include "core/engine/registry.h"
+#include "core/config/config.h"
 #include "emu_fs.h"
 #include "emu_state.h"
 #include "emu_text.h"
@@ -146,7 +147,7 @@ static int load_config(const char *path, struct config **ret)
 	struct diag_list diags;
 
 	diag_list_init(&diags, path);
-	int r = config_load_path(path, NULL, ret, &diags);
+	int r = config_load_path(path, engine_default_schema(), NULL, ret, &diags);
 	diag_print(&diags, stderr);
 	diag_list_fini(&diags);
 	return r;

@@ -5,7 +5,7 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "core/mpam_regs.h"
+#include "backends/mpam/mpam_regs.h"
 
 #define MIB		  (UINT64_C(1) << 20)
 #define ALL_EVENTS	  ((1u << EMU_EVT_LLC) | (1u << EMU_EVT_TOTAL) | (1u << EMU_EVT_LOCAL))
@@ -110,7 +110,7 @@ int emu_event_by_name(const struct emu_profile *p, const char *name)
 
 /* Linux 7.1's percent_to_mbw_max (drivers/resctrl/mpam_resctrl.c): the band whose upper bound is
  * nearest to the request, DIV_ROUND_CLOSEST(pc * 2^w, 100) - 1, floored at 0. This is deliberately
- * not core/mpam_regs.h's mpam_mbw_max_from_percent, which follows Arm's never-exceed rule for
+ * not backends/mpam/mpam_regs.h's mpam_mbw_max_from_percent, which follows Arm's never-exceed rule for
  * mpamd's own driver: the emulator must do what the kernel does. */
 static uint32_t linux_percent_to_mbw_max(uint32_t pc, unsigned w)
 {

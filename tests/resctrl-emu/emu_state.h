@@ -12,7 +12,7 @@
 #include <time.h>
 
 #include "backends/sim/traffic.h"
-#include "core/model.h"
+#include "core/config/model.h"
 #include "emu_clock.h"
 #include "emu_cpumask.h"
 #include "emu_profile.h"

@@ -56,11 +56,11 @@ static int teardown(void **state)
 static struct msc_bus *open_window(struct fixture *f)
 {
 	struct msc_bus *bus = NULL;
-	char why[256] = "";
-	int err = bus_devmem_open(f->path, f->page, 2 * f->page, &bus, why, sizeof(why));
+	struct err why = { "" };
+	int err = bus_devmem_new(f->path, f->page, 2 * f->page, &bus, &why);
 
 	if (err)
-		fail_msg("bus_devmem_open: %d %s", err, why);
+		fail_msg("bus_devmem_new: %d %s", err, why.text);
 	assert_non_null(bus);
 	assert_true(bus->base == f->page && bus->size == 2 * f->page);
 	return bus;
@@ -84,7 +84,7 @@ static void test_writes_land_at_base_plus_offset(void **state)
 
 	assert_int_equal(bus_write32(bus, 0x208, 0x8000ABCDu), 0);
 	assert_int_equal(bus_write64(bus, 0x880, UINT64_C(0x0123456789ABCDEF)), 0);
-	bus_close(bus);
+	bus_free(bus);
 	/* Little-endian, as the MSC's registers are. */
 	file_read(f, f->page + 0x208, got, 4);
 	assert_memory_equal(got, ((uint8_t[]){ 0xCD, 0xAB, 0x00, 0x80 }), 4);
@@ -119,7 +119,7 @@ static void test_reads_see_file_data(void **state)
 	assert_int_equal(bus_write64(bus, (uint32_t)(2 * f->page - 8), 7), 0);
 	assert_int_equal(bus_read64(bus, (uint32_t)(2 * f->page - 8), &v64), 0);
 	assert_true(v64 == 7);
-	bus_close(bus);
+	bus_free(bus);
 }
 
 /* Every refused access returns -EFAULT, leaves *ret alone and does not touch the file. */
@@ -149,7 +149,7 @@ static void test_bad_accesses_refused(void **state)
 	assert_int_equal(bus_read64(bus, 0x0C, &v64), -EFAULT);
 	assert_int_equal(v32, 0x5A5A5A5A);
 	assert_true(v64 == 0x5A5A5A5A);
-	bus_close(bus);
+	bus_free(bus);
 
 	file_read(f, 0, after, len);
 	assert_memory_equal(before, after, len);
@@ -160,12 +160,12 @@ static void test_bad_accesses_refused(void **state)
 static void expect_open_error(const char *path, uint64_t base, uint64_t size, int err, const char *words)
 {
 	struct msc_bus *bus = (struct msc_bus *)&bus; /* a sentinel: must stay untouched */
-	char why[512] = "";
+	struct err why = { "" };
 
-	assert_int_equal(bus_devmem_open(path, base, size, &bus, why, sizeof(why)), err);
+	assert_int_equal(bus_devmem_new(path, base, size, &bus, &why), err);
 	assert_true(bus == (struct msc_bus *)&bus);
-	if (!strstr(why, words) || !strstr(why, path))
-		fail_msg("message '%s' lacks '%s' or the path", why, words);
+	if (!strstr(why.text, words) || !strstr(why.text, path))
+		fail_msg("message '%s' lacks '%s' or the path", why.text, words);
 }
 
 static void test_unaligned_window_refused(void **state)
@@ -179,11 +179,11 @@ static void test_unaligned_window_refused(void **state)
 	/* The message names the range. */
 	{
 		struct msc_bus *bus = NULL;
-		char why[512] = "";
+		struct err why = { "" };
 
-		assert_int_equal(bus_devmem_open(f->path, 0x10000100, 0x1000, &bus, why, sizeof(why)), -EINVAL);
-		if (!strstr(why, "0x10000100"))
-			fail_msg("message '%s' does not name the range", why);
+		assert_int_equal(bus_devmem_new(f->path, 0x10000100, 0x1000, &bus, &why), -EINVAL);
+		if (!strstr(why.text, "0x10000100"))
+			fail_msg("message '%s' does not name the range", why.text);
 	}
 }
 
@@ -199,7 +199,7 @@ static void test_missing_path(void **state)
 	{
 		struct msc_bus *bus = NULL;
 
-		assert_int_equal(bus_devmem_open(missing, 0, f->page, &bus, NULL, 0), -ENOENT);
+		assert_int_equal(bus_devmem_new(missing, 0, f->page, &bus, NULL), -ENOENT);
 		assert_null(bus);
 	}
 }
@@ -216,13 +216,13 @@ static int open_as_nobody(const char *path, uint64_t size, char *why, size_t why
 	assert_true(pid >= 0);
 	if (pid == 0) {
 		struct msc_bus *bus = NULL;
-		char msg[512] = "";
+		struct err msg = { "" };
 		int err = 1;
 
 		close(fds[0]);
 		if (setgid(65534) == 0 && setuid(65534) == 0)
-			err = bus_devmem_open(path, 0, size, &bus, msg, sizeof(msg));
-		if (write(fds[1], &err, sizeof(err)) != sizeof(err) || write(fds[1], msg, sizeof(msg)) < 0)
+			err = bus_devmem_new(path, 0, size, &bus, &msg);
+		if (write(fds[1], &err, sizeof(err)) != sizeof(err) || write(fds[1], msg.text, sizeof(msg.text)) < 0)
 			_exit(2);
 		_exit(0);
 	}
@@ -238,7 +238,7 @@ static int open_as_nobody(const char *path, uint64_t size, char *why, size_t why
 static void test_permission_denied(void **state)
 {
 	struct fixture *f = *state;
-	char why[512] = "";
+	struct err why = { "" };
 	int err;
 
 	if (geteuid() != 0) {
@@ -247,12 +247,12 @@ static void test_permission_denied(void **state)
 		return;
 	}
 	/* Root opens anything, so ask as nobody; the mkstemp file is 0600 and root's. */
-	err = open_as_nobody(f->path, f->page, why, sizeof(why));
+	err = open_as_nobody(f->path, f->page, why.text, sizeof(why.text));
 	if (err == 1)
 		skip(); /* cannot drop privileges in this environment */
 	assert_int_equal(err, -EACCES);
-	if (!strstr(why, "need root (CAP_SYS_RAWIO)") || !strstr(why, f->path))
-		fail_msg("message '%s' does not say root is needed", why);
+	if (!strstr(why.text, "need root (CAP_SYS_RAWIO)") || !strstr(why.text, f->path))
+		fail_msg("message '%s' does not say root is needed", why.text);
 }
 
 static void test_mmap_error_reported(void **state)

@@ -15,9 +15,11 @@
 #include <cmocka.h>
 #include <jansson.h>
 
-#include "core/config.h"
-#include "core/config_json.h"
-#include "core/config_write.h"
+#include "core/engine/registry.h"
+#include "core/config/config.h"
+#include "core/config/config_json.h"
+#include "core/config/config_write.h"
+#include "backends/sim/sim_config.h"
 #include "tests/util/testutil.h"
 
 #define FIXTURES MPAMD_SOURCE_DIR "/tests/fixtures/config"
@@ -77,7 +79,7 @@ static void test_invalid_fixture(void **state)
 		fail_msg("%s has no '; expect LINE: words' lines", path);
 
 	diag_list_init(&diags, path);
-	int r = config_load_path(path, NULL, &config, &diags);
+	int r = config_load_path(path, engine_default_schema(), NULL, &config, &diags);
 	diag_print(&diags, stderr);
 	assert_int_equal(r, -EINVAL);
 	assert_null(config);
@@ -99,7 +101,7 @@ static json_t *load_as_json(FILE *in, const char *name)
 	struct config *config = NULL;
 
 	diag_list_init(&diags, name);
-	int r = config_load(in, NULL, &config, &diags);
+	int r = config_load(in, engine_default_schema(), NULL, &config, &diags);
 	diag_print(&diags, stderr);
 	diag_list_fini(&diags);
 	if (r != 0)
@@ -140,7 +142,7 @@ static void test_valid_fixture_round_trips(void **state)
 	struct config *config = NULL;
 	diag_list_init(&diags, path);
 	in = fopen(path, "re");
-	assert_int_equal(config_load(in, NULL, &config, &diags), 0);
+	assert_int_equal(config_load(in, engine_default_schema(), NULL, &config, &diags), 0);
 	fclose(in);
 	FILE *out = open_memstream(&text, &len);
 	assert_int_equal(config_write_ini(config, out), 0);
@@ -171,7 +173,7 @@ static int load_string(const char *text, struct config **ret, struct diag_list *
 
 	assert_non_null(in);
 	diag_list_init(diags, "test.ini");
-	int r = config_load(in, o, ret, diags);
+	int r = config_load(in, engine_default_schema(), o, ret, diags);
 	fclose(in);
 	return r;
 }
@@ -183,15 +185,15 @@ static void test_defaults_resolved(void **state)
 
 	(void)state;
 	assert_int_equal(load_string("[partition \"a\"]\n", &c, &d, NULL), 0);
-	assert_int_equal(c->global.backend, BACKEND_RESCTRL);
-	assert_int_equal(c->global.monitor, MONITOR_AUTO);
+	assert_string_equal(c->global.backend, "resctrl");
+	assert_string_equal(c->global.monitor, "auto");
 	assert_int_equal(c->global.interval_ms, 100);
 	assert_string_equal(c->global.resctrl_root, DEFAULT_RESCTRL_ROOT);
 	assert_string_equal(c->global.socket, DEFAULT_SOCKET_PATH);
 	assert_null(c->global.record);
 	assert_int_equal(c->partition_count, 1);
-	assert_int_equal(c->partitions[0].mb_max, 100);
-	assert_int_equal(c->partitions[0].mb_min, 0);
+	assert_int_equal(c->partitions[0].goals.mb_max, 100);
+	assert_int_equal(c->partitions[0].goals.mb_min, 0);
 	assert_false(c->partitions[0].has_partid); /* resctrl allocates CLOSIDs itself */
 	config_free(c);
 	diag_list_fini(&d);
@@ -236,7 +238,7 @@ static void test_backend_override_is_checked(void **state)
 {
 	struct config *c = NULL;
 	struct diag_list d;
-	struct config_overrides o = { .has_backend = true, .backend = BACKEND_MMIO };
+	struct config_overrides o = { .backend = "mmio" };
 
 	(void)state;
 	assert_int_equal(load_string("[partition \"a\"]\npartid = 1\n", &c, &d, &o), -EINVAL);
@@ -245,9 +247,9 @@ static void test_backend_override_is_checked(void **state)
 	assert_non_null(strstr(d.items[0].message, "--backend mmio"));
 	diag_list_fini(&d);
 
-	o.backend = BACKEND_SIM;
+	o.backend = "sim";
 	assert_int_equal(load_string("[global]\nbackend = mmio\n[partition \"a\"]\n", &c, &d, &o), 0);
-	assert_int_equal(c->global.backend, BACKEND_SIM);
+	assert_string_equal(c->global.backend, "sim");
 	config_free(c);
 	diag_list_fini(&d);
 }
@@ -275,14 +277,14 @@ static void test_demand_profile(void **state)
 				     "[partition \"b\"]\nsim_demand = 3000\n",
 				     &c, &d, NULL),
 			 0);
-	const struct demand_profile *p = &c->partitions[0].sim_demand;
+	const struct demand_profile *p = sim_partition_demand(c, &c->partitions[0]);
 	assert_int_equal(p->count, 3);
 	assert_int_equal(demand_profile_at(p, 0), 0);
 	assert_int_equal(demand_profile_at(p, 10), 2000);
 	assert_int_equal(demand_profile_at(p, 49), 2000);
 	assert_int_equal(demand_profile_at(p, 50), 9000);
 	assert_int_equal(demand_profile_at(p, 1000), 0);
-	assert_int_equal(demand_profile_at(&c->partitions[1].sim_demand, 12345), 3000);
+	assert_int_equal(demand_profile_at(sim_partition_demand(c, &c->partitions[1]), 12345), 3000);
 	config_free(c);
 	diag_list_fini(&d);
 }
@@ -323,7 +325,7 @@ static void test_indented_key_is_not_a_continuation(void **state)
 	/* inih would join an indented line to the previous value; the loader must not. */
 	assert_int_equal(load_string("[partition \"a\"]\ncgroup = x\n    mb_max = 40\n", &c, &d, NULL), 0);
 	assert_string_equal(c->partitions[0].cgroup, "x");
-	assert_int_equal(c->partitions[0].mb_max, 40);
+	assert_int_equal(c->partitions[0].goals.mb_max, 40);
 	config_free(c);
 	diag_list_fini(&d);
 }
@@ -337,7 +339,7 @@ static void test_embedded_nul_rejected(void **state)
 
 	(void)state;
 	diag_list_init(&d, "nul.ini");
-	assert_int_equal(config_load(in, NULL, &c, &d), -EINVAL);
+	assert_int_equal(config_load(in, engine_default_schema(), NULL, &c, &d), -EINVAL);
 	fclose(in);
 	assert_int_equal(diag_error_count(&d), 1);
 	assert_int_equal(d.items[0].line, 2);

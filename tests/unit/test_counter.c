@@ -8,7 +8,7 @@
 
 #include <cmocka.h>
 
-#include "core/counter.h"
+#include "core/base/counter.h"
 
 static void test_delta_table(void **state)
 {

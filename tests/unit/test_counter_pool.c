@@ -9,7 +9,7 @@
 
 #include <cmocka.h>
 
-#include "core/counter_pool.h"
+#include "backends/shared/counter_pool.h"
 
 #define TICK_NS 100000000ull
 

@@ -14,7 +14,7 @@
 #include "backends/mmio/monitors.h"
 #include "backends/mmio/msc.h"
 #include "backends/sim/msc_model.h"
-#include "core/mpam_regs.h"
+#include "backends/mpam/mpam_regs.h"
 
 #define MS 1000000ull
 
@@ -31,9 +31,8 @@ static void rig_setup(struct rig *rig, const struct msc_model_params *params, si
 	struct err err = { "" };
 
 	memset(rig, 0, sizeof(*rig));
-	rig->model = msc_model_new(params);
-	assert_non_null(rig->model);
-	rig->msc.bus = bus_sim_new(rig->model, 0x1000000);
+	assert_int_equal(msc_model_new(params, &rig->model), 0);
+	assert_int_equal(bus_sim_new(rig->model, 0x1000000, &rig->msc.bus), 0);
 	assert_non_null(rig->msc.bus);
 	snprintf(rig->msc.name, sizeof(rig->msc.name), "test");
 	if (msc_probe(rig->msc.bus, false, &rig->msc.caps, &err) < 0)
@@ -50,7 +49,7 @@ static void rig_teardown(struct rig *rig)
 	assert_int_equal(msc_model_esr(rig->model), 0);
 	assert_int_equal(msc_model_bad_accesses(rig->model), 0);
 	msc_monitors_free(rig->mons);
-	bus_close(rig->msc.bus);
+	bus_free(rig->msc.bus);
 	msc_model_free(rig->model);
 }
 
@@ -118,11 +117,12 @@ static void test_probe_rejects_non_mpam(void **state)
 	(void)state;
 	msc_model_params_default(&p);
 	p.aidr = 0x20;
-	model = msc_model_new(&p);
-	struct msc_bus *bus = bus_sim_new(model, 0x2000);
+	struct msc_bus *bus = NULL;
+	assert_int_equal(msc_model_new(&p, &model), 0);
+	assert_int_equal(bus_sim_new(model, 0x2000, &bus), 0);
 	assert_int_equal(msc_probe(bus, false, &caps, &err), -ENODEV);
 	assert_non_null(strstr(err.text, "not an MPAM v1 MSC"));
-	bus_close(bus);
+	bus_free(bus);
 	msc_model_free(model);
 }
 
@@ -469,7 +469,7 @@ static int flaky_write64(struct msc_bus *b, uint32_t off, uint64_t v)
 static void flaky_close(struct msc_bus *b)
 {
 	struct flaky_bus *f = (struct flaky_bus *)b;
-	bus_close(f->inner);
+	bus_free(f->inner);
 	free(f);
 }
 

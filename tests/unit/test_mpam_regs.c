@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "core/mpam_regs.h"
+#include "backends/mpam/mpam_regs.h"
 
 #define N_OF(a) (sizeof(a) / sizeof((a)[0]))
 

@@ -15,14 +15,15 @@
 
 #include "backends/mmio/bus.h"
 #include "backends/sim/msc_model.h"
-#include "core/mpam_regs.h"
+#include "backends/mpam/mpam_regs.h"
 
 /* ---------------------------------------------------------------- helpers */
 
 static struct msc_model *new_model(const struct msc_model_params *p)
 {
-	struct msc_model *m = msc_model_new(p);
+	struct msc_model *m = NULL;
 
+	assert_int_equal(msc_model_new(p, &m), 0);
 	assert_non_null(m);
 	return m;
 }
@@ -151,21 +152,22 @@ static void test_params_default(void **state)
 static void test_new_rejects_impossible_params(void **state)
 {
 	struct msc_model_params p;
+	struct msc_model *m = NULL;
 
 	(void)state;
 	msc_model_params_default(&p);
 	p.bwa_wd = 17;
-	errno = 0;
-	assert_null(msc_model_new(&p));
-	assert_int_equal(errno, EINVAL);
+	assert_int_equal(msc_model_new(&p, &m), -EINVAL);
+	assert_null(m);
 	msc_model_params_default(&p);
 	p.max_lim = 3;
-	assert_null(msc_model_new(&p));
+	assert_int_equal(msc_model_new(&p, &m), -EINVAL);
 	msc_model_params_default(&p);
 	p.has_ris = true;
 	p.ris_max = 16;
-	assert_null(msc_model_new(&p));
-	assert_null(msc_model_new(NULL));
+	assert_int_equal(msc_model_new(&p, &m), -EINVAL);
+	assert_int_equal(msc_model_new(NULL, &m), -EINVAL);
+	assert_null(m);
 	msc_model_free(NULL); /* allowed */
 }
 
@@ -1143,11 +1145,11 @@ static void test_bus_sim_forwards(void **state)
 	uint64_t v64 = 0;
 
 	(void)state;
-	errno = 0;
-	assert_null(bus_sim_new(NULL, 0));
-	assert_int_equal(errno, EINVAL);
+	bus = NULL;
+	assert_int_equal(bus_sim_new(NULL, 0, &bus), -EINVAL);
+	assert_null(bus);
 	m = new_model(&p);
-	bus = bus_sim_new(m, UINT64_C(0x90000000));
+	assert_int_equal(bus_sim_new(m, UINT64_C(0x90000000), &bus), 0);
 	assert_non_null(bus);
 	assert_true(bus->base == UINT64_C(0x90000000));
 	assert_true(bus->size == MPAM_MSC_PAGE_SIZE);
@@ -1164,7 +1166,7 @@ static void test_bus_sim_forwards(void **state)
 	assert_int_equal(bus_read32(bus, 3, &v32), -EFAULT);
 	assert_int_equal(bus_write64(bus, MPAM_MSC_PAGE_SIZE, 0), -EFAULT);
 	assert_int_equal(msc_model_bad_accesses(m), 2);
-	bus_close(bus);
+	bus_free(bus);
 	/* The model outlives its bus. */
 	assert_int_equal(rd(m, MPAMCFG_PART_SEL), mpamcfg_part_sel(2, 6));
 	msc_model_free(m);

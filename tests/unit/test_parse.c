@@ -9,12 +9,12 @@
 
 #include <cmocka.h>
 
-#include "core/parse.h"
-#include "core/suggest.h"
+#include "core/base/parse.h"
+#include "core/base/suggest.h"
 
 static void test_parse_uint_accepts(void **state)
 {
-	struct parse_err e;
+	struct err e;
 	uint64_t v = 0;
 
 	(void)state;
@@ -50,7 +50,7 @@ static void test_parse_uint_rejects(void **state)
 	};
 	(void)state;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct parse_err e = { "" };
+		struct err e = { "" };
 		uint64_t v = 77;
 		assert_int_equal(parse_uint(cases[i].text, 1, 10, &v, &e), cases[i].error);
 		assert_int_equal(v, 77); /* untouched on failure */
@@ -61,7 +61,7 @@ static void test_parse_uint_rejects(void **state)
 
 static void test_parse_hex(void **state)
 {
-	struct parse_err e;
+	struct err e;
 	uint64_t v;
 
 	(void)state;
@@ -76,7 +76,7 @@ static void test_parse_hex(void **state)
 
 static void test_parse_percent(void **state)
 {
-	struct parse_err e;
+	struct err e;
 	unsigned v;
 
 	(void)state;
@@ -93,7 +93,7 @@ static void test_parse_percent(void **state)
 static void test_parse_bool_and_enum(void **state)
 {
 	static const char *const names[] = { "alpha", "beta", NULL };
-	struct parse_err e;
+	struct err e;
 	bool b;
 	unsigned i;
 
@@ -111,7 +111,7 @@ static void test_parse_bool_and_enum(void **state)
 
 static void test_parse_uint_list(void **state)
 {
-	struct parse_err e;
+	struct err e;
 	uint64_t *v;
 	size_t n;
 
@@ -130,7 +130,7 @@ static void test_cpu_list(void **state)
 {
 	uint64_t bits[2];
 	unsigned count;
-	struct parse_err e;
+	struct err e;
 
 	(void)state;
 	assert_int_equal(parse_cpu_list("0-3,8,70-71,2", 128, bits, &count, &e), 0);
@@ -146,23 +146,23 @@ static void test_cpu_list(void **state)
 
 static void test_names(void **state)
 {
-	struct parse_err e;
+	struct err e;
 	char long_name[70];
 
 	(void)state;
-	assert_true(name_is_valid("vm-1.web_A", &e));
-	assert_false(name_is_valid("", &e));
-	assert_false(name_is_valid(".", &e));
-	assert_false(name_is_valid("..", &e));
-	assert_true(name_is_valid("...", &e));
-	assert_false(name_is_valid("a b", &e));
-	assert_false(name_is_valid("a/b", &e));
+	assert_int_equal(name_check("vm-1.web_A", &e), 0);
+	assert_int_equal(name_check("", &e), -EINVAL);
+	assert_int_equal(name_check(".", &e), -EINVAL);
+	assert_int_equal(name_check("..", &e), -EINVAL);
+	assert_int_equal(name_check("...", &e), 0);
+	assert_int_equal(name_check("a b", &e), -EINVAL);
+	assert_int_equal(name_check("a/b", &e), -EINVAL);
 	memset(long_name, 'x', 64);
 	long_name[64] = '\0';
-	assert_true(name_is_valid(long_name, &e));
+	assert_int_equal(name_check(long_name, &e), 0);
 	long_name[64] = 'x';
 	long_name[65] = '\0';
-	assert_false(name_is_valid(long_name, &e));
+	assert_int_equal(name_check(long_name, &e), -EINVAL);
 }
 
 static void test_suggest(void **state)

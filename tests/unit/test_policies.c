@@ -13,7 +13,7 @@
 #include <cmocka.h>
 
 #include "backends/sim/traffic.h"
-#include "core/mpam_regs.h"
+#include "backends/mpam/mpam_regs.h"
 #include "policies/policy.h"
 
 #define N_OF(a)	 (sizeof(a) / sizeof((a)[0]))
@@ -76,7 +76,9 @@ static struct policy_partition *plant_add(struct plant *pl, const char *name, en
 	size_t i = pl->n++;
 	struct policy_partition *p = &pl->parts[i];
 
-	*p = (struct policy_partition){ .name = name, .class = class, .cfg_mb_max = 100, .weight = 100, .open = true };
+	*p = (struct policy_partition){
+		.name = name, .goals.class = class, .goals.mb_max = 100, .goals.weight = 100, .open = true
+	};
 	pl->demand[i] = demand;
 	plant_apply(pl, i, 100, 0);
 	return p;
@@ -85,8 +87,8 @@ static struct policy_partition *plant_add(struct plant *pl, const char *name, en
 /* Sets a partition's configured limits and applies them, as the engine does when it opens it. */
 static void plant_configure(struct plant *pl, struct policy_partition *p, unsigned mb_min, unsigned mb_max)
 {
-	p->cfg_mb_min = mb_min;
-	p->cfg_mb_max = mb_max;
+	p->goals.mb_min = mb_min;
+	p->goals.mb_max = mb_max;
 	plant_apply(pl, (size_t)(p - pl->parts), mb_max, mb_min);
 }
 
@@ -121,7 +123,7 @@ static void plant_tick(struct plant *pl)
 		p->mbps = served[i] * (1 + pl->bias[i]);
 		p->smoothed_mbps = p->mbps;
 		pl->host.total_mbps += p->mbps;
-		pl->dec[i] = (struct policy_decision){ .mb_max = p->cfg_mb_max, .mb_min = p->cfg_mb_min };
+		pl->dec[i] = (struct policy_decision){ .mb_max = p->goals.mb_max, .mb_min = p->goals.mb_min };
 	}
 	for (size_t f = 0; f < pl->nfns; f++)
 		pl->fns[f](&pl->host, pl->parts, pl->n, pl->dec);
@@ -149,17 +151,17 @@ static void decide(policy_fn fn, const struct policy_host *h, struct policy_part
 		   struct policy_decision *dec)
 {
 	for (size_t i = 0; i < n; i++)
-		dec[i] = (struct policy_decision){ .mb_max = parts[i].cfg_mb_max, .mb_min = parts[i].cfg_mb_min };
+		dec[i] = (struct policy_decision){ .mb_max = parts[i].goals.mb_max, .mb_min = parts[i].goals.mb_min };
 	fn(h, parts, n, dec);
 }
 
 static struct policy_partition part_of(const char *name, enum partition_class class, double mbps)
 {
 	return (struct policy_partition){ .name = name,
-					  .class = class,
-					  .cfg_mb_max = 100,
+					  .goals.class = class,
+					  .goals.mb_max = 100,
 					  .mb_max = 100,
-					  .weight = 100,
+					  .goals.weight = 100,
 					  .open = true,
 					  .valid = true,
 					  .mbps = mbps,
@@ -220,13 +222,13 @@ static void test_static_reapplies_configuration(void **state)
 	struct policy_decision d[4] = { { .mb_max = 5 }, { .mb_max = 5 }, { .mb_max = 5 }, { .mb_max = 5 } };
 
 	(void)state;
-	p[0].cfg_mb_max = 60;
+	p[0].goals.mb_max = 60;
 	p[0].mb_max = 30; /* someone else wrote 30% */
-	p[1].cfg_mb_max = 60;
+	p[1].goals.mb_max = 60;
 	p[1].mb_max = 30; /* the guard may have done this */
-	p[2].cfg_mb_min = 20;
+	p[2].goals.mb_min = 20;
 	p[2].mb_min = 30; /* the guard programs guarantees as minimums */
-	p[2].guarantee_mbps = 12000;
+	p[2].goals.guarantee_mbps = 12000;
 	p[3].open = false;
 	policy_static(&h, p, 4, d);
 	assert_int_equal(d[0].mb_max, 60);
@@ -253,7 +255,7 @@ static void test_static_tolerates_hardware_rounding(void **state)
 	struct policy_decision d = { 0 };
 
 	(void)state;
-	p.cfg_mb_max = 60;
+	p.goals.mb_max = 60;
 	p.mb_max = mpam_mbw_max_to_percent(mpam_mbw_max_from_percent(60, 4), 4); /* 56 */
 	assert_int_not_equal(p.mb_max, 60);
 	policy_static(&h, &p, 1, &d);
@@ -274,7 +276,7 @@ struct step_result {
 static struct step_result run_step(struct plant *pl, size_t i, int ticks, double noise)
 {
 	struct step_result r = { .settle = -1 };
-	double target = pl->parts[i].target_mbps;
+	double target = pl->parts[i].goals.target_mbps;
 	unsigned lo = 100, hi = 0, last = 0;
 
 	for (int t = 1; t <= ticks; t++) {
@@ -307,7 +309,7 @@ static void test_target_first_move_is_model_based(void **state)
 	(void)state;
 	plant_init(&pl, 8, chain_target, N_OF(chain_target));
 	struct policy_partition *p = plant_add(&pl, "t", CLASS_DEFAULT, 30000);
-	p->target_mbps = 10000;
+	p->goals.target_mbps = 10000;
 	plant_tick(&pl); /* measured at 100%: 30000 MB/s, demand-limited, so the model is capacity/100 */
 	assert_int_equal(pl.dec[0].mb_max, 25);
 	assert_string_equal(pl.dec[0].event, "throttle: new target 10000 MB/s at 400 MB/s per %: mb_max 100% -> 25%");
@@ -322,9 +324,9 @@ static void check_step(unsigned wd, double noise, uint32_t from, uint32_t to)
 
 	plant_init(&pl, wd, chain_target, N_OF(chain_target));
 	struct policy_partition *p = plant_add(&pl, "t", CLASS_DEFAULT, 30000);
-	p->target_mbps = from;
+	p->goals.target_mbps = from;
 	run_step(&pl, 0, 30, noise);
-	p->target_mbps = to;
+	p->goals.target_mbps = to;
 	struct step_result r = run_step(&pl, 0, 60, noise);
 	printf("target step %u -> %u (BWA_WD %u, noise %.0f%%): settled in %d ticks, overshoot %.1f%%, %u changes "
 	       "after\n",
@@ -354,7 +356,7 @@ static void check_no_two_step_oscillation(unsigned wd, double target, double noi
 
 	plant_init(&pl, wd, chain_target, N_OF(chain_target));
 	struct policy_partition *p = plant_add(&pl, "t", CLASS_DEFAULT, 30000);
-	p->target_mbps = (uint32_t)target;
+	p->goals.target_mbps = (uint32_t)target;
 	for (int t = 0; t < 120; t++) {
 		pl.bias[0] = t % 2 ? noise : -noise;
 		plant_tick(&pl);
@@ -389,7 +391,7 @@ static void test_target_deadband(void **state)
 	(void)state;
 	plant_init(&pl, 8, chain_target, N_OF(chain_target));
 	struct policy_partition *p = plant_add(&pl, "t", CLASS_DEFAULT, 30000);
-	p->target_mbps = 10000;
+	p->goals.target_mbps = 10000;
 	plant_tick(&pl);
 	assert_int_equal(pl.dec[0].mb_max, 25);
 	/* A measurement 1.5% low is within half a step (200 MB/s of 400): no move, no event. */
@@ -418,7 +420,7 @@ static void test_target_anti_windup_at_model_ceiling(void **state)
 	(void)state;
 	plant_init(&pl, 8, chain_target, N_OF(chain_target));
 	struct policy_partition *p = plant_add(&pl, "t", CLASS_DEFAULT, 4000);
-	p->target_mbps = 10000;
+	p->goals.target_mbps = 10000;
 	for (int t = 0; t < 50; t++)
 		plant_tick(&pl); /* demand-limited far below target: the error pushes up for 50 ticks */
 	assert_int_equal(pl.dec[0].mb_max, 25);
@@ -440,8 +442,8 @@ static void test_target_anti_windup_at_configured_bounds(void **state)
 	struct policy_partition *lo = plant_add(&pl, "lo", CLASS_DEFAULT, 30000);
 	plant_configure(&pl, hi, 0, 20);
 	plant_configure(&pl, lo, 30, 100);
-	hi->target_mbps = 12000; /* needs 30%, mb_max = 20 */
-	lo->target_mbps = 4000;	 /* needs 10%, mb_min = 30 */
+	hi->goals.target_mbps = 12000; /* needs 30%, mb_max = 20 */
+	lo->goals.target_mbps = 4000;  /* needs 10%, mb_min = 30 */
 	pl.demand[1] = 30000;
 	for (int t = 0; t < 50; t++)
 		plant_tick(&pl);
@@ -450,7 +452,7 @@ static void test_target_anti_windup_at_configured_bounds(void **state)
 	assert_int_equal(pl.dec[1].mb_max, 30);
 	assert_true(lo->target.integral >= 30 - 1e-9);
 	/* Released from the bound, the output moves on the first tick, with no integrator to unwind. */
-	hi->cfg_mb_max = 100;
+	hi->goals.mb_max = 100;
 	plant_tick(&pl);
 	assert_true(pl.dec[0].mb_max > 20);
 	plant_tick(&pl);
@@ -466,7 +468,7 @@ static void test_target_anti_windup_at_hardware_floor(void **state)
 	plant_init(&pl, 8, chain_target, N_OF(chain_target));
 	pl.host.min_pct = 10; /* an Intel-like floor */
 	struct policy_partition *p = plant_add(&pl, "t", CLASS_BEST_EFFORT, 30000);
-	p->target_mbps = 2000; /* needs 5% */
+	p->goals.target_mbps = 2000; /* needs 5% */
 	for (int t = 0; t < 50; t++)
 		plant_tick(&pl);
 	assert_int_equal(pl.dec[0].mb_max, 10);
@@ -489,7 +491,7 @@ static void test_target_reseeds_on_wrong_model(void **state)
 	pl.host.capacity_mbps = CAPACITY / 2; /* learned too low: the first move is twice too high */
 	pl.host.capacity_learned = true;
 	struct policy_partition *p = plant_add(&pl, "t", CLASS_DEFAULT, 30000);
-	p->target_mbps = 10000;
+	p->goals.target_mbps = 10000;
 	/* 30000 MB/s at 100% beats the model's 200 MB/s per %: 300 is a better (lower) bound. */
 	plant_tick(&pl);
 	assert_int_equal(pl.dec[0].mb_max, 34);
@@ -508,7 +510,7 @@ static void test_target_holds_without_sample_and_waits_for_escalation(void **sta
 	plant_init(&pl, 8, chain_target, N_OF(chain_target));
 	pl.host.min_pct = 10;
 	struct policy_partition *p = plant_add(&pl, "t", CLASS_BEST_EFFORT, 30000);
-	p->target_mbps = 10000;
+	p->goals.target_mbps = 10000;
 	plant_tick(&pl);
 	assert_int_equal(pl.dec[0].mb_max, 25);
 	/* An invalid sample: the output holds. */
@@ -516,7 +518,7 @@ static void test_target_holds_without_sample_and_waits_for_escalation(void **sta
 	policy_target(&pl.host, pl.parts, 1, pl.dec);
 	assert_int_equal(pl.dec[0].mb_max, 25);
 	/* Escalated and at the floor: a low measurement does not raise the ceiling. */
-	p->target_mbps = 2000;
+	p->goals.target_mbps = 2000;
 	plant_tick(&pl);
 	assert_int_equal(pl.dec[0].mb_max, 10);
 	p->cpu_quota_pct = 400;
@@ -527,7 +529,7 @@ static void test_target_holds_without_sample_and_waits_for_escalation(void **sta
 		assert_int_equal(pl.dec[0].mb_max, 10);
 	}
 	/* The target is removed: back to the configuration, said once. */
-	p->target_mbps = 0;
+	p->goals.target_mbps = 0;
 	plant_tick(&pl);
 	assert_int_equal(pl.dec[0].mb_max, 100);
 	assert_string_equal(pl.dec[0].event, "restore: no target_mbps any more: mb_max 10% -> 100%");
@@ -548,7 +550,7 @@ static void test_guard_cuts_largest_first_by_shortfall(void **state)
 
 	(void)state;
 	h.has_mb_min = false;
-	p[0].guarantee_mbps = 12000;
+	p[0].goals.guarantee_mbps = 12000;
 	h.total_mbps = total_of(p, 4); /* 40000: saturated */
 	decide(policy_guard, &h, p, 4, d);
 	/* need = 12000 * 1.05 - 7000 = 5600; big alone covers it: 20000 * (1 - 5600/20000) = 14400 = 36% */
@@ -575,7 +577,7 @@ static void test_guard_learns_a_victim_wants_less(void **state)
 
 	(void)state;
 	h.has_mb_min = false;
-	p[0].guarantee_mbps = 12000;
+	p[0].goals.guarantee_mbps = 12000;
 	h.total_mbps = total_of(p, 2); /* saturated */
 	decide(policy_guard, &h, p, 2, d);
 	assert_true(p[1].guard.throttled); /* it cannot tell yet */
@@ -617,7 +619,7 @@ static void test_guard_trusts_a_hardware_minimum(void **state)
 	struct policy_decision d[2];
 
 	(void)state;
-	p[0].guarantee_mbps = 12000;
+	p[0].goals.guarantee_mbps = 12000;
 	p[0].mb_min = 30; /* 30% of 40000 MB/s = 12000, in force */
 	h.total_mbps = total_of(p, 2);
 	decide(policy_guard, &h, p, 2, d);
@@ -638,7 +640,7 @@ static void test_guard_multiplicative_decrease_is_bounded(void **state)
 
 	(void)state;
 	h.has_mb_min = false;
-	p[0].guarantee_mbps = 20000;
+	p[0].goals.guarantee_mbps = 20000;
 	h.total_mbps = 40000;
 	decide(policy_guard, &h, p, 4, d);
 	/* need 19000: each cut at most halves, largest first: big 50% of 20000 (25%), mid 50% of 9000
@@ -667,7 +669,7 @@ static void test_guard_needs_saturation_and_ignores_idle(void **state)
 	struct policy_decision d[2];
 
 	(void)state;
-	p[0].guarantee_mbps = 12000;
+	p[0].goals.guarantee_mbps = 12000;
 	h.has_mb_min = false;
 	h.total_mbps = 32000; /* 80%: web wants only 7000 */
 	decide(policy_guard, &h, p, 2, d);
@@ -700,7 +702,7 @@ static void test_guard_dwell_then_additive_increase(void **state)
 
 	(void)state;
 	h.has_mb_min = false;
-	p[0].guarantee_mbps = 12000;
+	p[0].goals.guarantee_mbps = 12000;
 	h.total_mbps = 40000;
 	decide(policy_guard, &h, p, 2, d);
 	unsigned cut = d[1].mb_max;
@@ -734,7 +736,7 @@ static void test_guard_hysteresis_band_holds(void **state)
 
 	(void)state;
 	h.has_mb_min = false;
-	p[0].guarantee_mbps = 12000;
+	p[0].goals.guarantee_mbps = 12000;
 	p[1].guard = (struct guard_memory){ .throttled = true, .cut_pct = 60, .want_mbps = 24000, .dwell = 100 };
 	h.total_mbps = 40000;
 	/* 104% of the guarantee on a saturated host: neither short (< 98%) nor with headroom (>= 115%). */
@@ -770,7 +772,7 @@ static void test_guard_gives_spare_capacity_back(void **state)
 
 	(void)state;
 	h.has_mb_min = false;
-	p[0].guarantee_mbps = 12000; /* web stays below its guarantee although the host has room */
+	p[0].goals.guarantee_mbps = 12000; /* web stays below its guarantee although the host has room */
 	p[1].guard = (struct guard_memory){ .throttled = true, .cut_pct = 30, .want_mbps = 12000, .dwell = 100 };
 	h.total_mbps = 22000;
 	decide(policy_guard, &h, p, 2, d);
@@ -792,8 +794,8 @@ static void test_guard_programs_hardware_minimum(void **state)
 	struct policy_decision d[2];
 
 	(void)state;
-	p[0].guarantee_mbps = 12000;
-	p[0].cfg_mb_min = 10;
+	p[0].goals.guarantee_mbps = 12000;
+	p[0].goals.mb_min = 10;
 	h.total_mbps = 13000;
 	decide(policy_guard, &h, p, 2, d);
 	assert_int_equal(d[0].mb_min, 30);
@@ -804,10 +806,10 @@ static void test_guard_programs_hardware_minimum(void **state)
 	assert_int_equal(d[0].mb_min, 30);
 	assert_string_equal(d[0].event, "");
 	/* Never above the ceiling. */
-	p[0].cfg_mb_max = 25;
+	p[0].goals.mb_max = 25;
 	decide(policy_guard, &h, p, 2, d);
 	assert_int_equal(d[0].mb_min, 25);
-	p[0].cfg_mb_max = 100;
+	p[0].goals.mb_max = 100;
 	/* Without MBW_MIN, or from a learned capacity: the configured minimum only. */
 	h.has_mb_min = false;
 	decide(policy_guard, &h, p, 2, d);
@@ -829,7 +831,7 @@ static void check_guard_loop(unsigned wd, bool has_min)
 	struct policy_partition *web = plant_add(&pl, "web", CLASS_LATENCY_CRITICAL, 14000);
 	plant_add(&pl, "big", CLASS_BEST_EFFORT, 60000);
 	plant_add(&pl, "small", CLASS_BEST_EFFORT, 8000);
-	web->guarantee_mbps = 12000;
+	web->goals.guarantee_mbps = 12000;
 	plant_tick(&pl);
 	assert_true(web->mbps < 0.95 * 12000); /* the aggressors squeeze it at first */
 	int back = 0;
@@ -876,7 +878,7 @@ static void test_share_splits_allowance_by_weight(void **state)
 	struct policy_decision d[4];
 
 	(void)state;
-	p[1].weight = 300;
+	p[1].goals.weight = 300;
 	p[0].guard = (struct guard_memory){ .throttled = true, .cut_pct = 30 };
 	p[1].guard = (struct guard_memory){ .throttled = true, .cut_pct = 30 };
 	p[0].mb_max = p[1].mb_max = 30;
@@ -890,14 +892,14 @@ static void test_share_splits_allowance_by_weight(void **state)
 	assert_string_equal(d[0].event, "throttle: weight 100 of a 60% best-effort allowance: mb_max 30% -> 15%");
 	assert_string_equal(d[1].event, "restore: weight 300 of a 60% best-effort allowance: mb_max 30% -> 45%");
 	/* Water-filling: a part above the configured ceiling goes to the others. */
-	p[1].cfg_mb_max = 40;
+	p[1].goals.mb_max = 40;
 	for (int i = 0; i < 4; i++)
 		d[i] = (struct policy_decision){ .mb_max = i < 2 ? 30 : 100 };
 	policy_share(&h, p, 4, d);
 	assert_int_equal(d[0].mb_max, 20);
 	assert_int_equal(d[1].mb_max, 40);
 	/* One partition's allowance is its own; target-controlled ones are not shared. */
-	p[1].target_mbps = 5000;
+	p[1].goals.target_mbps = 5000;
 	d[0] = (struct policy_decision){ .mb_max = 30 };
 	d[1] = (struct policy_decision){ .mb_max = 30 };
 	policy_share(&h, p, 4, d);
@@ -922,7 +924,7 @@ static void test_escalate_thresholds_and_restore(void **state)
 
 	(void)state;
 	h.min_pct = 10;
-	p.target_mbps = 2000;
+	p.goals.target_mbps = 2000;
 	p.escalation_allowed = true;
 	/* Over budget but not at the floor: the MB limit can still act. */
 	for (int t = 0; t < 10; t++)
@@ -978,7 +980,7 @@ static void test_escalate_respects_permission_and_guard_budget(void **state)
 	assert_int_equal(d.cpu_quota_pct, 0);
 	assert_string_equal(d.event, "restore: escalation is off: CPU quota 800% -> unlimited");
 	/* Not best-effort: never escalated. */
-	p.class = CLASS_DEFAULT;
+	p.goals.class = CLASS_DEFAULT;
 	p.escalation_allowed = true;
 	for (int t = 0; t < 5; t++)
 		escalate_tick(&h, &p, &d, 10);
@@ -997,7 +999,7 @@ static void test_escalate_closed_loop(void **state)
 	pl.host.min_pct = 10;
 	pl.quota_scales_demand = true;
 	struct policy_partition *p = plant_add(&pl, "batch", CLASS_BEST_EFFORT, 30000);
-	p->target_mbps = 2000;
+	p->goals.target_mbps = 2000;
 	p->escalation_allowed = true;
 	int under = 0;
 	for (int t = 1; t <= 40 && !under; t++) {
@@ -1014,7 +1016,7 @@ static void test_escalate_closed_loop(void **state)
 	assert_true(p->mbps <= 2000 * 1.05);
 	assert_true(p->cpu_quota_pct >= quota);
 	/* The target is lifted: the pressure is gone, the quota goes after ten ticks. */
-	p->target_mbps = 0;
+	p->goals.target_mbps = 0;
 	for (int t = 0; t < 12; t++)
 		plant_tick(&pl);
 	assert_int_equal(p->cpu_quota_pct, 0);

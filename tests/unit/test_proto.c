@@ -11,7 +11,7 @@
 #include <cmocka.h>
 #include <jansson.h>
 
-#include "core/proto.h"
+#include "core/ctl/proto.h"
 
 #define MAX_SETTINGS 8
 

@@ -9,7 +9,7 @@
 
 #include <cmocka.h>
 
-#include "core/record.h"
+#include "core/engine/record.h"
 #include "tests/util/record_reader.h"
 #include "tests/util/testutil.h"
 
@@ -21,7 +21,7 @@ static void test_rows_and_quoting(void **state)
 
 	(void)state;
 	close(mkstemp(path));
-	assert_int_equal(record_open(path, true, &rec, &err), 0);
+	assert_int_equal(record_new(path, true, &rec, &err), 0);
 	struct record_row row = { .t_ms = 100,
 				  .partition = "web",
 				  .valid = true,
@@ -38,7 +38,7 @@ static void test_rows_and_quoting(void **state)
 				   .event = "throttle: victim \"web\" below 6000, squeezed",
 				   .has_truth = true };
 	record_write(rec, &row);
-	assert_int_equal(record_close(rec, &err), 0);
+	assert_int_equal(record_free(rec, &err), 0);
 	char *text = read_text_file(path);
 	assert_string_equal(text, "t_ms,partition,mbps,mb_max,mb_min,valid,estimated,event,sim_mbps\n"
 				  "100,web,1234.6,80,0,1,0,,1230.0\n"
@@ -61,7 +61,7 @@ static void test_unwritable_path(void **state)
 	struct err err = { "" };
 
 	(void)state;
-	assert_true(record_open("/nonexistent/dir/run.csv", false, &rec, &err) < 0);
+	assert_true(record_new("/nonexistent/dir/run.csv", false, &rec, &err) < 0);
 	assert_non_null(strstr(err.text, "cannot create record file /nonexistent/dir/run.csv"));
 }
 

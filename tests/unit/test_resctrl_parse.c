@@ -12,7 +12,7 @@
 #include <cmocka.h>
 
 #include "backends/resctrl/resctrl.h"
-#include "core/log.h"
+#include "core/base/log.h"
 
 #define FIXTURES MPAMD_SOURCE_DIR "/tests/fixtures/resctrl"
 

@@ -1,10 +1,11 @@
+#include "core/engine/registry.h"
 #include "tests/util/record_reader.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/config.h"
+#include "core/config/config.h"
 
 #define RECORD_FIELDS 9 /* with sim_mbps; 8 without */
 
@@ -101,7 +102,7 @@ struct config *load_config_text(const char *text)
 	struct config *config = NULL;
 
 	diag_list_init(&diags, "scenario.ini");
-	int r = config_load_string(text, NULL, &config, &diags);
+	int r = config_load_string(text, engine_default_schema(), NULL, &config, &diags);
 	diag_print(&diags, stderr);
 	diag_list_fini(&diags);
 	return r == 0 ? config : NULL;

@@ -1,4 +1,4 @@
-/* Reading the record file back in tests: the columns of core/record.c, fields quoted as RFC 4180
+/* Reading the record file back in tests: the columns of core/engine/record.c, fields quoted as RFC 4180
  * says (an event with a comma or a quote), an empty mbps kept apart from 0. */
 #ifndef MPAMD_TESTS_RECORD_READER_H
 #define MPAMD_TESTS_RECORD_READER_H

@@ -1,0 +1,99 @@
+/* The control contract: where a partition's limits go (resctrl groups, MPAM MSC registers, the
+ * simulator). A control probes what the hardware can do, opens (or adopts) each partition, applies
+ * limits rounded to the hardware's steps, and describes itself for `mpamctl discover`. It decides
+ * nothing: the engine tells it what to apply.
+ *
+ * Partitions are addressed by their index in the configuration. A failure concerns that partition
+ * only; the others carry on. */
+#ifndef MPAMD_BACKENDS_CONTRACTS_CONTROL_H
+#define MPAMD_BACKENDS_CONTRACTS_CONTROL_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/base/clock.h"
+#include "core/base/error.h"
+#include "core/config/model.h"
+
+#define CONTROL_MAX_DOMAINS 64
+
+/* Limits of one partition, in the configuration's units. mb_min 0 means none, l3_cbm 0 leaves the
+ * cache portion as it is. */
+struct partition_limits {
+	unsigned mb_max;
+	unsigned mb_min;
+	uint64_t l3_cbm;
+	/* In what apply returns: the hardware held limits mpamd had not set (another tool changed
+	 * them); they have been put back. Controls that always rewrite everything leave it false. */
+	bool changed_outside;
+};
+
+/* What a control found when it probed the hardware. */
+struct control_caps {
+	unsigned partitions_max; /* PARTIDs (MPAM) or CLOSIDs (resctrl), all domains together */
+	unsigned pmgs;
+	unsigned bw_gran_pct; /* MB limits are multiples of this; 0 without MB control */
+	unsigned bw_min_pct;  /* the lowest MB setting the hardware takes */
+	bool has_mb_min;
+	unsigned cbm_bits; /* 0 without cache portion control */
+};
+
+/* How the hardware knows an open partition: what monitors and actuators need to find it again. */
+struct partition_ref {
+	const struct partition_config *config;
+	const char *group; /* resctrl: the group's name; NULL elsewhere */
+	int group_dirfd;   /* resctrl: the group's directory (owned by the control); -1 elsewhere */
+	long hw_id;	   /* the PARTID (MPAM) its traffic carries, -1 when the control cannot tell */
+};
+
+/* Hardware a control drives that monitors and actuators composed with it may use too (opaque here;
+ * each is defined by the backend that owns it). NULL where the control has none. */
+struct msc_set;
+struct resctrl_fs;
+struct sim_host;
+
+struct control_shared {
+	struct clock *clock;
+	struct msc_set *mscs;	    /* MPAM MSCs: mmio, sim */
+	struct resctrl_fs *resctrl; /* a resctrl mount: resctrl */
+	struct sim_host *sim;	    /* the simulated host: sim */
+};
+
+struct control;
+
+struct control_ops {
+	const char *name; /* the backend key's value */
+	/* Runs on simulated time; the engine composes the simulator's actuators with it. */
+	bool simulated;
+	/* Keys this control adds to the configuration (NULL: none). */
+	const struct config_ext *config_ext;
+	/* Opens the hardware the config names. `clock` is the engine's. */
+	int (*open)(const struct config *config, struct clock *clock, struct control **ret, struct err *err);
+	void (*free)(struct control *control);
+	void (*probe)(struct control *control, struct control_caps *ret);
+	/* What it lends to monitors and actuators (fields it has none of stay NULL). */
+	void (*share)(struct control *control, struct control_shared *ret);
+	/* Makes partition `index` ready (resctrl: create or adopt its group, move its tasks; MPAM: check
+	 * its PARTID) and says how to find it. */
+	int (*partition_open)(struct control *control, size_t index, const struct partition_config *p,
+			      struct partition_ref *ret, struct err *err);
+	/* Forgets partition `index` (the hardware keeps its limits; nothing is removed). */
+	void (*partition_close)(struct control *control, size_t index);
+	/* Programs limits on every domain, rounded to the hardware's steps; stores what is in force in
+	 * *effective (read back from the hardware where possible). */
+	int (*apply)(struct control *control, size_t index, const struct partition_limits *limits,
+		     struct partition_limits *effective, struct err *err);
+	/* Simulators only (NULL elsewhere): the ground truth of the last interval, MB/s per partition. */
+	double (*truth_mbps)(struct control *control, size_t index);
+	/* Everything probed, for `mpamctl discover`: a JSON object the CLI formats. */
+	json_t *(*describe)(struct control *control);
+};
+
+/* Implementations embed this as their first member. */
+struct control {
+	const struct control_ops *ops;
+};
+
+#endif

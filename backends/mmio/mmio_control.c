@@ -1,0 +1,267 @@
+#include "backends/mmio/mmio_control.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backends/mpam/mpam_regs.h"
+#include "core/config/config.h"
+
+struct mmio_limits {
+	struct msc_set *set;
+	const struct partition_config **partitions; /* open ones; NULL otherwise */
+	size_t count;
+};
+
+int mmio_limits_new(struct msc_set *set, size_t partitions, struct mmio_limits **ret, struct err *err)
+{
+	struct mmio_limits *l = calloc(1, sizeof(*l));
+
+	if (l)
+		l->partitions = calloc(partitions ? partitions : 1, sizeof(*l->partitions));
+	if (!l || !l->partitions) {
+		mmio_limits_free(l);
+		return err_set(err, -ENOMEM, "out of memory");
+	}
+	l->set = set;
+	l->count = partitions;
+	*ret = l;
+	return 0;
+}
+
+void mmio_limits_free(struct mmio_limits *l)
+{
+	if (!l)
+		return;
+	free(l->partitions);
+	free(l);
+}
+
+static unsigned min_nonzero(unsigned a, unsigned b)
+{
+	if (!a)
+		return b;
+	return b && b < a ? b : a;
+}
+
+void mmio_limits_probe(const struct mmio_limits *l, struct control_caps *caps)
+{
+	memset(caps, 0, sizeof(*caps));
+	caps->partitions_max = 65536;
+	caps->pmgs = 256;
+	for (size_t i = 0; i < l->set->count; i++) {
+		const struct msc *msc = &l->set->mscs[i];
+		caps->partitions_max = min_nonzero(caps->partitions_max, msc->caps.partid_max + 1u);
+		caps->pmgs = min_nonzero(caps->pmgs, msc->caps.pmg_max + 1u);
+		if (msc->caps.mbw_ris >= 0) {
+			const struct msc_ris_caps *rc = &msc->caps.ris[msc->caps.mbw_ris];
+			/* Limits must be valid on every MSC: take the coarsest steps and the highest floor. */
+			unsigned gran = mpam_bandwidth_gran_percent(rc->bwa_wd);
+			unsigned floor = mpam_min_bandwidth_percent(rc->bwa_wd);
+			caps->bw_gran_pct = gran > caps->bw_gran_pct ? gran : caps->bw_gran_pct;
+			caps->bw_min_pct = floor > caps->bw_min_pct ? floor : caps->bw_min_pct;
+			caps->has_mb_min = caps->has_mb_min || rc->has_min;
+		}
+		for (unsigned r = 0; r < msc->caps.ris_count; r++)
+			caps->cbm_bits = min_nonzero(caps->cbm_bits, msc->caps.ris[r].cpbm_wd);
+	}
+}
+
+int mmio_limits_partition_open(struct mmio_limits *l, size_t index, const struct partition_config *p,
+			       struct partition_ref *ret, struct err *err)
+{
+	if (index >= l->count)
+		return err_set(err, -EINVAL, "partition index %zu out of range", index);
+	if (!p->has_partid)
+		return err_set(err, -EINVAL, "partition \"%s\" has no partid", p->name);
+	for (size_t i = 0; i < l->set->count; i++)
+		if (p->partid > l->set->mscs[i].caps.partid_max)
+			return err_set(err, -ERANGE, "partid %u is above PARTID_MAX %u of msc \"%s\"", p->partid,
+				       l->set->mscs[i].caps.partid_max, l->set->mscs[i].name);
+	l->partitions[index] = p;
+	*ret = (struct partition_ref){ .config = p, .group_dirfd = -1, .hw_id = p->partid };
+	return 0;
+}
+
+void mmio_limits_partition_close(struct mmio_limits *l, size_t index)
+{
+	if (index < l->count)
+		l->partitions[index] = NULL;
+}
+
+static int apply_one_msc(struct msc *msc, uint16_t partid, const struct partition_limits *want,
+			 struct partition_limits *eff, bool *did_bw, struct err *err)
+{
+	unsigned max_pct, min_pct;
+	int r = msc_set_bandwidth(msc, partid, want->mb_max, want->mb_min, &max_pct, &min_pct, err);
+
+	if (r == 0 && !*did_bw) {
+		eff->mb_max = max_pct;
+		eff->mb_min = min_pct;
+		*did_bw = true;
+	}
+	if (r < 0 && r != -EOPNOTSUPP)
+		return r;
+	if (want->l3_cbm) {
+		r = msc_set_cpbm(msc, partid, want->l3_cbm, err);
+		if (r < 0 && r != -EOPNOTSUPP)
+			return r;
+		if (r == 0)
+			eff->l3_cbm = want->l3_cbm;
+	}
+	return 0;
+}
+
+int mmio_limits_apply(struct mmio_limits *l, size_t index, const struct partition_limits *want,
+		      struct partition_limits *effective, struct err *err)
+{
+	const struct partition_config *p = index < l->count ? l->partitions[index] : NULL;
+	struct partition_limits eff = { .mb_max = 100 };
+	bool did_bw = false;
+
+	if (!p)
+		return err_set(err, -ENOENT, "partition %zu is not open", index);
+	for (size_t i = 0; i < l->set->count; i++) {
+		int r = apply_one_msc(&l->set->mscs[i], p->partid, want, &eff, &did_bw, err);
+		if (r < 0) {
+			err_prefix(err, "msc \"%s\"", l->set->mscs[i].name);
+			return r;
+		}
+	}
+	if (want->l3_cbm && !eff.l3_cbm)
+		return err_set(err, -EOPNOTSUPP, "no MSC has cache portion controls for l3_cbm");
+	*effective = eff;
+	return 0;
+}
+
+/* The fewest MBWU monitors of any MSC that has some. */
+static unsigned monitors_per_msc(const struct msc_set *set)
+{
+	unsigned fewest = 0;
+
+	for (size_t i = 0; i < set->count; i++)
+		if (set->mscs[i].caps.mon_ris >= 0)
+			fewest = min_nonzero(fewest, set->mscs[i].caps.ris[set->mscs[i].caps.mon_ris].num_mon);
+	return fewest;
+}
+
+json_t *mmio_limits_describe(const struct mmio_limits *l)
+{
+	struct control_caps caps;
+
+	mmio_limits_probe(l, &caps);
+	return json_pack("{s:I,s:I,s:I,s:I,s:o}", "partids", (json_int_t)caps.partitions_max, "pmgs",
+			 (json_int_t)caps.pmgs, "bandwidth_granularity_pct", (json_int_t)caps.bw_gran_pct,
+			 "monitors_per_msc", (json_int_t)monitors_per_msc(l->set), "mscs", msc_set_describe(l->set));
+}
+
+/* ---- backend = mmio: the [msc] windows mapped from /dev/mem ---- */
+
+struct mmio_control {
+	struct control base;
+	struct msc_set *set;
+	struct mmio_limits *limits;
+};
+
+static struct mmio_control *mmio_of(struct control *c)
+{
+	return (struct mmio_control *)c;
+}
+
+static void mmio_free(struct control *c)
+{
+	struct mmio_control *m = mmio_of(c);
+
+	if (!m)
+		return;
+	mmio_limits_free(m->limits);
+	msc_set_free(m->set);
+	free(m);
+}
+
+static int mmio_open(const struct config *config, struct clock *clock, struct control **ret, struct err *err)
+{
+	struct mmio_control *m = calloc(1, sizeof(*m));
+	int r = m ? 0 : err_set(err, -ENOMEM, "out of memory");
+
+	(void)clock;
+	if (r == 0)
+		r = msc_set_new_from_config(config, false, &m->set, err);
+	if (r == 0)
+		r = mmio_limits_new(m->set, config->partition_count, &m->limits, err);
+	if (r < 0) {
+		mmio_free(m ? &m->base : NULL);
+		return r;
+	}
+	m->base.ops = &control_mmio_ops;
+	*ret = &m->base;
+	return 0;
+}
+
+static void mmio_probe(struct control *c, struct control_caps *ret)
+{
+	mmio_limits_probe(mmio_of(c)->limits, ret);
+}
+
+static void mmio_share(struct control *c, struct control_shared *ret)
+{
+	ret->mscs = mmio_of(c)->set;
+}
+
+static int mmio_partition_open(struct control *c, size_t index, const struct partition_config *p,
+			       struct partition_ref *ret, struct err *err)
+{
+	return mmio_limits_partition_open(mmio_of(c)->limits, index, p, ret, err);
+}
+
+static void mmio_partition_close(struct control *c, size_t index)
+{
+	mmio_limits_partition_close(mmio_of(c)->limits, index);
+}
+
+static int mmio_apply(struct control *c, size_t index, const struct partition_limits *want,
+		      struct partition_limits *effective, struct err *err)
+{
+	return mmio_limits_apply(mmio_of(c)->limits, index, want, effective, err);
+}
+
+static json_t *mmio_describe(struct control *c)
+{
+	return mmio_limits_describe(mmio_of(c)->limits);
+}
+
+#define MMIO_BACKEND "mmio"
+
+/* backend = mmio programs MSCs by PARTID, in the windows the [msc] sections name. */
+static void mmio_check(struct config *c, struct diag_list *d)
+{
+	if (strcmp(c->global.backend, MMIO_BACKEND))
+		return;
+	if (c->msc_count == 0)
+		diag_add(d, DIAG_ERROR, c->global.backend_from_command_line ? 0 : config_global_key_line(c, "backend"),
+			 "%smmio needs at least one [msc \"NAME\"] section with base and size",
+			 c->global.backend_from_command_line ? "--backend " : "backend = ");
+	for (size_t i = 0; i < c->partition_count; i++)
+		if (!c->partitions[i].has_partid)
+			diag_add(d, DIAG_ERROR, c->partitions[i].origin.line,
+				 "partition \"%s\" needs a partid: backend = mmio programs MSCs by PARTID",
+				 c->partitions[i].name);
+}
+
+static const struct config_ext mmio_config_ext = {
+	.name = MMIO_BACKEND,
+	.check = mmio_check,
+};
+
+const struct control_ops control_mmio_ops = {
+	.name = MMIO_BACKEND,
+	.config_ext = &mmio_config_ext,
+	.open = mmio_open,
+	.free = mmio_free,
+	.probe = mmio_probe,
+	.share = mmio_share,
+	.partition_open = mmio_partition_open,
+	.partition_close = mmio_partition_close,
+	.apply = mmio_apply,
+	.describe = mmio_describe,
+};

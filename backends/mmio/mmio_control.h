@@ -1,0 +1,29 @@
+/* What the MMIO control does over any set of MSCs, shared by backend = mmio (MSCs behind /dev/mem)
+ * and backend = sim (the simulator's register models): probe the partition controls, check each
+ * partition's PARTID, program MBW_MAX/MBW_MIN and cache portions on every MSC. */
+#ifndef MPAMD_BACKENDS_MMIO_MMIO_CONTROL_H
+#define MPAMD_BACKENDS_MMIO_MMIO_CONTROL_H
+
+#include <jansson.h>
+
+#include "backends/contracts/control.h"
+#include "backends/mmio/msc_set.h"
+
+struct mmio_limits;
+
+/* Limits of up to `partitions` partitions over `set` (borrowed: it must outlive them). */
+int mmio_limits_new(struct msc_set *set, size_t partitions, struct mmio_limits **ret, struct err *err);
+void mmio_limits_free(struct mmio_limits *limits);
+
+void mmio_limits_probe(const struct mmio_limits *limits, struct control_caps *ret);
+int mmio_limits_partition_open(struct mmio_limits *limits, size_t index, const struct partition_config *p,
+			       struct partition_ref *ret, struct err *err);
+void mmio_limits_partition_close(struct mmio_limits *limits, size_t index);
+int mmio_limits_apply(struct mmio_limits *limits, size_t index, const struct partition_limits *want,
+		      struct partition_limits *effective, struct err *err);
+/* The MSCs and what they offer, for `mpamctl discover`. */
+json_t *mmio_limits_describe(const struct mmio_limits *limits);
+
+extern const struct control_ops control_mmio_ops;
+
+#endif

@@ -1,0 +1,264 @@
+/* monitor = mmio: MPAM MBWU monitors over the MSC bus. The MSCs are the control's when it drives
+ * some (backend = mmio, sim); beside resctrl (Arm hosts on Linux 7.1, whose resctrl has no bandwidth
+ * counters) they are the [msc] windows, probed monitor-only: only monitor registers are written, for
+ * the PARTID resctrl gave each group. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backends/mmio/mbwu_monitor.h"
+#include "backends/mmio/monitors.h"
+#include "backends/mmio/msc_set.h"
+#include "core/base/log.h"
+#include "core/config/config.h"
+
+#define MBWU_MONITOR "mmio"
+
+struct mbwu_monitor {
+	struct monitor base;
+	struct msc_set *set;
+	bool owns_set;
+	struct msc_monitors **mons; /* per MSC; NULL for an MSC without MBWU monitors */
+	size_t *domain_msc;	    /* monitor domain -> MSC index */
+	unsigned domain_count;
+	uint64_t *reported_esr; /* last ESR logged per MSC, so a stuck error is logged once */
+	size_t partitions;
+};
+
+static struct mbwu_monitor *mbwu_of(struct monitor *m)
+{
+	return (struct mbwu_monitor *)m;
+}
+
+static bool mbwu_available(const struct config *config, const struct control_shared *shared, struct err *why)
+{
+	if (shared->mscs || config->msc_count > 0)
+		return true;
+	err_set(why, -ENODEV, "no [msc] sections are configured");
+	return false;
+}
+
+static void mbwu_free(struct monitor *m)
+{
+	struct mbwu_monitor *w = mbwu_of(m);
+
+	if (!w)
+		return;
+	for (size_t i = 0; w->mons && i < w->set->count; i++)
+		msc_monitors_free(w->mons[i]);
+	if (w->owns_set)
+		msc_set_free(w->set);
+	free(w->mons);
+	free(w->domain_msc);
+	free(w->reported_esr);
+	free(w);
+}
+
+/* The MSCs with MBWU monitors are this monitor's domains. */
+static int make_domains(struct mbwu_monitor *w, struct err *err)
+{
+	for (size_t i = 0; i < w->set->count; i++) {
+		struct msc *msc = &w->set->mscs[i];
+		if (msc->caps.mon_ris < 0)
+			continue;
+		int r = msc_monitors_new(msc, w->partitions, &w->mons[i], err);
+		if (r < 0) {
+			err_prefix(err, "msc \"%s\"", msc->name);
+			return r;
+		}
+		w->domain_msc[w->domain_count++] = i;
+	}
+	return 0;
+}
+
+static int mbwu_open(const struct config *config, const struct control_shared *shared, struct monitor **ret,
+		     struct err *err)
+{
+	struct mbwu_monitor *w = calloc(1, sizeof(*w));
+	int r = 0;
+
+	if (!w)
+		return err_set(err, -ENOMEM, "out of memory");
+	w->base.ops = &monitor_mbwu_ops;
+	w->partitions = config->partition_count;
+	w->set = shared->mscs;
+	/* Beside a control without MSCs of its own (resctrl), the controls are the kernel's: monitor-only. */
+	if (!w->set) {
+		w->owns_set = true;
+		r = msc_set_new_from_config(config, true, &w->set, err);
+	}
+	if (r == 0) {
+		w->mons = calloc(w->set->count ? w->set->count : 1, sizeof(*w->mons));
+		w->domain_msc = calloc(w->set->count ? w->set->count : 1, sizeof(*w->domain_msc));
+		w->reported_esr = calloc(w->set->count ? w->set->count : 1, sizeof(*w->reported_esr));
+		r = w->mons && w->domain_msc && w->reported_esr ? make_domains(w, err)
+								: err_set(err, -ENOMEM, "out of memory");
+	}
+	if (r < 0) {
+		mbwu_free(&w->base);
+		return r;
+	}
+	*ret = &w->base;
+	return 0;
+}
+
+static unsigned min_nonzero(unsigned a, unsigned b)
+{
+	if (!a)
+		return b;
+	return b && b < a ? b : a;
+}
+
+static void mbwu_probe(struct monitor *m, struct monitor_caps *caps)
+{
+	struct mbwu_monitor *w = mbwu_of(m);
+
+	memset(caps, 0, sizeof(*caps));
+	caps->domain_count = w->domain_count < MONITOR_MAX_DOMAINS ? w->domain_count : MONITOR_MAX_DOMAINS;
+	for (unsigned d = 0; d < caps->domain_count; d++) {
+		const struct msc *msc = &w->set->mscs[w->domain_msc[d]];
+		const struct msc_ris_caps *rc = &msc->caps.ris[msc->caps.mon_ris];
+		snprintf(caps->domains[d].name, sizeof(caps->domains[d].name), "%s", msc->name);
+		caps->domains[d].base = msc->bus->base;
+		caps->domains[d].capacity_mbps = msc->capacity_mbps;
+		caps->counters = min_nonzero(caps->counters, rc->num_mon);
+		caps->counter_bits = rc->counter_bits;
+		/* The long counter is never scaled; the 31-bit one is, when SCALE gives it more range. */
+		caps->counter_scale = rc->has_long ? 0 : rc->scale;
+	}
+}
+
+/* The PARTID a partition's traffic carries: what the control says, else the partid key (beside
+ * resctrl mounted without -o debug, which does not show ctrl_hw_id). */
+static int partid_of(const struct partition_ref *ref, uint16_t *ret, struct err *err)
+{
+	if (ref->hw_id >= 0) {
+		if (ref->group)
+			log_info("partition %s: PARTID %ld from %s/ctrl_hw_id", ref->config->name, ref->hw_id,
+				 ref->group);
+		*ret = (uint16_t)ref->hw_id;
+		return 0;
+	}
+	if (ref->config->has_partid) {
+		log_info("partition %s: PARTID %u from the partid key (the control does not tell it; on resctrl, "
+			 "mount with -o debug to have it from ctrl_hw_id)",
+			 ref->config->name, ref->config->partid);
+		*ret = ref->config->partid;
+		return 0;
+	}
+	return err_set(err, -EINVAL,
+		       "partition %s: no PARTID to monitor: mount resctrl with -o debug (ctrl_hw_id) or set partid",
+		       ref->config->name);
+}
+
+static int mbwu_add(struct monitor *m, size_t index, const struct partition_ref *ref, struct err *err)
+{
+	struct mbwu_monitor *w = mbwu_of(m);
+	uint16_t partid = 0;
+	int r = partid_of(ref, &partid, err);
+
+	if (r < 0)
+		return r;
+	if (index >= w->partitions)
+		return err_set(err, -EINVAL, "partition index %zu out of range", index);
+	for (size_t i = 0; i < w->set->count; i++)
+		if (partid > w->set->mscs[i].caps.partid_max)
+			return err_set(err, -ERANGE, "partid %u is above PARTID_MAX %u of msc \"%s\"", partid,
+				       w->set->mscs[i].caps.partid_max, w->set->mscs[i].name);
+	for (unsigned d = 0; d < w->domain_count; d++) {
+		size_t i = w->domain_msc[d];
+		if ((r = msc_monitors_add(w->mons[i], index, partid, err)) < 0) {
+			err_prefix(err, "msc \"%s\"", w->set->mscs[i].name);
+			return r;
+		}
+	}
+	return 0;
+}
+
+static void mbwu_remove(struct monitor *m, size_t index)
+{
+	struct mbwu_monitor *w = mbwu_of(m);
+
+	for (unsigned d = 0; d < w->domain_count; d++)
+		msc_monitors_remove(w->mons[w->domain_msc[d]], index);
+}
+
+/* An MSC error means the driver (or someone) did something wrong: say so loudly, once per value. */
+static bool msc_in_error(struct mbwu_monitor *w, size_t i)
+{
+	uint64_t esr = 0;
+
+	if (msc_read_esr(&w->set->mscs[i], &esr) < 0 || esr == 0) {
+		w->reported_esr[i] = 0;
+		return false;
+	}
+	if (esr != w->reported_esr[i]) {
+		char text[160];
+		msc_describe_esr(esr, text, sizeof(text));
+		log_error("msc \"%s\" reports an error: %s", w->set->mscs[i].name, text);
+		w->reported_esr[i] = esr;
+	}
+	return true;
+}
+
+static int mbwu_read(struct monitor *m, uint64_t now_ns, struct sample *out, size_t stride, struct err *err)
+{
+	struct mbwu_monitor *w = mbwu_of(m);
+
+	(void)err;
+	msc_set_sync(w->set, now_ns);
+	for (unsigned d = 0; d < w->domain_count; d++) {
+		size_t i = w->domain_msc[d];
+		msc_monitors_read(w->mons[i], now_ns, &out[d], stride);
+		if (msc_in_error(w, i))
+			for (size_t p = 0; p < w->partitions; p++)
+				out[p * stride + d] = (struct sample){ .state = SAMPLE_INVALID,
+								       .reason = "MSC reported an error (ESR)" };
+	}
+	msc_set_after_read(w->set);
+	return 0;
+}
+
+static json_t *mbwu_describe(struct monitor *m)
+{
+	struct mbwu_monitor *w = mbwu_of(m);
+	json_t *d = json_pack("{s:b,s:o}", "monitor_only", w->set->monitor_only, "mscs", json_array());
+
+	for (unsigned i = 0; i < w->domain_count; i++) {
+		const struct msc *msc = &w->set->mscs[w->domain_msc[i]];
+		const struct msc_ris_caps *rc = &msc->caps.ris[msc->caps.mon_ris];
+		json_array_append_new(json_object_get(d, "mscs"),
+				      json_pack("{s:s,s:I,s:I,s:b}", "name", msc->name, "monitors",
+						(json_int_t)rc->num_mon, "counter_bits", (json_int_t)rc->counter_bits,
+						"rotating", msc_monitors_rotating(w->mons[w->domain_msc[i]])));
+	}
+	return d;
+}
+
+/* monitor = mmio beside resctrl reads the [msc] windows, so there must be some. */
+static void mbwu_check(struct config *c, struct diag_list *d)
+{
+	if (!strcmp(c->global.monitor, MBWU_MONITOR) && c->msc_count == 0 && !strcmp(c->global.backend, "resctrl"))
+		diag_add(d, DIAG_ERROR, config_global_key_line(c, "monitor"),
+			 "monitor = mmio needs at least one [msc \"NAME\"] section");
+}
+
+static const struct config_ext mbwu_config_ext = {
+	.name = "mmio monitor",
+	.check = mbwu_check,
+};
+
+const struct monitor_ops monitor_mbwu_ops = {
+	.name = MBWU_MONITOR,
+	.what = "MSC monitors",
+	.config_ext = &mbwu_config_ext,
+	.available = mbwu_available,
+	.open = mbwu_open,
+	.free = mbwu_free,
+	.probe = mbwu_probe,
+	.add = mbwu_add,
+	.remove = mbwu_remove,
+	.read = mbwu_read,
+	.describe = mbwu_describe,
+};

@@ -1,0 +1,142 @@
+#include "backends/mmio/msc_set.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "backends/mpam/mpam_regs.h"
+#include "core/base/log.h"
+
+#define DEVMEM_PATH "/dev/mem"
+
+void msc_set_free(struct msc_set *set)
+{
+	if (!set)
+		return;
+	for (size_t i = 0; set->mscs && i < set->count; i++)
+		bus_free(set->mscs[i].bus);
+	free(set->mscs);
+	free(set);
+}
+
+static int probe_one(struct msc *msc, bool monitor_only, struct err *err)
+{
+	int r = msc_probe(msc->bus, monitor_only, &msc->caps, err);
+
+	if (r < 0) {
+		err_prefix(err, "msc \"%s\" at 0x%llx", msc->name, (unsigned long long)msc->bus->base);
+		return r;
+	}
+	if (msc->caps.stale_esr) {
+		char text[160];
+		msc_describe_esr(msc->caps.stale_esr, text, sizeof(text));
+		log_warning("msc \"%s\": error status left by an earlier user: %s%s", msc->name, text,
+			    monitor_only ? "" : " (cleared)");
+	}
+	return 0;
+}
+
+int msc_set_new(struct msc_bus **buses, const char *const *names, size_t count, bool monitor_only, struct msc_set **ret,
+		struct err *err)
+{
+	struct msc_set *set = calloc(1, sizeof(*set));
+	int r = 0;
+
+	if (set)
+		set->mscs = calloc(count ? count : 1, sizeof(*set->mscs));
+	if (!set || !set->mscs) {
+		for (size_t i = 0; i < count; i++)
+			bus_free(buses[i]);
+		msc_set_free(set);
+		return err_set(err, -ENOMEM, "out of memory");
+	}
+	set->count = count;
+	set->monitor_only = monitor_only;
+	for (size_t i = 0; i < count; i++) {
+		set->mscs[i].bus = buses[i];
+		set->mscs[i].monitor_only = monitor_only;
+		snprintf(set->mscs[i].name, sizeof(set->mscs[i].name), "%s", names[i]);
+	}
+	for (size_t i = 0; i < count && r == 0; i++)
+		r = probe_one(&set->mscs[i], monitor_only, err);
+	if (r < 0) {
+		msc_set_free(set);
+		return r;
+	}
+	*ret = set;
+	return 0;
+}
+
+/* Maps every [msc] window; on failure nothing stays mapped and err names the MSC. */
+static int map_windows(const struct config *config, struct msc_bus **buses, const char **names, struct err *err)
+{
+	for (size_t i = 0; i < config->msc_count; i++) {
+		const struct msc_config *m = &config->mscs[i];
+		int r = bus_devmem_new(DEVMEM_PATH, m->base, m->size, &buses[i], err);
+		if (r < 0) {
+			err_prefix(err, "msc \"%s\"", m->name);
+			for (size_t j = 0; j < i; j++)
+				bus_free(buses[j]);
+			return r;
+		}
+		names[i] = m->name;
+	}
+	return 0;
+}
+
+int msc_set_new_from_config(const struct config *config, bool monitor_only, struct msc_set **ret, struct err *err)
+{
+	size_t n = config->msc_count;
+	struct msc_bus **buses = calloc(n ? n : 1, sizeof(*buses));
+	const char **names = calloc(n ? n : 1, sizeof(*names));
+	int r = buses && names ? 0 : err_set(err, -ENOMEM, "out of memory");
+
+	if (r == 0)
+		r = map_windows(config, buses, names, err);
+	if (r == 0)
+		r = msc_set_new(buses, names, n, monitor_only, ret, err);
+	free(buses);
+	free(names);
+	return r;
+}
+
+static json_t *describe_ris(const struct msc_ris_caps *rc, unsigned index)
+{
+	json_t *ris = json_pack("{s:I,s:I,s:I}", "index", (json_int_t)index, "cpbm_wd", (json_int_t)rc->cpbm_wd,
+				"monitors", (json_int_t)rc->num_mon);
+
+	if (rc->has_mbw)
+		json_object_set_new(ris, "bandwidth",
+				    json_pack("{s:I,s:I,s:I,s:b,s:b,s:I}", "bwa_wd", (json_int_t)rc->bwa_wd,
+					      "granularity_pct", (json_int_t)mpam_bandwidth_gran_percent(rc->bwa_wd),
+					      "min_bandwidth_pct", (json_int_t)mpam_min_bandwidth_percent(rc->bwa_wd),
+					      "has_min", rc->has_min, "has_max", rc->has_max, "max_lim",
+					      (json_int_t)rc->max_lim));
+	if (rc->num_mon)
+		json_object_set_new(ris, "counter",
+				    json_pack("{s:I,s:I,s:b,s:b,s:b}", "bits", (json_int_t)rc->counter_bits, "scale",
+					      (json_int_t)rc->scale, "rwbw", rc->has_rwbw, "capture", rc->has_capture,
+					      "ofsr", rc->has_ofsr));
+	return ris;
+}
+
+json_t *msc_set_describe(const struct msc_set *set)
+{
+	json_t *mscs = json_array();
+
+	for (size_t i = 0; i < set->count; i++) {
+		const struct msc *m = &set->mscs[i];
+		json_t *ris = json_array();
+		for (unsigned r = 0; r < m->caps.ris_count; r++)
+			json_array_append_new(ris, describe_ris(&m->caps.ris[r], r));
+		char base[24], iidr[16];
+		snprintf(base, sizeof(base), "0x%llx", (unsigned long long)m->bus->base);
+		snprintf(iidr, sizeof(iidr), "0x%08x", m->caps.iidr);
+		json_array_append_new(mscs, json_pack("{s:s,s:s,s:I,s:s,s:I,s:I,s:b,s:b,s:o}", "name", m->name, "base",
+						      base, "size", (json_int_t)m->bus->size, "iidr", iidr,
+						      "partid_max", (json_int_t)m->caps.partid_max, "pmg_max",
+						      (json_int_t)m->caps.pmg_max, "esr", m->caps.has_esr,
+						      "nrdy_hardware_managed", m->caps.nrdy_hw, "ris", ris));
+	}
+	return mscs;
+}

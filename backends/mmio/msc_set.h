@@ -1,0 +1,56 @@
+/* The MSCs one mpamd drives, probed: the MMIO control programs their partition controls and the MBWU
+ * monitor reads their monitors, whether they sit behind /dev/mem windows (the [msc] sections) or are
+ * the simulator's register models. Whoever creates the set owns it; the other borrows it. */
+#ifndef MPAMD_BACKENDS_MMIO_MSC_SET_H
+#define MPAMD_BACKENDS_MMIO_MSC_SET_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "backends/mmio/bus.h"
+#include "backends/mmio/msc.h"
+#include "core/base/error.h"
+#include "core/config/model.h"
+
+/* Real MSCs change by themselves; the simulator's only when told. These let the simulator run its
+ * traffic up to the moment monitors are read, and check the driver's accesses afterwards. */
+struct msc_set_hooks {
+	void *ctx;
+	void (*sync)(void *ctx, uint64_t now_ns);
+	void (*after_read)(void *ctx);
+};
+
+struct msc_set {
+	struct msc *mscs;
+	size_t count;
+	bool monitor_only; /* probed without touching MPAMCFG_* (another owner has the controls) */
+	struct msc_set_hooks hooks;
+};
+
+/* Probes `count` MSCs behind `buses` (taking every bus, also on failure), named `names`. A stale error
+ * status is reported (and cleared unless monitor_only). */
+int msc_set_new(struct msc_bus **buses, const char *const *names, size_t count, bool monitor_only, struct msc_set **ret,
+		struct err *err);
+/* Maps the config's [msc] windows from /dev/mem and probes them. */
+int msc_set_new_from_config(const struct config *config, bool monitor_only, struct msc_set **ret, struct err *err);
+void msc_set_free(struct msc_set *set);
+
+/* The simulator's hook around monitor reads; no-ops for real hardware. */
+static inline void msc_set_sync(struct msc_set *set, uint64_t now_ns)
+{
+	if (set->hooks.sync)
+		set->hooks.sync(set->hooks.ctx, now_ns);
+}
+
+static inline void msc_set_after_read(struct msc_set *set)
+{
+	if (set->hooks.after_read)
+		set->hooks.after_read(set->hooks.ctx);
+}
+
+/* Every MSC's ID registers as probed, for `mpamctl discover`. */
+json_t *msc_set_describe(const struct msc_set *set);
+
+#endif

@@ -1,0 +1,140 @@
+/* backend = resctrl: one control group per partition under the resctrl root, named group_prefix +
+ * the partition's name, created or adopted; its tasks and CPUs; MB and L3 schemata. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backends/resctrl/resctrl.h"
+#include "backends/resctrl/resctrl_ops.h"
+#include "core/base/log.h"
+
+struct resctrl_control {
+	struct control base;
+	const struct config *config;
+	struct resctrl_fs *fs;
+	struct resctrl_group *groups; /* per partition; dirfd -1 when not open */
+};
+
+static struct resctrl_control *rc_of(struct control *c)
+{
+	return (struct resctrl_control *)c;
+}
+
+static void rc_free(struct control *c)
+{
+	struct resctrl_control *rc = rc_of(c);
+
+	if (!rc)
+		return;
+	for (size_t i = 0; rc->groups && i < rc->config->partition_count; i++)
+		resctrl_group_close(&rc->groups[i]);
+	free(rc->groups);
+	resctrl_fs_free(rc->fs);
+	free(rc);
+}
+
+static int rc_open(const struct config *config, struct clock *clock, struct control **ret, struct err *err)
+{
+	struct resctrl_control *rc = calloc(1, sizeof(*rc));
+	size_t n = config->partition_count;
+
+	(void)clock;
+	if (rc)
+		rc->groups = calloc(n ? n : 1, sizeof(*rc->groups));
+	if (!rc || !rc->groups) {
+		free(rc);
+		return err_set(err, -ENOMEM, "out of memory");
+	}
+	rc->base.ops = &control_resctrl_ops;
+	rc->config = config;
+	for (size_t i = 0; i < n; i++)
+		rc->groups[i].dirfd = -1;
+	int r = resctrl_fs_new(config->global.resctrl_root, &rc->fs, err);
+	if (r < 0) {
+		rc_free(&rc->base);
+		return r;
+	}
+	*ret = &rc->base;
+	return 0;
+}
+
+static void rc_probe(struct control *c, struct control_caps *caps)
+{
+	const struct resctrl_info *info = &rc_of(c)->fs->info;
+
+	memset(caps, 0, sizeof(*caps));
+	caps->partitions_max = info->num_closids;
+	caps->bw_gran_pct = info->mb_units == MB_PERCENT ? info->bandwidth_gran : 1;
+	caps->bw_min_pct =
+		info->mb_units == MB_PERCENT ? info->min_bandwidth : resctrl_mb_percent(info, info->min_bandwidth);
+	caps->has_mb_min = false;
+	caps->cbm_bits = info->l3.cbm_bits;
+}
+
+static void rc_share(struct control *c, struct control_shared *ret)
+{
+	ret->resctrl = rc_of(c)->fs;
+}
+
+static int rc_partition_open(struct control *c, size_t index, const struct partition_config *p,
+			     struct partition_ref *ret, struct err *err)
+{
+	struct resctrl_control *rc = rc_of(c);
+	struct resctrl_group *g = &rc->groups[index];
+	int rootfd = rc->fs->rootfd;
+	char name[sizeof(g->name)];
+	int r;
+
+	snprintf(name, sizeof(name), "%s%s", rc->config->global.group_prefix, p->name);
+	if ((r = resctrl_group_open(rootfd, name, g, err)) < 0)
+		return r;
+	log_info("partition %s: %s resctrl group %s", p->name, g->created ? "created" : "adopted", name);
+	if (p->pid_count && (r = resctrl_group_add_tasks(rootfd, g, p->pids, p->pid_count, err)) < 0)
+		return r;
+	if (p->cpus && (r = resctrl_group_set_cpus(rootfd, g, p->cpus, err)) < 0)
+		return r;
+	/* On MPAM a group's CLOSID is the PARTID its traffic carries; resctrl shows it under -o debug. */
+	*ret = (struct partition_ref){ .config = p, .group = g->name, .group_dirfd = g->dirfd, .hw_id = g->hw_id };
+	return 0;
+}
+
+static void rc_partition_close(struct control *c, size_t index)
+{
+	struct resctrl_control *rc = rc_of(c);
+
+	if (index < rc->config->partition_count)
+		resctrl_group_close(&rc->groups[index]);
+}
+
+static int rc_apply(struct control *c, size_t index, const struct partition_limits *limits,
+		    struct partition_limits *effective, struct err *err)
+{
+	struct resctrl_control *rc = rc_of(c);
+
+	if (index >= rc->config->partition_count || rc->groups[index].dirfd < 0)
+		return err_set(err, -ENOENT, "partition %zu is not open", index);
+	if (limits->mb_min)
+		log_debug("%s: resctrl has no minimum bandwidth control; mb_min is not applied",
+			  rc->groups[index].name);
+	return resctrl_group_apply(rc->fs->rootfd, &rc->fs->info, &rc->groups[index], limits, effective, err);
+}
+
+static json_t *rc_describe(struct control *c)
+{
+	struct resctrl_control *rc = rc_of(c);
+
+	return resctrl_info_to_json(&rc->fs->info, rc->config->global.resctrl_root);
+}
+
+const struct control_ops control_resctrl_ops = {
+	.name = "resctrl",
+	.open = rc_open,
+	.free = rc_free,
+	.probe = rc_probe,
+	.share = rc_share,
+	.partition_open = rc_partition_open,
+	.partition_close = rc_partition_close,
+	.apply = rc_apply,
+	.describe = rc_describe,
+};

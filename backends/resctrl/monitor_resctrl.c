@@ -1,0 +1,343 @@
+/* monitor = resctrl: bandwidth counters from mon_data. Every counter file stays open and is read with
+ * one pread at offset 0 per tick. Who holds a counter in mbm_event mode, baselines and rates are the
+ * counter pool's job (backends/shared/counter_pool.c); this file only knows the files. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "backends/resctrl/resctrl.h"
+#include "backends/resctrl/resctrl_ops.h"
+#include "backends/shared/counter_pool.h"
+#include "core/base/log.h"
+#include "core/config/config.h"
+
+struct mon_domain {
+	struct resctrl_mon *mon;
+	unsigned index; /* into info->mon_domain_ids */
+	struct counter_pool *pool;
+};
+
+struct resctrl_mon {
+	struct monitor base;
+	struct resctrl_fs *fs;
+	bool owns_fs; /* opened here: the control is not resctrl's */
+	int rootfd;
+	const struct resctrl_info *info;
+	char event[32];
+	bool assign; /* mbm_event mode: counters are assigned through mbm_L3_assignments */
+	size_t partitions;
+	int *fds;  /* [partition][domain], -1 when closed */
+	int *dirs; /* per partition: the group's directory (not owned) */
+	struct mon_domain *domains;
+};
+
+static int *fd_of(struct resctrl_mon *mon, size_t partition, unsigned domain)
+{
+	return &mon->fds[partition * mon->info->mon_domain_count + domain];
+}
+
+static int assign_event(struct resctrl_mon *mon, size_t partition, const char *event, unsigned domain, bool on)
+{
+	char line[64];
+
+	snprintf(line, sizeof(line), "%s:%u=%s\n", event, mon->info->mon_domain_ids[domain], on ? "e" : "_");
+	return resctrl_write_at(mon->dirs[partition], "mbm_L3_assignments", line);
+}
+
+static int assign(struct resctrl_mon *mon, size_t partition, unsigned domain, bool on)
+{
+	return assign_event(mon, partition, mon->event, domain, on);
+}
+
+static int program_counter(void *ctx, unsigned slot, size_t partition)
+{
+	struct mon_domain *d = ctx;
+
+	(void)slot;
+	if (!d->mon->assign)
+		return 0; /* every group has its own counter */
+	int r = assign(d->mon, partition, d->index, true);
+	if (r < 0)
+		log_debug("assigning a counter on domain %u failed: %s", d->mon->info->mon_domain_ids[d->index],
+			  strerror(-r));
+	return r;
+}
+
+static void release_counter(void *ctx, unsigned slot, size_t partition)
+{
+	struct mon_domain *d = ctx;
+
+	(void)slot;
+	if (d->mon->assign)
+		assign(d->mon, partition, d->index, false);
+}
+
+static int read_counter(void *ctx, unsigned slot, struct counter_reading *rd, const char **reason)
+{
+	struct mon_domain *d = ctx;
+	long owner = counter_pool_owner(d->pool, slot);
+	char buf[32];
+
+	if (owner < 0)
+		return -EINVAL;
+	int fd = *fd_of(d->mon, (size_t)owner, d->index);
+	ssize_t n = fd >= 0 ? pread(fd, buf, sizeof(buf) - 1, 0) : -1;
+	if (n < 0) {
+		*reason = "counter file could not be read";
+		return -EIO;
+	}
+	buf[n] = '\0';
+	return resctrl_parse_counter(buf, &rd->value, reason);
+}
+
+static const struct counter_pool_ops counter_ops = {
+	.program = program_counter,
+	.read = read_counter,
+	.release = release_counter,
+};
+
+static struct resctrl_mon *mon_of(struct monitor *m)
+{
+	return (struct resctrl_mon *)m;
+}
+
+static void mon_free(struct monitor *m)
+{
+	struct resctrl_mon *mon = mon_of(m);
+
+	if (!mon)
+		return;
+	for (size_t i = 0; mon->fds && i < mon->partitions * mon->info->mon_domain_count; i++)
+		if (mon->fds[i] >= 0)
+			close(mon->fds[i]);
+	for (unsigned d = 0; mon->domains && d < mon->info->mon_domain_count; d++)
+		counter_pool_free(mon->domains[d].pool);
+	free(mon->fds);
+	free(mon->dirs);
+	free(mon->domains);
+	if (mon->owns_fs)
+		resctrl_fs_free(mon->fs);
+	free(mon);
+}
+
+static bool has_mbm(const struct resctrl_info *info)
+{
+	return info->mbm_total || info->mbm_local;
+}
+
+static bool mon_available(const struct config *config, const struct control_shared *shared, struct err *why)
+{
+	(void)config;
+	if (!shared->resctrl) {
+		err_set(why, -ENODEV, "the control is not resctrl");
+		return false;
+	}
+	if (!has_mbm(&shared->resctrl->info)) {
+		err_set(why, -ENODEV,
+			"resctrl offers no MBM events (no mbm_total_bytes or mbm_local_bytes in "
+			"info/L3_MON/mon_features)");
+		return false;
+	}
+	return true;
+}
+
+static int mon_alloc(struct resctrl_mon *mon, size_t partitions, struct err *err)
+{
+	size_t domains = mon->info->mon_domain_count;
+
+	mon->partitions = partitions;
+	mon->fds = malloc((partitions ? partitions : 1) * (domains ? domains : 1) * sizeof(*mon->fds));
+	mon->dirs = calloc(partitions ? partitions : 1, sizeof(*mon->dirs));
+	mon->domains = calloc(domains ? domains : 1, sizeof(*mon->domains));
+	if (!mon->fds || !mon->dirs || !mon->domains)
+		return err_set(err, -ENOMEM, "out of memory");
+	for (size_t i = 0; i < partitions * domains; i++)
+		mon->fds[i] = -1;
+	for (unsigned d = 0; d < domains; d++)
+		mon->domains[d] = (struct mon_domain){ .mon = mon, .index = d };
+	return 0;
+}
+
+static int mon_open(const struct config *config, const struct control_shared *shared, struct monitor **ret,
+		    struct err *err)
+{
+	struct resctrl_mon *mon = calloc(1, sizeof(*mon));
+	int r = 0;
+
+	if (!mon)
+		return err_set(err, -ENOMEM, "out of memory");
+	mon->base.ops = &monitor_resctrl_ops;
+	mon->fs = shared->resctrl;
+	if (!mon->fs) {
+		mon->owns_fs = true;
+		r = resctrl_fs_new(config->global.resctrl_root, &mon->fs, err);
+	}
+	if (r == 0 && !has_mbm(&mon->fs->info))
+		r = err_set(err, -EOPNOTSUPP,
+			    "monitor = resctrl, but resctrl has no bandwidth counters (no mbm_total_bytes or "
+			    "mbm_local_bytes in info/L3_MON/mon_features); use monitor = mmio with [msc] sections");
+	if (r == 0) {
+		mon->rootfd = mon->fs->rootfd;
+		mon->info = &mon->fs->info;
+		snprintf(mon->event, sizeof(mon->event), "%s",
+			 mon->info->mbm_total ? "mbm_total_bytes" : "mbm_local_bytes");
+		mon->assign = mon->info->assign_supported && !strcmp(mon->info->assign_mode, "mbm_event");
+		r = mon_alloc(mon, config->partition_count, err);
+	}
+	if (r < 0) {
+		mon_free(&mon->base);
+		return r;
+	}
+	*ret = &mon->base;
+	return 0;
+}
+
+static void mon_probe(struct monitor *m, struct monitor_caps *caps)
+{
+	const struct resctrl_info *info = mon_of(m)->info;
+
+	memset(caps, 0, sizeof(*caps));
+	caps->domain_count = info->mon_domain_count;
+	for (unsigned i = 0; i < caps->domain_count; i++)
+		snprintf(caps->domains[i].name, sizeof(caps->domains[i].name), "L3_%02u", info->mon_domain_ids[i]);
+	caps->counter_bits = 64;
+	caps->counters = info->num_rmids;
+}
+
+static int mon_add(struct monitor *m, size_t index, const struct partition_ref *ref, struct err *err)
+{
+	struct resctrl_mon *mon = mon_of(m);
+
+	if (index >= mon->partitions)
+		return err_set(err, -EINVAL, "partition index %zu out of range", index);
+	if (ref->group_dirfd < 0)
+		return err_set(err, -EINVAL, "monitor = resctrl needs the partition's resctrl group");
+	mon->dirs[index] = ref->group_dirfd;
+	for (unsigned d = 0; d < mon->info->mon_domain_count; d++) {
+		char path[96];
+		snprintf(path, sizeof(path), "mon_data/mon_L3_%02u/%s", mon->info->mon_domain_ids[d], mon->event);
+		int *fd = fd_of(mon, index, d);
+		if (*fd < 0)
+			*fd = openat(ref->group_dirfd, path, O_RDONLY | O_CLOEXEC);
+		if (*fd < 0)
+			return err_set(err, -errno, "%s: cannot open %s: %s", ref->group, path, strerror(errno));
+		/* mkdir may have given the group counters for every event (mbm_assign_on_mkdir): hand them
+		 * all back, so the pool sees every free counter and spends them on the one event it reads. */
+		if (mon->assign) {
+			assign_event(mon, index, "mbm_total_bytes", d, false);
+			assign_event(mon, index, "mbm_local_bytes", d, false);
+		}
+	}
+	return 0;
+}
+
+/* Counters the pool may hand out on a domain: one per group, or what mbm_event mode has free. */
+static unsigned counters_for(struct resctrl_mon *mon, unsigned domain)
+{
+	char text[256];
+	struct schemata_domain avail[RESCTRL_MAX_DOMAINS];
+	unsigned count = 0;
+
+	if (!mon->assign)
+		return (unsigned)mon->partitions;
+	if (resctrl_read_at(mon->rootfd, "info/L3_MON/available_mbm_cntrs", text, sizeof(text)) < 0 ||
+	    resctrl_parse_id_values(text, avail, RESCTRL_MAX_DOMAINS, &count) < 0)
+		return 0;
+	for (unsigned i = 0; i < count; i++)
+		if (avail[i].id == mon->info->mon_domain_ids[domain])
+			return (unsigned)avail[i].value;
+	return 0;
+}
+
+/* The pools are made at the first read, once every group is open and has given back what mkdir
+ * assigned, so they know how many counters are really free. */
+static void make_pools(struct resctrl_mon *mon)
+{
+	for (unsigned d = 0; d < mon->info->mon_domain_count; d++) {
+		struct mon_domain *md = &mon->domains[d];
+		struct counter_pool_params params = {
+			.counters = counters_for(mon, d), .partitions = mon->partitions, .bits = 64, .unit_shift = 0
+		};
+		if (counter_pool_new(&params, &counter_ops, md, &md->pool) < 0) {
+			log_error("out of memory for the counters of domain %u", mon->info->mon_domain_ids[d]);
+			continue;
+		}
+		if (mon->assign)
+			log_info("domain %u: %u assignable counter(s) for %zu group(s)%s", mon->info->mon_domain_ids[d],
+				 params.counters, mon->partitions,
+				 params.counters < mon->partitions ? ", rotating" : "");
+		for (size_t p = 0; p < mon->partitions; p++)
+			if (*fd_of(mon, p, d) >= 0)
+				counter_pool_add(md->pool, p);
+	}
+}
+
+static void mon_remove(struct monitor *m, size_t index)
+{
+	struct resctrl_mon *mon = mon_of(m);
+
+	for (unsigned d = 0; index < mon->partitions && d < mon->info->mon_domain_count; d++) {
+		int *fd = fd_of(mon, index, d);
+		if (mon->domains[d].pool)
+			counter_pool_remove(mon->domains[d].pool, index);
+		if (*fd >= 0)
+			close(*fd);
+		*fd = -1;
+	}
+}
+
+static int mon_read(struct monitor *m, uint64_t now_ns, struct sample *out, size_t stride, struct err *err)
+{
+	struct resctrl_mon *mon = mon_of(m);
+	unsigned domains = mon->info->mon_domain_count;
+
+	(void)err;
+	if (domains && !mon->domains[0].pool)
+		make_pools(mon);
+	for (unsigned d = 0; d < domains; d++) {
+		if (mon->domains[d].pool) {
+			counter_pool_read(mon->domains[d].pool, now_ns, &out[d], stride);
+			continue;
+		}
+		for (size_t p = 0; p < mon->partitions; p++)
+			out[p * stride + d] = (struct sample){ .state = SAMPLE_INVALID, .reason = "out of memory" };
+	}
+	return 0;
+}
+
+static json_t *mon_describe(struct monitor *m)
+{
+	struct resctrl_mon *mon = mon_of(m);
+
+	return json_pack("{s:s,s:b}", "event", mon->event, "counter_assignment", mon->assign);
+}
+
+/* The counter files are a resctrl group's: only a resctrl control has groups. */
+static void mon_check(struct config *c, struct diag_list *d)
+{
+	if (!strcmp(c->global.monitor, "resctrl") && strcmp(c->global.backend, "resctrl"))
+		diag_add(d, DIAG_ERROR, config_global_key_line(c, "monitor"),
+			 "monitor = resctrl needs backend = resctrl (the backend is %s)", c->global.backend);
+}
+
+static const struct config_ext mon_config_ext = {
+	.name = "resctrl monitor",
+	.check = mon_check,
+};
+
+const struct monitor_ops monitor_resctrl_ops = {
+	.name = "resctrl",
+	.what = "resctrl's MBM counters",
+	.config_ext = &mon_config_ext,
+	.available = mon_available,
+	.open = mon_open,
+	.free = mon_free,
+	.probe = mon_probe,
+	.add = mon_add,
+	.remove = mon_remove,
+	.read = mon_read,
+	.describe = mon_describe,
+};

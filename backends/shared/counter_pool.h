@@ -1,0 +1,62 @@
+/* A pool of hardware counters shared by partitions: MPAM MBWU monitors, or resctrl's assignable
+ * MBM counters (mbm_event mode). Hardware specifics come through ops; the pool decides who holds
+ * which counter, keeps each counter's baseline, and turns readings into samples.
+ *
+ * With at least as many counters as partitions every partition keeps one. With fewer, counters
+ * rotate: a partition holds one until it has produced a measurement (after the counter settles and
+ * a baseline is read) and then passes it on; between its turns its bandwidth is extrapolated from its
+ * last measured rate, like perf multiplexing, and those samples are SAMPLE_ESTIMATED. */
+#ifndef MPAMD_BACKENDS_SHARED_COUNTER_POOL_H
+#define MPAMD_BACKENDS_SHARED_COUNTER_POOL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "backends/contracts/monitor.h"
+
+/* What reading a counter gave. */
+struct counter_reading {
+	uint64_t value;	 /* in counter units */
+	bool not_ready;	 /* the value means nothing yet (MPAM NRDY) */
+	bool overflowed; /* the hardware saw a wrap since the last reading */
+	bool restarted;	 /* the counter was reset behind our back: start a new baseline */
+};
+
+struct counter_pool_ops {
+	/* Points counter `slot` at `partition` and resets it. */
+	int (*program)(void *ctx, unsigned slot, size_t partition);
+	/* Reads counter `slot`. A negative errno with a static reason: the sample is invalid. */
+	int (*read)(void *ctx, unsigned slot, struct counter_reading *ret, const char **reason);
+	/* Takes counter `slot` away from `partition` (optional): it is about to be given to another. */
+	void (*release)(void *ctx, unsigned slot, size_t partition);
+};
+
+struct counter_pool_params {
+	unsigned counters;   /* hardware counters available */
+	size_t partitions;   /* partition indices 0..partitions-1 */
+	unsigned bits;	     /* counter width, 1..64 */
+	unsigned unit_shift; /* a counter unit is 2^unit_shift bytes */
+};
+
+struct counter_pool;
+
+int counter_pool_new(const struct counter_pool_params *params, const struct counter_pool_ops *ops, void *ctx,
+		     struct counter_pool **ret);
+void counter_pool_free(struct counter_pool *pool);
+
+/* Starts measuring partition `index`. */
+int counter_pool_add(struct counter_pool *pool, size_t index);
+
+/* Stops measuring partition `index`: its counter (if it holds one) goes back to the pool. */
+void counter_pool_remove(struct counter_pool *pool, size_t index);
+
+/* Reads every held counter at `now_ns`, writes one sample per partition to out[index * stride]
+ * (indices never added get SAMPLE_INVALID), then rotates counters if needed. */
+void counter_pool_read(struct counter_pool *pool, uint64_t now_ns, struct sample *out, size_t stride);
+
+bool counter_pool_rotating(const struct counter_pool *pool);
+/* The partition holding `slot`, or -1. */
+long counter_pool_owner(const struct counter_pool *pool, unsigned slot);
+
+#endif

@@ -1,0 +1,169 @@
+/* backend = sim: the real MMIO driver over the simulator's register models. The simulated host lends
+ * its MSCs to the MBWU monitor, runs its traffic up to the moment they are read, and checks afterwards
+ * that the driver raised no MSC error and made no access a real MSC would refuse. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "backends/mmio/mmio_control.h"
+#include "backends/mmio/msc_set.h"
+#include "backends/mpam/mpam_regs.h"
+#include "backends/sim/sim_config.h"
+#include "backends/sim/sim_host.h"
+#include "backends/sim/sim_ops.h"
+#include "core/base/log.h"
+
+struct sim_control {
+	struct control base;
+	struct sim_host *host;
+	struct msc_set *set;
+	struct mmio_limits *limits;
+	uint64_t *reported; /* per MSC: model errors + refused accesses already logged */
+};
+
+static struct sim_control *sim_of(struct control *c)
+{
+	return (struct sim_control *)c;
+}
+
+static void sim_free(struct control *c)
+{
+	struct sim_control *s = sim_of(c);
+
+	if (!s)
+		return;
+	mmio_limits_free(s->limits);
+	msc_set_free(s->set);
+	sim_host_free(s->host);
+	free(s->reported);
+	free(s);
+}
+
+/* The simulator sees what real hardware would hide (an MSC without ESR, an access outside the
+ * window): any such mistake by the driver is a bug, reported as loudly as an MSC error. */
+static void check_models(void *ctx)
+{
+	struct sim_control *s = ctx;
+
+	for (size_t i = 0; i < sim_host_msc_count(s->host); i++) {
+		struct msc_model *m = sim_host_msc(s->host, i);
+		uint64_t errors = msc_model_error_count(m), refused = msc_model_bad_accesses(m);
+		if (errors + refused > s->reported[i]) {
+			log_error(
+				"simulated msc sim%zu: the driver caused %llu MSC error(s) and %llu refused access(es)",
+				i, (unsigned long long)errors, (unsigned long long)refused);
+			s->reported[i] = errors + refused;
+		}
+	}
+}
+
+static void advance(void *ctx, uint64_t now_ns)
+{
+	sim_host_advance(((struct sim_control *)ctx)->host, now_ns);
+}
+
+static int make_set(struct sim_control *s, struct err *err)
+{
+	size_t n = sim_host_msc_count(s->host);
+	struct msc_bus **buses = calloc(n ? n : 1, sizeof(*buses));
+	char(*names)[NAME_MAX_LEN + 1] = calloc(n ? n : 1, sizeof(*names));
+	const char **name_of = calloc(n ? n : 1, sizeof(*name_of));
+	int r = buses && names && name_of ? 0 : -ENOMEM;
+
+	for (size_t i = 0; r == 0 && i < n; i++) {
+		r = bus_sim_new(sim_host_msc(s->host, i), SIM_MSC_BASE + i * MPAM_MSC_PAGE_SIZE, &buses[i]);
+		for (size_t j = 0; r < 0 && j < i; j++)
+			bus_free(buses[j]);
+		snprintf(names[i], sizeof(names[i]), "sim%zu", i);
+		name_of[i] = names[i];
+	}
+	if (r < 0)
+		r = err_set(err, r, "out of memory");
+	else
+		r = msc_set_new(buses, name_of, n, false, &s->set, err);
+	free(buses);
+	free(names);
+	free(name_of);
+	return r;
+}
+
+static int sim_open(const struct config *config, struct clock *clock, struct control **ret, struct err *err)
+{
+	struct sim_control *s = calloc(1, sizeof(*s));
+	int r = s ? sim_host_new(config, clock_now(clock), &s->host, err) : err_set(err, -ENOMEM, "out of memory");
+
+	if (r == 0)
+		r = make_set(s, err);
+	if (r == 0 && !(s->reported = calloc(s->set->count ? s->set->count : 1, sizeof(*s->reported))))
+		r = err_set(err, -ENOMEM, "out of memory");
+	if (r == 0)
+		r = mmio_limits_new(s->set, config->partition_count, &s->limits, err);
+	if (r < 0) {
+		sim_free(s ? &s->base : NULL);
+		return r;
+	}
+	/* The simulator knows what its MSCs carry, which real hardware does not tell. */
+	for (size_t i = 0; i < s->set->count; i++)
+		s->set->mscs[i].capacity_mbps = sim_config_of(config)->capacity_mbps;
+	s->set->hooks = (struct msc_set_hooks){ .ctx = s, .sync = advance, .after_read = check_models };
+	s->base.ops = &control_sim_ops;
+	*ret = &s->base;
+	return 0;
+}
+
+static void sim_probe(struct control *c, struct control_caps *ret)
+{
+	mmio_limits_probe(sim_of(c)->limits, ret);
+}
+
+static void sim_share(struct control *c, struct control_shared *ret)
+{
+	ret->mscs = sim_of(c)->set;
+	ret->sim = sim_of(c)->host;
+}
+
+static int sim_partition_open(struct control *c, size_t index, const struct partition_config *p,
+			      struct partition_ref *ret, struct err *err)
+{
+	return mmio_limits_partition_open(sim_of(c)->limits, index, p, ret, err);
+}
+
+static void sim_partition_close(struct control *c, size_t index)
+{
+	mmio_limits_partition_close(sim_of(c)->limits, index);
+}
+
+static int sim_apply(struct control *c, size_t index, const struct partition_limits *want,
+		     struct partition_limits *effective, struct err *err)
+{
+	return mmio_limits_apply(sim_of(c)->limits, index, want, effective, err);
+}
+
+static double sim_truth(struct control *c, size_t index)
+{
+	return sim_host_truth_mbps(sim_of(c)->host, index);
+}
+
+static json_t *sim_describe(struct control *c)
+{
+	struct sim_control *s = sim_of(c);
+	json_t *d = mmio_limits_describe(s->limits);
+
+	json_object_set_new(d, "capacity_mbps_per_msc", json_real(s->set->count ? s->set->mscs[0].capacity_mbps : 0));
+	return d;
+}
+
+const struct control_ops control_sim_ops = {
+	.name = "sim",
+	.simulated = true,
+	.config_ext = &sim_config_ext,
+	.open = sim_open,
+	.free = sim_free,
+	.probe = sim_probe,
+	.share = sim_share,
+	.partition_open = sim_partition_open,
+	.partition_close = sim_partition_close,
+	.apply = sim_apply,
+	.truth_mbps = sim_truth,
+	.describe = sim_describe,
+};

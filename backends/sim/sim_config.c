@@ -1,0 +1,262 @@
+#include "backends/sim/sim_config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/config/config.h"
+
+#define DEMAND_TICK_MAX (UINT64_C(1) << 40)
+#define SIM_BACKEND	"sim"
+
+void sim_config_defaults(struct sim_config *s)
+{
+	*s = (struct sim_config){
+		.mscs = 1,
+		.capacity_mbps = 20000,
+		.monitors = 16,
+		.counter_bits = 44,
+		.scale = 0,
+		.bwa_wd = 8,
+		.nrdy_ticks = 1,
+		.partid_max = 63,
+		.seed = 1,
+		.noise_pct = 0,
+	};
+}
+
+static void sim_init(void *data)
+{
+	sim_config_defaults(data);
+}
+
+/* MBWU counters are 31 bits, or 44 or 63 bits long (MSMON_MBWU_L). */
+static int counter_bits_parse(void *object, const struct config_key *key, const char *value, struct err *err)
+{
+	uint64_t bits;
+	int r = parse_uint(value, 0, 64, &bits, err);
+
+	(void)key;
+	if (r == 0 && bits != 31 && bits != 44 && bits != 63)
+		r = err_set(err, -EINVAL, "expected 31, 44 or 63 (the MBWU counter widths)");
+	if (r == 0)
+		((struct sim_config *)object)->counter_bits = (unsigned)bits;
+	return r;
+}
+
+static const struct config_type counter_bits_type = { counter_bits_parse, config_unsigned_format,
+						      config_unsigned_to_json };
+
+#define SIM_FIELD(field) CONFIG_FIELD(struct sim_config, field)
+
+static const struct config_key sim_keys[] = {
+	{ "mscs", &config_type_unsigned, SIM_FIELD(mscs), 1, 64, NULL, 0 },
+	{ "capacity_mbps", &config_type_unsigned, SIM_FIELD(capacity_mbps), 1, BANDWIDTH_LIMIT_MBPS, NULL, 0 },
+	{ "monitors", &config_type_unsigned, SIM_FIELD(monitors), 0, 65535, NULL, 0 },
+	{ "counter_bits", &counter_bits_type, SIM_FIELD(counter_bits), 0, 64, NULL, 0 },
+	{ "scale", &config_type_unsigned, SIM_FIELD(scale), 0, 31, NULL, 0 },
+	{ "bwa_wd", &config_type_unsigned, SIM_FIELD(bwa_wd), 1, 16, NULL, 0 },
+	{ "nrdy_ticks", &config_type_unsigned, SIM_FIELD(nrdy_ticks), 0, 1000, NULL, 0 },
+	{ "partid_max", &config_type_unsigned, SIM_FIELD(partid_max), 0, PARTID_LIMIT, NULL, 0 },
+	{ "seed", &config_type_unsigned, SIM_FIELD(seed), 0, UINT64_MAX, NULL, 0 },
+	{ "noise_pct", &config_type_unsigned, SIM_FIELD(noise_pct), 0, 50, NULL, 0 },
+};
+
+/* ---- sim_demand = MBPS, or MBPS@TICK MBPS@TICK ... with ticks strictly increasing ---- */
+
+static int parse_demand_point(const char *item, struct demand_point *pt, struct err *e)
+{
+	char buf[64];
+	uint64_t v;
+
+	if (strlen(item) >= sizeof(buf))
+		return err_set(e, -EINVAL, "demand point too long");
+	snprintf(buf, sizeof(buf), "%s", item);
+	char *at = strchr(buf, '@');
+	if (at)
+		*at = '\0';
+	int r = parse_uint(buf, 0, BANDWIDTH_LIMIT_MBPS, &v, e);
+	if (r < 0)
+		return r;
+	pt->mbps = (uint32_t)v;
+	pt->tick = 0;
+	if (at)
+		return parse_uint(at + 1, 0, DEMAND_TICK_MAX, &pt->tick, e);
+	return 0;
+}
+
+/* The next point of `d` from `item`, checked against the points before it. */
+static int add_demand_point(struct demand_profile *d, const char *item, bool has_at, struct err *e)
+{
+	struct demand_point *grown = realloc(d->points, (d->count + 1) * sizeof(*grown));
+	struct err inner = { "" };
+
+	if (!grown)
+		return err_set(e, -ENOMEM, "out of memory");
+	d->points = grown;
+	int r = parse_demand_point(item, &d->points[d->count], &inner);
+	if (r < 0)
+		r = err_set(e, r, "point %zu '%.63s': %.80s", d->count + 1, item, inner.text);
+	else if (has_at && !strchr(item, '@'))
+		r = err_set(e, -EINVAL, "a profile needs MBPS@TICK at every point");
+	else if (d->count > 0 && d->points[d->count].tick <= d->points[d->count - 1].tick)
+		r = err_set(e, -EINVAL, "ticks must increase from one point to the next");
+	d->count++;
+	return r;
+}
+
+static int demand_parse(void *object, const struct config_key *key, const char *v, struct err *e)
+{
+	struct demand_profile d = { 0 };
+	bool has_at = strchr(v, '@') != NULL;
+	int r = 0;
+
+	(void)key;
+	for (const char *p = v + strspn(v, ", \t"); *p && r == 0; p += strspn(p, ", \t")) {
+		size_t len = strcspn(p, ", \t");
+		char item[64];
+		if (len >= sizeof(item)) {
+			r = err_set(e, -EINVAL, "a demand point is at most 63 characters");
+			break;
+		}
+		memcpy(item, p, len);
+		item[len] = '\0';
+		p += len;
+		r = add_demand_point(&d, item, has_at, e);
+	}
+	if (r == 0 && d.count == 0)
+		r = err_set(e, -EINVAL, "expected MBPS or MBPS@TICK ...");
+	if (r < 0) {
+		free(d.points);
+		return r;
+	}
+	struct sim_partition_config *sp = object;
+	free(sp->demand.points);
+	sp->demand = d;
+	return 0;
+}
+
+static bool demand_format(const void *object, const struct config_key *key, char *buf, size_t len)
+{
+	const struct demand_profile *d = &((const struct sim_partition_config *)object)->demand;
+	size_t used = 0;
+
+	(void)key;
+	if (!d->count)
+		return false;
+	buf[0] = '\0';
+	for (size_t i = 0; i < d->count && used < len; i++)
+		used += (size_t)snprintf(buf + used, len - used, "%s%" PRIu32 "@%" PRIu64, i ? "," : "",
+					 d->points[i].mbps, d->points[i].tick);
+	return true;
+}
+
+static json_t *demand_to_json(const void *object, const struct config_key *key)
+{
+	const struct demand_profile *d = &((const struct sim_partition_config *)object)->demand;
+	json_t *points = json_array();
+
+	(void)key;
+	for (size_t i = 0; i < d->count; i++)
+		json_array_append_new(points, json_pack("{s:I,s:I}", "tick", (json_int_t)d->points[i].tick, "mbps",
+							(json_int_t)d->points[i].mbps));
+	return points;
+}
+
+static const struct config_type demand_type = { demand_parse, demand_format, demand_to_json };
+
+static const struct config_key sim_partition_keys[] = {
+	{ "sim_demand", &demand_type, 0, 0, 0, 0, NULL, 0 },
+};
+
+static void sim_partition_fini(void *data)
+{
+	free(((struct sim_partition_config *)data)->demand.points);
+}
+
+static bool partid_in_use(const struct config *c, uint16_t partid)
+{
+	for (size_t i = 0; i < c->partition_count; i++)
+		if (c->partitions[i].has_partid && c->partitions[i].partid == partid)
+			return true;
+	return false;
+}
+
+/* The simulator needs a PARTID for every partition: give the lowest free one from 1 up (PARTID 0 is
+ * the default partition that everything else runs in). */
+static void assign_partids(struct config *c, const struct sim_config *s, struct diag_list *d)
+{
+	unsigned next = 1;
+
+	for (size_t i = 0; i < c->partition_count; i++) {
+		struct partition_config *p = &c->partitions[i];
+		if (p->has_partid)
+			continue;
+		while (next <= s->partid_max && partid_in_use(c, (uint16_t)next))
+			next++;
+		if (next > s->partid_max) {
+			diag_add(d, DIAG_ERROR, p->origin.line,
+				 "no free PARTID for partition \"%s\" (partid_max is %u)", p->name, s->partid_max);
+			continue;
+		}
+		p->partid = (uint16_t)next;
+		p->has_partid = true;
+		p->partid_auto = true;
+	}
+}
+
+static void sim_check(struct config *c, struct diag_list *d)
+{
+	const struct sim_config *s = sim_config_of(c);
+
+	if (strcmp(c->global.backend, SIM_BACKEND))
+		return;
+	if (c->msc_count > 0)
+		diag_add(d, DIAG_WARNING, c->mscs[0].origin.line,
+			 "[msc] sections are not used with backend = sim ([sim] mscs sets the simulated MSCs)");
+	for (size_t i = 0; i < c->partition_count; i++) {
+		const struct partition_config *p = &c->partitions[i];
+		if (p->has_partid && p->partid > s->partid_max)
+			diag_add(d, DIAG_ERROR, config_partition_key_line(c, p, "partid"),
+				 "partid %u is above the simulated partid_max %u", p->partid, s->partid_max);
+	}
+	assign_partids(c, s, d);
+}
+
+static const struct config_section_def sim_section = { "sim", false, sim_keys, sizeof(sim_keys) / sizeof(sim_keys[0]) };
+
+const struct config_ext sim_config_ext = {
+	.name = "sim",
+	.section = &sim_section,
+	.size = sizeof(struct sim_config),
+	.init = sim_init,
+	.partition_keys = sim_partition_keys,
+	.partition_key_count = sizeof(sim_partition_keys) / sizeof(sim_partition_keys[0]),
+	.partition_size = sizeof(struct sim_partition_config),
+	.partition_fini = sim_partition_fini,
+	.check = sim_check,
+};
+
+const struct sim_config *sim_config_of(const struct config *config)
+{
+	return config_ext_data(config, &sim_config_ext);
+}
+
+const struct demand_profile *sim_partition_demand(const struct config *config, const struct partition_config *p)
+{
+	static const struct demand_profile none = { 0 };
+	const struct sim_partition_config *sp = config_partition_ext(config, p, &sim_config_ext);
+
+	return sp ? &sp->demand : &none;
+}
+
+uint32_t demand_profile_at(const struct demand_profile *d, uint64_t tick)
+{
+	uint32_t mbps = 0;
+
+	for (size_t i = 0; i < d->count && d->points[i].tick <= tick; i++)
+		mbps = d->points[i].mbps;
+	return mbps;
+}

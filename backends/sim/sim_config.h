@@ -1,0 +1,55 @@
+/* The simulated host's configuration: the [sim] section and the simulator's partition keys
+ * (sim_demand), added to the file's schema as a config extension. See mpamd.ini(5) for each key. */
+#ifndef MPAMD_BACKENDS_SIM_SIM_CONFIG_H
+#define MPAMD_BACKENDS_SIM_SIM_CONFIG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/config/model.h"
+#include "core/config/schema.h"
+
+struct sim_config {
+	unsigned mscs;
+	uint32_t capacity_mbps; /* per MSC */
+	unsigned monitors;	/* MBWU monitors per MSC */
+	unsigned counter_bits;	/* 31, 44 or 63 */
+	unsigned scale;		/* MBWUMON_IDR.SCALE */
+	unsigned bwa_wd;
+	unsigned nrdy_ticks;
+	unsigned partid_max;
+	uint64_t seed;
+	unsigned noise_pct;
+};
+
+/* Simulated demand: piecewise constant, point i holds from its tick until the next point's tick.
+ * A constant demand is one point at tick 0. Before the first point the demand is 0. */
+struct demand_point {
+	uint64_t tick;
+	uint32_t mbps;
+};
+
+struct demand_profile {
+	struct demand_point *points;
+	size_t count; /* 0: no demand configured (an idle partition) */
+};
+
+/* A partition's part of the simulation. */
+struct sim_partition_config {
+	struct demand_profile demand;
+};
+
+extern const struct config_ext sim_config_ext;
+
+void sim_config_defaults(struct sim_config *s);
+
+/* The [sim] section of a config loaded with sim_config_ext in its schema (defaults when absent);
+ * NULL when the schema had no simulator. */
+const struct sim_config *sim_config_of(const struct config *config);
+/* A partition's simulated demand (an empty profile when none). */
+const struct demand_profile *sim_partition_demand(const struct config *config, const struct partition_config *p);
+
+/* Demand of a profile at a tick. */
+uint32_t demand_profile_at(const struct demand_profile *d, uint64_t tick);
+
+#endif

@@ -1,0 +1,12 @@
+/* backend = sim: the MMIO control over simulated MSCs, and the simulator's CPU-quota actuator. */
+#ifndef MPAMD_BACKENDS_SIM_SIM_OPS_H
+#define MPAMD_BACKENDS_SIM_SIM_OPS_H
+
+#include "backends/contracts/actuator.h"
+#include "backends/contracts/control.h"
+
+extern const struct control_ops control_sim_ops;
+/* Records the quotas the policies set and makes the simulated demand follow them. */
+extern const struct actuator_ops actuator_sim_cpu_quota_ops;
+
+#endif

@@ -1,0 +1,36 @@
+#include "cli/tick_table.h"
+
+static const char *state_of(const struct partition_status *st)
+{
+	if (!st->open)
+		return "failed";
+	if (!st->valid)
+		return "invalid";
+	return st->estimated ? "estimate" : "measured";
+}
+
+static void print_table(const struct engine *e, FILE *out)
+{
+	bool truth = engine_has_truth(e);
+
+	fprintf(out, "t=%.1fs %-16s %10s %8s %7s %7s%s\n", engine_last_tick_s(e), "partition", "MB/s", "state",
+		"mb_max", "mb_min", truth ? "   sim MB/s" : "");
+	for (size_t i = 0; i < engine_partition_count(e); i++) {
+		const struct partition_status *st = engine_partition(e, i);
+		char rate[32];
+		snprintf(rate, sizeof(rate), st->valid ? "%.1f" : "-", st->mbps);
+		fprintf(out, "       %-16s %10s %8s %6u%% %6u%%", st->name, rate, state_of(st), st->mb_max, st->mb_min);
+		if (truth)
+			fprintf(out, " %10.1f", st->truth_mbps);
+		fputc('\n', out);
+	}
+	fflush(out);
+}
+
+void tick_table_on_tick(void *ctx, struct engine *engine)
+{
+	const struct tick_table *t = ctx;
+
+	if (t->every && engine_ticks_done(engine) % t->every == 0)
+		print_table(engine, t->out ? t->out : stdout);
+}

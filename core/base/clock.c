@@ -1,0 +1,31 @@
+#include "core/base/clock.h"
+
+#include <time.h>
+
+static uint64_t monotonic_now(struct clock *clock)
+{
+	struct timespec ts;
+
+	(void)clock;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static const struct clock_ops monotonic_ops = { monotonic_now };
+
+static uint64_t simulated_now(struct clock *clock)
+{
+	return clock->sim_now_ns;
+}
+
+static const struct clock_ops simulated_ops = { simulated_now };
+
+void clock_init_monotonic(struct clock *clock)
+{
+	*clock = (struct clock){ .ops = &monotonic_ops };
+}
+
+void clock_init_simulated(struct clock *clock, uint64_t start_ns)
+{
+	*clock = (struct clock){ .ops = &simulated_ops, .sim_now_ns = start_ns, .simulated = true };
+}

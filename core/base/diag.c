@@ -1,0 +1,90 @@
+#include "core/base/diag.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+void diag_list_init(struct diag_list *list, const char *file)
+{
+	memset(list, 0, sizeof(*list));
+	list->file = strdup(file ? file : "<input>");
+	if (!list->file)
+		list->out_of_memory = true;
+}
+
+void diag_list_fini(struct diag_list *list)
+{
+	for (size_t i = 0; i < list->count; i++)
+		free(list->items[i].message);
+	free(list->items);
+	free(list->file);
+	memset(list, 0, sizeof(*list));
+}
+
+static bool diag_reserve(struct diag_list *list)
+{
+	if (list->count < list->capacity)
+		return true;
+	size_t capacity = list->capacity ? list->capacity * 2 : 16;
+	struct diag *items = realloc(list->items, capacity * sizeof(*items));
+	if (!items)
+		return false;
+	list->items = items;
+	list->capacity = capacity;
+	return true;
+}
+
+void diag_add(struct diag_list *list, enum diag_severity severity, unsigned line, const char *fmt, ...)
+{
+	va_list ap;
+	char *message = NULL;
+
+	va_start(ap, fmt);
+	int n = vasprintf(&message, fmt, ap);
+	va_end(ap);
+	if (n < 0 || !diag_reserve(list)) {
+		if (n >= 0)
+			free(message);
+		list->out_of_memory = true;
+		return;
+	}
+	list->items[list->count++] = (struct diag){ severity, line, message };
+}
+
+size_t diag_error_count(const struct diag_list *list)
+{
+	size_t errors = list->out_of_memory ? 1 : 0;
+
+	for (size_t i = 0; i < list->count; i++)
+		if (list->items[i].severity == DIAG_ERROR)
+			errors++;
+	return errors;
+}
+
+void diag_sort(struct diag_list *list)
+{
+	/* Insertion sort: stable, and lists are short. */
+	for (size_t i = 1; i < list->count; i++) {
+		struct diag d = list->items[i];
+		size_t j = i;
+		while (j > 0 && list->items[j - 1].line > d.line) {
+			list->items[j] = list->items[j - 1];
+			j--;
+		}
+		list->items[j] = d;
+	}
+}
+
+void diag_print(const struct diag_list *list, FILE *out)
+{
+	for (size_t i = 0; i < list->count; i++) {
+		const struct diag *d = &list->items[i];
+		const char *sev = d->severity == DIAG_ERROR ? "error" : "warning";
+		if (d->line)
+			fprintf(out, "%s:%u: %s: %s\n", list->file, d->line, sev, d->message);
+		else
+			fprintf(out, "%s: %s: %s\n", list->file, sev, d->message);
+	}
+	if (list->out_of_memory)
+		fprintf(out, "%s: error: out of memory while checking the file\n", list->file);
+}

@@ -1,0 +1,64 @@
+/* Configuration loader: INI text (read with inih) -> struct config, with every finding reported
+ * as FILE:LINE: message. See docs/mpamd.ini.5 for the keys, core/config/schema.h for how they are
+ * described. */
+#ifndef MPAMD_CORE_CONFIG_CONFIG_H
+#define MPAMD_CORE_CONFIG_CONFIG_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "core/base/diag.h"
+#include "core/base/error.h"
+#include "core/config/model.h"
+#include "core/config/schema.h"
+
+#define DEFAULT_RESCTRL_ROOT "/sys/fs/resctrl"
+#define DEFAULT_SOCKET_PATH  "/run/mpamd.sock"
+/* inih, as Debian builds it, reads lines into a fixed 200-byte buffer. */
+#define CONFIG_MAX_LINE 199
+/* MSCs one mpamd drives (the engine's domain table; [sim] mscs has the same limit). */
+#define CONFIG_MAX_MSCS 64
+
+/* Command-line settings that replace the file's; checked together with the file. */
+struct config_overrides {
+	const char *backend; /* NULL: the file's */
+};
+
+/* Reads a whole config from `in` against `schema`; findings go to `diags`, whose file name names the
+ * input. Returns 0 and a model in *ret_config when there is no error (warnings may be in diags);
+ * -EINVAL when the input has errors (all of them are in diags); -ENOMEM; -EIO on a read error.
+ * Never exits, never prints. `overrides` may be NULL. */
+int config_load(FILE *in, const struct config_schema *schema, const struct config_overrides *overrides,
+		struct config **ret_config, struct diag_list *diags);
+
+/* Loads a config held in memory (tests, benchmarks); `diags` names it. */
+int config_load_string(const char *text, const struct config_schema *schema, const struct config_overrides *overrides,
+		       struct config **ret_config, struct diag_list *diags);
+
+/* Opens `path` and loads it. On open failure adds a diagnostic naming the path and the reason. */
+int config_load_path(const char *path, const struct config_schema *schema, const struct config_overrides *overrides,
+		     struct config **ret_config, struct diag_list *diags);
+
+/* Run-time changes (mpamctl set): one partition key with the file's own parser, into `p` (a copy the
+ * caller keeps or drops). Keys without CONFIG_KEY_RUNTIME (partid, cgroup, pids, the simulator's...)
+ * are refused with -EPERM: they take a reload. An unknown key gets a "did you mean". */
+int config_partition_set(const struct config *config, struct partition_config *p, const char *key, const char *value,
+			 struct err *err);
+/* The rules between one partition's goals, as the loader applies them: 0 or -EINVAL and why. */
+int config_partition_check(const struct partition_config *p, struct err *err);
+
+/* The line a key was set on (0: not set, or not in the file). */
+unsigned config_global_key_line(const struct config *config, const char *key);
+unsigned config_partition_key_line(const struct config *config, const struct partition_config *p, const char *key);
+unsigned config_ext_key_line(const struct config *config, const struct config_ext *ext, const char *key);
+
+/* "a | b | c" of a NULL-terminated list of names, for messages. */
+void config_names_list(const char *const *names, char *buf, size_t len);
+
+/* Every key of [partition] sections under this config's schema: the base keys, then each extension's
+ * in order. *ret_owner (may be NULL) is the extension a key belongs to, NULL for base keys. */
+size_t config_partition_key_count(const struct config *config);
+const struct config_key *config_partition_key(const struct config *config, size_t index,
+					      const struct config_ext **ret_owner);
+
+#endif

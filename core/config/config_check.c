@@ -1,0 +1,238 @@
+/* Checks that involve more than one key or section, and the resolution that needs the whole file.
+ * Rules that only concern one backend are that backend's (its config extension's check). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/config/config_internal.h"
+
+static unsigned later(unsigned a, unsigned b)
+{
+	return a > b ? a : b;
+}
+
+static int resolve_global(struct config *c)
+{
+	if (!c->global.resctrl_root)
+		c->global.resctrl_root = strdup(DEFAULT_RESCTRL_ROOT);
+	if (!c->global.socket)
+		c->global.socket = strdup(DEFAULT_SOCKET_PATH);
+	return c->global.resctrl_root && c->global.socket ? 0 : -ENOMEM;
+}
+
+static bool name_listed(const char *const *names, const char *name)
+{
+	for (size_t i = 0; names && names[i]; i++)
+		if (!strcmp(names[i], name))
+			return true;
+	return false;
+}
+
+/* backend and monitor name what the schema's registry has; the loader only checked their syntax. */
+static void check_kinds(const struct config *c, const struct config_schema *schema, struct diag_list *d)
+{
+	char expected[256];
+
+	if (!schema)
+		return;
+	if (!name_listed(schema->backends, c->global.backend)) {
+		config_names_list(schema->backends, expected, sizeof(expected));
+		unsigned line = c->global.backend_from_command_line ? 0 : config_global_key_line(c, "backend");
+		diag_add(d, DIAG_ERROR, line, "%s%s: expected one of %s",
+			 c->global.backend_from_command_line ? "--backend " : "backend = ", c->global.backend,
+			 expected);
+	}
+	if (strcmp(c->global.monitor, "auto") && !name_listed(schema->monitors, c->global.monitor)) {
+		size_t used = (size_t)snprintf(expected, sizeof(expected), "auto");
+		for (size_t i = 0; schema->monitors && schema->monitors[i] && used < sizeof(expected); i++)
+			used += (size_t)snprintf(expected + used, sizeof(expected) - used, " | %s",
+						 schema->monitors[i]);
+		diag_add(d, DIAG_ERROR, config_global_key_line(c, "monitor"), "monitor = %s: expected one of %s",
+			 c->global.monitor, expected);
+	}
+	if (c->msc_count > CONFIG_MAX_MSCS)
+		diag_add(d, DIAG_ERROR, c->mscs[CONFIG_MAX_MSCS].origin.line, "too many [msc] sections: at most %d",
+			 CONFIG_MAX_MSCS);
+}
+
+/* The rules between a partition's goals, shared by the loader (with line numbers) and run-time `set`
+ * (config_partition_check). */
+enum goal_rule {
+	RULE_MIN_ABOVE_MAX,
+	RULE_GUARANTEE_CLASS,
+	RULE_TARGET_AND_GUARANTEE,
+	RULE_COUNT,
+};
+
+static bool goal_rule_broken(const struct partition_config *p, enum goal_rule rule, char *msg, size_t len)
+{
+	const struct partition_goals *g = &p->goals;
+
+	switch (rule) {
+	case RULE_MIN_ABOVE_MAX:
+		if (g->mb_min <= g->mb_max)
+			return false;
+		snprintf(msg, len, "mb_min = %u is above mb_max = %u", g->mb_min, g->mb_max);
+		return true;
+	case RULE_GUARANTEE_CLASS:
+		if (!g->guarantee_mbps || g->class == CLASS_LATENCY_CRITICAL)
+			return false;
+		snprintf(msg, len, "guarantee_mbps is only for class = latency-critical (partition \"%s\" is %s)",
+			 p->name, partition_class_names[g->class]);
+		return true;
+	case RULE_TARGET_AND_GUARANTEE:
+		if (!g->guarantee_mbps || !g->target_mbps)
+			return false;
+		snprintf(msg, len, "a partition has either target_mbps or guarantee_mbps, not both");
+		return true;
+	case RULE_COUNT:
+		break;
+	}
+	return false;
+}
+
+int config_partition_check(const struct partition_config *p, struct err *err)
+{
+	char msg[256];
+
+	for (int rule = 0; rule < RULE_COUNT; rule++)
+		if (goal_rule_broken(p, (enum goal_rule)rule, msg, sizeof(msg)))
+			return err_set(err, -EINVAL, "%s", msg);
+	return 0;
+}
+
+static void check_goals(const struct config *c, const struct partition_config *p, struct diag_list *d)
+{
+	unsigned min_line = config_partition_key_line(c, p, "mb_min");
+	unsigned max_line = config_partition_key_line(c, p, "mb_max");
+	unsigned guarantee_line = config_partition_key_line(c, p, "guarantee_mbps");
+	unsigned target_line = config_partition_key_line(c, p, "target_mbps");
+	/* Each rule is reported where it is broken: at the later of the keys involved. */
+	const unsigned rule_line[RULE_COUNT] = {
+		[RULE_MIN_ABOVE_MAX] = later(min_line, max_line),
+		[RULE_GUARANTEE_CLASS] = guarantee_line,
+		[RULE_TARGET_AND_GUARANTEE] = later(guarantee_line, target_line),
+	};
+	char msg[256];
+
+	for (int rule = 0; rule < RULE_COUNT; rule++)
+		if (goal_rule_broken(p, (enum goal_rule)rule, msg, sizeof(msg)))
+			diag_add(d, DIAG_ERROR, rule_line[rule], "%s", msg);
+}
+
+static void check_partids_distinct(const struct config *c, struct diag_list *d)
+{
+	for (size_t i = 0; i < c->partition_count; i++) {
+		const struct partition_config *p = &c->partitions[i];
+		for (size_t j = 0; p->has_partid && j < i; j++) {
+			const struct partition_config *q = &c->partitions[j];
+			if (!q->has_partid || q->partid != p->partid)
+				continue;
+			diag_add(d, DIAG_ERROR, config_partition_key_line(c, p, "partid"),
+				 "partid %u is already used by partition \"%s\" (line %u)", p->partid, q->name,
+				 config_partition_key_line(c, q, "partid"));
+			break;
+		}
+	}
+}
+
+static void check_pids_unique(const struct config *c, struct diag_list *d)
+{
+	for (size_t i = 0; i < c->partition_count; i++) {
+		const struct partition_config *p = &c->partitions[i];
+		for (size_t k = 0; k < p->pid_count; k++) {
+			for (size_t j = 0; j < i; j++) {
+				const struct partition_config *q = &c->partitions[j];
+				for (size_t m = 0; m < q->pid_count; m++)
+					if (q->pids[m] == p->pids[k])
+						diag_add(d, DIAG_ERROR, config_partition_key_line(c, p, "pids"),
+							 "pid %d is already in partition \"%s\" (line %u)",
+							 (int)p->pids[k], q->name,
+							 config_partition_key_line(c, q, "pids"));
+			}
+		}
+	}
+}
+
+static void check_cpus_unique(const struct config *c, struct diag_list *d)
+{
+	for (size_t i = 0; i < c->partition_count; i++) {
+		const struct partition_config *p = &c->partitions[i];
+		for (size_t j = 0; p->cpus && j < i; j++) {
+			const struct partition_config *q = &c->partitions[j];
+			for (unsigned w = 0; q->cpus && w < CPU_LIMIT / 64; w++) {
+				uint64_t both = p->cpus->bits[w] & q->cpus->bits[w];
+				if (!both)
+					continue;
+				/* A CPU belongs to one resctrl group at a time. */
+				diag_add(d, DIAG_ERROR, config_partition_key_line(c, p, "cpus"),
+					 "cpu %u is already in partition \"%s\" (line %u)",
+					 w * 64 + (unsigned)__builtin_ctzll(both), q->name,
+					 config_partition_key_line(c, q, "cpus"));
+				break;
+			}
+		}
+	}
+}
+
+static unsigned msc_key_line(const struct msc_config *m, const char *key)
+{
+	int index = config_section_key_index(&config_msc_section, key);
+
+	return index < 0 || !m->origin.key_lines ? 0 : m->origin.key_lines[index];
+}
+
+static void check_msc_windows(const struct config *c, struct diag_list *d)
+{
+	for (size_t i = 0; i < c->msc_count; i++) {
+		const struct msc_config *m = &c->mscs[i];
+		if (!msc_key_line(m, "base") || !msc_key_line(m, "size")) {
+			diag_add(d, DIAG_ERROR, m->origin.line, "msc \"%s\" needs both base and size", m->name);
+			continue;
+		}
+		if (m->base + m->size < m->base) {
+			diag_add(d, DIAG_ERROR, msc_key_line(m, "size"),
+				 "msc \"%s\": base + size is beyond the 64-bit address space", m->name);
+			continue;
+		}
+		for (size_t j = 0; j < i; j++) {
+			const struct msc_config *o = &c->mscs[j];
+			if (!o->size || o->base + o->size < o->base)
+				continue;
+			if (m->base < o->base + o->size && o->base < m->base + m->size)
+				diag_add(d, DIAG_ERROR, msc_key_line(m, "base"),
+					 "msc \"%s\" window 0x%llx+0x%llx overlaps msc \"%s\" (line %u)", m->name,
+					 (unsigned long long)m->base, (unsigned long long)m->size, o->name,
+					 o->origin.line);
+		}
+	}
+}
+
+static void warn_escalation_without_cgroup(const struct config *c, struct diag_list *d)
+{
+	for (size_t i = 0; c->global.escalate && i < c->partition_count; i++)
+		if (c->partitions[i].goals.class == CLASS_BEST_EFFORT && !c->partitions[i].cgroup)
+			diag_add(d, DIAG_WARNING, c->partitions[i].origin.line,
+				 "escalate = true, but best-effort partition \"%s\" has no cgroup whose CPU quota "
+				 "could be lowered",
+				 c->partitions[i].name);
+}
+
+void config_check_base(struct config *c, const struct config_schema *schema, struct diag_list *d)
+{
+	if (resolve_global(c) < 0) {
+		d->out_of_memory = true;
+		return;
+	}
+	check_kinds(c, schema, d);
+	for (size_t i = 0; i < c->partition_count; i++)
+		check_goals(c, &c->partitions[i], d);
+	check_partids_distinct(c, d);
+	check_pids_unique(c, d);
+	check_cpus_unique(c, d);
+	check_msc_windows(c, d);
+	warn_escalation_without_cgroup(c, d);
+	if (c->partition_count == 0)
+		diag_add(d, DIAG_WARNING, 0, "no [partition \"NAME\"] sections: mpamd would have nothing to manage");
+}

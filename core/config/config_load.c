@@ -1,0 +1,653 @@
+/* inih glue: feeds lines to inih, tracks line numbers, opens sections and dispatches keys.
+ *
+ * Debian's libinih is built without INI_HANDLER_LINENO and without INI_CALL_HANDLER_ON_NEW_SECTION,
+ * and it reports only its first syntax error. So the line reader below does the line-level work
+ * inih cannot report on: it counts lines, opens each [section] when its header is read (so a section
+ * without keys still exists), and reports every malformed line. inih still splits keys from values,
+ * strips comments and whitespace, and calls handle_key for each pair.
+ *
+ * The sections are the base ones ([global], [msc "NAME"], [partition "NAME"]) and one per extension
+ * of the schema that has a section. Each section read gets an object of its own; at the end the kept
+ * ones are moved into the model. A duplicate is parsed into a scratch object (so its keys are still
+ * checked) and then dropped. */
+#include <errno.h>
+#include <ini.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/base/suggest.h"
+#include "core/config/config_internal.h"
+
+enum kind_role {
+	ROLE_GLOBAL,
+	ROLE_MSC,
+	ROLE_PARTITION,
+	ROLE_EXT,
+};
+
+/* A kind of section the loader knows. */
+struct section_kind {
+	const struct config_section_def *def;
+	enum kind_role role;
+	size_t ext; /* ROLE_EXT: index into config->exts */
+};
+
+/* One section as it appeared in the file. */
+struct section {
+	size_t kind;
+	void *object;
+	struct config_origin origin;
+	bool discarded;
+};
+
+#define MAX_KINDS (3 + CONFIG_MAX_EXTS)
+
+struct loader {
+	FILE *in;
+	const struct config_schema *schema;
+	struct diag_list *diags;
+	unsigned line;
+	char *line_buf; /* getline buffer */
+	size_t line_cap;
+	bool read_error;
+	bool out_of_memory;
+
+	struct section_kind kinds[MAX_KINDS];
+	size_t kind_count;
+	struct section *sections;
+	size_t section_count;
+	struct section *current; /* NULL before any section or after an invalid header */
+	bool current_invalid;	 /* keys under an invalid header are skipped silently */
+
+	struct config *config; /* the model being built: extensions and defaults from the start */
+};
+
+static const char *kind_name(const struct loader *ld, size_t kind)
+{
+	return ld->kinds[kind].def->kind;
+}
+
+static size_t key_count_of(const struct loader *ld, size_t kind)
+{
+	if (ld->kinds[kind].role == ROLE_PARTITION)
+		return config_partition_key_count(ld->config);
+	return ld->kinds[kind].def->key_count;
+}
+
+static size_t object_size(const struct loader *ld, size_t kind)
+{
+	switch (ld->kinds[kind].role) {
+	case ROLE_GLOBAL:
+		return sizeof(struct global_config);
+	case ROLE_MSC:
+		return sizeof(struct msc_config);
+	case ROLE_PARTITION:
+		return sizeof(struct partition_config);
+	case ROLE_EXT:
+		break;
+	}
+	return ld->config->exts[ld->kinds[kind].ext].def->size;
+}
+
+/* A partition starts with its extensions' per-partition data at their defaults. */
+static int partition_init(struct loader *ld, struct partition_config *p)
+{
+	partition_config_defaults(p);
+	for (size_t e = 0; e < ld->config->ext_count; e++) {
+		const struct config_ext *ext = ld->config->exts[e].def;
+		if (!ext->partition_size)
+			continue;
+		if (!(p->ext[e] = calloc(1, ext->partition_size)))
+			return -ENOMEM;
+		if (ext->partition_init)
+			ext->partition_init(p->ext[e]);
+	}
+	return 0;
+}
+
+static int object_init(struct loader *ld, size_t kind, void *object)
+{
+	switch (ld->kinds[kind].role) {
+	case ROLE_GLOBAL:
+		global_config_defaults(object);
+		return 0;
+	case ROLE_MSC:
+		return 0;
+	case ROLE_PARTITION:
+		return partition_init(ld, object);
+	case ROLE_EXT:
+		break;
+	}
+	const struct config_ext *ext = ld->config->exts[ld->kinds[kind].ext].def;
+	if (ext->init)
+		ext->init(object);
+	return 0;
+}
+
+static void object_free(struct loader *ld, struct section *s)
+{
+	if (!s->object)
+		return;
+	switch (ld->kinds[s->kind].role) {
+	case ROLE_GLOBAL: {
+		struct global_config *g = s->object;
+		free(g->resctrl_root);
+		free(g->socket);
+		free(g->record);
+		break;
+	}
+	case ROLE_PARTITION:
+		((struct partition_config *)s->object)->origin.key_lines = NULL; /* freed below */
+		partition_config_fini(ld->config, s->object);
+		break;
+	case ROLE_EXT: {
+		const struct config_ext *ext = ld->config->exts[ld->kinds[s->kind].ext].def;
+		if (ext->fini)
+			ext->fini(s->object);
+		break;
+	}
+	case ROLE_MSC:
+		break;
+	}
+	free(s->object);
+	s->object = NULL;
+}
+
+static struct section *add_section(struct loader *ld, size_t kind)
+{
+	struct section *grown = realloc(ld->sections, (ld->section_count + 1) * sizeof(*grown));
+
+	if (!grown)
+		return NULL;
+	ld->sections = grown;
+	struct section *s = &ld->sections[ld->section_count];
+	*s = (struct section){ .kind = kind, .origin = { .line = ld->line } };
+	s->object = calloc(1, object_size(ld, kind));
+	s->origin.key_lines = calloc(key_count_of(ld, kind) + 1, sizeof(unsigned));
+	ld->section_count++;
+	if (!s->object || !s->origin.key_lines || object_init(ld, kind, s->object) < 0) {
+		object_free(ld, s);
+		free(s->origin.key_lines);
+		ld->section_count--;
+		return NULL;
+	}
+	return s;
+}
+
+static char *section_name_field(const struct loader *ld, const struct section *s)
+{
+	if (ld->kinds[s->kind].role == ROLE_MSC)
+		return ((struct msc_config *)s->object)->name;
+	if (ld->kinds[s->kind].role == ROLE_PARTITION)
+		return ((struct partition_config *)s->object)->name;
+	return NULL;
+}
+
+/* The earlier kept section of the same kind and name, if any. */
+static const struct section *find_twin(const struct loader *ld, size_t kind, const char *name)
+{
+	for (size_t i = 0; i < ld->section_count; i++) {
+		const struct section *s = &ld->sections[i];
+		if (s->kind != kind || s->discarded)
+			continue;
+		const char *other = section_name_field(ld, s);
+		if (!name || (other && !strcmp(other, name)))
+			return s;
+	}
+	return NULL;
+}
+
+static void report_unknown_kind(struct loader *ld, const char *kind)
+{
+	const char *kinds[MAX_KINDS];
+	char list[256] = "";
+	size_t used = 0;
+
+	for (size_t i = 0; i < ld->kind_count; i++) {
+		const struct config_section_def *def = ld->kinds[i].def;
+		kinds[i] = def->kind;
+		used += (size_t)snprintf(list + used, used < sizeof(list) ? sizeof(list) - used : 0, "%s[%s%s]",
+					 i == 0 ? "" : (i + 1 == ld->kind_count ? " and " : ", "), def->kind,
+					 def->named ? " \"NAME\"" : "");
+	}
+	const char *near = suggest_nearest(kind, kinds, ld->kind_count);
+	diag_add(ld->diags, DIAG_ERROR, ld->line, "unknown section [%s]%s%s%s; sections are %s", kind,
+		 near ? " (did you mean [" : "", near ? near : "", near ? "]?)" : "", list);
+}
+
+/* Splits `header` (the text between the brackets) into a kind and an optional "NAME". */
+static bool split_header(struct loader *ld, char *header, char **ret_kind, char **ret_name)
+{
+	char *kind = header + strspn(header, " \t");
+	char *rest = kind + strcspn(kind, " \t\"");
+	char *name = NULL;
+
+	if (*rest) {
+		char *after_kind = rest;
+		rest += strspn(rest, " \t");
+		*after_kind = '\0';
+		if (*rest) {
+			size_t len = strlen(rest);
+			while (len > 0 && (rest[len - 1] == ' ' || rest[len - 1] == '\t'))
+				rest[--len] = '\0';
+			if (len < 2 || rest[0] != '"' || rest[len - 1] != '"' || memchr(rest + 1, '"', len - 2)) {
+				diag_add(ld->diags, DIAG_ERROR, ld->line,
+					 "malformed section header: write the name in double quotes, as in [%s "
+					 "\"NAME\"]",
+					 kind);
+				return false;
+			}
+			rest[len - 1] = '\0';
+			name = rest + 1;
+		}
+	}
+	*ret_kind = kind;
+	*ret_name = name;
+	return true;
+}
+
+static long find_kind(const struct loader *ld, const char *kind)
+{
+	for (size_t i = 0; i < ld->kind_count; i++)
+		if (!strcmp(kind_name(ld, i), kind))
+			return (long)i;
+	return -1;
+}
+
+static bool header_name_ok(struct loader *ld, const struct config_section_def *def, const char *name)
+{
+	struct err err;
+
+	if (def->named && !name) {
+		diag_add(ld->diags, DIAG_ERROR, ld->line, "section [%s] needs a name: [%s \"NAME\"]", def->kind,
+			 def->kind);
+		return false;
+	}
+	if (!def->named && name) {
+		diag_add(ld->diags, DIAG_ERROR, ld->line, "section [%s] takes no name", def->kind);
+		return false;
+	}
+	if (name && name_check(name, &err) < 0) {
+		diag_add(ld->diags, DIAG_ERROR, ld->line, "invalid %s name \"%s\": %s", def->kind, name, err.text);
+		return false;
+	}
+	return true;
+}
+
+static void report_twin(struct loader *ld, const struct config_section_def *def, const char *name, unsigned twin_line)
+{
+	if (name)
+		diag_add(ld->diags, DIAG_ERROR, ld->line, "duplicate %s \"%s\" (first defined at line %u)", def->kind,
+			 name, twin_line);
+	else
+		diag_add(ld->diags, DIAG_ERROR, ld->line, "duplicate section [%s] (first at line %u)", def->kind,
+			 twin_line);
+}
+
+static void open_section(struct loader *ld, char *header)
+{
+	char *kind_text, *name;
+
+	ld->current = NULL;
+	ld->current_invalid = true;
+	if (!split_header(ld, header, &kind_text, &name))
+		return;
+	long kind = find_kind(ld, kind_text);
+	if (kind < 0) {
+		report_unknown_kind(ld, kind_text);
+		return;
+	}
+	const struct config_section_def *def = ld->kinds[kind].def;
+	if (!header_name_ok(ld, def, name))
+		return;
+	const struct section *twin = find_twin(ld, (size_t)kind, name);
+	unsigned twin_line = twin ? twin->origin.line : 0; /* add_section may move the sections */
+	struct section *s = add_section(ld, (size_t)kind);
+	if (!s) {
+		ld->out_of_memory = true;
+		return;
+	}
+	if (name)
+		snprintf(section_name_field(ld, s), NAME_MAX_LEN + 1, "%s", name);
+	if (twin_line) {
+		s->discarded = true;
+		report_twin(ld, def, name, twin_line);
+	}
+	ld->current = s;
+	ld->current_invalid = false;
+}
+
+/* As inih splits keys: at the first '=' or ':' before an inline comment (';' after a blank). */
+static bool has_key_separator(const char *text)
+{
+	for (const char *p = text; *p; p++) {
+		if (*p == '=' || *p == ':')
+			return true;
+		if (*p == ';' && p > text && (p[-1] == ' ' || p[-1] == '\t'))
+			return false;
+	}
+	return false;
+}
+
+static bool reject_header(struct loader *ld, const char *message)
+{
+	diag_add(ld->diags, DIAG_ERROR, ld->line, "%s", message);
+	ld->current = NULL;
+	ld->current_invalid = true;
+	return false;
+}
+
+/* Handles one physical line before inih sees it. Returns false when inih should not see it. */
+static bool scan_line(struct loader *ld, char *text)
+{
+	if (*text == '\0' || *text == ';' || *text == '#' || *text == '\n' || *text == '\r')
+		return true;
+	if (*text == '[') {
+		char *close = strchr(text, ']');
+		if (!close)
+			return reject_header(ld, "section header without closing ']'");
+		char *after = close + 1 + strspn(close + 1, " \t\r\n");
+		if (*after && *after != ';' && *after != '#')
+			return reject_header(ld, "unexpected text after section header");
+		*close = '\0';
+		open_section(ld, text + 1);
+		*close = ']';
+		return true;
+	}
+	if (!has_key_separator(text)) {
+		diag_add(ld->diags, DIAG_ERROR, ld->line, "expected 'key = value' or '[section]'");
+		return false;
+	}
+	return true;
+}
+
+/* inih's reader callback: one physical line per call, left-trimmed (so an indented line is never
+ * taken as a continuation of the previous value), checked by scan_line. */
+static char *read_line(char *buf, int size, void *stream)
+{
+	struct loader *ld = stream;
+
+	ssize_t len = getline(&ld->line_buf, &ld->line_cap, ld->in);
+	if (len < 0) {
+		ld->read_error = ferror(ld->in) != 0;
+		ld->out_of_memory = !ld->read_error && !feof(ld->in);
+		return NULL;
+	}
+	ld->line++;
+	char *text = ld->line_buf;
+	if (ld->line == 1 && len >= 3 && !memcmp(text, "\xEF\xBB\xBF", 3)) {
+		text += 3;
+		len -= 3;
+	}
+	if (strlen(text) != (size_t)len) {
+		diag_add(ld->diags, DIAG_ERROR, ld->line, "line contains a NUL byte");
+		text = "";
+	} else if (len > CONFIG_MAX_LINE + 1 || (len == CONFIG_MAX_LINE + 1 && text[len - 1] != '\n')) {
+		diag_add(ld->diags, DIAG_ERROR, ld->line, "line longer than %d characters", CONFIG_MAX_LINE);
+		text = "";
+	} else {
+		text += strspn(text, " \t");
+		if (!scan_line(ld, text))
+			text = "";
+	}
+	snprintf(buf, (size_t)size, "%s", *text ? text : "\n");
+	return buf;
+}
+
+/* The key `name` of a section kind: its index in the kind's key space and the object it parses into
+ * (a partition's extension data for extension keys). */
+static const struct config_key *find_key(struct loader *ld, struct section *s, const char *name, int *ret_index,
+					 void **ret_object)
+{
+	*ret_object = s->object;
+	if (ld->kinds[s->kind].role != ROLE_PARTITION) {
+		*ret_index = config_section_key_index(ld->kinds[s->kind].def, name);
+		return *ret_index < 0 ? NULL : &ld->kinds[s->kind].def->keys[*ret_index];
+	}
+	int ext;
+	*ret_index = config_partition_key_find(ld->config, name, &ext);
+	if (*ret_index < 0)
+		return NULL;
+	if (ext >= 0)
+		*ret_object = ((struct partition_config *)s->object)->ext[ext];
+	return config_partition_key(ld->config, (size_t)*ret_index, NULL);
+}
+
+static bool kind_has_key(struct loader *ld, size_t kind, const char *key)
+{
+	int ext;
+
+	if (ld->kinds[kind].role == ROLE_PARTITION)
+		return config_partition_key_find(ld->config, key, &ext) >= 0;
+	return config_section_key_index(ld->kinds[kind].def, key) >= 0;
+}
+
+static void report_unknown_key(struct loader *ld, size_t kind, const char *key)
+{
+	const char *names[64];
+	size_t count = key_count_of(ld, kind);
+
+	count = count < 64 ? count : 64;
+	for (size_t i = 0; i < count; i++)
+		names[i] = ld->kinds[kind].role == ROLE_PARTITION ? config_partition_key(ld->config, i, NULL)->name
+								  : ld->kinds[kind].def->keys[i].name;
+	const char *near = suggest_nearest(key, names, count);
+	for (size_t k = 0; !near && k < ld->kind_count; k++) {
+		if (k != kind && kind_has_key(ld, k, key)) {
+			diag_add(ld->diags, DIAG_ERROR, ld->line, "key '%s' belongs in a [%s] section, not [%s]", key,
+				 kind_name(ld, k), kind_name(ld, kind));
+			return;
+		}
+	}
+	diag_add(ld->diags, DIAG_ERROR, ld->line, "unknown key '%s' in [%s]%s%s%s", key, kind_name(ld, kind),
+		 near ? "; did you mean '" : "", near ? near : "", near ? "'?" : "");
+}
+
+static int handle_key(void *user, const char *section, const char *key, const char *value)
+{
+	struct loader *ld = user;
+
+	(void)section; /* the reader already opened it */
+	if (*key == '\0') {
+		diag_add(ld->diags, DIAG_ERROR, ld->line, "missing key name before '='");
+		return 1;
+	}
+	if (!ld->current) {
+		if (!ld->current_invalid)
+			diag_add(ld->diags, DIAG_ERROR, ld->line,
+				 "key '%s' is outside any section; put it under [global] or a [partition \"NAME\"]",
+				 key);
+		return 1;
+	}
+	struct section *s = ld->current;
+	int index;
+	void *object;
+	const struct config_key *k = find_key(ld, s, key, &index, &object);
+	if (!k) {
+		report_unknown_key(ld, s->kind, key);
+		return 1;
+	}
+	if (s->origin.key_lines[index]) {
+		diag_add(ld->diags, DIAG_ERROR, ld->line, "duplicate key '%s' (first set at line %u)", key,
+			 s->origin.key_lines[index]);
+		return 1;
+	}
+	s->origin.key_lines[index] = ld->line;
+	if (*value == '\0') {
+		diag_add(ld->diags, DIAG_ERROR, ld->line, "%s: empty value", key);
+		return 1;
+	}
+	struct err err = { "" };
+	if (config_key_parse(k, object, value, &err) < 0)
+		diag_add(ld->diags, DIAG_ERROR, ld->line, "%s = %s: %s", key, value, err.text);
+	return 1;
+}
+
+/* The model before any line is read: base defaults, and every extension's data at its defaults. */
+static int loader_init(struct loader *ld)
+{
+	struct config *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return -ENOMEM;
+	ld->config = c;
+	global_config_defaults(&c->global);
+	ld->kinds[0] = (struct section_kind){ &config_global_section, ROLE_GLOBAL, 0 };
+	ld->kinds[1] = (struct section_kind){ &config_msc_section, ROLE_MSC, 0 };
+	ld->kinds[2] = (struct section_kind){ &config_partition_section, ROLE_PARTITION, 0 };
+	ld->kind_count = 3;
+	for (size_t e = 0; ld->schema && e < ld->schema->ext_count && e < CONFIG_MAX_EXTS; e++) {
+		const struct config_ext *ext = ld->schema->exts[e];
+		struct config_ext_data *x = &c->exts[c->ext_count++];
+		x->def = ext;
+		x->data = calloc(1, ext->size ? ext->size : 1);
+		size_t keys = ext->section ? ext->section->key_count : 0;
+		x->origin.key_lines = calloc(keys + 1, sizeof(unsigned));
+		if (!x->data || !x->origin.key_lines)
+			return -ENOMEM;
+		if (ext->init)
+			ext->init(x->data);
+		if (ext->section)
+			ld->kinds[ld->kind_count++] = (struct section_kind){ ext->section, ROLE_EXT, e };
+	}
+	return 0;
+}
+
+/* Moves one kept section's object into its place in the model. */
+static void move_into_model(struct loader *ld, struct section *s)
+{
+	struct config *c = ld->config;
+
+	switch (ld->kinds[s->kind].role) {
+	case ROLE_GLOBAL:
+		c->global = *(struct global_config *)s->object;
+		c->global.origin = s->origin;
+		break;
+	case ROLE_MSC:
+		c->mscs[c->msc_count] = *(struct msc_config *)s->object;
+		c->mscs[c->msc_count++].origin = s->origin;
+		break;
+	case ROLE_PARTITION:
+		c->partitions[c->partition_count] = *(struct partition_config *)s->object;
+		c->partitions[c->partition_count++].origin = s->origin;
+		break;
+	case ROLE_EXT: {
+		struct config_ext_data *x = &c->exts[ld->kinds[s->kind].ext];
+		if (x->def->fini)
+			x->def->fini(x->data);
+		free(x->data);
+		free(x->origin.key_lines);
+		x->data = s->object;
+		x->origin = s->origin;
+		s->object = NULL;
+		return;
+	}
+	}
+	free(s->object);
+	s->object = NULL;
+}
+
+static int build_model(struct loader *ld)
+{
+	struct config *c = ld->config;
+	size_t mscs = 0, partitions = 0;
+
+	for (size_t i = 0; i < ld->section_count; i++) {
+		if (ld->sections[i].discarded)
+			continue;
+		mscs += ld->kinds[ld->sections[i].kind].role == ROLE_MSC;
+		partitions += ld->kinds[ld->sections[i].kind].role == ROLE_PARTITION;
+	}
+	c->mscs = calloc(mscs ? mscs : 1, sizeof(*c->mscs));
+	c->partitions = calloc(partitions ? partitions : 1, sizeof(*c->partitions));
+	if (!c->mscs || !c->partitions)
+		return -ENOMEM;
+	for (size_t i = 0; i < ld->section_count; i++)
+		if (!ld->sections[i].discarded)
+			move_into_model(ld, &ld->sections[i]);
+	return 0;
+}
+
+static void loader_fini(struct loader *ld)
+{
+	for (size_t i = 0; i < ld->section_count; i++) {
+		struct section *s = &ld->sections[i];
+		if (!s->object)
+			continue;
+		object_free(ld, s);
+		free(s->origin.key_lines);
+	}
+	free(ld->sections);
+	free(ld->line_buf);
+}
+
+static int load(struct loader *ld)
+{
+	int r = loader_init(ld);
+
+	if (r < 0)
+		return r;
+	r = ini_parse_stream(read_line, ld, handle_key, ld);
+	if (r == -2 || ld->out_of_memory)
+		return -ENOMEM;
+	if (ld->read_error) {
+		diag_add(ld->diags, DIAG_ERROR, 0, "read error after line %u", ld->line);
+		return -EIO;
+	}
+	return build_model(ld);
+}
+
+int config_load(FILE *in, const struct config_schema *schema, const struct config_overrides *overrides,
+		struct config **ret_config, struct diag_list *diags)
+{
+	struct loader ld = { .in = in, .schema = schema, .diags = diags };
+	int r = load(&ld);
+
+	loader_fini(&ld);
+	if (r < 0) {
+		config_free(ld.config);
+		return r;
+	}
+	if (overrides && overrides->backend) {
+		snprintf(ld.config->global.backend, sizeof(ld.config->global.backend), "%s", overrides->backend);
+		ld.config->global.backend_from_command_line = true;
+	}
+	config_check_base(ld.config, schema, diags);
+	for (size_t e = 0; e < ld.config->ext_count; e++)
+		if (ld.config->exts[e].def->check)
+			ld.config->exts[e].def->check(ld.config, diags);
+	diag_sort(diags);
+	if (diags->out_of_memory || diag_error_count(diags) > 0) {
+		config_free(ld.config);
+		return diags->out_of_memory ? -ENOMEM : -EINVAL;
+	}
+	*ret_config = ld.config;
+	return 0;
+}
+
+int config_load_string(const char *text, const struct config_schema *schema, const struct config_overrides *overrides,
+		       struct config **ret_config, struct diag_list *diags)
+{
+	FILE *in = fmemopen((void *)text, strlen(text), "r");
+
+	if (!in)
+		return -errno;
+	int r = config_load(in, schema, overrides, ret_config, diags);
+	fclose(in);
+	return r;
+}
+
+int config_load_path(const char *path, const struct config_schema *schema, const struct config_overrides *overrides,
+		     struct config **ret_config, struct diag_list *diags)
+{
+	FILE *in = fopen(path, "re");
+
+	if (!in) {
+		int saved = errno;
+		diag_add(diags, DIAG_ERROR, 0, "cannot open: %s", strerror(saved));
+		return -saved;
+	}
+	int r = config_load(in, schema, overrides, ret_config, diags);
+	fclose(in);
+	return r;
+}

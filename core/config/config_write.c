@@ -1,0 +1,52 @@
+#include "core/config/config_write.h"
+
+#include <errno.h>
+
+#include "core/config/config.h"
+
+/* Long enough for the longest value a key can format (a CPU list of every CPU). */
+#define VALUE_MAX (CPU_LIMIT * 6)
+
+static void write_key(const struct config_key *key, const void *object, FILE *out)
+{
+	char value[VALUE_MAX];
+
+	if (key->type->format(object, key, value, sizeof(value)))
+		fprintf(out, "%s = %s\n", key->name, value);
+}
+
+static void write_section(const struct config_section_def *def, const void *object, FILE *out)
+{
+	for (size_t i = 0; i < def->key_count; i++)
+		write_key(&def->keys[i], object, out);
+}
+
+static void write_partition(const struct config *c, const struct partition_config *p, FILE *out)
+{
+	fprintf(out, "\n[partition \"%s\"]\n", p->name);
+	for (size_t i = 0; i < config_partition_key_count(c); i++) {
+		const struct config_ext *owner;
+		const struct config_key *key = config_partition_key(c, i, &owner);
+		write_key(key, owner ? config_partition_ext(c, p, owner) : (const void *)p, out);
+	}
+}
+
+int config_write_ini(const struct config *c, FILE *out)
+{
+	fprintf(out, "[global]\n");
+	write_section(&config_global_section, &c->global, out);
+	for (size_t e = 0; e < c->ext_count; e++) {
+		const struct config_section_def *def = c->exts[e].def->section;
+		if (!def)
+			continue;
+		fprintf(out, "\n[%s]\n", def->kind);
+		write_section(def, c->exts[e].data, out);
+	}
+	for (size_t i = 0; i < c->msc_count; i++) {
+		fprintf(out, "\n[msc \"%s\"]\n", c->mscs[i].name);
+		write_section(&config_msc_section, &c->mscs[i], out);
+	}
+	for (size_t i = 0; i < c->partition_count; i++)
+		write_partition(c, &c->partitions[i], out);
+	return ferror(out) ? -EIO : 0;
+}

@@ -1,0 +1,123 @@
+#include "core/config/model.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/config/schema.h"
+
+const char *const partition_class_names[] = { "default", "latency-critical", "best-effort", NULL };
+
+void global_config_defaults(struct global_config *g)
+{
+	memset(g, 0, sizeof(*g));
+	snprintf(g->backend, sizeof(g->backend), "resctrl");
+	snprintf(g->monitor, sizeof(g->monitor), "auto");
+	g->interval_ms = 100;
+	snprintf(g->group_prefix, sizeof(g->group_prefix), "mpamd-");
+}
+
+bool cpu_set_has(const struct cpu_set *set, unsigned cpu)
+{
+	return cpu < CPU_LIMIT && (set->bits[cpu / 64] >> (cpu % 64)) & 1;
+}
+
+int cpu_set_format(const struct cpu_set *set, char *buf, size_t len)
+{
+	size_t used = 0;
+
+	if (len)
+		buf[0] = '\0';
+	for (unsigned cpu = 0; cpu < CPU_LIMIT; cpu++) {
+		if (!cpu_set_has(set, cpu))
+			continue;
+		unsigned last = cpu;
+		while (last + 1 < CPU_LIMIT && cpu_set_has(set, last + 1))
+			last++;
+		char part[24];
+		int n = last == cpu ? snprintf(part, sizeof(part), "%s%u", used ? "," : "", cpu)
+				    : snprintf(part, sizeof(part), "%s%u-%u", used ? "," : "", cpu, last);
+		if (used + (size_t)n < len)
+			memcpy(buf + used, part, (size_t)n + 1);
+		used += (size_t)n;
+		cpu = last;
+	}
+	return (int)used;
+}
+
+void partition_config_defaults(struct partition_config *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->goals.class = CLASS_DEFAULT;
+	p->goals.mb_max = 100;
+	p->goals.weight = 100;
+}
+
+void partition_config_fini(const struct config *config, struct partition_config *p)
+{
+	for (size_t e = 0; config && e < config->ext_count; e++) {
+		const struct config_ext *ext = config->exts[e].def;
+		if (p->ext[e] && ext->partition_fini)
+			ext->partition_fini(p->ext[e]);
+		free(p->ext[e]);
+	}
+	free(p->cgroup);
+	free(p->pids);
+	free(p->cpus);
+	free(p->origin.key_lines);
+	memset(p, 0, sizeof(*p));
+}
+
+void config_free(struct config *config)
+{
+	if (!config)
+		return;
+	free(config->global.resctrl_root);
+	free(config->global.socket);
+	free(config->global.record);
+	free(config->global.origin.key_lines);
+	for (size_t i = 0; i < config->partition_count; i++)
+		partition_config_fini(config, &config->partitions[i]);
+	for (size_t i = 0; i < config->msc_count; i++)
+		free(config->mscs[i].origin.key_lines);
+	for (size_t e = 0; e < config->ext_count; e++) {
+		struct config_ext_data *x = &config->exts[e];
+		if (x->data && x->def->fini)
+			x->def->fini(x->data);
+		free(x->data);
+		free(x->origin.key_lines);
+	}
+	free(config->partitions);
+	free(config->mscs);
+	free(config);
+}
+
+static long ext_index(const struct config *config, const struct config_ext *ext)
+{
+	for (size_t e = 0; e < config->ext_count; e++)
+		if (config->exts[e].def == ext)
+			return (long)e;
+	return -1;
+}
+
+void *config_ext_data(const struct config *config, const struct config_ext *ext)
+{
+	long e = ext_index(config, ext);
+
+	return e < 0 ? NULL : config->exts[e].data;
+}
+
+void *config_partition_ext(const struct config *config, const struct partition_config *p, const struct config_ext *ext)
+{
+	long e = ext_index(config, ext);
+
+	return e < 0 ? NULL : p->ext[e];
+}
+
+const struct partition_config *config_find_partition(const struct config *config, const char *name)
+{
+	for (size_t i = 0; i < config->partition_count; i++)
+		if (!strcmp(config->partitions[i].name, name))
+			return &config->partitions[i];
+	return NULL;
+}

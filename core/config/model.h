@@ -1,0 +1,138 @@
+/* The typed configuration model: what a config file means once loaded. Every value is resolved
+ * (defaults applied, units fixed), so nothing downstream parses strings.
+ *
+ * The model holds the sections every mpamd has ([global], [msc "NAME"], [partition "NAME"]). Backends
+ * add sections and partition keys of their own through extensions (core/config/schema.h); their data
+ * is reached with config_ext_data() and config_partition_ext(). */
+#ifndef MPAMD_CORE_CONFIG_MODEL_H
+#define MPAMD_CORE_CONFIG_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "core/base/parse.h"
+
+enum partition_class {
+	CLASS_DEFAULT,
+	CLASS_LATENCY_CRITICAL,
+	CLASS_BEST_EFFORT,
+};
+
+/* NULL-terminated, indexed by the enum (shared by the loader, the CLI and JSON). */
+extern const char *const partition_class_names[];
+
+#define PARTID_LIMIT	     65535u   /* MPAMF_IDR.PARTID_MAX is 16 bits */
+#define PID_LIMIT	     4194304u /* PID_MAX_LIMIT on 64-bit Linux */
+#define CPU_LIMIT	     4096u    /* CPUs a cpus key can name (0..CPU_LIMIT-1) */
+#define GROUP_PREFIX_MAX     32
+#define BANDWIDTH_LIMIT_MBPS 100000000u /* 100 TB/s: far above any host, far below overflow */
+/* sizeof(sockaddr_un.sun_path) - 1: the longest control socket path a listener can bind. */
+#define SOCKET_PATH_MAX 107
+/* The names the backend and monitor keys take ("resctrl", "auto"...). */
+#define CONFIG_KIND_MAX 15
+/* Extensions a schema may have (one per backend that adds keys). */
+#define CONFIG_MAX_EXTS 8
+
+/* A set of CPUs, as in cpus_list. */
+struct cpu_set {
+	uint64_t bits[CPU_LIMIT / 64];
+	unsigned count;
+};
+
+bool cpu_set_has(const struct cpu_set *set, unsigned cpu);
+/* "0-3,8" form; returns the length it would need, like snprintf. */
+int cpu_set_format(const struct cpu_set *set, char *buf, size_t len);
+
+/* Where a section came from: its header's line and the line of each of its keys (0: not set), in
+ * the order of the section's key table (for partitions: the base keys, then each extension's). */
+struct config_origin {
+	unsigned line;
+	unsigned *key_lines;
+};
+
+struct global_config {
+	char backend[CONFIG_KIND_MAX + 1]; /* the control: a name of the schema's backends */
+	bool backend_from_command_line;	   /* --backend replaced the file's key */
+	char monitor[CONFIG_KIND_MAX + 1]; /* "auto" or a name of the schema's monitors */
+	unsigned interval_ms;
+	char *resctrl_root;
+	char group_prefix[GROUP_PREFIX_MAX + 1]; /* resctrl groups are named PREFIX + partition name */
+	uint32_t capacity_mbps; /* per domain, for hardware that cannot tell; 0: ask the backend or learn it */
+	bool escalate;		/* the escalation actuator may lower CPU quotas */
+	char *socket;
+	char *record; /* NULL: no record file */
+	struct config_origin origin;
+};
+
+struct msc_config {
+	char name[NAME_MAX_LEN + 1];
+	uint64_t base;
+	uint64_t size;
+	struct config_origin origin;
+};
+
+/* What a partition aims at: exactly the keys `mpamctl set` may change while mpamd runs (the key
+ * table marks them CONFIG_KEY_RUNTIME and a test checks that those and only those live here). The
+ * engine hands it to the policies whole, so a new goal needs no copying code. */
+struct partition_goals {
+	enum partition_class class;
+	unsigned mb_min;	 /* percent; 0 = no minimum */
+	unsigned mb_max;	 /* percent */
+	uint32_t guarantee_mbps; /* 0 = none */
+	uint32_t target_mbps;	 /* 0 = none */
+	uint64_t l3_cbm;	 /* 0 = not set: the backend leaves the cache portion alone */
+	unsigned weight;	 /* share of what is left among best-effort partitions */
+};
+
+struct partition_config {
+	char name[NAME_MAX_LEN + 1];
+	uint16_t partid;
+	bool has_partid;  /* false: no PARTID (resctrl allocates its own CLOSID) */
+	bool partid_auto; /* not in the file: the simulator picked the lowest free PARTID */
+	struct partition_goals goals;
+	char *cgroup; /* relative to the cgroup root, normalized; NULL if none */
+	pid_t *pids;
+	size_t pid_count;
+	struct cpu_set *cpus;	    /* NULL if none: resctrl gives the group these CPUs */
+	void *ext[CONFIG_MAX_EXTS]; /* each extension's per-partition data, in the schema's order */
+	struct config_origin origin;
+};
+
+struct config_ext;
+
+/* An extension's data for one config: its own section's object and where it came from. */
+struct config_ext_data {
+	const struct config_ext *def;
+	void *data;
+	struct config_origin origin;
+};
+
+struct config {
+	struct global_config global;
+	struct msc_config *mscs;
+	size_t msc_count;
+	struct partition_config *partitions;
+	size_t partition_count;
+	struct config_ext_data exts[CONFIG_MAX_EXTS];
+	size_t ext_count;
+};
+
+/* Defaults of the base sections; used by the loader and by tests that build models by hand. */
+void global_config_defaults(struct global_config *g);
+void partition_config_defaults(struct partition_config *p);
+
+/* Frees what a partition holds (its extensions' data through `config`'s extension table). */
+void partition_config_fini(const struct config *config, struct partition_config *p);
+void config_free(struct config *config);
+
+/* The data of extension `ext` (its section's object), or NULL when the schema had no such extension. */
+void *config_ext_data(const struct config *config, const struct config_ext *ext);
+/* Partition `p`'s data of extension `ext`, or NULL. */
+void *config_partition_ext(const struct config *config, const struct partition_config *p, const struct config_ext *ext);
+
+/* Lookups by name; NULL when absent. */
+const struct partition_config *config_find_partition(const struct config *config, const char *name);
+
+#endif

@@ -1,0 +1,33 @@
+/* The control socket's view of the daemon: what a command may ask for or change. The engine
+ * implements these; the protocol (core/proto.c) and the server (core/ctl_server.c) call them and
+ * never look inside the engine. Replies are built here as JSON and sent elsewhere. */
+#ifndef MPAMD_CORE_CTL_H
+#define MPAMD_CORE_CTL_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+#include "core/base/error.h"
+
+#define CTL_PROTOCOL_VERSION 1
+#define CTL_MAX_REQUEST	     65536 /* bytes in one request line, newline included */
+
+/* The JSON the read-only calls return is a new reference the caller releases. */
+struct ctl_handler {
+	void *ctx;
+	/* Read-only: the daemon as a whole (backend, interval, ticks, uptime, recent events). */
+	json_t *(*status)(void *ctx);
+	/* Read-only: one object per partition with its class, limits in force and last rate. */
+	json_t *(*list)(void *ctx);
+	/* Read-only: everything about one partition; NULL and err when there is none by that name. */
+	json_t *(*show)(void *ctx, const char *name, struct err *err);
+	/* Read-only: counters for monitoring systems (per partition bytes, rates, limits, events). */
+	json_t *(*metrics)(void *ctx);
+	/* Mutating: `count` "key=value" settings for partition `name`, validated like the config file
+	 * (same keys, same ranges, same cross-checks); all or nothing. 0 or a negative errno and err. */
+	int (*set)(void *ctx, const char *name, const char *const *settings, size_t count, struct err *err);
+	/* Mutating: re-read the config file; an invalid file leaves the running config in place. */
+	int (*reload)(void *ctx, struct err *err);
+};
+
+#endif

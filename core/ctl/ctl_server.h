@@ -1,0 +1,60 @@
+/* The control socket: a Unix stream listener speaking core/proto.h, one JSON line per request and
+ * per reply, for an event loop it does not own.
+ *
+ * The server keeps its listening socket, its clients and a stall timer in an epoll set of its own
+ * and shows the owner a single pollable descriptor: the owner adds ctl_server_fd() to its epoll set
+ * (EPOLLIN) once, and calls ctl_server_dispatch() whenever that fd is readable. Dispatch accepts,
+ * reads, answers and writes only what is ready now and never blocks; it can equally be called on
+ * every iteration of a loop that does not wait (simulated time). The owner needs no callbacks and no
+ * bookkeeping of client descriptors.
+ *
+ * Per client: requests are answered in the order they arrive (pipelining is fine); a line longer
+ * than CTL_MAX_REQUEST gets an error reply and the client is closed once it is written, without the
+ * rest being read; replies that cannot be written at once are queued, and while a client has more
+ * than CTL_SERVER_OUT_PAUSE bytes queued its further requests wait; a client whose queued replies or
+ * unfinished request make no progress for stall_ms is dropped, as is one whose queue exceeds
+ * CTL_SERVER_OUT_MAX. Beyond max_clients, a new client gets an error reply and is closed. */
+#ifndef MPAMD_CORE_CTL_SERVER_H
+#define MPAMD_CORE_CTL_SERVER_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "core/ctl/ctl.h"
+#include "core/base/error.h"
+
+#define CTL_SERVER_MAX_CLIENTS 64
+#define CTL_SERVER_STALL_MS    10000
+#define CTL_SERVER_OUT_PAUSE   (256 * 1024)	  /* queued reply bytes above which requests wait */
+#define CTL_SERVER_OUT_MAX     (64 * 1024 * 1024) /* queued reply bytes that drop a client */
+
+struct ctl_server_config {
+	const char *path;     /* socket file; its directory must exist */
+	long gid;	      /* group given the socket (and with it the right to mutate), or -1: keep the creator's */
+	unsigned max_clients; /* 0: CTL_SERVER_MAX_CLIENTS */
+	unsigned stall_ms;    /* 0: CTL_SERVER_STALL_MS */
+};
+
+struct ctl_server;
+
+/* Creates the socket file, mode 0660 and owned by config->gid when given, and starts listening.
+ * A socket file nobody listens on (left by a crash) is replaced; -EADDRINUSE when another process
+ * answers on it, -EEXIST when the path is something other than a socket. `handler` must outlive
+ * the server. Returns 0 or a negative errno with err. */
+int ctl_server_new(const struct ctl_server_config *config, const struct ctl_handler *handler, struct ctl_server **ret,
+		   struct err *err);
+
+/* Closes every client and the listener and removes the socket file if it is still the one created. */
+void ctl_server_free(struct ctl_server *s);
+
+/* The one descriptor to watch for EPOLLIN (or POLLIN). */
+int ctl_server_fd(const struct ctl_server *s);
+
+/* Handles whatever is ready without blocking. Client failures are handled (and logged at debug
+ * level) here; returns 0, or a negative errno when the server itself can no longer wait for events. */
+int ctl_server_dispatch(struct ctl_server *s);
+
+/* Clients connected now (for status reports and tests). */
+size_t ctl_server_client_count(const struct ctl_server *s);
+
+#endif

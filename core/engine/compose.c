@@ -1,0 +1,161 @@
+#include "core/engine/compose.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "core/base/log.h"
+
+/* Whether monitor = auto takes `ops`; when not, its reason is added to `why` ("name: reason; ..."). */
+static bool monitor_wanted_by_auto(const struct composition *c, const struct monitor_ops *ops,
+				   const struct config *config, struct err *why)
+{
+	struct err reason = { "" };
+
+	if (ops->available(config, &c->shared, &reason))
+		return true;
+	size_t used = strlen(why->text);
+	snprintf(why->text + used, sizeof(why->text) - used, "%s%s: %s", used ? "; " : "", ops->name, reason.text);
+	return false;
+}
+
+/* monitor = auto: the first monitor of the table that can measure beside this control. When it cannot
+ * be opened, control still works: bandwidth is then not measured, and the log says why. */
+static const struct monitor_ops *auto_monitor(const struct engine_registry *r, const struct composition *c,
+					      const struct config *config)
+{
+	struct err why = { "" };
+
+	for (size_t i = 0; i < r->monitor_count; i++)
+		if (monitor_wanted_by_auto(c, r->monitors[i], config, &why))
+			return r->monitors[i];
+	log_warning("no bandwidth counters (%s): bandwidth will not be measured", why.text);
+	return NULL;
+}
+
+static int add_monitor(struct composition *c, const struct monitor_ops *ops, const struct config *config, bool required,
+		       struct err *err)
+{
+	struct engine_monitor *m = &c->monitors[c->monitor_count];
+	struct err why = { "" };
+	int r = ops->open(config, &c->shared, &m->monitor, &why);
+
+	if (r < 0 && required)
+		return err_set(err, r, "%s", why.text);
+	if (r < 0) {
+		log_warning("monitor = auto: cannot read %s (%s); bandwidth will not be measured", ops->what, why.text);
+		return 0;
+	}
+	m->ops = ops;
+	ops->probe(m->monitor, &m->caps);
+	m->first_domain = c->domain_count;
+	for (unsigned d = 0; d < m->caps.domain_count && c->domain_count < ENGINE_MAX_DOMAINS; d++)
+		c->domains[c->domain_count++] = (struct engine_domain){
+			.name = m->caps.domains[d].name,
+			.capacity_mbps = m->caps.domains[d].capacity_mbps,
+			.counter_bits = m->caps.counter_bits,
+			.counter_scale = m->caps.counter_scale,
+		};
+	c->monitor_count++;
+	return 0;
+}
+
+static int open_monitors(const struct engine_registry *r, struct composition *c, const struct config *config,
+			 struct err *err)
+{
+	bool automatic = !strcmp(config->global.monitor, "auto");
+	const struct monitor_ops *ops =
+		automatic ? auto_monitor(r, c, config) : engine_registry_monitor(r, config->global.monitor);
+
+	if (!ops && !automatic)
+		return err_set(err, -EOPNOTSUPP, "monitor %s is not available in this build", config->global.monitor);
+	return ops ? add_monitor(c, ops, config, !automatic, err) : 0;
+}
+
+/* Each actuator the configuration wants; beside a simulated control, the simulator's stand-ins. */
+static int open_actuators(const struct engine_registry *r, struct composition *c, const struct config *config,
+			  struct err *err)
+{
+	for (size_t i = 0; i < r->actuator_count && c->actuator_count < ENGINE_MAX_ACTUATORS; i++) {
+		const struct actuator_ops *ops = r->actuators[i];
+		if (ops->simulated != c->control_ops->simulated || (ops->wanted && !ops->wanted(config)))
+			continue;
+		struct engine_actuator *a = &c->actuators[c->actuator_count];
+		int ret = ops->open(config, &c->shared, &a->actuator, err);
+		if (ret < 0)
+			return ret;
+		a->ops = ops;
+		c->actuator_count++;
+	}
+	return 0;
+}
+
+int composition_open(const struct engine_registry *r, const struct config *config, struct clock *clock,
+		     struct composition *c, struct err *err)
+{
+	memset(c, 0, sizeof(*c));
+	c->control_ops = engine_registry_control(r, config->global.backend);
+	if (!c->control_ops)
+		return err_set(err, -EOPNOTSUPP, "backend %s is not available in this build", config->global.backend);
+	int ret = c->control_ops->open(config, clock, &c->control, err);
+	if (ret < 0) {
+		c->control_ops = NULL;
+		return ret;
+	}
+	c->control_ops->probe(c->control, &c->caps);
+	c->shared.clock = clock;
+	c->control_ops->share(c->control, &c->shared);
+	if ((ret = open_monitors(r, c, config, err)) == 0)
+		ret = open_actuators(r, c, config, err);
+	if (ret < 0)
+		composition_close(c);
+	return ret;
+}
+
+void composition_close(struct composition *c)
+{
+	for (size_t i = 0; i < c->actuator_count; i++)
+		c->actuators[i].ops->free(c->actuators[i].actuator);
+	for (size_t i = 0; i < c->monitor_count; i++)
+		c->monitors[i].ops->free(c->monitors[i].monitor);
+	if (c->control_ops)
+		c->control_ops->free(c->control);
+	memset(c, 0, sizeof(*c));
+}
+
+json_t *composition_describe(const struct composition *c)
+{
+	json_t *d = c->control_ops->describe(c->control);
+	json_t *monitors = json_object();
+
+	json_object_set_new(d, "backend", json_string(c->control_ops->name));
+	json_object_set_new(d, "monitor", json_string(c->monitor_count ? c->monitors[0].ops->name : "none"));
+	for (size_t i = 0; i < c->monitor_count; i++)
+		json_object_set_new(monitors, c->monitors[i].ops->name,
+				    c->monitors[i].ops->describe(c->monitors[i].monitor));
+	json_object_set_new(d, "monitors", monitors);
+	return d;
+}
+
+int composition_partition_open(struct composition *c, size_t index, const struct partition_config *p,
+			       struct partition_ref *ret, struct err *err)
+{
+	int r = c->control_ops->partition_open(c->control, index, p, ret, err);
+
+	for (size_t m = 0; r == 0 && m < c->monitor_count; m++)
+		r = c->monitors[m].ops->add(c->monitors[m].monitor, index, ret, err);
+	for (size_t a = 0; r == 0 && a < c->actuator_count; a++)
+		r = c->actuators[a].ops->partition_open(c->actuators[a].actuator, index, ret, err);
+	return r;
+}
+
+int composition_read(struct composition *c, uint64_t now_ns, struct sample *samples, struct err *err)
+{
+	int first = 0;
+
+	for (size_t m = 0; m < c->monitor_count; m++) {
+		struct engine_monitor *mon = &c->monitors[m];
+		int r = mon->ops->read(mon->monitor, now_ns, &samples[mon->first_domain], c->domain_count, err);
+		first = first ? first : r;
+	}
+	return first;
+}

@@ -1,0 +1,64 @@
+/* What one configuration composes from the registry: one control, the monitors that measure beside it
+ * (the monitor key's, or the first available one for auto), and the actuators, with every monitor's
+ * domains laid side by side in one row per partition. The engine ticks over it; `mpamctl discover`
+ * describes it. */
+#ifndef MPAMD_CORE_ENGINE_COMPOSE_H
+#define MPAMD_CORE_ENGINE_COMPOSE_H
+
+#include <jansson.h>
+
+#include "core/engine/registry.h"
+
+#define ENGINE_MAX_MONITORS  4
+#define ENGINE_MAX_ACTUATORS 4
+#define ENGINE_MAX_DOMAINS   64
+
+struct engine_monitor {
+	const struct monitor_ops *ops;
+	struct monitor *monitor;
+	struct monitor_caps caps;
+	unsigned first_domain; /* its domains' place in a partition's row of samples */
+};
+
+struct engine_actuator {
+	const struct actuator_ops *ops;
+	struct actuator *actuator;
+};
+
+/* One measuring domain, as the engine sees it. */
+struct engine_domain {
+	const char *name;
+	double capacity_mbps; /* 0: the monitor cannot tell */
+	unsigned counter_bits, counter_scale;
+};
+
+struct composition {
+	const struct control_ops *control_ops;
+	struct control *control;
+	struct control_caps caps;
+	struct control_shared shared;
+	struct engine_monitor monitors[ENGINE_MAX_MONITORS];
+	size_t monitor_count;
+	struct engine_actuator actuators[ENGINE_MAX_ACTUATORS];
+	size_t actuator_count;
+	struct engine_domain domains[ENGINE_MAX_DOMAINS];
+	unsigned domain_count;
+};
+
+/* Opens what `config` names. On failure nothing stays open and err says why. */
+int composition_open(const struct engine_registry *registry, const struct config *config, struct clock *clock,
+		     struct composition *ret, struct err *err);
+void composition_close(struct composition *c);
+
+/* The control opens partition `index`; then every monitor and actuator learns how to find it (*ret). */
+int composition_partition_open(struct composition *c, size_t index, const struct partition_config *p,
+			       struct partition_ref *ret, struct err *err);
+
+/* Reads every monitor into the partitions' rows: domain d of partition i is samples[i * domain_count + d].
+ * Returns the first monitor's error, if any (the others are still read). */
+int composition_read(struct composition *c, uint64_t now_ns, struct sample *samples, struct err *err);
+
+/* The control's description with the monitors' ("monitor", "monitors"), for `mpamctl discover`. */
+json_t *composition_describe(const struct composition *c);
+
+#endif

@@ -1,0 +1,79 @@
+/* The engine: one thread that ticks every interval_ms — read every counter, turn counts into rates,
+ * run the policies, apply what changed, publish (record file, event log, control socket). It owns
+ * the configuration, so that a reload can replace it. */
+#ifndef MPAMD_CORE_ENGINE_ENGINE_H
+#define MPAMD_CORE_ENGINE_ENGINE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "core/base/error.h"
+#include "core/config/config.h"
+#include "core/config/model.h"
+
+struct engine;
+struct engine_registry;
+struct policy_chain;
+
+struct engine_options {
+	uint64_t ticks;		 /* stop after this many ticks; 0: run until stopped */
+	const char *record_path; /* replaces the config's record key when set */
+	bool sim_clock;		 /* ticks back to back on simulated time (a simulated control only) */
+	/* Daemon: SIGHUP reloads, SIGTERM/SIGINT stop (through a signalfd); tests leave it off. */
+	bool handle_signals;
+	const char *config_path;		/* what a reload reads; NULL: reload is refused */
+	struct config_overrides overrides;	/* command-line settings a reload keeps */
+	const char *socket_path;		/* control socket; NULL: none */
+	gid_t socket_gid;			/* group allowed to change things; (gid_t)-1: root only */
+	bool reset_on_exit;			/* put every partition back to no limits when stopping */
+	const struct policy_chain *policies;	/* NULL: mpamd's own chain */
+	const struct engine_registry *registry; /* NULL: engine_registry_default */
+	/* Called once the loop runs and handles signals (readiness for service managers and tests). */
+	void (*on_ready)(void *ctx, struct engine *engine);
+	void *on_ready_ctx;
+	/* Called after every tick (tests and benchmarks change scenarios from here). */
+	void (*on_tick)(void *ctx, struct engine *engine);
+	void *on_tick_ctx;
+};
+
+/* What one partition looked like at the last tick. */
+struct partition_status {
+	const char *name;
+	bool open;		 /* the backend accepted it */
+	bool valid;		 /* mbps was measured (or estimated) */
+	bool estimated;		 /* some domain was extrapolated */
+	double mbps;		 /* summed over domains */
+	double smoothed_mbps;	 /* exponentially smoothed over valid samples */
+	double truth_mbps;	 /* simulator only, else 0 */
+	uint64_t bytes_total;	 /* bytes counted since the start (estimates included) */
+	unsigned mb_max, mb_min; /* in force */
+	unsigned cpu_quota_pct;	 /* escalation in force, percent of one CPU; 0: none */
+	const char *reason;	 /* why it is not open, or why the sample is invalid */
+	char event[160];	 /* what the policies did this tick, "" when nothing */
+};
+
+/* Opens the backend, opens every partition (one failing does not stop the others) and applies the
+ * configured limits. Takes ownership of `config`, also on failure. */
+int engine_new(struct config *config, const struct engine_options *opts, struct engine **ret, struct err *err);
+void engine_free(struct engine *engine);
+
+/* Runs ticks until opts.ticks are done or (with handle_signals) SIGTERM/SIGINT arrives. */
+int engine_run(struct engine *engine, struct err *err);
+
+size_t engine_partition_count(const struct engine *engine);
+const struct partition_status *engine_partition(const struct engine *engine, size_t index);
+uint64_t engine_ticks_done(const struct engine *engine);
+/* Seconds from the start to the last tick. */
+double engine_last_tick_s(const struct engine *engine);
+/* Whether the partitions' truth_mbps is a simulator's ground truth. */
+bool engine_has_truth(const struct engine *engine);
+
+/* mpamctl set: "key=value" settings of partition `name`, validated like the config file, all or
+ * nothing; they last until the next reload. */
+int engine_set(struct engine *engine, const char *name, const char *const *settings, size_t count, struct err *err);
+/* Re-reads opts.config_path; an invalid file leaves everything as it was (and says why). */
+int engine_reload(struct engine *engine, struct err *err);
+
+#endif

@@ -1,0 +1,173 @@
+/* From measurements to limits: the policies' input, the chain, and applying only what changed. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/base/log.h"
+#include "core/engine/engine_internal.h"
+
+/* Every this many ticks the limits are applied even when no decision changed, so that a change
+ * made behind mpamd's back (another tool writing schemata) is undone within about a second. */
+#define RECHECK_TICKS 10
+
+/* Capacity of the measuring domains together: what the backend knows, else the config's
+ * capacity_mbps per domain, else the highest total ever measured (reported as learned). */
+double engine_host_capacity(const struct engine *e, bool *learned)
+{
+	double known = 0;
+	unsigned measuring = e->hw.domain_count;
+	bool all_known = true;
+
+	for (unsigned d = 0; d < measuring; d++) {
+		if (e->hw.domains[d].capacity_mbps > 0)
+			known += e->hw.domains[d].capacity_mbps;
+		else
+			all_known = false;
+	}
+	*learned = false;
+	if (measuring && all_known)
+		return known;
+	if (e->config->global.capacity_mbps)
+		return (double)e->config->global.capacity_mbps * (measuring ? measuring : 1);
+	*learned = true;
+	return e->learned_capacity_mbps;
+}
+
+static void fill_host(struct engine *e, struct policy_host *h)
+{
+	double total = 0;
+	bool all_valid = true;
+
+	for (size_t i = 0; i < e->config->partition_count; i++) {
+		const struct partition_status *st = &e->partitions[i].status;
+		if (!st->open)
+			continue;
+		all_valid &= st->valid;
+		total += st->valid ? st->mbps : 0;
+	}
+	if (all_valid && total > e->learned_capacity_mbps)
+		e->learned_capacity_mbps = total;
+	*h = (struct policy_host){
+		.tick = e->ticks_done,
+		.interval_ms = e->config->global.interval_ms,
+		.gran_pct = e->hw.caps.bw_gran_pct ? e->hw.caps.bw_gran_pct : 1,
+		.min_pct = e->hw.caps.bw_min_pct,
+		.has_mb_min = e->hw.caps.has_mb_min,
+		.cpus = e->cpus,
+		.total_mbps = total,
+		.total_valid = all_valid,
+	};
+	h->capacity_mbps = engine_host_capacity(e, &h->capacity_learned);
+}
+
+static void fill_partition(const struct engine_partition *ep, struct policy_partition *pp)
+{
+	pp->open = ep->status.open;
+	pp->valid = ep->status.valid;
+	pp->mbps = ep->status.mbps;
+	pp->smoothed_mbps = ep->status.smoothed_mbps;
+	pp->mb_max = ep->status.mb_max;
+	pp->mb_min = ep->status.mb_min;
+	pp->cpu_quota_pct = ep->actuated.cpu_quota_pct;
+}
+
+static void note_event(struct engine *e, size_t index, uint64_t now_ns, const char *text);
+
+int engine_apply_limits(struct engine *e, size_t index, const struct partition_limits *want, struct err *err)
+{
+	struct engine_partition *ep = &e->partitions[index];
+	struct partition_limits eff = { 0 };
+	int r = e->hw.control_ops->apply(e->hw.control, index, want, &eff, err);
+
+	if (r < 0)
+		return r;
+	if (eff.changed_outside)
+		note_event(e, index, clock_now(&e->clock), "restore: limits had been changed outside mpamd");
+	ep->applied = *want;
+	ep->applied_once = true;
+	ep->status.mb_max = eff.mb_max;
+	ep->status.mb_min = eff.mb_min;
+	return 0;
+}
+
+static void note_event(struct engine *e, size_t index, uint64_t now_ns, const char *text)
+{
+	struct partition_status *st = &e->partitions[index].status;
+	size_t used = strlen(st->event);
+
+	snprintf(st->event + used, sizeof(st->event) - used, "%s%s", used ? "; " : "", text);
+	event_log_add(&e->events, e->ticks_done, engine_t_ms(e, now_ns), st->name, text);
+	log_info("partition %s: %s", st->name, text);
+}
+
+/* Every actuator carries out `want`; the partition's actuation changes only when all could. */
+static int actuate(struct engine *e, size_t index, const struct actuation *want, struct err *err)
+{
+	for (size_t a = 0; a < e->hw.actuator_count; a++) {
+		struct engine_actuator *act = &e->hw.actuators[a];
+		int r = act->ops->apply(act->actuator, index, want, err);
+		if (r < 0)
+			return r;
+	}
+	e->partitions[index].actuated = *want;
+	e->partitions[index].status.cpu_quota_pct = want->cpu_quota_pct;
+	return 0;
+}
+
+static void apply_decision(struct engine *e, size_t index, const struct policy_decision *d, uint64_t now_ns)
+{
+	struct engine_partition *ep = &e->partitions[index];
+	const struct partition_config *p = &e->config->partitions[index];
+	struct partition_limits want = { .mb_max = d->mb_max, .mb_min = d->mb_min, .l3_cbm = p->goals.l3_cbm };
+	struct actuation act = { .cpu_quota_pct = d->cpu_quota_pct };
+	struct err err = { "" };
+	bool changed = !ep->applied_once || want.mb_max != ep->applied.mb_max || want.mb_min != ep->applied.mb_min;
+
+	if (d->event[0])
+		note_event(e, index, now_ns, d->event);
+	if ((changed || e->ticks_done % RECHECK_TICKS == 0) && engine_apply_limits(e, index, &want, &err) < 0)
+		log_error("partition %s: %s", p->name, err.text);
+	if (act.cpu_quota_pct != ep->actuated.cpu_quota_pct && actuate(e, index, &act, &err) < 0)
+		log_error("partition %s: escalation: %s", p->name, err.text);
+}
+
+void engine_run_policies(struct engine *e, uint64_t now_ns)
+{
+	const struct policy_chain *chain = e->opts.policies ? e->opts.policies : &policy_chain_default;
+	size_t n = e->config->partition_count;
+	struct policy_host host;
+
+	fill_host(e, &host);
+	for (size_t i = 0; i < n; i++) {
+		const struct partition_config *p = &e->config->partitions[i];
+		fill_partition(&e->partitions[i], &e->policy[i]);
+		/* Start from what the configuration asks for; the policies move away from it. */
+		e->decisions[i] = (struct policy_decision){ .mb_max = p->goals.mb_max,
+							    .mb_min = p->goals.mb_min,
+							    .cpu_quota_pct = e->partitions[i].actuated.cpu_quota_pct };
+	}
+	for (size_t f = 0; f < chain->count; f++)
+		chain->fns[f](&host, e->policy, n, e->decisions);
+	for (size_t i = 0; i < n; i++)
+		if (e->partitions[i].status.open)
+			apply_decision(e, i, &e->decisions[i], now_ns);
+}
+
+void engine_reset_limits(struct engine *e)
+{
+	uint64_t full_cbm = e->hw.caps.cbm_bits >= 64 ? ~0ull : (1ull << e->hw.caps.cbm_bits) - 1;
+	const struct actuation none_act = { 0 };
+
+	for (size_t i = 0; e->hw.control && i < e->config->partition_count; i++) {
+		const struct partition_config *p = &e->config->partitions[i];
+		struct partition_limits none = { .mb_max = 100, .mb_min = 0, .l3_cbm = p->goals.l3_cbm ? full_cbm : 0 };
+		struct err err = { "" };
+		if (!e->partitions[i].status.open)
+			continue;
+		if (engine_apply_limits(e, i, &none, &err) < 0)
+			log_error("partition %s: reset: %s", p->name, err.text);
+		if (e->partitions[i].actuated.cpu_quota_pct && actuate(e, i, &none_act, &err) < 0)
+			log_error("partition %s: restoring the CPU quota: %s", p->name, err.text);
+	}
+}

@@ -1,0 +1,260 @@
+/* What the control socket can ask of the engine: reports built as JSON here, sent elsewhere. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sys/epoll.h>
+
+#include "core/base/log.h"
+#include "core/base/loop.h"
+#include "core/config/config_json.h"
+#include "core/ctl/ctl_server.h"
+#include "core/engine/engine_internal.h"
+
+/* Events a status or show reply carries at most. */
+#define REPORT_EVENTS 20
+
+static struct engine *engine_of(void *ctx)
+{
+	return ctx;
+}
+
+/* Index of the partition called `name`, or -1. */
+static long find_partition(const struct engine *e, const char *name)
+{
+	const struct partition_config *p = config_find_partition(e->config, name);
+
+	return p ? (long)(p - e->config->partitions) : -1;
+}
+
+static json_t *optional_mbps(bool valid, double mbps)
+{
+	return valid ? json_real(mbps) : json_null();
+}
+
+static json_t *optional_u32(uint32_t v)
+{
+	return v ? json_integer(v) : json_null();
+}
+
+static json_t *partition_summary(const struct engine *e, size_t i)
+{
+	const struct partition_config *p = &e->config->partitions[i];
+	const struct partition_status *st = &e->partitions[i].status;
+
+	return json_pack("{s:s,s:s,s:b,s:I,s:I,s:o,s:b,s:b,s:o,s:o,s:I,s:o}", "name", p->name, "class",
+			 partition_class_names[p->goals.class], "open", st->open, "mb_max", (json_int_t)st->mb_max,
+			 "mb_min", (json_int_t)st->mb_min, "mbps", optional_mbps(st->valid, st->mbps), "valid",
+			 st->valid, "estimated", st->estimated, "target_mbps", optional_u32(p->goals.target_mbps),
+			 "guarantee_mbps", optional_u32(p->goals.guarantee_mbps), "weight", (json_int_t)p->goals.weight,
+			 "reason", st->reason ? json_string(st->reason) : json_null());
+}
+
+static json_t *ctl_list(void *ctx)
+{
+	struct engine *e = engine_of(ctx);
+	json_t *parts = json_array();
+
+	for (size_t i = 0; i < e->config->partition_count; i++)
+		json_array_append_new(parts, partition_summary(e, i));
+	return json_pack("{s:o}", "partitions", parts);
+}
+
+static json_t *ctl_status(void *ctx)
+{
+	struct engine *e = engine_of(ctx);
+	size_t open = 0;
+
+	for (size_t i = 0; i < e->config->partition_count; i++)
+		open += e->partitions[i].status.open;
+	bool learned = false;
+	double capacity = engine_host_capacity(e, &learned);
+	return json_pack("{s:s,s:I,s:I,s:f,s:I,s:I,s:I,s:o,s:b,s:b,s:I,s:o}", "backend", e->hw.control_ops->name,
+			 "interval_ms", (json_int_t)e->config->global.interval_ms, "ticks", (json_int_t)e->ticks_done,
+			 "uptime_s", (double)(clock_now(&e->clock) - e->start_ns) / 1e9, "partitions",
+			 (json_int_t)e->config->partition_count, "partitions_open", (json_int_t)open, "overruns",
+			 (json_int_t)e->overruns, "capacity_mbps", capacity > 0 ? json_real(capacity) : json_null(),
+			 "capacity_learned", learned, "sim_clock", e->opts.sim_clock, "events_total",
+			 (json_int_t)e->events.total, "events", event_log_to_json(&e->events, NULL, REPORT_EVENTS));
+}
+
+static json_t *ctl_show(void *ctx, const char *name, struct err *err)
+{
+	struct engine *e = engine_of(ctx);
+	long i = find_partition(e, name);
+
+	if (i < 0) {
+		err_set(err, -ENOENT, "no partition named '%s'", name);
+		return NULL;
+	}
+	const struct partition_status *st = &e->partitions[i].status;
+	json_t *json = partition_summary(e, (size_t)i);
+	json_object_set_new(json, "smoothed_mbps", optional_mbps(st->smoothed_mbps > 0, st->smoothed_mbps));
+	json_object_set_new(json, "bytes_total", json_integer((json_int_t)st->bytes_total));
+	json_object_set_new(json, "cpu_quota_pct", optional_u32(st->cpu_quota_pct));
+	if (engine_has_truth(e))
+		json_object_set_new(json, "sim_mbps", json_real(st->truth_mbps));
+	json_object_set_new(json, "config", partition_config_to_json(e->config, &e->config->partitions[i]));
+	json_object_set_new(json, "events", event_log_to_json(&e->events, name, REPORT_EVENTS));
+	return json;
+}
+
+static json_t *ctl_metrics(void *ctx)
+{
+	struct engine *e = engine_of(ctx);
+	json_t *parts = json_array();
+
+	for (size_t i = 0; i < e->config->partition_count; i++) {
+		const struct partition_status *st = &e->partitions[i].status;
+		json_array_append_new(parts, json_pack("{s:s,s:o,s:I,s:I,s:I,s:b,s:b}", "name", st->name, "mbps",
+						       optional_mbps(st->valid, st->mbps), "bytes_total",
+						       (json_int_t)st->bytes_total, "mb_max", (json_int_t)st->mb_max,
+						       "mb_min", (json_int_t)st->mb_min, "valid", st->valid,
+						       "estimated", st->estimated));
+	}
+	return json_pack("{s:o,s:I,s:I,s:I}", "partitions", parts, "ticks", (json_int_t)e->ticks_done, "overruns",
+			 (json_int_t)e->overruns, "events_total", (json_int_t)e->events.total);
+}
+
+static int split_setting(const char *setting, char *key, size_t len, const char **ret_value, struct err *err)
+{
+	const char *eq = strchr(setting, '=');
+
+	if (!eq || eq == setting)
+		return err_set(err, -EINVAL, "'%s' is not key=value", setting);
+	snprintf(key, len, "%.*s", (int)(eq - setting), setting);
+	*ret_value = eq + 1;
+	return 0;
+}
+
+int engine_set(struct engine *e, const char *name, const char *const *settings, size_t count, struct err *err)
+{
+	long i = find_partition(e, name);
+	char key[64];
+	const char *value = NULL;
+
+	if (i < 0)
+		return err_set(err, -ENOENT, "no partition named '%s'", name);
+	if (count == 0)
+		return err_set(err, -EINVAL, "nothing to set: give key=value");
+	/* All or nothing: change a copy, check it whole, then keep its goals (the only part `set` can
+	 * change: the copy shares the rest with the live partition and must not be freed). */
+	struct partition_config copy = e->config->partitions[i];
+	for (size_t s = 0; s < count; s++) {
+		int r = split_setting(settings[s], key, sizeof(key), &value, err);
+		if (r == 0)
+			r = config_partition_set(e->config, &copy, key, value, err);
+		if (r < 0)
+			return r;
+	}
+	int r = config_partition_check(&copy, err);
+	if (r < 0)
+		return r;
+	e->config->partitions[i].goals = copy.goals;
+	engine_policy_config(e, (size_t)i);
+	for (size_t s = 0; s < count; s++)
+		log_info("partition %s: set %s", name, settings[s]);
+	return 0;
+}
+
+int engine_reload(struct engine *e, struct err *err)
+{
+	struct diag_list diags;
+	struct config *fresh = NULL;
+
+	if (!e->opts.config_path)
+		return err_set(err, -EOPNOTSUPP, "this mpamd was started without a config file to reload");
+	diag_list_init(&diags, e->opts.config_path);
+	struct engine_schema schema;
+	engine_schema_init(e->registry, &schema);
+	int r = config_load_path(e->opts.config_path, &schema.schema, &e->opts.overrides, &fresh, &diags);
+	for (size_t i = 0; i < diags.count; i++)
+		log_msg(diags.items[i].severity == DIAG_ERROR ? LOG_LEVEL_ERROR : LOG_LEVEL_WARNING, "%s:%u: %s",
+			diags.file, diags.items[i].line, diags.items[i].message);
+	size_t errors = diag_error_count(&diags);
+	diag_list_fini(&diags);
+	if (r < 0)
+		return err_set(err, r, "%s has %zu error(s); the running configuration stays", e->opts.config_path,
+			       errors);
+	/* The hardware is opened again on the new file: groups are adopted, limits re-applied, and
+	 * only what differs is written. */
+	engine_close_backend(e);
+	struct config *old = e->config;
+	e->config = fresh;
+	r = engine_open_backend(e, err);
+	if (r < 0) {
+		log_error("reload: %s; going back to the previous configuration", err->text);
+		engine_close_backend(e);
+		config_free(fresh);
+		e->config = old;
+		struct err again = { "" };
+		if (engine_open_backend(e, &again) < 0)
+			log_error("reload: the previous configuration does not open either: %s", again.text);
+		return r;
+	}
+	config_free(old);
+	log_info("reloaded %s: %zu partition(s)", e->opts.config_path, fresh->partition_count);
+	return 0;
+}
+
+static int ctl_set(void *ctx, const char *name, const char *const *settings, size_t count, struct err *err)
+{
+	return engine_set(engine_of(ctx), name, settings, count, err);
+}
+
+static int ctl_reload(void *ctx, struct err *err)
+{
+	return engine_reload(engine_of(ctx), err);
+}
+
+void engine_ctl_handler(struct engine *e, struct ctl_handler *ret)
+{
+	*ret = (struct ctl_handler){
+		.ctx = e,
+		.status = ctl_status,
+		.list = ctl_list,
+		.show = ctl_show,
+		.metrics = ctl_metrics,
+		.set = ctl_set,
+		.reload = ctl_reload,
+	};
+}
+
+static void on_ctl_ready(void *ctx, int fd, uint32_t events)
+{
+	(void)fd;
+	(void)events;
+	/* The server never blocks; a client's trouble is that client's alone. */
+	ctl_server_dispatch(ctx);
+}
+
+int engine_ctl_attach(struct engine *e, struct err *err)
+{
+	struct ctl_server_config cfg = { .path = e->opts.socket_path, .gid = (long)e->opts.socket_gid };
+
+	if (!e->opts.socket_path)
+		return 0;
+	if (e->opts.socket_gid == (gid_t)-1)
+		cfg.gid = -1;
+	int r = ctl_server_new(&cfg, &e->handler, &e->ctl, err);
+	if (r < 0)
+		return r;
+	r = loop_add(e->loop, ctl_server_fd(e->ctl), EPOLLIN, on_ctl_ready, e->ctl);
+	if (r < 0) {
+		ctl_server_free(e->ctl);
+		e->ctl = NULL;
+		return err_set(err, r, "control socket: %s", strerror(-r));
+	}
+	log_info("control socket %s", e->opts.socket_path);
+	return 0;
+}
+
+void engine_ctl_detach(struct engine *e)
+{
+	if (!e->ctl)
+		return;
+	if (e->loop)
+		loop_remove(e->loop, ctl_server_fd(e->ctl));
+	ctl_server_free(e->ctl);
+	e->ctl = NULL;
+}

@@ -1,0 +1,160 @@
+/* The engine's event loop: epoll over a timerfd (the ticks), a signalfd (SIGHUP reloads,
+ * SIGTERM/SIGINT stop) and the control socket. With the simulated clock the ticks run back to back
+ * and the loop only looks at the other descriptors between them. */
+#include <errno.h>
+#include <signal.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/signalfd.h>
+#include <sys/timerfd.h>
+#include <unistd.h>
+
+#include "core/base/log.h"
+#include "core/base/loop.h"
+#include "core/engine/engine_internal.h"
+
+struct run_state {
+	struct engine *e;
+	int timer_fd;
+	int signal_fd;
+	sigset_t old_mask;
+	bool masked;
+};
+
+static bool should_stop(const struct engine *e)
+{
+	return e->stopping || (e->opts.ticks && e->ticks_done >= e->opts.ticks);
+}
+
+/* One expiration per interval; more than one means ticks were missed: they are counted and
+ * skipped, never run back to back. */
+static void on_timer(void *ctx, int fd, uint32_t events)
+{
+	struct run_state *rs = ctx;
+	uint64_t expirations = 0;
+
+	(void)events;
+	if (read(fd, &expirations, sizeof(expirations)) != sizeof(expirations) || expirations == 0)
+		return;
+	if (expirations > 1) {
+		rs->e->overruns += expirations - 1;
+		log_warning("tick overran: %llu interval(s) skipped", (unsigned long long)(expirations - 1));
+	}
+	engine_tick(rs->e, clock_now(&rs->e->clock));
+}
+
+static void on_signal(void *ctx, int fd, uint32_t events)
+{
+	struct run_state *rs = ctx;
+	struct signalfd_siginfo si;
+	struct err err = { "" };
+
+	(void)events;
+	while (read(fd, &si, sizeof(si)) == sizeof(si)) {
+		if (si.ssi_signo == SIGHUP) {
+			log_info("SIGHUP: reloading %s", rs->e->opts.config_path ? rs->e->opts.config_path : "(none)");
+			if (engine_reload(rs->e, &err) < 0)
+				log_error("reload failed: %s", err.text);
+		} else {
+			log_info("%s: stopping", strsignal((int)si.ssi_signo));
+			rs->e->stopping = true;
+		}
+	}
+}
+
+static int setup_signals(struct run_state *rs, struct err *err)
+{
+	sigset_t mask;
+
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGHUP);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGINT);
+	if (sigprocmask(SIG_BLOCK, &mask, &rs->old_mask) < 0)
+		return err_set(err, -errno, "cannot block signals: %s", strerror(errno));
+	rs->masked = true;
+	rs->signal_fd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
+	if (rs->signal_fd < 0)
+		return err_set(err, -errno, "signalfd: %s", strerror(errno));
+	return loop_add(rs->e->loop, rs->signal_fd, EPOLLIN, on_signal, rs);
+}
+
+static int setup_timer(struct run_state *rs, struct err *err)
+{
+	struct engine *e = rs->e;
+	struct itimerspec spec = {
+		.it_interval = { .tv_sec = (time_t)(e->interval_ns / 1000000000u),
+				 .tv_nsec = (long)(e->interval_ns % 1000000000u) },
+	};
+
+	spec.it_value = spec.it_interval;
+	rs->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	if (rs->timer_fd < 0 || timerfd_settime(rs->timer_fd, 0, &spec, NULL) < 0)
+		return err_set(err, -errno, "timerfd: %s", strerror(errno));
+	return loop_add(e->loop, rs->timer_fd, EPOLLIN, on_timer, rs);
+}
+
+static void teardown(struct run_state *rs)
+{
+	if (rs->timer_fd >= 0)
+		close(rs->timer_fd);
+	if (rs->signal_fd >= 0)
+		close(rs->signal_fd);
+	if (rs->masked)
+		sigprocmask(SIG_SETMASK, &rs->old_mask, NULL);
+	engine_ctl_detach(rs->e);
+	loop_free(rs->e->loop);
+	rs->e->loop = NULL;
+}
+
+static int run_loop(struct run_state *rs)
+{
+	struct engine *e = rs->e;
+
+	while (!should_stop(e)) {
+		if (e->opts.sim_clock) {
+			/* Simulated time: the next deadline is reached at once. */
+			uint64_t deadline = e->start_ns + (e->ticks_done + 1) * e->interval_ns;
+			clock_advance_to(&e->clock, deadline);
+			engine_tick(e, clock_now(&e->clock));
+			if (loop_run_once(e->loop, 0) < 0)
+				return -errno;
+			continue;
+		}
+		int r = loop_run_once(e->loop, -1);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+int engine_run(struct engine *e, struct err *err)
+{
+	struct run_state rs = { .e = e, .timer_fd = -1, .signal_fd = -1 };
+	int r = loop_new(&e->loop);
+
+	if (r < 0)
+		return err_set(err, r, "cannot create the event loop: %s", strerror(-r));
+	if (r == 0 && e->opts.handle_signals)
+		r = setup_signals(&rs, err);
+	if (r == 0 && !e->opts.sim_clock)
+		r = setup_timer(&rs, err);
+	if (r == 0)
+		r = engine_ctl_attach(e, err);
+	if (r == 0) {
+		log_info("ready: %zu partition(s), every %u ms", engine_partition_count(e),
+			 e->config->global.interval_ms);
+		if (e->opts.on_ready)
+			e->opts.on_ready(e->opts.on_ready_ctx, e);
+		r = run_loop(&rs);
+		if (r < 0)
+			err_set(err, r, "event loop: %s", strerror(-r));
+	}
+	if (e->opts.reset_on_exit) {
+		log_info("--reset-on-exit: removing every limit");
+		engine_reset_limits(e);
+	}
+	teardown(&rs);
+	return r;
+}

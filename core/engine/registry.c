@@ -1,0 +1,81 @@
+#include "core/engine/registry.h"
+
+#include <string.h>
+
+#include "backends/cgroup/cgroup_ops.h"
+#include "backends/mmio/mbwu_monitor.h"
+#include "backends/mmio/mmio_control.h"
+#include "backends/resctrl/resctrl_ops.h"
+#include "backends/sim/sim_ops.h"
+
+#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
+static const struct control_ops *const controls[] = { &control_resctrl_ops, &control_mmio_ops, &control_sim_ops };
+static const struct monitor_ops *const monitors[] = { &monitor_resctrl_ops, &monitor_mbwu_ops };
+static const struct actuator_ops *const actuators[] = { &actuator_cpu_quota_ops, &actuator_sim_cpu_quota_ops };
+
+const struct engine_registry engine_registry_default = {
+	.controls = controls,
+	.control_count = COUNT(controls),
+	.monitors = monitors,
+	.monitor_count = COUNT(monitors),
+	.actuators = actuators,
+	.actuator_count = COUNT(actuators),
+};
+
+const struct control_ops *engine_registry_control(const struct engine_registry *r, const char *name)
+{
+	for (size_t i = 0; i < r->control_count; i++)
+		if (!strcmp(r->controls[i]->name, name))
+			return r->controls[i];
+	return NULL;
+}
+
+const struct monitor_ops *engine_registry_monitor(const struct engine_registry *r, const char *name)
+{
+	for (size_t i = 0; i < r->monitor_count; i++)
+		if (!strcmp(r->monitors[i]->name, name))
+			return r->monitors[i];
+	return NULL;
+}
+
+static void add_ext(struct engine_schema *s, const struct config_ext *ext)
+{
+	if (!ext || s->schema.ext_count >= CONFIG_MAX_EXTS)
+		return;
+	for (size_t i = 0; i < s->schema.ext_count; i++)
+		if (s->exts[i] == ext)
+			return;
+	s->exts[s->schema.ext_count++] = ext;
+}
+
+void engine_schema_init(const struct engine_registry *r, struct engine_schema *s)
+{
+	size_t controls_n = r->control_count < ENGINE_REGISTRY_MAX ? r->control_count : ENGINE_REGISTRY_MAX;
+	size_t monitors_n = r->monitor_count < ENGINE_REGISTRY_MAX ? r->monitor_count : ENGINE_REGISTRY_MAX;
+
+	memset(s, 0, sizeof(*s));
+	for (size_t i = 0; i < controls_n; i++) {
+		s->backends[i] = r->controls[i]->name;
+		add_ext(s, r->controls[i]->config_ext);
+	}
+	for (size_t i = 0; i < monitors_n; i++) {
+		s->monitors[i] = r->monitors[i]->name;
+		add_ext(s, r->monitors[i]->config_ext);
+	}
+	s->schema.backends = s->backends;
+	s->schema.monitors = s->monitors;
+	s->schema.exts = s->exts;
+}
+
+const struct config_schema *engine_default_schema(void)
+{
+	static struct engine_schema schema;
+	static bool built;
+
+	if (!built) {
+		engine_schema_init(&engine_registry_default, &schema);
+		built = true;
+	}
+	return &schema.schema;
+}

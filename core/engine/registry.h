@@ -1,0 +1,44 @@
+/* The table of everything the engine can compose: the controls (the backend key), the monitors (the
+ * monitor key; "auto" takes the first one available) and the actuators. A new backend is one entry
+ * here; tests may hand the engine a table of their own (engine_options.registry). */
+#ifndef MPAMD_CORE_ENGINE_REGISTRY_H
+#define MPAMD_CORE_ENGINE_REGISTRY_H
+
+#include <stddef.h>
+
+#include "backends/contracts/actuator.h"
+#include "backends/contracts/control.h"
+#include "backends/contracts/monitor.h"
+#include "core/config/schema.h"
+
+#define ENGINE_REGISTRY_MAX 16
+
+struct engine_registry {
+	const struct control_ops *const *controls;
+	size_t control_count;
+	const struct monitor_ops *const *monitors; /* in the order monitor = auto tries them */
+	size_t monitor_count;
+	const struct actuator_ops *const *actuators;
+	size_t actuator_count;
+};
+
+extern const struct engine_registry engine_registry_default;
+
+const struct control_ops *engine_registry_control(const struct engine_registry *registry, const char *name);
+const struct monitor_ops *engine_registry_monitor(const struct engine_registry *registry, const char *name);
+
+/* The configuration schema a registry implies: its controls' and monitors' names for the backend and
+ * monitor keys, and every config extension they bring. */
+struct engine_schema {
+	struct config_schema schema;
+	const char *backends[ENGINE_REGISTRY_MAX + 1];
+	const char *monitors[ENGINE_REGISTRY_MAX + 1];
+	const struct config_ext *exts[CONFIG_MAX_EXTS];
+};
+
+/* Fills *ret, which points into itself: keep it where it is (do not copy it). */
+void engine_schema_init(const struct engine_registry *registry, struct engine_schema *ret);
+/* The default registry's schema (built once). */
+const struct config_schema *engine_default_schema(void);
+
+#endif
