@@ -1,0 +1,184 @@
+/* The key tables are the single record of each key: these tests hold the other places to them.
+ * - a key is CONFIG_KEY_RUNTIME exactly when its field lives in struct partition_goals (what `set`
+ *   changes and the engine copies whole into policy state), and every goal has such a key;
+ * - the man pages list the run-time keys the table marks, and document every key of every table;
+ * - each key's parser works alone, on a bare object, as the loader and `set` use it. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "backends/sim/sim_config.h"
+#include "core/config/config.h"
+#include "core/config/schema.h"
+#include "core/engine/registry.h"
+#include "tests/util/testutil.h"
+
+#define GOALS_BEGIN offsetof(struct partition_config, goals)
+#define GOALS_END   (GOALS_BEGIN + sizeof(struct partition_goals))
+
+static bool inside_goals(const struct config_key *k)
+{
+	return k->size && k->offset >= GOALS_BEGIN && k->offset + k->size <= GOALS_END;
+}
+
+static void test_runtime_keys_are_the_goals(void **state)
+{
+	const struct config_section_def *def = &config_partition_section;
+	/* Every field of struct partition_goals, so that a new goal without a key fails here. */
+	static const size_t goal_fields[] = {
+		offsetof(struct partition_goals, class),       offsetof(struct partition_goals, mb_min),
+		offsetof(struct partition_goals, mb_max),      offsetof(struct partition_goals, guarantee_mbps),
+		offsetof(struct partition_goals, target_mbps), offsetof(struct partition_goals, weight),
+		offsetof(struct partition_goals, l3_cbm),
+	};
+
+	(void)state;
+	for (size_t i = 0; i < def->key_count; i++) {
+		const struct config_key *k = &def->keys[i];
+		if (inside_goals(k) != !!(k->flags & CONFIG_KEY_RUNTIME))
+			fail_msg("%s: run-time flag %s but its field is %s partition_goals", k->name,
+				 k->flags & CONFIG_KEY_RUNTIME ? "set" : "not set", inside_goals(k) ? "in" : "outside");
+	}
+	for (size_t f = 0; f < sizeof(goal_fields) / sizeof(goal_fields[0]); f++) {
+		bool keyed = false;
+		for (size_t i = 0; i < def->key_count; i++)
+			keyed |= def->keys[i].size && def->keys[i].offset == GOALS_BEGIN + goal_fields[f];
+		if (!keyed)
+			fail_msg("field %zu of partition_goals has no key", f);
+	}
+	/* Extensions' partition keys are never run-time: they live outside the goals. */
+	for (size_t i = 0; i < sim_config_ext.partition_key_count; i++)
+		assert_false(sim_config_ext.partition_keys[i].flags & CONFIG_KEY_RUNTIME);
+}
+
+/* The comma-separated list on the line after the run-time marker comment of a man page. */
+static void runtime_list_of(const char *man, char *ret, size_t len)
+{
+	char path[512];
+	snprintf(path, sizeof(path), "%s/docs/%s", MPAMD_SOURCE_DIR, man);
+	char *text = read_text_file(path);
+	assert_non_null(text);
+	const char *marker = strstr(text, ".\\\" run-time keys:");
+	if (!marker)
+		fail_msg("%s has no run-time keys marker", man);
+	const char *line = strchr(marker, '\n') + 1;
+	if (!strncmp(line, ".RS\n", 4))
+		line += 4;
+	size_t n = strcspn(line, "\n");
+	snprintf(ret, len, "%.*s", (int)n, line);
+	if (n && ret[n - 1] == '.')
+		ret[n - 1] = '\0';
+	free(text);
+}
+
+static void test_man_pages_list_the_runtime_keys(void **state)
+{
+	const struct config_section_def *def = &config_partition_section;
+	const char *pages[] = { "mpamd.ini.5", "mpamctl.1" };
+	char expected[512] = "";
+
+	(void)state;
+	for (size_t i = 0; i < def->key_count; i++)
+		if (def->keys[i].flags & CONFIG_KEY_RUNTIME)
+			snprintf(expected + strlen(expected), sizeof(expected) - strlen(expected), "%s%s",
+				 expected[0] ? ", " : "", def->keys[i].name);
+	for (size_t p = 0; p < 2; p++) {
+		char listed[512];
+		runtime_list_of(pages[p], listed, sizeof(listed));
+		if (strcmp(listed, expected))
+			fail_msg("%s lists run-time keys '%s', the table has '%s'", pages[p], listed, expected);
+	}
+}
+
+/* Each key is documented as a tagged paragraph ".BI key " = "..." or ".BR key " = "...". */
+static void check_documented(const char *man, const struct config_section_def *def)
+{
+	char needle[128];
+	for (size_t i = 0; i < def->key_count; i++) {
+		snprintf(needle, sizeof(needle), " %s \" = \"", def->keys[i].name);
+		if (!strstr(man, needle))
+			fail_msg("mpamd.ini(5) does not document [%s] key %s", def->kind, def->keys[i].name);
+	}
+}
+
+static void test_man_page_documents_every_key(void **state)
+{
+	const struct config_schema *schema = engine_default_schema();
+	char path[512];
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/docs/mpamd.ini.5", MPAMD_SOURCE_DIR);
+	char *man = read_text_file(path);
+	assert_non_null(man);
+	check_documented(man, &config_global_section);
+	check_documented(man, &config_msc_section);
+	check_documented(man, &config_partition_section);
+	for (size_t e = 0; e < schema->ext_count; e++) {
+		const struct config_ext *ext = schema->exts[e];
+		if (ext->section)
+			check_documented(man, ext->section);
+		struct config_section_def keys = { "partition", true, ext->partition_keys, ext->partition_key_count };
+		check_documented(man, &keys);
+	}
+	free(man);
+}
+
+static const struct config_key *partition_key(const char *name)
+{
+	for (size_t i = 0; i < config_partition_section.key_count; i++)
+		if (!strcmp(config_partition_section.keys[i].name, name))
+			return &config_partition_section.keys[i];
+	fail_msg("no partition key %s", name);
+	return NULL;
+}
+
+/* One parser at a time, on a bare partition object: no loader, no file. */
+static void test_each_parser_alone(void **state)
+{
+	struct partition_config p;
+	struct err err = { "" };
+
+	(void)state;
+	partition_config_defaults(&p);
+	assert_int_equal(config_key_parse(partition_key("mb_max"), &p, "40%", &err), 0);
+	assert_int_equal(p.goals.mb_max, 40);
+	assert_int_equal(config_key_parse(partition_key("mb_max"), &p, "0", &err), -ERANGE);
+	assert_int_equal(p.goals.mb_max, 40); /* a refused value leaves the object as it was */
+	assert_non_null(strstr(err.text, "1..100"));
+	assert_int_equal(config_key_parse(partition_key("class"), &p, "best-effort", &err), 0);
+	assert_int_equal(p.goals.class, CLASS_BEST_EFFORT);
+	assert_int_equal(config_key_parse(partition_key("class"), &p, "gold", &err), -EINVAL);
+	assert_int_equal(config_key_parse(partition_key("l3_cbm"), &p, "ff0", &err), 0);
+	assert_true(p.goals.l3_cbm == 0xff0);
+	assert_int_equal(config_key_parse(partition_key("l3_cbm"), &p, "0", &err), -EINVAL);
+	assert_int_equal(config_key_parse(partition_key("weight"), &p, "10001", &err), -ERANGE);
+	assert_int_equal(config_key_parse(partition_key("partid"), &p, "7", &err), 0);
+	assert_true(p.has_partid && p.partid == 7 && !p.partid_auto);
+
+	char text[64];
+	const struct config_key *mb_min = partition_key("mb_min");
+	p.goals.mb_min = 0;
+	assert_false(mb_min->type->format(&p, mb_min, text, sizeof(text))); /* 0: none */
+	assert_int_equal(config_key_parse(mb_min, &p, "15", &err), 0);
+	assert_true(mb_min->type->format(&p, mb_min, text, sizeof(text)));
+	assert_string_equal(text, "15");
+	partition_config_fini(NULL, &p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_runtime_keys_are_the_goals),
+		cmocka_unit_test(test_man_pages_list_the_runtime_keys),
+		cmocka_unit_test(test_man_page_documents_every_key),
+		cmocka_unit_test(test_each_parser_alone),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
