@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -323,6 +324,8 @@ static pid_t dead_pid(void)
 	return pid;
 }
 
+static bool lists_pid(const struct fx *f, const char *rel, pid_t pid);
+
 /* ---- command line ---- */
 
 static void check_run(const char *const *args, int exit_code, const char *in_out, const char *in_err)
@@ -392,7 +395,7 @@ static void test_intel_layout(void **state)
 	check_file(f, "mode", "shareable\n");
 	check_file(f, "cpus", "f\n");
 	check_file(f, "cpus_list", "0-3\n");
-	check_file(f, "tasks", "");
+	assert_true(lists_pid(f, "tasks", getpid())); /* the default group holds every thread */
 	check_file(f, "mon_data/mon_L3_00/mbm_total_bytes", "0\n");
 }
 
@@ -800,6 +803,264 @@ static void test_tasks(void **state)
 
 /* ---- cpus ---- */
 
+/* ---- tasks are threads ---- */
+
+#define WORKERS 3
+
+static int quit_pipe[2] = { -1, -1 };
+
+/* A worker waits for one byte on the pipe, then exits. */
+static void *worker(void *arg)
+{
+	char c;
+
+	(void)arg;
+	while (read(quit_pipe[0], &c, 1) < 0 && errno == EINTR)
+		;
+	return NULL;
+}
+
+/* The thread ids of a process from /proc/PID/task, sorted; their number. */
+static size_t threads_of(pid_t pid, pid_t *tids, size_t max)
+{
+	char path[64];
+	size_t n = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	DIR *d = opendir(path);
+	assert_non_null(d);
+	for (struct dirent *e; (e = readdir(d)) && n < max;)
+		if (e->d_name[0] != '.')
+			tids[n++] = (pid_t)atoi(e->d_name);
+	closedir(d);
+	for (size_t i = 1; i < n; i++)
+		for (size_t j = i; j > 0 && tids[j - 1] > tids[j]; j--) {
+			pid_t t = tids[j];
+			tids[j] = tids[j - 1];
+			tids[j - 1] = t;
+		}
+	return n;
+}
+
+/* A child with WORKERS threads besides its main one (killed by teardown); waits until all run. */
+static pid_t threaded_child(struct fx *f, pid_t *tids)
+{
+	int slot = 0;
+
+	while (slot < MAX_KIDS && f->kids[slot] > 0)
+		slot++;
+	assert_true(slot < MAX_KIDS);
+	assert_int_equal(pipe(quit_pipe), 0);
+	pid_t pid = fork();
+	if (pid == 0) {
+		pthread_t t[WORKERS];
+		for (int i = 0; i < WORKERS; i++)
+			if (pthread_create(&t[i], NULL, worker, NULL))
+				_exit(1);
+		for (int i = 0; i < WORKERS; i++)
+			pthread_join(t[i], NULL);
+		for (;;)
+			pause();
+	}
+	assert_true(pid > 0);
+	f->kids[slot] = pid;
+	close(quit_pipe[0]);
+	for (int waited = 0; threads_of(pid, tids, WORKERS + 2) != WORKERS + 1; waited++) {
+		assert_true(waited < 2000);
+		struct timespec ms = { 0, 1000000L };
+		nanosleep(&ms, NULL);
+	}
+	return pid;
+}
+
+/* The file's lines as sorted ids; their number. */
+static size_t listed_ids(const struct fx *f, const char *rel, pid_t *ids, size_t max)
+{
+	char *text = slurp(f, rel), *save = NULL;
+	size_t n = 0;
+
+	assert_non_null(text);
+	for (char *line = strtok_r(text, "\n", &save); line && n < max; line = strtok_r(NULL, "\n", &save))
+		ids[n++] = (pid_t)atoi(line);
+	free(text);
+	for (size_t i = 1; i < n; i++)
+		for (size_t j = i; j > 0 && ids[j - 1] > ids[j]; j--) {
+			pid_t t = ids[j];
+			ids[j] = ids[j - 1];
+			ids[j - 1] = t;
+		}
+	return n;
+}
+
+static void put_id(const struct fx *f, const char *rel, pid_t id)
+{
+	char text[32];
+
+	snprintf(text, sizeof(text), "%d\n", (int)id);
+	int r = put(f, rel, text);
+	if (r)
+		fail_msg("writing %d to %s: %s", (int)id, rel, strerror(-r));
+}
+
+static void test_tasks_threads(void **state)
+{
+	struct fx *f = *state;
+	pid_t tids[WORKERS + 2], got[64], gone;
+	char text[64], msg[160];
+
+	pid_t pid = threaded_child(f, tids);
+	assert_int_equal(tids[0], pid); /* the main thread's id is the process id */
+	assert_int_equal(mk(f, "g"), 0);
+	assert_int_equal(mk(f, "g/mon_groups/m"), 0);
+	/* The default group lists every thread of the host. */
+	for (int i = 0; i <= WORKERS; i++)
+		assert_true(lists_pid(f, "tasks", tids[i]));
+	/* A process id moves the main thread only. */
+	put_id(f, "g/tasks", pid);
+	check_status(f, "ok\n");
+	snprintf(text, sizeof(text), "%d\n", (int)pid);
+	check_file(f, "g/tasks", text);
+	assert_false(lists_pid(f, "tasks", pid));
+	for (int i = 1; i <= WORKERS; i++)
+		assert_true(lists_pid(f, "tasks", tids[i]));
+	/* Each thread id moves that thread. */
+	for (int i = 1; i <= WORKERS; i++)
+		put_id(f, "g/tasks", tids[i]);
+	assert_int_equal(listed_ids(f, "g/tasks", got, 64), WORKERS + 1);
+	assert_memory_equal(got, tids, (WORKERS + 1) * sizeof(pid_t));
+	for (int i = 0; i <= WORKERS; i++)
+		assert_false(lists_pid(f, "tasks", tids[i]));
+	/* One thread into a MON group: its parent still lists it, the group lists only it. */
+	put_id(f, "g/mon_groups/m/tasks", tids[2]);
+	snprintf(text, sizeof(text), "%d\n", (int)tids[2]);
+	check_file(f, "g/mon_groups/m/tasks", text);
+	assert_int_equal(listed_ids(f, "g/tasks", got, 64), WORKERS + 1);
+	/* Moving the process id back moves only the main thread back. */
+	put_id(f, "tasks", pid);
+	assert_true(lists_pid(f, "tasks", pid));
+	assert_int_equal(listed_ids(f, "g/tasks", got, 64), WORKERS);
+	/* A thread that exits leaves the lists; its id then names no task. */
+	assert_int_equal(write(quit_pipe[1], "x", 1), 1);
+	for (int waited = 0; threads_of(pid, got, WORKERS + 2) != WORKERS; waited++) {
+		assert_true(waited < 2000);
+		struct timespec ms = { 0, 1000000L };
+		nanosleep(&ms, NULL);
+	}
+	gone = 0;
+	for (int i = 1; i <= WORKERS && !gone; i++) {
+		bool alive = false;
+		for (int j = 0; j < WORKERS; j++)
+			alive |= got[j] == tids[i];
+		if (!alive)
+			gone = tids[i];
+	}
+	assert_true(gone > 0);
+	assert_false(lists_pid(f, "g/tasks", gone));
+	assert_false(lists_pid(f, "tasks", gone));
+	assert_int_equal(listed_ids(f, "g/tasks", got, 64), WORKERS - 1);
+	snprintf(text, sizeof(text), "%d\n", (int)gone);
+	snprintf(msg, sizeof(msg), "No task %d\nError while processing task %d\n", (int)gone, (int)gone);
+	check_reject(f, "g/tasks", text, ESRCH, msg);
+	/* rmdir hands the threads back to the default group. */
+	assert_int_equal(rm(f, "g"), 0);
+	for (int i = 0; i <= WORKERS; i++)
+		if (tids[i] != gone)
+			assert_true(lists_pid(f, "tasks", tids[i]));
+	close(quit_pipe[1]);
+}
+
+/* ---- tasks against a fake proc tree (--proc-root) ---- */
+
+static char fake_proc[64];
+
+static void fake_mkdir(const char *rel)
+{
+	char path[160];
+
+	snprintf(path, sizeof(path), "%s/%s", fake_proc, rel);
+	assert_int_equal(mkdir(path, 0755), 0);
+}
+
+static void fake_rmdir(const char *rel)
+{
+	char path[160];
+
+	snprintf(path, sizeof(path), "%s/%s", fake_proc, rel);
+	rmdir(path);
+}
+
+/* Process 100 with threads 100 and 101, process 200 with thread 200; stat files are optional. */
+static int setup_fake_proc(void **state)
+{
+	static const char *const dirs[] = { "100", "100/task", "100/task/100", "100/task/101",
+					    "101", "200",      "200/task",     "200/task/200" };
+	static const char *extra[] = { "--proc-root", fake_proc, NULL };
+
+	snprintf(fake_proc, sizeof(fake_proc), "/tmp/resctrl-emu-proc-XXXXXX");
+	if (!mkdtemp(fake_proc))
+		return -1;
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		char path[160];
+		snprintf(path, sizeof(path), "%s/%s", fake_proc, dirs[i]);
+		if (mkdir(path, 0755))
+			return -1;
+	}
+	return start(state, "intel", false, extra);
+}
+
+static int teardown_fake_proc(void **state)
+{
+	static const char *const dirs[] = { "100/task/100", "100/task/101", "100/task/102", "100/task", "100",
+					    "101",	    "102",	    "200/task/200", "200/task", "200" };
+	int r = teardown(state);
+
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
+		fake_rmdir(dirs[i]);
+	rmdir(fake_proc);
+	return r;
+}
+
+/* A tasks file holds exactly these ids (space separated, ascending), in any order. */
+static void check_ids(const struct fx *f, const char *rel, const char *expected)
+{
+	pid_t ids[64];
+	char joined[512] = "";
+	size_t n = listed_ids(f, rel, ids, 64);
+
+	for (size_t i = 0; i < n; i++)
+		snprintf(joined + strlen(joined), sizeof(joined) - strlen(joined), "%s%d", i ? " " : "", (int)ids[i]);
+	if (strcmp(joined, expected) != 0)
+		fail_msg("%s lists \"%s\", expected \"%s\"", rel, joined, expected);
+}
+
+static void test_tasks_proc_root(void **state)
+{
+	struct fx *f = *state;
+
+	check_ids(f, "tasks", "100 101 200");
+	assert_int_equal(mk(f, "g"), 0);
+	assert_int_equal(put(f, "g/tasks", "101\n"), 0);
+	check_ids(f, "g/tasks", "101");
+	check_ids(f, "tasks", "100 200");
+	check_reject(f, "g/tasks", "102\n", ESRCH, "No task 102\nError while processing task 102\n");
+	check_reject(f, "g/tasks", "0x\n", EINVAL, "Task list parsing error pid 0x\n");
+	assert_int_equal(put(f, "g/tasks", "0x64,200\n"), 0); /* kstrtoint base 0 */
+	check_ids(f, "g/tasks", "100 101 200");
+	check_ids(f, "tasks", "");
+	/* A new thread starts in the default group; one that exits leaves every list. */
+	fake_mkdir("100/task/102");
+	fake_mkdir("102");
+	check_ids(f, "tasks", "102");
+	fake_rmdir("100/task/101");
+	fake_rmdir("101");
+	check_ids(f, "g/tasks", "100 200");
+	/* The same id again, once its exit was seen, is a new thread in the default group. */
+	fake_mkdir("101");
+	fake_mkdir("100/task/101");
+	check_ids(f, "g/tasks", "100 200");
+	check_ids(f, "tasks", "101 102");
+}
+
 static void test_cpus(void **state)
 {
 	struct fx *f = *state;
@@ -1130,6 +1391,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_mb_rounding_mpam, setup_mpam, teardown),
 		cmocka_unit_test_setup_teardown(test_exclusive_mode, setup_intel, teardown),
 		cmocka_unit_test_setup_teardown(test_tasks, setup_intel, teardown),
+		cmocka_unit_test_setup_teardown(test_tasks_threads, setup_intel, teardown),
+		cmocka_unit_test_setup_teardown(test_tasks_proc_root, setup_fake_proc, teardown_fake_proc),
 		cmocka_unit_test_setup_teardown(test_cpus, setup_intel, teardown),
 		cmocka_unit_test_setup_teardown(test_counters_follow_demand, setup_intel_sim, teardown),
 		cmocka_unit_test_setup_teardown(test_counters_share_capacity, setup_intel_sim, teardown),

@@ -23,6 +23,8 @@ struct cli {
 	unsigned cpus;
 	unsigned domains; /* 0: the profile's */
 	int min_cbm_bits; /* -1: the profile's */
+	const char *proc_root;
+	int counters; /* -1: the profile's */
 };
 
 enum {
@@ -31,6 +33,8 @@ enum {
 	OPT_CPUS,
 	OPT_DOMAINS,
 	OPT_MIN_CBM_BITS,
+	OPT_PROC_ROOT,
+	OPT_COUNTERS,
 };
 
 static void usage(FILE *out)
@@ -48,6 +52,9 @@ static void usage(FILE *out)
 		     "      --cpus N           online CPUs (default 4)\n"
 		     "      --domains N        L3 domains instead of the profile's (ids 0..N-1)\n"
 		     "      --min-cbm-bits N   info/L3/min_cbm_bits instead of the profile's\n"
+		     "      --counters N       assignable MBM counters per domain instead of the profile's\n"
+		     "                         (profiles with mbm_event counters only; 0..64)\n"
+		     "      --proc-root DIR    where threads are looked up and listed (default /proc)\n"
 		     "  -h, --help             this text\n"
 		     "\n"
 		     "Control: write one command per write() to MOUNTPOINT/.emu_ctl; read it for the list:\n"
@@ -94,6 +101,14 @@ static int parse_option(int opt, struct cli *c)
 		return parse_count(optarg, 1, EMU_MAX_CPUS, &c->cpus) ? 0 : usage_error("bad --cpus", optarg);
 	case OPT_DOMAINS:
 		return parse_count(optarg, 1, EMU_MAX_DOMAINS, &c->domains) ? 0 : usage_error("bad --domains", optarg);
+	case OPT_PROC_ROOT:
+		c->proc_root = optarg;
+		return 0;
+	case OPT_COUNTERS:
+		if (!parse_count(optarg, 0, EMU_MAX_CNTRS, &v))
+			return usage_error("bad --counters", optarg);
+		c->counters = (int)v;
+		return 0;
 	case OPT_MIN_CBM_BITS:
 		if (!parse_count(optarg, 0, 32, &v))
 			return usage_error("bad --min-cbm-bits", optarg);
@@ -115,12 +130,14 @@ static int parse_cli(int argc, char **argv, struct cli *c)
 		{ "cpus", required_argument, NULL, OPT_CPUS },
 		{ "domains", required_argument, NULL, OPT_DOMAINS },
 		{ "min-cbm-bits", required_argument, NULL, OPT_MIN_CBM_BITS },
+		{ "proc-root", required_argument, NULL, OPT_PROC_ROOT },
+		{ "counters", required_argument, NULL, OPT_COUNTERS },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int opt;
 
-	*c = (struct cli){ .cpus = DEFAULT_CPUS, .min_cbm_bits = -1 };
+	*c = (struct cli){ .cpus = DEFAULT_CPUS, .min_cbm_bits = -1, .counters = -1 };
 	opterr = 0; /* one line of our own instead of getopt's */
 	while ((opt = getopt_long(argc, argv, "p:c:h", longopts, NULL)) != -1) {
 		if (opt == 'h') {
@@ -186,6 +203,7 @@ int main(int argc, char **argv)
 				     : DEFAULT_PREFIX,
 		.debug = cli.debug,
 		.ncpus = cli.cpus,
+		.proc_root = cli.proc_root,
 	};
 	if (emu_init(&emu, &prof, &opt, config) < 0) {
 		fprintf(stderr, "resctrl-emu: out of memory\n");
