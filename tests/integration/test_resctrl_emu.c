@@ -1308,8 +1308,8 @@ static void test_amd_assignment(void **state)
 	check_reject(f, "g2/mbm_L3_assignments", "mbm_total_bytes:5=e\n", EINVAL, "Invalid domain id 5\n");
 	check_reject(f, "g2/mbm_L3_assignments", "mbm_total_bytes:0=q\n", EINVAL,
 		     "Assign operation 'mbm_total_bytes:0=q' failed\n");
-	check_reject(f, "g2/mbm_L3_assignments", "mbm_total_bytes:0=e", EINVAL,
-		     "Assign operation 'mbm_total_bytes:0=q' failed\n");
+	/* mbm_L3_assignments_write wants the trailing newline. */
+	check_reject(f, "g2/mbm_L3_assignments", "mbm_total_bytes:0=e", EINVAL, "mbm_L3_assignments: Invalid input\n");
 	/* rmdir returns a group's counters. */
 	assert_int_equal(rm(f, "g2"), 0);
 	check_file(f, "info/L3_MON/available_mbm_cntrs", "0=1;1=1\n");
@@ -1329,10 +1329,12 @@ static void test_amd_assign_mode(void **state)
 	assert_null(slurp(f, "info/L3_MON/available_mbm_cntrs"));
 	assert_int_equal(errno, EINVAL);
 	check_reject(f, "info/L3_MON/mbm_assign_mode", "fancy\n", EINVAL, "Unsupported assign mode\n");
+	check_reject(f, "info/L3_MON/mbm_assign_mode", "default", EINVAL, "mbm_assign_mode: Invalid input\n");
 	/* Back to mbm_event: every counter was freed. */
 	assert_int_equal(put(f, "info/L3_MON/mbm_assign_mode", "mbm_event\n"), 0);
 	check_file(f, "info/L3_MON/available_mbm_cntrs", "0=4;1=4\n");
 	check_file(f, "mon_data/mon_L3_00/mbm_total_bytes", "Unassigned\n");
+	check_reject(f, "info/L3_MON/mbm_assign_on_mkdir", "maybe\n", EINVAL, "mbm_assign_on_mkdir: Invalid input\n");
 	assert_int_equal(put(f, "info/L3_MON/mbm_assign_on_mkdir", "0\n"), 0);
 	check_file(f, "info/L3_MON/mbm_assign_on_mkdir", "0\n");
 	assert_int_equal(mk(f, "g"), 0);
@@ -1360,6 +1362,173 @@ static void test_amd_counter_restart(void **state)
 	assert_int_equal(put(f, "mpamd-web/schemata", "MB:0=8;1=8\n"), 0);
 	measure(f, "mpamd-web", "mbm_total_bytes", 1000, web);
 	check_near(web[0], 1000 * MB, 0.01, "web capped by absolute MB");
+}
+
+/* ---- Linux 7.3 MPAM (mpam73) ---- */
+
+static int setup_mpam73(void **state)
+{
+	static const char *const extra[] = { "--domains", "2", "--counters", "2", NULL };
+
+	return start(state, "mpam73", false, extra);
+}
+
+static int setup_mpam73_sim(void **state)
+{
+	return start(state, "mpam73", true, NULL);
+}
+
+static void test_mpam73_layout(void **state)
+{
+	struct fx *f = *state;
+
+	check_listing(f, "info", "L3,L3_MON,MB,last_cmd_status");
+	check_listing(f, "info/L3_MON",
+		      "available_mbm_cntrs,event_configs,max_threshold_occupancy,mbm_assign_mode,"
+		      "mbm_assign_on_mkdir,mon_features,num_mbm_cntrs,num_rmids");
+	check_file(f, "info/L3_MON/mon_features", "llc_occupancy\nmbm_total_bytes\n");
+	check_file(f, "info/L3_MON/mbm_assign_mode", "[mbm_event]\n");
+	check_file(f, "info/L3_MON/num_mbm_cntrs", "0=2;1=2\n");
+	check_file(f, "info/L3_MON/mbm_assign_on_mkdir", "1\n");
+	check_file(f, "info/L3_MON/num_rmids", "64\n");
+	check_listing(f, "info/L3_MON/event_configs", "mbm_total_bytes");
+	check_listing(f, "info/L3_MON/event_configs/mbm_total_bytes", "event_filter");
+	check_file(f, "info/L3_MON/event_configs/mbm_total_bytes/event_filter",
+		   "local_reads,remote_reads,local_non_temporal_writes,remote_non_temporal_writes,"
+		   "local_reads_slow_memory,remote_reads_slow_memory,dirty_victim_writes_all\n");
+	struct stat st;
+	assert_int_equal(stat(P(f, "info/L3_MON/event_configs/mbm_total_bytes/event_filter"), &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0444);
+	check_absent(f, "info/L3_MON/event_configs/mbm_local_bytes");
+	check_listing(f, "mon_data", "mon_L3_00,mon_L3_01");
+	check_listing(f, "mon_data/mon_L3_00", "llc_occupancy,mbm_total_bytes");
+	check_listing(f, "",
+		      ".emu_ctl,cpus,cpus_list,ctrl_hw_id,info,mbm_L3_assignments,mode,mon_data,mon_groups,"
+		      "mon_hw_id,schemata,size,tasks");
+	/* The default group took one counter per domain at mount. */
+	check_file(f, "mbm_L3_assignments", "mbm_total_bytes:0=e;1=e\n");
+	check_file(f, "info/L3_MON/available_mbm_cntrs", "0=1;1=1\n");
+	check_file(f, "mon_data/mon_L3_00/mbm_total_bytes", "0\n");
+}
+
+static void test_mpam73_rules(void **state)
+{
+	struct fx *f = *state;
+
+	/* The mode is fixed. */
+	check_reject(f, "info/L3_MON/mbm_assign_mode", "default\n", EINVAL,
+		     "Counter assignment mode is not configurable\n");
+	assert_int_equal(put(f, "info/L3_MON/mbm_assign_mode", "mbm_event\n"), 0);
+	check_status(f, "ok\n");
+	check_reject(f, "info/L3_MON/mbm_assign_mode", "abmc\n", EINVAL, "Unsupported assign mode\n");
+	check_file(f, "info/L3_MON/mbm_assign_mode", "[mbm_event]\n");
+	/* The filter is not configurable, even for root. */
+	check_reject(f, "info/L3_MON/event_configs/mbm_total_bytes/event_filter", "local_reads\n", EPERM,
+		     "event_filter is not configurable\n");
+	check_reject(f, "info/L3_MON/event_configs/mbm_total_bytes/event_filter", "local_reads", EINVAL,
+		     "event_filter: Invalid input\n");
+	/* mbm_local_bytes does not exist here. */
+	check_reject(f, "mbm_L3_assignments", "mbm_local_bytes:0=e\n", ENOENT, "Invalid event mbm_local_bytes\n");
+	check_absent(f, "mon_data/mon_L3_00/mbm_local_bytes");
+	/* g1 takes the last counter of each domain; g2 finds none in either domain (7.3 tries every
+	 * domain); the group is still made. */
+	assert_int_equal(mk(f, "g1"), 0);
+	check_status(f, "ok\n");
+	check_file(f, "info/L3_MON/available_mbm_cntrs", "0=0;1=0\n");
+	assert_int_equal(mk(f, "g2"), 0);
+	check_status(f, "Failed to allocate counter for mbm_total_bytes in domain 0\n"
+			"Failed to allocate counter for mbm_total_bytes in domain 1\n");
+	check_file(f, "g2/mbm_L3_assignments", "mbm_total_bytes:0=_;1=_\n");
+	check_file(f, "g2/mon_data/mon_L3_00/mbm_total_bytes", "Unassigned\n");
+	check_file(f, "g2/mon_data/mon_L3_01/llc_occupancy", "0\n");
+	check_reject(f, "g2/mbm_L3_assignments", "mbm_total_bytes:1=e\n", ENOSPC,
+		     "Failed to allocate counter for mbm_total_bytes in domain 1\n"
+		     "Assign operation 'mbm_total_bytes:1=e' failed\n");
+	/* One counter free in domain 1 only: "*" assigns it and still fails for domain 0. */
+	assert_int_equal(put(f, "g1/mbm_L3_assignments", "mbm_total_bytes:1=_\n"), 0);
+	check_file(f, "info/L3_MON/available_mbm_cntrs", "0=0;1=1\n");
+	check_reject(f, "g2/mbm_L3_assignments", "mbm_total_bytes:*=e\n", ENOSPC,
+		     "Failed to allocate counter for mbm_total_bytes in domain 0\n"
+		     "Assign operation 'mbm_total_bytes:*=e' failed\n");
+	check_file(f, "g2/mbm_L3_assignments", "mbm_total_bytes:0=_;1=e\n");
+	check_file(f, "g2/mon_data/mon_L3_01/mbm_total_bytes", "0\n");
+	check_file(f, "g1/mon_data/mon_L3_01/mbm_total_bytes", "Unassigned\n");
+	/* A MON group has its own assignments. */
+	assert_int_equal(put(f, "info/L3_MON/mbm_assign_on_mkdir", "0\n"), 0);
+	assert_int_equal(mk(f, "g1/mon_groups/m"), 0);
+	check_status(f, "ok\n");
+	check_file(f, "g1/mon_groups/m/mbm_L3_assignments", "mbm_total_bytes:0=_;1=_\n");
+	check_reject(f, "g1/mbm_L3_assignments", "mbm_total_bytes:0=e", EINVAL, "mbm_L3_assignments: Invalid input\n");
+	/* rmdir gives the counters back. */
+	assert_int_equal(rm(f, "g2"), 0);
+	check_file(f, "info/L3_MON/available_mbm_cntrs", "0=0;1=1\n");
+	assert_int_equal(rm(f, "g1"), 0);
+	check_file(f, "info/L3_MON/available_mbm_cntrs", "0=1;1=1\n"); /* the default group keeps its own */
+}
+
+/* The counter faults: "zero" reads 0 while the count goes on; "reset" restarts it from 0. On 7.3
+ * MPAM web's 6000 MB/s all lands in the single domain. */
+static void test_mpam73_counter_faults(void **state)
+{
+	struct fx *f = *state;
+
+	assert_int_equal(mk(f, "mpamd-web"), 0);
+	ctl(f, "clock manual");
+	ctl(f, "advance 1000");
+	check_near((double)counter(f, "mpamd-web", 0, "mbm_total_bytes"), 6000 * MB, 0.01, "before the fault");
+	ctl(f, "counter mpamd-web 0 mbm_total_bytes zero");
+	assert_int_equal(counter(f, "mpamd-web", 0, "mbm_total_bytes"), 0);
+	ctl(f, "advance 500");
+	assert_int_equal(counter(f, "mpamd-web", 0, "mbm_total_bytes"), 0);
+	char *text = slurp(f, ".emu_ctl");
+	assert_non_null(text);
+	assert_non_null(strstr(text, "counter mpamd-web 0 mbm_total_bytes zero\n"));
+	free(text);
+	/* The count went on underneath. */
+	ctl(f, "counter mpamd-web 0 mbm_total_bytes ok");
+	check_near((double)counter(f, "mpamd-web", 0, "mbm_total_bytes"), 9000 * MB, 0.01, "after ok");
+	ctl(f, "counter mpamd-web 0 mbm_total_bytes reset");
+	assert_int_equal(counter(f, "mpamd-web", 0, "mbm_total_bytes"), 0);
+	ctl(f, "advance 500");
+	check_near((double)counter(f, "mpamd-web", 0, "mbm_total_bytes"), 3000 * MB, 0.01, "after reset");
+	/* An unassigned event stays Unassigned under "zero". */
+	assert_int_equal(put(f, "mpamd-web/mbm_L3_assignments", "mbm_total_bytes:0=_\n"), 0);
+	ctl(f, "counter mpamd-web 0 mbm_total_bytes zero");
+	check_file(f, "mpamd-web/mon_data/mon_L3_00/mbm_total_bytes", "Unassigned\n");
+	/* Occupancy is no count to reset; events the profile lacks are refused. */
+	assert_int_equal(emu_ctl(f->emu, "counter mpamd-web 0 llc_occupancy reset"), -EINVAL);
+	assert_int_equal(emu_ctl(f->emu, "counter mpamd-web 0 mbm_local_bytes zero"), -EINVAL);
+	ctl(f, "counter mpamd-web 0 llc_occupancy zero");
+	check_file(f, "mpamd-web/mon_data/mon_L3_00/llc_occupancy", "0\n");
+}
+
+static void test_mpam73_options(void **state)
+{
+	(void)state;
+	check_run((const char *const[]){ "/tmp/x", "--profile", "mpam", "--counters", "4", NULL }, 2, "",
+		  "--counters needs a profile with mbm_event counters");
+	check_run((const char *const[]){ "/tmp/x", "--profile", "mpam73", "--counters", "65", NULL }, 2, "",
+		  "bad --counters");
+	check_run((const char *const[]){ "--help", NULL }, 0, "mpam73", "");
+}
+
+/* With no counters (CDP halves an odd count to 0) every group stays unassigned. */
+static void test_mpam73_no_counters(void **state)
+{
+	struct fx *f = *state;
+
+	check_file(f, "info/L3_MON/num_mbm_cntrs", "0=0\n");
+	check_file(f, "info/L3_MON/available_mbm_cntrs", "0=0\n");
+	check_file(f, "mbm_L3_assignments", "mbm_total_bytes:0=_\n");
+	check_file(f, "mon_data/mon_L3_00/mbm_total_bytes", "Unassigned\n");
+	check_file(f, "info/L3_MON/mbm_assign_mode", "[mbm_event]\n");
+}
+
+static int setup_mpam73_zero(void **state)
+{
+	static const char *const extra[] = { "--counters", "0", NULL };
+
+	return start(state, "mpam73", false, extra);
 }
 
 static void test_intel_assign_mode(void **state)
@@ -1404,6 +1573,11 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_amd_assign_mode, setup_amd, teardown),
 		cmocka_unit_test_setup_teardown(test_amd_counter_restart, setup_amd_sim, teardown),
 		cmocka_unit_test_setup_teardown(test_intel_assign_mode, setup_intel, teardown),
+		cmocka_unit_test_setup_teardown(test_mpam73_layout, setup_mpam73, teardown),
+		cmocka_unit_test_setup_teardown(test_mpam73_rules, setup_mpam73, teardown),
+		cmocka_unit_test(test_mpam73_options),
+		cmocka_unit_test_setup_teardown(test_mpam73_counter_faults, setup_mpam73_sim, teardown),
+		cmocka_unit_test_setup_teardown(test_mpam73_no_counters, setup_mpam73_zero, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -39,12 +39,14 @@ enum {
 
 static void usage(FILE *out)
 {
-	fprintf(out, "Usage: resctrl-emu MOUNTPOINT --profile intel|amd|mpam [options]\n"
+	fprintf(out, "Usage: resctrl-emu MOUNTPOINT --profile intel|amd|mpam|mpam73 [options]\n"
 		     "Emulates the Linux resctrl filesystem at MOUNTPOINT (FUSE) until SIGINT/SIGTERM or unmount.\n"
 		     "\n"
 		     "  -p, --profile NAME     intel (2 L3 domains, 11-bit CBM, MB percent, MBM),\n"
 		     "                         amd (2 domains, 16-bit CBM, MB in 1/8 GB/s, mbm_event counters),\n"
-		     "                         mpam (Linux 7.1 MPAM: 1 domain, MB via MBW_MAX, llc_occupancy only)\n"
+		     "                         mpam (Linux 7.1 MPAM: 1 domain, MB via MBW_MAX, llc_occupancy only),\n"
+		     "                         mpam73 (Linux 7.3 MPAM: as mpam plus mbm_total_bytes through 8\n"
+		     "                         assignable counters per domain, mbm_event mode fixed)\n"
 		     "  -c, --config FILE      an mpamd config: [sim] capacity_mbps, seed, noise_pct and each\n"
 		     "                         partition's sim_demand drive the counters of group PREFIX+NAME\n"
 		     "      --prefix PREFIX    group name prefix (default: the config's group_prefix, else mpamd-)\n"
@@ -59,7 +61,7 @@ static void usage(FILE *out)
 		     "\n"
 		     "Control: write one command per write() to MOUNTPOINT/.emu_ctl; read it for the list:\n"
 		     "  fail_next_write ERRNO [PATH_SUFFIX] | fail_mkdir ERRNO |\n"
-		     "  counter GROUP DOMAIN EVENT ok|unavailable|error|unassigned |\n"
+		     "  counter GROUP DOMAIN EVENT ok|unavailable|error|unassigned|zero|reset |\n"
 		     "  clock manual | clock real | advance MS | vanish\n");
 }
 
@@ -178,6 +180,8 @@ static bool make_profile(const struct cli *c, struct emu_profile *p)
 		p->domains = c->domains;
 	if (c->min_cbm_bits >= 0)
 		p->min_cbm_bits = (unsigned)c->min_cbm_bits;
+	if (c->counters >= 0)
+		p->num_mbm_cntrs = (unsigned)c->counters;
 	return true;
 }
 
@@ -193,6 +197,8 @@ int main(int argc, char **argv)
 		return r < 0 ? 0 : r;
 	if (!make_profile(&cli, &prof))
 		return usage_error("unknown profile", cli.profile);
+	if (cli.counters >= 0 && !prof.cntr_assignable)
+		return usage_error("--counters needs a profile with mbm_event counters", NULL);
 	if (cli.min_cbm_bits > (int)prof.cbm_len)
 		return usage_error("--min-cbm-bits exceeds the CBM length", NULL);
 	if (cli.config_path && load_config(cli.config_path, &config) < 0)

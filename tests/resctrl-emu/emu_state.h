@@ -23,6 +23,8 @@ enum emu_counter_state {
 	EMU_CNT_UNAVAILABLE, /* the architecture returned EINVAL */
 	EMU_CNT_ERROR,	     /* ... EIO */
 	EMU_CNT_UNASSIGNED,  /* ... ENOENT (no counter in mbm_event mode) */
+	EMU_CNT_ZERO,	     /* reads 0 while the count goes on (a read that failed otherwise: the
+			      * kernel then prints the accumulated value, which can be 0) */
 };
 
 /* What one group made and measured in one L3 domain. */
