@@ -1502,6 +1502,32 @@ static void test_mpam73_counter_faults(void **state)
 	check_file(f, "mpamd-web/mon_data/mon_L3_00/llc_occupancy", "0\n");
 }
 
+static int setup_mpam73_mb(void **state)
+{
+	static const char *const extra[] = { "--mon-resource", "MB", "--domains", "2", NULL };
+
+	return start(state, "mpam73", false, extra);
+}
+
+/* Bandwidth domains named after the resource, as on a platform whose counters sit in MB. */
+static void test_mpam73_mon_resource(void **state)
+{
+	struct fx *f = *state;
+
+	check_listing(f, "info", "L3,MB,MB_MON,last_cmd_status");
+	check_file(f, "info/MB_MON/num_mbm_cntrs", "0=8;1=8\n");
+	check_listing(f, "mon_data", "mon_MB_00,mon_MB_01");
+	check_file(f, "mon_data/mon_MB_01/mbm_total_bytes", "0\n");
+	check_file(f, "mbm_MB_assignments", "mbm_total_bytes:0=e;1=e\n");
+	check_absent(f, "mbm_L3_assignments");
+	check_reject(f, "mbm_MB_assignments", "x", EINVAL, "mbm_MB_assignments: Invalid input\n");
+	assert_int_equal(mk(f, "g"), 0);
+	assert_int_equal(put(f, "g/mbm_MB_assignments", "mbm_total_bytes:1=_\n"), 0);
+	check_file(f, "g/mon_data/mon_MB_01/mbm_total_bytes", "Unassigned\n");
+	ctl(f, "counter g 0 mbm_total_bytes zero");
+	check_file(f, "g/mon_data/mon_MB_00/mbm_total_bytes", "0\n");
+}
+
 static void test_mpam73_options(void **state)
 {
 	(void)state;
@@ -1509,6 +1535,8 @@ static void test_mpam73_options(void **state)
 		  "--counters needs a profile with mbm_event counters");
 	check_run((const char *const[]){ "/tmp/x", "--profile", "mpam73", "--counters", "65", NULL }, 2, "",
 		  "bad --counters");
+	check_run((const char *const[]){ "/tmp/x", "--profile", "mpam73", "--mon-resource", "L3/x", NULL }, 2, "",
+		  "bad --mon-resource");
 	check_run((const char *const[]){ "--help", NULL }, 0, "mpam73", "");
 }
 
@@ -1576,6 +1604,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_mpam73_layout, setup_mpam73, teardown),
 		cmocka_unit_test_setup_teardown(test_mpam73_rules, setup_mpam73, teardown),
 		cmocka_unit_test(test_mpam73_options),
+		cmocka_unit_test_setup_teardown(test_mpam73_mon_resource, setup_mpam73_mb, teardown),
 		cmocka_unit_test_setup_teardown(test_mpam73_counter_faults, setup_mpam73_sim, teardown),
 		cmocka_unit_test_setup_teardown(test_mpam73_no_counters, setup_mpam73_zero, teardown),
 	};

@@ -6,7 +6,7 @@
  *                                         with ERRNO (a number or a name such as EIO) and changes
  *                                         nothing (writes to .emu_ctl do not count)
  *   fail_mkdir ERRNO                      the next mkdir fails likewise
- *   counter GROUP DOMAIN EVENT STATE      mon_data/mon_L3_DOMAIN/EVENT of GROUP ("." for the
+ *   counter GROUP DOMAIN EVENT STATE      mon_data/mon_<RES>_DOMAIN/EVENT of GROUP ("." for the
  *                                         default group, else its path such as g/mon_groups/m) reads
  *                                         as STATE: ok, unavailable, error or unassigned, or
  *                                         zero (reads 0 while it keeps counting, until ok);

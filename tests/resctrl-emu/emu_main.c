@@ -1,5 +1,6 @@
 /* resctrl-emu: a FUSE emulation of the Linux resctrl filesystem, for testing mpamd's resctrl
  * backend through real system calls. See --help. */
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -24,7 +25,8 @@ struct cli {
 	unsigned domains; /* 0: the profile's */
 	int min_cbm_bits; /* -1: the profile's */
 	const char *proc_root;
-	int counters; /* -1: the profile's */
+	int counters;	     /* -1: the profile's */
+	const char *mon_res; /* NULL: the profile's */
 };
 
 enum {
@@ -35,6 +37,7 @@ enum {
 	OPT_MIN_CBM_BITS,
 	OPT_PROC_ROOT,
 	OPT_COUNTERS,
+	OPT_MON_RESOURCE,
 };
 
 static void usage(FILE *out)
@@ -57,6 +60,8 @@ static void usage(FILE *out)
 		     "      --counters N       assignable MBM counters per domain instead of the profile's\n"
 		     "                         (profiles with mbm_event counters only; 0..64)\n"
 		     "      --proc-root DIR    where threads are looked up and listed (default /proc)\n"
+		     "      --mon-resource RES the monitoring resource's name instead of L3: mon_data/mon_RES_NN,\n"
+		     "                         info/RES_MON, mbm_RES_assignments (e.g. MB)\n"
 		     "  -h, --help             this text\n"
 		     "\n"
 		     "Control: write one command per write() to MOUNTPOINT/.emu_ctl; read it for the list:\n"
@@ -79,6 +84,19 @@ static bool parse_count(const char *text, unsigned lo, unsigned hi, unsigned *re
 	if (emu_kstrtouint(text, 10, &v) || v < lo || v > hi)
 		return false;
 	*ret = v;
+	return true;
+}
+
+/* A resource name as the kernel's are: a few letters and digits. */
+static bool valid_res_name(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (n == 0 || n > 8)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!isalnum((unsigned char)s[i]))
+			return false;
 	return true;
 }
 
@@ -111,6 +129,11 @@ static int parse_option(int opt, struct cli *c)
 			return usage_error("bad --counters", optarg);
 		c->counters = (int)v;
 		return 0;
+	case OPT_MON_RESOURCE:
+		if (!valid_res_name(optarg))
+			return usage_error("bad --mon-resource", optarg);
+		c->mon_res = optarg;
+		return 0;
 	case OPT_MIN_CBM_BITS:
 		if (!parse_count(optarg, 0, 32, &v))
 			return usage_error("bad --min-cbm-bits", optarg);
@@ -134,6 +157,7 @@ static int parse_cli(int argc, char **argv, struct cli *c)
 		{ "min-cbm-bits", required_argument, NULL, OPT_MIN_CBM_BITS },
 		{ "proc-root", required_argument, NULL, OPT_PROC_ROOT },
 		{ "counters", required_argument, NULL, OPT_COUNTERS },
+		{ "mon-resource", required_argument, NULL, OPT_MON_RESOURCE },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -182,6 +206,8 @@ static bool make_profile(const struct cli *c, struct emu_profile *p)
 		p->min_cbm_bits = (unsigned)c->min_cbm_bits;
 	if (c->counters >= 0)
 		p->num_mbm_cntrs = (unsigned)c->counters;
+	if (c->mon_res)
+		p->mon_res = c->mon_res;
 	return true;
 }
 
