@@ -215,7 +215,8 @@ static void show_default(struct emu *e, const struct emu_group *g, struct emu_bu
 			if (!numeric(t->d_name, &tid))
 				continue;
 			struct emu_task key = { .tid = tid };
-			const struct emu_task *found = bsearch(&key, e->tasks, e->task_count, sizeof(key), by_tid);
+			const struct emu_task *found =
+				e->task_count ? bsearch(&key, e->tasks, e->task_count, sizeof(key), by_tid) : NULL;
 			if (!found || listed_in(found->group, g))
 				emu_buf_printf(out, "%d\n", (int)tid);
 		}
