@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -323,6 +324,8 @@ static pid_t dead_pid(void)
 	return pid;
 }
 
+static bool lists_pid(const struct fx *f, const char *rel, pid_t pid);
+
 /* ---- command line ---- */
 
 static void check_run(const char *const *args, int exit_code, const char *in_out, const char *in_err)
@@ -392,7 +395,7 @@ static void test_intel_layout(void **state)
 	check_file(f, "mode", "shareable\n");
 	check_file(f, "cpus", "f\n");
 	check_file(f, "cpus_list", "0-3\n");
-	check_file(f, "tasks", "");
+	assert_true(lists_pid(f, "tasks", getpid())); /* the default group holds every thread */
 	check_file(f, "mon_data/mon_L3_00/mbm_total_bytes", "0\n");
 }
 
@@ -800,6 +803,264 @@ static void test_tasks(void **state)
 
 /* ---- cpus ---- */
 
+/* ---- tasks are threads ---- */
+
+#define WORKERS 3
+
+static int quit_pipe[2] = { -1, -1 };
+
+/* A worker waits for one byte on the pipe, then exits. */
+static void *worker(void *arg)
+{
+	char c;
+
+	(void)arg;
+	while (read(quit_pipe[0], &c, 1) < 0 && errno == EINTR)
+		;
+	return NULL;
+}
+
+/* The thread ids of a process from /proc/PID/task, sorted; their number. */
+static size_t threads_of(pid_t pid, pid_t *tids, size_t max)
+{
+	char path[64];
+	size_t n = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	DIR *d = opendir(path);
+	assert_non_null(d);
+	for (struct dirent *e; (e = readdir(d)) && n < max;)
+		if (e->d_name[0] != '.')
+			tids[n++] = (pid_t)atoi(e->d_name);
+	closedir(d);
+	for (size_t i = 1; i < n; i++)
+		for (size_t j = i; j > 0 && tids[j - 1] > tids[j]; j--) {
+			pid_t t = tids[j];
+			tids[j] = tids[j - 1];
+			tids[j - 1] = t;
+		}
+	return n;
+}
+
+/* A child with WORKERS threads besides its main one (killed by teardown); waits until all run. */
+static pid_t threaded_child(struct fx *f, pid_t *tids)
+{
+	int slot = 0;
+
+	while (slot < MAX_KIDS && f->kids[slot] > 0)
+		slot++;
+	assert_true(slot < MAX_KIDS);
+	assert_int_equal(pipe(quit_pipe), 0);
+	pid_t pid = fork();
+	if (pid == 0) {
+		pthread_t t[WORKERS];
+		for (int i = 0; i < WORKERS; i++)
+			if (pthread_create(&t[i], NULL, worker, NULL))
+				_exit(1);
+		for (int i = 0; i < WORKERS; i++)
+			pthread_join(t[i], NULL);
+		for (;;)
+			pause();
+	}
+	assert_true(pid > 0);
+	f->kids[slot] = pid;
+	close(quit_pipe[0]);
+	for (int waited = 0; threads_of(pid, tids, WORKERS + 2) != WORKERS + 1; waited++) {
+		assert_true(waited < 2000);
+		struct timespec ms = { 0, 1000000L };
+		nanosleep(&ms, NULL);
+	}
+	return pid;
+}
+
+/* The file's lines as sorted ids; their number. */
+static size_t listed_ids(const struct fx *f, const char *rel, pid_t *ids, size_t max)
+{
+	char *text = slurp(f, rel), *save = NULL;
+	size_t n = 0;
+
+	assert_non_null(text);
+	for (char *line = strtok_r(text, "\n", &save); line && n < max; line = strtok_r(NULL, "\n", &save))
+		ids[n++] = (pid_t)atoi(line);
+	free(text);
+	for (size_t i = 1; i < n; i++)
+		for (size_t j = i; j > 0 && ids[j - 1] > ids[j]; j--) {
+			pid_t t = ids[j];
+			ids[j] = ids[j - 1];
+			ids[j - 1] = t;
+		}
+	return n;
+}
+
+static void put_id(const struct fx *f, const char *rel, pid_t id)
+{
+	char text[32];
+
+	snprintf(text, sizeof(text), "%d\n", (int)id);
+	int r = put(f, rel, text);
+	if (r)
+		fail_msg("writing %d to %s: %s", (int)id, rel, strerror(-r));
+}
+
+static void test_tasks_threads(void **state)
+{
+	struct fx *f = *state;
+	pid_t tids[WORKERS + 2], got[64], gone;
+	char text[64], msg[160];
+
+	pid_t pid = threaded_child(f, tids);
+	assert_int_equal(tids[0], pid); /* the main thread's id is the process id */
+	assert_int_equal(mk(f, "g"), 0);
+	assert_int_equal(mk(f, "g/mon_groups/m"), 0);
+	/* The default group lists every thread of the host. */
+	for (int i = 0; i <= WORKERS; i++)
+		assert_true(lists_pid(f, "tasks", tids[i]));
+	/* A process id moves the main thread only. */
+	put_id(f, "g/tasks", pid);
+	check_status(f, "ok\n");
+	snprintf(text, sizeof(text), "%d\n", (int)pid);
+	check_file(f, "g/tasks", text);
+	assert_false(lists_pid(f, "tasks", pid));
+	for (int i = 1; i <= WORKERS; i++)
+		assert_true(lists_pid(f, "tasks", tids[i]));
+	/* Each thread id moves that thread. */
+	for (int i = 1; i <= WORKERS; i++)
+		put_id(f, "g/tasks", tids[i]);
+	assert_int_equal(listed_ids(f, "g/tasks", got, 64), WORKERS + 1);
+	assert_memory_equal(got, tids, (WORKERS + 1) * sizeof(pid_t));
+	for (int i = 0; i <= WORKERS; i++)
+		assert_false(lists_pid(f, "tasks", tids[i]));
+	/* One thread into a MON group: its parent still lists it, the group lists only it. */
+	put_id(f, "g/mon_groups/m/tasks", tids[2]);
+	snprintf(text, sizeof(text), "%d\n", (int)tids[2]);
+	check_file(f, "g/mon_groups/m/tasks", text);
+	assert_int_equal(listed_ids(f, "g/tasks", got, 64), WORKERS + 1);
+	/* Moving the process id back moves only the main thread back. */
+	put_id(f, "tasks", pid);
+	assert_true(lists_pid(f, "tasks", pid));
+	assert_int_equal(listed_ids(f, "g/tasks", got, 64), WORKERS);
+	/* A thread that exits leaves the lists; its id then names no task. */
+	assert_int_equal(write(quit_pipe[1], "x", 1), 1);
+	for (int waited = 0; threads_of(pid, got, WORKERS + 2) != WORKERS; waited++) {
+		assert_true(waited < 2000);
+		struct timespec ms = { 0, 1000000L };
+		nanosleep(&ms, NULL);
+	}
+	gone = 0;
+	for (int i = 1; i <= WORKERS && !gone; i++) {
+		bool alive = false;
+		for (int j = 0; j < WORKERS; j++)
+			alive |= got[j] == tids[i];
+		if (!alive)
+			gone = tids[i];
+	}
+	assert_true(gone > 0);
+	assert_false(lists_pid(f, "g/tasks", gone));
+	assert_false(lists_pid(f, "tasks", gone));
+	assert_int_equal(listed_ids(f, "g/tasks", got, 64), WORKERS - 1);
+	snprintf(text, sizeof(text), "%d\n", (int)gone);
+	snprintf(msg, sizeof(msg), "No task %d\nError while processing task %d\n", (int)gone, (int)gone);
+	check_reject(f, "g/tasks", text, ESRCH, msg);
+	/* rmdir hands the threads back to the default group. */
+	assert_int_equal(rm(f, "g"), 0);
+	for (int i = 0; i <= WORKERS; i++)
+		if (tids[i] != gone)
+			assert_true(lists_pid(f, "tasks", tids[i]));
+	close(quit_pipe[1]);
+}
+
+/* ---- tasks against a fake proc tree (--proc-root) ---- */
+
+static char fake_proc[64];
+
+static void fake_mkdir(const char *rel)
+{
+	char path[160];
+
+	snprintf(path, sizeof(path), "%s/%s", fake_proc, rel);
+	assert_int_equal(mkdir(path, 0755), 0);
+}
+
+static void fake_rmdir(const char *rel)
+{
+	char path[160];
+
+	snprintf(path, sizeof(path), "%s/%s", fake_proc, rel);
+	rmdir(path);
+}
+
+/* Process 100 with threads 100 and 101, process 200 with thread 200; stat files are optional. */
+static int setup_fake_proc(void **state)
+{
+	static const char *const dirs[] = { "100", "100/task", "100/task/100", "100/task/101",
+					    "101", "200",      "200/task",     "200/task/200" };
+	static const char *extra[] = { "--proc-root", fake_proc, NULL };
+
+	snprintf(fake_proc, sizeof(fake_proc), "/tmp/resctrl-emu-proc-XXXXXX");
+	if (!mkdtemp(fake_proc))
+		return -1;
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		char path[160];
+		snprintf(path, sizeof(path), "%s/%s", fake_proc, dirs[i]);
+		if (mkdir(path, 0755))
+			return -1;
+	}
+	return start(state, "intel", false, extra);
+}
+
+static int teardown_fake_proc(void **state)
+{
+	static const char *const dirs[] = { "100/task/100", "100/task/101", "100/task/102", "100/task", "100",
+					    "101",	    "102",	    "200/task/200", "200/task", "200" };
+	int r = teardown(state);
+
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
+		fake_rmdir(dirs[i]);
+	rmdir(fake_proc);
+	return r;
+}
+
+/* A tasks file holds exactly these ids (space separated, ascending), in any order. */
+static void check_ids(const struct fx *f, const char *rel, const char *expected)
+{
+	pid_t ids[64];
+	char joined[512] = "";
+	size_t n = listed_ids(f, rel, ids, 64);
+
+	for (size_t i = 0; i < n; i++)
+		snprintf(joined + strlen(joined), sizeof(joined) - strlen(joined), "%s%d", i ? " " : "", (int)ids[i]);
+	if (strcmp(joined, expected) != 0)
+		fail_msg("%s lists \"%s\", expected \"%s\"", rel, joined, expected);
+}
+
+static void test_tasks_proc_root(void **state)
+{
+	struct fx *f = *state;
+
+	check_ids(f, "tasks", "100 101 200");
+	assert_int_equal(mk(f, "g"), 0);
+	assert_int_equal(put(f, "g/tasks", "101\n"), 0);
+	check_ids(f, "g/tasks", "101");
+	check_ids(f, "tasks", "100 200");
+	check_reject(f, "g/tasks", "102\n", ESRCH, "No task 102\nError while processing task 102\n");
+	check_reject(f, "g/tasks", "0x\n", EINVAL, "Task list parsing error pid 0x\n");
+	assert_int_equal(put(f, "g/tasks", "0x64,200\n"), 0); /* kstrtoint base 0 */
+	check_ids(f, "g/tasks", "100 101 200");
+	check_ids(f, "tasks", "");
+	/* A new thread starts in the default group; one that exits leaves every list. */
+	fake_mkdir("100/task/102");
+	fake_mkdir("102");
+	check_ids(f, "tasks", "102");
+	fake_rmdir("100/task/101");
+	fake_rmdir("101");
+	check_ids(f, "g/tasks", "100 200");
+	/* The same id again, once its exit was seen, is a new thread in the default group. */
+	fake_mkdir("101");
+	fake_mkdir("100/task/101");
+	check_ids(f, "g/tasks", "100 200");
+	check_ids(f, "tasks", "101 102");
+}
+
 static void test_cpus(void **state)
 {
 	struct fx *f = *state;
@@ -1047,8 +1308,8 @@ static void test_amd_assignment(void **state)
 	check_reject(f, "g2/mbm_L3_assignments", "mbm_total_bytes:5=e\n", EINVAL, "Invalid domain id 5\n");
 	check_reject(f, "g2/mbm_L3_assignments", "mbm_total_bytes:0=q\n", EINVAL,
 		     "Assign operation 'mbm_total_bytes:0=q' failed\n");
-	check_reject(f, "g2/mbm_L3_assignments", "mbm_total_bytes:0=e", EINVAL,
-		     "Assign operation 'mbm_total_bytes:0=q' failed\n");
+	/* mbm_L3_assignments_write wants the trailing newline. */
+	check_reject(f, "g2/mbm_L3_assignments", "mbm_total_bytes:0=e", EINVAL, "mbm_L3_assignments: Invalid input\n");
 	/* rmdir returns a group's counters. */
 	assert_int_equal(rm(f, "g2"), 0);
 	check_file(f, "info/L3_MON/available_mbm_cntrs", "0=1;1=1\n");
@@ -1068,10 +1329,12 @@ static void test_amd_assign_mode(void **state)
 	assert_null(slurp(f, "info/L3_MON/available_mbm_cntrs"));
 	assert_int_equal(errno, EINVAL);
 	check_reject(f, "info/L3_MON/mbm_assign_mode", "fancy\n", EINVAL, "Unsupported assign mode\n");
+	check_reject(f, "info/L3_MON/mbm_assign_mode", "default", EINVAL, "mbm_assign_mode: Invalid input\n");
 	/* Back to mbm_event: every counter was freed. */
 	assert_int_equal(put(f, "info/L3_MON/mbm_assign_mode", "mbm_event\n"), 0);
 	check_file(f, "info/L3_MON/available_mbm_cntrs", "0=4;1=4\n");
 	check_file(f, "mon_data/mon_L3_00/mbm_total_bytes", "Unassigned\n");
+	check_reject(f, "info/L3_MON/mbm_assign_on_mkdir", "maybe\n", EINVAL, "mbm_assign_on_mkdir: Invalid input\n");
 	assert_int_equal(put(f, "info/L3_MON/mbm_assign_on_mkdir", "0\n"), 0);
 	check_file(f, "info/L3_MON/mbm_assign_on_mkdir", "0\n");
 	assert_int_equal(mk(f, "g"), 0);
@@ -1099,6 +1362,201 @@ static void test_amd_counter_restart(void **state)
 	assert_int_equal(put(f, "mpamd-web/schemata", "MB:0=8;1=8\n"), 0);
 	measure(f, "mpamd-web", "mbm_total_bytes", 1000, web);
 	check_near(web[0], 1000 * MB, 0.01, "web capped by absolute MB");
+}
+
+/* ---- Linux 7.3 MPAM (mpam73) ---- */
+
+static int setup_mpam73(void **state)
+{
+	static const char *const extra[] = { "--domains", "2", "--counters", "2", NULL };
+
+	return start(state, "mpam73", false, extra);
+}
+
+static int setup_mpam73_sim(void **state)
+{
+	return start(state, "mpam73", true, NULL);
+}
+
+static void test_mpam73_layout(void **state)
+{
+	struct fx *f = *state;
+
+	check_listing(f, "info", "L3,L3_MON,MB,last_cmd_status");
+	check_listing(f, "info/L3_MON",
+		      "available_mbm_cntrs,event_configs,max_threshold_occupancy,mbm_assign_mode,"
+		      "mbm_assign_on_mkdir,mon_features,num_mbm_cntrs,num_rmids");
+	check_file(f, "info/L3_MON/mon_features", "llc_occupancy\nmbm_total_bytes\n");
+	check_file(f, "info/L3_MON/mbm_assign_mode", "[mbm_event]\n");
+	check_file(f, "info/L3_MON/num_mbm_cntrs", "0=2;1=2\n");
+	check_file(f, "info/L3_MON/mbm_assign_on_mkdir", "1\n");
+	check_file(f, "info/L3_MON/num_rmids", "64\n");
+	check_listing(f, "info/L3_MON/event_configs", "mbm_total_bytes");
+	check_listing(f, "info/L3_MON/event_configs/mbm_total_bytes", "event_filter");
+	check_file(f, "info/L3_MON/event_configs/mbm_total_bytes/event_filter",
+		   "local_reads,remote_reads,local_non_temporal_writes,remote_non_temporal_writes,"
+		   "local_reads_slow_memory,remote_reads_slow_memory,dirty_victim_writes_all\n");
+	struct stat st;
+	assert_int_equal(stat(P(f, "info/L3_MON/event_configs/mbm_total_bytes/event_filter"), &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0444);
+	check_absent(f, "info/L3_MON/event_configs/mbm_local_bytes");
+	check_listing(f, "mon_data", "mon_L3_00,mon_L3_01");
+	check_listing(f, "mon_data/mon_L3_00", "llc_occupancy,mbm_total_bytes");
+	check_listing(f, "",
+		      ".emu_ctl,cpus,cpus_list,ctrl_hw_id,info,mbm_L3_assignments,mode,mon_data,mon_groups,"
+		      "mon_hw_id,schemata,size,tasks");
+	/* The default group took one counter per domain at mount. */
+	check_file(f, "mbm_L3_assignments", "mbm_total_bytes:0=e;1=e\n");
+	check_file(f, "info/L3_MON/available_mbm_cntrs", "0=1;1=1\n");
+	check_file(f, "mon_data/mon_L3_00/mbm_total_bytes", "0\n");
+}
+
+static void test_mpam73_rules(void **state)
+{
+	struct fx *f = *state;
+
+	/* The mode is fixed. */
+	check_reject(f, "info/L3_MON/mbm_assign_mode", "default\n", EINVAL,
+		     "Counter assignment mode is not configurable\n");
+	assert_int_equal(put(f, "info/L3_MON/mbm_assign_mode", "mbm_event\n"), 0);
+	check_status(f, "ok\n");
+	check_reject(f, "info/L3_MON/mbm_assign_mode", "abmc\n", EINVAL, "Unsupported assign mode\n");
+	check_file(f, "info/L3_MON/mbm_assign_mode", "[mbm_event]\n");
+	/* The filter is not configurable, even for root. */
+	check_reject(f, "info/L3_MON/event_configs/mbm_total_bytes/event_filter", "local_reads\n", EPERM,
+		     "event_filter is not configurable\n");
+	check_reject(f, "info/L3_MON/event_configs/mbm_total_bytes/event_filter", "local_reads", EINVAL,
+		     "event_filter: Invalid input\n");
+	/* mbm_local_bytes does not exist here. */
+	check_reject(f, "mbm_L3_assignments", "mbm_local_bytes:0=e\n", ENOENT, "Invalid event mbm_local_bytes\n");
+	check_absent(f, "mon_data/mon_L3_00/mbm_local_bytes");
+	/* g1 takes the last counter of each domain; g2 finds none in either domain (7.3 tries every
+	 * domain); the group is still made. */
+	assert_int_equal(mk(f, "g1"), 0);
+	check_status(f, "ok\n");
+	check_file(f, "info/L3_MON/available_mbm_cntrs", "0=0;1=0\n");
+	assert_int_equal(mk(f, "g2"), 0);
+	check_status(f, "Failed to allocate counter for mbm_total_bytes in domain 0\n"
+			"Failed to allocate counter for mbm_total_bytes in domain 1\n");
+	check_file(f, "g2/mbm_L3_assignments", "mbm_total_bytes:0=_;1=_\n");
+	check_file(f, "g2/mon_data/mon_L3_00/mbm_total_bytes", "Unassigned\n");
+	check_file(f, "g2/mon_data/mon_L3_01/llc_occupancy", "0\n");
+	check_reject(f, "g2/mbm_L3_assignments", "mbm_total_bytes:1=e\n", ENOSPC,
+		     "Failed to allocate counter for mbm_total_bytes in domain 1\n"
+		     "Assign operation 'mbm_total_bytes:1=e' failed\n");
+	/* One counter free in domain 1 only: "*" assigns it and still fails for domain 0. */
+	assert_int_equal(put(f, "g1/mbm_L3_assignments", "mbm_total_bytes:1=_\n"), 0);
+	check_file(f, "info/L3_MON/available_mbm_cntrs", "0=0;1=1\n");
+	check_reject(f, "g2/mbm_L3_assignments", "mbm_total_bytes:*=e\n", ENOSPC,
+		     "Failed to allocate counter for mbm_total_bytes in domain 0\n"
+		     "Assign operation 'mbm_total_bytes:*=e' failed\n");
+	check_file(f, "g2/mbm_L3_assignments", "mbm_total_bytes:0=_;1=e\n");
+	check_file(f, "g2/mon_data/mon_L3_01/mbm_total_bytes", "0\n");
+	check_file(f, "g1/mon_data/mon_L3_01/mbm_total_bytes", "Unassigned\n");
+	/* A MON group has its own assignments. */
+	assert_int_equal(put(f, "info/L3_MON/mbm_assign_on_mkdir", "0\n"), 0);
+	assert_int_equal(mk(f, "g1/mon_groups/m"), 0);
+	check_status(f, "ok\n");
+	check_file(f, "g1/mon_groups/m/mbm_L3_assignments", "mbm_total_bytes:0=_;1=_\n");
+	check_reject(f, "g1/mbm_L3_assignments", "mbm_total_bytes:0=e", EINVAL, "mbm_L3_assignments: Invalid input\n");
+	/* rmdir gives the counters back. */
+	assert_int_equal(rm(f, "g2"), 0);
+	check_file(f, "info/L3_MON/available_mbm_cntrs", "0=0;1=1\n");
+	assert_int_equal(rm(f, "g1"), 0);
+	check_file(f, "info/L3_MON/available_mbm_cntrs", "0=1;1=1\n"); /* the default group keeps its own */
+}
+
+/* The counter faults: "zero" reads 0 while the count goes on; "reset" restarts it from 0. On 7.3
+ * MPAM web's 6000 MB/s all lands in the single domain. */
+static void test_mpam73_counter_faults(void **state)
+{
+	struct fx *f = *state;
+
+	assert_int_equal(mk(f, "mpamd-web"), 0);
+	ctl(f, "clock manual");
+	ctl(f, "advance 1000");
+	check_near((double)counter(f, "mpamd-web", 0, "mbm_total_bytes"), 6000 * MB, 0.01, "before the fault");
+	ctl(f, "counter mpamd-web 0 mbm_total_bytes zero");
+	assert_int_equal(counter(f, "mpamd-web", 0, "mbm_total_bytes"), 0);
+	ctl(f, "advance 500");
+	assert_int_equal(counter(f, "mpamd-web", 0, "mbm_total_bytes"), 0);
+	char *text = slurp(f, ".emu_ctl");
+	assert_non_null(text);
+	assert_non_null(strstr(text, "counter mpamd-web 0 mbm_total_bytes zero\n"));
+	free(text);
+	/* The count went on underneath. */
+	ctl(f, "counter mpamd-web 0 mbm_total_bytes ok");
+	check_near((double)counter(f, "mpamd-web", 0, "mbm_total_bytes"), 9000 * MB, 0.01, "after ok");
+	ctl(f, "counter mpamd-web 0 mbm_total_bytes reset");
+	assert_int_equal(counter(f, "mpamd-web", 0, "mbm_total_bytes"), 0);
+	ctl(f, "advance 500");
+	check_near((double)counter(f, "mpamd-web", 0, "mbm_total_bytes"), 3000 * MB, 0.01, "after reset");
+	/* An unassigned event stays Unassigned under "zero". */
+	assert_int_equal(put(f, "mpamd-web/mbm_L3_assignments", "mbm_total_bytes:0=_\n"), 0);
+	ctl(f, "counter mpamd-web 0 mbm_total_bytes zero");
+	check_file(f, "mpamd-web/mon_data/mon_L3_00/mbm_total_bytes", "Unassigned\n");
+	/* Occupancy is no count to reset; events the profile lacks are refused. */
+	assert_int_equal(emu_ctl(f->emu, "counter mpamd-web 0 llc_occupancy reset"), -EINVAL);
+	assert_int_equal(emu_ctl(f->emu, "counter mpamd-web 0 mbm_local_bytes zero"), -EINVAL);
+	ctl(f, "counter mpamd-web 0 llc_occupancy zero");
+	check_file(f, "mpamd-web/mon_data/mon_L3_00/llc_occupancy", "0\n");
+}
+
+static int setup_mpam73_mb(void **state)
+{
+	static const char *const extra[] = { "--mon-resource", "MB", "--domains", "2", NULL };
+
+	return start(state, "mpam73", false, extra);
+}
+
+/* Bandwidth domains named after the resource, as on a platform whose counters sit in MB. */
+static void test_mpam73_mon_resource(void **state)
+{
+	struct fx *f = *state;
+
+	check_listing(f, "info", "L3,MB,MB_MON,last_cmd_status");
+	check_file(f, "info/MB_MON/num_mbm_cntrs", "0=8;1=8\n");
+	check_listing(f, "mon_data", "mon_MB_00,mon_MB_01");
+	check_file(f, "mon_data/mon_MB_01/mbm_total_bytes", "0\n");
+	check_file(f, "mbm_MB_assignments", "mbm_total_bytes:0=e;1=e\n");
+	check_absent(f, "mbm_L3_assignments");
+	check_reject(f, "mbm_MB_assignments", "x", EINVAL, "mbm_MB_assignments: Invalid input\n");
+	assert_int_equal(mk(f, "g"), 0);
+	assert_int_equal(put(f, "g/mbm_MB_assignments", "mbm_total_bytes:1=_\n"), 0);
+	check_file(f, "g/mon_data/mon_MB_01/mbm_total_bytes", "Unassigned\n");
+	ctl(f, "counter g 0 mbm_total_bytes zero");
+	check_file(f, "g/mon_data/mon_MB_00/mbm_total_bytes", "0\n");
+}
+
+static void test_mpam73_options(void **state)
+{
+	(void)state;
+	check_run((const char *const[]){ "/tmp/x", "--profile", "mpam", "--counters", "4", NULL }, 2, "",
+		  "--counters needs a profile with mbm_event counters");
+	check_run((const char *const[]){ "/tmp/x", "--profile", "mpam73", "--counters", "65", NULL }, 2, "",
+		  "bad --counters");
+	check_run((const char *const[]){ "/tmp/x", "--profile", "mpam73", "--mon-resource", "L3/x", NULL }, 2, "",
+		  "bad --mon-resource");
+	check_run((const char *const[]){ "--help", NULL }, 0, "mpam73", "");
+}
+
+/* With no counters (CDP halves an odd count to 0) every group stays unassigned. */
+static void test_mpam73_no_counters(void **state)
+{
+	struct fx *f = *state;
+
+	check_file(f, "info/L3_MON/num_mbm_cntrs", "0=0\n");
+	check_file(f, "info/L3_MON/available_mbm_cntrs", "0=0\n");
+	check_file(f, "mbm_L3_assignments", "mbm_total_bytes:0=_\n");
+	check_file(f, "mon_data/mon_L3_00/mbm_total_bytes", "Unassigned\n");
+	check_file(f, "info/L3_MON/mbm_assign_mode", "[mbm_event]\n");
+}
+
+static int setup_mpam73_zero(void **state)
+{
+	static const char *const extra[] = { "--counters", "0", NULL };
+
+	return start(state, "mpam73", false, extra);
 }
 
 static void test_intel_assign_mode(void **state)
@@ -1130,6 +1588,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_mb_rounding_mpam, setup_mpam, teardown),
 		cmocka_unit_test_setup_teardown(test_exclusive_mode, setup_intel, teardown),
 		cmocka_unit_test_setup_teardown(test_tasks, setup_intel, teardown),
+		cmocka_unit_test_setup_teardown(test_tasks_threads, setup_intel, teardown),
+		cmocka_unit_test_setup_teardown(test_tasks_proc_root, setup_fake_proc, teardown_fake_proc),
 		cmocka_unit_test_setup_teardown(test_cpus, setup_intel, teardown),
 		cmocka_unit_test_setup_teardown(test_counters_follow_demand, setup_intel_sim, teardown),
 		cmocka_unit_test_setup_teardown(test_counters_share_capacity, setup_intel_sim, teardown),
@@ -1141,6 +1601,12 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_amd_assign_mode, setup_amd, teardown),
 		cmocka_unit_test_setup_teardown(test_amd_counter_restart, setup_amd_sim, teardown),
 		cmocka_unit_test_setup_teardown(test_intel_assign_mode, setup_intel, teardown),
+		cmocka_unit_test_setup_teardown(test_mpam73_layout, setup_mpam73, teardown),
+		cmocka_unit_test_setup_teardown(test_mpam73_rules, setup_mpam73, teardown),
+		cmocka_unit_test(test_mpam73_options),
+		cmocka_unit_test_setup_teardown(test_mpam73_mon_resource, setup_mpam73_mb, teardown),
+		cmocka_unit_test_setup_teardown(test_mpam73_counter_faults, setup_mpam73_sim, teardown),
+		cmocka_unit_test_setup_teardown(test_mpam73_no_counters, setup_mpam73_zero, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,7 +1,11 @@
-/* See emu_assign.h. Rules from fs/resctrl/monitor.c (6.18): rdtgroup_alloc_assign_cntr,
- * rdtgroup_assign_cntr_event (all domains stop at the first failure), resctrl_parse_mbm_assignment
- * (no all-or-nothing: earlier lines stay applied; "*" ends the line), and
- * resctrl_mbm_assign_mode_write (a mode change frees every counter and restarts every count). */
+/* See emu_assign.h. Rules from fs/resctrl/monitor.c: rdtgroup_alloc_assign_cntr ("Failed to
+ * allocate counter for %s in domain %d", ENOSPC), rdtgroup_assign_cntr_event (6.18: all domains
+ * stop at the first failure; 7.3, profiles with assign_all_continues: every domain is tried and the
+ * last failure returned), resctrl_parse_mbm_assignment (no all-or-nothing: earlier lines stay
+ * applied; "*" ends the line), mbm_L3_assignments_write, resctrl_mbm_assign_mode_show/_write (a mode
+ * change frees every counter and restarts every count; with mbm_cntr_assign_fixed only the current
+ * mode is listed and a change fails with "Counter assignment mode is not configurable"),
+ * resctrl_mbm_assign_on_mkdir_write, and event_filter_show/_write. */
 #include "emu_assign.h"
 
 #include <errno.h>
@@ -17,7 +21,7 @@ static const enum emu_event mbm_events[] = { EMU_EVT_TOTAL, EMU_EVT_LOCAL };
 
 void emu_assign_init(struct emu *e)
 {
-	e->assign.enabled = e->prof.num_mbm_cntrs > 0;
+	e->assign.enabled = e->prof.cntr_assignable;
 	e->assign.on_mkdir = e->assign.enabled;
 	memset(e->assign.cntr, 0, sizeof(e->assign.cntr));
 }
@@ -52,14 +56,18 @@ static void free_one(struct emu *e, struct emu_group *g, unsigned d, enum emu_ev
 
 static int assign_event(struct emu *e, struct emu_group *g, int domain, enum emu_event ev)
 {
+	int ret = 0;
+
 	for (unsigned d = 0; d < e->prof.domains; d++) {
 		if (domain != ALL_DOMAINS && (unsigned)domain != d)
 			continue;
 		int r = alloc_one(e, g, d, ev);
-		if (r)
+		if (r && !e->prof.assign_all_continues)
 			return r;
+		if (r)
+			ret = r;
 	}
-	return 0;
+	return ret;
 }
 
 static void unassign_event(struct emu *e, struct emu_group *g, int domain, enum emu_event ev)
@@ -87,8 +95,10 @@ void emu_assign_group_free(struct emu *e, struct emu_group *g)
 int emu_assign_mode_show(struct emu *e, const struct emu_node *n, struct emu_buf *out)
 {
 	(void)n;
-	if (!e->prof.num_mbm_cntrs)
+	if (!e->prof.cntr_assignable)
 		emu_buf_printf(out, "[default]\n");
+	else if (e->prof.assign_fixed)
+		emu_buf_printf(out, "%s\n", e->assign.enabled ? "[mbm_event]" : "[default]");
 	else if (e->assign.enabled)
 		emu_buf_printf(out, "[mbm_event]\ndefault\n");
 	else
@@ -116,21 +126,28 @@ int emu_assign_mode_write(struct emu *e, const struct emu_node *n, char *buf, si
 
 	(void)n;
 	(void)who;
-	if (len == 0 || buf[len - 1] != '\n')
-		return -EINVAL;
-	buf[len - 1] = '\0';
 	emu_status_clear(&e->status);
+	if (len == 0 || buf[len - 1] != '\n') {
+		emu_status_printf(&e->status, "mbm_assign_mode: Invalid input\n");
+		return -EINVAL;
+	}
+	buf[len - 1] = '\0';
 	if (strcmp(buf, "default") == 0) {
 		enable = false;
-	} else if (strcmp(buf, "mbm_event") == 0 && e->prof.num_mbm_cntrs) {
+	} else if (strcmp(buf, "mbm_event") == 0 && e->prof.cntr_assignable) {
 		enable = true;
 	} else {
 		emu_status_printf(&e->status, strcmp(buf, "mbm_event") == 0 ? "mbm_event mode is not supported\n"
 									    : "Unsupported assign mode\n");
 		return -EINVAL;
 	}
-	if (enable != e->assign.enabled)
-		switch_mode(e, enable);
+	if (enable == e->assign.enabled)
+		return 0;
+	if (e->prof.assign_fixed) {
+		emu_status_printf(&e->status, "Counter assignment mode is not configurable\n");
+		return -EINVAL;
+	}
+	switch_mode(e, enable);
 	return 0;
 }
 
@@ -187,9 +204,12 @@ int emu_assign_on_mkdir_write(struct emu *e, const struct emu_node *n, char *buf
 	(void)n;
 	(void)len;
 	(void)who;
+	emu_status_clear(&e->status);
 	int r = emu_kstrtobool(buf, &value);
-	if (r)
+	if (r) {
+		emu_status_printf(&e->status, "mbm_assign_on_mkdir: Invalid input\n");
 		return r;
+	}
 	r = need_enabled(e);
 	if (r)
 		return r;
@@ -248,14 +268,14 @@ static int parse_line(struct emu *e, struct emu_group *g, const char *event, cha
 		char *state = emu_strim(strsep(&tok, ";"));
 		char *id = strsep(&state, "=");
 		unsigned long long dom;
-		if (id[0] == '*') {
+		if (id && id[0] == '*') {
 			int r = modify(e, g, state, ALL_DOMAINS, (enum emu_event)ev);
 			if (r)
 				emu_status_printf(&e->status, "Assign operation '%s:*=%s' failed\n", event,
 						  state ? state : "(null)");
 			return r; /* the kernel ignores anything after a '*' entry */
 		}
-		if (emu_kstrtoull(id, 10, &dom)) {
+		if (!id || emu_kstrtoull(id, 10, &dom)) {
 			emu_status_printf(&e->status, "Missing domain id\n");
 			return -EINVAL;
 		}
@@ -278,10 +298,12 @@ int emu_assignments_write(struct emu *e, const struct emu_node *n, char *buf, si
 	char *line;
 
 	(void)who;
-	if (len == 0 || buf[len - 1] != '\n')
-		return -EINVAL;
-	buf[len - 1] = '\0';
 	emu_status_clear(&e->status);
+	if (len == 0 || buf[len - 1] != '\n') {
+		emu_status_printf(&e->status, "mbm_%s_assignments: Invalid input\n", emu_mon_res(&e->prof));
+		return -EINVAL;
+	}
+	buf[len - 1] = '\0';
 	if (!e->assign.enabled) {
 		emu_status_printf(&e->status, "mbm_event mode is not enabled\n");
 		return -EINVAL;
@@ -293,4 +315,52 @@ int emu_assignments_write(struct emu *e, const struct emu_node *n, char *buf, si
 			return r;
 	}
 	return 0;
+}
+
+/* event_filter_show(): the transactions in the event's configuration, comma separated. */
+static const char *const transactions[] = {
+	"local_reads",
+	"remote_reads",
+	"local_non_temporal_writes",
+	"remote_non_temporal_writes",
+	"local_reads_slow_memory",
+	"remote_reads_slow_memory",
+	"dirty_victim_writes_all",
+};
+
+int emu_event_filter_show(struct emu *e, const struct emu_node *n, struct emu_buf *out)
+{
+	bool sep = false;
+
+	(void)n;
+	int r = need_enabled(e);
+	if (r)
+		return r;
+	for (size_t i = 0; i < sizeof(transactions) / sizeof(transactions[0]); i++) {
+		if (!((e->prof.mbm_cfg_mask >> i) & 1u))
+			continue;
+		emu_buf_printf(out, "%s%s", sep ? "," : "", transactions[i]);
+		sep = true;
+	}
+	emu_buf_putc(out, '\n');
+	return 0;
+}
+
+/* event_filter_write() on a resource whose counters are not configurable (the only kind the
+ * profiles have): the file is 0444, but root may still write it. */
+int emu_event_filter_write(struct emu *e, const struct emu_node *n, char *buf, size_t len, const struct emu_caller *who)
+{
+	(void)n;
+	(void)buf;
+	(void)who;
+	emu_status_clear(&e->status);
+	if (len == 0 || buf[len - 1] != '\n') {
+		emu_status_printf(&e->status, "event_filter: Invalid input\n");
+		return -EINVAL;
+	}
+	int r = need_enabled(e);
+	if (r)
+		return r;
+	emu_status_printf(&e->status, "event_filter is not configurable\n");
+	return -EPERM;
 }

@@ -1,7 +1,8 @@
-/* Counter assignment ("mbm_event" mode, AMD ABMC): each domain has num_mbm_cntrs counters; in
+/* Counter assignment ("mbm_event" mode: AMD ABMC, Linux 7.3 MPAM): each domain has num_mbm_cntrs counters; in
  * mbm_event mode an MBM event of a group counts only while it holds one, and reads "Unassigned"
  * otherwise. Files: info/L3_MON/{mbm_assign_mode,num_mbm_cntrs,available_mbm_cntrs,
- * mbm_assign_on_mkdir} and each group's mbm_L3_assignments. Profiles without assignable counters
+ * mbm_assign_on_mkdir}, info/L3_MON/event_configs/<event>/event_filter (profiles with
+ * event_configs) and each group's mbm_<RES>_assignments. Profiles without assignable counters
  * still have mbm_assign_mode, reading "[default]", as kernels since 6.18 do. */
 #ifndef MPAMD_TESTS_RESCTRL_EMU_ASSIGN_H
 #define MPAMD_TESTS_RESCTRL_EMU_ASSIGN_H
@@ -24,5 +25,7 @@ emu_show_fn emu_assign_on_mkdir_show;
 emu_write_fn emu_assign_on_mkdir_write;
 emu_show_fn emu_assignments_show;
 emu_write_fn emu_assignments_write;
+emu_show_fn emu_event_filter_show;
+emu_write_fn emu_event_filter_write;
 
 #endif

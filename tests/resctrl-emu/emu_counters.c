@@ -174,6 +174,11 @@ static int read_one(struct emu *e, struct emu_group *g, unsigned d, enum emu_eve
 		return -EIO;
 	case EMU_CNT_UNASSIGNED:
 		return -ENOENT;
+	case EMU_CNT_ZERO:
+		if (ev != EMU_EVT_LLC && e->assign.enabled && m->cntr[ev] < 0)
+			return -ENOENT;
+		*val = 0;
+		return 0;
 	case EMU_CNT_OK:
 		break;
 	}

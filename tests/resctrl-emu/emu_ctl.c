@@ -14,10 +14,9 @@
 #define MAX_ERRNO 4095
 
 static const char *const state_names[] = {
-	[EMU_CNT_OK] = "ok",
-	[EMU_CNT_UNAVAILABLE] = "unavailable",
-	[EMU_CNT_ERROR] = "error",
-	[EMU_CNT_UNASSIGNED] = "unassigned",
+	[EMU_CNT_OK] = "ok",	   [EMU_CNT_UNAVAILABLE] = "unavailable",
+	[EMU_CNT_ERROR] = "error", [EMU_CNT_UNASSIGNED] = "unassigned",
+	[EMU_CNT_ZERO] = "zero",
 };
 
 static const char *errno_name(int err)
@@ -92,9 +91,17 @@ static int cmd_counter(struct emu *e, char **argv, int argc)
 		return -EINVAL;
 	struct emu_group *g = group_by_path(e, argv[1]);
 	int ev = emu_event_by_name(&e->prof, argv[3]);
-	int state = parse_state(argv[4]);
+	bool reset = strcmp(argv[4], "reset") == 0;
+	int state = reset ? EMU_CNT_OK : parse_state(argv[4]);
 	if (!g || emu_kstrtouint(argv[2], 10, &domain) || domain >= e->prof.domains || ev < 0 || state < 0)
 		return -EINVAL;
+	if (reset) {
+		if (ev == EMU_EVT_LLC)
+			return -EINVAL; /* occupancy is not a count */
+		emu_traffic_sync(e);
+		emu_counter_restart(g, domain, (enum emu_event)ev);
+		return 0;
+	}
 	g->mon[domain].forced[ev] = (enum emu_counter_state)state;
 	return 0;
 }
@@ -133,7 +140,7 @@ static const struct {
 } commands[] = {
 	{ "fail_next_write", cmd_fail_next_write, "fail_next_write ERRNO [PATH_SUFFIX]" },
 	{ "fail_mkdir", cmd_fail_mkdir, "fail_mkdir ERRNO" },
-	{ "counter", cmd_counter, "counter GROUP DOMAIN EVENT ok|unavailable|error|unassigned" },
+	{ "counter", cmd_counter, "counter GROUP DOMAIN EVENT ok|unavailable|error|unassigned|zero|reset" },
 	{ "clock", cmd_clock, "clock manual|real" },
 	{ "advance", cmd_advance, "advance MS" },
 	{ "vanish", cmd_vanish, "vanish" },

@@ -6,9 +6,14 @@
  *                                         with ERRNO (a number or a name such as EIO) and changes
  *                                         nothing (writes to .emu_ctl do not count)
  *   fail_mkdir ERRNO                      the next mkdir fails likewise
- *   counter GROUP DOMAIN EVENT STATE      mon_data/mon_L3_DOMAIN/EVENT of GROUP ("." for the
+ *   counter GROUP DOMAIN EVENT STATE      mon_data/mon_<RES>_DOMAIN/EVENT of GROUP ("." for the
  *                                         default group, else its path such as g/mon_groups/m) reads
- *                                         as STATE: ok, unavailable, error or unassigned
+ *                                         as STATE: ok, unavailable, error or unassigned, or
+ *                                         zero (reads 0 while it keeps counting, until ok);
+ *                                         reset (an MBM event only): the count restarts from 0
+ *                                         now and goes on counting. Each applies to GROUP's own
+ *                                         count: a CTRL_MON group's file still adds its MON
+ *                                         groups', as the kernel adds each RMID that reads
  *   clock manual | clock real             freeze time / follow CLOCK_MONOTONIC again
  *   advance MS                            step frozen time by MS milliseconds
  *   vanish                                unmount and exit */

@@ -1,6 +1,7 @@
 /* The file tables: which files each kind of directory holds, their modes (as the kernel creates
  * them) and their handlers. A file is present only where its flags allow (see emu_node.h). */
 #include <stddef.h>
+#include <stdio.h>
 
 #include "emu_assign.h"
 #include "emu_counters.h"
@@ -19,7 +20,8 @@ static const struct emu_file group_files[] = {
 	{ "cpus", 0644, emu_cpus_show, emu_cpus_write, GROUPS, 0 },
 	{ "cpus_list", 0644, emu_cpus_list_show, emu_cpus_list_write, GROUPS, 0 },
 	{ "ctrl_hw_id", 0444, emu_ctrl_hw_id_show, NULL, EMU_F_CTRL | EMU_F_DEBUG, 0 },
-	{ "mbm_L3_assignments", 0644, emu_assignments_show, emu_assignments_write, GROUPS | EMU_F_ASSIGN, 0 },
+	{ "mbm_%s_assignments", 0644, emu_assignments_show, emu_assignments_write,
+	  GROUPS | EMU_F_ASSIGN | EMU_F_RESNAME, 0 },
 	{ "mode", 0644, emu_mode_show, emu_mode_write, EMU_F_CTRL, 0 },
 	{ "mon_hw_id", 0444, emu_mon_hw_id_show, NULL, GROUPS | EMU_F_DEBUG, 0 },
 	{ "schemata", 0644, emu_schemata_show, emu_schemata_write, EMU_F_CTRL, 0 },
@@ -64,9 +66,11 @@ static const struct emu_file info_l3_mon_files[] = {
 	{ "num_rmids", 0444, emu_num_rmids_show, NULL, 0, 0 },
 };
 
-static const struct emu_file ctl_file = { EMU_CTL_NAME, 0600, emu_ctl_show, emu_ctl_write, 0, 0 };
+static const struct emu_file event_config_files[] = {
+	{ "event_filter", 0444, emu_event_filter_show, emu_event_filter_write, 0, 0 },
+};
 
-static const char *const info_res_names[EMU_INFO_COUNT] = { "", "L3", "MB", "L3_MON" };
+static const struct emu_file ctl_file = { EMU_CTL_NAME, 0600, emu_ctl_show, emu_ctl_write, 0, 0 };
 
 const struct emu_file *emu_files_of(enum emu_node_kind dir, enum emu_info_res res, size_t *count)
 {
@@ -87,6 +91,9 @@ const struct emu_file *emu_files_of(enum emu_node_kind dir, enum emu_info_res re
 	case EMU_N_MON_DOMAIN:
 		*count = COUNT(mon_data_files);
 		return mon_data_files;
+	case EMU_N_EVENT_CONFIG:
+		*count = COUNT(event_config_files);
+		return event_config_files;
 	case EMU_N_INFO:
 	case EMU_N_INFO_RES:
 		*count = info[res].count;
@@ -103,7 +110,7 @@ bool emu_file_present(const struct emu *e, const struct emu_node *dir, const str
 		return false;
 	if ((f->flags & EMU_F_DEBUG) && !emu_debug(e))
 		return false;
-	if ((f->flags & EMU_F_ASSIGN) && !e->prof.num_mbm_cntrs)
+	if ((f->flags & EMU_F_ASSIGN) && !e->prof.cntr_assignable)
 		return false;
 	if ((f->flags & EMU_F_THROTTLE) && !e->prof.throttle_mode)
 		return false;
@@ -115,7 +122,37 @@ const struct emu_file *emu_ctl_file(void)
 	return &ctl_file;
 }
 
-const char *emu_info_res_name(enum emu_info_res res)
+const char *emu_info_res_name(const struct emu *e, enum emu_info_res res)
 {
-	return info_res_names[res];
+	static char mon_name[32];
+
+	switch (res) {
+	case EMU_INFO_L3:
+		return "L3";
+	case EMU_INFO_MB:
+		return "MB";
+	case EMU_INFO_L3_MON:
+		snprintf(mon_name, sizeof(mon_name), "%s_MON", emu_mon_res(&e->prof));
+		return mon_name;
+	case EMU_INFO_TOP:
+	case EMU_INFO_COUNT:
+	default:
+		return "";
+	}
+}
+
+const char *emu_file_name(const struct emu *e, const struct emu_file *f, char *buf, size_t len)
+{
+	if (!(f->flags & EMU_F_RESNAME))
+		return f->name;
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+	snprintf(buf, len, f->name, emu_mon_res(&e->prof));
+#pragma GCC diagnostic pop
+	return buf;
+}
+
+void emu_domain_name(const struct emu *e, unsigned domain, char *buf, size_t len)
+{
+	snprintf(buf, len, "mon_%s_%02u", emu_mon_res(&e->prof), domain);
 }

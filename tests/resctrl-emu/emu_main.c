@@ -1,5 +1,6 @@
 /* resctrl-emu: a FUSE emulation of the Linux resctrl filesystem, for testing mpamd's resctrl
  * backend through real system calls. See --help. */
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -24,6 +25,9 @@ struct cli {
 	unsigned cpus;
 	unsigned domains; /* 0: the profile's */
 	int min_cbm_bits; /* -1: the profile's */
+	const char *proc_root;
+	int counters;	     /* -1: the profile's */
+	const char *mon_res; /* NULL: the profile's */
 };
 
 enum {
@@ -32,16 +36,21 @@ enum {
 	OPT_CPUS,
 	OPT_DOMAINS,
 	OPT_MIN_CBM_BITS,
+	OPT_PROC_ROOT,
+	OPT_COUNTERS,
+	OPT_MON_RESOURCE,
 };
 
 static void usage(FILE *out)
 {
-	fprintf(out, "Usage: resctrl-emu MOUNTPOINT --profile intel|amd|mpam [options]\n"
+	fprintf(out, "Usage: resctrl-emu MOUNTPOINT --profile intel|amd|mpam|mpam73 [options]\n"
 		     "Emulates the Linux resctrl filesystem at MOUNTPOINT (FUSE) until SIGINT/SIGTERM or unmount.\n"
 		     "\n"
 		     "  -p, --profile NAME     intel (2 L3 domains, 11-bit CBM, MB percent, MBM),\n"
 		     "                         amd (2 domains, 16-bit CBM, MB in 1/8 GB/s, mbm_event counters),\n"
-		     "                         mpam (Linux 7.1 MPAM: 1 domain, MB via MBW_MAX, llc_occupancy only)\n"
+		     "                         mpam (Linux 7.1 MPAM: 1 domain, MB via MBW_MAX, llc_occupancy only),\n"
+		     "                         mpam73 (Linux 7.3 MPAM: as mpam plus mbm_total_bytes through 8\n"
+		     "                         assignable counters per domain, mbm_event mode fixed)\n"
 		     "  -c, --config FILE      an mpamd config: [sim] capacity_mbps, seed, noise_pct and each\n"
 		     "                         partition's sim_demand drive the counters of group PREFIX+NAME\n"
 		     "      --prefix PREFIX    group name prefix (default: the config's group_prefix, else mpamd-)\n"
@@ -49,11 +58,16 @@ static void usage(FILE *out)
 		     "      --cpus N           online CPUs (default 4)\n"
 		     "      --domains N        L3 domains instead of the profile's (ids 0..N-1)\n"
 		     "      --min-cbm-bits N   info/L3/min_cbm_bits instead of the profile's\n"
+		     "      --counters N       assignable MBM counters per domain instead of the profile's\n"
+		     "                         (profiles with mbm_event counters only; 0..64)\n"
+		     "      --proc-root DIR    where threads are looked up and listed (default /proc)\n"
+		     "      --mon-resource RES the monitoring resource's name instead of L3: mon_data/mon_RES_NN,\n"
+		     "                         info/RES_MON, mbm_RES_assignments (e.g. MB)\n"
 		     "  -h, --help             this text\n"
 		     "\n"
 		     "Control: write one command per write() to MOUNTPOINT/.emu_ctl; read it for the list:\n"
 		     "  fail_next_write ERRNO [PATH_SUFFIX] | fail_mkdir ERRNO |\n"
-		     "  counter GROUP DOMAIN EVENT ok|unavailable|error|unassigned |\n"
+		     "  counter GROUP DOMAIN EVENT ok|unavailable|error|unassigned|zero|reset |\n"
 		     "  clock manual | clock real | advance MS | vanish\n");
 }
 
@@ -71,6 +85,19 @@ static bool parse_count(const char *text, unsigned lo, unsigned hi, unsigned *re
 	if (emu_kstrtouint(text, 10, &v) || v < lo || v > hi)
 		return false;
 	*ret = v;
+	return true;
+}
+
+/* A resource name as the kernel's are: a few letters and digits. */
+static bool valid_res_name(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (n == 0 || n > 8)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!isalnum((unsigned char)s[i]))
+			return false;
 	return true;
 }
 
@@ -95,6 +122,19 @@ static int parse_option(int opt, struct cli *c)
 		return parse_count(optarg, 1, EMU_MAX_CPUS, &c->cpus) ? 0 : usage_error("bad --cpus", optarg);
 	case OPT_DOMAINS:
 		return parse_count(optarg, 1, EMU_MAX_DOMAINS, &c->domains) ? 0 : usage_error("bad --domains", optarg);
+	case OPT_PROC_ROOT:
+		c->proc_root = optarg;
+		return 0;
+	case OPT_COUNTERS:
+		if (!parse_count(optarg, 0, EMU_MAX_CNTRS, &v))
+			return usage_error("bad --counters", optarg);
+		c->counters = (int)v;
+		return 0;
+	case OPT_MON_RESOURCE:
+		if (!valid_res_name(optarg))
+			return usage_error("bad --mon-resource", optarg);
+		c->mon_res = optarg;
+		return 0;
 	case OPT_MIN_CBM_BITS:
 		if (!parse_count(optarg, 0, 32, &v))
 			return usage_error("bad --min-cbm-bits", optarg);
@@ -116,12 +156,15 @@ static int parse_cli(int argc, char **argv, struct cli *c)
 		{ "cpus", required_argument, NULL, OPT_CPUS },
 		{ "domains", required_argument, NULL, OPT_DOMAINS },
 		{ "min-cbm-bits", required_argument, NULL, OPT_MIN_CBM_BITS },
+		{ "proc-root", required_argument, NULL, OPT_PROC_ROOT },
+		{ "counters", required_argument, NULL, OPT_COUNTERS },
+		{ "mon-resource", required_argument, NULL, OPT_MON_RESOURCE },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int opt;
 
-	*c = (struct cli){ .cpus = DEFAULT_CPUS, .min_cbm_bits = -1 };
+	*c = (struct cli){ .cpus = DEFAULT_CPUS, .min_cbm_bits = -1, .counters = -1 };
 	opterr = 0; /* one line of our own instead of getopt's */
 	while ((opt = getopt_long(argc, argv, "p:c:h", longopts, NULL)) != -1) {
 		if (opt == 'h') {
@@ -162,6 +205,10 @@ static bool make_profile(const struct cli *c, struct emu_profile *p)
 		p->domains = c->domains;
 	if (c->min_cbm_bits >= 0)
 		p->min_cbm_bits = (unsigned)c->min_cbm_bits;
+	if (c->counters >= 0)
+		p->num_mbm_cntrs = (unsigned)c->counters;
+	if (c->mon_res)
+		p->mon_res = c->mon_res;
 	return true;
 }
 
@@ -177,6 +224,8 @@ int main(int argc, char **argv)
 		return r < 0 ? 0 : r;
 	if (!make_profile(&cli, &prof))
 		return usage_error("unknown profile", cli.profile);
+	if (cli.counters >= 0 && !prof.cntr_assignable)
+		return usage_error("--counters needs a profile with mbm_event counters", NULL);
 	if (cli.min_cbm_bits > (int)prof.cbm_len)
 		return usage_error("--min-cbm-bits exceeds the CBM length", NULL);
 	if (cli.config_path && load_config(cli.config_path, &config) < 0)
@@ -187,6 +236,7 @@ int main(int argc, char **argv)
 				     : DEFAULT_PREFIX,
 		.debug = cli.debug,
 		.ncpus = cli.cpus,
+		.proc_root = cli.proc_root,
 	};
 	if (emu_init(&emu, &prof, &opt, config) < 0) {
 		fprintf(stderr, "resctrl-emu: out of memory\n");

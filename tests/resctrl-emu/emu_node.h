@@ -30,6 +30,7 @@ enum emu_file_flag {
 	EMU_F_ASSIGN = 1 << 3,	 /* only with assignable MBM counters */
 	EMU_F_THROTTLE = 1 << 4, /* only when the MB throttle mode is defined */
 	EMU_F_EVENT = 1 << 5,	 /* mon_data: only when the profile has the event */
+	EMU_F_RESNAME = 1 << 6,	 /* the name holds %s for the monitoring resource (mbm_%s_assignments) */
 };
 
 struct emu_file {
@@ -42,12 +43,14 @@ struct emu_file {
 };
 
 enum emu_node_kind {
-	EMU_N_GROUP,	  /* a CTRL_MON or MON group directory (the mount root is the default group) */
-	EMU_N_MON_GROUPS, /* a CTRL_MON group's mon_groups */
-	EMU_N_MON_DATA,	  /* a group's mon_data */
-	EMU_N_MON_DOMAIN, /* mon_data/mon_L3_XX */
-	EMU_N_INFO,	  /* info */
-	EMU_N_INFO_RES,	  /* info/L3, info/MB, info/L3_MON */
+	EMU_N_GROUP,	     /* a CTRL_MON or MON group directory (the mount root is the default group) */
+	EMU_N_MON_GROUPS,    /* a CTRL_MON group's mon_groups */
+	EMU_N_MON_DATA,	     /* a group's mon_data */
+	EMU_N_MON_DOMAIN,    /* mon_data/mon_L3_XX */
+	EMU_N_INFO,	     /* info */
+	EMU_N_INFO_RES,	     /* info/L3, info/MB, info/L3_MON */
+	EMU_N_EVENT_CONFIGS, /* info/L3_MON/event_configs */
+	EMU_N_EVENT_CONFIG,  /* info/L3_MON/event_configs/EVENT */
 	EMU_N_FILE,
 };
 
@@ -65,6 +68,7 @@ struct emu_node {
 	struct emu_group *group; /* group directories and everything inside them */
 	unsigned domain;	 /* mon_data/mon_L3_XX and its files */
 	enum emu_info_res res;	 /* info directories and their files */
+	int event;		 /* event_configs/EVENT and its files: enum emu_event */
 	const struct emu_file *file;
 };
 
@@ -73,6 +77,11 @@ const struct emu_file *emu_files_of(enum emu_node_kind dir, enum emu_info_res re
 bool emu_file_present(const struct emu *e, const struct emu_node *dir, const struct emu_file *f);
 /* The control file at the mount root. */
 const struct emu_file *emu_ctl_file(void);
-const char *emu_info_res_name(enum emu_info_res res);
+/* An info directory's name: L3, MB, or <RES>_MON for the profile's monitoring resource. */
+const char *emu_info_res_name(const struct emu *e, enum emu_info_res res);
+/* A file's name in the mount (EMU_F_RESNAME names filled in). */
+const char *emu_file_name(const struct emu *e, const struct emu_file *f, char *buf, size_t len);
+/* A monitoring domain directory's name: mon_<RES>_NN. */
+void emu_domain_name(const struct emu *e, unsigned domain, char *buf, size_t len);
 
 #endif

@@ -1,4 +1,4 @@
-/* The emulated hardware: what each --profile (intel, amd, mpam) exposes through resctrl, and how its
+/* The emulated hardware: what each --profile (intel, amd, mpam, mpam73) exposes through resctrl, and how its
  * MB schemata values map to hardware settings and to a share of memory bandwidth. */
 #ifndef MPAMD_TESTS_RESCTRL_EMU_PROFILE_H
 #define MPAMD_TESTS_RESCTRL_EMU_PROFILE_H
@@ -44,10 +44,22 @@ struct emu_profile {
 	unsigned num_rmids;
 	bool rmid_depends_on_closid; /* MPAM: RMID = (CLOSID, PMG) */
 	unsigned pmg_max;
-	unsigned events;	/* bit (1 << enum emu_event) per event in mon_features */
-	unsigned num_mbm_cntrs; /* 0: no counter assignment (mbm_event) support */
-	bool always_debug;	/* behaves as if mounted with -o debug */
+	unsigned events;	   /* bit (1 << enum emu_event) per event in mon_features */
+	const char *mon_res;	   /* the monitoring resource's name: mon_<RES>_NN, info/<RES>_MON,
+				 * mbm_<RES>_assignments; NULL for "L3" */
+	bool cntr_assignable;	   /* counter assignment (mbm_event mode) supported */
+	unsigned num_mbm_cntrs;	   /* assignable counters per domain (may be 0 when assignable) */
+	bool assign_fixed;	   /* mbm_cntr_assign_fixed: mbm_event mode cannot be turned off */
+	bool assign_all_continues; /* "*" and mkdir assignments try every domain after a failure
+				    * (7.3 rdtgroup_assign_cntr_event) instead of stopping */
+	bool event_configs;	   /* info/<RES>_MON/event_configs/<event>/event_filter (read-only) */
+	uint32_t mbm_cfg_mask;	   /* the memory transactions event_filter shows (bits of
+				 * include/linux/resctrl_types.h READS_TO_LOCAL_MEM...) */
+	bool always_debug;	   /* behaves as if mounted with -o debug */
 };
+
+/* The monitoring resource's name ("L3" unless the profile says otherwise). */
+const char *emu_mon_res(const struct emu_profile *p);
 
 /* A copy of the named profile, so the command line can adjust it; false if unknown. */
 bool emu_profile_get(const char *name, struct emu_profile *ret);

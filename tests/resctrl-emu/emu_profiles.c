@@ -47,6 +47,7 @@ static const struct emu_profile profiles[] = {
 		.mb_gran = 1,
 		.num_rmids = 64,
 		.events = ALL_EVENTS,
+		.cntr_assignable = true,
 		.num_mbm_cntrs = 4,
 	},
 	{
@@ -70,6 +71,35 @@ static const struct emu_profile profiles[] = {
 		.events = 1u << EMU_EVT_LLC,
 		.always_debug = true,
 	},
+	{
+		/* Linux 7.3 MPAM: the 7.1 controls plus mbm_total_bytes, counted only through assigned
+		 * counters (drivers/resctrl/mpam_resctrl.c mpam_resctrl_monitor_init_abmc: assignable,
+		 * assign_on_mkdir, not configurable, mode fixed; mbm_cfg_mask MAX_EVT_CONFIG_BITS;
+		 * num_mbm_cntrs = the class's MBWU monitors). No mbm_local_bytes. */
+		.name = "mpam73",
+		.domains = 1,
+		.cbm_len = 16,
+		.min_cbm_bits = 1,
+		.shareable_bits = 0xffff,
+		.sparse_masks = true,
+		.l3_bytes = 32 * MIB,
+		.num_closids = 32,
+		.mb_kind = EMU_MB_MPAM,
+		.mb_max = 100,
+		.bwa_wd = MPAM_BWA_WD,
+		.delay_linear = true,
+		.rmid_depends_on_closid = true,
+		.pmg_max = 1,
+		.num_rmids = 2 * 32,
+		.events = (1u << EMU_EVT_LLC) | (1u << EMU_EVT_TOTAL),
+		.cntr_assignable = true,
+		.num_mbm_cntrs = 8,
+		.assign_fixed = true,
+		.assign_all_continues = true,
+		.event_configs = true,
+		.mbm_cfg_mask = 0x7f,
+		.always_debug = true,
+	},
 };
 
 static const char *const event_names[EMU_EVT_COUNT] = { "llc_occupancy", "mbm_total_bytes", "mbm_local_bytes" };
@@ -88,6 +118,11 @@ bool emu_profile_get(const char *name, struct emu_profile *ret)
 		return true;
 	}
 	return false;
+}
+
+const char *emu_mon_res(const struct emu_profile *p)
+{
+	return p->mon_res ? p->mon_res : "L3";
 }
 
 bool emu_profile_has_event(const struct emu_profile *p, enum emu_event ev)

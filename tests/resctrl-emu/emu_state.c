@@ -119,6 +119,8 @@ int emu_init(struct emu *e, const struct emu_profile *p, const struct emu_option
 	memset(e, 0, sizeof(*e));
 	e->prof = *p;
 	e->opt = *o;
+	if (!e->opt.proc_root)
+		e->opt.proc_root = "/proc";
 	e->config = config;
 	e->mount_time = time(NULL);
 	e->max_threshold = (unsigned)(p->l3_bytes / p->num_rmids);

@@ -23,6 +23,8 @@ enum emu_counter_state {
 	EMU_CNT_UNAVAILABLE, /* the architecture returned EINVAL */
 	EMU_CNT_ERROR,	     /* ... EIO */
 	EMU_CNT_UNASSIGNED,  /* ... ENOENT (no counter in mbm_event mode) */
+	EMU_CNT_ZERO,	     /* reads 0 while the count goes on (a read that failed otherwise: the
+			      * kernel then prints the accumulated value, which can be 0) */
 };
 
 /* What one group made and measured in one L3 domain. */
@@ -50,16 +52,20 @@ struct emu_group {
 	struct emu_mon mon[EMU_MAX_DOMAINS];
 };
 
-/* Tasks the emulator has been told about; any other task is in the default group. */
+/* Threads moved out of the default group (or into one of its MON groups); any other thread of the
+ * host is in the default group. A thread is known by its id and its start time, so that a reused
+ * id is a new thread (in the default group), as it is for the kernel. */
 struct emu_task {
-	pid_t pid;
-	struct emu_group *group; /* the CTRL_MON or MON group it is in */
+	pid_t tid;
+	unsigned long long start; /* /proc/TID/stat starttime, 0 if unreadable */
+	struct emu_group *group;  /* the CTRL_MON or MON group it is in */
 };
 
 struct emu_options {
-	const char *prefix; /* a group named prefix + partition name gets that partition's demand */
-	bool debug;	    /* the -o debug mount option */
-	unsigned ncpus;	    /* online CPUs */
+	const char *prefix;    /* a group named prefix + partition name gets that partition's demand */
+	bool debug;	       /* the -o debug mount option */
+	unsigned ncpus;	       /* online CPUs */
+	const char *proc_root; /* where the host's threads are listed: /proc, or a test's fake tree */
 };
 
 /* Faults armed through .emu_ctl; 0 means none. */

@@ -1,7 +1,10 @@
-/* The tasks file: moving tasks between groups (one pid or a comma list per write; 0 is the writer)
- * and listing them. A task the emulator was never told about is in the default group, but only
- * tasks written to some tasks file (or returned to a parent by rmdir) are listed: the emulator does
- * not scan the host's process list. Tasks that have exited are dropped when a list is read. */
+/* The tasks file, thread by thread as in the kernel: each id written moves that one thread (a
+ * process id moves only the process's main thread; 0 is the writing thread); ids are checked
+ * against the proc root (--proc-root, default /proc), where PROC/TID exists for every live thread.
+ * A group's list holds its threads, a CTRL_MON group's also those of its MON groups, and the
+ * default group's every thread under PROC/<pid>/task/ that is in no other CTRL_MON group. Threads
+ * that exit leave every list. Unlike the kernel, a thread or process created after a move starts
+ * in the default group rather than in its creator's group (the emulator does not see clone). */
 #ifndef MPAMD_TESTS_RESCTRL_EMU_TASKS_H
 #define MPAMD_TESTS_RESCTRL_EMU_TASKS_H
 

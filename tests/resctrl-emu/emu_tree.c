@@ -9,18 +9,15 @@
 #include "emu_ctl.h"
 #include "emu_state.h"
 
-static void domain_name(unsigned d, char *buf, size_t len)
-{
-	snprintf(buf, len, "mon_L3_%02u", d);
-}
-
 static int step_file(struct emu *e, struct emu_node *n, const char *name)
 {
 	size_t count;
 	const struct emu_file *files = emu_files_of(n->kind, n->res, &count);
 
 	for (size_t i = 0; i < count; i++) {
-		if (strcmp(files[i].name, name) != 0 || !emu_file_present(e, n, &files[i]))
+		char buf[64];
+		if (strcmp(emu_file_name(e, &files[i], buf, sizeof(buf)), name) != 0 ||
+		    !emu_file_present(e, n, &files[i]))
 			continue;
 		n->dir = n->kind;
 		n->kind = EMU_N_FILE;
@@ -67,7 +64,7 @@ static int step_mon_data(struct emu *e, struct emu_node *n, const char *name)
 	char buf[32];
 
 	for (unsigned d = 0; d < e->prof.domains; d++) {
-		domain_name(d, buf, sizeof(buf));
+		emu_domain_name(e, d, buf, sizeof(buf));
 		if (strcmp(buf, name) == 0) {
 			n->kind = EMU_N_MON_DOMAIN;
 			n->domain = d;
@@ -80,13 +77,43 @@ static int step_mon_data(struct emu *e, struct emu_node *n, const char *name)
 static int step_info(struct emu *e, struct emu_node *n, const char *name)
 {
 	for (int r = EMU_INFO_L3; r < EMU_INFO_COUNT; r++) {
-		if (strcmp(name, emu_info_res_name((enum emu_info_res)r)) == 0) {
+		if (strcmp(name, emu_info_res_name(e, (enum emu_info_res)r)) == 0) {
 			n->kind = EMU_N_INFO_RES;
 			n->res = (enum emu_info_res)r;
 			return 0;
 		}
 	}
 	return step_file(e, n, name);
+}
+
+static bool has_event_configs(const struct emu *e, const struct emu_node *n)
+{
+	return n->res == EMU_INFO_L3_MON && e->prof.cntr_assignable && e->prof.event_configs;
+}
+
+static bool is_mbm_event(int ev)
+{
+	return ev == EMU_EVT_TOTAL || ev == EMU_EVT_LOCAL;
+}
+
+static int step_info_res(struct emu *e, struct emu_node *n, const char *name)
+{
+	if (has_event_configs(e, n) && strcmp(name, "event_configs") == 0) {
+		n->kind = EMU_N_EVENT_CONFIGS;
+		return 0;
+	}
+	return step_file(e, n, name);
+}
+
+static int step_event_configs(struct emu *e, struct emu_node *n, const char *name)
+{
+	int ev = emu_event_by_name(&e->prof, name);
+
+	if (!is_mbm_event(ev))
+		return -ENOENT;
+	n->kind = EMU_N_EVENT_CONFIG;
+	n->event = ev;
+	return 0;
 }
 
 static int step(struct emu *e, struct emu_node *n, const char *name)
@@ -107,8 +134,12 @@ static int step(struct emu *e, struct emu_node *n, const char *name)
 		return step_mon_data(e, n, name);
 	case EMU_N_INFO:
 		return step_info(e, n, name);
-	case EMU_N_MON_DOMAIN:
 	case EMU_N_INFO_RES:
+		return step_info_res(e, n, name);
+	case EMU_N_EVENT_CONFIGS:
+		return step_event_configs(e, n, name);
+	case EMU_N_MON_DOMAIN:
+	case EMU_N_EVENT_CONFIG:
 		return step_file(e, n, name);
 	case EMU_N_FILE:
 	default:
@@ -137,9 +168,11 @@ static void list_files(struct emu *e, const struct emu_node *dir, emu_list_fn *f
 	size_t count;
 	const struct emu_file *files = emu_files_of(dir->kind, dir->res, &count);
 
-	for (size_t i = 0; i < count; i++)
+	for (size_t i = 0; i < count; i++) {
+		char buf[64];
 		if (emu_file_present(e, dir, &files[i]))
-			fn(ctx, files[i].name, false);
+			fn(ctx, emu_file_name(e, &files[i], buf, sizeof(buf)), false);
+	}
 }
 
 static void list_group(struct emu *e, const struct emu_node *dir, emu_list_fn *fn, void *ctx)
@@ -172,17 +205,27 @@ int emu_list(struct emu *e, const struct emu_node *dir, emu_list_fn *fn, void *c
 		return 0;
 	case EMU_N_MON_DATA:
 		for (unsigned d = 0; d < e->prof.domains; d++) {
-			domain_name(d, buf, sizeof(buf));
+			emu_domain_name(e, d, buf, sizeof(buf));
 			fn(ctx, buf, true);
 		}
 		return 0;
 	case EMU_N_INFO:
 		for (int r = EMU_INFO_L3; r < EMU_INFO_COUNT; r++)
-			fn(ctx, emu_info_res_name((enum emu_info_res)r), true);
+			fn(ctx, emu_info_res_name(e, (enum emu_info_res)r), true);
 		list_files(e, dir, fn, ctx);
 		return 0;
-	case EMU_N_MON_DOMAIN:
 	case EMU_N_INFO_RES:
+		if (has_event_configs(e, dir))
+			fn(ctx, "event_configs", true);
+		list_files(e, dir, fn, ctx);
+		return 0;
+	case EMU_N_EVENT_CONFIGS:
+		for (int ev = 0; ev < EMU_EVT_COUNT; ev++)
+			if (is_mbm_event(ev) && emu_profile_has_event(&e->prof, (enum emu_event)ev))
+				fn(ctx, emu_event_name((enum emu_event)ev), true);
+		return 0;
+	case EMU_N_MON_DOMAIN:
+	case EMU_N_EVENT_CONFIG:
 		list_files(e, dir, fn, ctx);
 		return 0;
 	case EMU_N_FILE:
