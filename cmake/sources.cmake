@@ -26,7 +26,8 @@ mpamd_layer(mpamd_config DIRS core/config DEPS mpamd_base LIBS PkgConfig::INIH P
 # The three contracts (headers) and what their implementations share.
 mpamd_layer(mpamd_contracts DIRS backends/contracts backends/shared DEPS mpamd_config SOURCES
   backends/shared/counter_pool.c
-  backends/shared/partition_table.c)
+  backends/shared/partition_table.c
+  backends/shared/threads.c)
 
 # The MPAM register map: the hardware's home, used by the MSC driver and the MSC model.
 mpamd_layer(mpamd_mpam DIRS backends/mpam SOURCES

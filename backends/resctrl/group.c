@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "backends/resctrl/resctrl.h"
+#include "backends/shared/threads.h"
 #include "core/base/log.h"
 #include "core/base/parse.h"
 
@@ -264,6 +265,46 @@ static bool pid_listed(const char *tasks, pid_t pid)
 	return false;
 }
 
+/* Moves one thread; a thread that has exited meanwhile is skipped quietly. */
+static int move_thread(int rootfd, struct resctrl_group *g, pid_t pid, pid_t tid, struct err *err)
+{
+	char line[24];
+
+	snprintf(line, sizeof(line), "%d\n", (int)tid);
+	int r = resctrl_write_at(g->dirfd, "tasks", line);
+	if (r == -ESRCH) {
+		log_debug("%s: thread %d of task %d has exited; skipped", g->name, (int)tid, (int)pid);
+		return 0;
+	}
+	if (r < 0) {
+		char what[sizeof(g->name) + 64];
+		snprintf(what, sizeof(what), "%s: moving thread %d of task %d", g->name, (int)tid, (int)pid);
+		return fail_with_status(rootfd, err, r, what);
+	}
+	return 0;
+}
+
+/* The tasks file takes one thread per write: every thread of the process goes in. */
+static int move_process(int rootfd, struct resctrl_group *g, const char *tasks, pid_t pid, struct err *err)
+{
+	pid_t *tids;
+	size_t count;
+	struct err why = { "" };
+	int r = process_threads(NULL, pid, &tids, &count, &why);
+
+	if (r == -ESRCH) {
+		log_debug("%s: task %d has exited; skipped", g->name, (int)pid);
+		return 0;
+	}
+	if (r < 0)
+		return err_set(err, r, "%s: %s", g->name, why.text);
+	for (size_t t = 0; t < count && r == 0; t++)
+		if (!pid_listed(tasks, tids[t]))
+			r = move_thread(rootfd, g, pid, tids[t], err);
+	free(tids);
+	return r;
+}
+
 int resctrl_group_add_tasks(int rootfd, struct resctrl_group *g, const pid_t *pids, size_t count, struct err *err)
 {
 	size_t tasks_len = 1 << 20;
@@ -272,21 +313,15 @@ int resctrl_group_add_tasks(int rootfd, struct resctrl_group *g, const pid_t *pi
 
 	if (!tasks)
 		return err_set(err, -ENOMEM, "out of memory");
-	/* Only to skip tasks already there; a list that does not fit just means a few extra writes. */
+	/* Only to skip threads already there; a list that does not fit just means a few extra writes. */
 	if (resctrl_read_at(g->dirfd, "tasks", tasks, tasks_len) < 0)
 		tasks[0] = '\0';
 	for (size_t i = 0; i < count; i++) {
-		char line[24];
-		if (pid_listed(tasks, pids[i]))
-			continue;
-		snprintf(line, sizeof(line), "%d\n", (int)pids[i]);
-		int r = resctrl_write_at(g->dirfd, "tasks", line);
-		if (r == -ESRCH) {
-			log_debug("%s: task %d has exited; skipped", g->name, (int)pids[i]);
-		} else if (r < 0 && !first_error) {
-			char what[sizeof(g->name) + 48];
-			snprintf(what, sizeof(what), "%s: moving task %d", g->name, (int)pids[i]);
-			first_error = fail_with_status(rootfd, err, r, what);
+		struct err one = { "" };
+		int r = move_process(rootfd, g, tasks, pids[i], &one);
+		if (r < 0 && !first_error) {
+			first_error = r;
+			err_set(err, r, "%s", one.text);
 		}
 	}
 	free(tasks);

@@ -151,8 +151,9 @@ void resctrl_group_close(struct resctrl_group *g);
 int resctrl_group_apply(int rootfd, const struct resctrl_info *info, struct resctrl_group *g,
 			const struct partition_limits *want, struct partition_limits *eff, struct err *err);
 
-/* Moves `pids` into the group, one write per task so one that has exited (ESRCH, not an error)
- * cannot lose the others. Tasks already there are not written again. */
+/* Moves every thread of each process in `pids` into the group (the tasks file moves one thread per
+ * id), one write per thread so one that has exited (ESRCH, not an error) cannot lose the others.
+ * Threads already there are not written again. Threads started later are not followed here. */
 int resctrl_group_add_tasks(int rootfd, struct resctrl_group *g, const pid_t *pids, size_t count, struct err *err);
 /* Gives the group exactly these CPUs (cpus_list), unless it has them already. */
 int resctrl_group_set_cpus(int rootfd, struct resctrl_group *g, const struct cpu_set *cpus, struct err *err);

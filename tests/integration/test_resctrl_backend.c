@@ -1,7 +1,9 @@
 /* The resctrl backend against the FUSE resctrl emulator, through the very system calls it makes in
  * production: each profile's group lifecycle, adoption, schemata, tasks and CPUs, counter rates
  * against the traffic model, counter assignment, and every injected fault. */
+#include <dirent.h>
 #include <errno.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <math.h>
 #include <setjmp.h>
@@ -309,6 +311,84 @@ static void test_tasks_and_cpus(void **state)
 	rig_stop(&rig);
 }
 
+static void *parked(void *arg)
+{
+	(void)arg;
+	pause();
+	return NULL;
+}
+
+/* A child with a main thread and three more, all parked; returns once /proc lists all four. */
+static pid_t spawn_threaded(void)
+{
+	pid_t pid = fork();
+
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		pthread_t t;
+		for (int i = 0; i < 3; i++)
+			if (pthread_create(&t, NULL, parked, NULL))
+				_exit(1);
+		pause();
+		_exit(0);
+	}
+	char dir[64];
+	snprintf(dir, sizeof(dir), "/proc/%d/task", (int)pid);
+	for (int tries = 0; tries < 500; tries++) {
+		size_t n = 0;
+		DIR *d = opendir(dir);
+		for (struct dirent *e; d && (e = readdir(d));)
+			n += e->d_name[0] != '.';
+		if (d)
+			closedir(d);
+		if (n == 4)
+			return pid;
+		usleep(2000);
+	}
+	fail_msg("child %d did not start its threads", (int)pid);
+	return pid;
+}
+
+/* The tasks file moves one thread per id: every thread of a pids process must land in the group. */
+static void test_every_thread_of_a_pid(void **state)
+{
+	struct rig rig;
+	struct err err = { "" };
+	char body[256], dir[64], path[512];
+	pid_t vm = spawn_threaded();
+
+	(void)state;
+	snprintf(body, sizeof(body), "[partition \"vm\"]\npids = %d\n", (int)vm);
+	rig_start(&rig, "intel", body);
+	assert_int_equal(rig_open(&rig, &err), 0);
+	assert_int_equal(rig_open_partitions(&rig, NULL, 0), 0);
+	snprintf(path, sizeof(path), "%s/mpamd-vm/tasks", emu_root(rig.emu));
+	char *tasks = read_text_file(path);
+	assert_non_null(tasks);
+	snprintf(dir, sizeof(dir), "/proc/%d/task", (int)vm);
+	DIR *d = opendir(dir);
+	size_t threads = 0, missing = 0;
+	for (struct dirent *e; d && (e = readdir(d));) {
+		if (e->d_name[0] == '.')
+			continue;
+		char line[300];
+		snprintf(line, sizeof(line), "%s\n", e->d_name);
+		missing += strstr(tasks, line) == NULL;
+		threads++;
+	}
+	if (d)
+		closedir(d);
+	if (missing)
+		print_message("tasks of mpamd-vm: '%s'\n", tasks);
+	free(tasks);
+	/* Clean up before asserting, so a failure leaves no process or mount behind. */
+	kill(vm, SIGKILL);
+	waitpid(vm, NULL, 0);
+	rig_stop(&rig);
+	assert_int_equal(threads, 4);
+	assert_int_equal(missing, 0);
+}
+
 static void test_out_of_closids_fails_one_partition(void **state)
 {
 	struct rig rig;
@@ -588,6 +668,7 @@ int main(void)
 		cmocka_unit_test(test_groups_of_others_are_untouched),
 		cmocka_unit_test(test_outside_change_is_undone),
 		cmocka_unit_test(test_tasks_and_cpus),
+		cmocka_unit_test(test_every_thread_of_a_pid),
 		cmocka_unit_test(test_out_of_closids_fails_one_partition),
 		cmocka_unit_test(test_faults_surface_and_others_continue),
 		cmocka_unit_test(test_amd_counter_assignment_rotates),
