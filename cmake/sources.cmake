@@ -26,6 +26,7 @@ set(MPAMCORE_SOURCES
   core/events.c
   core/loop.c
   core/record.c
+  core/record_read.c
   core/error.c
   core/log.c
   core/config_check.c
@@ -60,4 +61,7 @@ set(MPAMCTL_SOURCES
   cli/cmd_check_config.c
   cli/cmd_discover.c
   cli/cmd_ctl.c
+  cli/cmd_plot.c
+  cli/plot.c
+  cli/plot_axis.c
 )
