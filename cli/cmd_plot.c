@@ -88,11 +88,12 @@ int cmd_plot(int argc, char **argv, const struct ctl_options *ctl)
 	int c, rc = EXIT_USAGE;
 
 	(void)ctl;
+	opterr = 0; /* messages of our own, with our prefix */
 	if (!names) {
 		fprintf(stderr, "mpamctl plot: out of memory\n");
 		return EXIT_FAILED;
 	}
-	while ((c = getopt_long(argc, argv, "o:p:h", options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":o:p:h", options, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			opts.output = optarg;
@@ -118,8 +119,14 @@ int cmd_plot(int argc, char **argv, const struct ctl_options *ctl)
 			plot_usage(stdout);
 			rc = EXIT_OK;
 			goto out;
+		case ':':
+			rc = usage_error("option '%s' needs an argument", argv[optind - 1]);
+			goto out;
 		default:
-			fputs("Try 'mpamctl plot --help'.\n", stderr);
+			if (optopt && optopt < 256)
+				rc = usage_error("unknown option '-%c'", optopt);
+			else
+				rc = usage_error("unknown option '%s'", argv[optind - 1]);
 			goto out;
 		}
 	}
