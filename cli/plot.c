@@ -106,6 +106,20 @@ static double text_width(cairo_t *cr, const char *s)
 	return e.x_advance;
 }
 
+/* `s`, cut with "..." to fit in `width`. */
+static void fit_text(cairo_t *cr, const char *s, double width, char *buf, size_t len)
+{
+	size_t n = strlen(s);
+
+	snprintf(buf, len, "%s", s);
+	if (n >= len)
+		n = len - 1;
+	while (n > 1 && text_width(cr, buf) > width) {
+		n--;
+		snprintf(buf, len, "%.*s...", (int)n, s);
+	}
+}
+
 /* ---- ranges ---- */
 
 static int find_ranges(struct plot *p, struct err *err)
@@ -239,41 +253,88 @@ static void set_line(cairo_t *cr, enum line_style style, double width)
 	}
 }
 
+/* A line through many points, at most a few vertices per pixel column: within a column only the
+ * first, lowest, highest and last points are kept, which looks the same and keeps cairo fast on
+ * long records. */
+struct polyline {
+	cairo_t *cr;
+	size_t points; /* in this run */
+	long column;
+	double x, first, low, high, last;
+};
+
+static void polyline_flush(struct polyline *l)
+{
+	if (l->points == 0)
+		return;
+	if (l->points == 1) {
+		cairo_move_to(l->cr, l->x, l->first);
+		return;
+	}
+	cairo_line_to(l->cr, l->x, l->first);
+	if (l->low != l->first && l->low != l->last)
+		cairo_line_to(l->cr, l->x, l->low);
+	if (l->high != l->first && l->high != l->last)
+		cairo_line_to(l->cr, l->x, l->high);
+	cairo_line_to(l->cr, l->x, l->last);
+}
+
+static void polyline_add(struct polyline *l, double x, double y)
+{
+	long column = lround(floor(x));
+
+	if (l->points > 0 && column == l->column) {
+		l->low = fmin(l->low, y);
+		l->high = fmax(l->high, y);
+		l->last = y;
+		l->points++;
+		return;
+	}
+	if (l->points > 0) {
+		polyline_flush(l);
+		l->points = 2; /* later columns draw lines */
+	} else {
+		l->points = 1;
+	}
+	l->column = column;
+	l->x = x;
+	l->first = l->low = l->high = l->last = y;
+}
+
+/* Ends a run: strokes it, or marks an isolated point with a dot. */
+static void polyline_end(struct polyline *l)
+{
+	if (l->points == 1) {
+		cairo_new_path(l->cr);
+		cairo_arc(l->cr, l->x, l->first, 2, 0, 2 * M_PI);
+		cairo_fill(l->cr);
+	} else if (l->points > 1) {
+		polyline_flush(l);
+		cairo_stroke(l->cr);
+	}
+	l->points = 0;
+}
+
 /* The measured bandwidth of one partition: a line through its valid samples, broken where a
  * sample could not be measured; an isolated sample is a dot. */
 static void draw_mbps(struct plot *p, unsigned partition)
 {
 	const struct record_file *f = p->file;
-	cairo_t *cr = p->cr;
-	size_t run = 0;
-	double last_x = 0, last_y = 0;
+	struct polyline line = { .cr = p->cr };
 
 	set_colour(p, partition);
-	set_line(cr, LINE_SOLID, 1.6);
-	cairo_set_line_join(cr, CAIRO_LINE_JOIN_ROUND);
-	for (size_t i = 0; i <= f->sample_count; i++) {
-		const struct record_sample *s = i < f->sample_count ? &f->samples[i] : NULL;
-		if (s && (s->partition != partition || !sample_shown(p, s)))
+	set_line(p->cr, LINE_SOLID, 1.6);
+	cairo_set_line_join(p->cr, CAIRO_LINE_JOIN_ROUND);
+	for (size_t i = 0; i < f->sample_count; i++) {
+		const struct record_sample *s = &f->samples[i];
+		if (s->partition != partition || !sample_shown(p, s))
 			continue;
-		if (s && has_mbps(s)) {
-			double x = x_of(p, &p->bw, s->t_ms / 1000.0), y = y_of(&p->bw, &p->mbps, s->mbps);
-			if (run++ == 0)
-				cairo_move_to(cr, x, y);
-			else
-				cairo_line_to(cr, x, y);
-			last_x = x;
-			last_y = y;
-			continue;
-		}
-		if (run == 1) {
-			cairo_new_path(cr);
-			cairo_arc(cr, last_x, last_y, 2, 0, 2 * M_PI);
-			cairo_fill(cr);
-		} else if (run > 1) {
-			cairo_stroke(cr);
-		}
-		run = 0;
+		if (has_mbps(s))
+			polyline_add(&line, x_of(p, &p->bw, s->t_ms / 1000.0), y_of(&p->bw, &p->mbps, s->mbps));
+		else
+			polyline_end(&line);
 	}
+	polyline_end(&line);
 }
 
 enum stepped_value {
@@ -309,41 +370,41 @@ static void draw_stepped(struct plot *p, unsigned partition, enum stepped_value 
 	const struct record_file *f = p->file;
 	cairo_t *cr = p->cr;
 	bool open = false;
-	double last_y = 0;
+	double start_x = 0, last_x = 0, last_y = 0;
 
 	set_colour(p, partition);
 	set_line(cr, style, width);
 	cairo_set_line_join(cr, CAIRO_LINE_JOIN_MITER);
-	for (size_t i = 0; i < f->sample_count; i++) {
-		const struct record_sample *s = &f->samples[i];
-		double v;
-		if (s->partition != partition || !sample_shown(p, s))
+	/* vertices only where the value changes: long records stay small */
+	for (size_t i = 0; i <= f->sample_count; i++) {
+		const struct record_sample *s = i < f->sample_count ? &f->samples[i] : NULL;
+		double v = 0;
+		if (s && (s->partition != partition || !sample_shown(p, s)))
 			continue;
-		double x = x_of(p, r, s->t_ms / 1000.0);
-		if (!stepped_get(s, which, &v)) {
+		double x = s ? x_of(p, r, s->t_ms / 1000.0) : last_x;
+		if (!s || !stepped_get(s, which, &v)) {
 			if (open) {
-				cairo_line_to(cr, x, last_y);
+				/* the value holds until the next sample; a lone point shows as a short step */
+				double end = s ? x : last_x;
+				if (end - start_x < 3)
+					end = fmin(start_x + 3, r->x + r->w);
+				cairo_line_to(cr, end, last_y);
 				cairo_stroke(cr);
 			}
 			open = false;
 			continue;
 		}
 		double y = y_of(r, a, v);
-		if (!open)
+		if (!open) {
 			cairo_move_to(cr, x, y);
-		else {
+			start_x = x;
+		} else if (y != last_y) {
 			cairo_line_to(cr, x, last_y);
 			cairo_line_to(cr, x, y);
 		}
 		open = true;
+		last_x = x;
 		last_y = y;
-	}
-	if (open) {
-		/* a lone point still shows as a short step */
-		double x, y;
-		cairo_get_current_point(cr, &x, &y);
-		cairo_line_to(cr, fmin(x + 3, r->x + r->w), y);
-		cairo_stroke(cr);
 	}
 }
 
@@ -431,7 +492,7 @@ static void draw_legend(struct plot *p)
 	double x = p->bw.x + p->bw.w + 24, y = p->bw.y + 4;
 	double bottom = p->lim.y + p->lim.h;
 	size_t shown = 0;
-	char more[64];
+	char more[64], name[96];
 
 	font(cr, 12, true);
 	cairo_set_source_rgb(cr, 0.1, 0.1, 0.1);
@@ -453,7 +514,8 @@ static void draw_legend(struct plot *p)
 		cairo_rectangle(cr, x, y - 5, 26, 10);
 		cairo_fill(cr);
 		cairo_set_source_rgb(cr, 0.1, 0.1, 0.1);
-		text_at(cr, x + 34, y, 0, f->partitions[i]);
+		fit_text(cr, f->partitions[i], p->width - (x + 34) - 6, name, sizeof(name));
+		text_at(cr, x + 34, y, 0, name);
 		y += 18;
 		shown++;
 	}
