@@ -15,6 +15,7 @@ struct ctl_command {
 static const struct ctl_command commands[] = {
 	{ "check-config", cmd_check_config, "check a configuration file and print what it means" },
 	{ "discover", cmd_discover, "probe the hardware a configuration names and print its capabilities" },
+	{ "plot", cmd_plot, "draw a record file's bandwidth, limits and events as SVG or PNG" },
 	{ "status", cmd_status, "show the running daemon's state and recent events" },
 	{ "list", cmd_list, "list partitions with their limits and rates" },
 	{ "show", cmd_show, "show everything about one partition" },

@@ -18,6 +18,8 @@ struct ctl_options {
 
 int cmd_check_config(int argc, char **argv, const struct ctl_options *opts);
 int cmd_discover(int argc, char **argv, const struct ctl_options *opts);
+/* Draws a record file as SVG or PNG (cli/cmd_plot.c). */
+int cmd_plot(int argc, char **argv, const struct ctl_options *opts);
 /* Requests to the running daemon over its control socket (cli/cmd_ctl.c). */
 int cmd_status(int argc, char **argv, const struct ctl_options *opts);
 int cmd_list(int argc, char **argv, const struct ctl_options *opts);

@@ -89,11 +89,15 @@ mpamd_layer(mpamd_engine DIRS core/engine
   core/engine/registry.c)
 
 # The programs on top.
-mpamd_layer(mpamd_cli DIRS cli DEPS mpamd_engine SOURCES
+mpamd_layer(mpamd_cli DIRS cli DEPS mpamd_engine LIBS PkgConfig::CAIRO PkgConfig::FONTCONFIG SOURCES
   cli/cmd_check_config.c
   cli/cmd_ctl.c
   cli/cmd_discover.c
+  cli/cmd_plot.c
   cli/pidfile.c
+  cli/plot.c
+  cli/plot_axis.c
+  cli/record_read.c
   cli/tick_table.c)
 
 set(MPAMD_SOURCES cli/mpamd.c)

@@ -1,0 +1,195 @@
+/* mpamctl plot FILE.csv -o OUT.svg|OUT.png: draw a record file. */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "cli/mpamctl.h"
+#include "cli/plot.h"
+#include "core/base/error.h"
+#include "cli/record_read.h"
+
+static void plot_usage(FILE *out)
+{
+	fprintf(out, "Usage: mpamctl plot FILE.csv -o OUT.svg|OUT.png [--partition P]... [--from T] [--to T]\n"
+		     "\n"
+		     "Draw a record file (mpamd --record FILE): per partition over time, the measured\n"
+		     "bandwidth in MB/s (with guarantee_mbps and target_mbps dashed when the file has\n"
+		     "them), the mb_max and mb_min limits in %% of capacity, and the events.\n"
+		     "\n"
+		     "Options:\n"
+		     "  -o, --output FILE     the picture to write; .svg or .png chooses the format\n"
+		     "  -p, --partition P     only partition P (repeat for more; default all)\n"
+		     "      --from T          start at T seconds (from t_ms = 0)\n"
+		     "      --to T            end at T seconds\n"
+		     "  -h, --help            show this help\n"
+		     "\n"
+		     "Exit status: 0 drawn, 1 the file cannot be read or drawn, 2 usage error.\n");
+}
+
+__attribute__((format(printf, 1, 2))) static int usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("mpamctl plot: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputs("\nTry 'mpamctl plot --help'.\n", stderr);
+	return EXIT_USAGE;
+}
+
+/* Seconds: a plain decimal number >= 0. */
+static bool parse_seconds(const char *s, double *ret)
+{
+	char *end;
+
+	if (!*s || strspn(s, "0123456789.eE+-") != strlen(s) || !(s[0] >= '0' && s[0] <= '9'))
+		return false;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (*end || errno == ERANGE || !isfinite(v))
+		return false;
+	*ret = v;
+	return true;
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+
+	return n > m && !strcasecmp(s + n - m, suffix);
+}
+
+int cmd_plot(int argc, char **argv, const struct ctl_options *ctl)
+{
+	enum {
+		OPT_FROM = 256,
+		OPT_TO
+	};
+	static const struct option options[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "partition", required_argument, NULL, 'p' },
+		{ "from", required_argument, NULL, OPT_FROM },
+		{ "to", required_argument, NULL, OPT_TO },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct plot_options opts = { 0 };
+	const char **names = calloc((size_t)argc + 1, sizeof(*names));
+	size_t name_count = 0;
+	struct record_file *file = NULL;
+	bool *selected = NULL;
+	struct err err = { "" };
+	int c, rc = EXIT_USAGE;
+
+	(void)ctl;
+	opterr = 0; /* messages of our own, with our prefix */
+	if (!names) {
+		fprintf(stderr, "mpamctl plot: out of memory\n");
+		return EXIT_FAILED;
+	}
+	while ((c = getopt_long(argc, argv, ":o:p:h", options, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			opts.output = optarg;
+			break;
+		case 'p':
+			names[name_count++] = optarg;
+			break;
+		case OPT_FROM:
+			if (!parse_seconds(optarg, &opts.from_s)) {
+				rc = usage_error("--from must be a number of seconds, not '%s'", optarg);
+				goto out;
+			}
+			opts.has_from = true;
+			break;
+		case OPT_TO:
+			if (!parse_seconds(optarg, &opts.to_s)) {
+				rc = usage_error("--to must be a number of seconds, not '%s'", optarg);
+				goto out;
+			}
+			opts.has_to = true;
+			break;
+		case 'h':
+			plot_usage(stdout);
+			rc = EXIT_OK;
+			goto out;
+		case ':':
+			rc = usage_error("option '%s' needs an argument", argv[optind - 1]);
+			goto out;
+		default:
+			if (optopt && optopt < 256)
+				rc = usage_error("unknown option '-%c'", optopt);
+			else
+				rc = usage_error("unknown option '%s'", argv[optind - 1]);
+			goto out;
+		}
+	}
+	if (optind >= argc) {
+		rc = usage_error("missing the record file (FILE.csv)");
+		goto out;
+	}
+	if (optind + 1 < argc) {
+		rc = usage_error("one record file only; unexpected '%s'", argv[optind + 1]);
+		goto out;
+	}
+	if (!opts.output) {
+		rc = usage_error("missing -o OUT.svg or -o OUT.png");
+		goto out;
+	}
+	if (ends_with(opts.output, ".svg")) {
+		opts.format = PLOT_SVG;
+	} else if (ends_with(opts.output, ".png")) {
+		opts.format = PLOT_PNG;
+	} else {
+		rc = usage_error("-o %s: the name must end in .svg or .png", opts.output);
+		goto out;
+	}
+	if (opts.has_from && opts.has_to && !(opts.from_s < opts.to_s)) {
+		rc = usage_error("--from %g must be less than --to %g", opts.from_s, opts.to_s);
+		goto out;
+	}
+
+	rc = EXIT_FAILED;
+	const char *path = argv[optind];
+	if (record_file_new(path, &file, &err) < 0) {
+		fprintf(stderr, "mpamctl plot: %s\n", err.text);
+		goto out;
+	}
+	if (name_count) {
+		selected = calloc(file->partition_count + 1, sizeof(*selected));
+		if (!selected) {
+			fprintf(stderr, "mpamctl plot: out of memory\n");
+			goto out;
+		}
+		for (size_t i = 0; i < name_count; i++) {
+			long index = record_file_find_partition(file, names[i]);
+			if (index >= 0) {
+				selected[index] = true;
+				continue;
+			}
+			fprintf(stderr, "mpamctl plot: no partition '%s' in %s; it has:", names[i], path);
+			for (size_t k = 0; k < file->partition_count; k++)
+				fprintf(stderr, "%s %s", k ? "," : "", file->partitions[k]);
+			fprintf(stderr, "%s\n", file->partition_count ? "" : " none");
+			goto out;
+		}
+		opts.selected = selected;
+	}
+	opts.title = path;
+	if (plot_render(file, &opts, &err) < 0) {
+		fprintf(stderr, "mpamctl plot: %s\n", err.text);
+		goto out;
+	}
+	rc = EXIT_OK;
+out:
+	record_file_free(file);
+	free(selected);
+	free(names);
+	return rc;
+}

@@ -1,0 +1,788 @@
+#include "cli/plot.h"
+
+#include <cairo-svg.h>
+#include <cairo.h>
+#include <errno.h>
+#include <fontconfig/fontconfig.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/plot_axis.h"
+
+#define FONT		"DejaVu Sans"
+#define EVENT_LABEL_MAX 24 /* characters of an event shown next to its marker */
+#define EVENT_ROWS	3  /* rows of event labels before labels are left out */
+
+struct rgb {
+	double r, g, b;
+};
+
+/* Tableau 10: distinct, readable on white, friendly to colour-blind readers. */
+static const struct rgb palette[] = {
+	{ 0.122, 0.467, 0.706 }, { 1.000, 0.498, 0.055 }, { 0.173, 0.627, 0.173 }, { 0.839, 0.153, 0.157 },
+	{ 0.580, 0.404, 0.741 }, { 0.549, 0.337, 0.294 }, { 0.890, 0.467, 0.761 }, { 0.498, 0.498, 0.498 },
+	{ 0.737, 0.741, 0.133 }, { 0.090, 0.745, 0.812 },
+};
+#define PALETTE_SIZE (sizeof(palette) / sizeof(palette[0]))
+
+struct rect {
+	double x, y, w, h;
+};
+
+struct plot {
+	const struct record_file *file;
+	const struct plot_options *opts;
+	cairo_t *cr;
+	double width, height;
+	struct rect bw, lim; /* the two panels' plotting areas */
+	struct axis_ticks t, mbps, pct;
+	double t_lo, t_hi; /* selected time range in seconds */
+	unsigned *colour;  /* per partition: palette index among the drawn ones */
+	size_t drawn;	   /* partitions drawn */
+	size_t points;	   /* samples drawn */
+	bool any_guarantee, any_target, any_event;
+};
+
+static bool partition_drawn(const struct plot *p, unsigned partition)
+{
+	return !p->opts->selected || p->opts->selected[partition];
+}
+
+/* A sample this plot shows: a total, of a drawn partition, in the time range. */
+static bool sample_shown(const struct plot *p, const struct record_sample *s)
+{
+	double t = s->t_ms / 1000.0;
+
+	return s->domain == 0 && partition_drawn(p, s->partition) && t >= p->t_lo && t <= p->t_hi;
+}
+
+static bool has_mbps(const struct record_sample *s)
+{
+	return (s->flags & (RECORD_MBPS | RECORD_VALID)) == (RECORD_MBPS | RECORD_VALID);
+}
+
+static void set_colour(const struct plot *p, unsigned partition)
+{
+	const struct rgb *c = &palette[p->colour[partition] % PALETTE_SIZE];
+
+	cairo_set_source_rgb(p->cr, c->r, c->g, c->b);
+}
+
+static double x_of(const struct plot *p, const struct rect *r, double t_s)
+{
+	return r->x + (t_s - p->t.lo) / (p->t.hi - p->t.lo) * r->w;
+}
+
+static double y_of(const struct rect *r, const struct axis_ticks *a, double v)
+{
+	return r->y + r->h - (v - a->lo) / (a->hi - a->lo) * r->h;
+}
+
+static void font(cairo_t *cr, double size, bool bold)
+{
+	cairo_select_font_face(cr, FONT, CAIRO_FONT_SLANT_NORMAL,
+			       bold ? CAIRO_FONT_WEIGHT_BOLD : CAIRO_FONT_WEIGHT_NORMAL);
+	cairo_set_font_size(cr, size);
+}
+
+/* Text with its reference point at (x, y): align 0 left, 0.5 centre, 1 right; vertically centred. */
+static void text_at(cairo_t *cr, double x, double y, double align, const char *s)
+{
+	cairo_text_extents_t e;
+	cairo_font_extents_t f;
+
+	cairo_text_extents(cr, s, &e);
+	cairo_font_extents(cr, &f);
+	cairo_move_to(cr, x - align * e.x_advance, y + (f.ascent - f.descent) / 2);
+	cairo_show_text(cr, s);
+}
+
+static double text_width(cairo_t *cr, const char *s)
+{
+	cairo_text_extents_t e;
+
+	cairo_text_extents(cr, s, &e);
+	return e.x_advance;
+}
+
+/* `s`, cut with "..." to fit in `width`. */
+static void fit_text(cairo_t *cr, const char *s, double width, char *buf, size_t len)
+{
+	size_t n = strlen(s);
+
+	snprintf(buf, len, "%s", s);
+	if (n >= len)
+		n = len - 1;
+	while (n > 1 && text_width(cr, buf) > width) {
+		n--;
+		snprintf(buf, len, "%.*s...", (int)n, s);
+	}
+}
+
+/* ---- ranges ---- */
+
+static int find_ranges(struct plot *p, struct err *err)
+{
+	const struct record_file *f = p->file;
+	double t_min = INFINITY, t_max = -INFINITY, y_max = 0;
+
+	for (size_t i = 0; i < f->sample_count; i++) {
+		const struct record_sample *s = &f->samples[i];
+		if (!sample_shown(p, s))
+			continue;
+		double t = s->t_ms / 1000.0;
+		t_min = fmin(t_min, t);
+		t_max = fmax(t_max, t);
+		if (has_mbps(s))
+			y_max = fmax(y_max, s->mbps);
+		if (s->flags & RECORD_GUARANTEE) {
+			y_max = fmax(y_max, s->guarantee_mbps);
+			p->any_guarantee = true;
+		}
+		if (s->flags & RECORD_TARGET) {
+			y_max = fmax(y_max, s->target_mbps);
+			p->any_target = true;
+		}
+		if (s->event)
+			p->any_event = true;
+		p->points++;
+	}
+	if (p->points == 0) {
+		if (p->opts->has_from || p->opts->has_to)
+			return err_set(err, -ENODATA, "%s: no samples of the selected partitions in the time range",
+				       f->name);
+		return err_set(err, -ENODATA, "%s: no samples to plot", f->name);
+	}
+	if (p->opts->has_from)
+		t_min = p->opts->from_s;
+	if (p->opts->has_to)
+		t_max = p->opts->to_s;
+	if (axis_ticks(t_min, t_max, 10, &p->t) < 0 || axis_ticks(0, y_max * 1.05, 6, &p->mbps) < 0 ||
+	    axis_ticks(0, 100, 5, &p->pct) < 0)
+		return err_set(err, -ERANGE, "%s: values out of the range that can be drawn", f->name);
+	return 0;
+}
+
+/* ---- axes ---- */
+
+static void draw_panel_frame(struct plot *p, const struct rect *r, const struct axis_ticks *y, const char *unit,
+			     bool time_labels)
+{
+	cairo_t *cr = p->cr;
+	char buf[64];
+
+	/* grid */
+	cairo_set_line_width(cr, 1);
+	cairo_set_source_rgb(cr, 0.88, 0.88, 0.88);
+	for (unsigned i = 0; i < y->count; i++) {
+		double yy = round(y_of(r, y, axis_tick(y, i))) + 0.5;
+		cairo_move_to(cr, r->x, yy);
+		cairo_line_to(cr, r->x + r->w, yy);
+	}
+	for (unsigned i = 0; i < p->t.count; i++) {
+		double xx = round(x_of(p, r, axis_tick(&p->t, i))) + 0.5;
+		cairo_move_to(cr, xx, r->y);
+		cairo_line_to(cr, xx, r->y + r->h);
+	}
+	cairo_stroke(cr);
+
+	/* frame and tick labels */
+	cairo_set_source_rgb(cr, 0.25, 0.25, 0.25);
+	cairo_rectangle(cr, r->x + 0.5, r->y + 0.5, r->w, r->h);
+	cairo_stroke(cr);
+	font(cr, 11, false);
+	for (unsigned i = 0; i < y->count; i++) {
+		double v = axis_tick(y, i);
+		double yy = y_of(r, y, v);
+		axis_format(y, v, buf, sizeof(buf));
+		cairo_move_to(cr, r->x - 4, yy);
+		cairo_line_to(cr, r->x, yy);
+		cairo_stroke(cr);
+		text_at(cr, r->x - 7, yy, 1, buf);
+	}
+	for (unsigned i = 0; i < p->t.count; i++) {
+		double v = axis_tick(&p->t, i);
+		double xx = x_of(p, r, v);
+		cairo_move_to(cr, xx, r->y + r->h);
+		cairo_line_to(cr, xx, r->y + r->h + 4);
+		cairo_stroke(cr);
+		if (time_labels) {
+			axis_format(&p->t, v, buf, sizeof(buf));
+			text_at(cr, xx, r->y + r->h + 14, 0.5, buf);
+		}
+	}
+
+	/* the unit, written up the left side */
+	font(cr, 12, false);
+	cairo_save(cr);
+	cairo_translate(cr, r->x - 62, r->y + r->h / 2);
+	cairo_rotate(cr, -M_PI / 2);
+	text_at(cr, 0, 0, 0.5, unit);
+	cairo_restore(cr);
+}
+
+/* ---- series ---- */
+
+enum line_style {
+	LINE_SOLID,
+	LINE_DASHED,
+	LINE_DASH_DOT,
+	LINE_DOTTED,
+};
+
+static void set_line(cairo_t *cr, enum line_style style, double width)
+{
+	static const double dashed[] = { 7, 4 }, dash_dot[] = { 8, 3, 2, 3 }, dotted[] = { 1.5, 3 };
+
+	cairo_set_line_width(cr, width);
+	cairo_set_line_cap(cr, style == LINE_DOTTED ? CAIRO_LINE_CAP_ROUND : CAIRO_LINE_CAP_BUTT);
+	switch (style) {
+	case LINE_SOLID:
+		cairo_set_dash(cr, NULL, 0, 0);
+		break;
+	case LINE_DASHED:
+		cairo_set_dash(cr, dashed, 2, 0);
+		break;
+	case LINE_DASH_DOT:
+		cairo_set_dash(cr, dash_dot, 4, 0);
+		break;
+	case LINE_DOTTED:
+		cairo_set_dash(cr, dotted, 2, 0);
+		break;
+	}
+}
+
+/* A line through many points, at most a few vertices per pixel column: within a column only the
+ * first, lowest, highest and last points are kept, which looks the same and keeps cairo fast on
+ * long records. */
+struct polyline {
+	cairo_t *cr;
+	size_t points; /* in this run */
+	long column;
+	double x, first, low, high, last;
+};
+
+static void polyline_flush(struct polyline *l)
+{
+	if (l->points == 0)
+		return;
+	if (l->points == 1) {
+		cairo_move_to(l->cr, l->x, l->first);
+		return;
+	}
+	cairo_line_to(l->cr, l->x, l->first);
+	if (l->low != l->first && l->low != l->last)
+		cairo_line_to(l->cr, l->x, l->low);
+	if (l->high != l->first && l->high != l->last)
+		cairo_line_to(l->cr, l->x, l->high);
+	cairo_line_to(l->cr, l->x, l->last);
+}
+
+static void polyline_add(struct polyline *l, double x, double y)
+{
+	long column = lround(floor(x));
+
+	if (l->points > 0 && column == l->column) {
+		l->low = fmin(l->low, y);
+		l->high = fmax(l->high, y);
+		l->last = y;
+		l->points++;
+		return;
+	}
+	if (l->points > 0) {
+		polyline_flush(l);
+		l->points = 2; /* later columns draw lines */
+	} else {
+		l->points = 1;
+	}
+	l->column = column;
+	l->x = x;
+	l->first = l->low = l->high = l->last = y;
+}
+
+/* Ends a run: strokes it, or marks an isolated point with a dot. */
+static void polyline_end(struct polyline *l)
+{
+	if (l->points == 1) {
+		cairo_new_path(l->cr);
+		cairo_arc(l->cr, l->x, l->first, 2, 0, 2 * M_PI);
+		cairo_fill(l->cr);
+	} else if (l->points > 1) {
+		polyline_flush(l);
+		cairo_stroke(l->cr);
+	}
+	l->points = 0;
+}
+
+/* The measured bandwidth of one partition: a line through its valid samples, broken where a
+ * sample could not be measured; an isolated sample is a dot. */
+static void draw_mbps(struct plot *p, unsigned partition)
+{
+	const struct record_file *f = p->file;
+	struct polyline line = { .cr = p->cr };
+
+	set_colour(p, partition);
+	set_line(p->cr, LINE_SOLID, 1.6);
+	cairo_set_line_join(p->cr, CAIRO_LINE_JOIN_ROUND);
+	for (size_t i = 0; i < f->sample_count; i++) {
+		const struct record_sample *s = &f->samples[i];
+		if (s->partition != partition || !sample_shown(p, s))
+			continue;
+		if (has_mbps(s))
+			polyline_add(&line, x_of(p, &p->bw, s->t_ms / 1000.0), y_of(&p->bw, &p->mbps, s->mbps));
+		else
+			polyline_end(&line);
+	}
+	polyline_end(&line);
+}
+
+enum stepped_value {
+	VALUE_MB_MAX,
+	VALUE_MB_MIN,
+	VALUE_GUARANTEE,
+	VALUE_TARGET,
+};
+
+static bool stepped_get(const struct record_sample *s, enum stepped_value which, double *v)
+{
+	switch (which) {
+	case VALUE_MB_MAX:
+		*v = s->mb_max;
+		return true;
+	case VALUE_MB_MIN:
+		*v = s->mb_min;
+		return true;
+	case VALUE_GUARANTEE:
+		*v = s->guarantee_mbps;
+		return s->flags & RECORD_GUARANTEE;
+	case VALUE_TARGET:
+		*v = s->target_mbps;
+		return s->flags & RECORD_TARGET;
+	}
+	return false;
+}
+
+/* A value that holds until it changes (a limit, a setting): a stepped line, broken where unset. */
+static void draw_stepped(struct plot *p, unsigned partition, enum stepped_value which, const struct rect *r,
+			 const struct axis_ticks *a, enum line_style style, double width)
+{
+	const struct record_file *f = p->file;
+	cairo_t *cr = p->cr;
+	bool open = false;
+	double start_x = 0, last_x = 0, last_y = 0;
+
+	set_colour(p, partition);
+	set_line(cr, style, width);
+	cairo_set_line_join(cr, CAIRO_LINE_JOIN_MITER);
+	/* vertices only where the value changes: long records stay small */
+	for (size_t i = 0; i <= f->sample_count; i++) {
+		const struct record_sample *s = i < f->sample_count ? &f->samples[i] : NULL;
+		double v = 0;
+		if (s && (s->partition != partition || !sample_shown(p, s)))
+			continue;
+		double x = s ? x_of(p, r, s->t_ms / 1000.0) : last_x;
+		if (!s || !stepped_get(s, which, &v)) {
+			if (open) {
+				/* the value holds until the next sample; a lone point shows as a short step */
+				double end = s ? x : last_x;
+				if (end - start_x < 3)
+					end = fmin(start_x + 3, r->x + r->w);
+				cairo_line_to(cr, end, last_y);
+				cairo_stroke(cr);
+			}
+			open = false;
+			continue;
+		}
+		double y = y_of(r, a, v);
+		if (!open) {
+			cairo_move_to(cr, x, y);
+			start_x = x;
+		} else if (y != last_y) {
+			cairo_line_to(cr, x, last_y);
+			cairo_line_to(cr, x, y);
+		}
+		open = true;
+		last_x = x;
+		last_y = y;
+	}
+}
+
+/* ---- events ---- */
+
+/* "guarantee: mb_min 0% -> 30% ..." is labelled "guarantee"; long text is cut with "...". */
+static void event_label(const char *event, char *buf, size_t len)
+{
+	size_t n = strcspn(event, ":\n\r");
+
+	if (n == 0)
+		n = strlen(event);
+	if (n > EVENT_LABEL_MAX) {
+		snprintf(buf, len, "%.*s...", EVENT_LABEL_MAX - 3, event);
+		return;
+	}
+	snprintf(buf, len, "%.*s", (int)n, event);
+}
+
+static void draw_events(struct plot *p)
+{
+	const struct record_file *f = p->file;
+	cairo_t *cr = p->cr;
+	double row_end[EVENT_ROWS];
+	char label[EVENT_LABEL_MAX + 8];
+
+	for (size_t i = 0; i < EVENT_ROWS; i++)
+		row_end[i] = -INFINITY;
+	font(cr, 9, false);
+	for (size_t i = 0; i < f->sample_count; i++) {
+		const struct record_sample *s = &f->samples[i];
+		if (!s->event || !sample_shown(p, s))
+			continue;
+		double x = round(x_of(p, &p->bw, s->t_ms / 1000.0)) + 0.5;
+
+		/* a thin line through the bandwidth panel, a triangle on its top edge */
+		set_colour(p, s->partition);
+		set_line(cr, LINE_DOTTED, 1);
+		cairo_move_to(cr, x, p->bw.y);
+		cairo_line_to(cr, x, p->bw.y + p->bw.h);
+		cairo_stroke(cr);
+		cairo_move_to(cr, x - 4, p->bw.y - 7);
+		cairo_line_to(cr, x + 4, p->bw.y - 7);
+		cairo_line_to(cr, x, p->bw.y);
+		cairo_close_path(cr);
+		cairo_fill(cr);
+
+		/* its label in the first row with room; none when every row is taken there */
+		event_label(s->event, label, sizeof(label));
+		double w = text_width(cr, label);
+		for (size_t row = 0; row < EVENT_ROWS; row++) {
+			if (x + 3 < row_end[row] || x + 3 + w > p->bw.x + p->bw.w)
+				continue;
+			double y = p->bw.y + 9 + row * 12;
+			cairo_set_source_rgba(cr, 1, 1, 1, 0.8);
+			cairo_rectangle(cr, x + 2, y - 5.5, w + 2, 11);
+			cairo_fill(cr);
+			set_colour(p, s->partition);
+			text_at(cr, x + 3, y, 0, label);
+			row_end[row] = x + 3 + w + 6;
+			break;
+		}
+	}
+}
+
+/* ---- legend ---- */
+
+static void legend_line(struct plot *p, double x, double y, enum line_style style, const char *text)
+{
+	cairo_t *cr = p->cr;
+
+	cairo_set_source_rgb(cr, 0.3, 0.3, 0.3);
+	set_line(cr, style, 2);
+	cairo_move_to(cr, x, y);
+	cairo_line_to(cr, x + 26, y);
+	cairo_stroke(cr);
+	cairo_set_source_rgb(cr, 0.1, 0.1, 0.1);
+	text_at(cr, x + 34, y, 0, text);
+}
+
+static void draw_legend(struct plot *p)
+{
+	const struct record_file *f = p->file;
+	cairo_t *cr = p->cr;
+	double x = p->bw.x + p->bw.w + 24, y = p->bw.y + 4;
+	double bottom = p->lim.y + p->lim.h;
+	size_t shown = 0;
+	char more[64], name[96];
+
+	font(cr, 12, true);
+	cairo_set_source_rgb(cr, 0.1, 0.1, 0.1);
+	text_at(cr, x, y, 0, "partitions");
+	y += 20;
+	font(cr, 12, false);
+	/* the line styles take 6 rows below */
+	for (size_t i = 0; i < f->partition_count; i++) {
+		if (!partition_drawn(p, (unsigned)i))
+			continue;
+		if (y > bottom - 8 * 18 && shown + 1 < p->drawn) {
+			snprintf(more, sizeof(more), "and %zu more", p->drawn - shown);
+			cairo_set_source_rgb(cr, 0.1, 0.1, 0.1);
+			text_at(cr, x + 34, y, 0, more);
+			y += 18;
+			break;
+		}
+		set_colour(p, (unsigned)i);
+		cairo_rectangle(cr, x, y - 5, 26, 10);
+		cairo_fill(cr);
+		cairo_set_source_rgb(cr, 0.1, 0.1, 0.1);
+		fit_text(cr, f->partitions[i], p->width - (x + 34) - 6, name, sizeof(name));
+		text_at(cr, x + 34, y, 0, name);
+		y += 18;
+		shown++;
+	}
+	y += 10;
+	font(cr, 12, true);
+	cairo_set_source_rgb(cr, 0.1, 0.1, 0.1);
+	text_at(cr, x, y, 0, "lines");
+	y += 20;
+	font(cr, 12, false);
+	legend_line(p, x, y, LINE_SOLID, "measured MB/s");
+	y += 18;
+	if (p->any_guarantee) {
+		legend_line(p, x, y, LINE_DASHED, "guarantee MB/s");
+		y += 18;
+	}
+	if (p->any_target) {
+		legend_line(p, x, y, LINE_DASH_DOT, "target MB/s");
+		y += 18;
+	}
+	legend_line(p, x, y, LINE_SOLID, "mb_max % (below)");
+	y += 18;
+	legend_line(p, x, y, LINE_DOTTED, "mb_min % (below)");
+	y += 18;
+	if (p->any_event) {
+		cairo_set_source_rgb(cr, 0.3, 0.3, 0.3);
+		cairo_move_to(cr, x + 9, y - 4);
+		cairo_line_to(cr, x + 17, y - 4);
+		cairo_line_to(cr, x + 13, y + 3);
+		cairo_close_path(cr);
+		cairo_fill(cr);
+		cairo_set_source_rgb(cr, 0.1, 0.1, 0.1);
+		text_at(cr, x + 34, y, 0, "event");
+	}
+}
+
+/* ---- the whole picture ---- */
+
+static void draw(struct plot *p)
+{
+	cairo_t *cr = p->cr;
+	char buf[512];
+
+	cairo_set_source_rgb(cr, 1, 1, 1);
+	cairo_paint(cr);
+
+	font(cr, 16, true);
+	cairo_set_source_rgb(cr, 0.1, 0.1, 0.1);
+	snprintf(buf, sizeof(buf), "%s", p->opts->title ? p->opts->title : p->file->name);
+	text_at(cr, p->bw.x, 22, 0, buf);
+
+	draw_panel_frame(p, &p->bw, &p->mbps, "bandwidth (MB/s)", false);
+	draw_panel_frame(p, &p->lim, &p->pct, "limit (% of capacity)", true);
+	font(cr, 12, false);
+	text_at(cr, p->lim.x + p->lim.w / 2, p->lim.y + p->lim.h + 34, 0.5, "time (s)");
+
+	cairo_save(cr);
+	cairo_rectangle(cr, p->bw.x, p->bw.y, p->bw.w, p->bw.h);
+	cairo_clip(cr);
+	for (size_t i = 0; i < p->file->partition_count; i++) {
+		if (!partition_drawn(p, (unsigned)i))
+			continue;
+		if (p->any_guarantee)
+			draw_stepped(p, (unsigned)i, VALUE_GUARANTEE, &p->bw, &p->mbps, LINE_DASHED, 1.4);
+		if (p->any_target)
+			draw_stepped(p, (unsigned)i, VALUE_TARGET, &p->bw, &p->mbps, LINE_DASH_DOT, 1.4);
+		draw_mbps(p, (unsigned)i);
+	}
+	cairo_restore(cr);
+
+	cairo_save(cr);
+	/* a little room above 100% and below 0% so lines on the frame stay visible */
+	cairo_rectangle(cr, p->lim.x, p->lim.y - 3, p->lim.w, p->lim.h + 6);
+	cairo_clip(cr);
+	for (size_t i = 0; i < p->file->partition_count; i++) {
+		if (!partition_drawn(p, (unsigned)i))
+			continue;
+		draw_stepped(p, (unsigned)i, VALUE_MB_MAX, &p->lim, &p->pct, LINE_SOLID, 1.6);
+		draw_stepped(p, (unsigned)i, VALUE_MB_MIN, &p->lim, &p->pct, LINE_DOTTED, 2);
+	}
+	cairo_restore(cr);
+
+	draw_events(p);
+	draw_legend(p);
+}
+
+/* ---- output ---- */
+
+struct buffer {
+	char *data;
+	size_t len, cap;
+	bool failed;
+};
+
+static cairo_status_t buffer_write(void *closure, const unsigned char *data, unsigned int length)
+{
+	struct buffer *b = closure;
+
+	if (b->len + length > b->cap) {
+		size_t cap = b->cap ? b->cap : 65536;
+		while (cap < b->len + length)
+			cap *= 2;
+		char *grown = realloc(b->data, cap);
+		if (!grown) {
+			b->failed = true;
+			return CAIRO_STATUS_NO_MEMORY;
+		}
+		b->data = grown;
+		b->cap = cap;
+	}
+	memcpy(b->data + b->len, data, length);
+	b->len += length;
+	return CAIRO_STATUS_SUCCESS;
+}
+
+static void xml_escaped(FILE *out, const char *s)
+{
+	for (; *s; s++) {
+		switch (*s) {
+		case '&':
+			fputs("&amp;", out);
+			break;
+		case '<':
+			fputs("&lt;", out);
+			break;
+		case '>':
+			fputs("&gt;", out);
+			break;
+		case '"':
+			fputs("&quot;", out);
+			break;
+		default:
+			fputc(*s, out);
+		}
+	}
+}
+
+/* cairo draws text as glyph outlines: the SVG gets a <title> and a <desc> naming the partitions
+ * and their colours, for screen readers and for searching. */
+static void write_svg_description(const struct plot *p, FILE *out)
+{
+	fputs("<title>", out);
+	xml_escaped(out, p->opts->title ? p->opts->title : p->file->name);
+	fputs("</title>\n<desc>mpamd record plot. Legend: ", out);
+	bool first = true;
+	for (size_t i = 0; i < p->file->partition_count; i++) {
+		if (!partition_drawn(p, (unsigned)i))
+			continue;
+		const struct rgb *c = &palette[p->colour[i] % PALETTE_SIZE];
+		fprintf(out, "%s", first ? "" : ", ");
+		xml_escaped(out, p->file->partitions[i]);
+		fprintf(out, " (#%02x%02x%02x)", (unsigned)lround(c->r * 255), (unsigned)lround(c->g * 255),
+			(unsigned)lround(c->b * 255));
+		first = false;
+	}
+	fputs(". Upper panel: bandwidth in MB/s; lower panel: mb_max and mb_min in % of capacity; "
+	      "time in seconds.</desc>\n",
+	      out);
+}
+
+static int write_svg(struct plot *p, struct err *err)
+{
+	struct buffer b = { 0 };
+	cairo_surface_t *surface = cairo_svg_surface_create_for_stream(buffer_write, &b, p->width, p->height);
+	int r = 0;
+
+	cairo_svg_surface_set_document_unit(surface, CAIRO_SVG_UNIT_PX);
+	p->cr = cairo_create(surface);
+	draw(p);
+	cairo_status_t status = cairo_status(p->cr);
+	cairo_destroy(p->cr);
+	p->cr = NULL;
+	cairo_surface_finish(surface);
+	if (status == CAIRO_STATUS_SUCCESS)
+		status = cairo_surface_status(surface);
+	cairo_surface_destroy(surface);
+	if (status != CAIRO_STATUS_SUCCESS || b.failed) {
+		r = err_set(err, -EIO, "cannot draw the SVG: %s", cairo_status_to_string(status));
+		goto out;
+	}
+
+	/* the description goes right after the <svg ...> start tag */
+	char *svg = b.data ? memmem(b.data, b.len, "<svg", 4) : NULL;
+	char *end = svg ? memchr(svg, '>', b.len - (size_t)(svg - b.data)) : NULL;
+	if (!end) {
+		r = err_set(err, -EIO, "cannot draw the SVG: cairo wrote no <svg> element");
+		goto out;
+	}
+	size_t head = (size_t)(end + 1 - b.data);
+	FILE *out = fopen(p->opts->output, "we");
+	if (!out) {
+		int saved = errno;
+		r = err_set(err, -saved, "cannot create %s: %s", p->opts->output, strerror(saved));
+		goto out;
+	}
+	fwrite(b.data, 1, head, out);
+	fputc('\n', out);
+	write_svg_description(p, out);
+	fwrite(b.data + head, 1, b.len - head, out);
+	bool failed = ferror(out);
+	if (fclose(out) != 0 || failed) {
+		int saved = errno ? errno : EIO;
+		r = err_set(err, -saved, "cannot write %s: %s", p->opts->output, strerror(saved));
+	}
+out:
+	free(b.data);
+	return r;
+}
+
+static int write_png(struct plot *p, struct err *err)
+{
+	cairo_surface_t *surface = cairo_image_surface_create(CAIRO_FORMAT_RGB24, (int)p->width, (int)p->height);
+	cairo_status_t status = cairo_surface_status(surface);
+
+	if (status == CAIRO_STATUS_SUCCESS) {
+		p->cr = cairo_create(surface);
+		draw(p);
+		status = cairo_status(p->cr);
+		cairo_destroy(p->cr);
+		p->cr = NULL;
+	}
+	if (status != CAIRO_STATUS_SUCCESS) {
+		cairo_surface_destroy(surface);
+		return err_set(err, -EIO, "cannot draw the PNG: %s", cairo_status_to_string(status));
+	}
+	errno = 0;
+	status = cairo_surface_write_to_png(surface, p->opts->output);
+	cairo_surface_destroy(surface);
+	if (status != CAIRO_STATUS_SUCCESS) {
+		int saved = errno ? errno : EIO;
+		return err_set(err, -saved, "cannot write %s: %s", p->opts->output,
+			       status == CAIRO_STATUS_WRITE_ERROR ? strerror(saved) : cairo_status_to_string(status));
+	}
+	return 0;
+}
+
+int plot_render(const struct record_file *file, const struct plot_options *opts, struct err *err)
+{
+	struct plot p = { .file = file, .opts = opts };
+	int r;
+
+	p.width = opts->width ? opts->width : PLOT_DEFAULT_WIDTH;
+	p.height = opts->height ? opts->height : PLOT_DEFAULT_HEIGHT;
+	if (p.width < 400 || p.height < 300 || p.width > 10000 || p.height > 10000)
+		return err_set(err, -EINVAL, "plot size %gx%g out of range 400x300..10000x10000", p.width, p.height);
+	p.t_lo = opts->has_from ? opts->from_s : -INFINITY;
+	p.t_hi = opts->has_to ? opts->to_s : INFINITY;
+	p.colour = calloc(file->partition_count + 1, sizeof(*p.colour));
+	if (!p.colour)
+		return err_set(err, -ENOMEM, "out of memory");
+	for (size_t i = 0; i < file->partition_count; i++)
+		if (partition_drawn(&p, (unsigned)i))
+			p.colour[i] = (unsigned)p.drawn++;
+
+	/* layout: title, the bandwidth panel (about 60%), the limits panel, time labels; legend right */
+	double left = 84, right = 210, top = 58, bottom = 56, gap = 22;
+	double h = p.height - top - bottom - gap;
+	p.bw = (struct rect){ left, top, p.width - left - right, round(h * 0.64) };
+	p.lim = (struct rect){ left, top + p.bw.h + gap, p.bw.w, h - p.bw.h };
+
+	r = find_ranges(&p, err);
+	if (r == 0)
+		r = opts->format == PLOT_SVG ? write_svg(&p, err) : write_png(&p, err);
+	free(p.colour);
+	/* cairo and fontconfig keep fonts in caches for the process's life: released, so that leak
+	 * checkers (the sanitizer build) see a clean exit; the next plot builds them again */
+	cairo_debug_reset_static_data();
+	FcFini();
+	return r;
+}

@@ -1,0 +1,467 @@
+#include "cli/record_read.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Limits that keep a damaged file from taking all memory or time. */
+#define RECORD_MAX_BYTES  (1u << 20) /* one record (line), quotes included */
+#define RECORD_MAX_FIELDS 1024
+#define RECORD_MAX_NAMES  4096 /* distinct partitions, distinct domains */
+
+/* ---- CSV records ---- */
+
+struct csv {
+	FILE *in;
+	const char *name;
+	unsigned long line;  /* physical line of the next character */
+	unsigned long start; /* line where the current record started */
+	char *text;	     /* the record's fields, each NUL-terminated */
+	size_t len, cap;
+	size_t *fields; /* offsets into text */
+	size_t count, fields_cap;
+};
+
+static int csv_put(struct csv *csv, char c, struct err *err)
+{
+	if (csv->len + 1 >= csv->cap) {
+		if (csv->cap >= RECORD_MAX_BYTES)
+			return err_set(err, -E2BIG, "%s:%lu: line too long (more than %u bytes)", csv->name, csv->start,
+				       RECORD_MAX_BYTES);
+		size_t cap = csv->cap ? csv->cap * 2 : 256;
+		char *grown = realloc(csv->text, cap);
+		if (!grown)
+			return err_set(err, -ENOMEM, "%s:%lu: out of memory", csv->name, csv->start);
+		csv->text = grown;
+		csv->cap = cap;
+	}
+	csv->text[csv->len++] = c;
+	return 0;
+}
+
+static int csv_begin_field(struct csv *csv, struct err *err)
+{
+	if (csv->count == csv->fields_cap) {
+		if (csv->fields_cap >= RECORD_MAX_FIELDS)
+			return err_set(err, -E2BIG, "%s:%lu: too many fields (more than %u)", csv->name, csv->start,
+				       RECORD_MAX_FIELDS);
+		size_t cap = csv->fields_cap ? csv->fields_cap * 2 : 16;
+		size_t *grown = realloc(csv->fields, cap * sizeof(*grown));
+		if (!grown)
+			return err_set(err, -ENOMEM, "%s:%lu: out of memory", csv->name, csv->start);
+		csv->fields = grown;
+		csv->fields_cap = cap;
+	}
+	csv->fields[csv->count++] = csv->len;
+	return 0;
+}
+
+static const char *csv_field(const struct csv *csv, size_t i)
+{
+	return csv->text + csv->fields[i];
+}
+
+/* After a line break character `c` (CR or LF): consumes the LF of a CRLF. */
+static int csv_end_line(struct csv *csv, int c, struct err *err)
+{
+	if (c == '\r') {
+		int next = getc(csv->in);
+		if (next != '\n')
+			return err_set(err, -EINVAL, "%s:%lu: carriage return not followed by a line feed", csv->name,
+				       csv->line);
+	}
+	csv->line++;
+	return 0;
+}
+
+/* Reads one record into csv->fields. Returns 1, 0 at the end of the input, or a negative errno.
+ * Empty lines are skipped. */
+static int csv_read(struct csv *csv, struct err *err)
+{
+	int c, r;
+
+	for (;;) {
+		csv->start = csv->line;
+		c = getc(csv->in);
+		if (c == EOF)
+			return ferror(csv->in) ? err_set(err, -EIO, "%s:%lu: read error", csv->name, csv->line) : 0;
+		if (c != '\n' && c != '\r')
+			break;
+		if ((r = csv_end_line(csv, c, err)) < 0)
+			return r;
+	}
+	csv->len = 0;
+	csv->count = 0;
+	for (;;) {
+		/* c is the field's first character */
+		if ((r = csv_begin_field(csv, err)) < 0)
+			return r;
+		if (c == '"') {
+			for (;;) {
+				c = getc(csv->in);
+				if (c == EOF)
+					return err_set(err, -EINVAL, "%s:%lu: unterminated quoted field", csv->name,
+						       csv->start);
+				if (c == '"') {
+					c = getc(csv->in);
+					if (c != '"')
+						break;
+				} else if (c == '\n') {
+					csv->line++;
+				} else if (c == '\0') {
+					return err_set(err, -EINVAL, "%s:%lu: NUL byte", csv->name, csv->line);
+				}
+				if ((r = csv_put(csv, (char)c, err)) < 0)
+					return r;
+			}
+			if (c != ',' && c != '\n' && c != '\r' && c != EOF)
+				return err_set(err, -EINVAL, "%s:%lu: unexpected character after a closing quote",
+					       csv->name, csv->line);
+		} else {
+			for (; c != ',' && c != '\n' && c != '\r' && c != EOF; c = getc(csv->in)) {
+				if (c == '"')
+					return err_set(err, -EINVAL, "%s:%lu: quote inside an unquoted field",
+						       csv->name, csv->line);
+				if (c == '\0')
+					return err_set(err, -EINVAL, "%s:%lu: NUL byte", csv->name, csv->line);
+				if ((r = csv_put(csv, (char)c, err)) < 0)
+					return r;
+			}
+		}
+		if ((r = csv_put(csv, '\0', err)) < 0)
+			return r;
+		if (c == ',') {
+			c = getc(csv->in);
+			continue;
+		}
+		if (c == EOF) {
+			if (ferror(csv->in))
+				return err_set(err, -EIO, "%s:%lu: read error", csv->name, csv->line);
+			return 1;
+		}
+		if ((r = csv_end_line(csv, c, err)) < 0)
+			return r;
+		return 1;
+	}
+}
+
+/* ---- columns ---- */
+
+enum column {
+	COL_T_MS,
+	COL_PARTITION,
+	COL_MBPS,
+	COL_MB_MAX,
+	COL_MB_MIN,
+	COL_VALID,
+	COL_ESTIMATED,
+	COL_EVENT,
+	COL_SIM,
+	COL_DOMAIN,
+	COL_GUARANTEE,
+	COL_TARGET,
+	COL_COUNT,
+	COL_REQUIRED = COL_MB_MIN + 1, /* the first COL_REQUIRED columns must be present */
+	COL_IGNORED = -1,
+};
+
+static const char *const column_names[COL_COUNT] = {
+	"t_ms",	     "partition", "mbps",     "mb_max", "mb_min",	  "valid",
+	"estimated", "event",	  "sim_mbps", "domain", "guarantee_mbps", "target_mbps",
+};
+
+static const unsigned column_flags[COL_COUNT] = {
+	[COL_VALID] = RECORD_HAS_VALID,	  [COL_ESTIMATED] = RECORD_HAS_ESTIMATED,
+	[COL_EVENT] = RECORD_HAS_EVENT,	  [COL_SIM] = RECORD_HAS_SIM,
+	[COL_DOMAIN] = RECORD_HAS_DOMAIN, [COL_GUARANTEE] = RECORD_HAS_GUARANTEE,
+	[COL_TARGET] = RECORD_HAS_TARGET,
+};
+
+struct reader {
+	struct csv csv;
+	struct record_file *file;
+	int *roles; /* per header field: enum column or COL_IGNORED */
+	size_t header_count;
+	long last_partition;
+	size_t samples_cap;
+};
+
+static int read_header(struct reader *rd, struct err *err)
+{
+	struct csv *csv = &rd->csv;
+	size_t where[COL_COUNT];
+	char missing[256] = "";
+	int r = csv_read(csv, err);
+
+	if (r < 0)
+		return r;
+	if (r == 0)
+		return err_set(err, -EINVAL, "%s: empty file: no header line", csv->name);
+	rd->header_count = csv->count;
+	rd->roles = calloc(csv->count, sizeof(*rd->roles));
+	if (!rd->roles)
+		return err_set(err, -ENOMEM, "%s: out of memory", csv->name);
+	for (size_t c = 0; c < COL_COUNT; c++)
+		where[c] = SIZE_MAX;
+	for (size_t i = 0; i < csv->count; i++) {
+		rd->roles[i] = COL_IGNORED;
+		for (size_t c = 0; c < COL_COUNT; c++) {
+			if (strcmp(csv_field(csv, i), column_names[c]))
+				continue;
+			if (where[c] != SIZE_MAX)
+				return err_set(err, -EINVAL, "%s:%lu: column '%s' appears twice", csv->name, csv->start,
+					       column_names[c]);
+			where[c] = i;
+			rd->roles[i] = (int)c;
+			rd->file->columns |= column_flags[c];
+		}
+	}
+	for (size_t c = 0; c < COL_REQUIRED; c++) {
+		if (where[c] == SIZE_MAX) {
+			size_t len = strlen(missing);
+			snprintf(missing + len, sizeof(missing) - len, "%s'%s'", len ? ", " : "", column_names[c]);
+		}
+	}
+	if (missing[0])
+		return err_set(err, -EINVAL, "%s:%lu: missing required column%s %s", csv->name, csv->start,
+			       strchr(missing, ',') ? "s" : "", missing);
+	return 0;
+}
+
+/* A decimal number >= 0, optionally with a fraction and an exponent: no sign, no blanks, no hex,
+ * no inf or nan. */
+static bool parse_number(const char *s, double *ret)
+{
+	char *end;
+
+	if (!*s || strspn(s, "0123456789.eE+-") != strlen(s) || !(s[0] >= '0' && s[0] <= '9'))
+		return false;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (*end || errno == ERANGE || !isfinite(v))
+		return false;
+	*ret = v;
+	return true;
+}
+
+static bool parse_count(const char *s, uint64_t *ret)
+{
+	uint64_t v = 0;
+
+	if (!*s || strspn(s, "0123456789") != strlen(s))
+		return false;
+	for (; *s; s++) {
+		unsigned d = (unsigned)(*s - '0');
+		if (v > (UINT64_MAX - d) / 10)
+			return false;
+		v = v * 10 + d;
+	}
+	*ret = v;
+	return true;
+}
+
+static int intern(struct reader *rd, char ***names, size_t *count, size_t first, const char *name, unsigned *ret,
+		  const char *what, struct err *err)
+{
+	for (size_t i = first; i < *count; i++) {
+		if (!strcmp((*names)[i], name)) {
+			*ret = (unsigned)i;
+			return 0;
+		}
+	}
+	if (*count >= RECORD_MAX_NAMES)
+		return err_set(err, -E2BIG, "%s:%lu: too many distinct %s (more than %u)", rd->csv.name, rd->csv.start,
+			       what, RECORD_MAX_NAMES);
+	/* counts stay small: grow one by one */
+	char **grown = realloc(*names, (*count + 1) * sizeof(*grown));
+	if (!grown)
+		return err_set(err, -ENOMEM, "%s: out of memory", rd->csv.name);
+	*names = grown;
+	grown[*count] = strdup(name);
+	if (!grown[*count])
+		return err_set(err, -ENOMEM, "%s: out of memory", rd->csv.name);
+	*ret = (unsigned)(*count)++;
+	return 0;
+}
+
+static int bad_field(struct reader *rd, int col, const char *value, const char *want, struct err *err)
+{
+	return err_set(err, -EINVAL, "%s:%lu: bad value in column %s: '%.40s'%s (%s)", rd->csv.name, rd->csv.start,
+		       column_names[col], value, strlen(value) > 40 ? "..." : "", want);
+}
+
+static int parse_field(struct reader *rd, int col, const char *s, struct record_sample *out, struct err *err)
+{
+	struct record_file *file = rd->file;
+	double v;
+
+	switch (col) {
+	case COL_T_MS:
+		if (!parse_count(s, &out->t_ms))
+			return bad_field(rd, col, s, "want milliseconds, a whole number", err);
+		return 0;
+	case COL_PARTITION:
+		if (!*s)
+			return err_set(err, -EINVAL, "%s:%lu: empty partition name", rd->csv.name, rd->csv.start);
+		if (rd->last_partition >= 0 && !strcmp(file->partitions[rd->last_partition], s)) {
+			out->partition = (unsigned)rd->last_partition;
+			return 0;
+		}
+		int r = intern(rd, &file->partitions, &file->partition_count, 0, s, &out->partition, "partitions", err);
+		if (r == 0)
+			rd->last_partition = out->partition;
+		return r;
+	case COL_DOMAIN:
+		if (!*s || !strcmp(s, "*")) {
+			out->domain = 0;
+			return 0;
+		}
+		return intern(rd, &file->domains, &file->domain_count, 1, s, &out->domain, "domains", err);
+	case COL_MB_MAX:
+	case COL_MB_MIN:
+		if (!parse_number(s, &v) || v > 100)
+			return bad_field(rd, col, s, "want a percentage 0..100", err);
+		*(col == COL_MB_MAX ? &out->mb_max : &out->mb_min) = v;
+		return 0;
+	case COL_VALID:
+	case COL_ESTIMATED:
+		if (strcmp(s, "0") && strcmp(s, "1"))
+			return bad_field(rd, col, s, "want 0 or 1", err);
+		if (s[0] == '1')
+			out->flags |= col == COL_VALID ? RECORD_VALID : RECORD_ESTIMATED;
+		return 0;
+	case COL_EVENT:
+		if (*s && !(out->event = strdup(s)))
+			return err_set(err, -ENOMEM, "%s: out of memory", rd->csv.name);
+		return 0;
+	case COL_MBPS:
+	case COL_SIM:
+	case COL_GUARANTEE:
+	case COL_TARGET:
+		if (!*s)
+			return 0; /* not measured, not set */
+		if (!parse_number(s, &v))
+			return bad_field(rd, col, s, "want MB/s, a number >= 0", err);
+		if (col == COL_MBPS) {
+			out->mbps = v;
+			out->flags |= RECORD_MBPS;
+		} else if (col == COL_SIM) {
+			out->sim_mbps = v;
+			out->flags |= RECORD_SIM;
+		} else if (col == COL_GUARANTEE) {
+			out->guarantee_mbps = v;
+			out->flags |= RECORD_GUARANTEE;
+		} else {
+			out->target_mbps = v;
+			out->flags |= RECORD_TARGET;
+		}
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+static int read_row(struct reader *rd, struct err *err)
+{
+	struct csv *csv = &rd->csv;
+	struct record_file *file = rd->file;
+	if (csv->count != rd->header_count)
+		return err_set(err, -EINVAL, "%s:%lu: too %s fields: %zu where the header has %zu", csv->name,
+			       csv->start, csv->count > rd->header_count ? "many" : "few", csv->count,
+			       rd->header_count);
+	if (file->sample_count == rd->samples_cap) {
+		size_t want = rd->samples_cap ? rd->samples_cap * 2 : 64;
+		if (want > SIZE_MAX / sizeof(*file->samples))
+			return err_set(err, -ENOMEM, "%s: out of memory", csv->name);
+		struct record_sample *grown = realloc(file->samples, want * sizeof(*grown));
+		if (!grown)
+			return err_set(err, -ENOMEM, "%s: out of memory", csv->name);
+		file->samples = grown;
+		rd->samples_cap = want;
+	}
+	struct record_sample *s = &file->samples[file->sample_count];
+	memset(s, 0, sizeof(*s));
+	for (size_t i = 0; i < csv->count; i++) {
+		int r = parse_field(rd, rd->roles[i], csv_field(csv, i), s, err);
+		if (r < 0) {
+			free(s->event);
+			return r;
+		}
+	}
+	if (!(file->columns & RECORD_HAS_VALID) && (s->flags & RECORD_MBPS))
+		s->flags |= RECORD_VALID;
+	file->sample_count++;
+	return 0;
+}
+
+int record_file_new_from_stream(FILE *in, const char *name, struct record_file **ret, struct err *err)
+{
+	struct reader rd = { .csv = { .in = in, .name = name, .line = 1 }, .last_partition = -1 };
+	int r = -ENOMEM;
+
+	rd.file = calloc(1, sizeof(*rd.file));
+	if (!rd.file || !(rd.file->name = strdup(name)) || !(rd.file->domains = calloc(1, sizeof(char *))) ||
+	    !(rd.file->domains[0] = strdup(""))) {
+		err_set(err, r, "%s: out of memory", name);
+		goto out;
+	}
+	rd.file->domain_count = 1;
+	rd.csv.name = rd.file->name;
+	r = read_header(&rd, err);
+	while (r == 0) {
+		r = csv_read(&rd.csv, err);
+		if (r > 0)
+			r = read_row(&rd, err);
+		else if (r == 0)
+			break;
+	}
+out:
+	free(rd.csv.text);
+	free(rd.csv.fields);
+	free(rd.roles);
+	if (r < 0) {
+		record_file_free(rd.file);
+		return r;
+	}
+	*ret = rd.file;
+	return 0;
+}
+
+int record_file_new(const char *path, struct record_file **ret, struct err *err)
+{
+	FILE *in = fopen(path, "re");
+
+	if (!in) {
+		int saved = errno;
+		return err_set(err, -saved, "cannot open %s: %s", path, strerror(saved));
+	}
+	int r = record_file_new_from_stream(in, path, ret, err);
+	fclose(in);
+	return r;
+}
+
+void record_file_free(struct record_file *file)
+{
+	if (!file)
+		return;
+	for (size_t i = 0; i < file->sample_count; i++)
+		free(file->samples[i].event);
+	free(file->samples);
+	for (size_t i = 0; i < file->partition_count; i++)
+		free(file->partitions[i]);
+	free(file->partitions);
+	for (size_t i = 0; i < file->domain_count; i++)
+		free(file->domains[i]);
+	free(file->domains);
+	free(file->name);
+	free(file);
+}
+
+long record_file_find_partition(const struct record_file *file, const char *name)
+{
+	for (size_t i = 0; i < file->partition_count; i++)
+		if (!strcmp(file->partitions[i], name))
+			return (long)i;
+	return -1;
+}

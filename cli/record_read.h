@@ -1,0 +1,71 @@
+/* Reading a record file (core/record.c) back: the product's strict reader.
+ *
+ * Columns are found by their header names, in any order; unknown columns are ignored, so files
+ * from later versions still read. Required: t_ms, partition, mbps, mb_max, mb_min. Optional:
+ * valid, estimated, event, sim_mbps, domain, guarantee_mbps, target_mbps (and anything else).
+ * Fields follow RFC 4180: a quoted field may hold commas, line breaks and doubled quotes.
+ * Lines end in LF or CRLF. Any problem is an error naming FILE:LINE and what is wrong. */
+#ifndef MPAMD_CLI_RECORD_READ_H
+#define MPAMD_CLI_RECORD_READ_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "core/base/error.h"
+
+/* Optional columns a file may have. */
+enum record_column_flag {
+	RECORD_HAS_VALID = 1u << 0,
+	RECORD_HAS_ESTIMATED = 1u << 1,
+	RECORD_HAS_EVENT = 1u << 2,
+	RECORD_HAS_SIM = 1u << 3,
+	RECORD_HAS_DOMAIN = 1u << 4,
+	RECORD_HAS_GUARANTEE = 1u << 5,
+	RECORD_HAS_TARGET = 1u << 6,
+};
+
+/* Flags of one sample. */
+enum record_sample_flag {
+	RECORD_MBPS = 1u << 0,	    /* mbps is set (an empty field is an invalid sample) */
+	RECORD_VALID = 1u << 1,	    /* valid = 1, or mbps set when there is no valid column */
+	RECORD_ESTIMATED = 1u << 2, /* estimated = 1 */
+	RECORD_SIM = 1u << 3,	    /* sim_mbps is set */
+	RECORD_GUARANTEE = 1u << 4, /* guarantee_mbps is set */
+	RECORD_TARGET = 1u << 5,    /* target_mbps is set */
+};
+
+struct record_sample {
+	uint64_t t_ms;
+	unsigned partition; /* index into record_file.partitions */
+	unsigned domain;    /* index into record_file.domains; 0 is the total ("" or "*") */
+	unsigned flags;	    /* enum record_sample_flag */
+	double mbps;
+	double mb_max, mb_min; /* percent of capacity, 0..100 */
+	double sim_mbps, guarantee_mbps, target_mbps;
+	char *event; /* NULL when the event field is empty or absent */
+};
+
+struct record_file {
+	char *name;	   /* as given, for messages */
+	unsigned columns;  /* enum record_column_flag */
+	char **partitions; /* names in order of first appearance */
+	size_t partition_count;
+	char **domains; /* domains[0] is "" (totals: "" and "*"); then in order of first appearance */
+	size_t domain_count;
+	struct record_sample *samples; /* in file order */
+	size_t sample_count;
+};
+
+/* Reads the record file at `path`. On error returns a negative errno with "PATH:LINE: reason"
+ * (or "PATH: reason") in err. */
+int record_file_new(const char *path, struct record_file **ret, struct err *err);
+/* The same from an open stream; `name` is used in messages. Does not close `in`. */
+int record_file_new_from_stream(FILE *in, const char *name, struct record_file **ret, struct err *err);
+void record_file_free(struct record_file *file);
+
+/* Index of the partition called `name`, or -1. */
+long record_file_find_partition(const struct record_file *file, const char *name);
+
+#endif

@@ -1,0 +1,343 @@
+/* mpamctl plot, run as the user runs it: a record file in, an SVG or a PNG out, and the command
+ * line's errors with their exit codes. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "tests/util/testutil.h"
+
+/* Three partitions, an invalid sample, quoted events (one with commas), and the columns a later
+ * version may add: a per-domain row that must not be drawn, guarantee and target. */
+static const char record_csv[] =
+	"t_ms,partition,mbps,mb_max,mb_min,valid,estimated,event,sim_mbps,domain,guarantee_mbps,target_mbps,ipc\n"
+	"0,web,3000.0,100,0,1,0,,3000.0,*,6000,,1.1\n"
+	"0,web,1500.0,100,0,1,0,,1500.0,0,6000,,1.1\n"
+	"0,batch,14000.0,100,0,1,0,,14000.0,*,,,0.5\n"
+	"0,tenant,2600.0,100,0,1,0,,2600.0,,,2500,0.9\n"
+	"100,web,3100.0,100,30,1,0,\"guarantee: mb_min 0% -> 30% (6000 of 20000 MB/s)\",3100.0,*,6000,,1.1\n"
+	"100,batch,,100,0,0,0,,14000.0,*,,,0.5\n"
+	"100,tenant,2500.0,13,0,1,0,\"throttle: new target 2500, at 200 MB/s per %\",2500.0,*,,2500,0.9\n"
+	"200,web,6000.0,100,30,1,0,,6000.0,*,6000,,1.1\n"
+	"200,batch,11500.0,100,0,1,1,,11500.0,*,,,0.5\n"
+	"200,tenant,2510.0,13,0,1,0,,2510.0,*,,2500,0.9\n"
+	"300,web,5990.0,100,30,1,0,,5990.0,*,6000,,1.1\n"
+	"300,batch,11400.0,100,0,1,0,,11400.0,*,,,0.5\n"
+	"300,tenant,2490.0,13,0,1,0,,2490.0,*,,2500,0.9\n";
+
+struct fixture {
+	char dir[64];
+	char csv[128], svg[128], png[128];
+};
+
+static int setup(void **state)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+
+	snprintf(f->dir, sizeof(f->dir), "/tmp/mpamd-plot-XXXXXX");
+	if (!mkdtemp(f->dir))
+		return -1;
+	snprintf(f->csv, sizeof(f->csv), "%s/run.csv", f->dir);
+	snprintf(f->svg, sizeof(f->svg), "%s/run.svg", f->dir);
+	snprintf(f->png, sizeof(f->png), "%s/run.png", f->dir);
+	FILE *out = fopen(f->csv, "w");
+	if (!out)
+		return -1;
+	fputs(record_csv, out);
+	fclose(out);
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+	char path[200];
+	static const char *const names[] = { "run.csv", "run.svg", "run.png", "web.svg", "bad.csv", "x.png" };
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", f->dir, names[i]);
+		unlink(path);
+	}
+	rmdir(f->dir);
+	free(f);
+	return 0;
+}
+
+static struct run_result run(char *const argv[])
+{
+	struct run_result r;
+
+	assert_int_equal(run_command(argv, &r), 0);
+	return r;
+}
+
+static void expect_in(const char *text, const char *what)
+{
+	if (!strstr(text, what))
+		fail_msg("'%s' not in:\n%s", what, text);
+}
+
+/* Well-formed enough: every element closed in order, comments and declarations skipped. */
+static void assert_xml_balanced(const char *xml)
+{
+	const char *stack[256];
+	size_t depth = 0, elements = 0;
+
+	for (const char *p = strchr(xml, '<'); p; p = strchr(p, '<')) {
+		if (!strncmp(p, "<?", 2) || !strncmp(p, "<!--", 4)) {
+			const char *end = strstr(p, p[1] == '?' ? "?>" : "-->");
+			assert_non_null(end);
+			p = end + 2;
+			continue;
+		}
+		const char *end = strchr(p, '>');
+		assert_non_null(end);
+		if (p[1] == '/') {
+			assert_true(depth > 0);
+			const char *open = stack[--depth];
+			size_t n = strcspn(open + 1, " \t\n/>");
+			if (strncmp(open + 1, p + 2, n) || p[2 + n] != '>')
+				fail_msg("<%.*s> closed by %.*s", (int)n, open + 1, (int)(end - p + 1), p);
+		} else if (end[-1] != '/') {
+			assert_true(depth < sizeof(stack) / sizeof(stack[0]));
+			stack[depth++] = p;
+		}
+		elements++;
+		p = end;
+	}
+	assert_int_equal(depth, 0);
+	assert_true(elements > 10);
+}
+
+static uint32_t be32(const unsigned char *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+static void test_svg(void **state)
+{
+	struct fixture *f = *state;
+	struct run_result r = run((char *[]){ MPAMCTL, "plot", f->csv, "-o", f->svg, NULL });
+
+	assert_int_equal(r.exit_code, 0);
+	assert_string_equal(r.err, "");
+	run_result_fini(&r);
+	char *svg = read_text_file(f->svg);
+	assert_non_null(svg);
+	assert_true(!strncmp(svg, "<?xml", 5));
+	expect_in(svg, "<svg");
+	expect_in(svg, "width=\"1000px\" height=\"660px\"");
+	assert_xml_balanced(svg);
+	expect_in(svg, "<title>");
+	expect_in(svg, "run.csv</title>");
+	/* the legend's partitions, each with its colour */
+	expect_in(svg, "Legend: web (#1f77b4), batch (#ff7f0e), tenant (#2ca02c)");
+	/* the dashed guarantee and target lines */
+	expect_in(svg, "stroke-dasharray");
+	free(svg);
+}
+
+static void test_png(void **state)
+{
+	struct fixture *f = *state;
+	struct run_result r = run((char *[]){ MPAMCTL, "plot", f->csv, "--output", f->png, NULL });
+	unsigned char head[24];
+	struct stat st;
+
+	assert_int_equal(r.exit_code, 0);
+	assert_string_equal(r.err, "");
+	run_result_fini(&r);
+	FILE *in = fopen(f->png, "rb");
+	assert_non_null(in);
+	assert_int_equal(fread(head, 1, sizeof(head), in), sizeof(head));
+	fclose(in);
+	assert_memory_equal(head, "\x89PNG\r\n\x1a\n", 8);
+	assert_memory_equal(head + 12, "IHDR", 4);
+	assert_int_equal(be32(head + 16), 1000);
+	assert_int_equal(be32(head + 20), 660);
+	assert_int_equal(stat(f->png, &st), 0);
+	/* lines, text and a legend: more than a blank picture compresses to, less than raw pixels */
+	assert_true(st.st_size > 10000 && st.st_size < 1000 * 660 * 3);
+}
+
+static void test_partition_and_time_range(void **state)
+{
+	struct fixture *f = *state;
+	char out[200];
+
+	snprintf(out, sizeof(out), "%s/web.svg", f->dir);
+	struct run_result r = run((char *[]){ MPAMCTL, "plot", "--partition", "web", "-p", "tenant", "--from", "0.1",
+					      "--to", "0.3", f->csv, "-o", out, NULL });
+	assert_int_equal(r.exit_code, 0);
+	run_result_fini(&r);
+	char *svg = read_text_file(out);
+	assert_non_null(svg);
+	expect_in(svg, "Legend: web (#1f77b4), tenant (#ff7f0e).");
+	assert_null(strstr(svg, "batch"));
+	free(svg);
+}
+
+static void test_unknown_partition(void **state)
+{
+	struct fixture *f = *state;
+	struct run_result r = run((char *[]){ MPAMCTL, "plot", f->csv, "-o", f->svg, "-p", "web", "-p", "nope", NULL });
+
+	assert_int_equal(r.exit_code, 1);
+	expect_in(r.err, "mpamctl plot: no partition 'nope' in ");
+	expect_in(r.err, "run.csv; it has: web, batch, tenant\n");
+	run_result_fini(&r);
+}
+
+static void test_nothing_in_range(void **state)
+{
+	struct fixture *f = *state;
+	struct run_result r = run((char *[]){ MPAMCTL, "plot", f->csv, "-o", f->svg, "--from", "10", NULL });
+
+	assert_int_equal(r.exit_code, 1);
+	expect_in(r.err, "mpamctl plot: ");
+	expect_in(r.err, "run.csv: no samples of the selected partitions in the time range\n");
+	run_result_fini(&r);
+}
+
+static void test_bad_record_file(void **state)
+{
+	struct fixture *f = *state;
+	char bad[200];
+
+	snprintf(bad, sizeof(bad), "%s/bad.csv", f->dir);
+	FILE *out = fopen(bad, "w");
+	assert_non_null(out);
+	fputs("t_ms,partition,mbps,mb_max,mb_min\n0,web,1,100,0\n100,web,fast,100,0\n", out);
+	fclose(out);
+	struct run_result r = run((char *[]){ MPAMCTL, "plot", bad, "-o", f->svg, NULL });
+	assert_int_equal(r.exit_code, 1);
+	expect_in(r.err, "mpamctl plot: ");
+	expect_in(r.err, "bad.csv:3: bad value in column mbps: 'fast'");
+	run_result_fini(&r);
+
+	r = run((char *[]){ MPAMCTL, "plot", "/nonexistent.csv", "-o", f->svg, NULL });
+	assert_int_equal(r.exit_code, 1);
+	expect_in(r.err, "mpamctl plot: cannot open /nonexistent.csv: No such file or directory\n");
+	run_result_fini(&r);
+}
+
+static void test_unwritable_output(void **state)
+{
+	struct fixture *f = *state;
+	struct run_result r = run((char *[]){ MPAMCTL, "plot", f->csv, "-o", "/nonexistent/x.png", NULL });
+
+	assert_int_equal(r.exit_code, 1);
+	expect_in(r.err, "mpamctl plot: cannot write /nonexistent/x.png");
+	run_result_fini(&r);
+	r = run((char *[]){ MPAMCTL, "plot", f->csv, "-o", "/nonexistent/x.svg", NULL });
+	assert_int_equal(r.exit_code, 1);
+	expect_in(r.err, "mpamctl plot: cannot create /nonexistent/x.svg: No such file or directory\n");
+	run_result_fini(&r);
+}
+
+static void test_usage_errors(void **state)
+{
+	struct fixture *f = *state;
+	char x[200];
+	struct {
+		char *argv[12];
+		const char *message;
+	} cases[] = {
+		{ { MPAMCTL, "plot", f->csv, NULL }, "mpamctl plot: missing -o OUT.svg or -o OUT.png\n" },
+		{ { MPAMCTL, "plot", "-o", f->svg, NULL }, "mpamctl plot: missing the record file (FILE.csv)\n" },
+		{ { MPAMCTL, "plot", f->csv, f->csv, "-o", f->svg, NULL }, "mpamctl plot: one record file only" },
+		{ { MPAMCTL, "plot", f->csv, "-o", "out.jpg", NULL },
+		  "mpamctl plot: -o out.jpg: the name must end in .svg or .png\n" },
+		{ { MPAMCTL, "plot", f->csv, "-o", ".svg", NULL },
+		  "mpamctl plot: -o .svg: the name must end in .svg or .png\n" },
+		{ { MPAMCTL, "plot", f->csv, "-o", f->svg, "--from", "abc", NULL },
+		  "mpamctl plot: --from must be a number of seconds, not 'abc'\n" },
+		{ { MPAMCTL, "plot", f->csv, "-o", f->svg, "--to", "-1", NULL },
+		  "mpamctl plot: --to must be a number of seconds, not '-1'\n" },
+		{ { MPAMCTL, "plot", f->csv, "-o", f->svg, "--from", "5", "--to", "3", NULL },
+		  "mpamctl plot: --from 5 must be less than --to 3\n" },
+		{ { MPAMCTL, "plot", f->csv, "-o", f->svg, "--from", "2", "--to", "2", NULL },
+		  "mpamctl plot: --from 2 must be less than --to 2\n" },
+		{ { MPAMCTL, "plot", f->csv, "-o", f->svg, "--bogus", NULL },
+		  "mpamctl plot: unknown option '--bogus'\n" },
+		{ { MPAMCTL, "plot", f->csv, "-x", "-o", f->svg, NULL }, "mpamctl plot: unknown option '-x'\n" },
+		{ { MPAMCTL, "plot", f->csv, "-o", NULL }, "mpamctl plot: option '-o' needs an argument\n" },
+		{ { MPAMCTL, "plot", f->csv, "-o", f->svg, "--from", NULL },
+		  "mpamctl plot: option '--from' needs an argument\n" },
+	};
+
+	(void)state;
+	snprintf(x, sizeof(x), "%s/x.png", f->dir);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct run_result r = run(cases[i].argv);
+		if (r.exit_code != 2)
+			fail_msg("case %zu: exit %d, stderr:\n%s", i, r.exit_code, r.err);
+		expect_in(r.err, cases[i].message);
+		expect_in(r.err, "Try 'mpamctl plot --help'.\n");
+		assert_string_equal(r.out, "");
+		run_result_fini(&r);
+	}
+	assert_int_not_equal(access(x, F_OK), 0);
+}
+
+static void test_help(void **state)
+{
+	struct run_result r = run((char *[]){ MPAMCTL, "plot", "--help", NULL });
+
+	(void)state;
+	assert_int_equal(r.exit_code, 0);
+	expect_in(r.out, "Usage: mpamctl plot FILE.csv -o OUT.svg|OUT.png");
+	run_result_fini(&r);
+	r = run((char *[]){ MPAMCTL, "--help", NULL });
+	assert_int_equal(r.exit_code, 0);
+	expect_in(r.out, "  plot ");
+	run_result_fini(&r);
+}
+
+/* A record mpamd writes, end to end. */
+static void test_plots_what_mpamd_records(void **state)
+{
+	struct fixture *f = *state;
+	struct run_result r =
+		run((char *[]){ MPAMD, "-c", MPAMD_SOURCE_DIR "/etc/demo.ini", "--foreground", "--no-socket",
+				"--sim-clock", "--ticks", "50", "--print-every", "1000", "--record", f->csv, NULL });
+
+	assert_int_equal(r.exit_code, 0);
+	run_result_fini(&r);
+	r = run((char *[]){ MPAMCTL, "plot", f->csv, "-o", f->png, NULL });
+	assert_int_equal(r.exit_code, 0);
+	assert_string_equal(r.err, "");
+	run_result_fini(&r);
+	r = run((char *[]){ MPAMCTL, "plot", f->csv, "-o", f->svg, NULL });
+	assert_int_equal(r.exit_code, 0);
+	run_result_fini(&r);
+	char *svg = read_text_file(f->svg);
+	assert_non_null(svg);
+	expect_in(svg, "Legend: web (#1f77b4), batch (#ff7f0e), tenant (#2ca02c).");
+	free(svg);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_svg, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_png, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_partition_and_time_range, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_unknown_partition, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_nothing_in_range, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bad_record_file, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_unwritable_output, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_usage_errors, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_help, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_plots_what_mpamd_records, setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
