@@ -12,6 +12,12 @@ set(MPAMCORE_SOURCES
   backends/resctrl/parse.c
   backends/resctrl/probe.c
   backends/resctrl/resctrl_backend.c
+  backends/perf/perf_advice.c
+  backends/perf/perf_delta.c
+  backends/perf/perf_format.c
+  backends/perf/perf_group.c
+  backends/perf/perf_resolve.c
+  backends/perf/perf_sysfs.c
   backends/sim/sim_backend.c
   backends/sim/sim_host.c
   core/clock.c
