@@ -66,4 +66,5 @@ set(MPAMCTL_SOURCES
   cli/cmd_check_config.c
   cli/cmd_discover.c
   cli/cmd_ctl.c
+  cli/cmd_pmu.c
 )
