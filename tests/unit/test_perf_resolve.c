@@ -65,7 +65,8 @@ static void test_encodes(void **state)
 		/* wp_chn_sel = config:37-39,61-63: value bits 0-2 to 37-39, bits 3-5 to 61-63 */
 		{ "arm_cmn_0/wp_chn_sel=0x7/", 12, UINT64_C(0x7) << 37, 0, 0, 0 },
 		{ "arm_cmn_0/wp_chn_sel=0x8/", 12, UINT64_C(1) << 61, 0, 0, 0 },
-		{ "arm_cmn_0/wp_chn_sel=0x29/", 12, UINT64_C(1) << 37 | UINT64_C(1) << 61 | UINT64_C(1) << 63, 0, 0, 0 },
+		{ "arm_cmn_0/wp_chn_sel=0x29/", 12, UINT64_C(1) << 37 | UINT64_C(1) << 61 | UINT64_C(1) << 63, 0, 0,
+		  0 },
 		{ "arm_cmn_0/watchpoint_up,wp_val=0xffffffffffffffff,wp_mask=0x10/", 12, 0x7770, UINT64_MAX, 0x10, 0 },
 		{ "arm_cmn_0/ext=0xff/", 12, 0, 0, 0, 0xff },
 		/* hardcoded terms assign whole words; format terms are ORed in after them */
@@ -178,8 +179,8 @@ static void test_modifiers(void **state)
 			fail_msg("%s: %s", cases[i].text, err.text);
 		if (d.exclude_user != cases[i].user || d.exclude_kernel != cases[i].kernel ||
 		    d.exclude_hv != cases[i].hv)
-			fail_msg("%s: exclude user %d kernel %d hv %d", cases[i].text, d.exclude_user,
-				 d.exclude_kernel, d.exclude_hv);
+			fail_msg("%s: exclude user %d kernel %d hv %d", cases[i].text, d.exclude_user, d.exclude_kernel,
+				 d.exclude_hv);
 		perf_event_desc_clear(&d);
 	}
 }
@@ -275,8 +276,8 @@ static void test_format_parse(void **state)
 	assert_int_equal(perf_format_parse("config3:63", &f, &err), 0);
 	assert_true(f.mask[3] == UINT64_C(1) << 63);
 
-	static const char *const bad[] = { "", "config", "config:", "config:64", "config:7-3", "config4:0",
-					   "foo:1", "config:1x", "config:0-" };
+	static const char *const bad[] = { "",		"config", "config:",   "config:64", "config:7-3",
+					   "config4:0", "foo:1",  "config:1x", "config:0-" };
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		if (perf_format_parse(bad[i], &f, &err) != -EINVAL)
 			fail_msg("format '%s' accepted", bad[i]);
