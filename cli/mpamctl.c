@@ -22,6 +22,7 @@ static const struct ctl_command commands[] = {
 	{ "set", cmd_set, "change a partition's settings while mpamd runs" },
 	{ "reload", cmd_reload, "make mpamd re-read its configuration file" },
 	{ "metrics", cmd_metrics, "print metrics in the Prometheus text format" },
+	{ "pmu", cmd_pmu, "list PMUs, encode perf events, count them (perf_event_open)" },
 };
 
 static void usage(FILE *out)

@@ -64,6 +64,15 @@ mpamd_layer(mpamd_cgroup DIRS backends/cgroup DEPS mpamd_contracts LIBS PkgConfi
   backends/cgroup/actuator_cpu_quota.c
   backends/cgroup/cpu_quota.c)
 
+# PMU counters through perf_event_open: the event resolver over sysfs, groups, deltas.
+mpamd_layer(mpamd_perf DIRS backends/perf DEPS mpamd_base SOURCES
+  backends/perf/perf_advice.c
+  backends/perf/perf_delta.c
+  backends/perf/perf_format.c
+  backends/perf/perf_group.c
+  backends/perf/perf_resolve.c
+  backends/perf/perf_sysfs.c)
+
 mpamd_layer(mpamd_policies DIRS policies DEPS mpamd_config SOURCES
   policies/chain.c
   policies/escalate.c
@@ -89,11 +98,12 @@ mpamd_layer(mpamd_engine DIRS core/engine
   core/engine/registry.c)
 
 # The programs on top.
-mpamd_layer(mpamd_cli DIRS cli DEPS mpamd_engine LIBS PkgConfig::CAIRO PkgConfig::FONTCONFIG SOURCES
+mpamd_layer(mpamd_cli DIRS cli DEPS mpamd_engine mpamd_perf LIBS PkgConfig::CAIRO PkgConfig::FONTCONFIG SOURCES
   cli/cmd_check_config.c
   cli/cmd_ctl.c
   cli/cmd_discover.c
   cli/cmd_plot.c
+  cli/cmd_pmu.c
   cli/pidfile.c
   cli/plot.c
   cli/plot_axis.c

@@ -1,0 +1,277 @@
+/* Counting through perf_group and perf_delta on this machine: task-clock and context-switches of a
+ * busy child, compared with `perf stat -p` over the same interval, and cgroup-mode counting on a
+ * cgroup the test creates (v1 perf_event hierarchy, else cgroup v2), skipped when the kernel refuses. */
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "backends/perf/perf_event.h"
+
+static pid_t child = -1;
+static char cgroup_dir[256];
+
+static pid_t spawn_busy(void)
+{
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		volatile uint64_t x = 0;
+		for (;;) {
+			x++;
+			if ((x & 0xfffff) == 0)
+				usleep(100); /* a few voluntary context switches */
+		}
+	}
+	return pid;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	if (child > 0) {
+		kill(child, SIGKILL);
+		waitpid(child, NULL, 0);
+		child = -1;
+	}
+	if (cgroup_dir[0]) {
+		for (int i = 0; i < 50 && rmdir(cgroup_dir) != 0 && errno == EBUSY; i++)
+			usleep(20000);
+		cgroup_dir[0] = '\0';
+	}
+	return 0;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void resolve2(struct perf_event_desc ev[2])
+{
+	struct perf_sysfs *s;
+	struct err err;
+
+	assert_int_equal(perf_sysfs_new(NULL, &s, &err), 0);
+	assert_int_equal(perf_resolve(s, "task-clock", &ev[0], &err), 0);
+	assert_int_equal(perf_resolve(s, "context-switches", &ev[1], &err), 0);
+	perf_sysfs_free(s);
+}
+
+/* perf stat -x, lines: value,unit,event,... ; -1 when perf did not print it. */
+static double perf_value(const char *out, const char *event)
+{
+	char key[64];
+	snprintf(key, sizeof(key), ",%s,", event);
+	for (const char *line = out; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+		const char *end = strchr(line, '\n');
+		const char *hit = strstr(line, key);
+		if (hit && (!end || hit < end)) {
+			const char *comma = strchr(line, ',');
+			const char *second = comma ? strchr(comma + 1, ',') : NULL;
+			if (second == hit)
+				return strtod(line, NULL);
+		}
+	}
+	return -1;
+}
+
+static const char *find_perf(void)
+{
+	static const char *const candidates[] = { "/usr/bin/perf", NULL };
+	for (size_t i = 0; candidates[i]; i++)
+		if (access(candidates[i], X_OK) == 0 &&
+		    system("/usr/bin/perf stat -e task-clock true >/dev/null 2>&1") == 0)
+			return candidates[i];
+	return NULL;
+}
+
+static void test_pid_counts_match_perf(void **state)
+{
+	struct perf_event_desc ev[2];
+	struct perf_target t = { .kind = PERF_TARGET_PID };
+	struct perf_group *g;
+	struct perf_count before[2], after[2];
+	struct err err;
+	const char *perf = find_perf();
+	char cmd[256], out[4096] = "";
+
+	(void)state;
+	resolve2(ev);
+	child = spawn_busy();
+	t.pid = child;
+	if (perf_group_new(ev, 2, &t, &g, &err) < 0)
+		fail_msg("perf_group_new: %s", err.text);
+	assert_int_equal(perf_group_cpus(g), 1);
+	usleep(100000);
+	assert_int_equal(perf_group_read(g, before, &err), 0);
+	double t0 = now_s();
+	if (perf) {
+		snprintf(cmd, sizeof(cmd), "%s stat -x, -e task-clock,context-switches -p %d sleep 2 2>&1", perf,
+			 (int)child);
+		FILE *p = popen(cmd, "r");
+		assert_non_null(p);
+		size_t n = fread(out, 1, sizeof(out) - 1, p);
+		out[n] = '\0';
+		pclose(p);
+	} else {
+		sleep(2);
+	}
+	assert_int_equal(perf_group_read(g, after, &err), 0);
+	double wall = now_s() - t0;
+	struct perf_delta clock = perf_delta_compute(&before[0], &after[0]);
+	struct perf_delta cs = perf_delta_compute(&before[1], &after[1]);
+	perf_group_free(g);
+	assert_true(clock.counted);
+	assert_true(cs.counted);
+	double ours_ms = clock.value * ev[0].scale;
+	printf("ours: task-clock %.1f msec, context-switches %.0f over %.3f s wall\n", ours_ms, cs.value, wall);
+	/* a busy child on a shared machine gets a good part of one CPU */
+	assert_true(ours_ms > 0.2 * wall * 1000 && ours_ms < 1.05 * wall * 1000);
+	if (!perf) {
+		printf("perf cannot run here: comparison with perf stat skipped\n");
+	} else {
+		double perf_ms = perf_value(out, "task-clock"), perf_cs = perf_value(out, "context-switches");
+		printf("perf stat -p: task-clock %.1f msec, context-switches %.0f\n%s", perf_ms, perf_cs, out);
+		assert_true(perf_ms > 0);
+		/* ours spans perf's start-up as well: loose tolerance */
+		if (ours_ms < 0.8 * perf_ms || ours_ms > 1.2 * perf_ms * (wall / 2.0) + 50)
+			fail_msg("task-clock: ours %.1f ms, perf %.1f ms", ours_ms, perf_ms);
+		if (perf_cs >= 0 && (cs.value + 50 < 0.8 * perf_cs || cs.value > 1.2 * perf_cs * (wall / 2.0) + 50))
+			fail_msg("context-switches: ours %.0f, perf %.0f", cs.value, perf_cs);
+	}
+	perf_event_desc_clear(&ev[0]);
+	perf_event_desc_clear(&ev[1]);
+}
+
+static bool write_text(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	bool ok = write(fd, text, strlen(text)) == (ssize_t)strlen(text);
+	close(fd);
+	return ok;
+}
+
+static void test_cgroup_counts(void **state)
+{
+	static const char *const roots[] = { "/sys/fs/cgroup/perf_event", "/sys/fs/cgroup/unified", "/sys/fs/cgroup" };
+	const char *root = NULL;
+	struct perf_event_desc ev[2];
+	struct perf_count *before, *after;
+	struct perf_group *g;
+	struct err err;
+	char path[320], pid[32];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(roots) / sizeof(roots[0]) && !root; i++) {
+		snprintf(path, sizeof(path), "%s/cgroup.procs", roots[i]);
+		if (access(path, W_OK) == 0)
+			root = roots[i];
+	}
+	if (!root) {
+		printf("no writable perf_event cgroup hierarchy (v1 perf_event or v2): cgroup case skipped\n");
+		skip();
+	}
+	snprintf(cgroup_dir, sizeof(cgroup_dir), "%s/mpamd-perf-test-%d", root, (int)getpid());
+	if (mkdir(cgroup_dir, 0755) != 0) {
+		printf("cannot create %s (%s): cgroup case skipped\n", cgroup_dir, strerror(errno));
+		cgroup_dir[0] = '\0';
+		skip();
+	}
+	child = spawn_busy();
+	snprintf(path, sizeof(path), "%s/cgroup.procs", cgroup_dir);
+	snprintf(pid, sizeof(pid), "%d\n", (int)child);
+	if (!write_text(path, pid)) {
+		printf("cannot move the child into %s (%s): cgroup case skipped\n", cgroup_dir, strerror(errno));
+		skip();
+	}
+	resolve2(ev);
+	int fd = open(cgroup_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	struct perf_target t = { .kind = PERF_TARGET_CGROUP, .cgroup_fd = fd };
+	if (perf_group_new(ev, 2, &t, &g, &err) < 0) {
+		printf("the kernel refused cgroup events on %s: %s; cgroup case skipped\n", cgroup_dir, err.text);
+		close(fd);
+		perf_event_desc_clear(&ev[0]);
+		perf_event_desc_clear(&ev[1]);
+		skip();
+	}
+	size_t ncpus = perf_group_cpus(g);
+	before = calloc(ncpus * 2, sizeof(*before));
+	after = calloc(ncpus * 2, sizeof(*after));
+	assert_non_null(before);
+	assert_non_null(after);
+	assert_int_equal(perf_group_read(g, before, &err), 0);
+	double t0 = now_s();
+	usleep(1000000);
+	assert_int_equal(perf_group_read(g, after, &err), 0);
+	double wall = now_s() - t0;
+	struct perf_delta clock = perf_delta_sum(before, after, ncpus, 2, 0);
+	struct perf_delta cs = perf_delta_sum(before, after, ncpus, 2, 1);
+	double ms = clock.value * ev[0].scale;
+	printf("cgroup %s on %zu CPUs: task-clock %s%.1f msec, context-switches %.0f over %.3f s\n", cgroup_dir, ncpus,
+	       clock.counted ? "" : "<not counted> ", ms, cs.value, wall);
+	assert_true(clock.counted);
+	assert_true(ms > 0.2 * wall * 1000 && ms < 1.05 * wall * 1000);
+	perf_group_free(g);
+	close(fd);
+	free(before);
+	free(after);
+	perf_event_desc_clear(&ev[0]);
+	perf_event_desc_clear(&ev[1]);
+}
+
+static void test_errors_carry_advice(void **state)
+{
+	struct perf_event_desc ev;
+	struct perf_target t = { .kind = PERF_TARGET_PID, .pid = 0 };
+	struct perf_group *g = NULL;
+	struct err err;
+
+	(void)state;
+	memset(&ev, 0, sizeof(ev));
+	snprintf(ev.name, sizeof(ev.name), "type99");
+	ev.type = 99;
+	int r = perf_group_new(&ev, 1, &t, &g, &err);
+	printf("type 99: %d %s\n", r, err.text);
+	assert_true(r == -ENOENT || r == -EACCES || r == -EINVAL);
+	assert_null(g);
+	assert_non_null(strstr(err.text, "type99"));
+	t.pid = 0x7ffffff0; /* no such task */
+	ev.type = 1;
+	ev.config = 1;
+	r = perf_group_new(&ev, 1, &t, &g, &err);
+	assert_int_equal(r, -ESRCH);
+	assert_non_null(strstr(err.text, "no such process"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_teardown(test_pid_counts_match_perf, teardown),
+		cmocka_unit_test_teardown(test_cgroup_counts, teardown),
+		cmocka_unit_test_teardown(test_errors_carry_advice, teardown),
+	};
+	if (access("/proc/sys/kernel/perf_event_paranoid", R_OK) != 0) {
+		printf("no perf_event support in this kernel; skipping\n");
+		return 77;
+	}
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
