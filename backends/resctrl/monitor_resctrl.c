@@ -20,6 +20,13 @@ struct mon_domain {
 	struct counter_pool *pool;
 };
 
+/* The last value a counter file showed: a 64-bit byte count never wraps, so one that goes down was
+ * reset, or is Linux 7.3 printing EBUSY as 0. Either way it is not a rate. */
+struct last_count {
+	uint64_t value;
+	bool known;
+};
+
 struct resctrl_mon {
 	struct monitor base;
 	struct resctrl_fs *fs;
@@ -29,14 +36,20 @@ struct resctrl_mon {
 	char event[32];
 	bool assign; /* mbm_event mode: counters are assigned through mbm_L3_assignments */
 	size_t partitions;
-	int *fds;  /* [partition][domain], -1 when closed */
-	int *dirs; /* per partition: the group's directory (not owned) */
+	int *fds;		 /* [partition][domain], -1 when closed */
+	struct last_count *last; /* [partition][domain] */
+	int *dirs;		 /* per partition: the group's directory (not owned) */
 	struct mon_domain *domains;
 };
 
 static int *fd_of(struct resctrl_mon *mon, size_t partition, unsigned domain)
 {
 	return &mon->fds[partition * mon->info->mon_domain_count + domain];
+}
+
+static struct last_count *last_of(struct resctrl_mon *mon, size_t partition, unsigned domain)
+{
+	return &mon->last[partition * mon->info->mon_domain_count + domain];
 }
 
 static int assign_event(struct resctrl_mon *mon, size_t partition, const char *event, unsigned domain, bool on)
@@ -57,6 +70,7 @@ static int program_counter(void *ctx, unsigned slot, size_t partition)
 	struct mon_domain *d = ctx;
 
 	(void)slot;
+	*last_of(d->mon, partition, d->index) = (struct last_count){ 0 }; /* a new count starts here */
 	if (!d->mon->assign)
 		return 0; /* every group has its own counter */
 	int r = assign(d->mon, partition, d->index, true);
@@ -75,6 +89,20 @@ static void release_counter(void *ctx, unsigned slot, size_t partition)
 		assign(d->mon, partition, d->index, false);
 }
 
+/* A count below the last one is an invalid sample, never a wrap; the pool then starts a new baseline
+ * from the next reading. */
+static int check_forward(struct last_count *last, uint64_t value, const char **reason)
+{
+	bool backwards = last->known && value < last->value;
+
+	*last = (struct last_count){ .value = value, .known = true };
+	if (!backwards)
+		return 0;
+	*reason = value ? "counter went backwards (reset): new baseline"
+			: "counter read 0 after a real value (Linux 7.3 prints EBUSY as 0): new baseline";
+	return -EAGAIN;
+}
+
 static int read_counter(void *ctx, unsigned slot, struct counter_reading *rd, const char **reason)
 {
 	struct mon_domain *d = ctx;
@@ -90,7 +118,10 @@ static int read_counter(void *ctx, unsigned slot, struct counter_reading *rd, co
 		return -EIO;
 	}
 	buf[n] = '\0';
-	return resctrl_parse_counter(buf, &rd->value, reason);
+	int r = resctrl_parse_counter(buf, &rd->value, reason);
+	if (r < 0)
+		return r;
+	return check_forward(last_of(d->mon, (size_t)owner, d->index), rd->value, reason);
 }
 
 static const struct counter_pool_ops counter_ops = {
@@ -116,6 +147,7 @@ static void mon_free(struct monitor *m)
 	for (unsigned d = 0; mon->domains && d < mon->info->mon_domain_count; d++)
 		counter_pool_free(mon->domains[d].pool);
 	free(mon->fds);
+	free(mon->last);
 	free(mon->dirs);
 	free(mon->domains);
 	if (mon->owns_fs)
@@ -150,9 +182,10 @@ static int mon_alloc(struct resctrl_mon *mon, size_t partitions, struct err *err
 
 	mon->partitions = partitions;
 	mon->fds = malloc((partitions ? partitions : 1) * (domains ? domains : 1) * sizeof(*mon->fds));
+	mon->last = calloc((partitions ? partitions : 1) * (domains ? domains : 1), sizeof(*mon->last));
 	mon->dirs = calloc(partitions ? partitions : 1, sizeof(*mon->dirs));
 	mon->domains = calloc(domains ? domains : 1, sizeof(*mon->domains));
-	if (!mon->fds || !mon->dirs || !mon->domains)
+	if (!mon->fds || !mon->last || !mon->dirs || !mon->domains)
 		return err_set(err, -ENOMEM, "out of memory");
 	for (size_t i = 0; i < partitions * domains; i++)
 		mon->fds[i] = -1;

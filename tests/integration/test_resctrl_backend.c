@@ -455,6 +455,43 @@ static void test_faults_surface_and_others_continue(void **state)
 	rig_stop(&rig);
 }
 
+/* A byte count that goes down is never a wrap: Linux 7.3 prints EBUSY as 0, and a reset restarts the
+ * count. Each is an invalid sample with its reason; measuring resumes from a new baseline. */
+static void test_counter_backwards_is_not_a_rate(void **state)
+{
+	static const char *const faults[] = { "zero", "reset" };
+	struct rig rig;
+	struct err err = { "" };
+	char cmd[96];
+
+	(void)state;
+	for (size_t f = 0; f < 2; f++) {
+		rig_start(&rig, "intel", two_vms);
+		assert_int_equal(rig_open(&rig, &err), 0);
+		assert_int_equal(rig_open_partitions(&rig, NULL, 0), 0);
+		rig_tick(&rig);
+		rig_tick(&rig);
+		assert_int_equal(rig.samples[0].state, SAMPLE_MEASURED);
+		snprintf(cmd, sizeof(cmd), "counter mpamd-web 0 mbm_total_bytes %s", faults[f]);
+		assert_int_equal(emu_ctl(rig.emu, cmd), 0);
+		rig_tick(&rig);
+		if (rig.samples[0].state != SAMPLE_INVALID)
+			fail_msg("%s: a count that went down gave a sample of %llu bytes", faults[f],
+				 (unsigned long long)rig.samples[0].bytes);
+		assert_non_null(strstr(rig.samples[0].reason, f == 0 ? "read 0" : "backwards"));
+		assert_int_equal(rig.samples[1].state, SAMPLE_MEASURED); /* the other domain is unaffected */
+		snprintf(cmd, sizeof(cmd), "counter mpamd-web 0 mbm_total_bytes ok");
+		assert_int_equal(emu_ctl(rig.emu, cmd), 0);
+		for (int t = 0; t < 3; t++)
+			rig_tick(&rig);
+		assert_int_equal(rig.samples[0].state, SAMPLE_MEASURED);
+		bool valid;
+		double mbps = rate_of(&rig, 0, &valid);
+		assert_true(valid && mbps > 0 && mbps < 1e6);
+		rig_stop(&rig);
+	}
+}
+
 static void test_amd_counter_assignment_rotates(void **state)
 {
 	struct rig rig;
@@ -671,6 +708,7 @@ int main(void)
 		cmocka_unit_test(test_every_thread_of_a_pid),
 		cmocka_unit_test(test_out_of_closids_fails_one_partition),
 		cmocka_unit_test(test_faults_surface_and_others_continue),
+		cmocka_unit_test(test_counter_backwards_is_not_a_rate),
 		cmocka_unit_test(test_amd_counter_assignment_rotates),
 		cmocka_unit_test(test_mpam_without_counters_records_nothing_as_zero),
 		cmocka_unit_test(test_mpamd_records_against_the_emulator),
