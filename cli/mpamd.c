@@ -53,7 +53,7 @@ static void usage(FILE *out)
 		     "  -r, --record FILE      write the per-tick CSV record to FILE (replaces the record key)\n"
 		     "      --sim-clock        with backend sim: run ticks back to back on simulated time\n"
 		     "  -p, --print-every N    print a table of every partition each N ticks to stdout\n"
-		     "  -s, --socket PATH      control socket (default: the socket key, /run/mpamd.sock)\n"
+		     "  -s, --socket PATH      control socket (default: the socket key, /run/mpamd/mpamd.sock)\n"
 		     "      --no-socket        run without a control socket\n"
 		     "      --pid-file PATH    write the process id to PATH (refused while a live mpamd owns it)\n"
 		     "      --reset-on-exit    remove every limit when stopping\n"

@@ -614,9 +614,31 @@ static bool socket_file_is_ours(const struct ctl_server *s)
 	return s->bound && lstat(s->path, &st) == 0 && st.st_dev == s->dev && st.st_ino == s->ino;
 }
 
+/* The socket's directory (/run/mpamd): systemd makes it (RuntimeDirectory); without systemd, mpamd
+ * does, one level only (0755: any peer may connect, the socket's own mode decides who may change). */
+static int socket_dir_ensure(const char *path, struct err *err)
+{
+	char dir[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	const char *slash = strrchr(path, '/');
+
+	if (!slash || slash == path || (size_t)(slash - path) >= sizeof(dir))
+		return 0;
+	snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
+	if (mkdir(dir, 0755) == 0) {
+		log_debug("control socket: created %s", dir);
+		return 0;
+	}
+	if (errno == EEXIST)
+		return 0;
+	return err_set(err, -errno, "cannot create %s for the control socket: %s", dir, strerror(errno));
+}
+
 static int server_setup(struct ctl_server *s, const struct ctl_server_config *config, struct err *err)
 {
-	int r = path_check_free(config->path, err);
+	int r = socket_dir_ensure(config->path, err);
+
+	if (r == 0)
+		r = path_check_free(config->path, err);
 
 	if (r < 0)
 		return r;

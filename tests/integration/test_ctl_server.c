@@ -399,6 +399,37 @@ static void test_socket_file(void **state)
 	assert_int_equal(errno, ENOENT);
 }
 
+/* The default socket lives in /run/mpamd/: without systemd's RuntimeDirectory, mpamd makes the
+ * directory itself (one level, 0755), and a missing grandparent is an error that names it. */
+static void test_socket_directory_created(void **state)
+{
+	char sub[sizeof(dir) + 16], path[sizeof(dir) + 32], deep[sizeof(dir) + 48];
+	struct ctl_server *s = NULL;
+	struct err err = { { 0 } };
+	struct stat st;
+
+	(void)state;
+	snprintf(sub, sizeof(sub), "%s/run", dir);
+	snprintf(path, sizeof(path), "%s/mpamd.sock", sub);
+	struct ctl_server_config config = { .path = path, .gid = -1 };
+	assert_int_equal(ctl_server_new(&config, &handler, &s, &err), 0);
+	assert_int_equal(stat(sub, &st), 0);
+	assert_true(S_ISDIR(st.st_mode));
+	assert_int_equal(st.st_mode & 07777, 0755);
+	assert_int_equal(lstat(path, &st), 0);
+	assert_true(S_ISSOCK(st.st_mode));
+	ctl_server_free(s);
+	assert_int_equal(rmdir(sub), 0);
+
+	snprintf(deep, sizeof(deep), "%s/no/such/mpamd.sock", dir);
+	config.path = deep;
+	s = NULL;
+	assert_int_equal(ctl_server_new(&config, &handler, &s, &err), -ENOENT);
+	assert_null(s);
+	if (!strstr(err.text, "/no/such") || !strstr(err.text, "cannot create"))
+		fail_msg("unexpected error: %s", err.text);
+}
+
 static void test_stale_replaced_live_refused(void **state)
 {
 	struct sockaddr_un addr = { .sun_family = AF_UNIX };
@@ -1076,6 +1107,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_socket_file, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_socket_directory_created, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stale_replaced_live_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pipelined_requests_in_order, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_end_of_input, setup, teardown),
