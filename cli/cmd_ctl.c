@@ -6,21 +6,15 @@
 #include <getopt.h>
 #include <jansson.h>
 #include <math.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <sys/un.h>
-#include <time.h>
-#include <unistd.h>
 
+#include "cli/ctl_client.h"
 #include "cli/mpamctl.h"
 #include "core/ctl/proto.h"
 
-#define REPLY_TIMEOUT_MS 5000
-#define REPLY_MAX	 (256u * 1024 * 1024) /* a reply this long is not from mpamd */
-#define TABLE_MAX_COLS	 32
+#define TABLE_MAX_COLS 32
 
 struct ctl_cli_command {
 	const char *name;
@@ -32,148 +26,26 @@ struct ctl_cli_command {
 
 /* ---- talking to the daemon ---- */
 
-static int socket_connect(const char *path, int *ret_fd)
-{
-	struct sockaddr_un addr = { .sun_family = AF_UNIX };
-	struct timeval tv = { .tv_sec = REPLY_TIMEOUT_MS / 1000 };
-	int fd;
-
-	if (strlen(path) >= sizeof(addr.sun_path))
-		return -ENAMETOOLONG;
-	memcpy(addr.sun_path, path, strlen(path) + 1);
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return -errno;
-	/* Bounds connect (a full backlog) and send (a daemon not reading) alike. */
-	if (setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)) < 0 ||
-	    connect(fd, (struct sockaddr *)&addr, sizeof(addr)) < 0) {
-		int r = -errno;
-		close(fd);
-		return r;
-	}
-	*ret_fd = fd;
-	return 0;
-}
-
-static int send_all(int fd, const char *buf, size_t len)
-{
-	while (len > 0) {
-		ssize_t n = send(fd, buf, len, MSG_NOSIGNAL);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return errno == EAGAIN || errno == EWOULDBLOCK ? -ETIMEDOUT : -errno;
-		}
-		buf += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
-static long long ms_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-/* One line, whatever its length, within the deadline. The line stays malloc'ed in *ret_line. */
-static int read_line(int fd, char **ret_line, size_t *ret_len)
-{
-	long long deadline = ms_now() + REPLY_TIMEOUT_MS;
-	size_t len = 0, cap = 0;
-	char *buf = NULL;
-
-	for (;;) {
-		char *nl = len ? memchr(buf, '\n', len) : NULL;
-		if (nl) {
-			*ret_line = buf;
-			*ret_len = (size_t)(nl - buf) + 1;
-			return 0;
-		}
-		if (len == cap) {
-			char *grown = cap >= REPLY_MAX ? NULL : realloc(buf, cap ? cap * 2 : 65536);
-			if (!grown) {
-				free(buf);
-				return -EMSGSIZE;
-			}
-			buf = grown;
-			cap = cap ? cap * 2 : 65536;
-		}
-		struct pollfd pfd = { .fd = fd, .events = POLLIN };
-		long long left = deadline - ms_now();
-		int p = left > 0 ? poll(&pfd, 1, (int)left) : 0;
-		if (p < 0 && errno == EINTR)
-			continue;
-		ssize_t n = p > 0 ? read(fd, buf + len, cap - len) : -1;
-		if (n < 0 && p > 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			int r = p == 0 ? -ETIMEDOUT : n == 0 ? -ECONNRESET : -errno;
-			free(buf);
-			return r;
-		}
-		len += (size_t)n;
-	}
-}
-
-static void print_connect_error(const char *path, int r)
-{
-	const char *hint = "";
-
-	if (r == -ENOENT || r == -ECONNREFUSED)
-		hint = " (is mpamd running?)";
-	else if (r == -EACCES)
-		hint = " (only root and the socket's group may connect)";
-	fprintf(stderr, "mpamctl: cannot connect to %s: %s%s\n", path, strerror(-r), hint);
-}
-
-/* Sends one request line and returns the reply line. Exit code on failure, after saying why. */
-static int exchange(const char *path, const char *request, char **ret_line, size_t *ret_len)
-{
-	int fd = -1, r = socket_connect(path, &fd);
-
-	if (r < 0) {
-		print_connect_error(path, r);
-		return EXIT_FAILED;
-	}
-	r = send_all(fd, request, strlen(request));
-	if (r >= 0)
-		r = read_line(fd, ret_line, ret_len);
-	close(fd);
-	if (r == -ECONNRESET)
-		fprintf(stderr, "mpamctl: %s: mpamd closed the connection without replying\n", path);
-	else if (r == -ETIMEDOUT)
-		fprintf(stderr, "mpamctl: %s: no reply from mpamd within %d s\n", path, REPLY_TIMEOUT_MS / 1000);
-	else if (r < 0)
-		fprintf(stderr, "mpamctl: %s: %s\n", path, strerror(-r));
-	return r < 0 ? EXIT_FAILED : EXIT_OK;
-}
-
 static int ctl_call(const struct ctl_options *opts, const char *cmd, const char *name, const char *const *settings,
 		    size_t count, json_t **ret_result)
 {
 	struct err err = { { 0 } };
-	char *request, *line = NULL;
-	size_t len = 0;
-	int rc, r = ctl_request_build(cmd, name, settings, count, &request, &err);
+	enum ctl_client_outcome outcome =
+		ctl_client_call(opts->socket_path, cmd, name, settings, count, ret_result, &err);
 
-	if (r < 0) {
+	switch (outcome) {
+	case CTL_CLIENT_OK:
+		return EXIT_OK;
+	case CTL_CLIENT_BAD_REQUEST:
 		fprintf(stderr, "mpamctl %s: %s\n", cmd, err.text);
-		return r == -ENOMEM ? EXIT_FAILED : EXIT_USAGE;
+		return EXIT_USAGE;
+	case CTL_CLIENT_REFUSED:
+		fprintf(stderr, "mpamctl %s: %s\n", cmd, err.text);
+		return EXIT_FAILED;
+	default:
+		fprintf(stderr, "mpamctl: %s\n", err.text);
+		return EXIT_FAILED;
 	}
-	rc = exchange(opts->socket_path, request, &line, &len);
-	free(request);
-	if (rc != EXIT_OK)
-		return rc;
-	r = ctl_reply_check(line, len, ret_result, &err);
-	free(line);
-	if (r == -EREMOTEIO)
-		fprintf(stderr, "mpamctl %s: %s\n", cmd, err.text);
-	else if (r < 0)
-		fprintf(stderr, "mpamctl: %s: %s\n", opts->socket_path, err.text);
-	return r < 0 ? EXIT_FAILED : EXIT_OK;
 }
 
 /* ---- values ---- */

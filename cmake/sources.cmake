@@ -101,6 +101,7 @@ mpamd_layer(mpamd_engine DIRS core/engine
 mpamd_layer(mpamd_cli DIRS cli DEPS mpamd_engine mpamd_perf LIBS PkgConfig::CAIRO PkgConfig::FONTCONFIG SOURCES
   cli/cmd_check_config.c
   cli/cmd_ctl.c
+  cli/ctl_client.c
   cli/cmd_discover.c
   cli/cmd_plot.c
   cli/cmd_pmu.c

@@ -1062,7 +1062,7 @@ static void test_mpamctl_without_daemon(void **state)
 	assert_string_equal(r.out, "");
 	char expected[256];
 	snprintf(expected, sizeof(expected),
-		 "mpamctl: cannot connect to %s: No such file or directory (is mpamd running?)", sock_path);
+		 "mpamctl: cannot connect to %s: No such file or directory (is mpamd running?", sock_path);
 	assert_has(r.err, expected);
 	run_result_fini(&r);
 }
