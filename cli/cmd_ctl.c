@@ -316,7 +316,7 @@ struct metric_name {
 	const char *key, *name, *help;
 };
 
-/* Field -> metric name with its unit, as documented in mpamctl(1); unknown fields keep their name. */
+/* Field -> metric name with its unit, as documented in mpamctl(8); unknown fields keep their name. */
 static const struct metric_name metric_names[] = {
 	{ "mbps", "bandwidth_mbps", "Memory bandwidth measured at the last tick, MB/s." },
 	{ "bytes_total", "bytes_total", "Bytes transferred since the partition was opened." },
@@ -475,7 +475,7 @@ static const struct ctl_cli_command cli_commands[] = {
 	  "Re-read the configuration file. An invalid file leaves the running configuration in place.\n"
 	  "Needs root or the control socket's group.",
 	  0, 0, print_reload },
-	{ "metrics", "", "Print counters in the Prometheus text exposition format (see mpamctl(1) for the names).", 0,
+	{ "metrics", "", "Print counters in the Prometheus text exposition format (see mpamctl(8) for the names).", 0,
 	  0, print_metrics },
 };
 

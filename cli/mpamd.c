@@ -6,8 +6,10 @@
 #include <string.h>
 
 #include <grp.h>
+#include <unistd.h>
 
 #include "cli/pidfile.h"
+#include "cli/service_notify.h"
 #include "cli/tick_table.h"
 #include "core/base/log.h"
 #include "core/base/parse.h"
@@ -29,6 +31,7 @@ struct daemon_args {
 	struct config_overrides overrides;
 	struct engine_options engine;
 	struct tick_table table;
+	struct service_notify notify;
 	const char *socket_path;
 	const char *pid_file;
 	bool no_socket;
@@ -38,7 +41,7 @@ struct daemon_args {
 
 static void usage(FILE *out)
 {
-	fprintf(out, "Usage: mpamd -c FILE [OPTIONS]\n"
+	fprintf(out, "Usage: mpamd [-c FILE] [OPTIONS]\n"
 		     "\n"
 		     "Memory-bandwidth and cache QoS manager: programs each partition's limits, measures what\n"
 		     "it uses every interval_ms, adjusts the limits with its policies, and records it.\n"
@@ -46,7 +49,7 @@ static void usage(FILE *out)
 		     "SIGINT stop, leaving the limits in place unless --reset-on-exit.\n"
 		     "\n"
 		     "Options:\n"
-		     "  -c, --config FILE      configuration file (see mpamd.ini(5)); required\n"
+		     "  -c, --config FILE      configuration file (see mpamd.ini(5)); default " DEFAULT_CONFIG_PATH "\n"
 		     "  -b, --backend NAME     resctrl | mmio | sim, replacing the file's backend key\n"
 		     "  -f, --foreground       log to stderr (default: syslog)\n"
 		     "  -n, --ticks N          stop after N ticks (default: run until SIGINT or SIGTERM)\n"
@@ -179,8 +182,14 @@ static int parse_args(int argc, char **argv, struct daemon_args *a)
 		return EXIT_USAGE;
 	}
 	if (!a->config_path) {
-		fprintf(stderr, "mpamd: a configuration file is required (-c FILE). Try 'mpamd --help'.\n");
-		return EXIT_USAGE;
+		a->config_path = DEFAULT_CONFIG_PATH;
+		if (access(a->config_path, F_OK) < 0 && errno == ENOENT) {
+			fprintf(stderr,
+				"mpamd: no configuration: %s does not exist. Give -c FILE, or copy an example "
+				"(mpamd.ini(5) lists them) there. Try 'mpamd --help'.\n",
+				a->config_path);
+			return EXIT_USAGE;
+		}
 	}
 	return -1;
 }
@@ -190,6 +199,15 @@ static gid_t socket_group(void)
 	struct group *g = getgrnam(SOCKET_GROUP);
 
 	return g ? g->gr_gid : (gid_t)-1;
+}
+
+static void on_tick(void *ctx, struct engine *engine)
+{
+	struct daemon_args *a = ctx;
+
+	if (a->table.every)
+		tick_table_on_tick(&a->table, engine);
+	service_notify_tick(&a->notify);
 }
 
 static int run(struct daemon_args *a, struct config *config)
@@ -202,10 +220,11 @@ static int run(struct daemon_args *a, struct config *config)
 
 	snprintf(backend, sizeof(backend), "%s", config->global.backend);
 	opts.handle_signals = true;
-	if (a->table.every) {
-		opts.on_tick = tick_table_on_tick;
-		opts.on_tick_ctx = &a->table;
-	}
+	service_notify_init(&a->notify);
+	opts.on_ready = service_notify_ready;
+	opts.on_ready_ctx = &a->notify;
+	opts.on_tick = on_tick;
+	opts.on_tick_ctx = a;
 	opts.config_path = a->config_path;
 	opts.overrides = a->overrides;
 	opts.socket_path = a->no_socket ? NULL : (a->socket_path ? a->socket_path : config->global.socket);
@@ -224,6 +243,7 @@ static int run(struct daemon_args *a, struct config *config)
 	log_info("running %zu partition(s) on backend %s, every %u ms", engine_partition_count(engine), backend,
 		 interval);
 	r = engine_run(engine, &err);
+	service_notify_stopping();
 	if (r < 0)
 		log_error("%s", err.text);
 	log_info("stopped after %llu tick(s)", (unsigned long long)engine_ticks_done(engine));

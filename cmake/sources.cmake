@@ -98,7 +98,7 @@ mpamd_layer(mpamd_engine DIRS core/engine
   core/engine/registry.c)
 
 # The programs on top.
-mpamd_layer(mpamd_cli DIRS cli DEPS mpamd_engine mpamd_perf LIBS PkgConfig::CAIRO PkgConfig::FONTCONFIG SOURCES
+mpamd_layer(mpamd_cli DIRS cli DEPS mpamd_engine mpamd_perf LIBS PkgConfig::CAIRO PkgConfig::FONTCONFIG PkgConfig::LIBSYSTEMD SOURCES
   cli/cmd_check_config.c
   cli/cmd_ctl.c
   cli/ctl_client.c
@@ -109,6 +109,7 @@ mpamd_layer(mpamd_cli DIRS cli DEPS mpamd_engine mpamd_perf LIBS PkgConfig::CAIR
   cli/plot.c
   cli/plot_axis.c
   cli/record_read.c
+  cli/service_notify.c
   cli/tick_table.c)
 
 set(MPAMD_SOURCES cli/mpamd.c)

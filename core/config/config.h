@@ -14,6 +14,7 @@
 
 #define DEFAULT_RESCTRL_ROOT "/sys/fs/resctrl"
 #define DEFAULT_SOCKET_PATH  "/run/mpamd/mpamd.sock"
+#define DEFAULT_CONFIG_PATH  "/etc/mpamd/mpamd.ini"
 /* inih, as Debian builds it, reads lines into a fixed 200-byte buffer. */
 #define CONFIG_MAX_LINE 199
 /* MSCs one mpamd drives (the engine's domain table; [sim] mscs has the same limit). */

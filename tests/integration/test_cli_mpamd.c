@@ -11,6 +11,7 @@
 #include <cmocka.h>
 #include <jansson.h>
 
+#include "core/config/config.h"
 #include "tests/util/testutil.h"
 
 #define ETC MPAMD_SOURCE_DIR "/etc"
@@ -62,7 +63,6 @@ static void test_usage_errors(void **state)
 		const char *args[6];
 		const char *words;
 	} cases[] = {
-		{ { NULL }, "a configuration file is required" },
 		{ { "-c", ETC "/demo.ini", "--backend", "xen", NULL }, "--backend xen: expected one of" },
 		{ { "-c", ETC "/demo.ini", "--ticks", "0", NULL }, "--ticks 0: out of range" },
 		{ { "-c", ETC "/demo.ini", "--ticks", "ten", NULL }, "--ticks ten: unexpected character" },
@@ -85,6 +85,18 @@ static void test_usage_errors(void **state)
 			fail_msg("case %zu: exit %d, stderr:\n%s", i, r.exit_code, r.err);
 		run_result_fini(&r);
 	}
+}
+
+/* Without -c the installed default is read; when it is not installed, the error says what to do. */
+static void test_default_config_missing(void **state)
+{
+	(void)state;
+	if (access(DEFAULT_CONFIG_PATH, F_OK) == 0)
+		skip(); /* this host has one installed: mpamd would start with it */
+	struct run_result r = run((char *[]){ MPAMD, NULL });
+	if (r.exit_code != 2 || !strstr(r.err, DEFAULT_CONFIG_PATH " does not exist") || !strstr(r.err, "-c FILE"))
+		fail_msg("exit %d, stderr:\n%s", r.exit_code, r.err);
+	run_result_fini(&r);
 }
 
 static void test_help_lists_every_option(void **state)
@@ -195,6 +207,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_demo_runs_and_records),
 		cmocka_unit_test(test_usage_errors),
+		cmocka_unit_test(test_default_config_missing),
 		cmocka_unit_test(test_help_lists_every_option),
 		cmocka_unit_test(test_discover_sim),
 		cmocka_unit_test(test_discover_mmio_explains_failure),

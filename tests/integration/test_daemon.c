@@ -4,12 +4,16 @@
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -176,6 +180,64 @@ static struct run_result ctl(const char *socket, const char *a1, const char *a2,
 
 /* mpamctl against the running daemon: every command, a change that reaches the hardware, and the
  * errors a bad request gets while the daemon keeps going. */
+/* The sd_notify datagrams mpamd sends, in order, until `want` arrives or the deadline passes. */
+static bool notify_wait_for(int fd, const char *want, char *seen, size_t seen_len)
+{
+	for (int waited = 0; waited < WAIT_MS; waited += 50) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		char buf[256];
+		if (poll(&p, 1, 50) <= 0)
+			continue;
+		ssize_t n = recv(fd, buf, sizeof(buf) - 1, 0);
+		if (n <= 0)
+			continue;
+		buf[n] = '\0';
+		size_t used = strlen(seen);
+		snprintf(seen + used, seen_len - used, "%s|", buf);
+		if (strstr(buf, want))
+			return true;
+	}
+	return false;
+}
+
+/* Type=notify: READY=1 once the control socket listens, WATCHDOG=1 at half of WatchdogSec while it
+ * ticks, STOPPING=1 on SIGTERM. */
+static void test_service_manager_notifications(void **state)
+{
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	char seen[4096] = "", socket_path[160];
+	struct files f;
+
+	(void)state;
+	make_files(&f);
+	write_file(f.config, sim_config(50));
+	snprintf(addr.sun_path, sizeof(addr.sun_path), "%s/notify", f.dir);
+	int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	assert_int_equal(bind(fd, (struct sockaddr *)&addr, sizeof(addr)), 0);
+	snprintf(socket_path, sizeof(socket_path), "%s/mpamd.sock", f.dir);
+	setenv("NOTIFY_SOCKET", addr.sun_path, 1);
+	setenv("WATCHDOG_USEC", "200000", 1);
+	char *argv[] = { MPAMD, "-c", f.config, "-f", "--socket", socket_path, NULL };
+	int pid = spawn_background(argv, f.log);
+	unsetenv("NOTIFY_SOCKET");
+	unsetenv("WATCHDOG_USEC");
+	assert_true(pid > 0);
+
+	if (!notify_wait_for(fd, "READY=1", seen, sizeof(seen)))
+		fail_msg("no READY=1; got: %s", seen);
+	assert_int_equal(access(socket_path, F_OK), 0); /* ready means reachable */
+	assert_non_null(strstr(seen, "STATUS=managing 1 partition(s)"));
+	if (!notify_wait_for(fd, "WATCHDOG=1", seen, sizeof(seen)))
+		fail_msg("no WATCHDOG=1; got: %s", seen);
+	kill(pid, SIGTERM);
+	if (!notify_wait_for(fd, "STOPPING=1", seen, sizeof(seen)))
+		fail_msg("no STOPPING=1; got: %s", seen);
+	assert_int_equal(wait_exit(pid, WAIT_MS), 0);
+	close(fd);
+	unlink(addr.sun_path);
+	remove_files(&f);
+}
+
 static void test_control_socket(void **state)
 {
 	struct files f;
@@ -260,6 +322,7 @@ int main(void)
 		cmocka_unit_test(test_pid_file_refuses_a_second_daemon),
 		cmocka_unit_test(test_reset_on_exit),
 		cmocka_unit_test(test_control_socket),
+		cmocka_unit_test(test_service_manager_notifications),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -413,7 +413,7 @@ static const struct fuse_operations ops = {
 	.utimens = op_utimens,
 };
 
-int emu_fs_run(struct emu *e, const char *mountpoint)
+int emu_fs_run(struct emu *e, const char *mountpoint, bool background)
 {
 	struct fuse_args args = FUSE_ARGS_INIT(0, NULL);
 	int status = 1;
@@ -424,7 +424,13 @@ int emu_fs_run(struct emu *e, const char *mountpoint)
 	struct fuse *f = fuse_new(&args, &ops, sizeof(ops), e);
 	if (!f)
 		goto out_args;
-	if (fuse_mount(f, mountpoint) == 0) {
+	bool mounted = fuse_mount(f, mountpoint) == 0;
+	/* Mounted before detaching, so a script's next command already sees the tree. */
+	if (mounted && fuse_daemonize(!background) < 0) {
+		fuse_unmount(f);
+		mounted = false;
+	}
+	if (mounted) {
 		struct fuse_session *se = fuse_get_session(f);
 		fuse_set_signal_handlers(se);
 		/* A signal ends the loop with the signal number (> 0): a clean end. So does an unmount: its

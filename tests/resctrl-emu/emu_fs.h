@@ -4,10 +4,13 @@
 #ifndef MPAMD_TESTS_RESCTRL_EMU_FS_H
 #define MPAMD_TESTS_RESCTRL_EMU_FS_H
 
+#include <stdbool.h>
+
 struct emu;
 
 /* Mounts at `mountpoint` and serves until SIGINT, SIGTERM or SIGHUP, an unmount, or the vanish
- * command; then unmounts. 0 on a clean end, 1 when mounting or serving failed. */
-int emu_fs_run(struct emu *e, const char *mountpoint);
+ * command; then unmounts. 0 on a clean end, 1 when mounting or serving failed. `background`: the
+ * caller's process returns 0 once the mount is up and a child serves it (fuse_daemonize). */
+int emu_fs_run(struct emu *e, const char *mountpoint, bool background);
 
 #endif

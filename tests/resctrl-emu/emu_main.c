@@ -28,6 +28,7 @@ struct cli {
 	const char *proc_root;
 	int counters;	     /* -1: the profile's */
 	const char *mon_res; /* NULL: the profile's */
+	bool background;     /* detach once mounted */
 };
 
 enum {
@@ -39,6 +40,7 @@ enum {
 	OPT_PROC_ROOT,
 	OPT_COUNTERS,
 	OPT_MON_RESOURCE,
+	OPT_BACKGROUND,
 };
 
 static void usage(FILE *out)
@@ -63,6 +65,8 @@ static void usage(FILE *out)
 		     "      --proc-root DIR    where threads are looked up and listed (default /proc)\n"
 		     "      --mon-resource RES the monitoring resource's name instead of L3: mon_data/mon_RES_NN,\n"
 		     "                         info/RES_MON, mbm_RES_assignments (e.g. MB)\n"
+		     "      --background       return once MOUNTPOINT is mounted and serve it from a child\n"
+		     "                         process (ends at umount)\n"
 		     "  -h, --help             this text\n"
 		     "\n"
 		     "Control: write one command per write() to MOUNTPOINT/.emu_ctl; read it for the list:\n"
@@ -118,6 +122,9 @@ static int parse_option(int opt, struct cli *c)
 	case OPT_DEBUG:
 		c->debug = true;
 		return 0;
+	case OPT_BACKGROUND:
+		c->background = true;
+		return 0;
 	case OPT_CPUS:
 		return parse_count(optarg, 1, EMU_MAX_CPUS, &c->cpus) ? 0 : usage_error("bad --cpus", optarg);
 	case OPT_DOMAINS:
@@ -159,6 +166,7 @@ static int parse_cli(int argc, char **argv, struct cli *c)
 		{ "proc-root", required_argument, NULL, OPT_PROC_ROOT },
 		{ "counters", required_argument, NULL, OPT_COUNTERS },
 		{ "mon-resource", required_argument, NULL, OPT_MON_RESOURCE },
+		{ "background", no_argument, NULL, OPT_BACKGROUND },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -243,7 +251,7 @@ int main(int argc, char **argv)
 		config_free(config);
 		return 1;
 	}
-	r = emu_fs_run(&emu, cli.mountpoint);
+	r = emu_fs_run(&emu, cli.mountpoint, cli.background);
 	emu_fini(&emu);
 	config_free(config);
 	return r;

@@ -1,6 +1,7 @@
 /* mpamctl check-config and the help texts, run as the user runs them: as programs. */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -143,7 +144,13 @@ static void test_every_example_config_passes(void **state)
 	assert_true(count >= 4); /* one per backend and the demo */
 	for (size_t i = 0; i < count; i++) {
 		struct run_result r = run(MPAMCTL, "check-config", files[i], NULL);
-		if (r.exit_code != 0 || strstr(r.err, "warning"))
+		/* The installed default manages nothing until partitions are added, and says so. */
+		bool is_default = strstr(files[i], "/etc/mpamd.ini") != NULL;
+		const char *warning = strstr(r.err, "warning");
+		bool expected = is_default
+					? warning && strstr(r.err, "no [partition") && !strstr(warning + 1, "warning")
+					: !warning;
+		if (r.exit_code != 0 || !expected)
 			fail_msg("%s: exit %d\n%s", files[i], r.exit_code, r.err);
 		run_result_fini(&r);
 	}

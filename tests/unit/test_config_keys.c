@@ -81,7 +81,7 @@ static void runtime_list_of(const char *man, char *ret, size_t len)
 static void test_man_pages_list_the_runtime_keys(void **state)
 {
 	const struct config_section_def *def = &config_partition_section;
-	const char *pages[] = { "mpamd.ini.5", "mpamctl.1" };
+	const char *pages[] = { "mpamd.ini.5", "mpamctl.8" };
 	char expected[512] = "";
 
 	(void)state;

@@ -1,0 +1,120 @@
+/* What an install puts on a host: the unit file passes systemd-analyze verify (with the binaries and
+ * man pages it names in place), the sysusers.d entry creates group mpamd, and a reinstall keeps the
+ * operator's /etc/mpamd/mpamd.ini. Everything goes to a DESTDIR staging tree under /tmp. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "tests/util/testutil.h"
+
+static char stage[64];
+
+static void sh(const char *fmt, ...)
+{
+	char cmd[2048];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	int rc = system(cmd);
+	if (rc != 0)
+		fail_msg("'%s' exited %d", cmd, rc);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	snprintf(stage, sizeof(stage), "/tmp/mpamd-install-XXXXXX");
+	if (!mkdtemp(stage))
+		return -1;
+	char cmd[512];
+	snprintf(cmd, sizeof(cmd), "DESTDIR=%s '%s' --install '%s' --prefix /usr >%s/install.log 2>&1", stage,
+		 CMAKE_COMMAND, BUILD_DIR, stage);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	char cmd[128];
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", stage);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+static void test_unit_file_verifies(void **state)
+{
+	(void)state;
+	/* The staged copy differs only in where the binaries are: verify checks they are executable. */
+	sh("sed 's|/usr/sbin/mpamd|%s/usr/sbin/mpamd|' %s/usr/lib/systemd/system/mpamd.service >%s/mpamd.service",
+	   stage, stage, stage);
+	sh("cmp -s %s/usr/lib/systemd/system/mpamd.service %s/etc/mpamd.service", stage, MPAMD_SOURCE_DIR);
+	sh("cd %s && MANPATH=%s/usr/share/man systemd-analyze verify ./mpamd.service >verify.log 2>&1", stage, stage);
+	char path[128];
+	snprintf(path, sizeof(path), "%s/verify.log", stage);
+	char *log = read_text_file(path);
+	assert_non_null(log);
+	if (log[0])
+		fail_msg("systemd-analyze verify said:\n%s", log);
+	free(log);
+	/* What the unit promises the daemon: it starts with the installed default and tells systemd. */
+	snprintf(path, sizeof(path), "%s/mpamd.service", stage);
+	char *unit = read_text_file(path);
+	assert_non_null(strstr(unit, "Type=notify\n"));
+	assert_non_null(strstr(unit, "RuntimeDirectory=mpamd\n"));
+	assert_non_null(strstr(unit, "ProtectSystem=strict\n"));
+	assert_non_null(strstr(unit, "ReadWritePaths=-/sys/fs/resctrl"));
+	assert_non_null(strstr(unit, "DeviceAllow=/dev/mem rw\n"));
+	assert_non_null(strstr(unit, "CapabilityBoundingSet="));
+	assert_non_null(strstr(unit, "-c /etc/mpamd/mpamd.ini"));
+	free(unit);
+}
+
+static void test_sysusers_creates_the_group(void **state)
+{
+	char path[128];
+
+	(void)state;
+	sh("mkdir -p %s/etc && systemd-sysusers --root=%s %s/usr/lib/sysusers.d/mpamd.conf >/dev/null 2>&1", stage,
+	   stage, stage);
+	snprintf(path, sizeof(path), "%s/etc/group", stage);
+	char *group = read_text_file(path);
+	assert_non_null(group);
+	if (strncmp(group, "mpamd:x:", 8) != 0 && !strstr(group, "\nmpamd:x:"))
+		fail_msg("no group mpamd in %s:\n%s", path, group);
+	free(group);
+}
+
+static void test_reinstall_keeps_the_operators_config(void **state)
+{
+	char path[128];
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/etc/mpamd/mpamd.ini", stage);
+	sh("cmp -s %s %s/etc/mpamd.ini", path, MPAMD_SOURCE_DIR);
+	sh("echo '; edited by the operator' >>%s", path);
+	sh("DESTDIR=%s '%s' --install '%s' --prefix /usr >/dev/null 2>&1", stage, CMAKE_COMMAND, BUILD_DIR);
+	char *conf = read_text_file(path);
+	assert_non_null(strstr(conf, "; edited by the operator"));
+	free(conf);
+	/* The installed default is a valid file, and the one mpamd reads without -c. */
+	sh("'%s' check-config %s >/dev/null 2>&1", MPAMCTL, path);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_unit_file_verifies, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sysusers_creates_the_group, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_reinstall_keeps_the_operators_config, setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

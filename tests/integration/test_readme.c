@@ -1,0 +1,94 @@
+/* The README's resctrl-emu walkthrough, run line by line as written (from the top of the repository,
+ * with this build's binaries for build/): what a new user types must work. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "tests/util/testutil.h"
+
+#define WALKTHROUGH_HEADING "### Trying it without resctrl hardware"
+
+/* The first ```sh block after `heading`, malloc'ed; NULL if there is none. */
+static char *shell_block_after(const char *text, const char *heading)
+{
+	const char *h = strstr(text, heading);
+	const char *start = h ? strstr(h, "```sh\n") : NULL;
+	const char *end = start ? strstr(start + 6, "```") : NULL;
+
+	return end ? strndup(start + 6, (size_t)(end - start - 6)) : NULL;
+}
+
+/* Every "build/" at the start of a word becomes this build's directory. */
+static char *with_build_dir(const char *script)
+{
+	size_t len = strlen(script) * 4 + 1, used = 0;
+	char *out = malloc(len);
+
+	for (const char *p = script; *p; p++) {
+		bool word_start = p == script || p[-1] == ' ' || p[-1] == '\n';
+		if (word_start && !strncmp(p, "build/", 6)) {
+			used += (size_t)snprintf(out + used, len - used, "%s/", BUILD_DIR);
+			p += 5;
+		} else {
+			out[used++] = *p;
+		}
+	}
+	out[used] = '\0';
+	return out;
+}
+
+static void test_emulator_walkthrough(void **state)
+{
+	char path[512], log[64] = "/tmp/mpamd-readme-XXXXXX";
+	struct stat st;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/README.md", MPAMD_SOURCE_DIR);
+	char *readme = read_text_file(path);
+	assert_non_null(readme);
+	char *block = shell_block_after(readme, WALKTHROUGH_HEADING);
+	if (!block)
+		fail_msg("README.md has no ```sh block after '%s'", WALKTHROUGH_HEADING);
+	assert_non_null(strstr(block, "umount /tmp/resctrl"));
+	bool had_run_dir = stat("/run/mpamd", &st) == 0;
+	char *script = with_build_dir(block);
+	int fd = mkstemp(log);
+	assert_true(fd >= 0);
+	close(fd);
+	char *cmd = NULL;
+	assert_true(asprintf(&cmd, "cd '%s' && sh -e -x >%s 2>&1 <<'WALKTHROUGH'\n%s\nWALKTHROUGH", MPAMD_SOURCE_DIR,
+			     log, script) > 0);
+	int rc = system(cmd);
+	char *out = read_text_file(log);
+	if (rc != 0)
+		fail_msg("the walkthrough failed (%d):\n%s", rc, out);
+	/* discover saw the emulated host, and mpamd ran its ticks on it. */
+	assert_non_null(strstr(out, "L3"));
+	assert_non_null(strstr(out, "stopped after 50 tick(s)"));
+	assert_null(strstr(out, "error"));
+	if (!had_run_dir)
+		rmdir("/run/mpamd");
+	unlink(log);
+	free(out);
+	free(cmd);
+	free(script);
+	free(block);
+	free(readme);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_emulator_walkthrough),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
