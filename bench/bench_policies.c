@@ -67,7 +67,7 @@ static void on_tick(void *ctx, struct engine *engine)
 			continue;
 		struct err err = { "" };
 		const char *settings[] = { t->sets[s].setting };
-		if (engine_set(engine, t->sets[s].partition, settings, 1, &err) < 0)
+		if (engine_set(engine, t->sets[s].partition, settings, 1, NULL, NULL, &err) < 0)
 			fprintf(stderr, "bench: set %s: %s\n", t->sets[s].setting, err.text);
 	}
 }

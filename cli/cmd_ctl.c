@@ -285,10 +285,31 @@ static void print_list(json_t *result)
 	table_print(partitions, partition_columns, 0);
 }
 
+/* "mb_max=25 -> 20 (step 10)" when the hardware rounded what was asked. */
+static const char *setting_rounding(json_t *rounded, const char *setting, char *buf, size_t len)
+{
+	json_t *r;
+	size_t i;
+
+	json_array_foreach(rounded, i, r) {
+		const char *key = json_string_value(json_object_get(r, "key"));
+		size_t n = key ? strlen(key) : 0;
+		if (n && !strncmp(setting, key, n) && setting[n] == '=') {
+			snprintf(buf, len, " -> %lld (step %lld)",
+				 (long long)json_integer_value(json_object_get(r, "in_force")),
+				 (long long)json_integer_value(json_object_get(r, "step")));
+			return buf;
+		}
+	}
+	return "";
+}
+
 static void print_set(json_t *result)
 {
 	json_t *settings = json_object_get(result, "settings"), *s;
+	json_t *rounded = json_object_get(result, "rounded");
 	const char *name = json_string_value(json_object_get(result, "name"));
+	char note[64];
 	size_t i;
 
 	if (!name || !json_is_array(settings)) {
@@ -297,7 +318,8 @@ static void print_set(json_t *result)
 	}
 	printf("%s:", name);
 	json_array_foreach(settings, i, s) {
-		printf(" %s", json_string_value(s) ? json_string_value(s) : "?");
+		const char *text = json_string_value(s) ? json_string_value(s) : "?";
+		printf(" %s%s", text, setting_rounding(rounded, text, note, sizeof(note)));
 	}
 	printf("\n");
 }

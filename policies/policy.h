@@ -18,7 +18,7 @@
 
 #include "core/config/model.h"
 
-#define POLICY_EVENT_MAX 96
+#define POLICY_EVENT_MAX 384
 
 /* The host as the policies see it this tick. */
 struct policy_host {

@@ -81,6 +81,10 @@ struct control_ops {
 			      struct partition_ref *ret, struct err *err);
 	/* Forgets partition `index` (the hardware keeps its limits; nothing is removed). */
 	void (*partition_close)(struct control *control, size_t index);
+	/* Whether the hardware can hold `limits` at all (a cache mask outside the host's, a minimum it
+	 * has no control for), writing nothing: -EOPNOTSUPP or -ERANGE and why. Rounding to the
+	 * hardware's steps is not a refusal. */
+	int (*validate)(struct control *control, const struct partition_limits *limits, struct err *err);
 	/* Programs limits on every domain, rounded to the hardware's steps; stores what is in force in
 	 * *effective (read back from the hardware where possible). */
 	int (*apply)(struct control *control, size_t index, const struct partition_limits *limits,

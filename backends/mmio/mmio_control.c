@@ -112,6 +112,26 @@ static int apply_one_msc(struct msc *msc, uint16_t partid, const struct partitio
 	return 0;
 }
 
+int mmio_limits_validate(const struct mmio_limits *l, const struct partition_limits *want, struct err *err)
+{
+	struct control_caps caps;
+
+	mmio_limits_probe(l, &caps);
+	if (want->mb_min && !caps.has_mb_min)
+		return err_set(err, -EOPNOTSUPP,
+			       "mb_min: no MSC has minimum-bandwidth control (MBW_MIN); guarantee_mbps is held "
+			       "without it");
+	if (!want->l3_cbm)
+		return 0;
+	if (!caps.cbm_bits)
+		return err_set(err, -EOPNOTSUPP, "l3_cbm: no MSC has cache-portion control (CPOR)");
+	uint64_t mask = caps.cbm_bits >= 64 ? ~0ull : (1ull << caps.cbm_bits) - 1;
+	if (want->l3_cbm & ~mask)
+		return err_set(err, -ERANGE, "l3_cbm 0x%llx has bits outside the %u cache portions (0x%llx)",
+			       (unsigned long long)want->l3_cbm, caps.cbm_bits, (unsigned long long)mask);
+	return 0;
+}
+
 int mmio_limits_apply(struct mmio_limits *l, size_t index, const struct partition_limits *want,
 		      struct partition_limits *effective, struct err *err)
 {
@@ -225,6 +245,11 @@ static int mmio_apply(struct control *c, size_t index, const struct partition_li
 	return mmio_limits_apply(mmio_of(c)->limits, index, want, effective, err);
 }
 
+static int mmio_validate(struct control *c, const struct partition_limits *want, struct err *err)
+{
+	return mmio_limits_validate(mmio_of(c)->limits, want, err);
+}
+
 static json_t *mmio_describe(struct control *c)
 {
 	return mmio_limits_describe(mmio_of(c)->limits);
@@ -262,6 +287,7 @@ const struct control_ops control_mmio_ops = {
 	.share = mmio_share,
 	.partition_open = mmio_partition_open,
 	.partition_close = mmio_partition_close,
+	.validate = mmio_validate,
 	.apply = mmio_apply,
 	.describe = mmio_describe,
 };

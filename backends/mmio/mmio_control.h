@@ -19,6 +19,8 @@ void mmio_limits_probe(const struct mmio_limits *limits, struct control_caps *re
 int mmio_limits_partition_open(struct mmio_limits *limits, size_t index, const struct partition_config *p,
 			       struct partition_ref *ret, struct err *err);
 void mmio_limits_partition_close(struct mmio_limits *limits, size_t index);
+/* The control contract's validate for every MSC of the set together. */
+int mmio_limits_validate(const struct mmio_limits *limits, const struct partition_limits *want, struct err *err);
 int mmio_limits_apply(struct mmio_limits *limits, size_t index, const struct partition_limits *want,
 		      struct partition_limits *effective, struct err *err);
 /* The MSCs and what they offer, for `mpamctl discover`. */

@@ -114,10 +114,12 @@ static int rc_apply(struct control *c, size_t index, const struct partition_limi
 
 	if (index >= rc->config->partition_count || rc->groups[index].dirfd < 0)
 		return err_set(err, -ENOENT, "partition %zu is not open", index);
-	if (limits->mb_min)
-		log_debug("%s: resctrl has no minimum bandwidth control; mb_min is not applied",
-			  rc->groups[index].name);
 	return resctrl_group_apply(rc->fs->rootfd, &rc->fs->info, &rc->groups[index], limits, effective, err);
+}
+
+static int rc_validate(struct control *c, const struct partition_limits *limits, struct err *err)
+{
+	return resctrl_check_limits(&rc_of(c)->fs->info, limits, err);
 }
 
 static json_t *rc_describe(struct control *c)
@@ -135,6 +137,7 @@ const struct control_ops control_resctrl_ops = {
 	.share = rc_share,
 	.partition_open = rc_partition_open,
 	.partition_close = rc_partition_close,
+	.validate = rc_validate,
 	.apply = rc_apply,
 	.describe = rc_describe,
 };

@@ -167,6 +167,21 @@ static void append_line(char *buf, size_t len, const char *resource, const unsig
 		snprintf(buf + used, len - used, "\n");
 }
 
+static int check_l3(const struct resctrl_info *info, uint64_t cbm, struct err *err)
+{
+	if (!info->l3.present)
+		return err_set(err, -EOPNOTSUPP, "l3_cbm is set but resctrl has no L3 cache allocation");
+	return resctrl_check_cbm(&info->l3, cbm, err);
+}
+
+int resctrl_check_limits(const struct resctrl_info *info, const struct partition_limits *want, struct err *err)
+{
+	if (want->mb_min)
+		return err_set(err, -EOPNOTSUPP,
+			       "mb_min: resctrl has no minimum-bandwidth control; guarantee_mbps is held without it");
+	return want->l3_cbm ? check_l3(info, want->l3_cbm, err) : 0;
+}
+
 /* The lines of `want` that differ from what the group holds. */
 static int build_changes(const struct resctrl_info *info, const struct resctrl_group *g,
 			 const struct partition_limits *want, char *buf, size_t len, struct err *err)
@@ -178,9 +193,7 @@ static int build_changes(const struct resctrl_info *info, const struct resctrl_g
 			append_line(buf, len, "MB", info->mb_domain_ids, info->mb_domain_count, mb, false);
 	}
 	if (want->l3_cbm) {
-		if (!info->l3.present)
-			return err_set(err, -EOPNOTSUPP, "l3_cbm is set but resctrl has no L3 cache allocation");
-		int r = resctrl_check_cbm(&info->l3, want->l3_cbm, err);
+		int r = check_l3(info, want->l3_cbm, err);
 		if (r < 0)
 			return r;
 		if (!g->l3_known || !all_equal(g->l3, info->l3.domain_count, want->l3_cbm)) {

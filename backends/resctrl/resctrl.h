@@ -163,5 +163,7 @@ uint64_t resctrl_mb_value(const struct resctrl_info *info, unsigned pct);
 unsigned resctrl_mb_percent(const struct resctrl_info *info, uint64_t value);
 /* Checks a cache bitmap against cbm_mask, min_cbm_bits and sparse_masks. */
 int resctrl_check_cbm(const struct resctrl_cache_res *res, uint64_t cbm, struct err *err);
+/* Whether resctrl can hold `want` at all: no mb_min (resctrl has no minimum), a valid L3 mask. */
+int resctrl_check_limits(const struct resctrl_info *info, const struct partition_limits *want, struct err *err);
 
 #endif

@@ -139,6 +139,11 @@ static int sim_apply(struct control *c, size_t index, const struct partition_lim
 	return mmio_limits_apply(sim_of(c)->limits, index, want, effective, err);
 }
 
+static int sim_validate(struct control *c, const struct partition_limits *want, struct err *err)
+{
+	return mmio_limits_validate(sim_of(c)->limits, want, err);
+}
+
 static double sim_truth(struct control *c, size_t index)
 {
 	return sim_host_truth_mbps(sim_of(c)->host, index);
@@ -163,6 +168,7 @@ const struct control_ops control_sim_ops = {
 	.share = sim_share,
 	.partition_open = sim_partition_open,
 	.partition_close = sim_partition_close,
+	.validate = sim_validate,
 	.apply = sim_apply,
 	.truth_mbps = sim_truth,
 	.describe = sim_describe,

@@ -9,6 +9,8 @@
 
 #include "core/base/error.h"
 
+struct ctl_peer; /* core/ctl/proto.h */
+
 #define CTL_PROTOCOL_VERSION 1
 #define CTL_MAX_REQUEST	     65536 /* bytes in one request line, newline included */
 
@@ -23,9 +25,11 @@ struct ctl_handler {
 	json_t *(*show)(void *ctx, const char *name, struct err *err);
 	/* Read-only: counters for monitoring systems (per partition bytes, rates, limits, events). */
 	json_t *(*metrics)(void *ctx);
-	/* Mutating: `count` "key=value" settings for partition `name`, validated like the config file
-	 * (same keys, same ranges, same cross-checks); all or nothing. 0 or a negative errno and err. */
-	int (*set)(void *ctx, const char *name, const char *const *settings, size_t count, struct err *err);
+	/* Mutating: `count` "key=value" settings for partition `name` from `peer`, validated like the
+	 * config file (same keys, same ranges, same cross-checks) and against the hardware; all or
+	 * nothing. The result says what was asked and what is in force, or NULL and err. */
+	json_t *(*set)(void *ctx, const struct ctl_peer *peer, const char *name, const char *const *settings,
+		       size_t count, struct err *err);
 	/* Mutating: re-read the config file; an invalid file leaves the running config in place. */
 	int (*reload)(void *ctx, struct err *err);
 };

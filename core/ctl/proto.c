@@ -15,6 +15,7 @@ enum ctl_args {
 
 /* A request whose shape has been checked: arguments point into the parsed request. */
 struct ctl_request {
+	const struct ctl_peer *peer;
 	const char *cmd;
 	const char *name;
 	const char **settings;
@@ -62,20 +63,12 @@ static json_t *run_show(const struct ctl_handler *h, const struct ctl_request *r
 	return h->show ? from_handler(h->show(h->ctx, req->name, err), req, err) : not_supported(req, err);
 }
 
-/* The reply to a mutation echoes what was applied, so a client can log what it changed. */
+/* The reply to a mutation says what was applied, so a client can log what it changed. */
 static json_t *run_set(const struct ctl_handler *h, const struct ctl_request *req, struct err *err)
 {
 	if (!h->set)
 		return not_supported(req, err);
-	if (h->set(h->ctx, req->name, req->settings, req->count, err) < 0)
-		return from_handler(NULL, req, err);
-	json_t *applied = json_array();
-	for (size_t i = 0; applied && i < req->count; i++)
-		json_array_append_new(applied, json_string(req->settings[i]));
-	json_t *result = json_pack("{s:s, s:o}", "name", req->name, "settings", applied);
-	if (!result)
-		err_set(err, -ENOMEM, "'%s' was applied but its reply could not be built", req->cmd);
-	return result;
+	return from_handler(h->set(h->ctx, req->peer, req->name, req->settings, req->count, err), req, err);
 }
 
 static json_t *run_reload(const struct ctl_handler *h, const struct ctl_request *req, struct err *err)
@@ -233,7 +226,7 @@ static int privilege_check(const struct ctl_command *c, const struct ctl_peer *p
 static json_t *request_run(const struct ctl_handler *h, const struct ctl_peer *peer, json_t *obj, struct err *err)
 {
 	const struct ctl_command *c = NULL;
-	struct ctl_request req = { 0 };
+	struct ctl_request req = { .peer = peer };
 	json_t *result = NULL;
 
 	if (request_parse(obj, &c, &req, err) >= 0 && privilege_check(c, peer, err) >= 0 &&

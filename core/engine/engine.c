@@ -33,6 +33,16 @@ double engine_last_tick_s(const struct engine *e)
 	return (double)(e->last_tick_ns - e->start_ns) / 1e9;
 }
 
+const struct config *engine_config(const struct engine *e)
+{
+	return e->config;
+}
+
+const struct event_log *engine_events(const struct engine *e)
+{
+	return &e->events;
+}
+
 bool engine_has_truth(const struct engine *e)
 {
 	return e->hw.control_ops && e->hw.control_ops->truth_mbps != NULL;
@@ -92,7 +102,10 @@ static void open_partition(struct engine *e, size_t i)
 
 	ep->status.name = p->name;
 	engine_policy_config(e, i);
-	int r = composition_partition_open(&e->hw, i, p, &ep->ref, &err);
+	/* A limit the hardware cannot hold fails this partition before anything is created for it. */
+	int r = engine_validate_limits(e, &want, &err);
+	if (r == 0)
+		r = composition_partition_open(&e->hw, i, p, &ep->ref, &err);
 	if (r == 0)
 		r = engine_apply_limits(e, i, &want, &err);
 	if (r < 0) {

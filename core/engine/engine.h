@@ -7,11 +7,13 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <jansson.h>
 #include <sys/types.h>
 
 #include "core/base/error.h"
 #include "core/config/config.h"
 #include "core/config/model.h"
+#include "core/engine/events.h"
 
 struct engine;
 struct engine_registry;
@@ -41,17 +43,17 @@ struct engine_options {
 /* What one partition looked like at the last tick. */
 struct partition_status {
 	const char *name;
-	bool open;		 /* the backend accepted it */
-	bool valid;		 /* mbps was measured (or estimated) */
-	bool estimated;		 /* some domain was extrapolated */
-	double mbps;		 /* summed over domains */
-	double smoothed_mbps;	 /* exponentially smoothed over valid samples */
-	double truth_mbps;	 /* simulator only, else 0 */
-	uint64_t bytes_total;	 /* bytes counted since the start (estimates included) */
-	unsigned mb_max, mb_min; /* in force */
-	unsigned cpu_quota_pct;	 /* escalation in force, percent of one CPU; 0: none */
-	const char *reason;	 /* why it is not open, or why the sample is invalid */
-	char event[160];	 /* what the policies did this tick, "" when nothing */
+	bool open;		    /* the backend accepted it */
+	bool valid;		    /* mbps was measured (or estimated) */
+	bool estimated;		    /* some domain was extrapolated */
+	double mbps;		    /* summed over domains */
+	double smoothed_mbps;	    /* exponentially smoothed over valid samples */
+	double truth_mbps;	    /* simulator only, else 0 */
+	uint64_t bytes_total;	    /* bytes counted since the start (estimates included) */
+	unsigned mb_max, mb_min;    /* in force */
+	unsigned cpu_quota_pct;	    /* escalation in force, percent of one CPU; 0: none */
+	const char *reason;	    /* why it is not open, or why the sample is invalid */
+	char event[EVENT_TEXT_MAX]; /* what the policies did this tick, "" when nothing */
 };
 
 /* Opens the backend, opens every partition (one failing does not stop the others) and applies the
@@ -67,12 +69,18 @@ const struct partition_status *engine_partition(const struct engine *engine, siz
 uint64_t engine_ticks_done(const struct engine *engine);
 /* Seconds from the start to the last tick. */
 double engine_last_tick_s(const struct engine *engine);
+/* The configuration in force (set and reload change it) and the events logged so far. */
+const struct config *engine_config(const struct engine *engine);
+const struct event_log *engine_events(const struct engine *engine);
 /* Whether the partitions' truth_mbps is a simulator's ground truth. */
 bool engine_has_truth(const struct engine *engine);
 
-/* mpamctl set: "key=value" settings of partition `name`, validated like the config file, all or
- * nothing; they last until the next reload. */
-int engine_set(struct engine *engine, const char *name, const char *const *settings, size_t count, struct err *err);
+/* mpamctl set: "key=value" settings of partition `name`, validated like the config file and against
+ * what the hardware can hold, all or nothing; they last until the next reload. Limits (mb_max,
+ * mb_min, l3_cbm) are applied at once. The set is an event of partition `name`, naming `who` (the
+ * peer; NULL: not named). *ret_result (may be NULL) gets what was asked and what is in force. */
+int engine_set(struct engine *engine, const char *name, const char *const *settings, size_t count, const char *who,
+	       json_t **ret_result, struct err *err);
 /* Re-reads opts.config_path; an invalid file leaves everything as it was (and says why). */
 int engine_reload(struct engine *engine, struct err *err);
 

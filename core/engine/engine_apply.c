@@ -154,6 +154,18 @@ void engine_run_policies(struct engine *e, uint64_t now_ns)
 			apply_decision(e, i, &e->decisions[i], now_ns);
 }
 
+int engine_validate_limits(struct engine *e, const struct partition_limits *want, struct err *err)
+{
+	const struct control_ops *ops = e->hw.control_ops;
+
+	return ops->validate ? ops->validate(e->hw.control, want, err) : 0;
+}
+
+void engine_note_event(struct engine *e, size_t index, const char *text)
+{
+	note_event(e, index, clock_now(&e->clock), text);
+}
+
 void engine_reset_limits(struct engine *e)
 {
 	uint64_t full_cbm = e->hw.caps.cbm_bits >= 64 ? ~0ull : (1ull << e->hw.caps.cbm_bits) - 1;

@@ -9,6 +9,7 @@
 #include "core/base/loop.h"
 #include "core/config/config_json.h"
 #include "core/ctl/ctl_server.h"
+#include "core/ctl/proto.h"
 #include "core/engine/engine_internal.h"
 
 /* Events a status or show reply carries at most. */
@@ -116,47 +117,6 @@ static json_t *ctl_metrics(void *ctx)
 			 (json_int_t)e->overruns, "events_total", (json_int_t)e->events.total);
 }
 
-static int split_setting(const char *setting, char *key, size_t len, const char **ret_value, struct err *err)
-{
-	const char *eq = strchr(setting, '=');
-
-	if (!eq || eq == setting)
-		return err_set(err, -EINVAL, "'%s' is not key=value", setting);
-	snprintf(key, len, "%.*s", (int)(eq - setting), setting);
-	*ret_value = eq + 1;
-	return 0;
-}
-
-int engine_set(struct engine *e, const char *name, const char *const *settings, size_t count, struct err *err)
-{
-	long i = find_partition(e, name);
-	char key[64];
-	const char *value = NULL;
-
-	if (i < 0)
-		return err_set(err, -ENOENT, "no partition named '%s'", name);
-	if (count == 0)
-		return err_set(err, -EINVAL, "nothing to set: give key=value");
-	/* All or nothing: change a copy, check it whole, then keep its goals (the only part `set` can
-	 * change: the copy shares the rest with the live partition and must not be freed). */
-	struct partition_config copy = e->config->partitions[i];
-	for (size_t s = 0; s < count; s++) {
-		int r = split_setting(settings[s], key, sizeof(key), &value, err);
-		if (r == 0)
-			r = config_partition_set(e->config, &copy, key, value, err);
-		if (r < 0)
-			return r;
-	}
-	int r = config_partition_check(&copy, err);
-	if (r < 0)
-		return r;
-	e->config->partitions[i].goals = copy.goals;
-	engine_policy_config(e, (size_t)i);
-	for (size_t s = 0; s < count; s++)
-		log_info("partition %s: set %s", name, settings[s]);
-	return 0;
-}
-
 int engine_reload(struct engine *e, struct err *err)
 {
 	struct diag_list diags;
@@ -197,9 +157,14 @@ int engine_reload(struct engine *e, struct err *err)
 	return 0;
 }
 
-static int ctl_set(void *ctx, const char *name, const char *const *settings, size_t count, struct err *err)
+static json_t *ctl_set(void *ctx, const struct ctl_peer *peer, const char *name, const char *const *settings,
+		       size_t count, struct err *err)
 {
-	return engine_set(engine_of(ctx), name, settings, count, err);
+	char who[64];
+	json_t *result = NULL;
+
+	snprintf(who, sizeof(who), "uid %u", (unsigned)peer->uid);
+	return engine_set(engine_of(ctx), name, settings, count, who, &result, err) < 0 ? NULL : result;
 }
 
 static int ctl_reload(void *ctx, struct err *err)

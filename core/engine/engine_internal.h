@@ -64,6 +64,10 @@ void engine_run_policies(struct engine *e, uint64_t now_ns);
 /* Applies the configured limits of one partition right away (open, set, reset). */
 int engine_apply_limits(struct engine *e, size_t index, const struct partition_limits *want, struct err *err);
 void engine_reset_limits(struct engine *e);
+/* Whether the control can hold `want` at all (its validate op); 0 when it has no such check. */
+int engine_validate_limits(struct engine *e, const struct partition_limits *want, struct err *err);
+/* An event of partition `index` now: the event log, the partition's event of this tick, the log. */
+void engine_note_event(struct engine *e, size_t index, const char *text);
 
 /* engine_ctl.c */
 void engine_ctl_handler(struct engine *e, struct ctl_handler *ret);

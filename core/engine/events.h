@@ -9,8 +9,10 @@
 
 #include "core/base/parse.h"
 
-#define EVENTS_KEPT    256
-#define EVENT_TEXT_MAX 160
+#define EVENTS_KEPT 256
+/* Room for every policy's event of one tick joined (policies/policy.h POLICY_EVENT_MAX each) and
+ * for a set's full list of settings: events are never cut. */
+#define EVENT_TEXT_MAX 512
 
 struct event {
 	uint64_t tick;

@@ -26,6 +26,7 @@
 #include <jansson.h>
 
 #include "core/ctl/ctl_server.h"
+#include "core/ctl/proto.h"
 #include "tests/util/testutil.h"
 
 #define SOCKET_GID  1	  /* "daemon" on Debian: a group the unprivileged peer is not in */
@@ -41,6 +42,7 @@ struct fake {
 	size_t big; /* when set, status carries this many bytes of padding */
 	char name[64];
 	char settings[MAX_SETTING][64];
+	unsigned set_uid; /* the peer of the last set */
 	size_t count;
 };
 
@@ -118,7 +120,18 @@ static json_t *fake_metrics(void *ctx)
 	return canned(metrics_json);
 }
 
-static int fake_set(void *ctx, const char *name, const char *const *settings, size_t count, struct err *err)
+/* What the engine answers a set with: the settings echoed (and more the fake does not model). */
+static json_t *fake_set_result(const char *name, const char *const *settings, size_t count)
+{
+	json_t *asked = json_array();
+
+	for (size_t i = 0; i < count; i++)
+		json_array_append_new(asked, json_string(settings[i]));
+	return json_pack("{s:s,s:o}", "name", name, "settings", asked);
+}
+
+static json_t *fake_set(void *ctx, const struct ctl_peer *peer, const char *name, const char *const *settings,
+			size_t count, struct err *err)
 {
 	struct fake *f = ctx;
 
@@ -127,9 +140,12 @@ static int fake_set(void *ctx, const char *name, const char *const *settings, si
 	f->count = count;
 	for (size_t i = 0; i < count && i < MAX_SETTING; i++)
 		snprintf(f->settings[i], sizeof(f->settings[i]), "%s", settings[i]);
-	if (!strcmp(settings[0], "mb_max=150"))
-		return err_set(err, -EINVAL, "%s: mb_max = 150: out of range 1..100", name);
-	return 0;
+	f->set_uid = peer->uid;
+	if (!strcmp(settings[0], "mb_max=150")) {
+		err_set(err, -EINVAL, "%s: mb_max = 150: out of range 1..100", name);
+		return NULL;
+	}
+	return fake_set_result(name, settings, count);
 }
 
 static int fake_reload(void *ctx, struct err *err)

@@ -74,7 +74,7 @@ static void on_tick(void *ctx, struct engine *engine)
 			continue;
 		struct err err = { "" };
 		const char *settings[] = { hook->sets[i].setting };
-		if (engine_set(engine, hook->sets[i].partition, settings, 1, &err) < 0)
+		if (engine_set(engine, hook->sets[i].partition, settings, 1, NULL, NULL, &err) < 0)
 			fail_msg("set %s %s: %s", hook->sets[i].partition, hook->sets[i].setting, err.text);
 	}
 }

@@ -188,7 +188,7 @@ static void test_event_text_joined_and_truncated(void **state)
 	policy_event(&d, "restore: %d%%", 25);
 	assert_string_equal(d.event, "throttle: over target; restore: 25%");
 	memset(&d, 0, sizeof(d));
-	policy_event(&d, "throttle: %0200d", 7);
+	policy_event(&d, "throttle: %0*d", POLICY_EVENT_MAX + 100, 7);
 	assert_int_equal(strlen(d.event), POLICY_EVENT_MAX - 1);
 	assert_string_equal(d.event + POLICY_EVENT_MAX - 4, "...");
 	policy_event(&d, "restore: more"); /* a full event stays as it is */

@@ -20,7 +20,8 @@ struct fake {
 	char name[64];
 	char settings[MAX_SETTINGS][64];
 	size_t count;
-	int set_result; /* what set and reload return */
+	int set_result;	  /* what set and reload return */
+	unsigned set_uid; /* the peer of the last set */
 };
 
 static json_t *fake_status(void *ctx)
@@ -61,7 +62,18 @@ static json_t *fake_metrics_broken(void *ctx)
 	return NULL;
 }
 
-static int fake_set(void *ctx, const char *name, const char *const *settings, size_t count, struct err *err)
+/* What the engine answers a set with: the settings echoed (and more the fake does not model). */
+static json_t *fake_set_result(const char *name, const char *const *settings, size_t count)
+{
+	json_t *asked = json_array();
+
+	for (size_t i = 0; i < count; i++)
+		json_array_append_new(asked, json_string(settings[i]));
+	return json_pack("{s:s,s:o}", "name", name, "settings", asked);
+}
+
+static json_t *fake_set(void *ctx, const struct ctl_peer *peer, const char *name, const char *const *settings,
+			size_t count, struct err *err)
 {
 	struct fake *f = ctx;
 
@@ -70,7 +82,12 @@ static int fake_set(void *ctx, const char *name, const char *const *settings, si
 	f->count = count;
 	for (size_t i = 0; i < count && i < MAX_SETTINGS; i++)
 		snprintf(f->settings[i], sizeof(f->settings[i]), "%s", settings[i]);
-	return f->set_result < 0 ? err_set(err, f->set_result, "mb_max: 150 is out of range 1..100") : 0;
+	f->set_uid = peer->uid;
+	if (f->set_result < 0) {
+		err_set(err, f->set_result, "mb_max: 150 is out of range 1..100");
+		return NULL;
+	}
+	return fake_set_result(name, settings, count);
 }
 
 static int fake_reload(void *ctx, struct err *err)

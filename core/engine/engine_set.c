@@ -1,0 +1,154 @@
+/* mpamctl set: run-time changes of one partition, checked like the configuration file and against
+ * the hardware, applied together or not at all. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/base/log.h"
+#include "core/engine/engine_internal.h"
+
+#define SET_KEY_MAX 64
+
+static int split_setting(const char *setting, char *key, size_t len, const char **ret_value, struct err *err)
+{
+	const char *eq = strchr(setting, '=');
+
+	if (!eq || eq == setting)
+		return err_set(err, -EINVAL, "'%s' is not key=value", setting);
+	if ((size_t)(eq - setting) >= len)
+		return err_set(err, -EINVAL, "'%.*s...' is not a key", SET_KEY_MAX / 2, setting);
+	snprintf(key, len, "%.*s", (int)(eq - setting), setting);
+	*ret_value = eq + 1;
+	return 0;
+}
+
+static bool same_key(const char *a, const char *b)
+{
+	size_t la = strcspn(a, "="), lb = strcspn(b, "=");
+
+	return la == lb && !strncmp(a, b, la);
+}
+
+/* "mb_max=20 mb_max=30" would leave which one in force to the order: refused. */
+static int check_duplicates(const char *const *settings, size_t count, struct err *err)
+{
+	for (size_t i = 0; i < count; i++)
+		for (size_t j = 0; j < i; j++)
+			if (same_key(settings[i], settings[j]))
+				return err_set(err, -EINVAL, "%.*s is given twice", (int)strcspn(settings[i], "="),
+					       settings[i]);
+	return 0;
+}
+
+static bool is_limit_key(const char *key)
+{
+	return !strcmp(key, "mb_max") || !strcmp(key, "mb_min") || !strcmp(key, "l3_cbm");
+}
+
+/* Parses every setting into a copy of the partition; *ret_limits: whether a limit key is among them. */
+static int parse_settings(struct engine *e, struct partition_config *copy, const char *const *settings, size_t count,
+			  bool *ret_limits, struct err *err)
+{
+	char key[SET_KEY_MAX];
+	const char *value = NULL;
+
+	*ret_limits = false;
+	for (size_t s = 0; s < count; s++) {
+		int r = split_setting(settings[s], key, sizeof(key), &value, err);
+		if (r == 0)
+			r = config_partition_set(e->config, copy, key, value, err);
+		if (r < 0)
+			return r;
+		*ret_limits |= is_limit_key(key);
+	}
+	return config_partition_check(copy, err);
+}
+
+static struct partition_limits configured_limits(const struct partition_config *p)
+{
+	return (struct partition_limits){ .mb_max = p->goals.mb_max,
+					  .mb_min = p->goals.mb_min,
+					  .l3_cbm = p->goals.l3_cbm };
+}
+
+/* One "rounded" entry when the hardware holds a limit other than the one asked for. */
+static void add_rounding(json_t *rounded, const char *key, unsigned asked, unsigned held, unsigned step)
+{
+	if (asked != held)
+		json_array_append_new(rounded,
+				      json_pack("{s:s,s:I,s:I,s:I}", "key", key, "requested", (json_int_t)asked,
+						"in_force", (json_int_t)held, "step", (json_int_t)step));
+}
+
+static json_t *set_result(const struct engine *e, size_t index, const char *const *settings, size_t count, bool limits)
+{
+	const struct partition_config *p = &e->config->partitions[index];
+	const struct partition_status *st = &e->partitions[index].status;
+	json_t *asked = json_array(), *rounded = json_array();
+	unsigned step = e->hw.caps.bw_gran_pct ? e->hw.caps.bw_gran_pct : 1;
+
+	for (size_t s = 0; s < count; s++)
+		json_array_append_new(asked, json_string(settings[s]));
+	if (limits && st->open) {
+		add_rounding(rounded, "mb_max", p->goals.mb_max, st->mb_max, step);
+		add_rounding(rounded, "mb_min", p->goals.mb_min, st->mb_min, step);
+	}
+	return json_pack("{s:s,s:o,s:b,s:{s:I,s:I},s:o}", "name", p->name, "settings", asked, "applied",
+			 limits && st->open, "in_force", "mb_max", (json_int_t)st->mb_max, "mb_min",
+			 (json_int_t)st->mb_min, "rounded", rounded);
+}
+
+/* The set's own event: what was asked and by whom, in full (the log has it too). */
+static void note_set(struct engine *e, size_t index, const char *const *settings, size_t count, const char *who)
+{
+	char text[EVENT_TEXT_MAX];
+	size_t used = (size_t)snprintf(text, sizeof(text), "set:");
+
+	for (size_t s = 0; s < count && used < sizeof(text); s++)
+		used += (size_t)snprintf(text + used, sizeof(text) - used, " %s", settings[s]);
+	if (who && used < sizeof(text))
+		used += (size_t)snprintf(text + used, sizeof(text) - used, " by %s", who);
+	if (used >= sizeof(text)) /* never cut: the full list is in the log */
+		snprintf(text, sizeof(text), "set: %zu settings%s%s (listed in the log)", count, who ? " by " : "",
+			 who ? who : "");
+	for (size_t s = 0; s < count; s++)
+		log_info("partition %s: set %s%s%s", e->config->partitions[index].name, settings[s], who ? " by " : "",
+			 who ? who : "");
+	engine_note_event(e, index, text);
+}
+
+int engine_set(struct engine *e, const char *name, const char *const *settings, size_t count, const char *who,
+	       json_t **ret_result, struct err *err)
+{
+	const struct partition_config *found = config_find_partition(e->config, name);
+	bool limits = false;
+
+	if (!found)
+		return err_set(err, -ENOENT, "no partition named '%s'", name);
+	if (count == 0)
+		return err_set(err, -EINVAL, "nothing to set: give key=value");
+	size_t i = (size_t)(found - e->config->partitions);
+	/* All or nothing: change a copy, check it whole, then keep its goals (the only part `set` can
+	 * change: the copy shares the rest with the live partition and must not be freed). */
+	struct partition_config copy = *found;
+	int r = check_duplicates(settings, count, err);
+	if (r == 0)
+		r = parse_settings(e, &copy, settings, count, &limits, err);
+	struct partition_limits want = configured_limits(&copy);
+	if (r == 0 && limits)
+		r = engine_validate_limits(e, &want, err);
+	if (r < 0)
+		return r;
+	struct partition_goals before = e->config->partitions[i].goals;
+	e->config->partitions[i].goals = copy.goals;
+	/* A limit is in force when `set` answers, so the reply can say what the hardware took. */
+	if (limits && e->partitions[i].status.open && (r = engine_apply_limits(e, i, &want, err)) < 0) {
+		e->config->partitions[i].goals = before;
+		return r;
+	}
+	engine_policy_config(e, i);
+	note_set(e, i, settings, count, who);
+	if (ret_result)
+		*ret_result = set_result(e, i, settings, count, limits);
+	return 0;
+}

@@ -1,0 +1,220 @@
+/* mpamctl set through the engine against the resctrl emulator (Intel profile: MB in steps of 10,
+ * an 11-bit L3 mask, no minimum bandwidth) and the simulator: what the hardware took is reported,
+ * what it cannot hold is refused before anything changes, a set is its own event and never looks
+ * like an outside change. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <jansson.h>
+
+#include "core/config/config.h"
+#include "core/engine/engine.h"
+#include "core/engine/registry.h"
+#include "tests/util/emu_runner.h"
+#include "tests/util/testutil.h"
+
+static const char *const vms = "[sim]\ncapacity_mbps = 20000\n"
+			       "[partition \"web\"]\nclass = latency-critical\nsim_demand = 4000\n"
+			       "[partition \"batch\"]\nclass = best-effort\nsim_demand = 15000\nl3_cbm = 0x00f\n";
+
+struct rig {
+	struct emu *emu;
+	struct engine *engine;
+	char config_path[64];
+};
+
+static struct config *load(const char *path)
+{
+	struct diag_list diags;
+	struct config *config = NULL;
+
+	diag_list_init(&diags, path);
+	int r = config_load_path(path, engine_default_schema(), NULL, &config, &diags);
+	diag_print(&diags, stderr);
+	diag_list_fini(&diags);
+	assert_int_equal(r, 0);
+	return config;
+}
+
+static void rig_open(struct rig *rig, const char *global, uint64_t ticks)
+{
+	struct engine_options opts = { .ticks = ticks };
+	struct err err = { "" };
+
+	snprintf(rig->config_path, sizeof(rig->config_path), "/tmp/mpamd-set-test-XXXXXX");
+	int fd = mkstemp(rig->config_path);
+	assert_true(fd >= 0);
+	dprintf(fd, "[global]\ninterval_ms = 20\n%s%s", global, vms);
+	close(fd);
+	if (engine_new(load(rig->config_path), &opts, &rig->engine, &err) < 0)
+		fail_msg("engine_new: %s", err.text);
+}
+
+static void rig_resctrl(struct rig *rig, uint64_t ticks)
+{
+	char global[256], sim_path[] = "/tmp/mpamd-set-sim-XXXXXX";
+	int fd = mkstemp(sim_path);
+
+	memset(rig, 0, sizeof(*rig));
+	assert_true(fd >= 0);
+	dprintf(fd, "[global]\ninterval_ms = 20\n%s", vms);
+	close(fd);
+	assert_int_equal(emu_start("intel", sim_path, NULL, &rig->emu), 0);
+	unlink(sim_path);
+	snprintf(global, sizeof(global), "backend = resctrl\nresctrl_root = %s\n", emu_root(rig->emu));
+	rig_open(rig, global, ticks);
+}
+
+static void rig_close(struct rig *rig)
+{
+	engine_free(rig->engine);
+	unlink(rig->config_path);
+	if (rig->emu)
+		assert_int_equal(emu_stop(rig->emu), 0);
+}
+
+static bool event_logged(const struct engine *e, const char *text)
+{
+	const struct event_log *log = engine_events(e);
+
+	for (size_t i = 0; i < log->count; i++)
+		if (strstr(log->items[i].text, text))
+			return true;
+	return false;
+}
+
+static void expect_refusal(struct engine *e, const char *setting, const char *words)
+{
+	const char *settings[] = { setting };
+	struct err err = { "" };
+	json_t *result = NULL;
+
+	if (engine_set(e, "batch", settings, 1, "uid 0", &result, &err) == 0)
+		fail_msg("set %s was accepted", setting);
+	if (!strstr(err.text, words))
+		fail_msg("set %s: '%s' lacks '%s'", setting, err.text, words);
+	assert_null(result);
+}
+
+static void test_set_reports_what_the_hardware_took(void **state)
+{
+	const char *settings[] = { "mb_max=25" };
+	struct err err = { "" };
+	json_t *result = NULL;
+	struct rig rig;
+
+	(void)state;
+	rig_resctrl(&rig, 5);
+	struct engine *e = rig.engine;
+	if (engine_set(e, "batch", settings, 1, "uid 0", &result, &err) < 0)
+		fail_msg("set: %s", err.text);
+	/* In force when set answers, as the hardware rounds it: down to the step of 10. */
+	json_t *rounded = json_array_get(json_object_get(result, "rounded"), 0);
+	assert_string_equal(json_string_value(json_object_get(rounded, "key")), "mb_max");
+	assert_int_equal(json_integer_value(json_object_get(rounded, "requested")), 25);
+	assert_int_equal(json_integer_value(json_object_get(rounded, "in_force")), 20);
+	assert_int_equal(json_integer_value(json_object_get(rounded, "step")), 10);
+	assert_int_equal(engine_partition(e, 1)->mb_max, 20);
+	char path[256];
+	snprintf(path, sizeof(path), "%s/mpamd-batch/schemata", emu_root(rig.emu));
+	assert_true(wait_for_text(path, "MB:0=20;1=20", 0));
+	assert_true(event_logged(e, "set: mb_max=25 by uid 0"));
+	json_decref(result);
+
+	/* The ticks after it neither undo it nor call it an outside change. */
+	assert_int_equal(engine_run(e, &err), 0);
+	assert_false(event_logged(e, "changed outside"));
+	assert_int_equal(engine_partition(e, 1)->mb_max, 20);
+	rig_close(&rig);
+}
+
+static void test_set_refuses_what_the_host_cannot_hold(void **state)
+{
+	struct rig rig;
+
+	(void)state;
+	rig_resctrl(&rig, 0);
+	struct engine *e = rig.engine;
+	expect_refusal(e, "l3_cbm=0x801", "outside cbm_mask 0x7ff");
+	expect_refusal(e, "mb_min=10", "no minimum-bandwidth control");
+	/* Nothing of a refused set is kept. */
+	assert_int_equal(engine_config(e)->partitions[1].goals.l3_cbm, 0x00f);
+	assert_int_equal(engine_config(e)->partitions[1].goals.mb_min, 0);
+	assert_false(event_logged(e, "set:"));
+
+	const char *twice[] = { "mb_max=20", "target_mbps=100", "mb_max=30" };
+	struct err err = { "" };
+	assert_int_equal(engine_set(e, "batch", twice, 3, NULL, NULL, &err), -EINVAL);
+	assert_non_null(strstr(err.text, "mb_max is given twice"));
+	assert_int_equal(engine_config(e)->partitions[1].goals.mb_max, 100);
+	rig_close(&rig);
+}
+
+/* A partition whose configured limits the host cannot hold fails alone, before a group is made. */
+static void test_open_refuses_a_mask_the_host_rejects(void **state)
+{
+	char sim_path[] = "/tmp/mpamd-set-sim-XXXXXX", global[256];
+	struct rig rig = { 0 };
+	struct err err = { "" };
+	int fd = mkstemp(sim_path);
+
+	(void)state;
+	dprintf(fd, "[global]\ninterval_ms = 20\n%s", vms);
+	close(fd);
+	assert_int_equal(emu_start("intel", sim_path, NULL, &rig.emu), 0);
+	unlink(sim_path);
+	snprintf(rig.config_path, sizeof(rig.config_path), "/tmp/mpamd-set-test-XXXXXX");
+	fd = mkstemp(rig.config_path);
+	snprintf(global, sizeof(global), "backend = resctrl\nresctrl_root = %s\n", emu_root(rig.emu));
+	dprintf(fd, "[global]\ninterval_ms = 20\n%s%s[partition \"odd\"]\nl3_cbm = 0x801\n", global, vms);
+	close(fd);
+	struct engine_options opts = { 0 };
+	assert_int_equal(engine_new(load(rig.config_path), &opts, &rig.engine, &err), 0);
+	assert_true(engine_partition(rig.engine, 0)->open);
+	assert_true(engine_partition(rig.engine, 1)->open);
+	assert_false(engine_partition(rig.engine, 2)->open);
+	char path[256];
+	snprintf(path, sizeof(path), "%s/mpamd-odd", emu_root(rig.emu));
+	assert_int_equal(access(path, F_OK), -1);
+	rig_close(&rig);
+}
+
+static void test_set_clears_a_key_with_none(void **state)
+{
+	const char *set[] = { "guarantee_mbps=3000", "mb_min=10" }, *clear[] = { "guarantee_mbps=none", "mb_min=none" };
+	struct err err = { "" };
+	struct rig rig = { 0 };
+
+	(void)state;
+	rig_open(&rig, "backend = sim\n", 0);
+	struct engine *e = rig.engine;
+	if (engine_set(e, "web", set, 2, NULL, NULL, &err) < 0)
+		fail_msg("set: %s", err.text);
+	assert_int_equal(engine_config(e)->partitions[0].goals.guarantee_mbps, 3000);
+	assert_int_equal(engine_partition(e, 0)->mb_min, 10);
+	if (engine_set(e, "web", clear, 2, NULL, NULL, &err) < 0)
+		fail_msg("clear: %s", err.text);
+	assert_int_equal(engine_config(e)->partitions[0].goals.guarantee_mbps, 0);
+	assert_int_equal(engine_partition(e, 0)->mb_min, 0);
+	rig_close(&rig);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_set_reports_what_the_hardware_took),
+		cmocka_unit_test(test_set_refuses_what_the_host_cannot_hold),
+		cmocka_unit_test(test_open_refuses_a_mask_the_host_rejects),
+		cmocka_unit_test(test_set_clears_a_key_with_none),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
