@@ -55,7 +55,44 @@ static void format_number(double v, char *buf, size_t size)
 	snprintf(buf, size, fabs(v) >= 1 || v == 0 ? "%.1f" : "%.3g", v);
 }
 
-/* A scalar as text; containers as compact JSON. Returns a malloc'ed string. */
+static bool is_array_of_strings(json_t *v)
+{
+	json_t *item;
+	size_t i;
+
+	if (!json_is_array(v))
+		return false;
+	json_array_foreach(v, i, item) {
+		if (!json_is_string(item))
+			return false;
+	}
+	return true;
+}
+
+/* ["mmio", "perf"] as "mmio, perf"; [] as "-". */
+static char *strings_joined(json_t *v)
+{
+	size_t len = 2;
+	json_t *item;
+	size_t i;
+
+	json_array_foreach(v, i, item) {
+		len += strlen(json_string_value(item)) + 2;
+	}
+	char *text = malloc(len);
+	if (!text)
+		return NULL;
+	strcpy(text, json_array_size(v) ? "" : "-");
+	json_array_foreach(v, i, item) {
+		if (i)
+			strcat(text, ", ");
+		strcat(text, json_string_value(item));
+	}
+	return text;
+}
+
+/* A scalar as text; arrays of strings joined; other containers as compact JSON. Returns a malloc'ed
+ * string. */
 static char *value_text(json_t *v)
 {
 	char buf[64];
@@ -76,7 +113,7 @@ static char *value_text(json_t *v)
 	case JSON_NULL:
 		return strdup("-");
 	default:
-		return json_dumps(v, JSON_COMPACT);
+		return is_array_of_strings(v) ? strings_joined(v) : json_dumps(v, JSON_COMPACT);
 	}
 }
 
@@ -225,6 +262,14 @@ static bool is_array_of_objects(json_t *v)
 static const char *const partition_columns[] = { "name", "class",	"mb_min",	  "mb_max",
 						 "mbps", "target_mbps", "guarantee_mbps", NULL };
 static const char *const event_columns[] = { "tick", "t_ms", "partition", "action", "reason", NULL };
+static const char *const domain_columns[] = { "domain", "mbps", "state", "reason", NULL };
+
+static const char *const *columns_for(const char *key)
+{
+	if (!strcmp(key, "events"))
+		return event_columns;
+	return !strcmp(key, "domains") ? domain_columns : partition_columns;
+}
 
 static void print_duration(int indent, const char *label, json_t *v)
 {
@@ -253,7 +298,7 @@ static void print_object(json_t *obj, int indent)
 			print_duration(indent, "uptime", v);
 		} else if (is_array_of_objects(v)) {
 			printf("%*s%s:\n", indent, "", key);
-			table_print(v, !strcmp(key, "events") ? event_columns : partition_columns, indent + 2);
+			table_print(v, columns_for(key), indent + 2);
 		} else if (json_is_object(v)) {
 			printf("%*s%s:\n", indent, "", key);
 			print_object(v, indent + 2);

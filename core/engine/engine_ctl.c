@@ -1,10 +1,12 @@
 /* What the control socket can ask of the engine: reports built as JSON here, sent elsewhere. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <sys/epoll.h>
 
+#include "core/base/counter.h"
 #include "core/base/log.h"
 #include "core/base/loop.h"
 #include "core/config/config_json.h"
@@ -79,6 +81,44 @@ static json_t *ctl_status(void *ctx)
 			 (json_int_t)e->events.total, "events", event_log_to_json(&e->events, NULL, REPORT_EVENTS));
 }
 
+static const char *const sample_state_names[] = { "invalid", "measured", "estimated" };
+
+/* One object per measuring domain: its rate at the last tick (null when not measured) and state. */
+static json_t *domain_rows(const struct engine *e, size_t index)
+{
+	const struct sample *row = &e->samples[index * e->hw.domain_count];
+	json_t *rows = json_array();
+
+	for (unsigned d = 0; d < e->hw.domain_count; d++) {
+		bool valid = e->partitions[index].status.open && row[d].state != SAMPLE_INVALID;
+		json_array_append_new(
+			rows, json_pack("{s:s,s:o,s:s,s:o}", "domain", e->hw.domains[d].name, "mbps",
+					optional_mbps(valid, counter_rate_mbps(row[d].bytes, row[d].elapsed_ns)),
+					"state", valid ? sample_state_names[row[d].state] : "invalid", "reason",
+					row[d].reason && !valid ? json_string(row[d].reason) : json_null()));
+	}
+	return rows;
+}
+
+/* Where the partition lives in the hardware: its group, the id its traffic carries, what measures it,
+ * the cache mask mpamd put in force. */
+static void add_placement(const struct engine *e, size_t index, json_t *json)
+{
+	const struct engine_partition *ep = &e->partitions[index];
+	json_t *monitors = json_array();
+	char mask[32];
+
+	for (size_t m = 0; m < e->hw.monitor_count; m++)
+		json_array_append_new(monitors, json_string(e->hw.monitors[m].ops->name));
+	snprintf(mask, sizeof(mask), "0x%llx", (unsigned long long)ep->applied.l3_cbm);
+	json_object_set_new(json, "control", json_string(e->hw.control_ops->name));
+	json_object_set_new(json, "group", ep->ref.group ? json_string(ep->ref.group) : json_null());
+	json_object_set_new(json, "hw_id", ep->ref.hw_id >= 0 ? json_integer(ep->ref.hw_id) : json_null());
+	json_object_set_new(json, "monitors", monitors);
+	json_object_set_new(json, "l3_cbm", ep->applied_once && ep->applied.l3_cbm ? json_string(mask) : json_null());
+	json_object_set_new(json, "domains", domain_rows(e, index));
+}
+
 static json_t *ctl_show(void *ctx, const char *name, struct err *err)
 {
 	struct engine *e = engine_of(ctx);
@@ -95,6 +135,7 @@ static json_t *ctl_show(void *ctx, const char *name, struct err *err)
 	json_object_set_new(json, "cpu_quota_pct", optional_u32(st->cpu_quota_pct));
 	if (engine_has_truth(e))
 		json_object_set_new(json, "sim_mbps", json_real(st->truth_mbps));
+	add_placement(e, (size_t)i, json);
 	json_object_set_new(json, "config", partition_config_to_json(e->config, &e->config->partitions[i]));
 	json_object_set_new(json, "events", event_log_to_json(&e->events, name, REPORT_EVENTS));
 	return json;
