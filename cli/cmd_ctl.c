@@ -10,8 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/cli_error.h"
 #include "cli/ctl_client.h"
 #include "cli/mpamctl.h"
+#include "core/config/config.h"
 #include "core/ctl/proto.h"
 
 #define TABLE_MAX_COLS 32
@@ -26,8 +28,8 @@ struct ctl_cli_command {
 
 /* ---- talking to the daemon ---- */
 
-static int ctl_call(const struct ctl_options *opts, const char *cmd, const char *name, const char *const *settings,
-		    size_t count, json_t **ret_result)
+static int ctl_call(const struct ctl_options *opts, bool json, const char *cmd, const char *name,
+		    const char *const *settings, size_t count, json_t **ret_result)
 {
 	struct err err = { { 0 } };
 	enum ctl_client_outcome outcome =
@@ -37,14 +39,13 @@ static int ctl_call(const struct ctl_options *opts, const char *cmd, const char 
 	case CTL_CLIENT_OK:
 		return EXIT_OK;
 	case CTL_CLIENT_BAD_REQUEST:
-		fprintf(stderr, "mpamctl %s: %s\n", cmd, err.text);
-		return EXIT_USAGE;
+		return cli_error(json, cmd, EXIT_USAGE, "%s", err.text);
 	case CTL_CLIENT_REFUSED:
-		fprintf(stderr, "mpamctl %s: %s\n", cmd, err.text);
-		return EXIT_FAILED;
+		return cli_error(json, cmd, EXIT_FAILED, "%s", err.text);
+	case CTL_CLIENT_UNREACHABLE:
+		return cli_error(json, NULL, EXIT_UNREACHABLE, "%s", err.text);
 	default:
-		fprintf(stderr, "mpamctl: %s\n", err.text);
-		return EXIT_FAILED;
+		return cli_error(json, NULL, EXIT_FAILED, "%s", err.text);
 	}
 }
 
@@ -553,64 +554,87 @@ static void command_usage(const struct ctl_cli_command *c, FILE *out)
 		"\n"
 		"%s\n"
 		"\n"
-		"Options:\n"
-		"  -j, --json     print the daemon's reply as JSON\n"
-		"  -h, --help     show this help\n"
+		"Options (anywhere on the line):\n"
+		"  -j, --json         print the daemon's reply as JSON; errors too, as {\"ok\": false, ...}\n"
+		"  -s, --socket PATH  mpamd's control socket (default " DEFAULT_SOCKET_PATH ")\n"
+		"  -h, --help         show this help\n"
 		"\n"
-		"Exit status: 0 success, 1 mpamd refused the request or could not be reached, 2 usage error.\n",
+		"Exit status: 0 success, 1 mpamd refused the request, 2 usage error, 3 mpamd unreachable.\n",
 		c->name, c->args, c->summary);
 }
 
-/* Parses the command's options; returns -1 to go on, or the exit code. */
-static int command_options(const struct ctl_cli_command *c, int argc, char **argv, bool *json)
+/* --json anywhere on the line, known before any other option is looked at, so that even a usage
+ * error is reported as JSON. */
+static bool wants_json(int argc, char **argv)
+{
+	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
+		if (!strcmp(argv[i], "--json") || !strcmp(argv[i], "-j"))
+			return true;
+	return false;
+}
+
+static int usage_error(const struct ctl_cli_command *c, bool json, const char *what)
+{
+	return cli_error(json, c->name, EXIT_USAGE, "%s. Try 'mpamctl %s --help'.", what, c->name);
+}
+
+/* Parses the command's options wherever they are (`show web --json`); returns -1 to go on, or the
+ * exit code. The arguments are left in argv[optind..]. */
+static int command_options(const struct ctl_cli_command *c, int argc, char **argv, struct ctl_options *opts)
 {
 	static const struct option options[] = {
 		{ "json", no_argument, NULL, 'j' },
+		{ "socket", required_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	char what[160];
 	int opt;
 
-	while ((opt = getopt_long(argc, argv, "+jh", options, NULL)) != -1) {
+	opts->json = opts->json || wants_json(argc, argv);
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":js:h", options, NULL)) != -1) {
 		if (opt == 'j') {
-			*json = true;
+			opts->json = true;
+		} else if (opt == 's') {
+			opts->socket_path = optarg;
 		} else if (opt == 'h') {
 			command_usage(c, stdout);
 			return EXIT_OK;
 		} else {
-			fprintf(stderr, "Try 'mpamctl %s --help'.\n", c->name);
-			return EXIT_USAGE;
+			snprintf(what, sizeof(what), "%s '%s'", opt == ':' ? "missing value for" : "unknown option",
+				 argv[optind - 1]);
+			return usage_error(c, opts->json, what);
 		}
 	}
 	int nargs = argc - optind;
 	if (nargs < c->min_args || (c->max_args >= 0 && nargs > c->max_args)) {
-		fprintf(stderr, "mpamctl %s: expected%s%s. Try 'mpamctl %s --help'.\n", c->name,
-			c->args[0] ? "" : " no arguments", c->args, c->name);
-		return EXIT_USAGE;
+		snprintf(what, sizeof(what), "expected%s%s", c->args[0] ? "" : " no arguments", c->args);
+		return usage_error(c, opts->json, what);
 	}
 	return -1;
 }
 
-static int command_run(const char *name, int argc, char **argv, const struct ctl_options *opts)
+static int command_run(const char *name, int argc, char **argv, const struct ctl_options *global)
 {
 	const struct ctl_cli_command *c = NULL;
-	bool json = opts->json;
+	struct ctl_options opts = *global;
 	json_t *result;
 	int rc;
 
 	for (size_t i = 0; i < sizeof(cli_commands) / sizeof(cli_commands[0]); i++)
 		if (!strcmp(cli_commands[i].name, name))
 			c = &cli_commands[i];
-	rc = command_options(c, argc, argv, &json);
+	rc = command_options(c, argc, argv, &opts);
 	if (rc >= 0)
 		return rc;
 	argv += optind;
 	argc -= optind;
-	rc = ctl_call(opts, c->name, argc > 0 ? argv[0] : NULL, (const char *const *)(argv + 1),
+	rc = ctl_call(&opts, opts.json, c->name, argc > 0 ? argv[0] : NULL, (const char *const *)(argv + 1),
 		      argc > 1 ? (size_t)argc - 1 : 0, &result);
 	if (rc != EXIT_OK)
 		return rc;
-	if (json) {
+	if (opts.json) {
 		json_dumpf(result, stdout, JSON_INDENT(2) | JSON_ENCODE_ANY);
 		putchar('\n');
 	} else {

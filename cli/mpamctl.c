@@ -3,7 +3,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cli/cli_error.h"
 #include "cli/mpamctl.h"
+#include "core/base/suggest.h"
 #include "core/config/config.h"
 
 struct ctl_command {
@@ -41,7 +43,23 @@ static void usage(FILE *out)
 		     "  -h, --help         show this help; 'mpamctl COMMAND --help' shows a command's\n"
 		     "  -V, --version      show the version\n"
 		     "\n"
-		     "Exit status: 0 success, 1 the command failed, 2 usage error.\n");
+		     "Options may also follow the command ('mpamctl show web --json').\n"
+		     "\n"
+		     "Exit status: 0 success, 1 the command failed, 2 usage error, 3 mpamd unreachable.\n");
+}
+
+/* "stauts": did you mean "status"? */
+static int unknown_command(const char *word, bool json)
+{
+	const char *names[sizeof(commands) / sizeof(commands[0])];
+
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		names[i] = commands[i].name;
+	const char *near = suggest_nearest(word, names, sizeof(names) / sizeof(names[0]));
+	if (near)
+		return cli_error(json, NULL, EXIT_USAGE,
+				 "unknown command '%s'; did you mean '%s'? Try 'mpamctl --help'.", word, near);
+	return cli_error(json, NULL, EXIT_USAGE, "unknown command '%s'. Try 'mpamctl --help'.", word);
 }
 
 int main(int argc, char **argv)
@@ -57,7 +75,8 @@ int main(int argc, char **argv)
 	int c;
 
 	/* '+': stop at the command name, whose own options follow it. */
-	while ((c = getopt_long(argc, argv, "+s:jhV", options, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:s:jhV", options, NULL)) != -1) {
 		switch (c) {
 		case 's':
 			opts.socket_path = optarg;
@@ -72,13 +91,13 @@ int main(int argc, char **argv)
 			printf("mpamctl %s\n", MPAMD_VERSION);
 			return EXIT_OK;
 		default:
-			fprintf(stderr, "Try 'mpamctl --help'.\n");
-			return EXIT_USAGE;
+			return cli_error(opts.json, NULL, EXIT_USAGE, "%s '%s'. Try 'mpamctl --help'.",
+					 c == ':' ? "missing value for" : "unknown option", argv[optind - 1]);
 		}
 	}
 	if (optind >= argc) {
 		usage(stderr);
-		return EXIT_USAGE;
+		return opts.json ? cli_error(true, NULL, EXIT_USAGE, "no command given") : EXIT_USAGE;
 	}
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
 		if (!strcmp(argv[optind], commands[i].name)) {
@@ -88,6 +107,5 @@ int main(int argc, char **argv)
 			return commands[i].run(sub_argc, sub_argv, &opts);
 		}
 	}
-	fprintf(stderr, "mpamctl: unknown command '%s'. Try 'mpamctl --help'.\n", argv[optind]);
-	return EXIT_USAGE;
+	return unknown_command(argv[optind], opts.json);
 }

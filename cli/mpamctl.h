@@ -7,8 +7,9 @@
 /* Exit codes shared by every subcommand. */
 enum {
 	EXIT_OK = 0,
-	EXIT_FAILED = 1, /* the request was understood and failed: invalid config, daemon error... */
-	EXIT_USAGE = 2,	 /* bad command line */
+	EXIT_FAILED = 1,      /* the request was understood and failed: invalid config, daemon error... */
+	EXIT_USAGE = 2,	      /* bad command line */
+	EXIT_UNREACHABLE = 3, /* no mpamd answers on the control socket */
 };
 
 struct ctl_options {

@@ -1074,12 +1074,56 @@ static void test_mpamctl_without_daemon(void **state)
 
 	(void)state;
 	assert_int_equal(run_command(argv, &r), 0);
-	assert_int_equal(r.exit_code, 1);
+	assert_int_equal(r.exit_code, 3); /* unreachable, told apart from a refusal */
 	assert_string_equal(r.out, "");
 	char expected[256];
 	snprintf(expected, sizeof(expected),
 		 "mpamctl: cannot connect to %s: No such file or directory (is mpamd running?", sock_path);
 	assert_has(r.err, expected);
+	assert_has(r.err, "systemctl start mpamd");
+	run_result_fini(&r);
+
+	/* With --json (anywhere) the failure is JSON on stdout as well. */
+	char *json_argv[] = { MPAMCTL, "show", "web", "--socket", sock_path, "--json", NULL };
+	assert_int_equal(run_command(json_argv, &r), 0);
+	assert_int_equal(r.exit_code, 3);
+	json_error_t error;
+	json_t *reply = json_loads(r.out, 0, &error);
+	if (!reply)
+		fail_msg("not JSON: %s\n%s", error.text, r.out);
+	assert_true(json_is_false(json_object_get(reply, "ok")));
+	assert_int_equal(json_integer_value(json_object_get(reply, "exit")), 3);
+	assert_has(json_string_value(json_object_get(reply, "error")), sock_path);
+	json_decref(reply);
+	run_result_fini(&r);
+}
+
+/* Options after the arguments, usage errors as JSON, and a "did you mean" for a mistyped command. */
+static void test_mpamctl_options_anywhere(void **state)
+{
+	struct run_result r;
+
+	(void)state;
+	r = mpamctl("show", "web", "--json", NULL);
+	assert_ok_run(&r);
+	assert_has(r.out, "\"name\": \"web\"");
+	run_result_fini(&r);
+	r = mpamctl("set", "web", "mb_max=50", "--json", NULL);
+	assert_ok_run(&r);
+	assert_has(r.out, "\"settings\"");
+	run_result_fini(&r);
+	assert_int_equal(fake.set, 1);
+
+	char *typo[] = { MPAMCTL, "stauts", NULL };
+	assert_int_equal(run_command(typo, &r), 0);
+	assert_int_equal(r.exit_code, 2);
+	assert_has(r.err, "unknown command 'stauts'; did you mean 'status'?");
+	run_result_fini(&r);
+	char *bad[] = { MPAMCTL, "list", "--frob", "--json", NULL };
+	assert_int_equal(run_command(bad, &r), 0);
+	assert_int_equal(r.exit_code, 2);
+	assert_has(r.out, "\"ok\": false");
+	assert_has(r.out, "unknown option '--frob'");
 	run_result_fini(&r);
 }
 
@@ -1139,6 +1183,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_mpamctl_metrics, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_mpamctl_usage_and_help, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_mpamctl_without_daemon, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_mpamctl_options_anywhere, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_mpamctl_version_mismatch, setup, teardown),
 	};
 
