@@ -97,6 +97,30 @@ static void test_man_pages_list_the_runtime_keys(void **state)
 	}
 }
 
+/* The bash completion offers the same keys to `mpamctl set`, blank-separated. */
+static void test_completion_lists_the_runtime_keys(void **state)
+{
+	const struct config_section_def *def = &config_partition_section;
+	char expected[512] = "", path[512];
+
+	(void)state;
+	for (size_t i = 0; i < def->key_count; i++)
+		if (def->keys[i].flags & CONFIG_KEY_RUNTIME)
+			snprintf(expected + strlen(expected), sizeof(expected) - strlen(expected), "%s%s",
+				 expected[0] ? " " : "", def->keys[i].name);
+	snprintf(path, sizeof(path), "%s/etc/bash-completion/mpamctl", MPAMD_SOURCE_DIR);
+	char *text = read_text_file(path);
+	assert_non_null(text);
+	const char *marker = strstr(text, "# run-time keys:\n_mpamctl_set_keys=\"");
+	if (!marker)
+		fail_msg("%s has no run-time keys marker", path);
+	const char *list = strchr(marker, '"') + 1;
+	size_t n = strcspn(list, "\"");
+	if (strlen(expected) != n || strncmp(list, expected, n))
+		fail_msg("the completion lists '%.*s', the table has '%s'", (int)n, list, expected);
+	free(text);
+}
+
 /* Each key is documented as a tagged paragraph ".BI key " = "..." or ".BR key " = "...". */
 static void check_documented(const char *man, const struct config_section_def *def)
 {
@@ -177,6 +201,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_runtime_keys_are_the_goals),
 		cmocka_unit_test(test_man_pages_list_the_runtime_keys),
+		cmocka_unit_test(test_completion_lists_the_runtime_keys),
 		cmocka_unit_test(test_man_page_documents_every_key),
 		cmocka_unit_test(test_each_parser_alone),
 	};
