@@ -83,7 +83,7 @@ static void print_text(const char *backend, json_t *d)
 
 static void print_resctrl_text(json_t *d)
 {
-	json_t *mb = json_object_get(d, "MB"), *mon = json_object_get(d, "L3_MON");
+	json_t *mb = json_object_get(d, "MB"), *mon = json_object_get(d, "monitoring");
 	const char *caches[] = { "L3", "L2" };
 
 	printf("resctrl at %s%s: %lld CLOSIDs%s\n", json_string_value(json_object_get(d, "root")),
@@ -108,9 +108,10 @@ static void print_resctrl_text(json_t *d)
 		       json_string_value(json_object_get(mb, "thread_throttle_mode")), num(mb, "domains"));
 	if (json_is_object(mon)) {
 		const char *mode = json_string_value(json_object_get(mon, "mbm_assign_mode"));
-		printf("  L3_MON: %lld RMIDs; mbm_total_bytes %s, mbm_local_bytes %s, llc_occupancy %s; %zu "
+		const char *res = json_string_value(json_object_get(mon, "resource"));
+		printf("  %s_MON: %lld RMIDs; mbm_total_bytes %s, mbm_local_bytes %s, llc_occupancy %s; %zu "
 		       "domains%s%s\n",
-		       num(mon, "num_rmids"), yes_no(json_object_get(mon, "mbm_total_bytes")),
+		       res ? res : "?", num(mon, "num_rmids"), yes_no(json_object_get(mon, "mbm_total_bytes")),
 		       yes_no(json_object_get(mon, "mbm_local_bytes")), yes_no(json_object_get(mon, "llc_occupancy")),
 		       json_array_size(json_object_get(mon, "domains")), mode && *mode ? "; counter assignment " : "",
 		       mode ? mode : "");

@@ -34,7 +34,7 @@ struct resctrl_mon {
 	int rootfd;
 	const struct resctrl_info *info;
 	char event[32];
-	bool assign; /* mbm_event mode: counters are assigned through mbm_L3_assignments */
+	bool assign; /* mbm_event mode: counters are assigned through mbm_RES_assignments */
 	size_t partitions;
 	int *fds;		 /* [partition][domain], -1 when closed */
 	struct last_count *last; /* [partition][domain] */
@@ -56,8 +56,11 @@ static int assign_event(struct resctrl_mon *mon, size_t partition, const char *e
 {
 	char line[64];
 
+	char file[48];
+
 	snprintf(line, sizeof(line), "%s:%u=%s\n", event, mon->info->mon_domain_ids[domain], on ? "e" : "_");
-	return resctrl_write_at(mon->dirs[partition], "mbm_L3_assignments", line);
+	snprintf(file, sizeof(file), "mbm_%s_assignments", mon->info->mon_res);
+	return resctrl_write_at(mon->dirs[partition], file, line);
 }
 
 static int assign(struct resctrl_mon *mon, size_t partition, unsigned domain, bool on)
@@ -170,7 +173,8 @@ static bool mon_available(const struct config *config, const struct control_shar
 	if (!has_mbm(&shared->resctrl->info)) {
 		err_set(why, -ENODEV,
 			"resctrl offers no MBM events (no mbm_total_bytes or mbm_local_bytes in "
-			"info/L3_MON/mon_features)");
+			"info/%s_MON/mon_features)",
+			shared->resctrl->info.mon_present ? shared->resctrl->info.mon_res : "L3");
 		return false;
 	}
 	return true;
@@ -211,7 +215,8 @@ static int mon_open(const struct config *config, const struct control_shared *sh
 	if (r == 0 && !has_mbm(&mon->fs->info))
 		r = err_set(err, -EOPNOTSUPP,
 			    "monitor = resctrl, but resctrl has no bandwidth counters (no mbm_total_bytes or "
-			    "mbm_local_bytes in info/L3_MON/mon_features); use monitor = mmio with [msc] sections");
+			    "mbm_local_bytes in info/%s_MON/mon_features); use monitor = mmio with [msc] sections",
+			    mon->fs->info.mon_present ? mon->fs->info.mon_res : "L3");
 	if (r == 0) {
 		mon->rootfd = mon->fs->rootfd;
 		mon->info = &mon->fs->info;
@@ -235,7 +240,8 @@ static void mon_probe(struct monitor *m, struct monitor_caps *caps)
 	memset(caps, 0, sizeof(*caps));
 	caps->domain_count = info->mon_domain_count;
 	for (unsigned i = 0; i < caps->domain_count; i++)
-		snprintf(caps->domains[i].name, sizeof(caps->domains[i].name), "L3_%02u", info->mon_domain_ids[i]);
+		snprintf(caps->domains[i].name, sizeof(caps->domains[i].name), "%s_%02u", info->mon_res,
+			 info->mon_domain_ids[i]);
 	caps->counter_bits = 64;
 	caps->counters = info->num_rmids;
 }
@@ -251,7 +257,8 @@ static int mon_add(struct monitor *m, size_t index, const struct partition_ref *
 	mon->dirs[index] = ref->group_dirfd;
 	for (unsigned d = 0; d < mon->info->mon_domain_count; d++) {
 		char path[96];
-		snprintf(path, sizeof(path), "mon_data/mon_L3_%02u/%s", mon->info->mon_domain_ids[d], mon->event);
+		snprintf(path, sizeof(path), "mon_data/mon_%s_%02u/%s", mon->info->mon_res,
+			 mon->info->mon_domain_ids[d], mon->event);
 		int *fd = fd_of(mon, index, d);
 		if (*fd < 0)
 			*fd = openat(ref->group_dirfd, path, O_RDONLY | O_CLOEXEC);
@@ -276,7 +283,10 @@ static unsigned counters_for(struct resctrl_mon *mon, unsigned domain)
 
 	if (!mon->assign)
 		return (unsigned)mon->partitions;
-	if (resctrl_read_at(mon->rootfd, "info/L3_MON/available_mbm_cntrs", text, sizeof(text)) < 0 ||
+	char path[64];
+
+	snprintf(path, sizeof(path), "info/%s_MON/available_mbm_cntrs", mon->info->mon_res);
+	if (resctrl_read_at(mon->rootfd, path, text, sizeof(text)) < 0 ||
 	    resctrl_parse_id_values(text, avail, RESCTRL_MAX_DOMAINS, &count) < 0)
 		return 0;
 	for (unsigned i = 0; i < count; i++)
@@ -285,12 +295,56 @@ static unsigned counters_for(struct resctrl_mon *mon, unsigned domain)
 	return 0;
 }
 
+/* Whether the default group holds `event`'s counter on domain `id`: its mbm_RES_assignments has a
+ * line "EVENT:ID=e;ID=_..." (Linux assigns the default group counters at mount when
+ * mbm_assign_on_mkdir is set). */
+static bool default_group_holds(struct resctrl_mon *mon, const char *file, unsigned id)
+{
+	char text[1024], want[24];
+	size_t n = strlen(mon->event);
+
+	if (resctrl_read_at(mon->rootfd, file, text, sizeof(text)) < 0)
+		return false;
+	snprintf(want, sizeof(want), "%u=e", id);
+	for (char *save = NULL, *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		if (strncmp(line, mon->event, n) || line[n] != ':')
+			continue;
+		for (char *s2 = NULL, *e = strtok_r(line + n + 1, ";", &s2); e; e = strtok_r(NULL, ";", &s2))
+			if (!strcmp(e, want))
+				return true;
+	}
+	return false;
+}
+
+/* With no counter free on a domain (one per domain, taken by the default group at mount), mpamd
+ * would measure nothing there: it takes the default group's, and says so. */
+static void reclaim_from_default_group(struct resctrl_mon *mon, unsigned domain)
+{
+	unsigned id = mon->info->mon_domain_ids[domain];
+	char file[48], line[64];
+
+	snprintf(file, sizeof(file), "mbm_%s_assignments", mon->info->mon_res);
+	if (!default_group_holds(mon, file, id))
+		return;
+	snprintf(line, sizeof(line), "%s:%u=_\n", mon->event, id);
+	int r = resctrl_write_at(mon->rootfd, file, line);
+	if (r < 0)
+		log_warning("domain %u: no free counter, and the default group's cannot be taken back: %s", id,
+			    strerror(-r));
+	else
+		log_warning("domain %u: no free counter: took the default group's %s counter (it no longer counts "
+			    "the tasks outside mpamd's groups)",
+			    id, mon->event);
+}
+
 /* The pools are made at the first read, once every group is open and has given back what mkdir
  * assigned, so they know how many counters are really free. */
 static void make_pools(struct resctrl_mon *mon)
 {
 	for (unsigned d = 0; d < mon->info->mon_domain_count; d++) {
 		struct mon_domain *md = &mon->domains[d];
+		if (mon->assign && counters_for(mon, d) == 0)
+			reclaim_from_default_group(mon, d);
 		struct counter_pool_params params = {
 			.counters = counters_for(mon, d), .partitions = mon->partitions, .bits = 64, .unit_shift = 0
 		};

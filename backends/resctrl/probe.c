@@ -107,7 +107,9 @@ static void probe_mon_domains(int rootfd, struct resctrl_info *info)
 	while ((e = readdir(dir)) && info->mon_domain_count < RESCTRL_MAX_DOMAINS) {
 		unsigned id;
 		char tail;
-		if (sscanf(e->d_name, "mon_L3_%u%c", &id, &tail) == 1)
+		size_t n = strlen(info->mon_res);
+		if (!strncmp(e->d_name, "mon_", 4) && !strncmp(e->d_name + 4, info->mon_res, n) &&
+		    e->d_name[4 + n] == '_' && sscanf(e->d_name + 5 + n, "%u%c", &id, &tail) == 1)
 			info->mon_domain_ids[info->mon_domain_count++] = id;
 	}
 	closedir(dir);
@@ -120,27 +122,65 @@ static void probe_mon_domains(int rootfd, struct resctrl_info *info)
 		}
 }
 
+/* The monitoring resource: info/L3_MON where it exists (every x86 host, MPAM with L3 monitors),
+ * else the first other info/RES_MON (MB_MON where counters sit at the memory controllers). */
+static bool find_mon_res(int rootfd, struct resctrl_info *info)
+{
+	if (resctrl_exists_at(rootfd, "info/L3_MON")) {
+		snprintf(info->mon_res, sizeof(info->mon_res), "L3");
+		return true;
+	}
+	int fd = openat(rootfd, "info", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
+	struct dirent *e;
+
+	if (!dir) {
+		if (fd >= 0)
+			close(fd);
+		return false;
+	}
+	while ((e = readdir(dir))) {
+		size_t n = strlen(e->d_name);
+		if (n > 4 && n - 4 < sizeof(info->mon_res) && !strcmp(e->d_name + n - 4, "_MON")) {
+			snprintf(info->mon_res, sizeof(info->mon_res), "%.*s", (int)(n - 4), e->d_name);
+			break;
+		}
+	}
+	closedir(dir);
+	return info->mon_res[0] != '\0';
+}
+
+/* Reads info/RES_MON/NAME into buf. */
+static int read_mon_file(int rootfd, const struct resctrl_info *info, const char *name, char *buf, size_t len)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "info/%s_MON/%s", info->mon_res, name);
+	return resctrl_read_at(rootfd, path, buf, len);
+}
+
 static void probe_mon(int rootfd, struct resctrl_info *info)
 {
-	char text[512];
+	char text[512], dir[32];
 
-	if (!resctrl_exists_at(rootfd, "info/L3_MON"))
+	if (!find_mon_res(rootfd, info))
 		return;
+	snprintf(dir, sizeof(dir), "%s_MON", info->mon_res);
 	info->mon_present = true;
-	info->num_rmids = read_u(rootfd, "L3_MON", "num_rmids");
-	read_uint(rootfd, "L3_MON", "max_threshold_occupancy", 10, &info->max_threshold_occupancy);
-	if (resctrl_read_at(rootfd, "info/L3_MON/mon_features", text, sizeof(text)) == 0) {
+	info->num_rmids = read_u(rootfd, dir, "num_rmids");
+	read_uint(rootfd, dir, "max_threshold_occupancy", 10, &info->max_threshold_occupancy);
+	if (read_mon_file(rootfd, info, "mon_features", text, sizeof(text)) == 0) {
 		for (char *save = NULL, *f = strtok_r(text, "\n", &save); f; f = strtok_r(NULL, "\n", &save)) {
 			info->mbm_total |= !strcmp(f, "mbm_total_bytes");
 			info->mbm_local |= !strcmp(f, "mbm_local_bytes");
 			info->llc_occupancy |= !strcmp(f, "llc_occupancy");
 		}
 	}
-	if (resctrl_read_at(rootfd, "info/L3_MON/mbm_assign_mode", text, sizeof(text)) == 0 &&
+	if (read_mon_file(rootfd, info, "mbm_assign_mode", text, sizeof(text)) == 0 &&
 	    resctrl_parse_assign_mode(text, info->assign_mode, sizeof(info->assign_mode)) == 0)
 		info->assign_supported = true;
-	info->assign_on_mkdir = read_u(rootfd, "L3_MON", "mbm_assign_on_mkdir") != 0;
-	if (resctrl_read_at(rootfd, "info/L3_MON/num_mbm_cntrs", text, sizeof(text)) == 0)
+	info->assign_on_mkdir = read_u(rootfd, dir, "mbm_assign_on_mkdir") != 0;
+	if (read_mon_file(rootfd, info, "num_mbm_cntrs", text, sizeof(text)) == 0)
 		resctrl_parse_id_values(text, info->num_mbm_cntrs, RESCTRL_MAX_DOMAINS, &info->num_mbm_cntrs_count);
 	probe_mon_domains(rootfd, info);
 }
@@ -229,14 +269,16 @@ json_t *resctrl_info_to_json(const struct resctrl_info *info, const char *root)
 			snprintf(id, sizeof(id), "%u", info->num_mbm_cntrs[i].id);
 			json_object_set_new(cntrs, id, json_integer((json_int_t)info->num_mbm_cntrs[i].value));
 		}
-		mon = json_pack("{s:I,s:b,s:b,s:b,s:s,s:o,s:o}", "num_rmids", (json_int_t)info->num_rmids,
-				"mbm_total_bytes", info->mbm_total, "mbm_local_bytes", info->mbm_local, "llc_occupancy",
-				info->llc_occupancy, "mbm_assign_mode", info->assign_supported ? info->assign_mode : "",
-				"num_mbm_cntrs", cntrs, "domains", mon_domains);
+		mon = json_pack("{s:s,s:I,s:b,s:b,s:b,s:s,s:b,s:o,s:o}", "resource", info->mon_res, "num_rmids",
+				(json_int_t)info->num_rmids, "mbm_total_bytes", info->mbm_total, "mbm_local_bytes",
+				info->mbm_local, "llc_occupancy", info->llc_occupancy, "mbm_assign_mode",
+				info->assign_supported ? info->assign_mode : "", "mbm_assign_on_mkdir",
+				info->assign_on_mkdir, "num_mbm_cntrs", cntrs, "domains", mon_domains);
 	} else {
 		json_decref(mon_domains);
 	}
 	return json_pack("{s:s,s:b,s:I,s:o,s:o,s:o,s:o,s:b}", "root", root, "resctrl_mount", info->is_resctrl_mount,
 			 "num_closids", (json_int_t)info->num_closids, "L3", cache_to_json(&info->l3, info->cdp_l3),
-			 "L2", cache_to_json(&info->l2, info->cdp_l2), "MB", mb, "L3_MON", mon, "debug", info->debug);
+			 "L2", cache_to_json(&info->l2, info->cdp_l2), "MB", mb, "monitoring", mon, "debug",
+			 info->debug);
 }

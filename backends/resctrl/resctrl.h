@@ -94,8 +94,10 @@ struct resctrl_info {
 	uint64_t mb_max_value; /* 100 for percent; the default group's value for absolute units */
 	unsigned mb_domain_ids[RESCTRL_MAX_DOMAINS];
 	unsigned mb_domain_count;
-	/* monitoring */
+	/* monitoring: the resource whose info/RES_MON directory exists (L3 on most hosts; MB where the
+	 * counters sit at the memory controllers), its domains mon_data/mon_RES_NN */
 	bool mon_present;
+	char mon_res[16];
 	unsigned num_rmids;
 	bool mbm_total, mbm_local, llc_occupancy;
 	uint64_t max_threshold_occupancy;
@@ -104,7 +106,7 @@ struct resctrl_info {
 	bool assign_on_mkdir;
 	struct schemata_domain num_mbm_cntrs[RESCTRL_MAX_DOMAINS];
 	unsigned num_mbm_cntrs_count;
-	unsigned mon_domain_ids[RESCTRL_MAX_DOMAINS]; /* from mon_data/mon_L3_XX */
+	unsigned mon_domain_ids[RESCTRL_MAX_DOMAINS]; /* from mon_data/mon_RES_XX */
 	unsigned mon_domain_count;
 	bool debug;	      /* ctrl_hw_id exists: groups tell their CLOSID (MPAM PARTID) */
 	unsigned num_closids; /* the smallest over the control resources */

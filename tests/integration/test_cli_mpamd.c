@@ -178,7 +178,8 @@ static void test_discover_static_resctrl_copies(void **state)
 	assert_int_equal(r.exit_code, 0);
 	json_t *d = json_loads(r.out, 0, &error);
 	assert_non_null(d);
-	json_t *mon = json_object_get(d, "L3_MON");
+	json_t *mon = json_object_get(d, "monitoring");
+	assert_string_equal(json_string_value(json_object_get(mon, "resource")), "L3");
 	assert_string_equal(json_string_value(json_object_get(mon, "mbm_assign_mode")), "mbm_event");
 	assert_int_equal(json_integer_value(json_object_get(json_object_get(mon, "num_mbm_cntrs"), "1")), 32);
 	assert_string_equal(json_string_value(json_object_get(json_object_get(d, "MB"), "units")), "absolute");
