@@ -51,8 +51,7 @@ static void buf_add(struct metrics_buf *b, const char *s, size_t n)
 	if (!buf_reserve(b, n))
 		return;
 	memcpy(b->data + b->len, s, n);
-	b->len += n;
-	b->data[b->len] = '\0';
+	b->len += n; /* buf_reserve keeps room for the NUL metrics_format puts at the end */
 }
 
 static void buf_str(struct metrics_buf *b, const char *s)
@@ -61,32 +60,49 @@ static void buf_str(struct metrics_buf *b, const char *s)
 }
 
 /* A label value or help text with the format's escapes: backslash and newline always, the double
- * quote inside label values. */
+ * quote inside label values. Runs without them are copied whole. */
 static void buf_escaped(struct metrics_buf *b, const char *s, bool quote)
 {
-	for (; *s; s++) {
-		if (*s == '\\')
-			buf_add(b, "\\\\", 2);
-		else if (*s == '\n')
-			buf_add(b, "\\n", 2);
-		else if (*s == '"' && quote)
-			buf_add(b, "\\\"", 2);
-		else
-			buf_add(b, s, 1);
+	const char *special = quote ? "\\\n\"" : "\\\n";
+
+	for (;;) {
+		size_t n = strcspn(s, special);
+		buf_add(b, s, n);
+		s += n;
+		if (!*s)
+			return;
+		buf_add(b, *s == '\n' ? "\\n" : *s == '"' ? "\\\"" : "\\\\", 2);
+		s++;
 	}
 }
 
-/* Go's ParseFloat reads all of these; integers stay integers, so counters print exactly. */
-static void format_value(double v, char *text, size_t len)
+/* Digits of v, right to left, ending at `end` (which gets the NUL); returns where they start. */
+static char *u64_digits(uint64_t v, char *end)
+{
+	*end = '\0';
+	do {
+		*--end = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	return end;
+}
+
+/* Go's ParseFloat reads all of these. Integers stay integers (so counters print exactly), and are
+ * written without printf: most values are, and a thousand partitions make tens of thousands. */
+static const char *format_value(double v, char *text, size_t len)
 {
 	if (isnan(v))
-		snprintf(text, len, "NaN");
-	else if (isinf(v))
-		snprintf(text, len, v > 0 ? "+Inf" : "-Inf");
-	else if (v == floor(v) && fabs(v) < 9007199254740992.0) /* 2^53: exact as an integer */
-		snprintf(text, len, "%.0f", v);
-	else
-		snprintf(text, len, "%.15g", v);
+		return "NaN";
+	if (isinf(v))
+		return v > 0 ? "+Inf" : "-Inf";
+	if (v == floor(v) && fabs(v) < 9007199254740992.0) { /* 2^53: exact as an integer */
+		char *digits = u64_digits((uint64_t)fabs(v), text + len - 1);
+		if (v < 0)
+			*--digits = '-';
+		return digits;
+	}
+	snprintf(text, len, "%.15g", v);
+	return text;
 }
 
 /* ---- samples ---- */
@@ -118,8 +134,7 @@ static void sample(struct metrics_buf *b, const char *name, const struct label *
 {
 	char text[40];
 
-	format_value(v, text, sizeof(text));
-	sample_text(b, name, "", labels, label_count, text);
+	sample_text(b, name, "", labels, label_count, format_value(v, text, sizeof(text)));
 }
 
 static void sample_u64(struct metrics_buf *b, const char *name, const struct label *labels, size_t label_count,
@@ -127,8 +142,7 @@ static void sample_u64(struct metrics_buf *b, const char *name, const struct lab
 {
 	char text[24];
 
-	snprintf(text, sizeof(text), "%" PRIu64, v);
-	sample_text(b, name, "", labels, label_count, text);
+	sample_text(b, name, "", labels, label_count, u64_digits(v, text + sizeof(text) - 1));
 }
 
 /* ---- the daemon ---- */
@@ -164,23 +178,18 @@ static void write_interval(struct metrics_buf *b, const struct metrics_family *f
 static void write_tick_duration(struct metrics_buf *b, const struct metrics_family *f, const struct metrics_input *in)
 {
 	const struct histogram *h = in->tick_duration;
-	char le[40], count[24];
+	char text[40], count[24];
+	char *count_end = count + sizeof(count) - 1;
 
 	if (!h)
 		return;
 	for (size_t i = 0; i <= h->bound_count; i++) {
-		if (i < h->bound_count)
-			format_value(h->bounds[i], le, sizeof(le));
-		else
-			snprintf(le, sizeof(le), "+Inf");
-		struct label bucket = { "le", le };
-		snprintf(count, sizeof(count), "%" PRIu64, histogram_cumulative(h, i));
-		sample_text(b, f->name, "_bucket", &bucket, 1, count);
+		struct label bucket = { "le",
+					i < h->bound_count ? format_value(h->bounds[i], text, sizeof(text)) : "+Inf" };
+		sample_text(b, f->name, "_bucket", &bucket, 1, u64_digits(histogram_cumulative(h, i), count_end));
 	}
-	format_value(h->sum, le, sizeof(le));
-	sample_text(b, f->name, "_sum", NULL, 0, le);
-	snprintf(count, sizeof(count), "%" PRIu64, h->count);
-	sample_text(b, f->name, "_count", NULL, 0, count);
+	sample_text(b, f->name, "_sum", NULL, 0, format_value(h->sum, text, sizeof(text)));
+	sample_text(b, f->name, "_count", NULL, 0, u64_digits(h->count, count_end));
 }
 
 static void write_overruns(struct metrics_buf *b, const struct metrics_family *f, const struct metrics_input *in)
@@ -386,6 +395,8 @@ int metrics_format(const struct metrics_input *in, struct metrics_buf *b)
 	metrics_buf_reset(b);
 	for (size_t i = 0; i < metrics_family_count; i++)
 		write_family(b, &metrics_families[i], in);
+	if (!b->failed && b->data)
+		b->data[b->len] = '\0';
 	if (b->failed) {
 		metrics_buf_reset(b);
 		b->failed = true;

@@ -23,7 +23,7 @@
 /* Text that grows as it is written; an allocation failure is remembered and reported once, at the
  * end, so that writers need not check every append. */
 struct metrics_buf {
-	char *data; /* NUL-terminated while not failed */
+	char *data; /* NUL-terminated once metrics_format succeeded */
 	size_t len, cap;
 	bool failed;
 };
