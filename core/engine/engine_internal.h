@@ -25,8 +25,9 @@ struct engine_partition {
 	uint64_t invalid_samples;  /* ticks at which it was open and its sample invalid */
 };
 
-/* The Prometheus exposition of the engine (engine_metrics.c): built at most once per tick, when a
- * control request or the textfile wants it, and what it needs that the engine keeps nowhere else. */
+/* The Prometheus exposition of the engine (engine_metrics.c): built at most once per tick (and
+ * after a set or reload), when a control request or the textfile wants it, and what it needs that
+ * the engine keeps nowhere else. */
 struct engine_metrics {
 	struct metrics_buf text;
 	json_t *reply; /* the `metrics` reply holding `text`, shared by the tick's requests */
