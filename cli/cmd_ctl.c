@@ -1,7 +1,8 @@
 /* mpamctl status | list | show | set | reload | metrics: one request to the running mpamd over its
- * control socket, one reply, printed as JSON or formatted for people (or for Prometheus). The daemon
- * sends data only; every layout below is the CLI's, and each falls back to printing whatever keys
- * the daemon sends, so a newer daemon's fields show up without a newer mpamctl. */
+ * control socket, one reply, printed as JSON or formatted for people. The daemon sends data only (and
+ * for metrics the Prometheus text it builds itself, printed as it is); every layout below is the
+ * CLI's, and each falls back to printing whatever keys the daemon sends, so a newer daemon's fields
+ * show up without a newer mpamctl. */
 #include <errno.h>
 #include <getopt.h>
 #include <jansson.h>
@@ -378,147 +379,17 @@ static void print_reload(json_t *result)
 		print_object(result, 0);
 }
 
-/* ---- Prometheus text exposition ---- */
-
-struct metric_name {
-	const char *key, *name, *help;
-};
-
-/* Field -> metric name with its unit, as documented in mpamctl(8); unknown fields keep their name. */
-static const struct metric_name metric_names[] = {
-	{ "mbps", "bandwidth_mbps", "Memory bandwidth measured at the last tick, MB/s." },
-	{ "bytes_total", "bytes_total", "Bytes transferred since the partition was opened." },
-	{ "mb_max", "mb_max_percent", "Maximum bandwidth limit in force, percent of a domain." },
-	{ "mb_min", "mb_min_percent", "Minimum bandwidth limit in force, percent of a domain." },
-	{ "valid", "sample_valid", "1 when the last sample was measured, 0 when it could not be." },
-	{ "estimated", "sample_estimated", "1 when the last sample was extrapolated from a shared monitor." },
-	{ "target_mbps", "target_mbps", "Bandwidth the target controller holds, MB/s." },
-	{ "guarantee_mbps", "guarantee_mbps", "Bandwidth the guard protects, MB/s." },
-	{ "ticks", "ticks_total", "Engine ticks completed." },
-	{ "overruns", "overruns_total", "Ticks that started late because the previous one overran." },
-	{ "uptime_s", "uptime_seconds", "Seconds since mpamd started." },
-};
-
-static const struct metric_name *metric_lookup(const char *key)
-{
-	for (size_t i = 0; i < sizeof(metric_names) / sizeof(metric_names[0]); i++)
-		if (!strcmp(metric_names[i].key, key))
-			return &metric_names[i];
-	return NULL;
-}
-
-/* Metric names allow [a-zA-Z0-9_:]; anything else becomes '_'. */
-static void metric_name(const char *prefix, const char *key, char *buf, size_t size)
-{
-	const struct metric_name *m = metric_lookup(key);
-	snprintf(buf, size, "mpamd_%s%s%s", prefix, *prefix ? "_" : "", m ? m->name : key);
-	for (size_t i = 0; buf[i]; i++)
-		if (!(buf[i] == '_' || (buf[i] >= 'a' && buf[i] <= 'z') || (buf[i] >= 'A' && buf[i] <= 'Z') ||
-		      (buf[i] >= '0' && buf[i] <= '9')))
-			buf[i] = '_';
-}
-
-static void metric_header(const char *name, const char *key)
-{
-	const struct metric_name *m = metric_lookup(key);
-	size_t n = strlen(name);
-	bool counter = n > 6 && !strcmp(name + n - 6, "_total");
-
-	if (m)
-		printf("# HELP %s %s\n", name, m->help);
-	printf("# TYPE %s %s\n", name, counter ? "counter" : "gauge");
-}
-
-/* Numbers, and booleans as 1/0; everything else (strings, null: no sample) is no sample. */
-static bool metric_value(json_t *v, char *buf, size_t size)
-{
-	if (json_is_boolean(v))
-		snprintf(buf, size, "%d", json_is_true(v));
-	else if (json_is_integer(v))
-		snprintf(buf, size, "%lld", (long long)json_integer_value(v));
-	else if (json_is_real(v))
-		snprintf(buf, size, "%.10g%s", json_real_value(v),
-			 json_real_value(v) == floor(json_real_value(v)) && fabs(json_real_value(v)) < 1e10 ? ".0"
-													    : "");
-	else
-		return false;
-	return true;
-}
-
-static void print_label_value(const char *s)
-{
-	for (; *s; s++) {
-		if (*s == '\\' || *s == '"')
-			printf("\\%c", *s);
-		else if (*s == '\n')
-			printf("\\n");
-		else
-			putchar(*s);
-	}
-}
-
-/* One family per field of the objects in `rows`, each object's "name" as the label: all of a
- * family's samples together, as the format requires. */
-static void metrics_print_family(const char *label, json_t *rows, const char *key)
-{
-	char name[128], value[64];
-	bool header = false;
-	json_t *row;
-	size_t i;
-
-	metric_name(label, key, name, sizeof(name));
-	json_array_foreach(rows, i, row) {
-		const char *who = json_string_value(json_object_get(row, "name"));
-		if (!who || !metric_value(json_object_get(row, key), value, sizeof(value)))
-			continue;
-		if (!header)
-			metric_header(name, key);
-		header = true;
-		printf("%s{%s=\"", name, label);
-		print_label_value(who);
-		printf("\"} %s\n", value);
-	}
-}
-
-static void metrics_print_rows(const char *array_key, json_t *rows)
-{
-	char label[64];
-	struct table cols = { .ncols = 0 };
-	size_t n = strlen(array_key);
-
-	/* "partitions" -> label "partition" */
-	snprintf(label, sizeof(label), "%.*s", (int)(n > 1 && array_key[n - 1] == 's' ? n - 1 : n), array_key);
-	for (char *p = label; *p; p++)
-		if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9')))
-			*p = '_';
-	table_columns(&cols, rows, NULL);
-	for (size_t c = 0; c < cols.ncols; c++)
-		if (strcmp(cols.cols[c], "name"))
-			metrics_print_family(label, rows, cols.cols[c]);
-	/* table_columns folds valid/estimated away; metrics want them as samples. */
-	if (table_has(&cols, "mbps")) {
-		metrics_print_family(label, rows, "valid");
-		metrics_print_family(label, rows, "estimated");
-	}
-}
+/* ---- Prometheus text exposition: the daemon writes it, mpamctl passes it on ---- */
 
 static void print_metrics(json_t *result)
 {
-	char name[128], value[64];
-	const char *key;
-	json_t *v;
+	json_t *text = json_object_get(result, "text");
 
-	json_object_foreach(result, key, v) {
-		if (!metric_value(v, value, sizeof(value)))
-			continue;
-		metric_name("", key, name, sizeof(name));
-		metric_header(name, key);
-		printf("%s %s\n", name, value);
+	if (!json_is_string(text)) {
+		print_object(result, 0);
+		return;
 	}
-	json_object_foreach(result, key, v) {
-		if (is_array_of_objects(v))
-			metrics_print_rows(key, v);
-	}
+	fwrite(json_string_value(text), 1, json_string_length(text), stdout);
 }
 
 /* ---- commands ---- */
@@ -543,8 +414,10 @@ static const struct ctl_cli_command cli_commands[] = {
 	  "Re-read the configuration file. An invalid file leaves the running configuration in place.\n"
 	  "Needs root or the control socket's group.",
 	  0, 0, print_reload },
-	{ "metrics", "", "Print counters in the Prometheus text exposition format (see mpamctl(8) for the names).", 0,
-	  0, print_metrics },
+	{ "metrics", "",
+	  "Print mpamd's metrics in the Prometheus text format 0.0.4, as mpamd writes them (see mpamctl(8)\n"
+	  "for the names); --json prints the reply, {\"format\": ..., \"text\": ...}.",
+	  0, 0, print_metrics },
 };
 
 static void command_usage(const struct ctl_cli_command *c, FILE *out)

@@ -7,6 +7,7 @@ mpamd_layer(mpamd_base DIRS core/base LIBS m SOURCES
   core/base/counter.c
   core/base/diag.c
   core/base/error.c
+  core/base/histogram.c
   core/base/log.c
   core/base/loop.c
   core/base/parse.c
@@ -94,9 +95,12 @@ mpamd_layer(mpamd_engine DIRS core/engine
   core/engine/engine_ctl.c
   core/engine/engine_loop.c
   core/engine/engine_set.c
+  core/engine/engine_metrics.c
   core/engine/events.c
+  core/engine/metrics.c
   core/engine/record.c
-  core/engine/registry.c)
+  core/engine/registry.c
+  core/engine/textfile.c)
 
 # The programs on top.
 mpamd_layer(mpamd_cli DIRS cli DEPS mpamd_engine mpamd_perf LIBS PkgConfig::CAIRO PkgConfig::FONTCONFIG PkgConfig::LIBSYSTEMD SOURCES

@@ -50,6 +50,36 @@ static int prefix_parse(void *object, const struct config_key *key, const char *
 
 static const struct config_type prefix_type = { prefix_parse, kind_format, kind_to_json };
 
+/* ---- metrics_textfile: node_exporter's textfile collector reads only *.prom files ---- */
+
+#define TEXTFILE_SUFFIX ".prom"
+
+static int textfile_parse(void *object, const struct config_key *key, const char *value, struct err *err)
+{
+	const char *slash = strrchr(value, '/');
+	size_t len = strlen(value), suffix = strlen(TEXTFILE_SUFFIX);
+
+	if (len < suffix || strcmp(value + len - suffix, TEXTFILE_SUFFIX))
+		return err_set(err, -EINVAL,
+			       "the file name must end in " TEXTFILE_SUFFIX
+			       " (node_exporter's textfile collector reads only *" TEXTFILE_SUFFIX " files)");
+	if (slash && strlen(slash + 1) == suffix)
+		return err_set(err, -EINVAL, "the file name needs something before " TEXTFILE_SUFFIX);
+	return config_type_path.parse(object, key, value, err);
+}
+
+static bool textfile_format(const void *object, const struct config_key *key, char *buf, size_t len)
+{
+	return config_type_path.format(object, key, buf, len);
+}
+
+static json_t *textfile_to_json(const void *object, const struct config_key *key)
+{
+	return config_type_path.to_json(object, key);
+}
+
+static const struct config_type textfile_type = { textfile_parse, textfile_format, textfile_to_json };
+
 static const struct config_key global_keys[] = {
 	{ "backend", &kind_type, CONFIG_FIELD(struct global_config, backend), 0, CONFIG_KIND_MAX, NULL, 0 },
 	{ "monitor", &kind_type, CONFIG_FIELD(struct global_config, monitor), 0, CONFIG_KIND_MAX, NULL, 0 },
@@ -61,6 +91,7 @@ static const struct config_key global_keys[] = {
 	CONFIG_KEY_UNSIGNED("capacity_mbps", struct global_config, capacity_mbps, 1, BANDWIDTH_LIMIT_MBPS,
 			    CONFIG_KEY_ZERO_NONE),
 	CONFIG_KEY_BOOL("escalate", struct global_config, escalate, 0),
+	{ "metrics_textfile", &textfile_type, CONFIG_FIELD(struct global_config, metrics_textfile), 0, 4095, NULL, 0 },
 };
 
 /* ---- [msc "NAME"]: a window of physical address space ---- */

@@ -134,6 +134,7 @@ static void object_free(struct loader *ld, struct section *s)
 		free(g->resctrl_root);
 		free(g->socket);
 		free(g->record);
+		free(g->metrics_textfile);
 		break;
 	}
 	case ROLE_PARTITION:

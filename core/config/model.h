@@ -62,7 +62,8 @@ struct global_config {
 	uint32_t capacity_mbps; /* per domain, for hardware that cannot tell; 0: ask the backend or learn it */
 	bool escalate;		/* the escalation actuator may lower CPU quotas */
 	char *socket;
-	char *record; /* NULL: no record file */
+	char *record;		/* NULL: no record file */
+	char *metrics_textfile; /* NULL: none; else an absolute path ending in .prom */
 	struct config_origin origin;
 };
 

@@ -187,6 +187,7 @@ static int engine_setup(struct engine *e, struct err *err)
 	if (record && (r = record_new(record, engine_has_truth(e), &e->record, err)) < 0)
 		return r;
 	engine_ctl_handler(e, &e->handler);
+	engine_metrics_init(e);
 	return 0;
 }
 
@@ -218,6 +219,8 @@ void engine_free(struct engine *e)
 	if (record_free(e->record, &err) < 0)
 		log_error("%s", err.text);
 	engine_close_backend(e);
+	engine_metrics_fini(e);
+	event_log_fini(&e->events);
 	config_free(e->config);
 	free(e);
 }
@@ -248,6 +251,8 @@ static void summarise(struct engine *e, size_t index)
 	if (e->hw.domain_count == 0) {
 		st->valid = false; /* nothing measures: no value, rather than a made-up 0 */
 		st->reason = "no bandwidth counters";
+	} else if (!st->valid) {
+		e->partitions[index].invalid_samples++; /* a counter failed: what the metrics count */
 	}
 	if (st->valid) {
 		st->reason = NULL;

@@ -143,28 +143,14 @@ static json_t *ctl_show(void *ctx, const char *name, struct err *err)
 
 static json_t *ctl_metrics(void *ctx)
 {
-	struct engine *e = engine_of(ctx);
-	json_t *parts = json_array();
-
-	for (size_t i = 0; i < e->config->partition_count; i++) {
-		const struct partition_status *st = &e->partitions[i].status;
-		json_array_append_new(parts, json_pack("{s:s,s:o,s:I,s:I,s:I,s:b,s:b}", "name", st->name, "mbps",
-						       optional_mbps(st->valid, st->mbps), "bytes_total",
-						       (json_int_t)st->bytes_total, "mb_max", (json_int_t)st->mb_max,
-						       "mb_min", (json_int_t)st->mb_min, "valid", st->valid,
-						       "estimated", st->estimated));
-	}
-	return json_pack("{s:o,s:I,s:I,s:I}", "partitions", parts, "ticks", (json_int_t)e->ticks_done, "overruns",
-			 (json_int_t)e->overruns, "events_total", (json_int_t)e->events.total);
+	return engine_metrics_reply(engine_of(ctx));
 }
 
-int engine_reload(struct engine *e, struct err *err)
+static int reload_config(struct engine *e, struct err *err)
 {
 	struct diag_list diags;
 	struct config *fresh = NULL;
 
-	if (!e->opts.config_path)
-		return err_set(err, -EOPNOTSUPP, "this mpamd was started without a config file to reload");
 	diag_list_init(&diags, e->opts.config_path);
 	struct engine_schema schema;
 	engine_schema_init(e->registry, &schema);
@@ -196,6 +182,15 @@ int engine_reload(struct engine *e, struct err *err)
 	config_free(old);
 	log_info("reloaded %s: %zu partition(s)", e->opts.config_path, fresh->partition_count);
 	return 0;
+}
+
+int engine_reload(struct engine *e, struct err *err)
+{
+	if (!e->opts.config_path)
+		return err_set(err, -EOPNOTSUPP, "this mpamd was started without a config file to reload");
+	int r = reload_config(e, err);
+	engine_metrics_reloaded(e, r == 0);
+	return r;
 }
 
 static json_t *ctl_set(void *ctx, const struct ctl_peer *peer, const char *name, const char *const *settings,

@@ -7,7 +7,9 @@
 #include "core/engine/compose.h"
 #include "core/engine/engine.h"
 #include "core/engine/events.h"
+#include "core/engine/metrics.h"
 #include "core/engine/record.h"
+#include "core/engine/textfile.h"
 #include "policies/policy.h"
 
 struct loop;
@@ -20,6 +22,23 @@ struct engine_partition {
 	struct partition_limits applied; /* what the last successful apply asked for */
 	bool applied_once;
 	struct actuation actuated; /* what the actuators last carried out */
+	uint64_t invalid_samples;  /* ticks at which it was open and its sample invalid */
+};
+
+/* The Prometheus exposition of the engine (engine_metrics.c): built at most once per tick (and
+ * after a set or reload), when a control request or the textfile wants it, and what it needs that
+ * the engine keeps nowhere else. */
+struct engine_metrics {
+	struct metrics_buf text;
+	json_t *reply; /* the `metrics` reply holding `text`, shared by the tick's requests */
+	uint64_t tick; /* the tick `text` is of */
+	bool fresh;    /* text is of `tick`, and no set or reload came since */
+	struct histogram tick_duration;
+	double last_tick_unix_s;
+	bool reload_ok;
+	double reload_ok_unix_s;
+	struct textfile textfile;
+	uint64_t textfile_tried_ns; /* CLOCK_MONOTONIC of the last attempt; 0: none */
 };
 
 struct engine {
@@ -47,6 +66,7 @@ struct engine {
 	struct loop *loop;
 	struct ctl_server *ctl;
 	struct ctl_handler handler;
+	struct engine_metrics metrics;
 };
 
 /* engine.c */
@@ -74,5 +94,20 @@ void engine_ctl_handler(struct engine *e, struct ctl_handler *ret);
 /* Opens the control socket (opts.socket_path) on the engine's loop; a no-op without a path. */
 int engine_ctl_attach(struct engine *e, struct err *err);
 void engine_ctl_detach(struct engine *e);
+
+/* engine_metrics.c */
+void engine_metrics_init(struct engine *e);
+void engine_metrics_fini(struct engine *e);
+/* A set or a reload changed what the text says: the next request builds it again. */
+void engine_metrics_stale(struct engine *e);
+/* The outcome of a reload (a config file that was read, valid or not). */
+void engine_metrics_reloaded(struct engine *e, bool ok);
+/* After each tick: the tick's duration, then the textfile when one is configured (at most once per
+ * second of `mono_now_ns`, CLOCK_MONOTONIC). */
+void engine_metrics_tick_done(struct engine *e, uint64_t duration_ns, uint64_t mono_now_ns);
+/* {"format": METRICS_FORMAT, "text": ...}: a new reference, or NULL when out of memory. */
+json_t *engine_metrics_reply(struct engine *e);
+/* A stop: the textfile goes, as what it says is no longer true. */
+void engine_metrics_stop(struct engine *e);
 
 #endif

@@ -8,6 +8,7 @@
 #include <sys/epoll.h>
 #include <sys/signalfd.h>
 #include <sys/timerfd.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "core/base/log.h"
@@ -21,6 +22,25 @@ struct run_state {
 	sigset_t old_mask;
 	bool masked;
 };
+
+static uint64_t monotonic_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* A tick, timed on the wall clock whatever the engine's clock is (the simulated one stands still
+ * during a tick), then what the metrics do after it. */
+static void timed_tick(struct engine *e)
+{
+	uint64_t start = monotonic_ns();
+
+	engine_tick(e, clock_now(&e->clock));
+	uint64_t end = monotonic_ns();
+	engine_metrics_tick_done(e, end - start, end);
+}
 
 static bool should_stop(const struct engine *e)
 {
@@ -41,7 +61,7 @@ static void on_timer(void *ctx, int fd, uint32_t events)
 		rs->e->overruns += expirations - 1;
 		log_warning("tick overran: %llu interval(s) skipped", (unsigned long long)(expirations - 1));
 	}
-	engine_tick(rs->e, clock_now(&rs->e->clock));
+	timed_tick(rs->e);
 }
 
 static void on_signal(void *ctx, int fd, uint32_t events)
@@ -117,7 +137,7 @@ static int run_loop(struct run_state *rs)
 			/* Simulated time: the next deadline is reached at once. */
 			uint64_t deadline = e->start_ns + (e->ticks_done + 1) * e->interval_ns;
 			clock_advance_to(&e->clock, deadline);
-			engine_tick(e, clock_now(&e->clock));
+			timed_tick(e);
 			if (loop_run_once(e->loop, 0) < 0)
 				return -errno;
 			continue;
@@ -156,5 +176,6 @@ int engine_run(struct engine *e, struct err *err)
 		engine_reset_limits(e);
 	}
 	teardown(&rs);
+	engine_metrics_stop(e);
 	return r;
 }

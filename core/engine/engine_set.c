@@ -147,6 +147,7 @@ int engine_set(struct engine *e, const char *name, const char *const *settings, 
 		return r;
 	}
 	engine_policy_config(e, i);
+	engine_metrics_stale(e);
 	note_set(e, i, settings, count, who);
 	if (ret_result)
 		*ret_result = set_result(e, i, settings, count, limits);

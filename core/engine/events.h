@@ -21,14 +21,37 @@ struct event {
 	char text[EVENT_TEXT_MAX]; /* "action: reason" */
 };
 
+/* How many events each partition had of each action, for as long as the daemon runs (a reload
+ * keeps them: they are counters). An open-addressed table keyed by partition and action, so that
+ * counting stays cheap with a thousand partitions. */
+#define EVENT_ACTION_MAX 32
+
+struct event_count {
+	char partition[NAME_MAX_LEN + 1];
+	char action[EVENT_ACTION_MAX]; /* "throttle", "restore"...: the text before ": " */
+	uint64_t count;		       /* 0: an empty slot */
+};
+
+struct event_counts {
+	struct event_count *slots;
+	size_t capacity; /* a power of two, or 0 before the first event */
+	size_t used;
+};
+
 struct event_log {
 	struct event items[EVENTS_KEPT];
 	size_t next;  /* where the next event goes */
 	size_t count; /* events kept, at most EVENTS_KEPT */
 	uint64_t total;
+	struct event_counts counts;
 };
 
 void event_log_add(struct event_log *log, uint64_t tick, uint64_t t_ms, const char *partition, const char *text);
+/* Frees the counts (the kept events need nothing). */
+void event_log_fini(struct event_log *log);
+
+/* The action of an event text: what comes before ": " (all of it when there is no ": "). */
+void event_action(const char *text, char *buf, size_t len);
 
 /* The newest `max` events (of `partition`, or all when NULL), oldest first, as a JSON array of
  * {"tick","t_ms","partition","action","reason"}. */

@@ -301,7 +301,8 @@ static void test_control_socket(void **state)
 
 	r = ctl(socket, "metrics", NULL, NULL);
 	assert_int_equal(r.exit_code, 0);
-	assert_non_null(strstr(r.out, "mpamd_partition_bandwidth_mbps{partition=\"batch\"}"));
+	assert_non_null(
+		strstr(r.out, "mpamd_partition_bandwidth_bytes_per_second{partition=\"batch\",domain=\"sim0\"}"));
 	run_result_fini(&r);
 
 	r = ctl(socket, "reload", NULL, NULL);

@@ -1,0 +1,406 @@
+#include "core/engine/metrics.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define BUF_INITIAL 4096
+/* MB/s inside mpamd are decimal (counter_rate_mbps: 10^6 bytes/s). */
+#define BYTES_PER_MB 1e6
+
+/* ---- the buffer ---- */
+
+void metrics_buf_reset(struct metrics_buf *b)
+{
+	b->len = 0;
+	b->failed = false;
+	if (b->data)
+		b->data[0] = '\0';
+}
+
+void metrics_buf_fini(struct metrics_buf *b)
+{
+	free(b->data);
+	*b = (struct metrics_buf){ .data = NULL };
+}
+
+static bool buf_reserve(struct metrics_buf *b, size_t more)
+{
+	if (b->failed)
+		return false;
+	if (b->len + more + 1 <= b->cap)
+		return true;
+	size_t cap = b->cap ? b->cap : BUF_INITIAL;
+	while (cap < b->len + more + 1)
+		cap *= 2;
+	char *grown = realloc(b->data, cap);
+	if (!grown) {
+		b->failed = true;
+		return false;
+	}
+	b->data = grown;
+	b->cap = cap;
+	return true;
+}
+
+static void buf_add(struct metrics_buf *b, const char *s, size_t n)
+{
+	if (!buf_reserve(b, n))
+		return;
+	memcpy(b->data + b->len, s, n);
+	b->len += n; /* buf_reserve keeps room for the NUL metrics_format puts at the end */
+}
+
+static void buf_str(struct metrics_buf *b, const char *s)
+{
+	buf_add(b, s, strlen(s));
+}
+
+/* A label value or help text with the format's escapes: backslash and newline always, the double
+ * quote inside label values. Runs without them are copied whole. */
+static void buf_escaped(struct metrics_buf *b, const char *s, bool quote)
+{
+	const char *special = quote ? "\\\n\"" : "\\\n";
+
+	for (;;) {
+		size_t n = strcspn(s, special);
+		buf_add(b, s, n);
+		s += n;
+		if (!*s)
+			return;
+		buf_add(b, *s == '\n' ? "\\n" : *s == '"' ? "\\\"" : "\\\\", 2);
+		s++;
+	}
+}
+
+/* Digits of v, right to left, ending at `end` (which gets the NUL); returns where they start. */
+static char *u64_digits(uint64_t v, char *end)
+{
+	*end = '\0';
+	do {
+		*--end = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	return end;
+}
+
+/* Go's ParseFloat reads all of these. Integers stay integers (so counters print exactly), and are
+ * written without printf: most values are, and a thousand partitions make tens of thousands. */
+static const char *format_value(double v, char *text, size_t len)
+{
+	if (isnan(v))
+		return "NaN";
+	if (isinf(v))
+		return v > 0 ? "+Inf" : "-Inf";
+	if (v == floor(v) && fabs(v) < 9007199254740992.0) { /* 2^53: exact as an integer */
+		char *digits = u64_digits((uint64_t)fabs(v), text + len - 1);
+		if (v < 0)
+			*--digits = '-';
+		return digits;
+	}
+	snprintf(text, len, "%.15g", v);
+	return text;
+}
+
+/* ---- samples ---- */
+
+struct label {
+	const char *name, *value;
+};
+
+static void sample_text(struct metrics_buf *b, const char *name, const char *suffix, const struct label *labels,
+			size_t label_count, const char *value)
+{
+	buf_str(b, name);
+	buf_str(b, suffix);
+	for (size_t i = 0; i < label_count; i++) {
+		buf_str(b, i ? "," : "{");
+		buf_str(b, labels[i].name);
+		buf_add(b, "=\"", 2);
+		buf_escaped(b, labels[i].value, true);
+		buf_add(b, "\"", 1);
+	}
+	if (label_count)
+		buf_add(b, "}", 1);
+	buf_add(b, " ", 1);
+	buf_str(b, value);
+	buf_add(b, "\n", 1);
+}
+
+static void sample(struct metrics_buf *b, const char *name, const struct label *labels, size_t label_count, double v)
+{
+	char text[40];
+
+	sample_text(b, name, "", labels, label_count, format_value(v, text, sizeof(text)));
+}
+
+static void sample_u64(struct metrics_buf *b, const char *name, const struct label *labels, size_t label_count,
+		       uint64_t v)
+{
+	char text[24];
+
+	sample_text(b, name, "", labels, label_count, u64_digits(v, text + sizeof(text) - 1));
+}
+
+/* ---- the daemon ---- */
+
+static void write_build_info(struct metrics_buf *b, const struct metrics_family *f, const struct metrics_input *in)
+{
+	struct label version = { "version", in->version ? in->version : "" };
+
+	sample(b, f->name, &version, 1, 1);
+}
+
+static void write_uptime(struct metrics_buf *b, const struct metrics_family *f, const struct metrics_input *in)
+{
+	sample(b, f->name, NULL, 0, in->uptime_s);
+}
+
+static void write_last_tick(struct metrics_buf *b, const struct metrics_family *f, const struct metrics_input *in)
+{
+	if (in->last_tick_unix_s > 0)
+		sample(b, f->name, NULL, 0, in->last_tick_unix_s);
+}
+
+static void write_ticks(struct metrics_buf *b, const struct metrics_family *f, const struct metrics_input *in)
+{
+	sample_u64(b, f->name, NULL, 0, in->ticks);
+}
+
+static void write_interval(struct metrics_buf *b, const struct metrics_family *f, const struct metrics_input *in)
+{
+	sample(b, f->name, NULL, 0, in->interval_s);
+}
+
+static void write_tick_duration(struct metrics_buf *b, const struct metrics_family *f, const struct metrics_input *in)
+{
+	const struct histogram *h = in->tick_duration;
+	char text[40], count[24];
+	char *count_end = count + sizeof(count) - 1;
+
+	if (!h)
+		return;
+	for (size_t i = 0; i <= h->bound_count; i++) {
+		struct label bucket = { "le",
+					i < h->bound_count ? format_value(h->bounds[i], text, sizeof(text)) : "+Inf" };
+		sample_text(b, f->name, "_bucket", &bucket, 1, u64_digits(histogram_cumulative(h, i), count_end));
+	}
+	sample_text(b, f->name, "_sum", NULL, 0, format_value(h->sum, text, sizeof(text)));
+	sample_text(b, f->name, "_count", NULL, 0, u64_digits(h->count, count_end));
+}
+
+static void write_overruns(struct metrics_buf *b, const struct metrics_family *f, const struct metrics_input *in)
+{
+	sample_u64(b, f->name, NULL, 0, in->overruns);
+}
+
+static void write_reload_ok(struct metrics_buf *b, const struct metrics_family *f, const struct metrics_input *in)
+{
+	sample(b, f->name, NULL, 0, in->reload_ok ? 1 : 0);
+}
+
+static void write_reload_time(struct metrics_buf *b, const struct metrics_family *f, const struct metrics_input *in)
+{
+	if (in->reload_ok_unix_s > 0)
+		sample(b, f->name, NULL, 0, in->reload_ok_unix_s);
+}
+
+static void write_capacity(struct metrics_buf *b, const struct metrics_family *f, const struct metrics_input *in)
+{
+	if (in->capacity_mbps > 0)
+		sample(b, f->name, NULL, 0, in->capacity_mbps * BYTES_PER_MB);
+}
+
+/* ---- partitions ---- */
+
+static void write_per_partition(struct metrics_buf *b, const struct metrics_family *f, const struct metrics_input *in)
+{
+	for (size_t i = 0; i < in->partition_count; i++) {
+		const struct metrics_partition *p = &in->partitions[i];
+		struct label partition = { "partition", p->status->name };
+		double v;
+		if (f->partition_value(p, &v))
+			sample(b, f->name, &partition, 1, v);
+	}
+}
+
+static bool partition_open(const struct metrics_partition *p, double *ret)
+{
+	*ret = p->status->open;
+	return true;
+}
+
+static bool partition_valid(const struct metrics_partition *p, double *ret)
+{
+	*ret = p->status->valid;
+	return true;
+}
+
+/* What a partition that is not open has is no measurement and no limit: no sample, not a 0. */
+static bool partition_estimated(const struct metrics_partition *p, double *ret)
+{
+	*ret = p->status->estimated;
+	return p->status->open;
+}
+
+static bool partition_bytes(const struct metrics_partition *p, double *ret)
+{
+	*ret = (double)p->status->bytes_total;
+	return p->status->open;
+}
+
+static bool partition_max_ratio(const struct metrics_partition *p, double *ret)
+{
+	*ret = p->status->mb_max / 100.0;
+	return p->status->open;
+}
+
+static bool partition_min_ratio(const struct metrics_partition *p, double *ret)
+{
+	*ret = p->status->mb_min / 100.0;
+	return p->status->open;
+}
+
+static bool partition_guarantee(const struct metrics_partition *p, double *ret)
+{
+	*ret = p->goals->guarantee_mbps * BYTES_PER_MB;
+	return p->goals->guarantee_mbps > 0;
+}
+
+static bool partition_target(const struct metrics_partition *p, double *ret)
+{
+	*ret = p->goals->target_mbps * BYTES_PER_MB;
+	return p->goals->target_mbps > 0;
+}
+
+static bool partition_invalid(const struct metrics_partition *p, double *ret)
+{
+	*ret = (double)p->invalid_samples;
+	return p->status->open;
+}
+
+/* One series per partition and measuring domain, from the domain's own sample of this tick; an
+ * invalid sample (or one over no time) has no series. */
+static void write_bandwidth(struct metrics_buf *b, const struct metrics_family *f, const struct metrics_input *in)
+{
+	for (size_t i = 0; i < in->partition_count; i++) {
+		const struct metrics_partition *p = &in->partitions[i];
+		if (!p->status->open || !p->samples)
+			continue;
+		for (unsigned d = 0; d < in->domain_count; d++) {
+			const struct sample *s = &p->samples[d];
+			if (s->state == SAMPLE_INVALID || s->elapsed_ns == 0)
+				continue;
+			struct label labels[] = { { "partition", p->status->name }, { "domain", in->domains[d].name } };
+			sample(b, f->name, labels, 2, (double)s->bytes * 1e9 / (double)s->elapsed_ns);
+		}
+	}
+}
+
+static void write_events(struct metrics_buf *b, const struct metrics_family *f, const struct metrics_input *in)
+{
+	const struct event_counts *c = in->events;
+
+	for (size_t i = 0; c && i < c->capacity; i++) {
+		const struct event_count *slot = &c->slots[i];
+		if (!slot->count)
+			continue;
+		struct label labels[] = { { "partition", slot->partition }, { "action", slot->action } };
+		sample_u64(b, f->name, labels, 2, slot->count);
+	}
+}
+
+/* ---- the table ---- */
+
+const struct metrics_family metrics_families[] = {
+	{ "mpamd_build_info", "gauge", "Always 1; the version label says which mpamd runs.", write_build_info, NULL },
+	{ "mpamd_uptime_seconds", "gauge",
+	  "Seconds from the start to the last tick, on the engine's clock (simulated time with --sim-clock).",
+	  write_uptime, NULL },
+	{ "mpamd_last_tick_timestamp_seconds", "gauge",
+	  "Unix time of the last tick: an old value means a stale textfile or a stuck daemon.", write_last_tick, NULL },
+	{ "mpamd_ticks_total", "counter", "Ticks run since the start.", write_ticks, NULL },
+	{ "mpamd_tick_interval_seconds", "gauge", "The configured tick interval (interval_ms).", write_interval, NULL },
+	{ "mpamd_tick_duration_seconds", "histogram",
+	  "Wall-clock time one tick took (read, policies, apply, record); buckets are fractions of the "
+	  "interval at the start.",
+	  write_tick_duration, NULL },
+	{ "mpamd_tick_overruns_total", "counter", "Tick intervals skipped because a tick ran late.", write_overruns,
+	  NULL },
+	{ "mpamd_config_last_reload_success", "gauge",
+	  "1 when the last load or reload of the configuration succeeded, 0 when it failed (the previous "
+	  "configuration stays).",
+	  write_reload_ok, NULL },
+	{ "mpamd_config_last_reload_success_timestamp_seconds", "gauge",
+	  "Unix time the configuration was last loaded successfully.", write_reload_time, NULL },
+	{ "mpamd_host_capacity_bytes_per_second", "gauge",
+	  "Bandwidth all measuring domains can serve together, as the guard judges saturation (known, "
+	  "configured or learned); absent when unknown.",
+	  write_capacity, NULL },
+	{ "mpamd_partition_open", "gauge", "1 when the backend accepted the partition, 0 when it could not be opened.",
+	  write_per_partition, partition_open },
+	{ "mpamd_partition_sample_valid", "gauge",
+	  "1 when every measuring domain gave this tick's sample (measured or estimated), else 0.", write_per_partition,
+	  partition_valid },
+	{ "mpamd_partition_sample_estimated", "gauge",
+	  "1 when some domain's sample was extrapolated while monitors rotate.", write_per_partition,
+	  partition_estimated },
+	{ "mpamd_partition_bandwidth_bytes_per_second", "gauge",
+	  "Memory bandwidth at the last tick per measuring domain; sum by (partition) for the total.", write_bandwidth,
+	  NULL },
+	{ "mpamd_partition_bytes_total", "counter",
+	  "Bytes counted since the partition was opened (estimates included; a reload starts again).",
+	  write_per_partition, partition_bytes },
+	{ "mpamd_partition_bandwidth_max_ratio", "gauge",
+	  "Maximum bandwidth limit in force (mb_max), as a fraction of a domain's bandwidth.", write_per_partition,
+	  partition_max_ratio },
+	{ "mpamd_partition_bandwidth_min_ratio", "gauge",
+	  "Minimum bandwidth limit in force (mb_min), as a fraction of a domain's bandwidth.", write_per_partition,
+	  partition_min_ratio },
+	{ "mpamd_partition_guarantee_bytes_per_second", "gauge",
+	  "Bandwidth the guard protects (guarantee_mbps); only partitions that have one.", write_per_partition,
+	  partition_guarantee },
+	{ "mpamd_partition_target_bytes_per_second", "gauge",
+	  "Bandwidth the target controller holds (target_mbps); only partitions that have one.", write_per_partition,
+	  partition_target },
+	{ "mpamd_partition_invalid_samples_total", "counter",
+	  "Ticks at which an open partition's sample was invalid (some counter could not be read).",
+	  write_per_partition, partition_invalid },
+	{ "mpamd_policy_events_total", "counter",
+	  "Policy events per partition and action (throttle, restore, guarantee, escalate...), as logged.",
+	  write_events, NULL },
+};
+
+const size_t metrics_family_count = sizeof(metrics_families) / sizeof(metrics_families[0]);
+
+static void write_family(struct metrics_buf *b, const struct metrics_family *f, const struct metrics_input *in)
+{
+	buf_str(b, "# HELP ");
+	buf_str(b, f->name);
+	buf_add(b, " ", 1);
+	buf_escaped(b, f->help, false);
+	buf_str(b, "\n# TYPE ");
+	buf_str(b, f->name);
+	buf_add(b, " ", 1);
+	buf_str(b, f->type);
+	buf_add(b, "\n", 1);
+	f->write(b, f, in);
+}
+
+int metrics_format(const struct metrics_input *in, struct metrics_buf *b)
+{
+	metrics_buf_reset(b);
+	for (size_t i = 0; i < metrics_family_count; i++)
+		write_family(b, &metrics_families[i], in);
+	if (!b->failed && b->data)
+		b->data[b->len] = '\0';
+	if (b->failed) {
+		metrics_buf_reset(b);
+		b->failed = true;
+		return -ENOMEM;
+	}
+	return 0;
+}

@@ -1,0 +1,94 @@
+#include "core/engine/textfile.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/base/log.h"
+
+/* Readable by node_exporter, which runs as another user; written by mpamd only. */
+#define TEXTFILE_MODE 0644
+
+void textfile_fini(struct textfile *tf)
+{
+	free(tf->path);
+	free(tf->tmp_path);
+	*tf = (struct textfile){ .path = NULL };
+}
+
+void textfile_remove(struct textfile *tf)
+{
+	if (tf->written && unlink(tf->path) < 0 && errno != ENOENT)
+		log_warning("metrics textfile %s: cannot remove it: %s", tf->path, strerror(errno));
+	textfile_fini(tf);
+}
+
+int textfile_set_path(struct textfile *tf, const char *path, struct err *err)
+{
+	if (tf->path && path && !strcmp(tf->path, path))
+		return 0;
+	textfile_remove(tf);
+	if (!path)
+		return 0;
+	tf->path = strdup(path);
+	if (tf->path && asprintf(&tf->tmp_path, "%s.tmp", path) < 0)
+		tf->tmp_path = NULL;
+	if (!tf->path || !tf->tmp_path) {
+		textfile_fini(tf);
+		return err_set(err, -ENOMEM, "out of memory");
+	}
+	return 0;
+}
+
+static int write_all(int fd, const char *text, size_t len)
+{
+	while (len > 0) {
+		ssize_t n = write(fd, text, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		text += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* The new text under the temporary name, then in place at once. */
+static int replace(struct textfile *tf, const char *text, size_t len, struct err *err)
+{
+	int fd = open(tf->tmp_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, TEXTFILE_MODE);
+
+	if (fd < 0)
+		return err_set(err, -errno, "cannot create %s: %s", tf->tmp_path, strerror(errno));
+	int r = fchmod(fd, TEXTFILE_MODE) < 0 ? -errno : 0; /* whatever the umask */
+	if (r == 0)
+		r = write_all(fd, text, len);
+	if (close(fd) < 0 && r == 0)
+		r = -errno;
+	if (r == 0 && rename(tf->tmp_path, tf->path) < 0)
+		r = err_set(err, -errno, "cannot rename %s to %s: %s", tf->tmp_path, tf->path, strerror(errno));
+	else if (r < 0)
+		err_set(err, r, "cannot write %s: %s", tf->tmp_path, strerror(-r));
+	if (r < 0)
+		unlink(tf->tmp_path);
+	return r;
+}
+
+int textfile_write(struct textfile *tf, const char *text, size_t len, struct err *err)
+{
+	if (!tf->path)
+		return 0;
+	int r = replace(tf, text, len, err);
+	if (r < 0 && !tf->failing)
+		log_error("metrics textfile: %s; mpamd goes on and says so again when it works", err->text);
+	else if (r == 0 && tf->failing)
+		log_info("metrics textfile %s: written again", tf->path);
+	tf->failing = r < 0;
+	tf->written |= r == 0;
+	return r;
+}

@@ -1,0 +1,636 @@
+/* The Prometheus exposition (core/engine/metrics.c) on a hand-made engine view: the format's rules
+ * (HELP and TYPE before the samples, each family once, counters end in _total, escaped labels), the
+ * values in base units, and that mpamctl(8), the Grafana dashboard and the alert rules name only
+ * families that exist (and the man page all of them). */
+#include <ctype.h>
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <cmocka.h>
+#include <jansson.h>
+
+#include "core/engine/events.h"
+#include "core/engine/metrics.h"
+#include "tests/util/testutil.h"
+
+#define MAX_FAMILIES 64
+#define ODD_NAME     "we\"b\\x\ny" /* a quote, a backslash and a newline */
+#define ODD_LABEL    "we\\\"b\\\\x\\ny"
+
+/* ---- a view of an engine with two domains and three partitions ---- */
+
+struct view {
+	struct partition_status status[3];
+	struct partition_goals goals[3];
+	struct sample samples[3 * 2];
+	struct metrics_partition parts[3];
+	struct engine_domain domains[2];
+	struct event_log *events;
+	struct histogram hist;
+	struct metrics_input in;
+};
+
+static void view_init(struct view *v)
+{
+	static const double bounds[] = { 0.001, 0.01, 0.1 };
+
+	memset(v, 0, sizeof(*v));
+	v->domains[0].name = "msc0";
+	v->domains[1].name = "msc1";
+	/* 0: measured everywhere, guaranteed; 1: one domain invalid, a target; 2: not open. */
+	v->status[0] = (struct partition_status){
+		.name = ODD_NAME, .open = true, .valid = true, .mb_max = 40, .mb_min = 30, .bytes_total = 123456789012ull
+	};
+	v->status[1] = (struct partition_status){
+		.name = "batch", .open = true, .valid = false, .estimated = true, .mb_max = 100, .bytes_total = 7
+	};
+	v->status[2] = (struct partition_status){ .name = "gone", .open = false };
+	v->goals[0].guarantee_mbps = 6000;
+	v->goals[1].target_mbps = 2500;
+	v->samples[0] = (struct sample){ SAMPLE_MEASURED, 300000000, 100000000, NULL };
+	v->samples[1] = (struct sample){ SAMPLE_MEASURED, 100000000, 100000000, NULL };
+	v->samples[2] = (struct sample){ SAMPLE_ESTIMATED, 50000000, 100000000, NULL };
+	v->samples[3] = (struct sample){ SAMPLE_INVALID, 0, 0, "not ready" };
+	v->samples[4] = v->samples[5] = (struct sample){ SAMPLE_INVALID, 0, 0, "not open" };
+	for (size_t i = 0; i < 3; i++)
+		v->parts[i] = (struct metrics_partition){ &v->status[i], &v->goals[i], &v->samples[i * 2], i + 1 };
+	v->events = calloc(1, sizeof(*v->events));
+	assert_non_null(v->events);
+	event_log_add(v->events, 1, 100, ODD_NAME, "guarantee: mb_min 0% -> 30%");
+	event_log_add(v->events, 2, 200, "batch", "throttle: web short of guarantee");
+	event_log_add(v->events, 3, 300, "batch", "throttle: web short of guarantee");
+	event_log_add(v->events, 4, 400, "batch", "restore: pressure ended");
+	histogram_init(&v->hist, bounds, 3);
+	histogram_observe(&v->hist, 0.0005);
+	histogram_observe(&v->hist, 0.005);
+	histogram_observe(&v->hist, 0.005);
+	histogram_observe(&v->hist, 0.5);
+	v->in = (struct metrics_input){
+		.version = "1.2.3",
+		.partitions = v->parts,
+		.partition_count = 3,
+		.domains = v->domains,
+		.domain_count = 2,
+		.events = &v->events->counts,
+		.tick_duration = &v->hist,
+		.ticks = 42,
+		.overruns = 3,
+		.interval_s = 0.1,
+		.uptime_s = 4.2,
+		.last_tick_unix_s = 1700000000.25,
+		.capacity_mbps = 20000,
+		.reload_ok = false,
+		.reload_ok_unix_s = 1690000000,
+	};
+}
+
+static void view_fini(struct view *v)
+{
+	event_log_fini(v->events);
+	free(v->events);
+}
+
+static char *format(const struct metrics_input *in)
+{
+	struct metrics_buf b = { .data = NULL };
+
+	assert_int_equal(metrics_format(in, &b), 0);
+	assert_non_null(b.data);
+	assert_int_equal(strlen(b.data), b.len);
+	return b.data;
+}
+
+/* ---- reading the text back ---- */
+
+struct family_seen {
+	char name[128];
+	char type[16];
+	bool help, type_line;
+	size_t samples;
+};
+
+struct parsed {
+	struct family_seen families[MAX_FAMILIES];
+	size_t count;
+};
+
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+	return n >= m && !strcmp(s + n - m, suffix);
+}
+
+static struct family_seen *family_named(struct parsed *p, const char *name)
+{
+	for (size_t i = 0; i < p->count; i++)
+		if (!strcmp(p->families[i].name, name))
+			return &p->families[i];
+	return NULL;
+}
+
+/* The name of a sample line: up to '{' or ' '. */
+static void sample_name(const char *line, char *name, size_t len)
+{
+	size_t n = strcspn(line, "{ ");
+	snprintf(name, len, "%.*s", (int)n, line);
+}
+
+/* A comment line: "# HELP name ..." or "# TYPE name type". A new family must not have been seen. */
+static void parse_comment(struct parsed *p, const char *line)
+{
+	char what[8], name[128], rest[128] = "";
+
+	assert_true(sscanf(line, "# %7s %127s %127s", what, name, rest) >= 2);
+	struct family_seen *f = family_named(p, name);
+	if (!strcmp(what, "HELP")) {
+		if (f)
+			fail_msg("family %s appears twice", name);
+		assert_true(p->count < MAX_FAMILIES);
+		f = &p->families[p->count++];
+		snprintf(f->name, sizeof(f->name), "%s", name);
+		f->help = true;
+		return;
+	}
+	assert_string_equal(what, "TYPE");
+	if (!f || f != &p->families[p->count - 1] || f->type_line)
+		fail_msg("TYPE of %s without its HELP just before, or twice", name);
+	f->type_line = true;
+	snprintf(f->type, sizeof(f->type), "%s", rest);
+}
+
+/* A sample belongs to the family declared last: its name, or a histogram's name plus a suffix. */
+static void parse_sample(struct parsed *p, const char *line)
+{
+	char name[128];
+
+	sample_name(line, name, sizeof(name));
+	if (!p->count)
+		fail_msg("sample %s before any family", name);
+	struct family_seen *f = &p->families[p->count - 1];
+	bool mine = !strcmp(name, f->name);
+	if (!strcmp(f->type, "histogram"))
+		for (const char *const *s = (const char *const[]){ "_bucket", "_sum", "_count", NULL }; *s; s++)
+			mine |= strlen(name) == strlen(f->name) + strlen(*s) &&
+				!strncmp(name, f->name, strlen(f->name)) && ends_with(name, *s);
+	if (!mine || !f->help || !f->type_line)
+		fail_msg("sample %s is not under its own family's HELP and TYPE (last family: %s)", name, f->name);
+	const char *value = strrchr(line, ' ');
+	assert_non_null(value);
+	char *end;
+	strtod(value + 1, &end);
+	if (*end && strcmp(value + 1, "+Inf") && strcmp(value + 1, "NaN"))
+		fail_msg("sample %s has value '%s'", name, value + 1);
+	f->samples++;
+}
+
+static void parse(const char *text, struct parsed *p)
+{
+	memset(p, 0, sizeof(*p));
+	assert_true(ends_with(text, "\n"));
+	for (const char *line = text; *line;) {
+		const char *nl = strchr(line, '\n');
+		char buf[512];
+		assert_true(nl && (size_t)(nl - line) < sizeof(buf));
+		snprintf(buf, sizeof(buf), "%.*s", (int)(nl - line), line);
+		if (buf[0] == '#')
+			parse_comment(p, buf);
+		else
+			parse_sample(p, buf);
+		line = nl + 1;
+	}
+}
+
+/* The value of the sample line that starts with `series` ("name{labels}"), or NULL. */
+static const char *value_of(const char *text, const char *series)
+{
+	static char value[64];
+	size_t n = strlen(series);
+
+	for (const char *line = text; *line;) {
+		const char *nl = strchr(line, '\n');
+		if (!strncmp(line, series, n) && line[n] == ' ') {
+			snprintf(value, sizeof(value), "%.*s", (int)(nl - line - n - 1), line + n + 1);
+			return value;
+		}
+		line = nl + 1;
+	}
+	return NULL;
+}
+
+static void assert_value(const char *text, const char *series, double want)
+{
+	const char *got = value_of(text, series);
+
+	if (!got)
+		fail_msg("no sample %s", series);
+	double v = strtod(got, NULL);
+	if (v != want && !(v > want * (1 - 1e-12) && v < want * (1 + 1e-12)))
+		fail_msg("%s is %s, expected %.17g", series, got, want);
+}
+
+/* ---- the format's rules ---- */
+
+static void test_every_family_is_declared_once_before_its_samples(void **state)
+{
+	struct view v;
+	struct parsed p;
+
+	(void)state;
+	view_init(&v);
+	char *text = format(&v.in);
+	parse(text, &p);
+	assert_int_equal(p.count, metrics_family_count);
+	for (size_t i = 0; i < p.count; i++) {
+		const struct family_seen *f = &p.families[i];
+		if ((strcmp(f->type, "counter") == 0) != ends_with(f->name, "_total"))
+			fail_msg("%s is a %s: counters and only counters end in _total", f->name, f->type);
+		if (strcmp(f->type, "counter") && strcmp(f->type, "gauge") && strcmp(f->type, "histogram"))
+			fail_msg("%s has type '%s'", f->name, f->type);
+		if (!f->samples)
+			fail_msg("%s has no sample although the view has something for every family", f->name);
+		assert_true(!strncmp(f->name, "mpamd_", 6));
+	}
+	free(text);
+	view_fini(&v);
+}
+
+static void test_label_values_are_escaped(void **state)
+{
+	struct view v;
+
+	(void)state;
+	view_init(&v);
+	char *text = format(&v.in);
+	/* Nowhere the raw name, everywhere the escaped one. */
+	assert_null(strstr(text, "\"we\"b"));
+	assert_value(text, "mpamd_partition_open{partition=\"" ODD_LABEL "\"}", 1);
+	assert_value(text, "mpamd_policy_events_total{partition=\"" ODD_LABEL "\",action=\"guarantee\"}", 1);
+	/* Every sample line is one line: the newline in the name did not break one. */
+	struct parsed p;
+	parse(text, &p);
+	free(text);
+	view_fini(&v);
+}
+
+/* ---- values, in base units ---- */
+
+static void test_values_are_in_base_units(void **state)
+{
+	struct view v;
+
+	(void)state;
+	view_init(&v);
+	char *text = format(&v.in);
+	const char *odd = "{partition=\"" ODD_LABEL "\"}";
+	char series[256];
+
+#define SERIES(name, labels) (snprintf(series, sizeof(series), "%s%s", name, labels), series)
+	/* Per domain: bytes over elapsed time; MB/s in mpamd are 10^6 bytes/s. */
+	double bps0 = (double)v.samples[0].bytes * 1e9 / (double)v.samples[0].elapsed_ns;
+	assert_value(
+		text,
+		SERIES("mpamd_partition_bandwidth_bytes_per_second", "{partition=\"" ODD_LABEL "\",domain=\"msc0\"}"),
+		bps0);
+	double bps2 = (double)v.samples[2].bytes * 1e9 / (double)v.samples[2].elapsed_ns;
+	assert_value(text, "mpamd_partition_bandwidth_bytes_per_second{partition=\"batch\",domain=\"msc0\"}", bps2);
+	/* An invalid domain has no series; a partition that is not open has no bandwidth at all. */
+	assert_null(value_of(text, "mpamd_partition_bandwidth_bytes_per_second{partition=\"batch\",domain=\"msc1\"}"));
+	assert_null(strstr(text, "mpamd_partition_bandwidth_bytes_per_second{partition=\"gone\""));
+	assert_value(text, SERIES("mpamd_partition_bandwidth_max_ratio", odd), v.status[0].mb_max / 100.0);
+	assert_value(text, SERIES("mpamd_partition_bandwidth_min_ratio", odd), v.status[0].mb_min / 100.0);
+	assert_value(text, SERIES("mpamd_partition_guarantee_bytes_per_second", odd), v.goals[0].guarantee_mbps * 1e6);
+	assert_value(text, "mpamd_partition_target_bytes_per_second{partition=\"batch\"}",
+		     v.goals[1].target_mbps * 1e6);
+	/* Only partitions that have a guarantee or a target have that series. */
+	assert_null(value_of(text, "mpamd_partition_guarantee_bytes_per_second{partition=\"batch\"}"));
+	assert_null(value_of(text, SERIES("mpamd_partition_target_bytes_per_second", odd)));
+	/* Counters are printed exactly, however large. */
+	snprintf(series, sizeof(series), "mpamd_partition_bytes_total%s %llu\n", odd,
+		 (unsigned long long)v.status[0].bytes_total);
+	assert_non_null(strstr(text, series));
+	assert_value(text, "mpamd_partition_invalid_samples_total{partition=\"batch\"}",
+		     (double)v.parts[1].invalid_samples);
+	assert_value(text, "mpamd_partition_sample_valid{partition=\"batch\"}", 0);
+	assert_value(text, "mpamd_partition_sample_estimated{partition=\"batch\"}", 1);
+	/* Not open: open and sample_valid say so, and no limit or count is made up. */
+	assert_value(text, "mpamd_partition_open{partition=\"gone\"}", 0);
+	assert_value(text, "mpamd_partition_sample_valid{partition=\"gone\"}", 0);
+	assert_null(value_of(text, "mpamd_partition_bandwidth_max_ratio{partition=\"gone\"}"));
+	assert_null(value_of(text, "mpamd_partition_bytes_total{partition=\"gone\"}"));
+	assert_null(value_of(text, "mpamd_partition_invalid_samples_total{partition=\"gone\"}"));
+	/* The daemon. */
+	assert_value(text, "mpamd_build_info{version=\"1.2.3\"}", 1);
+	assert_value(text, "mpamd_ticks_total", (double)v.in.ticks);
+	assert_value(text, "mpamd_tick_overruns_total", (double)v.in.overruns);
+	assert_value(text, "mpamd_tick_interval_seconds", v.in.interval_s);
+	assert_value(text, "mpamd_uptime_seconds", v.in.uptime_s);
+	assert_value(text, "mpamd_last_tick_timestamp_seconds", v.in.last_tick_unix_s);
+	assert_value(text, "mpamd_config_last_reload_success", 0);
+	assert_value(text, "mpamd_config_last_reload_success_timestamp_seconds", v.in.reload_ok_unix_s);
+	assert_value(text, "mpamd_host_capacity_bytes_per_second", v.in.capacity_mbps * 1e6);
+#undef SERIES
+	free(text);
+	view_fini(&v);
+}
+
+static void test_events_are_counted_by_partition_and_action(void **state)
+{
+	struct view v;
+
+	(void)state;
+	view_init(&v);
+	char *text = format(&v.in);
+	assert_value(text, "mpamd_policy_events_total{partition=\"batch\",action=\"throttle\"}", 2);
+	assert_value(text, "mpamd_policy_events_total{partition=\"batch\",action=\"restore\"}", 1);
+	assert_null(value_of(text, "mpamd_policy_events_total{partition=\"gone\",action=\"throttle\"}"));
+	free(text);
+
+	/* Many partitions and actions: every count lands where it belongs as the table grows. */
+	char name[32], action[32];
+	for (unsigned round = 0; round < 3; round++)
+		for (unsigned i = 0; i < 500; i++) {
+			snprintf(name, sizeof(name), "p%u", i);
+			snprintf(action, sizeof(action), "act%u: why", i % 7);
+			for (unsigned k = 0; k <= i % 3; k++)
+				event_log_add(v.events, round, round, name, action);
+		}
+	text = format(&v.in);
+	for (unsigned i = 0; i < 500; i++) {
+		char series[96];
+		snprintf(series, sizeof(series), "mpamd_policy_events_total{partition=\"p%u\",action=\"act%u\"}", i,
+			 i % 7);
+		assert_value(text, series, 3.0 * (i % 3 + 1));
+	}
+	assert_int_equal(v.events->counts.used, 3 + 500);
+	free(text);
+	view_fini(&v);
+}
+
+static void test_tick_duration_is_a_cumulative_histogram(void **state)
+{
+	struct view v;
+	char series[96];
+
+	(void)state;
+	view_init(&v);
+	char *text = format(&v.in);
+	uint64_t previous = 0;
+	for (size_t i = 0; i <= v.hist.bound_count; i++) {
+		char le[32];
+		if (i < v.hist.bound_count)
+			snprintf(le, sizeof(le), "%g", v.hist.bounds[i]);
+		else
+			snprintf(le, sizeof(le), "+Inf");
+		snprintf(series, sizeof(series), "mpamd_tick_duration_seconds_bucket{le=\"%s\"}", le);
+		const char *got = value_of(text, series);
+		if (!got)
+			fail_msg("no bucket %s", series);
+		uint64_t count = strtoull(got, NULL, 10);
+		uint64_t below = 0;
+		for (size_t k = 0; k < 4; k++) /* the four observations of view_init */
+			below += (double[]){ 0.0005, 0.005, 0.005, 0.5 }[k] <=
+				 (i < v.hist.bound_count ? v.hist.bounds[i] : 1e300);
+		assert_int_equal(count, below);
+		assert_true(count >= previous);
+		previous = count;
+	}
+	assert_value(text, "mpamd_tick_duration_seconds_count", (double)v.hist.count);
+	assert_value(text, "mpamd_tick_duration_seconds_sum", 0.0005 + 0.005 + 0.005 + 0.5);
+	free(text);
+	view_fini(&v);
+}
+
+/* An engine with nothing yet: no tick, no monitor, no partition, no capacity. Still valid text. */
+static void test_an_empty_engine_gives_valid_text(void **state)
+{
+	struct metrics_input in = { .version = "0", .interval_s = 0.1, .reload_ok = true };
+	struct parsed p;
+
+	(void)state;
+	char *text = format(&in);
+	parse(text, &p);
+	assert_int_equal(p.count, metrics_family_count);
+	assert_null(value_of(text, "mpamd_host_capacity_bytes_per_second"));
+	assert_null(value_of(text, "mpamd_last_tick_timestamp_seconds"));
+	free(text);
+}
+
+/* ---- what names the families: the man page, the dashboard, the alert rules ---- */
+
+static const struct metrics_family *family_of_series(const char *name)
+{
+	for (size_t i = 0; i < metrics_family_count; i++) {
+		const struct metrics_family *f = &metrics_families[i];
+		size_t n = strlen(f->name);
+		if (!strcmp(name, f->name))
+			return f;
+		if (!strcmp(f->type, "histogram") && !strncmp(name, f->name, n) &&
+		    (!strcmp(name + n, "_bucket") || !strcmp(name + n, "_sum") || !strcmp(name + n, "_count")))
+			return f;
+	}
+	return NULL;
+}
+
+static char *source_file(const char *relative)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/%s", MPAMD_SOURCE_DIR, relative);
+	char *text = read_text_file(path);
+	if (!text)
+		fail_msg("cannot read %s", path);
+	return text;
+}
+
+/* Fails on any mpamd_* name in `text` that is no produced series; returns how many there were. */
+static size_t each_metric_name(const char *text, const char *where)
+{
+	size_t count = 0;
+
+	for (const char *s = text; (s = strstr(s, "mpamd_"));) {
+		if (s > text && (isalnum((unsigned char)s[-1]) || s[-1] == '_' || s[-1] == ':')) {
+			s += 6;
+			continue;
+		}
+		size_t n = strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_:");
+		char name[128];
+		snprintf(name, sizeof(name), "%.*s", (int)n, s);
+		if (!family_of_series(name))
+			fail_msg("%s names %s, which mpamd does not produce", where, name);
+		count++;
+		s += n;
+	}
+	return count;
+}
+
+static void test_man_page_lists_exactly_the_families(void **state)
+{
+	struct view v;
+	struct parsed p;
+
+	(void)state;
+	view_init(&v);
+	char *text = format(&v.in);
+	parse(text, &p);
+	char *man = source_file("docs/mpamctl.8");
+	const char *begin = strstr(man, ".\\\" metrics:");
+	const char *end = begin ? strstr(begin, ".\\\" end of metrics") : NULL;
+	if (!begin || !end)
+		fail_msg("mpamctl(8) has no metrics list between '.\\\" metrics:' and '.\\\" end of metrics'");
+	size_t listed = 0;
+	for (const char *line = strchr(begin, '\n') + 1; line < end; line = strchr(line, '\n') + 1) {
+		if (strncmp(line, ".B mpamd_", 9))
+			continue;
+		char name[128];
+		snprintf(name, sizeof(name), "%.*s", (int)strcspn(line + 3, " \n"), line + 3);
+		if (!family_named(&p, name))
+			fail_msg("mpamctl(8) documents %s, which mpamd does not produce", name);
+		listed++;
+	}
+	/* Each listed name is a produced family, none twice (parse() refuses doubles in the text, and
+	 * the count must match): so every produced family is documented. */
+	if (listed != p.count)
+		fail_msg("mpamctl(8) lists %zu families, mpamd produces %zu", listed, p.count);
+	free(man);
+	free(text);
+	view_fini(&v);
+}
+
+/* Every "expr" anywhere in the dashboard (panels, rows, templating). */
+static size_t check_exprs(json_t *node, size_t *panels_with_expr)
+{
+	size_t count = 0;
+	const char *key;
+	json_t *child;
+	size_t i;
+
+	if (json_is_object(node)) {
+		json_t *expr = json_object_get(node, "expr");
+		if (json_is_string(expr)) {
+			if (!each_metric_name(json_string_value(expr), "grafana-dashboard.json"))
+				fail_msg("dashboard query '%s' names no mpamd metric", json_string_value(expr));
+			count++;
+		}
+		bool panel = json_object_get(node, "targets") != NULL;
+		size_t before = count;
+		json_object_foreach(node, key, child) {
+			count += check_exprs(child, panels_with_expr);
+		}
+		if (panel && count > before)
+			(*panels_with_expr)++;
+	} else if (json_is_array(node)) {
+		json_array_foreach(node, i, child) {
+			count += check_exprs(child, panels_with_expr);
+		}
+	}
+	return count;
+}
+
+static void test_dashboard_queries_use_produced_metrics(void **state)
+{
+	char path[512];
+	json_error_t error;
+	size_t panels = 0;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/deploy/grafana-dashboard.json", MPAMD_SOURCE_DIR);
+	json_t *dashboard = json_load_file(path, 0, &error);
+	if (!dashboard)
+		fail_msg("%s:%d: %s", path, error.line, error.text);
+	size_t exprs = check_exprs(dashboard, &panels);
+	/* Bandwidth, limits, events and tick duration at the least. */
+	assert_true(panels >= 4);
+	assert_true(exprs >= panels);
+	json_decref(dashboard);
+}
+
+static void test_alert_rules_use_produced_metrics(void **state)
+{
+	(void)state;
+	char *rules = source_file("deploy/mpamd-alerts.yml");
+	assert_true(each_metric_name(rules, "mpamd-alerts.yml") > 0);
+	free(rules);
+}
+
+/* ---- cost: what a metrics request does in the tick thread with a thousand partitions ---- */
+
+static void test_a_thousand_partitions_stay_cheap(void **state)
+{
+	enum {
+		N = 1024,
+		DOMAINS = 2,
+		ROUNDS = 20
+	};
+	struct partition_status *status = calloc(N, sizeof(*status));
+	struct partition_goals *goals = calloc(N, sizeof(*goals));
+	struct sample *samples = calloc(N * DOMAINS, sizeof(*samples));
+	struct metrics_partition *parts = calloc(N, sizeof(*parts));
+	char(*names)[16] = calloc(N, sizeof(*names));
+	struct engine_domain domains[DOMAINS] = { { .name = "msc0" }, { .name = "msc1" } };
+	struct event_log *events = calloc(1, sizeof(*events));
+	struct metrics_buf b = { .data = NULL };
+	struct timespec t0, t1;
+
+	(void)state;
+	assert_true(status && goals && samples && parts && names && events);
+	for (size_t i = 0; i < N; i++) {
+		snprintf(names[i], sizeof(names[i]), "vm%04zu", i);
+		status[i] = (struct partition_status){
+			.name = names[i], .open = true, .valid = true, .mb_max = 50, .bytes_total = i * 1000003
+		};
+		goals[i].guarantee_mbps = i % 2 ? 1000 : 0;
+		for (size_t d = 0; d < DOMAINS; d++)
+			samples[i * DOMAINS + d] = (struct sample){ SAMPLE_MEASURED, 1000000 + i, 100000000, NULL };
+		parts[i] = (struct metrics_partition){ &status[i], &goals[i], &samples[i * DOMAINS], 0 };
+		event_log_add(events, 1, 1, names[i], "throttle: x");
+	}
+	struct metrics_input in = { .version = "0",
+				    .partitions = parts,
+				    .partition_count = N,
+				    .domains = domains,
+				    .domain_count = DOMAINS,
+				    .events = &events->counts,
+				    .interval_s = 0.1 };
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (int r = 0; r < ROUNDS; r++)
+		assert_int_equal(metrics_format(&in, &b), 0);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	double ms = ((double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6) / ROUNDS;
+	print_message("%d partitions x %d domains: %zu bytes of text in %.2f ms\n", N, DOMAINS, b.len, ms);
+	struct parsed *p = calloc(1, sizeof(*p));
+	parse(b.data, p);
+	assert_int_equal(p->count, metrics_family_count);
+	free(p);
+	metrics_buf_fini(&b);
+	event_log_fini(events);
+	free(events);
+	free(names);
+	free(parts);
+	free(samples);
+	free(goals);
+	free(status);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_every_family_is_declared_once_before_its_samples),
+		cmocka_unit_test(test_label_values_are_escaped),
+		cmocka_unit_test(test_values_are_in_base_units),
+		cmocka_unit_test(test_events_are_counted_by_partition_and_action),
+		cmocka_unit_test(test_tick_duration_is_a_cumulative_histogram),
+		cmocka_unit_test(test_an_empty_engine_gives_valid_text),
+		cmocka_unit_test(test_man_page_lists_exactly_the_families),
+		cmocka_unit_test(test_dashboard_queries_use_produced_metrics),
+		cmocka_unit_test(test_alert_rules_use_produced_metrics),
+		cmocka_unit_test(test_a_thousand_partitions_stay_cheap),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
