@@ -25,6 +25,9 @@ struct partition_limits {
 	unsigned mb_max;
 	unsigned mb_min;
 	uint64_t l3_cbm;
+	/* With control_caps.mb_kernel_mbps: each domain's MB/s ceiling, which the kernel's own
+	 * controller holds (0: none). Ignored elsewhere. */
+	unsigned mb_mbps;
 	/* In what apply returns: the hardware held limits mpamd had not set (another tool changed
 	 * them); they have been put back. Controls that always rewrite everything leave it false. */
 	bool changed_outside;
@@ -37,6 +40,9 @@ struct control_caps {
 	unsigned bw_gran_pct; /* MB limits are multiples of this; 0 without MB control */
 	unsigned bw_min_pct;  /* the lowest MB setting the hardware takes */
 	bool has_mb_min;
+	/* MB limits are MB/s ceilings a controller of the kernel's holds (resctrl mounted with
+	 * mba_MBps): mpamd must not run a bandwidth loop of its own on top. */
+	bool mb_kernel_mbps;
 	unsigned cbm_bits; /* 0 without cache portion control */
 };
 

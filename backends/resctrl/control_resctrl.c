@@ -66,9 +66,12 @@ static void rc_probe(struct control *c, struct control_caps *caps)
 	memset(caps, 0, sizeof(*caps));
 	caps->partitions_max = info->num_closids;
 	caps->bw_gran_pct = info->mb_units == MB_PERCENT ? info->bandwidth_gran : 1;
-	caps->bw_min_pct =
-		info->mb_units == MB_PERCENT ? info->min_bandwidth : resctrl_mb_percent(info, info->min_bandwidth);
+	if (info->mb_units == MB_PERCENT)
+		caps->bw_min_pct = info->min_bandwidth;
+	else if (info->mb_units == MB_ABSOLUTE)
+		caps->bw_min_pct = resctrl_mb_percent(info, info->min_bandwidth);
 	caps->has_mb_min = false;
+	caps->mb_kernel_mbps = info->mb_present && info->mb_units == MB_MBPS;
 	caps->cbm_bits = info->l3.cbm_bits;
 }
 

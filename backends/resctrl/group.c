@@ -153,6 +153,15 @@ static bool mb_all_show(const struct resctrl_info *info, const uint64_t *have, u
 	return true;
 }
 
+/* Percent (or AMD's units) from mb_max; under mba_MBps the MB/s ceiling the kernel's controller
+ * holds, or its "no limit". */
+static uint64_t mb_to_write(const struct resctrl_info *info, const struct partition_limits *want)
+{
+	if (info->mb_units == MB_MBPS)
+		return want->mb_mbps ? want->mb_mbps : RESCTRL_MBA_MAX_MBPS;
+	return resctrl_mb_value(info, want->mb_max);
+}
+
 /* "NAME:id=v;id=v\n" for every domain of a resource. */
 static void append_line(char *buf, size_t len, const char *resource, const unsigned *ids, unsigned count,
 			uint64_t value, bool hex)
@@ -179,6 +188,12 @@ int resctrl_check_limits(const struct resctrl_info *info, const struct partition
 	if (want->mb_min)
 		return err_set(err, -EOPNOTSUPP,
 			       "mb_min: resctrl has no minimum-bandwidth control; guarantee_mbps is held without it");
+	if (info->mb_units == MB_MBPS && want->mb_max < 100)
+		return err_set(err, -EOPNOTSUPP,
+			       "mb_max = %u%%: resctrl is mounted with mba_MBps, where MB limits are MB/s that the "
+			       "kernel's own controller holds; give target_mbps (each domain's ceiling), or remount "
+			       "without mba_MBps",
+			       want->mb_max);
 	return want->l3_cbm ? check_l3(info, want->l3_cbm, err) : 0;
 }
 
@@ -187,8 +202,8 @@ static int build_changes(const struct resctrl_info *info, const struct resctrl_g
 			 const struct partition_limits *want, char *buf, size_t len, struct err *err)
 {
 	buf[0] = '\0';
-	if (info->mb_present && info->mb_units != MB_MBPS) {
-		uint64_t mb = resctrl_mb_value(info, want->mb_max);
+	if (info->mb_present) {
+		uint64_t mb = mb_to_write(info, want);
 		if (!g->mb_known || !mb_all_show(info, g->mb, info->mb_domain_count, mb))
 			append_line(buf, len, "MB", info->mb_domain_ids, info->mb_domain_count, mb, false);
 	}
@@ -220,10 +235,12 @@ static int verify(const struct resctrl_info *info, struct resctrl_group *g, cons
 		return r;
 	*eff = (struct partition_limits){ .mb_max = 100, .mb_min = 0 };
 	if (info->mb_present && g->mb_known && info->mb_domain_count) {
-		eff->mb_max = resctrl_mb_percent(info, g->mb[0]);
-		uint64_t wanted = resctrl_mb_value(info, want->mb_max);
+		bool mbps = info->mb_units == MB_MBPS;
+		eff->mb_max = mbps ? 100 : resctrl_mb_percent(info, g->mb[0]);
+		eff->mb_mbps = mbps && g->mb[0] != RESCTRL_MBA_MAX_MBPS ? (unsigned)g->mb[0] : 0;
+		uint64_t wanted = mb_to_write(info, want);
 		uint64_t slack = info->mb_units == MB_PERCENT && info->bandwidth_gran ? info->bandwidth_gran : 0;
-		for (unsigned i = 0; info->mb_units != MB_MBPS && i < info->mb_domain_count; i++)
+		for (unsigned i = 0; i < info->mb_domain_count; i++)
 			if (g->mb[i] > wanted + slack || g->mb[i] + slack < wanted)
 				return err_set(err, -EIO, "%s: MB of domain %u reads back %llu after writing %llu",
 					       g->name, info->mb_domain_ids[i], (unsigned long long)g->mb[i],

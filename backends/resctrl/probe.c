@@ -84,6 +84,7 @@ static void probe_mb(int rootfd, const struct schemata *root, struct resctrl_inf
 	schemata_value(schemata_find(root, "MB"), info->mb_domain_count ? info->mb_domain_ids[0] : 0, &max);
 	if (resctrl_exists_at(rootfd, "mba_MBps_event")) {
 		info->mb_units = MB_MBPS;
+		info->mb_max_value = RESCTRL_MBA_MAX_MBPS;
 	} else if (info->delay_linear) {
 		info->mb_units = MB_PERCENT;
 		info->mb_max_value = 100;

@@ -160,6 +160,9 @@ int resctrl_group_add_tasks(int rootfd, struct resctrl_group *g, const pid_t *pi
 /* Gives the group exactly these CPUs (cpus_list), unless it has them already. */
 int resctrl_group_set_cpus(int rootfd, struct resctrl_group *g, const struct cpu_set *cpus, struct err *err);
 
+/* An unthrottled group's MB under mba_MBps (the kernel's MBA_MAX_MBPS). */
+#define RESCTRL_MBA_MAX_MBPS 4294967295ull
+
 /* The MB value to write for `pct` percent, and the percent a value stands for. */
 uint64_t resctrl_mb_value(const struct resctrl_info *info, unsigned pct);
 unsigned resctrl_mb_percent(const struct resctrl_info *info, uint64_t value);

@@ -95,15 +95,15 @@ static void open_partition(struct engine *e, size_t i)
 {
 	const struct partition_config *p = &e->config->partitions[i];
 	struct engine_partition *ep = &e->partitions[i];
-	struct partition_limits want = { .mb_max = p->goals.mb_max,
-					 .mb_min = p->goals.mb_min,
-					 .l3_cbm = p->goals.l3_cbm };
+	struct partition_limits want = engine_limits(e, p, p->goals.mb_max, p->goals.mb_min);
 	struct err err = { "" };
 
 	ep->status.name = p->name;
 	engine_policy_config(e, i);
 	/* A limit the hardware cannot hold fails this partition before anything is created for it. */
-	int r = engine_validate_limits(e, &want, &err);
+	int r = engine_check_goals(e, p, &err);
+	if (r == 0)
+		r = engine_validate_limits(e, &want, &err);
 	if (r == 0)
 		r = composition_partition_open(&e->hw, i, p, &ep->ref, &err);
 	if (r == 0)
@@ -140,6 +140,9 @@ int engine_open_backend(struct engine *e, struct err *err)
 		return r;
 	if ((r = check_interval(e, err)) < 0)
 		return r;
+	if (e->hw.caps.mb_kernel_mbps)
+		log_info("resctrl is mounted with mba_MBps: the kernel's own controller holds each group's MB/s; "
+			 "mpamd writes target_mbps as that ceiling and runs no bandwidth policy on top");
 	if (alloc_partitions(e) < 0)
 		return err_set(err, -ENOMEM, "out of memory");
 	size_t opened = 0;

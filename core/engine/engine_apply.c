@@ -119,10 +119,11 @@ static void apply_decision(struct engine *e, size_t index, const struct policy_d
 {
 	struct engine_partition *ep = &e->partitions[index];
 	const struct partition_config *p = &e->config->partitions[index];
-	struct partition_limits want = { .mb_max = d->mb_max, .mb_min = d->mb_min, .l3_cbm = p->goals.l3_cbm };
+	struct partition_limits want = engine_limits(e, p, d->mb_max, d->mb_min);
 	struct actuation act = { .cpu_quota_pct = d->cpu_quota_pct };
 	struct err err = { "" };
-	bool changed = !ep->applied_once || want.mb_max != ep->applied.mb_max || want.mb_min != ep->applied.mb_min;
+	bool changed = !ep->applied_once || want.mb_max != ep->applied.mb_max || want.mb_min != ep->applied.mb_min ||
+		       want.mb_mbps != ep->applied.mb_mbps;
 
 	if (d->event[0])
 		note_event(e, index, now_ns, d->event);
@@ -132,9 +133,37 @@ static void apply_decision(struct engine *e, size_t index, const struct policy_d
 		log_error("partition %s: escalation: %s", p->name, err.text);
 }
 
+struct partition_limits engine_limits(const struct engine *e, const struct partition_config *p, unsigned mb_max,
+				      unsigned mb_min)
+{
+	return (struct partition_limits){ .mb_max = mb_max,
+					  .mb_min = mb_min,
+					  .l3_cbm = p->goals.l3_cbm,
+					  .mb_mbps = e->hw.caps.mb_kernel_mbps ? p->goals.target_mbps : 0 };
+}
+
+int engine_check_goals(const struct engine *e, const struct partition_config *p, struct err *err)
+{
+	if (e->hw.caps.mb_kernel_mbps && p->goals.guarantee_mbps)
+		return err_set(err, -EOPNOTSUPP,
+			       "guarantee_mbps needs mpamd's guard, which does not run on top of the kernel's "
+			       "mba_MBps controller: give the neighbours target_mbps ceilings, or remount resctrl "
+			       "without mba_MBps");
+	return 0;
+}
+
+/* The policies to run: the configured chain, or under the kernel's own MB/s controller (mba_MBps)
+ * only the static one, so that no second bandwidth loop runs on top of the kernel's. */
+static const struct policy_chain *policy_chain_of(const struct engine *e)
+{
+	if (e->opts.policies)
+		return e->opts.policies;
+	return e->hw.caps.mb_kernel_mbps ? &policy_chain_static : &policy_chain_default;
+}
+
 void engine_run_policies(struct engine *e, uint64_t now_ns)
 {
-	const struct policy_chain *chain = e->opts.policies ? e->opts.policies : &policy_chain_default;
+	const struct policy_chain *chain = policy_chain_of(e);
 	size_t n = e->config->partition_count;
 	struct policy_host host;
 

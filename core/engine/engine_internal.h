@@ -84,6 +84,13 @@ void engine_run_policies(struct engine *e, uint64_t now_ns);
 /* Applies the configured limits of one partition right away (open, set, reset). */
 int engine_apply_limits(struct engine *e, size_t index, const struct partition_limits *want, struct err *err);
 void engine_reset_limits(struct engine *e);
+/* The limits to program for partition `p` with these MB percentages: its cache mask, and under a
+ * kernel MB/s controller (mba_MBps) its target_mbps as each domain's ceiling. */
+struct partition_limits engine_limits(const struct engine *e, const struct partition_config *p, unsigned mb_max,
+				      unsigned mb_min);
+/* Goals the composition cannot serve at all (guarantee_mbps where mpamd's guard may not run): -EOPNOTSUPP
+ * and why. */
+int engine_check_goals(const struct engine *e, const struct partition_config *p, struct err *err);
 /* Whether the control can hold `want` at all (its validate op); 0 when it has no such check. */
 int engine_validate_limits(struct engine *e, const struct partition_limits *want, struct err *err);
 /* An event of partition `index` now: the event log, the partition's event of this tick, the log. */

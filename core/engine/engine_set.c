@@ -40,8 +40,12 @@ static int check_duplicates(const char *const *settings, size_t count, struct er
 	return 0;
 }
 
-static bool is_limit_key(const char *key)
+/* Keys whose value goes to the hardware as it is: mb_max, mb_min, l3_cbm, and under the kernel's
+ * mba_MBps controller target_mbps (each domain's MB/s ceiling). */
+static bool is_limit_key(const struct engine *e, const char *key)
 {
+	if (e->hw.caps.mb_kernel_mbps && !strcmp(key, "target_mbps"))
+		return true;
 	return !strcmp(key, "mb_max") || !strcmp(key, "mb_min") || !strcmp(key, "l3_cbm");
 }
 
@@ -59,16 +63,9 @@ static int parse_settings(struct engine *e, struct partition_config *copy, const
 			r = config_partition_set(e->config, copy, key, value, err);
 		if (r < 0)
 			return r;
-		*ret_limits |= is_limit_key(key);
+		*ret_limits |= is_limit_key(e, key);
 	}
 	return config_partition_check(copy, err);
-}
-
-static struct partition_limits configured_limits(const struct partition_config *p)
-{
-	return (struct partition_limits){ .mb_max = p->goals.mb_max,
-					  .mb_min = p->goals.mb_min,
-					  .l3_cbm = p->goals.l3_cbm };
 }
 
 /* One "rounded" entry when the hardware holds a limit other than the one asked for. */
@@ -134,7 +131,9 @@ int engine_set(struct engine *e, const char *name, const char *const *settings, 
 	int r = check_duplicates(settings, count, err);
 	if (r == 0)
 		r = parse_settings(e, &copy, settings, count, &limits, err);
-	struct partition_limits want = configured_limits(&copy);
+	struct partition_limits want = engine_limits(e, &copy, copy.goals.mb_max, copy.goals.mb_min);
+	if (r == 0)
+		r = engine_check_goals(e, &copy, err);
 	if (r == 0 && limits)
 		r = engine_validate_limits(e, &want, err);
 	if (r < 0)

@@ -45,7 +45,7 @@ static struct config *load(const char *path)
 	return config;
 }
 
-static void rig_open(struct rig *rig, const char *global, uint64_t ticks)
+static void rig_open_with(struct rig *rig, const char *global, const char *partitions, uint64_t ticks)
 {
 	struct engine_options opts = { .ticks = ticks };
 	struct err err = { "" };
@@ -53,23 +53,35 @@ static void rig_open(struct rig *rig, const char *global, uint64_t ticks)
 	snprintf(rig->config_path, sizeof(rig->config_path), "/tmp/mpamd-set-test-XXXXXX");
 	int fd = mkstemp(rig->config_path);
 	assert_true(fd >= 0);
-	dprintf(fd, "[global]\ninterval_ms = 20\n%s%s", global, vms);
+	dprintf(fd, "[global]\ninterval_ms = 20\n%s%s%s", global, vms, partitions);
 	close(fd);
 	if (engine_new(load(rig->config_path), &opts, &rig->engine, &err) < 0)
 		fail_msg("engine_new: %s", err.text);
 }
 
-static void rig_resctrl(struct rig *rig, uint64_t ticks)
+static void rig_open(struct rig *rig, const char *global, uint64_t ticks)
 {
-	char global[256], sim_path[] = "/tmp/mpamd-set-sim-XXXXXX";
+	rig_open_with(rig, global, "", ticks);
+}
+
+static void rig_emu(struct rig *rig, const char *const *extra, const char *partitions)
+{
+	char sim_path[] = "/tmp/mpamd-set-sim-XXXXXX";
 	int fd = mkstemp(sim_path);
 
 	memset(rig, 0, sizeof(*rig));
 	assert_true(fd >= 0);
-	dprintf(fd, "[global]\ninterval_ms = 20\n%s", vms);
+	dprintf(fd, "[global]\ninterval_ms = 20\n%s%s", vms, partitions);
 	close(fd);
-	assert_int_equal(emu_start("intel", sim_path, NULL, &rig->emu), 0);
+	assert_int_equal(emu_start("intel", sim_path, extra, &rig->emu), 0);
 	unlink(sim_path);
+}
+
+static void rig_resctrl(struct rig *rig, uint64_t ticks)
+{
+	char global[256];
+
+	rig_emu(rig, NULL, "");
 	snprintf(global, sizeof(global), "backend = resctrl\nresctrl_root = %s\n", emu_root(rig->emu));
 	rig_open(rig, global, ticks);
 }
@@ -208,6 +220,58 @@ static void test_set_clears_a_key_with_none(void **state)
 	rig_close(&rig);
 }
 
+static void expect_schemata(struct rig *rig, const char *group, const char *line)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s/%s/schemata", emu_root(rig->emu), group);
+	if (!wait_for_text(path, line, 0)) {
+		char *text = read_text_file(path);
+		fail_msg("%s holds\n%s\nnot %s", path, text ? text : "(unreadable)", line);
+	}
+}
+
+/* resctrl mounted with mba_MBps: the kernel's controller holds each group's MB/s. mpamd writes
+ * target_mbps as that ceiling, runs no bandwidth loop of its own on top, and refuses what only its
+ * own loop could hold (a percentage, a guarantee). */
+static void test_kernel_mba_mbps_controller(void **state)
+{
+	static const char *const extra[] = { "--mba-mbps", NULL };
+	static const char *const more = "[partition \"tenant\"]\ntarget_mbps = 3000\nsim_demand = 9000\n"
+					"[partition \"capped\"]\nmb_max = 50\nsim_demand = 1000\n";
+	const char *retarget[] = { "target_mbps=2000" },
+		   *guarantee[] = { "class=latency-critical", "guarantee_mbps=100" };
+	char global[256];
+	struct err err = { "" };
+	struct rig rig;
+
+	(void)state;
+	rig_emu(&rig, extra, more);
+	snprintf(global, sizeof(global), "backend = resctrl\nresctrl_root = %s\n", emu_root(rig.emu));
+	rig_open_with(&rig, global, more, 20);
+	struct engine *e = rig.engine;
+	assert_true(engine_partition(e, 0)->open);
+	assert_true(engine_partition(e, 1)->open);
+	assert_true(engine_partition(e, 2)->open);
+	assert_false(engine_partition(e, 3)->open); /* mb_max = 50 is a percentage */
+	expect_schemata(&rig, "mpamd-tenant", "MB:0=3000;1=3000");
+	expect_schemata(&rig, "mpamd-batch", "MB:0=4294967295;1=4294967295");
+
+	/* Twenty ticks later nothing of mpamd's own loop has touched MB: the target is the kernel's. */
+	assert_int_equal(engine_run(e, &err), 0);
+	expect_schemata(&rig, "mpamd-tenant", "MB:0=3000;1=3000");
+	expect_schemata(&rig, "mpamd-batch", "MB:0=4294967295;1=4294967295");
+	assert_false(event_logged(e, "throttle"));
+	assert_false(event_logged(e, "changed outside"));
+
+	/* A new target goes to the kernel at once; a guarantee is refused. */
+	assert_int_equal(engine_set(e, "tenant", retarget, 1, NULL, NULL, &err), 0);
+	expect_schemata(&rig, "mpamd-tenant", "MB:0=2000;1=2000");
+	assert_int_equal(engine_set(e, "web", guarantee, 2, NULL, NULL, &err), -EOPNOTSUPP);
+	assert_non_null(strstr(err.text, "mba_MBps"));
+	rig_close(&rig);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -215,6 +279,7 @@ int main(void)
 		cmocka_unit_test(test_set_refuses_what_the_host_cannot_hold),
 		cmocka_unit_test(test_open_refuses_a_mask_the_host_rejects),
 		cmocka_unit_test(test_set_clears_a_key_with_none),
+		cmocka_unit_test(test_kernel_mba_mbps_controller),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

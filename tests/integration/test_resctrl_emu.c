@@ -65,6 +65,13 @@ static int start(void **state, const char *profile, bool with_config, const char
 	return emu_start(profile, with_config ? f->config : NULL, extra, &f->emu);
 }
 
+static int setup_intel_mba_mbps(void **state)
+{
+	static const char *const extra[] = { "--mba-mbps", NULL };
+
+	return start(state, "intel", true, extra);
+}
+
 static int setup_intel(void **state)
 {
 	return start(state, "intel", false, NULL);
@@ -1157,6 +1164,31 @@ static void test_counters_follow_demand(void **state)
 	check_near(web[0], 3000 * MB, 0.01, "web with a MON group");
 }
 
+/* Mounted with mba_MBps (is_mba_sc): MB values are MB/s taken as written (no range, no rounding),
+ * groups start at MBA_MAX_MBPS, each control group has mba_MBps_event, and the controller holds a
+ * group at its MB/s (idealised: exactly, at once). */
+static void test_mba_mbps(void **state)
+{
+	struct fx *f = *state;
+	double batch[2];
+
+	check_file(f, "schemata", "L3:0=7ff;1=7ff\nMB:0=4294967295;1=4294967295\n");
+	check_file(f, "mba_MBps_event", "mbm_local_bytes\n");
+	assert_int_equal(mk(f, "mpamd-batch"), 0);
+	check_file(f, "mpamd-batch/schemata", "L3:0=7ff;1=7ff\nMB:0=4294967295;1=4294967295\n");
+	assert_int_equal(put(f, "mpamd-batch/schemata", "MB:0=1234;1=5\n"), 0);
+	check_file(f, "mpamd-batch/schemata", "L3:0=7ff;1=7ff\nMB:0=1234;1=5\n");
+	check_reject(f, "mpamd-batch/schemata", "MB:0=-1\n", EINVAL, "Invalid MB value -1\n");
+	assert_int_equal(put(f, "mpamd-batch/mba_MBps_event", "mbm_total_bytes\n"), 0);
+	check_file(f, "mpamd-batch/mba_MBps_event", "mbm_total_bytes\n");
+	check_reject(f, "mpamd-batch/mba_MBps_event", "llc_occupancy\n", EINVAL, "mba_MBps_event: Invalid input\n");
+	ctl(f, "clock manual");
+	assert_int_equal(put(f, "mpamd-batch/schemata", "MB:0=2500;1=1000\n"), 0);
+	measure(f, "mpamd-batch", "mbm_total_bytes", 1000, batch);
+	check_near(batch[0], 2500 * MB, 0.01, "batch held at 2500 MB/s, domain 0");
+	check_near(batch[1], 1000 * MB, 0.01, "batch held at 1000 MB/s, domain 1");
+}
+
 static void test_counters_share_capacity(void **state)
 {
 	struct fx *f = *state;
@@ -1584,6 +1616,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_schemata_rejections, setup_intel, teardown),
 		cmocka_unit_test_setup_teardown(test_min_cbm_bits, setup_intel_min2, teardown),
 		cmocka_unit_test_setup_teardown(test_mb_rounding_intel, setup_intel, teardown),
+		cmocka_unit_test_setup_teardown(test_mba_mbps, setup_intel_mba_mbps, teardown),
 		cmocka_unit_test_setup_teardown(test_mb_rounding_amd, setup_amd, teardown),
 		cmocka_unit_test_setup_teardown(test_mb_rounding_mpam, setup_mpam, teardown),
 		cmocka_unit_test_setup_teardown(test_exclusive_mode, setup_intel, teardown),

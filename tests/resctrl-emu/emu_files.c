@@ -22,6 +22,7 @@ static const struct emu_file group_files[] = {
 	{ "ctrl_hw_id", 0444, emu_ctrl_hw_id_show, NULL, EMU_F_CTRL | EMU_F_DEBUG, 0 },
 	{ "mbm_%s_assignments", 0644, emu_assignments_show, emu_assignments_write,
 	  GROUPS | EMU_F_ASSIGN | EMU_F_RESNAME, 0 },
+	{ "mba_MBps_event", 0644, emu_mba_mbps_event_show, emu_mba_mbps_event_write, EMU_F_CTRL | EMU_F_MBA_SC, 0 },
 	{ "mode", 0644, emu_mode_show, emu_mode_write, EMU_F_CTRL, 0 },
 	{ "mon_hw_id", 0444, emu_mon_hw_id_show, NULL, GROUPS | EMU_F_DEBUG, 0 },
 	{ "schemata", 0644, emu_schemata_show, emu_schemata_write, EMU_F_CTRL, 0 },
@@ -113,6 +114,8 @@ bool emu_file_present(const struct emu *e, const struct emu_node *dir, const str
 	if ((f->flags & EMU_F_ASSIGN) && !e->prof.cntr_assignable)
 		return false;
 	if ((f->flags & EMU_F_THROTTLE) && !e->prof.throttle_mode)
+		return false;
+	if ((f->flags & EMU_F_MBA_SC) && !e->prof.mba_sc)
 		return false;
 	return !(f->flags & EMU_F_EVENT) || emu_profile_has_event(&e->prof, (enum emu_event)f->event);
 }

@@ -29,6 +29,7 @@ struct cli {
 	int counters;	     /* -1: the profile's */
 	const char *mon_res; /* NULL: the profile's */
 	bool background;     /* detach once mounted */
+	bool mba_mbps;	     /* as mounted with -o mba_MBps */
 };
 
 enum {
@@ -41,6 +42,7 @@ enum {
 	OPT_COUNTERS,
 	OPT_MON_RESOURCE,
 	OPT_BACKGROUND,
+	OPT_MBA_MBPS,
 };
 
 static void usage(FILE *out)
@@ -65,6 +67,8 @@ static void usage(FILE *out)
 		     "      --proc-root DIR    where threads are looked up and listed (default /proc)\n"
 		     "      --mon-resource RES the monitoring resource's name instead of L3: mon_data/mon_RES_NN,\n"
 		     "                         info/RES_MON, mbm_RES_assignments (e.g. MB)\n"
+		     "      --mba-mbps         as mounted with -o mba_MBps: MB values are MB/s, held exactly by\n"
+		     "                         the kernel's software controller (profiles with linear MB and MBM)\n"
 		     "      --background       return once MOUNTPOINT is mounted and serve it from a child\n"
 		     "                         process (ends at umount)\n"
 		     "  -h, --help             this text\n"
@@ -125,6 +129,9 @@ static int parse_option(int opt, struct cli *c)
 	case OPT_BACKGROUND:
 		c->background = true;
 		return 0;
+	case OPT_MBA_MBPS:
+		c->mba_mbps = true;
+		return 0;
 	case OPT_CPUS:
 		return parse_count(optarg, 1, EMU_MAX_CPUS, &c->cpus) ? 0 : usage_error("bad --cpus", optarg);
 	case OPT_DOMAINS:
@@ -167,6 +174,7 @@ static int parse_cli(int argc, char **argv, struct cli *c)
 		{ "counters", required_argument, NULL, OPT_COUNTERS },
 		{ "mon-resource", required_argument, NULL, OPT_MON_RESOURCE },
 		{ "background", no_argument, NULL, OPT_BACKGROUND },
+		{ "mba-mbps", no_argument, NULL, OPT_MBA_MBPS },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -217,6 +225,11 @@ static bool make_profile(const struct cli *c, struct emu_profile *p)
 		p->num_mbm_cntrs = (unsigned)c->counters;
 	if (c->mon_res)
 		p->mon_res = c->mon_res;
+	if (c->mba_mbps) {
+		p->mba_sc = true;
+		p->mb_min = 0;
+		p->mb_max = EMU_MBA_MAX_MBPS;
+	}
 	return true;
 }
 
@@ -232,6 +245,11 @@ int main(int argc, char **argv)
 		return r < 0 ? 0 : r;
 	if (!make_profile(&cli, &prof))
 		return usage_error("unknown profile", cli.profile);
+	/* supports_mba_mbps(): an MBM event to follow and a linear MB to step. */
+	if (cli.mba_mbps &&
+	    (!prof.delay_linear || prof.mb_kind != EMU_MB_PERCENT ||
+	     !(emu_profile_has_event(&prof, EMU_EVT_TOTAL) || emu_profile_has_event(&prof, EMU_EVT_LOCAL))))
+		return usage_error("--mba-mbps needs a profile with linear percent MB and MBM counters", NULL);
 	if (cli.counters >= 0 && !prof.cntr_assignable)
 		return usage_error("--counters needs a profile with mbm_event counters", NULL);
 	if (cli.min_cbm_bits > (int)prof.cbm_len)

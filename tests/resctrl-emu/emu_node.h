@@ -31,6 +31,7 @@ enum emu_file_flag {
 	EMU_F_THROTTLE = 1 << 4, /* only when the MB throttle mode is defined */
 	EMU_F_EVENT = 1 << 5,	 /* mon_data: only when the profile has the event */
 	EMU_F_RESNAME = 1 << 6,	 /* the name holds %s for the monitoring resource (mbm_%s_assignments) */
+	EMU_F_MBA_SC = 1 << 7,	 /* only when mounted with -o mba_MBps */
 };
 
 struct emu_file {

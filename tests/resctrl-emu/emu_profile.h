@@ -56,7 +56,12 @@ struct emu_profile {
 	uint32_t mbm_cfg_mask;	   /* the memory transactions event_filter shows (bits of
 				 * include/linux/resctrl_types.h READS_TO_LOCAL_MEM...) */
 	bool always_debug;	   /* behaves as if mounted with -o debug */
+	bool mba_sc;		   /* mounted with -o mba_MBps: MB values are MB/s that the kernel's
+				    * software controller holds (is_mba_sc()) */
 };
+
+/* MBA_MAX_MBPS: what an unthrottled group's MB shows under mba_MBps. */
+#define EMU_MBA_MAX_MBPS 4294967295u
 
 /* The monitoring resource's name ("L3" unless the profile says otherwise). */
 const char *emu_mon_res(const struct emu_profile *p);

@@ -173,6 +173,12 @@ double emu_mb_fraction(const struct emu_profile *p, uint32_t hw, double capacity
 {
 	double f;
 
+	/* The kernel's controller holds the group at its MB/s, idealised: at once, exactly. The real
+	 * one steps the hardware percentage once a second (update_mba_bw) and overshoots between. */
+	if (p->mba_sc) {
+		f = capacity_mbps > 0 ? hw / capacity_mbps : 1;
+		return f > 1 ? 1 : f;
+	}
 	switch (p->mb_kind) {
 	case EMU_MB_MPAM:
 		return mpam_mbw_max_fraction((uint16_t)hw, p->bwa_wd); /* the top of the band */

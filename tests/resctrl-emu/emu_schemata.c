@@ -131,6 +131,12 @@ static int parse_bw(struct emu *e, unsigned d, const char *text, struct staged *
 		emu_status_printf(&e->status, "Invalid MB value %s\n", text);
 		return -EINVAL;
 	}
+	/* Nothing else to do if software controller is enabled. */
+	if (p->mba_sc) {
+		st->have[SCHEMA_MB][d] = true;
+		st->val[SCHEMA_MB][d] = bw;
+		return 0;
+	}
 	if (bw < p->mb_min || bw > p->mb_max) {
 		emu_status_printf(&e->status, "MB value %u out of range [%u,%u]\n", bw, p->mb_min, p->mb_max);
 		return -EINVAL;
@@ -251,6 +257,34 @@ int emu_mode_show(struct emu *e, const struct emu_node *n, struct emu_buf *out)
 {
 	(void)e;
 	emu_buf_printf(out, "%s\n", n->group->exclusive ? "exclusive" : "shareable");
+	return 0;
+}
+
+/* rdtgroup_mba_mbps_event_show(): the event the software controller follows. */
+int emu_mba_mbps_event_show(struct emu *e, const struct emu_node *n, struct emu_buf *out)
+{
+	enum emu_event ev = n->group->mba_mbps_event;
+
+	if (!emu_profile_has_event(&e->prof, ev))
+		ev = EMU_EVT_TOTAL;
+	emu_buf_printf(out, "%s\n", emu_event_name(ev));
+	return 0;
+}
+
+/* rdtgroup_mba_mbps_event_write(): one of the MBM events the profile has. */
+int emu_mba_mbps_event_write(struct emu *e, const struct emu_node *n, char *buf, size_t len,
+			     const struct emu_caller *who)
+{
+	(void)who;
+	if (len && buf[len - 1] == '\n')
+		buf[len - 1] = '\0';
+	emu_status_clear(&e->status);
+	int ev = emu_event_by_name(&e->prof, buf);
+	if (ev != EMU_EVT_TOTAL && ev != EMU_EVT_LOCAL) {
+		emu_status_printf(&e->status, "mba_MBps_event: Invalid input\n");
+		return -EINVAL;
+	}
+	n->group->mba_mbps_event = (enum emu_event)ev;
 	return 0;
 }
 

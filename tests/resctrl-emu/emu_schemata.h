@@ -12,6 +12,8 @@ int emu_schemata_init_group(struct emu *e, struct emu_group *g);
 emu_show_fn emu_schemata_show;
 emu_write_fn emu_schemata_write;
 emu_show_fn emu_size_show;
+emu_show_fn emu_mba_mbps_event_show;
+emu_write_fn emu_mba_mbps_event_write;
 emu_show_fn emu_mode_show;
 emu_write_fn emu_mode_write;
 emu_show_fn emu_bit_usage_show;

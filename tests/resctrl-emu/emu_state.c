@@ -85,6 +85,7 @@ static struct emu_group *group_new(const char *name, bool is_mon)
 	}
 	g->is_mon = is_mon;
 	g->partition = -1;
+	g->mba_mbps_event = EMU_EVT_LOCAL; /* mba_mbps_default_event, where the profile has it */
 	for (unsigned d = 0; d < EMU_MAX_DOMAINS; d++)
 		for (int ev = 0; ev < EMU_EVT_COUNT; ev++)
 			g->mon[d].cntr[ev] = -1;

@@ -44,9 +44,10 @@ struct emu_group {
 	struct emu_group *next;	  /* the next CTRL_MON group, or the next MON group of the same parent */
 	struct emu_group *mons;	  /* CTRL_MON group: its MON groups */
 	unsigned closid;
-	unsigned rmid;	   /* what mon_hw_id shows (the PMG on MPAM) */
-	unsigned rmid_idx; /* the allocator's index */
-	bool exclusive;	   /* mode: exclusive rather than shareable */
+	unsigned rmid;		       /* what mon_hw_id shows (the PMG on MPAM) */
+	unsigned rmid_idx;	       /* the allocator's index */
+	bool exclusive;		       /* mode: exclusive rather than shareable */
+	enum emu_event mba_mbps_event; /* mba_MBps: the event the kernel's controller follows */
 	struct emu_cpumask cpus;
 	int partition; /* config partition whose demand this group makes, -1 for none */
 	struct emu_mon mon[EMU_MAX_DOMAINS];
