@@ -567,8 +567,9 @@ static int path_check_free(const char *path, struct err *err)
 	return 0;
 }
 
-/* Binds with a umask that already gives 0660, so the file is never reachable by others, even
- * between bind and chmod. */
+/* Binds with a umask that gives 0660, so that nobody else connects before the group is set, then
+ * opens the socket to every local user: read-only commands are for anyone on the host (as libvirt's
+ * read-only socket), and the server itself refuses mutations to all but root and the group. */
 static int socket_bind(struct ctl_server *s, const struct ctl_server_config *config, struct err *err)
 {
 	struct sockaddr_un addr = { .sun_family = AF_UNIX };
@@ -589,7 +590,7 @@ static int socket_bind(struct ctl_server *s, const struct ctl_server_config *con
 	s->ino = st.st_ino;
 	if (config->gid >= 0 && chown(s->path, (uid_t)-1, (gid_t)config->gid) < 0)
 		return err_set(err, -errno, "cannot give %s to group %ld: %s", s->path, config->gid, strerror(errno));
-	if (chmod(s->path, 0660) < 0 || lstat(s->path, &st) < 0)
+	if (chmod(s->path, CTL_SOCKET_MODE) < 0 || lstat(s->path, &st) < 0)
 		return err_set(err, -errno, "%s: %s", s->path, strerror(errno));
 	s->sock_gid = st.st_gid;
 	return 0;

@@ -23,6 +23,8 @@
 #include "core/ctl/ctl.h"
 #include "core/base/error.h"
 
+/* Every local user may connect and read; mutations are the server's to refuse (root and the group). */
+#define CTL_SOCKET_MODE	       0666
 #define CTL_SERVER_MAX_CLIENTS 64
 #define CTL_SERVER_STALL_MS    10000
 #define CTL_SERVER_OUT_PAUSE   (256 * 1024)	  /* queued reply bytes above which requests wait */

@@ -1,0 +1,235 @@
+/* Every daemon command of mpamctl through the control socket against the simulated demo host
+ * (etc/demo.ini), as an operator uses them: status, list, show, set (and that the following ticks
+ * record what it set), metrics, reload (which brings the file's values back); and a local user who
+ * is neither root nor in group mpamd, who may read everything and change nothing. */
+#include <errno.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <jansson.h>
+
+#include "tests/util/testutil.h"
+
+#define WAIT_MS 10000
+
+static char dir[64], sock[96], record[96], log_path[96];
+
+/* mpamctl ARGS... as root, or as uid/gid 65534 (nobody) through setpriv. */
+static struct run_result ctl_as(bool nobody, const char *first, ...)
+{
+	char *argv[24] = { 0 };
+	size_t n = 0;
+	struct run_result r;
+	va_list ap;
+
+	if (nobody) {
+		argv[n++] = "/usr/bin/setpriv";
+		argv[n++] = "--reuid=65534";
+		argv[n++] = "--regid=65534";
+		argv[n++] = "--clear-groups";
+	}
+	argv[n++] = MPAMCTL;
+	argv[n++] = "--socket";
+	argv[n++] = sock;
+	va_start(ap, first);
+	for (const char *a = first; a && n < 23; a = va_arg(ap, const char *))
+		argv[n++] = (char *)a;
+	va_end(ap);
+	assert_int_equal(run_command(argv, &r), 0);
+	return r;
+}
+
+static json_t *ctl_json(const char *cmd, const char *name)
+{
+	struct run_result r = ctl_as(false, "--json", cmd, name, NULL);
+	json_error_t error;
+
+	if (r.exit_code != 0)
+		fail_msg("mpamctl %s exited %d: %s", cmd, r.exit_code, r.err);
+	json_t *j = json_loads(r.out, 0, &error);
+	if (!j)
+		fail_msg("mpamctl --json %s: not JSON (%s):\n%s", cmd, error.text, r.out);
+	run_result_fini(&r);
+	return j;
+}
+
+/* Whether `show`'s events hold one with this action and reason; releases `show`. */
+static bool has_event(json_t *show, const char *action, const char *reason)
+{
+	json_t *ev;
+	size_t i;
+	bool found = false;
+
+	json_array_foreach(json_object_get(show, "events"), i, ev) {
+		const char *a = json_string_value(json_object_get(ev, "action"));
+		const char *r = json_string_value(json_object_get(ev, "reason"));
+		found |= a && r && !strcmp(a, action) && !strcmp(r, reason);
+	}
+	json_decref(show);
+	return found;
+}
+
+static void expect_ok(struct run_result r, const char *words)
+{
+	if (r.exit_code != 0 || (words && !strstr(r.out, words)))
+		fail_msg("exit %d, stdout lacks '%s':\n%s\nstderr:\n%s", r.exit_code, words ? words : "", r.out, r.err);
+	run_result_fini(&r);
+}
+
+/* The column of `name` in the record's header. */
+static int column_of(const char *header, const char *name)
+{
+	int col = 0;
+
+	for (const char *p = header; *p && *p != '\n'; col++) {
+		size_t n = strcspn(p, ",\n");
+		if (n == strlen(name) && !strncmp(p, name, n))
+			return col;
+		p += n + (p[n] == ',');
+	}
+	return -1;
+}
+
+/* The field `col` of a CSV line without quoted fields before it. */
+static long field(const char *line, int col)
+{
+	for (int c = 0; c < col; c++) {
+		line = strchr(line, ',');
+		if (!line)
+			return -1;
+		line++;
+	}
+	return strtol(line, NULL, 10);
+}
+
+/* Whether a record row of `partition` with mb_max = `mb_max` was written after the first `from`
+ * bytes of the file. */
+static bool recorded_after(size_t from, const char *partition, long mb_max)
+{
+	char *text = read_text_file(record);
+	bool found = false;
+
+	if (!text)
+		return false;
+	int part = column_of(text, "partition"), max = column_of(text, "mb_max");
+	assert_true(part >= 0 && max >= 0);
+	for (char *line = strchr(text + from, '\n'); line && line[1] && !found; line = strchr(line + 1, '\n')) {
+		const char *row = line + 1, *name = row;
+		for (int c = 0; c < part && name; c++)
+			name = strchr(name, ',') ? strchr(name, ',') + 1 : NULL;
+		if (name && !strncmp(name, partition, strlen(partition)) && name[strlen(partition)] == ',')
+			found = field(row, max) == mb_max;
+	}
+	free(text);
+	return found;
+}
+
+static bool wait_recorded(size_t from, const char *partition, long mb_max)
+{
+	for (int waited = 0; waited < WAIT_MS; waited += 50) {
+		if (recorded_after(from, partition, mb_max))
+			return true;
+		usleep(50000);
+	}
+	return false;
+}
+
+static size_t record_size(void)
+{
+	struct stat st;
+
+	return stat(record, &st) == 0 ? (size_t)st.st_size : 0;
+}
+
+static void test_operator_session(void **state)
+{
+	char config[512];
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "/tmp/mpamd-e2e-XXXXXX");
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(chmod(dir, 0755), 0); /* nobody reaches the socket */
+	snprintf(sock, sizeof(sock), "%s/mpamd.sock", dir);
+	snprintf(record, sizeof(record), "%s/run.csv", dir);
+	snprintf(log_path, sizeof(log_path), "%s/mpamd.log", dir);
+	snprintf(config, sizeof(config), "%s/etc/demo.ini", MPAMD_SOURCE_DIR);
+	char *argv[] = { MPAMD, "-c", config, "-f", "--socket", sock, "--record", record, NULL };
+	int pid = spawn_background(argv, log_path);
+	assert_true(pid > 0);
+	assert_true(wait_for_text(log_path, "ready:", WAIT_MS));
+	assert_true(wait_for_text(record, ",tenant,", WAIT_MS)); /* a tick has measured */
+	usleep(300000);
+
+	/* Reading. */
+	expect_ok(ctl_as(false, "status", NULL), "backend: sim");
+	json_t *status = ctl_json("status", NULL);
+	assert_int_equal(json_integer_value(json_object_get(status, "partitions")), 3);
+	json_decref(status);
+	expect_ok(ctl_as(false, "list", NULL), "tenant");
+	json_t *web = ctl_json("show", "web");
+	assert_string_equal(json_string_value(json_object_get(web, "class")), "latency-critical");
+	assert_int_equal(json_array_size(json_object_get(web, "domains")), 2);
+	json_decref(web);
+	expect_ok(ctl_as(false, "metrics", NULL), "mpamd_partition_bandwidth_bytes_per_second{partition=\"web\"");
+
+	/* Changing: set is in force at once and in the next ticks' record; reload brings the file back. */
+	size_t before = record_size();
+	json_t *set = NULL;
+	{
+		struct run_result r = ctl_as(false, "set", "web", "mb_max=60", "--json", NULL);
+		json_error_t error;
+		if (r.exit_code != 0 || !(set = json_loads(r.out, 0, &error)))
+			fail_msg("set: exit %d\n%s%s", r.exit_code, r.out, r.err);
+		run_result_fini(&r);
+	}
+	long in_force = (long)json_integer_value(json_object_get(json_object_get(set, "in_force"), "mb_max"));
+	assert_true(in_force >= 59 && in_force <= 61); /* MPAM bands round to the nearest */
+	json_decref(set);
+	if (!wait_recorded(before, "web", in_force))
+		fail_msg("no record row of web with mb_max %ld after the set", in_force);
+	assert_true(has_event(ctl_json("show", "web"), "set", "mb_max=60 by uid 0"));
+	before = record_size();
+	expect_ok(ctl_as(false, "reload", NULL), "configuration reloaded");
+	if (!wait_recorded(before, "web", 100))
+		fail_msg("no record row of web back at mb_max 100 after the reload");
+
+	/* Another local user: reads everything, changes nothing. */
+	expect_ok(ctl_as(true, "status", NULL), "backend: sim");
+	expect_ok(ctl_as(true, "list", NULL), "batch");
+	expect_ok(ctl_as(true, "show", "tenant", NULL), "target_mbps");
+	expect_ok(ctl_as(true, "metrics", NULL), "mpamd_build_info");
+	struct run_result r = ctl_as(true, "set", "batch", "mb_max=10", NULL);
+	assert_int_equal(r.exit_code, 1);
+	assert_non_null(strstr(r.err, "'set' is not allowed: peer uid 65534"));
+	run_result_fini(&r);
+	r = ctl_as(true, "reload", NULL);
+	assert_int_equal(r.exit_code, 1);
+	assert_non_null(strstr(r.err, "not allowed"));
+	run_result_fini(&r);
+	assert_true(recorded_after(0, "batch", 100));
+	assert_false(recorded_after(record_size() > 4096 ? record_size() - 4096 : 0, "batch", 10));
+
+	kill(pid, SIGTERM);
+	assert_int_equal(wait_exit(pid, WAIT_MS), 0);
+	char cmd[128];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_operator_session),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
