@@ -6,8 +6,10 @@
 #include <string.h>
 
 #include <grp.h>
+#include <signal.h>
 #include <unistd.h>
 
+#include "cli/instance_lock.h"
 #include "cli/pidfile.h"
 #include "cli/service_notify.h"
 #include "cli/tick_table.h"
@@ -229,8 +231,15 @@ static int run(struct daemon_args *a, struct config *config)
 	opts.overrides = a->overrides;
 	opts.socket_path = a->no_socket ? NULL : (a->socket_path ? a->socket_path : config->global.socket);
 	opts.socket_gid = socket_group();
+	struct instance_lock lock;
+	if (instance_lock_take(config, INSTANCE_LOCK_DIR, &lock, &err) < 0) {
+		log_error("%s", err.text);
+		config_free(config);
+		return EXIT_FAILED;
+	}
 	if (a->pid_file && pidfile_create(a->pid_file, &err) < 0) {
 		log_error("%s", err.text);
+		instance_lock_release(&lock);
 		config_free(config);
 		return EXIT_FAILED;
 	}
@@ -238,6 +247,7 @@ static int run(struct daemon_args *a, struct config *config)
 	if (r < 0) {
 		log_error("%s", err.text);
 		pidfile_remove(a->pid_file);
+		instance_lock_release(&lock);
 		return r == -EINVAL ? EXIT_USAGE : EXIT_FAILED;
 	}
 	log_info("running %zu partition(s) on backend %s, every %u ms", engine_partition_count(engine), backend,
@@ -249,12 +259,29 @@ static int run(struct daemon_args *a, struct config *config)
 	log_info("stopped after %llu tick(s)", (unsigned long long)engine_ticks_done(engine));
 	engine_free(engine);
 	pidfile_remove(a->pid_file);
+	instance_lock_release(&lock);
 	return r < 0 ? EXIT_FAILED : EXIT_OK;
+}
+
+/* From the first line of main, a SIGTERM, SIGINT or SIGHUP waits: the engine takes it from its
+ * signalfd once the loop runs (a stop then resets with --reset-on-exit and exits 0; a reload
+ * reloads). Before, it would kill mpamd half-way through opening the hardware. */
+static void block_service_signals(void)
+{
+	sigset_t mask;
+
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGHUP);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGINT);
+	sigprocmask(SIG_BLOCK, &mask, NULL);
 }
 
 int main(int argc, char **argv)
 {
 	struct daemon_args args = { .log_level = LOG_LEVEL_INFO };
+
+	block_service_signals();
 	int code = parse_args(argc, argv, &args);
 
 	if (code >= 0)

@@ -111,6 +111,7 @@ mpamd_layer(mpamd_cli DIRS cli DEPS mpamd_engine mpamd_perf LIBS PkgConfig::CAIR
   cli/cmd_discover.c
   cli/cmd_plot.c
   cli/cmd_pmu.c
+  cli/instance_lock.c
   cli/pidfile.c
   cli/plot.c
   cli/plot_axis.c

@@ -1,0 +1,218 @@
+/* mpamd at start-up: a SIGTERM, SIGINT or SIGHUP at any moment is held until the loop runs (then a
+ * stop resets with --reset-on-exit and exits 0), and a second mpamd on hardware another one manages
+ * exits having changed nothing, while one after a kill -9 starts. */
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "tests/util/emu_runner.h"
+#include "tests/util/testutil.h"
+
+#define WAIT_MS 10000
+#define RUNS	40
+
+static char dir[64], config[96], log_path[96];
+
+static void make_dir(void)
+{
+	snprintf(dir, sizeof(dir), "/tmp/mpamd-startup-XXXXXX");
+	assert_non_null(mkdtemp(dir));
+	snprintf(config, sizeof(config), "%s/mpamd.ini", dir);
+	snprintf(log_path, sizeof(log_path), "%s/mpamd.log", dir);
+}
+
+static void remove_dir(void)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
+static void write_config(const char *text)
+{
+	FILE *f = fopen(config, "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+/* Whether `pid` has SIGTERM blocked yet (SigBlk in /proc/PID/status): from then on a signal must
+ * wait for the loop. */
+static bool signals_blocked(int pid)
+{
+	char path[64], line[256];
+	bool blocked = false;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "SigBlk:", 7))
+			blocked = (strtoull(line + 7, NULL, 16) >> (SIGTERM - 1)) & 1;
+	fclose(f);
+	return blocked;
+}
+
+static void wait_blocked(int pid)
+{
+	for (int i = 0; i < WAIT_MS && !signals_blocked(pid); i++)
+		usleep(1000);
+	assert_true(signals_blocked(pid));
+}
+
+static const char *const sim_config = "[global]\nbackend = sim\ninterval_ms = 20\n[sim]\ncapacity_mbps = 10000\n"
+				      "[partition \"batch\"]\nmb_max = 40\nsim_demand = 20000\n";
+
+/* Writes the configuration into the FIFO mpamd reads it from. */
+static void feed_config(void)
+{
+	int fd = open(config, O_WRONLY);
+
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, sim_config, strlen(sim_config)), (ssize_t)strlen(sim_config));
+	close(fd);
+}
+
+/* The configuration is a FIFO, so mpamd sits in reading it until the test writes: a signal sent
+ * then arrives before the config is read, every time. It must wait for the loop, not kill. */
+static void test_signal_while_reading_the_config(void **state)
+{
+	static const int signals[] = { SIGTERM, SIGINT, SIGHUP };
+
+	(void)state;
+	make_dir();
+	assert_int_equal(mkfifo(config, 0600), 0);
+	for (size_t i = 0; i < 3; i++) {
+		char *argv[] = { MPAMD, "-c", config, "-f", "--no-socket", "--reset-on-exit", NULL };
+		unlink(log_path);
+		int pid = spawn_background(argv, log_path);
+		assert_true(pid > 0);
+		wait_blocked(pid);
+		assert_int_equal(kill(pid, signals[i]), 0);
+		usleep(50000);
+		assert_int_equal(kill(pid, 0), 0); /* still there */
+		feed_config();
+		if (signals[i] == SIGHUP) { /* a reload waits too, and is one: it reads the file again */
+			assert_true(wait_for_text(log_path, "ready:", WAIT_MS));
+			feed_config();
+			assert_true(wait_for_text(log_path, "reloaded", WAIT_MS));
+			assert_int_equal(kill(pid, 0), 0);
+			kill(pid, SIGTERM);
+		}
+		int status = wait_exit(pid, WAIT_MS);
+		if (status != 0)
+			fail_msg("signal %d while reading the config: exit %d\n%s", signals[i], status,
+				 read_text_file(log_path));
+		assert_true(wait_for_text(log_path, "--reset-on-exit: removing every limit", 0));
+	}
+	remove_dir();
+}
+
+static void test_signals_during_start_up(void **state)
+{
+	static const int signals[] = { SIGTERM, SIGINT };
+	unsigned seed = (unsigned)time(NULL);
+
+	(void)state;
+	make_dir();
+	write_config(sim_config);
+	for (int run = 0; run < RUNS; run++) {
+		char *argv[] = { MPAMD, "-c", config, "-f", "--no-socket", "--reset-on-exit", NULL };
+		unlink(log_path);
+		int pid = spawn_background(argv, log_path);
+		assert_true(pid > 0);
+		wait_blocked(pid);
+		usleep((useconds_t)(rand_r(&seed) % 50000)); /* anywhere in the first 50 ms */
+		if (run % 4 == 3) {
+			/* A reload asked for during start-up is a reload, not a death. */
+			kill(pid, SIGHUP);
+			usleep(30000);
+			assert_int_equal(kill(pid, 0), 0);
+		}
+		kill(pid, signals[run % 2]);
+		int status = wait_exit(pid, WAIT_MS);
+		if (status != 0) {
+			char *log = read_text_file(log_path);
+			fail_msg("run %d: exit %d after signal %d; log:\n%s", run, status, signals[run % 2], log);
+		}
+		assert_true(wait_for_text(log_path, "--reset-on-exit: removing every limit", 0));
+	}
+	remove_dir();
+}
+
+static void test_single_instance(void **state)
+{
+	char sim[96], text[512], root_schemata[256];
+	struct emu *emu = NULL;
+
+	(void)state;
+	make_dir();
+	snprintf(sim, sizeof(sim), "%s/sim.ini", dir);
+	FILE *f = fopen(sim, "w");
+	fputs("[global]\ninterval_ms = 20\n[partition \"web\"]\nsim_demand = 1000\n", f);
+	fclose(f);
+	assert_int_equal(emu_start("intel", sim, NULL, &emu), 0);
+	snprintf(text, sizeof(text),
+		 "[global]\nbackend = resctrl\nresctrl_root = %s\ninterval_ms = 20\n"
+		 "[partition \"web\"]\nmb_max = 50\nsim_demand = 1000\n",
+		 emu_root(emu));
+	write_config(text);
+	snprintf(root_schemata, sizeof(root_schemata), "%s/mpamd-web/schemata", emu_root(emu));
+
+	char *argv[] = { MPAMD, "-c", config, "-f", "--no-socket", NULL };
+	int first = spawn_background(argv, log_path);
+	assert_true(wait_for_text(log_path, "ready:", WAIT_MS));
+	assert_true(wait_for_text(root_schemata, "MB:0=50;1=50", WAIT_MS));
+
+	/* The second one changes nothing: not even with another mb_max, or --reset-on-exit. */
+	char second_log[128];
+	snprintf(second_log, sizeof(second_log), "%s/second.log", dir);
+	snprintf(text + strlen(text) - strlen("mb_max = 50\nsim_demand = 1000\n"), 64,
+		 "mb_max = 20\nsim_demand = 1000\n");
+	write_config(text);
+	char *again[] = { MPAMD, "-c", config, "-f", "--no-socket", "--reset-on-exit", NULL };
+	int second = spawn_background(again, second_log);
+	assert_int_equal(wait_exit(second, WAIT_MS), 1);
+	char expected[96];
+	snprintf(expected, sizeof(expected), "another mpamd (pid %d) already manages", first);
+	assert_true(wait_for_text(second_log, expected, 0));
+	assert_true(wait_for_text(second_log, "changed nothing", 0));
+	usleep(100000);
+	assert_true(wait_for_text(root_schemata, "MB:0=50;1=50", 0));
+
+	/* kill -9 leaves no lock behind: the next one starts and applies its own file. */
+	kill(first, SIGKILL);
+	assert_true(wait_exit(first, WAIT_MS) == 128 + SIGKILL);
+	int third = spawn_background(again, second_log);
+	assert_true(wait_for_text(root_schemata, "MB:0=20;1=20", WAIT_MS));
+	kill(third, SIGTERM);
+	assert_int_equal(wait_exit(third, WAIT_MS), 0);
+	assert_int_equal(emu_stop(emu), 0);
+	remove_dir();
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_signal_while_reading_the_config),
+		cmocka_unit_test(test_signals_during_start_up),
+		cmocka_unit_test(test_single_instance),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
