@@ -10,6 +10,7 @@ mpamd_layer(mpamd_base DIRS core/base LIBS m SOURCES
   core/base/histogram.c
   core/base/log.c
   core/base/loop.c
+  core/base/name_index.c
   core/base/parse.c
   core/base/suggest.c)
 

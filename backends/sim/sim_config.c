@@ -176,35 +176,37 @@ static void sim_partition_fini(void *data)
 	free(((struct sim_partition_config *)data)->demand.points);
 }
 
-static bool partid_in_use(const struct config *c, uint16_t partid)
-{
-	for (size_t i = 0; i < c->partition_count; i++)
-		if (c->partitions[i].has_partid && c->partitions[i].partid == partid)
-			return true;
-	return false;
-}
-
 /* The simulator needs a PARTID for every partition: give the lowest free one from 1 up (PARTID 0 is
- * the default partition that everything else runs in). */
+ * the default partition that everything else runs in). One pass over a table of the PARTIDs in use. */
 static void assign_partids(struct config *c, const struct sim_config *s, struct diag_list *d)
 {
+	bool *used = calloc(UINT16_MAX + 1u, sizeof(*used));
 	unsigned next = 1;
 
+	if (!used) {
+		diag_add(d, DIAG_ERROR, 0, "out of memory assigning PARTIDs");
+		return;
+	}
+	for (size_t i = 0; i < c->partition_count; i++)
+		if (c->partitions[i].has_partid)
+			used[c->partitions[i].partid] = true;
 	for (size_t i = 0; i < c->partition_count; i++) {
 		struct partition_config *p = &c->partitions[i];
 		if (p->has_partid)
 			continue;
-		while (next <= s->partid_max && partid_in_use(c, (uint16_t)next))
+		while (next <= s->partid_max && used[next])
 			next++;
 		if (next > s->partid_max) {
 			diag_add(d, DIAG_ERROR, p->origin.line,
 				 "no free PARTID for partition \"%s\" (partid_max is %u)", p->name, s->partid_max);
 			continue;
 		}
+		used[next] = true;
 		p->partid = (uint16_t)next;
 		p->has_partid = true;
 		p->partid_auto = true;
 	}
+	free(used);
 }
 
 static void sim_check(struct config *c, struct diag_list *d)

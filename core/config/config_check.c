@@ -121,59 +121,112 @@ static void check_goals(const struct config *c, const struct partition_config *p
 			diag_add(d, DIAG_ERROR, rule_line[rule], "%s", msg);
 }
 
+/* PARTIDs are 16-bit: a table of first owners finds every clash in one pass. */
 static void check_partids_distinct(const struct config *c, struct diag_list *d)
 {
+	size_t *owner = calloc(UINT16_MAX + 1u, sizeof(*owner)); /* index + 1; 0: free */
+
+	if (!owner) {
+		diag_add(d, DIAG_ERROR, 0, "out of memory checking PARTIDs");
+		return;
+	}
 	for (size_t i = 0; i < c->partition_count; i++) {
 		const struct partition_config *p = &c->partitions[i];
-		for (size_t j = 0; p->has_partid && j < i; j++) {
-			const struct partition_config *q = &c->partitions[j];
-			if (!q->has_partid || q->partid != p->partid)
-				continue;
-			diag_add(d, DIAG_ERROR, config_partition_key_line(c, p, "partid"),
-				 "partid %u is already used by partition \"%s\" (line %u)", p->partid, q->name,
-				 config_partition_key_line(c, q, "partid"));
-			break;
+		if (!p->has_partid)
+			continue;
+		if (!owner[p->partid]) {
+			owner[p->partid] = i + 1;
+			continue;
 		}
+		const struct partition_config *q = &c->partitions[owner[p->partid] - 1];
+		diag_add(d, DIAG_ERROR, config_partition_key_line(c, p, "partid"),
+			 "partid %u is already used by partition \"%s\" (line %u)", p->partid, q->name,
+			 config_partition_key_line(c, q, "partid"));
 	}
+	free(owner);
 }
 
+struct pid_entry {
+	pid_t pid;
+	size_t partition;
+};
+
+static int by_pid_then_partition(const void *a, const void *b)
+{
+	const struct pid_entry *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return x->partition < y->partition ? -1 : x->partition > y->partition;
+}
+
+/* Every pid listed by two partitions, found by sorting (pid, partition): O(n log n). Within one
+ * partition the parser already refuses a pid listed twice. */
 static void check_pids_unique(const struct config *c, struct diag_list *d)
 {
-	for (size_t i = 0; i < c->partition_count; i++) {
-		const struct partition_config *p = &c->partitions[i];
-		for (size_t k = 0; k < p->pid_count; k++) {
-			for (size_t j = 0; j < i; j++) {
-				const struct partition_config *q = &c->partitions[j];
-				for (size_t m = 0; m < q->pid_count; m++)
-					if (q->pids[m] == p->pids[k])
-						diag_add(d, DIAG_ERROR, config_partition_key_line(c, p, "pids"),
-							 "pid %d is already in partition \"%s\" (line %u)",
-							 (int)p->pids[k], q->name,
-							 config_partition_key_line(c, q, "pids"));
-			}
-		}
+	size_t total = 0, n = 0;
+
+	for (size_t i = 0; i < c->partition_count; i++)
+		total += c->partitions[i].pid_count;
+	if (total < 2)
+		return;
+	struct pid_entry *all = malloc(total * sizeof(*all));
+	if (!all) {
+		diag_add(d, DIAG_ERROR, 0, "out of memory checking pids");
+		return;
 	}
+	for (size_t i = 0; i < c->partition_count; i++)
+		for (size_t k = 0; k < c->partitions[i].pid_count; k++)
+			all[n++] = (struct pid_entry){ c->partitions[i].pids[k], i };
+	qsort(all, n, sizeof(*all), by_pid_then_partition);
+	for (size_t k = 1; k < n; k++) {
+		if (all[k].pid != all[k - 1].pid)
+			continue;
+		size_t first = k - 1;
+		while (first > 0 && all[first - 1].pid == all[k].pid)
+			first--;
+		const struct partition_config *p = &c->partitions[all[k].partition],
+					      *q = &c->partitions[all[first].partition];
+		diag_add(d, DIAG_ERROR, config_partition_key_line(c, p, "pids"),
+			 "pid %d is already in partition \"%s\" (line %u)", (int)all[k].pid, q->name,
+			 config_partition_key_line(c, q, "pids"));
+	}
+	free(all);
 }
 
+/* A CPU belongs to one resctrl group at a time: the first partition listing it owns it, and each
+ * later one is told once per owner it clashes with (at the lowest shared CPU). */
 static void check_cpus_unique(const struct config *c, struct diag_list *d)
 {
+	size_t *owner = calloc(CPU_LIMIT, sizeof(*owner)), *told = calloc(c->partition_count + 1, sizeof(*told));
+
+	if (!owner || !told) {
+		diag_add(d, DIAG_ERROR, 0, "out of memory checking cpus");
+		free(owner);
+		free(told);
+		return;
+	}
 	for (size_t i = 0; i < c->partition_count; i++) {
 		const struct partition_config *p = &c->partitions[i];
-		for (size_t j = 0; p->cpus && j < i; j++) {
-			const struct partition_config *q = &c->partitions[j];
-			for (unsigned w = 0; q->cpus && w < CPU_LIMIT / 64; w++) {
-				uint64_t both = p->cpus->bits[w] & q->cpus->bits[w];
-				if (!both)
+		for (unsigned w = 0; p->cpus && w < CPU_LIMIT / 64; w++) {
+			for (uint64_t bits = p->cpus->bits[w]; bits; bits &= bits - 1) {
+				unsigned cpu = w * 64 + (unsigned)__builtin_ctzll(bits);
+				if (!owner[cpu]) {
+					owner[cpu] = i + 1;
 					continue;
-				/* A CPU belongs to one resctrl group at a time. */
+				}
+				if (told[owner[cpu]] == i + 1)
+					continue;
+				told[owner[cpu]] = i + 1;
+				const struct partition_config *q = &c->partitions[owner[cpu] - 1];
 				diag_add(d, DIAG_ERROR, config_partition_key_line(c, p, "cpus"),
-					 "cpu %u is already in partition \"%s\" (line %u)",
-					 w * 64 + (unsigned)__builtin_ctzll(both), q->name,
+					 "cpu %u is already in partition \"%s\" (line %u)", cpu, q->name,
 					 config_partition_key_line(c, q, "cpus"));
-				break;
 			}
 		}
 	}
+	free(owner);
+	free(told);
 }
 
 static unsigned msc_key_line(const struct msc_config *m, const char *key)

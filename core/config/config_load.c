@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/base/name_index.h"
 #include "core/base/suggest.h"
 #include "core/config/config_internal.h"
 
@@ -55,7 +56,8 @@ struct loader {
 	struct section_kind kinds[MAX_KINDS];
 	size_t kind_count;
 	struct section *sections;
-	size_t section_count;
+	size_t section_count, section_cap;
+	struct name_index kept;	 /* "KIND\tNAME" of every kept section -> its index, to find twins */
 	struct section *current; /* NULL before any section or after an invalid header */
 	bool current_invalid;	 /* keys under an invalid header are skipped silently */
 
@@ -156,11 +158,14 @@ static void object_free(struct loader *ld, struct section *s)
 
 static struct section *add_section(struct loader *ld, size_t kind)
 {
-	struct section *grown = realloc(ld->sections, (ld->section_count + 1) * sizeof(*grown));
-
-	if (!grown)
-		return NULL;
-	ld->sections = grown;
+	if (ld->section_count == ld->section_cap) {
+		size_t cap = ld->section_cap ? ld->section_cap * 2 : 16;
+		struct section *grown = realloc(ld->sections, cap * sizeof(*grown));
+		if (!grown)
+			return NULL;
+		ld->sections = grown;
+		ld->section_cap = cap;
+	}
 	struct section *s = &ld->sections[ld->section_count];
 	*s = (struct section){ .kind = kind, .origin = { .line = ld->line } };
 	s->object = calloc(1, object_size(ld, kind));
@@ -184,18 +189,28 @@ static char *section_name_field(const struct loader *ld, const struct section *s
 	return NULL;
 }
 
+/* The key of a kept section in ld->kept: its kind, and its name when the kind has names. */
+static void twin_key(size_t kind, const char *name, char *buf, size_t len)
+{
+	snprintf(buf, len, "%zu\t%s", kind, name ? name : "");
+}
+
 /* The earlier kept section of the same kind and name, if any. */
 static const struct section *find_twin(const struct loader *ld, size_t kind, const char *name)
 {
-	for (size_t i = 0; i < ld->section_count; i++) {
-		const struct section *s = &ld->sections[i];
-		if (s->kind != kind || s->discarded)
-			continue;
-		const char *other = section_name_field(ld, s);
-		if (!name || (other && !strcmp(other, name)))
-			return s;
-	}
-	return NULL;
+	char key[NAME_MAX_LEN + 32];
+	size_t index;
+
+	twin_key(kind, name, key, sizeof(key));
+	return name_index_find(&ld->kept, key, &index) == 0 ? &ld->sections[index] : NULL;
+}
+
+static bool remember_kept(struct loader *ld, size_t kind, const char *name, size_t index)
+{
+	char key[NAME_MAX_LEN + 32];
+
+	twin_key(kind, name, key, sizeof(key));
+	return name_index_add(&ld->kept, key, index) != -ENOMEM;
 }
 
 static void report_unknown_kind(struct loader *ld, const char *kind)
@@ -313,6 +328,8 @@ static void open_section(struct loader *ld, char *header)
 	if (twin_line) {
 		s->discarded = true;
 		report_twin(ld, def, name, twin_line);
+	} else if (!remember_kept(ld, (size_t)kind, name, (size_t)(s - ld->sections))) {
+		ld->out_of_memory = true;
 	}
 	ld->current = s;
 	ld->current_invalid = false;
@@ -580,6 +597,7 @@ static void loader_fini(struct loader *ld)
 	}
 	free(ld->sections);
 	free(ld->line_buf);
+	name_index_fini(&ld->kept);
 }
 
 static int load(struct loader *ld)
