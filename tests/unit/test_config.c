@@ -218,6 +218,38 @@ static void test_sim_partids_fill_gaps(void **state)
 	diag_list_fini(&d);
 }
 
+/* A pid, a CPU or a PARTID shared by three partitions: the second and the third are each told about
+ * the first, on their own line; twins of a section are found however many sections come between. */
+static void test_shared_across_many_partitions(void **state)
+{
+	char text[8192];
+	struct config *c = NULL;
+	struct diag_list d;
+	int used = snprintf(text, sizeof(text), "[global]\nbackend = sim\n");
+
+	(void)state;
+	for (int i = 0; i < 3; i++)
+		used += snprintf(text + used, sizeof(text) - (size_t)used,
+				 "[partition \"s%d\"]\npids = %d 7\ncpus = %d,3\npartid = 5\n", i, 100 + i, 10 + i);
+	for (int i = 0; i < 50; i++)
+		used += snprintf(text + used, sizeof(text) - (size_t)used, "[partition \"f%d\"]\n", i);
+	used += snprintf(text + used, sizeof(text) - (size_t)used, "[partition \"s1\"]\n");
+	assert_int_equal(load_string(text, &c, &d, NULL), -EINVAL);
+	unsigned pid7 = 0, cpu3 = 0, partid5 = 0, twin = 0;
+	for (size_t i = 0; i < d.count; i++) {
+		const char *m = d.items[i].message;
+		pid7 += strstr(m, "pid 7 is already in partition \"s0\" (line 4)") != NULL;
+		cpu3 += strstr(m, "cpu 3 is already in partition \"s0\" (line 5)") != NULL;
+		partid5 += strstr(m, "partid 5 is already used by partition \"s0\" (line 6)") != NULL;
+		twin += strstr(m, "s1") && strstr(m, "line 7") && d.items[i].line == (unsigned)(2 + 3 * 4 + 50 + 1);
+	}
+	if (pid7 != 2 || cpu3 != 2 || partid5 != 2 || twin != 1) {
+		diag_print(&d, stderr);
+		fail_msg("pid7 %u cpu3 %u partid5 %u twin %u", pid7, cpu3, partid5, twin);
+	}
+	diag_list_fini(&d);
+}
+
 static void test_sim_partids_run_out(void **state)
 {
 	struct config *c = NULL;
@@ -388,6 +420,7 @@ int main(void)
 		cmocka_unit_test(test_defaults_resolved),
 		cmocka_unit_test(test_sim_partids_fill_gaps),
 		cmocka_unit_test(test_sim_partids_run_out),
+		cmocka_unit_test(test_shared_across_many_partitions),
 		cmocka_unit_test(test_backend_override_is_checked),
 		cmocka_unit_test(test_cgroup_normalized),
 		cmocka_unit_test(test_demand_profile),
