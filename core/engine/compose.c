@@ -148,6 +148,15 @@ int composition_partition_open(struct composition *c, size_t index, const struct
 	return r;
 }
 
+int composition_partition_reopen(struct composition *c, size_t index, const struct partition_config *p,
+				 struct partition_ref *ret, struct err *err)
+{
+	for (size_t m = 0; m < c->monitor_count; m++)
+		c->monitors[m].ops->remove(c->monitors[m].monitor, index);
+	c->control_ops->partition_close(c->control, index);
+	return composition_partition_open(c, index, p, ret, err);
+}
+
 int composition_read(struct composition *c, uint64_t now_ns, struct sample *samples, struct err *err)
 {
 	int first = 0;

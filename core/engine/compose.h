@@ -54,6 +54,12 @@ void composition_close(struct composition *c);
 int composition_partition_open(struct composition *c, size_t index, const struct partition_config *p,
 			       struct partition_ref *ret, struct err *err);
 
+/* Partition `index` once more from scratch, after its hardware side was lost (a resctrl group removed
+ * behind mpamd's back): every monitor forgets it, the control closes and opens it again (recreating
+ * the group), and the monitors and actuators learn the new *ret. */
+int composition_partition_reopen(struct composition *c, size_t index, const struct partition_config *p,
+				 struct partition_ref *ret, struct err *err);
+
 /* Reads every monitor into the partitions' rows: domain d of partition i is samples[i * domain_count + d].
  * Returns the first monitor's error, if any (the others are still read). */
 int composition_read(struct composition *c, uint64_t now_ns, struct sample *samples, struct err *err);

@@ -115,6 +115,30 @@ static int actuate(struct engine *e, size_t index, const struct actuation *want,
 	return 0;
 }
 
+/* What a control's apply fails with when the partition's group is no longer there: ENOENT from a
+ * lookup in a removed kernfs directory, ENODEV from a file of a removed kernfs node, ESTALE where a
+ * FUSE file system (the resctrl emulator) stands in for kernfs. */
+static bool hardware_side_gone(int r)
+{
+	return r == -ENOENT || r == -ENODEV || r == -ESTALE;
+}
+
+/* The partition's hardware side is gone (its resctrl group removed by someone else): make it again
+ * with the limits it should have, or say why not. */
+static void recreate(struct engine *e, size_t index, const struct partition_limits *want, uint64_t now_ns)
+{
+	struct engine_partition *ep = &e->partitions[index];
+	struct err err = { "" };
+
+	if (composition_partition_reopen(&e->hw, index, &e->config->partitions[index], &ep->ref, &err) < 0 ||
+	    engine_apply_limits(e, index, want, &err) < 0) {
+		log_error("partition %s: it was removed outside mpamd and cannot be made again: %s",
+			  e->config->partitions[index].name, err.text);
+		return;
+	}
+	note_event(e, index, now_ns, "recreate: its group had been removed outside mpamd");
+}
+
 static void apply_decision(struct engine *e, size_t index, const struct policy_decision *d, uint64_t now_ns)
 {
 	struct engine_partition *ep = &e->partitions[index];
@@ -127,7 +151,10 @@ static void apply_decision(struct engine *e, size_t index, const struct policy_d
 
 	if (d->event[0])
 		note_event(e, index, now_ns, d->event);
-	if ((changed || e->ticks_done % RECHECK_TICKS == 0) && engine_apply_limits(e, index, &want, &err) < 0)
+	int r = changed || e->ticks_done % RECHECK_TICKS == 0 ? engine_apply_limits(e, index, &want, &err) : 0;
+	if (hardware_side_gone(r))
+		recreate(e, index, &want, now_ns);
+	else if (r < 0)
 		log_error("partition %s: %s", p->name, err.text);
 	if (act.cpu_quota_pct != ep->actuated.cpu_quota_pct && actuate(e, index, &act, &err) < 0)
 		log_error("partition %s: escalation: %s", p->name, err.text);

@@ -272,6 +272,29 @@ static void test_kernel_mba_mbps_controller(void **state)
 	rig_close(&rig);
 }
 
+/* Someone removes a partition's group: within a second mpamd makes it again, with its limits, and
+ * says so; the others never notice. */
+static void test_group_removed_behind_our_back_is_recreated(void **state)
+{
+	static const char *const more = "[partition \"tenant\"]\nmb_max = 30\nsim_demand = 1000\n";
+	char global[256], dir_path[256];
+	struct err err = { "" };
+	struct rig rig;
+
+	(void)state;
+	rig_emu(&rig, NULL, more);
+	snprintf(global, sizeof(global), "backend = resctrl\nresctrl_root = %s\n", emu_root(rig.emu));
+	rig_open_with(&rig, global, more, 30);
+	expect_schemata(&rig, "mpamd-tenant", "MB:0=30;1=30");
+	snprintf(dir_path, sizeof(dir_path), "%s/mpamd-tenant", emu_root(rig.emu));
+	assert_int_equal(rmdir(dir_path), 0);
+	assert_int_equal(engine_run(rig.engine, &err), 0);
+	expect_schemata(&rig, "mpamd-tenant", "MB:0=30;1=30");
+	assert_true(event_logged(rig.engine, "recreate: its group had been removed outside mpamd"));
+	assert_true(engine_partition(rig.engine, 2)->open);
+	rig_close(&rig);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -280,6 +303,7 @@ int main(void)
 		cmocka_unit_test(test_open_refuses_a_mask_the_host_rejects),
 		cmocka_unit_test(test_set_clears_a_key_with_none),
 		cmocka_unit_test(test_kernel_mba_mbps_controller),
+		cmocka_unit_test(test_group_removed_behind_our_back_is_recreated),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
