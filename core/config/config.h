@@ -45,6 +45,10 @@ int config_load_path(const char *path, const struct config_schema *schema, const
  * are refused with -EPERM: they take a reload. An unknown key gets a "did you mean". */
 int config_partition_set(const struct config *config, struct partition_config *p, const char *key, const char *value,
 			 struct err *err);
+/* The page size the [msc] window check holds windows to: the running kernel's, unless set (0 goes
+ * back to it), e.g. to check a file for a 64 KiB-page host on a 4 KiB one. */
+uint64_t config_page_size(void);
+void config_page_size_set(uint64_t bytes);
 /* The rules between one partition's goals, as the loader applies them: 0 or -EINVAL and why. */
 int config_partition_check(const struct partition_config *p, struct err *err);
 

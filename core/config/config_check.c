@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/config/config_internal.h"
 
@@ -236,6 +237,34 @@ static unsigned msc_key_line(const struct msc_config *m, const char *key)
 	return index < 0 || !m->origin.key_lines ? 0 : m->origin.key_lines[index];
 }
 
+static uint64_t page_size_set;
+
+uint64_t config_page_size(void)
+{
+	long page = sysconf(_SC_PAGESIZE);
+
+	return page_size_set ? page_size_set : page > 0 ? (uint64_t)page : 4096;
+}
+
+void config_page_size_set(uint64_t bytes)
+{
+	page_size_set = bytes;
+}
+
+/* /dev/mem maps whole pages: a window that is not made of this kernel's pages would map its
+ * neighbours too (other devices' registers). The simulator maps nothing. */
+static void check_msc_pages(const struct config *c, const struct msc_config *m, struct diag_list *d)
+{
+	uint64_t page = config_page_size();
+
+	if (!strcmp(c->global.backend, "sim") || !m->size || (m->base % page == 0 && m->size % page == 0))
+		return;
+	diag_add(d, DIAG_ERROR, msc_key_line(m, m->base % page ? "base" : "size"),
+		 "msc \"%s\" window 0x%llx+0x%llx is not made of whole pages of this kernel (0x%llx bytes): "
+		 "/dev/mem would map its neighbours too",
+		 m->name, (unsigned long long)m->base, (unsigned long long)m->size, (unsigned long long)page);
+}
+
 static void check_msc_windows(const struct config *c, struct diag_list *d)
 {
 	for (size_t i = 0; i < c->msc_count; i++) {
@@ -249,6 +278,7 @@ static void check_msc_windows(const struct config *c, struct diag_list *d)
 				 "msc \"%s\": base + size is beyond the 64-bit address space", m->name);
 			continue;
 		}
+		check_msc_pages(c, m, d);
 		for (size_t j = 0; j < i; j++) {
 			const struct msc_config *o = &c->mscs[j];
 			if (!o->size || o->base + o->size < o->base)

@@ -250,6 +250,29 @@ static void test_shared_across_many_partitions(void **state)
 	diag_list_fini(&d);
 }
 
+/* A 4 KiB window is fine on a 4 KiB-page kernel and refused on a 64 KiB one (arm64 hosts often run
+ * with 64 KiB pages): /dev/mem would map the neighbours of the MSC too. */
+static void test_msc_windows_hold_whole_pages(void **state)
+{
+	static const char *const text = "[global]\nbackend = mmio\n[msc \"mc0\"]\nbase = 0x10001000\nsize = 0x1000\n"
+					"[partition \"a\"]\npartid = 1\n";
+	struct config *c = NULL;
+	struct diag_list d;
+
+	(void)state;
+	config_page_size_set(4096);
+	assert_int_equal(load_string(text, &c, &d, NULL), 0);
+	config_free(c);
+	diag_list_fini(&d);
+	config_page_size_set(65536);
+	assert_int_equal(load_string(text, &c, &d, NULL), -EINVAL);
+	config_page_size_set(0);
+	assert_int_equal(diag_error_count(&d), 1);
+	assert_int_equal(d.items[0].line, 4);
+	assert_non_null(strstr(d.items[0].message, "not made of whole pages of this kernel (0x10000 bytes)"));
+	diag_list_fini(&d);
+}
+
 static void test_sim_partids_run_out(void **state)
 {
 	struct config *c = NULL;
@@ -420,6 +443,7 @@ int main(void)
 		cmocka_unit_test(test_defaults_resolved),
 		cmocka_unit_test(test_sim_partids_fill_gaps),
 		cmocka_unit_test(test_sim_partids_run_out),
+		cmocka_unit_test(test_msc_windows_hold_whole_pages),
 		cmocka_unit_test(test_shared_across_many_partitions),
 		cmocka_unit_test(test_backend_override_is_checked),
 		cmocka_unit_test(test_cgroup_normalized),
