@@ -98,18 +98,23 @@ mpamd_layer(mpamd_engine DIRS core/engine
   core/engine/registry.c)
 
 # The programs on top.
-mpamd_layer(mpamd_cli DIRS cli DEPS mpamd_engine mpamd_perf LIBS PkgConfig::CAIRO PkgConfig::FONTCONFIG SOURCES
+mpamd_layer(mpamd_cli DIRS cli DEPS mpamd_engine mpamd_perf LIBS PkgConfig::CAIRO PkgConfig::FONTCONFIG PkgConfig::NCURSES
+  SOURCES
   cli/cmd_check_config.c
   cli/cmd_ctl.c
   cli/ctl_client.c
   cli/cmd_discover.c
   cli/cmd_plot.c
   cli/cmd_pmu.c
+  cli/cmd_top.c
   cli/pidfile.c
   cli/plot.c
   cli/plot_axis.c
   cli/record_read.c
-  cli/tick_table.c)
+  cli/tick_table.c
+  cli/top_frame.c
+  cli/top_layout.c
+  cli/top_model.c)
 
 set(MPAMD_SOURCES cli/mpamd.c)
 set(MPAMCTL_SOURCES cli/mpamctl.c)
