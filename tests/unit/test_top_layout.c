@@ -395,6 +395,35 @@ static void test_no_data(void **state)
 	top_frame_fini(&f);
 }
 
+/* Terminals too small for anything still get a frame of their size, and say so. */
+static void test_tiny_terminals(void **state)
+{
+	static const int sizes[][2] = { { 1, 1 }, { 5, 2 }, { 19, 3 }, { 80, 3 }, { 10, 24 }, { 1, 24 } };
+	struct top_model m;
+	struct top_frame f;
+	struct top_view view = live_view;
+
+	(void)state;
+	demo_model(&m);
+	view.socket_path = "/tmp/x/s";
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		int cols = sizes[i][0], lines = sizes[i][1];
+		assert_int_equal(top_frame_render(&m, &view, cols, lines, &f), 0);
+		assert_int_equal(f.cols, cols);
+		assert_int_equal(f.lines, lines);
+		for (int y = 0; y < lines; y++)
+			assert_int_equal(strlen(top_frame_line(&f, y)), cols);
+		if (cols >= 8 && lines < 4)
+			assert_non_null(strstr(top_frame_line(&f, 0), "terminal"));
+		top_frame_fini(&f);
+		view.error = "cannot connect";
+		assert_int_equal(top_frame_render(NULL, &view, cols, lines, &f), 0);
+		top_frame_fini(&f);
+		view.error = NULL;
+	}
+	top_model_fini(&m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -409,6 +438,7 @@ int main(void)
 		cmocka_unit_test(test_more_rows_than_lines),
 		cmocka_unit_test(test_domain_rows),
 		cmocka_unit_test(test_no_data),
+		cmocka_unit_test(test_tiny_terminals),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
