@@ -23,6 +23,7 @@ static const struct ctl_command commands[] = {
 	{ "show", cmd_show, "show everything about one partition" },
 	{ "set", cmd_set, "change a partition's settings while mpamd runs" },
 	{ "reload", cmd_reload, "make mpamd re-read its configuration file" },
+	{ "top", cmd_top, "a live view of every partition's bandwidth, limits and state" },
 	{ "metrics", cmd_metrics, "print metrics in the Prometheus text format" },
 	{ "pmu", cmd_pmu, "list PMUs, encode perf events, count them (perf_event_open)" },
 };

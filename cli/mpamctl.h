@@ -28,6 +28,8 @@ int cmd_show(int argc, char **argv, const struct ctl_options *opts);
 int cmd_set(int argc, char **argv, const struct ctl_options *opts);
 int cmd_reload(int argc, char **argv, const struct ctl_options *opts);
 int cmd_metrics(int argc, char **argv, const struct ctl_options *opts);
+/* A live view of the partitions, refreshed every tick (cli/cmd_top.c). */
+int cmd_top(int argc, char **argv, const struct ctl_options *opts);
 /* PMU counters through perf_event_open (cli/cmd_pmu.c). */
 int cmd_pmu(int argc, char **argv, const struct ctl_options *opts);
 

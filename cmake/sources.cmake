@@ -104,7 +104,8 @@ mpamd_layer(mpamd_engine DIRS core/engine
   core/engine/textfile.c)
 
 # The programs on top.
-mpamd_layer(mpamd_cli DIRS cli DEPS mpamd_engine mpamd_perf LIBS PkgConfig::CAIRO PkgConfig::FONTCONFIG PkgConfig::LIBSYSTEMD SOURCES
+mpamd_layer(mpamd_cli DIRS cli DEPS mpamd_engine mpamd_perf LIBS PkgConfig::CAIRO PkgConfig::FONTCONFIG PkgConfig::NCURSES
+  PkgConfig::LIBSYSTEMD SOURCES
   cli/cli_error.c
   cli/cmd_check_config.c
   cli/cmd_ctl.c
@@ -112,13 +113,17 @@ mpamd_layer(mpamd_cli DIRS cli DEPS mpamd_engine mpamd_perf LIBS PkgConfig::CAIR
   cli/cmd_discover.c
   cli/cmd_plot.c
   cli/cmd_pmu.c
+  cli/cmd_top.c
   cli/instance_lock.c
   cli/pidfile.c
   cli/plot.c
   cli/plot_axis.c
   cli/record_read.c
   cli/service_notify.c
-  cli/tick_table.c)
+  cli/tick_table.c
+  cli/top_frame.c
+  cli/top_layout.c
+  cli/top_model.c)
 
 set(MPAMD_SOURCES cli/mpamd.c)
 set(MPAMCTL_SOURCES cli/mpamctl.c)
