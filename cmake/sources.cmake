@@ -10,6 +10,7 @@ mpamd_layer(mpamd_base DIRS core/base LIBS m SOURCES
   core/base/log.c
   core/base/loop.c
   core/base/parse.c
+  core/base/rfc3339.c
   core/base/suggest.c)
 
 # Base layer: the configuration model, its key tables and loader.
