@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/base/rfc3339.h"
+
 /* Limits that keep a damaged file from taking all memory or time. */
 #define RECORD_MAX_BYTES  (1u << 20) /* one record (line), quotes included */
 #define RECORD_MAX_FIELDS 1024
@@ -161,21 +163,22 @@ enum column {
 	COL_DOMAIN,
 	COL_GUARANTEE,
 	COL_TARGET,
+	COL_TIME,
 	COL_COUNT,
 	COL_REQUIRED = COL_MB_MIN + 1, /* the first COL_REQUIRED columns must be present */
 	COL_IGNORED = -1,
 };
 
 static const char *const column_names[COL_COUNT] = {
-	"t_ms",	     "partition", "mbps",     "mb_max", "mb_min",	  "valid",
-	"estimated", "event",	  "sim_mbps", "domain", "guarantee_mbps", "target_mbps",
+	"t_ms",	 "partition", "mbps",	"mb_max",	  "mb_min",	 "valid", "estimated",
+	"event", "sim_mbps",  "domain", "guarantee_mbps", "target_mbps", "time",
 };
 
 static const unsigned column_flags[COL_COUNT] = {
 	[COL_VALID] = RECORD_HAS_VALID,	  [COL_ESTIMATED] = RECORD_HAS_ESTIMATED,
 	[COL_EVENT] = RECORD_HAS_EVENT,	  [COL_SIM] = RECORD_HAS_SIM,
 	[COL_DOMAIN] = RECORD_HAS_DOMAIN, [COL_GUARANTEE] = RECORD_HAS_GUARANTEE,
-	[COL_TARGET] = RECORD_HAS_TARGET,
+	[COL_TARGET] = RECORD_HAS_TARGET, [COL_TIME] = RECORD_HAS_TIME,
 };
 
 struct reader {
@@ -300,6 +303,10 @@ static int parse_field(struct reader *rd, int col, const char *s, struct record_
 	case COL_T_MS:
 		if (!parse_count(s, &out->t_ms))
 			return bad_field(rd, col, s, "want milliseconds, a whole number", err);
+		return 0;
+	case COL_TIME:
+		if (rfc3339_parse_ms(s, &out->time_ms, NULL) < 0)
+			return bad_field(rd, col, s, "want an RFC 3339 time such as 2026-12-03T10:15:42.123Z", err);
 		return 0;
 	case COL_PARTITION:
 		if (!*s)

@@ -2,7 +2,8 @@
  *
  * Columns are found by their header names, in any order; unknown columns are ignored, so files
  * from later versions still read. Required: t_ms, partition, mbps, mb_max, mb_min. Optional:
- * valid, estimated, event, sim_mbps, domain, guarantee_mbps, target_mbps (and anything else).
+ * time (RFC 3339, core/base/rfc3339.h), valid, estimated, event, sim_mbps, domain, guarantee_mbps,
+ * target_mbps (and anything else).
  * Fields follow RFC 4180: a quoted field may hold commas, line breaks and doubled quotes.
  * Lines end in LF or CRLF. Any problem is an error naming FILE:LINE and what is wrong. */
 #ifndef MPAMD_CLI_RECORD_READ_H
@@ -24,6 +25,7 @@ enum record_column_flag {
 	RECORD_HAS_DOMAIN = 1u << 4,
 	RECORD_HAS_GUARANTEE = 1u << 5,
 	RECORD_HAS_TARGET = 1u << 6,
+	RECORD_HAS_TIME = 1u << 7,
 };
 
 /* Flags of one sample. */
@@ -38,6 +40,7 @@ enum record_sample_flag {
 
 struct record_sample {
 	uint64_t t_ms;
+	int64_t time_ms;    /* wall clock, ms since the Unix epoch; 0 without a time column */
 	unsigned partition; /* index into record_file.partitions */
 	unsigned domain;    /* index into record_file.domains; 0 is the total ("" or "*") */
 	unsigned flags;	    /* enum record_sample_flag */

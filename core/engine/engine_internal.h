@@ -38,6 +38,7 @@ struct engine {
 	struct event_log events;
 	uint64_t interval_ns;
 	uint64_t start_ns;
+	uint64_t wall_start_ms; /* CLOCK_REALTIME at the start: the record's times on the simulated clock */
 	uint64_t last_tick_ns;
 	uint64_t ticks_done;
 	uint64_t overruns;
@@ -64,6 +65,13 @@ void engine_run_policies(struct engine *e, uint64_t now_ns);
 /* Applies the configured limits of one partition right away (open, set, reset). */
 int engine_apply_limits(struct engine *e, size_t index, const struct partition_limits *want, struct err *err);
 void engine_reset_limits(struct engine *e);
+
+/* engine_record.c: the record file */
+/* Opens the record file (opts.record_path, else the record key), if there is one. */
+int engine_record_open(struct engine *e, struct err *err);
+/* One row per partition, written when the tick ends; a write failure stops the recording. */
+void engine_record_tick(struct engine *e, uint64_t now_ns);
+void engine_record_close(struct engine *e);
 
 /* engine_ctl.c */
 void engine_ctl_handler(struct engine *e, struct ctl_handler *ret);

@@ -1,72 +1,160 @@
 #include "core/engine/record.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+#include "core/base/rfc3339.h"
+
+#define TICK_BUFFER_START 4096
 
 struct record {
-	FILE *out;
+	int fd;
 	char *path;
-	bool with_truth;
+	struct record_options opts;
+	char *tick; /* the current tick's rows */
+	size_t tick_len, tick_cap;
+	bool out_of_memory; /* a row of this tick was lost */
 };
 
-int record_new(const char *path, bool with_truth, struct record **ret, struct err *err)
+static void header(const struct record *rec, char *buf, size_t len)
+{
+	snprintf(buf, len, "t_ms,time,partition,mbps,mb_max,mb_min,valid,estimated,event%s\n",
+		 rec->opts.with_truth ? ",sim_mbps" : "");
+}
+
+/* Room for `more` bytes after what the tick holds; false (and the tick marked) when memory ran out. */
+static bool tick_reserve(struct record *rec, size_t more)
+{
+	if (rec->tick_len + more <= rec->tick_cap)
+		return true;
+	size_t cap = rec->tick_cap ? rec->tick_cap : TICK_BUFFER_START;
+	while (cap < rec->tick_len + more)
+		cap *= 2;
+	char *grown = realloc(rec->tick, cap);
+	if (!grown) {
+		rec->out_of_memory = true;
+		return false;
+	}
+	rec->tick = grown;
+	rec->tick_cap = cap;
+	return true;
+}
+
+static void tick_append(struct record *rec, const char *data, size_t len)
+{
+	if (!tick_reserve(rec, len))
+		return;
+	memcpy(rec->tick + rec->tick_len, data, len);
+	rec->tick_len += len;
+}
+
+__attribute__((format(printf, 2, 3))) static void tick_printf(struct record *rec, const char *fmt, ...)
+{
+	char line[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	int n = vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= sizeof(line))
+		rec->out_of_memory = true; /* the fixed columns never need this much */
+	else
+		tick_append(rec, line, (size_t)n);
+}
+
+/* All of it, or an errno: a short write is continued, never left as a cut row. */
+static int write_all(int fd, const char *data, size_t len)
+{
+	while (len > 0) {
+		ssize_t n = write(fd, data, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -EIO;
+		data += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static int write_failed(const struct record *rec, int code, struct err *err)
+{
+	return err_set(err, code, "cannot write record file %s: %s", rec->path, strerror(-code));
+}
+
+int record_new(const char *path, const struct record_options *opts, struct record **ret, struct err *err)
 {
 	struct record *rec = calloc(1, sizeof(*rec));
+	char text[128];
 
-	if (!rec)
+	if (!rec || !(rec->path = strdup(path))) {
+		free(rec);
 		return err_set(err, -ENOMEM, "out of memory");
-	rec->out = fopen(path, "we");
-	if (!rec->out) {
+	}
+	rec->opts = *opts;
+	rec->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+	if (rec->fd < 0) {
 		int saved = errno;
+		free(rec->path);
 		free(rec);
 		return err_set(err, -saved, "cannot create record file %s: %s", path, strerror(saved));
 	}
-	rec->path = strdup(path);
-	rec->with_truth = with_truth;
-	fprintf(rec->out, "t_ms,partition,mbps,mb_max,mb_min,valid,estimated,event%s\n", with_truth ? ",sim_mbps" : "");
+	header(rec, text, sizeof(text));
+	int r = write_all(rec->fd, text, strlen(text));
+	if (r < 0) {
+		write_failed(rec, r, err);
+		record_free(rec, NULL);
+		return r;
+	}
 	*ret = rec;
 	return 0;
 }
 
 /* RFC 4180: a field with a comma, a quote or a line break is quoted, quotes doubled. */
-static void write_field(FILE *out, const char *text)
+static void write_field(struct record *rec, const char *text)
 {
 	if (!strpbrk(text, ",\"\r\n")) {
-		fputs(text, out);
+		tick_append(rec, text, strlen(text));
 		return;
 	}
-	fputc('"', out);
-	for (const char *c = text; *c; c++) {
-		if (*c == '"')
-			fputc('"', out);
-		fputc(*c, out);
-	}
-	fputc('"', out);
+	tick_append(rec, "\"", 1);
+	for (const char *c = text; *c; c++)
+		tick_append(rec, *c == '"' ? "\"\"" : c, *c == '"' ? 2 : 1); /* a quote doubled */
+	tick_append(rec, "\"", 1);
 }
 
-int record_write(struct record *rec, const struct record_row *row)
+void record_write(struct record *rec, const struct record_row *row)
 {
-	char mbps[32] = "";
+	char mbps[32] = "", time[RFC3339_MS_LEN + 1];
 
 	if (row->valid)
 		snprintf(mbps, sizeof(mbps), "%.1f", row->mbps);
-	fprintf(rec->out, "%llu,%s,%s,%u,%u,%d,%d,", (unsigned long long)row->t_ms, row->partition, mbps, row->mb_max,
-		row->mb_min, row->valid, row->estimated);
-	write_field(rec->out, row->event ? row->event : "");
-	if (rec->with_truth)
-		fprintf(rec->out, ",%.1f", row->has_truth ? row->truth_mbps : 0.0);
-	fputc('\n', rec->out);
-	return 0;
+	rfc3339_format_ms((int64_t)row->time_ms, time, sizeof(time));
+	tick_printf(rec, "%llu,%s,%s,%s,%u,%u,%d,%d,", (unsigned long long)row->t_ms, time, row->partition, mbps,
+		    row->mb_max, row->mb_min, row->valid, row->estimated);
+	write_field(rec, row->event ? row->event : "");
+	if (rec->opts.with_truth)
+		tick_printf(rec, ",%.1f", row->has_truth ? row->truth_mbps : 0.0);
+	tick_printf(rec, "\n");
 }
 
-int record_flush(struct record *rec, struct err *err)
+int record_end_tick(struct record *rec, struct err *err)
 {
-	if (fflush(rec->out) != 0 || ferror(rec->out)) {
-		int saved = errno ? errno : EIO;
-		return err_set(err, -saved, "cannot write record file %s: %s", rec->path, strerror(saved));
-	}
-	return 0;
+	int r = 0;
+
+	if (rec->out_of_memory)
+		r = err_set(err, -ENOMEM, "record file %s: out of memory for a tick's rows", rec->path);
+	else if (rec->tick_len)
+		r = write_all(rec->fd, rec->tick, rec->tick_len);
+	if (r < 0 && !rec->out_of_memory)
+		write_failed(rec, r, err);
+	rec->tick_len = 0;
+	rec->out_of_memory = false;
+	return r;
 }
 
 int record_free(struct record *rec, struct err *err)
@@ -75,9 +163,12 @@ int record_free(struct record *rec, struct err *err)
 
 	if (!rec)
 		return 0;
-	r = record_flush(rec, err);
-	if (fclose(rec->out) != 0 && r == 0)
-		r = err_set(err, -errno, "cannot close record file %s: %s", rec->path, strerror(errno));
+	r = record_end_tick(rec, err);
+	if (close(rec->fd) != 0 && r == 0) {
+		int saved = errno;
+		r = err_set(err, -saved, "cannot close record file %s: %s", rec->path, strerror(saved));
+	}
+	free(rec->tick);
 	free(rec->path);
 	free(rec);
 	return r;

@@ -1,6 +1,9 @@
 /* The per-tick record file: CSV with a header, one row per partition per tick.
- *   t_ms,partition,mbps,mb_max,mb_min,valid,estimated,event[,sim_mbps]
- * mbps is empty (never 0) when the sample is not valid; sim_mbps is the simulator's ground truth. */
+ *   t_ms,time,partition,mbps,mb_max,mb_min,valid,estimated,event[,sim_mbps]
+ * time is the wall clock in RFC 3339 UTC with milliseconds; mbps is empty (never 0) when the sample
+ * is not valid; sim_mbps is the simulator's ground truth. A tick's rows are kept in memory and
+ * written together when the tick ends, so a reader never sees half a tick. record.c reads no clock:
+ * every time comes from the engine. */
 #ifndef MPAMD_CORE_RECORD_H
 #define MPAMD_CORE_RECORD_H
 
@@ -12,6 +15,7 @@
 
 struct record_row {
 	uint64_t t_ms;
+	uint64_t time_ms; /* wall clock, milliseconds since the Unix epoch */
 	const char *partition;
 	bool valid;
 	bool estimated;
@@ -22,13 +26,19 @@ struct record_row {
 	double truth_mbps;
 };
 
+struct record_options {
+	bool with_truth; /* the sim_mbps column */
+};
+
 struct record;
 
-/* Creates (truncates) `path`. `with_truth` adds the sim_mbps column. */
-int record_new(const char *path, bool with_truth, struct record **ret, struct err *err);
-int record_write(struct record *rec, const struct record_row *row);
-/* Ends a tick: flushes, so the file can be followed while mpamd runs. */
-int record_flush(struct record *rec, struct err *err);
+/* Creates (truncates) `path`. */
+int record_new(const char *path, const struct record_options *opts, struct record **ret, struct err *err);
+/* Adds a row to the current tick. */
+void record_write(struct record *rec, const struct record_row *row);
+/* Ends a tick: writes its rows, so the file can be followed while mpamd runs. */
+int record_end_tick(struct record *rec, struct err *err);
+/* Ends the current tick and closes the file. */
 int record_free(struct record *rec, struct err *err);
 
 #endif

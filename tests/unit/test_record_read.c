@@ -90,10 +90,14 @@ static void test_reads_what_the_writer_writes(void **state)
 
 	(void)state;
 	close(mkstemp(path));
-	assert_int_equal(record_new(path, false, &rec, &err), 0);
-	struct record_row row = { .t_ms = 5, .partition = "web", .valid = true, .mbps = 42.5, .mb_max = 80 };
+	assert_int_equal(record_new(path, &(struct record_options){ 0 }, &rec, &err), 0);
+	struct record_row row = {
+		.t_ms = 5, .time_ms = 1796292942123, .partition = "web", .valid = true, .mbps = 42.5, .mb_max = 80
+	};
 	record_write(rec, &row);
-	row = (struct record_row){ .t_ms = 10, .partition = "web", .mb_max = 70, .event = "a,b\n\"c\"" };
+	row = (struct record_row){
+		.t_ms = 10, .time_ms = 1796292942128, .partition = "web", .mb_max = 70, .event = "a,b\n\"c\""
+	};
 	record_write(rec, &row);
 	assert_int_equal(record_free(rec, &err), 0);
 
@@ -103,6 +107,8 @@ static void test_reads_what_the_writer_writes(void **state)
 	assert_int_equal(file->samples[0].flags, RECORD_MBPS | RECORD_VALID);
 	assert_int_equal(file->samples[1].flags, 0);
 	assert_string_equal(file->samples[1].event, "a,b\n\"c\"");
+	assert_true(file->columns & RECORD_HAS_TIME);
+	assert_true(file->samples[0].time_ms == 1796292942123 && file->samples[1].time_ms == 1796292942128);
 	record_file_free(file);
 	unlink(path);
 }
@@ -115,11 +121,11 @@ static void test_columns_by_name(void **state)
 
 	(void)state;
 	assert_int_equal(read_text("time,domain,partition,t_ms,mb_min,mb_max,mbps,ipc,guarantee_mbps,target_mbps\r\n"
-				   "2026-01-01T00:00:00,*,web,100,10,90,500,1.2,6000,\r\n"
-				   "2026-01-01T00:00:00,0,web,100,10,90,250,1.2,6000,\r\n"
-				   "2026-01-01T00:00:00,1,web,100,10,90,250,1.2,6000,\r\n"
-				   "2026-01-01T00:00:00,,batch,100,0,50,300,0.8,,2500\r\n"
-				   "2026-01-01T00:00:00,1,batch,100,0,50,300,0.8,,2500\r\n",
+				   "2026-01-01T00:00:00.100Z,*,web,100,10,90,500,1.2,6000,\r\n"
+				   "2026-01-01T00:00:00.100Z,0,web,100,10,90,250,1.2,6000,\r\n"
+				   "2026-01-01T00:00:00.100Z,1,web,100,10,90,250,1.2,6000,\r\n"
+				   "2026-01-01T00:00:00.100Z,,batch,100,0,50,300,0.8,,2500\r\n"
+				   "2026-01-01T00:00:00.100Z,1,batch,100,0,50,300,0.8,,2500\r\n",
 				   &file, &err),
 			 0);
 	assert_int_equal(file->sample_count, 5);
@@ -141,6 +147,9 @@ static void test_columns_by_name(void **state)
 	assert_true(s[0].t_ms == 100 && s[0].mb_min == 10 && s[0].mb_max == 90 && s[0].guarantee_mbps == 6000);
 	assert_int_equal(s[3].flags, RECORD_MBPS | RECORD_VALID | RECORD_TARGET);
 	assert_true(s[3].target_mbps == 2500);
+	/* the time column: RFC 3339, checked */
+	assert_true(file->columns & RECORD_HAS_TIME);
+	assert_true(s[0].time_ms == 1767225600100 && s[4].time_ms == s[0].time_ms);
 	record_file_free(file);
 }
 
@@ -202,6 +211,16 @@ static void test_value_errors(void **state)
 		     "run.csv:2: bad value in column mb_max: '150' (want a percentage 0..100)");
 	expect_error(HEADER "0,web,1,100,,1,0,\n",
 		     "run.csv:2: bad value in column mb_min: '' (want a percentage 0..100)");
+	expect_error("t_ms,time,partition,mbps,mb_max,mb_min\n0,2026-12-03T10:15:42.123,web,1,100,0\n",
+		     "run.csv:2: bad value in column time: '2026-12-03T10:15:42.123' (want an RFC 3339 time such as "
+		     "2026-12-03T10:15:42.123Z)");
+	expect_error(
+		"t_ms,time,partition,mbps,mb_max,mb_min\n0,2026-12-03T10:15:42.123Z,web,1,100,0\n"
+		"100,,web,1,100,0\n",
+		"run.csv:3: bad value in column time: '' (want an RFC 3339 time such as 2026-12-03T10:15:42.123Z)");
+	expect_error("t_ms,time,partition,mbps,mb_max,mb_min\n0,2026-02-30T10:15:42.123Z,web,1,100,0\n",
+		     "run.csv:2: bad value in column time: '2026-02-30T10:15:42.123Z' (want an RFC 3339 time such as "
+		     "2026-12-03T10:15:42.123Z)");
 	expect_error(HEADER "0,web,1,100,0,yes,0,\n", "run.csv:2: bad value in column valid: 'yes' (want 0 or 1)");
 	expect_error(HEADER "0,web,1,100,0,1,2,\n", "run.csv:2: bad value in column estimated: '2' (want 0 or 1)");
 	expect_error(HEADER "0,web,1,100,0,1,0,\n0,web,"
