@@ -161,6 +161,11 @@ int cmd_plot(int argc, char **argv, const struct ctl_options *ctl)
 		fprintf(stderr, "mpamctl plot: %s\n", err.text);
 		goto out;
 	}
+	if (file->cut_rows)
+		fprintf(stderr,
+			"mpamctl plot: %s:%lu: skipped %zu row(s) cut short (fewer fields than the header: "
+			"mpamd stopped while writing)\n",
+			path, file->first_cut_line, file->cut_rows);
 	if (name_count) {
 		selected = calloc(file->partition_count + 1, sizeof(*selected));
 		if (!selected) {

@@ -50,7 +50,7 @@ static void usage(FILE *out)
 		     "  -b, --backend NAME     resctrl | mmio | sim, replacing the file's backend key\n"
 		     "  -f, --foreground       log to stderr (default: syslog)\n"
 		     "  -n, --ticks N          stop after N ticks (default: run until SIGINT or SIGTERM)\n"
-		     "  -r, --record FILE      write the per-tick CSV record to FILE (replaces the record key)\n"
+		     "  -r, --record FILE      append the per-tick CSV record to FILE (replaces the record key)\n"
 		     "      --sim-clock        with backend sim: run ticks back to back on simulated time\n"
 		     "  -p, --print-every N    print a table of every partition each N ticks to stdout\n"
 		     "  -s, --socket PATH      control socket (default: the socket key, /run/mpamd/mpamd.sock)\n"

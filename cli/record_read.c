@@ -373,10 +373,15 @@ static int read_row(struct reader *rd, struct err *err)
 {
 	struct csv *csv = &rd->csv;
 	struct record_file *file = rd->file;
-	if (csv->count != rd->header_count)
-		return err_set(err, -EINVAL, "%s:%lu: too %s fields: %zu where the header has %zu", csv->name,
-			       csv->start, csv->count > rd->header_count ? "many" : "few", csv->count,
-			       rd->header_count);
+	if (csv->count < rd->header_count) {
+		/* a row cut short: mpamd stopped while writing it, and the next run ended its line */
+		if (file->cut_rows++ == 0)
+			file->first_cut_line = csv->start;
+		return 0;
+	}
+	if (csv->count > rd->header_count)
+		return err_set(err, -EINVAL, "%s:%lu: too many fields: %zu where the header has %zu", csv->name,
+			       csv->start, csv->count, rd->header_count);
 	if (file->sample_count == rd->samples_cap) {
 		size_t want = rd->samples_cap ? rd->samples_cap * 2 : 64;
 		if (want > SIZE_MAX / sizeof(*file->samples))

@@ -5,7 +5,10 @@
  * time (RFC 3339, core/base/rfc3339.h), valid, estimated, event, sim_mbps, domain, guarantee_mbps,
  * target_mbps (and anything else).
  * Fields follow RFC 4180: a quoted field may hold commas, line breaks and doubled quotes.
- * Lines end in LF or CRLF. Any problem is an error naming FILE:LINE and what is wrong. */
+ * Lines end in LF or CRLF. Any problem is an error naming FILE:LINE and what is wrong, but for one:
+ * a row with fewer fields than the header is a row cut short (mpamd stopped while writing it; the
+ * next run ends its line before appending), so it is skipped and counted in cut_rows, with its
+ * line in first_cut_line, for the caller to report. */
 #ifndef MPAMD_CLI_RECORD_READ_H
 #define MPAMD_CLI_RECORD_READ_H
 
@@ -59,6 +62,8 @@ struct record_file {
 	size_t domain_count;
 	struct record_sample *samples; /* in file order */
 	size_t sample_count;
+	size_t cut_rows;	      /* rows cut short, skipped */
+	unsigned long first_cut_line; /* the line the first of them is on */
 };
 
 /* Reads the record file at `path`. On error returns a negative errno with "PATH:LINE: reason"

@@ -97,6 +97,7 @@ mpamd_layer(mpamd_engine DIRS core/engine
   core/engine/engine_record.c
   core/engine/events.c
   core/engine/record.c
+  core/engine/record_out.c
   core/engine/registry.c)
 
 # The programs on top.

@@ -8,13 +8,15 @@
 #include <unistd.h>
 
 #include "core/base/rfc3339.h"
+#include "core/engine/record_internal.h"
 
 #define TICK_BUFFER_START 4096
 
 struct record {
-	int fd;
+	struct record_out out;
 	char *path;
 	struct record_options opts;
+	char header[128];
 	char *tick; /* the current tick's rows */
 	size_t tick_len, tick_cap;
 	bool out_of_memory; /* a row of this tick was lost */
@@ -66,21 +68,6 @@ __attribute__((format(printf, 2, 3))) static void tick_printf(struct record *rec
 		tick_append(rec, line, (size_t)n);
 }
 
-/* All of it, or an errno: a short write is continued, never left as a cut row. */
-static int write_all(int fd, const char *data, size_t len)
-{
-	while (len > 0) {
-		ssize_t n = write(fd, data, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return n < 0 ? -errno : -EIO;
-		data += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 static int write_failed(const struct record *rec, int code, struct err *err)
 {
 	return err_set(err, code, "cannot write record file %s: %s", rec->path, strerror(-code));
@@ -89,25 +76,17 @@ static int write_failed(const struct record *rec, int code, struct err *err)
 int record_new(const char *path, const struct record_options *opts, struct record **ret, struct err *err)
 {
 	struct record *rec = calloc(1, sizeof(*rec));
-	char text[128];
 
 	if (!rec || !(rec->path = strdup(path))) {
 		free(rec);
 		return err_set(err, -ENOMEM, "out of memory");
 	}
 	rec->opts = *opts;
-	rec->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-	if (rec->fd < 0) {
-		int saved = errno;
+	header(rec, rec->header, sizeof(rec->header));
+	int r = record_out_open(path, rec->header, opts->now_ms, &rec->out, err);
+	if (r < 0) {
 		free(rec->path);
 		free(rec);
-		return err_set(err, -saved, "cannot create record file %s: %s", path, strerror(saved));
-	}
-	header(rec, text, sizeof(text));
-	int r = write_all(rec->fd, text, strlen(text));
-	if (r < 0) {
-		write_failed(rec, r, err);
-		record_free(rec, NULL);
 		return r;
 	}
 	*ret = rec;
@@ -149,7 +128,7 @@ int record_end_tick(struct record *rec, struct err *err)
 	if (rec->out_of_memory)
 		r = err_set(err, -ENOMEM, "record file %s: out of memory for a tick's rows", rec->path);
 	else if (rec->tick_len)
-		r = write_all(rec->fd, rec->tick, rec->tick_len);
+		r = record_out_write(&rec->out, rec->tick, rec->tick_len);
 	if (r < 0 && !rec->out_of_memory)
 		write_failed(rec, r, err);
 	rec->tick_len = 0;
@@ -164,7 +143,7 @@ int record_free(struct record *rec, struct err *err)
 	if (!rec)
 		return 0;
 	r = record_end_tick(rec, err);
-	if (close(rec->fd) != 0 && r == 0) {
+	if (close(rec->out.fd) != 0 && r == 0) {
 		int saved = errno;
 		r = err_set(err, -saved, "cannot close record file %s: %s", rec->path, strerror(saved));
 	}

@@ -28,11 +28,14 @@ struct record_row {
 
 struct record_options {
 	bool with_truth; /* the sim_mbps column */
+	uint64_t now_ms; /* wall clock at the opening: names a file moved aside */
 };
 
 struct record;
 
-/* Creates (truncates) `path`. */
+/* Opens `path` to append to it, across restarts: a new or empty file gets the header, a file with
+ * exactly this header is appended to, any other file is moved aside (PATH.YYYYMMDDTHHMMSSZ) and a
+ * new one begun; a row cut short at the end is ended first (see record_internal.h). */
 int record_new(const char *path, const struct record_options *opts, struct record **ret, struct err *err);
 /* Adds a row to the current tick. */
 void record_write(struct record *rec, const struct record_row *row);

@@ -229,6 +229,25 @@ static void test_bad_record_file(void **state)
 	run_result_fini(&r);
 }
 
+/* A row a crash cut short is skipped with a warning naming its line; the rest is drawn. */
+static void test_cut_row_warned(void **state)
+{
+	struct fixture *f = *state;
+	char bad[200];
+
+	snprintf(bad, sizeof(bad), "%s/bad.csv", f->dir);
+	FILE *out = fopen(bad, "w");
+	assert_non_null(out);
+	fputs("t_ms,partition,mbps,mb_max,mb_min\n0,web,1,100,0\n100,we\n100,web,2,100,0\n", out);
+	fclose(out);
+	struct run_result r = run((char *[]){ MPAMCTL, "plot", bad, "-o", f->svg, NULL });
+	assert_int_equal(r.exit_code, 0);
+	expect_in(r.err, "bad.csv:3: skipped 1 row(s) cut short (fewer fields than the header: mpamd stopped while "
+			 "writing)\n");
+	run_result_fini(&r);
+	assert_int_equal(access(f->svg, F_OK), 0);
+}
+
 static void test_unwritable_output(void **state)
 {
 	struct fixture *f = *state;
@@ -334,6 +353,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_unknown_partition, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_nothing_in_range, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_record_file, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cut_row_warned, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unwritable_output, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_usage_errors, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_help, setup, teardown),

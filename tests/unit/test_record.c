@@ -1,14 +1,20 @@
-/* The record file: header, rows, empty rate for invalid samples, quoting of events. */
+/* The record file: header, rows, empty rate for invalid samples, quoting of events, the time column,
+ * and its life across restarts: appended to under one header, another program's file moved aside,
+ * a row cut short ended before the next one. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
 
+#include "cli/record_read.h"
+#include "core/base/log.h"
 #include "core/engine/record.h"
 #include "tests/util/record_reader.h"
 #include "tests/util/testutil.h"
@@ -85,6 +91,200 @@ static void test_tests_reader_checks_time(void **state)
 	unlink(path);
 }
 
+#define HEADER	   "t_ms,time,partition,mbps,mb_max,mb_min,valid,estimated,event\n"
+#define HEADER_SIM "t_ms,time,partition,mbps,mb_max,mb_min,valid,estimated,event,sim_mbps\n"
+#define T0	   1796292942123ull /* 2026-12-03T10:15:42.123Z */
+
+/* A private directory, so that every file a test leaves (a file moved aside) can be found. */
+struct dir {
+	char path[64];
+	char record[96];
+};
+
+static void dir_make(struct dir *d)
+{
+	snprintf(d->path, sizeof(d->path), "/tmp/mpamd-record-XXXXXX");
+	assert_non_null(mkdtemp(d->path));
+	snprintf(d->record, sizeof(d->record), "%s/run.csv", d->path);
+}
+
+/* Removes what is in the directory and the directory; returns how many files it held. */
+static size_t dir_remove(struct dir *d)
+{
+	size_t count = 0;
+	char **files = list_files(d->path, "", &count);
+
+	for (size_t i = 0; i < count; i++)
+		unlink(files[i]);
+	free_file_list(files, count);
+	assert_int_equal(rmdir(d->path), 0);
+	return count;
+}
+
+static void write_text(const char *path, const char *text)
+{
+	FILE *out = fopen(path, "w");
+
+	assert_non_null(out);
+	fputs(text, out);
+	assert_int_equal(fclose(out), 0);
+}
+
+/* One tick of `partitions` rows at t_ms, its wall-clock time T0 + t_ms. */
+static void write_tick(struct record *rec, uint64_t t_ms, unsigned partitions)
+{
+	static const char *const names[] = { "web", "batch", "tenant", "build" };
+
+	for (unsigned i = 0; i < partitions; i++) {
+		struct record_row row = { .t_ms = t_ms,
+					  .time_ms = T0 + t_ms,
+					  .partition = names[i % 4],
+					  .valid = true,
+					  .mbps = 1000.0 + i,
+					  .mb_max = 100 };
+		record_write(rec, &row);
+	}
+}
+
+static void open_write_close(const char *path, const struct record_options *opts, uint64_t t_ms)
+{
+	struct record *rec;
+	struct err err = { "" };
+
+	if (record_new(path, opts, &rec, &err) < 0)
+		fail_msg("record_new: %s", err.text);
+	write_tick(rec, t_ms, 1);
+	assert_int_equal(record_free(rec, &err), 0);
+}
+
+static size_t count_text(const char *text, const char *what)
+{
+	size_t n = 0;
+
+	for (const char *p = strstr(text, what); p; p = strstr(p + 1, what))
+		n++;
+	return n;
+}
+
+/* A restart appends: the header is written once, into the new file only. */
+static void test_header_once_over_two_opens(void **state)
+{
+	struct dir d;
+	struct record_options opts = { .now_ms = T0 };
+
+	(void)state;
+	dir_make(&d);
+	open_write_close(d.record, &opts, 100);
+	open_write_close(d.record, &opts, 100); /* the second run's t_ms starts again */
+	char *text = read_text_file(d.record);
+	assert_string_equal(text, HEADER "100,2026-12-03T10:15:42.223Z,web,1000.0,100,0,1,0,\n"
+					 "100,2026-12-03T10:15:42.223Z,web,1000.0,100,0,1,0,\n");
+	free(text);
+	/* an empty file (made by logrotate's create, or touch) gets the header too */
+	write_text(d.record, "");
+	open_write_close(d.record, &opts, 200);
+	text = read_text_file(d.record);
+	assert_int_equal(strncmp(text, HEADER "200,", strlen(HEADER) + 4), 0);
+	free(text);
+	assert_int_equal(dir_remove(&d), 1); /* nothing moved aside */
+}
+
+/* A file of an older version or another program is moved aside whole, never appended to or
+ * overwritten; a second one moved in the same second gets a name of its own. */
+static void test_other_header_moved_aside(void **state)
+{
+	static const char old[] = "t_ms,partition,mbps,mb_max,mb_min,valid,estimated,event\n"
+				  "100,web,1.0,100,0,1,0,\n";
+	static const char other[] = "date,temperature\n2026-12-01,4\n";
+	struct dir d;
+	char aside[160], second[160];
+	struct record_options opts = { .now_ms = T0 };
+
+	(void)state;
+	dir_make(&d);
+	snprintf(aside, sizeof(aside), "%s.20261203T101542Z", d.record);
+	snprintf(second, sizeof(second), "%s.20261203T101542Z-1", d.record);
+	write_text(d.record, old);
+	unsigned long warnings = log_count(LOG_LEVEL_WARNING);
+	open_write_close(d.record, &opts, 100);
+	assert_int_equal(log_count(LOG_LEVEL_WARNING), warnings + 1); /* the log says so */
+	char *text = read_text_file(aside);
+	assert_non_null(text);
+	assert_string_equal(text, old);
+	free(text);
+	text = read_text_file(d.record);
+	assert_int_equal(strncmp(text, HEADER "100,", strlen(HEADER) + 4), 0);
+	assert_int_equal(count_text(text, "\n"), 2);
+	free(text);
+
+	write_text(d.record, other);
+	open_write_close(d.record, &opts, 100);
+	text = read_text_file(second);
+	assert_non_null(text);
+	assert_string_equal(text, other);
+	free(text);
+	text = read_text_file(aside); /* the first one is still there, untouched */
+	assert_string_equal(text, old);
+	free(text);
+
+	/* our header without the simulator's column is another header too: the columns differ */
+	opts.with_truth = true;
+	open_write_close(d.record, &opts, 100);
+	text = read_text_file(d.record);
+	assert_int_equal(strncmp(text, HEADER_SIM, strlen(HEADER_SIM)), 0);
+	free(text);
+	assert_int_equal(dir_remove(&d), 4);
+}
+
+/* What a crash leaves (a row cut short, no line break) is ended before the next row, and the
+ * product's reader skips it and says where it was. */
+static void test_cut_row_is_ended(void **state)
+{
+	struct dir d;
+	struct record_options opts = { .now_ms = T0, .with_truth = true };
+	struct record_file *file;
+	struct err err = { "" };
+
+	(void)state;
+	dir_make(&d);
+	write_text(d.record, HEADER_SIM "100,2026-12-03T10:15:42.223Z,web,1000.0,100,0,1,0,,1000.0\n"
+					"200,2026-12-03T10:15:42.323Z,web,10");
+	open_write_close(d.record, &opts, 100);
+	char *text = read_text_file(d.record);
+	assert_non_null(strstr(text, "\n200,2026-12-03T10:15:42.323Z,web,10\n100,2026-12-03T10:15:42.223Z,web,"));
+	free(text);
+	assert_int_equal(record_file_new(d.record, &file, &err), 0);
+	assert_int_equal(file->sample_count, 2);
+	assert_int_equal(file->cut_rows, 1);
+	assert_int_equal(file->first_cut_line, 3);
+	record_file_free(file);
+
+	/* cut inside a quoted event: the quote is closed too, or the next rows would be swallowed */
+	write_text(d.record, HEADER_SIM "100,2026-12-03T10:15:42.223Z,web,,40,5,0,0,\"throttle: victim \"\"we");
+	open_write_close(d.record, &opts, 300);
+	open_write_close(d.record, &opts, 400);
+	assert_int_equal(record_file_new(d.record, &file, &err), 0);
+	assert_int_equal(file->sample_count, 2);
+	assert_true(file->samples[0].t_ms == 300 && file->samples[1].t_ms == 400);
+	assert_int_equal(file->cut_rows, 1);
+	assert_int_equal(file->first_cut_line, 2);
+	record_file_free(file);
+	assert_int_equal(dir_remove(&d), 1);
+}
+
+/* Only regular files are checked and moved: /dev/null stays /dev/null. */
+static void test_not_a_regular_file(void **state)
+{
+	struct record_options opts = { .now_ms = T0 };
+	struct stat st;
+
+	(void)state;
+	open_write_close("/dev/null", &opts, 100);
+	open_write_close("/dev/null", &opts, 200);
+	assert_int_equal(stat("/dev/null", &st), 0);
+	assert_true(S_ISCHR(st.st_mode));
+}
+
 static void test_unwritable_path(void **state)
 {
 	struct record *rec;
@@ -92,7 +292,8 @@ static void test_unwritable_path(void **state)
 
 	(void)state;
 	assert_true(record_new("/nonexistent/dir/run.csv", &(struct record_options){ 0 }, &rec, &err) < 0);
-	assert_non_null(strstr(err.text, "cannot create record file /nonexistent/dir/run.csv"));
+	assert_non_null(
+		strstr(err.text, "cannot open record file /nonexistent/dir/run.csv: No such file or directory"));
 }
 
 int main(void)
@@ -100,6 +301,10 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_rows_and_quoting),
 		cmocka_unit_test(test_tests_reader_checks_time),
+		cmocka_unit_test(test_header_once_over_two_opens),
+		cmocka_unit_test(test_other_header_moved_aside),
+		cmocka_unit_test(test_cut_row_is_ended),
+		cmocka_unit_test(test_not_a_regular_file),
 		cmocka_unit_test(test_unwritable_path),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
