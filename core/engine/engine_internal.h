@@ -71,6 +71,9 @@ void engine_reset_limits(struct engine *e);
 int engine_record_open(struct engine *e, struct err *err);
 /* One row per partition, written when the tick ends; a write failure stops the recording. */
 void engine_record_tick(struct engine *e, uint64_t now_ns);
+/* SIGHUP: closes the record file and opens the path the configuration names now (a file logrotate
+ * moved away is left complete, a new one begun); a failure is logged and stops the recording. */
+void engine_record_reopen(struct engine *e);
 void engine_record_close(struct engine *e);
 
 /* engine_ctl.c */

@@ -1,5 +1,6 @@
 /* The engine's record file: where it is, the wall-clock time of each tick, one row per partition
- * per tick, and a failing disk that stops the recording but never the control loop. */
+ * per tick, reopening on SIGHUP, and a failing disk that stops the recording but never the control
+ * loop. */
 #include "core/base/log.h"
 #include "core/engine/engine_internal.h"
 
@@ -37,7 +38,7 @@ int engine_record_open(struct engine *e, struct err *err)
 /* After a write failure the file is closed and recording stops; the loop carries on. */
 static void stop_recording(struct engine *e, const struct err *why)
 {
-	log_error("%s; recording stops", why->text);
+	log_error("%s; recording stops until the next SIGHUP", why->text);
 	record_free(e->record, NULL);
 	e->record = NULL;
 }
@@ -68,6 +69,23 @@ void engine_record_tick(struct engine *e, uint64_t now_ns)
 	}
 	if (record_end_tick(e->record, &err) < 0)
 		stop_recording(e, &err);
+}
+
+void engine_record_reopen(struct engine *e)
+{
+	const char *path = record_path(e);
+	struct record_options opts = record_options(e);
+	struct err err = { "" };
+
+	engine_record_close(e);
+	if (!path)
+		return;
+	if (record_new(path, &opts, &e->record, &err) < 0) {
+		log_error("%s; recording stops until the next SIGHUP", err.text);
+		e->record = NULL;
+		return;
+	}
+	log_info("record file %s reopened", path);
 }
 
 void engine_record_close(struct engine *e)

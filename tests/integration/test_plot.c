@@ -60,7 +60,9 @@ static int teardown(void **state)
 {
 	struct fixture *f = *state;
 	char path[200];
-	static const char *const names[] = { "run.csv", "run.svg", "run.png", "web.svg", "bad.csv", "x.png" };
+	static const char *const names[] = {
+		"run.csv", "run.svg", "run.png", "web.svg", "bad.csv", "x.png", "mpamd.csv"
+	};
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		snprintf(path, sizeof(path), "%s/%s", f->dir, names[i]);
@@ -321,21 +323,24 @@ static void test_help(void **state)
 	run_result_fini(&r);
 }
 
-/* A record mpamd writes, end to end. */
+/* A record mpamd writes, end to end (a new file: mpamd would move the fixture's aside). */
 static void test_plots_what_mpamd_records(void **state)
 {
 	struct fixture *f = *state;
+	char csv[200];
+
+	snprintf(csv, sizeof(csv), "%s/mpamd.csv", f->dir);
 	struct run_result r =
 		run((char *[]){ MPAMD, "-c", MPAMD_SOURCE_DIR "/etc/demo.ini", "--foreground", "--no-socket",
-				"--sim-clock", "--ticks", "50", "--print-every", "1000", "--record", f->csv, NULL });
+				"--sim-clock", "--ticks", "50", "--print-every", "1000", "--record", csv, NULL });
 
 	assert_int_equal(r.exit_code, 0);
 	run_result_fini(&r);
-	r = run((char *[]){ MPAMCTL, "plot", f->csv, "-o", f->png, NULL });
+	r = run((char *[]){ MPAMCTL, "plot", csv, "-o", f->png, NULL });
 	assert_int_equal(r.exit_code, 0);
 	assert_string_equal(r.err, "");
 	run_result_fini(&r);
-	r = run((char *[]){ MPAMCTL, "plot", f->csv, "-o", f->svg, NULL });
+	r = run((char *[]){ MPAMCTL, "plot", csv, "-o", f->svg, NULL });
 	assert_int_equal(r.exit_code, 0);
 	run_result_fini(&r);
 	char *svg = read_text_file(f->svg);
