@@ -21,7 +21,9 @@ static uint64_t tick_wall_ms(const struct engine *e, uint64_t now_ns)
 
 static struct record_options record_options(const struct engine *e)
 {
-	return (struct record_options){ .with_truth = engine_has_truth(e), .now_ms = clock_wall_ms() };
+	return (struct record_options){ .with_truth = engine_has_truth(e),
+					.now_ms = clock_wall_ms(),
+					.max_bytes = e->config->global.record_max_bytes };
 }
 
 int engine_record_open(struct engine *e, struct err *err)

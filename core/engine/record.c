@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/base/log.h"
 #include "core/base/rfc3339.h"
 #include "core/engine/record_internal.h"
 
@@ -19,7 +20,8 @@ struct record {
 	char header[128];
 	char *tick; /* the current tick's rows */
 	size_t tick_len, tick_cap;
-	bool out_of_memory; /* a row of this tick was lost */
+	uint64_t tick_time_ms; /* the wall clock of the tick's rows: names files moved aside */
+	bool out_of_memory;    /* a row of this tick was lost */
 };
 
 static void header(const struct record *rec, char *buf, size_t len)
@@ -113,6 +115,7 @@ void record_write(struct record *rec, const struct record_row *row)
 	if (row->valid)
 		snprintf(mbps, sizeof(mbps), "%.1f", row->mbps);
 	rfc3339_format_ms((int64_t)row->time_ms, time, sizeof(time));
+	rec->tick_time_ms = row->time_ms;
 	tick_printf(rec, "%llu,%s,%s,%s,%u,%u,%d,%d,", (unsigned long long)row->t_ms, time, row->partition, mbps,
 		    row->mb_max, row->mb_min, row->valid, row->estimated);
 	write_field(rec, row->event ? row->event : "");
@@ -121,15 +124,37 @@ void record_write(struct record *rec, const struct record_row *row)
 	tick_printf(rec, "\n");
 }
 
+/* A tick that would take the file past its cap goes to a new one; a file holding only its header
+ * takes any tick, so that a tick larger than the cap is still written, whole. */
+static bool tick_needs_new_file(const struct record *rec)
+{
+	return rec->opts.max_bytes && rec->out.regular && rec->out.size > strlen(rec->header) &&
+	       rec->out.size + rec->tick_len > rec->opts.max_bytes;
+}
+
+static int rotate(struct record *rec, struct err *err)
+{
+	uint64_t size = rec->out.size;
+	int r = record_out_rotate(rec->path, rec->header, rec->tick_time_ms, &rec->out, err);
+
+	if (r == 0)
+		log_info("record file %s: %llu bytes, the next tick would pass record_max_bytes = %llu: moved to "
+			 "%s.1, a new one begun",
+			 rec->path, (unsigned long long)size, (unsigned long long)rec->opts.max_bytes, rec->path);
+	return r;
+}
+
 int record_end_tick(struct record *rec, struct err *err)
 {
 	int r = 0;
 
 	if (rec->out_of_memory)
 		r = err_set(err, -ENOMEM, "record file %s: out of memory for a tick's rows", rec->path);
-	else if (rec->tick_len)
-		r = record_out_write(&rec->out, rec->tick, rec->tick_len);
-	if (r < 0 && !rec->out_of_memory)
+	else if (rec->out.fd < 0)
+		r = err_set(err, -EBADF, "record file %s is not open", rec->path);
+	else if (rec->tick_len && tick_needs_new_file(rec))
+		r = rotate(rec, err);
+	if (r == 0 && rec->tick_len && (r = record_out_write(&rec->out, rec->tick, rec->tick_len)) < 0)
 		write_failed(rec, r, err);
 	rec->tick_len = 0;
 	rec->out_of_memory = false;
@@ -143,7 +168,7 @@ int record_free(struct record *rec, struct err *err)
 	if (!rec)
 		return 0;
 	r = record_end_tick(rec, err);
-	if (close(rec->out.fd) != 0 && r == 0) {
+	if (rec->out.fd >= 0 && close(rec->out.fd) != 0 && r == 0) {
 		int saved = errno;
 		r = err_set(err, -saved, "cannot close record file %s: %s", rec->path, strerror(saved));
 	}

@@ -27,8 +27,9 @@ struct record_row {
 };
 
 struct record_options {
-	bool with_truth; /* the sim_mbps column */
-	uint64_t now_ms; /* wall clock at the opening: names a file moved aside */
+	bool with_truth;    /* the sim_mbps column */
+	uint64_t now_ms;    /* wall clock at the opening: names a file moved aside */
+	uint64_t max_bytes; /* a tick that would take the file past this goes to a new file; 0: no cap */
 };
 
 struct record;
@@ -39,7 +40,9 @@ struct record;
 int record_new(const char *path, const struct record_options *opts, struct record **ret, struct err *err);
 /* Adds a row to the current tick. */
 void record_write(struct record *rec, const struct record_row *row);
-/* Ends a tick: writes its rows, so the file can be followed while mpamd runs. */
+/* Ends a tick: writes its rows, so the file can be followed while mpamd runs. When they would take
+ * the file past max_bytes, the file is first moved to PATH.1 (replacing an older PATH.1) and a new
+ * one begun with the header: a tick is never split between two files. */
 int record_end_tick(struct record *rec, struct err *err);
 /* Ends the current tick and closes the file. */
 int record_free(struct record *rec, struct err *err);

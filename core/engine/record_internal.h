@@ -10,7 +10,7 @@
 /* The record file as it is open: only a regular file is checked, moved aside or rotated;
  * anything else (/dev/null, a pipe) just gets the header and the rows. */
 struct record_out {
-	int fd;
+	int fd; /* -1 after a failed rotation */
 	bool regular;
 	uint64_t size; /* bytes in the file, as far as mpamd knows */
 };
@@ -22,6 +22,11 @@ struct record_out {
  * (mpamd stopped while writing it) first gets the line break, after a closing quote when the row
  * stopped inside a quoted field, so the cut row stays alone on its line. */
 int record_out_open(const char *path, const char *header, uint64_t now_ms, struct record_out *ret, struct err *err);
+
+/* Moves the file to PATH.1 (replacing an older one) and opens a new one with the header in its
+ * place. A file no longer at `path` (moved away by someone else) is left where it is. On failure
+ * out->fd is -1. */
+int record_out_rotate(const char *path, const char *header, uint64_t now_ms, struct record_out *out, struct err *err);
 
 /* All of `len` bytes, continuing short writes; 0 or a negative errno. */
 int record_out_write(struct record_out *out, const char *data, size_t len);

@@ -1,5 +1,5 @@
 /* The record file on disk across restarts: appended to when its header is ours, moved aside when
- * it is not, and mended when a row was cut short. */
+ * it is not, mended when a row was cut short, and rotated at its size cap. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -184,5 +184,31 @@ int record_out_open(const char *path, const char *header, uint64_t now_ms, struc
 	if (r > 0) /* another program put a file there in the meantime */
 		return err_set(err, -EEXIST,
 			       "record file %s: a file with another header appeared while it was moved aside", path);
+	return r;
+}
+
+/* Whether `path` still names the open file: logrotate may have moved it away since. */
+static bool still_at(const struct record_out *out, const char *path)
+{
+	struct stat open_st, path_st;
+
+	return fstat(out->fd, &open_st) == 0 && stat(path, &path_st) == 0 && open_st.st_dev == path_st.st_dev &&
+	       open_st.st_ino == path_st.st_ino;
+}
+
+int record_out_rotate(const char *path, const char *header, uint64_t now_ms, struct record_out *out, struct err *err)
+{
+	char older[PATH_MAX];
+
+	snprintf(older, sizeof(older), "%s.1", path);
+	if (still_at(out, path) && rename(path, older) < 0) {
+		int saved = errno;
+		return err_set(err, -saved, "cannot rotate record file %s to %s: %s", path, older, strerror(saved));
+	}
+	close(out->fd);
+	out->fd = -1;
+	int r = record_out_open(path, header, now_ms, out, err);
+	if (r < 0)
+		out->fd = -1;
 	return r;
 }

@@ -1,6 +1,6 @@
 /* The record file as a history, with mpamd run as the operator runs it: runs appended under one
- * header, and logrotate's way (mv, then SIGHUP; by hand and with the shipped logrotate file)
- * giving a complete old file and a new one. */
+ * header, logrotate's way (mv, then SIGHUP; by hand and with the shipped logrotate file) giving a
+ * complete old file and a new one, and mpamd's own rotation at record_max_bytes. */
 #include <ftw.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -262,6 +262,46 @@ static void test_failed_reopen_stops_recording_only(void **state)
 	stop_daemon(f);
 }
 
+/* [global] record_max_bytes through mpamd: the file never passes the cap, PATH.1 holds whole ticks
+ * and the ticks go on in PATH where PATH.1 ends. */
+static void test_record_max_bytes_rotates(void **state)
+{
+	struct files *f = *state;
+	char text[512], older[128];
+	struct record_line *rows = NULL, *older_rows = NULL;
+	char header[256];
+	struct stat st;
+
+	snprintf(older, sizeof(older), "%s.1", f->record);
+	snprintf(text, sizeof(text),
+		 "[global]\nbackend = sim\nrecord = %s\nrecord_max_bytes = 64K\n[sim]\ncapacity_mbps = 10000\n"
+		 "[partition \"web\"]\nsim_demand = 3000\n[partition \"batch\"]\nsim_demand = 9000\n",
+		 f->record);
+	write_file(f->config, text);
+	struct run_result r;
+	char *argv[] = { MPAMD, "-c", f->config, "-f", "--no-socket", "--sim-clock", "--ticks", "3000", NULL };
+	assert_int_equal(run_command(argv, &r), 0);
+	if (r.exit_code != 0)
+		fail_msg("mpamd exited %d:\n%s", r.exit_code, r.err);
+	assert_non_null(strstr(r.err, "would pass record_max_bytes = 65536: moved to"));
+	run_result_fini(&r);
+	assert_int_equal(stat(f->record, &st), 0);
+	assert_true(st.st_size <= 65536);
+	assert_int_equal(stat(older, &st), 0);
+	assert_true(st.st_size <= 65536 && st.st_size > 65536 - 1024); /* full, but for less than a tick */
+	long n = record_read(f->record, header, sizeof(header), &rows);
+	long n_older = record_read(older, header, sizeof(header), &older_rows);
+	assert_true(n > 0 && n % 2 == 0 && n_older > 0 && n_older % 2 == 0);
+	for (long i = 0; i < n_older; i += 2)
+		assert_int_equal(older_rows[i].t_ms, older_rows[i + 1].t_ms);
+	for (long i = 0; i < n; i += 2)
+		assert_int_equal(rows[i].t_ms, rows[i + 1].t_ms);
+	assert_int_equal(rows[0].t_ms, older_rows[n_older - 1].t_ms + 100);
+	assert_int_equal(rows[n - 1].t_ms, 3000 * 100);
+	free(rows);
+	free(older_rows);
+}
+
 /* `text` with every `from` replaced by `to`; malloc'ed. */
 static char *replace_all(const char *text, const char *from, const char *to)
 {
@@ -333,6 +373,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_two_runs_append, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sighup_after_mv_begins_a_new_file, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_failed_reopen_stops_recording_only, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_record_max_bytes_rotates, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_shipped_logrotate_config, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

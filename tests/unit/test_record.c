@@ -1,6 +1,6 @@
 /* The record file: header, rows, empty rate for invalid samples, quoting of events, the time column,
  * and its life across restarts: appended to under one header, another program's file moved aside,
- * a row cut short ended before the next one. */
+ * a row cut short ended before the next one, and the size cap rotating between ticks. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -272,6 +272,90 @@ static void test_cut_row_is_ended(void **state)
 	assert_int_equal(dir_remove(&d), 1);
 }
 
+/* Per file: how many rows each t_ms has (every one must be a whole tick of `partitions`), the
+ * first and last t_ms. */
+static void check_whole_ticks(const char *path, unsigned partitions, uint64_t *first, uint64_t *last)
+{
+	struct record_file *file;
+	struct err err = { "" };
+	char *text = read_text_file(path);
+
+	assert_non_null(text);
+	assert_int_equal(strncmp(text, HEADER, strlen(HEADER)), 0);
+	assert_int_equal(count_text(text, "t_ms,"), 1);
+	free(text);
+	if (record_file_new(path, &file, &err) < 0)
+		fail_msg("%s", err.text);
+	assert_true(file->sample_count > 0);
+	assert_int_equal(file->sample_count % partitions, 0);
+	assert_int_equal(file->cut_rows, 0);
+	for (size_t i = 0; i < file->sample_count; i += partitions)
+		for (unsigned k = 0; k < partitions; k++)
+			assert_int_equal(file->samples[i + k].t_ms, file->samples[i].t_ms);
+	*first = file->samples[0].t_ms;
+	*last = file->samples[file->sample_count - 1].t_ms;
+	record_file_free(file);
+}
+
+/* At the cap the file moves to PATH.1 between two ticks: both files hold whole ticks, none passes
+ * the cap, PATH.1 is replaced by the next rotation, and the ticks run on from one file to the next. */
+static void test_cap_rotates_at_tick_boundary(void **state)
+{
+	struct dir d;
+	struct record_options opts = { .now_ms = T0, .max_bytes = 1000 };
+	struct record *rec;
+	struct err err = { "" };
+	char older[160];
+	struct stat st;
+
+	(void)state;
+	dir_make(&d);
+	snprintf(older, sizeof(older), "%s.1", d.record);
+	assert_int_equal(record_new(d.record, &opts, &rec, &err), 0);
+	for (uint64_t t = 100; t <= 3000; t += 100) {
+		write_tick(rec, t, 3);
+		assert_int_equal(record_end_tick(rec, &err), 0);
+		assert_int_equal(stat(d.record, &st), 0);
+		assert_true(st.st_size <= 1000);
+	}
+	assert_int_equal(record_free(rec, &err), 0);
+	assert_int_equal(stat(older, &st), 0);
+	assert_true(st.st_size <= 1000);
+
+	uint64_t first_older, last_older, first, last;
+	check_whole_ticks(older, 3, &first_older, &last_older);
+	check_whole_ticks(d.record, 3, &first, &last);
+	assert_true(first == last_older + 100); /* nothing lost between them */
+	assert_true(last == 3000);
+	assert_true(first_older > 100); /* the first PATH.1 was replaced by a later one */
+	assert_int_equal(dir_remove(&d), 2);
+}
+
+/* A tick larger than the cap still goes whole into a file of its own. */
+static void test_tick_larger_than_the_cap(void **state)
+{
+	struct dir d;
+	struct record_options opts = { .now_ms = T0, .max_bytes = 100 };
+	struct record *rec;
+	struct err err = { "" };
+	char older[160];
+	uint64_t first, last;
+
+	(void)state;
+	dir_make(&d);
+	snprintf(older, sizeof(older), "%s.1", d.record);
+	assert_int_equal(record_new(d.record, &opts, &rec, &err), 0);
+	write_tick(rec, 100, 4);
+	assert_int_equal(record_end_tick(rec, &err), 0);
+	write_tick(rec, 200, 4);
+	assert_int_equal(record_free(rec, &err), 0);
+	check_whole_ticks(older, 4, &first, &last);
+	assert_true(first == 100 && last == 100);
+	check_whole_ticks(d.record, 4, &first, &last);
+	assert_true(first == 200 && last == 200);
+	assert_int_equal(dir_remove(&d), 2);
+}
+
 /* Only regular files are checked and moved: /dev/null stays /dev/null. */
 static void test_not_a_regular_file(void **state)
 {
@@ -304,6 +388,8 @@ int main(void)
 		cmocka_unit_test(test_header_once_over_two_opens),
 		cmocka_unit_test(test_other_header_moved_aside),
 		cmocka_unit_test(test_cut_row_is_ended),
+		cmocka_unit_test(test_cap_rotates_at_tick_boundary),
+		cmocka_unit_test(test_tick_larger_than_the_cap),
 		cmocka_unit_test(test_not_a_regular_file),
 		cmocka_unit_test(test_unwritable_path),
 	};
