@@ -369,6 +369,19 @@ static int parse_field(struct reader *rd, int col, const char *s, struct record_
 	}
 }
 
+/* Every run of mpamd counts t_ms from 0: a row whose t_ms is below the row before begins the next
+ * run. The first row sets where the file's time line starts. */
+static void place_in_run(struct record_file *file, struct record_sample *s)
+{
+	if (file->sample_count == 0) {
+		file->run_count = 1;
+		file->time_origin_ms = s->time_ms - (int64_t)s->t_ms;
+	} else if (s->t_ms < file->samples[file->sample_count - 1].t_ms) {
+		file->run_count++;
+	}
+	s->run = file->run_count - 1;
+}
+
 static int read_row(struct reader *rd, struct err *err)
 {
 	struct csv *csv = &rd->csv;
@@ -403,6 +416,7 @@ static int read_row(struct reader *rd, struct err *err)
 	}
 	if (!(file->columns & RECORD_HAS_VALID) && (s->flags & RECORD_MBPS))
 		s->flags |= RECORD_VALID;
+	place_in_run(file, s);
 	file->sample_count++;
 	return 0;
 }
@@ -468,6 +482,13 @@ void record_file_free(struct record_file *file)
 	free(file->domains);
 	free(file->name);
 	free(file);
+}
+
+double record_file_seconds(const struct record_file *file, const struct record_sample *sample)
+{
+	if (file->columns & RECORD_HAS_TIME)
+		return (double)(sample->time_ms - file->time_origin_ms) / 1000.0;
+	return (double)sample->t_ms / 1000.0;
 }
 
 long record_file_find_partition(const struct record_file *file, const char *name)

@@ -1,6 +1,7 @@
 /* The record file reader: columns by name, RFC 4180 quoting, and an error naming FILE:LINE for
  * every way a file can be wrong. */
 #include <errno.h>
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -197,6 +198,37 @@ static void test_cut_rows_skipped(void **state)
 	record_file_free(file);
 }
 
+/* Runs appended in one file: a new run where t_ms goes back, and a time line by the wall clock
+ * that keeps them apart (or t_ms without a time column). */
+static void test_runs_and_time_line(void **state)
+{
+	struct record_file *file;
+	struct err err;
+
+	(void)state;
+	assert_int_equal(read_text("t_ms,time,partition,mbps,mb_max,mb_min\n"
+				   "100,2026-12-03T10:00:00.100Z,web,1,100,0\n"
+				   "100,2026-12-03T10:00:00.100Z,batch,1,100,0\n"
+				   "200,2026-12-03T10:00:00.200Z,web,1,100,0\n"
+				   "100,2026-12-03T10:05:00.100Z,web,1,100,0\n"
+				   "300,2026-12-03T10:05:00.300Z,web,1,100,0\n",
+				   &file, &err),
+			 0);
+	assert_int_equal(file->run_count, 2);
+	unsigned runs[] = { 0, 0, 0, 1, 1 };
+	double seconds[] = { 0.1, 0.1, 0.2, 300.1, 300.3 };
+	for (size_t i = 0; i < 5; i++) {
+		assert_int_equal(file->samples[i].run, runs[i]);
+		assert_true(fabs(record_file_seconds(file, &file->samples[i]) - seconds[i]) < 1e-9);
+	}
+	record_file_free(file);
+
+	assert_int_equal(read_text(HEADER "100,web,1,100,0,1,0,\n50,web,1,100,0,1,0,\n", &file, &err), 0);
+	assert_int_equal(file->run_count, 2);
+	assert_true(record_file_seconds(file, &file->samples[1]) == 0.05);
+	record_file_free(file);
+}
+
 static void test_structure_errors(void **state)
 {
 	(void)state;
@@ -297,9 +329,9 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_good_file),	 cmocka_unit_test(test_reads_what_the_writer_writes),
 		cmocka_unit_test(test_columns_by_name),	 cmocka_unit_test(test_empty_lines_and_header_only),
-		cmocka_unit_test(test_cut_rows_skipped), cmocka_unit_test(test_structure_errors),
-		cmocka_unit_test(test_value_errors),	 cmocka_unit_test(test_file_errors),
-		cmocka_unit_test(test_large_file),
+		cmocka_unit_test(test_cut_rows_skipped), cmocka_unit_test(test_runs_and_time_line),
+		cmocka_unit_test(test_structure_errors), cmocka_unit_test(test_value_errors),
+		cmocka_unit_test(test_file_errors),	 cmocka_unit_test(test_large_file),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
