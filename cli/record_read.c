@@ -375,7 +375,9 @@ static void place_in_run(struct record_file *file, struct record_sample *s)
 {
 	if (file->sample_count == 0) {
 		file->run_count = 1;
-		file->time_origin_ms = s->time_ms - (int64_t)s->t_ms;
+		/* a t_ms past any real run (a damaged file) must not overflow: the origin is then the row's time */
+		if (s->t_ms > INT64_MAX || __builtin_sub_overflow(s->time_ms, (int64_t)s->t_ms, &file->time_origin_ms))
+			file->time_origin_ms = s->time_ms;
 	} else if (s->t_ms < file->samples[file->sample_count - 1].t_ms) {
 		file->run_count++;
 	}

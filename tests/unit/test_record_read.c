@@ -223,6 +223,14 @@ static void test_runs_and_time_line(void **state)
 	}
 	record_file_free(file);
 
+	/* a t_ms beyond any run, in a damaged file, reads without overflowing the time line */
+	assert_int_equal(read_text("t_ms,time,partition,mbps,mb_max,mb_min\n"
+				   "18446744073709551615,2026-12-03T10:00:00.100Z,web,1,100,0\n",
+				   &file, &err),
+			 0);
+	assert_true(record_file_seconds(file, &file->samples[0]) == 0);
+	record_file_free(file);
+
 	assert_int_equal(read_text(HEADER "100,web,1,100,0,1,0,\n50,web,1,100,0,1,0,\n", &file, &err), 0);
 	assert_int_equal(file->run_count, 2);
 	assert_true(record_file_seconds(file, &file->samples[1]) == 0.05);
