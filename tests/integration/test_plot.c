@@ -60,9 +60,8 @@ static int teardown(void **state)
 {
 	struct fixture *f = *state;
 	char path[200];
-	static const char *const names[] = {
-		"run.csv", "run.svg", "run.png", "web.svg", "bad.csv", "x.png", "mpamd.csv"
-	};
+	static const char *const names[] = { "run.csv", "run.svg", "run.png",	"web.svg",
+					     "bad.csv", "x.png",   "mpamd.csv", "two-runs.csv" };
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		snprintf(path, sizeof(path), "%s/%s", f->dir, names[i]);
