@@ -10,8 +10,9 @@
 
 #include "cli/mpamctl.h"
 #include "cli/plot.h"
-#include "core/base/error.h"
 #include "cli/record_read.h"
+#include "core/base/error.h"
+#include "core/base/rfc3339.h"
 
 static void plot_usage(FILE *out)
 {
@@ -24,8 +25,10 @@ static void plot_usage(FILE *out)
 		     "Options:\n"
 		     "  -o, --output FILE     the picture to write; .svg or .png chooses the format\n"
 		     "  -p, --partition P     only partition P (repeat for more; default all)\n"
-		     "      --from T          start at T seconds (from t_ms = 0)\n"
-		     "      --to T            end at T seconds\n"
+		     "      --from T          start at T: seconds (from t_ms = 0 of the file's first run),\n"
+		     "                        or an RFC 3339 time (2026-12-03T10:15:42Z) when the file\n"
+		     "                        has a time column\n"
+		     "      --to T            end at T, the same way\n"
 		     "  -h, --help            show this help\n"
 		     "\n"
 		     "Exit status: 0 drawn, 1 the file cannot be read or drawn, 2 usage error.\n");
@@ -58,6 +61,37 @@ static bool parse_seconds(const char *s, double *ret)
 	return true;
 }
 
+/* --from or --to: seconds on the file's time line, or a wall-clock time to place on it once the
+ * file is read. */
+struct time_arg {
+	const char *text;
+	bool wall;
+	int64_t wall_ms;
+	double seconds;
+};
+
+static bool parse_time_arg(const char *s, struct time_arg *ret)
+{
+	*ret = (struct time_arg){ .text = s };
+	if (parse_seconds(s, &ret->seconds))
+		return true;
+	ret->wall = true;
+	return rfc3339_parse_ms(s, &ret->wall_ms, NULL) == 0;
+}
+
+/* Seconds on the file's time line; false (and said) for a wall-clock time and a file without a time
+ * column. */
+static bool resolve_time_arg(const char *option, const struct time_arg *arg, const struct record_file *file,
+			     double *ret)
+{
+	if (arg->wall && !(file->columns & RECORD_HAS_TIME)) {
+		usage_error("%s %s: %s has no time column; give seconds", option, arg->text, file->name);
+		return false;
+	}
+	*ret = arg->wall ? (double)(arg->wall_ms - file->time_origin_ms) / 1000.0 : arg->seconds;
+	return true;
+}
+
 static bool ends_with(const char *s, const char *suffix)
 {
 	size_t n = strlen(s), m = strlen(suffix);
@@ -80,6 +114,7 @@ int cmd_plot(int argc, char **argv, const struct ctl_options *ctl)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct plot_options opts = { 0 };
+	struct time_arg from, to;
 	const char **names = calloc((size_t)argc + 1, sizeof(*names));
 	size_t name_count = 0;
 	struct record_file *file = NULL;
@@ -102,15 +137,17 @@ int cmd_plot(int argc, char **argv, const struct ctl_options *ctl)
 			names[name_count++] = optarg;
 			break;
 		case OPT_FROM:
-			if (!parse_seconds(optarg, &opts.from_s)) {
-				rc = usage_error("--from must be a number of seconds, not '%s'", optarg);
+			if (!parse_time_arg(optarg, &from)) {
+				rc = usage_error("--from must be a number of seconds or an RFC 3339 time, not '%s'",
+						 optarg);
 				goto out;
 			}
 			opts.has_from = true;
 			break;
 		case OPT_TO:
-			if (!parse_seconds(optarg, &opts.to_s)) {
-				rc = usage_error("--to must be a number of seconds, not '%s'", optarg);
+			if (!parse_time_arg(optarg, &to)) {
+				rc = usage_error("--to must be a number of seconds or an RFC 3339 time, not '%s'",
+						 optarg);
 				goto out;
 			}
 			opts.has_to = true;
@@ -150,8 +187,9 @@ int cmd_plot(int argc, char **argv, const struct ctl_options *ctl)
 		rc = usage_error("-o %s: the name must end in .svg or .png", opts.output);
 		goto out;
 	}
-	if (opts.has_from && opts.has_to && !(opts.from_s < opts.to_s)) {
-		rc = usage_error("--from %g must be less than --to %g", opts.from_s, opts.to_s);
+	/* seconds against seconds before the file is read; wall-clock times once it is */
+	if (opts.has_from && opts.has_to && !from.wall && !to.wall && !(from.seconds < to.seconds)) {
+		rc = usage_error("--from %s must be less than --to %s", from.text, to.text);
 		goto out;
 	}
 
@@ -161,6 +199,20 @@ int cmd_plot(int argc, char **argv, const struct ctl_options *ctl)
 		fprintf(stderr, "mpamctl plot: %s\n", err.text);
 		goto out;
 	}
+	if ((opts.has_from && !resolve_time_arg("--from", &from, file, &opts.from_s)) ||
+	    (opts.has_to && !resolve_time_arg("--to", &to, file, &opts.to_s))) {
+		rc = EXIT_USAGE;
+		goto out;
+	}
+	if (opts.has_from && opts.has_to && !(opts.from_s < opts.to_s)) {
+		rc = usage_error("--from %s must be less than --to %s", from.text, to.text);
+		goto out;
+	}
+	if (file->cut_rows)
+		fprintf(stderr,
+			"mpamctl plot: %s:%lu: skipped %zu row(s) cut short (fewer fields than the header: "
+			"mpamd stopped while writing)\n",
+			path, file->first_cut_line, file->cut_rows);
 	if (name_count) {
 		selected = calloc(file->partition_count + 1, sizeof(*selected));
 		if (!selected) {

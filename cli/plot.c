@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cli/plot_axis.h"
+#include "core/base/rfc3339.h"
 
 #define FONT		"DejaVu Sans"
 #define EVENT_LABEL_MAX 24 /* characters of an event shown next to its marker */
@@ -53,7 +54,7 @@ static bool partition_drawn(const struct plot *p, unsigned partition)
 /* A sample this plot shows: a total, of a drawn partition, in the time range. */
 static bool sample_shown(const struct plot *p, const struct record_sample *s)
 {
-	double t = s->t_ms / 1000.0;
+	double t = record_file_seconds(p->file, s);
 
 	return s->domain == 0 && partition_drawn(p, s->partition) && t >= p->t_lo && t <= p->t_hi;
 }
@@ -132,7 +133,7 @@ static int find_ranges(struct plot *p, struct err *err)
 		const struct record_sample *s = &f->samples[i];
 		if (!sample_shown(p, s))
 			continue;
-		double t = s->t_ms / 1000.0;
+		double t = record_file_seconds(f, s);
 		t_min = fmin(t_min, t);
 		t_max = fmax(t_max, t);
 		if (has_mbps(s))
@@ -317,11 +318,12 @@ static void polyline_end(struct polyline *l)
 }
 
 /* The measured bandwidth of one partition: a line through its valid samples, broken where a
- * sample could not be measured; an isolated sample is a dot. */
+ * sample could not be measured and between runs; an isolated sample is a dot. */
 static void draw_mbps(struct plot *p, unsigned partition)
 {
 	const struct record_file *f = p->file;
 	struct polyline line = { .cr = p->cr };
+	unsigned run = 0;
 
 	set_colour(p, partition);
 	set_line(p->cr, LINE_SOLID, 1.6);
@@ -330,8 +332,12 @@ static void draw_mbps(struct plot *p, unsigned partition)
 		const struct record_sample *s = &f->samples[i];
 		if (s->partition != partition || !sample_shown(p, s))
 			continue;
+		if (s->run != run) /* no line across the time mpamd was not running */
+			polyline_end(&line);
+		run = s->run;
 		if (has_mbps(s))
-			polyline_add(&line, x_of(p, &p->bw, s->t_ms / 1000.0), y_of(&p->bw, &p->mbps, s->mbps));
+			polyline_add(&line, x_of(p, &p->bw, record_file_seconds(f, s)),
+				     y_of(&p->bw, &p->mbps, s->mbps));
 		else
 			polyline_end(&line);
 	}
@@ -372,6 +378,7 @@ static void draw_stepped(struct plot *p, unsigned partition, enum stepped_value 
 	cairo_t *cr = p->cr;
 	bool open = false;
 	double start_x = 0, last_x = 0, last_y = 0;
+	unsigned run = 0;
 
 	set_colour(p, partition);
 	set_line(cr, style, width);
@@ -382,7 +389,16 @@ static void draw_stepped(struct plot *p, unsigned partition, enum stepped_value 
 		double v = 0;
 		if (s && (s->partition != partition || !sample_shown(p, s)))
 			continue;
-		double x = s ? x_of(p, r, s->t_ms / 1000.0) : last_x;
+		double x = s ? x_of(p, r, record_file_seconds(f, s)) : last_x;
+		bool new_run = s && s->run != run;
+		if (s)
+			run = s->run;
+		if (new_run && open) {
+			/* a run's last value ends with it: no step across the time mpamd was not running */
+			cairo_line_to(cr, fmax(last_x, fmin(start_x + 3, r->x + r->w)), last_y);
+			cairo_stroke(cr);
+			open = false;
+		}
 		if (!s || !stepped_get(s, which, &v)) {
 			if (open) {
 				/* the value holds until the next sample; a lone point shows as a short step */
@@ -439,7 +455,7 @@ static void draw_events(struct plot *p)
 		const struct record_sample *s = &f->samples[i];
 		if (!s->event || !sample_shown(p, s))
 			continue;
-		double x = round(x_of(p, &p->bw, s->t_ms / 1000.0)) + 0.5;
+		double x = round(x_of(p, &p->bw, record_file_seconds(f, s))) + 0.5;
 
 		/* a thin line through the bandwidth panel, a triangle on its top edge */
 		set_colour(p, s->partition);
@@ -554,6 +570,17 @@ static void draw_legend(struct plot *p)
 
 /* ---- the whole picture ---- */
 
+/* "time (s)", and from when when the file has the wall clock. */
+static const char *time_label(const struct record_file *f, char *buf, size_t len)
+{
+	char origin[RFC3339_MS_LEN + 1];
+
+	if (!(f->columns & RECORD_HAS_TIME) || !rfc3339_format_ms(f->time_origin_ms, origin, sizeof(origin)))
+		return "time (s)";
+	snprintf(buf, len, "time (s from %s)", origin);
+	return buf;
+}
+
 static void draw(struct plot *p)
 {
 	cairo_t *cr = p->cr;
@@ -570,7 +597,7 @@ static void draw(struct plot *p)
 	draw_panel_frame(p, &p->bw, &p->mbps, "bandwidth (MB/s)", false);
 	draw_panel_frame(p, &p->lim, &p->pct, "limit (% of capacity)", true);
 	font(cr, 12, false);
-	text_at(cr, p->lim.x + p->lim.w / 2, p->lim.y + p->lim.h + 34, 0.5, "time (s)");
+	text_at(cr, p->lim.x + p->lim.w / 2, p->lim.y + p->lim.h + 34, 0.5, time_label(p->file, buf, sizeof(buf)));
 
 	cairo_save(cr);
 	cairo_rectangle(cr, p->bw.x, p->bw.y, p->bw.w, p->bw.h);
@@ -671,9 +698,11 @@ static void write_svg_description(const struct plot *p, FILE *out)
 			(unsigned)lround(c->b * 255));
 		first = false;
 	}
-	fputs(". Upper panel: bandwidth in MB/s; lower panel: mb_max and mb_min in % of capacity; "
-	      "time in seconds.</desc>\n",
-	      out);
+	char label[64];
+	fprintf(out,
+		". Upper panel: bandwidth in MB/s; lower panel: mb_max and mb_min in %% of capacity; "
+		"%s.</desc>\n",
+		time_label(p->file, label, sizeof(label)));
 }
 
 static int write_svg(struct plot *p, struct err *err)

@@ -21,7 +21,7 @@ struct plot_options {
 	const char *title;
 	/* selected[i] for file->partitions[i]; NULL draws every partition */
 	const bool *selected;
-	bool has_from, has_to; /* time range in seconds from t_ms = 0 */
+	bool has_from, has_to; /* time range in seconds on the file's time line (record_file_seconds) */
 	double from_s, to_s;
 	unsigned width, height; /* pixels; 0 for the defaults */
 };

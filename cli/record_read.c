@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/base/rfc3339.h"
+
 /* Limits that keep a damaged file from taking all memory or time. */
 #define RECORD_MAX_BYTES  (1u << 20) /* one record (line), quotes included */
 #define RECORD_MAX_FIELDS 1024
@@ -161,21 +163,22 @@ enum column {
 	COL_DOMAIN,
 	COL_GUARANTEE,
 	COL_TARGET,
+	COL_TIME,
 	COL_COUNT,
 	COL_REQUIRED = COL_MB_MIN + 1, /* the first COL_REQUIRED columns must be present */
 	COL_IGNORED = -1,
 };
 
 static const char *const column_names[COL_COUNT] = {
-	"t_ms",	     "partition", "mbps",     "mb_max", "mb_min",	  "valid",
-	"estimated", "event",	  "sim_mbps", "domain", "guarantee_mbps", "target_mbps",
+	"t_ms",	 "partition", "mbps",	"mb_max",	  "mb_min",	 "valid", "estimated",
+	"event", "sim_mbps",  "domain", "guarantee_mbps", "target_mbps", "time",
 };
 
 static const unsigned column_flags[COL_COUNT] = {
 	[COL_VALID] = RECORD_HAS_VALID,	  [COL_ESTIMATED] = RECORD_HAS_ESTIMATED,
 	[COL_EVENT] = RECORD_HAS_EVENT,	  [COL_SIM] = RECORD_HAS_SIM,
 	[COL_DOMAIN] = RECORD_HAS_DOMAIN, [COL_GUARANTEE] = RECORD_HAS_GUARANTEE,
-	[COL_TARGET] = RECORD_HAS_TARGET,
+	[COL_TARGET] = RECORD_HAS_TARGET, [COL_TIME] = RECORD_HAS_TIME,
 };
 
 struct reader {
@@ -301,6 +304,10 @@ static int parse_field(struct reader *rd, int col, const char *s, struct record_
 		if (!parse_count(s, &out->t_ms))
 			return bad_field(rd, col, s, "want milliseconds, a whole number", err);
 		return 0;
+	case COL_TIME:
+		if (rfc3339_parse_ms(s, &out->time_ms, NULL) < 0)
+			return bad_field(rd, col, s, "want an RFC 3339 time such as 2026-12-03T10:15:42.123Z", err);
+		return 0;
 	case COL_PARTITION:
 		if (!*s)
 			return err_set(err, -EINVAL, "%s:%lu: empty partition name", rd->csv.name, rd->csv.start);
@@ -362,14 +369,34 @@ static int parse_field(struct reader *rd, int col, const char *s, struct record_
 	}
 }
 
+/* Every run of mpamd counts t_ms from 0: a row whose t_ms is below the row before begins the next
+ * run. The first row sets where the file's time line starts. */
+static void place_in_run(struct record_file *file, struct record_sample *s)
+{
+	if (file->sample_count == 0) {
+		file->run_count = 1;
+		/* a t_ms past any real run (a damaged file) must not overflow: the origin is then the row's time */
+		if (s->t_ms > INT64_MAX || __builtin_sub_overflow(s->time_ms, (int64_t)s->t_ms, &file->time_origin_ms))
+			file->time_origin_ms = s->time_ms;
+	} else if (s->t_ms < file->samples[file->sample_count - 1].t_ms) {
+		file->run_count++;
+	}
+	s->run = file->run_count - 1;
+}
+
 static int read_row(struct reader *rd, struct err *err)
 {
 	struct csv *csv = &rd->csv;
 	struct record_file *file = rd->file;
-	if (csv->count != rd->header_count)
-		return err_set(err, -EINVAL, "%s:%lu: too %s fields: %zu where the header has %zu", csv->name,
-			       csv->start, csv->count > rd->header_count ? "many" : "few", csv->count,
-			       rd->header_count);
+	if (csv->count < rd->header_count) {
+		/* a row cut short: mpamd stopped while writing it, and the next run ended its line */
+		if (file->cut_rows++ == 0)
+			file->first_cut_line = csv->start;
+		return 0;
+	}
+	if (csv->count > rd->header_count)
+		return err_set(err, -EINVAL, "%s:%lu: too many fields: %zu where the header has %zu", csv->name,
+			       csv->start, csv->count, rd->header_count);
 	if (file->sample_count == rd->samples_cap) {
 		size_t want = rd->samples_cap ? rd->samples_cap * 2 : 64;
 		if (want > SIZE_MAX / sizeof(*file->samples))
@@ -391,6 +418,7 @@ static int read_row(struct reader *rd, struct err *err)
 	}
 	if (!(file->columns & RECORD_HAS_VALID) && (s->flags & RECORD_MBPS))
 		s->flags |= RECORD_VALID;
+	place_in_run(file, s);
 	file->sample_count++;
 	return 0;
 }
@@ -456,6 +484,13 @@ void record_file_free(struct record_file *file)
 	free(file->domains);
 	free(file->name);
 	free(file);
+}
+
+double record_file_seconds(const struct record_file *file, const struct record_sample *sample)
+{
+	if (file->columns & RECORD_HAS_TIME)
+		return (double)(sample->time_ms - file->time_origin_ms) / 1000.0;
+	return (double)sample->t_ms / 1000.0;
 }
 
 long record_file_find_partition(const struct record_file *file, const char *name)

@@ -2,9 +2,13 @@
  *
  * Columns are found by their header names, in any order; unknown columns are ignored, so files
  * from later versions still read. Required: t_ms, partition, mbps, mb_max, mb_min. Optional:
- * valid, estimated, event, sim_mbps, domain, guarantee_mbps, target_mbps (and anything else).
+ * time (RFC 3339, core/base/rfc3339.h), valid, estimated, event, sim_mbps, domain, guarantee_mbps,
+ * target_mbps (and anything else).
  * Fields follow RFC 4180: a quoted field may hold commas, line breaks and doubled quotes.
- * Lines end in LF or CRLF. Any problem is an error naming FILE:LINE and what is wrong. */
+ * Lines end in LF or CRLF. Any problem is an error naming FILE:LINE and what is wrong, but for one:
+ * a row with fewer fields than the header is a row cut short (mpamd stopped while writing it; the
+ * next run ends its line before appending), so it is skipped and counted in cut_rows, with its
+ * line in first_cut_line, for the caller to report. */
 #ifndef MPAMD_CLI_RECORD_READ_H
 #define MPAMD_CLI_RECORD_READ_H
 
@@ -24,6 +28,7 @@ enum record_column_flag {
 	RECORD_HAS_DOMAIN = 1u << 4,
 	RECORD_HAS_GUARANTEE = 1u << 5,
 	RECORD_HAS_TARGET = 1u << 6,
+	RECORD_HAS_TIME = 1u << 7,
 };
 
 /* Flags of one sample. */
@@ -38,6 +43,8 @@ enum record_sample_flag {
 
 struct record_sample {
 	uint64_t t_ms;
+	int64_t time_ms;    /* wall clock, ms since the Unix epoch; 0 without a time column */
+	unsigned run;	    /* which mpamd run of the file: a new one begins where t_ms goes back */
 	unsigned partition; /* index into record_file.partitions */
 	unsigned domain;    /* index into record_file.domains; 0 is the total ("" or "*") */
 	unsigned flags;	    /* enum record_sample_flag */
@@ -56,6 +63,10 @@ struct record_file {
 	size_t domain_count;
 	struct record_sample *samples; /* in file order */
 	size_t sample_count;
+	size_t cut_rows;	      /* rows cut short, skipped */
+	unsigned long first_cut_line; /* the line the first of them is on */
+	unsigned run_count;	      /* runs of mpamd appended in the file */
+	int64_t time_origin_ms;	      /* with a time column: the wall clock at t_ms 0 of the first run */
 };
 
 /* Reads the record file at `path`. On error returns a negative errno with "PATH:LINE: reason"
@@ -64,6 +75,11 @@ int record_file_new(const char *path, struct record_file **ret, struct err *err)
 /* The same from an open stream; `name` is used in messages. Does not close `in`. */
 int record_file_new_from_stream(FILE *in, const char *name, struct record_file **ret, struct err *err);
 void record_file_free(struct record_file *file);
+
+/* Where a sample is on the file's time line, in seconds: with a time column, from the start of the
+ * first run by the wall clock (so runs appended one after another stay apart and in order; for a
+ * single run this is t_ms in seconds, but for clock drift), else t_ms in seconds. */
+double record_file_seconds(const struct record_file *file, const struct record_sample *sample);
 
 /* Index of the partition called `name`, or -1. */
 long record_file_find_partition(const struct record_file *file, const char *name);

@@ -12,6 +12,7 @@ mpamd_layer(mpamd_base DIRS core/base LIBS m SOURCES
   core/base/loop.c
   core/base/name_index.c
   core/base/parse.c
+  core/base/rfc3339.c
   core/base/suggest.c)
 
 # Base layer: the configuration model, its key tables and loader.
@@ -97,9 +98,11 @@ mpamd_layer(mpamd_engine DIRS core/engine
   core/engine/engine_loop.c
   core/engine/engine_set.c
   core/engine/engine_metrics.c
+  core/engine/engine_record.c
   core/engine/events.c
   core/engine/metrics.c
   core/engine/record.c
+  core/engine/record_out.c
   core/engine/registry.c
   core/engine/textfile.c)
 

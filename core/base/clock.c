@@ -29,3 +29,11 @@ void clock_init_simulated(struct clock *clock, uint64_t start_ns)
 {
 	*clock = (struct clock){ .ops = &simulated_ops, .sim_now_ns = start_ns, .simulated = true };
 }
+
+uint64_t clock_wall_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}

@@ -28,6 +28,10 @@ static inline uint64_t clock_now(struct clock *clock)
 	return clock->ops->now_ns(clock);
 }
 
+/* Milliseconds since the Unix epoch on CLOCK_REALTIME: what a person reads on a wall clock, for
+ * timestamps such as the record file's time column, never for intervals (it may step). */
+uint64_t clock_wall_ms(void);
+
 /* Simulated clock only: jumps to `deadline_ns` (real time is waited for with a timerfd). */
 static inline void clock_advance_to(struct clock *clock, uint64_t deadline_ns)
 {

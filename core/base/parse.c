@@ -89,6 +89,34 @@ int parse_uint(const char *s, uint64_t min, uint64_t max, uint64_t *ret, struct 
 	return 0;
 }
 
+int parse_size(const char *s, uint64_t min, uint64_t max, uint64_t *ret, struct err *err)
+{
+	static const char suffixes[] = "KMG";
+	char digits[32];
+	size_t len = strlen(s);
+	unsigned shift = 0;
+
+	if (len >= sizeof(digits))
+		return fail(err, "expected a size in bytes, or with a K, M or G suffix");
+	memcpy(digits, s, len + 1);
+	const char *suffix = len ? strchr(suffixes, toupper((unsigned char)digits[len - 1])) : NULL;
+	if (suffix && *suffix) {
+		shift = 10 * (unsigned)(suffix - suffixes + 1);
+		digits[len - 1] = '\0';
+	}
+	uint64_t v;
+	int r = parse_digits(digits, 10, &v, err);
+	if (r < 0)
+		return r;
+	if (v > UINT64_MAX >> shift)
+		return err_set(err, -ERANGE, "size too large");
+	v <<= shift;
+	if ((r = check_range(v, min, max, false, err)) < 0)
+		return r;
+	*ret = v;
+	return 0;
+}
+
 int parse_hex(const char *s, uint64_t min, uint64_t max, uint64_t *ret, struct err *err)
 {
 	uint64_t v;

@@ -15,6 +15,8 @@
 
 /* Decimal, or hexadecimal with a 0x prefix. */
 int parse_uint(const char *s, uint64_t min, uint64_t max, uint64_t *ret, struct err *err);
+/* A size in bytes: decimal, optionally followed by K, M or G (either case; powers of 1024). */
+int parse_size(const char *s, uint64_t min, uint64_t max, uint64_t *ret, struct err *err);
 /* Hexadecimal with or without 0x: bitmaps are written bare in resctrl schemata. */
 int parse_hex(const char *s, uint64_t min, uint64_t max, uint64_t *ret, struct err *err);
 /* An integer percentage, optionally followed by '%'. */

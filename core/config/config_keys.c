@@ -79,6 +79,53 @@ static json_t *textfile_to_json(const void *object, const struct config_key *key
 }
 
 static const struct config_type textfile_type = { textfile_parse, textfile_format, textfile_to_json };
+/* ---- record_max_bytes: a size, "0" or "none" for no cap ---- */
+
+static int size_parse(void *object, const struct config_key *key, const char *value, struct err *err)
+{
+	uint64_t v = 0;
+
+	if (strcmp(value, "none") && strcmp(value, "0")) {
+		int r = parse_size(value, 0, key->max, &v, err);
+		if (r < 0)
+			return r;
+		if (v < key->min)
+			return err_set(err, -ERANGE,
+				       "at least %" PRIu64
+				       "K, so that the file holds a few ticks (or 0 or none: no cap)",
+				       key->min / 1024);
+	}
+	*(uint64_t *)((char *)object + key->offset) = v;
+	return 0;
+}
+
+/* The largest suffix that writes it exactly: 64M, not 67108864. */
+static bool size_format(const void *object, const struct config_key *key, char *buf, size_t len)
+{
+	static const char suffixes[] = "GMK";
+	uint64_t v = *(const uint64_t *)((const char *)object + key->offset);
+
+	if (v == 0)
+		return false;
+	for (unsigned i = 0; i < 3; i++) {
+		unsigned shift = 10 * (3 - i);
+		if (v % (UINT64_C(1) << shift) == 0) {
+			snprintf(buf, len, "%" PRIu64 "%c", v >> shift, suffixes[i]);
+			return true;
+		}
+	}
+	snprintf(buf, len, "%" PRIu64, v);
+	return true;
+}
+
+static json_t *size_to_json(const void *object, const struct config_key *key)
+{
+	uint64_t v = *(const uint64_t *)((const char *)object + key->offset);
+
+	return v ? json_integer((json_int_t)v) : json_null();
+}
+
+static const struct config_type size_type = { size_parse, size_format, size_to_json };
 
 static const struct config_key global_keys[] = {
 	{ "backend", &kind_type, CONFIG_FIELD(struct global_config, backend), 0, CONFIG_KIND_MAX, NULL, 0 },
@@ -88,6 +135,8 @@ static const struct config_key global_keys[] = {
 	{ "group_prefix", &prefix_type, CONFIG_FIELD(struct global_config, group_prefix), 0, 0, NULL, 0 },
 	CONFIG_KEY_PATH("socket", struct global_config, socket, SOCKET_PATH_MAX, 0),
 	CONFIG_KEY_STRING("record", struct global_config, record, 0),
+	{ "record_max_bytes", &size_type, CONFIG_FIELD(struct global_config, record_max_bytes), RECORD_MAX_BYTES_MIN,
+	  INT64_MAX, NULL, CONFIG_KEY_ZERO_NONE },
 	CONFIG_KEY_UNSIGNED("capacity_mbps", struct global_config, capacity_mbps, 1, BANDWIDTH_LIMIT_MBPS,
 			    CONFIG_KEY_ZERO_NONE),
 	CONFIG_KEY_BOOL("escalate", struct global_config, escalate, 0),

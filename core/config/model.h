@@ -30,6 +30,9 @@ extern const char *const partition_class_names[];
 #define BANDWIDTH_LIMIT_MBPS 100000000u /* 100 TB/s: far above any host, far below overflow */
 /* sizeof(sockaddr_un.sun_path) - 1: the longest control socket path a listener can bind. */
 #define SOCKET_PATH_MAX 107
+/* The smallest record_max_bytes: a file that holds a few ticks even of many partitions (a row is
+ * about 100 bytes, so 64 partitions' ticks take some 6 KiB). */
+#define RECORD_MAX_BYTES_MIN (64u * 1024u)
 /* The names the backend and monitor keys take ("resctrl", "auto"...). */
 #define CONFIG_KIND_MAX 15
 /* Extensions a schema may have (one per backend that adds keys). */
@@ -62,8 +65,9 @@ struct global_config {
 	uint32_t capacity_mbps; /* per domain, for hardware that cannot tell; 0: ask the backend or learn it */
 	bool escalate;		/* the escalation actuator may lower CPU quotas */
 	char *socket;
-	char *record;		/* NULL: no record file */
-	char *metrics_textfile; /* NULL: none; else an absolute path ending in .prom */
+	char *record;		   /* NULL: no record file */
+	char *metrics_textfile;	   /* NULL: none; else an absolute path ending in .prom */
+	uint64_t record_max_bytes; /* rotate the record to PATH.1 before it passes this; 0: no cap */
 	struct config_origin origin;
 };
 

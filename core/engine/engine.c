@@ -186,8 +186,7 @@ static int engine_setup(struct engine *e, struct err *err)
 	e->start_ns = e->last_tick_ns = clock_now(&e->clock);
 	if ((r = engine_open_backend(e, err)) < 0)
 		return r;
-	const char *record = e->opts.record_path ? e->opts.record_path : e->config->global.record;
-	if (record && (r = record_new(record, engine_has_truth(e), &e->record, err)) < 0)
+	if ((r = engine_record_open(e, err)) < 0)
 		return r;
 	engine_ctl_handler(e, &e->handler);
 	engine_metrics_init(e);
@@ -218,9 +217,7 @@ void engine_free(struct engine *e)
 {
 	if (!e)
 		return;
-	struct err err;
-	if (record_free(e->record, &err) < 0)
-		log_error("%s", err.text);
+	engine_record_close(e);
 	engine_close_backend(e);
 	engine_metrics_fini(e);
 	event_log_fini(&e->events);
@@ -268,30 +265,7 @@ static void summarise(struct engine *e, size_t index)
 
 static void publish(struct engine *e, uint64_t now_ns)
 {
-	struct err err = { "" };
-
-	for (size_t i = 0; e->record && i < e->config->partition_count; i++) {
-		const struct partition_status *st = &e->partitions[i].status;
-		struct record_row row = {
-			.t_ms = engine_t_ms(e, now_ns),
-			.partition = st->name,
-			.valid = st->valid,
-			.estimated = st->estimated,
-			.mbps = st->mbps,
-			.mb_max = st->mb_max,
-			.mb_min = st->mb_min,
-			.event = st->event,
-			.has_truth = engine_has_truth(e),
-			.truth_mbps = st->truth_mbps,
-		};
-		record_write(e->record, &row);
-	}
-	if (e->record && record_flush(e->record, &err) < 0) {
-		/* A full disk must not stop the control loop: say it once and stop recording. */
-		log_error("%s; recording stops", err.text);
-		record_free(e->record, NULL);
-		e->record = NULL;
-	}
+	engine_record_tick(e, now_ns);
 }
 
 void engine_tick(struct engine *e, uint64_t now_ns)

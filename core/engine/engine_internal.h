@@ -57,6 +57,7 @@ struct engine {
 	struct event_log events;
 	uint64_t interval_ns;
 	uint64_t start_ns;
+	uint64_t wall_start_ms; /* CLOCK_REALTIME at the start: the record's times on the simulated clock */
 	uint64_t last_tick_ns;
 	uint64_t ticks_done;
 	uint64_t overruns;
@@ -95,6 +96,16 @@ int engine_check_goals(const struct engine *e, const struct partition_config *p,
 int engine_validate_limits(struct engine *e, const struct partition_limits *want, struct err *err);
 /* An event of partition `index` now: the event log, the partition's event of this tick, the log. */
 void engine_note_event(struct engine *e, size_t index, const char *text);
+
+/* engine_record.c: the record file */
+/* Opens the record file (opts.record_path, else the record key), if there is one. */
+int engine_record_open(struct engine *e, struct err *err);
+/* One row per partition, written when the tick ends; a write failure stops the recording. */
+void engine_record_tick(struct engine *e, uint64_t now_ns);
+/* SIGHUP: closes the record file and opens the path the configuration names now (a file logrotate
+ * moved away is left complete, a new one begun); a failure is logged and stops the recording. */
+void engine_record_reopen(struct engine *e);
+void engine_record_close(struct engine *e);
 
 /* engine_ctl.c */
 void engine_ctl_handler(struct engine *e, struct ctl_handler *ret);

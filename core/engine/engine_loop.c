@@ -1,6 +1,6 @@
-/* The engine's event loop: epoll over a timerfd (the ticks), a signalfd (SIGHUP reloads,
- * SIGTERM/SIGINT stop) and the control socket. With the simulated clock the ticks run back to back
- * and the loop only looks at the other descriptors between them. */
+/* The engine's event loop: epoll over a timerfd (the ticks), a signalfd (SIGHUP reloads and reopens
+ * the record file, SIGTERM/SIGINT stop) and the control socket. With the simulated clock the ticks
+ * run back to back and the loop only looks at the other descriptors between them. */
 #include <errno.h>
 #include <signal.h>
 #include <stdint.h>
@@ -76,6 +76,8 @@ static void on_signal(void *ctx, int fd, uint32_t events)
 			log_info("SIGHUP: reloading %s", rs->e->opts.config_path ? rs->e->opts.config_path : "(none)");
 			if (engine_reload(rs->e, &err) < 0)
 				log_error("reload failed: %s", err.text);
+			/* logrotate moves the record file, then sends SIGHUP: reopened whatever the reload did */
+			engine_record_reopen(rs->e);
 		} else {
 			log_info("%s: stopping", strsignal((int)si.ssi_signo));
 			rs->e->stopping = true;

@@ -1,72 +1,164 @@
 #include "core/engine/record.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+#include "core/base/log.h"
+#include "core/base/rfc3339.h"
+#include "core/engine/record_internal.h"
+
+#define TICK_BUFFER_START 4096
 
 struct record {
-	FILE *out;
+	struct record_out out;
 	char *path;
-	bool with_truth;
+	struct record_options opts;
+	char header[128];
+	char *tick; /* the current tick's rows */
+	size_t tick_len, tick_cap;
+	uint64_t tick_time_ms; /* the wall clock of the tick's rows: names files moved aside */
+	bool out_of_memory;    /* a row of this tick was lost */
 };
 
-int record_new(const char *path, bool with_truth, struct record **ret, struct err *err)
+static void header(const struct record *rec, char *buf, size_t len)
+{
+	snprintf(buf, len, "t_ms,time,partition,mbps,mb_max,mb_min,valid,estimated,event%s\n",
+		 rec->opts.with_truth ? ",sim_mbps" : "");
+}
+
+/* Room for `more` bytes after what the tick holds; false (and the tick marked) when memory ran out. */
+static bool tick_reserve(struct record *rec, size_t more)
+{
+	if (rec->tick_len + more <= rec->tick_cap)
+		return true;
+	size_t cap = rec->tick_cap ? rec->tick_cap : TICK_BUFFER_START;
+	while (cap < rec->tick_len + more)
+		cap *= 2;
+	char *grown = realloc(rec->tick, cap);
+	if (!grown) {
+		rec->out_of_memory = true;
+		return false;
+	}
+	rec->tick = grown;
+	rec->tick_cap = cap;
+	return true;
+}
+
+static void tick_append(struct record *rec, const char *data, size_t len)
+{
+	if (!tick_reserve(rec, len))
+		return;
+	memcpy(rec->tick + rec->tick_len, data, len);
+	rec->tick_len += len;
+}
+
+__attribute__((format(printf, 2, 3))) static void tick_printf(struct record *rec, const char *fmt, ...)
+{
+	char line[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	int n = vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= sizeof(line))
+		rec->out_of_memory = true; /* the fixed columns never need this much */
+	else
+		tick_append(rec, line, (size_t)n);
+}
+
+static int write_failed(const struct record *rec, int code, struct err *err)
+{
+	return err_set(err, code, "cannot write record file %s: %s", rec->path, strerror(-code));
+}
+
+int record_new(const char *path, const struct record_options *opts, struct record **ret, struct err *err)
 {
 	struct record *rec = calloc(1, sizeof(*rec));
 
-	if (!rec)
-		return err_set(err, -ENOMEM, "out of memory");
-	rec->out = fopen(path, "we");
-	if (!rec->out) {
-		int saved = errno;
+	if (!rec || !(rec->path = strdup(path))) {
 		free(rec);
-		return err_set(err, -saved, "cannot create record file %s: %s", path, strerror(saved));
+		return err_set(err, -ENOMEM, "out of memory");
 	}
-	rec->path = strdup(path);
-	rec->with_truth = with_truth;
-	fprintf(rec->out, "t_ms,partition,mbps,mb_max,mb_min,valid,estimated,event%s\n", with_truth ? ",sim_mbps" : "");
+	rec->opts = *opts;
+	header(rec, rec->header, sizeof(rec->header));
+	int r = record_out_open(path, rec->header, opts->now_ms, &rec->out, err);
+	if (r < 0) {
+		free(rec->path);
+		free(rec);
+		return r;
+	}
 	*ret = rec;
 	return 0;
 }
 
 /* RFC 4180: a field with a comma, a quote or a line break is quoted, quotes doubled. */
-static void write_field(FILE *out, const char *text)
+static void write_field(struct record *rec, const char *text)
 {
 	if (!strpbrk(text, ",\"\r\n")) {
-		fputs(text, out);
+		tick_append(rec, text, strlen(text));
 		return;
 	}
-	fputc('"', out);
-	for (const char *c = text; *c; c++) {
-		if (*c == '"')
-			fputc('"', out);
-		fputc(*c, out);
-	}
-	fputc('"', out);
+	tick_append(rec, "\"", 1);
+	for (const char *c = text; *c; c++)
+		tick_append(rec, *c == '"' ? "\"\"" : c, *c == '"' ? 2 : 1); /* a quote doubled */
+	tick_append(rec, "\"", 1);
 }
 
-int record_write(struct record *rec, const struct record_row *row)
+void record_write(struct record *rec, const struct record_row *row)
 {
-	char mbps[32] = "";
+	char mbps[32] = "", time[RFC3339_MS_LEN + 1];
 
 	if (row->valid)
 		snprintf(mbps, sizeof(mbps), "%.1f", row->mbps);
-	fprintf(rec->out, "%llu,%s,%s,%u,%u,%d,%d,", (unsigned long long)row->t_ms, row->partition, mbps, row->mb_max,
-		row->mb_min, row->valid, row->estimated);
-	write_field(rec->out, row->event ? row->event : "");
-	if (rec->with_truth)
-		fprintf(rec->out, ",%.1f", row->has_truth ? row->truth_mbps : 0.0);
-	fputc('\n', rec->out);
-	return 0;
+	rfc3339_format_ms((int64_t)row->time_ms, time, sizeof(time));
+	rec->tick_time_ms = row->time_ms;
+	tick_printf(rec, "%llu,%s,%s,%s,%u,%u,%d,%d,", (unsigned long long)row->t_ms, time, row->partition, mbps,
+		    row->mb_max, row->mb_min, row->valid, row->estimated);
+	write_field(rec, row->event ? row->event : "");
+	if (rec->opts.with_truth)
+		tick_printf(rec, ",%.1f", row->has_truth ? row->truth_mbps : 0.0);
+	tick_printf(rec, "\n");
 }
 
-int record_flush(struct record *rec, struct err *err)
+/* A tick that would take the file past its cap goes to a new one; a file holding only its header
+ * takes any tick, so that a tick larger than the cap is still written, whole. */
+static bool tick_needs_new_file(const struct record *rec)
 {
-	if (fflush(rec->out) != 0 || ferror(rec->out)) {
-		int saved = errno ? errno : EIO;
-		return err_set(err, -saved, "cannot write record file %s: %s", rec->path, strerror(saved));
-	}
-	return 0;
+	return rec->opts.max_bytes && rec->out.regular && rec->out.size > strlen(rec->header) &&
+	       rec->out.size + rec->tick_len > rec->opts.max_bytes;
+}
+
+static int rotate(struct record *rec, struct err *err)
+{
+	uint64_t size = rec->out.size;
+	int r = record_out_rotate(rec->path, rec->header, rec->tick_time_ms, &rec->out, err);
+
+	if (r == 0)
+		log_info("record file %s: %llu bytes, the next tick would pass record_max_bytes = %llu: moved to "
+			 "%s.1, a new one begun",
+			 rec->path, (unsigned long long)size, (unsigned long long)rec->opts.max_bytes, rec->path);
+	return r;
+}
+
+int record_end_tick(struct record *rec, struct err *err)
+{
+	int r = 0;
+
+	if (rec->out_of_memory)
+		r = err_set(err, -ENOMEM, "record file %s: out of memory for a tick's rows", rec->path);
+	else if (rec->out.fd < 0)
+		r = err_set(err, -EBADF, "record file %s is not open", rec->path);
+	else if (rec->tick_len && tick_needs_new_file(rec))
+		r = rotate(rec, err);
+	if (r == 0 && rec->tick_len && (r = record_out_write(&rec->out, rec->tick, rec->tick_len)) < 0)
+		write_failed(rec, r, err);
+	rec->tick_len = 0;
+	rec->out_of_memory = false;
+	return r;
 }
 
 int record_free(struct record *rec, struct err *err)
@@ -75,9 +167,12 @@ int record_free(struct record *rec, struct err *err)
 
 	if (!rec)
 		return 0;
-	r = record_flush(rec, err);
-	if (fclose(rec->out) != 0 && r == 0)
-		r = err_set(err, -errno, "cannot close record file %s: %s", rec->path, strerror(errno));
+	r = record_end_tick(rec, err);
+	if (rec->out.fd >= 0 && close(rec->out.fd) != 0 && r == 0) {
+		int saved = errno;
+		r = err_set(err, -saved, "cannot close record file %s: %s", rec->path, strerror(saved));
+	}
+	free(rec->tick);
 	free(rec->path);
 	free(rec);
 	return r;

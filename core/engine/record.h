@@ -1,6 +1,9 @@
 /* The per-tick record file: CSV with a header, one row per partition per tick.
- *   t_ms,partition,mbps,mb_max,mb_min,valid,estimated,event[,sim_mbps]
- * mbps is empty (never 0) when the sample is not valid; sim_mbps is the simulator's ground truth. */
+ *   t_ms,time,partition,mbps,mb_max,mb_min,valid,estimated,event[,sim_mbps]
+ * time is the wall clock in RFC 3339 UTC with milliseconds; mbps is empty (never 0) when the sample
+ * is not valid; sim_mbps is the simulator's ground truth. A tick's rows are kept in memory and
+ * written together when the tick ends, so a reader never sees half a tick. record.c reads no clock:
+ * every time comes from the engine. */
 #ifndef MPAMD_CORE_RECORD_H
 #define MPAMD_CORE_RECORD_H
 
@@ -12,6 +15,7 @@
 
 struct record_row {
 	uint64_t t_ms;
+	uint64_t time_ms; /* wall clock, milliseconds since the Unix epoch */
 	const char *partition;
 	bool valid;
 	bool estimated;
@@ -22,13 +26,25 @@ struct record_row {
 	double truth_mbps;
 };
 
+struct record_options {
+	bool with_truth;    /* the sim_mbps column */
+	uint64_t now_ms;    /* wall clock at the opening: names a file moved aside */
+	uint64_t max_bytes; /* a tick that would take the file past this goes to a new file; 0: no cap */
+};
+
 struct record;
 
-/* Creates (truncates) `path`. `with_truth` adds the sim_mbps column. */
-int record_new(const char *path, bool with_truth, struct record **ret, struct err *err);
-int record_write(struct record *rec, const struct record_row *row);
-/* Ends a tick: flushes, so the file can be followed while mpamd runs. */
-int record_flush(struct record *rec, struct err *err);
+/* Opens `path` to append to it, across restarts: a new or empty file gets the header, a file with
+ * exactly this header is appended to, any other file is moved aside (PATH.YYYYMMDDTHHMMSSZ) and a
+ * new one begun; a row cut short at the end is ended first (see record_internal.h). */
+int record_new(const char *path, const struct record_options *opts, struct record **ret, struct err *err);
+/* Adds a row to the current tick. */
+void record_write(struct record *rec, const struct record_row *row);
+/* Ends a tick: writes its rows, so the file can be followed while mpamd runs. When they would take
+ * the file past max_bytes, the file is first moved to PATH.1 (replacing an older PATH.1) and a new
+ * one begun with the header: a tick is never split between two files. */
+int record_end_tick(struct record *rec, struct err *err);
+/* Ends the current tick and closes the file. */
 int record_free(struct record *rec, struct err *err);
 
 #endif

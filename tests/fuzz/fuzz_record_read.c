@@ -31,7 +31,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				__builtin_trap();
 			if (!(s->mb_max >= 0 && s->mb_max <= 100 && s->mb_min >= 0 && s->mb_min <= 100))
 				__builtin_trap();
+			if (s->run >= file->run_count || (i > 0 && s->run < file->samples[i - 1].run))
+				__builtin_trap(); /* runs count up in file order */
+			if (!(file->columns & RECORD_HAS_TIME) && s->time_ms != 0)
+				__builtin_trap();
+			(void)record_file_seconds(file, s); /* no overflow for any time */
 		}
+		if (file->cut_rows && file->first_cut_line < 2)
+			__builtin_trap(); /* a cut row is never the header */
 		record_file_free(file);
 	} else if (file || strncmp(err.text, "fuzz.csv", 8) != 0) {
 		__builtin_trap(); /* an error names the file and returns nothing */

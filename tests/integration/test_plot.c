@@ -60,7 +60,8 @@ static int teardown(void **state)
 {
 	struct fixture *f = *state;
 	char path[200];
-	static const char *const names[] = { "run.csv", "run.svg", "run.png", "web.svg", "bad.csv", "x.png" };
+	static const char *const names[] = { "run.csv", "run.svg", "run.png",	"web.svg",
+					     "bad.csv", "x.png",   "mpamd.csv", "two-runs.csv" };
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		snprintf(path, sizeof(path), "%s/%s", f->dir, names[i]);
@@ -229,6 +230,25 @@ static void test_bad_record_file(void **state)
 	run_result_fini(&r);
 }
 
+/* A row a crash cut short is skipped with a warning naming its line; the rest is drawn. */
+static void test_cut_row_warned(void **state)
+{
+	struct fixture *f = *state;
+	char bad[200];
+
+	snprintf(bad, sizeof(bad), "%s/bad.csv", f->dir);
+	FILE *out = fopen(bad, "w");
+	assert_non_null(out);
+	fputs("t_ms,partition,mbps,mb_max,mb_min\n0,web,1,100,0\n100,we\n100,web,2,100,0\n", out);
+	fclose(out);
+	struct run_result r = run((char *[]){ MPAMCTL, "plot", bad, "-o", f->svg, NULL });
+	assert_int_equal(r.exit_code, 0);
+	expect_in(r.err, "bad.csv:3: skipped 1 row(s) cut short (fewer fields than the header: mpamd stopped while "
+			 "writing)\n");
+	run_result_fini(&r);
+	assert_int_equal(access(f->svg, F_OK), 0);
+}
+
 static void test_unwritable_output(void **state)
 {
 	struct fixture *f = *state;
@@ -259,9 +279,14 @@ static void test_usage_errors(void **state)
 		{ { MPAMCTL, "plot", f->csv, "-o", ".svg", NULL },
 		  "mpamctl plot: -o .svg: the name must end in .svg or .png\n" },
 		{ { MPAMCTL, "plot", f->csv, "-o", f->svg, "--from", "abc", NULL },
-		  "mpamctl plot: --from must be a number of seconds, not 'abc'\n" },
+		  "mpamctl plot: --from must be a number of seconds or an RFC 3339 time, not 'abc'\n" },
 		{ { MPAMCTL, "plot", f->csv, "-o", f->svg, "--to", "-1", NULL },
-		  "mpamctl plot: --to must be a number of seconds, not '-1'\n" },
+		  "mpamctl plot: --to must be a number of seconds or an RFC 3339 time, not '-1'\n" },
+		{ { MPAMCTL, "plot", f->csv, "-o", f->svg, "--to", "2026-12-03T10:15:42", NULL },
+		  "mpamctl plot: --to must be a number of seconds or an RFC 3339 time, not '2026-12-03T10:15:42'\n" },
+		/* a wall-clock time for a file without a time column */
+		{ { MPAMCTL, "plot", f->csv, "-o", f->svg, "--from", "2026-12-03T10:15:42Z", NULL },
+		  "run.csv has no time column; give seconds\n" },
 		{ { MPAMCTL, "plot", f->csv, "-o", f->svg, "--from", "5", "--to", "3", NULL },
 		  "mpamctl plot: --from 5 must be less than --to 3\n" },
 		{ { MPAMCTL, "plot", f->csv, "-o", f->svg, "--from", "2", "--to", "2", NULL },
@@ -302,21 +327,74 @@ static void test_help(void **state)
 	run_result_fini(&r);
 }
 
-/* A record mpamd writes, end to end. */
+/* Two runs appended in one file, five minutes apart: placed on the wall clock, not on top of each
+ * other, and --from/--to take RFC 3339 times as well as seconds. */
+static void test_time_column_and_two_runs(void **state)
+{
+	struct fixture *f = *state;
+	char csv[200];
+
+	snprintf(csv, sizeof(csv), "%s/two-runs.csv", f->dir);
+	FILE *out = fopen(csv, "w");
+	assert_non_null(out);
+	fputs("t_ms,time,partition,mbps,mb_max,mb_min\n"
+	      "100,2026-12-03T10:00:00.100Z,web,1000,100,0\n"
+	      "200,2026-12-03T10:00:00.200Z,web,1100,100,0\n"
+	      "100,2026-12-03T10:05:00.100Z,web,2000,50,0\n"
+	      "200,2026-12-03T10:05:00.200Z,web,2100,50,0\n",
+	      out);
+	fclose(out);
+	struct {
+		const char *from, *to;
+		int exit_code;
+	} cases[] = {
+		{ "300", "301", 0 },					 /* the second run, by seconds */
+		{ "2026-12-03T10:04:00Z", "2026-12-03T10:06:00Z", 0 },	 /* the same by the wall clock */
+		{ "2026-12-03T11:04:00+01:00", "301", 0 },		 /* mixed, with an offset */
+		{ "0.1", "0.2", 0 },					 /* the first run */
+		{ "2026-12-03T10:01:00Z", "2026-12-03T10:04:00Z", 1 },	 /* between the runs: nothing */
+		{ "2026-12-03T10:05:00Z", "2026-12-03T10:00:00.5Z", 2 }, /* from after to */
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct run_result r = run((char *[]){ MPAMCTL, "plot", csv, "-o", f->svg, "--from",
+						      (char *)cases[i].from, "--to", (char *)cases[i].to, NULL });
+		if (r.exit_code != cases[i].exit_code)
+			fail_msg("--from %s --to %s: exit %d, stderr:\n%s", cases[i].from, cases[i].to, r.exit_code,
+				 r.err);
+		if (cases[i].exit_code == 1)
+			expect_in(r.err, "no samples of the selected partitions in the time range");
+		if (cases[i].exit_code == 2)
+			expect_in(r.err, "mpamctl plot: --from 2026-12-03T10:05:00Z must be less than --to "
+					 "2026-12-03T10:00:00.5Z\n");
+		run_result_fini(&r);
+	}
+	struct run_result r = run((char *[]){ MPAMCTL, "plot", csv, "-o", f->svg, NULL });
+	assert_int_equal(r.exit_code, 0);
+	run_result_fini(&r);
+	char *svg = read_text_file(f->svg);
+	assert_non_null(svg);
+	expect_in(svg, "time (s from 2026-12-03T10:00:00.000Z).</desc>");
+	free(svg);
+}
+
+/* A record mpamd writes, end to end (a new file: mpamd would move the fixture's aside). */
 static void test_plots_what_mpamd_records(void **state)
 {
 	struct fixture *f = *state;
+	char csv[200];
+
+	snprintf(csv, sizeof(csv), "%s/mpamd.csv", f->dir);
 	struct run_result r =
 		run((char *[]){ MPAMD, "-c", MPAMD_SOURCE_DIR "/etc/demo.ini", "--foreground", "--no-socket",
-				"--sim-clock", "--ticks", "50", "--print-every", "1000", "--record", f->csv, NULL });
+				"--sim-clock", "--ticks", "50", "--print-every", "1000", "--record", csv, NULL });
 
 	assert_int_equal(r.exit_code, 0);
 	run_result_fini(&r);
-	r = run((char *[]){ MPAMCTL, "plot", f->csv, "-o", f->png, NULL });
+	r = run((char *[]){ MPAMCTL, "plot", csv, "-o", f->png, NULL });
 	assert_int_equal(r.exit_code, 0);
 	assert_string_equal(r.err, "");
 	run_result_fini(&r);
-	r = run((char *[]){ MPAMCTL, "plot", f->csv, "-o", f->svg, NULL });
+	r = run((char *[]){ MPAMCTL, "plot", csv, "-o", f->svg, NULL });
 	assert_int_equal(r.exit_code, 0);
 	run_result_fini(&r);
 	char *svg = read_text_file(f->svg);
@@ -334,9 +412,11 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_unknown_partition, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_nothing_in_range, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_record_file, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cut_row_warned, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unwritable_output, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_usage_errors, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_help, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_time_column_and_two_runs, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_plots_what_mpamd_records, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -613,7 +613,7 @@ static void test_mpamd_records_against_the_emulator(void **state)
 	if (r.exit_code != 0)
 		fail_msg("mpamd: %s", r.err);
 	char *csv = read_text_file(record);
-	assert_non_null(strstr(csv, "t_ms,partition,mbps,mb_max,mb_min,valid,estimated,event\n"));
+	assert_non_null(strstr(csv, "t_ms,time,partition,mbps,mb_max,mb_min,valid,estimated,event\n"));
 	assert_non_null(strstr(csv, ",web,"));
 	assert_non_null(strstr(csv, ",batch,"));
 	assert_non_null(strstr(csv, ",50,0,1,0,")); /* batch: MB 50%, measured */

@@ -15,6 +15,7 @@
 
 #include "core/config/config.h"
 #include "core/engine/engine.h"
+#include "core/base/clock.h"
 #include "core/base/log.h"
 #include "policies/policy.h"
 #include "tests/util/record_reader.h"
@@ -98,7 +99,7 @@ static void test_continuous_monitoring_within_1_percent(void **state)
 			     300);
 	size_t valid, estimated, invalid;
 
-	assert_string_equal(run.header, "t_ms,partition,mbps,mb_max,mb_min,valid,estimated,event,sim_mbps");
+	assert_string_equal(run.header, "t_ms,time,partition,mbps,mb_max,mb_min,valid,estimated,event,sim_mbps");
 	assert_int_equal(run.count, 900);
 	double worst = worst_error(&run, 500, &valid, &estimated, &invalid);
 	printf("continuous: worst error %.4f%% over %zu rows\n", worst * 100, valid);
@@ -108,6 +109,30 @@ static void test_continuous_monitoring_within_1_percent(void **state)
 	/* The limits in force are in the record: 60% with BWA_WD 8 is 153/256 = 59.8%, shown as 60. */
 	assert_int_equal(run.rows[1].mb_max, 60);
 	assert_int_equal(run.rows[0].mb_min, 20);
+	free(run.rows);
+}
+
+/* On the simulated clock the record's wall-clock times are the real start plus the simulated
+ * time: one interval apart per tick, however fast the ticks ran. */
+static void test_record_times_follow_the_simulated_clock(void **state)
+{
+	(void)state;
+	uint64_t before = clock_wall_ms();
+	struct run run =
+		run_scenario("[global]\nbackend = sim\ninterval_ms = 100\n[sim]\ncapacity_mbps = 10000\n"
+			     "[partition \"web\"]\nsim_demand = 3000\n[partition \"batch\"]\nsim_demand = 9000\n",
+			     50);
+	uint64_t after = clock_wall_ms();
+
+	assert_int_equal(run.count, 100);
+	int64_t start = run.rows[0].time_ms - (int64_t)run.rows[0].t_ms;
+	assert_true(start >= (int64_t)before && start <= (int64_t)after);
+	for (size_t i = 0; i < run.count; i++) {
+		assert_true(run.rows[i].has_time);
+		assert_true(run.rows[i].time_ms - (int64_t)run.rows[i].t_ms == start);
+		if (i >= 2) /* two partitions per tick: each tick one interval after the one before */
+			assert_true(run.rows[i].time_ms == run.rows[i - 2].time_ms + 100);
+	}
 	free(run.rows);
 }
 
@@ -192,6 +217,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_continuous_monitoring_within_1_percent),
+		cmocka_unit_test(test_record_times_follow_the_simulated_clock),
 		cmocka_unit_test(test_rotation_within_5_percent),
 		cmocka_unit_test(test_interval_too_long_for_31bit_counters),
 		cmocka_unit_test(test_sim_clock_needs_sim_backend),

@@ -196,6 +196,55 @@ static void test_each_parser_alone(void **state)
 	partition_config_fini(NULL, &p);
 }
 
+static const struct config_key *global_key(const char *name)
+{
+	for (size_t i = 0; i < config_global_section.key_count; i++)
+		if (!strcmp(config_global_section.keys[i].name, name))
+			return &config_global_section.keys[i];
+	fail_msg("no global key %s", name);
+	return NULL;
+}
+
+/* record_max_bytes: bytes or K/M/G (powers of 1024), 0 or none for no cap, a floor that holds a
+ * few ticks, and written back with the largest exact suffix. */
+static void test_record_max_bytes(void **state)
+{
+	const struct config_key *k = global_key("record_max_bytes");
+	struct global_config g = { 0 };
+	struct err err = { "" };
+	char text[32];
+
+	(void)state;
+	assert_int_equal(config_key_parse(k, &g, "64M", &err), 0);
+	assert_true(g.record_max_bytes == 64ull << 20);
+	assert_true(k->type->format(&g, k, text, sizeof(text)));
+	assert_string_equal(text, "64M");
+	assert_int_equal(config_key_parse(k, &g, "512k", &err), 0);
+	assert_true(g.record_max_bytes == 512ull << 10);
+	assert_int_equal(config_key_parse(k, &g, "2g", &err), 0);
+	assert_true(g.record_max_bytes == 2ull << 30);
+	assert_int_equal(config_key_parse(k, &g, "1000000", &err), 0);
+	assert_true(g.record_max_bytes == 1000000);
+	assert_true(k->type->format(&g, k, text, sizeof(text)));
+	assert_string_equal(text, "1000000");
+	assert_int_equal(config_key_parse(k, &g, "none", &err), 0);
+	assert_true(g.record_max_bytes == 0);
+	assert_false(k->type->format(&g, k, text, sizeof(text))); /* no cap: "none" */
+	g.record_max_bytes = 1;
+	assert_int_equal(config_key_parse(k, &g, "0", &err), 0);
+	assert_true(g.record_max_bytes == 0);
+
+	static const char *const refused[] = { "65535", "1K", "63K", "1.5M", "10X", "-1M", "M", "64 M", "99999999999G" };
+	g.record_max_bytes = 12345;
+	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+		if (config_key_parse(k, &g, refused[i], &err) == 0)
+			fail_msg("record_max_bytes = %s accepted", refused[i]);
+		assert_true(g.record_max_bytes == 12345); /* left as it was */
+	}
+	assert_int_equal(config_key_parse(k, &g, "1K", &err), -ERANGE);
+	assert_string_equal(err.text, "at least 64K, so that the file holds a few ticks (or 0 or none: no cap)");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -204,6 +253,7 @@ int main(void)
 		cmocka_unit_test(test_completion_lists_the_runtime_keys),
 		cmocka_unit_test(test_man_page_documents_every_key),
 		cmocka_unit_test(test_each_parser_alone),
+		cmocka_unit_test(test_record_max_bytes),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

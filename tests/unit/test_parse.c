@@ -90,6 +90,33 @@ static void test_parse_percent(void **state)
 	assert_int_equal(parse_percent("0", 1, 100, &v, &e), -ERANGE);
 }
 
+static void test_parse_size(void **state)
+{
+	struct err e;
+	uint64_t v = 0;
+
+	(void)state;
+	assert_int_equal(parse_size("4096", 0, UINT64_MAX, &v, &e), 0);
+	assert_true(v == 4096);
+	assert_int_equal(parse_size("3K", 0, UINT64_MAX, &v, &e), 0);
+	assert_true(v == 3 * 1024);
+	assert_int_equal(parse_size("5m", 0, UINT64_MAX, &v, &e), 0);
+	assert_true(v == 5ull * 1024 * 1024);
+	assert_int_equal(parse_size("7G", 0, UINT64_MAX, &v, &e), 0);
+	assert_true(v == 7ull << 30);
+	assert_int_equal(parse_size("17179869183G", 0, UINT64_MAX, &v, &e), 0); /* the largest that fits */
+	assert_true(v == 17179869183ull << 30);
+	v = 1;
+	assert_int_equal(parse_size("17179869184G", 0, UINT64_MAX, &v, &e), -ERANGE);
+	assert_int_equal(parse_size("2K", 0, 1024, &v, &e), -ERANGE);
+	assert_int_equal(parse_size("1T", 0, UINT64_MAX, &v, &e), -EINVAL);
+	assert_int_equal(parse_size("K", 0, UINT64_MAX, &v, &e), -EINVAL);
+	assert_int_equal(parse_size("1KB", 0, UINT64_MAX, &v, &e), -EINVAL);
+	assert_int_equal(parse_size("0x10K", 0, UINT64_MAX, &v, &e), -EINVAL);
+	assert_int_equal(parse_size("", 0, UINT64_MAX, &v, &e), -EINVAL);
+	assert_true(v == 1); /* refused values leave it alone */
+}
+
 static void test_parse_bool_and_enum(void **state)
 {
 	static const char *const names[] = { "alpha", "beta", NULL };
@@ -182,15 +209,11 @@ static void test_suggest(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_parse_uint_accepts),
-		cmocka_unit_test(test_parse_uint_rejects),
-		cmocka_unit_test(test_parse_hex),
-		cmocka_unit_test(test_parse_percent),
-		cmocka_unit_test(test_parse_bool_and_enum),
-		cmocka_unit_test(test_parse_uint_list),
-		cmocka_unit_test(test_names),
-		cmocka_unit_test(test_cpu_list),
-		cmocka_unit_test(test_suggest),
+		cmocka_unit_test(test_parse_uint_accepts), cmocka_unit_test(test_parse_uint_rejects),
+		cmocka_unit_test(test_parse_hex),	   cmocka_unit_test(test_parse_percent),
+		cmocka_unit_test(test_parse_size),	   cmocka_unit_test(test_parse_bool_and_enum),
+		cmocka_unit_test(test_parse_uint_list),	   cmocka_unit_test(test_names),
+		cmocka_unit_test(test_cpu_list),	   cmocka_unit_test(test_suggest),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

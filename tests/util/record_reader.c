@@ -5,9 +5,36 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/base/rfc3339.h"
 #include "core/config/config.h"
 
-#define RECORD_FIELDS 9 /* with sim_mbps; 8 without */
+#define MAX_FIELDS 32
+
+/* The columns the tests read, found by their header names (any order, others ignored). */
+enum column {
+	COL_T_MS,
+	COL_PARTITION,
+	COL_MBPS,
+	COL_MB_MAX,
+	COL_MB_MIN,
+	COL_VALID,
+	COL_ESTIMATED,
+	COL_EVENT,
+	COL_REQUIRED, /* the columns above are required, those below optional */
+	COL_TIME = COL_REQUIRED,
+	COL_SIM,
+	COL_COUNT,
+};
+
+static const char *const column_names[COL_COUNT] = {
+	"t_ms", "partition", "mbps", "mb_max", "mb_min", "valid", "estimated", "event", "time", "sim_mbps",
+};
+
+struct layout {
+	const char *path;
+	size_t fields;	   /* in the header */
+	int at[COL_COUNT]; /* field index of each column, -1 when absent */
+};
 
 /* Splits one CSV line in place; quoted fields lose their quotes and doubled quotes. */
 static size_t split_csv(char *line, char **fields, size_t max)
@@ -38,24 +65,54 @@ static size_t split_csv(char *line, char **fields, size_t max)
 	return n;
 }
 
-static bool parse_line(char *line, struct record_line *row)
+static bool read_layout(char *header, struct layout *l)
 {
-	char *f[RECORD_FIELDS + 1] = { 0 };
-	size_t n = split_csv(line, f, RECORD_FIELDS + 1);
+	char *f[MAX_FIELDS + 1];
 
-	if (n != RECORD_FIELDS && n != RECORD_FIELDS - 1)
+	l->fields = split_csv(header, f, MAX_FIELDS + 1);
+	for (size_t c = 0; c < COL_COUNT; c++) {
+		l->at[c] = -1;
+		for (size_t i = 0; i < l->fields; i++)
+			if (!strcmp(f[i], column_names[c]))
+				l->at[c] = (int)i;
+		if (c < COL_REQUIRED && l->at[c] < 0) {
+			fprintf(stderr, "record_read: %s:1: no column %s\n", l->path, column_names[c]);
+			return false;
+		}
+	}
+	return true;
+}
+
+static bool parse_line(const struct layout *l, unsigned long line_no, char *line, struct record_line *row)
+{
+	char *f[MAX_FIELDS + 1] = { 0 };
+	size_t n = split_csv(line, f, MAX_FIELDS + 1);
+	struct err err = { "" };
+
+	if (n != l->fields) {
+		fprintf(stderr, "record_read: %s:%lu: %zu fields where the header has %zu\n", l->path, line_no, n,
+			l->fields);
 		return false;
+	}
 	memset(row, 0, sizeof(*row));
-	row->t_ms = strtoull(f[0], NULL, 10);
-	snprintf(row->partition, sizeof(row->partition), "%s", f[1]);
-	row->has_mbps = f[2][0] != '\0';
-	row->mbps = strtod(f[2], NULL);
-	row->mb_max = (unsigned)strtoul(f[3], NULL, 10);
-	row->mb_min = (unsigned)strtoul(f[4], NULL, 10);
-	row->valid = atoi(f[5]);
-	row->estimated = atoi(f[6]);
-	snprintf(row->event, sizeof(row->event), "%s", f[7]);
-	row->sim_mbps = n == RECORD_FIELDS ? strtod(f[8], NULL) : 0;
+	row->t_ms = strtoull(f[l->at[COL_T_MS]], NULL, 10);
+	snprintf(row->partition, sizeof(row->partition), "%s", f[l->at[COL_PARTITION]]);
+	row->has_mbps = f[l->at[COL_MBPS]][0] != '\0';
+	row->mbps = strtod(f[l->at[COL_MBPS]], NULL);
+	row->mb_max = (unsigned)strtoul(f[l->at[COL_MB_MAX]], NULL, 10);
+	row->mb_min = (unsigned)strtoul(f[l->at[COL_MB_MIN]], NULL, 10);
+	row->valid = atoi(f[l->at[COL_VALID]]);
+	row->estimated = atoi(f[l->at[COL_ESTIMATED]]);
+	snprintf(row->event, sizeof(row->event), "%s", f[l->at[COL_EVENT]]);
+	row->sim_mbps = l->at[COL_SIM] >= 0 ? strtod(f[l->at[COL_SIM]], NULL) : 0;
+	if (l->at[COL_TIME] >= 0) {
+		const char *time = f[l->at[COL_TIME]];
+		if (rfc3339_parse_ms(time, &row->time_ms, &err) < 0) {
+			fprintf(stderr, "record_read: %s:%lu: bad time '%s': %s\n", l->path, line_no, time, err.text);
+			return false;
+		}
+		row->has_time = true;
+	}
 	return true;
 }
 
@@ -65,7 +122,9 @@ long record_read(const char *path, char *header, size_t len, struct record_line 
 	char *line = NULL;
 	size_t cap = 0;
 	struct record_line *rows = NULL;
+	struct layout layout = { .path = path };
 	long count = 0;
+	unsigned long line_no = 1;
 
 	if (!in || getline(&line, &cap, in) < 0) {
 		fprintf(stderr, "record_read: %s has no header\n", path);
@@ -76,23 +135,26 @@ long record_read(const char *path, char *header, size_t len, struct record_line 
 	}
 	line[strcspn(line, "\n")] = '\0';
 	snprintf(header, len, "%s", line);
-	while (getline(&line, &cap, in) >= 0) {
+	if (!read_layout(line, &layout))
+		count = -1;
+	while (count >= 0 && getline(&line, &cap, in) >= 0) {
+		line_no++;
 		line[strcspn(line, "\n")] = '\0';
 		struct record_line *grown = realloc(rows, (size_t)(count + 1) * sizeof(*rows));
-		if (!grown || !parse_line(line, &grown[count])) {
-			fprintf(stderr, "record_read: %s row %ld does not have the record's columns\n", path,
-				count + 1);
-			free(grown ? grown : rows);
+		if (grown)
+			rows = grown;
+		if (!grown || !parse_line(&layout, line_no, line, &rows[count])) {
 			count = -1;
 			break;
 		}
-		rows = grown;
 		count++;
 	}
 	free(line);
 	fclose(in);
 	if (count >= 0)
 		*ret_rows = rows;
+	else
+		free(rows);
 	return count;
 }
 

@@ -1,15 +1,21 @@
-/* Reading the record file back in tests: the columns of core/engine/record.c, fields quoted as RFC 4180
- * says (an event with a comma or a quote), an empty mbps kept apart from 0. */
+/* Reading the record file back in tests: the columns of core/engine/record.c found by their header
+ * names, fields quoted as RFC 4180 says (an event with a comma or a quote, not a line break), an
+ * empty mbps kept apart from 0, the time column parsed and checked. Strict where the product's
+ * reader (cli/record_read.c) forgives: a row cut short is an error here, since a test's file has
+ * none. */
 #ifndef MPAMD_TESTS_RECORD_READER_H
 #define MPAMD_TESTS_RECORD_READER_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct config;
 
 struct record_line {
 	unsigned long long t_ms;
+	bool has_time;	 /* the file has a time column */
+	int64_t time_ms; /* its wall-clock time, ms since the Unix epoch */
 	char partition[65];
 	bool has_mbps; /* false: the mbps field was empty (an invalid sample) */
 	double mbps;
@@ -20,8 +26,9 @@ struct record_line {
 };
 
 /* Reads `path`: the header line (without its newline) into header[len] and every row into a
- * malloc'ed array. Returns the number of rows, or -1 (with a message on stderr) when a line does
- * not have the record's columns. */
+ * malloc'ed array. Returns the number of rows, or -1 with "record_read: PATH:LINE: reason" on stderr
+ * when the header lacks a column of the record, a row has another number of fields, or a time is
+ * malformed. */
 long record_read(const char *path, char *header, size_t len, struct record_line **ret_rows);
 
 /* A config from text, its diagnostics printed on stderr; NULL when it has errors. */

@@ -1,0 +1,100 @@
+/* The engine's record file: where it is, the wall-clock time of each tick, one row per partition
+ * per tick, reopening on SIGHUP, and a failing disk that stops the recording but never the control
+ * loop. */
+#include "core/base/log.h"
+#include "core/engine/engine_internal.h"
+
+static const char *record_path(const struct engine *e)
+{
+	return e->opts.record_path ? e->opts.record_path : e->config->global.record;
+}
+
+/* The tick's wall-clock time. On the simulated clock a run of thousands of ticks takes a fraction
+ * of a second: its times are the real start plus the simulated time, so they still advance by one
+ * interval per tick. */
+static uint64_t tick_wall_ms(const struct engine *e, uint64_t now_ns)
+{
+	if (e->clock.simulated)
+		return e->wall_start_ms + engine_t_ms(e, now_ns);
+	return clock_wall_ms();
+}
+
+static struct record_options record_options(const struct engine *e)
+{
+	return (struct record_options){ .with_truth = engine_has_truth(e),
+					.now_ms = clock_wall_ms(),
+					.max_bytes = e->config->global.record_max_bytes };
+}
+
+int engine_record_open(struct engine *e, struct err *err)
+{
+	const char *path = record_path(e);
+	struct record_options opts = record_options(e);
+
+	e->wall_start_ms = clock_wall_ms();
+	if (!path)
+		return 0;
+	return record_new(path, &opts, &e->record, err);
+}
+
+/* After a write failure the file is closed and recording stops; the loop carries on. */
+static void stop_recording(struct engine *e, const struct err *why)
+{
+	log_error("%s; recording stops until the next SIGHUP", why->text);
+	record_free(e->record, NULL);
+	e->record = NULL;
+}
+
+void engine_record_tick(struct engine *e, uint64_t now_ns)
+{
+	struct err err = { "" };
+
+	if (!e->record)
+		return;
+	uint64_t t_ms = engine_t_ms(e, now_ns), time_ms = tick_wall_ms(e, now_ns);
+	for (size_t i = 0; i < e->config->partition_count; i++) {
+		const struct partition_status *st = &e->partitions[i].status;
+		struct record_row row = {
+			.t_ms = t_ms,
+			.time_ms = time_ms,
+			.partition = st->name,
+			.valid = st->valid,
+			.estimated = st->estimated,
+			.mbps = st->mbps,
+			.mb_max = st->mb_max,
+			.mb_min = st->mb_min,
+			.event = st->event,
+			.has_truth = engine_has_truth(e),
+			.truth_mbps = st->truth_mbps,
+		};
+		record_write(e->record, &row);
+	}
+	if (record_end_tick(e->record, &err) < 0)
+		stop_recording(e, &err);
+}
+
+void engine_record_reopen(struct engine *e)
+{
+	const char *path = record_path(e);
+	struct record_options opts = record_options(e);
+	struct err err = { "" };
+
+	engine_record_close(e);
+	if (!path)
+		return;
+	if (record_new(path, &opts, &e->record, &err) < 0) {
+		log_error("%s; recording stops until the next SIGHUP", err.text);
+		e->record = NULL;
+		return;
+	}
+	log_info("record file %s reopened", path);
+}
+
+void engine_record_close(struct engine *e)
+{
+	struct err err = { "" };
+
+	if (record_free(e->record, &err) < 0)
+		log_error("%s", err.text);
+	e->record = NULL;
+}

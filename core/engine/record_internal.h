@@ -1,0 +1,34 @@
+/* Shared by record.c (rows and ticks) and record_out.c (the file on disk). */
+#ifndef MPAMD_CORE_ENGINE_RECORD_INTERNAL_H
+#define MPAMD_CORE_ENGINE_RECORD_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "core/base/error.h"
+
+/* The record file as it is open: only a regular file is checked, moved aside or rotated;
+ * anything else (/dev/null, a pipe) just gets the header and the rows. */
+struct record_out {
+	int fd; /* -1 after a failed rotation */
+	bool regular;
+	uint64_t size; /* bytes in the file, as far as mpamd knows */
+};
+
+/* Opens `path` to append rows under `header` (the whole first line, its newline included).
+ * A new or empty file gets the header. A file whose first line is anything else (an older
+ * version, another program) is never appended to: it is renamed to PATH.YYYYMMDDTHHMMSSZ (the
+ * time from `now_ms`), which the log says, and a new file begun. A file that ends inside a row
+ * (mpamd stopped while writing it) first gets the line break, after a closing quote when the row
+ * stopped inside a quoted field, so the cut row stays alone on its line. */
+int record_out_open(const char *path, const char *header, uint64_t now_ms, struct record_out *ret, struct err *err);
+
+/* Moves the file to PATH.1 (replacing an older one) and opens a new one with the header in its
+ * place. A file no longer at `path` (moved away by someone else) is left where it is. On failure
+ * out->fd is -1. */
+int record_out_rotate(const char *path, const char *header, uint64_t now_ms, struct record_out *out, struct err *err);
+
+/* All of `len` bytes, continuing short writes; 0 or a negative errno. */
+int record_out_write(struct record_out *out, const char *data, size_t len);
+
+#endif

@@ -1,0 +1,380 @@
+/* The record file as a history, with mpamd run as the operator runs it: runs appended under one
+ * header, logrotate's way (mv, then SIGHUP; by hand and with the shipped logrotate file) giving a
+ * complete old file and a new one, and mpamd's own rotation at record_max_bytes. */
+#include <ftw.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "core/base/clock.h"
+#include "tests/util/record_reader.h"
+#include "tests/util/testutil.h"
+
+#define WAIT_MS 5000
+
+#define HEADER "t_ms,time,partition,mbps,mb_max,mb_min,valid,estimated,event,sim_mbps"
+
+struct files {
+	char dir[64];
+	char config[96], record[96], log[96], moved[96], pidfile[96];
+	int pid; /* the daemon a test started, killed by teardown when the test failed on the way */
+};
+
+static int setup(void **state)
+{
+	struct files *f = calloc(1, sizeof(*f));
+
+	if (!f)
+		return -1;
+	snprintf(f->dir, sizeof(f->dir), "/tmp/mpamd-history-XXXXXX");
+	if (!mkdtemp(f->dir))
+		return -1;
+	snprintf(f->config, sizeof(f->config), "%s/mpamd.ini", f->dir);
+	snprintf(f->record, sizeof(f->record), "%s/run.csv", f->dir);
+	snprintf(f->log, sizeof(f->log), "%s/mpamd.log", f->dir);
+	snprintf(f->moved, sizeof(f->moved), "%s/run.csv.1", f->dir);
+	snprintf(f->pidfile, sizeof(f->pidfile), "%s/mpamd.pid", f->dir);
+	*state = f;
+	return 0;
+}
+
+static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	return type == FTW_DP ? rmdir(path) : unlink(path);
+}
+
+/* The daemon if it still runs, then everything the test and mpamd left, and the directory. */
+static int teardown(void **state)
+{
+	struct files *f = *state;
+
+	if (f->pid > 0) {
+		kill(f->pid, SIGKILL);
+		wait_exit(f->pid, WAIT_MS);
+	}
+	int r = nftw(f->dir, remove_entry, 8, FTW_DEPTH | FTW_PHYS);
+	free(f);
+	return r;
+}
+
+static size_t count_text(const char *text, const char *what)
+{
+	size_t n = 0;
+
+	for (const char *p = strstr(text, what); p; p = strstr(p + 1, what))
+		n++;
+	return n;
+}
+
+static void run_sim(const struct files *f, const char *ticks)
+{
+	struct run_result r;
+	char *argv[] = { MPAMD,
+			 "-c",
+			 MPAMD_SOURCE_DIR "/etc/demo.ini",
+			 "--foreground",
+			 "--no-socket",
+			 "--sim-clock",
+			 "--ticks",
+			 (char *)ticks,
+			 "--record",
+			 (char *)f->record,
+			 NULL };
+
+	assert_int_equal(run_command(argv, &r), 0);
+	if (r.exit_code != 0)
+		fail_msg("mpamd exited %d:\n%s", r.exit_code, r.err);
+	run_result_fini(&r);
+}
+
+/* Within one run: t_ms one interval (100 ms) per tick of three partitions, the time in step with it. */
+static void check_run(const struct record_line *rows, size_t count)
+{
+	int64_t start = rows[0].time_ms - (int64_t)rows[0].t_ms;
+
+	for (size_t i = 0; i < count; i++) {
+		assert_true(rows[i].has_time);
+		assert_int_equal(rows[i].t_ms, (i / 3 + 1) * 100);
+		assert_true(rows[i].time_ms - (int64_t)rows[i].t_ms == start);
+	}
+}
+
+/* Two simulated runs on one file: both runs' rows, in order, under one header. */
+static void test_two_runs_append(void **state)
+{
+	struct files *f = *state;
+	struct record_line *rows = NULL;
+	char header[256];
+
+	run_sim(f, "20");
+	run_sim(f, "30");
+	char *text = read_text_file(f->record);
+	assert_non_null(text);
+	assert_int_equal(count_text(text, "t_ms,"), 1);
+	free(text);
+	assert_int_equal(record_read(f->record, header, sizeof(header), &rows), (20 + 30) * 3);
+	assert_string_equal(header, HEADER);
+	check_run(rows, 20 * 3);
+	check_run(rows + 20 * 3, 30 * 3);
+	/* the second run started after the first one did */
+	assert_true(rows[60].time_ms - (int64_t)rows[60].t_ms >= rows[0].time_ms - (int64_t)rows[0].t_ms);
+	free(rows);
+}
+
+static void write_file(const char *path, const char *text)
+{
+	FILE *out = fopen(path, "w");
+
+	assert_non_null(out);
+	fputs(text, out);
+	assert_int_equal(fclose(out), 0);
+}
+
+/* mpamd on real time, 20 ms ticks, recording to `record`. */
+static int start_daemon(struct files *f, const char *record)
+{
+	char *argv[] = { MPAMD,	     "-c",	     f->config,	   "-f",       "--no-socket",
+			 "--record", (char *)record, "--pid-file", f->pidfile, NULL };
+
+	write_file(f->config, "[global]\nbackend = sim\ninterval_ms = 20\n[sim]\ncapacity_mbps = 10000\n"
+			      "[partition \"web\"]\nsim_demand = 3000\n[partition \"batch\"]\nsim_demand = 9000\n");
+	f->pid = spawn_background(argv, f->log);
+	assert_true(f->pid > 0);
+	assert_true(wait_for_text(f->log, "ready:", WAIT_MS));
+	return f->pid;
+}
+
+static void stop_daemon(struct files *f)
+{
+	kill(f->pid, SIGTERM);
+	assert_int_equal(wait_exit(f->pid, WAIT_MS), 0);
+	f->pid = 0;
+}
+
+/* Polls until `path` has a header and at least `rows` rows. */
+static bool wait_for_rows(const char *path, long rows)
+{
+	for (int waited = 0; waited < WAIT_MS; waited += 20) {
+		struct record_line *lines = NULL;
+		char header[256];
+		if (access(path, F_OK) == 0) {
+			long n = record_read(path, header, sizeof(header), &lines);
+			free(lines);
+			if (n >= rows)
+				return true;
+		}
+		usleep(20000);
+	}
+	return false;
+}
+
+/* A file mpamd no longer writes: whole rows, one header, each tick's two rows together, and no
+ * change a while later. */
+static long check_complete(const char *path, struct record_line **rows)
+{
+	char header[256];
+	char *before = read_text_file(path);
+
+	assert_non_null(before);
+	assert_true(before[strlen(before) - 1] == '\n');
+	assert_int_equal(count_text(before, "t_ms,"), 1);
+	long n = record_read(path, header, sizeof(header), rows);
+	assert_true(n > 0 && n % 2 == 0);
+	assert_string_equal(header, HEADER);
+	usleep(100000); /* five ticks */
+	char *after = read_text_file(path);
+	assert_string_equal(after, before);
+	free(before);
+	free(after);
+	return n;
+}
+
+/* logrotate without copytruncate: the file is moved, mpamd gets SIGHUP and begins a new one with
+ * its header; the moved one is complete, and the run goes on in the new file where it left off. */
+static void test_sighup_after_mv_begins_a_new_file(void **state)
+{
+	struct files *f = *state;
+	struct record_line *old_rows = NULL, *new_rows = NULL;
+	char header[256];
+
+	uint64_t started = clock_wall_ms();
+	int pid = start_daemon(f, f->record);
+	assert_true(wait_for_rows(f->record, 10));
+	assert_int_equal(rename(f->record, f->moved), 0);
+	kill(pid, SIGHUP);
+	assert_true(wait_for_text(f->log, "reopened", WAIT_MS));
+	assert_true(wait_for_rows(f->record, 10));
+	long old_count = check_complete(f->moved, &old_rows);
+	long new_count = record_read(f->record, header, sizeof(header), &new_rows);
+	stop_daemon(f);
+	uint64_t stopped = clock_wall_ms();
+
+	assert_true(new_count >= 10);
+	assert_string_equal(header, HEADER);
+	/* one run across both files: t_ms and the wall clock go on from the moved file's last row */
+	assert_true(new_rows[0].t_ms > old_rows[old_count - 1].t_ms);
+	assert_true(new_rows[0].time_ms >= old_rows[old_count - 1].time_ms);
+	assert_true(old_rows[0].time_ms >= (int64_t)started && new_rows[new_count - 1].time_ms <= (int64_t)stopped);
+	for (long i = 1; i < old_count; i++)
+		assert_true(old_rows[i].time_ms >= old_rows[i - 1].time_ms);
+	for (long i = 1; i < new_count; i++)
+		assert_true(new_rows[i].time_ms >= new_rows[i - 1].time_ms);
+	free(old_rows);
+	free(new_rows);
+}
+
+/* A reopen that fails (the directory is gone) stops the recording, not the loop: a later SIGHUP,
+ * once the directory is back, records again. */
+static void test_failed_reopen_stops_recording_only(void **state)
+{
+	struct files *f = *state;
+	char sub[128], gone[128], record[160], moved[160];
+
+	snprintf(sub, sizeof(sub), "%s/sub", f->dir);
+	snprintf(gone, sizeof(gone), "%s/gone", f->dir);
+	snprintf(record, sizeof(record), "%s/run.csv", sub);
+	snprintf(moved, sizeof(moved), "%s/run.csv", gone);
+	assert_int_equal(mkdir(sub, 0755), 0);
+	int pid = start_daemon(f, record);
+	assert_true(wait_for_rows(record, 4));
+	assert_int_equal(rename(sub, gone), 0);
+	kill(pid, SIGHUP);
+	assert_true(wait_for_text(f->log, "recording stops until the next SIGHUP", WAIT_MS));
+	struct record_line *rows = NULL;
+	check_complete(moved, &rows);
+	free(rows);
+	assert_int_equal(kill(pid, 0), 0); /* still running */
+
+	assert_int_equal(mkdir(sub, 0755), 0);
+	kill(pid, SIGHUP);
+	assert_true(wait_for_rows(record, 4));
+	stop_daemon(f);
+}
+
+/* [global] record_max_bytes through mpamd: the file never passes the cap, PATH.1 holds whole ticks
+ * and the ticks go on in PATH where PATH.1 ends. */
+static void test_record_max_bytes_rotates(void **state)
+{
+	struct files *f = *state;
+	char text[512], older[128];
+	struct record_line *rows = NULL, *older_rows = NULL;
+	char header[256];
+	struct stat st;
+
+	snprintf(older, sizeof(older), "%s.1", f->record);
+	snprintf(text, sizeof(text),
+		 "[global]\nbackend = sim\nrecord = %s\nrecord_max_bytes = 64K\n[sim]\ncapacity_mbps = 10000\n"
+		 "[partition \"web\"]\nsim_demand = 3000\n[partition \"batch\"]\nsim_demand = 9000\n",
+		 f->record);
+	write_file(f->config, text);
+	struct run_result r;
+	char *argv[] = { MPAMD, "-c", f->config, "-f", "--no-socket", "--sim-clock", "--ticks", "3000", NULL };
+	assert_int_equal(run_command(argv, &r), 0);
+	if (r.exit_code != 0)
+		fail_msg("mpamd exited %d:\n%s", r.exit_code, r.err);
+	assert_non_null(strstr(r.err, "would pass record_max_bytes = 65536: moved to"));
+	run_result_fini(&r);
+	assert_int_equal(stat(f->record, &st), 0);
+	assert_true(st.st_size <= 65536);
+	assert_int_equal(stat(older, &st), 0);
+	assert_true(st.st_size <= 65536 && st.st_size > 65536 - 1024); /* full, but for less than a tick */
+	long n = record_read(f->record, header, sizeof(header), &rows);
+	long n_older = record_read(older, header, sizeof(header), &older_rows);
+	assert_true(n > 0 && n % 2 == 0 && n_older > 0 && n_older % 2 == 0);
+	for (long i = 0; i < n_older; i += 2)
+		assert_int_equal(older_rows[i].t_ms, older_rows[i + 1].t_ms);
+	for (long i = 0; i < n; i += 2)
+		assert_int_equal(rows[i].t_ms, rows[i + 1].t_ms);
+	assert_int_equal(rows[0].t_ms, older_rows[n_older - 1].t_ms + 100);
+	assert_int_equal(rows[n - 1].t_ms, 3000 * 100);
+	free(rows);
+	free(older_rows);
+}
+
+/* `text` with every `from` replaced by `to`; malloc'ed. */
+static char *replace_all(const char *text, const char *from, const char *to)
+{
+	size_t n = count_text(text, from);
+	char *out = malloc(strlen(text) + n * strlen(to) + 1), *o = out;
+
+	assert_non_null(out);
+	for (const char *hit; (hit = strstr(text, from)); text = hit + strlen(from)) {
+		memcpy(o, text, (size_t)(hit - text));
+		o = stpcpy(o + (hit - text), to);
+	}
+	strcpy(o, text);
+	return out;
+}
+
+/* The shipped etc/logrotate.d/mpamd, run by logrotate on a running mpamd, with its paths pointed at
+ * this test's files (and a unit name no host has, so that it signals through the pid file). */
+static void test_shipped_logrotate_config(void **state)
+{
+	struct files *f = *state;
+	char conf[128], status[128], *argv[] = { "/usr/sbin/logrotate", "-f", "-s", status, conf, NULL };
+
+	if (access(argv[0], X_OK) != 0)
+		skip(); /* scripts/install-deps installs it */
+	snprintf(conf, sizeof(conf), "%s/logrotate.conf", f->dir);
+	snprintf(status, sizeof(status), "%s/logrotate.status", f->dir);
+	char *shipped = read_text_file(MPAMD_SOURCE_DIR "/etc/logrotate.d/mpamd");
+	assert_non_null(shipped);
+	char *a = replace_all(shipped, "/var/log/mpamd/record.csv", f->record);
+	char *b = replace_all(a, "/run/mpamd/mpamd.pid", f->pidfile);
+	char *text = replace_all(b, "mpamd.service", "mpamd-test-no-such-unit.service");
+	assert_int_equal(count_text(text, f->record), 1);
+	assert_int_equal(count_text(text, f->pidfile), 2);
+	write_file(conf, text);
+	free(shipped);
+	free(a);
+	free(b);
+	free(text);
+
+	start_daemon(f, f->record);
+	assert_true(wait_for_rows(f->record, 10));
+	struct run_result r;
+	assert_int_equal(run_command(argv, &r), 0);
+	if (r.exit_code != 0)
+		fail_msg("logrotate exited %d:\n%s%s", r.exit_code, r.out, r.err);
+	run_result_fini(&r);
+	assert_true(wait_for_text(f->log, "reopened", WAIT_MS));
+	assert_true(wait_for_rows(f->record, 10));
+
+	size_t count = 0, rotated = 0;
+	char **files = list_files(f->dir, "", &count);
+	struct record_line *rows = NULL;
+	for (size_t i = 0; i < count; i++) {
+		const char *name = strrchr(files[i], '/') + 1;
+		if (strncmp(name, "run.csv-", 8))
+			continue;
+		rotated++;
+		check_complete(files[i], &rows);
+		free(rows);
+	}
+	free_file_list(files, count);
+	assert_int_equal(rotated, 1);
+	stop_daemon(f);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_two_runs_append, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sighup_after_mv_begins_a_new_file, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_failed_reopen_stops_recording_only, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_record_max_bytes_rotates, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_shipped_logrotate_config, setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
