@@ -192,7 +192,7 @@ static int engine_setup(struct engine *e, struct err *err)
 	if ((r = engine_open_backend(e, err)) < 0)
 		return r;
 	const char *record = e->opts.record_path ? e->opts.record_path : e->config->global.record;
-	if (record && (r = record_new(record, engine_has_truth(e), &e->record, err)) < 0)
+	if (record && (r = record_new_ipc(record, engine_has_truth(e), e->hw.pmu.ops != NULL, &e->record, err)) < 0)
 		return r;
 	engine_ctl_handler(e, &e->handler);
 	engine_metrics_init(e);
@@ -288,6 +288,8 @@ static void publish(struct engine *e, uint64_t now_ns)
 			.event = st->event,
 			.has_truth = engine_has_truth(e),
 			.truth_mbps = st->truth_mbps,
+			.ipc_valid = st->ipc_valid,
+			.ipc = st->ipc,
 		};
 		record_write(e->record, &row);
 	}

@@ -8,9 +8,15 @@ struct record {
 	FILE *out;
 	char *path;
 	bool with_truth;
+	bool with_ipc;
 };
 
 int record_new(const char *path, bool with_truth, struct record **ret, struct err *err)
+{
+	return record_new_ipc(path, with_truth, false, ret, err);
+}
+
+int record_new_ipc(const char *path, bool with_truth, bool with_ipc, struct record **ret, struct err *err)
 {
 	struct record *rec = calloc(1, sizeof(*rec));
 
@@ -24,7 +30,9 @@ int record_new(const char *path, bool with_truth, struct record **ret, struct er
 	}
 	rec->path = strdup(path);
 	rec->with_truth = with_truth;
-	fprintf(rec->out, "t_ms,partition,mbps,mb_max,mb_min,valid,estimated,event%s\n", with_truth ? ",sim_mbps" : "");
+	rec->with_ipc = with_ipc;
+	fprintf(rec->out, "t_ms,partition,mbps,mb_max,mb_min,valid,estimated,event%s%s\n",
+		with_truth ? ",sim_mbps" : "", with_ipc ? ",ipc" : "");
 	*ret = rec;
 	return 0;
 }
@@ -56,6 +64,10 @@ int record_write(struct record *rec, const struct record_row *row)
 	write_field(rec->out, row->event ? row->event : "");
 	if (rec->with_truth)
 		fprintf(rec->out, ",%.1f", row->has_truth ? row->truth_mbps : 0.0);
+	if (rec->with_ipc && row->ipc_valid)
+		fprintf(rec->out, ",%.3f", row->ipc);
+	else if (rec->with_ipc)
+		fputc(',', rec->out);
 	fputc('\n', rec->out);
 	return 0;
 }
