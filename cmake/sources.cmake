@@ -76,6 +76,14 @@ mpamd_layer(mpamd_perf DIRS backends/perf DEPS mpamd_base SOURCES
   backends/perf/perf_resolve.c
   backends/perf/perf_sysfs.c)
 
+# The PMU sampler over backends/perf: [pmu] events per partition (cgroup or pids), uncore host-wide.
+mpamd_layer(mpamd_pmu DIRS backends/pmu DEPS mpamd_contracts mpamd_perf SOURCES
+  backends/pmu/pmu_cgroup.c
+  backends/pmu/pmu_config.c
+  backends/pmu/pmu_counter.c
+  backends/pmu/pmu_events.c
+  backends/pmu/sampler_perf.c)
+
 mpamd_layer(mpamd_policies DIRS policies DEPS mpamd_config SOURCES
   policies/chain.c
   policies/escalate.c
@@ -90,7 +98,7 @@ mpamd_layer(mpamd_ctl DIRS core/ctl DEPS mpamd_base LIBS PkgConfig::JANSSON SOUR
 
 # The one place that composes: controls, monitors, actuators, policies and the control socket.
 mpamd_layer(mpamd_engine DIRS core/engine
-  DEPS mpamd_mmio mpamd_resctrl mpamd_sim mpamd_cgroup mpamd_policies mpamd_ctl SOURCES
+  DEPS mpamd_mmio mpamd_resctrl mpamd_sim mpamd_cgroup mpamd_pmu mpamd_policies mpamd_ctl SOURCES
   core/engine/compose.c
   core/engine/engine.c
   core/engine/engine_apply.c
@@ -99,6 +107,7 @@ mpamd_layer(mpamd_engine DIRS core/engine
   core/engine/engine_set.c
   core/engine/engine_metrics.c
   core/engine/engine_record.c
+  core/engine/engine_pmu.c
   core/engine/events.c
   core/engine/metrics.c
   core/engine/record.c

@@ -80,6 +80,10 @@ struct policy_partition {
 	bool valid;	      /* this tick's sample was measured or estimated */
 	double mbps;	      /* this tick */
 	double smoothed_mbps; /* exponentially smoothed over valid samples */
+	bool ipc_valid;	      /* instructions and cycles were counted this tick (not counted is not 0) */
+	double ipc;	      /* instructions per cycle this tick */
+	bool stall_valid;     /* backend stalls and cycles were counted this tick */
+	double stall_ratio;   /* stall cycles per cycle this tick */
 	/* in force now (what the last apply achieved): read-only */
 	unsigned mb_max, mb_min;
 	unsigned cpu_quota_pct; /* CPU quota in force, percent of one CPU; 0: unlimited (not escalated) */

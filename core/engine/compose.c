@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "backends/pmu/pmu_config.h"
 #include "core/base/log.h"
 
 /* Whether monitor = auto takes `ops`; when not, its reason is added to `why` ("name: reason; ..."). */
@@ -89,6 +90,24 @@ static int open_actuators(const struct engine_registry *r, struct composition *c
 	return 0;
 }
 
+/* The sampler that matches the control, unless [pmu] enabled = no. Without enabled = yes, a host with
+ * nothing to count is a notice; with it, a warning. Either way control goes on without PMU counts. */
+static void open_sampler(const struct engine_registry *r, struct composition *c, const struct config *config)
+{
+	const struct pmu_sampler_ops *ops = engine_registry_sampler(r, c->control_ops->simulated);
+	const struct pmu_config *pc = pmu_config_of(config);
+	struct err why = { "" };
+
+	if (!ops || pmu_config_disabled(config))
+		return;
+	if (ops->open(config, &c->shared, &c->pmu.sampler, &why) < 0) {
+		log_msg(pc->enabled == PMU_ENABLED_YES ? LOG_LEVEL_WARNING : LOG_LEVEL_INFO, "PMU counting is off: %s",
+			why.text);
+		return;
+	}
+	c->pmu.ops = ops;
+}
+
 int composition_open(const struct engine_registry *r, const struct config *config, struct clock *clock,
 		     struct composition *c, struct err *err)
 {
@@ -108,11 +127,15 @@ int composition_open(const struct engine_registry *r, const struct config *confi
 		ret = open_actuators(r, c, config, err);
 	if (ret < 0)
 		composition_close(c);
+	else
+		open_sampler(r, c, config);
 	return ret;
 }
 
 void composition_close(struct composition *c)
 {
+	if (c->pmu.ops)
+		c->pmu.ops->free(c->pmu.sampler);
 	for (size_t i = 0; i < c->actuator_count; i++)
 		c->actuators[i].ops->free(c->actuators[i].actuator);
 	for (size_t i = 0; i < c->monitor_count; i++)
@@ -133,6 +156,7 @@ json_t *composition_describe(const struct composition *c)
 		json_object_set_new(monitors, c->monitors[i].ops->name,
 				    c->monitors[i].ops->describe(c->monitors[i].monitor));
 	json_object_set_new(d, "monitors", monitors);
+	json_object_set_new(d, "pmu", c->pmu.ops ? c->pmu.ops->describe(c->pmu.sampler) : json_null());
 	return d;
 }
 
@@ -167,4 +191,21 @@ int composition_read(struct composition *c, uint64_t now_ns, struct sample *samp
 		first = first ? first : r;
 	}
 	return first;
+}
+
+int composition_pmu_add(struct composition *c, size_t index, const struct partition_ref *ref, struct err *err)
+{
+	return c->pmu.ops ? c->pmu.ops->add(c->pmu.sampler, index, ref, err) : 0;
+}
+
+void composition_read_pmu(struct composition *c, uint64_t now_ns, struct pmu_sample *out, size_t count)
+{
+	struct err err = { "" };
+
+	if (!c->pmu.ops || c->pmu.ops->read(c->pmu.sampler, now_ns, out, count, &err) < 0) {
+		for (size_t i = 0; i < count; i++)
+			out[i] = (struct pmu_sample){ .open = false };
+		if (err.text[0])
+			log_error("reading the PMU counters failed: %s", err.text);
+	}
 }

@@ -32,6 +32,12 @@ struct engine_domain {
 	unsigned counter_bits, counter_scale;
 };
 
+/* The PMU sampler, when [pmu] lets one count; per partition, why it does not count it. */
+struct engine_sampler {
+	const struct pmu_sampler_ops *ops;
+	struct pmu_sampler *sampler;
+};
+
 struct composition {
 	const struct control_ops *control_ops;
 	struct control *control;
@@ -43,6 +49,7 @@ struct composition {
 	size_t actuator_count;
 	struct engine_domain domains[ENGINE_MAX_DOMAINS];
 	unsigned domain_count;
+	struct engine_sampler pmu; /* ops NULL: no PMU counts */
 };
 
 /* Opens what `config` names. On failure nothing stays open and err says why. */
@@ -59,6 +66,11 @@ int composition_partition_open(struct composition *c, size_t index, const struct
  * the group), and the monitors and actuators learn the new *ret. */
 int composition_partition_reopen(struct composition *c, size_t index, const struct partition_config *p,
 				 struct partition_ref *ret, struct err *err);
+/* The sampler starts counting partition `index` (opened as `ref`). A failure concerns the PMU counts
+ * of that partition only: the partition runs without them; err says why. */
+int composition_pmu_add(struct composition *c, size_t index, const struct partition_ref *ref, struct err *err);
+/* Reads every partition's PMU deltas into out[count]; all "not open" without a sampler. */
+void composition_read_pmu(struct composition *c, uint64_t now_ns, struct pmu_sample *out, size_t count);
 
 /* Reads every monitor into the partitions' rows: domain d of partition i is samples[i * domain_count + d].
  * Returns the first monitor's error, if any (the others are still read). */

@@ -114,6 +114,7 @@ static void open_partition(struct engine *e, size_t i)
 		return;
 	}
 	ep->status.open = e->policy[i].open = true;
+	engine_pmu_open(e, i);
 }
 
 static int alloc_partitions(struct engine *e)
@@ -125,7 +126,8 @@ static int alloc_partitions(struct engine *e)
 	e->policy = calloc(n, sizeof(*e->policy));
 	e->decisions = calloc(n, sizeof(*e->decisions));
 	e->samples = calloc(n * domains, sizeof(*e->samples));
-	return e->partitions && e->policy && e->decisions && e->samples ? 0 : -ENOMEM;
+	e->pmu = calloc(n, sizeof(*e->pmu));
+	return e->partitions && e->policy && e->decisions && e->samples && e->pmu ? 0 : -ENOMEM;
 }
 
 int engine_open_backend(struct engine *e, struct err *err)
@@ -156,6 +158,7 @@ int engine_open_backend(struct engine *e, struct err *err)
 	struct err read_err = { "" };
 	if (composition_read(&e->hw, clock_now(&e->clock), e->samples, &read_err) < 0)
 		log_warning("first reading of the counters failed: %s", read_err.text);
+	engine_pmu_tick(e, clock_now(&e->clock)); /* the PMU baselines too */
 	return 0;
 }
 
@@ -166,6 +169,8 @@ void engine_close_backend(struct engine *e)
 	free(e->policy);
 	free(e->decisions);
 	free(e->samples);
+	free(e->pmu);
+	e->pmu = NULL;
 	e->partitions = NULL;
 	e->policy = NULL;
 	e->decisions = NULL;
@@ -277,6 +282,7 @@ void engine_tick(struct engine *e, uint64_t now_ns)
 		log_error("reading counters failed: %s", read_err.text);
 	for (size_t i = 0; i < e->config->partition_count; i++)
 		summarise(e, i);
+	engine_pmu_tick(e, now_ns);
 	engine_run_policies(e, now_ns);
 	e->ticks_done++;
 	publish(e, now_ns);

@@ -43,16 +43,23 @@ struct engine_options {
 /* What one partition looked like at the last tick. */
 struct partition_status {
 	const char *name;
-	bool open;		    /* the backend accepted it */
-	bool valid;		    /* mbps was measured (or estimated) */
-	bool estimated;		    /* some domain was extrapolated */
-	double mbps;		    /* summed over domains */
-	double smoothed_mbps;	    /* exponentially smoothed over valid samples */
-	double truth_mbps;	    /* simulator only, else 0 */
-	uint64_t bytes_total;	    /* bytes counted since the start (estimates included) */
-	unsigned mb_max, mb_min;    /* in force */
-	unsigned cpu_quota_pct;	    /* escalation in force, percent of one CPU; 0: none */
-	const char *reason;	    /* why it is not open, or why the sample is invalid */
+	bool open;		 /* the backend accepted it */
+	bool valid;		 /* mbps was measured (or estimated) */
+	bool estimated;		 /* some domain was extrapolated */
+	double mbps;		 /* summed over domains */
+	double smoothed_mbps;	 /* exponentially smoothed over valid samples */
+	double truth_mbps;	 /* simulator only, else 0 */
+	uint64_t bytes_total;	 /* bytes counted since the start (estimates included) */
+	unsigned mb_max, mb_min; /* in force */
+	unsigned cpu_quota_pct;	 /* escalation in force, percent of one CPU; 0: none */
+	const char *reason;	 /* why it is not open, or why the sample is invalid */
+	/* PMU counts of the last tick (see backends/contracts/pmu.h): each value only when counted. */
+	bool pmu_open;		    /* the PMU sampler counts this partition */
+	bool ipc_valid;		    /* instructions and cycles were counted */
+	double ipc;		    /* instructions / cycles */
+	bool stall_valid;	    /* backend stalls and cycles were counted */
+	double stall_ratio;	    /* stall cycles / cycles */
+	const char *pmu_reason;	    /* why it is not counted, or a role is not; NULL when all are */
 	char event[EVENT_TEXT_MAX]; /* what the policies did this tick, "" when nothing */
 };
 

@@ -58,8 +58,11 @@ static json_t *ctl_list(void *ctx)
 	struct engine *e = engine_of(ctx);
 	json_t *parts = json_array();
 
-	for (size_t i = 0; i < e->config->partition_count; i++)
-		json_array_append_new(parts, partition_summary(e, i));
+	for (size_t i = 0; i < e->config->partition_count; i++) {
+		json_t *row = partition_summary(e, i);
+		engine_pmu_json(e, i, row);
+		json_array_append_new(parts, row);
+	}
 	return json_pack("{s:o}", "partitions", parts);
 }
 
@@ -72,13 +75,16 @@ static json_t *ctl_status(void *ctx)
 		open += e->partitions[i].status.open;
 	bool learned = false;
 	double capacity = engine_host_capacity(e, &learned);
-	return json_pack("{s:s,s:I,s:I,s:f,s:I,s:I,s:I,s:o,s:b,s:b,s:I,s:o}", "backend", e->hw.control_ops->name,
-			 "interval_ms", (json_int_t)e->config->global.interval_ms, "ticks", (json_int_t)e->ticks_done,
-			 "uptime_s", (double)(clock_now(&e->clock) - e->start_ns) / 1e9, "partitions",
-			 (json_int_t)e->config->partition_count, "partitions_open", (json_int_t)open, "overruns",
-			 (json_int_t)e->overruns, "capacity_mbps", capacity > 0 ? json_real(capacity) : json_null(),
-			 "capacity_learned", learned, "sim_clock", e->opts.sim_clock, "events_total",
-			 (json_int_t)e->events.total, "events", event_log_to_json(&e->events, NULL, REPORT_EVENTS));
+	json_t *status =
+		json_pack("{s:s,s:I,s:I,s:f,s:I,s:I,s:I,s:o,s:b,s:b,s:I,s:o}", "backend", e->hw.control_ops->name,
+			  "interval_ms", (json_int_t)e->config->global.interval_ms, "ticks", (json_int_t)e->ticks_done,
+			  "uptime_s", (double)(clock_now(&e->clock) - e->start_ns) / 1e9, "partitions",
+			  (json_int_t)e->config->partition_count, "partitions_open", (json_int_t)open, "overruns",
+			  (json_int_t)e->overruns, "capacity_mbps", capacity > 0 ? json_real(capacity) : json_null(),
+			  "capacity_learned", learned, "sim_clock", e->opts.sim_clock, "events_total",
+			  (json_int_t)e->events.total, "events", event_log_to_json(&e->events, NULL, REPORT_EVENTS));
+	engine_pmu_status_json(e, status);
+	return status;
 }
 
 static const char *const sample_state_names[] = { "invalid", "measured", "estimated" };
@@ -130,6 +136,7 @@ static json_t *ctl_show(void *ctx, const char *name, struct err *err)
 	}
 	const struct partition_status *st = &e->partitions[i].status;
 	json_t *json = partition_summary(e, (size_t)i);
+	engine_pmu_json(e, (size_t)i, json);
 	json_object_set_new(json, "smoothed_mbps", optional_mbps(st->smoothed_mbps > 0, st->smoothed_mbps));
 	json_object_set_new(json, "bytes_total", json_integer((json_int_t)st->bytes_total));
 	json_object_set_new(json, "cpu_quota_pct", optional_u32(st->cpu_quota_pct));

@@ -21,8 +21,9 @@ struct engine_partition {
 	struct partition_ref ref;	 /* how the control opened it */
 	struct partition_limits applied; /* what the last successful apply asked for */
 	bool applied_once;
-	struct actuation actuated; /* what the actuators last carried out */
-	uint64_t invalid_samples;  /* ticks at which it was open and its sample invalid */
+	struct actuation actuated;	 /* what the actuators last carried out */
+	uint64_t invalid_samples;	 /* ticks at which it was open and its sample invalid */
+	char pmu_reason[PMU_REASON_MAX]; /* why the sampler could not count it at all ("": it could) */
 };
 
 /* The Prometheus exposition of the engine (engine_metrics.c): built at most once per tick (and
@@ -53,6 +54,7 @@ struct engine {
 	struct policy_partition *policy;
 	struct policy_decision *decisions;
 	struct sample *samples; /* [partition][domain of hw.domains] */
+	struct pmu_sample *pmu; /* [partition]: the PMU sampler's last deltas */
 	struct record *record;
 	struct event_log events;
 	uint64_t interval_ns;
@@ -77,6 +79,16 @@ void engine_tick(struct engine *e, uint64_t now_ns);
 uint64_t engine_t_ms(const struct engine *e, uint64_t now_ns);
 /* The policies' copy of partition `index`'s configuration (after open, set, reload). */
 void engine_policy_config(struct engine *e, size_t index);
+
+/* engine_pmu.c: PMU counts beside bandwidth */
+/* The sampler starts counting partition `index`; a failure is logged and kept as its reason. */
+void engine_pmu_open(struct engine *e, size_t index);
+/* Reads every partition's PMU deltas into its status. */
+void engine_pmu_tick(struct engine *e, uint64_t now_ns);
+/* IPC and stall ratio of a partition as JSON (null when not counted), for list, show and status. */
+void engine_pmu_json(const struct engine *e, size_t index, json_t *json);
+/* The status reply's "pmu": the sampler counting ("perf", "sim") or null. */
+void engine_pmu_status_json(const struct engine *e, json_t *status);
 
 /* engine_apply.c: policies and their decisions */
 /* Capacity of the measuring domains together, and whether it is only learned from measurements. */

@@ -22,6 +22,7 @@ static uint64_t tick_wall_ms(const struct engine *e, uint64_t now_ns)
 static struct record_options record_options(const struct engine *e)
 {
 	return (struct record_options){ .with_truth = engine_has_truth(e),
+					.with_ipc = e->hw.pmu.ops != NULL,
 					.now_ms = clock_wall_ms(),
 					.max_bytes = e->config->global.record_max_bytes };
 }
@@ -66,6 +67,8 @@ void engine_record_tick(struct engine *e, uint64_t now_ns)
 			.event = st->event,
 			.has_truth = engine_has_truth(e),
 			.truth_mbps = st->truth_mbps,
+			.ipc_valid = st->ipc_valid,
+			.ipc = st->ipc,
 		};
 		record_write(e->record, &row);
 	}

@@ -282,6 +282,19 @@ static bool partition_invalid(const struct metrics_partition *p, double *ret)
 	return p->status->open;
 }
 
+/* Not counted (no sampler, the partition refused, the event did not run) is no sample, not a 0. */
+static bool partition_ipc(const struct metrics_partition *p, double *ret)
+{
+	*ret = p->status->ipc;
+	return p->status->open && p->status->ipc_valid;
+}
+
+static bool partition_stall_ratio(const struct metrics_partition *p, double *ret)
+{
+	*ret = p->status->stall_ratio;
+	return p->status->open && p->status->stall_valid;
+}
+
 /* One series per partition and measuring domain, from the domain's own sample of this tick; an
  * invalid sample (or one over no time) has no series. */
 static void write_bandwidth(struct metrics_buf *b, const struct metrics_family *f, const struct metrics_input *in)
@@ -369,6 +382,12 @@ const struct metrics_family metrics_families[] = {
 	{ "mpamd_partition_invalid_samples_total", "counter",
 	  "Ticks at which an open partition's sample was invalid (some counter could not be read).",
 	  write_per_partition, partition_invalid },
+	{ "mpamd_partition_ipc", "gauge",
+	  "Instructions per cycle at the last tick, from the PMU; absent when not counted.", write_per_partition,
+	  partition_ipc },
+	{ "mpamd_partition_stall_ratio", "gauge",
+	  "Backend stall cycles per cycle at the last tick, from the PMU; absent when not counted.",
+	  write_per_partition, partition_stall_ratio },
 	{ "mpamd_policy_events_total", "counter",
 	  "Policy events per partition and action (throttle, restore, guarantee, escalate...), as logged.",
 	  write_events, NULL },

@@ -26,8 +26,8 @@ struct record {
 
 static void header(const struct record *rec, char *buf, size_t len)
 {
-	snprintf(buf, len, "t_ms,time,partition,mbps,mb_max,mb_min,valid,estimated,event%s\n",
-		 rec->opts.with_truth ? ",sim_mbps" : "");
+	snprintf(buf, len, "t_ms,time,partition,mbps,mb_max,mb_min,valid,estimated,event%s%s\n",
+		 rec->opts.with_truth ? ",sim_mbps" : "", rec->opts.with_ipc ? ",ipc" : "");
 }
 
 /* Room for `more` bytes after what the tick holds; false (and the tick marked) when memory ran out. */
@@ -121,6 +121,10 @@ void record_write(struct record *rec, const struct record_row *row)
 	write_field(rec, row->event ? row->event : "");
 	if (rec->opts.with_truth)
 		tick_printf(rec, ",%.1f", row->has_truth ? row->truth_mbps : 0.0);
+	if (rec->opts.with_ipc && row->ipc_valid)
+		tick_printf(rec, ",%.3f", row->ipc);
+	else if (rec->opts.with_ipc)
+		tick_append(rec, ",", 1); /* not counted: empty, never 0 */
 	tick_printf(rec, "\n");
 }
 

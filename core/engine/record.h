@@ -1,5 +1,5 @@
 /* The per-tick record file: CSV with a header, one row per partition per tick.
- *   t_ms,time,partition,mbps,mb_max,mb_min,valid,estimated,event[,sim_mbps]
+ *   t_ms,time,partition,mbps,mb_max,mb_min,valid,estimated,event[,sim_mbps][,ipc]
  * time is the wall clock in RFC 3339 UTC with milliseconds; mbps is empty (never 0) when the sample
  * is not valid; sim_mbps is the simulator's ground truth. A tick's rows are kept in memory and
  * written together when the tick ends, so a reader never sees half a tick. record.c reads no clock:
@@ -24,10 +24,13 @@ struct record_row {
 	const char *event; /* NULL or "" for none */
 	bool has_truth;
 	double truth_mbps;
+	bool ipc_valid;
+	double ipc;
 };
 
 struct record_options {
 	bool with_truth;    /* the sim_mbps column */
+	bool with_ipc;	    /* the ipc column, last (the engine counts PMU events); empty when not counted */
 	uint64_t now_ms;    /* wall clock at the opening: names a file moved aside */
 	uint64_t max_bytes; /* a tick that would take the file past this goes to a new file; 0: no cap */
 };

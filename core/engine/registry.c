@@ -5,6 +5,7 @@
 #include "backends/cgroup/cgroup_ops.h"
 #include "backends/mmio/mbwu_monitor.h"
 #include "backends/mmio/mmio_control.h"
+#include "backends/pmu/pmu_ops.h"
 #include "backends/resctrl/resctrl_ops.h"
 #include "backends/sim/sim_ops.h"
 
@@ -13,6 +14,7 @@
 static const struct control_ops *const controls[] = { &control_resctrl_ops, &control_mmio_ops, &control_sim_ops };
 static const struct monitor_ops *const monitors[] = { &monitor_resctrl_ops, &monitor_mbwu_ops };
 static const struct actuator_ops *const actuators[] = { &actuator_cpu_quota_ops, &actuator_sim_cpu_quota_ops };
+static const struct pmu_sampler_ops *const samplers[] = { &pmu_sampler_perf_ops };
 
 const struct engine_registry engine_registry_default = {
 	.controls = controls,
@@ -21,6 +23,8 @@ const struct engine_registry engine_registry_default = {
 	.monitor_count = COUNT(monitors),
 	.actuators = actuators,
 	.actuator_count = COUNT(actuators),
+	.samplers = samplers,
+	.sampler_count = COUNT(samplers),
 };
 
 const struct control_ops *engine_registry_control(const struct engine_registry *r, const char *name)
@@ -36,6 +40,18 @@ const struct monitor_ops *engine_registry_monitor(const struct engine_registry *
 	for (size_t i = 0; i < r->monitor_count; i++)
 		if (!strcmp(r->monitors[i]->name, name))
 			return r->monitors[i];
+	return NULL;
+}
+
+const struct pmu_sampler_ops *engine_registry_sampler(const struct engine_registry *r, bool simulated)
+{
+	for (size_t i = 0; i < r->sampler_count; i++)
+		if (r->samplers[i]->simulated == simulated)
+			return r->samplers[i];
+	/* Real counters of real tasks still mean something beside a simulated control (tests). */
+	for (size_t i = 0; i < r->sampler_count; i++)
+		if (!r->samplers[i]->simulated)
+			return r->samplers[i];
 	return NULL;
 }
 
@@ -63,6 +79,8 @@ void engine_schema_init(const struct engine_registry *r, struct engine_schema *s
 		s->monitors[i] = r->monitors[i]->name;
 		add_ext(s, r->monitors[i]->config_ext);
 	}
+	for (size_t i = 0; i < r->sampler_count; i++)
+		add_ext(s, r->samplers[i]->config_ext);
 	s->schema.backends = s->backends;
 	s->schema.monitors = s->monitors;
 	s->schema.exts = s->exts;

@@ -9,6 +9,7 @@
 #include "backends/contracts/actuator.h"
 #include "backends/contracts/control.h"
 #include "backends/contracts/monitor.h"
+#include "backends/contracts/pmu.h"
 #include "core/config/schema.h"
 
 #define ENGINE_REGISTRY_MAX 16
@@ -20,6 +21,9 @@ struct engine_registry {
 	size_t monitor_count;
 	const struct actuator_ops *const *actuators;
 	size_t actuator_count;
+	/* PMU samplers: the one whose `simulated` matches the control's counts when [pmu] allows it. */
+	const struct pmu_sampler_ops *const *samplers;
+	size_t sampler_count;
 };
 
 extern const struct engine_registry engine_registry_default;
@@ -27,8 +31,11 @@ extern const struct engine_registry engine_registry_default;
 const struct control_ops *engine_registry_control(const struct engine_registry *registry, const char *name);
 const struct monitor_ops *engine_registry_monitor(const struct engine_registry *registry, const char *name);
 
+/* The sampler for a control (simulated or not; else a real one), or NULL. */
+const struct pmu_sampler_ops *engine_registry_sampler(const struct engine_registry *registry, bool simulated);
+
 /* The configuration schema a registry implies: its controls' and monitors' names for the backend and
- * monitor keys, and every config extension they bring. */
+ * monitor keys, and every config extension they bring (samplers' too). */
 struct engine_schema {
 	struct config_schema schema;
 	const char *backends[ENGINE_REGISTRY_MAX + 1];

@@ -112,7 +112,7 @@ static const struct control_ops *const sim_controls[] = { &control_sim_ops };
 static const struct monitor_ops *const mbwu_monitors[] = { &monitor_mbwu_ops };
 static const struct actuator_ops *const recording_actuators[] = { &recording_ops };
 static const struct engine_registry escalation_registry = {
-	sim_controls, 1, mbwu_monitors, 1, recording_actuators, 1,
+	sim_controls, 1, mbwu_monitors, 1, recording_actuators, 1, NULL, 0,
 };
 
 /* 10000 MB/s of demand against a 1000 MB/s target: with BWA_WD 3 the MB floor is 12.5% of 20000 MB/s,
@@ -263,7 +263,7 @@ static const struct monitor_ops fixed_ops = {
 };
 
 static const struct monitor_ops *const fixed_monitors[] = { &fixed_ops };
-static const struct engine_registry fixed_registry = { sim_controls, 1, fixed_monitors, 1, NULL, 0 };
+static const struct engine_registry fixed_registry = { sim_controls, 1, fixed_monitors, 1, NULL, 0, NULL, 0 };
 
 static void run_fixed(const char *monitor_key)
 {

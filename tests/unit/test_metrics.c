@@ -45,9 +45,16 @@ static void view_init(struct view *v)
 	v->domains[0].name = "msc0";
 	v->domains[1].name = "msc1";
 	/* 0: measured everywhere, guaranteed; 1: one domain invalid, a target; 2: not open. */
-	v->status[0] = (struct partition_status){
-		.name = ODD_NAME, .open = true, .valid = true, .mb_max = 40, .mb_min = 30, .bytes_total = 123456789012ull
-	};
+	v->status[0] = (struct partition_status){ .name = ODD_NAME,
+						  .open = true,
+						  .valid = true,
+						  .mb_max = 40,
+						  .mb_min = 30,
+						  .bytes_total = 123456789012ull,
+						  .ipc_valid = true,
+						  .ipc = 1.25,
+						  .stall_valid = true,
+						  .stall_ratio = 0.375 };
 	v->status[1] = (struct partition_status){
 		.name = "batch", .open = true, .valid = false, .estimated = true, .mb_max = 100, .bytes_total = 7
 	};
@@ -308,6 +315,11 @@ static void test_values_are_in_base_units(void **state)
 	assert_value(text, SERIES("mpamd_partition_guarantee_bytes_per_second", odd), v.goals[0].guarantee_mbps * 1e6);
 	assert_value(text, "mpamd_partition_target_bytes_per_second{partition=\"batch\"}",
 		     v.goals[1].target_mbps * 1e6);
+	/* IPC and stall ratio as counted; "not counted" (batch) has no series rather than a 0. */
+	assert_value(text, SERIES("mpamd_partition_ipc", odd), v.status[0].ipc);
+	assert_value(text, SERIES("mpamd_partition_stall_ratio", odd), v.status[0].stall_ratio);
+	assert_null(value_of(text, "mpamd_partition_ipc{partition=\"batch\"}"));
+	assert_null(value_of(text, "mpamd_partition_stall_ratio{partition=\"batch\"}"));
 	/* Only partitions that have a guarantee or a target have that series. */
 	assert_null(value_of(text, "mpamd_partition_guarantee_bytes_per_second{partition=\"batch\"}"));
 	assert_null(value_of(text, SERIES("mpamd_partition_target_bytes_per_second", odd)));

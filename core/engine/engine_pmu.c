@@ -1,0 +1,68 @@
+/* PMU counts beside bandwidth: the sampler's deltas become each partition's IPC and stall ratio (in
+ * its status and in the policies' state), "not counted" kept apart from 0. */
+#include <stdio.h>
+
+#include "core/base/log.h"
+#include "core/engine/engine_internal.h"
+
+void engine_pmu_open(struct engine *e, size_t index)
+{
+	struct engine_partition *ep = &e->partitions[index];
+	struct err err = { "" };
+
+	ep->pmu_reason[0] = '\0';
+	if (!e->hw.pmu.ops)
+		return;
+	if (composition_pmu_add(&e->hw, index, &ep->ref, &err) < 0) {
+		snprintf(ep->pmu_reason, sizeof(ep->pmu_reason), "%s", err.text);
+		log_warning("partition %s: PMU events not counted: %s", e->config->partitions[index].name, err.text);
+	} else if (err.text[0]) {
+		log_info("partition %s: %s", e->config->partitions[index].name, err.text);
+	}
+}
+
+static void pmu_status(struct engine *e, size_t index)
+{
+	struct engine_partition *ep = &e->partitions[index];
+	struct partition_status *st = &ep->status;
+	struct policy_partition *pp = &e->policy[index];
+
+	st->pmu_open = st->open && e->pmu[index].open;
+	st->ipc_valid = st->pmu_open && pmu_sample_ipc(&e->pmu[index], &st->ipc);
+	st->stall_valid = st->pmu_open && pmu_sample_stall_ratio(&e->pmu[index], &st->stall_ratio);
+	if (!st->ipc_valid)
+		st->ipc = 0;
+	if (!st->stall_valid)
+		st->stall_ratio = 0;
+	st->pmu_reason = ep->pmu_reason[0] ? ep->pmu_reason : (e->pmu[index].reason[0] ? e->pmu[index].reason : NULL);
+	if (!e->hw.pmu.ops)
+		st->pmu_reason = "PMU counting is off";
+	pp->ipc_valid = st->ipc_valid;
+	pp->ipc = st->ipc;
+	pp->stall_valid = st->stall_valid;
+	pp->stall_ratio = st->stall_ratio;
+}
+
+void engine_pmu_tick(struct engine *e, uint64_t now_ns)
+{
+	size_t n = e->config->partition_count;
+
+	composition_read_pmu(&e->hw, now_ns, e->pmu, n);
+	for (size_t i = 0; i < n; i++)
+		pmu_status(e, i);
+}
+
+void engine_pmu_json(const struct engine *e, size_t index, json_t *json)
+{
+	const struct partition_status *st = &e->partitions[index].status;
+
+	json_object_set_new(json, "ipc", st->ipc_valid ? json_real(st->ipc) : json_null());
+	json_object_set_new(json, "stall_ratio", st->stall_valid ? json_real(st->stall_ratio) : json_null());
+	json_object_set_new(json, "pmu_reason", st->pmu_reason ? json_string(st->pmu_reason) : json_null());
+}
+
+void engine_pmu_status_json(const struct engine *e, json_t *status)
+{
+	if (status)
+		json_object_set_new(status, "pmu", e->hw.pmu.ops ? json_string(e->hw.pmu.ops->name) : json_null());
+}
