@@ -15,6 +15,7 @@
 #include "tests/util/testutil.h"
 
 static char dir[64], sock[96];
+static int daemon_pid; /* the test's mpamd, until it has exited */
 
 /* What the completion offers for the words of `line` (the last one being completed), one line. */
 static char *complete(const char *line)
@@ -54,7 +55,7 @@ static void test_completion(void **state)
 	snprintf(log, sizeof(log), "%s/mpamd.log", dir);
 	snprintf(config, sizeof(config), "%s/etc/demo.ini", MPAMD_SOURCE_DIR);
 	char *argv[] = { MPAMD, "-c", config, "-f", "--socket", sock, NULL };
-	int pid = spawn_background(argv, log);
+	int pid = daemon_pid = spawn_background(argv, log);
 	assert_true(pid > 0);
 	assert_true(wait_for_text(log, "ready:", 5000));
 
@@ -73,15 +74,28 @@ static void test_completion(void **state)
 
 	kill(pid, SIGTERM);
 	assert_int_equal(wait_exit(pid, 5000), 0);
+	daemon_pid = 0;
+}
+
+/* Also after a failed assertion: no mpamd and no directory stay behind. */
+static int teardown(void **state)
+{
 	char cmd[128];
+
+	(void)state;
+	if (daemon_pid > 0) {
+		kill(daemon_pid, SIGKILL);
+		wait_exit(daemon_pid, 5000);
+		daemon_pid = 0;
+	}
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	assert_int_equal(system(cmd), 0);
+	return dir[0] && system(cmd) != 0 ? -1 : 0;
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_completion),
+		cmocka_unit_test_teardown(test_completion, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

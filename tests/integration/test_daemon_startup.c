@@ -25,6 +25,36 @@
 #define RUNS	40
 
 static char dir[64], config[96], log_path[96];
+static int started[4]; /* the last mpamds of the running test, for the teardown after a failure */
+static size_t started_count;
+
+/* spawn_background, remembered so that a failed assertion leaves no mpamd behind. */
+static int spawn(char *const argv[], const char *log)
+{
+	int pid = spawn_background(argv, log);
+
+	started[started_count++ % (sizeof(started) / sizeof(started[0]))] = pid;
+	return pid;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(started) / sizeof(started[0]); i++) {
+		if (started[i] > 0 && kill(started[i], 0) == 0) {
+			kill(started[i], SIGKILL);
+			wait_exit(started[i], WAIT_MS);
+		}
+		started[i] = 0;
+	}
+	if (dir[0]) {
+		char cmd[128];
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+		if (system(cmd) != 0)
+			return -1;
+	}
+	return 0;
+}
 
 static void make_dir(void)
 {
@@ -101,7 +131,7 @@ static void test_signal_while_reading_the_config(void **state)
 	for (size_t i = 0; i < 3; i++) {
 		char *argv[] = { MPAMD, "-c", config, "-f", "--no-socket", "--reset-on-exit", NULL };
 		unlink(log_path);
-		int pid = spawn_background(argv, log_path);
+		int pid = spawn(argv, log_path);
 		assert_true(pid > 0);
 		wait_blocked(pid);
 		assert_int_equal(kill(pid, signals[i]), 0);
@@ -135,7 +165,7 @@ static void test_signals_during_start_up(void **state)
 	for (int run = 0; run < RUNS; run++) {
 		char *argv[] = { MPAMD, "-c", config, "-f", "--no-socket", "--reset-on-exit", NULL };
 		unlink(log_path);
-		int pid = spawn_background(argv, log_path);
+		int pid = spawn(argv, log_path);
 		assert_true(pid > 0);
 		wait_blocked(pid);
 		usleep((useconds_t)(rand_r(&seed) % 50000)); /* anywhere in the first 50 ms */
@@ -176,7 +206,7 @@ static void test_single_instance(void **state)
 	snprintf(root_schemata, sizeof(root_schemata), "%s/mpamd-web/schemata", emu_root(emu));
 
 	char *argv[] = { MPAMD, "-c", config, "-f", "--no-socket", NULL };
-	int first = spawn_background(argv, log_path);
+	int first = spawn(argv, log_path);
 	assert_true(wait_for_text(log_path, "ready:", WAIT_MS));
 	assert_true(wait_for_text(root_schemata, "MB:0=50;1=50", WAIT_MS));
 
@@ -187,7 +217,7 @@ static void test_single_instance(void **state)
 		 "mb_max = 20\nsim_demand = 1000\n");
 	write_config(text);
 	char *again[] = { MPAMD, "-c", config, "-f", "--no-socket", "--reset-on-exit", NULL };
-	int second = spawn_background(again, second_log);
+	int second = spawn(again, second_log);
 	assert_int_equal(wait_exit(second, WAIT_MS), 1);
 	char expected[96];
 	snprintf(expected, sizeof(expected), "another mpamd (pid %d) already manages", first);
@@ -199,7 +229,7 @@ static void test_single_instance(void **state)
 	/* kill -9 leaves no lock behind: the next one starts and applies its own file. */
 	kill(first, SIGKILL);
 	assert_true(wait_exit(first, WAIT_MS) == 128 + SIGKILL);
-	int third = spawn_background(again, second_log);
+	int third = spawn(again, second_log);
 	assert_true(wait_for_text(root_schemata, "MB:0=20;1=20", WAIT_MS));
 	kill(third, SIGTERM);
 	assert_int_equal(wait_exit(third, WAIT_MS), 0);
@@ -210,9 +240,9 @@ static void test_single_instance(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_signal_while_reading_the_config),
-		cmocka_unit_test(test_signals_during_start_up),
-		cmocka_unit_test(test_single_instance),
+		cmocka_unit_test_teardown(test_signal_while_reading_the_config, teardown),
+		cmocka_unit_test_teardown(test_signals_during_start_up, teardown),
+		cmocka_unit_test_teardown(test_single_instance, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

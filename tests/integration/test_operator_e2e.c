@@ -23,6 +23,7 @@
 #define WAIT_MS 10000
 
 static char dir[64], sock[96], record[96], log_path[96];
+static int daemon_pid; /* the test's mpamd, until it has exited */
 
 /* mpamctl ARGS... as root, or as uid/gid 65534 (nobody) through setpriv. */
 static struct run_result ctl_as(bool nobody, const char *first, ...)
@@ -164,7 +165,7 @@ static void test_operator_session(void **state)
 	snprintf(log_path, sizeof(log_path), "%s/mpamd.log", dir);
 	snprintf(config, sizeof(config), "%s/etc/demo.ini", MPAMD_SOURCE_DIR);
 	char *argv[] = { MPAMD, "-c", config, "-f", "--socket", sock, "--record", record, NULL };
-	int pid = spawn_background(argv, log_path);
+	int pid = daemon_pid = spawn_background(argv, log_path);
 	assert_true(pid > 0);
 	assert_true(wait_for_text(log_path, "ready:", WAIT_MS));
 	assert_true(wait_for_text(record, ",tenant,", WAIT_MS)); /* a tick has measured */
@@ -221,15 +222,28 @@ static void test_operator_session(void **state)
 
 	kill(pid, SIGTERM);
 	assert_int_equal(wait_exit(pid, WAIT_MS), 0);
+	daemon_pid = 0;
+}
+
+/* Also after a failed assertion: no mpamd and no directory stay behind. */
+static int teardown(void **state)
+{
 	char cmd[128];
+
+	(void)state;
+	if (daemon_pid > 0) {
+		kill(daemon_pid, SIGKILL);
+		wait_exit(daemon_pid, WAIT_MS);
+		daemon_pid = 0;
+	}
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	assert_int_equal(system(cmd), 0);
+	return dir[0] && system(cmd) != 0 ? -1 : 0;
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_operator_session),
+		cmocka_unit_test_teardown(test_operator_session, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
