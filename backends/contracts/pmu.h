@@ -24,7 +24,7 @@ enum pmu_role {
 	PMU_ROLES,
 };
 
-#define PMU_REASON_MAX 256
+#define PMU_REASON_MAX ERR_TEXT_MAX /* a struct err's text fits whole */
 
 /* One event of one partition over one interval. */
 struct pmu_count {

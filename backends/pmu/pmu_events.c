@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/base/log.h"
 #include "backends/pmu/pmu_internal.h"
 
 static const char *const generic_defaults[PMU_ROLES] = { "cycles", "instructions", NULL };
@@ -65,7 +66,8 @@ static int resolve_role(struct perf_sysfs *sysfs, const struct pmu_config *confi
 		out->present = true;
 		return 0;
 	}
-	snprintf(out->note, sizeof(out->note), "%s = %s: %s", name, text, why.text);
+	if (snprintf(out->note, sizeof(out->note), "%s = %s: %s", name, text, why.text) >= (int)sizeof(out->note))
+		log_debug("[pmu] %s = %s: %s", name, text, why.text); /* the note is cut: the whole of it */
 	return out->configured ? err_set(err, r, "[pmu] %s", out->note) : 0;
 }
 

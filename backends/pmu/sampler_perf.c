@@ -174,8 +174,10 @@ static void read_partition(struct perf_partition *pp, struct pmu_sample *out)
 	snprintf(out->reason, sizeof(out->reason), "%s", pp->reason);
 	for (int r = 0; pp->open && r < PMU_ROLES; r++) {
 		struct err err = { "" };
-		if (pmu_counter_read(&pp->roles[r], &out->counts[r], &err) < 0)
-			snprintf(out->reason, sizeof(out->reason), "%s: %s", pmu_role_name((enum pmu_role)r), err.text);
+		if (pmu_counter_read(&pp->roles[r], &out->counts[r], &err) < 0 &&
+		    snprintf(out->reason, sizeof(out->reason), "%s: %s", pmu_role_name((enum pmu_role)r), err.text) >=
+			    (int)sizeof(out->reason))
+			memcpy(out->reason + sizeof(out->reason) - 4, "...", 4); /* cut, and says so */
 	}
 }
 

@@ -169,7 +169,8 @@ static void parse_comment(struct parsed *p, const char *line)
 	if (!f || f != &p->families[p->count - 1] || f->type_line)
 		fail_msg("TYPE of %s without its HELP just before, or twice", name);
 	f->type_line = true;
-	snprintf(f->type, sizeof(f->type), "%s", rest);
+	if (snprintf(f->type, sizeof(f->type), "%s", rest) >= (int)sizeof(f->type))
+		fail_msg("TYPE of %s is '%s', not a Prometheus type", name, rest);
 }
 
 /* A sample belongs to the family declared last: its name, or a histogram's name plus a suffix. */
