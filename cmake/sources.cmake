@@ -89,6 +89,7 @@ mpamd_layer(mpamd_policies DIRS policies DEPS mpamd_config SOURCES
   policies/chain.c
   policies/escalate.c
   policies/guard.c
+  policies/guard_ipc.c
   policies/share.c
   policies/static.c
   policies/target.c)
