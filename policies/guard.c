@@ -393,8 +393,8 @@ void policy_guard(const struct policy_host *host, struct policy_partition *parts
 		  struct policy_decision *decisions)
 {
 	judge_victims(host, parts, count, decisions);
-	guard_ipc_watch(parts, count, decisions);
 	struct guard_view v = assess(host, parts, count);
+	guard_ipc_watch(parts, count, v.known && v.saturated, decisions);
 	v.ipc = guard_ipc_assess(parts, count);
 	v.for_bandwidth = v.known && v.saturated && v.need_mbps > 0;
 	bool pressure = v.for_bandwidth || (v.known && v.ipc.victim);

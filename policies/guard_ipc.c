@@ -3,7 +3,9 @@
  * best-effort neighbours saturate. Its IPC tells.
  *
  * Each latency-critical partition with ipc_guard = F keeps a baseline of its IPC: an EWMA over the
- * counted ticks in which it was not low. It is low in a tick when its IPC is more than F below the
+ * counted ticks in which it was not held back, neither low nor on a saturated host while best-effort
+ * partitions use bandwidth (else, as the guard gives bandwidth back step by step, the baseline would
+ * follow the IPC down and the drop would never show). It is low in a tick when its IPC is more than F below the
  * baseline while best-effort partitions use bandwidth (without them its neighbours are not the
  * cause). Low for GUARD_IPC_LOW_TICKS ticks in a row, it is a victim: the guard cuts the best-effort
  * partitions as it does for a bandwidth victim, taking the same share of their use as the share of
@@ -61,7 +63,7 @@ static void judge_low(struct policy_partition *p, struct policy_decision *d)
 	m->victim = true;
 }
 
-static void watch_one(struct policy_partition *p, bool neighbours, struct policy_decision *d)
+static void watch_one(struct policy_partition *p, bool neighbours, bool saturated, struct policy_decision *d)
 {
 	struct guard_ipc_memory *m = &p->guard_ipc;
 
@@ -72,6 +74,8 @@ static void watch_one(struct policy_partition *p, bool neighbours, struct policy
 	if (!low) {
 		m->low_ticks = 0;
 		m->before_cut = 0;
+		if (neighbours && saturated && m->baseline > 0)
+			return; /* contended: within the fraction, but not what it gets on its own */
 		m->baseline =
 			m->baseline > 0 ? m->baseline + GUARD_IPC_BASELINE_WEIGHT * (p->ipc - m->baseline) : p->ipc;
 		return;
@@ -80,13 +84,13 @@ static void watch_one(struct policy_partition *p, bool neighbours, struct policy
 	judge_low(p, d);
 }
 
-void guard_ipc_watch(struct policy_partition *parts, size_t count, struct policy_decision *decisions)
+void guard_ipc_watch(struct policy_partition *parts, size_t count, bool saturated, struct policy_decision *decisions)
 {
 	bool neighbours = neighbours_use_bandwidth(parts, count);
 
 	for (size_t i = 0; i < count; i++) {
 		if (guarded(&parts[i]))
-			watch_one(&parts[i], neighbours, &decisions[i]);
+			watch_one(&parts[i], neighbours, saturated, &decisions[i]);
 		else
 			parts[i].guard_ipc = (struct guard_ipc_memory){ 0 }; /* off, or no longer latency-critical */
 	}

@@ -19,8 +19,9 @@ struct guard_ipc_view {
 };
 
 /* Updates every guarded partition's baseline and low-tick count from this tick's IPC, and judges
- * whether the last cut made for it raised its IPC (events go to its own decision). */
-void guard_ipc_watch(struct policy_partition *parts, size_t count, struct policy_decision *decisions);
+ * whether the last cut made for it raised its IPC (events go to its own decision). `saturated`: the
+ * host's bandwidth is used up, so an IPC that is not low is still not learned as the baseline. */
+void guard_ipc_watch(struct policy_partition *parts, size_t count, bool saturated, struct policy_decision *decisions);
 
 struct guard_ipc_view guard_ipc_assess(const struct policy_partition *parts, size_t count);
 

@@ -222,6 +222,11 @@ static void test_guard_ipc_baseline_is_an_ewma_of_unsqueezed_ticks(void **state)
 		ipc_tick(&h, p, d, true, 1.3);
 	assert_true(fabs(p[0].guard_ipc.baseline - 1.3) < 1e-3); /* it follows a lasting change */
 	double before = p[0].guard_ipc.baseline;
+	h.total_mbps = CAPACITY; /* saturated while batch uses bandwidth: not learned */
+	ipc_tick(&h, p, d, true, 1.2);
+	assert_true(p[0].guard_ipc.baseline == before);
+	assert_int_equal(p[0].guard_ipc.low_ticks, 0);
+	h.total_mbps = total_of(p, 2);
 	ipc_tick(&h, p, d, true, 0.5); /* low: not learned */
 	assert_true(p[0].guard_ipc.baseline == before);
 	assert_int_equal(p[0].guard_ipc.low_ticks, 1);
