@@ -59,6 +59,7 @@ mpamd_layer(mpamd_sim DIRS backends/sim DEPS mpamd_mmio SOURCES
   backends/sim/bus_sim.c
   backends/sim/control_sim.c
   backends/sim/msc_model.c
+  backends/sim/sampler_sim.c
   backends/sim/sim_config.c
   backends/sim/sim_host.c
   backends/sim/traffic.c)
@@ -88,6 +89,7 @@ mpamd_layer(mpamd_policies DIRS policies DEPS mpamd_config SOURCES
   policies/chain.c
   policies/escalate.c
   policies/guard.c
+  policies/guard_ipc.c
   policies/share.c
   policies/static.c
   policies/target.c)

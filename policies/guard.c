@@ -33,7 +33,14 @@
  *    level is forgotten.
  * Giving back to a partition stops one step below the ceiling at which it last squeezed a victim
  * (for GUARD_SQUEEZE_TICKS, or until no guaranteed partition is below its guarantee): without that
- * memory the guard would give back, squeeze, cut and give back again every few ticks. */
+ * memory the guard would give back, squeeze, cut and give back again every few ticks.
+ *
+ * IPC, not only bandwidth: a latency-critical partition with ipc_guard is also a victim when its IPC
+ * stays that fraction below its own baseline while best-effort partitions use bandwidth (see
+ * policies/guard_ipc.c), with a guarantee or without, saturated host or not. The guard then cuts
+ * the best-effort partitions by the share of IPC it lost, and gives nothing back while its IPC is
+ * low. */
+#include "policies/guard_ipc.h"
 #include "policies/policy.h"
 #include "policies/steps.h"
 
@@ -82,6 +89,8 @@ struct guard_view {
 	bool any_below;	  /* some guaranteed partition is below its guarantee, for whatever reason */
 	bool gentle;	  /* every squeezed partition has a known demand level: cut just what it lacks */
 	const struct policy_partition *victim; /* the shortest guaranteed partition, for events */
+	bool for_bandwidth;		       /* this tick's cut is for a guarantee (else for an IPC victim) */
+	struct guard_ipc_view ipc;	       /* the IPC signal */
 };
 
 static bool guaranteed(const struct policy_partition *p)
@@ -206,6 +215,20 @@ static size_t next_largest(const struct policy_partition *parts, size_t count, d
 	return best;
 }
 
+/* The event of a cut names the signal it answers. */
+static void cut_event(struct policy_decision *d, const struct guard_view *v, unsigned cur, unsigned next)
+{
+	const struct policy_partition *p = v->ipc.victim;
+
+	if (v->for_bandwidth) {
+		policy_event(d, "throttle: %s short of guarantee (%.0f < %u MB/s): mb_max %u%% -> %u%%",
+			     v->victim->name, v->victim->mbps, v->victim->goals.guarantee_mbps, cur, next);
+		return;
+	}
+	policy_event(d, "throttle: %s's IPC %.2f is %.0f%% below its baseline %.2f: mb_max %u%% -> %u%%", p->name,
+		     p->ipc, 100 * v->ipc.drop, p->guard_ipc.baseline, cur, next);
+}
+
 /* Cuts one best-effort partition by a multiplicative decrease; returns the bandwidth it frees. */
 static double cut_one(const struct policy_host *h, struct policy_partition *p, struct policy_decision *d, double need,
 		      const struct guard_view *v)
@@ -226,8 +249,7 @@ static double cut_one(const struct policy_host *h, struct policy_partition *p, s
 		next = floor_pct;
 	m->want_mbps = m->throttled && m->want_mbps > 0 && m->want_mbps < want ? m->want_mbps * factor : want;
 	if (next < cur)
-		policy_event(d, "throttle: %s short of guarantee (%.0f < %u MB/s): mb_max %u%% -> %u%%",
-			     v->victim->name, v->victim->mbps, v->victim->goals.guarantee_mbps, cur, next);
+		cut_event(d, v, cur, next);
 	m->throttled = true;
 	m->cut_pct = next < cur ? next : cur;
 	m->dwell = 0;
@@ -299,9 +321,11 @@ static void note_cut(const struct policy_host *h, struct policy_partition *parts
 static void cut(const struct policy_host *h, struct policy_partition *parts, size_t count,
 		struct policy_decision *decisions, const struct guard_view *v)
 {
-	double need = v->need_mbps, prev_mbps = INFINITY;
+	double need = v->for_bandwidth ? v->need_mbps : 0, prev_mbps = INFINITY;
 	size_t prev_index = 0;
 
+	if (v->ipc.need_mbps > need)
+		need = v->ipc.need_mbps;
 	while (need > 0) {
 		size_t i = next_largest(parts, count, prev_mbps, prev_index);
 		if (i == SIZE_MAX)
@@ -370,7 +394,13 @@ void policy_guard(const struct policy_host *host, struct policy_partition *parts
 {
 	judge_victims(host, parts, count, decisions);
 	struct guard_view v = assess(host, parts, count);
-	bool pressure = v.known && v.saturated && v.need_mbps > 0;
+	guard_ipc_watch(parts, count, v.known && v.saturated, decisions);
+	v.ipc = guard_ipc_assess(parts, count);
+	v.for_bandwidth = v.known && v.saturated && v.need_mbps > 0;
+	bool pressure = v.for_bandwidth || (v.known && v.ipc.victim);
+
+	if (v.ipc.victim)
+		v.gentle = false; /* an IPC drop says how much, not down to which rate: a bounded decrease */
 
 	for (size_t i = 0; i < count; i++) {
 		struct policy_partition *p = &parts[i];
@@ -380,14 +410,17 @@ void policy_guard(const struct policy_host *host, struct policy_partition *parts
 			p->guard = (struct guard_memory){ 0 }; /* no longer best-effort (or closed) */
 		else if (p->guard.throttled && p->guard.dwell < UINT32_MAX)
 			p->guard.dwell++;
-		if (p->guard.squeeze_pct && (!v.any_below || ++p->guard.squeeze_age > GUARD_SQUEEZE_TICKS))
+		bool could_squeeze = v.any_below || v.ipc.watching;
+		if (p->guard.squeeze_pct && (!could_squeeze || ++p->guard.squeeze_age > GUARD_SQUEEZE_TICKS))
 			p->guard.squeeze_pct = 0; /* nobody left to squeeze, or time to probe above it again */
 	}
 	if (pressure) {
 		cut(host, parts, count, decisions, &v);
 		note_cut(host, parts, count);
-	} else {
-		give_back(host, parts, count, decisions, &v);
+		if (v.known && v.ipc.victim)
+			guard_ipc_note_cut(parts, count);
+	} else if (!v.ipc.low) {
+		give_back(host, parts, count, decisions, &v); /* not while a guarded IPC is low */
 	}
 	for (size_t i = 0; i < count; i++) {
 		struct guard_memory *m = &parts[i].guard;

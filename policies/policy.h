@@ -65,6 +65,15 @@ struct guard_memory {
 	unsigned spare_ticks;	  /* consecutive ticks below its guarantee with spare capacity on the host */
 };
 
+/* The guard's IPC signal, on a latency-critical partition with ipc_guard (see policies/guard_ipc.c). */
+struct guard_ipc_memory {
+	double baseline;    /* EWMA of its IPC over counted ticks in which it was not held back (0: none yet) */
+	unsigned low_ticks; /* consecutive counted ticks more than ipc_guard below the baseline while
+			       * best-effort partitions used bandwidth */
+	bool victim;	    /* low for GUARD_IPC_LOW_TICKS: the guard cuts for it this tick */
+	double before_cut;  /* its IPC when the guard last cut for it; 0: no cut to judge */
+};
+
 struct escalate_memory {
 	unsigned over_ticks;  /* consecutive ticks over budget at the MB floor */
 	unsigned under_ticks; /* consecutive ticks without pressure while escalated */
@@ -90,6 +99,7 @@ struct policy_partition {
 	/* policy memory */
 	struct target_memory target;
 	struct guard_memory guard;
+	struct guard_ipc_memory guard_ipc;
 	struct escalate_memory escalate;
 };
 

@@ -167,9 +167,22 @@ static json_t *demand_to_json(const void *object, const struct config_key *key)
 
 static const struct config_type demand_type = { demand_parse, demand_format, demand_to_json };
 
+#define SIM_PART_FIELD(field) CONFIG_FIELD(struct sim_partition_config, field)
+
+/* Decimal bounds are in thousandths: sim_ipc 0.01..16, sim_ipc_sensitivity 0..1. */
 static const struct config_key sim_partition_keys[] = {
 	{ "sim_demand", &demand_type, 0, 0, 0, 0, NULL, 0 },
+	{ "sim_ipc", &config_type_decimal, SIM_PART_FIELD(ipc), 10, 16000, NULL, 0 },
+	{ "sim_ipc_sensitivity", &config_type_decimal, SIM_PART_FIELD(ipc_sensitivity), 0, 1000, NULL, 0 },
 };
+
+static void sim_partition_init(void *data)
+{
+	*(struct sim_partition_config *)data = (struct sim_partition_config){
+		.ipc = SIM_IPC_DEFAULT,
+		.ipc_sensitivity = SIM_IPC_SENSITIVITY_DEFAULT,
+	};
+}
 
 static void sim_partition_fini(void *data)
 {
@@ -237,6 +250,7 @@ const struct config_ext sim_config_ext = {
 	.partition_keys = sim_partition_keys,
 	.partition_key_count = sizeof(sim_partition_keys) / sizeof(sim_partition_keys[0]),
 	.partition_size = sizeof(struct sim_partition_config),
+	.partition_init = sim_partition_init,
 	.partition_fini = sim_partition_fini,
 	.check = sim_check,
 };
@@ -252,6 +266,25 @@ const struct demand_profile *sim_partition_demand(const struct config *config, c
 	const struct sim_partition_config *sp = config_partition_ext(config, p, &sim_config_ext);
 
 	return sp ? &sp->demand : &none;
+}
+
+const struct sim_partition_config *sim_partition_of(const struct config *config, const struct partition_config *p)
+{
+	static const struct sim_partition_config defaults = {
+		.ipc = SIM_IPC_DEFAULT,
+		.ipc_sensitivity = SIM_IPC_SENSITIVITY_DEFAULT,
+	};
+	const struct sim_partition_config *sp = config_partition_ext(config, p, &sim_config_ext);
+
+	return sp ? sp : &defaults;
+}
+
+double sim_ipc_model(const struct sim_partition_config *sp, double demanded_mbps, double served_mbps)
+{
+	double shortfall = demanded_mbps > 0 ? 1 - served_mbps / demanded_mbps : 0;
+
+	shortfall = shortfall < 0 ? 0 : (shortfall > 1 ? 1 : shortfall);
+	return sp->ipc * (1 - sp->ipc_sensitivity * shortfall);
 }
 
 uint32_t demand_profile_at(const struct demand_profile *d, uint64_t tick)

@@ -34,9 +34,16 @@ struct demand_profile {
 	size_t count; /* 0: no demand configured (an idle partition) */
 };
 
+/* The IPC model's defaults: a typical out-of-order core's IPC, and a memory-bound workload losing
+ * most (not all) of its progress to what it is not served. */
+#define SIM_IPC_DEFAULT		    1.5
+#define SIM_IPC_SENSITIVITY_DEFAULT 0.6
+
 /* A partition's part of the simulation. */
 struct sim_partition_config {
 	struct demand_profile demand;
+	double ipc;		/* sim_ipc: its IPC when served all it demands */
+	double ipc_sensitivity; /* sim_ipc_sensitivity: the share of that IPC it loses per share not served */
 };
 
 extern const struct config_ext sim_config_ext;
@@ -48,6 +55,13 @@ void sim_config_defaults(struct sim_config *s);
 const struct sim_config *sim_config_of(const struct config *config);
 /* A partition's simulated demand (an empty profile when none). */
 const struct demand_profile *sim_partition_demand(const struct config *config, const struct partition_config *p);
+
+/* A partition's IPC model (the defaults when it has none). */
+const struct sim_partition_config *sim_partition_of(const struct config *config, const struct partition_config *p);
+
+/* The IPC model: base * (1 - sensitivity * shortfall), shortfall = 1 - served / demanded in 0..1 (0
+ * when it demands nothing: an idle core waits for no memory). */
+double sim_ipc_model(const struct sim_partition_config *sp, double demanded_mbps, double served_mbps);
 
 /* Demand of a profile at a tick. */
 uint32_t demand_profile_at(const struct demand_profile *d, uint64_t tick);

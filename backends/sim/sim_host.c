@@ -23,7 +23,9 @@ struct sim_host {
 	double *cpu_share;    /* per partition: the part of its demand its CPU quota lets it issue (1: all) */
 	double *residual;     /* per MSC x partition: bytes not yet handed to the model */
 	double *span_bytes;   /* per partition, served during the current advance */
+	double *span_demand;  /* per partition, bytes demanded during the current advance */
 	double *truth;	      /* per partition, MB/s over the last advance */
+	double *ipc;	      /* per partition, the IPC model's value over the last advance */
 	struct traffic_request *requests;
 	double *served;
 };
@@ -51,7 +53,9 @@ void sim_host_free(struct sim_host *h)
 	free(h->cpu_share);
 	free(h->residual);
 	free(h->span_bytes);
+	free(h->span_demand);
 	free(h->truth);
+	free(h->ipc);
 	free(h->requests);
 	free(h->served);
 	free(h);
@@ -66,13 +70,17 @@ static bool alloc_arrays(struct sim_host *h)
 	h->cpu_share = calloc(n, sizeof(*h->cpu_share));
 	h->residual = calloc(n * h->msc_count, sizeof(*h->residual));
 	h->span_bytes = calloc(n, sizeof(*h->span_bytes));
+	h->span_demand = calloc(n, sizeof(*h->span_demand));
 	h->truth = calloc(n, sizeof(*h->truth));
+	h->ipc = calloc(n, sizeof(*h->ipc));
 	h->requests = calloc(n, sizeof(*h->requests));
 	h->served = calloc(n, sizeof(*h->served));
 	for (size_t i = 0; h->cpu_share && i < n; i++)
 		h->cpu_share[i] = 1.0;
-	return h->mscs && h->demand && h->cpu_share && h->residual && h->span_bytes && h->truth && h->requests &&
-	       h->served;
+	for (size_t i = 0; h->ipc && i < h->partition_count; i++)
+		h->ipc[i] = sim_partition_of(h->config, &h->config->partitions[i])->ipc; /* nothing squeezed yet */
+	return h->mscs && h->demand && h->cpu_share && h->residual && h->span_bytes && h->span_demand && h->truth &&
+	       h->ipc && h->requests && h->served;
 }
 
 int sim_host_new(const struct config *config, uint64_t start_ns, struct sim_host **ret, struct err *err)
@@ -131,6 +139,11 @@ double sim_host_truth_mbps(const struct sim_host *h, size_t index)
 	return index < h->partition_count ? h->truth[index] : 0.0;
 }
 
+double sim_host_ipc(const struct sim_host *h, size_t index)
+{
+	return index < h->partition_count ? h->ipc[index] : 0.0;
+}
+
 static void update_demand(struct sim_host *h, uint64_t tick)
 {
 	if (tick == h->demand_tick)
@@ -166,6 +179,7 @@ static void serve_msc(struct sim_host *h, size_t m, uint64_t dt_ns)
 		uint64_t reads = total * SIM_READ_PERCENT / 100;
 		msc_model_count(model, 0, h->config->partitions[i].partid, 0, reads, total - reads);
 		h->span_bytes[i] += whole;
+		h->span_demand[i] += h->requests[i].demand_mbps * (double)dt_ns / 1e3;
 	}
 }
 
@@ -174,6 +188,7 @@ void sim_host_advance(struct sim_host *h, uint64_t now_ns)
 	if (now_ns <= h->last_ns)
 		return;
 	memset(h->span_bytes, 0, h->partition_count * sizeof(*h->span_bytes));
+	memset(h->span_demand, 0, h->partition_count * sizeof(*h->span_demand));
 	for (uint64_t t = h->last_ns; t < now_ns;) {
 		uint64_t tick = (t - h->start_ns) / h->interval_ns;
 		uint64_t boundary = h->start_ns + (tick + 1) * h->interval_ns;
@@ -186,7 +201,11 @@ void sim_host_advance(struct sim_host *h, uint64_t now_ns)
 		}
 		t = end;
 	}
-	for (size_t i = 0; i < h->partition_count; i++)
-		h->truth[i] = h->span_bytes[i] * 1e3 / (double)(now_ns - h->last_ns);
+	for (size_t i = 0; i < h->partition_count; i++) {
+		double span_ns = (double)(now_ns - h->last_ns);
+		h->truth[i] = h->span_bytes[i] * 1e3 / span_ns;
+		h->ipc[i] = sim_ipc_model(sim_partition_of(h->config, &h->config->partitions[i]),
+					  h->span_demand[i] * 1e3 / span_ns, h->truth[i]);
+	}
 	h->last_ns = now_ns;
 }

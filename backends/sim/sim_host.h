@@ -38,4 +38,8 @@ void sim_host_set_cpu_share(struct sim_host *host, size_t index, double share);
 /* Bandwidth partition `index` was served, summed over MSCs, during the span of the last advance. */
 double sim_host_truth_mbps(const struct sim_host *host, size_t index);
 
+/* Partition `index`'s IPC during the span of the last advance, from the IPC model (sim_config.h) and
+ * what it was served of what it demanded; its sim_ipc before the first advance. */
+double sim_host_ipc(const struct sim_host *host, size_t index);
+
 #endif

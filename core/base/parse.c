@@ -131,6 +131,37 @@ int parse_hex(const char *s, uint64_t min, uint64_t max, uint64_t *ret, struct e
 	return 0;
 }
 
+/* Digits with at most one point and a digit somewhere: what strtod reads as such, nothing more (no
+ * sign, exponent, hex, inf or nan), so strtod cannot stop early or read what a config would not mean. */
+static int check_decimal_syntax(const char *s, struct err *err)
+{
+	size_t whole = strspn(s, "0123456789"), frac = 0;
+
+	if (s[whole] == '.')
+		frac = strspn(s + whole + 1, "0123456789");
+	if (*s == '-')
+		return fail(err, "must not be negative");
+	if (whole + frac == 0)
+		return fail(err, "expected a decimal number");
+	const char *end = s + whole + (s[whole] == '.' ? 1 + frac : 0);
+	if (*end)
+		return fail(err, "unexpected character '%c' in a decimal number", *end);
+	return 0;
+}
+
+int parse_decimal(const char *s, double min, double max, double *ret, struct err *err)
+{
+	int r = check_decimal_syntax(s, err);
+
+	if (r < 0)
+		return r;
+	double v = strtod(s, NULL);
+	if (!(v >= min && v <= max))
+		return err_set(err, -ERANGE, "out of range %g..%g", min, max);
+	*ret = v;
+	return 0;
+}
+
 int parse_percent(const char *s, unsigned min, unsigned max, unsigned *ret, struct err *err)
 {
 	char buf[32];

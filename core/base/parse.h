@@ -21,6 +21,8 @@ int parse_size(const char *s, uint64_t min, uint64_t max, uint64_t *ret, struct 
 int parse_hex(const char *s, uint64_t min, uint64_t max, uint64_t *ret, struct err *err);
 /* An integer percentage, optionally followed by '%'. */
 int parse_percent(const char *s, unsigned min, unsigned max, unsigned *ret, struct err *err);
+/* A decimal number without sign or exponent ("0.2", "1.5", "3", ".5") in [min,max]. */
+int parse_decimal(const char *s, double min, double max, double *ret, struct err *err);
 /* true/false, yes/no, on/off, 1/0. */
 int parse_bool(const char *s, bool *ret, struct err *err);
 

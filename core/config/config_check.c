@@ -63,6 +63,7 @@ enum goal_rule {
 	RULE_MIN_ABOVE_MAX,
 	RULE_GUARANTEE_CLASS,
 	RULE_TARGET_AND_GUARANTEE,
+	RULE_IPC_GUARD_CLASS,
 	RULE_COUNT,
 };
 
@@ -87,6 +88,12 @@ static bool goal_rule_broken(const struct partition_config *p, enum goal_rule ru
 			return false;
 		snprintf(msg, len, "a partition has either target_mbps or guarantee_mbps, not both");
 		return true;
+	case RULE_IPC_GUARD_CLASS:
+		if (!(g->ipc_guard > 0) || g->class == CLASS_LATENCY_CRITICAL)
+			return false;
+		snprintf(msg, len, "ipc_guard is only for class = latency-critical (partition \"%s\" is %s)", p->name,
+			 partition_class_names[g->class]);
+		return true;
 	case RULE_COUNT:
 		break;
 	}
@@ -109,11 +116,13 @@ static void check_goals(const struct config *c, const struct partition_config *p
 	unsigned max_line = config_partition_key_line(c, p, "mb_max");
 	unsigned guarantee_line = config_partition_key_line(c, p, "guarantee_mbps");
 	unsigned target_line = config_partition_key_line(c, p, "target_mbps");
+	unsigned ipc_guard_line = config_partition_key_line(c, p, "ipc_guard");
 	/* Each rule is reported where it is broken: at the later of the keys involved. */
 	const unsigned rule_line[RULE_COUNT] = {
 		[RULE_MIN_ABOVE_MAX] = later(min_line, max_line),
 		[RULE_GUARANTEE_CLASS] = guarantee_line,
 		[RULE_TARGET_AND_GUARANTEE] = later(guarantee_line, target_line),
+		[RULE_IPC_GUARD_CLASS] = ipc_guard_line,
 	};
 	char msg[256];
 

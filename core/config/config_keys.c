@@ -404,6 +404,8 @@ static const struct config_key partition_keys[] = {
 	{ "target_mbps", &config_type_unsigned, GOAL(target_mbps), 1, BANDWIDTH_LIMIT_MBPS, NULL,
 	  RUNTIME | CONFIG_KEY_ZERO_NONE },
 	{ "weight", &config_type_unsigned, GOAL(weight), 1, 10000, NULL, RUNTIME },
+	/* A decimal in thousandths: 0..0.99 (a drop of all of its IPC would never be seen). */
+	{ "ipc_guard", &config_type_decimal, GOAL(ipc_guard), 0, 990, NULL, RUNTIME | CONFIG_KEY_ZERO_NONE },
 	{ "l3_cbm", &config_type_bitmap, GOAL(l3_cbm), 0, 0, NULL, RUNTIME | CONFIG_KEY_ZERO_NONE },
 	{ "cgroup", &cgroup_type, 0, 0, 0, 0, NULL, 0 },
 	{ "pids", &pids_type, 0, 0, 0, 0, NULL, 0 },

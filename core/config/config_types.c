@@ -106,6 +106,41 @@ static int percent_parse(void *object, const struct config_key *key, const char 
 
 const struct config_type config_type_percent = { percent_parse, config_unsigned_format, config_unsigned_to_json };
 
+/* ---- decimal (double fields), bounds in thousandths: key->min / 1000 .. key->max / 1000 ---- */
+
+#define DECIMAL_BOUND_SCALE 1000.0
+
+static int decimal_parse(void *object, const struct config_key *key, const char *value, struct err *err)
+{
+	double v;
+	int r = parse_decimal(value, (double)key->min / DECIMAL_BOUND_SCALE, (double)key->max / DECIMAL_BOUND_SCALE, &v,
+			      err);
+
+	if (r == 0)
+		*(double *)field_of(object, key) = v;
+	return r;
+}
+
+static bool decimal_is_none(const void *object, const struct config_key *key)
+{
+	return (key->flags & CONFIG_KEY_ZERO_NONE) && *(const double *)const_field_of(object, key) == 0;
+}
+
+static bool decimal_format(const void *object, const struct config_key *key, char *buf, size_t len)
+{
+	if (decimal_is_none(object, key))
+		return false;
+	snprintf(buf, len, "%g", *(const double *)const_field_of(object, key));
+	return true;
+}
+
+static json_t *decimal_to_json(const void *object, const struct config_key *key)
+{
+	return decimal_is_none(object, key) ? json_null() : json_real(*(const double *)const_field_of(object, key));
+}
+
+const struct config_type config_type_decimal = { decimal_parse, decimal_format, decimal_to_json };
+
 /* ---- hex ---- */
 
 static int hex_parse(void *object, const struct config_key *key, const char *value, struct err *err)

@@ -89,6 +89,8 @@ struct partition_goals {
 	uint32_t target_mbps;	 /* 0 = none */
 	uint64_t l3_cbm;	 /* 0 = not set: the backend leaves the cache portion alone */
 	unsigned weight;	 /* share of what is left among best-effort partitions */
+	double ipc_guard;	 /* latency-critical: an IPC drop below its baseline, as a fraction, that makes it
+				  * a victim of its neighbours (0 = off) */
 };
 
 struct partition_config {

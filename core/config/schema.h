@@ -50,12 +50,14 @@ struct config_key {
 /* The generic types. Numbers store into fields of 1, 2, 4 or 8 bytes (key->size). */
 extern const struct config_type config_type_unsigned; /* decimal or 0x hex, key->min..key->max */
 extern const struct config_type config_type_percent;  /* an integer percentage, '%' allowed */
-extern const struct config_type config_type_hex;      /* bare or 0x hex, written 0x... */
-extern const struct config_type config_type_bitmap;   /* hex with at least one bit set (0: none) */
-extern const struct config_type config_type_bool;     /* true/false, yes/no, on/off, 1/0 */
-extern const struct config_type config_type_enum;     /* one of key->names, stored as unsigned */
-extern const struct config_type config_type_path;     /* an absolute path of at most key->max bytes */
-extern const struct config_type config_type_string;   /* any text without quotes */
+/* a decimal number ("0.2") in a double field, key->min / 1000 .. key->max / 1000 */
+extern const struct config_type config_type_decimal;
+extern const struct config_type config_type_hex;    /* bare or 0x hex, written 0x... */
+extern const struct config_type config_type_bitmap; /* hex with at least one bit set (0: none) */
+extern const struct config_type config_type_bool;   /* true/false, yes/no, on/off, 1/0 */
+extern const struct config_type config_type_enum;   /* one of key->names, stored as unsigned */
+extern const struct config_type config_type_path;   /* an absolute path of at most key->max bytes */
+extern const struct config_type config_type_string; /* any text without quotes */
 
 #define CONFIG_FIELD(type, field) offsetof(type, field), sizeof(((type *)0)->field)
 

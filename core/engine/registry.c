@@ -14,7 +14,7 @@
 static const struct control_ops *const controls[] = { &control_resctrl_ops, &control_mmio_ops, &control_sim_ops };
 static const struct monitor_ops *const monitors[] = { &monitor_resctrl_ops, &monitor_mbwu_ops };
 static const struct actuator_ops *const actuators[] = { &actuator_cpu_quota_ops, &actuator_sim_cpu_quota_ops };
-static const struct pmu_sampler_ops *const samplers[] = { &pmu_sampler_perf_ops };
+static const struct pmu_sampler_ops *const samplers[] = { &pmu_sampler_perf_ops, &pmu_sampler_sim_ops };
 
 const struct engine_registry engine_registry_default = {
 	.controls = controls,
@@ -45,12 +45,10 @@ const struct monitor_ops *engine_registry_monitor(const struct engine_registry *
 
 const struct pmu_sampler_ops *engine_registry_sampler(const struct engine_registry *r, bool simulated)
 {
+	/* Only the simulator's own counts agree with its traffic: real counters of this host's tasks
+	 * beside simulated bandwidth would mislead the policies. A registry may still pair them (tests). */
 	for (size_t i = 0; i < r->sampler_count; i++)
 		if (r->samplers[i]->simulated == simulated)
-			return r->samplers[i];
-	/* Real counters of real tasks still mean something beside a simulated control (tests). */
-	for (size_t i = 0; i < r->sampler_count; i++)
-		if (!r->samplers[i]->simulated)
 			return r->samplers[i];
 	return NULL;
 }

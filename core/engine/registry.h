@@ -31,7 +31,7 @@ extern const struct engine_registry engine_registry_default;
 const struct control_ops *engine_registry_control(const struct engine_registry *registry, const char *name);
 const struct monitor_ops *engine_registry_monitor(const struct engine_registry *registry, const char *name);
 
-/* The sampler for a control (simulated or not; else a real one), or NULL. */
+/* The sampler for a control, simulated or not as the control is; NULL when the registry has none. */
 const struct pmu_sampler_ops *engine_registry_sampler(const struct engine_registry *registry, bool simulated);
 
 /* The configuration schema a registry implies: its controls' and monitors' names for the backend and

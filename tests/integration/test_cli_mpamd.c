@@ -51,7 +51,7 @@ static void test_demo_runs_and_records(void **state)
 	char *csv = read_text_file(path);
 	assert_non_null(csv);
 	assert_int_equal(count_lines(csv), 1 + 20 * 3);
-	assert_non_null(strstr(csv, "t_ms,time,partition,mbps,mb_max,mb_min,valid,estimated,event,sim_mbps\n"));
+	assert_non_null(strstr(csv, "t_ms,time,partition,mbps,mb_max,mb_min,valid,estimated,event,sim_mbps,ipc\n"));
 	free(csv);
 	unlink(path);
 	run_result_fini(&r);

@@ -228,8 +228,10 @@ static void on_tick(void *ctx, struct engine *e)
 
 static const struct control_ops *const sim_controls[] = { &control_sim_ops };
 static const struct monitor_ops *const mbwu_monitors[] = { &monitor_mbwu_ops };
-static const struct pmu_sampler_ops *const perf_samplers[] = { &pmu_sampler_perf_ops };
-/* The simulated control with the real sampler: real counts of a real task through the engine. */
+/* The real sampler marked as simulated, since the registry composes only a simulated sampler beside
+ * the simulated control: real counts of a real task through the engine. */
+static struct pmu_sampler_ops perf_beside_sim;
+static const struct pmu_sampler_ops *const perf_samplers[] = { &perf_beside_sim };
 static const struct engine_registry perf_registry = { sim_controls, 1, mbwu_monitors, 1, NULL, 0, perf_samplers, 1 };
 
 static void test_engine_ticks_count_the_partition(void **state)
@@ -240,6 +242,8 @@ static void test_engine_ticks_count_the_partition(void **state)
 	struct err err = { "" };
 
 	(void)state;
+	perf_beside_sim = pmu_sampler_perf_ops;
+	perf_beside_sim.simulated = true;
 	child = spawn_busy();
 	snprintf(key, sizeof(key), "pids = %d", (int)child);
 	struct engine_options opts = { .ticks = 6, .registry = &perf_registry, .on_tick = on_tick, .on_tick_ctx = &log };

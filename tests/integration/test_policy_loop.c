@@ -114,7 +114,7 @@ static struct trace run(const char *text, uint64_t ticks, const struct policy_ch
 	char header[256];
 	long count = record_read(path, header, sizeof(header), &t.rows);
 	unlink(path);
-	assert_string_equal(header, "t_ms,time,partition,mbps,mb_max,mb_min,valid,estimated,event,sim_mbps");
+	assert_string_equal(header, "t_ms,time,partition,mbps,mb_max,mb_min,valid,estimated,event,sim_mbps,ipc");
 	assert_int_equal(count, (long)(ticks * t.parts));
 	t.ticks = ticks;
 	return t;
@@ -436,6 +436,113 @@ static void test_guard_victim_that_wants_less(void **state)
 	free(t.rows);
 }
 
+/* ---- the guard's IPC signal ---- */
+
+#define IPC_AGGRESSOR_TICK 30 /* batch starts after web's baseline is learned */
+#define IPC_TICKS	   150
+#define IPC_SETTLED_TICKS  50 /* the guard has found batch's ceiling by then */
+
+struct ipc_metrics {
+	double baseline;    /* web's mean IPC before batch starts */
+	uint64_t first_low; /* first tick web's IPC was more than 20% below it; 0: never */
+	int back;	    /* ticks from then until it was within 5% of it; -1: never */
+	unsigned low_ticks; /* ticks more than 20% below it, from batch's start on */
+	unsigned late_low;  /* of those, in the last IPC_SETTLED_TICKS */
+	uint64_t ipc_cut;   /* first tick with a cut naming web's IPC; 0: never */
+	bool bandwidth_cut; /* a cut named web's guarantee */
+	unsigned batch_cut; /* batch's lowest mb_max */
+};
+
+static double mean_ipc(const struct trace *t, size_t part, uint64_t from, uint64_t to)
+{
+	double s = 0;
+
+	for (uint64_t k = from; k <= to; k++) {
+		assert_true(at(t, k, part)->has_ipc); /* the simulator counts every tick */
+		s += at(t, k, part)->ipc;
+	}
+	return s / (double)(to - from + 1);
+}
+
+static struct ipc_metrics run_ipc_case(const char *web_keys, const char *ipc_guard, const struct policy_chain *chain)
+{
+	char text[2048];
+	struct ipc_metrics m = { .back = -1, .batch_cut = 100 };
+
+	snprintf(text, sizeof(text),
+		 "[global]\nbackend = sim\ninterval_ms = %d\n"
+		 "[sim]\nmscs = 2\ncapacity_mbps = 20000\nnoise_pct = 2\nseed = 5\n"
+		 "[partition \"web\"]\nclass = latency-critical\n%s%ssim_demand = 10000\n"
+		 "sim_ipc = 1.5\nsim_ipc_sensitivity = 0.6\n"
+		 "[partition \"batch\"]\nclass = best-effort\nsim_demand = 0@0 60000@%d\n",
+		 INTERVAL_MS, web_keys, ipc_guard, IPC_AGGRESSOR_TICK);
+	struct trace t = run(text, IPC_TICKS, chain, NULL);
+	size_t web = part_index(&t, "web"), batch = part_index(&t, "batch");
+	m.baseline = mean_ipc(&t, web, 10, IPC_AGGRESSOR_TICK);
+	for (uint64_t k = IPC_AGGRESSOR_TICK + 1; k <= IPC_TICKS; k++) {
+		double ipc = at(&t, k, web)->ipc;
+		bool low = ipc < 0.8 * m.baseline;
+		m.low_ticks += low;
+		m.late_low += low && k > IPC_TICKS - IPC_SETTLED_TICKS;
+		if (low && !m.first_low)
+			m.first_low = k;
+		if (m.first_low && m.back < 0 && ipc >= 0.95 * m.baseline)
+			m.back = (int)(k - m.first_low);
+		const char *event = at(&t, k, batch)->event;
+		if (!m.ipc_cut && strstr(event, "throttle: web's IPC ") && strstr(event, "below its baseline"))
+			m.ipc_cut = k;
+		m.bandwidth_cut |= strstr(event, "short of guarantee") != NULL;
+		if (at(&t, k, batch)->mb_max < m.batch_cut)
+			m.batch_cut = at(&t, k, batch)->mb_max;
+	}
+	printf("  %-32s %-16s baseline IPC %.3f, low from tick %llu, back within 5%% in %d ticks, %u low ticks "
+	       "of %d (%u in the last %d); IPC cut at tick %llu, batch down to %u%%, at %u%% at the end "
+	       "(web's IPC %.3f)\n",
+	       web_keys[0] ? "guarantee_mbps = 5000, no MIN:" : "no guarantee:",
+	       ipc_guard[0] ? "ipc_guard = 0.2" : "off", m.baseline, (unsigned long long)m.first_low, m.back,
+	       m.low_ticks, IPC_TICKS - IPC_AGGRESSOR_TICK, m.late_low, IPC_SETTLED_TICKS,
+	       (unsigned long long)m.ipc_cut, m.batch_cut, at(&t, IPC_TICKS, batch)->mb_max,
+	       at(&t, IPC_TICKS, web)->ipc);
+	free(t.rows);
+	return m;
+}
+
+static void check_ipc_protected(const struct ipc_metrics *m)
+{
+	assert_true(m->baseline > 1.4); /* web alone is served all it demands */
+	assert_int_equal(m->first_low, IPC_AGGRESSOR_TICK + 1);
+	assert_true(m->ipc_cut > 0 && m->ipc_cut <= m->first_low + 4); /* three low ticks, then the cut */
+	assert_false(m->bandwidth_cut);				       /* bandwidth alone said nothing */
+	assert_true(m->back >= 1 && m->back <= 5);
+	/* The first three, then a few probes: giving back finds the ceiling at which web's IPC drops
+	 * more than 20%, and stops a step lower each time (GUARD_IPC_LOW_TICKS low ticks a probe). */
+	assert_true(m->low_ticks <= 5 * 3);
+	assert_int_equal(m->late_low, 0);
+}
+
+/* batch saturates the host at tick 30: web (10000 MB/s) gets about 5700 and its IPC falls by a
+ * quarter. Without a guarantee, or with one it gets, the bandwidth guard does nothing; the IPC
+ * signal cuts batch and web's IPC comes back. With ipc_guard off it stays low. */
+static void test_guard_protects_ipc(void **state)
+{
+	(void)state;
+	printf("guard's IPC signal, batch saturating the host from tick %d:\n", IPC_AGGRESSOR_TICK);
+	struct ipc_metrics on = run_ipc_case("", "ipc_guard = 0.2\n", NULL);
+	check_ipc_protected(&on);
+	struct ipc_metrics gets =
+		run_ipc_case("guarantee_mbps = 5000\n", "ipc_guard = 0.2\n", &policy_chain_without_min);
+	check_ipc_protected(&gets);
+
+	struct ipc_metrics off = run_ipc_case("", "", NULL);
+	struct ipc_metrics off_gets = run_ipc_case("guarantee_mbps = 5000\n", "", &policy_chain_without_min);
+	const struct ipc_metrics *offs[] = { &off, &off_gets };
+	for (size_t i = 0; i < 2; i++) {
+		assert_int_equal(offs[i]->ipc_cut, 0);
+		assert_int_equal(offs[i]->batch_cut, 100);
+		assert_true(offs[i]->low_ticks >= (IPC_TICKS - IPC_AGGRESSOR_TICK) * 9 / 10);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -444,6 +551,7 @@ int main(void)
 		cmocka_unit_test(test_guard_protects_and_gives_back),
 		cmocka_unit_test(test_guard_two_best_effort),
 		cmocka_unit_test(test_guard_victim_that_wants_less),
+		cmocka_unit_test(test_guard_protects_ipc),
 	};
 	log_setup("test", LOG_LEVEL_WARNING, false);
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -32,7 +32,7 @@ static void test_valid_file_prints_summary(void **state)
 	assert_string_equal(r.err, "");
 	assert_non_null(strstr(r.out, "global: backend=sim monitor=auto interval_ms=50"));
 	assert_non_null(strstr(r.out, "partition web: partid=1 class=latency-critical mb_min=20 mb_max=100 "
-				      "guarantee_mbps=6000 target_mbps=none weight=100 l3_cbm=0xff0"));
+				      "guarantee_mbps=6000 target_mbps=none weight=100 ipc_guard=none l3_cbm=0xff0"));
 	assert_non_null(strstr(r.out, "partition batch: partid=2(auto) class=best-effort"));
 	run_result_fini(&r);
 }

@@ -36,7 +36,7 @@ static void test_runtime_keys_are_the_goals(void **state)
 		offsetof(struct partition_goals, class),       offsetof(struct partition_goals, mb_min),
 		offsetof(struct partition_goals, mb_max),      offsetof(struct partition_goals, guarantee_mbps),
 		offsetof(struct partition_goals, target_mbps), offsetof(struct partition_goals, weight),
-		offsetof(struct partition_goals, l3_cbm),
+		offsetof(struct partition_goals, l3_cbm),      offsetof(struct partition_goals, ipc_guard),
 	};
 
 	(void)state;
@@ -196,6 +196,41 @@ static void test_each_parser_alone(void **state)
 	partition_config_fini(NULL, &p);
 }
 
+/* ipc_guard: a decimal fraction, 0 or none for off, only for latency-critical partitions. */
+static void test_ipc_guard(void **state)
+{
+	const struct config_key *k = partition_key("ipc_guard");
+	struct partition_config p;
+	struct err err = { "" };
+	char text[32];
+
+	(void)state;
+	partition_config_defaults(&p);
+	snprintf(p.name, sizeof(p.name), "web");
+	assert_false(k->type->format(&p, k, text, sizeof(text))); /* off by default */
+	assert_int_equal(config_key_parse(k, &p, "0.25", &err), 0);
+	assert_true(p.goals.ipc_guard == 0.25);
+	assert_true(k->type->format(&p, k, text, sizeof(text)));
+	assert_string_equal(text, "0.25");
+	static const char *const refused[] = { "1", "0.995", "-0.2", "20%", "x", "0.2.1" };
+	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+		if (config_key_parse(k, &p, refused[i], &err) == 0)
+			fail_msg("ipc_guard = %s accepted", refused[i]);
+		assert_true(p.goals.ipc_guard == 0.25);
+	}
+	/* A guard for a partition the guard protects: not for best-effort or default ones. */
+	p.goals.class = CLASS_BEST_EFFORT;
+	assert_int_equal(config_partition_check(&p, &err), -EINVAL);
+	assert_non_null(strstr(err.text, "ipc_guard is only for class = latency-critical"));
+	p.goals.class = CLASS_LATENCY_CRITICAL;
+	assert_int_equal(config_partition_check(&p, &err), 0);
+	assert_int_equal(config_key_parse(k, &p, "none", &err), 0);
+	assert_true(p.goals.ipc_guard == 0);
+	p.goals.class = CLASS_BEST_EFFORT;
+	assert_int_equal(config_partition_check(&p, &err), 0); /* off is fine anywhere */
+	partition_config_fini(NULL, &p);
+}
+
 static const struct config_key *global_key(const char *name)
 {
 	for (size_t i = 0; i < config_global_section.key_count; i++)
@@ -253,6 +288,7 @@ int main(void)
 		cmocka_unit_test(test_completion_lists_the_runtime_keys),
 		cmocka_unit_test(test_man_page_documents_every_key),
 		cmocka_unit_test(test_each_parser_alone),
+		cmocka_unit_test(test_ipc_guard),
 		cmocka_unit_test(test_record_max_bytes),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -90,6 +90,28 @@ static void test_parse_percent(void **state)
 	assert_int_equal(parse_percent("0", 1, 100, &v, &e), -ERANGE);
 }
 
+static void test_parse_decimal(void **state)
+{
+	static const char *const bad[] = { "", ".", "-0.5", "+1", "1e3", "0x1", "inf", "nan", "1.2.3", " 1", "1 " };
+	struct err e;
+	double v = -1;
+
+	(void)state;
+	assert_int_equal(parse_decimal("0.25", 0, 1, &v, &e), 0);
+	assert_true(v == 0.25);
+	assert_int_equal(parse_decimal(".5", 0, 1, &v, &e), 0);
+	assert_true(v == 0.5);
+	assert_int_equal(parse_decimal("3.", 0, 4, &v, &e), 0);
+	assert_true(v == 3);
+	assert_int_equal(parse_decimal("1.01", 0, 1, &v, &e), -ERANGE);
+	assert_string_equal(e.text, "out of range 0..1");
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		v = 7;
+		if (parse_decimal(bad[i], 0, 1e9, &v, &e) != -EINVAL || v != 7)
+			fail_msg("'%s' was accepted (or changed the value)", bad[i]);
+	}
+}
+
 static void test_parse_size(void **state)
 {
 	struct err e;
@@ -209,11 +231,17 @@ static void test_suggest(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_parse_uint_accepts), cmocka_unit_test(test_parse_uint_rejects),
-		cmocka_unit_test(test_parse_hex),	   cmocka_unit_test(test_parse_percent),
-		cmocka_unit_test(test_parse_size),	   cmocka_unit_test(test_parse_bool_and_enum),
-		cmocka_unit_test(test_parse_uint_list),	   cmocka_unit_test(test_names),
-		cmocka_unit_test(test_cpu_list),	   cmocka_unit_test(test_suggest),
+		cmocka_unit_test(test_parse_uint_accepts),
+		cmocka_unit_test(test_parse_uint_rejects),
+		cmocka_unit_test(test_parse_hex),
+		cmocka_unit_test(test_parse_percent),
+		cmocka_unit_test(test_parse_decimal),
+		cmocka_unit_test(test_parse_size),
+		cmocka_unit_test(test_parse_bool_and_enum),
+		cmocka_unit_test(test_parse_uint_list),
+		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_cpu_list),
+		cmocka_unit_test(test_suggest),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -177,6 +177,196 @@ static double total_of(const struct policy_partition *parts, size_t n)
 	return t;
 }
 
+/* ---- the guard's IPC signal ---- */
+
+#define IPC_BASE 1.5
+
+/* web (latency-critical, no guarantee, ipc_guard 0.2) beside batch (best-effort) on a host that is
+ * not saturated: bandwidth alone never makes web a victim. */
+static void ipc_scene(struct policy_host *h, struct policy_partition p[2], double ipc_guard)
+{
+	*h = host_of(8);
+	h->has_mb_min = false;
+	p[0] = part_of("web", CLASS_LATENCY_CRITICAL, 5000);
+	p[1] = part_of("batch", CLASS_BEST_EFFORT, 30000);
+	p[0].goals.ipc_guard = ipc_guard;
+	h->total_mbps = total_of(p, 2); /* 35000 of 40000: below GUARD_SATURATED_FRACTION */
+}
+
+static void ipc_tick(struct policy_host *h, struct policy_partition p[2], struct policy_decision d[2], bool valid,
+		     double ipc)
+{
+	p[0].ipc_valid = valid;
+	p[0].ipc = ipc;
+	h->tick++;
+	decide(policy_guard, h, p, 2, d);
+	if (p[1].guard.throttled) /* the ceiling in force next tick, as the engine applies it */
+		p[1].mb_max = d[1].mb_max;
+}
+
+static void test_guard_ipc_baseline_is_an_ewma_of_unsqueezed_ticks(void **state)
+{
+	struct policy_host h;
+	struct policy_partition p[2];
+	struct policy_decision d[2];
+
+	(void)state;
+	ipc_scene(&h, p, 0.2);
+	ipc_tick(&h, p, d, true, IPC_BASE);
+	assert_true(p[0].guard_ipc.baseline == IPC_BASE); /* the first counted tick sets it */
+	ipc_tick(&h, p, d, true, IPC_BASE + 0.5);
+	double moved = p[0].guard_ipc.baseline;
+	printf("baseline after %.2f: %.4f\n", IPC_BASE + 0.5, moved);
+	assert_true(moved > IPC_BASE && moved < IPC_BASE + 0.25); /* toward the sample, smoothed */
+	for (int t = 0; t < 200; t++)
+		ipc_tick(&h, p, d, true, 1.3);
+	assert_true(fabs(p[0].guard_ipc.baseline - 1.3) < 1e-3); /* it follows a lasting change */
+	double before = p[0].guard_ipc.baseline;
+	h.total_mbps = CAPACITY; /* saturated while batch uses bandwidth: not learned */
+	ipc_tick(&h, p, d, true, 1.2);
+	assert_true(p[0].guard_ipc.baseline == before);
+	assert_int_equal(p[0].guard_ipc.low_ticks, 0);
+	h.total_mbps = total_of(p, 2);
+	ipc_tick(&h, p, d, true, 0.5); /* low: not learned */
+	assert_true(p[0].guard_ipc.baseline == before);
+	assert_int_equal(p[0].guard_ipc.low_ticks, 1);
+	assert_false(p[1].guard.throttled);
+	assert_string_equal(d[1].event, "");
+}
+
+/* GUARD_IPC_LOW_TICKS low ticks in a row make web a victim; a tick back within the fraction starts
+ * the count again; without best-effort traffic a low IPC is nobody's fault. */
+static void test_guard_ipc_needs_consecutive_low_ticks(void **state)
+{
+	struct policy_host h;
+	struct policy_partition p[2];
+	struct policy_decision d[2];
+	char want[128];
+
+	(void)state;
+	ipc_scene(&h, p, 0.2);
+	for (int t = 0; t < 5; t++)
+		ipc_tick(&h, p, d, true, IPC_BASE);
+	for (int round = 0; round < 3; round++) {
+		ipc_tick(&h, p, d, true, 1.0);
+		ipc_tick(&h, p, d, true, 1.0);
+		ipc_tick(&h, p, d, true, IPC_BASE * 0.85); /* 15% below: within 20%, not low */
+		assert_false(p[1].guard.throttled);
+	}
+	p[1].mbps = 0; /* batch idle */
+	for (int t = 0; t < 5; t++)
+		ipc_tick(&h, p, d, true, 1.0);
+	assert_false(p[1].guard.throttled);
+	assert_int_equal(p[0].guard_ipc.low_ticks, 0);
+	p[1].mbps = 30000;
+	ipc_tick(&h, p, d, true, 1.0);
+	ipc_tick(&h, p, d, true, 1.0);
+	assert_false(p[1].guard.throttled);
+	ipc_tick(&h, p, d, true, 1.0);
+	assert_true(p[1].guard.throttled);
+	double drop = 1 - 1.0 / p[0].guard_ipc.baseline;
+	printf("cut: %s\n", d[1].event);
+	snprintf(want, sizeof(want), "throttle: web's IPC 1.00 is %.0f%% below its baseline %.2f: mb_max 100%% -> ",
+		 100 * drop, p[0].guard_ipc.baseline);
+	assert_non_null(strstr(d[1].event, want));
+	/* It takes the share of IPC lost from batch's use (a bounded multiplicative decrease). */
+	double share = d[1].mb_max * CAPACITY / 100 / 30000;
+	assert_true(share <= 1 - drop + 0.01 && share >= 0.5 - 0.01);
+}
+
+/* A tick whose IPC was not counted changes neither the signal nor the baseline. */
+static void test_guard_ipc_ignores_ticks_not_counted(void **state)
+{
+	struct policy_host h;
+	struct policy_partition p[2];
+	struct policy_decision d[2];
+
+	(void)state;
+	ipc_scene(&h, p, 0.2);
+	ipc_tick(&h, p, d, false, 0.1); /* not counted before any baseline: none is made */
+	assert_true(p[0].guard_ipc.baseline == 0);
+	for (int t = 0; t < 5; t++)
+		ipc_tick(&h, p, d, true, IPC_BASE);
+	double baseline = p[0].guard_ipc.baseline;
+	ipc_tick(&h, p, d, false, 9.0);
+	assert_true(p[0].guard_ipc.baseline == baseline);
+	ipc_tick(&h, p, d, true, 1.0);
+	ipc_tick(&h, p, d, true, 1.0);
+	for (int t = 0; t < 5; t++) {
+		ipc_tick(&h, p, d, false, 0.0);
+		assert_int_equal(p[0].guard_ipc.low_ticks, 2);
+		assert_true(p[0].guard_ipc.baseline == baseline);
+		assert_false(p[1].guard.throttled);
+	}
+	ipc_tick(&h, p, d, true, 1.0); /* the third counted low tick */
+	assert_true(p[1].guard.throttled);
+}
+
+/* While web's IPC is low nothing is given back; once it recovers the guard gives back after its
+ * dwell. With ipc_guard off the same drop changes nothing. */
+static void test_guard_ipc_restores_when_recovered_and_is_off_by_default(void **state)
+{
+	struct policy_host h;
+	struct policy_partition p[2];
+	struct policy_decision d[2];
+
+	(void)state;
+	ipc_scene(&h, p, 0.2);
+	for (int t = 0; t < 5; t++)
+		ipc_tick(&h, p, d, true, IPC_BASE);
+	for (int t = 0; t < 3; t++)
+		ipc_tick(&h, p, d, true, 1.0);
+	unsigned cut = d[1].mb_max;
+	assert_true(p[1].guard.throttled && cut < 100);
+	p[1].mbps = cut * CAPACITY / 100;
+	h.total_mbps = total_of(p, 2);
+	for (int t = 0; t < 2; t++) { /* still low, not yet a victim again: held */
+		ipc_tick(&h, p, d, true, 1.2);
+		assert_int_equal(d[1].mb_max, cut);
+	}
+	int raised_at = 0;
+	for (int t = 1; t <= 20 && !raised_at; t++) {
+		ipc_tick(&h, p, d, true, IPC_BASE);
+		if (d[1].mb_max > cut)
+			raised_at = t;
+	}
+	printf("raised after %d recovered ticks: %s\n", raised_at, d[1].event);
+	assert_true(raised_at > 0);
+	assert_non_null(strstr(d[1].event, "restore: "));
+
+	ipc_scene(&h, p, 0);
+	for (int t = 0; t < 5; t++)
+		ipc_tick(&h, p, d, true, IPC_BASE);
+	for (int t = 0; t < 10; t++)
+		ipc_tick(&h, p, d, true, 0.5);
+	assert_false(p[1].guard.throttled);
+	assert_true(p[0].guard_ipc.baseline == 0);
+}
+
+/* A cut that does not raise the IPC means its neighbours were not the cause: the drop becomes the
+ * baseline and the guard stops cutting for it. */
+static void test_guard_ipc_rebaselines_when_a_cut_does_not_help(void **state)
+{
+	struct policy_host h;
+	struct policy_partition p[2];
+	struct policy_decision d[2];
+
+	(void)state;
+	ipc_scene(&h, p, 0.2);
+	for (int t = 0; t < 5; t++)
+		ipc_tick(&h, p, d, true, IPC_BASE);
+	for (int t = 0; t < 3; t++)
+		ipc_tick(&h, p, d, true, 1.0);
+	unsigned cut = d[1].mb_max;
+	assert_true(cut < 100);
+	for (int t = 0; t < 3; t++)
+		ipc_tick(&h, p, d, true, 1.0);
+	printf("judged: %s\n", d[0].event);
+	assert_non_null(strstr(d[0].event, "release: web's IPC 1.00 did not rise when neighbours were cut"));
+	assert_int_equal(d[1].mb_max, cut); /* not cut again */
+	assert_true(fabs(p[0].guard_ipc.baseline - 1.0) < 1e-9);
+}
+
 /* ---- events and chains ---- */
 
 static void test_event_text_joined_and_truncated(void **state)
@@ -1048,6 +1238,11 @@ int main(void)
 		cmocka_unit_test(test_guard_gives_spare_capacity_back),
 		cmocka_unit_test(test_guard_programs_hardware_minimum),
 		cmocka_unit_test(test_guard_closed_loop),
+		cmocka_unit_test(test_guard_ipc_baseline_is_an_ewma_of_unsqueezed_ticks),
+		cmocka_unit_test(test_guard_ipc_needs_consecutive_low_ticks),
+		cmocka_unit_test(test_guard_ipc_ignores_ticks_not_counted),
+		cmocka_unit_test(test_guard_ipc_restores_when_recovered_and_is_off_by_default),
+		cmocka_unit_test(test_guard_ipc_rebaselines_when_a_cut_does_not_help),
 		cmocka_unit_test(test_share_splits_allowance_by_weight),
 		cmocka_unit_test(test_escalate_thresholds_and_restore),
 		cmocka_unit_test(test_escalate_respects_permission_and_guard_budget),

@@ -23,11 +23,12 @@ enum column {
 	COL_REQUIRED, /* the columns above are required, those below optional */
 	COL_TIME = COL_REQUIRED,
 	COL_SIM,
+	COL_IPC,
 	COL_COUNT,
 };
 
 static const char *const column_names[COL_COUNT] = {
-	"t_ms", "partition", "mbps", "mb_max", "mb_min", "valid", "estimated", "event", "time", "sim_mbps",
+	"t_ms", "partition", "mbps", "mb_max", "mb_min", "valid", "estimated", "event", "time", "sim_mbps", "ipc",
 };
 
 struct layout {
@@ -105,6 +106,8 @@ static bool parse_line(const struct layout *l, unsigned long line_no, char *line
 	row->estimated = atoi(f[l->at[COL_ESTIMATED]]);
 	snprintf(row->event, sizeof(row->event), "%s", f[l->at[COL_EVENT]]);
 	row->sim_mbps = l->at[COL_SIM] >= 0 ? strtod(f[l->at[COL_SIM]], NULL) : 0;
+	row->has_ipc = l->at[COL_IPC] >= 0 && f[l->at[COL_IPC]][0] != '\0';
+	row->ipc = row->has_ipc ? strtod(f[l->at[COL_IPC]], NULL) : 0;
 	if (l->at[COL_TIME] >= 0) {
 		const char *time = f[l->at[COL_TIME]];
 		if (rfc3339_parse_ms(time, &row->time_ms, &err) < 0) {

@@ -23,6 +23,8 @@ struct record_line {
 	int valid, estimated;
 	char event[200];
 	double sim_mbps; /* 0 when the record has no sim_mbps column */
+	bool has_ipc;	 /* the ipc field was there and not empty (counted) */
+	double ipc;
 };
 
 /* Reads `path`: the header line (without its newline) into header[len] and every row into a
