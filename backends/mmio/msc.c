@@ -182,10 +182,21 @@ static int check_partid(const struct msc *msc, uint16_t partid, struct err *err)
 	return 0;
 }
 
-/* Selects PARTID on RIS and writes a control register, then reads it back. */
-static int write_control(struct msc *msc, unsigned ris, uint16_t partid, uint32_t offset, uint32_t value,
-			 uint32_t *readback)
+/* Selects PARTID on RIS and writes a control register, then reads it back; with `plan`, only
+ * records the write (the value then reads back as written). */
+static int write_control(struct msc *msc, unsigned ris, uint16_t partid, uint32_t offset, const char *reg,
+			 uint32_t value, uint32_t *readback, json_t *plan)
 {
+	if (plan) {
+		char hex[16];
+		snprintf(hex, sizeof(hex), "0x%08x", value);
+		json_t *w = json_pack("{s:s,s:s,s:I,s:I,s:s}", "what", reg, "msc", msc->name, "ris", (json_int_t)ris,
+				      "partid", (json_int_t)partid, "value", hex);
+		if (!w || json_array_append_new(plan, w) < 0)
+			return -ENOMEM;
+		*readback = value;
+		return 0;
+	}
 	int r = bus_write32(msc->bus, MPAMCFG_PART_SEL, mpamcfg_part_sel(ris, partid));
 
 	if (r == 0)
@@ -207,7 +218,7 @@ static uint32_t mbw_max_value(const struct msc_ris_caps *ris, unsigned pct)
 }
 
 static int set_ris_bandwidth(struct msc *msc, unsigned ris, uint16_t partid, unsigned max_pct, unsigned min_pct,
-			     struct err *err)
+			     json_t *plan, struct err *err)
 {
 	const struct msc_ris_caps *rc = &msc->caps.ris[ris];
 	uint32_t want, got;
@@ -215,7 +226,7 @@ static int set_ris_bandwidth(struct msc *msc, unsigned ris, uint16_t partid, uns
 
 	if (rc->has_max) {
 		want = mbw_max_value(rc, max_pct);
-		r = write_control(msc, ris, partid, MPAMCFG_MBW_MAX, want, &got);
+		r = write_control(msc, ris, partid, MPAMCFG_MBW_MAX, "MPAMCFG_MBW_MAX", want, &got, plan);
 		if (r < 0)
 			return err_set(err, r, "RIS %u: cannot write MBW_MAX", ris);
 		if ((got & MPAMCFG_MBW_MAX_MAX) != (want & MPAMCFG_MBW_MAX_MAX))
@@ -224,7 +235,7 @@ static int set_ris_bandwidth(struct msc *msc, unsigned ris, uint16_t partid, uns
 	}
 	if (rc->has_min) {
 		want = min_pct ? mpam_mbw_min_from_percent(min_pct, rc->bwa_wd) : 0;
-		r = write_control(msc, ris, partid, MPAMCFG_MBW_MIN, want, &got);
+		r = write_control(msc, ris, partid, MPAMCFG_MBW_MIN, "MPAMCFG_MBW_MIN", want, &got, plan);
 		if (r < 0)
 			return err_set(err, r, "RIS %u: cannot write MBW_MIN", ris);
 		if ((got & MPAMCFG_MBW_MIN_MIN) != want)
@@ -234,8 +245,8 @@ static int set_ris_bandwidth(struct msc *msc, unsigned ris, uint16_t partid, uns
 	return 0;
 }
 
-int msc_set_bandwidth(struct msc *msc, uint16_t partid, unsigned max_pct, unsigned min_pct, unsigned *ret_max_pct,
-		      unsigned *ret_min_pct, struct err *err)
+static int program_bandwidth(struct msc *msc, uint16_t partid, unsigned max_pct, unsigned min_pct,
+			     unsigned *ret_max_pct, unsigned *ret_min_pct, json_t *plan, struct err *err)
 {
 	int r = check_partid(msc, partid, err);
 
@@ -244,7 +255,8 @@ int msc_set_bandwidth(struct msc *msc, uint16_t partid, unsigned max_pct, unsign
 	if (msc->caps.mbw_ris < 0)
 		return err_set(err, -EOPNOTSUPP, "the MSC has no bandwidth controls");
 	for (unsigned i = 0; i < msc->caps.ris_count; i++) {
-		if (msc->caps.ris[i].has_mbw && (r = set_ris_bandwidth(msc, i, partid, max_pct, min_pct, err)) < 0)
+		if (msc->caps.ris[i].has_mbw &&
+		    (r = set_ris_bandwidth(msc, i, partid, max_pct, min_pct, plan, err)) < 0)
 			return r;
 	}
 	const struct msc_ris_caps *first = &msc->caps.ris[msc->caps.mbw_ris];
@@ -258,7 +270,19 @@ int msc_set_bandwidth(struct msc *msc, uint16_t partid, unsigned max_pct, unsign
 	return 0;
 }
 
-static int set_ris_cpbm(struct msc *msc, unsigned ris, uint16_t partid, uint64_t cbm, struct err *err)
+int msc_set_bandwidth(struct msc *msc, uint16_t partid, unsigned max_pct, unsigned min_pct, unsigned *ret_max_pct,
+		      unsigned *ret_min_pct, struct err *err)
+{
+	return program_bandwidth(msc, partid, max_pct, min_pct, ret_max_pct, ret_min_pct, NULL, err);
+}
+
+int msc_plan_bandwidth(struct msc *msc, uint16_t partid, unsigned max_pct, unsigned min_pct, unsigned *ret_max_pct,
+		       unsigned *ret_min_pct, json_t *writes, struct err *err)
+{
+	return program_bandwidth(msc, partid, max_pct, min_pct, ret_max_pct, ret_min_pct, writes, err);
+}
+
+static int set_ris_cpbm(struct msc *msc, unsigned ris, uint16_t partid, uint64_t cbm, json_t *plan, struct err *err)
 {
 	unsigned width = msc->caps.ris[ris].cpbm_wd;
 	unsigned words = (width + 31) / 32;
@@ -268,7 +292,9 @@ static int set_ris_cpbm(struct msc *msc, unsigned ris, uint16_t partid, uint64_t
 			       (unsigned long long)cbm, width);
 	for (unsigned n = 0; n < words; n++) {
 		uint32_t want = n < 2 ? (uint32_t)(cbm >> (32 * n)) : 0, got;
-		int r = write_control(msc, ris, partid, MPAMCFG_CPBM(n), want, &got);
+		char reg[32];
+		snprintf(reg, sizeof(reg), "MPAMCFG_CPBM%u", n);
+		int r = write_control(msc, ris, partid, MPAMCFG_CPBM(n), reg, want, &got, plan);
 		if (r < 0)
 			return err_set(err, r, "RIS %u: cannot write CPBM%u", ris, n);
 		if (got != want)
@@ -278,7 +304,7 @@ static int set_ris_cpbm(struct msc *msc, unsigned ris, uint16_t partid, uint64_t
 	return 0;
 }
 
-int msc_set_cpbm(struct msc *msc, uint16_t partid, uint64_t cbm, struct err *err)
+static int program_cpbm(struct msc *msc, uint16_t partid, uint64_t cbm, json_t *plan, struct err *err)
 {
 	int r = check_partid(msc, partid, err);
 	bool any = false;
@@ -289,10 +315,20 @@ int msc_set_cpbm(struct msc *msc, uint16_t partid, uint64_t cbm, struct err *err
 		if (!msc->caps.ris[i].cpbm_wd)
 			continue;
 		any = true;
-		if ((r = set_ris_cpbm(msc, i, partid, cbm, err)) < 0)
+		if ((r = set_ris_cpbm(msc, i, partid, cbm, plan, err)) < 0)
 			return r;
 	}
 	return any ? 0 : err_set(err, -EOPNOTSUPP, "the MSC has no cache portion controls");
+}
+
+int msc_set_cpbm(struct msc *msc, uint16_t partid, uint64_t cbm, struct err *err)
+{
+	return program_cpbm(msc, partid, cbm, NULL, err);
+}
+
+int msc_plan_cpbm(struct msc *msc, uint16_t partid, uint64_t cbm, json_t *writes, struct err *err)
+{
+	return program_cpbm(msc, partid, cbm, writes, err);
 }
 
 int msc_read_esr(struct msc *msc, uint64_t *ret)

@@ -5,6 +5,7 @@
 #ifndef MPAMD_BACKENDS_MMIO_MSC_H
 #define MPAMD_BACKENDS_MMIO_MSC_H
 
+#include <jansson.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -61,6 +62,14 @@ int msc_set_bandwidth(struct msc *msc, uint16_t partid, unsigned max_pct, unsign
 
 /* Programs the cache portion bitmap of `partid` on every RIS with CPOR and reads it back. */
 int msc_set_cpbm(struct msc *msc, uint16_t partid, uint64_t cbm, struct err *err);
+
+/* A dry run of the two above (`mpamctl check-config --host`): the same checks and values, but each
+ * control write is appended to `writes` as {"what": register, "msc", "ris", "partid", "value"}
+ * instead of reaching the bus (and the MPAMCFG_PART_SEL write before it is left out too), and reads
+ * back as written. Nothing is read or written on the MSC. */
+int msc_plan_bandwidth(struct msc *msc, uint16_t partid, unsigned max_pct, unsigned min_pct, unsigned *ret_max_pct,
+		       unsigned *ret_min_pct, json_t *writes, struct err *err);
+int msc_plan_cpbm(struct msc *msc, uint16_t partid, uint64_t cbm, json_t *writes, struct err *err);
 
 /* Reads MPAMF_ESR (0 without an ESR); any non-zero value means the MSC saw an error. */
 int msc_read_esr(struct msc *msc, uint64_t *ret);
