@@ -40,12 +40,13 @@ static json_t *bw_rounding(const char *limit, unsigned want, unsigned got, const
 {
 	json_t *r = json_pack("{s:s,s:I,s:I}", "limit", limit, "from", (json_int_t)want, "to", (json_int_t)got);
 
+	/* A ceiling is rounded down to a step, so one that goes up has met the hardware's floor. */
 	if (!caps->bw_gran_pct)
 		json_object_set_new(r, "why", json_string("no bandwidth control"));
 	else if (!got)
 		json_object_set_new(r, "why", json_string("no minimum-bandwidth control"));
-	else if (got > want && got <= caps->bw_min_pct)
-		json_object_set_new(r, "why", json_sprintf("lowest setting %u", caps->bw_min_pct));
+	else if (!strcmp(limit, "mb_max") && got > want)
+		json_object_set_new(r, "why", json_sprintf("lowest setting %u", got));
 	else
 		json_object_set_new(r, "why", json_sprintf("step %u", caps->bw_gran_pct));
 	return r;
