@@ -149,7 +149,11 @@ int check_host(const struct config *config, json_t **ret)
 	clock_init_monotonic(&clock);
 	if (!ops)
 		err_set(&err, -EOPNOTSUPP, "backend %s is not available in this build", config->global.backend);
-	if (!ops || ops->open(config, &clock, &control, &err) < 0) {
+	int (*open)(const struct config *, struct clock *, struct control **, struct err *) =
+		ops && ops->open_to_plan ? ops->open_to_plan
+		: ops			 ? ops->open
+					 : NULL;
+	if (!open || open(config, &clock, &control, &err) < 0) {
 		json_object_set_new(report, "error", json_string(err.text));
 		return -1;
 	}

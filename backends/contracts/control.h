@@ -95,6 +95,10 @@ struct control_ops {
 	const struct config_ext *config_ext;
 	/* Opens the hardware the config names. `clock` is the engine's. */
 	int (*open)(const struct config *config, struct clock *clock, struct control **ret, struct err *err);
+	/* Opens it only to plan, probing without changing anything a running mpamd relies on (MMIO: no
+	 * NRDY test on a monitor, no error status cleared, PART_SEL put back as found). The control
+	 * probes, validates, plans and describes; it refuses to apply. NULL: open changes nothing. */
+	int (*open_to_plan)(const struct config *config, struct clock *clock, struct control **ret, struct err *err);
 	void (*free)(struct control *control);
 	void (*probe)(struct control *control, struct control_caps *ret);
 	/* What it lends to monitors and actuators (fields it has none of stay NULL). */

@@ -259,14 +259,13 @@ static void mmio_free(struct control *c)
 	free(m);
 }
 
-static int mmio_open(const struct config *config, struct clock *clock, struct control **ret, struct err *err)
+static int open_for(const struct config *config, enum msc_access access, struct control **ret, struct err *err)
 {
 	struct mmio_control *m = calloc(1, sizeof(*m));
 	int r = m ? 0 : err_set(err, -ENOMEM, "out of memory");
 
-	(void)clock;
 	if (r == 0)
-		r = msc_set_new_from_config(config, false, &m->set, err);
+		r = msc_set_new_from_config(config, access, &m->set, err);
 	if (r == 0)
 		r = mmio_limits_new(m->set, config->partition_count, &m->limits, err);
 	if (r < 0) {
@@ -276,6 +275,19 @@ static int mmio_open(const struct config *config, struct clock *clock, struct co
 	m->base.ops = &control_mmio_ops;
 	*ret = &m->base;
 	return 0;
+}
+
+static int mmio_open(const struct config *config, struct clock *clock, struct control **ret, struct err *err)
+{
+	(void)clock;
+	return open_for(config, MSC_OWNER, ret, err);
+}
+
+/* A dry run may sit beside a running mpamd that programs the same MSCs: probe without disturbing it. */
+static int mmio_open_to_plan(const struct config *config, struct clock *clock, struct control **ret, struct err *err)
+{
+	(void)clock;
+	return open_for(config, MSC_PLAN_ONLY, ret, err);
 }
 
 static void mmio_probe(struct control *c, struct control_caps *ret)
@@ -349,6 +361,7 @@ const struct control_ops control_mmio_ops = {
 	.name = MMIO_BACKEND,
 	.config_ext = &mmio_config_ext,
 	.open = mmio_open,
+	.open_to_plan = mmio_open_to_plan,
 	.free = mmio_free,
 	.probe = mmio_probe,
 	.share = mmio_share,

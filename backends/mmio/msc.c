@@ -71,7 +71,7 @@ static int probe_nrdy(struct msc_bus *bus, unsigned ris, bool *ret_hw)
 	return r;
 }
 
-static int probe_esr(struct msc_bus *bus, bool monitor_only, struct msc_caps *caps)
+static int probe_esr(struct msc_bus *bus, enum msc_access access, struct msc_caps *caps)
 {
 	uint32_t lo, hi = 0;
 	int r;
@@ -85,7 +85,7 @@ static int probe_esr(struct msc_bus *bus, bool monitor_only, struct msc_caps *ca
 		return r;
 	caps->stale_esr = (uint64_t)hi << 32 | lo;
 	/* Clear a stale error so that later checks see only ours; high word first, as Linux does. */
-	if (caps->stale_esr && !monitor_only) {
+	if (caps->stale_esr && access == MSC_OWNER) {
 		if (caps->has_extd_esr)
 			r = bus_write32(bus, MPAMF_ESR + 4, 0);
 		if (r == 0)
@@ -106,7 +106,38 @@ static void pick_ris(struct msc_caps *caps)
 	}
 }
 
-static int probe_all_ris(struct msc_bus *bus, bool monitor_only, struct msc_caps *caps, struct err *err)
+/* With RIS the IDRs describe the RIS that PART_SEL selects. The owner selects each; a monitor-only
+ * user may not change PART_SEL and sees the RIS the owner left; a dry run selects each and puts
+ * back what it found, so an owner between two accesses finds its selection again. */
+static int probe_each_ris(struct msc_bus *bus, enum msc_access access, struct mpamf_idr *idr, struct msc_caps *caps,
+			  struct err *err)
+{
+	uint64_t raw = 0;
+	uint32_t found = 0;
+	int r = access == MSC_PLAN_ONLY ? bus_read32(bus, MPAMCFG_PART_SEL, &found) : 0;
+
+	if (r < 0)
+		return err_set(err, r, "cannot read MPAMCFG_PART_SEL");
+	for (unsigned i = 0; i < caps->ris_count; i++) {
+		r = bus_write32(bus, MPAMCFG_PART_SEL, mpamcfg_part_sel(i, 0));
+		if (r == 0)
+			r = read_idr(bus, &raw);
+		if (r < 0)
+			return err_set(err, r, "cannot select RIS %u", i);
+		*idr = mpamf_idr_decode(raw);
+		if (idr->partid_max < caps->partid_max)
+			caps->partid_max = idr->partid_max;
+		if (idr->pmg_max < caps->pmg_max)
+			caps->pmg_max = idr->pmg_max;
+		if ((r = probe_ris(bus, idr, &caps->ris[i])) < 0)
+			return err_set(err, r, "cannot read the ID registers of RIS %u", i);
+	}
+	if (access == MSC_PLAN_ONLY && (r = bus_write32(bus, MPAMCFG_PART_SEL, found)) < 0)
+		return err_set(err, r, "cannot put MPAMCFG_PART_SEL back");
+	return 0;
+}
+
+static int probe_all_ris(struct msc_bus *bus, enum msc_access access, struct msc_caps *caps, struct err *err)
 {
 	uint64_t raw = 0; /* read_idr sets it on success; -O3 cannot see that through the bus call */
 	int r = read_idr(bus, &raw);
@@ -120,33 +151,15 @@ static int probe_all_ris(struct msc_bus *bus, bool monitor_only, struct msc_caps
 	caps->has_extd_esr = idr.has_extd_esr;
 	caps->partid_max = idr.partid_max;
 	caps->pmg_max = idr.pmg_max;
-	/* Without RIS the IDRs describe the whole MSC. With RIS they describe the RIS that PART_SEL
-	 * selects, which a monitor-only user may not change: it then sees the RIS the owner left. */
-	for (unsigned i = 0; i < caps->ris_count; i++) {
-		if (idr.has_ris && !monitor_only) {
-			r = bus_write32(bus, MPAMCFG_PART_SEL, mpamcfg_part_sel(i, 0));
-			if (r == 0)
-				r = read_idr(bus, &raw);
-			if (r < 0)
-				return err_set(err, r, "cannot select RIS %u", i);
-			idr = mpamf_idr_decode(raw);
-			if (idr.partid_max < caps->partid_max)
-				caps->partid_max = idr.partid_max;
-			if (idr.pmg_max < caps->pmg_max)
-				caps->pmg_max = idr.pmg_max;
-		} else if (idr.has_ris && i > 0) {
-			break;
-		}
-		r = probe_ris(bus, &idr, &caps->ris[i]);
-		if (r < 0)
-			return err_set(err, r, "cannot read the ID registers of RIS %u", i);
-	}
-	if (idr.has_ris && monitor_only)
-		caps->ris_count = 1;
-	return 0;
+	if (idr.has_ris && access != MSC_MONITOR_ONLY)
+		return probe_each_ris(bus, access, &idr, caps, err);
+	/* Without RIS the IDRs describe the whole MSC; a monitor-only user sees one RIS. */
+	caps->ris_count = 1;
+	r = probe_ris(bus, &idr, &caps->ris[0]);
+	return r < 0 ? err_set(err, r, "cannot read the ID registers of RIS 0") : 0;
 }
 
-int msc_probe(struct msc_bus *bus, bool monitor_only, struct msc_caps *ret, struct err *err)
+int msc_probe_for(struct msc_bus *bus, enum msc_access access, struct msc_caps *ret, struct err *err)
 {
 	struct msc_caps caps = { 0 };
 	uint32_t reg;
@@ -159,26 +172,35 @@ int msc_probe(struct msc_bus *bus, bool monitor_only, struct msc_caps *ret, stru
 		return err_set(err, -ENODEV, "MPAMF_AIDR is 0x%02x: not an MPAM v1 MSC (wrong base address?)", reg);
 	r = bus_read32(bus, MPAMF_IIDR, &caps.iidr);
 	if (r == 0)
-		r = probe_all_ris(bus, monitor_only, &caps, err);
+		r = probe_all_ris(bus, access, &caps, err);
 	if (r < 0)
 		return r;
 	pick_ris(&caps);
+	/* A dry run leaves the monitors alone: a running mpamd may be counting with monitor 0. */
 	caps.nrdy_hw = true;
-	if (caps.mon_ris >= 0 && (r = probe_nrdy(bus, (unsigned)caps.mon_ris, &caps.nrdy_hw)) < 0)
+	if (access != MSC_PLAN_ONLY && caps.mon_ris >= 0 &&
+	    (r = probe_nrdy(bus, (unsigned)caps.mon_ris, &caps.nrdy_hw)) < 0)
 		return err_set(err, r, "cannot probe monitor NRDY behaviour");
-	if ((r = probe_esr(bus, monitor_only, &caps)) < 0)
+	if ((r = probe_esr(bus, access, &caps)) < 0)
 		return err_set(err, r, "cannot read MPAMF_ESR");
 	*ret = caps;
 	return 0;
 }
 
-static int check_partid(const struct msc *msc, uint16_t partid, struct err *err)
+int msc_probe(struct msc_bus *bus, bool monitor_only, struct msc_caps *ret, struct err *err)
+{
+	return msc_probe_for(bus, monitor_only ? MSC_MONITOR_ONLY : MSC_OWNER, ret, err);
+}
+
+static int check_partid(const struct msc *msc, uint16_t partid, const json_t *plan, struct err *err)
 {
 	if (partid > msc->caps.partid_max)
 		return err_set(err, -ERANGE, "PARTID %u is above the MSC's PARTID_MAX %u", partid,
 			       msc->caps.partid_max);
 	if (msc->monitor_only)
 		return err_set(err, -EPERM, "controls of this MSC belong to resctrl");
+	if (msc->plan_only && !plan)
+		return err_set(err, -EPERM, "this MSC was opened to plan only");
 	return 0;
 }
 
@@ -248,7 +270,7 @@ static int set_ris_bandwidth(struct msc *msc, unsigned ris, uint16_t partid, uns
 static int program_bandwidth(struct msc *msc, uint16_t partid, unsigned max_pct, unsigned min_pct,
 			     unsigned *ret_max_pct, unsigned *ret_min_pct, json_t *plan, struct err *err)
 {
-	int r = check_partid(msc, partid, err);
+	int r = check_partid(msc, partid, plan, err);
 
 	if (r < 0)
 		return r;
@@ -306,7 +328,7 @@ static int set_ris_cpbm(struct msc *msc, unsigned ris, uint16_t partid, uint64_t
 
 static int program_cpbm(struct msc *msc, uint16_t partid, uint64_t cbm, json_t *plan, struct err *err)
 {
-	int r = check_partid(msc, partid, err);
+	int r = check_partid(msc, partid, plan, err);
 	bool any = false;
 
 	if (r < 0)

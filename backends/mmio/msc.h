@@ -42,17 +42,30 @@ struct msc_caps {
 	uint64_t stale_esr; /* ESR found non-zero at probe (cleared unless monitor-only) */
 };
 
+/* What the user of an MSC may write, which decides how it is probed. */
+enum msc_access {
+	MSC_OWNER,	  /* mpamd programs the controls: each RIS selected, NRDY tested, a stale ESR cleared */
+	MSC_MONITOR_ONLY, /* resctrl owns the controls: ID registers, and monitor registers for NRDY */
+	/* A dry run beside whoever programs the MSC (a running mpamd): no NRDY test, no ESR clear;
+	 * only on an MSC with RIS is MPAMCFG_PART_SEL written, to read each RIS's ID registers, and
+	 * then put back as it was found. The controls can be planned, never programmed. */
+	MSC_PLAN_ONLY,
+};
+
 struct msc {
 	char name[NAME_MAX_LEN + 1];
 	struct msc_bus *bus; /* owned */
 	struct msc_caps caps;
 	bool monitor_only;    /* never touch MPAMCFG_* (resctrl owns the controls) */
+	bool plan_only;	      /* probed with MSC_PLAN_ONLY: programming is refused, planning is not */
 	double capacity_mbps; /* what the platform says it carries (the simulator knows); 0: unknown */
 };
 
 /* Probes the MSC behind `bus`. With `monitor_only`, reads only ID registers and writes nothing
  * outside the monitor registers (no PART_SEL, no ESR clear). */
 int msc_probe(struct msc_bus *bus, bool monitor_only, struct msc_caps *ret, struct err *err);
+/* The same for any access (msc_probe is MSC_OWNER or MSC_MONITOR_ONLY). */
+int msc_probe_for(struct msc_bus *bus, enum msc_access access, struct msc_caps *ret, struct err *err);
 
 /* Programs MBW_MAX (percent, HARDLIM where the hardware lets software choose) and MBW_MIN (percent,
  * 0 for none) of `partid` on every RIS with bandwidth controls, reads them back and returns the

@@ -1,5 +1,6 @@
 /* The MMIO control's plan over simulated MSCs behind a bus that logs every access: planning touches
- * no register at all, and what it lists is, write for write, what apply then puts on the bus. Then
+ * no register at all, and what it lists is, write for write, what apply then puts on the bus; an
+ * MSC opened to plan is probed without disturbing a running owner and refuses to program. Then
  * mpamctl check-config --host on backend = sim: the register values, the rounding to MBW_MAX bands,
  * refusals and exit codes. */
 #include <errno.h>
@@ -97,13 +98,10 @@ struct rig {
 
 static const char *const names[] = { "mem0", "mem1" };
 
-static void rig_start(struct rig *rig, const char *partitions)
+/* The MSCs' models, and buses that log over them (not probed yet). */
+static void rig_models(struct rig *rig, struct msc_bus **buses)
 {
 	struct msc_model_params p[2];
-	struct msc_bus *buses[2];
-	struct err err = { "" };
-	char text[2048];
-	struct diag_list diags;
 
 	memset(rig, 0, sizeof(*rig));
 	for (int i = 0; i < 2; i++) {
@@ -122,7 +120,18 @@ static void rig_start(struct rig *rig, const char *partitions)
 			(struct msc_bus){ .ops = &log_ops, .base = 0x7f000000 + i * 0x4000u, .size = 0x4000 };
 		buses[i] = &rig->buses[i].base;
 	}
-	if (msc_set_new(buses, names, 2, false, &rig->set, &err) < 0)
+}
+
+/* The MSCs probed as mpamd's own driver probes them, and a mmio config naming them. */
+static void rig_start(struct rig *rig, const char *partitions)
+{
+	struct msc_bus *buses[2];
+	struct err err = { "" };
+	char text[2048];
+	struct diag_list diags;
+
+	rig_models(rig, buses);
+	if (msc_set_new(buses, names, 2, MSC_OWNER, &rig->set, &err) < 0)
 		fail_msg("msc set: %s", err.text);
 	snprintf(text, sizeof(text),
 		 "[global]\nbackend = mmio\n[msc \"mem0\"]\nbase = 0x7f000000\nsize = 0x4000\n"
@@ -280,6 +289,62 @@ static void test_refusals(void **state)
 	rig_stop(&rig);
 }
 
+/* ---- opened to plan: the probe leaves what a running mpamd relies on alone ---- */
+
+static void test_plan_only_probe(void **state)
+{
+	struct rig rig;
+	struct msc_bus *buses[2];
+	struct err err = { "" };
+	uint32_t sel;
+
+	(void)state;
+	rig_models(&rig, buses);
+	/* What a running owner left: mem0's PART_SEL on RIS 1, PARTID 7; an error on mem1. */
+	assert_int_equal(msc_model_write32(rig.models[0], MPAMCFG_PART_SEL, mpamcfg_part_sel(1, 7)), 0);
+	msc_model_count(rig.models[1], 0, 60, 0, 1, 0); /* PARTID 60 > PARTID_MAX: ESR */
+	uint64_t esr = msc_model_esr(rig.models[1]);
+	assert_true(esr != 0);
+	assert_int_equal(msc_set_new(buses, names, 2, MSC_PLAN_ONLY, &rig.set, &err), 0);
+
+	/* mem1 (no RIS): not one write. mem0: only PART_SEL, to read each RIS, then put back. */
+	assert_int_equal(rig.buses[1].write_count, 0);
+	assert_true(rig.buses[0].write_count > 0);
+	for (unsigned i = 0; i < rig.buses[0].write_count; i++)
+		assert_int_equal(rig.buses[0].writes[i].offset, MPAMCFG_PART_SEL);
+	assert_int_equal(msc_model_read32(rig.models[0], MPAMCFG_PART_SEL, &sel), 0);
+	assert_int_equal(sel, mpamcfg_part_sel(1, 7));
+	assert_int_equal(msc_model_esr(rig.models[1]), esr);
+	assert_int_equal(rig.set->mscs[1].caps.stale_esr, esr);
+	/* And it saw all there is to plan: both RIS of mem0, their controls. */
+	assert_int_equal(rig.set->mscs[0].caps.ris_count, 2);
+	for (unsigned r = 0; r < 2; r++)
+		assert_int_equal(rig.set->mscs[0].caps.ris[r].bwa_wd, BWA_WD);
+
+	/* Such a set plans, and refuses to program. */
+	struct partition_config p = { .name = "web", .partid = 3, .has_partid = true, .goals.mb_max = 50 };
+	struct partition_limits want = limits_of(&p), eff;
+	struct control_plan plan = { 0 };
+	assert_int_equal(mmio_limits_new(rig.set, 1, &rig.limits, &err), 0);
+	for (int i = 0; i < 2; i++)
+		log_reset(&rig.buses[i]);
+	assert_int_equal(mmio_limits_plan(rig.limits, &p, &want, &plan, &err), 0);
+	assert_true(json_array_size(plan.writes) > 0);
+	control_plan_fini(&plan);
+	struct partition_ref ref;
+	assert_int_equal(mmio_limits_partition_open(rig.limits, 0, &p, &ref, &err), 0);
+	assert_int_equal(mmio_limits_apply(rig.limits, 0, &want, &eff, &err), -EPERM);
+	assert_non_null(strstr(err.text, "opened to plan only"));
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(rig.buses[i].reads, 0);
+		assert_int_equal(rig.buses[i].write_count, 0);
+	}
+	mmio_limits_free(rig.limits);
+	msc_set_free(rig.set);
+	for (int i = 0; i < 2; i++)
+		msc_model_free(rig.models[i]);
+}
+
 /* ---- mpamctl check-config --host on backend = sim ---- */
 
 static char *write_sim_config(const char *partitions)
@@ -403,6 +468,7 @@ int main(void)
 		cmocka_unit_test(test_plan_touches_no_register),
 		cmocka_unit_test(test_plan_is_what_apply_writes),
 		cmocka_unit_test(test_refusals),
+		cmocka_unit_test(test_plan_only_probe),
 		cmocka_unit_test(test_cli_sim),
 		cmocka_unit_test(test_cli_sim_refused_and_json),
 		cmocka_unit_test(test_cli_usage),
