@@ -136,6 +136,15 @@ static bool all_hold(json_t *report)
 	return true;
 }
 
+/* The control, opened only to plan where its open would change something. */
+static int open_control(const struct control_ops *ops, const struct config *config, struct clock *clock,
+			struct control **ret, struct err *err)
+{
+	if (!ops)
+		return err_set(err, -EOPNOTSUPP, "backend %s is not available in this build", config->global.backend);
+	return ops->open_to_plan ? ops->open_to_plan(config, clock, ret, err) : ops->open(config, clock, ret, err);
+}
+
 int check_host(const struct config *config, json_t **ret)
 {
 	const struct control_ops *ops = engine_registry_control(&engine_registry_default, config->global.backend);
@@ -147,13 +156,7 @@ int check_host(const struct config *config, json_t **ret)
 
 	*ret = report;
 	clock_init_monotonic(&clock);
-	if (!ops)
-		err_set(&err, -EOPNOTSUPP, "backend %s is not available in this build", config->global.backend);
-	int (*open)(const struct config *, struct clock *, struct control **, struct err *) =
-		ops && ops->open_to_plan ? ops->open_to_plan
-		: ops			 ? ops->open
-					 : NULL;
-	if (!open || open(config, &clock, &control, &err) < 0) {
+	if (open_control(ops, config, &clock, &control, &err) < 0) {
 		json_object_set_new(report, "error", json_string(err.text));
 		return -1;
 	}
