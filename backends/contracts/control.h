@@ -1,7 +1,8 @@
 /* The control contract: where a partition's limits go (resctrl groups, MPAM MSC registers, the
  * simulator). A control probes what the hardware can do, opens (or adopts) each partition, applies
  * limits rounded to the hardware's steps, and describes itself for `mpamctl discover`. It decides
- * nothing: the engine tells it what to apply.
+ * nothing: the engine tells it what to apply. It may also plan: say what it would write for a
+ * partition without writing it (`mpamctl check-config --host`).
  *
  * Partitions are addressed by their index in the configuration. A failure concerns that partition
  * only; the others carry on. */
@@ -36,6 +37,8 @@ struct partition_limits {
 /* What a control found when it probed the hardware. */
 struct control_caps {
 	unsigned partitions_max; /* PARTIDs (MPAM) or CLOSIDs (resctrl), all domains together */
+	/* Of those, held before mpamd opens any partition: resctrl's default group has a CLOSID. */
+	unsigned partitions_reserved;
 	unsigned pmgs;
 	unsigned bw_gran_pct; /* MB limits are multiples of this; 0 without MB control */
 	unsigned bw_min_pct;  /* the lowest MB setting the hardware takes */
@@ -67,6 +70,27 @@ struct control_shared {
 	struct sim_host *sim;	    /* the simulated host: sim */
 };
 
+/* What a control would do for one partition, found without writing anything (control_ops.plan). */
+struct control_plan {
+	/* Every write partition_open and apply would make, in order: an array of {"what", "path" or
+	 * "msc", "value"}. resctrl: "mkdir" (no value), "tasks" (one thread id per write), "cpus_list",
+	 * "schemata" (its lines, one write), each with the file's path. MPAM: the register's name
+	 * ("MPAMCFG_MBW_MAX"...) with the MSC's name, "ris" and "partid" (MPAMCFG_PART_SEL selects them
+	 * before each write) and the value in hex. */
+	json_t *writes;
+	/* What it would do that writes nothing, a sentence each ("adopt existing group ..."). */
+	json_t *notes;
+	/* What would be in force afterwards, as apply would report it. */
+	struct partition_limits effective;
+};
+
+static inline void control_plan_fini(struct control_plan *plan)
+{
+	json_decref(plan->writes);
+	json_decref(plan->notes);
+	plan->writes = plan->notes = NULL;
+}
+
 struct control;
 
 struct control_ops {
@@ -77,6 +101,10 @@ struct control_ops {
 	const struct config_ext *config_ext;
 	/* Opens the hardware the config names. `clock` is the engine's. */
 	int (*open)(const struct config *config, struct clock *clock, struct control **ret, struct err *err);
+	/* Opens it only to plan, probing without changing anything a running mpamd relies on (MMIO: no
+	 * NRDY test on a monitor, no error status cleared, PART_SEL put back as found). The control
+	 * probes, validates, plans and describes; it refuses to apply. NULL: open changes nothing. */
+	int (*open_to_plan)(const struct config *config, struct clock *clock, struct control **ret, struct err *err);
 	void (*free)(struct control *control);
 	void (*probe)(struct control *control, struct control_caps *ret);
 	/* What it lends to monitors and actuators (fields it has none of stay NULL). */
@@ -95,6 +123,14 @@ struct control_ops {
 	 * *effective (read back from the hardware where possible). */
 	int (*apply)(struct control *control, size_t index, const struct partition_limits *limits,
 		     struct partition_limits *effective, struct err *err);
+	/* A dry run of partition_open and apply for partition `index` (`p`, not opened) with `limits`
+	 * that validate accepted: fills *ret (the caller frees it with control_plan_fini), writing
+	 * nothing, through the code apply runs, so the two cannot disagree. Plans are made in partition
+	 * order, each counting what the earlier ones would take (resctrl: a CLOSID per new group). What
+	 * partition_open or apply would refuse is refused the same way (-ENOSPC no CLOSID left, -ERANGE
+	 * a PARTID above PARTID_MAX...), and *ret is then empty. NULL: this control cannot plan. */
+	int (*plan)(struct control *control, size_t index, const struct partition_config *p,
+		    const struct partition_limits *limits, struct control_plan *ret, struct err *err);
 	/* Simulators only (NULL elsewhere): the ground truth of the last interval, MB/s per partition. */
 	double (*truth_mbps)(struct control *control, size_t index);
 	/* Everything probed, for `mpamctl discover`: a JSON object the CLI formats. */

@@ -48,6 +48,7 @@ void mmio_limits_probe(const struct mmio_limits *l, struct control_caps *caps)
 {
 	memset(caps, 0, sizeof(*caps));
 	caps->partitions_max = 65536;
+	caps->partitions_reserved = 0; /* mpamd's own driver holds no PARTID back */
 	caps->pmgs = 256;
 	for (size_t i = 0; i < l->set->count; i++) {
 		const struct msc *msc = &l->set->mscs[i];
@@ -67,17 +68,26 @@ void mmio_limits_probe(const struct mmio_limits *l, struct control_caps *caps)
 	}
 }
 
-int mmio_limits_partition_open(struct mmio_limits *l, size_t index, const struct partition_config *p,
-			       struct partition_ref *ret, struct err *err)
+/* What opening a partition checks: a PARTID that every MSC has. */
+static int check_partid(const struct mmio_limits *l, const struct partition_config *p, struct err *err)
 {
-	if (index >= l->count)
-		return err_set(err, -EINVAL, "partition index %zu out of range", index);
 	if (!p->has_partid)
 		return err_set(err, -EINVAL, "partition \"%s\" has no partid", p->name);
 	for (size_t i = 0; i < l->set->count; i++)
 		if (p->partid > l->set->mscs[i].caps.partid_max)
 			return err_set(err, -ERANGE, "partid %u is above PARTID_MAX %u of msc \"%s\"", p->partid,
 				       l->set->mscs[i].caps.partid_max, l->set->mscs[i].name);
+	return 0;
+}
+
+int mmio_limits_partition_open(struct mmio_limits *l, size_t index, const struct partition_config *p,
+			       struct partition_ref *ret, struct err *err)
+{
+	if (index >= l->count)
+		return err_set(err, -EINVAL, "partition index %zu out of range", index);
+	int r = check_partid(l, p, err);
+	if (r < 0)
+		return r;
 	l->partitions[index] = p;
 	*ret = (struct partition_ref){ .config = p, .group_dirfd = -1, .hw_id = p->partid };
 	return 0;
@@ -89,11 +99,13 @@ void mmio_limits_partition_close(struct mmio_limits *l, size_t index)
 		l->partitions[index] = NULL;
 }
 
+/* One MSC's share of apply: programmed, or with `plan` only recorded there. */
 static int apply_one_msc(struct msc *msc, uint16_t partid, const struct partition_limits *want,
-			 struct partition_limits *eff, bool *did_bw, struct err *err)
+			 struct partition_limits *eff, bool *did_bw, json_t *plan, struct err *err)
 {
 	unsigned max_pct, min_pct;
-	int r = msc_set_bandwidth(msc, partid, want->mb_max, want->mb_min, &max_pct, &min_pct, err);
+	int r = plan ? msc_plan_bandwidth(msc, partid, want->mb_max, want->mb_min, &max_pct, &min_pct, plan, err)
+		     : msc_set_bandwidth(msc, partid, want->mb_max, want->mb_min, &max_pct, &min_pct, err);
 
 	if (r == 0 && !*did_bw) {
 		eff->mb_max = max_pct;
@@ -103,12 +115,33 @@ static int apply_one_msc(struct msc *msc, uint16_t partid, const struct partitio
 	if (r < 0 && r != -EOPNOTSUPP)
 		return r;
 	if (want->l3_cbm) {
-		r = msc_set_cpbm(msc, partid, want->l3_cbm, err);
+		r = plan ? msc_plan_cpbm(msc, partid, want->l3_cbm, plan, err)
+			 : msc_set_cpbm(msc, partid, want->l3_cbm, err);
 		if (r < 0 && r != -EOPNOTSUPP)
 			return r;
 		if (r == 0)
 			eff->l3_cbm = want->l3_cbm;
 	}
+	return 0;
+}
+
+/* Every MSC gets `want` for `partid`; with `plan`, the writes are only recorded there. */
+static int program(const struct mmio_limits *l, uint16_t partid, const struct partition_limits *want,
+		   struct partition_limits *effective, json_t *plan, struct err *err)
+{
+	struct partition_limits eff = { .mb_max = 100 };
+	bool did_bw = false;
+
+	for (size_t i = 0; i < l->set->count; i++) {
+		int r = apply_one_msc(&l->set->mscs[i], partid, want, &eff, &did_bw, plan, err);
+		if (r < 0) {
+			err_prefix(err, "msc \"%s\"", l->set->mscs[i].name);
+			return r;
+		}
+	}
+	if (want->l3_cbm && !eff.l3_cbm)
+		return err_set(err, -EOPNOTSUPP, "no MSC has cache portion controls for l3_cbm");
+	*effective = eff;
 	return 0;
 }
 
@@ -136,22 +169,49 @@ int mmio_limits_apply(struct mmio_limits *l, size_t index, const struct partitio
 		      struct partition_limits *effective, struct err *err)
 {
 	const struct partition_config *p = index < l->count ? l->partitions[index] : NULL;
-	struct partition_limits eff = { .mb_max = 100 };
-	bool did_bw = false;
 
 	if (!p)
 		return err_set(err, -ENOENT, "partition %zu is not open", index);
+	return program(l, p->partid, want, effective, NULL, err);
+}
+
+/* What apply passes over quietly: MSCs that cannot hold a limit everywhere. */
+static void note_msc_gaps(const struct mmio_limits *l, const struct partition_limits *want, json_t *notes)
+{
 	for (size_t i = 0; i < l->set->count; i++) {
-		int r = apply_one_msc(&l->set->mscs[i], p->partid, want, &eff, &did_bw, err);
-		if (r < 0) {
-			err_prefix(err, "msc \"%s\"", l->set->mscs[i].name);
-			return r;
-		}
+		const struct msc *msc = &l->set->mscs[i];
+		bool has_cpbm = false;
+		for (unsigned r = 0; r < msc->caps.ris_count; r++)
+			has_cpbm |= msc->caps.ris[r].cpbm_wd != 0;
+		if (msc->caps.mbw_ris < 0)
+			json_array_append_new(notes, json_sprintf("msc %s has no bandwidth controls: mb_max and mb_min "
+								  "are not held there",
+								  msc->name));
+		if (want->l3_cbm && !has_cpbm)
+			json_array_append_new(notes, json_sprintf("msc %s has no cache portion controls: l3_cbm is "
+								  "not held there",
+								  msc->name));
 	}
-	if (want->l3_cbm && !eff.l3_cbm)
-		return err_set(err, -EOPNOTSUPP, "no MSC has cache portion controls for l3_cbm");
-	*effective = eff;
-	return 0;
+}
+
+int mmio_limits_plan(const struct mmio_limits *l, const struct partition_config *p, const struct partition_limits *want,
+		     struct control_plan *ret, struct err *err)
+{
+	int r = 0;
+
+	ret->writes = json_array();
+	ret->notes = json_array();
+	if (!ret->writes || !ret->notes)
+		r = err_set(err, -ENOMEM, "out of memory");
+	if (r == 0)
+		r = check_partid(l, p, err);
+	if (r == 0)
+		r = program(l, p->partid, want, &ret->effective, ret->writes, err);
+	if (r == 0)
+		note_msc_gaps(l, want, ret->notes);
+	if (r < 0)
+		control_plan_fini(ret);
+	return r;
 }
 
 /* The fewest MBWU monitors of any MSC that has some. */
@@ -199,14 +259,13 @@ static void mmio_free(struct control *c)
 	free(m);
 }
 
-static int mmio_open(const struct config *config, struct clock *clock, struct control **ret, struct err *err)
+static int open_for(const struct config *config, enum msc_access access, struct control **ret, struct err *err)
 {
 	struct mmio_control *m = calloc(1, sizeof(*m));
 	int r = m ? 0 : err_set(err, -ENOMEM, "out of memory");
 
-	(void)clock;
 	if (r == 0)
-		r = msc_set_new_from_config(config, false, &m->set, err);
+		r = msc_set_new_from_config(config, access, &m->set, err);
 	if (r == 0)
 		r = mmio_limits_new(m->set, config->partition_count, &m->limits, err);
 	if (r < 0) {
@@ -216,6 +275,19 @@ static int mmio_open(const struct config *config, struct clock *clock, struct co
 	m->base.ops = &control_mmio_ops;
 	*ret = &m->base;
 	return 0;
+}
+
+static int mmio_open(const struct config *config, struct clock *clock, struct control **ret, struct err *err)
+{
+	(void)clock;
+	return open_for(config, MSC_OWNER, ret, err);
+}
+
+/* A dry run may sit beside a running mpamd that programs the same MSCs: probe without disturbing it. */
+static int mmio_open_to_plan(const struct config *config, struct clock *clock, struct control **ret, struct err *err)
+{
+	(void)clock;
+	return open_for(config, MSC_PLAN_ONLY, ret, err);
 }
 
 static void mmio_probe(struct control *c, struct control_caps *ret)
@@ -243,6 +315,13 @@ static int mmio_apply(struct control *c, size_t index, const struct partition_li
 		      struct partition_limits *effective, struct err *err)
 {
 	return mmio_limits_apply(mmio_of(c)->limits, index, want, effective, err);
+}
+
+static int mmio_plan(struct control *c, size_t index, const struct partition_config *p,
+		     const struct partition_limits *want, struct control_plan *ret, struct err *err)
+{
+	(void)index;
+	return mmio_limits_plan(mmio_of(c)->limits, p, want, ret, err);
 }
 
 static int mmio_validate(struct control *c, const struct partition_limits *want, struct err *err)
@@ -282,6 +361,7 @@ const struct control_ops control_mmio_ops = {
 	.name = MMIO_BACKEND,
 	.config_ext = &mmio_config_ext,
 	.open = mmio_open,
+	.open_to_plan = mmio_open_to_plan,
 	.free = mmio_free,
 	.probe = mmio_probe,
 	.share = mmio_share,
@@ -289,5 +369,6 @@ const struct control_ops control_mmio_ops = {
 	.partition_close = mmio_partition_close,
 	.validate = mmio_validate,
 	.apply = mmio_apply,
+	.plan = mmio_plan,
 	.describe = mmio_describe,
 };

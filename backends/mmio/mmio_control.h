@@ -23,6 +23,9 @@ void mmio_limits_partition_close(struct mmio_limits *limits, size_t index);
 int mmio_limits_validate(const struct mmio_limits *limits, const struct partition_limits *want, struct err *err);
 int mmio_limits_apply(struct mmio_limits *limits, size_t index, const struct partition_limits *want,
 		      struct partition_limits *effective, struct err *err);
+/* The control contract's plan for every MSC of the set: what apply would write, through apply's code. */
+int mmio_limits_plan(const struct mmio_limits *limits, const struct partition_config *p,
+		     const struct partition_limits *want, struct control_plan *ret, struct err *err);
 /* The MSCs and what they offer, for `mpamctl discover`. */
 json_t *mmio_limits_describe(const struct mmio_limits *limits);
 

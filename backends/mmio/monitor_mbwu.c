@@ -86,7 +86,7 @@ static int mbwu_open(const struct config *config, const struct control_shared *s
 	/* Beside a control without MSCs of its own (resctrl), the controls are the kernel's: monitor-only. */
 	if (!w->set) {
 		w->owns_set = true;
-		r = msc_set_new_from_config(config, true, &w->set, err);
+		r = msc_set_new_from_config(config, MSC_MONITOR_ONLY, &w->set, err);
 	}
 	if (r == 0) {
 		w->mons = calloc(w->set->count ? w->set->count : 1, sizeof(*w->mons));

@@ -71,7 +71,7 @@ static int probe_nrdy(struct msc_bus *bus, unsigned ris, bool *ret_hw)
 	return r;
 }
 
-static int probe_esr(struct msc_bus *bus, bool monitor_only, struct msc_caps *caps)
+static int probe_esr(struct msc_bus *bus, enum msc_access access, struct msc_caps *caps)
 {
 	uint32_t lo, hi = 0;
 	int r;
@@ -85,7 +85,7 @@ static int probe_esr(struct msc_bus *bus, bool monitor_only, struct msc_caps *ca
 		return r;
 	caps->stale_esr = (uint64_t)hi << 32 | lo;
 	/* Clear a stale error so that later checks see only ours; high word first, as Linux does. */
-	if (caps->stale_esr && !monitor_only) {
+	if (caps->stale_esr && access == MSC_OWNER) {
 		if (caps->has_extd_esr)
 			r = bus_write32(bus, MPAMF_ESR + 4, 0);
 		if (r == 0)
@@ -106,7 +106,38 @@ static void pick_ris(struct msc_caps *caps)
 	}
 }
 
-static int probe_all_ris(struct msc_bus *bus, bool monitor_only, struct msc_caps *caps, struct err *err)
+/* With RIS the IDRs describe the RIS that PART_SEL selects. The owner selects each; a monitor-only
+ * user may not change PART_SEL and sees the RIS the owner left; a dry run selects each and puts
+ * back what it found, so an owner between two accesses finds its selection again. */
+static int probe_each_ris(struct msc_bus *bus, enum msc_access access, struct mpamf_idr *idr, struct msc_caps *caps,
+			  struct err *err)
+{
+	uint64_t raw = 0;
+	uint32_t found = 0;
+	int r = access == MSC_PLAN_ONLY ? bus_read32(bus, MPAMCFG_PART_SEL, &found) : 0;
+
+	if (r < 0)
+		return err_set(err, r, "cannot read MPAMCFG_PART_SEL");
+	for (unsigned i = 0; i < caps->ris_count; i++) {
+		r = bus_write32(bus, MPAMCFG_PART_SEL, mpamcfg_part_sel(i, 0));
+		if (r == 0)
+			r = read_idr(bus, &raw);
+		if (r < 0)
+			return err_set(err, r, "cannot select RIS %u", i);
+		*idr = mpamf_idr_decode(raw);
+		if (idr->partid_max < caps->partid_max)
+			caps->partid_max = idr->partid_max;
+		if (idr->pmg_max < caps->pmg_max)
+			caps->pmg_max = idr->pmg_max;
+		if ((r = probe_ris(bus, idr, &caps->ris[i])) < 0)
+			return err_set(err, r, "cannot read the ID registers of RIS %u", i);
+	}
+	if (access == MSC_PLAN_ONLY && (r = bus_write32(bus, MPAMCFG_PART_SEL, found)) < 0)
+		return err_set(err, r, "cannot put MPAMCFG_PART_SEL back");
+	return 0;
+}
+
+static int probe_all_ris(struct msc_bus *bus, enum msc_access access, struct msc_caps *caps, struct err *err)
 {
 	uint64_t raw = 0; /* read_idr sets it on success; -O3 cannot see that through the bus call */
 	int r = read_idr(bus, &raw);
@@ -120,33 +151,15 @@ static int probe_all_ris(struct msc_bus *bus, bool monitor_only, struct msc_caps
 	caps->has_extd_esr = idr.has_extd_esr;
 	caps->partid_max = idr.partid_max;
 	caps->pmg_max = idr.pmg_max;
-	/* Without RIS the IDRs describe the whole MSC. With RIS they describe the RIS that PART_SEL
-	 * selects, which a monitor-only user may not change: it then sees the RIS the owner left. */
-	for (unsigned i = 0; i < caps->ris_count; i++) {
-		if (idr.has_ris && !monitor_only) {
-			r = bus_write32(bus, MPAMCFG_PART_SEL, mpamcfg_part_sel(i, 0));
-			if (r == 0)
-				r = read_idr(bus, &raw);
-			if (r < 0)
-				return err_set(err, r, "cannot select RIS %u", i);
-			idr = mpamf_idr_decode(raw);
-			if (idr.partid_max < caps->partid_max)
-				caps->partid_max = idr.partid_max;
-			if (idr.pmg_max < caps->pmg_max)
-				caps->pmg_max = idr.pmg_max;
-		} else if (idr.has_ris && i > 0) {
-			break;
-		}
-		r = probe_ris(bus, &idr, &caps->ris[i]);
-		if (r < 0)
-			return err_set(err, r, "cannot read the ID registers of RIS %u", i);
-	}
-	if (idr.has_ris && monitor_only)
-		caps->ris_count = 1;
-	return 0;
+	if (idr.has_ris && access != MSC_MONITOR_ONLY)
+		return probe_each_ris(bus, access, &idr, caps, err);
+	/* Without RIS the IDRs describe the whole MSC; a monitor-only user sees one RIS. */
+	caps->ris_count = 1;
+	r = probe_ris(bus, &idr, &caps->ris[0]);
+	return r < 0 ? err_set(err, r, "cannot read the ID registers of RIS 0") : 0;
 }
 
-int msc_probe(struct msc_bus *bus, bool monitor_only, struct msc_caps *ret, struct err *err)
+int msc_probe_for(struct msc_bus *bus, enum msc_access access, struct msc_caps *ret, struct err *err)
 {
 	struct msc_caps caps = { 0 };
 	uint32_t reg;
@@ -159,33 +172,53 @@ int msc_probe(struct msc_bus *bus, bool monitor_only, struct msc_caps *ret, stru
 		return err_set(err, -ENODEV, "MPAMF_AIDR is 0x%02x: not an MPAM v1 MSC (wrong base address?)", reg);
 	r = bus_read32(bus, MPAMF_IIDR, &caps.iidr);
 	if (r == 0)
-		r = probe_all_ris(bus, monitor_only, &caps, err);
+		r = probe_all_ris(bus, access, &caps, err);
 	if (r < 0)
 		return r;
 	pick_ris(&caps);
+	/* A dry run leaves the monitors alone: a running mpamd may be counting with monitor 0. */
 	caps.nrdy_hw = true;
-	if (caps.mon_ris >= 0 && (r = probe_nrdy(bus, (unsigned)caps.mon_ris, &caps.nrdy_hw)) < 0)
+	if (access != MSC_PLAN_ONLY && caps.mon_ris >= 0 &&
+	    (r = probe_nrdy(bus, (unsigned)caps.mon_ris, &caps.nrdy_hw)) < 0)
 		return err_set(err, r, "cannot probe monitor NRDY behaviour");
-	if ((r = probe_esr(bus, monitor_only, &caps)) < 0)
+	if ((r = probe_esr(bus, access, &caps)) < 0)
 		return err_set(err, r, "cannot read MPAMF_ESR");
 	*ret = caps;
 	return 0;
 }
 
-static int check_partid(const struct msc *msc, uint16_t partid, struct err *err)
+int msc_probe(struct msc_bus *bus, bool monitor_only, struct msc_caps *ret, struct err *err)
+{
+	return msc_probe_for(bus, monitor_only ? MSC_MONITOR_ONLY : MSC_OWNER, ret, err);
+}
+
+static int check_partid(const struct msc *msc, uint16_t partid, const json_t *plan, struct err *err)
 {
 	if (partid > msc->caps.partid_max)
 		return err_set(err, -ERANGE, "PARTID %u is above the MSC's PARTID_MAX %u", partid,
 			       msc->caps.partid_max);
 	if (msc->monitor_only)
 		return err_set(err, -EPERM, "controls of this MSC belong to resctrl");
+	if (msc->plan_only && !plan)
+		return err_set(err, -EPERM, "this MSC was opened to plan only");
 	return 0;
 }
 
-/* Selects PARTID on RIS and writes a control register, then reads it back. */
-static int write_control(struct msc *msc, unsigned ris, uint16_t partid, uint32_t offset, uint32_t value,
-			 uint32_t *readback)
+/* Selects PARTID on RIS and writes a control register, then reads it back; with `plan`, only
+ * records the write (the value then reads back as written). */
+static int write_control(struct msc *msc, unsigned ris, uint16_t partid, uint32_t offset, const char *reg,
+			 uint32_t value, uint32_t *readback, json_t *plan)
 {
+	if (plan) {
+		char hex[16];
+		snprintf(hex, sizeof(hex), "0x%08x", value);
+		json_t *w = json_pack("{s:s,s:s,s:I,s:I,s:s}", "what", reg, "msc", msc->name, "ris", (json_int_t)ris,
+				      "partid", (json_int_t)partid, "value", hex);
+		if (!w || json_array_append_new(plan, w) < 0)
+			return -ENOMEM;
+		*readback = value;
+		return 0;
+	}
 	int r = bus_write32(msc->bus, MPAMCFG_PART_SEL, mpamcfg_part_sel(ris, partid));
 
 	if (r == 0)
@@ -207,7 +240,7 @@ static uint32_t mbw_max_value(const struct msc_ris_caps *ris, unsigned pct)
 }
 
 static int set_ris_bandwidth(struct msc *msc, unsigned ris, uint16_t partid, unsigned max_pct, unsigned min_pct,
-			     struct err *err)
+			     json_t *plan, struct err *err)
 {
 	const struct msc_ris_caps *rc = &msc->caps.ris[ris];
 	uint32_t want, got;
@@ -215,7 +248,7 @@ static int set_ris_bandwidth(struct msc *msc, unsigned ris, uint16_t partid, uns
 
 	if (rc->has_max) {
 		want = mbw_max_value(rc, max_pct);
-		r = write_control(msc, ris, partid, MPAMCFG_MBW_MAX, want, &got);
+		r = write_control(msc, ris, partid, MPAMCFG_MBW_MAX, "MPAMCFG_MBW_MAX", want, &got, plan);
 		if (r < 0)
 			return err_set(err, r, "RIS %u: cannot write MBW_MAX", ris);
 		if ((got & MPAMCFG_MBW_MAX_MAX) != (want & MPAMCFG_MBW_MAX_MAX))
@@ -224,7 +257,7 @@ static int set_ris_bandwidth(struct msc *msc, unsigned ris, uint16_t partid, uns
 	}
 	if (rc->has_min) {
 		want = min_pct ? mpam_mbw_min_from_percent(min_pct, rc->bwa_wd) : 0;
-		r = write_control(msc, ris, partid, MPAMCFG_MBW_MIN, want, &got);
+		r = write_control(msc, ris, partid, MPAMCFG_MBW_MIN, "MPAMCFG_MBW_MIN", want, &got, plan);
 		if (r < 0)
 			return err_set(err, r, "RIS %u: cannot write MBW_MIN", ris);
 		if ((got & MPAMCFG_MBW_MIN_MIN) != want)
@@ -234,17 +267,18 @@ static int set_ris_bandwidth(struct msc *msc, unsigned ris, uint16_t partid, uns
 	return 0;
 }
 
-int msc_set_bandwidth(struct msc *msc, uint16_t partid, unsigned max_pct, unsigned min_pct, unsigned *ret_max_pct,
-		      unsigned *ret_min_pct, struct err *err)
+static int program_bandwidth(struct msc *msc, uint16_t partid, unsigned max_pct, unsigned min_pct,
+			     unsigned *ret_max_pct, unsigned *ret_min_pct, json_t *plan, struct err *err)
 {
-	int r = check_partid(msc, partid, err);
+	int r = check_partid(msc, partid, plan, err);
 
 	if (r < 0)
 		return r;
 	if (msc->caps.mbw_ris < 0)
 		return err_set(err, -EOPNOTSUPP, "the MSC has no bandwidth controls");
 	for (unsigned i = 0; i < msc->caps.ris_count; i++) {
-		if (msc->caps.ris[i].has_mbw && (r = set_ris_bandwidth(msc, i, partid, max_pct, min_pct, err)) < 0)
+		if (msc->caps.ris[i].has_mbw &&
+		    (r = set_ris_bandwidth(msc, i, partid, max_pct, min_pct, plan, err)) < 0)
 			return r;
 	}
 	const struct msc_ris_caps *first = &msc->caps.ris[msc->caps.mbw_ris];
@@ -258,7 +292,19 @@ int msc_set_bandwidth(struct msc *msc, uint16_t partid, unsigned max_pct, unsign
 	return 0;
 }
 
-static int set_ris_cpbm(struct msc *msc, unsigned ris, uint16_t partid, uint64_t cbm, struct err *err)
+int msc_set_bandwidth(struct msc *msc, uint16_t partid, unsigned max_pct, unsigned min_pct, unsigned *ret_max_pct,
+		      unsigned *ret_min_pct, struct err *err)
+{
+	return program_bandwidth(msc, partid, max_pct, min_pct, ret_max_pct, ret_min_pct, NULL, err);
+}
+
+int msc_plan_bandwidth(struct msc *msc, uint16_t partid, unsigned max_pct, unsigned min_pct, unsigned *ret_max_pct,
+		       unsigned *ret_min_pct, json_t *writes, struct err *err)
+{
+	return program_bandwidth(msc, partid, max_pct, min_pct, ret_max_pct, ret_min_pct, writes, err);
+}
+
+static int set_ris_cpbm(struct msc *msc, unsigned ris, uint16_t partid, uint64_t cbm, json_t *plan, struct err *err)
 {
 	unsigned width = msc->caps.ris[ris].cpbm_wd;
 	unsigned words = (width + 31) / 32;
@@ -268,7 +314,9 @@ static int set_ris_cpbm(struct msc *msc, unsigned ris, uint16_t partid, uint64_t
 			       (unsigned long long)cbm, width);
 	for (unsigned n = 0; n < words; n++) {
 		uint32_t want = n < 2 ? (uint32_t)(cbm >> (32 * n)) : 0, got;
-		int r = write_control(msc, ris, partid, MPAMCFG_CPBM(n), want, &got);
+		char reg[32];
+		snprintf(reg, sizeof(reg), "MPAMCFG_CPBM%u", n);
+		int r = write_control(msc, ris, partid, MPAMCFG_CPBM(n), reg, want, &got, plan);
 		if (r < 0)
 			return err_set(err, r, "RIS %u: cannot write CPBM%u", ris, n);
 		if (got != want)
@@ -278,9 +326,9 @@ static int set_ris_cpbm(struct msc *msc, unsigned ris, uint16_t partid, uint64_t
 	return 0;
 }
 
-int msc_set_cpbm(struct msc *msc, uint16_t partid, uint64_t cbm, struct err *err)
+static int program_cpbm(struct msc *msc, uint16_t partid, uint64_t cbm, json_t *plan, struct err *err)
 {
-	int r = check_partid(msc, partid, err);
+	int r = check_partid(msc, partid, plan, err);
 	bool any = false;
 
 	if (r < 0)
@@ -289,10 +337,20 @@ int msc_set_cpbm(struct msc *msc, uint16_t partid, uint64_t cbm, struct err *err
 		if (!msc->caps.ris[i].cpbm_wd)
 			continue;
 		any = true;
-		if ((r = set_ris_cpbm(msc, i, partid, cbm, err)) < 0)
+		if ((r = set_ris_cpbm(msc, i, partid, cbm, plan, err)) < 0)
 			return r;
 	}
 	return any ? 0 : err_set(err, -EOPNOTSUPP, "the MSC has no cache portion controls");
+}
+
+int msc_set_cpbm(struct msc *msc, uint16_t partid, uint64_t cbm, struct err *err)
+{
+	return program_cpbm(msc, partid, cbm, NULL, err);
+}
+
+int msc_plan_cpbm(struct msc *msc, uint16_t partid, uint64_t cbm, json_t *writes, struct err *err)
+{
+	return program_cpbm(msc, partid, cbm, writes, err);
 }
 
 int msc_read_esr(struct msc *msc, uint64_t *ret)

@@ -5,6 +5,7 @@
 #ifndef MPAMD_BACKENDS_MMIO_MSC_H
 #define MPAMD_BACKENDS_MMIO_MSC_H
 
+#include <jansson.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -41,17 +42,30 @@ struct msc_caps {
 	uint64_t stale_esr; /* ESR found non-zero at probe (cleared unless monitor-only) */
 };
 
+/* What the user of an MSC may write, which decides how it is probed. */
+enum msc_access {
+	MSC_OWNER,	  /* mpamd programs the controls: each RIS selected, NRDY tested, a stale ESR cleared */
+	MSC_MONITOR_ONLY, /* resctrl owns the controls: ID registers, and monitor registers for NRDY */
+	/* A dry run beside whoever programs the MSC (a running mpamd): no NRDY test, no ESR clear;
+	 * only on an MSC with RIS is MPAMCFG_PART_SEL written, to read each RIS's ID registers, and
+	 * then put back as it was found. The controls can be planned, never programmed. */
+	MSC_PLAN_ONLY,
+};
+
 struct msc {
 	char name[NAME_MAX_LEN + 1];
 	struct msc_bus *bus; /* owned */
 	struct msc_caps caps;
 	bool monitor_only;    /* never touch MPAMCFG_* (resctrl owns the controls) */
+	bool plan_only;	      /* probed with MSC_PLAN_ONLY: programming is refused, planning is not */
 	double capacity_mbps; /* what the platform says it carries (the simulator knows); 0: unknown */
 };
 
 /* Probes the MSC behind `bus`. With `monitor_only`, reads only ID registers and writes nothing
  * outside the monitor registers (no PART_SEL, no ESR clear). */
 int msc_probe(struct msc_bus *bus, bool monitor_only, struct msc_caps *ret, struct err *err);
+/* The same for any access (msc_probe is MSC_OWNER or MSC_MONITOR_ONLY). */
+int msc_probe_for(struct msc_bus *bus, enum msc_access access, struct msc_caps *ret, struct err *err);
 
 /* Programs MBW_MAX (percent, HARDLIM where the hardware lets software choose) and MBW_MIN (percent,
  * 0 for none) of `partid` on every RIS with bandwidth controls, reads them back and returns the
@@ -61,6 +75,14 @@ int msc_set_bandwidth(struct msc *msc, uint16_t partid, unsigned max_pct, unsign
 
 /* Programs the cache portion bitmap of `partid` on every RIS with CPOR and reads it back. */
 int msc_set_cpbm(struct msc *msc, uint16_t partid, uint64_t cbm, struct err *err);
+
+/* A dry run of the two above (`mpamctl check-config --host`): the same checks and values, but each
+ * control write is appended to `writes` as {"what": register, "msc", "ris", "partid", "value"}
+ * instead of reaching the bus (and the MPAMCFG_PART_SEL write before it is left out too), and reads
+ * back as written. Nothing is read or written on the MSC. */
+int msc_plan_bandwidth(struct msc *msc, uint16_t partid, unsigned max_pct, unsigned min_pct, unsigned *ret_max_pct,
+		       unsigned *ret_min_pct, json_t *writes, struct err *err);
+int msc_plan_cpbm(struct msc *msc, uint16_t partid, uint64_t cbm, json_t *writes, struct err *err);
 
 /* Reads MPAMF_ESR (0 without an ESR); any non-zero value means the MSC saw an error. */
 int msc_read_esr(struct msc *msc, uint64_t *ret);

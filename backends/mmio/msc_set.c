@@ -19,9 +19,9 @@ void msc_set_free(struct msc_set *set)
 	free(set);
 }
 
-static int probe_one(struct msc *msc, bool monitor_only, struct err *err)
+static int probe_one(struct msc *msc, enum msc_access access, struct err *err)
 {
-	int r = msc_probe(msc->bus, monitor_only, &msc->caps, err);
+	int r = msc_probe_for(msc->bus, access, &msc->caps, err);
 
 	if (r < 0) {
 		err_prefix(err, "msc \"%s\" at 0x%llx", msc->name, (unsigned long long)msc->bus->base);
@@ -31,13 +31,13 @@ static int probe_one(struct msc *msc, bool monitor_only, struct err *err)
 		char text[160];
 		msc_describe_esr(msc->caps.stale_esr, text, sizeof(text));
 		log_warning("msc \"%s\": error status left by an earlier user: %s%s", msc->name, text,
-			    monitor_only ? "" : " (cleared)");
+			    access == MSC_OWNER ? " (cleared)" : "");
 	}
 	return 0;
 }
 
-int msc_set_new(struct msc_bus **buses, const char *const *names, size_t count, bool monitor_only, struct msc_set **ret,
-		struct err *err)
+int msc_set_new(struct msc_bus **buses, const char *const *names, size_t count, enum msc_access access,
+		struct msc_set **ret, struct err *err)
 {
 	struct msc_set *set = calloc(1, sizeof(*set));
 	int r = 0;
@@ -51,14 +51,15 @@ int msc_set_new(struct msc_bus **buses, const char *const *names, size_t count, 
 		return err_set(err, -ENOMEM, "out of memory");
 	}
 	set->count = count;
-	set->monitor_only = monitor_only;
+	set->monitor_only = access == MSC_MONITOR_ONLY;
 	for (size_t i = 0; i < count; i++) {
 		set->mscs[i].bus = buses[i];
-		set->mscs[i].monitor_only = monitor_only;
+		set->mscs[i].monitor_only = access == MSC_MONITOR_ONLY;
+		set->mscs[i].plan_only = access == MSC_PLAN_ONLY;
 		snprintf(set->mscs[i].name, sizeof(set->mscs[i].name), "%s", names[i]);
 	}
 	for (size_t i = 0; i < count && r == 0; i++)
-		r = probe_one(&set->mscs[i], monitor_only, err);
+		r = probe_one(&set->mscs[i], access, err);
 	if (r < 0) {
 		msc_set_free(set);
 		return r;
@@ -84,7 +85,7 @@ static int map_windows(const struct config *config, struct msc_bus **buses, cons
 	return 0;
 }
 
-int msc_set_new_from_config(const struct config *config, bool monitor_only, struct msc_set **ret, struct err *err)
+int msc_set_new_from_config(const struct config *config, enum msc_access access, struct msc_set **ret, struct err *err)
 {
 	size_t n = config->msc_count;
 	struct msc_bus **buses = calloc(n ? n : 1, sizeof(*buses));
@@ -94,7 +95,7 @@ int msc_set_new_from_config(const struct config *config, bool monitor_only, stru
 	if (r == 0)
 		r = map_windows(config, buses, names, err);
 	if (r == 0)
-		r = msc_set_new(buses, names, n, monitor_only, ret, err);
+		r = msc_set_new(buses, names, n, access, ret, err);
 	free(buses);
 	free(names);
 	return r;

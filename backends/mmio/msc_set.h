@@ -29,12 +29,12 @@ struct msc_set {
 	struct msc_set_hooks hooks;
 };
 
-/* Probes `count` MSCs behind `buses` (taking every bus, also on failure), named `names`. A stale error
- * status is reported (and cleared unless monitor_only). */
-int msc_set_new(struct msc_bus **buses, const char *const *names, size_t count, bool monitor_only, struct msc_set **ret,
-		struct err *err);
+/* Probes `count` MSCs behind `buses` (taking every bus, also on failure), named `names`, for `access`.
+ * A stale error status is reported (and cleared by an owner only). */
+int msc_set_new(struct msc_bus **buses, const char *const *names, size_t count, enum msc_access access,
+		struct msc_set **ret, struct err *err);
 /* Maps the config's [msc] windows from /dev/mem and probes them. */
-int msc_set_new_from_config(const struct config *config, bool monitor_only, struct msc_set **ret, struct err *err);
+int msc_set_new_from_config(const struct config *config, enum msc_access access, struct msc_set **ret, struct err *err);
 void msc_set_free(struct msc_set *set);
 
 /* The simulator's hook around monitor reads; no-ops for real hardware. */

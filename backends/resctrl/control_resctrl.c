@@ -14,6 +14,7 @@ struct resctrl_control {
 	const struct config *config;
 	struct resctrl_fs *fs;
 	struct resctrl_group *groups; /* per partition; dirfd -1 when not open */
+	unsigned planned_groups;      /* new groups the plans so far would create */
 };
 
 static struct resctrl_control *rc_of(struct control *c)
@@ -65,6 +66,7 @@ static void rc_probe(struct control *c, struct control_caps *caps)
 
 	memset(caps, 0, sizeof(*caps));
 	caps->partitions_max = info->num_closids;
+	caps->partitions_reserved = 1; /* the default group */
 	caps->bw_gran_pct = info->mb_units == MB_PERCENT ? info->bandwidth_gran : 1;
 	if (info->mb_units == MB_PERCENT)
 		caps->bw_min_pct = info->min_bandwidth;
@@ -80,22 +82,33 @@ static void rc_share(struct control *c, struct control_shared *ret)
 	ret->resctrl = rc_of(c)->fs;
 }
 
-static int rc_partition_open(struct control *c, size_t index, const struct partition_config *p,
-			     struct partition_ref *ret, struct err *err)
+/* Creates or adopts the partition's group and places its tasks and CPUs: done, or only planned. */
+static int open_group(struct resctrl_control *rc, const struct partition_config *p, struct resctrl_group *g,
+		      struct resctrl_plan *plan, struct err *err)
 {
-	struct resctrl_control *rc = rc_of(c);
-	struct resctrl_group *g = &rc->groups[index];
 	int rootfd = rc->fs->rootfd;
 	char name[sizeof(g->name)];
 	int r;
 
 	snprintf(name, sizeof(name), "%s%s", rc->config->global.group_prefix, p->name);
-	if ((r = resctrl_group_open(rootfd, name, g, err)) < 0)
+	if ((r = resctrl_group_open(rootfd, name, g, plan, err)) < 0)
 		return r;
-	log_info("partition %s: %s resctrl group %s", p->name, g->created ? "created" : "adopted", name);
-	if (p->pid_count && (r = resctrl_group_add_tasks(rootfd, g, p->pids, p->pid_count, err)) < 0)
+	if (!plan)
+		log_info("partition %s: %s resctrl group %s", p->name, g->created ? "created" : "adopted", name);
+	if (p->pid_count && (r = resctrl_group_add_tasks(rootfd, g, p->pids, p->pid_count, plan, err)) < 0)
 		return r;
-	if (p->cpus && (r = resctrl_group_set_cpus(rootfd, g, p->cpus, err)) < 0)
+	if (p->cpus && (r = resctrl_group_set_cpus(rootfd, g, p->cpus, plan, err)) < 0)
+		return r;
+	return 0;
+}
+
+static int rc_partition_open(struct control *c, size_t index, const struct partition_config *p,
+			     struct partition_ref *ret, struct err *err)
+{
+	struct resctrl_group *g = &rc_of(c)->groups[index];
+	int r = open_group(rc_of(c), p, g, NULL, err);
+
+	if (r < 0)
 		return r;
 	/* On MPAM a group's CLOSID is the PARTID its traffic carries; resctrl shows it under -o debug. */
 	*ret = (struct partition_ref){ .config = p, .group = g->name, .group_dirfd = g->dirfd, .hw_id = g->hw_id };
@@ -117,7 +130,48 @@ static int rc_apply(struct control *c, size_t index, const struct partition_limi
 
 	if (index >= rc->config->partition_count || rc->groups[index].dirfd < 0)
 		return err_set(err, -ENOENT, "partition %zu is not open", index);
-	return resctrl_group_apply(rc->fs->rootfd, &rc->fs->info, &rc->groups[index], limits, effective, err);
+	return resctrl_group_apply(rc->fs->rootfd, &rc->fs->info, &rc->groups[index], limits, effective, NULL, err);
+}
+
+/* The CLOSIDs a new group may still take: resctrl's, less the default group's, every existing
+ * control group's (mpamd's and other tools') and those of the groups planned before. */
+static unsigned closids_left(struct resctrl_control *rc)
+{
+	unsigned used = resctrl_count_groups(rc->fs->rootfd) + rc->planned_groups;
+	unsigned total = rc->fs->info.num_closids;
+
+	return used < total ? total - used : 0;
+}
+
+static int rc_plan(struct control *c, size_t index, const struct partition_config *p,
+		   const struct partition_limits *limits, struct control_plan *ret, struct err *err)
+{
+	struct resctrl_control *rc = rc_of(c);
+	struct resctrl_plan plan = { .root = rc->fs->root,
+				     .closids = rc->fs->info.num_closids,
+				     .closids_left = closids_left(rc),
+				     .writes = json_array(),
+				     .notes = json_array() };
+	struct resctrl_group g = { .dirfd = -1 };
+	int r = plan.writes && plan.notes ? 0 : err_set(err, -ENOMEM, "out of memory");
+
+	(void)index;
+	if (r == 0)
+		r = open_group(rc, p, &g, &plan, err);
+	if (r == 0)
+		r = resctrl_group_apply(rc->fs->rootfd, &rc->fs->info, &g, limits, &ret->effective, &plan, err);
+	if (r == 0 && g.created)
+		rc->planned_groups++;
+	if (r == 0 && p->cgroup)
+		json_array_append_new(plan.notes, json_sprintf("cgroup %s: its tasks are not moved into the group "
+							       "(only the pids' threads are)",
+							       p->cgroup));
+	resctrl_group_close(&g);
+	ret->writes = plan.writes;
+	ret->notes = plan.notes;
+	if (r < 0)
+		control_plan_fini(ret);
+	return r;
 }
 
 static int rc_validate(struct control *c, const struct partition_limits *limits, struct err *err)
@@ -142,5 +196,6 @@ const struct control_ops control_resctrl_ops = {
 	.partition_close = rc_partition_close,
 	.validate = rc_validate,
 	.apply = rc_apply,
+	.plan = rc_plan,
 	.describe = rc_describe,
 };

@@ -1,7 +1,11 @@
 /* Control groups: create or adopt, schemata, tasks and CPUs. Every failed write carries the
- * kernel's own explanation from info/last_cmd_status. */
+ * kernel's own explanation from info/last_cmd_status. Each function also plans: given a
+ * struct resctrl_plan it records the writes it would make instead of making them, so that what
+ * `mpamctl check-config --host` shows and what mpamd does come from the same code. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,26 +37,124 @@ static long read_hw_id(int dirfd)
 	return resctrl_read_uint_at(dirfd, "ctrl_hw_id", 10, &id) == 0 ? (long)id : -1;
 }
 
-int resctrl_group_open(int rootfd, const char *name, struct resctrl_group *g, struct err *err)
+/* A planned write: recorded with the file's path, its value without the newline that ends it. */
+static json_t *plan_write(struct resctrl_plan *plan, const struct resctrl_group *g, const char *file, const char *text)
+{
+	char path[4096];
+	size_t len = strlen(text);
+
+	snprintf(path, sizeof(path), "%s/%s%s%s", plan->root, g->name, file[0] ? "/" : "", file);
+	json_t *w = json_pack("{s:s,s:s}", "what", file[0] ? file : "mkdir", "path", path);
+	if (!w || json_array_append_new(plan->writes, w) < 0)
+		return NULL;
+	if (len && json_object_set_new(w, "value", json_stringn(text, text[len - 1] == '\n' ? len - 1 : len)) < 0)
+		return NULL;
+	return w;
+}
+
+static void plan_note(struct resctrl_plan *plan, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void plan_note(struct resctrl_plan *plan, const char *fmt, ...)
+{
+	char text[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	json_array_append_new(plan->notes, json_string(text));
+}
+
+/* One write of `text` to the group's `file`: made, or only planned. */
+static int write_file(const struct resctrl_group *g, const char *file, const char *text, struct resctrl_plan *plan)
+{
+	if (plan)
+		return plan_write(plan, g, file, text) ? 0 : -ENOMEM;
+	return resctrl_write_at(g->dirfd, file, text);
+}
+
+unsigned resctrl_count_groups(int rootfd)
+{
+	int fd = openat(rootfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
+	unsigned count = 1; /* the default group: the root itself */
+	struct dirent *e;
+	char path[NAME_MAX + 16];
+
+	if (!dir) {
+		if (fd >= 0)
+			close(fd);
+		return count;
+	}
+	/* info, mon_groups and mon_data have no schemata: only control groups do. */
+	while ((e = readdir(dir)))
+		if (e->d_name[0] != '.' && snprintf(path, sizeof(path), "%s/schemata", e->d_name) < (int)sizeof(path) &&
+		    resctrl_exists_at(rootfd, path))
+			count++;
+	closedir(dir);
+	return count;
+}
+
+/* What mkdir would do, without it: -EEXIST for a group that exists, -ENOSPC when no CLOSID is left
+ * (the kernel's answer), else 0 and the mkdir is planned. */
+static int plan_mkdir(int rootfd, const struct resctrl_group *g, struct resctrl_plan *plan)
+{
+	struct stat st;
+
+	if (fstatat(rootfd, g->name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+		return -EEXIST;
+	if (errno != ENOENT)
+		return -errno;
+	if (!plan->closids_left)
+		return -ENOSPC;
+	plan->closids_left--;
+	return plan_write(plan, g, "", "") ? 0 : -ENOMEM;
+}
+
+/* An existing group, opened to read: it must be a control group. */
+static int open_existing(int rootfd, struct resctrl_group *g, struct err *err)
+{
+	g->dirfd = openat(rootfd, g->name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (g->dirfd < 0)
+		return err_set(err, -errno, "cannot open resctrl group %s: %s", g->name, strerror(errno));
+	if (!resctrl_exists_at(g->dirfd, "schemata")) {
+		resctrl_group_close(g);
+		return err_set(err, -ENOTDIR, "%s exists but is not a resctrl control group", g->name);
+	}
+	g->hw_id = read_hw_id(g->dirfd);
+	return 0;
+}
+
+int resctrl_group_open(int rootfd, const char *name, struct resctrl_group *g, struct resctrl_plan *plan,
+		       struct err *err)
 {
 	memset(g, 0, sizeof(*g));
 	g->dirfd = -1;
+	g->hw_id = -1;
 	snprintf(g->name, sizeof(g->name), "%s", name);
-	if (mkdirat(rootfd, name, 0755) == 0) {
+	int r = plan ? plan_mkdir(rootfd, g, plan) : mkdirat(rootfd, name, 0755) == 0 ? 0 : -errno;
+	if (r == 0) {
 		g->created = true;
-	} else if (errno == ENOSPC || errno == EBUSY) {
-		return fail_with_status(rootfd, err, -errno, "cannot create resctrl group");
-	} else if (errno != EEXIST) {
-		return err_set(err, -errno, "cannot create resctrl group %s: %s", name, strerror(errno));
+		if (plan) /* it does not exist yet: there is nothing to open */
+			return 0;
+	} else if (r == -ENOSPC && plan) {
+		unsigned existing = resctrl_count_groups(rootfd);
+		return err_set(err, r,
+			       "cannot create resctrl group %s: no CLOSID left (resctrl has %u: the default group, %u "
+			       "existing control group(s) and %u new group(s) planned before this one hold them)",
+			       name, plan->closids, existing - 1,
+			       plan->closids > existing ? plan->closids - existing : 0);
+	} else if (r == -ENOSPC || r == -EBUSY) {
+		return fail_with_status(rootfd, err, r, "cannot create resctrl group");
+	} else if (r != -EEXIST) {
+		return err_set(err, r, "cannot create resctrl group %s: %s", name, strerror(-r));
 	}
-	g->dirfd = openat(rootfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (g->dirfd < 0)
-		return err_set(err, -errno, "cannot open resctrl group %s: %s", name, strerror(errno));
-	if (!resctrl_exists_at(g->dirfd, "schemata")) {
-		resctrl_group_close(g);
-		return err_set(err, -ENOTDIR, "%s exists but is not a resctrl control group", name);
-	}
-	g->hw_id = read_hw_id(g->dirfd);
+	if ((r = open_existing(rootfd, g, err)) < 0)
+		return r;
+	if (plan && g->hw_id >= 0)
+		plan_note(plan, "adopt existing group %s/%s (CLOSID %ld)", plan->root, name, g->hw_id);
+	else if (plan)
+		plan_note(plan, "adopt existing group %s/%s", plan->root, name);
 	return 0;
 }
 
@@ -99,26 +201,50 @@ int resctrl_check_cbm(const struct resctrl_cache_res *res, uint64_t cbm, struct 
 	return 0;
 }
 
+/* Takes the values of the MB and L3 lines `text` has into what the group holds; a resource `text`
+ * has no line for keeps what the group held. */
+static int merge_schemata(const struct resctrl_info *info, struct resctrl_group *g, const char *text, struct err *err)
+{
+	struct schemata s;
+	int r = resctrl_parse_schemata(text, &s, err);
+
+	if (r < 0)
+		return r;
+	const struct schemata_line *mb = schemata_find(&s, "MB");
+	const struct schemata_line *l3 = schemata_find(&s, info->cdp_l3 ? "L3CODE" : "L3");
+	if (mb) {
+		g->mb_known = true;
+		for (unsigned i = 0; i < info->mb_domain_count; i++)
+			g->mb_known &= schemata_value(mb, info->mb_domain_ids[i], &g->mb[i]);
+	}
+	if (l3) {
+		g->l3_known = true;
+		for (unsigned i = 0; i < info->l3.domain_count; i++)
+			g->l3_known &= schemata_value(l3, info->l3.domain_ids[i], &g->l3[i]);
+	}
+	return 0;
+}
+
 /* Seeds what the group holds from its schemata: an adopted group may already be right. */
 static int read_group_schemata(const struct resctrl_info *info, struct resctrl_group *g, struct err *err)
 {
 	char text[4096];
-	struct schemata s;
 	int r = resctrl_read_at(g->dirfd, "schemata", text, sizeof(text));
 
 	if (r < 0)
 		return err_set(err, r, "cannot read %s/schemata: %s", g->name, strerror(-r));
-	if ((r = resctrl_parse_schemata(text, &s, err)) < 0)
-		return r;
-	const struct schemata_line *mb = schemata_find(&s, "MB");
-	const struct schemata_line *l3 = schemata_find(&s, info->cdp_l3 ? "L3CODE" : "L3");
-	g->mb_known = mb != NULL;
-	g->l3_known = l3 != NULL;
+	g->mb_known = g->l3_known = false;
+	return merge_schemata(info, g, text, err);
+}
+
+/* A group that is only planned holds what resctrl gives a new one: MB at its maximum (the kernel's
+ * default control), and a cache mask that is resctrl's to choose (so an l3_cbm is always written). */
+static void new_group_schemata(const struct resctrl_info *info, struct resctrl_group *g)
+{
+	g->mb_known = info->mb_present && info->mb_units != MB_MBPS;
 	for (unsigned i = 0; i < info->mb_domain_count; i++)
-		g->mb_known &= schemata_value(mb, info->mb_domain_ids[i], &g->mb[i]);
-	for (unsigned i = 0; i < info->l3.domain_count; i++)
-		g->l3_known &= schemata_value(l3, info->l3.domain_ids[i], &g->l3[i]);
-	return 0;
+		g->mb[i] = info->mb_max_value;
+	g->l3_known = false;
 }
 
 static bool all_equal(const uint64_t *have, unsigned count, uint64_t want)
@@ -256,7 +382,8 @@ static int verify(const struct resctrl_info *info, struct resctrl_group *g, cons
 }
 
 int resctrl_group_apply(int rootfd, const struct resctrl_info *info, struct resctrl_group *g,
-			const struct partition_limits *want, struct partition_limits *eff, struct err *err)
+			const struct partition_limits *want, struct partition_limits *eff, struct resctrl_plan *plan,
+			struct err *err)
 {
 	char changes[2048];
 	struct resctrl_group before = *g;
@@ -264,22 +391,29 @@ int resctrl_group_apply(int rootfd, const struct resctrl_info *info, struct resc
 
 	/* Always from what the group holds now, so that a change made behind mpamd's back is seen and
 	 * undone, not hidden by what mpamd remembers writing. */
-	if ((r = read_group_schemata(info, g, err)) < 0)
+	if (plan && g->dirfd < 0)
+		new_group_schemata(info, g);
+	else if ((r = read_group_schemata(info, g, err)) < 0)
 		return r;
 	bool outside = (before.mb_known && memcmp(before.mb, g->mb, info->mb_domain_count * sizeof(g->mb[0]))) ||
 		       (before.l3_known && memcmp(before.l3, g->l3, info->l3.domain_count * sizeof(g->l3[0])));
 	if ((r = build_changes(info, g, want, changes, sizeof(changes), err)) < 0)
 		return r;
 	if (changes[0]) {
-		r = resctrl_write_at(g->dirfd, "schemata", changes);
+		r = write_file(g, "schemata", changes, plan);
+		if (r < 0 && plan)
+			return err_set(err, r, "%s: planning schemata: %s", g->name, strerror(-r));
 		if (r < 0) {
 			changes[strcspn(changes, "\n")] = '\0';
 			char what[sizeof(g->name) + 64];
 			snprintf(what, sizeof(what), "%s: writing schemata '%.40s'", g->name, changes);
 			return fail_with_status(rootfd, err, r, what);
 		}
+		/* A plan reads back what it would have written, as the kernel keeps it. */
+		if (plan && (r = merge_schemata(info, g, changes, err)) < 0)
+			return r;
 	}
-	r = verify(info, g, want, changes[0] != '\0', eff, err);
+	r = verify(info, g, want, changes[0] != '\0' && !plan, eff, err);
 	eff->changed_outside = outside && changes[0];
 	return r;
 }
@@ -296,11 +430,19 @@ static bool pid_listed(const char *tasks, pid_t pid)
 }
 
 /* Moves one thread; a thread that has exited meanwhile is skipped quietly. */
-static int move_thread(int rootfd, struct resctrl_group *g, pid_t pid, pid_t tid, struct err *err)
+static int move_thread(int rootfd, struct resctrl_group *g, pid_t pid, pid_t tid, struct resctrl_plan *plan,
+		       struct err *err)
 {
 	char line[24];
 
 	snprintf(line, sizeof(line), "%d\n", (int)tid);
+	if (plan) {
+		json_t *w = plan_write(plan, g, "tasks", line);
+		/* Which process the thread belongs to, so a reader can tell what is moved. */
+		if (!w || json_object_set_new(w, "pid", json_integer(pid)) < 0)
+			return err_set(err, -ENOMEM, "out of memory");
+		return 0;
+	}
 	int r = resctrl_write_at(g->dirfd, "tasks", line);
 	if (r == -ESRCH) {
 		log_debug("%s: thread %d of task %d has exited; skipped", g->name, (int)tid, (int)pid);
@@ -315,7 +457,8 @@ static int move_thread(int rootfd, struct resctrl_group *g, pid_t pid, pid_t tid
 }
 
 /* The tasks file takes one thread per write: every thread of the process goes in. */
-static int move_process(int rootfd, struct resctrl_group *g, const char *tasks, pid_t pid, struct err *err)
+static int move_process(int rootfd, struct resctrl_group *g, const char *tasks, pid_t pid, struct resctrl_plan *plan,
+			struct err *err)
 {
 	pid_t *tids;
 	size_t count;
@@ -324,18 +467,25 @@ static int move_process(int rootfd, struct resctrl_group *g, const char *tasks, 
 
 	if (r == -ESRCH) {
 		log_debug("%s: task %d has exited; skipped", g->name, (int)pid);
+		if (plan)
+			plan_note(plan, "pid %d: no such process; skipped", (int)pid);
 		return 0;
 	}
 	if (r < 0)
 		return err_set(err, r, "%s: %s", g->name, why.text);
+	size_t moved = 0;
 	for (size_t t = 0; t < count && r == 0; t++)
-		if (!pid_listed(tasks, tids[t]))
-			r = move_thread(rootfd, g, pid, tids[t], err);
+		if (!pid_listed(tasks, tids[t]) && (r = move_thread(rootfd, g, pid, tids[t], plan, err)) == 0)
+			moved++;
+	if (plan && r == 0 && moved < count)
+		plan_note(plan, "pid %d: %zu of its %zu threads are in the group already", (int)pid, count - moved,
+			  count);
 	free(tids);
 	return r;
 }
 
-int resctrl_group_add_tasks(int rootfd, struct resctrl_group *g, const pid_t *pids, size_t count, struct err *err)
+int resctrl_group_add_tasks(int rootfd, struct resctrl_group *g, const pid_t *pids, size_t count,
+			    struct resctrl_plan *plan, struct err *err)
 {
 	size_t tasks_len = 1 << 20;
 	char *tasks = malloc(tasks_len);
@@ -343,12 +493,13 @@ int resctrl_group_add_tasks(int rootfd, struct resctrl_group *g, const pid_t *pi
 
 	if (!tasks)
 		return err_set(err, -ENOMEM, "out of memory");
-	/* Only to skip threads already there; a list that does not fit just means a few extra writes. */
+	/* Only to skip threads already there; a list that does not fit just means a few extra writes.
+	 * A group that is only planned has no tasks. */
 	if (resctrl_read_at(g->dirfd, "tasks", tasks, tasks_len) < 0)
 		tasks[0] = '\0';
 	for (size_t i = 0; i < count; i++) {
 		struct err one = { "" };
-		int r = move_process(rootfd, g, tasks, pids[i], &one);
+		int r = move_process(rootfd, g, tasks, pids[i], plan, &one);
 		if (r < 0 && !first_error) {
 			first_error = r;
 			err_set(err, r, "%s", one.text);
@@ -358,7 +509,8 @@ int resctrl_group_add_tasks(int rootfd, struct resctrl_group *g, const pid_t *pi
 	return first_error;
 }
 
-int resctrl_group_set_cpus(int rootfd, struct resctrl_group *g, const struct cpu_set *cpus, struct err *err)
+int resctrl_group_set_cpus(int rootfd, struct resctrl_group *g, const struct cpu_set *cpus, struct resctrl_plan *plan,
+			   struct err *err)
 {
 	char have[CPU_LIMIT * 6], want[CPU_LIMIT * 6];
 	struct cpu_set current = { 0 };
@@ -368,11 +520,16 @@ int resctrl_group_set_cpus(int rootfd, struct resctrl_group *g, const struct cpu
 	if (resctrl_read_at(g->dirfd, "cpus_list", have, sizeof(have)) == 0) {
 		have[strcspn(have, "\n")] = '\0';
 		if ((!have[0] || parse_cpu_list(have, CPU_LIMIT, current.bits, &current.count, &perr) == 0) &&
-		    !memcmp(current.bits, cpus->bits, sizeof(current.bits)))
+		    !memcmp(current.bits, cpus->bits, sizeof(current.bits))) {
+			if (plan)
+				plan_note(plan, "cpus_list holds %s already", want);
 			return 0;
+		}
 	}
 	strcat(want, "\n");
-	int r = resctrl_write_at(g->dirfd, "cpus_list", want);
+	int r = write_file(g, "cpus_list", want, plan);
+	if (r < 0 && plan)
+		return err_set(err, r, "%s: planning cpus_list: %s", g->name, strerror(-r));
 	if (r < 0) {
 		char what[sizeof(g->name) + 32];
 		snprintf(what, sizeof(what), "%s: writing cpus_list", g->name);

@@ -133,10 +133,21 @@ void resctrl_fs_free(struct resctrl_fs *fs);
 
 /* ---- group.c: one control group per partition ---- */
 
+/* A dry run of the group functions below (`mpamctl check-config --host`): given a plan, each records
+ * the writes it would make, and what it would do that writes nothing, instead of doing it. NULL:
+ * the writes are made. */
+struct resctrl_plan {
+	const char *root;      /* the recorded paths start here */
+	unsigned closids;      /* resctrl's CLOSIDs, for the message when none is left */
+	unsigned closids_left; /* a planned mkdir fails with -ENOSPC, as the kernel's would, when 0 */
+	json_t *writes;	       /* [{"what", "path", "value"}] (struct control_plan) */
+	json_t *notes;	       /* strings */
+};
+
 struct resctrl_group {
 	char name[GROUP_PREFIX_MAX + NAME_MAX_LEN + 1];
-	int dirfd;
-	bool created; /* by this mpamd; false when an existing group was adopted */
+	int dirfd;    /* -1 for a group that is only planned */
+	bool created; /* by this mpamd (or planned); false when an existing group was adopted */
 	long hw_id;   /* ctrl_hw_id (the CLOSID, on MPAM the PARTID), -1 when not shown */
 	/* What the group's schemata holds, per MB / L3 domain index of resctrl_info. */
 	bool mb_known, l3_known;
@@ -145,20 +156,27 @@ struct resctrl_group {
 };
 
 /* Creates the group, or adopts it when it exists; -ENOSPC when resctrl is out of CLOSIDs or RMIDs. */
-int resctrl_group_open(int rootfd, const char *name, struct resctrl_group *g, struct err *err);
+int resctrl_group_open(int rootfd, const char *name, struct resctrl_group *g, struct resctrl_plan *plan,
+		       struct err *err);
 void resctrl_group_close(struct resctrl_group *g);
+/* The control groups resctrl has at `rootfd`, the default group (the root) included: each holds a
+ * CLOSID. */
+unsigned resctrl_count_groups(int rootfd);
 
 /* Writes the schemata lines whose values differ from `want` (MB rounded to the hardware's steps,
  * L3 on every domain), reads them back, and stores what is in force in *eff. */
 int resctrl_group_apply(int rootfd, const struct resctrl_info *info, struct resctrl_group *g,
-			const struct partition_limits *want, struct partition_limits *eff, struct err *err);
+			const struct partition_limits *want, struct partition_limits *eff, struct resctrl_plan *plan,
+			struct err *err);
 
 /* Moves every thread of each process in `pids` into the group (the tasks file moves one thread per
  * id), one write per thread so one that has exited (ESRCH, not an error) cannot lose the others.
  * Threads already there are not written again. Threads started later are not followed here. */
-int resctrl_group_add_tasks(int rootfd, struct resctrl_group *g, const pid_t *pids, size_t count, struct err *err);
+int resctrl_group_add_tasks(int rootfd, struct resctrl_group *g, const pid_t *pids, size_t count,
+			    struct resctrl_plan *plan, struct err *err);
 /* Gives the group exactly these CPUs (cpus_list), unless it has them already. */
-int resctrl_group_set_cpus(int rootfd, struct resctrl_group *g, const struct cpu_set *cpus, struct err *err);
+int resctrl_group_set_cpus(int rootfd, struct resctrl_group *g, const struct cpu_set *cpus, struct resctrl_plan *plan,
+			   struct err *err);
 
 /* An unthrottled group's MB under mba_MBps (the kernel's MBA_MAX_MBPS). */
 #define RESCTRL_MBA_MAX_MBPS 4294967295ull

@@ -80,7 +80,7 @@ static int make_set(struct sim_control *s, struct err *err)
 	if (r < 0)
 		r = err_set(err, r, "out of memory");
 	else
-		r = msc_set_new(buses, name_of, n, false, &s->set, err);
+		r = msc_set_new(buses, name_of, n, MSC_OWNER, &s->set, err);
 	free(buses);
 	free(names);
 	free(name_of);
@@ -139,6 +139,13 @@ static int sim_apply(struct control *c, size_t index, const struct partition_lim
 	return mmio_limits_apply(sim_of(c)->limits, index, want, effective, err);
 }
 
+static int sim_plan(struct control *c, size_t index, const struct partition_config *p,
+		    const struct partition_limits *want, struct control_plan *ret, struct err *err)
+{
+	(void)index;
+	return mmio_limits_plan(sim_of(c)->limits, p, want, ret, err);
+}
+
 static int sim_validate(struct control *c, const struct partition_limits *want, struct err *err)
 {
 	return mmio_limits_validate(sim_of(c)->limits, want, err);
@@ -170,6 +177,7 @@ const struct control_ops control_sim_ops = {
 	.partition_close = sim_partition_close,
 	.validate = sim_validate,
 	.apply = sim_apply,
+	.plan = sim_plan,
 	.truth_mbps = sim_truth,
 	.describe = sim_describe,
 };

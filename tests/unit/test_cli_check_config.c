@@ -126,7 +126,7 @@ static void test_help_texts(void **state)
 
 	r = run(MPAMCTL, "check-config", "--help", NULL);
 	assert_int_equal(r.exit_code, 0);
-	assert_non_null(strstr(r.out, "Usage: mpamctl check-config [--json] FILE"));
+	assert_non_null(strstr(r.out, "Usage: mpamctl check-config [--host] [--json] FILE"));
 	run_result_fini(&r);
 
 	r = run(MPAMD, "--help", NULL, NULL);

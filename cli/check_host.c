@@ -1,0 +1,328 @@
+/* mpamctl check-config --host: the control's validate and plan for every partition, as mpamd would
+ * open them (in order: validate, then partition_open and apply), with the writes recorded, not made. */
+#include "cli/check_host.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "backends/contracts/control.h"
+#include "core/base/clock.h"
+#include "core/engine/registry.h"
+
+/* A long list of thread ids is cut in the text output; JSON keeps every write. */
+#define TEXT_VALUES_MAX 8
+
+static json_t *caps_to_json(const struct control_caps *caps)
+{
+	return json_pack("{s:I,s:I,s:I,s:I,s:b,s:I}", "partitions_max", (json_int_t)caps->partitions_max,
+			 "partitions_reserved", (json_int_t)caps->partitions_reserved, "bw_gran_pct",
+			 (json_int_t)caps->bw_gran_pct, "bw_min_pct", (json_int_t)caps->bw_min_pct, "has_mb_min",
+			 caps->has_mb_min, "cbm_bits", (json_int_t)caps->cbm_bits);
+}
+
+static json_t *hex_json(uint64_t v)
+{
+	char text[24];
+
+	snprintf(text, sizeof(text), "0x%llx", (unsigned long long)v);
+	return json_string(text);
+}
+
+static json_t *limits_to_json(const struct partition_limits *l)
+{
+	return json_pack("{s:I,s:I,s:o}", "mb_max", (json_int_t)l->mb_max, "mb_min", (json_int_t)l->mb_min, "l3_cbm",
+			 l->l3_cbm ? hex_json(l->l3_cbm) : json_null());
+}
+
+/* Why a bandwidth limit ends up where it does: the hardware's step, its floor, or no control. */
+static json_t *bw_rounding(const char *limit, unsigned want, unsigned got, const struct control_caps *caps)
+{
+	json_t *r = json_pack("{s:s,s:I,s:I}", "limit", limit, "from", (json_int_t)want, "to", (json_int_t)got);
+
+	/* A ceiling is rounded down to a step, so one that goes up has met the hardware's floor. */
+	if (!caps->bw_gran_pct)
+		json_object_set_new(r, "why", json_string("no bandwidth control"));
+	else if (!got)
+		json_object_set_new(r, "why", json_string("no minimum-bandwidth control"));
+	else if (!strcmp(limit, "mb_max") && got > want)
+		json_object_set_new(r, "why", json_sprintf("lowest setting %u", got));
+	else
+		json_object_set_new(r, "why", json_sprintf("step %u", caps->bw_gran_pct));
+	return r;
+}
+
+static json_t *rounding(const struct partition_limits *want, const struct partition_limits *got,
+			const struct control_caps *caps)
+{
+	json_t *list = json_array();
+
+	if (want->mb_max != got->mb_max)
+		json_array_append_new(list, bw_rounding("mb_max", want->mb_max, got->mb_max, caps));
+	if (want->mb_min != got->mb_min)
+		json_array_append_new(list, bw_rounding("mb_min", want->mb_min, got->mb_min, caps));
+	if (want->l3_cbm != got->l3_cbm)
+		json_array_append_new(list,
+				      json_pack("{s:s,s:o,s:o,s:s}", "limit", "l3_cbm", "from", hex_json(want->l3_cbm),
+						"to", hex_json(got->l3_cbm), "why", "no cache portion control"));
+	return list;
+}
+
+static void refuse(json_t *entry, const char *reason)
+{
+	json_object_set_new(entry, "verdict", json_string("refused"));
+	json_object_set_new(entry, "reason", json_string(reason));
+}
+
+/* One partition as mpamd would open it: refused by validate or by the plan, or its plan. */
+static json_t *check_partition(const struct control_ops *ops, struct control *control, const struct control_caps *caps,
+			       size_t index, const struct partition_config *p)
+{
+	struct partition_limits want = { .mb_max = p->goals.mb_max,
+					 .mb_min = p->goals.mb_min,
+					 .l3_cbm = p->goals.l3_cbm };
+	json_t *entry = json_pack("{s:s,s:s,s:o}", "name", p->name, "verdict", "ok", "limits", limits_to_json(&want));
+	struct control_plan plan = { 0 };
+	struct err err = { "" };
+
+	if (ops->validate && ops->validate(control, &want, &err) < 0) {
+		refuse(entry, err.text);
+		return entry;
+	}
+	if (!ops->plan) {
+		json_object_set_new(
+			entry, "notes",
+			json_pack("[s]", "this control cannot plan: the limits are valid, the writes unknown"));
+		json_object_set_new(entry, "writes", json_null());
+		return entry;
+	}
+	if (ops->plan(control, index, p, &want, &plan, &err) < 0) {
+		refuse(entry, err.text);
+		return entry;
+	}
+	json_object_set_new(entry, "rounding", rounding(&want, &plan.effective, caps));
+	json_object_set_new(entry, "effective", limits_to_json(&plan.effective));
+	json_object_set_new(entry, "notes", json_incref(plan.notes));
+	json_object_set_new(entry, "writes", json_incref(plan.writes));
+	control_plan_fini(&plan);
+	return entry;
+}
+
+/* More partitions than the hardware has left beside the ones held before mpamd starts. */
+static void check_partition_count(const struct config *config, const struct control_caps *caps, json_t *refused)
+{
+	unsigned usable =
+		caps->partitions_max > caps->partitions_reserved ? caps->partitions_max - caps->partitions_reserved : 0;
+
+	if (config->partition_count > usable)
+		json_array_append_new(
+			refused,
+			json_sprintf("%zu partitions, but the hardware has %u CLOSIDs/PARTIDs%s: at most %u "
+				     "partitions can be open",
+				     config->partition_count, caps->partitions_max,
+				     caps->partitions_reserved ? ", one of them the default group's" : "", usable));
+}
+
+static bool all_hold(json_t *report)
+{
+	size_t i;
+	json_t *p;
+
+	if (json_array_size(json_object_get(report, "refused")))
+		return false;
+	json_array_foreach(json_object_get(report, "partitions"), i, p)
+		if (strcmp(json_string_value(json_object_get(p, "verdict")), "ok"))
+			return false;
+	return true;
+}
+
+/* The control, opened only to plan where its open would change something. */
+static int open_control(const struct control_ops *ops, const struct config *config, struct clock *clock,
+			struct control **ret, struct err *err)
+{
+	if (!ops)
+		return err_set(err, -EOPNOTSUPP, "backend %s is not available in this build", config->global.backend);
+	return ops->open_to_plan ? ops->open_to_plan(config, clock, ret, err) : ops->open(config, clock, ret, err);
+}
+
+int check_host(const struct config *config, json_t **ret)
+{
+	const struct control_ops *ops = engine_registry_control(&engine_registry_default, config->global.backend);
+	json_t *report = json_pack("{s:s,s:b}", "backend", config->global.backend, "can_hold", 0);
+	struct control *control = NULL;
+	struct control_caps caps;
+	struct clock clock;
+	struct err err = { "" };
+
+	*ret = report;
+	clock_init_monotonic(&clock);
+	if (open_control(ops, config, &clock, &control, &err) < 0) {
+		json_object_set_new(report, "error", json_string(err.text));
+		return -1;
+	}
+	ops->probe(control, &caps);
+	json_t *partitions = json_array(), *refused = json_array();
+	for (size_t i = 0; i < config->partition_count; i++)
+		json_array_append_new(partitions, check_partition(ops, control, &caps, i, &config->partitions[i]));
+	check_partition_count(config, &caps, refused);
+	ops->free(control);
+	json_object_set_new(report, "hardware", caps_to_json(&caps));
+	json_object_set_new(report, "partitions", partitions);
+	json_object_set_new(report, "refused", refused);
+	json_object_set_new(report, "can_hold", json_boolean(all_hold(report)));
+	return all_hold(report) ? 0 : -1;
+}
+
+/* ---- text ---- */
+
+static long long num(json_t *obj, const char *key)
+{
+	return (long long)json_integer_value(json_object_get(obj, key));
+}
+
+static const char *str(json_t *obj, const char *key)
+{
+	const char *s = json_string_value(json_object_get(obj, key));
+
+	return s ? s : "";
+}
+
+static void print_hardware(FILE *out, const char *backend, json_t *hw)
+{
+	fprintf(out, "host: %s: %lld CLOSIDs/PARTIDs", backend, num(hw, "partitions_max"));
+	if (num(hw, "partitions_reserved"))
+		fprintf(out, " (%lld held by the default group)", num(hw, "partitions_reserved"));
+	if (num(hw, "bw_gran_pct"))
+		fprintf(out, ", MB in steps of %lld%% from %lld%%, %s", num(hw, "bw_gran_pct"), num(hw, "bw_min_pct"),
+			json_is_true(json_object_get(hw, "has_mb_min")) ? "with a minimum (mb_min)" : "no mb_min");
+	else
+		fprintf(out, ", no MB control");
+	if (num(hw, "cbm_bits"))
+		fprintf(out, ", %lld cache portion bits\n", num(hw, "cbm_bits"));
+	else
+		fprintf(out, ", no cache portion control\n");
+}
+
+static void print_rounding(FILE *out, json_t *r)
+{
+	json_t *from = json_object_get(r, "from"), *to = json_object_get(r, "to");
+
+	if (json_is_string(from))
+		fprintf(out, "  %s %s -> %s (%s)\n", str(r, "limit"), json_string_value(from), json_string_value(to),
+			str(r, "why"));
+	else
+		fprintf(out, "  %s %lld -> %lld (%s)\n", str(r, "limit"), (long long)json_integer_value(from),
+			(long long)json_integer_value(to), str(r, "why"));
+}
+
+/* Writes that follow each other to one file for one process (its threads' ids, to tasks). */
+static bool same_run(json_t *a, json_t *b)
+{
+	return a && b && !strcmp(str(a, "what"), str(b, "what")) && !strcmp(str(a, "path"), str(b, "path")) &&
+	       json_equal(json_object_get(a, "pid"), json_object_get(b, "pid"));
+}
+
+static void print_value_lines(FILE *out, const char *path, const char *value)
+{
+	const char *nl = strchr(value, '\n');
+
+	if (!nl) {
+		fprintf(out, "  write %s: %s\n", path, value);
+		return;
+	}
+	/* schemata: several lines in one write */
+	fprintf(out, "  write %s:\n", path);
+	for (const char *line = value; line; line = nl ? nl + 1 : NULL) {
+		nl = strchr(line, '\n');
+		fprintf(out, "    %.*s\n", nl ? (int)(nl - line) : (int)strlen(line), line);
+	}
+}
+
+/* One write, or a run of them as one line: "write .../tasks: 42 43 44 (3 threads of pid 42, ...)". */
+static size_t print_file_writes(FILE *out, json_t *writes, size_t first)
+{
+	json_t *w = json_array_get(writes, first);
+	json_t *pid = json_object_get(w, "pid");
+	size_t n = 1;
+
+	while (same_run(w, json_array_get(writes, first + n)))
+		n++;
+	if (!pid) {
+		print_value_lines(out, str(w, "path"), str(w, "value"));
+		return 1;
+	}
+	fprintf(out, "  write %s:", str(w, "path"));
+	for (size_t i = 0; i < n && i < TEXT_VALUES_MAX; i++)
+		fprintf(out, " %s", str(json_array_get(writes, first + i), "value"));
+	fprintf(out, "%s (%zu thread%s of pid %lld%s)\n", n > TEXT_VALUES_MAX ? " ..." : "", n, n == 1 ? "" : "s",
+		(long long)json_integer_value(pid), n == 1 ? "" : ", one write each");
+	return n;
+}
+
+static void print_writes(FILE *out, json_t *writes)
+{
+	for (size_t i = 0; i < json_array_size(writes);) {
+		json_t *w = json_array_get(writes, i);
+		if (json_object_get(w, "msc")) {
+			fprintf(out, "  msc %s RIS %lld PARTID %lld: %s = %s\n", str(w, "msc"), num(w, "ris"),
+				num(w, "partid"), str(w, "what"), str(w, "value"));
+			i++;
+		} else if (!strcmp(str(w, "what"), "mkdir")) {
+			fprintf(out, "  mkdir %s\n", str(w, "path"));
+			i++;
+		} else {
+			i += print_file_writes(out, writes, i);
+		}
+	}
+	if (json_is_array(writes) && !json_array_size(writes))
+		fprintf(out, "  nothing to write\n");
+}
+
+static void print_partition(FILE *out, json_t *p)
+{
+	size_t i;
+	json_t *item;
+
+	if (!strcmp(str(p, "verdict"), "refused")) {
+		fprintf(out, "partition %s: refused: %s\n", str(p, "name"), str(p, "reason"));
+		return;
+	}
+	fprintf(out, "partition %s: ok\n", str(p, "name"));
+	json_array_foreach(json_object_get(p, "rounding"), i, item)
+		print_rounding(out, item);
+	json_array_foreach(json_object_get(p, "notes"), i, item)
+		fprintf(out, "  %s\n", json_string_value(item));
+	print_writes(out, json_object_get(p, "writes"));
+}
+
+static void print_result(FILE *out, json_t *report)
+{
+	size_t i, refused = 0;
+	json_t *p;
+
+	json_array_foreach(json_object_get(report, "partitions"), i, p)
+		refused += strcmp(str(p, "verdict"), "ok") != 0;
+	if (json_is_true(json_object_get(report, "can_hold"))) {
+		fprintf(out, "result: the host can hold every partition; nothing was written\n");
+		return;
+	}
+	fprintf(out, "result: refused:");
+	if (refused)
+		fprintf(out, " %zu of %zu partitions", refused, json_array_size(json_object_get(report, "partitions")));
+	if (json_array_size(json_object_get(report, "refused")))
+		fprintf(out, "%s the partition count", refused ? " and" : "");
+	fprintf(out, "; nothing was written\n");
+}
+
+void check_host_print(FILE *out, json_t *report)
+{
+	size_t i;
+	json_t *item;
+
+	print_hardware(out, str(report, "backend"), json_object_get(report, "hardware"));
+	json_array_foreach(json_object_get(report, "partitions"), i, item)
+		print_partition(out, item);
+	json_array_foreach(json_object_get(report, "refused"), i, item)
+		fprintf(out, "host: refused: %s\n", json_string_value(item));
+	print_result(out, report);
+}

@@ -1,0 +1,24 @@
+/* mpamctl check-config --host: what a valid configuration would do on this host, found through the
+ * control's validate and plan, with nothing written. */
+#ifndef MPAMD_CLI_CHECK_HOST_H
+#define MPAMD_CLI_CHECK_HOST_H
+
+#include <jansson.h>
+#include <stdio.h>
+
+#include "core/config/model.h"
+
+/* Opens and probes the control `config` names (no monitor, no actuator, no partition) and plans
+ * every partition in order. *ret is the report:
+ *   {"backend", "hardware": {caps}, "can_hold", "refused": [host-wide reasons],
+ *    "partitions": [{"name", "verdict": "ok" | "refused", "reason", "limits", "rounding",
+ *                    "notes", "writes"}]}
+ * or {"backend", "can_hold": false, "error"} when the host cannot be probed. Returns 0 when the host
+ * can hold every partition, else -1 (and the report says why). */
+int check_host(const struct config *config, json_t **ret);
+
+/* The report as text for people: the hardware, one block per partition (verdict, rounding, notes,
+ * writes), the host-wide refusals and a result line. */
+void check_host_print(FILE *out, json_t *report);
+
+#endif
