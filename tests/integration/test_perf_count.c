@@ -19,47 +19,19 @@
 
 #include <cmocka.h>
 
+#include "tests/util/busy_task.h"
+
 #include "backends/perf/perf_event.h"
 
 static pid_t child = -1;
 static char cgroup_dir[256];
 
-static pid_t spawn_busy(void)
-{
-	pid_t pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		volatile uint64_t x = 0;
-		for (;;) {
-			x++;
-			if ((x & 0xfffff) == 0)
-				usleep(100); /* a few voluntary context switches */
-		}
-	}
-	return pid;
-}
-
 static int teardown(void **state)
 {
 	(void)state;
-	if (child > 0) {
-		kill(child, SIGKILL);
-		waitpid(child, NULL, 0);
-		child = -1;
-	}
-	if (cgroup_dir[0]) {
-		for (int i = 0; i < 50 && rmdir(cgroup_dir) != 0 && errno == EBUSY; i++)
-			usleep(20000);
-		cgroup_dir[0] = '\0';
-	}
+	busy_task_stop(&child);
+	cgroup_dir_remove(cgroup_dir);
 	return 0;
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 static void resolve2(struct perf_event_desc ev[2])
@@ -113,14 +85,14 @@ static void test_pid_counts_match_perf(void **state)
 
 	(void)state;
 	resolve2(ev);
-	child = spawn_busy();
+	child = busy_task_spawn();
 	t.pid = child;
 	if (perf_group_new(ev, 2, &t, &g, &err) < 0)
 		fail_msg("perf_group_new: %s", err.text);
 	assert_int_equal(perf_group_cpus(g), 1);
 	usleep(100000);
 	assert_int_equal(perf_group_read(g, before, &err), 0);
-	double t0 = now_s();
+	double t0 = monotonic_s();
 	if (perf) {
 		snprintf(cmd, sizeof(cmd), "%s stat -x, -e task-clock,context-switches -p %d sleep 2 2>&1", perf,
 			 (int)child);
@@ -133,7 +105,7 @@ static void test_pid_counts_match_perf(void **state)
 		sleep(2);
 	}
 	assert_int_equal(perf_group_read(g, after, &err), 0);
-	double wall = now_s() - t0;
+	double wall = monotonic_s() - t0;
 	struct perf_delta clock = perf_delta_compute(&before[0], &after[0]);
 	struct perf_delta cs = perf_delta_compute(&before[1], &after[1]);
 	perf_group_free(g);
@@ -195,7 +167,7 @@ static void test_cgroup_counts(void **state)
 		cgroup_dir[0] = '\0';
 		skip();
 	}
-	child = spawn_busy();
+	child = busy_task_spawn();
 	snprintf(path, sizeof(path), "%s/cgroup.procs", cgroup_dir);
 	snprintf(pid, sizeof(pid), "%d\n", (int)child);
 	if (!write_text(path, pid)) {
@@ -219,10 +191,10 @@ static void test_cgroup_counts(void **state)
 	assert_non_null(before);
 	assert_non_null(after);
 	assert_int_equal(perf_group_read(g, before, &err), 0);
-	double t0 = now_s();
+	double t0 = monotonic_s();
 	usleep(1000000);
 	assert_int_equal(perf_group_read(g, after, &err), 0);
-	double wall = now_s() - t0;
+	double wall = monotonic_s() - t0;
 	struct perf_delta clock = perf_delta_sum(before, after, ncpus, 2, 0);
 	struct perf_delta cs = perf_delta_sum(before, after, ncpus, 2, 1);
 	double ms = clock.value * ev[0].scale;

@@ -21,6 +21,8 @@
 
 #include <cmocka.h>
 
+#include "tests/util/busy_task.h"
+
 #include "backends/mmio/mbwu_monitor.h"
 #include "backends/pmu/pmu_cgroup.h"
 #include "backends/pmu/pmu_ops.h"
@@ -35,42 +37,12 @@
 static pid_t child = -1;
 static char cgroup_dir[512];
 
-static pid_t spawn_busy(void)
-{
-	pid_t pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		volatile uint64_t x = 0;
-		for (;;) {
-			x++;
-			if ((x & 0xfffff) == 0)
-				usleep(100); /* a few voluntary context switches */
-		}
-	}
-	return pid;
-}
-
 static int teardown(void **state)
 {
 	(void)state;
-	if (child > 0) {
-		kill(child, SIGKILL);
-		waitpid(child, NULL, 0);
-		child = -1;
-	}
-	if (cgroup_dir[0]) {
-		for (int i = 0; i < 50 && rmdir(cgroup_dir) != 0 && errno == EBUSY; i++)
-			usleep(20000);
-		cgroup_dir[0] = '\0';
-	}
+	busy_task_stop(&child);
+	cgroup_dir_remove(cgroup_dir);
 	return 0;
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 static struct config *load(const char *text)
@@ -155,13 +127,13 @@ static struct pmu_sample count_over(struct pmu_sampler *s, const char *perf_args
 	assert_int_equal(pmu_sampler_perf_ops.read(s, 0, &sample, 1, &err), 0);
 	assert_true(sample.open);
 	assert_false(sample.counts[PMU_ROLE_CYCLES].counted); /* a first read only sets baselines */
-	double t0 = now_s();
+	double t0 = monotonic_s();
 	if (perf_args)
 		run_perf(perf_args, out, size);
 	else
 		usleep(1000000);
 	assert_int_equal(pmu_sampler_perf_ops.read(s, 0, &sample, 1, &err), 0);
-	*wall = now_s() - t0;
+	*wall = monotonic_s() - t0;
 	return sample;
 }
 
@@ -187,7 +159,7 @@ static void test_pid_counts_match_perf(void **state)
 	double wall;
 
 	(void)state;
-	child = spawn_busy();
+	child = busy_task_spawn();
 	snprintf(key, sizeof(key), "pids = %d", (int)child);
 	struct config *c = software_config(key, "");
 	struct pmu_sampler *s = open_sampler(c, 0);
@@ -244,7 +216,7 @@ static void test_engine_ticks_count_the_partition(void **state)
 	(void)state;
 	perf_beside_sim = pmu_sampler_perf_ops;
 	perf_beside_sim.simulated = true;
-	child = spawn_busy();
+	child = busy_task_spawn();
 	snprintf(key, sizeof(key), "pids = %d", (int)child);
 	struct engine_options opts = { .ticks = 6, .registry = &perf_registry, .on_tick = on_tick, .on_tick_ctx = &log };
 	if (engine_new(software_config(key, ""), &opts, &e, &err) < 0)
@@ -286,7 +258,7 @@ static void test_cgroup_counts(void **state)
 		cgroup_dir[0] = '\0';
 		skip();
 	}
-	child = spawn_busy();
+	child = busy_task_spawn();
 	snprintf(path, sizeof(path), "%s/cgroup.procs", cgroup_dir);
 	snprintf(pid, sizeof(pid), "%d\n", (int)child);
 	if (!write_text(path, pid)) {
