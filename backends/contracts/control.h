@@ -135,6 +135,9 @@ struct control_ops {
 	double (*truth_mbps)(struct control *control, size_t index);
 	/* Everything probed, for `mpamctl discover`: a JSON object the CLI formats. */
 	json_t *(*describe)(struct control *control);
+	/* How many tasks partition `index` holds now (resctrl: the lines of its group's tasks file), for
+	 * `mpamctl show`; -ENOTSUP where the control has no tasks (NULL: the same). */
+	int (*partition_tasks)(struct control *control, size_t index, size_t *ret);
 };
 
 /* Implementations embed this as their first member. */

@@ -123,6 +123,11 @@ static void add_placement(const struct engine *e, size_t index, json_t *json)
 	json_object_set_new(json, "monitors", monitors);
 	json_object_set_new(json, "l3_cbm", ep->applied_once && ep->applied.l3_cbm ? json_string(mask) : json_null());
 	json_object_set_new(json, "domains", domain_rows(e, index));
+	size_t tasks = 0;
+	const struct control_ops *ops = e->hw.control_ops;
+	bool counted =
+		ops->partition_tasks && ep->status.open && ops->partition_tasks(e->hw.control, index, &tasks) == 0;
+	json_object_set_new(json, "tasks", counted ? json_integer((json_int_t)tasks) : json_null());
 }
 
 static json_t *ctl_show(void *ctx, const char *name, struct err *err)

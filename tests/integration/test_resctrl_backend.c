@@ -312,6 +312,10 @@ static void test_tasks_and_cpus(void **state)
 	snprintf(line, sizeof(line), "%d\n", (int)alive);
 	assert_file_contains(&rig, "mpamd-web", "tasks", line);
 	assert_file_contains(&rig, "mpamd-web", "cpus_list", "1-2");
+	/* What `mpamctl show` gives as the task count: the lines of the tasks file. */
+	size_t tasks = 0;
+	assert_int_equal(rig.hw.control_ops->partition_tasks(rig.hw.control, 0, &tasks), 0);
+	assert_int_equal(tasks, 1);
 	kill(alive, SIGKILL);
 	waitpid(alive, NULL, 0);
 	rig_stop(&rig);
