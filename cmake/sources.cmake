@@ -10,7 +10,8 @@ mpamd_layer(mpamd_base DIRS core/base LIBS m SOURCES
   core/base/log.c
   core/base/loop.c
   core/base/parse.c
-  core/base/suggest.c)
+  core/base/suggest.c
+  core/base/utf8.c)
 
 # Base layer: the configuration model, its key tables and loader.
 mpamd_layer(mpamd_config DIRS core/config DEPS mpamd_base LIBS PkgConfig::INIH PkgConfig::JANSSON SOURCES

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/base/utf8.h"
+
 /* What a command takes besides "cmd" and "version". */
 enum ctl_args {
 	ARGS_NONE,
@@ -268,6 +270,9 @@ json_t *ctl_reply_error(const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(text, sizeof(text), fmt, ap);
 	va_end(ap);
+	/* Messages echo what the peer sent and are cut at ERR_TEXT_MAX, perhaps inside a character:
+	 * jansson refuses a string that is not UTF-8, and the peer would get no reply at all. */
+	utf8_scrub(text);
 	if (!reply || json_object_set_new(reply, "error", json_string(text)) < 0) {
 		json_decref(reply);
 		return NULL;
@@ -304,26 +309,45 @@ int ctl_request_handle(const struct ctl_handler *handler, const struct ctl_peer 
 	return 0;
 }
 
+struct encode_buffer {
+	char *data;
+	size_t len, cap;
+};
+
+static int encode_append(const char *chunk, size_t size, void *data)
+{
+	struct encode_buffer *b = data;
+
+	if (b->len + size + 2 > b->cap) { /* room kept for the newline and the NUL */
+		size_t cap = b->cap ? b->cap : 4096;
+		while (cap < b->len + size + 2)
+			cap *= 2;
+		char *grown = realloc(b->data, cap);
+		if (!grown)
+			return -1;
+		b->data = grown;
+		b->cap = cap;
+	}
+	memcpy(b->data + b->len, chunk, size);
+	b->len += size;
+	return 0;
+}
+
 int ctl_reply_encode(const json_t *reply, char **ret_line, size_t *ret_len)
 {
-	/* Compact output escapes control characters, so the encoded reply holds no newline but the last. */
-	const size_t flags = JSON_COMPACT;
-	size_t n = json_dumpb(reply, NULL, 0, flags);
-	char *line;
+	/* Compact output escapes control characters, so the encoded reply holds no newline but the last.
+	 * One pass into a growing buffer: json_dumpb would need a second, whole pass to size it, and
+	 * encoding is most of what a large reply costs. */
+	struct encode_buffer b = { 0 };
 
-	if (n == 0)
-		return -ENOMEM;
-	line = malloc(n + 2);
-	if (!line)
-		return -ENOMEM;
-	if (json_dumpb(reply, line, n, flags) != n) {
-		free(line);
+	if (json_dump_callback(reply, encode_append, &b, JSON_COMPACT) < 0 || !b.data) {
+		free(b.data);
 		return -ENOMEM;
 	}
-	line[n] = '\n';
-	line[n + 1] = '\0';
-	*ret_line = line;
-	*ret_len = n + 1;
+	b.data[b.len] = '\n';
+	b.data[b.len + 1] = '\0';
+	*ret_line = b.data;
+	*ret_len = b.len + 1;
 	return 0;
 }
 
