@@ -54,6 +54,7 @@ struct ctl_server {
 	bool bound;
 	dev_t dev; /* identity of the socket file created, so close never removes a successor's */
 	ino_t ino;
+	bool group_may_mutate; /* a group was given: its members may mutate; without one, root only */
 	gid_t sock_gid;
 	char group[64];
 	unsigned max_clients, stall_ms;
@@ -147,9 +148,12 @@ static int peer_identify(const struct ctl_server *s, int fd, struct ctl_peer *re
 		.uid = cred.uid,
 		.gid = cred.gid,
 		.pid = cred.pid,
-		.group = s->group,
+		.group = s->group_may_mutate ? s->group : NULL,
 	};
-	ret->may_mutate = cred.uid == 0 || cred.gid == s->sock_gid || peer_has_group(fd, cred.pid, s->sock_gid);
+	/* Without a group of its own the socket keeps its creator's (root's): being in that group
+	 * says nothing about who may change limits. */
+	ret->may_mutate = cred.uid == 0 || (s->group_may_mutate &&
+					    (cred.gid == s->sock_gid || peer_has_group(fd, cred.pid, s->sock_gid)));
 	return 0;
 }
 
@@ -592,6 +596,7 @@ static int socket_bind(struct ctl_server *s, const struct ctl_server_config *con
 	if (chmod(s->path, 0660) < 0 || lstat(s->path, &st) < 0)
 		return err_set(err, -errno, "%s: %s", s->path, strerror(errno));
 	s->sock_gid = st.st_gid;
+	s->group_may_mutate = config->gid >= 0;
 	return 0;
 }
 

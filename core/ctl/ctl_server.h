@@ -30,7 +30,8 @@
 
 struct ctl_server_config {
 	const char *path;     /* socket file; its directory must exist */
-	long gid;	      /* group given the socket (and with it the right to mutate), or -1: keep the creator's */
+	long gid;	      /* group given the socket and with it the right to mutate; -1: the socket keeps its
+		   * creator's group and only root may mutate */
 	unsigned max_clients; /* 0: CTL_SERVER_MAX_CLIENTS */
 	unsigned stall_ms;    /* 0: CTL_SERVER_STALL_MS */
 };

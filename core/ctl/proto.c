@@ -227,7 +227,7 @@ static int privilege_check(const struct ctl_command *c, const struct ctl_peer *p
 	if (peer->group)
 		return err_set(err, -EPERM, "'%s' is not allowed: peer uid %u is neither root nor in group %s",
 			       c->info.name, (unsigned)peer->uid, peer->group);
-	return err_set(err, -EPERM, "'%s' is not allowed: peer uid %u is neither root nor in the socket's group",
+	return err_set(err, -EPERM, "'%s' is not allowed: peer uid %u is not root (no group may change mpamd)",
 		       c->info.name, (unsigned)peer->uid);
 }
 

@@ -22,7 +22,7 @@
 
 enum ctl_privilege {
 	CTL_READ_ONLY, /* any peer that can connect */
-	CTL_MUTATING,  /* root, or a member of the socket's group */
+	CTL_MUTATING,  /* root, or a member of the socket's group when one was given */
 };
 
 /* Who sent a request, as the server learnt it from SO_PEERCRED and the peer's groups. */
@@ -31,7 +31,7 @@ struct ctl_peer {
 	gid_t gid;
 	pid_t pid;
 	bool may_mutate;   /* uid 0, or the socket's group among the peer's gid and supplementary groups */
-	const char *group; /* the socket's group by name (or number), for refusals; NULL: "the socket's group" */
+	const char *group; /* the group that may mutate, by name (or number), for refusals; NULL: none, root only */
 };
 
 struct ctl_command_info {

@@ -610,9 +610,10 @@ static void test_bad_requests_do_not_disturb(void **state)
 	server_close(&srv);
 }
 
-/* A connection made by a child that became uid/gid NOBODY (with `extra_group` as its only
- * supplementary group, if not 0): SO_PEERCRED records who connected, so the test can use the fd. */
-static int connect_as_nobody(gid_t extra_group)
+/* A connection made by a child that became uid NOBODY with primary group `gid` (and `extra_group` as
+ * its only supplementary group, if not -1): SO_PEERCRED records who connected, so the test can use
+ * the fd. */
+static int connect_as(gid_t gid, gid_t extra_group)
 {
 	char ctrl[CMSG_SPACE(sizeof(int))] = { 0 };
 	char byte = 0;
@@ -626,7 +627,7 @@ static int connect_as_nobody(gid_t extra_group)
 	if (pid == 0) {
 		struct sockaddr_un addr = { .sun_family = AF_UNIX };
 		gid_t groups[1] = { extra_group };
-		if (setgroups(extra_group ? 1 : 0, groups) < 0 || setgid(NOBODY) < 0 || setuid(NOBODY) < 0)
+		if (setgroups(extra_group != (gid_t)-1, groups) < 0 || setgid(gid) < 0 || setuid(NOBODY) < 0)
 			_exit(10);
 		int fd = socket(AF_UNIX, SOCK_STREAM, 0);
 		snprintf(addr.sun_path, sizeof(addr.sun_path), "%s", sock_path);
@@ -648,6 +649,12 @@ static int connect_as_nobody(gid_t extra_group)
 	int fd;
 	memcpy(&fd, CMSG_DATA(CMSG_FIRSTHDR(&msg)), sizeof(int));
 	return fd;
+}
+
+/* uid and gid NOBODY, with `extra_group` as its one supplementary group (0: none). */
+static int connect_as_nobody(gid_t extra_group)
+{
+	return connect_as(NOBODY, extra_group ? extra_group : (gid_t)-1);
 }
 
 static void test_peer_privilege(void **state)
@@ -683,6 +690,49 @@ static void test_peer_privilege(void **state)
 	assert_int_equal(fake.reload, 1);
 	peer_close(&outsider);
 	peer_close(&member);
+	peer_close(&root);
+	server_close(&srv);
+}
+
+/* Without a group for the socket (no group mpamd on the host), only root may mutate: the socket keeps
+ * its creator's group, and being in that group (root's, here) as primary or supplementary group
+ * grants nothing. */
+static void test_without_group_root_only(void **state)
+{
+	const char *set = "{\"cmd\":\"set\",\"name\":\"web\",\"settings\":[\"mb_max=50\"]}\n";
+	struct ctl_server_config config = { .path = sock_path, .gid = -1 };
+	struct err err = { { 0 } };
+	struct server srv = { 0 };
+	struct peer primary, supplementary, root;
+	struct stat st;
+
+	(void)state;
+	assert_int_equal(ctl_server_new(&config, &handler, &srv.s, &err), 0);
+	srv.epoll_fd = epoll_create1(EPOLL_CLOEXEC);
+	struct epoll_event ev = { .events = EPOLLIN };
+	assert_int_equal(epoll_ctl(srv.epoll_fd, EPOLL_CTL_ADD, ctl_server_fd(srv.s), &ev), 0);
+	assert_int_equal(lstat(sock_path, &st), 0);
+	assert_int_equal(st.st_gid, getegid());
+	assert_int_equal(st.st_mode & 07777, 0660);
+
+	/* Both reach the socket through its group, and may read. */
+	peer_adopt(&primary, connect_as(st.st_gid, (gid_t)-1));
+	peer_adopt(&supplementary, connect_as(NOBODY, st.st_gid));
+	roundtrip_status(&srv, &primary);
+	roundtrip_status(&srv, &supplementary);
+	peer_send(&srv, &primary, set);
+	peer_expect_error(&srv, &primary,
+			  "'set' is not allowed: peer uid 65534 is not root (no group may change mpamd)");
+	peer_send(&srv, &supplementary, "{\"cmd\":\"reload\"}\n");
+	peer_expect_error(&srv, &supplementary, "'reload' is not allowed: peer uid 65534 is not root");
+	assert_int_equal(fake.set + fake.reload, 0);
+
+	peer_connect(&root);
+	peer_send(&srv, &root, set);
+	json_decref(peer_ok(&srv, &root));
+	assert_int_equal(fake.set, 1);
+	peer_close(&primary);
+	peer_close(&supplementary);
 	peer_close(&root);
 	server_close(&srv);
 }
@@ -1114,6 +1164,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_long_line_answered_and_disconnected, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_requests_do_not_disturb, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_peer_privilege, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_without_group_root_only, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_slow_reader_gets_everything, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_long_pipeline_shares_the_loop, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stalled_clients_dropped, setup, teardown),
