@@ -23,13 +23,12 @@
 #define SO_PEERGROUPS 59 /* Linux 4.13 */
 #endif
 
-#define IN_INITIAL	     4096 /* input buffers grow from this to CTL_MAX_REQUEST */
-#define ACCEPT_BATCH	     64	  /* connections accepted per dispatch, so a flood cannot hold the loop */
-#define ANSWERS_PER_DISPATCH 64	  /* requests answered per client per dispatch, likewise for a long pipeline */
-#define EVENT_BATCH	     64
-#define LISTEN_BACKLOG	     64
-#define OUT_KEEP	     (1024 * 1024) /* an emptied reply buffer larger than this is released */
-#define PEER_GROUPS_STACK    64
+#define IN_INITIAL	  4096 /* input buffers grow from this to CTL_MAX_REQUEST */
+#define ACCEPT_BATCH	  64   /* connections accepted per dispatch, so a flood cannot hold the loop */
+#define EVENT_BATCH	  64
+#define LISTEN_BACKLOG	  64
+#define OUT_KEEP	  (1024 * 1024) /* an emptied reply buffer larger than this is released */
+#define PEER_GROUPS_STACK 64
 
 struct ctl_client {
 	int fd;
@@ -48,6 +47,12 @@ struct ctl_client {
 	struct ctl_client *next;
 };
 
+/* What is left of one dispatch's work: the owner's loop has other things to do (ticks). */
+struct dispatch_budget {
+	unsigned answers; /* requests that may still be answered */
+	size_t bytes;	  /* reply bytes that may still be queued */
+};
+
 struct ctl_server {
 	const struct ctl_handler *handler;
 	char *path;
@@ -61,6 +66,7 @@ struct ctl_server {
 	int epoll_fd, listen_fd, timer_fd;
 	bool listen_paused; /* out of descriptors: accept again after a client leaves or a timer tick */
 	bool timer_armed;
+	struct dispatch_budget budget;
 	size_t client_count;
 	struct ctl_client *clients; /* connected and, until the end of a dispatch, dead ones */
 };
@@ -306,29 +312,46 @@ static int client_answer(struct ctl_server *s, struct ctl_client *c, const char 
 	return r;
 }
 
+/* Whether one more request may be answered now: `taken` is this client's count in this dispatch. */
+static bool budget_allows(const struct ctl_server *s, unsigned taken)
+{
+	return taken < CTL_SERVER_ANSWERS_PER_CLIENT && s->budget.answers > 0 && s->budget.bytes > 0;
+}
+
+static int client_answer_counted(struct ctl_server *s, struct ctl_client *c, const char *line, size_t len,
+				 unsigned *taken)
+{
+	size_t before = client_queued(c);
+	int r = client_answer(s, c, line, len);
+	size_t queued = client_queued(c) - before;
+
+	(*taken)++;
+	s->budget.answers--;
+	s->budget.bytes -= queued < s->budget.bytes ? queued : s->budget.bytes;
+	return r;
+}
+
 /* Answers the complete lines buffered, in order, while the queue is short and the budget lasts;
  * then, at end of input, a last line without its newline. */
-static int client_process(struct ctl_server *s, struct ctl_client *c, unsigned *budget)
+static int client_process(struct ctl_server *s, struct ctl_client *c, unsigned *taken)
 {
 	size_t pos = 0;
 	int r = 0;
 
-	while (r >= 0 && !c->closing && !client_paused(c) && *budget > 0) {
+	while (r >= 0 && !c->closing && !client_paused(c) && budget_allows(s, *taken)) {
 		char *nl = memchr(c->in + pos, '\n', c->in_len - pos);
 		if (!nl)
 			break;
 		size_t len = (size_t)(nl - (c->in + pos)) + 1;
-		r = client_answer(s, c, c->in + pos, len);
+		r = client_answer_counted(s, c, c->in + pos, len, taken);
 		pos += len;
-		(*budget)--;
 	}
 	memmove(c->in, c->in + pos, c->in_len - pos);
 	c->in_len -= pos;
 	c->lines_pending = !c->closing && memchr(c->in, '\n', c->in_len);
-	if (r >= 0 && c->eof && !c->lines_pending && c->in_len > 0 && !client_paused(c) && *budget > 0) {
-		r = client_answer(s, c, c->in, c->in_len);
+	if (r >= 0 && c->eof && !c->lines_pending && c->in_len > 0 && !client_paused(c) && budget_allows(s, *taken)) {
+		r = client_answer_counted(s, c, c->in, c->in_len, taken);
 		c->in_len = 0;
-		(*budget)--;
 	}
 	bool partial = !c->eof && !c->lines_pending && c->in_len > 0;
 	if (partial && !c->partial)
@@ -404,10 +427,10 @@ static const char *client_step(struct ctl_server *s, struct ctl_client *c, uint3
 	    client_reject_long_line(c) < 0)
 		return "out of memory";
 	/* Answering may queue enough to pause, writing may unpause: go on until neither moves. */
-	unsigned budget = ANSWERS_PER_DISPATCH;
+	unsigned taken = 0;
 	for (;;) {
 		size_t queued = client_queued(c), buffered = c->in_len;
-		if (client_process(s, c, &budget) < 0)
+		if (client_process(s, c, &taken) < 0)
 			return "out of memory";
 		if (client_flush(c) < 0)
 			return "gone while replies were pending";
@@ -529,6 +552,9 @@ int ctl_server_dispatch(struct ctl_server *s)
 
 	if (n < 0)
 		return errno == EINTR ? 0 : -errno;
+	/* One budget for the whole call, not per client: what it leaves undone keeps the server's fd
+	 * ready (client_watch), so the owner's loop comes back after serving its own (a due tick). */
+	s->budget = (struct dispatch_budget){ CTL_SERVER_ANSWERS_PER_DISPATCH, CTL_SERVER_BYTES_PER_DISPATCH };
 	for (int i = 0; i < n; i++) {
 		void *tag = events[i].data.ptr;
 		if (tag == &tag_listen)

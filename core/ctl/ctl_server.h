@@ -4,8 +4,10 @@
  * The server keeps its listening socket, its clients and a stall timer in an epoll set of its own
  * and shows the owner a single pollable descriptor: the owner adds ctl_server_fd() to its epoll set
  * (EPOLLIN) once, and calls ctl_server_dispatch() whenever that fd is readable. Dispatch accepts,
- * reads, answers and writes only what is ready now and never blocks; it can equally be called on
- * every iteration of a loop that does not wait (simulated time). The owner needs no callbacks and no
+ * reads, answers and writes only what is ready now, never blocks, and does a bounded amount of work
+ * (see CTL_SERVER_ANSWERS_PER_DISPATCH): what is left keeps the fd readable for the next call, so an
+ * owner that serves its timer first is never held up by more than one dispatch. It can equally be
+ * called on every iteration of a loop that does not wait (simulated time). The owner needs no callbacks and no
  * bookkeeping of client descriptors.
  *
  * Per client: requests are answered in the order they arrive (pipelining is fine); a line longer
@@ -27,6 +29,12 @@
 #define CTL_SERVER_STALL_MS    10000
 #define CTL_SERVER_OUT_PAUSE   (256 * 1024)	  /* queued reply bytes above which requests wait */
 #define CTL_SERVER_OUT_MAX     (64 * 1024 * 1024) /* queued reply bytes that drop a client */
+/* One dispatch's work, over all clients: it answers at most this many requests, of which one client
+ * at most CTL_SERVER_ANSWERS_PER_CLIENT, and stops answering once it has queued this many reply
+ * bytes; the rest waits for the next dispatch. */
+#define CTL_SERVER_ANSWERS_PER_DISPATCH 64
+#define CTL_SERVER_ANSWERS_PER_CLIENT	16
+#define CTL_SERVER_BYTES_PER_DISPATCH	(4 * 1024 * 1024)
 
 struct ctl_server_config {
 	const char *path;     /* socket file; its directory must exist */

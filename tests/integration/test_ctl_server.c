@@ -773,7 +773,7 @@ static void test_slow_reader_gets_everything(void **state)
 	server_close(&srv);
 }
 
-/* One dispatch answers a bounded number of one client's pipelined requests and serves the others
+/* One dispatch answers a bounded share of one client's pipelined requests and serves the others
  * in between; the rest follow on later dispatches without the client sending anything more. */
 static void test_long_pipeline_shares_the_loop(void **state)
 {
@@ -797,7 +797,7 @@ static void test_long_pipeline_shares_the_loop(void **state)
 	peer_send(&srv, &b, "{\"cmd\":\"status\"}\n");
 	assert_int_equal(epoll_wait(srv.epoll_fd, &ev, 1, WAIT_MS), 1);
 	assert_int_equal(ctl_server_dispatch(srv.s), 0);
-	assert_int_equal(fake.list, 64);
+	assert_int_equal(fake.list, CTL_SERVER_ANSWERS_PER_CLIENT);
 	assert_int_equal(fake.status, 3);
 	json_decref(peer_ok(&srv, &b));
 	for (size_t i = 0; i < count; i++)
@@ -806,6 +806,89 @@ static void test_long_pipeline_shares_the_loop(void **state)
 	peer_close(&a);
 	peer_close(&b);
 	free(many);
+	server_close(&srv);
+}
+
+/* Waits until the server's fd is ready and dispatches exactly once. */
+static void dispatch_once(struct server *srv)
+{
+	struct epoll_event ev;
+
+	assert_int_equal(epoll_wait(srv->epoll_fd, &ev, 1, WAIT_MS), 1);
+	assert_int_equal(ctl_server_dispatch(srv->s), 0);
+}
+
+#define BUDGET_CLIENTS 12
+
+/* The budget bounds a whole dispatch, not each client: many clients with long pipelines get
+ * CTL_SERVER_ANSWERS_PER_DISPATCH answers in all, and the next dispatches answer the rest. */
+static void test_dispatch_budget_spans_clients(void **state)
+{
+	const char *one = "{\"cmd\":\"list\"}\n";
+	size_t per_client = 2 * CTL_SERVER_ANSWERS_PER_CLIENT, len = strlen(one);
+	char *many = malloc(per_client * len + 1);
+	struct peer peers[BUDGET_CLIENTS];
+	struct server srv;
+
+	(void)state;
+	/* Enough clients that their shares together exceed the dispatch's budget. */
+	assert_true(BUDGET_CLIENTS * CTL_SERVER_ANSWERS_PER_CLIENT > CTL_SERVER_ANSWERS_PER_DISPATCH);
+	for (size_t i = 0; i < per_client; i++)
+		memcpy(many + i * len, one, len);
+	many[per_client * len] = '\0';
+	server_open(&srv, 0, 0);
+	for (int i = 0; i < BUDGET_CLIENTS; i++) {
+		peer_connect(&peers[i]);
+		roundtrip_status(&srv, &peers[i]);
+	}
+	for (int i = 0; i < BUDGET_CLIENTS; i++)
+		peer_send(&srv, &peers[i], many);
+	assert_int_equal(fake.list, 0);
+	dispatch_once(&srv);
+	assert_int_equal(fake.list, CTL_SERVER_ANSWERS_PER_DISPATCH);
+	dispatch_once(&srv);
+	assert_int_equal(fake.list, 2 * CTL_SERVER_ANSWERS_PER_DISPATCH);
+	for (int i = 0; i < BUDGET_CLIENTS; i++)
+		for (size_t k = 0; k < per_client; k++)
+			json_decref(peer_ok(&srv, &peers[i]));
+	assert_int_equal(fake.list, BUDGET_CLIENTS * per_client);
+	for (int i = 0; i < BUDGET_CLIENTS; i++)
+		peer_close(&peers[i]);
+	free(many);
+	server_close(&srv);
+}
+
+/* Large replies: a dispatch stops answering once it has queued CTL_SERVER_BYTES_PER_DISPATCH. */
+static void test_dispatch_budget_in_bytes(void **state)
+{
+	struct peer peers[BUDGET_CLIENTS + 8];
+	size_t count = sizeof(peers) / sizeof(peers[0]);
+	/* Replies of BIG_REPLY bytes and a little more: the budget runs out after this many. */
+	size_t fit = (CTL_SERVER_BYTES_PER_DISPATCH + BIG_REPLY - 1) / BIG_REPLY;
+	struct server srv;
+
+	(void)state;
+	assert_true(fit < count && fit < CTL_SERVER_ANSWERS_PER_DISPATCH);
+	server_open(&srv, 0, 0);
+	for (size_t i = 0; i < count; i++) {
+		peer_connect(&peers[i]);
+		roundtrip_status(&srv, &peers[i]);
+	}
+	fake.status = 0;
+	fake.big = BIG_REPLY;
+	for (size_t i = 0; i < count; i++)
+		peer_send(&srv, &peers[i], "{\"cmd\":\"status\"}\n");
+	dispatch_once(&srv);
+	/* Each reply is a little over BIG_REPLY, so the budget may be spent one reply earlier. */
+	assert_true(fake.status == fit || fake.status == fit - 1);
+	for (size_t i = 0; i < count; i++) {
+		json_t *r = peer_ok(&srv, &peers[i]);
+		assert_int_equal(strlen(json_string_value(json_object_get(r, "pad"))), BIG_REPLY);
+		json_decref(r);
+	}
+	assert_int_equal(fake.status, count);
+	for (size_t i = 0; i < count; i++)
+		peer_close(&peers[i]);
 	server_close(&srv);
 }
 
@@ -1167,6 +1250,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_without_group_root_only, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_slow_reader_gets_everything, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_long_pipeline_shares_the_loop, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_dispatch_budget_spans_clients, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_dispatch_budget_in_bytes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stalled_clients_dropped, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_client_cap, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_mpamctl_status_list_show, setup, teardown),
