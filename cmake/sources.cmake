@@ -84,7 +84,8 @@ mpamd_layer(mpamd_policies DIRS policies DEPS mpamd_config SOURCES
 
 mpamd_layer(mpamd_ctl DIRS core/ctl DEPS mpamd_base LIBS PkgConfig::JANSSON SOURCES
   core/ctl/ctl_server.c
-  core/ctl/proto.c)
+  core/ctl/proto.c
+  core/ctl/reply_cache.c)
 
 # The one place that composes: controls, monitors, actuators, policies and the control socket.
 mpamd_layer(mpamd_engine DIRS core/engine

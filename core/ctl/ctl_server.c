@@ -18,6 +18,7 @@
 
 #include "core/base/log.h"
 #include "core/ctl/proto.h"
+#include "core/ctl/reply_cache.h"
 
 #ifndef SO_PEERGROUPS
 #define SO_PEERGROUPS 59 /* Linux 4.13 */
@@ -67,6 +68,7 @@ struct ctl_server {
 	bool listen_paused; /* out of descriptors: accept again after a client leaves or a timer tick */
 	bool timer_armed;
 	struct dispatch_budget budget;
+	struct reply_cache replies;
 	size_t client_count;
 	struct ctl_client *clients; /* connected and, until the end of a dispatch, dead ones */
 };
@@ -233,15 +235,9 @@ static void clients_reap(struct ctl_server *s)
 	}
 }
 
-/* Queues a reply; it is written by client_flush. */
-static int client_queue(struct ctl_client *c, const json_t *reply)
+/* Queues a reply line; it is written by client_flush. */
+static int client_queue_line(struct ctl_client *c, const char *line, size_t len)
 {
-	char *line;
-	size_t len;
-	int r = ctl_reply_encode(reply, &line, &len);
-
-	if (r < 0)
-		return r;
 	if (c->out_off > 0 && c->out_len + len > c->out_cap) {
 		/* A reader that keeps up only partly never empties the queue: reuse what it has read. */
 		memmove(c->out, c->out + c->out_off, client_queued(c));
@@ -253,10 +249,8 @@ static int client_queue(struct ctl_client *c, const json_t *reply)
 		while (cap < c->out_len + len)
 			cap *= 2;
 		char *grown = realloc(c->out, cap);
-		if (!grown) {
-			free(line);
+		if (!grown)
 			return -ENOMEM;
-		}
 		c->out = grown;
 		c->out_cap = cap;
 	}
@@ -264,8 +258,20 @@ static int client_queue(struct ctl_client *c, const json_t *reply)
 		c->out_since_ms = now_ms();
 	memcpy(c->out + c->out_len, line, len);
 	c->out_len += len;
-	free(line);
 	return 0;
+}
+
+static int client_queue(struct ctl_client *c, const json_t *reply)
+{
+	char *line;
+	size_t len;
+	int r = ctl_reply_encode(reply, &line, &len);
+
+	if (r < 0)
+		return r;
+	r = client_queue_line(c, line, len);
+	free(line);
+	return r;
 }
 
 static int client_flush(struct ctl_client *c)
@@ -302,13 +308,13 @@ static bool client_reading(const struct ctl_client *c)
 
 static int client_answer(struct ctl_server *s, struct ctl_client *c, const char *line, size_t len)
 {
-	json_t *reply;
-	int r = ctl_request_handle(s->handler, &c->peer, line, len, &reply);
+	struct reply_line reply;
+	int r = reply_cache_answer(&s->replies, s->handler, &c->peer, line, len, &reply);
 
 	if (r < 0)
 		return r;
-	r = client_queue(c, reply);
-	json_decref(reply);
+	r = client_queue_line(c, reply.text, reply.len);
+	reply_line_fini(&reply);
 	return r;
 }
 
@@ -732,6 +738,7 @@ void ctl_server_free(struct ctl_server *s)
 	for (struct ctl_client *c = s->clients; c; c = c->next)
 		client_drop(s, c, "server closing");
 	clients_reap(s);
+	reply_cache_fini(&s->replies);
 	if (s->path && socket_file_is_ours(s) && unlink(s->path) < 0)
 		log_debug("control socket: cannot remove %s: %m", s->path);
 	if (s->listen_fd >= 0)

@@ -90,12 +90,12 @@ static json_t *run_reload(const struct ctl_handler *h, const struct ctl_request 
 }
 
 static const struct ctl_command commands[] = {
-	{ { "status", CTL_READ_ONLY }, ARGS_NONE, run_status },
-	{ { "list", CTL_READ_ONLY }, ARGS_NONE, run_list },
-	{ { "show", CTL_READ_ONLY }, ARGS_NAME, run_show },
-	{ { "metrics", CTL_READ_ONLY }, ARGS_NONE, run_metrics },
-	{ { "set", CTL_MUTATING }, ARGS_NAME_SETTINGS, run_set },
-	{ { "reload", CTL_MUTATING }, ARGS_NONE, run_reload },
+	{ { "status", CTL_READ_ONLY, true }, ARGS_NONE, run_status },
+	{ { "list", CTL_READ_ONLY, true }, ARGS_NONE, run_list },
+	{ { "show", CTL_READ_ONLY, false }, ARGS_NAME, run_show },
+	{ { "metrics", CTL_READ_ONLY, false }, ARGS_NONE, run_metrics },
+	{ { "set", CTL_MUTATING, false }, ARGS_NAME_SETTINGS, run_set },
+	{ { "reload", CTL_MUTATING, false }, ARGS_NONE, run_reload },
 };
 
 static const struct ctl_command *command_find(const char *name)
@@ -280,6 +280,29 @@ json_t *ctl_reply_error(const char *fmt, ...)
 	return reply;
 }
 
+/* The request's JSON, or NULL with jerr. */
+static json_t *request_load(const char *line, size_t len, json_error_t *jerr)
+{
+	/* The line ending is framing, not JSON; tolerate CRLF from hand-typed sessions. */
+	while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+		len--;
+	return json_loadb(line, len, JSON_REJECT_DUPLICATES, jerr);
+}
+
+const struct ctl_command_info *ctl_request_shared(const char *line, size_t len)
+{
+	const struct ctl_command *c = NULL;
+	struct ctl_request req = { 0 };
+	struct err err = { { 0 } };
+	json_error_t jerr;
+	json_t *obj = len <= CTL_MAX_REQUEST ? request_load(line, len, &jerr) : NULL;
+	bool shared = obj && request_parse(obj, &c, &req, &err) >= 0 && c->info.shared &&
+		      request_check_members(obj, c, &err) >= 0;
+
+	json_decref(obj);
+	return shared ? &c->info : NULL;
+}
+
 int ctl_request_handle(const struct ctl_handler *handler, const struct ctl_peer *peer, const char *line, size_t len,
 		       json_t **ret_reply)
 {
@@ -290,10 +313,7 @@ int ctl_request_handle(const struct ctl_handler *handler, const struct ctl_peer 
 	if (len > CTL_MAX_REQUEST) {
 		reply = ctl_reply_error("request larger than %d bytes", CTL_MAX_REQUEST);
 	} else {
-		/* The line ending is framing, not JSON; tolerate CRLF from hand-typed sessions. */
-		while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
-			len--;
-		json_t *obj = json_loadb(line, len, JSON_REJECT_DUPLICATES, &jerr);
+		json_t *obj = request_load(line, len, &jerr);
 		if (!obj) {
 			reply = ctl_reply_error("request is not valid JSON: %s at line %d column %d", jerr.text,
 						jerr.line, jerr.column);

@@ -39,6 +39,7 @@
 struct fake {
 	unsigned status, list, show, metrics, set, reload;
 	size_t big; /* when set, status carries this many bytes of padding */
+	uint64_t generation;
 	char name[64];
 	char settings[MAX_SETTING][64];
 	size_t count;
@@ -149,6 +150,23 @@ static const struct ctl_handler handler = {
 	.reload = fake_reload,
 };
 
+static uint64_t fake_generation(void *ctx)
+{
+	return ((struct fake *)ctx)->generation;
+}
+
+/* The same daemon, saying when its state changes (as the engine does, once per tick). */
+static const struct ctl_handler handler_with_generation = {
+	.ctx = &fake,
+	.status = fake_status,
+	.list = fake_list,
+	.show = fake_show,
+	.metrics = fake_metrics,
+	.set = fake_set,
+	.reload = fake_reload,
+	.generation = fake_generation,
+};
+
 /* ---- the test's event loop ---- */
 
 static char dir[64];
@@ -167,6 +185,19 @@ struct server {
 	int epoll_fd; /* the "daemon's" loop, watching the one fd the server shows */
 };
 
+static void server_open_config(struct server *srv, const struct ctl_server_config *config, const struct ctl_handler *h)
+{
+	struct err err = { { 0 } };
+	int r = ctl_server_new(config, h, &srv->s, &err);
+
+	if (r < 0)
+		fail_msg("ctl_server_new: %s", err.text);
+	srv->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
+	assert_true(srv->epoll_fd >= 0);
+	struct epoll_event ev = { .events = EPOLLIN };
+	assert_int_equal(epoll_ctl(srv->epoll_fd, EPOLL_CTL_ADD, ctl_server_fd(srv->s), &ev), 0);
+}
+
 static void server_open(struct server *srv, unsigned max_clients, unsigned stall_ms)
 {
 	struct ctl_server_config config = {
@@ -175,15 +206,8 @@ static void server_open(struct server *srv, unsigned max_clients, unsigned stall
 		.max_clients = max_clients,
 		.stall_ms = stall_ms,
 	};
-	struct err err = { { 0 } };
-	int r = ctl_server_new(&config, &handler, &srv->s, &err);
 
-	if (r < 0)
-		fail_msg("ctl_server_new: %s", err.text);
-	srv->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
-	assert_true(srv->epoll_fd >= 0);
-	struct epoll_event ev = { .events = EPOLLIN };
-	assert_int_equal(epoll_ctl(srv->epoll_fd, EPOLL_CTL_ADD, ctl_server_fd(srv->s), &ev), 0);
+	server_open_config(srv, &config, &handler);
 }
 
 static void server_close(struct server *srv)
@@ -701,16 +725,12 @@ static void test_without_group_root_only(void **state)
 {
 	const char *set = "{\"cmd\":\"set\",\"name\":\"web\",\"settings\":[\"mb_max=50\"]}\n";
 	struct ctl_server_config config = { .path = sock_path, .gid = -1 };
-	struct err err = { { 0 } };
-	struct server srv = { 0 };
 	struct peer primary, supplementary, root;
+	struct server srv;
 	struct stat st;
 
 	(void)state;
-	assert_int_equal(ctl_server_new(&config, &handler, &srv.s, &err), 0);
-	srv.epoll_fd = epoll_create1(EPOLL_CLOEXEC);
-	struct epoll_event ev = { .events = EPOLLIN };
-	assert_int_equal(epoll_ctl(srv.epoll_fd, EPOLL_CTL_ADD, ctl_server_fd(srv.s), &ev), 0);
+	server_open_config(&srv, &config, &handler);
 	assert_int_equal(lstat(sock_path, &st), 0);
 	assert_int_equal(st.st_gid, getegid());
 	assert_int_equal(st.st_mode & 07777, 0660);
@@ -888,6 +908,54 @@ static void test_dispatch_budget_in_bytes(void **state)
 	}
 	assert_int_equal(fake.status, count);
 	for (size_t i = 0; i < count; i++)
+		peer_close(&peers[i]);
+	server_close(&srv);
+}
+
+#define SHARING_CLIENTS 20
+
+/* N clients asking for list within one generation: the daemon is asked once, the reply encoded once,
+ * and every client gets the same reply; the next generation asks again. */
+static void test_shared_reply_encoded_once(void **state)
+{
+	struct ctl_server_config config = { .path = sock_path, .gid = SOCKET_GID };
+	struct peer peers[SHARING_CLIENTS];
+	struct server srv;
+
+	(void)state;
+	server_open_config(&srv, &config, &handler_with_generation);
+	for (int i = 0; i < SHARING_CLIENTS; i++) {
+		peer_connect(&peers[i]);
+		peer_send(&srv, &peers[i], "{\"cmd\":\"list\"}\n{\"cmd\":\"status\"}\n");
+	}
+	json_t *first = peer_ok(&srv, &peers[0]);
+	json_decref(peer_ok(&srv, &peers[0]));
+	for (int i = 1; i < SHARING_CLIENTS; i++) {
+		json_t *r = peer_ok(&srv, &peers[i]);
+		assert_true(json_equal(r, first));
+		json_decref(r);
+		json_decref(peer_ok(&srv, &peers[i]));
+	}
+	assert_int_equal(fake.list, 1);
+	assert_int_equal(fake.status, 1);
+	/* show takes an argument: every request is answered afresh. */
+	for (int i = 0; i < 3; i++) {
+		peer_send(&srv, &peers[i], "{\"cmd\":\"show\",\"name\":\"web\"}\n");
+		json_decref(peer_ok(&srv, &peers[i]));
+	}
+	assert_int_equal(fake.show, 3);
+
+	fake.generation++;
+	for (int i = 0; i < SHARING_CLIENTS; i++) {
+		peer_send(&srv, &peers[i], "{\"cmd\":\"status\"}\n");
+		json_t *r = peer_ok(&srv, &peers[i]);
+		assert_int_equal(json_integer_value(json_object_get(r, "n")), 2);
+		json_decref(r);
+	}
+	assert_int_equal(fake.status, 2);
+	assert_int_equal(fake.list, 1);
+	json_decref(first);
+	for (int i = 0; i < SHARING_CLIENTS; i++)
 		peer_close(&peers[i]);
 	server_close(&srv);
 }
@@ -1252,6 +1320,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_long_pipeline_shares_the_loop, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_dispatch_budget_spans_clients, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_dispatch_budget_in_bytes, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_shared_reply_encoded_once, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stalled_clients_dropped, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_client_cap, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_mpamctl_status_list_show, setup, teardown),
