@@ -45,6 +45,7 @@ struct ctl_client {
 	char *out;
 	size_t out_off, out_len, out_cap; /* queued bytes: out[out_off..out_len) */
 	uint64_t in_since_ms, out_since_ms;
+	uint64_t active_ms; /* last byte received or sent: an idle client holds a slot for nothing */
 	struct ctl_client *next;
 };
 
@@ -63,7 +64,7 @@ struct ctl_server {
 	bool group_may_mutate; /* a group was given: its members may mutate; without one, root only */
 	gid_t sock_gid;
 	char group[64];
-	unsigned max_clients, stall_ms;
+	unsigned max_clients, reserved, stall_ms, idle_ms;
 	int epoll_fd, listen_fd, timer_fd;
 	bool listen_paused; /* out of descriptors: accept again after a client leaves or a timer tick */
 	bool timer_armed;
@@ -178,7 +179,8 @@ static int watch(struct ctl_server *s, int op, int fd, uint32_t events, void *da
 static void timer_update(struct ctl_server *s)
 {
 	bool want = s->client_count > 0 || s->listen_paused;
-	unsigned period = s->stall_ms / 4 ? s->stall_ms / 4 : 1;
+	unsigned shortest = s->stall_ms < s->idle_ms ? s->stall_ms : s->idle_ms;
+	unsigned period = shortest / 4 ? shortest / 4 : 1;
 	struct itimerspec its = { { 0, 0 }, { 0, 0 } };
 
 	if (want == s->timer_armed)
@@ -284,7 +286,7 @@ static int client_flush(struct ctl_client *c)
 			return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : -errno;
 		}
 		c->out_off += (size_t)n;
-		c->out_since_ms = now_ms();
+		c->out_since_ms = c->active_ms = now_ms();
 	}
 	c->out_off = c->out_len = 0;
 	if (c->out_cap > OUT_KEEP) {
@@ -403,6 +405,8 @@ static int client_read(struct ctl_client *c)
 		return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR ? 0 : -errno;
 	if (n == 0)
 		c->eof = true;
+	else
+		c->active_ms = now_ms();
 	c->in_len += (size_t)n;
 	return 0;
 }
@@ -465,9 +469,14 @@ static void client_service(struct ctl_server *s, struct ctl_client *c, uint32_t 
 
 /* Beyond the cap, a connection is told why before it is closed; the reply is small enough to fit
  * in a fresh socket's buffer, so a single non-blocking send suffices. */
-static void client_refuse(const struct ctl_server *s, int fd)
+static void client_refuse(const struct ctl_server *s, int fd, bool privileged)
 {
-	json_t *reply = ctl_reply_error("too many clients (%u connected): try again later", s->max_clients);
+	json_t *reply = privileged
+				? ctl_reply_error("too many clients (%u connected): try again later", s->max_clients)
+				: ctl_reply_error("too many clients (%zu connected; the other %zu slots are kept for "
+						  "root and group %s): try again later",
+						  s->client_count, (size_t)s->max_clients - s->client_count,
+						  s->group_may_mutate ? s->group : "(none)");
 	char *line;
 	size_t len;
 
@@ -480,24 +489,50 @@ static void client_refuse(const struct ctl_server *s, int fd)
 	close(fd);
 }
 
-static int client_add(struct ctl_server *s, int fd)
+/* The last `reserved` slots are for peers who may mutate, so that idle connections of others
+ * (anyone who can open the socket) cannot lock root out. */
+static bool slot_available(const struct ctl_server *s, const struct ctl_peer *peer)
+{
+	size_t limit = peer->may_mutate ? s->max_clients : s->max_clients - s->reserved;
+
+	return s->client_count < limit;
+}
+
+static void client_free_unlisted(struct ctl_client *c)
+{
+	free(c->in);
+	free(c);
+}
+
+/* Takes the connection `fd` (closed here when it is refused or cannot be taken). */
+static void client_add(struct ctl_server *s, int fd)
 {
 	struct ctl_client *c = calloc(1, sizeof(*c));
-	int r;
+	int r = c ? 0 : -ENOMEM;
 
-	if (!c)
-		return -ENOMEM;
-	c->fd = fd;
-	c->watched = EPOLLIN;
-	c->in_cap = IN_INITIAL;
-	c->in = malloc(c->in_cap);
-	r = c->in ? peer_identify(s, fd, &c->peer) : -ENOMEM;
+	if (c) {
+		c->fd = fd;
+		c->watched = EPOLLIN;
+		c->in_cap = IN_INITIAL;
+		c->in = malloc(c->in_cap);
+		c->active_ms = now_ms();
+		r = c->in ? peer_identify(s, fd, &c->peer) : -ENOMEM;
+	}
+	if (r >= 0 && !slot_available(s, &c->peer)) {
+		log_debug("control socket: client pid %d uid %u refused: no slot left for it", (int)c->peer.pid,
+			  (unsigned)c->peer.uid);
+		client_refuse(s, fd, c->peer.may_mutate);
+		client_free_unlisted(c);
+		return;
+	}
 	if (r >= 0)
 		r = watch(s, EPOLL_CTL_ADD, fd, EPOLLIN, c);
 	if (r < 0) {
-		free(c->in);
-		free(c);
-		return r;
+		log_debug("control socket: cannot take a client: %s", strerror(-r));
+		close(fd);
+		if (c)
+			client_free_unlisted(c);
+		return;
 	}
 	c->next = s->clients;
 	s->clients = c;
@@ -505,7 +540,6 @@ static int client_add(struct ctl_server *s, int fd)
 	timer_update(s);
 	log_debug("control socket: client pid %d uid %u connected%s", (int)c->peer.pid, (unsigned)c->peer.uid,
 		  c->peer.may_mutate ? "" : " (read-only)");
-	return 0;
 }
 
 static void server_accept(struct ctl_server *s)
@@ -522,16 +556,17 @@ static void server_accept(struct ctl_server *s)
 				log_debug("control socket: accept: %m");
 			return;
 		}
-		if (s->client_count >= s->max_clients) {
-			client_refuse(s, fd);
-			continue;
-		}
-		int r = client_add(s, fd);
-		if (r < 0) {
-			log_debug("control socket: cannot take a client: %s", strerror(-r));
-			close(fd);
-		}
+		if (s->client_count >= s->max_clients)
+			client_refuse(s, fd, true); /* full for everyone: no need to ask who it is */
+		else
+			client_add(s, fd);
 	}
+}
+
+/* Connected, nothing asked and nothing owed for idle_ms. */
+static bool client_idle(const struct ctl_server *s, const struct ctl_client *c, uint64_t now)
+{
+	return !client_queued(c) && c->in_len == 0 && !c->eof && now - c->active_ms >= s->idle_ms;
 }
 
 static void server_check_stalls(struct ctl_server *s)
@@ -548,6 +583,8 @@ static void server_check_stalls(struct ctl_server *s)
 			client_drop(s, c, "stalled: does not read its replies");
 		else if (c->partial && now - c->in_since_ms >= s->stall_ms)
 			client_drop(s, c, "stalled: unfinished request");
+		else if (client_idle(s, c, now))
+			client_drop(s, c, "idle: asked nothing");
 	}
 }
 
@@ -718,10 +755,14 @@ int ctl_server_new(const struct ctl_server_config *config, const struct ctl_hand
 		.handler = handler,
 		.max_clients = config->max_clients ? config->max_clients : CTL_SERVER_MAX_CLIENTS,
 		.stall_ms = config->stall_ms ? config->stall_ms : CTL_SERVER_STALL_MS,
+		.idle_ms = config->idle_ms ? config->idle_ms : CTL_SERVER_IDLE_MS,
 		.epoll_fd = -1,
 		.listen_fd = -1,
 		.timer_fd = -1,
 	};
+	s->reserved = config->reserved ? config->reserved : CTL_SERVER_RESERVED;
+	if (s->reserved >= s->max_clients)
+		s->reserved = s->max_clients - 1; /* someone else must be able to ask */
 	r = server_setup(s, config, err);
 	if (r < 0) {
 		ctl_server_free(s); /* removes the socket file if it got as far as creating it */

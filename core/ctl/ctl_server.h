@@ -15,7 +15,10 @@
  * rest being read; replies that cannot be written at once are queued, and while a client has more
  * than CTL_SERVER_OUT_PAUSE bytes queued its further requests wait; a client whose queued replies or
  * unfinished request make no progress for stall_ms is dropped, as is one whose queue exceeds
- * CTL_SERVER_OUT_MAX. Beyond max_clients, a new client gets an error reply and is closed. */
+ * CTL_SERVER_OUT_MAX, and one that has sent nothing and is owed nothing for idle_ms (a client that
+ * never reads replies small enough to sit in its socket buffer ends up so). Beyond max_clients, a new
+ * client gets an error reply and is closed; the last `reserved` slots take only peers that may
+ * mutate (root, the socket's group), so that connections anyone can open cannot lock root out. */
 #ifndef MPAMD_CORE_CTL_SERVER_H
 #define MPAMD_CORE_CTL_SERVER_H
 
@@ -26,7 +29,9 @@
 #include "core/base/error.h"
 
 #define CTL_SERVER_MAX_CLIENTS 64
+#define CTL_SERVER_RESERVED    4 /* of them kept for peers who may mutate */
 #define CTL_SERVER_STALL_MS    10000
+#define CTL_SERVER_IDLE_MS     30000
 #define CTL_SERVER_OUT_PAUSE   (256 * 1024)	  /* queued reply bytes above which requests wait */
 #define CTL_SERVER_OUT_MAX     (64 * 1024 * 1024) /* queued reply bytes that drop a client */
 /* One dispatch's work, over all clients: it answers at most this many requests, of which one client
@@ -41,7 +46,9 @@ struct ctl_server_config {
 	long gid;	      /* group given the socket and with it the right to mutate; -1: the socket keeps its
 		   * creator's group and only root may mutate */
 	unsigned max_clients; /* 0: CTL_SERVER_MAX_CLIENTS */
+	unsigned reserved;    /* slots only root and the group may take; 0: CTL_SERVER_RESERVED */
 	unsigned stall_ms;    /* 0: CTL_SERVER_STALL_MS */
+	unsigned idle_ms;     /* 0: CTL_SERVER_IDLE_MS */
 };
 
 struct ctl_server;

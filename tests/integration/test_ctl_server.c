@@ -634,6 +634,51 @@ static void test_bad_requests_do_not_disturb(void **state)
 	server_close(&srv);
 }
 
+/* "{"cmd": CMD, "name": "éé..."}" with `bytes` bytes of two-byte characters after one ASCII byte, so
+ * that any message cut at a byte limit falls inside a character somewhere. */
+static char *utf8_request(const char *cmd, size_t bytes)
+{
+	char *line = malloc(bytes + 64), *p = line;
+
+	p += sprintf(p, "{\"cmd\":\"%s\",\"name\":\"x", cmd);
+	for (size_t i = 0; i + 1 < bytes; i += 2)
+		p += sprintf(p, "\xc3\xa9");
+	sprintf(p, "\"}\n");
+	return line;
+}
+
+/* 10 KB of UTF-8 in a name or a command, and bytes that are not UTF-8, get error replies on a
+ * connection that stays up (it used to be dropped as "out of memory"). */
+static void test_non_ascii_requests_answered(void **state)
+{
+	struct server srv;
+	struct peer p;
+
+	(void)state;
+	server_open(&srv, 0, 0);
+	peer_connect(&p);
+	char *show = utf8_request("show", 10 * 1024);
+	peer_send(&srv, &p, show);
+	peer_expect_error(&srv, &p, "no partition named 'x\xc3\xa9");
+	free(show);
+	char *cmd = malloc(11 * 1024), *q = cmd;
+	q += sprintf(q, "{\"cmd\":\"y");
+	for (int i = 0; i < 5 * 1024; i++)
+		q += sprintf(q, "\xc3\xa9");
+	sprintf(q, "\"}\n");
+	peer_send(&srv, &p, cmd);
+	peer_expect_error(&srv, &p, "unknown command 'y\xc3\xa9");
+	free(cmd);
+	peer_send(&srv, &p, "{\"cmd\":\"show\",\"name\":\"\xff\xfe\x80\"}\n{\"cmd\":\"\xc3\"}\n");
+	peer_expect_error(&srv, &p, "request is not valid JSON");
+	peer_expect_error(&srv, &p, "request is not valid JSON");
+	roundtrip_status(&srv, &p);
+	assert_int_equal(fake.show, 1);
+	assert_int_equal(ctl_server_client_count(srv.s), 1);
+	peer_close(&p);
+	server_close(&srv);
+}
+
 /* A connection made by a child that became uid NOBODY with primary group `gid` (and `extra_group` as
  * its only supplementary group, if not -1): SO_PEERCRED records who connected, so the test can use
  * the fd. */
@@ -1020,6 +1065,87 @@ static void test_client_cap(void **state)
 	server_close(&srv);
 }
 
+/* Serves until the server has `count` clients (a failure after WAIT_MS). */
+static void serve_until_clients(struct server *srv, size_t count)
+{
+	long long end = now_ms() + WAIT_MS;
+
+	while (ctl_server_client_count(srv->s) != count) {
+		if (now_ms() > end)
+			fail_msg("%zu clients, expected %zu", ctl_server_client_count(srv->s), count);
+		serve(srv, 10);
+	}
+}
+
+/* Connected and silent: dropped after idle_ms. So is a client that asked but never read a reply that
+ * fits in its socket buffer (it is owed nothing the server holds). One in the middle of a request is
+ * not idle, and is answered when it finishes. */
+static void test_idle_clients_dropped(void **state)
+{
+	struct ctl_server_config config = { .path = sock_path, .gid = SOCKET_GID, .idle_ms = 100 };
+	struct peer idle, unread, busy;
+	struct server srv;
+
+	(void)state;
+	server_open_config(&srv, &config, &handler);
+	peer_connect(&idle);
+	peer_connect(&unread);
+	peer_connect(&busy);
+	peer_send(&srv, &unread, "{\"cmd\":\"status\"}\n");
+	peer_send(&srv, &busy, "{\"cmd\":");
+	serve_until_clients(&srv, 3);
+	serve_until_clients(&srv, 1);
+	peer_expect_eof(&srv, &idle);
+	json_decref(peer_ok(&srv, &unread));
+	peer_expect_eof(&srv, &unread);
+	peer_send(&srv, &busy, "\"list\"}\n");
+	json_decref(peer_ok(&srv, &busy));
+	assert_int_equal(fake.status, 1);
+	assert_int_equal(fake.list, 1);
+	peer_close(&idle);
+	peer_close(&unread);
+	peer_close(&busy);
+	server_close(&srv);
+}
+
+/* Connections anyone may open (the socket made 0666) fill all but the reserved slots; the next
+ * unprivileged one is told so and closed, while root and the socket's group still get in. */
+static void test_reserved_slots_for_privileged_peers(void **state)
+{
+	struct peer peers[CTL_SERVER_MAX_CLIENTS + 2];
+	size_t open_slots = CTL_SERVER_MAX_CLIENTS - CTL_SERVER_RESERVED;
+	char expected[128];
+	struct server srv;
+
+	(void)state;
+	server_open(&srv, 0, 0);
+	assert_int_equal(chmod(sock_path, 0666), 0);
+	for (size_t i = 0; i < CTL_SERVER_MAX_CLIENTS; i++) {
+		peer_adopt(&peers[i], connect_as_nobody(0));
+		if (i < open_slots)
+			serve_until_clients(&srv, i + 1);
+	}
+	snprintf(expected, sizeof(expected),
+		 "too many clients (%zu connected; the other %d slots are kept for root and group daemon)", open_slots,
+		 CTL_SERVER_RESERVED);
+	for (size_t i = open_slots; i < CTL_SERVER_MAX_CLIENTS; i++) {
+		peer_expect_error(&srv, &peers[i], expected);
+		peer_expect_eof(&srv, &peers[i]);
+	}
+	assert_int_equal(ctl_server_client_count(srv.s), open_slots);
+	peer_adopt(&peers[CTL_SERVER_MAX_CLIENTS], connect_as_nobody(SOCKET_GID));
+	peer_connect(&peers[CTL_SERVER_MAX_CLIENTS + 1]);
+	roundtrip_status(&srv, &peers[CTL_SERVER_MAX_CLIENTS]);
+	roundtrip_status(&srv, &peers[CTL_SERVER_MAX_CLIENTS + 1]);
+	assert_int_equal(ctl_server_client_count(srv.s), open_slots + 2);
+	/* The ones let in are served as before. */
+	roundtrip_status(&srv, &peers[0]);
+	assert_int_equal(fake.status, 3);
+	for (size_t i = 0; i < CTL_SERVER_MAX_CLIENTS + 2; i++)
+		peer_close(&peers[i]);
+	server_close(&srv);
+}
+
 /* ---- mpamctl against a server running in a thread ---- */
 
 struct background {
@@ -1314,6 +1440,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_end_of_input, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_long_line_answered_and_disconnected, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_requests_do_not_disturb, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_non_ascii_requests_answered, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_peer_privilege, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_without_group_root_only, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_slow_reader_gets_everything, setup, teardown),
@@ -1323,6 +1450,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_shared_reply_encoded_once, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stalled_clients_dropped, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_client_cap, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_idle_clients_dropped, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_reserved_slots_for_privileged_peers, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_mpamctl_status_list_show, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_mpamctl_set_reload, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_mpamctl_metrics, setup, teardown),
