@@ -95,6 +95,7 @@ mpamd_layer(mpamd_engine DIRS core/engine
   core/engine/engine_apply.c
   core/engine/engine_ctl.c
   core/engine/engine_loop.c
+  core/engine/engine_snapshot.c
   core/engine/events.c
   core/engine/record.c
   core/engine/registry.c)

@@ -12,6 +12,7 @@
 #include "core/base/error.h"
 #include "core/config/config.h"
 #include "core/config/model.h"
+#include "core/engine/tick_stats.h"
 
 struct engine;
 struct engine_registry;
@@ -69,6 +70,8 @@ uint64_t engine_ticks_done(const struct engine *engine);
 double engine_last_tick_s(const struct engine *engine);
 /* Whether the partitions' truth_mbps is a simulator's ground truth. */
 bool engine_has_truth(const struct engine *engine);
+/* How long ticks take and how late the last one began (status reports them; benchmarks read them). */
+const struct tick_stats *engine_tick_stats(const struct engine *engine);
 
 /* mpamctl set: "key=value" settings of partition `name`, validated like the config file, all or
  * nothing; they last until the next reload. */
