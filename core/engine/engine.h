@@ -72,6 +72,8 @@ double engine_last_tick_s(const struct engine *engine);
 bool engine_has_truth(const struct engine *engine);
 /* How long ticks take and how late the last one began (status reports them; benchmarks read them). */
 const struct tick_stats *engine_tick_stats(const struct engine *engine);
+/* Intervals skipped because a tick began more than one interval late. */
+uint64_t engine_overruns(const struct engine *engine);
 
 /* mpamctl set: "key=value" settings of partition `name`, validated like the config file, all or
  * nothing; they last until the next reload. */

@@ -40,6 +40,11 @@ const struct tick_stats *engine_tick_stats(const struct engine *e)
 	return &e->tick_stats;
 }
 
+uint64_t engine_overruns(const struct engine *e)
+{
+	return e->overruns;
+}
+
 /* The tick, timed in real time (also on simulated time, where it says what a tick costs). */
 static void tick_measured(struct engine *e, uint64_t now_ns, uint64_t late_ns)
 {
