@@ -350,23 +350,32 @@ static void parse_args(int argc, char **argv, struct bench *b)
 	}
 }
 
+static struct bench bench;
+
+/* Also on the exit(1) paths: no socket or directory left behind. */
+static void remove_files(void)
+{
+	unlink(bench.path);
+	rmdir(bench.dir);
+}
+
 int main(int argc, char **argv)
 {
-	struct bench b;
+	struct bench *b = &bench;
 
-	parse_args(argc, argv, &b);
+	parse_args(argc, argv, b);
 	log_setup("bench_ctl", LOG_LEVEL_ERROR, false);
-	snprintf(b.dir, sizeof(b.dir), "/tmp/bench_ctl.XXXXXX");
-	if (!mkdtemp(b.dir)) {
+	snprintf(b->dir, sizeof(b->dir), "/tmp/bench_ctl.XXXXXX");
+	if (!mkdtemp(b->dir)) {
 		perror("bench_ctl: mkdtemp");
 		return 1;
 	}
-	snprintf(b.path, sizeof(b.path), "%s/mpamd.sock", b.dir);
-	printf("%u partitions, interval %u ms, %u s per run; times in ms\n", b.partitions, b.interval_ms, b.seconds);
+	snprintf(b->path, sizeof(b->path), "%.63s/mpamd.sock", b->dir);
+	atexit(remove_files);
+	printf("%u partitions, interval %u ms, %u s per run; times in ms\n", b->partitions, b->interval_ms, b->seconds);
 	printf("%-8s %6s %9s %9s %9s %9s %9s %9s %7s %9s %9s %9s %8s\n", "clients", "ticks", "overruns", "late p50",
 	       "late p99", "late max", "tick p50", "tick max", "lists", "list p50", "list p99", "list max", "refused");
-	for (size_t i = 0; i < b.phase_count; i++)
-		run_phase(&b, b.phases[i]);
-	rmdir(b.dir);
+	for (size_t i = 0; i < b->phase_count; i++)
+		run_phase(b, b->phases[i]);
 	return 0;
 }
