@@ -396,8 +396,8 @@ static void print_metrics(json_t *result)
 
 static const struct ctl_cli_command cli_commands[] = {
 	{ "status", "",
-	  "Show the daemon's state: backend, tick interval, ticks done, uptime, partitions and recent "
-	  "policy events.",
+	  "Show the daemon's state: backend, tick interval, ticks done, uptime, overruns, how long the\n"
+	  "last tick and the longest took, partitions and recent policy events.",
 	  0, 0, print_result },
 	{ "list", "",
 	  "List every partition with its class, limits in force (mb_min, mb_max, percent), last rate\n"

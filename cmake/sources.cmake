@@ -13,7 +13,8 @@ mpamd_layer(mpamd_base DIRS core/base LIBS m SOURCES
   core/base/name_index.c
   core/base/parse.c
   core/base/rfc3339.c
-  core/base/suggest.c)
+  core/base/suggest.c
+  core/base/utf8.c)
 
 # Base layer: the configuration model, its key tables and loader.
 mpamd_layer(mpamd_config DIRS core/config DEPS mpamd_base LIBS PkgConfig::INIH PkgConfig::JANSSON SOURCES
@@ -96,7 +97,8 @@ mpamd_layer(mpamd_policies DIRS policies DEPS mpamd_config SOURCES
 
 mpamd_layer(mpamd_ctl DIRS core/ctl DEPS mpamd_base LIBS PkgConfig::JANSSON SOURCES
   core/ctl/ctl_server.c
-  core/ctl/proto.c)
+  core/ctl/proto.c
+  core/ctl/reply_cache.c)
 
 # The one place that composes: controls, monitors, actuators, policies and the control socket.
 mpamd_layer(mpamd_engine DIRS core/engine
@@ -110,6 +112,7 @@ mpamd_layer(mpamd_engine DIRS core/engine
   core/engine/engine_metrics.c
   core/engine/engine_record.c
   core/engine/engine_pmu.c
+  core/engine/engine_snapshot.c
   core/engine/events.c
   core/engine/metrics.c
   core/engine/record.c

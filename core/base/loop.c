@@ -1,6 +1,7 @@
 #include "core/base/loop.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <sys/epoll.h>
 #include <unistd.h>
@@ -9,6 +10,7 @@
 
 struct watch {
 	int fd;
+	bool first; /* runs before the others ready in the same batch */
 	loop_fn fn;
 	void *ctx;
 	struct watch *next;
@@ -55,13 +57,13 @@ void loop_free(struct loop *loop)
 	free(loop);
 }
 
-int loop_add(struct loop *loop, int fd, uint32_t events, loop_fn fn, void *ctx)
+static int watch_add(struct loop *loop, int fd, uint32_t events, bool first, loop_fn fn, void *ctx)
 {
 	struct watch *w = calloc(1, sizeof(*w));
 
 	if (!w)
 		return -ENOMEM;
-	*w = (struct watch){ .fd = fd, .fn = fn, .ctx = ctx, .next = loop->watches };
+	*w = (struct watch){ .fd = fd, .first = first, .fn = fn, .ctx = ctx, .next = loop->watches };
 	struct epoll_event ev = { .events = events, .data.ptr = w };
 	if (epoll_ctl(loop->epfd, EPOLL_CTL_ADD, fd, &ev) < 0) {
 		int r = -errno;
@@ -70,6 +72,16 @@ int loop_add(struct loop *loop, int fd, uint32_t events, loop_fn fn, void *ctx)
 	}
 	loop->watches = w;
 	return 0;
+}
+
+int loop_add(struct loop *loop, int fd, uint32_t events, loop_fn fn, void *ctx)
+{
+	return watch_add(loop, fd, events, false, fn, ctx);
+}
+
+int loop_add_first(struct loop *loop, int fd, uint32_t events, loop_fn fn, void *ctx)
+{
+	return watch_add(loop, fd, events, true, fn, ctx);
 }
 
 void loop_remove(struct loop *loop, int fd)
@@ -97,10 +109,14 @@ int loop_run_once(struct loop *loop, int timeout_ms)
 
 	if (n < 0)
 		return errno == EINTR ? 0 : -errno;
-	for (int i = 0; i < n; i++) {
-		struct watch *w = events[i].data.ptr;
-		if (w->fn)
-			w->fn(w->ctx, w->fd, events[i].events);
+	/* epoll lists ready descriptors in the order they became ready: a request that arrived just
+	 * before the timer expired would otherwise be answered first. */
+	for (int pass = 0; pass < 2; pass++) {
+		for (int i = 0; i < n; i++) {
+			struct watch *w = events[i].data.ptr;
+			if (w->fn && w->first == (pass == 0))
+				w->fn(w->ctx, w->fd, events[i].events);
+		}
 	}
 	free_list(loop->dead);
 	loop->dead = NULL;

@@ -13,6 +13,9 @@ void loop_free(struct loop *loop);
 
 /* Watches `fd` for `events` (EPOLLIN, EPOLLOUT...); `fn(ctx, fd, events)` runs when it is ready. */
 int loop_add(struct loop *loop, int fd, uint32_t events, loop_fn fn, void *ctx);
+/* The same, for a descriptor whose callback must not wait behind the others: when several are ready
+ * at once, those added with loop_add_first run before the rest (the engine's tick timer). */
+int loop_add_first(struct loop *loop, int fd, uint32_t events, loop_fn fn, void *ctx);
 void loop_remove(struct loop *loop, int fd);
 
 /* Waits up to timeout_ms (-1: forever, 0: just look) and runs the callbacks of ready descriptors.

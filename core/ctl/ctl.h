@@ -6,6 +6,7 @@
 
 #include <jansson.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "core/base/error.h"
 
@@ -32,6 +33,11 @@ struct ctl_handler {
 		       size_t count, struct err *err);
 	/* Mutating: re-read the config file; an invalid file leaves the running config in place. */
 	int (*reload)(void *ctx, struct err *err);
+	/* Optional: a number that changes whenever what status and list report may have changed (each
+	 * tick, set, reload). While it holds, the server answers those two with the text it encoded for
+	 * the first request, so N clients asking within one tick cost one call and one encoding.
+	 * NULL: every request is answered afresh. */
+	uint64_t (*generation)(void *ctx);
 };
 
 #endif

@@ -18,18 +18,18 @@
 
 #include "core/base/log.h"
 #include "core/ctl/proto.h"
+#include "core/ctl/reply_cache.h"
 
 #ifndef SO_PEERGROUPS
 #define SO_PEERGROUPS 59 /* Linux 4.13 */
 #endif
 
-#define IN_INITIAL	     4096 /* input buffers grow from this to CTL_MAX_REQUEST */
-#define ACCEPT_BATCH	     64	  /* connections accepted per dispatch, so a flood cannot hold the loop */
-#define ANSWERS_PER_DISPATCH 64	  /* requests answered per client per dispatch, likewise for a long pipeline */
-#define EVENT_BATCH	     64
-#define LISTEN_BACKLOG	     64
-#define OUT_KEEP	     (1024 * 1024) /* an emptied reply buffer larger than this is released */
-#define PEER_GROUPS_STACK    64
+#define IN_INITIAL	  4096 /* input buffers grow from this to CTL_MAX_REQUEST */
+#define ACCEPT_BATCH	  64   /* connections accepted per dispatch, so a flood cannot hold the loop */
+#define EVENT_BATCH	  64
+#define LISTEN_BACKLOG	  64
+#define OUT_KEEP	  (1024 * 1024) /* an emptied reply buffer larger than this is released */
+#define PEER_GROUPS_STACK 64
 
 struct ctl_client {
 	int fd;
@@ -45,7 +45,14 @@ struct ctl_client {
 	char *out;
 	size_t out_off, out_len, out_cap; /* queued bytes: out[out_off..out_len) */
 	uint64_t in_since_ms, out_since_ms;
+	uint64_t active_ms; /* last byte received or sent: an idle client holds a slot for nothing */
 	struct ctl_client *next;
+};
+
+/* What is left of one dispatch's work: the owner's loop has other things to do (ticks). */
+struct dispatch_budget {
+	unsigned answers; /* requests that may still be answered */
+	size_t bytes;	  /* reply bytes that may still be queued */
 };
 
 struct ctl_server {
@@ -54,12 +61,15 @@ struct ctl_server {
 	bool bound;
 	dev_t dev; /* identity of the socket file created, so close never removes a successor's */
 	ino_t ino;
+	bool group_may_mutate; /* a group was given: its members may mutate; without one, root only */
 	gid_t sock_gid;
 	char group[64];
-	unsigned max_clients, stall_ms;
+	unsigned max_clients, reserved, stall_ms, idle_ms;
 	int epoll_fd, listen_fd, timer_fd;
 	bool listen_paused; /* out of descriptors: accept again after a client leaves or a timer tick */
 	bool timer_armed;
+	struct dispatch_budget budget;
+	struct reply_cache replies;
 	size_t client_count;
 	struct ctl_client *clients; /* connected and, until the end of a dispatch, dead ones */
 };
@@ -147,9 +157,12 @@ static int peer_identify(const struct ctl_server *s, int fd, struct ctl_peer *re
 		.uid = cred.uid,
 		.gid = cred.gid,
 		.pid = cred.pid,
-		.group = s->group,
+		.group = s->group_may_mutate ? s->group : NULL,
 	};
-	ret->may_mutate = cred.uid == 0 || cred.gid == s->sock_gid || peer_has_group(fd, cred.pid, s->sock_gid);
+	/* Without a group of its own the socket keeps its creator's (root's): being in that group
+	 * says nothing about who may change limits. */
+	ret->may_mutate = cred.uid == 0 || (s->group_may_mutate &&
+					    (cred.gid == s->sock_gid || peer_has_group(fd, cred.pid, s->sock_gid)));
 	return 0;
 }
 
@@ -166,7 +179,8 @@ static int watch(struct ctl_server *s, int op, int fd, uint32_t events, void *da
 static void timer_update(struct ctl_server *s)
 {
 	bool want = s->client_count > 0 || s->listen_paused;
-	unsigned period = s->stall_ms / 4 ? s->stall_ms / 4 : 1;
+	unsigned shortest = s->stall_ms < s->idle_ms ? s->stall_ms : s->idle_ms;
+	unsigned period = shortest / 4 ? shortest / 4 : 1;
 	struct itimerspec its = { { 0, 0 }, { 0, 0 } };
 
 	if (want == s->timer_armed)
@@ -223,15 +237,9 @@ static void clients_reap(struct ctl_server *s)
 	}
 }
 
-/* Queues a reply; it is written by client_flush. */
-static int client_queue(struct ctl_client *c, const json_t *reply)
+/* Queues a reply line; it is written by client_flush. */
+static int client_queue_line(struct ctl_client *c, const char *line, size_t len)
 {
-	char *line;
-	size_t len;
-	int r = ctl_reply_encode(reply, &line, &len);
-
-	if (r < 0)
-		return r;
 	if (c->out_off > 0 && c->out_len + len > c->out_cap) {
 		/* A reader that keeps up only partly never empties the queue: reuse what it has read. */
 		memmove(c->out, c->out + c->out_off, client_queued(c));
@@ -243,10 +251,8 @@ static int client_queue(struct ctl_client *c, const json_t *reply)
 		while (cap < c->out_len + len)
 			cap *= 2;
 		char *grown = realloc(c->out, cap);
-		if (!grown) {
-			free(line);
+		if (!grown)
 			return -ENOMEM;
-		}
 		c->out = grown;
 		c->out_cap = cap;
 	}
@@ -254,8 +260,20 @@ static int client_queue(struct ctl_client *c, const json_t *reply)
 		c->out_since_ms = now_ms();
 	memcpy(c->out + c->out_len, line, len);
 	c->out_len += len;
-	free(line);
 	return 0;
+}
+
+static int client_queue(struct ctl_client *c, const json_t *reply)
+{
+	char *line;
+	size_t len;
+	int r = ctl_reply_encode(reply, &line, &len);
+
+	if (r < 0)
+		return r;
+	r = client_queue_line(c, line, len);
+	free(line);
+	return r;
 }
 
 static int client_flush(struct ctl_client *c)
@@ -268,7 +286,7 @@ static int client_flush(struct ctl_client *c)
 			return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : -errno;
 		}
 		c->out_off += (size_t)n;
-		c->out_since_ms = now_ms();
+		c->out_since_ms = c->active_ms = now_ms();
 	}
 	c->out_off = c->out_len = 0;
 	if (c->out_cap > OUT_KEEP) {
@@ -292,39 +310,56 @@ static bool client_reading(const struct ctl_client *c)
 
 static int client_answer(struct ctl_server *s, struct ctl_client *c, const char *line, size_t len)
 {
-	json_t *reply;
-	int r = ctl_request_handle(s->handler, &c->peer, line, len, &reply);
+	struct reply_line reply;
+	int r = reply_cache_answer(&s->replies, s->handler, &c->peer, line, len, &reply);
 
 	if (r < 0)
 		return r;
-	r = client_queue(c, reply);
-	json_decref(reply);
+	r = client_queue_line(c, reply.text, reply.len);
+	reply_line_fini(&reply);
+	return r;
+}
+
+/* Whether one more request may be answered now: `taken` is this client's count in this dispatch. */
+static bool budget_allows(const struct ctl_server *s, unsigned taken)
+{
+	return taken < CTL_SERVER_ANSWERS_PER_CLIENT && s->budget.answers > 0 && s->budget.bytes > 0;
+}
+
+static int client_answer_counted(struct ctl_server *s, struct ctl_client *c, const char *line, size_t len,
+				 unsigned *taken)
+{
+	size_t before = client_queued(c);
+	int r = client_answer(s, c, line, len);
+	size_t queued = client_queued(c) - before;
+
+	(*taken)++;
+	s->budget.answers--;
+	s->budget.bytes -= queued < s->budget.bytes ? queued : s->budget.bytes;
 	return r;
 }
 
 /* Answers the complete lines buffered, in order, while the queue is short and the budget lasts;
  * then, at end of input, a last line without its newline. */
-static int client_process(struct ctl_server *s, struct ctl_client *c, unsigned *budget)
+static int client_process(struct ctl_server *s, struct ctl_client *c, unsigned *taken)
 {
 	size_t pos = 0;
 	int r = 0;
 
-	while (r >= 0 && !c->closing && !client_paused(c) && *budget > 0) {
+	while (r >= 0 && !c->closing && !client_paused(c) && budget_allows(s, *taken)) {
 		char *nl = memchr(c->in + pos, '\n', c->in_len - pos);
 		if (!nl)
 			break;
 		size_t len = (size_t)(nl - (c->in + pos)) + 1;
-		r = client_answer(s, c, c->in + pos, len);
+		r = client_answer_counted(s, c, c->in + pos, len, taken);
 		pos += len;
-		(*budget)--;
 	}
 	memmove(c->in, c->in + pos, c->in_len - pos);
 	c->in_len -= pos;
 	c->lines_pending = !c->closing && memchr(c->in, '\n', c->in_len);
-	if (r >= 0 && c->eof && !c->lines_pending && c->in_len > 0 && !client_paused(c) && *budget > 0) {
-		r = client_answer(s, c, c->in, c->in_len);
+	if (r >= 0 && c->eof && !c->lines_pending && c->in_len > 0 && !client_paused(c) && budget_allows(s, *taken)) {
+		r = client_answer_counted(s, c, c->in, c->in_len, taken);
 		c->in_len = 0;
-		(*budget)--;
 	}
 	bool partial = !c->eof && !c->lines_pending && c->in_len > 0;
 	if (partial && !c->partial)
@@ -370,6 +405,8 @@ static int client_read(struct ctl_client *c)
 		return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR ? 0 : -errno;
 	if (n == 0)
 		c->eof = true;
+	else
+		c->active_ms = now_ms();
 	c->in_len += (size_t)n;
 	return 0;
 }
@@ -400,10 +437,10 @@ static const char *client_step(struct ctl_server *s, struct ctl_client *c, uint3
 	    client_reject_long_line(c) < 0)
 		return "out of memory";
 	/* Answering may queue enough to pause, writing may unpause: go on until neither moves. */
-	unsigned budget = ANSWERS_PER_DISPATCH;
+	unsigned taken = 0;
 	for (;;) {
 		size_t queued = client_queued(c), buffered = c->in_len;
-		if (client_process(s, c, &budget) < 0)
+		if (client_process(s, c, &taken) < 0)
 			return "out of memory";
 		if (client_flush(c) < 0)
 			return "gone while replies were pending";
@@ -432,9 +469,14 @@ static void client_service(struct ctl_server *s, struct ctl_client *c, uint32_t 
 
 /* Beyond the cap, a connection is told why before it is closed; the reply is small enough to fit
  * in a fresh socket's buffer, so a single non-blocking send suffices. */
-static void client_refuse(const struct ctl_server *s, int fd)
+static void client_refuse(const struct ctl_server *s, int fd, bool privileged)
 {
-	json_t *reply = ctl_reply_error("too many clients (%u connected): try again later", s->max_clients);
+	json_t *reply = privileged
+				? ctl_reply_error("too many clients (%u connected): try again later", s->max_clients)
+				: ctl_reply_error("too many clients (%zu connected; the other %zu slots are kept for "
+						  "root and group %s): try again later",
+						  s->client_count, (size_t)s->max_clients - s->client_count,
+						  s->group_may_mutate ? s->group : "(none)");
 	char *line;
 	size_t len;
 
@@ -447,24 +489,50 @@ static void client_refuse(const struct ctl_server *s, int fd)
 	close(fd);
 }
 
-static int client_add(struct ctl_server *s, int fd)
+/* The last `reserved` slots are for peers who may mutate, so that idle connections of others
+ * (anyone who can open the socket) cannot lock root out. */
+static bool slot_available(const struct ctl_server *s, const struct ctl_peer *peer)
+{
+	size_t limit = peer->may_mutate ? s->max_clients : s->max_clients - s->reserved;
+
+	return s->client_count < limit;
+}
+
+static void client_free_unlisted(struct ctl_client *c)
+{
+	free(c->in);
+	free(c);
+}
+
+/* Takes the connection `fd` (closed here when it is refused or cannot be taken). */
+static void client_add(struct ctl_server *s, int fd)
 {
 	struct ctl_client *c = calloc(1, sizeof(*c));
-	int r;
+	int r = c ? 0 : -ENOMEM;
 
-	if (!c)
-		return -ENOMEM;
-	c->fd = fd;
-	c->watched = EPOLLIN;
-	c->in_cap = IN_INITIAL;
-	c->in = malloc(c->in_cap);
-	r = c->in ? peer_identify(s, fd, &c->peer) : -ENOMEM;
+	if (c) {
+		c->fd = fd;
+		c->watched = EPOLLIN;
+		c->in_cap = IN_INITIAL;
+		c->in = malloc(c->in_cap);
+		c->active_ms = now_ms();
+		r = c->in ? peer_identify(s, fd, &c->peer) : -ENOMEM;
+	}
+	if (r >= 0 && !slot_available(s, &c->peer)) {
+		log_debug("control socket: client pid %d uid %u refused: no slot left for it", (int)c->peer.pid,
+			  (unsigned)c->peer.uid);
+		client_refuse(s, fd, c->peer.may_mutate);
+		client_free_unlisted(c);
+		return;
+	}
 	if (r >= 0)
 		r = watch(s, EPOLL_CTL_ADD, fd, EPOLLIN, c);
 	if (r < 0) {
-		free(c->in);
-		free(c);
-		return r;
+		log_debug("control socket: cannot take a client: %s", strerror(-r));
+		close(fd);
+		if (c)
+			client_free_unlisted(c);
+		return;
 	}
 	c->next = s->clients;
 	s->clients = c;
@@ -472,7 +540,6 @@ static int client_add(struct ctl_server *s, int fd)
 	timer_update(s);
 	log_debug("control socket: client pid %d uid %u connected%s", (int)c->peer.pid, (unsigned)c->peer.uid,
 		  c->peer.may_mutate ? "" : " (read-only)");
-	return 0;
 }
 
 static void server_accept(struct ctl_server *s)
@@ -489,16 +556,17 @@ static void server_accept(struct ctl_server *s)
 				log_debug("control socket: accept: %m");
 			return;
 		}
-		if (s->client_count >= s->max_clients) {
-			client_refuse(s, fd);
-			continue;
-		}
-		int r = client_add(s, fd);
-		if (r < 0) {
-			log_debug("control socket: cannot take a client: %s", strerror(-r));
-			close(fd);
-		}
+		if (s->client_count >= s->max_clients)
+			client_refuse(s, fd, true); /* full for everyone: no need to ask who it is */
+		else
+			client_add(s, fd);
 	}
+}
+
+/* Connected, nothing asked and nothing owed for idle_ms. */
+static bool client_idle(const struct ctl_server *s, const struct ctl_client *c, uint64_t now)
+{
+	return !client_queued(c) && c->in_len == 0 && !c->eof && now - c->active_ms >= s->idle_ms;
 }
 
 static void server_check_stalls(struct ctl_server *s)
@@ -515,6 +583,8 @@ static void server_check_stalls(struct ctl_server *s)
 			client_drop(s, c, "stalled: does not read its replies");
 		else if (c->partial && now - c->in_since_ms >= s->stall_ms)
 			client_drop(s, c, "stalled: unfinished request");
+		else if (client_idle(s, c, now))
+			client_drop(s, c, "idle: asked nothing");
 	}
 }
 
@@ -525,6 +595,9 @@ int ctl_server_dispatch(struct ctl_server *s)
 
 	if (n < 0)
 		return errno == EINTR ? 0 : -errno;
+	/* One budget for the whole call, not per client: what it leaves undone keeps the server's fd
+	 * ready (client_watch), so the owner's loop comes back after serving its own (a due tick). */
+	s->budget = (struct dispatch_budget){ CTL_SERVER_ANSWERS_PER_DISPATCH, CTL_SERVER_BYTES_PER_DISPATCH };
 	for (int i = 0; i < n; i++) {
 		void *tag = events[i].data.ptr;
 		if (tag == &tag_listen)
@@ -593,6 +666,7 @@ static int socket_bind(struct ctl_server *s, const struct ctl_server_config *con
 	if (chmod(s->path, CTL_SOCKET_MODE) < 0 || lstat(s->path, &st) < 0)
 		return err_set(err, -errno, "%s: %s", s->path, strerror(errno));
 	s->sock_gid = st.st_gid;
+	s->group_may_mutate = config->gid >= 0;
 	return 0;
 }
 
@@ -682,10 +756,14 @@ int ctl_server_new(const struct ctl_server_config *config, const struct ctl_hand
 		.handler = handler,
 		.max_clients = config->max_clients ? config->max_clients : CTL_SERVER_MAX_CLIENTS,
 		.stall_ms = config->stall_ms ? config->stall_ms : CTL_SERVER_STALL_MS,
+		.idle_ms = config->idle_ms ? config->idle_ms : CTL_SERVER_IDLE_MS,
 		.epoll_fd = -1,
 		.listen_fd = -1,
 		.timer_fd = -1,
 	};
+	s->reserved = config->reserved ? config->reserved : CTL_SERVER_RESERVED;
+	if (s->reserved >= s->max_clients)
+		s->reserved = s->max_clients - 1; /* someone else must be able to ask */
 	r = server_setup(s, config, err);
 	if (r < 0) {
 		ctl_server_free(s); /* removes the socket file if it got as far as creating it */
@@ -702,6 +780,7 @@ void ctl_server_free(struct ctl_server *s)
 	for (struct ctl_client *c = s->clients; c; c = c->next)
 		client_drop(s, c, "server closing");
 	clients_reap(s);
+	reply_cache_fini(&s->replies);
 	if (s->path && socket_file_is_ours(s) && unlink(s->path) < 0)
 		log_debug("control socket: cannot remove %s: %m", s->path);
 	if (s->listen_fd >= 0)

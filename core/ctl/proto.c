@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/base/utf8.h"
+
 /* What a command takes besides "cmd" and "version". */
 enum ctl_args {
 	ARGS_NONE,
@@ -81,12 +83,12 @@ static json_t *run_reload(const struct ctl_handler *h, const struct ctl_request 
 }
 
 static const struct ctl_command commands[] = {
-	{ { "status", CTL_READ_ONLY }, ARGS_NONE, run_status },
-	{ { "list", CTL_READ_ONLY }, ARGS_NONE, run_list },
-	{ { "show", CTL_READ_ONLY }, ARGS_NAME, run_show },
-	{ { "metrics", CTL_READ_ONLY }, ARGS_NONE, run_metrics },
-	{ { "set", CTL_MUTATING }, ARGS_NAME_SETTINGS, run_set },
-	{ { "reload", CTL_MUTATING }, ARGS_NONE, run_reload },
+	{ { "status", CTL_READ_ONLY, true }, ARGS_NONE, run_status },
+	{ { "list", CTL_READ_ONLY, true }, ARGS_NONE, run_list },
+	{ { "show", CTL_READ_ONLY, false }, ARGS_NAME, run_show },
+	{ { "metrics", CTL_READ_ONLY, false }, ARGS_NONE, run_metrics },
+	{ { "set", CTL_MUTATING, false }, ARGS_NAME_SETTINGS, run_set },
+	{ { "reload", CTL_MUTATING, false }, ARGS_NONE, run_reload },
 };
 
 static const struct ctl_command *command_find(const char *name)
@@ -218,7 +220,7 @@ static int privilege_check(const struct ctl_command *c, const struct ctl_peer *p
 	if (peer->group)
 		return err_set(err, -EPERM, "'%s' is not allowed: peer uid %u is neither root nor in group %s",
 			       c->info.name, (unsigned)peer->uid, peer->group);
-	return err_set(err, -EPERM, "'%s' is not allowed: peer uid %u is neither root nor in the socket's group",
+	return err_set(err, -EPERM, "'%s' is not allowed: peer uid %u is not root (no group may change mpamd)",
 		       c->info.name, (unsigned)peer->uid);
 }
 
@@ -261,11 +263,37 @@ json_t *ctl_reply_error(const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(text, sizeof(text), fmt, ap);
 	va_end(ap);
+	/* Messages echo what the peer sent and are cut at ERR_TEXT_MAX, perhaps inside a character:
+	 * jansson refuses a string that is not UTF-8, and the peer would get no reply at all. */
+	utf8_scrub(text);
 	if (!reply || json_object_set_new(reply, "error", json_string(text)) < 0) {
 		json_decref(reply);
 		return NULL;
 	}
 	return reply;
+}
+
+/* The request's JSON, or NULL with jerr. */
+static json_t *request_load(const char *line, size_t len, json_error_t *jerr)
+{
+	/* The line ending is framing, not JSON; tolerate CRLF from hand-typed sessions. */
+	while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+		len--;
+	return json_loadb(line, len, JSON_REJECT_DUPLICATES, jerr);
+}
+
+const struct ctl_command_info *ctl_request_shared(const char *line, size_t len)
+{
+	const struct ctl_command *c = NULL;
+	struct ctl_request req = { 0 };
+	struct err err = { { 0 } };
+	json_error_t jerr;
+	json_t *obj = len <= CTL_MAX_REQUEST ? request_load(line, len, &jerr) : NULL;
+	bool shared = obj && request_parse(obj, &c, &req, &err) >= 0 && c->info.shared &&
+		      request_check_members(obj, c, &err) >= 0;
+
+	json_decref(obj);
+	return shared ? &c->info : NULL;
 }
 
 int ctl_request_handle(const struct ctl_handler *handler, const struct ctl_peer *peer, const char *line, size_t len,
@@ -278,10 +306,7 @@ int ctl_request_handle(const struct ctl_handler *handler, const struct ctl_peer 
 	if (len > CTL_MAX_REQUEST) {
 		reply = ctl_reply_error("request larger than %d bytes", CTL_MAX_REQUEST);
 	} else {
-		/* The line ending is framing, not JSON; tolerate CRLF from hand-typed sessions. */
-		while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
-			len--;
-		json_t *obj = json_loadb(line, len, JSON_REJECT_DUPLICATES, &jerr);
+		json_t *obj = request_load(line, len, &jerr);
 		if (!obj) {
 			reply = ctl_reply_error("request is not valid JSON: %s at line %d column %d", jerr.text,
 						jerr.line, jerr.column);
@@ -297,26 +322,45 @@ int ctl_request_handle(const struct ctl_handler *handler, const struct ctl_peer 
 	return 0;
 }
 
+struct encode_buffer {
+	char *data;
+	size_t len, cap;
+};
+
+static int encode_append(const char *chunk, size_t size, void *data)
+{
+	struct encode_buffer *b = data;
+
+	if (b->len + size + 2 > b->cap) { /* room kept for the newline and the NUL */
+		size_t cap = b->cap ? b->cap : 4096;
+		while (cap < b->len + size + 2)
+			cap *= 2;
+		char *grown = realloc(b->data, cap);
+		if (!grown)
+			return -1;
+		b->data = grown;
+		b->cap = cap;
+	}
+	memcpy(b->data + b->len, chunk, size);
+	b->len += size;
+	return 0;
+}
+
 int ctl_reply_encode(const json_t *reply, char **ret_line, size_t *ret_len)
 {
-	/* Compact output escapes control characters, so the encoded reply holds no newline but the last. */
-	const size_t flags = JSON_COMPACT;
-	size_t n = json_dumpb(reply, NULL, 0, flags);
-	char *line;
+	/* Compact output escapes control characters, so the encoded reply holds no newline but the last.
+	 * One pass into a growing buffer: json_dumpb would need a second, whole pass to size it, and
+	 * encoding is most of what a large reply costs. */
+	struct encode_buffer b = { 0 };
 
-	if (n == 0)
-		return -ENOMEM;
-	line = malloc(n + 2);
-	if (!line)
-		return -ENOMEM;
-	if (json_dumpb(reply, line, n, flags) != n) {
-		free(line);
+	if (json_dump_callback(reply, encode_append, &b, JSON_COMPACT) < 0 || !b.data) {
+		free(b.data);
 		return -ENOMEM;
 	}
-	line[n] = '\n';
-	line[n + 1] = '\0';
-	*ret_line = line;
-	*ret_len = n + 1;
+	b.data[b.len] = '\n';
+	b.data[b.len + 1] = '\0';
+	*ret_line = b.data;
+	*ret_len = b.len + 1;
 	return 0;
 }
 

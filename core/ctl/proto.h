@@ -22,7 +22,7 @@
 
 enum ctl_privilege {
 	CTL_READ_ONLY, /* any peer that can connect */
-	CTL_MUTATING,  /* root, or a member of the socket's group */
+	CTL_MUTATING,  /* root, or a member of the socket's group when one was given */
 };
 
 /* Who sent a request, as the server learnt it from SO_PEERCRED and the peer's groups. */
@@ -31,16 +31,24 @@ struct ctl_peer {
 	gid_t gid;
 	pid_t pid;
 	bool may_mutate;   /* uid 0, or the socket's group among the peer's gid and supplementary groups */
-	const char *group; /* the socket's group by name (or number), for refusals; NULL: "the socket's group" */
+	const char *group; /* the group that may mutate, by name (or number), for refusals; NULL: none, root only */
 };
 
 struct ctl_command_info {
 	const char *name;
 	enum ctl_privilege privilege;
+	/* The reply depends on the daemon's state alone (no arguments, any peer): while the handler's
+	 * generation holds, one encoding may answer every client (status, list). */
+	bool shared;
 };
 
 /* The command table's entry for `name`, or NULL. */
 const struct ctl_command_info *ctl_command_find(const char *name);
+
+/* The command of a request line that ctl_request_handle would answer with a shared reply: a
+ * well-formed request for a `shared` command with no arguments and an acceptable version. NULL for
+ * anything else, which then needs ctl_request_handle (and gets its error reply there). */
+const struct ctl_command_info *ctl_request_shared(const char *line, size_t len);
 
 /* Answers one request line of `len` bytes (its newline, if present, included; it is not required)
  * on behalf of `peer`, calling `handler`. Every problem becomes an error reply, so *ret_reply is

@@ -14,6 +14,7 @@
 #include "core/config/config.h"
 #include "core/config/model.h"
 #include "core/engine/events.h"
+#include "core/engine/tick_stats.h"
 
 struct engine;
 struct engine_registry;
@@ -81,6 +82,10 @@ const struct config *engine_config(const struct engine *engine);
 const struct event_log *engine_events(const struct engine *engine);
 /* Whether the partitions' truth_mbps is a simulator's ground truth. */
 bool engine_has_truth(const struct engine *engine);
+/* How long ticks take and how late the last one began (status reports them; benchmarks read them). */
+const struct tick_stats *engine_tick_stats(const struct engine *engine);
+/* Intervals skipped because a tick began more than one interval late. */
+uint64_t engine_overruns(const struct engine *engine);
 
 /* mpamctl set: "key=value" settings of partition `name`, validated like the config file and against
  * what the hardware can hold, all or nothing; they last until the next reload. Limits (mb_max,

@@ -13,8 +13,9 @@
 #include "core/ctl/ctl_server.h"
 #include "core/ctl/proto.h"
 #include "core/engine/engine_internal.h"
+#include "core/engine/engine_snapshot.h"
 
-/* Events a status or show reply carries at most. */
+/* Events a show reply carries at most (status: engine_snapshot.c). */
 #define REPORT_EVENTS 20
 
 static struct engine *engine_of(void *ctx)
@@ -40,51 +41,14 @@ static json_t *optional_u32(uint32_t v)
 	return v ? json_integer(v) : json_null();
 }
 
-static json_t *partition_summary(const struct engine *e, size_t i)
-{
-	const struct partition_config *p = &e->config->partitions[i];
-	const struct partition_status *st = &e->partitions[i].status;
-
-	return json_pack("{s:s,s:s,s:b,s:I,s:I,s:o,s:b,s:b,s:o,s:o,s:I,s:o}", "name", p->name, "class",
-			 partition_class_names[p->goals.class], "open", st->open, "mb_max", (json_int_t)st->mb_max,
-			 "mb_min", (json_int_t)st->mb_min, "mbps", optional_mbps(st->valid, st->mbps), "valid",
-			 st->valid, "estimated", st->estimated, "target_mbps", optional_u32(p->goals.target_mbps),
-			 "guarantee_mbps", optional_u32(p->goals.guarantee_mbps), "weight", (json_int_t)p->goals.weight,
-			 "reason", st->reason ? json_string(st->reason) : json_null());
-}
-
 static json_t *ctl_list(void *ctx)
 {
-	struct engine *e = engine_of(ctx);
-	json_t *parts = json_array();
-
-	for (size_t i = 0; i < e->config->partition_count; i++) {
-		json_t *row = partition_summary(e, i);
-		engine_pmu_json(e, i, row);
-		json_array_append_new(parts, row);
-	}
-	return json_pack("{s:o}", "partitions", parts);
+	return engine_snapshot_list(engine_of(ctx));
 }
 
 static json_t *ctl_status(void *ctx)
 {
-	struct engine *e = engine_of(ctx);
-	size_t open = 0;
-
-	for (size_t i = 0; i < e->config->partition_count; i++)
-		open += e->partitions[i].status.open;
-	bool learned = false;
-	double capacity = engine_host_capacity(e, &learned);
-	json_t *status =
-		json_pack("{s:s,s:I,s:I,s:f,s:I,s:I,s:I,s:o,s:b,s:b,s:I,s:o}", "backend", e->hw.control_ops->name,
-			  "interval_ms", (json_int_t)e->config->global.interval_ms, "ticks", (json_int_t)e->ticks_done,
-			  "uptime_s", (double)(clock_now(&e->clock) - e->start_ns) / 1e9, "partitions",
-			  (json_int_t)e->config->partition_count, "partitions_open", (json_int_t)open, "overruns",
-			  (json_int_t)e->overruns, "capacity_mbps", capacity > 0 ? json_real(capacity) : json_null(),
-			  "capacity_learned", learned, "sim_clock", e->opts.sim_clock, "events_total",
-			  (json_int_t)e->events.total, "events", event_log_to_json(&e->events, NULL, REPORT_EVENTS));
-	engine_pmu_status_json(e, status);
-	return status;
+	return engine_snapshot_status(engine_of(ctx));
 }
 
 static const char *const sample_state_names[] = { "invalid", "measured", "estimated" };
@@ -130,6 +94,11 @@ static void add_placement(const struct engine *e, size_t index, json_t *json)
 	json_object_set_new(json, "tasks", counted ? json_integer((json_int_t)tasks) : json_null());
 }
 
+static uint64_t ctl_generation(void *ctx)
+{
+	return engine_snapshot_generation(engine_of(ctx));
+}
+
 static json_t *ctl_show(void *ctx, const char *name, struct err *err)
 {
 	struct engine *e = engine_of(ctx);
@@ -140,8 +109,7 @@ static json_t *ctl_show(void *ctx, const char *name, struct err *err)
 		return NULL;
 	}
 	const struct partition_status *st = &e->partitions[i].status;
-	json_t *json = partition_summary(e, (size_t)i);
-	engine_pmu_json(e, (size_t)i, json);
+	json_t *json = engine_partition_summary(e, (size_t)i);
 	json_object_set_new(json, "smoothed_mbps", optional_mbps(st->smoothed_mbps > 0, st->smoothed_mbps));
 	json_object_set_new(json, "bytes_total", json_integer((json_int_t)st->bytes_total));
 	json_object_set_new(json, "cpu_quota_pct", optional_u32(st->cpu_quota_pct));
@@ -177,6 +145,7 @@ static int reload_config(struct engine *e, struct err *err)
 			       errors);
 	/* The hardware is opened again on the new file: groups are adopted, limits re-applied, and
 	 * only what differs is written. */
+	engine_snapshot_changed(e);
 	engine_close_backend(e);
 	struct config *old = e->config;
 	e->config = fresh;
@@ -230,6 +199,7 @@ void engine_ctl_handler(struct engine *e, struct ctl_handler *ret)
 		.metrics = ctl_metrics,
 		.set = ctl_set,
 		.reload = ctl_reload,
+		.generation = ctl_generation,
 	};
 }
 

@@ -10,6 +10,7 @@
 #include "core/engine/metrics.h"
 #include "core/engine/record.h"
 #include "core/engine/textfile.h"
+#include "core/engine/tick_stats.h"
 #include "policies/policy.h"
 
 struct loop;
@@ -63,6 +64,8 @@ struct engine {
 	uint64_t last_tick_ns;
 	uint64_t ticks_done;
 	uint64_t overruns;
+	struct tick_stats tick_stats; /* measured in engine_loop.c */
+	uint64_t changes;	      /* sets and reloads: with ticks_done, the replies' generation */
 	double learned_capacity_mbps; /* the highest valid total seen */
 	unsigned cpus;		      /* online CPUs at start (sysconf reads sysfs: not on every tick) */
 	bool stopping;

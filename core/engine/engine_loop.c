@@ -19,6 +19,10 @@ struct run_state {
 	struct engine *e;
 	int timer_fd;
 	int signal_fd;
+	/* The timer runs on absolute CLOCK_MONOTONIC deadlines, first + k * interval, so how late a
+	 * tick begins is known exactly. */
+	uint64_t first_deadline_ns;
+	uint64_t expirations; /* since start */
 	sigset_t old_mask;
 	bool masked;
 };
@@ -31,14 +35,24 @@ static uint64_t monotonic_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* A tick, timed on the wall clock whatever the engine's clock is (the simulated one stands still
- * during a tick), then what the metrics do after it. */
-static void timed_tick(struct engine *e)
+const struct tick_stats *engine_tick_stats(const struct engine *e)
+{
+	return &e->tick_stats;
+}
+
+uint64_t engine_overruns(const struct engine *e)
+{
+	return e->overruns;
+}
+
+/* The tick, timed in real time (also on simulated time, where it says what a tick costs). */
+static void tick_measured(struct engine *e, uint64_t now_ns, uint64_t late_ns)
 {
 	uint64_t start = monotonic_ns();
 
-	engine_tick(e, clock_now(&e->clock));
+	engine_tick(e, now_ns);
 	uint64_t end = monotonic_ns();
+	tick_stats_record(&e->tick_stats, late_ns, end - start);
 	engine_metrics_tick_done(e, end - start, end);
 }
 
@@ -61,7 +75,10 @@ static void on_timer(void *ctx, int fd, uint32_t events)
 		rs->e->overruns += expirations - 1;
 		log_warning("tick overran: %llu interval(s) skipped", (unsigned long long)(expirations - 1));
 	}
-	timed_tick(rs->e);
+	rs->expirations += expirations;
+	uint64_t deadline = rs->first_deadline_ns + (rs->expirations - 1) * rs->e->interval_ns;
+	uint64_t now = monotonic_ns();
+	tick_measured(rs->e, clock_now(&rs->e->clock), now > deadline ? now - deadline : 0);
 }
 
 static void on_signal(void *ctx, int fd, uint32_t events)
@@ -102,19 +119,24 @@ static int setup_signals(struct run_state *rs, struct err *err)
 	return loop_add(rs->e->loop, rs->signal_fd, EPOLLIN, on_signal, rs);
 }
 
+static struct timespec timespec_of(uint64_t ns)
+{
+	return (struct timespec){ .tv_sec = (time_t)(ns / 1000000000u), .tv_nsec = (long)(ns % 1000000000u) };
+}
+
+/* The timer goes first in the loop: a tick that is due runs before requests that arrived meanwhile,
+ * which wait at most one bounded control-socket dispatch (ctl_server.h) either way. */
 static int setup_timer(struct run_state *rs, struct err *err)
 {
 	struct engine *e = rs->e;
-	struct itimerspec spec = {
-		.it_interval = { .tv_sec = (time_t)(e->interval_ns / 1000000000u),
-				 .tv_nsec = (long)(e->interval_ns % 1000000000u) },
-	};
 
-	spec.it_value = spec.it_interval;
+	rs->first_deadline_ns = monotonic_ns() + e->interval_ns;
+	struct itimerspec spec = { .it_interval = timespec_of(e->interval_ns),
+				   .it_value = timespec_of(rs->first_deadline_ns) };
 	rs->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-	if (rs->timer_fd < 0 || timerfd_settime(rs->timer_fd, 0, &spec, NULL) < 0)
+	if (rs->timer_fd < 0 || timerfd_settime(rs->timer_fd, TFD_TIMER_ABSTIME, &spec, NULL) < 0)
 		return err_set(err, -errno, "timerfd: %s", strerror(errno));
-	return loop_add(e->loop, rs->timer_fd, EPOLLIN, on_timer, rs);
+	return loop_add_first(e->loop, rs->timer_fd, EPOLLIN, on_timer, rs);
 }
 
 static void teardown(struct run_state *rs)
@@ -139,7 +161,7 @@ static int run_loop(struct run_state *rs)
 			/* Simulated time: the next deadline is reached at once. */
 			uint64_t deadline = e->start_ns + (e->ticks_done + 1) * e->interval_ns;
 			clock_advance_to(&e->clock, deadline);
-			timed_tick(e);
+			tick_measured(e, clock_now(&e->clock), 0);
 			if (loop_run_once(e->loop, 0) < 0)
 				return -errno;
 			continue;

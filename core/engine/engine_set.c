@@ -6,6 +6,7 @@
 
 #include "core/base/log.h"
 #include "core/engine/engine_internal.h"
+#include "core/engine/engine_snapshot.h"
 
 #define SET_KEY_MAX 64
 
@@ -147,6 +148,7 @@ int engine_set(struct engine *e, const char *name, const char *const *settings, 
 	}
 	engine_policy_config(e, i);
 	engine_metrics_stale(e);
+	engine_snapshot_changed(e); /* list shows the goals at once, not from the next tick */
 	note_set(e, i, settings, count, who);
 	if (ret_result)
 		*ret_result = set_result(e, i, settings, count, limits);

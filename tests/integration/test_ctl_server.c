@@ -40,6 +40,7 @@
 struct fake {
 	unsigned status, list, show, metrics, set, reload;
 	size_t big; /* when set, status carries this many bytes of padding */
+	uint64_t generation;
 	char name[64];
 	char settings[MAX_SETTING][64];
 	unsigned set_uid; /* the peer of the last set */
@@ -170,6 +171,23 @@ static const struct ctl_handler handler = {
 	.reload = fake_reload,
 };
 
+static uint64_t fake_generation(void *ctx)
+{
+	return ((struct fake *)ctx)->generation;
+}
+
+/* The same daemon, saying when its state changes (as the engine does, once per tick). */
+static const struct ctl_handler handler_with_generation = {
+	.ctx = &fake,
+	.status = fake_status,
+	.list = fake_list,
+	.show = fake_show,
+	.metrics = fake_metrics,
+	.set = fake_set,
+	.reload = fake_reload,
+	.generation = fake_generation,
+};
+
 /* ---- the test's event loop ---- */
 
 static char dir[64];
@@ -188,6 +206,19 @@ struct server {
 	int epoll_fd; /* the "daemon's" loop, watching the one fd the server shows */
 };
 
+static void server_open_config(struct server *srv, const struct ctl_server_config *config, const struct ctl_handler *h)
+{
+	struct err err = { { 0 } };
+	int r = ctl_server_new(config, h, &srv->s, &err);
+
+	if (r < 0)
+		fail_msg("ctl_server_new: %s", err.text);
+	srv->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
+	assert_true(srv->epoll_fd >= 0);
+	struct epoll_event ev = { .events = EPOLLIN };
+	assert_int_equal(epoll_ctl(srv->epoll_fd, EPOLL_CTL_ADD, ctl_server_fd(srv->s), &ev), 0);
+}
+
 static void server_open(struct server *srv, unsigned max_clients, unsigned stall_ms)
 {
 	struct ctl_server_config config = {
@@ -196,15 +227,8 @@ static void server_open(struct server *srv, unsigned max_clients, unsigned stall
 		.max_clients = max_clients,
 		.stall_ms = stall_ms,
 	};
-	struct err err = { { 0 } };
-	int r = ctl_server_new(&config, &handler, &srv->s, &err);
 
-	if (r < 0)
-		fail_msg("ctl_server_new: %s", err.text);
-	srv->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
-	assert_true(srv->epoll_fd >= 0);
-	struct epoll_event ev = { .events = EPOLLIN };
-	assert_int_equal(epoll_ctl(srv->epoll_fd, EPOLL_CTL_ADD, ctl_server_fd(srv->s), &ev), 0);
+	server_open_config(srv, &config, &handler);
 }
 
 static void server_close(struct server *srv)
@@ -631,9 +655,55 @@ static void test_bad_requests_do_not_disturb(void **state)
 	server_close(&srv);
 }
 
-/* A connection made by a child that became uid/gid NOBODY (with `extra_group` as its only
- * supplementary group, if not 0): SO_PEERCRED records who connected, so the test can use the fd. */
-static int connect_as_nobody(gid_t extra_group)
+/* "{"cmd": CMD, "name": "éé..."}" with `bytes` bytes of two-byte characters after one ASCII byte, so
+ * that any message cut at a byte limit falls inside a character somewhere. */
+static char *utf8_request(const char *cmd, size_t bytes)
+{
+	char *line = malloc(bytes + 64), *p = line;
+
+	p += sprintf(p, "{\"cmd\":\"%s\",\"name\":\"x", cmd);
+	for (size_t i = 0; i + 1 < bytes; i += 2)
+		p += sprintf(p, "\xc3\xa9");
+	sprintf(p, "\"}\n");
+	return line;
+}
+
+/* 10 KB of UTF-8 in a name or a command, and bytes that are not UTF-8, get error replies on a
+ * connection that stays up (it used to be dropped as "out of memory"). */
+static void test_non_ascii_requests_answered(void **state)
+{
+	struct server srv;
+	struct peer p;
+
+	(void)state;
+	server_open(&srv, 0, 0);
+	peer_connect(&p);
+	char *show = utf8_request("show", 10 * 1024);
+	peer_send(&srv, &p, show);
+	peer_expect_error(&srv, &p, "no partition named 'x\xc3\xa9");
+	free(show);
+	char *cmd = malloc(11 * 1024), *q = cmd;
+	q += sprintf(q, "{\"cmd\":\"y");
+	for (int i = 0; i < 5 * 1024; i++)
+		q += sprintf(q, "\xc3\xa9");
+	sprintf(q, "\"}\n");
+	peer_send(&srv, &p, cmd);
+	peer_expect_error(&srv, &p, "unknown command 'y\xc3\xa9");
+	free(cmd);
+	peer_send(&srv, &p, "{\"cmd\":\"show\",\"name\":\"\xff\xfe\x80\"}\n{\"cmd\":\"\xc3\"}\n");
+	peer_expect_error(&srv, &p, "request is not valid JSON");
+	peer_expect_error(&srv, &p, "request is not valid JSON");
+	roundtrip_status(&srv, &p);
+	assert_int_equal(fake.show, 1);
+	assert_int_equal(ctl_server_client_count(srv.s), 1);
+	peer_close(&p);
+	server_close(&srv);
+}
+
+/* A connection made by a child that became uid NOBODY with primary group `gid` (and `extra_group` as
+ * its only supplementary group, if not -1): SO_PEERCRED records who connected, so the test can use
+ * the fd. */
+static int connect_as(gid_t gid, gid_t extra_group)
 {
 	char ctrl[CMSG_SPACE(sizeof(int))] = { 0 };
 	char byte = 0;
@@ -647,7 +717,7 @@ static int connect_as_nobody(gid_t extra_group)
 	if (pid == 0) {
 		struct sockaddr_un addr = { .sun_family = AF_UNIX };
 		gid_t groups[1] = { extra_group };
-		if (setgroups(extra_group ? 1 : 0, groups) < 0 || setgid(NOBODY) < 0 || setuid(NOBODY) < 0)
+		if (setgroups(extra_group != (gid_t)-1, groups) < 0 || setgid(gid) < 0 || setuid(NOBODY) < 0)
 			_exit(10);
 		int fd = socket(AF_UNIX, SOCK_STREAM, 0);
 		snprintf(addr.sun_path, sizeof(addr.sun_path), "%s", sock_path);
@@ -669,6 +739,12 @@ static int connect_as_nobody(gid_t extra_group)
 	int fd;
 	memcpy(&fd, CMSG_DATA(CMSG_FIRSTHDR(&msg)), sizeof(int));
 	return fd;
+}
+
+/* uid and gid NOBODY, with `extra_group` as its one supplementary group (0: none). */
+static int connect_as_nobody(gid_t extra_group)
+{
+	return connect_as(NOBODY, extra_group ? extra_group : (gid_t)-1);
 }
 
 static void test_peer_privilege(void **state)
@@ -703,6 +779,45 @@ static void test_peer_privilege(void **state)
 	assert_int_equal(fake.reload, 1);
 	peer_close(&outsider);
 	peer_close(&member);
+	peer_close(&root);
+	server_close(&srv);
+}
+
+/* Without a group for the socket (no group mpamd on the host), only root may mutate: the socket keeps
+ * its creator's group, and being in that group (root's, here) as primary or supplementary group
+ * grants nothing. */
+static void test_without_group_root_only(void **state)
+{
+	const char *set = "{\"cmd\":\"set\",\"name\":\"web\",\"settings\":[\"mb_max=50\"]}\n";
+	struct ctl_server_config config = { .path = sock_path, .gid = -1 };
+	struct peer primary, supplementary, root;
+	struct server srv;
+	struct stat st;
+
+	(void)state;
+	server_open_config(&srv, &config, &handler);
+	assert_int_equal(lstat(sock_path, &st), 0);
+	assert_int_equal(st.st_gid, getegid());
+	assert_int_equal(st.st_mode & 07777, CTL_SOCKET_MODE);
+
+	/* Both reach the socket (anyone may), and may read. */
+	peer_adopt(&primary, connect_as(st.st_gid, (gid_t)-1));
+	peer_adopt(&supplementary, connect_as(NOBODY, st.st_gid));
+	roundtrip_status(&srv, &primary);
+	roundtrip_status(&srv, &supplementary);
+	peer_send(&srv, &primary, set);
+	peer_expect_error(&srv, &primary,
+			  "'set' is not allowed: peer uid 65534 is not root (no group may change mpamd)");
+	peer_send(&srv, &supplementary, "{\"cmd\":\"reload\"}\n");
+	peer_expect_error(&srv, &supplementary, "'reload' is not allowed: peer uid 65534 is not root");
+	assert_int_equal(fake.set + fake.reload, 0);
+
+	peer_connect(&root);
+	peer_send(&srv, &root, set);
+	json_decref(peer_ok(&srv, &root));
+	assert_int_equal(fake.set, 1);
+	peer_close(&primary);
+	peer_close(&supplementary);
 	peer_close(&root);
 	server_close(&srv);
 }
@@ -743,7 +858,7 @@ static void test_slow_reader_gets_everything(void **state)
 	server_close(&srv);
 }
 
-/* One dispatch answers a bounded number of one client's pipelined requests and serves the others
+/* One dispatch answers a bounded share of one client's pipelined requests and serves the others
  * in between; the rest follow on later dispatches without the client sending anything more. */
 static void test_long_pipeline_shares_the_loop(void **state)
 {
@@ -767,7 +882,7 @@ static void test_long_pipeline_shares_the_loop(void **state)
 	peer_send(&srv, &b, "{\"cmd\":\"status\"}\n");
 	assert_int_equal(epoll_wait(srv.epoll_fd, &ev, 1, WAIT_MS), 1);
 	assert_int_equal(ctl_server_dispatch(srv.s), 0);
-	assert_int_equal(fake.list, 64);
+	assert_int_equal(fake.list, CTL_SERVER_ANSWERS_PER_CLIENT);
 	assert_int_equal(fake.status, 3);
 	json_decref(peer_ok(&srv, &b));
 	for (size_t i = 0; i < count; i++)
@@ -776,6 +891,137 @@ static void test_long_pipeline_shares_the_loop(void **state)
 	peer_close(&a);
 	peer_close(&b);
 	free(many);
+	server_close(&srv);
+}
+
+/* Waits until the server's fd is ready and dispatches exactly once. */
+static void dispatch_once(struct server *srv)
+{
+	struct epoll_event ev;
+
+	assert_int_equal(epoll_wait(srv->epoll_fd, &ev, 1, WAIT_MS), 1);
+	assert_int_equal(ctl_server_dispatch(srv->s), 0);
+}
+
+#define BUDGET_CLIENTS 12
+
+/* The budget bounds a whole dispatch, not each client: many clients with long pipelines get
+ * CTL_SERVER_ANSWERS_PER_DISPATCH answers in all, and the next dispatches answer the rest. */
+static void test_dispatch_budget_spans_clients(void **state)
+{
+	const char *one = "{\"cmd\":\"list\"}\n";
+	size_t per_client = 2 * CTL_SERVER_ANSWERS_PER_CLIENT, len = strlen(one);
+	char *many = malloc(per_client * len + 1);
+	struct peer peers[BUDGET_CLIENTS];
+	struct server srv;
+
+	(void)state;
+	/* Enough clients that their shares together exceed the dispatch's budget. */
+	assert_true(BUDGET_CLIENTS * CTL_SERVER_ANSWERS_PER_CLIENT > CTL_SERVER_ANSWERS_PER_DISPATCH);
+	for (size_t i = 0; i < per_client; i++)
+		memcpy(many + i * len, one, len);
+	many[per_client * len] = '\0';
+	server_open(&srv, 0, 0);
+	for (int i = 0; i < BUDGET_CLIENTS; i++) {
+		peer_connect(&peers[i]);
+		roundtrip_status(&srv, &peers[i]);
+	}
+	for (int i = 0; i < BUDGET_CLIENTS; i++)
+		peer_send(&srv, &peers[i], many);
+	assert_int_equal(fake.list, 0);
+	dispatch_once(&srv);
+	assert_int_equal(fake.list, CTL_SERVER_ANSWERS_PER_DISPATCH);
+	dispatch_once(&srv);
+	assert_int_equal(fake.list, 2 * CTL_SERVER_ANSWERS_PER_DISPATCH);
+	for (int i = 0; i < BUDGET_CLIENTS; i++)
+		for (size_t k = 0; k < per_client; k++)
+			json_decref(peer_ok(&srv, &peers[i]));
+	assert_int_equal(fake.list, BUDGET_CLIENTS * per_client);
+	for (int i = 0; i < BUDGET_CLIENTS; i++)
+		peer_close(&peers[i]);
+	free(many);
+	server_close(&srv);
+}
+
+/* Large replies: a dispatch stops answering once it has queued CTL_SERVER_BYTES_PER_DISPATCH. */
+static void test_dispatch_budget_in_bytes(void **state)
+{
+	struct peer peers[BUDGET_CLIENTS + 8];
+	size_t count = sizeof(peers) / sizeof(peers[0]);
+	/* Replies of BIG_REPLY bytes and a little more: the budget runs out after this many. */
+	size_t fit = (CTL_SERVER_BYTES_PER_DISPATCH + BIG_REPLY - 1) / BIG_REPLY;
+	struct server srv;
+
+	(void)state;
+	assert_true(fit < count && fit < CTL_SERVER_ANSWERS_PER_DISPATCH);
+	server_open(&srv, 0, 0);
+	for (size_t i = 0; i < count; i++) {
+		peer_connect(&peers[i]);
+		roundtrip_status(&srv, &peers[i]);
+	}
+	fake.status = 0;
+	fake.big = BIG_REPLY;
+	for (size_t i = 0; i < count; i++)
+		peer_send(&srv, &peers[i], "{\"cmd\":\"status\"}\n");
+	dispatch_once(&srv);
+	/* Each reply is a little over BIG_REPLY, so the budget may be spent one reply earlier. */
+	assert_true(fake.status == fit || fake.status == fit - 1);
+	for (size_t i = 0; i < count; i++) {
+		json_t *r = peer_ok(&srv, &peers[i]);
+		assert_int_equal(strlen(json_string_value(json_object_get(r, "pad"))), BIG_REPLY);
+		json_decref(r);
+	}
+	assert_int_equal(fake.status, count);
+	for (size_t i = 0; i < count; i++)
+		peer_close(&peers[i]);
+	server_close(&srv);
+}
+
+#define SHARING_CLIENTS 20
+
+/* N clients asking for list within one generation: the daemon is asked once, the reply encoded once,
+ * and every client gets the same reply; the next generation asks again. */
+static void test_shared_reply_encoded_once(void **state)
+{
+	struct ctl_server_config config = { .path = sock_path, .gid = SOCKET_GID };
+	struct peer peers[SHARING_CLIENTS];
+	struct server srv;
+
+	(void)state;
+	server_open_config(&srv, &config, &handler_with_generation);
+	for (int i = 0; i < SHARING_CLIENTS; i++) {
+		peer_connect(&peers[i]);
+		peer_send(&srv, &peers[i], "{\"cmd\":\"list\"}\n{\"cmd\":\"status\"}\n");
+	}
+	json_t *first = peer_ok(&srv, &peers[0]);
+	json_decref(peer_ok(&srv, &peers[0]));
+	for (int i = 1; i < SHARING_CLIENTS; i++) {
+		json_t *r = peer_ok(&srv, &peers[i]);
+		assert_true(json_equal(r, first));
+		json_decref(r);
+		json_decref(peer_ok(&srv, &peers[i]));
+	}
+	assert_int_equal(fake.list, 1);
+	assert_int_equal(fake.status, 1);
+	/* show takes an argument: every request is answered afresh. */
+	for (int i = 0; i < 3; i++) {
+		peer_send(&srv, &peers[i], "{\"cmd\":\"show\",\"name\":\"web\"}\n");
+		json_decref(peer_ok(&srv, &peers[i]));
+	}
+	assert_int_equal(fake.show, 3);
+
+	fake.generation++;
+	for (int i = 0; i < SHARING_CLIENTS; i++) {
+		peer_send(&srv, &peers[i], "{\"cmd\":\"status\"}\n");
+		json_t *r = peer_ok(&srv, &peers[i]);
+		assert_int_equal(json_integer_value(json_object_get(r, "n")), 2);
+		json_decref(r);
+	}
+	assert_int_equal(fake.status, 2);
+	assert_int_equal(fake.list, 1);
+	json_decref(first);
+	for (int i = 0; i < SHARING_CLIENTS; i++)
+		peer_close(&peers[i]);
 	server_close(&srv);
 }
 
@@ -835,6 +1081,87 @@ static void test_client_cap(void **state)
 	roundtrip_status(&srv, &peers[1]);
 	peer_close(extra);
 	for (int i = 1; i < CTL_SERVER_MAX_CLIENTS; i++)
+		peer_close(&peers[i]);
+	server_close(&srv);
+}
+
+/* Serves until the server has `count` clients (a failure after WAIT_MS). */
+static void serve_until_clients(struct server *srv, size_t count)
+{
+	long long end = now_ms() + WAIT_MS;
+
+	while (ctl_server_client_count(srv->s) != count) {
+		if (now_ms() > end)
+			fail_msg("%zu clients, expected %zu", ctl_server_client_count(srv->s), count);
+		serve(srv, 10);
+	}
+}
+
+/* Connected and silent: dropped after idle_ms. So is a client that asked but never read a reply that
+ * fits in its socket buffer (it is owed nothing the server holds). One in the middle of a request is
+ * not idle, and is answered when it finishes. */
+static void test_idle_clients_dropped(void **state)
+{
+	struct ctl_server_config config = { .path = sock_path, .gid = SOCKET_GID, .idle_ms = 100 };
+	struct peer idle, unread, busy;
+	struct server srv;
+
+	(void)state;
+	server_open_config(&srv, &config, &handler);
+	peer_connect(&idle);
+	peer_connect(&unread);
+	peer_connect(&busy);
+	peer_send(&srv, &unread, "{\"cmd\":\"status\"}\n");
+	peer_send(&srv, &busy, "{\"cmd\":");
+	serve_until_clients(&srv, 3);
+	serve_until_clients(&srv, 1);
+	peer_expect_eof(&srv, &idle);
+	json_decref(peer_ok(&srv, &unread));
+	peer_expect_eof(&srv, &unread);
+	peer_send(&srv, &busy, "\"list\"}\n");
+	json_decref(peer_ok(&srv, &busy));
+	assert_int_equal(fake.status, 1);
+	assert_int_equal(fake.list, 1);
+	peer_close(&idle);
+	peer_close(&unread);
+	peer_close(&busy);
+	server_close(&srv);
+}
+
+/* Connections anyone may open (the socket made 0666) fill all but the reserved slots; the next
+ * unprivileged one is told so and closed, while root and the socket's group still get in. */
+static void test_reserved_slots_for_privileged_peers(void **state)
+{
+	struct peer peers[CTL_SERVER_MAX_CLIENTS + 2];
+	size_t open_slots = CTL_SERVER_MAX_CLIENTS - CTL_SERVER_RESERVED;
+	char expected[128];
+	struct server srv;
+
+	(void)state;
+	server_open(&srv, 0, 0);
+	assert_int_equal(chmod(sock_path, 0666), 0);
+	for (size_t i = 0; i < CTL_SERVER_MAX_CLIENTS; i++) {
+		peer_adopt(&peers[i], connect_as_nobody(0));
+		if (i < open_slots)
+			serve_until_clients(&srv, i + 1);
+	}
+	snprintf(expected, sizeof(expected),
+		 "too many clients (%zu connected; the other %d slots are kept for root and group daemon)", open_slots,
+		 CTL_SERVER_RESERVED);
+	for (size_t i = open_slots; i < CTL_SERVER_MAX_CLIENTS; i++) {
+		peer_expect_error(&srv, &peers[i], expected);
+		peer_expect_eof(&srv, &peers[i]);
+	}
+	assert_int_equal(ctl_server_client_count(srv.s), open_slots);
+	peer_adopt(&peers[CTL_SERVER_MAX_CLIENTS], connect_as_nobody(SOCKET_GID));
+	peer_connect(&peers[CTL_SERVER_MAX_CLIENTS + 1]);
+	roundtrip_status(&srv, &peers[CTL_SERVER_MAX_CLIENTS]);
+	roundtrip_status(&srv, &peers[CTL_SERVER_MAX_CLIENTS + 1]);
+	assert_int_equal(ctl_server_client_count(srv.s), open_slots + 2);
+	/* The ones let in are served as before. */
+	roundtrip_status(&srv, &peers[0]);
+	assert_int_equal(fake.status, 3);
+	for (size_t i = 0; i < CTL_SERVER_MAX_CLIENTS + 2; i++)
 		peer_close(&peers[i]);
 	server_close(&srv);
 }
@@ -1154,11 +1481,18 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_end_of_input, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_long_line_answered_and_disconnected, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_requests_do_not_disturb, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_non_ascii_requests_answered, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_peer_privilege, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_without_group_root_only, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_slow_reader_gets_everything, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_long_pipeline_shares_the_loop, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_dispatch_budget_spans_clients, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_dispatch_budget_in_bytes, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_shared_reply_encoded_once, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stalled_clients_dropped, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_client_cap, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_idle_clients_dropped, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_reserved_slots_for_privileged_peers, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_mpamctl_status_list_show, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_mpamctl_set_reload, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_mpamctl_metrics, setup, teardown),

@@ -321,7 +321,7 @@ static void test_privilege(void **state)
 	/* Refused before its arguments are even looked at. */
 	assert_error(&user, "{\"cmd\": \"set\"}", "'set' is not allowed");
 	nameless.group = NULL;
-	assert_error(&nameless, "{\"cmd\": \"reload\"}", "neither root nor in the socket's group");
+	assert_error(&nameless, "{\"cmd\": \"reload\"}", "peer uid 1000 is not root (no group may change mpamd)");
 	assert_int_equal(fake.set + fake.reload, 0);
 
 	struct ctl_peer member = user;
@@ -369,6 +369,75 @@ static void test_reply_encoding(void **state)
 	reply = ctl_reply_ok(json_pack("{s:i}", "ticks", 3));
 	assert_int_equal(ctl_reply_encode(reply, &line, &len), 0);
 	assert_memory_equal(line, "{\"version\":1,\"ok\":true,\"result\":{\"ticks\":3}}\n", len);
+	free(line);
+	json_decref(reply);
+}
+
+/* A request of `count` copies of "é" (two bytes each) in `field`, after `lead` ASCII bytes, so that a
+ * message cut at a byte limit falls inside a character. */
+static char *request_with_utf8(const char *prefix, size_t lead, size_t count, const char *suffix)
+{
+	size_t len = strlen(prefix) + lead + 2 * count + strlen(suffix);
+	char *line = malloc(len + 1), *p = line;
+
+	assert_non_null(line);
+	p += sprintf(p, "%s", prefix);
+	memset(p, 'x', lead);
+	p += lead;
+	for (size_t i = 0; i < count; i++)
+		p += sprintf(p, "\xc3\xa9");
+	sprintf(p, "%s", suffix);
+	return line;
+}
+
+/* Long non-ASCII names and commands are answered with an error, whatever byte the message is cut at;
+ * a request that is not UTF-8 is answered too. */
+static void test_non_ascii_requests_get_error_replies(void **state)
+{
+	(void)state;
+	for (size_t lead = 0; lead < 2; lead++) {
+		char *show = request_with_utf8("{\"cmd\": \"show\", \"name\": \"", lead, 5000, "\"}");
+		assert_error(&user, show, "no partition named '");
+		free(show);
+		char *cmd = request_with_utf8("{\"cmd\": \"", lead, 5000, "\"}");
+		assert_error(&user, cmd, "unknown command '");
+		free(cmd);
+		char *set = request_with_utf8("{\"cmd\": \"set\", \"name\": \"web\", \"settings\": [\"mb_max=", lead,
+					      5000, "\"]}");
+		fake.set_result = 0;
+		json_decref(assert_ok(&root, set)); /* echoed back whole: it is valid UTF-8 */
+		free(set);
+	}
+	assert_int_equal(fake.show, 2);
+	assert_error(&user, "{\"cmd\": \"show\", \"name\": \"\xff\xfe\"}", "request is not valid JSON");
+	assert_error(&user, "{\"cmd\": \"\xc3\"}", "request is not valid JSON");
+	/* An error text that is not UTF-8 itself (a handler quoting bytes) still makes a reply. */
+	json_t *reply = ctl_reply_error("bad byte \xff in %s", "caf\xc3");
+	assert_non_null(reply);
+	assert_string_equal(json_string_value(json_object_get(reply, "error")), "bad byte ? in caf?");
+	json_decref(reply);
+}
+
+/* The one-pass encoder gives exactly what jansson's own compact dump gives, for a reply far larger
+ * than its first buffer. */
+static void test_reply_encoding_large(void **state)
+{
+	json_t *parts = json_array();
+	char *line, *expected;
+	size_t len;
+
+	(void)state;
+	for (int i = 0; i < 2000; i++)
+		json_array_append_new(parts, json_pack("{s:s, s:f, s:i}", "name", "caf\xc3\xa9", "mbps", i * 1.25,
+						       "mb_max", i % 100));
+	json_t *reply = ctl_reply_ok(json_pack("{s:o}", "partitions", parts));
+	assert_int_equal(ctl_reply_encode(reply, &line, &len), 0);
+	expected = json_dumps(reply, JSON_COMPACT);
+	assert_int_equal(len, strlen(expected) + 1);
+	assert_memory_equal(line, expected, len - 1);
+	assert_int_equal(line[len - 1], '\n');
+	assert_int_equal(line[len], '\0');
+	free(expected);
 	free(line);
 	json_decref(reply);
 }
@@ -499,6 +568,8 @@ int main(void)
 		cmocka_unit_test_setup(test_privilege, setup),
 		cmocka_unit_test_setup(test_handler_gaps, setup),
 		cmocka_unit_test_setup(test_reply_encoding, setup),
+		cmocka_unit_test_setup(test_reply_encoding_large, setup),
+		cmocka_unit_test_setup(test_non_ascii_requests_get_error_replies, setup),
 		cmocka_unit_test_setup(test_request_build, setup),
 		cmocka_unit_test_setup(test_request_build_too_large, setup),
 		cmocka_unit_test_setup(test_reply_check, setup),

@@ -1,0 +1,217 @@
+/* Shared replies: within one generation of the daemon's state, status and list are encoded once,
+ * whatever the number of requests; everything else is answered afresh. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <jansson.h>
+
+#include "core/ctl/reply_cache.h"
+
+struct fake {
+	unsigned status, list, show;
+	uint64_t generation;
+	int fail_list; /* list returns NULL with an error */
+};
+
+static struct fake fake;
+
+static json_t *fake_status(void *ctx)
+{
+	struct fake *f = ctx;
+
+	f->status++;
+	return json_pack("{s:I}", "ticks", (json_int_t)f->generation);
+}
+
+static json_t *fake_list(void *ctx)
+{
+	struct fake *f = ctx;
+
+	f->list++;
+	if (f->fail_list)
+		return NULL;
+	return json_pack("{s:[{s:s, s:I}]}", "partitions", "name", "web", "n", (json_int_t)f->list);
+}
+
+static json_t *fake_show(void *ctx, const char *name, struct err *err)
+{
+	struct fake *f = ctx;
+
+	(void)err;
+	f->show++;
+	return json_pack("{s:s}", "name", name);
+}
+
+static uint64_t fake_generation(void *ctx)
+{
+	return ((struct fake *)ctx)->generation;
+}
+
+static const struct ctl_handler with_generation = {
+	.ctx = &fake,
+	.status = fake_status,
+	.list = fake_list,
+	.show = fake_show,
+	.generation = fake_generation,
+};
+static const struct ctl_handler without_generation = {
+	.ctx = &fake,
+	.status = fake_status,
+	.list = fake_list,
+	.show = fake_show,
+};
+static const struct ctl_peer peer = { .uid = 1000, .gid = 1000, .pid = 2 };
+
+static struct reply_cache cache;
+
+static int setup(void **state)
+{
+	(void)state;
+	memset(&fake, 0, sizeof(fake));
+	memset(&cache, 0, sizeof(cache));
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	reply_cache_fini(&cache);
+	return 0;
+}
+
+/* The reply to `request` as a malloc'ed string. */
+static char *answer(const struct ctl_handler *h, const char *request)
+{
+	struct reply_line r;
+
+	assert_int_equal(reply_cache_answer(&cache, h, &peer, request, strlen(request), &r), 0);
+	assert_true(r.len > 0 && r.text[r.len - 1] == '\n');
+	char *copy = strndup(r.text, r.len);
+	reply_line_fini(&r);
+	return copy;
+}
+
+static void assert_contains(const char *text, const char *needle)
+{
+	if (!strstr(text, needle))
+		fail_msg("'%s' lacks '%s'", text, needle);
+}
+
+static void test_one_encoding_per_generation(void **state)
+{
+	const int requests = 50;
+
+	(void)state;
+	fake.generation = 7;
+	char *first = answer(&with_generation, "{\"cmd\":\"list\"}\n");
+	for (int i = 1; i < requests; i++) {
+		char *again =
+			answer(&with_generation, i % 2 ? "{\"cmd\":\"list\"}\n" : "{\"version\":1,\"cmd\":\"list\"}");
+		assert_string_equal(again, first);
+		free(again);
+	}
+	assert_int_equal(fake.list, 1);
+	assert_int_equal(cache.encodings, 1);
+	assert_int_equal(cache.hits, requests - 1);
+
+	/* status has an entry of its own. */
+	char *status = answer(&with_generation, "{\"cmd\":\"status\"}");
+	free(answer(&with_generation, "{\"cmd\":\"status\"}"));
+	assert_int_equal(fake.status, 1);
+	assert_contains(status, "\"ticks\":7");
+	free(status);
+
+	/* A new generation: each is made again, once. */
+	fake.generation = 8;
+	char *next = answer(&with_generation, "{\"cmd\":\"list\"}");
+	free(answer(&with_generation, "{\"cmd\":\"list\"}"));
+	assert_int_equal(fake.list, 2);
+	assert_string_not_equal(next, first);
+	status = answer(&with_generation, "{\"cmd\":\"status\"}");
+	assert_contains(status, "\"ticks\":8");
+	assert_int_equal(fake.status, 2);
+	assert_int_equal(cache.encodings, 4);
+	free(status);
+	free(next);
+	free(first);
+}
+
+static void test_not_shared(void **state)
+{
+	(void)state;
+	/* Per-argument replies, and a handler that cannot say when its state changes. */
+	for (int i = 0; i < 3; i++) {
+		free(answer(&with_generation, "{\"cmd\":\"show\",\"name\":\"web\"}"));
+		free(answer(&without_generation, "{\"cmd\":\"list\"}"));
+	}
+	assert_int_equal(fake.show, 3);
+	assert_int_equal(fake.list, 3);
+	assert_int_equal(cache.hits, 0);
+
+	/* Requests that are errors are never answered from a shared entry. */
+	free(answer(&with_generation, "{\"cmd\":\"list\"}"));
+	char *r = answer(&with_generation, "{\"cmd\":\"list\",\"version\":2}");
+	assert_contains(r, "protocol version 2 is not supported");
+	free(r);
+	r = answer(&with_generation, "{\"cmd\":\"list\",\"name\":\"web\"}");
+	assert_contains(r, "'list' does not take \\\"name\\\"");
+	free(r);
+	r = answer(&with_generation, "{\"cmd\":\"list\"} x");
+	assert_contains(r, "not valid JSON");
+	free(r);
+	assert_int_equal(fake.list, 4);
+	assert_int_equal(cache.hits, 0);
+}
+
+/* A failed reply is not kept: the next request asks the handler again. */
+static void test_errors_not_kept(void **state)
+{
+	(void)state;
+	fake.fail_list = 1;
+	for (int i = 0; i < 3; i++) {
+		char *r = answer(&with_generation, "{\"cmd\":\"list\"}");
+		assert_contains(r, "\"ok\":false");
+		free(r);
+	}
+	assert_int_equal(fake.list, 3);
+	fake.fail_list = 0;
+	free(answer(&with_generation, "{\"cmd\":\"list\"}"));
+	free(answer(&with_generation, "{\"cmd\":\"list\"}"));
+	assert_int_equal(fake.list, 4);
+	assert_int_equal(cache.hits, 1);
+}
+
+static void test_shared_commands(void **state)
+{
+	(void)state;
+	assert_true(ctl_command_find("status")->shared);
+	assert_true(ctl_command_find("list")->shared);
+	assert_false(ctl_command_find("show")->shared);
+	assert_false(ctl_command_find("set")->shared);
+	assert_false(ctl_command_find("reload")->shared);
+	const char *line = "{\"cmd\":\"status\"}\r\n";
+	assert_ptr_equal(ctl_request_shared(line, strlen(line)), ctl_command_find("status"));
+	line = "{\"cmd\":\"reload\"}";
+	assert_null(ctl_request_shared(line, strlen(line)));
+	line = "{\"cmd\":\"frob\"}";
+	assert_null(ctl_request_shared(line, strlen(line)));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_one_encoding_per_generation, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_not_shared, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_errors_not_kept, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_shared_commands, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
