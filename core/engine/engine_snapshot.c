@@ -70,14 +70,15 @@ json_t *engine_snapshot_status(const struct engine *e)
 	bool learned = false;
 	double capacity = engine_host_capacity(e, &learned);
 	/* The uptime is the last tick's, so that a reply is the same text for the whole tick. */
-	json_t *status = json_pack("{s:s,s:I,s:I,s:f,s:I,s:I,s:I,s:f,s:f,s:o,s:b,s:b,s:I,s:o}", "backend",
-			 e->hw.control_ops->name, "interval_ms", (json_int_t)e->config->global.interval_ms, "ticks",
-			 (json_int_t)e->ticks_done, "uptime_s", (double)(e->last_tick_ns - e->start_ns) / 1e9,
-			 "partitions", (json_int_t)e->config->partition_count, "partitions_open", (json_int_t)open,
-			 "overruns", (json_int_t)e->overruns, "last_tick_ms", ms(e->tick_stats.last_ns), "max_tick_ms",
-			 ms(e->tick_stats.max_ns), "capacity_mbps", capacity > 0 ? json_real(capacity) : json_null(),
-			 "capacity_learned", learned, "sim_clock", e->opts.sim_clock, "events_total",
-			 (json_int_t)e->events.total, "events", event_log_to_json(&e->events, NULL, STATUS_EVENTS));
+	json_t *status =
+		json_pack("{s:s,s:I,s:I,s:f,s:I,s:I,s:I,s:f,s:f,s:o,s:b,s:b,s:I,s:o}", "backend",
+			  e->hw.control_ops->name, "interval_ms", (json_int_t)e->config->global.interval_ms, "ticks",
+			  (json_int_t)e->ticks_done, "uptime_s", (double)(e->last_tick_ns - e->start_ns) / 1e9,
+			  "partitions", (json_int_t)e->config->partition_count, "partitions_open", (json_int_t)open,
+			  "overruns", (json_int_t)e->overruns, "last_tick_ms", ms(e->tick_stats.last_ns), "max_tick_ms",
+			  ms(e->tick_stats.max_ns), "capacity_mbps", capacity > 0 ? json_real(capacity) : json_null(),
+			  "capacity_learned", learned, "sim_clock", e->opts.sim_clock, "events_total",
+			  (json_int_t)e->events.total, "events", event_log_to_json(&e->events, NULL, STATUS_EVENTS));
 	engine_pmu_status_json(e, status);
 	return status;
 }
