@@ -59,6 +59,14 @@ static void print_ris(json_t *ris)
 	putchar('\n');
 }
 
+/* Who clears NRDY, as discover says it: mpamd honours the bit either way. */
+static const char *nrdy_text(const char *nrdy)
+{
+	if (!nrdy || !strcmp(nrdy, "not probed"))
+		return "not probed";
+	return !strcmp(nrdy, "software") ? "software-managed (cleared by zeroing the counter)" : "hardware-managed";
+}
+
 static void print_text(const char *backend, json_t *d)
 {
 	json_t *mscs = json_object_get(d, "mscs");
@@ -73,7 +81,7 @@ static void print_text(const char *backend, json_t *d)
 		       json_string_value(json_object_get(msc, "name")), json_string_value(json_object_get(msc, "base")),
 		       num(msc, "size"), num(msc, "partid_max"), num(msc, "pmg_max"),
 		       json_string_value(json_object_get(msc, "iidr")), yes_no(json_object_get(msc, "esr")),
-		       json_is_true(json_object_get(msc, "nrdy_hardware_managed")) ? "hardware-managed" : "ignored");
+		       nrdy_text(json_string_value(json_object_get(msc, "nrdy"))));
 		size_t j;
 		json_t *ris;
 		json_array_foreach(json_object_get(msc, "ris"), j, ris)

@@ -50,10 +50,11 @@ static int probe_ris(struct msc_bus *bus, const struct mpamf_idr *idr, struct ms
 	return r;
 }
 
-/* Linux's test (reference B.2 step 5): if software can both set and clear NRDY, hardware does not
- * manage it and the bit means nothing on reads. Uses monitor 0 of the monitor RIS, before any
- * monitor is handed out, and leaves its counter at zero. */
-static int probe_nrdy(struct msc_bus *bus, unsigned ris, bool *ret_hw)
+/* Whether the MSC clears NRDY by itself: if software can both set and clear the bit, it is plain
+ * storage and the MSC leaves it to software. Reads honour NRDY either way (the monitor sequence
+ * clears it by zeroing the counter after enabling), so this is for discover. It writes monitor 0 of
+ * the monitor RIS, before any monitor is handed out, and leaves its counter at zero. */
+static int probe_nrdy(struct msc_bus *bus, unsigned ris, enum msc_nrdy *ret)
 {
 	uint32_t set, cleared;
 	int r = bus_write32(bus, MSMON_CFG_MON_SEL, msmon_cfg_mon_sel(ris, 0));
@@ -67,7 +68,7 @@ static int probe_nrdy(struct msc_bus *bus, unsigned ris, bool *ret_hw)
 	if (r == 0)
 		r = bus_read32(bus, MSMON_MBWU, &cleared);
 	if (r == 0)
-		*ret_hw = !((set & MSMON_MBWU_NRDY) && !(cleared & MSMON_MBWU_NRDY));
+		*ret = (set & MSMON_MBWU_NRDY) && !(cleared & MSMON_MBWU_NRDY) ? MSC_NRDY_SOFTWARE : MSC_NRDY_HARDWARE;
 	return r;
 }
 
@@ -163,8 +164,8 @@ int msc_probe(struct msc_bus *bus, bool monitor_only, struct msc_caps *ret, stru
 	if (r < 0)
 		return r;
 	pick_ris(&caps);
-	caps.nrdy_hw = true;
-	if (caps.mon_ris >= 0 && (r = probe_nrdy(bus, (unsigned)caps.mon_ris, &caps.nrdy_hw)) < 0)
+	caps.nrdy = MSC_NRDY_HARDWARE;
+	if (caps.mon_ris >= 0 && (r = probe_nrdy(bus, (unsigned)caps.mon_ris, &caps.nrdy)) < 0)
 		return err_set(err, r, "cannot probe monitor NRDY behaviour");
 	if ((r = probe_esr(bus, monitor_only, &caps)) < 0)
 		return err_set(err, r, "cannot read MPAMF_ESR");
@@ -315,4 +316,17 @@ void msc_describe_esr(uint64_t esr, char *buf, size_t len)
 
 	snprintf(buf, len, "ERRCODE %u (%s), PARTID/MON %u, PMG %u, RIS %u%s", e.errcode, mpam_errcode_name(e.errcode),
 		 e.partid_mon, e.pmg, e.ris, e.ovrwr ? ", overwritten" : "");
+}
+
+const char *msc_nrdy_name(enum msc_nrdy nrdy)
+{
+	switch (nrdy) {
+	case MSC_NRDY_HARDWARE:
+		return "hardware";
+	case MSC_NRDY_SOFTWARE:
+		return "software";
+	case MSC_NRDY_NOT_PROBED:
+		break;
+	}
+	return "not probed";
 }

@@ -14,6 +14,13 @@
 
 #define MSC_MAX_RIS 16
 
+/* Who clears an MBWU monitor's NRDY bit once it has settled (A.4: optional for counting monitors). */
+enum msc_nrdy {
+	MSC_NRDY_NOT_PROBED, /* the probe was skipped: it writes a monitor */
+	MSC_NRDY_HARDWARE,   /* the MSC clears it by itself */
+	MSC_NRDY_SOFTWARE,   /* it stays until software writes the counter (mpamd zeroes it after enabling) */
+};
+
 struct msc_ris_caps {
 	bool has_mbw; /* MBW_MAX (and maybe MIN) present */
 	unsigned bwa_wd;
@@ -34,9 +41,9 @@ struct msc_caps {
 	bool has_ris;
 	unsigned ris_count;
 	bool has_esr, has_extd_esr;
-	bool nrdy_hw; /* NRDY is managed by hardware; when not, reads ignore it */
-	int mon_ris;  /* the RIS whose MBWU monitors are used, -1 when none */
-	int mbw_ris;  /* the first RIS with bandwidth controls, -1 when none */
+	enum msc_nrdy nrdy; /* who clears NRDY (for discover: reads honour NRDY either way) */
+	int mon_ris;	    /* the RIS whose MBWU monitors are used, -1 when none */
+	int mbw_ris;	    /* the first RIS with bandwidth controls, -1 when none */
 	struct msc_ris_caps ris[MSC_MAX_RIS];
 	uint64_t stale_esr; /* ESR found non-zero at probe (cleared unless monitor-only) */
 };
@@ -64,6 +71,9 @@ int msc_set_cpbm(struct msc *msc, uint16_t partid, uint64_t cbm, struct err *err
 
 /* Reads MPAMF_ESR (0 without an ESR); any non-zero value means the MSC saw an error. */
 int msc_read_esr(struct msc *msc, uint64_t *ret);
+
+/* "hardware", "software" or "not probed". */
+const char *msc_nrdy_name(enum msc_nrdy nrdy);
 
 /* "ERRCODE 5 (monitor selector out of range), PARTID/MON 17, PMG 0, RIS 0" */
 void msc_describe_esr(uint64_t esr, char *buf, size_t len);

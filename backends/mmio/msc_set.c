@@ -132,11 +132,11 @@ json_t *msc_set_describe(const struct msc_set *set)
 		char base[24], iidr[16];
 		snprintf(base, sizeof(base), "0x%llx", (unsigned long long)m->bus->base);
 		snprintf(iidr, sizeof(iidr), "0x%08x", m->caps.iidr);
-		json_array_append_new(mscs, json_pack("{s:s,s:s,s:I,s:s,s:I,s:I,s:b,s:b,s:o}", "name", m->name, "base",
+		json_array_append_new(mscs, json_pack("{s:s,s:s,s:I,s:s,s:I,s:I,s:b,s:s,s:o}", "name", m->name, "base",
 						      base, "size", (json_int_t)m->bus->size, "iidr", iidr,
 						      "partid_max", (json_int_t)m->caps.partid_max, "pmg_max",
-						      (json_int_t)m->caps.pmg_max, "esr", m->caps.has_esr,
-						      "nrdy_hardware_managed", m->caps.nrdy_hw, "ris", ris));
+						      (json_int_t)m->caps.pmg_max, "esr", m->caps.has_esr, "nrdy",
+						      msc_nrdy_name(m->caps.nrdy), "ris", ris));
 	}
 	return mscs;
 }

@@ -111,6 +111,45 @@ static void test_continuous_monitoring_within_1_percent(void **state)
 	free(run.rows);
 }
 
+/* Whoever clears NRDY (the MSC itself after its settling time, or only software writing the counter),
+ * every measured rate is within 1% of what the simulator served. */
+static void run_nrdy_mode(const char *mode, unsigned bits)
+{
+	char text[1024];
+
+	snprintf(text, sizeof(text),
+		 "[global]\nbackend = sim\ninterval_ms = 50\n"
+		 "[sim]\nmscs = 2\ncapacity_mbps = 12000\nmonitors = 4\ncounter_bits = %u\nnrdy = %s\n"
+		 "nrdy_ticks = 2\nnoise_pct = 5\nseed = 3\n"
+		 "[partition \"web\"]\nsim_demand = 3000@0 7000@100 3000@200\n"
+		 "[partition \"batch\"]\nmb_max = 50\nsim_demand = 15000\n",
+		 bits, mode);
+	struct run run = run_scenario(text, 300);
+	size_t valid, estimated, invalid;
+	double worst = worst_error(&run, 500, &valid, &estimated, &invalid);
+
+	printf("nrdy = %s, %u-bit: worst error %.4f%% over %zu rows, %zu invalid\n", mode, bits, worst * 100, valid,
+	       invalid);
+	assert_true(worst < 0.01);
+	assert_true(valid >= 2 * 280);
+	assert_true(invalid <= 6); /* the first ticks, while the monitors settle */
+	free(run.rows);
+}
+
+static void test_nrdy_hardware_within_1_percent(void **state)
+{
+	(void)state;
+	run_nrdy_mode("hardware", 31);
+	run_nrdy_mode("hardware", 44);
+}
+
+static void test_nrdy_software_within_1_percent(void **state)
+{
+	(void)state;
+	run_nrdy_mode("software", 31);
+	run_nrdy_mode("software", 44);
+}
+
 static void test_rotation_within_5_percent(void **state)
 {
 	char text[4096];
@@ -192,6 +231,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_continuous_monitoring_within_1_percent),
+		cmocka_unit_test(test_nrdy_hardware_within_1_percent),
+		cmocka_unit_test(test_nrdy_software_within_1_percent),
 		cmocka_unit_test(test_rotation_within_5_percent),
 		cmocka_unit_test(test_interval_too_long_for_31bit_counters),
 		cmocka_unit_test(test_sim_clock_needs_sim_backend),

@@ -89,7 +89,7 @@ static void test_probe_reads_the_id_registers(void **state)
 	assert_int_equal(c->ris[0].num_mon, 7);
 	assert_int_equal(c->ris[0].counter_bits, 63);
 	assert_int_equal(c->ris[0].scale, 5);
-	assert_true(c->nrdy_hw);
+	assert_int_equal(c->nrdy, MSC_NRDY_HARDWARE);
 	assert_true(c->has_esr);
 	rig_teardown(&rig);
 }
@@ -103,7 +103,7 @@ static void test_probe_software_managed_nrdy(void **state)
 	msc_model_params_default(&p);
 	p.nrdy_hw = false;
 	rig_setup(&rig, &p, 0);
-	assert_false(rig.msc.caps.nrdy_hw);
+	assert_int_equal(rig.msc.caps.nrdy, MSC_NRDY_SOFTWARE);
 	rig_teardown(&rig);
 }
 
@@ -396,6 +396,87 @@ static void test_nrdy_later_invalidates_not_zero(void **state)
 	rig_teardown(&rig);
 }
 
+/* An MSC that leaves NRDY to software (A.4): enabling a monitor sets NRDY, and only a write of the
+ * counter afterwards clears it. A driver that zeroes first and enables last leaves it not ready for
+ * good, and (if it ignores NRDY) reports 0 bytes while traffic flows. */
+static void test_software_managed_nrdy_counts_traffic(void **state)
+{
+	struct msc_model_params p = monitor_params(2, 44, 0);
+	struct rig rig;
+	struct err err;
+
+	(void)state;
+	p.nrdy_hw = false;
+	rig_setup(&rig, &p, 1);
+	assert_int_equal(msc_monitors_add(rig.mons, 0, 3, &err), 0);
+	rig_tick(&rig); /* programmed, and ready at once: the baseline */
+	for (int i = 0; i < 5; i++) {
+		msc_model_count(rig.model, 0, 3, 0, 700000 + (uint64_t)i, 300000);
+		rig_tick(&rig);
+		assert_int_equal(rig.samples[0].state, SAMPLE_MEASURED);
+		assert_int_equal(rig.samples[0].bytes, 1000000 + (uint64_t)i);
+	}
+	rig_teardown(&rig);
+}
+
+/* Someone points the monitor's filter at another PARTID and nothing else changes (no settling time,
+ * so no NRDY to give it away): the driver reads the filter back every 16 ticks, reports the sample
+ * invalid with the reason, and restarts the monitor with exact counts. */
+static void test_filter_changed_by_another_agent(void **state)
+{
+	struct msc_model_params p = monitor_params(1, 44, 0);
+	struct rig rig;
+	int ticks = 0;
+
+	(void)state;
+	p.nrdy_ticks = 0;
+	rig_setup(&rig, &p, 1);
+	settle(&rig);
+	assert_int_equal(msc_model_write32(rig.model, MSMON_CFG_MON_SEL, msmon_cfg_mon_sel(0, 0)), 0);
+	assert_int_equal(msc_model_write32(rig.model, MSMON_CFG_MBWU_FLT, 9), 0);
+	do {
+		msc_model_count(rig.model, 0, 9, 0, 5000, 0);
+		rig_tick(&rig);
+		ticks++;
+	} while (rig.samples[0].state == SAMPLE_MEASURED && ticks < 20);
+	assert_true(ticks <= 16);
+	assert_int_equal(rig.samples[0].state, SAMPLE_INVALID);
+	assert_non_null(strstr(rig.samples[0].reason, "MSMON_CFG_MBWU_FLT) was changed by another agent"));
+	msc_model_count(rig.model, 0, 1, 0, 4321, 0);
+	msc_model_count(rig.model, 0, 9, 0, 5000, 0);
+	rig_tick(&rig);
+	assert_int_equal(rig.samples[0].state, SAMPLE_MEASURED);
+	assert_int_equal(rig.samples[0].bytes, 4321);
+	rig_teardown(&rig);
+}
+
+/* Someone zeroes the counter and leaves the settings alone (Linux does when the MSC's last CPU goes
+ * offline): the count went backwards without an overflow. That sample is invalid, not a wrap; the
+ * next one is exact. */
+static void test_counter_zeroed_by_another_agent(void **state)
+{
+	struct msc_model_params p = monitor_params(1, 31, 0);
+	struct rig rig;
+
+	(void)state;
+	rig_setup(&rig, &p, 1);
+	settle(&rig);
+	msc_model_count(rig.model, 0, 1, 0, 1000000, 0);
+	rig_tick(&rig);
+	assert_int_equal(rig.samples[0].bytes, 1000000);
+	assert_int_equal(msc_model_write32(rig.model, MSMON_CFG_MON_SEL, msmon_cfg_mon_sel(0, 0)), 0);
+	assert_int_equal(msc_model_write32(rig.model, MSMON_MBWU, 0), 0);
+	msc_model_count(rig.model, 0, 1, 0, 2000, 0);
+	rig_tick(&rig);
+	assert_int_equal(rig.samples[0].state, SAMPLE_INVALID);
+	assert_non_null(strstr(rig.samples[0].reason, "went backwards without an overflow"));
+	msc_model_count(rig.model, 0, 1, 0, 3000, 0);
+	rig_tick(&rig);
+	assert_int_equal(rig.samples[0].state, SAMPLE_MEASURED);
+	assert_int_equal(rig.samples[0].bytes, 3000);
+	rig_teardown(&rig);
+}
+
 static void test_rotation_16_partitions_on_4_monitors(void **state)
 {
 	struct msc_model_params p = monitor_params(4, 44, 0);
@@ -563,6 +644,9 @@ int main(void)
 		cmocka_unit_test(test_63bit_counter_wraps),
 		cmocka_unit_test(test_scaled_31bit_counter),
 		cmocka_unit_test(test_nrdy_later_invalidates_not_zero),
+		cmocka_unit_test(test_software_managed_nrdy_counts_traffic),
+		cmocka_unit_test(test_filter_changed_by_another_agent),
+		cmocka_unit_test(test_counter_zeroed_by_another_agent),
 		cmocka_unit_test(test_rotation_16_partitions_on_4_monitors),
 		cmocka_unit_test(test_unstable_long_counter_is_invalid),
 		cmocka_unit_test(test_wrap_between_value_and_status_read),
