@@ -157,7 +157,7 @@ int main(int argc, char **argv)
 
 	for (unsigned m = 0; m < mscs; m++) {
 		msc[m].bus = flat_bus_new(monitors);
-		if (msc_probe(msc[m].bus, false, &msc[m].caps, &err) < 0 ||
+		if (msc_probe(msc[m].bus, &(struct msc_probe_opts){ 0 }, &msc[m].caps, &err) < 0 ||
 		    msc_monitors_new(&msc[m], partitions, &mons[m], &err) < 0) {
 			fprintf(stderr, "bench_driver: %s\n", err.text);
 			return 1;

@@ -35,6 +35,7 @@ mpamd_layer(mpamd_mpam DIRS backends/mpam SOURCES
 
 mpamd_layer(mpamd_mmio DIRS backends/mmio DEPS mpamd_contracts mpamd_mpam SOURCES
   backends/mmio/bus_devmem.c
+  backends/mmio/kernel_mpam.c
   backends/mmio/mmio_control.c
   backends/mmio/monitor_mbwu.c
   backends/mmio/monitors.c

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backends/mmio/kernel_mpam.h"
 #include "backends/mpam/mpam_regs.h"
 #include "core/config/config.h"
 
@@ -204,9 +205,13 @@ static int mmio_open(const struct config *config, struct clock *clock, struct co
 	struct mmio_control *m = calloc(1, sizeof(*m));
 	int r = m ? 0 : err_set(err, -ENOMEM, "out of memory");
 
+	struct msc_probe_opts access = { 0 };
+
 	(void)clock;
 	if (r == 0)
-		r = msc_set_new_from_config(config, false, &m->set, err);
+		r = kernel_mpam_check(config, false, KERNEL_MPAM_SYSFS_ROOT, KERNEL_MPAM_CONTROLS, &access, err);
+	if (r == 0)
+		r = msc_set_new_from_config(config, &access, &m->set, err);
 	if (r == 0)
 		r = mmio_limits_new(m->set, config->partition_count, &m->limits, err);
 	if (r < 0) {

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backends/mmio/kernel_mpam.h"
 #include "backends/mmio/mbwu_monitor.h"
 #include "backends/mmio/monitors.h"
 #include "backends/mmio/msc_set.h"
@@ -31,11 +32,30 @@ static struct mbwu_monitor *mbwu_of(struct monitor *m)
 	return (struct mbwu_monitor *)m;
 }
 
+/* The MSCs a control lends have passed its own check; the [msc] windows are mapped here, beside a
+ * control that is not the MMIO driver (resctrl: the kernel's MPAM driver programs those MSCs). */
+static int beside_kernel_check(const struct config *config, const struct control_shared *shared,
+			       struct msc_probe_opts *access, struct err *err)
+{
+	return kernel_mpam_check(config, shared->resctrl != NULL, KERNEL_MPAM_SYSFS_ROOT, KERNEL_MPAM_MONITORS, access,
+				 err);
+}
+
 static bool mbwu_available(const struct config *config, const struct control_shared *shared, struct err *why)
 {
-	if (shared->mscs || config->msc_count > 0)
+	struct kernel_mpam k;
+	bool beside;
+
+	if (shared->mscs)
 		return true;
-	err_set(why, -ENODEV, "no [msc] sections are configured");
+	if (config->msc_count == 0) {
+		err_set(why, -ENODEV, "no [msc] sections are configured");
+		return false;
+	}
+	kernel_mpam_detect(KERNEL_MPAM_SYSFS_ROOT, shared->resctrl != NULL, &k);
+	if (kernel_mpam_allow(config, &k, KERNEL_MPAM_MONITORS, &beside, NULL) == 0)
+		return true;
+	kernel_mpam_why_not(&k, KERNEL_MPAM_MONITORS, why);
 	return false;
 }
 
@@ -85,8 +105,11 @@ static int mbwu_open(const struct config *config, const struct control_shared *s
 	w->set = shared->mscs;
 	/* Beside a control without MSCs of its own (resctrl), the controls are the kernel's: monitor-only. */
 	if (!w->set) {
+		struct msc_probe_opts access = { .monitor_only = true };
 		w->owns_set = true;
-		r = msc_set_new_from_config(config, true, &w->set, err);
+		r = beside_kernel_check(config, shared, &access, err);
+		if (r == 0)
+			r = msc_set_new_from_config(config, &access, &w->set, err);
 	}
 	if (r == 0) {
 		w->mons = calloc(w->set->count ? w->set->count : 1, sizeof(*w->mons));
@@ -223,7 +246,8 @@ static int mbwu_read(struct monitor *m, uint64_t now_ns, struct sample *out, siz
 static json_t *mbwu_describe(struct monitor *m)
 {
 	struct mbwu_monitor *w = mbwu_of(m);
-	json_t *d = json_pack("{s:b,s:o}", "monitor_only", w->set->monitor_only, "mscs", json_array());
+	json_t *d = json_pack("{s:b,s:b,s:o}", "monitor_only", w->set->access.monitor_only, "beside_kernel",
+			      w->set->access.beside_kernel, "mscs", json_array());
 
 	for (unsigned i = 0; i < w->domain_count; i++) {
 		const struct msc *msc = &w->set->mscs[w->domain_msc[i]];

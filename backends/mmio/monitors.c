@@ -27,7 +27,11 @@ struct msc_monitors {
 	struct msc *msc;
 	unsigned ris;
 	unsigned count; /* monitors the pool may use */
-	unsigned bits;	/* counter width read */
+	/* Beside the kernel's MPAM driver, which hands monitors out from 0, the pool's monitor i is the
+	 * MSC's hw_top - i, so that the two collide as late as they can. */
+	bool top_down;
+	unsigned hw_top;
+	unsigned bits; /* counter width read */
 	bool use_long;
 	uint32_t ctl;	     /* what CTL holds while counting (EN included) */
 	uint32_t status_bit; /* the overflow status of the counter read */
@@ -43,7 +47,8 @@ static int select_monitor(struct msc_monitors *m, unsigned mon)
 	/* Never let an index the MSC does not implement reach MON_SEL: it would raise an MSC error. */
 	if (mon >= m->count || m->ris >= m->msc->caps.ris_count)
 		return -ERANGE;
-	return bus_write32(m->msc->bus, MSMON_CFG_MON_SEL, msmon_cfg_mon_sel(m->ris, (uint16_t)mon));
+	unsigned hw = m->top_down ? m->hw_top - mon : mon;
+	return bus_write32(m->msc->bus, MSMON_CFG_MON_SEL, msmon_cfg_mon_sel(m->ris, (uint16_t)hw));
 }
 
 /* Reads the selected monitor's counter: value in counter units and its NRDY bit. A long counter is
@@ -240,6 +245,8 @@ int msc_monitors_new(struct msc *msc, size_t partitions, struct msc_monitors **r
 	m->ris = (unsigned)msc->caps.mon_ris;
 	/* The pool never uses more monitors than there are partitions. */
 	m->count = rc->num_mon < partitions ? rc->num_mon : (unsigned)partitions;
+	m->top_down = msc->access.beside_kernel;
+	m->hw_top = rc->num_mon - 1;
 	m->use_long = rc->has_long;
 	m->bits = rc->counter_bits;
 	/* The long counter is never scaled; the 31-bit one is, when SCALE gives it more range. */

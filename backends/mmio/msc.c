@@ -72,7 +72,7 @@ static int probe_nrdy(struct msc_bus *bus, unsigned ris, enum msc_nrdy *ret)
 	return r;
 }
 
-static int probe_esr(struct msc_bus *bus, bool monitor_only, struct msc_caps *caps)
+static int probe_esr(struct msc_bus *bus, bool leave_as_is, struct msc_caps *caps)
 {
 	uint32_t lo, hi = 0;
 	int r;
@@ -86,7 +86,7 @@ static int probe_esr(struct msc_bus *bus, bool monitor_only, struct msc_caps *ca
 		return r;
 	caps->stale_esr = (uint64_t)hi << 32 | lo;
 	/* Clear a stale error so that later checks see only ours; high word first, as Linux does. */
-	if (caps->stale_esr && !monitor_only) {
+	if (caps->stale_esr && !leave_as_is) {
 		if (caps->has_extd_esr)
 			r = bus_write32(bus, MPAMF_ESR + 4, 0);
 		if (r == 0)
@@ -147,7 +147,7 @@ static int probe_all_ris(struct msc_bus *bus, bool monitor_only, struct msc_caps
 	return 0;
 }
 
-int msc_probe(struct msc_bus *bus, bool monitor_only, struct msc_caps *ret, struct err *err)
+int msc_probe(struct msc_bus *bus, const struct msc_probe_opts *opts, struct msc_caps *ret, struct err *err)
 {
 	struct msc_caps caps = { 0 };
 	uint32_t reg;
@@ -160,14 +160,14 @@ int msc_probe(struct msc_bus *bus, bool monitor_only, struct msc_caps *ret, stru
 		return err_set(err, -ENODEV, "MPAMF_AIDR is 0x%02x: not an MPAM v1 MSC (wrong base address?)", reg);
 	r = bus_read32(bus, MPAMF_IIDR, &caps.iidr);
 	if (r == 0)
-		r = probe_all_ris(bus, monitor_only, &caps, err);
+		r = probe_all_ris(bus, opts->monitor_only, &caps, err);
 	if (r < 0)
 		return r;
 	pick_ris(&caps);
-	caps.nrdy = MSC_NRDY_HARDWARE;
-	if (caps.mon_ris >= 0 && (r = probe_nrdy(bus, (unsigned)caps.mon_ris, &caps.nrdy)) < 0)
+	caps.nrdy = opts->beside_kernel ? MSC_NRDY_NOT_PROBED : MSC_NRDY_HARDWARE;
+	if (caps.mon_ris >= 0 && !opts->beside_kernel && (r = probe_nrdy(bus, (unsigned)caps.mon_ris, &caps.nrdy)) < 0)
 		return err_set(err, r, "cannot probe monitor NRDY behaviour");
-	if ((r = probe_esr(bus, monitor_only, &caps)) < 0)
+	if ((r = probe_esr(bus, opts->monitor_only || opts->beside_kernel, &caps)) < 0)
 		return err_set(err, r, "cannot read MPAMF_ESR");
 	*ret = caps;
 	return 0;
@@ -178,7 +178,7 @@ static int check_partid(const struct msc *msc, uint16_t partid, struct err *err)
 	if (partid > msc->caps.partid_max)
 		return err_set(err, -ERANGE, "PARTID %u is above the MSC's PARTID_MAX %u", partid,
 			       msc->caps.partid_max);
-	if (msc->monitor_only)
+	if (msc->access.monitor_only)
 		return err_set(err, -EPERM, "controls of this MSC belong to resctrl");
 	return 0;
 }

@@ -48,17 +48,26 @@ struct msc_caps {
 	uint64_t stale_esr; /* ESR found non-zero at probe (cleared unless monitor-only) */
 };
 
+/* How much of the MSC a probe may touch. */
+struct msc_probe_opts {
+	/* Another owner has the controls (resctrl): write nothing outside the monitor registers (no
+	 * PART_SEL, so with RIS only the RIS the owner left selected is seen; no ESR clear). */
+	bool monitor_only;
+	/* The kernel's MPAM driver is bound too (mmio_beside_kernel): write no monitor either (the NRDY
+	 * probe is skipped) and leave ESR to the kernel. */
+	bool beside_kernel;
+};
+
 struct msc {
 	char name[NAME_MAX_LEN + 1];
 	struct msc_bus *bus; /* owned */
 	struct msc_caps caps;
-	bool monitor_only;    /* never touch MPAMCFG_* (resctrl owns the controls) */
-	double capacity_mbps; /* what the platform says it carries (the simulator knows); 0: unknown */
+	struct msc_probe_opts access; /* what it was probed with, and what mpamd may do with it since */
+	double capacity_mbps;	      /* what the platform says it carries (the simulator knows); 0: unknown */
 };
 
-/* Probes the MSC behind `bus`. With `monitor_only`, reads only ID registers and writes nothing
- * outside the monitor registers (no PART_SEL, no ESR clear). */
-int msc_probe(struct msc_bus *bus, bool monitor_only, struct msc_caps *ret, struct err *err);
+/* Probes the MSC behind `bus`. */
+int msc_probe(struct msc_bus *bus, const struct msc_probe_opts *opts, struct msc_caps *ret, struct err *err);
 
 /* Programs MBW_MAX (percent, HARDLIM where the hardware lets software choose) and MBW_MIN (percent,
  * 0 for none) of `partid` on every RIS with bandwidth controls, reads them back and returns the

@@ -19,9 +19,10 @@ void msc_set_free(struct msc_set *set)
 	free(set);
 }
 
-static int probe_one(struct msc *msc, bool monitor_only, struct err *err)
+static int probe_one(struct msc *msc, struct err *err)
 {
-	int r = msc_probe(msc->bus, monitor_only, &msc->caps, err);
+	int r = msc_probe(msc->bus, &msc->access, &msc->caps, err);
+	bool cleared = !msc->access.monitor_only && !msc->access.beside_kernel;
 
 	if (r < 0) {
 		err_prefix(err, "msc \"%s\" at 0x%llx", msc->name, (unsigned long long)msc->bus->base);
@@ -31,13 +32,24 @@ static int probe_one(struct msc *msc, bool monitor_only, struct err *err)
 		char text[160];
 		msc_describe_esr(msc->caps.stale_esr, text, sizeof(text));
 		log_warning("msc \"%s\": error status left by an earlier user: %s%s", msc->name, text,
-			    monitor_only ? "" : " (cleared)");
+			    cleared ? " (cleared)" : "");
 	}
 	return 0;
 }
 
-int msc_set_new(struct msc_bus **buses, const char *const *names, size_t count, bool monitor_only, struct msc_set **ret,
-		struct err *err)
+/* Beside the kernel the probe writes no monitor, so nothing is known of who clears NRDY: nothing
+ * depends on it (NRDY is honoured on every read, and zeroing a counter after enabling it clears
+ * NRDY whoever manages it). */
+static void say_what_is_assumed(const struct msc_set *set)
+{
+	if (set->access.beside_kernel && set->count)
+		log_info("beside the kernel's MPAM driver: NRDY behaviour not probed (the probe writes monitor 0); "
+			 "mpamd honours NRDY on every read and zeroes each counter after enabling it, which clears "
+			 "NRDY on MSCs that leave it to software; error status (ESR) is left to the kernel");
+}
+
+int msc_set_new(struct msc_bus **buses, const char *const *names, size_t count, const struct msc_probe_opts *access,
+		struct msc_set **ret, struct err *err)
 {
 	struct msc_set *set = calloc(1, sizeof(*set));
 	int r = 0;
@@ -51,18 +63,19 @@ int msc_set_new(struct msc_bus **buses, const char *const *names, size_t count, 
 		return err_set(err, -ENOMEM, "out of memory");
 	}
 	set->count = count;
-	set->monitor_only = monitor_only;
+	set->access = *access;
 	for (size_t i = 0; i < count; i++) {
 		set->mscs[i].bus = buses[i];
-		set->mscs[i].monitor_only = monitor_only;
+		set->mscs[i].access = *access;
 		snprintf(set->mscs[i].name, sizeof(set->mscs[i].name), "%s", names[i]);
 	}
 	for (size_t i = 0; i < count && r == 0; i++)
-		r = probe_one(&set->mscs[i], monitor_only, err);
+		r = probe_one(&set->mscs[i], err);
 	if (r < 0) {
 		msc_set_free(set);
 		return r;
 	}
+	say_what_is_assumed(set);
 	*ret = set;
 	return 0;
 }
@@ -84,7 +97,8 @@ static int map_windows(const struct config *config, struct msc_bus **buses, cons
 	return 0;
 }
 
-int msc_set_new_from_config(const struct config *config, bool monitor_only, struct msc_set **ret, struct err *err)
+int msc_set_new_from_config(const struct config *config, const struct msc_probe_opts *access, struct msc_set **ret,
+			    struct err *err)
 {
 	size_t n = config->msc_count;
 	struct msc_bus **buses = calloc(n ? n : 1, sizeof(*buses));
@@ -94,7 +108,7 @@ int msc_set_new_from_config(const struct config *config, bool monitor_only, stru
 	if (r == 0)
 		r = map_windows(config, buses, names, err);
 	if (r == 0)
-		r = msc_set_new(buses, names, n, monitor_only, ret, err);
+		r = msc_set_new(buses, names, n, access, ret, err);
 	free(buses);
 	free(names);
 	return r;

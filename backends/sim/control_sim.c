@@ -80,7 +80,7 @@ static int make_set(struct sim_control *s, struct err *err)
 	if (r < 0)
 		r = err_set(err, r, "out of memory");
 	else
-		r = msc_set_new(buses, name_of, n, false, &s->set, err);
+		r = msc_set_new(buses, name_of, n, &(struct msc_probe_opts){ 0 }, &s->set, err);
 	free(buses);
 	free(names);
 	free(name_of);

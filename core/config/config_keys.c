@@ -61,6 +61,7 @@ static const struct config_key global_keys[] = {
 	CONFIG_KEY_UNSIGNED("capacity_mbps", struct global_config, capacity_mbps, 1, BANDWIDTH_LIMIT_MBPS,
 			    CONFIG_KEY_ZERO_NONE),
 	CONFIG_KEY_BOOL("escalate", struct global_config, escalate, 0),
+	CONFIG_KEY_BOOL("mmio_beside_kernel", struct global_config, mmio_beside_kernel, 0),
 };
 
 /* ---- [msc "NAME"]: a window of physical address space ---- */

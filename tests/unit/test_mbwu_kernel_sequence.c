@@ -178,8 +178,8 @@ static void twin_setup(struct twin *t, unsigned bits, bool nrdy_hw)
 	t->ref = (struct reference){ .model = t->ref_model, .is_long = bits != 31, .bits = bits };
 	assert_int_equal(bus_sim_new(t->drv_model, 0x1000000, &t->msc.bus), 0);
 	snprintf(t->msc.name, sizeof(t->msc.name), "twin");
-	if (msc_probe(t->msc.bus, false, &t->msc.caps, &err) < 0 || msc_monitors_new(&t->msc, 1, &t->mons, &err) < 0 ||
-	    msc_monitors_add(t->mons, 0, PARTID, &err) < 0)
+	if (msc_probe(t->msc.bus, &(struct msc_probe_opts){ 0 }, &t->msc.caps, &err) < 0 ||
+	    msc_monitors_new(&t->msc, 1, &t->mons, &err) < 0 || msc_monitors_add(t->mons, 0, PARTID, &err) < 0)
 		fail_msg("driver: %s", err.text);
 	assert_int_equal(t->msc.caps.nrdy, nrdy_hw ? MSC_NRDY_HARDWARE : MSC_NRDY_SOFTWARE);
 }

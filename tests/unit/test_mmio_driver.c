@@ -35,7 +35,7 @@ static void rig_setup(struct rig *rig, const struct msc_model_params *params, si
 	assert_int_equal(bus_sim_new(rig->model, 0x1000000, &rig->msc.bus), 0);
 	assert_non_null(rig->msc.bus);
 	snprintf(rig->msc.name, sizeof(rig->msc.name), "test");
-	if (msc_probe(rig->msc.bus, false, &rig->msc.caps, &err) < 0)
+	if (msc_probe(rig->msc.bus, &(struct msc_probe_opts){ 0 }, &rig->msc.caps, &err) < 0)
 		fail_msg("probe: %s", err.text);
 	if (partitions && msc_monitors_new(&rig->msc, partitions, &rig->mons, &err) < 0)
 		fail_msg("monitors: %s", err.text);
@@ -107,6 +107,56 @@ static void test_probe_software_managed_nrdy(void **state)
 	rig_teardown(&rig);
 }
 
+/* Beside the kernel's MPAM driver (mmio_beside_kernel): the probe leaves the monitors and the error
+ * status to the kernel, and monitors are taken from the highest index down. */
+static void test_probe_beside_the_kernel(void **state)
+{
+	struct msc_model_params p = { 0 };
+	struct msc_model *model;
+	struct msc msc = { .access = { .beside_kernel = true } };
+	struct msc_monitors *mons;
+	struct sample s[2];
+	struct err err = { "" };
+	uint32_t v = 0;
+
+	(void)state;
+	msc_model_params_default(&p);
+	p.nrdy_hw = false; /* the probe would find out; it must not try */
+	assert_int_equal(msc_model_new(&p, &model), 0);
+	assert_int_equal(bus_sim_new(model, 0x1000000, &msc.bus), 0);
+	/* The kernel left monitor 0 counting, with NRDY set by software, and an error pending. */
+	assert_int_equal(msc_model_write32(model, MSMON_CFG_MON_SEL, msmon_cfg_mon_sel(0, 0)), 0);
+	assert_int_equal(msc_model_write32(model, MSMON_MBWU, 12345 | (uint32_t)MSMON_MBWU_NRDY), 0);
+	assert_int_equal(msc_model_write32(model, MSMON_CFG_MON_SEL, msmon_cfg_mon_sel(0, 99)), 0);
+	assert_int_equal(msc_model_read32(model, MSMON_CFG_MBWU_CTL, &v), 0); /* error 5 */
+	uint64_t esr = msc_model_esr(model);
+	assert_true(esr != 0);
+	assert_int_equal(msc_probe(msc.bus, &msc.access, &msc.caps, &err), 0);
+	assert_int_equal(msc.caps.nrdy, MSC_NRDY_NOT_PROBED);
+	assert_true(msc.caps.stale_esr == esr);
+	assert_true(msc_model_esr(model) == esr); /* not cleared: it is the kernel's to see */
+	assert_int_equal(msc_model_write32(model, MSMON_CFG_MON_SEL, msmon_cfg_mon_sel(0, 0)), 0);
+	assert_int_equal(msc_model_read32(model, MSMON_MBWU, &v), 0);
+	assert_int_equal(v, 12345 | (uint32_t)MSMON_MBWU_NRDY); /* monitor 0 untouched */
+	/* Two partitions on 16 monitors: the pool's first two are the MSC's 15 and 14. */
+	assert_int_equal(msc_monitors_new(&msc, 2, &mons, &err), 0);
+	assert_int_equal(msc_monitors_add(mons, 0, 1, &err), 0);
+	assert_int_equal(msc_monitors_add(mons, 1, 2, &err), 0);
+	msc_monitors_read(mons, 1000 * MS, s, 1);
+	for (uint16_t mon = 0; mon < 16; mon++) {
+		assert_int_equal(msc_model_write32(model, MSMON_CFG_MON_SEL, msmon_cfg_mon_sel(0, mon)), 0);
+		assert_int_equal(msc_model_read32(model, MSMON_CFG_MBWU_CTL, &v), 0);
+		assert_int_equal((v & MSMON_CFG_CTL_EN) != 0, mon >= 14);
+	}
+	msc_model_count(model, 0, 2, 0, 777, 0);
+	msc_monitors_read(mons, 1100 * MS, s, 1);
+	assert_int_equal(s[1].state, SAMPLE_MEASURED);
+	assert_int_equal(s[1].bytes, 777);
+	msc_monitors_free(mons);
+	bus_free(msc.bus);
+	msc_model_free(model);
+}
+
 static void test_probe_rejects_non_mpam(void **state)
 {
 	struct msc_model_params p;
@@ -120,7 +170,7 @@ static void test_probe_rejects_non_mpam(void **state)
 	struct msc_bus *bus = NULL;
 	assert_int_equal(msc_model_new(&p, &model), 0);
 	assert_int_equal(bus_sim_new(model, 0x2000, &bus), 0);
-	assert_int_equal(msc_probe(bus, false, &caps, &err), -ENODEV);
+	assert_int_equal(msc_probe(bus, &(struct msc_probe_opts){ 0 }, &caps, &err), -ENODEV);
 	assert_non_null(strstr(err.text, "not an MPAM v1 MSC"));
 	bus_free(bus);
 	msc_model_free(model);
@@ -632,6 +682,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_probe_reads_the_id_registers),
 		cmocka_unit_test(test_probe_software_managed_nrdy),
+		cmocka_unit_test(test_probe_beside_the_kernel),
 		cmocka_unit_test(test_probe_rejects_non_mpam),
 		cmocka_unit_test(test_probe_every_ris),
 		cmocka_unit_test(test_bandwidth_controls),
