@@ -260,12 +260,20 @@ static json_t *mbwu_describe(struct monitor *m)
 	return d;
 }
 
-/* monitor = mmio beside resctrl reads the [msc] windows, so there must be some. */
+/* monitor = mmio beside resctrl reads the [msc] windows, so there must be some; and resctrl there is
+ * the kernel's MPAM driver, beside which mpamd reads them only when told the risk is accepted. */
 static void mbwu_check(struct config *c, struct diag_list *d)
 {
-	if (!strcmp(c->global.monitor, MBWU_MONITOR) && c->msc_count == 0 && !strcmp(c->global.backend, "resctrl"))
+	bool beside_resctrl = !strcmp(c->global.monitor, MBWU_MONITOR) && !strcmp(c->global.backend, "resctrl");
+
+	if (beside_resctrl && c->msc_count == 0)
 		diag_add(d, DIAG_ERROR, config_global_key_line(c, "monitor"),
 			 "monitor = mmio needs at least one [msc \"NAME\"] section");
+	else if (beside_resctrl && !c->global.mmio_beside_kernel)
+		diag_add(d, DIAG_WARNING, config_global_key_line(c, "monitor"),
+			 "monitor = mmio beside backend = resctrl is refused at start: the kernel's MPAM driver "
+			 "selects the same monitors through MSMON_CFG_MON_SEL (use monitor = resctrl on Linux 7.3+, "
+			 "or set mmio_beside_kernel = yes to accept the risk)");
 }
 
 static const struct config_ext mbwu_config_ext = {
