@@ -147,6 +147,16 @@ static int probe_all_ris(struct msc_bus *bus, bool monitor_only, struct msc_caps
 	return 0;
 }
 
+/* As Linux since 7.2: v1.x, and v0.1 (backward compatible with v1.0); v0.0 is no MSC at all (or the
+ * wrong address), v2 and later are unknown. */
+static bool architecture_supported(uint32_t aidr)
+{
+	uint64_t major = mpam_field_get(MPAMF_AIDR_ARCH_MAJOR_REV, aidr);
+	uint64_t minor = mpam_field_get(MPAMF_AIDR_ARCH_MINOR_REV, aidr);
+
+	return major == 1 || (major == 0 && minor > 0);
+}
+
 int msc_probe(struct msc_bus *bus, const struct msc_probe_opts *opts, struct msc_caps *ret, struct err *err)
 {
 	struct msc_caps caps = { 0 };
@@ -156,8 +166,9 @@ int msc_probe(struct msc_bus *bus, const struct msc_probe_opts *opts, struct msc
 	if (r < 0)
 		return err_set(err, r, "cannot read MPAMF_AIDR");
 	caps.aidr = reg;
-	if ((reg & (MPAMF_AIDR_ARCH_MAJOR_REV)) != MPAMF_AIDR_V1)
-		return err_set(err, -ENODEV, "MPAMF_AIDR is 0x%02x: not an MPAM v1 MSC (wrong base address?)", reg);
+	if (!architecture_supported(reg))
+		return err_set(err, -ENODEV, "MPAMF_AIDR is 0x%02x: not an MPAM v0.1 or v1.x MSC (wrong base address?)",
+			       reg);
 	r = bus_read32(bus, MPAMF_IIDR, &caps.iidr);
 	if (r == 0)
 		r = probe_all_ris(bus, opts->monitor_only, &caps, err);

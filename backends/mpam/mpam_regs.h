@@ -148,7 +148,7 @@ static inline uint64_t mpam_field_prep(uint64_t mask, uint64_t value)
 
 #define MPAMF_AIDR_ARCH_MINOR_REV MPAM_GENMASK(3, 0)
 #define MPAMF_AIDR_ARCH_MAJOR_REV MPAM_GENMASK(7, 4)
-#define MPAMF_AIDR_V1		  0x10 /* the only major revision Linux accepts */
+#define MPAMF_AIDR_V1		  0x10 /* MPAM v1.0 */
 
 #define MPAMF_IIDR_IMPLEMENTER MPAM_GENMASK(11, 0) /* Arm is 0x43B */
 #define MPAMF_IIDR_REVISION    MPAM_GENMASK(15, 12)

@@ -157,23 +157,38 @@ static void test_probe_beside_the_kernel(void **state)
 	msc_model_free(model);
 }
 
-static void test_probe_rejects_non_mpam(void **state)
+/* The probe's answer for an MSC whose MPAMF_AIDR reads `aidr`. */
+static int probe_with_aidr(uint8_t aidr, struct err *err)
 {
 	struct msc_model_params p;
 	struct msc_model *model;
 	struct msc_caps caps;
+	struct msc_bus *bus = NULL;
+
+	msc_model_params_default(&p);
+	p.aidr = aidr;
+	assert_int_equal(msc_model_new(&p, &model), 0);
+	assert_int_equal(bus_sim_new(model, 0x2000, &bus), 0);
+	int r = msc_probe(bus, &(struct msc_probe_opts){ 0 }, &caps, err);
+	bus_free(bus);
+	msc_model_free(model);
+	return r;
+}
+
+/* Like Linux since 7.2: MPAM v1.x and v0.1 (the CPU extension's early revision, backward compatible);
+ * not v0.0 (no MSC, or the wrong address) and not v2 or later. */
+static void test_probe_architecture_revisions(void **state)
+{
 	struct err err = { "" };
 
 	(void)state;
-	msc_model_params_default(&p);
-	p.aidr = 0x20;
-	struct msc_bus *bus = NULL;
-	assert_int_equal(msc_model_new(&p, &model), 0);
-	assert_int_equal(bus_sim_new(model, 0x2000, &bus), 0);
-	assert_int_equal(msc_probe(bus, &(struct msc_probe_opts){ 0 }, &caps, &err), -ENODEV);
-	assert_non_null(strstr(err.text, "not an MPAM v1 MSC"));
-	bus_free(bus);
-	msc_model_free(model);
+	assert_int_equal(probe_with_aidr(0x10, &err), 0);
+	assert_int_equal(probe_with_aidr(0x11, &err), 0);
+	assert_int_equal(probe_with_aidr(0x01, &err), 0);
+	assert_int_equal(probe_with_aidr(0x00, &err), -ENODEV);
+	assert_non_null(strstr(err.text, "MPAMF_AIDR is 0x00: not an MPAM v0.1 or v1.x MSC"));
+	assert_int_equal(probe_with_aidr(0x20, &err), -ENODEV);
+	assert_non_null(strstr(err.text, "MPAMF_AIDR is 0x20"));
 }
 
 static void test_probe_every_ris(void **state)
@@ -683,7 +698,7 @@ int main(void)
 		cmocka_unit_test(test_probe_reads_the_id_registers),
 		cmocka_unit_test(test_probe_software_managed_nrdy),
 		cmocka_unit_test(test_probe_beside_the_kernel),
-		cmocka_unit_test(test_probe_rejects_non_mpam),
+		cmocka_unit_test(test_probe_architecture_revisions),
 		cmocka_unit_test(test_probe_every_ris),
 		cmocka_unit_test(test_bandwidth_controls),
 		cmocka_unit_test(test_out_of_range_partid_never_reaches_the_msc),
