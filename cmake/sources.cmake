@@ -40,7 +40,9 @@ mpamd_layer(mpamd_mmio DIRS backends/mmio DEPS mpamd_contracts mpamd_mpam SOURCE
   backends/mmio/monitor_mbwu.c
   backends/mmio/monitors.c
   backends/mmio/msc.c
-  backends/mmio/msc_set.c)
+  backends/mmio/msc_set.c
+  backends/mmio/quirks.c
+  backends/mmio/soc_id.c)
 
 mpamd_layer(mpamd_resctrl DIRS backends/resctrl DEPS mpamd_contracts LIBS PkgConfig::JANSSON SOURCES
   backends/resctrl/control_resctrl.c

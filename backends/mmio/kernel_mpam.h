@@ -15,8 +15,6 @@
 #include "core/base/error.h"
 #include "core/config/model.h"
 
-/* Where sysfs is on a real host; tests pass a fixture tree instead. */
-#define KERNEL_MPAM_SYSFS_ROOT "/sys"
 /* The kernel's MSC platform driver, under the sysfs root. */
 #define KERNEL_MPAM_DRIVER_DIR "/bus/platform/drivers/mpam_msc"
 

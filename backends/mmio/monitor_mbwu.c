@@ -37,8 +37,7 @@ static struct mbwu_monitor *mbwu_of(struct monitor *m)
 static int beside_kernel_check(const struct config *config, const struct control_shared *shared,
 			       struct msc_probe_opts *access, struct err *err)
 {
-	return kernel_mpam_check(config, shared->resctrl != NULL, KERNEL_MPAM_SYSFS_ROOT, KERNEL_MPAM_MONITORS, access,
-				 err);
+	return kernel_mpam_check(config, shared->resctrl != NULL, SYSFS_ROOT, KERNEL_MPAM_MONITORS, access, err);
 }
 
 static bool mbwu_available(const struct config *config, const struct control_shared *shared, struct err *why)
@@ -52,7 +51,7 @@ static bool mbwu_available(const struct config *config, const struct control_sha
 		err_set(why, -ENODEV, "no [msc] sections are configured");
 		return false;
 	}
-	kernel_mpam_detect(KERNEL_MPAM_SYSFS_ROOT, shared->resctrl != NULL, &k);
+	kernel_mpam_detect(SYSFS_ROOT, shared->resctrl != NULL, &k);
 	if (kernel_mpam_allow(config, &k, KERNEL_MPAM_MONITORS, &beside, NULL) == 0)
 		return true;
 	kernel_mpam_why_not(&k, KERNEL_MPAM_MONITORS, why);
@@ -147,8 +146,7 @@ static void mbwu_probe(struct monitor *m, struct monitor_caps *caps)
 		caps->domains[d].capacity_mbps = msc->capacity_mbps;
 		caps->counters = min_nonzero(caps->counters, rc->num_mon);
 		caps->counter_bits = rc->counter_bits;
-		/* The long counter is never scaled; the 31-bit one is, when SCALE gives it more range. */
-		caps->counter_scale = rc->has_long ? 0 : rc->scale;
+		caps->counter_scale = msc_counter_unit_shift(msc, rc);
 	}
 }
 

@@ -249,10 +249,10 @@ int msc_monitors_new(struct msc *msc, size_t partitions, struct msc_monitors **r
 	m->hw_top = rc->num_mon - 1;
 	m->use_long = rc->has_long;
 	m->bits = rc->counter_bits;
-	/* The long counter is never scaled; the 31-bit one is, when SCALE gives it more range. */
-	unsigned unit_shift = rc->has_long ? 0 : rc->scale;
+	unsigned scale = msc_counter_scale(msc, rc);
+	unsigned unit_shift = msc_counter_unit_shift(msc, rc);
 	m->ctl = (uint32_t)(mpam_field_prep(MSMON_CFG_CTL_TYPE, MSMON_CFG_CTL_TYPE_MBWU) | MSMON_CFG_CTL_MATCH_PARTID |
-			    MSMON_CFG_CTL_EN | (unit_shift ? MSMON_CFG_CTL_SCLEN : 0));
+			    MSMON_CFG_CTL_EN | (scale ? MSMON_CFG_CTL_SCLEN : 0));
 	m->status_bit = (uint32_t)(rc->has_long ? MSMON_CFG_CTL_OFLOW_STATUS_L : MSMON_CFG_CTL_OFLOW_STATUS);
 	m->partids = calloc(partitions ? partitions : 1, sizeof(*m->partids));
 	m->mon = calloc(m->count ? m->count : 1, sizeof(*m->mon));

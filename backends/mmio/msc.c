@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "backends/mmio/quirks.h"
 #include "backends/mpam/mpam_regs.h"
 
 static int read_idr(struct msc_bus *bus, uint64_t *ret)
@@ -170,6 +171,7 @@ int msc_probe(struct msc_bus *bus, const struct msc_probe_opts *opts, struct msc
 		return err_set(err, -ENODEV, "MPAMF_AIDR is 0x%02x: not an MPAM v0.1 or v1.x MSC (wrong base address?)",
 			       reg);
 	r = bus_read32(bus, MPAMF_IIDR, &caps.iidr);
+	caps.quirks = msc_quirks_of(caps.iidr, &opts->soc);
 	if (r == 0)
 		r = probe_all_ris(bus, opts->monitor_only, &caps, err);
 	if (r < 0)
@@ -191,7 +193,8 @@ static int check_partid(const struct msc *msc, uint16_t partid, struct err *err)
 			       msc->caps.partid_max);
 	if (msc->access.monitor_only)
 		return err_set(err, -EPERM, "controls of this MSC belong to resctrl");
-	return 0;
+	const char *refused = msc_quirks_controls_refused(msc->caps.quirks);
+	return refused ? err_set(err, -EPERM, "%s", refused) : 0;
 }
 
 /* Selects PARTID on RIS and writes a control register, then reads it back. */
@@ -218,6 +221,18 @@ static uint32_t mbw_max_value(const struct msc_ris_caps *ris, unsigned pct)
 	return v;
 }
 
+/* The MBW_MIN field for a request of min_pct (0: none) beside a maximum of max_pct. On a T241 it is
+ * not mpamd's minimum at all but the erratum's floor, derived from MAX as Linux derives it. */
+static uint32_t mbw_min_value(const struct msc *msc, const struct msc_ris_caps *rc, unsigned max_pct, unsigned min_pct)
+{
+	if (msc->caps.quirks & MSC_QUIRK_T241_MBW_MIN_FLOOR) {
+		uint16_t max = rc->has_max ? mpam_mbw_max_from_percent(max_pct, rc->bwa_wd)
+					   : mpam_mbw_max_from_percent(100, rc->bwa_wd);
+		return msc_quirk_t241_mbw_min(rc->bwa_wd, max);
+	}
+	return min_pct ? mpam_mbw_min_from_percent(min_pct, rc->bwa_wd) : 0;
+}
+
 static int set_ris_bandwidth(struct msc *msc, unsigned ris, uint16_t partid, unsigned max_pct, unsigned min_pct,
 			     struct err *err)
 {
@@ -235,7 +250,7 @@ static int set_ris_bandwidth(struct msc *msc, unsigned ris, uint16_t partid, uns
 				       ris, partid, got, want);
 	}
 	if (rc->has_min) {
-		want = min_pct ? mpam_mbw_min_from_percent(min_pct, rc->bwa_wd) : 0;
+		want = mbw_min_value(msc, rc, max_pct, min_pct);
 		r = write_control(msc, ris, partid, MPAMCFG_MBW_MIN, want, &got);
 		if (r < 0)
 			return err_set(err, r, "RIS %u: cannot write MBW_MIN", ris);
@@ -263,8 +278,10 @@ int msc_set_bandwidth(struct msc *msc, uint16_t partid, unsigned max_pct, unsign
 	*ret_max_pct = first->has_max ? mpam_mbw_max_to_percent(mpam_mbw_max_from_percent(max_pct, first->bwa_wd),
 								first->bwa_wd)
 				      : 100;
+	/* A T241's MBW_MIN is the erratum's, not a minimum mpamd offers. */
+	bool offers_min = first->has_min && !(msc->caps.quirks & MSC_QUIRK_T241_MBW_MIN_FLOOR);
 	*ret_min_pct =
-		first->has_min && min_pct
+		offers_min && min_pct
 			? mpam_mbw_min_to_percent(mpam_mbw_min_from_percent(min_pct, first->bwa_wd), first->bwa_wd)
 			: 0;
 	return 0;
@@ -340,4 +357,15 @@ const char *msc_nrdy_name(enum msc_nrdy nrdy)
 		break;
 	}
 	return "not probed";
+}
+
+unsigned msc_counter_scale(const struct msc *msc, const struct msc_ris_caps *rc)
+{
+	(void)msc;
+	return rc->has_long ? 0 : rc->scale;
+}
+
+unsigned msc_counter_unit_shift(const struct msc *msc, const struct msc_ris_caps *rc)
+{
+	return msc_counter_scale(msc, rc) + (msc->caps.quirks & MSC_QUIRK_T241_MBWU_X64 ? 6 : 0);
 }

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "backends/mmio/bus.h"
+#include "backends/mmio/soc_id.h"
 #include "core/base/error.h"
 #include "core/base/parse.h"
 
@@ -46,9 +47,10 @@ struct msc_caps {
 	int mbw_ris;	    /* the first RIS with bandwidth controls, -1 when none */
 	struct msc_ris_caps ris[MSC_MAX_RIS];
 	uint64_t stale_esr; /* ESR found non-zero at probe (cleared unless monitor-only) */
+	unsigned quirks;    /* enum msc_quirk: the workarounds this MSC needs (from IIDR and the SoC) */
 };
 
-/* How much of the MSC a probe may touch. */
+/* How much of the MSC a probe may touch, and what the host says about it. */
 struct msc_probe_opts {
 	/* Another owner has the controls (resctrl): write nothing outside the monitor registers (no
 	 * PART_SEL, so with RIS only the RIS the owner left selected is seen; no ESR clear). */
@@ -56,6 +58,8 @@ struct msc_probe_opts {
 	/* The kernel's MPAM driver is bound too (mmio_beside_kernel): write no monitor either (the NRDY
 	 * probe is skipped) and leave ESR to the kernel. */
 	bool beside_kernel;
+	/* The SoC, for the errata Linux works around on one SoC only (zero: unknown). */
+	struct soc_id soc;
 };
 
 struct msc {
@@ -80,6 +84,13 @@ int msc_set_cpbm(struct msc *msc, uint16_t partid, uint64_t cbm, struct err *err
 
 /* Reads MPAMF_ESR (0 without an ESR); any non-zero value means the MSC saw an error. */
 int msc_read_esr(struct msc *msc, uint64_t *ret);
+
+/* The SCALE the monitors of `rc` are read with: the long counter is never scaled; the 31-bit one is,
+ * when SCALE gives it more range (CTL.SCLEN). */
+unsigned msc_counter_scale(const struct msc *msc, const struct msc_ris_caps *rc);
+/* A counter unit of those monitors is 2^shift bytes: the SCALE above, plus 6 on parts that count
+ * 64-byte units (T241-MPAM-6, for every counter width, as Linux 7.3 does). */
+unsigned msc_counter_unit_shift(const struct msc *msc, const struct msc_ris_caps *rc);
 
 /* "hardware", "software" or "not probed". */
 const char *msc_nrdy_name(enum msc_nrdy nrdy);

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "backends/mmio/quirks.h"
 #include "backends/mpam/mpam_regs.h"
 #include "core/base/log.h"
 
@@ -34,6 +35,7 @@ static int probe_one(struct msc *msc, struct err *err)
 		log_warning("msc \"%s\": error status left by an earlier user: %s%s", msc->name, text,
 			    cleared ? " (cleared)" : "");
 	}
+	msc_quirks_log(msc->name, msc->caps.iidr, &msc->access.soc);
 	return 0;
 }
 
@@ -104,11 +106,13 @@ int msc_set_new_from_config(const struct config *config, const struct msc_probe_
 	struct msc_bus **buses = calloc(n ? n : 1, sizeof(*buses));
 	const char **names = calloc(n ? n : 1, sizeof(*names));
 	int r = buses && names ? 0 : err_set(err, -ENOMEM, "out of memory");
+	struct msc_probe_opts with_soc = *access;
 
+	soc_id_read(SYSFS_ROOT, &with_soc.soc);
 	if (r == 0)
 		r = map_windows(config, buses, names, err);
 	if (r == 0)
-		r = msc_set_new(buses, names, n, access, ret, err);
+		r = msc_set_new(buses, names, n, &with_soc, ret, err);
 	free(buses);
 	free(names);
 	return r;
@@ -143,14 +147,19 @@ json_t *msc_set_describe(const struct msc_set *set)
 		json_t *ris = json_array();
 		for (unsigned r = 0; r < m->caps.ris_count; r++)
 			json_array_append_new(ris, describe_ris(&m->caps.ris[r], r));
-		char base[24], iidr[16];
+		char base[24], iidr[16], aidr[8], soc[16];
 		snprintf(base, sizeof(base), "0x%llx", (unsigned long long)m->bus->base);
 		snprintf(iidr, sizeof(iidr), "0x%08x", m->caps.iidr);
-		json_array_append_new(mscs, json_pack("{s:s,s:s,s:I,s:s,s:I,s:I,s:b,s:s,s:o}", "name", m->name, "base",
-						      base, "size", (json_int_t)m->bus->size, "iidr", iidr,
-						      "partid_max", (json_int_t)m->caps.partid_max, "pmg_max",
-						      (json_int_t)m->caps.pmg_max, "esr", m->caps.has_esr, "nrdy",
-						      msc_nrdy_name(m->caps.nrdy), "ris", ris));
+		snprintf(aidr, sizeof(aidr), "%u.%u", (unsigned)mpam_field_get(MPAMF_AIDR_ARCH_MAJOR_REV, m->caps.aidr),
+			 (unsigned)mpam_field_get(MPAMF_AIDR_ARCH_MINOR_REV, m->caps.aidr));
+		soc_id_format(&m->access.soc, soc, sizeof(soc));
+		json_array_append_new(mscs,
+				      json_pack("{s:s,s:s,s:I,s:s,s:s,s:s,s:I,s:I,s:b,s:s,s:o,s:o}", "name", m->name,
+						"base", base, "size", (json_int_t)m->bus->size, "iidr", iidr,
+						"architecture", aidr, "soc_id", soc, "partid_max",
+						(json_int_t)m->caps.partid_max, "pmg_max", (json_int_t)m->caps.pmg_max,
+						"esr", m->caps.has_esr, "nrdy", msc_nrdy_name(m->caps.nrdy), "quirks",
+						msc_quirks_describe(m->caps.iidr, &m->access.soc), "ris", ris));
 	}
 	return mscs;
 }

@@ -22,6 +22,9 @@ struct msc_set_hooks {
 	void (*after_read)(void *ctx);
 };
 
+/* Where a real host's sysfs is (the SoC id, the kernel's MPAM driver). */
+#define SYSFS_ROOT "/sys"
+
 struct msc_set {
 	struct msc *mscs;
 	size_t count;
@@ -34,7 +37,8 @@ struct msc_set {
  * allows. A stale error status is reported (and cleared when the probe may). */
 int msc_set_new(struct msc_bus **buses, const char *const *names, size_t count, const struct msc_probe_opts *access,
 		struct msc_set **ret, struct err *err);
-/* Maps the config's [msc] windows from /dev/mem and probes them. */
+/* Maps the config's [msc] windows from /dev/mem and probes them, with the SoC id the host's sysfs
+ * tells (access->soc is replaced). */
 int msc_set_new_from_config(const struct config *config, const struct msc_probe_opts *access, struct msc_set **ret,
 			    struct err *err);
 void msc_set_free(struct msc_set *set);

@@ -24,6 +24,7 @@ struct sim_config {
 	unsigned bwa_wd;
 	unsigned nrdy_ticks;
 	unsigned nrdy; /* enum sim_nrdy */
+	uint32_t iidr; /* MPAMF_IIDR: the part the MSCs behave as */
 	unsigned partid_max;
 	uint64_t seed;
 	unsigned noise_pct;

@@ -9,13 +9,15 @@
  *    overflow then; otherwise clear a seen overflow in CTL; read the counter (a long one high, low,
  *    high, three tries); a set NRDY makes the read fail with EBUSY, and the caller tries once more
  *    after the not-ready time (0 on a model); an overflow adds the counter's range to a running
- *    correction, and the result is value + correction.
+ *    correction, and the result is value + correction;
+ *  - on an NVIDIA T241 (IIDR 0x2410036b, erratum T241-MPAM-6) the value and the overflow's range are
+ *    both multiplied by 64, for every counter width.
  * What a sample is, from those reads: the difference of two successive successful reads, invalid
  * when either failed or the count went down (a reset, never a wrap, for a 64-bit sum).
  *
  * mpamd must give a measured sample exactly when the reference has a valid one, with the same bytes,
- * in both NRDY modes (the MSC clears NRDY itself, or leaves it to software) and for 31-, 44- and
- * 63-bit counters, through wraps, a CTL rewritten by someone else and a counter zeroed under it. */
+ * in both NRDY modes (the MSC clears NRDY itself, or leaves it to software), for 31-, 44- and 63-bit
+ * counters and on a T241, through wraps, a CTL rewritten by someone else and a counter zeroed under it. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -45,6 +47,7 @@ struct reference {
 	struct msc_model *model;
 	bool is_long;
 	unsigned bits;
+	uint64_t unit; /* 64 on a T241, else 1 */
 	uint64_t correction;
 	bool has_prev;
 	uint64_t prev;
@@ -125,10 +128,11 @@ static int reference_read_once(struct reference *k, uint64_t *ret)
 		nrdy = now & MSMON_MBWU_NRDY;
 		now &= MSMON_MBWU_VALUE;
 	}
+	now *= k->unit;
 	if (nrdy)
 		return -EBUSY;
 	if (overflow)
-		k->correction += UINT64_C(1) << k->bits;
+		k->correction += (UINT64_C(1) << k->bits) * k->unit;
 	*ret = now + k->correction;
 	return 0;
 }
@@ -161,9 +165,11 @@ struct twin {
 	struct msc_monitors *mons;
 };
 
-static void twin_setup(struct twin *t, unsigned bits, bool nrdy_hw)
+static void twin_setup(struct twin *t, unsigned bits, bool nrdy_hw, bool t241)
 {
 	struct msc_model_params p;
+	/* The simulator's host: no SMCCC SoC id, so only the T241 quirks that need none apply. */
+	struct msc_probe_opts access = { .soc = { .known = true, .id = 0 } };
 	struct err err = { "" };
 
 	memset(t, 0, sizeof(*t));
@@ -173,12 +179,15 @@ static void twin_setup(struct twin *t, unsigned bits, bool nrdy_hw)
 	p.lwd = bits == 63;
 	p.nrdy_hw = nrdy_hw;
 	p.nrdy_ticks = 1;
+	p.iidr = t241 ? MPAM_IIDR_NVIDIA_T241 : p.iidr;
 	assert_int_equal(msc_model_new(&p, &t->ref_model), 0);
 	assert_int_equal(msc_model_new(&p, &t->drv_model), 0);
-	t->ref = (struct reference){ .model = t->ref_model, .is_long = bits != 31, .bits = bits };
+	t->ref =
+		(struct reference){ .model = t->ref_model, .is_long = bits != 31, .bits = bits, .unit = t241 ? 64 : 1 };
 	assert_int_equal(bus_sim_new(t->drv_model, 0x1000000, &t->msc.bus), 0);
 	snprintf(t->msc.name, sizeof(t->msc.name), "twin");
-	if (msc_probe(t->msc.bus, &(struct msc_probe_opts){ 0 }, &t->msc.caps, &err) < 0 ||
+	t->msc.access = access;
+	if (msc_probe(t->msc.bus, &access, &t->msc.caps, &err) < 0 ||
 	    msc_monitors_new(&t->msc, 1, &t->mons, &err) < 0 || msc_monitors_add(t->mons, 0, PARTID, &err) < 0)
 		fail_msg("driver: %s", err.text);
 	assert_int_equal(t->msc.caps.nrdy, nrdy_hw ? MSC_NRDY_HARDWARE : MSC_NRDY_SOFTWARE);
@@ -216,35 +225,37 @@ static void both_meddle(struct twin *t, uint32_t off, uint32_t value)
 	}
 }
 
-/* Traffic of tick `i`: enough that a 31-bit counter wraps every second or third tick. */
-static uint64_t traffic(unsigned bits, int i)
+/* Traffic of tick `i`: enough that a 31-bit counter wraps every second or third tick (of 64-byte
+ * units on a T241). */
+static uint64_t traffic(unsigned bits, bool t241, int i)
 {
 	uint64_t base = bits == 31 ? 900000000ull : 3000000000ull;
 
-	return base + (uint64_t)(i % 7) * 123456789ull + (uint64_t)i;
+	return (base + (uint64_t)(i % 7) * 123456789ull + (uint64_t)i) * (t241 ? 64 : 1);
 }
 
-static void run_twin(unsigned bits, bool nrdy_hw)
+static void run_twin(unsigned bits, bool nrdy_hw, bool t241)
 {
 	struct twin t;
 	struct sample s;
 	unsigned agreed = 0, measured = 0;
+	char name[48];
 
-	twin_setup(&t, bits, nrdy_hw);
+	snprintf(name, sizeof(name), "%u-bit%s, NRDY %s", bits, t241 ? " T241" : "", nrdy_hw ? "hardware" : "software");
+	twin_setup(&t, bits, nrdy_hw, t241);
 	for (int i = 0; i < TICKS; i++) {
 		msc_model_tick(t.ref_model);
 		msc_model_tick(t.drv_model);
-		both_count(&t, traffic(bits, i));
+		both_count(&t, traffic(bits, t241, i));
 		int64_t want = reference_sample(&t.ref);
 		msc_monitors_read(t.mons, 1000 * MS + (uint64_t)i * 100 * MS, &s, 1);
 		if (want >= 0 && (s.state != SAMPLE_MEASURED || s.bytes != (uint64_t)want))
-			fail_msg("%u-bit, NRDY %s, tick %d: Linux's sequence gives %lld bytes, mpamd %s %llu (%s)",
-				 bits, nrdy_hw ? "hardware" : "software", i, (long long)want,
-				 s.state == SAMPLE_MEASURED ? "measured" : "has no sample", (unsigned long long)s.bytes,
-				 s.reason ? s.reason : "");
+			fail_msg("%s, tick %d: Linux's sequence gives %lld bytes, mpamd %s %llu (%s)", name, i,
+				 (long long)want, s.state == SAMPLE_MEASURED ? "measured" : "has no sample",
+				 (unsigned long long)s.bytes, s.reason ? s.reason : "");
 		if (want < 0 && s.state != SAMPLE_INVALID)
-			fail_msg("%u-bit, NRDY %s, tick %d: Linux's sequence has no sample, mpamd measured %llu", bits,
-				 nrdy_hw ? "hardware" : "software", i, (unsigned long long)s.bytes);
+			fail_msg("%s, tick %d: Linux's sequence has no sample, mpamd measured %llu", name, i,
+				 (unsigned long long)s.bytes);
 		if (want < 0)
 			assert_non_null(s.reason);
 		agreed++;
@@ -254,8 +265,7 @@ static void run_twin(unsigned bits, bool nrdy_hw)
 		if (i == ZEROED)
 			both_meddle(&t, bits == 31 ? MSMON_MBWU : MSMON_MBWU_L, 0);
 	}
-	printf("%u-bit, NRDY %s: %u ticks agree, %u of them measured\n", bits, nrdy_hw ? "hardware" : "software",
-	       agreed, measured);
+	printf("%s: %u ticks agree, %u of them measured\n", name, agreed, measured);
 	/* Only the start, the rewritten CTL and the zeroed counter cost samples. */
 	assert_true(measured >= TICKS - 8);
 	twin_teardown(&t);
@@ -264,37 +274,46 @@ static void run_twin(unsigned bits, bool nrdy_hw)
 static void test_hardware_nrdy_31bit(void **state)
 {
 	(void)state;
-	run_twin(31, true);
+	run_twin(31, true, false);
 }
 
 static void test_software_nrdy_31bit(void **state)
 {
 	(void)state;
-	run_twin(31, false);
+	run_twin(31, false, false);
 }
 
 static void test_hardware_nrdy_44bit(void **state)
 {
 	(void)state;
-	run_twin(44, true);
+	run_twin(44, true, false);
 }
 
 static void test_software_nrdy_44bit(void **state)
 {
 	(void)state;
-	run_twin(44, false);
+	run_twin(44, false, false);
 }
 
 static void test_hardware_nrdy_63bit(void **state)
 {
 	(void)state;
-	run_twin(63, true);
+	run_twin(63, true, false);
 }
 
 static void test_software_nrdy_63bit(void **state)
 {
 	(void)state;
-	run_twin(63, false);
+	run_twin(63, false, false);
+}
+
+/* T241-MPAM-6: 64-byte units, for every counter width. */
+static void test_t241_every_width(void **state)
+{
+	(void)state;
+	run_twin(31, true, true);
+	run_twin(44, false, true);
+	run_twin(63, true, true);
 }
 
 int main(void)
@@ -303,6 +322,7 @@ int main(void)
 		cmocka_unit_test(test_hardware_nrdy_31bit), cmocka_unit_test(test_software_nrdy_31bit),
 		cmocka_unit_test(test_hardware_nrdy_44bit), cmocka_unit_test(test_software_nrdy_44bit),
 		cmocka_unit_test(test_hardware_nrdy_63bit), cmocka_unit_test(test_software_nrdy_63bit),
+		cmocka_unit_test(test_t241_every_width),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
