@@ -1,13 +1,14 @@
 /* Instruction cost of the MMIO driver's per-tick monitor reads, for callgrind.
  *
- *   bench_driver PARTITIONS MSCS MONITORS TICKS
+ *   bench_driver PARTITIONS MSCS MONITORS TICKS [--count-mmio]
  *
  * The MSCs are plain register files (writes stored, reads return what was stored; the monitor
  * registers banked by MSMON_CFG_MON_SEL), so the count is the driver's own work plus a few
  * instructions per register access, not a simulator's. Run it under
  *   valgrind --tool=callgrind --toggle-collect=bench_ticks ./bench_driver ...
- * and divide the collected instructions by TICKS (see bench/run-driver-bench). It prints the
- * register reads and writes made during the counted ticks. */
+ * and divide the collected instructions by TICKS (see bench/run-driver-bench). With --count-mmio it
+ * counts the register reads and writes of those ticks instead and prints them (a separate run, so
+ * that counting adds nothing to the instructions). */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -28,6 +29,7 @@ struct flat_bus {
 	struct msc_bus base;
 	uint32_t regs[MPAM_MSC_PAGE_SIZE / 4];
 	uint32_t (*mon)[MON_BLOCK_WORDS]; /* per monitor */
+	uint32_t *selected;		  /* the block MSMON_CFG_MON_SEL selects (a spare one when none) */
 	unsigned monitors;
 	unsigned long reads, writes; /* accesses while counting */
 	bool counting;
@@ -37,11 +39,8 @@ struct flat_bus {
 static uint32_t *flat_reg(struct flat_bus *f, uint32_t off)
 {
 	uint32_t in_block = off - MON_BLOCK_START;
-	unsigned mon = f->regs[MSMON_CFG_MON_SEL / 4] & 0xffff;
 
-	if (in_block < MON_BLOCK_WORDS * 4 && mon < f->monitors)
-		return &f->mon[mon][in_block / 4];
-	return &f->regs[off / 4];
+	return in_block < MON_BLOCK_WORDS * 4 ? &f->selected[in_block / 4] : &f->regs[off / 4];
 }
 
 static int flat_read32(struct msc_bus *b, uint32_t off, uint32_t *ret)
@@ -51,7 +50,8 @@ static int flat_read32(struct msc_bus *b, uint32_t off, uint32_t *ret)
 	if (!bus_access_ok(b->size, off, 4))
 		return -EFAULT;
 	*ret = *flat_reg(f, off);
-	f->reads += f->counting;
+	if (f->counting)
+		f->reads++;
 	return 0;
 }
 
@@ -64,7 +64,12 @@ static int flat_write32(struct msc_bus *b, uint32_t off, uint32_t v)
 	/* ID registers are read-only, as on hardware. */
 	if (off >= MPAMCFG_PART_SEL)
 		*flat_reg(f, off) = v;
-	f->writes += f->counting;
+	if (off == MSMON_CFG_MON_SEL) {
+		unsigned mon = v & 0xffff;
+		f->selected = f->mon[mon < f->monitors ? mon : f->monitors];
+	}
+	if (f->counting)
+		f->writes++;
 	return 0;
 }
 
@@ -104,8 +109,9 @@ static struct msc_bus *flat_bus_new(unsigned monitors)
 	uint64_t raw_idr = mpamf_idr_encode(&idr);
 
 	f->base = (struct msc_bus){ .ops = &flat_ops, .size = MPAM_MSC_PAGE_SIZE };
-	f->mon = calloc(monitors, sizeof(*f->mon));
+	f->mon = calloc(monitors + 1, sizeof(*f->mon));
 	f->monitors = monitors;
+	f->selected = f->mon[0];
 	f->regs[MPAMF_AIDR / 4] = MPAMF_AIDR_V1;
 	f->regs[MPAMF_IDR / 4] = (uint32_t)raw_idr;
 	f->regs[MPAMF_MBW_IDR / 4] = mpamf_mbw_idr_encode(&mbw);
@@ -144,8 +150,9 @@ static unsigned arg(const char *s, unsigned max)
 
 int main(int argc, char **argv)
 {
-	if (argc != 5) {
-		fprintf(stderr, "usage: bench_driver PARTITIONS MSCS MONITORS TICKS\n");
+	bool count_mmio = argc == 6 && !strcmp(argv[5], "--count-mmio");
+	if (argc != 5 && !count_mmio) {
+		fprintf(stderr, "usage: bench_driver PARTITIONS MSCS MONITORS TICKS [--count-mmio]\n");
 		return 2;
 	}
 	unsigned partitions = arg(argv[1], 65535), mscs = arg(argv[2], 64), monitors = arg(argv[3], 65535);
@@ -170,7 +177,7 @@ int main(int argc, char **argv)
 		for (unsigned m = 0; m < mscs; m++)
 			msc_monitors_read(mons[m], 1000000000ull - (3 - t) * 100000000ull, &samples[m], mscs);
 	for (unsigned m = 0; m < mscs; m++)
-		((struct flat_bus *)msc[m].bus)->counting = true;
+		((struct flat_bus *)msc[m].bus)->counting = count_mmio;
 	bench_ticks(mons, mscs, partitions, ticks, samples);
 	unsigned long reads = 0, writes = 0;
 	for (unsigned m = 0; m < mscs; m++) {
@@ -178,7 +185,8 @@ int main(int argc, char **argv)
 		writes += ((struct flat_bus *)msc[m].bus)->writes;
 	}
 	/* For bench/run-driver-bench: register accesses during the counted ticks. */
-	printf("mmio_reads %lu mmio_writes %lu\n", reads, writes);
+	if (count_mmio)
+		printf("mmio_reads %lu mmio_writes %lu\n", reads, writes);
 	for (unsigned m = 0; m < mscs; m++) {
 		msc_monitors_free(mons[m]);
 		bus_free(msc[m].bus);
