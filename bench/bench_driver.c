@@ -1,12 +1,16 @@
 /* Instruction cost of the MMIO driver's per-tick monitor reads, for callgrind.
  *
- *   bench_driver PARTITIONS MSCS MONITORS TICKS
+ *   bench_driver PARTITIONS MSCS MONITORS TICKS [--count-mmio]
  *
- * The MSCs are plain register files (writes stored, reads return what was stored), so the count is
- * the driver's own work plus a few instructions per register access, not a simulator's. Run it under
+ * The MSCs are plain register files (writes stored, reads return what was stored; the monitor
+ * registers banked by MSMON_CFG_MON_SEL), so the count is the driver's own work plus a few
+ * instructions per register access, not a simulator's. Run it under
  *   valgrind --tool=callgrind --toggle-collect=bench_ticks ./bench_driver ...
- * and divide the collected instructions by TICKS (see bench/run-driver-bench). */
+ * and divide the collected instructions by TICKS (see bench/run-driver-bench). With --count-mmio it
+ * counts the register reads and writes of those ticks instead and prints them (a separate run, so
+ * that counting adds nothing to the instructions). */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,26 +20,56 @@
 #include "backends/mpam/mpam_regs.h"
 #include "core/base/parse.h"
 
+/* The monitor registers after MSMON_CFG_MON_SEL, up to MSMON_OFLOW_SR: one copy of the block per
+ * monitor, as an MSC keeps FLT, CTL and the counters per monitor. */
+#define MON_BLOCK_START (MSMON_CFG_MON_SEL + 4)
+#define MON_BLOCK_WORDS ((MSMON_OFLOW_SR - MON_BLOCK_START) / 4)
+
 struct flat_bus {
 	struct msc_bus base;
 	uint32_t regs[MPAM_MSC_PAGE_SIZE / 4];
+	uint32_t (*mon)[MON_BLOCK_WORDS]; /* per monitor */
+	uint32_t *selected;		  /* the block MSMON_CFG_MON_SEL selects (a spare one when none) */
+	unsigned monitors;
+	unsigned long reads, writes; /* accesses while counting */
+	bool counting;
 };
+
+/* Where the word at `off` lives: the selected monitor's block, or the page. */
+static uint32_t *flat_reg(struct flat_bus *f, uint32_t off)
+{
+	uint32_t in_block = off - MON_BLOCK_START;
+
+	return in_block < MON_BLOCK_WORDS * 4 ? &f->selected[in_block / 4] : &f->regs[off / 4];
+}
 
 static int flat_read32(struct msc_bus *b, uint32_t off, uint32_t *ret)
 {
+	struct flat_bus *f = (struct flat_bus *)b;
+
 	if (!bus_access_ok(b->size, off, 4))
 		return -EFAULT;
-	*ret = ((struct flat_bus *)b)->regs[off / 4];
+	*ret = *flat_reg(f, off);
+	if (f->counting)
+		f->reads++;
 	return 0;
 }
 
 static int flat_write32(struct msc_bus *b, uint32_t off, uint32_t v)
 {
+	struct flat_bus *f = (struct flat_bus *)b;
+
 	if (!bus_access_ok(b->size, off, 4))
 		return -EFAULT;
 	/* ID registers are read-only, as on hardware. */
 	if (off >= MPAMCFG_PART_SEL)
-		((struct flat_bus *)b)->regs[off / 4] = v;
+		*flat_reg(f, off) = v;
+	if (off == MSMON_CFG_MON_SEL) {
+		unsigned mon = v & 0xffff;
+		f->selected = f->mon[mon < f->monitors ? mon : f->monitors];
+	}
+	if (f->counting)
+		f->writes++;
 	return 0;
 }
 
@@ -60,6 +94,7 @@ static int flat_write64(struct msc_bus *b, uint32_t off, uint64_t v)
 
 static void flat_close(struct msc_bus *b)
 {
+	free(((struct flat_bus *)b)->mon);
 	free(b);
 }
 
@@ -74,6 +109,9 @@ static struct msc_bus *flat_bus_new(unsigned monitors)
 	uint64_t raw_idr = mpamf_idr_encode(&idr);
 
 	f->base = (struct msc_bus){ .ops = &flat_ops, .size = MPAM_MSC_PAGE_SIZE };
+	f->mon = calloc(monitors + 1, sizeof(*f->mon));
+	f->monitors = monitors;
+	f->selected = f->mon[0];
 	f->regs[MPAMF_AIDR / 4] = MPAMF_AIDR_V1;
 	f->regs[MPAMF_IDR / 4] = (uint32_t)raw_idr;
 	f->regs[MPAMF_MBW_IDR / 4] = mpamf_mbw_idr_encode(&mbw);
@@ -112,8 +150,9 @@ static unsigned arg(const char *s, unsigned max)
 
 int main(int argc, char **argv)
 {
-	if (argc != 5) {
-		fprintf(stderr, "usage: bench_driver PARTITIONS MSCS MONITORS TICKS\n");
+	bool count_mmio = argc == 6 && !strcmp(argv[5], "--count-mmio");
+	if (argc != 5 && !count_mmio) {
+		fprintf(stderr, "usage: bench_driver PARTITIONS MSCS MONITORS TICKS [--count-mmio]\n");
 		return 2;
 	}
 	unsigned partitions = arg(argv[1], 65535), mscs = arg(argv[2], 64), monitors = arg(argv[3], 65535);
@@ -125,7 +164,7 @@ int main(int argc, char **argv)
 
 	for (unsigned m = 0; m < mscs; m++) {
 		msc[m].bus = flat_bus_new(monitors);
-		if (msc_probe(msc[m].bus, false, &msc[m].caps, &err) < 0 ||
+		if (msc_probe(msc[m].bus, &(struct msc_probe_opts){ 0 }, &msc[m].caps, &err) < 0 ||
 		    msc_monitors_new(&msc[m], partitions, &mons[m], &err) < 0) {
 			fprintf(stderr, "bench_driver: %s\n", err.text);
 			return 1;
@@ -137,7 +176,17 @@ int main(int argc, char **argv)
 	for (unsigned t = 0; t < 3; t++)
 		for (unsigned m = 0; m < mscs; m++)
 			msc_monitors_read(mons[m], 1000000000ull - (3 - t) * 100000000ull, &samples[m], mscs);
+	for (unsigned m = 0; m < mscs; m++)
+		((struct flat_bus *)msc[m].bus)->counting = count_mmio;
 	bench_ticks(mons, mscs, partitions, ticks, samples);
+	unsigned long reads = 0, writes = 0;
+	for (unsigned m = 0; m < mscs; m++) {
+		reads += ((struct flat_bus *)msc[m].bus)->reads;
+		writes += ((struct flat_bus *)msc[m].bus)->writes;
+	}
+	/* For bench/run-driver-bench: register accesses during the counted ticks. */
+	if (count_mmio)
+		printf("mmio_reads %lu mmio_writes %lu\n", reads, writes);
 	for (unsigned m = 0; m < mscs; m++) {
 		msc_monitors_free(mons[m]);
 		bus_free(msc[m].bus);

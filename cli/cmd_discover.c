@@ -19,7 +19,8 @@ static void discover_usage(FILE *out)
 		     "\n"
 		     "Probe the hardware the configuration describes, without changing any limit, and print\n"
 		     "its capabilities: PARTIDs, PMGs, each MSC with its RIS, bandwidth controls and their\n"
-		     "granularity, cache portion bits, monitors and counter width; for resctrl the resources,\n"
+		     "granularity, cache portion bits, monitors and counter width, and the errata workarounds\n"
+		     "(quirks, matched on MPAMF_IIDR) it applies; for resctrl the resources,\n"
 		     "CLOSIDs, masks, MB units and steps, RMIDs, monitoring events and counter assignment.\n"
 		     "\n"
 		     "Options:\n"
@@ -59,6 +60,23 @@ static void print_ris(json_t *ris)
 	putchar('\n');
 }
 
+/* "  quirk T241-MPAM-6 (MBWU counters count 64-byte units): values and overflows are multiplied by 64" */
+static void print_quirk(json_t *q)
+{
+	printf("  quirk %s (%s): %s%s\n", json_string_value(json_object_get(q, "name")),
+	       json_string_value(json_object_get(q, "erratum")),
+	       json_is_true(json_object_get(q, "applied")) ? "" : "not applied, ",
+	       json_string_value(json_object_get(q, "action")));
+}
+
+/* Who clears NRDY, as discover says it: mpamd honours the bit either way. */
+static const char *nrdy_text(const char *nrdy)
+{
+	if (!nrdy || !strcmp(nrdy, "not probed"))
+		return "not probed";
+	return !strcmp(nrdy, "software") ? "software-managed (cleared by zeroing the counter)" : "hardware-managed";
+}
+
 static void print_text(const char *backend, json_t *d)
 {
 	json_t *mscs = json_object_get(d, "mscs");
@@ -69,15 +87,17 @@ static void print_text(const char *backend, json_t *d)
 	       backend, num(d, "partids"), num(d, "pmgs"), json_array_size(mscs), num(d, "bandwidth_granularity_pct"),
 	       num(d, "monitors_per_msc"));
 	json_array_foreach(mscs, i, msc) {
-		printf("msc %s at %s (%lld bytes): PARTID_MAX %lld, PMG_MAX %lld, IIDR %s, ESR %s, NRDY %s\n",
+		printf("msc %s at %s (%lld bytes): MPAM v%s, PARTID_MAX %lld, PMG_MAX %lld, IIDR %s, ESR %s, NRDY %s\n",
 		       json_string_value(json_object_get(msc, "name")), json_string_value(json_object_get(msc, "base")),
-		       num(msc, "size"), num(msc, "partid_max"), num(msc, "pmg_max"),
-		       json_string_value(json_object_get(msc, "iidr")), yes_no(json_object_get(msc, "esr")),
-		       json_is_true(json_object_get(msc, "nrdy_hardware_managed")) ? "hardware-managed" : "ignored");
+		       num(msc, "size"), json_string_value(json_object_get(msc, "architecture")),
+		       num(msc, "partid_max"), num(msc, "pmg_max"), json_string_value(json_object_get(msc, "iidr")),
+		       yes_no(json_object_get(msc, "esr")), nrdy_text(json_string_value(json_object_get(msc, "nrdy"))));
 		size_t j;
-		json_t *ris;
-		json_array_foreach(json_object_get(msc, "ris"), j, ris)
-			print_ris(ris);
+		json_t *item;
+		json_array_foreach(json_object_get(msc, "quirks"), j, item)
+			print_quirk(item);
+		json_array_foreach(json_object_get(msc, "ris"), j, item)
+			print_ris(item);
 	}
 }
 

@@ -39,11 +39,14 @@ mpamd_layer(mpamd_mpam DIRS backends/mpam SOURCES
 
 mpamd_layer(mpamd_mmio DIRS backends/mmio DEPS mpamd_contracts mpamd_mpam SOURCES
   backends/mmio/bus_devmem.c
+  backends/mmio/kernel_mpam.c
   backends/mmio/mmio_control.c
   backends/mmio/monitor_mbwu.c
   backends/mmio/monitors.c
   backends/mmio/msc.c
-  backends/mmio/msc_set.c)
+  backends/mmio/msc_set.c
+  backends/mmio/quirks.c
+  backends/mmio/soc_id.c)
 
 mpamd_layer(mpamd_resctrl DIRS backends/resctrl DEPS mpamd_contracts LIBS PkgConfig::JANSSON SOURCES
   backends/resctrl/control_resctrl.c

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backends/mmio/kernel_mpam.h"
+#include "backends/mmio/quirks.h"
 #include "backends/mpam/mpam_regs.h"
 #include "core/config/config.h"
 
@@ -54,6 +56,8 @@ void mmio_limits_probe(const struct mmio_limits *l, struct control_caps *caps)
 		const struct msc *msc = &l->set->mscs[i];
 		caps->partitions_max = min_nonzero(caps->partitions_max, msc->caps.partid_max + 1u);
 		caps->pmgs = min_nonzero(caps->pmgs, msc->caps.pmg_max + 1u);
+		if (msc_quirks_controls_refused(msc->caps.quirks))
+			continue; /* its controls are not programmed: it offers none */
 		if (msc->caps.mbw_ris >= 0) {
 			const struct msc_ris_caps *rc = &msc->caps.ris[msc->caps.mbw_ris];
 			/* Limits must be valid on every MSC: take the coarsest steps and the highest floor. */
@@ -61,7 +65,8 @@ void mmio_limits_probe(const struct mmio_limits *l, struct control_caps *caps)
 			unsigned floor = mpam_min_bandwidth_percent(rc->bwa_wd);
 			caps->bw_gran_pct = gran > caps->bw_gran_pct ? gran : caps->bw_gran_pct;
 			caps->bw_min_pct = floor > caps->bw_min_pct ? floor : caps->bw_min_pct;
-			caps->has_mb_min = caps->has_mb_min || rc->has_min;
+			caps->has_mb_min =
+				caps->has_mb_min || (rc->has_min && !(msc->caps.quirks & MSC_QUIRK_T241_MBW_MIN_FLOOR));
 		}
 		for (unsigned r = 0; r < msc->caps.ris_count; r++)
 			caps->cbm_bits = min_nonzero(caps->cbm_bits, msc->caps.ris[r].cpbm_wd);
@@ -99,11 +104,23 @@ void mmio_limits_partition_close(struct mmio_limits *l, size_t index)
 		l->partitions[index] = NULL;
 }
 
+/* Whether `want` asks the hardware for anything beyond its reset state (100%, no minimum, the cache
+ * portion left alone). */
+static bool limits_anything(const struct partition_limits *want)
+{
+	return want->mb_max < 100 || want->mb_min || want->l3_cbm;
+}
+
 /* One MSC's share of apply: programmed, or with `plan` only recorded there. */
 static int apply_one_msc(struct msc *msc, uint16_t partid, const struct partition_limits *want,
 			 struct partition_limits *eff, bool *did_bw, json_t *plan, struct err *err)
 {
 	unsigned max_pct, min_pct;
+	const char *refused = msc_quirks_controls_refused(msc->caps.quirks);
+
+	/* Nothing is written to such an MSC; a partition that wants no limit there is fine with that. */
+	if (refused)
+		return limits_anything(want) ? err_set(err, -EPERM, "%s", refused) : 0;
 	int r = plan ? msc_plan_bandwidth(msc, partid, want->mb_max, want->mb_min, &max_pct, &min_pct, plan, err)
 		     : msc_set_bandwidth(msc, partid, want->mb_max, want->mb_min, &max_pct, &min_pct, err);
 
@@ -145,15 +162,29 @@ static int program(const struct mmio_limits *l, uint16_t partid, const struct pa
 	return 0;
 }
 
+static bool t241_min_floor(const struct msc_set *set)
+{
+	for (size_t i = 0; i < set->count; i++)
+		if (set->mscs[i].caps.quirks & MSC_QUIRK_T241_MBW_MIN_FLOOR)
+			return true;
+	return false;
+}
+
 int mmio_limits_validate(const struct mmio_limits *l, const struct partition_limits *want, struct err *err)
 {
 	struct control_caps caps;
 
 	mmio_limits_probe(l, &caps);
+	for (size_t i = 0; i < l->set->count && limits_anything(want); i++) {
+		const char *refused = msc_quirks_controls_refused(l->set->mscs[i].caps.quirks);
+		if (refused)
+			return err_set(err, -EOPNOTSUPP, "msc \"%s\": %s", l->set->mscs[i].name, refused);
+	}
 	if (want->mb_min && !caps.has_mb_min)
 		return err_set(err, -EOPNOTSUPP,
-			       "mb_min: no MSC has minimum-bandwidth control (MBW_MIN); guarantee_mbps is held "
-			       "without it");
+			       "mb_min: no MSC offers minimum-bandwidth control (MBW_MIN%s); "
+			       "guarantee_mbps is held without it",
+			       t241_min_floor(l->set) ? ": on NVIDIA T241 it works around erratum T241-MPAM-4" : "");
 	if (!want->l3_cbm)
 		return 0;
 	if (!caps.cbm_bits)
@@ -259,13 +290,18 @@ static void mmio_free(struct control *c)
 	free(m);
 }
 
-static int open_for(const struct config *config, enum msc_access access, struct control **ret, struct err *err)
+static int open_for(const struct config *config, bool plan_only, struct control **ret, struct err *err)
 {
 	struct mmio_control *m = calloc(1, sizeof(*m));
 	int r = m ? 0 : err_set(err, -ENOMEM, "out of memory");
 
+	struct msc_probe_opts access = { 0 };
+
 	if (r == 0)
-		r = msc_set_new_from_config(config, access, &m->set, err);
+		r = kernel_mpam_check(config, false, SYSFS_ROOT, KERNEL_MPAM_CONTROLS, &access, err);
+	access.plan_only = plan_only;
+	if (r == 0)
+		r = msc_set_new_from_config(config, &access, &m->set, err);
 	if (r == 0)
 		r = mmio_limits_new(m->set, config->partition_count, &m->limits, err);
 	if (r < 0) {
@@ -280,14 +316,14 @@ static int open_for(const struct config *config, enum msc_access access, struct 
 static int mmio_open(const struct config *config, struct clock *clock, struct control **ret, struct err *err)
 {
 	(void)clock;
-	return open_for(config, MSC_OWNER, ret, err);
+	return open_for(config, false, ret, err);
 }
 
 /* A dry run may sit beside a running mpamd that programs the same MSCs: probe without disturbing it. */
 static int mmio_open_to_plan(const struct config *config, struct clock *clock, struct control **ret, struct err *err)
 {
 	(void)clock;
-	return open_for(config, MSC_PLAN_ONLY, ret, err);
+	return open_for(config, true, ret, err);
 }
 
 static void mmio_probe(struct control *c, struct control_caps *ret)

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backends/mmio/kernel_mpam.h"
 #include "backends/mmio/mbwu_monitor.h"
 #include "backends/mmio/monitors.h"
 #include "backends/mmio/msc_set.h"
@@ -31,11 +32,29 @@ static struct mbwu_monitor *mbwu_of(struct monitor *m)
 	return (struct mbwu_monitor *)m;
 }
 
+/* The MSCs a control lends have passed its own check; the [msc] windows are mapped here, beside a
+ * control that is not the MMIO driver (resctrl: the kernel's MPAM driver programs those MSCs). */
+static int beside_kernel_check(const struct config *config, const struct control_shared *shared,
+			       struct msc_probe_opts *access, struct err *err)
+{
+	return kernel_mpam_check(config, shared->resctrl != NULL, SYSFS_ROOT, KERNEL_MPAM_MONITORS, access, err);
+}
+
 static bool mbwu_available(const struct config *config, const struct control_shared *shared, struct err *why)
 {
-	if (shared->mscs || config->msc_count > 0)
+	struct kernel_mpam k;
+	bool beside;
+
+	if (shared->mscs)
 		return true;
-	err_set(why, -ENODEV, "no [msc] sections are configured");
+	if (config->msc_count == 0) {
+		err_set(why, -ENODEV, "no [msc] sections are configured");
+		return false;
+	}
+	kernel_mpam_detect(SYSFS_ROOT, shared->resctrl != NULL, &k);
+	if (kernel_mpam_allow(config, &k, KERNEL_MPAM_MONITORS, &beside, NULL) == 0)
+		return true;
+	kernel_mpam_why_not(&k, KERNEL_MPAM_MONITORS, why);
 	return false;
 }
 
@@ -85,8 +104,11 @@ static int mbwu_open(const struct config *config, const struct control_shared *s
 	w->set = shared->mscs;
 	/* Beside a control without MSCs of its own (resctrl), the controls are the kernel's: monitor-only. */
 	if (!w->set) {
+		struct msc_probe_opts access = { .monitor_only = true };
 		w->owns_set = true;
-		r = msc_set_new_from_config(config, MSC_MONITOR_ONLY, &w->set, err);
+		r = beside_kernel_check(config, shared, &access, err);
+		if (r == 0)
+			r = msc_set_new_from_config(config, &access, &w->set, err);
 	}
 	if (r == 0) {
 		w->mons = calloc(w->set->count ? w->set->count : 1, sizeof(*w->mons));
@@ -124,8 +146,7 @@ static void mbwu_probe(struct monitor *m, struct monitor_caps *caps)
 		caps->domains[d].capacity_mbps = msc->capacity_mbps;
 		caps->counters = min_nonzero(caps->counters, rc->num_mon);
 		caps->counter_bits = rc->counter_bits;
-		/* The long counter is never scaled; the 31-bit one is, when SCALE gives it more range. */
-		caps->counter_scale = rc->has_long ? 0 : rc->scale;
+		caps->counter_scale = msc_counter_unit_shift(msc, rc);
 	}
 }
 
@@ -223,7 +244,8 @@ static int mbwu_read(struct monitor *m, uint64_t now_ns, struct sample *out, siz
 static json_t *mbwu_describe(struct monitor *m)
 {
 	struct mbwu_monitor *w = mbwu_of(m);
-	json_t *d = json_pack("{s:b,s:o}", "monitor_only", w->set->monitor_only, "mscs", json_array());
+	json_t *d = json_pack("{s:b,s:b,s:o}", "monitor_only", w->set->access.monitor_only, "beside_kernel",
+			      w->set->access.beside_kernel, "mscs", json_array());
 
 	for (unsigned i = 0; i < w->domain_count; i++) {
 		const struct msc *msc = &w->set->mscs[w->domain_msc[i]];
@@ -236,12 +258,20 @@ static json_t *mbwu_describe(struct monitor *m)
 	return d;
 }
 
-/* monitor = mmio beside resctrl reads the [msc] windows, so there must be some. */
+/* monitor = mmio beside resctrl reads the [msc] windows, so there must be some; and resctrl there is
+ * the kernel's MPAM driver, beside which mpamd reads them only when told the risk is accepted. */
 static void mbwu_check(struct config *c, struct diag_list *d)
 {
-	if (!strcmp(c->global.monitor, MBWU_MONITOR) && c->msc_count == 0 && !strcmp(c->global.backend, "resctrl"))
+	bool beside_resctrl = !strcmp(c->global.monitor, MBWU_MONITOR) && !strcmp(c->global.backend, "resctrl");
+
+	if (beside_resctrl && c->msc_count == 0)
 		diag_add(d, DIAG_ERROR, config_global_key_line(c, "monitor"),
 			 "monitor = mmio needs at least one [msc \"NAME\"] section");
+	else if (beside_resctrl && !c->global.mmio_beside_kernel)
+		diag_add(d, DIAG_WARNING, config_global_key_line(c, "monitor"),
+			 "monitor = mmio beside backend = resctrl is refused at start: the kernel's MPAM driver "
+			 "selects the same monitors through MSMON_CFG_MON_SEL (use monitor = resctrl on Linux 7.3+, "
+			 "or set mmio_beside_kernel = yes to accept the risk)");
 }
 
 static const struct config_ext mbwu_config_ext = {

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "backends/mmio/quirks.h"
 #include "backends/mpam/mpam_regs.h"
 
 static int read_idr(struct msc_bus *bus, uint64_t *ret)
@@ -50,10 +51,11 @@ static int probe_ris(struct msc_bus *bus, const struct mpamf_idr *idr, struct ms
 	return r;
 }
 
-/* Linux's test (reference B.2 step 5): if software can both set and clear NRDY, hardware does not
- * manage it and the bit means nothing on reads. Uses monitor 0 of the monitor RIS, before any
- * monitor is handed out, and leaves its counter at zero. */
-static int probe_nrdy(struct msc_bus *bus, unsigned ris, bool *ret_hw)
+/* Whether the MSC clears NRDY by itself: if software can both set and clear the bit, it is plain
+ * storage and the MSC leaves it to software. Reads honour NRDY either way (the monitor sequence
+ * clears it by zeroing the counter after enabling), so this is for discover. It writes monitor 0 of
+ * the monitor RIS, before any monitor is handed out, and leaves its counter at zero. */
+static int probe_nrdy(struct msc_bus *bus, unsigned ris, enum msc_nrdy *ret)
 {
 	uint32_t set, cleared;
 	int r = bus_write32(bus, MSMON_CFG_MON_SEL, msmon_cfg_mon_sel(ris, 0));
@@ -67,11 +69,11 @@ static int probe_nrdy(struct msc_bus *bus, unsigned ris, bool *ret_hw)
 	if (r == 0)
 		r = bus_read32(bus, MSMON_MBWU, &cleared);
 	if (r == 0)
-		*ret_hw = !((set & MSMON_MBWU_NRDY) && !(cleared & MSMON_MBWU_NRDY));
+		*ret = (set & MSMON_MBWU_NRDY) && !(cleared & MSMON_MBWU_NRDY) ? MSC_NRDY_SOFTWARE : MSC_NRDY_HARDWARE;
 	return r;
 }
 
-static int probe_esr(struct msc_bus *bus, enum msc_access access, struct msc_caps *caps)
+static int probe_esr(struct msc_bus *bus, bool leave_as_is, struct msc_caps *caps)
 {
 	uint32_t lo, hi = 0;
 	int r;
@@ -85,7 +87,7 @@ static int probe_esr(struct msc_bus *bus, enum msc_access access, struct msc_cap
 		return r;
 	caps->stale_esr = (uint64_t)hi << 32 | lo;
 	/* Clear a stale error so that later checks see only ours; high word first, as Linux does. */
-	if (caps->stale_esr && access == MSC_OWNER) {
+	if (caps->stale_esr && !leave_as_is) {
 		if (caps->has_extd_esr)
 			r = bus_write32(bus, MPAMF_ESR + 4, 0);
 		if (r == 0)
@@ -109,12 +111,12 @@ static void pick_ris(struct msc_caps *caps)
 /* With RIS the IDRs describe the RIS that PART_SEL selects. The owner selects each; a monitor-only
  * user may not change PART_SEL and sees the RIS the owner left; a dry run selects each and puts
  * back what it found, so an owner between two accesses finds its selection again. */
-static int probe_each_ris(struct msc_bus *bus, enum msc_access access, struct mpamf_idr *idr, struct msc_caps *caps,
-			  struct err *err)
+static int probe_each_ris(struct msc_bus *bus, const struct msc_probe_opts *opts, struct mpamf_idr *idr,
+			  struct msc_caps *caps, struct err *err)
 {
 	uint64_t raw = 0;
 	uint32_t found = 0;
-	int r = access == MSC_PLAN_ONLY ? bus_read32(bus, MPAMCFG_PART_SEL, &found) : 0;
+	int r = opts->plan_only ? bus_read32(bus, MPAMCFG_PART_SEL, &found) : 0;
 
 	if (r < 0)
 		return err_set(err, r, "cannot read MPAMCFG_PART_SEL");
@@ -132,12 +134,12 @@ static int probe_each_ris(struct msc_bus *bus, enum msc_access access, struct mp
 		if ((r = probe_ris(bus, idr, &caps->ris[i])) < 0)
 			return err_set(err, r, "cannot read the ID registers of RIS %u", i);
 	}
-	if (access == MSC_PLAN_ONLY && (r = bus_write32(bus, MPAMCFG_PART_SEL, found)) < 0)
+	if (opts->plan_only && (r = bus_write32(bus, MPAMCFG_PART_SEL, found)) < 0)
 		return err_set(err, r, "cannot put MPAMCFG_PART_SEL back");
 	return 0;
 }
 
-static int probe_all_ris(struct msc_bus *bus, enum msc_access access, struct msc_caps *caps, struct err *err)
+static int probe_all_ris(struct msc_bus *bus, const struct msc_probe_opts *opts, struct msc_caps *caps, struct err *err)
 {
 	uint64_t raw = 0; /* read_idr sets it on success; -O3 cannot see that through the bus call */
 	int r = read_idr(bus, &raw);
@@ -151,15 +153,25 @@ static int probe_all_ris(struct msc_bus *bus, enum msc_access access, struct msc
 	caps->has_extd_esr = idr.has_extd_esr;
 	caps->partid_max = idr.partid_max;
 	caps->pmg_max = idr.pmg_max;
-	if (idr.has_ris && access != MSC_MONITOR_ONLY)
-		return probe_each_ris(bus, access, &idr, caps, err);
+	if (idr.has_ris && !opts->monitor_only)
+		return probe_each_ris(bus, opts, &idr, caps, err);
 	/* Without RIS the IDRs describe the whole MSC; a monitor-only user sees one RIS. */
 	caps->ris_count = 1;
 	r = probe_ris(bus, &idr, &caps->ris[0]);
 	return r < 0 ? err_set(err, r, "cannot read the ID registers of RIS 0") : 0;
 }
 
-int msc_probe_for(struct msc_bus *bus, enum msc_access access, struct msc_caps *ret, struct err *err)
+/* As Linux since 7.2: v1.x, and v0.1 (backward compatible with v1.0); v0.0 is no MSC at all (or the
+ * wrong address), v2 and later are unknown. */
+static bool architecture_supported(uint32_t aidr)
+{
+	uint64_t major = mpam_field_get(MPAMF_AIDR_ARCH_MAJOR_REV, aidr);
+	uint64_t minor = mpam_field_get(MPAMF_AIDR_ARCH_MINOR_REV, aidr);
+
+	return major == 1 || (major == 0 && minor > 0);
+}
+
+int msc_probe(struct msc_bus *bus, const struct msc_probe_opts *opts, struct msc_caps *ret, struct err *err)
 {
 	struct msc_caps caps = { 0 };
 	uint32_t reg;
@@ -168,28 +180,26 @@ int msc_probe_for(struct msc_bus *bus, enum msc_access access, struct msc_caps *
 	if (r < 0)
 		return err_set(err, r, "cannot read MPAMF_AIDR");
 	caps.aidr = reg;
-	if ((reg & (MPAMF_AIDR_ARCH_MAJOR_REV)) != MPAMF_AIDR_V1)
-		return err_set(err, -ENODEV, "MPAMF_AIDR is 0x%02x: not an MPAM v1 MSC (wrong base address?)", reg);
+	if (!architecture_supported(reg))
+		return err_set(err, -ENODEV, "MPAMF_AIDR is 0x%02x: not an MPAM v0.1 or v1.x MSC (wrong base address?)",
+			       reg);
 	r = bus_read32(bus, MPAMF_IIDR, &caps.iidr);
+	caps.quirks = msc_quirks_of(caps.iidr, &opts->soc);
 	if (r == 0)
-		r = probe_all_ris(bus, access, &caps, err);
+		r = probe_all_ris(bus, opts, &caps, err);
 	if (r < 0)
 		return r;
 	pick_ris(&caps);
-	/* A dry run leaves the monitors alone: a running mpamd may be counting with monitor 0. */
-	caps.nrdy_hw = true;
-	if (access != MSC_PLAN_ONLY && caps.mon_ris >= 0 &&
-	    (r = probe_nrdy(bus, (unsigned)caps.mon_ris, &caps.nrdy_hw)) < 0)
+	/* Beside the kernel, or in a dry run beside a running mpamd, the monitors are left alone: the
+	 * NRDY probe writes monitor 0's counter. */
+	bool leave_monitors = opts->beside_kernel || opts->plan_only;
+	caps.nrdy = leave_monitors ? MSC_NRDY_NOT_PROBED : MSC_NRDY_HARDWARE;
+	if (caps.mon_ris >= 0 && !leave_monitors && (r = probe_nrdy(bus, (unsigned)caps.mon_ris, &caps.nrdy)) < 0)
 		return err_set(err, r, "cannot probe monitor NRDY behaviour");
-	if ((r = probe_esr(bus, access, &caps)) < 0)
+	if ((r = probe_esr(bus, opts->monitor_only || leave_monitors, &caps)) < 0)
 		return err_set(err, r, "cannot read MPAMF_ESR");
 	*ret = caps;
 	return 0;
-}
-
-int msc_probe(struct msc_bus *bus, bool monitor_only, struct msc_caps *ret, struct err *err)
-{
-	return msc_probe_for(bus, monitor_only ? MSC_MONITOR_ONLY : MSC_OWNER, ret, err);
 }
 
 static int check_partid(const struct msc *msc, uint16_t partid, const json_t *plan, struct err *err)
@@ -197,11 +207,12 @@ static int check_partid(const struct msc *msc, uint16_t partid, const json_t *pl
 	if (partid > msc->caps.partid_max)
 		return err_set(err, -ERANGE, "PARTID %u is above the MSC's PARTID_MAX %u", partid,
 			       msc->caps.partid_max);
-	if (msc->monitor_only)
+	if (msc->access.monitor_only)
 		return err_set(err, -EPERM, "controls of this MSC belong to resctrl");
-	if (msc->plan_only && !plan)
+	if (msc->access.plan_only && !plan)
 		return err_set(err, -EPERM, "this MSC was opened to plan only");
-	return 0;
+	const char *refused = msc_quirks_controls_refused(msc->caps.quirks);
+	return refused ? err_set(err, -EPERM, "%s", refused) : 0;
 }
 
 /* Selects PARTID on RIS and writes a control register, then reads it back; with `plan`, only
@@ -239,6 +250,18 @@ static uint32_t mbw_max_value(const struct msc_ris_caps *ris, unsigned pct)
 	return v;
 }
 
+/* The MBW_MIN field for a request of min_pct (0: none) beside a maximum of max_pct. On a T241 it is
+ * not mpamd's minimum at all but the erratum's floor, derived from MAX as Linux derives it. */
+static uint32_t mbw_min_value(const struct msc *msc, const struct msc_ris_caps *rc, unsigned max_pct, unsigned min_pct)
+{
+	if (msc->caps.quirks & MSC_QUIRK_T241_MBW_MIN_FLOOR) {
+		uint16_t max = rc->has_max ? mpam_mbw_max_from_percent(max_pct, rc->bwa_wd)
+					   : mpam_mbw_max_from_percent(100, rc->bwa_wd);
+		return msc_quirk_t241_mbw_min(rc->bwa_wd, max);
+	}
+	return min_pct ? mpam_mbw_min_from_percent(min_pct, rc->bwa_wd) : 0;
+}
+
 static int set_ris_bandwidth(struct msc *msc, unsigned ris, uint16_t partid, unsigned max_pct, unsigned min_pct,
 			     json_t *plan, struct err *err)
 {
@@ -256,7 +279,7 @@ static int set_ris_bandwidth(struct msc *msc, unsigned ris, uint16_t partid, uns
 				       ris, partid, got, want);
 	}
 	if (rc->has_min) {
-		want = min_pct ? mpam_mbw_min_from_percent(min_pct, rc->bwa_wd) : 0;
+		want = mbw_min_value(msc, rc, max_pct, min_pct);
 		r = write_control(msc, ris, partid, MPAMCFG_MBW_MIN, "MPAMCFG_MBW_MIN", want, &got, plan);
 		if (r < 0)
 			return err_set(err, r, "RIS %u: cannot write MBW_MIN", ris);
@@ -285,8 +308,10 @@ static int program_bandwidth(struct msc *msc, uint16_t partid, unsigned max_pct,
 	*ret_max_pct = first->has_max ? mpam_mbw_max_to_percent(mpam_mbw_max_from_percent(max_pct, first->bwa_wd),
 								first->bwa_wd)
 				      : 100;
+	/* A T241's MBW_MIN is the erratum's, not a minimum mpamd offers. */
+	bool offers_min = first->has_min && !(msc->caps.quirks & MSC_QUIRK_T241_MBW_MIN_FLOOR);
 	*ret_min_pct =
-		first->has_min && min_pct
+		offers_min && min_pct
 			? mpam_mbw_min_to_percent(mpam_mbw_min_from_percent(min_pct, first->bwa_wd), first->bwa_wd)
 			: 0;
 	return 0;
@@ -373,4 +398,28 @@ void msc_describe_esr(uint64_t esr, char *buf, size_t len)
 
 	snprintf(buf, len, "ERRCODE %u (%s), PARTID/MON %u, PMG %u, RIS %u%s", e.errcode, mpam_errcode_name(e.errcode),
 		 e.partid_mon, e.pmg, e.ris, e.ovrwr ? ", overwritten" : "");
+}
+
+const char *msc_nrdy_name(enum msc_nrdy nrdy)
+{
+	switch (nrdy) {
+	case MSC_NRDY_HARDWARE:
+		return "hardware";
+	case MSC_NRDY_SOFTWARE:
+		return "software";
+	case MSC_NRDY_NOT_PROBED:
+		break;
+	}
+	return "not probed";
+}
+
+unsigned msc_counter_scale(const struct msc *msc, const struct msc_ris_caps *rc)
+{
+	(void)msc;
+	return rc->has_long ? 0 : rc->scale;
+}
+
+unsigned msc_counter_unit_shift(const struct msc *msc, const struct msc_ris_caps *rc)
+{
+	return msc_counter_scale(msc, rc) + (msc->caps.quirks & MSC_QUIRK_T241_MBWU_X64 ? 6 : 0);
 }

@@ -10,10 +10,18 @@
 #include <stdint.h>
 
 #include "backends/mmio/bus.h"
+#include "backends/mmio/soc_id.h"
 #include "core/base/error.h"
 #include "core/base/parse.h"
 
 #define MSC_MAX_RIS 16
+
+/* Who clears an MBWU monitor's NRDY bit once it has settled (A.4: optional for counting monitors). */
+enum msc_nrdy {
+	MSC_NRDY_NOT_PROBED, /* the probe was skipped: it writes a monitor */
+	MSC_NRDY_HARDWARE,   /* the MSC clears it by itself */
+	MSC_NRDY_SOFTWARE,   /* it stays until software writes the counter (mpamd zeroes it after enabling) */
+};
 
 struct msc_ris_caps {
 	bool has_mbw; /* MBW_MAX (and maybe MIN) present */
@@ -35,37 +43,40 @@ struct msc_caps {
 	bool has_ris;
 	unsigned ris_count;
 	bool has_esr, has_extd_esr;
-	bool nrdy_hw; /* NRDY is managed by hardware; when not, reads ignore it */
-	int mon_ris;  /* the RIS whose MBWU monitors are used, -1 when none */
-	int mbw_ris;  /* the first RIS with bandwidth controls, -1 when none */
+	enum msc_nrdy nrdy; /* who clears NRDY (for discover: reads honour NRDY either way) */
+	int mon_ris;	    /* the RIS whose MBWU monitors are used, -1 when none */
+	int mbw_ris;	    /* the first RIS with bandwidth controls, -1 when none */
 	struct msc_ris_caps ris[MSC_MAX_RIS];
 	uint64_t stale_esr; /* ESR found non-zero at probe (cleared unless monitor-only) */
+	unsigned quirks;    /* enum msc_quirk: the workarounds this MSC needs (from IIDR and the SoC) */
 };
 
-/* What the user of an MSC may write, which decides how it is probed. */
-enum msc_access {
-	MSC_OWNER,	  /* mpamd programs the controls: each RIS selected, NRDY tested, a stale ESR cleared */
-	MSC_MONITOR_ONLY, /* resctrl owns the controls: ID registers, and monitor registers for NRDY */
-	/* A dry run beside whoever programs the MSC (a running mpamd): no NRDY test, no ESR clear;
-	 * only on an MSC with RIS is MPAMCFG_PART_SEL written, to read each RIS's ID registers, and
-	 * then put back as it was found. The controls can be planned, never programmed. */
-	MSC_PLAN_ONLY,
+/* How much of the MSC a probe may touch, and what the host says about it. */
+struct msc_probe_opts {
+	/* Another owner has the controls (resctrl): write nothing outside the monitor registers (no
+	 * PART_SEL, so with RIS only the RIS the owner left selected is seen; no ESR clear). */
+	bool monitor_only;
+	/* The kernel's MPAM driver is bound too (mmio_beside_kernel): write no monitor either (the NRDY
+	 * probe is skipped) and leave ESR to the kernel. */
+	bool beside_kernel;
+	/* A dry run (check-config --host) beside whoever programs the MSC (a running mpamd): no NRDY
+	 * test, no ESR clear; only on an MSC with RIS is MPAMCFG_PART_SEL written, to read each RIS's ID
+	 * registers, and then put back as it was found. The controls can be planned, never programmed. */
+	bool plan_only;
+	/* The SoC, for the errata Linux works around on one SoC only (zero: unknown). */
+	struct soc_id soc;
 };
 
 struct msc {
 	char name[NAME_MAX_LEN + 1];
 	struct msc_bus *bus; /* owned */
 	struct msc_caps caps;
-	bool monitor_only;    /* never touch MPAMCFG_* (resctrl owns the controls) */
-	bool plan_only;	      /* probed with MSC_PLAN_ONLY: programming is refused, planning is not */
-	double capacity_mbps; /* what the platform says it carries (the simulator knows); 0: unknown */
+	struct msc_probe_opts access; /* what it was probed with, and what mpamd may do with it since */
+	double capacity_mbps;	      /* what the platform says it carries (the simulator knows); 0: unknown */
 };
 
-/* Probes the MSC behind `bus`. With `monitor_only`, reads only ID registers and writes nothing
- * outside the monitor registers (no PART_SEL, no ESR clear). */
-int msc_probe(struct msc_bus *bus, bool monitor_only, struct msc_caps *ret, struct err *err);
-/* The same for any access (msc_probe is MSC_OWNER or MSC_MONITOR_ONLY). */
-int msc_probe_for(struct msc_bus *bus, enum msc_access access, struct msc_caps *ret, struct err *err);
+/* Probes the MSC behind `bus`. */
+int msc_probe(struct msc_bus *bus, const struct msc_probe_opts *opts, struct msc_caps *ret, struct err *err);
 
 /* Programs MBW_MAX (percent, HARDLIM where the hardware lets software choose) and MBW_MIN (percent,
  * 0 for none) of `partid` on every RIS with bandwidth controls, reads them back and returns the
@@ -86,6 +97,16 @@ int msc_plan_cpbm(struct msc *msc, uint16_t partid, uint64_t cbm, json_t *writes
 
 /* Reads MPAMF_ESR (0 without an ESR); any non-zero value means the MSC saw an error. */
 int msc_read_esr(struct msc *msc, uint64_t *ret);
+
+/* The SCALE the monitors of `rc` are read with: the long counter is never scaled; the 31-bit one is,
+ * when SCALE gives it more range (CTL.SCLEN). */
+unsigned msc_counter_scale(const struct msc *msc, const struct msc_ris_caps *rc);
+/* A counter unit of those monitors is 2^shift bytes: the SCALE above, plus 6 on parts that count
+ * 64-byte units (T241-MPAM-6, for every counter width, as Linux 7.3 does). */
+unsigned msc_counter_unit_shift(const struct msc *msc, const struct msc_ris_caps *rc);
+
+/* "hardware", "software" or "not probed". */
+const char *msc_nrdy_name(enum msc_nrdy nrdy);
 
 /* "ERRCODE 5 (monitor selector out of range), PARTID/MON 17, PMG 0, RIS 0" */
 void msc_describe_esr(uint64_t esr, char *buf, size_t len);

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "backends/mmio/quirks.h"
 #include "backends/mpam/mpam_regs.h"
 #include "core/base/log.h"
 
@@ -19,9 +20,10 @@ void msc_set_free(struct msc_set *set)
 	free(set);
 }
 
-static int probe_one(struct msc *msc, enum msc_access access, struct err *err)
+static int probe_one(struct msc *msc, struct err *err)
 {
-	int r = msc_probe_for(msc->bus, access, &msc->caps, err);
+	int r = msc_probe(msc->bus, &msc->access, &msc->caps, err);
+	bool cleared = !msc->access.monitor_only && !msc->access.beside_kernel;
 
 	if (r < 0) {
 		err_prefix(err, "msc \"%s\" at 0x%llx", msc->name, (unsigned long long)msc->bus->base);
@@ -31,12 +33,24 @@ static int probe_one(struct msc *msc, enum msc_access access, struct err *err)
 		char text[160];
 		msc_describe_esr(msc->caps.stale_esr, text, sizeof(text));
 		log_warning("msc \"%s\": error status left by an earlier user: %s%s", msc->name, text,
-			    access == MSC_OWNER ? " (cleared)" : "");
+			    cleared ? " (cleared)" : "");
 	}
+	msc_quirks_log(msc->name, msc->caps.iidr, &msc->access.soc);
 	return 0;
 }
 
-int msc_set_new(struct msc_bus **buses, const char *const *names, size_t count, enum msc_access access,
+/* Beside the kernel the probe writes no monitor, so nothing is known of who clears NRDY: nothing
+ * depends on it (NRDY is honoured on every read, and zeroing a counter after enabling it clears
+ * NRDY whoever manages it). */
+static void say_what_is_assumed(const struct msc_set *set)
+{
+	if (set->access.beside_kernel && set->count)
+		log_info("beside the kernel's MPAM driver: NRDY behaviour not probed (the probe writes monitor 0); "
+			 "mpamd honours NRDY on every read and zeroes each counter after enabling it, which clears "
+			 "NRDY on MSCs that leave it to software; error status (ESR) is left to the kernel");
+}
+
+int msc_set_new(struct msc_bus **buses, const char *const *names, size_t count, const struct msc_probe_opts *access,
 		struct msc_set **ret, struct err *err)
 {
 	struct msc_set *set = calloc(1, sizeof(*set));
@@ -51,19 +65,19 @@ int msc_set_new(struct msc_bus **buses, const char *const *names, size_t count, 
 		return err_set(err, -ENOMEM, "out of memory");
 	}
 	set->count = count;
-	set->monitor_only = access == MSC_MONITOR_ONLY;
+	set->access = *access;
 	for (size_t i = 0; i < count; i++) {
 		set->mscs[i].bus = buses[i];
-		set->mscs[i].monitor_only = access == MSC_MONITOR_ONLY;
-		set->mscs[i].plan_only = access == MSC_PLAN_ONLY;
+		set->mscs[i].access = *access;
 		snprintf(set->mscs[i].name, sizeof(set->mscs[i].name), "%s", names[i]);
 	}
 	for (size_t i = 0; i < count && r == 0; i++)
-		r = probe_one(&set->mscs[i], access, err);
+		r = probe_one(&set->mscs[i], err);
 	if (r < 0) {
 		msc_set_free(set);
 		return r;
 	}
+	say_what_is_assumed(set);
 	*ret = set;
 	return 0;
 }
@@ -85,17 +99,20 @@ static int map_windows(const struct config *config, struct msc_bus **buses, cons
 	return 0;
 }
 
-int msc_set_new_from_config(const struct config *config, enum msc_access access, struct msc_set **ret, struct err *err)
+int msc_set_new_from_config(const struct config *config, const struct msc_probe_opts *access, struct msc_set **ret,
+			    struct err *err)
 {
 	size_t n = config->msc_count;
 	struct msc_bus **buses = calloc(n ? n : 1, sizeof(*buses));
 	const char **names = calloc(n ? n : 1, sizeof(*names));
 	int r = buses && names ? 0 : err_set(err, -ENOMEM, "out of memory");
+	struct msc_probe_opts with_soc = *access;
 
+	soc_id_read(SYSFS_ROOT, &with_soc.soc);
 	if (r == 0)
 		r = map_windows(config, buses, names, err);
 	if (r == 0)
-		r = msc_set_new(buses, names, n, access, ret, err);
+		r = msc_set_new(buses, names, n, &with_soc, ret, err);
 	free(buses);
 	free(names);
 	return r;
@@ -130,14 +147,19 @@ json_t *msc_set_describe(const struct msc_set *set)
 		json_t *ris = json_array();
 		for (unsigned r = 0; r < m->caps.ris_count; r++)
 			json_array_append_new(ris, describe_ris(&m->caps.ris[r], r));
-		char base[24], iidr[16];
+		char base[24], iidr[16], aidr[8], soc[16];
 		snprintf(base, sizeof(base), "0x%llx", (unsigned long long)m->bus->base);
 		snprintf(iidr, sizeof(iidr), "0x%08x", m->caps.iidr);
-		json_array_append_new(mscs, json_pack("{s:s,s:s,s:I,s:s,s:I,s:I,s:b,s:b,s:o}", "name", m->name, "base",
-						      base, "size", (json_int_t)m->bus->size, "iidr", iidr,
-						      "partid_max", (json_int_t)m->caps.partid_max, "pmg_max",
-						      (json_int_t)m->caps.pmg_max, "esr", m->caps.has_esr,
-						      "nrdy_hardware_managed", m->caps.nrdy_hw, "ris", ris));
+		snprintf(aidr, sizeof(aidr), "%u.%u", (unsigned)mpam_field_get(MPAMF_AIDR_ARCH_MAJOR_REV, m->caps.aidr),
+			 (unsigned)mpam_field_get(MPAMF_AIDR_ARCH_MINOR_REV, m->caps.aidr));
+		soc_id_format(&m->access.soc, soc, sizeof(soc));
+		json_array_append_new(mscs,
+				      json_pack("{s:s,s:s,s:I,s:s,s:s,s:s,s:I,s:I,s:b,s:s,s:o,s:o}", "name", m->name,
+						"base", base, "size", (json_int_t)m->bus->size, "iidr", iidr,
+						"architecture", aidr, "soc_id", soc, "partid_max",
+						(json_int_t)m->caps.partid_max, "pmg_max", (json_int_t)m->caps.pmg_max,
+						"esr", m->caps.has_esr, "nrdy", msc_nrdy_name(m->caps.nrdy), "quirks",
+						msc_quirks_describe(m->caps.iidr, &m->access.soc), "ris", ris));
 	}
 	return mscs;
 }

@@ -22,19 +22,25 @@ struct msc_set_hooks {
 	void (*after_read)(void *ctx);
 };
 
+/* Where a real host's sysfs is (the SoC id, the kernel's MPAM driver). */
+#define SYSFS_ROOT "/sys"
+
 struct msc_set {
 	struct msc *mscs;
 	size_t count;
-	bool monitor_only; /* probed without touching MPAMCFG_* (another owner has the controls) */
+	struct msc_probe_opts access; /* how every MSC was probed (another owner has the controls, the
+				       * kernel's MPAM driver is bound too) */
 	struct msc_set_hooks hooks;
 };
 
-/* Probes `count` MSCs behind `buses` (taking every bus, also on failure), named `names`, for `access`.
- * A stale error status is reported (and cleared by an owner only). */
-int msc_set_new(struct msc_bus **buses, const char *const *names, size_t count, enum msc_access access,
+/* Probes `count` MSCs behind `buses` (taking every bus, also on failure), named `names`, as `access`
+ * allows. A stale error status is reported (and cleared when the probe may). */
+int msc_set_new(struct msc_bus **buses, const char *const *names, size_t count, const struct msc_probe_opts *access,
 		struct msc_set **ret, struct err *err);
-/* Maps the config's [msc] windows from /dev/mem and probes them. */
-int msc_set_new_from_config(const struct config *config, enum msc_access access, struct msc_set **ret, struct err *err);
+/* Maps the config's [msc] windows from /dev/mem and probes them, with the SoC id the host's sysfs
+ * tells (access->soc is replaced). */
+int msc_set_new_from_config(const struct config *config, const struct msc_probe_opts *access, struct msc_set **ret,
+			    struct err *err);
 void msc_set_free(struct msc_set *set);
 
 /* The simulator's hook around monitor reads; no-ops for real hardware. */

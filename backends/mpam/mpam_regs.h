@@ -148,12 +148,16 @@ static inline uint64_t mpam_field_prep(uint64_t mask, uint64_t value)
 
 #define MPAMF_AIDR_ARCH_MINOR_REV MPAM_GENMASK(3, 0)
 #define MPAMF_AIDR_ARCH_MAJOR_REV MPAM_GENMASK(7, 4)
-#define MPAMF_AIDR_V1		  0x10 /* the only major revision Linux accepts */
+#define MPAMF_AIDR_V1		  0x10 /* MPAM v1.0 */
 
 #define MPAMF_IIDR_IMPLEMENTER MPAM_GENMASK(11, 0) /* Arm is 0x43B */
 #define MPAMF_IIDR_REVISION    MPAM_GENMASK(15, 12)
 #define MPAMF_IIDR_VARIANT     MPAM_GENMASK(19, 16)
 #define MPAMF_IIDR_PRODUCT_ID  MPAM_GENMASK(31, 20)
+
+/* MPAMF_IIDR of parts with known errata (all four fields). */
+#define MPAM_IIDR_NVIDIA_T241 0x2410036bu /* NVIDIA Grace: product 0x241, variant 0, revision 0, 0x36B */
+#define MPAM_IIDR_ARM_CMN_650 0x0000043bu /* Arm CMN-650: product 0, variant 0, revision 0, Arm */
 
 /* ---- A.3 configuration registers ---- */
 #define MPAMCFG_PART_SEL_PARTID_SEL	MPAM_GENMASK(15, 0)

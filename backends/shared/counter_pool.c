@@ -135,8 +135,16 @@ static void slot_read(struct counter_pool *pool, unsigned index, uint64_t now_ns
 	s->ticks_held++;
 	if (pool->ops->read(pool->ctx, index, &rd, &reason) < 0)
 		return slot_fail(s, reason ? reason : "counter could not be read");
-	if (rd.restarted)
-		return slot_fail(s, reason ? reason : "counter was reset; restarted");
+	if (rd.restarted) {
+		slot_fail(s, reason ? reason : "counter was reset; restarted");
+		/* What the counter reads now is where it starts again: the next tick is measured. */
+		if (!rd.not_ready) {
+			s->has_baseline = true;
+			s->baseline = rd.value;
+			s->baseline_ns = now_ns;
+		}
+		return;
+	}
 	if (rd.not_ready) {
 		s->result = SLOT_NOT_READY;
 		s->reason = "counter not ready (NRDY)";

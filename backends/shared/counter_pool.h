@@ -20,7 +20,9 @@ struct counter_reading {
 	uint64_t value;	 /* in counter units */
 	bool not_ready;	 /* the value means nothing yet (MPAM NRDY) */
 	bool overflowed; /* the hardware saw a wrap since the last reading */
-	bool restarted;	 /* the counter was reset behind our back: start a new baseline */
+	/* The counter was reset or reprogrammed behind our back: this interval is lost, and `value`
+	 * (unless not_ready) is where it counts from again. */
+	bool restarted;
 };
 
 struct counter_pool_ops {

@@ -62,6 +62,9 @@ static void advance(void *ctx, uint64_t now_ns)
 	sim_host_advance(((struct sim_control *)ctx)->host, now_ns);
 }
 
+/* The simulated host has no SMCCC SoC id, like a SoC whose firmware gives none. */
+static const struct msc_probe_opts sim_access = { .soc = { .known = true, .id = 0 } };
+
 static int make_set(struct sim_control *s, struct err *err)
 {
 	size_t n = sim_host_msc_count(s->host);
@@ -80,7 +83,7 @@ static int make_set(struct sim_control *s, struct err *err)
 	if (r < 0)
 		r = err_set(err, r, "out of memory");
 	else
-		r = msc_set_new(buses, name_of, n, MSC_OWNER, &s->set, err);
+		r = msc_set_new(buses, name_of, n, &sim_access, &s->set, err);
 	free(buses);
 	free(names);
 	free(name_of);

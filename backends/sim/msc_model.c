@@ -1,9 +1,9 @@
 /* Register-accurate model of one Arm MPAM MSC (shared/reference/mpam-msc.md A.1-A.5).
  *
  * State kept per RIS: one configuration per PARTID (MBW_MAX/MIN, PRI, CPBM) and one MBWU monitor
- * state per monitor index. Each monitor holds a single byte count; MSMON_MBWU (31-bit, optionally
- * scaled) and MSMON_MBWU_L (44/63-bit, never scaled) are two views of it, so no bytes are lost to
- * scaling and both views agree.
+ * state per monitor index. Each monitor holds a single count (of bytes, or of 64-byte units on a part
+ * that counts those: NVIDIA T241); MSMON_MBWU (31-bit, optionally scaled) and MSMON_MBWU_L (44/63-bit,
+ * never scaled) are two views of it, so no bytes are lost to scaling and both views agree.
  *
  * Interpretations where the reference leaves a choice (each is also stated where it is coded):
  *  - MPAMCFG_* access checks run in the order RIS (8), INTERNAL (7), PARTID_SEL (1); the first that
@@ -48,9 +48,12 @@ struct partid_cfg {
 };
 
 struct mbwu_mon {
-	uint32_t flt;	     /* implemented FLT bits */
-	uint32_t ctl;	     /* implemented CTL bits, TYPE excluded (it is constant) */
-	uint64_t bytes;	     /* the one underlying count, in bytes, modulo 2^64 */
+	uint32_t flt; /* implemented FLT bits */
+	uint32_t ctl; /* implemented CTL bits, TYPE excluded (it is constant) */
+	/* The one underlying count, modulo 2^64, in counting units: bytes, or 64-byte units on a part
+	 * that counts those; `residue` holds the bytes short of a whole unit. */
+	uint64_t count;
+	unsigned residue;
 	uint32_t capture;    /* MSMON_MBWU_CAPTURE as captured, NRDY included */
 	uint64_t capture_l;  /* MSMON_MBWU_L_CAPTURE as captured, NRDY included */
 	bool nrdy;	     /* not ready: counts nothing, reads show NRDY */
@@ -68,6 +71,7 @@ struct ris_state {
 
 struct msc_model {
 	struct msc_model_params p;
+	unsigned unit_shift; /* a counting unit is 2^unit_shift bytes (the part's) */
 	unsigned nr_ris;     /* ris_max + 1 with RIS, else 1 */
 	unsigned cpbm_words; /* 32-bit CPBM words that have implemented bits */
 	struct ris_state *ris;
@@ -143,6 +147,7 @@ int msc_model_new(const struct msc_model_params *params, struct msc_model **ret)
 	if (!m)
 		return -ENOMEM;
 	m->p = *params;
+	m->unit_shift = params->iidr == MPAM_IIDR_NVIDIA_T241 ? 6 : 0;
 	m->nr_ris = params->has_ris ? (unsigned)params->ris_max + 1 : 1;
 	m->cpbm_words = (params->cpbm_wd + 31u) / 32u;
 	m->ris = calloc(m->nr_ris, sizeof(*m->ris));
@@ -487,7 +492,7 @@ static unsigned long_bits(const struct msc_model *m)
 /* MSMON_MBWU: the byte count in units of 2^SCALE bytes when SCLEN, 31 bits, NRDY in bit 31. */
 static uint32_t short_view(const struct msc_model *m, const struct mbwu_mon *mon)
 {
-	uint32_t value = (uint32_t)((mon->bytes >> short_view_shift(m, mon)) & MSMON_MBWU_VALUE);
+	uint32_t value = (uint32_t)((mon->count >> short_view_shift(m, mon)) & MSMON_MBWU_VALUE);
 
 	return value | (mon->nrdy ? (uint32_t)MSMON_MBWU_NRDY : 0);
 }
@@ -495,7 +500,7 @@ static uint32_t short_view(const struct msc_model *m, const struct mbwu_mon *mon
 /* MSMON_MBWU_L: the unscaled byte count, 44 or 63 bits, NRDY in bit 63. */
 static uint64_t long_view(const struct msc_model *m, const struct mbwu_mon *mon)
 {
-	return (mon->bytes & mpam_counter_mask(long_bits(m))) | (mon->nrdy ? MSMON_MBWU_L_NRDY : 0);
+	return (mon->count & mpam_counter_mask(long_bits(m))) | (mon->nrdy ? MSMON_MBWU_L_NRDY : 0);
 }
 
 static bool oflow_pending(uint32_t ctl)
@@ -553,16 +558,27 @@ static bool carries_out(uint64_t count, uint64_t n, unsigned bits)
 	return n > mask - (count & mask);
 }
 
-static void mon_add_bytes(struct msc_model *m, struct ris_state *r, struct mbwu_mon *mon, uint64_t n)
+/* `bytes` of traffic in counting units, the part's remainder kept for the next traffic. */
+static uint64_t units_of(const struct msc_model *m, struct mbwu_mon *mon, uint64_t bytes)
+{
+	uint64_t unit = UINT64_C(1) << m->unit_shift;
+	uint64_t partial = mon->residue + bytes % unit;
+
+	mon->residue = (unsigned)(partial % unit);
+	return bytes / unit + partial / unit;
+}
+
+static void mon_add_bytes(struct msc_model *m, struct ris_state *r, struct mbwu_mon *mon, uint64_t bytes)
 {
 	uint32_t ctl = mon->ctl;
+	uint64_t n = units_of(m, mon, bytes);
 
 	/* The 31-bit view shows count >> shift, so it wraps when the count carries out of 31 + shift bits. */
-	if (carries_out(mon->bytes, n, 31 + short_view_shift(m, mon)))
+	if (carries_out(mon->count, n, 31 + short_view_shift(m, mon)))
 		ctl |= (uint32_t)MSMON_CFG_CTL_OFLOW_STATUS;
-	if (m->p.has_long && carries_out(mon->bytes, n, long_bits(m)))
+	if (m->p.has_long && carries_out(mon->count, n, long_bits(m)))
 		ctl |= (uint32_t)MSMON_CFG_CTL_OFLOW_STATUS_L;
-	mon->bytes += n;
+	mon->count += n;
 	mon_set_ctl(r, mon, ctl);
 }
 
@@ -651,7 +667,7 @@ static uint32_t ctl_read(const struct mbwu_mon *mon)
  * sub-unit residue and the bits above the view), and OFLOW_STATUS clears. */
 static void short_view_write(struct msc_model *m, struct ris_state *r, struct mbwu_mon *mon, uint32_t value)
 {
-	mon->bytes = (uint64_t)(value & MSMON_MBWU_VALUE) << short_view_shift(m, mon);
+	mon->count = (uint64_t)(value & MSMON_MBWU_VALUE) << short_view_shift(m, mon);
 	mon_write_nrdy(m, mon, (value & MSMON_MBWU_NRDY) != 0);
 	mon_set_ctl(r, mon, mon->ctl & ~(uint32_t)MSMON_CFG_CTL_OFLOW_STATUS);
 }
@@ -663,7 +679,7 @@ static void long_view_write(struct msc_model *m, struct ris_state *r, struct mbw
 	uint64_t value_bits = mpam_counter_mask(long_bits(m));
 	uint64_t view = long_view(m, mon) & value_bits;
 
-	mon->bytes = ((view & ~mask) | (value & mask)) & value_bits;
+	mon->count = ((view & ~mask) | (value & mask)) & value_bits;
 	if (mask & MSMON_MBWU_L_NRDY)
 		mon_write_nrdy(m, mon, (value & MSMON_MBWU_L_NRDY) != 0);
 	mon_set_ctl(r, mon, mon->ctl & ~(uint32_t)MSMON_CFG_CTL_OFLOW_STATUS_L);
@@ -717,7 +733,7 @@ static void capture_event(struct msc_model *m)
 			mon->capture_l = m->p.has_long ? long_view(m, mon) : 0;
 			mon_clear_nrdy(m, mon);
 			if (mon->ctl & MSMON_CFG_CTL_CAPT_RESET)
-				mon->bytes = 0;
+				mon->count = 0;
 		}
 	}
 }

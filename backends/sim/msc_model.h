@@ -37,6 +37,8 @@ struct msc_model_params {
 	/* Errors: has_esr gives MPAMF_ESR; has_extd_esr its high word (RIS). ext must be set for
 	 * either to be visible in MPAMF_IDR, as the architecture requires. */
 	bool ext, has_esr, has_extd_esr;
+	/* MPAMF_IIDR, and the part the model behaves as: NVIDIA T241 (MPAM_IIDR_NVIDIA_T241) counts
+	 * bandwidth in 64-byte units, in every counter view (its erratum T241-MPAM-6). */
 	uint32_t iidr;
 	uint8_t aidr; /* 0x10 for MPAM v1.0 */
 };

@@ -8,8 +8,9 @@
 
 #include "core/config/config.h"
 
-#define DEMAND_TICK_MAX (UINT64_C(1) << 40)
-#define SIM_BACKEND	"sim"
+#define DEMAND_TICK_MAX	 (UINT64_C(1) << 40)
+#define SIM_BACKEND	 "sim"
+#define SIM_DEFAULT_IIDR 0x0000043bu /* implementer Arm, product 0, as the register model's default */
 
 void sim_config_defaults(struct sim_config *s)
 {
@@ -21,6 +22,8 @@ void sim_config_defaults(struct sim_config *s)
 		.scale = 0,
 		.bwa_wd = 8,
 		.nrdy_ticks = 1,
+		.nrdy = SIM_NRDY_HARDWARE,
+		.iidr = SIM_DEFAULT_IIDR,
 		.partid_max = 63,
 		.seed = 1,
 		.noise_pct = 0,
@@ -51,6 +54,8 @@ static const struct config_type counter_bits_type = { counter_bits_parse, config
 
 #define SIM_FIELD(field) CONFIG_FIELD(struct sim_config, field)
 
+static const char *const sim_nrdy_names[] = { "hardware", "software", NULL };
+
 static const struct config_key sim_keys[] = {
 	{ "mscs", &config_type_unsigned, SIM_FIELD(mscs), 1, 64, NULL, 0 },
 	{ "capacity_mbps", &config_type_unsigned, SIM_FIELD(capacity_mbps), 1, BANDWIDTH_LIMIT_MBPS, NULL, 0 },
@@ -59,6 +64,8 @@ static const struct config_key sim_keys[] = {
 	{ "scale", &config_type_unsigned, SIM_FIELD(scale), 0, 31, NULL, 0 },
 	{ "bwa_wd", &config_type_unsigned, SIM_FIELD(bwa_wd), 1, 16, NULL, 0 },
 	{ "nrdy_ticks", &config_type_unsigned, SIM_FIELD(nrdy_ticks), 0, 1000, NULL, 0 },
+	{ "nrdy", &config_type_enum, SIM_FIELD(nrdy), 0, 0, sim_nrdy_names, 0 },
+	{ "iidr", &config_type_hex, SIM_FIELD(iidr), 0, UINT32_MAX, NULL, 0 },
 	{ "partid_max", &config_type_unsigned, SIM_FIELD(partid_max), 0, PARTID_LIMIT, NULL, 0 },
 	{ "seed", &config_type_unsigned, SIM_FIELD(seed), 0, UINT64_MAX, NULL, 0 },
 	{ "noise_pct", &config_type_unsigned, SIM_FIELD(noise_pct), 0, 50, NULL, 0 },

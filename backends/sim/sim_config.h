@@ -9,6 +9,12 @@
 #include "core/config/model.h"
 #include "core/config/schema.h"
 
+/* Who clears a simulated monitor's NRDY once it has settled (the architecture lets MSCs choose). */
+enum sim_nrdy {
+	SIM_NRDY_HARDWARE, /* the MSC, after nrdy_ticks ticks */
+	SIM_NRDY_SOFTWARE, /* nobody but software: it stays set until the counter is written */
+};
+
 struct sim_config {
 	unsigned mscs;
 	uint32_t capacity_mbps; /* per MSC */
@@ -17,6 +23,8 @@ struct sim_config {
 	unsigned scale;		/* MBWUMON_IDR.SCALE */
 	unsigned bwa_wd;
 	unsigned nrdy_ticks;
+	unsigned nrdy; /* enum sim_nrdy */
+	uint32_t iidr; /* MPAMF_IIDR: the part the MSCs behave as */
 	unsigned partid_max;
 	uint64_t seed;
 	unsigned noise_pct;

@@ -40,6 +40,8 @@ static void model_params_from_config(const struct sim_config *s, struct msc_mode
 	p->lwd = s->counter_bits == 63;
 	p->bwa_wd = (uint8_t)s->bwa_wd;
 	p->nrdy_ticks = s->nrdy_ticks;
+	p->nrdy_hw = s->nrdy == SIM_NRDY_HARDWARE;
+	p->iidr = s->iidr;
 }
 
 void sim_host_free(struct sim_host *h)

@@ -141,6 +141,7 @@ static const struct config_key global_keys[] = {
 			    CONFIG_KEY_ZERO_NONE),
 	CONFIG_KEY_BOOL("escalate", struct global_config, escalate, 0),
 	{ "metrics_textfile", &textfile_type, CONFIG_FIELD(struct global_config, metrics_textfile), 0, 4095, NULL, 0 },
+	CONFIG_KEY_BOOL("mmio_beside_kernel", struct global_config, mmio_beside_kernel, 0),
 };
 
 /* ---- [msc "NAME"]: a window of physical address space ---- */

@@ -62,8 +62,9 @@ struct global_config {
 	unsigned interval_ms;
 	char *resctrl_root;
 	char group_prefix[GROUP_PREFIX_MAX + 1]; /* resctrl groups are named PREFIX + partition name */
-	uint32_t capacity_mbps; /* per domain, for hardware that cannot tell; 0: ask the backend or learn it */
-	bool escalate;		/* the escalation actuator may lower CPU quotas */
+	uint32_t capacity_mbps;	 /* per domain, for hardware that cannot tell; 0: ask the backend or learn it */
+	bool escalate;		 /* the escalation actuator may lower CPU quotas */
+	bool mmio_beside_kernel; /* touch MSCs over MMIO although the kernel's MPAM driver drives them */
 	char *socket;
 	char *record;		   /* NULL: no record file */
 	char *metrics_textfile;	   /* NULL: none; else an absolute path ending in .prom */

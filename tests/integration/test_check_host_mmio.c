@@ -131,7 +131,8 @@ static void rig_start(struct rig *rig, const char *partitions)
 	struct diag_list diags;
 
 	rig_models(rig, buses);
-	if (msc_set_new(buses, names, 2, MSC_OWNER, &rig->set, &err) < 0)
+	const struct msc_probe_opts owner = { 0 };
+	if (msc_set_new(buses, names, 2, &owner, &rig->set, &err) < 0)
 		fail_msg("msc set: %s", err.text);
 	snprintf(text, sizeof(text),
 		 "[global]\nbackend = mmio\n[msc \"mem0\"]\nbase = 0x7f000000\nsize = 0x4000\n"
@@ -305,7 +306,8 @@ static void test_plan_only_probe(void **state)
 	msc_model_count(rig.models[1], 0, 60, 0, 1, 0); /* PARTID 60 > PARTID_MAX: ESR */
 	uint64_t esr = msc_model_esr(rig.models[1]);
 	assert_true(esr != 0);
-	assert_int_equal(msc_set_new(buses, names, 2, MSC_PLAN_ONLY, &rig.set, &err), 0);
+	const struct msc_probe_opts plan_only = { .plan_only = true };
+	assert_int_equal(msc_set_new(buses, names, 2, &plan_only, &rig.set, &err), 0);
 
 	/* mem1 (no RIS): not one write. mem0: only PART_SEL, to read each RIS, then put back. */
 	assert_int_equal(rig.buses[1].write_count, 0);

@@ -143,6 +143,47 @@ static void test_discover_sim(void **state)
 	run_result_fini(&r);
 }
 
+/* A simulated NVIDIA T241: discover names the quirks it applies, in JSON and in text. */
+static void test_discover_names_the_quirks(void **state)
+{
+	char path[] = "/tmp/mpamd-t241-XXXXXX";
+	int fd = mkstemp(path);
+	json_error_t error;
+
+	(void)state;
+	assert_true(fd >= 0);
+	dprintf(fd, "[global]\nbackend = sim\n[sim]\niidr = 0x2410036b\nbwa_wd = 7\n[partition \"a\"]\n");
+	close(fd);
+	struct run_result r = run((char *[]){ MPAMCTL, "discover", "-c", path, "--json", NULL });
+	assert_int_equal(r.exit_code, 0);
+	json_t *d = json_loads(r.out, 0, &error);
+	assert_non_null(d);
+	json_t *msc = json_array_get(json_object_get(d, "mscs"), 0);
+	assert_string_equal(json_string_value(json_object_get(msc, "iidr")), "0x2410036b");
+	assert_string_equal(json_string_value(json_object_get(msc, "soc_id")), "none");
+	json_t *quirks = json_object_get(msc, "quirks");
+	assert_int_equal(json_array_size(quirks), 3);
+	const char *names[] = { "T241-MPAM-1", "T241-MPAM-4", "T241-MPAM-6" };
+	for (size_t i = 0; i < 3; i++) {
+		json_t *q = json_array_get(quirks, i);
+		assert_string_equal(json_string_value(json_object_get(q, "name")), names[i]);
+		/* No SoC id on the simulated host: the shadow-register scrub is not needed, as in Linux. */
+		assert_int_equal(json_is_true(json_object_get(q, "applied")), i > 0);
+	}
+	json_decref(d);
+	run_result_fini(&r);
+
+	r = run((char *[]){ MPAMCTL, "discover", "-c", path, NULL });
+	assert_int_equal(r.exit_code, 0);
+	assert_non_null(strstr(r.out, "IIDR 0x2410036b"));
+	assert_non_null(strstr(r.out, "quirk T241-MPAM-6 (MBWU counters count 64-byte units): values and overflows "
+				      "are multiplied by 64"));
+	assert_non_null(strstr(r.out, "quirk T241-MPAM-4 ("));
+	assert_non_null(strstr(r.out, "quirk T241-MPAM-1 (") && strstr(r.out, "not applied, the SoC is not"));
+	run_result_fini(&r);
+	unlink(path);
+}
+
 static void test_discover_mmio_explains_failure(void **state)
 {
 	struct run_result r = run((char *[]){ MPAMCTL, "discover", "-c", ETC "/mmio.ini", NULL });
@@ -211,6 +252,7 @@ int main(void)
 		cmocka_unit_test(test_default_config_missing),
 		cmocka_unit_test(test_help_lists_every_option),
 		cmocka_unit_test(test_discover_sim),
+		cmocka_unit_test(test_discover_names_the_quirks),
 		cmocka_unit_test(test_discover_mmio_explains_failure),
 		cmocka_unit_test(test_discover_static_resctrl_copies),
 	};

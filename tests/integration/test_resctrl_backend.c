@@ -642,9 +642,55 @@ static void test_mpamd_records_against_the_emulator(void **state)
 	rig_stop(&rig);
 }
 
-/* monitor = auto on an Arm host whose /dev/mem cannot be mapped: control still works, and the log
- * says why bandwidth is not measured. (This machine has no /dev/mem, like a kernel without
- * CONFIG_DEVMEM.) With monitor = mmio the same is a start-up error. */
+/* Puts `lines` into [global], right after the backend key of the rig's config file. */
+static void add_global_lines(struct rig *rig, const char *lines)
+{
+	char *cfg = read_text_file(rig->config_path);
+	char *at = strstr(cfg, "backend = resctrl\n");
+	FILE *f = fopen(rig->config_path, "w");
+
+	assert_non_null(at);
+	fprintf(f, "%.*s%s%s", (int)(at - cfg), cfg, lines, at);
+	fclose(f);
+	free(cfg);
+}
+
+/* Beside resctrl on an MPAM host the kernel's MPAM driver owns the MSCs' monitor selector: mpamd does
+ * not read them over MMIO and says why and what instead. monitor = auto leaves bandwidth unmeasured,
+ * monitor = mmio is a start-up error. */
+static void test_mmio_monitors_refused_beside_the_kernel(void **state)
+{
+	struct rig rig;
+	struct run_result r;
+	const char *msc = "[msc \"l3\"]\nbase = 0x7f000000\nsize = 0x4000\n[partition \"web\"]\nmb_max = 50\n";
+
+	(void)state;
+	rig_start(&rig, "mpam", msc);
+	assert_int_equal(emu_ctl(rig.emu, "clock real"), 0);
+	char *argv[] = { MPAMD, "-c", rig.config_path, "-f", "--no-socket", "--ticks", "2", NULL };
+	assert_int_equal(run_command(argv, &r), 0);
+	assert_int_equal(r.exit_code, 0);
+	assert_non_null(strstr(r.err, "no bandwidth counters"));
+	assert_non_null(strstr(r.err, "MMIO monitoring refused: resctrl is the control"));
+	assert_non_null(strstr(r.err, "MSMON_CFG_MON_SEL"));
+	assert_non_null(strstr(r.err, "monitor = resctrl on Linux 7.3+"));
+	assert_non_null(strstr(r.err, "mmio_beside_kernel = yes)"));
+	assert_null(strstr(r.err, "/dev/mem")); /* refused before any window is mapped */
+	assert_file_contains(&rig, "mpamd-web", "schemata", "MB:0=47");
+	run_result_fini(&r);
+	add_global_lines(&rig, "monitor = mmio\n");
+	assert_int_equal(run_command(argv, &r), 0);
+	assert_int_equal(r.exit_code, 1);
+	assert_non_null(strstr(r.err, "MMIO monitoring refused: resctrl is the control"));
+	assert_non_null(strstr(r.err, "disables MPAM until reboot"));
+	assert_non_null(strstr(r.err, "on 7.1/7.2, which have none, set mmio_beside_kernel = yes"));
+	run_result_fini(&r);
+	rig_stop(&rig);
+}
+
+/* With mmio_beside_kernel = yes, monitor = auto on an Arm host whose /dev/mem cannot be mapped: control
+ * still works, and the log says why bandwidth is not measured. (This machine has no /dev/mem, like a
+ * kernel without CONFIG_DEVMEM.) With monitor = mmio the same is a start-up error. */
 static void test_auto_monitors_degrade_without_devmem(void **state)
 {
 	struct rig rig;
@@ -656,21 +702,18 @@ static void test_auto_monitors_degrade_without_devmem(void **state)
 		skip();
 	rig_start(&rig, "mpam", msc);
 	assert_int_equal(emu_ctl(rig.emu, "clock real"), 0);
+	add_global_lines(&rig, "mmio_beside_kernel = yes\n");
 	char *argv[] = { MPAMD, "-c", rig.config_path, "-f", "--no-socket", "--ticks", "2", NULL };
 	assert_int_equal(run_command(argv, &r), 0);
 	assert_int_equal(r.exit_code, 0);
+	assert_non_null(strstr(r.err, "mmio_beside_kernel = yes: MMIO monitoring beside the kernel"));
 	assert_non_null(strstr(r.err, "monitor = auto: cannot read MSC monitors"));
 	assert_non_null(strstr(r.err, "/dev/mem does not exist"));
 	/* 50% is 48 in steps of 4, which Linux 7.1's MPAM glue shows as its band, 47. */
 	assert_file_contains(&rig, "mpamd-web", "schemata", "MB:0=47");
 	run_result_fini(&r);
 	/* Asked for explicitly, the MSC monitors are required. */
-	char *cfg = read_text_file(rig.config_path);
-	char *at = strstr(cfg, "backend = resctrl\n");
-	FILE *f = fopen(rig.config_path, "w");
-	fprintf(f, "%.*smonitor = mmio\n%s", (int)(at - cfg), cfg, at);
-	fclose(f);
-	free(cfg);
+	add_global_lines(&rig, "monitor = mmio\n");
 	assert_int_equal(run_command(argv, &r), 0);
 	assert_int_equal(r.exit_code, 1);
 	assert_non_null(strstr(r.err, "msc \"l3\": cannot map /dev/mem"));
@@ -770,6 +813,7 @@ int main(void)
 		cmocka_unit_test(test_mpam_without_counters_records_nothing_as_zero),
 		cmocka_unit_test(test_mpamd_records_against_the_emulator),
 		cmocka_unit_test(test_one_read_syscall_per_counter_per_tick),
+		cmocka_unit_test(test_mmio_monitors_refused_beside_the_kernel),
 		cmocka_unit_test(test_auto_monitors_degrade_without_devmem),
 	};
 	log_setup("test", LOG_LEVEL_ERROR, false);

@@ -18,6 +18,7 @@
 
 #include <cmocka.h>
 
+#include "backends/mmio/kernel_mpam.h"
 #include "backends/mmio/mbwu_monitor.h"
 #include "backends/mmio/msc_set.h"
 #include "backends/resctrl/resctrl.h"
@@ -35,16 +36,23 @@
 #define TICK_NS 100000000ull
 
 /* A bus that counts writes to configuration registers (MPAMCFG_*, 0x100..0x7ff and the CPBM/PBM
- * pages): in monitor-only mode there must be none. */
+ * pages), which in monitor-only mode must be none, and to monitor registers, which beside the kernel
+ * must be none while probing. */
 struct watch_bus {
 	struct msc_bus base;
 	struct msc_bus *inner;
 	unsigned cfg_writes;
+	unsigned mon_writes;
 };
 
 static bool is_config_register(uint32_t off)
 {
 	return (off >= MPAMCFG_PART_SEL && off < MSMON_CFG_MON_SEL) || off >= 0x1000;
+}
+
+static bool is_monitor_register(uint32_t off)
+{
+	return off >= MSMON_CFG_MON_SEL && off < 0x1000;
 }
 
 static int watch_read32(struct msc_bus *b, uint32_t off, uint32_t *v)
@@ -57,6 +65,7 @@ static int watch_write32(struct msc_bus *b, uint32_t off, uint32_t v)
 	struct watch_bus *w = (struct watch_bus *)b;
 
 	w->cfg_writes += is_config_register(off);
+	w->mon_writes += is_monitor_register(off);
 	return bus_write32(w->inner, off, v);
 }
 
@@ -70,6 +79,7 @@ static int watch_write64(struct msc_bus *b, uint32_t off, uint64_t v)
 	struct watch_bus *w = (struct watch_bus *)b;
 
 	w->cfg_writes += is_config_register(off);
+	w->mon_writes += is_monitor_register(off);
 	return bus_write64(w->inner, off, v);
 }
 
@@ -120,8 +130,10 @@ static void run_hybrid(const char *monitor)
 	close(fd);
 	assert_int_equal(emu_start("mpam", cfg_path, NULL, &emu), 0);
 	fd = open(cfg_path, O_WRONLY | O_TRUNC);
-	dprintf(fd, "[global]\nbackend = resctrl\nmonitor = %s\ninterval_ms = 100\nresctrl_root = %s\n%s", monitor,
-		emu_root(emu), body);
+	dprintf(fd,
+		"[global]\nbackend = resctrl\nmonitor = %s\ninterval_ms = 100\nresctrl_root = %s\n"
+		"mmio_beside_kernel = yes\n%s",
+		monitor, emu_root(emu), body);
 	close(fd);
 	diag_list_init(&diags, cfg_path);
 	assert_int_equal(config_load_path(cfg_path, engine_default_schema(), NULL, &config, &diags), 0);
@@ -148,8 +160,16 @@ static void run_hybrid(const char *monitor)
 	if (control_resctrl_ops.open(config, &clock, &control, &err) < 0)
 		fail_msg("control: %s", err.text);
 	control_resctrl_ops.share(control, &shared);
-	if (msc_set_new(buses, names, 1, true, &shared.mscs, &err) < 0)
+	/* What the monitor decides beside resctrl, with the operator's opt-in. */
+	struct msc_probe_opts access = { .monitor_only = true };
+	if (kernel_mpam_check(config, true, "/nonexistent-sysfs", KERNEL_MPAM_MONITORS, &access, &err) < 0)
+		fail_msg("beside the kernel: %s", err.text);
+	assert_true(access.beside_kernel);
+	if (msc_set_new(buses, names, 1, &access, &shared.mscs, &err) < 0)
 		fail_msg("msc set: %s", err.text);
+	/* Probing beside the kernel writes no monitor: the kernel may be using any of them. */
+	assert_int_equal(watch->mon_writes, 0);
+	assert_int_equal(shared.mscs->mscs[0].caps.nrdy, MSC_NRDY_NOT_PROBED);
 	if (monitor_mbwu_ops.open(config, &shared, &mon, &err) < 0)
 		fail_msg("monitor: %s", err.text);
 
@@ -190,6 +210,14 @@ static void run_hybrid(const char *monitor)
 	printf("batch averages %.0f MB/s under a 40%% resctrl limit\n", batch);
 	assert_true(batch > 7500 && batch < 8300);
 	assert_true(fabs(sim_host_truth_mbps(host, 0) - 6000) < 60);
+	/* The highest-numbered monitors (8 here) were taken, away from where Linux starts. */
+	uint32_t ctl = 0;
+	assert_int_equal(msc_model_write32(sim_host_msc(host, 0), MSMON_CFG_MON_SEL, msmon_cfg_mon_sel(0, 7)), 0);
+	assert_int_equal(msc_model_read32(sim_host_msc(host, 0), MSMON_CFG_MBWU_CTL, &ctl), 0);
+	assert_true(ctl & MSMON_CFG_CTL_EN);
+	assert_int_equal(msc_model_write32(sim_host_msc(host, 0), MSMON_CFG_MON_SEL, msmon_cfg_mon_sel(0, 0)), 0);
+	assert_int_equal(msc_model_read32(sim_host_msc(host, 0), MSMON_CFG_MBWU_CTL, &ctl), 0);
+	assert_false(ctl & MSMON_CFG_CTL_EN);
 	monitor_mbwu_ops.free(mon);
 	msc_set_free(shared.mscs);
 	control_resctrl_ops.free(control);
@@ -215,11 +243,38 @@ static void test_monitor_auto_picks_mmio(void **state)
 	run_hybrid("auto");
 }
 
+/* Without mmio_beside_kernel, the MBWU monitor neither offers itself to monitor = auto beside resctrl
+ * nor opens, and says why before any window is mapped. */
+static void test_refused_without_the_opt_in(void **state)
+{
+	const char *text = "[global]\nbackend = resctrl\nmonitor = mmio\n"
+			   "[msc \"l3\"]\nbase = 0x7f000000\nsize = 0x4000\n[partition \"web\"]\npartid = 1\n";
+	struct diag_list diags;
+	struct config *config = NULL;
+	struct err err = { "" };
+	struct monitor *mon = NULL;
+	/* The monitor sees resctrl as the control; no resctrl tree is needed to refuse. */
+	struct control_shared shared = { .resctrl = (struct resctrl_fs *)&err };
+
+	(void)state;
+	diag_list_init(&diags, "test");
+	assert_int_equal(config_load_string(text, engine_default_schema(), NULL, &config, &diags), 0);
+	diag_list_fini(&diags);
+	assert_false(monitor_mbwu_ops.available(config, &shared, &err));
+	assert_non_null(strstr(err.text, "MMIO monitoring refused: resctrl is the control"));
+	assert_int_equal(monitor_mbwu_ops.open(config, &shared, &mon, &err), -EBUSY);
+	assert_null(mon);
+	assert_non_null(strstr(err.text, "MSMON_CFG_MON_SEL under its own lock"));
+	assert_null(strstr(err.text, "/dev/mem"));
+	config_free(config);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_monitor_mmio),
 		cmocka_unit_test(test_monitor_auto_picks_mmio),
+		cmocka_unit_test(test_refused_without_the_opt_in),
 	};
 	log_setup("test", LOG_LEVEL_ERROR, false);
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -358,6 +358,33 @@ static void test_warnings_do_not_invalidate(void **state)
 	diag_list_fini(&d);
 }
 
+/* monitor = mmio beside resctrl would be refused at start without the opt-in: check-config says so on
+ * the monitor line, and is quiet once the risk is accepted. */
+static void test_hybrid_without_opt_in_warns(void **state)
+{
+	const char *hybrid = "[global]\nbackend = resctrl\nmonitor = mmio\n%s"
+			     "[msc \"l3\"]\nbase = 0x10000\nsize = 0x1000\n[partition \"a\"]\n";
+	char text[256];
+	struct config *c = NULL;
+	struct diag_list d;
+
+	(void)state;
+	snprintf(text, sizeof(text), hybrid, "");
+	assert_int_equal(load_string(text, &c, &d, NULL), 0);
+	assert_int_equal(d.count, 1);
+	assert_int_equal(d.items[0].severity, DIAG_WARNING);
+	assert_int_equal(d.items[0].line, 3);
+	assert_non_null(strstr(d.items[0].message, "mmio_beside_kernel = yes"));
+	config_free(c);
+	diag_list_fini(&d);
+	snprintf(text, sizeof(text), hybrid, "mmio_beside_kernel = yes\n");
+	assert_int_equal(load_string(text, &c, &d, NULL), 0);
+	assert_int_equal(d.count, 0);
+	assert_true(c->global.mmio_beside_kernel);
+	config_free(c);
+	diag_list_fini(&d);
+}
+
 static void test_crlf_and_bom_accepted(void **state)
 {
 	struct config *c = NULL;
@@ -449,6 +476,7 @@ int main(void)
 		cmocka_unit_test(test_cgroup_normalized),
 		cmocka_unit_test(test_demand_profile),
 		cmocka_unit_test(test_warnings_do_not_invalidate),
+		cmocka_unit_test(test_hybrid_without_opt_in_warns),
 		cmocka_unit_test(test_crlf_and_bom_accepted),
 		cmocka_unit_test(test_indented_key_is_not_a_continuation),
 		cmocka_unit_test(test_embedded_nul_rejected),

@@ -19,6 +19,7 @@ struct fake {
 	uint64_t value[8]; /* counter units */
 	bool not_ready[8];
 	bool broken[8];
+	bool restarted[8]; /* the next read reports a restart (and clears this) */
 	unsigned programs, releases;
 	uint64_t rate[32]; /* bytes per tick per partition */
 };
@@ -43,6 +44,11 @@ static int fake_read(void *ctx, unsigned slot, struct counter_reading *rd, const
 	}
 	rd->value = f->value[slot];
 	rd->not_ready = f->not_ready[slot];
+	if (f->restarted[slot]) {
+		rd->restarted = true;
+		*reason = "fake counter restarted";
+		f->restarted[slot] = false;
+	}
 	return 0;
 }
 
@@ -167,6 +173,45 @@ static void test_not_ready_then_baseline(void **state)
 	counter_pool_free(pool);
 }
 
+/* A counter reset under us loses that interval, and what it reads then is where it counts from: the
+ * very next tick is measured. */
+static void test_restart_is_a_new_baseline(void **state)
+{
+	struct fake f;
+	struct counter_pool *pool = make_pool(&f, 1, 1);
+	struct sample s[1];
+
+	(void)state;
+	f.rate[0] = 500;
+	counter_pool_add(pool, 0);
+	counter_pool_read(pool, TICK_NS, s, 1); /* assigned, baseline */
+	advance(&f, 1);
+	counter_pool_read(pool, 2 * TICK_NS, s, 1);
+	assert_int_equal(s[0].bytes, 500);
+	f.value[0] = 40; /* zeroed, and 40 counted since */
+	f.restarted[0] = true;
+	counter_pool_read(pool, 3 * TICK_NS, s, 1);
+	assert_int_equal(s[0].state, SAMPLE_INVALID);
+	assert_string_equal(s[0].reason, "fake counter restarted");
+	advance(&f, 1);
+	counter_pool_read(pool, 4 * TICK_NS, s, 1);
+	assert_int_equal(s[0].state, SAMPLE_MEASURED);
+	assert_int_equal(s[0].bytes, 500);
+	assert_int_equal(s[0].elapsed_ns, TICK_NS);
+	/* Restarted while not ready: no baseline yet. */
+	f.restarted[0] = true;
+	f.not_ready[0] = true;
+	counter_pool_read(pool, 5 * TICK_NS, s, 1);
+	f.not_ready[0] = false;
+	advance(&f, 1);
+	counter_pool_read(pool, 6 * TICK_NS, s, 1);
+	assert_int_equal(s[0].state, SAMPLE_INVALID); /* the baseline */
+	advance(&f, 1);
+	counter_pool_read(pool, 7 * TICK_NS, s, 1);
+	assert_int_equal(s[0].state, SAMPLE_MEASURED);
+	counter_pool_free(pool);
+}
+
 static void test_broken_counter_is_handed_on(void **state)
 {
 	struct fake f;
@@ -201,6 +246,7 @@ int main(void)
 		cmocka_unit_test(test_enough_counters_never_rotate),
 		cmocka_unit_test(test_rotation_is_fair_and_estimates),
 		cmocka_unit_test(test_not_ready_then_baseline),
+		cmocka_unit_test(test_restart_is_a_new_baseline),
 		cmocka_unit_test(test_broken_counter_is_handed_on),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -11,8 +11,10 @@
 
 #include <cmocka.h>
 
+#include "backends/mmio/mmio_control.h"
 #include "backends/mmio/monitors.h"
 #include "backends/mmio/msc.h"
+#include "backends/mmio/quirks.h"
 #include "backends/sim/msc_model.h"
 #include "backends/mpam/mpam_regs.h"
 
@@ -26,7 +28,8 @@ struct rig {
 	uint64_t now;
 };
 
-static void rig_setup(struct rig *rig, const struct msc_model_params *params, size_t partitions)
+static void rig_setup_with(struct rig *rig, const struct msc_model_params *params, size_t partitions,
+			   const struct msc_probe_opts *access)
 {
 	struct err err = { "" };
 
@@ -35,12 +38,21 @@ static void rig_setup(struct rig *rig, const struct msc_model_params *params, si
 	assert_int_equal(bus_sim_new(rig->model, 0x1000000, &rig->msc.bus), 0);
 	assert_non_null(rig->msc.bus);
 	snprintf(rig->msc.name, sizeof(rig->msc.name), "test");
-	if (msc_probe(rig->msc.bus, false, &rig->msc.caps, &err) < 0)
+	rig->msc.access = *access;
+	if (msc_probe(rig->msc.bus, access, &rig->msc.caps, &err) < 0)
 		fail_msg("probe: %s", err.text);
 	if (partitions && msc_monitors_new(&rig->msc, partitions, &rig->mons, &err) < 0)
 		fail_msg("monitors: %s", err.text);
 	rig->now = 1000 * MS;
 }
+
+static void rig_setup(struct rig *rig, const struct msc_model_params *params, size_t partitions)
+{
+	rig_setup_with(rig, params, partitions, &(struct msc_probe_opts){ 0 });
+}
+
+/* A host whose SoC is known not to be a T241 (the simulator's): T241-MPAM-1 does not apply. */
+static const struct msc_probe_opts not_a_t241_soc = { .soc = { .known = true, .id = 0 } };
 
 static void rig_teardown(struct rig *rig)
 {
@@ -89,7 +101,7 @@ static void test_probe_reads_the_id_registers(void **state)
 	assert_int_equal(c->ris[0].num_mon, 7);
 	assert_int_equal(c->ris[0].counter_bits, 63);
 	assert_int_equal(c->ris[0].scale, 5);
-	assert_true(c->nrdy_hw);
+	assert_int_equal(c->nrdy, MSC_NRDY_HARDWARE);
 	assert_true(c->has_esr);
 	rig_teardown(&rig);
 }
@@ -103,27 +115,92 @@ static void test_probe_software_managed_nrdy(void **state)
 	msc_model_params_default(&p);
 	p.nrdy_hw = false;
 	rig_setup(&rig, &p, 0);
-	assert_false(rig.msc.caps.nrdy_hw);
+	assert_int_equal(rig.msc.caps.nrdy, MSC_NRDY_SOFTWARE);
 	rig_teardown(&rig);
 }
 
-static void test_probe_rejects_non_mpam(void **state)
+/* Beside the kernel's MPAM driver (mmio_beside_kernel): the probe leaves the monitors and the error
+ * status to the kernel, and monitors are taken from the highest index down. */
+static void test_probe_beside_the_kernel(void **state)
+{
+	struct msc_model_params p = { 0 };
+	struct msc_model *model;
+	struct msc msc = { .access = { .beside_kernel = true } };
+	struct msc_monitors *mons;
+	struct sample s[2];
+	struct err err = { "" };
+	uint32_t v = 0;
+
+	(void)state;
+	msc_model_params_default(&p);
+	p.nrdy_hw = false; /* the probe would find out; it must not try */
+	assert_int_equal(msc_model_new(&p, &model), 0);
+	assert_int_equal(bus_sim_new(model, 0x1000000, &msc.bus), 0);
+	/* The kernel left monitor 0 counting, with NRDY set by software, and an error pending. */
+	assert_int_equal(msc_model_write32(model, MSMON_CFG_MON_SEL, msmon_cfg_mon_sel(0, 0)), 0);
+	assert_int_equal(msc_model_write32(model, MSMON_MBWU, 12345 | (uint32_t)MSMON_MBWU_NRDY), 0);
+	assert_int_equal(msc_model_write32(model, MSMON_CFG_MON_SEL, msmon_cfg_mon_sel(0, 99)), 0);
+	assert_int_equal(msc_model_read32(model, MSMON_CFG_MBWU_CTL, &v), 0); /* error 5 */
+	uint64_t esr = msc_model_esr(model);
+	assert_true(esr != 0);
+	assert_int_equal(msc_probe(msc.bus, &msc.access, &msc.caps, &err), 0);
+	assert_int_equal(msc.caps.nrdy, MSC_NRDY_NOT_PROBED);
+	assert_true(msc.caps.stale_esr == esr);
+	assert_true(msc_model_esr(model) == esr); /* not cleared: it is the kernel's to see */
+	assert_int_equal(msc_model_write32(model, MSMON_CFG_MON_SEL, msmon_cfg_mon_sel(0, 0)), 0);
+	assert_int_equal(msc_model_read32(model, MSMON_MBWU, &v), 0);
+	assert_int_equal(v, 12345 | (uint32_t)MSMON_MBWU_NRDY); /* monitor 0 untouched */
+	/* Two partitions on 16 monitors: the pool's first two are the MSC's 15 and 14. */
+	assert_int_equal(msc_monitors_new(&msc, 2, &mons, &err), 0);
+	assert_int_equal(msc_monitors_add(mons, 0, 1, &err), 0);
+	assert_int_equal(msc_monitors_add(mons, 1, 2, &err), 0);
+	msc_monitors_read(mons, 1000 * MS, s, 1);
+	for (uint16_t mon = 0; mon < 16; mon++) {
+		assert_int_equal(msc_model_write32(model, MSMON_CFG_MON_SEL, msmon_cfg_mon_sel(0, mon)), 0);
+		assert_int_equal(msc_model_read32(model, MSMON_CFG_MBWU_CTL, &v), 0);
+		assert_int_equal((v & MSMON_CFG_CTL_EN) != 0, mon >= 14);
+	}
+	msc_model_count(model, 0, 2, 0, 777, 0);
+	msc_monitors_read(mons, 1100 * MS, s, 1);
+	assert_int_equal(s[1].state, SAMPLE_MEASURED);
+	assert_int_equal(s[1].bytes, 777);
+	msc_monitors_free(mons);
+	bus_free(msc.bus);
+	msc_model_free(model);
+}
+
+/* The probe's answer for an MSC whose MPAMF_AIDR reads `aidr`. */
+static int probe_with_aidr(uint8_t aidr, struct err *err)
 {
 	struct msc_model_params p;
 	struct msc_model *model;
 	struct msc_caps caps;
+	struct msc_bus *bus = NULL;
+
+	msc_model_params_default(&p);
+	p.aidr = aidr;
+	assert_int_equal(msc_model_new(&p, &model), 0);
+	assert_int_equal(bus_sim_new(model, 0x2000, &bus), 0);
+	int r = msc_probe(bus, &(struct msc_probe_opts){ 0 }, &caps, err);
+	bus_free(bus);
+	msc_model_free(model);
+	return r;
+}
+
+/* Like Linux since 7.2: MPAM v1.x and v0.1 (the CPU extension's early revision, backward compatible);
+ * not v0.0 (no MSC, or the wrong address) and not v2 or later. */
+static void test_probe_architecture_revisions(void **state)
+{
 	struct err err = { "" };
 
 	(void)state;
-	msc_model_params_default(&p);
-	p.aidr = 0x20;
-	struct msc_bus *bus = NULL;
-	assert_int_equal(msc_model_new(&p, &model), 0);
-	assert_int_equal(bus_sim_new(model, 0x2000, &bus), 0);
-	assert_int_equal(msc_probe(bus, false, &caps, &err), -ENODEV);
-	assert_non_null(strstr(err.text, "not an MPAM v1 MSC"));
-	bus_free(bus);
-	msc_model_free(model);
+	assert_int_equal(probe_with_aidr(0x10, &err), 0);
+	assert_int_equal(probe_with_aidr(0x11, &err), 0);
+	assert_int_equal(probe_with_aidr(0x01, &err), 0);
+	assert_int_equal(probe_with_aidr(0x00, &err), -ENODEV);
+	assert_non_null(strstr(err.text, "MPAMF_AIDR is 0x00: not an MPAM v0.1 or v1.x MSC"));
+	assert_int_equal(probe_with_aidr(0x20, &err), -ENODEV);
+	assert_non_null(strstr(err.text, "MPAMF_AIDR is 0x20"));
 }
 
 static void test_probe_every_ris(void **state)
@@ -176,6 +253,144 @@ static void test_bandwidth_controls(void **state)
 	assert_int_equal(msc_model_mbw_min(rig.model, 0, 9), 0);
 	assert_int_equal(max, 100);
 	rig_teardown(&rig);
+}
+
+/* T241-MPAM-4: whatever mpamd asks, MBW_MIN is Linux's value derived from MBW_MAX (MAX - 0xCCB, in
+ * the implemented bits), never below one step, and not reported as a minimum in force. */
+static void test_t241_mbw_min_follows_max(void **state)
+{
+	struct msc_model_params p;
+	struct rig rig;
+	struct err err = { "" };
+	unsigned max, min;
+
+	(void)state;
+	msc_model_params_default(&p);
+	p.iidr = MPAM_IIDR_NVIDIA_T241;
+	p.bwa_wd = 7; /* MPAMF_MBW_IDR 0xC07 */
+	rig_setup_with(&rig, &p, 0, &not_a_t241_soc);
+	assert_int_equal(rig.msc.caps.quirks, MSC_QUIRK_T241_MBW_MIN_FLOOR | MSC_QUIRK_T241_MBWU_X64);
+	uint32_t step = 1u << (16 - 7);
+	for (unsigned pct = 1; pct <= 100; pct++) {
+		assert_int_equal(msc_set_bandwidth(&rig.msc, 4, pct, pct % 3 ? 0 : 20, &max, &min, &err), 0);
+		uint32_t mbw_max = msc_model_mbw_max(rig.model, 0, 4), mbw_min = msc_model_mbw_min(rig.model, 0, 4);
+		uint32_t expect = mbw_max > 0xCCB ? (mbw_max - 0xCCB) & ~(step - 1) : 0;
+		if (expect < step)
+			expect = step;
+		if (mbw_min != expect)
+			fail_msg("%u%%: MBW_MAX 0x%04x, MBW_MIN 0x%04x, Linux's rule gives 0x%04x", pct, mbw_max,
+				 mbw_min, expect);
+		assert_true(mbw_min >= step);
+		assert_int_equal(min, 0);
+	}
+	rig_teardown(&rig);
+}
+
+/* T241-MPAM-1 where the SoC may be a T241: no control is written, and the refusal says why. */
+static void test_t241_controls_refused_on_a_t241_soc(void **state)
+{
+	struct msc_model_params p;
+	struct rig rig;
+	struct err err = { "" };
+	unsigned max, min;
+
+	(void)state;
+	msc_model_params_default(&p);
+	p.iidr = MPAM_IIDR_NVIDIA_T241;
+	rig_setup(&rig, &p, 0); /* no SoC id known */
+	assert_true(rig.msc.caps.quirks & MSC_QUIRK_T241_SHADOW_SCRUB);
+	assert_int_equal(msc_set_bandwidth(&rig.msc, 4, 50, 0, &max, &min, &err), -EPERM);
+	assert_non_null(strstr(err.text, "T241-MPAM-1"));
+	assert_non_null(strstr(err.text, "backend = resctrl"));
+	assert_int_equal(msc_set_cpbm(&rig.msc, 4, 0xf, &err), -EPERM);
+	assert_int_equal(msc_model_mbw_max(rig.model, 0, 4), 0xFF00); /* untouched */
+	rig_teardown(&rig);
+}
+
+/* The MMIO control over one T241 MSC on a host whose SoC is `soc`, with partition 0 open as PARTID 4. */
+struct t241_control {
+	struct msc_model *model;
+	struct msc_set *set;
+	struct mmio_limits *limits;
+	struct partition_config p;
+};
+
+static void t241_control_open(struct t241_control *c, const struct soc_id *soc)
+{
+	struct msc_model_params params;
+	struct msc_bus *bus;
+	struct partition_ref ref;
+	struct err err = { "" };
+	const char *name = "grace";
+
+	msc_model_params_default(&params);
+	params.iidr = MPAM_IIDR_NVIDIA_T241;
+	assert_int_equal(msc_model_new(&params, &c->model), 0);
+	assert_int_equal(bus_sim_new(c->model, 0x1000000, &bus), 0);
+	assert_int_equal(msc_set_new(&bus, &name, 1, &(struct msc_probe_opts){ .soc = *soc }, &c->set, &err), 0);
+	assert_int_equal(mmio_limits_new(c->set, 1, &c->limits, &err), 0);
+	partition_config_defaults(&c->p);
+	c->p.partid = 4;
+	c->p.has_partid = true;
+	assert_int_equal(mmio_limits_partition_open(c->limits, 0, &c->p, &ref, &err), 0);
+}
+
+static void t241_control_close(struct t241_control *c)
+{
+	assert_int_equal(msc_model_error_count(c->model), 0);
+	mmio_limits_free(c->limits);
+	msc_set_free(c->set);
+	msc_model_free(c->model);
+}
+
+/* T241-MPAM-4 hides MBW_MIN from what the control offers, as Linux hides it from resctrl. */
+static void test_t241_control_offers_no_minimum(void **state)
+{
+	struct t241_control c;
+	struct control_caps caps;
+	struct partition_limits eff;
+	struct err err = { "" };
+
+	(void)state;
+	t241_control_open(&c, &(struct soc_id){ .known = true, .id = 0 });
+	mmio_limits_probe(c.limits, &caps);
+	assert_false(caps.has_mb_min);
+	assert_int_equal(caps.bw_gran_pct, 1);
+	assert_int_equal(mmio_limits_validate(c.limits, &(struct partition_limits){ .mb_max = 60, .mb_min = 20 }, &err),
+			 -EOPNOTSUPP);
+	assert_non_null(strstr(err.text, "T241-MPAM-4"));
+	assert_int_equal(mmio_limits_apply(c.limits, 0, &(struct partition_limits){ .mb_max = 60 }, &eff, &err), 0);
+	assert_int_equal(eff.mb_max, 60);
+	assert_int_equal(eff.mb_min, 0);
+	assert_true(msc_model_mbw_min(c.model, 0, 4) >= 0x100); /* the erratum's floor, not 0 */
+	t241_control_close(&c);
+}
+
+/* T241-MPAM-1 where the SoC may be a T241: the control offers no limit and writes nothing; a partition
+ * without limits is fine (and can be measured), one with limits is refused with the reason. */
+static void test_t241_control_programs_nothing_on_a_t241_soc(void **state)
+{
+	struct t241_control c;
+	struct control_caps caps;
+	struct partition_limits eff;
+	struct err err = { "" };
+
+	(void)state;
+	t241_control_open(&c, &(struct soc_id){ .known = true, .id = SOC_ID_NVIDIA_T241 });
+	mmio_limits_probe(c.limits, &caps);
+	assert_int_equal(caps.bw_gran_pct, 0);
+	assert_false(caps.has_mb_min);
+	assert_int_equal(caps.cbm_bits, 0);
+	assert_int_equal(mmio_limits_validate(c.limits, &(struct partition_limits){ .mb_max = 100 }, &err), 0);
+	assert_int_equal(mmio_limits_validate(c.limits, &(struct partition_limits){ .mb_max = 50 }, &err), -EOPNOTSUPP);
+	assert_non_null(strstr(err.text, "msc \"grace\": "));
+	assert_non_null(strstr(err.text, "T241-MPAM-1"));
+	assert_int_equal(mmio_limits_apply(c.limits, 0, &(struct partition_limits){ .mb_max = 100 }, &eff, &err), 0);
+	assert_int_equal(mmio_limits_apply(c.limits, 0, &(struct partition_limits){ .mb_max = 50 }, &eff, &err),
+			 -EPERM);
+	assert_int_equal(msc_model_mbw_max(c.model, 0, 4), 0xFF00);
+	assert_int_equal(msc_model_mbw_min(c.model, 0, 4), 0);
+	t241_control_close(&c);
 }
 
 static void test_out_of_range_partid_never_reaches_the_msc(void **state)
@@ -366,6 +581,41 @@ static void test_scaled_31bit_counter(void **state)
 	rig_teardown(&rig);
 }
 
+/* T241-MPAM-6: the counters count 64-byte units, for every width, and wrap 64 times later: values
+ * and overflows are both 64 times what they read. */
+static void run_t241_counter(unsigned bits)
+{
+	struct msc_model_params p = monitor_params(1, bits, 0);
+	struct rig rig;
+
+	p.iidr = MPAM_IIDR_NVIDIA_T241;
+	rig_setup_with(&rig, &p, 1, &not_a_t241_soc);
+	settle(&rig);
+	/* 100 GB per tick: a 31-bit count of 64-byte units (137 GB) wraps every one or two ticks. */
+	for (int i = 0; i < 12; i++) {
+		uint64_t bytes = 100000000000ull + (uint64_t)i * 64 * 1000003;
+		msc_model_count(rig.model, 0, 1, 0, bytes / 2, bytes - bytes / 2);
+		rig_tick(&rig);
+		assert_int_equal(rig.samples[0].state, SAMPLE_MEASURED);
+		assert_int_equal(rig.samples[0].bytes, bytes);
+	}
+	msc_model_count(rig.model, 0, 1, 0, 6400 + 63, 0); /* a partial unit is counted when it completes */
+	rig_tick(&rig);
+	assert_int_equal(rig.samples[0].bytes, 6400);
+	msc_model_count(rig.model, 0, 1, 0, 1, 0);
+	rig_tick(&rig);
+	assert_int_equal(rig.samples[0].bytes, 64);
+	rig_teardown(&rig);
+}
+
+static void test_t241_counters_count_64_byte_units(void **state)
+{
+	(void)state;
+	run_t241_counter(31);
+	run_t241_counter(44);
+	run_t241_counter(63);
+}
+
 static void test_nrdy_later_invalidates_not_zero(void **state)
 {
 	struct msc_model_params p = monitor_params(1, 44, 0);
@@ -393,6 +643,87 @@ static void test_nrdy_later_invalidates_not_zero(void **state)
 	rig_tick(&rig);
 	assert_int_equal(rig.samples[0].state, SAMPLE_MEASURED);
 	assert_int_equal(rig.samples[0].bytes, 4242);
+	rig_teardown(&rig);
+}
+
+/* An MSC that leaves NRDY to software (A.4): enabling a monitor sets NRDY, and only a write of the
+ * counter afterwards clears it. A driver that zeroes first and enables last leaves it not ready for
+ * good, and (if it ignores NRDY) reports 0 bytes while traffic flows. */
+static void test_software_managed_nrdy_counts_traffic(void **state)
+{
+	struct msc_model_params p = monitor_params(2, 44, 0);
+	struct rig rig;
+	struct err err;
+
+	(void)state;
+	p.nrdy_hw = false;
+	rig_setup(&rig, &p, 1);
+	assert_int_equal(msc_monitors_add(rig.mons, 0, 3, &err), 0);
+	rig_tick(&rig); /* programmed, and ready at once: the baseline */
+	for (int i = 0; i < 5; i++) {
+		msc_model_count(rig.model, 0, 3, 0, 700000 + (uint64_t)i, 300000);
+		rig_tick(&rig);
+		assert_int_equal(rig.samples[0].state, SAMPLE_MEASURED);
+		assert_int_equal(rig.samples[0].bytes, 1000000 + (uint64_t)i);
+	}
+	rig_teardown(&rig);
+}
+
+/* Someone points the monitor's filter at another PARTID and nothing else changes (no settling time,
+ * so no NRDY to give it away): the driver reads the filter back every 16 ticks, reports the sample
+ * invalid with the reason, and restarts the monitor with exact counts. */
+static void test_filter_changed_by_another_agent(void **state)
+{
+	struct msc_model_params p = monitor_params(1, 44, 0);
+	struct rig rig;
+	int ticks = 0;
+
+	(void)state;
+	p.nrdy_ticks = 0;
+	rig_setup(&rig, &p, 1);
+	settle(&rig);
+	assert_int_equal(msc_model_write32(rig.model, MSMON_CFG_MON_SEL, msmon_cfg_mon_sel(0, 0)), 0);
+	assert_int_equal(msc_model_write32(rig.model, MSMON_CFG_MBWU_FLT, 9), 0);
+	do {
+		msc_model_count(rig.model, 0, 9, 0, 5000, 0);
+		rig_tick(&rig);
+		ticks++;
+	} while (rig.samples[0].state == SAMPLE_MEASURED && ticks < 20);
+	assert_true(ticks <= 16);
+	assert_int_equal(rig.samples[0].state, SAMPLE_INVALID);
+	assert_non_null(strstr(rig.samples[0].reason, "MSMON_CFG_MBWU_FLT) was changed by another agent"));
+	msc_model_count(rig.model, 0, 1, 0, 4321, 0);
+	msc_model_count(rig.model, 0, 9, 0, 5000, 0);
+	rig_tick(&rig);
+	assert_int_equal(rig.samples[0].state, SAMPLE_MEASURED);
+	assert_int_equal(rig.samples[0].bytes, 4321);
+	rig_teardown(&rig);
+}
+
+/* Someone zeroes the counter and leaves the settings alone (Linux does when the MSC's last CPU goes
+ * offline): the count went backwards without an overflow. That sample is invalid, not a wrap; the
+ * next one is exact. */
+static void test_counter_zeroed_by_another_agent(void **state)
+{
+	struct msc_model_params p = monitor_params(1, 31, 0);
+	struct rig rig;
+
+	(void)state;
+	rig_setup(&rig, &p, 1);
+	settle(&rig);
+	msc_model_count(rig.model, 0, 1, 0, 1000000, 0);
+	rig_tick(&rig);
+	assert_int_equal(rig.samples[0].bytes, 1000000);
+	assert_int_equal(msc_model_write32(rig.model, MSMON_CFG_MON_SEL, msmon_cfg_mon_sel(0, 0)), 0);
+	assert_int_equal(msc_model_write32(rig.model, MSMON_MBWU, 0), 0);
+	msc_model_count(rig.model, 0, 1, 0, 2000, 0);
+	rig_tick(&rig);
+	assert_int_equal(rig.samples[0].state, SAMPLE_INVALID);
+	assert_non_null(strstr(rig.samples[0].reason, "went backwards without an overflow"));
+	msc_model_count(rig.model, 0, 1, 0, 3000, 0);
+	rig_tick(&rig);
+	assert_int_equal(rig.samples[0].state, SAMPLE_MEASURED);
+	assert_int_equal(rig.samples[0].bytes, 3000);
 	rig_teardown(&rig);
 }
 
@@ -551,9 +882,14 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_probe_reads_the_id_registers),
 		cmocka_unit_test(test_probe_software_managed_nrdy),
-		cmocka_unit_test(test_probe_rejects_non_mpam),
+		cmocka_unit_test(test_probe_beside_the_kernel),
+		cmocka_unit_test(test_probe_architecture_revisions),
 		cmocka_unit_test(test_probe_every_ris),
 		cmocka_unit_test(test_bandwidth_controls),
+		cmocka_unit_test(test_t241_mbw_min_follows_max),
+		cmocka_unit_test(test_t241_controls_refused_on_a_t241_soc),
+		cmocka_unit_test(test_t241_control_offers_no_minimum),
+		cmocka_unit_test(test_t241_control_programs_nothing_on_a_t241_soc),
 		cmocka_unit_test(test_out_of_range_partid_never_reaches_the_msc),
 		cmocka_unit_test(test_cache_portion),
 		cmocka_unit_test(test_first_samples_are_invalid_then_exact),
@@ -562,7 +898,11 @@ int main(void)
 		cmocka_unit_test(test_44bit_counter_wraps),
 		cmocka_unit_test(test_63bit_counter_wraps),
 		cmocka_unit_test(test_scaled_31bit_counter),
+		cmocka_unit_test(test_t241_counters_count_64_byte_units),
 		cmocka_unit_test(test_nrdy_later_invalidates_not_zero),
+		cmocka_unit_test(test_software_managed_nrdy_counts_traffic),
+		cmocka_unit_test(test_filter_changed_by_another_agent),
+		cmocka_unit_test(test_counter_zeroed_by_another_agent),
 		cmocka_unit_test(test_rotation_16_partitions_on_4_monitors),
 		cmocka_unit_test(test_unstable_long_counter_is_invalid),
 		cmocka_unit_test(test_wrap_between_value_and_status_read),
