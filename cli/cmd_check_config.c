@@ -107,10 +107,13 @@ static json_t *diags_to_json(const struct diag_list *diags, enum diag_severity s
 {
 	json_t *list = json_array();
 
-	for (size_t i = 0; i < diags->count; i++)
+	for (size_t i = 0; i < diags->count; i++) {
+		unsigned line;
+		const char *file = diag_file_of(diags, diags->items[i].line, &line);
 		if (diags->items[i].severity == severity)
-			json_array_append_new(list, json_pack("{s:I,s:s}", "line", (json_int_t)diags->items[i].line,
+			json_array_append_new(list, json_pack("{s:s,s:I,s:s}", "file", file, "line", (json_int_t)line,
 							      "message", diags->items[i].message));
+	}
 	return list;
 }
 

@@ -1,6 +1,7 @@
 #include "core/base/diag.h"
 
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,6 +17,9 @@ void diag_list_fini(struct diag_list *list)
 {
 	for (size_t i = 0; i < list->count; i++)
 		free(list->items[i].message);
+	for (size_t i = 0; i < list->included_count; i++)
+		free(list->included[i].name);
+	free(list->included);
 	free(list->items);
 	free(list->file);
 	memset(list, 0, sizeof(*list));
@@ -75,13 +79,54 @@ void diag_sort(struct diag_list *list)
 	}
 }
 
+void diag_list_include(struct diag_list *list, const char *name, unsigned first)
+{
+	struct diag_file *grown = realloc(list->included, (list->included_count + 1) * sizeof(*grown));
+	char *copy = strdup(name);
+
+	if (!grown || !copy) {
+		free(copy);
+		if (grown)
+			list->included = grown;
+		list->out_of_memory = true;
+		return;
+	}
+	list->included = grown;
+	list->included[list->included_count++] = (struct diag_file){ copy, first };
+}
+
+const char *diag_file_of(const struct diag_list *list, unsigned line, unsigned *ret_line)
+{
+	*ret_line = line;
+	for (size_t i = list->included_count; i-- > 0;)
+		if (line >= list->included[i].first) {
+			*ret_line = line - list->included[i].first + 1;
+			return list->included[i].name;
+		}
+	return list->file;
+}
+
+const char *diag_place(const struct diag_list *list, unsigned line, char *buf, size_t len)
+{
+	unsigned local;
+	const char *file = diag_file_of(list, line, &local);
+
+	if (file == list->file)
+		snprintf(buf, len, "line %u", local);
+	else
+		snprintf(buf, len, "%s:%u", file, local);
+	return buf;
+}
+
 void diag_print(const struct diag_list *list, FILE *out)
 {
 	for (size_t i = 0; i < list->count; i++) {
 		const struct diag *d = &list->items[i];
 		const char *sev = d->severity == DIAG_ERROR ? "error" : "warning";
+		unsigned line;
+		const char *file = diag_file_of(list, d->line, &line);
 		if (d->line)
-			fprintf(out, "%s:%u: %s: %s\n", list->file, d->line, sev, d->message);
+			fprintf(out, "%s:%u: %s: %s\n", file, line, sev, d->message);
 		else
 			fprintf(out, "%s: %s: %s\n", list->file, sev, d->message);
 	}

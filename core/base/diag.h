@@ -18,8 +18,17 @@ struct diag {
 	char *message;
 };
 
+/* Lines of an included file: a list counts the lines of all its files in one sequence, the main
+ * file's first, so that every finding is ordered and the file and line it names are found again. */
+struct diag_file {
+	char *name;
+	unsigned first; /* the list's line that is this file's line 1 */
+};
+
 struct diag_list {
 	char *file; /* name used in messages, as the user gave it */
+	struct diag_file *included;
+	size_t included_count;
 	struct diag *items;
 	size_t count;
 	size_t capacity;
@@ -33,6 +42,15 @@ __attribute__((format(printf, 4, 5))) void diag_add(struct diag_list *list, enum
 						    const char *fmt, ...);
 
 size_t diag_error_count(const struct diag_list *list);
+
+/* From the list's line `first` on, lines are those of the included file `name` (line 1 first). */
+void diag_list_include(struct diag_list *list, const char *name, unsigned first);
+/* The file the list's line `line` is in (the list's own file, or an included one), and *ret_line its
+ * line there. */
+const char *diag_file_of(const struct diag_list *list, unsigned line, unsigned *ret_line);
+/* "line N" for the list's own file, "FILE:N" for an included one: for messages that point at
+ * another place. */
+const char *diag_place(const struct diag_list *list, unsigned line, char *buf, size_t len);
 
 /* Sorts by line (stable), so output follows the file even when checks ran out of order. */
 void diag_sort(struct diag_list *list);

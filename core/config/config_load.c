@@ -11,7 +11,10 @@
  * ones are moved into the model. A duplicate is parsed into a scratch object (so its keys are still
  * checked) and then dropped. */
 #include <errno.h>
+#include <glob.h>
 #include <ini.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -59,6 +62,7 @@ struct loader {
 	size_t section_count, section_cap;
 	struct name_index kept;	 /* "KIND\tNAME" of every kept section -> its index, to find twins */
 	struct section *current; /* NULL before any section or after an invalid header */
+	bool in_include;	 /* reading an included file: [partition] sections only */
 	bool current_invalid;	 /* keys under an invalid header are skipped silently */
 
 	struct config *config; /* the model being built: extensions and defaults from the start */
@@ -292,12 +296,14 @@ static bool header_name_ok(struct loader *ld, const struct config_section_def *d
 
 static void report_twin(struct loader *ld, const struct config_section_def *def, const char *name, unsigned twin_line)
 {
+	char place[PATH_MAX + 16];
+
+	diag_place(ld->diags, twin_line, place, sizeof(place));
 	if (name)
-		diag_add(ld->diags, DIAG_ERROR, ld->line, "duplicate %s \"%s\" (first defined at line %u)", def->kind,
-			 name, twin_line);
+		diag_add(ld->diags, DIAG_ERROR, ld->line, "duplicate %s \"%s\" (first defined at %s)", def->kind, name,
+			 place);
 	else
-		diag_add(ld->diags, DIAG_ERROR, ld->line, "duplicate section [%s] (first at line %u)", def->kind,
-			 twin_line);
+		diag_add(ld->diags, DIAG_ERROR, ld->line, "duplicate section [%s] (first at %s)", def->kind, place);
 }
 
 static void open_section(struct loader *ld, char *header)
@@ -314,6 +320,11 @@ static void open_section(struct loader *ld, char *header)
 		return;
 	}
 	const struct config_section_def *def = ld->kinds[kind].def;
+	if (ld->in_include && ld->kinds[kind].role != ROLE_PARTITION) {
+		diag_add(ld->diags, DIAG_ERROR, ld->line,
+			 "[%s] in an included file: included files hold [partition \"NAME\"] sections only", kind_text);
+		return;
+	}
 	if (!header_name_ok(ld, def, name))
 		return;
 	const struct section *twin = find_twin(ld, (size_t)kind, name);
@@ -600,6 +611,81 @@ static void loader_fini(struct loader *ld)
 	name_index_fini(&ld->kept);
 }
 
+/* The [global] include pattern, once the main file is read (NULL: none). */
+static const char *include_pattern(const struct loader *ld)
+{
+	for (size_t k = 0; k < ld->kind_count; k++) {
+		if (ld->kinds[k].role != ROLE_GLOBAL)
+			continue;
+		const struct section *g = find_twin(ld, k, NULL);
+		return g ? ((const struct global_config *)g->object)->include : NULL;
+	}
+	return NULL;
+}
+
+/* The line of the include key in [global], for the errors about its files. */
+static unsigned config_global_key_line_of(const struct loader *ld)
+{
+	int index = config_section_key_index(&config_global_section, "include");
+
+	for (size_t k = 0; index >= 0 && k < ld->kind_count; k++) {
+		if (ld->kinds[k].role != ROLE_GLOBAL)
+			continue;
+		const struct section *g = find_twin(ld, k, NULL);
+		return g && g->origin.key_lines ? g->origin.key_lines[index] : 0;
+	}
+	return 0;
+}
+
+/* One included file, its lines numbered on from the main file's (see diag_list_include). */
+static int read_included(struct loader *ld, const char *path, unsigned pattern_line)
+{
+	FILE *in = fopen(path, "re");
+
+	if (!in) {
+		diag_add(ld->diags, DIAG_ERROR, pattern_line, "include: cannot open %s: %s", path, strerror(errno));
+		return 0;
+	}
+	diag_list_include(ld->diags, path, ld->line + 1);
+	FILE *main_in = ld->in;
+	ld->in = in;
+	ld->current = NULL;
+	ld->current_invalid = false;
+	int r = ini_parse_stream(read_line, ld, handle_key, ld);
+	ld->in = main_in;
+	if (ferror(in))
+		diag_add(ld->diags, DIAG_ERROR, pattern_line, "include: read error in %s", path);
+	fclose(in);
+	return r == -2 || ld->out_of_memory ? -ENOMEM : 0;
+}
+
+/* [global] include = GLOB: every matching file, in sorted order (glob sorts), as if it followed
+ * the main file, with [partition] sections only. A pattern with no wildcard must name a file; one
+ * with wildcards may match nothing (an empty /etc/mpamd.d). */
+static int read_includes(struct loader *ld)
+{
+	const char *pattern = include_pattern(ld);
+	unsigned line = config_global_key_line_of(ld);
+	glob_t g;
+	int r = 0;
+
+	if (!pattern)
+		return 0;
+	int gr = glob(pattern, GLOB_ERR, NULL, &g);
+	if (gr == GLOB_NOMATCH && !strpbrk(pattern, "*?["))
+		diag_add(ld->diags, DIAG_ERROR, line, "include = %s: no such file", pattern);
+	else if (gr != 0 && gr != GLOB_NOMATCH)
+		diag_add(ld->diags, DIAG_ERROR, line, "include = %s: cannot be searched (%s)", pattern,
+			 gr == GLOB_NOSPACE ? "out of memory" : "read error");
+	ld->in_include = true;
+	for (size_t i = 0; gr == 0 && i < g.gl_pathc && r == 0; i++)
+		r = read_included(ld, g.gl_pathv[i], line);
+	ld->in_include = false;
+	if (gr == 0)
+		globfree(&g);
+	return r;
+}
+
 static int load(struct loader *ld)
 {
 	int r = loader_init(ld);
@@ -613,6 +699,8 @@ static int load(struct loader *ld)
 		diag_add(ld->diags, DIAG_ERROR, 0, "read error after line %u", ld->line);
 		return -EIO;
 	}
+	if ((r = read_includes(ld)) < 0)
+		return r;
 	return build_model(ld);
 }
 

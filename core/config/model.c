@@ -75,6 +75,7 @@ void config_free(struct config *config)
 	free(config->global.resctrl_root);
 	free(config->global.socket);
 	free(config->global.record);
+	free(config->global.include);
 	free(config->global.metrics_textfile);
 	free(config->global.origin.key_lines);
 	for (size_t i = 0; i < config->partition_count; i++)

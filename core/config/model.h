@@ -68,6 +68,7 @@ struct global_config {
 	char *socket;
 	char *record;		   /* NULL: no record file */
 	char *metrics_textfile;	   /* NULL: none; else an absolute path ending in .prom */
+	char *include;		   /* NULL: none; else a glob of files with more [partition] sections */
 	uint64_t record_max_bytes; /* rotate the record to PATH.1 before it passes this; 0: no cap */
 	struct config_origin origin;
 };

@@ -135,9 +135,12 @@ static int reload_config(struct engine *e, struct err *err)
 	struct engine_schema schema;
 	engine_schema_init(e->registry, &schema);
 	int r = config_load_path(e->opts.config_path, &schema.schema, &e->opts.overrides, &fresh, &diags);
-	for (size_t i = 0; i < diags.count; i++)
-		log_msg(diags.items[i].severity == DIAG_ERROR ? LOG_LEVEL_ERROR : LOG_LEVEL_WARNING, "%s:%u: %s",
-			diags.file, diags.items[i].line, diags.items[i].message);
+	for (size_t i = 0; i < diags.count; i++) {
+		unsigned line;
+		const char *file = diag_file_of(&diags, diags.items[i].line, &line);
+		log_msg(diags.items[i].severity == DIAG_ERROR ? LOG_LEVEL_ERROR : LOG_LEVEL_WARNING, "%s:%u: %s", file,
+			line, diags.items[i].message);
+	}
 	size_t errors = diag_error_count(&diags);
 	diag_list_fini(&diags);
 	if (r < 0)

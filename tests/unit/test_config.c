@@ -273,6 +273,84 @@ static void test_msc_windows_hold_whole_pages(void **state)
 	diag_list_fini(&d);
 }
 
+static void write_text(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+/* [global] include: drop-in files in sorted order after the main file, [partition] sections only,
+ * their errors naming them and their own lines, a partition named in two files refused. */
+static void test_include_drop_in_files(void **state)
+{
+	char dir[] = "/tmp/mpamd-include-XXXXXX", main_path[64], a[64], b[64], text[256], cmd[96];
+	struct config *c = NULL;
+	struct diag_list d;
+	unsigned line;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(main_path, sizeof(main_path), "%s/main.ini", dir);
+	snprintf(a, sizeof(a), "%s/10-a.ini", dir);
+	snprintf(b, sizeof(b), "%s/20-b.ini", dir);
+	snprintf(text, sizeof(text), "[global]\nbackend = sim\ninclude = %s/*.ini.d\n[partition \"web\"]\n", dir);
+	write_text(main_path, text);
+
+	/* No file matches the wildcards yet: fine. */
+	diag_list_init(&d, main_path);
+	assert_int_equal(config_load_path(main_path, engine_default_schema(), NULL, &c, &d), 0);
+	assert_int_equal(c->partition_count, 1);
+	config_free(c);
+	diag_list_fini(&d);
+
+	snprintf(text, sizeof(text), "[global]\nbackend = sim\ninclude = %s/*-?.ini\n[partition \"web\"]\n", dir);
+	write_text(main_path, text);
+	write_text(b, "[partition \"vm-b\"]\nmb_max = 40\n");
+	write_text(a, "; first in sorted order\n[partition \"vm-a\"]\nmb_max = 60\n");
+	diag_list_init(&d, main_path);
+	assert_int_equal(config_load_path(main_path, engine_default_schema(), NULL, &c, &d), 0);
+	assert_int_equal(c->partition_count, 3);
+	assert_string_equal(c->partitions[1].name, "vm-a");
+	assert_string_equal(c->partitions[2].name, "vm-b");
+	assert_int_equal(c->partitions[2].goals.mb_max, 40);
+	config_free(c);
+	diag_list_fini(&d);
+
+	/* Errors name the included file and its own line; twins are found across files. */
+	write_text(a, "[partition \"vm-a\"]\nmb_max = 150\n[partition \"web\"]\n[global]\n");
+	write_text(b, "[partition \"vm-a\"]\n");
+	diag_list_init(&d, main_path);
+	assert_int_equal(config_load_path(main_path, engine_default_schema(), NULL, &c, &d), -EINVAL);
+	unsigned range = 0, twin_main = 0, twin_included = 0, global = 0;
+	for (size_t i = 0; i < d.count; i++) {
+		const char *file = diag_file_of(&d, d.items[i].line, &line);
+		const char *m = d.items[i].message;
+		range += !strcmp(file, a) && line == 2 && strstr(m, "mb_max = 150") != NULL;
+		twin_main += !strcmp(file, a) && line == 3 && strstr(m, "(first defined at line 4)") != NULL;
+		twin_included += !strcmp(file, b) && line == 1 && strstr(m, "10-a.ini:1)") != NULL;
+		global += !strcmp(file, a) && line == 4 && strstr(m, "[partition \"NAME\"] sections only") != NULL;
+	}
+	if (range != 1 || twin_main != 1 || twin_included != 1 || global != 1) {
+		diag_print(&d, stderr);
+		fail_msg("range %u twin_main %u twin_included %u global %u", range, twin_main, twin_included, global);
+	}
+	diag_list_fini(&d);
+
+	/* A pattern without wildcards must name a file. */
+	snprintf(text, sizeof(text), "[global]\nbackend = sim\ninclude = %s/none.ini\n[partition \"web\"]\n", dir);
+	write_text(main_path, text);
+	diag_list_init(&d, main_path);
+	assert_int_equal(config_load_path(main_path, engine_default_schema(), NULL, &c, &d), -EINVAL);
+	assert_int_equal(d.items[0].line, 3);
+	assert_non_null(strstr(d.items[0].message, "none.ini: no such file"));
+	diag_list_fini(&d);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
 static void test_sim_partids_run_out(void **state)
 {
 	struct config *c = NULL;
@@ -470,6 +548,7 @@ int main(void)
 		cmocka_unit_test(test_defaults_resolved),
 		cmocka_unit_test(test_sim_partids_fill_gaps),
 		cmocka_unit_test(test_sim_partids_run_out),
+		cmocka_unit_test(test_include_drop_in_files),
 		cmocka_unit_test(test_msc_windows_hold_whole_pages),
 		cmocka_unit_test(test_shared_across_many_partitions),
 		cmocka_unit_test(test_backend_override_is_checked),
