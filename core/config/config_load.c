@@ -135,14 +135,9 @@ static void object_free(struct loader *ld, struct section *s)
 	if (!s->object)
 		return;
 	switch (ld->kinds[s->kind].role) {
-	case ROLE_GLOBAL: {
-		struct global_config *g = s->object;
-		free(g->resctrl_root);
-		free(g->socket);
-		free(g->record);
-		free(g->metrics_textfile);
+	case ROLE_GLOBAL:
+		global_config_fini_strings(s->object);
 		break;
-	}
 	case ROLE_PARTITION:
 		((struct partition_config *)s->object)->origin.key_lines = NULL; /* freed below */
 		partition_config_fini(ld->config, s->object);

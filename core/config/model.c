@@ -68,15 +68,20 @@ void partition_config_fini(const struct config *config, struct partition_config 
 	memset(p, 0, sizeof(*p));
 }
 
+void global_config_fini_strings(struct global_config *g)
+{
+	free(g->resctrl_root);
+	free(g->socket);
+	free(g->record);
+	free(g->include);
+	free(g->metrics_textfile);
+}
+
 void config_free(struct config *config)
 {
 	if (!config)
 		return;
-	free(config->global.resctrl_root);
-	free(config->global.socket);
-	free(config->global.record);
-	free(config->global.include);
-	free(config->global.metrics_textfile);
+	global_config_fini_strings(&config->global);
 	free(config->global.origin.key_lines);
 	for (size_t i = 0; i < config->partition_count; i++)
 		partition_config_fini(config, &config->partitions[i]);

@@ -134,6 +134,8 @@ void partition_config_defaults(struct partition_config *p);
 
 /* Frees what a partition holds (its extensions' data through `config`'s extension table). */
 void partition_config_fini(const struct config *config, struct partition_config *p);
+/* Frees the strings a [global] section holds (one list, so that a new string key is freed everywhere). */
+void global_config_fini_strings(struct global_config *g);
 void config_free(struct config *config);
 
 /* The data of extension `ext` (its section's object), or NULL when the schema had no such extension. */
