@@ -31,16 +31,6 @@ static long find_partition(const struct engine *e, const char *name)
 	return p ? (long)(p - e->config->partitions) : -1;
 }
 
-static json_t *optional_mbps(bool valid, double mbps)
-{
-	return valid ? json_real(mbps) : json_null();
-}
-
-static json_t *optional_u32(uint32_t v)
-{
-	return v ? json_integer(v) : json_null();
-}
-
 static json_t *ctl_list(void *ctx)
 {
 	return engine_snapshot_list(engine_of(ctx));
@@ -63,7 +53,7 @@ static json_t *domain_rows(const struct engine *e, size_t index)
 		bool valid = e->partitions[index].status.open && row[d].state != SAMPLE_INVALID;
 		json_array_append_new(
 			rows, json_pack("{s:s,s:o,s:s,s:o}", "domain", e->hw.domains[d].name, "mbps",
-					optional_mbps(valid, counter_rate_mbps(row[d].bytes, row[d].elapsed_ns)),
+					engine_json_mbps(valid, counter_rate_mbps(row[d].bytes, row[d].elapsed_ns)),
 					"state", valid ? sample_state_names[row[d].state] : "invalid", "reason",
 					row[d].reason && !valid ? json_string(row[d].reason) : json_null()));
 	}
@@ -110,9 +100,9 @@ static json_t *ctl_show(void *ctx, const char *name, struct err *err)
 	}
 	const struct partition_status *st = &e->partitions[i].status;
 	json_t *json = engine_partition_summary(e, (size_t)i);
-	json_object_set_new(json, "smoothed_mbps", optional_mbps(st->smoothed_mbps > 0, st->smoothed_mbps));
+	json_object_set_new(json, "smoothed_mbps", engine_json_mbps(st->smoothed_mbps > 0, st->smoothed_mbps));
 	json_object_set_new(json, "bytes_total", json_integer((json_int_t)st->bytes_total));
-	json_object_set_new(json, "cpu_quota_pct", optional_u32(st->cpu_quota_pct));
+	json_object_set_new(json, "cpu_quota_pct", engine_json_u32(st->cpu_quota_pct));
 	if (engine_has_truth(e))
 		json_object_set_new(json, "sim_mbps", json_real(st->truth_mbps));
 	add_placement(e, (size_t)i, json);

@@ -16,12 +16,12 @@ void engine_snapshot_changed(struct engine *e)
 	e->changes++;
 }
 
-static json_t *optional_mbps(bool valid, double mbps)
+json_t *engine_json_mbps(bool valid, double mbps)
 {
 	return valid ? json_real(mbps) : json_null();
 }
 
-static json_t *optional_u32(uint32_t v)
+json_t *engine_json_u32(uint32_t v)
 {
 	return v ? json_integer(v) : json_null();
 }
@@ -33,10 +33,10 @@ static json_t *partition_summary(const struct engine *e, size_t i)
 
 	return json_pack("{s:s,s:s,s:b,s:I,s:I,s:o,s:b,s:b,s:o,s:o,s:I,s:o}", "name", p->name, "class",
 			 partition_class_names[p->goals.class], "open", st->open, "mb_max", (json_int_t)st->mb_max,
-			 "mb_min", (json_int_t)st->mb_min, "mbps", optional_mbps(st->valid, st->mbps), "valid",
-			 st->valid, "estimated", st->estimated, "target_mbps", optional_u32(p->goals.target_mbps),
-			 "guarantee_mbps", optional_u32(p->goals.guarantee_mbps), "weight", (json_int_t)p->goals.weight,
-			 "reason", st->reason ? json_string(st->reason) : json_null());
+			 "mb_min", (json_int_t)st->mb_min, "mbps", engine_json_mbps(st->valid, st->mbps), "valid",
+			 st->valid, "estimated", st->estimated, "target_mbps", engine_json_u32(p->goals.target_mbps),
+			 "guarantee_mbps", engine_json_u32(p->goals.guarantee_mbps), "weight",
+			 (json_int_t)p->goals.weight, "reason", st->reason ? json_string(st->reason) : json_null());
 }
 
 json_t *engine_partition_summary(const struct engine *e, size_t i)

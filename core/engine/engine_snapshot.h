@@ -6,6 +6,7 @@
 #define MPAMD_CORE_ENGINE_SNAPSHOT_H
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -21,6 +22,10 @@ void engine_snapshot_changed(struct engine *e);
 json_t *engine_snapshot_status(const struct engine *e);
 /* {"partitions": [summary, ...]}, a new reference. */
 json_t *engine_snapshot_list(const struct engine *e);
+/* A reply's optional values: a rate only when it was measured, a goal only when it is set (null
+ * otherwise, never 0). */
+json_t *engine_json_mbps(bool valid, double mbps);
+json_t *engine_json_u32(uint32_t v);
 /* One partition's class, goals, limits in force and last rate (list's row, show's start). */
 json_t *engine_partition_summary(const struct engine *e, size_t index);
 
