@@ -606,30 +606,13 @@ static void loader_fini(struct loader *ld)
 	name_index_fini(&ld->kept);
 }
 
-/* The [global] include pattern, once the main file is read (NULL: none). */
-static const char *include_pattern(const struct loader *ld)
+/* The kept [global] section of the main file, once it is read (NULL: none yet). */
+static const struct section *kept_global(const struct loader *ld)
 {
-	for (size_t k = 0; k < ld->kind_count; k++) {
-		if (ld->kinds[k].role != ROLE_GLOBAL)
-			continue;
-		const struct section *g = find_twin(ld, k, NULL);
-		return g ? ((const struct global_config *)g->object)->include : NULL;
-	}
+	for (size_t k = 0; k < ld->kind_count; k++)
+		if (ld->kinds[k].role == ROLE_GLOBAL)
+			return find_twin(ld, k, NULL);
 	return NULL;
-}
-
-/* The line of the include key in [global], for the errors about its files. */
-static unsigned config_global_key_line_of(const struct loader *ld)
-{
-	int index = config_section_key_index(&config_global_section, "include");
-
-	for (size_t k = 0; index >= 0 && k < ld->kind_count; k++) {
-		if (ld->kinds[k].role != ROLE_GLOBAL)
-			continue;
-		const struct section *g = find_twin(ld, k, NULL);
-		return g && g->origin.key_lines ? g->origin.key_lines[index] : 0;
-	}
-	return 0;
 }
 
 /* One included file, its lines numbered on from the main file's (see diag_list_include). */
@@ -659,8 +642,10 @@ static int read_included(struct loader *ld, const char *path, unsigned pattern_l
  * with wildcards may match nothing (an empty /etc/mpamd.d). */
 static int read_includes(struct loader *ld)
 {
-	const char *pattern = include_pattern(ld);
-	unsigned line = config_global_key_line_of(ld);
+	const struct section *global = kept_global(ld);
+	const char *pattern = global ? ((const struct global_config *)global->object)->include : NULL;
+	int key = config_section_key_index(&config_global_section, "include");
+	unsigned line = pattern && key >= 0 && global->origin.key_lines ? global->origin.key_lines[key] : 0;
 	glob_t g;
 	int r = 0;
 
