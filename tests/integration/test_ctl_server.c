@@ -27,6 +27,7 @@
 
 #include "core/ctl/ctl_server.h"
 #include "core/ctl/proto.h"
+#include "tests/util/ctl_fake.h"
 #include "tests/util/testutil.h"
 
 #define SOCKET_GID  1	  /* "daemon" on Debian: a group the unprivileged peer is not in */
@@ -126,16 +127,6 @@ static json_t *fake_metrics(void *ctx)
 	return canned(metrics_json);
 }
 
-/* What the engine answers a set with: the settings echoed (and more the fake does not model). */
-static json_t *fake_set_result(const char *name, const char *const *settings, size_t count)
-{
-	json_t *asked = json_array();
-
-	for (size_t i = 0; i < count; i++)
-		json_array_append_new(asked, json_string(settings[i]));
-	return json_pack("{s:s,s:o}", "name", name, "settings", asked);
-}
-
 static json_t *fake_set(void *ctx, const struct ctl_peer *peer, const char *name, const char *const *settings,
 			size_t count, struct err *err)
 {
@@ -151,7 +142,7 @@ static json_t *fake_set(void *ctx, const struct ctl_peer *peer, const char *name
 		err_set(err, -EINVAL, "%s: mb_max = 150: out of range 1..100", name);
 		return NULL;
 	}
-	return fake_set_result(name, settings, count);
+	return ctl_fake_set_result(name, settings, count);
 }
 
 static int fake_reload(void *ctx, struct err *err)

@@ -12,6 +12,7 @@
 #include <jansson.h>
 
 #include "core/ctl/proto.h"
+#include "tests/util/ctl_fake.h"
 
 #define MAX_SETTINGS 8
 
@@ -62,16 +63,6 @@ static json_t *fake_metrics_broken(void *ctx)
 	return NULL;
 }
 
-/* What the engine answers a set with: the settings echoed (and more the fake does not model). */
-static json_t *fake_set_result(const char *name, const char *const *settings, size_t count)
-{
-	json_t *asked = json_array();
-
-	for (size_t i = 0; i < count; i++)
-		json_array_append_new(asked, json_string(settings[i]));
-	return json_pack("{s:s,s:o}", "name", name, "settings", asked);
-}
-
 static json_t *fake_set(void *ctx, const struct ctl_peer *peer, const char *name, const char *const *settings,
 			size_t count, struct err *err)
 {
@@ -87,7 +78,7 @@ static json_t *fake_set(void *ctx, const struct ctl_peer *peer, const char *name
 		err_set(err, f->set_result, "mb_max: 150 is out of range 1..100");
 		return NULL;
 	}
-	return fake_set_result(name, settings, count);
+	return ctl_fake_set_result(name, settings, count);
 }
 
 static int fake_reload(void *ctx, struct err *err)
