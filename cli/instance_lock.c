@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cli/instance_lock.h"
+#include "core/base/log.h"
 
 /* "/sys/fs/resctrl" -> "resctrl-sys-fs-resctrl": one file name per resource, readable in ls. */
 static void lock_name(const char *kind, const char *what, char *buf, size_t len)
@@ -57,9 +58,9 @@ static int lock_one(struct instance_lock *l, const char *dir, const char *name, 
 	}
 	char pid[32];
 	int n = snprintf(pid, sizeof(pid), "%ld\n", (long)getpid());
-	if (ftruncate(fd, 0) < 0 || pwrite(fd, pid, (size_t)n, 0) != n) {
-		/* The lock holds without its pid; only the message of a second mpamd is poorer. */
-	}
+	/* The lock holds without its pid too; only the message of a second mpamd is poorer then. */
+	if (ftruncate(fd, 0) < 0 || pwrite(fd, pid, (size_t)n, 0) != n)
+		log_warning("%s: cannot write this pid into the lock: %s", path, strerror(errno));
 	l->fds[l->count++] = fd;
 	return 0;
 }
