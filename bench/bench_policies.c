@@ -371,11 +371,50 @@ static void guard(unsigned bwa_wd)
 	}
 }
 
+/* The guard's cost at scale: one latency-critical victim far short of its guarantee beside n - 1
+ * best-effort partitions of about equal use, so that a cut must go down many of them. Run under
+ * callgrind (bench/README.md). */
+static int guard_scale(size_t n, unsigned ticks)
+{
+	struct policy_partition *parts = calloc(n, sizeof(*parts));
+	struct policy_decision *dec = calloc(n, sizeof(*dec));
+	struct policy_host h = { .interval_ms = 100, .capacity_mbps = 40000, .gran_pct = 1, .min_pct = 1, .cpus = 16 };
+
+	if (!parts || !dec || n < 2)
+		return 1;
+	for (size_t i = 0; i < n; i++)
+		parts[i] = (struct policy_partition){ .name = "p",
+						      .goals.class = i ? CLASS_BEST_EFFORT : CLASS_LATENCY_CRITICAL,
+						      .goals.mb_max = 100,
+						      .goals.weight = 100,
+						      .goals.guarantee_mbps = i ? 0 : 30000,
+						      .open = true,
+						      .valid = true,
+						      .mb_max = 100 };
+	for (unsigned t = 1; t <= ticks; t++) {
+		h.tick = t;
+		h.total_mbps = 0;
+		h.total_valid = true;
+		for (size_t i = 0; i < n; i++) {
+			parts[i].mbps = i ? 36000.0 / (double)(n - 1) * (1 + 0.001 * (double)(i % 7)) : 4000;
+			h.total_mbps += parts[i].mbps;
+			dec[i] = (struct policy_decision){ .mb_max = 100 };
+			parts[i].guard = (struct guard_memory){ 0 }; /* every tick a fresh, deep cut */
+		}
+		policy_guard(&h, parts, n, dec);
+	}
+	free(parts);
+	free(dec);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 3 && !strcmp(argv[1], "--guard-scale"))
+		return guard_scale(strtoul(argv[2], NULL, 10), 10);
 	csv = argc > 1 && !strcmp(argv[1], "--csv");
 	if (argc > 1 && !csv) {
-		fprintf(stderr, "usage: bench_policies [--csv]\n");
+		fprintf(stderr, "usage: bench_policies [--csv | --guard-scale N]\n");
 		return 2;
 	}
 	log_setup("bench_policies", LOG_LEVEL_ERROR, false);

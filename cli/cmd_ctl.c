@@ -33,16 +33,22 @@ static int ctl_call(const struct ctl_options *opts, bool json, const char *cmd, 
 		    const char *const *settings, size_t count, json_t **ret_result)
 {
 	struct err err = { { 0 } };
-	enum ctl_client_outcome outcome =
-		ctl_client_call(opts->socket_path, cmd, name, settings, count, ret_result, &err);
+	enum ctl_client_outcome outcome;
 
+	*ret_result = NULL;
+	outcome = ctl_client_call(opts->socket_path, cmd, name, settings, count, ret_result, &err);
 	switch (outcome) {
 	case CTL_CLIENT_OK:
 		return EXIT_OK;
 	case CTL_CLIENT_BAD_REQUEST:
 		return cli_error(json, cmd, EXIT_USAGE, "%s", err.text);
-	case CTL_CLIENT_REFUSED:
-		return cli_error(json, cmd, EXIT_FAILED, "%s", err.text);
+	case CTL_CLIENT_REFUSED: {
+		/* A refused reload says why line by line: each finding, then the daemon's summary. */
+		int code = cli_error_messages(json, cmd, EXIT_FAILED, *ret_result, "%s", err.text);
+		json_decref(*ret_result);
+		*ret_result = NULL;
+		return code;
+	}
 	case CTL_CLIENT_UNREACHABLE:
 		return cli_error(json, NULL, EXIT_UNREACHABLE, "%s", err.text);
 	default:
@@ -261,7 +267,7 @@ static bool is_array_of_objects(json_t *v)
 
 /* ---- generic "key: value" layout ---- */
 
-static const char *const partition_columns[] = { "name", "class",	"mb_min",	  "mb_max",
+static const char *const partition_columns[] = { "name", "class",	"state",	  "mb_min", "mb_max",
 						 "mbps", "target_mbps", "guarantee_mbps", NULL };
 static const char *const event_columns[] = { "tick", "t_ms", "partition", "action", "reason", NULL };
 static const char *const domain_columns[] = { "domain", "mbps", "state", "reason", NULL };
@@ -371,12 +377,45 @@ static void print_set(json_t *result)
 	printf("\n");
 }
 
+/* " added: a, b" for a non-empty list of names. */
+static void print_names(json_t *result, const char *key, const char *label)
+{
+	json_t *names = json_object_get(result, key), *name;
+	size_t i;
+
+	if (!json_array_size(names))
+		return;
+	printf("  %s:", label);
+	json_array_foreach(names, i, name) {
+		printf("%s %s", i ? "," : "", json_string_value(name) ? json_string_value(name) : "?");
+	}
+	printf("\n");
+}
+
 static void print_reload(json_t *result)
 {
-	if (json_is_true(json_object_get(result, "reloaded")))
-		printf("configuration reloaded\n");
-	else
+	json_t *messages = json_object_get(result, "messages"), *m;
+	size_t i;
+
+	if (!json_is_true(json_object_get(result, "reloaded"))) {
 		print_object(result, 0);
+		return;
+	}
+	printf("configuration reloaded\n");
+	print_names(result, "added", "added");
+	print_names(result, "removed", "removed");
+	print_names(result, "changed", "changed in place");
+	print_names(result, "readded", "removed and added again");
+	json_t *unchanged = json_object_get(result, "unchanged");
+	if (json_is_integer(unchanged))
+		printf("  unchanged: %lld partition(s)\n", (long long)json_integer_value(unchanged));
+	json_t *interval = json_object_get(result, "interval_ms");
+	if (json_is_integer(interval))
+		printf("  interval_ms: %lld\n", (long long)json_integer_value(interval));
+	json_array_foreach(messages, i, m) {
+		if (json_is_string(m))
+			fprintf(stderr, "%s\n", json_string_value(m));
+	}
 }
 
 /* ---- Prometheus text exposition: the daemon writes it, mpamctl passes it on ---- */
@@ -400,8 +439,10 @@ static const struct ctl_cli_command cli_commands[] = {
 	  "last tick and the longest took, partitions and recent policy events.",
 	  0, 0, print_result },
 	{ "list", "",
-	  "List every partition with its class, limits in force (mb_min, mb_max, percent), last rate\n"
-	  "(MB/s; '-' when not measured, '~' when extrapolated), target and guarantee.",
+	  "List every partition with its class, state (open; failed: it could not be opened or its\n"
+	  "limits applied, and is tried again by itself), limits in force (mb_min, mb_max, percent; '-'\n"
+	  "when none is), last rate (MB/s; '-' when not measured, '~' when extrapolated), target and\n"
+	  "guarantee. --json adds each one's slot, error, retry_in_s and template.",
 	  0, 0, print_list },
 	{ "show", " NAME", "Show everything about partition NAME, one 'key: value' per line, and its recent events.", 1,
 	  1, print_result },
@@ -411,8 +452,12 @@ static const struct ctl_cli_command cli_commands[] = {
 	  "applied together or none is. Needs root or the control socket's group.",
 	  2, -1, print_set },
 	{ "reload", "",
-	  "Re-read the configuration file. An invalid file leaves the running configuration in place.\n"
-	  "Needs root or the control socket's group.",
+	  "Re-read the configuration file and apply only what changed: partitions added, removed,\n"
+	  "changed in place (goals) or removed and added again (partid, cgroup, pids, cpus); the others\n"
+	  "keep running untouched. An invalid file changes nothing: each finding is printed as\n"
+	  "FILE:LINE: error: ... (with --json, in \"messages\"). Keys that need the backend opened again\n"
+	  "(backend, monitor, resctrl_root, group_prefix, socket, [msc], [sim], [pmu]) are refused: restart\n"
+	  "mpamd for them. Needs root or the control socket's group.",
 	  0, 0, print_reload },
 	{ "metrics", "",
 	  "Print mpamd's metrics in the Prometheus text format 0.0.4, as mpamd writes them (see mpamctl(8)\n"

@@ -19,7 +19,8 @@ enum ctl_client_outcome {
 
 /* Sends `cmd` (with `name` and `settings` where it takes them) to the socket at `path` and waits for
  * the reply (at most CTL_CLIENT_TIMEOUT_MS). Anything but CTL_CLIENT_OK leaves a message in err
- * that names the socket, or for a refusal the daemon's own words. */
+ * that names the socket, or for a refusal the daemon's own words; a refusal that carries findings (a
+ * reload's "FILE:LINE: ..." messages) leaves them in *ret_result, an array the caller releases. */
 #define CTL_CLIENT_TIMEOUT_MS 5000
 enum ctl_client_outcome ctl_client_call(const char *path, const char *cmd, const char *name,
 					const char *const *settings, size_t count, json_t **ret_result,

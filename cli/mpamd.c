@@ -251,7 +251,7 @@ static int run(struct daemon_args *a, struct config *config)
 		instance_lock_release(&lock);
 		return r == -EINVAL ? EXIT_USAGE : EXIT_FAILED;
 	}
-	log_info("running %zu partition(s) on backend %s, every %u ms", engine_partition_count(engine), backend,
+	log_info("running %zu partition(s) on backend %s, every %u ms", engine_partitions_in_use(engine), backend,
 		 interval);
 	r = engine_run(engine, &err);
 	service_notify_stopping();

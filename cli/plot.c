@@ -356,10 +356,10 @@ static bool stepped_get(const struct record_sample *s, enum stepped_value which,
 	switch (which) {
 	case VALUE_MB_MAX:
 		*v = s->mb_max;
-		return true;
+		return !(s->flags & RECORD_NO_LIMITS);
 	case VALUE_MB_MIN:
 		*v = s->mb_min;
-		return true;
+		return !(s->flags & RECORD_NO_LIMITS);
 	case VALUE_GUARANTEE:
 		*v = s->guarantee_mbps;
 		return s->flags & RECORD_GUARANTEE;

@@ -327,6 +327,11 @@ static int parse_field(struct reader *rd, int col, const char *s, struct record_
 		return intern(rd, &file->domains, &file->domain_count, 1, s, &out->domain, "domains", err);
 	case COL_MB_MAX:
 	case COL_MB_MIN:
+		if (!*s) { /* no limit was in force: not 0% (both empty, checked once the row is read) */
+			out->flags |= RECORD_NO_LIMITS;
+			*(col == COL_MB_MAX ? &out->mb_max : &out->mb_min) = -1;
+			return 0;
+		}
 		if (!parse_number(s, &v) || v > 100)
 			return bad_field(rd, col, s, "want a percentage 0..100", err);
 		*(col == COL_MB_MAX ? &out->mb_max : &out->mb_min) = v;
@@ -416,6 +421,12 @@ static int read_row(struct reader *rd, struct err *err)
 			return r;
 		}
 	}
+	if ((s->flags & RECORD_NO_LIMITS) && (s->mb_max >= 0 || s->mb_min >= 0)) {
+		free(s->event); /* one limit empty, the other not: not what mpamd writes */
+		return bad_field(rd, s->mb_max >= 0 ? COL_MB_MIN : COL_MB_MAX, "", "want a percentage 0..100", err);
+	}
+	if (s->flags & RECORD_NO_LIMITS)
+		s->mb_max = s->mb_min = 0;
 	if (!(file->columns & RECORD_HAS_VALID) && (s->flags & RECORD_MBPS))
 		s->flags |= RECORD_VALID;
 	place_in_run(file, s);

@@ -38,6 +38,7 @@ enum record_sample_flag {
 	RECORD_ESTIMATED = 1u << 2, /* estimated = 1 */
 	RECORD_SIM = 1u << 3,	    /* sim_mbps is set */
 	RECORD_GUARANTEE = 1u << 4, /* guarantee_mbps is set */
+	RECORD_NO_LIMITS = 1u << 6, /* mb_max and mb_min are empty: none was in force (a failed partition) */
 	RECORD_TARGET = 1u << 5,    /* target_mbps is set */
 };
 

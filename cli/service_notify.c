@@ -27,7 +27,7 @@ void service_notify_init(struct service_notify *n)
 void service_notify_ready(void *ctx, struct engine *engine)
 {
 	struct service_notify *n = ctx;
-	int r = sd_notifyf(0, "READY=1\nSTATUS=managing %zu partition(s)", engine_partition_count(engine));
+	int r = sd_notifyf(0, "READY=1\nSTATUS=managing %zu partition(s)", engine_partitions_in_use(engine));
 
 	if (r < 0)
 		log_warning("cannot tell the service manager mpamd is ready: %s", strerror(-r));

@@ -18,8 +18,15 @@ static void print_table(const struct engine *e, FILE *out)
 	for (size_t i = 0; i < engine_partition_count(e); i++) {
 		const struct partition_status *st = engine_partition(e, i);
 		char rate[32];
+		if (!st->name)
+			continue; /* a free slot */
 		snprintf(rate, sizeof(rate), st->valid ? "%.1f" : "-", st->mbps);
-		fprintf(out, "       %-16s %10s %8s %6u%% %6u%%", st->name, rate, state_of(st), st->mb_max, st->mb_min);
+		char mb_max[16] = "-", mb_min[16] = "-"; /* a failed partition has no limit in force, not 0% */
+		if (st->open) {
+			snprintf(mb_max, sizeof(mb_max), "%u%%", st->mb_max);
+			snprintf(mb_min, sizeof(mb_min), "%u%%", st->mb_min);
+		}
+		fprintf(out, "       %-16s %10s %8s %7s %7s", st->name, rate, state_of(st), mb_max, mb_min);
 		if (truth)
 			fprintf(out, " %10.1f", st->truth_mbps);
 		fputc('\n', out);

@@ -19,6 +19,7 @@ mpamd_layer(mpamd_base DIRS core/base LIBS m SOURCES
 # Base layer: the configuration model, its key tables and loader.
 mpamd_layer(mpamd_config DIRS core/config DEPS mpamd_base LIBS PkgConfig::INIH PkgConfig::JANSSON SOURCES
   core/config/config_check.c
+  core/config/config_compare.c
   core/config/config_json.c
   core/config/config_keys.c
   core/config/config_lines.c
@@ -60,8 +61,11 @@ mpamd_layer(mpamd_resctrl DIRS backends/resctrl DEPS mpamd_contracts LIBS PkgCon
 # The simulator is a bus for the MMIO driver: it sits on the mmio layer.
 mpamd_layer(mpamd_sim DIRS backends/sim DEPS mpamd_mmio SOURCES
   backends/sim/actuator_sim.c
+  backends/sim/burst.c
   backends/sim/bus_sim.c
   backends/sim/control_sim.c
+  backends/sim/decimal_text.c
+  backends/sim/mb_curve.c
   backends/sim/msc_model.c
   backends/sim/sampler_sim.c
   backends/sim/sim_config.c
@@ -110,11 +114,14 @@ mpamd_layer(mpamd_engine DIRS core/engine
   core/engine/engine.c
   core/engine/engine_apply.c
   core/engine/engine_ctl.c
+  core/engine/engine_desired.c
   core/engine/engine_loop.c
   core/engine/engine_set.c
   core/engine/engine_metrics.c
+  core/engine/engine_partition.c
   core/engine/engine_record.c
   core/engine/engine_pmu.c
+  core/engine/engine_slots.c
   core/engine/engine_snapshot.c
   core/engine/events.c
   core/engine/metrics.c

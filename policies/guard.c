@@ -35,11 +35,25 @@
  * (for GUARD_SQUEEZE_TICKS, or until no guaranteed partition is below its guarantee): without that
  * memory the guard would give back, squeeze, cut and give back again every few ticks.
  *
+ * Evidence before a cut (no false alarms). Saturation is judged against the capacity. A known one
+ * (the backend's, or [global] capacity_mbps) is evidence at once. A learned one (the highest total
+ * seen) is the total itself at first, which makes every host look saturated and every partition below
+ * its guarantee look squeezed, although it may simply want less and get it. So a learned capacity is
+ * evidence for a partition only after GUARD_WARMUP_TICKS ticks and once the partition has shown a
+ * saturation sign within the last GUARD_RECENT_TICKS: its rate fell by more than GUARD_DEMAND_BAND
+ * from one tick to the next while the host's total stayed at that peak (its neighbours took what it
+ * lost: the total is held by a limit, not by demand). A victim squeezed from the very first tick of
+ * a host whose capacity is not known gives no such sign: configure capacity_mbps there. The event of
+ * a cut says which evidence it had ("capacity known", or "capacity learned over N ticks, it lost
+ * bandwidth at that peak").
+ *
  * IPC, not only bandwidth: a latency-critical partition with ipc_guard is also a victim when its IPC
  * stays that fraction below its own baseline while best-effort partitions use bandwidth (see
  * policies/guard_ipc.c), with a guarantee or without, saturated host or not. The guard then cuts
  * the best-effort partitions by the share of IPC it lost, and gives nothing back while its IPC is
  * low. */
+#include <stdio.h>
+
 #include "policies/guard_ipc.h"
 #include "policies/policy.h"
 #include "policies/steps.h"
@@ -76,6 +90,12 @@
 /* How long a squeeze ceiling is remembered before the guard probes above it again: 30 s at the
  * default interval, long enough not to flap, short enough to follow a slow change in demand. */
 #define GUARD_SQUEEZE_TICKS 300
+/* A learned capacity is evidence after 1 s of measurements (at the default interval) and a
+ * saturation sign no older than 5 s. */
+#define GUARD_WARMUP_TICKS 10
+#define GUARD_RECENT_TICKS 50
+/* At the peak: the total within 2% of the learned capacity (sample jitter). */
+#define GUARD_PEAK_FRACTION 0.98
 /* Five ticks after a cut before giving back to that partition: a cut shows in the next sample, and
  * a few more let the rest of the host settle around it (as PARTIES rests after a downsize). */
 #define GUARD_DWELL_TICKS 5
@@ -89,6 +109,7 @@ struct guard_view {
 	bool any_below;	  /* some guaranteed partition is below its guarantee, for whatever reason */
 	bool gentle;	  /* every squeezed partition has a known demand level: cut just what it lacks */
 	const struct policy_partition *victim; /* the shortest guaranteed partition, for events */
+	char capacity_why[80];		       /* the evidence for the capacity, for events */
 	bool for_bandwidth;		       /* this tick's cut is for a guarantee (else for an IPC victim) */
 	struct guard_ipc_view ipc;	       /* the IPC signal */
 };
@@ -126,13 +147,29 @@ static double guard_goal(const struct policy_partition *p)
 	return level > 0 && level < p->goals.guarantee_mbps ? level : p->goals.guarantee_mbps;
 }
 
+/* The capacity saturation is judged against can be trusted for this partition. */
+static bool capacity_evidence(const struct policy_host *h, const struct policy_partition *p)
+{
+	return !h->capacity_learned ||
+	       (h->tick >= GUARD_WARMUP_TICKS && p->guard.dropped_at_peak && p->guard.since_drop <= GUARD_RECENT_TICKS);
+}
+
+static void describe_capacity(const struct policy_host *h, char *buf, size_t size)
+{
+	if (!h->capacity_learned)
+		snprintf(buf, size, "capacity known");
+	else
+		snprintf(buf, size, "capacity learned over %llu ticks, it lost bandwidth at that peak",
+			 (unsigned long long)h->tick);
+}
+
 /* Below its guarantee because of its neighbours (as far as the guard can tell). */
 static bool squeezed(const struct policy_host *h, const struct policy_partition *p)
 {
 	double g = p->goals.guarantee_mbps;
 
 	return p->valid && p->mbps >= GUARD_IDLE_FRACTION * g && p->mbps < GUARD_SHORT_FRACTION * g &&
-	       !minimum_covers(h, p) && !demand_limited(p);
+	       !minimum_covers(h, p) && !demand_limited(p) && capacity_evidence(h, p);
 }
 
 static void assess_one(const struct policy_host *h, const struct policy_partition *p, struct guard_view *v)
@@ -152,8 +189,10 @@ static void assess_one(const struct policy_host *h, const struct policy_partitio
 	if (squeezed(h, p)) {
 		v->need_mbps += guard_goal(p) * (1 + GUARD_CUT_MARGIN) - p->mbps;
 		v->gentle = v->gentle && p->guard.demand_level_mbps > 0;
-		if (!v->victim || p->mbps / g < v->victim->mbps / v->victim->goals.guarantee_mbps)
+		if (!v->victim || p->mbps / g < v->victim->mbps / v->victim->goals.guarantee_mbps) {
 			v->victim = p;
+			describe_capacity(h, v->capacity_why, sizeof(v->capacity_why));
+		}
 	}
 	if (p->mbps < GUARD_HEADROOM_FRACTION * g)
 		v->headroom = false;
@@ -221,8 +260,9 @@ static void cut_event(struct policy_decision *d, const struct guard_view *v, uns
 	const struct policy_partition *p = v->ipc.victim;
 
 	if (v->for_bandwidth) {
-		policy_event(d, "throttle: %s short of guarantee (%.0f < %u MB/s): mb_max %u%% -> %u%%",
-			     v->victim->name, v->victim->mbps, v->victim->goals.guarantee_mbps, cur, next);
+		policy_event(d, "throttle: %s short of guarantee (%.0f < %u MB/s; %s): mb_max %u%% -> %u%%",
+			     v->victim->name, v->victim->mbps, v->victim->goals.guarantee_mbps, v->capacity_why, cur,
+			     next);
 		return;
 	}
 	policy_event(d, "throttle: %s's IPC %.2f is %.0f%% below its baseline %.2f: mb_max %u%% -> %u%%", p->name,
@@ -274,6 +314,22 @@ static void mark_demand_limited(struct policy_partition *p, struct policy_decisi
 	policy_event(d, "release: %s uses %.0f MB/s although %s: it is not held back", p->name, p->mbps, why);
 }
 
+/* Keeps the saturation sign a learned capacity needs (see the file comment). */
+static void note_evidence(const struct policy_host *h, struct policy_partition *p)
+{
+	struct guard_memory *m = &p->guard;
+	bool at_peak =
+		h->capacity_mbps > 0 && h->total_valid && h->total_mbps >= GUARD_PEAK_FRACTION * h->capacity_mbps;
+
+	if (at_peak && m->last_mbps > 0 && p->mbps < (1 - GUARD_DEMAND_BAND) * m->last_mbps) {
+		m->dropped_at_peak = true;
+		m->since_drop = 0;
+	} else if (m->dropped_at_peak && m->since_drop < UINT32_MAX) {
+		m->since_drop++;
+	}
+	m->last_mbps = p->mbps;
+}
+
 /* Judges, for each guaranteed partition below its guarantee, whether it is held back at all (see the
  * file comment), and forgets a demand-limited level the partition has left. */
 static void judge_victims(const struct policy_host *h, struct policy_partition *parts, size_t count,
@@ -291,6 +347,7 @@ static void judge_victims(const struct policy_host *h, struct policy_partition *
 						 p->mbps >= p->goals.guarantee_mbps * GUARD_SHORT_FRACTION))
 			m->demand_level_mbps = 0; /* it wants more now, or has its guarantee */
 		bool below = p->mbps < p->goals.guarantee_mbps * GUARD_SHORT_FRACTION && !demand_limited(p);
+		note_evidence(h, p);
 		m->spare_ticks = below && spare ? m->spare_ticks + 1 : 0;
 		if (m->spare_ticks >= GUARD_CALM_TICKS) {
 			mark_demand_limited(p, &decisions[i], "the host has spare capacity");

@@ -45,6 +45,11 @@ struct target_memory {
 	unsigned out_pct;     /* the controller's own output, percent (0: not engaged); never the read-back
 				* value, which the hardware rounds */
 	double mean_mbps;     /* mean of the samples taken since the output last changed (hold of them) */
+	/* The local gain (see policies/target.c): the slope of the plant around the operating point. */
+	double local_gain; /* MB/s per percent between the last two settings (0: not learned) */
+	unsigned prev_pct; /* the setting before the last change (0: none to learn from) */
+	double prev_mbps;  /* the mean rate measured at prev_pct */
+	double noise_mbps; /* mean absolute deviation of a sample from the mean while the output holds */
 };
 
 struct guard_memory {
@@ -63,6 +68,10 @@ struct guard_memory {
 	double demand_level_mbps; /* it stayed at about this rate although it could have had more: what it
 				   * wants, below its guarantee (0: not known) */
 	unsigned spare_ticks;	  /* consecutive ticks below its guarantee with spare capacity on the host */
+	/* On a guaranteed partition: the evidence a learned capacity needs (see policies/guard.c). */
+	double last_mbps;     /* its rate last tick (0: none) */
+	bool dropped_at_peak; /* its rate fell while the host stayed at its peak total */
+	unsigned since_drop;  /* ticks since that fall (when dropped_at_peak) */
 };
 
 /* The guard's IPC signal, on a latency-critical partition with ipc_guard (see policies/guard_ipc.c). */

@@ -1,42 +1,63 @@
 /* target: holds a partition's target_mbps by moving its MB ceiling (mb_max).
  *
- * The plant. A ceiling of u percent lets through u/100 of the host's capacity, so while the ceiling
- * binds the partition's bandwidth is y = g * u, with g the MB/s per percent; below the ceiling the
- * partition's own demand (or contention with others) sets y and the ceiling does nothing. A ceiling
- * decided at tick t shows in the measurement of tick t+1 (each sample covers the interval before it).
+ * The plant. While the ceiling binds, the partition's bandwidth is y = f(u) for a ceiling of u
+ * percent; below the ceiling the partition's own demand (or contention with others) sets y and the
+ * ceiling does nothing. f is unknown and need not be linear: Intel's MBA is concave and depends on
+ * the workload (10% may let 35% of capacity through, 50% already 90%), MPAM's MBW_MAX is banded (a
+ * percentage is rounded down to one of 2^BWA_WD levels). The controller assumes only that f rises
+ * with u, passes near the origin, and lies on or above the line from the origin to the host's
+ * capacity at 100% (true of linear and concave curves, and of bands rounded down from such a line
+ * within a band). A ceiling decided at tick t shows in the measurement of tick t+1.
  *
- * 1. The gain. g starts as capacity / 100 and is learned as y / u from every sample in which the
- *    ceiling binds (y / u close to the model). Samples where the partition uses less than its ceiling
- *    allows say nothing about g and are ignored.
- * 2. First move. On a new target, or when the partition is far above its target (a step in demand),
- *    the controller jumps straight to the lowest step the model says lets the target through:
- *    u = step_up(T / g). MBW_MAX rounds a percentage down to its band, so rounding up is what lets T
- *    through.
- * 3. PI correction. Then u = I + KP * e / g with I += KI * e / g and e = T - y, rounded to the nearest
- *    step. Anti-windup: the integrator is clamped to [lower bound, ceiling], where the lower bound is
- *    the configured mb_min and the hardware floor, and the ceiling is the first-move setting (bounded
- *    by the configured mb_max): a partition that uses less than its target (idle, or held by others)
- *    gains nothing from a higher ceiling, and a wound-up ceiling would let the next burst overshoot.
- * 4. Deadband and reversal. The PI works on the mean of the samples taken since the output last
- *    changed (up to TARGET_MEAN_WINDOW), so measurement noise averages out while the output holds.
- *    Inside half a step of error no step could do better, so the output holds. Undoing the last
- *    one-step move needs an error of a whole step over at least TARGET_REVERSAL_SAMPLES samples:
- *    between two adjacent steps the controller stays on the one it reached instead of oscillating.
- * 5. Escalation first. When the partition's CPU quota is lowered (escalation) and the ceiling is at its
+ * 1. Two gains. The average gain g = y / u (a chord from the origin) is learned from every sample in
+ *    which the ceiling binds (y / u close to the model; it starts as capacity / 100). The local gain
+ *    s = dy / du is the slope between the last two settings, each measured as the mean of its samples
+ *    (the secant). s is what a move of the ceiling changes now; on a concave curve it is well below g
+ *    near the top and a global gain would make the PI slow there (or unstable where s > g).
+ *    Bounds: s lies within [g / TARGET_LOCAL_MIN_DIV, g * TARGET_LOCAL_MAX_MULT] of the chord at the
+ *    current point; a secant that is not positive, or whose two means differ by less than the noise,
+ *    teaches nothing (the partition was not held by its ceiling, or the move was lost in noise) and
+ *    the last one stays; with none learned, s = g (the safe default: on a concave curve g >= s, so
+ *    moves are too small rather than too large).
+ * 2. First move. On a new target, or when the partition is far above its target (a step in demand,
+ *    or a first move that landed high on a concave curve), the controller jumps to the lowest step the
+ *    average gain says lets the target through: u = step_up(T / g). MBW_MAX rounds a percentage down to
+ *    its band, so rounding up is what lets T through. Going down a concave curve this lands at or above
+ *    the target, each jump with the chord of the point it came from, so it converges from above.
+ * 3. PI correction on the local gain. Then u = I + KP * e / s with I += KI * e / s and e = T - y,
+ *    rounded to the nearest step. Anti-windup: the integrator is clamped to [lower bound, ceiling],
+ *    where the lower bound is the configured mb_min and the hardware floor, and the ceiling is the
+ *    setting the capacity line gives for the target (an upper bound of what a concave or linear
+ *    plant needs), bounded by the configured mb_max: a partition that uses less than its target (idle,
+ *    or held by others) gains nothing from a higher ceiling, and a wound-up ceiling would let the next
+ *    burst overshoot.
+ * 4. Dead band, matched to the step and the noise. The PI works on the mean of the samples taken since
+ *    the output last changed (up to TARGET_MEAN_WINDOW). It holds while the error is within half of
+ *    what one hardware step changes here (s * gran_pct / 2: no step could do better), or within
+ *    TARGET_NOISE_Z times the noise of that mean (the samples' own spread, learned while holding, over
+ *    the square root of their number; at most TARGET_NOISE_BAND_MAX of the target, so the band never
+ *    hides a 5% error).
+ * 5. Bands: settling where no step hits the target. Undoing the last one-step move needs an error of
+ *    one whole local step over at least TARGET_REVERSAL_SAMPLES samples. When the target lies between
+ *    two adjacent levels the controller therefore stays on the first of them it reaches that is within
+ *    half a step, or, from the other side, on the level it stepped to: the error there is at most one
+ *    step minus the error it left, never a whole step, so it does not go back. It moves again only
+ *    when the target, or the partition's rate at that level, changes by more than a step.
+ * 6. Escalation first. When the partition's CPU quota is lowered (escalation) and the ceiling is at its
  *    lower bound, the controller does not raise it: the escalation is unwound first. */
 #include "policies/policy.h"
 #include "policies/steps.h"
 
-/* With y = g * u and a one-tick delay, an integral gain of 1 and an exact model reach the target in
- * one tick; 0.8 leaves margin for a model gain off by up to a factor of 2 (the loop is stable while
- * KI * actual/model gain stays under 2). */
+/* With y = s * u locally and a one-tick delay, an integral gain of 1 and an exact slope reach the
+ * target in one tick; 0.8 leaves margin for a slope off by up to a factor of 2 (the loop is stable
+ * while KI * actual/model slope stays under 2). */
 #define TARGET_KI 0.8
 /* For this plant, proportional action adds a second pole at -KP (an alternating mode); a little of
  * it (0.1) shortens the correction after a move without visible ringing. */
 #define TARGET_KP 0.1
 /* Within half a step the step in force is the nearest one: no move can reduce the error. */
 #define TARGET_DEADBAND_STEPS 0.5
-/* Undoing a one-step move needs an error of one whole step (see 4 above). */
+/* Undoing a one-step move needs an error of one whole step (see 5 above). */
 #define TARGET_REVERSAL_STEPS 1.0
 /* Noise that swings a single sample by more than a step must not undo a move: a reversal needs the
  * mean of 3 samples (alternating noise cancels, random noise shrinks by sqrt(3)). */
@@ -51,6 +72,24 @@
 #define TARGET_RESEED_FRACTION 0.2
 /* A sample within 10% of the modelled MB/s per percent comes from a partition its ceiling holds. */
 #define TARGET_BINDING_FRACTION 0.9
+/* The local slope of a concave curve falls to a tenth of its chord near the top (MBA: 50% of the
+ * setting already gives 90% of the bandwidth); a secant below that is noise or a partition its
+ * ceiling did not hold. Bands can make a secant between neighbouring settings twice the chord. */
+#define TARGET_LOCAL_MIN_DIV  10.0
+#define TARGET_LOCAL_MAX_MULT 2.0
+/* A PI move at most halves or doubles the setting: the slope was measured between two settings, and
+ * extrapolating it far beyond them (down from the flat top of a concave curve, say) would leave the
+ * segment it describes. */
+#define TARGET_TRUST_FACTOR 2.0
+/* A secant needs its two means apart by more than twice the noise of one sample. */
+#define TARGET_SECANT_NOISE 2.0
+/* Two standard errors of the mean: a hold is broken by noise about once in 20 tests. The mean
+ * absolute deviation times 1.25 estimates the standard deviation of normal noise. */
+#define TARGET_NOISE_Z	      2.0
+#define TARGET_MAD_TO_SIGMA   1.25
+#define TARGET_NOISE_BAND_MAX 0.03
+/* The noise estimate follows the last 16 or so deviations. */
+#define TARGET_NOISE_WEIGHT 0.0625
 
 static double model_gain(const struct policy_host *h, const struct policy_partition *p)
 {
@@ -61,6 +100,17 @@ static double model_gain(const struct policy_host *h, const struct policy_partit
 	return p->mb_max > 0 ? p->mbps / p->mb_max : 0; /* nothing better: a lower bound of the gain */
 }
 
+/* The lower of the learned average gain and the capacity line's: the line from the origin to the
+ * capacity is the lowest average gain a linear or concave plant has, so the setting it gives is the
+ * most any target can need there (the anti-windup ceiling); the learned gain can be lower still when
+ * the capacity figure is (a learned capacity, or measurements that read low). */
+static double ceiling_gain(const struct policy_host *h, const struct policy_partition *p)
+{
+	double g = model_gain(h, p);
+
+	return h->capacity_mbps > 0 && h->capacity_mbps / PCT_FULL < g ? h->capacity_mbps / PCT_FULL : g;
+}
+
 static void learn_gain(const struct policy_host *h, struct policy_partition *p)
 {
 	if (p->mb_max == 0 || !(p->mbps > 0))
@@ -69,6 +119,28 @@ static void learn_gain(const struct policy_host *h, struct policy_partition *p)
 	double model = model_gain(h, p);
 	if (model <= 0 || sample >= TARGET_BINDING_FRACTION * model)
 		p->target.mbps_per_pct = sample;
+}
+
+static double clamp_d(double v, double lo, double hi)
+{
+	return v < lo ? lo : (v > hi ? hi : v);
+}
+
+/* The secant between the setting before the last change and the one in force (see 1 above). */
+static void learn_local_gain(struct target_memory *m)
+{
+	if (!m->prev_pct || m->prev_pct == m->out_pct || m->hold == 0 || !(m->mean_mbps > 0) || !(m->prev_mbps > 0))
+		return;
+	double dy = m->mean_mbps - m->prev_mbps, du = (double)m->out_pct - (double)m->prev_pct;
+	double slope = dy / du, chord = m->mean_mbps / m->out_pct;
+	if (!(slope > 0) || fabs(dy) <= TARGET_SECANT_NOISE * m->noise_mbps)
+		return;
+	m->local_gain = clamp_d(slope, chord / TARGET_LOCAL_MIN_DIV, chord * TARGET_LOCAL_MAX_MULT);
+}
+
+static double local_gain(const struct target_memory *m, double g)
+{
+	return m->local_gain > 0 ? m->local_gain : g;
 }
 
 static unsigned upper_bound(const struct policy_partition *p)
@@ -85,8 +157,8 @@ static unsigned lower_bound(const struct policy_host *h, const struct policy_par
 	return lo < upper_bound(p) ? lo : upper_bound(p);
 }
 
-/* The lowest setting the model says lets the target through: the first move and the anti-windup
- * ceiling. */
+/* The lowest setting a gain of g says lets the target through: the first move (with the average
+ * gain) and the anti-windup ceiling (with the capacity line's). */
 static unsigned model_setting(const struct policy_host *h, const struct policy_partition *p, double g)
 {
 	double pct = p->goals.target_mbps / g - TARGET_MODEL_SLACK_STEPS * policy_gran(h);
@@ -94,18 +166,20 @@ static unsigned model_setting(const struct policy_host *h, const struct policy_p
 	return clamp_pct(step_up(h, pct), lower_bound(h, p), upper_bound(p));
 }
 
-static double clamp_d(double v, double lo, double hi)
-{
-	return v < lo ? lo : (v > hi ? hi : v);
-}
-
+/* The operating point being left becomes the secant's other end, if it was measured at all. */
 static void set_output(struct target_memory *m, unsigned next, bool one_step)
 {
+	if (m->hold > 0 && m->out_pct && m->mean_mbps > 0) {
+		m->prev_pct = m->out_pct;
+		m->prev_mbps = m->mean_mbps;
+	}
 	m->last_step = one_step ? (next > m->out_pct ? 1 : -1) : 0;
 	m->out_pct = next;
 	m->hold = 0;
 	m->mean_mbps = 0;
 }
+
+static void note_sample(struct target_memory *m, double mbps);
 
 static void first_move(const struct policy_host *h, struct policy_partition *p, struct policy_decision *d, double g,
 		       const char *why)
@@ -116,6 +190,9 @@ static void first_move(const struct policy_host *h, struct policy_partition *p, 
 
 	m->integral = next;
 	m->last_target = p->goals.target_mbps;
+	if (m->out_pct) /* measured at the setting it leaves: the secant's start point */
+		note_sample(m, p->mbps);
+	m->local_gain = 0; /* far from here: the slope must be learned again */
 	set_output(m, next, false);
 	if (next != from)
 		policy_event(d, "%s: %s %u MB/s at %.0f MB/s per %%: mb_max %u%% -> %u%%",
@@ -127,19 +204,45 @@ static bool is_one_step(const struct policy_host *h, unsigned a, unsigned b)
 	return (a > b ? a - b : b - a) <= policy_gran(h);
 }
 
+/* Adds this tick's sample to the mean at the setting in force, and its deviation to the noise. */
+static void note_sample(struct target_memory *m, double mbps)
+{
+	if (m->hold > 0) {
+		double dev = fabs(mbps - m->mean_mbps);
+		m->noise_mbps += TARGET_NOISE_WEIGHT * (dev - m->noise_mbps); /* from 0: no band before evidence */
+	}
+	m->hold++;
+	m->mean_mbps += (mbps - m->mean_mbps) / (m->hold < TARGET_MEAN_WINDOW ? m->hold : TARGET_MEAN_WINDOW);
+}
+
+/* Half of what one step changes here, or the noise of the mean, whichever is wider (see 4 above). */
+static double dead_band(const struct policy_host *h, const struct policy_partition *p, double s)
+{
+	const struct target_memory *m = &p->target;
+	unsigned n = m->hold < TARGET_MEAN_WINDOW ? m->hold : TARGET_MEAN_WINDOW;
+	double noise = TARGET_NOISE_Z * TARGET_MAD_TO_SIGMA * m->noise_mbps / sqrt(n ? n : 1);
+	double step = TARGET_DEADBAND_STEPS * s * policy_gran(h);
+
+	noise = fmin(noise, TARGET_NOISE_BAND_MAX * p->goals.target_mbps);
+	return step > noise ? step : noise;
+}
+
 static void pi_move(const struct policy_host *h, struct policy_partition *p, struct policy_decision *d, double g)
 {
 	struct target_memory *m = &p->target;
-	double step_mbps = g * policy_gran(h);
-	double lo = lower_bound(h, p), ceiling = model_setting(h, p, g);
+	double lo = lower_bound(h, p), ceiling = model_setting(h, p, ceiling_gain(h, p));
 
-	m->hold++;
-	m->mean_mbps += (p->mbps - m->mean_mbps) / (m->hold < TARGET_MEAN_WINDOW ? m->hold : TARGET_MEAN_WINDOW);
+	note_sample(m, p->mbps);
+	learn_local_gain(m);
+	double s = local_gain(m, g), step_mbps = s * policy_gran(h);
 	double e = (double)p->goals.target_mbps - m->mean_mbps;
-	if (fabs(e) <= TARGET_DEADBAND_STEPS * step_mbps)
+	if (fabs(e) <= dead_band(h, p, s))
 		return;
-	m->integral = clamp_d(m->integral + TARGET_KI * e / g, lo, ceiling);
-	unsigned next = clamp_pct(step_nearest(h, m->integral + TARGET_KP * e / g), (unsigned)lo, (unsigned)ceiling);
+	/* The trust region: a slope is local, so one move at most halves or doubles the setting. */
+	lo = fmax(lo, step_up(h, m->out_pct / TARGET_TRUST_FACTOR));
+	ceiling = fmax(lo, fmin(ceiling, step_down(h, m->out_pct * TARGET_TRUST_FACTOR)));
+	m->integral = clamp_d(m->integral + TARGET_KI * e / s, lo, ceiling);
+	unsigned next = clamp_pct(step_nearest(h, m->integral + TARGET_KP * e / s), (unsigned)lo, (unsigned)ceiling);
 	if (next == m->out_pct)
 		return;
 	bool one_step = is_one_step(h, next, m->out_pct);

@@ -48,6 +48,11 @@ static int quota_partition_open(struct actuator *a, size_t index, const struct p
 	return partition_table_open(&quota_of(a)->partitions, index, ref->config, err);
 }
 
+static void quota_partition_close(struct actuator *a, size_t index)
+{
+	partition_table_close(&quota_of(a)->partitions, index);
+}
+
 static int quota_apply(struct actuator *a, size_t index, const struct actuation *want, struct err *err)
 {
 	const struct partition_config *p;
@@ -61,5 +66,6 @@ const struct actuator_ops actuator_cpu_quota_ops = {
 	.open = quota_open,
 	.free = quota_free,
 	.partition_open = quota_partition_open,
+	.partition_close = quota_partition_close,
 	.apply = quota_apply,
 };

@@ -30,6 +30,9 @@ struct actuator_ops {
 	/* Partition `index`, as the control opened it, is managed from now on. */
 	int (*partition_open)(struct actuator *actuator, size_t index, const struct partition_ref *ref,
 			      struct err *err);
+	/* Partition `index` is no longer managed (removed by a reload, or about to be opened again):
+	 * the actuator forgets it, so the slot may be given to another partition. NULL: nothing kept. */
+	void (*partition_close)(struct actuator *actuator, size_t index);
 	/* Carries out `want` for partition `index`; on failure nothing is assumed to have changed. */
 	int (*apply)(struct actuator *actuator, size_t index, const struct actuation *want, struct err *err);
 };

@@ -4,8 +4,11 @@
  * nothing: the engine tells it what to apply. It may also plan: say what it would write for a
  * partition without writing it (`mpamctl check-config --host`).
  *
- * Partitions are addressed by their index in the configuration. A failure concerns that partition
- * only; the others carry on. */
+ * Partitions are addressed by their slot (the "index" below): a number the engine gives a partition for
+ * its lifetime, which adding or removing another partition never changes. Slots are not bounded by
+ * the configuration a control was opened with (a reload adds partitions), and a slot closed or
+ * removed may be given to another partition. A failure concerns that partition only; the others
+ * carry on. */
 #ifndef MPAMD_BACKENDS_CONTRACTS_CONTROL_H
 #define MPAMD_BACKENDS_CONTRACTS_CONTROL_H
 
@@ -113,8 +116,19 @@ struct control_ops {
 	 * its PARTID) and says how to find it. */
 	int (*partition_open)(struct control *control, size_t index, const struct partition_config *p,
 			      struct partition_ref *ret, struct err *err);
-	/* Forgets partition `index` (the hardware keeps its limits; nothing is removed). */
+	/* Forgets partition `index` (the hardware keeps its limits; nothing is removed): before it is
+	 * opened again, or when mpamd stops. */
 	void (*partition_close)(struct control *control, size_t index);
+	/* Partition `index` is gone from the configuration: closes it and removes from the hardware what
+	 * partition_open created for it (resctrl: its group, only when this mpamd made it; a group it
+	 * adopted is left as it was). A failure to remove is said in err; the slot is closed anyway.
+	 * NULL: partition_close (nothing was created). */
+	int (*partition_remove)(struct control *control, size_t index, struct err *err);
+	/* The hardware went away and may be back (resctrl unmounted, or mounted again): opens it again
+	 * when it is back. 1: reopened (every partition must be opened again), 0: it had not gone, a
+	 * negative errno and why while it is still gone. The engine decides when to ask. NULL: nothing
+	 * of this control can go away. */
+	int (*recover)(struct control *control, struct err *err);
 	/* Whether the hardware can hold `limits` at all (a cache mask outside the host's, a minimum it
 	 * has no control for), writing nothing: -EOPNOTSUPP or -ERANGE and why. Rounding to the
 	 * hardware's steps is not a refusal. */

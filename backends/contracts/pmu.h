@@ -52,8 +52,11 @@ struct pmu_sampler_ops {
 	int (*open)(const struct config *config, const struct control_shared *shared, struct pmu_sampler **ret,
 		    struct err *err);
 	void (*free)(struct pmu_sampler *sampler);
-	/* Starts counting partition `index` (its cgroup, or its pids). A failure concerns it alone. */
+	/* Starts counting partition `index` (its cgroup, or its pids): any slot, also one beyond the
+	 * partitions of the configuration it was opened with. A failure concerns it alone. */
 	int (*add)(struct pmu_sampler *sampler, size_t index, const struct partition_ref *ref, struct err *err);
+	/* Stops counting partition `index` and frees its events (nothing when it was not counted). */
+	void (*remove)(struct pmu_sampler *sampler, size_t index);
 	/* Reads every partition's deltas since the last read into out[index] (count entries). The first
 	 * read after add sets baselines and counts nothing. Returns a negative errno only when nothing
 	 * at all could be read. */

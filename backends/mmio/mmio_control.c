@@ -7,26 +7,24 @@
 #include "backends/mmio/kernel_mpam.h"
 #include "backends/mmio/quirks.h"
 #include "backends/mpam/mpam_regs.h"
+#include "backends/shared/partition_table.h"
 #include "core/config/config.h"
 
 struct mmio_limits {
 	struct msc_set *set;
-	const struct partition_config **partitions; /* open ones; NULL otherwise */
-	size_t count;
+	struct partition_table partitions; /* the open ones, by slot */
 };
 
 int mmio_limits_new(struct msc_set *set, size_t partitions, struct mmio_limits **ret, struct err *err)
 {
 	struct mmio_limits *l = calloc(1, sizeof(*l));
+	int r = l ? partition_table_init(&l->partitions, partitions, err) : err_set(err, -ENOMEM, "out of memory");
 
-	if (l)
-		l->partitions = calloc(partitions ? partitions : 1, sizeof(*l->partitions));
-	if (!l || !l->partitions) {
-		mmio_limits_free(l);
-		return err_set(err, -ENOMEM, "out of memory");
+	if (r < 0) {
+		free(l);
+		return r;
 	}
 	l->set = set;
-	l->count = partitions;
 	*ret = l;
 	return 0;
 }
@@ -35,7 +33,7 @@ void mmio_limits_free(struct mmio_limits *l)
 {
 	if (!l)
 		return;
-	free(l->partitions);
+	partition_table_fini(&l->partitions);
 	free(l);
 }
 
@@ -88,20 +86,18 @@ static int check_partid(const struct mmio_limits *l, const struct partition_conf
 int mmio_limits_partition_open(struct mmio_limits *l, size_t index, const struct partition_config *p,
 			       struct partition_ref *ret, struct err *err)
 {
-	if (index >= l->count)
-		return err_set(err, -EINVAL, "partition index %zu out of range", index);
 	int r = check_partid(l, p, err);
+	if (r == 0)
+		r = partition_table_open(&l->partitions, index, p, err);
 	if (r < 0)
 		return r;
-	l->partitions[index] = p;
 	*ret = (struct partition_ref){ .config = p, .group_dirfd = -1, .hw_id = p->partid };
 	return 0;
 }
 
 void mmio_limits_partition_close(struct mmio_limits *l, size_t index)
 {
-	if (index < l->count)
-		l->partitions[index] = NULL;
+	partition_table_close(&l->partitions, index);
 }
 
 /* Whether `want` asks the hardware for anything beyond its reset state (100%, no minimum, the cache
@@ -199,7 +195,7 @@ int mmio_limits_validate(const struct mmio_limits *l, const struct partition_lim
 int mmio_limits_apply(struct mmio_limits *l, size_t index, const struct partition_limits *want,
 		      struct partition_limits *effective, struct err *err)
 {
-	const struct partition_config *p = index < l->count ? l->partitions[index] : NULL;
+	const struct partition_config *p = partition_table_get(&l->partitions, index);
 
 	if (!p)
 		return err_set(err, -ENOENT, "partition %zu is not open", index);

@@ -11,7 +11,8 @@
 
 struct mmio_limits;
 
-/* Limits of up to `partitions` partitions over `set` (borrowed: it must outlive them). */
+/* Limits of partitions over `set` (borrowed: it must outlive them), with room for `partitions` slots to
+ * begin with; a slot opened beyond them makes room. */
 int mmio_limits_new(struct msc_set *set, size_t partitions, struct mmio_limits **ret, struct err *err);
 void mmio_limits_free(struct mmio_limits *limits);
 

@@ -181,8 +181,6 @@ static int mbwu_add(struct monitor *m, size_t index, const struct partition_ref 
 
 	if (r < 0)
 		return r;
-	if (index >= w->partitions)
-		return err_set(err, -EINVAL, "partition index %zu out of range", index);
 	for (size_t i = 0; i < w->set->count; i++)
 		if (partid > w->set->mscs[i].caps.partid_max)
 			return err_set(err, -ERANGE, "partid %u is above PARTID_MAX %u of msc \"%s\"", partid,
@@ -194,6 +192,8 @@ static int mbwu_add(struct monitor *m, size_t index, const struct partition_ref 
 			return r;
 		}
 	}
+	if (index >= w->partitions)
+		w->partitions = index + 1; /* a slot added after the start: its samples are ours to write too */
 	return 0;
 }
 

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "backends/shared/counter_pool.h"
+#include "core/base/grow.h"
 #include "backends/mpam/mpam_regs.h"
 
 /* A long counter whose high word keeps changing between reads is given up after this many tries. */
@@ -26,7 +27,7 @@ struct mon_state {
 struct msc_monitors {
 	struct msc *msc;
 	unsigned ris;
-	unsigned count; /* monitors the pool may use */
+	unsigned count; /* monitors the MSC has (the pool uses at most one per partition) */
 	/* Beside the kernel's MPAM driver, which hands monitors out from 0, the pool's monitor i is the
 	 * MSC's hw_top - i, so that the two collide as late as they can. */
 	bool top_down;
@@ -35,7 +36,7 @@ struct msc_monitors {
 	bool use_long;
 	uint32_t ctl;	     /* what CTL holds while counting (EN included) */
 	uint32_t status_bit; /* the overflow status of the counter read */
-	uint16_t *partids;   /* per partition index */
+	uint16_t *partids;   /* per partition index (grows with the indices added) */
 	size_t part_count;
 	struct mon_state *mon; /* per monitor */
 	unsigned tick;	       /* reads of the whole set, for the staggered filter checks */
@@ -243,8 +244,7 @@ int msc_monitors_new(struct msc *msc, size_t partitions, struct msc_monitors **r
 		return err_set(err, -ENOMEM, "out of memory");
 	m->msc = msc;
 	m->ris = (unsigned)msc->caps.mon_ris;
-	/* The pool never uses more monitors than there are partitions. */
-	m->count = rc->num_mon < partitions ? rc->num_mon : (unsigned)partitions;
+	m->count = rc->num_mon;
 	m->top_down = msc->access.beside_kernel;
 	m->hw_top = rc->num_mon - 1;
 	m->use_long = rc->has_long;
@@ -254,13 +254,13 @@ int msc_monitors_new(struct msc *msc, size_t partitions, struct msc_monitors **r
 	m->ctl = (uint32_t)(mpam_field_prep(MSMON_CFG_CTL_TYPE, MSMON_CFG_CTL_TYPE_MBWU) | MSMON_CFG_CTL_MATCH_PARTID |
 			    MSMON_CFG_CTL_EN | (scale ? MSMON_CFG_CTL_SCLEN : 0));
 	m->status_bit = (uint32_t)(rc->has_long ? MSMON_CFG_CTL_OFLOW_STATUS_L : MSMON_CFG_CTL_OFLOW_STATUS);
-	m->partids = calloc(partitions ? partitions : 1, sizeof(*m->partids));
+	int grown = array_grow((void **)&m->partids, &m->part_count, partitions ? partitions : 1, sizeof(*m->partids),
+			       NULL);
 	m->mon = calloc(m->count ? m->count : 1, sizeof(*m->mon));
-	m->part_count = partitions;
 	struct counter_pool_params params = {
 		.counters = m->count, .partitions = partitions, .bits = m->bits, .unit_shift = unit_shift
 	};
-	if (!m->partids || !m->mon || counter_pool_new(&params, &monitor_ops, m, &m->pool) < 0) {
+	if (grown < 0 || !m->mon || counter_pool_new(&params, &monitor_ops, m, &m->pool) < 0) {
 		msc_monitors_free(m);
 		return err_set(err, -ENOMEM, "out of memory");
 	}
@@ -285,13 +285,14 @@ bool msc_monitors_rotating(const struct msc_monitors *m)
 
 int msc_monitors_add(struct msc_monitors *m, size_t index, uint16_t partid, struct err *err)
 {
-	if (index >= m->part_count)
-		return err_set(err, -EINVAL, "partition index %zu out of range", index);
+	if (index == SIZE_MAX ||
+	    array_grow((void **)&m->partids, &m->part_count, index + 1, sizeof(*m->partids), NULL) < 0)
+		return err_set(err, -ENOMEM, "out of memory for partition slot %zu", index);
 	if (partid > m->msc->caps.partid_max)
 		return err_set(err, -ERANGE, "PARTID %u is above the MSC's PARTID_MAX %u", partid,
 			       m->msc->caps.partid_max);
 	m->partids[index] = partid;
-	return counter_pool_add(m->pool, index);
+	return counter_pool_add(m->pool, index) < 0 ? err_set(err, -ENOMEM, "out of memory") : 0;
 }
 
 void msc_monitors_remove(struct msc_monitors *m, size_t index)

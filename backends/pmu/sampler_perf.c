@@ -11,6 +11,7 @@
 #include "backends/pmu/pmu_cgroup.h"
 #include "backends/pmu/pmu_internal.h"
 #include "backends/pmu/pmu_ops.h"
+#include "core/base/grow.h"
 #include "core/base/log.h"
 
 struct perf_partition {
@@ -23,8 +24,8 @@ struct perf_sampler {
 	struct pmu_sampler base;
 	struct perf_sysfs *sysfs;
 	struct pmu_role_event roles[PMU_ROLES];
-	struct perf_partition *parts;
-	size_t count;
+	struct perf_partition *parts;	    /* per slot */
+	size_t count;			    /* slots it has room for */
 	struct pmu_counter host[PMU_ROLES]; /* uncore roles, system-wide */
 	struct pmu_count host_last[PMU_ROLES];
 };
@@ -91,9 +92,8 @@ static int ps_open(const struct config *config, const struct control_shared *sha
 	if (!s)
 		return err_set(err, -ENOMEM, "out of memory");
 	s->base.ops = &pmu_sampler_perf_ops;
-	s->count = config->partition_count;
-	s->parts = calloc(s->count ? s->count : 1, sizeof(*s->parts));
-	if (!s->parts)
+	if (array_grow((void **)&s->parts, &s->count, config->partition_count ? config->partition_count : 1,
+		       sizeof(*s->parts), NULL) < 0)
 		r = err_set(err, -ENOMEM, "out of memory");
 	else if ((r = perf_sysfs_new(pc ? pc->sysfs_root : NULL, &s->sysfs, err)) == 0 && pc)
 		r = pmu_events_resolve(s->sysfs, pc, s->roles, err);
@@ -143,16 +143,27 @@ static bool open_role(struct perf_sampler *s, struct perf_partition *pp, int rol
 	return false;
 }
 
+static void ps_remove(struct pmu_sampler *sampler, size_t index)
+{
+	struct perf_sampler *s = ps_of(sampler);
+
+	if (index >= s->count)
+		return;
+	for (int r = 0; r < PMU_ROLES; r++)
+		pmu_counter_close(&s->parts[index].roles[r]);
+	s->parts[index] = (struct perf_partition){ .open = false };
+}
+
 static int ps_add(struct pmu_sampler *sampler, size_t index, const struct partition_ref *ref, struct err *err)
 {
 	struct perf_sampler *s = ps_of(sampler);
 	const struct partition_config *p = ref->config;
 	int cgroup_fd = -1, opened = 0;
 
-	if (index >= s->count)
-		return err_set(err, -EINVAL, "partition %zu is out of range", index);
+	if (index == SIZE_MAX || array_grow((void **)&s->parts, &s->count, index + 1, sizeof(*s->parts), NULL) < 0)
+		return err_set(err, -ENOMEM, "out of memory for partition slot %zu", index);
+	ps_remove(sampler, index); /* a slot given to another partition starts with no events */
 	struct perf_partition *pp = &s->parts[index];
-	pp->reason[0] = '\0';
 	if (!p->cgroup && !p->pid_count)
 		return err_set(err, -EINVAL, "no cgroup and no pids: nothing to count its events on");
 	if (p->cgroup && (cgroup_fd = pmu_cgroup_open(mounts_path, p->cgroup, err)) < 0)
@@ -232,6 +243,7 @@ const struct pmu_sampler_ops pmu_sampler_perf_ops = {
 	.open = ps_open,
 	.free = ps_free,
 	.add = ps_add,
+	.remove = ps_remove,
 	.read = ps_read,
 	.describe = ps_describe,
 };

@@ -6,18 +6,40 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "backends/resctrl/resctrl.h"
 #include "backends/resctrl/resctrl_ops.h"
+#include "core/base/grow.h"
 #include "core/base/log.h"
 
 struct resctrl_control {
 	struct control base;
 	const struct config *config;
 	struct resctrl_fs *fs;
-	struct resctrl_group *groups; /* per partition; dirfd -1 when not open */
-	unsigned planned_groups;      /* new groups the plans so far would create */
+	struct resctrl_group *groups; /* per slot; dirfd -1 when not open */
+	/* Per slot: the group was made by this mpamd, so a removal may delete it. Kept across a close and
+	 * an open again of the same slot (which adopts the group it made). */
+	bool *ours;
+	size_t slots;		 /* of groups and ours */
+	unsigned planned_groups; /* new groups the plans so far would create */
 };
+
+/* Room for slot `index`: a partition added after the start gets a group like the others. */
+static int grow_slots(struct resctrl_control *rc, size_t index, struct err *err)
+{
+	size_t first = rc->slots, ours_cap = rc->slots;
+
+	if (index < rc->slots)
+		return 0;
+	if (index == SIZE_MAX ||
+	    array_grow((void **)&rc->groups, &rc->slots, index + 1, sizeof(*rc->groups), &first) < 0 ||
+	    array_grow((void **)&rc->ours, &ours_cap, rc->slots, sizeof(*rc->ours), NULL) < 0)
+		return err_set(err, -ENOMEM, "out of memory for partition slot %zu", index);
+	for (size_t i = first; i < rc->slots; i++)
+		rc->groups[i].dirfd = -1;
+	return 0;
+}
 
 static struct resctrl_control *rc_of(struct control *c)
 {
@@ -30,9 +52,10 @@ static void rc_free(struct control *c)
 
 	if (!rc)
 		return;
-	for (size_t i = 0; rc->groups && i < rc->config->partition_count; i++)
+	for (size_t i = 0; rc->groups && i < rc->slots; i++)
 		resctrl_group_close(&rc->groups[i]);
 	free(rc->groups);
+	free(rc->ours);
 	resctrl_fs_free(rc->fs);
 	free(rc);
 }
@@ -43,17 +66,13 @@ static int rc_open(const struct config *config, struct clock *clock, struct cont
 	size_t n = config->partition_count;
 
 	(void)clock;
-	if (rc)
-		rc->groups = calloc(n ? n : 1, sizeof(*rc->groups));
-	if (!rc || !rc->groups) {
-		free(rc);
+	if (!rc)
 		return err_set(err, -ENOMEM, "out of memory");
-	}
 	rc->base.ops = &control_resctrl_ops;
 	rc->config = config;
-	for (size_t i = 0; i < n; i++)
-		rc->groups[i].dirfd = -1;
-	int r = resctrl_fs_new(config->global.resctrl_root, &rc->fs, err);
+	int r = grow_slots(rc, n ? n - 1 : 0, err);
+	if (r == 0)
+		r = resctrl_fs_new(config->global.resctrl_root, &rc->fs, err);
 	if (r < 0) {
 		rc_free(&rc->base);
 		return r;
@@ -107,11 +126,16 @@ static int open_group(struct resctrl_control *rc, const struct partition_config 
 static int rc_partition_open(struct control *c, size_t index, const struct partition_config *p,
 			     struct partition_ref *ret, struct err *err)
 {
-	struct resctrl_group *g = &rc_of(c)->groups[index];
-	int r = open_group(rc_of(c), p, g, NULL, err);
+	struct resctrl_control *rc = rc_of(c);
+	int r = grow_slots(rc, index, err);
 
 	if (r < 0)
 		return r;
+	struct resctrl_group *g = &rc->groups[index];
+	resctrl_group_close(g); /* an open of an open slot starts again */
+	if ((r = open_group(rc, p, g, NULL, err)) < 0)
+		return r;
+	rc->ours[index] |= g->created;
 	/* On MPAM a group's CLOSID is the PARTID its traffic carries; resctrl shows it under -o debug. */
 	*ret = (struct partition_ref){ .config = p, .group = g->name, .group_dirfd = g->dirfd, .hw_id = g->hw_id };
 	return 0;
@@ -121,8 +145,47 @@ static void rc_partition_close(struct control *c, size_t index)
 {
 	struct resctrl_control *rc = rc_of(c);
 
-	if (index < rc->config->partition_count)
+	if (index < rc->slots)
 		resctrl_group_close(&rc->groups[index]);
+}
+
+static int rc_partition_remove(struct control *c, size_t index, struct err *err)
+{
+	struct resctrl_control *rc = rc_of(c);
+
+	if (index >= rc->slots)
+		return 0;
+	struct resctrl_group *g = &rc->groups[index];
+	bool ours = rc->ours[index];
+	rc->ours[index] = false;
+	resctrl_group_close(g);
+	if (!g->name[0])
+		return 0;
+	if (!ours) {
+		struct stat st;
+		/* A group that was never made (its mkdir failed) has nothing to leave or remove. */
+		if (fstatat(rc->fs->rootfd, g->name, &st, 0) == 0)
+			log_info("resctrl group %s is left in place: mpamd adopted it, it did not create it", g->name);
+		return 0;
+	}
+	/* rmdir gives the CLOSID and RMID back; the group's tasks go back to the default group. */
+	if (unlinkat(rc->fs->rootfd, g->name, AT_REMOVEDIR) < 0 && errno != ENOENT)
+		return err_set(err, -errno, "cannot remove resctrl group %s: %s", g->name, strerror(errno));
+	log_info("removed resctrl group %s", g->name);
+	return 0;
+}
+
+/* resctrl unmounted (every group went with it) and perhaps mounted again: the control and the monitor
+ * share the mount, so both find the new root here; the engine opens the partitions again. */
+static int rc_recover(struct control *c, struct err *err)
+{
+	struct resctrl_control *rc = rc_of(c);
+	int r = resctrl_fs_reopen(rc->fs, err);
+
+	if (r == 1)
+		for (size_t i = 0; i < rc->slots; i++)
+			resctrl_group_close(&rc->groups[i]); /* directories of the mount that went */
+	return r;
 }
 
 static int rc_apply(struct control *c, size_t index, const struct partition_limits *limits,
@@ -130,7 +193,7 @@ static int rc_apply(struct control *c, size_t index, const struct partition_limi
 {
 	struct resctrl_control *rc = rc_of(c);
 
-	if (index >= rc->config->partition_count || rc->groups[index].dirfd < 0)
+	if (index >= rc->slots || rc->groups[index].dirfd < 0)
 		return err_set(err, -ENOENT, "partition %zu is not open", index);
 	return resctrl_group_apply(rc->fs->rootfd, &rc->fs->info, &rc->groups[index], limits, effective, NULL, err);
 }
@@ -189,7 +252,7 @@ static int rc_partition_tasks(struct control *c, size_t index, size_t *ret)
 	size_t lines = 0;
 	ssize_t n;
 
-	if (index >= rc->config->partition_count || rc->groups[index].dirfd < 0)
+	if (index >= rc->slots || rc->groups[index].dirfd < 0)
 		return -ENOENT;
 	int fd = openat(rc->groups[index].dirfd, "tasks", O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
@@ -218,6 +281,8 @@ const struct control_ops control_resctrl_ops = {
 	.share = rc_share,
 	.partition_open = rc_partition_open,
 	.partition_close = rc_partition_close,
+	.partition_remove = rc_partition_remove,
+	.recover = rc_recover,
 	.validate = rc_validate,
 	.apply = rc_apply,
 	.plan = rc_plan,

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "backends/resctrl/resctrl.h"
@@ -49,6 +50,52 @@ int resctrl_fs_new(const char *root, struct resctrl_fs **ret, struct err *err)
 	}
 	*ret = fs;
 	return 0;
+}
+
+/* Whether rootfd is still the directory the root's path names (it is not once resctrl was unmounted,
+ * or unmounted and mounted again: a new mount is a new file system). */
+static bool root_is_current(const struct resctrl_fs *fs)
+{
+	struct stat open_st, path_st;
+
+	return fstat(fs->rootfd, &open_st) == 0 && stat(fs->root, &path_st) == 0 && open_st.st_dev == path_st.st_dev &&
+	       open_st.st_ino == path_st.st_ino;
+}
+
+/* A mount that came back must measure the same domains: the monitors' rows are laid out by them. */
+static int check_same_domains(const struct resctrl_info *was, const struct resctrl_info *now, const char *root,
+			      struct err *err)
+{
+	if (was->mon_domain_count == now->mon_domain_count &&
+	    !memcmp(was->mon_domain_ids, now->mon_domain_ids, was->mon_domain_count * sizeof(was->mon_domain_ids[0])))
+		return 0;
+	return err_set(err, -EXDEV,
+		       "%s is mounted again with other monitoring domains (%u, was %u): restart mpamd to use them",
+		       root, now->mon_domain_count, was->mon_domain_count);
+}
+
+int resctrl_fs_reopen(struct resctrl_fs *fs, struct err *err)
+{
+	struct resctrl_info info;
+
+	if (fs->rootfd >= 0 && root_is_current(fs))
+		return 0;
+	int fd = open_root(fs->root, err);
+	if (fd < 0)
+		return fd;
+	/* Until it is probed again it may be the bare mount point, with resctrl not yet back. */
+	int r = resctrl_probe(fd, fs->root, strcmp(fs->root, DEFAULT_RESCTRL_ROOT) != 0, &info, err);
+	if (r == 0)
+		r = check_same_domains(&fs->info, &info, fs->root, err);
+	if (r < 0) {
+		close(fd);
+		return r;
+	}
+	if (fs->rootfd >= 0)
+		close(fs->rootfd);
+	fs->rootfd = fd;
+	fs->info = info;
+	return 1;
 }
 
 json_t *resctrl_describe_root(const char *root, struct err *err)

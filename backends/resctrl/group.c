@@ -145,7 +145,9 @@ int resctrl_group_open(int rootfd, const char *name, struct resctrl_group *g, st
 			       name, plan->closids, existing - 1,
 			       plan->closids > existing ? plan->closids - existing : 0);
 	} else if (r == -ENOSPC || r == -EBUSY) {
-		return fail_with_status(rootfd, err, r, "cannot create resctrl group");
+		char what[sizeof(g->name) + 32];
+		snprintf(what, sizeof(what), "cannot create resctrl group %s", name);
+		return fail_with_status(rootfd, err, r, what);
 	} else if (r != -EEXIST) {
 		return err_set(err, r, "cannot create resctrl group %s: %s", name, strerror(-r));
 	}

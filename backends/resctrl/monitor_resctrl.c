@@ -11,6 +11,7 @@
 #include "backends/resctrl/resctrl.h"
 #include "backends/resctrl/resctrl_ops.h"
 #include "backends/shared/counter_pool.h"
+#include "core/base/grow.h"
 #include "core/base/log.h"
 #include "core/config/config.h"
 
@@ -31,11 +32,11 @@ struct resctrl_mon {
 	struct monitor base;
 	struct resctrl_fs *fs;
 	bool owns_fs; /* opened here: the control is not resctrl's */
-	int rootfd;
 	const struct resctrl_info *info;
 	char event[32];
-	bool assign; /* mbm_event mode: counters are assigned through mbm_RES_assignments */
-	size_t partitions;
+	bool assign;	   /* mbm_event mode: counters are assigned through mbm_RES_assignments */
+	size_t partitions; /* slots 0..partitions-1 have rows (grows with the slots added) */
+	size_t fds_cap, last_cap, dirs_cap;
 	int *fds;		 /* [partition][domain], -1 when closed */
 	struct last_count *last; /* [partition][domain] */
 	int *dirs;		 /* per partition: the group's directory (not owned) */
@@ -144,7 +145,7 @@ static void mon_free(struct monitor *m)
 
 	if (!mon)
 		return;
-	for (size_t i = 0; mon->fds && i < mon->partitions * mon->info->mon_domain_count; i++)
+	for (size_t i = 0; mon->fds && i < mon->fds_cap * mon->info->mon_domain_count; i++)
 		if (mon->fds[i] >= 0)
 			close(mon->fds[i]);
 	for (unsigned d = 0; mon->domains && d < mon->info->mon_domain_count; d++)
@@ -180,19 +181,31 @@ static bool mon_available(const struct config *config, const struct control_shar
 	return true;
 }
 
+/* Rows for slots 0..partitions-1: a slot added after the start gets its counter files like the others. */
+static int mon_grow(struct resctrl_mon *mon, size_t partitions)
+{
+	size_t domains = mon->info->mon_domain_count ? mon->info->mon_domain_count : 1, first;
+
+	if (partitions <= mon->partitions)
+		return 0;
+	if (array_grow((void **)&mon->fds, &mon->fds_cap, partitions, domains * sizeof(*mon->fds), &first) < 0 ||
+	    array_grow((void **)&mon->last, &mon->last_cap, partitions, domains * sizeof(*mon->last), NULL) < 0 ||
+	    array_grow((void **)&mon->dirs, &mon->dirs_cap, partitions, sizeof(*mon->dirs), NULL) < 0)
+		return -ENOMEM;
+	for (size_t i = first * domains; i < mon->fds_cap * domains; i++)
+		mon->fds[i] = -1;
+	mon->partitions = partitions;
+	return 0;
+}
+
 static int mon_alloc(struct resctrl_mon *mon, size_t partitions, struct err *err)
 {
 	size_t domains = mon->info->mon_domain_count;
 
-	mon->partitions = partitions;
-	mon->fds = malloc((partitions ? partitions : 1) * (domains ? domains : 1) * sizeof(*mon->fds));
-	mon->last = calloc((partitions ? partitions : 1) * (domains ? domains : 1), sizeof(*mon->last));
-	mon->dirs = calloc(partitions ? partitions : 1, sizeof(*mon->dirs));
 	mon->domains = calloc(domains ? domains : 1, sizeof(*mon->domains));
-	if (!mon->fds || !mon->last || !mon->dirs || !mon->domains)
+	if (!mon->domains || mon_grow(mon, partitions ? partitions : 1) < 0)
 		return err_set(err, -ENOMEM, "out of memory");
-	for (size_t i = 0; i < partitions * domains; i++)
-		mon->fds[i] = -1;
+	mon->partitions = partitions;
 	for (unsigned d = 0; d < domains; d++)
 		mon->domains[d] = (struct mon_domain){ .mon = mon, .index = d };
 	return 0;
@@ -218,7 +231,6 @@ static int mon_open(const struct config *config, const struct control_shared *sh
 			    "mbm_local_bytes in info/%s_MON/mon_features); use monitor = mmio with [msc] sections",
 			    mon->fs->info.mon_present ? mon->fs->info.mon_res : "L3");
 	if (r == 0) {
-		mon->rootfd = mon->fs->rootfd;
 		mon->info = &mon->fs->info;
 		snprintf(mon->event, sizeof(mon->event), "%s",
 			 mon->info->mbm_total ? "mbm_total_bytes" : "mbm_local_bytes");
@@ -250,10 +262,10 @@ static int mon_add(struct monitor *m, size_t index, const struct partition_ref *
 {
 	struct resctrl_mon *mon = mon_of(m);
 
-	if (index >= mon->partitions)
-		return err_set(err, -EINVAL, "partition index %zu out of range", index);
 	if (ref->group_dirfd < 0)
 		return err_set(err, -EINVAL, "monitor = resctrl needs the partition's resctrl group");
+	if (index == SIZE_MAX || mon_grow(mon, index + 1) < 0)
+		return err_set(err, -ENOMEM, "out of memory for partition slot %zu", index);
 	mon->dirs[index] = ref->group_dirfd;
 	for (unsigned d = 0; d < mon->info->mon_domain_count; d++) {
 		char path[96];
@@ -270,6 +282,10 @@ static int mon_add(struct monitor *m, size_t index, const struct partition_ref *
 			assign_event(mon, index, "mbm_total_bytes", d, false);
 			assign_event(mon, index, "mbm_local_bytes", d, false);
 		}
+		/* Once the pools exist (after the first read), a partition added or opened again joins them
+		 * here; before, make_pools takes every partition with its files open. */
+		if (mon->domains[d].pool && counter_pool_add(mon->domains[d].pool, index) < 0)
+			return err_set(err, -ENOMEM, "out of memory");
 	}
 	return 0;
 }
@@ -282,11 +298,11 @@ static unsigned counters_for(struct resctrl_mon *mon, unsigned domain)
 	unsigned count = 0;
 
 	if (!mon->assign)
-		return (unsigned)mon->partitions;
+		return COUNTER_POOL_ONE_EACH;
 	char path[64];
 
 	snprintf(path, sizeof(path), "info/%s_MON/available_mbm_cntrs", mon->info->mon_res);
-	if (resctrl_read_at(mon->rootfd, path, text, sizeof(text)) < 0 ||
+	if (resctrl_read_at(mon->fs->rootfd, path, text, sizeof(text)) < 0 ||
 	    resctrl_parse_id_values(text, avail, RESCTRL_MAX_DOMAINS, &count) < 0)
 		return 0;
 	for (unsigned i = 0; i < count; i++)
@@ -303,7 +319,7 @@ static bool default_group_holds(struct resctrl_mon *mon, const char *file, unsig
 	char text[1024], want[24];
 	size_t n = strlen(mon->event);
 
-	if (resctrl_read_at(mon->rootfd, file, text, sizeof(text)) < 0)
+	if (resctrl_read_at(mon->fs->rootfd, file, text, sizeof(text)) < 0)
 		return false;
 	snprintf(want, sizeof(want), "%u=e", id);
 	for (char *save = NULL, *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
@@ -327,7 +343,7 @@ static void reclaim_from_default_group(struct resctrl_mon *mon, unsigned domain)
 	if (!default_group_holds(mon, file, id))
 		return;
 	snprintf(line, sizeof(line), "%s:%u=_\n", mon->event, id);
-	int r = resctrl_write_at(mon->rootfd, file, line);
+	int r = resctrl_write_at(mon->fs->rootfd, file, line);
 	if (r < 0)
 		log_warning("domain %u: no free counter, and the default group's cannot be taken back: %s", id,
 			    strerror(-r));

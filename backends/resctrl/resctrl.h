@@ -130,6 +130,10 @@ struct resctrl_fs {
 /* Opens and probes the mount at `root` (an explicit, non-default root may be a copy or an emulator). */
 int resctrl_fs_new(const char *root, struct resctrl_fs **ret, struct err *err);
 void resctrl_fs_free(struct resctrl_fs *fs);
+/* Opens the root again when rootfd no longer is the mount its path names (resctrl was unmounted, or
+ * unmounted and mounted again), and probes it: 1 when it did, 0 when rootfd still is the mount, a
+ * negative errno and why while resctrl is not back (or came back measuring other domains). */
+int resctrl_fs_reopen(struct resctrl_fs *fs, struct err *err);
 
 /* ---- group.c: one control group per partition ---- */
 

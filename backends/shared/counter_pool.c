@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "core/base/counter.h"
+#include "core/base/grow.h"
 
 /* A counter held this many ticks without producing a measurement is handed on (a counter that
  * never settles, or keeps failing to read). */
@@ -40,14 +41,41 @@ struct member {
 };
 
 struct counter_pool {
-	struct counter_pool_params p;
+	struct counter_pool_params p; /* p.counters: in use (at most the hardware's, at most partitions) */
+	unsigned hw_counters;	      /* what the hardware has */
 	const struct counter_pool_ops *ops;
 	void *ctx;
 	struct slot *slots;
+	size_t slot_cap;
 	struct member *members;
+	size_t member_cap;
 	size_t active;
 	size_t cursor; /* next partition to consider for a free counter */
 };
+
+/* Room for partition indices 0..partitions-1, and for as many counters as they can use: more
+ * counters than partitions would only be scanned for nothing each tick. */
+static int grow(struct counter_pool *pool, size_t partitions)
+{
+	size_t first;
+
+	if (array_grow((void **)&pool->members, &pool->member_cap, partitions ? partitions : 1, sizeof(*pool->members),
+		       &first) < 0)
+		return -ENOMEM;
+	for (size_t i = first; i < pool->member_cap; i++)
+		pool->members[i].slot = -1;
+	unsigned counters = pool->hw_counters < partitions ? pool->hw_counters : (unsigned)partitions;
+	if (array_grow((void **)&pool->slots, &pool->slot_cap, counters ? counters : 1, sizeof(*pool->slots), &first) <
+	    0)
+		return -ENOMEM;
+	for (size_t i = first; i < pool->slot_cap; i++)
+		pool->slots[i].owner = -1;
+	if (partitions > pool->p.partitions)
+		pool->p.partitions = partitions;
+	if (counters > pool->p.counters)
+		pool->p.counters = counters;
+	return 0;
+}
 
 int counter_pool_new(const struct counter_pool_params *params, const struct counter_pool_ops *ops, void *ctx,
 		     struct counter_pool **ret)
@@ -56,22 +84,16 @@ int counter_pool_new(const struct counter_pool_params *params, const struct coun
 
 	if (!pool)
 		return -ENOMEM;
+	pool->hw_counters = params->counters;
 	pool->p = *params;
-	/* More counters than partitions would only be scanned for nothing each tick. */
-	if (pool->p.counters > pool->p.partitions)
-		pool->p.counters = (unsigned)pool->p.partitions;
+	pool->p.counters = 0;
+	pool->p.partitions = 0;
 	pool->ops = ops;
 	pool->ctx = ctx;
-	pool->slots = calloc(pool->p.counters ? pool->p.counters : 1, sizeof(*pool->slots));
-	pool->members = calloc(pool->p.partitions ? pool->p.partitions : 1, sizeof(*pool->members));
-	if (!pool->slots || !pool->members) {
+	if (grow(pool, params->partitions) < 0) {
 		counter_pool_free(pool);
 		return -ENOMEM;
 	}
-	for (unsigned i = 0; i < pool->p.counters; i++)
-		pool->slots[i].owner = -1;
-	for (size_t i = 0; i < pool->p.partitions; i++)
-		pool->members[i].slot = -1;
 	*ret = pool;
 	return 0;
 }
@@ -97,8 +119,8 @@ long counter_pool_owner(const struct counter_pool *pool, unsigned slot)
 
 int counter_pool_add(struct counter_pool *pool, size_t index)
 {
-	if (index >= pool->p.partitions)
-		return -EINVAL;
+	if (index == SIZE_MAX || (index >= pool->p.partitions && grow(pool, index + 1) < 0))
+		return -ENOMEM;
 	if (!pool->members[index].active)
 		pool->active++;
 	pool->members[index] = (struct member){ .active = true, .slot = -1 };

@@ -35,8 +35,8 @@ struct counter_pool_ops {
 };
 
 struct counter_pool_params {
-	unsigned counters;   /* hardware counters available */
-	size_t partitions;   /* partition indices 0..partitions-1 */
+	unsigned counters;   /* hardware counters available (COUNTER_POOL_ONE_EACH: one per partition) */
+	size_t partitions;   /* partition indices 0..partitions-1 to begin with; add grows it */
 	unsigned bits;	     /* counter width, 1..64 */
 	unsigned unit_shift; /* a counter unit is 2^unit_shift bytes */
 };
@@ -47,7 +47,13 @@ int counter_pool_new(const struct counter_pool_params *params, const struct coun
 		     struct counter_pool **ret);
 void counter_pool_free(struct counter_pool *pool);
 
-/* Starts measuring partition `index`. */
+/* counters of a pool in which every partition has a counter of its own (resctrl groups outside
+ * counter-assignment mode). */
+#define COUNTER_POOL_ONE_EACH UINT32_MAX
+
+/* Starts measuring partition `index` (beyond the partitions given at the start: the pool grows, and
+ * so do the counters it may use, up to the hardware's). -ENOMEM. A slot removed and added again
+ * starts from no baseline. */
 int counter_pool_add(struct counter_pool *pool, size_t index);
 
 /* Stops measuring partition `index`: its counter (if it holds one) goes back to the pool. */

@@ -60,6 +60,11 @@ static int sq_partition_open(struct actuator *a, size_t index, const struct part
 	return partition_table_open(&sq_of(a)->partitions, index, ref->config, err);
 }
 
+static void sq_partition_close(struct actuator *a, size_t index)
+{
+	partition_table_close(&sq_of(a)->partitions, index);
+}
+
 static int sq_apply(struct actuator *a, size_t index, const struct actuation *want, struct err *err)
 {
 	struct sim_quota *q = sq_of(a);
@@ -80,5 +85,6 @@ const struct actuator_ops actuator_sim_cpu_quota_ops = {
 	.open = sq_open,
 	.free = sq_free,
 	.partition_open = sq_partition_open,
+	.partition_close = sq_partition_close,
 	.apply = sq_apply,
 };

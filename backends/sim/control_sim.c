@@ -128,12 +128,16 @@ static void sim_share(struct control *c, struct control_shared *ret)
 static int sim_partition_open(struct control *c, size_t index, const struct partition_config *p,
 			      struct partition_ref *ret, struct err *err)
 {
-	return mmio_limits_partition_open(sim_of(c)->limits, index, p, ret, err);
+	int r = mmio_limits_partition_open(sim_of(c)->limits, index, p, ret, err);
+
+	return r < 0 ? r : sim_host_partition_set(sim_of(c)->host, index, p, err);
 }
 
 static void sim_partition_close(struct control *c, size_t index)
 {
 	mmio_limits_partition_close(sim_of(c)->limits, index);
+	/* Its configuration may be freed once it is closed: the slot carries no traffic until opened. */
+	sim_host_partition_set(sim_of(c)->host, index, NULL, NULL);
 }
 
 static int sim_apply(struct control *c, size_t index, const struct partition_limits *want,

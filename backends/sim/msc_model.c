@@ -58,6 +58,10 @@ struct mbwu_mon {
 	uint64_t capture_l;  /* MSMON_MBWU_L_CAPTURE as captured, NRDY included */
 	bool nrdy;	     /* not ready: counts nothing, reads show NRDY */
 	unsigned nrdy_ticks; /* ticks left before hardware clears nrdy (nrdy_hw only) */
+	/* Its place in the RIS's monitor index (see ris_state): the next monitor of the same list + 1
+	 * (0: last), and the PARTID + 1 whose list holds it (0: the wildcard list, or none). */
+	uint32_t index_next;
+	uint32_t index_partid;
 };
 
 struct ris_state {
@@ -67,6 +71,14 @@ struct ris_state {
 	uint32_t *cpbm_flipped; /* (partid_max + 1) * cpbm_words */
 	struct mbwu_mon *mon;	/* num_mon entries */
 	unsigned oflow_pending; /* monitors with OFLOW_STATUS or OFLOW_STATUS_L set */
+	/* The monitor index: which enabled monitors can count a PARTID's traffic, so that counting one
+	 * PARTID costs the monitors that filter on it, not all of them (a host with a monitor per
+	 * partition would otherwise cost partitions x monitors per tick). by_partid[id] heads the list
+	 * of monitors matching PARTID id (+ 1, 0: none), `wildcard` that of enabled monitors matching
+	 * every PARTID. Rebuilt before the next count after any FLT or CTL change of this RIS. */
+	uint32_t *by_partid; /* partid_max + 1 entries */
+	uint32_t wildcard;
+	bool index_stale;
 };
 
 struct msc_model {
@@ -121,7 +133,8 @@ static int ris_alloc(struct ris_state *r, const struct msc_model *m)
 	r->cfg = calloc(nr_partids, sizeof(*r->cfg));
 	r->cpbm_flipped = m->cpbm_words ? calloc(nr_partids * m->cpbm_words, sizeof(uint32_t)) : NULL;
 	r->mon = m->p.num_mon ? calloc(m->p.num_mon, sizeof(*r->mon)) : NULL;
-	if (!r->cfg || (m->cpbm_words && !r->cpbm_flipped) || (m->p.num_mon && !r->mon))
+	r->by_partid = m->p.num_mon ? calloc(nr_partids, sizeof(*r->by_partid)) : NULL;
+	if (!r->cfg || (m->cpbm_words && !r->cpbm_flipped) || (m->p.num_mon && (!r->mon || !r->by_partid)))
 		return -ENOMEM;
 	return 0;
 }
@@ -175,6 +188,7 @@ void msc_model_free(struct msc_model *model)
 		free(model->ris[r].cfg);
 		free(model->ris[r].cpbm_flipped);
 		free(model->ris[r].mon);
+		free(model->ris[r].by_partid);
 	}
 	free(model->ris);
 	free(model);
@@ -508,9 +522,14 @@ static bool oflow_pending(uint32_t ctl)
 	return (ctl & (MSMON_CFG_CTL_OFLOW_STATUS | MSMON_CFG_CTL_OFLOW_STATUS_L)) != 0;
 }
 
-/* Every CTL change goes through here so the per-RIS pending-overflow count stays exact. */
+/* Every CTL change goes through here so the per-RIS pending-overflow count stays exact, and the
+ * monitor index is rebuilt when what it is built from (EN, MATCH_PARTID) changes. */
 static void mon_set_ctl(struct ris_state *r, struct mbwu_mon *mon, uint32_t ctl)
 {
+	const uint32_t indexed = MSMON_CFG_CTL_EN | MSMON_CFG_CTL_MATCH_PARTID;
+
+	if ((mon->ctl & indexed) != (ctl & indexed))
+		r->index_stale = true;
 	if (oflow_pending(mon->ctl) && !oflow_pending(ctl))
 		r->oflow_pending--;
 	else if (!oflow_pending(mon->ctl) && oflow_pending(ctl))
@@ -642,8 +661,10 @@ static void flt_write(struct msc_model *m, struct mbwu_mon *mon, uint32_t value)
 		raise_error(m, MPAM_ERR_MSMONCFG_ID_RANGE, flt.partid, flt.pmg, ris);
 		return; /* the write is ignored */
 	}
-	if (stored != mon->flt)
+	if (stored != mon->flt) {
 		mon_start_nrdy(m, mon);
+		m->ris[ris].index_stale = true;
+	}
 	mon->flt = stored; /* the count is kept: changing the filter does not reset VALUE */
 }
 
@@ -1058,6 +1079,44 @@ static uint64_t bytes_for_filter(const struct mbwu_mon *mon, uint64_t read_bytes
 	}
 }
 
+/* O(monitors): the lists of the old index are emptied through the monitors that were in them, so a
+ * rebuild never walks the PARTID table. Monitors are pushed last to first: each list counts in
+ * monitor order. */
+static void index_rebuild(const struct msc_model *m, struct ris_state *r)
+{
+	for (unsigned i = 0; i < m->p.num_mon; i++)
+		if (r->mon[i].index_partid)
+			r->by_partid[r->mon[i].index_partid - 1] = 0;
+	r->wildcard = 0;
+	for (unsigned i = m->p.num_mon; i-- > 0;) {
+		struct mbwu_mon *mon = &r->mon[i];
+		uint32_t *head = &r->wildcard;
+
+		mon->index_partid = 0;
+		if (!(mon->ctl & MSMON_CFG_CTL_EN))
+			continue;
+		if (mon->ctl & MSMON_CFG_CTL_MATCH_PARTID) {
+			mon->index_partid = (uint32_t)msmon_mbwu_flt_decode(mon->flt).partid + 1;
+			head = &r->by_partid[mon->index_partid - 1];
+		}
+		mon->index_next = *head;
+		*head = i + 1;
+	}
+	r->index_stale = false;
+}
+
+/* Every monitor of one index list that counts this traffic (mon_matches still decides: NRDY, PMG). */
+static void count_list(struct msc_model *m, struct ris_state *r, uint32_t head, uint16_t partid, uint8_t pmg,
+		       uint64_t read_bytes, uint64_t write_bytes)
+{
+	for (uint32_t i = head; i; i = r->mon[i - 1].index_next) {
+		struct mbwu_mon *mon = &r->mon[i - 1];
+
+		if (mon_matches(mon, partid, pmg))
+			mon_add_bytes(m, r, mon, bytes_for_filter(mon, read_bytes, write_bytes));
+	}
+}
+
 void msc_model_count(struct msc_model *model, unsigned ris, uint16_t partid, uint8_t pmg, uint64_t read_bytes,
 		     uint64_t write_bytes)
 {
@@ -1074,12 +1133,12 @@ void msc_model_count(struct msc_model *model, unsigned ris, uint16_t partid, uin
 		return;
 	}
 	r = &model->ris[ris];
-	for (unsigned i = 0; i < model->p.num_mon; i++) {
-		struct mbwu_mon *mon = &r->mon[i];
-
-		if (mon_matches(mon, partid, pmg))
-			mon_add_bytes(model, r, mon, bytes_for_filter(mon, read_bytes, write_bytes));
-	}
+	if (!model->p.num_mon)
+		return;
+	if (r->index_stale)
+		index_rebuild(model, r);
+	count_list(model, r, r->by_partid[partid], partid, pmg, read_bytes, write_bytes);
+	count_list(model, r, r->wildcard, partid, pmg, read_bytes, write_bytes);
 }
 
 void msc_model_tick(struct msc_model *model)

@@ -6,6 +6,8 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "core/base/grow.h"
+
 #include "backends/sim/sim_config.h"
 #include "backends/sim/sim_host.h"
 #include "backends/sim/sim_ops.h"
@@ -15,15 +17,16 @@
 
 struct sim_sampler_partition {
 	bool added;
-	bool primed; /* a read since add set its baseline */
+	const struct partition_config *config; /* what it was added as (its sim_ipc) */
+	bool primed;			       /* a read since add set its baseline */
 };
 
 struct sim_sampler {
 	struct pmu_sampler base;
 	const struct config *config;
 	struct sim_host *host;
-	struct sim_sampler_partition *parts;
-	size_t count;
+	struct sim_sampler_partition *parts; /* per slot */
+	size_t count;			     /* slots it has room for */
 	bool has_last;
 	uint64_t last_ns; /* the previous read (when has_last) */
 };
@@ -52,8 +55,8 @@ static int ss_open(const struct config *config, const struct control_shared *sha
 		return err_set(err, -ENODEV, "the simulated PMU needs the simulated host (backend = sim)");
 	if (!(s = calloc(1, sizeof(*s))))
 		return err_set(err, -ENOMEM, "out of memory");
-	s->count = config->partition_count;
-	if (!(s->parts = calloc(s->count ? s->count : 1, sizeof(*s->parts)))) {
+	if (array_grow((void **)&s->parts, &s->count, config->partition_count ? config->partition_count : 1,
+		       sizeof(*s->parts), NULL) < 0) {
 		free(s);
 		return err_set(err, -ENOMEM, "out of memory");
 	}
@@ -67,12 +70,25 @@ static int ss_open(const struct config *config, const struct control_shared *sha
 static int ss_add(struct pmu_sampler *sampler, size_t index, const struct partition_ref *ref, struct err *err)
 {
 	struct sim_sampler *s = ss_of(sampler);
+	/* A ref made by hand (tests) may not say: the file's partition of that slot, at the start. */
+	const struct partition_config *p = ref->config				? ref->config
+					   : index < s->config->partition_count ? &s->config->partitions[index]
+										: NULL;
 
-	(void)ref;
-	if (index >= s->count)
-		return err_set(err, -EINVAL, "partition %zu is out of range", index);
-	s->parts[index] = (struct sim_sampler_partition){ .added = true };
+	if (!p)
+		return err_set(err, -EINVAL, "partition %zu: no configuration to find its sim_ipc in", index);
+	if (index == SIZE_MAX || array_grow((void **)&s->parts, &s->count, index + 1, sizeof(*s->parts), NULL) < 0)
+		return err_set(err, -ENOMEM, "out of memory for partition slot %zu", index);
+	s->parts[index] = (struct sim_sampler_partition){ .added = true, .config = p };
 	return 0;
+}
+
+static void ss_remove(struct pmu_sampler *sampler, size_t index)
+{
+	struct sim_sampler *s = ss_of(sampler);
+
+	if (index < s->count)
+		s->parts[index] = (struct sim_sampler_partition){ .added = false };
 }
 
 static struct pmu_count counted(double value)
@@ -89,7 +105,7 @@ static void read_partition(struct sim_sampler *s, size_t i, uint64_t span_ns, st
 		sp->primed = sp->added;
 		return; /* not added, or its baseline: nothing counted yet */
 	}
-	double base = sim_partition_of(s->config, &s->config->partitions[i])->ipc;
+	double base = sim_partition_of(s->config, sp->config)->ipc;
 	double ipc = sim_host_ipc(s->host, i);
 	double cycles = SIM_CORE_GHZ * (double)span_ns;
 	out->counts[PMU_ROLE_CYCLES] = counted(cycles);
@@ -129,6 +145,7 @@ const struct pmu_sampler_ops pmu_sampler_sim_ops = {
 	.open = ss_open,
 	.free = ss_free,
 	.add = ss_add,
+	.remove = ss_remove,
 	.read = ss_read,
 	.describe = ss_describe,
 };

@@ -27,6 +27,8 @@ void sim_config_defaults(struct sim_config *s)
 		.partid_max = 63,
 		.seed = 1,
 		.noise_pct = 0,
+		.mb_curve = { .count = 0 },
+		.mbw_min = true,
 	};
 }
 
@@ -52,6 +54,34 @@ static int counter_bits_parse(void *object, const struct config_key *key, const 
 static const struct config_type counter_bits_type = { counter_bits_parse, config_unsigned_format,
 						      config_unsigned_to_json };
 
+/* ---- mb_curve = PCT:FRACTION ... (mb_curve.h) ---- */
+
+static int curve_parse(void *object, const struct config_key *key, const char *value, struct err *err)
+{
+	(void)key;
+	return mb_curve_parse(value, &((struct sim_config *)object)->mb_curve, err);
+}
+
+static bool curve_format(const void *object, const struct config_key *key, char *buf, size_t len)
+{
+	(void)key;
+	return mb_curve_format(&((const struct sim_config *)object)->mb_curve, buf, len);
+}
+
+static json_t *curve_to_json(const void *object, const struct config_key *key)
+{
+	const struct mb_curve *c = &((const struct sim_config *)object)->mb_curve;
+	json_t *points = json_array();
+
+	(void)key;
+	for (size_t i = 0; i < c->count; i++)
+		json_array_append_new(
+			points, json_pack("{s:f,s:f}", "pct", c->points[i].pct, "fraction", c->points[i].fraction));
+	return points;
+}
+
+static const struct config_type curve_type = { curve_parse, curve_format, curve_to_json };
+
 #define SIM_FIELD(field) CONFIG_FIELD(struct sim_config, field)
 
 static const char *const sim_nrdy_names[] = { "hardware", "software", NULL };
@@ -69,6 +99,8 @@ static const struct config_key sim_keys[] = {
 	{ "partid_max", &config_type_unsigned, SIM_FIELD(partid_max), 0, PARTID_LIMIT, NULL, 0 },
 	{ "seed", &config_type_unsigned, SIM_FIELD(seed), 0, UINT64_MAX, NULL, 0 },
 	{ "noise_pct", &config_type_unsigned, SIM_FIELD(noise_pct), 0, 50, NULL, 0 },
+	{ "mb_curve", &curve_type, 0, 0, 0, 0, NULL, 0 },
+	CONFIG_KEY_BOOL("mbw_min", struct sim_config, mbw_min, 0),
 };
 
 /* ---- sim_demand = MBPS, or MBPS@TICK MBPS@TICK ... with ticks strictly increasing ---- */
@@ -174,6 +206,86 @@ static json_t *demand_to_json(const void *object, const struct config_key *key)
 
 static const struct config_type demand_type = { demand_parse, demand_format, demand_to_json };
 
+/* ---- sim_domains = D,D,... : a set of domain ids below SIM_DOMAINS_MAX ---- */
+
+static int domains_parse(void *object, const struct config_key *key, const char *v, struct err *e)
+{
+	uint64_t *ids = NULL, mask = 0;
+	size_t count = 0;
+	int r = parse_uint_list(v, 0, SIM_DOMAINS_MAX - 1, &ids, &count, e);
+
+	(void)key;
+	for (size_t i = 0; r == 0 && i < count; i++) {
+		if (mask & (UINT64_C(1) << ids[i]))
+			r = err_set(e, -EINVAL, "domain %" PRIu64 " is named twice", ids[i]);
+		mask |= UINT64_C(1) << ids[i];
+	}
+	if (r == 0 && count == 0)
+		r = err_set(e, -EINVAL, "expected a list of domain ids");
+	free(ids);
+	if (r == 0)
+		((struct sim_partition_config *)object)->domains = mask;
+	return r;
+}
+
+static bool domains_format(const void *object, const struct config_key *key, char *buf, size_t len)
+{
+	uint64_t mask = ((const struct sim_partition_config *)object)->domains;
+	size_t used = 0;
+
+	(void)key;
+	if (!mask)
+		return false;
+	buf[0] = '\0';
+	for (unsigned d = 0; d < SIM_DOMAINS_MAX && used < len; d++)
+		if (mask & (UINT64_C(1) << d))
+			used += (size_t)snprintf(buf + used, len - used, "%s%u", used ? "," : "", d);
+	return true;
+}
+
+static json_t *domains_to_json(const void *object, const struct config_key *key)
+{
+	uint64_t mask = ((const struct sim_partition_config *)object)->domains;
+
+	(void)key;
+	if (!mask)
+		return json_null(); /* every domain */
+	json_t *ids = json_array();
+	for (unsigned d = 0; d < SIM_DOMAINS_MAX; d++)
+		if (mask & (UINT64_C(1) << d))
+			json_array_append_new(ids, json_integer(d));
+	return ids;
+}
+
+static const struct config_type domains_type = { domains_parse, domains_format, domains_to_json };
+
+/* ---- sim_burst = PERIOD_MS:DUTY[:PHASE_MS] (burst.h) ---- */
+
+static int burst_key_parse(void *object, const struct config_key *key, const char *v, struct err *e)
+{
+	(void)key;
+	return burst_parse(v, &((struct sim_partition_config *)object)->burst, e);
+}
+
+static bool burst_key_format(const void *object, const struct config_key *key, char *buf, size_t len)
+{
+	(void)key;
+	return burst_format(&((const struct sim_partition_config *)object)->burst, buf, len);
+}
+
+static json_t *burst_to_json(const void *object, const struct config_key *key)
+{
+	const struct burst *b = &((const struct sim_partition_config *)object)->burst;
+
+	(void)key;
+	if (!b->period_ms)
+		return json_null();
+	return json_pack("{s:I,s:f,s:I}", "period_ms", (json_int_t)b->period_ms, "duty", b->duty, "phase_ms",
+			 (json_int_t)b->phase_ms);
+}
+
+static const struct config_type burst_type = { burst_key_parse, burst_key_format, burst_to_json };
+
 #define SIM_PART_FIELD(field) CONFIG_FIELD(struct sim_partition_config, field)
 
 /* Decimal bounds are in thousandths: sim_ipc 0.01..16, sim_ipc_sensitivity 0..1. */
@@ -181,6 +293,8 @@ static const struct config_key sim_partition_keys[] = {
 	{ "sim_demand", &demand_type, 0, 0, 0, 0, NULL, 0 },
 	{ "sim_ipc", &config_type_decimal, SIM_PART_FIELD(ipc), 10, 16000, NULL, 0 },
 	{ "sim_ipc_sensitivity", &config_type_decimal, SIM_PART_FIELD(ipc_sensitivity), 0, 1000, NULL, 0 },
+	{ "sim_domains", &domains_type, 0, 0, 0, 0, NULL, 0 },
+	{ "sim_burst", &burst_type, 0, 0, 0, 0, NULL, 0 },
 };
 
 static void sim_partition_init(void *data)
@@ -229,6 +343,19 @@ static void assign_partids(struct config *c, const struct sim_config *s, struct 
 	free(used);
 }
 
+/* Domains are the simulated MSCs: a partition cannot send traffic to one that is not there. */
+static void check_domains(const struct config *c, const struct partition_config *p, const struct sim_config *s,
+			  struct diag_list *d)
+{
+	uint64_t domains = sim_partition_of(c, p)->domains;
+	uint64_t present = s->mscs >= SIM_DOMAINS_MAX ? UINT64_MAX : (UINT64_C(1) << s->mscs) - 1;
+
+	if (domains & ~present)
+		diag_add(d, DIAG_ERROR, config_partition_key_line(c, p, "sim_domains"),
+			 "sim_domains of partition \"%s\" names domain %d, but [sim] mscs = %u makes domains 0..%u",
+			 p->name, __builtin_ctzll(domains & ~present), s->mscs, s->mscs - 1);
+}
+
 static void sim_check(struct config *c, struct diag_list *d)
 {
 	const struct sim_config *s = sim_config_of(c);
@@ -243,6 +370,7 @@ static void sim_check(struct config *c, struct diag_list *d)
 		if (p->has_partid && p->partid > s->partid_max)
 			diag_add(d, DIAG_ERROR, config_partition_key_line(c, p, "partid"),
 				 "partid %u is above the simulated partid_max %u", p->partid, s->partid_max);
+		check_domains(c, p, s, d);
 	}
 	assign_partids(c, s, d);
 }
@@ -301,4 +429,16 @@ uint32_t demand_profile_at(const struct demand_profile *d, uint64_t tick)
 	for (size_t i = 0; i < d->count && d->points[i].tick <= tick; i++)
 		mbps = d->points[i].mbps;
 	return mbps;
+}
+
+bool sim_partition_uses_domain(const struct sim_partition_config *sp, unsigned d)
+{
+	return !sp->domains || (d < SIM_DOMAINS_MAX && (sp->domains >> d) & 1);
+}
+
+unsigned sim_partition_domain_count(const struct sim_partition_config *sp, unsigned count)
+{
+	uint64_t present = count >= SIM_DOMAINS_MAX ? UINT64_MAX : (UINT64_C(1) << count) - 1;
+
+	return sp->domains ? (unsigned)__builtin_popcountll(sp->domains & present) : count;
 }

@@ -6,6 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "backends/sim/burst.h"
+#include "backends/sim/mb_curve.h"
 #include "core/config/model.h"
 #include "core/config/schema.h"
 
@@ -28,7 +30,12 @@ struct sim_config {
 	unsigned partid_max;
 	uint64_t seed;
 	unsigned noise_pct;
+	struct mb_curve mb_curve; /* the plant of MB settings (no points: linear) */
+	bool mbw_min;		  /* the MSCs implement MBW_MIN (MPAMF_MBW_IDR.HAS_MIN) */
 };
+
+/* Domains a partition's traffic can use: bit d for MSC (or resctrl domain) d. */
+#define SIM_DOMAINS_MAX 64
 
 /* Simulated demand: piecewise constant, point i holds from its tick until the next point's tick.
  * A constant demand is one point at tick 0. Before the first point the demand is 0. */
@@ -52,6 +59,8 @@ struct sim_partition_config {
 	struct demand_profile demand;
 	double ipc;		/* sim_ipc: its IPC when served all it demands */
 	double ipc_sensitivity; /* sim_ipc_sensitivity: the share of that IPC it loses per share not served */
+	uint64_t domains;	/* sim_domains: bit per domain its traffic uses; 0 for all of them */
+	struct burst burst;	/* sim_burst: on/off demand (period 0: always on) */
 };
 
 extern const struct config_ext sim_config_ext;
@@ -70,6 +79,11 @@ const struct sim_partition_config *sim_partition_of(const struct config *config,
 /* The IPC model: base * (1 - sensitivity * shortfall), shortfall = 1 - served / demanded in 0..1 (0
  * when it demands nothing: an idle core waits for no memory). */
 double sim_ipc_model(const struct sim_partition_config *sp, double demanded_mbps, double served_mbps);
+
+/* Whether a partition sends traffic to domain `d` (its sim_domains, or every domain). */
+bool sim_partition_uses_domain(const struct sim_partition_config *sp, unsigned d);
+/* How many of the host's `count` domains it sends traffic to (its demand is split evenly among them). */
+unsigned sim_partition_domain_count(const struct sim_partition_config *sp, unsigned count);
 
 /* Demand of a profile at a tick. */
 uint32_t demand_profile_at(const struct demand_profile *d, uint64_t tick);

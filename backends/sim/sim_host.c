@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backends/sim/burst.h"
+#include "backends/sim/mb_curve.h"
 #include "backends/sim/sim_config.h"
 #include "backends/sim/traffic.h"
 #include "backends/mpam/mpam_regs.h"
@@ -14,18 +16,23 @@ struct sim_host {
 	const struct sim_config *sim; /* its [sim] section */
 	struct msc_model **mscs;
 	size_t msc_count;
-	size_t partition_count;
+	size_t partition_count; /* slots the arrays below hold */
+	/* Per slot: the partition whose traffic it carries (the file's at the start, then what the
+	 * control opened there: a partition added or changed by a reload); NULL: none. */
+	const struct partition_config **parts;
 	double capacity_mbps;
 	uint64_t start_ns, last_ns, interval_ns;
 	struct traffic_rng rng;
 	uint64_t demand_tick; /* the tick demand[] holds, UINT64_MAX before the first */
 	double *demand;	      /* per partition, MB/s, noise applied */
-	double *cpu_share;    /* per partition: the part of its demand its CPU quota lets it issue (1: all) */
-	double *residual;     /* per MSC x partition: bytes not yet handed to the model */
-	double *span_bytes;   /* per partition, served during the current advance */
-	double *span_demand;  /* per partition, bytes demanded during the current advance */
-	double *truth;	      /* per partition, MB/s over the last advance */
-	double *ipc;	      /* per partition, the IPC model's value over the last advance */
+	double *demand_now;   /* per partition, MB/s on each of its MSCs in the current segment (bursts) */
+	const struct sim_partition_config **part; /* per partition: its sim_* keys */
+	double *cpu_share;   /* per partition: the part of its demand its CPU quota lets it issue (1: all) */
+	double *residual;    /* per MSC x partition: bytes not yet handed to the model */
+	double *span_bytes;  /* per partition, served during the current advance */
+	double *span_demand; /* per partition, bytes demanded during the current advance */
+	double *truth;	     /* per partition, MB/s over the last advance */
+	double *ipc;	     /* per partition, the IPC model's value over the last advance */
 	struct traffic_request *requests;
 	double *served;
 };
@@ -42,6 +49,7 @@ static void model_params_from_config(const struct sim_config *s, struct msc_mode
 	p->nrdy_ticks = s->nrdy_ticks;
 	p->nrdy_hw = s->nrdy == SIM_NRDY_HARDWARE;
 	p->iidr = s->iidr;
+	p->has_min = s->mbw_min;
 }
 
 void sim_host_free(struct sim_host *h)
@@ -51,7 +59,10 @@ void sim_host_free(struct sim_host *h)
 	for (size_t i = 0; h->mscs && i < h->msc_count; i++)
 		msc_model_free(h->mscs[i]);
 	free(h->mscs);
+	free(h->parts);
 	free(h->demand);
+	free(h->demand_now);
+	free(h->part);
 	free(h->cpu_share);
 	free(h->residual);
 	free(h->span_bytes);
@@ -63,26 +74,77 @@ void sim_host_free(struct sim_host *h)
 	free(h);
 }
 
+/* Makes one per-slot array `n` long, zeroing what is new. */
+static bool grow_one(void **array, size_t old, size_t n, size_t size)
+{
+	void *grown = realloc(*array, n * size);
+
+	if (!grown)
+		return false;
+	memset((char *)grown + old * size, 0, (n - old) * size);
+	*array = grown;
+	return true;
+}
+
+/* Every per-slot array holds `n` slots; residual, laid out [MSC][slot], is laid out again last, so
+ * that a failure leaves every array valid for partition_count slots. */
+static bool grow_slots(struct sim_host *h, size_t n)
+{
+	size_t old = h->partition_count;
+
+	if (n <= old)
+		return true;
+	bool ok = grow_one((void **)&h->parts, old, n, sizeof(*h->parts)) &&
+		  grow_one((void **)&h->demand, old, n, sizeof(*h->demand)) &&
+		  grow_one((void **)&h->demand_now, old, n, sizeof(*h->demand_now)) &&
+		  grow_one((void **)&h->part, old, n, sizeof(*h->part)) &&
+		  grow_one((void **)&h->cpu_share, old, n, sizeof(*h->cpu_share)) &&
+		  grow_one((void **)&h->span_bytes, old, n, sizeof(*h->span_bytes)) &&
+		  grow_one((void **)&h->span_demand, old, n, sizeof(*h->span_demand)) &&
+		  grow_one((void **)&h->truth, old, n, sizeof(*h->truth)) &&
+		  grow_one((void **)&h->ipc, old, n, sizeof(*h->ipc)) &&
+		  grow_one((void **)&h->requests, old, n, sizeof(*h->requests)) &&
+		  grow_one((void **)&h->served, old, n, sizeof(*h->served));
+	double *residual = ok ? calloc(n * (h->msc_count ? h->msc_count : 1), sizeof(*residual)) : NULL;
+	if (!residual)
+		return false;
+	for (size_t m = 0; h->residual && m < h->msc_count; m++)
+		memcpy(&residual[m * n], &h->residual[m * old], old * sizeof(*residual));
+	free(h->residual);
+	h->residual = residual;
+	for (size_t i = old; i < n; i++)
+		h->cpu_share[i] = 1.0;
+	h->partition_count = n;
+	return true;
+}
+
 static bool alloc_arrays(struct sim_host *h)
 {
-	size_t n = h->partition_count ? h->partition_count : 1;
+	size_t n = h->config->partition_count ? h->config->partition_count : 1;
 
-	h->mscs = calloc(h->msc_count, sizeof(*h->mscs));
-	h->demand = calloc(n, sizeof(*h->demand));
-	h->cpu_share = calloc(n, sizeof(*h->cpu_share));
-	h->residual = calloc(n * h->msc_count, sizeof(*h->residual));
-	h->span_bytes = calloc(n, sizeof(*h->span_bytes));
-	h->span_demand = calloc(n, sizeof(*h->span_demand));
-	h->truth = calloc(n, sizeof(*h->truth));
-	h->ipc = calloc(n, sizeof(*h->ipc));
-	h->requests = calloc(n, sizeof(*h->requests));
-	h->served = calloc(n, sizeof(*h->served));
-	for (size_t i = 0; h->cpu_share && i < n; i++)
-		h->cpu_share[i] = 1.0;
-	for (size_t i = 0; h->ipc && i < h->partition_count; i++)
-		h->ipc[i] = sim_partition_of(h->config, &h->config->partitions[i])->ipc; /* nothing squeezed yet */
-	return h->mscs && h->demand && h->cpu_share && h->residual && h->span_bytes && h->span_demand && h->truth &&
-	       h->ipc && h->requests && h->served;
+	h->mscs = calloc(h->msc_count ? h->msc_count : 1, sizeof(*h->mscs));
+	if (!h->mscs || !grow_slots(h, n))
+		return false;
+	for (size_t i = 0; i < h->config->partition_count; i++) {
+		h->parts[i] = &h->config->partitions[i];
+		h->part[i] = sim_partition_of(h->config, h->parts[i]);
+		h->ipc[i] = h->part[i]->ipc; /* nothing squeezed yet */
+	}
+	return true;
+}
+
+int sim_host_partition_set(struct sim_host *h, size_t index, const struct partition_config *p, struct err *err)
+{
+	if (!p && index >= h->partition_count)
+		return 0; /* nothing there to forget */
+	if (index == SIZE_MAX || !grow_slots(h, index + 1))
+		return err_set(err, -ENOMEM, "out of memory for partition slot %zu", index);
+	if (h->parts[index] != p) {
+		h->part[index] = p ? sim_partition_of(h->config, p) : NULL;
+		h->ipc[index] = p ? h->part[index]->ipc : 0.0;
+	}
+	h->parts[index] = p;
+	return 0;
 }
 
 int sim_host_new(const struct config *config, uint64_t start_ns, struct sim_host **ret, struct err *err)
@@ -99,7 +161,6 @@ int sim_host_new(const struct config *config, uint64_t start_ns, struct sim_host
 		return err_set(err, -EINVAL, "the configuration was loaded without the simulator's keys");
 	}
 	h->msc_count = h->sim->mscs;
-	h->partition_count = config->partition_count;
 	h->capacity_mbps = h->sim->capacity_mbps;
 	h->start_ns = h->last_ns = start_ns;
 	h->interval_ns = (uint64_t)config->global.interval_ms * 1000000u;
@@ -152,22 +213,52 @@ static void update_demand(struct sim_host *h, uint64_t tick)
 		return;
 	h->demand_tick = tick;
 	for (size_t i = 0; i < h->partition_count; i++) {
-		double base = demand_profile_at(sim_partition_demand(h->config, &h->config->partitions[i]), tick);
+		double base = h->parts[i] ? demand_profile_at(sim_partition_demand(h->config, h->parts[i]), tick) : 0;
 		h->demand[i] = traffic_noisy_demand(base, h->sim->noise_pct, &h->rng) * h->cpu_share[i];
 	}
 }
 
-/* One MSC for dt_ns at the current demand: limits come from the MSC's own registers. */
+/* Each partition's demand on each of its MSCs from t_ns (simulated time) on, into demand_now; returns
+ * when the next burst edge falls (UINT64_MAX: none), where the segment must end. Memory is
+ * interleaved evenly over the MSCs a partition uses (sim_domains, or all). */
+static uint64_t segment_demand(struct sim_host *h, uint64_t t_ns)
+{
+	uint64_t edge = UINT64_MAX;
+
+	for (size_t i = 0; i < h->partition_count; i++) {
+		const struct sim_partition_config *sp = h->part[i];
+		if (!sp) { /* an empty slot: no traffic */
+			h->demand_now[i] = 0;
+			continue;
+		}
+		unsigned domains = sim_partition_domain_count(sp, (unsigned)h->msc_count);
+		uint64_t next = burst_next_edge(&sp->burst, t_ns);
+		h->demand_now[i] = domains && burst_on(&sp->burst, t_ns) ? h->demand[i] / domains : 0;
+		edge = next < edge ? next : edge;
+	}
+	return edge;
+}
+
+/* The largest share of capacity an MBW_MAX lets through: the top of its band, through the plant's
+ * curve (mb_curve; linear by default). */
+static double max_fraction(const struct sim_host *h, uint16_t mbw_max)
+{
+	return mb_curve_fraction(&h->sim->mb_curve, 100 * mpam_mbw_max_fraction(mbw_max, h->sim->bwa_wd));
+}
+
+/* One MSC for dt_ns at the current demand: limits come from the MSC's own registers, so each MSC
+ * applies the curve to whatever its own MBW_MAX holds. */
 static void serve_msc(struct sim_host *h, size_t m, uint64_t dt_ns)
 {
 	struct msc_model *model = h->mscs[m];
 	unsigned wd = h->sim->bwa_wd;
 
 	for (size_t i = 0; i < h->partition_count; i++) {
-		uint16_t partid = h->config->partitions[i].partid;
+		uint16_t partid = h->parts[i] ? h->parts[i]->partid : 0;
 		h->requests[i] = (struct traffic_request){
-			.demand_mbps = h->demand[i] / (double)h->msc_count, /* memory is interleaved */
-			.max_fraction = mpam_mbw_max_fraction(msc_model_mbw_max(model, 0, partid), wd),
+			.demand_mbps =
+				h->part[i] && sim_partition_uses_domain(h->part[i], (unsigned)m) ? h->demand_now[i] : 0,
+			.max_fraction = max_fraction(h, msc_model_mbw_max(model, 0, partid)),
 			.min_fraction = mpam_mbw_min_fraction(msc_model_mbw_min(model, 0, partid), wd),
 		};
 	}
@@ -179,10 +270,21 @@ static void serve_msc(struct sim_host *h, size_t m, uint64_t dt_ns)
 		*residual = bytes - whole;
 		uint64_t total = (uint64_t)whole;
 		uint64_t reads = total * SIM_READ_PERCENT / 100;
-		msc_model_count(model, 0, h->config->partitions[i].partid, 0, reads, total - reads);
+		if (h->parts[i])
+			msc_model_count(model, 0, h->parts[i]->partid, 0, reads, total - reads);
 		h->span_bytes[i] += whole;
 		h->span_demand[i] += h->requests[i].demand_mbps * (double)dt_ns / 1e3;
 	}
+}
+
+/* Sets the demand of the segment that starts at t and returns where it ends: at `limit` (the next
+ * tick boundary, or now), or earlier at a burst edge, so that the traffic model sees every change. */
+static uint64_t segment_end(struct sim_host *h, uint64_t t, uint64_t limit)
+{
+	uint64_t since_start = t - h->start_ns;
+	uint64_t edge = segment_demand(h, since_start);
+
+	return edge != UINT64_MAX && edge - since_start < limit - t ? t + (edge - since_start) : limit;
 }
 
 void sim_host_advance(struct sim_host *h, uint64_t now_ns)
@@ -194,8 +296,8 @@ void sim_host_advance(struct sim_host *h, uint64_t now_ns)
 	for (uint64_t t = h->last_ns; t < now_ns;) {
 		uint64_t tick = (t - h->start_ns) / h->interval_ns;
 		uint64_t boundary = h->start_ns + (tick + 1) * h->interval_ns;
-		uint64_t end = now_ns < boundary ? now_ns : boundary;
 		update_demand(h, tick);
+		uint64_t end = segment_end(h, t, now_ns < boundary ? now_ns : boundary);
 		for (size_t m = 0; m < h->msc_count; m++) {
 			serve_msc(h, m, end - t);
 			if (end == boundary)
@@ -206,8 +308,8 @@ void sim_host_advance(struct sim_host *h, uint64_t now_ns)
 	for (size_t i = 0; i < h->partition_count; i++) {
 		double span_ns = (double)(now_ns - h->last_ns);
 		h->truth[i] = h->span_bytes[i] * 1e3 / span_ns;
-		h->ipc[i] = sim_ipc_model(sim_partition_of(h->config, &h->config->partitions[i]),
-					  h->span_demand[i] * 1e3 / span_ns, h->truth[i]);
+		if (h->part[i])
+			h->ipc[i] = sim_ipc_model(h->part[i], h->span_demand[i] * 1e3 / span_ns, h->truth[i]);
 	}
 	h->last_ns = now_ns;
 }

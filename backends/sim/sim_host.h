@@ -28,6 +28,12 @@ void sim_host_free(struct sim_host *host);
 size_t sim_host_msc_count(const struct sim_host *host);
 struct msc_model *sim_host_msc(struct sim_host *host, size_t index);
 
+/* Slot `index` carries the traffic of `p` (its sim_demand, its PARTID) from now on: the control calls it
+ * when it opens a partition, so one added or changed by a reload has its traffic too. The slots of
+ * the file's partitions carry theirs from the start; NULL: none (a closed partition, whose
+ * configuration may be gone). -ENOMEM (err may be NULL for NULL, which never fails). */
+int sim_host_partition_set(struct sim_host *host, size_t index, const struct partition_config *p, struct err *err);
+
 /* Runs the traffic up to `now_ns` (no-op when now is not later than the last call). */
 void sim_host_advance(struct sim_host *host, uint64_t now_ns);
 

@@ -33,6 +33,10 @@ struct ctl_handler {
 		       size_t count, struct err *err);
 	/* Mutating: re-read the config file; an invalid file leaves the running config in place. */
 	int (*reload)(void *ctx, struct err *err);
+	/* Optional, used instead of reload when set: the same, with a report. The result says what
+	 * changed; on a refusal (NULL and err) *ret_messages may get an array of strings, the findings
+	 * ("FILE:LINE: error: ..."), which the error reply carries as "messages". */
+	json_t *(*reload_report)(void *ctx, json_t **ret_messages, struct err *err);
 	/* Optional: a number that changes whenever what status and list report may have changed (each
 	 * tick, set, reload). While it holds, the server answers those two with the text it encoded for
 	 * the first request, so N clients asking within one tick cost one call and one encoding.

@@ -22,13 +22,14 @@ struct ctl_request {
 	const char *name;
 	const char **settings;
 	size_t count;
+	json_t *messages; /* a refusal's findings (reload: FILE:LINE: ...), to go with its error */
 };
 
 struct ctl_command {
 	struct ctl_command_info info;
 	enum ctl_args args;
 	/* Returns the result (a new reference) or NULL with err set. */
-	json_t *(*run)(const struct ctl_handler *h, const struct ctl_request *req, struct err *err);
+	json_t *(*run)(const struct ctl_handler *h, struct ctl_request *req, struct err *err);
 };
 
 static json_t *not_supported(const struct ctl_request *req, struct err *err)
@@ -45,36 +46,38 @@ static json_t *from_handler(json_t *result, const struct ctl_request *req, struc
 	return result;
 }
 
-static json_t *run_status(const struct ctl_handler *h, const struct ctl_request *req, struct err *err)
+static json_t *run_status(const struct ctl_handler *h, struct ctl_request *req, struct err *err)
 {
 	return h->status ? from_handler(h->status(h->ctx), req, err) : not_supported(req, err);
 }
 
-static json_t *run_list(const struct ctl_handler *h, const struct ctl_request *req, struct err *err)
+static json_t *run_list(const struct ctl_handler *h, struct ctl_request *req, struct err *err)
 {
 	return h->list ? from_handler(h->list(h->ctx), req, err) : not_supported(req, err);
 }
 
-static json_t *run_metrics(const struct ctl_handler *h, const struct ctl_request *req, struct err *err)
+static json_t *run_metrics(const struct ctl_handler *h, struct ctl_request *req, struct err *err)
 {
 	return h->metrics ? from_handler(h->metrics(h->ctx), req, err) : not_supported(req, err);
 }
 
-static json_t *run_show(const struct ctl_handler *h, const struct ctl_request *req, struct err *err)
+static json_t *run_show(const struct ctl_handler *h, struct ctl_request *req, struct err *err)
 {
 	return h->show ? from_handler(h->show(h->ctx, req->name, err), req, err) : not_supported(req, err);
 }
 
 /* The reply to a mutation says what was applied, so a client can log what it changed. */
-static json_t *run_set(const struct ctl_handler *h, const struct ctl_request *req, struct err *err)
+static json_t *run_set(const struct ctl_handler *h, struct ctl_request *req, struct err *err)
 {
 	if (!h->set)
 		return not_supported(req, err);
 	return from_handler(h->set(h->ctx, req->peer, req->name, req->settings, req->count, err), req, err);
 }
 
-static json_t *run_reload(const struct ctl_handler *h, const struct ctl_request *req, struct err *err)
+static json_t *run_reload(const struct ctl_handler *h, struct ctl_request *req, struct err *err)
 {
+	if (h->reload_report)
+		return from_handler(h->reload_report(h->ctx, &req->messages, err), req, err);
 	if (!h->reload)
 		return not_supported(req, err);
 	if (h->reload(h->ctx, err) < 0)
@@ -224,8 +227,10 @@ static int privilege_check(const struct ctl_command *c, const struct ctl_peer *p
 		       c->info.name, (unsigned)peer->uid);
 }
 
-/* Everything after JSON parsing: the result, or NULL with err. */
-static json_t *request_run(const struct ctl_handler *h, const struct ctl_peer *peer, json_t *obj, struct err *err)
+/* Everything after JSON parsing: the result, or NULL with err (and *ret_messages, a refusal's
+ * findings, when the command gave any). */
+static json_t *request_run(const struct ctl_handler *h, const struct ctl_peer *peer, json_t *obj, json_t **ret_messages,
+			   struct err *err)
 {
 	const struct ctl_command *c = NULL;
 	struct ctl_request req = { .peer = peer };
@@ -235,6 +240,10 @@ static json_t *request_run(const struct ctl_handler *h, const struct ctl_peer *p
 	    request_parse_args(obj, c, &req, err) >= 0)
 		result = c->run(h, &req, err);
 	free(req.settings);
+	if (result)
+		json_decref(req.messages);
+	else
+		*ret_messages = req.messages;
 	return result;
 }
 
@@ -311,8 +320,12 @@ int ctl_request_handle(const struct ctl_handler *handler, const struct ctl_peer 
 			reply = ctl_reply_error("request is not valid JSON: %s at line %d column %d", jerr.text,
 						jerr.line, jerr.column);
 		} else {
-			json_t *result = request_run(handler, peer, obj, &err);
+			json_t *messages = NULL;
+			json_t *result = request_run(handler, peer, obj, &messages, &err);
 			reply = result ? ctl_reply_ok(result) : ctl_reply_error("%s", err.text);
+			if (reply && messages)
+				json_object_set(reply, "messages", messages);
+			json_decref(messages);
 			json_decref(obj);
 		}
 	}
@@ -439,6 +452,9 @@ static int reply_check_object(json_t *reply, json_t **ret_result, struct err *er
 		return err_set(err, -EPROTO, "reply has no \"ok\" member");
 	if (json_is_false(ok)) {
 		const char *text = json_string_value(json_object_get(reply, "error"));
+		json_t *messages = json_object_get(reply, "messages");
+		if (json_is_array(messages))
+			*ret_result = json_incref(messages);
 		return err_set(err, -EREMOTEIO, "%s", text ? text : "mpamd refused the request without a reason");
 	}
 	json_t *result = json_object_get(reply, "result");

@@ -72,7 +72,9 @@ int ctl_request_build(const char *cmd, const char *name, const char *const *sett
 
 /* Client side: checks one reply line. ok: returns 0 and the result (a new reference) in *ret_result.
  * Returns -EPROTO with err when the line is not a reply of this protocol version, and -EREMOTEIO
- * with err holding the daemon's message when the daemon refused the request. */
+ * with err holding the daemon's message when the daemon refused the request; *ret_result then gets
+ * the refusal's "messages" array (a new reference) when it has one (reload: each FILE:LINE finding),
+ * and is left alone otherwise. */
 int ctl_reply_check(const char *line, size_t len, json_t **ret_result, struct err *err);
 
 #endif

@@ -172,13 +172,33 @@ int composition_partition_open(struct composition *c, size_t index, const struct
 	return r;
 }
 
+int composition_partition_close(struct composition *c, size_t index, bool remove, struct err *err)
+{
+	const struct control_ops *ops = c->control_ops;
+
+	if (c->pmu.ops && c->pmu.ops->remove)
+		c->pmu.ops->remove(c->pmu.sampler, index);
+	for (size_t m = 0; m < c->monitor_count; m++)
+		c->monitors[m].ops->remove(c->monitors[m].monitor, index);
+	for (size_t a = 0; a < c->actuator_count; a++)
+		if (c->actuators[a].ops->partition_close)
+			c->actuators[a].ops->partition_close(c->actuators[a].actuator, index);
+	if (remove && ops->partition_remove)
+		return ops->partition_remove(c->control, index, err);
+	ops->partition_close(c->control, index);
+	return 0;
+}
+
 int composition_partition_reopen(struct composition *c, size_t index, const struct partition_config *p,
 				 struct partition_ref *ret, struct err *err)
 {
-	for (size_t m = 0; m < c->monitor_count; m++)
-		c->monitors[m].ops->remove(c->monitors[m].monitor, index);
-	c->control_ops->partition_close(c->control, index);
+	composition_partition_close(c, index, false, err);
 	return composition_partition_open(c, index, p, ret, err);
+}
+
+int composition_recover(struct composition *c, struct err *err)
+{
+	return c->control_ops->recover ? c->control_ops->recover(c->control, err) : 0;
 }
 
 int composition_read(struct composition *c, uint64_t now_ns, struct sample *samples, struct err *err)

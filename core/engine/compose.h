@@ -6,6 +6,7 @@
 #define MPAMD_CORE_ENGINE_COMPOSE_H
 
 #include <jansson.h>
+#include <stdbool.h>
 
 #include "core/engine/registry.h"
 
@@ -60,6 +61,16 @@ void composition_close(struct composition *c);
 /* The control opens partition `index`; then every monitor and actuator learns how to find it (*ret). */
 int composition_partition_open(struct composition *c, size_t index, const struct partition_config *p,
 			       struct partition_ref *ret, struct err *err);
+
+/* Partition `index` leaves every monitor, actuator and the PMU sampler, then the control: closed, or
+ * with `remove` removed (what the control created for it goes: its resctrl group, only when mpamd
+ * made it). Only a removal can fail (err says why); everything is closed either way. */
+int composition_partition_close(struct composition *c, size_t index, bool remove, struct err *err);
+
+/* The control finds its hardware again after it went away (resctrl unmounted and mounted again):
+ * 1 reopened (every partition must be opened again), 0 nothing had gone, negative while it is
+ * still gone. */
+int composition_recover(struct composition *c, struct err *err);
 
 /* Partition `index` once more from scratch, after its hardware side was lost (a resctrl group removed
  * behind mpamd's back): every monitor forgets it, the control closes and opens it again (recreating

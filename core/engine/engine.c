@@ -15,7 +15,23 @@
 
 size_t engine_partition_count(const struct engine *e)
 {
-	return e->config->partition_count;
+	return e->slot_count;
+}
+
+size_t engine_partitions_in_use(const struct engine *e)
+{
+	size_t used = 0;
+
+	for (size_t i = 0; i < e->slot_count; i++)
+		used += e->partitions[i].used;
+	return used;
+}
+
+const char *engine_partition_origin(const struct engine *e, size_t index)
+{
+	const struct engine_partition *ep = &e->partitions[index];
+
+	return ep->used && ep->origin[0] ? ep->origin : NULL;
 }
 
 const struct partition_status *engine_partition(const struct engine *e, size_t index)
@@ -53,9 +69,10 @@ uint64_t engine_t_ms(const struct engine *e, uint64_t now_ns)
 	return (now_ns - e->start_ns) / 1000000u;
 }
 
-/* Refuses an interval in which a counter could wrap more than once between reads. */
-static int check_interval(struct engine *e, struct err *err)
+int engine_check_interval(const struct engine *e, unsigned interval_ms, struct err *err)
 {
+	uint64_t interval_ns = (uint64_t)interval_ms * 1000000u;
+
 	for (unsigned d = 0; d < e->hw.domain_count; d++) {
 		const struct engine_domain *dom = &e->hw.domains[d];
 		double capacity = dom->capacity_mbps > 0 ? dom->capacity_mbps : e->config->global.capacity_mbps;
@@ -67,14 +84,13 @@ static int check_interval(struct engine *e, struct err *err)
 			continue;
 		}
 		uint64_t wrap_ns = counter_wrap_ns(dom->counter_bits, dom->counter_scale, capacity);
-		if (e->interval_ns * READS_PER_WRAP > wrap_ns)
+		if (interval_ns * READS_PER_WRAP > wrap_ns)
 			return err_set(
 				err, -EINVAL,
 				"interval_ms = %u is too long: a %u-bit counter (scale %u) at %.0f MB/s wraps in "
 				"%.0f ms and needs at least %d reads per wrap; use interval_ms <= %llu",
-				e->config->global.interval_ms, dom->counter_bits, dom->counter_scale, capacity,
-				(double)wrap_ns / 1e6, READS_PER_WRAP,
-				(unsigned long long)(wrap_ns / READS_PER_WRAP / 1000000u));
+				interval_ms, dom->counter_bits, dom->counter_scale, capacity, (double)wrap_ns / 1e6,
+				READS_PER_WRAP, (unsigned long long)(wrap_ns / READS_PER_WRAP / 1000000u));
 	}
 	return 0;
 }
@@ -84,55 +100,33 @@ static int check_interval(struct engine *e, struct err *err)
 void engine_policy_config(struct engine *e, size_t index)
 {
 	struct policy_partition *pp = &e->policy[index];
-	const struct partition_config *p = &e->config->partitions[index];
+	const struct partition_config *p = e->partitions[index].config;
 
 	pp->name = p->name;
 	pp->goals = p->goals;
 	pp->escalation_allowed = e->config->global.escalate && p->cgroup != NULL;
 }
 
-static void open_partition(struct engine *e, size_t i)
+/* The file's partitions get slots 0..n-1 in the file's order. */
+static int open_partitions(struct engine *e, uint64_t now_ns, struct err *err)
 {
-	const struct partition_config *p = &e->config->partitions[i];
-	struct engine_partition *ep = &e->partitions[i];
-	struct partition_limits want = engine_limits(e, p, p->goals.mb_max, p->goals.mb_min);
-	struct err err = { "" };
+	size_t n = e->config->partition_count, opened = 0;
 
-	ep->status.name = p->name;
-	engine_policy_config(e, i);
-	/* A limit the hardware cannot hold fails this partition before anything is created for it. */
-	int r = engine_check_goals(e, p, &err);
-	if (r == 0)
-		r = engine_validate_limits(e, &want, &err);
-	if (r == 0)
-		r = composition_partition_open(&e->hw, i, p, &ep->ref, &err);
-	if (r == 0)
-		r = engine_apply_limits(e, i, &want, &err);
-	if (r < 0) {
-		log_error("partition %s: %s", p->name, err.text);
-		ep->status.reason = "failed to open or apply limits (see log)";
-		return;
+	for (size_t i = 0; i < n; i++) {
+		size_t slot;
+		int r = engine_slot_alloc(e, &slot, err);
+		if (r < 0)
+			return r;
+		engine_slot_fill(e, slot, e->gen, &e->config->partitions[i], "");
+		opened += engine_slot_open(e, slot, now_ns) == 0;
 	}
-	ep->status.open = e->policy[i].open = true;
-	engine_pmu_open(e, i);
-}
-
-static int alloc_partitions(struct engine *e)
-{
-	size_t n = e->config->partition_count ? e->config->partition_count : 1;
-	size_t domains = e->hw.domain_count ? e->hw.domain_count : 1;
-
-	e->partitions = calloc(n, sizeof(*e->partitions));
-	e->policy = calloc(n, sizeof(*e->policy));
-	e->decisions = calloc(n, sizeof(*e->decisions));
-	e->samples = calloc(n * domains, sizeof(*e->samples));
-	e->pmu = calloc(n, sizeof(*e->pmu));
-	return e->partitions && e->policy && e->decisions && e->samples && e->pmu ? 0 : -ENOMEM;
+	if (opened == 0 && n > 0)
+		return err_set(err, -ENODEV, "no partition could be opened");
+	return 0;
 }
 
 int engine_open_backend(struct engine *e, struct err *err)
 {
-	size_t n = e->config->partition_count;
 	int r;
 
 	e->interval_ns = (uint64_t)e->config->global.interval_ms * 1000000u;
@@ -140,20 +134,15 @@ int engine_open_backend(struct engine *e, struct err *err)
 	e->cpus = cpus > 0 ? (unsigned)cpus : 1;
 	if ((r = composition_open(e->registry, e->config, &e->clock, &e->hw, err)) < 0)
 		return r;
-	if ((r = check_interval(e, err)) < 0)
+	e->hw_gen = e->gen;
+	engine_gen_hold(e->hw_gen);
+	if ((r = engine_check_interval(e, e->config->global.interval_ms, err)) < 0)
 		return r;
 	if (e->hw.caps.mb_kernel_mbps)
 		log_info("resctrl is mounted with mba_MBps: the kernel's own controller holds each group's MB/s; "
 			 "mpamd writes target_mbps as that ceiling and runs no bandwidth policy on top");
-	if (alloc_partitions(e) < 0)
-		return err_set(err, -ENOMEM, "out of memory");
-	size_t opened = 0;
-	for (size_t i = 0; i < n; i++) {
-		open_partition(e, i);
-		opened += e->partitions[i].status.open;
-	}
-	if (opened == 0 && n > 0)
-		return err_set(err, -ENODEV, "no partition could be opened");
+	if ((r = open_partitions(e, clock_now(&e->clock), err)) < 0)
+		return r;
 	/* The first read only sets every counter's baseline; a failure there is worth knowing. */
 	struct err read_err = { "" };
 	if (composition_read(&e->hw, clock_now(&e->clock), e->samples, &read_err) < 0)
@@ -165,16 +154,9 @@ int engine_open_backend(struct engine *e, struct err *err)
 void engine_close_backend(struct engine *e)
 {
 	composition_close(&e->hw);
-	free(e->partitions);
-	free(e->policy);
-	free(e->decisions);
-	free(e->samples);
-	free(e->pmu);
-	e->pmu = NULL;
-	e->partitions = NULL;
-	e->policy = NULL;
-	e->decisions = NULL;
-	e->samples = NULL;
+	engine_slots_free(e);
+	engine_gen_drop(e, e->hw_gen);
+	e->hw_gen = NULL;
 }
 
 static int engine_setup(struct engine *e, struct err *err)
@@ -207,6 +189,11 @@ int engine_new(struct config *config, const struct engine_options *opts, struct 
 		return err_set(err, -ENOMEM, "out of memory");
 	}
 	e->config = config;
+	if (!(e->gen = engine_gen_new(e, config))) {
+		free(e);
+		return err_set(err, -ENOMEM, "out of memory");
+	}
+	engine_gen_hold(e->gen);
 	e->opts = *opts;
 	e->registry = opts->registry ? opts->registry : &engine_registry_default;
 	int r = engine_setup(e, err);
@@ -226,7 +213,7 @@ void engine_free(struct engine *e)
 	engine_close_backend(e);
 	engine_metrics_fini(e);
 	event_log_fini(&e->events);
-	config_free(e->config);
+	engine_gen_drop(e, e->gen);
 	free(e);
 }
 
@@ -241,6 +228,8 @@ static void summarise(struct engine *e, size_t index)
 	st->estimated = false;
 	st->mbps = 0;
 	st->event[0] = '\0';
+	st->failed = e->partitions[index].failed;
+	st->retry_ms = e->partitions[index].retry_ns ? engine_t_ms(e, e->partitions[index].retry_ns) : 0;
 	if (!st->open)
 		return;
 	for (unsigned d = 0; d < e->hw.domain_count; d++) {
@@ -278,10 +267,12 @@ void engine_tick(struct engine *e, uint64_t now_ns)
 	struct err read_err = { "" };
 
 	e->last_tick_ns = now_ns;
+	engine_heal(e, now_ns);
 	if (composition_read(&e->hw, now_ns, e->samples, &read_err) < 0)
 		log_error("reading counters failed: %s", read_err.text);
-	for (size_t i = 0; i < e->config->partition_count; i++)
-		summarise(e, i);
+	for (size_t i = 0; i < e->slot_count; i++)
+		if (e->partitions[i].used)
+			summarise(e, i);
 	engine_pmu_tick(e, now_ns);
 	engine_run_policies(e, now_ns);
 	e->ticks_done++;

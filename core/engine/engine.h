@@ -43,8 +43,12 @@ struct engine_options {
 
 /* What one partition looked like at the last tick. */
 struct partition_status {
-	const char *name;
-	bool open;		 /* the backend accepted it */
+	const char *name; /* NULL: a free slot */
+	bool open;	  /* the backend accepted it */
+	/* It could not be opened or its limits applied: `reason` is the last error, and it is tried
+	 * again at retry_ms (ms since the start, as t_ms; 0: only a reload tries again). */
+	bool failed;
+	uint64_t retry_ms;
 	bool valid;		 /* mbps was measured (or estimated) */
 	bool estimated;		 /* some domain was extrapolated */
 	double mbps;		 /* summed over domains */
@@ -72,8 +76,15 @@ void engine_free(struct engine *engine);
 /* Runs ticks until opts.ticks are done or (with handle_signals) SIGTERM/SIGINT arrives. */
 int engine_run(struct engine *engine, struct err *err);
 
+/* Partitions live in slots: a number each keeps for its lifetime (the file's partitions get 0..n-1 in
+ * the file's order at the start), which adding or removing another never changes. The count is one
+ * more than the highest slot in use; a free slot's status has name NULL. */
 size_t engine_partition_count(const struct engine *engine);
 const struct partition_status *engine_partition(const struct engine *engine, size_t index);
+size_t engine_partitions_in_use(const struct engine *engine);
+/* What made the partition in slot `index`: NULL for the configuration file, else the name its maker
+ * gave (a [vm-template]'s). */
+const char *engine_partition_origin(const struct engine *engine, size_t index);
 uint64_t engine_ticks_done(const struct engine *engine);
 /* Seconds from the start to the last tick. */
 double engine_last_tick_s(const struct engine *engine);
@@ -88,12 +99,36 @@ const struct tick_stats *engine_tick_stats(const struct engine *engine);
 uint64_t engine_overruns(const struct engine *engine);
 
 /* mpamctl set: "key=value" settings of partition `name`, validated like the config file and against
- * what the hardware can hold, all or nothing; they last until the next reload. Limits (mb_max,
+ * what the hardware can hold, all or nothing; they last until a reload changes the partition's entry
+ * in the file (an unchanged entry keeps them). Limits (mb_max,
  * mb_min, l3_cbm) are applied at once. The set is an event of partition `name`, naming `who` (the
  * peer; NULL: not named). *ret_result (may be NULL) gets what was asked and what is in force. */
 int engine_set(struct engine *engine, const char *name, const char *const *settings, size_t count, const char *who,
 	       json_t **ret_result, struct err *err);
-/* Re-reads opts.config_path; an invalid file leaves everything as it was (and says why). */
+/* Re-reads opts.config_path and applies it with engine_apply_desired; an invalid file leaves
+ * everything as it was (and says why: each finding is logged as FILE:LINE). */
 int engine_reload(struct engine *engine, struct err *err);
+
+/* Makes the running set of partitions what `desired` says, changing only the difference, and takes
+ * ownership of `desired` (also on failure). Partitions are matched by name:
+ *  - equal in both (the file's entry unchanged): untouched, same slot, counters keep their
+ *    baseline, policy memory and `mpamctl set` changes kept;
+ *  - only goals changed (mb_max, target_mbps, class...): re-applied in place, the file's goals
+ *    replacing set's;
+ *  - anything else changed (partid, cgroup, pids, cpus, simulator keys): removed and added again;
+ *  - gone: closed and removed (resctrl: its group, only when mpamd made it);
+ *  - new: opened in the lowest free slot.
+ * `origins` (may be NULL) names, for each of desired's partitions, what made it (NULL: the file):
+ * list and show report it as "template". [global] keys that need the backend opened again (backend,
+ * monitor, resctrl_root, group_prefix, socket, mmio_beside_kernel, [msc], [sim], [pmu]) are refused
+ * with -EBUSY and nothing changes; so is a partition the hardware cannot hold (-EOPNOTSUPP, -ERANGE).
+ * interval_ms takes effect at once (the timer is re-armed). *ret_report (may be NULL) gets
+ * {"added", "removed", "changed", "readded": [names], "unchanged": N, "interval_ms": N}. */
+int engine_apply_desired(struct engine *engine, struct config *desired, const char *const *origins, json_t **ret_report,
+			 struct err *err);
+/* Closes the partition in slot `index` and removes it (its resctrl group only when mpamd made it);
+ * the slot is free for the next partition. Its entry stays in the configuration's model: a later
+ * engine_apply_desired decides from the desired set alone. */
+void engine_partition_remove(struct engine *engine, size_t index);
 
 #endif

@@ -39,9 +39,9 @@ static void fill_host(struct engine *e, struct policy_host *h)
 	double total = 0;
 	bool all_valid = true;
 
-	for (size_t i = 0; i < e->config->partition_count; i++) {
+	for (size_t i = 0; i < e->slot_count; i++) {
 		const struct partition_status *st = &e->partitions[i].status;
-		if (!st->open)
+		if (!e->partitions[i].used || !st->open)
 			continue;
 		all_valid &= st->valid;
 		total += st->valid ? st->mbps : 0;
@@ -117,23 +117,26 @@ static int actuate(struct engine *e, size_t index, const struct actuation *want,
 
 /* What a control's apply fails with when the partition's group is no longer there: ENOENT from a
  * lookup in a removed kernfs directory, ENODEV from a file of a removed kernfs node, ESTALE where a
- * FUSE file system (the resctrl emulator) stands in for kernfs. */
+ * FUSE file system (the resctrl emulator) stands in for kernfs, ENOTCONN from the files of a FUSE
+ * mount whose server went (resctrl-emu stopped, the whole tree gone). */
 static bool hardware_side_gone(int r)
 {
-	return r == -ENOENT || r == -ENODEV || r == -ESTALE;
+	return r == -ENOENT || r == -ENODEV || r == -ESTALE || r == -ENOTCONN;
 }
 
 /* The partition's hardware side is gone (its resctrl group removed by someone else): make it again
- * with the limits it should have, or say why not. */
+ * with the limits it should have; when that fails too (resctrl unmounted), it is a failed partition,
+ * tried again with a growing pause (engine_partition.c). */
 static void recreate(struct engine *e, size_t index, const struct partition_limits *want, uint64_t now_ns)
 {
 	struct engine_partition *ep = &e->partitions[index];
 	struct err err = { "" };
 
-	if (composition_partition_reopen(&e->hw, index, &e->config->partitions[index], &ep->ref, &err) < 0 ||
+	if (composition_partition_reopen(&e->hw, index, ep->config, &ep->ref, &err) < 0 ||
 	    engine_apply_limits(e, index, want, &err) < 0) {
-		log_error("partition %s: it was removed outside mpamd and cannot be made again: %s",
-			  e->config->partitions[index].name, err.text);
+		char text[ERR_TEXT_MAX];
+		snprintf(text, sizeof(text), "removed outside mpamd and cannot be made again: %.200s", err.text);
+		engine_slot_failed(e, index, now_ns, text);
 		return;
 	}
 	note_event(e, index, now_ns, "recreate: its group had been removed outside mpamd");
@@ -142,7 +145,7 @@ static void recreate(struct engine *e, size_t index, const struct partition_limi
 static void apply_decision(struct engine *e, size_t index, const struct policy_decision *d, uint64_t now_ns)
 {
 	struct engine_partition *ep = &e->partitions[index];
-	const struct partition_config *p = &e->config->partitions[index];
+	const struct partition_config *p = ep->config;
 	struct partition_limits want = engine_limits(e, p, d->mb_max, d->mb_min);
 	struct actuation act = { .cpu_quota_pct = d->cpu_quota_pct };
 	struct err err = { "" };
@@ -156,6 +159,8 @@ static void apply_decision(struct engine *e, size_t index, const struct policy_d
 		recreate(e, index, &want, now_ns);
 	else if (r < 0)
 		log_error("partition %s: %s", p->name, err.text);
+	if (!ep->status.open)
+		return; /* it failed: tried again later (engine_heal) */
 	if (act.cpu_quota_pct != ep->actuated.cpu_quota_pct && actuate(e, index, &act, &err) < 0)
 		log_error("partition %s: escalation: %s", p->name, err.text);
 }
@@ -191,12 +196,14 @@ static const struct policy_chain *policy_chain_of(const struct engine *e)
 void engine_run_policies(struct engine *e, uint64_t now_ns)
 {
 	const struct policy_chain *chain = policy_chain_of(e);
-	size_t n = e->config->partition_count;
+	size_t n = e->slot_count;
 	struct policy_host host;
 
 	fill_host(e, &host);
 	for (size_t i = 0; i < n; i++) {
-		const struct partition_config *p = &e->config->partitions[i];
+		if (!e->partitions[i].used)
+			continue; /* a free slot: never open, so every policy leaves it alone */
+		const struct partition_config *p = e->partitions[i].config;
 		fill_partition(&e->partitions[i], &e->policy[i]);
 		/* Start from what the configuration asks for; the policies move away from it. */
 		e->decisions[i] = (struct policy_decision){ .mb_max = p->goals.mb_max,
@@ -206,7 +213,7 @@ void engine_run_policies(struct engine *e, uint64_t now_ns)
 	for (size_t f = 0; f < chain->count; f++)
 		chain->fns[f](&host, e->policy, n, e->decisions);
 	for (size_t i = 0; i < n; i++)
-		if (e->partitions[i].status.open)
+		if (e->partitions[i].used && e->partitions[i].status.open)
 			apply_decision(e, i, &e->decisions[i], now_ns);
 }
 
@@ -227,12 +234,12 @@ void engine_reset_limits(struct engine *e)
 	uint64_t full_cbm = e->hw.caps.cbm_bits >= 64 ? ~0ull : (1ull << e->hw.caps.cbm_bits) - 1;
 	const struct actuation none_act = { 0 };
 
-	for (size_t i = 0; e->hw.control && i < e->config->partition_count; i++) {
-		const struct partition_config *p = &e->config->partitions[i];
+	for (size_t i = 0; e->hw.control && i < e->slot_count; i++) {
+		if (!e->partitions[i].used || !e->partitions[i].status.open)
+			continue;
+		const struct partition_config *p = e->partitions[i].config;
 		struct partition_limits none = { .mb_max = 100, .mb_min = 0, .l3_cbm = p->goals.l3_cbm ? full_cbm : 0 };
 		struct err err = { "" };
-		if (!e->partitions[i].status.open)
-			continue;
 		if (engine_apply_limits(e, i, &none, &err) < 0)
 			log_error("partition %s: reset: %s", p->name, err.text);
 		if (e->partitions[i].actuated.cpu_quota_pct && actuate(e, i, &none_act, &err) < 0)

@@ -23,12 +23,10 @@ static struct engine *engine_of(void *ctx)
 	return ctx;
 }
 
-/* Index of the partition called `name`, or -1. */
+/* Slot of the partition called `name`, or -1. */
 static long find_partition(const struct engine *e, const char *name)
 {
-	const struct partition_config *p = config_find_partition(e->config, name);
-
-	return p ? (long)(p - e->config->partitions) : -1;
+	return engine_slot_by_name(e, name);
 }
 
 static json_t *ctl_list(void *ctx)
@@ -106,7 +104,8 @@ static json_t *ctl_show(void *ctx, const char *name, struct err *err)
 	if (engine_has_truth(e))
 		json_object_set_new(json, "sim_mbps", json_real(st->truth_mbps));
 	add_placement(e, (size_t)i, json);
-	json_object_set_new(json, "config", partition_config_to_json(e->config, &e->config->partitions[i]));
+	json_object_set_new(json, "config",
+			    partition_config_to_json(e->partitions[i].gen->config, e->partitions[i].config));
 	json_object_set_new(json, "events", event_log_to_json(&e->events, name, REPORT_EVENTS));
 	return json;
 }
@@ -114,57 +113,6 @@ static json_t *ctl_show(void *ctx, const char *name, struct err *err)
 static json_t *ctl_metrics(void *ctx)
 {
 	return engine_metrics_reply(engine_of(ctx));
-}
-
-static int reload_config(struct engine *e, struct err *err)
-{
-	struct diag_list diags;
-	struct config *fresh = NULL;
-
-	diag_list_init(&diags, e->opts.config_path);
-	struct engine_schema schema;
-	engine_schema_init(e->registry, &schema);
-	int r = config_load_path(e->opts.config_path, &schema.schema, &e->opts.overrides, &fresh, &diags);
-	for (size_t i = 0; i < diags.count; i++) {
-		unsigned line;
-		const char *file = diag_file_of(&diags, diags.items[i].line, &line);
-		log_msg(diags.items[i].severity == DIAG_ERROR ? LOG_LEVEL_ERROR : LOG_LEVEL_WARNING, "%s:%u: %s", file,
-			line, diags.items[i].message);
-	}
-	size_t errors = diag_error_count(&diags);
-	diag_list_fini(&diags);
-	if (r < 0)
-		return err_set(err, r, "%s has %zu error(s); the running configuration stays", e->opts.config_path,
-			       errors);
-	/* The hardware is opened again on the new file: groups are adopted, limits re-applied, and
-	 * only what differs is written. */
-	engine_snapshot_changed(e);
-	engine_close_backend(e);
-	struct config *old = e->config;
-	e->config = fresh;
-	r = engine_open_backend(e, err);
-	if (r < 0) {
-		log_error("reload: %s; going back to the previous configuration", err->text);
-		engine_close_backend(e);
-		config_free(fresh);
-		e->config = old;
-		struct err again = { "" };
-		if (engine_open_backend(e, &again) < 0)
-			log_error("reload: the previous configuration does not open either: %s", again.text);
-		return r;
-	}
-	config_free(old);
-	log_info("reloaded %s: %zu partition(s)", e->opts.config_path, fresh->partition_count);
-	return 0;
-}
-
-int engine_reload(struct engine *e, struct err *err)
-{
-	if (!e->opts.config_path)
-		return err_set(err, -EOPNOTSUPP, "this mpamd was started without a config file to reload");
-	int r = reload_config(e, err);
-	engine_metrics_reloaded(e, r == 0);
-	return r;
 }
 
 static json_t *ctl_set(void *ctx, const struct ctl_peer *peer, const char *name, const char *const *settings,
@@ -182,6 +130,11 @@ static int ctl_reload(void *ctx, struct err *err)
 	return engine_reload(engine_of(ctx), err);
 }
 
+static json_t *ctl_reload_report(void *ctx, json_t **ret_messages, struct err *err)
+{
+	return engine_reload_report(engine_of(ctx), ret_messages, err);
+}
+
 void engine_ctl_handler(struct engine *e, struct ctl_handler *ret)
 {
 	*ret = (struct ctl_handler){
@@ -192,6 +145,7 @@ void engine_ctl_handler(struct engine *e, struct ctl_handler *ret)
 		.metrics = ctl_metrics,
 		.set = ctl_set,
 		.reload = ctl_reload,
+		.reload_report = ctl_reload_report,
 		.generation = ctl_generation,
 	};
 }

@@ -16,8 +16,33 @@
 struct loop;
 struct ctl_server;
 
-/* Per partition: what the engine knows beyond the public status. */
+/* A configuration partitions were opened from. Backends keep pointers into it (partition_ref.config,
+ * their tables), so it lives while any of its partitions does, while it is the engine's
+ * configuration, and while the backend opened with it is open. */
+struct engine_gen {
+	struct config *config;
+	size_t users;
+	struct engine_gen *next;
+};
+
+#define ENGINE_ORIGIN_MAX (NAME_MAX_LEN + 1)
+/* A failed partition is tried again after one tick, then twice as long each time, up to this. */
+#define ENGINE_RETRY_MAX_NS (60ull * 1000000000ull)
+
+/* Per slot: what the engine knows beyond the public status. A slot keeps its number while its
+ * partition lives; a removed partition's slot is free for the next one added. */
 struct engine_partition {
+	bool used;			 /* the slot holds a partition */
+	struct partition_config *config; /* in gen->config: what it runs with (set changes its goals) */
+	struct engine_gen *gen;
+	struct partition_goals file_goals; /* its goals as the file said (without set's changes) */
+	char origin[ENGINE_ORIGIN_MAX];	   /* "": the file; else what made it (a template's name) */
+	bool hw_open;			   /* the composition holds it (close or remove it once) */
+	/* Could not be opened or its limits applied: tried again at retry_ns (engine clock). */
+	bool failed;
+	char error[ERR_TEXT_MAX];
+	uint64_t retry_ns, backoff_ns;
+	unsigned attempts; /* failed attempts in a row */
 	struct partition_status status;
 	struct partition_ref ref;	 /* how the control opened it */
 	struct partition_limits applied; /* what the last successful apply asked for */
@@ -43,8 +68,15 @@ struct engine_metrics {
 	uint64_t textfile_tried_ns; /* CLOCK_MONOTONIC of the last attempt; 0: none */
 };
 
+struct run_state;
+
 struct engine {
-	struct config *config;
+	struct config *config;	     /* the configuration in force (the last good file) */
+	struct engine_gen *gen;	     /* e->config's */
+	struct engine_gen *hw_gen;   /* the one the composition was opened with */
+	struct engine_gen *gens;     /* every one still held */
+	size_t slot_count, slot_cap; /* slots in use are below slot_count; arrays hold slot_cap */
+	struct run_state *run;	     /* the loop, while it runs (engine_loop.c) */
 	struct engine_options opts;
 	const struct engine_registry *registry;
 	struct clock clock;
@@ -54,8 +86,8 @@ struct engine {
 	 * side by side as the policy contract wants them, so a tick copies nothing. */
 	struct policy_partition *policy;
 	struct policy_decision *decisions;
-	struct sample *samples; /* [partition][domain of hw.domains] */
-	struct pmu_sample *pmu; /* [partition]: the PMU sampler's last deltas */
+	struct sample *samples; /* [slot][domain of hw.domains] */
+	struct pmu_sample *pmu; /* [slot]: the PMU sampler's last deltas */
 	struct record *record;
 	struct event_log events;
 	uint64_t interval_ns;
@@ -82,6 +114,47 @@ void engine_tick(struct engine *e, uint64_t now_ns);
 uint64_t engine_t_ms(const struct engine *e, uint64_t now_ns);
 /* The policies' copy of partition `index`'s configuration (after open, set, reload). */
 void engine_policy_config(struct engine *e, size_t index);
+/* Refuses an interval in which a counter could wrap more than once between reads. */
+int engine_check_interval(const struct engine *e, unsigned interval_ms, struct err *err);
+
+/* engine_slots.c: slots and the configurations they come from */
+/* Holds `config` (taking ownership) as a generation with no users yet; NULL when out of memory (the
+ * config is then freed). */
+struct engine_gen *engine_gen_new(struct engine *e, struct config *config);
+void engine_gen_hold(struct engine_gen *g);
+/* Drops one use; the last frees the configuration. */
+void engine_gen_drop(struct engine *e, struct engine_gen *g);
+/* The lowest free slot, with every per-slot array long enough to hold it: -ENOMEM. */
+int engine_slot_alloc(struct engine *e, size_t *ret, struct err *err);
+/* Gives slot `slot` partition `p` of `g` (from `origin`, "" for the file); nothing is opened. */
+void engine_slot_fill(struct engine *e, size_t slot, struct engine_gen *g, struct partition_config *p,
+		      const char *origin);
+/* Frees the slot (its partition must be closed): its generation is dropped. */
+void engine_slot_free(struct engine *e, size_t slot);
+/* The slot of the partition called `name`, or -1. */
+long engine_slot_by_name(const struct engine *e, const char *name);
+void engine_slots_free(struct engine *e);
+
+/* engine_partition.c: one partition's life in the hardware */
+/* Opens slot `slot` in the composition and applies its configured limits; a failure marks it failed
+ * (retried by engine_heal) and is logged: 0 or the negative errno. */
+int engine_slot_open(struct engine *e, size_t slot, uint64_t now_ns);
+/* Closes it in every backend (PMU, monitors, actuators, control). With `remove`, the control removes
+ * what it created for it (its resctrl group, when mpamd made it). */
+void engine_slot_close(struct engine *e, size_t slot, bool remove);
+/* It failed: closed in the backends, its error kept, tried again after the backoff. */
+void engine_slot_failed(struct engine *e, size_t slot, uint64_t now_ns, const char *error);
+/* Tries again each failed partition whose time has come (asking the control to recover first when it
+ * can): failed partitions heal without a reload. */
+void engine_heal(struct engine *e, uint64_t now_ns);
+
+/* engine_desired.c: from one configuration to another */
+/* The JSON of what a reload would refuse or changed, and the reload itself (engine_ctl.c calls it). */
+json_t *engine_reload_report(struct engine *e, json_t **ret_messages, struct err *err);
+
+/* engine_loop.c */
+/* interval_ms changed: the timer runs on the new interval from now on. */
+void engine_loop_rearm(struct engine *e);
 
 /* engine_pmu.c: PMU counts beside bandwidth */
 /* The sampler starts counting partition `index`; a failure is logged and kept as its reason. */

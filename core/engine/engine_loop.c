@@ -35,6 +35,11 @@ static uint64_t monotonic_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+static struct timespec timespec_of(uint64_t ns)
+{
+	return (struct timespec){ .tv_sec = (time_t)(ns / 1000000000u), .tv_nsec = (long)(ns % 1000000000u) };
+}
+
 const struct tick_stats *engine_tick_stats(const struct engine *e)
 {
 	return &e->tick_stats;
@@ -81,6 +86,20 @@ static void on_timer(void *ctx, int fd, uint32_t events)
 	tick_measured(rs->e, clock_now(&rs->e->clock), now > deadline ? now - deadline : 0);
 }
 
+void engine_loop_rearm(struct engine *e)
+{
+	struct run_state *rs = e->run;
+
+	if (!rs || rs->timer_fd < 0)
+		return; /* not running, or on the simulated clock: the next deadline uses the interval */
+	rs->first_deadline_ns = monotonic_ns() + e->interval_ns;
+	rs->expirations = 0;
+	struct itimerspec spec = { .it_interval = timespec_of(e->interval_ns),
+				   .it_value = timespec_of(rs->first_deadline_ns) };
+	if (timerfd_settime(rs->timer_fd, TFD_TIMER_ABSTIME, &spec, NULL) < 0)
+		log_error("interval_ms: the timer keeps its old interval: %s", strerror(errno));
+}
+
 static void on_signal(void *ctx, int fd, uint32_t events)
 {
 	struct run_state *rs = ctx;
@@ -119,11 +138,6 @@ static int setup_signals(struct run_state *rs, struct err *err)
 	return loop_add(rs->e->loop, rs->signal_fd, EPOLLIN, on_signal, rs);
 }
 
-static struct timespec timespec_of(uint64_t ns)
-{
-	return (struct timespec){ .tv_sec = (time_t)(ns / 1000000000u), .tv_nsec = (long)(ns % 1000000000u) };
-}
-
 /* The timer goes first in the loop: a tick that is due runs before requests that arrived meanwhile,
  * which wait at most one bounded control-socket dispatch (ctl_server.h) either way. */
 static int setup_timer(struct run_state *rs, struct err *err)
@@ -158,8 +172,9 @@ static int run_loop(struct run_state *rs)
 
 	while (!should_stop(e)) {
 		if (e->opts.sim_clock) {
-			/* Simulated time: the next deadline is reached at once. */
-			uint64_t deadline = e->start_ns + (e->ticks_done + 1) * e->interval_ns;
+			/* Simulated time: the next deadline is reached at once (one interval after the last
+			 * tick, so that a reloaded interval_ms takes effect). */
+			uint64_t deadline = e->last_tick_ns + e->interval_ns;
 			clock_advance_to(&e->clock, deadline);
 			tick_measured(e, clock_now(&e->clock), 0);
 			if (loop_run_once(e->loop, 0) < 0)
@@ -180,6 +195,7 @@ int engine_run(struct engine *e, struct err *err)
 
 	if (r < 0)
 		return err_set(err, r, "cannot create the event loop: %s", strerror(-r));
+	e->run = &rs;
 	if (r == 0 && e->opts.handle_signals)
 		r = setup_signals(&rs, err);
 	if (r == 0 && !e->opts.sim_clock)
@@ -187,7 +203,7 @@ int engine_run(struct engine *e, struct err *err)
 	if (r == 0)
 		r = engine_ctl_attach(e, err);
 	if (r == 0) {
-		log_info("ready: %zu partition(s), every %u ms", engine_partition_count(e),
+		log_info("ready: %zu partition(s), every %u ms", engine_partitions_in_use(e),
 			 e->config->global.interval_ms);
 		if (e->opts.on_ready)
 			e->opts.on_ready(e->opts.on_ready_ctx, e);
@@ -200,6 +216,7 @@ int engine_run(struct engine *e, struct err *err)
 		engine_reset_limits(e);
 	}
 	teardown(&rs);
+	e->run = NULL;
 	engine_metrics_stop(e);
 	return r;
 }

@@ -61,19 +61,21 @@ void engine_metrics_reloaded(struct engine *e, bool ok)
 static void fill_input(struct engine *e, struct metrics_partition *parts, struct metrics_input *in)
 {
 	const struct config *c = e->config;
+	size_t n = 0;
 	bool learned;
 
-	for (size_t i = 0; i < c->partition_count; i++)
-		parts[i] = (struct metrics_partition){
-			.status = &e->partitions[i].status,
-			.goals = &c->partitions[i].goals,
-			.samples = &e->samples[i * e->hw.domain_count],
-			.invalid_samples = e->partitions[i].invalid_samples,
-		};
+	for (size_t i = 0; i < e->slot_count; i++)
+		if (e->partitions[i].used)
+			parts[n++] = (struct metrics_partition){
+				.status = &e->partitions[i].status,
+				.goals = &e->partitions[i].config->goals,
+				.samples = &e->samples[i * e->hw.domain_count],
+				.invalid_samples = e->partitions[i].invalid_samples,
+			};
 	*in = (struct metrics_input){
 		.version = MPAMD_VERSION,
 		.partitions = parts,
-		.partition_count = c->partition_count,
+		.partition_count = n,
 		.domains = e->hw.domains,
 		.domain_count = e->hw.domain_count,
 		.events = &e->events.counts,
@@ -93,7 +95,7 @@ static void fill_input(struct engine *e, struct metrics_partition *parts, struct
 static const struct metrics_buf *current_text(struct engine *e)
 {
 	struct engine_metrics *m = &e->metrics;
-	size_t n = e->config->partition_count;
+	size_t n = e->slot_count;
 
 	if (m->fresh && m->tick == e->ticks_done)
 		return &m->text;

@@ -15,9 +15,9 @@ void engine_pmu_open(struct engine *e, size_t index)
 		return;
 	if (composition_pmu_add(&e->hw, index, &ep->ref, &err) < 0) {
 		snprintf(ep->pmu_reason, sizeof(ep->pmu_reason), "%s", err.text);
-		log_warning("partition %s: PMU events not counted: %s", e->config->partitions[index].name, err.text);
+		log_warning("partition %s: PMU events not counted: %s", ep->config->name, err.text);
 	} else if (err.text[0]) {
-		log_info("partition %s: %s", e->config->partitions[index].name, err.text);
+		log_info("partition %s: %s", ep->config->name, err.text);
 	}
 }
 
@@ -45,11 +45,12 @@ static void pmu_status(struct engine *e, size_t index)
 
 void engine_pmu_tick(struct engine *e, uint64_t now_ns)
 {
-	size_t n = e->config->partition_count;
+	size_t n = e->slot_count;
 
 	composition_read_pmu(&e->hw, now_ns, e->pmu, n);
 	for (size_t i = 0; i < n; i++)
-		pmu_status(e, i);
+		if (e->partitions[i].used)
+			pmu_status(e, i);
 }
 
 void engine_pmu_json(const struct engine *e, size_t index, json_t *json)

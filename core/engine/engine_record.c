@@ -53,8 +53,10 @@ void engine_record_tick(struct engine *e, uint64_t now_ns)
 	if (!e->record)
 		return;
 	uint64_t t_ms = engine_t_ms(e, now_ns), time_ms = tick_wall_ms(e, now_ns);
-	for (size_t i = 0; i < e->config->partition_count; i++) {
+	for (size_t i = 0; i < e->slot_count; i++) {
 		const struct partition_status *st = &e->partitions[i].status;
+		if (!e->partitions[i].used)
+			continue;
 		struct record_row row = {
 			.t_ms = t_ms,
 			.time_ms = time_ms,
@@ -64,6 +66,7 @@ void engine_record_tick(struct engine *e, uint64_t now_ns)
 			.mbps = st->mbps,
 			.mb_max = st->mb_max,
 			.mb_min = st->mb_min,
+			.no_limits = !st->open,
 			.event = st->event,
 			.has_truth = engine_has_truth(e),
 			.truth_mbps = st->truth_mbps,

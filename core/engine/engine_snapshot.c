@@ -26,17 +26,40 @@ json_t *engine_json_u32(uint32_t v)
 	return v ? json_integer(v) : json_null();
 }
 
+/* A limit is in force only on an open partition: a failed one has none, which is not 0%. */
+static json_t *limit_json(const struct partition_status *st, unsigned pct)
+{
+	return st->open ? json_integer(pct) : json_null();
+}
+
+/* "open", "failed" (it is tried again, or after a reload when retry_in_s is null) or "closed". */
+static const char *state_of(const struct engine_partition *ep)
+{
+	return ep->status.open ? "open" : ep->failed ? "failed" : "closed";
+}
+
+static json_t *retry_json(const struct engine *e, const struct engine_partition *ep)
+{
+	if (!ep->failed || !ep->retry_ns)
+		return json_null();
+	return json_real(ep->retry_ns > e->last_tick_ns ? (double)(ep->retry_ns - e->last_tick_ns) / 1e9 : 0.0);
+}
+
 static json_t *partition_summary(const struct engine *e, size_t i)
 {
-	const struct partition_config *p = &e->config->partitions[i];
-	const struct partition_status *st = &e->partitions[i].status;
+	const struct engine_partition *ep = &e->partitions[i];
+	const struct partition_config *p = ep->config;
+	const struct partition_status *st = &ep->status;
 
-	return json_pack("{s:s,s:s,s:b,s:I,s:I,s:o,s:b,s:b,s:o,s:o,s:I,s:o}", "name", p->name, "class",
-			 partition_class_names[p->goals.class], "open", st->open, "mb_max", (json_int_t)st->mb_max,
-			 "mb_min", (json_int_t)st->mb_min, "mbps", engine_json_mbps(st->valid, st->mbps), "valid",
-			 st->valid, "estimated", st->estimated, "target_mbps", engine_json_u32(p->goals.target_mbps),
-			 "guarantee_mbps", engine_json_u32(p->goals.guarantee_mbps), "weight",
-			 (json_int_t)p->goals.weight, "reason", st->reason ? json_string(st->reason) : json_null());
+	return json_pack("{s:s,s:I,s:s,s:s,s:b,s:o,s:o,s:o,s:b,s:b,s:o,s:o,s:I,s:o,s:o,s:o,s:I,s:o}", "name", p->name,
+			 "slot", (json_int_t)i, "class", partition_class_names[p->goals.class], "state", state_of(ep),
+			 "open", st->open, "mb_max", limit_json(st, st->mb_max), "mb_min", limit_json(st, st->mb_min),
+			 "mbps", engine_json_mbps(st->valid, st->mbps), "valid", st->valid, "estimated", st->estimated,
+			 "target_mbps", engine_json_u32(p->goals.target_mbps), "guarantee_mbps",
+			 engine_json_u32(p->goals.guarantee_mbps), "weight", (json_int_t)p->goals.weight, "reason",
+			 st->reason ? json_string(st->reason) : json_null(), "error",
+			 ep->failed ? json_string(ep->error) : json_null(), "retry_in_s", retry_json(e, ep), "attempts",
+			 (json_int_t)ep->attempts, "template", ep->origin[0] ? json_string(ep->origin) : json_null());
 }
 
 json_t *engine_partition_summary(const struct engine *e, size_t i)
@@ -51,8 +74,9 @@ json_t *engine_snapshot_list(const struct engine *e)
 {
 	json_t *parts = json_array();
 
-	for (size_t i = 0; i < e->config->partition_count; i++)
-		json_array_append_new(parts, engine_partition_summary(e, i));
+	for (size_t i = 0; i < e->slot_count; i++)
+		if (e->partitions[i].used)
+			json_array_append_new(parts, engine_partition_summary(e, i));
 	return json_pack("{s:o}", "partitions", parts);
 }
 
@@ -63,10 +87,12 @@ static double ms(uint64_t ns)
 
 json_t *engine_snapshot_status(const struct engine *e)
 {
-	size_t open = 0;
+	size_t open = 0, failed = 0;
 
-	for (size_t i = 0; i < e->config->partition_count; i++)
-		open += e->partitions[i].status.open;
+	for (size_t i = 0; i < e->slot_count; i++) {
+		open += e->partitions[i].used && e->partitions[i].status.open;
+		failed += e->partitions[i].used && e->partitions[i].failed;
+	}
 	bool learned = false;
 	double capacity = engine_host_capacity(e, &learned);
 	/* The uptime is the last tick's, so that a reply is the same text for the whole tick. */
@@ -74,11 +100,12 @@ json_t *engine_snapshot_status(const struct engine *e)
 		json_pack("{s:s,s:I,s:I,s:f,s:I,s:I,s:I,s:f,s:f,s:o,s:b,s:b,s:I,s:o}", "backend",
 			  e->hw.control_ops->name, "interval_ms", (json_int_t)e->config->global.interval_ms, "ticks",
 			  (json_int_t)e->ticks_done, "uptime_s", (double)(e->last_tick_ns - e->start_ns) / 1e9,
-			  "partitions", (json_int_t)e->config->partition_count, "partitions_open", (json_int_t)open,
+			  "partitions", (json_int_t)engine_partitions_in_use(e), "partitions_open", (json_int_t)open,
 			  "overruns", (json_int_t)e->overruns, "last_tick_ms", ms(e->tick_stats.last_ns), "max_tick_ms",
 			  ms(e->tick_stats.max_ns), "capacity_mbps", capacity > 0 ? json_real(capacity) : json_null(),
 			  "capacity_learned", learned, "sim_clock", e->opts.sim_clock, "events_total",
 			  (json_int_t)e->events.total, "events", event_log_to_json(&e->events, NULL, STATUS_EVENTS));
+	json_object_set_new(status, "partitions_failed", json_integer((json_int_t)failed));
 	engine_pmu_status_json(e, status);
 	return status;
 }

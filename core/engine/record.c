@@ -110,14 +110,18 @@ static void write_field(struct record *rec, const char *text)
 
 void record_write(struct record *rec, const struct record_row *row)
 {
-	char mbps[32] = "", time[RFC3339_MS_LEN + 1];
+	char mbps[32] = "", time[RFC3339_MS_LEN + 1], max[16] = "", min[16] = "";
 
 	if (row->valid)
 		snprintf(mbps, sizeof(mbps), "%.1f", row->mbps);
+	if (!row->no_limits) {
+		snprintf(max, sizeof(max), "%u", row->mb_max);
+		snprintf(min, sizeof(min), "%u", row->mb_min);
+	}
 	rfc3339_format_ms((int64_t)row->time_ms, time, sizeof(time));
 	rec->tick_time_ms = row->time_ms;
-	tick_printf(rec, "%llu,%s,%s,%s,%u,%u,%d,%d,", (unsigned long long)row->t_ms, time, row->partition, mbps,
-		    row->mb_max, row->mb_min, row->valid, row->estimated);
+	tick_printf(rec, "%llu,%s,%s,%s,%s,%s,%d,%d,", (unsigned long long)row->t_ms, time, row->partition, mbps, max,
+		    min, row->valid, row->estimated);
 	write_field(rec, row->event ? row->event : "");
 	if (rec->opts.with_truth)
 		tick_printf(rec, ",%.1f", row->has_truth ? row->truth_mbps : 0.0);

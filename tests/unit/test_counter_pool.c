@@ -95,7 +95,6 @@ static void test_enough_counters_never_rotate(void **state)
 		f.rate[i] = 1000 * (i + 1);
 		assert_int_equal(counter_pool_add(pool, i), 0);
 	}
-	assert_int_equal(counter_pool_add(pool, 3), -EINVAL);
 	assert_false(counter_pool_rotating(pool));
 	counter_pool_read(pool, now, s, 1); /* assigns; baseline at once (no settling) */
 	for (int t = 0; t < 10; t++) {
@@ -110,6 +109,49 @@ static void test_enough_counters_never_rotate(void **state)
 	}
 	assert_int_equal(f.programs, 3);
 	assert_int_equal(f.releases, 0);
+	counter_pool_free(pool);
+}
+
+/* A slot added after the start (a reload) grows the pool and gets a counter of its own while the
+ * hardware has one; the partitions already measured keep their baselines (never an invalid sample),
+ * and a slot removed and added again starts from no baseline. */
+static void test_pool_grows_with_slots(void **state)
+{
+	struct fake f;
+	struct counter_pool *pool = make_pool(&f, 4, 1);
+	struct sample s[3];
+	uint64_t now = TICK_NS;
+
+	(void)state;
+	f.rate[0] = 1000;
+	f.rate[2] = 3000;
+	assert_int_equal(counter_pool_add(pool, 0), 0);
+	counter_pool_read(pool, now, s, 1); /* 0: assigned, baseline */
+	advance(&f, 4);
+	now += TICK_NS;
+	counter_pool_read(pool, now, s, 1);
+	assert_int_equal(s[0].state, SAMPLE_MEASURED);
+	assert_int_equal(counter_pool_add(pool, 2), 0); /* beyond the one partition it was made for */
+	for (int t = 0; t < 3; t++) {
+		advance(&f, 4);
+		now += TICK_NS;
+		counter_pool_read(pool, now, s, 1);
+		assert_int_equal(s[0].state, SAMPLE_MEASURED);
+		assert_int_equal(s[0].bytes, 1000);
+		assert_int_equal(s[1].state, SAMPLE_INVALID); /* slot 1 was never added */
+		if (t > 0) {
+			assert_int_equal(s[2].state, SAMPLE_MEASURED);
+			assert_int_equal(s[2].bytes, 3000);
+		}
+	}
+	assert_false(counter_pool_rotating(pool));
+	counter_pool_remove(pool, 2);
+	assert_int_equal(counter_pool_add(pool, 2), 0); /* the slot given again: no old baseline */
+	advance(&f, 4);
+	now += TICK_NS;
+	counter_pool_read(pool, now, s, 1);
+	assert_int_equal(s[0].state, SAMPLE_MEASURED);
+	assert_int_equal(s[2].state, SAMPLE_INVALID);
 	counter_pool_free(pool);
 }
 
@@ -244,6 +286,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_enough_counters_never_rotate),
+		cmocka_unit_test(test_pool_grows_with_slots),
 		cmocka_unit_test(test_rotation_is_fair_and_estimates),
 		cmocka_unit_test(test_not_ready_then_baseline),
 		cmocka_unit_test(test_restart_is_a_new_baseline),

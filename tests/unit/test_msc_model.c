@@ -1304,6 +1304,36 @@ static void test_random_config_round_trips(void **state)
 
 /* Random traffic against a randomly programmed set of monitors; each monitor's long view equals
  * the sum a direct filter evaluation predicts. */
+struct random_mon {
+	uint16_t partid;
+	uint8_t pmg, rwbw;
+	bool match_partid, match_pmg, en;
+	uint64_t expect;
+};
+
+/* Gives monitor i a random filter and control (its count is kept, as the architecture says). */
+static void random_program(struct msc_model *m, uint16_t i, struct random_mon *mon, uint64_t *s)
+{
+	struct msmon_mbwu_flt flt;
+	struct msmon_mbwu_ctl ctl = { 0 };
+
+	mon->partid = (uint16_t)(splitmix(s) % 16);
+	mon->pmg = (uint8_t)(splitmix(s) % 4);
+	mon->rwbw = (uint8_t)(splitmix(s) % 3);
+	mon->match_partid = splitmix(s) % 2;
+	mon->match_pmg = splitmix(s) % 2;
+	mon->en = splitmix(s) % 8 != 0;
+	flt = (struct msmon_mbwu_flt){ .partid = mon->partid, .pmg = mon->pmg, .rwbw = mon->rwbw };
+	ctl.match_partid = mon->match_partid;
+	ctl.match_pmg = mon->match_pmg;
+	ctl.en = mon->en;
+	sel_mon(m, 0, i);
+	wr(m, MSMON_CFG_MBWU_FLT, msmon_mbwu_flt_encode(&flt));
+	wr(m, MSMON_CFG_MBWU_CTL, msmon_mbwu_ctl_encode(&ctl));
+}
+
+/* Random filters, reprogrammed now and then while traffic flows: the model's monitor index must
+ * count exactly what a scan of every monitor would. */
 static void test_random_counting(void **state)
 {
 	const char *env = getenv("MPAMD_TEST_SEED");
@@ -1311,41 +1341,25 @@ static void test_random_counting(void **state)
 	uint64_t s = seed;
 	struct msc_model_params p = full_params();
 	struct msc_model *m;
-	struct {
-		uint16_t partid;
-		uint8_t pmg, rwbw;
-		bool match_partid, match_pmg, en;
-		uint64_t expect;
-	} mon[40];
+	struct random_mon mon[40];
 
 	(void)state;
 	fprintf(stderr, "test_random_counting: seed %" PRIu64 " (set MPAMD_TEST_SEED to repeat)\n", seed);
 	p.has_ris = false;
 	m = new_model(&p);
 	for (uint16_t i = 0; i < 40; i++) {
-		struct msmon_mbwu_flt flt;
-		struct msmon_mbwu_ctl ctl = { 0 };
-
-		mon[i].partid = (uint16_t)(splitmix(&s) % 16);
-		mon[i].pmg = (uint8_t)(splitmix(&s) % 4);
-		mon[i].rwbw = (uint8_t)(splitmix(&s) % 3);
-		mon[i].match_partid = splitmix(&s) % 2;
-		mon[i].match_pmg = splitmix(&s) % 2;
-		mon[i].en = splitmix(&s) % 8 != 0;
+		random_program(m, i, &mon[i], &s);
 		mon[i].expect = 0;
-		flt = (struct msmon_mbwu_flt){ .partid = mon[i].partid, .pmg = mon[i].pmg, .rwbw = mon[i].rwbw };
-		ctl.match_partid = mon[i].match_partid;
-		ctl.match_pmg = mon[i].match_pmg;
-		ctl.en = mon[i].en;
-		sel_mon(m, 0, i);
-		wr(m, MSMON_CFG_MBWU_FLT, msmon_mbwu_flt_encode(&flt));
-		wr(m, MSMON_CFG_MBWU_CTL, msmon_mbwu_ctl_encode(&ctl));
 	}
-	for (int op = 0; op < 2000; op++) {
+	for (int op = 0; op < 4000; op++) {
 		uint16_t partid = (uint16_t)(splitmix(&s) % 16);
 		uint8_t pmg = (uint8_t)(splitmix(&s) % 4);
 		uint64_t rb = splitmix(&s) % 100000, wb = splitmix(&s) % 100000;
 
+		if (op % 50 == 49) {
+			uint16_t i = (uint16_t)(splitmix(&s) % 40);
+			random_program(m, i, &mon[i], &s);
+		}
 		msc_model_count(m, 0, partid, pmg, rb, wb);
 		for (int i = 0; i < 40; i++) {
 			if (!mon[i].en || (mon[i].match_partid && mon[i].partid != partid) ||

@@ -747,7 +747,8 @@ static void test_guard_cuts_largest_first_by_shortfall(void **state)
 	assert_int_equal(d[2].mb_max, 36);
 	assert_true(p[2].guard.throttled);
 	assert_true(fabs(p[2].guard.want_mbps - 14400) < 1e-6);
-	assert_string_equal(d[2].event, "throttle: web short of guarantee (7000 < 12000 MB/s): mb_max 100% -> 36%");
+	assert_string_equal(d[2].event,
+			    "throttle: web short of guarantee (7000 < 12000 MB/s; capacity known): mb_max 100% -> 36%");
 	assert_int_equal(d[1].mb_max, 100);
 	assert_int_equal(d[3].mb_max, 100);
 	assert_false(p[1].guard.throttled);
@@ -795,7 +796,7 @@ static void test_guard_learns_a_victim_wants_less(void **state)
 	p[0].mbps = 8000;
 	decide(policy_guard, &h, p, 2, d);
 	assert_true(p[0].guard.demand_level_mbps == 0);
-	assert_non_null(strstr(d[1].event, "throttle: web short of guarantee (8000 < 12000 MB/s)"));
+	assert_non_null(strstr(d[1].event, "throttle: web short of guarantee (8000 < 12000 MB/s; capacity known)"));
 }
 
 /* With a hardware minimum in force that covers the guarantee, being below it means wanting less. */

@@ -13,6 +13,8 @@
 
 #include <cmocka.h>
 
+#include "tests/util/testutil.h"
+
 #include "core/engine/record.h"
 #include "cli/record_read.h"
 
@@ -100,10 +102,16 @@ static void test_reads_what_the_writer_writes(void **state)
 		.t_ms = 10, .time_ms = 1796292942128, .partition = "web", .mb_max = 70, .event = "a,b\n\"c\""
 	};
 	record_write(rec, &row);
+	row = (struct record_row){ .t_ms = 15, .time_ms = 1796292942133, .partition = "web", .no_limits = true };
+	record_write(rec, &row); /* a failed partition: no limit in force, which is not 0% */
 	assert_int_equal(record_free(rec, &err), 0);
+	char *text = read_text_file(path);
+	assert_non_null(strstr(text, ",web,,,,0,0,"));
+	free(text);
 
 	assert_int_equal(record_file_new(path, &file, &err), 0);
-	assert_int_equal(file->sample_count, 2);
+	assert_int_equal(file->sample_count, 3);
+	assert_int_equal(file->samples[2].flags, RECORD_NO_LIMITS);
 	assert_true(file->samples[0].mbps == 42.5);
 	assert_int_equal(file->samples[0].flags, RECORD_MBPS | RECORD_VALID);
 	assert_int_equal(file->samples[1].flags, 0);

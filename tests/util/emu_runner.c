@@ -30,7 +30,23 @@ struct emu {
 	char dir[64];
 	char mnt[80];
 	char log[80];
+	char *argv[MAX_ARGS]; /* what it was started with (copies), for emu_restart */
 };
+
+static void free_argv(struct emu *emu)
+{
+	for (size_t i = 0; i < MAX_ARGS && emu->argv[i]; i++)
+		free(emu->argv[i]);
+	memset(emu->argv, 0, sizeof(emu->argv));
+}
+
+static int keep_argv(struct emu *emu, char *const argv[])
+{
+	for (size_t i = 0; argv[i] && i < MAX_ARGS - 1; i++)
+		if (!(emu->argv[i] = strdup(argv[i])))
+			return -ENOMEM;
+	return 0;
+}
 
 static struct emu *running[MAX_RUNNING];
 
@@ -158,6 +174,25 @@ static int wait_live(struct emu *emu)
 	return -ETIMEDOUT;
 }
 
+/* Starts the emulator with emu->argv and waits until its mount answers. */
+static int spawn(struct emu *emu)
+{
+	pid_t parent = getpid();
+
+	emu->pid = fork();
+	if (emu->pid == 0)
+		exec_child(emu, emu->argv, parent);
+	if (emu->pid < 0) {
+		int err = errno;
+		emu->pid = 0;
+		return -err;
+	}
+	int r = wait_live(emu);
+	if (r)
+		dump_log(emu);
+	return r;
+}
+
 int emu_start_path(const char *emu_path, const char *profile, const char *sim_config_path,
 		   const char *const *extra_args, struct emu **ret)
 {
@@ -180,23 +215,14 @@ int emu_start_path(const char *emu_path, const char *profile, const char *sim_co
 		return -err;
 	}
 	build_argv(emu, emu_path, profile, sim_config_path, extra_args, argv);
-	pid_t parent = getpid();
-	emu->pid = fork();
-	if (emu->pid == 0)
-		exec_child(emu, argv, parent);
-	if (emu->pid < 0) {
-		int err = errno;
-		emu->pid = 0;
-		(void)emu_stop(emu);
-		return -err;
-	}
-	track(emu, true);
-	int r = wait_live(emu);
+	int r = keep_argv(emu, argv);
+	if (r == 0)
+		r = spawn(emu);
 	if (r) {
-		dump_log(emu);
 		(void)emu_stop(emu);
 		return r;
 	}
+	track(emu, true);
 	*ret = emu;
 	return 0;
 }
@@ -261,6 +287,18 @@ static void force_unmount(struct emu *emu)
 		run_result_fini(&res);
 }
 
+int emu_restart(struct emu *emu)
+{
+	/* The old one ends by itself after vanish; one that does not is stopped. */
+	for (long waited = 0; waited < STOP_TIMEOUT_MS && !reap(emu, WNOHANG); waited += POLL_MS)
+		sleep_ms(POLL_MS);
+	terminate(emu);
+	force_unmount(emu);
+	if (is_mounted(emu))
+		return -EBUSY;
+	return spawn(emu);
+}
+
 int emu_stop(struct emu *emu)
 {
 	if (!emu)
@@ -280,6 +318,7 @@ int emu_stop(struct emu *emu)
 	unlink(emu->log);
 	rmdir(emu->mnt);
 	rmdir(emu->dir);
+	free_argv(emu);
 	free(emu);
 	return clean ? 0 : -1;
 }

@@ -29,6 +29,11 @@ const char *emu_root(const struct emu *emu);
 /* Writes one control command to .emu_ctl: 0 or -errno. */
 int emu_ctl(struct emu *emu, const char *command);
 
+/* After `vanish` (the mount went away): waits for the old emulator to end, then starts it again with
+ * the same arguments on the same mount point (its -c file must still exist): resctrl unmounted and
+ * mounted again. 0 or -errno. */
+int emu_restart(struct emu *emu);
+
 /* Stops the emulator (SIGTERM, then SIGKILL), makes sure nothing stays mounted and removes the
  * directory. NULL is fine. Returns 0 when the emulator had ended cleanly (exit status 0), else -1
  * after printing its output: a sanitizer report in the emulator then fails the test's teardown. */

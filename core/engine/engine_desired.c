@@ -1,0 +1,353 @@
+/* From the running set of partitions to a desired one (a reloaded file, and later the file plus the
+ * partitions made from [vm-template]s), changing only the difference: what stayed the same keeps its
+ * slot, its counters' baselines and its policies' memory. Everything is checked before anything is
+ * changed, so a refused change leaves all as it was. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/base/log.h"
+#include "core/config/config_compare.h"
+#include "core/engine/engine_internal.h"
+#include "core/engine/engine_snapshot.h"
+
+/* [global] keys the running backend can take. Every other key (backend, monitor, resctrl_root,
+ * group_prefix, socket, mmio_beside_kernel, and any key added later until it is listed here) needs
+ * the backend opened again, which a reload does not do. */
+static const char *const live_global_keys[] = {
+	"interval_ms", "capacity_mbps", "escalate", "record", "record_max_bytes", "metrics_textfile", "include", NULL,
+};
+
+static bool is_live_key(const char *name)
+{
+	for (const char *const *k = live_global_keys; *k; k++)
+		if (!strcmp(*k, name))
+			return true;
+	return false;
+}
+
+#define RESTART_HINT "restart mpamd to apply it; nothing was changed"
+
+/* The first difference of [global], [msc] or an extension's section that a reload cannot apply. */
+static int check_globals(const struct engine *e, const struct config *want, struct err *err)
+{
+	const struct config_section_def *def = &config_global_section;
+	char what[96];
+
+	for (size_t i = 0; i < def->key_count; i++) {
+		const struct config_key *key = &def->keys[i];
+		if (is_live_key(key->name) ||
+		    !config_section_diff(&(struct config_section_def){ "global", false, key, 1 }, &e->config->global,
+					 &want->global))
+			continue;
+		return err_set(err, -EBUSY,
+			       "[global] %s changed: the backend would have to be opened again; " RESTART_HINT,
+			       key->name);
+	}
+	if (config_sections_diff(e->config, want, what, sizeof(what)))
+		return err_set(err, -EBUSY, "%s changed: the backend would have to be opened again; " RESTART_HINT,
+			       what);
+	if (want->global.interval_ms != e->config->global.interval_ms)
+		return engine_check_interval(e, want->global.interval_ms, err);
+	return 0;
+}
+
+enum change {
+	CHANGE_NONE,  /* the same as what runs */
+	CHANGE_GOALS, /* only run-time keys changed: re-applied in place */
+	CHANGE_READD, /* how the hardware knows it changed: removed, then added */
+	CHANGE_ADD,   /* new */
+};
+
+static const char *const change_names[] = { "unchanged", "changed", "readded", "added" };
+
+/* What happens to each of desired's partitions, and to each slot desired no longer has. */
+struct diff {
+	enum change *change; /* per desired partition */
+	long *slot;	     /* per desired partition: the slot of the same name, or -1 */
+	bool *keep;	     /* per slot: desired has it */
+};
+
+static void diff_fini(struct diff *d)
+{
+	free(d->change);
+	free(d->slot);
+	free(d->keep);
+}
+
+static enum change change_of(const struct engine *e, const struct engine_partition *ep, const struct config *want,
+			     const struct partition_config *p)
+{
+	/* Against what the file said before (set's changes are not the file's): a file entry that
+	 * stayed the same keeps what set did to it. */
+	struct partition_config as_filed = *ep->config;
+
+	as_filed.goals = ep->file_goals;
+	if (config_partition_diff(ep->gen->config, ep->config, want, p, CONFIG_COMPARE_IDENTITY))
+		return CHANGE_READD;
+	(void)e;
+	return config_partition_diff(ep->gen->config, &as_filed, want, p, CONFIG_COMPARE_GOALS) ? CHANGE_GOALS
+												: CHANGE_NONE;
+}
+
+static int diff_make(const struct engine *e, const struct config *want, struct diff *d, struct err *err)
+{
+	size_t n = want->partition_count;
+
+	d->change = calloc(n ? n : 1, sizeof(*d->change));
+	d->slot = calloc(n ? n : 1, sizeof(*d->slot));
+	d->keep = calloc(e->slot_count ? e->slot_count : 1, sizeof(*d->keep));
+	if (!d->change || !d->slot || !d->keep)
+		return err_set(err, -ENOMEM, "out of memory");
+	for (size_t i = 0; i < n; i++) {
+		long slot = engine_slot_by_name(e, want->partitions[i].name);
+		d->slot[i] = slot;
+		d->change[i] = slot < 0 ? CHANGE_ADD : change_of(e, &e->partitions[slot], want, &want->partitions[i]);
+		if (slot >= 0 && d->change[i] != CHANGE_READD)
+			d->keep[slot] = true;
+	}
+	return 0;
+}
+
+/* What the hardware cannot hold refuses the whole change, before anything is touched. */
+static int check_partitions(struct engine *e, const struct config *want, const struct diff *d, struct err *err)
+{
+	for (size_t i = 0; i < want->partition_count; i++) {
+		const struct partition_config *p = &want->partitions[i];
+		struct partition_limits limits = engine_limits(e, p, p->goals.mb_max, p->goals.mb_min);
+		struct err why = { "" };
+		if (d->change[i] == CHANGE_NONE)
+			continue;
+		int r = engine_check_goals(e, p, &why);
+		if (r == 0)
+			r = engine_validate_limits(e, &limits, &why);
+		if (r < 0)
+			return err_set(err, r, "partition %s (line %u): %s; nothing was changed", p->name,
+				       p->origin.line, why.text);
+	}
+	return 0;
+}
+
+static void report_name(json_t *report, enum change c, const char *name)
+{
+	json_array_append_new(json_object_get(report, change_names[c]), json_string(name));
+}
+
+static void remove_gone(struct engine *e, const struct diff *d, json_t *report)
+{
+	for (size_t i = 0; i < e->slot_count; i++) {
+		if (!e->partitions[i].used || d->keep[i])
+			continue;
+		if (report)
+			json_array_append_new(json_object_get(report, "removed"),
+					      json_string(e->partitions[i].config->name));
+		log_info("partition %s: removed", e->partitions[i].config->name);
+		engine_slot_close(e, i, true);
+		engine_slot_free(e, i);
+	}
+}
+
+/* New goals for a partition that stays: the policies get them, the hardware the new limits now. */
+static void change_goals(struct engine *e, size_t slot, const struct partition_config *p, uint64_t now_ns)
+{
+	struct engine_partition *ep = &e->partitions[slot];
+	struct err err = { "" };
+
+	ep->config->goals = p->goals;
+	ep->file_goals = p->goals;
+	engine_policy_config(e, slot);
+	if (!ep->status.open)
+		return;
+	struct partition_limits want = engine_limits(e, ep->config, p->goals.mb_max, p->goals.mb_min);
+	if (engine_apply_limits(e, slot, &want, &err) < 0)
+		engine_slot_failed(e, slot, now_ns, err.text);
+	else
+		engine_note_event(e, slot, "reload: goals changed in the file");
+}
+
+static int add_new(struct engine *e, struct engine_gen *g, struct partition_config *p, const char *origin,
+		   uint64_t now_ns, struct err *err)
+{
+	size_t slot;
+	int r = engine_slot_alloc(e, &slot, err);
+
+	if (r < 0)
+		return r;
+	engine_slot_fill(e, slot, g, p, origin);
+	log_info("partition %s: added in slot %zu%s%s", p->name, slot, origin ? " from " : "", origin ? origin : "");
+	engine_slot_open(e, slot, now_ns); /* a failure is the partition's: it is retried */
+	return 0;
+}
+
+static void apply_partitions(struct engine *e, struct engine_gen *g, const char *const *origins, const struct diff *d,
+			     json_t *report, uint64_t now_ns)
+{
+	struct config *want = g->config;
+	size_t unchanged = 0;
+
+	remove_gone(e, d, report);
+	for (size_t i = 0; i < want->partition_count; i++) {
+		const char *origin = origins ? origins[i] : NULL;
+		enum change c = d->change[i];
+		if (report && c != CHANGE_NONE)
+			report_name(report, c, want->partitions[i].name);
+		unchanged += c == CHANGE_NONE;
+		if (c == CHANGE_ADD || c == CHANGE_READD) {
+			struct err err = { "" };
+			if (add_new(e, g, &want->partitions[i], origin, now_ns, &err) < 0)
+				log_error("partition %s: %s", want->partitions[i].name, err.text);
+			continue;
+		}
+		struct engine_partition *ep = &e->partitions[d->slot[i]];
+		snprintf(ep->origin, sizeof(ep->origin), "%s", origin ? origin : "");
+		if (c == CHANGE_GOALS)
+			change_goals(e, (size_t)d->slot[i], &want->partitions[i], now_ns);
+		if (ep->failed)
+			ep->retry_ns = now_ns; /* an operator's reload tries failed partitions at once */
+	}
+	if (report)
+		json_object_set_new(report, "unchanged", json_integer((json_int_t)unchanged));
+}
+
+/* The desired configuration is the engine's from now on: global keys that take effect live do. */
+static void take_config(struct engine *e, struct engine_gen *g)
+{
+	struct engine_gen *old = e->gen;
+	unsigned old_interval = e->config->global.interval_ms;
+	bool record_moved = strcmp(e->config->global.record ? e->config->global.record : "",
+				   g->config->global.record ? g->config->global.record : "") ||
+			    e->config->global.record_max_bytes != g->config->global.record_max_bytes;
+
+	engine_gen_hold(g);
+	e->gen = g;
+	e->config = g->config;
+	engine_gen_drop(e, old);
+	for (size_t i = 0; i < e->slot_count; i++)
+		if (e->partitions[i].used)
+			engine_policy_config(e, i); /* escalate may have changed */
+	if (e->config->global.interval_ms != old_interval) {
+		e->interval_ns = (uint64_t)e->config->global.interval_ms * 1000000u;
+		log_info("interval_ms %u -> %u: the next tick is one new interval from now", old_interval,
+			 e->config->global.interval_ms);
+		engine_loop_rearm(e);
+	}
+	if (record_moved)
+		engine_record_reopen(e);
+}
+
+static json_t *report_new(void)
+{
+	return json_pack("{s:[],s:[],s:[],s:[]}", "added", "removed", "changed", "readded");
+}
+
+int engine_apply_desired(struct engine *e, struct config *desired, const char *const *origins, json_t **ret_report,
+			 struct err *err)
+{
+	struct engine_gen *g = engine_gen_new(e, desired);
+	struct diff d = { 0 };
+
+	if (!g)
+		return err_set(err, -ENOMEM, "out of memory");
+	engine_gen_hold(g); /* ours until the end: the engine holds it too once it is taken */
+	int r = check_globals(e, desired, err);
+	if (r == 0)
+		r = diff_make(e, desired, &d, err);
+	if (r == 0)
+		r = check_partitions(e, desired, &d, err);
+	if (r == 0) {
+		json_t *report = ret_report ? report_new() : NULL;
+		apply_partitions(e, g, origins, &d, report, clock_now(&e->clock));
+		take_config(e, g);
+		if (report)
+			json_object_set_new(report, "interval_ms", json_integer(e->config->global.interval_ms));
+		if (ret_report)
+			*ret_report = report;
+		engine_snapshot_changed(e);
+		engine_metrics_stale(e);
+	}
+	diff_fini(&d);
+	engine_gen_drop(e, g);
+	return r;
+}
+
+void engine_partition_remove(struct engine *e, size_t index)
+{
+	if (index >= e->slot_count || !e->partitions[index].used)
+		return;
+	log_info("partition %s: removed", e->partitions[index].config->name);
+	engine_slot_close(e, index, true);
+	engine_slot_free(e, index);
+	engine_snapshot_changed(e);
+	engine_metrics_stale(e);
+}
+
+/* Each finding as the log and check-config print it: "FILE:LINE: error: message". */
+static json_t *findings(const struct diag_list *diags)
+{
+	json_t *out = json_array();
+
+	for (size_t i = 0; i < diags->count; i++) {
+		const struct diag *dg = &diags->items[i];
+		const char *sev = dg->severity == DIAG_ERROR ? "error" : "warning";
+		unsigned line;
+		const char *file = diag_file_of(diags, dg->line, &line);
+		json_t *text = dg->line ? json_sprintf("%s:%u: %s: %s", file, line, sev, dg->message)
+					: json_sprintf("%s: %s: %s", diags->file, sev, dg->message);
+		/* The log says the severity itself. */
+		log_msg(dg->severity == DIAG_ERROR ? LOG_LEVEL_ERROR : LOG_LEVEL_WARNING, "%s:%u: %s",
+			dg->line ? file : diags->file, line, dg->message);
+		json_array_append_new(out, text);
+	}
+	if (diags->out_of_memory)
+		json_array_append_new(out,
+				      json_sprintf("%s: error: out of memory while checking the file", diags->file));
+	return out;
+}
+
+static int reload(struct engine *e, json_t **ret_report, json_t **ret_messages, struct err *err)
+{
+	struct diag_list diags;
+	struct config *fresh = NULL;
+	struct engine_schema schema;
+
+	if (!e->opts.config_path)
+		return err_set(err, -EOPNOTSUPP, "this mpamd was started without a config file to reload");
+	diag_list_init(&diags, e->opts.config_path);
+	engine_schema_init(e->registry, &schema);
+	int r = config_load_path(e->opts.config_path, &schema.schema, &e->opts.overrides, &fresh, &diags);
+	json_t *messages = findings(&diags);
+	size_t errors = diag_error_count(&diags);
+	diag_list_fini(&diags);
+	if (r < 0)
+		err_set(err, r, "%s has %zu error(s); the running configuration stays", e->opts.config_path, errors);
+	else if ((r = engine_apply_desired(e, fresh, NULL, ret_report, err)) < 0)
+		log_error("reload refused: %s", err->text);
+	engine_metrics_reloaded(e, r == 0);
+	if (r == 0) {
+		json_object_set_new(*ret_report, "reloaded", json_true());
+		json_object_set_new(*ret_report, "messages", messages);
+		log_info("reloaded %s: %zu partition(s)", e->opts.config_path, engine_partitions_in_use(e));
+	} else if (ret_messages) {
+		*ret_messages = messages;
+	} else {
+		json_decref(messages);
+	}
+	return r;
+}
+
+json_t *engine_reload_report(struct engine *e, json_t **ret_messages, struct err *err)
+{
+	json_t *report = NULL;
+
+	return reload(e, &report, ret_messages, err) == 0 ? report : NULL;
+}
+
+int engine_reload(struct engine *e, struct err *err)
+{
+	json_t *report = NULL;
+	int r = reload(e, &report, NULL, err);
+
+	json_decref(report);
+	return r;
+}

@@ -1,0 +1,149 @@
+/* One partition's life in the hardware: opened (its limits applied), closed or removed, and when it
+ * could not be opened, tried again with a growing pause until it can: ENOSPC or EBUSY from resctrl,
+ * a group removed behind mpamd's back that cannot be made again yet, resctrl unmounted. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/base/log.h"
+#include "core/engine/engine_internal.h"
+
+/* Failures no retry can heal: the file asks for what this hardware cannot hold (a cache mask
+ * outside the host's, a goal the composition cannot serve). They wait for a reload. */
+static bool retry_helps(int r)
+{
+	return r != -EOPNOTSUPP && r != -ERANGE && r != -EINVAL;
+}
+
+static void mark_failed(struct engine *e, size_t slot, uint64_t now_ns, const char *error, bool retry)
+{
+	struct engine_partition *ep = &e->partitions[slot];
+	uint64_t first = e->interval_ns ? e->interval_ns : 1000000u;
+
+	engine_slot_close(e, slot, false);
+	snprintf(ep->error, sizeof(ep->error), "%s", error);
+	ep->failed = true;
+	ep->attempts++;
+	ep->backoff_ns = ep->backoff_ns ? ep->backoff_ns * 2 : first;
+	if (ep->backoff_ns > ENGINE_RETRY_MAX_NS)
+		ep->backoff_ns = ENGINE_RETRY_MAX_NS;
+	ep->retry_ns = retry ? now_ns + ep->backoff_ns : 0;
+	ep->status.reason = ep->error;
+	ep->status.valid = false;
+	ep->status.failed = true;
+	ep->status.retry_ms = ep->retry_ns ? engine_t_ms(e, ep->retry_ns) : 0;
+	if (retry)
+		log_error("partition %s: %s; trying again in %.3g s", ep->config->name, error,
+			  (double)ep->backoff_ns / 1e9);
+	else
+		log_error("partition %s: %s (not tried again before a reload)", ep->config->name, error);
+}
+
+void engine_slot_failed(struct engine *e, size_t slot, uint64_t now_ns, const char *error)
+{
+	mark_failed(e, slot, now_ns, error, true);
+}
+
+int engine_slot_open(struct engine *e, size_t slot, uint64_t now_ns)
+{
+	struct engine_partition *ep = &e->partitions[slot];
+	const struct partition_config *p = ep->config;
+	struct partition_limits want = engine_limits(e, p, p->goals.mb_max, p->goals.mb_min);
+	struct err err = { "" };
+	bool was_failed = ep->failed;
+	unsigned attempts = ep->attempts;
+
+	/* A limit the hardware cannot hold fails this partition before anything is created for it. */
+	int r = engine_check_goals(e, p, &err);
+	if (r == 0)
+		r = engine_validate_limits(e, &want, &err);
+	if (r == 0) {
+		ep->hw_open = true; /* also when it fails halfway: what was opened is closed again */
+		r = composition_partition_open(&e->hw, slot, p, &ep->ref, &err);
+	}
+	if (r == 0)
+		r = engine_apply_limits(e, slot, &want, &err);
+	if (r < 0) {
+		mark_failed(e, slot, now_ns, err.text, retry_helps(r));
+		return r;
+	}
+	ep->failed = false;
+	ep->attempts = 0;
+	ep->backoff_ns = ep->retry_ns = 0;
+	ep->error[0] = '\0';
+	ep->status.reason = NULL;
+	ep->status.failed = false;
+	ep->status.retry_ms = 0;
+	ep->status.open = e->policy[slot].open = true;
+	engine_pmu_open(e, slot);
+	if (was_failed) {
+		char text[EVENT_TEXT_MAX];
+		snprintf(text, sizeof(text), "recovered: open again after %u failed attempt(s)", attempts);
+		engine_note_event(e, slot, text);
+	}
+	return 0;
+}
+
+void engine_slot_close(struct engine *e, size_t slot, bool remove)
+{
+	struct engine_partition *ep = &e->partitions[slot];
+	struct err err = { "" };
+
+	/* A removal asks the control even for a partition that is not open now (it failed later): the
+	 * group mpamd made for it earlier is still there to remove. */
+	if (!ep->hw_open && !remove)
+		return;
+	if (composition_partition_close(&e->hw, slot, remove, &err) < 0)
+		log_error("partition %s: %s", ep->config->name, err.text);
+	ep->hw_open = false;
+	ep->applied_once = false;
+	ep->status.open = ep->status.valid = ep->status.pmu_open = false;
+	ep->status.mb_max = ep->status.mb_min = 0;
+	e->policy[slot].open = false;
+	e->pmu[slot] = (struct pmu_sample){ .open = false };
+}
+
+static bool retry_due(const struct engine_partition *ep, uint64_t now_ns)
+{
+	return ep->used && ep->failed && ep->retry_ns && ep->retry_ns <= now_ns;
+}
+
+/* The control is asked to find its hardware again only when a retry is due, and every failed
+ * partition waits for the same answer: while resctrl is gone, each one's error says so. */
+static int recover(struct engine *e, uint64_t now_ns)
+{
+	struct err err = { "" };
+	int r = composition_recover(&e->hw, &err);
+
+	if (r < 0) {
+		for (size_t i = 0; i < e->slot_count; i++)
+			if (retry_due(&e->partitions[i], now_ns))
+				mark_failed(e, i, now_ns, err.text, true);
+		return r;
+	}
+	if (r == 1) {
+		log_info("the %s backend is back: opening every partition again", e->hw.control_ops->name);
+		for (size_t i = 0; i < e->slot_count; i++) {
+			struct engine_partition *ep = &e->partitions[i];
+			if (!ep->used || (ep->failed && !ep->retry_ns))
+				continue;
+			engine_slot_close(e, i, false); /* its files were on the mount that went */
+			ep->failed = true;
+			ep->retry_ns = now_ns;
+		}
+	}
+	return 0;
+}
+
+void engine_heal(struct engine *e, uint64_t now_ns)
+{
+	bool due = false;
+
+	for (size_t i = 0; i < e->slot_count && !due; i++)
+		due = retry_due(&e->partitions[i], now_ns);
+	if (!due || recover(e, now_ns) < 0)
+		return;
+	for (size_t i = 0; i < e->slot_count; i++)
+		if (retry_due(&e->partitions[i], now_ns))
+			engine_slot_open(e, i, now_ns);
+}

@@ -1,0 +1,147 @@
+/* Slots: the number a partition keeps for its lifetime, by which the backends know it. The per-slot
+ * arrays grow when a slot beyond them is needed; a freed slot is given to the next partition. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/base/grow.h"
+#include "core/engine/engine_internal.h"
+
+struct engine_gen *engine_gen_new(struct engine *e, struct config *config)
+{
+	struct engine_gen *g = calloc(1, sizeof(*g));
+
+	if (!g) {
+		config_free(config);
+		return NULL;
+	}
+	g->config = config;
+	g->next = e->gens;
+	e->gens = g;
+	return g;
+}
+
+void engine_gen_hold(struct engine_gen *g)
+{
+	g->users++;
+}
+
+void engine_gen_drop(struct engine *e, struct engine_gen *g)
+{
+	if (!g || --g->users > 0)
+		return;
+	for (struct engine_gen **p = &e->gens; *p; p = &(*p)->next) {
+		if (*p == g) {
+			*p = g->next;
+			break;
+		}
+	}
+	config_free(g->config);
+	free(g);
+}
+
+/* Every per-slot array holds `want` slots; each grows by doubling, so they stay the same length. */
+static int grow_arrays(struct engine *e, size_t want)
+{
+	size_t domains = e->hw.domain_count ? e->hw.domain_count : 1;
+	size_t cap = e->slot_cap, c;
+
+	if (want <= cap)
+		return 0;
+	c = cap;
+	if (array_grow((void **)&e->partitions, &c, want, sizeof(*e->partitions), NULL) < 0)
+		return -ENOMEM;
+	size_t next = c;
+	c = cap;
+	if (array_grow((void **)&e->policy, &c, next, sizeof(*e->policy), NULL) < 0)
+		return -ENOMEM;
+	c = cap;
+	if (array_grow((void **)&e->decisions, &c, next, sizeof(*e->decisions), NULL) < 0)
+		return -ENOMEM;
+	c = cap;
+	if (array_grow((void **)&e->samples, &c, next, domains * sizeof(*e->samples), NULL) < 0)
+		return -ENOMEM;
+	c = cap;
+	if (array_grow((void **)&e->pmu, &c, next, sizeof(*e->pmu), NULL) < 0)
+		return -ENOMEM;
+	for (size_t i = cap; i < next; i++)
+		e->policy[i].name = ""; /* a free slot: never open, so the policies leave it alone */
+	e->slot_cap = next;
+	return 0;
+}
+
+int engine_slot_alloc(struct engine *e, size_t *ret, struct err *err)
+{
+	size_t slot = 0;
+
+	while (slot < e->slot_count && e->partitions[slot].used)
+		slot++;
+	if (grow_arrays(e, slot + 1) < 0)
+		return err_set(err, -ENOMEM, "out of memory for partition slot %zu", slot);
+	*ret = slot;
+	return 0;
+}
+
+/* A slot's samples say nothing was measured until a monitor writes them. */
+static void clear_samples(struct engine *e, size_t slot)
+{
+	for (unsigned d = 0; d < e->hw.domain_count; d++)
+		e->samples[slot * e->hw.domain_count + d] =
+			(struct sample){ .state = SAMPLE_INVALID, .reason = "not measured yet" };
+}
+
+void engine_slot_fill(struct engine *e, size_t slot, struct engine_gen *g, struct partition_config *p,
+		      const char *origin)
+{
+	struct engine_partition *ep = &e->partitions[slot];
+
+	*ep = (struct engine_partition){ .used = true, .config = p, .gen = g, .file_goals = p->goals };
+	snprintf(ep->origin, sizeof(ep->origin), "%s", origin ? origin : "");
+	ep->status.name = p->name;
+	engine_gen_hold(g);
+	e->policy[slot] = (struct policy_partition){ 0 };
+	e->decisions[slot] = (struct policy_decision){ 0 };
+	e->pmu[slot] = (struct pmu_sample){ .open = false };
+	clear_samples(e, slot);
+	engine_policy_config(e, slot);
+	if (slot >= e->slot_count)
+		e->slot_count = slot + 1;
+}
+
+void engine_slot_free(struct engine *e, size_t slot)
+{
+	struct engine_gen *g = e->partitions[slot].gen;
+
+	e->partitions[slot] = (struct engine_partition){ .used = false };
+	e->policy[slot] = (struct policy_partition){ .name = "" };
+	clear_samples(e, slot);
+	while (e->slot_count > 0 && !e->partitions[e->slot_count - 1].used)
+		e->slot_count--;
+	engine_gen_drop(e, g);
+}
+
+long engine_slot_by_name(const struct engine *e, const char *name)
+{
+	for (size_t i = 0; i < e->slot_count; i++)
+		if (e->partitions[i].used && !strcmp(e->partitions[i].config->name, name))
+			return (long)i;
+	return -1;
+}
+
+void engine_slots_free(struct engine *e)
+{
+	for (size_t i = 0; i < e->slot_count; i++)
+		if (e->partitions[i].used)
+			engine_gen_drop(e, e->partitions[i].gen);
+	free(e->partitions);
+	free(e->policy);
+	free(e->decisions);
+	free(e->samples);
+	free(e->pmu);
+	e->partitions = NULL;
+	e->policy = NULL;
+	e->decisions = NULL;
+	e->samples = NULL;
+	e->pmu = NULL;
+	e->slot_count = e->slot_cap = 0;
+}

@@ -1,0 +1,137 @@
+/* The libvirt qemu hook (etc/libvirt/qemu-hook) in a real shell: it asks a running mpamd to reload on
+ * the operations where a VM's scope appears or goes, ignores the others, and exits 0 whatever mpamctl
+ * does, as libvirt aborts a VM start whose hook fails. */
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "tests/util/testutil.h"
+
+static char dir[64];
+static int daemon_pid; /* the test's mpamd, until it has exited */
+
+static void write_script(const char *path, const char *body)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	fprintf(f, "#!/bin/sh\n%s\n", body);
+	assert_int_equal(fclose(f), 0);
+	assert_int_equal(chmod(path, 0755), 0);
+}
+
+/* Runs the hook as libvirt would (GUEST OPERATION SUB-OP EXTRA, the XML on stdin) with MPAMCTL set;
+ * returns its exit status. */
+static int run_hook(const char *mpamctl, const char *operation)
+{
+	char cmd[1024];
+
+	snprintf(cmd, sizeof(cmd),
+		 "echo '<domain/>' | MPAMCTL='%s' %s/etc/libvirt/qemu-hook vm1 %s begin - >/dev/null 2>&1", mpamctl,
+		 MPAMD_SOURCE_DIR, operation);
+	int status = system(cmd);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static int calls_logged(const char *log)
+{
+	char *text = read_text_file(log);
+	int n = 0;
+
+	for (const char *p = text; p && (p = strstr(p, "reload")); p++)
+		n++;
+	free(text);
+	return n;
+}
+
+/* A fake mpamctl that logs its arguments and fails: only the operations that change a VM's scope
+ * call it, and its failure never reaches libvirt. */
+static void test_operations_and_failures(void **state)
+{
+	char fake[128], log[128], cmd[256];
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "/tmp/mpamd-hook-XXXXXX");
+	assert_non_null(mkdtemp(dir));
+	snprintf(fake, sizeof(fake), "%s/mpamctl", dir);
+	snprintf(log, sizeof(log), "%s/calls", dir);
+	snprintf(cmd, sizeof(cmd), "echo \"$@\" >>%s; exit 3", log);
+	write_script(fake, cmd);
+
+	assert_int_equal(run_hook(fake, "prepare"), 0);
+	assert_int_equal(run_hook(fake, "release"), 0);
+	assert_int_equal(calls_logged(log), 0);
+	assert_int_equal(run_hook(fake, "started"), 0);
+	assert_int_equal(calls_logged(log), 1);
+	assert_int_equal(run_hook(fake, "stopped"), 0);
+	assert_int_equal(run_hook(fake, "reconnect"), 0);
+	assert_int_equal(calls_logged(log), 3);
+	char *text = read_text_file(log);
+	assert_string_equal(text, "reload\nreload\nreload\n");
+	free(text);
+
+	/* No mpamctl at all: still 0. */
+	assert_int_equal(run_hook("/nonexistent/mpamctl", "started"), 0);
+}
+
+/* With this build's mpamctl against a running mpamd: the hook's reload reaches the daemon. */
+static void test_reaches_the_daemon(void **state)
+{
+	char sock[96], log[128], wrapper[128], body[512], config[128];
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "/tmp/mpamd-hook-XXXXXX");
+	assert_non_null(mkdtemp(dir));
+	snprintf(sock, sizeof(sock), "%s/mpamd.sock", dir);
+	snprintf(log, sizeof(log), "%s/mpamd.log", dir);
+	snprintf(config, sizeof(config), "%s/etc/demo.ini", MPAMD_SOURCE_DIR);
+	char *argv[] = { MPAMD, "-c", config, "-f", "--socket", sock, NULL };
+	daemon_pid = spawn_background(argv, log);
+	assert_true(daemon_pid > 0);
+	assert_true(wait_for_text(log, "ready:", 5000));
+
+	snprintf(wrapper, sizeof(wrapper), "%s/mpamctl", dir);
+	snprintf(body, sizeof(body), "exec %s --socket %s \"$@\"", MPAMCTL, sock);
+	write_script(wrapper, body);
+	assert_int_equal(run_hook(wrapper, "started"), 0);
+	assert_true(wait_for_text(log, "reloaded", 5000));
+
+	kill(daemon_pid, SIGTERM);
+	assert_int_equal(wait_exit(daemon_pid, 5000), 0);
+	daemon_pid = 0;
+}
+
+/* Also after a failed assertion: no mpamd and no directory stay behind. */
+static int teardown(void **state)
+{
+	char cmd[128];
+
+	(void)state;
+	if (daemon_pid > 0) {
+		kill(daemon_pid, SIGKILL);
+		wait_exit(daemon_pid, 5000);
+		daemon_pid = 0;
+	}
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	int r = dir[0] && system(cmd) != 0 ? -1 : 0;
+	dir[0] = '\0';
+	return r;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_teardown(test_operations_and_failures, teardown),
+		cmocka_unit_test_teardown(test_reaches_the_daemon, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
