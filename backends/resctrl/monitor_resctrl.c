@@ -107,9 +107,8 @@ static int check_forward(struct last_count *last, uint64_t value, const char **r
 	return -EAGAIN;
 }
 
-static int read_counter(void *ctx, unsigned slot, struct counter_reading *rd, const char **reason)
+static int read_counter(struct mon_domain *d, unsigned slot, struct counter_reading *rd)
 {
-	struct mon_domain *d = ctx;
 	long owner = counter_pool_owner(d->pool, slot);
 	char buf[32];
 
@@ -118,19 +117,29 @@ static int read_counter(void *ctx, unsigned slot, struct counter_reading *rd, co
 	int fd = *fd_of(d->mon, (size_t)owner, d->index);
 	ssize_t n = fd >= 0 ? pread(fd, buf, sizeof(buf) - 1, 0) : -1;
 	if (n < 0) {
-		*reason = "counter file could not be read";
+		rd->reason = "counter file could not be read";
 		return -EIO;
 	}
 	buf[n] = '\0';
-	int r = resctrl_parse_counter(buf, &rd->value, reason);
+	int r = resctrl_parse_counter(buf, &rd->value, &rd->reason);
 	if (r < 0)
 		return r;
-	return check_forward(last_of(d->mon, (size_t)owner, d->index), rd->value, reason);
+	return check_forward(last_of(d->mon, (size_t)owner, d->index), rd->value, &rd->reason);
+}
+
+static void read_counters(void *ctx, unsigned first, unsigned count, struct counter_reading *ret)
+{
+	for (unsigned k = 0; k < count; k++) {
+		if (!ret[k].held)
+			continue;
+		ret[k] = (struct counter_reading){ .held = true };
+		ret[k].error = read_counter(ctx, first + k, &ret[k]);
+	}
 }
 
 static const struct counter_pool_ops counter_ops = {
 	.program = program_counter,
-	.read = read_counter,
+	.read = read_counters,
 	.release = release_counter,
 };
 

@@ -765,7 +765,8 @@ static void test_rotation_16_partitions_on_4_monitors(void **state)
 	rig_teardown(&rig);
 }
 
-/* A bus whose long counter's high word changes on every read: the driver must give up cleanly. */
+/* A bus whose long counter's high word changes on every read, the first included (never what it was
+ * at the last tick): the driver must give up cleanly. */
 struct flaky_bus {
 	struct msc_bus base;
 	struct msc_bus *inner;
@@ -778,7 +779,7 @@ static int flaky_read32(struct msc_bus *b, uint32_t off, uint32_t *ret)
 	int r = bus_read32(f->inner, off, ret);
 
 	if (r == 0 && off == MSMON_MBWU_L + 4)
-		*ret += f->flips++;
+		*ret += ++f->flips;
 	return r;
 }
 
