@@ -25,8 +25,11 @@ struct member {
 	bool active;
 	long slot; /* -1 when it holds no counter */
 	/* Its last measurement, from which it is extrapolated while it waits for a counter (rate_ns 0:
-	 * none yet). Kept as it was measured: the rate is worked out only for an estimate. */
+	 * none yet). The rate is worked out when an estimate first needs it (rate_stale), not on every
+	 * measurement: with a counter each, no partition is ever estimated. */
 	uint64_t rate_bytes, rate_ns;
+	bool rate_stale;
+	double bytes_per_ns;
 	uint64_t last_ns; /* end of the last sample produced */
 	uint64_t sampled; /* the pass that wrote its sample last */
 };
@@ -188,20 +191,29 @@ static void slot_account_other(struct slot *s, const struct counter_reading *rd,
 	s->baseline_ns = now_ns;
 }
 
-/* The sample of active partition `m` without a measurement this tick: extrapolated from its last
- * measurement while counters rotate, otherwise invalid with the reason (`s`: its counter, if any). */
-static void waiting_sample(const struct member *m, const struct slot *s, bool rotating, uint64_t now_ns,
-			   struct sample *out)
+/* The sample of active partition `m` without a measurement this tick, while counters rotate: its
+ * last measured rate over the time since its last sample. False when there is nothing to go by. */
+static inline bool estimate(struct member *m, bool rotating, uint64_t now_ns, struct sample *out)
 {
-	if (rotating && m->rate_ns && now_ns > m->last_ns) {
-		double bytes_per_ns = (double)m->rate_bytes / (double)m->rate_ns;
-		uint64_t elapsed = now_ns - m->last_ns;
-		*out = (struct sample){ .state = SAMPLE_ESTIMATED,
-					.bytes = (uint64_t)(bytes_per_ns * (double)elapsed + 0.5),
-					.elapsed_ns = elapsed };
-		return;
+	if (!rotating || !m->rate_ns || now_ns <= m->last_ns)
+		return false;
+	if (m->rate_stale) {
+		m->bytes_per_ns = (double)m->rate_bytes / (double)m->rate_ns;
+		m->rate_stale = false;
 	}
-	const char *why = s ? s->reason : "waiting for a free counter";
+	uint64_t elapsed = now_ns - m->last_ns;
+	/* A span of nanoseconds fits in int64_t, whose conversion is one instruction where the unsigned
+	 * one takes a dozen; the value is the same. */
+	double span = (double)(int64_t)elapsed;
+	*out = (struct sample){ .state = SAMPLE_ESTIMATED,
+				.bytes = (uint64_t)(m->bytes_per_ns * span + 0.5),
+				.elapsed_ns = elapsed };
+	return true;
+}
+
+/* No sample, and why (NULL: no reading yet). */
+static void invalid_sample(const char *why, struct sample *out)
+{
 	*out = (struct sample){ .state = SAMPLE_INVALID, .reason = why ? why : "no reading yet" };
 }
 
@@ -214,7 +226,7 @@ struct pass {
 };
 
 /* What counter `s` read this tick makes of it, and the sample of its holder `m`: the bytes since its
- * baseline when it measured, otherwise what waiting_sample gives. */
+ * baseline when it measured, otherwise an estimate or the reason it has none. */
 static inline void slot_take(const struct pass *pass, struct slot *s, const struct counter_reading *rd,
 			     struct member *m, struct sample *out)
 {
@@ -234,13 +246,15 @@ static inline void slot_take(const struct pass *pass, struct slot *s, const stru
 			*out = (struct sample){ .state = SAMPLE_MEASURED, .bytes = bytes, .elapsed_ns = elapsed };
 			m->rate_bytes = bytes;
 			m->rate_ns = elapsed;
+			m->rate_stale = true;
 			return;
 		}
 		s->reason = "no time passed since the last reading";
 	} else {
 		slot_account_other(s, rd, now_ns);
 	}
-	waiting_sample(m, s, pass->rotating, now_ns, out);
+	if (!estimate(m, pass->rotating, now_ns, out))
+		invalid_sample(s->reason, out);
 	m->last_ns = now_ns;
 }
 
@@ -309,17 +323,18 @@ static void read_held(struct counter_pool *pool, const struct pass *pass, struct
 static void sample_the_rest(struct counter_pool *pool, const struct pass *pass, struct sample *out, size_t stride)
 {
 	struct member *members = pool->members;
+	const struct slot *slots = pool->slots;
 	size_t partitions = pool->p.partitions;
 
 	for (size_t i = 0; i < partitions; i++) {
 		struct member *m = &members[i];
 		if (m->sampled == pass->number)
 			continue;
-		if (m->active)
-			waiting_sample(m, m->slot >= 0 ? &pool->slots[m->slot] : NULL, pass->rotating, pass->now_ns,
+		if (!m->active)
+			invalid_sample("not measured here", &out[i * stride]);
+		else if (!estimate(m, pass->rotating, pass->now_ns, &out[i * stride]))
+			invalid_sample(m->slot >= 0 ? slots[m->slot].reason : "waiting for a free counter",
 				       &out[i * stride]);
-		else
-			out[i * stride] = (struct sample){ .state = SAMPLE_INVALID, .reason = "not measured here" };
 		m->last_ns = pass->now_ns;
 	}
 }
