@@ -107,6 +107,16 @@ static int check_forward(struct last_count *last, uint64_t value, const char **r
 	return -EAGAIN;
 }
 
+/* What a counter file kept open answers once it is no longer there: ENODEV from a file of a removed
+ * kernfs node (the group removed, or resctrl unmounted), ENOENT from a group being removed as it is
+ * read (rdtgroup_kn_lock_live), ESTALE and ENOTCONN where the FUSE resctrl emulator stands in for
+ * kernfs. The engine makes the group again (engine_apply.c) and opens its files anew. */
+static bool file_gone(int code)
+{
+	return code == ENODEV || code == ENOENT || code == ESTALE || code == ENOTCONN;
+}
+
+/* One counter: a pread at offset 0 of its file, kept open since the partition was added. */
 static int read_counter(struct mon_domain *d, unsigned slot, struct counter_reading *rd)
 {
 	long owner = counter_pool_owner(d->pool, slot);
@@ -117,8 +127,10 @@ static int read_counter(struct mon_domain *d, unsigned slot, struct counter_read
 	int fd = *fd_of(d->mon, (size_t)owner, d->index);
 	ssize_t n = fd >= 0 ? pread(fd, buf, sizeof(buf) - 1, 0) : -1;
 	if (n < 0) {
-		rd->reason = "counter file could not be read";
-		return -EIO;
+		int code = fd >= 0 ? errno : EBADF;
+		rd->reason = file_gone(code) ? "counter file gone: its group was removed, or resctrl unmounted"
+					     : "counter file could not be read";
+		return -code;
 	}
 	buf[n] = '\0';
 	int r = resctrl_parse_counter(buf, &rd->value, &rd->reason);
