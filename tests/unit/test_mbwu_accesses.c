@@ -21,8 +21,7 @@
 #include "backends/mmio/msc.h"
 #include "backends/mpam/mpam_regs.h"
 #include "backends/sim/msc_model.h"
-
-#define MS 1000000ull
+#include "tests/util/mbwu_rig.h"
 
 /* A bus between the driver and the model that counts MON_SEL writes and high-word reads, and can do
  * something at the worst moment: count traffic right after the driver read a long counter's low
@@ -102,60 +101,41 @@ static void spy_free(struct msc_bus *b)
 static const struct msc_bus_ops spy_ops = { spy_read32, spy_write32, spy_read64, spy_write64, spy_free };
 
 struct rig {
-	struct msc_model *model;
-	struct spy_bus *spy;
-	struct msc msc;
-	struct msc_monitors *mons;
-	struct sample samples[8];
-	uint64_t now;
+	struct mbwu_rig r;
+	struct spy_bus *spy; /* r.msc.bus */
 };
 
 /* An MSC of `monitors` monitors with 44-bit counters and no settling time, read by the driver for
- * `partitions` partitions with PARTIDs 1, 2, ... */
+ * `partitions` partitions with PARTIDs 1, 2, ...; the spy goes between them after the probe. */
 static void rig_setup(struct rig *rig, unsigned monitors, size_t partitions, bool beside_kernel)
 {
 	struct msc_model_params p;
-	struct msc_probe_opts access = { .beside_kernel = beside_kernel };
 	struct err err = { "" };
-	struct msc_bus *inner = NULL;
 
-	memset(rig, 0, sizeof(*rig));
 	msc_model_params_default(&p);
 	p.num_mon = (uint16_t)monitors;
 	p.nrdy_ticks = 0;
-	assert_int_equal(msc_model_new(&p, &rig->model), 0);
-	assert_int_equal(bus_sim_new(rig->model, 0x1000000, &inner), 0);
+	mbwu_rig_setup(&rig->r, &p, partitions, &(struct msc_probe_opts){ .beside_kernel = beside_kernel });
+	for (size_t i = 0; i < partitions; i++)
+		if (msc_monitors_add(rig->r.mons, i, (uint16_t)(i + 1), &err) < 0)
+			fail_msg("add: %s", err.text);
 	rig->spy = calloc(1, sizeof(*rig->spy));
 	assert_non_null(rig->spy);
+	struct msc_bus *inner = rig->r.msc.bus;
 	rig->spy->base = (struct msc_bus){ .ops = &spy_ops, .base = inner->base, .size = inner->size };
 	rig->spy->inner = inner;
-	rig->spy->model = rig->model;
-	rig->msc.bus = &rig->spy->base;
-	rig->msc.access = access;
-	if (msc_probe(rig->msc.bus, &access, &rig->msc.caps, &err) < 0 ||
-	    msc_monitors_new(&rig->msc, partitions, &rig->mons, &err) < 0)
-		fail_msg("driver: %s", err.text);
-	for (size_t i = 0; i < partitions; i++)
-		if (msc_monitors_add(rig->mons, i, (uint16_t)(i + 1), &err) < 0)
-			fail_msg("add: %s", err.text);
-	rig->now = 1000 * MS;
+	rig->spy->model = rig->r.model;
+	rig->r.msc.bus = &rig->spy->base;
 }
 
 static void rig_teardown(struct rig *rig)
 {
-	/* Whatever the driver saved, it never provoked an MSC error. */
-	assert_int_equal(msc_model_error_count(rig->model), 0);
-	assert_int_equal(msc_model_bad_accesses(rig->model), 0);
-	msc_monitors_free(rig->mons);
-	bus_free(rig->msc.bus);
-	msc_model_free(rig->model);
+	mbwu_rig_teardown(&rig->r);
 }
 
 static void rig_tick(struct rig *rig)
 {
-	msc_model_tick(rig->model);
-	rig->now += 100 * MS;
-	msc_monitors_read(rig->mons, rig->now, rig->samples, 1);
+	mbwu_rig_tick(&rig->r);
 }
 
 /* The filter of hardware monitor `mon`, as the model holds it. */
@@ -163,8 +143,8 @@ static uint32_t model_flt(struct rig *rig, unsigned mon)
 {
 	uint32_t flt = 0;
 
-	assert_int_equal(msc_model_write32(rig->model, MSMON_CFG_MON_SEL, msmon_cfg_mon_sel(0, (uint16_t)mon)), 0);
-	assert_int_equal(msc_model_read32(rig->model, MSMON_CFG_MBWU_FLT, &flt), 0);
+	assert_int_equal(msc_model_write32(rig->r.model, MSMON_CFG_MON_SEL, msmon_cfg_mon_sel(0, (uint16_t)mon)), 0);
+	assert_int_equal(msc_model_read32(rig->r.model, MSMON_CFG_MBWU_FLT, &flt), 0);
 	return flt;
 }
 
@@ -175,7 +155,7 @@ static unsigned rotating_tick_sel_writes(bool beside_kernel)
 	struct rig rig;
 
 	rig_setup(&rig, 4, 8, beside_kernel);
-	assert_true(msc_monitors_rotating(rig.mons));
+	assert_true(msc_monitors_rotating(rig.r.mons));
 	for (int t = 0; t < 6; t++)
 		rig_tick(&rig);
 	rig.spy->sel_writes = 0;
@@ -205,19 +185,19 @@ static void test_mon_sel_not_trusted_across_ticks(void **state)
 	(void)state;
 	rig_setup(&rig, 2, 1, false);
 	rig_tick(&rig);
-	assert_int_equal(msc_model_write32(rig.model, MSMON_CFG_MON_SEL, msmon_cfg_mon_sel(0, 1)), 0);
-	assert_int_equal(msc_model_write32(rig.model, MSMON_CFG_MBWU_FLT, 9), 0);
-	assert_int_equal(msc_model_write32(rig.model, MSMON_CFG_MBWU_CTL,
+	assert_int_equal(msc_model_write32(rig.r.model, MSMON_CFG_MON_SEL, msmon_cfg_mon_sel(0, 1)), 0);
+	assert_int_equal(msc_model_write32(rig.r.model, MSMON_CFG_MBWU_FLT, 9), 0);
+	assert_int_equal(msc_model_write32(rig.r.model, MSMON_CFG_MBWU_CTL,
 					   (uint32_t)(MSMON_CFG_CTL_MATCH_PARTID | MSMON_CFG_CTL_EN)),
 			 0);
 	for (int t = 0; t < 5; t++) {
-		msc_model_count(rig.model, 0, 1, 0, 1000 + (uint64_t)t, 0);
-		msc_model_count(rig.model, 0, 9, 0, 777777, 0);
+		msc_model_count(rig.r.model, 0, 1, 0, 1000 + (uint64_t)t, 0);
+		msc_model_count(rig.r.model, 0, 9, 0, 777777, 0);
 		rig.spy->sel_writes = 0;
 		rig_tick(&rig);
 		assert_int_equal(rig.spy->sel_writes, 1);
-		assert_int_equal(rig.samples[0].state, SAMPLE_MEASURED);
-		assert_int_equal(rig.samples[0].bytes, 1000 + (uint64_t)t);
+		assert_int_equal(rig.r.samples[0].state, SAMPLE_MEASURED);
+		assert_int_equal(rig.r.samples[0].bytes, 1000 + (uint64_t)t);
 	}
 	rig_teardown(&rig);
 }
@@ -238,16 +218,16 @@ static void test_mon_sel_forgotten_after_a_failed_write(void **state)
 	rig.spy->fail_armed = true;
 	rig_tick(&rig); /* monitor 1's read fails; monitor 0 measured, passed on to PARTID 3 */
 	assert_false(rig.spy->fail_armed);
-	assert_int_equal(rig.samples[1].state, SAMPLE_INVALID);
+	assert_int_equal(rig.r.samples[1].state, SAMPLE_INVALID);
 	assert_int_equal(model_flt(&rig, 0), 3);
 	assert_int_equal(model_flt(&rig, 1), 2); /* still partition 1's, which holds it */
 	for (int t = 0; t < 12; t++) {
 		for (uint16_t id = 1; id <= 3; id++)
-			msc_model_count(rig.model, 0, id, 0, 1000ull * id, 0);
+			msc_model_count(rig.r.model, 0, id, 0, 1000ull * id, 0);
 		rig_tick(&rig);
 		for (int i = 0; i < 3; i++)
-			if (rig.samples[i].state == SAMPLE_MEASURED)
-				assert_int_equal(rig.samples[i].bytes, 1000ull * (uint64_t)(i + 1));
+			if (rig.r.samples[i].state == SAMPLE_MEASURED)
+				assert_int_equal(rig.r.samples[i].bytes, 1000ull * (uint64_t)(i + 1));
 	}
 	rig_teardown(&rig);
 }
@@ -266,19 +246,19 @@ static void test_mon_sel_forgotten_after_a_foreign_write(void **state)
 	rig.spy->meddle_armed = true;
 	rig_tick(&rig);
 	assert_false(rig.spy->meddle_armed);
-	assert_int_equal(rig.samples[0].state, SAMPLE_INVALID);
-	assert_non_null(strstr(rig.samples[0].reason, "changed by another agent"));
+	assert_int_equal(rig.r.samples[0].state, SAMPLE_INVALID);
+	assert_non_null(strstr(rig.r.samples[0].reason, "changed by another agent"));
 	assert_int_equal(model_flt(&rig, 0), 1);
 	assert_int_equal(model_flt(&rig, 1), 2); /* not given PARTID 1's filter */
 	int measured[2] = { 0, 0 };
 	for (int t = 0; t < 6; t++) {
-		msc_model_count(rig.model, 0, 1, 0, 1111, 0);
-		msc_model_count(rig.model, 0, 2, 0, 2222, 0);
+		msc_model_count(rig.r.model, 0, 1, 0, 1111, 0);
+		msc_model_count(rig.r.model, 0, 2, 0, 2222, 0);
 		rig_tick(&rig);
 		for (int i = 0; i < 2; i++) {
-			if (rig.samples[i].state != SAMPLE_MEASURED)
+			if (rig.r.samples[i].state != SAMPLE_MEASURED)
 				continue;
-			assert_int_equal(rig.samples[i].bytes, 1111ull * (uint64_t)(i + 1));
+			assert_int_equal(rig.r.samples[i].bytes, 1111ull * (uint64_t)(i + 1));
 			measured[i]++;
 		}
 	}
@@ -290,8 +270,8 @@ static void test_mon_sel_forgotten_after_a_foreign_write(void **state)
  * jump, and the tick after it a good baseline again. */
 static void near_a_carry(struct rig *rig, uint64_t below)
 {
-	assert_int_equal(msc_model_write32(rig->model, MSMON_CFG_MON_SEL, msmon_cfg_mon_sel(0, 0)), 0);
-	assert_int_equal(msc_model_write64(rig->model, MSMON_MBWU_L, (6ull << 32) - below), 0);
+	assert_int_equal(msc_model_write32(rig->r.model, MSMON_CFG_MON_SEL, msmon_cfg_mon_sel(0, 0)), 0);
+	assert_int_equal(msc_model_write64(rig->r.model, MSMON_MBWU_L, (6ull << 32) - below), 0);
 	rig_tick(rig);
 	rig_tick(rig);
 }
@@ -308,21 +288,21 @@ static void test_carry_between_low_and_high_read(void **state)
 	rig_setup(&rig, 1, 1, false);
 	rig_tick(&rig);
 	near_a_carry(&rig, 100);
-	msc_model_count(rig.model, 0, 1, 0, 40, 0);
+	msc_model_count(rig.r.model, 0, 1, 0, 40, 0);
 	rig.spy->carry_bytes = 5000; /* crosses the boundary mid-read */
 	rig.spy->carry_partid = 1;
 	rig.spy->high_reads = 0;
 	rig_tick(&rig);
 	assert_int_equal(rig.spy->high_reads, 2); /* the expected high word did not come: read again */
-	assert_int_equal(rig.samples[0].state, SAMPLE_MEASURED);
-	uint64_t first = rig.samples[0].bytes;
+	assert_int_equal(rig.r.samples[0].state, SAMPLE_MEASURED);
+	uint64_t first = rig.r.samples[0].bytes;
 	assert_true(first == 40 || first == 5040);
-	msc_model_count(rig.model, 0, 1, 0, 60, 0);
+	msc_model_count(rig.r.model, 0, 1, 0, 60, 0);
 	rig.spy->high_reads = 0;
 	rig_tick(&rig);
 	assert_int_equal(rig.spy->high_reads, 1); /* expected again: low, high */
-	assert_int_equal(rig.samples[0].state, SAMPLE_MEASURED);
-	assert_int_equal(first + rig.samples[0].bytes, 40 + 5000 + 60);
+	assert_int_equal(rig.r.samples[0].state, SAMPLE_MEASURED);
+	assert_int_equal(first + rig.r.samples[0].bytes, 40 + 5000 + 60);
 	rig_teardown(&rig);
 }
 
@@ -336,10 +316,10 @@ static unsigned high_reads_per_tick(bool beside_kernel)
 	rig_tick(&rig);
 	rig_tick(&rig);
 	rig.spy->high_reads = 0;
-	msc_model_count(rig.model, 0, 1, 0, 123, 0);
+	msc_model_count(rig.r.model, 0, 1, 0, 123, 0);
 	rig_tick(&rig);
-	assert_int_equal(rig.samples[0].state, SAMPLE_MEASURED);
-	assert_int_equal(rig.samples[0].bytes, 123);
+	assert_int_equal(rig.r.samples[0].state, SAMPLE_MEASURED);
+	assert_int_equal(rig.r.samples[0].bytes, 123);
 	unsigned reads = rig.spy->high_reads;
 	rig_teardown(&rig);
 	return reads;
