@@ -273,7 +273,7 @@ static int op_mkdir(const char *path, mode_t mode)
 	int r = resolve_parent(e, path, &parent, &name);
 	if (r)
 		return r;
-	r = emu_faults_take_mkdir(e);
+	r = emu_faults_take_mkdir(e, path);
 	if (r)
 		return -r;
 	emu_traffic_sync(e);
@@ -296,6 +296,8 @@ static int op_rmdir(const char *path)
 		return -ENOTDIR;
 	if (n.kind != EMU_N_GROUP || n.group == emu_default_group(e))
 		return -EPERM;
+	if ((r = emu_faults_take_rmdir(e, path)) != 0)
+		return -r;
 	emu_traffic_sync(e);
 	return emu_rmdir(e, n.group);
 }
