@@ -1279,18 +1279,20 @@ static void test_fault_counts_and_status(void **state)
 	char *text = slurp(f, ".emu_ctl");
 	assert_non_null(strstr(text, "fail_write EIO * always\n"));
 	free(text);
-	ctl(f, "fail_mkdir ENOSPC 2 Out of CLOSIDs");
+	ctl(f, "fail_mkdir ENOSPC * 2 Out of CLOSIDs");
 	assert_int_equal(mk(f, "g"), -ENOSPC);
 	check_file(f, "info/last_cmd_status", "Out of CLOSIDs\n");
 	text = slurp(f, ".emu_ctl");
-	assert_non_null(strstr(text, "fail_mkdir ENOSPC 1 Out of CLOSIDs\n"));
+	assert_non_null(strstr(text, "fail_mkdir ENOSPC * 1 Out of CLOSIDs\n"));
 	free(text);
 	ctl(f, "counter . 0 mbm_total_bytes error");
 	ctl(f, "clear");
 	assert_int_equal(put(f, "schemata", "MB:0=60\n"), 0);
 	assert_int_equal(mk(f, "g"), 0);
 	check_file(f, "mon_data/mon_L3_00/mbm_total_bytes", "0\n");
-	ctl(f, "fail_rmdir EBUSY");
+	ctl(f, "fail_rmdir EBUSY /g");
+	assert_int_equal(mk(f, "h"), 0);
+	assert_int_equal(rm(f, "h"), 0); /* not the path the fault is for */
 	assert_int_equal(rm(f, "g"), -EBUSY);
 	assert_int_equal(rm(f, "g"), 0);
 	check_absent(f, "g");
@@ -1301,7 +1303,7 @@ static void test_fault_counts_and_status(void **state)
 	assert_int_equal(emu_ctl(f->emu, "fail_write EIO schemata 0"), -EINVAL);
 	assert_int_equal(emu_ctl(f->emu, "fail_write EIO schemata sometimes"), -EINVAL);
 	assert_int_equal(emu_ctl(f->emu, "fail_next_write EIO schemata 2"), -EINVAL);
-	assert_int_equal(emu_ctl(f->emu, "fail_rmdir EBUSY 1 why"), -EINVAL);
+	assert_int_equal(emu_ctl(f->emu, "fail_rmdir EBUSY * 1 why"), -EINVAL);
 	assert_int_equal(emu_ctl(f->emu, "clear now"), -EINVAL);
 }
 

@@ -56,16 +56,16 @@ static int parse_count(const char *text, long *ret)
 	return 0;
 }
 
-/* Arms `f` from ERRNO [SUFFIX] [COUNT [STATUS...]] (`has_suffix`: the command takes a suffix; "*" is
- * any path); `rest` is the text after COUNT, the message last_cmd_status shows. */
-static int arm(struct emu_fault *f, char **argv, int argc, bool has_suffix, const char *rest)
+/* Arms `f` from ERRNO [SUFFIX [COUNT]] ("*": any path); `rest` is the text after COUNT, the message
+ * last_cmd_status shows. */
+static int arm(struct emu_fault *f, char **argv, int argc, const char *rest)
 {
 	struct emu_fault armed = { .remaining = 1 };
 	int at = 1;
 
 	if (argc < 2 || (armed.err = parse_errno(argv[at++])) < 0)
 		return -EINVAL;
-	if (has_suffix && at < argc) {
+	if (at < argc) {
 		const char *suffix = argv[at++];
 		if (strlen(suffix) >= sizeof(armed.suffix))
 			return -EINVAL;
@@ -82,7 +82,7 @@ static int arm(struct emu_fault *f, char **argv, int argc, bool has_suffix, cons
 
 static int cmd_fail_write(struct emu *e, char **argv, int argc, const char *rest)
 {
-	return arm(&e->faults.write, argv, argc, true, rest);
+	return arm(&e->faults.write, argv, argc, rest);
 }
 
 /* The first form of fail_write: the next write only, no message. */
@@ -90,17 +90,17 @@ static int cmd_fail_next_write(struct emu *e, char **argv, int argc, const char 
 {
 	if (argc > 3 || rest)
 		return -EINVAL;
-	return arm(&e->faults.write, argv, argc, true, NULL);
+	return arm(&e->faults.write, argv, argc, NULL);
 }
 
 static int cmd_fail_mkdir(struct emu *e, char **argv, int argc, const char *rest)
 {
-	return arm(&e->faults.mkdir, argv, argc, false, rest);
+	return arm(&e->faults.mkdir, argv, argc, rest);
 }
 
 static int cmd_fail_rmdir(struct emu *e, char **argv, int argc, const char *rest)
 {
-	return rest ? -EINVAL : arm(&e->faults.rmdir, argv, argc, false, NULL);
+	return rest ? -EINVAL : arm(&e->faults.rmdir, argv, argc, NULL);
 }
 
 /* Every fault disarmed, every counter reading as it counts. */
@@ -204,8 +204,8 @@ static const struct {
 } commands[] = {
 	{ "fail_write", cmd_fail_write, 4, "fail_write ERRNO [PATH_SUFFIX|* [COUNT|always [STATUS...]]]" },
 	{ "fail_next_write", cmd_fail_next_write, 3, "fail_next_write ERRNO [PATH_SUFFIX]" },
-	{ "fail_mkdir", cmd_fail_mkdir, 3, "fail_mkdir ERRNO [COUNT|always [STATUS...]]" },
-	{ "fail_rmdir", cmd_fail_rmdir, 3, "fail_rmdir ERRNO [COUNT|always]" },
+	{ "fail_mkdir", cmd_fail_mkdir, 4, "fail_mkdir ERRNO [PATH_SUFFIX|* [COUNT|always [STATUS...]]]" },
+	{ "fail_rmdir", cmd_fail_rmdir, 4, "fail_rmdir ERRNO [PATH_SUFFIX|* [COUNT|always]]" },
 	{ "clear", cmd_clear, 1, "clear" },
 	{ "counter", cmd_counter, 5, "counter GROUP DOMAIN EVENT ok|unavailable|error|unassigned|zero|reset" },
 	{ "clock", cmd_clock, 2, "clock manual|real" },
@@ -281,13 +281,11 @@ static void show_forced(struct emu *e, struct emu_buf *out)
 }
 
 /* An armed fault as the command that arms it. */
-static void show_fault(struct emu_buf *out, const char *command, const struct emu_fault *f, bool has_suffix)
+static void show_fault(struct emu_buf *out, const char *command, const struct emu_fault *f)
 {
 	if (!f->err)
 		return;
-	emu_buf_printf(out, "%s %s", command, errno_name(f->err));
-	if (has_suffix)
-		emu_buf_printf(out, " %s", f->suffix[0] ? f->suffix : "*");
+	emu_buf_printf(out, "%s %s %s", command, errno_name(f->err), f->suffix[0] ? f->suffix : "*");
 	if (f->remaining == EMU_FAULT_ALWAYS)
 		emu_buf_printf(out, " always");
 	else
@@ -305,9 +303,9 @@ int emu_ctl_show(struct emu *e, const struct emu_node *n, struct emu_buf *out)
 		emu_buf_printf(out, "#   %s\n", commands[i].usage);
 	emu_buf_printf(out, "profile %s\nclock %s\ntime_ms %.3f\n", e->prof.name, e->clock.manual ? "manual" : "real",
 		       (double)emu_clock_now(&e->clock) / 1e6);
-	show_fault(out, "fail_write", &f->write, true);
-	show_fault(out, "fail_mkdir", &f->mkdir, false);
-	show_fault(out, "fail_rmdir", &f->rmdir, false);
+	show_fault(out, "fail_write", &f->write);
+	show_fault(out, "fail_mkdir", &f->mkdir);
+	show_fault(out, "fail_rmdir", &f->rmdir);
 	show_forced(e, out);
 	return 0;
 }

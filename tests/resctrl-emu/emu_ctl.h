@@ -11,8 +11,10 @@
  *                                         one, as the kernel's does for an error it has no message
  *                                         for
  *   fail_next_write ERRNO [SUFFIX]        fail_write ERRNO SUFFIX 1
- *   fail_mkdir ERRNO [COUNT [STATUS...]]  the next COUNT mkdirs fail likewise
- *   fail_rmdir ERRNO [COUNT]              the next COUNT rmdirs fail likewise
+ *   fail_mkdir ERRNO [SUFFIX [COUNT [STATUS...]]]
+ *                                         the next COUNT mkdirs (of a path ending in SUFFIX) fail
+ *                                         likewise
+ *   fail_rmdir ERRNO [SUFFIX [COUNT]]     the next COUNT rmdirs fail likewise
  *   clear                                 every fault disarmed, every counter "ok"
  *   counter GROUP DOMAIN EVENT STATE      mon_data/mon_<RES>_DOMAIN/EVENT of GROUP ("." for the
  *                                         default group, else its path such as g/mon_groups/m) reads
