@@ -47,6 +47,29 @@ void engine_slot_failed(struct engine *e, size_t slot, uint64_t now_ns, const ch
 	mark_failed(e, slot, now_ns, error, true);
 }
 
+void engine_slot_apply_failed(struct engine *e, size_t slot, const char *error)
+{
+	struct engine_partition *ep = &e->partitions[slot];
+
+	if (!strcmp(ep->error, error))
+		return; /* said already: a lasting refusal must not flood the log at every tick */
+	snprintf(ep->error, sizeof(ep->error), "%s", error);
+	log_error("partition %s: %s; the limits in force stay, and are applied again at the next tick",
+		  ep->config->name, error);
+}
+
+void engine_slot_applied(struct engine *e, size_t slot)
+{
+	struct engine_partition *ep = &e->partitions[slot];
+	char text[EVENT_TEXT_MAX];
+
+	if (ep->failed || !ep->error[0])
+		return; /* a failed partition's error goes when it opens (engine_slot_open) */
+	snprintf(text, sizeof(text), "recovered: limits applied again after: %.150s", ep->error);
+	ep->error[0] = '\0';
+	engine_note_event(e, slot, text);
+}
+
 int engine_slot_open(struct engine *e, size_t slot, uint64_t now_ns)
 {
 	struct engine_partition *ep = &e->partitions[slot];
