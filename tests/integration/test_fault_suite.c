@@ -35,6 +35,7 @@
 #include "core/engine/engine_snapshot.h"
 #include "core/engine/registry.h"
 #include "tests/util/emu_runner.h"
+#include "tests/util/log_capture.h"
 #include "tests/util/testutil.h"
 
 #define FAULT_TICK    3			 /* the fault is armed after this tick */
@@ -173,8 +174,8 @@ struct run {
 	struct emu *emu;
 	struct engine *engine;
 	pid_t task; /* p's process: one sleeping thread */
-	char dir[64], config[96], traffic[96], log[96];
-	int saved_stderr;
+	char dir[64], config[96], traffic[96];
+	struct log_capture log;
 	uint64_t fault_ticks;  /* ticks on which p showed the fault as expected */
 	uint64_t healed_ticks; /* ticks in a row p was healed, after the clear */
 	uint64_t stop_tick;
@@ -615,28 +616,11 @@ static pid_t sleeper(void)
 	return pid;
 }
 
-/* The engine's log goes to a file of the row's, to be searched afterwards. */
-static void capture_log(struct run *run, bool on)
-{
-	fflush(stderr);
-	if (on) {
-		int fd = open(run->log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-		assert_true(fd >= 0);
-		run->saved_stderr = dup(2);
-		dup2(fd, 2);
-		close(fd);
-	} else if (run->saved_stderr >= 0) {
-		dup2(run->saved_stderr, 2);
-		close(run->saved_stderr);
-		run->saved_stderr = -1;
-	}
-}
-
 static void run_free(struct run *run)
 {
 	if (!run)
 		return;
-	capture_log(run, false);
+	log_capture_end(&run->log);
 	engine_free(run->engine);
 	emu_stop(run->emu);
 	if (run->task > 0) {
@@ -645,7 +629,7 @@ static void run_free(struct run *run)
 	}
 	unlink(run->config);
 	unlink(run->traffic);
-	unlink(run->log);
+	log_capture_free(&run->log);
 	rmdir(run->dir);
 	free(run);
 }
@@ -661,20 +645,13 @@ static int teardown(void **state)
 /* The lines of the log that name p (or its group) and say what the row expects. */
 static unsigned log_says(const struct run *run)
 {
-	char *log = read_text_file(run->log);
-	unsigned found = 0;
+	const char *const by_name[] = { "partition p:", run->row->says, NULL };
+	const char *const by_group[] = { "mpamd-p", run->row->says, NULL };
 
-	for (char *line = log, *end; line && *line; line = end + 1) {
-		end = strchrnul(line, '\n');
-		char saved = *end;
-		*end = '\0';
-		found += (has(line, "partition p:") || has(line, "mpamd-p")) && has(line, run->row->says);
-		*end = saved;
-		if (!saved)
-			break;
-	}
-	free(log);
-	return found;
+	if (!run->row->says)
+		return 0;
+	return log_capture_count(&run->log, by_name) + log_capture_count(&run->log, by_group) -
+	       log_capture_count(&run->log, (const char *const[]){ "partition p:", "mpamd-p", run->row->says, NULL });
 }
 
 static bool logs_expected(const struct row *row)
@@ -690,12 +667,11 @@ static void run_row(const struct row *row)
 	assert_non_null(run);
 	current = run;
 	run->row = row;
-	run->saved_stderr = -1;
+	run->log.saved_stderr = -1;
 	snprintf(run->dir, sizeof(run->dir), "/tmp/mpamd-faults-XXXXXX");
 	assert_non_null(mkdtemp(run->dir));
 	snprintf(run->config, sizeof(run->config), "%s/mpamd.ini", run->dir);
 	snprintf(run->traffic, sizeof(run->traffic), "%s/traffic.ini", run->dir);
-	snprintf(run->log, sizeof(run->log), "%s/mpamd.log", run->dir);
 	run->task = sleeper();
 
 	const char *parts = "[partition \"p\"]\nmb_max = 60\npids = %d\ncpus = 1\nsim_demand = 1000\n"
@@ -715,13 +691,13 @@ static void run_row(const struct row *row)
 		assert_true(emu_commands(run, row->fault));
 
 	struct engine_options opts = { .config_path = run->config, .on_tick = on_tick, .on_tick_ctx = run };
-	capture_log(run, true);
+	log_capture_begin(&run->log);
 	int r = engine_new(load(run->config), &opts, &run->engine, &err);
 	if (r == 0 && at_open(row) && shows_fault(run, run->engine))
 		run->fault_ticks++; /* before the first tick */
 	if (r == 0)
 		r = engine_run(run->engine, &err);
-	capture_log(run, false);
+	log_capture_end(&run->log);
 	if (r < 0)
 		fail_msg("%s: the engine stopped: %s", row->name, err.text);
 	if (run->failure[0])
