@@ -49,6 +49,7 @@ struct engine_partition {
 	bool applied_once;
 	struct actuation actuated;	 /* what the actuators last carried out */
 	uint64_t invalid_samples;	 /* ticks at which it was open and its sample invalid */
+	bool jumped;			 /* its last sample was refused as more than a domain can carry */
 	char pmu_reason[PMU_REASON_MAX]; /* why the sampler could not count it at all ("": it could) */
 };
 
