@@ -1265,13 +1265,19 @@ static void test_fault_counts_and_status(void **state)
 {
 	struct fx *f = *state;
 
+	unsigned long changes = 0, after = 0;
+	assert_int_equal(emu_changes(f->emu, &changes), 0);
 	ctl(f, "fail_write EINVAL schemata 2 MB value 5 out of range [10,100]");
 	for (int i = 0; i < 2; i++) {
 		assert_int_equal(put(f, "schemata", "MB:0=5\n"), -EINVAL);
 		check_file(f, "info/last_cmd_status", "MB value 5 out of range [10,100]\n");
 	}
+	assert_int_equal(emu_changes(f->emu, &after), 0);
+	assert_int_equal(after, changes); /* a refused write is no change */
 	assert_int_equal(put(f, "schemata", "MB:0=50\n"), 0);
 	check_file(f, "info/last_cmd_status", "ok\n");
+	assert_int_equal(emu_changes(f->emu, &after), 0);
+	assert_int_equal(after, changes + 1);
 	ctl(f, "fail_write EIO * always");
 	for (int i = 0; i < 3; i++)
 		assert_int_equal(put(f, i % 2 ? "tasks" : "schemata", "0\n"), -EIO);

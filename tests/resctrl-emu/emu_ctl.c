@@ -301,8 +301,8 @@ int emu_ctl_show(struct emu *e, const struct emu_node *n, struct emu_buf *out)
 	emu_buf_printf(out, "# commands, one per write:\n");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		emu_buf_printf(out, "#   %s\n", commands[i].usage);
-	emu_buf_printf(out, "profile %s\nclock %s\ntime_ms %.3f\n", e->prof.name, e->clock.manual ? "manual" : "real",
-		       (double)emu_clock_now(&e->clock) / 1e6);
+	emu_buf_printf(out, "profile %s\nclock %s\ntime_ms %.3f\nchanges %lu\n", e->prof.name,
+		       e->clock.manual ? "manual" : "real", (double)emu_clock_now(&e->clock) / 1e6, e->changes);
 	show_fault(out, "fail_write", &f->write);
 	show_fault(out, "fail_mkdir", &f->mkdir);
 	show_fault(out, "fail_rmdir", &f->rmdir);

@@ -131,7 +131,8 @@ struct emu {
 	struct emu_faults faults;
 	unsigned max_threshold; /* info/L3_MON/max_threshold_occupancy */
 	time_t mount_time;
-	bool vanish; /* the "vanish" command: unmount and exit once the current request is answered */
+	bool vanish;	       /* the "vanish" command: unmount and exit once the current request is answered */
+	unsigned long changes; /* writes, mkdirs and rmdirs that succeeded (.emu_ctl's excepted) */
 };
 
 /* 0 or -ENOMEM. The profile and options are copied; config must outlive the emulator. */
