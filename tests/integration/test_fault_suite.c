@@ -35,6 +35,7 @@
 #include "core/engine/engine_snapshot.h"
 #include "core/engine/registry.h"
 #include "tests/util/emu_runner.h"
+#include "tests/util/engine_util.h"
 #include "tests/util/log_capture.h"
 #include "tests/util/testutil.h"
 
@@ -46,6 +47,9 @@
 #define OUTSIDE_MB    30 /* what "another tool" writes into p's schemata */
 #define SET_MB	      50
 #define MAX_LOG_LINES 8
+
+#define note(run, ...)	note_first((run)->failure, sizeof((run)->failure), __VA_ARGS__)
+#define write_file(...) assert_int_equal(write_text_file(__VA_ARGS__), 0)
 
 enum trigger {
 	AT_OPEN, /* armed before mpamd starts: opening p meets it */
@@ -185,33 +189,6 @@ struct run {
 
 static struct run *current;
 
-static void note(struct run *run, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void note(struct run *run, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (run->failure[0])
-		return;
-	va_start(ap, fmt);
-	vsnprintf(run->failure, sizeof(run->failure), fmt, ap);
-	va_end(ap);
-}
-
-static void write_file(const char *path, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void write_file(const char *path, const char *fmt, ...)
-{
-	FILE *out = fopen(path, "w");
-	va_list ap;
-
-	assert_non_null(out);
-	va_start(ap, fmt);
-	vfprintf(out, fmt, ap);
-	va_end(ap);
-	fclose(out);
-}
-
 /* ---- the emulated host ---- */
 
 static char *group_file(const struct run *run, const char *group, const char *file)
@@ -268,16 +245,6 @@ static bool at_open(const struct row *row)
 
 /* ---- what mpamd shows ---- */
 
-static const struct partition_status *find(const struct engine *e, const char *name)
-{
-	for (size_t i = 0; i < engine_partition_count(e); i++) {
-		const struct partition_status *st = engine_partition(e, i);
-		if (st->name && !strcmp(st->name, name))
-			return st;
-	}
-	return NULL;
-}
-
 /* The row `list` gives partition `name` (a new reference), or NULL. */
 static json_t *list_row(struct engine *e, const char *name)
 {
@@ -333,7 +300,7 @@ static bool hits_all(const struct row *row)
 
 static bool q_healthy(struct engine *e)
 {
-	const struct partition_status *q = find(e, "q");
+	const struct partition_status *q = engine_find(e, "q", NULL);
 
 	return q && q->open && q->valid && q->mb_max == Q_MB_MAX;
 }
@@ -341,7 +308,7 @@ static bool q_healthy(struct engine *e)
 /* q is never disturbed (except by a fault that hits every group). */
 static void check_q(struct run *run, struct engine *e, uint64_t t)
 {
-	const struct partition_status *q = find(e, "q");
+	const struct partition_status *q = engine_find(e, "q", NULL);
 
 	if (t < 2 || (hits_all(run->row) && t <= CLEAR_TICK + 200))
 		return;
@@ -380,7 +347,7 @@ static bool schemata_shows(const struct run *run, unsigned pct)
 static bool shows_fault(struct run *run, struct engine *e)
 {
 	const struct row *row = run->row;
-	const struct partition_status *p = find(e, "p");
+	const struct partition_status *p = engine_find(e, "p", NULL);
 	json_t *lr = list_row(e, "p");
 	bool ok = false;
 
@@ -419,7 +386,7 @@ static bool shows_fault(struct run *run, struct engine *e)
 /* p is as configured again (for LEFT: gone from mpamd, its group still there). */
 static bool healed(struct run *run, struct engine *e)
 {
-	const struct partition_status *p = find(e, "p");
+	const struct partition_status *p = engine_find(e, "p", NULL);
 	json_t *lr = list_row(e, "p");
 	bool ok;
 
@@ -442,7 +409,7 @@ static bool healed(struct run *run, struct engine *e)
 /* A sample right after a fault clears must not carry what the fault hid (a count that jumps back). */
 static void check_no_spike(struct run *run, struct engine *e, uint64_t t)
 {
-	const struct partition_status *p = find(e, "p");
+	const struct partition_status *p = engine_find(e, "p", NULL);
 
 	if (p && p->valid && p->mbps > 5000)
 		note(run, "tick %llu: p measured %.0f MB/s, demand is 1000", (unsigned long long)t, p->mbps);
@@ -487,11 +454,12 @@ static void trigger(struct run *run, struct engine *e)
 	}
 	case AT_REMOVE:
 		emu_commands(run, row->fault);
-		write_file(run->config,
-			   "[global]\nbackend = resctrl\ninterval_ms = 10\nresctrl_root = %s\n"
-			   "[partition \"q\"]\nmb_max = %d\nsim_demand = 2000\n",
-			   emu_root(run->emu), Q_MB_MAX);
-		if (engine_reload(e, &err) < 0)
+		if (write_text_file(run->config,
+				    "[global]\nbackend = resctrl\ninterval_ms = 10\nresctrl_root = %s\n"
+				    "[partition \"q\"]\nmb_max = %d\nsim_demand = 2000\n",
+				    emu_root(run->emu), Q_MB_MAX) < 0)
+			note(run, "cannot write %s", run->config);
+		else if (engine_reload(e, &err) < 0)
 			note(run, "the reload was refused: %s", err.text);
 		break;
 	case GROUP_REMOVED:
@@ -590,19 +558,6 @@ static void on_tick(void *ctx, struct engine *e)
 
 /* ---- one row ---- */
 
-static struct config *load(const char *path)
-{
-	struct diag_list diags;
-	struct config *config = NULL;
-
-	diag_list_init(&diags, path);
-	int r = config_load_path(path, engine_default_schema(), NULL, &config, &diags);
-	diag_print(&diags, stderr);
-	diag_list_fini(&diags);
-	assert_int_equal(r, 0);
-	return config;
-}
-
 /* A process of one sleeping thread, for p's pids. */
 static pid_t sleeper(void)
 {
@@ -692,7 +647,9 @@ static void run_row(const struct row *row)
 
 	struct engine_options opts = { .config_path = run->config, .on_tick = on_tick, .on_tick_ctx = run };
 	log_capture_begin(&run->log);
-	int r = engine_new(load(run->config), &opts, &run->engine, &err);
+	struct config *config = load_config_file(run->config);
+	assert_non_null(config);
+	int r = engine_new(config, &opts, &run->engine, &err);
 	if (r == 0 && at_open(row) && shows_fault(run, run->engine))
 		run->fault_ticks++; /* before the first tick */
 	if (r == 0)

@@ -28,12 +28,15 @@
 #include "core/engine/engine.h"
 #include "core/engine/engine_snapshot.h"
 #include "core/engine/registry.h"
+#include "tests/util/engine_util.h"
 #include "tests/util/log_capture.h"
 #include "tests/util/record_reader.h"
 
 #define FAULT_TICK 5
 #define MAX_TICKS  200
 #define HOLD_TICKS 30 /* "many ticks" of NRDY: three seconds of 100 ms ticks */
+
+#define note(run, ...) note_first((run)->failure, sizeof((run)->failure), __VA_ARGS__)
 
 enum fault {
 	HOLD_NRDY, /* every monitor of MSC 0 not ready for HOLD_TICKS ticks */
@@ -81,19 +84,6 @@ struct run {
 static struct run *current;
 static struct sim_host *host; /* the simulated host of the running engine (spy_share) */
 
-static void note(struct run *run, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void note(struct run *run, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (run->failure[0])
-		return;
-	va_start(ap, fmt);
-	vsnprintf(run->failure, sizeof(run->failure), fmt, ap);
-	va_end(ap);
-}
-
 /* ---- the simulator's control, with a hook to find its host ---- */
 
 static struct control_ops spy_ops;
@@ -119,16 +109,6 @@ static void spy_init(void)
 
 /* ---- checks ---- */
 
-static const struct partition_status *find(const struct engine *e, const char *name)
-{
-	for (size_t i = 0; i < engine_partition_count(e); i++) {
-		const struct partition_status *st = engine_partition(e, i);
-		if (st->name && !strcmp(st->name, name))
-			return st;
-	}
-	return NULL;
-}
-
 /* Each sample is invalid with a reason and shown as null, or within 5% (and 50 MB/s) of the truth. */
 static void check_truthful(struct run *run, struct engine *e, uint64_t t)
 {
@@ -137,7 +117,7 @@ static void check_truthful(struct run *run, struct engine *e, uint64_t t)
 
 	json_array_foreach(json_object_get(list, "partitions"), i, row) {
 		const char *name = json_string_value(json_object_get(row, "name"));
-		const struct partition_status *st = find(e, name);
+		const struct partition_status *st = engine_find(e, name, NULL);
 		if (!st->valid && (!json_is_null(json_object_get(row, "mbps")) || !st->reason))
 			note(run, "tick %llu: %s's invalid sample is shown as a number or without a reason",
 			     (unsigned long long)t, name);
@@ -150,7 +130,7 @@ static void check_truthful(struct run *run, struct engine *e, uint64_t t)
 
 static bool shows_fault(const struct run *run, struct engine *e)
 {
-	const struct partition_status *a = find(e, "a"), *b = find(e, "b");
+	const struct partition_status *a = engine_find(e, "a", NULL), *b = engine_find(e, "b", NULL);
 
 	return !a->valid && !b->valid && a->reason && strstr(a->reason, run->row->says) && b->reason &&
 	       strstr(b->reason, run->row->says);
@@ -187,10 +167,13 @@ static void on_tick(void *ctx, struct engine *e)
 		/* NRDY held shows on every tick it is held, after the tick that reads it first */
 		if (!shown && run->row->fault == HOLD_NRDY && t > FAULT_TICK + 1 && t < run->fault_end - 1)
 			note(run, "tick %llu: NRDY is held, but a sample is not invalid for it (a: %s)",
-			     (unsigned long long)t, find(e, "a")->reason ? find(e, "a")->reason : "valid");
+			     (unsigned long long)t,
+			     engine_find(e, "a", NULL)->reason ? engine_find(e, "a", NULL)->reason : "valid");
 	}
 	if (t > run->fault_end) {
-		run->healed_ticks = find(e, "a")->valid && find(e, "b")->valid ? run->healed_ticks + 1 : 0;
+		run->healed_ticks = engine_find(e, "a", NULL)->valid && engine_find(e, "b", NULL)->valid
+					    ? run->healed_ticks + 1
+					    : 0;
 		if (run->healed_ticks == 1)
 			run->healed_at = t;
 	}

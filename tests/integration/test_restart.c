@@ -26,6 +26,7 @@
 #include <cmocka.h>
 
 #include "tests/util/emu_runner.h"
+#include "tests/util/engine_util.h"
 #include "tests/util/record_reader.h"
 #include "tests/util/testutil.h"
 
@@ -35,6 +36,8 @@
 #define RUNNING_MS    400 /* the others anywhere up to 400 ms: ticking */
 #define WAIT_MS	      10000
 #define KILL_SLACK_MS 1000 /* a tick may be late on a loaded machine; a lost second of rows is not */
+
+#define write_file(...) assert_int_equal(write_text_file(__VA_ARGS__), 0)
 
 struct host {
 	char dir[64], config[96], traffic[96], record[96], log[96];
@@ -58,20 +61,6 @@ static void sleep_ms(unsigned ms)
 	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
 
 	nanosleep(&ts, NULL);
-}
-
-static void write_file(const char *path, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void write_file(const char *path, const char *fmt, ...)
-{
-	FILE *out = fopen(path, "w");
-	va_list ap;
-
-	assert_non_null(out);
-	va_start(ap, fmt);
-	vfprintf(out, fmt, ap);
-	va_end(ap);
-	fclose(out);
 }
 
 static int teardown(void **state)
