@@ -227,18 +227,18 @@ static bool msc_in_error(struct mbwu_monitor *w, size_t i, uint64_t now_ns)
 
 	if (msc_read_esr(msc, &esr) < 0 || esr == 0)
 		return false;
-	if (esr != seen->esr || now_ns - seen->at_ns >= ESR_REPEAT_LOG_NS) {
-		char text[160];
-		msc_describe_esr(esr, text, sizeof(text));
-		log_error("msc \"%s\" reports an error: %s%s", msc->name, text,
-			  msc_clear_esr(msc) == 0 ? " (acknowledged; this tick's counts are not used)" : "");
-		if (seen->repeats)
-			log_error("msc \"%s\": %u more error(s) since the last one logged", msc->name, seen->repeats);
-		*seen = (struct esr_report){ .esr = esr, .at_ns = now_ns };
+	bool acknowledged = msc_clear_esr(msc) == 0;
+	if (esr == seen->esr && now_ns - seen->at_ns < ESR_REPEAT_LOG_NS) {
+		seen->repeats++;
 		return true;
 	}
-	seen->repeats++;
-	msc_clear_esr(msc);
+	char text[160];
+	msc_describe_esr(esr, text, sizeof(text));
+	log_error("msc \"%s\" reports an error: %s%s", msc->name, text,
+		  acknowledged ? " (acknowledged; this tick's counts are not used)" : "");
+	if (seen->repeats)
+		log_error("msc \"%s\": %u more error(s) since the last one logged", msc->name, seen->repeats);
+	*seen = (struct esr_report){ .esr = esr, .at_ns = now_ns };
 	return true;
 }
 
