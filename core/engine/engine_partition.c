@@ -54,8 +54,7 @@ void engine_slot_apply_failed(struct engine *e, size_t slot, const char *error)
 	if (!strcmp(ep->error, error))
 		return; /* said already: a lasting refusal must not flood the log at every tick */
 	snprintf(ep->error, sizeof(ep->error), "%s", error);
-	log_error("partition %s: %s; the limits in force stay, and are applied again at the next tick",
-		  ep->config->name, error);
+	log_error("partition %s: %s; the limits in force stay, and it is tried again", ep->config->name, error);
 }
 
 void engine_slot_applied(struct engine *e, size_t slot)

@@ -59,6 +59,7 @@ enum trigger {
 	AT_TICK,       /* armed at FAULT_TICK (counter files) */
 	AT_RESTORE,    /* p's schemata changed outside mpamd at FAULT_TICK: the restore meets it */
 	AT_SET,	       /* mpamctl set mb_max meets it */
+	AT_RELOAD,     /* a reload that changes p's mb_max meets it */
 	AT_POLICY,     /* p gets a target_mbps at FAULT_TICK: each limit the policy moves to meets it */
 	AT_REMOVE,     /* a reload without p: removing its group meets it */
 	GROUP_REMOVED, /* p's group removed behind mpamd's back (with the fault, if any) */
@@ -131,6 +132,9 @@ static const struct row rows[] = {
 	{ "schemata ENOMEM restoring a change made outside", "intel", AT_RESTORE,
 	  "fail_write ENOMEM mpamd-p/schemata always", true, KEEPS, "Cannot allocate memory" },
 	{ "schemata EINVAL as a policy moves the limit", "intel", AT_POLICY,
+	  "fail_write EINVAL mpamd-p/schemata always MB value 50 out of range [70,100]", true, KEEPS,
+	  "MB value 50 out of range [70,100]" },
+	{ "schemata EINVAL on a reload that changes mb_max", "intel", AT_RELOAD,
 	  "fail_write EINVAL mpamd-p/schemata always MB value 50 out of range [70,100]", true, KEEPS,
 	  "MB value 50 out of range [70,100]" },
 	{ "schemata EINVAL on mpamctl set", "intel", AT_SET,
@@ -395,8 +399,8 @@ static bool healed(struct run *run, struct engine *e)
 	else if (run->row->trigger == AT_POLICY)
 		ok = p && p->open && p->mb_max < P_MB_MAX && schemata_shows(run, p->mb_max) && lr &&
 		     json_is_null(json_object_get(lr, "error"));
-	else if (run->row->expect == REFUSED)
-		ok = p && p->open && p->mb_max == SET_MB;
+	else if (run->row->expect == REFUSED || run->row->trigger == AT_RELOAD)
+		ok = p && p->open && p->mb_max == SET_MB && lr && json_is_null(json_object_get(lr, "error"));
 	else
 		ok = p && p->open && p->valid && !p->failed && p->mb_max == P_MB_MAX && p->mbps > 0 && p->mbps < 5000 &&
 		     placed(run) && lr && json_is_null(json_object_get(lr, "error"));
@@ -416,6 +420,24 @@ static void check_no_spike(struct run *run, struct engine *e, uint64_t t)
 }
 
 /* ---- the row's script ---- */
+
+/* The file again, with p's mb_max (or without p), and a reload of it. */
+static void reload(struct run *run, struct engine *e, unsigned p_mb_max, bool keep_p)
+{
+	struct err err = { "" };
+	char p[128] = "";
+
+	if (keep_p)
+		snprintf(p, sizeof(p), "[partition \"p\"]\nmb_max = %u\npids = %d\ncpus = 1\nsim_demand = 1000\n",
+			 p_mb_max, (int)run->task);
+	if (write_text_file(run->config,
+			    "[global]\nbackend = resctrl\ninterval_ms = 10\nresctrl_root = %s\n%s"
+			    "[partition \"q\"]\nmb_max = %d\nsim_demand = 2000\n",
+			    emu_root(run->emu), p, Q_MB_MAX) < 0)
+		note(run, "cannot write %s", run->config);
+	else if (engine_reload(e, &err) < 0)
+		note(run, "the reload was refused: %s", err.text);
+}
 
 static void trigger(struct run *run, struct engine *e)
 {
@@ -452,15 +474,13 @@ static void trigger(struct run *run, struct engine *e)
 			note(run, "set target_mbps: %s", err.text);
 		break;
 	}
+	case AT_RELOAD:
+		emu_commands(run, row->fault);
+		reload(run, e, SET_MB, true);
+		break;
 	case AT_REMOVE:
 		emu_commands(run, row->fault);
-		if (write_text_file(run->config,
-				    "[global]\nbackend = resctrl\ninterval_ms = 10\nresctrl_root = %s\n"
-				    "[partition \"q\"]\nmb_max = %d\nsim_demand = 2000\n",
-				    emu_root(run->emu), Q_MB_MAX) < 0)
-			note(run, "cannot write %s", run->config);
-		else if (engine_reload(e, &err) < 0)
-			note(run, "the reload was refused: %s", err.text);
+		reload(run, e, 0, false);
 		break;
 	case GROUP_REMOVED:
 		if (row->fault)
