@@ -33,7 +33,9 @@ struct partition_limits {
 	 * controller holds (0: none). Ignored elsewhere. */
 	unsigned mb_mbps;
 	/* In what apply returns: the hardware held limits mpamd had not set (another tool changed
-	 * them); they have been put back. Controls that always rewrite everything leave it false. */
+	 * them); they have been put back. Controls that always rewrite everything leave it false.
+	 * When apply fails with it set, they could not be put back: the other tool's limits, which
+	 * the rest of *effective then holds, are in force. */
 	bool changed_outside;
 };
 
@@ -134,7 +136,8 @@ struct control_ops {
 	 * hardware's steps is not a refusal. */
 	int (*validate)(struct control *control, const struct partition_limits *limits, struct err *err);
 	/* Programs limits on every domain, rounded to the hardware's steps; stores what is in force in
-	 * *effective (read back from the hardware where possible). */
+	 * *effective (read back from the hardware where possible). A failure changes nothing, except
+	 * as changed_outside says. */
 	int (*apply)(struct control *control, size_t index, const struct partition_limits *limits,
 		     struct partition_limits *effective, struct err *err);
 	/* A dry run of partition_open and apply for partition `index` (`p`, not opened) with `limits`

@@ -350,6 +350,17 @@ static int build_changes(const struct resctrl_info *info, const struct resctrl_g
 	return 0;
 }
 
+/* The MB limit the group holds (its first domain's), as a limit. */
+static void mb_in_force(const struct resctrl_info *info, const struct resctrl_group *g, struct partition_limits *eff)
+{
+	*eff = (struct partition_limits){ .mb_max = 100, .mb_min = 0 };
+	if (info->mb_present && g->mb_known && info->mb_domain_count) {
+		bool mbps = info->mb_units == MB_MBPS;
+		eff->mb_max = mbps ? 100 : resctrl_mb_percent(info, g->mb[0]);
+		eff->mb_mbps = mbps && g->mb[0] != RESCTRL_MBA_MAX_MBPS ? (unsigned)g->mb[0] : 0;
+	}
+}
+
 /* What is in force after the write: read back, and check the kernel kept what was written. MB may
  * show as the hardware's band (Linux's MPAM glue rounds to the nearest one), so a value within one
  * step of the request is accepted and reported as what is in force. */
@@ -361,11 +372,8 @@ static int verify(const struct resctrl_info *info, struct resctrl_group *g, cons
 
 	if (r < 0)
 		return r;
-	*eff = (struct partition_limits){ .mb_max = 100, .mb_min = 0 };
+	mb_in_force(info, g, eff);
 	if (info->mb_present && g->mb_known && info->mb_domain_count) {
-		bool mbps = info->mb_units == MB_MBPS;
-		eff->mb_max = mbps ? 100 : resctrl_mb_percent(info, g->mb[0]);
-		eff->mb_mbps = mbps && g->mb[0] != RESCTRL_MBA_MAX_MBPS ? (unsigned)g->mb[0] : 0;
 		uint64_t wanted = mb_to_write(info, want);
 		uint64_t slack = info->mb_units == MB_PERCENT && info->bandwidth_gran ? info->bandwidth_gran : 0;
 		for (unsigned i = 0; i < info->mb_domain_count; i++)
@@ -409,6 +417,9 @@ int resctrl_group_apply(int rootfd, const struct resctrl_info *info, struct resc
 			changes[strcspn(changes, "\n")] = '\0';
 			char what[sizeof(g->name) + 64];
 			snprintf(what, sizeof(what), "%s: writing schemata '%.40s'", g->name, changes);
+			/* The kernel changed nothing: what another tool wrote stays in force. */
+			mb_in_force(info, g, eff);
+			eff->changed_outside = outside;
 			return fail_with_status(rootfd, err, r, what);
 		}
 		/* A plan reads back what it would have written, as the kernel keeps it. */

@@ -41,7 +41,8 @@ bool schemata_value(const struct schemata_line *line, unsigned id, uint64_t *ret
 int resctrl_parse_id_values(const char *text, struct schemata_domain *ret, unsigned max, unsigned *ret_count);
 
 /* A mon_data counter file: a decimal byte count, or one of the kernel's states, which become
- * a static reason and -ENODATA: "Unavailable", "Unassigned", "Error". */
+ * a static reason and -ENODATA ("Unavailable", "Error") or -ENOENT ("Unassigned": the group holds no
+ * counter for the event in mbm_event mode, the kernel's ENOENT). */
 int resctrl_parse_counter(const char *text, uint64_t *ret, const char **reason);
 
 /* mbm_assign_mode: the mode in brackets is the active one. */

@@ -73,8 +73,12 @@ struct partition_status {
 int engine_new(struct config *config, const struct engine_options *opts, struct engine **ret, struct err *err);
 void engine_free(struct engine *engine);
 
-/* Runs ticks until opts.ticks are done or (with handle_signals) SIGTERM/SIGINT arrives. */
+/* Runs ticks until opts.ticks are done, engine_stop is called or (with handle_signals) SIGTERM/SIGINT
+ * arrives. */
 int engine_run(struct engine *engine, struct err *err);
+/* Asks engine_run to return after the current tick, as a stop signal does (from the on_tick hook: a
+ * test whose condition is met, a program that embeds the engine). */
+void engine_stop(struct engine *engine);
 
 /* Partitions live in slots: a number each keeps for its lifetime (the file's partitions get 0..n-1 in
  * the file's order at the start), which adding or removing another never changes. The count is one

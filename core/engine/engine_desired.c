@@ -148,8 +148,10 @@ static void remove_gone(struct engine *e, const struct diff *d, json_t *report)
 	}
 }
 
-/* New goals for a partition that stays: the policies get them, the hardware the new limits now. */
-static void change_goals(struct engine *e, size_t slot, const struct partition_config *p, uint64_t now_ns)
+/* New goals for a partition that stays: the policies get them, the hardware the new limits now. A
+ * refusal leaves the partition open with the limits in force, its error shown, and the next tick
+ * applies them again (a group removed meanwhile is made again there). */
+static void change_goals(struct engine *e, size_t slot, const struct partition_config *p)
 {
 	struct engine_partition *ep = &e->partitions[slot];
 	struct err err = { "" };
@@ -161,7 +163,7 @@ static void change_goals(struct engine *e, size_t slot, const struct partition_c
 		return;
 	struct partition_limits want = engine_limits(e, ep->config, p->goals.mb_max, p->goals.mb_min);
 	if (engine_apply_limits(e, slot, &want, &err) < 0)
-		engine_slot_failed(e, slot, now_ns, err.text);
+		engine_slot_apply_failed(e, slot, err.text);
 	else
 		engine_note_event(e, slot, "reload: goals changed in the file");
 }
@@ -202,7 +204,7 @@ static void apply_partitions(struct engine *e, struct engine_gen *g, const char 
 		struct engine_partition *ep = &e->partitions[d->slot[i]];
 		snprintf(ep->origin, sizeof(ep->origin), "%s", origin ? origin : "");
 		if (c == CHANGE_GOALS)
-			change_goals(e, (size_t)d->slot[i], &want->partitions[i], now_ns);
+			change_goals(e, (size_t)d->slot[i], &want->partitions[i]);
 		if (ep->failed)
 			ep->retry_ns = now_ns; /* an operator's reload tries failed partitions at once */
 	}

@@ -40,7 +40,7 @@ struct engine_partition {
 	bool hw_open;			   /* the composition holds it (close or remove it once) */
 	/* Could not be opened or its limits applied: tried again at retry_ns (engine clock). */
 	bool failed;
-	char error[ERR_TEXT_MAX];
+	char error[ERR_TEXT_MAX]; /* why it failed, or (open) why its limits could not be applied */
 	uint64_t retry_ns, backoff_ns;
 	unsigned attempts; /* failed attempts in a row */
 	struct partition_status status;
@@ -49,6 +49,7 @@ struct engine_partition {
 	bool applied_once;
 	struct actuation actuated;	 /* what the actuators last carried out */
 	uint64_t invalid_samples;	 /* ticks at which it was open and its sample invalid */
+	bool jumped;			 /* its last sample was refused as more than a domain can carry */
 	char pmu_reason[PMU_REASON_MAX]; /* why the sampler could not count it at all ("": it could) */
 };
 
@@ -144,6 +145,12 @@ int engine_slot_open(struct engine *e, size_t slot, uint64_t now_ns);
 void engine_slot_close(struct engine *e, size_t slot, bool remove);
 /* It failed: closed in the backends, its error kept, tried again after the backoff. */
 void engine_slot_failed(struct engine *e, size_t slot, uint64_t now_ns, const char *error);
+/* Its limits could not be applied while it stays open (the limits in force stay, and status shows
+ * them): the error is kept for status and logged once while it stays the same; the next tick that
+ * applies tries again. */
+void engine_slot_apply_failed(struct engine *e, size_t slot, const char *error);
+/* Its limits were applied: an apply error it had is cleared, saying so. */
+void engine_slot_applied(struct engine *e, size_t slot);
 /* Tries again each failed partition whose time has come (asking the control to recover first when it
  * can): failed partitions heal without a reload. */
 void engine_heal(struct engine *e, uint64_t now_ns);

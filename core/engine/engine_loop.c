@@ -61,6 +61,11 @@ static void tick_measured(struct engine *e, uint64_t now_ns, uint64_t late_ns)
 	engine_metrics_tick_done(e, end - start, end);
 }
 
+void engine_stop(struct engine *e)
+{
+	e->stopping = true;
+}
+
 static bool should_stop(const struct engine *e)
 {
 	return e->stopping || (e->opts.ticks && e->ticks_done >= e->opts.ticks);

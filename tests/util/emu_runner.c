@@ -246,6 +246,18 @@ int emu_ctl(struct emu *emu, const char *command)
 	return -err;
 }
 
+int emu_changes(struct emu *emu, unsigned long *ret)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "%s/.emu_ctl", emu->mnt);
+	char *text = read_text_file(path);
+	const char *line = text ? strstr(text, "\nchanges ") : NULL;
+	int r = line && sscanf(line, "\nchanges %lu", ret) == 1 ? 0 : -EIO;
+	free(text);
+	return r;
+}
+
 static void terminate(struct emu *emu)
 {
 	if (!emu->pid)

@@ -29,6 +29,9 @@ const char *emu_root(const struct emu *emu);
 /* Writes one control command to .emu_ctl: 0 or -errno. */
 int emu_ctl(struct emu *emu, const char *command);
 
+/* The writes, mkdirs and rmdirs the emulator took so far ("changes" in .emu_ctl): 0 or -errno. */
+int emu_changes(struct emu *emu, unsigned long *ret);
+
 /* After `vanish` (the mount went away): waits for the old emulator to end, then starts it again with
  * the same arguments on the same mount point (its -c file must still exist): resctrl unmounted and
  * mounted again. 0 or -errno. */
