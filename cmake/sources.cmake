@@ -19,11 +19,13 @@ mpamd_layer(mpamd_base DIRS core/base LIBS m SOURCES
 # Base layer: the configuration model, its key tables and loader.
 mpamd_layer(mpamd_config DIRS core/config DEPS mpamd_base LIBS PkgConfig::INIH PkgConfig::JANSSON SOURCES
   core/config/config_check.c
+  core/config/config_clone.c
   core/config/config_compare.c
   core/config/config_json.c
   core/config/config_keys.c
   core/config/config_lines.c
   core/config/config_load.c
+  core/config/config_template.c
   core/config/config_types.c
   core/config/config_write.c
   core/config/model.c)

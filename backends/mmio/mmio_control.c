@@ -382,6 +382,11 @@ static void mmio_check(struct config *c, struct diag_list *d)
 			diag_add(d, DIAG_ERROR, c->partitions[i].origin.line,
 				 "partition \"%s\" needs a partid: backend = mmio programs MSCs by PARTID",
 				 c->partitions[i].name);
+	for (size_t i = 0; i < c->template_count; i++)
+		diag_add(d, DIAG_ERROR, c->templates[i].partition.origin.line,
+			 "vm-template \"%s\" needs backend = resctrl: backend = mmio programs MSCs by PARTID, which "
+			 "each VM's partition would need from the file",
+			 c->templates[i].name);
 }
 
 static const struct config_ext mmio_config_ext = {
