@@ -74,9 +74,15 @@ mpamd_layer(mpamd_sim DIRS backends/sim DEPS mpamd_mmio SOURCES
   backends/sim/sim_host.c
   backends/sim/traffic.c)
 
-mpamd_layer(mpamd_cgroup DIRS backends/cgroup DEPS mpamd_contracts LIBS PkgConfig::LIBCGROUP SOURCES
+mpamd_layer(mpamd_cgroup DIRS backends/cgroup DEPS mpamd_contracts LIBS PkgConfig::LIBCGROUP PkgConfig::LIBNL SOURCES
   backends/cgroup/actuator_cpu_quota.c
-  backends/cgroup/cpu_quota.c)
+  backends/cgroup/actuator_placement.c
+  backends/cgroup/cgroup_tree.c
+  backends/cgroup/cpu_quota.c
+  backends/cgroup/placement_match.c
+  backends/cgroup/placement_source.c
+  backends/cgroup/proc_connector.c
+  backends/cgroup/vm_scope.c)
 
 # PMU counters through perf_event_open: the event resolver over sysfs, groups, deltas.
 mpamd_layer(mpamd_perf DIRS backends/perf DEPS mpamd_base SOURCES

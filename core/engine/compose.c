@@ -78,7 +78,8 @@ static int open_actuators(const struct engine_registry *r, struct composition *c
 {
 	for (size_t i = 0; i < r->actuator_count && c->actuator_count < ENGINE_MAX_ACTUATORS; i++) {
 		const struct actuator_ops *ops = r->actuators[i];
-		if (ops->simulated != c->control_ops->simulated || (ops->wanted && !ops->wanted(config)))
+		if ((!ops->any_control && ops->simulated != c->control_ops->simulated) ||
+		    (ops->wanted && !ops->wanted(config)))
 			continue;
 		struct engine_actuator *a = &c->actuators[c->actuator_count];
 		int ret = ops->open(config, &c->shared, &a->actuator, err);
