@@ -127,10 +127,12 @@ mpamd_layer(mpamd_engine DIRS core/engine
   core/engine/engine_set.c
   core/engine/engine_metrics.c
   core/engine/engine_partition.c
+  core/engine/engine_place.c
   core/engine/engine_record.c
   core/engine/engine_pmu.c
   core/engine/engine_slots.c
   core/engine/engine_snapshot.c
+  core/engine/engine_vms.c
   core/engine/events.c
   core/engine/metrics.c
   core/engine/record.c

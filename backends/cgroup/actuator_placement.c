@@ -149,20 +149,39 @@ static int placement_reconcile(struct actuator *base, size_t index, struct err *
 	return 0;
 }
 
+static struct placement_recent *recent_find(struct placement *a, pid_t tid)
+{
+	for (size_t i = 0; i < PLACEMENT_RECENT; i++)
+		if (a->recent[i].tid == tid)
+			return &a->recent[i];
+	return NULL;
+}
+
 static void placement_task_event(struct actuator *base, const struct task_event *ev)
 {
 	struct placement *a = placement_of(base);
+	struct placement_recent *seen = recent_find(a, ev->tid);
 
+	if (ev->kind == TASK_EVENT_EXIT) {
+		if (seen)
+			seen->tid = 0;
+		return;
+	}
 	if (!a->placer || (ev->kind == TASK_EVENT_COMM && !a->with_vcpu))
 		return;
 	long slot = placement_match(a, ev);
-	if (slot < 0)
+	if (slot < 0 || (seen && seen->slot == (size_t)slot))
 		return;
 	const struct placed *pl = &a->slots[slot];
 	if (pl->config->threads == THREADS_VCPU &&
 	    !placement_is_vcpu(ev->tid, ev->kind == TASK_EVENT_COMM ? ev->comm : NULL))
 		return;
+	uint64_t before = pl->status.placements;
 	place_one(a, (size_t)slot, ev->tid);
+	if (pl->status.placements != before) {
+		a->recent[a->recent_next] = (struct placement_recent){ .tid = ev->tid, .slot = (size_t)slot };
+		a->recent_next = (a->recent_next + 1) % PLACEMENT_RECENT;
+	}
 }
 
 static void count_kinds(struct placement *a, const struct partition_config *p, int sign)

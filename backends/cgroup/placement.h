@@ -22,6 +22,15 @@ struct placed {
 	struct placement_status status;
 };
 
+/* A thread the events placed lately: a thread reported more than once (its fork, then its exec or its
+ * vCPU name) is written once. Forgotten when it exits, as its id may be given to another. */
+#define PLACEMENT_RECENT 256
+
+struct placement_recent {
+	pid_t tid; /* 0: free */
+	size_t slot;
+};
+
 struct placement {
 	struct actuator base;
 	const struct config *config;
@@ -40,6 +49,8 @@ struct placement {
 	size_t with_pids, with_vcpu;
 	pid_t *ids; /* scratch for a reconcile */
 	size_t id_count, id_cap;
+	struct placement_recent recent[PLACEMENT_RECENT];
+	size_t recent_next;
 };
 
 /* placement_source.c: where a partition's threads are */

@@ -41,6 +41,7 @@ void placement_describe(struct placed *pl)
 						: "pids ",
 					 (int)p->pids[i]);
 	pl->status.has_source = p->cgroup || p->vm || p->pid_count;
+	pl->status.found = !p->cgroup && !p->vm; /* pids need no finding */
 }
 
 static const struct vm_found *find_vm(struct placement *a, const char *name)

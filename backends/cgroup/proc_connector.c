@@ -60,12 +60,17 @@ static void deliver(struct proc_connector *pc, const struct proc_event *ev)
 					   .tgid = ev->event_data.comm.process_tgid };
 		memcpy(out.comm, ev->event_data.comm.comm, sizeof(out.comm) - 1);
 		break;
+	case PROC_EVENT_EXIT:
+		out = (struct task_event){ .kind = TASK_EVENT_EXIT,
+					   .tid = ev->event_data.exit.process_pid,
+					   .tgid = ev->event_data.exit.process_tgid };
+		break;
 	case PROC_EVENT_NONE: /* the answer to LISTEN */
 		pc->acked = true;
 		pc->ack_err = (int)ev->event_data.ack.err;
 		return;
 	default:
-		return; /* exits, uid and gid changes...: nothing to place */
+		return; /* uid and gid changes, ptrace...: nothing to place */
 	}
 	pc->events++;
 	if (pc->fn)

@@ -28,6 +28,7 @@ enum task_event_kind {
 	TASK_EVENT_FORK, /* a new process or thread: `tid` (its process `tgid`) */
 	TASK_EVENT_EXEC, /* `tid` runs a new program (the process may have moved cgroup since its fork) */
 	TASK_EVENT_COMM, /* `tid` took the name `comm` (QEMU names a vCPU thread after starting it) */
+	TASK_EVENT_EXIT, /* `tid` has exited (its id may be given to a new thread) */
 };
 
 #define TASK_COMM_LEN 16

@@ -16,7 +16,8 @@
  * group_prefix, socket, mmio_beside_kernel, and any key added later until it is listed here) needs
  * the backend opened again, which a reload does not do. */
 static const char *const live_global_keys[] = {
-	"interval_ms", "capacity_mbps", "escalate", "record", "record_max_bytes", "metrics_textfile", "include", NULL,
+	"interval_ms",	    "capacity_mbps", "escalate",     "record", "record_max_bytes",
+	"metrics_textfile", "include",	     "reconcile_ms", NULL,
 };
 
 static bool is_live_key(const char *name)
@@ -234,6 +235,7 @@ static void take_config(struct engine *e, struct engine_gen *g)
 	}
 	if (record_moved)
 		engine_record_reopen(e);
+	engine_place_update(e);
 }
 
 static json_t *report_new(void)
@@ -321,7 +323,7 @@ static int reload(struct engine *e, json_t **ret_report, json_t **ret_messages, 
 	diag_list_fini(&diags);
 	if (r < 0)
 		err_set(err, r, "%s has %zu error(s); the running configuration stays", e->opts.config_path, errors);
-	else if ((r = engine_apply_desired(e, fresh, NULL, ret_report, err)) < 0)
+	else if ((r = engine_vms_reload(e, fresh, ret_report, err)) < 0)
 		log_error("reload refused: %s", err->text);
 	engine_metrics_reloaded(e, r == 0);
 	if (r == 0) {
