@@ -68,6 +68,8 @@ static void connector_close(struct engine *e)
 	e->place.connector = NULL;
 }
 
+#define CONNECTOR_OFF "proc_connector = no"
+
 /* The socket goes on the loop once the loop runs; a connector that cannot be opened is said once. */
 static void connector_open(struct engine *e)
 {
@@ -75,10 +77,6 @@ static void connector_open(struct engine *e)
 
 	if (e->place.connector || e->place.why[0] || !e->loop)
 		return;
-	if (!e->config->global.proc_connector) {
-		snprintf(e->place.why, sizeof(e->place.why), "proc_connector = no");
-		return;
-	}
 	int r = proc_connector_open(0, &e->place.connector, &err);
 	if (r == 0 && (r = loop_add(e->loop, proc_connector_fd(e->place.connector), EPOLLIN, on_socket, e)) < 0)
 		err_set(&err, r, "proc connector: cannot watch its socket: %s", strerror(-r));
@@ -94,6 +92,17 @@ static void connector_open(struct engine *e)
 
 void engine_place_update(struct engine *e)
 {
+	bool off = !e->config->global.proc_connector;
+
+	if (off) {
+		if (e->place.connector)
+			log_info("proc_connector = no: new threads are placed at the next reconcile");
+		connector_close(e);
+		snprintf(e->place.why, sizeof(e->place.why), CONNECTOR_OFF);
+		return;
+	}
+	if (!strcmp(e->place.why, CONNECTOR_OFF))
+		e->place.why[0] = '\0'; /* turned on by a reload */
 	if (wanted(e))
 		connector_open(e);
 	else

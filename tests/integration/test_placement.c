@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/capability.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -31,6 +32,7 @@
 #include <cmocka.h>
 #include <jansson.h>
 
+#include "core/base/log.h"
 #include "core/config/config.h"
 #include "core/engine/engine.h"
 #include "core/engine/engine_snapshot.h"
@@ -208,7 +210,8 @@ struct run {
 	size_t id_count;
 	pid_t later;
 	uint64_t asked_at, placed_at;
-	bool connector_on; /* as status said while it ran */
+	bool connector_on;	/* as status said while it ran */
+	unsigned long warnings; /* logged while the loop ran */
 };
 
 static struct run *current;
@@ -313,8 +316,10 @@ static void run_engine(struct run *run, uint64_t ticks)
 	assert_int_equal(r, 0);
 	if (engine_new(config, &opts, &run->engine, &err) < 0)
 		fail_msg("engine_new: %s", err.text);
+	unsigned long warnings = log_count(LOG_LEVEL_WARNING);
 	if (engine_run(run->engine, &err) < 0)
 		fail_msg("engine_run: %s", err.text);
+	run->warnings = log_count(LOG_LEVEL_WARNING) - warnings;
 	if (run->failure[0])
 		fail_msg("%s", run->failure);
 }
@@ -420,9 +425,17 @@ static void start_app_worker(struct run *run, int threads)
 	assert_int_equal(run->id_count, (size_t)threads + 1);
 }
 
-static void check_later_thread(const char *hierarchy, bool connector, bool explicit_root)
+enum connector_case {
+	CONNECTOR_ON,
+	CONNECTOR_OFF,	  /* proc_connector = no */
+	CONNECTOR_DENIED, /* proc_connector = yes without CAP_NET_ADMIN */
+};
+
+static void check_later_thread(const char *hierarchy, enum connector_case how, bool explicit_root)
 {
 	struct run *run = run_new(hierarchy);
+	bool connector = how == CONNECTOR_ON;
+	const char *key = how == CONNECTOR_OFF ? "no" : "yes";
 
 	if (!run)
 		skip();
@@ -431,13 +444,15 @@ static void check_later_thread(const char *hierarchy, bool connector, bool expli
 		write_config(run,
 			     "cgroup_root = %s\nproc_connector = %s\nreconcile_ms = %u\n"
 			     "[partition \"app\"]\ncgroup = app\n",
-			     run->root, connector ? "yes" : "no", connector ? 60000 : 300);
+			     run->root, key, connector ? 60000 : 300);
 	else /* the host's hierarchies, searched in order */
-		write_config(run, "proc_connector = %s\nreconcile_ms = %u\n[partition \"app\"]\ncgroup = %s\n",
-			     connector ? "yes" : "no", connector ? 60000 : 300, strrchr(run->root, '/') + 1);
+		write_config(run, "proc_connector = %s\nreconcile_ms = %u\n[partition \"app\"]\ncgroup = %s\n", key,
+			     connector ? 60000 : 300, strrchr(run->root, '/') + 1);
 	within = connector ? 1 : 3; /* one tick; or reconcile_ms 300 at 100 ms a tick */
 	run->script = later_thread_script;
 	run_engine(run, 12);
+	/* Without the capability: one warning says so, and the reconcile does the work. */
+	assert_int_equal(run->warnings, how == CONNECTOR_DENIED ? 1 : 0);
 	if (!run->placed_at)
 		fail_msg("the later thread was never placed");
 	json_t *row = list_row(run->engine, "app");
@@ -451,32 +466,63 @@ static void check_later_thread(const char *hierarchy, bool connector, bool expli
 static void test_v2_connector(void **state)
 {
 	(void)state;
-	check_later_thread(UNIFIED, true, true);
+	check_later_thread(UNIFIED, CONNECTOR_ON, true);
 }
 
 static void test_v2_reconcile_only(void **state)
 {
 	(void)state;
-	check_later_thread(UNIFIED, false, true);
+	check_later_thread(UNIFIED, CONNECTOR_OFF, true);
 }
 
 static void test_v1_connector(void **state)
 {
 	(void)state;
-	check_later_thread(V1_CPU, true, true);
+	check_later_thread(V1_CPU, CONNECTOR_ON, true);
 }
 
 static void test_v1_reconcile_only(void **state)
 {
 	(void)state;
-	check_later_thread(V1_CPU, false, true);
+	check_later_thread(V1_CPU, CONNECTOR_OFF, true);
 }
 
 /* Without cgroup_root: the cgroup is looked for in the host's hierarchies, v2 first. */
 static void test_host_hierarchies(void **state)
 {
 	(void)state;
-	check_later_thread(UNIFIED, true, false);
+	check_later_thread(UNIFIED, CONNECTOR_ON, false);
+}
+
+/* CAP_NET_ADMIN out of the effective set for one test (the permitted set keeps it, so the teardown
+ * can raise it again): as a service whose bounding set lacks it. */
+static int set_net_admin(bool on)
+{
+	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3, .pid = 0 };
+	struct __user_cap_data_struct data[2];
+	uint32_t bit = 1u << (CAP_NET_ADMIN % 32);
+
+	if (syscall(SYS_capget, &hdr, data) < 0)
+		return -errno;
+	if (on)
+		data[CAP_NET_ADMIN / 32].effective |= bit;
+	else
+		data[CAP_NET_ADMIN / 32].effective &= ~bit;
+	return syscall(SYS_capset, &hdr, data) < 0 ? -errno : 0;
+}
+
+static int teardown_capability(void **state)
+{
+	set_net_admin(true);
+	return teardown(state);
+}
+
+static void test_without_capability(void **state)
+{
+	(void)state;
+	if (set_net_admin(false) < 0)
+		skip();
+	check_later_thread(UNIFIED, CONNECTOR_DENIED, true);
 }
 
 /* ---- a process started while mpamd runs ---- */
@@ -637,6 +683,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_v1_connector, teardown),
 		cmocka_unit_test_teardown(test_v1_reconcile_only, teardown),
 		cmocka_unit_test_teardown(test_host_hierarchies, teardown),
+		cmocka_unit_test_teardown(test_without_capability, teardown_capability),
 		cmocka_unit_test_teardown(test_new_process_within_two_ticks, teardown),
 		cmocka_unit_test_teardown(test_vcpu_threads_only, teardown),
 		cmocka_unit_test_teardown(test_vm_template_follows_scope, teardown),
