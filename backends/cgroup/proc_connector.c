@@ -86,8 +86,11 @@ static int on_message(struct nl_msg *msg, void *arg)
 	if (hdr->nlmsg_type == NLMSG_DONE &&
 	    nlmsg_datalen(hdr) >= (int)(sizeof(struct cn_msg) + sizeof(struct proc_event))) {
 		const struct cn_msg *cn = nlmsg_data(hdr);
-		if (cn->id.idx == CN_IDX_PROC && cn->id.val == CN_VAL_PROC && cn->len >= sizeof(struct proc_event))
-			deliver(pc, (const struct proc_event *)cn->data);
+		struct proc_event ev; /* copied out: after the 20-byte cn_msg it is not 8-byte aligned */
+		if (cn->id.idx == CN_IDX_PROC && cn->id.val == CN_VAL_PROC && cn->len >= sizeof(ev)) {
+			memcpy(&ev, cn->data, sizeof(ev));
+			deliver(pc, &ev);
+		}
 	}
 	return NL_SKIP; /* nothing more for libnl to do with it */
 }
