@@ -63,6 +63,7 @@ static int placement_open(const struct config *config, const struct control_shar
 	a->base.ops = &actuator_placement_ops;
 	a->config = config;
 	a->placer = shared->placer;
+	a->cannot_place = shared->cannot_place ? shared->cannot_place : "the control has no way to place tasks";
 	name_index_init(&a->paths);
 	int r = open_tree(a, config->global.cgroup_root, err);
 	if (r < 0) {
@@ -115,10 +116,9 @@ static void tell_cannot_place(struct placement *a, const struct placed *pl)
 	if (a->told_cannot_place)
 		return;
 	a->told_cannot_place = true;
-	log_warning("backend = %s cannot place tasks (on MPAM without resctrl the kernel gives each task its "
-		    "PARTID, which user space cannot choose; the simulator has no tasks): partition %s's threads "
-		    "and every other partition's are counted, not placed",
-		    a->config->global.backend, pl->config->name);
+	log_warning("backend = %s cannot place tasks (%s): partition %s's threads, and every other partition's, are "
+		    "counted, not placed",
+		    a->config->global.backend, a->cannot_place, pl->config->name);
 }
 
 static int placement_reconcile(struct actuator *base, size_t index, struct err *err)

@@ -35,6 +35,7 @@ struct placement {
 	struct actuator base;
 	const struct config *config;
 	const struct thread_placer *placer; /* NULL: the control cannot place tasks; they are counted */
+	const char *cannot_place;	    /* why not, from the control */
 	bool told_cannot_place;
 	struct cgroup_tree *tree; /* NULL when the host has no cgroup hierarchy */
 	char tree_error[ERR_TEXT_MAX];

@@ -84,9 +84,10 @@ struct control_shared {
 	struct msc_set *mscs;	    /* MPAM MSCs: mmio, sim */
 	struct resctrl_fs *resctrl; /* a resctrl mount: resctrl */
 	struct sim_host *sim;	    /* the simulated host: sim */
-	/* NULL where tasks cannot be placed: MPAM over MMIO (the kernel gives each task its PARTID, user
-	 * space cannot), the simulator (it has no tasks). */
+	/* NULL where tasks cannot be placed, and then why not in `cannot_place`: MPAM over MMIO (the
+	 * kernel gives each task its PARTID, user space cannot), the simulator (it has no tasks). */
 	const struct thread_placer *placer;
+	const char *cannot_place;
 };
 
 /* What a control would do for one partition, found without writing anything (control_ops.plan). */

@@ -330,6 +330,9 @@ static void mmio_probe(struct control *c, struct control_caps *ret)
 static void mmio_share(struct control *c, struct control_shared *ret)
 {
 	ret->mscs = mmio_of(c)->set;
+	ret->cannot_place =
+		"a task's PARTID is what the kernel writes to MPAM0_EL1 and MPAM1_EL1 when it runs the task, "
+		"which user space cannot choose (without the kernel's MPAM driver every task has the default)";
 }
 
 static int mmio_partition_open(struct control *c, size_t index, const struct partition_config *p,

@@ -103,6 +103,11 @@ void engine_place_update(struct engine *e)
 	}
 	if (!strcmp(e->place.why, CONNECTOR_OFF))
 		e->place.why[0] = '\0'; /* turned on by a reload */
+	if (!e->hw.shared.placer) {	/* events would change nothing */
+		snprintf(e->place.why, sizeof(e->place.why), "backend = %s cannot place tasks",
+			 e->hw.control_ops->name);
+		return;
+	}
 	if (wanted(e))
 		connector_open(e);
 	else
