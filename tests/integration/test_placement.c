@@ -602,53 +602,103 @@ static void test_vcpu_threads_only(void **state)
 
 /* ---- a VM that comes and goes, as machined lays it out ---- */
 
-#define SCOPE "machine-qemu\\x2d7\\x2dtenant\\x2d1.scope"
+#define SCOPE	     "machine-qemu\\x2d7\\x2dtenant\\x2d1.scope"
+#define VM_PARTITION "[partition \"web\"]\nmb_max = 90\n"
+#define VM_TEMPLATE  "[vm-template \"tenants\"]\nmatch = tenant-*\nclass = best-effort\nmb_max = %u\n"
+
+static long slot_of(struct engine *e, const char *name)
+{
+	for (size_t i = 0; i < engine_partition_count(e); i++)
+		if (engine_partition(e, i)->name && !strcmp(engine_partition(e, i)->name, name))
+			return (long)i;
+	return -1;
+}
+
+static bool schemata_has(const struct run *run, const char *group, const char *line)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s/%s/schemata", emu_root(run->emu), group);
+	char *text = read_text_file(path);
+	bool has = text && strstr(text, line);
+	free(text);
+	return has;
+}
+
+/* The VM starts: newer libvirt puts its threads in libvirt/vcpu0 below the scope. */
+static void vm_start(struct run *run)
+{
+	static const char *const dirs[] = { "", "/libvirt", "/libvirt/vcpu0" };
+	char dir[320], procs[352];
+
+	for (size_t i = 0; i < 3; i++) {
+		snprintf(dir, sizeof(dir), "%s/machine.slice/" SCOPE "%s", run->root, dirs[i]);
+		make_cgroup(run, dir);
+	}
+	snprintf(procs, sizeof(procs), "%s/cgroup.procs", dir);
+	worker_start(&run->workers[run->worker_count++], procs, 2, run->ids, &run->id_count);
+}
+
+/* Its partition is there, from the template, with the template's limit and the VM's threads. */
+static void vm_check(struct run *run, uint64_t t, long *ret_slot)
+{
+	long slot = slot_of(run->engine, "tenant-1");
+	const char *origin = slot >= 0 ? engine_partition_origin(run->engine, (size_t)slot) : NULL;
+
+	*ret_slot = slot;
+	if (!origin || strcmp(origin, "tenants"))
+		return note_failure(run, "tick %llu: no partition tenant-1 from template tenants",
+				    (unsigned long long)t);
+	if (!schemata_has(run, "mpamd-tenant-1", "MB:0=50;1=50"))
+		return note_failure(run, "tenant-1's group does not have the template's mb_max");
+	if (!group_holds_all(run, "mpamd-tenant-1", run->ids, run->id_count))
+		return note_failure(run, "the VM's threads are not in its group");
+}
+
+/* A reload of the same file keeps the VM's partition; a template's new goal changes it in place. */
+static void vm_reload(struct run *run, long slot)
+{
+	struct err err = { "" };
+
+	if (engine_reload(run->engine, &err) < 0)
+		return note_failure(run, "reload: %s", err.text);
+	if (slot_of(run->engine, "tenant-1") != slot || !engine_partition_origin(run->engine, (size_t)slot))
+		return note_failure(run, "a reload of the same file lost or moved the VM's partition");
+	write_config(run, "cgroup_root = %s\nreconcile_ms = 300\n" VM_PARTITION VM_TEMPLATE, run->root, 40);
+	if (engine_reload(run->engine, &err) < 0)
+		return note_failure(run, "reload: %s", err.text);
+	if (slot_of(run->engine, "tenant-1") != slot || !schemata_has(run, "mpamd-tenant-1", "MB:0=40;1=40"))
+		return note_failure(run, "the template's new mb_max is not in force in place");
+	if (!group_holds_all(run, "mpamd-tenant-1", run->ids, run->id_count))
+		return note_failure(run, "the VM's threads left its group on a reload");
+}
+
+/* The VM stops: its process ends, its scope goes. */
+static void vm_stop(struct run *run)
+{
+	worker_stop(&run->workers[--run->worker_count]);
+	while (run->cgroup_count > 2)
+		cgroup_dir_remove(run->cgroups[--run->cgroup_count]);
+}
 
 static void vm_script(struct run *run, uint64_t t)
 {
-	char dir[320], procs[352];
+	long slot;
 
-	snprintf(dir, sizeof(dir), "%s/machine.slice/" SCOPE, run->root);
 	if (t == 2) {
-		/* newer libvirt: the threads in libvirt/vcpu0 below the scope */
-		make_cgroup(run, dir);
-		snprintf(dir, sizeof(dir), "%s/machine.slice/" SCOPE "/libvirt", run->root);
-		make_cgroup(run, dir);
-		snprintf(dir, sizeof(dir), "%s/machine.slice/" SCOPE "/libvirt/vcpu0", run->root);
-		make_cgroup(run, dir);
-		snprintf(procs, sizeof(procs), "%s/cgroup.procs", dir);
-		worker_start(&run->workers[run->worker_count++], procs, 2, run->ids, &run->id_count);
+		vm_start(run);
 		run->asked_at = t;
 	} else if (t == run->asked_at + 3) { /* reconcile_ms 300: three ticks */
-		const char *origin = NULL;
-		for (size_t i = 0; i < engine_partition_count(run->engine); i++)
-			if (engine_partition(run->engine, i)->name &&
-			    !strcmp(engine_partition(run->engine, i)->name, "tenant-1"))
-				origin = engine_partition_origin(run->engine, i);
-		if (!origin || strcmp(origin, "tenants"))
-			return note_failure(run, "tick %llu: no partition tenant-1 from template tenants",
-					    (unsigned long long)t);
-		char path[256];
-		snprintf(path, sizeof(path), "%s/mpamd-tenant-1/schemata", emu_root(run->emu));
-		char *schemata = read_text_file(path);
-		bool limited = schemata && strstr(schemata, "MB:0=50;1=50");
-		free(schemata);
-		if (!limited)
-			return note_failure(run, "tenant-1's group does not have the template's mb_max");
-		if (!group_holds_all(run, "mpamd-tenant-1", run->ids, run->id_count))
-			return note_failure(run, "the VM's threads are not in its group");
-		/* The VM stops: its process ends, its scope goes. */
-		worker_stop(&run->workers[--run->worker_count]);
-		while (run->cgroup_count > 2)
-			cgroup_dir_remove(run->cgroups[--run->cgroup_count]);
+		vm_check(run, t, &slot);
+		if (!run->failure[0])
+			vm_reload(run, slot);
+		vm_stop(run);
 		run->placed_at = t;
 	} else if (run->placed_at && t == run->placed_at + 3) {
 		if (group_exists(run, "mpamd-tenant-1"))
 			note_failure(run, "the stopped VM's group is still there");
-		for (size_t i = 0; i < engine_partition_count(run->engine); i++)
-			if (engine_partition(run->engine, i)->name &&
-			    !strcmp(engine_partition(run->engine, i)->name, "tenant-1"))
-				note_failure(run, "the stopped VM's partition is still there");
+		if (slot_of(run->engine, "tenant-1") >= 0)
+			note_failure(run, "the stopped VM's partition is still there");
 		run->later = 1; /* done */
 	}
 }
@@ -663,10 +713,7 @@ static void test_vm_template_follows_scope(void **state)
 		skip();
 	snprintf(slice, sizeof(slice), "%s/machine.slice", run->root);
 	make_cgroup(run, slice);
-	write_config(run,
-		     "cgroup_root = %s\nreconcile_ms = 300\n[partition \"web\"]\nmb_max = 90\n"
-		     "[vm-template \"tenants\"]\nmatch = tenant-*\nclass = best-effort\nmb_max = 50\n",
-		     run->root);
+	write_config(run, "cgroup_root = %s\nreconcile_ms = 300\n" VM_PARTITION VM_TEMPLATE, run->root, 50);
 	run->script = vm_script;
 	run_engine(run, 14);
 	assert_int_equal(run->later, 1);
