@@ -87,6 +87,7 @@ struct engine_vms {
 	bool told_no_tree;
 	char **running; /* the VMs a template took at the last sync, sorted */
 	size_t running_count;
+	char error[ERR_TEXT_MAX]; /* why the last sync could not apply them ("": it could) */
 };
 
 struct run_state;

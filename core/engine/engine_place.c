@@ -34,6 +34,8 @@ static void on_event(void *ctx, const struct task_event *ev)
 	composition_task_event(&e->hw, ev);
 }
 
+static void connector_close(struct engine *e);
+
 static void drain(struct engine *e)
 {
 	struct err err = { "" };
@@ -41,8 +43,14 @@ static void drain(struct engine *e)
 
 	if (!e->place.connector)
 		return;
-	if (proc_connector_drain(e->place.connector, on_event, e, &lost, &err) < 0)
-		log_error("%s", err.text); /* the next reconcile places what it missed */
+	if (proc_connector_drain(e->place.connector, on_event, e, &lost, &err) < 0) {
+		/* A socket in error stays readable: closed, or the loop would spin on it. */
+		log_warning("%s: new threads are placed at the next reconcile from now on", err.text);
+		connector_close(e);
+		snprintf(e->place.why, sizeof(e->place.why), "%s", err.text);
+		e->place.soon = true;
+		return;
+	}
 	if (!lost)
 		return;
 	if (!e->place.lost++)

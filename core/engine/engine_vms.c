@@ -138,10 +138,13 @@ void engine_vms_sync(struct engine *e)
 		return;
 	}
 	if (apply(e, v->file->config, names, count, NULL, &err) < 0) {
-		log_error("the partitions of the running VMs cannot be made: %s", err.text);
+		if (strcmp(v->error, err.text)) /* tried at every reconcile, said once per reason */
+			log_error("the partitions of the running VMs cannot be made: %s", err.text);
+		snprintf(v->error, sizeof(v->error), "%s", err.text);
 		names_free(names, count);
 		return;
 	}
+	v->error[0] = '\0';
 	running_clear(v);
 	v->running = names;
 	v->running_count = count;
