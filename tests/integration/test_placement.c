@@ -216,16 +216,7 @@ struct run {
 
 static struct run *current;
 
-static void note_failure(struct run *run, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (run->failure[0])
-		return;
-	va_start(ap, fmt);
-	vsnprintf(run->failure, sizeof(run->failure), fmt, ap);
-	va_end(ap);
-}
+#define note_failure(run, ...) note_first_failure((run)->failure, sizeof((run)->failure), __VA_ARGS__)
 
 static int teardown(void **state)
 {
@@ -345,15 +336,6 @@ static bool group_holds_all(const struct run *run, const char *group, const pid_
 		if (!group_holds(run, group, ids[i]))
 			return false;
 	return true;
-}
-
-static bool group_exists(const struct run *run, const char *group)
-{
-	char path[256];
-	struct stat st;
-
-	snprintf(path, sizeof(path), "%s/%s", emu_root(run->emu), group);
-	return stat(path, &st) == 0;
 }
 
 static json_t *list_row(struct engine *e, const char *name)
@@ -614,17 +596,6 @@ static long slot_of(struct engine *e, const char *name)
 	return -1;
 }
 
-static bool schemata_has(const struct run *run, const char *group, const char *line)
-{
-	char path[256];
-
-	snprintf(path, sizeof(path), "%s/%s/schemata", emu_root(run->emu), group);
-	char *text = read_text_file(path);
-	bool has = text && strstr(text, line);
-	free(text);
-	return has;
-}
-
 /* The VM starts: newer libvirt puts its threads in libvirt/vcpu0 below the scope. */
 static void vm_start(struct run *run)
 {
@@ -649,7 +620,7 @@ static void vm_check(struct run *run, uint64_t t, long *ret_slot)
 	if (!origin || strcmp(origin, "tenants"))
 		return note_failure(run, "tick %llu: no partition tenant-1 from template tenants",
 				    (unsigned long long)t);
-	if (!schemata_has(run, "mpamd-tenant-1", "MB:0=50;1=50"))
+	if (!emu_group_file_has(run->emu, "mpamd-tenant-1", "schemata", "MB:0=50;1=50"))
 		return note_failure(run, "tenant-1's group does not have the template's mb_max");
 	if (!group_holds_all(run, "mpamd-tenant-1", run->ids, run->id_count))
 		return note_failure(run, "the VM's threads are not in its group");
@@ -667,7 +638,8 @@ static void vm_reload(struct run *run, long slot)
 	write_config(run, "cgroup_root = %s\nreconcile_ms = 300\n" VM_PARTITION VM_TEMPLATE, run->root, 40);
 	if (engine_reload(run->engine, &err) < 0)
 		return note_failure(run, "reload: %s", err.text);
-	if (slot_of(run->engine, "tenant-1") != slot || !schemata_has(run, "mpamd-tenant-1", "MB:0=40;1=40"))
+	if (slot_of(run->engine, "tenant-1") != slot ||
+	    !emu_group_file_has(run->emu, "mpamd-tenant-1", "schemata", "MB:0=40;1=40"))
 		return note_failure(run, "the template's new mb_max is not in force in place");
 	if (!group_holds_all(run, "mpamd-tenant-1", run->ids, run->id_count))
 		return note_failure(run, "the VM's threads left its group on a reload");
@@ -695,7 +667,7 @@ static void vm_script(struct run *run, uint64_t t)
 		vm_stop(run);
 		run->placed_at = t;
 	} else if (run->placed_at && t == run->placed_at + 3) {
-		if (group_exists(run, "mpamd-tenant-1"))
+		if (emu_group_exists(run->emu, "mpamd-tenant-1"))
 			note_failure(run, "the stopped VM's group is still there");
 		if (slot_of(run->engine, "tenant-1") >= 0)
 			note_failure(run, "the stopped VM's partition is still there");
@@ -717,7 +689,7 @@ static void test_vm_template_follows_scope(void **state)
 	run->script = vm_script;
 	run_engine(run, 14);
 	assert_int_equal(run->later, 1);
-	assert_true(group_exists(run, "mpamd-web"));
+	assert_true(emu_group_exists(run->emu, "mpamd-web"));
 }
 
 int main(int argc, char **argv)

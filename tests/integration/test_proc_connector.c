@@ -60,6 +60,18 @@ static void *named_thread(void *arg)
 	return NULL;
 }
 
+/* A thread that names itself as QEMU names a vCPU, and has ended: its id. */
+static pid_t named_thread_run(void)
+{
+	pthread_t t;
+
+	sem_init(&started, 0, 0);
+	assert_int_equal(pthread_create(&t, NULL, named_thread, NULL), 0);
+	sem_wait(&started);
+	pthread_join(t, NULL);
+	return started_tid;
+}
+
 static struct proc_connector *open_or_skip(int rcvbuf)
 {
 	struct proc_connector *pc = NULL;
@@ -94,14 +106,9 @@ static void test_thread_events(void **state)
 {
 	struct proc_connector *pc = open_or_skip(0);
 	struct seen s = { 0 };
-	pthread_t t;
 
 	(void)state;
-	sem_init(&started, 0, 0);
-	assert_int_equal(pthread_create(&t, NULL, named_thread, NULL), 0);
-	sem_wait(&started);
-	pthread_join(t, NULL);
-	s.tid = started_tid;
+	s.tid = named_thread_run();
 	drain_until(pc, &s, all_three);
 	assert_true(s.fork);
 	assert_int_equal(s.fork_tgid, getpid());
@@ -139,12 +146,7 @@ static void test_overrun_is_said(void **state)
 	assert_true(proc_connector_drain(pc, NULL, NULL, &lost, &err) >= 0);
 	assert_true(lost);
 
-	struct seen s = { 0 };
-	sem_init(&started, 0, 0);
-	assert_int_equal(pthread_create(&t, NULL, named_thread, NULL), 0);
-	sem_wait(&started);
-	pthread_join(t, NULL);
-	s.tid = started_tid;
+	struct seen s = { .tid = named_thread_run() };
 	drain_until(pc, &s, forked);
 	assert_true(s.fork);
 	proc_connector_free(pc);

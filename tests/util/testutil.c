@@ -2,6 +2,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <spawn.h>
@@ -212,4 +213,15 @@ int wait_for_text(const char *path, const char *text, int timeout_ms)
 		usleep(20000);
 	}
 	return 0;
+}
+
+void note_first_failure(char *buf, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (buf[0])
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf, len, fmt, ap);
+	va_end(ap);
 }

@@ -29,6 +29,10 @@ void free_file_list(char **files, size_t count);
 /* Whole file as a NUL-terminated string, or NULL. */
 char *read_text_file(const char *path);
 
+/* Keeps the first failure a test's hook found, in buf (an assertion inside an engine's hook would jump
+ * out of its loop): once buf holds one, later ones are dropped. */
+__attribute__((format(printf, 3, 4))) void note_first_failure(char *buf, size_t len, const char *fmt, ...);
+
 /* Case-insensitive substring test. */
 int contains_nocase(const char *haystack, const char *needle);
 
