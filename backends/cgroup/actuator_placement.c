@@ -198,9 +198,8 @@ static void placement_partition_close(struct actuator *base, size_t index)
 	if (!pl)
 		return;
 	count_kinds(a, pl->config, -1);
-	free(pl->path);
+	placement_path_set(a, index, NULL, 0);
 	*pl = (struct placed){ .open = false };
-	a->paths_dirty = true;
 }
 
 /* The first reconcile right away: the threads already there are placed before the first tick. */
@@ -217,7 +216,6 @@ static int placement_partition_open(struct actuator *base, size_t index, const s
 	*pl = (struct placed){ .open = true, .config = ref->config };
 	placement_describe(pl);
 	count_kinds(a, pl->config, 1);
-	a->paths_dirty = true;
 	if (placement_reconcile(base, index, &why) < 0) {
 		snprintf(pl->status.reason, sizeof(pl->status.reason), "%s", why.text);
 		log_error("partition %s: placing its threads: %s", pl->config->name, why.text);

@@ -43,10 +43,9 @@ struct placement {
 	uint64_t vms_scanned_ns;
 	struct placed *slots;
 	size_t slot_cap;
-	/* "HIERARCHY\tPATH" of every open partition's cgroup or scope -> its slot, rebuilt when one moves */
+	/* "HIERARCHY\tPATH" of every open partition's cgroup or scope -> its slot, kept as they move */
 	struct name_index paths;
-	bool paths_dirty;
-	unsigned hierarchies_used; /* bit h: some partition's path is in hierarchy h */
+	unsigned hierarchy_users[CGROUP_HIERARCHIES]; /* partitions whose path is in hierarchy h */
 	size_t with_pids, with_vcpu;
 	pid_t *ids; /* scratch for a reconcile */
 	size_t id_count, id_cap;
@@ -68,8 +67,9 @@ int placement_list(struct placement *a, size_t slot, struct err *err);
 
 /* placement_match.c: which partition a task is in */
 
-/* Makes a->paths hold every open partition's path again, when one changed. */
-void placement_index(struct placement *a);
+/* Partition `slot`'s cgroup or scope is `path` (owned; NULL: none) in hierarchy `h` from now on:
+ * the index of paths follows. */
+void placement_path_set(struct placement *a, size_t slot, char *path, size_t h);
 /* The open partition task `ev` belongs to: its cgroup's (the deepest partition cgroup holding it),
  * else the one whose pids hold its process. -1 when none, or the task is gone. */
 long placement_match(struct placement *a, const struct task_event *ev);

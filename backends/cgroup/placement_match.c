@@ -4,30 +4,38 @@
  * per event. */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "backends/cgroup/placement.h"
 
-void placement_index(struct placement *a)
+static void path_key(char *key, size_t len, size_t h, const char *path)
 {
+	snprintf(key, len, "%zu\t%s", h, path);
+}
+
+void placement_path_set(struct placement *a, size_t slot, char *path, size_t h)
+{
+	struct placed *pl = &a->slots[slot];
 	char key[CGROUP_PATH_MAX + 32];
 
-	if (!a->paths_dirty)
-		return;
-	name_index_fini(&a->paths);
-	a->hierarchies_used = 0;
-	for (size_t i = 0; i < a->slot_cap; i++) {
-		const struct placed *pl = &a->slots[i];
-		if (!pl->open || !pl->path)
-			continue;
-		snprintf(key, sizeof(key), "%zu\t%s", pl->hierarchy, pl->path);
-		if (name_index_add(&a->paths, key, i) == -ENOMEM)
-			return; /* dirty still: tried again at the next event */
-		a->hierarchies_used |= 1u << pl->hierarchy;
+	if (pl->path) {
+		path_key(key, sizeof(key), pl->hierarchy, pl->path);
+		name_index_remove(&a->paths, key, slot);
+		a->hierarchy_users[pl->hierarchy]--;
+		free(pl->path);
 	}
-	a->paths_dirty = false;
+	pl->path = path;
+	pl->hierarchy = h;
+	if (!path)
+		return;
+	a->hierarchy_users[h]++;
+	path_key(key, sizeof(key), h, path);
+	/* Taken already (a vm and a cgroup naming one scope): the first partition gets its events. */
+	name_index_add(&a->paths, key, slot);
 }
 
 /* The partition whose path is `path` or the nearest parent of it, in hierarchy h. */
@@ -37,7 +45,7 @@ static long match_path(struct placement *a, size_t h, char *path)
 	size_t slot;
 
 	for (;;) {
-		snprintf(key, sizeof(key), "%zu\t%s", h, path);
+		path_key(key, sizeof(key), h, path);
 		if (name_index_find(&a->paths, key, &slot) == 0)
 			return (long)slot;
 		char *slash = strrchr(path, '/');
@@ -50,13 +58,14 @@ static long match_path(struct placement *a, size_t h, char *path)
 static long match_cgroup(struct placement *a, pid_t tid)
 {
 	char text[4096], path[CGROUP_PATH_MAX];
+	bool any = false;
 
-	placement_index(a);
-	if (!a->hierarchies_used || cgroup_read_task(NULL, tid, text, sizeof(text)) < 0)
+	for (size_t h = 0; h < a->tree->count; h++)
+		any |= a->hierarchy_users[h] > 0;
+	if (!any || cgroup_read_task(NULL, tid, text, sizeof(text)) < 0)
 		return -1;
 	for (size_t h = 0; h < a->tree->count; h++) {
-		if (!(a->hierarchies_used & (1u << h)) ||
-		    cgroup_path_in(&a->tree->hierarchies[h], text, path, sizeof(path)))
+		if (!a->hierarchy_users[h] || cgroup_path_in(&a->tree->hierarchies[h], text, path, sizeof(path)))
 			continue;
 		long slot = match_path(a, h, path);
 		if (slot >= 0)

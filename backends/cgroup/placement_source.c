@@ -100,12 +100,12 @@ void placement_resolve(struct placement *a, size_t slot)
 	if (!pl->config->cgroup && !pl->config->vm)
 		return;
 	bool found = locate(a, pl, &path, &h) == 0;
-	bool moved = (path == NULL) != (pl->path == NULL) || (path && (strcmp(path, pl->path) || h != pl->hierarchy));
-	free(pl->path);
-	pl->path = path;
-	pl->hierarchy = h;
+	bool same = path && pl->path && !strcmp(path, pl->path) && h == pl->hierarchy;
+	if (same)
+		free(path);
+	else
+		placement_path_set(a, slot, path, h);
 	pl->status.found = found;
-	a->paths_dirty |= moved;
 	if (!found && !pl->told_missing)
 		log_info("partition %s: %s; its threads are placed when it appears", pl->config->name,
 			 pl->status.reason);
@@ -177,7 +177,6 @@ int placement_list(struct placement *a, size_t slot, struct err *err)
 	int r = 0;
 
 	a->id_count = 0;
-	placement_index(a);
 	if (pl->path) {
 		struct err why = { "" };
 		r = cgroup_tree_threads(a->tree, pl->hierarchy, pl->path, other_partitions, a, &a->ids, &a->id_count,
