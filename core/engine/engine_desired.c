@@ -1,6 +1,6 @@
-/* From the running set of partitions to a desired one (a reloaded file, and later the file plus the
- * partitions made from [vm-template]s), changing only the difference: what stayed the same keeps its
- * slot, its counters' baselines and its policies' memory. Everything is checked before anything is
+/* From the running set of partitions to a desired one (a reloaded file, or the file plus the
+ * partitions made from [vm-template]s, engine_vms.c), changing only the difference: what stayed the
+ * same keeps its slot, its counters' baselines and its policies' memory. Everything is checked before anything is
  * changed, so a refused change leaves all as it was. */
 #include <errno.h>
 #include <stdio.h>
@@ -13,8 +13,8 @@
 #include "core/engine/engine_snapshot.h"
 
 /* [global] keys the running backend can take. Every other key (backend, monitor, resctrl_root,
- * group_prefix, socket, mmio_beside_kernel, and any key added later until it is listed here) needs
- * the backend opened again, which a reload does not do. */
+ * group_prefix, socket, mmio_beside_kernel, cgroup_root, and any key added later until it is listed
+ * here) needs the backend opened again, which a reload does not do. */
 static const char *const live_global_keys[] = {
 	"interval_ms",	    "capacity_mbps", "escalate",     "record",	       "record_max_bytes",
 	"metrics_textfile", "include",	     "reconcile_ms", "proc_connector", NULL,

@@ -96,6 +96,7 @@ static void connector_open(struct engine *e)
 		return;
 	}
 	log_info("proc connector: new threads are placed as they start");
+	e->place.soon = true; /* what started between the partitions' opening and now */
 }
 
 void engine_place_update(struct engine *e)
