@@ -93,8 +93,10 @@ static void place_one(struct placement *a, size_t index, pid_t tid)
 	if (r == -ESRCH)
 		return;
 	pl->status.misses++;
-	if (strcmp(pl->status.reason, why.text)) /* said once for each new reason */
-		log_error("partition %s: thread %d stays outside its group: %s", pl->config->name, (int)tid, why.text);
+	/* Said at the 1st, 2nd, 4th, 8th... miss: a kernel that refuses every thread cannot flood the log. */
+	if ((pl->status.misses & (pl->status.misses - 1)) == 0)
+		log_error("partition %s: thread %d stays outside its group (%llu miss(es) so far): %s",
+			  pl->config->name, (int)tid, (unsigned long long)pl->status.misses, why.text);
 	snprintf(pl->status.reason, sizeof(pl->status.reason), "%s", why.text);
 }
 
@@ -184,10 +186,18 @@ static void placement_task_event(struct actuator *base, const struct task_event 
 	}
 }
 
-static void count_kinds(struct placement *a, const struct partition_config *p, int sign)
+/* How many open partitions have pids, and how many place vCPUs only: events skip what none needs. */
+static void count_kinds(struct placement *a, const struct partition_config *p, bool opened)
 {
-	a->with_pids += (size_t)(sign * (p->pid_count > 0));
-	a->with_vcpu += (size_t)(sign * (p->threads == THREADS_VCPU && (p->cgroup || p->vm || p->pid_count)));
+	bool pids = p->pid_count > 0, vcpu = p->threads == THREADS_VCPU && (p->cgroup || p->vm || p->pid_count);
+
+	if (opened) {
+		a->with_pids += pids;
+		a->with_vcpu += vcpu;
+	} else {
+		a->with_pids -= pids;
+		a->with_vcpu -= vcpu;
+	}
 }
 
 static void placement_partition_close(struct actuator *base, size_t index)
@@ -197,9 +207,12 @@ static void placement_partition_close(struct actuator *base, size_t index)
 
 	if (!pl)
 		return;
-	count_kinds(a, pl->config, -1);
+	count_kinds(a, pl->config, false);
 	placement_path_set(a, index, NULL, 0);
 	*pl = (struct placed){ .open = false };
+	for (size_t i = 0; i < PLACEMENT_RECENT; i++) /* the slot may be given to another partition */
+		if (a->recent[i].tid && a->recent[i].slot == index)
+			a->recent[i].tid = 0;
 }
 
 /* The first reconcile right away: the threads already there are placed before the first tick. */
@@ -215,7 +228,7 @@ static int placement_partition_open(struct actuator *base, size_t index, const s
 	struct placed *pl = &a->slots[index];
 	*pl = (struct placed){ .open = true, .config = ref->config };
 	placement_describe(pl);
-	count_kinds(a, pl->config, 1);
+	count_kinds(a, pl->config, true);
 	if (placement_reconcile(base, index, &why) < 0) {
 		snprintf(pl->status.reason, sizeof(pl->status.reason), "%s", why.text);
 		log_error("partition %s: placing its threads: %s", pl->config->name, why.text);

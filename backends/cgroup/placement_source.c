@@ -23,23 +23,29 @@ static uint64_t monotonic_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* Appends `what` and `text` to the status's source, cut at its end. */
+static void source_add(struct placed *pl, const char *what, const char *text)
+{
+	char *out = pl->status.source;
+	size_t used = strlen(out);
+
+	snprintf(out + used, sizeof(pl->status.source) - used, "%s%s", what, text);
+}
+
 void placement_describe(struct placed *pl)
 {
 	const struct partition_config *p = pl->config;
-	char *out = pl->status.source;
-	size_t len = sizeof(pl->status.source), used = 0;
+	char pid[16];
 
-	out[0] = '\0';
+	pl->status.source[0] = '\0';
 	if (p->cgroup)
-		used += (size_t)snprintf(out, len, "cgroup %s", p->cgroup);
+		source_add(pl, "cgroup ", p->cgroup);
 	if (p->vm)
-		used += (size_t)snprintf(out + used, used < len ? len - used : 0, "vm %s", p->vm);
-	for (size_t i = 0; i < p->pid_count && used < len; i++)
-		used += (size_t)snprintf(out + used, len - used, "%s%d",
-					 i	? ","
-					 : used ? " + pids "
-						: "pids ",
-					 (int)p->pids[i]);
+		source_add(pl, "vm ", p->vm);
+	for (size_t i = 0; i < p->pid_count; i++) {
+		snprintf(pid, sizeof(pid), "%d", (int)p->pids[i]);
+		source_add(pl, i ? "," : pl->status.source[0] ? " + pids " : "pids ", pid);
+	}
 	pl->status.has_source = p->cgroup || p->vm || p->pid_count;
 	pl->status.found = !p->cgroup && !p->vm; /* pids need no finding */
 }

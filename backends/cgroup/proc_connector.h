@@ -28,8 +28,9 @@ int proc_connector_fd(const struct proc_connector *pc);
 typedef void (*task_event_fn)(void *ctx, const struct task_event *ev);
 
 /* Hands every queued fork, exec, comm and exit event to `fn` (the others are left out) until none
- * is left, or a few thousand were read (the socket is then still readable). *ret_lost becomes true when the kernel dropped events since the last read. The number of
- * events read, or a negative errno and why when the socket failed. */
+ * is left, or a few thousand were read (the socket is then still readable). *ret_lost becomes true
+ * when the kernel dropped events since the last read. The number of events read, or a negative errno
+ * and why when the socket failed. */
 int proc_connector_drain(struct proc_connector *pc, task_event_fn fn, void *ctx, bool *ret_lost, struct err *err);
 
 #endif

@@ -8,9 +8,9 @@
  *
  * The sections are the base ones ([global], [msc "NAME"], [partition "NAME"], [vm-template "NAME"])
  * and one per extension of the schema that has a section. A template holds [partition] keys (except
- * those config_template_refuses names) besides its own match. Each section read gets an object of its own; at the end the kept
- * ones are moved into the model. A duplicate is parsed into a scratch object (so its keys are still
- * checked) and then dropped. */
+ * those config_template_refuses names) besides its own match. Each section read gets an object of
+ * its own; at the end the kept ones are moved into the model. A duplicate is parsed into a scratch
+ * object (so its keys are still checked) and then dropped. */
 #include <errno.h>
 #include <glob.h>
 #include <ini.h>

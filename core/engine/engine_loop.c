@@ -1,6 +1,7 @@
 /* The engine's event loop: epoll over a timerfd (the ticks), a signalfd (SIGHUP reloads and reopens
- * the record file, SIGTERM/SIGINT stop), the control socket and the proc connector (engine_place.c). With the simulated clock the ticks
- * run back to back and the loop only looks at the other descriptors between them. */
+ * the record file, SIGTERM/SIGINT stop), the control socket and the proc connector (engine_place.c).
+ * With the simulated clock the ticks run back to back and the loop only looks at the other
+ * descriptors between them. */
 #include <errno.h>
 #include <signal.h>
 #include <stdint.h>

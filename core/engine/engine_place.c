@@ -34,7 +34,15 @@ static void on_event(void *ctx, const struct task_event *ev)
 	composition_task_event(&e->hw, ev);
 }
 
-static void connector_close(struct engine *e);
+static void connector_close(struct engine *e)
+{
+	if (!e->place.connector)
+		return;
+	if (e->loop)
+		loop_remove(e->loop, proc_connector_fd(e->place.connector));
+	proc_connector_free(e->place.connector);
+	e->place.connector = NULL;
+}
 
 static void drain(struct engine *e)
 {
@@ -64,16 +72,6 @@ static void on_socket(void *ctx, int fd, uint32_t events)
 	(void)fd;
 	(void)events;
 	drain(ctx);
-}
-
-static void connector_close(struct engine *e)
-{
-	if (!e->place.connector)
-		return;
-	if (e->loop)
-		loop_remove(e->loop, proc_connector_fd(e->place.connector));
-	proc_connector_free(e->place.connector);
-	e->place.connector = NULL;
 }
 
 #define CONNECTOR_OFF "proc_connector = no"
