@@ -179,6 +179,11 @@ int resctrl_group_apply(int rootfd, const struct resctrl_info *info, struct resc
  * Threads already there are not written again. Threads started later are not followed here. */
 int resctrl_group_add_tasks(int rootfd, struct resctrl_group *g, const pid_t *pids, size_t count,
 			    struct resctrl_plan *plan, struct err *err);
+/* Moves thread `tid` into the group (one write to its tasks file): 0, -ESRCH when the thread has
+ * exited (err untouched), another negative errno with the kernel's last_cmd_status. */
+int resctrl_group_place(int rootfd, struct resctrl_group *g, pid_t tid, struct err *err);
+/* The thread ids the group's tasks file lists, sorted ascending (*ret malloc'ed). */
+int resctrl_group_tasks(const struct resctrl_group *g, pid_t **ret, size_t *ret_count, struct err *err);
 /* Gives the group exactly these CPUs (cpus_list), unless it has them already. */
 int resctrl_group_set_cpus(int rootfd, struct resctrl_group *g, const struct cpu_set *cpus, struct resctrl_plan *plan,
 			   struct err *err);

@@ -175,6 +175,7 @@ static int engine_setup(struct engine *e, struct err *err)
 		return r;
 	if ((r = engine_record_open(e, err)) < 0)
 		return r;
+	engine_vms_start(e);
 	engine_ctl_handler(e, &e->handler);
 	engine_metrics_init(e);
 	return 0;
@@ -210,6 +211,7 @@ void engine_free(struct engine *e)
 	if (!e)
 		return;
 	engine_record_close(e);
+	engine_vms_fini(e);
 	engine_close_backend(e);
 	engine_metrics_fini(e);
 	event_log_fini(&e->events);
@@ -297,6 +299,7 @@ void engine_tick(struct engine *e, uint64_t now_ns)
 	struct err read_err = { "" };
 
 	e->last_tick_ns = now_ns;
+	engine_place_tick(e);
 	engine_heal(e, now_ns);
 	if (composition_read(&e->hw, now_ns, e->samples, &read_err) < 0)
 		log_error("reading counters failed: %s", read_err.text);

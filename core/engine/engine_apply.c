@@ -112,7 +112,7 @@ static int actuate(struct engine *e, size_t index, const struct actuation *want,
 {
 	for (size_t a = 0; a < e->hw.actuator_count; a++) {
 		struct engine_actuator *act = &e->hw.actuators[a];
-		int r = act->ops->apply(act->actuator, index, want, err);
+		int r = act->ops->apply ? act->ops->apply(act->actuator, index, want, err) : 0;
 		if (r < 0)
 			return r;
 	}

@@ -1,6 +1,6 @@
-/* From the running set of partitions to a desired one (a reloaded file, and later the file plus the
- * partitions made from [vm-template]s), changing only the difference: what stayed the same keeps its
- * slot, its counters' baselines and its policies' memory. Everything is checked before anything is
+/* From the running set of partitions to a desired one (a reloaded file, or the file plus the
+ * partitions made from [vm-template]s, engine_vms.c), changing only the difference: what stayed the
+ * same keeps its slot, its counters' baselines and its policies' memory. Everything is checked before anything is
  * changed, so a refused change leaves all as it was. */
 #include <errno.h>
 #include <stdio.h>
@@ -13,10 +13,11 @@
 #include "core/engine/engine_snapshot.h"
 
 /* [global] keys the running backend can take. Every other key (backend, monitor, resctrl_root,
- * group_prefix, socket, mmio_beside_kernel, and any key added later until it is listed here) needs
- * the backend opened again, which a reload does not do. */
+ * group_prefix, socket, mmio_beside_kernel, cgroup_root, and any key added later until it is listed
+ * here) needs the backend opened again, which a reload does not do. */
 static const char *const live_global_keys[] = {
-	"interval_ms", "capacity_mbps", "escalate", "record", "record_max_bytes", "metrics_textfile", "include", NULL,
+	"interval_ms",	    "capacity_mbps", "escalate",     "record",	       "record_max_bytes",
+	"metrics_textfile", "include",	     "reconcile_ms", "proc_connector", NULL,
 };
 
 static bool is_live_key(const char *name)
@@ -236,6 +237,7 @@ static void take_config(struct engine *e, struct engine_gen *g)
 	}
 	if (record_moved)
 		engine_record_reopen(e);
+	engine_place_update(e);
 }
 
 static json_t *report_new(void)
@@ -323,7 +325,7 @@ static int reload(struct engine *e, json_t **ret_report, json_t **ret_messages, 
 	diag_list_fini(&diags);
 	if (r < 0)
 		err_set(err, r, "%s has %zu error(s); the running configuration stays", e->opts.config_path, errors);
-	else if ((r = engine_apply_desired(e, fresh, NULL, ret_report, err)) < 0)
+	else if ((r = engine_vms_reload(e, fresh, ret_report, err)) < 0)
 		log_error("reload refused: %s", err->text);
 	engine_metrics_reloaded(e, r == 0);
 	if (r == 0) {

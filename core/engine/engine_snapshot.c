@@ -69,6 +69,7 @@ json_t *engine_partition_summary(const struct engine *e, size_t i)
 	json_t *row = partition_summary(e, i);
 
 	engine_pmu_json(e, i, row);
+	engine_place_partition_json(e, i, row);
 	return row;
 }
 
@@ -109,5 +110,6 @@ json_t *engine_snapshot_status(const struct engine *e)
 			  (json_int_t)e->events.total, "events", event_log_to_json(&e->events, NULL, STATUS_EVENTS));
 	json_object_set_new(status, "partitions_failed", json_integer((json_int_t)failed));
 	engine_pmu_status_json(e, status);
+	engine_place_status_json(e, status);
 	return status;
 }

@@ -149,26 +149,6 @@ static void run_engine(struct run *run, uint64_t ticks, bool sim_clock, const st
 		fail_msg("%s", run->failure);
 }
 
-static bool group_exists(const struct run *run, const char *group)
-{
-	char path[256];
-	struct stat st;
-
-	snprintf(path, sizeof(path), "%s/%s", emu_root(run->emu), group);
-	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-static bool schemata_has(const struct run *run, const char *group, const char *line)
-{
-	char path[256];
-
-	snprintf(path, sizeof(path), "%s/%s/schemata", emu_root(run->emu), group);
-	char *text = read_text_file(path);
-	bool has = text && strstr(text, line);
-	free(text);
-	return has;
-}
-
 /* ---- reload: the difference, and nothing else ---- */
 
 static const char *const three = "[partition \"a\"]\nclass = best-effort\nmb_max = 80\nsim_demand = 3000\n"
@@ -192,13 +172,13 @@ static void reload_script(struct run *run, uint64_t t)
 		write_resctrl_config(run, 20, changed);
 		if (engine_reload(run->engine, &err) < 0)
 			return note_failure(run, "tick 5: reload refused: %s", err.text);
-		if (group_exists(run, "mpamd-b"))
+		if (emu_group_exists(run->emu, "mpamd-b"))
 			note_failure(run, "the removed partition b still has its group");
-		if (!group_exists(run, "mpamd-d"))
+		if (!emu_group_exists(run->emu, "mpamd-d"))
 			note_failure(run, "the adopted group of d was removed");
-		if (!group_exists(run, "mpamd-e"))
+		if (!emu_group_exists(run->emu, "mpamd-e"))
 			note_failure(run, "the added partition e has no group");
-		if (!schemata_has(run, "mpamd-a", "MB:0=50;1=50"))
+		if (!emu_group_file_has(run->emu, "mpamd-a", "schemata", "MB:0=50;1=50"))
 			note_failure(run, "a's new mb_max is not in its schemata");
 		if (!engine_find(run->engine, "c", &slot) || slot != slot_of_c_at_start)
 			note_failure(run, "c moved from slot %zu to %zu", slot_of_c_at_start, slot);
@@ -213,7 +193,8 @@ static void reload_script(struct run *run, uint64_t t)
 		if (!engine_find(run->engine, "c", NULL) || !engine_find(run->engine, "e", NULL) ||
 		    engine_find(run->engine, "b", NULL))
 			note_failure(run, "a refused reload changed the partition set");
-		if (!schemata_has(run, "mpamd-a", "MB:0=50;1=50") || !group_exists(run, "mpamd-c"))
+		if (!emu_group_file_has(run->emu, "mpamd-a", "schemata", "MB:0=50;1=50") ||
+		    !emu_group_exists(run->emu, "mpamd-c"))
 			note_failure(run, "a refused reload changed limits or groups");
 	} else if (t == 12) {
 		write_resctrl_config(run, 80, changed); /* only interval_ms changes */
@@ -307,7 +288,7 @@ static void test_failed_mkdir_heals_without_a_reload(void **state)
 		fail_msg("engine_run: %s", err.text);
 	x = engine_find(run->engine, "x", NULL);
 	assert_true(x->open && x->valid && !x->failed);
-	assert_true(group_exists(run, "mpamd-x"));
+	assert_true(emu_group_exists(run->emu, "mpamd-x"));
 	json_t *events = event_log_to_json(engine_events(run->engine), "x", 20);
 	char *text = json_dumps(events, 0);
 	assert_non_null(text);
@@ -349,8 +330,8 @@ static void test_resctrl_gone_and_back_heals(void **state)
 	run->script = remount_script;
 	run_engine(run, 120, false, NULL);
 	assert_true(all_back_seen);
-	assert_true(group_exists(run, "mpamd-p") && group_exists(run, "mpamd-q"));
-	assert_true(schemata_has(run, "mpamd-p", "MB:0=60;1=60"));
+	assert_true(emu_group_exists(run->emu, "mpamd-p") && emu_group_exists(run->emu, "mpamd-q"));
+	assert_true(emu_group_file_has(run->emu, "mpamd-p", "schemata", "MB:0=60;1=60"));
 	teardown(NULL);
 }
 

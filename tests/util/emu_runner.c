@@ -334,3 +334,23 @@ int emu_stop(struct emu *emu)
 	free(emu);
 	return clean ? 0 : -1;
 }
+
+bool emu_group_exists(const struct emu *emu, const char *group)
+{
+	char path[512];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/%s", emu_root(emu), group);
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+bool emu_group_file_has(const struct emu *emu, const char *group, const char *file, const char *text)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/%s/%s", emu_root(emu), group, file);
+	char *content = read_text_file(path);
+	bool has = content && strstr(content, text);
+	free(content);
+	return has;
+}

@@ -5,6 +5,8 @@
 #ifndef MPAMD_TESTS_EMU_RUNNER_H
 #define MPAMD_TESTS_EMU_RUNNER_H
 
+#include <stdbool.h>
+
 struct emu;
 
 /* Starts the resctrl-emu binary at `emu_path` with --profile `profile`, -c `sim_config_path` when not
@@ -25,6 +27,11 @@ static inline int emu_start(const char *profile, const char *sim_config_path, co
 
 /* The mount point: the emulated /sys/fs/resctrl. */
 const char *emu_root(const struct emu *emu);
+
+/* Whether the emulated resctrl has group `group`. */
+bool emu_group_exists(const struct emu *emu, const char *group);
+/* Whether file `file` of group `group` holds `text`. */
+bool emu_group_file_has(const struct emu *emu, const char *group, const char *file, const char *text);
 
 /* Writes one control command to .emu_ctl: 0 or -errno. */
 int emu_ctl(struct emu *emu, const char *command);
