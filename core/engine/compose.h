@@ -87,6 +87,14 @@ void composition_read_pmu(struct composition *c, uint64_t now_ns, struct pmu_sam
  * Returns the first monitor's error, if any (the others are still read). */
 int composition_read(struct composition *c, uint64_t now_ns, struct sample *samples, struct err *err);
 
+/* Every actuator that places tasks reconciles partition `index`: the first failure, if any (the others
+ * still run). */
+int composition_reconcile(struct composition *c, size_t index, struct err *err);
+/* A task the kernel reported, to every actuator that places tasks. */
+void composition_task_event(struct composition *c, const struct task_event *ev);
+/* What placement knows of partition `index`, or NULL (it names no tasks, or nothing places). */
+const struct placement_status *composition_placement(const struct composition *c, size_t index);
+
 /* The control's description with the monitors' ("monitor", "monitors"), for `mpamctl discover`. */
 json_t *composition_describe(const struct composition *c);
 

@@ -175,6 +175,7 @@ static int engine_setup(struct engine *e, struct err *err)
 		return r;
 	if ((r = engine_record_open(e, err)) < 0)
 		return r;
+	engine_vms_start(e);
 	engine_ctl_handler(e, &e->handler);
 	engine_metrics_init(e);
 	return 0;
@@ -210,11 +211,34 @@ void engine_free(struct engine *e)
 	if (!e)
 		return;
 	engine_record_close(e);
+	engine_vms_fini(e);
 	engine_close_backend(e);
 	engine_metrics_fini(e);
 	event_log_fini(&e->events);
 	engine_gen_drop(e, e->gen);
 	free(e);
+}
+
+/* A rate far above what a domain can carry is not traffic: a count that jumped (another agent
+ * wrote the counter, a glitch) or a wrap taken for progress. The count goes on from the monitor's
+ * new baseline; this one sample is refused. */
+#define IMPLAUSIBLE_FACTOR 2.0
+
+static const char *const implausible_reason = "counter jumped: more than the domain can carry in one interval";
+
+static bool implausible(struct engine *e, size_t index, unsigned d, const struct sample *s)
+{
+	const struct engine_domain *dom = &e->hw.domains[d];
+	double capacity = dom->capacity_mbps > 0 ? dom->capacity_mbps : e->config->global.capacity_mbps;
+	double mbps = counter_rate_mbps(s->bytes, s->elapsed_ns);
+
+	if (capacity <= 0 || mbps <= IMPLAUSIBLE_FACTOR * capacity)
+		return false;
+	if (!e->partitions[index].jumped) /* once per run of such samples: not at every tick */
+		log_warning("partition %s: domain %s counted %.0f MB/s, more than the domain can carry (%.0f MB/s): "
+			    "the counter jumped; the sample is not used",
+			    e->partitions[index].config->name, dom->name, mbps, capacity);
+	return true;
 }
 
 /* Sums a partition's domains into one rate; invalid when any measuring domain is. */
@@ -232,16 +256,24 @@ static void summarise(struct engine *e, size_t index)
 	st->retry_ms = e->partitions[index].retry_ns ? engine_t_ms(e, e->partitions[index].retry_ns) : 0;
 	if (!st->open)
 		return;
+	bool jumped = false;
 	for (unsigned d = 0; d < e->hw.domain_count; d++) {
 		if (row[d].state == SAMPLE_INVALID) {
 			st->valid = false;
 			st->reason = row[d].reason;
 			continue;
 		}
+		if (implausible(e, index, d, &row[d])) {
+			st->valid = false;
+			st->reason = implausible_reason;
+			jumped = true;
+			continue;
+		}
 		st->estimated |= row[d].state == SAMPLE_ESTIMATED;
 		st->mbps += counter_rate_mbps(row[d].bytes, row[d].elapsed_ns);
 		bytes += row[d].bytes;
 	}
+	e->partitions[index].jumped = jumped;
 	if (e->hw.domain_count == 0) {
 		st->valid = false; /* nothing measures: no value, rather than a made-up 0 */
 		st->reason = "no bandwidth counters";
@@ -267,6 +299,7 @@ void engine_tick(struct engine *e, uint64_t now_ns)
 	struct err read_err = { "" };
 
 	e->last_tick_ns = now_ns;
+	engine_place_tick(e);
 	engine_heal(e, now_ns);
 	if (composition_read(&e->hw, now_ns, e->samples, &read_err) < 0)
 		log_error("reading counters failed: %s", read_err.text);

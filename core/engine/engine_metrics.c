@@ -71,6 +71,7 @@ static void fill_input(struct engine *e, struct metrics_partition *parts, struct
 				.goals = &e->partitions[i].config->goals,
 				.samples = &e->samples[i * e->hw.domain_count],
 				.invalid_samples = e->partitions[i].invalid_samples,
+				.placement = e->partitions[i].status.open ? composition_placement(&e->hw, i) : NULL,
 			};
 	*in = (struct metrics_input){
 		.version = MPAMD_VERSION,
@@ -88,6 +89,8 @@ static void fill_input(struct engine *e, struct metrics_partition *parts, struct
 		.capacity_mbps = engine_host_capacity(e, &learned),
 		.reload_ok = e->metrics.reload_ok,
 		.reload_ok_unix_s = e->metrics.reload_ok_unix_s,
+		.proc_connector = e->place.connector != NULL,
+		.proc_events_lost = e->place.lost,
 	};
 }
 
