@@ -4,13 +4,17 @@
  *
  * A simulated host of MSCS MSCs with MONITORS MBWU monitors each; monitor i of every MSC counts
  * partition i's PARTID (as mpamd's driver programs them with a monitor per partition). Demand exceeds
- * the capacity and MBW_MAX differs between partitions, so the traffic model water-fills over several
- * levels, as on a contended host. Run it under
+ * the capacity: most partitions demand about twice their even share, and every HEAVY_EVERY-th a
+ * HEAVY_FACTOR times that, held back by an MBW_MAX of one of the MAX_LEVELS lowest bands; so the
+ * traffic model water-fills over several levels (saturating the lowest caps first), as on a
+ * contended host. Run it under
  *   valgrind --tool=callgrind --toggle-collect=bench_ticks ./bench_sim ...
- * and divide the collected instructions by TICKS (see bench/run-sim-bench). */
+ * and divide the collected instructions by TICKS (see bench/run-sim-bench). It also prints the wall-clock
+ * time per tick (meaningful without valgrind, on an idle machine). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "backends/mpam/mpam_regs.h"
 #include "backends/sim/msc_model.h"
@@ -21,7 +25,10 @@
 
 #define INTERVAL_MS	 100u
 #define CAPACITY_MBPS	 20000u
-#define MAX_LEVELS	 8u /* distinct MBW_MAX settings among the partitions */
+#define MAX_LEVELS	 8u /* distinct MBW_MAX settings among the heavy partitions */
+#define HEAVY_EVERY	 32u
+#define HEAVY_FACTOR	 1000u
+#define BWA_WD		 8u
 #define CONFIG_TEXT_BASE 4096u
 #define PARTITION_TEXT	 96u
 
@@ -35,12 +42,13 @@ static char *config_text(unsigned partitions, unsigned mscs, unsigned monitors)
 		return NULL;
 	used = (size_t)snprintf(text, cap,
 				"[global]\nbackend = sim\ninterval_ms = %u\n[pmu]\nenabled = no\n[sim]\nmscs = %u\n"
-				"capacity_mbps = %u\nmonitors = %u\npartid_max = %u\nnrdy_ticks = 0\n",
-				INTERVAL_MS, mscs, CAPACITY_MBPS, monitors, partitions);
-	/* Each partition demands about twice its even share, so the MSCs are contended. */
-	for (unsigned i = 0; i < partitions && used < cap; i++)
+				"capacity_mbps = %u\nmonitors = %u\npartid_max = %u\nnrdy_ticks = 0\nbwa_wd = %u\n",
+				INTERVAL_MS, mscs, CAPACITY_MBPS, monitors, partitions, BWA_WD);
+	for (unsigned i = 0; i < partitions && used < cap; i++) {
+		unsigned share = 2 * CAPACITY_MBPS * mscs / partitions + 1 + i % 7;
 		used += (size_t)snprintf(text + used, cap - used, "[partition \"p%u\"]\nsim_demand = %u\n", i,
-					 2 * CAPACITY_MBPS * mscs / partitions + 1 + i % 7);
+					 i % HEAVY_EVERY ? share : share * HEAVY_FACTOR);
+	}
 	return text;
 }
 
@@ -65,7 +73,8 @@ static void wr(struct msc_model *m, uint32_t offset, uint32_t value)
 	msc_model_write32(m, offset, value);
 }
 
-/* What the driver would have programmed: a monitor per partition and MBW_MAX at one of MAX_LEVELS. */
+/* What the driver would have programmed: a monitor per partition, and a heavy partition's MBW_MAX in
+ * one of the MAX_LEVELS lowest bands (the others unlimited). */
 static void program(struct msc_model *m, const struct config *config, unsigned monitors)
 {
 	for (size_t i = 0; i < config->partition_count; i++) {
@@ -74,7 +83,8 @@ static void program(struct msc_model *m, const struct config *config, unsigned m
 		struct msmon_mbwu_ctl ctl = { .match_partid = true, .en = true };
 
 		wr(m, MPAMCFG_PART_SEL, mpamcfg_part_sel(0, partid));
-		wr(m, MPAMCFG_MBW_MAX, mpam_mbw_max_from_percent(100 - 10 * (unsigned)(i % MAX_LEVELS), 8));
+		unsigned band = (unsigned)(i / HEAVY_EVERY) % MAX_LEVELS;
+		wr(m, MPAMCFG_MBW_MAX, i % HEAVY_EVERY ? 0xFFFFu : band << (16 - BWA_WD));
 		if (i >= monitors)
 			continue;
 		wr(m, MSMON_CFG_MON_SEL, msmon_cfg_mon_sel(0, (uint16_t)i));
@@ -127,7 +137,12 @@ int main(int argc, char **argv)
 	}
 	for (size_t m = 0; m < sim_host_msc_count(host); m++)
 		program(sim_host_msc(host, m), config, monitors);
+	struct timespec start, end;
+	clock_gettime(CLOCK_MONOTONIC, &start);
 	bench_ticks(host, ticks);
+	clock_gettime(CLOCK_MONOTONIC, &end);
+	double ms = (double)(end.tv_sec - start.tv_sec) * 1e3 + (double)(end.tv_nsec - start.tv_nsec) / 1e6;
+	printf("ms/tick %.3f\n", ms / ticks);
 	double total = 0;
 	for (size_t i = 0; i < config->partition_count; i++)
 		total += sim_host_truth_mbps(host, i);

@@ -30,6 +30,7 @@ int plant_init(struct plant *pl, const struct plant_setup *setup, const struct p
 	pl->truth = calloc(cap, sizeof(*pl->truth));
 	pl->req = calloc(cap, sizeof(*pl->req));
 	pl->served = calloc(cap, sizeof(*pl->served));
+	pl->work = calloc(cap, sizeof(*pl->work));
 	pl->members = calloc(cap, sizeof(*pl->members));
 	pl->sub_parts = calloc(cap, sizeof(*pl->sub_parts));
 	pl->sub_dec = calloc(cap, sizeof(*pl->sub_dec));
@@ -42,7 +43,7 @@ int plant_init(struct plant *pl, const struct plant_setup *setup, const struct p
 		.cpus = 16,
 	};
 	if (!pl->parts || !pl->dec || !pl->demand || !pl->domain || !pl->truth || !pl->req || !pl->served ||
-	    !pl->members || !pl->sub_parts || !pl->sub_dec || setup->domains == 0 ||
+	    !pl->work || !pl->members || !pl->sub_parts || !pl->sub_dec || setup->domains == 0 ||
 	    setup->domains > PLANT_MAX_DOMAINS) {
 		plant_free(pl);
 		return -1;
@@ -59,6 +60,7 @@ void plant_free(struct plant *pl)
 	free(pl->truth);
 	free(pl->req);
 	free(pl->served);
+	free(pl->work);
 	free(pl->members);
 	free(pl->sub_parts);
 	free(pl->sub_dec);
@@ -156,7 +158,7 @@ static void serve_domain(struct plant *pl, unsigned dom)
 			.min_fraction = min_fraction(pl, p->mb_min),
 		};
 	}
-	traffic_serve(pl->req, k, pl->setup.capacity_mbps, pl->served);
+	traffic_serve(pl->req, k, pl->setup.capacity_mbps, pl->work, pl->served);
 	for (size_t j = 0; j < k; j++)
 		pl->truth[pl->members[j]] = pl->served[j];
 }

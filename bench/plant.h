@@ -73,6 +73,7 @@ struct plant {
 	double learned_mbps[PLANT_MAX_DOMAINS + 1]; /* per domain, and [domains]: the host */
 	/* scratch, per tick */
 	struct traffic_request *req;
+	struct traffic_share *work;
 	double *served;
 	size_t *members;
 	struct policy_partition *sub_parts;

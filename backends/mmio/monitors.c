@@ -1,5 +1,16 @@
 /* MBWU monitors of one MSC as a counter pool (core/counter_pool.c): this file knows the registers,
- * the pool decides who holds which monitor. */
+ * the pool decides who holds which monitor.
+ *
+ * The sequence is Linux's (drivers/resctrl, 7.1+): programming writes FLT, CTL with EN clear, CTL
+ * with EN set, and only then zeroes the counter; a read selects the monitor, reads the counter and
+ * CTL (its overflow status, and whether someone else reprogrammed it), and honours NRDY. Where mpamd
+ * owns the MSC alone (not beside the kernel's MPAM driver or resctrl) it saves register accesses
+ * that tell it nothing new, each explained where it is made:
+ *  - MSMON_CFG_MON_SEL is not written again within one pass when it already selects the monitor
+ *    (a monitor programmed and then read for its baseline);
+ *  - a long counter's high word is expected to be what it was at the last read, so the usual read is
+ *    low, high instead of high, low, high;
+ *  - the baseline read right after programming does not read CTL back. */
 #include "backends/mmio/monitors.h"
 
 #include <errno.h>
@@ -15,25 +26,36 @@
  * monitors, to catch another agent that changed only MSMON_CFG_MBWU_FLT. CTL is read on every tick
  * anyway, for its overflow status. */
 #define FLT_CHECK_TICKS 16u
+/* No MSMON_CFG_MON_SEL value known to be in the register (RIS and MON_SEL never fill bit 31). */
+#define SEL_UNKNOWN UINT32_MAX
 
 /* What mpamd last did with one hardware monitor. */
 struct mon_state {
-	uint64_t last; /* the last value read, counter units: a later one below it without an overflow
-			   * means someone else zeroed the counter */
-	uint32_t flt;  /* the filter programmed */
-	bool fresh;    /* programmed and not read since: NRDY is expected then */
+	uint64_t last;	   /* the last value read, counter units: a later one below it without an overflow
+			* means someone else zeroed the counter */
+	uint32_t sel;	   /* the MSMON_CFG_MON_SEL value that selects it */
+	uint32_t sel_kept; /* what the pass remembers after writing it: sel, or SEL_UNKNOWN when not the
+			    * sole user */
+	uint32_t flt;	   /* the filter programmed */
+	/* Long counter: the high word (NRDY included) at the last consistent read, when high_known. */
+	uint32_t high;
+	bool high_known;
+	bool fresh; /* programmed and not read since: the next read is its first */
 };
 
 struct msc_monitors {
 	struct msc *msc;
+	struct msc_bus *bus; /* msc->bus, taken at the start of each pass */
 	unsigned ris;
-	unsigned count; /* monitors the MSC has (the pool uses at most one per partition) */
-	/* Beside the kernel's MPAM driver, which hands monitors out from 0, the pool's monitor i is the
-	 * MSC's hw_top - i, so that the two collide as late as they can. */
-	bool top_down;
-	unsigned hw_top;
-	unsigned bits; /* counter width read */
+	unsigned count;	     /* monitors the MSC has (the pool uses at most one per partition) */
+	unsigned bits;	     /* counter width read */
+	uint64_t value_mask; /* its value bits in MSMON_MBWU_L */
 	bool use_long;
+	/* mpamd is the MSC's only user of the monitor registers: MON_SEL may be remembered within a
+	 * pass and a long counter's high word predicted. Not beside the kernel's MPAM driver or
+	 * resctrl, which select monitors (and zero counters on CPU hotplug) whenever they like. */
+	bool sole_user;
+	uint32_t selected;   /* MON_SEL as this pass last wrote it, SEL_UNKNOWN when not known */
 	uint32_t ctl;	     /* what CTL holds while counting (EN included) */
 	uint32_t status_bit; /* the overflow status of the counter read */
 	uint16_t *partids;   /* per partition index (grows with the indices added) */
@@ -43,61 +65,109 @@ struct msc_monitors {
 	struct counter_pool *pool;
 };
 
-static int select_monitor(struct msc_monitors *m, unsigned mon)
+/* Both overflow status bits: status, not settings, when CTL is compared with what was programmed. */
+#define OFLOW_STATUS_BOTH ((uint32_t)(MSMON_CFG_CTL_OFLOW_STATUS | MSMON_CFG_CTL_OFLOW_STATUS_L))
+
+/* After a failed access nothing is known of the selection, nor of a counter's high word: the bus may
+ * have done the access before failing. */
+static int forget(struct msc_monitors *m, struct mon_state *st, int r)
 {
-	/* Never let an index the MSC does not implement reach MON_SEL: it would raise an MSC error. */
-	if (mon >= m->count || m->ris >= m->msc->caps.ris_count)
-		return -ERANGE;
-	unsigned hw = m->top_down ? m->hw_top - mon : mon;
-	return bus_write32(m->msc->bus, MSMON_CFG_MON_SEL, msmon_cfg_mon_sel(m->ris, (uint16_t)hw));
+	m->selected = SEL_UNKNOWN;
+	st->high_known = false;
+	return r;
 }
 
-/* Reads the selected monitor's counter: value in counter units and its NRDY bit. A long counter is
- * read high, low, high (the 64-bit register need not be single-copy atomic) until the highs agree. */
-static inline __attribute__((always_inline)) int read_counter(struct msc_monitors *m, uint64_t *ret_value,
-							      bool *ret_nrdy)
+static inline int select_monitor(struct msc_monitors *m, struct mon_state *st)
 {
-	struct msc_bus *bus = m->msc->bus;
-	uint32_t lo, hi, hi2;
+	if (st->sel == m->selected)
+		return 0;
+	int r = bus_write32(m->bus, MSMON_CFG_MON_SEL, st->sel);
+	if (r < 0)
+		return forget(m, st, r);
+	m->selected = st->sel_kept;
+	return 0;
+}
+
+/* Reads the selected monitor's long counter, whose 64-bit register need not be single-copy atomic:
+ * the low word is good only with the high word it was read under. Linux reads high, low, high until
+ * the highs agree, three times at most. This does the same, from a high word `expected` already read
+ * (have_expected), or from the start. */
+static __attribute__((noinline)) int read_long_retry(struct msc_monitors *m, struct mon_state *st, bool have_expected,
+						     uint32_t expected, uint64_t *ret_value, bool *ret_nrdy)
+{
+	uint32_t lo, hi;
 	int r;
 
-	if (!m->use_long) {
-		r = bus_read32(bus, MSMON_MBWU, &lo);
-		if (r < 0)
-			return r;
-		*ret_value = lo & MSMON_MBWU_VALUE;
-		*ret_nrdy = (lo & MSMON_MBWU_NRDY) != 0;
-		return 0;
-	}
+	if (!have_expected && (r = bus_read32(m->bus, MSMON_MBWU_L + 4, &expected)) < 0)
+		return forget(m, st, r);
 	for (int tries = 0; tries < LONG_READ_RETRIES; tries++) {
-		if ((r = bus_read32(bus, MSMON_MBWU_L + 4, &hi)) < 0 || (r = bus_read32(bus, MSMON_MBWU_L, &lo)) < 0 ||
-		    (r = bus_read32(bus, MSMON_MBWU_L + 4, &hi2)) < 0)
-			return r;
-		if (hi == hi2) {
-			uint64_t v = (uint64_t)hi << 32 | lo;
-			*ret_value = v & mpam_counter_mask(m->bits);
-			*ret_nrdy = (v & MSMON_MBWU_L_NRDY) != 0;
+		if ((r = bus_read32(m->bus, MSMON_MBWU_L, &lo)) < 0 ||
+		    (r = bus_read32(m->bus, MSMON_MBWU_L + 4, &hi)) < 0)
+			return forget(m, st, r);
+		if (hi == expected) {
+			*ret_value = ((uint64_t)hi << 32 | lo) & m->value_mask;
+			*ret_nrdy = (hi & (uint32_t)(MSMON_MBWU_L_NRDY >> 32)) != 0;
+			st->high = hi;
+			st->high_known = m->sole_user;
 			return 0;
 		}
+		expected = hi;
 	}
-	return -EAGAIN;
+	return forget(m, st, -EAGAIN);
+}
+
+/* Reads the selected monitor's long counter. When its high word is expected (the last read's: it
+ * changes only every 2^32 units, or when the counter is zeroed, which only mpamd does while it is
+ * the sole user), low then high is enough: a high word equal to the expected one was there all
+ * along since the last read, so also when the low word was read. When it differs, that high word is
+ * the first of Linux's sequence, which takes over. */
+static inline __attribute__((always_inline)) int read_long(struct msc_monitors *m, struct mon_state *st,
+							   uint64_t *ret_value, bool *ret_nrdy)
+{
+	uint32_t lo, hi;
+	int r;
+
+	if (!st->high_known)
+		return read_long_retry(m, st, false, 0, ret_value, ret_nrdy);
+	if ((r = bus_read32(m->bus, MSMON_MBWU_L, &lo)) < 0 || (r = bus_read32(m->bus, MSMON_MBWU_L + 4, &hi)) < 0)
+		return forget(m, st, r);
+	if (__builtin_expect(hi != st->high, 0))
+		return read_long_retry(m, st, true, hi, ret_value, ret_nrdy);
+	*ret_value = ((uint64_t)hi << 32 | lo) & m->value_mask;
+	*ret_nrdy = (hi & (uint32_t)(MSMON_MBWU_L_NRDY >> 32)) != 0;
+	return 0;
+}
+
+/* Reads the selected monitor's counter: value in counter units and its NRDY bit. */
+static inline __attribute__((always_inline)) int read_counter(struct msc_monitors *m, struct mon_state *st,
+							      uint64_t *ret_value, bool *ret_nrdy)
+{
+	uint32_t lo;
+	int r;
+
+	if (m->use_long)
+		return read_long(m, st, ret_value, ret_nrdy);
+	if ((r = bus_read32(m->bus, MSMON_MBWU, &lo)) < 0)
+		return forget(m, st, r);
+	*ret_value = lo & MSMON_MBWU_VALUE;
+	*ret_nrdy = (lo & MSMON_MBWU_NRDY) != 0;
+	return 0;
 }
 
 /* Zeroes the counter in use: MSMON_MBWU, or both words of MSMON_MBWU_L, low first (the high word
- * holds NRDY). */
-static int zero_counter(struct msc_monitors *m)
+ * holds NRDY). Afterwards a long counter's high word is known to be 0, as written. */
+static int zero_counter(struct msc_monitors *m, struct mon_state *st)
 {
-	struct msc_bus *bus = m->msc->bus;
 	int r;
 
 	if (!m->use_long)
-		return bus_write32(bus, MSMON_MBWU, 0);
-	r = bus_write32(bus, MSMON_MBWU_L, 0);
-	return r < 0 ? r : bus_write32(bus, MSMON_MBWU_L + 4, 0);
+		return bus_write32(m->bus, MSMON_MBWU, 0);
+	if ((r = bus_write32(m->bus, MSMON_MBWU_L, 0)) < 0 || (r = bus_write32(m->bus, MSMON_MBWU_L + 4, 0)) < 0)
+		return r;
+	st->high = 0;
+	st->high_known = m->sole_user;
+	return 0;
 }
-
-/* Both overflow status bits: status, not settings, when CTL is compared with what was programmed. */
-#define OFLOW_STATUS_BOTH ((uint32_t)(MSMON_CFG_CTL_OFLOW_STATUS | MSMON_CFG_CTL_OFLOW_STATUS_L))
 
 /* The Linux driver's order: filter, CTL with EN clear, CTL with EN set, and only then zero the
  * counter. Enabling sets NRDY; an MSC that leaves NRDY to software clears it only when the counter
@@ -105,69 +175,57 @@ static int zero_counter(struct msc_monitors *m)
 static int program_monitor(void *ctx, unsigned mon, size_t partition)
 {
 	struct msc_monitors *m = ctx;
-	struct msc_bus *bus = m->msc->bus;
+	struct mon_state *st = &m->mon[mon];
 	uint16_t partid = m->partids[partition];
 	uint32_t flt = msmon_mbwu_flt_encode(&(struct msmon_mbwu_flt){ .partid = partid });
 	int r;
 
-	if (partid > m->msc->caps.partid_max)
+	if (mon >= m->count || partid > m->msc->caps.partid_max)
 		return -ERANGE;
-	if ((r = select_monitor(m, mon)) < 0 || (r = bus_write32(bus, MSMON_CFG_MBWU_FLT, flt)) < 0 ||
-	    (r = bus_write32(bus, MSMON_CFG_MBWU_CTL, m->ctl & ~MSMON_CFG_CTL_EN)) < 0 ||
-	    (r = bus_write32(bus, MSMON_CFG_MBWU_CTL, m->ctl)) < 0 || (r = zero_counter(m)) < 0)
-		return r;
-	m->mon[mon] = (struct mon_state){ .flt = flt, .fresh = true };
+	st->high_known = false;
+	if ((r = select_monitor(m, st)) < 0 || (r = bus_write32(m->bus, MSMON_CFG_MBWU_FLT, flt)) < 0 ||
+	    (r = bus_write32(m->bus, MSMON_CFG_MBWU_CTL, m->ctl & ~MSMON_CFG_CTL_EN)) < 0 ||
+	    (r = bus_write32(m->bus, MSMON_CFG_MBWU_CTL, m->ctl)) < 0 || (r = zero_counter(m, st)) < 0)
+		return forget(m, st, r);
+	st->last = 0;
+	st->flt = flt;
+	st->fresh = true;
 	return 0;
-}
-
-/* Reads counter and overflow status in an order that leaves no gap: the status is checked after the
- * value, and when it is set it is cleared and the value read again, so a wrap is always attributed
- * to the interval that ends with the value used. Returns CTL as read in *ret_ctl. */
-static int sample_monitor(struct msc_monitors *m, unsigned mon, struct counter_reading *rd, uint32_t *ret_ctl)
-{
-	struct msc_bus *bus = m->msc->bus;
-	uint32_t ctl;
-	int r;
-
-	if ((r = select_monitor(m, mon)) < 0 || (r = read_counter(m, &rd->value, &rd->not_ready)) < 0 ||
-	    (r = bus_read32(bus, MSMON_CFG_MBWU_CTL, &ctl)) < 0)
-		return r;
-	*ret_ctl = ctl;
-	rd->overflowed = (ctl & m->status_bit) != 0;
-	if ((ctl & ~OFLOW_STATUS_BOTH) != m->ctl || !(ctl & OFLOW_STATUS_BOTH))
-		return 0;
-	if ((r = bus_write32(bus, MSMON_CFG_MBWU_CTL, ctl & ~OFLOW_STATUS_BOTH)) < 0)
-		return r;
-	return rd->overflowed ? read_counter(m, &rd->value, &rd->not_ready) : 0;
 }
 
 /* Programs the monitor again for its owner and reads the fresh count, which is the new baseline. */
 static int restart_monitor(struct msc_monitors *m, unsigned mon, struct counter_reading *rd)
 {
+	struct mon_state *st = &m->mon[mon];
 	long owner = counter_pool_owner(m->pool, mon);
 	int r;
 
+	/* Someone else wrote the monitor's registers, maybe MON_SEL too: select it again. */
+	m->selected = SEL_UNKNOWN;
 	if (owner < 0 || program_monitor(m, mon, (size_t)owner) < 0)
 		return -EIO;
-	if ((r = read_counter(m, &rd->value, &rd->not_ready)) < 0)
+	st->fresh = false;
+	if ((r = read_counter(m, st, &rd->value, &rd->not_ready)) < 0)
 		return r;
 	rd->overflowed = false;
-	m->mon[mon].last = rd->value;
+	st->last = rd->value;
 	return 0;
 }
 
 /* Why the monitor no longer counts what mpamd programmed, or NULL. CTL comes with every sample; the
  * filter is read back only when it is cheap to be careful: when the sample looks wrong and every
  * FLT_CHECK_TICKS ticks. */
-static const char *settings_changed(struct msc_monitors *m, unsigned mon, uint32_t ctl)
+static const char *settings_changed(struct msc_monitors *m, struct mon_state *st, uint32_t ctl)
 {
 	uint32_t flt;
 
 	if ((ctl & ~OFLOW_STATUS_BOTH) != m->ctl)
 		return "monitor control (MSMON_CFG_MBWU_CTL) was changed by another agent; reprogrammed";
-	if (bus_read32(m->msc->bus, MSMON_CFG_MBWU_FLT, &flt) < 0)
+	if (bus_read32(m->bus, MSMON_CFG_MBWU_FLT, &flt) < 0) {
+		forget(m, st, -EIO);
 		return "monitor filter (MSMON_CFG_MBWU_FLT) could not be read";
-	if (flt != m->mon[mon].flt)
+	}
+	if (flt != st->flt)
 		return "monitor filter (MSMON_CFG_MBWU_FLT) was changed by another agent; reprogrammed";
 	return NULL;
 }
@@ -176,67 +234,140 @@ static const char *settings_changed(struct msc_monitors *m, unsigned mon, uint32
  * monitor someone else reprogrammed is programmed again, a counter someone zeroed starts a new
  * baseline, and either way this sample is invalid with the reason. NRDY means what it says on
  * every MSC, whoever clears it (Linux honours it on every MBWU read): it is passed on as it is. */
-static __attribute__((noinline)) int check_monitor(struct msc_monitors *m, unsigned mon, struct counter_reading *rd,
-						   uint32_t ctl, const char **reason)
+static __attribute__((noinline)) void check_monitor(struct msc_monitors *m, unsigned mon, struct counter_reading *rd,
+						    uint32_t ctl)
 {
 	struct mon_state *st = &m->mon[mon];
 	bool backwards = !rd->not_ready && !rd->overflowed && rd->value < st->last;
-	const char *why = settings_changed(m, mon, ctl);
+	const char *why = settings_changed(m, st, ctl);
 
 	if (!why && !backwards) {
 		if (!rd->not_ready)
 			st->last = rd->value;
-		return 0;
+		return;
 	}
 	rd->restarted = true;
 	if (!why) {
 		/* Same settings, lower count: zeroed under us (Linux does so when the MSC's last CPU goes
 		 * offline). What it counts from here on is good. */
-		*reason = "counter went backwards without an overflow (reset by another agent); restarted";
+		rd->reason = "counter went backwards without an overflow (reset by another agent); restarted";
 		st->last = rd->value;
-		return 0;
+		return;
 	}
-	*reason = why;
+	rd->reason = why;
 	if (restart_monitor(m, mon, rd) < 0) {
-		*reason = "monitor could not be reprogrammed";
-		return -EIO;
+		rd->reason = "monitor could not be reprogrammed";
+		rd->error = -EIO;
 	}
-	return 0;
 }
 
-static int read_monitor(void *ctx, unsigned mon, struct counter_reading *rd, const char **reason)
+static __attribute__((noinline)) void read_failed(struct counter_reading *rd, int r)
+{
+	*rd = (struct counter_reading){ .held = true };
+	rd->error = r;
+	rd->reason = r == -EAGAIN ? "long counter kept changing while read" : "monitor registers could not be read";
+}
+
+/* The first read after programming, in the same pass: the baseline. CTL was just written with its
+ * status clear and the counter zeroed, so there is nothing to read back; NRDY is expected. */
+static __attribute__((noinline)) void read_fresh(struct msc_monitors *m, struct mon_state *st,
+						 struct counter_reading *rd)
+{
+	int r = select_monitor(m, st);
+
+	*rd = (struct counter_reading){ .held = true };
+	st->fresh = false;
+	if (r == 0)
+		r = read_counter(m, st, &rd->value, &rd->not_ready);
+	if (r < 0)
+		return read_failed(rd, r);
+	if (!rd->not_ready)
+		st->last = rd->value;
+}
+
+/* The rest of a read whose CTL was not simply what mpamd programmed, or whose count needs a look.
+ * Counter and overflow status are read in an order that leaves no gap: the status is checked after
+ * the value, and when it is set it is cleared and the value read again, so a wrap is always
+ * attributed to the interval that ends with the value used. */
+static __attribute__((noinline)) void read_monitor_careful(struct msc_monitors *m, unsigned mon,
+							   struct counter_reading *rd, uint32_t ctl)
+{
+	struct mon_state *st = &m->mon[mon];
+	int r;
+
+	rd->overflowed = (ctl & m->status_bit) != 0;
+	if ((ctl & ~OFLOW_STATUS_BOTH) == m->ctl && (ctl & OFLOW_STATUS_BOTH)) {
+		if ((r = bus_write32(m->bus, MSMON_CFG_MBWU_CTL, ctl & ~OFLOW_STATUS_BOTH)) < 0)
+			return read_failed(rd, forget(m, st, r));
+		if (rd->overflowed && (r = read_counter(m, st, &rd->value, &rd->not_ready)) < 0)
+			return read_failed(rd, r);
+	}
+	/* Settings as programmed, a count that did not go backwards, ready, no filter check due. */
+	if ((ctl & ~OFLOW_STATUS_BOTH) == m->ctl && (rd->overflowed || rd->value >= st->last) && !rd->not_ready &&
+	    ((m->tick + mon) & (FLT_CHECK_TICKS - 1))) {
+		st->last = rd->value;
+		return;
+	}
+	check_monitor(m, mon, rd, ctl);
+}
+
+/* One held monitor's reading into *rd: select it, read the counter, then CTL. The usual case, CTL
+ * exactly as programmed (no overflow status) and a count that went forwards, ends here. */
+static inline __attribute__((always_inline)) void read_monitor(struct msc_monitors *m, unsigned mon,
+							       struct counter_reading *rd)
+{
+	struct mon_state *st = &m->mon[mon];
+	uint64_t value;
+	uint32_t ctl;
+	bool nrdy;
+	int r;
+
+	if (st->fresh)
+		return read_fresh(m, st, rd);
+	if ((r = select_monitor(m, st)) < 0 || (r = read_counter(m, st, &value, &nrdy)) < 0)
+		return read_failed(rd, r);
+	if ((r = bus_read32(m->bus, MSMON_CFG_MBWU_CTL, &ctl)) < 0)
+		return read_failed(rd, forget(m, st, r));
+	*rd = (struct counter_reading){ .value = value, .held = true, .not_ready = nrdy };
+	if (__builtin_expect(ctl == m->ctl && value >= st->last && !nrdy && ((m->tick + mon) & (FLT_CHECK_TICKS - 1)),
+			     1)) {
+		st->last = value;
+		return;
+	}
+	read_monitor_careful(m, mon, rd, ctl);
+}
+
+static void read_monitors(void *ctx, unsigned first, unsigned count, struct counter_reading *ret)
 {
 	struct msc_monitors *m = ctx;
-	struct mon_state *st = &m->mon[mon];
-	uint32_t ctl = 0;
-	int r = sample_monitor(m, mon, rd, &ctl);
-	bool fresh = st->fresh;
 
-	if (r < 0) {
-		*reason =
-			r == -EAGAIN ? "long counter kept changing while read" : "monitor registers could not be read";
-		return r;
-	}
-	st->fresh = false;
-	/* Settings as programmed, a count that did not go backwards, no filter check due; right after
-	 * programming NRDY is expected and says nothing about the settings. */
-	if ((ctl & ~OFLOW_STATUS_BOTH) == m->ctl && (rd->overflowed || rd->value >= st->last) &&
-	    (!rd->not_ready || fresh) && ((m->tick + mon) & (FLT_CHECK_TICKS - 1))) {
-		if (!rd->not_ready)
-			st->last = rd->value;
-		return 0;
-	}
-	return check_monitor(m, mon, rd, ctl, reason);
+	if (first >= m->count)
+		return;
+	if (count > m->count - first)
+		count = m->count - first;
+	for (unsigned k = 0; k < count; k++)
+		if (ret[k].held)
+			read_monitor(m, first + k, &ret[k]);
 }
 
 static const struct counter_pool_ops monitor_ops = {
 	.program = program_monitor,
-	.read = read_monitor,
+	.read = read_monitors,
 };
+
+/* Beside the kernel's MPAM driver, which hands monitors out from 0, the pool's monitor i is the MSC's
+ * last - i, so that the two collide as late as they can. */
+static void set_selections(struct msc_monitors *m, bool top_down)
+{
+	for (unsigned i = 0; i < m->count; i++) {
+		m->mon[i].sel = msmon_cfg_mon_sel(m->ris, (uint16_t)(top_down ? m->count - 1 - i : i));
+		m->mon[i].sel_kept = m->sole_user ? m->mon[i].sel : SEL_UNKNOWN;
+	}
+}
 
 int msc_monitors_new(struct msc *msc, size_t partitions, struct msc_monitors **ret, struct err *err)
 {
-	if (msc->caps.mon_ris < 0)
+	if (msc->caps.mon_ris < 0 || (unsigned)msc->caps.mon_ris >= msc->caps.ris_count)
 		return err_set(err, -EOPNOTSUPP, "the MSC has no bandwidth (MBWU) monitors");
 	const struct msc_ris_caps *rc = &msc->caps.ris[msc->caps.mon_ris];
 	struct msc_monitors *m = calloc(1, sizeof(*m));
@@ -245,10 +376,11 @@ int msc_monitors_new(struct msc *msc, size_t partitions, struct msc_monitors **r
 	m->msc = msc;
 	m->ris = (unsigned)msc->caps.mon_ris;
 	m->count = rc->num_mon;
-	m->top_down = msc->access.beside_kernel;
-	m->hw_top = rc->num_mon - 1;
+	m->sole_user = !msc->access.beside_kernel && !msc->access.monitor_only;
+	m->selected = SEL_UNKNOWN;
 	m->use_long = rc->has_long;
 	m->bits = rc->counter_bits;
+	m->value_mask = mpam_counter_mask(m->bits);
 	unsigned scale = msc_counter_scale(msc, rc);
 	unsigned unit_shift = msc_counter_unit_shift(msc, rc);
 	m->ctl = (uint32_t)(mpam_field_prep(MSMON_CFG_CTL_TYPE, MSMON_CFG_CTL_TYPE_MBWU) | MSMON_CFG_CTL_MATCH_PARTID |
@@ -264,6 +396,7 @@ int msc_monitors_new(struct msc *msc, size_t partitions, struct msc_monitors **r
 		msc_monitors_free(m);
 		return err_set(err, -ENOMEM, "out of memory");
 	}
+	set_selections(m, msc->access.beside_kernel);
 	*ret = m;
 	return 0;
 }
@@ -300,8 +433,13 @@ void msc_monitors_remove(struct msc_monitors *m, size_t index)
 	counter_pool_remove(m->pool, index);
 }
 
+/* One pass: every monitor access of a tick happens inside it. MON_SEL is taken as unknown at its
+ * start, whatever this pass last wrote: between two ticks anyone may have written it. */
 void msc_monitors_read(struct msc_monitors *m, uint64_t now_ns, struct sample *out, size_t stride)
 {
+	m->bus = m->msc->bus;
+	m->selected = SEL_UNKNOWN;
 	counter_pool_read(m->pool, now_ns, out, stride);
+	m->selected = SEL_UNKNOWN;
 	m->tick++;
 }

@@ -126,9 +126,18 @@ static void reassign(struct mon_domain *d, size_t partition)
 			  strerror(-r));
 }
 
-static int read_counter(void *ctx, unsigned slot, struct counter_reading *rd, const char **reason)
+/* What a counter file kept open answers once it is no longer there: ENODEV from a file of a removed
+ * kernfs node (the group removed, or resctrl unmounted), ENOENT from a group being removed as it is
+ * read (rdtgroup_kn_lock_live), ESTALE and ENOTCONN where the FUSE resctrl emulator stands in for
+ * kernfs. The engine makes the group again (engine_apply.c) and opens its files anew. */
+static bool file_gone(int code)
 {
-	struct mon_domain *d = ctx;
+	return code == ENODEV || code == ENOENT || code == ESTALE || code == ENOTCONN;
+}
+
+/* One counter: a pread at offset 0 of its file, kept open since the partition was added. */
+static int read_counter(struct mon_domain *d, unsigned slot, struct counter_reading *rd)
+{
 	long owner = counter_pool_owner(d->pool, slot);
 	char buf[32];
 
@@ -137,21 +146,33 @@ static int read_counter(void *ctx, unsigned slot, struct counter_reading *rd, co
 	int fd = *fd_of(d->mon, (size_t)owner, d->index);
 	ssize_t n = fd >= 0 ? pread(fd, buf, sizeof(buf) - 1, 0) : -1;
 	if (n < 0) {
-		*reason = "counter file could not be read";
-		return -EIO;
+		int code = fd >= 0 ? errno : EBADF;
+		rd->reason = file_gone(code) ? "counter file gone: its group was removed, or resctrl unmounted"
+					     : "counter file could not be read";
+		return -code;
 	}
 	buf[n] = '\0';
-	int r = resctrl_parse_counter(buf, &rd->value, reason);
+	int r = resctrl_parse_counter(buf, &rd->value, &rd->reason);
 	if (r == -ENOENT && d->mon->assign)
 		reassign(d, (size_t)owner);
 	if (r < 0)
 		return r;
-	return check_forward(last_of(d->mon, (size_t)owner, d->index), rd->value, reason);
+	return check_forward(last_of(d->mon, (size_t)owner, d->index), rd->value, &rd->reason);
+}
+
+static void read_counters(void *ctx, unsigned first, unsigned count, struct counter_reading *ret)
+{
+	for (unsigned k = 0; k < count; k++) {
+		if (!ret[k].held)
+			continue;
+		ret[k] = (struct counter_reading){ .held = true };
+		ret[k].error = read_counter(ctx, first + k, &ret[k]);
+	}
 }
 
 static const struct counter_pool_ops counter_ops = {
 	.program = program_counter,
-	.read = read_counter,
+	.read = read_counters,
 	.release = release_counter,
 };
 

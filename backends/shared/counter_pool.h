@@ -15,21 +15,27 @@
 
 #include "backends/contracts/monitor.h"
 
-/* What reading a counter gave. */
+/* What reading a counter gave. The pool sets `held`; the backend fills in the rest for every counter
+ * held. */
 struct counter_reading {
 	uint64_t value;	 /* in counter units */
+	bool held;	 /* a partition holds the counter: only those are read */
 	bool not_ready;	 /* the value means nothing yet (MPAM NRDY) */
 	bool overflowed; /* the hardware saw a wrap since the last reading */
 	/* The counter was reset or reprogrammed behind our back: this interval is lost, and `value`
 	 * (unless not_ready) is where it counts from again. */
 	bool restarted;
+	int error;	    /* negative errno: nothing could be read, the sample is invalid */
+	const char *reason; /* static text, with error or restarted */
 };
 
 struct counter_pool_ops {
 	/* Points counter `slot` at `partition` and resets it. */
 	int (*program)(void *ctx, unsigned slot, size_t partition);
-	/* Reads counter `slot`. A negative errno with a static reason: the sample is invalid. */
-	int (*read)(void *ctx, unsigned slot, struct counter_reading *ret, const char **reason);
+	/* Reads the counters held among slots first..first+count-1 into ret[0..count-1] (ret[k] is slot
+	 * first + k). A tick reads every slot in one call, so the backend's loop over its counters has no
+	 * call through a pointer per counter; a counter just programmed is read alone. */
+	void (*read)(void *ctx, unsigned first, unsigned count, struct counter_reading *ret);
 	/* Takes counter `slot` away from `partition` (optional): it is about to be given to another. */
 	void (*release)(void *ctx, unsigned slot, size_t partition);
 };

@@ -84,6 +84,7 @@ struct ris_state {
 struct msc_model {
 	struct msc_model_params p;
 	unsigned unit_shift; /* a counting unit is 2^unit_shift bytes (the part's) */
+	unsigned long_bits;  /* the long counter's width (44 or 63) */
 	unsigned nr_ris;     /* ris_max + 1 with RIS, else 1 */
 	unsigned cpbm_words; /* 32-bit CPBM words that have implemented bits */
 	struct ris_state *ris;
@@ -162,6 +163,7 @@ int msc_model_new(const struct msc_model_params *params, struct msc_model **ret)
 		return -ENOMEM;
 	m->p = *params;
 	m->unit_shift = params->iidr == MPAM_IIDR_NVIDIA_T241 ? 6 : 0;
+	m->long_bits = mpam_mbwu_counter_bits(true, params->lwd);
 	m->nr_ris = params->has_ris ? (unsigned)params->ris_max + 1 : 1;
 	m->cpbm_words = (params->cpbm_wd + 31u) / 32u;
 	m->ris = calloc(m->nr_ris, sizeof(*m->ris));
@@ -501,7 +503,7 @@ static unsigned short_view_shift(const struct msc_model *m, const struct mbwu_mo
 
 static unsigned long_bits(const struct msc_model *m)
 {
-	return mpam_mbwu_counter_bits(true, m->p.lwd);
+	return m->long_bits;
 }
 
 /* MSMON_MBWU: the byte count in units of 2^SCALE bytes when SCLEN, 31 bits, NRDY in bit 31. */
@@ -581,11 +583,11 @@ static bool carries_out(uint64_t count, uint64_t n, unsigned bits)
 /* `bytes` of traffic in counting units, the part's remainder kept for the next traffic. */
 static uint64_t units_of(const struct msc_model *m, struct mbwu_mon *mon, uint64_t bytes)
 {
-	uint64_t unit = UINT64_C(1) << m->unit_shift;
-	uint64_t partial = mon->residue + bytes % unit;
+	uint64_t below_unit = (UINT64_C(1) << m->unit_shift) - 1; /* a unit is a power of two: shifts, no division */
+	uint64_t partial = mon->residue + (bytes & below_unit);
 
-	mon->residue = (unsigned)(partial % unit);
-	return bytes / unit + partial / unit;
+	mon->residue = (unsigned)(partial & below_unit);
+	return (bytes >> m->unit_shift) + (partial >> m->unit_shift);
 }
 
 static void mon_add_bytes(struct msc_model *m, struct ris_state *r, struct mbwu_mon *mon, uint64_t bytes)
@@ -1055,13 +1057,11 @@ int msc_model_write64(struct msc_model *model, uint32_t offset, uint64_t value)
 
 static bool mon_matches(const struct msc_model *m, const struct mbwu_mon *mon, uint16_t partid, uint8_t pmg)
 {
-	struct msmon_mbwu_flt flt = msmon_mbwu_flt_decode(mon->flt);
-
 	if (!(mon->ctl & MSMON_CFG_CTL_EN) || mon->nrdy || m->nrdy_hold)
 		return false;
-	if ((mon->ctl & MSMON_CFG_CTL_MATCH_PARTID) && flt.partid != partid)
+	if ((mon->ctl & MSMON_CFG_CTL_MATCH_PARTID) && mpam_field_get(MSMON_CFG_MBWU_FLT_PARTID, mon->flt) != partid)
 		return false;
-	if ((mon->ctl & MSMON_CFG_CTL_MATCH_PMG) && flt.pmg != pmg)
+	if ((mon->ctl & MSMON_CFG_CTL_MATCH_PMG) && mpam_field_get(MSMON_CFG_MBWU_FLT_PMG, mon->flt) != pmg)
 		return false;
 	return true;
 }
@@ -1106,9 +1106,10 @@ static void index_rebuild(const struct msc_model *m, struct ris_state *r)
 	r->index_stale = false;
 }
 
-/* Every monitor of one index list that counts this traffic (mon_matches still decides: NRDY, PMG). */
-static void count_list(struct msc_model *m, struct ris_state *r, uint32_t head, uint16_t partid, uint8_t pmg,
-		       uint64_t read_bytes, uint64_t write_bytes)
+/* Every monitor of one index list that counts this traffic (mon_matches still decides: NRDY, PMG).
+ * Inline: it runs for every PARTID of every MSC on every tick. */
+static inline void count_list(struct msc_model *m, struct ris_state *r, uint32_t head, uint16_t partid, uint8_t pmg,
+			      uint64_t read_bytes, uint64_t write_bytes)
 {
 	for (uint32_t i = head; i; i = r->mon[i - 1].index_next) {
 		struct mbwu_mon *mon = &r->mon[i - 1];
@@ -1139,7 +1140,8 @@ void msc_model_count(struct msc_model *model, unsigned ris, uint16_t partid, uin
 	if (r->index_stale)
 		index_rebuild(model, r);
 	count_list(model, r, r->by_partid[partid], partid, pmg, read_bytes, write_bytes);
-	count_list(model, r, r->wildcard, partid, pmg, read_bytes, write_bytes);
+	if (r->wildcard)
+		count_list(model, r, r->wildcard, partid, pmg, read_bytes, write_bytes);
 }
 
 void msc_model_tick(struct msc_model *model)
@@ -1194,6 +1196,15 @@ uint16_t msc_model_mbw_max(const struct msc_model *model, unsigned ris, uint16_t
 	const struct partid_cfg *cfg = cfg_of(model, ris, partid);
 
 	return cfg && has_mbw_max(model) ? cfg->mbw_max : 0xFFFF;
+}
+
+void msc_model_mbw_limits(const struct msc_model *model, unsigned ris, uint16_t partid, uint16_t *ret_max,
+			  uint16_t *ret_min)
+{
+	const struct partid_cfg *cfg = cfg_of(model, ris, partid);
+
+	*ret_max = cfg && has_mbw_max(model) ? cfg->mbw_max : 0xFFFF;
+	*ret_min = cfg && has_mbw_min(model) ? cfg->mbw_min : 0;
 }
 
 uint16_t msc_model_mbw_min(const struct msc_model *model, unsigned ris, uint16_t partid)

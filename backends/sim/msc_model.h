@@ -86,6 +86,10 @@ void msc_model_raise_error(struct msc_model *model, unsigned errcode, uint16_t p
 uint16_t msc_model_mbw_max(const struct msc_model *model, unsigned ris, uint16_t partid);
 uint16_t msc_model_mbw_min(const struct msc_model *model, unsigned ris, uint16_t partid);
 bool msc_model_mbw_hardlim(const struct msc_model *model, unsigned ris, uint16_t partid);
+/* MBW_MAX and MBW_MIN at once, as the two above give them (one lookup: the traffic model asks for
+ * both of every PARTID on every MSC, every tick). */
+void msc_model_mbw_limits(const struct msc_model *model, unsigned ris, uint16_t partid, uint16_t *ret_max,
+			  uint16_t *ret_min);
 
 /* The raw ESR as hardware holds it (also when has_esr is false and software cannot see it),
  * how many errors were raised since creation, and how many bus accesses were refused. */

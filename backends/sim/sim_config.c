@@ -436,11 +436,6 @@ uint32_t demand_profile_at(const struct demand_profile *d, uint64_t tick)
 	return mbps;
 }
 
-bool sim_partition_uses_domain(const struct sim_partition_config *sp, unsigned d)
-{
-	return !sp->domains || (d < SIM_DOMAINS_MAX && (sp->domains >> d) & 1);
-}
-
 unsigned sim_partition_domain_count(const struct sim_partition_config *sp, unsigned count)
 {
 	uint64_t present = count >= SIM_DOMAINS_MAX ? UINT64_MAX : (UINT64_C(1) << count) - 1;

@@ -81,7 +81,10 @@ const struct sim_partition_config *sim_partition_of(const struct config *config,
 double sim_ipc_model(const struct sim_partition_config *sp, double demanded_mbps, double served_mbps);
 
 /* Whether a partition sends traffic to domain `d` (its sim_domains, or every domain). */
-bool sim_partition_uses_domain(const struct sim_partition_config *sp, unsigned d);
+static inline bool sim_partition_uses_domain(const struct sim_partition_config *sp, unsigned d)
+{
+	return !sp->domains || (d < SIM_DOMAINS_MAX && (sp->domains >> d) & 1);
+}
 /* How many of the host's `count` domains it sends traffic to (its demand is split evenly among them). */
 unsigned sim_partition_domain_count(const struct sim_partition_config *sp, unsigned count);
 

@@ -34,7 +34,12 @@ struct sim_host {
 	double *truth;	     /* per partition, MB/s over the last advance */
 	double *ipc;	     /* per partition, the IPC model's value over the last advance */
 	struct traffic_request *requests;
+	struct traffic_share *work; /* traffic_serve's */
 	double *served;
+	/* The share of capacity each band of MBW_MAX lets through (the plant's curve applied) and each
+	 * band of MBW_MIN guarantees, worked out once: a band is the field >> band_shift. */
+	double *max_of_band, *min_of_band;
+	unsigned band_shift;
 };
 
 static void model_params_from_config(const struct sim_config *s, struct msc_model_params *p)
@@ -70,7 +75,10 @@ void sim_host_free(struct sim_host *h)
 	free(h->truth);
 	free(h->ipc);
 	free(h->requests);
+	free(h->work);
 	free(h->served);
+	free(h->max_of_band);
+	free(h->min_of_band);
 	free(h);
 }
 
@@ -104,6 +112,7 @@ static bool grow_slots(struct sim_host *h, size_t n)
 		  grow_one((void **)&h->truth, old, n, sizeof(*h->truth)) &&
 		  grow_one((void **)&h->ipc, old, n, sizeof(*h->ipc)) &&
 		  grow_one((void **)&h->requests, old, n, sizeof(*h->requests)) &&
+		  grow_one((void **)&h->work, old, n, sizeof(*h->work)) &&
 		  grow_one((void **)&h->served, old, n, sizeof(*h->served));
 	double *residual = ok ? calloc(n * (h->msc_count ? h->msc_count : 1), sizeof(*residual)) : NULL;
 	if (!residual)
@@ -147,6 +156,33 @@ int sim_host_partition_set(struct sim_host *h, size_t index, const struct partit
 	return 0;
 }
 
+/* The largest share of capacity an MBW_MAX lets through: the top of its band, through the plant's
+ * curve (mb_curve; linear by default). */
+static double max_fraction(const struct sim_host *h, uint16_t mbw_max)
+{
+	return mb_curve_fraction(&h->sim->mb_curve, 100 * mpam_mbw_max_fraction(mbw_max, h->sim->bwa_wd));
+}
+
+/* The fractions of every band, from the same functions the traffic model used per PARTID and tick:
+ * BWA_WD implemented bits (1..16, as mpam_regs.c clamps it) make 2^BWA_WD bands. */
+static bool make_band_tables(struct sim_host *h)
+{
+	unsigned wd = h->sim->bwa_wd < 1 ? 1 : (h->sim->bwa_wd > 16 ? 16 : h->sim->bwa_wd);
+	size_t bands = (size_t)1 << wd;
+
+	h->band_shift = 16 - wd;
+	h->max_of_band = calloc(bands, sizeof(*h->max_of_band));
+	h->min_of_band = calloc(bands, sizeof(*h->min_of_band));
+	if (!h->max_of_band || !h->min_of_band)
+		return false;
+	for (size_t b = 0; b < bands; b++) {
+		uint16_t field = (uint16_t)(b << h->band_shift);
+		h->max_of_band[b] = max_fraction(h, field);
+		h->min_of_band[b] = mpam_mbw_min_fraction(field, h->sim->bwa_wd);
+	}
+	return true;
+}
+
 int sim_host_new(const struct config *config, uint64_t start_ns, struct sim_host **ret, struct err *err)
 {
 	struct sim_host *h = calloc(1, sizeof(*h));
@@ -166,7 +202,7 @@ int sim_host_new(const struct config *config, uint64_t start_ns, struct sim_host
 	h->interval_ns = (uint64_t)config->global.interval_ms * 1000000u;
 	h->demand_tick = UINT64_MAX;
 	traffic_rng_seed(&h->rng, h->sim->seed);
-	if (!alloc_arrays(h)) {
+	if (!alloc_arrays(h) || !make_band_tables(h)) {
 		sim_host_free(h);
 		return err_set(err, -ENOMEM, "out of memory");
 	}
@@ -239,11 +275,11 @@ static uint64_t segment_demand(struct sim_host *h, uint64_t t_ns)
 	return edge;
 }
 
-/* The largest share of capacity an MBW_MAX lets through: the top of its band, through the plant's
- * curve (mb_curve; linear by default). */
-static double max_fraction(const struct sim_host *h, uint16_t mbw_max)
+/* floor(bytes) for the byte counts here (never negative, far below 2^63): the same value, without a
+ * call into libm. */
+static double whole_part(double bytes)
 {
-	return mb_curve_fraction(&h->sim->mb_curve, 100 * mpam_mbw_max_fraction(mbw_max, h->sim->bwa_wd));
+	return bytes < 0x1p63 ? (double)(int64_t)bytes : floor(bytes);
 }
 
 /* One MSC for dt_ns at the current demand: limits come from the MSC's own registers, so each MSC
@@ -251,22 +287,22 @@ static double max_fraction(const struct sim_host *h, uint16_t mbw_max)
 static void serve_msc(struct sim_host *h, size_t m, uint64_t dt_ns)
 {
 	struct msc_model *model = h->mscs[m];
-	unsigned wd = h->sim->bwa_wd;
 
 	for (size_t i = 0; i < h->partition_count; i++) {
-		uint16_t partid = h->parts[i] ? h->parts[i]->partid : 0;
+		uint16_t partid = h->parts[i] ? h->parts[i]->partid : 0, max, min;
+		msc_model_mbw_limits(model, 0, partid, &max, &min);
 		h->requests[i] = (struct traffic_request){
 			.demand_mbps =
 				h->part[i] && sim_partition_uses_domain(h->part[i], (unsigned)m) ? h->demand_now[i] : 0,
-			.max_fraction = max_fraction(h, msc_model_mbw_max(model, 0, partid)),
-			.min_fraction = mpam_mbw_min_fraction(msc_model_mbw_min(model, 0, partid), wd),
+			.max_fraction = h->max_of_band[max >> h->band_shift],
+			.min_fraction = h->min_of_band[min >> h->band_shift],
 		};
 	}
-	traffic_serve(h->requests, h->partition_count, h->capacity_mbps, h->served);
+	traffic_serve(h->requests, h->partition_count, h->capacity_mbps, h->work, h->served);
 	for (size_t i = 0; i < h->partition_count; i++) {
 		double *residual = &h->residual[m * h->partition_count + i];
 		double bytes = h->served[i] * (double)dt_ns / 1e3 + *residual;
-		double whole = floor(bytes);
+		double whole = whole_part(bytes);
 		*residual = bytes - whole;
 		uint64_t total = (uint64_t)whole;
 		uint64_t reads = total * SIM_READ_PERCENT / 100;

@@ -3,8 +3,10 @@
  * With a water level L, an unsaturated partition i is served m_i + L * d_i (its min share plus its
  * demand-weighted part of the rest), and a saturated one its cap c_i. Raising L until the capacity is
  * used up is what "share the rest in proportion to demand, giving a capped partition's leftover to the
- * others" means. We find L by repeated rounds instead of sorting so the function needs no scratch
- * memory and cannot fail; each round saturates at least one partition, and in practice few rounds run. */
+ * others" means. We find L by repeated rounds instead of sorting so the function needs no memory of
+ * its own and cannot fail; each round saturates at least one partition, and in practice few rounds
+ * run. Every request is made sane once (its demand, cap and min share into the caller's `work`), so
+ * a round is a few instructions per partition. */
 #include <math.h>
 
 #include "backends/sim/traffic.h"
@@ -20,50 +22,50 @@ static double clamp01(double v)
 	return v > 1 ? 1 : sane(v);
 }
 
-static double demand_of(const struct traffic_request *r)
+/* fmin for the sane values here (never NaN, never -0): the same result, without a call into libm. */
+static inline double lesser(double a, double b)
 {
-	return sane(r->demand_mbps);
+	return a < b ? a : b;
 }
 
-/* What a partition can use at most: its demand, limited by its max share. */
-static double cap_of(const struct traffic_request *r, double capacity)
+/* What a partition demands, what it can use at most (its demand, limited by its max share), and its
+ * min share (never more than it can use). */
+static struct traffic_share share_of(const struct traffic_request *r, double capacity)
 {
-	return fmin(demand_of(r), clamp01(r->max_fraction) * capacity);
-}
+	double demand = sane(r->demand_mbps);
+	double cap = lesser(demand, clamp01(r->max_fraction) * capacity);
 
-/* Its min share, but never more than it can use. */
-static double min_of(const struct traffic_request *r, double capacity)
-{
-	return fmin(clamp01(r->min_fraction) * capacity, cap_of(r, capacity));
+	return (struct traffic_share){ .demand = demand,
+				       .cap = cap,
+				       .min = lesser(clamp01(r->min_fraction) * capacity, cap) };
 }
 
 /* Returns the sum of the caps, writing each cap into served (the answer when everything fits). */
-static double serve_caps(const struct traffic_request *requests, size_t n, double capacity, double *served)
+static double serve_caps(const struct traffic_share *shares, size_t n, double *served)
 {
 	double total = 0;
 
 	for (size_t i = 0; i < n; i++) {
-		served[i] = cap_of(&requests[i], capacity);
+		served[i] = shares[i].cap;
 		total += served[i];
 	}
 	return total;
 }
 
 /* Min shares alone exceed capacity: everyone gets the same fraction of their min. */
-static void serve_scaled_mins(const struct traffic_request *requests, size_t n, double capacity, double min_total,
+static void serve_scaled_mins(const struct traffic_share *shares, size_t n, double capacity, double min_total,
 			      double *served)
 {
 	double scale = capacity / min_total;
 
 	for (size_t i = 0; i < n; i++)
-		served[i] = min_of(&requests[i], capacity) * scale;
+		served[i] = shares[i].min * scale;
 }
 
 /* One water-filling round. served[i] holds the cap of saturated partitions and < 0 for active ones.
  * Computes the level the active partitions would reach, saturates every partition that level would
  * overfill, and returns how many it saturated (0 means the level is final and is stored in *level). */
-static size_t fill_round(const struct traffic_request *requests, size_t n, double capacity, double *served,
-			 double *level)
+static size_t fill_round(const struct traffic_share *shares, size_t n, double capacity, double *served, double *level)
 {
 	double fixed = 0, weight = 0;
 	size_t saturated = 0;
@@ -72,56 +74,57 @@ static size_t fill_round(const struct traffic_request *requests, size_t n, doubl
 		if (served[i] >= 0) {
 			fixed += served[i];
 		} else {
-			fixed += min_of(&requests[i], capacity);
-			weight += demand_of(&requests[i]);
+			fixed += shares[i].min;
+			weight += shares[i].demand;
 		}
 	}
 	/* An active partition has cap > min, hence demand > 0, so weight > 0 while any is active. */
 	*level = weight > 0 ? fmax(capacity - fixed, 0) / weight : 0;
 	for (size_t i = 0; i < n; i++) {
-		const struct traffic_request *r = &requests[i];
+		const struct traffic_share *s = &shares[i];
 
-		if (served[i] < 0 && min_of(r, capacity) + *level * demand_of(r) >= cap_of(r, capacity)) {
-			served[i] = cap_of(r, capacity);
+		if (served[i] < 0 && s->min + *level * s->demand >= s->cap) {
+			served[i] = s->cap;
 			saturated++;
 		}
 	}
 	return saturated;
 }
 
-static void water_fill(const struct traffic_request *requests, size_t n, double capacity, double *served)
+static void water_fill(const struct traffic_share *shares, size_t n, double capacity, double *served)
 {
 	double level = 0;
 
-	for (size_t i = 0; i < n; i++) {
-		double cap = cap_of(&requests[i], capacity);
-		/* A partition whose min already reaches its cap takes no part in the sharing. */
-		served[i] = min_of(&requests[i], capacity) >= cap ? cap : -1;
-	}
-	while (fill_round(requests, n, capacity, served, &level) > 0)
+	/* A partition whose min already reaches its cap takes no part in the sharing. */
+	for (size_t i = 0; i < n; i++)
+		served[i] = shares[i].min >= shares[i].cap ? shares[i].cap : -1;
+	while (fill_round(shares, n, capacity, served, &level) > 0)
 		;
 	for (size_t i = 0; i < n; i++) {
-		const struct traffic_request *r = &requests[i];
+		const struct traffic_share *s = &shares[i];
 
-		/* fmin guards against the last rounding step pushing a share one ulp past the cap. */
+		/* lesser guards against the last rounding step pushing a share one ulp past the cap. */
 		if (served[i] < 0)
-			served[i] = fmin(min_of(r, capacity) + level * demand_of(r), cap_of(r, capacity));
+			served[i] = lesser(s->min + level * s->demand, s->cap);
 	}
 }
 
-void traffic_serve(const struct traffic_request *requests, size_t n, double capacity_mbps, double *served_mbps)
+void traffic_serve(const struct traffic_request *requests, size_t n, double capacity_mbps, struct traffic_share *work,
+		   double *served_mbps)
 {
 	double capacity = sane(capacity_mbps);
 	double min_total = 0;
 
-	if (serve_caps(requests, n, capacity, served_mbps) <= capacity)
+	for (size_t i = 0; i < n; i++)
+		work[i] = share_of(&requests[i], capacity);
+	if (serve_caps(work, n, served_mbps) <= capacity)
 		return;
 	for (size_t i = 0; i < n; i++)
-		min_total += min_of(&requests[i], capacity);
+		min_total += work[i].min;
 	if (min_total > capacity)
-		serve_scaled_mins(requests, n, capacity, min_total, served_mbps);
+		serve_scaled_mins(work, n, capacity, min_total, served_mbps);
 	else
-		water_fill(requests, n, capacity, served_mbps);
+		water_fill(work, n, capacity, served_mbps);
 }
 
 void traffic_rng_seed(struct traffic_rng *rng, uint64_t seed)

@@ -13,13 +13,19 @@ struct traffic_request {
 	double min_fraction; /* guaranteed share of capacity, 0..1 */
 };
 
-/* Served bandwidth of each request, into served_mbps[n]:
+/* A request made sane (traffic.c): what it demands, what it can use at most, its min share. */
+struct traffic_share {
+	double demand, cap, min;
+};
+
+/* Served bandwidth of each request, into served_mbps[n], with `work` room for n shares:
  *  - nobody gets more than its demand or its max_fraction of capacity;
  *  - when the capped demands fit, each is served in full;
  *  - otherwise min shares are served first (scaled down together if they alone exceed capacity),
  *    and the rest of the capacity is shared in proportion to demand, water-filling so that no one
  *    exceeds its cap and no capacity is left over while someone still wants more. */
-void traffic_serve(const struct traffic_request *requests, size_t n, double capacity_mbps, double *served_mbps);
+void traffic_serve(const struct traffic_request *requests, size_t n, double capacity_mbps, struct traffic_share *work,
+		   double *served_mbps);
 
 /* Deterministic pseudo-random numbers (splitmix64) for noise: same seed, same sequence. */
 struct traffic_rng {

@@ -2,23 +2,6 @@
 
 #include <math.h>
 
-static uint64_t mask_of(unsigned bits)
-{
-	return bits >= 64 ? ~UINT64_C(0) : (UINT64_C(1) << bits) - 1;
-}
-
-uint64_t counter_delta(uint64_t prev, uint64_t cur, unsigned bits, bool overflowed)
-{
-	uint64_t mask = mask_of(bits);
-	uint64_t delta = (cur - prev) & mask;
-
-	prev &= mask;
-	cur &= mask;
-	if (overflowed && cur >= prev && bits < 64)
-		delta += UINT64_C(1) << bits;
-	return delta;
-}
-
 double counter_rate_mbps(uint64_t bytes, uint64_t elapsed_ns)
 {
 	if (elapsed_ns == 0)

@@ -465,6 +465,31 @@ static void test_faults_surface_and_others_continue(void **state)
 	rig_stop(&rig);
 }
 
+/* A group removed behind mpamd's back: its counter files, kept open, answer ENODEV as kernfs does for
+ * a removed node. Its samples are invalid and say the file is gone; the other group keeps its rates. */
+static void test_removed_group_counters_say_gone(void **state)
+{
+	struct rig rig;
+	struct err err = { "" };
+	char path[512];
+
+	(void)state;
+	rig_start(&rig, "intel", two_vms);
+	assert_int_equal(rig_open(&rig, &err), 0);
+	assert_int_equal(rig_open_partitions(&rig, NULL, 0), 0);
+	rig_tick(&rig);
+	rig_tick(&rig);
+	snprintf(path, sizeof(path), "%s/mpamd-web", emu_root(rig.emu));
+	assert_int_equal(rmdir(path), 0);
+	rig_tick(&rig);
+	for (unsigned d = 0; d < 2; d++) {
+		assert_int_equal(rig.samples[0 * 2 + d].state, SAMPLE_INVALID);
+		assert_non_null(strstr(rig.samples[0 * 2 + d].reason, "counter file gone"));
+		assert_int_equal(rig.samples[1 * 2 + d].state, SAMPLE_MEASURED);
+	}
+	rig_stop(&rig);
+}
+
 /* A byte count that goes down is never a wrap: Linux 7.3 prints EBUSY as 0, and a reset restarts the
  * count. Each is an invalid sample with its reason; measuring resumes from a new baseline. */
 static void test_counter_backwards_is_not_a_rate(void **state)
@@ -808,6 +833,7 @@ int main(void)
 		cmocka_unit_test(test_out_of_closids_fails_one_partition),
 		cmocka_unit_test(test_faults_surface_and_others_continue),
 		cmocka_unit_test(test_counter_backwards_is_not_a_rate),
+		cmocka_unit_test(test_removed_group_counters_say_gone),
 		cmocka_unit_test(test_amd_counter_assignment_rotates),
 		cmocka_unit_test(test_mpam73_one_counter_per_domain_rotates),
 		cmocka_unit_test(test_mpam_without_counters_records_nothing_as_zero),

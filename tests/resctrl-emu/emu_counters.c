@@ -67,6 +67,7 @@ static double group_demand(const struct emu *e, const struct emu_group *g)
 static void serve_domain(struct emu *e, unsigned d, uint64_t dt_ns)
 {
 	struct traffic_request req[EMU_MAX_CLOSIDS];
+	struct traffic_share work[EMU_MAX_CLOSIDS];
 	double served[EMU_MAX_CLOSIDS], demand[EMU_MAX_CLOSIDS] = { 0 };
 	unsigned n = e->prof.num_closids;
 	double capacity = e->traffic.capacity_mbps;
@@ -78,7 +79,7 @@ static void serve_domain(struct emu *e, unsigned d, uint64_t dt_ns)
 			.demand_mbps = demand[c],
 			.max_fraction = emu_mb_fraction(&e->prof, e->mb[c][d], capacity),
 		};
-	traffic_serve(req, n, capacity, served);
+	traffic_serve(req, n, capacity, work, served);
 	for (struct emu_group *g = emu_next_group(e, NULL); g; g = emu_next_group(e, g)) {
 		struct emu_mon *m = &g->mon[d];
 		double own = group_demand(e, g);

@@ -34,22 +34,30 @@ static int fake_program(void *ctx, unsigned slot, size_t partition)
 	return 0;
 }
 
-static int fake_read(void *ctx, unsigned slot, struct counter_reading *rd, const char **reason)
+static int fake_read_one(struct fake *f, unsigned slot, struct counter_reading *rd)
 {
-	struct fake *f = ctx;
-
 	if (f->broken[slot]) {
-		*reason = "fake counter broken";
+		rd->reason = "fake counter broken";
 		return -EIO;
 	}
 	rd->value = f->value[slot];
 	rd->not_ready = f->not_ready[slot];
 	if (f->restarted[slot]) {
 		rd->restarted = true;
-		*reason = "fake counter restarted";
+		rd->reason = "fake counter restarted";
 		f->restarted[slot] = false;
 	}
 	return 0;
+}
+
+static void fake_read(void *ctx, unsigned first, unsigned count, struct counter_reading *ret)
+{
+	for (unsigned k = 0; k < count; k++) {
+		if (!ret[k].held)
+			continue;
+		ret[k] = (struct counter_reading){ .held = true };
+		ret[k].error = fake_read_one(ctx, first + k, &ret[k]);
+	}
 }
 
 static void fake_release(void *ctx, unsigned slot, size_t partition)

@@ -106,6 +106,7 @@ static double effective_demand(const struct plant *pl, size_t i)
 static void plant_tick(struct plant *pl)
 {
 	struct traffic_request req[MAXP];
+	struct traffic_share work[MAXP];
 	double served[MAXP];
 
 	for (size_t i = 0; i < pl->n; i++)
@@ -114,7 +115,7 @@ static void plant_tick(struct plant *pl)
 			.max_fraction = mpam_mbw_max_fraction(pl->max_field[i], pl->wd),
 			.min_fraction = pl->min_field[i] ? mpam_mbw_min_fraction(pl->min_field[i], pl->wd) : 0,
 		};
-	traffic_serve(req, pl->n, CAPACITY, served);
+	traffic_serve(req, pl->n, CAPACITY, work, served);
 	pl->host.tick++;
 	pl->host.total_mbps = 0;
 	for (size_t i = 0; i < pl->n; i++) {

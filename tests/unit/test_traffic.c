@@ -32,6 +32,15 @@ static double sum(const double *v, size_t n)
 	return s;
 }
 
+/* traffic_serve with room for up to 1000 requests, as many as any test here has. */
+static void serve(const struct traffic_request *r, size_t n, double capacity, double *served)
+{
+	static struct traffic_share work[1000];
+
+	assert_true(n <= N_OF(work));
+	traffic_serve(r, n, capacity, work, served);
+}
+
 static struct traffic_request req(double demand, double max, double min)
 {
 	return (struct traffic_request){ .demand_mbps = demand, .max_fraction = max, .min_fraction = min };
@@ -43,13 +52,13 @@ static void test_fits_served_fully(void **state)
 	double served[3];
 
 	(void)state;
-	traffic_serve(r, 3, 1000, served);
+	serve(r, 3, 1000, served);
 	expect_close(served[0], 100, 1e-12, "p0");
 	expect_close(served[1], 250, 1e-12, "p1");
 	expect_close(served[2], 0.5, 1e-12, "p2");
 	/* Exactly full is still "fits". */
 	r[2] = req(650, 1, 0);
-	traffic_serve(r, 3, 1000, served);
+	serve(r, 3, 1000, served);
 	expect_close(served[2], 650, 1e-12, "exactly full");
 }
 
@@ -60,13 +69,13 @@ static void test_max_caps(void **state)
 	double served[3];
 
 	(void)state;
-	traffic_serve(r, 3, 1000, served);
+	serve(r, 3, 1000, served);
 	expect_close(served[0], 250, 1e-12, "capped at 25%");
 	expect_close(served[1], 500, 1e-12, "capped at 50%");
 	expect_close(served[2], 100, 1e-12, "under its cap");
 	/* max 0 means nothing at all. */
 	r[0] = req(800, 0, 0.5);
-	traffic_serve(r, 3, 1000, served);
+	serve(r, 3, 1000, served);
 	expect_close(served[0], 0, 0, "max 0");
 }
 
@@ -78,19 +87,19 @@ static void test_mins_first(void **state)
 	double served[2];
 
 	(void)state;
-	traffic_serve(r, 2, 1000, served);
+	serve(r, 2, 1000, served);
 	expect_close(served[0], 800, 1e-12, "min holder");
 	expect_close(served[1], 200, 1e-12, "other");
 	/* A min larger than the demand only guarantees the demand. */
 	r[0] = req(100, 1, 0.6);
 	r[1] = req(2000, 1, 0);
-	traffic_serve(r, 2, 1000, served);
+	serve(r, 2, 1000, served);
 	expect_close(served[0], 100, 1e-12, "min above demand");
 	expect_close(served[1], 900, 1e-12, "rest");
 	/* A min above the max is held to the max. */
 	r[0] = req(1000, 0.3, 0.6);
 	r[1] = req(2000, 1, 0);
-	traffic_serve(r, 2, 1000, served);
+	serve(r, 2, 1000, served);
 	expect_close(served[0], 300, 1e-12, "min above max");
 	expect_close(served[1], 700, 1e-12, "rest after max");
 }
@@ -102,7 +111,7 @@ static void test_overcommitted_mins_scaled(void **state)
 	double served[3];
 
 	(void)state;
-	traffic_serve(r, 3, 1000, served);
+	serve(r, 3, 1000, served);
 	expect_close(served[0], 400, 1e-12, "scaled 60%");
 	expect_close(served[1], 600, 1e-12, "scaled 90%");
 	expect_close(served[2], 0, 0, "no min");
@@ -116,7 +125,7 @@ static void test_proportional_share(void **state)
 	double served[3];
 
 	(void)state;
-	traffic_serve(r, 3, 900, served);
+	serve(r, 3, 900, served);
 	expect_close(served[0], 150, 1e-12, "1/6");
 	expect_close(served[1], 300, 1e-12, "2/6");
 	expect_close(served[2], 450, 1e-12, "3/6");
@@ -130,13 +139,13 @@ static void test_water_filling(void **state)
 	double served[3];
 
 	(void)state;
-	traffic_serve(r, 3, 1000, served);
+	serve(r, 3, 1000, served);
 	expect_close(served[0], 100, 1e-12, "capped");
 	expect_close(served[1], 450, 1e-12, "p1");
 	expect_close(served[2], 450, 1e-12, "p2");
 	/* A cascade: p1's new share then exceeds its own cap of 30%, so p2 takes the rest. */
 	r[1] = req(1000, 0.3, 0);
-	traffic_serve(r, 3, 1000, served);
+	serve(r, 3, 1000, served);
 	expect_close(served[0], 100, 1e-12, "cascade p0");
 	expect_close(served[1], 300, 1e-12, "cascade p1");
 	expect_close(served[2], 600, 1e-12, "cascade p2");
@@ -145,7 +154,7 @@ static void test_water_filling(void **state)
 	r[0] = req(2000, 0.25, 0.2);
 	r[1] = req(1000, 1, 0);
 	r[2] = req(3000, 1, 0);
-	traffic_serve(r, 3, 1000, served);
+	serve(r, 3, 1000, served);
 	/* Level L: 200 + 2000L hits 250 at L=0.025; rest 750 shared 1:3 -> 187.5, 562.5. */
 	expect_close(served[0], 250, 1e-12, "min+cap p0");
 	expect_close(served[1], 187.5, 1e-12, "min+cap p1");
@@ -158,18 +167,18 @@ static void test_zero_demands(void **state)
 	double served[3] = { -1, -1, -1 };
 
 	(void)state;
-	traffic_serve(r, 3, 1000, served);
+	serve(r, 3, 1000, served);
 	for (size_t i = 0; i < 3; i++)
 		expect_close(served[i], 0, 0, "zero demand");
 	/* One zero demand among saturating ones gets nothing and takes nothing. */
 	r[1] = req(2000, 1, 0);
 	r[2] = req(2000, 1, 0);
-	traffic_serve(r, 3, 1000, served);
+	serve(r, 3, 1000, served);
 	expect_close(served[0], 0, 0, "zero with min");
 	expect_close(served[1], 500, 1e-12, "half");
 	expect_close(served[2], 500, 1e-12, "half");
 	/* No capacity at all. */
-	traffic_serve(r, 3, 0, served);
+	serve(r, 3, 0, served);
 	expect_close(sum(served, 3), 0, 0, "no capacity");
 }
 
@@ -179,7 +188,7 @@ static void test_garbage_inputs(void **state)
 	double served[4];
 
 	(void)state;
-	traffic_serve(r, 4, 1000, served);
+	serve(r, 4, 1000, served);
 	expect_close(served[0], 0, 0, "negative demand");
 	expect_close(served[1], 0, 0, "NaN demand");
 	expect_close(served[2], 500, 1e-12, "max above 1 means 1");
@@ -191,7 +200,7 @@ static void test_n_zero(void **state)
 	double sentinel = 42;
 
 	(void)state;
-	traffic_serve(NULL, 0, 1000, &sentinel);
+	serve(NULL, 0, 1000, &sentinel);
 	expect_close(sentinel, 42, 0, "nothing written");
 }
 
@@ -270,7 +279,7 @@ static void test_many_random(void **state)
 		double capacity = uniform(&rng) * 50 * (double)n;
 
 		random_instance(&rng, r, n);
-		traffic_serve(r, n, capacity, served);
+		serve(r, n, capacity, served);
 		seen[check_invariants(r, n, capacity, served)]++;
 	}
 	/* The random mix must reach every case, or the invariants prove little. */
