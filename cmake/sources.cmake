@@ -25,6 +25,7 @@ mpamd_layer(mpamd_config DIRS core/config DEPS mpamd_base LIBS PkgConfig::INIH P
   core/config/config_lines.c
   core/config/config_load.c
   core/config/config_types.c
+  core/config/config_domain_values.c
   core/config/config_write.c
   core/config/model.c)
 
