@@ -84,10 +84,10 @@ struct global_config {
 	unsigned interval_ms;
 	char *resctrl_root;
 	char group_prefix[GROUP_PREFIX_MAX + 1]; /* resctrl groups are named PREFIX + partition name */
-	uint32_t capacity_mbps;	 /* per domain, for hardware that cannot tell; 0: ask the backend or learn it */
+	uint32_t capacity_mbps; /* per domain, for hardware that cannot tell; 0: ask the backend or learn it */
 	struct domain_values capacity_mbps_at; /* per-domain values of capacity_mbps */
-	bool escalate;		 /* the escalation actuator may lower CPU quotas */
-	bool mmio_beside_kernel; /* touch MSCs over MMIO although the kernel's MPAM driver drives them */
+	bool escalate;			       /* the escalation actuator may lower CPU quotas */
+	bool mmio_beside_kernel;	       /* touch MSCs over MMIO although the kernel's MPAM driver drives them */
 	char *socket;
 	char *record;		   /* NULL: no record file */
 	char *metrics_textfile;	   /* NULL: none; else an absolute path ending in .prom */
@@ -108,15 +108,15 @@ struct msc_config {
  * engine hands it to the policies whole, so a new goal needs no copying code. */
 struct partition_goals {
 	enum partition_class class;
-	unsigned mb_min;	 /* percent; 0 = no minimum */
+	unsigned mb_min;		/* percent; 0 = no minimum */
 	struct domain_values mb_min_at; /* per-domain values of mb_min (0 allowed: none there) */
 	unsigned mb_max;		/* percent */
 	struct domain_values mb_max_at; /* per-domain values of mb_max */
-	uint32_t guarantee_mbps; /* 0 = none */
-	uint32_t target_mbps;	 /* 0 = none */
-	uint64_t l3_cbm;	 /* 0 = not set: the backend leaves the cache portion alone */
-	unsigned weight;	 /* share of what is left among best-effort partitions */
-	double ipc_guard;	 /* latency-critical: an IPC drop below its baseline, as a fraction, that makes it
+	uint32_t guarantee_mbps;	/* 0 = none */
+	uint32_t target_mbps;		/* 0 = none */
+	uint64_t l3_cbm;		/* 0 = not set: the backend leaves the cache portion alone */
+	unsigned weight;		/* share of what is left among best-effort partitions */
+	double ipc_guard; /* latency-critical: an IPC drop below its baseline, as a fraction, that makes it
 				  * a victim of its neighbours (0 = off) */
 };
 

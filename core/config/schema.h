@@ -75,11 +75,11 @@ int config_domain_unsigned_parse(void *object, const struct config_key *key, con
 bool config_domain_format(const void *object, const struct config_key *key, char *buf, size_t len);
 json_t *config_domain_to_json(const void *object, const struct config_key *key);
 
-#define CONFIG_DOMAIN_TYPE(percent, object_type, domain_field)                                            \
-	{                                                                                                  \
+#define CONFIG_DOMAIN_TYPE(percent, object_type, domain_field)                                                  \
+	{                                                                                                       \
 		{ (percent) ? config_domain_percent_parse : config_domain_unsigned_parse, config_domain_format, \
-		  config_domain_to_json },                                                                 \
-			offsetof(object_type, domain_field)                                                \
+		  config_domain_to_json },                                                                      \
+			offsetof(object_type, domain_field)                                                     \
 	}
 
 /* The per-domain values of a key of such a type; NULL for any other key. */

@@ -285,8 +285,8 @@ static void test_per_domain_limits(void **state)
 	assert_true(max->type->format(&p, max, text, sizeof(text)));
 	assert_string_equal(text, "60");
 
-	static const char *const refused[] = { "0=30,0=40", "0=0",    "0=101", "x=30",	   "70000=30", "50,60",
-					       "0=30,,1=40", "0=30,", "=30",   "0=30 1=40", "0=",	   "" };
+	static const char *const refused[] = { "0=30,0=40",  "0=0",   "0=101", "x=30",	    "70000=30", "50,60",
+					       "0=30,,1=40", "0=30,", "=30",   "0=30 1=40", "0=",	"" };
 	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
 		if (config_key_parse(max, &p, refused[i], &err) == 0)
 			fail_msg("mb_max = %s accepted", refused[i]);
