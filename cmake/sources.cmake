@@ -32,6 +32,7 @@ mpamd_layer(mpamd_config DIRS core/config DEPS mpamd_base LIBS PkgConfig::INIH P
 # The three contracts (headers) and what their implementations share.
 mpamd_layer(mpamd_contracts DIRS backends/contracts backends/shared DEPS mpamd_config SOURCES
   backends/shared/counter_pool.c
+  backends/shared/domain_limits.c
   backends/shared/partition_table.c
   backends/shared/threads.c)
 
@@ -114,6 +115,7 @@ mpamd_layer(mpamd_engine DIRS core/engine
   core/engine/compose.c
   core/engine/engine.c
   core/engine/engine_apply.c
+  core/engine/engine_domains.c
   core/engine/engine_ctl.c
   core/engine/engine_desired.c
   core/engine/engine_loop.c

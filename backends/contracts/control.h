@@ -207,8 +207,10 @@ struct control_ops {
 	 * a PARTID above PARTID_MAX...), and *ret is then empty. NULL: this control cannot plan. */
 	int (*plan)(struct control *control, size_t index, const struct partition_config *p,
 		    const struct partition_limits *limits, struct control_plan *ret, struct err *err);
-	/* Simulators only (NULL elsewhere): the ground truth of the last interval, MB/s per partition. */
+	/* Simulators only (NULL elsewhere): the ground truth of the last interval, MB/s per partition, and
+	 * on domain `domain` (an index into control_caps.domains). */
 	double (*truth_mbps)(struct control *control, size_t index);
+	double (*truth_domain_mbps)(struct control *control, size_t index, unsigned domain);
 	/* Everything probed, for `mpamctl discover`: a JSON object the CLI formats. */
 	json_t *(*describe)(struct control *control);
 	/* How many tasks partition `index` holds now (resctrl: the lines of its group's tasks file), for

@@ -55,6 +55,8 @@ static int add_monitor(struct composition *c, const struct monitor_ops *ops, con
 			.capacity_mbps = m->caps.domains[d].capacity_mbps,
 			.counter_bits = m->caps.counter_bits,
 			.counter_scale = m->caps.counter_scale,
+			.id_space = m->caps.domains[d].id_space,
+			.id = m->caps.domains[d].id,
 		};
 	c->monitor_count++;
 	return 0;

@@ -31,6 +31,8 @@ struct engine_domain {
 	const char *name;
 	double capacity_mbps; /* 0: the monitor cannot tell */
 	unsigned counter_bits, counter_scale;
+	const char *id_space; /* the control domain it measures (monitor_domain.id_space, id) */
+	unsigned id;
 };
 
 /* The PMU sampler, when [pmu] lets one count; per partition, why it does not count it. */

@@ -75,7 +75,7 @@ int engine_check_interval(const struct engine *e, unsigned interval_ms, struct e
 
 	for (unsigned d = 0; d < e->hw.domain_count; d++) {
 		const struct engine_domain *dom = &e->hw.domains[d];
-		double capacity = dom->capacity_mbps > 0 ? dom->capacity_mbps : e->config->global.capacity_mbps;
+		double capacity = engine_monitor_capacity(e, d);
 		if (dom->counter_bits >= 64)
 			continue; /* byte counts: centuries to wrap */
 		if (capacity <= 0) {
@@ -105,6 +105,7 @@ void engine_policy_config(struct engine *e, size_t index)
 	pp->name = p->name;
 	pp->goals = p->goals;
 	pp->escalation_allowed = e->config->global.escalate && p->cgroup != NULL;
+	engine_domains_config(e, index);
 }
 
 /* The file's partitions get slots 0..n-1 in the file's order. */
@@ -136,6 +137,9 @@ int engine_open_backend(struct engine *e, struct err *err)
 		return r;
 	e->hw_gen = e->gen;
 	engine_gen_hold(e->hw_gen);
+	engine_domains_map(e);
+	if ((r = engine_check_capacity_domains(e, e->config, err)) < 0)
+		return r;
 	if ((r = engine_check_interval(e, e->config->global.interval_ms, err)) < 0)
 		return r;
 	if (e->hw.caps.mb_kernel_mbps)
@@ -271,8 +275,10 @@ void engine_tick(struct engine *e, uint64_t now_ns)
 	if (composition_read(&e->hw, now_ns, e->samples, &read_err) < 0)
 		log_error("reading counters failed: %s", read_err.text);
 	for (size_t i = 0; i < e->slot_count; i++)
-		if (e->partitions[i].used)
+		if (e->partitions[i].used) {
 			summarise(e, i);
+			engine_domains_summarise(e, i);
+		}
 	engine_pmu_tick(e, now_ns);
 	engine_run_policies(e, now_ns);
 	e->ticks_done++;

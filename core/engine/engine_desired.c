@@ -115,7 +115,7 @@ static int check_partitions(struct engine *e, const struct config *want, const s
 {
 	for (size_t i = 0; i < want->partition_count; i++) {
 		const struct partition_config *p = &want->partitions[i];
-		struct partition_limits limits = engine_limits(e, p, p->goals.mb_max, p->goals.mb_min);
+		struct partition_limits limits = engine_limits(e, p, p->goals.mb_max, p->goals.mb_min, NULL, NULL);
 		struct err why = { "" };
 		if (d->change[i] == CHANGE_NONE)
 			continue;
@@ -159,7 +159,7 @@ static void change_goals(struct engine *e, size_t slot, const struct partition_c
 	engine_policy_config(e, slot);
 	if (!ep->status.open)
 		return;
-	struct partition_limits want = engine_limits(e, ep->config, p->goals.mb_max, p->goals.mb_min);
+	struct partition_limits want = engine_limits(e, ep->config, p->goals.mb_max, p->goals.mb_min, NULL, NULL);
 	if (engine_apply_limits(e, slot, &want, &err) < 0)
 		engine_slot_failed(e, slot, now_ns, err.text);
 	else
