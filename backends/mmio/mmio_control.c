@@ -123,6 +123,14 @@ static int check_partid(const struct mmio_limits *l, const struct partition_conf
 	return 0;
 }
 
+size_t mmio_limits_domain_msc(const struct mmio_limits *l, unsigned domain)
+{
+	for (size_t i = 0; i < l->set->count; i++)
+		if (l->domain_of[i] == (int)domain)
+			return i;
+	return SIZE_MAX;
+}
+
 int mmio_limits_partition_open(struct mmio_limits *l, size_t index, const struct partition_config *p,
 			       struct partition_ref *ret, struct err *err)
 {

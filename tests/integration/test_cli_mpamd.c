@@ -50,8 +50,9 @@ static void test_demo_runs_and_records(void **state)
 	assert_non_null(strstr(r.err, "stopped after 20 tick(s)"));
 	char *csv = read_text_file(path);
 	assert_non_null(csv);
-	assert_int_equal(count_lines(csv), 1 + 20 * 3);
-	assert_non_null(strstr(csv, "t_ms,time,partition,mbps,mb_max,mb_min,valid,estimated,event,sim_mbps,ipc\n"));
+	assert_int_equal(count_lines(csv), 1 + 20 * 3 * 3); /* each partition: its total and its 2 domains */
+	assert_non_null(
+		strstr(csv, "time,t_ms,partition,domain,mbps,mb_max,mb_min,valid,estimated,event,sim_mbps,ipc\n"));
 	free(csv);
 	unlink(path);
 	run_result_fini(&r);
