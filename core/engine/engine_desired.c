@@ -48,6 +48,11 @@ static int check_globals(const struct engine *e, const struct config *want, stru
 	if (config_sections_diff(e->config, want, what, sizeof(what)))
 		return err_set(err, -EBUSY, "%s changed: the backend would have to be opened again; " RESTART_HINT,
 			       what);
+	int r = engine_check_capacity_domains(e, want, err);
+	if (r < 0) {
+		err_prefix(err, "[global]");
+		return r;
+	}
 	if (want->global.interval_ms != e->config->global.interval_ms)
 		return engine_check_interval(e, want->global.interval_ms, err);
 	return 0;
