@@ -333,8 +333,8 @@ static void assess_ipc(const struct policy_host *h, const struct policy_partitio
 }
 
 /* The share of its guarantee programmed as domain d's minimum, in eighths (see GUARD_MIN_SHARE_STEPS):
- * its traffic's share there; while that is not known (idle, not measured), the share the minimum in
- * force stands for, else the domain's share of the capacity. */
+ * its traffic's share there; while that is not known (idle, not measured), the share the minimum the
+ * guard last programmed stands for, else the domain's share of the capacity. */
 static double minimum_share(const struct policy_host *h, const struct policy_partition *p, unsigned d,
 			    double total_capacity)
 {
@@ -343,8 +343,12 @@ static double minimum_share(const struct policy_host *h, const struct policy_par
 
 	if (pol_domains(h) == 1)
 		return 1;
-	if (p->valid && p->mbps >= GUARD_IDLE_FRACTION * g)
-		return ceil(share_on(h, p, d) * GUARD_MIN_SHARE_STEPS - STEP_SLACK) / GUARD_MIN_SHARE_STEPS;
+	if (p->valid && p->mbps >= GUARD_IDLE_FRACTION * g) {
+		/* the nearest eighth, so that the shares still add up to about the whole guarantee; at least
+		 * an eighth where it runs */
+		double share = share_on(h, p, d), q = round(share * GUARD_MIN_SHARE_STEPS) / GUARD_MIN_SHARE_STEPS;
+		return share >= GUARD_DOMAIN_SHARE && q < 1.0 / GUARD_MIN_SHARE_STEPS ? 1.0 / GUARD_MIN_SHARE_STEPS : q;
+	}
 	if (pol_cdom(p, d)->guard.min_pct)
 		return dom_mbps_of_pct(hd.capacity_mbps, pol_cdom(p, d)->guard.min_pct) / g;
 	return hd.capacity_mbps / total_capacity;
