@@ -136,6 +136,7 @@ mpamd_layer(mpamd_engine DIRS core/engine
 # The programs on top.
 mpamd_layer(mpamd_cli DIRS cli DEPS mpamd_engine mpamd_perf LIBS PkgConfig::CAIRO PkgConfig::FONTCONFIG PkgConfig::NCURSES
   PkgConfig::LIBSYSTEMD SOURCES
+  cli/capacity_hint.c
   cli/check_host.c
   cli/cli_error.c
   cli/cmd_check_config.c

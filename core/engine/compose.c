@@ -147,6 +147,17 @@ void composition_close(struct composition *c)
 	memset(c, 0, sizeof(*c));
 }
 
+int composition_control_domain(const struct composition *c, unsigned m)
+{
+	const struct engine_domain *md = &c->domains[m];
+
+	for (unsigned d = 0; md->id_space && d < c->caps.domain_count; d++)
+		if (c->caps.domains[d].id_space && !strcmp(c->caps.domains[d].id_space, md->id_space) &&
+		    c->caps.domains[d].id == md->id)
+			return (int)d;
+	return c->caps.domain_count == 1 ? 0 : -1;
+}
+
 json_t *composition_describe(const struct composition *c)
 {
 	json_t *d = c->control_ops->describe(c->control);

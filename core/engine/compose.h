@@ -89,6 +89,10 @@ void composition_read_pmu(struct composition *c, uint64_t now_ns, struct pmu_sam
  * Returns the first monitor's error, if any (the others are still read). */
 int composition_read(struct composition *c, uint64_t now_ns, struct sample *samples, struct err *err);
 
+/* The control domain (an index into caps.domains) monitor domain `m` measures: the one of the same
+ * id space and id, or the control's only domain; -1 when none can be told. */
+int composition_control_domain(const struct composition *c, unsigned m);
+
 /* The control's description with the monitors' ("monitor", "monitors"), for `mpamctl discover`. */
 json_t *composition_describe(const struct composition *c);
 

@@ -18,18 +18,6 @@
 #include "core/base/log.h"
 #include "core/engine/engine_internal.h"
 
-/* The control domain monitor domain `m` measures, or -1. */
-static int control_of(const struct composition *c, unsigned m)
-{
-	const struct engine_domain *md = &c->domains[m];
-
-	for (unsigned d = 0; md->id_space && d < c->caps.domain_count; d++)
-		if (c->caps.domains[d].id_space && !strcmp(c->caps.domains[d].id_space, md->id_space) &&
-		    c->caps.domains[d].id == md->id)
-			return (int)d;
-	return -1;
-}
-
 static void map_per_domain(struct engine *e)
 {
 	const struct composition *c = &e->hw;
@@ -40,10 +28,8 @@ static void map_per_domain(struct engine *e)
 		snprintf(e->doms[d].name, sizeof(e->doms[d].name), "%u", c->caps.domains[d].id);
 		snprintf(e->doms[d].what, sizeof(e->doms[d].what), "%s", c->caps.domains[d].name);
 	}
-	for (unsigned m = 0; m < c->domain_count; m++) {
-		int d = e->dom_count == 1 ? 0 : control_of(c, m);
-		e->doms[d].monitors |= UINT64_C(1) << m;
-	}
+	for (unsigned m = 0; m < c->domain_count; m++)
+		e->doms[composition_control_domain(c, m)].monitors |= UINT64_C(1) << m;
 	e->per_domain = true;
 }
 
@@ -66,8 +52,8 @@ void engine_domains_map(struct engine *e)
 	bool matched = c->caps.domain_count > 0;
 
 	for (unsigned m = 0; m < c->domain_count && matched; m++)
-		matched = control_of(c, m) >= 0;
-	if (matched || c->caps.domain_count == 1) {
+		matched = composition_control_domain(c, m) >= 0;
+	if (matched) {
 		map_per_domain(e);
 		return;
 	}
