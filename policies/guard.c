@@ -35,9 +35,14 @@
  *    not squeezed and its neighbours get their bandwidth back; further below, it is squeezed and a
  *    cut aims at that level, not at the whole guarantee; above the band it wants more and the
  *    level is forgotten.
+ * A cut is judged only when it freed bandwidth (the best-effort partitions on the victim's domains
+ * use less than before it): a ceiling that did not bind yet says nothing about the victim.
  * Giving back to a partition stops one step below the ceiling at which it last squeezed a victim
- * (for GUARD_SQUEEZE_TICKS, or until no guaranteed partition is below its guarantee): without that
- * memory the guard would give back, squeeze, cut and give back again every few ticks.
+ * (for GUARD_SQUEEZE_TICKS, or until no guaranteed partition that uses the domain is below its
+ * guarantee): without that memory the guard would give back, squeeze, cut and give back again every
+ * few ticks. (An aggressor that bursts, idle between its bursts, is given everything back while the
+ * victim has headroom, and squeezes it again for the tick or two a cut takes at each burst: only a
+ * hardware minimum, MBW_MIN, prevents that; see bench/README.md.)
  *
  * Evidence before a cut (no false alarms). Saturation is judged against the capacity. A known one
  * (the backend's, or [global] capacity_mbps) is evidence at once. A learned one (the highest total
@@ -56,6 +61,10 @@
  * policies/guard_ipc.c), with a guarantee or without, saturated host or not. The guard then cuts
  * the best-effort partitions on the domains it uses by the share of IPC it lost, and gives nothing
  * back while its IPC is low.
+ *
+ * The plant is not known (policies/target.c): a ceiling may let through more than its share of the
+ * capacity (a concave curve), so a cut lowers the ceiling by the cut's factor too, not only to the
+ * setting the partition's reduced rate would take on a linear plant; whichever is lower.
  *
  * Cost: the candidates of a domain are put in a heap once per tick (linear) and taken largest first,
  * so a cut that goes down k of n partitions costs O(n + k log n), not a scan of all n per cut. */
@@ -443,7 +452,9 @@ static double cut_one(const struct policy_host *h, unsigned d, struct policy_par
 	double max_factor = v->gentle ? 1.0 : GUARD_MD_MAX_FACTOR;
 	factor = factor < GUARD_MD_MIN_FACTOR ? GUARD_MD_MIN_FACTOR : (factor > max_factor ? max_factor : factor);
 	double want = dom->mbps * factor;
-	unsigned next = step_down(h, dom_pct_of_mbps(cap, want));
+	unsigned next = step_down(h, dom_pct_of_mbps(cap, want)), by_factor = step_down(h, cur * factor);
+	if (by_factor < next) /* the plant gives more than its linear share here (see the file comment) */
+		next = by_factor;
 	if (next >= cur) /* already held at about its use: one step lower at least */
 		next = cur > policy_gran(h) ? step_down(h, cur - policy_gran(h)) : cur;
 	if (next < floor_pct)
@@ -511,6 +522,19 @@ static bool spare_where_it_runs(const struct policy_host *h, const struct policy
 	return true;
 }
 
+/* What the best-effort partitions use on the domains `victim` uses. */
+static double best_effort_mbps(const struct policy_host *h, const struct policy_partition *parts, size_t count,
+			       const struct policy_partition *victim)
+{
+	double sum = 0;
+
+	for (size_t i = 0; i < count; i++)
+		for (unsigned d = 0; best_effort(&parts[i]) && d < pol_domains(h); d++)
+			if (uses_domain(h, victim, d) && pol_cdom(&parts[i], d)->valid)
+				sum += pol_cdom(&parts[i], d)->mbps;
+	return sum;
+}
+
 /* Judges, for each guaranteed partition below its guarantee, whether it is held back at all (see the
  * file comment), and forgets a demand-limited level the partition has left. */
 static void judge_victims(const struct policy_host *h, struct policy_partition *parts, size_t count,
@@ -533,6 +557,11 @@ static void judge_victims(const struct policy_host *h, struct policy_partition *
 		}
 		if (m->before_cut_mbps <= 0 || ++m->since_cut < GUARD_JUDGE_TICKS)
 			continue;
+		if (best_effort_mbps(h, parts, count, p) >
+		    m->before_cut_be_mbps - GUARD_HELP_FRACTION * p->goals.guarantee_mbps) {
+			m->before_cut_mbps = 0; /* nothing freed yet: the next cut is judged instead */
+			continue;
+		}
 		if (below && p->mbps < m->before_cut_mbps + GUARD_HELP_FRACTION * p->goals.guarantee_mbps) {
 			mark_demand_limited(p, &decisions[i], "neighbours were cut");
 			forget_squeezes(h, parts, count); /* the cut did not help: it taught nothing */
@@ -549,6 +578,7 @@ static void note_cut(const struct policy_host *h, struct policy_partition *parts
 		struct guard_memory *m = &parts[i].guard;
 		if (guaranteed(&parts[i]) && m->before_cut_mbps <= 0 && squeezed(h, &parts[i], v)) {
 			m->before_cut_mbps = parts[i].mbps > 0 ? parts[i].mbps : 1;
+			m->before_cut_be_mbps = best_effort_mbps(h, parts, count, &parts[i]);
 			m->since_cut = 0;
 		}
 	}

@@ -102,11 +102,12 @@ struct guard_memory {
 			   * domain (its use where it is not throttled); may be below what the MB floor lets
 			   * through: then it is the escalation actuator's budget */
 	/* On a guaranteed partition: did the last cut made for it help? */
-	double before_cut_mbps;	  /* its rate when the guard last cut for it; 0: no cut to judge */
-	unsigned since_cut;	  /* ticks since that cut */
-	double demand_level_mbps; /* it stayed at about this rate although it could have had more: what it
+	double before_cut_mbps;	   /* its rate when the guard last cut for it; 0: no cut to judge */
+	double before_cut_be_mbps; /* then, the best-effort partitions' rate on the domains it uses */
+	unsigned since_cut;	   /* ticks since that cut */
+	double demand_level_mbps;  /* it stayed at about this rate although it could have had more: what it
 				   * wants, below its guarantee (0: not known) */
-	unsigned spare_ticks;	  /* consecutive ticks below its guarantee with spare capacity where it runs */
+	unsigned spare_ticks;	   /* consecutive ticks below its guarantee with spare capacity where it runs */
 };
 
 /* The guard's IPC signal, on a latency-critical partition with ipc_guard (see policies/guard_ipc.c). */
