@@ -226,7 +226,7 @@ static void summarise(struct engine *e, size_t index)
 {
 	struct partition_status *st = &e->partitions[index].status;
 	const struct sample *row = &e->samples[index * e->hw.domain_count];
-	uint64_t bytes = 0;
+	struct sample_sum sum = { .valid = true };
 
 	st->valid = st->open;
 	st->estimated = false;
@@ -236,16 +236,12 @@ static void summarise(struct engine *e, size_t index)
 	st->retry_ms = e->partitions[index].retry_ns ? engine_t_ms(e, e->partitions[index].retry_ns) : 0;
 	if (!st->open)
 		return;
-	for (unsigned d = 0; d < e->hw.domain_count; d++) {
-		if (row[d].state == SAMPLE_INVALID) {
-			st->valid = false;
-			st->reason = row[d].reason;
-			continue;
-		}
-		st->estimated |= row[d].state == SAMPLE_ESTIMATED;
-		st->mbps += counter_rate_mbps(row[d].bytes, row[d].elapsed_ns);
-		bytes += row[d].bytes;
-	}
+	for (unsigned d = 0; d < e->hw.domain_count; d++)
+		sample_sum_add(&sum, &row[d]);
+	st->valid = sum.valid;
+	st->estimated = sum.estimated;
+	st->mbps = sum.mbps;
+	st->reason = sum.reason;
 	if (e->hw.domain_count == 0) {
 		st->valid = false; /* nothing measures: no value, rather than a made-up 0 */
 		st->reason = "no bandwidth counters";
@@ -254,7 +250,7 @@ static void summarise(struct engine *e, size_t index)
 	}
 	if (st->valid) {
 		st->reason = NULL;
-		st->bytes_total += bytes;
+		st->bytes_total += sum.bytes;
 		st->smoothed_mbps =
 			st->smoothed_mbps > 0 ? SMOOTHING * st->mbps + (1 - SMOOTHING) * st->smoothed_mbps : st->mbps;
 	}

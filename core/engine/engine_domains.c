@@ -141,19 +141,14 @@ void engine_domains_summarise(struct engine *e, size_t index)
 	for (unsigned d = 0; d < e->dom_count; d++) {
 		struct domain_status *ds = &e->dom_status[index * e->dom_count + d];
 		const struct engine_dom *dom = &e->doms[d];
-		*ds = (struct domain_status){ .valid = ep->status.open && dom->monitors,
-					      .reason = dom->monitors ? NULL : "no counters on this domain" };
-		for (unsigned m = 0; m < e->hw.domain_count; m++) {
-			if (!(dom->monitors >> m & 1))
-				continue;
-			if (row[m].state == SAMPLE_INVALID) {
-				ds->valid = false;
-				ds->reason = row[m].reason;
-				continue;
-			}
-			ds->estimated |= row[m].state == SAMPLE_ESTIMATED;
-			ds->mbps += counter_rate_mbps(row[m].bytes, row[m].elapsed_ns);
-		}
+		struct sample_sum sum = { .valid = ep->status.open && dom->monitors,
+					  .reason = dom->monitors ? NULL : "no counters on this domain" };
+		for (unsigned m = 0; m < e->hw.domain_count; m++)
+			if (dom->monitors >> m & 1)
+				sample_sum_add(&sum, &row[m]);
+		*ds = (struct domain_status){
+			.valid = sum.valid, .estimated = sum.estimated, .mbps = sum.mbps, .reason = sum.reason
+		};
 		if (!ep->status.open)
 			ds->reason = ep->status.reason;
 		if (!ds->valid)

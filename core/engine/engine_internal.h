@@ -3,6 +3,7 @@
 #define MPAMD_CORE_ENGINE_ENGINE_INTERNAL_H
 
 #include "core/base/clock.h"
+#include "core/base/counter.h"
 #include "core/ctl/ctl.h"
 #include "core/engine/compose.h"
 #include "core/engine/engine.h"
@@ -184,6 +185,26 @@ void engine_pmu_tick(struct engine *e, uint64_t now_ns);
 void engine_pmu_json(const struct engine *e, size_t index, json_t *json);
 /* The status reply's "pmu": the sampler counting ("perf", "sim") or null. */
 void engine_pmu_status_json(const struct engine *e, json_t *status);
+
+/* A rate summed over monitor domains: one invalid sample makes it invalid, with that sample's reason. */
+struct sample_sum {
+	bool valid, estimated;
+	double mbps;
+	uint64_t bytes;
+	const char *reason;
+};
+
+static inline void sample_sum_add(struct sample_sum *sum, const struct sample *s)
+{
+	if (s->state == SAMPLE_INVALID) {
+		sum->valid = false;
+		sum->reason = s->reason;
+		return;
+	}
+	sum->estimated |= s->state == SAMPLE_ESTIMATED;
+	sum->mbps += counter_rate_mbps(s->bytes, s->elapsed_ns);
+	sum->bytes += s->bytes;
+}
 
 /* engine_domains.c: the domains rates and limits are reported and decided in */
 /* Works out e->doms from the composition just opened. */
