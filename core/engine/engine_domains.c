@@ -99,28 +99,38 @@ double engine_monitor_capacity(const struct engine *e, unsigned m)
 	return md->capacity_mbps > 0 ? md->capacity_mbps : (double)e->config->global.capacity_mbps;
 }
 
-double engine_dom_known_capacity(const struct engine *e, unsigned d)
+/* The sum over the monitor domains that measure domain d of what the hardware says (with `hardware`)
+ * or of what is known at all; 0 when one of them is not known, or none measures it. */
+static double monitors_capacity(const struct engine *e, unsigned d, bool hardware)
 {
-	const struct engine_dom *dom = &e->doms[d];
 	double sum = 0;
 
-	if (dom->control >= 0) {
-		const struct global_config *g = &e->config->global;
-		uint32_t id = e->hw.caps.domains[dom->control].id;
-		if (domain_values_has(&g->capacity_mbps_at, id))
-			return domain_values_get(&g->capacity_mbps_at, id, 0);
-		if (!dom->monitors)
-			return g->capacity_mbps;
-	}
 	for (unsigned m = 0; m < e->hw.domain_count; m++) {
-		if (!(dom->monitors >> m & 1))
+		if (!(e->doms[d].monitors >> m & 1))
 			continue;
-		double c = engine_monitor_capacity(e, m);
+		double c = hardware ? e->hw.domains[m].capacity_mbps : engine_monitor_capacity(e, m);
 		if (!(c > 0))
-			return 0; /* one unknown: the domain's is unknown */
+			return 0;
 		sum += c;
 	}
 	return sum;
+}
+
+/* As [global] capacity_mbps says, the hardware's figure first, then the domain's own value, then the
+ * one for every measuring domain. */
+double engine_dom_known_capacity(const struct engine *e, unsigned d)
+{
+	const struct engine_dom *dom = &e->doms[d];
+	const struct global_config *g = &e->config->global;
+	double hardware = monitors_capacity(e, d, true);
+
+	if (hardware > 0)
+		return hardware;
+	if (dom->control >= 0 && domain_values_has(&g->capacity_mbps_at, e->hw.caps.domains[dom->control].id))
+		return domain_values_get(&g->capacity_mbps_at, e->hw.caps.domains[dom->control].id, 0);
+	if (!dom->monitors)
+		return dom->control >= 0 ? g->capacity_mbps : 0;
+	return monitors_capacity(e, d, false);
 }
 
 /* The limits in force on domain d: the control's for its domain, else the partition's. */

@@ -271,6 +271,39 @@ static void test_set_per_domain_limits(void **state)
 	rig_close(&rig);
 }
 
+/* resctrl tells no capacity: capacity_mbps gives each domain its own (a value of its own, else the one
+ * for every domain), the status reply says them, and a domain the host does not have is refused. */
+static void test_capacity_per_domain(void **state)
+{
+	struct rig rig;
+	char global[320];
+	bool learned = true;
+
+	(void)state;
+	rig_emu(&rig, NULL, "");
+	snprintf(global, sizeof(global), "backend = resctrl\nresctrl_root = %s\ncapacity_mbps = 9000,1=7000\n",
+		 emu_root(rig.emu));
+	rig_open(&rig, global, 3);
+	struct err err = { "" };
+	assert_int_equal(engine_run(rig.engine, &err), 0);
+	assert_true(engine_domain_capacity(rig.engine, 0, &learned) == 9000 && !learned);
+	assert_true(engine_domain_capacity(rig.engine, 1, &learned) == 7000 && !learned);
+	rig_close(&rig);
+
+	rig_emu(&rig, NULL, "");
+	snprintf(global, sizeof(global), "backend = resctrl\nresctrl_root = %s\ncapacity_mbps = 3=7000\n",
+		 emu_root(rig.emu));
+	snprintf(rig.config_path, sizeof(rig.config_path), "/tmp/mpamd-set-test-XXXXXX");
+	int fd = mkstemp(rig.config_path);
+	dprintf(fd, "[global]\ninterval_ms = 20\n%s%s", global, vms);
+	close(fd);
+	struct engine_options opts = { 0 };
+	assert_true(engine_new(load(rig.config_path), &opts, &rig.engine, &err) < 0);
+	assert_non_null(strstr(err.text, "capacity_mbps names domain 3, which this host does not have"));
+	rig.engine = NULL;
+	rig_close(&rig);
+}
+
 /* resctrl mounted with mba_MBps: the kernel's controller holds each group's MB/s. mpamd writes
  * target_mbps as that ceiling, runs no bandwidth loop of its own on top, and refuses what only its
  * own loop could hold (a percentage, a guarantee). */
@@ -345,6 +378,7 @@ int main(void)
 		cmocka_unit_test(test_open_refuses_a_mask_the_host_rejects),
 		cmocka_unit_test(test_set_clears_a_key_with_none),
 		cmocka_unit_test(test_set_per_domain_limits),
+		cmocka_unit_test(test_capacity_per_domain),
 		cmocka_unit_test(test_kernel_mba_mbps_controller),
 		cmocka_unit_test(test_group_removed_behind_our_back_is_recreated),
 	};

@@ -163,13 +163,18 @@ long record_read_all(const char *path, char *header, size_t len, struct record_l
 	snprintf(header, len, "%s", line);
 	if (!read_layout(line, &layout))
 		count = -1;
+	size_t rows_cap = 0;
 	while (count >= 0 && getline(&line, &cap, in) >= 0) {
 		line_no++;
 		line[strcspn(line, "\n")] = '\0';
-		struct record_line *grown = realloc(rows, (size_t)(count + 1) * sizeof(*rows));
-		if (grown)
-			rows = grown;
-		if (!grown || !parse_line(&layout, line_no, line, &rows[count])) {
+		bool room = (size_t)count < rows_cap;
+		if (!room) { /* doubling: a long record (a row per domain too) is read in linear time */
+			struct record_line *grown = realloc(rows, (rows_cap ? 2 * rows_cap : 256) * sizeof(*rows));
+			rows = grown ? grown : rows;
+			rows_cap = grown ? (rows_cap ? 2 * rows_cap : 256) : rows_cap;
+			room = grown != NULL;
+		}
+		if (!room || !parse_line(&layout, line_no, line, &rows[count])) {
 			count = -1;
 			break;
 		}
