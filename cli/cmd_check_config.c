@@ -60,19 +60,32 @@ static void print_section(const struct config_section_def *def, const void *obje
 		print_key(&def->keys[i], object);
 }
 
-static void print_partition(const struct config *c, const struct partition_config *p)
+static void print_partition_keys(const struct config *c, const struct partition_config *p, bool in_template)
 {
-	printf("partition %s:", p->name);
 	for (size_t i = 0; i < config_partition_key_count(c); i++) {
 		const struct config_ext *owner;
 		const struct config_key *key = config_partition_key(c, i, &owner);
 		/* The writer leaves a PARTID the simulator picked out of files; the summary shows it. */
 		if (!owner && p->partid_auto && strcmp(key->name, "partid") == 0)
 			printf(" partid=%u(auto)", p->partid);
-		else
+		else if (!in_template || !config_template_refuses(key->name))
 			print_key(key, owner ? config_partition_ext(c, p, owner) : (const void *)p);
 	}
 	putchar('\n');
+}
+
+static void print_partition(const struct config *c, const struct partition_config *p)
+{
+	printf("partition %s:", p->name);
+	print_partition_keys(c, p, false);
+}
+
+/* The keys each VM's partition gets, without those a template cannot hold. */
+static void print_template(const struct config *c, const struct vm_template *t)
+{
+	printf("vm-template %s:", t->name);
+	print_section(&config_template_section, t);
+	print_partition_keys(c, &t->partition, true);
 }
 
 /* An extension's section is shown when its backend is in use or the file sets one of its keys. */
@@ -101,6 +114,8 @@ static void print_summary(const struct config *c)
 	}
 	for (size_t i = 0; i < c->partition_count; i++)
 		print_partition(c, &c->partitions[i]);
+	for (size_t i = 0; i < c->template_count; i++)
+		print_template(c, &c->templates[i]);
 }
 
 static json_t *diags_to_json(const struct diag_list *diags, enum diag_severity severity)

@@ -467,8 +467,9 @@ static const struct ctl_cli_command cli_commands[] = {
 	{ "list", "",
 	  "List every partition with its class, state (open; failed: it could not be opened or its\n"
 	  "limits applied, and is tried again by itself), limits in force (mb_min, mb_max, percent; '-'\n"
-	  "when none is), last rate (MB/s; '-' when not measured, '~' when extrapolated), target and\n"
-	  "guarantee. --json adds each one's slot, error, retry_in_s and template.",
+	  "when none is), last rate (MB/s; '-' when not measured, '~' when extrapolated), target,\n"
+	  "guarantee, slot, error, retry_in_s, the template that made it (a VM's), and for a partition\n"
+	  "with a cgroup, vm or pids its tasks, the threads placed in its group and those refused.",
 	  0, 0, print_list },
 	{ "show", " NAME", "Show everything about partition NAME, one 'key: value' per line, and its recent events.", 1,
 	  1, print_result },
@@ -479,11 +480,12 @@ static const struct ctl_cli_command cli_commands[] = {
 	  2, -1, print_set },
 	{ "reload", "",
 	  "Re-read the configuration file and apply only what changed: partitions added, removed,\n"
-	  "changed in place (goals) or removed and added again (partid, cgroup, pids, cpus); the others\n"
+	  "changed in place (goals) or removed and added again (partid, cgroup, vm, pids...); the others\n"
 	  "keep running untouched. An invalid file changes nothing: each finding is printed as\n"
 	  "FILE:LINE: error: ... (with --json, in \"messages\"). Keys that need the backend opened again\n"
-	  "(backend, monitor, resctrl_root, group_prefix, socket, [msc], [sim], [pmu]) are refused: restart\n"
-	  "mpamd for them. Needs root or the control socket's group.",
+	  "(backend, monitor, resctrl_root, group_prefix, socket, cgroup_root, [msc], [sim], [pmu]) are\n"
+	  "refused: restart mpamd for them. The running VMs' partitions stay. Needs root or the control\n"
+	  "socket's group.",
 	  0, 0, print_reload },
 	{ "metrics", "",
 	  "Print mpamd's metrics in the Prometheus text format 0.0.4, as mpamd writes them (see mpamctl(8)\n"

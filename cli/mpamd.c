@@ -283,6 +283,9 @@ int main(int argc, char **argv)
 	struct daemon_args args = { .log_level = LOG_LEVEL_INFO };
 
 	block_service_signals();
+	/* Its log is stderr under systemd (the journal's stream): a journal that restarts, or a reader of
+	 * the log that goes away, must not kill mpamd; the write just fails (EPIPE). */
+	signal(SIGPIPE, SIG_IGN);
 	int code = parse_args(argc, argv, &args);
 
 	if (code >= 0)

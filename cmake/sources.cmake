@@ -19,11 +19,13 @@ mpamd_layer(mpamd_base DIRS core/base LIBS m SOURCES
 # Base layer: the configuration model, its key tables and loader.
 mpamd_layer(mpamd_config DIRS core/config DEPS mpamd_base LIBS PkgConfig::INIH PkgConfig::JANSSON SOURCES
   core/config/config_check.c
+  core/config/config_clone.c
   core/config/config_compare.c
   core/config/config_json.c
   core/config/config_keys.c
   core/config/config_lines.c
   core/config/config_load.c
+  core/config/config_template.c
   core/config/config_types.c
   core/config/config_domain_values.c
   core/config/config_write.c
@@ -74,9 +76,15 @@ mpamd_layer(mpamd_sim DIRS backends/sim DEPS mpamd_mmio SOURCES
   backends/sim/sim_host.c
   backends/sim/traffic.c)
 
-mpamd_layer(mpamd_cgroup DIRS backends/cgroup DEPS mpamd_contracts LIBS PkgConfig::LIBCGROUP SOURCES
+mpamd_layer(mpamd_cgroup DIRS backends/cgroup DEPS mpamd_contracts LIBS PkgConfig::LIBCGROUP PkgConfig::LIBNL SOURCES
   backends/cgroup/actuator_cpu_quota.c
-  backends/cgroup/cpu_quota.c)
+  backends/cgroup/actuator_placement.c
+  backends/cgroup/cgroup_tree.c
+  backends/cgroup/cpu_quota.c
+  backends/cgroup/placement_match.c
+  backends/cgroup/placement_source.c
+  backends/cgroup/proc_connector.c
+  backends/cgroup/vm_scope.c)
 
 # PMU counters through perf_event_open: the event resolver over sysfs, groups, deltas.
 mpamd_layer(mpamd_perf DIRS backends/perf DEPS mpamd_base SOURCES
@@ -122,10 +130,12 @@ mpamd_layer(mpamd_engine DIRS core/engine
   core/engine/engine_set.c
   core/engine/engine_metrics.c
   core/engine/engine_partition.c
+  core/engine/engine_place.c
   core/engine/engine_record.c
   core/engine/engine_pmu.c
   core/engine/engine_slots.c
   core/engine/engine_snapshot.c
+  core/engine/engine_vms.c
   core/engine/events.c
   core/engine/metrics.c
   core/engine/record.c

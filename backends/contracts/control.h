@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "core/base/clock.h"
 #include "core/base/error.h"
@@ -54,7 +55,9 @@ struct partition_limits {
 	unsigned mb_max_at[CONTROL_MAX_DOMAINS];
 	unsigned mb_min_at[CONTROL_MAX_DOMAINS];
 	/* In what apply returns: the hardware held limits mpamd had not set (another tool changed
-	 * them); they have been put back. Controls that always rewrite everything leave it false. */
+	 * them); they have been put back. Controls that always rewrite everything leave it false.
+	 * When apply fails with it set, they could not be put back: the other tool's limits, which
+	 * the rest of *effective then holds, are in force. */
 	bool changed_outside;
 };
 
@@ -127,11 +130,27 @@ struct msc_set;
 struct resctrl_fs;
 struct sim_host;
 
+/* How a control lets user space put a thread in a partition (resctrl: the group's tasks file takes one
+ * thread id per write). */
+struct thread_placer {
+	void *ctx;
+	const char *what; /* for messages: "resctrl group tasks" */
+	/* Moves thread `tid` into partition `index`: 0; -ESRCH when the thread has exited (no message);
+	 * another negative errno and why (the kernel's words). */
+	int (*place)(void *ctx, size_t index, pid_t tid, struct err *err);
+	/* The threads partition `index` holds now, sorted ascending (*ret malloc'ed). */
+	int (*members)(void *ctx, size_t index, pid_t **ret, size_t *ret_count, struct err *err);
+};
+
 struct control_shared {
 	struct clock *clock;
 	struct msc_set *mscs;	    /* MPAM MSCs: mmio, sim */
 	struct resctrl_fs *resctrl; /* a resctrl mount: resctrl */
 	struct sim_host *sim;	    /* the simulated host: sim */
+	/* NULL where tasks cannot be placed, and then why not in `cannot_place`: MPAM over MMIO (the
+	 * kernel gives each task its PARTID, user space cannot), the simulator (it has no tasks). */
+	const struct thread_placer *placer;
+	const char *cannot_place;
 };
 
 /* What a control would do for one partition, found without writing anything (control_ops.plan). */
@@ -196,7 +215,7 @@ struct control_ops {
 	int (*validate)(struct control *control, const struct partition_limits *limits, struct err *err);
 	/* Programs limits on every domain (each its own, see partition_limits.domain_count), rounded to
 	 * the hardware's steps; stores what is in force on each domain in *effective (read back from the
-	 * hardware where possible). */
+	 * hardware where possible). A failure changes nothing, except as changed_outside says. */
 	int (*apply)(struct control *control, size_t index, const struct partition_limits *limits,
 		     struct partition_limits *effective, struct err *err);
 	/* A dry run of partition_open and apply for partition `index` (`p`, not opened) with `limits`

@@ -390,6 +390,9 @@ static void mmio_probe(struct control *c, struct control_caps *ret)
 static void mmio_share(struct control *c, struct control_shared *ret)
 {
 	ret->mscs = mmio_of(c)->set;
+	ret->cannot_place =
+		"a task's PARTID is what the kernel writes to MPAM0_EL1 and MPAM1_EL1 when it runs the task, "
+		"which user space cannot choose (without the kernel's MPAM driver every task has the default)";
 }
 
 static int mmio_partition_open(struct control *c, size_t index, const struct partition_config *p,
@@ -442,6 +445,11 @@ static void mmio_check(struct config *c, struct diag_list *d)
 			diag_add(d, DIAG_ERROR, c->partitions[i].origin.line,
 				 "partition \"%s\" needs a partid: backend = mmio programs MSCs by PARTID",
 				 c->partitions[i].name);
+	for (size_t i = 0; i < c->template_count; i++)
+		diag_add(d, DIAG_ERROR, c->templates[i].partition.origin.line,
+			 "vm-template \"%s\" needs backend = resctrl: backend = mmio programs MSCs by PARTID, which "
+			 "each VM's partition would need from the file",
+			 c->templates[i].name);
 }
 
 static const struct config_ext mmio_config_ext = {

@@ -16,6 +16,15 @@
 
 #define MBWU_MONITOR "mmio"
 
+/* The errors an MSC raised, as logged: a value once, and one that keeps coming back once a minute. */
+struct esr_report {
+	uint64_t esr;	  /* the last one logged */
+	uint64_t at_ns;	  /* when */
+	unsigned repeats; /* raised again since, not logged */
+};
+
+#define ESR_REPEAT_LOG_NS (60ull * 1000000000ull)
+
 struct mbwu_monitor {
 	struct monitor base;
 	struct msc_set *set;
@@ -23,7 +32,7 @@ struct mbwu_monitor {
 	struct msc_monitors **mons; /* per MSC; NULL for an MSC without MBWU monitors */
 	size_t *domain_msc;	    /* monitor domain -> MSC index */
 	unsigned domain_count;
-	uint64_t *reported_esr; /* last ESR logged per MSC, so a stuck error is logged once */
+	struct esr_report *reported_esr; /* per MSC */
 	size_t partitions;
 };
 
@@ -207,21 +216,31 @@ static void mbwu_remove(struct monitor *m, size_t index)
 		msc_monitors_remove(w->mons[w->domain_msc[d]], index);
 }
 
-/* An MSC error means the driver (or someone) did something wrong: say so loudly, once per value. */
-static bool msc_in_error(struct mbwu_monitor *w, size_t i)
+/* An MSC error means the driver (or someone) did something wrong: said loudly (a value once, one
+ * that keeps coming back once a minute), and the samples of that MSC are invalid for the tick: a
+ * count around an error cannot be trusted. On an MSC mpamd owns the error is then acknowledged, so
+ * that measuring resumes and the next error is seen; beside resctrl or the kernel's driver the ESR
+ * is theirs, and the samples stay invalid while it holds an error. */
+static bool msc_in_error(struct mbwu_monitor *w, size_t i, uint64_t now_ns)
 {
+	struct esr_report *seen = &w->reported_esr[i];
+	struct msc *msc = &w->set->mscs[i];
 	uint64_t esr = 0;
 
-	if (msc_read_esr(&w->set->mscs[i], &esr) < 0 || esr == 0) {
-		w->reported_esr[i] = 0;
+	if (msc_read_esr(msc, &esr) < 0 || esr == 0)
 		return false;
+	bool acknowledged = msc_clear_esr(msc) == 0;
+	if (esr == seen->esr && now_ns - seen->at_ns < ESR_REPEAT_LOG_NS) {
+		seen->repeats++;
+		return true;
 	}
-	if (esr != w->reported_esr[i]) {
-		char text[160];
-		msc_describe_esr(esr, text, sizeof(text));
-		log_error("msc \"%s\" reports an error: %s", w->set->mscs[i].name, text);
-		w->reported_esr[i] = esr;
-	}
+	char text[160];
+	msc_describe_esr(esr, text, sizeof(text));
+	log_error("msc \"%s\" reports an error: %s%s", msc->name, text,
+		  acknowledged ? " (acknowledged; this tick's counts are not used)" : "");
+	if (seen->repeats)
+		log_error("msc \"%s\": %u more error(s) since the last one logged", msc->name, seen->repeats);
+	*seen = (struct esr_report){ .esr = esr, .at_ns = now_ns };
 	return true;
 }
 
@@ -234,7 +253,7 @@ static int mbwu_read(struct monitor *m, uint64_t now_ns, struct sample *out, siz
 	for (unsigned d = 0; d < w->domain_count; d++) {
 		size_t i = w->domain_msc[d];
 		msc_monitors_read(w->mons[i], now_ns, &out[d], stride);
-		if (msc_in_error(w, i))
+		if (msc_in_error(w, i, now_ns))
 			for (size_t p = 0; p < w->partitions; p++)
 				out[p * stride + d] = (struct sample){ .state = SAMPLE_INVALID,
 								       .reason = "MSC reported an error (ESR)" };

@@ -73,6 +73,14 @@ static int probe_nrdy(struct msc_bus *bus, unsigned ris, enum msc_nrdy *ret)
 	return r;
 }
 
+/* ERRCODE 0 acknowledges the error and clears the register; the high word first, as Linux does. */
+static int clear_esr(struct msc_bus *bus, const struct msc_caps *caps)
+{
+	int r = caps->has_extd_esr ? bus_write32(bus, MPAMF_ESR + 4, 0) : 0;
+
+	return r < 0 ? r : bus_write32(bus, MPAMF_ESR, 0);
+}
+
 static int probe_esr(struct msc_bus *bus, bool leave_as_is, struct msc_caps *caps)
 {
 	uint32_t lo, hi = 0;
@@ -86,14 +94,8 @@ static int probe_esr(struct msc_bus *bus, bool leave_as_is, struct msc_caps *cap
 	if (r < 0)
 		return r;
 	caps->stale_esr = (uint64_t)hi << 32 | lo;
-	/* Clear a stale error so that later checks see only ours; high word first, as Linux does. */
-	if (caps->stale_esr && !leave_as_is) {
-		if (caps->has_extd_esr)
-			r = bus_write32(bus, MPAMF_ESR + 4, 0);
-		if (r == 0)
-			r = bus_write32(bus, MPAMF_ESR, 0);
-	}
-	return r;
+	/* Clear a stale error so that later checks see only ours. */
+	return caps->stale_esr && !leave_as_is ? clear_esr(bus, caps) : 0;
 }
 
 static void pick_ris(struct msc_caps *caps)
@@ -390,6 +392,13 @@ int msc_read_esr(struct msc *msc, uint64_t *ret)
 	if (r == 0)
 		*ret = (uint64_t)hi << 32 | lo;
 	return r;
+}
+
+int msc_clear_esr(struct msc *msc)
+{
+	if (msc->access.monitor_only || msc->access.beside_kernel || msc->access.plan_only)
+		return -EPERM;
+	return msc->caps.has_esr ? clear_esr(msc->bus, &msc->caps) : 0;
 }
 
 void msc_describe_esr(uint64_t esr, char *buf, size_t len)

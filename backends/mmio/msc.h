@@ -97,6 +97,9 @@ int msc_plan_cpbm(struct msc *msc, uint16_t partid, uint64_t cbm, json_t *writes
 
 /* Reads MPAMF_ESR (0 without an ESR); any non-zero value means the MSC saw an error. */
 int msc_read_esr(struct msc *msc, uint64_t *ret);
+/* Acknowledges the error ESR holds, so that the next one is seen: only on an MSC mpamd owns (-EPERM
+ * beside resctrl or the kernel's driver, which own the ESR, and for a dry run). */
+int msc_clear_esr(struct msc *msc);
 
 /* The SCALE the monitors of `rc` are read with: the long counter is never scaled; the 31-bit one is,
  * when SCALE gives it more range (CTL.SCLEN). */

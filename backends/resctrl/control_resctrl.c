@@ -23,6 +23,7 @@ struct resctrl_control {
 	bool *ours;
 	size_t slots;		 /* of groups and ours */
 	unsigned planned_groups; /* new groups the plans so far would create */
+	struct thread_placer placer;
 };
 
 /* Room for slot `index`: a partition added after the start gets a group like the others. */
@@ -105,9 +106,40 @@ static void rc_probe(struct control *c, struct control_caps *caps)
 	}
 }
 
+static struct resctrl_group *open_group_of(struct resctrl_control *rc, size_t index)
+{
+	return index < rc->slots && rc->groups[index].dirfd >= 0 ? &rc->groups[index] : NULL;
+}
+
+/* Placement's way in: a thread id written to the partition's group's tasks file. */
+static int rc_place(void *ctx, size_t index, pid_t tid, struct err *err)
+{
+	struct resctrl_control *rc = ctx;
+	struct resctrl_group *g = open_group_of(rc, index);
+
+	if (!g)
+		return err_set(err, -ENOENT, "partition %zu has no group open", index);
+	return resctrl_group_place(rc->fs->rootfd, g, tid, err);
+}
+
+static int rc_members(void *ctx, size_t index, pid_t **ret, size_t *ret_count, struct err *err)
+{
+	struct resctrl_group *g = open_group_of(ctx, index);
+
+	if (!g)
+		return err_set(err, -ENOENT, "partition %zu has no group open", index);
+	return resctrl_group_tasks(g, ret, ret_count, err);
+}
+
 static void rc_share(struct control *c, struct control_shared *ret)
 {
-	ret->resctrl = rc_of(c)->fs;
+	struct resctrl_control *rc = rc_of(c);
+
+	rc->placer = (struct thread_placer){
+		.ctx = rc, .what = "resctrl group tasks", .place = rc_place, .members = rc_members
+	};
+	ret->resctrl = rc->fs;
+	ret->placer = &rc->placer;
 }
 
 /* Creates or adopts the partition's group and places its tasks and CPUs: done, or only planned. */
@@ -234,10 +266,11 @@ static int rc_plan(struct control *c, size_t index, const struct partition_confi
 		r = resctrl_group_apply(rc->fs->rootfd, &rc->fs->info, &g, limits, &ret->effective, &plan, err);
 	if (r == 0 && g.created)
 		rc->planned_groups++;
-	if (r == 0 && p->cgroup)
-		json_array_append_new(plan.notes, json_sprintf("cgroup %s: its tasks are not moved into the group "
-							       "(only the pids' threads are)",
-							       p->cgroup));
+	if (r == 0 && (p->cgroup || p->vm))
+		json_array_append_new(plan.notes,
+				      json_sprintf("%s %s: its threads are placed in the group while mpamd runs, each "
+						   "as it starts (not planned here)",
+						   p->cgroup ? "cgroup" : "vm", p->cgroup ? p->cgroup : p->vm));
 	resctrl_group_close(&g);
 	ret->writes = plan.writes;
 	ret->notes = plan.notes;
@@ -251,25 +284,17 @@ static int rc_validate(struct control *c, const struct partition_limits *limits,
 	return resctrl_check_limits(&rc_of(c)->fs->info, limits, err);
 }
 
-/* Counts the lines of the group's tasks file, read in pieces (a VM host may have thousands). */
 static int rc_partition_tasks(struct control *c, size_t index, size_t *ret)
 {
-	struct resctrl_control *rc = rc_of(c);
-	char buf[4096];
-	size_t lines = 0;
-	ssize_t n;
+	struct resctrl_group *g = open_group_of(rc_of(c), index);
+	struct err err = { "" };
+	pid_t *ids;
 
-	if (index >= rc->slots || rc->groups[index].dirfd < 0)
+	if (!g)
 		return -ENOENT;
-	int fd = openat(rc->groups[index].dirfd, "tasks", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	while ((n = read(fd, buf, sizeof(buf))) > 0)
-		for (ssize_t i = 0; i < n; i++)
-			lines += buf[i] == '\n';
-	int r = n < 0 ? -errno : 0;
-	close(fd);
-	*ret = lines;
+	int r = resctrl_group_tasks(g, &ids, ret, &err);
+	if (r == 0)
+		free(ids);
 	return r;
 }
 

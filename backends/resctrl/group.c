@@ -14,6 +14,7 @@
 
 #include "backends/resctrl/resctrl.h"
 #include "backends/shared/threads.h"
+#include "core/base/grow.h"
 #include "core/base/log.h"
 #include "core/base/parse.h"
 
@@ -375,6 +376,21 @@ static int build_changes(const struct resctrl_info *info, const struct resctrl_g
 	return 0;
 }
 
+/* The MB limit the group holds (its first domain's), as a limit. */
+static void mb_in_force(const struct resctrl_info *info, const struct resctrl_group *g, struct partition_limits *eff)
+{
+	*eff = (struct partition_limits){ .mb_max = 100, .mb_min = 0, .domain_count = info->mb_domain_count };
+	for (unsigned i = 0; i < info->mb_domain_count; i++)
+		eff->mb_max_at[i] = 100;
+	if (info->mb_present && g->mb_known && info->mb_domain_count) {
+		bool mbps = info->mb_units == MB_MBPS;
+		eff->mb_mbps = mbps && g->mb[0] != RESCTRL_MBA_MAX_MBPS ? (unsigned)g->mb[0] : 0;
+		for (unsigned i = 0; i < info->mb_domain_count; i++)
+			eff->mb_max_at[i] = mbps ? 100 : resctrl_mb_percent(info, g->mb[i]);
+		limits_summarise(eff);
+	}
+}
+
 /* What is in force after the write: read back, and check the kernel kept what was written. MB may
  * show as the hardware's band (Linux's MPAM glue rounds to the nearest one), so a value within one
  * step of the request is accepted and reported as what is in force. */
@@ -386,12 +402,8 @@ static int verify(const struct resctrl_info *info, struct resctrl_group *g, cons
 
 	if (r < 0)
 		return r;
-	*eff = (struct partition_limits){ .mb_max = 100, .mb_min = 0, .domain_count = info->mb_domain_count };
-	for (unsigned i = 0; i < info->mb_domain_count; i++)
-		eff->mb_max_at[i] = 100;
+	mb_in_force(info, g, eff);
 	if (info->mb_present && g->mb_known && info->mb_domain_count) {
-		bool mbps = info->mb_units == MB_MBPS;
-		eff->mb_mbps = mbps && g->mb[0] != RESCTRL_MBA_MAX_MBPS ? (unsigned)g->mb[0] : 0;
 		uint64_t slack = info->mb_units == MB_PERCENT && info->bandwidth_gran ? info->bandwidth_gran : 0;
 		for (unsigned i = 0; i < info->mb_domain_count; i++) {
 			uint64_t wanted = mb_to_write(info, want, i);
@@ -399,9 +411,7 @@ static int verify(const struct resctrl_info *info, struct resctrl_group *g, cons
 				return err_set(err, -EIO, "%s: MB of domain %u reads back %llu after writing %llu",
 					       g->name, info->mb_domain_ids[i], (unsigned long long)g->mb[i],
 					       (unsigned long long)wanted);
-			eff->mb_max_at[i] = mbps ? 100 : resctrl_mb_percent(info, g->mb[i]);
 		}
-		limits_summarise(eff);
 	}
 	if (want->l3_cbm) {
 		if (!g->l3_known || !all_equal(g->l3, info->l3.domain_count, want->l3_cbm))
@@ -438,6 +448,9 @@ int resctrl_group_apply(int rootfd, const struct resctrl_info *info, struct resc
 			changes[strcspn(changes, "\n")] = '\0';
 			char what[sizeof(g->name) + 64];
 			snprintf(what, sizeof(what), "%s: writing schemata '%.40s'", g->name, changes);
+			/* The kernel changed nothing: what another tool wrote stays in force. */
+			mb_in_force(info, g, eff);
+			eff->changed_outside = outside;
 			return fail_with_status(rootfd, err, r, what);
 		}
 		/* A plan reads back what it would have written, as the kernel keeps it. */
@@ -460,30 +473,78 @@ static bool pid_listed(const char *tasks, pid_t pid)
 	return false;
 }
 
+int resctrl_group_place(int rootfd, struct resctrl_group *g, pid_t tid, struct err *err)
+{
+	char line[24];
+
+	snprintf(line, sizeof(line), "%d\n", (int)tid);
+	int r = resctrl_write_at(g->dirfd, "tasks", line);
+	if (r == -ESRCH || r == 0)
+		return r;
+	char what[sizeof(g->name) + 64];
+	snprintf(what, sizeof(what), "%s: moving thread %d", g->name, (int)tid);
+	return fail_with_status(rootfd, err, r, what);
+}
+
 /* Moves one thread; a thread that has exited meanwhile is skipped quietly. */
 static int move_thread(int rootfd, struct resctrl_group *g, pid_t pid, pid_t tid, struct resctrl_plan *plan,
 		       struct err *err)
 {
 	char line[24];
 
-	snprintf(line, sizeof(line), "%d\n", (int)tid);
 	if (plan) {
+		snprintf(line, sizeof(line), "%d\n", (int)tid);
 		json_t *w = plan_write(plan, g, "tasks", line);
 		/* Which process the thread belongs to, so a reader can tell what is moved. */
 		if (!w || json_object_set_new(w, "pid", json_integer(pid)) < 0)
 			return err_set(err, -ENOMEM, "out of memory");
 		return 0;
 	}
-	int r = resctrl_write_at(g->dirfd, "tasks", line);
+	struct err why = { "" };
+	int r = resctrl_group_place(rootfd, g, tid, &why);
 	if (r == -ESRCH) {
 		log_debug("%s: thread %d of task %d has exited; skipped", g->name, (int)tid, (int)pid);
 		return 0;
 	}
-	if (r < 0) {
-		char what[sizeof(g->name) + 64];
-		snprintf(what, sizeof(what), "%s: moving thread %d of task %d", g->name, (int)tid, (int)pid);
-		return fail_with_status(rootfd, err, r, what);
+	return r < 0 ? err_set(err, r, "%s (of task %d)", why.text, (int)pid) : 0;
+}
+
+static int by_id(const void *a, const void *b)
+{
+	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+int resctrl_group_tasks(const struct resctrl_group *g, pid_t **ret, size_t *ret_count, struct err *err)
+{
+	int fd = openat(g->dirfd, "tasks", O_RDONLY | O_CLOEXEC);
+	FILE *in = fd >= 0 ? fdopen(fd, "re") : NULL;
+	pid_t *ids = NULL;
+	size_t count = 0, cap = 0;
+	long id;
+	int r = 0;
+
+	if (!in) {
+		r = -errno;
+		if (fd >= 0)
+			close(fd);
+		return err_set(err, r, "%s: cannot read tasks: %s", g->name, strerror(-r));
 	}
+	while (r == 0 && fscanf(in, "%ld", &id) == 1)
+		if ((r = array_grow((void **)&ids, &cap, count + 1, sizeof(*ids), NULL)) == 0)
+			ids[count++] = (pid_t)id;
+	if (r == 0 && ferror(in))
+		r = -EIO;
+	fclose(in);
+	if (r < 0) {
+		free(ids);
+		return err_set(err, r, "%s: cannot read tasks: %s", g->name, strerror(-r));
+	}
+	if (count > 1)
+		qsort(ids, count, sizeof(*ids), by_id);
+	*ret = ids;
+	*ret_count = count;
 	return 0;
 }
 

@@ -94,17 +94,36 @@ static void release_counter(void *ctx, unsigned slot, size_t partition)
 }
 
 /* A count below the last one is an invalid sample, never a wrap; the pool then starts a new baseline
- * from the next reading. */
+ * from the next reading. A 0 after a real value is Linux 7.3 printing a failed read (EBUSY: an MPAM
+ * monitor not ready) as the sum it has, or a reset that has counted nothing yet: invalid for as long
+ * as it lasts, and the last real value is kept, so that the count it hides, when it shows again, is
+ * a new baseline rather than one interval's traffic. */
 static int check_forward(struct last_count *last, uint64_t value, const char **reason)
 {
+	if (last->known && last->value > 0 && value == 0) {
+		*reason = "counter reads 0 after a real value (Linux 7.3 prints a failed read, EBUSY, as 0)";
+		return -EAGAIN;
+	}
 	bool backwards = last->known && value < last->value;
-
 	*last = (struct last_count){ .value = value, .known = true };
 	if (!backwards)
 		return 0;
-	*reason = value ? "counter went backwards (reset): new baseline"
-			: "counter read 0 after a real value (Linux 7.3 prints EBUSY as 0): new baseline";
+	*reason = "counter went backwards (reset): new baseline";
 	return -EAGAIN;
+}
+
+/* The pool gave the group a counter, but resctrl says it holds none: the assignment failed (no
+ * counter free then, a refused write) or was undone behind mpamd's back (mbm_assign_mode switched,
+ * another tool's write). Asked for again, so that measuring resumes once resctrl can give one; the
+ * sample stays invalid until a count is read. */
+static void reassign(struct mon_domain *d, size_t partition)
+{
+	int r = assign(d->mon, partition, d->index, true);
+
+	*last_of(d->mon, partition, d->index) = (struct last_count){ 0 };
+	if (r < 0)
+		log_debug("assigning a counter again on domain %u failed: %s", d->mon->info->mon_domain_ids[d->index],
+			  strerror(-r));
 }
 
 static int read_counter(void *ctx, unsigned slot, struct counter_reading *rd, const char **reason)
@@ -123,6 +142,8 @@ static int read_counter(void *ctx, unsigned slot, struct counter_reading *rd, co
 	}
 	buf[n] = '\0';
 	int r = resctrl_parse_counter(buf, &rd->value, reason);
+	if (r == -ENOENT && d->mon->assign)
+		reassign(d, (size_t)owner);
 	if (r < 0)
 		return r;
 	return check_forward(last_of(d->mon, (size_t)owner, d->index), rd->value, reason);

@@ -116,10 +116,11 @@ int resctrl_parse_counter(const char *text, uint64_t *ret, const char **reason)
 {
 	static const struct {
 		const char *word, *reason;
+		int err;
 	} states[] = {
-		{ "Unavailable", "resctrl reports the counter Unavailable" },
-		{ "Unassigned", "no counter assigned to this group (mbm_event mode)" },
-		{ "Error", "resctrl reports a counter Error" },
+		{ "Unavailable", "resctrl reports the counter Unavailable", -ENODATA },
+		{ "Unassigned", "no counter assigned to this group (mbm_event mode)", -ENOENT },
+		{ "Error", "resctrl reports a counter Error", -ENODATA },
 	};
 	char buf[32];
 	struct err perr;
@@ -129,7 +130,7 @@ int resctrl_parse_counter(const char *text, uint64_t *ret, const char **reason)
 	for (size_t i = 0; i < sizeof(states) / sizeof(states[0]); i++) {
 		if (!strcmp(buf, states[i].word)) {
 			*reason = states[i].reason;
-			return -ENODATA;
+			return states[i].err;
 		}
 	}
 	if (parse_uint(buf, 0, UINT64_MAX, ret, &perr) < 0) {

@@ -41,7 +41,8 @@ bool schemata_value(const struct schemata_line *line, unsigned id, uint64_t *ret
 int resctrl_parse_id_values(const char *text, struct schemata_domain *ret, unsigned max, unsigned *ret_count);
 
 /* A mon_data counter file: a decimal byte count, or one of the kernel's states, which become
- * a static reason and -ENODATA: "Unavailable", "Unassigned", "Error". */
+ * a static reason and -ENODATA ("Unavailable", "Error") or -ENOENT ("Unassigned": the group holds no
+ * counter for the event in mbm_event mode, the kernel's ENOENT). */
 int resctrl_parse_counter(const char *text, uint64_t *ret, const char **reason);
 
 /* mbm_assign_mode: the mode in brackets is the active one. */
@@ -178,6 +179,11 @@ int resctrl_group_apply(int rootfd, const struct resctrl_info *info, struct resc
  * Threads already there are not written again. Threads started later are not followed here. */
 int resctrl_group_add_tasks(int rootfd, struct resctrl_group *g, const pid_t *pids, size_t count,
 			    struct resctrl_plan *plan, struct err *err);
+/* Moves thread `tid` into the group (one write to its tasks file): 0, -ESRCH when the thread has
+ * exited (err untouched), another negative errno with the kernel's last_cmd_status. */
+int resctrl_group_place(int rootfd, struct resctrl_group *g, pid_t tid, struct err *err);
+/* The thread ids the group's tasks file lists, sorted ascending (*ret malloc'ed). */
+int resctrl_group_tasks(const struct resctrl_group *g, pid_t **ret, size_t *ret_count, struct err *err);
 /* Gives the group exactly these CPUs (cpus_list), unless it has them already. */
 int resctrl_group_set_cpus(int rootfd, struct resctrl_group *g, const struct cpu_set *cpus, struct resctrl_plan *plan,
 			   struct err *err);

@@ -123,6 +123,7 @@ static void sim_share(struct control *c, struct control_shared *ret)
 {
 	ret->mscs = sim_of(c)->set;
 	ret->sim = sim_of(c)->host;
+	ret->cannot_place = "the simulator's partitions have simulated traffic, not tasks";
 }
 
 static int sim_partition_open(struct control *c, size_t index, const struct partition_config *p,

@@ -92,6 +92,7 @@ struct msc_model {
 	uint32_t ecr;
 	uint64_t esr; /* what hardware holds, visible or not */
 	uint64_t errors;
+	unsigned nrdy_hold; /* ticks left of a fault that holds every monitor not ready */
 	uint64_t bad_accesses;
 	unsigned long nrdy_counting; /* monitors whose NRDY countdown is running */
 };
@@ -508,13 +509,13 @@ static uint32_t short_view(const struct msc_model *m, const struct mbwu_mon *mon
 {
 	uint32_t value = (uint32_t)((mon->count >> short_view_shift(m, mon)) & MSMON_MBWU_VALUE);
 
-	return value | (mon->nrdy ? (uint32_t)MSMON_MBWU_NRDY : 0);
+	return value | (mon->nrdy || m->nrdy_hold ? (uint32_t)MSMON_MBWU_NRDY : 0);
 }
 
 /* MSMON_MBWU_L: the unscaled byte count, 44 or 63 bits, NRDY in bit 63. */
 static uint64_t long_view(const struct msc_model *m, const struct mbwu_mon *mon)
 {
-	return (mon->count & mpam_counter_mask(long_bits(m))) | (mon->nrdy ? MSMON_MBWU_L_NRDY : 0);
+	return (mon->count & mpam_counter_mask(long_bits(m))) | (mon->nrdy || m->nrdy_hold ? MSMON_MBWU_L_NRDY : 0);
 }
 
 static bool oflow_pending(uint32_t ctl)
@@ -1052,11 +1053,11 @@ int msc_model_write64(struct msc_model *model, uint32_t offset, uint64_t value)
 
 /* ---------------------------------------------------------------- traffic and time */
 
-static bool mon_matches(const struct mbwu_mon *mon, uint16_t partid, uint8_t pmg)
+static bool mon_matches(const struct msc_model *m, const struct mbwu_mon *mon, uint16_t partid, uint8_t pmg)
 {
 	struct msmon_mbwu_flt flt = msmon_mbwu_flt_decode(mon->flt);
 
-	if (!(mon->ctl & MSMON_CFG_CTL_EN) || mon->nrdy)
+	if (!(mon->ctl & MSMON_CFG_CTL_EN) || mon->nrdy || m->nrdy_hold)
 		return false;
 	if ((mon->ctl & MSMON_CFG_CTL_MATCH_PARTID) && flt.partid != partid)
 		return false;
@@ -1112,7 +1113,7 @@ static void count_list(struct msc_model *m, struct ris_state *r, uint32_t head, 
 	for (uint32_t i = head; i; i = r->mon[i - 1].index_next) {
 		struct mbwu_mon *mon = &r->mon[i - 1];
 
-		if (mon_matches(mon, partid, pmg))
+		if (mon_matches(m, mon, partid, pmg))
 			mon_add_bytes(m, r, mon, bytes_for_filter(mon, read_bytes, write_bytes));
 	}
 }
@@ -1143,6 +1144,8 @@ void msc_model_count(struct msc_model *model, unsigned ris, uint16_t partid, uin
 
 void msc_model_tick(struct msc_model *model)
 {
+	if (model->nrdy_hold)
+		model->nrdy_hold--;
 	for (unsigned r = 0; model->nrdy_counting && r < model->nr_ris; r++) {
 		for (unsigned i = 0; i < model->p.num_mon; i++) {
 			struct mbwu_mon *mon = &model->ris[r].mon[i];
@@ -1153,6 +1156,26 @@ void msc_model_tick(struct msc_model *model)
 			}
 		}
 	}
+}
+
+/* ---------------------------------------------------------------- faults */
+
+void msc_model_hold_nrdy(struct msc_model *model, unsigned ticks)
+{
+	model->nrdy_hold = ticks;
+}
+
+void msc_model_jump(struct msc_model *model, int64_t units)
+{
+	for (unsigned r = 0; r < model->nr_ris; r++)
+		for (unsigned i = 0; i < model->p.num_mon; i++)
+			if (model->ris[r].mon[i].ctl & MSMON_CFG_CTL_EN)
+				model->ris[r].mon[i].count += (uint64_t)units;
+}
+
+void msc_model_raise_error(struct msc_model *model, unsigned errcode, uint16_t partid, uint8_t pmg, unsigned ris)
+{
+	raise_error(model, (enum mpam_errcode)errcode, partid, pmg, ris);
 }
 
 /* ---------------------------------------------------------------- inspection */

@@ -71,6 +71,17 @@ void msc_model_count(struct msc_model *model, unsigned ris, uint16_t partid, uin
 /* One tick of time for not-ready countdowns. */
 void msc_model_tick(struct msc_model *model);
 
+/* Faults as hardware can show them, for tests:
+ * - every MBWU monitor reads NRDY and counts nothing for the next `ticks` calls of msc_model_tick,
+ *   whatever software writes (0 ends the fault);
+ * - every enabled monitor's count jumps by `units` counting units (negative: back), as when another
+ *   agent writes the counters, with no overflow status;
+ * - the MSC raises error `errcode` (enum mpam_errcode) for `partid`/`pmg` on RIS `ris`, as if a
+ *   request had caused it: ESR holds it (overwrite flagged) until software clears it. */
+void msc_model_hold_nrdy(struct msc_model *model, unsigned ticks);
+void msc_model_jump(struct msc_model *model, int64_t units);
+void msc_model_raise_error(struct msc_model *model, unsigned errcode, uint16_t partid, uint8_t pmg, unsigned ris);
+
 /* Programmed controls of a PARTID, as raw register fields (for the traffic model and tests). */
 uint16_t msc_model_mbw_max(const struct msc_model *model, unsigned ris, uint16_t partid);
 uint16_t msc_model_mbw_min(const struct msc_model *model, unsigned ris, uint16_t partid);

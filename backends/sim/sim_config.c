@@ -372,6 +372,11 @@ static void sim_check(struct config *c, struct diag_list *d)
 				 "partid %u is above the simulated partid_max %u", p->partid, s->partid_max);
 		check_domains(c, p, s, d);
 	}
+	for (size_t i = 0; i < c->template_count; i++)
+		diag_add(d, DIAG_ERROR, c->templates[i].partition.origin.line,
+			 "vm-template \"%s\" needs backend = resctrl: the simulator's PARTIDs are picked when the "
+			 "file is read, before any VM runs",
+			 c->templates[i].name);
 	assign_partids(c, s, d);
 }
 

@@ -1,5 +1,6 @@
 /* The name index; see name_index.h. */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,5 +78,35 @@ int name_index_add(struct name_index *idx, const char *name, size_t value)
 		return -ENOMEM;
 	s->value = value;
 	idx->count++;
+	return 0;
+}
+
+/* Whether slot `home` lies cyclically in (hole, at]: an entry at `at` whose probe began there must not
+ * move back into the hole, or a lookup from its home would stop at the hole before reaching it. */
+static bool stays(size_t home, size_t hole, size_t at)
+{
+	return hole <= at ? home > hole && home <= at : home > hole || home <= at;
+}
+
+int name_index_remove(struct name_index *idx, const char *name, size_t value)
+{
+	if (!idx->cap)
+		return -ENOENT;
+	struct name_index_slot *s = slot_of(idx, name);
+	if (!s->name || s->value != value)
+		return -ENOENT;
+	size_t mask = idx->cap - 1, hole = (size_t)(s - idx->slots);
+	free(s->name);
+	s->name = NULL;
+	idx->count--;
+	/* Linear probing has no tombstones here: the entries after the hole move back into it when
+	 * their probe passed through it (backward-shift deletion). */
+	for (size_t at = (hole + 1) & mask; idx->slots[at].name; at = (at + 1) & mask) {
+		if (stays((size_t)hash(idx->slots[at].name) & mask, hole, at))
+			continue;
+		idx->slots[hole] = idx->slots[at];
+		idx->slots[at].name = NULL;
+		hole = at;
+	}
 	return 0;
 }

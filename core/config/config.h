@@ -57,6 +57,34 @@ unsigned config_global_key_line(const struct config *config, const char *key);
 unsigned config_partition_key_line(const struct config *config, const struct partition_config *p, const char *key);
 unsigned config_ext_key_line(const struct config *config, const struct config_ext *ext, const char *key);
 
+/* A deep copy of `config`, with room for `extra_partitions` more partitions after its own (their
+ * slots zeroed): 0 and *ret, or -ENOMEM and why. */
+int config_clone(const struct config *config, size_t extra_partitions, struct config **ret, struct err *err);
+
+/* ---- [vm-template "NAME"] (config_template.c) ---- */
+
+/* Why [partition] key `key` may not be in a template (each VM's partition needs its own), or NULL. */
+const char *config_template_refuses(const char *key);
+/* The first template (in the file's order) whose match takes VM `vm`, or NULL. */
+const struct vm_template *config_template_for(const struct config *config, const char *vm);
+
+struct config_instances {
+	/* In: told of each VM a template matches that gets no partition (a name that is not a partition
+	 * name, or that the file's partitions have already), and why. May be NULL. */
+	void (*skipped)(void *ctx, const char *vm, const char *template_name, const char *why);
+	void *ctx;
+	/* Out: the file's configuration with one partition per VM a template matches after its own,
+	 * named after the VM, with the template's keys and vm = the VM; and for each partition what
+	 * made it (NULL: the file; else the template's name, in `config`). The caller frees both. */
+	struct config *config;
+	const char **origins;
+};
+
+/* The desired set of partitions for `file` while VMs `vms` (distinct names) run: 0, or -ENOMEM and
+ * why. */
+int config_instantiate(const struct config *file, const char *const *vms, size_t vm_count, struct config_instances *io,
+		       struct err *err);
+
 /* "a | b | c" of a NULL-terminated list of names, for messages. */
 void config_names_list(const char *const *names, char *buf, size_t len);
 

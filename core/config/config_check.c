@@ -325,6 +325,44 @@ static void check_msc_windows(const struct config *c, struct diag_list *d)
 	}
 }
 
+/* Where a partition's tasks come from: a cgroup or a VM, not both, and each in one partition only (two
+ * partitions placing the same threads would move them back and forth). */
+static void check_task_sources(const struct config *c, struct diag_list *d)
+{
+	for (size_t i = 0; i < c->partition_count; i++) {
+		const struct partition_config *p = &c->partitions[i];
+		if (p->cgroup && p->vm)
+			diag_add(
+				d, DIAG_ERROR,
+				later(config_partition_key_line(c, p, "cgroup"), config_partition_key_line(c, p, "vm")),
+				"partition \"%s\" has both cgroup and vm: a VM's tasks are its scope's, give one",
+				p->name);
+		for (size_t j = 0; j < i; j++) {
+			const struct partition_config *q = &c->partitions[j];
+			if (p->cgroup && q->cgroup && !strcmp(p->cgroup, q->cgroup))
+				diag_add(d, DIAG_ERROR, config_partition_key_line(c, p, "cgroup"),
+					 "cgroup %s is already partition \"%s\"'s (line %u)", p->cgroup, q->name,
+					 config_partition_key_line(c, q, "cgroup"));
+			if (p->vm && q->vm && !strcmp(p->vm, q->vm))
+				diag_add(d, DIAG_ERROR, config_partition_key_line(c, p, "vm"),
+					 "vm %s is already partition \"%s\"'s (line %u)", p->vm, q->name,
+					 config_partition_key_line(c, q, "vm"));
+		}
+	}
+}
+
+/* A template needs a pattern, and its goals follow the rules a partition's do. */
+static void check_templates(const struct config *c, struct diag_list *d)
+{
+	for (size_t i = 0; i < c->template_count; i++) {
+		const struct vm_template *t = &c->templates[i];
+		if (!t->match)
+			diag_add(d, DIAG_ERROR, t->partition.origin.line,
+				 "vm-template \"%s\" needs match = PATTERN (the names of the VMs it is for)", t->name);
+		check_goals(c, &t->partition, d);
+	}
+}
+
 static void warn_escalation_without_cgroup(const struct config *c, struct diag_list *d)
 {
 	for (size_t i = 0; c->global.escalate && i < c->partition_count; i++)
@@ -347,8 +385,12 @@ void config_check_base(struct config *c, const struct config_schema *schema, str
 	check_partids_distinct(c, d);
 	check_pids_unique(c, d);
 	check_cpus_unique(c, d);
+	check_task_sources(c, d);
+	check_templates(c, d);
 	check_msc_windows(c, d);
 	warn_escalation_without_cgroup(c, d);
-	if (c->partition_count == 0)
-		diag_add(d, DIAG_WARNING, 0, "no [partition \"NAME\"] sections: mpamd would have nothing to manage");
+	if (c->partition_count == 0 && c->template_count == 0)
+		diag_add(d, DIAG_WARNING, 0,
+			 "no [partition \"NAME\"] or [vm-template \"NAME\"] sections: mpamd would have nothing to "
+			 "manage");
 }

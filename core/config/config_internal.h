@@ -16,4 +16,9 @@ int config_section_key_index(const struct config_section_def *def, const char *n
  * *ret_ext is the owning extension's index, or -1 for a base key. */
 int config_partition_key_find(const struct config *config, const char *name, int *ret_ext);
 
+/* A deep copy of partition `src` into `dst` (uninitialised), both of `c`'s schema; `key_lines` is how
+ * many lines src's origin holds. 0, or a negative errno and why (dst is then empty). */
+int config_partition_copy(const struct config *c, struct partition_config *dst, const struct partition_config *src,
+			  size_t key_lines, struct err *err);
+
 #endif

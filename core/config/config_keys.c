@@ -150,6 +150,9 @@ static const struct config_key global_keys[] = {
 	CONFIG_KEY_BOOL("escalate", struct global_config, escalate, 0),
 	{ "metrics_textfile", &textfile_type, CONFIG_FIELD(struct global_config, metrics_textfile), 0, 4095, NULL, 0 },
 	CONFIG_KEY_BOOL("mmio_beside_kernel", struct global_config, mmio_beside_kernel, 0),
+	CONFIG_KEY_PATH("cgroup_root", struct global_config, cgroup_root, 4095, 0),
+	CONFIG_KEY_UNSIGNED("reconcile_ms", struct global_config, reconcile_ms, 100, 3600000, 0),
+	CONFIG_KEY_BOOL("proc_connector", struct global_config, proc_connector, 0),
 };
 
 /* ---- [msc "NAME"]: a window of physical address space ---- */
@@ -300,6 +303,31 @@ static json_t *cgroup_to_json(const void *object, const struct config_key *key)
 
 static const struct config_type cgroup_type = { cgroup_parse, cgroup_format, cgroup_to_json };
 
+/* A VM's name as libvirt and machined give it: one path component of printable characters. */
+static int vm_parse(void *object, const struct config_key *key, const char *value, struct err *err)
+{
+	if (strlen(value) > VM_NAME_MAX)
+		return err_set(err, -EINVAL, "at most %d characters", VM_NAME_MAX);
+	if (!strcmp(value, ".") || !strcmp(value, ".."))
+		return err_set(err, -EINVAL, "'.' and '..' are not VM names");
+	for (const char *c = value; *c; c++)
+		if (*c == '/' || (unsigned char)*c < 0x20 || *c == 0x7f)
+			return err_set(err, -EINVAL, "a VM name has no '/' and no control characters");
+	return config_type_string.parse(object, key, value, err);
+}
+
+static bool vm_format(const void *object, const struct config_key *key, char *buf, size_t len)
+{
+	return config_type_string.format(object, key, buf, len);
+}
+
+static json_t *vm_to_json(const void *object, const struct config_key *key)
+{
+	return config_type_string.to_json(object, key);
+}
+
+static const struct config_type vm_type = { vm_parse, vm_format, vm_to_json };
+
 static int check_pids_distinct(const uint64_t *values, size_t count, struct err *err)
 {
 	for (size_t i = 0; i < count; i++)
@@ -417,8 +445,16 @@ static const struct config_key partition_keys[] = {
 	{ "ipc_guard", &config_type_decimal, GOAL(ipc_guard), 0, 990, NULL, RUNTIME | CONFIG_KEY_ZERO_NONE },
 	{ "l3_cbm", &config_type_bitmap, GOAL(l3_cbm), 0, 0, NULL, RUNTIME | CONFIG_KEY_ZERO_NONE },
 	{ "cgroup", &cgroup_type, 0, 0, 0, 0, NULL, 0 },
+	{ "vm", &vm_type, CONFIG_FIELD(struct partition_config, vm), 0, 0, NULL, 0 },
+	CONFIG_KEY_ENUM("threads", struct partition_config, threads, partition_threads_names, 0),
 	{ "pids", &pids_type, 0, 0, 0, 0, NULL, 0 },
 	{ "cpus", &cpus_type, 0, 0, 0, 0, NULL, 0 },
+};
+
+/* ---- [vm-template "NAME"]: match, then every [partition] key it may hold (config_load.c) ---- */
+
+static const struct config_key template_keys[] = {
+	CONFIG_KEY_STRING("match", struct vm_template, match, 0),
 };
 
 #define KEYS(table) table, sizeof(table) / sizeof(table[0])
@@ -426,3 +462,4 @@ static const struct config_key partition_keys[] = {
 const struct config_section_def config_global_section = { "global", false, KEYS(global_keys) };
 const struct config_section_def config_msc_section = { "msc", true, KEYS(msc_keys) };
 const struct config_section_def config_partition_section = { "partition", true, KEYS(partition_keys) };
+const struct config_section_def config_template_section = { "vm-template", true, KEYS(template_keys) };

@@ -6,10 +6,11 @@
  * without keys still exists), and reports every malformed line. inih still splits keys from values,
  * strips comments and whitespace, and calls handle_key for each pair.
  *
- * The sections are the base ones ([global], [msc "NAME"], [partition "NAME"]) and one per extension
- * of the schema that has a section. Each section read gets an object of its own; at the end the kept
- * ones are moved into the model. A duplicate is parsed into a scratch object (so its keys are still
- * checked) and then dropped. */
+ * The sections are the base ones ([global], [msc "NAME"], [partition "NAME"], [vm-template "NAME"])
+ * and one per extension of the schema that has a section. A template holds [partition] keys (except
+ * those config_template_refuses names) besides its own match. Each section read gets an object of
+ * its own; at the end the kept ones are moved into the model. A duplicate is parsed into a scratch
+ * object (so its keys are still checked) and then dropped. */
 #include <errno.h>
 #include <glob.h>
 #include <ini.h>
@@ -26,6 +27,7 @@ enum kind_role {
 	ROLE_GLOBAL,
 	ROLE_MSC,
 	ROLE_PARTITION,
+	ROLE_TEMPLATE,
 	ROLE_EXT,
 };
 
@@ -44,7 +46,7 @@ struct section {
 	bool discarded;
 };
 
-#define MAX_KINDS (3 + CONFIG_MAX_EXTS)
+#define MAX_KINDS (4 + CONFIG_MAX_EXTS)
 
 struct loader {
 	FILE *in;
@@ -62,7 +64,7 @@ struct loader {
 	size_t section_count, section_cap;
 	struct name_index kept;	 /* "KIND\tNAME" of every kept section -> its index, to find twins */
 	struct section *current; /* NULL before any section or after an invalid header */
-	bool in_include;	 /* reading an included file: [partition] sections only */
+	bool in_include;	 /* reading an included file: [partition] and [vm-template] sections only */
 	bool current_invalid;	 /* keys under an invalid header are skipped silently */
 
 	struct config *config; /* the model being built: extensions and defaults from the start */
@@ -73,11 +75,27 @@ static const char *kind_name(const struct loader *ld, size_t kind)
 	return ld->kinds[kind].def->kind;
 }
 
+/* A template's key space is the partition keys', then its own (match). */
 static size_t key_count_of(const struct loader *ld, size_t kind)
 {
 	if (ld->kinds[kind].role == ROLE_PARTITION)
 		return config_partition_key_count(ld->config);
+	if (ld->kinds[kind].role == ROLE_TEMPLATE)
+		return config_partition_key_count(ld->config) + ld->kinds[kind].def->key_count;
 	return ld->kinds[kind].def->key_count;
+}
+
+static bool holds_partition_keys(const struct loader *ld, size_t kind)
+{
+	return ld->kinds[kind].role == ROLE_PARTITION || ld->kinds[kind].role == ROLE_TEMPLATE;
+}
+
+/* The partition whose keys a section holds: the partition itself, or a template's. */
+static struct partition_config *partition_of(const struct loader *ld, const struct section *s)
+{
+	if (ld->kinds[s->kind].role == ROLE_TEMPLATE)
+		return &((struct vm_template *)s->object)->partition;
+	return s->object;
 }
 
 static size_t object_size(const struct loader *ld, size_t kind)
@@ -89,26 +107,12 @@ static size_t object_size(const struct loader *ld, size_t kind)
 		return sizeof(struct msc_config);
 	case ROLE_PARTITION:
 		return sizeof(struct partition_config);
+	case ROLE_TEMPLATE:
+		return sizeof(struct vm_template);
 	case ROLE_EXT:
 		break;
 	}
 	return ld->config->exts[ld->kinds[kind].ext].def->size;
-}
-
-/* A partition starts with its extensions' per-partition data at their defaults. */
-static int partition_init(struct loader *ld, struct partition_config *p)
-{
-	partition_config_defaults(p);
-	for (size_t e = 0; e < ld->config->ext_count; e++) {
-		const struct config_ext *ext = ld->config->exts[e].def;
-		if (!ext->partition_size)
-			continue;
-		if (!(p->ext[e] = calloc(1, ext->partition_size)))
-			return -ENOMEM;
-		if (ext->partition_init)
-			ext->partition_init(p->ext[e]);
-	}
-	return 0;
 }
 
 static int object_init(struct loader *ld, size_t kind, void *object)
@@ -120,7 +124,9 @@ static int object_init(struct loader *ld, size_t kind, void *object)
 	case ROLE_MSC:
 		return 0;
 	case ROLE_PARTITION:
-		return partition_init(ld, object);
+		return partition_config_init(ld->config, object);
+	case ROLE_TEMPLATE:
+		return partition_config_init(ld->config, &((struct vm_template *)object)->partition);
 	case ROLE_EXT:
 		break;
 	}
@@ -141,6 +147,10 @@ static void object_free(struct loader *ld, struct section *s)
 	case ROLE_PARTITION:
 		((struct partition_config *)s->object)->origin.key_lines = NULL; /* freed below */
 		partition_config_fini(ld->config, s->object);
+		break;
+	case ROLE_TEMPLATE:
+		((struct vm_template *)s->object)->partition.origin.key_lines = NULL;
+		vm_template_fini(ld->config, s->object);
 		break;
 	case ROLE_EXT: {
 		const struct config_ext *ext = ld->config->exts[ld->kinds[s->kind].ext].def;
@@ -185,6 +195,8 @@ static char *section_name_field(const struct loader *ld, const struct section *s
 		return ((struct msc_config *)s->object)->name;
 	if (ld->kinds[s->kind].role == ROLE_PARTITION)
 		return ((struct partition_config *)s->object)->name;
+	if (ld->kinds[s->kind].role == ROLE_TEMPLATE)
+		return ((struct vm_template *)s->object)->name;
 	return NULL;
 }
 
@@ -315,9 +327,11 @@ static void open_section(struct loader *ld, char *header)
 		return;
 	}
 	const struct config_section_def *def = ld->kinds[kind].def;
-	if (ld->in_include && ld->kinds[kind].role != ROLE_PARTITION) {
+	if (ld->in_include && !holds_partition_keys(ld, (size_t)kind)) {
 		diag_add(ld->diags, DIAG_ERROR, ld->line,
-			 "[%s] in an included file: included files hold [partition \"NAME\"] sections only", kind_text);
+			 "[%s] in an included file: included files hold [partition \"NAME\"] and [vm-template "
+			 "\"NAME\"] sections only",
+			 kind_text);
 		return;
 	}
 	if (!header_name_ok(ld, def, name))
@@ -331,6 +345,8 @@ static void open_section(struct loader *ld, char *header)
 	}
 	if (name)
 		snprintf(section_name_field(ld, s), NAME_MAX_LEN + 1, "%s", name);
+	if (name && ld->kinds[kind].role == ROLE_TEMPLATE) /* the goal rules' messages name it */
+		snprintf(partition_of(ld, s)->name, NAME_MAX_LEN + 1, "%s", name);
 	if (twin_line) {
 		s->discarded = true;
 		report_twin(ld, def, name, twin_line);
@@ -423,17 +439,22 @@ static char *read_line(char *buf, int size, void *stream)
 static const struct config_key *find_key(struct loader *ld, struct section *s, const char *name, int *ret_index,
 					 void **ret_object)
 {
+	const struct config_section_def *def = ld->kinds[s->kind].def;
+	/* A partition's keys are its section's; a template's own keys come after the partition keys. */
+	int own = ld->kinds[s->kind].role == ROLE_PARTITION ? -1 : config_section_key_index(def, name);
+
 	*ret_object = s->object;
-	if (ld->kinds[s->kind].role != ROLE_PARTITION) {
-		*ret_index = config_section_key_index(ld->kinds[s->kind].def, name);
-		return *ret_index < 0 ? NULL : &ld->kinds[s->kind].def->keys[*ret_index];
+	if (own >= 0 || !holds_partition_keys(ld, s->kind)) {
+		*ret_index = own >= 0 && holds_partition_keys(ld, s->kind)
+				     ? (int)config_partition_key_count(ld->config) + own
+				     : own;
+		return own < 0 ? NULL : &def->keys[own];
 	}
 	int ext;
 	*ret_index = config_partition_key_find(ld->config, name, &ext);
 	if (*ret_index < 0)
 		return NULL;
-	if (ext >= 0)
-		*ret_object = ((struct partition_config *)s->object)->ext[ext];
+	*ret_object = ext >= 0 ? partition_of(ld, s)->ext[ext] : (void *)partition_of(ld, s);
 	return config_partition_key(ld->config, (size_t)*ret_index, NULL);
 }
 
@@ -441,9 +462,19 @@ static bool kind_has_key(struct loader *ld, size_t kind, const char *key)
 {
 	int ext;
 
-	if (ld->kinds[kind].role == ROLE_PARTITION)
-		return config_partition_key_find(ld->config, key, &ext) >= 0;
+	if (holds_partition_keys(ld, kind) && config_partition_key_find(ld->config, key, &ext) >= 0)
+		return !(ld->kinds[kind].role == ROLE_TEMPLATE && config_template_refuses(key));
 	return config_section_key_index(ld->kinds[kind].def, key) >= 0;
+}
+
+/* Name `i` of a kind's key space (a template's: the partition keys, then its own). */
+static const char *key_name_of(struct loader *ld, size_t kind, size_t i)
+{
+	size_t partition_keys = holds_partition_keys(ld, kind) ? config_partition_key_count(ld->config) : 0;
+
+	if (i < partition_keys)
+		return config_partition_key(ld->config, i, NULL)->name;
+	return ld->kinds[kind].def->keys[i - partition_keys].name;
 }
 
 static void report_unknown_key(struct loader *ld, size_t kind, const char *key)
@@ -453,8 +484,7 @@ static void report_unknown_key(struct loader *ld, size_t kind, const char *key)
 
 	count = count < 64 ? count : 64;
 	for (size_t i = 0; i < count; i++)
-		names[i] = ld->kinds[kind].role == ROLE_PARTITION ? config_partition_key(ld->config, i, NULL)->name
-								  : ld->kinds[kind].def->keys[i].name;
+		names[i] = key_name_of(ld, kind, i);
 	const char *near = suggest_nearest(key, names, count);
 	for (size_t k = 0; !near && k < ld->kind_count; k++) {
 		if (k != kind && kind_has_key(ld, k, key)) {
@@ -491,6 +521,11 @@ static int handle_key(void *user, const char *section, const char *key, const ch
 		report_unknown_key(ld, s->kind, key);
 		return 1;
 	}
+	const char *refusal = ld->kinds[s->kind].role == ROLE_TEMPLATE ? config_template_refuses(key) : NULL;
+	if (refusal) {
+		diag_add(ld->diags, DIAG_ERROR, ld->line, "%s cannot be set in a [vm-template]: %s", key, refusal);
+		return 1;
+	}
 	if (s->origin.key_lines[index]) {
 		diag_add(ld->diags, DIAG_ERROR, ld->line, "duplicate key '%s' (first set at line %u)", key,
 			 s->origin.key_lines[index]);
@@ -519,7 +554,8 @@ static int loader_init(struct loader *ld)
 	ld->kinds[0] = (struct section_kind){ &config_global_section, ROLE_GLOBAL, 0 };
 	ld->kinds[1] = (struct section_kind){ &config_msc_section, ROLE_MSC, 0 };
 	ld->kinds[2] = (struct section_kind){ &config_partition_section, ROLE_PARTITION, 0 };
-	ld->kind_count = 3;
+	ld->kinds[3] = (struct section_kind){ &config_template_section, ROLE_TEMPLATE, 0 };
+	ld->kind_count = 4;
 	for (size_t e = 0; ld->schema && e < ld->schema->ext_count && e < CONFIG_MAX_EXTS; e++) {
 		const struct config_ext *ext = ld->schema->exts[e];
 		struct config_ext_data *x = &c->exts[c->ext_count++];
@@ -555,6 +591,10 @@ static void move_into_model(struct loader *ld, struct section *s)
 		c->partitions[c->partition_count] = *(struct partition_config *)s->object;
 		c->partitions[c->partition_count++].origin = s->origin;
 		break;
+	case ROLE_TEMPLATE:
+		c->templates[c->template_count] = *(struct vm_template *)s->object;
+		c->templates[c->template_count++].partition.origin = s->origin;
+		break;
 	case ROLE_EXT: {
 		struct config_ext_data *x = &c->exts[ld->kinds[s->kind].ext];
 		if (x->def->fini)
@@ -574,17 +614,19 @@ static void move_into_model(struct loader *ld, struct section *s)
 static int build_model(struct loader *ld)
 {
 	struct config *c = ld->config;
-	size_t mscs = 0, partitions = 0;
+	size_t mscs = 0, partitions = 0, templates = 0;
 
 	for (size_t i = 0; i < ld->section_count; i++) {
 		if (ld->sections[i].discarded)
 			continue;
 		mscs += ld->kinds[ld->sections[i].kind].role == ROLE_MSC;
 		partitions += ld->kinds[ld->sections[i].kind].role == ROLE_PARTITION;
+		templates += ld->kinds[ld->sections[i].kind].role == ROLE_TEMPLATE;
 	}
 	c->mscs = calloc(mscs ? mscs : 1, sizeof(*c->mscs));
 	c->partitions = calloc(partitions ? partitions : 1, sizeof(*c->partitions));
-	if (!c->mscs || !c->partitions)
+	c->templates = calloc(templates ? templates : 1, sizeof(*c->templates));
+	if (!c->mscs || !c->partitions || !c->templates)
 		return -ENOMEM;
 	for (size_t i = 0; i < ld->section_count; i++)
 		if (!ld->sections[i].discarded)

@@ -21,14 +21,27 @@ static void write_section(const struct config_section_def *def, const void *obje
 		write_key(&def->keys[i], object, out);
 }
 
-static void write_partition(const struct config *c, const struct partition_config *p, FILE *out)
+static void write_partition_keys(const struct config *c, const struct partition_config *p, FILE *out)
 {
-	fprintf(out, "\n[partition \"%s\"]\n", p->name);
 	for (size_t i = 0; i < config_partition_key_count(c); i++) {
 		const struct config_ext *owner;
 		const struct config_key *key = config_partition_key(c, i, &owner);
 		write_key(key, owner ? config_partition_ext(c, p, owner) : (const void *)p, out);
 	}
+}
+
+static void write_partition(const struct config *c, const struct partition_config *p, FILE *out)
+{
+	fprintf(out, "\n[partition \"%s\"]\n", p->name);
+	write_partition_keys(c, p, out);
+}
+
+/* A template holds none of the keys config_template_refuses names: they format as nothing. */
+static void write_template(const struct config *c, const struct vm_template *t, FILE *out)
+{
+	fprintf(out, "\n[vm-template \"%s\"]\n", t->name);
+	write_section(&config_template_section, t, out);
+	write_partition_keys(c, &t->partition, out);
 }
 
 int config_write_ini(const struct config *c, FILE *out)
@@ -48,5 +61,7 @@ int config_write_ini(const struct config *c, FILE *out)
 	}
 	for (size_t i = 0; i < c->partition_count; i++)
 		write_partition(c, &c->partitions[i], out);
+	for (size_t i = 0; i < c->template_count; i++)
+		write_template(c, &c->templates[i], out);
 	return ferror(out) ? -EIO : 0;
 }

@@ -1,5 +1,7 @@
 #include "core/config/model.h"
 
+#include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,6 +9,7 @@
 #include "core/config/schema.h"
 
 const char *const partition_class_names[] = { "default", "latency-critical", "best-effort", NULL };
+const char *const partition_threads_names[] = { "all", "vcpu", NULL };
 
 void global_config_defaults(struct global_config *g)
 {
@@ -14,6 +17,8 @@ void global_config_defaults(struct global_config *g)
 	snprintf(g->backend, sizeof(g->backend), "resctrl");
 	snprintf(g->monitor, sizeof(g->monitor), "auto");
 	g->interval_ms = 100;
+	g->reconcile_ms = 2000;
+	g->proc_connector = true;
 	snprintf(g->group_prefix, sizeof(g->group_prefix), "mpamd-");
 }
 
@@ -69,6 +74,21 @@ void partition_config_defaults(struct partition_config *p)
 	p->goals.weight = 100;
 }
 
+int partition_config_init(const struct config *config, struct partition_config *p)
+{
+	partition_config_defaults(p);
+	for (size_t e = 0; config && e < config->ext_count; e++) {
+		const struct config_ext *ext = config->exts[e].def;
+		if (!ext->partition_size)
+			continue;
+		if (!(p->ext[e] = calloc(1, ext->partition_size)))
+			return -ENOMEM;
+		if (ext->partition_init)
+			ext->partition_init(p->ext[e]);
+	}
+	return 0;
+}
+
 void partition_config_fini(const struct config *config, struct partition_config *p)
 {
 	for (size_t e = 0; config && e < config->ext_count; e++) {
@@ -78,19 +98,53 @@ void partition_config_fini(const struct config *config, struct partition_config 
 		free(p->ext[e]);
 	}
 	free(p->cgroup);
+	free(p->vm);
 	free(p->pids);
 	free(p->cpus);
 	free(p->origin.key_lines);
 	memset(p, 0, sizeof(*p));
 }
 
+/* Every string a [global] section holds: one list, so that a new string key is freed and copied
+ * everywhere. */
+static const size_t global_strings[] = {
+	offsetof(struct global_config, resctrl_root),	  offsetof(struct global_config, socket),
+	offsetof(struct global_config, record),		  offsetof(struct global_config, include),
+	offsetof(struct global_config, metrics_textfile), offsetof(struct global_config, cgroup_root),
+};
+
+#define GLOBAL_STRINGS (sizeof(global_strings) / sizeof(global_strings[0]))
+
+static char **global_string(struct global_config *g, size_t i)
+{
+	return (char **)((char *)g + global_strings[i]);
+}
+
 void global_config_fini_strings(struct global_config *g)
 {
-	free(g->resctrl_root);
-	free(g->socket);
-	free(g->record);
-	free(g->include);
-	free(g->metrics_textfile);
+	for (size_t i = 0; i < GLOBAL_STRINGS; i++)
+		free(*global_string(g, i));
+}
+
+int global_config_copy_strings(struct global_config *dst, const struct global_config *src)
+{
+	int r = 0;
+
+	for (size_t i = 0; i < GLOBAL_STRINGS; i++) {
+		const char *from = *global_string((struct global_config *)src, i);
+		char **to = global_string(dst, i);
+		*to = from ? strdup(from) : NULL;
+		if (from && !*to)
+			r = -ENOMEM; /* the others are still set, so that fini frees what was copied */
+	}
+	return r;
+}
+
+void vm_template_fini(const struct config *config, struct vm_template *t)
+{
+	free(t->match);
+	partition_config_fini(config, &t->partition);
+	memset(t, 0, sizeof(*t));
 }
 
 void config_free(struct config *config)
@@ -101,6 +155,8 @@ void config_free(struct config *config)
 	free(config->global.origin.key_lines);
 	for (size_t i = 0; i < config->partition_count; i++)
 		partition_config_fini(config, &config->partitions[i]);
+	for (size_t i = 0; i < config->template_count; i++)
+		vm_template_fini(config, &config->templates[i]);
 	for (size_t i = 0; i < config->msc_count; i++)
 		free(config->mscs[i].origin.key_lines);
 	for (size_t e = 0; e < config->ext_count; e++) {
@@ -111,6 +167,7 @@ void config_free(struct config *config)
 		free(x->origin.key_lines);
 	}
 	free(config->partitions);
+	free(config->templates);
 	free(config->mscs);
 	free(config);
 }

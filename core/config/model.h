@@ -23,6 +23,14 @@ enum partition_class {
 /* NULL-terminated, indexed by the enum (shared by the loader, the CLI and JSON). */
 extern const char *const partition_class_names[];
 
+/* Which threads of a partition's cgroup or VM are placed in its group. */
+enum partition_threads {
+	THREADS_ALL,  /* every thread */
+	THREADS_VCPU, /* QEMU's vCPU threads only ("CPU n/KVM"), as libvirt's memorytune vcpus= */
+};
+
+extern const char *const partition_threads_names[];
+
 #define PARTID_LIMIT	     65535u   /* MPAMF_IDR.PARTID_MAX is 16 bits */
 #define PID_LIMIT	     4194304u /* PID_MAX_LIMIT on 64-bit Linux */
 #define CPU_LIMIT	     4096u    /* CPUs a cpus key can name (0..CPU_LIMIT-1) */
@@ -33,6 +41,9 @@ extern const char *const partition_class_names[];
 /* The smallest record_max_bytes: a file that holds a few ticks even of many partitions (a row is
  * about 100 bytes, so 64 partitions' ticks take some 6 KiB). */
 #define RECORD_MAX_BYTES_MIN (64u * 1024u)
+/* The longest VM name a vm key or a scope in the cgroup tree can give (libvirt's own limit is
+ * higher, but machined's scope names cut it at 64 characters, and a partition name has 64). */
+#define VM_NAME_MAX 255
 /* The names the backend and monitor keys take ("resctrl", "auto"...). */
 #define CONFIG_KIND_MAX 15
 /* Extensions a schema may have (one per backend that adds keys). */
@@ -93,6 +104,11 @@ struct global_config {
 	char *metrics_textfile;	   /* NULL: none; else an absolute path ending in .prom */
 	char *include;		   /* NULL: none; else a glob of files with more [partition] sections */
 	uint64_t record_max_bytes; /* rotate the record to PATH.1 before it passes this; 0: no cap */
+	/* Where partitions' cgroups and VMs' scopes are found: NULL for the host's cgroup mounts, else
+	 * one directory of a cgroup hierarchy (tests point it at a private subtree). */
+	char *cgroup_root;
+	unsigned reconcile_ms; /* how often every partition's threads are checked (rounded up to ticks) */
+	bool proc_connector;   /* new threads are placed on the kernel's proc connector events */
 	struct config_origin origin;
 };
 
@@ -127,11 +143,22 @@ struct partition_config {
 	bool partid_auto; /* not in the file: the simulator picked the lowest free PARTID */
 	struct partition_goals goals;
 	char *cgroup; /* relative to the cgroup root, normalized; NULL if none */
+	char *vm;     /* a libvirt VM whose cgroup scope holds the partition's tasks; NULL if none */
+	enum partition_threads threads;
 	pid_t *pids;
 	size_t pid_count;
 	struct cpu_set *cpus;	    /* NULL if none: resctrl gives the group these CPUs */
 	void *ext[CONFIG_MAX_EXTS]; /* each extension's per-partition data, in the schema's order */
 	struct config_origin origin;
+};
+
+/* [vm-template "NAME"]: every running VM whose name matches `match` gets a partition of its own,
+ * named after the VM, with the template's keys. `partition` holds those keys (its name is the
+ * template's; its origin.key_lines has the partition key space's lines, then match's). */
+struct vm_template {
+	char name[NAME_MAX_LEN + 1];
+	char *match; /* a shell pattern, fnmatch(3) */
+	struct partition_config partition;
 };
 
 struct config_ext;
@@ -149,6 +176,8 @@ struct config {
 	size_t msc_count;
 	struct partition_config *partitions;
 	size_t partition_count;
+	struct vm_template *templates; /* in the file's order: the first that matches a VM makes it */
+	size_t template_count;
 	struct config_ext_data exts[CONFIG_MAX_EXTS];
 	size_t ext_count;
 };
@@ -157,10 +186,18 @@ struct config {
 void global_config_defaults(struct global_config *g);
 void partition_config_defaults(struct partition_config *p);
 
+/* Defaults, and each of `config`'s extensions' data at its defaults: -ENOMEM (what was allocated is
+ * freed by partition_config_fini). */
+int partition_config_init(const struct config *config, struct partition_config *p);
 /* Frees what a partition holds (its extensions' data through `config`'s extension table). */
 void partition_config_fini(const struct config *config, struct partition_config *p);
 /* Frees the strings a [global] section holds (one list, so that a new string key is freed everywhere). */
 void global_config_fini_strings(struct global_config *g);
+/* Gives `dst` (a copy of `src` made with memcpy) copies of src's strings: 0 or -ENOMEM (dst's strings
+ * may then be freed as usual). */
+int global_config_copy_strings(struct global_config *dst, const struct global_config *src);
+/* Frees what a template holds. */
+void vm_template_fini(const struct config *config, struct vm_template *t);
 void config_free(struct config *config);
 
 /* The data of extension `ext` (its section's object), or NULL when the schema had no such extension. */

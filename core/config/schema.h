@@ -164,5 +164,8 @@ struct config_schema {
 extern const struct config_section_def config_global_section;
 extern const struct config_section_def config_msc_section;
 extern const struct config_section_def config_partition_section;
+/* [vm-template "NAME"]: its own keys (match); it also takes [partition] keys, except those
+ * config_template_refuses() names. */
+extern const struct config_section_def config_template_section;
 
 #endif

@@ -80,7 +80,8 @@ static int open_actuators(const struct engine_registry *r, struct composition *c
 {
 	for (size_t i = 0; i < r->actuator_count && c->actuator_count < ENGINE_MAX_ACTUATORS; i++) {
 		const struct actuator_ops *ops = r->actuators[i];
-		if (ops->simulated != c->control_ops->simulated || (ops->wanted && !ops->wanted(config)))
+		if ((!ops->any_control && ops->simulated != c->control_ops->simulated) ||
+		    (ops->wanted && !ops->wanted(config)))
 			continue;
 		struct engine_actuator *a = &c->actuators[c->actuator_count];
 		int ret = ops->open(config, &c->shared, &a->actuator, err);
@@ -241,4 +242,37 @@ void composition_read_pmu(struct composition *c, uint64_t now_ns, struct pmu_sam
 		if (err.text[0])
 			log_error("reading the PMU counters failed: %s", err.text);
 	}
+}
+
+int composition_reconcile(struct composition *c, size_t index, struct err *err)
+{
+	int first = 0;
+
+	for (size_t a = 0; a < c->actuator_count; a++) {
+		struct engine_actuator *act = &c->actuators[a];
+		struct err why = { "" };
+		int r = act->ops->reconcile ? act->ops->reconcile(act->actuator, index, &why) : 0;
+		if (r < 0 && !first)
+			first = err_set(err, r, "%s", why.text);
+	}
+	return first;
+}
+
+void composition_task_event(struct composition *c, const struct task_event *ev)
+{
+	for (size_t a = 0; a < c->actuator_count; a++)
+		if (c->actuators[a].ops->task_event)
+			c->actuators[a].ops->task_event(c->actuators[a].actuator, ev);
+}
+
+const struct placement_status *composition_placement(const struct composition *c, size_t index)
+{
+	for (size_t a = 0; a < c->actuator_count; a++) {
+		const struct engine_actuator *act = &c->actuators[a];
+		const struct placement_status *st =
+			act->ops->placement ? act->ops->placement(act->actuator, index) : NULL;
+		if (st)
+			return st;
+	}
+	return NULL;
 }

@@ -92,6 +92,13 @@ int composition_read(struct composition *c, uint64_t now_ns, struct sample *samp
 /* The control domain (an index into caps.domains) monitor domain `m` measures: the one of the same
  * id space and id, or the control's only domain; -1 when none can be told. */
 int composition_control_domain(const struct composition *c, unsigned m);
+/* Every actuator that places tasks reconciles partition `index`: the first failure, if any (the others
+ * still run). */
+int composition_reconcile(struct composition *c, size_t index, struct err *err);
+/* A task the kernel reported, to every actuator that places tasks. */
+void composition_task_event(struct composition *c, const struct task_event *ev);
+/* What placement knows of partition `index`, or NULL (it names no tasks, or nothing places). */
+const struct placement_status *composition_placement(const struct composition *c, size_t index);
 
 /* The control's description with the monitors' ("monitor", "monitors"), for `mpamctl discover`. */
 json_t *composition_describe(const struct composition *c);

@@ -179,6 +179,7 @@ static int engine_setup(struct engine *e, struct err *err)
 		return r;
 	if ((r = engine_record_open(e, err)) < 0)
 		return r;
+	engine_vms_start(e);
 	engine_ctl_handler(e, &e->handler);
 	engine_metrics_init(e);
 	return 0;
@@ -214,6 +215,7 @@ void engine_free(struct engine *e)
 	if (!e)
 		return;
 	engine_record_close(e);
+	engine_vms_fini(e);
 	engine_close_backend(e);
 	engine_metrics_fini(e);
 	event_log_fini(&e->events);
@@ -221,7 +223,45 @@ void engine_free(struct engine *e)
 	free(e);
 }
 
+/* A rate far above what a domain can carry is not traffic: a count that jumped (another agent
+ * wrote the counter, a glitch) or a wrap taken for progress. The count goes on from the monitor's
+ * new baseline; this one sample is refused. */
+#define IMPLAUSIBLE_FACTOR 2.0
+
+static const char *const implausible_reason = "counter jumped: more than the domain can carry in one interval";
+
+static bool implausible(struct engine *e, size_t index, unsigned d, const struct sample *s)
+{
+	const struct engine_domain *dom = &e->hw.domains[d];
+	double capacity = engine_monitor_capacity(e, d);
+	double mbps = counter_rate_mbps(s->bytes, s->elapsed_ns);
+
+	if (capacity <= 0 || mbps <= IMPLAUSIBLE_FACTOR * capacity)
+		return false;
+	if (!e->partitions[index].jumped) /* once per run of such samples: not at every tick */
+		log_warning("partition %s: domain %s counted %.0f MB/s, more than the domain can carry (%.0f MB/s): "
+			    "the counter jumped; the sample is not used",
+			    e->partitions[index].config->name, dom->name, mbps, capacity);
+	return true;
+}
+
 /* Sums a partition's domains into one rate; invalid when any measuring domain is. */
+/* A sample more than its domain can carry is invalid, with that reason, for the partition's total
+ * and for its domain alike. */
+static void screen_samples(struct engine *e, size_t index)
+{
+	struct sample *row = &e->samples[index * e->hw.domain_count];
+	bool jumped = false;
+
+	for (unsigned d = 0; e->partitions[index].status.open && d < e->hw.domain_count; d++) {
+		if (row[d].state == SAMPLE_INVALID || !implausible(e, index, d, &row[d]))
+			continue;
+		row[d] = (struct sample){ .state = SAMPLE_INVALID, .reason = implausible_reason };
+		jumped = true;
+	}
+	e->partitions[index].jumped = jumped;
+}
+
 static void summarise(struct engine *e, size_t index)
 {
 	struct partition_status *st = &e->partitions[index].status;
@@ -267,11 +307,13 @@ void engine_tick(struct engine *e, uint64_t now_ns)
 	struct err read_err = { "" };
 
 	e->last_tick_ns = now_ns;
+	engine_place_tick(e);
 	engine_heal(e, now_ns);
 	if (composition_read(&e->hw, now_ns, e->samples, &read_err) < 0)
 		log_error("reading counters failed: %s", read_err.text);
 	for (size_t i = 0; i < e->slot_count; i++)
 		if (e->partitions[i].used) {
+			screen_samples(e, i);
 			summarise(e, i);
 			engine_domains_summarise(e, i);
 		}

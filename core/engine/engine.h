@@ -83,8 +83,12 @@ struct partition_status {
 int engine_new(struct config *config, const struct engine_options *opts, struct engine **ret, struct err *err);
 void engine_free(struct engine *engine);
 
-/* Runs ticks until opts.ticks are done or (with handle_signals) SIGTERM/SIGINT arrives. */
+/* Runs ticks until opts.ticks are done, engine_stop is called or (with handle_signals) SIGTERM/SIGINT
+ * arrives. */
 int engine_run(struct engine *engine, struct err *err);
+/* Asks engine_run to return after the current tick, as a stop signal does (from the on_tick hook: a
+ * test whose condition is met, a program that embeds the engine). */
+void engine_stop(struct engine *engine);
 
 /* Partitions live in slots: a number each keeps for its lifetime (the file's partitions get 0..n-1 in
  * the file's order at the start), which adding or removing another never changes. The count is one
@@ -127,8 +131,9 @@ uint64_t engine_overruns(const struct engine *engine);
  * peer; NULL: not named). *ret_result (may be NULL) gets what was asked and what is in force. */
 int engine_set(struct engine *engine, const char *name, const char *const *settings, size_t count, const char *who,
 	       json_t **ret_result, struct err *err);
-/* Re-reads opts.config_path and applies it with engine_apply_desired; an invalid file leaves
- * everything as it was (and says why: each finding is logged as FILE:LINE). */
+/* Re-reads opts.config_path and applies it, with one partition per running VM its [vm-template]s take,
+ * through engine_apply_desired; an invalid file leaves everything as it was (and says why: each
+ * finding is logged as FILE:LINE). */
 int engine_reload(struct engine *engine, struct err *err);
 
 /* Makes the running set of partitions what `desired` says, changing only the difference, and takes
@@ -137,13 +142,14 @@ int engine_reload(struct engine *engine, struct err *err);
  *    baseline, policy memory and `mpamctl set` changes kept;
  *  - only goals changed (mb_max, target_mbps, class...): re-applied in place, the file's goals
  *    replacing set's;
- *  - anything else changed (partid, cgroup, pids, cpus, simulator keys): removed and added again;
+ *  - anything else changed (partid, cgroup, vm, threads, pids, cpus, simulator keys): removed and
+ *    added again;
  *  - gone: closed and removed (resctrl: its group, only when mpamd made it);
  *  - new: opened in the lowest free slot.
  * `origins` (may be NULL) names, for each of desired's partitions, what made it (NULL: the file):
  * list and show report it as "template". [global] keys that need the backend opened again (backend,
- * monitor, resctrl_root, group_prefix, socket, mmio_beside_kernel, [msc], [sim], [pmu]) are refused
- * with -EBUSY and nothing changes; so is a partition the hardware cannot hold (-EOPNOTSUPP, -ERANGE).
+ * monitor, resctrl_root, group_prefix, socket, mmio_beside_kernel, cgroup_root, [msc], [sim], [pmu])
+ * are refused with -EBUSY and nothing changes; so is a partition the hardware cannot hold (-EOPNOTSUPP, -ERANGE).
  * interval_ms takes effect at once (the timer is re-armed). *ret_report (may be NULL) gets
  * {"added", "removed", "changed", "readded": [names], "unchanged": N, "interval_ms": N}. */
 int engine_apply_desired(struct engine *engine, struct config *desired, const char *const *origins, json_t **ret_report,

@@ -125,8 +125,14 @@ int engine_apply_limits(struct engine *e, size_t index, const struct partition_l
 	struct partition_limits eff = { 0 };
 	int r = e->hw.control_ops->apply(e->hw.control, index, want, &eff, err);
 
+	if (r < 0 && eff.changed_outside) {
+		/* Changed outside mpamd and not put back: the other tool's limits are in force. */
+		ep->status.mb_max = eff.mb_max;
+		ep->status.mb_min = eff.mb_min;
+	}
 	if (r < 0)
 		return r;
+	engine_slot_applied(e, index);
 	if (eff.changed_outside)
 		note_event(e, index, clock_now(&e->clock), "restore: limits had been changed outside mpamd");
 	ep->applied = *want;
@@ -152,7 +158,7 @@ static int actuate(struct engine *e, size_t index, const struct actuation *want,
 {
 	for (size_t a = 0; a < e->hw.actuator_count; a++) {
 		struct engine_actuator *act = &e->hw.actuators[a];
-		int r = act->ops->apply(act->actuator, index, want, err);
+		int r = act->ops->apply ? act->ops->apply(act->actuator, index, want, err) : 0;
 		if (r < 0)
 			return r;
 	}
@@ -203,7 +209,7 @@ static void apply_decision(struct engine *e, size_t index, const struct policy_d
 	if (hardware_side_gone(r))
 		recreate(e, index, &want, now_ns);
 	else if (r < 0)
-		log_error("partition %s: %s", p->name, err.text);
+		engine_slot_apply_failed(e, index, err.text);
 	if (!ep->status.open)
 		return; /* it failed: tried again later (engine_heal) */
 	if (act.cpu_quota_pct != ep->actuated.cpu_quota_pct && actuate(e, index, &act, &err) < 0)

@@ -60,7 +60,8 @@ static void add_placement(const struct engine *e, size_t index, json_t *json)
 	const struct control_ops *ops = e->hw.control_ops;
 	bool counted =
 		ops->partition_tasks && ep->status.open && ops->partition_tasks(e->hw.control, index, &tasks) == 0;
-	json_object_set_new(json, "tasks", counted ? json_integer((json_int_t)tasks) : json_null());
+	json_object_set_new(json, "group_tasks", counted ? json_integer((json_int_t)tasks) : json_null());
+	json_object_set_new(json, "placement", engine_place_detail_json(e, index));
 }
 
 static uint64_t ctl_generation(void *ctx)

@@ -1,6 +1,6 @@
-/* From the running set of partitions to a desired one (a reloaded file, and later the file plus the
- * partitions made from [vm-template]s), changing only the difference: what stayed the same keeps its
- * slot, its counters' baselines and its policies' memory. Everything is checked before anything is
+/* From the running set of partitions to a desired one (a reloaded file, or the file plus the
+ * partitions made from [vm-template]s, engine_vms.c), changing only the difference: what stayed the
+ * same keeps its slot, its counters' baselines and its policies' memory. Everything is checked before anything is
  * changed, so a refused change leaves all as it was. */
 #include <errno.h>
 #include <stdio.h>
@@ -13,10 +13,11 @@
 #include "core/engine/engine_snapshot.h"
 
 /* [global] keys the running backend can take. Every other key (backend, monitor, resctrl_root,
- * group_prefix, socket, mmio_beside_kernel, and any key added later until it is listed here) needs
- * the backend opened again, which a reload does not do. */
+ * group_prefix, socket, mmio_beside_kernel, cgroup_root, and any key added later until it is listed
+ * here) needs the backend opened again, which a reload does not do. */
 static const char *const live_global_keys[] = {
-	"interval_ms", "capacity_mbps", "escalate", "record", "record_max_bytes", "metrics_textfile", "include", NULL,
+	"interval_ms",	    "capacity_mbps", "escalate",     "record",	       "record_max_bytes",
+	"metrics_textfile", "include",	     "reconcile_ms", "proc_connector", NULL,
 };
 
 static bool is_live_key(const char *name)
@@ -153,8 +154,10 @@ static void remove_gone(struct engine *e, const struct diff *d, json_t *report)
 	}
 }
 
-/* New goals for a partition that stays: the policies get them, the hardware the new limits now. */
-static void change_goals(struct engine *e, size_t slot, const struct partition_config *p, uint64_t now_ns)
+/* New goals for a partition that stays: the policies get them, the hardware the new limits now. A
+ * refusal leaves the partition open with the limits in force, its error shown, and the next tick
+ * applies them again (a group removed meanwhile is made again there). */
+static void change_goals(struct engine *e, size_t slot, const struct partition_config *p)
 {
 	struct engine_partition *ep = &e->partitions[slot];
 	struct err err = { "" };
@@ -166,7 +169,7 @@ static void change_goals(struct engine *e, size_t slot, const struct partition_c
 		return;
 	struct partition_limits want = engine_limits(e, ep->config, p->goals.mb_max, p->goals.mb_min, NULL, NULL);
 	if (engine_apply_limits(e, slot, &want, &err) < 0)
-		engine_slot_failed(e, slot, now_ns, err.text);
+		engine_slot_apply_failed(e, slot, err.text);
 	else
 		engine_note_event(e, slot, "reload: goals changed in the file");
 }
@@ -207,7 +210,7 @@ static void apply_partitions(struct engine *e, struct engine_gen *g, const char 
 		struct engine_partition *ep = &e->partitions[d->slot[i]];
 		snprintf(ep->origin, sizeof(ep->origin), "%s", origin ? origin : "");
 		if (c == CHANGE_GOALS)
-			change_goals(e, (size_t)d->slot[i], &want->partitions[i], now_ns);
+			change_goals(e, (size_t)d->slot[i], &want->partitions[i]);
 		if (ep->failed)
 			ep->retry_ns = now_ns; /* an operator's reload tries failed partitions at once */
 	}
@@ -239,6 +242,7 @@ static void take_config(struct engine *e, struct engine_gen *g)
 	}
 	if (record_moved)
 		engine_record_reopen(e);
+	engine_place_update(e);
 }
 
 static json_t *report_new(void)
@@ -326,7 +330,7 @@ static int reload(struct engine *e, json_t **ret_report, json_t **ret_messages, 
 	diag_list_fini(&diags);
 	if (r < 0)
 		err_set(err, r, "%s has %zu error(s); the running configuration stays", e->opts.config_path, errors);
-	else if ((r = engine_apply_desired(e, fresh, NULL, ret_report, err)) < 0)
+	else if ((r = engine_vms_reload(e, fresh, ret_report, err)) < 0)
 		log_error("reload refused: %s", err->text);
 	engine_metrics_reloaded(e, r == 0);
 	if (r == 0) {

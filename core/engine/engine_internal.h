@@ -41,7 +41,7 @@ struct engine_partition {
 	bool hw_open;			   /* the composition holds it (close or remove it once) */
 	/* Could not be opened or its limits applied: tried again at retry_ns (engine clock). */
 	bool failed;
-	char error[ERR_TEXT_MAX];
+	char error[ERR_TEXT_MAX]; /* why it failed, or (open) why its limits could not be applied */
 	uint64_t retry_ns, backoff_ns;
 	unsigned attempts; /* failed attempts in a row */
 	struct partition_status status;
@@ -51,6 +51,7 @@ struct engine_partition {
 	bool applied_once;
 	struct actuation actuated;	 /* what the actuators last carried out */
 	uint64_t invalid_samples;	 /* ticks at which it was open and its sample invalid */
+	bool jumped;			 /* its last sample was refused as more than a domain can carry */
 	char pmu_reason[PMU_REASON_MAX]; /* why the sampler could not count it at all ("": it could) */
 };
 
@@ -68,6 +69,28 @@ struct engine_metrics {
 	double reload_ok_unix_s;
 	struct textfile textfile;
 	uint64_t textfile_tried_ns; /* CLOCK_MONOTONIC of the last attempt; 0: none */
+};
+
+struct proc_connector;
+struct cgroup_tree;
+
+/* Placement's side of the engine (engine_place.c): the proc connector on the loop, and what the
+ * reconciles and events did. */
+struct engine_place {
+	struct proc_connector *connector; /* NULL: none (see why) */
+	char why[ERR_TEXT_MAX];		  /* why there is none ("" while it is on or nothing wants it) */
+	bool soon;			  /* events were lost: every partition is reconciled at the next tick */
+	uint64_t reconciles, events, lost;
+};
+
+/* Partitions that follow VMs (engine_vms.c). */
+struct engine_vms {
+	struct engine_gen *file;  /* the file's configuration, while it has [vm-template]s; NULL: none */
+	struct cgroup_tree *tree; /* where VMs are listed, opened at the first need */
+	bool told_no_tree;
+	char **running; /* the VMs a template took at the last sync, sorted */
+	size_t running_count;
+	char error[ERR_TEXT_MAX]; /* why the last sync could not apply them ("": it could) */
 };
 
 struct run_state;
@@ -125,6 +148,8 @@ struct engine {
 	struct ctl_server *ctl;
 	struct ctl_handler handler;
 	struct engine_metrics metrics;
+	struct engine_place place;
+	struct engine_vms vms;
 };
 
 /* engine.c */
@@ -164,6 +189,12 @@ int engine_slot_open(struct engine *e, size_t slot, uint64_t now_ns);
 void engine_slot_close(struct engine *e, size_t slot, bool remove);
 /* It failed: closed in the backends, its error kept, tried again after the backoff. */
 void engine_slot_failed(struct engine *e, size_t slot, uint64_t now_ns, const char *error);
+/* Its limits could not be applied while it stays open (the limits in force stay, and status shows
+ * them): the error is kept for status and logged once while it stays the same; the next tick that
+ * applies tries again. */
+void engine_slot_apply_failed(struct engine *e, size_t slot, const char *error);
+/* Its limits were applied: an apply error it had is cleared, saying so. */
+void engine_slot_applied(struct engine *e, size_t slot);
 /* Tries again each failed partition whose time has come (asking the control to recover first when it
  * can): failed partitions heal without a reload. */
 void engine_heal(struct engine *e, uint64_t now_ns);
@@ -175,6 +206,31 @@ json_t *engine_reload_report(struct engine *e, json_t **ret_messages, struct err
 /* engine_loop.c */
 /* interval_ms changed: the timer runs on the new interval from now on. */
 void engine_loop_rearm(struct engine *e);
+
+/* engine_place.c: placement's events and reconciles */
+/* Opens the proc connector (on the running loop) when something names tasks and it is wanted, closes
+ * it when nothing does: at the start and after every change of the partitions. */
+void engine_place_update(struct engine *e);
+void engine_place_stop(struct engine *e);
+/* At the start of each tick: the events queued so far, then the reconcile when it is due (every
+ * reconcile_ms in ticks, or at once after lost events). */
+void engine_place_tick(struct engine *e);
+/* "tasks", "placements", "misses" of a partition (null where nothing places it) into a list row. */
+void engine_place_partition_json(const struct engine *e, size_t index, json_t *json);
+/* show's "placement": its source, whether it is found, the counts and the reason; null without one. */
+json_t *engine_place_detail_json(const struct engine *e, size_t index);
+/* status's "placement": the proc connector, the reconciles, the totals. */
+void engine_place_status_json(const struct engine *e, json_t *status);
+
+/* engine_vms.c: partitions that follow VMs */
+/* At the start: the file's templates make their VMs' partitions. */
+void engine_vms_start(struct engine *e);
+/* The running VMs are listed again; the partitions follow when the set a template takes changed. */
+void engine_vms_sync(struct engine *e);
+/* A reload: `fresh` (owned) and one partition per running VM its templates take, applied with
+ * engine_apply_desired (its report in *ret_report). */
+int engine_vms_reload(struct engine *e, struct config *fresh, json_t **ret_report, struct err *err);
+void engine_vms_fini(struct engine *e);
 
 /* engine_pmu.c: PMU counts beside bandwidth */
 /* The sampler starts counting partition `index`; a failure is logged and kept as its reason. */

@@ -1,6 +1,7 @@
 /* The engine's event loop: epoll over a timerfd (the ticks), a signalfd (SIGHUP reloads and reopens
- * the record file, SIGTERM/SIGINT stop) and the control socket. With the simulated clock the ticks
- * run back to back and the loop only looks at the other descriptors between them. */
+ * the record file, SIGTERM/SIGINT stop), the control socket and the proc connector (engine_place.c).
+ * With the simulated clock the ticks run back to back and the loop only looks at the other
+ * descriptors between them. */
 #include <errno.h>
 #include <signal.h>
 #include <stdint.h>
@@ -59,6 +60,11 @@ static void tick_measured(struct engine *e, uint64_t now_ns, uint64_t late_ns)
 	uint64_t end = monotonic_ns();
 	tick_stats_record(&e->tick_stats, late_ns, end - start);
 	engine_metrics_tick_done(e, end - start, end);
+}
+
+void engine_stop(struct engine *e)
+{
+	e->stopping = true;
 }
 
 static bool should_stop(const struct engine *e)
@@ -162,6 +168,7 @@ static void teardown(struct run_state *rs)
 	if (rs->masked)
 		sigprocmask(SIG_SETMASK, &rs->old_mask, NULL);
 	engine_ctl_detach(rs->e);
+	engine_place_stop(rs->e);
 	loop_free(rs->e->loop);
 	rs->e->loop = NULL;
 }
@@ -202,6 +209,8 @@ int engine_run(struct engine *e, struct err *err)
 		r = setup_timer(&rs, err);
 	if (r == 0)
 		r = engine_ctl_attach(e, err);
+	if (r == 0)
+		engine_place_update(e);
 	if (r == 0) {
 		log_info("ready: %zu partition(s), every %u ms", engine_partitions_in_use(e),
 			 e->config->global.interval_ms);

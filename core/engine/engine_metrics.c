@@ -72,6 +72,7 @@ static void fill_input(struct engine *e, struct metrics_partition *parts, struct
 				.goals = &e->partitions[i].config->goals,
 				.domains = e->dom_count ? engine_partition_domain(e, i, 0) : NULL,
 				.invalid_samples = e->partitions[i].invalid_samples,
+				.placement = e->partitions[i].status.open ? composition_placement(&e->hw, i) : NULL,
 			};
 	for (unsigned d = 0; d < e->dom_count; d++) {
 		domains[d].name = e->doms[d].name;
@@ -93,6 +94,8 @@ static void fill_input(struct engine *e, struct metrics_partition *parts, struct
 		.capacity_mbps = engine_host_capacity(e, &learned),
 		.reload_ok = e->metrics.reload_ok,
 		.reload_ok_unix_s = e->metrics.reload_ok_unix_s,
+		.proc_connector = e->place.connector != NULL,
+		.proc_events_lost = e->place.lost,
 	};
 }
 

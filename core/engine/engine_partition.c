@@ -8,11 +8,14 @@
 #include "core/base/log.h"
 #include "core/engine/engine_internal.h"
 
-/* Failures no retry can heal: the file asks for what this hardware cannot hold (a cache mask
- * outside the host's, a goal the composition cannot serve). They wait for a reload. */
+/* What the hardware answered when the partition was opened or its limits applied: a refusal can
+ * change (a CPU comes online, another tool's exclusive group goes, a CLOSID is freed), so only one
+ * that says the hardware lacks something (a capability, a PARTID or cache portion it does not have)
+ * waits for a reload. mpamd's own checks before that (a goal the composition cannot serve, limits
+ * the hardware cannot hold) never change by themselves: they wait for a reload too. */
 static bool retry_helps(int r)
 {
-	return r != -EOPNOTSUPP && r != -ERANGE && r != -EINVAL;
+	return r != -EOPNOTSUPP && r != -ERANGE;
 }
 
 static void mark_failed(struct engine *e, size_t slot, uint64_t now_ns, const char *error, bool retry)
@@ -44,6 +47,28 @@ void engine_slot_failed(struct engine *e, size_t slot, uint64_t now_ns, const ch
 	mark_failed(e, slot, now_ns, error, true);
 }
 
+void engine_slot_apply_failed(struct engine *e, size_t slot, const char *error)
+{
+	struct engine_partition *ep = &e->partitions[slot];
+
+	if (!strcmp(ep->error, error))
+		return; /* said already: a lasting refusal must not flood the log at every tick */
+	snprintf(ep->error, sizeof(ep->error), "%s", error);
+	log_error("partition %s: %s; the limits in force stay, and it is tried again", ep->config->name, error);
+}
+
+void engine_slot_applied(struct engine *e, size_t slot)
+{
+	struct engine_partition *ep = &e->partitions[slot];
+	char text[EVENT_TEXT_MAX];
+
+	if (ep->failed || !ep->error[0])
+		return; /* a failed partition's error goes when it opens (engine_slot_open) */
+	snprintf(text, sizeof(text), "recovered: limits applied again after: %.150s", ep->error);
+	ep->error[0] = '\0';
+	engine_note_event(e, slot, text);
+}
+
 int engine_slot_open(struct engine *e, size_t slot, uint64_t now_ns)
 {
 	struct engine_partition *ep = &e->partitions[slot];
@@ -57,6 +82,7 @@ int engine_slot_open(struct engine *e, size_t slot, uint64_t now_ns)
 	int r = engine_check_goals(e, p, &err);
 	if (r == 0)
 		r = engine_validate_limits(e, &want, &err);
+	bool checked = r == 0; /* what fails from here on is the hardware's answer */
 	if (r == 0) {
 		ep->hw_open = true; /* also when it fails halfway: what was opened is closed again */
 		r = composition_partition_open(&e->hw, slot, p, &ep->ref, &err);
@@ -64,7 +90,7 @@ int engine_slot_open(struct engine *e, size_t slot, uint64_t now_ns)
 	if (r == 0)
 		r = engine_apply_limits(e, slot, &want, &err);
 	if (r < 0) {
-		mark_failed(e, slot, now_ns, err.text, retry_helps(r));
+		mark_failed(e, slot, now_ns, err.text, checked && retry_helps(r));
 		return r;
 	}
 	ep->failed = false;

@@ -32,7 +32,8 @@ static json_t *limit_json(const struct partition_status *st, unsigned pct)
 	return st->open ? json_integer(pct) : json_null();
 }
 
-/* "open", "failed" (it is tried again, or after a reload when retry_in_s is null) or "closed". */
+/* "open", "failed" (it is tried again, or after a reload when retry_in_s is null) or "closed". An
+ * open partition with an error could not have its limits applied: those in force are shown. */
 static const char *state_of(const struct engine_partition *ep)
 {
 	return ep->status.open ? "open" : ep->failed ? "failed" : "closed";
@@ -58,8 +59,9 @@ static json_t *partition_summary(const struct engine *e, size_t i)
 			 "target_mbps", engine_json_u32(p->goals.target_mbps), "guarantee_mbps",
 			 engine_json_u32(p->goals.guarantee_mbps), "weight", (json_int_t)p->goals.weight, "reason",
 			 st->reason ? json_string(st->reason) : json_null(), "error",
-			 ep->failed ? json_string(ep->error) : json_null(), "retry_in_s", retry_json(e, ep), "attempts",
-			 (json_int_t)ep->attempts, "template", ep->origin[0] ? json_string(ep->origin) : json_null());
+			 ep->error[0] ? json_string(ep->error) : json_null(), "retry_in_s", retry_json(e, ep),
+			 "attempts", (json_int_t)ep->attempts, "template",
+			 ep->origin[0] ? json_string(ep->origin) : json_null());
 }
 
 static const char *domain_state(const struct domain_status *ds)
@@ -95,6 +97,7 @@ json_t *engine_partition_summary(const struct engine *e, size_t i)
 
 	engine_pmu_json(e, i, row);
 	json_object_set_new(row, "domains", engine_domain_rows(e, i, false));
+	engine_place_partition_json(e, i, row);
 	return row;
 }
 
@@ -155,5 +158,6 @@ json_t *engine_snapshot_status(const struct engine *e)
 	json_object_set_new(status, "partitions_failed", json_integer((json_int_t)failed));
 	json_object_set_new(status, "domains", domains_status(e));
 	engine_pmu_status_json(e, status);
+	engine_place_status_json(e, status);
 	return status;
 }

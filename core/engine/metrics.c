@@ -295,6 +295,35 @@ static bool partition_stall_ratio(const struct metrics_partition *p, double *ret
 	return p->status->open && p->status->stall_valid;
 }
 
+/* Placement: only partitions that name tasks (a cgroup, vm or pids) have these. */
+static bool partition_tasks(const struct metrics_partition *p, double *ret)
+{
+	*ret = p->placement ? (double)p->placement->tasks : 0;
+	return p->placement != NULL;
+}
+
+static bool partition_placements(const struct metrics_partition *p, double *ret)
+{
+	*ret = p->placement ? (double)p->placement->placements : 0;
+	return p->placement != NULL;
+}
+
+static bool partition_misses(const struct metrics_partition *p, double *ret)
+{
+	*ret = p->placement ? (double)p->placement->misses : 0;
+	return p->placement != NULL;
+}
+
+static void write_connector(struct metrics_buf *b, const struct metrics_family *f, const struct metrics_input *in)
+{
+	sample(b, f->name, NULL, 0, in->proc_connector);
+}
+
+static void write_events_lost(struct metrics_buf *b, const struct metrics_family *f, const struct metrics_input *in)
+{
+	sample(b, f->name, NULL, 0, (double)in->proc_events_lost);
+}
+
 /* One series per partition and domain, from that domain's figures of this tick, when `value` gives
  * one: an invalid sample has no rate, a partition that is not open no rate and no limit. */
 static void write_per_domain(struct metrics_buf *b, const struct metrics_family *f, const struct metrics_input *in,
@@ -445,6 +474,23 @@ const struct metrics_family metrics_families[] = {
 	{ "mpamd_partition_stall_ratio", "gauge",
 	  "Backend stall cycles per cycle at the last tick, from the PMU; absent when not counted.",
 	  write_per_partition, partition_stall_ratio },
+	{ "mpamd_partition_tasks", "gauge",
+	  "Threads of the partition's cgroup, VM or pids at the last reconcile (vCPUs only with threads = "
+	  "vcpu); only partitions that name tasks.",
+	  write_per_partition, partition_tasks },
+	{ "mpamd_partition_placements_total", "counter",
+	  "Threads mpamd put in the partition's group since it was opened.", write_per_partition,
+	  partition_placements },
+	{ "mpamd_partition_placement_misses_total", "counter",
+	  "Threads the kernel refused to put in the partition's group (they stay outside it).", write_per_partition,
+	  partition_misses },
+	{ "mpamd_proc_connector_up", "gauge",
+	  "1 when new threads are placed on the kernel's proc connector events, 0 when only the reconcile "
+	  "places them.",
+	  write_connector, NULL },
+	{ "mpamd_proc_events_lost_total", "counter",
+	  "Times the kernel dropped process events because mpamd fell behind (a reconcile followed).",
+	  write_events_lost, NULL },
 	{ "mpamd_policy_events_total", "counter",
 	  "Policy events per partition and action (throttle, restore, guarantee, escalate...), as logged.",
 	  write_events, NULL },

@@ -33,10 +33,11 @@ void metrics_buf_fini(struct metrics_buf *b);
 
 /* One partition as the exposition sees it. */
 struct metrics_partition {
-	const struct partition_status *status; /* name, open, valid, estimated, bytes, limits in force */
-	const struct partition_goals *goals;   /* guarantee_mbps, target_mbps */
-	const struct domain_status *domains;   /* this tick's rate and limits on each domain */
-	uint64_t invalid_samples;	       /* ticks with an invalid sample while open */
+	const struct partition_status *status;	  /* name, open, valid, estimated, bytes, limits in force */
+	const struct partition_goals *goals;	  /* guarantee_mbps, target_mbps */
+	const struct domain_status *domains;	  /* this tick's rate and limits on each domain */
+	uint64_t invalid_samples;		  /* ticks with an invalid sample while open */
+	const struct placement_status *placement; /* NULL: it names no tasks, or it is not open */
 };
 
 /* One domain as the exposition sees it. */
@@ -56,11 +57,13 @@ struct metrics_input {
 	const struct histogram *tick_duration; /* seconds */
 	uint64_t ticks, overruns;
 	double interval_s;
-	double uptime_s;	 /* on the engine's clock, to the last tick */
-	double last_tick_unix_s; /* wall-clock time of the last tick; 0: none yet */
-	double capacity_mbps;	 /* all measuring domains together; 0: unknown */
-	bool reload_ok;		 /* the last load or reload of the configuration worked */
-	double reload_ok_unix_s; /* when the configuration was last loaded successfully */
+	double uptime_s;	   /* on the engine's clock, to the last tick */
+	double last_tick_unix_s;   /* wall-clock time of the last tick; 0: none yet */
+	double capacity_mbps;	   /* all measuring domains together; 0: unknown */
+	bool reload_ok;		   /* the last load or reload of the configuration worked */
+	double reload_ok_unix_s;   /* when the configuration was last loaded successfully */
+	bool proc_connector;	   /* placement listens to the kernel's process events */
+	uint64_t proc_events_lost; /* times the kernel dropped events because mpamd fell behind */
 };
 
 struct metrics_family {

@@ -13,7 +13,8 @@
 
 static const struct control_ops *const controls[] = { &control_resctrl_ops, &control_mmio_ops, &control_sim_ops };
 static const struct monitor_ops *const monitors[] = { &monitor_resctrl_ops, &monitor_mbwu_ops };
-static const struct actuator_ops *const actuators[] = { &actuator_cpu_quota_ops, &actuator_sim_cpu_quota_ops };
+static const struct actuator_ops *const actuators[] = { &actuator_cpu_quota_ops, &actuator_sim_cpu_quota_ops,
+							&actuator_placement_ops };
 static const struct pmu_sampler_ops *const samplers[] = { &pmu_sampler_perf_ops, &pmu_sampler_sim_ops };
 
 const struct engine_registry engine_registry_default = {

@@ -172,7 +172,7 @@ static void assert_untouched(struct host *h)
 	snprintf(path, sizeof(path), "%s/.emu_ctl", h->root);
 	char *ctl = read_text_file(path);
 	assert_non_null(ctl);
-	if (!strstr(ctl, "fail_next_write EIO") || !strstr(ctl, "fail_mkdir ENOSPC"))
+	if (!strstr(ctl, "fail_write EIO * 1") || !strstr(ctl, "fail_mkdir ENOSPC * 1"))
 		fail_msg("a fault was hit, so something was written:\n%s", ctl);
 	free(ctl);
 	char *after = snapshot(h->root);

@@ -1,6 +1,7 @@
 /* mpamd at start-up: a SIGTERM, SIGINT or SIGHUP at any moment is held until the loop runs (then a
  * stop resets with --reset-on-exit and exits 0), and a second mpamd on hardware another one manages
- * exits having changed nothing, while one after a kill -9 starts. */
+ * exits having changed nothing, while one after a kill -9 starts. And a log nobody reads any more
+ * kills nothing. */
 #include <errno.h>
 #include <fcntl.h>
 #include <setjmp.h>
@@ -237,12 +238,61 @@ static void test_single_instance(void **state)
 	remove_dir();
 }
 
+/* mpamd logs to stderr under systemd (--foreground, the journal's stream): a journal that restarts,
+ * or any reader of its log that goes away, must not kill it. Writes then fail with EPIPE. */
+static void test_log_reader_gone(void **state)
+{
+	char record[128];
+	int out[2];
+
+	(void)state;
+	make_dir();
+	write_config(sim_config);
+	snprintf(record, sizeof(record), "%s/run.csv", dir);
+	assert_int_equal(pipe(out), 0);
+	char *argv[] = { MPAMD, "-c", config, "-f", "--no-socket", "--record", record, NULL };
+	int pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		dup2(out[1], 2);
+		close(out[0]);
+		close(out[1]);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	started[started_count++ % (sizeof(started) / sizeof(started[0]))] = pid;
+	close(out[1]);
+	/* Read its log until it runs, then go away. */
+	char text[4096] = "";
+	size_t len = 0;
+	while (!strstr(text, "ready:") && len < sizeof(text) - 1) {
+		ssize_t n = read(out[0], text + len, sizeof(text) - 1 - len);
+		assert_true(n > 0);
+		len += (size_t)n;
+		text[len] = '\0';
+	}
+	close(out[0]);
+	kill(pid, SIGHUP); /* a reload, which logs */
+	struct stat st;
+	off_t size = stat(record, &st) == 0 ? st.st_size : 0, grown = size;
+	for (int waited = 0; waited < WAIT_MS && grown < size + 2000 && kill(pid, 0) == 0; waited += 10) {
+		usleep(10000);
+		grown = stat(record, &st) == 0 ? st.st_size : 0;
+	}
+	if (grown < size + 2000)
+		fail_msg("mpamd stopped once nobody read its log (exit %d)", wait_exit(pid, 0));
+	kill(pid, SIGTERM);
+	assert_int_equal(wait_exit(pid, WAIT_MS), 0);
+	remove_dir();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(test_signal_while_reading_the_config, teardown),
 		cmocka_unit_test_teardown(test_signals_during_start_up, teardown),
 		cmocka_unit_test_teardown(test_single_instance, teardown),
+		cmocka_unit_test_teardown(test_log_reader_gone, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

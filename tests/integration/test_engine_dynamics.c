@@ -27,10 +27,14 @@
 #include "core/engine/registry.h"
 #include "policies/policy.h"
 #include "tests/util/emu_runner.h"
+#include "tests/util/engine_util.h"
 #include "tests/util/testutil.h"
 
 #define MAX_TICKS 200
 #define WAIT_MS	  5000
+
+#define write_file(...)	       assert_int_equal(write_text_file(__VA_ARGS__), 0)
+#define note_failure(run, ...) note_first((run)->failure, sizeof((run)->failure), __VA_ARGS__)
 
 /* One run: the emulator (or none), the engine, its file and what the hook saw each tick. */
 struct run {
@@ -69,48 +73,12 @@ static int teardown(void **state)
 	return 0;
 }
 
-static void write_file(const char *path, const char *fmt, ...)
-{
-	FILE *out = fopen(path, "w");
-	va_list ap;
-
-	assert_non_null(out);
-	va_start(ap, fmt);
-	vfprintf(out, fmt, ap);
-	va_end(ap);
-	fclose(out);
-}
-
-static void note_failure(struct run *run, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (run->failure[0])
-		return;
-	va_start(ap, fmt);
-	vsnprintf(run->failure, sizeof(run->failure), fmt, ap);
-	va_end(ap);
-}
-
 static uint64_t monotonic_ns(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static const struct partition_status *find(const struct engine *e, const char *name, size_t *ret_slot)
-{
-	for (size_t i = 0; i < engine_partition_count(e); i++) {
-		const struct partition_status *st = engine_partition(e, i);
-		if (st->name && !strcmp(st->name, name)) {
-			if (ret_slot)
-				*ret_slot = i;
-			return st;
-		}
-	}
-	return NULL;
 }
 
 static void on_tick(void *ctx, struct engine *e)
@@ -122,7 +90,7 @@ static void on_tick(void *ctx, struct engine *e)
 		return;
 	run->tick_ns[t] = monotonic_ns();
 	for (size_t w = 0; w < run->watched_count; w++) {
-		const struct partition_status *st = find(e, run->watched[w], NULL);
+		const struct partition_status *st = engine_find(e, run->watched[w], NULL);
 		run->valid[t][w] = st && st->valid;
 	}
 	if (run->script)
@@ -131,14 +99,9 @@ static void on_tick(void *ctx, struct engine *e)
 
 static struct config *load(const char *path)
 {
-	struct diag_list diags;
-	struct config *config = NULL;
+	struct config *config = load_config_file(path);
 
-	diag_list_init(&diags, path);
-	int r = config_load_path(path, engine_default_schema(), NULL, &config, &diags);
-	diag_print(&diags, stderr);
-	diag_list_fini(&diags);
-	assert_int_equal(r, 0);
+	assert_non_null(config);
 	return config;
 }
 
@@ -186,26 +149,6 @@ static void run_engine(struct run *run, uint64_t ticks, bool sim_clock, const st
 		fail_msg("%s", run->failure);
 }
 
-static bool group_exists(const struct run *run, const char *group)
-{
-	char path[256];
-	struct stat st;
-
-	snprintf(path, sizeof(path), "%s/%s", emu_root(run->emu), group);
-	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-static bool schemata_has(const struct run *run, const char *group, const char *line)
-{
-	char path[256];
-
-	snprintf(path, sizeof(path), "%s/%s/schemata", emu_root(run->emu), group);
-	char *text = read_text_file(path);
-	bool has = text && strstr(text, line);
-	free(text);
-	return has;
-}
-
 /* ---- reload: the difference, and nothing else ---- */
 
 static const char *const three = "[partition \"a\"]\nclass = best-effort\nmb_max = 80\nsim_demand = 3000\n"
@@ -229,17 +172,17 @@ static void reload_script(struct run *run, uint64_t t)
 		write_resctrl_config(run, 20, changed);
 		if (engine_reload(run->engine, &err) < 0)
 			return note_failure(run, "tick 5: reload refused: %s", err.text);
-		if (group_exists(run, "mpamd-b"))
+		if (emu_group_exists(run->emu, "mpamd-b"))
 			note_failure(run, "the removed partition b still has its group");
-		if (!group_exists(run, "mpamd-d"))
+		if (!emu_group_exists(run->emu, "mpamd-d"))
 			note_failure(run, "the adopted group of d was removed");
-		if (!group_exists(run, "mpamd-e"))
+		if (!emu_group_exists(run->emu, "mpamd-e"))
 			note_failure(run, "the added partition e has no group");
-		if (!schemata_has(run, "mpamd-a", "MB:0=50;1=50"))
+		if (!emu_group_file_has(run->emu, "mpamd-a", "schemata", "MB:0=50;1=50"))
 			note_failure(run, "a's new mb_max is not in its schemata");
-		if (!find(run->engine, "c", &slot) || slot != slot_of_c_at_start)
+		if (!engine_find(run->engine, "c", &slot) || slot != slot_of_c_at_start)
 			note_failure(run, "c moved from slot %zu to %zu", slot_of_c_at_start, slot);
-		if (find(run->engine, "b", NULL) || find(run->engine, "d", NULL))
+		if (engine_find(run->engine, "b", NULL) || engine_find(run->engine, "d", NULL))
 			note_failure(run, "removed partitions are still listed");
 	} else if (t == 8) {
 		/* Broken: nothing at all changes (c would go, the interval would change). */
@@ -247,9 +190,11 @@ static void reload_script(struct run *run, uint64_t t)
 			   emu_root(run->emu), "[partition \"a\"]\nmb_max = 20\n");
 		if (engine_reload(run->engine, &err) == 0)
 			return note_failure(run, "tick 8: a broken file was taken");
-		if (!find(run->engine, "c", NULL) || !find(run->engine, "e", NULL) || find(run->engine, "b", NULL))
+		if (!engine_find(run->engine, "c", NULL) || !engine_find(run->engine, "e", NULL) ||
+		    engine_find(run->engine, "b", NULL))
 			note_failure(run, "a refused reload changed the partition set");
-		if (!schemata_has(run, "mpamd-a", "MB:0=50;1=50") || !group_exists(run, "mpamd-c"))
+		if (!emu_group_file_has(run->emu, "mpamd-a", "schemata", "MB:0=50;1=50") ||
+		    !emu_group_exists(run->emu, "mpamd-c"))
 			note_failure(run, "a refused reload changed limits or groups");
 	} else if (t == 12) {
 		write_resctrl_config(run, 80, changed); /* only interval_ms changes */
@@ -291,7 +236,7 @@ static void test_reload_applies_the_difference(void **state)
 	double before = mean_spacing_ms(run, 2, 8), after = mean_spacing_ms(run, 14, 24);
 	if (before > 40 || after < 70)
 		fail_msg("ticks %.1f ms apart before interval_ms 20 -> 80, %.1f ms after", before, after);
-	const struct partition_status *e = find(run->engine, "e", NULL);
+	const struct partition_status *e = engine_find(run->engine, "e", NULL);
 	assert_non_null(e);
 	assert_true(e->open && e->valid);
 	teardown(NULL);
@@ -301,7 +246,7 @@ static void test_reload_applies_the_difference(void **state)
 
 static void heal_script(struct run *run, uint64_t t)
 {
-	const struct partition_status *x = find(run->engine, "x", NULL);
+	const struct partition_status *x = engine_find(run->engine, "x", NULL);
 
 	if (t == 1 && !(x->failed || x->open))
 		note_failure(run, "x is neither failed nor open");
@@ -324,7 +269,7 @@ static void test_failed_mkdir_heals_without_a_reload(void **state)
 		fail_msg("engine_new: %s", err.text);
 
 	/* Meanwhile: failed, with the error and the next retry; no limit (not 0%). */
-	const struct partition_status *x = find(run->engine, "x", NULL);
+	const struct partition_status *x = engine_find(run->engine, "x", NULL);
 	assert_true(x->failed);
 	assert_false(x->open);
 	assert_non_null(x->reason);
@@ -337,13 +282,13 @@ static void test_failed_mkdir_heals_without_a_reload(void **state)
 	assert_true(json_is_real(json_object_get(row, "retry_in_s")));
 	assert_true(json_is_null(json_object_get(row, "mb_max")));
 	json_decref(list);
-	assert_true(find(run->engine, "y", NULL)->open); /* the other one never waited */
+	assert_true(engine_find(run->engine, "y", NULL)->open); /* the other one never waited */
 
 	if (engine_run(run->engine, &err) < 0)
 		fail_msg("engine_run: %s", err.text);
-	x = find(run->engine, "x", NULL);
+	x = engine_find(run->engine, "x", NULL);
 	assert_true(x->open && x->valid && !x->failed);
-	assert_true(group_exists(run, "mpamd-x"));
+	assert_true(emu_group_exists(run->emu, "mpamd-x"));
 	json_t *events = event_log_to_json(engine_events(run->engine), "x", 20);
 	char *text = json_dumps(events, 0);
 	assert_non_null(text);
@@ -357,7 +302,8 @@ static bool all_failed_seen, all_back_seen;
 
 static void remount_script(struct run *run, uint64_t t)
 {
-	const struct partition_status *p = find(run->engine, "p", NULL), *q = find(run->engine, "q", NULL);
+	const struct partition_status *p = engine_find(run->engine, "p", NULL),
+				      *q = engine_find(run->engine, "q", NULL);
 
 	if (t == 3 && emu_ctl(run->emu, "vanish") != 0)
 		note_failure(run, "vanish was refused");
@@ -384,8 +330,8 @@ static void test_resctrl_gone_and_back_heals(void **state)
 	run->script = remount_script;
 	run_engine(run, 120, false, NULL);
 	assert_true(all_back_seen);
-	assert_true(group_exists(run, "mpamd-p") && group_exists(run, "mpamd-q"));
-	assert_true(schemata_has(run, "mpamd-p", "MB:0=60;1=60"));
+	assert_true(emu_group_exists(run->emu, "mpamd-p") && emu_group_exists(run->emu, "mpamd-q"));
+	assert_true(emu_group_file_has(run->emu, "mpamd-p", "schemata", "MB:0=60;1=60"));
 	teardown(NULL);
 }
 
@@ -488,12 +434,12 @@ static void test_desired_set_with_origins(void **state)
 	assert_int_equal(json_array_size(json_object_get(report, "added")), 2);
 	assert_int_equal(json_integer_value(json_object_get(report, "unchanged")), 2);
 	json_decref(report);
-	assert_non_null(find(run->engine, "vm-1", &slot));
+	assert_non_null(engine_find(run->engine, "vm-1", &slot));
 	assert_int_equal(slot, 2);
 	assert_string_equal(engine_partition_origin(run->engine, slot), "tenants");
 	assert_null(engine_partition_origin(run->engine, 0));
-	assert_true(find(run->engine, "vm-1", NULL)->open);
-	assert_int_equal(find(run->engine, "vm-1", NULL)->mb_max, 40);
+	assert_true(engine_find(run->engine, "vm-1", NULL)->open);
+	assert_int_equal(engine_find(run->engine, "vm-1", NULL)->mb_max, 40);
 	json_t *list = engine_snapshot_list(run->engine);
 	json_t *row = json_array_get(json_object_get(list, "partitions"), 2);
 	assert_string_equal(json_string_value(json_object_get(row, "template")), "tenants");
@@ -502,8 +448,8 @@ static void test_desired_set_with_origins(void **state)
 
 	/* The VM goes: its slot is free, the others keep theirs; the next VM takes the free slot. */
 	engine_partition_remove(run->engine, 2);
-	assert_null(find(run->engine, "vm-1", NULL));
-	assert_non_null(find(run->engine, "vm-2", &slot));
+	assert_null(engine_find(run->engine, "vm-1", NULL));
+	assert_non_null(engine_find(run->engine, "vm-2", &slot));
 	assert_int_equal(slot, 3);
 	write_file(run->config,
 		   "%s[partition \"vm-2\"]\nclass = best-effort\n[partition \"vm-3\"]\nclass = best-effort\n"
@@ -511,15 +457,15 @@ static void test_desired_set_with_origins(void **state)
 		   sim_file(100));
 	const char *const again[] = { NULL, NULL, "tenants", "tenants" };
 	assert_int_equal(engine_apply_desired(run->engine, load(run->config), again, NULL, &err), 0);
-	assert_non_null(find(run->engine, "vm-3", &slot));
+	assert_non_null(engine_find(run->engine, "vm-3", &slot));
 	assert_int_equal(slot, 2);
-	assert_non_null(find(run->engine, "vm-2", &slot));
+	assert_non_null(engine_find(run->engine, "vm-2", &slot));
 	assert_int_equal(slot, 3);
 	assert_int_equal(engine_partitions_in_use(run->engine), 4);
 	if (engine_run(run->engine, &err) < 0)
 		fail_msg("engine_run: %s", err.text);
 	/* On the simulator the added partition's traffic is simulated too, and measured. */
-	const struct partition_status *vm3 = find(run->engine, "vm-3", NULL);
+	const struct partition_status *vm3 = engine_find(run->engine, "vm-3", NULL);
 	assert_true(vm3->open && vm3->valid);
 	assert_true(vm3->truth_mbps > 1000 && vm3->mbps > 1000);
 	teardown(NULL);

@@ -20,6 +20,7 @@
 #include "core/engine/engine.h"
 #include "core/engine/registry.h"
 #include "tests/util/emu_runner.h"
+#include "tests/util/engine_util.h"
 #include "tests/util/testutil.h"
 
 static const char *const vms = "[sim]\ncapacity_mbps = 20000\n"
@@ -34,14 +35,9 @@ struct rig {
 
 static struct config *load(const char *path)
 {
-	struct diag_list diags;
-	struct config *config = NULL;
+	struct config *config = load_config_file(path);
 
-	diag_list_init(&diags, path);
-	int r = config_load_path(path, engine_default_schema(), NULL, &config, &diags);
-	diag_print(&diags, stderr);
-	diag_list_fini(&diags);
-	assert_int_equal(r, 0);
+	assert_non_null(config);
 	return config;
 }
 

@@ -1311,6 +1311,60 @@ static void test_fail_next_write(void **state)
 	assert_int_equal(emu_ctl(f->emu, "vanish\nvanish"), -EINVAL);
 }
 
+/* Faults that last: a count or "always" (until clear), the kernel's message in last_cmd_status (or
+ * "ok" when the kernel would leave none), mkdir and rmdir too; reading .emu_ctl shows what is armed. */
+static void test_fault_counts_and_status(void **state)
+{
+	struct fx *f = *state;
+
+	unsigned long changes = 0, after = 0;
+	assert_int_equal(emu_changes(f->emu, &changes), 0);
+	ctl(f, "fail_write EINVAL schemata 2 MB value 5 out of range [10,100]");
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(put(f, "schemata", "MB:0=5\n"), -EINVAL);
+		check_file(f, "info/last_cmd_status", "MB value 5 out of range [10,100]\n");
+	}
+	assert_int_equal(emu_changes(f->emu, &after), 0);
+	assert_int_equal(after, changes); /* a refused write is no change */
+	assert_int_equal(put(f, "schemata", "MB:0=50\n"), 0);
+	check_file(f, "info/last_cmd_status", "ok\n");
+	assert_int_equal(emu_changes(f->emu, &after), 0);
+	assert_int_equal(after, changes + 1);
+	ctl(f, "fail_write EIO * always");
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(put(f, i % 2 ? "tasks" : "schemata", "0\n"), -EIO);
+	check_file(f, "info/last_cmd_status", "ok\n"); /* no message: the kernel's status is cleared */
+	char *text = slurp(f, ".emu_ctl");
+	assert_non_null(strstr(text, "fail_write EIO * always\n"));
+	free(text);
+	ctl(f, "fail_mkdir ENOSPC * 2 Out of CLOSIDs");
+	assert_int_equal(mk(f, "g"), -ENOSPC);
+	check_file(f, "info/last_cmd_status", "Out of CLOSIDs\n");
+	text = slurp(f, ".emu_ctl");
+	assert_non_null(strstr(text, "fail_mkdir ENOSPC * 1 Out of CLOSIDs\n"));
+	free(text);
+	ctl(f, "counter . 0 mbm_total_bytes error");
+	ctl(f, "clear");
+	assert_int_equal(put(f, "schemata", "MB:0=60\n"), 0);
+	assert_int_equal(mk(f, "g"), 0);
+	check_file(f, "mon_data/mon_L3_00/mbm_total_bytes", "0\n");
+	ctl(f, "fail_rmdir EBUSY /g");
+	assert_int_equal(mk(f, "h"), 0);
+	assert_int_equal(rm(f, "h"), 0); /* not the path the fault is for */
+	assert_int_equal(rm(f, "g"), -EBUSY);
+	assert_int_equal(rm(f, "g"), 0);
+	check_absent(f, "g");
+	text = slurp(f, ".emu_ctl");
+	assert_null(strstr(text, "\nfail_"));
+	free(text);
+	/* Malformed. */
+	assert_int_equal(emu_ctl(f->emu, "fail_write EIO schemata 0"), -EINVAL);
+	assert_int_equal(emu_ctl(f->emu, "fail_write EIO schemata sometimes"), -EINVAL);
+	assert_int_equal(emu_ctl(f->emu, "fail_next_write EIO schemata 2"), -EINVAL);
+	assert_int_equal(emu_ctl(f->emu, "fail_rmdir EBUSY * 1 why"), -EINVAL);
+	assert_int_equal(emu_ctl(f->emu, "clear now"), -EINVAL);
+}
+
 static void test_counter_states(void **state)
 {
 	struct fx *f = *state;
@@ -1681,6 +1735,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_counters_real_time, setup_intel_sim, teardown),
 		cmocka_unit_test_setup_teardown(test_counters_follow_the_plant, setup_intel_plant, teardown),
 		cmocka_unit_test_setup_teardown(test_fail_next_write, setup_intel, teardown),
+		cmocka_unit_test_setup_teardown(test_fault_counts_and_status, setup_intel, teardown),
 		cmocka_unit_test_setup_teardown(test_counter_states, setup_intel, teardown),
 		cmocka_unit_test_setup_teardown(test_vanish, setup_intel, teardown),
 		cmocka_unit_test_setup_teardown(test_amd_assignment, setup_amd, teardown),

@@ -10,7 +10,7 @@
 #include "emu_state.h"
 #include "emu_tree.h"
 
-#define MAX_ARGS  6
+#define MAX_ARGS  6 /* the most words a command takes before its free text */
 #define MAX_ERRNO 4095
 
 static const char *const state_names[] = {
@@ -41,24 +41,79 @@ static int parse_errno(const char *text)
 	return -1;
 }
 
-static int cmd_fail_next_write(struct emu *e, char **argv, int argc)
+/* "3" or "always". */
+static int parse_count(const char *text, long *ret)
 {
-	int err = argc == 2 || argc == 3 ? parse_errno(argv[1]) : -1;
+	unsigned v;
 
-	if (err < 0 || (argc == 3 && strlen(argv[2]) >= sizeof(e->faults.write_suffix)))
+	if (strcmp(text, "always") == 0) {
+		*ret = EMU_FAULT_ALWAYS;
+		return 0;
+	}
+	if (emu_kstrtouint(text, 10, &v) || v == 0)
 		return -EINVAL;
-	e->faults.write_errno = err;
-	snprintf(e->faults.write_suffix, sizeof(e->faults.write_suffix), "%s", argc == 3 ? argv[2] : "");
+	*ret = (long)v;
 	return 0;
 }
 
-static int cmd_fail_mkdir(struct emu *e, char **argv, int argc)
+/* Arms `f` from ERRNO [SUFFIX [COUNT]] ("*": any path); `rest` is the text after COUNT, the message
+ * last_cmd_status shows. */
+static int arm(struct emu_fault *f, char **argv, int argc, const char *rest)
 {
-	int err = argc == 2 ? parse_errno(argv[1]) : -1;
+	struct emu_fault armed = { .remaining = 1 };
+	int at = 1;
 
-	if (err < 0)
+	if (argc < 2 || (armed.err = parse_errno(argv[at++])) < 0)
 		return -EINVAL;
-	e->faults.mkdir_errno = err;
+	if (at < argc) {
+		const char *suffix = argv[at++];
+		if (strlen(suffix) >= sizeof(armed.suffix))
+			return -EINVAL;
+		snprintf(armed.suffix, sizeof(armed.suffix), "%s", strcmp(suffix, "*") ? suffix : "");
+	}
+	if (at < argc && parse_count(argv[at++], &armed.remaining) < 0)
+		return -EINVAL;
+	if (rest && strlen(rest) >= sizeof(armed.status))
+		return -EINVAL;
+	snprintf(armed.status, sizeof(armed.status), "%s", rest ? rest : "");
+	*f = armed;
+	return 0;
+}
+
+static int cmd_fail_write(struct emu *e, char **argv, int argc, const char *rest)
+{
+	return arm(&e->faults.write, argv, argc, rest);
+}
+
+/* The first form of fail_write: the next write only, no message. */
+static int cmd_fail_next_write(struct emu *e, char **argv, int argc, const char *rest)
+{
+	if (argc > 3 || rest)
+		return -EINVAL;
+	return arm(&e->faults.write, argv, argc, NULL);
+}
+
+static int cmd_fail_mkdir(struct emu *e, char **argv, int argc, const char *rest)
+{
+	return arm(&e->faults.mkdir, argv, argc, rest);
+}
+
+static int cmd_fail_rmdir(struct emu *e, char **argv, int argc, const char *rest)
+{
+	return rest ? -EINVAL : arm(&e->faults.rmdir, argv, argc, NULL);
+}
+
+/* Every fault disarmed, every counter reading as it counts. */
+static int cmd_clear(struct emu *e, char **argv, int argc, const char *rest)
+{
+	(void)argv;
+	if (argc != 1 || rest)
+		return -EINVAL;
+	memset(&e->faults, 0, sizeof(e->faults));
+	for (struct emu_group *g = emu_next_group(e, NULL); g; g = emu_next_group(e, g))
+		for (unsigned d = 0; d < EMU_MAX_DOMAINS; d++)
+			for (int ev = 0; ev < EMU_EVT_COUNT; ev++)
+				g->mon[d].forced[ev] = EMU_CNT_OK;
 	return 0;
 }
 
@@ -83,8 +138,10 @@ static int parse_state(const char *text)
 	return -1;
 }
 
-static int cmd_counter(struct emu *e, char **argv, int argc)
+static int cmd_counter(struct emu *e, char **argv, int argc, const char *rest)
 {
+	if (rest)
+		return -EINVAL;
 	unsigned domain;
 
 	if (argc != 5)
@@ -106,8 +163,10 @@ static int cmd_counter(struct emu *e, char **argv, int argc)
 	return 0;
 }
 
-static int cmd_clock(struct emu *e, char **argv, int argc)
+static int cmd_clock(struct emu *e, char **argv, int argc, const char *rest)
 {
+	if (rest)
+		return -EINVAL;
 	if (argc != 2 || (strcmp(argv[1], "manual") && strcmp(argv[1], "real")))
 		return -EINVAL;
 	emu_traffic_sync(e); /* what happened before the switch used the old clock */
@@ -115,8 +174,10 @@ static int cmd_clock(struct emu *e, char **argv, int argc)
 	return 0;
 }
 
-static int cmd_advance(struct emu *e, char **argv, int argc)
+static int cmd_advance(struct emu *e, char **argv, int argc, const char *rest)
 {
+	if (rest)
+		return -EINVAL;
 	unsigned long long ms;
 
 	if (argc != 2 || emu_kstrtoull(argv[1], 10, &ms) || ms > UINT64_MAX / 1000000u)
@@ -124,8 +185,10 @@ static int cmd_advance(struct emu *e, char **argv, int argc)
 	return emu_clock_advance(&e->clock, ms * 1000000u);
 }
 
-static int cmd_vanish(struct emu *e, char **argv, int argc)
+static int cmd_vanish(struct emu *e, char **argv, int argc, const char *rest)
 {
+	if (rest)
+		return -EINVAL;
 	(void)argv;
 	if (argc != 1)
 		return -EINVAL;
@@ -135,21 +198,48 @@ static int cmd_vanish(struct emu *e, char **argv, int argc)
 
 static const struct {
 	const char *name;
-	int (*run)(struct emu *e, char **argv, int argc);
+	int (*run)(struct emu *e, char **argv, int argc, const char *rest);
+	int max_args; /* the words after these are one argument, `rest` (NULL when there are none) */
 	const char *usage;
 } commands[] = {
-	{ "fail_next_write", cmd_fail_next_write, "fail_next_write ERRNO [PATH_SUFFIX]" },
-	{ "fail_mkdir", cmd_fail_mkdir, "fail_mkdir ERRNO" },
-	{ "counter", cmd_counter, "counter GROUP DOMAIN EVENT ok|unavailable|error|unassigned|zero|reset" },
-	{ "clock", cmd_clock, "clock manual|real" },
-	{ "advance", cmd_advance, "advance MS" },
-	{ "vanish", cmd_vanish, "vanish" },
+	{ "fail_write", cmd_fail_write, 4, "fail_write ERRNO [PATH_SUFFIX|* [COUNT|always [STATUS...]]]" },
+	{ "fail_next_write", cmd_fail_next_write, 3, "fail_next_write ERRNO [PATH_SUFFIX]" },
+	{ "fail_mkdir", cmd_fail_mkdir, 4, "fail_mkdir ERRNO [PATH_SUFFIX|* [COUNT|always [STATUS...]]]" },
+	{ "fail_rmdir", cmd_fail_rmdir, 4, "fail_rmdir ERRNO [PATH_SUFFIX|* [COUNT|always]]" },
+	{ "clear", cmd_clear, 1, "clear" },
+	{ "counter", cmd_counter, 5, "counter GROUP DOMAIN EVENT ok|unavailable|error|unassigned|zero|reset" },
+	{ "clock", cmd_clock, 2, "clock manual|real" },
+	{ "advance", cmd_advance, 2, "advance MS" },
+	{ "vanish", cmd_vanish, 1, "vanish" },
 };
+
+/* Splits `buf` into at most `max` words; what follows them (without its leading blanks) is *rest. */
+static int split(char *buf, char **argv, int max, const char **rest)
+{
+	int argc = 0;
+	char *p = buf;
+
+	*rest = NULL;
+	while (*p) {
+		p += strspn(p, " \t");
+		if (!*p)
+			break;
+		if (argc == max) {
+			*rest = p;
+			break;
+		}
+		argv[argc++] = p;
+		p += strcspn(p, " \t");
+		if (*p)
+			*p++ = '\0';
+	}
+	return argc;
+}
 
 int emu_ctl_write(struct emu *e, const struct emu_node *n, char *buf, size_t len, const struct emu_caller *who)
 {
-	char *argv[MAX_ARGS + 1], *save = NULL;
-	int argc = 0;
+	char *argv[MAX_ARGS];
+	const char *rest;
 
 	(void)n;
 	(void)who;
@@ -157,14 +247,14 @@ int emu_ctl_write(struct emu *e, const struct emu_node *n, char *buf, size_t len
 		buf[--len] = '\0';
 	if (strlen(buf) != len || strchr(buf, '\n'))
 		return -EINVAL; /* one command per write */
-	for (char *tok = strtok_r(buf, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save)) {
-		if (argc == MAX_ARGS)
-			return -EINVAL;
-		argv[argc++] = tok;
+	size_t name_len = strcspn(buf + strspn(buf, " \t"), " \t");
+	const char *name = buf + strspn(buf, " \t");
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+		if (strlen(commands[i].name) != name_len || strncmp(name, commands[i].name, name_len))
+			continue;
+		int argc = split(buf, argv, commands[i].max_args, &rest);
+		return commands[i].run(e, argv, argc, rest);
 	}
-	for (size_t i = 0; argc > 0 && i < sizeof(commands) / sizeof(commands[0]); i++)
-		if (strcmp(argv[0], commands[i].name) == 0)
-			return commands[i].run(e, argv, argc);
 	return -EINVAL;
 }
 
@@ -190,6 +280,19 @@ static void show_forced(struct emu *e, struct emu_buf *out)
 			}
 }
 
+/* An armed fault as the command that arms it. */
+static void show_fault(struct emu_buf *out, const char *command, const struct emu_fault *f)
+{
+	if (!f->err)
+		return;
+	emu_buf_printf(out, "%s %s %s", command, errno_name(f->err), f->suffix[0] ? f->suffix : "*");
+	if (f->remaining == EMU_FAULT_ALWAYS)
+		emu_buf_printf(out, " always");
+	else
+		emu_buf_printf(out, " %ld", f->remaining);
+	emu_buf_printf(out, "%s%s\n", f->status[0] ? " " : "", f->status);
+}
+
 int emu_ctl_show(struct emu *e, const struct emu_node *n, struct emu_buf *out)
 {
 	const struct emu_faults *f = &e->faults;
@@ -198,12 +301,11 @@ int emu_ctl_show(struct emu *e, const struct emu_node *n, struct emu_buf *out)
 	emu_buf_printf(out, "# commands, one per write:\n");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		emu_buf_printf(out, "#   %s\n", commands[i].usage);
-	emu_buf_printf(out, "profile %s\nclock %s\ntime_ms %.3f\n", e->prof.name, e->clock.manual ? "manual" : "real",
-		       (double)emu_clock_now(&e->clock) / 1e6);
-	if (f->write_errno)
-		emu_buf_printf(out, "fail_next_write %s %s\n", errno_name(f->write_errno), f->write_suffix);
-	if (f->mkdir_errno)
-		emu_buf_printf(out, "fail_mkdir %s\n", errno_name(f->mkdir_errno));
+	emu_buf_printf(out, "profile %s\nclock %s\ntime_ms %.3f\nchanges %lu\n", e->prof.name,
+		       e->clock.manual ? "manual" : "real", (double)emu_clock_now(&e->clock) / 1e6, e->changes);
+	show_fault(out, "fail_write", &f->write);
+	show_fault(out, "fail_mkdir", &f->mkdir);
+	show_fault(out, "fail_rmdir", &f->rmdir);
 	show_forced(e, out);
 	return 0;
 }
@@ -215,20 +317,33 @@ static bool ends_with(const char *s, const char *suffix)
 	return n >= m && strcmp(s + n - m, suffix) == 0;
 }
 
-int emu_faults_take_write(struct emu *e, const char *path)
+/* The errno `f` makes this operation fail with, counting it down; 0 when it does not apply. The
+ * kernel clears last_cmd_status at the start of each command and may then leave a message. */
+static int take(struct emu *e, struct emu_fault *f, const char *path)
 {
-	int err = e->faults.write_errno;
+	int err = f->err;
 
-	if (!err || !ends_with(path, e->faults.write_suffix))
+	if (!err || !ends_with(path, f->suffix))
 		return 0;
-	e->faults.write_errno = 0;
+	if (f->remaining != EMU_FAULT_ALWAYS && --f->remaining == 0)
+		f->err = 0;
+	emu_status_clear(&e->status);
+	if (f->status[0])
+		emu_status_printf(&e->status, "%s\n", f->status);
 	return err;
 }
 
-int emu_faults_take_mkdir(struct emu *e)
+int emu_faults_take_write(struct emu *e, const char *path)
 {
-	int err = e->faults.mkdir_errno;
+	return take(e, &e->faults.write, path);
+}
 
-	e->faults.mkdir_errno = 0;
-	return err;
+int emu_faults_take_mkdir(struct emu *e, const char *path)
+{
+	return take(e, &e->faults.mkdir, path);
+}
+
+int emu_faults_take_rmdir(struct emu *e, const char *path)
+{
+	return take(e, &e->faults.rmdir, path);
 }

@@ -234,6 +234,8 @@ static int op_write(const char *path, const char *buf, size_t size, off_t off, s
 	free(copy);
 	if (e->vanish)
 		fuse_exit(fuse_get_context()->fuse);
+	if (r == 0 && n.file != emu_ctl_file())
+		e->changes++;
 	return r ? r : (int)size;
 }
 
@@ -273,15 +275,18 @@ static int op_mkdir(const char *path, mode_t mode)
 	int r = resolve_parent(e, path, &parent, &name);
 	if (r)
 		return r;
-	r = emu_faults_take_mkdir(e);
+	r = emu_faults_take_mkdir(e, path);
 	if (r)
 		return -r;
 	emu_traffic_sync(e);
 	if (parent.kind == EMU_N_GROUP && parent.group == emu_default_group(e))
-		return emu_mkdir_ctrl(e, name);
-	if (parent.kind == EMU_N_MON_GROUPS)
-		return emu_mkdir_mon(e, parent.group, name);
-	return -EPERM;
+		r = emu_mkdir_ctrl(e, name);
+	else if (parent.kind == EMU_N_MON_GROUPS)
+		r = emu_mkdir_mon(e, parent.group, name);
+	else
+		r = -EPERM;
+	e->changes += r == 0;
+	return r;
 }
 
 static int op_rmdir(const char *path)
@@ -296,8 +301,12 @@ static int op_rmdir(const char *path)
 		return -ENOTDIR;
 	if (n.kind != EMU_N_GROUP || n.group == emu_default_group(e))
 		return -EPERM;
+	if ((r = emu_faults_take_rmdir(e, path)) != 0)
+		return -r;
 	emu_traffic_sync(e);
-	return emu_rmdir(e, n.group);
+	r = emu_rmdir(e, n.group);
+	e->changes += r == 0;
+	return r;
 }
 
 static int op_unlink(const char *path)

@@ -75,7 +75,10 @@ static void usage(FILE *out)
 		     "  -h, --help             this text\n"
 		     "\n"
 		     "Control: write one command per write() to MOUNTPOINT/.emu_ctl; read it for the list:\n"
-		     "  fail_next_write ERRNO [PATH_SUFFIX] | fail_mkdir ERRNO |\n"
+		     "  fail_write ERRNO [PATH_SUFFIX|* [COUNT|always [STATUS...]]] |\n"
+		     "  fail_next_write ERRNO [PATH_SUFFIX] |\n"
+		     "  fail_mkdir ERRNO [PATH_SUFFIX|* [COUNT|always [STATUS...]]] |\n"
+		     "  fail_rmdir ERRNO [PATH_SUFFIX|* [COUNT|always]] | clear |\n"
 		     "  counter GROUP DOMAIN EVENT ok|unavailable|error|unassigned|zero|reset |\n"
 		     "  clock manual | clock real | advance MS | vanish\n");
 }

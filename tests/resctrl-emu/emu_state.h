@@ -69,11 +69,20 @@ struct emu_options {
 	const char *proc_root; /* where the host's threads are listed: /proc, or a test's fake tree */
 };
 
-/* Faults armed through .emu_ctl; 0 means none. */
+/* One fault armed through .emu_ctl: the next `remaining` operations (of its kind, on a path ending
+ * in `suffix`) fail with `err` and change nothing; last_cmd_status then reads `status` (empty: "ok",
+ * as the kernel's for an error it gives no message for). */
+struct emu_fault {
+	int err;	  /* 0: none armed */
+	long remaining;	  /* EMU_FAULT_ALWAYS: until cleared */
+	char suffix[256]; /* "" matches any path */
+	char status[256];
+};
+
+#define EMU_FAULT_ALWAYS (-1L)
+
 struct emu_faults {
-	int write_errno;
-	char write_suffix[256]; /* "" matches any path */
-	int mkdir_errno;
+	struct emu_fault write, mkdir, rmdir;
 };
 
 /* CLOSID and RMID allocators (rdtgroup.c closid_alloc, monitor.c alloc_rmid). */
@@ -123,7 +132,8 @@ struct emu {
 	struct emu_faults faults;
 	unsigned max_threshold; /* info/L3_MON/max_threshold_occupancy */
 	time_t mount_time;
-	bool vanish; /* the "vanish" command: unmount and exit once the current request is answered */
+	bool vanish;	       /* the "vanish" command: unmount and exit once the current request is answered */
+	unsigned long changes; /* writes, mkdirs and rmdirs that succeeded (.emu_ctl's excepted) */
 };
 
 /* 0 or -ENOMEM. The profile and options are copied; config must outlive the emulator. */

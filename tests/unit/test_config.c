@@ -115,11 +115,14 @@ static json_t *load_as_json(FILE *in, const char *name)
 static void drop_lines(json_t *json)
 {
 	json_t *partitions = json_object_get(json, "partitions");
+	json_t *templates = json_object_get(json, "vm_templates");
 	json_t *mscs = json_object_get(json, "msc");
 	size_t i;
 	json_t *item;
 
 	json_array_foreach(partitions, i, item)
+		json_object_del(item, "line");
+	json_array_foreach(templates, i, item)
 		json_object_del(item, "line");
 	json_array_foreach(mscs, i, item)
 		json_object_del(item, "line");
@@ -147,6 +150,16 @@ static void test_valid_fixture_round_trips(void **state)
 	FILE *out = open_memstream(&text, &len);
 	assert_int_equal(config_write_ini(config, out), 0);
 	fclose(out);
+	/* A deep copy means the same, lines and all. */
+	struct config *copy = NULL;
+	struct err err = { "" };
+	assert_int_equal(config_clone(config, 0, &copy, &err), 0);
+	json_t *original = config_to_json(config), *copied = config_to_json(copy);
+	if (!json_equal(original, copied))
+		fail_msg("%s: config_clone changed the model", path);
+	json_decref(original);
+	json_decref(copied);
+	config_free(copy);
 	config_free(config);
 	diag_list_fini(&diags);
 
@@ -331,7 +344,8 @@ static void test_include_drop_in_files(void **state)
 		range += !strcmp(file, a) && line == 2 && strstr(m, "mb_max = 150") != NULL;
 		twin_main += !strcmp(file, a) && line == 3 && strstr(m, "(first defined at line 4)") != NULL;
 		twin_included += !strcmp(file, b) && line == 1 && strstr(m, "10-a.ini:1)") != NULL;
-		global += !strcmp(file, a) && line == 4 && strstr(m, "[partition \"NAME\"] sections only") != NULL;
+		global += !strcmp(file, a) && line == 4 &&
+			  strstr(m, "[partition \"NAME\"] and [vm-template \"NAME\"] sections only") != NULL;
 	}
 	if (range != 1 || twin_main != 1 || twin_included != 1 || global != 1) {
 		diag_print(&d, stderr);

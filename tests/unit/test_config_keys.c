@@ -155,6 +155,7 @@ static void test_man_page_documents_every_key(void **state)
 	check_documented(man, &config_global_section);
 	check_documented(man, &config_msc_section);
 	check_documented(man, &config_partition_section);
+	check_documented(man, &config_template_section);
 	for (size_t e = 0; e < schema->ext_count; e++) {
 		const struct config_ext *ext = schema->exts[e];
 		if (ext->section)

@@ -27,6 +27,7 @@
 /* ---- a view of an engine with two domains and three partitions ---- */
 
 struct view {
+	struct placement_status placement; /* partition 0's: it names tasks */
 	struct partition_status status[3];
 	struct partition_goals goals[3];
 	struct domain_status samples[3 * 2];
@@ -67,7 +68,10 @@ static void view_init(struct view *v)
 	v->samples[3] = (struct domain_status){ .reason = "not ready", .mb_max = 100 };
 	v->samples[4] = v->samples[5] = (struct domain_status){ .reason = "not open" };
 	for (size_t i = 0; i < 3; i++)
-		v->parts[i] = (struct metrics_partition){ &v->status[i], &v->goals[i], &v->samples[i * 2], i + 1 };
+		v->parts[i] =
+			(struct metrics_partition){ &v->status[i], &v->goals[i], &v->samples[i * 2], i + 1, NULL };
+	v->placement = (struct placement_status){ .has_source = true, .tasks = 7, .placements = 9, .misses = 2 };
+	v->parts[0].placement = &v->placement;
 	v->events = calloc(1, sizeof(*v->events));
 	assert_non_null(v->events);
 	event_log_add(v->events, 1, 100, ODD_NAME, "guarantee: mb_min 0% -> 30%");
@@ -348,6 +352,12 @@ static void test_values_are_in_base_units(void **state)
 	assert_null(value_of(text, "mpamd_partition_bandwidth_max_ratio{partition=\"gone\"}"));
 	assert_null(value_of(text, "mpamd_partition_bytes_total{partition=\"gone\"}"));
 	assert_null(value_of(text, "mpamd_partition_invalid_samples_total{partition=\"gone\"}"));
+	/* Placement: only a partition that names tasks has its counts. */
+	assert_value(text, SERIES("mpamd_partition_tasks", odd), 7);
+	assert_value(text, SERIES("mpamd_partition_placements_total", odd), 9);
+	assert_value(text, SERIES("mpamd_partition_placement_misses_total", odd), 2);
+	assert_null(value_of(text, "mpamd_partition_tasks{partition=\"batch\"}"));
+	assert_value(text, "mpamd_proc_connector_up", 0);
 	/* The daemon. */
 	assert_value(text, "mpamd_build_info{version=\"1.2.3\"}", 1);
 	assert_value(text, "mpamd_ticks_total", (double)v.in.ticks);
@@ -612,7 +622,7 @@ static void test_a_thousand_partitions_stay_cheap(void **state)
 		for (size_t d = 0; d < DOMAINS; d++)
 			samples[i * DOMAINS + d] =
 				(struct domain_status){ .valid = true, .mbps = 10 + i * 1e-5, .mb_max = 50 };
-		parts[i] = (struct metrics_partition){ &status[i], &goals[i], &samples[i * DOMAINS], 0 };
+		parts[i] = (struct metrics_partition){ &status[i], &goals[i], &samples[i * DOMAINS], 0, NULL };
 		event_log_add(events, 1, 1, names[i], "throttle: x");
 	}
 	struct metrics_input in = { .version = "0",

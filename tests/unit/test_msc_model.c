@@ -1075,6 +1075,44 @@ static void test_esr_invisible_without_has_esr(void **state)
 
 /* ---------------------------------------------------------------- access rules */
 
+/* The injected faults the fault suite drives mpamd with: NRDY held on every monitor whatever
+ * software writes, a count that jumps, an error raised as hardware raises it. */
+static void test_injected_faults(void **state)
+{
+	struct msc_model_params p = full_params();
+	struct msc_model *m;
+
+	(void)state;
+	m = new_model(&p);
+	program_mon(m, 0, 4, 1, 0, false, 0);
+	program_mon(m, 0, 5, 2, 0, false, 0);
+	msc_model_count(m, 0, 1, 0, 100, 0);
+	msc_model_hold_nrdy(m, 2);
+	sel_mon(m, 0, 4);
+	assert_true(nrdy(m));
+	wr(m, MSMON_MBWU, 0); /* software cannot clear it */
+	assert_true(nrdy(m));
+	msc_model_count(m, 0, 1, 0, 50, 0); /* not ready: not counted */
+	msc_model_tick(m);
+	assert_true(nrdy(m));
+	msc_model_tick(m);
+	assert_false(nrdy(m));
+	msc_model_count(m, 0, 1, 0, 7, 0);
+	assert_int_equal(mon_reg(m, 0, 4, MSMON_MBWU), 7);
+	/* A jump moves every enabled monitor's count, forward or back, without overflow status. */
+	msc_model_jump(m, 1000);
+	assert_int_equal(mon_reg(m, 0, 4, MSMON_MBWU), 1007);
+	assert_int_equal(mon_reg(m, 0, 5, MSMON_MBWU), 1000);
+	msc_model_jump(m, -500);
+	assert_int_equal(mon_reg(m, 0, 4, MSMON_MBWU), 507);
+	assert_int_equal(mon_reg(m, 0, 6, MSMON_MBWU), 0); /* not enabled */
+	assert_int_equal(mon_reg(m, 0, 4, MSMON_CFG_MBWU_CTL) & MSMON_CFG_CTL_OFLOW_STATUS, 0);
+	/* An error as a request would raise it, in ESR until acknowledged. */
+	msc_model_raise_error(m, MPAM_ERR_MONITOR_RANGE, 9, 1, 2);
+	expect_error(m, MPAM_ERR_MONITOR_RANGE, 9, 1, 2);
+	msc_model_free(m);
+}
+
 static void test_bad_accesses_refused_and_counted(void **state)
 {
 	struct msc_model_params p = full_params();
@@ -1399,6 +1437,7 @@ int main(void)
 		cmocka_unit_test(test_long_counter_wraps_at_63_bits),
 		cmocka_unit_test(test_nrdy_hardware_managed),
 		cmocka_unit_test(test_nrdy_software_managed_probe),
+		cmocka_unit_test(test_injected_faults),
 		cmocka_unit_test(test_capture_event),
 		cmocka_unit_test(test_errcodes),
 		cmocka_unit_test(test_ris_errors_without_has_ris),

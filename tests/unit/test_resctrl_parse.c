@@ -47,7 +47,7 @@ static void test_counter_states(void **state)
 	assert_true(v == 5871234816ull);
 	assert_int_equal(resctrl_parse_counter("Unavailable\n", &v, &reason), -ENODATA);
 	assert_non_null(strstr(reason, "Unavailable"));
-	assert_int_equal(resctrl_parse_counter("Unassigned\n", &v, &reason), -ENODATA);
+	assert_int_equal(resctrl_parse_counter("Unassigned\n", &v, &reason), -ENOENT);
 	assert_non_null(strstr(reason, "mbm_event"));
 	assert_int_equal(resctrl_parse_counter("Error\n", &v, &reason), -ENODATA);
 	assert_non_null(strstr(reason, "Error"));

@@ -246,6 +246,18 @@ int emu_ctl(struct emu *emu, const char *command)
 	return -err;
 }
 
+int emu_changes(struct emu *emu, unsigned long *ret)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "%s/.emu_ctl", emu->mnt);
+	char *text = read_text_file(path);
+	const char *line = text ? strstr(text, "\nchanges ") : NULL;
+	int r = line && sscanf(line, "\nchanges %lu", ret) == 1 ? 0 : -EIO;
+	free(text);
+	return r;
+}
+
 static void terminate(struct emu *emu)
 {
 	if (!emu->pid)
@@ -321,4 +333,24 @@ int emu_stop(struct emu *emu)
 	free_argv(emu);
 	free(emu);
 	return clean ? 0 : -1;
+}
+
+bool emu_group_exists(const struct emu *emu, const char *group)
+{
+	char path[512];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/%s", emu_root(emu), group);
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+bool emu_group_file_has(const struct emu *emu, const char *group, const char *file, const char *text)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/%s/%s", emu_root(emu), group, file);
+	char *content = read_text_file(path);
+	bool has = content && strstr(content, text);
+	free(content);
+	return has;
 }

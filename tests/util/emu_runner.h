@@ -5,6 +5,8 @@
 #ifndef MPAMD_TESTS_EMU_RUNNER_H
 #define MPAMD_TESTS_EMU_RUNNER_H
 
+#include <stdbool.h>
+
 struct emu;
 
 /* Starts the resctrl-emu binary at `emu_path` with --profile `profile`, -c `sim_config_path` when not
@@ -26,8 +28,16 @@ static inline int emu_start(const char *profile, const char *sim_config_path, co
 /* The mount point: the emulated /sys/fs/resctrl. */
 const char *emu_root(const struct emu *emu);
 
+/* Whether the emulated resctrl has group `group`. */
+bool emu_group_exists(const struct emu *emu, const char *group);
+/* Whether file `file` of group `group` holds `text`. */
+bool emu_group_file_has(const struct emu *emu, const char *group, const char *file, const char *text);
+
 /* Writes one control command to .emu_ctl: 0 or -errno. */
 int emu_ctl(struct emu *emu, const char *command);
+
+/* The writes, mkdirs and rmdirs the emulator took so far ("changes" in .emu_ctl): 0 or -errno. */
+int emu_changes(struct emu *emu, unsigned long *ret);
 
 /* After `vanish` (the mount went away): waits for the old emulator to end, then starts it again with
  * the same arguments on the same mount point (its -c file must still exist): resctrl unmounted and

@@ -1,0 +1,79 @@
+/* The placement actuator's parts (not a public API): per partition, where its threads are (its cgroup,
+ * its VM's scope, its pids) and what placing them did; which partition a reported task belongs to. */
+#ifndef MPAMD_BACKENDS_CGROUP_PLACEMENT_H
+#define MPAMD_BACKENDS_CGROUP_PLACEMENT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "backends/cgroup/cgroup_tree.h"
+#include "backends/cgroup/vm_scope.h"
+#include "backends/contracts/actuator.h"
+#include "core/base/name_index.h"
+
+/* One partition as placement knows it. */
+struct placed {
+	bool open;
+	const struct partition_config *config;
+	char *path;	  /* its cgroup or VM's scope as last found; NULL when not found (or it has none) */
+	size_t hierarchy; /* of path, in the actuator's tree */
+	bool told_missing;
+	struct placement_status status;
+};
+
+/* A thread the events placed lately: a thread reported more than once (its fork, then its exec or its
+ * vCPU name) is written once. Forgotten when it exits, as its id may be given to another. */
+#define PLACEMENT_RECENT 256
+
+struct placement_recent {
+	pid_t tid; /* 0: free */
+	size_t slot;
+};
+
+struct placement {
+	struct actuator base;
+	const struct config *config;
+	const struct thread_placer *placer; /* NULL: the control cannot place tasks; they are counted */
+	const char *cannot_place;	    /* why not, from the control */
+	bool told_cannot_place;
+	struct cgroup_tree *tree; /* NULL when the host has no cgroup hierarchy */
+	char tree_error[ERR_TEXT_MAX];
+	struct vm_list vms; /* the last scan, shared by the partitions reconciled within VM_SCAN_AGE_NS */
+	uint64_t vms_scanned_ns;
+	struct placed *slots;
+	size_t slot_cap;
+	/* "HIERARCHY\tPATH" of every open partition's cgroup or scope -> its slot, kept as they move */
+	struct name_index paths;
+	unsigned hierarchy_users[CGROUP_HIERARCHIES]; /* partitions whose path is in hierarchy h */
+	size_t with_pids, with_vcpu;
+	pid_t *ids; /* scratch for a reconcile */
+	size_t id_count, id_cap;
+	struct placement_recent recent[PLACEMENT_RECENT];
+	size_t recent_next;
+};
+
+/* placement_source.c: where a partition's threads are */
+
+/* "cgroup PATH", "vm NAME", "pids 1,2", joined with " + ", into status.source. */
+void placement_describe(struct placed *pl);
+/* Finds the partition's cgroup or VM scope (pl->path, pl->hierarchy; NULL path when there is none),
+ * saying once when it goes missing and when it is back. */
+void placement_resolve(struct placement *a, size_t slot);
+/* Every thread the partition holds now (its cgroup or scope and the cgroups below that are not
+ * another partition's, every pid's threads; vCPUs only with threads = vcpu), sorted and distinct, in
+ * a->ids. 0 or -ENOMEM. */
+int placement_list(struct placement *a, size_t slot, struct err *err);
+
+/* placement_match.c: which partition a task is in */
+
+/* Partition `slot`'s cgroup or scope is `path` (owned; NULL: none) in hierarchy `h` from now on:
+ * the index of paths follows. */
+void placement_path_set(struct placement *a, size_t slot, char *path, size_t h);
+/* The open partition task `ev` belongs to: its cgroup's (the deepest partition cgroup holding it),
+ * else the one whose pids hold its process. -1 when none, or the task is gone. */
+long placement_match(struct placement *a, const struct task_event *ev);
+/* Whether the thread's name is a vCPU's: `comm`, or else /proc/TID/comm. */
+bool placement_is_vcpu(pid_t tid, const char *comm);
+
+#endif

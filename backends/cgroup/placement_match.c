@@ -1,0 +1,111 @@
+/* Which partition a task the kernel reported belongs to: the cgroup /proc/TID/cgroup puts it in,
+ * looked up with each of its parents in an index of the partitions' paths (the deepest partition
+ * cgroup holding it wins), else the partition whose pids hold its process. One small read of /proc
+ * per event. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "backends/cgroup/placement.h"
+
+static void path_key(char *key, size_t len, size_t h, const char *path)
+{
+	snprintf(key, len, "%zu\t%s", h, path);
+}
+
+void placement_path_set(struct placement *a, size_t slot, char *path, size_t h)
+{
+	struct placed *pl = &a->slots[slot];
+	char key[CGROUP_PATH_MAX + 32];
+
+	if (pl->path) {
+		path_key(key, sizeof(key), pl->hierarchy, pl->path);
+		name_index_remove(&a->paths, key, slot);
+		a->hierarchy_users[pl->hierarchy]--;
+		free(pl->path);
+	}
+	pl->path = path;
+	pl->hierarchy = h;
+	if (!path)
+		return;
+	a->hierarchy_users[h]++;
+	path_key(key, sizeof(key), h, path);
+	/* Taken already (a vm and a cgroup naming one scope): the first partition gets its events. */
+	name_index_add(&a->paths, key, slot);
+}
+
+/* The partition whose path is `path` or the nearest parent of it, in hierarchy h. */
+static long match_path(struct placement *a, size_t h, char *path)
+{
+	char key[CGROUP_PATH_MAX + 32];
+	size_t slot;
+
+	for (;;) {
+		path_key(key, sizeof(key), h, path);
+		if (name_index_find(&a->paths, key, &slot) == 0)
+			return (long)slot;
+		char *slash = strrchr(path, '/');
+		if (!slash)
+			return -1;
+		*slash = '\0';
+	}
+}
+
+static long match_cgroup(struct placement *a, pid_t tid)
+{
+	char text[4096], path[CGROUP_PATH_MAX];
+	bool any = false;
+
+	for (size_t h = 0; h < a->tree->count; h++)
+		any |= a->hierarchy_users[h] > 0;
+	if (!any || cgroup_read_task(NULL, tid, text, sizeof(text)) < 0)
+		return -1;
+	for (size_t h = 0; h < a->tree->count; h++) {
+		if (!a->hierarchy_users[h] || cgroup_path_in(&a->tree->hierarchies[h], text, path, sizeof(path)))
+			continue;
+		long slot = match_path(a, h, path);
+		if (slot >= 0)
+			return slot;
+	}
+	return -1;
+}
+
+static long match_pids(const struct placement *a, pid_t tgid)
+{
+	for (size_t i = 0; a->with_pids && i < a->slot_cap; i++) {
+		const struct placed *pl = &a->slots[i];
+		for (size_t k = 0; pl->open && k < pl->config->pid_count; k++)
+			if (pl->config->pids[k] == tgid)
+				return (long)i;
+	}
+	return -1;
+}
+
+long placement_match(struct placement *a, const struct task_event *ev)
+{
+	long slot = a->tree ? match_cgroup(a, ev->tid) : -1;
+
+	return slot >= 0 ? slot : match_pids(a, ev->tgid);
+}
+
+bool placement_is_vcpu(pid_t tid, const char *comm)
+{
+	char path[64], name[TASK_COMM_LEN + 2];
+
+	if (comm)
+		return vm_vcpu_thread(comm);
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)tid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	ssize_t n = read(fd, name, sizeof(name) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	name[n] = '\0';
+	return vm_vcpu_thread(name);
+}

@@ -1,0 +1,708 @@
+/* Placement on this machine's real cgroups (v2 and v1) with the resctrl emulator, whose tasks files
+ * follow the kernel's thread rules and take this host's real thread ids: a multithreaded process in a
+ * partition's cgroup has every thread in its group, a thread it starts later lands there within one
+ * tick through the proc connector and within one reconcile period without it, threads = vcpu takes
+ * only the threads QEMU names "CPU n/KVM", and a machined-style VM scope made under a private
+ * cgroup_root becomes a [vm-template] partition with the template's limits, and its group goes with
+ * the scope. In process, counted in ticks (the on_tick hook), never in wall-clock sleeps.
+ *
+ * The workers are this program run again (--worker): the child moves itself into its cgroup and then
+ * executes, as libvirt starts QEMU, so the kernel reports it where it belongs. */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <semaphore.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/capability.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <jansson.h>
+
+#include "core/base/log.h"
+#include "core/config/config.h"
+#include "core/engine/engine.h"
+#include "core/engine/engine_snapshot.h"
+#include "core/engine/registry.h"
+#include "tests/util/busy_task.h"
+#include "tests/util/emu_runner.h"
+#include "tests/util/engine_util.h"
+#include "tests/util/testutil.h"
+
+#define MAX_TICKS 200
+#define REPORT_MS 10000
+#define MAX_IDS	  64
+#define UNIFIED	  "/sys/fs/cgroup/unified"
+#define V1_CPU	  "/sys/fs/cgroup/cpu"
+
+/* ---- the worker: a process whose threads come and go on command ---- */
+
+struct named_thread {
+	sem_t ready;
+	pid_t tid;
+	char name[16];
+};
+
+static void *thread_body(void *arg)
+{
+	struct named_thread *t = arg;
+
+	if (t->name[0])
+		prctl(PR_SET_NAME, t->name); /* as QEMU names a vCPU thread after it starts it */
+	t->tid = (pid_t)syscall(SYS_gettid);
+	sem_post(&t->ready);
+	for (;;)
+		pause();
+	return NULL;
+}
+
+static void worker_thread(int report, const char *name)
+{
+	static struct named_thread threads[MAX_IDS];
+	static size_t used;
+	pthread_t id;
+
+	if (used == MAX_IDS)
+		_exit(3);
+	struct named_thread *t = &threads[used++];
+	sem_init(&t->ready, 0, 0);
+	snprintf(t->name, sizeof(t->name), "%s", name);
+	if (pthread_create(&id, NULL, thread_body, t) != 0)
+		_exit(4);
+	sem_wait(&t->ready);
+	dprintf(report, "T %d\n", (int)t->tid);
+}
+
+/* --worker CMD_FD REPORT_FD THREADS: reports its own id and each thread's, "R" when they run; then
+ * 't' starts a thread, 'v' a thread named as QEMU names a vCPU, 'q' ends it. */
+static int worker_main(char **argv)
+{
+	int cmd = atoi(argv[2]), report = atoi(argv[3]), threads = atoi(argv[4]);
+	char c;
+
+	dprintf(report, "T %d\n", (int)getpid());
+	for (int i = 0; i < threads; i++)
+		worker_thread(report, "");
+	dprintf(report, "R\n");
+	while (read(cmd, &c, 1) == 1) {
+		if (c == 'q')
+			break;
+		worker_thread(report, c == 'v' ? "CPU 1/KVM" : "");
+		dprintf(report, "R\n");
+	}
+	return 0;
+}
+
+struct worker {
+	pid_t pid;
+	int cmd, report;
+};
+
+/* The ids the worker reports up to its next "R", appended to ids. */
+static void worker_read(struct worker *w, pid_t *ids, size_t *count)
+{
+	char line[64];
+	size_t used = 0;
+
+	for (;;) {
+		struct pollfd p = { .fd = w->report, .events = POLLIN };
+		assert_int_equal(poll(&p, 1, REPORT_MS), 1);
+		ssize_t n = read(w->report, line + used, 1);
+		assert_int_equal(n, 1);
+		if (line[used] != '\n') {
+			assert_true(++used < sizeof(line));
+			continue;
+		}
+		line[used] = '\0';
+		used = 0;
+		if (!strcmp(line, "R"))
+			return;
+		assert_true(*count < MAX_IDS);
+		ids[(*count)++] = (pid_t)atoi(line + 2);
+	}
+}
+
+/* A worker with `threads` threads, in the cgroup whose cgroup.procs is `procs`: it moves itself there,
+ * then executes. */
+static void worker_start(struct worker *w, const char *procs, int threads, pid_t *ids, size_t *count)
+{
+	int cmd[2], report[2];
+	char self[512];
+
+	assert_int_equal(pipe(cmd), 0);
+	assert_int_equal(pipe(report), 0);
+	ssize_t len = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	assert_true(len > 0);
+	self[len] = '\0';
+	w->pid = fork();
+	assert_true(w->pid >= 0);
+	if (w->pid == 0) {
+		char a[16], b[16], n[16];
+		int fd = open(procs, O_WRONLY | O_CLOEXEC);
+		if (fd < 0 || write(fd, "0\n", 2) != 2)
+			_exit(2);
+		close(fd);
+		close(cmd[1]);
+		close(report[0]);
+		snprintf(a, sizeof(a), "%d", cmd[0]);
+		snprintf(b, sizeof(b), "%d", report[1]);
+		snprintf(n, sizeof(n), "%d", threads);
+		execl(self, self, "--worker", a, b, n, (char *)NULL);
+		_exit(1);
+	}
+	close(cmd[0]);
+	close(report[1]);
+	w->cmd = cmd[1];
+	w->report = report[0];
+	worker_read(w, ids, count);
+}
+
+/* A new thread ('t') or vCPU-named thread ('v'): its id. */
+static pid_t worker_spawn(struct worker *w, char kind)
+{
+	pid_t ids[MAX_IDS];
+	size_t count = 0;
+
+	assert_int_equal(write(w->cmd, &kind, 1), 1);
+	worker_read(w, ids, &count);
+	assert_int_equal(count, 1);
+	return ids[0];
+}
+
+static void worker_stop(struct worker *w)
+{
+	if (w->pid <= 0)
+		return;
+	kill(w->pid, SIGKILL);
+	waitpid(w->pid, NULL, 0);
+	close(w->cmd);
+	close(w->report);
+	w->pid = 0;
+}
+
+/* ---- a run: cgroups, the emulator, the engine and what the hook saw ---- */
+
+struct run {
+	struct emu *emu;
+	struct engine *engine;
+	char dir[64], config[96];
+	char root[128];	      /* the test's cgroup subtree */
+	char cgroups[8][256]; /* made under it, removed deepest first */
+	size_t cgroup_count;
+	struct worker workers[4];
+	size_t worker_count;
+	char failure[512];
+	void (*script)(struct run *run, uint64_t tick);
+	/* the script's state */
+	pid_t ids[MAX_IDS];
+	size_t id_count;
+	pid_t later;
+	uint64_t asked_at, placed_at;
+	bool connector_on;	/* as status said while it ran */
+	unsigned long warnings; /* logged while the loop ran */
+};
+
+static struct run *current;
+
+#define note_failure(run, ...) note_first((run)->failure, sizeof((run)->failure), __VA_ARGS__)
+
+static int teardown(void **state)
+{
+	(void)state;
+	if (!current)
+		return 0;
+	engine_free(current->engine);
+	for (size_t i = 0; i < current->worker_count; i++)
+		worker_stop(&current->workers[i]);
+	while (current->cgroup_count)
+		cgroup_dir_remove(current->cgroups[--current->cgroup_count]);
+	emu_stop(current->emu);
+	unlink(current->config);
+	rmdir(current->dir);
+	free(current);
+	current = NULL;
+	return 0;
+}
+
+static void make_cgroup(struct run *run, const char *path)
+{
+	assert_true(run->cgroup_count < 8);
+	snprintf(run->cgroups[run->cgroup_count], sizeof(run->cgroups[0]), "%s", path);
+	if (mkdir(path, 0755) < 0)
+		fail_msg("mkdir %s: %s", path, strerror(errno));
+	run->cgroup_count++;
+}
+
+/* A run whose private cgroup subtree is in the hierarchy mounted at `hierarchy`; NULL (skipped) when
+ * this host cannot give one. */
+static struct run *run_new(const char *hierarchy)
+{
+	char probe[128];
+
+	if (getuid() != 0 || access(hierarchy, W_OK) != 0)
+		return NULL;
+	struct run *run = calloc(1, sizeof(*run));
+	assert_non_null(run);
+	current = run;
+	snprintf(run->dir, sizeof(run->dir), "/tmp/mpamd-place-XXXXXX");
+	assert_non_null(mkdtemp(run->dir));
+	snprintf(run->config, sizeof(run->config), "%s/mpamd.ini", run->dir);
+	snprintf(run->root, sizeof(run->root), "%s/mpamd-place-%d", hierarchy, (int)getpid());
+	snprintf(probe, sizeof(probe), "%s", run->root);
+	if (mkdir(probe, 0755) < 0)
+		return NULL;
+	snprintf(run->cgroups[run->cgroup_count++], sizeof(run->cgroups[0]), "%s", probe);
+	assert_int_equal(emu_start("intel", NULL, NULL, &run->emu), 0);
+	return run;
+}
+
+static void write_config(struct run *run, const char *fmt, ...)
+{
+	FILE *out = fopen(run->config, "w");
+	va_list ap;
+
+	assert_non_null(out);
+	fprintf(out, "[global]\nbackend = resctrl\nmonitor = resctrl\ninterval_ms = 100\nresctrl_root = %s\n",
+		emu_root(run->emu));
+	va_start(ap, fmt);
+	vfprintf(out, fmt, ap);
+	va_end(ap);
+	fclose(out);
+}
+
+static void on_tick(void *ctx, struct engine *e)
+{
+	struct run *run = ctx;
+	uint64_t t = engine_ticks_done(e);
+
+	if (t <= MAX_TICKS && run->script && !run->failure[0])
+		run->script(run, t);
+}
+
+static void run_engine(struct run *run, uint64_t ticks)
+{
+	struct engine_options opts = {
+		.ticks = ticks, .config_path = run->config, .on_tick = on_tick, .on_tick_ctx = run
+	};
+	struct config *config = load_config_file(run->config);
+	struct err err = { "" };
+
+	assert_non_null(config);
+	if (engine_new(config, &opts, &run->engine, &err) < 0)
+		fail_msg("engine_new: %s", err.text);
+	unsigned long warnings = log_count(LOG_LEVEL_WARNING);
+	if (engine_run(run->engine, &err) < 0)
+		fail_msg("engine_run: %s", err.text);
+	run->warnings = log_count(LOG_LEVEL_WARNING) - warnings;
+	if (run->failure[0])
+		fail_msg("%s", run->failure);
+}
+
+/* The thread ids a group of the emulator lists. */
+static bool group_holds(const struct run *run, const char *group, pid_t tid)
+{
+	char path[256], word[16];
+
+	snprintf(path, sizeof(path), "%s/%s/tasks", emu_root(run->emu), group);
+	snprintf(word, sizeof(word), "%d", (int)tid);
+	char *text = read_text_file(path);
+	bool found = false;
+	for (char *line = text ? strtok(text, "\n") : NULL; line && !found; line = strtok(NULL, "\n"))
+		found = !strcmp(line, word);
+	free(text);
+	return found;
+}
+
+static bool group_holds_all(const struct run *run, const char *group, const pid_t *ids, size_t count)
+{
+	for (size_t i = 0; i < count; i++)
+		if (!group_holds(run, group, ids[i]))
+			return false;
+	return true;
+}
+
+static json_t *list_row(struct engine *e, const char *name)
+{
+	json_t *list = engine_snapshot_list(e), *row, *found = NULL;
+	size_t i;
+
+	json_array_foreach(json_object_get(list, "partitions"), i, row) {
+		if (!strcmp(json_string_value(json_object_get(row, "name")), name))
+			found = json_incref(row);
+	}
+	json_decref(list);
+	return found;
+}
+
+/* ---- a process, then a thread it starts later ---- */
+
+/* Tick 1: the worker that ran before mpamd has every thread in the group. Then it starts a thread:
+ * at tick 3 with the proc connector; without it right after a reconcile, the worst moment. The thread
+ * must be in the group `within` ticks later, and not before: with the connector one tick (the
+ * reconcile is a minute away), without it the next reconcile, reconcile_ms later. */
+static uint64_t within;
+
+static uint64_t reconciles(struct engine *e, bool *ret_connector)
+{
+	json_t *status = engine_snapshot_status(e);
+	json_t *placement = json_object_get(status, "placement");
+	uint64_t n = (uint64_t)json_integer_value(json_object_get(placement, "reconciles"));
+
+	if (ret_connector)
+		*ret_connector = json_is_true(json_object_get(placement, "proc_connector"));
+	json_decref(status);
+	return n;
+}
+
+static void later_thread_script(struct run *run, uint64_t t)
+{
+	static uint64_t last_reconciles;
+	uint64_t now_reconciles = reconciles(run->engine, t == 1 ? &run->connector_on : NULL);
+	bool reconciled = t > 1 && now_reconciles > last_reconciles;
+
+	last_reconciles = now_reconciles;
+	if (t == 1 && !group_holds_all(run, "mpamd-app", run->ids, run->id_count))
+		return note_failure(run, "tick 1: not every thread of the worker is in the group");
+	if (!run->asked_at && t >= 3 && (run->connector_on || reconciled)) {
+		run->later = worker_spawn(&run->workers[0], 't');
+		run->asked_at = t;
+		if (group_holds(run, "mpamd-app", run->later))
+			note_failure(run, "thread %d was in the group before mpamd placed it", (int)run->later);
+		return;
+	}
+	if (run->later && !run->placed_at && group_holds(run, "mpamd-app", run->later))
+		run->placed_at = t;
+	if (run->asked_at && t == run->asked_at + within && run->placed_at != t)
+		note_failure(run, "thread %d started at tick %llu is placed at tick %llu, not %llu", (int)run->later,
+			     (unsigned long long)run->asked_at, (unsigned long long)run->placed_at,
+			     (unsigned long long)t);
+}
+
+/* The worker in `cgroup` (under the run's root) before mpamd starts; `config` names the partition. */
+static void start_app_worker(struct run *run, int threads)
+{
+	char app[192], procs[224];
+
+	snprintf(app, sizeof(app), "%s/app", run->root);
+	make_cgroup(run, app);
+	snprintf(procs, sizeof(procs), "%s/cgroup.procs", app);
+	worker_start(&run->workers[run->worker_count++], procs, threads, run->ids, &run->id_count);
+	assert_int_equal(run->id_count, (size_t)threads + 1);
+}
+
+enum connector_case {
+	CONNECTOR_ON,
+	CONNECTOR_OFF,	  /* proc_connector = no */
+	CONNECTOR_DENIED, /* proc_connector = yes without CAP_NET_ADMIN */
+};
+
+static void check_later_thread(const char *hierarchy, enum connector_case how, bool explicit_root)
+{
+	struct run *run = run_new(hierarchy);
+	bool connector = how == CONNECTOR_ON;
+	const char *key = how == CONNECTOR_OFF ? "no" : "yes";
+
+	if (!run)
+		skip();
+	start_app_worker(run, 3);
+	if (explicit_root)
+		write_config(run,
+			     "cgroup_root = %s\nproc_connector = %s\nreconcile_ms = %u\n"
+			     "[partition \"app\"]\ncgroup = app\n",
+			     run->root, key, connector ? 60000 : 300);
+	else /* the host's hierarchies, searched in order */
+		write_config(run, "proc_connector = %s\nreconcile_ms = %u\n[partition \"app\"]\ncgroup = %s\n", key,
+			     connector ? 60000 : 300, strrchr(run->root, '/') + 1);
+	within = connector ? 1 : 3; /* one tick; or reconcile_ms 300 at 100 ms a tick */
+	run->script = later_thread_script;
+	run_engine(run, 12);
+	/* Without the capability: one warning says so, and the reconcile does the work. */
+	assert_int_equal(run->warnings, how == CONNECTOR_DENIED ? 1 : 0);
+	if (!run->placed_at)
+		fail_msg("the later thread was never placed");
+	json_t *row = list_row(run->engine, "app");
+	assert_non_null(row);
+	assert_int_equal(json_integer_value(json_object_get(row, "misses")), 0);
+	assert_true(json_integer_value(json_object_get(row, "placements")) >= 5);
+	json_decref(row);
+	assert_int_equal(run->connector_on, connector);
+}
+
+static void test_v2_connector(void **state)
+{
+	(void)state;
+	check_later_thread(UNIFIED, CONNECTOR_ON, true);
+}
+
+static void test_v2_reconcile_only(void **state)
+{
+	(void)state;
+	check_later_thread(UNIFIED, CONNECTOR_OFF, true);
+}
+
+static void test_v1_connector(void **state)
+{
+	(void)state;
+	check_later_thread(V1_CPU, CONNECTOR_ON, true);
+}
+
+static void test_v1_reconcile_only(void **state)
+{
+	(void)state;
+	check_later_thread(V1_CPU, CONNECTOR_OFF, true);
+}
+
+/* Without cgroup_root: the cgroup is looked for in the host's hierarchies, v2 first. */
+static void test_host_hierarchies(void **state)
+{
+	(void)state;
+	check_later_thread(UNIFIED, CONNECTOR_ON, false);
+}
+
+/* CAP_NET_ADMIN out of the effective set for one test (the permitted set keeps it, so the teardown
+ * can raise it again): as a service whose bounding set lacks it. */
+static int set_net_admin(bool on)
+{
+	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3, .pid = 0 };
+	struct __user_cap_data_struct data[2];
+	uint32_t bit = 1u << (CAP_NET_ADMIN % 32);
+
+	if (syscall(SYS_capget, &hdr, data) < 0)
+		return -errno;
+	if (on)
+		data[CAP_NET_ADMIN / 32].effective |= bit;
+	else
+		data[CAP_NET_ADMIN / 32].effective &= ~bit;
+	return syscall(SYS_capset, &hdr, data) < 0 ? -errno : 0;
+}
+
+static int teardown_capability(void **state)
+{
+	set_net_admin(true);
+	return teardown(state);
+}
+
+static void test_without_capability(void **state)
+{
+	(void)state;
+	if (set_net_admin(false) < 0)
+		skip();
+	check_later_thread(UNIFIED, CONNECTOR_DENIED, true);
+}
+
+/* ---- a process started while mpamd runs ---- */
+
+static void new_process_script(struct run *run, uint64_t t)
+{
+	char procs[224];
+
+	if (t == 2) {
+		snprintf(procs, sizeof(procs), "%s/app/cgroup.procs", run->root);
+		worker_start(&run->workers[run->worker_count++], procs, 4, run->ids, &run->id_count);
+		run->asked_at = t;
+	} else if (run->asked_at && !run->placed_at && group_holds_all(run, "mpamd-app", run->ids, run->id_count)) {
+		run->placed_at = t;
+	}
+	if (run->asked_at && t == run->asked_at + 2 && !run->placed_at)
+		note_failure(run, "the process started at tick 2 does not have its %zu threads in the group at tick 4",
+			     run->id_count);
+}
+
+static void test_new_process_within_two_ticks(void **state)
+{
+	char app[192];
+
+	(void)state;
+	struct run *run = run_new(UNIFIED);
+	if (!run)
+		skip();
+	snprintf(app, sizeof(app), "%s/app", run->root);
+	make_cgroup(run, app);
+	write_config(run, "cgroup_root = %s\nreconcile_ms = 60000\n[partition \"app\"]\ncgroup = app\n", run->root);
+	run->script = new_process_script;
+	run_engine(run, 8);
+	assert_true(run->placed_at >= 3);
+	assert_int_equal(run->id_count, 5);
+}
+
+/* ---- threads = vcpu ---- */
+
+static void vcpu_script(struct run *run, uint64_t t)
+{
+	static pid_t vcpu, other;
+
+	if (t == 1) {
+		if (group_holds(run, "mpamd-vm", run->ids[0]))
+			note_failure(run, "the emulator thread was placed with threads = vcpu");
+		other = worker_spawn(&run->workers[0], 't');
+		vcpu = worker_spawn(&run->workers[0], 'v');
+	} else if (t == 2) {
+		if (!group_holds(run, "mpamd-vm", vcpu))
+			note_failure(run, "the vCPU thread is not in the group one tick after it took its name");
+		if (group_holds(run, "mpamd-vm", other) || group_holds(run, "mpamd-vm", run->ids[0]))
+			note_failure(run, "a thread that is no vCPU is in the group");
+	}
+}
+
+static void test_vcpu_threads_only(void **state)
+{
+	char app[192], procs[224];
+
+	(void)state;
+	struct run *run = run_new(UNIFIED);
+	if (!run)
+		skip();
+	snprintf(app, sizeof(app), "%s/vm", run->root);
+	make_cgroup(run, app);
+	snprintf(procs, sizeof(procs), "%s/cgroup.procs", app);
+	worker_start(&run->workers[run->worker_count++], procs, 2, run->ids, &run->id_count);
+	write_config(run, "cgroup_root = %s\nreconcile_ms = 60000\n[partition \"vm\"]\ncgroup = vm\nthreads = vcpu\n",
+		     run->root);
+	run->script = vcpu_script;
+	run_engine(run, 4);
+	json_t *row = list_row(run->engine, "vm");
+	assert_int_equal(json_integer_value(json_object_get(row, "placements")), 1);
+	json_decref(row);
+}
+
+/* ---- a VM that comes and goes, as machined lays it out ---- */
+
+#define SCOPE	     "machine-qemu\\x2d7\\x2dtenant\\x2d1.scope"
+#define VM_PARTITION "[partition \"web\"]\nmb_max = 90\n"
+#define VM_TEMPLATE  "[vm-template \"tenants\"]\nmatch = tenant-*\nclass = best-effort\nmb_max = %u\n"
+
+static long slot_of(struct engine *e, const char *name)
+{
+	for (size_t i = 0; i < engine_partition_count(e); i++)
+		if (engine_partition(e, i)->name && !strcmp(engine_partition(e, i)->name, name))
+			return (long)i;
+	return -1;
+}
+
+/* The VM starts: newer libvirt puts its threads in libvirt/vcpu0 below the scope. */
+static void vm_start(struct run *run)
+{
+	static const char *const dirs[] = { "", "/libvirt", "/libvirt/vcpu0" };
+	char dir[320], procs[352];
+
+	for (size_t i = 0; i < 3; i++) {
+		snprintf(dir, sizeof(dir), "%s/machine.slice/" SCOPE "%s", run->root, dirs[i]);
+		make_cgroup(run, dir);
+	}
+	snprintf(procs, sizeof(procs), "%s/cgroup.procs", dir);
+	worker_start(&run->workers[run->worker_count++], procs, 2, run->ids, &run->id_count);
+}
+
+/* Its partition is there, from the template, with the template's limit and the VM's threads. */
+static void vm_check(struct run *run, uint64_t t, long *ret_slot)
+{
+	long slot = slot_of(run->engine, "tenant-1");
+	const char *origin = slot >= 0 ? engine_partition_origin(run->engine, (size_t)slot) : NULL;
+
+	*ret_slot = slot;
+	if (!origin || strcmp(origin, "tenants"))
+		return note_failure(run, "tick %llu: no partition tenant-1 from template tenants",
+				    (unsigned long long)t);
+	if (!emu_group_file_has(run->emu, "mpamd-tenant-1", "schemata", "MB:0=50;1=50"))
+		return note_failure(run, "tenant-1's group does not have the template's mb_max");
+	if (!group_holds_all(run, "mpamd-tenant-1", run->ids, run->id_count))
+		return note_failure(run, "the VM's threads are not in its group");
+}
+
+/* A reload of the same file keeps the VM's partition; a template's new goal changes it in place. */
+static void vm_reload(struct run *run, long slot)
+{
+	struct err err = { "" };
+
+	if (engine_reload(run->engine, &err) < 0)
+		return note_failure(run, "reload: %s", err.text);
+	if (slot_of(run->engine, "tenant-1") != slot || !engine_partition_origin(run->engine, (size_t)slot))
+		return note_failure(run, "a reload of the same file lost or moved the VM's partition");
+	write_config(run, "cgroup_root = %s\nreconcile_ms = 300\n" VM_PARTITION VM_TEMPLATE, run->root, 40);
+	if (engine_reload(run->engine, &err) < 0)
+		return note_failure(run, "reload: %s", err.text);
+	if (slot_of(run->engine, "tenant-1") != slot ||
+	    !emu_group_file_has(run->emu, "mpamd-tenant-1", "schemata", "MB:0=40;1=40"))
+		return note_failure(run, "the template's new mb_max is not in force in place");
+	if (!group_holds_all(run, "mpamd-tenant-1", run->ids, run->id_count))
+		return note_failure(run, "the VM's threads left its group on a reload");
+}
+
+/* The VM stops: its process ends, its scope goes. */
+static void vm_stop(struct run *run)
+{
+	worker_stop(&run->workers[--run->worker_count]);
+	while (run->cgroup_count > 2)
+		cgroup_dir_remove(run->cgroups[--run->cgroup_count]);
+}
+
+static void vm_script(struct run *run, uint64_t t)
+{
+	long slot;
+
+	if (t == 2) {
+		vm_start(run);
+		run->asked_at = t;
+	} else if (t == run->asked_at + 3) { /* reconcile_ms 300: three ticks */
+		vm_check(run, t, &slot);
+		if (!run->failure[0])
+			vm_reload(run, slot);
+		vm_stop(run);
+		run->placed_at = t;
+	} else if (run->placed_at && t == run->placed_at + 3) {
+		if (emu_group_exists(run->emu, "mpamd-tenant-1"))
+			note_failure(run, "the stopped VM's group is still there");
+		if (slot_of(run->engine, "tenant-1") >= 0)
+			note_failure(run, "the stopped VM's partition is still there");
+		run->later = 1; /* done */
+	}
+}
+
+static void test_vm_template_follows_scope(void **state)
+{
+	char slice[192];
+
+	(void)state;
+	struct run *run = run_new(UNIFIED);
+	if (!run)
+		skip();
+	snprintf(slice, sizeof(slice), "%s/machine.slice", run->root);
+	make_cgroup(run, slice);
+	write_config(run, "cgroup_root = %s\nreconcile_ms = 300\n" VM_PARTITION VM_TEMPLATE, run->root, 50);
+	run->script = vm_script;
+	run_engine(run, 14);
+	assert_int_equal(run->later, 1);
+	assert_true(emu_group_exists(run->emu, "mpamd-web"));
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 5 && !strcmp(argv[1], "--worker"))
+		return worker_main(argv);
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_teardown(test_v2_connector, teardown),
+		cmocka_unit_test_teardown(test_v2_reconcile_only, teardown),
+		cmocka_unit_test_teardown(test_v1_connector, teardown),
+		cmocka_unit_test_teardown(test_v1_reconcile_only, teardown),
+		cmocka_unit_test_teardown(test_host_hierarchies, teardown),
+		cmocka_unit_test_teardown(test_without_capability, teardown_capability),
+		cmocka_unit_test_teardown(test_new_process_within_two_ticks, teardown),
+		cmocka_unit_test_teardown(test_vcpu_threads_only, teardown),
+		cmocka_unit_test_teardown(test_vm_template_follows_scope, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,62 @@
+/* See engine_util.h. */
+#include "tests/util/engine_util.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/config/config.h"
+#include "core/engine/engine.h"
+#include "core/engine/registry.h"
+
+struct config *load_config_file(const char *path)
+{
+	struct diag_list diags;
+	struct config *config = NULL;
+
+	diag_list_init(&diags, path);
+	int r = config_load_path(path, engine_default_schema(), NULL, &config, &diags);
+	diag_print(&diags, stderr);
+	diag_list_fini(&diags);
+	return r == 0 ? config : NULL;
+}
+
+const struct partition_status *engine_find(const struct engine *e, const char *name, size_t *ret_slot)
+{
+	for (size_t i = 0; i < engine_partition_count(e); i++) {
+		const struct partition_status *st = engine_partition(e, i);
+		if (st->name && !strcmp(st->name, name)) {
+			if (ret_slot)
+				*ret_slot = i;
+			return st;
+		}
+	}
+	return NULL;
+}
+
+int write_text_file(const char *path, const char *fmt, ...)
+{
+	FILE *out = fopen(path, "w");
+	va_list ap;
+
+	if (!out)
+		return -errno;
+	va_start(ap, fmt);
+	int r = vfprintf(out, fmt, ap) < 0 ? -EIO : 0;
+	va_end(ap);
+	if (fclose(out) != 0 && r == 0)
+		r = -errno;
+	return r;
+}
+
+void note_first(char *buf, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (buf[0])
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf, len, fmt, ap);
+	va_end(ap);
+}

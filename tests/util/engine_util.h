@@ -1,0 +1,25 @@
+/* What the tests that run the engine in their own process share: a configuration file loaded with
+ * the default schema, a partition found by name, a formatted file written, and the first thing a
+ * tick hook found wrong kept for the test to fail with once the engine has stopped. */
+#ifndef MPAMD_TESTS_UTIL_ENGINE_UTIL_H
+#define MPAMD_TESTS_UTIL_ENGINE_UTIL_H
+
+#include <stddef.h>
+
+struct config;
+struct engine;
+struct partition_status;
+
+/* The file's configuration, its diagnostics printed on stderr; NULL when it has errors. */
+struct config *load_config_file(const char *path);
+
+/* The status of the partition called `name` (and its slot, when ret_slot is not NULL), or NULL. */
+const struct partition_status *engine_find(const struct engine *e, const char *name, size_t *ret_slot);
+
+/* Writes the formatted text to `path`, replacing it: 0 or -errno. */
+int write_text_file(const char *path, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Keeps the formatted text in buf[len] unless buf holds a failure already. */
+void note_first(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+#endif

@@ -1,0 +1,20 @@
+/* The log of code run in the test's own process (the engine logs to stderr), caught in a file to be
+ * searched afterwards. */
+#ifndef MPAMD_TESTS_UTIL_LOG_CAPTURE_H
+#define MPAMD_TESTS_UTIL_LOG_CAPTURE_H
+
+struct log_capture {
+	char path[64];
+	int saved_stderr; /* -1 when not capturing */
+};
+
+/* stderr goes to a new file of its own until log_capture_end; aborts the test on failure. */
+void log_capture_begin(struct log_capture *c);
+/* stderr back where it was; the file stays until log_capture_free. A no-op when not capturing. */
+void log_capture_end(struct log_capture *c);
+/* The lines of the caught log that contain every one of the NULL-terminated `parts`. */
+unsigned log_capture_count(const struct log_capture *c, const char *const *parts);
+/* Ends the capture if it runs and removes the file. */
+void log_capture_free(struct log_capture *c);
+
+#endif
