@@ -300,6 +300,30 @@ static void test_capacity_per_domain(void **state)
 	rig_close(&rig);
 }
 
+/* The issue's first run: the emulator tells no capacity, a victim wants 5000 of its 6000 MB/s on a
+ * host that is not saturated (17000 of each domain's 20000 MB/s). Its capacity is learned per
+ * domain, at first the total itself; without a saturation sign nobody is throttled, on any domain. */
+static void test_no_false_alarm_with_a_learned_capacity(void **state)
+{
+	static const char *const more = "[partition \"vic\"]\nclass = latency-critical\nguarantee_mbps = 6000\n"
+					"sim_demand = 5000\n"
+					"[partition \"big\"]\nclass = best-effort\nsim_demand = 10000\n";
+	struct rig rig;
+	struct err err = { "" };
+	char global[256];
+	bool learned = false;
+
+	(void)state;
+	rig_emu(&rig, NULL, more);
+	snprintf(global, sizeof(global), "backend = resctrl\nresctrl_root = %s\n", emu_root(rig.emu));
+	rig_open_with(&rig, global, more, 60);
+	assert_int_equal(engine_run(rig.engine, &err), 0);
+	assert_int_equal(engine_domain_count(rig.engine), 2);
+	assert_true(engine_domain_capacity(rig.engine, 0, &learned) > 0 && learned);
+	assert_false(event_logged(rig.engine, "throttle"));
+	rig_close(&rig);
+}
+
 /* resctrl mounted with mba_MBps: the kernel's controller holds each group's MB/s. mpamd writes
  * target_mbps as that ceiling, runs no bandwidth loop of its own on top, and refuses what only its
  * own loop could hold (a percentage, a guarantee). */
@@ -375,6 +399,7 @@ int main(void)
 		cmocka_unit_test(test_set_clears_a_key_with_none),
 		cmocka_unit_test(test_set_per_domain_limits),
 		cmocka_unit_test(test_capacity_per_domain),
+		cmocka_unit_test(test_no_false_alarm_with_a_learned_capacity),
 		cmocka_unit_test(test_kernel_mba_mbps_controller),
 		cmocka_unit_test(test_group_removed_behind_our_back_is_recreated),
 	};
