@@ -378,9 +378,13 @@ static int guard_scale(size_t n, unsigned ticks)
 {
 	struct policy_partition *parts = calloc(n, sizeof(*parts));
 	struct policy_decision *dec = calloc(n, sizeof(*dec));
-	struct policy_host h = { .interval_ms = 100, .capacity_mbps = 40000, .gran_pct = 1, .min_pct = 1, .cpus = 16 };
+	size_t *work = calloc(n, sizeof(*work));
+	/* the engine's room for the guard to order partitions */
+	struct policy_host h = {
+		.interval_ms = 100, .capacity_mbps = 40000, .gran_pct = 1, .min_pct = 1, .cpus = 16, .work = work
+	};
 
-	if (!parts || !dec || n < 2)
+	if (!parts || !dec || !work || n < 2)
 		return 1;
 	for (size_t i = 0; i < n; i++)
 		parts[i] = (struct policy_partition){ .name = "p",
@@ -400,11 +404,13 @@ static int guard_scale(size_t n, unsigned ticks)
 			h.total_mbps += parts[i].mbps;
 			dec[i] = (struct policy_decision){ .mb_max = 100 };
 			parts[i].guard = (struct guard_memory){ 0 }; /* every tick a fresh, deep cut */
+			parts[i].one.guard = (struct guard_domain_memory){ 0 };
 		}
 		policy_guard(&h, parts, n, dec);
 	}
 	free(parts);
 	free(dec);
+	free(work);
 	return 0;
 }
 

@@ -21,7 +21,12 @@
  *
  * State between ticks lives in the partition's target_memory, which this chain does not otherwise
  * use (policy_target is not in it): out_pct is cur_msr_val, mean_mbps and hold accumulate the period's
- * samples. */
+ * samples.
+ *
+ * The kernel runs the rule on each domain against that domain's MiB/s value. The bench gives it the
+ * partition's total against its target_mbps, and its throttle on every domain, so that both
+ * controllers hold the same figure (on a host whose partitions are spread evenly over the domains,
+ * the same as a per-domain value of target / domains). */
 #include "bench/mba_mbps.h"
 
 #include <math.h>
@@ -64,6 +69,13 @@ static uint32_t update_mba_bw(uint32_t cur_msr_val, uint32_t cur_bw, uint32_t us
 	return new_msr_val < min_bw ? min_bw : new_msr_val;
 }
 
+static void set_every_domain(const struct policy_host *h, struct policy_decision *d, unsigned pct)
+{
+	d->mb_max = pct;
+	for (unsigned dom = 0; d->mb_max_at && dom < h->domain_count; dom++)
+		d->mb_max_at[dom] = pct;
+}
+
 static void mba_one(const struct policy_host *h, struct policy_partition *p, struct policy_decision *d)
 {
 	struct target_memory *m = &p->target;
@@ -92,7 +104,7 @@ static void mba_one(const struct policy_host *h, struct policy_partition *p, str
 		m->mean_mbps = 0;
 		m->hold = 0;
 	}
-	d->mb_max = m->out_pct;
+	set_every_domain(h, d, m->out_pct);
 }
 
 void policy_mba_mbps(const struct policy_host *host, struct policy_partition *parts, size_t count,

@@ -17,6 +17,11 @@ const struct plant_curve plant_concave = {
 	.frac = { 0.35, 0.75, 0.90 },
 };
 
+static size_t cells(const struct plant *pl)
+{
+	return pl->cap * (pl->setup.domains ? pl->setup.domains : 1);
+}
+
 int plant_init(struct plant *pl, const struct plant_setup *setup, const struct policy_chain *chain, size_t cap)
 {
 	memset(pl, 0, sizeof(*pl));
@@ -28,12 +33,18 @@ int plant_init(struct plant *pl, const struct plant_setup *setup, const struct p
 	pl->demand = calloc(cap, sizeof(*pl->demand));
 	pl->domain = calloc(cap, sizeof(*pl->domain));
 	pl->truth = calloc(cap, sizeof(*pl->truth));
+	pl->truth_at = calloc(cells(pl), sizeof(*pl->truth_at));
+	pl->measured = calloc(cells(pl), sizeof(*pl->measured));
+	pl->pdom = calloc(cells(pl), sizeof(*pl->pdom));
+	pl->dec_max = calloc(cells(pl), sizeof(*pl->dec_max));
+	pl->dec_min = calloc(cells(pl), sizeof(*pl->dec_min));
+	pl->max_at = calloc(cells(pl), sizeof(*pl->max_at));
+	pl->min_at = calloc(cells(pl), sizeof(*pl->min_at));
+	pl->policy_work = calloc(cap, sizeof(*pl->policy_work));
 	pl->req = calloc(cap, sizeof(*pl->req));
 	pl->served = calloc(cap, sizeof(*pl->served));
-	pl->work = calloc(cap, sizeof(*pl->work));
+	pl->serve_work = calloc(cap, sizeof(*pl->serve_work));
 	pl->members = calloc(cap, sizeof(*pl->members));
-	pl->sub_parts = calloc(cap, sizeof(*pl->sub_parts));
-	pl->sub_dec = calloc(cap, sizeof(*pl->sub_dec));
 	traffic_rng_seed(&pl->rng, setup->seed);
 	pl->host = (struct policy_host){
 		.interval_ms = 100,
@@ -42,8 +53,9 @@ int plant_init(struct plant *pl, const struct plant_setup *setup, const struct p
 		.has_mb_min = setup->has_mb_min,
 		.cpus = 16,
 	};
-	if (!pl->parts || !pl->dec || !pl->demand || !pl->domain || !pl->truth || !pl->req || !pl->served ||
-	    !pl->work || !pl->members || !pl->sub_parts || !pl->sub_dec || setup->domains == 0 ||
+	if (!pl->parts || !pl->dec || !pl->demand || !pl->domain || !pl->truth || !pl->truth_at || !pl->measured ||
+	    !pl->pdom || !pl->dec_max || !pl->dec_min || !pl->max_at || !pl->min_at || !pl->policy_work ||
+	    !pl->serve_work || !pl->req || !pl->served || !pl->members || setup->domains == 0 ||
 	    setup->domains > PLANT_MAX_DOMAINS) {
 		plant_free(pl);
 		return -1;
@@ -58,12 +70,18 @@ void plant_free(struct plant *pl)
 	free(pl->demand);
 	free(pl->domain);
 	free(pl->truth);
+	free(pl->truth_at);
+	free(pl->measured);
+	free(pl->pdom);
+	free(pl->dec_max);
+	free(pl->dec_min);
+	free(pl->max_at);
+	free(pl->min_at);
+	free(pl->policy_work);
 	free(pl->req);
 	free(pl->served);
-	free(pl->work);
+	free(pl->serve_work);
 	free(pl->members);
-	free(pl->sub_parts);
-	free(pl->sub_dec);
 	memset(pl, 0, sizeof(*pl));
 }
 
@@ -111,12 +129,35 @@ static double min_fraction(const struct plant *pl, unsigned pct)
 	return pct / 100.0;
 }
 
-static void apply(struct plant *pl, size_t i, unsigned mb_max, unsigned mb_min)
+unsigned plant_max_at(const struct plant *pl, size_t i, unsigned d)
+{
+	return pl->max_at[i * pl->setup.domains + d];
+}
+
+unsigned plant_decided_max_at(const struct plant *pl, size_t i, unsigned d)
+{
+	return pl->setup.per_domain ? pl->dec_max[i * pl->setup.domains + d] : pl->dec[i].mb_max;
+}
+
+/* What the hardware keeps of a decision on domain d; the partition's summary is the highest. */
+static void apply(struct plant *pl, size_t i, unsigned d, unsigned mb_max, unsigned mb_min)
+{
+	size_t at = i * pl->setup.domains + d;
+
+	pl->max_at[at] = in_force_max(pl, mb_max);
+	pl->min_at[at] = pl->setup.has_mb_min ? mb_min : 0;
+}
+
+static void summarise_limits(struct plant *pl, size_t i)
 {
 	struct policy_partition *p = &pl->parts[i];
 
-	p->mb_max = in_force_max(pl, mb_max);
-	p->mb_min = pl->setup.has_mb_min ? mb_min : 0;
+	p->mb_max = p->mb_min = 0;
+	for (unsigned d = 0; d < pl->setup.domains; d++) {
+		size_t at = i * pl->setup.domains + d;
+		p->mb_max = pl->max_at[at] > p->mb_max ? pl->max_at[at] : p->mb_max;
+		p->mb_min = pl->min_at[at] > p->mb_min ? pl->min_at[at] : p->mb_min;
+	}
 }
 
 size_t plant_add(struct plant *pl, const char *name, enum partition_class class, unsigned domain,
@@ -128,8 +169,10 @@ size_t plant_add(struct plant *pl, const char *name, enum partition_class class,
 		.name = name, .goals.class = class, .goals.mb_max = 100, .goals.weight = 100, .open = true
 	};
 	pl->demand[i] = demand;
-	pl->domain[i] = domain < pl->setup.domains ? domain : 0;
-	apply(pl, i, 100, 0);
+	pl->domain[i] = domain < pl->setup.domains || domain == PLANT_ALL_DOMAINS ? domain : 0;
+	for (unsigned d = 0; d < pl->setup.domains; d++)
+		apply(pl, i, d, 100, 0);
+	summarise_limits(pl, i);
 	return i;
 }
 
@@ -143,89 +186,127 @@ double plant_demand_now(const struct plant *pl, size_t i)
 	return phase < d->duty ? d->base_mbps : d->low_mbps;
 }
 
+/* Its demand on domain `dom`: all of it where it is pinned, an even share when it is spread. */
+static double demand_on(const struct plant *pl, size_t i, unsigned dom)
+{
+	if (pl->domain[i] == PLANT_ALL_DOMAINS)
+		return plant_demand_now(pl, i) / pl->setup.domains;
+	return pl->domain[i] == dom ? plant_demand_now(pl, i) : 0;
+}
+
 static void serve_domain(struct plant *pl, unsigned dom)
 {
 	size_t k = 0;
 
 	for (size_t i = 0; i < pl->n; i++) {
-		if (pl->domain[i] != dom)
+		double demand = demand_on(pl, i, dom);
+		pl->truth_at[i * pl->setup.domains + dom] = 0;
+		if (!(demand > 0))
 			continue;
-		const struct policy_partition *p = &pl->parts[i];
 		pl->members[k] = i;
 		pl->req[k++] = (struct traffic_request){
-			.demand_mbps = plant_demand_now(pl, i),
-			.max_fraction = plant_fraction(pl, p->mb_max),
-			.min_fraction = min_fraction(pl, p->mb_min),
+			.demand_mbps = demand,
+			.max_fraction = plant_fraction(pl, plant_max_at(pl, i, dom)),
+			.min_fraction = min_fraction(pl, pl->min_at[i * pl->setup.domains + dom]),
 		};
 	}
-	traffic_serve(pl->req, k, pl->setup.capacity_mbps, pl->work, pl->served);
-	for (size_t j = 0; j < k; j++)
-		pl->truth[pl->members[j]] = pl->served[j];
+	traffic_serve(pl->req, k, pl->setup.capacity_mbps, pl->serve_work, pl->served);
+	for (size_t j = 0; j < k; j++) {
+		pl->truth_at[pl->members[j] * pl->setup.domains + dom] = pl->served[j];
+		pl->truth[pl->members[j]] += pl->served[j];
+	}
 }
 
-/* The host's view for one run of the chain over `count` partitions of total rate `total` with
- * capacity `capacity` (the learned figure: the highest total seen, slot `slot`). */
-static void fill_host(struct plant *pl, size_t slot, double capacity, double total)
+/* The capacity the policies see: the known figure, or the highest valid total seen (slot `slot`). */
+static void judge_capacity(struct plant *pl, size_t slot, double capacity, double total, double *ret, bool *ret_learned)
 {
 	if (total > pl->learned_mbps[slot])
 		pl->learned_mbps[slot] = total;
-	pl->host.total_mbps = total;
-	pl->host.total_valid = true;
-	pl->host.capacity_learned = !pl->setup.capacity_known;
-	pl->host.capacity_mbps = pl->setup.capacity_known ? capacity : pl->learned_mbps[slot];
+	*ret_learned = !pl->setup.capacity_known;
+	*ret = pl->setup.capacity_known ? capacity : pl->learned_mbps[slot];
 }
 
-static void run_chain(struct plant *pl, struct policy_partition *parts, struct policy_decision *dec, size_t count)
+/* Each domain's figures and each partition's view of it, when the policies decide per domain. */
+static void fill_domains(struct plant *pl)
 {
-	for (size_t f = 0; f < pl->chain->count; f++)
-		pl->chain->fns[f](&pl->host, parts, count, dec);
-}
+	const double *measured = pl->measured;
+	unsigned nd = pl->setup.domains;
 
-static void decide_per_domain(struct plant *pl)
-{
-	for (unsigned dom = 0; dom < pl->setup.domains; dom++) {
-		size_t k = 0;
-		double total = 0;
+	for (unsigned d = 0; d < nd; d++) {
+		struct policy_host_domain *hd = &pl->host_doms[d];
+		*hd = (struct policy_host_domain){ .total_valid = true };
 		for (size_t i = 0; i < pl->n; i++) {
-			if (pl->domain[i] != dom)
-				continue;
-			pl->members[k] = i;
-			pl->sub_parts[k] = pl->parts[i];
-			pl->sub_dec[k++] = pl->dec[i];
-			total += pl->parts[i].mbps;
+			struct policy_domain *pd = &pl->pdom[i * nd + d];
+			pd->cfg_max = pl->parts[i].goals.mb_max;
+			pd->cfg_min = pl->parts[i].goals.mb_min;
+			pd->valid = true;
+			pd->mbps = measured[i * nd + d];
+			pd->mb_max = pl->max_at[i * nd + d];
+			pd->mb_min = pl->min_at[i * nd + d];
+			hd->total_mbps += pd->mbps;
 		}
-		fill_host(pl, dom, pl->setup.capacity_mbps, total);
-		run_chain(pl, pl->sub_parts, pl->sub_dec, k);
-		for (size_t j = 0; j < k; j++) {
-			pl->parts[pl->members[j]] = pl->sub_parts[j];
-			pl->dec[pl->members[j]] = pl->sub_dec[j];
+		judge_capacity(pl, d, pl->setup.capacity_mbps, hd->total_mbps, &hd->capacity_mbps,
+			       &hd->capacity_learned);
+	}
+	pl->host.domain_count = nd;
+	pl->host.domains = pl->host_doms;
+	pl->host.work = pl->policy_work;
+	for (size_t i = 0; i < pl->n; i++) {
+		pl->parts[i].domains = &pl->pdom[i * nd];
+		pl->dec[i].mb_max_at = &pl->dec_max[i * nd];
+		pl->dec[i].mb_min_at = &pl->dec_min[i * nd];
+		for (unsigned d = 0; d < nd; d++) {
+			pl->dec_max[i * nd + d] = pl->parts[i].goals.mb_max;
+			pl->dec_min[i * nd + d] = pl->parts[i].goals.mb_min;
 		}
 	}
+}
+
+/* Partition i's traffic goes to domain d. */
+static bool on_domain(const struct plant *pl, size_t i, unsigned d)
+{
+	return pl->domain[i] == PLANT_ALL_DOMAINS || pl->domain[i] == d;
 }
 
 void plant_tick(struct plant *pl)
 {
+	unsigned nd = pl->setup.domains;
 	double total = 0;
 
-	for (unsigned dom = 0; dom < pl->setup.domains; dom++)
+	memset(pl->truth, 0, pl->n * sizeof(*pl->truth));
+	for (unsigned dom = 0; dom < nd; dom++)
 		serve_domain(pl, dom);
 	pl->host.tick++;
 	for (size_t i = 0; i < pl->n; i++) {
 		struct policy_partition *p = &pl->parts[i];
+		p->mbps = 0;
+		for (unsigned d = 0; d < nd; d++) {
+			/* one noise draw per domain it is on, whatever it was served: the same sequence
+			 * whatever the demand */
+			double noise = on_domain(pl, i, d) ? pl->setup.noise * traffic_rng_symmetric(&pl->rng) : 0;
+			pl->measured[i * nd + d] = pl->truth_at[i * nd + d] * (1 + noise);
+			p->mbps += pl->measured[i * nd + d];
+		}
 		p->valid = true;
-		p->mbps = pl->truth[i] * (1 + pl->setup.noise * traffic_rng_symmetric(&pl->rng));
 		p->smoothed_mbps = p->mbps;
 		total += p->mbps;
 		pl->dec[i] = (struct policy_decision){ .mb_max = p->goals.mb_max, .mb_min = p->goals.mb_min };
 	}
-	if (pl->setup.per_domain) {
-		decide_per_domain(pl);
-	} else {
-		fill_host(pl, pl->setup.domains, pl->setup.capacity_mbps * pl->setup.domains, total);
-		run_chain(pl, pl->parts, pl->dec, pl->n);
-	}
+	pl->host.total_mbps = total;
+	pl->host.total_valid = true;
+	judge_capacity(pl, nd, pl->setup.capacity_mbps * nd, total, &pl->host.capacity_mbps,
+		       &pl->host.capacity_learned);
+	if (pl->setup.per_domain)
+		fill_domains(pl);
+	for (size_t f = 0; f < pl->chain->count; f++)
+		pl->chain->fns[f](&pl->host, pl->parts, pl->n, pl->dec);
 	for (size_t i = 0; i < pl->n; i++) {
-		apply(pl, i, pl->dec[i].mb_max, pl->dec[i].mb_min);
+		for (unsigned d = 0; d < nd; d++)
+			if (pl->setup.per_domain)
+				apply(pl, i, d, pl->dec_max[i * nd + d], pl->dec_min[i * nd + d]);
+			else
+				apply(pl, i, d, pl->dec[i].mb_max, pl->dec[i].mb_min);
+		summarise_limits(pl, i);
 		pl->parts[i].cpu_quota_pct = pl->dec[i].cpu_quota_pct;
 	}
 }

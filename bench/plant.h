@@ -7,15 +7,18 @@
  *  - A setting u (percent) lets through capacity * curve(band(u)) on each domain: band() is MBW_MAX's
  *    rounding when bwa_wd is set (the percentage rounded down to one of 2^bwa_wd levels), else u
  *    itself; curve() is piecewise linear through (0, 0), the curve's points and (100, 1).
- *  - Each partition's traffic is on one domain. A domain serves its partitions with the simulator's
- *    water filling (backends/sim/traffic.c): ceilings and minimums as shares of that domain.
+ *  - Each partition's traffic is on one domain, or (PLANT_ALL_DOMAINS) spread evenly over all of
+ *    them. A domain serves its partitions with the simulator's water filling
+ *    (backends/sim/traffic.c): ceilings and minimums as shares of that domain.
  *  - Demand is a base rate, with an optional burst: `period` ticks of which the first `duty` share is
  *    at the base rate and the rest at `low` (MB/s).
  *  - A measurement is the served rate times (1 + noise * u), u uniform in [-1, 1) from a seeded
  *    generator; `truth` is the served rate.
- *  - The chain runs once on the whole host (capacity: all domains together, the engine's view today),
- *    or, with per_domain, once per domain over that domain's partitions with that domain's capacity
- *    (what an engine that runs its policies per domain would do). */
+ *  - The policies see the host as the engine shows it: with per_domain, each partition's rate,
+ *    limits and memory on each domain and each domain's capacity and total (policy.h), deciding a
+ *    limit per domain; without, only the totals (capacity: all domains together) and one limit put on
+ *    every domain (the engine where counters and controls cannot be matched, and mpamd before it
+ *    decided per domain). */
 #ifndef MPAMD_BENCH_PLANT_H
 #define MPAMD_BENCH_PLANT_H
 
@@ -28,6 +31,7 @@
 
 #define PLANT_CURVE_POINTS 8
 #define PLANT_MAX_DOMAINS  4
+#define PLANT_ALL_DOMAINS  (~0u) /* a partition spread evenly over every domain */
 
 struct plant_curve {
 	const char *name;
@@ -66,23 +70,29 @@ struct plant {
 	struct policy_partition *parts;
 	struct policy_decision *dec;
 	struct plant_demand *demand;
-	unsigned *domain;
-	double *truth; /* this tick's served rate */
+	unsigned *domain; /* its domain, or PLANT_ALL_DOMAINS */
+	double *truth;	  /* this tick's served rate */
+	double *truth_at; /* [partition][domain]: this tick's served rate on each domain */
+	double *measured; /* [partition][domain]: this tick's measurement on each domain */
 	const struct policy_chain *chain;
 	struct traffic_rng rng;
 	double learned_mbps[PLANT_MAX_DOMAINS + 1]; /* per domain, and [domains]: the host */
+	/* the policies' per-domain view (per_domain) */
+	struct policy_domain *pdom;  /* [partition][domain] */
+	unsigned *dec_max, *dec_min; /* [partition][domain] */
+	unsigned *max_at, *min_at;   /* [partition][domain]: in force */
+	struct policy_host_domain host_doms[PLANT_MAX_DOMAINS];
+	size_t *policy_work; /* the policies' scratch (policy_host.work) */
 	/* scratch, per tick */
 	struct traffic_request *req;
-	struct traffic_share *work;
+	struct traffic_share *serve_work; /* traffic_serve's */
 	double *served;
 	size_t *members;
-	struct policy_partition *sub_parts;
-	struct policy_decision *sub_dec;
 };
 
 int plant_init(struct plant *pl, const struct plant_setup *setup, const struct policy_chain *chain, size_t cap);
 void plant_free(struct plant *pl);
-/* Adds a partition (open, limits 100/0 in force); returns its index. */
+/* Adds a partition (open, limits 100/0 in force) on `domain` (or PLANT_ALL_DOMAINS); returns its index. */
 size_t plant_add(struct plant *pl, const char *name, enum partition_class class, unsigned domain,
 		 struct plant_demand demand);
 /* One tick: serve under the limits in force, measure, decide, apply (shows in the next tick). */
@@ -91,5 +101,8 @@ void plant_tick(struct plant *pl);
 double plant_demand_now(const struct plant *pl, size_t i);
 /* What the curve lets through at setting pct, as a share of a domain. */
 double plant_fraction(const struct plant *pl, unsigned pct);
+/* Partition i's limit in force on domain d, and what the policies decided for it there this tick. */
+unsigned plant_max_at(const struct plant *pl, size_t i, unsigned d);
+unsigned plant_decided_max_at(const struct plant *pl, size_t i, unsigned d);
 
 #endif

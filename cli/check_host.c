@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "backends/contracts/control.h"
+#include "backends/shared/domain_limits.h"
 #include "core/base/clock.h"
 #include "core/engine/registry.h"
 
@@ -15,10 +16,15 @@
 
 static json_t *caps_to_json(const struct control_caps *caps)
 {
-	return json_pack("{s:I,s:I,s:I,s:I,s:b,s:I}", "partitions_max", (json_int_t)caps->partitions_max,
+	json_t *domains = json_array();
+
+	for (unsigned d = 0; d < caps->domain_count; d++)
+		json_array_append_new(domains, json_pack("{s:I,s:s}", "id", (json_int_t)caps->domains[d].id, "what",
+							 caps->domains[d].name));
+	return json_pack("{s:I,s:I,s:I,s:I,s:b,s:I,s:o}", "partitions_max", (json_int_t)caps->partitions_max,
 			 "partitions_reserved", (json_int_t)caps->partitions_reserved, "bw_gran_pct",
 			 (json_int_t)caps->bw_gran_pct, "bw_min_pct", (json_int_t)caps->bw_min_pct, "has_mb_min",
-			 caps->has_mb_min, "cbm_bits", (json_int_t)caps->cbm_bits);
+			 caps->has_mb_min, "cbm_bits", (json_int_t)caps->cbm_bits, "domains", domains);
 }
 
 static json_t *hex_json(uint64_t v)
@@ -29,10 +35,24 @@ static json_t *hex_json(uint64_t v)
 	return json_string(text);
 }
 
-static json_t *limits_to_json(const struct partition_limits *l)
+/* mb_max and mb_min (the highest of the domains'), and each domain's when they differ from them. */
+static json_t *limits_to_json(const struct partition_limits *l, const struct control_caps *caps)
 {
-	return json_pack("{s:I,s:I,s:o}", "mb_max", (json_int_t)l->mb_max, "mb_min", (json_int_t)l->mb_min, "l3_cbm",
-			 l->l3_cbm ? hex_json(l->l3_cbm) : json_null());
+	json_t *j = json_pack("{s:I,s:I,s:o}", "mb_max", (json_int_t)l->mb_max, "mb_min", (json_int_t)l->mb_min,
+			      "l3_cbm", l->l3_cbm ? hex_json(l->l3_cbm) : json_null());
+	json_t *domains = json_array();
+	bool differ = false;
+
+	for (unsigned d = 0; d < l->domain_count && d < caps->domain_count; d++) {
+		differ |= l->mb_max_at[d] != l->mb_max || l->mb_min_at[d] != l->mb_min;
+		json_array_append_new(domains,
+				      json_pack("{s:I,s:I,s:I}", "domain", (json_int_t)caps->domains[d].id, "mb_max",
+						(json_int_t)l->mb_max_at[d], "mb_min", (json_int_t)l->mb_min_at[d]));
+	}
+	json_object_set_new(j, "domains", differ ? domains : json_null());
+	if (!differ)
+		json_decref(domains);
+	return j;
 }
 
 /* Why a bandwidth limit ends up where it does: the hardware's step, its floor, or no control. */
@@ -52,15 +72,42 @@ static json_t *bw_rounding(const char *limit, unsigned want, unsigned got, const
 	return r;
 }
 
+/* Every domain asked the same and got the same: one rounding says it for all. */
+static bool per_domain_alike(const struct partition_limits *want, const struct partition_limits *got, unsigned domains)
+{
+	for (unsigned d = 0; d < domains; d++)
+		if (limits_max_at(want, d) != want->mb_max || limits_min_at(want, d) != want->mb_min ||
+		    limits_max_at(got, d) != got->mb_max || limits_min_at(got, d) != got->mb_min)
+			return false;
+	return true;
+}
+
+static void domain_rounding(json_t *list, const char *limit, unsigned want, unsigned got,
+			    const struct control_caps *caps, unsigned d)
+{
+	if (want == got)
+		return;
+	json_t *r = bw_rounding(limit, want, got, caps);
+	json_object_set_new(r, "domain", json_integer(caps->domains[d].id));
+	json_array_append_new(list, r);
+}
+
 static json_t *rounding(const struct partition_limits *want, const struct partition_limits *got,
 			const struct control_caps *caps)
 {
 	json_t *list = json_array();
 
-	if (want->mb_max != got->mb_max)
-		json_array_append_new(list, bw_rounding("mb_max", want->mb_max, got->mb_max, caps));
-	if (want->mb_min != got->mb_min)
-		json_array_append_new(list, bw_rounding("mb_min", want->mb_min, got->mb_min, caps));
+	if (per_domain_alike(want, got, caps->domain_count)) {
+		if (want->mb_max != got->mb_max)
+			json_array_append_new(list, bw_rounding("mb_max", want->mb_max, got->mb_max, caps));
+		if (want->mb_min != got->mb_min)
+			json_array_append_new(list, bw_rounding("mb_min", want->mb_min, got->mb_min, caps));
+	} else {
+		for (unsigned d = 0; d < caps->domain_count; d++) {
+			domain_rounding(list, "mb_max", limits_max_at(want, d), limits_max_at(got, d), caps, d);
+			domain_rounding(list, "mb_min", limits_min_at(want, d), limits_min_at(got, d), caps, d);
+		}
+	}
 	if (want->l3_cbm != got->l3_cbm)
 		json_array_append_new(list,
 				      json_pack("{s:s,s:o,s:o,s:s}", "limit", "l3_cbm", "from", hex_json(want->l3_cbm),
@@ -78,14 +125,15 @@ static void refuse(json_t *entry, const char *reason)
 static json_t *check_partition(const struct control_ops *ops, struct control *control, const struct control_caps *caps,
 			       size_t index, const struct partition_config *p)
 {
-	struct partition_limits want = { .mb_max = p->goals.mb_max,
-					 .mb_min = p->goals.mb_min,
-					 .l3_cbm = p->goals.l3_cbm };
-	json_t *entry = json_pack("{s:s,s:s,s:o}", "name", p->name, "verdict", "ok", "limits", limits_to_json(&want));
+	struct partition_limits want = { .l3_cbm = p->goals.l3_cbm };
 	struct control_plan plan = { 0 };
 	struct err err = { "" };
 
-	if (ops->validate && ops->validate(control, &want, &err) < 0) {
+	domain_limits_fill(caps, &p->goals, p->goals.mb_max, p->goals.mb_min, &want);
+	json_t *entry =
+		json_pack("{s:s,s:s,s:o}", "name", p->name, "verdict", "ok", "limits", limits_to_json(&want, caps));
+	if (domain_limits_check(caps, &p->goals, &err) < 0 ||
+	    (ops->validate && ops->validate(control, &want, &err) < 0)) {
 		refuse(entry, err.text);
 		return entry;
 	}
@@ -101,7 +149,7 @@ static json_t *check_partition(const struct control_ops *ops, struct control *co
 		return entry;
 	}
 	json_object_set_new(entry, "rounding", rounding(&want, &plan.effective, caps));
-	json_object_set_new(entry, "effective", limits_to_json(&plan.effective));
+	json_object_set_new(entry, "effective", limits_to_json(&plan.effective, caps));
 	json_object_set_new(entry, "notes", json_incref(plan.notes));
 	json_object_set_new(entry, "writes", json_incref(plan.writes));
 	control_plan_fini(&plan);
@@ -165,6 +213,8 @@ int check_host(const struct config *config, json_t **ret)
 	for (size_t i = 0; i < config->partition_count; i++)
 		json_array_append_new(partitions, check_partition(ops, control, &caps, i, &config->partitions[i]));
 	check_partition_count(config, &caps, refused);
+	if (domain_ids_check(&caps, &config->global.capacity_mbps_at, "capacity_mbps", &err) < 0)
+		json_array_append_new(refused, json_string(err.text));
 	ops->free(control);
 	json_object_set_new(report, "hardware", caps_to_json(&caps));
 	json_object_set_new(report, "partitions", partitions);
@@ -208,11 +258,14 @@ static void print_rounding(FILE *out, json_t *r)
 	json_t *from = json_object_get(r, "from"), *to = json_object_get(r, "to");
 
 	if (json_is_string(from))
-		fprintf(out, "  %s %s -> %s (%s)\n", str(r, "limit"), json_string_value(from), json_string_value(to),
+		fprintf(out, "  %s %s -> %s (%s)", str(r, "limit"), json_string_value(from), json_string_value(to),
 			str(r, "why"));
 	else
-		fprintf(out, "  %s %lld -> %lld (%s)\n", str(r, "limit"), (long long)json_integer_value(from),
+		fprintf(out, "  %s %lld -> %lld (%s)", str(r, "limit"), (long long)json_integer_value(from),
 			(long long)json_integer_value(to), str(r, "why"));
+	if (json_object_get(r, "domain"))
+		fprintf(out, " on domain %lld", num(r, "domain"));
+	fprintf(out, "\n");
 }
 
 /* Writes that follow each other to one file for one process (its threads' ids, to tasks). */

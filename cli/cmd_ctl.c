@@ -195,7 +195,8 @@ static void table_columns(struct table *t, json_t *rows, const char *const *pref
 		json_object_foreach(row, key, v) {
 			bool folded =
 				(!strcmp(key, "valid") || !strcmp(key, "estimated")) && json_object_get(row, "mbps");
-			if (!folded)
+			/* a nested list (list's per-domain rows) is a table of its own, not a cell */
+			if (!folded && !json_is_array(v) && !json_is_object(v))
 				table_add_col(t, key);
 		}
 	}
@@ -270,7 +271,7 @@ static bool is_array_of_objects(json_t *v)
 static const char *const partition_columns[] = { "name", "class",	"state",	  "mb_min", "mb_max",
 						 "mbps", "target_mbps", "guarantee_mbps", NULL };
 static const char *const event_columns[] = { "tick", "t_ms", "partition", "action", "reason", NULL };
-static const char *const domain_columns[] = { "domain", "mbps", "state", "reason", NULL };
+static const char *const domain_columns[] = { "domain", "what", "mbps", "state", "mb_max", "mb_min", "reason", NULL };
 
 static const char *const *columns_for(const char *key)
 {
@@ -323,6 +324,30 @@ static void print_result(json_t *result)
 	print_object(result, 0);
 }
 
+/* Each partition's rows on each domain, as one table, where the host has more than one domain. */
+static void print_list_domains(json_t *partitions)
+{
+	static const char *const columns[] = { "partition", "domain", "mbps", "state", "mb_max", "mb_min", NULL };
+	json_t *rows = json_array(), *p, *d;
+	size_t i, j;
+	bool several = false;
+
+	json_array_foreach(partitions, i, p) {
+		json_t *domains = json_object_get(p, "domains");
+		several |= json_array_size(domains) > 1;
+		json_array_foreach(domains, j, d) {
+			json_t *row = json_deep_copy(d);
+			json_object_set(row, "partition", json_object_get(p, "name"));
+			json_array_append_new(rows, row);
+		}
+	}
+	if (several) {
+		printf("\n");
+		table_print(rows, columns, 0);
+	}
+	json_decref(rows);
+}
+
 static void print_list(json_t *result)
 {
 	json_t *partitions = json_object_get(result, "partitions");
@@ -336,6 +361,7 @@ static void print_list(json_t *result)
 		return;
 	}
 	table_print(partitions, partition_columns, 0);
+	print_list_domains(partitions);
 }
 
 /* "mb_max=25 -> 20 (step 10)" when the hardware rounded what was asked. */

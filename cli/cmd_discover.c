@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "backends/resctrl/resctrl_ops.h"
+#include "cli/capacity_hint.h"
 #include "cli/mpamctl.h"
 #include "core/base/clock.h"
 #include "core/base/log.h"
@@ -14,7 +15,7 @@
 
 static void discover_usage(FILE *out)
 {
-	fprintf(out, "Usage: mpamctl discover [--backend NAME] -c FILE [--json]\n"
+	fprintf(out, "Usage: mpamctl discover [--backend NAME] -c FILE [--record FILE.csv] [--json]\n"
 		     "       mpamctl discover --resctrl-root DIR [--json]\n"
 		     "\n"
 		     "Probe the hardware the configuration describes, without changing any limit, and print\n"
@@ -22,12 +23,17 @@ static void discover_usage(FILE *out)
 		     "granularity, cache portion bits, monitors and counter width, and the errata workarounds\n"
 		     "(quirks, matched on MPAMF_IIDR) it applies; for resctrl the resources,\n"
 		     "CLOSIDs, masks, MB units and steps, RMIDs, monitoring events and counter assignment.\n"
+		     "Then each domain's capacity, as far as the hardware tells it or a record file shows it,\n"
+		     "and the capacity_mbps setting that says it.\n"
 		     "\n"
 		     "Options:\n"
 		     "  -c, --config FILE        configuration naming the backend and its hardware\n"
 		     "  -b, --backend NAME       resctrl | mmio | sim, replacing the file's backend key\n"
 		     "  -r, --resctrl-root DIR   probe a resctrl tree directly, without a configuration\n"
 		     "                           (a mount, or a directory copied from a real host)\n"
+		     "  -R, --record FILE.csv    an mpamd record file of this host: the most each domain\n"
+		     "                           carried in it is the capacity suggested where the hardware\n"
+		     "                           does not tell (a lower bound: record a loaded host)\n"
 		     "  -j, --json               print JSON\n"
 		     "  -h, --help               show this help\n");
 }
@@ -156,7 +162,26 @@ static int discover_root(const char *root, bool json)
 	return EXIT_OK;
 }
 
-static int discover(const char *path, const struct config_overrides *overrides, bool json)
+/* The capacity hint, into the description (JSON) or after it (text). */
+static int add_capacity(const struct composition *hw, const char *record, bool json, json_t *d)
+{
+	struct err err = { "" };
+	json_t *hint = capacity_hint(hw, record, &err);
+
+	if (!hint) {
+		fprintf(stderr, "mpamctl discover: %s\n", err.text);
+		return -1;
+	}
+	if (json)
+		json_object_set_new(d, "capacity", hint);
+	else {
+		capacity_hint_print(stdout, hint);
+		json_decref(hint);
+	}
+	return 0;
+}
+
+static int discover(const char *path, const struct config_overrides *overrides, const char *record, bool json)
 {
 	struct diag_list diags;
 	struct config *config = NULL;
@@ -175,12 +200,13 @@ static int discover(const char *path, const struct config_overrides *overrides, 
 		fprintf(stderr, "mpamctl discover: %s\n", err.text);
 	} else {
 		json_t *d = composition_describe(&hw);
-		if (json)
-			json_dumpf(d, stdout, JSON_INDENT(2) | JSON_SORT_KEYS), putchar('\n');
-		else if (json_object_get(d, "root")) /* resctrl describes its mount */
+		if (!json && json_object_get(d, "root")) /* resctrl describes its mount */
 			print_resctrl_text(d);
-		else
+		else if (!json)
 			print_text(hw.control_ops->name, d);
+		r = add_capacity(&hw, record, json, d);
+		if (r == 0 && json)
+			json_dumpf(d, stdout, JSON_INDENT(2) | JSON_SORT_KEYS), putchar('\n');
 		json_decref(d);
 		composition_close(&hw);
 	}
@@ -194,17 +220,21 @@ int cmd_discover(int argc, char **argv, const struct ctl_options *opts)
 		{ "config", required_argument, NULL, 'c' },
 		{ "backend", required_argument, NULL, 'b' },
 		{ "resctrl-root", required_argument, NULL, 'r' },
+		{ "record", required_argument, NULL, 'R' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct config_overrides overrides = { 0 };
-	const char *path = NULL, *root = NULL;
+	const char *path = NULL, *root = NULL, *record = NULL;
 	bool json = opts->json;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "c:b:r:jh", options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "c:b:r:R:jh", options, NULL)) != -1) {
 		switch (c) {
+		case 'R':
+			record = optarg;
+			break;
 		case 'c':
 			path = optarg;
 			break;
@@ -231,13 +261,14 @@ int cmd_discover(int argc, char **argv, const struct ctl_options *opts)
 			return EXIT_USAGE;
 		}
 	}
-	if (optind != argc || (!path == !root)) {
+	if (optind != argc || (!path == !root) || (record && root)) {
 		fprintf(stderr, "mpamctl discover: %s\n",
-			optind != argc
-				? "unexpected argument"
+			optind != argc ? "unexpected argument"
+			: record && root
+				? "--record needs a configuration (-c FILE): it names the host's domains"
 				: "give either a configuration (-c FILE) or a resctrl tree (--resctrl-root DIR)");
 		return EXIT_USAGE;
 	}
 	log_setup("mpamctl", LOG_LEVEL_ERROR, false);
-	return root ? discover_root(root, json) : discover(path, &overrides, json);
+	return root ? discover_root(root, json) : discover(path, &overrides, record, json);
 }

@@ -27,12 +27,14 @@ mpamd_layer(mpamd_config DIRS core/config DEPS mpamd_base LIBS PkgConfig::INIH P
   core/config/config_load.c
   core/config/config_template.c
   core/config/config_types.c
+  core/config/config_domain_values.c
   core/config/config_write.c
   core/config/model.c)
 
 # The three contracts (headers) and what their implementations share.
 mpamd_layer(mpamd_contracts DIRS backends/contracts backends/shared DEPS mpamd_config SOURCES
   backends/shared/counter_pool.c
+  backends/shared/domain_limits.c
   backends/shared/partition_table.c
   backends/shared/threads.c)
 
@@ -121,6 +123,7 @@ mpamd_layer(mpamd_engine DIRS core/engine
   core/engine/compose.c
   core/engine/engine.c
   core/engine/engine_apply.c
+  core/engine/engine_domains.c
   core/engine/engine_ctl.c
   core/engine/engine_desired.c
   core/engine/engine_loop.c
@@ -143,6 +146,7 @@ mpamd_layer(mpamd_engine DIRS core/engine
 # The programs on top.
 mpamd_layer(mpamd_cli DIRS cli DEPS mpamd_engine mpamd_perf LIBS PkgConfig::CAIRO PkgConfig::FONTCONFIG PkgConfig::NCURSES
   PkgConfig::LIBSYSTEMD SOURCES
+  cli/capacity_hint.c
   cli/check_host.c
   cli/cli_error.c
   cli/cmd_check_config.c

@@ -15,6 +15,7 @@
  * it would have. Off by default, and every change is an event. */
 #include <stdio.h>
 
+#include "policies/domains.h"
 #include "policies/policy.h"
 #include "policies/steps.h"
 
@@ -34,6 +35,23 @@
 #define ESCALATE_MIN_QUOTA_PCT 10
 /* While the pressure lasts, one raise at most doubles the quota. */
 #define ESCALATE_MAX_RAISE 2.0
+
+/* Its MB ceiling is at the floor on every domain it uses (with traffic there): the MB limit can do no
+ * more. */
+static bool at_floor(const struct policy_host *h, const struct policy_partition *p, const struct policy_decision *d)
+{
+	bool any = false;
+
+	for (unsigned dom = 0; dom < pol_domains(h); dom++) {
+		const struct policy_domain *pd = pol_cdom(p, dom);
+		if (pol_domains(h) > 1 && !(pd->valid && pd->mbps > 0))
+			continue;
+		if (dec_max_of(d, dom) > policy_floor_pct(h))
+			return false;
+		any = true;
+	}
+	return any;
+}
 
 static double budget_of(const struct policy_partition *p)
 {
@@ -127,8 +145,7 @@ static void escalate_one(const struct policy_host *h, struct policy_partition *p
 	}
 	d->cpu_quota_pct = p->cpu_quota_pct; /* holds unless decided otherwise below */
 	double budget = budget_of(p);
-	bool at_floor = d->mb_max <= policy_floor_pct(h);
-	bool pressure = at_floor && budget > 0;
+	bool pressure = at_floor(h, p, d) && budget > 0;
 	bool over = pressure && p->valid && p->mbps > budget * (1 + ESCALATE_OVER_MARGIN);
 	bool under = p->valid && p->mbps < budget * (1 - ESCALATE_UNDER_MARGIN);
 
@@ -143,6 +160,7 @@ static void escalate_one(const struct policy_host *h, struct policy_partition *p
 void policy_escalate(const struct policy_host *host, struct policy_partition *parts, size_t count,
 		     struct policy_decision *decisions)
 {
+	policy_domains_prepare(host, parts, count);
 	for (size_t i = 0; i < count; i++)
 		escalate_one(host, &parts[i], &decisions[i]);
 }

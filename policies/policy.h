@@ -6,6 +6,14 @@
  * the policies before it and adjusts the decisions. The engine then rounds the decisions to the
  * hardware's steps, applies only what changed, and logs every non-empty event.
  *
+ * Domains. Limits are set per domain (a socket's memory controllers, an MSC) and rates measured per
+ * domain, so a partition pinned to one domain is judged and limited there alone. The host has
+ * domain_count domains; each partition brings one struct policy_domain per domain (its rate and
+ * limits there, and the policies' memory of it) and each decision one limit per domain. A host
+ * without domain arrays (domain_count 0) is one domain whose figures are the totals: its partitions'
+ * rate, limits and decision are the scalar fields, and their memory of that domain is `one`. Every
+ * policy works the same on both (policies/domains.h).
+ *
  * A policy may keep memory between ticks in its own member of policy_partition (the engine stores
  * it and never looks inside). Everything else a policy needs arrives in its arguments, so each one
  * can be unit-tested on synthetic histories and replayed against a recorded or simulated run. */
@@ -19,6 +27,16 @@
 #include "core/config/model.h"
 
 #define POLICY_EVENT_MAX 384
+/* Domains a host may have (as many as a control may probe). */
+#define POLICY_MAX_DOMAINS 64
+
+/* One domain of the host this tick. */
+struct policy_host_domain {
+	double capacity_mbps;  /* 0 when unknown */
+	bool capacity_learned; /* the highest total ever measured on it, not a known figure */
+	double total_mbps;     /* sum of this tick's valid partition rates on it */
+	bool total_valid;      /* every open partition had a valid sample on it */
+};
 
 /* The host as the policies see it this tick. */
 struct policy_host {
@@ -32,6 +50,12 @@ struct policy_host {
 	unsigned cpus;	       /* online CPUs, for CPU quotas */
 	double total_mbps;     /* sum of this tick's valid partition rates */
 	bool total_valid;      /* every open partition had a valid sample */
+	/* Its domains (see the file comment); 0 and NULL: one domain, the totals above. */
+	unsigned domain_count;
+	const struct policy_host_domain *domains;
+	/* Room for at least `count` entries, for a policy that orders partitions (the guard sorts the
+	 * ones it may cut); NULL: the policy finds room of its own (an allocation per call). */
+	size_t *work;
 };
 
 /* Per-policy memory kept between ticks (see each policy's file for the meaning of the fields). */
@@ -50,28 +74,40 @@ struct target_memory {
 	unsigned prev_pct; /* the setting before the last change (0: none to learn from) */
 	double prev_mbps;  /* the mean rate measured at prev_pct */
 	double noise_mbps; /* mean absolute deviation of a sample from the mean while the output holds */
+	/* The domains it holds the partition's total on: bit d for domain d, where the partition's
+	 * traffic was seen (see policies/target.c); 0: not known yet. */
+	uint64_t domains;
+};
+
+/* The guard's memory of one partition on one domain. */
+struct guard_domain_memory {
+	unsigned dwell;	  /* ticks since the guard last cut this partition here (minimum dwell before giving back) */
+	bool throttled;	  /* the guard holds this (best-effort) partition below its configured mb_max here */
+	unsigned cut_pct; /* the guard's current ceiling for it here, in percent (when throttled) */
+	unsigned calm;	  /* consecutive ticks without pressure here (hysteresis before giving back) */
+	unsigned squeeze_pct; /* on a best-effort partition: the ceiling at which it last squeezed a
+				 * victim here; giving back stops below it (0: none known) */
+	unsigned squeeze_age; /* ticks since squeeze_pct was learned */
+	double want_mbps;     /* what the guard wants it to use here at most, MB/s (when throttled) */
+	/* On a guaranteed partition: the evidence a learned capacity needs (see policies/guard.c). */
+	double last_mbps;     /* its rate here last tick (0: none) */
+	bool dropped_at_peak; /* its rate here fell while the domain stayed at its peak total */
+	unsigned since_drop;  /* ticks since that fall (when dropped_at_peak) */
+	unsigned min_pct;     /* on a guaranteed partition: the minimum the guard programmed here (0: none) */
 };
 
 struct guard_memory {
-	unsigned dwell;	      /* ticks since the guard last cut this partition (minimum dwell before giving back) */
-	bool throttled;	      /* the guard holds this (best-effort) partition below its configured mb_max */
-	unsigned cut_pct;     /* the guard's current ceiling for it, in percent (when throttled) */
-	unsigned calm;	      /* consecutive ticks without pressure (hysteresis before giving back) */
-	unsigned squeeze_pct; /* on a best-effort partition: the ceiling at which it last squeezed a
-				 * victim; giving back stops below it (0: none known) */
-	unsigned squeeze_age; /* ticks since squeeze_pct was learned */
-	double want_mbps;     /* what the guard wants it to use at most, MB/s (when throttled); may be below what
-			     * the MB floor lets through: then it is the escalation actuator's budget */
+	bool throttled;	  /* on some domain (a summary of the domains' memory, for share and escalation) */
+	double want_mbps; /* when throttled: what the guard wants it to use at most, MB/s, over every
+			   * domain (its use where it is not throttled); may be below what the MB floor lets
+			   * through: then it is the escalation actuator's budget */
 	/* On a guaranteed partition: did the last cut made for it help? */
-	double before_cut_mbps;	  /* its rate when the guard last cut for it; 0: no cut to judge */
-	unsigned since_cut;	  /* ticks since that cut */
-	double demand_level_mbps; /* it stayed at about this rate although it could have had more: what it
+	double before_cut_mbps;	   /* its rate when the guard last cut for it; 0: no cut to judge */
+	double before_cut_be_mbps; /* then, the best-effort partitions' rate on the domains it uses */
+	unsigned since_cut;	   /* ticks since that cut */
+	double demand_level_mbps;  /* it stayed at about this rate although it could have had more: what it
 				   * wants, below its guarantee (0: not known) */
-	unsigned spare_ticks;	  /* consecutive ticks below its guarantee with spare capacity on the host */
-	/* On a guaranteed partition: the evidence a learned capacity needs (see policies/guard.c). */
-	double last_mbps;     /* its rate last tick (0: none) */
-	bool dropped_at_peak; /* its rate fell while the host stayed at its peak total */
-	unsigned since_drop;  /* ticks since that fall (when dropped_at_peak) */
+	unsigned spare_ticks;	   /* consecutive ticks below its guarantee with spare capacity where it runs */
 };
 
 /* The guard's IPC signal, on a latency-critical partition with ipc_guard (see policies/guard_ipc.c). */
@@ -86,6 +122,15 @@ struct guard_ipc_memory {
 struct escalate_memory {
 	unsigned over_ticks;  /* consecutive ticks over budget at the MB floor */
 	unsigned under_ticks; /* consecutive ticks without pressure while escalated */
+};
+
+/* One partition on one domain: configured, measured and in force there, and the policies' memory. */
+struct policy_domain {
+	unsigned cfg_max, cfg_min; /* configured (its per-domain values, else the partition's): read-only */
+	bool valid;		   /* this tick's sample there was measured or estimated: read-only */
+	double mbps;		   /* there, this tick: read-only */
+	unsigned mb_max, mb_min;   /* in force there: read-only */
+	struct guard_domain_memory guard;
 };
 
 struct policy_partition {
@@ -105,6 +150,10 @@ struct policy_partition {
 	/* in force now (what the last apply achieved): read-only */
 	unsigned mb_max, mb_min;
 	unsigned cpu_quota_pct; /* CPU quota in force, percent of one CPU; 0: unlimited (not escalated) */
+	/* Per domain: host->domain_count of them, NULL on a host without domain arrays (then `one` is
+	 * its single domain, filled from the fields above by the policies themselves). */
+	struct policy_domain *domains;
+	struct policy_domain one;
 	/* policy memory */
 	struct target_memory target;
 	struct guard_memory guard;
@@ -113,7 +162,9 @@ struct policy_partition {
 };
 
 struct policy_decision {
-	unsigned mb_max, mb_min;      /* wanted, percent */
+	unsigned mb_max, mb_min; /* wanted, percent (on a host without domain arrays) */
+	/* Wanted per domain (host->domain_count of them); NULL on a host without domain arrays. */
+	unsigned *mb_max_at, *mb_min_at;
 	unsigned cpu_quota_pct;	      /* wanted CPU quota, percent of one CPU (200 = two CPUs); 0: unlimited */
 	char event[POLICY_EVENT_MAX]; /* "action: reason", "" when this policy did nothing */
 };

@@ -10,13 +10,20 @@
  * best-effort partition may use what it wants up to its configured ceiling (work-conserving).
  *
  * The inputs are the guard's ceilings and the configuration, not measurements, so the split is exact
- * and does not jitter with noise. Partitions with a target_mbps are left to the target controller. */
+ * and does not jitter with noise. Partitions with a target_mbps are left to the target controller.
+ *
+ * Each domain is split on its own: the partitions the guard holds back there share what it leaves
+ * them there, each up to its configured ceiling on that domain. */
+#include <stdio.h>
+
+#include "policies/domains.h"
 #include "policies/policy.h"
 #include "policies/steps.h"
 
-static bool shares(const struct policy_partition *p)
+static bool shares(const struct policy_partition *p, unsigned d)
 {
-	return p->open && p->goals.class == CLASS_BEST_EFFORT && p->guard.throttled && p->goals.target_mbps == 0;
+	return p->open && p->goals.class == CLASS_BEST_EFFORT && pol_cdom(p, d)->guard.throttled &&
+	       p->goals.target_mbps == 0;
 }
 
 static double weight_of(const struct policy_partition *p)
@@ -27,17 +34,18 @@ static double weight_of(const struct policy_partition *p)
 /* Water-filling: partition i gets min(cfg_mb_max, level * weight), with the level at which the parts
  * add up to the allowance. Capping one partition raises the level for the others, so the capped set
  * only grows and the loop ends within `count` rounds. */
-static double water_level(const struct policy_partition *parts, size_t count, double allowance)
+static double water_level(const struct policy_partition *parts, size_t count, unsigned d, double allowance)
 {
 	double level = 0;
 
 	for (bool grew = true; grew;) {
 		double left = allowance, weights = 0;
 		for (size_t i = 0; i < count; i++) {
-			if (!shares(&parts[i]))
+			if (!shares(&parts[i], d))
 				continue;
-			if (level > 0 && level * weight_of(&parts[i]) >= parts[i].goals.mb_max)
-				left -= parts[i].goals.mb_max;
+			double cap = pol_cdom(&parts[i], d)->cfg_max;
+			if (level > 0 && level * weight_of(&parts[i]) >= cap)
+				left -= cap;
 			else
 				weights += weight_of(&parts[i]);
 		}
@@ -46,8 +54,8 @@ static double water_level(const struct policy_partition *parts, size_t count, do
 		double next = left / weights;
 		grew = false;
 		for (size_t i = 0; i < count; i++) {
-			double cap = parts[i].goals.mb_max, w = weight_of(&parts[i]);
-			if (shares(&parts[i]) && next * w >= cap && !(level > 0 && level * w >= cap))
+			double cap = pol_cdom(&parts[i], d)->cfg_max, w = weight_of(&parts[i]);
+			if (shares(&parts[i], d) && next * w >= cap && !(level > 0 && level * w >= cap))
 				grew = true;
 		}
 		level = next;
@@ -55,42 +63,55 @@ static double water_level(const struct policy_partition *parts, size_t count, do
 	return level;
 }
 
-static void apply_part(const struct policy_host *h, const struct policy_partition *p, struct policy_decision *d,
-		       double part, double allowance)
+static void apply_part(const struct policy_host *h, const struct policy_partition *p, unsigned d,
+		       struct policy_decision *dec, double part, double allowance)
 {
+	const struct policy_domain *dom = pol_cdom(p, d);
 	unsigned next = step_down(h, part);
 	unsigned floor_pct = policy_floor_pct(h);
+	char at[32] = "";
 
 	if (next < floor_pct)
 		next = floor_pct;
-	if (next > p->goals.mb_max)
-		next = p->goals.mb_max;
-	if (next == d->mb_max)
+	if (next > dom->cfg_max)
+		next = dom->cfg_max;
+	if (next == *dec_max(dec, d))
 		return;
-	if (pct_differs(h, next, p->mb_max))
-		policy_event(d, "%s: weight %u of a %.0f%% best-effort allowance: mb_max %u%% -> %u%%",
-			     next < p->mb_max ? "throttle" : "restore", p->goals.weight, allowance, p->mb_max, next);
-	d->mb_max = next;
-	if (d->mb_min > next)
-		d->mb_min = next;
+	if (pol_domains(h) > 1)
+		snprintf(at, sizeof(at), " on domain %u", d);
+	if (pct_differs(h, next, dom->mb_max))
+		policy_event(dec, "%s: weight %u of a %.0f%% best-effort allowance: mb_max %u%% -> %u%%%s",
+			     next < dom->mb_max ? "throttle" : "restore", p->goals.weight, allowance, dom->mb_max, next,
+			     at);
+	*dec_max(dec, d) = next;
+	if (*dec_min(dec, d) > next)
+		*dec_min(dec, d) = next;
 }
 
-void policy_share(const struct policy_host *host, struct policy_partition *parts, size_t count,
-		  struct policy_decision *decisions)
+static void share_domain(const struct policy_host *host, struct policy_partition *parts, size_t count, unsigned d,
+			 struct policy_decision *decisions)
 {
 	double allowance = 0;
 	size_t sharing = 0;
 
 	for (size_t i = 0; i < count; i++) {
-		if (!shares(&parts[i]))
+		if (!shares(&parts[i], d))
 			continue;
-		allowance += decisions[i].mb_max;
+		allowance += *dec_max(&decisions[i], d);
 		sharing++;
 	}
 	if (sharing < 2)
 		return; /* one partition's allowance is its own */
-	double level = water_level(parts, count, allowance);
+	double level = water_level(parts, count, d, allowance);
 	for (size_t i = 0; i < count; i++)
-		if (shares(&parts[i]))
-			apply_part(host, &parts[i], &decisions[i], level * weight_of(&parts[i]), allowance);
+		if (shares(&parts[i], d))
+			apply_part(host, &parts[i], d, &decisions[i], level * weight_of(&parts[i]), allowance);
+}
+
+void policy_share(const struct policy_host *host, struct policy_partition *parts, size_t count,
+		  struct policy_decision *decisions)
+{
+	policy_domains_prepare(host, parts, count);
+	for (unsigned d = 0; d < pol_domains(host); d++)
+		share_domain(host, parts, count, d, decisions);
 }

@@ -9,7 +9,13 @@
  * configuration), an mb_max below it on a partition no feedback policy lowers (no target_mbps and not
  * best-effort), an mb_min below the configured one, or an mb_min above it that the guard did not
  * program. Read-back values differ from requested ones by less than a hardware step (the hardware
- * rounds), so only a difference of a whole step counts. */
+ * rounds), so only a difference of a whole step counts.
+ *
+ * Per domain: each domain gets its configured limits (the partition's per-domain values, else its
+ * mb_max and mb_min), and each domain's limits in force are checked against them. */
+#include <stdio.h>
+
+#include "policies/domains.h"
 #include "policies/policy.h"
 #include "policies/steps.h"
 
@@ -25,23 +31,52 @@ static bool min_may_be_raised(const struct policy_host *h, const struct policy_p
 	return h->has_mb_min && p->goals.class == CLASS_LATENCY_CRITICAL && p->goals.guarantee_mbps > 0;
 }
 
-static bool max_changed_outside(const struct policy_host *h, const struct policy_partition *p)
+static bool max_changed_outside(const struct policy_host *h, const struct policy_partition *p,
+				const struct policy_domain *dom)
 {
-	if (!pct_differs(h, p->mb_max, p->goals.mb_max))
+	if (!pct_differs(h, dom->mb_max, dom->cfg_max))
 		return false;
-	return p->mb_max > p->goals.mb_max || !max_may_be_lowered(p);
+	return dom->mb_max > dom->cfg_max || !max_may_be_lowered(p);
 }
 
-static bool min_changed_outside(const struct policy_host *h, const struct policy_partition *p)
+static bool min_changed_outside(const struct policy_host *h, const struct policy_partition *p,
+				const struct policy_domain *dom)
 {
-	if (!pct_differs(h, p->mb_min, p->goals.mb_min))
+	if (!pct_differs(h, dom->mb_min, dom->cfg_min))
 		return false;
-	return p->mb_min < p->goals.mb_min || !min_may_be_raised(h, p);
+	return dom->mb_min < dom->cfg_min || !min_may_be_raised(h, p);
+}
+
+/* " on domain N" where there are several, for events. */
+static void domain_suffix(const struct policy_host *h, unsigned d, char *buf, size_t len)
+{
+	if (pol_domains(h) > 1)
+		snprintf(buf, len, " on domain %u", d);
+	else
+		buf[0] = '\0';
+}
+
+static void static_domain(const struct policy_host *host, const struct policy_partition *p, unsigned d,
+			  struct policy_decision *dec)
+{
+	const struct policy_domain *dom = pol_cdom(p, d);
+	char where[32];
+
+	*dec_max(dec, d) = dom->cfg_max;
+	*dec_min(dec, d) = dom->cfg_min <= dom->cfg_max ? dom->cfg_min : dom->cfg_max;
+	domain_suffix(host, d, where, sizeof(where));
+	if (max_changed_outside(host, p, dom))
+		policy_event(dec, "restore: mb_max %u%% in force but %u%% configured%s (changed outside mpamd)",
+			     dom->mb_max, dom->cfg_max, where);
+	if (min_changed_outside(host, p, dom))
+		policy_event(dec, "restore: mb_min %u%% in force but %u%% configured%s (changed outside mpamd)",
+			     dom->mb_min, dom->cfg_min, where);
 }
 
 void policy_static(const struct policy_host *host, struct policy_partition *parts, size_t count,
 		   struct policy_decision *decisions)
 {
+	policy_domains_prepare(host, parts, count);
 	for (size_t i = 0; i < count; i++) {
 		const struct policy_partition *p = &parts[i];
 		struct policy_decision *d = &decisions[i];
@@ -50,11 +85,7 @@ void policy_static(const struct policy_host *host, struct policy_partition *part
 			continue;
 		d->mb_max = p->goals.mb_max;
 		d->mb_min = p->goals.mb_min <= p->goals.mb_max ? p->goals.mb_min : p->goals.mb_max;
-		if (max_changed_outside(host, p))
-			policy_event(d, "restore: mb_max %u%% in force but %u%% configured (changed outside mpamd)",
-				     p->mb_max, p->goals.mb_max);
-		if (min_changed_outside(host, p))
-			policy_event(d, "restore: mb_min %u%% in force but %u%% configured (changed outside mpamd)",
-				     p->mb_min, p->goals.mb_min);
+		for (unsigned dom = 0; dom < pol_domains(host); dom++)
+			static_domain(host, p, dom, d);
 	}
 }

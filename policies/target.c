@@ -44,7 +44,14 @@
  *    step minus the error it left, never a whole step, so it does not go back. It moves again only
  *    when the target, or the partition's rate at that level, changes by more than a step.
  * 6. Escalation first. When the partition's CPU quota is lowered (escalation) and the ceiling is at its
- *    lower bound, the controller does not raise it: the escalation is unwound first. */
+ *    lower bound, the controller does not raise it: the escalation is unwound first.
+ * 7. Domains. The target is the partition's total, held by one setting on the domains it uses: those
+ *    on which it was seen with at least TARGET_DOMAIN_SHARE of its traffic since the target was set
+ *    (all of them until it has been seen at all). The plant is then the sum over those domains, and
+ *    the capacity line is theirs together; the others keep their configured ceiling (a VM pinned to
+ *    one socket is not throttled on the other). The bounds are the tightest configured on the domains
+ *    it uses. */
+#include "policies/domains.h"
 #include "policies/policy.h"
 #include "policies/steps.h"
 
@@ -90,14 +97,79 @@
 #define TARGET_NOISE_BAND_MAX 0.03
 /* The noise estimate follows the last 16 or so deviations. */
 #define TARGET_NOISE_WEIGHT 0.0625
+/* A domain carrying 5% of the partition's traffic is one it uses: below that, a ceiling there moves
+ * the total by less than the noise. */
+#define TARGET_DOMAIN_SHARE 0.05
+
+/* The domains the controller moves (see 7 above). */
+static uint64_t domains_used(const struct policy_host *h, const struct policy_partition *p)
+{
+	unsigned n = pol_domains(h);
+	uint64_t all = n >= 64 ? UINT64_MAX : (UINT64_C(1) << n) - 1;
+
+	return p->target.domains & all ? p->target.domains & all : all;
+}
+
+static bool uses(uint64_t domains, unsigned d)
+{
+	return d < 64 && (domains >> d) & 1;
+}
+
+/* Adds the domains this tick's sample shows traffic on. */
+static void note_domains(const struct policy_host *h, struct policy_partition *p)
+{
+	for (unsigned d = 0; d < pol_domains(h) && d < 64; d++) {
+		const struct policy_domain *dom = pol_cdom(p, d);
+		if (dom->valid && dom->mbps > 0 && dom->mbps >= TARGET_DOMAIN_SHARE * p->mbps)
+			p->target.domains |= UINT64_C(1) << d;
+	}
+}
+
+/* The host as the controller of this partition sees it: the capacity of the domains it uses. */
+static struct policy_host view_of(const struct policy_host *h, const struct policy_partition *p)
+{
+	struct policy_host v = *h;
+	uint64_t used = domains_used(h, p);
+
+	if (pol_domains(h) == 1)
+		return v;
+	v.capacity_mbps = 0;
+	v.capacity_learned = false;
+	for (unsigned d = 0; d < pol_domains(h); d++) {
+		if (!uses(used, d))
+			continue;
+		struct policy_host_domain hd = host_dom(h, d);
+		if (!(hd.capacity_mbps > 0)) {
+			v.capacity_mbps = 0; /* one unknown: the line is unknown */
+			break;
+		}
+		v.capacity_mbps += hd.capacity_mbps;
+		v.capacity_learned |= hd.capacity_learned;
+	}
+	return v;
+}
+
+/* The ceiling in force on the domains it uses (the highest: they all hold the controller's setting). */
+static unsigned in_force(const struct policy_host *h, const struct policy_partition *p)
+{
+	uint64_t used = domains_used(h, p);
+	unsigned pct = 0;
+
+	for (unsigned d = 0; d < pol_domains(h); d++)
+		if (uses(used, d) && pol_cdom(p, d)->mb_max > pct)
+			pct = pol_cdom(p, d)->mb_max;
+	return pct;
+}
 
 static double model_gain(const struct policy_host *h, const struct policy_partition *p)
 {
+	unsigned u = in_force(h, p);
+
 	if (p->target.mbps_per_pct > 0)
 		return p->target.mbps_per_pct;
 	if (h->capacity_mbps > 0)
 		return h->capacity_mbps / PCT_FULL;
-	return p->mb_max > 0 ? p->mbps / p->mb_max : 0; /* nothing better: a lower bound of the gain */
+	return u > 0 ? p->mbps / u : 0; /* nothing better: a lower bound of the gain */
 }
 
 /* The lower of the learned average gain and the capacity line's: the line from the origin to the
@@ -113,9 +185,11 @@ static double ceiling_gain(const struct policy_host *h, const struct policy_part
 
 static void learn_gain(const struct policy_host *h, struct policy_partition *p)
 {
-	if (p->mb_max == 0 || !(p->mbps > 0))
+	unsigned u = in_force(h, p);
+
+	if (u == 0 || !(p->mbps > 0))
 		return;
-	double sample = p->mbps / p->mb_max;
+	double sample = p->mbps / u;
 	double model = model_gain(h, p);
 	if (model <= 0 || sample >= TARGET_BINDING_FRACTION * model)
 		p->target.mbps_per_pct = sample;
@@ -143,18 +217,28 @@ static double local_gain(const struct target_memory *m, double g)
 	return m->local_gain > 0 ? m->local_gain : g;
 }
 
-static unsigned upper_bound(const struct policy_partition *p)
+/* The lowest configured mb_max of the domains it uses. */
+static unsigned upper_bound(const struct policy_host *h, const struct policy_partition *p)
 {
-	return p->goals.mb_max;
+	uint64_t used = domains_used(h, p);
+	unsigned hi = PCT_FULL;
+
+	for (unsigned d = 0; d < pol_domains(h); d++)
+		if (uses(used, d) && pol_cdom(p, d)->cfg_max < hi)
+			hi = pol_cdom(p, d)->cfg_max;
+	return hi;
 }
 
+/* The hardware floor, or the highest configured mb_min of the domains it uses. */
 static unsigned lower_bound(const struct policy_host *h, const struct policy_partition *p)
 {
-	unsigned lo = policy_floor_pct(h);
+	uint64_t used = domains_used(h, p);
+	unsigned lo = policy_floor_pct(h), hi = upper_bound(h, p);
 
-	if (p->goals.mb_min > lo)
-		lo = step_up(h, p->goals.mb_min);
-	return lo < upper_bound(p) ? lo : upper_bound(p);
+	for (unsigned d = 0; d < pol_domains(h); d++)
+		if (uses(used, d) && pol_cdom(p, d)->cfg_min > lo)
+			lo = step_up(h, pol_cdom(p, d)->cfg_min);
+	return lo < hi ? lo : hi;
 }
 
 /* The lowest setting a gain of g says lets the target through: the first move (with the average
@@ -163,7 +247,7 @@ static unsigned model_setting(const struct policy_host *h, const struct policy_p
 {
 	double pct = p->goals.target_mbps / g - TARGET_MODEL_SLACK_STEPS * policy_gran(h);
 
-	return clamp_pct(step_up(h, pct), lower_bound(h, p), upper_bound(p));
+	return clamp_pct(step_up(h, pct), lower_bound(h, p), upper_bound(h, p));
 }
 
 /* The operating point being left becomes the secant's other end, if it was measured at all. */
@@ -185,7 +269,7 @@ static void first_move(const struct policy_host *h, struct policy_partition *p, 
 		       const char *why)
 {
 	struct target_memory *m = &p->target;
-	unsigned from = m->out_pct ? m->out_pct : p->mb_max;
+	unsigned from = m->out_pct ? m->out_pct : in_force(h, p);
 	unsigned next = model_setting(h, p, g);
 
 	m->integral = next;
@@ -259,21 +343,41 @@ static void pi_move(const struct policy_host *h, struct policy_partition *p, str
 	set_output(m, next, one_step);
 }
 
-static void disengage(struct policy_partition *p, struct policy_decision *d)
+static void disengage(const struct policy_host *h, struct policy_partition *p, struct policy_decision *d)
 {
-	if (p->target.out_pct && p->open && p->target.out_pct != d->mb_max)
-		policy_event(d, "restore: no target_mbps any more: mb_max %u%% -> %u%%", p->target.out_pct, d->mb_max);
+	unsigned to = dec_max_of(d, 0);
+
+	for (unsigned dom = 1; dom < pol_domains(h); dom++)
+		to = dec_max_of(d, dom) > to ? dec_max_of(d, dom) : to;
+	if (p->target.out_pct && p->open && p->target.out_pct != to)
+		policy_event(d, "restore: no target_mbps any more: mb_max %u%% -> %u%%", p->target.out_pct, to);
 	p->target = (struct target_memory){ 0 };
 }
 
-static void target_one(const struct policy_host *h, struct policy_partition *p, struct policy_decision *d)
+/* The controller's setting on the domains it uses. */
+static void hold_output(const struct policy_host *h, const struct policy_partition *p, struct policy_decision *d)
+{
+	uint64_t used = domains_used(h, p);
+
+	for (unsigned dom = 0; dom < pol_domains(h); dom++)
+		if (uses(used, dom) && p->target.out_pct < *dec_max(d, dom))
+			*dec_max(d, dom) = p->target.out_pct;
+}
+
+static void target_one(const struct policy_host *host, struct policy_partition *p, struct policy_decision *d)
 {
 	struct target_memory *m = &p->target;
 
 	if (!p->open || p->goals.target_mbps == 0) {
-		disengage(p, d);
+		disengage(host, p, d);
 		return;
 	}
+	if (m->last_target != p->goals.target_mbps)
+		m->domains = 0; /* a new target: where it runs is learned again */
+	if (p->valid)
+		note_domains(host, p);
+	struct policy_host view = view_of(host, p);
+	const struct policy_host *h = &view;
 	if (p->valid) {
 		learn_gain(h, p);
 		double g = model_gain(h, p);
@@ -289,13 +393,14 @@ static void target_one(const struct policy_host *h, struct policy_partition *p, 
 		m->last_mbps = p->mbps;
 	}
 	/* Without a valid sample (or a model) the output holds. */
-	if (m->out_pct && m->out_pct < d->mb_max)
-		d->mb_max = m->out_pct;
+	if (m->out_pct)
+		hold_output(h, p, d);
 }
 
 void policy_target(const struct policy_host *host, struct policy_partition *parts, size_t count,
 		   struct policy_decision *decisions)
 {
+	policy_domains_prepare(host, parts, count);
 	for (size_t i = 0; i < count; i++)
 		target_one(host, &parts[i], &decisions[i]);
 }

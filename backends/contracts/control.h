@@ -24,6 +24,20 @@
 
 #define CONTROL_MAX_DOMAINS 64
 
+/* The namespaces of domain ids (control_domain.id_space, monitor_domain.id_space): a monitor's
+ * domain measures the control's domain of the same space and id. */
+#define DOMAIN_SPACE_RESCTRL "resctrl" /* resctrl domain ids (schemata, mon_data/mon_RES_NN) */
+#define DOMAIN_SPACE_MSC     "msc"     /* an MSC's position in the set the control and monitor share */
+
+/* A domain the control sets bandwidth limits in (resctrl: an MB domain of the schemata; MPAM over
+ * MMIO: an MSC with bandwidth controls). Limits are per domain; the configuration names a domain by
+ * its id (mb_max = 0=30,1=100). */
+struct control_domain {
+	unsigned id;
+	char name[NAME_MAX_LEN + 8]; /* for people: "MB domain 0", "msc mem0" */
+	const char *id_space;	     /* DOMAIN_SPACE_* */
+};
+
 /* Limits of one partition, in the configuration's units. mb_min 0 means none, l3_cbm 0 leaves the
  * cache portion as it is. */
 struct partition_limits {
@@ -33,12 +47,56 @@ struct partition_limits {
 	/* With control_caps.mb_kernel_mbps: each domain's MB/s ceiling, which the kernel's own
 	 * controller holds (0: none). Ignored elsewhere. */
 	unsigned mb_mbps;
+	/* Per domain, when domain_count is the control's (control_caps.domain_count): mb_max_at[d] and
+	 * mb_min_at[d] are the limits of control_caps.domains[d], in place of mb_max and mb_min. 0:
+	 * mb_max and mb_min on every domain. What apply returns has every domain's, and mb_max and
+	 * mb_min the highest of them (limits_summarise). */
+	unsigned domain_count;
+	unsigned mb_max_at[CONTROL_MAX_DOMAINS];
+	unsigned mb_min_at[CONTROL_MAX_DOMAINS];
 	/* In what apply returns: the hardware held limits mpamd had not set (another tool changed
 	 * them); they have been put back. Controls that always rewrite everything leave it false.
 	 * When apply fails with it set, they could not be put back: the other tool's limits, which
 	 * the rest of *effective then holds, are in force. */
 	bool changed_outside;
 };
+
+/* The limits of domain d. */
+static inline unsigned limits_max_at(const struct partition_limits *l, unsigned d)
+{
+	return d < l->domain_count ? l->mb_max_at[d] : l->mb_max;
+}
+
+static inline unsigned limits_min_at(const struct partition_limits *l, unsigned d)
+{
+	return d < l->domain_count ? l->mb_min_at[d] : l->mb_min;
+}
+
+/* Whether two limits put the same MB limits in force on a control of `domains` domains. */
+static inline bool limits_same_mb(const struct partition_limits *a, const struct partition_limits *b, unsigned domains)
+{
+	if (a->mb_mbps != b->mb_mbps)
+		return false;
+	if (!domains)
+		return a->mb_max == b->mb_max && a->mb_min == b->mb_min;
+	for (unsigned d = 0; d < domains; d++)
+		if (limits_max_at(a, d) != limits_max_at(b, d) || limits_min_at(a, d) != limits_min_at(b, d))
+			return false;
+	return true;
+}
+
+/* mb_max and mb_min as the highest of the per-domain values (the partition's summary: what a tool that
+ * reads one limit per partition sees). */
+static inline void limits_summarise(struct partition_limits *l)
+{
+	if (!l->domain_count)
+		return;
+	l->mb_max = l->mb_min = 0;
+	for (unsigned d = 0; d < l->domain_count; d++) {
+		l->mb_max = l->mb_max_at[d] > l->mb_max ? l->mb_max_at[d] : l->mb_max;
+		l->mb_min = l->mb_min_at[d] > l->mb_min ? l->mb_min_at[d] : l->mb_min;
+	}
+}
 
 /* What a control found when it probed the hardware. */
 struct control_caps {
@@ -53,6 +111,9 @@ struct control_caps {
 	 * mba_MBps): mpamd must not run a bandwidth loop of its own on top. */
 	bool mb_kernel_mbps;
 	unsigned cbm_bits; /* 0 without cache portion control */
+	/* Where MB limits are set, one by one (0: no MB control, or nowhere to tell them apart). */
+	unsigned domain_count;
+	struct control_domain domains[CONTROL_MAX_DOMAINS];
 };
 
 /* How the hardware knows an open partition: what monitors and actuators need to find it again. */
@@ -152,9 +213,9 @@ struct control_ops {
 	 * has no control for), writing nothing: -EOPNOTSUPP or -ERANGE and why. Rounding to the
 	 * hardware's steps is not a refusal. */
 	int (*validate)(struct control *control, const struct partition_limits *limits, struct err *err);
-	/* Programs limits on every domain, rounded to the hardware's steps; stores what is in force in
-	 * *effective (read back from the hardware where possible). A failure changes nothing, except
-	 * as changed_outside says. */
+	/* Programs limits on every domain (each its own, see partition_limits.domain_count), rounded to
+	 * the hardware's steps; stores what is in force on each domain in *effective (read back from the
+	 * hardware where possible). A failure changes nothing, except as changed_outside says. */
 	int (*apply)(struct control *control, size_t index, const struct partition_limits *limits,
 		     struct partition_limits *effective, struct err *err);
 	/* A dry run of partition_open and apply for partition `index` (`p`, not opened) with `limits`
@@ -165,8 +226,10 @@ struct control_ops {
 	 * a PARTID above PARTID_MAX...), and *ret is then empty. NULL: this control cannot plan. */
 	int (*plan)(struct control *control, size_t index, const struct partition_config *p,
 		    const struct partition_limits *limits, struct control_plan *ret, struct err *err);
-	/* Simulators only (NULL elsewhere): the ground truth of the last interval, MB/s per partition. */
+	/* Simulators only (NULL elsewhere): the ground truth of the last interval, MB/s per partition, and
+	 * on domain `domain` (an index into control_caps.domains). */
 	double (*truth_mbps)(struct control *control, size_t index);
+	double (*truth_domain_mbps)(struct control *control, size_t index, unsigned domain);
 	/* Everything probed, for `mpamctl discover`: a JSON object the CLI formats. */
 	json_t *(*describe)(struct control *control);
 	/* How many tasks partition `index` holds now (resctrl: the lines of its group's tasks file), for

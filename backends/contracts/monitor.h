@@ -35,6 +35,9 @@ struct monitor_domain {
 	char name[NAME_MAX_LEN + 1];
 	uint64_t base;	      /* MMIO window, 0 elsewhere */
 	double capacity_mbps; /* 0 when the hardware does not tell */
+	/* It measures the control's domain of this space (DOMAIN_SPACE_*) and id; NULL: none known. */
+	const char *id_space;
+	unsigned id;
 };
 
 struct monitor_caps {

@@ -1,6 +1,7 @@
 #include "backends/mmio/mmio_control.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,18 +14,41 @@
 struct mmio_limits {
 	struct msc_set *set;
 	struct partition_table partitions; /* the open ones, by slot */
+	int *domain_of;			   /* per MSC: the control's domain it is, -1 when none */
+	unsigned domains;
 };
+
+/* An MSC whose bandwidth controls mpamd programs: a domain of the control. */
+static bool msc_is_domain(const struct msc *msc)
+{
+	return msc->caps.mbw_ris >= 0 && !msc_quirks_controls_refused(msc->caps.quirks);
+}
+
+/* Every MSC that is a domain, in the set's order (the set does not change once probed). */
+static int map_domains(struct mmio_limits *l, struct err *err)
+{
+	l->domain_of = calloc(l->set->count ? l->set->count : 1, sizeof(*l->domain_of));
+	if (!l->domain_of)
+		return err_set(err, -ENOMEM, "out of memory");
+	for (size_t i = 0; i < l->set->count; i++)
+		l->domain_of[i] =
+			msc_is_domain(&l->set->mscs[i]) && l->domains < CONTROL_MAX_DOMAINS ? (int)l->domains++ : -1;
+	return 0;
+}
 
 int mmio_limits_new(struct msc_set *set, size_t partitions, struct mmio_limits **ret, struct err *err)
 {
 	struct mmio_limits *l = calloc(1, sizeof(*l));
 	int r = l ? partition_table_init(&l->partitions, partitions, err) : err_set(err, -ENOMEM, "out of memory");
 
+	if (l)
+		l->set = set;
+	if (r == 0)
+		r = map_domains(l, err);
 	if (r < 0) {
-		free(l);
+		mmio_limits_free(l);
 		return r;
 	}
-	l->set = set;
 	*ret = l;
 	return 0;
 }
@@ -34,6 +58,7 @@ void mmio_limits_free(struct mmio_limits *l)
 	if (!l)
 		return;
 	partition_table_fini(&l->partitions);
+	free(l->domain_of);
 	free(l);
 }
 
@@ -42,6 +67,20 @@ static unsigned min_nonzero(unsigned a, unsigned b)
 	if (!a)
 		return b;
 	return b && b < a ? b : a;
+}
+
+/* Its id is the MSC's position in the set, which the MBWU monitor's domains carry too. */
+static void probe_domains(const struct mmio_limits *l, struct control_caps *caps)
+{
+	for (size_t i = 0; i < l->set->count; i++) {
+		if (l->domain_of[i] < 0)
+			continue;
+		struct control_domain *d = &caps->domains[l->domain_of[i]];
+		d->id = (unsigned)i;
+		d->id_space = DOMAIN_SPACE_MSC;
+		snprintf(d->name, sizeof(d->name), "msc %s", l->set->mscs[i].name);
+	}
+	caps->domain_count = l->domains;
 }
 
 void mmio_limits_probe(const struct mmio_limits *l, struct control_caps *caps)
@@ -69,6 +108,7 @@ void mmio_limits_probe(const struct mmio_limits *l, struct control_caps *caps)
 		for (unsigned r = 0; r < msc->caps.ris_count; r++)
 			caps->cbm_bits = min_nonzero(caps->cbm_bits, msc->caps.ris[r].cpbm_wd);
 	}
+	probe_domains(l, caps);
 }
 
 /* What opening a partition checks: a PARTID that every MSC has. */
@@ -81,6 +121,14 @@ static int check_partid(const struct mmio_limits *l, const struct partition_conf
 			return err_set(err, -ERANGE, "partid %u is above PARTID_MAX %u of msc \"%s\"", p->partid,
 				       l->set->mscs[i].caps.partid_max, l->set->mscs[i].name);
 	return 0;
+}
+
+size_t mmio_limits_domain_msc(const struct mmio_limits *l, unsigned domain)
+{
+	for (size_t i = 0; i < l->set->count; i++)
+		if (l->domain_of[i] == (int)domain)
+			return i;
+	return SIZE_MAX;
 }
 
 int mmio_limits_partition_open(struct mmio_limits *l, size_t index, const struct partition_config *p,
@@ -101,29 +149,35 @@ void mmio_limits_partition_close(struct mmio_limits *l, size_t index)
 }
 
 /* Whether `want` asks the hardware for anything beyond its reset state (100%, no minimum, the cache
- * portion left alone). */
+ * portion left alone) on any domain. */
 static bool limits_anything(const struct partition_limits *want)
 {
-	return want->mb_max < 100 || want->mb_min || want->l3_cbm;
+	bool any = want->mb_max < 100 || want->mb_min || want->l3_cbm;
+
+	for (unsigned d = 0; d < want->domain_count && !any; d++)
+		any = want->mb_max_at[d] < 100 || want->mb_min_at[d];
+	return any;
 }
 
-/* One MSC's share of apply: programmed, or with `plan` only recorded there. */
-static int apply_one_msc(struct msc *msc, uint16_t partid, const struct partition_limits *want,
-			 struct partition_limits *eff, bool *did_bw, json_t *plan, struct err *err)
+/* One MSC's share of apply (domain `dom` of the control, -1 when it is none): programmed, or with
+ * `plan` only recorded there. */
+static int apply_one_msc(struct msc *msc, int dom, uint16_t partid, const struct partition_limits *want,
+			 struct partition_limits *eff, json_t *plan, struct err *err)
 {
 	unsigned max_pct, min_pct;
+	unsigned max = dom >= 0 ? limits_max_at(want, (unsigned)dom) : want->mb_max;
+	unsigned min = dom >= 0 ? limits_min_at(want, (unsigned)dom) : want->mb_min;
 	const char *refused = msc_quirks_controls_refused(msc->caps.quirks);
 
 	/* Nothing is written to such an MSC; a partition that wants no limit there is fine with that. */
 	if (refused)
 		return limits_anything(want) ? err_set(err, -EPERM, "%s", refused) : 0;
-	int r = plan ? msc_plan_bandwidth(msc, partid, want->mb_max, want->mb_min, &max_pct, &min_pct, plan, err)
-		     : msc_set_bandwidth(msc, partid, want->mb_max, want->mb_min, &max_pct, &min_pct, err);
+	int r = plan ? msc_plan_bandwidth(msc, partid, max, min, &max_pct, &min_pct, plan, err)
+		     : msc_set_bandwidth(msc, partid, max, min, &max_pct, &min_pct, err);
 
-	if (r == 0 && !*did_bw) {
-		eff->mb_max = max_pct;
-		eff->mb_min = min_pct;
-		*did_bw = true;
+	if (r == 0 && dom >= 0) {
+		eff->mb_max_at[dom] = max_pct;
+		eff->mb_min_at[dom] = min_pct;
 	}
 	if (r < 0 && r != -EOPNOTSUPP)
 		return r;
@@ -138,15 +192,17 @@ static int apply_one_msc(struct msc *msc, uint16_t partid, const struct partitio
 	return 0;
 }
 
-/* Every MSC gets `want` for `partid`; with `plan`, the writes are only recorded there. */
+/* Every MSC gets `want` for `partid` (each domain its own limits); with `plan`, the writes are only
+ * recorded there. */
 static int program(const struct mmio_limits *l, uint16_t partid, const struct partition_limits *want,
 		   struct partition_limits *effective, json_t *plan, struct err *err)
 {
-	struct partition_limits eff = { .mb_max = 100 };
-	bool did_bw = false;
+	struct partition_limits eff = { .mb_max = 100, .domain_count = l->domains };
 
+	for (unsigned d = 0; d < l->domains; d++)
+		eff.mb_max_at[d] = 100;
 	for (size_t i = 0; i < l->set->count; i++) {
-		int r = apply_one_msc(&l->set->mscs[i], partid, want, &eff, &did_bw, plan, err);
+		int r = apply_one_msc(&l->set->mscs[i], l->domain_of[i], partid, want, &eff, plan, err);
 		if (r < 0) {
 			err_prefix(err, "msc \"%s\"", l->set->mscs[i].name);
 			return r;
@@ -154,6 +210,7 @@ static int program(const struct mmio_limits *l, uint16_t partid, const struct pa
 	}
 	if (want->l3_cbm && !eff.l3_cbm)
 		return err_set(err, -EOPNOTSUPP, "no MSC has cache portion controls for l3_cbm");
+	limits_summarise(&eff);
 	*effective = eff;
 	return 0;
 }
@@ -176,7 +233,10 @@ int mmio_limits_validate(const struct mmio_limits *l, const struct partition_lim
 		if (refused)
 			return err_set(err, -EOPNOTSUPP, "msc \"%s\": %s", l->set->mscs[i].name, refused);
 	}
-	if (want->mb_min && !caps.has_mb_min)
+	bool any_min = want->mb_min != 0;
+	for (unsigned d = 0; d < want->domain_count; d++)
+		any_min |= want->mb_min_at[d] != 0;
+	if (any_min && !caps.has_mb_min)
 		return err_set(err, -EOPNOTSUPP,
 			       "mb_min: no MSC offers minimum-bandwidth control (MBW_MIN%s); "
 			       "guarantee_mbps is held without it",

@@ -27,6 +27,8 @@ int mmio_limits_apply(struct mmio_limits *limits, size_t index, const struct par
 /* The control contract's plan for every MSC of the set: what apply would write, through apply's code. */
 int mmio_limits_plan(const struct mmio_limits *limits, const struct partition_config *p,
 		     const struct partition_limits *want, struct control_plan *ret, struct err *err);
+/* The MSC (its index in the set) that is domain `domain` of the control (mmio_limits_probe). */
+size_t mmio_limits_domain_msc(const struct mmio_limits *limits, unsigned domain);
 /* The MSCs and what they offer, for `mpamctl discover`. */
 json_t *mmio_limits_describe(const struct mmio_limits *limits);
 

@@ -153,6 +153,8 @@ static void mbwu_probe(struct monitor *m, struct monitor_caps *caps)
 		snprintf(caps->domains[d].name, sizeof(caps->domains[d].name), "%s", msc->name);
 		caps->domains[d].base = msc->bus->base;
 		caps->domains[d].capacity_mbps = msc->capacity_mbps;
+		caps->domains[d].id_space = DOMAIN_SPACE_MSC;
+		caps->domains[d].id = (unsigned)w->domain_msc[d];
 		caps->counters = min_nonzero(caps->counters, rc->num_mon);
 		caps->counter_bits = rc->counter_bits;
 		caps->counter_scale = msc_counter_unit_shift(msc, rc);

@@ -97,6 +97,13 @@ static void rc_probe(struct control *c, struct control_caps *caps)
 	caps->has_mb_min = false;
 	caps->mb_kernel_mbps = info->mb_present && info->mb_units == MB_MBPS;
 	caps->cbm_bits = info->l3.cbm_bits;
+	/* The MB line's domains, in its order: limits are per domain in the same order. */
+	for (unsigned i = 0; info->mb_present && i < info->mb_domain_count && i < CONTROL_MAX_DOMAINS; i++) {
+		struct control_domain *d = &caps->domains[caps->domain_count++];
+		d->id = info->mb_domain_ids[i];
+		d->id_space = DOMAIN_SPACE_RESCTRL;
+		snprintf(d->name, sizeof(d->name), "MB domain %u", info->mb_domain_ids[i]);
+	}
 }
 
 static struct resctrl_group *open_group_of(struct resctrl_control *rc, size_t index)

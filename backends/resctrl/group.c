@@ -274,35 +274,53 @@ static bool mb_shows(const struct resctrl_info *info, uint64_t shown, uint64_t w
 	return wanted == (d_below < d_above ? below : above);
 }
 
-static bool mb_all_show(const struct resctrl_info *info, const uint64_t *have, unsigned count, uint64_t wanted)
+/* Percent (or AMD's units) from domain d's mb_max; under mba_MBps the MB/s ceiling the kernel's
+ * controller holds, or its "no limit". */
+static uint64_t mb_to_write(const struct resctrl_info *info, const struct partition_limits *want, unsigned d)
 {
-	for (unsigned i = 0; i < count; i++)
-		if (!mb_shows(info, have[i], wanted))
+	if (info->mb_units == MB_MBPS)
+		return want->mb_mbps ? want->mb_mbps : RESCTRL_MBA_MAX_MBPS;
+	return resctrl_mb_value(info, limits_max_at(want, d));
+}
+
+/* The MB value of each domain, in info->mb_domain_ids' order. */
+static void mb_values(const struct resctrl_info *info, const struct partition_limits *want, uint64_t *ret)
+{
+	for (unsigned i = 0; i < info->mb_domain_count; i++)
+		ret[i] = mb_to_write(info, want, i);
+}
+
+static bool mb_all_show(const struct resctrl_info *info, const uint64_t *have, const uint64_t *wanted)
+{
+	for (unsigned i = 0; i < info->mb_domain_count; i++)
+		if (!mb_shows(info, have[i], wanted[i]))
 			return false;
 	return true;
 }
 
-/* Percent (or AMD's units) from mb_max; under mba_MBps the MB/s ceiling the kernel's controller
- * holds, or its "no limit". */
-static uint64_t mb_to_write(const struct resctrl_info *info, const struct partition_limits *want)
-{
-	if (info->mb_units == MB_MBPS)
-		return want->mb_mbps ? want->mb_mbps : RESCTRL_MBA_MAX_MBPS;
-	return resctrl_mb_value(info, want->mb_max);
-}
-
-/* "NAME:id=v;id=v\n" for every domain of a resource. */
-static void append_line(char *buf, size_t len, const char *resource, const unsigned *ids, unsigned count,
-			uint64_t value, bool hex)
+/* "NAME:id=v;id=v\n": one value per domain. */
+static void append_values(char *buf, size_t len, const char *resource, const unsigned *ids, unsigned count,
+			  const uint64_t *values, bool hex)
 {
 	size_t used = strlen(buf);
 
 	used += (size_t)snprintf(buf + used, len - used, "%s:", resource);
 	for (unsigned i = 0; i < count && used < len; i++)
 		used += (size_t)snprintf(buf + used, len - used, hex ? "%s%u=%llx" : "%s%u=%llu", i ? ";" : "", ids[i],
-					 (unsigned long long)value);
+					 (unsigned long long)values[i]);
 	if (used < len)
 		snprintf(buf + used, len - used, "\n");
+}
+
+/* "NAME:id=v;id=v\n" with one value for every domain of a resource. */
+static void append_line(char *buf, size_t len, const char *resource, const unsigned *ids, unsigned count,
+			uint64_t value, bool hex)
+{
+	uint64_t values[RESCTRL_MAX_DOMAINS];
+
+	for (unsigned i = 0; i < count; i++)
+		values[i] = value;
+	append_values(buf, len, resource, ids, count, values, hex);
 }
 
 static int check_l3(const struct resctrl_info *info, uint64_t cbm, struct err *err)
@@ -314,15 +332,21 @@ static int check_l3(const struct resctrl_info *info, uint64_t cbm, struct err *e
 
 int resctrl_check_limits(const struct resctrl_info *info, const struct partition_limits *want, struct err *err)
 {
-	if (want->mb_min)
+	bool any_min = want->mb_min != 0;
+	for (unsigned d = 0; d < want->domain_count; d++)
+		any_min |= want->mb_min_at[d] != 0;
+	if (any_min)
 		return err_set(err, -EOPNOTSUPP,
 			       "mb_min: resctrl has no minimum-bandwidth control; guarantee_mbps is held without it");
-	if (info->mb_units == MB_MBPS && want->mb_max < 100)
+	unsigned lowest = want->mb_max;
+	for (unsigned d = 0; d < want->domain_count; d++)
+		lowest = want->mb_max_at[d] < lowest ? want->mb_max_at[d] : lowest;
+	if (info->mb_units == MB_MBPS && lowest < 100)
 		return err_set(err, -EOPNOTSUPP,
 			       "mb_max = %u%%: resctrl is mounted with mba_MBps, where MB limits are MB/s that the "
 			       "kernel's own controller holds; give target_mbps (each domain's ceiling), or remount "
 			       "without mba_MBps",
-			       want->mb_max);
+			       lowest);
 	return want->l3_cbm ? check_l3(info, want->l3_cbm, err) : 0;
 }
 
@@ -332,9 +356,10 @@ static int build_changes(const struct resctrl_info *info, const struct resctrl_g
 {
 	buf[0] = '\0';
 	if (info->mb_present) {
-		uint64_t mb = mb_to_write(info, want);
-		if (!g->mb_known || !mb_all_show(info, g->mb, info->mb_domain_count, mb))
-			append_line(buf, len, "MB", info->mb_domain_ids, info->mb_domain_count, mb, false);
+		uint64_t mb[RESCTRL_MAX_DOMAINS];
+		mb_values(info, want, mb);
+		if (!g->mb_known || !mb_all_show(info, g->mb, mb))
+			append_values(buf, len, "MB", info->mb_domain_ids, info->mb_domain_count, mb, false);
 	}
 	if (want->l3_cbm) {
 		int r = check_l3(info, want->l3_cbm, err);
@@ -354,11 +379,15 @@ static int build_changes(const struct resctrl_info *info, const struct resctrl_g
 /* The MB limit the group holds (its first domain's), as a limit. */
 static void mb_in_force(const struct resctrl_info *info, const struct resctrl_group *g, struct partition_limits *eff)
 {
-	*eff = (struct partition_limits){ .mb_max = 100, .mb_min = 0 };
+	*eff = (struct partition_limits){ .mb_max = 100, .mb_min = 0, .domain_count = info->mb_domain_count };
+	for (unsigned i = 0; i < info->mb_domain_count; i++)
+		eff->mb_max_at[i] = 100;
 	if (info->mb_present && g->mb_known && info->mb_domain_count) {
 		bool mbps = info->mb_units == MB_MBPS;
-		eff->mb_max = mbps ? 100 : resctrl_mb_percent(info, g->mb[0]);
 		eff->mb_mbps = mbps && g->mb[0] != RESCTRL_MBA_MAX_MBPS ? (unsigned)g->mb[0] : 0;
+		for (unsigned i = 0; i < info->mb_domain_count; i++)
+			eff->mb_max_at[i] = mbps ? 100 : resctrl_mb_percent(info, g->mb[i]);
+		limits_summarise(eff);
 	}
 }
 
@@ -375,13 +404,14 @@ static int verify(const struct resctrl_info *info, struct resctrl_group *g, cons
 		return r;
 	mb_in_force(info, g, eff);
 	if (info->mb_present && g->mb_known && info->mb_domain_count) {
-		uint64_t wanted = mb_to_write(info, want);
 		uint64_t slack = info->mb_units == MB_PERCENT && info->bandwidth_gran ? info->bandwidth_gran : 0;
-		for (unsigned i = 0; i < info->mb_domain_count; i++)
+		for (unsigned i = 0; i < info->mb_domain_count; i++) {
+			uint64_t wanted = mb_to_write(info, want, i);
 			if (g->mb[i] > wanted + slack || g->mb[i] + slack < wanted)
 				return err_set(err, -EIO, "%s: MB of domain %u reads back %llu after writing %llu",
 					       g->name, info->mb_domain_ids[i], (unsigned long long)g->mb[i],
 					       (unsigned long long)wanted);
+		}
 	}
 	if (want->l3_cbm) {
 		if (!g->l3_known || !all_equal(g->l3, info->l3.domain_count, want->l3_cbm))

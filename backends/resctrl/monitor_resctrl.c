@@ -293,9 +293,14 @@ static void mon_probe(struct monitor *m, struct monitor_caps *caps)
 
 	memset(caps, 0, sizeof(*caps));
 	caps->domain_count = info->mon_domain_count;
-	for (unsigned i = 0; i < caps->domain_count; i++)
+	for (unsigned i = 0; i < caps->domain_count; i++) {
 		snprintf(caps->domains[i].name, sizeof(caps->domains[i].name), "%s_%02u", info->mon_res,
 			 info->mon_domain_ids[i]);
+		/* The MB domains of resctrl's schemata are scoped like its monitoring domains (an L3, or the
+		 * memory side where counters sit there): the same id is the same domain. */
+		caps->domains[i].id_space = DOMAIN_SPACE_RESCTRL;
+		caps->domains[i].id = info->mon_domain_ids[i];
+	}
 	caps->counter_bits = 64;
 	caps->counters = info->num_rmids;
 }

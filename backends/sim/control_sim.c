@@ -164,6 +164,13 @@ static double sim_truth(struct control *c, size_t index)
 	return sim_host_truth_mbps(sim_of(c)->host, index);
 }
 
+static double sim_truth_domain(struct control *c, size_t index, unsigned domain)
+{
+	size_t msc = mmio_limits_domain_msc(sim_of(c)->limits, domain);
+
+	return msc == SIZE_MAX ? 0.0 : sim_host_msc_truth_mbps(sim_of(c)->host, index, msc);
+}
+
 static json_t *sim_describe(struct control *c)
 {
 	struct sim_control *s = sim_of(c);
@@ -187,5 +194,6 @@ const struct control_ops control_sim_ops = {
 	.apply = sim_apply,
 	.plan = sim_plan,
 	.truth_mbps = sim_truth,
+	.truth_domain_mbps = sim_truth_domain,
 	.describe = sim_describe,
 };

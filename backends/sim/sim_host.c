@@ -29,6 +29,8 @@ struct sim_host {
 	const struct sim_partition_config **part; /* per partition: its sim_* keys */
 	double *cpu_share;   /* per partition: the part of its demand its CPU quota lets it issue (1: all) */
 	double *residual;    /* per MSC x partition: bytes not yet handed to the model */
+	double *msc_bytes;   /* per MSC x partition: served during the current advance */
+	double *msc_truth;   /* per MSC x partition: MB/s over the last advance */
 	double *span_bytes;  /* per partition, served during the current advance */
 	double *span_demand; /* per partition, bytes demanded during the current advance */
 	double *truth;	     /* per partition, MB/s over the last advance */
@@ -70,6 +72,8 @@ void sim_host_free(struct sim_host *h)
 	free(h->part);
 	free(h->cpu_share);
 	free(h->residual);
+	free(h->msc_bytes);
+	free(h->msc_truth);
 	free(h->span_bytes);
 	free(h->span_demand);
 	free(h->truth);
@@ -94,8 +98,18 @@ static bool grow_one(void **array, size_t old, size_t n, size_t size)
 	return true;
 }
 
-/* Every per-slot array holds `n` slots; residual, laid out [MSC][slot], is laid out again last, so
- * that a failure leaves every array valid for partition_count slots. */
+/* An array laid out [MSC][slot] of `old` slots, laid out again for `n`: NULL when out of memory. */
+static double *relayout(const double *a, size_t mscs, size_t old, size_t n)
+{
+	double *grown = calloc(n * (mscs ? mscs : 1), sizeof(*grown));
+
+	for (size_t m = 0; grown && a && m < mscs; m++)
+		memcpy(&grown[m * n], &a[m * old], old * sizeof(*grown));
+	return grown;
+}
+
+/* Every per-slot array holds `n` slots; those laid out [MSC][slot] are laid out again last, so that a
+ * failure leaves every array valid for partition_count slots. */
 static bool grow_slots(struct sim_host *h, size_t n)
 {
 	size_t old = h->partition_count;
@@ -114,13 +128,20 @@ static bool grow_slots(struct sim_host *h, size_t n)
 		  grow_one((void **)&h->requests, old, n, sizeof(*h->requests)) &&
 		  grow_one((void **)&h->work, old, n, sizeof(*h->work)) &&
 		  grow_one((void **)&h->served, old, n, sizeof(*h->served));
-	double *residual = ok ? calloc(n * (h->msc_count ? h->msc_count : 1), sizeof(*residual)) : NULL;
-	if (!residual)
+	double *residual = ok ? relayout(h->residual, h->msc_count, old, n) : NULL;
+	double *msc_bytes = residual ? relayout(h->msc_bytes, h->msc_count, old, n) : NULL;
+	double *msc_truth = msc_bytes ? relayout(h->msc_truth, h->msc_count, old, n) : NULL;
+	if (!msc_truth) {
+		free(residual);
+		free(msc_bytes);
 		return false;
-	for (size_t m = 0; h->residual && m < h->msc_count; m++)
-		memcpy(&residual[m * n], &h->residual[m * old], old * sizeof(*residual));
+	}
 	free(h->residual);
+	free(h->msc_bytes);
+	free(h->msc_truth);
 	h->residual = residual;
+	h->msc_bytes = msc_bytes;
+	h->msc_truth = msc_truth;
 	for (size_t i = old; i < n; i++)
 		h->cpu_share[i] = 1.0;
 	h->partition_count = n;
@@ -238,6 +259,11 @@ double sim_host_truth_mbps(const struct sim_host *h, size_t index)
 	return index < h->partition_count ? h->truth[index] : 0.0;
 }
 
+double sim_host_msc_truth_mbps(const struct sim_host *h, size_t index, size_t msc)
+{
+	return index < h->partition_count && msc < h->msc_count ? h->msc_truth[msc * h->partition_count + index] : 0.0;
+}
+
 double sim_host_ipc(const struct sim_host *h, size_t index)
 {
 	return index < h->partition_count ? h->ipc[index] : 0.0;
@@ -309,6 +335,7 @@ static void serve_msc(struct sim_host *h, size_t m, uint64_t dt_ns)
 		if (h->parts[i])
 			msc_model_count(model, 0, h->parts[i]->partid, 0, reads, total - reads);
 		h->span_bytes[i] += whole;
+		h->msc_bytes[m * h->partition_count + i] += whole;
 		h->span_demand[i] += h->requests[i].demand_mbps * (double)dt_ns / 1e3;
 	}
 }
@@ -329,6 +356,7 @@ void sim_host_advance(struct sim_host *h, uint64_t now_ns)
 		return;
 	memset(h->span_bytes, 0, h->partition_count * sizeof(*h->span_bytes));
 	memset(h->span_demand, 0, h->partition_count * sizeof(*h->span_demand));
+	memset(h->msc_bytes, 0, h->msc_count * h->partition_count * sizeof(*h->msc_bytes));
 	for (uint64_t t = h->last_ns; t < now_ns;) {
 		uint64_t tick = (t - h->start_ns) / h->interval_ns;
 		uint64_t boundary = h->start_ns + (tick + 1) * h->interval_ns;
@@ -341,6 +369,8 @@ void sim_host_advance(struct sim_host *h, uint64_t now_ns)
 		}
 		t = end;
 	}
+	for (size_t m = 0; m < h->msc_count * h->partition_count; m++)
+		h->msc_truth[m] = h->msc_bytes[m] * 1e3 / (double)(now_ns - h->last_ns);
 	for (size_t i = 0; i < h->partition_count; i++) {
 		double span_ns = (double)(now_ns - h->last_ns);
 		h->truth[i] = h->span_bytes[i] * 1e3 / span_ns;

@@ -41,8 +41,10 @@ void sim_host_advance(struct sim_host *host, uint64_t now_ns);
  * simulator's CPU-quota actuator sets it, so escalation shows in the traffic. */
 void sim_host_set_cpu_share(struct sim_host *host, size_t index, double share);
 
-/* Bandwidth partition `index` was served, summed over MSCs, during the span of the last advance. */
+/* Bandwidth partition `index` was served, summed over MSCs, during the span of the last advance; and
+ * on MSC `msc` alone. */
 double sim_host_truth_mbps(const struct sim_host *host, size_t index);
+double sim_host_msc_truth_mbps(const struct sim_host *host, size_t index, size_t msc);
 
 /* Partition `index`'s IPC during the span of the last advance, from the IPC model (sim_config.h) and
  * what it was served of what it demanded; its sim_ipc before the first advance. */

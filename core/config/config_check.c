@@ -67,16 +67,40 @@ enum goal_rule {
 	RULE_COUNT,
 };
 
+/* mb_min above mb_max on domain `id`, said in msg. */
+static bool min_above_max_on(const struct partition_goals *g, uint32_t id, char *msg, size_t len)
+{
+	uint32_t min = domain_values_get(&g->mb_min_at, id, g->mb_min);
+	uint32_t max = domain_values_get(&g->mb_max_at, id, g->mb_max);
+
+	if (min <= max)
+		return false;
+	snprintf(msg, len, "mb_min = %u is above mb_max = %u on domain %u", min, max, id);
+	return true;
+}
+
+/* On every domain: the values for all of them, and each domain either key names. */
+static bool min_above_max(const struct partition_goals *g, char *msg, size_t len)
+{
+	for (uint32_t i = 0; i < g->mb_min_at.count; i++)
+		if (min_above_max_on(g, g->mb_min_at.at[i].domain, msg, len))
+			return true;
+	for (uint32_t i = 0; i < g->mb_max_at.count; i++)
+		if (min_above_max_on(g, g->mb_max_at.at[i].domain, msg, len))
+			return true;
+	if (g->mb_min <= g->mb_max)
+		return false;
+	snprintf(msg, len, "mb_min = %u is above mb_max = %u", g->mb_min, g->mb_max);
+	return true;
+}
+
 static bool goal_rule_broken(const struct partition_config *p, enum goal_rule rule, char *msg, size_t len)
 {
 	const struct partition_goals *g = &p->goals;
 
 	switch (rule) {
 	case RULE_MIN_ABOVE_MAX:
-		if (g->mb_min <= g->mb_max)
-			return false;
-		snprintf(msg, len, "mb_min = %u is above mb_max = %u", g->mb_min, g->mb_max);
-		return true;
+		return min_above_max(g, msg, len);
 	case RULE_GUARANTEE_CLASS:
 		if (!g->guarantee_mbps || g->class == CLASS_LATENCY_CRITICAL)
 			return false;

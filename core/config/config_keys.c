@@ -127,6 +127,13 @@ static json_t *size_to_json(const void *object, const struct config_key *key)
 
 static const struct config_type size_type = { size_parse, size_format, size_to_json };
 
+/* ---- capacity_mbps, mb_min, mb_max: per-domain values ---- */
+
+static const struct config_domain_type capacity_type =
+	CONFIG_DOMAIN_TYPE(false, struct global_config, capacity_mbps_at);
+static const struct config_domain_type mb_min_type = CONFIG_DOMAIN_TYPE(true, struct partition_config, goals.mb_min_at);
+static const struct config_domain_type mb_max_type = CONFIG_DOMAIN_TYPE(true, struct partition_config, goals.mb_max_at);
+
 static const struct config_key global_keys[] = {
 	{ "backend", &kind_type, CONFIG_FIELD(struct global_config, backend), 0, CONFIG_KIND_MAX, NULL, 0 },
 	{ "monitor", &kind_type, CONFIG_FIELD(struct global_config, monitor), 0, CONFIG_KIND_MAX, NULL, 0 },
@@ -138,8 +145,8 @@ static const struct config_key global_keys[] = {
 	CONFIG_KEY_STRING("include", struct global_config, include, 0),
 	{ "record_max_bytes", &size_type, CONFIG_FIELD(struct global_config, record_max_bytes), RECORD_MAX_BYTES_MIN,
 	  INT64_MAX, NULL, CONFIG_KEY_ZERO_NONE },
-	CONFIG_KEY_UNSIGNED("capacity_mbps", struct global_config, capacity_mbps, 1, BANDWIDTH_LIMIT_MBPS,
-			    CONFIG_KEY_ZERO_NONE),
+	{ "capacity_mbps", &capacity_type.type, CONFIG_FIELD(struct global_config, capacity_mbps), 1,
+	  BANDWIDTH_LIMIT_MBPS, NULL, CONFIG_KEY_ZERO_NONE },
 	CONFIG_KEY_BOOL("escalate", struct global_config, escalate, 0),
 	{ "metrics_textfile", &textfile_type, CONFIG_FIELD(struct global_config, metrics_textfile), 0, 4095, NULL, 0 },
 	CONFIG_KEY_BOOL("mmio_beside_kernel", struct global_config, mmio_beside_kernel, 0),
@@ -427,8 +434,8 @@ static const struct config_type cpus_type = { cpus_parse, cpus_format, cpus_to_j
 static const struct config_key partition_keys[] = {
 	{ "partid", &partid_type, 0, 0, 0, 0, NULL, 0 },
 	{ "class", &config_type_enum, GOAL(class), 0, 0, partition_class_names, RUNTIME },
-	{ "mb_min", &config_type_percent, GOAL(mb_min), 1, 100, NULL, RUNTIME | CONFIG_KEY_ZERO_NONE },
-	{ "mb_max", &config_type_percent, GOAL(mb_max), 1, 100, NULL, RUNTIME },
+	{ "mb_min", &mb_min_type.type, GOAL(mb_min), 1, 100, NULL, RUNTIME | CONFIG_KEY_ZERO_NONE },
+	{ "mb_max", &mb_max_type.type, GOAL(mb_max), 1, 100, NULL, RUNTIME },
 	{ "guarantee_mbps", &config_type_unsigned, GOAL(guarantee_mbps), 1, BANDWIDTH_LIMIT_MBPS, NULL,
 	  RUNTIME | CONFIG_KEY_ZERO_NONE },
 	{ "target_mbps", &config_type_unsigned, GOAL(target_mbps), 1, BANDWIDTH_LIMIT_MBPS, NULL,

@@ -287,6 +287,9 @@ int config_key_parse(const struct config_key *key, void *object, const char *val
 	/* "none" clears a key whose 0 means not set (mpamctl set mb_min=none), and says so in a file. */
 	if ((key->flags & CONFIG_KEY_ZERO_NONE) && !strcmp(value, "none")) {
 		store_number(field_of(object, key), key->size, 0);
+		struct domain_values *at = config_key_domain_values(key, object);
+		if (at) /* none on every domain */
+			at->count = 0;
 		return 0;
 	}
 	return key->type->parse(object, key, value, err);

@@ -22,6 +22,22 @@ void global_config_defaults(struct global_config *g)
 	snprintf(g->group_prefix, sizeof(g->group_prefix), "mpamd-");
 }
 
+uint32_t domain_values_get(const struct domain_values *v, uint32_t id, uint32_t all)
+{
+	for (uint32_t i = 0; i < v->count && i < DOMAIN_VALUES_MAX; i++)
+		if (v->at[i].domain == id)
+			return v->at[i].value;
+	return all;
+}
+
+bool domain_values_has(const struct domain_values *v, uint32_t id)
+{
+	for (uint32_t i = 0; i < v->count && i < DOMAIN_VALUES_MAX; i++)
+		if (v->at[i].domain == id)
+			return true;
+	return false;
+}
+
 bool cpu_set_has(const struct cpu_set *set, unsigned cpu)
 {
 	return cpu < CPU_LIMIT && (set->bits[cpu / 64] >> (cpu % 64)) & 1;

@@ -49,6 +49,28 @@ extern const char *const partition_threads_names[];
 /* Extensions a schema may have (one per backend that adds keys). */
 #define CONFIG_MAX_EXTS 8
 
+/* Per-domain values of a key (mb_max = 50,0=30): the key's own field holds the value of every domain
+ * that is not named here; these replace it on the domains they name. A domain is named by the id the
+ * control gives it (`mpamctl discover`): a resctrl domain id, or an MSC's position (0, 1...). Which
+ * ids a host has is known only once its control is open. */
+#define DOMAIN_VALUES_MAX 16
+#define DOMAIN_ID_MAX	  65535u
+
+struct domain_value {
+	uint32_t domain;
+	uint32_t value;
+};
+
+struct domain_values {
+	uint32_t count;
+	struct domain_value at[DOMAIN_VALUES_MAX];
+};
+
+/* The value of domain `id`: its own when it is named, else `all`. */
+uint32_t domain_values_get(const struct domain_values *v, uint32_t id, uint32_t all);
+/* Whether domain `id` is named. */
+bool domain_values_has(const struct domain_values *v, uint32_t id);
+
 /* A set of CPUs, as in cpus_list. */
 struct cpu_set {
 	uint64_t bits[CPU_LIMIT / 64];
@@ -73,9 +95,10 @@ struct global_config {
 	unsigned interval_ms;
 	char *resctrl_root;
 	char group_prefix[GROUP_PREFIX_MAX + 1]; /* resctrl groups are named PREFIX + partition name */
-	uint32_t capacity_mbps;	 /* per domain, for hardware that cannot tell; 0: ask the backend or learn it */
-	bool escalate;		 /* the escalation actuator may lower CPU quotas */
-	bool mmio_beside_kernel; /* touch MSCs over MMIO although the kernel's MPAM driver drives them */
+	uint32_t capacity_mbps; /* per domain, for hardware that cannot tell; 0: ask the backend or learn it */
+	struct domain_values capacity_mbps_at; /* per-domain values of capacity_mbps */
+	bool escalate;			       /* the escalation actuator may lower CPU quotas */
+	bool mmio_beside_kernel;	       /* touch MSCs over MMIO although the kernel's MPAM driver drives them */
 	char *socket;
 	char *record;		   /* NULL: no record file */
 	char *metrics_textfile;	   /* NULL: none; else an absolute path ending in .prom */
@@ -101,13 +124,15 @@ struct msc_config {
  * engine hands it to the policies whole, so a new goal needs no copying code. */
 struct partition_goals {
 	enum partition_class class;
-	unsigned mb_min;	 /* percent; 0 = no minimum */
-	unsigned mb_max;	 /* percent */
-	uint32_t guarantee_mbps; /* 0 = none */
-	uint32_t target_mbps;	 /* 0 = none */
-	uint64_t l3_cbm;	 /* 0 = not set: the backend leaves the cache portion alone */
-	unsigned weight;	 /* share of what is left among best-effort partitions */
-	double ipc_guard;	 /* latency-critical: an IPC drop below its baseline, as a fraction, that makes it
+	unsigned mb_min;		/* percent; 0 = no minimum */
+	struct domain_values mb_min_at; /* per-domain values of mb_min (0 allowed: none there) */
+	unsigned mb_max;		/* percent */
+	struct domain_values mb_max_at; /* per-domain values of mb_max */
+	uint32_t guarantee_mbps;	/* 0 = none */
+	uint32_t target_mbps;		/* 0 = none */
+	uint64_t l3_cbm;		/* 0 = not set: the backend leaves the cache portion alone */
+	unsigned weight;		/* share of what is left among best-effort partitions */
+	double ipc_guard; /* latency-critical: an IPC drop below its baseline, as a fraction, that makes it
 				  * a victim of its neighbours (0 = off) */
 };
 

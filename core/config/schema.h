@@ -59,6 +59,33 @@ extern const struct config_type config_type_enum;   /* one of key->names, stored
 extern const struct config_type config_type_path;   /* an absolute path of at most key->max bytes */
 extern const struct config_type config_type_string; /* any text without quotes */
 
+/* A number for every domain, with per-domain values: "50", "0=30,1=100" or "50,1=30" (see
+ * struct domain_values in model.h). The key's field (offset, size 4) holds the value of every domain
+ * not named; its type says where the struct domain_values is. A value not given for every domain is
+ * the key's default: 0 for a CONFIG_KEY_ZERO_NONE key, else key->max. Per-domain values of a
+ * CONFIG_KEY_ZERO_NONE key may be 0 (none on that domain). The percent form takes a '%' after each
+ * number. Declare one with CONFIG_DOMAIN_TYPE. */
+struct config_domain_type {
+	struct config_type type;
+	size_t domain_offset; /* of the struct domain_values in the section's object */
+};
+
+int config_domain_percent_parse(void *object, const struct config_key *key, const char *value, struct err *err);
+int config_domain_unsigned_parse(void *object, const struct config_key *key, const char *value, struct err *err);
+bool config_domain_format(const void *object, const struct config_key *key, char *buf, size_t len);
+json_t *config_domain_to_json(const void *object, const struct config_key *key);
+
+#define CONFIG_DOMAIN_TYPE(percent, object_type, domain_field)                                                  \
+	{                                                                                                       \
+		{ (percent) ? config_domain_percent_parse : config_domain_unsigned_parse, config_domain_format, \
+		  config_domain_to_json },                                                                      \
+			offsetof(object_type, domain_field)                                                     \
+	}
+
+/* The per-domain values of a key of such a type; NULL for any other key. */
+struct domain_values *config_key_domain_values(const struct config_key *key, void *object);
+const struct domain_values *config_key_domain_values_const(const struct config_key *key, const void *object);
+
 #define CONFIG_FIELD(type, field) offsetof(type, field), sizeof(((type *)0)->field)
 
 #define CONFIG_KEY_UNSIGNED(name, type, field, lo, hi, flags)                               \

@@ -55,6 +55,8 @@ static int add_monitor(struct composition *c, const struct monitor_ops *ops, con
 			.capacity_mbps = m->caps.domains[d].capacity_mbps,
 			.counter_bits = m->caps.counter_bits,
 			.counter_scale = m->caps.counter_scale,
+			.id_space = m->caps.domains[d].id_space,
+			.id = m->caps.domains[d].id,
 		};
 	c->monitor_count++;
 	return 0;
@@ -144,6 +146,17 @@ void composition_close(struct composition *c)
 	if (c->control_ops)
 		c->control_ops->free(c->control);
 	memset(c, 0, sizeof(*c));
+}
+
+int composition_control_domain(const struct composition *c, unsigned m)
+{
+	const struct engine_domain *md = &c->domains[m];
+
+	for (unsigned d = 0; md->id_space && d < c->caps.domain_count; d++)
+		if (c->caps.domains[d].id_space && !strcmp(c->caps.domains[d].id_space, md->id_space) &&
+		    c->caps.domains[d].id == md->id)
+			return (int)d;
+	return c->caps.domain_count == 1 ? 0 : -1;
 }
 
 json_t *composition_describe(const struct composition *c)

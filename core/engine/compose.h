@@ -31,6 +31,8 @@ struct engine_domain {
 	const char *name;
 	double capacity_mbps; /* 0: the monitor cannot tell */
 	unsigned counter_bits, counter_scale;
+	const char *id_space; /* the control domain it measures (monitor_domain.id_space, id) */
+	unsigned id;
 };
 
 /* The PMU sampler, when [pmu] lets one count; per partition, why it does not count it. */
@@ -87,6 +89,9 @@ void composition_read_pmu(struct composition *c, uint64_t now_ns, struct pmu_sam
  * Returns the first monitor's error, if any (the others are still read). */
 int composition_read(struct composition *c, uint64_t now_ns, struct sample *samples, struct err *err);
 
+/* The control domain (an index into caps.domains) monitor domain `m` measures: the one of the same
+ * id space and id, or the control's only domain; -1 when none can be told. */
+int composition_control_domain(const struct composition *c, unsigned m);
 /* Every actuator that places tasks reconciles partition `index`: the first failure, if any (the others
  * still run). */
 int composition_reconcile(struct composition *c, size_t index, struct err *err);

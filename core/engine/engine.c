@@ -75,7 +75,7 @@ int engine_check_interval(const struct engine *e, unsigned interval_ms, struct e
 
 	for (unsigned d = 0; d < e->hw.domain_count; d++) {
 		const struct engine_domain *dom = &e->hw.domains[d];
-		double capacity = dom->capacity_mbps > 0 ? dom->capacity_mbps : e->config->global.capacity_mbps;
+		double capacity = engine_monitor_capacity(e, d);
 		if (dom->counter_bits >= 64)
 			continue; /* byte counts: centuries to wrap */
 		if (capacity <= 0) {
@@ -105,6 +105,7 @@ void engine_policy_config(struct engine *e, size_t index)
 	pp->name = p->name;
 	pp->goals = p->goals;
 	pp->escalation_allowed = e->config->global.escalate && p->cgroup != NULL;
+	engine_domains_config(e, index);
 }
 
 /* The file's partitions get slots 0..n-1 in the file's order. */
@@ -136,6 +137,9 @@ int engine_open_backend(struct engine *e, struct err *err)
 		return r;
 	e->hw_gen = e->gen;
 	engine_gen_hold(e->hw_gen);
+	engine_domains_map(e);
+	if ((r = engine_check_capacity_domains(e, e->config, err)) < 0)
+		return r;
 	if ((r = engine_check_interval(e, e->config->global.interval_ms, err)) < 0)
 		return r;
 	if (e->hw.caps.mb_kernel_mbps)
@@ -229,7 +233,7 @@ static const char *const implausible_reason = "counter jumped: more than the dom
 static bool implausible(struct engine *e, size_t index, unsigned d, const struct sample *s)
 {
 	const struct engine_domain *dom = &e->hw.domains[d];
-	double capacity = dom->capacity_mbps > 0 ? dom->capacity_mbps : e->config->global.capacity_mbps;
+	double capacity = engine_monitor_capacity(e, d);
 	double mbps = counter_rate_mbps(s->bytes, s->elapsed_ns);
 
 	if (capacity <= 0 || mbps <= IMPLAUSIBLE_FACTOR * capacity)
@@ -242,11 +246,27 @@ static bool implausible(struct engine *e, size_t index, unsigned d, const struct
 }
 
 /* Sums a partition's domains into one rate; invalid when any measuring domain is. */
+/* A sample more than its domain can carry is invalid, with that reason, for the partition's total
+ * and for its domain alike. */
+static void screen_samples(struct engine *e, size_t index)
+{
+	struct sample *row = &e->samples[index * e->hw.domain_count];
+	bool jumped = false;
+
+	for (unsigned d = 0; e->partitions[index].status.open && d < e->hw.domain_count; d++) {
+		if (row[d].state == SAMPLE_INVALID || !implausible(e, index, d, &row[d]))
+			continue;
+		row[d] = (struct sample){ .state = SAMPLE_INVALID, .reason = implausible_reason };
+		jumped = true;
+	}
+	e->partitions[index].jumped = jumped;
+}
+
 static void summarise(struct engine *e, size_t index)
 {
 	struct partition_status *st = &e->partitions[index].status;
 	const struct sample *row = &e->samples[index * e->hw.domain_count];
-	uint64_t bytes = 0;
+	struct sample_sum sum = { .valid = true };
 
 	st->valid = st->open;
 	st->estimated = false;
@@ -256,24 +276,12 @@ static void summarise(struct engine *e, size_t index)
 	st->retry_ms = e->partitions[index].retry_ns ? engine_t_ms(e, e->partitions[index].retry_ns) : 0;
 	if (!st->open)
 		return;
-	bool jumped = false;
-	for (unsigned d = 0; d < e->hw.domain_count; d++) {
-		if (row[d].state == SAMPLE_INVALID) {
-			st->valid = false;
-			st->reason = row[d].reason;
-			continue;
-		}
-		if (implausible(e, index, d, &row[d])) {
-			st->valid = false;
-			st->reason = implausible_reason;
-			jumped = true;
-			continue;
-		}
-		st->estimated |= row[d].state == SAMPLE_ESTIMATED;
-		st->mbps += counter_rate_mbps(row[d].bytes, row[d].elapsed_ns);
-		bytes += row[d].bytes;
-	}
-	e->partitions[index].jumped = jumped;
+	for (unsigned d = 0; d < e->hw.domain_count; d++)
+		sample_sum_add(&sum, &row[d]);
+	st->valid = sum.valid;
+	st->estimated = sum.estimated;
+	st->mbps = sum.mbps;
+	st->reason = sum.reason;
 	if (e->hw.domain_count == 0) {
 		st->valid = false; /* nothing measures: no value, rather than a made-up 0 */
 		st->reason = "no bandwidth counters";
@@ -282,7 +290,7 @@ static void summarise(struct engine *e, size_t index)
 	}
 	if (st->valid) {
 		st->reason = NULL;
-		st->bytes_total += bytes;
+		st->bytes_total += sum.bytes;
 		st->smoothed_mbps =
 			st->smoothed_mbps > 0 ? SMOOTHING * st->mbps + (1 - SMOOTHING) * st->smoothed_mbps : st->mbps;
 	}
@@ -304,8 +312,11 @@ void engine_tick(struct engine *e, uint64_t now_ns)
 	if (composition_read(&e->hw, now_ns, e->samples, &read_err) < 0)
 		log_error("reading counters failed: %s", read_err.text);
 	for (size_t i = 0; i < e->slot_count; i++)
-		if (e->partitions[i].used)
+		if (e->partitions[i].used) {
+			screen_samples(e, i);
 			summarise(e, i);
+			engine_domains_summarise(e, i);
+		}
 	engine_pmu_tick(e, now_ns);
 	engine_run_policies(e, now_ns);
 	e->ticks_done++;

@@ -41,6 +41,16 @@ struct engine_options {
 	void *on_tick_ctx;
 };
 
+/* What one partition looked like on one domain at the last tick (see engine_domain_count). */
+struct domain_status {
+	bool valid;		 /* mbps was measured (or estimated) there */
+	bool estimated;		 /* some counter of the domain was extrapolated */
+	double mbps;		 /* there; 0 when not valid */
+	const char *reason;	 /* why not valid */
+	unsigned mb_max, mb_min; /* in force there */
+	double truth_mbps;	 /* simulator only, else 0 */
+};
+
 /* What one partition looked like at the last tick. */
 struct partition_status {
 	const char *name; /* NULL: a free slot */
@@ -95,6 +105,18 @@ double engine_last_tick_s(const struct engine *engine);
 /* The configuration in force (set and reload change it) and the events logged so far. */
 const struct config *engine_config(const struct engine *engine);
 const struct event_log *engine_events(const struct engine *engine);
+/* The domains rates and limits are reported in (record rows, list, show, metrics): the control's
+ * domains where the counters can be attributed to them (then the policies decide per domain too),
+ * else the counters' own. Named as the configuration names them ("0": mb_max = 0=30), with a
+ * description for people ("MB domain 0", "msc mem0"). */
+unsigned engine_domain_count(const struct engine *engine);
+const char *engine_domain_name(const struct engine *engine, unsigned d);
+const char *engine_domain_what(const struct engine *engine, unsigned d);
+/* What domain d can carry: known (the hardware's, or capacity_mbps), else learned (*learned: the
+ * highest total seen on it); 0 when neither. */
+double engine_domain_capacity(const struct engine *engine, unsigned d, bool *learned);
+/* Partition `index` on domain d at the last tick. */
+const struct domain_status *engine_partition_domain(const struct engine *engine, size_t index, unsigned d);
 /* Whether the partitions' truth_mbps is a simulator's ground truth. */
 bool engine_has_truth(const struct engine *engine);
 /* How long ticks take and how late the last one began (status reports them; benchmarks read them). */

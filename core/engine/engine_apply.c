@@ -4,6 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "backends/shared/domain_limits.h"
 #include "core/base/log.h"
 #include "core/engine/engine_internal.h"
 
@@ -11,27 +12,44 @@
  * made behind mpamd's back (another tool writing schemata) is undone within about a second. */
 #define RECHECK_TICKS 10
 
-/* Capacity of the measuring domains together: what the backend knows, else the config's
- * capacity_mbps per domain, else the highest total ever measured (reported as learned). */
+/* Capacity of the domains together: each one's as far as it is known (the backend's, else the
+ * config's capacity_mbps), else the highest total ever measured (reported as learned). */
 double engine_host_capacity(const struct engine *e, bool *learned)
 {
 	double known = 0;
-	unsigned measuring = e->hw.domain_count;
-	bool all_known = true;
+	bool all_known = e->dom_count > 0;
 
-	for (unsigned d = 0; d < measuring; d++) {
-		if (e->hw.domains[d].capacity_mbps > 0)
-			known += e->hw.domains[d].capacity_mbps;
-		else
-			all_known = false;
+	for (unsigned d = 0; d < e->dom_count && all_known; d++) {
+		double c = engine_dom_known_capacity(e, d);
+		all_known = c > 0;
+		known += c;
 	}
 	*learned = false;
-	if (measuring && all_known)
+	if (all_known)
 		return known;
-	if (e->config->global.capacity_mbps)
-		return (double)e->config->global.capacity_mbps * (measuring ? measuring : 1);
+	if (!e->dom_count && e->config->global.capacity_mbps)
+		return (double)e->config->global.capacity_mbps;
 	*learned = true;
 	return e->learned_capacity_mbps;
+}
+
+/* Each domain's total this tick, and its capacity as the policies judge saturation. */
+static void fill_host_domains(struct engine *e)
+{
+	for (unsigned d = 0; d < e->dom_count; d++) {
+		struct policy_host_domain *hd = &e->host_doms[d];
+		*hd = (struct policy_host_domain){ .total_valid = true };
+		for (size_t i = 0; i < e->slot_count; i++) {
+			const struct domain_status *ds = &e->dom_status[i * e->dom_count + d];
+			if (!e->partitions[i].used || !e->partitions[i].status.open)
+				continue;
+			hd->total_valid &= ds->valid;
+			hd->total_mbps += ds->valid ? ds->mbps : 0;
+		}
+		if (hd->total_valid && hd->total_mbps > e->doms[d].learned_mbps)
+			e->doms[d].learned_mbps = hd->total_mbps;
+		hd->capacity_mbps = engine_domain_capacity(e, d, &hd->capacity_learned);
+	}
 }
 
 static void fill_host(struct engine *e, struct policy_host *h)
@@ -48,6 +66,7 @@ static void fill_host(struct engine *e, struct policy_host *h)
 	}
 	if (all_valid && total > e->learned_capacity_mbps)
 		e->learned_capacity_mbps = total;
+	fill_host_domains(e);
 	*h = (struct policy_host){
 		.tick = e->ticks_done,
 		.interval_ms = e->config->global.interval_ms,
@@ -57,12 +76,21 @@ static void fill_host(struct engine *e, struct policy_host *h)
 		.cpus = e->cpus,
 		.total_mbps = total,
 		.total_valid = all_valid,
+		.domain_count = e->per_domain ? e->dom_count : 0,
+		.domains = e->per_domain ? e->host_doms : NULL,
+		.work = e->policy_work,
 	};
 	h->capacity_mbps = engine_host_capacity(e, &h->capacity_learned);
 }
 
-static void fill_partition(const struct engine_partition *ep, struct policy_partition *pp)
+/* The policies' view of slot i, and its decision starting from what the configuration asks for. */
+static void fill_partition(struct engine *e, size_t i)
 {
+	const struct engine_partition *ep = &e->partitions[i];
+	const struct partition_goals *g = &ep->config->goals;
+	struct policy_partition *pp = &e->policy[i];
+	struct policy_decision *dec = &e->decisions[i];
+
 	pp->open = ep->status.open;
 	pp->valid = ep->status.valid;
 	pp->mbps = ep->status.mbps;
@@ -70,6 +98,23 @@ static void fill_partition(const struct engine_partition *ep, struct policy_part
 	pp->mb_max = ep->status.mb_max;
 	pp->mb_min = ep->status.mb_min;
 	pp->cpu_quota_pct = ep->actuated.cpu_quota_pct;
+	*dec = (struct policy_decision){ .mb_max = g->mb_max, .mb_min = g->mb_min, .cpu_quota_pct = pp->cpu_quota_pct };
+	pp->domains = NULL;
+	if (!e->per_domain)
+		return;
+	pp->domains = &e->policy_dom[i * e->dom_count];
+	dec->mb_max_at = &e->dom_max[i * e->dom_count];
+	dec->mb_min_at = &e->dom_min[i * e->dom_count];
+	for (unsigned d = 0; d < e->dom_count; d++) {
+		const struct domain_status *ds = &e->dom_status[i * e->dom_count + d];
+		struct policy_domain *pd = &pp->domains[d];
+		pd->valid = ds->valid;
+		pd->mbps = ds->mbps;
+		pd->mb_max = ds->mb_max;
+		pd->mb_min = ds->mb_min;
+		dec->mb_max_at[d] = pd->cfg_max;
+		dec->mb_min_at[d] = pd->cfg_min;
+	}
 }
 
 static void note_event(struct engine *e, size_t index, uint64_t now_ns, const char *text);
@@ -91,6 +136,7 @@ int engine_apply_limits(struct engine *e, size_t index, const struct partition_l
 	if (eff.changed_outside)
 		note_event(e, index, clock_now(&e->clock), "restore: limits had been changed outside mpamd");
 	ep->applied = *want;
+	ep->effective = eff;
 	ep->applied_once = true;
 	ep->status.mb_max = eff.mb_max;
 	ep->status.mb_min = eff.mb_min;
@@ -152,11 +198,10 @@ static void apply_decision(struct engine *e, size_t index, const struct policy_d
 {
 	struct engine_partition *ep = &e->partitions[index];
 	const struct partition_config *p = ep->config;
-	struct partition_limits want = engine_limits(e, p, d->mb_max, d->mb_min);
+	struct partition_limits want = engine_limits(e, p, d->mb_max, d->mb_min, d->mb_max_at, d->mb_min_at);
 	struct actuation act = { .cpu_quota_pct = d->cpu_quota_pct };
 	struct err err = { "" };
-	bool changed = !ep->applied_once || want.mb_max != ep->applied.mb_max || want.mb_min != ep->applied.mb_min ||
-		       want.mb_mbps != ep->applied.mb_mbps;
+	bool changed = !ep->applied_once || !limits_same_mb(&want, &ep->applied, e->hw.caps.domain_count);
 
 	if (d->event[0])
 		note_event(e, index, now_ns, d->event);
@@ -172,16 +217,27 @@ static void apply_decision(struct engine *e, size_t index, const struct policy_d
 }
 
 struct partition_limits engine_limits(const struct engine *e, const struct partition_config *p, unsigned mb_max,
-				      unsigned mb_min)
+				      unsigned mb_min, const unsigned *max_at, const unsigned *min_at)
 {
-	return (struct partition_limits){ .mb_max = mb_max,
-					  .mb_min = mb_min,
-					  .l3_cbm = p->goals.l3_cbm,
-					  .mb_mbps = e->hw.caps.mb_kernel_mbps ? p->goals.target_mbps : 0 };
+	struct partition_limits l = { .l3_cbm = p->goals.l3_cbm,
+				      .mb_mbps = e->hw.caps.mb_kernel_mbps ? p->goals.target_mbps : 0 };
+
+	domain_limits_fill(&e->hw.caps, &p->goals, mb_max, mb_min, &l);
+	/* Per-domain decisions exist only where the engine's domains are the control's, in order. */
+	for (unsigned c = 0; max_at && min_at && c < l.domain_count; c++) {
+		l.mb_max_at[c] = max_at[c];
+		l.mb_min_at[c] = min_at[c];
+	}
+	limits_summarise(&l);
+	return l;
 }
 
 int engine_check_goals(const struct engine *e, const struct partition_config *p, struct err *err)
 {
+	int r = engine_check_goal_domains(e, &p->goals, err);
+
+	if (r < 0)
+		return r;
 	if (e->hw.caps.mb_kernel_mbps && p->goals.guarantee_mbps)
 		return err_set(err, -EOPNOTSUPP,
 			       "guarantee_mbps needs mpamd's guard, which does not run on top of the kernel's "
@@ -206,16 +262,9 @@ void engine_run_policies(struct engine *e, uint64_t now_ns)
 	struct policy_host host;
 
 	fill_host(e, &host);
-	for (size_t i = 0; i < n; i++) {
-		if (!e->partitions[i].used)
-			continue; /* a free slot: never open, so every policy leaves it alone */
-		const struct partition_config *p = e->partitions[i].config;
-		fill_partition(&e->partitions[i], &e->policy[i]);
-		/* Start from what the configuration asks for; the policies move away from it. */
-		e->decisions[i] = (struct policy_decision){ .mb_max = p->goals.mb_max,
-							    .mb_min = p->goals.mb_min,
-							    .cpu_quota_pct = e->partitions[i].actuated.cpu_quota_pct };
-	}
+	for (size_t i = 0; i < n; i++)
+		if (e->partitions[i].used)    /* a free slot: never open, so every policy leaves it alone */
+			fill_partition(e, i); /* from what the configuration asks for; the policies move away */
 	for (size_t f = 0; f < chain->count; f++)
 		chain->fns[f](&host, e->policy, n, e->decisions);
 	for (size_t i = 0; i < n; i++)

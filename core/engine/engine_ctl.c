@@ -39,25 +39,6 @@ static json_t *ctl_status(void *ctx)
 	return engine_snapshot_status(engine_of(ctx));
 }
 
-static const char *const sample_state_names[] = { "invalid", "measured", "estimated" };
-
-/* One object per measuring domain: its rate at the last tick (null when not measured) and state. */
-static json_t *domain_rows(const struct engine *e, size_t index)
-{
-	const struct sample *row = &e->samples[index * e->hw.domain_count];
-	json_t *rows = json_array();
-
-	for (unsigned d = 0; d < e->hw.domain_count; d++) {
-		bool valid = e->partitions[index].status.open && row[d].state != SAMPLE_INVALID;
-		json_array_append_new(
-			rows, json_pack("{s:s,s:o,s:s,s:o}", "domain", e->hw.domains[d].name, "mbps",
-					engine_json_mbps(valid, counter_rate_mbps(row[d].bytes, row[d].elapsed_ns)),
-					"state", valid ? sample_state_names[row[d].state] : "invalid", "reason",
-					row[d].reason && !valid ? json_string(row[d].reason) : json_null()));
-	}
-	return rows;
-}
-
 /* Where the partition lives in the hardware: its group, the id its traffic carries, what measures it,
  * the cache mask mpamd put in force. */
 static void add_placement(const struct engine *e, size_t index, json_t *json)
@@ -74,7 +55,7 @@ static void add_placement(const struct engine *e, size_t index, json_t *json)
 	json_object_set_new(json, "hw_id", ep->ref.hw_id >= 0 ? json_integer(ep->ref.hw_id) : json_null());
 	json_object_set_new(json, "monitors", monitors);
 	json_object_set_new(json, "l3_cbm", ep->applied_once && ep->applied.l3_cbm ? json_string(mask) : json_null());
-	json_object_set_new(json, "domains", domain_rows(e, index));
+	json_object_set_new(json, "domains", engine_domain_rows(e, index, true));
 	size_t tasks = 0;
 	const struct control_ops *ops = e->hw.control_ops;
 	bool counted =

@@ -49,6 +49,11 @@ static int check_globals(const struct engine *e, const struct config *want, stru
 	if (config_sections_diff(e->config, want, what, sizeof(what)))
 		return err_set(err, -EBUSY, "%s changed: the backend would have to be opened again; " RESTART_HINT,
 			       what);
+	int r = engine_check_capacity_domains(e, want, err);
+	if (r < 0) {
+		err_prefix(err, "[global]");
+		return r;
+	}
 	if (want->global.interval_ms != e->config->global.interval_ms)
 		return engine_check_interval(e, want->global.interval_ms, err);
 	return 0;
@@ -116,7 +121,7 @@ static int check_partitions(struct engine *e, const struct config *want, const s
 {
 	for (size_t i = 0; i < want->partition_count; i++) {
 		const struct partition_config *p = &want->partitions[i];
-		struct partition_limits limits = engine_limits(e, p, p->goals.mb_max, p->goals.mb_min);
+		struct partition_limits limits = engine_limits(e, p, p->goals.mb_max, p->goals.mb_min, NULL, NULL);
 		struct err why = { "" };
 		if (d->change[i] == CHANGE_NONE)
 			continue;
@@ -162,7 +167,7 @@ static void change_goals(struct engine *e, size_t slot, const struct partition_c
 	engine_policy_config(e, slot);
 	if (!ep->status.open)
 		return;
-	struct partition_limits want = engine_limits(e, ep->config, p->goals.mb_max, p->goals.mb_min);
+	struct partition_limits want = engine_limits(e, ep->config, p->goals.mb_max, p->goals.mb_min, NULL, NULL);
 	if (engine_apply_limits(e, slot, &want, &err) < 0)
 		engine_slot_apply_failed(e, slot, err.text);
 	else

@@ -3,6 +3,7 @@
 #define MPAMD_CORE_ENGINE_ENGINE_INTERNAL_H
 
 #include "core/base/clock.h"
+#include "core/base/counter.h"
 #include "core/ctl/ctl.h"
 #include "core/engine/compose.h"
 #include "core/engine/engine.h"
@@ -44,8 +45,9 @@ struct engine_partition {
 	uint64_t retry_ns, backoff_ns;
 	unsigned attempts; /* failed attempts in a row */
 	struct partition_status status;
-	struct partition_ref ref;	 /* how the control opened it */
-	struct partition_limits applied; /* what the last successful apply asked for */
+	struct partition_ref ref;	   /* how the control opened it */
+	struct partition_limits applied;   /* what the last successful apply asked for */
+	struct partition_limits effective; /* what it put in force, per domain */
 	bool applied_once;
 	struct actuation actuated;	 /* what the actuators last carried out */
 	uint64_t invalid_samples;	 /* ticks at which it was open and its sample invalid */
@@ -93,6 +95,15 @@ struct engine_vms {
 
 struct run_state;
 
+/* One domain the engine reports and the policies decide on (engine_domains.c). */
+struct engine_dom {
+	char name[24];		     /* the record's domain column, the metrics' label: the control's id */
+	char what[NAME_MAX_LEN + 8]; /* for people: "MB domain 0", "msc sim0", "counters L3_00" */
+	int control;		     /* its index in hw.caps.domains; -1: limits are the partition's */
+	uint64_t monitors;	     /* bit m: monitor domain m (hw.domains) measures it */
+	double learned_mbps;	     /* the highest valid total seen on it */
+};
+
 struct engine {
 	struct config *config;	     /* the configuration in force (the last good file) */
 	struct engine_gen *gen;	     /* e->config's */
@@ -110,6 +121,15 @@ struct engine {
 	struct policy_partition *policy;
 	struct policy_decision *decisions;
 	struct sample *samples; /* [slot][domain of hw.domains] */
+	/* The engine's domains (engine_domains.c) and, per slot, what each partition has on each. */
+	struct engine_dom doms[ENGINE_MAX_DOMAINS];
+	unsigned dom_count;
+	bool per_domain;		  /* the doms are the control's: the policies decide per domain */
+	struct domain_status *dom_status; /* [slot][dom] */
+	struct policy_domain *policy_dom; /* [slot][dom]: the policies' view and memory (per_domain) */
+	unsigned *dom_max, *dom_min;	  /* [slot][dom]: this tick's decisions (per_domain) */
+	struct policy_host_domain host_doms[ENGINE_MAX_DOMAINS];
+	size_t *policy_work;	/* [slot]: room for the guard to order partitions */
 	struct pmu_sample *pmu; /* [slot]: the PMU sampler's last deltas */
 	struct record *record;
 	struct event_log events;
@@ -222,6 +242,44 @@ void engine_pmu_json(const struct engine *e, size_t index, json_t *json);
 /* The status reply's "pmu": the sampler counting ("perf", "sim") or null. */
 void engine_pmu_status_json(const struct engine *e, json_t *status);
 
+/* A rate summed over monitor domains: one invalid sample makes it invalid, with that sample's reason. */
+struct sample_sum {
+	bool valid, estimated;
+	double mbps;
+	uint64_t bytes;
+	const char *reason;
+};
+
+static inline void sample_sum_add(struct sample_sum *sum, const struct sample *s)
+{
+	if (s->state == SAMPLE_INVALID) {
+		sum->valid = false;
+		sum->reason = s->reason;
+		return;
+	}
+	sum->estimated |= s->state == SAMPLE_ESTIMATED;
+	sum->mbps += counter_rate_mbps(s->bytes, s->elapsed_ns);
+	sum->bytes += s->bytes;
+}
+
+/* engine_domains.c: the domains rates and limits are reported and decided in */
+/* Works out e->doms from the composition just opened. */
+void engine_domains_map(struct engine *e);
+/* Every per-domain value of a partition's goals, or of capacity_mbps, names a domain of this host:
+ * -EINVAL and which one otherwise. */
+int engine_check_goal_domains(const struct engine *e, const struct partition_goals *g, struct err *err);
+int engine_check_capacity_domains(const struct engine *e, const struct config *config, struct err *err);
+/* The configured mb_max and mb_min on control domain `control` (its own value, else the partition's). */
+unsigned engine_goal_max(const struct engine *e, const struct partition_goals *g, unsigned control);
+unsigned engine_goal_min(const struct engine *e, const struct partition_goals *g, unsigned control);
+/* What monitor domain m, and engine domain d, can carry as far as is known (0: unknown). */
+double engine_monitor_capacity(const struct engine *e, unsigned m);
+double engine_dom_known_capacity(const struct engine *e, unsigned d);
+/* Partition `index`'s rate and limits on each domain, from this tick's samples. */
+void engine_domains_summarise(struct engine *e, size_t index);
+/* The policies' copy of its configured limits on each domain (after open, set, reload). */
+void engine_domains_config(struct engine *e, size_t slot);
+
 /* engine_apply.c: policies and their decisions */
 /* Capacity of the measuring domains together, and whether it is only learned from measurements. */
 double engine_host_capacity(const struct engine *e, bool *learned);
@@ -229,10 +287,12 @@ void engine_run_policies(struct engine *e, uint64_t now_ns);
 /* Applies the configured limits of one partition right away (open, set, reset). */
 int engine_apply_limits(struct engine *e, size_t index, const struct partition_limits *want, struct err *err);
 void engine_reset_limits(struct engine *e);
-/* The limits to program for partition `p` with these MB percentages: its cache mask, and under a
- * kernel MB/s controller (mba_MBps) its target_mbps as each domain's ceiling. */
+/* The limits to program for partition `p`: its cache mask, under a kernel MB/s controller (mba_MBps)
+ * its target_mbps as each domain's ceiling, and on each of the control's domains the MB limits of
+ * max_at/min_at (the policies' per-domain decisions, by engine domain), or without them its own
+ * per-domain values where it has them and mb_max/mb_min elsewhere. */
 struct partition_limits engine_limits(const struct engine *e, const struct partition_config *p, unsigned mb_max,
-				      unsigned mb_min);
+				      unsigned mb_min, const unsigned *max_at, const unsigned *min_at);
 /* Goals the composition cannot serve at all (guarantee_mbps where mpamd's guard may not run): -EOPNOTSUPP
  * and why. */
 int engine_check_goals(const struct engine *e, const struct partition_config *p, struct err *err);

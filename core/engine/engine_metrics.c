@@ -58,7 +58,8 @@ void engine_metrics_reloaded(struct engine *e, bool ok)
 	engine_metrics_stale(e);
 }
 
-static void fill_input(struct engine *e, struct metrics_partition *parts, struct metrics_input *in)
+static void fill_input(struct engine *e, struct metrics_partition *parts, struct metrics_domain *domains,
+		       struct metrics_input *in)
 {
 	const struct config *c = e->config;
 	size_t n = 0;
@@ -69,16 +70,20 @@ static void fill_input(struct engine *e, struct metrics_partition *parts, struct
 			parts[n++] = (struct metrics_partition){
 				.status = &e->partitions[i].status,
 				.goals = &e->partitions[i].config->goals,
-				.samples = &e->samples[i * e->hw.domain_count],
+				.domains = e->dom_count ? engine_partition_domain(e, i, 0) : NULL,
 				.invalid_samples = e->partitions[i].invalid_samples,
 				.placement = e->partitions[i].status.open ? composition_placement(&e->hw, i) : NULL,
 			};
+	for (unsigned d = 0; d < e->dom_count; d++) {
+		domains[d].name = e->doms[d].name;
+		domains[d].capacity_mbps = engine_domain_capacity(e, d, &domains[d].learned);
+	}
 	*in = (struct metrics_input){
 		.version = MPAMD_VERSION,
 		.partitions = parts,
 		.partition_count = n,
-		.domains = e->hw.domains,
-		.domain_count = e->hw.domain_count,
+		.domains = domains,
+		.domain_count = e->dom_count,
 		.events = &e->events.counts,
 		.tick_duration = &e->metrics.tick_duration,
 		.ticks = e->ticks_done,
@@ -105,10 +110,11 @@ static const struct metrics_buf *current_text(struct engine *e)
 	json_decref(m->reply);
 	m->reply = NULL;
 	struct metrics_partition *parts = calloc(n ? n : 1, sizeof(*parts));
+	struct metrics_domain domains[ENGINE_MAX_DOMAINS];
 	struct metrics_input in;
 	if (!parts)
 		return NULL;
-	fill_input(e, parts, &in);
+	fill_input(e, parts, domains, &in);
 	int r = metrics_format(&in, &m->text);
 	free(parts);
 	if (r < 0)

@@ -73,7 +73,7 @@ int engine_slot_open(struct engine *e, size_t slot, uint64_t now_ns)
 {
 	struct engine_partition *ep = &e->partitions[slot];
 	const struct partition_config *p = ep->config;
-	struct partition_limits want = engine_limits(e, p, p->goals.mb_max, p->goals.mb_min);
+	struct partition_limits want = engine_limits(e, p, p->goals.mb_max, p->goals.mb_min, NULL, NULL);
 	struct err err = { "" };
 	bool was_failed = ep->failed;
 	unsigned attempts = ep->attempts;

@@ -1,6 +1,6 @@
 /* The engine's record file: where it is, the wall-clock time of each tick, one row per partition
- * per tick, reopening on SIGHUP, and a failing disk that stops the recording but never the control
- * loop. */
+ * per tick and one per partition per domain, reopening on SIGHUP, and a failing disk that stops the
+ * recording but never the control loop. */
 #include "core/base/log.h"
 #include "core/engine/engine_internal.h"
 
@@ -46,6 +46,29 @@ static void stop_recording(struct engine *e, const struct err *why)
 	e->record = NULL;
 }
 
+/* The partition's rows on each domain, after its total. */
+static void record_domains(struct engine *e, size_t i, const struct record_row *total)
+{
+	for (unsigned d = 0; d < e->dom_count; d++) {
+		const struct domain_status *ds = engine_partition_domain(e, i, d);
+		struct record_row row = {
+			.t_ms = total->t_ms,
+			.time_ms = total->time_ms,
+			.partition = total->partition,
+			.domain = e->doms[d].name,
+			.valid = ds->valid,
+			.estimated = ds->estimated,
+			.mbps = ds->mbps,
+			.mb_max = ds->mb_max,
+			.mb_min = ds->mb_min,
+			.no_limits = total->no_limits,
+			.has_truth = total->has_truth,
+			.truth_mbps = ds->truth_mbps,
+		};
+		record_write(e->record, &row);
+	}
+}
+
 void engine_record_tick(struct engine *e, uint64_t now_ns)
 {
 	struct err err = { "" };
@@ -74,6 +97,7 @@ void engine_record_tick(struct engine *e, uint64_t now_ns)
 			.ipc = st->ipc,
 		};
 		record_write(e->record, &row);
+		record_domains(e, i, &row);
 	}
 	if (record_end_tick(e->record, &err) < 0)
 		stop_recording(e, &err);

@@ -133,7 +133,7 @@ int engine_set(struct engine *e, const char *name, const char *const *settings, 
 	int r = check_duplicates(settings, count, err);
 	if (r == 0)
 		r = parse_settings(e, &copy, settings, count, &limits, err);
-	struct partition_limits want = engine_limits(e, &copy, copy.goals.mb_max, copy.goals.mb_min);
+	struct partition_limits want = engine_limits(e, &copy, copy.goals.mb_max, copy.goals.mb_min, NULL, NULL);
 	if (r == 0)
 		r = engine_check_goals(e, &copy, err);
 	if (r == 0 && limits)

@@ -40,6 +40,28 @@ void engine_gen_drop(struct engine *e, struct engine_gen *g)
 	free(g);
 }
 
+/* The per-slot arrays of the engine's domains, grown to `next` slots like the others. */
+static int grow_domain_arrays(struct engine *e, size_t next)
+{
+	size_t doms = e->dom_count ? e->dom_count : 1, cap = e->slot_cap, c = cap;
+
+	if (array_grow((void **)&e->dom_status, &c, next, doms * sizeof(*e->dom_status), NULL) < 0)
+		return -ENOMEM;
+	c = cap;
+	if (array_grow((void **)&e->policy_dom, &c, next, doms * sizeof(*e->policy_dom), NULL) < 0)
+		return -ENOMEM;
+	c = cap;
+	if (array_grow((void **)&e->dom_max, &c, next, doms * sizeof(*e->dom_max), NULL) < 0)
+		return -ENOMEM;
+	c = cap;
+	if (array_grow((void **)&e->dom_min, &c, next, doms * sizeof(*e->dom_min), NULL) < 0)
+		return -ENOMEM;
+	c = cap;
+	if (array_grow((void **)&e->policy_work, &c, next, sizeof(*e->policy_work), NULL) < 0)
+		return -ENOMEM;
+	return 0;
+}
+
 /* Every per-slot array holds `want` slots; each grows by doubling, so they stay the same length. */
 static int grow_arrays(struct engine *e, size_t want)
 {
@@ -64,6 +86,8 @@ static int grow_arrays(struct engine *e, size_t want)
 	c = cap;
 	if (array_grow((void **)&e->pmu, &c, next, sizeof(*e->pmu), NULL) < 0)
 		return -ENOMEM;
+	if (grow_domain_arrays(e, next) < 0)
+		return -ENOMEM;
 	for (size_t i = cap; i < next; i++)
 		e->policy[i].name = ""; /* a free slot: never open, so the policies leave it alone */
 	e->slot_cap = next;
@@ -82,12 +106,16 @@ int engine_slot_alloc(struct engine *e, size_t *ret, struct err *err)
 	return 0;
 }
 
-/* A slot's samples say nothing was measured until a monitor writes them. */
+/* A slot's samples say nothing was measured until a monitor writes them; its domains hold nothing. */
 static void clear_samples(struct engine *e, size_t slot)
 {
 	for (unsigned d = 0; d < e->hw.domain_count; d++)
 		e->samples[slot * e->hw.domain_count + d] =
 			(struct sample){ .state = SAMPLE_INVALID, .reason = "not measured yet" };
+	for (unsigned d = 0; d < e->dom_count; d++) {
+		e->dom_status[slot * e->dom_count + d] = (struct domain_status){ .reason = "not measured yet" };
+		e->policy_dom[slot * e->dom_count + d] = (struct policy_domain){ 0 };
+	}
 }
 
 void engine_slot_fill(struct engine *e, size_t slot, struct engine_gen *g, struct partition_config *p,
@@ -114,6 +142,7 @@ void engine_slot_free(struct engine *e, size_t slot)
 
 	e->partitions[slot] = (struct engine_partition){ .used = false };
 	e->policy[slot] = (struct policy_partition){ .name = "" };
+	e->decisions[slot] = (struct policy_decision){ 0 };
 	clear_samples(e, slot);
 	while (e->slot_count > 0 && !e->partitions[e->slot_count - 1].used)
 		e->slot_count--;
@@ -138,6 +167,15 @@ void engine_slots_free(struct engine *e)
 	free(e->decisions);
 	free(e->samples);
 	free(e->pmu);
+	free(e->dom_status);
+	free(e->policy_dom);
+	free(e->dom_max);
+	free(e->dom_min);
+	free(e->policy_work);
+	e->dom_status = NULL;
+	e->policy_dom = NULL;
+	e->dom_max = e->dom_min = NULL;
+	e->policy_work = NULL;
 	e->partitions = NULL;
 	e->policy = NULL;
 	e->decisions = NULL;

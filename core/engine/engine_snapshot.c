@@ -64,13 +64,60 @@ static json_t *partition_summary(const struct engine *e, size_t i)
 			 ep->origin[0] ? json_string(ep->origin) : json_null());
 }
 
+static const char *domain_state(const struct domain_status *ds)
+{
+	return !ds->valid ? "invalid" : ds->estimated ? "estimated" : "measured";
+}
+
+json_t *engine_domain_rows(const struct engine *e, size_t index, bool detail)
+{
+	const struct partition_status *st = &e->partitions[index].status;
+	json_t *rows = json_array();
+
+	for (unsigned d = 0; d < e->dom_count; d++) {
+		const struct domain_status *ds = engine_partition_domain(e, index, d);
+		json_t *row = json_pack("{s:s,s:o,s:s,s:o,s:o}", "domain", e->doms[d].name, "mbps",
+					engine_json_mbps(ds->valid, ds->mbps), "state", domain_state(ds), "mb_max",
+					limit_json(st, ds->mb_max), "mb_min", limit_json(st, ds->mb_min));
+		if (detail) {
+			json_object_set_new(row, "what", json_string(e->doms[d].what));
+			json_object_set_new(row, "reason",
+					    !ds->valid && ds->reason ? json_string(ds->reason) : json_null());
+			if (engine_has_truth(e))
+				json_object_set_new(row, "sim_mbps", json_real(ds->truth_mbps));
+		}
+		json_array_append_new(rows, row);
+	}
+	return rows;
+}
+
 json_t *engine_partition_summary(const struct engine *e, size_t i)
 {
 	json_t *row = partition_summary(e, i);
 
 	engine_pmu_json(e, i, row);
+	json_object_set_new(row, "domains", engine_domain_rows(e, i, false));
 	engine_place_partition_json(e, i, row);
 	return row;
+}
+
+/* Each domain: its name, what it is, what it can carry (known, or learned) and its total. */
+static json_t *domains_status(const struct engine *e)
+{
+	json_t *list = json_array();
+
+	for (unsigned d = 0; d < e->dom_count; d++) {
+		bool learned;
+		double capacity = engine_domain_capacity(e, d, &learned), total = 0;
+		for (size_t i = 0; i < e->slot_count; i++)
+			if (e->partitions[i].used && engine_partition_domain(e, i, d)->valid)
+				total += engine_partition_domain(e, i, d)->mbps;
+		json_array_append_new(list, json_pack("{s:s,s:s,s:o,s:b,s:f}", "domain", e->doms[d].name, "what",
+						      e->doms[d].what, "capacity_mbps",
+						      capacity > 0 ? json_real(capacity) : json_null(),
+						      "capacity_learned", learned, "mbps", total));
+	}
+	return list;
 }
 
 json_t *engine_snapshot_list(const struct engine *e)
@@ -109,6 +156,7 @@ json_t *engine_snapshot_status(const struct engine *e)
 			  "capacity_learned", learned, "sim_clock", e->opts.sim_clock, "events_total",
 			  (json_int_t)e->events.total, "events", event_log_to_json(&e->events, NULL, STATUS_EVENTS));
 	json_object_set_new(status, "partitions_failed", json_integer((json_int_t)failed));
+	json_object_set_new(status, "domains", domains_status(e));
 	engine_pmu_status_json(e, status);
 	engine_place_status_json(e, status);
 	return status;

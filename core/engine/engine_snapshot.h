@@ -26,7 +26,12 @@ json_t *engine_snapshot_list(const struct engine *e);
  * otherwise, never 0). */
 json_t *engine_json_mbps(bool valid, double mbps);
 json_t *engine_json_u32(uint32_t v);
-/* One partition's class, goals, limits in force and last rate (list's row, show's start). */
+/* One partition's class, goals, limits in force and last rate, with the same on each domain (list's
+ * row, show's start). */
 json_t *engine_partition_summary(const struct engine *e, size_t index);
+/* Its rows of each domain: domain, mbps (null when not measured), state (measured, estimated,
+ * invalid), mb_max and mb_min in force (null when none is); with `detail` (show) what the domain is,
+ * why its sample is invalid, and the simulator's truth. */
+json_t *engine_domain_rows(const struct engine *e, size_t index, bool detail);
 
 #endif

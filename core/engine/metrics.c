@@ -324,21 +324,67 @@ static void write_events_lost(struct metrics_buf *b, const struct metrics_family
 	sample(b, f->name, NULL, 0, (double)in->proc_events_lost);
 }
 
-/* One series per partition and measuring domain, from the domain's own sample of this tick; an
- * invalid sample (or one over no time) has no series. */
-static void write_bandwidth(struct metrics_buf *b, const struct metrics_family *f, const struct metrics_input *in)
+/* One series per partition and domain, from that domain's figures of this tick, when `value` gives
+ * one: an invalid sample has no rate, a partition that is not open no rate and no limit. */
+static void write_per_domain(struct metrics_buf *b, const struct metrics_family *f, const struct metrics_input *in,
+			     bool (*value)(const struct domain_status *ds, double *ret))
 {
 	for (size_t i = 0; i < in->partition_count; i++) {
 		const struct metrics_partition *p = &in->partitions[i];
-		if (!p->status->open || !p->samples)
+		double v;
+		if (!p->status->open || !p->domains)
 			continue;
 		for (unsigned d = 0; d < in->domain_count; d++) {
-			const struct sample *s = &p->samples[d];
-			if (s->state == SAMPLE_INVALID || s->elapsed_ns == 0)
+			if (!value(&p->domains[d], &v))
 				continue;
 			struct label labels[] = { { "partition", p->status->name }, { "domain", in->domains[d].name } };
-			sample(b, f->name, labels, 2, (double)s->bytes * 1e9 / (double)s->elapsed_ns);
+			sample(b, f->name, labels, 2, v);
 		}
+	}
+}
+
+static bool domain_bandwidth(const struct domain_status *ds, double *ret)
+{
+	*ret = ds->mbps * BYTES_PER_MB;
+	return ds->valid;
+}
+
+static bool domain_max_ratio(const struct domain_status *ds, double *ret)
+{
+	*ret = ds->mb_max / 100.0;
+	return true;
+}
+
+static bool domain_min_ratio(const struct domain_status *ds, double *ret)
+{
+	*ret = ds->mb_min / 100.0;
+	return true;
+}
+
+static void write_bandwidth(struct metrics_buf *b, const struct metrics_family *f, const struct metrics_input *in)
+{
+	write_per_domain(b, f, in, domain_bandwidth);
+}
+
+static void write_domain_max(struct metrics_buf *b, const struct metrics_family *f, const struct metrics_input *in)
+{
+	write_per_domain(b, f, in, domain_max_ratio);
+}
+
+static void write_domain_min(struct metrics_buf *b, const struct metrics_family *f, const struct metrics_input *in)
+{
+	write_per_domain(b, f, in, domain_min_ratio);
+}
+
+/* What each domain can carry, known or learned; absent when unknown. */
+static void write_domain_capacity(struct metrics_buf *b, const struct metrics_family *f, const struct metrics_input *in)
+{
+	for (unsigned d = 0; d < in->domain_count; d++) {
+		if (!(in->domains[d].capacity_mbps > 0))
+			continue;
+		struct label labels[] = { { "domain", in->domains[d].name },
+					  { "learned", in->domains[d].learned ? "1" : "0" } };
+		sample(b, f->name, labels, 2, in->domains[d].capacity_mbps * BYTES_PER_MB);
 	}
 }
 
@@ -382,6 +428,10 @@ const struct metrics_family metrics_families[] = {
 	  "Bandwidth all measuring domains can serve together, as the guard judges saturation (known, "
 	  "configured or learned); absent when unknown.",
 	  write_capacity, NULL },
+	{ "mpamd_domain_capacity_bytes_per_second", "gauge",
+	  "Bandwidth each domain can serve, as the guard judges its saturation (learned=\"1\": the highest total "
+	  "seen, not a known figure); absent when unknown.",
+	  write_domain_capacity, NULL },
 	{ "mpamd_partition_open", "gauge", "1 when the backend accepted the partition, 0 when it could not be opened.",
 	  write_per_partition, partition_open },
 	{ "mpamd_partition_sample_valid", "gauge",
@@ -391,8 +441,7 @@ const struct metrics_family metrics_families[] = {
 	  "1 when some domain's sample was extrapolated while monitors rotate.", write_per_partition,
 	  partition_estimated },
 	{ "mpamd_partition_bandwidth_bytes_per_second", "gauge",
-	  "Memory bandwidth at the last tick per measuring domain; sum by (partition) for the total.", write_bandwidth,
-	  NULL },
+	  "Memory bandwidth at the last tick per domain; sum by (partition) for the total.", write_bandwidth, NULL },
 	{ "mpamd_partition_bytes_total", "counter",
 	  "Bytes counted since the partition was opened (estimates included; a reload starts again).",
 	  write_per_partition, partition_bytes },
@@ -402,6 +451,14 @@ const struct metrics_family metrics_families[] = {
 	{ "mpamd_partition_bandwidth_min_ratio", "gauge",
 	  "Minimum bandwidth limit in force (mb_min), as a fraction of a domain's bandwidth.", write_per_partition,
 	  partition_min_ratio },
+	{ "mpamd_partition_domain_bandwidth_max_ratio", "gauge",
+	  "Maximum bandwidth limit in force on each domain (mb_max there), as a fraction of the domain's "
+	  "bandwidth; the partition's own series is the highest of them.",
+	  write_domain_max, NULL },
+	{ "mpamd_partition_domain_bandwidth_min_ratio", "gauge",
+	  "Minimum bandwidth limit in force on each domain (mb_min there), as a fraction of the domain's "
+	  "bandwidth; the partition's own series is the highest of them.",
+	  write_domain_min, NULL },
 	{ "mpamd_partition_guarantee_bytes_per_second", "gauge",
 	  "Bandwidth the guard protects (guarantee_mbps); only partitions that have one.", write_per_partition,
 	  partition_guarantee },

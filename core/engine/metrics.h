@@ -35,16 +35,23 @@ void metrics_buf_fini(struct metrics_buf *b);
 struct metrics_partition {
 	const struct partition_status *status;	  /* name, open, valid, estimated, bytes, limits in force */
 	const struct partition_goals *goals;	  /* guarantee_mbps, target_mbps */
-	const struct sample *samples;		  /* this tick's, one per measuring domain */
+	const struct domain_status *domains;	  /* this tick's rate and limits on each domain */
 	uint64_t invalid_samples;		  /* ticks with an invalid sample while open */
 	const struct placement_status *placement; /* NULL: it names no tasks, or it is not open */
+};
+
+/* One domain as the exposition sees it. */
+struct metrics_domain {
+	const char *name;     /* the domain label: as the configuration names it */
+	double capacity_mbps; /* known or learned; 0: unknown */
+	bool learned;
 };
 
 struct metrics_input {
 	const char *version;
 	const struct metrics_partition *partitions;
 	size_t partition_count;
-	const struct engine_domain *domains; /* the measuring domains, named as the engine names them */
+	const struct metrics_domain *domains; /* the domains rates and limits are reported in */
 	unsigned domain_count;
 	const struct event_counts *events;
 	const struct histogram *tick_duration; /* seconds */

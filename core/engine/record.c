@@ -26,7 +26,7 @@ struct record {
 
 static void header(const struct record *rec, char *buf, size_t len)
 {
-	snprintf(buf, len, "t_ms,time,partition,mbps,mb_max,mb_min,valid,estimated,event%s%s\n",
+	snprintf(buf, len, "time,t_ms,partition,domain,mbps,mb_max,mb_min,valid,estimated,event%s%s\n",
 		 rec->opts.with_truth ? ",sim_mbps" : "", rec->opts.with_ipc ? ",ipc" : "");
 }
 
@@ -120,8 +120,9 @@ void record_write(struct record *rec, const struct record_row *row)
 	}
 	rfc3339_format_ms((int64_t)row->time_ms, time, sizeof(time));
 	rec->tick_time_ms = row->time_ms;
-	tick_printf(rec, "%llu,%s,%s,%s,%s,%s,%d,%d,", (unsigned long long)row->t_ms, time, row->partition, mbps, max,
-		    min, row->valid, row->estimated);
+	tick_printf(rec, "%s,%llu,%s,", time, (unsigned long long)row->t_ms, row->partition);
+	write_field(rec, row->domain ? row->domain : "*");
+	tick_printf(rec, ",%s,%s,%s,%d,%d,", mbps, max, min, row->valid, row->estimated);
 	write_field(rec, row->event ? row->event : "");
 	if (rec->opts.with_truth)
 		tick_printf(rec, ",%.1f", row->has_truth ? row->truth_mbps : 0.0);

@@ -1,7 +1,9 @@
-/* The per-tick record file: CSV with a header, one row per partition per tick.
- *   t_ms,time,partition,mbps,mb_max,mb_min,valid,estimated,event[,sim_mbps][,ipc]
+/* The per-tick record file: CSV with a header, per partition per tick one row of its total (domain
+ * `*`) and one row per domain:
+ *   time,t_ms,partition,domain,mbps,mb_max,mb_min,valid,estimated,event[,sim_mbps][,ipc]
  * time is the wall clock in RFC 3339 UTC with milliseconds; mbps is empty (never 0) when the sample
- * is not valid; sim_mbps is the simulator's ground truth. A tick's rows are kept in memory and
+ * is not valid; sim_mbps is the simulator's ground truth. A domain row has that domain's rate, limits
+ * and state, no event and no ipc (both are the partition's). A tick's rows are kept in memory and
  * written together when the tick ends, so a reader never sees half a tick. record.c reads no clock:
  * every time comes from the engine. */
 #ifndef MPAMD_CORE_RECORD_H
@@ -17,6 +19,7 @@ struct record_row {
 	uint64_t t_ms;
 	uint64_t time_ms; /* wall clock, milliseconds since the Unix epoch */
 	const char *partition;
+	const char *domain; /* NULL: the partition's total ("*") */
 	bool valid;
 	bool estimated;
 	double mbps;

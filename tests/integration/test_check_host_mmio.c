@@ -349,15 +349,21 @@ static void test_plan_only_probe(void **state)
 
 /* ---- mpamctl check-config --host on backend = sim ---- */
 
-static char *write_sim_config(const char *partitions)
+static char *write_config_of(unsigned mscs, const char *partitions)
 {
 	char *path = strdup("/tmp/mpamd-check-host-sim-XXXXXX");
 	int fd = mkstemp(path);
 
 	assert_true(fd >= 0);
-	dprintf(fd, "[global]\nbackend = sim\n[sim]\nmscs = 1\nbwa_wd = %d\npartid_max = 7\n%s", BWA_WD, partitions);
+	dprintf(fd, "[global]\nbackend = sim\n[sim]\nmscs = %u\nbwa_wd = %d\npartid_max = 7\n%s", mscs, BWA_WD,
+		partitions);
 	close(fd);
 	return path;
+}
+
+static char *write_sim_config(const char *partitions)
+{
+	return write_config_of(1, partitions);
 }
 
 static struct run_result mpamctl(const char *a1, const char *a2, const char *a3, const char *a4)
@@ -440,6 +446,35 @@ static void test_cli_sim_refused_and_json(void **state)
 	free(path);
 }
 
+/* Per-domain limits on two simulated MSCs: each MSC gets its own, rounded each on its own; a domain
+ * the host does not have is refused, naming those it has. */
+static void test_cli_per_domain(void **state)
+{
+	char *path = write_config_of(2, "[partition \"web\"]\npartid = 1\nmb_max = 0=30\n"
+					"[partition \"odd\"]\npartid = 2\nmb_max = 50,2=20\n");
+	char line[128];
+
+	(void)state;
+	struct run_result r = mpamctl("check-config", "--host", path, NULL);
+	assert_int_equal(r.exit_code, 1);
+	unsigned max = mpam_mbw_max_to_percent(mpam_mbw_max_from_percent(30, BWA_WD), BWA_WD);
+	snprintf(line, sizeof(line), "partition web: ok\n  mb_max 30 -> %u (step %u) on domain 0\n", max,
+		 mpam_bandwidth_gran_percent(BWA_WD));
+	if (!strstr(r.out, line))
+		fail_msg("no '%s' in:\n%s", line, r.out);
+	snprintf(line, sizeof(line), "  msc sim0 RIS 0 PARTID 1: MPAMCFG_MBW_MAX = 0x%08x\n",
+		 (uint32_t)mpam_mbw_max_from_percent(30, BWA_WD) | (uint32_t)MPAMCFG_MBW_MAX_HARDLIM);
+	assert_non_null(strstr(r.out, line));
+	snprintf(line, sizeof(line), "  msc sim1 RIS 0 PARTID 1: MPAMCFG_MBW_MAX = 0x%08x\n",
+		 (uint32_t)mpam_mbw_max_from_percent(100, BWA_WD) | (uint32_t)MPAMCFG_MBW_MAX_HARDLIM);
+	assert_non_null(strstr(r.out, line));
+	assert_non_null(strstr(r.out, "partition odd: refused: mb_max names domain 2, which this host does not have "
+				      "(its domains: 0, 1)"));
+	run_result_fini(&r);
+	unlink(path);
+	free(path);
+}
+
 static void test_cli_usage(void **state)
 {
 	(void)state;
@@ -473,6 +508,7 @@ int main(void)
 		cmocka_unit_test(test_plan_only_probe),
 		cmocka_unit_test(test_cli_sim),
 		cmocka_unit_test(test_cli_sim_refused_and_json),
+		cmocka_unit_test(test_cli_per_domain),
 		cmocka_unit_test(test_cli_usage),
 	};
 

@@ -50,8 +50,9 @@ static void test_demo_runs_and_records(void **state)
 	assert_non_null(strstr(r.err, "stopped after 20 tick(s)"));
 	char *csv = read_text_file(path);
 	assert_non_null(csv);
-	assert_int_equal(count_lines(csv), 1 + 20 * 3);
-	assert_non_null(strstr(csv, "t_ms,time,partition,mbps,mb_max,mb_min,valid,estimated,event,sim_mbps,ipc\n"));
+	assert_int_equal(count_lines(csv), 1 + 20 * 3 * 3); /* each partition: its total and its 2 domains */
+	assert_non_null(
+		strstr(csv, "time,t_ms,partition,domain,mbps,mb_max,mb_min,valid,estimated,event,sim_mbps,ipc\n"));
 	free(csv);
 	unlink(path);
 	run_result_fini(&r);
@@ -133,6 +134,10 @@ static void test_discover_sim(void **state)
 	assert_int_equal(json_integer_value(json_object_get(ris0, "monitors")), 4);
 	assert_int_equal(json_integer_value(json_object_get(json_object_get(ris0, "counter"), "bits")), 31);
 	assert_int_equal(json_integer_value(json_object_get(json_object_get(ris0, "bandwidth"), "bwa_wd")), 8);
+	/* Each domain's capacity, as the simulated MSCs tell it, and the setting that says it. */
+	json_t *capacity = json_object_get(d, "capacity");
+	assert_string_equal(json_string_value(json_object_get(capacity, "suggestion")), "capacity_mbps = 10000");
+	assert_int_equal(json_array_size(json_object_get(capacity, "domains")), 2);
 	json_decref(d);
 	run_result_fini(&r);
 
@@ -140,6 +145,17 @@ static void test_discover_sim(void **state)
 	assert_int_equal(r.exit_code, 0);
 	assert_non_null(strstr(r.out, "backend sim: 64 PARTIDs, 2 PMGs, 1 MSCs"));
 	assert_non_null(strstr(r.out, "44-bit counters"));
+	assert_non_null(strstr(r.out, "domain 0 (msc sim0): 20000 MB/s (the hardware's figure)\n"));
+	assert_non_null(strstr(r.out, "suggested: capacity_mbps = 20000\n"));
+	run_result_fini(&r);
+
+	/* A record needs the configuration that names the domains; one that cannot be read says so. */
+	r = run((char *[]){ MPAMCTL, "discover", "--resctrl-root", "/tmp", "--record", "x.csv", NULL });
+	assert_int_equal(r.exit_code, 2);
+	run_result_fini(&r);
+	r = run((char *[]){ MPAMCTL, "discover", "-c", ETC "/sim.ini", "--record", "/nonexistent/run.csv", NULL });
+	assert_int_equal(r.exit_code, 1);
+	assert_non_null(strstr(r.err, "/nonexistent/run.csv"));
 	run_result_fini(&r);
 }
 

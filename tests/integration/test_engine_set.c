@@ -227,6 +227,103 @@ static void expect_schemata(struct rig *rig, const char *group, const char *line
 	}
 }
 
+/* Per-domain limits: set takes them like the file (MB:0=30;1=100 in the group's schemata, each
+ * domain's in force reported), the ticks after keep them, and a domain the host does not have is
+ * refused, at set as at open, saying which domains there are. */
+static void test_set_per_domain_limits(void **state)
+{
+	const char *pinned[] = { "mb_max=0=30,1=100" }, *unknown[] = { "mb_max=0=30,5=40" };
+	struct err err = { "" };
+	struct rig rig;
+
+	(void)state;
+	rig_resctrl(&rig, 5);
+	struct engine *e = rig.engine;
+	assert_int_equal(engine_domain_count(e), 2); /* the emulator's two L3 domains, measured and limited */
+	assert_string_equal(engine_domain_name(e, 1), "1");
+	if (engine_set(e, "batch", pinned, 1, NULL, NULL, &err) < 0)
+		fail_msg("set: %s", err.text);
+	expect_schemata(&rig, "mpamd-batch", "MB:0=30;1=100");
+	assert_int_equal(engine_partition(e, 1)->mb_max, 100); /* the partition's: the highest */
+	assert_int_equal(engine_run(e, &err), 0);
+	assert_int_equal(engine_partition_domain(e, 1, 0)->mb_max, 30);
+	assert_int_equal(engine_partition_domain(e, 1, 1)->mb_max, 100);
+	assert_false(event_logged(e, "changed outside"));
+	expect_schemata(&rig, "mpamd-batch", "MB:0=30;1=100");
+
+	assert_int_equal(engine_set(e, "batch", unknown, 1, NULL, NULL, &err), -EINVAL);
+	assert_non_null(strstr(err.text, "mb_max names domain 5, which this host does not have (its domains: 0, 1)"));
+	assert_int_equal(engine_config(e)->partitions[1].goals.mb_max_at.count, 2); /* as it was */
+	rig_close(&rig);
+
+	/* In the file: that partition alone fails, with the same reason. */
+	rig_emu(&rig, NULL, "");
+	char global[256];
+	snprintf(global, sizeof(global), "backend = resctrl\nresctrl_root = %s\n", emu_root(rig.emu));
+	rig_open_with(&rig, global, "[partition \"odd\"]\nmb_max = 2=50\n", 0);
+	assert_true(engine_partition(rig.engine, 1)->open);
+	assert_false(engine_partition(rig.engine, 2)->open);
+	assert_non_null(strstr(engine_partition(rig.engine, 2)->reason, "mb_max names domain 2"));
+	rig_close(&rig);
+}
+
+/* resctrl tells no capacity: capacity_mbps gives each domain its own (a value of its own, else the one
+ * for every domain), the status reply says them, and a domain the host does not have is refused. */
+static void test_capacity_per_domain(void **state)
+{
+	struct rig rig;
+	char global[320];
+	bool learned = true;
+
+	(void)state;
+	rig_emu(&rig, NULL, "");
+	snprintf(global, sizeof(global), "backend = resctrl\nresctrl_root = %s\ncapacity_mbps = 9000,1=7000\n",
+		 emu_root(rig.emu));
+	rig_open(&rig, global, 3);
+	struct err err = { "" };
+	assert_int_equal(engine_run(rig.engine, &err), 0);
+	assert_true(engine_domain_capacity(rig.engine, 0, &learned) == 9000 && !learned);
+	assert_true(engine_domain_capacity(rig.engine, 1, &learned) == 7000 && !learned);
+	rig_close(&rig);
+
+	rig_emu(&rig, NULL, "");
+	snprintf(global, sizeof(global), "backend = resctrl\nresctrl_root = %s\ncapacity_mbps = 3=7000\n",
+		 emu_root(rig.emu));
+	snprintf(rig.config_path, sizeof(rig.config_path), "/tmp/mpamd-set-test-XXXXXX");
+	int fd = mkstemp(rig.config_path);
+	dprintf(fd, "[global]\ninterval_ms = 20\n%s%s", global, vms);
+	close(fd);
+	struct engine_options opts = { 0 };
+	assert_true(engine_new(load(rig.config_path), &opts, &rig.engine, &err) < 0);
+	assert_non_null(strstr(err.text, "capacity_mbps names domain 3, which this host does not have"));
+	rig.engine = NULL;
+	rig_close(&rig);
+}
+
+/* The issue's first run: the emulator tells no capacity, a victim wants 5000 of its 6000 MB/s on a
+ * host that is not saturated (17000 of each domain's 20000 MB/s). Its capacity is learned per
+ * domain, at first the total itself; without a saturation sign nobody is throttled, on any domain. */
+static void test_no_false_alarm_with_a_learned_capacity(void **state)
+{
+	static const char *const more = "[partition \"vic\"]\nclass = latency-critical\nguarantee_mbps = 6000\n"
+					"sim_demand = 5000\n"
+					"[partition \"big\"]\nclass = best-effort\nsim_demand = 10000\n";
+	struct rig rig;
+	struct err err = { "" };
+	char global[256];
+	bool learned = false;
+
+	(void)state;
+	rig_emu(&rig, NULL, more);
+	snprintf(global, sizeof(global), "backend = resctrl\nresctrl_root = %s\n", emu_root(rig.emu));
+	rig_open_with(&rig, global, more, 60);
+	assert_int_equal(engine_run(rig.engine, &err), 0);
+	assert_int_equal(engine_domain_count(rig.engine), 2);
+	assert_true(engine_domain_capacity(rig.engine, 0, &learned) > 0 && learned);
+	assert_false(event_logged(rig.engine, "throttle"));
+	rig_close(&rig);
+}
+
 /* resctrl mounted with mba_MBps: the kernel's controller holds each group's MB/s. mpamd writes
  * target_mbps as that ceiling, runs no bandwidth loop of its own on top, and refuses what only its
  * own loop could hold (a percentage, a guarantee). */
@@ -300,6 +397,9 @@ int main(void)
 		cmocka_unit_test(test_set_refuses_what_the_host_cannot_hold),
 		cmocka_unit_test(test_open_refuses_a_mask_the_host_rejects),
 		cmocka_unit_test(test_set_clears_a_key_with_none),
+		cmocka_unit_test(test_set_per_domain_limits),
+		cmocka_unit_test(test_capacity_per_domain),
+		cmocka_unit_test(test_no_false_alarm_with_a_learned_capacity),
 		cmocka_unit_test(test_kernel_mba_mbps_controller),
 		cmocka_unit_test(test_group_removed_behind_our_back_is_recreated),
 	};

@@ -207,13 +207,13 @@ static void test_mpamctl_metrics_pass_promtool(void **state)
 	char *text = metrics_text(f);
 	write_file(f->out, text);
 	assert_promtool_accepts(f->out);
-	/* Every demo partition on both simulated MSCs. */
+	/* Every demo partition on both simulated MSCs, named as the configuration names them. */
 	const char *partitions[] = { "web", "batch", "tenant" };
 	for (size_t p = 0; p < 3; p++)
 		for (int d = 0; d < 2; d++) {
 			char series[160];
 			snprintf(series, sizeof(series),
-				 "\nmpamd_partition_bandwidth_bytes_per_second{partition=\"%s\",domain=\"sim%d\"} ",
+				 "\nmpamd_partition_bandwidth_bytes_per_second{partition=\"%s\",domain=\"%d\"} ",
 				 partitions[p], d);
 			if (!strstr(text, series))
 				fail_msg("no%s in:\n%s", series, text);

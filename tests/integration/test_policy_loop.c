@@ -114,7 +114,7 @@ static struct trace run(const char *text, uint64_t ticks, const struct policy_ch
 	char header[256];
 	long count = record_read(path, header, sizeof(header), &t.rows);
 	unlink(path);
-	assert_string_equal(header, "t_ms,time,partition,mbps,mb_max,mb_min,valid,estimated,event,sim_mbps,ipc");
+	assert_string_equal(header, "time,t_ms,partition,domain,mbps,mb_max,mb_min,valid,estimated,event,sim_mbps,ipc");
 	assert_int_equal(count, (long)(ticks * t.parts));
 	t.ticks = ticks;
 	return t;
@@ -436,6 +436,42 @@ static void test_guard_victim_that_wants_less(void **state)
 	free(t.rows);
 }
 
+/* A 2-domain host without MBW_MIN: web and an aggressor pinned to domain 0 (sim_domains), a
+ * bystander alone on domain 1. web is restored within 3 ticks of its first short sample by a cut on
+ * domain 0 alone; the bystander keeps at least 90% of its demand all along, its ceilings untouched. */
+static void test_guard_per_domain_spares_the_bystander(void **state)
+{
+	const char *text = "[global]\nbackend = sim\ninterval_ms = 100\n"
+			   "[sim]\nmscs = 2\ncapacity_mbps = 10000\nmbw_min = no\nnoise_pct = 2\nseed = 21\n"
+			   "[partition \"web\"]\nclass = latency-critical\nguarantee_mbps = 6000\nsim_domains = 0\n"
+			   "sim_demand = 8000\n"
+			   "[partition \"agg\"]\nclass = best-effort\nsim_domains = 0\nsim_demand = 30000\n"
+			   "[partition \"by\"]\nclass = best-effort\nsim_domains = 1\nsim_demand = 9800\n";
+
+	(void)state;
+	struct trace t = run(text, 100, NULL, NULL);
+	size_t web = part_index(&t, "web"), by = part_index(&t, "by");
+	uint64_t first_short = 0, back = 0;
+	double by_worst = INFINITY;
+	for (uint64_t k = 2; k <= 100; k++) { /* tick 1 settles the monitors */
+		bool low = at(&t, k, web)->sim_mbps < 0.95 * 6000;
+		first_short = low && !first_short ? k : first_short;
+		if (first_short && !low && !back)
+			back = k;
+		if (back && low)
+			fail_msg("web short again at tick %llu: %.0f MB/s", (unsigned long long)k,
+				 at(&t, k, web)->sim_mbps);
+		by_worst = fmin(by_worst, at(&t, k, by)->sim_mbps);
+		assert_null(strstr(at(&t, k, by)->event, "throttle"));
+		assert_int_equal(at(&t, k, by)->mb_max, 100);
+	}
+	printf("per domain: web short at tick %llu, back for good at tick %llu; bystander's worst %.0f of 9800 MB/s\n",
+	       (unsigned long long)first_short, (unsigned long long)back, by_worst);
+	assert_true(first_short > 0 && back > first_short && back - first_short <= 3);
+	assert_true(by_worst >= 0.9 * 9800);
+	free(t.rows);
+}
+
 /* ---- the guard's IPC signal ---- */
 
 #define IPC_AGGRESSOR_TICK 30 /* batch starts after web's baseline is learned */
@@ -551,6 +587,7 @@ int main(void)
 		cmocka_unit_test(test_guard_protects_and_gives_back),
 		cmocka_unit_test(test_guard_two_best_effort),
 		cmocka_unit_test(test_guard_victim_that_wants_less),
+		cmocka_unit_test(test_guard_per_domain_spares_the_bystander),
 		cmocka_unit_test(test_guard_protects_ipc),
 	};
 	log_setup("test", LOG_LEVEL_WARNING, false);

@@ -48,67 +48,87 @@ static const char sim_config[] = "[global]\n"
 				 "[partition \"hog\"]\n"
 				 "sim_demand = 40000\n";
 
-static int start(void **state, const char *profile, bool with_config, const char *const *extra)
+/* The plant of the configuration: a concave MB curve, a partition pinned to domain 1 and one that
+ * bursts (half of every second). */
+static const char plant_config[] = "[global]\n"
+				   "interval_ms = 100\n"
+				   "[sim]\n"
+				   "capacity_mbps = 20000\n"
+				   "mb_curve = 10:0.35 30:0.75 50:0.9\n"
+				   "[partition \"pinned\"]\n"
+				   "sim_domains = 1\n"
+				   "sim_demand = 30000\n"
+				   "[partition \"bursty\"]\n"
+				   "sim_burst = 1000:0.5\n"
+				   "sim_demand = 4000\n";
+
+/* `config`: the text of the simulator's configuration the emulator reads, NULL: none. */
+static int start(void **state, const char *profile, const char *config, const char *const *extra)
 {
 	struct fx *f = calloc(1, sizeof(*f));
 
 	if (!f)
 		return -1;
 	*state = f;
-	if (with_config) {
+	if (config) {
 		snprintf(f->config, sizeof(f->config), "/tmp/resctrl-emu-test-XXXXXX");
 		int fd = mkstemp(f->config);
-		if (fd < 0 || write(fd, sim_config, strlen(sim_config)) != (ssize_t)strlen(sim_config))
+		if (fd < 0 || write(fd, config, strlen(config)) != (ssize_t)strlen(config))
 			return -1;
 		close(fd);
 	}
-	return emu_start(profile, with_config ? f->config : NULL, extra, &f->emu);
+	return emu_start(profile, config ? f->config : NULL, extra, &f->emu);
 }
 
 static int setup_intel_mba_mbps(void **state)
 {
 	static const char *const extra[] = { "--mba-mbps", NULL };
 
-	return start(state, "intel", true, extra);
+	return start(state, "intel", sim_config, extra);
 }
 
 static int setup_intel(void **state)
 {
-	return start(state, "intel", false, NULL);
+	return start(state, "intel", NULL, NULL);
 }
 
 static int setup_intel_debug(void **state)
 {
 	static const char *const extra[] = { "--debug", NULL };
 
-	return start(state, "intel", false, extra);
+	return start(state, "intel", NULL, extra);
 }
 
 static int setup_intel_sim(void **state)
 {
-	return start(state, "intel", true, NULL);
+	return start(state, "intel", sim_config, NULL);
+}
+
+static int setup_intel_plant(void **state)
+{
+	return start(state, "intel", plant_config, NULL);
 }
 
 static int setup_intel_min2(void **state)
 {
 	static const char *const extra[] = { "--min-cbm-bits", "2", NULL };
 
-	return start(state, "intel", false, extra);
+	return start(state, "intel", NULL, extra);
 }
 
 static int setup_amd(void **state)
 {
-	return start(state, "amd", false, NULL);
+	return start(state, "amd", NULL, NULL);
 }
 
 static int setup_amd_sim(void **state)
 {
-	return start(state, "amd", true, NULL);
+	return start(state, "amd", sim_config, NULL);
 }
 
 static int setup_mpam(void **state)
 {
-	return start(state, "mpam", false, NULL);
+	return start(state, "mpam", NULL, NULL);
 }
 
 static int teardown(void **state)
@@ -1012,7 +1032,7 @@ static int setup_fake_proc(void **state)
 		if (mkdir(path, 0755))
 			return -1;
 	}
-	return start(state, "intel", false, extra);
+	return start(state, "intel", NULL, extra);
 }
 
 static int teardown_fake_proc(void **state)
@@ -1209,6 +1229,38 @@ static void test_counters_share_capacity(void **state)
 	assert_int_equal(put(f, "mpamd-hog/schemata", "MB:0=50;1=50\n"), 0);
 	measure(f, "mpamd-hog", "mbm_total_bytes", 1000, hog);
 	check_near(hog[0], 10000 * MB, 0.01, "capped hog");
+}
+
+/* The plant of the configuration, with the simulator's own curve and burst code: a partition pinned
+ * to domain 1 has no traffic on domain 0; an MB setting lets through what [sim] mb_curve says (30%:
+ * 75% of the domain), not its percentage; a bursting partition counts only while its burst is on. */
+static void test_counters_follow_the_plant(void **state)
+{
+	struct fx *f = *state;
+	double pinned[2], bursty[2];
+
+	assert_int_equal(mk(f, "mpamd-pinned"), 0);
+	assert_int_equal(mk(f, "mpamd-bursty"), 0);
+	ctl(f, "clock manual");
+	measure(f, "mpamd-pinned", "mbm_total_bytes", 1000, pinned);
+	assert_true(pinned[0] == 0);
+	/* bursty shares domain 1 in its first half second (30000 of 32000 asked), not in the second */
+	check_near(pinned[1], 20000 * MB * (0.5 * 30000 / 32000 + 0.5), 0.01, "pinned beside bursty");
+	assert_int_equal(put(f, "mpamd-pinned/schemata", "MB:0=100;1=30\n"), 0);
+	measure(f, "mpamd-pinned", "mbm_total_bytes", 1000, pinned);
+	check_near(pinned[1], 0.75 * 20000 * MB, 0.01, "pinned at MB 30% on a concave curve");
+	/* On for 500 ms of every second (where the second begins is the emulator's clock, which froze
+	 * at some point of it): any whole second holds half of its demand, and 100 ms windows are off,
+	 * on at 2000 MB/s per domain, or across an edge. */
+	measure(f, "mpamd-bursty", "mbm_total_bytes", 2000, bursty);
+	check_near(bursty[0] + bursty[1], 4000 * MB * 1.0, 0.01, "bursty over two periods: half of its demand");
+	unsigned off = 0, on = 0;
+	for (int w = 0; w < 10; w++) {
+		measure(f, "mpamd-bursty", "mbm_total_bytes", 100, bursty);
+		off += bursty[0] == 0;
+		on += fabs(bursty[0] - 200 * MB) < 0.01 * 200 * MB;
+	}
+	assert_true(off >= 4 && on >= 4);
 }
 
 /* The clock follows real time unless frozen. */
@@ -1456,12 +1508,12 @@ static int setup_mpam73(void **state)
 {
 	static const char *const extra[] = { "--domains", "2", "--counters", "2", NULL };
 
-	return start(state, "mpam73", false, extra);
+	return start(state, "mpam73", NULL, extra);
 }
 
 static int setup_mpam73_sim(void **state)
 {
-	return start(state, "mpam73", true, NULL);
+	return start(state, "mpam73", sim_config, NULL);
 }
 
 static void test_mpam73_layout(void **state)
@@ -1592,7 +1644,7 @@ static int setup_mpam73_mb(void **state)
 {
 	static const char *const extra[] = { "--mon-resource", "MB", "--domains", "2", NULL };
 
-	return start(state, "mpam73", false, extra);
+	return start(state, "mpam73", NULL, extra);
 }
 
 /* Bandwidth domains named after the resource, as on a platform whose counters sit in MB. */
@@ -1642,7 +1694,7 @@ static int setup_mpam73_zero(void **state)
 {
 	static const char *const extra[] = { "--counters", "0", NULL };
 
-	return start(state, "mpam73", false, extra);
+	return start(state, "mpam73", NULL, extra);
 }
 
 static void test_intel_assign_mode(void **state)
@@ -1681,6 +1733,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_counters_follow_demand, setup_intel_sim, teardown),
 		cmocka_unit_test_setup_teardown(test_counters_share_capacity, setup_intel_sim, teardown),
 		cmocka_unit_test_setup_teardown(test_counters_real_time, setup_intel_sim, teardown),
+		cmocka_unit_test_setup_teardown(test_counters_follow_the_plant, setup_intel_plant, teardown),
 		cmocka_unit_test_setup_teardown(test_fail_next_write, setup_intel, teardown),
 		cmocka_unit_test_setup_teardown(test_fault_counts_and_status, setup_intel, teardown),
 		cmocka_unit_test_setup_teardown(test_counter_states, setup_intel, teardown),

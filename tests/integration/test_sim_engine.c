@@ -26,8 +26,9 @@ struct run {
 	char header[256];
 };
 
-/* Runs `ticks` ticks of `text` on the simulated clock and reads the record back. */
-static struct run run_scenario(const char *text, uint64_t ticks)
+/* Runs `ticks` ticks of `text` on the simulated clock and reads the record back (with `domains`, the
+ * rows of each domain too). */
+static struct run run_rows(const char *text, uint64_t ticks, bool domains)
 {
 	char path[] = "/tmp/mpamd-test-record-XXXXXX";
 	int fd = mkstemp(path);
@@ -51,11 +52,16 @@ static struct run run_scenario(const char *text, uint64_t ticks)
 	assert_int_equal(log_count(LOG_LEVEL_ERROR), errors_before);
 	engine_free(engine);
 
-	long count = record_read(path, run.header, sizeof(run.header), &run.rows);
+	long count = (domains ? record_read_all : record_read)(path, run.header, sizeof(run.header), &run.rows);
 	assert_true(count >= 0);
 	run.count = (size_t)count;
 	unlink(path);
 	return run;
+}
+
+static struct run run_scenario(const char *text, uint64_t ticks)
+{
+	return run_rows(text, ticks, false);
 }
 
 /* Largest relative error of valid rows from `after_ms` on; counts rows by kind. */
@@ -99,7 +105,8 @@ static void test_continuous_monitoring_within_1_percent(void **state)
 			     300);
 	size_t valid, estimated, invalid;
 
-	assert_string_equal(run.header, "t_ms,time,partition,mbps,mb_max,mb_min,valid,estimated,event,sim_mbps,ipc");
+	assert_string_equal(run.header,
+			    "time,t_ms,partition,domain,mbps,mb_max,mb_min,valid,estimated,event,sim_mbps,ipc");
 	assert_int_equal(run.count, 900);
 	double worst = worst_error(&run, 500, &valid, &estimated, &invalid);
 	printf("continuous: worst error %.4f%% over %zu rows\n", worst * 100, valid);
@@ -261,6 +268,59 @@ static void test_sim_clock_needs_sim_backend(void **state)
 	assert_non_null(strstr(err.text, "--sim-clock needs backend = sim"));
 }
 
+/* The rows of partition `name` at t_ms: its total ("*") and its domains "0" and "1". */
+static void rows_at(const struct run *run, unsigned long long t_ms, const char *name, const struct record_line **ret)
+{
+	static const char *const domains[] = { "*", "0", "1" };
+
+	for (size_t d = 0; d < 3; d++) {
+		ret[d] = NULL;
+		for (size_t i = 0; i < run->count && !ret[d]; i++)
+			if (run->rows[i].t_ms == t_ms && !strcmp(run->rows[i].partition, name) &&
+			    !strcmp(run->rows[i].domain, domains[d]))
+				ret[d] = &run->rows[i];
+		assert_non_null(ret[d]);
+	}
+}
+
+/* Two simulated MSCs are domains 0 and 1: each partition's rows on them add up to its total row (rate
+ * and truth), a partition pinned to domain 0 has nothing on domain 1, and a ceiling configured for
+ * domain 0 alone holds there while domain 1 stays at the partition's own. */
+static void test_domain_rows_add_up_to_totals(void **state)
+{
+	(void)state;
+	struct run run = run_rows("[global]\nbackend = sim\ninterval_ms = 100\n"
+				  "[sim]\nmscs = 2\ncapacity_mbps = 10000\nnoise_pct = 3\nseed = 3\n"
+				  "[partition \"pinned\"]\nmb_max = 0=30\nsim_domains = 0\nsim_demand = 8000\n"
+				  "[partition \"spread\"]\nmb_max = 50,1=20\nsim_demand = 12000\n"
+				  "[partition \"idle\"]\nsim_demand = 0\n",
+				  40, true);
+	const struct record_line *r[3];
+
+	assert_int_equal(run.count, 40 * 3 * 3);
+	for (unsigned long long t = 200; t <= 4000; t += 100) {
+		for (int p = 0; p < 3; p++) {
+			rows_at(&run, t, (const char *[]){ "pinned", "spread", "idle" }[p], r);
+			assert_true(r[0]->valid && r[1]->valid && r[2]->valid);
+			/* each figure is printed with one decimal */
+			assert_true(fabs(r[1]->mbps + r[2]->mbps - r[0]->mbps) <= 0.15);
+			assert_true(fabs(r[1]->sim_mbps + r[2]->sim_mbps - r[0]->sim_mbps) <= 0.15);
+			assert_string_equal(r[1]->event, "");
+		}
+		rows_at(&run, t, "pinned", r);
+		assert_int_equal(r[1]->mb_max, 30);
+		assert_int_equal(r[2]->mb_max, 100);
+		assert_int_equal(r[0]->mb_max, 100); /* the total's: the highest of its domains' */
+		assert_true(r[2]->mbps < 1);
+		assert_true(fabs(r[0]->sim_mbps - 3000) < 60); /* 30% of domain 0's 10000 MB/s */
+		rows_at(&run, t, "spread", r);
+		assert_int_equal(r[1]->mb_max, 50);
+		assert_int_equal(r[2]->mb_max, 20);
+		assert_true(fabs(r[2]->sim_mbps - 2000) < 40);
+	}
+	free(run.rows);
+}
+
 static void test_same_seed_same_run(void **state)
 {
 	const char *text = "[global]\nbackend = sim\n[sim]\nnoise_pct = 20\nseed = 99\n"
@@ -289,6 +349,7 @@ int main(void)
 		cmocka_unit_test(test_interval_too_long_for_31bit_counters),
 		cmocka_unit_test(test_sim_clock_needs_sim_backend),
 		cmocka_unit_test(test_same_seed_same_run),
+		cmocka_unit_test(test_domain_rows_add_up_to_totals),
 	};
 	log_setup("test", LOG_LEVEL_WARNING, false);
 	return cmocka_run_group_tests(tests, NULL, NULL);

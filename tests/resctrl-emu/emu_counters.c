@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backends/sim/burst.h"
+#include "backends/sim/mb_curve.h"
 #include "backends/sim/sim_config.h"
 #include "backends/sim/traffic.h"
 #include "emu_state.h"
@@ -32,13 +34,16 @@ int emu_traffic_init(struct emu *e)
 	t->demand_tick = UINT64_MAX;
 	t->last_ns = 0;
 	t->demand = calloc(partition_count(e) + 1, sizeof(*t->demand));
-	return t->demand ? 0 : -ENOMEM;
+	t->on = calloc(partition_count(e) + 1, sizeof(*t->on));
+	return t->demand && t->on ? 0 : -ENOMEM;
 }
 
 void emu_traffic_fini(struct emu *e)
 {
 	free(e->traffic.demand);
+	free(e->traffic.on);
 	e->traffic.demand = NULL;
+	e->traffic.on = NULL;
 }
 
 static void update_demand(struct emu *e, uint64_t tick)
@@ -57,10 +62,39 @@ static void update_demand(struct emu *e, uint64_t tick)
 	}
 }
 
-/* A group's demand in one domain: memory is interleaved over the domains. */
-static double group_demand(const struct emu *e, const struct emu_group *g)
+/* A group's demand in domain d: its partition's, while its burst is on, interleaved evenly over the
+ * domains it uses. */
+static double group_demand(const struct emu *e, const struct emu_group *g, unsigned d)
 {
-	return g->partition >= 0 ? e->traffic.demand[g->partition] / e->prof.domains : 0;
+	if (g->partition < 0 || !e->traffic.on[g->partition])
+		return 0;
+	const struct sim_partition_config *sp = sim_partition_of(e->config, &e->config->partitions[g->partition]);
+	unsigned domains = sim_partition_domain_count(sp, e->prof.domains);
+	return domains && sim_partition_uses_domain(sp, d) ? e->traffic.demand[g->partition] / domains : 0;
+}
+
+/* The plant's curve, for settings that are a share of the domain (see emu_counters.h). */
+static double max_fraction(const struct emu *e, uint32_t hw)
+{
+	double linear = emu_mb_fraction(&e->prof, hw, e->traffic.capacity_mbps);
+
+	if (!e->config || e->prof.mba_sc || e->prof.mb_kind == EMU_MB_AMD)
+		return linear;
+	return mb_curve_fraction(&sim_config_of(e->config)->mb_curve, 100 * linear);
+}
+
+/* Which partitions' bursts are on from t_ns; returns when the next one turns (UINT64_MAX: never). */
+static uint64_t burst_segment(struct emu *e, uint64_t t_ns)
+{
+	uint64_t edge = UINT64_MAX;
+
+	for (size_t i = 0; i < partition_count(e); i++) {
+		const struct burst *b = &sim_partition_of(e->config, &e->config->partitions[i])->burst;
+		uint64_t next = burst_next_edge(b, t_ns);
+		e->traffic.on[i] = burst_on(b, t_ns);
+		edge = next < edge ? next : edge;
+	}
+	return edge;
 }
 
 /* One domain for dt_ns at the current demand and limits. */
@@ -73,16 +107,16 @@ static void serve_domain(struct emu *e, unsigned d, uint64_t dt_ns)
 	double capacity = e->traffic.capacity_mbps;
 
 	for (struct emu_group *g = emu_next_group(e, NULL); g; g = emu_next_group(e, g))
-		demand[g->closid] += group_demand(e, g);
+		demand[g->closid] += group_demand(e, g, d);
 	for (unsigned c = 0; c < n; c++)
 		req[c] = (struct traffic_request){
 			.demand_mbps = demand[c],
-			.max_fraction = emu_mb_fraction(&e->prof, e->mb[c][d], capacity),
+			.max_fraction = max_fraction(e, e->mb[c][d]),
 		};
 	traffic_serve(req, n, capacity, work, served);
 	for (struct emu_group *g = emu_next_group(e, NULL); g; g = emu_next_group(e, g)) {
 		struct emu_mon *m = &g->mon[d];
-		double own = group_demand(e, g);
+		double own = group_demand(e, g, d);
 		m->mbps = own > 0 ? served[g->closid] * own / demand[g->closid] : 0;
 		m->bytes += m->mbps * (double)dt_ns / 1e3; /* MB/s * ns = 10^-3 bytes */
 	}
@@ -97,6 +131,8 @@ void emu_traffic_sync(struct emu *e)
 		uint64_t tick = t->last_ns / t->interval_ns;
 		uint64_t boundary = (tick + 1) * t->interval_ns;
 		uint64_t end = now < boundary ? now : boundary;
+		uint64_t edge = burst_segment(e, t->last_ns);
+		end = edge < end ? edge : end;
 		update_demand(e, tick);
 		for (unsigned d = 0; d < e->prof.domains; d++)
 			serve_domain(e, d, end - t->last_ns);

@@ -2,11 +2,17 @@
  *
  * Demand: a group named PREFIX + NAME makes the sim_demand of config partition NAME (the CTRL_MON
  * group of that name if there is one, else the first MON group of that name), with the config's
- * noise and seed, one demand value per interval_ms tick, split evenly over the L3 domains. Groups
- * without a partition make no traffic.
+ * noise and seed, one demand value per interval_ms tick, split evenly over the domains its
+ * sim_domains names (every domain by default; domain d is the d-th of the profile's, as in the
+ * simulator), and on and off as its sim_burst says (backends/sim/burst.h, the simulator's code:
+ * traffic is integrated in segments that end at every burst edge). Groups without a partition make
+ * no traffic.
  * Service: in each domain (capacity [sim] capacity_mbps, default 20000 MB/s) every CLOSID is one
  * traffic request whose demand is the sum of its groups' and whose max share comes from its MB
- * schemata value; a CLOSID's service is shared by its groups in proportion to their demand.
+ * schemata value through the plant's curve ([sim] mb_curve, backends/sim/mb_curve.h, linear by
+ * default) for percentages and MPAM bands; AMD's absolute units and mba_MBps values are bandwidths
+ * already and take no curve. A CLOSID's service is shared by its groups in proportion to their
+ * demand.
  * Counters: bytes accumulate as time passes (integrated lazily, fractions kept, 1 MB = 10^6 bytes);
  * mbm_local_bytes is EMU_LOCAL_SHARE of mbm_total_bytes; llc_occupancy splits each cache way among
  * the CLOSIDs whose mask holds it in proportion to their current bandwidth (0 while idle), in

@@ -99,6 +99,7 @@ struct emu_traffic {
 	struct traffic_rng rng;
 	uint64_t demand_tick; /* the tick demand[] holds; UINT64_MAX before the first */
 	double *demand;	      /* per config partition, MB/s, noise applied */
+	bool *on;	      /* per config partition: its burst is on in the current segment */
 	uint64_t last_ns;     /* traffic is integrated up to here */
 };
 

@@ -28,6 +28,15 @@ static bool inside_goals(const struct config_key *k)
 	return k->size && k->offset >= GOALS_BEGIN && k->offset + k->size <= GOALS_END;
 }
 
+/* Where a per-domain key keeps its per-domain values in a partition (0: not such a key). */
+static size_t domain_offset(const struct config_key *k)
+{
+	static struct partition_config p;
+	char *at = (char *)config_key_domain_values(k, &p);
+
+	return at ? (size_t)(at - (char *)&p) : 0;
+}
+
 static void test_runtime_keys_are_the_goals(void **state)
 {
 	const struct config_section_def *def = &config_partition_section;
@@ -37,6 +46,7 @@ static void test_runtime_keys_are_the_goals(void **state)
 		offsetof(struct partition_goals, mb_max),      offsetof(struct partition_goals, guarantee_mbps),
 		offsetof(struct partition_goals, target_mbps), offsetof(struct partition_goals, weight),
 		offsetof(struct partition_goals, l3_cbm),      offsetof(struct partition_goals, ipc_guard),
+		offsetof(struct partition_goals, mb_min_at),   offsetof(struct partition_goals, mb_max_at),
 	};
 
 	(void)state;
@@ -49,7 +59,8 @@ static void test_runtime_keys_are_the_goals(void **state)
 	for (size_t f = 0; f < sizeof(goal_fields) / sizeof(goal_fields[0]); f++) {
 		bool keyed = false;
 		for (size_t i = 0; i < def->key_count; i++)
-			keyed |= def->keys[i].size && def->keys[i].offset == GOALS_BEGIN + goal_fields[f];
+			keyed |= def->keys[i].size && (def->keys[i].offset == GOALS_BEGIN + goal_fields[f] ||
+						       domain_offset(&def->keys[i]) == GOALS_BEGIN + goal_fields[f]);
 		if (!keyed)
 			fail_msg("field %zu of partition_goals has no key", f);
 	}
@@ -241,6 +252,101 @@ static const struct config_key *global_key(const char *name)
 	return NULL;
 }
 
+/* mb_max and mb_min with per-domain values: a value for every domain, values of named domains, both;
+ * written back as read; refused values leave the partition as it was. */
+static void test_per_domain_limits(void **state)
+{
+	const struct config_key *max = partition_key("mb_max"), *min = partition_key("mb_min");
+	struct partition_config p;
+	struct err err = { "" };
+	char text[128];
+
+	(void)state;
+	partition_config_defaults(&p);
+	assert_int_equal(config_key_parse(max, &p, "0=30, 1=100%", &err), 0);
+	assert_int_equal(p.goals.mb_max, 100); /* not named: the default */
+	assert_int_equal(p.goals.mb_max_at.count, 2);
+	assert_int_equal(domain_values_get(&p.goals.mb_max_at, 0, p.goals.mb_max), 30);
+	assert_int_equal(domain_values_get(&p.goals.mb_max_at, 1, p.goals.mb_max), 100);
+	assert_int_equal(domain_values_get(&p.goals.mb_max_at, 7, p.goals.mb_max), 100);
+	assert_true(max->type->format(&p, max, text, sizeof(text)));
+	assert_string_equal(text, "0=30,1=100");
+	assert_int_equal(config_key_parse(max, &p, "50,3=20", &err), 0);
+	assert_true(max->type->format(&p, max, text, sizeof(text)));
+	assert_string_equal(text, "50,3=20");
+	assert_int_equal(domain_values_get(&p.goals.mb_max_at, 0, p.goals.mb_max), 50);
+	assert_int_equal(domain_values_get(&p.goals.mb_max_at, 3, p.goals.mb_max), 20);
+	json_t *j = max->type->to_json(&p, max);
+	assert_int_equal(json_integer_value(json_object_get(j, "all")), 50);
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(j, "domains"), "3")), 20);
+	json_decref(j);
+	/* One value again: no per-domain values left, written as before. */
+	assert_int_equal(config_key_parse(max, &p, "60", &err), 0);
+	assert_int_equal(p.goals.mb_max_at.count, 0);
+	assert_true(max->type->format(&p, max, text, sizeof(text)));
+	assert_string_equal(text, "60");
+
+	static const char *const refused[] = { "0=30,0=40",  "0=0",   "0=101", "x=30",	    "70000=30", "50,60",
+					       "0=30,,1=40", "0=30,", "=30",   "0=30 1=40", "0=",	"" };
+	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+		if (config_key_parse(max, &p, refused[i], &err) == 0)
+			fail_msg("mb_max = %s accepted", refused[i]);
+		assert_int_equal(p.goals.mb_max, 60);
+		assert_int_equal(p.goals.mb_max_at.count, 0);
+	}
+	char many[256] = "";
+	for (unsigned d = 0; d <= DOMAIN_VALUES_MAX; d++)
+		snprintf(many + strlen(many), sizeof(many) - strlen(many), "%s%u=50", d ? "," : "", d);
+	assert_int_equal(config_key_parse(max, &p, many, &err), -EINVAL);
+	assert_non_null(strstr(err.text, "at most"));
+
+	/* mb_min: none on one domain (0) beside a minimum elsewhere; none clears every domain. */
+	assert_int_equal(config_key_parse(min, &p, "20,1=0", &err), 0);
+	assert_int_equal(domain_values_get(&p.goals.mb_min_at, 1, p.goals.mb_min), 0);
+	assert_true(min->type->format(&p, min, text, sizeof(text)));
+	assert_string_equal(text, "20,1=0");
+	assert_int_equal(config_key_parse(min, &p, "0=10", &err), 0);
+	assert_true(min->type->format(&p, min, text, sizeof(text)));
+	assert_string_equal(text, "0=10"); /* none elsewhere: left out */
+	assert_int_equal(config_key_parse(min, &p, "none", &err), 0);
+	assert_int_equal(p.goals.mb_min_at.count, 0);
+	assert_false(min->type->format(&p, min, text, sizeof(text)));
+
+	/* The rule between them holds on each domain. */
+	assert_int_equal(config_key_parse(max, &p, "100,1=20", &err), 0);
+	assert_int_equal(config_key_parse(min, &p, "10", &err), 0);
+	assert_int_equal(config_partition_check(&p, &err), 0);
+	assert_int_equal(config_key_parse(min, &p, "0=30", &err), 0);
+	assert_int_equal(config_partition_check(&p, &err), 0); /* 30 on domain 0, whose ceiling is 100 */
+	assert_int_equal(config_key_parse(min, &p, "30", &err), 0);
+	assert_int_equal(config_partition_check(&p, &err), -EINVAL);
+	assert_non_null(strstr(err.text, "on domain 1"));
+	partition_config_fini(NULL, &p);
+}
+
+/* capacity_mbps: per domain too; its per-domain values may be 0 (unknown there). */
+static void test_per_domain_capacity(void **state)
+{
+	const struct config_key *k = global_key("capacity_mbps");
+	struct global_config g = { 0 };
+	struct err err = { "" };
+	char text[64];
+
+	(void)state;
+	assert_false(k->type->format(&g, k, text, sizeof(text)));
+	assert_int_equal(config_key_parse(k, &g, "0=12000,1=8000", &err), 0);
+	assert_int_equal(g.capacity_mbps, 0);
+	assert_int_equal(domain_values_get(&g.capacity_mbps_at, 1, g.capacity_mbps), 8000);
+	assert_true(k->type->format(&g, k, text, sizeof(text)));
+	assert_string_equal(text, "0=12000,1=8000");
+	json_t *j = k->type->to_json(&g, k);
+	assert_true(json_is_null(json_object_get(j, "all")));
+	json_decref(j);
+	assert_int_equal(config_key_parse(k, &g, "10000", &err), 0);
+	assert_int_equal(g.capacity_mbps_at.count, 0);
+	assert_int_equal(config_key_parse(k, &g, "0", &err), -ERANGE);
+}
+
 /* record_max_bytes: bytes or K/M/G (powers of 1024), 0 or none for no cap, a floor that holds a
  * few ticks, and written back with the largest exact suffix. */
 static void test_record_max_bytes(void **state)
@@ -291,6 +397,8 @@ int main(void)
 		cmocka_unit_test(test_each_parser_alone),
 		cmocka_unit_test(test_ipc_guard),
 		cmocka_unit_test(test_record_max_bytes),
+		cmocka_unit_test(test_per_domain_limits),
+		cmocka_unit_test(test_per_domain_capacity),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

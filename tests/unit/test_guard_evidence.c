@@ -129,6 +129,42 @@ static void test_no_cut_without_evidence(void **state)
 	plant_free(&s.pl);
 }
 
+/* A plant the guard does not know: on a concave curve (a ceiling of 39% still lets through 82% of
+ * the capacity) a cut sized on a linear plant does not bind. The guard takes the ceiling down by the
+ * cut's factor too, and does not take the victim's unchanged rate after a cut that freed nothing for
+ * a sign that it wants less: the victim is back within a few ticks, and stays. */
+static void test_concave_plant(void **state)
+{
+	struct scene s;
+	struct plant_setup setup = { .domains = 1,
+				     .capacity_mbps = 10000,
+				     .gran_pct = 1,
+				     .min_pct = 1,
+				     .curve = &plant_concave,
+				     .noise = 0.02,
+				     .seed = 9,
+				     .capacity_known = true };
+
+	(void)state;
+	assert_int_equal(plant_init(&s.pl, &setup, &guard_chain, 2), 0);
+	s.web = plant_add(&s.pl, "web", CLASS_LATENCY_CRITICAL, 0, (struct plant_demand){ .base_mbps = 8000 });
+	s.batch = plant_add(&s.pl, "batch", CLASS_BEST_EFFORT, 0, (struct plant_demand){ .base_mbps = 30000 });
+	s.pl.parts[s.web].goals.guarantee_mbps = 6000;
+	int back = 0;
+	for (int t = 1; t <= 100; t++) {
+		plant_tick(&s.pl);
+		assert_null(strstr(s.pl.dec[s.web].event, "release:"));
+		bool low = s.pl.truth[s.web] < 0.95 * 6000;
+		if (!low && !back)
+			back = t;
+		if (low && back)
+			fail_msg("web short again at tick %d: %.0f MB/s", t, s.pl.truth[s.web]);
+	}
+	printf("  concave plant: web back at tick %d, batch at %u%%\n", back, plant_max_at(&s.pl, s.batch, 0));
+	assert_true(back > 0 && back <= 5);
+	plant_free(&s.pl);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -136,6 +172,7 @@ int main(void)
 		cmocka_unit_test(test_no_throttle_for_a_bursty_victim),
 		cmocka_unit_test(test_learned_capacity_needs_a_saturation_sign),
 		cmocka_unit_test(test_no_cut_without_evidence),
+		cmocka_unit_test(test_concave_plant),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

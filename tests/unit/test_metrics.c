@@ -30,9 +30,9 @@ struct view {
 	struct placement_status placement; /* partition 0's: it names tasks */
 	struct partition_status status[3];
 	struct partition_goals goals[3];
-	struct sample samples[3 * 2];
+	struct domain_status samples[3 * 2];
 	struct metrics_partition parts[3];
-	struct engine_domain domains[2];
+	struct metrics_domain domains[2];
 	struct event_log *events;
 	struct histogram hist;
 	struct metrics_input in;
@@ -43,8 +43,8 @@ static void view_init(struct view *v)
 	static const double bounds[] = { 0.001, 0.01, 0.1 };
 
 	memset(v, 0, sizeof(*v));
-	v->domains[0].name = "msc0";
-	v->domains[1].name = "msc1";
+	v->domains[0] = (struct metrics_domain){ .name = "msc0", .capacity_mbps = 10000 };
+	v->domains[1] = (struct metrics_domain){ .name = "msc1", .capacity_mbps = 9000, .learned = true };
 	/* 0: measured everywhere, guaranteed; 1: one domain invalid, a target; 2: not open. */
 	v->status[0] = (struct partition_status){ .name = ODD_NAME,
 						  .open = true,
@@ -62,11 +62,11 @@ static void view_init(struct view *v)
 	v->status[2] = (struct partition_status){ .name = "gone", .open = false };
 	v->goals[0].guarantee_mbps = 6000;
 	v->goals[1].target_mbps = 2500;
-	v->samples[0] = (struct sample){ SAMPLE_MEASURED, 300000000, 100000000, NULL };
-	v->samples[1] = (struct sample){ SAMPLE_MEASURED, 100000000, 100000000, NULL };
-	v->samples[2] = (struct sample){ SAMPLE_ESTIMATED, 50000000, 100000000, NULL };
-	v->samples[3] = (struct sample){ SAMPLE_INVALID, 0, 0, "not ready" };
-	v->samples[4] = v->samples[5] = (struct sample){ SAMPLE_INVALID, 0, 0, "not open" };
+	v->samples[0] = (struct domain_status){ .valid = true, .mbps = 3000, .mb_max = 40, .mb_min = 30 };
+	v->samples[1] = (struct domain_status){ .valid = true, .mbps = 1000, .mb_max = 20, .mb_min = 10 };
+	v->samples[2] = (struct domain_status){ .valid = true, .estimated = true, .mbps = 500, .mb_max = 100 };
+	v->samples[3] = (struct domain_status){ .reason = "not ready", .mb_max = 100 };
+	v->samples[4] = v->samples[5] = (struct domain_status){ .reason = "not open" };
 	for (size_t i = 0; i < 3; i++)
 		v->parts[i] =
 			(struct metrics_partition){ &v->status[i], &v->goals[i], &v->samples[i * 2], i + 1, NULL };
@@ -304,14 +304,24 @@ static void test_values_are_in_base_units(void **state)
 	char series[256];
 
 #define SERIES(name, labels) (snprintf(series, sizeof(series), "%s%s", name, labels), series)
-	/* Per domain: bytes over elapsed time; MB/s in mpamd are 10^6 bytes/s. */
-	double bps0 = (double)v.samples[0].bytes * 1e9 / (double)v.samples[0].elapsed_ns;
+	/* Per domain: MB/s in mpamd are 10^6 bytes/s. */
 	assert_value(
 		text,
 		SERIES("mpamd_partition_bandwidth_bytes_per_second", "{partition=\"" ODD_LABEL "\",domain=\"msc0\"}"),
-		bps0);
-	double bps2 = (double)v.samples[2].bytes * 1e9 / (double)v.samples[2].elapsed_ns;
-	assert_value(text, "mpamd_partition_bandwidth_bytes_per_second{partition=\"batch\",domain=\"msc0\"}", bps2);
+		3000e6);
+	assert_value(text, "mpamd_partition_bandwidth_bytes_per_second{partition=\"batch\",domain=\"msc0\"}", 500e6);
+	/* Each domain's limits in force, and what each domain can carry (known, or learned). */
+	assert_value(
+		text,
+		SERIES("mpamd_partition_domain_bandwidth_max_ratio", "{partition=\"" ODD_LABEL "\",domain=\"msc1\"}"),
+		0.2);
+	assert_value(
+		text,
+		SERIES("mpamd_partition_domain_bandwidth_min_ratio", "{partition=\"" ODD_LABEL "\",domain=\"msc0\"}"),
+		0.3);
+	assert_null(strstr(text, "mpamd_partition_domain_bandwidth_max_ratio{partition=\"gone\""));
+	assert_value(text, "mpamd_domain_capacity_bytes_per_second{domain=\"msc0\",learned=\"0\"}", 10000e6);
+	assert_value(text, "mpamd_domain_capacity_bytes_per_second{domain=\"msc1\",learned=\"1\"}", 9000e6);
 	/* An invalid domain has no series; a partition that is not open has no bandwidth at all. */
 	assert_null(value_of(text, "mpamd_partition_bandwidth_bytes_per_second{partition=\"batch\",domain=\"msc1\"}"));
 	assert_null(strstr(text, "mpamd_partition_bandwidth_bytes_per_second{partition=\"gone\""));
@@ -593,10 +603,10 @@ static void test_a_thousand_partitions_stay_cheap(void **state)
 	};
 	struct partition_status *status = calloc(N, sizeof(*status));
 	struct partition_goals *goals = calloc(N, sizeof(*goals));
-	struct sample *samples = calloc(N * DOMAINS, sizeof(*samples));
+	struct domain_status *samples = calloc(N * DOMAINS, sizeof(*samples));
 	struct metrics_partition *parts = calloc(N, sizeof(*parts));
 	char(*names)[16] = calloc(N, sizeof(*names));
-	struct engine_domain domains[DOMAINS] = { { .name = "msc0" }, { .name = "msc1" } };
+	struct metrics_domain domains[DOMAINS] = { { .name = "msc0" }, { .name = "msc1" } };
 	struct event_log *events = calloc(1, sizeof(*events));
 	struct metrics_buf b = { .data = NULL };
 	struct timespec t0, t1;
@@ -610,7 +620,8 @@ static void test_a_thousand_partitions_stay_cheap(void **state)
 		};
 		goals[i].guarantee_mbps = i % 2 ? 1000 : 0;
 		for (size_t d = 0; d < DOMAINS; d++)
-			samples[i * DOMAINS + d] = (struct sample){ SAMPLE_MEASURED, 1000000 + i, 100000000, NULL };
+			samples[i * DOMAINS + d] =
+				(struct domain_status){ .valid = true, .mbps = 10 + i * 1e-5, .mb_max = 50 };
 		parts[i] = (struct metrics_partition){ &status[i], &goals[i], &samples[i * DOMAINS], 0, NULL };
 		event_log_add(events, 1, 1, names[i], "throttle: x");
 	}

@@ -929,7 +929,8 @@ static void test_guard_hysteresis_band_holds(void **state)
 	(void)state;
 	h.has_mb_min = false;
 	p[0].goals.guarantee_mbps = 12000;
-	p[1].guard = (struct guard_memory){ .throttled = true, .cut_pct = 60, .want_mbps = 24000, .dwell = 100 };
+	p[1].one.guard =
+		(struct guard_domain_memory){ .throttled = true, .cut_pct = 60, .want_mbps = 24000, .dwell = 100 };
 	h.total_mbps = 40000;
 	/* 104% of the guarantee on a saturated host: neither short (< 98%) nor with headroom (>= 115%). */
 	for (int t = 0; t < 20; t++) {
@@ -944,7 +945,7 @@ static void test_guard_hysteresis_band_holds(void **state)
 	p[0].mbps = 11000;
 	p[1].mbps = 29000;
 	decide(policy_guard, &h, p, 2, d);
-	assert_int_equal(p[1].guard.calm, 0);
+	assert_int_equal(p[1].one.guard.calm, 0);
 	p[0].mbps = 15000;
 	p[1].mbps = 25000;
 	unsigned cut = d[1].mb_max;
@@ -965,7 +966,8 @@ static void test_guard_gives_spare_capacity_back(void **state)
 	(void)state;
 	h.has_mb_min = false;
 	p[0].goals.guarantee_mbps = 12000; /* web stays below its guarantee although the host has room */
-	p[1].guard = (struct guard_memory){ .throttled = true, .cut_pct = 30, .want_mbps = 12000, .dwell = 100 };
+	p[1].one.guard =
+		(struct guard_domain_memory){ .throttled = true, .cut_pct = 30, .want_mbps = 12000, .dwell = 100 };
 	h.total_mbps = 22000;
 	decide(policy_guard, &h, p, 2, d);
 	decide(policy_guard, &h, p, 2, d);
@@ -1071,8 +1073,8 @@ static void test_share_splits_allowance_by_weight(void **state)
 
 	(void)state;
 	p[1].goals.weight = 300;
-	p[0].guard = (struct guard_memory){ .throttled = true, .cut_pct = 30 };
-	p[1].guard = (struct guard_memory){ .throttled = true, .cut_pct = 30 };
+	p[0].one.guard = (struct guard_domain_memory){ .throttled = true, .cut_pct = 30 };
+	p[1].one.guard = (struct guard_domain_memory){ .throttled = true, .cut_pct = 30 };
 	p[0].mb_max = p[1].mb_max = 30;
 	for (int i = 0; i < 4; i++)
 		d[i] = (struct policy_decision){ .mb_max = i < 2 ? 30 : 100 };
@@ -1154,7 +1156,7 @@ static void test_escalate_respects_permission_and_guard_budget(void **state)
 	(void)state;
 	h.min_pct = 10;
 	/* The guard's wish is the budget. */
-	p.guard = (struct guard_memory){ .throttled = true, .cut_pct = 10, .want_mbps = 1000 };
+	p.guard = (struct guard_memory){ .throttled = true, .want_mbps = 1000 };
 	for (int t = 0; t < 3; t++)
 		escalate_tick(&h, &p, &d, 10);
 	assert_int_equal(d.cpu_quota_pct, 0);

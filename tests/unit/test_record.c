@@ -48,9 +48,9 @@ static void test_rows_and_quoting(void **state)
 	record_write(rec, &row);
 	assert_int_equal(record_free(rec, &err), 0);
 	char *text = read_text_file(path);
-	assert_string_equal(text, "t_ms,time,partition,mbps,mb_max,mb_min,valid,estimated,event,sim_mbps\n"
-				  "100,2026-12-03T10:15:42.123Z,web,1234.6,80,0,1,0,,1230.0\n"
-				  "200,2026-12-03T10:15:42.223Z,batch,,40,5,0,0,"
+	assert_string_equal(text, "time,t_ms,partition,domain,mbps,mb_max,mb_min,valid,estimated,event,sim_mbps\n"
+				  "2026-12-03T10:15:42.123Z,100,web,*,1234.6,80,0,1,0,,1230.0\n"
+				  "2026-12-03T10:15:42.223Z,200,batch,*,,40,5,0,0,"
 				  "\"throttle: victim \"\"web\"\" below 6000, squeezed\",0.0\n");
 	free(text);
 	/* And what the tests' reader makes of it: the quoted event whole, the empty rate kept apart. */
@@ -75,9 +75,9 @@ static void test_tests_reader_checks_time(void **state)
 
 	(void)state;
 	assert_non_null(out);
-	fputs("t_ms,time,partition,mbps,mb_max,mb_min,valid,estimated,event\n"
-	      "100,2026-12-03T10:15:42.123Z,web,1.0,100,0,1,0,\n"
-	      "200,2026-12-03 10:15:42.223Z,web,1.0,100,0,1,0,\n",
+	fputs("time,t_ms,partition,domain,mbps,mb_max,mb_min,valid,estimated,event\n"
+	      "2026-12-03T10:15:42.123Z,100,web,*,1.0,100,0,1,0,\n"
+	      "2026-12-03 10:15:42.223Z,200,web,*,1.0,100,0,1,0,\n",
 	      out);
 	fclose(out);
 	assert_int_equal(record_read(path, header, sizeof(header), &rows), -1);
@@ -91,8 +91,8 @@ static void test_tests_reader_checks_time(void **state)
 	unlink(path);
 }
 
-#define HEADER	   "t_ms,time,partition,mbps,mb_max,mb_min,valid,estimated,event\n"
-#define HEADER_SIM "t_ms,time,partition,mbps,mb_max,mb_min,valid,estimated,event,sim_mbps\n"
+#define HEADER	   "time,t_ms,partition,domain,mbps,mb_max,mb_min,valid,estimated,event\n"
+#define HEADER_SIM "time,t_ms,partition,domain,mbps,mb_max,mb_min,valid,estimated,event,sim_mbps\n"
 #define T0	   1796292942123ull /* 2026-12-03T10:15:42.123Z */
 
 /* A private directory, so that every file a test leaves (a file moved aside) can be found. */
@@ -177,14 +177,14 @@ static void test_header_once_over_two_opens(void **state)
 	open_write_close(d.record, &opts, 100);
 	open_write_close(d.record, &opts, 100); /* the second run's t_ms starts again */
 	char *text = read_text_file(d.record);
-	assert_string_equal(text, HEADER "100,2026-12-03T10:15:42.223Z,web,1000.0,100,0,1,0,\n"
-					 "100,2026-12-03T10:15:42.223Z,web,1000.0,100,0,1,0,\n");
+	assert_string_equal(text, HEADER "2026-12-03T10:15:42.223Z,100,web,*,1000.0,100,0,1,0,\n"
+					 "2026-12-03T10:15:42.223Z,100,web,*,1000.0,100,0,1,0,\n");
 	free(text);
 	/* an empty file (made by logrotate's create, or touch) gets the header too */
 	write_text(d.record, "");
 	open_write_close(d.record, &opts, 200);
 	text = read_text_file(d.record);
-	assert_int_equal(strncmp(text, HEADER "200,", strlen(HEADER) + 4), 0);
+	assert_int_equal(strncmp(text, HEADER "2026-", strlen(HEADER) + 5), 0);
 	free(text);
 	assert_int_equal(dir_remove(&d), 1); /* nothing moved aside */
 }
@@ -195,6 +195,9 @@ static void test_other_header_moved_aside(void **state)
 {
 	static const char old[] = "t_ms,partition,mbps,mb_max,mb_min,valid,estimated,event\n"
 				  "100,web,1.0,100,0,1,0,\n";
+	/* The version before domains: the same columns but for the domain, in another order. */
+	static const char before_domains[] = "t_ms,time,partition,mbps,mb_max,mb_min,valid,estimated,event\n"
+					     "100,2026-12-03T10:15:42.123Z,web,1.0,100,0,1,0,\n";
 	static const char other[] = "date,temperature\n2026-12-01,4\n";
 	struct dir d;
 	char aside[160], second[160];
@@ -213,7 +216,7 @@ static void test_other_header_moved_aside(void **state)
 	assert_string_equal(text, old);
 	free(text);
 	text = read_text_file(d.record);
-	assert_int_equal(strncmp(text, HEADER "100,", strlen(HEADER) + 4), 0);
+	assert_int_equal(strncmp(text, HEADER "2026-", strlen(HEADER) + 5), 0);
 	assert_int_equal(count_text(text, "\n"), 2);
 	free(text);
 
@@ -233,7 +236,24 @@ static void test_other_header_moved_aside(void **state)
 	text = read_text_file(d.record);
 	assert_int_equal(strncmp(text, HEADER_SIM, strlen(HEADER_SIM)), 0);
 	free(text);
-	assert_int_equal(dir_remove(&d), 4);
+
+	/* a file of the version before domains is moved aside too, and still reads as it was */
+	char third[160];
+	struct record_file *file;
+	struct err err = { "" };
+	snprintf(third, sizeof(third), "%s.20261203T101542Z-3", d.record);
+	write_text(d.record, before_domains);
+	opts.with_truth = false;
+	open_write_close(d.record, &opts, 100);
+	text = read_text_file(third);
+	assert_non_null(text);
+	assert_string_equal(text, before_domains);
+	free(text);
+	assert_int_equal(record_file_new(third, &file, &err), 0);
+	assert_int_equal(file->sample_count, 1);
+	assert_int_equal(file->samples[0].domain, 0); /* a total */
+	record_file_free(file);
+	assert_int_equal(dir_remove(&d), 5);
 }
 
 /* What a crash leaves (a row cut short, no line break) is ended before the next row, and the
@@ -247,11 +267,11 @@ static void test_cut_row_is_ended(void **state)
 
 	(void)state;
 	dir_make(&d);
-	write_text(d.record, HEADER_SIM "100,2026-12-03T10:15:42.223Z,web,1000.0,100,0,1,0,,1000.0\n"
-					"200,2026-12-03T10:15:42.323Z,web,10");
+	write_text(d.record, HEADER_SIM "2026-12-03T10:15:42.223Z,100,web,*,1000.0,100,0,1,0,,1000.0\n"
+					"2026-12-03T10:15:42.323Z,200,web,*,10");
 	open_write_close(d.record, &opts, 100);
 	char *text = read_text_file(d.record);
-	assert_non_null(strstr(text, "\n200,2026-12-03T10:15:42.323Z,web,10\n100,2026-12-03T10:15:42.223Z,web,"));
+	assert_non_null(strstr(text, "\n2026-12-03T10:15:42.323Z,200,web,*,10\n2026-12-03T10:15:42.223Z,100,web,*,"));
 	free(text);
 	assert_int_equal(record_file_new(d.record, &file, &err), 0);
 	assert_int_equal(file->sample_count, 2);
@@ -260,7 +280,7 @@ static void test_cut_row_is_ended(void **state)
 	record_file_free(file);
 
 	/* cut inside a quoted event: the quote is closed too, or the next rows would be swallowed */
-	write_text(d.record, HEADER_SIM "100,2026-12-03T10:15:42.223Z,web,,40,5,0,0,\"throttle: victim \"\"we");
+	write_text(d.record, HEADER_SIM "2026-12-03T10:15:42.223Z,100,web,*,,40,5,0,0,\"throttle: victim \"\"we");
 	open_write_close(d.record, &opts, 300);
 	open_write_close(d.record, &opts, 400);
 	assert_int_equal(record_file_new(d.record, &file, &err), 0);

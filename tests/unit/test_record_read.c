@@ -104,14 +104,21 @@ static void test_reads_what_the_writer_writes(void **state)
 	record_write(rec, &row);
 	row = (struct record_row){ .t_ms = 15, .time_ms = 1796292942133, .partition = "web", .no_limits = true };
 	record_write(rec, &row); /* a failed partition: no limit in force, which is not 0% */
+	row = (struct record_row){
+		.t_ms = 15, .time_ms = 1796292942133, .partition = "web", .domain = "1", .no_limits = true
+	};
+	record_write(rec, &row); /* and on its domain 1 */
 	assert_int_equal(record_free(rec, &err), 0);
 	char *text = read_text_file(path);
-	assert_non_null(strstr(text, ",web,,,,0,0,"));
+	assert_non_null(strstr(text, ",web,*,,,,0,0,"));
+	assert_non_null(strstr(text, ",web,1,,,,0,0,"));
 	free(text);
 
 	assert_int_equal(record_file_new(path, &file, &err), 0);
-	assert_int_equal(file->sample_count, 3);
+	assert_int_equal(file->sample_count, 4);
 	assert_int_equal(file->samples[2].flags, RECORD_NO_LIMITS);
+	assert_int_equal(file->samples[2].domain, 0); /* "*": the total */
+	assert_string_equal(file->domains[file->samples[3].domain], "1");
 	assert_true(file->samples[0].mbps == 42.5);
 	assert_int_equal(file->samples[0].flags, RECORD_MBPS | RECORD_VALID);
 	assert_int_equal(file->samples[1].flags, 0);

@@ -24,11 +24,13 @@ enum column {
 	COL_TIME = COL_REQUIRED,
 	COL_SIM,
 	COL_IPC,
+	COL_DOMAIN,
 	COL_COUNT,
 };
 
 static const char *const column_names[COL_COUNT] = {
-	"t_ms", "partition", "mbps", "mb_max", "mb_min", "valid", "estimated", "event", "time", "sim_mbps", "ipc",
+	"t_ms",	     "partition", "mbps", "mb_max",   "mb_min", "valid",
+	"estimated", "event",	  "time", "sim_mbps", "ipc",	"domain",
 };
 
 struct layout {
@@ -107,6 +109,9 @@ static bool parse_line(const struct layout *l, unsigned long line_no, char *line
 	snprintf(row->event, sizeof(row->event), "%s", f[l->at[COL_EVENT]]);
 	row->sim_mbps = l->at[COL_SIM] >= 0 ? strtod(f[l->at[COL_SIM]], NULL) : 0;
 	row->has_ipc = l->at[COL_IPC] >= 0 && f[l->at[COL_IPC]][0] != '\0';
+	snprintf(row->domain, sizeof(row->domain), "%s", l->at[COL_DOMAIN] >= 0 ? f[l->at[COL_DOMAIN]] : "*");
+	if (!row->domain[0])
+		snprintf(row->domain, sizeof(row->domain), "*");
 	row->ipc = row->has_ipc ? strtod(f[l->at[COL_IPC]], NULL) : 0;
 	if (l->at[COL_TIME] >= 0) {
 		const char *time = f[l->at[COL_TIME]];
@@ -119,7 +124,25 @@ static bool parse_line(const struct layout *l, unsigned long line_no, char *line
 	return true;
 }
 
+static bool is_total(const struct record_line *row)
+{
+	return !strcmp(row->domain, "*");
+}
+
 long record_read(const char *path, char *header, size_t len, struct record_line **ret_rows)
+{
+	struct record_line *rows = NULL;
+	long all = record_read_all(path, header, len, &rows), totals = 0;
+
+	for (long i = 0; i < all; i++)
+		if (is_total(&rows[i]))
+			rows[totals++] = rows[i];
+	if (all >= 0)
+		*ret_rows = rows;
+	return all < 0 ? all : totals;
+}
+
+long record_read_all(const char *path, char *header, size_t len, struct record_line **ret_rows)
 {
 	FILE *in = fopen(path, "r");
 	char *line = NULL;
@@ -140,13 +163,18 @@ long record_read(const char *path, char *header, size_t len, struct record_line 
 	snprintf(header, len, "%s", line);
 	if (!read_layout(line, &layout))
 		count = -1;
+	size_t rows_cap = 0;
 	while (count >= 0 && getline(&line, &cap, in) >= 0) {
 		line_no++;
 		line[strcspn(line, "\n")] = '\0';
-		struct record_line *grown = realloc(rows, (size_t)(count + 1) * sizeof(*rows));
-		if (grown)
-			rows = grown;
-		if (!grown || !parse_line(&layout, line_no, line, &rows[count])) {
+		bool room = (size_t)count < rows_cap;
+		if (!room) { /* doubling: a long record (a row per domain too) is read in linear time */
+			struct record_line *grown = realloc(rows, (rows_cap ? 2 * rows_cap : 256) * sizeof(*rows));
+			rows = grown ? grown : rows;
+			rows_cap = grown ? (rows_cap ? 2 * rows_cap : 256) : rows_cap;
+			room = grown != NULL;
+		}
+		if (!room || !parse_line(&layout, line_no, line, &rows[count])) {
 			count = -1;
 			break;
 		}

@@ -25,13 +25,16 @@ struct record_line {
 	double sim_mbps; /* 0 when the record has no sim_mbps column */
 	bool has_ipc;	 /* the ipc field was there and not empty (counted) */
 	double ipc;
+	char domain[25]; /* "*": the partition's total (also in a file without a domain column) */
 };
 
-/* Reads `path`: the header line (without its newline) into header[len] and every row into a
- * malloc'ed array. Returns the number of rows, or -1 with "record_read: PATH:LINE: reason" on stderr
- * when the header lacks a column of the record, a row has another number of fields, or a time is
- * malformed. */
+/* Reads `path`: the header line (without its newline) into header[len] and every row of a partition's
+ * total (domain `*`) into a malloc'ed array. Returns the number of rows, or -1 with "record_read:
+ * PATH:LINE: reason" on stderr when the header lacks a column of the record, a row has another number
+ * of fields, or a time is malformed. */
 long record_read(const char *path, char *header, size_t len, struct record_line **ret_rows);
+/* The same with the rows of each domain too, in the file's order. */
+long record_read_all(const char *path, char *header, size_t len, struct record_line **ret_rows);
 
 /* A config from text, its diagnostics printed on stderr; NULL when it has errors. */
 struct config *load_config_text(const char *text);

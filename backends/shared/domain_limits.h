@@ -1,0 +1,21 @@
+/* From a partition's goals to the limits of each of a control's domains: its per-domain values
+ * (mb_max = 0=30,1=100) where it has them, one value for every other domain. The engine, `mpamctl
+ * check-config --host` and `set` resolve them alike. */
+#ifndef MPAMD_BACKENDS_SHARED_DOMAIN_LIMITS_H
+#define MPAMD_BACKENDS_SHARED_DOMAIN_LIMITS_H
+
+#include "backends/contracts/control.h"
+
+/* Every domain `values` names is one of the control's: 0, or -EINVAL saying which is not and which
+ * there are (`key` names the setting: "mb_max"). */
+int domain_ids_check(const struct control_caps *caps, const struct domain_values *values, const char *key,
+		     struct err *err);
+/* The same for a partition's mb_max and mb_min. */
+int domain_limits_check(const struct control_caps *caps, const struct partition_goals *g, struct err *err);
+/* Fills `l`'s per-domain MB limits over the control's domains: g's per-domain values where it has
+ * them, mb_max and mb_min elsewhere (its own, or what the policies decided for every domain); the
+ * scalars become the summary. Nothing per domain on a control without domains. */
+void domain_limits_fill(const struct control_caps *caps, const struct partition_goals *g, unsigned mb_max,
+			unsigned mb_min, struct partition_limits *l);
+
+#endif

@@ -1,0 +1,210 @@
+/* The domains the engine reports and the policies decide on.
+ *
+ * Limits are set in the control's domains (resctrl MB domains, MSCs with bandwidth controls) and rates
+ * measured in the monitors' domains. Each monitor domain says which control domain it measures (an
+ * id space and an id: resctrl domain ids, MSC positions). When every monitor domain finds its control
+ * domain (or the control has a single domain, which then has them all), the engine's domains are
+ * the control's: a partition's rate on domain d is the sum of the monitor domains that measure it,
+ * its limits there are the control's, and the policies decide per domain. Otherwise (resctrl's
+ * domains beside MSCs read over MMIO, whose correspondence nothing tells) the engine's domains are
+ * the monitors', for reporting only: the policies work on the totals and limits are the same on
+ * every domain, but for values the configuration gives a domain of its own. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "backends/shared/domain_limits.h"
+#include "core/base/counter.h"
+#include "core/base/log.h"
+#include "core/engine/engine_internal.h"
+
+static void map_per_domain(struct engine *e)
+{
+	const struct composition *c = &e->hw;
+
+	e->dom_count = c->caps.domain_count < ENGINE_MAX_DOMAINS ? c->caps.domain_count : ENGINE_MAX_DOMAINS;
+	for (unsigned d = 0; d < e->dom_count; d++) {
+		e->doms[d] = (struct engine_dom){ .control = (int)d };
+		snprintf(e->doms[d].name, sizeof(e->doms[d].name), "%u", c->caps.domains[d].id);
+		snprintf(e->doms[d].what, sizeof(e->doms[d].what), "%s", c->caps.domains[d].name);
+	}
+	for (unsigned m = 0; m < c->domain_count; m++)
+		e->doms[composition_control_domain(c, m)].monitors |= UINT64_C(1) << m;
+	e->per_domain = true;
+}
+
+static void map_monitors_only(struct engine *e)
+{
+	const struct composition *c = &e->hw;
+
+	e->dom_count = c->domain_count;
+	for (unsigned m = 0; m < c->domain_count; m++) {
+		e->doms[m] = (struct engine_dom){ .control = -1, .monitors = UINT64_C(1) << m };
+		snprintf(e->doms[m].name, sizeof(e->doms[m].name), "%s", c->domains[m].name);
+		snprintf(e->doms[m].what, sizeof(e->doms[m].what), "counters %s", c->domains[m].name);
+	}
+	e->per_domain = false;
+}
+
+void engine_domains_map(struct engine *e)
+{
+	const struct composition *c = &e->hw;
+	bool matched = c->caps.domain_count > 0;
+
+	for (unsigned m = 0; m < c->domain_count && matched; m++)
+		matched = composition_control_domain(c, m) >= 0;
+	if (matched) {
+		map_per_domain(e);
+		return;
+	}
+	map_monitors_only(e);
+	if (c->caps.domain_count > 1 && c->domain_count)
+		log_info("the bandwidth counters' domains (%s...) cannot be matched to the %s control's %u domains: "
+			 "the policies work on each partition's total, with the same limits on every domain",
+			 c->domains[0].name, c->control_ops->name, c->caps.domain_count);
+}
+
+int engine_check_goal_domains(const struct engine *e, const struct partition_goals *g, struct err *err)
+{
+	return domain_limits_check(&e->hw.caps, g, err);
+}
+
+int engine_check_capacity_domains(const struct engine *e, const struct config *config, struct err *err)
+{
+	int r = domain_ids_check(&e->hw.caps, &config->global.capacity_mbps_at, "capacity_mbps", err);
+
+	if (r == 0 && config->global.capacity_mbps_at.count && !e->per_domain)
+		r = err_set(
+			err, -EINVAL,
+			"capacity_mbps has per-domain values, but the bandwidth counters' domains cannot be matched "
+			"to the control's here: give one value for every domain");
+	return r;
+}
+
+unsigned engine_goal_max(const struct engine *e, const struct partition_goals *g, unsigned control)
+{
+	return domain_values_get(&g->mb_max_at, e->hw.caps.domains[control].id, g->mb_max);
+}
+
+unsigned engine_goal_min(const struct engine *e, const struct partition_goals *g, unsigned control)
+{
+	return domain_values_get(&g->mb_min_at, e->hw.caps.domains[control].id, g->mb_min);
+}
+
+/* What monitor domain m can carry: what the hardware says, else the configuration's. */
+double engine_monitor_capacity(const struct engine *e, unsigned m)
+{
+	const struct engine_domain *md = &e->hw.domains[m];
+
+	return md->capacity_mbps > 0 ? md->capacity_mbps : (double)e->config->global.capacity_mbps;
+}
+
+/* The sum over the monitor domains that measure domain d of what the hardware says (with `hardware`)
+ * or of what is known at all; 0 when one of them is not known, or none measures it. */
+static double monitors_capacity(const struct engine *e, unsigned d, bool hardware)
+{
+	double sum = 0;
+
+	for (unsigned m = 0; m < e->hw.domain_count; m++) {
+		if (!(e->doms[d].monitors >> m & 1))
+			continue;
+		double c = hardware ? e->hw.domains[m].capacity_mbps : engine_monitor_capacity(e, m);
+		if (!(c > 0))
+			return 0;
+		sum += c;
+	}
+	return sum;
+}
+
+/* As [global] capacity_mbps says, the hardware's figure first, then the domain's own value, then the
+ * one for every measuring domain. */
+double engine_dom_known_capacity(const struct engine *e, unsigned d)
+{
+	const struct engine_dom *dom = &e->doms[d];
+	const struct global_config *g = &e->config->global;
+	double hardware = monitors_capacity(e, d, true);
+
+	if (hardware > 0)
+		return hardware;
+	if (dom->control >= 0 && domain_values_has(&g->capacity_mbps_at, e->hw.caps.domains[dom->control].id))
+		return domain_values_get(&g->capacity_mbps_at, e->hw.caps.domains[dom->control].id, 0);
+	if (!dom->monitors)
+		return dom->control >= 0 ? g->capacity_mbps : 0;
+	return monitors_capacity(e, d, false);
+}
+
+/* The limits in force on domain d: the control's for its domain, else the partition's. */
+static void limits_on(const struct engine *e, const struct engine_partition *ep, unsigned d, struct domain_status *ds)
+{
+	int c = e->doms[d].control;
+
+	ds->mb_max = c >= 0 ? limits_max_at(&ep->effective, (unsigned)c) : ep->status.mb_max;
+	ds->mb_min = c >= 0 ? limits_min_at(&ep->effective, (unsigned)c) : ep->status.mb_min;
+}
+
+void engine_domains_summarise(struct engine *e, size_t index)
+{
+	const struct engine_partition *ep = &e->partitions[index];
+	const struct sample *row = &e->samples[index * e->hw.domain_count];
+	const struct control_ops *ops = e->hw.control_ops;
+
+	for (unsigned d = 0; d < e->dom_count; d++) {
+		struct domain_status *ds = &e->dom_status[index * e->dom_count + d];
+		const struct engine_dom *dom = &e->doms[d];
+		struct sample_sum sum = { .valid = ep->status.open && dom->monitors,
+					  .reason = dom->monitors ? NULL : "no counters on this domain" };
+		for (unsigned m = 0; m < e->hw.domain_count; m++)
+			if (dom->monitors >> m & 1)
+				sample_sum_add(&sum, &row[m]);
+		*ds = (struct domain_status){
+			.valid = sum.valid, .estimated = sum.estimated, .mbps = sum.mbps, .reason = sum.reason
+		};
+		if (!ep->status.open)
+			ds->reason = ep->status.reason;
+		if (!ds->valid)
+			ds->mbps = 0;
+		limits_on(e, ep, d, ds);
+		if (ops->truth_domain_mbps && dom->control >= 0)
+			ds->truth_mbps = ops->truth_domain_mbps(e->hw.control, index, (unsigned)dom->control);
+	}
+}
+
+/* The policies' copy of a partition's configured limits on each domain. */
+void engine_domains_config(struct engine *e, size_t slot)
+{
+	const struct partition_goals *g = &e->partitions[slot].config->goals;
+
+	for (unsigned d = 0; e->per_domain && d < e->dom_count; d++) {
+		struct policy_domain *pd = &e->policy_dom[slot * e->dom_count + d];
+		pd->cfg_max = engine_goal_max(e, g, (unsigned)e->doms[d].control);
+		pd->cfg_min = engine_goal_min(e, g, (unsigned)e->doms[d].control);
+	}
+}
+
+unsigned engine_domain_count(const struct engine *e)
+{
+	return e->dom_count;
+}
+
+const char *engine_domain_name(const struct engine *e, unsigned d)
+{
+	return e->doms[d].name;
+}
+
+const char *engine_domain_what(const struct engine *e, unsigned d)
+{
+	return e->doms[d].what;
+}
+
+double engine_domain_capacity(const struct engine *e, unsigned d, bool *learned)
+{
+	double known = engine_dom_known_capacity(e, d);
+
+	*learned = !(known > 0);
+	return known > 0 ? known : e->doms[d].learned_mbps;
+}
+
+const struct domain_status *engine_partition_domain(const struct engine *e, size_t index, unsigned d)
+{
+	return &e->dom_status[index * e->dom_count + d];
+}

@@ -1,0 +1,79 @@
+/* The policies' view of domains (internal to policies/): one way to reach a partition's figures, its
+ * memory and its decision on domain d, whether the host has domain arrays or is one domain of totals
+ * (see policy.h). Each policy calls policy_domains_prepare first. */
+#ifndef MPAMD_POLICIES_DOMAINS_H
+#define MPAMD_POLICIES_DOMAINS_H
+
+#include "policies/policy.h"
+
+static inline unsigned pol_domains(const struct policy_host *h)
+{
+	return h->domain_count && h->domains ? h->domain_count : 1;
+}
+
+static inline struct policy_domain *pol_dom(struct policy_partition *p, unsigned d)
+{
+	return p->domains ? &p->domains[d] : &p->one;
+}
+
+static inline const struct policy_domain *pol_cdom(const struct policy_partition *p, unsigned d)
+{
+	return p->domains ? &p->domains[d] : &p->one;
+}
+
+static inline unsigned *dec_max(struct policy_decision *x, unsigned d)
+{
+	return x->mb_max_at ? &x->mb_max_at[d] : &x->mb_max;
+}
+
+static inline unsigned *dec_min(struct policy_decision *x, unsigned d)
+{
+	return x->mb_min_at ? &x->mb_min_at[d] : &x->mb_min;
+}
+
+static inline unsigned dec_max_of(const struct policy_decision *x, unsigned d)
+{
+	return x->mb_max_at ? x->mb_max_at[d] : x->mb_max;
+}
+
+/* Domain d of the host; on a host without domain arrays, the host itself. */
+static inline struct policy_host_domain host_dom(const struct policy_host *h, unsigned d)
+{
+	if (h->domain_count && h->domains)
+		return h->domains[d];
+	return (struct policy_host_domain){ .capacity_mbps = h->capacity_mbps,
+					    .capacity_learned = h->capacity_learned,
+					    .total_mbps = h->total_mbps,
+					    .total_valid = h->total_valid };
+}
+
+/* MB/s a ceiling of pct lets through on a domain of `capacity`, and back; 0 when it is unknown. */
+static inline double dom_mbps_of_pct(double capacity, double pct)
+{
+	return capacity > 0 ? pct * capacity / 100 : 0;
+}
+
+static inline double dom_pct_of_mbps(double capacity, double mbps)
+{
+	return capacity > 0 ? mbps * 100 / capacity : 0;
+}
+
+/* On a host without domain arrays, each partition's `one` takes its scalar figures (its memory is
+ * kept). */
+static inline void policy_domains_prepare(const struct policy_host *h, struct policy_partition *parts, size_t count)
+{
+	if (h->domain_count && h->domains)
+		return;
+	for (size_t i = 0; i < count; i++) {
+		struct policy_partition *p = &parts[i];
+		p->domains = NULL;
+		p->one.cfg_max = p->goals.mb_max;
+		p->one.cfg_min = p->goals.mb_min;
+		p->one.valid = p->valid;
+		p->one.mbps = p->mbps;
+		p->one.mb_max = p->mb_max;
+		p->one.mb_min = p->mb_min;
+	}
+}
+
+#endif
