@@ -209,11 +209,7 @@ static int teardown(void **state)
 		waitpid(flooder, NULL, 0);
 		flooder = 0;
 	}
-	if (daemon_pid > 0) {
-		kill(daemon_pid, SIGKILL);
-		wait_exit(daemon_pid, WAIT_MS);
-		daemon_pid = 0;
-	}
+	kill_daemon(&daemon_pid);
 	unlink(config);
 	unlink(log_path);
 	unlink(sock);

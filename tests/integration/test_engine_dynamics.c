@@ -56,11 +56,7 @@ static int daemon_pid;
 static int teardown(void **state)
 {
 	(void)state;
-	if (daemon_pid > 0 && kill(daemon_pid, 0) == 0) {
-		kill(daemon_pid, SIGKILL);
-		wait_exit(daemon_pid, WAIT_MS);
-	}
-	daemon_pid = 0;
+	kill_daemon(&daemon_pid);
 	if (current) {
 		engine_free(current->engine);
 		emu_stop(current->emu);

@@ -116,11 +116,7 @@ static int teardown(void **state)
 	char cmd[128];
 
 	(void)state;
-	if (daemon_pid > 0) {
-		kill(daemon_pid, SIGKILL);
-		wait_exit(daemon_pid, 5000);
-		daemon_pid = 0;
-	}
+	kill_daemon(&daemon_pid);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	int r = dir[0] && system(cmd) != 0 ? -1 : 0;
 	dir[0] = '\0';

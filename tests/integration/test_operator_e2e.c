@@ -233,11 +233,7 @@ static int teardown(void **state)
 	char cmd[128];
 
 	(void)state;
-	if (daemon_pid > 0) {
-		kill(daemon_pid, SIGKILL);
-		wait_exit(daemon_pid, WAIT_MS);
-		daemon_pid = 0;
-	}
+	kill_daemon(&daemon_pid);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	return dir[0] && system(cmd) != 0 ? -1 : 0;
 }

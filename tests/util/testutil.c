@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -200,6 +201,15 @@ int wait_exit(int pid, int timeout_ms)
 		usleep(10000);
 	}
 	return -1;
+}
+
+void kill_daemon(int *pid)
+{
+	if (*pid > 0) {
+		kill(*pid, SIGKILL);
+		wait_exit(*pid, 5000);
+	}
+	*pid = 0;
 }
 
 int wait_for_text(const char *path, const char *text, int timeout_ms)

@@ -19,6 +19,9 @@ void run_result_fini(struct run_result *r);
 int spawn_background(char *const argv[], const char *log_path);
 /* Waits up to timeout_ms for `pid`; returns its exit status, 128+signal, or -1 on timeout. */
 int wait_exit(int pid, int timeout_ms);
+/* A test's teardown: kills *pid (when > 0) with SIGKILL, reaps it and sets *pid to 0, so a failed
+ * assertion leaves no daemon behind. */
+void kill_daemon(int *pid);
 /* Polls until `path` contains `text` (or timeout_ms passes); true when it does. */
 int wait_for_text(const char *path, const char *text, int timeout_ms);
 
