@@ -1,5 +1,6 @@
 /* The README's resctrl-emu walkthrough, run line by line as written (from the top of the repository,
- * with this build's binaries for build/): what a new user types must work. */
+ * with this build's binaries for build/ and a private mount point and config in place of /tmp/resctrl
+ * and etc/resctrl-emu.ini): what a new user types must work. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -46,6 +47,65 @@ static char *with_build_dir(const char *script)
 	return out;
 }
 
+/* `text` with every `from` replaced by `to`, malloc'ed; frees `text`. */
+static char *replace_all(char *text, const char *from, const char *to)
+{
+	size_t from_len = strlen(from), count = 0;
+
+	for (const char *p = strstr(text, from); p; p = strstr(p + from_len, from))
+		count++;
+	char *out = malloc(strlen(text) + count * strlen(to) + 1), *o = out;
+	const char *p = text;
+	for (const char *hit = strstr(p, from); hit; hit = strstr(p, from)) {
+		o = mempcpy(o, p, (size_t)(hit - p));
+		o = stpcpy(o, to);
+		p = hit + from_len;
+	}
+	strcpy(o, p);
+	free(text);
+	return out;
+}
+
+/* The walkthrough's mount point and config, moved to private copies: a dead mount left at
+ * /tmp/resctrl by a killed emulator of an earlier run (or the user's own) must not fail this
+ * run, and this run must not touch the user's. */
+struct walkthrough_paths {
+	char mount[64];
+	char config[64];
+};
+
+static void private_paths(struct walkthrough_paths *w)
+{
+	char path[512];
+
+	snprintf(w->mount, sizeof(w->mount), "/tmp/mpamd-readme-mnt-XXXXXX");
+	assert_non_null(mkdtemp(w->mount));
+	snprintf(w->config, sizeof(w->config), "/tmp/mpamd-readme-ini-XXXXXX");
+	int fd = mkstemp(w->config);
+	assert_true(fd >= 0);
+	snprintf(path, sizeof(path), "%s/etc/resctrl-emu.ini", MPAMD_SOURCE_DIR);
+	char *ini = read_text_file(path);
+	assert_non_null(ini);
+	assert_non_null(strstr(ini, "resctrl_root = /tmp/resctrl\n"));
+	ini = replace_all(ini, "/tmp/resctrl", w->mount);
+	assert_true(write(fd, ini, strlen(ini)) == (ssize_t)strlen(ini));
+	close(fd);
+	free(ini);
+}
+
+/* Whatever the walkthrough left mounted goes, even when it failed half-way. */
+static void remove_private_paths(const struct walkthrough_paths *w)
+{
+	char *cmd = NULL;
+
+	assert_true(asprintf(&cmd, "umount -l '%s' 2>/dev/null", w->mount) > 0);
+	if (system(cmd) == -1)
+		perror("umount");
+	free(cmd);
+	rmdir(w->mount);
+	unlink(w->config);
+}
+
 static void test_emulator_walkthrough(void **state)
 {
 	char path[512], log[64] = "/tmp/mpamd-readme-XXXXXX";
@@ -59,8 +119,12 @@ static void test_emulator_walkthrough(void **state)
 	if (!block)
 		fail_msg("README.md has no ```sh block after '%s'", WALKTHROUGH_HEADING);
 	assert_non_null(strstr(block, "umount /tmp/resctrl"));
+	assert_non_null(strstr(block, "-c etc/resctrl-emu.ini"));
 	bool had_run_dir = stat("/run/mpamd", &st) == 0;
-	char *script = with_build_dir(block);
+	struct walkthrough_paths paths;
+	private_paths(&paths);
+	char *script = replace_all(with_build_dir(block), "etc/resctrl-emu.ini", paths.config);
+	script = replace_all(script, "/tmp/resctrl", paths.mount);
 	int fd = mkstemp(log);
 	assert_true(fd >= 0);
 	close(fd);
@@ -68,7 +132,9 @@ static void test_emulator_walkthrough(void **state)
 	assert_true(asprintf(&cmd, "cd '%s' && sh -e -x >%s 2>&1 <<'WALKTHROUGH'\n%s\nWALKTHROUGH", MPAMD_SOURCE_DIR,
 			     log, script) > 0);
 	int rc = system(cmd);
+	remove_private_paths(&paths);
 	char *out = read_text_file(log);
+	unlink(log);
 	if (rc != 0)
 		fail_msg("the walkthrough failed (%d):\n%s", rc, out);
 	/* discover saw the emulated host, and mpamd ran its ticks on it. */
@@ -77,7 +143,6 @@ static void test_emulator_walkthrough(void **state)
 	assert_null(strstr(out, "error"));
 	if (!had_run_dir)
 		rmdir("/run/mpamd");
-	unlink(log);
 	free(out);
 	free(cmd);
 	free(script);
