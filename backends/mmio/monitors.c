@@ -10,6 +10,8 @@
  *    (a monitor programmed and then read for its baseline);
  *  - a long counter's high word is expected to be what it was at the last read, so the usual read is
  *    low, high instead of high, low, high;
+ *  - a long counter that counted forwards and is ready is taken without reading CTL: CTL is read
+ *    when the count needs a look (backwards, not ready) and on each monitor's staggered check;
  *  - the baseline read right after programming does not read CTL back. */
 #include "backends/mmio/monitors.h"
 
@@ -22,10 +24,11 @@
 
 /* A long counter whose high word keeps changing between reads is given up after this many tries. */
 #define LONG_READ_RETRIES 3
-/* Every this many ticks (a power of two) each monitor's filter is read back too, staggered over the
- * monitors, to catch another agent that changed only MSMON_CFG_MBWU_FLT. CTL is read on every tick
- * anyway, for its overflow status. */
-#define FLT_CHECK_TICKS 16u
+/* Every MSC_MONITORS_CHECK_TICKS ticks (a power of two) each monitor's settings are read back,
+ * staggered over the monitors: its filter, to catch another agent that changed only
+ * MSMON_CFG_MBWU_FLT, and its CTL, where CTL is not read on every tick (ctl_every_read). */
+#define CHECK_TICKS MSC_MONITORS_CHECK_TICKS
+_Static_assert((CHECK_TICKS & (CHECK_TICKS - 1)) == 0, "the staggered check is a mask: a power of two");
 /* No MSMON_CFG_MON_SEL value known to be in the register (RIS and MON_SEL never fill bit 31). */
 #define SEL_UNKNOWN UINT32_MAX
 
@@ -55,6 +58,15 @@ struct msc_monitors {
 	 * pass and a long counter's high word predicted. Not beside the kernel's MPAM driver or
 	 * resctrl, which select monitors (and zero counters on CPU hotplug) whenever they like. */
 	bool sole_user;
+	/* CTL is read on every read, for its overflow status and to see another agent's change at once:
+	 * beside the kernel (Linux's sequence, every read) and for a 31-bit counter, whose range a
+	 * late tick can pass at 20 GB/s (2^31 bytes in 100 ms), so that its overflow status is the
+	 * only thing that tells a count that went all the way round from a small one. A long counter
+	 * (44 or 63 bits) of mpamd alone takes minutes at least to wrap at memory speeds, and the engine
+	 * refuses an interval with fewer than two reads per wrap: a forward, ready count of it tells all
+	 * CTL would (see read_monitor), and CTL is read when the count needs a look and on the
+	 * staggered checks. */
+	bool ctl_every_read;
 	uint32_t selected;   /* MON_SEL as this pass last wrote it, SEL_UNKNOWN when not known */
 	uint32_t ctl;	     /* what CTL holds while counting (EN included) */
 	uint32_t status_bit; /* the overflow status of the counter read */
@@ -212,9 +224,9 @@ static int restart_monitor(struct msc_monitors *m, unsigned mon, struct counter_
 	return 0;
 }
 
-/* Why the monitor no longer counts what mpamd programmed, or NULL. CTL comes with every sample; the
- * filter is read back only when it is cheap to be careful: when the sample looks wrong and every
- * FLT_CHECK_TICKS ticks. */
+/* Why the monitor no longer counts what mpamd programmed, or NULL. CTL is the one the careful path
+ * read; the filter is read back only when it is cheap to be careful: when the sample looks wrong and
+ * every CHECK_TICKS ticks. */
 static const char *settings_changed(struct msc_monitors *m, struct mon_state *st, uint32_t ctl)
 {
 	uint32_t flt;
@@ -302,17 +314,32 @@ static __attribute__((noinline)) void read_monitor_careful(struct msc_monitors *
 		if (rd->overflowed && (r = read_counter(m, st, &rd->value, &rd->not_ready)) < 0)
 			return read_failed(rd, r);
 	}
-	/* Settings as programmed, a count that did not go backwards, ready, no filter check due. */
+	/* Where CTL is not read on every tick, a set status may be older than this interval: a wrap
+	 * just after a forward count was taken shows as a backwards count at the next read, which
+	 * comes here and clears it, but one that a failed or not-ready read let pass (with its
+	 * baseline) is seen only at the staggered check. Within an interval the engine allows, the
+	 * count went round since the last read exactly when it is now below it; a status beside a
+	 * forward count is that older one, cleared above and not a wrap (counted, it would add the
+	 * counter's whole range). */
+	if (rd->overflowed && !m->ctl_every_read && rd->value >= st->last)
+		rd->overflowed = false;
+	/* Settings as programmed, a count that did not go backwards, ready, no check due. */
 	if ((ctl & ~OFLOW_STATUS_BOTH) == m->ctl && (rd->overflowed || rd->value >= st->last) && !rd->not_ready &&
-	    ((m->tick + mon) & (FLT_CHECK_TICKS - 1))) {
+	    ((m->tick + mon) & (CHECK_TICKS - 1))) {
 		st->last = rd->value;
 		return;
 	}
 	check_monitor(m, mon, rd, ctl);
 }
 
-/* One held monitor's reading into *rd: select it, read the counter, then CTL. The usual case, CTL
- * exactly as programmed (no overflow status) and a count that went forwards, ends here. */
+/* One held monitor's reading into *rd: select it, read the counter, then CTL where it is read on
+ * every tick. The usual case ends here: a count that went forwards, ready, no check due, and CTL
+ * (when read) exactly as programmed, without overflow status.
+ * Without CTL, that count is still all CTL would tell: a wrap since the last read would show as a
+ * count below it (the engine keeps the interval under half a wrap), and so would a
+ * counter zeroed by another agent (unless it climbed back past the last count, which CTL would not
+ * tell either); settings changed by one are caught at the staggered check, or at once when they make
+ * the monitor not ready. Any other count goes the careful way, which reads CTL. */
 static inline __attribute__((always_inline)) void read_monitor(struct msc_monitors *m, unsigned mon,
 							       struct counter_reading *rd)
 {
@@ -326,11 +353,15 @@ static inline __attribute__((always_inline)) void read_monitor(struct msc_monito
 		return read_fresh(m, st, rd);
 	if ((r = select_monitor(m, st)) < 0 || (r = read_counter(m, st, &value, &nrdy)) < 0)
 		return read_failed(rd, r);
+	*rd = (struct counter_reading){ .value = value, .held = true, .not_ready = nrdy };
+	bool forwards = value >= st->last && !nrdy && ((m->tick + mon) & (CHECK_TICKS - 1));
+	if (__builtin_expect(forwards && !m->ctl_every_read, 1)) {
+		st->last = value;
+		return;
+	}
 	if ((r = bus_read32(m->bus, MSMON_CFG_MBWU_CTL, &ctl)) < 0)
 		return read_failed(rd, forget(m, st, r));
-	*rd = (struct counter_reading){ .value = value, .held = true, .not_ready = nrdy };
-	if (__builtin_expect(ctl == m->ctl && value >= st->last && !nrdy && ((m->tick + mon) & (FLT_CHECK_TICKS - 1)),
-			     1)) {
+	if (forwards && ctl == m->ctl) {
 		st->last = value;
 		return;
 	}
@@ -379,6 +410,7 @@ int msc_monitors_new(struct msc *msc, size_t partitions, struct msc_monitors **r
 	m->sole_user = !msc->access.beside_kernel && !msc->access.monitor_only;
 	m->selected = SEL_UNKNOWN;
 	m->use_long = rc->has_long;
+	m->ctl_every_read = !m->sole_user || !m->use_long;
 	m->bits = rc->counter_bits;
 	m->value_mask = mpam_counter_mask(m->bits);
 	unsigned scale = msc_counter_scale(msc, rc);

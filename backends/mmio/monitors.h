@@ -12,6 +12,11 @@
 
 struct msc_monitors;
 
+/* Each monitor's settings (MSMON_CFG_MBWU_FLT, and CTL where it is not read on every tick) are read
+ * back once in this many reads, staggered over the monitors: another agent's change that leaves
+ * the count going forwards and ready is seen within this many ticks. */
+#define MSC_MONITORS_CHECK_TICKS 16u
+
 /* Monitors of `msc` (its monitor RIS) for up to `partitions` partition indices. Fails with
  * -EOPNOTSUPP when the MSC has no MBWU monitors. */
 int msc_monitors_new(struct msc *msc, size_t partitions, struct msc_monitors **ret, struct err *err);

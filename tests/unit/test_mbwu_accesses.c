@@ -4,7 +4,9 @@
  *    never trusted across ticks, after a failed write, or after someone else's write was seen;
  *  - a long counter is read low, high when its high word is the one the last read saw; a carry into
  *    the high word between the two reads is caught and the read done as Linux does (high, low, high);
- *  - beside the kernel's MPAM driver neither saving is made.
+ *  - a long counter that counted forwards and is ready is taken without reading CTL, whose settings
+ *    are read back on each monitor's staggered check (MSC_MONITORS_CHECK_TICKS) instead;
+ *  - beside the kernel's MPAM driver none of these savings is made.
  * Each test runs the driver over the register model through a bus that counts accesses and can act
  * as another agent at a chosen moment. */
 #include <errno.h>
@@ -23,21 +25,33 @@
 #include "backends/sim/msc_model.h"
 #include "tests/util/mbwu_rig.h"
 
-/* A bus between the driver and the model that counts MON_SEL writes and high-word reads, and can do
- * something at the worst moment: count traffic right after the driver read a long counter's low
- * word, make a MON_SEL write report failure after it took effect, or play another agent that
- * selects and rewrites another monitor right after the driver read a high word. */
+/* A bus between the driver and the model that counts accesses, and can do something at the worst
+ * moment: count traffic right after the driver read a long counter's low word, make a MON_SEL write
+ * report failure after it took effect, or play another agent that selects and rewrites another
+ * monitor between the driver's high-word read and its CTL read. */
 struct spy_bus {
 	struct msc_bus base;
 	struct msc_bus *inner;
 	struct msc_model *model;
-	unsigned sel_writes, high_reads;
+	unsigned sel_writes, high_reads, ctl_reads, accesses;
 	uint64_t carry_bytes; /* counted for carry_partid after the next low-word read, then 0 */
 	uint16_t carry_partid;
 	uint32_t fail_sel; /* a MON_SEL value whose next write takes effect but reports -EIO */
 	bool fail_armed;
-	bool meddle_armed; /* after the next high-word read: select monitor 1, rewrite its CTL */
+	bool meddle_armed; /* before a CTL read that follows a high-word read of monitor 0: select monitor 1, rewrite its CTL */
+	bool last_was_high;
+	uint32_t selected; /* the last MON_SEL the driver wrote */
 };
+
+/* Another agent selects monitor 1 and sets MATCH_PMG in its CTL. */
+static void meddle(struct spy_bus *s)
+{
+	uint32_t ctl = 0;
+
+	assert_int_equal(msc_model_write32(s->model, MSMON_CFG_MON_SEL, msmon_cfg_mon_sel(0, 1)), 0);
+	assert_int_equal(msc_model_read32(s->model, MSMON_CFG_MBWU_CTL, &ctl), 0);
+	assert_int_equal(msc_model_write32(s->model, MSMON_CFG_MBWU_CTL, ctl | MSMON_CFG_CTL_MATCH_PMG), 0);
+}
 
 static struct spy_bus *spy_of(struct msc_bus *b)
 {
@@ -47,22 +61,21 @@ static struct spy_bus *spy_of(struct msc_bus *b)
 static int spy_read32(struct msc_bus *b, uint32_t off, uint32_t *ret)
 {
 	struct spy_bus *s = spy_of(b);
+
+	if (off == MSMON_CFG_MBWU_CTL && s->meddle_armed && s->last_was_high &&
+	    s->selected == msmon_cfg_mon_sel(0, 0)) {
+		s->meddle_armed = false;
+		meddle(s);
+	}
 	int r = bus_read32(s->inner, off, ret);
 
+	s->accesses++;
+	s->last_was_high = r == 0 && off == MSMON_MBWU_L + 4;
+	s->high_reads += s->last_was_high;
+	s->ctl_reads += off == MSMON_CFG_MBWU_CTL;
 	if (r == 0 && off == MSMON_MBWU_L && s->carry_bytes) {
 		msc_model_count(s->model, 0, s->carry_partid, 0, s->carry_bytes, 0);
 		s->carry_bytes = 0;
-	}
-	if (r == 0 && off == MSMON_MBWU_L + 4) {
-		s->high_reads++;
-		if (s->meddle_armed) {
-			uint32_t ctl = 0;
-			s->meddle_armed = false;
-			assert_int_equal(msc_model_write32(s->model, MSMON_CFG_MON_SEL, msmon_cfg_mon_sel(0, 1)), 0);
-			assert_int_equal(msc_model_read32(s->model, MSMON_CFG_MBWU_CTL, &ctl), 0);
-			assert_int_equal(msc_model_write32(s->model, MSMON_CFG_MBWU_CTL, ctl | MSMON_CFG_CTL_MATCH_PMG),
-					 0);
-		}
 	}
 	return r;
 }
@@ -72,8 +85,11 @@ static int spy_write32(struct msc_bus *b, uint32_t off, uint32_t v)
 	struct spy_bus *s = spy_of(b);
 	int r = bus_write32(s->inner, off, v);
 
+	s->accesses++;
+	s->last_was_high = false;
 	if (off != MSMON_CFG_MON_SEL)
 		return r;
+	s->selected = v;
 	s->sel_writes++;
 	if (r == 0 && s->fail_armed && v == s->fail_sel) {
 		s->fail_armed = false;
@@ -84,11 +100,15 @@ static int spy_write32(struct msc_bus *b, uint32_t off, uint32_t v)
 
 static int spy_read64(struct msc_bus *b, uint32_t off, uint64_t *ret)
 {
+	spy_of(b)->accesses++;
+	spy_of(b)->last_was_high = false;
 	return bus_read64(spy_of(b)->inner, off, ret);
 }
 
 static int spy_write64(struct msc_bus *b, uint32_t off, uint64_t v)
 {
+	spy_of(b)->accesses++;
+	spy_of(b)->last_was_high = false;
 	return bus_write64(spy_of(b)->inner, off, v);
 }
 
@@ -146,6 +166,24 @@ static uint32_t model_flt(struct rig *rig, unsigned mon)
 	assert_int_equal(msc_model_write32(rig->r.model, MSMON_CFG_MON_SEL, msmon_cfg_mon_sel(0, (uint16_t)mon)), 0);
 	assert_int_equal(msc_model_read32(rig->r.model, MSMON_CFG_MBWU_FLT, &flt), 0);
 	return flt;
+}
+
+/* CTL of hardware monitor `mon`, as the model holds it. */
+static uint32_t model_ctl(struct rig *rig, unsigned mon)
+{
+	uint32_t ctl = 0;
+
+	assert_int_equal(msc_model_write32(rig->r.model, MSMON_CFG_MON_SEL, msmon_cfg_mon_sel(0, (uint16_t)mon)), 0);
+	assert_int_equal(msc_model_read32(rig->r.model, MSMON_CFG_MBWU_CTL, &ctl), 0);
+	return ctl;
+}
+
+/* Another agent writes `set` into CTL of hardware monitor `mon`, keeping what is there. */
+static void foreign_ctl_set(struct rig *rig, unsigned mon, uint32_t set)
+{
+	uint32_t ctl = model_ctl(rig, mon);
+
+	assert_int_equal(msc_model_write32(rig->r.model, MSMON_CFG_MBWU_CTL, ctl | set), 0);
 }
 
 /* MON_SEL writes of one rotating tick: 2 partitions per monitor, so every monitor is read, programmed
@@ -232,26 +270,30 @@ static void test_mon_sel_forgotten_after_a_failed_write(void **state)
 	rig_teardown(&rig);
 }
 
-/* Another agent selects monitor 1 and rewrites its CTL while the driver is reading monitor 0: the
- * CTL the driver reads next is monitor 1's, which it takes for its own monitor changed behind its
- * back. The monitor it programs again must be its own, selected anew, not whatever MON_SEL holds. */
+/* Another agent selects monitor 1 and rewrites its CTL between the driver's reading of monitor 0's
+ * counter and of its CTL (read on monitor 0's staggered check, as the sole user of long counters):
+ * the CTL the driver reads is monitor 1's, which it takes for its own monitor changed behind its
+ * back. The monitor it programs again must be its own, selected anew, not whatever MON_SEL holds;
+ * monitor 1's own change is found at its own check and undone. */
 static void test_mon_sel_forgotten_after_a_foreign_write(void **state)
 {
 	struct rig rig;
+	unsigned ticks = 0;
 
 	(void)state;
 	rig_setup(&rig, 2, 2, false); /* PARTIDs 1 and 2 on monitors 0 and 1 */
 	rig_tick(&rig);
 	rig_tick(&rig);
 	rig.spy->meddle_armed = true;
-	rig_tick(&rig);
+	while (rig.spy->meddle_armed && ticks++ < MSC_MONITORS_CHECK_TICKS)
+		rig_tick(&rig);
 	assert_false(rig.spy->meddle_armed);
 	assert_int_equal(rig.r.samples[0].state, SAMPLE_INVALID);
 	assert_non_null(strstr(rig.r.samples[0].reason, "changed by another agent"));
 	assert_int_equal(model_flt(&rig, 0), 1);
 	assert_int_equal(model_flt(&rig, 1), 2); /* not given PARTID 1's filter */
-	int measured[2] = { 0, 0 };
-	for (int t = 0; t < 6; t++) {
+	int measured[2] = { 0, 0 }, monitor1_reprogrammed = 0;
+	for (unsigned t = 0; t < 2 * MSC_MONITORS_CHECK_TICKS; t++) {
 		msc_model_count(rig.r.model, 0, 1, 0, 1111, 0);
 		msc_model_count(rig.r.model, 0, 2, 0, 2222, 0);
 		rig_tick(&rig);
@@ -261,8 +303,15 @@ static void test_mon_sel_forgotten_after_a_foreign_write(void **state)
 			assert_int_equal(rig.r.samples[i].bytes, 1111ull * (uint64_t)(i + 1));
 			measured[i]++;
 		}
+		if (rig.r.samples[1].state == SAMPLE_INVALID) {
+			assert_non_null(strstr(rig.r.samples[1].reason, "MSMON_CFG_MBWU_CTL) was changed"));
+			monitor1_reprogrammed++;
+		}
 	}
-	assert_true(measured[0] >= 4 && measured[1] >= 4);
+	assert_int_equal(monitor1_reprogrammed, 1);
+	assert_false(model_ctl(&rig, 1) & MSMON_CFG_CTL_MATCH_PMG);
+	assert_true(measured[0] >= 2 * (int)MSC_MONITORS_CHECK_TICKS - 1);
+	assert_true(measured[1] >= 2 * (int)MSC_MONITORS_CHECK_TICKS - 2);
 	rig_teardown(&rig);
 }
 
@@ -332,6 +381,134 @@ static void test_high_word_expected_only_as_sole_user(void **state)
 	assert_int_equal(high_reads_per_tick(true), 2);
 }
 
+/* Register accesses and CTL reads over MSC_MONITORS_CHECK_TICKS ticks of one settled monitor with
+ * traffic, every sample measured and exact. */
+static void accesses_over_a_check_period(bool beside_kernel, unsigned *accesses, unsigned *ctl_reads)
+{
+	struct rig rig;
+
+	rig_setup(&rig, 1, 1, beside_kernel);
+	rig_tick(&rig);
+	rig_tick(&rig);
+	rig.spy->accesses = rig.spy->ctl_reads = 0;
+	for (unsigned t = 0; t < MSC_MONITORS_CHECK_TICKS; t++) {
+		msc_model_count(rig.r.model, 0, 1, 0, 1000 + t, 0);
+		rig_tick(&rig);
+		assert_int_equal(rig.r.samples[0].state, SAMPLE_MEASURED);
+		assert_int_equal(rig.r.samples[0].bytes, 1000 + t);
+	}
+	*accesses = rig.spy->accesses;
+	*ctl_reads = rig.spy->ctl_reads;
+	rig_teardown(&rig);
+}
+
+/* The sole user of a long counter reads it in 3 accesses (select, low word, high word) and reads CTL
+ * and the filter back once per check period. Beside the kernel every read is Linux's whole sequence:
+ * select, high, low, high, CTL (the filter too, once per period). */
+static void test_ctl_read_on_the_staggered_check_only_as_sole_user(void **state)
+{
+	unsigned accesses, ctl_reads;
+
+	(void)state;
+	accesses_over_a_check_period(false, &accesses, &ctl_reads);
+	assert_int_equal(ctl_reads, 1);
+	assert_int_equal(accesses, 3 * MSC_MONITORS_CHECK_TICKS + 2);
+	accesses_over_a_check_period(true, &accesses, &ctl_reads);
+	assert_int_equal(ctl_reads, MSC_MONITORS_CHECK_TICKS);
+	assert_int_equal(accesses, 5 * MSC_MONITORS_CHECK_TICKS + 1);
+}
+
+/* Another agent changes a monitor's CTL in a way that keeps it counting forwards (MATCH_PMG, with
+ * the traffic on PMG 0): the sole user, which does not read CTL on every tick, finds it at the
+ * monitor's next check, within MSC_MONITORS_CHECK_TICKS ticks, and programs it again. */
+static void test_foreign_ctl_change_found_within_a_check_period(void **state)
+{
+	struct rig rig;
+	unsigned found_after = 0;
+
+	(void)state;
+	rig_setup(&rig, 1, 1, false);
+	rig_tick(&rig);
+	rig_tick(&rig);
+	foreign_ctl_set(&rig, 0, MSMON_CFG_CTL_MATCH_PMG);
+	for (unsigned t = 1; t <= MSC_MONITORS_CHECK_TICKS && !found_after; t++) {
+		msc_model_count(rig.r.model, 0, 1, 0, 500, 0);
+		rig_tick(&rig);
+		if (rig.r.samples[0].state == SAMPLE_INVALID)
+			found_after = t;
+	}
+	assert_true(found_after >= 1);
+	assert_non_null(strstr(rig.r.samples[0].reason, "MSMON_CFG_MBWU_CTL) was changed by another agent"));
+	assert_false(model_ctl(&rig, 0) & MSMON_CFG_CTL_MATCH_PMG);
+	msc_model_count(rig.r.model, 0, 1, 0, 700, 0);
+	rig_tick(&rig);
+	assert_int_equal(rig.r.samples[0].state, SAMPLE_MEASURED);
+	assert_int_equal(rig.r.samples[0].bytes, 700);
+	rig_teardown(&rig);
+}
+
+/* A long counter wraps between two reads: the count is below the last one, so the driver reads CTL
+ * (overflow status set), clears the status and counts across the wrap exactly, then goes back to
+ * 3 accesses a read. */
+static void test_long_counter_wrap_counted_without_ctl_on_every_read(void **state)
+{
+	struct rig rig;
+	uint64_t range = 1ull << 44;
+
+	(void)state;
+	rig_setup(&rig, 1, 1, false);
+	rig_tick(&rig);
+	assert_int_equal(msc_model_write32(rig.r.model, MSMON_CFG_MON_SEL, msmon_cfg_mon_sel(0, 0)), 0);
+	assert_int_equal(msc_model_write64(rig.r.model, MSMON_MBWU_L, range - 100), 0);
+	rig_tick(&rig); /* a jump: restarted */
+	rig_tick(&rig); /* baseline again */
+	msc_model_count(rig.r.model, 0, 1, 0, 40, 0);
+	rig_tick(&rig);
+	assert_int_equal(rig.r.samples[0].state, SAMPLE_MEASURED);
+	assert_int_equal(rig.r.samples[0].bytes, 40);
+	msc_model_count(rig.r.model, 0, 1, 0, 5000, 0); /* past 2^44 */
+	rig.spy->ctl_reads = 0;
+	rig_tick(&rig);
+	assert_int_equal(rig.r.samples[0].state, SAMPLE_MEASURED);
+	assert_int_equal(rig.r.samples[0].bytes, 5000);
+	assert_true(rig.spy->ctl_reads >= 1);
+	assert_false(model_ctl(&rig, 0) & (MSMON_CFG_CTL_OFLOW_STATUS | MSMON_CFG_CTL_OFLOW_STATUS_L));
+	for (int t = 0; t < 3; t++) {
+		msc_model_count(rig.r.model, 0, 1, 0, 60, 0);
+		rig_tick(&rig);
+		assert_int_equal(rig.r.samples[0].state, SAMPLE_MEASURED);
+		assert_int_equal(rig.r.samples[0].bytes, 60);
+	}
+	rig_teardown(&rig);
+}
+
+/* An overflow status that is older than the interval (here set by hand, as one a failed read can
+ * leave) sits beside a count that went forwards. Where CTL is read on every tick a status means a
+ * wrap since the last read; here it cannot, and counting it would add 2^44 bytes: it is cleared at
+ * the check and every sample stays exact. */
+static void test_stale_overflow_status_is_not_a_wrap(void **state)
+{
+	struct rig rig;
+	int measured = 0;
+
+	(void)state;
+	rig_setup(&rig, 1, 1, false);
+	rig_tick(&rig);
+	rig_tick(&rig);
+	foreign_ctl_set(&rig, 0, MSMON_CFG_CTL_OFLOW_STATUS_L);
+	for (unsigned t = 0; t <= MSC_MONITORS_CHECK_TICKS; t++) {
+		msc_model_count(rig.r.model, 0, 1, 0, 1000, 0);
+		rig_tick(&rig);
+		if (rig.r.samples[0].state != SAMPLE_MEASURED)
+			continue;
+		assert_int_equal(rig.r.samples[0].bytes, 1000);
+		measured++;
+	}
+	assert_int_equal(measured, MSC_MONITORS_CHECK_TICKS + 1);
+	assert_false(model_ctl(&rig, 0) & MSMON_CFG_CTL_OFLOW_STATUS_L);
+	rig_teardown(&rig);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -341,6 +518,10 @@ int main(void)
 		cmocka_unit_test(test_mon_sel_forgotten_after_a_foreign_write),
 		cmocka_unit_test(test_carry_between_low_and_high_read),
 		cmocka_unit_test(test_high_word_expected_only_as_sole_user),
+		cmocka_unit_test(test_ctl_read_on_the_staggered_check_only_as_sole_user),
+		cmocka_unit_test(test_foreign_ctl_change_found_within_a_check_period),
+		cmocka_unit_test(test_long_counter_wrap_counted_without_ctl_on_every_read),
+		cmocka_unit_test(test_stale_overflow_status_is_not_a_wrap),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
