@@ -48,13 +48,7 @@ static int teardown(void **state)
 		}
 		started[i] = 0;
 	}
-	if (dir[0]) {
-		char cmd[128];
-		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-		if (system(cmd) != 0)
-			return -1;
-	}
-	return 0;
+	return remove_tree(dir);
 }
 
 static void make_dir(void)
@@ -67,10 +61,7 @@ static void make_dir(void)
 
 static void remove_dir(void)
 {
-	char cmd[128];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	assert_int_equal(system(cmd), 0);
+	assert_int_equal(remove_tree(dir), 0);
 }
 
 static void write_config(const char *text)

@@ -230,12 +230,9 @@ static void test_operator_session(void **state)
 /* Also after a failed assertion: no mpamd and no directory stay behind. */
 static int teardown(void **state)
 {
-	char cmd[128];
-
 	(void)state;
 	kill_daemon(&daemon_pid);
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	return dir[0] && system(cmd) != 0 ? -1 : 0;
+	return remove_tree(dir);
 }
 
 int main(void)

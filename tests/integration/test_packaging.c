@@ -43,11 +43,8 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	char cmd[128];
-
 	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", stage);
-	return system(cmd) == 0 ? 0 : -1;
+	return remove_tree(stage);
 }
 
 static void test_unit_file_verifies(void **state)

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
@@ -210,6 +211,23 @@ void kill_daemon(int *pid)
 		wait_exit(*pid, 5000);
 	}
 	*pid = 0;
+}
+
+static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	(void)st;
+	(void)type;
+	(void)ftw;
+	return remove(path) < 0 && errno != ENOENT ? -1 : 0;
+}
+
+int remove_tree(const char *dir)
+{
+	if (!dir[0])
+		return 0;
+	if (nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS) < 0 && errno != ENOENT)
+		return -1;
+	return 0;
 }
 
 int wait_for_text(const char *path, const char *text, int timeout_ms)

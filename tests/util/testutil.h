@@ -22,6 +22,9 @@ int wait_exit(int pid, int timeout_ms);
 /* A test's teardown: kills *pid (when > 0) with SIGKILL, reaps it and sets *pid to 0, so a failed
  * assertion leaves no daemon behind. */
 void kill_daemon(int *pid);
+/* Removes `dir` and everything below it (nothing when `dir` is empty); 0, or -1 when something
+ * stayed. For teardowns, which run after a failed assertion too. */
+int remove_tree(const char *dir);
 /* Polls until `path` contains `text` (or timeout_ms passes); true when it does. */
 int wait_for_text(const char *path, const char *text, int timeout_ms);
 
