@@ -60,6 +60,11 @@ unsigned config_ext_key_line(const struct config *config, const struct config_ex
 /* A deep copy of `config`, with room for `extra_partitions` more partitions after its own (their
  * slots zeroed): 0 and *ret, or -ENOMEM and why. */
 int config_clone(const struct config *config, size_t extra_partitions, struct config **ret, struct err *err);
+/* A deep copy of `config`'s sections with `p` (a partition of any configuration of the same schema)
+ * as its only partition and no templates: what a partition added at run time keeps alive, rather
+ * than the whole desired set it came with. 0 and *ret, or -ENOMEM and why. */
+int config_clone_partition(const struct config *config, const struct partition_config *p, struct config **ret,
+			   struct err *err);
 
 /* ---- [vm-template "NAME"] (config_template.c) ---- */
 

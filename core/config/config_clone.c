@@ -160,6 +160,21 @@ static int copy_templates(struct config *dst, const struct config *src, struct e
 	return 0;
 }
 
+/* What every clone has: [global], the [msc]s and the extensions' sections. */
+static int clone_sections(struct config *dst, const struct config *src, struct err *err)
+{
+	dst->global = src->global;
+	dst->global.origin.key_lines = NULL;
+	int r = global_config_copy_strings(&dst->global, &src->global);
+	if (r == 0)
+		r = copy_lines(&dst->global.origin, &src->global.origin, config_global_section.key_count);
+	if (r == 0)
+		r = copy_mscs(dst, src);
+	if (r < 0)
+		return err_set(err, r, "out of memory");
+	return copy_exts(dst, src, err);
+}
+
 int config_clone(const struct config *src, size_t extra_partitions, struct config **ret, struct err *err)
 {
 	struct config *dst = calloc(1, sizeof(*dst));
@@ -167,17 +182,7 @@ int config_clone(const struct config *src, size_t extra_partitions, struct confi
 
 	if (!dst)
 		return err_set(err, -ENOMEM, "out of memory");
-	dst->global = src->global;
-	dst->global.origin.key_lines = NULL;
-	r = global_config_copy_strings(&dst->global, &src->global);
-	if (r == 0)
-		r = copy_lines(&dst->global.origin, &src->global.origin, config_global_section.key_count);
-	if (r == 0)
-		r = copy_mscs(dst, src);
-	if (r < 0)
-		err_set(err, r, "out of memory");
-	if (r == 0)
-		r = copy_exts(dst, src, err);
+	r = clone_sections(dst, src, err);
 	if (r == 0)
 		r = copy_partitions(dst, src, extra_partitions, err);
 	if (r == 0)
@@ -186,6 +191,28 @@ int config_clone(const struct config *src, size_t extra_partitions, struct confi
 		config_free(dst);
 		return r;
 	}
+	*ret = dst;
+	return 0;
+}
+
+int config_clone_partition(const struct config *src, const struct partition_config *p, struct config **ret,
+			   struct err *err)
+{
+	struct config *dst = calloc(1, sizeof(*dst));
+	int r;
+
+	if (!dst)
+		return err_set(err, -ENOMEM, "out of memory");
+	r = clone_sections(dst, src, err);
+	if (r == 0 && !(dst->partitions = calloc(2, sizeof(*dst->partitions))))
+		r = err_set(err, -ENOMEM, "out of memory");
+	if (r == 0)
+		r = config_partition_copy(dst, &dst->partitions[0], p, config_partition_key_count(src), err);
+	if (r < 0) {
+		config_free(dst);
+		return r;
+	}
+	dst->partition_count = 1;
 	*ret = dst;
 	return 0;
 }

@@ -96,6 +96,9 @@ void engine_stop(struct engine *engine);
 size_t engine_partition_count(const struct engine *engine);
 const struct partition_status *engine_partition(const struct engine *engine, size_t index);
 size_t engine_partitions_in_use(const struct engine *engine);
+/* Partition entries in every configuration the engine keeps alive (the running one, and those
+ * partitions were opened from): what reloads and VMs that come and go cost in memory. */
+size_t engine_config_partitions_held(const struct engine *engine);
 /* What made the partition in slot `index`: NULL for the configuration file, else the name its maker
  * gave (a [vm-template]'s). */
 const char *engine_partition_origin(const struct engine *engine, size_t index);

@@ -174,14 +174,23 @@ static void change_goals(struct engine *e, size_t slot, const struct partition_c
 		engine_note_event(e, slot, "reload: goals changed in the file");
 }
 
-static int add_new(struct engine *e, struct engine_gen *g, struct partition_config *p, const char *origin,
-		   uint64_t now_ns, struct err *err)
+/* A partition added at run time runs with a configuration of its own: held by the whole desired
+ * set, each one added to a set of n would keep n partitions alive (n^2/2 for VMs started one by one). */
+static int add_new(struct engine *e, const struct config *want, const struct partition_config *want_p,
+		   const char *origin, uint64_t now_ns, struct err *err)
 {
+	struct config *own = NULL;
+	struct engine_gen *g;
 	size_t slot;
 	int r = engine_slot_alloc(e, &slot, err);
 
+	if (r == 0)
+		r = config_clone_partition(want, want_p, &own, err);
 	if (r < 0)
 		return r;
+	if (!(g = engine_gen_new(e, own)))
+		return err_set(err, -ENOMEM, "out of memory");
+	struct partition_config *p = &own->partitions[0];
 	engine_slot_fill(e, slot, g, p, origin);
 	log_info("partition %s: added in slot %zu%s%s", p->name, slot, origin ? " from " : "", origin ? origin : "");
 	engine_slot_open(e, slot, now_ns); /* a failure is the partition's: it is retried */
@@ -203,7 +212,7 @@ static void apply_partitions(struct engine *e, struct engine_gen *g, const char 
 		unchanged += c == CHANGE_NONE;
 		if (c == CHANGE_ADD || c == CHANGE_READD) {
 			struct err err = { "" };
-			if (add_new(e, g, &want->partitions[i], origin, now_ns, &err) < 0)
+			if (add_new(e, want, &want->partitions[i], origin, now_ns, &err) < 0)
 				log_error("partition %s: %s", want->partitions[i].name, err.text);
 			continue;
 		}

@@ -40,6 +40,15 @@ void engine_gen_drop(struct engine *e, struct engine_gen *g)
 	free(g);
 }
 
+size_t engine_config_partitions_held(const struct engine *e)
+{
+	size_t held = 0;
+
+	for (const struct engine_gen *g = e->gens; g; g = g->next)
+		held += g->config->partition_count;
+	return held;
+}
+
 /* The per-slot arrays of the engine's domains, grown to `next` slots like the others. */
 static int grow_domain_arrays(struct engine *e, size_t next)
 {

@@ -467,6 +467,38 @@ static void test_desired_set_with_origins(void **state)
 	teardown(NULL);
 }
 
+/* VMs started one at a time: each desired set is the file plus every VM so far, and only the new one
+ * is added. What stays in memory grows with the partitions, not with their square (each added
+ * partition kept its whole desired set alive: 3 + 4 + ... + 50 entries). */
+static void test_partitions_added_one_by_one_hold_linear_memory(void **state)
+{
+	struct run *run = run_new();
+	struct engine_options opts = { .sim_clock = true, .ticks = 1, .config_path = NULL };
+	struct err err = { "" };
+	enum {
+		VMS = 48
+	}; /* the simulated MSCs have 64 PARTIDs */
+	size_t len = 0;
+	char *vms = calloc(VMS, 64);
+
+	(void)state;
+	assert_non_null(vms);
+	write_file(run->config, "%s", sim_file(100));
+	if (engine_new(load(run->config), &opts, &run->engine, &err) < 0)
+		fail_msg("engine_new: %s", err.text);
+	for (int i = 0; i < VMS; i++) {
+		len += (size_t)sprintf(vms + len, "[partition \"vm-%d\"]\nclass = best-effort\n", i);
+		write_file(run->config, "%s%s", sim_file(100), vms);
+		if (engine_apply_desired(run->engine, load(run->config), NULL, NULL, &err) < 0)
+			fail_msg("VM %d: %s", i, err.text);
+	}
+	assert_int_equal(engine_partitions_in_use(run->engine), VMS + 2);
+	/* The running set (VMS + 2), the first file's (2), and one for each VM. */
+	assert_true(engine_config_partitions_held(run->engine) <= 2 * (VMS + 2) + 2);
+	free(vms);
+	teardown(NULL);
+}
+
 /* ---- mpamctl reload: what changed, or every error with its file and line ---- */
 
 static struct run_result ctl(const char *socket, const char *a1, const char *a2)
@@ -552,6 +584,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_resctrl_gone_and_back_heals, teardown),
 		cmocka_unit_test_teardown(test_policy_memory_survives_an_unrelated_reload, teardown),
 		cmocka_unit_test_teardown(test_desired_set_with_origins, teardown),
+		cmocka_unit_test_teardown(test_partitions_added_one_by_one_hold_linear_memory, teardown),
 		cmocka_unit_test_teardown(test_mpamctl_reload_reports, teardown),
 	};
 
