@@ -186,12 +186,12 @@ int composition_partition_open(struct composition *c, size_t index, const struct
 	return r;
 }
 
-int composition_partition_close(struct composition *c, size_t index, bool remove, struct err *err)
+/* The partition's control, monitors and actuators; not its PMU events, which follow its tasks and
+ * cgroup (partition_ref.config) rather than anything the control made. */
+static int close_hardware(struct composition *c, size_t index, bool remove, struct err *err)
 {
 	const struct control_ops *ops = c->control_ops;
 
-	if (c->pmu.ops && c->pmu.ops->remove)
-		c->pmu.ops->remove(c->pmu.sampler, index);
 	for (size_t m = 0; m < c->monitor_count; m++)
 		c->monitors[m].ops->remove(c->monitors[m].monitor, index);
 	for (size_t a = 0; a < c->actuator_count; a++)
@@ -203,10 +203,17 @@ int composition_partition_close(struct composition *c, size_t index, bool remove
 	return 0;
 }
 
+int composition_partition_close(struct composition *c, size_t index, bool remove, struct err *err)
+{
+	if (c->pmu.ops && c->pmu.ops->remove)
+		c->pmu.ops->remove(c->pmu.sampler, index);
+	return close_hardware(c, index, remove, err);
+}
+
 int composition_partition_reopen(struct composition *c, size_t index, const struct partition_config *p,
 				 struct partition_ref *ret, struct err *err)
 {
-	composition_partition_close(c, index, false, err);
+	close_hardware(c, index, false, err);
 	return composition_partition_open(c, index, p, ret, err);
 }
 

@@ -390,6 +390,32 @@ static void test_group_removed_behind_our_back_is_recreated(void **state)
 	rig_close(&rig);
 }
 
+/* The group made again is resctrl's side only: the partition's PMU events (perf, on its tasks) go
+ * on counting through it, as they did before the group went. */
+static void test_recreated_group_keeps_its_pmu_counting(void **state)
+{
+	char more[160], global[512], dir_path[256];
+	struct err err = { "" };
+	struct rig rig;
+
+	(void)state;
+	snprintf(more, sizeof(more), "[partition \"tenant\"]\nmb_max = 30\nsim_demand = 1000\npids = %d\n",
+		 (int)getpid());
+	rig_emu(&rig, NULL, more);
+	snprintf(global, sizeof(global),
+		 "backend = resctrl\nresctrl_root = %s\n"
+		 "[pmu]\nenabled = yes\ncycles = task-clock\ninstructions = context-switches\n",
+		 emu_root(rig.emu));
+	rig_open_with(&rig, global, more, 30);
+	snprintf(dir_path, sizeof(dir_path), "%s/mpamd-tenant", emu_root(rig.emu));
+	assert_int_equal(rmdir(dir_path), 0);
+	assert_int_equal(engine_run(rig.engine, &err), 0);
+	assert_true(event_logged(rig.engine, "recreate: its group had been removed outside mpamd"));
+	assert_true(engine_partition(rig.engine, 2)->open);
+	assert_true(engine_partition(rig.engine, 2)->pmu_open);
+	rig_close(&rig);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -402,6 +428,7 @@ int main(void)
 		cmocka_unit_test(test_no_false_alarm_with_a_learned_capacity),
 		cmocka_unit_test(test_kernel_mba_mbps_controller),
 		cmocka_unit_test(test_group_removed_behind_our_back_is_recreated),
+		cmocka_unit_test(test_recreated_group_keeps_its_pmu_counting),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
