@@ -118,18 +118,25 @@ const char *diag_place(const struct diag_list *list, unsigned line, char *buf, s
 	return buf;
 }
 
+char *diag_text(const struct diag_list *list, const struct diag *d)
+{
+	const char *sev = d->severity == DIAG_ERROR ? "error" : "warning";
+	unsigned line;
+	const char *file = diag_file_of(list, d->line, &line);
+	char *text = NULL;
+	int r = d->line ? asprintf(&text, "%s:%u: %s: %s", file, line, sev, d->message)
+			: asprintf(&text, "%s: %s: %s", list->file, sev, d->message);
+
+	return r < 0 ? NULL : text;
+}
+
 void diag_print(const struct diag_list *list, FILE *out)
 {
 	for (size_t i = 0; i < list->count; i++) {
-		const struct diag *d = &list->items[i];
-		const char *sev = d->severity == DIAG_ERROR ? "error" : "warning";
-		unsigned line;
-		const char *file = diag_file_of(list, d->line, &line);
-		if (d->line)
-			fprintf(out, "%s:%u: %s: %s\n", file, line, sev, d->message);
-		else
-			fprintf(out, "%s: %s: %s\n", list->file, sev, d->message);
+		char *text = diag_text(list, &list->items[i]);
+		fprintf(out, "%s\n", text ? text : list->items[i].message);
+		free(text);
 	}
 	if (list->out_of_memory)
-		fprintf(out, "%s: error: out of memory while checking the file\n", list->file);
+		fprintf(out, "%s: " DIAG_OUT_OF_MEMORY "\n", list->file);
 }

@@ -57,5 +57,10 @@ void diag_sort(struct diag_list *list);
 
 /* Prints "FILE:LINE: error: message" lines. */
 void diag_print(const struct diag_list *list, FILE *out);
+/* One finding as diag_print prints it, without the newline: "FILE:LINE: error: message",
+ * malloc'ed; NULL when out of memory. */
+char *diag_text(const struct diag_list *list, const struct diag *d);
+/* What diag_print adds when the list ran out of memory, without the newline. */
+#define DIAG_OUT_OF_MEMORY "error: out of memory while checking the file"
 
 #endif

@@ -245,7 +245,6 @@ static bool implausible(struct engine *e, size_t index, unsigned d, const struct
 	return true;
 }
 
-/* Sums a partition's domains into one rate; invalid when any measuring domain is. */
 /* A sample more than its domain can carry is invalid, with that reason, for the partition's total
  * and for its domain alike. */
 static void screen_samples(struct engine *e, size_t index)

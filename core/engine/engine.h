@@ -110,11 +110,10 @@ const struct config *engine_config(const struct engine *engine);
 const struct event_log *engine_events(const struct engine *engine);
 /* The domains rates and limits are reported in (record rows, list, show, metrics): the control's
  * domains where the counters can be attributed to them (then the policies decide per domain too),
- * else the counters' own. Named as the configuration names them ("0": mb_max = 0=30), with a
- * description for people ("MB domain 0", "msc mem0"). */
+ * else the counters' own. Named as the configuration names them ("0": mb_max = 0=30); status and
+ * list add a description for people ("MB domain 0", "msc mem0"). */
 unsigned engine_domain_count(const struct engine *engine);
 const char *engine_domain_name(const struct engine *engine, unsigned d);
-const char *engine_domain_what(const struct engine *engine, unsigned d);
 /* What domain d can carry: known (the hardware's, or capacity_mbps), else learned (*learned: the
  * highest total seen on it); 0 when neither. */
 double engine_domain_capacity(const struct engine *engine, unsigned d, bool *learned);

@@ -23,12 +23,6 @@ static struct engine *engine_of(void *ctx)
 	return ctx;
 }
 
-/* Slot of the partition called `name`, or -1. */
-static long find_partition(const struct engine *e, const char *name)
-{
-	return engine_slot_by_name(e, name);
-}
-
 static json_t *ctl_list(void *ctx)
 {
 	return engine_snapshot_list(engine_of(ctx));
@@ -72,7 +66,7 @@ static uint64_t ctl_generation(void *ctx)
 static json_t *ctl_show(void *ctx, const char *name, struct err *err)
 {
 	struct engine *e = engine_of(ctx);
-	long i = find_partition(e, name);
+	long i = engine_slot_by_name(e, name);
 
 	if (i < 0) {
 		err_set(err, -ENOENT, "no partition named '%s'", name);
@@ -107,11 +101,6 @@ static json_t *ctl_set(void *ctx, const struct ctl_peer *peer, const char *name,
 	return engine_set(engine_of(ctx), name, settings, count, who, &result, err) < 0 ? NULL : result;
 }
 
-static int ctl_reload(void *ctx, struct err *err)
-{
-	return engine_reload(engine_of(ctx), err);
-}
-
 static json_t *ctl_reload_report(void *ctx, json_t **ret_messages, struct err *err)
 {
 	return engine_reload_report(engine_of(ctx), ret_messages, err);
@@ -126,7 +115,6 @@ void engine_ctl_handler(struct engine *e, struct ctl_handler *ret)
 		.show = ctl_show,
 		.metrics = ctl_metrics,
 		.set = ctl_set,
-		.reload = ctl_reload,
 		.reload_report = ctl_reload_report,
 		.generation = ctl_generation,
 	};

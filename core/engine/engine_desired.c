@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "core/base/log.h"
+#include "core/base/name_index.h"
 #include "core/config/config_compare.h"
 #include "core/engine/engine_internal.h"
 #include "core/engine/engine_snapshot.h"
@@ -82,7 +83,7 @@ static void diff_fini(struct diff *d)
 	free(d->keep);
 }
 
-static enum change change_of(const struct engine *e, const struct engine_partition *ep, const struct config *want,
+static enum change change_of(const struct engine_partition *ep, const struct config *want,
 			     const struct partition_config *p)
 {
 	/* Against what the file said before (set's changes are not the file's): a file entry that
@@ -92,27 +93,41 @@ static enum change change_of(const struct engine *e, const struct engine_partiti
 	as_filed.goals = ep->file_goals;
 	if (config_partition_diff(ep->gen->config, ep->config, want, p, CONFIG_COMPARE_IDENTITY))
 		return CHANGE_READD;
-	(void)e;
 	return config_partition_diff(ep->gen->config, &as_filed, want, p, CONFIG_COMPARE_GOALS) ? CHANGE_GOALS
 												: CHANGE_NONE;
+}
+
+/* The running partitions by name, so that matching n desired ones is O(n), not O(n^2). */
+static int index_slots(const struct engine *e, struct name_index *names)
+{
+	for (size_t i = 0; i < e->slot_count; i++)
+		if (e->partitions[i].used && name_index_add(names, e->partitions[i].config->name, i) == -ENOMEM)
+			return -ENOMEM;
+	return 0;
 }
 
 static int diff_make(const struct engine *e, const struct config *want, struct diff *d, struct err *err)
 {
 	size_t n = want->partition_count;
+	struct name_index names;
 
+	name_index_init(&names);
 	d->change = calloc(n ? n : 1, sizeof(*d->change));
 	d->slot = calloc(n ? n : 1, sizeof(*d->slot));
 	d->keep = calloc(e->slot_count ? e->slot_count : 1, sizeof(*d->keep));
-	if (!d->change || !d->slot || !d->keep)
+	if (!d->change || !d->slot || !d->keep || index_slots(e, &names) < 0) {
+		name_index_fini(&names);
 		return err_set(err, -ENOMEM, "out of memory");
+	}
 	for (size_t i = 0; i < n; i++) {
-		long slot = engine_slot_by_name(e, want->partitions[i].name);
+		size_t found;
+		long slot = name_index_find(&names, want->partitions[i].name, &found) == 0 ? (long)found : -1;
 		d->slot[i] = slot;
-		d->change[i] = slot < 0 ? CHANGE_ADD : change_of(e, &e->partitions[slot], want, &want->partitions[i]);
+		d->change[i] = slot < 0 ? CHANGE_ADD : change_of(&e->partitions[slot], want, &want->partitions[i]);
 		if (slot >= 0 && d->change[i] != CHANGE_READD)
 			d->keep[slot] = true;
 	}
+	name_index_fini(&names);
 	return 0;
 }
 
@@ -120,11 +135,11 @@ static int diff_make(const struct engine *e, const struct config *want, struct d
 static int check_partitions(struct engine *e, const struct config *want, const struct diff *d, struct err *err)
 {
 	for (size_t i = 0; i < want->partition_count; i++) {
+		if (d->change[i] == CHANGE_NONE)
+			continue;
 		const struct partition_config *p = &want->partitions[i];
 		struct partition_limits limits = engine_limits(e, p, p->goals.mb_max, p->goals.mb_min, NULL, NULL);
 		struct err why = { "" };
-		if (d->change[i] == CHANGE_NONE)
-			continue;
 		int r = engine_check_goals(e, p, &why);
 		if (r == 0)
 			r = engine_validate_limits(e, &limits, &why);
@@ -140,6 +155,14 @@ static void report_name(json_t *report, enum change c, const char *name)
 	json_array_append_new(json_object_get(report, change_names[c]), json_string(name));
 }
 
+/* Its group removed, its slot free for the next partition. */
+static void remove_slot(struct engine *e, size_t slot)
+{
+	log_info("partition %s: removed", e->partitions[slot].config->name);
+	engine_slot_close(e, slot, true);
+	engine_slot_free(e, slot);
+}
+
 static void remove_gone(struct engine *e, const struct diff *d, json_t *report)
 {
 	for (size_t i = 0; i < e->slot_count; i++) {
@@ -148,9 +171,7 @@ static void remove_gone(struct engine *e, const struct diff *d, json_t *report)
 		if (report)
 			json_array_append_new(json_object_get(report, "removed"),
 					      json_string(e->partitions[i].config->name));
-		log_info("partition %s: removed", e->partitions[i].config->name);
-		engine_slot_close(e, i, true);
-		engine_slot_free(e, i);
+		remove_slot(e, i);
 	}
 }
 
@@ -293,9 +314,7 @@ void engine_partition_remove(struct engine *e, size_t index)
 {
 	if (index >= e->slot_count || !e->partitions[index].used)
 		return;
-	log_info("partition %s: removed", e->partitions[index].config->name);
-	engine_slot_close(e, index, true);
-	engine_slot_free(e, index);
+	remove_slot(e, index);
 	engine_snapshot_changed(e);
 	engine_metrics_stale(e);
 }
@@ -307,19 +326,17 @@ static json_t *findings(const struct diag_list *diags)
 
 	for (size_t i = 0; i < diags->count; i++) {
 		const struct diag *dg = &diags->items[i];
-		const char *sev = dg->severity == DIAG_ERROR ? "error" : "warning";
 		unsigned line;
 		const char *file = diag_file_of(diags, dg->line, &line);
-		json_t *text = dg->line ? json_sprintf("%s:%u: %s: %s", file, line, sev, dg->message)
-					: json_sprintf("%s: %s: %s", diags->file, sev, dg->message);
+		char *text = diag_text(diags, dg);
 		/* The log says the severity itself. */
 		log_msg(dg->severity == DIAG_ERROR ? LOG_LEVEL_ERROR : LOG_LEVEL_WARNING, "%s:%u: %s",
 			dg->line ? file : diags->file, line, dg->message);
-		json_array_append_new(out, text);
+		json_array_append_new(out, json_string(text ? text : dg->message));
+		free(text);
 	}
 	if (diags->out_of_memory)
-		json_array_append_new(out,
-				      json_sprintf("%s: error: out of memory while checking the file", diags->file));
+		json_array_append_new(out, json_sprintf("%s: " DIAG_OUT_OF_MEMORY, diags->file));
 	return out;
 }
 

@@ -81,12 +81,13 @@ int engine_check_capacity_domains(const struct engine *e, const struct config *c
 	return r;
 }
 
-unsigned engine_goal_max(const struct engine *e, const struct partition_goals *g, unsigned control)
+/* The configured mb_max and mb_min on control domain `control` (its own value, else the partition's). */
+static unsigned goal_max(const struct engine *e, const struct partition_goals *g, unsigned control)
 {
 	return domain_values_get(&g->mb_max_at, e->hw.caps.domains[control].id, g->mb_max);
 }
 
-unsigned engine_goal_min(const struct engine *e, const struct partition_goals *g, unsigned control)
+static unsigned goal_min(const struct engine *e, const struct partition_goals *g, unsigned control)
 {
 	return domain_values_get(&g->mb_min_at, e->hw.caps.domains[control].id, g->mb_min);
 }
@@ -176,8 +177,8 @@ void engine_domains_config(struct engine *e, size_t slot)
 
 	for (unsigned d = 0; e->per_domain && d < e->dom_count; d++) {
 		struct policy_domain *pd = &e->policy_dom[slot * e->dom_count + d];
-		pd->cfg_max = engine_goal_max(e, g, (unsigned)e->doms[d].control);
-		pd->cfg_min = engine_goal_min(e, g, (unsigned)e->doms[d].control);
+		pd->cfg_max = goal_max(e, g, (unsigned)e->doms[d].control);
+		pd->cfg_min = goal_min(e, g, (unsigned)e->doms[d].control);
 	}
 }
 
@@ -189,11 +190,6 @@ unsigned engine_domain_count(const struct engine *e)
 const char *engine_domain_name(const struct engine *e, unsigned d)
 {
 	return e->doms[d].name;
-}
-
-const char *engine_domain_what(const struct engine *e, unsigned d)
-{
-	return e->doms[d].what;
 }
 
 double engine_domain_capacity(const struct engine *e, unsigned d, bool *learned)

@@ -269,9 +269,6 @@ void engine_domains_map(struct engine *e);
  * -EINVAL and which one otherwise. */
 int engine_check_goal_domains(const struct engine *e, const struct partition_goals *g, struct err *err);
 int engine_check_capacity_domains(const struct engine *e, const struct config *config, struct err *err);
-/* The configured mb_max and mb_min on control domain `control` (its own value, else the partition's). */
-unsigned engine_goal_max(const struct engine *e, const struct partition_goals *g, unsigned control);
-unsigned engine_goal_min(const struct engine *e, const struct partition_goals *g, unsigned control);
 /* What monitor domain m, and engine domain d, can carry as far as is known (0: unknown). */
 double engine_monitor_capacity(const struct engine *e, unsigned m);
 double engine_dom_known_capacity(const struct engine *e, unsigned d);
