@@ -44,7 +44,7 @@ static int stand_in_members(void *ctx, size_t index, pid_t **ret, size_t *ret_co
 	return 0;
 }
 
-static const struct thread_placer stand_in = { NULL, "bench", stand_in_place, stand_in_members };
+static const struct thread_placer stand_in = { NULL, stand_in_place, stand_in_members };
 
 static double now_s(void)
 {

@@ -58,11 +58,9 @@ static long match_path(struct placement *a, size_t h, char *path)
 static long match_cgroup(struct placement *a, pid_t tid)
 {
 	char text[4096], path[CGROUP_PATH_MAX];
-	bool any = false;
 
-	for (size_t h = 0; h < a->tree->count; h++)
-		any |= a->hierarchy_users[h] > 0;
-	if (!any || cgroup_read_task(NULL, tid, text, sizeof(text)) < 0)
+	/* No partition has a path: nothing to read /proc for, on every fork on the host. */
+	if (!a->paths.count || cgroup_read_task(NULL, tid, text, sizeof(text)) < 0)
 		return -1;
 	for (size_t h = 0; h < a->tree->count; h++) {
 		if (!a->hierarchy_users[h] || cgroup_path_in(&a->tree->hierarchies[h], text, path, sizeof(path)))

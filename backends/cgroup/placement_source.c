@@ -5,23 +5,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "backends/cgroup/placement.h"
 #include "backends/shared/threads.h"
+#include "core/base/clock.h"
 #include "core/base/grow.h"
 #include "core/base/log.h"
 
 /* Partitions reconciled one after the other share one scan of the VMs. */
 #define VM_SCAN_AGE_NS 100000000ull
-
-static uint64_t monotonic_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 /* Appends `what` and `text` to the status's source, cut at its end. */
 static void source_add(struct placed *pl, const char *what, const char *text)
@@ -52,7 +44,7 @@ void placement_describe(struct placed *pl)
 
 static const struct vm_found *find_vm(struct placement *a, const char *name)
 {
-	uint64_t now = monotonic_ns();
+	uint64_t now = clock_monotonic_ns();
 	struct err err = { "" };
 
 	if (!a->vms_scanned_ns || now - a->vms_scanned_ns > VM_SCAN_AGE_NS) {

@@ -134,7 +134,6 @@ struct sim_host;
  * thread id per write). */
 struct thread_placer {
 	void *ctx;
-	const char *what; /* for messages: "resctrl group tasks" */
 	/* Moves thread `tid` into partition `index`: 0; -ESRCH when the thread has exited (no message);
 	 * another negative errno and why (the kernel's words). */
 	int (*place)(void *ctx, size_t index, pid_t tid, struct err *err);

@@ -135,9 +135,7 @@ static void rc_share(struct control *c, struct control_shared *ret)
 {
 	struct resctrl_control *rc = rc_of(c);
 
-	rc->placer = (struct thread_placer){
-		.ctx = rc, .what = "resctrl group tasks", .place = rc_place, .members = rc_members
-	};
+	rc->placer = (struct thread_placer){ .ctx = rc, .place = rc_place, .members = rc_members };
 	ret->resctrl = rc->fs;
 	ret->placer = &rc->placer;
 }

@@ -2,13 +2,18 @@
 
 #include <time.h>
 
-static uint64_t monotonic_now(struct clock *clock)
+uint64_t clock_monotonic_ns(void)
 {
 	struct timespec ts;
 
-	(void)clock;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t monotonic_now(struct clock *clock)
+{
+	(void)clock;
+	return clock_monotonic_ns();
 }
 
 static const struct clock_ops monotonic_ops = { monotonic_now };

@@ -28,6 +28,9 @@ static inline uint64_t clock_now(struct clock *clock)
 	return clock->ops->now_ns(clock);
 }
 
+/* CLOCK_MONOTONIC in nanoseconds: the real clock's reading, for code that has no struct clock. */
+uint64_t clock_monotonic_ns(void);
+
 /* Milliseconds since the Unix epoch on CLOCK_REALTIME: what a person reads on a wall clock, for
  * timestamps such as the record file's time column, never for intervals (it may step). */
 uint64_t clock_wall_ms(void);

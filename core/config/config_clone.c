@@ -8,12 +8,9 @@
 
 #include "core/config/config_internal.h"
 
-/* Long enough for the longest value a key can format (a CPU list of every CPU). */
-#define VALUE_MAX (CPU_LIMIT * 6)
-
 static int copy_key(const struct config_key *key, void *dst, const void *src, char *value, struct err *err)
 {
-	if (!key->type->format(src, key, value, VALUE_MAX))
+	if (!key->type->format(src, key, value, CONFIG_VALUE_MAX))
 		return 0;
 	struct err why = { "" };
 	if (key->type->parse(dst, key, value, &why) < 0)
@@ -59,7 +56,7 @@ static int copy_partition_keys(const struct config *c, struct partition_config *
 int config_partition_copy(const struct config *c, struct partition_config *dst, const struct partition_config *src,
 			  size_t key_lines, struct err *err)
 {
-	char *value = malloc(VALUE_MAX);
+	char *value = malloc(CONFIG_VALUE_MAX);
 	int r = value ? partition_config_init(c, dst) : -ENOMEM;
 
 	if (r == 0)
@@ -79,7 +76,7 @@ int config_partition_copy(const struct config *c, struct partition_config *dst, 
 
 static int copy_section(const struct config_section_def *def, void *dst, const void *src, struct err *err)
 {
-	char *value = malloc(VALUE_MAX);
+	char *value = malloc(CONFIG_VALUE_MAX);
 	int r = value ? 0 : err_set(err, -ENOMEM, "out of memory");
 
 	for (size_t i = 0; r == 0 && i < def->key_count; i++)

@@ -5,12 +5,10 @@
 
 #include "core/config/config.h"
 
-/* Long enough for the longest value a key can format (a CPU list of every CPU). */
-#define VALUE_MAX (CPU_LIMIT * 6)
-
 static bool key_same(const struct config_key *key, const void *a, const void *b)
 {
-	static char va[VALUE_MAX], vb[VALUE_MAX]; /* the daemon's one thread: no stack of 48 KiB per call */
+	static char va[CONFIG_VALUE_MAX],
+		vb[CONFIG_VALUE_MAX]; /* the daemon's one thread: no stack of 48 KiB per call */
 	bool has_a = key->type->format(a, key, va, sizeof(va));
 	bool has_b = key->type->format(b, key, vb, sizeof(vb));
 

@@ -4,12 +4,9 @@
 
 #include "core/config/config.h"
 
-/* Long enough for the longest value a key can format (a CPU list of every CPU). */
-#define VALUE_MAX (CPU_LIMIT * 6)
-
 static void write_key(const struct config_key *key, const void *object, FILE *out)
 {
-	char value[VALUE_MAX];
+	char value[CONFIG_VALUE_MAX];
 
 	if (key->type->format(object, key, value, sizeof(value)))
 		fprintf(out, "%s = %s\n", key->name, value);

@@ -19,6 +19,9 @@
 #include "core/base/error.h"
 #include "core/config/model.h"
 
+/* Long enough for the longest value a key can format (a CPU list of every CPU). */
+#define CONFIG_VALUE_MAX (CPU_LIMIT * 6)
+
 struct config_key;
 
 struct config_type {

@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/base/clock.h"
 #include "core/base/log.h"
 #include "core/base/loop.h"
 #include "core/engine/engine_internal.h"
@@ -27,14 +28,6 @@ struct run_state {
 	sigset_t old_mask;
 	bool masked;
 };
-
-static uint64_t monotonic_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 static struct timespec timespec_of(uint64_t ns)
 {
@@ -54,10 +47,10 @@ uint64_t engine_overruns(const struct engine *e)
 /* The tick, timed in real time (also on simulated time, where it says what a tick costs). */
 static void tick_measured(struct engine *e, uint64_t now_ns, uint64_t late_ns)
 {
-	uint64_t start = monotonic_ns();
+	uint64_t start = clock_monotonic_ns();
 
 	engine_tick(e, now_ns);
-	uint64_t end = monotonic_ns();
+	uint64_t end = clock_monotonic_ns();
 	tick_stats_record(&e->tick_stats, late_ns, end - start);
 	engine_metrics_tick_done(e, end - start, end);
 }
@@ -88,7 +81,7 @@ static void on_timer(void *ctx, int fd, uint32_t events)
 	}
 	rs->expirations += expirations;
 	uint64_t deadline = rs->first_deadline_ns + (rs->expirations - 1) * rs->e->interval_ns;
-	uint64_t now = monotonic_ns();
+	uint64_t now = clock_monotonic_ns();
 	tick_measured(rs->e, clock_now(&rs->e->clock), now > deadline ? now - deadline : 0);
 }
 
@@ -98,7 +91,7 @@ void engine_loop_rearm(struct engine *e)
 
 	if (!rs || rs->timer_fd < 0)
 		return; /* not running, or on the simulated clock: the next deadline uses the interval */
-	rs->first_deadline_ns = monotonic_ns() + e->interval_ns;
+	rs->first_deadline_ns = clock_monotonic_ns() + e->interval_ns;
 	rs->expirations = 0;
 	struct itimerspec spec = { .it_interval = timespec_of(e->interval_ns),
 				   .it_value = timespec_of(rs->first_deadline_ns) };
@@ -150,7 +143,7 @@ static int setup_timer(struct run_state *rs, struct err *err)
 {
 	struct engine *e = rs->e;
 
-	rs->first_deadline_ns = monotonic_ns() + e->interval_ns;
+	rs->first_deadline_ns = clock_monotonic_ns() + e->interval_ns;
 	struct itimerspec spec = { .it_interval = timespec_of(e->interval_ns),
 				   .it_value = timespec_of(rs->first_deadline_ns) };
 	rs->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
