@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/base/grow.h"
+#include "backends/shared/threads.h"
 
 /* The v1 controllers in the order their hierarchies are searched: libvirt's own first. */
 static const char *const controller_order[] = { "cpu",	"cpuacct", "memory",  "cpuset",
@@ -180,30 +180,6 @@ int cgroup_tree_find(const struct cgroup_tree *t, const char *path)
 	return -ENOENT;
 }
 
-/* v1 lists a cgroup's threads in `tasks`, v2 in `cgroup.threads`; both name this cgroup's only. */
-static int read_ids(int dirfd, const char *file, pid_t **ids, size_t *count, size_t *cap)
-{
-	int fd = openat(dirfd, file, O_RDONLY | O_CLOEXEC);
-	FILE *in = fd >= 0 ? fdopen(fd, "re") : NULL;
-	long id;
-
-	if (!in) {
-		if (fd >= 0)
-			close(fd);
-		return -errno;
-	}
-	int r = 0;
-	while (r == 0 && fscanf(in, "%ld", &id) == 1) {
-		if (id <= 0 || id > 4194304)
-			continue;
-		r = array_grow((void **)ids, cap, *count + 1, sizeof(**ids), NULL);
-		if (r == 0)
-			(*ids)[(*count)++] = (pid_t)id;
-	}
-	fclose(in);
-	return r;
-}
-
 struct walk {
 	const struct cgroup_tree *t;
 	size_t h;
@@ -217,7 +193,7 @@ struct walk {
 static int walk_dir(struct walk *w, int dirfd, unsigned depth)
 {
 	const char *file = w->t->hierarchies[w->h].v2 ? "cgroup.threads" : "tasks";
-	int r = read_ids(dirfd, file, w->ids, w->count, w->cap);
+	int r = task_file_read(dirfd, file, w->ids, w->count, w->cap);
 
 	if (r == -ENOMEM || depth > 64)
 		return r == -ENOMEM ? r : 0;

@@ -145,20 +145,12 @@ static int add_pid_threads(struct placement *a, pid_t pid)
 	return r;
 }
 
-static int by_id(const void *x, const void *y)
-{
-	pid_t a = *(const pid_t *)x, b = *(const pid_t *)y;
-
-	return (a > b) - (a < b);
-}
-
 /* Sorted, each id once, and with threads = vcpu only the vCPUs. */
 static void sort_and_filter(struct placement *a, bool vcpu_only)
 {
 	size_t kept = 0;
 
-	if (a->id_count > 1)
-		qsort(a->ids, a->id_count, sizeof(*a->ids), by_id);
+	thread_ids_sort(a->ids, a->id_count);
 	for (size_t i = 0; i < a->id_count; i++) {
 		if (kept && a->ids[kept - 1] == a->ids[i])
 			continue;

@@ -462,17 +462,6 @@ int resctrl_group_apply(int rootfd, const struct resctrl_info *info, struct resc
 	return r;
 }
 
-static bool pid_listed(const char *tasks, pid_t pid)
-{
-	char word[16];
-	size_t len = (size_t)snprintf(word, sizeof(word), "%d", (int)pid);
-
-	for (const char *p = tasks; (p = strstr(p, word)) != NULL; p += len)
-		if ((p == tasks || p[-1] == '\n') && (p[len] == '\n' || p[len] == '\0'))
-			return true;
-	return false;
-}
-
 int resctrl_group_place(int rootfd, struct resctrl_group *g, pid_t tid, struct err *err)
 {
 	char line[24];
@@ -509,48 +498,25 @@ static int move_thread(int rootfd, struct resctrl_group *g, pid_t pid, pid_t tid
 	return r < 0 ? err_set(err, r, "%s (of task %d)", why.text, (int)pid) : 0;
 }
 
-static int by_id(const void *a, const void *b)
-{
-	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
-
-	return (x > y) - (x < y);
-}
-
 int resctrl_group_tasks(const struct resctrl_group *g, pid_t **ret, size_t *ret_count, struct err *err)
 {
-	int fd = openat(g->dirfd, "tasks", O_RDONLY | O_CLOEXEC);
-	FILE *in = fd >= 0 ? fdopen(fd, "re") : NULL;
 	pid_t *ids = NULL;
 	size_t count = 0, cap = 0;
-	long id;
-	int r = 0;
+	int r = task_file_read(g->dirfd, "tasks", &ids, &count, &cap);
 
-	if (!in) {
-		r = -errno;
-		if (fd >= 0)
-			close(fd);
-		return err_set(err, r, "%s: cannot read tasks: %s", g->name, strerror(-r));
-	}
-	while (r == 0 && fscanf(in, "%ld", &id) == 1)
-		if ((r = array_grow((void **)&ids, &cap, count + 1, sizeof(*ids), NULL)) == 0)
-			ids[count++] = (pid_t)id;
-	if (r == 0 && ferror(in))
-		r = -EIO;
-	fclose(in);
 	if (r < 0) {
 		free(ids);
 		return err_set(err, r, "%s: cannot read tasks: %s", g->name, strerror(-r));
 	}
-	if (count > 1)
-		qsort(ids, count, sizeof(*ids), by_id);
+	thread_ids_sort(ids, count);
 	*ret = ids;
 	*ret_count = count;
 	return 0;
 }
 
 /* The tasks file takes one thread per write: every thread of the process goes in. */
-static int move_process(int rootfd, struct resctrl_group *g, const char *tasks, pid_t pid, struct resctrl_plan *plan,
-			struct err *err)
+static int move_process(int rootfd, struct resctrl_group *g, const pid_t *in, size_t in_count, pid_t pid,
+			struct resctrl_plan *plan, struct err *err)
 {
 	pid_t *tids;
 	size_t count;
@@ -567,7 +533,8 @@ static int move_process(int rootfd, struct resctrl_group *g, const char *tasks, 
 		return err_set(err, r, "%s: %s", g->name, why.text);
 	size_t moved = 0;
 	for (size_t t = 0; t < count && r == 0; t++)
-		if (!pid_listed(tasks, tids[t]) && (r = move_thread(rootfd, g, pid, tids[t], plan, err)) == 0)
+		if (!thread_ids_have(in, in_count, tids[t]) &&
+		    (r = move_thread(rootfd, g, pid, tids[t], plan, err)) == 0)
 			moved++;
 	if (plan && r == 0 && moved < count)
 		plan_note(plan, "pid %d: %zu of its %zu threads are in the group already", (int)pid, count - moved,
@@ -579,25 +546,24 @@ static int move_process(int rootfd, struct resctrl_group *g, const char *tasks, 
 int resctrl_group_add_tasks(int rootfd, struct resctrl_group *g, const pid_t *pids, size_t count,
 			    struct resctrl_plan *plan, struct err *err)
 {
-	size_t tasks_len = 1 << 20;
-	char *tasks = malloc(tasks_len);
+	pid_t *in = NULL;
+	size_t in_count = 0, in_cap = 0;
 	int first_error = 0;
 
-	if (!tasks)
-		return err_set(err, -ENOMEM, "out of memory");
-	/* Only to skip threads already there; a list that does not fit just means a few extra writes.
-	 * A group that is only planned has no tasks. */
-	if (resctrl_read_at(g->dirfd, "tasks", tasks, tasks_len) < 0)
-		tasks[0] = '\0';
+	/* Only to skip threads already there: a list that could not be read (a group that is only
+	 * planned has none) just means a few extra writes. */
+	if (task_file_read(g->dirfd, "tasks", &in, &in_count, &in_cap) < 0)
+		in_count = 0;
+	thread_ids_sort(in, in_count);
 	for (size_t i = 0; i < count; i++) {
 		struct err one = { "" };
-		int r = move_process(rootfd, g, tasks, pids[i], plan, &one);
+		int r = move_process(rootfd, g, in, in_count, pids[i], plan, &one);
 		if (r < 0 && !first_error) {
 			first_error = r;
 			err_set(err, r, "%s", one.text);
 		}
 	}
-	free(tasks);
+	free(in);
 	return first_error;
 }
 

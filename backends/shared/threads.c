@@ -2,9 +2,14 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+#include "core/base/grow.h"
+#include "core/config/model.h"
 
 static int append(pid_t **list, size_t *count, size_t *cap, pid_t tid)
 {
@@ -30,7 +35,7 @@ static pid_t tid_of(const char *name)
 		return 0;
 	errno = 0;
 	v = strtol(name, &end, 10);
-	return *end || errno || v <= 0 || v > 4194304 ? 0 : (pid_t)v;
+	return *end || errno || v <= 0 || v > PID_LIMIT ? 0 : (pid_t)v;
 }
 
 int process_threads(const char *proc_root, pid_t pid, pid_t **ret, size_t *ret_count, struct err *err)
@@ -62,4 +67,48 @@ int process_threads(const char *proc_root, pid_t pid, pid_t **ret, size_t *ret_c
 	*ret = list;
 	*ret_count = count;
 	return 0;
+}
+
+int task_file_read(int dirfd, const char *file, pid_t **ids, size_t *count, size_t *cap)
+{
+	int fd = openat(dirfd, file, O_RDONLY | O_CLOEXEC);
+	FILE *in = fd >= 0 ? fdopen(fd, "re") : NULL;
+	long id;
+	int r = 0;
+
+	if (!in) {
+		r = -errno;
+		if (fd >= 0)
+			close(fd);
+		return r;
+	}
+	while (r == 0 && fscanf(in, "%ld", &id) == 1) {
+		if (id <= 0 || id > PID_LIMIT)
+			continue;
+		r = array_grow((void **)ids, cap, *count + 1, sizeof(**ids), NULL);
+		if (r == 0)
+			(*ids)[(*count)++] = (pid_t)id;
+	}
+	if (r == 0 && ferror(in))
+		r = -EIO;
+	fclose(in);
+	return r;
+}
+
+static int by_id(const void *x, const void *y)
+{
+	pid_t a = *(const pid_t *)x, b = *(const pid_t *)y;
+
+	return (a > b) - (a < b);
+}
+
+void thread_ids_sort(pid_t *ids, size_t count)
+{
+	if (count > 1)
+		qsort(ids, count, sizeof(*ids), by_id);
+}
+
+bool thread_ids_have(const pid_t *sorted, size_t count, pid_t tid)
+{
+	return count && bsearch(&tid, sorted, count, sizeof(tid), by_id);
 }
