@@ -71,6 +71,10 @@ static void test_completion(void **state)
 	expect(line, "mb_min= mb_max=");
 	/* No daemon, no names, and no error on the terminal. */
 	expect("mpamctl --socket /nonexistent/s show \"\"", "");
+	/* discover --record takes a file: the daemon's log is the only one in the directory. */
+	snprintf(line, sizeof(line), "mpamctl discover --record %s/mpamd.l", dir);
+	snprintf(config, sizeof(config), "%s/mpamd.log", dir);
+	expect(line, config);
 
 	kill(pid, SIGTERM);
 	assert_int_equal(wait_exit(pid, 5000), 0);

@@ -60,9 +60,7 @@ static int teardown(void **state)
 	if (current) {
 		engine_free(current->engine);
 		emu_stop(current->emu);
-		unlink(current->config);
-		unlink(current->traffic);
-		rmdir(current->dir);
+		remove_tree(current->dir); /* its config, traffic, and a failed test's socket, log and record */
 		free(current);
 		current = NULL;
 	}

@@ -602,10 +602,8 @@ static void run_free(struct run *run)
 		kill(run->task, SIGKILL);
 		waitpid(run->task, NULL, 0);
 	}
-	unlink(run->config);
-	unlink(run->traffic);
 	log_capture_free(&run->log);
-	rmdir(run->dir);
+	remove_tree(run->dir);
 	free(run);
 }
 

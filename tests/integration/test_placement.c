@@ -230,8 +230,7 @@ static int teardown(void **state)
 	while (current->cgroup_count)
 		cgroup_dir_remove(current->cgroups[--current->cgroup_count]);
 	emu_stop(current->emu);
-	unlink(current->config);
-	rmdir(current->dir);
+	remove_tree(current->dir);
 	free(current);
 	current = NULL;
 	return 0;

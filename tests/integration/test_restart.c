@@ -75,11 +75,7 @@ static int teardown(void **state)
 		kill(host.task, SIGKILL);
 		waitpid(host.task, NULL, 0);
 	}
-	unlink(host.config);
-	unlink(host.traffic);
-	unlink(host.record);
-	unlink(host.log);
-	rmdir(host.dir);
+	remove_tree(host.dir);
 	memset(&host, 0, sizeof(host));
 	return 0;
 }

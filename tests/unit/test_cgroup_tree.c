@@ -17,6 +17,7 @@
 
 #include "backends/cgroup/cgroup_tree.h"
 #include "backends/cgroup/vm_scope.h"
+#include "tests/util/testutil.h"
 
 static void test_scope_names(void **state)
 {
@@ -240,11 +241,8 @@ static int setup_fake(void **state)
 
 static int teardown_fake(void **state)
 {
-	char cmd[96];
-
 	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", fake);
-	return system(cmd) == 0 ? 0 : -1;
+	return remove_tree(fake);
 }
 
 static bool skip_other(void *ctx, size_t h, const char *path)
