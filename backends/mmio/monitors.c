@@ -1,4 +1,4 @@
-/* MBWU monitors of one MSC as a counter pool (core/counter_pool.c): this file knows the registers,
+/* MBWU monitors of one MSC as a counter pool (backends/shared/counter_pool.c): this file knows the registers,
  * the pool decides who holds which monitor.
  *
  * The sequence is Linux's (drivers/resctrl, 7.1+): programming writes FLT, CTL with EN clear, CTL
@@ -472,6 +472,6 @@ void msc_monitors_read(struct msc_monitors *m, uint64_t now_ns, struct sample *o
 	m->bus = m->msc->bus;
 	m->selected = SEL_UNKNOWN;
 	counter_pool_read(m->pool, now_ns, out, stride);
-	m->selected = SEL_UNKNOWN;
+	m->selected = SEL_UNKNOWN; /* between passes too: whatever programs a monitor selects it anew */
 	m->tick++;
 }

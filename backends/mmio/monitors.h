@@ -17,7 +17,8 @@ struct msc_monitors;
  * the count going forwards and ready is seen within this many ticks. */
 #define MSC_MONITORS_CHECK_TICKS 16u
 
-/* Monitors of `msc` (its monitor RIS) for up to `partitions` partition indices. Fails with
+/* Monitors of `msc` (its monitor RIS), sized for `partitions` partition indices at first
+ * (msc_monitors_add grows it for a higher index). Fails with
  * -EOPNOTSUPP when the MSC has no MBWU monitors. */
 int msc_monitors_new(struct msc *msc, size_t partitions, struct msc_monitors **ret, struct err *err);
 void msc_monitors_free(struct msc_monitors *mons);

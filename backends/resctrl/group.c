@@ -376,7 +376,7 @@ static int build_changes(const struct resctrl_info *info, const struct resctrl_g
 	return 0;
 }
 
-/* The MB limit the group holds (its first domain's), as a limit. */
+/* The MB limits the group holds on each domain, as a limit (with mba_MBps, the first domain's MB/s). */
 static void mb_in_force(const struct resctrl_info *info, const struct resctrl_group *g, struct partition_limits *eff)
 {
 	*eff = (struct partition_limits){ .mb_max = 100, .mb_min = 0, .domain_count = info->mb_domain_count };

@@ -203,15 +203,6 @@ static char *group_file(const struct run *run, const char *group, const char *fi
 	return read_text_file(path);
 }
 
-static bool group_exists(const struct run *run, const char *group)
-{
-	char path[256];
-	struct stat st;
-
-	snprintf(path, sizeof(path), "%s/%s", emu_root(run->emu), group);
-	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
 /* Each ';'-separated command of `commands`; false (and noted) when the emulator refused one. */
 static bool emu_commands(struct run *run, const char *commands)
 {
@@ -339,12 +330,9 @@ static bool placed(const struct run *run)
 static bool schemata_shows(const struct run *run, unsigned pct)
 {
 	char line[32];
-	char *text = group_file(run, "mpamd-p", "schemata");
 
 	snprintf(line, sizeof(line), "MB:0=%u;1=%u\n", pct, pct);
-	bool ok = has(text, line);
-	free(text);
-	return ok;
+	return emu_group_file_has(run->emu, "mpamd-p", "schemata", line);
 }
 
 /* p shows the fault as the row expects. */
@@ -377,7 +365,7 @@ static bool shows_fault(struct run *run, struct engine *e)
 		     json_is_null(json_object_get(lr, "mbps")) && has(str(lr, "reason"), row->says);
 		break;
 	case LEFT:
-		ok = !p && group_exists(run, "mpamd-p");
+		ok = !p && emu_group_exists(run->emu, "mpamd-p");
 		break;
 	case RECREATED:
 		ok = p && !p->valid; /* its counter files went with the group */
@@ -395,7 +383,7 @@ static bool healed(struct run *run, struct engine *e)
 	bool ok;
 
 	if (run->row->expect == LEFT)
-		ok = !p && group_exists(run, "mpamd-p");
+		ok = !p && emu_group_exists(run->emu, "mpamd-p");
 	else if (run->row->trigger == AT_POLICY)
 		ok = p && p->open && p->mb_max < P_MB_MAX && schemata_shows(run, p->mb_max) && lr &&
 		     json_is_null(json_object_get(lr, "error"));

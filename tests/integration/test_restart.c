@@ -82,21 +82,9 @@ static int teardown(void **state)
 
 /* ---- what resctrl holds ---- */
 
-static char *group_file(const char *group, const char *file)
-{
-	char path[256];
-
-	snprintf(path, sizeof(path), "%s/%s/%s", emu_root(host.emu), group, file);
-	return read_text_file(path);
-}
-
 static bool file_has(const char *group, const char *file, const char *text)
 {
-	char *have = group_file(group, file);
-	bool ok = have && strstr(have, text);
-
-	free(have);
-	return ok;
+	return emu_group_file_has(host.emu, group, file, text);
 }
 
 /* The directories at the root that are not resctrl's own: each must be one of mpamd's groups. */
