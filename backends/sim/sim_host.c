@@ -275,7 +275,7 @@ static void update_demand(struct sim_host *h, uint64_t tick)
 		return;
 	h->demand_tick = tick;
 	for (size_t i = 0; i < h->partition_count; i++) {
-		double base = h->parts[i] ? demand_profile_at(sim_partition_demand(h->config, h->parts[i]), tick) : 0;
+		double base = h->part[i] ? demand_profile_at(&h->part[i]->demand, tick) : 0;
 		h->demand[i] = traffic_noisy_demand(base, h->sim->noise_pct, &h->rng) * h->cpu_share[i];
 	}
 }
