@@ -43,7 +43,7 @@ static bool csv;
 
 struct curve_case {
 	const char *name;
-	const struct plant_curve *curve;
+	const struct mb_curve *curve;
 	unsigned bwa_wd, gran_pct, min_pct;
 	double target; /* a figure some hardware level gives within 5% */
 };

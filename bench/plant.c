@@ -6,15 +6,13 @@
 
 #include "backends/mpam/mpam_regs.h"
 
-const struct plant_curve plant_linear = { .name = "linear", .n = 0 };
+const struct mb_curve plant_linear = { .count = 0 };
 
 /* Intel MBA as resctrl.rst and measurements describe it: strongly concave, so most of the
  * bandwidth is gone before half the setting is. */
-const struct plant_curve plant_concave = {
-	.name = "concave",
-	.n = 3,
-	.pct = { 10, 30, 50 },
-	.frac = { 0.35, 0.75, 0.90 },
+const struct mb_curve plant_concave = {
+	.count = 3,
+	.points = { { 10, 0.35 }, { 30, 0.75 }, { 50, 0.90 } },
 };
 
 static size_t cells(const struct plant *pl)
@@ -97,27 +95,13 @@ static unsigned in_force_max(const struct plant *pl, unsigned pct)
 	return pct < floor_pct ? floor_pct : pct;
 }
 
-static double curve_at(const struct plant_curve *c, double pct)
-{
-	double x0 = 0, y0 = 0;
-
-	for (size_t k = 0; k <= c->n; k++) {
-		double x1 = k < c->n ? c->pct[k] : 100, y1 = k < c->n ? c->frac[k] : 1;
-		if (pct <= x1)
-			return y0 + (y1 - y0) * (pct - x0) / (x1 - x0);
-		x0 = x1;
-		y0 = y1;
-	}
-	return 1;
-}
-
 double plant_fraction(const struct plant *pl, unsigned pct)
 {
 	double share = pct / 100.0;
 
 	if (pl->setup.bwa_wd)
 		share = mpam_mbw_max_fraction(mpam_mbw_max_from_percent(pct, pl->setup.bwa_wd), pl->setup.bwa_wd);
-	return curve_at(pl->setup.curve ? pl->setup.curve : &plant_linear, 100 * share);
+	return mb_curve_fraction(pl->setup.curve ? pl->setup.curve : &plant_linear, 100 * share);
 }
 
 static double min_fraction(const struct plant *pl, unsigned pct)

@@ -27,21 +27,15 @@
 #include <stdint.h>
 
 #include "backends/sim/traffic.h"
+#include "backends/sim/mb_curve.h"
 #include "policies/policy.h"
 
-#define PLANT_CURVE_POINTS 8
-#define PLANT_MAX_DOMAINS  4
-#define PLANT_ALL_DOMAINS  (~0u) /* a partition spread evenly over every domain */
+#define PLANT_MAX_DOMAINS 4
+#define PLANT_ALL_DOMAINS (~0u) /* a partition spread evenly over every domain */
 
-struct plant_curve {
-	const char *name;
-	size_t n;
-	double pct[PLANT_CURVE_POINTS];	 /* increasing, in (0, 100) */
-	double frac[PLANT_CURVE_POINTS]; /* share of capacity at pct, increasing */
-};
-
-extern const struct plant_curve plant_linear;
-extern const struct plant_curve plant_concave; /* MBA-like: 10% -> 35%, 30% -> 75%, 50% -> 90% */
+/* The simulator's curves (backends/sim/mb_curve.h): what a setting lets through. */
+extern const struct mb_curve plant_linear;
+extern const struct mb_curve plant_concave; /* MBA-like: 10% -> 35%, 30% -> 75%, 50% -> 90% */
 
 struct plant_setup {
 	unsigned domains;
@@ -49,7 +43,7 @@ struct plant_setup {
 	unsigned gran_pct, min_pct;
 	unsigned bwa_wd; /* 0: settings act exactly; else MBW_MAX bands of this width */
 	bool has_mb_min;
-	const struct plant_curve *curve;
+	const struct mb_curve *curve;
 	double noise; /* relative, e.g. 0.02 */
 	uint64_t seed;
 	bool capacity_known; /* else the policies get the highest valid total seen, as learned */

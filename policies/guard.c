@@ -174,7 +174,7 @@ static double share_on(const struct policy_host *h, const struct policy_partitio
 /* It uses domain d: enough of its traffic is there (see GUARD_DOMAIN_SHARE). */
 static bool uses_domain(const struct policy_host *h, const struct policy_partition *p, unsigned d)
 {
-	return pol_domains(h) == 1 || share_on(h, p, d) >= GUARD_DOMAIN_SHARE;
+	return share_on(h, p, d) >= GUARD_DOMAIN_SHARE; /* share_on is 1 on a one-domain host */
 }
 
 /* The hardware minimum in force covers the guarantee (see the file comment): the minimums of the
@@ -778,8 +778,8 @@ static void age_memory(const struct policy_host *h, struct policy_partition *par
 
 /* The guard's ceilings into the decisions, and the partition-level summary share and escalation
  * read. */
-static void finish(const struct policy_host *h, struct policy_partition *parts, size_t count,
-		   struct policy_decision *decisions, const struct guard_view *v)
+static void finish(struct policy_partition *parts, size_t count, struct policy_decision *decisions,
+		   const struct guard_view *v)
 {
 	for (size_t i = 0; i < count; i++) {
 		struct policy_partition *p = &parts[i];
@@ -798,7 +798,6 @@ static void finish(const struct policy_host *h, struct policy_partition *parts, 
 		p->guard.throttled = throttled;
 		p->guard.want_mbps = throttled ? want : 0;
 	}
-	(void)h;
 }
 
 /* Room to order `count` partitions: the host's, the stack's, or (tests, benchmarks) the heap's. */
@@ -846,5 +845,5 @@ void policy_guard(const struct policy_host *host, struct policy_partition *parts
 			guard_ipc_note_cut(parts, count);
 		free(allocated);
 	}
-	finish(host, parts, count, decisions, &v);
+	finish(parts, count, decisions, &v);
 }

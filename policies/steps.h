@@ -3,11 +3,8 @@
  * MB limits take effect in steps of host->gran_pct percent, from the hardware's floor (host->min_pct)
  * up to 100. The engine rounds every decision to those steps; the policies reason in the same steps
  * (multiples of gran_pct, and 100 itself) so that what they decide is what gets applied, and so that
- * their deadbands and hysteresis are sized in steps the hardware can actually take.
- *
- * Limits are one percentage per partition applied on every domain alike, so the policies work on the
- * host total: host->capacity_mbps is all measuring domains together and a partition's rate is summed
- * over them. A partition's ceiling of p percent therefore lets through p/100 of the host capacity. */
+ * their deadbands and hysteresis are sized in steps the hardware can actually take. What a ceiling
+ * lets through is per domain (policies/domains.h). */
 #ifndef MPAMD_POLICIES_STEPS_H
 #define MPAMD_POLICIES_STEPS_H
 
@@ -71,17 +68,6 @@ static inline unsigned clamp_pct(unsigned v, unsigned lo, unsigned hi)
 static inline bool pct_differs(const struct policy_host *h, unsigned a, unsigned b)
 {
 	return (a > b ? a - b : b - a) >= policy_gran(h);
-}
-
-/* MB/s a ceiling of pct lets through on the whole host, and back. 0 when the capacity is unknown. */
-static inline double mbps_of_pct(const struct policy_host *h, double pct)
-{
-	return h->capacity_mbps > 0 ? pct * h->capacity_mbps / PCT_FULL : 0;
-}
-
-static inline double pct_of_mbps(const struct policy_host *h, double mbps)
-{
-	return h->capacity_mbps > 0 ? mbps * PCT_FULL / h->capacity_mbps : 0;
 }
 
 #endif

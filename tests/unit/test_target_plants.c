@@ -180,7 +180,7 @@ static void test_settles_inside_a_band(void **state)
 
 struct plant_case {
 	const char *name;
-	const struct plant_curve *curve;
+	const struct mb_curve *curve;
 	unsigned bwa_wd, gran_pct, min_pct;
 	double t1, t2; /* from unthrottled to t1, then t1 to t2; both hardware levels within 5% */
 };
