@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "backends/shared/threads.h"
+#include "core/base/parse.h"
 
 /* The v1 controllers in the order their hierarchies are searched: libvirt's own first. */
 static const char *const controller_order[] = { "cpu",	"cpuacct", "memory",  "cpuset",
@@ -16,24 +17,15 @@ static const char *const controller_order[] = { "cpu",	"cpuacct", "memory",  "cp
 
 #define ORDER_COUNT (sizeof(controller_order) / sizeof(controller_order[0]))
 
-/* Whether comma-separated `list` holds `item` as a whole word. */
-static bool list_has(const char *list, const char *item, size_t item_len)
-{
-	for (const char *p = list; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
-		if (!strncmp(p, item, item_len) && (p[item_len] == ',' || p[item_len] == '\0'))
-			return true;
-	return false;
-}
-
 /* Where a hierarchy comes in the search: v2 first, name=systemd next, then by controller. */
 static unsigned rank_of(const struct cgroup_hierarchy *h)
 {
 	if (h->v2)
 		return 0;
-	if (list_has(h->options, "name=systemd", strlen("name=systemd")))
+	if (word_list_has(h->options, "name=systemd", strlen("name=systemd")))
 		return 1;
 	for (unsigned i = 0; i < ORDER_COUNT; i++)
-		if (list_has(h->options, controller_order[i], strlen(controller_order[i])))
+		if (word_list_has(h->options, controller_order[i], strlen(controller_order[i])))
 			return 2 + i;
 	return 2 + ORDER_COUNT;
 }
@@ -248,7 +240,7 @@ static bool line_is(const struct cgroup_hierarchy *h, const char *field, size_t 
 		size_t n = 0;
 		while (at + n < len && field[at + n] != ',')
 			n++;
-		if (n && list_has(h->options, field + at, n))
+		if (n && word_list_has(h->options, field + at, n))
 			return true;
 		at += n + 1;
 	}

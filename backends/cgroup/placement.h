@@ -70,6 +70,8 @@ int placement_list(struct placement *a, size_t slot, struct err *err);
 /* Partition `slot`'s cgroup or scope is `path` (owned; NULL: none) in hierarchy `h` from now on:
  * the index of paths follows. */
 void placement_path_set(struct placement *a, size_t slot, char *path, size_t h);
+/* Whether `path` in hierarchy `h` is an open partition's cgroup or scope. */
+bool placement_path_taken(const struct placement *a, size_t h, const char *path);
 /* The open partition task `ev` belongs to: its cgroup's (the deepest partition cgroup holding it),
  * else the one whose pids hold its process. -1 when none, or the task is gone. */
 long placement_match(struct placement *a, const struct task_event *ev);

@@ -38,6 +38,15 @@ void placement_path_set(struct placement *a, size_t slot, char *path, size_t h)
 	name_index_add(&a->paths, key, slot);
 }
 
+bool placement_path_taken(const struct placement *a, size_t h, const char *path)
+{
+	char key[CGROUP_PATH_MAX + 32];
+	size_t slot;
+
+	path_key(key, sizeof(key), h, path);
+	return name_index_find(&a->paths, key, &slot) == 0;
+}
+
 /* The partition whose path is `path` or the nearest parent of it, in hierarchy h. */
 static long match_path(struct placement *a, size_t h, char *path)
 {

@@ -117,12 +117,7 @@ void placement_resolve(struct placement *a, size_t slot)
 /* A cgroup below a partition's that is another partition's belongs to that one. */
 static bool other_partitions(void *ctx, size_t h, const char *path)
 {
-	struct placement *a = ctx;
-	char key[CGROUP_PATH_MAX + 32];
-	size_t slot;
-
-	snprintf(key, sizeof(key), "%zu\t%s", h, path);
-	return name_index_find(&a->paths, key, &slot) == 0;
+	return placement_path_taken(ctx, h, path);
 }
 
 static int add_pid_threads(struct placement *a, pid_t pid)

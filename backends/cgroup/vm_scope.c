@@ -1,6 +1,5 @@
 #include "backends/cgroup/vm_scope.h"
 
-#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
@@ -8,6 +7,7 @@
 #include <string.h>
 
 #include "core/base/grow.h"
+#include "core/base/parse.h"
 
 #define MACHINED_PREFIX "machine-"
 #define MACHINED_SUFFIX ".scope"
@@ -21,13 +21,6 @@ static bool ends_with(const char *s, size_t len, const char *suffix)
 	return len >= n && !memcmp(s + len - n, suffix, n);
 }
 
-static int hex_digit(char c)
-{
-	return isdigit((unsigned char)c)    ? c - '0'
-	       : isxdigit((unsigned char)c) ? tolower((unsigned char)c) - 'a' + 10
-					    : -1;
-}
-
 /* systemd's unit name escapes (\xNN) undone; false for an escape that makes no name ('/', NUL). */
 static bool unescape_unit(const char *s, size_t len, char *out, size_t out_len)
 {
@@ -36,9 +29,10 @@ static bool unescape_unit(const char *s, size_t len, char *out, size_t out_len)
 	for (size_t i = 0; i < len; i++) {
 		char c = s[i];
 		if (c == '\\') {
-			if (i + 3 >= len || s[i + 1] != 'x' || hex_digit(s[i + 2]) < 0 || hex_digit(s[i + 3]) < 0)
+			if (i + 3 >= len || s[i + 1] != 'x' || hex_digit_value(s[i + 2]) < 0 ||
+			    hex_digit_value(s[i + 3]) < 0)
 				return false;
-			c = (char)(hex_digit(s[i + 2]) * 16 + hex_digit(s[i + 3]));
+			c = (char)(hex_digit_value(s[i + 2]) * 16 + hex_digit_value(s[i + 3]));
 			i += 3;
 			if (c == '/' || c == '\0')
 				return false;

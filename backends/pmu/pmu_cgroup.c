@@ -9,16 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-/* Whether a mount's comma-separated options hold `opt` as a whole word. */
-static bool has_option(const char *opts, const char *opt)
-{
-	size_t n = strlen(opt);
-
-	for (const char *p = opts; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
-		if (!strncmp(p, opt, n) && (p[n] == ',' || p[n] == '\0'))
-			return true;
-	return false;
-}
+#include "core/base/parse.h"
 
 int pmu_cgroup_root(const char *mounts, char *buf, size_t size, struct err *err)
 {
@@ -30,7 +21,7 @@ int pmu_cgroup_root(const char *mounts, char *buf, size_t size, struct err *err)
 	if (!f)
 		return err_set(err, -errno, "%s: %s", path, strerror(errno));
 	for (struct mntent *m; !v1 && (m = getmntent(f));) {
-		if (!strcmp(m->mnt_type, "cgroup") && has_option(m->mnt_opts, "perf_event")) {
+		if (!strcmp(m->mnt_type, "cgroup") && word_list_has(m->mnt_opts, "perf_event", strlen("perf_event"))) {
 			snprintf(buf, size, "%s", m->mnt_dir);
 			v1 = true; /* the controller is bound to v1: v2 directories would not do */
 		} else if (!strcmp(m->mnt_type, "cgroup2") && !v2[0]) {

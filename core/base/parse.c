@@ -21,7 +21,7 @@ __attribute__((format(printf, 2, 3))) static int fail(struct err *err, const cha
 	return -EINVAL;
 }
 
-static int hex_digit(char c)
+int hex_digit_value(char c)
 {
 	if (c >= '0' && c <= '9')
 		return c - '0';
@@ -29,6 +29,14 @@ static int hex_digit(char c)
 	if (c >= 'a' && c <= 'f')
 		return c - 'a' + 10;
 	return -1;
+}
+
+bool word_list_has(const char *list, const char *word, size_t len)
+{
+	for (const char *p = list; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+		if (!strncmp(p, word, len) && (p[len] == ',' || p[len] == '\0'))
+			return true;
+	return false;
 }
 
 /* Accumulates digits of `base` from s; fails on an empty run, a foreign character or overflow. */
@@ -39,7 +47,7 @@ static int parse_digits(const char *s, unsigned base, uint64_t *ret, struct err 
 	if (!*s)
 		return fail(err, "expected a number");
 	for (const char *p = s; *p; p++) {
-		int d = base == 16 ? hex_digit(*p) : (*p >= '0' && *p <= '9' ? *p - '0' : -1);
+		int d = base == 16 ? hex_digit_value(*p) : (*p >= '0' && *p <= '9' ? *p - '0' : -1);
 		if (d < 0) {
 			if (*p == '-' && p == s)
 				return fail(err, "must not be negative");

@@ -26,6 +26,11 @@ int parse_decimal(const char *s, double min, double max, double *ret, struct err
 /* true/false, yes/no, on/off, 1/0. */
 int parse_bool(const char *s, bool *ret, struct err *err);
 
+/* The value of hexadecimal digit `c` (either case), or -1. */
+int hex_digit_value(char c);
+/* Whether comma-separated `list` (mount options, say) holds the `len` bytes of `word` as a whole item. */
+bool word_list_has(const char *list, const char *word, size_t len);
+
 /* One of the names in `names` (NULL-terminated); stores its index. */
 int parse_enum(const char *s, const char *const *names, unsigned *ret, struct err *err);
 
