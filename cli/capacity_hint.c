@@ -14,8 +14,7 @@
  * of them (or all: none measures it) does not tell. */
 static double hardware_capacity(const struct composition *c, unsigned d)
 {
-	double sum = 0;
-	bool any = false;
+	double sum = 0; /* 0 when no monitor measures it */
 
 	for (unsigned m = 0; m < c->domain_count; m++) {
 		if (composition_control_domain(c, m) != (int)d)
@@ -23,9 +22,8 @@ static double hardware_capacity(const struct composition *c, unsigned d)
 		if (!(c->domains[m].capacity_mbps > 0))
 			return 0;
 		sum += c->domains[m].capacity_mbps;
-		any = true;
 	}
-	return any ? sum : 0;
+	return sum;
 }
 
 /* The highest total each domain of the record carried in one tick, per domain name of the file

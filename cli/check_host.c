@@ -35,23 +35,32 @@ static json_t *hex_json(uint64_t v)
 	return json_string(text);
 }
 
+/* Each of the first `domains` domains holds the summary's mb_max and mb_min. */
+static bool uniform(const struct partition_limits *l, unsigned domains)
+{
+	for (unsigned d = 0; d < domains; d++)
+		if (limits_max_at(l, d) != l->mb_max || limits_min_at(l, d) != l->mb_min)
+			return false;
+	return true;
+}
+
 /* mb_max and mb_min (the highest of the domains'), and each domain's when they differ from them. */
 static json_t *limits_to_json(const struct partition_limits *l, const struct control_caps *caps)
 {
 	json_t *j = json_pack("{s:I,s:I,s:o}", "mb_max", (json_int_t)l->mb_max, "mb_min", (json_int_t)l->mb_min,
 			      "l3_cbm", l->l3_cbm ? hex_json(l->l3_cbm) : json_null());
-	json_t *domains = json_array();
-	bool differ = false;
+	unsigned shown = l->domain_count < caps->domain_count ? l->domain_count : caps->domain_count;
 
-	for (unsigned d = 0; d < l->domain_count && d < caps->domain_count; d++) {
-		differ |= l->mb_max_at[d] != l->mb_max || l->mb_min_at[d] != l->mb_min;
+	if (uniform(l, shown)) {
+		json_object_set_new(j, "domains", json_null());
+		return j;
+	}
+	json_t *domains = json_array();
+	for (unsigned d = 0; d < shown; d++)
 		json_array_append_new(domains,
 				      json_pack("{s:I,s:I,s:I}", "domain", (json_int_t)caps->domains[d].id, "mb_max",
 						(json_int_t)l->mb_max_at[d], "mb_min", (json_int_t)l->mb_min_at[d]));
-	}
-	json_object_set_new(j, "domains", differ ? domains : json_null());
-	if (!differ)
-		json_decref(domains);
+	json_object_set_new(j, "domains", domains);
 	return j;
 }
 
@@ -75,11 +84,7 @@ static json_t *bw_rounding(const char *limit, unsigned want, unsigned got, const
 /* Every domain asked the same and got the same: one rounding says it for all. */
 static bool per_domain_alike(const struct partition_limits *want, const struct partition_limits *got, unsigned domains)
 {
-	for (unsigned d = 0; d < domains; d++)
-		if (limits_max_at(want, d) != want->mb_max || limits_min_at(want, d) != want->mb_min ||
-		    limits_max_at(got, d) != got->mb_max || limits_min_at(got, d) != got->mb_min)
-			return false;
-	return true;
+	return uniform(want, domains) && uniform(got, domains);
 }
 
 static void domain_rounding(json_t *list, const char *limit, unsigned want, unsigned got,

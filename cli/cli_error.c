@@ -18,17 +18,21 @@ static json_t *json_text(char *text)
 	return message;
 }
 
+void cli_print_messages(const json_t *messages)
+{
+	for (size_t i = 0; i < json_array_size(messages); i++) {
+		const char *text = json_string_value(json_array_get(messages, i));
+		if (text)
+			fprintf(stderr, "%s\n", text);
+	}
+}
+
 static int report(bool json, const char *cmd, int code, json_t *messages, const char *fmt, va_list ap)
 {
 	char text[1024];
-	json_t *item;
-	size_t i;
 
 	vsnprintf(text, sizeof(text), fmt, ap);
-	json_array_foreach(messages, i, item) {
-		if (json_is_string(item))
-			fprintf(stderr, "%s\n", json_string_value(item));
-	}
+	cli_print_messages(messages);
 	fprintf(stderr, "mpamctl%s%s: %s\n", cmd ? " " : "", cmd ? cmd : "", text);
 	if (json) {
 		json_t *obj = json_pack("{s:b,s:o,s:i}", "ok", 0, "error", json_text(text), "exit", code);

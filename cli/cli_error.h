@@ -8,6 +8,8 @@
 
 /* Prints "mpamctl: MESSAGE" (or "mpamctl CMD: MESSAGE" when `cmd` is not NULL) and returns `code`. */
 __attribute__((format(printf, 4, 5))) int cli_error(bool json, const char *cmd, int code, const char *fmt, ...);
+/* The daemon's messages (a JSON array of strings: a reload's findings), one a line on stderr. */
+void cli_print_messages(const json_t *messages);
 
 /* The same after `messages` (an array of strings, or NULL), one per line on stderr: the findings that
  * go with the refusal (a reload's "FILE:LINE: error: ..."); with --json also as "messages". */

@@ -420,8 +420,7 @@ static void print_names(json_t *result, const char *key, const char *label)
 
 static void print_reload(json_t *result)
 {
-	json_t *messages = json_object_get(result, "messages"), *m;
-	size_t i;
+	json_t *messages = json_object_get(result, "messages");
 
 	if (!json_is_true(json_object_get(result, "reloaded"))) {
 		print_object(result, 0);
@@ -438,10 +437,7 @@ static void print_reload(json_t *result)
 	json_t *interval = json_object_get(result, "interval_ms");
 	if (json_is_integer(interval))
 		printf("  interval_ms: %lld\n", (long long)json_integer_value(interval));
-	json_array_foreach(messages, i, m) {
-		if (json_is_string(m))
-			fprintf(stderr, "%s\n", json_string_value(m));
-	}
+	cli_print_messages(messages);
 }
 
 /* ---- Prometheus text exposition: the daemon writes it, mpamctl passes it on ---- */
