@@ -85,6 +85,36 @@ static inline bool limits_same_mb(const struct partition_limits *a, const struct
 	return true;
 }
 
+/* Whether any domain (or the summary) asks for a minimum. */
+static inline bool limits_any_min(const struct partition_limits *l)
+{
+	bool any = l->mb_min != 0;
+
+	for (unsigned d = 0; d < l->domain_count && !any; d++)
+		any = l->mb_min_at[d] != 0;
+	return any;
+}
+
+/* The lowest ceiling of any domain (or the summary). */
+static inline unsigned limits_lowest_max(const struct partition_limits *l)
+{
+	unsigned lowest = l->mb_max;
+
+	for (unsigned d = 0; d < l->domain_count; d++)
+		lowest = l->mb_max_at[d] < lowest ? l->mb_max_at[d] : lowest;
+	return lowest;
+}
+
+/* No MB limit on any of `domains` domains: 100%, no minimum. */
+static inline struct partition_limits limits_unlimited(unsigned domains)
+{
+	struct partition_limits l = { .mb_max = 100, .domain_count = domains };
+
+	for (unsigned d = 0; d < domains; d++)
+		l.mb_max_at[d] = 100;
+	return l;
+}
+
 /* mb_max and mb_min as the highest of the per-domain values (the partition's summary: what a tool that
  * reads one limit per partition sees). */
 static inline void limits_summarise(struct partition_limits *l)

@@ -152,11 +152,7 @@ void mmio_limits_partition_close(struct mmio_limits *l, size_t index)
  * portion left alone) on any domain. */
 static bool limits_anything(const struct partition_limits *want)
 {
-	bool any = want->mb_max < 100 || want->mb_min || want->l3_cbm;
-
-	for (unsigned d = 0; d < want->domain_count && !any; d++)
-		any = want->mb_max_at[d] < 100 || want->mb_min_at[d];
-	return any;
+	return limits_lowest_max(want) < 100 || limits_any_min(want) || want->l3_cbm;
 }
 
 /* One MSC's share of apply (domain `dom` of the control, -1 when it is none): programmed, or with
@@ -197,10 +193,8 @@ static int apply_one_msc(struct msc *msc, int dom, uint16_t partid, const struct
 static int program(const struct mmio_limits *l, uint16_t partid, const struct partition_limits *want,
 		   struct partition_limits *effective, json_t *plan, struct err *err)
 {
-	struct partition_limits eff = { .mb_max = 100, .domain_count = l->domains };
+	struct partition_limits eff = limits_unlimited(l->domains);
 
-	for (unsigned d = 0; d < l->domains; d++)
-		eff.mb_max_at[d] = 100;
 	for (size_t i = 0; i < l->set->count; i++) {
 		int r = apply_one_msc(&l->set->mscs[i], l->domain_of[i], partid, want, &eff, plan, err);
 		if (r < 0) {
@@ -233,10 +227,7 @@ int mmio_limits_validate(const struct mmio_limits *l, const struct partition_lim
 		if (refused)
 			return err_set(err, -EOPNOTSUPP, "msc \"%s\": %s", l->set->mscs[i].name, refused);
 	}
-	bool any_min = want->mb_min != 0;
-	for (unsigned d = 0; d < want->domain_count; d++)
-		any_min |= want->mb_min_at[d] != 0;
-	if (any_min && !caps.has_mb_min)
+	if (limits_any_min(want) && !caps.has_mb_min)
 		return err_set(err, -EOPNOTSUPP,
 			       "mb_min: no MSC offers minimum-bandwidth control (MBW_MIN%s); "
 			       "guarantee_mbps is held without it",

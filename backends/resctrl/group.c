@@ -332,15 +332,10 @@ static int check_l3(const struct resctrl_info *info, uint64_t cbm, struct err *e
 
 int resctrl_check_limits(const struct resctrl_info *info, const struct partition_limits *want, struct err *err)
 {
-	bool any_min = want->mb_min != 0;
-	for (unsigned d = 0; d < want->domain_count; d++)
-		any_min |= want->mb_min_at[d] != 0;
-	if (any_min)
+	if (limits_any_min(want))
 		return err_set(err, -EOPNOTSUPP,
 			       "mb_min: resctrl has no minimum-bandwidth control; guarantee_mbps is held without it");
-	unsigned lowest = want->mb_max;
-	for (unsigned d = 0; d < want->domain_count; d++)
-		lowest = want->mb_max_at[d] < lowest ? want->mb_max_at[d] : lowest;
+	unsigned lowest = limits_lowest_max(want);
 	if (info->mb_units == MB_MBPS && lowest < 100)
 		return err_set(err, -EOPNOTSUPP,
 			       "mb_max = %u%%: resctrl is mounted with mba_MBps, where MB limits are MB/s that the "
@@ -379,9 +374,7 @@ static int build_changes(const struct resctrl_info *info, const struct resctrl_g
 /* The MB limits the group holds on each domain, as a limit (with mba_MBps, the first domain's MB/s). */
 static void mb_in_force(const struct resctrl_info *info, const struct resctrl_group *g, struct partition_limits *eff)
 {
-	*eff = (struct partition_limits){ .mb_max = 100, .mb_min = 0, .domain_count = info->mb_domain_count };
-	for (unsigned i = 0; i < info->mb_domain_count; i++)
-		eff->mb_max_at[i] = 100;
+	*eff = limits_unlimited(info->mb_domain_count);
 	if (info->mb_present && g->mb_known && info->mb_domain_count) {
 		bool mbps = info->mb_units == MB_MBPS;
 		eff->mb_mbps = mbps && g->mb[0] != RESCTRL_MBA_MAX_MBPS ? (unsigned)g->mb[0] : 0;
