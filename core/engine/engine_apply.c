@@ -36,16 +36,21 @@ double engine_host_capacity(const struct engine *e, bool *learned)
 /* Each domain's total this tick, and its capacity as the policies judge saturation. */
 static void fill_host_domains(struct engine *e)
 {
-	for (unsigned d = 0; d < e->dom_count; d++) {
-		struct policy_host_domain *hd = &e->host_doms[d];
-		*hd = (struct policy_host_domain){ .total_valid = true };
-		for (size_t i = 0; i < e->slot_count; i++) {
+	for (unsigned d = 0; d < e->dom_count; d++)
+		e->host_doms[d] = (struct policy_host_domain){ .total_valid = true };
+	/* Slot by slot: one pass over the partitions, whatever the domains. */
+	for (size_t i = 0; i < e->slot_count; i++) {
+		if (!e->partitions[i].used || !e->partitions[i].status.open)
+			continue;
+		for (unsigned d = 0; d < e->dom_count; d++) {
 			const struct domain_status *ds = &e->dom_status[i * e->dom_count + d];
-			if (!e->partitions[i].used || !e->partitions[i].status.open)
-				continue;
+			struct policy_host_domain *hd = &e->host_doms[d];
 			hd->total_valid &= ds->valid;
 			hd->total_mbps += ds->valid ? ds->mbps : 0;
 		}
+	}
+	for (unsigned d = 0; d < e->dom_count; d++) {
+		struct policy_host_domain *hd = &e->host_doms[d];
 		if (hd->total_valid && hd->total_mbps > e->doms[d].learned_mbps)
 			e->doms[d].learned_mbps = hd->total_mbps;
 		hd->capacity_mbps = engine_domain_capacity(e, d, &hd->capacity_learned);
@@ -220,11 +225,18 @@ struct partition_limits engine_limits(const struct engine *e, const struct parti
 				      unsigned mb_min, const unsigned *max_at, const unsigned *min_at)
 {
 	struct partition_limits l = { .l3_cbm = p->goals.l3_cbm,
-				      .mb_mbps = e->hw.caps.mb_kernel_mbps ? p->goals.target_mbps : 0 };
+				      .mb_mbps = e->hw.caps.mb_kernel_mbps ? p->goals.target_mbps : 0,
+				      .mb_max = mb_max,
+				      .mb_min = mb_min,
+				      .domain_count = e->hw.caps.domain_count };
 
-	domain_limits_fill(&e->hw.caps, &p->goals, mb_max, mb_min, &l);
-	/* Per-domain decisions exist only where the engine's domains are the control's, in order. */
-	for (unsigned c = 0; max_at && min_at && c < l.domain_count; c++) {
+	/* Per-domain decisions exist only where the engine's domains are the control's, in order; without
+	 * them each domain gets the configuration's value for it. */
+	if (!max_at || !min_at) {
+		domain_limits_fill(&e->hw.caps, &p->goals, mb_max, mb_min, &l);
+		return l;
+	}
+	for (unsigned c = 0; c < l.domain_count; c++) {
 		l.mb_max_at[c] = max_at[c];
 		l.mb_min_at[c] = min_at[c];
 	}
