@@ -240,19 +240,6 @@ static bool at_open(const struct row *row)
 
 /* ---- what mpamd shows ---- */
 
-/* The row `list` gives partition `name` (a new reference), or NULL. */
-static json_t *list_row(struct engine *e, const char *name)
-{
-	json_t *list = engine_snapshot_list(e), *found = NULL, *row;
-	size_t i;
-
-	json_array_foreach(json_object_get(list, "partitions"), i, row)
-		if (!strcmp(json_string_value(json_object_get(row, "name")), name))
-			found = json_incref(row);
-	json_decref(list);
-	return found;
-}
-
 static const char *str(json_t *row, const char *key)
 {
 	const char *s = json_string_value(json_object_get(row, key));
@@ -340,7 +327,7 @@ static bool shows_fault(struct run *run, struct engine *e)
 {
 	const struct row *row = run->row;
 	const struct partition_status *p = engine_find(e, "p", NULL);
-	json_t *lr = list_row(e, "p");
+	json_t *lr = engine_list_row(e, "p");
 	bool ok = false;
 
 	switch (row->expect) {
@@ -379,7 +366,7 @@ static bool shows_fault(struct run *run, struct engine *e)
 static bool healed(struct run *run, struct engine *e)
 {
 	const struct partition_status *p = engine_find(e, "p", NULL);
-	json_t *lr = list_row(e, "p");
+	json_t *lr = engine_list_row(e, "p");
 	bool ok;
 
 	if (run->row->expect == LEFT)
@@ -527,7 +514,7 @@ static bool strict(const struct row *row)
 /* The failure, with what p shows now. */
 static void note_state(struct run *run, struct engine *e, const char *what)
 {
-	json_t *lr = list_row(e, "p");
+	json_t *lr = engine_list_row(e, "p");
 	char *text = lr ? json_dumps(lr, JSON_COMPACT) : NULL;
 
 	note(run, "%s; p now: %s", what, text ? text : "not listed");
@@ -565,19 +552,6 @@ static void on_tick(void *ctx, struct engine *e)
 }
 
 /* ---- one row ---- */
-
-/* A process of one sleeping thread, for p's pids. */
-static pid_t sleeper(void)
-{
-	pid_t pid = fork();
-
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		for (;;)
-			pause();
-	}
-	return pid;
-}
 
 static void run_free(struct run *run)
 {
@@ -633,7 +607,8 @@ static void run_row(const struct row *row)
 	assert_non_null(mkdtemp(run->dir));
 	snprintf(run->config, sizeof(run->config), "%s/mpamd.ini", run->dir);
 	snprintf(run->traffic, sizeof(run->traffic), "%s/traffic.ini", run->dir);
-	run->task = sleeper();
+	run->task = spawn_sleeper(); /* p's pids */
+	assert_true(run->task > 0);
 
 	const char *parts = "[partition \"p\"]\nmb_max = 60\npids = %d\ncpus = 1\nsim_demand = 1000\n"
 			    "[partition \"q\"]\nmb_max = 40\nsim_demand = 2000\n";

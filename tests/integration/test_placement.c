@@ -333,19 +333,6 @@ static bool group_holds_all(const struct run *run, const char *group, const pid_
 	return true;
 }
 
-static json_t *list_row(struct engine *e, const char *name)
-{
-	json_t *list = engine_snapshot_list(e), *row, *found = NULL;
-	size_t i;
-
-	json_array_foreach(json_object_get(list, "partitions"), i, row) {
-		if (!strcmp(json_string_value(json_object_get(row, "name")), name))
-			found = json_incref(row);
-	}
-	json_decref(list);
-	return found;
-}
-
 /* ---- a process, then a thread it starts later ---- */
 
 /* Tick 1: the worker that ran before mpamd has every thread in the group. Then it starts a thread:
@@ -432,7 +419,7 @@ static void check_later_thread(const char *hierarchy, enum connector_case how, b
 	assert_int_equal(run->warnings, how == CONNECTOR_DENIED ? 1 : 0);
 	if (!run->placed_at)
 		fail_msg("the later thread was never placed");
-	json_t *row = list_row(run->engine, "app");
+	json_t *row = engine_list_row(run->engine, "app");
 	assert_non_null(row);
 	assert_int_equal(json_integer_value(json_object_get(row, "misses")), 0);
 	assert_true(json_integer_value(json_object_get(row, "placements")) >= 5);
@@ -572,7 +559,7 @@ static void test_vcpu_threads_only(void **state)
 		     run->root);
 	run->script = vcpu_script;
 	run_engine(run, 4);
-	json_t *row = list_row(run->engine, "vm");
+	json_t *row = engine_list_row(run->engine, "vm");
 	assert_int_equal(json_integer_value(json_object_get(row, "placements")), 1);
 	json_decref(row);
 }

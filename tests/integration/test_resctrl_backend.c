@@ -282,17 +282,6 @@ static void test_groups_of_others_are_untouched(void **state)
 	rig_stop(&rig);
 }
 
-static pid_t spawn_sleeper(void)
-{
-	pid_t pid = fork();
-
-	if (pid == 0) {
-		pause();
-		_exit(0);
-	}
-	return pid;
-}
-
 static void test_tasks_and_cpus(void **state)
 {
 	struct rig rig;

@@ -125,17 +125,6 @@ static unsigned long changes(void)
 
 /* ---- the runs ---- */
 
-static pid_t sleeper(void)
-{
-	pid_t pid = fork();
-
-	assert_true(pid >= 0);
-	if (pid == 0)
-		for (;;)
-			pause();
-	return pid;
-}
-
 static void start_host(void)
 {
 	snprintf(host.dir, sizeof(host.dir), "/tmp/mpamd-restart-%d-XXXXXX", (int)getpid());
@@ -144,7 +133,8 @@ static void start_host(void)
 	snprintf(host.traffic, sizeof(host.traffic), "%s/traffic.ini", host.dir);
 	snprintf(host.record, sizeof(host.record), "%s/run.csv", host.dir);
 	snprintf(host.log, sizeof(host.log), "%s/mpamd.log", host.dir);
-	host.task = sleeper();
+	host.task = spawn_sleeper();
+	assert_true(host.task > 0);
 	char parts[512];
 	snprintf(parts, sizeof(parts),
 		 "[partition \"a\"]\nmb_max = 60\npids = %d\nsim_demand = 1000\n"

@@ -8,6 +8,7 @@
 
 #include "core/config/config.h"
 #include "core/engine/engine.h"
+#include "core/engine/engine_snapshot.h"
 #include "core/engine/registry.h"
 
 struct config *load_config_file(const char *path)
@@ -33,6 +34,18 @@ const struct partition_status *engine_find(const struct engine *e, const char *n
 		}
 	}
 	return NULL;
+}
+
+json_t *engine_list_row(struct engine *e, const char *name)
+{
+	json_t *list = engine_snapshot_list(e), *found = NULL, *row;
+	size_t i;
+
+	json_array_foreach(json_object_get(list, "partitions"), i, row)
+		if (!strcmp(json_string_value(json_object_get(row, "name")), name))
+			found = json_incref(row);
+	json_decref(list);
+	return found;
 }
 
 int write_text_file(const char *path, const char *fmt, ...)

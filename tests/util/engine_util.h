@@ -16,6 +16,9 @@ struct config *load_config_file(const char *path);
 /* The status of the partition called `name` (and its slot, when ret_slot is not NULL), or NULL. */
 const struct partition_status *engine_find(const struct engine *e, const char *name, size_t *ret_slot);
 
+/* The row `mpamctl list` gives partition `name` (a new reference), or NULL. */
+struct json_t *engine_list_row(struct engine *e, const char *name);
+
 /* Writes the formatted text to `path`, replacing it: 0 or -errno. */
 int write_text_file(const char *path, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/base/grow.h"
 #include "core/base/rfc3339.h"
 #include "core/config/config.h"
 
@@ -167,13 +168,8 @@ long record_read_all(const char *path, char *header, size_t len, struct record_l
 	while (count >= 0 && getline(&line, &cap, in) >= 0) {
 		line_no++;
 		line[strcspn(line, "\n")] = '\0';
-		bool room = (size_t)count < rows_cap;
-		if (!room) { /* doubling: a long record (a row per domain too) is read in linear time */
-			struct record_line *grown = realloc(rows, (rows_cap ? 2 * rows_cap : 256) * sizeof(*rows));
-			rows = grown ? grown : rows;
-			rows_cap = grown ? (rows_cap ? 2 * rows_cap : 256) : rows_cap;
-			room = grown != NULL;
-		}
+		/* Doubling: a long record (a row per domain too) is read in linear time. */
+		bool room = array_grow((void **)&rows, &rows_cap, (size_t)count + 1, sizeof(*rows), NULL) == 0;
 		if (!room || !parse_line(&layout, line_no, line, &rows[count])) {
 			count = -1;
 			break;

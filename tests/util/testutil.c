@@ -213,6 +213,16 @@ void kill_daemon(int *pid)
 	*pid = 0;
 }
 
+pid_t spawn_sleeper(void)
+{
+	pid_t pid = fork();
+
+	if (pid == 0)
+		for (;;)
+			pause();
+	return pid;
+}
+
 static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
 {
 	(void)st;

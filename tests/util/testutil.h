@@ -3,6 +3,7 @@
 #define MPAMD_TESTS_TESTUTIL_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 struct run_result {
 	int exit_code; /* -1 if the child did not exit normally */
@@ -22,6 +23,9 @@ int wait_exit(int pid, int timeout_ms);
 /* A test's teardown: kills *pid (when > 0) with SIGKILL, reaps it and sets *pid to 0, so a failed
  * assertion leaves no daemon behind. */
 void kill_daemon(int *pid);
+/* A child process of one thread that sleeps until killed (a partition's pids in a test); the caller
+ * kills and reaps it. */
+pid_t spawn_sleeper(void);
 /* Removes `dir` and everything below it (nothing when `dir` is empty); 0, or -1 when something
  * stayed. For teardowns, which run after a failed assertion too. */
 int remove_tree(const char *dir);
