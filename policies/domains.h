@@ -4,11 +4,22 @@
 #ifndef MPAMD_POLICIES_DOMAINS_H
 #define MPAMD_POLICIES_DOMAINS_H
 
+#include <stdio.h>
+
 #include "policies/policy.h"
 
 static inline unsigned pol_domains(const struct policy_host *h)
 {
 	return h->domain_count && h->domains ? h->domain_count : 1;
+}
+
+/* " on domain N" for an event on a host of several domains (`domains`), "" on a host of one. */
+static inline void pol_where(unsigned domains, unsigned d, char *buf, size_t len)
+{
+	if (domains > 1)
+		snprintf(buf, len, " on domain %u", d);
+	else
+		buf[0] = '\0';
 }
 
 static inline struct policy_domain *pol_dom(struct policy_partition *p, unsigned d)

@@ -447,15 +447,6 @@ static unsigned current_ceiling(struct policy_partition *p, struct policy_decisi
 	return m->throttled && m->cut_pct < *dec_max(dec, d) ? m->cut_pct : *dec_max(dec, d);
 }
 
-/* " on domain N" on a host of several domains, for events. */
-static void where(const struct guard_view *v, unsigned d, char *buf, size_t len)
-{
-	if (v->domains > 1)
-		snprintf(buf, len, " on domain %u", d);
-	else
-		buf[0] = '\0';
-}
-
 /* The event of a cut names the signal it answers. */
 static void cut_event(struct policy_decision *dec, const struct guard_view *v, unsigned d, unsigned cur, unsigned next)
 {
@@ -463,7 +454,7 @@ static void cut_event(struct policy_decision *dec, const struct guard_view *v, u
 	const struct policy_partition *p = v->ipc.victim;
 	char at[32];
 
-	where(v, d, at, sizeof(at));
+	pol_where(v->domains, d, at, sizeof(at));
 	if (dv->for_bandwidth) {
 		policy_event(dec, "throttle: %s short of guarantee (%.0f < %u MB/s; %s): mb_max %u%% -> %u%%%s",
 			     dv->victim->name, dv->victim->mbps, dv->victim->goals.guarantee_mbps, dv->capacity_why,
@@ -727,7 +718,7 @@ static double give_back_one(const struct policy_host *h, unsigned d, struct poli
 			return 0;
 		next = top;
 	}
-	where(v, d, at, sizeof(at));
+	pol_where(v->domains, d, at, sizeof(at));
 	if (next >= *dec_max(dec, d)) {
 		release(m, dec, *dec_max(dec, d), why, at);
 		return grant;

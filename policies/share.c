@@ -77,8 +77,7 @@ static void apply_part(const struct policy_host *h, const struct policy_partitio
 		next = dom->cfg_max;
 	if (next == *dec_max(dec, d))
 		return;
-	if (pol_domains(h) > 1)
-		snprintf(at, sizeof(at), " on domain %u", d);
+	pol_where(pol_domains(h), d, at, sizeof(at));
 	if (pct_differs(h, next, dom->mb_max))
 		policy_event(dec, "%s: weight %u of a %.0f%% best-effort allowance: mb_max %u%% -> %u%%%s",
 			     next < dom->mb_max ? "throttle" : "restore", p->goals.weight, allowance, dom->mb_max, next,

@@ -47,15 +47,6 @@ static bool min_changed_outside(const struct policy_host *h, const struct policy
 	return dom->mb_min < dom->cfg_min || !min_may_be_raised(h, p);
 }
 
-/* " on domain N" where there are several, for events. */
-static void domain_suffix(const struct policy_host *h, unsigned d, char *buf, size_t len)
-{
-	if (pol_domains(h) > 1)
-		snprintf(buf, len, " on domain %u", d);
-	else
-		buf[0] = '\0';
-}
-
 static void static_domain(const struct policy_host *host, const struct policy_partition *p, unsigned d,
 			  struct policy_decision *dec)
 {
@@ -64,7 +55,7 @@ static void static_domain(const struct policy_host *host, const struct policy_pa
 
 	*dec_max(dec, d) = dom->cfg_max;
 	*dec_min(dec, d) = dom->cfg_min <= dom->cfg_max ? dom->cfg_min : dom->cfg_max;
-	domain_suffix(host, d, where, sizeof(where));
+	pol_where(pol_domains(host), d, where, sizeof(where));
 	if (max_changed_outside(host, p, dom))
 		policy_event(dec, "restore: mb_max %u%% in force but %u%% configured%s (changed outside mpamd)",
 			     dom->mb_max, dom->cfg_max, where);
