@@ -271,8 +271,7 @@ static void summarise(struct engine *e, size_t index)
 	st->estimated = false;
 	st->mbps = 0;
 	st->event[0] = '\0';
-	st->failed = e->partitions[index].failed;
-	st->retry_ms = e->partitions[index].retry_ns ? engine_t_ms(e, e->partitions[index].retry_ns) : 0;
+	engine_slot_show_failure(e, index);
 	if (!st->open)
 		return;
 	for (unsigned d = 0; d < e->hw.domain_count; d++)

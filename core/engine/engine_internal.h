@@ -187,6 +187,8 @@ int engine_slot_open(struct engine *e, size_t slot, uint64_t now_ns);
 /* Closes it in every backend (PMU, monitors, actuators, control). With `remove`, the control removes
  * what it created for it (its resctrl group, when mpamd made it). */
 void engine_slot_close(struct engine *e, size_t slot, bool remove);
+/* Its status says what failed and retry_ns hold (summarised each tick; at once where they change). */
+void engine_slot_show_failure(struct engine *e, size_t slot);
 /* It failed: closed in the backends, its error kept, tried again after the backoff. */
 void engine_slot_failed(struct engine *e, size_t slot, uint64_t now_ns, const char *error);
 /* Its limits could not be applied while it stays open (the limits in force stay, and status shows

@@ -18,6 +18,14 @@ static bool retry_helps(int r)
 	return r != -EOPNOTSUPP && r != -ERANGE;
 }
 
+void engine_slot_show_failure(struct engine *e, size_t slot)
+{
+	struct engine_partition *ep = &e->partitions[slot];
+
+	ep->status.failed = ep->failed;
+	ep->status.retry_ms = ep->retry_ns ? engine_t_ms(e, ep->retry_ns) : 0;
+}
+
 static void mark_failed(struct engine *e, size_t slot, uint64_t now_ns, const char *error, bool retry)
 {
 	struct engine_partition *ep = &e->partitions[slot];
@@ -33,8 +41,7 @@ static void mark_failed(struct engine *e, size_t slot, uint64_t now_ns, const ch
 	ep->retry_ns = retry ? now_ns + ep->backoff_ns : 0;
 	ep->status.reason = ep->error;
 	ep->status.valid = false;
-	ep->status.failed = true;
-	ep->status.retry_ms = ep->retry_ns ? engine_t_ms(e, ep->retry_ns) : 0;
+	engine_slot_show_failure(e, slot);
 	if (retry)
 		log_error("partition %s: %s; trying again in %.3g s", ep->config->name, error,
 			  (double)ep->backoff_ns / 1e9);
@@ -98,8 +105,7 @@ int engine_slot_open(struct engine *e, size_t slot, uint64_t now_ns)
 	ep->backoff_ns = ep->retry_ns = 0;
 	ep->error[0] = '\0';
 	ep->status.reason = NULL;
-	ep->status.failed = false;
-	ep->status.retry_ms = 0;
+	engine_slot_show_failure(e, slot);
 	ep->status.open = e->policy[slot].open = true;
 	engine_pmu_open(e, slot);
 	if (was_failed) {
