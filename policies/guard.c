@@ -411,6 +411,7 @@ static void program_minimum(const struct policy_host *h, struct policy_partition
 	char before[POLICY_EVENT_MAX];
 	struct minimum_events ev = { 0 };
 	double total = 0, mbps;
+	bool several = pol_domains(h) > 1; /* only then does note_minimum write per-domain events */
 
 	for (unsigned d = 0; d < pol_domains(h); d++) {
 		struct policy_host_domain hd = host_dom(h, d);
@@ -420,7 +421,8 @@ static void program_minimum(const struct policy_host *h, struct policy_partition
 	}
 	if (!h->has_mb_min)
 		return;
-	snprintf(before, sizeof(before), "%s", dec->event);
+	if (several)
+		snprintf(before, sizeof(before), "%s", dec->event);
 	for (unsigned d = 0; d < pol_domains(h); d++) {
 		unsigned pct = minimum_pct(h, p, d, total, &mbps), in_force = pol_cdom(p, d)->mb_min;
 		if (pct > *dec_max(dec, d))
@@ -433,7 +435,8 @@ static void program_minimum(const struct policy_host *h, struct policy_partition
 	}
 	/* Every domain alike (or a host of one): one event for all of them, as for one domain. */
 	if (ev.raised && ev.alike && ev.raised == pol_domains(h)) {
-		snprintf(dec->event, sizeof(dec->event), "%s", before);
+		if (several) /* the per-domain events give way to one */
+			snprintf(dec->event, sizeof(dec->event), "%s", before);
 		policy_event(dec, "guarantee: mb_min %u%% -> %u%% (%.0f of %.0f MB/s)", ev.from, ev.to, ev.mbps,
 			     ev.capacity);
 	}

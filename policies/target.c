@@ -163,12 +163,11 @@ static unsigned in_force(const struct policy_host *h, const struct policy_partit
 
 static double model_gain(const struct policy_host *h, const struct policy_partition *p)
 {
-	unsigned u = in_force(h, p);
-
 	if (p->target.mbps_per_pct > 0)
 		return p->target.mbps_per_pct;
 	if (h->capacity_mbps > 0)
 		return h->capacity_mbps / PCT_FULL;
+	unsigned u = in_force(h, p);
 	return u > 0 ? p->mbps / u : 0; /* nothing better: a lower bound of the gain */
 }
 
