@@ -69,7 +69,7 @@ static void print_partition_keys(const struct config *c, const struct partition_
 		if (!owner && p->partid_auto && strcmp(key->name, "partid") == 0)
 			printf(" partid=%u(auto)", p->partid);
 		else if (!in_template || !config_template_refuses(key->name))
-			print_key(key, owner ? config_partition_ext(c, p, owner) : (const void *)p);
+			print_key(key, config_partition_key_object(c, p, owner));
 	}
 	putchar('\n');
 }

@@ -41,8 +41,8 @@ static int copy_partition_keys(const struct config *c, struct partition_config *
 		/* A PARTID picked by the simulator formats as nothing: it is copied below. */
 		if (!strcmp(key->name, "partid"))
 			continue;
-		void *to = owner ? config_partition_ext(c, dst, owner) : (void *)dst;
-		const void *from = owner ? config_partition_ext(c, src, owner) : (const void *)src;
+		void *to = config_partition_key_object(c, dst, owner);
+		const void *from = config_partition_key_object(c, src, owner);
 		int r = to && from ? copy_key(key, to, from, value, err) : 0;
 		if (r < 0)
 			return r;

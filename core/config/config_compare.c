@@ -33,8 +33,8 @@ const struct config_key *config_partition_diff(const struct config *ca, const st
 		bool goal = key->flags & CONFIG_KEY_RUNTIME;
 		if (goal != (which == CONFIG_COMPARE_GOALS))
 			continue;
-		const void *oa = owner ? config_partition_ext(ca, a, owner) : (const void *)a;
-		const void *ob = owner ? config_partition_ext(cb, b, owner) : (const void *)b;
+		const void *oa = config_partition_key_object(ca, a, owner);
+		const void *ob = config_partition_key_object(cb, b, owner);
 		if (!oa || !ob ? oa != ob : !key_same(key, oa, ob))
 			return key;
 	}

@@ -16,7 +16,7 @@ static void partition_keys_to_json(const struct config *c, const struct partitio
 	for (size_t i = 0; i < config_partition_key_count(c); i++) {
 		const struct config_ext *owner;
 		const struct config_key *key = config_partition_key(c, i, &owner);
-		const void *object = owner ? config_partition_ext(c, p, owner) : (const void *)p;
+		const void *object = config_partition_key_object(c, p, owner);
 		json_object_set_new(json, key->name, key->type->to_json(object, key));
 	}
 }

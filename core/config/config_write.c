@@ -23,7 +23,7 @@ static void write_partition_keys(const struct config *c, const struct partition_
 	for (size_t i = 0; i < config_partition_key_count(c); i++) {
 		const struct config_ext *owner;
 		const struct config_key *key = config_partition_key(c, i, &owner);
-		write_key(key, owner ? config_partition_ext(c, p, owner) : (const void *)p, out);
+		write_key(key, config_partition_key_object(c, p, owner), out);
 	}
 }
 

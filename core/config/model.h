@@ -204,6 +204,12 @@ void config_free(struct config *config);
 void *config_ext_data(const struct config *config, const struct config_ext *ext);
 /* Partition `p`'s data of extension `ext`, or NULL. */
 void *config_partition_ext(const struct config *config, const struct partition_config *p, const struct config_ext *ext);
+/* Where a partition key owned by `owner` (NULL: the core's own keys) is kept for partition p. */
+static inline void *config_partition_key_object(const struct config *config, const struct partition_config *p,
+						const struct config_ext *owner)
+{
+	return owner ? config_partition_ext(config, p, owner) : (void *)p;
+}
 
 /* Lookups by name; NULL when absent. */
 const struct partition_config *config_find_partition(const struct config *config, const char *name);
