@@ -76,7 +76,7 @@ static int placement_open(const struct config *config, const struct control_shar
 
 static struct placed *open_slot(struct placement *a, size_t index)
 {
-	return index < a->slot_cap && a->slots[index].open ? &a->slots[index] : NULL;
+	return index < a->slot_cap && a->slots[index].config ? &a->slots[index] : NULL;
 }
 
 /* One thread into partition `index`'s group; a thread that has exited meanwhile is no miss. */
@@ -209,7 +209,7 @@ static void placement_partition_close(struct actuator *base, size_t index)
 		return;
 	count_kinds(a, pl->config, false);
 	placement_path_set(a, index, NULL, 0);
-	*pl = (struct placed){ .open = false };
+	*pl = (struct placed){ .config = NULL };
 	for (size_t i = 0; i < PLACEMENT_RECENT; i++) /* the slot may be given to another partition */
 		if (a->recent[i].tid && a->recent[i].slot == index)
 			a->recent[i].tid = 0;
@@ -226,7 +226,7 @@ static int placement_partition_open(struct actuator *base, size_t index, const s
 		return err_set(err, -ENOMEM, "out of memory for partition slot %zu", index);
 	placement_partition_close(base, index);
 	struct placed *pl = &a->slots[index];
-	*pl = (struct placed){ .open = true, .config = ref->config };
+	*pl = (struct placed){ .config = ref->config };
 	placement_describe(pl);
 	count_kinds(a, pl->config, true);
 	if (placement_reconcile(base, index, &why) < 0) {

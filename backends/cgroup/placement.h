@@ -14,8 +14,7 @@
 
 /* One partition as placement knows it. */
 struct placed {
-	bool open;
-	const struct partition_config *config;
+	const struct partition_config *config; /* NULL: the slot is not open */
 	char *path;	  /* its cgroup or VM's scope as last found; NULL when not found (or it has none) */
 	size_t hierarchy; /* of path, in the actuator's tree */
 	bool told_missing;

@@ -85,7 +85,7 @@ static long match_pids(const struct placement *a, pid_t tgid)
 {
 	for (size_t i = 0; a->with_pids && i < a->slot_cap; i++) {
 		const struct placed *pl = &a->slots[i];
-		for (size_t k = 0; pl->open && k < pl->config->pid_count; k++)
+		for (size_t k = 0; pl->config && k < pl->config->pid_count; k++)
 			if (pl->config->pids[k] == tgid)
 				return (long)i;
 	}
