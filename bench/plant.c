@@ -6,6 +6,11 @@
 
 #include "backends/mpam/mpam_regs.h"
 
+static const policy_fn target_fns[] = { policy_static, policy_target };
+const struct policy_chain plant_target_chain = { "target", target_fns, sizeof(target_fns) / sizeof(target_fns[0]) };
+static const policy_fn guard_fns[] = { policy_static, policy_guard, policy_share };
+const struct policy_chain plant_guard_chain = { "guard", guard_fns, sizeof(guard_fns) / sizeof(guard_fns[0]) };
+
 const struct mb_curve plant_linear = { .count = 0 };
 
 /* Intel MBA as resctrl.rst and measurements describe it: strongly concave, so most of the

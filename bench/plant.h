@@ -33,6 +33,10 @@
 #define PLANT_MAX_DOMAINS 4
 #define PLANT_ALL_DOMAINS (~0u) /* a partition spread evenly over every domain */
 
+/* A policy and what it runs after and before in the default chain, for tests of that one policy. */
+extern const struct policy_chain plant_target_chain; /* static, target */
+extern const struct policy_chain plant_guard_chain;  /* static, guard, share */
+
 /* The simulator's curves (backends/sim/mb_curve.h): what a setting lets through. */
 extern const struct mb_curve plant_linear;
 extern const struct mb_curve plant_concave; /* MBA-like: 10% -> 35%, 30% -> 75%, 50% -> 90% */

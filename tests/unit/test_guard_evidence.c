@@ -14,11 +14,6 @@
 #include "bench/plant.h"
 #include "policies/policy.h"
 
-#define N_OF(a) (sizeof(a) / sizeof((a)[0]))
-
-static const policy_fn guard_fns[] = { policy_static, policy_guard, policy_share };
-static const struct policy_chain guard_chain = { "guard", guard_fns, N_OF(guard_fns) };
-
 struct scene {
 	struct plant pl;
 	size_t web, batch;
@@ -34,7 +29,7 @@ static void scene_init(struct scene *s, bool capacity_known, double web_demand, 
 				     .seed = 9,
 				     .capacity_known = capacity_known };
 
-	assert_int_equal(plant_init(&s->pl, &setup, &guard_chain, 2), 0);
+	assert_int_equal(plant_init(&s->pl, &setup, &plant_guard_chain, 2), 0);
 	s->web = plant_add(&s->pl, "web", CLASS_LATENCY_CRITICAL, 0, (struct plant_demand){ .base_mbps = web_demand });
 	s->batch = plant_add(&s->pl, "batch", CLASS_BEST_EFFORT, 0, (struct plant_demand){ .base_mbps = batch_demand });
 	s->pl.parts[s->web].goals.guarantee_mbps = 6000;
@@ -146,7 +141,7 @@ static void test_concave_plant(void **state)
 				     .capacity_known = true };
 
 	(void)state;
-	assert_int_equal(plant_init(&s.pl, &setup, &guard_chain, 2), 0);
+	assert_int_equal(plant_init(&s.pl, &setup, &plant_guard_chain, 2), 0);
 	s.web = plant_add(&s.pl, "web", CLASS_LATENCY_CRITICAL, 0, (struct plant_demand){ .base_mbps = 8000 });
 	s.batch = plant_add(&s.pl, "batch", CLASS_BEST_EFFORT, 0, (struct plant_demand){ .base_mbps = 30000 });
 	s.pl.parts[s.web].goals.guarantee_mbps = 6000;

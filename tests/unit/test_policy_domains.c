@@ -15,13 +15,7 @@
 #include "bench/plant.h"
 #include "policies/policy.h"
 
-#define N_OF(a)	 (sizeof(a) / sizeof((a)[0]))
 #define CAPACITY 10000.0 /* per domain */
-
-static const policy_fn guard_fns[] = { policy_static, policy_guard, policy_share };
-static const struct policy_chain guard_chain = { "guard", guard_fns, N_OF(guard_fns) };
-static const policy_fn target_fns[] = { policy_static, policy_target };
-static const struct policy_chain target_chain = { "target", target_fns, N_OF(target_fns) };
 
 static void host_init(struct plant *pl, const struct policy_chain *chain, bool per_domain, bool capacity_known)
 {
@@ -52,7 +46,7 @@ static void test_guard_cuts_where_the_victim_is_squeezed(void **state)
 	(void)state;
 	for (int per_domain = 1; per_domain >= 0; per_domain--) {
 		struct plant pl;
-		host_init(&pl, &guard_chain, per_domain, true);
+		host_init(&pl, &plant_guard_chain, per_domain, true);
 		size_t web =
 			plant_add(&pl, "web", CLASS_LATENCY_CRITICAL, 0, (struct plant_demand){ .base_mbps = 8000 });
 		size_t agg = plant_add(&pl, "agg", CLASS_BEST_EFFORT, 0, (struct plant_demand){ .base_mbps = 30000 });
@@ -97,7 +91,7 @@ static void test_guard_event_names_the_domain(void **state)
 	struct plant pl;
 
 	(void)state;
-	host_init(&pl, &guard_chain, true, true);
+	host_init(&pl, &plant_guard_chain, true, true);
 	size_t web = plant_add(&pl, "web", CLASS_LATENCY_CRITICAL, 1, (struct plant_demand){ .base_mbps = 8000 });
 	size_t agg = plant_add(&pl, "agg", CLASS_BEST_EFFORT, 1, (struct plant_demand){ .base_mbps = 30000 });
 	pl.parts[web].goals.guarantee_mbps = 6000;
@@ -115,7 +109,7 @@ static void test_guard_minimum_where_the_traffic_is(void **state)
 	struct plant pl;
 
 	(void)state;
-	host_init(&pl, &guard_chain, true, true);
+	host_init(&pl, &plant_guard_chain, true, true);
 	pl.setup.has_mb_min = pl.host.has_mb_min = true;
 	size_t pinned = plant_add(&pl, "pinned", CLASS_LATENCY_CRITICAL, 1, (struct plant_demand){ .base_mbps = 5000 });
 	size_t spread = plant_add(&pl, "spread", CLASS_LATENCY_CRITICAL, PLANT_ALL_DOMAINS,
@@ -140,7 +134,7 @@ static void test_guard_no_false_alarm_per_domain(void **state)
 	for (int known = 0; known <= 1; known++) {
 		for (int bursty = 0; bursty <= 1; bursty++) {
 			struct plant pl;
-			host_init(&pl, &guard_chain, true, known);
+			host_init(&pl, &plant_guard_chain, true, known);
 			size_t web = plant_add(&pl, "web", CLASS_LATENCY_CRITICAL, 0,
 					       (struct plant_demand){ .base_mbps = 5000 });
 			size_t be =
@@ -172,7 +166,7 @@ static void test_target_moves_the_domain_it_uses(void **state)
 	struct plant pl;
 
 	(void)state;
-	host_init(&pl, &target_chain, true, true);
+	host_init(&pl, &plant_target_chain, true, true);
 	size_t t = plant_add(&pl, "t", CLASS_DEFAULT, 1, (struct plant_demand){ .base_mbps = 9000 });
 	plant_add(&pl, "other", CLASS_DEFAULT, 0, (struct plant_demand){ .base_mbps = 4000 });
 	pl.parts[t].goals.target_mbps = 4000;
@@ -199,7 +193,7 @@ static void test_target_holds_a_spread_total(void **state)
 	struct plant pl;
 
 	(void)state;
-	host_init(&pl, &target_chain, true, true);
+	host_init(&pl, &plant_target_chain, true, true);
 	size_t t = plant_add(&pl, "t", CLASS_DEFAULT, PLANT_ALL_DOMAINS, (struct plant_demand){ .base_mbps = 16000 });
 	pl.parts[t].goals.target_mbps = 6000;
 	for (int k = 0; k < 30; k++)
@@ -218,7 +212,7 @@ static void test_share_splits_each_domain(void **state)
 	struct plant pl;
 
 	(void)state;
-	host_init(&pl, &guard_chain, true, true);
+	host_init(&pl, &plant_guard_chain, true, true);
 	size_t a = plant_add(&pl, "a", CLASS_BEST_EFFORT, 0, (struct plant_demand){ .base_mbps = 9000 });
 	size_t b = plant_add(&pl, "b", CLASS_BEST_EFFORT, 0, (struct plant_demand){ .base_mbps = 9000 });
 	size_t c = plant_add(&pl, "c", CLASS_BEST_EFFORT, 1, (struct plant_demand){ .base_mbps = 9000 });

@@ -27,9 +27,6 @@
 #define CAPACITY    40000.0
 #define FULL_DEMAND 40000.0
 
-static const policy_fn target_fns[] = { policy_static, policy_target };
-static const struct policy_chain target_chain = { "target", target_fns, N_OF(target_fns) };
-
 struct window {
 	int settle;	   /* -1: never within the window */
 	double changes;	   /* limit changes per 100 ticks after settling */
@@ -102,7 +99,7 @@ static void test_concave_steps_with_noise(void **state)
 	char what[64];
 
 	(void)state;
-	assert_int_equal(plant_init(&pl, &setup, &target_chain, 2), 0);
+	assert_int_equal(plant_init(&pl, &setup, &plant_target_chain, 2), 0);
 	size_t t = plant_add(&pl, "t", CLASS_DEFAULT, 0, (struct plant_demand){ .base_mbps = FULL_DEMAND });
 	printf("concave curve, 1%% steps, noise 2%%:\n");
 	for (size_t s = 0; s < N_OF(targets); s++) {
@@ -129,7 +126,7 @@ static void test_local_gain_is_learned_near_the_top(void **state)
 	struct plant pl;
 
 	(void)state;
-	assert_int_equal(plant_init(&pl, &setup, &target_chain, 1), 0);
+	assert_int_equal(plant_init(&pl, &setup, &plant_target_chain, 1), 0);
 	size_t t = plant_add(&pl, "t", CLASS_DEFAULT, 0, (struct plant_demand){ .base_mbps = FULL_DEMAND });
 	pl.parts[t].goals.target_mbps = 34000; /* 85%: on the 30%..50% segment, 300 MB/s per % */
 	struct window w = run_window(&pl, t, 34000, 40);
@@ -155,7 +152,7 @@ static void test_settles_inside_a_band(void **state)
 	(void)state;
 	setup.gran_pct = 10;
 	setup.min_pct = 10;
-	assert_int_equal(plant_init(&pl, &setup, &target_chain, 1), 0);
+	assert_int_equal(plant_init(&pl, &setup, &plant_target_chain, 1), 0);
 	size_t t = plant_add(&pl, "t", CLASS_DEFAULT, 0, (struct plant_demand){ .base_mbps = FULL_DEMAND });
 	pl.parts[t].goals.target_mbps = 26000; /* 20% gives 22000, 30% gives 30000 */
 	for (size_t k = 0; k < N_OF(history); k++) {
@@ -223,7 +220,7 @@ static void test_beats_mba_mbps_on_every_curve(void **state)
 	printf("  %-28s %18s %18s\n", "plant", "mpamd (ticks)", "mba_MBps (ticks)");
 	for (size_t i = 0; i < N_OF(cases); i++) {
 		int ours2, theirs2;
-		int ours = ticks_to_target(&cases[i], &target_chain, &ours2);
+		int ours = ticks_to_target(&cases[i], &plant_target_chain, &ours2);
 		int theirs = ticks_to_target(&cases[i], &policy_chain_mba_mbps, &theirs2);
 		printf("  %-28s %8d, then %4d %8d, then %4d\n", cases[i].name, ours, ours2, theirs, theirs2);
 		assert_true(ours <= MAX_SETTLE && ours2 <= MAX_SETTLE);
