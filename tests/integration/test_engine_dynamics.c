@@ -227,8 +227,10 @@ static void test_reload_applies_the_difference(void **state)
 		if (!run->valid[t][1])
 			fail_msg("a's sample of tick %llu is invalid", (unsigned long long)t);
 	}
+	/* The new interval holds the ticks apart (never closer than the deadlines allow), and they were
+	 * closer before. Not "before <= 40": on a loaded machine ticks on the emulator may run late. */
 	double before = mean_spacing_ms(run, 2, 8), after = mean_spacing_ms(run, 14, 24);
-	if (before > 40 || after < 70)
+	if (after < 70 || before > after - 20)
 		fail_msg("ticks %.1f ms apart before interval_ms 20 -> 80, %.1f ms after", before, after);
 	const struct partition_status *e = engine_find(run->engine, "e", NULL);
 	assert_non_null(e);

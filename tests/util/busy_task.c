@@ -1,11 +1,17 @@
 /* See busy_task.h. */
 #include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <cmocka.h>
 
 #include "tests/util/busy_task.h"
 
@@ -50,4 +56,30 @@ double monotonic_s(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+double task_cpu_ms(pid_t pid)
+{
+	char path[64];
+	unsigned long long ns;
+
+	snprintf(path, sizeof(path), "/proc/%d/schedstat", (int)pid);
+	FILE *f = fopen(path, "re");
+	int n = f ? fscanf(f, "%llu", &ns) : 0;
+	if (f)
+		fclose(f);
+	return n == 1 ? (double)ns / 1e6 : -1;
+}
+
+/* task-clock and the scheduler's sum differ by what the child ran between a counter read and the
+ * schedstat read beside it: a time slice each side on a loaded machine. */
+void expect_task_cpu_time(double counted_ms, double cpu_ms, double wall)
+{
+	assert_true(counted_ms > 0 && counted_ms <= wall * 1000 * 1.02 + 5);
+	if (cpu_ms < 0) {
+		printf("no /proc schedstat: compared with the wall time only\n");
+		return;
+	}
+	if (counted_ms < 0.9 * cpu_ms - 30 || counted_ms > 1.1 * cpu_ms + 30)
+		fail_msg("task-clock counted %.1f ms, the scheduler says the child ran %.1f ms", counted_ms, cpu_ms);
 }

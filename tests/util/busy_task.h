@@ -14,5 +14,12 @@ void busy_task_stop(pid_t *pid);
 void cgroup_dir_remove(char *dir);
 /* CLOCK_MONOTONIC in seconds. */
 double monotonic_s(void);
+/* The CPU time process `pid` (one thread) has had, in ms, from /proc/PID/schedstat (the scheduler's
+ * own sum, which task-clock counts too); -1 when it cannot be read. */
+double task_cpu_ms(pid_t pid);
+/* Fails the test unless `counted_ms` of task-clock over `wall` seconds is the `cpu_ms` the scheduler
+ * says the child ran between the same reads (cpu_ms < 0: not known, compared with the wall only).
+ * Not a share of the wall time: under load a busy child may get little of a CPU. */
+void expect_task_cpu_time(double counted_ms, double cpu_ms, double wall);
 
 #endif
