@@ -1,6 +1,6 @@
 /* The README's resctrl-emu walkthrough, run line by line as written (from the top of the repository,
- * with this build's binaries for build/ and a private mount point and config in place of /tmp/resctrl
- * and etc/resctrl-emu.ini): what a new user types must work. */
+ * with this build's binaries for build/ and a private mount point and config, with a control socket
+ * of its own, in place of /tmp/resctrl and etc/resctrl-emu.ini): what a new user types must work. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -87,7 +87,12 @@ static void private_paths(struct walkthrough_paths *w)
 	char *ini = read_text_file(path);
 	assert_non_null(ini);
 	assert_non_null(strstr(ini, "resctrl_root = /tmp/resctrl\n"));
+	assert_null(strstr(ini, "socket"));
 	ini = replace_all(ini, "/tmp/resctrl", w->mount);
+	/* Its own control socket too, beside the config: not /run/mpamd's, which another mpamd may hold. */
+	char socket_line[128];
+	snprintf(socket_line, sizeof(socket_line), "[global]\nsocket = %s.sock\n", w->config);
+	ini = replace_all(ini, "[global]\n", socket_line);
 	assert_true(write(fd, ini, strlen(ini)) == (ssize_t)strlen(ini));
 	close(fd);
 	free(ini);
@@ -104,6 +109,9 @@ static void remove_private_paths(const struct walkthrough_paths *w)
 	free(cmd);
 	rmdir(w->mount);
 	unlink(w->config);
+	char sock[80];
+	snprintf(sock, sizeof(sock), "%s.sock", w->config);
+	unlink(sock);
 }
 
 static void test_emulator_walkthrough(void **state)
