@@ -22,10 +22,10 @@
 #include "backends/mmio/msc_set.h"
 #include "backends/mpam/mpam_regs.h"
 #include "backends/sim/msc_model.h"
-#include "core/base/log.h"
 #include "core/config/config.h"
 #include "core/engine/registry.h"
 #include "tests/util/testutil.h"
+#include "tests/util/log_capture.h"
 
 #define LOG_MAX 512
 #define BWA_WD	5
@@ -511,7 +511,5 @@ int main(void)
 		cmocka_unit_test(test_cli_per_domain),
 		cmocka_unit_test(test_cli_usage),
 	};
-
-	log_setup("test", LOG_LEVEL_ERROR, false);
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return cmocka_run_group_tests(tests, log_errors_only, NULL);
 }

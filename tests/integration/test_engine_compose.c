@@ -18,10 +18,10 @@
 
 #include "backends/mmio/mbwu_monitor.h"
 #include "backends/sim/sim_ops.h"
-#include "core/base/log.h"
 #include "core/config/config.h"
 #include "core/engine/engine.h"
 #include "core/engine/registry.h"
+#include "tests/util/log_capture.h"
 
 static struct config *load(const struct engine_registry *registry, const char *text)
 {
@@ -328,6 +328,5 @@ int main(void)
 		cmocka_unit_test(test_new_monitor_by_name),
 		cmocka_unit_test(test_registry_names_the_monitors),
 	};
-	log_setup("test", LOG_LEVEL_ERROR, false);
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return cmocka_run_group_tests(tests, log_errors_only, NULL);
 }

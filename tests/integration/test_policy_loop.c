@@ -25,6 +25,7 @@
 #include "core/base/log.h"
 #include "policies/policy.h"
 #include "tests/util/record_reader.h"
+#include "tests/util/log_capture.h"
 
 #define INTERVAL_MS 100
 #define MAXP	    4
@@ -590,6 +591,5 @@ int main(void)
 		cmocka_unit_test(test_guard_per_domain_spares_the_bystander),
 		cmocka_unit_test(test_guard_protects_ipc),
 	};
-	log_setup("test", LOG_LEVEL_WARNING, false);
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return cmocka_run_group_tests(tests, log_warnings_too, NULL);
 }

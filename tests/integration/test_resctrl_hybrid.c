@@ -28,10 +28,10 @@
 #include "backends/sim/sim_host.h"
 #include "core/config/config.h"
 #include "core/base/counter.h"
-#include "core/base/log.h"
 #include "backends/mpam/mpam_regs.h"
 #include "tests/util/emu_runner.h"
 #include "tests/util/testutil.h"
+#include "tests/util/log_capture.h"
 
 #define TICK_NS 100000000ull
 
@@ -276,6 +276,5 @@ int main(void)
 		cmocka_unit_test(test_monitor_auto_picks_mmio),
 		cmocka_unit_test(test_refused_without_the_opt_in),
 	};
-	log_setup("test", LOG_LEVEL_ERROR, false);
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return cmocka_run_group_tests(tests, log_errors_only, NULL);
 }

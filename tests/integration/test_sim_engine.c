@@ -19,6 +19,7 @@
 #include "core/base/log.h"
 #include "policies/policy.h"
 #include "tests/util/record_reader.h"
+#include "tests/util/log_capture.h"
 
 struct run {
 	struct record_line *rows;
@@ -351,6 +352,5 @@ int main(void)
 		cmocka_unit_test(test_same_seed_same_run),
 		cmocka_unit_test(test_domain_rows_add_up_to_totals),
 	};
-	log_setup("test", LOG_LEVEL_WARNING, false);
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return cmocka_run_group_tests(tests, log_warnings_too, NULL);
 }
