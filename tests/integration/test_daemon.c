@@ -18,6 +18,7 @@
 
 #include <cmocka.h>
 
+#include "tests/util/engine_util.h"
 #include "tests/util/emu_runner.h"
 #include "tests/util/testutil.h"
 
@@ -50,15 +51,6 @@ static void remove_files(struct files *f)
 	rmdir(f->dir);
 }
 
-static void write_file(const char *path, const char *text)
-{
-	FILE *out = fopen(path, "w");
-
-	assert_non_null(out);
-	fputs(text, out);
-	fclose(out);
-}
-
 static const char *sim_config(unsigned mb_max)
 {
 	static char text[256];
@@ -84,7 +76,7 @@ static void test_reload_and_stop(void **state)
 
 	(void)state;
 	make_files(&f);
-	write_file(f.config, sim_config(50));
+	write_file(f.config, "%s", sim_config(50));
 	int pid = start_mpamd(&f, NULL);
 	assert_true(pid > 0);
 	assert_true(wait_for_text(f.record, ",batch,", WAIT_MS));
@@ -94,7 +86,7 @@ static void test_reload_and_stop(void **state)
 	assert_true(wait_for_text(f.pid, pidtext, WAIT_MS));
 
 	/* A valid change is picked up on SIGHUP. */
-	write_file(f.config, sim_config(30));
+	write_file(f.config, "%s", sim_config(30));
 	kill(pid, SIGHUP);
 	assert_true(wait_for_text(f.log, "reloaded", WAIT_MS));
 	assert_true(wait_for_text(f.record, ",30,0,1,", WAIT_MS));
@@ -124,7 +116,7 @@ static void test_pid_file_refuses_a_second_daemon(void **state)
 
 	(void)state;
 	make_files(&f);
-	write_file(f.config, sim_config(50));
+	write_file(f.config, "%s", sim_config(50));
 	int first = start_mpamd(&f, NULL);
 	assert_true(wait_for_text(f.record, ",batch,", WAIT_MS));
 	struct run_result r;
@@ -156,7 +148,7 @@ static void test_reset_on_exit(void **state)
 		 "[global]\nbackend = resctrl\ninterval_ms = 50\nresctrl_root = %s\n"
 		 "[partition \"batch\"]\nclass = best-effort\nmb_max = 40\n",
 		 emu_root(emu));
-	write_file(f.config, text);
+	write_file(f.config, "%s", text);
 	snprintf(schemata, sizeof(schemata), "%s/mpamd-batch/schemata", emu_root(emu));
 	int pid = start_mpamd(&f, "--reset-on-exit");
 	assert_true(wait_for_text(schemata, "MB:0=40;1=40", WAIT_MS));
@@ -210,7 +202,7 @@ static void test_service_manager_notifications(void **state)
 
 	(void)state;
 	make_files(&f);
-	write_file(f.config, sim_config(50));
+	write_file(f.config, "%s", sim_config(50));
 	snprintf(addr.sun_path, sizeof(addr.sun_path), "%s/notify", f.dir);
 	int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	assert_int_equal(bind(fd, (struct sockaddr *)&addr, sizeof(addr)), 0);
@@ -248,7 +240,7 @@ static void test_control_socket(void **state)
 	snprintf(socket, sizeof(socket), "%s/mpamd.sock", f.dir);
 	snprintf(text, sizeof(text), "%s[partition \"web\"]\nclass = latency-critical\nsim_demand = 1000\n",
 		 sim_config(50));
-	write_file(f.config, text);
+	write_file(f.config, "%s", text);
 	char *argv[] = { MPAMD, "-c", f.config, "-f", "--socket", socket, "--record", f.record, NULL };
 	int pid = spawn_background(argv, f.log);
 	assert_true(wait_for_text(f.log, "control socket", WAIT_MS));

@@ -33,7 +33,6 @@
 #define MAX_TICKS 200
 #define WAIT_MS	  5000
 
-#define write_file(...)	       assert_int_equal(write_text_file(__VA_ARGS__), 0)
 #define note_failure(run, ...) note_first((run)->failure, sizeof((run)->failure), __VA_ARGS__)
 
 /* One run: the emulator (or none), the engine, its file and what the hook saw each tick. */

@@ -49,7 +49,6 @@
 #define MAX_LOG_LINES 8
 
 #define note(run, ...)	note_first((run)->failure, sizeof((run)->failure), __VA_ARGS__)
-#define write_file(...) assert_int_equal(write_text_file(__VA_ARGS__), 0)
 
 enum trigger {
 	AT_OPEN, /* armed before mpamd starts: opening p meets it */

@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "backends/perf/perf_event.h"
+#include "tests/util/engine_util.h"
 
 #define FIXTURE MPAMD_SOURCE_DIR "/tests/fixtures/sysfs/devices"
 
@@ -346,14 +347,6 @@ static void test_read_decode_and_delta(void **state)
 	a2[0].running = 0;
 	d = perf_delta_sum(b2, a2, 2, 1, 0);
 	assert_false(d.counted);
-}
-
-static void write_file(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
 }
 
 static void test_advice(void **state)

@@ -21,6 +21,8 @@ struct json_t *engine_list_row(struct engine *e, const char *name);
 
 /* Writes the formatted text to `path`, replacing it: 0 or -errno. */
 int write_text_file(const char *path, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The same in a test, which fails when the file cannot be written (one cmocka assertion). */
+#define write_file(...) assert_int_equal(write_text_file(__VA_ARGS__), 0)
 
 /* Keeps the formatted text in buf[len] unless buf holds a failure already. */
 void note_first(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
