@@ -365,9 +365,9 @@ static void test_textfile_failure_is_said_once(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_mpamctl_metrics_pass_promtool, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_textfile_is_only_ever_whole, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_textfile_failure_is_said_once, setup, teardown),
+		fixture_test(test_mpamctl_metrics_pass_promtool),
+		fixture_test(test_textfile_is_only_ever_whole),
+		fixture_test(test_textfile_failure_is_said_once),
 	};
 	promtool_missing = !have_promtool();
 	if (promtool_missing)

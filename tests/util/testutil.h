@@ -42,4 +42,8 @@ char *read_text_file(const char *path);
 /* Case-insensitive substring test. */
 int contains_nocase(const char *haystack, const char *needle);
 
+/* A cmocka test run between its program's own `setup` and `teardown` (for the programs whose every test
+ * wants the same fixture). */
+#define fixture_test(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
+
 #endif
