@@ -22,20 +22,14 @@
 #include "core/engine/engine.h"
 #include "core/engine/registry.h"
 #include "tests/util/log_capture.h"
+#include "tests/util/engine_util.h"
 
 static struct config *load(const struct engine_registry *registry, const char *text)
 {
 	struct engine_schema schema;
-	struct diag_list diags;
-	struct config *config = NULL;
 
 	engine_schema_init(registry, &schema);
-	diag_list_init(&diags, "test.ini");
-	int r = config_load_string(text, &schema.schema, NULL, &config, &diags);
-	diag_print(&diags, stderr);
-	diag_list_fini(&diags);
-	assert_int_equal(r, 0);
-	return config;
+	return config_from_text(text, &schema.schema);
 }
 
 /* ---- a recording actuator: every call is kept, then handed to the simulator's ---- */

@@ -2,25 +2,50 @@
 #include "tests/util/engine_util.h"
 
 #include <errno.h>
+#include <setjmp.h>
 #include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+
+#include <cmocka.h>
 
 #include "core/config/config.h"
 #include "core/engine/engine.h"
 #include "core/engine/engine_snapshot.h"
 #include "core/engine/registry.h"
 
-struct config *load_config_file(const char *path)
+/* Loads with the diagnostics printed; 0 or the loader's error. */
+static int load_printed(const char *name, const char *path, const char *text, const struct config_schema *schema,
+			struct config **ret)
 {
 	struct diag_list diags;
-	struct config *config = NULL;
+	int r;
 
-	diag_list_init(&diags, path);
-	int r = config_load_path(path, engine_default_schema(), NULL, &config, &diags);
+	diag_list_init(&diags, name);
+	if (path)
+		r = config_load_path(path, schema, NULL, ret, &diags);
+	else
+		r = config_load_string(text, schema, NULL, ret, &diags);
 	diag_print(&diags, stderr);
 	diag_list_fini(&diags);
-	return r == 0 ? config : NULL;
+	return r;
+}
+
+struct config *load_config_file(const char *path)
+{
+	struct config *config = NULL;
+
+	return load_printed(path, path, NULL, engine_default_schema(), &config) == 0 ? config : NULL;
+}
+
+struct config *config_from_text(const char *text, const struct config_schema *schema)
+{
+	struct config *config = NULL;
+
+	assert_int_equal(load_printed("test.ini", NULL, text, schema ? schema : engine_default_schema(), &config), 0);
+	return config;
 }
 
 const struct partition_status *engine_find(const struct engine *e, const char *name, size_t *ret_slot)

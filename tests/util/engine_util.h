@@ -7,11 +7,15 @@
 #include <stddef.h>
 
 struct config;
+struct config_schema;
 struct engine;
 struct partition_status;
 
 /* The file's configuration, its diagnostics printed on stderr; NULL when it has errors. */
 struct config *load_config_file(const char *path);
+/* The configuration text loaded with `schema` (NULL: the default one), its diagnostics printed on
+ * stderr; fails the test when it has errors (one cmocka assertion). */
+struct config *config_from_text(const char *text, const struct config_schema *schema);
 
 /* The status of the partition called `name` (and its slot, when ret_slot is not NULL), or NULL. */
 const struct partition_status *engine_find(const struct engine *e, const char *name, size_t *ret_slot);
