@@ -161,17 +161,6 @@ static void test_reset_on_exit(void **state)
 	remove_files(&f);
 }
 
-static struct run_result ctl(const char *socket, const char *a1, const char *a2, const char *a3)
-{
-	char *argv[] = { MPAMCTL, "--socket", (char *)socket, (char *)a1, (char *)a2, (char *)a3, NULL };
-	struct run_result r;
-
-	assert_int_equal(run_command(argv, &r), 0);
-	return r;
-}
-
-/* mpamctl against the running daemon: every command, a change that reaches the hardware, and the
- * errors a bad request gets while the daemon keeps going. */
 /* The sd_notify datagrams mpamd sends, in order, until `want` arrives or the deadline passes. */
 static bool notify_wait_for(int fd, const char *want, char *seen, size_t seen_len)
 {
@@ -230,6 +219,8 @@ static void test_service_manager_notifications(void **state)
 	remove_files(&f);
 }
 
+/* mpamctl against the running daemon: every command, a change that reaches the hardware, and the
+ * errors a bad request gets while the daemon keeps going. */
 static void test_control_socket(void **state)
 {
 	struct files f;
@@ -246,59 +237,31 @@ static void test_control_socket(void **state)
 	assert_true(wait_for_text(f.log, "control socket", WAIT_MS));
 	assert_true(wait_for_text(f.record, ",batch,", WAIT_MS));
 
-	struct run_result r = ctl(socket, "list", NULL, NULL);
-	assert_int_equal(r.exit_code, 0);
-	assert_non_null(strstr(r.out, "batch"));
-	assert_non_null(strstr(r.out, "best-effort"));
-	run_result_fini(&r);
+	expect_run(ARGV(MPAMCTL, "--socket", socket, "list"), 0, "batch", "best-effort");
 
-	r = ctl(socket, "status", NULL, NULL);
-	assert_int_equal(r.exit_code, 0);
-	assert_non_null(strstr(r.out, "backend: sim"));
-	run_result_fini(&r);
+	expect_run(ARGV(MPAMCTL, "--socket", socket, "status"), 0, "backend: sim");
 	/* The simulator knows its capacity: it is not reported as learned. */
-	r = ctl(socket, "--json", "status", NULL);
-	assert_non_null(strstr(r.out, "\"capacity_mbps\": 10000"));
-	assert_non_null(strstr(r.out, "\"capacity_learned\": false"));
-	run_result_fini(&r);
+	expect_run(ARGV(MPAMCTL, "--socket", socket, "--json", "status"), 0, "\"capacity_mbps\": 10000",
+		   "\"capacity_learned\": false");
 
-	r = ctl(socket, "--json", "show", "batch");
-	assert_int_equal(r.exit_code, 0);
-	assert_non_null(strstr(r.out, "\"mb_max\": 50"));
-	run_result_fini(&r);
+	expect_run(ARGV(MPAMCTL, "--socket", socket, "--json", "show", "batch"), 0, "\"mb_max\": 50");
 
-	r = ctl(socket, "set", "batch", "mb_max=20");
-	assert_int_equal(r.exit_code, 0);
-	run_result_fini(&r);
+	expect_run(ARGV(MPAMCTL, "--socket", socket, "set", "batch", "mb_max=20"), 0, NULL);
 	assert_true(wait_for_text(f.record, ",batch,", WAIT_MS));
 	assert_true(wait_for_text(f.record, ",20,0,1,", WAIT_MS));
 
 	/* Validated like the config: out of range, a rule between keys, a key that needs a reload. */
-	r = ctl(socket, "set", "batch", "mb_max=150");
-	assert_int_equal(r.exit_code, 1);
-	assert_non_null(strstr(r.err, "mb_max = 150: out of range 1..100"));
-	run_result_fini(&r);
-	r = ctl(socket, "set", "batch", "guarantee_mbps=500");
-	assert_int_equal(r.exit_code, 1);
-	assert_non_null(strstr(r.err, "only for class = latency-critical"));
-	run_result_fini(&r);
-	r = ctl(socket, "set", "batch", "partid=4");
-	assert_int_equal(r.exit_code, 1);
-	assert_non_null(strstr(r.err, "reload"));
-	run_result_fini(&r);
-	r = ctl(socket, "show", "nobody", NULL);
-	assert_int_equal(r.exit_code, 1);
-	assert_non_null(strstr(r.err, "no partition named 'nobody'"));
-	run_result_fini(&r);
+	expect_run(ARGV(MPAMCTL, "--socket", socket, "set", "batch", "mb_max=150"), 1,
+		   "mb_max = 150: out of range 1..100");
+	expect_run(ARGV(MPAMCTL, "--socket", socket, "set", "batch", "guarantee_mbps=500"), 1,
+		   "only for class = latency-critical");
+	expect_run(ARGV(MPAMCTL, "--socket", socket, "set", "batch", "partid=4"), 1, "reload");
+	expect_run(ARGV(MPAMCTL, "--socket", socket, "show", "nobody"), 1, "no partition named 'nobody'");
 
-	r = ctl(socket, "metrics", NULL, NULL);
-	assert_int_equal(r.exit_code, 0);
-	assert_non_null(strstr(r.out, "mpamd_partition_bandwidth_bytes_per_second{partition=\"batch\",domain=\"0\"}"));
-	run_result_fini(&r);
+	expect_run(ARGV(MPAMCTL, "--socket", socket, "metrics"), 0,
+		   "mpamd_partition_bandwidth_bytes_per_second{partition=\"batch\",domain=\"0\"}");
 
-	r = ctl(socket, "reload", NULL, NULL);
-	assert_int_equal(r.exit_code, 0);
-	run_result_fini(&r);
+	expect_run(ARGV(MPAMCTL, "--socket", socket, "reload"), 0, NULL);
 	assert_true(wait_for_text(f.log, "reloaded", WAIT_MS));
 
 	kill(pid, SIGTERM);
