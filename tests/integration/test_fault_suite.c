@@ -48,7 +48,7 @@
 #define SET_MB	      50
 #define MAX_LOG_LINES 8
 
-#define note(run, ...)	note_first((run)->failure, sizeof((run)->failure), __VA_ARGS__)
+#define note(run, ...) note_first((run)->failure, sizeof((run)->failure), __VA_ARGS__)
 
 enum trigger {
 	AT_OPEN, /* armed before mpamd starts: opening p meets it */
