@@ -70,17 +70,11 @@ static void test_completion(void **state)
 	demo_daemon_stop(&demo);
 }
 
-/* Also after a failed assertion: no mpamd and no directory stay behind. */
-static int teardown(void **state)
-{
-	(void)state;
-	return demo_daemon_cleanup(&demo);
-}
-
+/* The teardown leaves no mpamd and no directory behind, after a failed assertion too. */
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_teardown(test_completion, teardown),
+		cmocka_unit_test_prestate_setup_teardown(test_completion, NULL, demo_daemon_teardown, &demo),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -97,18 +97,13 @@ static void test_reaches_the_daemon(void **state)
 	demo_daemon_stop(&demo);
 }
 
-/* Also after a failed assertion: no mpamd and no directory stay behind. */
-static int teardown(void **state)
-{
-	(void)state;
-	return demo_daemon_cleanup(&demo);
-}
-
+/* The teardown leaves no mpamd and no directory behind, after a failed assertion too. */
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_teardown(test_operations_and_failures, teardown),
-		cmocka_unit_test_teardown(test_reaches_the_daemon, teardown),
+		cmocka_unit_test_prestate_setup_teardown(test_operations_and_failures, NULL, demo_daemon_teardown,
+							 &demo),
+		cmocka_unit_test_prestate_setup_teardown(test_reaches_the_daemon, NULL, demo_daemon_teardown, &demo),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -42,3 +42,8 @@ int demo_daemon_cleanup(struct demo_daemon *d)
 	d->dir[0] = '\0';
 	return r;
 }
+
+int demo_daemon_teardown(void **state)
+{
+	return demo_daemon_cleanup(*state);
+}

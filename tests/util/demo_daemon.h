@@ -31,5 +31,7 @@ void demo_daemon_stop(struct demo_daemon *d);
 /* For a teardown: kills the daemon if it still runs and removes its directory; 0, or -1 when
  * something stayed. */
 int demo_daemon_cleanup(struct demo_daemon *d);
+/* The same as a cmocka teardown, its state the demo_daemon (cmocka_unit_test_prestate_setup_teardown). */
+int demo_daemon_teardown(void **state);
 
 #endif
