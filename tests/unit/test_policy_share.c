@@ -18,13 +18,14 @@ static void guard_cut_light_and_heavy(struct policy_decision d[4])
 
 static void test_share_splits_allowance_by_weight(void **state)
 {
-	struct policy_host h = rig_host(8);
+	/* light and heavy held back by the guard, free not; web is not best-effort */
 	struct policy_partition p[4] = {
 		rig_part("light", CLASS_BEST_EFFORT, 12000),
 		rig_part("heavy", CLASS_BEST_EFFORT, 12000),
 		rig_part("free", CLASS_BEST_EFFORT, 3000),
 		rig_part("web", CLASS_LATENCY_CRITICAL, 13000),
 	};
+	struct policy_host h = rig_host(8);
 	struct policy_decision d[4];
 
 	(void)state;
