@@ -22,10 +22,10 @@
 
 #include "core/config/config.h"
 #include "core/engine/engine.h"
-#include "core/base/log.h"
 #include "policies/policy.h"
 #include "tests/util/record_reader.h"
 #include "tests/util/log_capture.h"
+#include "tests/util/engine_util.h"
 
 #define INTERVAL_MS 100
 #define MAXP	    4
@@ -102,10 +102,7 @@ static struct trace run(const char *text, uint64_t ticks, const struct policy_ch
 	assert_non_null(config);
 	if (engine_new(config, &opts, &engine, &err) < 0)
 		fail_msg("engine: %s", err.text);
-	unsigned long errors_before = log_count(LOG_LEVEL_ERROR);
-	assert_int_equal(engine_run(engine, &err), 0);
-	assert_int_equal(engine_ticks_done(engine), ticks);
-	assert_int_equal(log_count(LOG_LEVEL_ERROR), errors_before);
+	engine_run_clean(engine, ticks);
 	t.parts = engine_partition_count(engine);
 	assert_true(t.parts <= MAXP);
 	for (size_t i = 0; i < t.parts; i++)

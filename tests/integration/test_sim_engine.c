@@ -16,10 +16,10 @@
 #include "core/config/config.h"
 #include "core/engine/engine.h"
 #include "core/base/clock.h"
-#include "core/base/log.h"
 #include "policies/policy.h"
 #include "tests/util/record_reader.h"
 #include "tests/util/log_capture.h"
+#include "tests/util/engine_util.h"
 
 struct run {
 	struct record_line *rows;
@@ -46,11 +46,8 @@ static struct run run_rows(const char *text, uint64_t ticks, bool domains)
 	close(fd);
 	if (engine_new(config, &opts, &engine, &err) < 0)
 		fail_msg("engine: %s", err.text);
-	unsigned long errors_before = log_count(LOG_LEVEL_ERROR);
-	assert_int_equal(engine_run(engine, &err), 0);
-	assert_int_equal(engine_ticks_done(engine), ticks);
 	/* Nothing went wrong on the way: no MSC error, no refused access, no failed read. */
-	assert_int_equal(log_count(LOG_LEVEL_ERROR), errors_before);
+	engine_run_clean(engine, ticks);
 	engine_free(engine);
 
 	long count = (domains ? record_read_all : record_read)(path, run.header, sizeof(run.header), &run.rows);
@@ -239,34 +236,35 @@ static void test_rotation_within_5_percent(void **state)
 	free(run.rows);
 }
 
-static void test_interval_too_long_for_31bit_counters(void **state)
+/* engine_new refuses the configuration `text` (for one tick on the simulated clock) with -EINVAL,
+ * saying each of the NULL-terminated `words`. */
+static void expect_refused(const char *text, const char *const words[])
 {
-	struct config *config =
-		load_config_text("[global]\nbackend = sim\ninterval_ms = 100\n"
-				 "[sim]\ncapacity_mbps = 30000\ncounter_bits = 31\n[partition \"a\"]\n");
+	struct config *config = load_config_text(text);
 	struct engine *engine = NULL;
 	struct err err = { "" };
 	struct engine_options opts = { .ticks = 1, .sim_clock = true };
 
-	(void)state;
 	assert_non_null(config);
 	assert_int_equal(engine_new(config, &opts, &engine, &err), -EINVAL);
-	assert_non_null(strstr(err.text, "interval_ms = 100 is too long"));
-	assert_non_null(strstr(err.text, "use interval_ms <= 35"));
+	for (const char *const *w = words; *w; w++)
+		assert_non_null(strstr(err.text, *w));
+}
+
+static void test_interval_too_long_for_31bit_counters(void **state)
+{
+	(void)state;
+	expect_refused("[global]\nbackend = sim\ninterval_ms = 100\n"
+		       "[sim]\ncapacity_mbps = 30000\ncounter_bits = 31\n[partition \"a\"]\n",
+		       (const char *const[]){ "interval_ms = 100 is too long", "use interval_ms <= 35", NULL });
 }
 
 static void test_sim_clock_needs_sim_backend(void **state)
 {
-	struct config *config = load_config_text("[global]\nbackend = mmio\n[msc \"m\"]\nbase = 0x1000\nsize = 0x1000\n"
-						 "[partition \"a\"]\npartid = 1\n");
-	struct engine *engine = NULL;
-	struct err err = { "" };
-	struct engine_options opts = { .ticks = 1, .sim_clock = true };
-
 	(void)state;
-	assert_non_null(config);
-	assert_int_equal(engine_new(config, &opts, &engine, &err), -EINVAL);
-	assert_non_null(strstr(err.text, "--sim-clock needs backend = sim"));
+	expect_refused(
+		"[global]\nbackend = mmio\n[msc \"m\"]\nbase = 0x1000\nsize = 0x1000\n[partition \"a\"]\npartid = 1\n",
+		(const char *const[]){ "--sim-clock needs backend = sim", NULL });
 }
 
 /* The rows of partition `name` at t_ms: its total ("*") and its domains "0" and "1". */

@@ -11,6 +11,7 @@
 
 #include <cmocka.h>
 
+#include "core/base/log.h"
 #include "core/config/config.h"
 #include "core/engine/engine.h"
 #include "core/engine/engine_snapshot.h"
@@ -71,6 +72,20 @@ json_t *engine_list_row(struct engine *e, const char *name)
 			found = json_incref(row);
 	json_decref(list);
 	return found;
+}
+
+void engine_run_clean(struct engine *e, unsigned long ticks)
+{
+	struct err err = { "" };
+	unsigned long errors_before = log_count(LOG_LEVEL_ERROR);
+
+	int r = engine_run(e, &err);
+
+	if (r < 0)
+		print_error("engine_run: %s\n", err.text);
+	assert_int_equal(r, 0);
+	assert_int_equal(engine_ticks_done(e), ticks);
+	assert_int_equal(log_count(LOG_LEVEL_ERROR), errors_before);
 }
 
 int write_text_file(const char *path, const char *fmt, ...)

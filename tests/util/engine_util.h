@@ -17,6 +17,10 @@ struct config *load_config_file(const char *path);
  * stderr; fails the test when it has errors (one cmocka assertion). */
 struct config *config_from_text(const char *text, const struct config_schema *schema);
 
+/* Runs the engine to its end: fails the test unless the run succeeds after `ticks` ticks and logs no
+ * error on the way (no MSC error, no refused access, no failed read). Three cmocka assertions. */
+void engine_run_clean(struct engine *e, unsigned long ticks);
+
 /* The status of the partition called `name` (and its slot, when ret_slot is not NULL), or NULL. */
 const struct partition_status *engine_find(const struct engine *e, const char *name, size_t *ret_slot);
 
