@@ -204,12 +204,13 @@ const struct msc_model_params *msc_model_params(const struct msc_model *model)
 
 /* ---------------------------------------------------------------- errors */
 
-static void raise_error(struct msc_model *m, enum mpam_errcode code, uint16_t partid_mon, uint8_t pmg, unsigned ris)
+/* For tests (a fault) and for every access or request the model finds in error. */
+void msc_model_raise_error(struct msc_model *m, unsigned errcode, uint16_t partid_mon, uint8_t pmg, unsigned ris)
 {
 	struct mpamf_esr esr = {
 		.partid_mon = partid_mon,
 		.pmg = pmg,
-		.errcode = (uint8_t)code,
+		.errcode = (uint8_t)errcode,
 		/* A new error while one is pending overwrites it and says so. */
 		.ovrwr = mpam_field_get(MPAMF_ESR_ERRCODE, m->esr) != MPAM_ERR_NONE,
 		/* The RIS field only exists in the extended (high) word. */
@@ -330,16 +331,16 @@ static struct partid_cfg *selected_cfg(struct msc_model *m, unsigned *ret_ris, u
 	uint16_t partid = (uint16_t)mpam_field_get(MPAMCFG_PART_SEL_PARTID_SEL, m->part_sel);
 
 	if (!ris_exists(m, ris)) {
-		raise_error(m, MPAM_ERR_UNDEF_RIS_PART_SEL, partid, 0, ris);
+		msc_model_raise_error(m, MPAM_ERR_UNDEF_RIS_PART_SEL, partid, 0, ris);
 		return NULL;
 	}
 	/* No PARTID narrowing here, so INTERNAL must be 0 for every MPAMCFG access. */
 	if (m->part_sel & MPAMCFG_PART_SEL_INTERNAL) {
-		raise_error(m, MPAM_ERR_UNEXPECTED_INTERNAL, partid, 0, ris);
+		msc_model_raise_error(m, MPAM_ERR_UNEXPECTED_INTERNAL, partid, 0, ris);
 		return NULL;
 	}
 	if (partid > m->p.partid_max) {
-		raise_error(m, MPAM_ERR_PARTID_SEL_RANGE, partid, 0, ris);
+		msc_model_raise_error(m, MPAM_ERR_PARTID_SEL_RANGE, partid, 0, ris);
 		return NULL;
 	}
 	*ret_ris = ris;
@@ -618,11 +619,11 @@ static struct mbwu_mon *selected_mon(struct msc_model *m, struct ris_state **ret
 	uint16_t mon = (uint16_t)mpam_field_get(MSMON_CFG_MON_SEL_MON_SEL, m->mon_sel);
 
 	if (!ris_exists(m, ris)) {
-		raise_error(m, MPAM_ERR_UNDEF_RIS_MON_SEL, mon, 0, ris);
+		msc_model_raise_error(m, MPAM_ERR_UNDEF_RIS_MON_SEL, mon, 0, ris);
 		return NULL;
 	}
 	if (mon >= m->p.num_mon) {
-		raise_error(m, MPAM_ERR_MONITOR_RANGE, mon, 0, ris);
+		msc_model_raise_error(m, MPAM_ERR_MONITOR_RANGE, mon, 0, ris);
 		return NULL;
 	}
 	*ret_ris = &m->ris[ris];
@@ -661,7 +662,7 @@ static void flt_write(struct msc_model *m, struct mbwu_mon *mon, uint32_t value)
 	uint32_t stored = value & flt_implemented_bits(m);
 
 	if (flt.partid > m->p.partid_max || flt.pmg > m->p.pmg_max) {
-		raise_error(m, MPAM_ERR_MSMONCFG_ID_RANGE, flt.partid, flt.pmg, ris);
+		msc_model_raise_error(m, MPAM_ERR_MSMONCFG_ID_RANGE, flt.partid, flt.pmg, ris);
 		return; /* the write is ignored */
 	}
 	if (stored != mon->flt) {
@@ -717,11 +718,11 @@ static uint32_t ofsr_read(struct msc_model *m)
 	uint32_t bits = 0;
 
 	if (!ris_exists(m, ris)) {
-		raise_error(m, MPAM_ERR_UNDEF_RIS_MON_SEL, (uint16_t)first, 0, ris);
+		msc_model_raise_error(m, MPAM_ERR_UNDEF_RIS_MON_SEL, (uint16_t)first, 0, ris);
 		return 0;
 	}
 	if (first >= m->p.num_mon) {
-		raise_error(m, MPAM_ERR_MONITOR_RANGE, (uint16_t)first, 0, ris);
+		msc_model_raise_error(m, MPAM_ERR_MONITOR_RANGE, (uint16_t)first, 0, ris);
 		return 0;
 	}
 	for (unsigned i = 0; i < 32 && first + i < m->p.num_mon; i++)
@@ -1127,11 +1128,11 @@ void msc_model_count(struct msc_model *model, unsigned ris, uint16_t partid, uin
 	if (!ris_exists(model, ris))
 		return; /* no such RIS: nothing carries this traffic */
 	if (partid > model->p.partid_max) {
-		raise_error(model, MPAM_ERR_REQ_PARTID_RANGE, partid, pmg, ris);
+		msc_model_raise_error(model, MPAM_ERR_REQ_PARTID_RANGE, partid, pmg, ris);
 		return;
 	}
 	if (pmg > model->p.pmg_max) {
-		raise_error(model, MPAM_ERR_REQ_PMG_RANGE, partid, pmg, ris);
+		msc_model_raise_error(model, MPAM_ERR_REQ_PMG_RANGE, partid, pmg, ris);
 		return;
 	}
 	r = &model->ris[ris];
@@ -1173,11 +1174,6 @@ void msc_model_jump(struct msc_model *model, int64_t units)
 		for (unsigned i = 0; i < model->p.num_mon; i++)
 			if (model->ris[r].mon[i].ctl & MSMON_CFG_CTL_EN)
 				model->ris[r].mon[i].count += (uint64_t)units;
-}
-
-void msc_model_raise_error(struct msc_model *model, unsigned errcode, uint16_t partid, uint8_t pmg, unsigned ris)
-{
-	raise_error(model, (enum mpam_errcode)errcode, partid, pmg, ris);
 }
 
 /* ---------------------------------------------------------------- inspection */
