@@ -70,6 +70,8 @@ mpamd_layer(mpamd_sim DIRS backends/sim DEPS mpamd_mmio SOURCES
   backends/sim/control_sim.c
   backends/sim/decimal_text.c
   backends/sim/mb_curve.c
+  backends/sim/msc_model.c
+  backends/sim/msc_model_config.c
   backends/sim/msc_model_monitors.c
   backends/sim/sampler_sim.c
   backends/sim/sim_config.c
