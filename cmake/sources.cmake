@@ -108,8 +108,12 @@ mpamd_layer(mpamd_pmu DIRS backends/pmu DEPS mpamd_contracts mpamd_perf SOURCES
 mpamd_layer(mpamd_policies DIRS policies DEPS mpamd_config SOURCES
   policies/chain.c
   policies/escalate.c
-  policies/guard_victims.c
+  policies/guard.c
+  policies/guard_cut.c
+  policies/guard_heap.c
   policies/guard_ipc.c
+  policies/guard_minimum.c
+  policies/guard_victims.c
   policies/share.c
   policies/static.c
   policies/target.c)
