@@ -120,6 +120,9 @@ mpamd_layer(mpamd_policies DIRS policies DEPS mpamd_config SOURCES
 
 mpamd_layer(mpamd_ctl DIRS core/ctl DEPS mpamd_base LIBS PkgConfig::JANSSON SOURCES
   core/ctl/ctl_server.c
+  core/ctl/ctl_server_client.c
+  core/ctl/ctl_server_peer.c
+  core/ctl/ctl_server_socket.c
   core/ctl/proto.c
   core/ctl/reply_cache.c)
 
