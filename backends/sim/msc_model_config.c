@@ -200,11 +200,19 @@ static const struct partid_cfg *cfg_of(const struct msc_model *m, unsigned ris, 
 	return &m->ris[ris].cfg[partid];
 }
 
+static uint16_t mbw_max_of(const struct msc_model *m, const struct partid_cfg *cfg)
+{
+	return cfg && has_mbw_max(m) ? cfg->mbw_max : 0xFFFF;
+}
+
+static uint16_t mbw_min_of(const struct msc_model *m, const struct partid_cfg *cfg)
+{
+	return cfg && has_mbw_min(m) ? cfg->mbw_min : 0;
+}
+
 uint16_t msc_model_mbw_max(const struct msc_model *model, unsigned ris, uint16_t partid)
 {
-	const struct partid_cfg *cfg = cfg_of(model, ris, partid);
-
-	return cfg && has_mbw_max(model) ? cfg->mbw_max : 0xFFFF;
+	return mbw_max_of(model, cfg_of(model, ris, partid));
 }
 
 void msc_model_mbw_limits(const struct msc_model *model, unsigned ris, uint16_t partid, uint16_t *ret_max,
@@ -212,15 +220,13 @@ void msc_model_mbw_limits(const struct msc_model *model, unsigned ris, uint16_t 
 {
 	const struct partid_cfg *cfg = cfg_of(model, ris, partid);
 
-	*ret_max = cfg && has_mbw_max(model) ? cfg->mbw_max : 0xFFFF;
-	*ret_min = cfg && has_mbw_min(model) ? cfg->mbw_min : 0;
+	*ret_max = mbw_max_of(model, cfg);
+	*ret_min = mbw_min_of(model, cfg);
 }
 
 uint16_t msc_model_mbw_min(const struct msc_model *model, unsigned ris, uint16_t partid)
 {
-	const struct partid_cfg *cfg = cfg_of(model, ris, partid);
-
-	return cfg && has_mbw_min(model) ? cfg->mbw_min : 0;
+	return mbw_min_of(model, cfg_of(model, ris, partid));
 }
 
 bool msc_model_mbw_hardlim(const struct msc_model *model, unsigned ris, uint16_t partid)
