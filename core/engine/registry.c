@@ -11,6 +11,7 @@
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
+/* The first control is the default backend. */
 static const struct control_ops *const controls[] = { &control_resctrl_ops, &control_mmio_ops, &control_sim_ops };
 static const struct monitor_ops *const monitors[] = { &monitor_resctrl_ops, &monitor_mbwu_ops };
 static const struct actuator_ops *const actuators[] = { &actuator_cpu_quota_ops, &actuator_sim_cpu_quota_ops,
@@ -70,8 +71,10 @@ void engine_schema_init(const struct engine_registry *r, struct engine_schema *s
 	size_t monitors_n = r->monitor_count < ENGINE_REGISTRY_MAX ? r->monitor_count : ENGINE_REGISTRY_MAX;
 
 	memset(s, 0, sizeof(*s));
-	for (size_t i = 0; i < controls_n; i++) {
+	for (size_t i = 0, sims = 0; i < controls_n; i++) {
 		s->backends[i] = r->controls[i]->name;
+		if (r->controls[i]->simulated)
+			s->simulated[sims++] = r->controls[i]->name;
 		add_ext(s, r->controls[i]->config_ext);
 	}
 	for (size_t i = 0; i < monitors_n; i++) {
@@ -81,6 +84,7 @@ void engine_schema_init(const struct engine_registry *r, struct engine_schema *s
 	for (size_t i = 0; i < r->sampler_count; i++)
 		add_ext(s, r->samplers[i]->config_ext);
 	s->schema.backends = s->backends;
+	s->schema.simulated = s->simulated;
 	s->schema.monitors = s->monitors;
 	s->schema.exts = s->exts;
 }
@@ -95,4 +99,58 @@ const struct config_schema *engine_default_schema(void)
 		built = true;
 	}
 	return &schema.schema;
+}
+
+static size_t widest(const char *const *names, size_t count)
+{
+	size_t width = 0;
+
+	for (size_t i = 0; i < count; i++)
+		width = strlen(names[i]) > width ? strlen(names[i]) : width;
+	return width;
+}
+
+static void print_names(FILE *out, const char *indent, const char *const *names, const char *const *descriptions,
+			size_t count)
+{
+	int width = (int)widest(names, count);
+
+	for (size_t i = 0; i < count; i++)
+		fprintf(out, "%s%-*s  %s\n", indent, width, names[i], descriptions[i] ? descriptions[i] : "");
+}
+
+void engine_registry_print_controls(const struct engine_registry *r, FILE *out, const char *indent)
+{
+	const char *names[ENGINE_REGISTRY_MAX], *descriptions[ENGINE_REGISTRY_MAX];
+	size_t n = r->control_count < ENGINE_REGISTRY_MAX ? r->control_count : ENGINE_REGISTRY_MAX;
+
+	for (size_t i = 0; i < n; i++) {
+		names[i] = r->controls[i]->name;
+		descriptions[i] = r->controls[i]->description;
+	}
+	print_names(out, indent, names, descriptions, n);
+}
+
+void engine_registry_print_monitors(const struct engine_registry *r, FILE *out, const char *indent)
+{
+	const char *names[ENGINE_REGISTRY_MAX], *descriptions[ENGINE_REGISTRY_MAX];
+	size_t n = r->monitor_count < ENGINE_REGISTRY_MAX ? r->monitor_count : ENGINE_REGISTRY_MAX;
+
+	for (size_t i = 0; i < n; i++) {
+		names[i] = r->monitors[i]->name;
+		descriptions[i] = r->monitors[i]->description;
+	}
+	print_names(out, indent, names, descriptions, n);
+}
+
+void engine_registry_simulated_names(const struct engine_registry *r, char *buf, size_t len)
+{
+	size_t used = 0;
+
+	if (len)
+		buf[0] = '\0';
+	for (size_t i = 0; i < r->control_count && used < len; i++)
+		if (r->controls[i]->simulated)
+			used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? " or " : "",
+						 r->controls[i]->name);
 }
