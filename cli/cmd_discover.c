@@ -32,7 +32,7 @@ static void discover_usage(FILE *out)
 		     "  -b, --backend NAME       one of the backends below, replacing the file's backend key\n"
 		     "  -r, --resctrl-root DIR   probe a resctrl tree directly, without a configuration\n"
 		     "                           (a mount, or a directory copied from a real host): the\n"
-		     "                           backend (the default one) with resctrl_root = DIR alone\n"
+		     "                           backend (the default, or --backend's) alone on DIR\n"
 		     "  -R, --record FILE.csv    an mpamd record file of this host: the most each domain\n"
 		     "                           carried in it is the capacity suggested where the hardware\n"
 		     "                           does not tell (a lower bound: record a loaded host)\n"

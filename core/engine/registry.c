@@ -101,46 +101,31 @@ const struct config_schema *engine_default_schema(void)
 	return &schema.schema;
 }
 
-static size_t widest(const char *const *names, size_t count)
+/* The controls' (or the monitors') names and descriptions, one a line, the names aligned. */
+static void print_table(const struct engine_registry *r, FILE *out, const char *indent, bool of_monitors)
 {
-	size_t width = 0;
+	size_t count = of_monitors ? r->monitor_count : r->control_count;
+	const char *names[ENGINE_REGISTRY_MAX], *descriptions[ENGINE_REGISTRY_MAX];
+	int width = 0;
 
-	for (size_t i = 0; i < count; i++)
-		width = strlen(names[i]) > width ? strlen(names[i]) : width;
-	return width;
-}
-
-static void print_names(FILE *out, const char *indent, const char *const *names, const char *const *descriptions,
-			size_t count)
-{
-	int width = (int)widest(names, count);
-
+	count = count < ENGINE_REGISTRY_MAX ? count : ENGINE_REGISTRY_MAX;
+	for (size_t i = 0; i < count; i++) {
+		names[i] = of_monitors ? r->monitors[i]->name : r->controls[i]->name;
+		descriptions[i] = of_monitors ? r->monitors[i]->description : r->controls[i]->description;
+		width = (int)strlen(names[i]) > width ? (int)strlen(names[i]) : width;
+	}
 	for (size_t i = 0; i < count; i++)
 		fprintf(out, "%s%-*s  %s\n", indent, width, names[i], descriptions[i] ? descriptions[i] : "");
 }
 
 void engine_registry_print_controls(const struct engine_registry *r, FILE *out, const char *indent)
 {
-	const char *names[ENGINE_REGISTRY_MAX], *descriptions[ENGINE_REGISTRY_MAX];
-	size_t n = r->control_count < ENGINE_REGISTRY_MAX ? r->control_count : ENGINE_REGISTRY_MAX;
-
-	for (size_t i = 0; i < n; i++) {
-		names[i] = r->controls[i]->name;
-		descriptions[i] = r->controls[i]->description;
-	}
-	print_names(out, indent, names, descriptions, n);
+	print_table(r, out, indent, false);
 }
 
 void engine_registry_print_monitors(const struct engine_registry *r, FILE *out, const char *indent)
 {
-	const char *names[ENGINE_REGISTRY_MAX], *descriptions[ENGINE_REGISTRY_MAX];
-	size_t n = r->monitor_count < ENGINE_REGISTRY_MAX ? r->monitor_count : ENGINE_REGISTRY_MAX;
-
-	for (size_t i = 0; i < n; i++) {
-		names[i] = r->monitors[i]->name;
-		descriptions[i] = r->monitors[i]->description;
-	}
-	print_names(out, indent, names, descriptions, n);
+	print_table(r, out, indent, true);
 }
 
 void engine_registry_simulated_names(const struct engine_registry *r, char *buf, size_t len)

@@ -27,6 +27,8 @@
 #include "cli/instance_lock.h"
 #include "core/config/config.h"
 #include "core/engine/registry.h"
+#include "tests/util/engine_util.h"
+#include "tests/util/record_reader.h"
 #include "tests/util/testutil.h"
 
 static char dir[64];
@@ -46,21 +48,6 @@ static int teardown(void **state)
 	(void)state;
 	remove_tree(dir);
 	return 0;
-}
-
-static struct config *load(const struct engine_registry *registry, const char *text)
-{
-	struct engine_schema schema;
-	struct diag_list diags;
-	struct config *config = NULL;
-
-	engine_schema_init(registry, &schema);
-	diag_list_init(&diags, "test.ini");
-	int r = config_load_string(text, &schema.schema, NULL, &config, &diags);
-	diag_print(&diags, stderr);
-	diag_list_fini(&diags);
-	assert_int_equal(r, 0);
-	return config;
 }
 
 static bool lock_file_exists(const char *name)
@@ -137,7 +124,9 @@ static struct config *widget_config(const char *backend, const char *monitor)
 
 	snprintf(text, sizeof(text), "[global]\nbackend = %s\nmonitor = %s\n[partition \"a\"]\n", backend, monitor);
 	memset(&seen, 0, sizeof(seen));
-	return load(&registry, text);
+	struct config *config = load_config_for(&registry, text);
+	assert_non_null(config);
+	return config;
 }
 
 static void test_claims_are_locked(void **state)
@@ -255,14 +244,9 @@ static void test_shared_claim_locked_once(void **state)
 
 static struct config *load_default(const char *text)
 {
-	struct diag_list diags;
-	struct config *config = NULL;
+	struct config *config = load_config_text(text);
 
-	diag_list_init(&diags, "test.ini");
-	int r = config_load_string(text, engine_default_schema(), NULL, &config, &diags);
-	diag_print(&diags, stderr);
-	diag_list_fini(&diags);
-	assert_int_equal(r, 0);
+	assert_non_null(config);
 	return config;
 }
 
