@@ -11,8 +11,8 @@
 #include <unistd.h>
 
 #include "cli/instance_lock.h"
-#include "core/engine/compose.h"
 #include "core/base/log.h"
+#include "core/engine/compose.h"
 
 /* A claim's id as a file name, readable in ls: "resctrl/sys/fs/resctrl" -> "resctrl-sys-fs-resctrl". */
 static void lock_name(const char *id, char *buf, size_t len)
