@@ -44,6 +44,7 @@ mpamd_layer(mpamd_mpam DIRS backends/mpam SOURCES
 
 mpamd_layer(mpamd_mmio DIRS backends/mmio DEPS mpamd_contracts mpamd_mpam SOURCES
   backends/mmio/bus_devmem.c
+  backends/mmio/describe_print.c
   backends/mmio/kernel_mpam.c
   backends/mmio/mmio_control.c
   backends/mmio/monitor_mbwu.c
@@ -55,6 +56,7 @@ mpamd_layer(mpamd_mmio DIRS backends/mmio DEPS mpamd_contracts mpamd_mpam SOURCE
 
 mpamd_layer(mpamd_resctrl DIRS backends/resctrl DEPS mpamd_contracts LIBS PkgConfig::JANSSON SOURCES
   backends/resctrl/control_resctrl.c
+  backends/resctrl/describe_print.c
   backends/resctrl/files.c
   backends/resctrl/fs.c
   backends/resctrl/group.c

@@ -239,7 +239,9 @@ static int teardown(void **state)
 static void make_cgroup(struct run *run, const char *path)
 {
 	assert_true(run->cgroup_count < 8);
-	snprintf(run->cgroups[run->cgroup_count], sizeof(run->cgroups[0]), "%s", path);
+	if ((size_t)snprintf(run->cgroups[run->cgroup_count], sizeof(run->cgroups[0]), "%s", path) >=
+	    sizeof(run->cgroups[0]))
+		fail_msg("cgroup path too long: %s", path);
 	if (mkdir(path, 0755) < 0)
 		fail_msg("mkdir %s: %s", path, strerror(errno));
 	run->cgroup_count++;
