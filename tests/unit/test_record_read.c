@@ -15,7 +15,7 @@
 
 #include "tests/util/testutil.h"
 
-#include "core/engine/record.h"
+#include "core/report/record.h"
 #include "cli/record_read.h"
 
 #define HEADER "t_ms,partition,mbps,mb_max,mb_min,valid,estimated,event\n"

@@ -1,4 +1,4 @@
-#include "core/engine/record.h"
+#include "core/report/record.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -9,7 +9,7 @@
 
 #include "core/base/log.h"
 #include "core/base/rfc3339.h"
-#include "core/engine/record_internal.h"
+#include "core/report/record_internal.h"
 
 #define TICK_BUFFER_START 4096
 

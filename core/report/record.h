@@ -6,8 +6,8 @@
  * and state, no event and no ipc (both are the partition's). A tick's rows are kept in memory and
  * written together when the tick ends, so a reader never sees half a tick. record.c reads no clock:
  * every time comes from the engine. */
-#ifndef MPAMD_CORE_RECORD_H
-#define MPAMD_CORE_RECORD_H
+#ifndef MPAMD_CORE_REPORT_RECORD_H
+#define MPAMD_CORE_REPORT_RECORD_H
 
 #include <stdbool.h>
 #include <stdint.h>
