@@ -34,7 +34,6 @@ mpamd_layer(mpamd_config DIRS core/config DEPS mpamd_base LIBS PkgConfig::INIH P
 # The three contracts (headers) and what their implementations share.
 mpamd_layer(mpamd_contracts DIRS backends/contracts backends/shared DEPS mpamd_config SOURCES
   backends/shared/counter_pool.c
-  backends/shared/domain_limits.c
   backends/shared/partition_table.c
   backends/shared/threads.c)
 
@@ -131,6 +130,7 @@ mpamd_layer(mpamd_report DIRS core/report DEPS mpamd_contracts LIBS PkgConfig::J
 mpamd_layer(mpamd_engine DIRS core/engine
   DEPS mpamd_mmio mpamd_resctrl mpamd_sim mpamd_cgroup mpamd_pmu mpamd_policies mpamd_ctl mpamd_report SOURCES
   core/engine/compose.c
+  core/engine/domain_limits.c
   core/engine/engine.c
   core/engine/engine_apply.c
   core/engine/engine_domains.c

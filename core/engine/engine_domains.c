@@ -13,9 +13,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "backends/shared/domain_limits.h"
 #include "core/base/counter.h"
 #include "core/base/log.h"
+#include "core/engine/domain_limits.h"
 #include "core/engine/engine_internal.h"
 
 static void map_per_domain(struct engine *e)
