@@ -1,10 +1,11 @@
 #include "cli/record_read.h"
 
 #include <errno.h>
-#include <math.h>
+#include <float.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/base/parse.h"
 #include "core/base/rfc3339.h"
 
 /* Limits that keep a damaged file from taking all memory or time. */
@@ -232,38 +233,6 @@ static int read_header(struct reader *rd, struct err *err)
 	return 0;
 }
 
-/* A decimal number >= 0, optionally with a fraction and an exponent: no sign, no blanks, no hex,
- * no inf or nan. */
-static bool parse_number(const char *s, double *ret)
-{
-	char *end;
-
-	if (!*s || strspn(s, "0123456789.eE+-") != strlen(s) || !(s[0] >= '0' && s[0] <= '9'))
-		return false;
-	errno = 0;
-	double v = strtod(s, &end);
-	if (*end || errno == ERANGE || !isfinite(v))
-		return false;
-	*ret = v;
-	return true;
-}
-
-static bool parse_count(const char *s, uint64_t *ret)
-{
-	uint64_t v = 0;
-
-	if (!*s || strspn(s, "0123456789") != strlen(s))
-		return false;
-	for (; *s; s++) {
-		unsigned d = (unsigned)(*s - '0');
-		if (v > (UINT64_MAX - d) / 10)
-			return false;
-		v = v * 10 + d;
-	}
-	*ret = v;
-	return true;
-}
-
 static int intern(struct reader *rd, char ***names, size_t *count, size_t first, const char *name, unsigned *ret,
 		  const char *what, struct err *err)
 {
@@ -301,7 +270,7 @@ static int parse_field(struct reader *rd, int col, const char *s, struct record_
 
 	switch (col) {
 	case COL_T_MS:
-		if (!parse_count(s, &out->t_ms))
+		if (parse_uint_decimal(s, 0, UINT64_MAX, &out->t_ms, NULL) < 0)
 			return bad_field(rd, col, s, "want milliseconds, a whole number", err);
 		return 0;
 	case COL_TIME:
@@ -332,7 +301,7 @@ static int parse_field(struct reader *rd, int col, const char *s, struct record_
 			*(col == COL_MB_MAX ? &out->mb_max : &out->mb_min) = -1;
 			return 0;
 		}
-		if (!parse_number(s, &v) || v > 100)
+		if (parse_real(s, 0, 100, &v, NULL) < 0)
 			return bad_field(rd, col, s, "want a percentage 0..100", err);
 		*(col == COL_MB_MAX ? &out->mb_max : &out->mb_min) = v;
 		return 0;
@@ -353,7 +322,7 @@ static int parse_field(struct reader *rd, int col, const char *s, struct record_
 	case COL_TARGET:
 		if (!*s)
 			return 0; /* not measured, not set */
-		if (!parse_number(s, &v))
+		if (parse_real(s, 0, DBL_MAX, &v, NULL) < 0)
 			return bad_field(rd, col, s, "want MB/s, a number >= 0", err);
 		if (col == COL_MBPS) {
 			out->mbps = v;

@@ -3,6 +3,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -97,6 +98,20 @@ int parse_uint(const char *s, uint64_t min, uint64_t max, uint64_t *ret, struct 
 	return 0;
 }
 
+int parse_uint_decimal(const char *s, uint64_t min, uint64_t max, uint64_t *ret, struct err *err)
+{
+	uint64_t v;
+	int r = parse_digits(s, 10, &v, err);
+
+	if (r < 0)
+		return r;
+	r = check_range(v, min, max, false, err);
+	if (r < 0)
+		return r;
+	*ret = v;
+	return 0;
+}
+
 int parse_size(const char *s, uint64_t min, uint64_t max, uint64_t *ret, struct err *err)
 {
 	static const char suffixes[] = "KMG";
@@ -164,6 +179,27 @@ int parse_decimal(const char *s, double min, double max, double *ret, struct err
 	if (r < 0)
 		return r;
 	double v = strtod(s, NULL);
+	if (!(v >= min && v <= max))
+		return err_set(err, -ERANGE, "out of range %g..%g", min, max);
+	*ret = v;
+	return 0;
+}
+
+int parse_real(const char *s, double min, double max, double *ret, struct err *err)
+{
+	char *end;
+
+	if (*s == '-')
+		return fail(err, "must not be negative");
+	/* strtod alone would also take blanks, a sign, hex, inf and nan */
+	if (!(*s >= '0' && *s <= '9') || strspn(s, "0123456789.eE+-") != strlen(s))
+		return fail(err, "expected a number such as 1.5 or 2e3");
+	errno = 0;
+	double v = strtod(s, &end);
+	if (*end)
+		return fail(err, "expected a number such as 1.5 or 2e3");
+	if (errno == ERANGE || !isfinite(v))
+		return err_set(err, -ERANGE, "number too large or too small");
 	if (!(v >= min && v <= max))
 		return err_set(err, -ERANGE, "out of range %g..%g", min, max);
 	*ret = v;
