@@ -83,33 +83,32 @@ static bool has_hex_prefix(const char *s)
 	return s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
 }
 
-int parse_uint(const char *s, uint64_t min, uint64_t max, uint64_t *ret, struct err *err)
+/* Digits of `base` in [min,max] (a range in hexadecimal when `hex_range`), stored only when both hold. */
+static int parse_in_range(const char *digits, unsigned base, bool hex_range, uint64_t min, uint64_t max, uint64_t *ret,
+			  struct err *err)
 {
-	bool hex = has_hex_prefix(s);
 	uint64_t v;
-	int r = parse_digits(hex ? s + 2 : s, hex ? 16 : 10, &v, err);
+	int r = parse_digits(digits, base, &v, err);
 
 	if (r < 0)
 		return r;
-	r = check_range(v, min, max, false, err);
+	r = check_range(v, min, max, hex_range, err);
 	if (r < 0)
 		return r;
 	*ret = v;
 	return 0;
 }
 
+int parse_uint(const char *s, uint64_t min, uint64_t max, uint64_t *ret, struct err *err)
+{
+	bool hex = has_hex_prefix(s);
+
+	return parse_in_range(hex ? s + 2 : s, hex ? 16 : 10, false, min, max, ret, err);
+}
+
 int parse_uint_decimal(const char *s, uint64_t min, uint64_t max, uint64_t *ret, struct err *err)
 {
-	uint64_t v;
-	int r = parse_digits(s, 10, &v, err);
-
-	if (r < 0)
-		return r;
-	r = check_range(v, min, max, false, err);
-	if (r < 0)
-		return r;
-	*ret = v;
-	return 0;
+	return parse_in_range(s, 10, false, min, max, ret, err);
 }
 
 int parse_size(const char *s, uint64_t min, uint64_t max, uint64_t *ret, struct err *err)
@@ -142,16 +141,7 @@ int parse_size(const char *s, uint64_t min, uint64_t max, uint64_t *ret, struct 
 
 int parse_hex(const char *s, uint64_t min, uint64_t max, uint64_t *ret, struct err *err)
 {
-	uint64_t v;
-	int r = parse_digits(has_hex_prefix(s) ? s + 2 : s, 16, &v, err);
-
-	if (r < 0)
-		return r;
-	r = check_range(v, min, max, true, err);
-	if (r < 0)
-		return r;
-	*ret = v;
-	return 0;
+	return parse_in_range(has_hex_prefix(s) ? s + 2 : s, 16, true, min, max, ret, err);
 }
 
 /* Digits with at most one point and a digit somewhere: what strtod reads as such, nothing more (no
