@@ -2,22 +2,26 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "core/base/log.h"
 #include "core/base/rfc3339.h"
+#include "core/report/record_columns.h"
 #include "core/report/record_internal.h"
 
 #define TICK_BUFFER_START 4096
+/* More than a row of short fields takes: a longer field (an event, a huge rate) makes more room. */
+#define ROW_ROOM 256
 
 struct record {
 	struct record_out out;
 	char *path;
 	struct record_options opts;
-	char header[128];
+	enum record_col columns[RECORD_COL_COUNT]; /* those this file has, in the table's order */
+	size_t column_count;
+	char header[256];
 	char *tick; /* the current tick's rows */
 	size_t tick_len, tick_cap;
 	uint64_t tick_time_ms; /* the wall clock of the tick's rows: names files moved aside */
@@ -27,10 +31,34 @@ struct record {
 	bool out_of_memory; /* a row of this tick was lost */
 };
 
-static void header(const struct record *rec, char *buf, size_t len)
+static bool writes(const struct record_options *opts, enum record_col col)
 {
-	snprintf(buf, len, "time,t_ms,partition,domain,mbps,mb_max,mb_min,valid,estimated,event%s%s\n",
-		 rec->opts.with_truth ? ",sim_mbps" : "", rec->opts.with_ipc ? ",ipc" : "");
+	switch (record_columns[col].written) {
+	case RECORD_WRITTEN_ALWAYS:
+		return true;
+	case RECORD_WRITTEN_WITH_TRUTH:
+		return opts->with_truth;
+	case RECORD_WRITTEN_WITH_IPC:
+		return opts->with_ipc;
+	case RECORD_WRITTEN_NEVER:
+		break;
+	}
+	return false;
+}
+
+/* The columns of the table the options ask for, and the header that names them. */
+static void choose_columns(struct record *rec)
+{
+	size_t used = 0;
+
+	for (enum record_col c = 0; c < RECORD_COL_COUNT; c++) {
+		if (!writes(&rec->opts, c))
+			continue;
+		used += (size_t)snprintf(rec->header + used, sizeof(rec->header) - used, "%s%s",
+					 rec->column_count ? "," : "", record_columns[c].name);
+		rec->columns[rec->column_count++] = c;
+	}
+	snprintf(rec->header + used, sizeof(rec->header) - used, "\n");
 }
 
 /* Room for `more` bytes after what the tick holds; false (and the tick marked) when memory ran out. */
@@ -59,20 +87,6 @@ static void tick_append(struct record *rec, const char *data, size_t len)
 	rec->tick_len += len;
 }
 
-__attribute__((format(printf, 2, 3))) static void tick_printf(struct record *rec, const char *fmt, ...)
-{
-	char line[256];
-	va_list ap;
-
-	va_start(ap, fmt);
-	int n = vsnprintf(line, sizeof(line), fmt, ap);
-	va_end(ap);
-	if (n < 0 || (size_t)n >= sizeof(line))
-		rec->out_of_memory = true; /* the fixed columns never need this much */
-	else
-		tick_append(rec, line, (size_t)n);
-}
-
 static int write_failed(const struct record *rec, int code, struct err *err)
 {
 	return err_set(err, code, "cannot write record file %s: %s", rec->path, strerror(-code));
@@ -87,7 +101,7 @@ int record_new(const char *path, const struct record_options *opts, struct recor
 		return err_set(err, -ENOMEM, "out of memory");
 	}
 	rec->opts = *opts;
-	header(rec, rec->header, sizeof(rec->header));
+	choose_columns(rec);
 	int r = record_out_open(path, rec->header, opts->now_ms, &rec->out, err);
 	if (r < 0) {
 		free(rec->path);
@@ -98,43 +112,77 @@ int record_new(const char *path, const struct record_options *opts, struct recor
 	return 0;
 }
 
-/* RFC 4180: a field with a comma, a quote or a line break is quoted, quotes doubled. */
-static void write_field(struct record *rec, const char *text)
+/* Column `col` of `row`, as the column's kind holds it. */
+static struct record_value row_value(const struct record_row *row, enum record_col col)
 {
-	if (!strpbrk(text, ",\"\r\n")) {
-		tick_append(rec, text, strlen(text));
-		return;
+	switch (col) {
+	case RECORD_COL_TIME:
+		return (struct record_value){ .time_ms = (int64_t)row->time_ms };
+	case RECORD_COL_T_MS:
+		return (struct record_value){ .ms = row->t_ms };
+	case RECORD_COL_PARTITION:
+		return (struct record_value){ .text = row->partition };
+	case RECORD_COL_DOMAIN:
+		return (struct record_value){ .text = row->domain ? row->domain : RECORD_DOMAIN_TOTAL };
+	case RECORD_COL_MBPS:
+		return (struct record_value){ .empty = !row->valid, .number = row->mbps };
+	case RECORD_COL_MB_MAX:
+		return (struct record_value){ .empty = row->no_limits, .number = row->mb_max };
+	case RECORD_COL_MB_MIN:
+		return (struct record_value){ .empty = row->no_limits, .number = row->mb_min };
+	case RECORD_COL_VALID:
+		return (struct record_value){ .number = row->valid };
+	case RECORD_COL_ESTIMATED:
+		return (struct record_value){ .number = row->estimated };
+	case RECORD_COL_EVENT:
+		return (struct record_value){ .text = row->event ? row->event : "" };
+	case RECORD_COL_SIM_MBPS:
+		return (struct record_value){ .number = row->has_truth ? row->truth_mbps : 0.0 };
+	case RECORD_COL_IPC:
+		return (struct record_value){ .empty = !row->ipc_valid, .number = row->ipc };
+	default:
+		return (struct record_value){ .empty = true }; /* a column mpamd does not write */
 	}
-	tick_append(rec, "\"", 1);
-	for (const char *c = text; *c; c++)
-		tick_append(rec, *c == '"' ? "\"\"" : c, *c == '"' ? 2 : 1); /* a quote doubled */
-	tick_append(rec, "\"", 1);
+}
+
+/* The tick's time, formatted once for all its rows. */
+static void write_time(struct record *rec, uint64_t time_ms)
+{
+	if (!rec->tick_time_text[0] || time_ms != rec->tick_time_ms) {
+		struct record_value v = { .time_ms = (int64_t)time_ms };
+		record_field_format(RECORD_COL_TIME, &v, rec->tick_time_text, sizeof(rec->tick_time_text));
+		rec->tick_time_ms = time_ms;
+	}
+	tick_append(rec, rec->tick_time_text, strlen(rec->tick_time_text));
+}
+
+/* Formatted straight into the tick, and again into more room when it did not fit. */
+static void write_field(struct record *rec, enum record_col col, const struct record_row *row)
+{
+	struct record_value v = row_value(row, col);
+	size_t room = rec->tick_cap - rec->tick_len;
+	size_t len = record_field_format(col, &v, rec->tick + rec->tick_len, room);
+
+	if (len >= room) {
+		if (!tick_reserve(rec, len + 1))
+			return;
+		record_field_format(col, &v, rec->tick + rec->tick_len, len + 1);
+	}
+	rec->tick_len += len;
 }
 
 void record_write(struct record *rec, const struct record_row *row)
 {
-	char mbps[32] = "", max[16] = "", min[16] = "";
-
-	if (row->valid)
-		snprintf(mbps, sizeof(mbps), "%.1f", row->mbps);
-	if (!row->no_limits) {
-		snprintf(max, sizeof(max), "%u", row->mb_max);
-		snprintf(min, sizeof(min), "%u", row->mb_min);
+	if (!tick_reserve(rec, ROW_ROOM))
+		return;
+	for (size_t i = 0; i < rec->column_count; i++) {
+		if (i)
+			tick_append(rec, ",", 1);
+		if (rec->columns[i] == RECORD_COL_TIME)
+			write_time(rec, row->time_ms);
+		else
+			write_field(rec, rec->columns[i], row);
 	}
-	if (!rec->tick_time_text[0] || row->time_ms != rec->tick_time_ms) {
-		rfc3339_format_ms((int64_t)row->time_ms, rec->tick_time_text, sizeof(rec->tick_time_text));
-		rec->tick_time_ms = row->time_ms;
-	}
-	tick_printf(rec, "%s,%llu,%s,", rec->tick_time_text, (unsigned long long)row->t_ms, row->partition);
-	write_field(rec, row->domain ? row->domain : "*");
-	tick_printf(rec, ",%s,%s,%s,%d,%d,", mbps, max, min, row->valid, row->estimated);
-	write_field(rec, row->event ? row->event : "");
-	if (rec->opts.with_truth)
-		tick_printf(rec, ",%.1f", row->has_truth ? row->truth_mbps : 0.0);
-	if (rec->opts.with_ipc && row->ipc_valid)
-		tick_printf(rec, ",%.3f", row->ipc);
-	else if (rec->opts.with_ipc)
-		tick_append(rec, ",", 1); /* not counted: empty, never 0 */
 	tick_append(rec, "\n", 1);
 }
 

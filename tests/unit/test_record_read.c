@@ -83,7 +83,7 @@ static void test_good_file(void **state)
 	record_file_free(file);
 }
 
-/* What core/record.c writes reads back the same. */
+/* What core/report/record.c writes reads back the same. */
 static void test_reads_what_the_writer_writes(void **state)
 {
 	char path[] = "/tmp/mpamd-record-read-XXXXXX";
