@@ -34,7 +34,6 @@ mpamd_layer(mpamd_config DIRS core/config DEPS mpamd_base LIBS PkgConfig::INIH P
 # The three contracts (headers) and what their implementations share.
 mpamd_layer(mpamd_contracts DIRS backends/contracts backends/shared DEPS mpamd_config SOURCES
   backends/shared/counter_pool.c
-  backends/shared/domain_limits.c
   backends/shared/partition_table.c
   backends/shared/threads.c)
 
@@ -128,10 +127,22 @@ mpamd_layer(mpamd_ctl DIRS core/ctl DEPS mpamd_base LIBS PkgConfig::JANSSON SOUR
   core/ctl/proto.c
   core/ctl/reply_cache.c)
 
+# What formats and writes the engine's output: the record file, the Prometheus text and its textfile,
+# the event log. Below the engine, which hands it views of its state; the placement report metrics
+# show is the actuator contract's.
+mpamd_layer(mpamd_report DIRS core/report DEPS mpamd_contracts LIBS PkgConfig::JANSSON SOURCES
+  core/report/events.c
+  core/report/metrics.c
+  core/report/record.c
+  core/report/record_columns.c
+  core/report/record_out.c
+  core/report/textfile.c)
+
 # The one place that composes: controls, monitors, actuators, policies and the control socket.
 mpamd_layer(mpamd_engine DIRS core/engine
-  DEPS mpamd_mmio mpamd_resctrl mpamd_sim mpamd_cgroup mpamd_pmu mpamd_policies mpamd_ctl SOURCES
+  DEPS mpamd_mmio mpamd_resctrl mpamd_sim mpamd_cgroup mpamd_pmu mpamd_policies mpamd_ctl mpamd_report SOURCES
   core/engine/compose.c
+  core/engine/domain_limits.c
   core/engine/engine.c
   core/engine/engine_apply.c
   core/engine/engine_domains.c
@@ -147,12 +158,7 @@ mpamd_layer(mpamd_engine DIRS core/engine
   core/engine/engine_slots.c
   core/engine/engine_snapshot.c
   core/engine/engine_vms.c
-  core/engine/events.c
-  core/engine/metrics.c
-  core/engine/record.c
-  core/engine/record_out.c
-  core/engine/registry.c
-  core/engine/textfile.c)
+  core/engine/registry.c)
 
 # The programs on top.
 mpamd_layer(mpamd_cli DIRS cli DEPS mpamd_engine mpamd_perf LIBS PkgConfig::CAIRO PkgConfig::FONTCONFIG PkgConfig::NCURSES

@@ -14,9 +14,9 @@
 #include <string.h>
 
 #include "backends/contracts/ground_truth.h"
-#include "backends/shared/domain_limits.h"
 #include "core/base/counter.h"
 #include "core/base/log.h"
+#include "core/engine/domain_limits.h"
 #include "core/engine/engine_internal.h"
 
 static void map_per_domain(struct engine *e)
