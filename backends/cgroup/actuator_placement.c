@@ -172,8 +172,9 @@ static void placement_task_event(struct actuator *base, const struct task_event 
 	if (!a->placer || (ev->kind == TASK_EVENT_COMM && !a->with_vcpu))
 		return;
 	long slot = placement_match(a, ev);
-	/* A VM starts with its program: its scope is found then, and its threads placed as they come. */
-	if (slot < 0 && ev->kind == TASK_EVENT_EXEC && placement_follow_vm(a, ev->tid))
+	/* A VM starts with its program: its scope (or cgroup) is found then, and its threads placed as they
+	 * come. */
+	if (slot < 0 && ev->kind == TASK_EVENT_EXEC && placement_follow(a, ev->tid))
 		slot = placement_match(a, ev);
 	if (slot < 0 || (seen && seen->slot == (size_t)slot))
 		return;
@@ -189,7 +190,8 @@ static void placement_task_event(struct actuator *base, const struct task_event 
 	}
 }
 
-/* How many open partitions have pids, place vCPUs only, follow a VM: events skip what none needs. */
+/* How many open partitions have pids, place vCPUs only, have a cgroup or VM: events skip what none
+ * needs. */
 static void count_kinds(struct placement *a, const struct partition_config *p, bool opened)
 {
 	bool pids = p->pid_count > 0, vcpu = p->threads == THREADS_VCPU && (p->cgroup || p->vm || p->pid_count);
@@ -197,11 +199,11 @@ static void count_kinds(struct placement *a, const struct partition_config *p, b
 	if (opened) {
 		a->with_pids += pids;
 		a->with_vcpu += vcpu;
-		a->with_vm += p->vm != NULL;
+		a->with_paths += p->vm || p->cgroup;
 	} else {
 		a->with_pids -= pids;
 		a->with_vcpu -= vcpu;
-		a->with_vm -= p->vm != NULL;
+		a->with_paths -= p->vm || p->cgroup;
 	}
 }
 

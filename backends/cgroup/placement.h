@@ -46,7 +46,7 @@ struct placement {
 	/* "HIERARCHY\tPATH" of every open partition's cgroup or scope -> its slot, kept as they move */
 	struct name_index paths;
 	unsigned hierarchy_users[CGROUP_HIERARCHIES]; /* partitions whose path is in hierarchy h */
-	size_t with_pids, with_vcpu, with_vm;
+	size_t with_pids, with_vcpu, with_paths;
 	pid_t *ids; /* scratch for a reconcile */
 	size_t id_count, id_cap;
 	struct placement_recent recent[PLACEMENT_RECENT];
@@ -60,10 +60,12 @@ void placement_describe(struct placed *pl);
 /* Finds the partition's cgroup or VM scope (pl->path, pl->hierarchy; NULL path when there is none),
  * saying once when it goes missing and when it is back. */
 void placement_resolve(struct placement *a, size_t slot);
-/* A program `tid` now runs may be a VM's that started since the last reconcile: when its cgroup is in
- * a VM's scope and a partition has that vm, the partition finds the scope now, so the VM's threads are
- * placed as they start. true when a partition found it. */
-bool placement_follow_vm(struct placement *a, pid_t tid);
+/* The program `tid` has just executed, in no partition's cgroup as they are known: it may be a VM
+ * that started since the last reconcile (libvirt moves QEMU into the VM's scope, then executes it).
+ * When its cgroup is a VM's scope that a partition's vm names, or a partition's cgroup that was not
+ * there, that partition finds it now, so that the threads that follow are placed as they start.
+ * true when one did. */
+bool placement_follow(struct placement *a, pid_t tid);
 /* Every thread the partition holds now (its cgroup or scope and the cgroups below that are not
  * another partition's, every pid's threads; vCPUs only with threads = vcpu), sorted and distinct, in
  * a->ids. 0 or -ENOMEM. */

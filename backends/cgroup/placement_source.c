@@ -130,21 +130,38 @@ static bool task_vm(const struct cgroup_tree *t, const char *text, char *name, s
 	return false;
 }
 
-bool placement_follow_vm(struct placement *a, pid_t tid)
+/* Whether the task is in cgroup `cgroup` or below it, in some hierarchy. */
+static bool task_below(const struct cgroup_tree *t, const char *text, const char *cgroup)
 {
-	char text[4096], name[VM_NAME_MAX + 1];
+	char path[CGROUP_PATH_MAX];
+	size_t n = strlen(cgroup);
+
+	for (size_t h = 0; h < t->count; h++)
+		if (!cgroup_path_in(&t->hierarchies[h], text, path, sizeof(path)) && !strncmp(path, cgroup, n) &&
+		    (path[n] == '\0' || path[n] == '/'))
+			return true;
+	return false;
+}
+
+bool placement_follow(struct placement *a, pid_t tid)
+{
+	char text[4096], vm[VM_NAME_MAX + 1];
 	bool found = false;
 
-	if (!a->tree || !a->with_vm || cgroup_read_task(NULL, tid, text, sizeof(text)) < 0 ||
-	    !task_vm(a->tree, text, name, sizeof(name)))
+	if (!a->tree || !a->with_paths || cgroup_read_task(NULL, tid, text, sizeof(text)) < 0)
 		return false;
+	bool in_vm = task_vm(a->tree, text, vm, sizeof(vm));
 	for (size_t i = 0; i < a->slot_cap; i++) {
 		struct placed *pl = &a->slots[i];
-		if (!pl->config || !pl->config->vm || strcmp(pl->config->vm, name))
+		const struct partition_config *p = pl->config;
+		/* A vm's scope may be new even when one was known: the VM has started again, with a new number. */
+		bool its_vm = p && p->vm && in_vm && !strcmp(p->vm, vm);
+		bool its_cgroup = p && p->cgroup && !pl->path && task_below(a->tree, text, p->cgroup);
+		if (!its_vm && !its_cgroup)
 			continue;
 		a->vms_scanned_ns = 0; /* the scope is newer than the last scan */
 		placement_resolve(a, i);
-		found = found || pl->path;
+		found = found || pl->path != NULL;
 	}
 	return found;
 }
