@@ -253,10 +253,12 @@ static void later_thread_script(struct place_run *p, uint64_t t)
 {
 	struct run *run = run_of(p);
 	static uint64_t last_reconciles;
-	uint64_t now_reconciles = place_run_reconciles(run->p.engine, t == 1 ? &run->connector_on : NULL);
-	bool reconciled = t > 1 && now_reconciles > last_reconciles;
+	struct place_counts counts = place_run_counts(run->p.engine);
+	bool reconciled = t > 1 && counts.reconciles > last_reconciles;
 
-	last_reconciles = now_reconciles;
+	last_reconciles = counts.reconciles;
+	if (t == 1)
+		run->connector_on = counts.connector;
 	if (t == 1 && !group_holds_all(run, "mpamd-app", run->ids, run->id_count))
 		return note_failure(run, "tick 1: not every thread of the worker is in the group");
 	if (!run->asked_at && t >= 3 && (run->connector_on || reconciled)) {

@@ -105,6 +105,8 @@ static void on_tick(void *ctx, struct engine *e)
 
 	if (run->script && !run->failure[0])
 		run->script(run, engine_ticks_done(e));
+	if (run->failure[0])
+		engine_stop(e); /* what follows a failure says nothing more */
 }
 
 void place_run_engine(struct place_run *run, uint64_t ticks)
@@ -164,14 +166,16 @@ bool place_run_holds_all(const struct place_run *run, const char *group, const p
 	return all;
 }
 
-uint64_t place_run_reconciles(struct engine *e, bool *ret_connector)
+struct place_counts place_run_counts(struct engine *e)
 {
 	json_t *status = engine_snapshot_status(e);
 	json_t *placement = json_object_get(status, "placement");
-	uint64_t n = (uint64_t)json_integer_value(json_object_get(placement, "reconciles"));
+	struct place_counts n = {
+		.reconciles = (uint64_t)json_integer_value(json_object_get(placement, "reconciles")),
+		.events_lost = (uint64_t)json_integer_value(json_object_get(placement, "events_lost")),
+		.connector = json_is_true(json_object_get(placement, "proc_connector")),
+	};
 
-	if (ret_connector)
-		*ret_connector = json_is_true(json_object_get(placement, "proc_connector"));
 	json_decref(status);
 	return n;
 }

@@ -25,7 +25,7 @@ struct place_run {
 	char cgroups[PLACE_RUN_CGROUPS][PLACE_RUN_PATH]; /* made under it (the root first) */
 	size_t cgroup_count;
 	char failure[512];
-	/* Called after every tick, until a failure is noted. */
+	/* Called after every tick, until a failure is noted (the engine then stops). */
 	void (*script)(struct place_run *run, uint64_t tick);
 	unsigned long warnings; /* logged while the engine ran */
 };
@@ -68,7 +68,13 @@ bool place_run_holds_all(const struct place_run *run, const char *group, const p
 /* The thread ids group `group` holds, sorted, into *ids (malloc'ed): their count, or -1. */
 long place_run_members(const struct place_run *run, const char *group, pid_t **ids);
 
-/* The reconciles placement has done so far, and whether the proc connector is listening. */
-uint64_t place_run_reconciles(struct engine *e, bool *ret_connector);
+/* What status says of placement: the reconciles so far, the times the kernel dropped events (each
+ * makes a reconcile), whether the proc connector is listening. */
+struct place_counts {
+	uint64_t reconciles, events_lost;
+	bool connector;
+};
+
+struct place_counts place_run_counts(struct engine *e);
 
 #endif
