@@ -210,8 +210,6 @@ static int teardown(void **state)
 	(void)state;
 	if (!current)
 		return 0;
-	engine_free(current->p.engine);
-	current->p.engine = NULL;
 	for (size_t i = 0; i < current->worker_count; i++)
 		worker_stop(&current->workers[i]);
 	place_run_fini(&current->p);

@@ -81,8 +81,6 @@ static int teardown(void **state)
 	(void)state;
 	if (!current)
 		return 0;
-	engine_free(current->p.engine);
-	current->p.engine = NULL;
 	qemu_guest_stop(&current->guest);
 	if (current->log.saved_stderr >= 0) { /* the test failed while its log was caught: show it */
 		log_capture_end(&current->log);
@@ -302,18 +300,28 @@ static unsigned told_unnamed(const struct qrun *run)
 
 #define SCOPE(name) "machine.slice/machine-qemu\\x2d4\\x2d" name ".scope"
 
-static void check_vm_vcpus(const char *hierarchy)
+/* A guest `name` started in machined's `scope`, with 2 vCPUs and then one more up to `maxcpus`, whose
+ * partition's group is `group`. */
+static struct qrun *machined_run(const char *hierarchy, const char *name, const char *scope, unsigned maxcpus,
+				 const char *group)
 {
 	struct qrun *run = qrun_new(hierarchy);
 
 	place_run_cgroup(&run->p, "machine.slice");
-	run->cgroup = SCOPE("guest");
-	run->opts.name = "guest";
-	run->opts.maxcpus = 4;
-	run->adds = 2;
+	run->cgroup = scope;
+	run->opts.name = name;
+	run->opts.maxcpus = maxcpus;
+	run->adds = maxcpus - run->opts.smp;
+	run->keep_cgroups = 2; /* the root and machine.slice */
+	run->group = group;
+	return run;
+}
+
+static void check_vm_vcpus(const char *hierarchy)
+{
+	struct qrun *run = machined_run(hierarchy, "guest", SCOPE("guest"), 4, "mpamd-g");
+
 	run->no_reconcile = true;
-	run->keep_cgroups = 2;
-	run->group = "mpamd-g";
 	place_run_config(&run->p,
 			 "cgroup_root = %s\nreconcile_ms = 600000\n[partition \"g\"]\nvm = guest\nthreads = vcpu\n",
 			 run->p.root);
@@ -321,7 +329,7 @@ static void check_vm_vcpus(const char *hierarchy)
 	assert_int_equal(told_unnamed(run), 0);
 	assert_int_equal(run->placed_steps, 3);
 	assert_int_equal(run->want_count, 4);
-	/* The guest has gone; the vCPUs placed were TCG's, each named by its number. */
+	/* four vCPUs, one write each, none refused */
 	json_t *row = engine_list_row(run->p.engine, "g");
 	assert_non_null(row);
 	assert_int_equal(json_integer_value(json_object_get(row, "misses")), 0);
@@ -346,16 +354,9 @@ static void test_vm_vcpus_v1(void **state)
 static void test_vm_template(void **state)
 {
 	(void)state;
-	struct qrun *run = qrun_new(UNIFIED);
+	struct qrun *run = machined_run(UNIFIED, "tenant-1", SCOPE("tenant\\x2d1"), 3, "mpamd-tenant-1");
 
-	place_run_cgroup(&run->p, "machine.slice");
-	run->cgroup = SCOPE("tenant\\x2d1");
-	run->opts.name = "tenant-1";
-	run->opts.maxcpus = 3;
-	run->adds = 1;
-	run->keep_cgroups = 2;
 	run->vm = "tenant-1";
-	run->group = "mpamd-tenant-1";
 	place_run_config(&run->p,
 			 "cgroup_root = %s\nreconcile_ms = 300\n[vm-template \"tenants\"]\nmatch = tenant-*\n"
 			 "threads = vcpu\nmb_max = 50\n",
@@ -365,21 +366,29 @@ static void test_vm_template(void **state)
 	assert_int_equal(run->placed_steps, 2);
 }
 
-/* ---- TCG with thread=single: one thread runs every vCPU ---- */
-
-static void test_single_thread(void **state)
+/* A guest `name` that starts in cgroup vm, partition vm's with threads = vcpu; no reconcile. */
+static struct qrun *cgroup_vm_run(const char *name)
 {
-	(void)state;
 	struct qrun *run = qrun_new(UNIFIED);
 
 	run->cgroup = "vm";
-	run->opts.name = "single";
-	run->opts.single_thread = true;
+	run->opts.name = name;
 	run->keep_cgroups = 1;
 	run->group = "mpamd-vm";
 	place_run_config(&run->p,
 			 "cgroup_root = %s\nreconcile_ms = 600000\n[partition \"vm\"]\ncgroup = vm\nthreads = vcpu\n",
 			 run->p.root);
+	return run;
+}
+
+/* ---- TCG with thread=single: one thread runs every vCPU ---- */
+
+static void test_single_thread(void **state)
+{
+	(void)state;
+	struct qrun *run = cgroup_vm_run("single");
+
+	run->opts.single_thread = true;
 	run_guest(run);
 	assert_int_equal(run->want_count, 1);
 	assert_int_equal(told_unnamed(run), 0);
@@ -392,16 +401,9 @@ static void test_unnamed_threads(void **state)
 	static const char *const said[] = { "partition vm", "without -name ...,debug-threads=on", NULL };
 
 	(void)state;
-	struct qrun *run = qrun_new(UNIFIED);
-	run->cgroup = "vm";
-	run->opts.name = "unnamed";
+	struct qrun *run = cgroup_vm_run("unnamed");
 	run->opts.no_thread_names = true;
 	run->all_threads = true;
-	run->keep_cgroups = 1;
-	run->group = "mpamd-vm";
-	place_run_config(&run->p,
-			 "cgroup_root = %s\nreconcile_ms = 600000\n[partition \"vm\"]\ncgroup = vm\nthreads = vcpu\n",
-			 run->p.root);
 	run_guest(run);
 	assert_int_equal(told_unnamed(run), 1);
 	assert_int_equal(log_capture_count(&run->log, said), 1);
