@@ -32,8 +32,8 @@
 
 #include "core/engine/engine.h"
 #include "tests/util/emu_runner.h"
-#include "tests/util/place_run.h"
 #include "tests/util/engine_util.h"
+#include "tests/util/place_run.h"
 
 #define REPORT_MS 10000
 #define MAX_IDS	  64
