@@ -87,6 +87,7 @@ mpamd_layer(mpamd_cgroup DIRS backends/cgroup DEPS mpamd_contracts LIBS PkgConfi
   backends/cgroup/placement_match.c
   backends/cgroup/placement_source.c
   backends/cgroup/proc_connector.c
+  backends/cgroup/qemu_threads.c
   backends/cgroup/vm_scope.c)
 
 # PMU counters through perf_event_open: the event resolver over sysfs, groups, deltas.

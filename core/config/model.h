@@ -26,7 +26,7 @@ extern const char *const partition_class_names[];
 /* Which threads of a partition's cgroup or VM are placed in its group. */
 enum partition_threads {
 	THREADS_ALL,  /* every thread */
-	THREADS_VCPU, /* QEMU's vCPU threads only ("CPU n/KVM"), as libvirt's memorytune vcpus= */
+	THREADS_VCPU, /* QEMU's vCPU threads only ("CPU n/KVM", "CPU n/TCG"), as libvirt's memorytune vcpus= */
 };
 
 extern const char *const partition_threads_names[];
