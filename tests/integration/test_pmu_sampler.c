@@ -45,7 +45,7 @@ static struct config *software_config(const char *target_key, const char *sysfs_
 		 "[pmu]\nenabled = yes\ncycles = task-clock\ninstructions = context-switches\n%s"
 		 "[partition \"p\"]\n%s\n",
 		 sysfs_extra, target_key);
-	return config_from_text(text, NULL);
+	return config_from_text(text);
 }
 
 /* perf stat -x, lines: value,unit,event,... ; -1 when perf did not print it. */
@@ -274,8 +274,7 @@ static void test_uncore_refused_per_partition(void **state)
 	/* Every role on uncore PMUs: nothing to count per partition, and add says so. */
 	c = config_from_text("[global]\nbackend = sim\n[pmu]\nsysfs_root = " FIXTURE_SYSFS "\n"
 			     "cycles = starfive_starlink_pmu/cycles/\ninstructions = arm_cmn_0/hnf_mc_reqs/\n"
-			     "stalls = arm_cmn_1/dtc_cycles/\n[partition \"p\"]\npids = 1\n",
-			     NULL);
+			     "stalls = arm_cmn_1/dtc_cycles/\n[partition \"p\"]\npids = 1\n");
 	struct partition_ref ref = { .config = &c->partitions[0], .group_dirfd = -1, .hw_id = -1 };
 	assert_int_equal(pmu_sampler_perf_ops.open(c, NULL, &s, &err), 0);
 	int r = pmu_sampler_perf_ops.add(s, 0, &ref, &err);

@@ -44,7 +44,7 @@ static void test_first_matching_template_wins(void **state)
 		{ "db-77", "others" },	   { "tenant", "others" },   { "web-01", "others" },
 		{ "Tenant-1", "others" },  { "db-x", "others" },     { "tenant-a-b", "tenants" },
 	};
-	struct config *c = config_from_text(file_text, NULL);
+	struct config *c = config_from_text(file_text);
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -56,7 +56,7 @@ static void test_first_matching_template_wins(void **state)
 	config_free(c);
 
 	/* Without a catch-all, a VM no pattern takes has no template. */
-	c = config_from_text("[vm-template \"t\"]\nmatch = tenant-?\n", NULL);
+	c = config_from_text("[vm-template \"t\"]\nmatch = tenant-?\n");
 	assert_non_null(config_template_for(c, "tenant-1"));
 	assert_null(config_template_for(c, "tenant-10"));
 	assert_null(config_template_for(c, "web"));
@@ -105,7 +105,7 @@ static void test_desired_set(void **state)
 		{ "tenant two", NULL, "not a partition name" },
 	};
 	const char *names[sizeof(vms) / sizeof(vms[0])];
-	struct config *file = config_from_text(file_text, NULL);
+	struct config *file = config_from_text(file_text);
 	struct skips skips = { .count = 0 };
 	struct config_instances out = { .skipped = note_skip, .ctx = &skips };
 	struct err err = { "" };
@@ -165,7 +165,7 @@ static void test_desired_set(void **state)
 /* No VM, or none a template takes: the desired set is the file's. */
 static void test_no_vms(void **state)
 {
-	struct config *file = config_from_text(file_text, NULL);
+	struct config *file = config_from_text(file_text);
 	struct config_instances out = { 0 };
 	struct err err = { "" };
 
@@ -176,7 +176,7 @@ static void test_no_vms(void **state)
 	config_free(out.config);
 	config_free(file);
 
-	file = config_from_text("[partition \"a\"]\n[vm-template \"t\"]\nmatch = t-*\n", NULL);
+	file = config_from_text("[partition \"a\"]\n[vm-template \"t\"]\nmatch = t-*\n");
 	const char *vms[] = { "web", "db" };
 	assert_int_equal(config_instantiate(file, vms, 2, &out, &err), 0);
 	assert_int_equal(out.config->partition_count, 1);

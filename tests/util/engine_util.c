@@ -41,12 +41,21 @@ struct config *load_config_file(const char *path)
 	return load_printed(path, path, NULL, engine_default_schema(), &config) == 0 ? config : NULL;
 }
 
-struct config *config_from_text(const char *text, const struct config_schema *schema)
+struct config *config_from_text(const char *text)
 {
 	struct config *config = NULL;
 
-	assert_int_equal(load_printed("test.ini", NULL, text, schema ? schema : engine_default_schema(), &config), 0);
+	assert_int_equal(load_printed("test.ini", NULL, text, engine_default_schema(), &config), 0);
 	return config;
+}
+
+struct config *load_config_for(const struct engine_registry *registry, const char *text)
+{
+	struct engine_schema schema;
+	struct config *config = NULL;
+
+	engine_schema_init(registry, &schema);
+	return load_printed("test.ini", NULL, text, &schema.schema, &config) == 0 ? config : NULL;
 }
 
 const struct partition_status *engine_find(const struct engine *e, const char *name, size_t *ret_slot)

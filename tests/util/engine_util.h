@@ -7,15 +7,18 @@
 #include <stddef.h>
 
 struct config;
-struct config_schema;
 struct engine;
+struct engine_registry;
 struct partition_status;
 
 /* The file's configuration, its diagnostics printed on stderr; NULL when it has errors. */
 struct config *load_config_file(const char *path);
-/* The configuration text loaded with `schema` (NULL: the default one), its diagnostics printed on
- * stderr; fails the test when it has errors (one cmocka assertion). */
-struct config *config_from_text(const char *text, const struct config_schema *schema);
+/* A configuration from text under the schema `registry` implies (its backends, monitors and
+ * extensions), its diagnostics printed on stderr; NULL when it has errors. */
+struct config *load_config_for(const struct engine_registry *registry, const char *text);
+/* The configuration text under the default schema, its diagnostics printed on stderr; fails the test
+ * when it has errors (one cmocka assertion). */
+struct config *config_from_text(const char *text);
 
 /* Runs the engine to its end: fails the test unless the run succeeds after `ticks` ticks and logs no
  * error on the way (no MSC error, no refused access, no failed read). Three cmocka assertions. */
