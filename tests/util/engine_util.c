@@ -87,7 +87,6 @@ void engine_run_clean(struct engine *e, unsigned long ticks)
 {
 	struct err err = { "" };
 	unsigned long errors_before = log_count(LOG_LEVEL_ERROR);
-
 	int r = engine_run(e, &err);
 
 	if (r < 0)
