@@ -174,6 +174,7 @@ mpamd_layer(mpamd_cli DIRS cli DEPS mpamd_engine mpamd_perf LIBS PkgConfig::CAIR
   cli/cmd_plot.c
   cli/cmd_pmu.c
   cli/cmd_top.c
+  cli/event_time.c
   cli/instance_lock.c
   cli/pidfile.c
   cli/plot.c
