@@ -181,6 +181,7 @@ mpamd_layer(mpamd_cli DIRS cli DEPS mpamd_engine mpamd_perf LIBS PkgConfig::CAIR
   cli/plot_axis.c
   cli/record_read.c
   cli/service_notify.c
+  cli/socket_access.c
   cli/tick_table.c
   cli/top_frame.c
   cli/top_layout.c
