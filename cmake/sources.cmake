@@ -174,12 +174,14 @@ mpamd_layer(mpamd_cli DIRS cli DEPS mpamd_engine mpamd_perf LIBS PkgConfig::CAIR
   cli/cmd_plot.c
   cli/cmd_pmu.c
   cli/cmd_top.c
+  cli/event_time.c
   cli/instance_lock.c
   cli/pidfile.c
   cli/plot.c
   cli/plot_axis.c
   cli/record_read.c
   cli/service_notify.c
+  cli/socket_access.c
   cli/tick_table.c
   cli/top_frame.c
   cli/top_layout.c

@@ -154,7 +154,7 @@ static void note_event(struct engine *e, size_t index, uint64_t now_ns, const ch
 	size_t used = strlen(st->event);
 
 	snprintf(st->event + used, sizeof(st->event) - used, "%s%s", used ? "; " : "", text);
-	event_log_add(&e->events, e->ticks_done, engine_t_ms(e, now_ns), st->name, text);
+	event_log_add(&e->events, e->ticks_done, engine_t_ms(e, now_ns), engine_wall_ms(e, now_ns), st->name, text);
 	log_info("partition %s: %s", st->name, text);
 }
 

@@ -157,6 +157,8 @@ int engine_open_backend(struct engine *e, struct err *err);
 void engine_close_backend(struct engine *e);
 void engine_tick(struct engine *e, uint64_t now_ns);
 uint64_t engine_t_ms(const struct engine *e, uint64_t now_ns);
+/* The wall clock at now_ns, in ms since the Unix epoch (on the simulated clock: the start's plus t_ms). */
+uint64_t engine_wall_ms(const struct engine *e, uint64_t now_ns);
 /* The policies' copy of partition `index`'s configuration (after open, set, reload). */
 void engine_policy_config(struct engine *e, size_t index);
 /* Refuses an interval in which a counter could wrap more than once between reads. */

@@ -9,10 +9,10 @@ static const char *record_path(const struct engine *e)
 	return e->opts.record_path ? e->opts.record_path : e->config->global.record;
 }
 
-/* The tick's wall-clock time. On the simulated clock a run of thousands of ticks takes a fraction
+/* The wall-clock time of `now_ns` (a tick's, an event's). On the simulated clock a run of thousands of ticks takes a fraction
  * of a second: its times are the real start plus the simulated time, so they still advance by one
  * interval per tick. */
-static uint64_t tick_wall_ms(const struct engine *e, uint64_t now_ns)
+uint64_t engine_wall_ms(const struct engine *e, uint64_t now_ns)
 {
 	if (e->clock.simulated)
 		return e->wall_start_ms + engine_t_ms(e, now_ns);
@@ -75,7 +75,7 @@ void engine_record_tick(struct engine *e, uint64_t now_ns)
 
 	if (!e->record)
 		return;
-	uint64_t t_ms = engine_t_ms(e, now_ns), time_ms = tick_wall_ms(e, now_ns);
+	uint64_t t_ms = engine_t_ms(e, now_ns), time_ms = engine_wall_ms(e, now_ns);
 	for (size_t i = 0; i < e->slot_count; i++) {
 		const struct partition_status *st = &e->partitions[i].status;
 		if (!e->partitions[i].used)

@@ -54,6 +54,7 @@ static void test_completion(void **state)
 	expect("mpamctl st", "status");
 	expect("mpamctl re", "reload");
 	expect("mpamctl show --j", "--json");
+	expect("mpamctl list --w", "--wide");
 	expect("mpamctl pmu \"\"", "list encode stat");
 	snprintf(line, sizeof(line), "mpamctl --socket %s show \"\"", demo.sock);
 	expect(line, "web batch tenant");
