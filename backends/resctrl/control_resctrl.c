@@ -170,6 +170,8 @@ static int rc_partition_open(struct control *c, size_t index, const struct parti
 		return r;
 	struct resctrl_group *g = &rc->groups[index];
 	resctrl_group_close(g); /* an open of an open slot starts again */
+	if ((r = resctrl_check_partid_source(rc->fs, rc->config, p, err)) < 0)
+		return r; /* before its group is made: nothing could count it */
 	if ((r = open_group(rc, p, g, NULL, err)) < 0)
 		return r;
 	rc->ours[index] |= g->created;
@@ -245,6 +247,19 @@ static unsigned closids_left(struct resctrl_control *rc)
 	return used < total ? total - used : 0;
 }
 
+/* monitor = auto may read the MSCs here, and then could not count a partition whose PARTID nothing
+ * tells: not a refusal, as the monitor may not be opened at all (mpamd then measures nothing). */
+static void note_unknown_partid(struct resctrl_control *rc, struct resctrl_plan *plan)
+{
+	char advice[512];
+
+	resctrl_partid_advice(rc->fs, advice, sizeof(advice));
+	json_array_append_new(plan->notes, json_sprintf("monitor = auto reads the MSCs' MBWU monitors here if it "
+							"can map them; they count a group by its PARTID, which "
+							"nothing tells (no ctrl_hw_id, no partid key): %s",
+							advice));
+}
+
 static int rc_plan(struct control *c, size_t index, const struct partition_config *p,
 		   const struct partition_limits *limits, struct control_plan *ret, struct err *err)
 {
@@ -259,11 +274,15 @@ static int rc_plan(struct control *c, size_t index, const struct partition_confi
 
 	(void)index;
 	if (r == 0)
+		r = resctrl_check_partid_source(rc->fs, rc->config, p, err);
+	if (r == 0)
 		r = open_group(rc, p, &g, &plan, err);
 	if (r == 0)
 		r = resctrl_group_apply(rc->fs->rootfd, &rc->fs->info, &g, limits, &ret->effective, &plan, err);
 	if (r == 0 && g.created)
 		rc->planned_groups++;
+	if (r == 0 && resctrl_msc_may_count_groups(&rc->fs->info, rc->config) && resctrl_partid_unknown(rc->fs, p))
+		note_unknown_partid(rc, &plan);
 	if (r == 0 && (p->cgroup || p->vm))
 		json_array_append_new(plan.notes,
 				      json_sprintf("%s %s: its threads are placed in the group while mpamd runs, each "

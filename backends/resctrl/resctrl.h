@@ -136,6 +136,22 @@ void resctrl_fs_free(struct resctrl_fs *fs);
  * negative errno and why while resctrl is not back (or came back measuring other domains). */
 int resctrl_fs_reopen(struct resctrl_fs *fs, struct err *err);
 
+/* ---- partid.c: the PARTID MSC monitors count a group by, beside resctrl ---- */
+
+struct config;
+struct partition_config;
+
+/* Whether monitor = auto may take the MSCs' MBWU monitors here (resctrl has no MBM, [msc] sections
+ * exist, mmio_beside_kernel): it does if their windows can be mapped. */
+bool resctrl_msc_may_count_groups(const struct resctrl_info *info, const struct config *config);
+/* Whether nothing tells partition p's PARTID: no ctrl_hw_id (mounted without -o debug), no partid key. */
+bool resctrl_partid_unknown(const struct resctrl_fs *fs, const struct partition_config *p);
+/* -EOPNOTSUPP and what to do when monitor = mmio counts the groups and p's PARTID is unknown. */
+int resctrl_check_partid_source(const struct resctrl_fs *fs, const struct config *config,
+				const struct partition_config *p, struct err *err);
+/* What to do about an unknown PARTID, into buf. */
+void resctrl_partid_advice(const struct resctrl_fs *fs, char *buf, size_t len);
+
 /* ---- group.c: one control group per partition ---- */
 
 /* A dry run of the group functions below (`mpamctl check-config --host`): given a plan, each records

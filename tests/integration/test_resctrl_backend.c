@@ -20,6 +20,7 @@
 
 #include <cmocka.h>
 
+#include "backends/resctrl/resctrl_ops.h"
 #include "core/engine/registry.h"
 #include "core/engine/compose.h"
 #include "core/config/config.h"
@@ -735,6 +736,96 @@ static void test_auto_monitors_degrade_without_devmem(void **state)
 	rig_stop(&rig);
 }
 
+/* mpamctl check-config --host on the rig's config: its exit code, and its text in *out (malloc'ed). */
+static int check_host_text(struct rig *rig, char **out)
+{
+	struct run_result r;
+	char *argv[] = { MPAMCTL, "check-config", "--host", rig->config_path, NULL };
+
+	assert_int_equal(run_command(argv, &r), 0);
+	int code = r.exit_code;
+	size_t len = strlen(r.out) + strlen(r.err) + 1;
+	*out = malloc(len + 1);
+	snprintf(*out, len + 1, "%s\n%s", r.out, r.err);
+	run_result_fini(&r);
+	return code;
+}
+
+/* The rig's config loaded again after add_global_lines. */
+static void rig_reload(struct rig *rig)
+{
+	config_free(rig->config);
+	load_config(rig);
+}
+
+/* Hybrid monitoring on Linux 7.1/7.2 MPAM (backend = resctrl, monitor = mmio): the MBWU monitors count
+ * a group by its PARTID, which resctrl shows only when mounted with -o debug (ctrl_hw_id). Without it
+ * and without a partid key, check-config --host refuses the partition and says what to do, and so does
+ * mpamd when it opens it, before making its group; a partid key, or the debug mount, is enough. */
+static void test_hybrid_partids_need_debug_or_partid(void **state)
+{
+	const char *body = "[msc \"l3\"]\nbase = 0x7f000000\nsize = 0x4000\n"
+			   "[partition \"web\"]\nmb_max = 50\n[partition \"batch\"]\npartid = 2\n";
+	static const char *const debug[] = { "--debug", NULL };
+	struct rig rig;
+	struct control *control;
+	struct clock clock;
+	struct partition_ref ref;
+	struct err err = { "" };
+	char *text;
+
+	(void)state;
+	clock_init_monotonic(&clock);
+	rig_start(&rig, "mpam", body);
+	add_global_lines(&rig, "monitor = mmio\nmmio_beside_kernel = yes\n");
+	rig_reload(&rig);
+	assert_int_not_equal(check_host_text(&rig, &text), 0);
+	if (!strstr(text, "partition web: refused: monitor = mmio counts each group by its PARTID") ||
+	    !strstr(text, "mounted without -o debug") || !strstr(text, "mount -t resctrl -o debug resctrl") ||
+	    !strstr(text, "set partid = N") || !strstr(text, "partition batch: ok"))
+		fail_msg("check-config --host says:\n%s", text);
+	free(text);
+	assert_int_equal(control_resctrl_ops.open(rig.config, &clock, &control, &err), 0);
+	assert_int_equal(control_resctrl_ops.partition_open(control, 0, &rig.config->partitions[0], &ref, &err),
+			 -EOPNOTSUPP);
+	assert_non_null(strstr(err.text, "partition web has no partid key: mount resctrl with -o debug"));
+	assert_false(emu_group_exists(rig.emu, "mpamd-web")); /* refused before its group was made */
+	/* batch gives its PARTID; resctrl cannot tell it (-1), the monitor takes the key. */
+	assert_int_equal(control_resctrl_ops.partition_open(control, 1, &rig.config->partitions[1], &ref, &err), 0);
+	assert_int_equal(ref.hw_id, -1);
+	control_resctrl_ops.free(control);
+	rig_stop(&rig);
+
+	/* monitor = auto reads the MSCs only if it can map them: a note, not a refusal. */
+	rig_start(&rig, "mpam", body);
+	add_global_lines(&rig, "monitor = auto\nmmio_beside_kernel = yes\n");
+	rig_reload(&rig);
+	assert_int_equal(check_host_text(&rig, &text), 0);
+	if (!strstr(text, "monitor = auto reads the MSCs' MBWU monitors here if it can map them") ||
+	    !strstr(text, "mount -t resctrl -o debug"))
+		fail_msg("check-config --host says:\n%s", text);
+	free(text);
+	rig_stop(&rig);
+
+	/* Mounted with -o debug, every group tells its PARTID. */
+	rig_start_args(&rig, "mpam", debug, body);
+	add_global_lines(&rig, "monitor = mmio\nmmio_beside_kernel = yes\n");
+	rig_reload(&rig);
+	assert_int_equal(check_host_text(&rig, &text), 0);
+	free(text);
+	assert_int_equal(control_resctrl_ops.open(rig.config, &clock, &control, &err), 0);
+	assert_int_equal(control_resctrl_ops.partition_open(control, 0, &rig.config->partitions[0], &ref, &err), 0);
+	assert_int_equal(ref.hw_id, 1); /* the first CLOSID after the default group's */
+	control_resctrl_ops.free(control);
+	rig_stop(&rig);
+
+	/* With resctrl's own counters (monitor = resctrl, or auto on Linux 7.3) no PARTID is needed. */
+	rig_start(&rig, "mpam73", body);
+	assert_int_equal(check_host_text(&rig, &text), 0);
+	free(text);
+	rig_stop(&rig);
+}
+
 /* pread64 calls strace counts while mpamd runs `ticks` ticks on the emulator. */
 static unsigned long preads_for(struct rig *rig, int ticks)
 {
@@ -830,6 +921,7 @@ int main(void)
 		cmocka_unit_test(test_one_read_syscall_per_counter_per_tick),
 		cmocka_unit_test(test_mmio_monitors_refused_beside_the_kernel),
 		cmocka_unit_test(test_auto_monitors_degrade_without_devmem),
+		cmocka_unit_test(test_hybrid_partids_need_debug_or_partid),
 	};
 	log_setup("test", LOG_LEVEL_ERROR, false);
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -131,6 +131,13 @@ static int setup_mpam(void **state)
 	return start(state, "mpam", NULL, NULL);
 }
 
+static int setup_mpam_debug(void **state)
+{
+	static const char *const extra[] = { "--debug", NULL };
+
+	return start(state, "mpam", NULL, extra);
+}
+
 static int teardown(void **state)
 {
 	struct fx *f = *state;
@@ -455,8 +462,8 @@ static void test_mpam_layout(void **state)
 {
 	struct fx *f = *state;
 
-	check_listing(f, "",
-		      ".emu_ctl,cpus,cpus_list,ctrl_hw_id,info,mode,mon_data,mon_groups,mon_hw_id,schemata,size,tasks");
+	/* ctrl_hw_id and mon_hw_id are debug files (RFTYPE_DEBUG): absent without -o debug. */
+	check_listing(f, "", ".emu_ctl,cpus,cpus_list,info,mode,mon_data,mon_groups,schemata,size,tasks");
 	check_listing(f, "info/MB", "bandwidth_gran,delay_linear,min_bandwidth,num_closids");
 	check_listing(f, "mon_data", "mon_L3_00");
 	check_listing(f, "mon_data/mon_L3_00", "llc_occupancy");
@@ -473,6 +480,20 @@ static void test_mpam_layout(void **state)
 	check_file(f, "info/L3_MON/num_rmids", "64\n");
 	check_file(f, "info/L3_MON/mon_features", "llc_occupancy\n");
 	check_file(f, "info/L3_MON/max_threshold_occupancy", "524288\n");
+	check_absent(f, "ctrl_hw_id");
+	check_absent(f, "mon_hw_id");
+	assert_int_equal(mk(f, "g"), 0);
+	check_listing(f, "g", "cpus,cpus_list,mode,mon_data,mon_groups,schemata,size,tasks");
+	check_absent(f, "g/ctrl_hw_id");
+}
+
+/* Mounted with -o debug, MPAM groups tell their PARTID (ctrl_hw_id) and PMG (mon_hw_id). */
+static void test_mpam_debug_ids(void **state)
+{
+	struct fx *f = *state;
+
+	check_listing(f, "",
+		      ".emu_ctl,cpus,cpus_list,ctrl_hw_id,info,mode,mon_data,mon_groups,mon_hw_id,schemata,size,tasks");
 	check_file(f, "ctrl_hw_id", "0\n");
 	check_file(f, "mon_hw_id", "0\n");
 	assert_int_equal(mk(f, "g"), 0);
@@ -1541,8 +1562,7 @@ static void test_mpam73_layout(void **state)
 	check_listing(f, "mon_data", "mon_L3_00,mon_L3_01");
 	check_listing(f, "mon_data/mon_L3_00", "llc_occupancy,mbm_total_bytes");
 	check_listing(f, "",
-		      ".emu_ctl,cpus,cpus_list,ctrl_hw_id,info,mbm_L3_assignments,mode,mon_data,mon_groups,"
-		      "mon_hw_id,schemata,size,tasks");
+		      ".emu_ctl,cpus,cpus_list,info,mbm_L3_assignments,mode,mon_data,mon_groups,schemata,size,tasks");
 	/* The default group took one counter per domain at mount. */
 	check_file(f, "mbm_L3_assignments", "mbm_total_bytes:0=e;1=e\n");
 	check_file(f, "info/L3_MON/available_mbm_cntrs", "0=1;1=1\n");
@@ -1717,7 +1737,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_mkdir_populates, setup_intel, teardown),
 		cmocka_unit_test_setup_teardown(test_debug_ids, setup_intel_debug, teardown),
 		cmocka_unit_test_setup_teardown(test_closids_run_out, setup_intel, teardown),
-		cmocka_unit_test_setup_teardown(test_mpam_rmids, setup_mpam, teardown),
+		cmocka_unit_test_setup_teardown(test_mpam_rmids, setup_mpam_debug, teardown),
+		cmocka_unit_test_setup_teardown(test_mpam_debug_ids, setup_mpam_debug, teardown),
 		cmocka_unit_test_setup_teardown(test_schemata_round_trip, setup_intel, teardown),
 		cmocka_unit_test_setup_teardown(test_schemata_rejections, setup_intel, teardown),
 		cmocka_unit_test_setup_teardown(test_min_cbm_bits, setup_intel_min2, teardown),

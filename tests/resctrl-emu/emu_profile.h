@@ -55,7 +55,6 @@ struct emu_profile {
 	bool event_configs;	   /* info/<RES>_MON/event_configs/<event>/event_filter (read-only) */
 	uint32_t mbm_cfg_mask;	   /* the memory transactions event_filter shows (bits of
 				 * include/linux/resctrl_types.h READS_TO_LOCAL_MEM...) */
-	bool always_debug;	   /* behaves as if mounted with -o debug */
 	bool mba_sc;		   /* mounted with -o mba_MBps: MB values are MB/s that the kernel's
 				    * software controller holds (is_mba_sc()) */
 };

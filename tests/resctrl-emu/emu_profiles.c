@@ -52,7 +52,8 @@ static const struct emu_profile profiles[] = {
 	},
 	{
 		/* Linux 7.1 MPAM: MB from MBW_MAX (BWA_WD 5), CPOR with the whole mask shareable,
-		 * 32 PARTIDs with 2 PMGs each, CSU (llc_occupancy) only, always as if -o debug. */
+		 * 32 PARTIDs with 2 PMGs each, CSU (llc_occupancy) only. ctrl_hw_id and mon_hw_id only with
+		 * --debug, as with -o debug (fs/resctrl/rdtgroup.c: RFTYPE_DEBUG). */
 		.name = "mpam",
 		.domains = 1,
 		.cbm_len = 16,
@@ -69,7 +70,6 @@ static const struct emu_profile profiles[] = {
 		.pmg_max = 1,
 		.num_rmids = 2 * 32,
 		.events = 1u << EMU_EVT_LLC,
-		.always_debug = true,
 	},
 	{
 		/* Linux 7.3 MPAM: the 7.1 controls plus mbm_total_bytes, counted only through assigned
@@ -98,7 +98,6 @@ static const struct emu_profile profiles[] = {
 		.assign_all_continues = true,
 		.event_configs = true,
 		.mbm_cfg_mask = 0x7f,
-		.always_debug = true,
 	},
 };
 

@@ -168,7 +168,7 @@ void emu_fini(struct emu *e)
 
 bool emu_debug(const struct emu *e)
 {
-	return e->opt.debug || e->prof.always_debug;
+	return e->opt.debug;
 }
 
 struct emu_group *emu_default_group(struct emu *e)
