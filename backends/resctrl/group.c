@@ -18,19 +18,6 @@
 #include "core/base/log.h"
 #include "core/base/parse.h"
 
-static int fail_with_status(int rootfd, struct err *err, int r, const char *what)
-{
-	char status[256];
-
-	resctrl_last_status(rootfd, status, sizeof(status));
-	if (r == -EINVAL && !strcmp(status, "ok"))
-		/* The kernel records nothing for an unknown domain id. */
-		return err_set(err, r, "%s: %s (last_cmd_status says ok: a domain id the kernel does not know?)", what,
-			       strerror(-r));
-	return err_set(err, r, "%s: %s%s%s%s", what, strerror(-r), status[0] ? " (last_cmd_status: " : "", status,
-		       status[0] ? ")" : "");
-}
-
 static long read_hw_id(int dirfd)
 {
 	uint64_t id;
@@ -145,12 +132,12 @@ int resctrl_group_open(int rootfd, const char *name, struct resctrl_group *g, st
 			       "existing control group(s) and %u new group(s) planned before this one hold them)",
 			       name, plan->closids, existing - 1,
 			       plan->closids > existing ? plan->closids - existing : 0);
-	} else if (r == -ENOSPC || r == -EBUSY) {
+	} else if (r != -EEXIST && plan) {
+		return err_set(err, r, "cannot plan resctrl group %s: %s", name, strerror(-r));
+	} else if (r != -EEXIST) {
 		char what[sizeof(g->name) + 32];
 		snprintf(what, sizeof(what), "cannot create resctrl group %s", name);
-		return fail_with_status(rootfd, err, r, what);
-	} else if (r != -EEXIST) {
-		return err_set(err, r, "cannot create resctrl group %s: %s", name, strerror(-r));
+		return resctrl_fail_with_status(rootfd, err, r, what);
 	}
 	if ((r = open_existing(rootfd, g, err)) < 0)
 		return r;
@@ -444,7 +431,7 @@ int resctrl_group_apply(int rootfd, const struct resctrl_info *info, struct resc
 			/* The kernel changed nothing: what another tool wrote stays in force. */
 			mb_in_force(info, g, eff);
 			eff->changed_outside = outside;
-			return fail_with_status(rootfd, err, r, what);
+			return resctrl_fail_with_status(rootfd, err, r, what);
 		}
 		/* A plan reads back what it would have written, as the kernel keeps it. */
 		if (plan && (r = merge_schemata(info, g, changes, err)) < 0)
@@ -465,7 +452,7 @@ int resctrl_group_place(int rootfd, struct resctrl_group *g, pid_t tid, struct e
 		return r;
 	char what[sizeof(g->name) + 64];
 	snprintf(what, sizeof(what), "%s: moving thread %d", g->name, (int)tid);
-	return fail_with_status(rootfd, err, r, what);
+	return resctrl_fail_with_status(rootfd, err, r, what);
 }
 
 /* Moves one thread; a thread that has exited meanwhile is skipped quietly. */
@@ -584,7 +571,7 @@ int resctrl_group_set_cpus(int rootfd, struct resctrl_group *g, const struct cpu
 	if (r < 0) {
 		char what[sizeof(g->name) + 32];
 		snprintf(what, sizeof(what), "%s: writing cpus_list", g->name);
-		return fail_with_status(rootfd, err, r, what);
+		return resctrl_fail_with_status(rootfd, err, r, what);
 	}
 	return 0;
 }

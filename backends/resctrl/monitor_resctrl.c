@@ -64,9 +64,20 @@ static int assign_event(struct resctrl_mon *mon, size_t partition, const char *e
 	return resctrl_write_at(mon->dirs[partition], file, line);
 }
 
+/* A refused assignment is logged with the kernel's reason, read at once (see resctrl_fail_with_status). */
 static int assign(struct resctrl_mon *mon, size_t partition, unsigned domain, bool on)
 {
-	return assign_event(mon, partition, mon->event, domain, on);
+	int r = assign_event(mon, partition, mon->event, domain, on);
+
+	if (r < 0) {
+		struct err why = { "" };
+		char what[64];
+		snprintf(what, sizeof(what), "%s a counter on domain %u", on ? "assigning" : "releasing",
+			 mon->info->mon_domain_ids[domain]);
+		resctrl_fail_with_status(mon->fs->rootfd, &why, r, what);
+		log_debug("%s", why.text);
+	}
+	return r;
 }
 
 static int program_counter(void *ctx, unsigned slot, size_t partition)
@@ -77,11 +88,7 @@ static int program_counter(void *ctx, unsigned slot, size_t partition)
 	*last_of(d->mon, partition, d->index) = (struct last_count){ 0 }; /* a new count starts here */
 	if (!d->mon->assign)
 		return 0; /* every group has its own counter */
-	int r = assign(d->mon, partition, d->index, true);
-	if (r < 0)
-		log_debug("assigning a counter on domain %u failed: %s", d->mon->info->mon_domain_ids[d->index],
-			  strerror(-r));
-	return r;
+	return assign(d->mon, partition, d->index, true);
 }
 
 static void release_counter(void *ctx, unsigned slot, size_t partition)
@@ -118,12 +125,8 @@ static int check_forward(struct last_count *last, uint64_t value, const char **r
  * sample stays invalid until a count is read. */
 static void reassign(struct mon_domain *d, size_t partition)
 {
-	int r = assign(d->mon, partition, d->index, true);
-
+	assign(d->mon, partition, d->index, true);
 	*last_of(d->mon, partition, d->index) = (struct last_count){ 0 };
-	if (r < 0)
-		log_debug("assigning a counter again on domain %u failed: %s", d->mon->info->mon_domain_ids[d->index],
-			  strerror(-r));
 }
 
 /* What a counter file kept open answers once it is no longer there: ENODEV from a file of a removed

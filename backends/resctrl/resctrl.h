@@ -58,6 +58,9 @@ int resctrl_read_uint_at(int dirfd, const char *path, unsigned base, uint64_t *r
 int resctrl_write_at(int dirfd, const char *path, const char *text);
 /* info/last_cmd_status without its newline ("" when unreadable). */
 void resctrl_last_status(int rootfd, char *buf, size_t len);
+/* err = "WHAT: strerror(r) (last_cmd_status: ...)", or that the kernel gave no reason; returns r. Call
+ * it right after the failed write or mkdir. */
+int resctrl_fail_with_status(int rootfd, struct err *err, int r, const char *what);
 bool resctrl_exists_at(int dirfd, const char *path);
 
 /* ---- probe.c ---- */

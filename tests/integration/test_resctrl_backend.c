@@ -736,6 +736,105 @@ static void test_auto_monitors_degrade_without_devmem(void **state)
 	rig_stop(&rig);
 }
 
+/* One write(2) of text to an existing file: 0 or -errno. */
+static int put_text(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY);
+
+	if (fd < 0)
+		return -errno;
+	ssize_t n = write(fd, text, strlen(text));
+	int r = n < 0 ? -errno : 0;
+	close(fd);
+	return r;
+}
+
+struct hammer {
+	char path[512];
+	volatile bool stop;
+};
+
+/* Another process's monitoring agent, in effect: reads a group's counter in a loop. */
+static void *read_counter_loop(void *arg)
+{
+	struct hammer *h = arg;
+
+	while (!h->stop)
+		free(read_text_file(h->path));
+	return NULL;
+}
+
+/* The error of a refused write quotes last_cmd_status as it was right after the write, or says the
+ * kernel gave none: it never guesses a cause. */
+static void assert_reason_or_none(const char *error, const char *reason)
+{
+	if (strstr(error, reason))
+		return;
+	if (!strstr(error, "(kernel gave no reason: last_cmd_status was empty)") || strstr(error, "domain id"))
+		fail_msg("error: %s", error);
+}
+
+/* A refused write is explained by info/last_cmd_status, which Linux 7.2 keeps until the next command
+ * and 7.3 clears on any access to a group's file, a counter read included: mpamd reads it right after
+ * the write, so that the kernel's reason is in the error on both, and says so when it is empty. */
+static void check_write_reasons(const char *kernel)
+{
+	const char *const extra[] = { "--kernel", kernel, NULL };
+	struct rig rig;
+	struct err err = { "" };
+	struct partition_limits want = { .l3_cbm = 0x0ff }, eff;
+	char first[512] = "";
+
+	/* CPU 5 is not online (4 CPUs): the kernel refuses the cpus_list write. */
+	rig_start_args(&rig, "intel", extra,
+		       "[partition \"web\"]\ncpus = 5\n[partition \"batch\"]\nsim_demand = 100\n");
+	/* Another tool's exclusive group holds 0x00f: a mask over it is refused by the kernel itself. */
+	char path[512];
+	snprintf(path, sizeof(path), "%s/schemata", emu_root(rig.emu));
+	assert_int_equal(put_text(path, "L3:0=7f0;1=7f0\n"), 0);
+	snprintf(path, sizeof(path), "%s/other", emu_root(rig.emu));
+	assert_int_equal(mkdir(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/other/schemata", emu_root(rig.emu));
+	assert_int_equal(put_text(path, "L3:0=00f;1=00f\n"), 0);
+	snprintf(path, sizeof(path), "%s/other/mode", emu_root(rig.emu));
+	assert_int_equal(put_text(path, "exclusive\n"), 0);
+	assert_int_equal(rig_open(&rig, &err), 0);
+	assert_int_equal(rig_open_partitions(&rig, first, sizeof(first)), 1);
+	if (!strstr(first, "mpamd-web: writing cpus_list: Invalid argument (last_cmd_status: Can only assign online "
+			   "CPUs)"))
+		fail_msg("Linux %s: %s", kernel, first);
+	assert_int_equal(rig_apply(&rig, 1, &want, &eff, &err), -EINVAL);
+	if (!strstr(err.text, "(last_cmd_status: Overlaps with exclusive group)"))
+		fail_msg("Linux %s: %s", kernel, err.text);
+	/* A refusal the kernel gives no message for. */
+	want.l3_cbm = 0x7f0;
+	assert_int_equal(emu_ctl(rig.emu, "fail_next_write EINVAL mpamd-batch/schemata"), 0);
+	assert_int_equal(rig_apply(&rig, 1, &want, &eff, &err), -EINVAL);
+	assert_non_null(strstr(err.text, "(kernel gave no reason: last_cmd_status was empty)"));
+	assert_null(strstr(err.text, "domain id"));
+	/* Another reader of a group file at the same time may empty it first on 7.3: the error then says
+	 * there was none, never something else. */
+	struct hammer h = { .stop = false };
+	pthread_t reader;
+	snprintf(h.path, sizeof(h.path), "%s/mpamd-batch/mon_data/mon_L3_00/mbm_total_bytes", emu_root(rig.emu));
+	assert_int_equal(pthread_create(&reader, NULL, read_counter_loop, &h), 0);
+	want.l3_cbm = 0x0ff;
+	for (int i = 0; i < 20; i++) {
+		assert_int_equal(rig_apply(&rig, 1, &want, &eff, &err), -EINVAL);
+		assert_reason_or_none(err.text, "(last_cmd_status: Overlaps with exclusive group)");
+	}
+	h.stop = true;
+	pthread_join(reader, NULL);
+	rig_stop(&rig);
+}
+
+static void test_write_reasons_on_72_and_73(void **state)
+{
+	(void)state;
+	check_write_reasons("7.2");
+	check_write_reasons("7.3");
+}
+
 /* mpamctl check-config --host on the rig's config: its exit code, and its text in *out (malloc'ed). */
 static int check_host_text(struct rig *rig, char **out)
 {
@@ -922,6 +1021,7 @@ int main(void)
 		cmocka_unit_test(test_mmio_monitors_refused_beside_the_kernel),
 		cmocka_unit_test(test_auto_monitors_degrade_without_devmem),
 		cmocka_unit_test(test_hybrid_partids_need_debug_or_partid),
+		cmocka_unit_test(test_write_reasons_on_72_and_73),
 	};
 	log_setup("test", LOG_LEVEL_ERROR, false);
 	return cmocka_run_group_tests(tests, NULL, NULL);

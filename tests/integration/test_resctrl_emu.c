@@ -99,6 +99,13 @@ static int setup_intel_debug(void **state)
 	return start(state, "intel", NULL, extra);
 }
 
+static int setup_intel_73(void **state)
+{
+	static const char *const extra[] = { "--kernel", "7.3", NULL };
+
+	return start(state, "intel", NULL, extra);
+}
+
 static int setup_intel_sim(void **state)
 {
 	return start(state, "intel", sim_config, NULL);
@@ -233,18 +240,6 @@ static void check_file(const struct fx *f, const char *rel, const char *expected
 static void check_status(const struct fx *f, const char *expected)
 {
 	check_file(f, "info/last_cmd_status", expected);
-}
-
-/* For writes that, like the kernel's cpus handlers, append to whatever the status held. */
-static void check_status_ends(const struct fx *f, const char *suffix)
-{
-	char *text = slurp(f, "info/last_cmd_status");
-
-	assert_non_null(text);
-	size_t n = strlen(text), m = strlen(suffix);
-	if (n < m || strcmp(text + n - m, suffix) != 0)
-		fail_msg("last_cmd_status \"%s\" does not end with \"%s\"", text, suffix);
-	free(text);
 }
 
 /* A write that must fail with err and leave msg as the status ("ok\n" for none). */
@@ -390,6 +385,7 @@ static void test_usage(void **state)
 	check_run((const char *const[]){ "/tmp", "--profile", "intel", "--bogus", NULL }, 2, "", "--bogus");
 	check_run((const char *const[]){ "/tmp", "--profile", "intel", "--cpus", "0", NULL }, 2, "", "bad --cpus");
 	check_run((const char *const[]){ "/tmp", "/var", "--profile", "intel", NULL }, 2, "", "one MOUNTPOINT");
+	check_run((const char *const[]){ "/tmp", "--profile", "intel", "--kernel", "7", NULL }, 2, "", "bad --kernel");
 }
 
 /* ---- layout and info files ---- */
@@ -547,6 +543,63 @@ static void test_file_rules(void **state)
 	assert_int_equal(put(f, "info/L3_MON/max_threshold_occupancy", "65536\n"), 0);
 	check_file(f, "info/L3_MON/max_threshold_occupancy", "65536\n");
 	assert_int_equal(put(f, "info/L3_MON/max_threshold_occupancy", "999999999\n"), -EINVAL);
+}
+
+/* ---- last_cmd_status across kernel versions ---- */
+
+/* What reading or removing a group does to the message of a refused write: Linux 7.2 keeps it until the
+ * next command (fs/resctrl: each write handler clears it itself, rdtgroup_kn_lock_live does not), 7.3
+ * clears it on every access to a group's file, reads included (rdtgroup_kn_lock_live calls
+ * rdt_last_cmd_clear). Files under info/ never clear it. */
+static void check_status_lifetime(struct fx *f, bool cleared_by_access)
+{
+	static const char *const group_reads[] = {
+		"g/tasks", "g/schemata", "g/mode", "g/cpus_list", "g/size", "g/mon_data/mon_L3_00/mbm_total_bytes",
+	};
+	const char *refused = "MB value 5 out of range [10,100]\n";
+
+	assert_int_equal(mk(f, "g"), 0);
+	for (size_t i = 0; i < sizeof(group_reads) / sizeof(group_reads[0]); i++) {
+		check_reject(f, "g/schemata", "MB:0=5\n", EINVAL, refused);
+		free(slurp(f, group_reads[i]));
+		char *status = slurp(f, "info/last_cmd_status");
+		if (strcmp(status, cleared_by_access ? "ok\n" : refused))
+			fail_msg("after reading %s last_cmd_status reads \"%s\"", group_reads[i], status);
+		free(status);
+	}
+	check_reject(f, "g/schemata", "MB:0=5\n", EINVAL, refused);
+	free(slurp(f, "info/L3/cbm_mask"));
+	free(slurp(f, "info/L3_MON/num_rmids"));
+	check_status(f, refused);
+	/* Removing another group. */
+	assert_int_equal(mk(f, "h"), 0);
+	check_reject(f, "g/schemata", "MB:0=5\n", EINVAL, refused);
+	assert_int_equal(rm(f, "h"), 0);
+	check_status(f, cleared_by_access ? "ok\n" : refused);
+	/* A write without its newline: 7.2 refuses it before touching the status, 7.3 says why. */
+	check_reject(f, "g/schemata", "MB:0=5\n", EINVAL, refused);
+	check_reject(f, "g/schemata", "MB:0=50", EINVAL, cleared_by_access ? "schemata: Invalid input\n" : refused);
+	check_reject(f, "g/mode", "exclusive", EINVAL, cleared_by_access ? "mode: Invalid input\n" : refused);
+	/* cpus writes clear it on both (7.2's rdtgroup_cpus_write calls rdt_last_cmd_clear itself). */
+	check_reject(f, "g/schemata", "MB:0=5\n", EINVAL, refused);
+	assert_int_equal(put(f, "g/cpus_list", "1\n"), 0);
+	check_status(f, "ok\n");
+	/* max_threshold_occupancy: 7.3 explains a refusal, 7.2 leaves the status alone. */
+	check_reject(f, "g/schemata", "MB:0=5\n", EINVAL, refused);
+	check_reject(f, "info/L3_MON/max_threshold_occupancy", "999999999\n", EINVAL,
+		     cleared_by_access
+			     ? "max_threshold_occupancy: Exceeds limit (before adjustment) of 23068672 bytes\n"
+			     : refused);
+}
+
+static void test_status_kept_on_72(void **state)
+{
+	check_status_lifetime(*state, false);
+}
+
+static void test_status_cleared_on_73(void **state)
+{
+	check_status_lifetime(*state, true);
 }
 
 /* ---- groups ---- */
@@ -1128,20 +1181,20 @@ static void test_cpus(void **state)
 	check_file(f, "g/cpus_list", "1\n");
 	/* Errors; like the kernel, cpus writes add to last_cmd_status without clearing it. */
 	assert_int_equal(put(f, "g/cpus_list", "0-7\n"), -EINVAL);
-	check_status_ends(f, "Can only assign online CPUs\n");
+	check_status(f, "Can only assign online CPUs\n");
 	assert_int_equal(put(f, "g/cpus", "10\n"), -EINVAL);
-	check_status_ends(f, "Can only assign online CPUs\n");
+	check_status(f, "Can only assign online CPUs\n");
 	assert_true(put(f, "g/cpus_list", "abc\n") < 0);
-	check_status_ends(f, "Bad CPU list/mask\n");
+	check_status(f, "Bad CPU list/mask\n");
 	assert_true(put(f, "g/cpus", "xyz\n") < 0);
-	check_status_ends(f, "Bad CPU list/mask\n");
+	check_status(f, "Bad CPU list/mask\n");
 	assert_int_equal(put(f, "cpus_list", "\n"), -EINVAL);
-	check_status_ends(f, "Can't drop CPUs from default group\n");
+	check_status(f, "Can't drop CPUs from default group\n");
 	check_file(f, "g/cpus_list", "1\n");
 	/* MON groups take CPUs of their parent only. */
 	assert_int_equal(mk(f, "h/mon_groups/m"), 0);
 	assert_int_equal(put(f, "h/mon_groups/m/cpus_list", "1\n"), -EINVAL);
-	check_status_ends(f, "Can only add CPUs to mongroup that belong to parent\n");
+	check_status(f, "Can only add CPUs to mongroup that belong to parent\n");
 	assert_int_equal(put(f, "h/mon_groups/m/cpus_list", "3\n"), 0);
 	check_file(f, "h/mon_groups/m/cpus_list", "3\n");
 	check_file(f, "h/cpus_list", "2-3\n");
@@ -1735,6 +1788,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_mpam_layout, setup_mpam, teardown),
 		cmocka_unit_test_setup_teardown(test_file_rules, setup_intel, teardown),
 		cmocka_unit_test_setup_teardown(test_mkdir_populates, setup_intel, teardown),
+		cmocka_unit_test_setup_teardown(test_status_kept_on_72, setup_intel, teardown),
+		cmocka_unit_test_setup_teardown(test_status_cleared_on_73, setup_intel_73, teardown),
 		cmocka_unit_test_setup_teardown(test_debug_ids, setup_intel_debug, teardown),
 		cmocka_unit_test_setup_teardown(test_closids_run_out, setup_intel, teardown),
 		cmocka_unit_test_setup_teardown(test_mpam_rmids, setup_mpam_debug, teardown),

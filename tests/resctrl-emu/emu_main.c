@@ -30,6 +30,7 @@ struct cli {
 	const char *mon_res; /* NULL: the profile's */
 	bool background;     /* detach once mounted */
 	bool mba_mbps;	     /* as mounted with -o mba_MBps */
+	unsigned kernel;     /* 0: the profile's; else major * 100 + minor */
 };
 
 enum {
@@ -43,6 +44,7 @@ enum {
 	OPT_MON_RESOURCE,
 	OPT_BACKGROUND,
 	OPT_MBA_MBPS,
+	OPT_KERNEL,
 };
 
 static void usage(FILE *out)
@@ -70,6 +72,9 @@ static void usage(FILE *out)
 		     "                         info/RES_MON, mbm_RES_assignments (e.g. MB)\n"
 		     "      --mba-mbps         as mounted with -o mba_MBps: MB values are MB/s, held exactly by\n"
 		     "                         the kernel's software controller (profiles with linear MB and MBM)\n"
+		     "      --kernel M.N       the Linux version whose resctrl rules apply instead of the profile's\n"
+		     "                         (intel, amd 7.2; mpam 7.1; mpam73 7.3): from 7.3 on every access to a\n"
+		     "                         group's file clears info/last_cmd_status, reads included\n"
 		     "      --background       return once MOUNTPOINT is mounted and serve it from a child\n"
 		     "                         process (ends at umount)\n"
 		     "  -h, --help             this text\n"
@@ -97,6 +102,18 @@ static bool parse_count(const char *text, unsigned lo, unsigned hi, unsigned *re
 	if (emu_kstrtouint(text, 10, &v) || v < lo || v > hi)
 		return false;
 	*ret = v;
+	return true;
+}
+
+/* "7.3": 703. */
+static bool parse_kernel(const char *text, unsigned *ret)
+{
+	unsigned major, minor;
+	char tail;
+
+	if (sscanf(text, "%u.%u%c", &major, &minor, &tail) != 2 || major < 1 || major > 99 || minor > 99)
+		return false;
+	*ret = major * 100 + minor;
 	return true;
 }
 
@@ -136,6 +153,8 @@ static int parse_option(int opt, struct cli *c)
 	case OPT_MBA_MBPS:
 		c->mba_mbps = true;
 		return 0;
+	case OPT_KERNEL:
+		return parse_kernel(optarg, &c->kernel) ? 0 : usage_error("bad --kernel (M.N, such as 7.3)", optarg);
 	case OPT_CPUS:
 		return parse_count(optarg, 1, EMU_MAX_CPUS, &c->cpus) ? 0 : usage_error("bad --cpus", optarg);
 	case OPT_DOMAINS:
@@ -179,6 +198,7 @@ static int parse_cli(int argc, char **argv, struct cli *c)
 		{ "mon-resource", required_argument, NULL, OPT_MON_RESOURCE },
 		{ "background", no_argument, NULL, OPT_BACKGROUND },
 		{ "mba-mbps", no_argument, NULL, OPT_MBA_MBPS },
+		{ "kernel", required_argument, NULL, OPT_KERNEL },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -229,6 +249,8 @@ static bool make_profile(const struct cli *c, struct emu_profile *p)
 		p->num_mbm_cntrs = (unsigned)c->counters;
 	if (c->mon_res)
 		p->mon_res = c->mon_res;
+	if (c->kernel)
+		p->kernel = c->kernel;
 	if (c->mba_mbps) {
 		p->mba_sc = true;
 		p->mb_min = 0;

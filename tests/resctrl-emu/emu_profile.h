@@ -26,6 +26,10 @@ enum emu_mb_kind {
 
 struct emu_profile {
 	const char *name;
+	/* The Linux version whose fs/resctrl rules apply, major * 100 + minor (--kernel): from 703 on,
+	 * every access to a group's file clears info/last_cmd_status, reads included
+	 * (rdtgroup_kn_lock_live calls rdt_last_cmd_clear), and a write without its newline says so. */
+	unsigned kernel;
 	unsigned domains;
 	/* L3 cache allocation */
 	unsigned cbm_len;

@@ -16,6 +16,7 @@ static const struct emu_profile profiles[] = {
 	{
 		/* A two-socket Xeon: 11-bit CBM, MBA in steps of 10%, MBM total and local. */
 		.name = "intel",
+		.kernel = 702,
 		.domains = 2,
 		.cbm_len = 11,
 		.min_cbm_bits = 1,
@@ -35,6 +36,7 @@ static const struct emu_profile profiles[] = {
 		 * min_cbm_bits 0 (rdt_init_res_defs_amd), ABMC counters in mbm_event mode. The MB
 		 * throttle mode is undefined, so like the kernel we create no thread_throttle_mode. */
 		.name = "amd",
+		.kernel = 702,
 		.domains = 2,
 		.cbm_len = 16,
 		.min_cbm_bits = 0,
@@ -55,6 +57,7 @@ static const struct emu_profile profiles[] = {
 		 * 32 PARTIDs with 2 PMGs each, CSU (llc_occupancy) only. ctrl_hw_id and mon_hw_id only with
 		 * --debug, as with -o debug (fs/resctrl/rdtgroup.c: RFTYPE_DEBUG). */
 		.name = "mpam",
+		.kernel = 701,
 		.domains = 1,
 		.cbm_len = 16,
 		.min_cbm_bits = 1,
@@ -77,6 +80,7 @@ static const struct emu_profile profiles[] = {
 		 * assign_on_mkdir, not configurable, mode fixed; mbm_cfg_mask MAX_EVT_CONFIG_BITS;
 		 * num_mbm_cntrs = the class's MBWU monitors). No mbm_local_bytes. */
 		.name = "mpam73",
+		.kernel = 703,
 		.domains = 1,
 		.cbm_len = 16,
 		.min_cbm_bits = 1,

@@ -205,7 +205,7 @@ int emu_schemata_write(struct emu *e, const struct emu_node *n, char *buf, size_
 
 	(void)who;
 	if (len == 0 || buf[len - 1] != '\n')
-		return -EINVAL; /* before the status is cleared: no message */
+		return emu_missing_newline(e, "schemata");
 	buf[len - 1] = '\0';
 	emu_status_clear(&e->status);
 	memset(&st, 0, sizeof(st));
@@ -276,8 +276,9 @@ int emu_mba_mbps_event_write(struct emu *e, const struct emu_node *n, char *buf,
 			     const struct emu_caller *who)
 {
 	(void)who;
-	if (len && buf[len - 1] == '\n')
-		buf[len - 1] = '\0';
+	if (len == 0 || buf[len - 1] != '\n')
+		return emu_missing_newline(e, "mba_MBps_event");
+	buf[len - 1] = '\0';
 	emu_status_clear(&e->status);
 	int ev = emu_event_by_name(&e->prof, buf);
 	if (ev != EMU_EVT_TOTAL && ev != EMU_EVT_LOCAL) {
@@ -307,7 +308,7 @@ int emu_mode_write(struct emu *e, const struct emu_node *n, char *buf, size_t le
 
 	(void)who;
 	if (len == 0 || buf[len - 1] != '\n')
-		return -EINVAL;
+		return emu_missing_newline(e, "mode");
 	buf[len - 1] = '\0';
 	emu_status_clear(&e->status);
 	if (strcmp(buf, "shareable") == 0) {

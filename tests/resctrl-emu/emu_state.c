@@ -171,6 +171,29 @@ bool emu_debug(const struct emu *e)
 	return e->opt.debug;
 }
 
+bool emu_kernel_at_least(const struct emu *e, unsigned version)
+{
+	return e->prof.kernel >= version;
+}
+
+/* 7.3's rdtgroup_kn_lock_live() calls rdt_last_cmd_clear() after taking rdtgroup_mutex; 7.2's does
+ * not (fs/resctrl/rdtgroup.c). */
+void emu_group_locked(struct emu *e)
+{
+	if (emu_kernel_at_least(e, 703))
+		emu_status_clear(&e->status);
+}
+
+/* 7.2: rdtgroup_schemata_write() and rdtgroup_mba_mbps_event_write() check the newline before
+ * rdtgroup_kn_lock_live(), rdtgroup_mode_write() after it but without a message; 7.3 checks it after
+ * the lock and says so. */
+int emu_missing_newline(struct emu *e, const char *file)
+{
+	if (emu_kernel_at_least(e, 703))
+		emu_status_printf(&e->status, "%s: Invalid input\n", file);
+	return -EINVAL;
+}
+
 struct emu_group *emu_default_group(struct emu *e)
 {
 	return e->groups;
@@ -302,6 +325,7 @@ int emu_rmdir(struct emu *e, struct emu_group *g)
 
 	if (g == root)
 		return -EPERM;
+	emu_group_locked(e);
 	emu_tasks_regroup(e, g, g->is_mon ? g->parent : root);
 	emu_cpus_group_removed(e, g);
 	if (g->is_mon) {

@@ -141,6 +141,14 @@ int emu_init(struct emu *e, const struct emu_profile *p, const struct emu_option
 void emu_fini(struct emu *e);
 
 bool emu_debug(const struct emu *e);
+/* Whether the emulated kernel is Linux `version` (major * 100 + minor) or later. */
+bool emu_kernel_at_least(const struct emu *e, unsigned version);
+/* A group's file read or written, or a group removed: what rdtgroup_kn_lock_live() does to
+ * last_cmd_status, which from Linux 7.3 on it clears (7.2 leaves it to each handler). */
+void emu_group_locked(struct emu *e);
+/* A group file's write without its trailing newline (schemata, mode, mba_MBps_event): -EINVAL;
+ * Linux 7.2 refuses it before touching last_cmd_status, 7.3 says "<file>: Invalid input". */
+int emu_missing_newline(struct emu *e, const char *file);
 struct emu_group *emu_default_group(struct emu *e);
 /* Every group in turn: pass NULL for the first; CTRL_MON groups are followed by their MON groups. */
 struct emu_group *emu_next_group(struct emu *e, struct emu_group *g);
