@@ -494,15 +494,17 @@ int resctrl_group_tasks(const struct resctrl_group *g, pid_t **ret, size_t *ret_
 	return 0;
 }
 
-/* The tasks file takes one thread per write: every thread of the process goes in. */
-static int move_process(int rootfd, struct resctrl_group *g, const pid_t *in, size_t in_count, pid_t pid,
-			struct resctrl_plan *plan, struct err *err)
+/* One pass over the process's threads as /proc lists them now: each one not in `in` is moved; *moved
+ * counts them. */
+static int move_pass(int rootfd, struct resctrl_group *g, const pid_t *in, size_t in_count, pid_t pid,
+		     struct resctrl_plan *plan, size_t *moved, struct err *err)
 {
 	pid_t *tids;
 	size_t count;
 	struct err why = { "" };
 	int r = process_threads(NULL, pid, &tids, &count, &why);
 
+	*moved = 0;
 	if (r == -ESRCH) {
 		log_debug("%s: task %d has exited; skipped", g->name, (int)pid);
 		if (plan)
@@ -511,15 +513,52 @@ static int move_process(int rootfd, struct resctrl_group *g, const pid_t *in, si
 	}
 	if (r < 0)
 		return err_set(err, r, "%s: %s", g->name, why.text);
-	size_t moved = 0;
 	for (size_t t = 0; t < count && r == 0; t++)
 		if (!thread_ids_have(in, in_count, tids[t]) &&
 		    (r = move_thread(rootfd, g, pid, tids[t], plan, err)) == 0)
-			moved++;
-	if (plan && r == 0 && moved < count)
-		plan_note(plan, "pid %d: %zu of its %zu threads are in the group already", (int)pid, count - moved,
+			(*moved)++;
+	if (plan && r == 0 && *moved < count)
+		plan_note(plan, "pid %d: %zu of its %zu threads are in the group already", (int)pid, count - *moved,
 			  count);
 	free(tids);
+	return r;
+}
+
+/* The group's threads, sorted, into *in (grown); a list that cannot be read (a group that is only
+ * planned has none) is empty: that only costs writes of threads already there. */
+static void read_members(const struct resctrl_group *g, pid_t **in, size_t *count, size_t *cap)
+{
+	*count = 0;
+	if (task_file_read(g->dirfd, "tasks", in, count, cap) < 0)
+		*count = 0;
+	thread_ids_sort(*in, *count);
+}
+
+/* The tasks file takes one thread per write: every thread of the process goes in. A thread made by one
+ * not moved yet starts where its maker is, not in the group (the kernel copies the maker's CLOSID and
+ * RMID at clone: kernel/fork.c dup_task_struct), while what a moved thread makes lands in the group by
+ * itself. So the threads are listed again after each pass that moved some, until a pass finds them all
+ * in the group; a process that keeps making threads from threads outside it is left after
+ * MOVE_PASSES, with a warning. */
+#define MOVE_PASSES 8
+
+static int move_process(int rootfd, struct resctrl_group *g, pid_t **in, size_t *in_count, size_t *in_cap, pid_t pid,
+			struct resctrl_plan *plan, struct err *err)
+{
+	size_t moved = 0;
+	int r = 0;
+
+	for (unsigned pass = 0; pass < MOVE_PASSES && r == 0; pass++) {
+		if (pass > 0)
+			read_members(g, in, in_count, in_cap);
+		r = move_pass(rootfd, g, *in, *in_count, pid, plan, &moved, err);
+		if (plan || moved == 0)
+			return r;
+	}
+	if (r == 0)
+		log_warning("%s: process %d still made threads outside the group after %d passes; they are moved "
+			    "when it is opened again",
+			    g->name, (int)pid, MOVE_PASSES);
 	return r;
 }
 
@@ -530,14 +569,10 @@ int resctrl_group_add_tasks(int rootfd, struct resctrl_group *g, const pid_t *pi
 	size_t in_count = 0, in_cap = 0;
 	int first_error = 0;
 
-	/* Only to skip threads already there: a list that could not be read (a group that is only
-	 * planned has none) just means a few extra writes. */
-	if (task_file_read(g->dirfd, "tasks", &in, &in_count, &in_cap) < 0)
-		in_count = 0;
-	thread_ids_sort(in, in_count);
+	read_members(g, &in, &in_count, &in_cap);
 	for (size_t i = 0; i < count; i++) {
 		struct err one = { "" };
-		int r = move_process(rootfd, g, in, in_count, pids[i], plan, &one);
+		int r = move_process(rootfd, g, &in, &in_count, &in_cap, pids[i], plan, &one);
 		if (r < 0 && !first_error) {
 			first_error = r;
 			err_set(err, r, "%s", one.text);

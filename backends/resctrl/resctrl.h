@@ -195,7 +195,9 @@ int resctrl_group_apply(int rootfd, const struct resctrl_info *info, struct resc
 
 /* Moves every thread of each process in `pids` into the group (the tasks file moves one thread per
  * id), one write per thread so one that has exited (ESRCH, not an error) cannot lose the others.
- * Threads already there are not written again. Threads started later are not followed here. */
+ * Threads already there are not written again; threads made during the move by threads not yet moved
+ * are found by listing again. Threads started later by moved threads are in the group by themselves
+ * (the kernel copies a creator's group at clone); others are not followed here. */
 int resctrl_group_add_tasks(int rootfd, struct resctrl_group *g, const pid_t *pids, size_t count,
 			    struct resctrl_plan *plan, struct err *err);
 /* Moves thread `tid` into the group (one write to its tasks file): 0, -ESRCH when the thread has

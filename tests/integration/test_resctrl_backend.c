@@ -389,6 +389,90 @@ static void test_every_thread_of_a_pid(void **state)
 	assert_int_equal(missing, 0);
 }
 
+#define SPAWNED_THREADS 400
+
+/* A child whose main thread makes SPAWNED_THREADS parked threads as fast as it can, then writes a byte
+ * to `done`; returns once it has made some. */
+static pid_t spawn_thread_maker(int done)
+{
+	pid_t pid = fork();
+
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		for (int i = 0; i < SPAWNED_THREADS; i++) {
+			pthread_t t;
+			pthread_attr_t attr;
+			pthread_attr_init(&attr);
+			pthread_attr_setstacksize(&attr, 64 * 1024);
+			if (pthread_create(&t, &attr, parked, NULL))
+				_exit(1);
+		}
+		if (write(done, "x", 1) != 1)
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	char dir[64];
+	snprintf(dir, sizeof(dir), "/proc/%d/task", (int)pid);
+	for (int tries = 0; tries < 1000; tries++) {
+		size_t n = 0;
+		DIR *d = opendir(dir);
+		for (struct dirent *e; d && (e = readdir(d));)
+			n += e->d_name[0] != '.';
+		if (d)
+			closedir(d);
+		if (n >= 20)
+			return pid;
+		usleep(200);
+	}
+	fail_msg("child %d made no threads", (int)pid);
+	return pid;
+}
+
+/* Threads a process makes while mpamd moves it: those made by a thread already moved start in the
+ * group (the kernel copies the maker's group), those made before their maker was moved stay where it
+ * was, and mpamd lists the threads again until it finds them all in the group. */
+static void test_threads_made_during_the_move(void **state)
+{
+	struct rig rig;
+	struct err err = { "" };
+	char body[256], path[512], line[300];
+	int done[2];
+
+	(void)state;
+	assert_int_equal(pipe(done), 0);
+	pid_t maker = spawn_thread_maker(done[1]);
+	snprintf(body, sizeof(body), "[partition \"vm\"]\npids = %d\n", (int)maker);
+	rig_start(&rig, "intel", body);
+	assert_int_equal(rig_open(&rig, &err), 0);
+	assert_int_equal(rig_open_partitions(&rig, NULL, 0), 0);
+	char c;
+	assert_int_equal(read(done[0], &c, 1), 1);
+	snprintf(path, sizeof(path), "%s/mpamd-vm/tasks", emu_root(rig.emu));
+	char *tasks = read_text_file(path);
+	assert_non_null(tasks);
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)maker);
+	DIR *d = opendir(path);
+	size_t threads = 0, missing = 0;
+	for (struct dirent *e; d && (e = readdir(d));) {
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(line, sizeof(line), "\n%s\n", e->d_name);
+		missing += strstr(tasks, line) == NULL && strncmp(tasks, line + 1, strlen(line + 1)) != 0;
+		threads++;
+	}
+	if (d)
+		closedir(d);
+	free(tasks);
+	kill(maker, SIGKILL);
+	waitpid(maker, NULL, 0);
+	close(done[0]);
+	close(done[1]);
+	rig_stop(&rig);
+	assert_int_equal(threads, SPAWNED_THREADS + 1);
+	assert_int_equal(missing, 0);
+}
+
 static void test_out_of_closids_fails_one_partition(void **state)
 {
 	struct rig rig;
@@ -1009,6 +1093,7 @@ int main(void)
 		cmocka_unit_test(test_outside_change_is_undone),
 		cmocka_unit_test(test_tasks_and_cpus),
 		cmocka_unit_test(test_every_thread_of_a_pid),
+		cmocka_unit_test(test_threads_made_during_the_move),
 		cmocka_unit_test(test_out_of_closids_fails_one_partition),
 		cmocka_unit_test(test_faults_surface_and_others_continue),
 		cmocka_unit_test(test_counter_backwards_is_not_a_rate),

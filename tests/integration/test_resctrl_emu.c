@@ -15,7 +15,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -1148,18 +1150,143 @@ static void test_tasks_proc_root(void **state)
 	assert_int_equal(put(f, "g/tasks", "0x64,200\n"), 0); /* kstrtoint base 0 */
 	check_ids(f, "g/tasks", "100 101 200");
 	check_ids(f, "tasks", "");
-	/* A new thread starts in the default group; one that exits leaves every list. */
+	/* A new thread starts in its creator's group (its process's main thread's, here g); one that exits
+	 * leaves every list. */
+	assert_int_equal(put(f, "tasks", "101\n"), 0);
 	fake_mkdir("100/task/102");
 	fake_mkdir("102");
-	check_ids(f, "tasks", "102");
+	check_ids(f, "tasks", "101");
+	check_ids(f, "g/tasks", "100 102 200");
 	fake_rmdir("100/task/101");
 	fake_rmdir("101");
-	check_ids(f, "g/tasks", "100 200");
-	/* The same id again, once its exit was seen, is a new thread in the default group. */
+	check_ids(f, "tasks", "");
+	/* The same id again, once its exit was seen, is a new thread, in its creator's group again. */
 	fake_mkdir("101");
 	fake_mkdir("100/task/101");
-	check_ids(f, "g/tasks", "100 200");
-	check_ids(f, "tasks", "101 102");
+	check_ids(f, "g/tasks", "100 101 102 200");
+	check_ids(f, "tasks", "");
+}
+
+/* A process that makes threads and children on command: 't' makes a thread, which sends its id; 'f'
+ * forks a child (which dies with it), whose id it sends. */
+struct spawner {
+	pid_t pid;
+	int cmd, reply;
+};
+
+static int spawner_reply = -1;
+
+static void *send_tid_and_park(void *arg)
+{
+	pid_t tid = (pid_t)syscall(SYS_gettid);
+
+	(void)arg;
+	if (write(spawner_reply, &tid, sizeof(tid)) != (ssize_t)sizeof(tid))
+		_exit(1);
+	for (;;)
+		pause();
+	return NULL;
+}
+
+static void spawner_loop(int cmd)
+{
+	char c;
+
+	while (read(cmd, &c, 1) == 1) {
+		pthread_t t;
+		if (c == 't' && pthread_create(&t, NULL, send_tid_and_park, NULL))
+			_exit(1);
+		if (c != 'f')
+			continue;
+		pid_t kid = fork();
+		if (kid == 0) {
+			prctl(PR_SET_PDEATHSIG, SIGKILL);
+			for (;;)
+				pause();
+		}
+		if (write(spawner_reply, &kid, sizeof(kid)) != (ssize_t)sizeof(kid))
+			_exit(1);
+	}
+	_exit(0);
+}
+
+static void spawner_start(struct fx *f, struct spawner *s)
+{
+	int cmd[2], reply[2];
+	int slot = 0;
+
+	assert_int_equal(pipe(cmd), 0);
+	assert_int_equal(pipe(reply), 0);
+	while (slot < MAX_KIDS && f->kids[slot] > 0)
+		slot++;
+	assert_true(slot < MAX_KIDS);
+	s->pid = fork();
+	assert_true(s->pid >= 0);
+	if (s->pid == 0) {
+		close(cmd[1]);
+		close(reply[0]);
+		spawner_reply = reply[1];
+		spawner_loop(cmd[0]);
+	}
+	f->kids[slot] = s->pid;
+	close(cmd[0]);
+	close(reply[1]);
+	s->cmd = cmd[1];
+	s->reply = reply[0];
+}
+
+static pid_t spawner_ask(struct spawner *s, char what)
+{
+	pid_t id = 0;
+
+	assert_int_equal(write(s->cmd, &what, 1), 1);
+	assert_int_equal(read(s->reply, &id, sizeof(id)), (ssize_t)sizeof(id));
+	return id;
+}
+
+static void spawner_stop(struct fx *f, struct spawner *s)
+{
+	close(s->cmd);
+	close(s->reply);
+	end_kid(f, s->pid);
+}
+
+/* The kernel copies a task's CLOSID and RMID to the threads and children it creates (dup_task_struct):
+ * they start in its group, MON group included; what it created before a move stays where it was. */
+static void test_tasks_inherited(void **state)
+{
+	struct fx *f = *state;
+	struct spawner s;
+	char line[32];
+
+	assert_int_equal(mk(f, "g"), 0);
+	assert_int_equal(mk(f, "g/mon_groups/m"), 0);
+	spawner_start(f, &s);
+	pid_t early = spawner_ask(&s, 't');
+	snprintf(line, sizeof(line), "%d\n", (int)s.pid);
+	assert_int_equal(put(f, "g/tasks", line), 0);
+	assert_int_equal(put(f, "g/mon_groups/m/tasks", line), 0);
+	pid_t thread = spawner_ask(&s, 't');
+	pid_t child = spawner_ask(&s, 'f');
+	assert_true(lists_pid(f, "g/mon_groups/m/tasks", thread));
+	assert_true(lists_pid(f, "g/mon_groups/m/tasks", child));
+	assert_true(lists_pid(f, "g/tasks", child));
+	assert_false(lists_pid(f, "tasks", thread));
+	assert_false(lists_pid(f, "tasks", child));
+	/* Made before the move: still in the default group. */
+	assert_true(lists_pid(f, "tasks", early));
+	assert_false(lists_pid(f, "g/tasks", early));
+	/* Back in the default group, it makes threads there; the ones made in m stay in m. */
+	assert_int_equal(put(f, "tasks", line), 0);
+	pid_t later = spawner_ask(&s, 't');
+	assert_true(lists_pid(f, "tasks", later));
+	assert_false(lists_pid(f, "g/tasks", later));
+	assert_true(lists_pid(f, "g/mon_groups/m/tasks", thread));
+	/* rmdir hands what it inherited back to the default group. */
+	assert_int_equal(rm(f, "g"), 0);
+	assert_true(lists_pid(f, "tasks", thread));
+	assert_true(lists_pid(f, "tasks", child));
+	spawner_stop(f, &s);
 }
 
 static void test_cpus(void **state)
@@ -1805,6 +1932,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_tasks, setup_intel, teardown),
 		cmocka_unit_test_setup_teardown(test_tasks_threads, setup_intel, teardown),
 		cmocka_unit_test_setup_teardown(test_tasks_proc_root, setup_fake_proc, teardown_fake_proc),
+		cmocka_unit_test_setup_teardown(test_tasks_inherited, setup_intel, teardown),
 		cmocka_unit_test_setup_teardown(test_cpus, setup_intel, teardown),
 		cmocka_unit_test_setup_teardown(test_counters_follow_demand, setup_intel_sim, teardown),
 		cmocka_unit_test_setup_teardown(test_counters_share_capacity, setup_intel_sim, teardown),

@@ -13,7 +13,7 @@
 #include "emu_counters.h"
 #include "emu_cpus.h"
 #include "emu_schemata.h"
-#include "emu_tasks.h"
+#include "emu_threads.h"
 
 #define RESERVED_RMID_IDX 0 /* the default group's (CLOSID 0, RMID 0) */
 
@@ -162,7 +162,7 @@ void emu_fini(struct emu *e)
 		g = next;
 	}
 	e->groups = NULL;
-	emu_tasks_fini(e);
+	emu_threads_fini(e);
 	emu_traffic_fini(e);
 }
 
@@ -326,7 +326,7 @@ int emu_rmdir(struct emu *e, struct emu_group *g)
 	if (g == root)
 		return -EPERM;
 	emu_group_locked(e);
-	emu_tasks_regroup(e, g, g->is_mon ? g->parent : root);
+	emu_threads_regroup(e, g, g->is_mon ? g->parent : root);
 	emu_cpus_group_removed(e, g);
 	if (g->is_mon) {
 		remove_mon(e, g);

@@ -53,13 +53,13 @@ struct emu_group {
 	struct emu_mon mon[EMU_MAX_DOMAINS];
 };
 
-/* Threads moved out of the default group (or into one of its MON groups); any other thread of the
- * host is in the default group. A thread is known by its id and its start time, so that a reused
- * id is a new thread (in the default group), as it is for the kernel. */
+/* Every thread of the host the emulator has seen (emu_threads.c), sorted by id. A thread is known by
+ * its id and its start time, so that a reused id is a new thread, as it is for the kernel. */
 struct emu_task {
 	pid_t tid;
+	pid_t tgid;		  /* its process */
 	unsigned long long start; /* /proc/TID/stat starttime, 0 if unreadable */
-	struct emu_group *group;  /* the CTRL_MON or MON group it is in */
+	struct emu_group *group;  /* the group it is in: the default group, a CTRL_MON or a MON group */
 };
 
 struct emu_options {
