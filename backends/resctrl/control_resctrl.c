@@ -260,13 +260,28 @@ static void note_unknown_partid(struct resctrl_control *rc, struct resctrl_plan 
 							advice));
 }
 
+/* Likewise the RMIDs: every group holds one (mpamd's new ones too); those in limbo cannot be seen. */
+static unsigned rmids_left(struct resctrl_control *rc)
+{
+	unsigned used = resctrl_count_rmid_holders(rc->fs->rootfd) + rc->planned_groups;
+	unsigned total = rc->fs->info.num_rmids;
+
+	return used < total ? total - used : 0;
+}
+
 static int rc_plan(struct control *c, size_t index, const struct partition_config *p,
 		   const struct partition_limits *limits, struct control_plan *ret, struct err *err)
 {
 	struct resctrl_control *rc = rc_of(c);
+	const struct resctrl_info *info = &rc->fs->info;
 	struct resctrl_plan plan = { .root = rc->fs->root,
-				     .closids = rc->fs->info.num_closids,
+				     .closids = info->num_closids,
+				     .closids_note = "",
 				     .closids_left = closids_left(rc),
+				     .rmids_counted = info->mon_present && info->num_rmids > 0,
+				     .rmids = info->num_rmids,
+				     .rmids_left = rmids_left(rc),
+				     .mon_res = info->mon_res,
 				     .writes = json_array(),
 				     .notes = json_array() };
 	struct resctrl_group g = { .dirfd = -1 };

@@ -61,41 +61,87 @@ static int write_file(const struct resctrl_group *g, const char *file, const cha
 	return resctrl_write_at(g->dirfd, file, text);
 }
 
-unsigned resctrl_count_groups(int rootfd)
+/* The directories in `path` under rootfd (without . and ..) that hold `file` (NULL: any), each given
+ * to fn when it is not NULL. */
+static unsigned count_dirs(int rootfd, const char *path, const char *file,
+			   void (*fn)(int rootfd, const char *name, unsigned *count), unsigned *fn_count)
 {
-	int fd = openat(rootfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int fd = openat(rootfd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
-	unsigned count = 1; /* the default group: the root itself */
+	char rel[2 * NAME_MAX + 32];
+	unsigned count = 0;
 	struct dirent *e;
-	char path[NAME_MAX + 16];
 
 	if (!dir) {
 		if (fd >= 0)
 			close(fd);
-		return count;
+		return 0;
 	}
-	/* info, mon_groups and mon_data have no schemata: only control groups do. */
-	while ((e = readdir(dir)))
-		if (e->d_name[0] != '.' && snprintf(path, sizeof(path), "%s/schemata", e->d_name) < (int)sizeof(path) &&
-		    resctrl_exists_at(rootfd, path))
-			count++;
+	while ((e = readdir(dir))) {
+		if (e->d_name[0] == '.')
+			continue;
+		if (snprintf(rel, sizeof(rel), "%s/%s/%s", path, e->d_name, file ? file : ".") >= (int)sizeof(rel) ||
+		    !resctrl_exists_at(rootfd, rel))
+			continue;
+		count++;
+		if (fn)
+			fn(rootfd, e->d_name, fn_count);
+	}
 	closedir(dir);
 	return count;
 }
 
-/* What mkdir would do, without it: -EEXIST for a group that exists, -ENOSPC when no CLOSID is left
- * (the kernel's answer), else 0 and the mkdir is planned. */
-static int plan_mkdir(int rootfd, const struct resctrl_group *g, struct resctrl_plan *plan)
+unsigned resctrl_count_groups(int rootfd)
+{
+	/* the default group (the root itself), and the directories with a schemata: info, mon_groups and
+	 * mon_data have none */
+	return 1 + count_dirs(rootfd, ".", "schemata", NULL, NULL);
+}
+
+static void add_mon_groups(int rootfd, const char *ctrl, unsigned *count)
+{
+	char path[NAME_MAX + 16];
+
+	snprintf(path, sizeof(path), "%s/mon_groups", ctrl);
+	*count += count_dirs(rootfd, path, NULL, NULL, NULL);
+}
+
+unsigned resctrl_count_rmid_holders(int rootfd)
+{
+	unsigned mon_groups = 0;
+	unsigned ctrl_groups = 1 + count_dirs(rootfd, ".", "schemata", add_mon_groups, &mon_groups);
+
+	add_mon_groups(rootfd, ".", &mon_groups);
+	return ctrl_groups + mon_groups;
+}
+
+/* What mkdir would do, without it: -EEXIST for a group that exists, -ENOSPC and why when no CLOSID or
+ * no RMID is left (the kernel's answer), else 0 and the mkdir is planned. */
+static int plan_mkdir(int rootfd, const struct resctrl_group *g, struct resctrl_plan *plan, struct err *err)
 {
 	struct stat st;
 
 	if (fstatat(rootfd, g->name, &st, AT_SYMLINK_NOFOLLOW) == 0)
 		return -EEXIST;
 	if (errno != ENOENT)
-		return -errno;
-	if (!plan->closids_left)
-		return -ENOSPC;
+		return err_set(err, -errno, "cannot plan resctrl group %s: %s", g->name, strerror(errno));
+	if (!plan->closids_left) {
+		unsigned existing = resctrl_count_groups(rootfd);
+		return err_set(
+			err, -ENOSPC,
+			"cannot create resctrl group %s: no CLOSID left (resctrl has %u%s: the default group, %u "
+			"existing control group(s) and %u new group(s) planned before this one hold them)",
+			g->name, plan->closids, plan->closids_note, existing - 1,
+			plan->closids > existing ? plan->closids - existing : 0);
+	}
+	if (plan->rmids_counted && !plan->rmids_left)
+		return err_set(err, -ENOSPC,
+			       "cannot create resctrl group %s: no RMID left (resctrl has %u; each control and "
+			       "monitoring group holds one, and a removed group's stays in limbo until its cache "
+			       "occupancy falls below info/%s_MON/max_threshold_occupancy)",
+			       g->name, plan->rmids, plan->mon_res);
 	plan->closids_left--;
+	plan->rmids_left -= plan->rmids_counted;
 	return plan_write(plan, g, "", "") ? 0 : -ENOMEM;
 }
 
@@ -113,6 +159,30 @@ static int open_existing(int rootfd, struct resctrl_group *g, struct err *err)
 	return 0;
 }
 
+/* mkdir refused, with the kernel's reason read at once. "Out of RMIDs" (mkdir_rdt_prepare_rmid_alloc)
+ * with EBUSY means the free list is empty and some RMID is in limbo (fs/resctrl/monitor.c
+ * resctrl_find_free_rmid); with ENOSPC none is free, or on MPAM none of the CLOSID resctrl chose. */
+static int mkdir_failed(int rootfd, const char *name, int r, struct err *err)
+{
+	char what[NAME_MAX + 32], text[ERR_TEXT_MAX];
+
+	snprintf(what, sizeof(what), "cannot create resctrl group %s", name);
+	resctrl_fail_with_status(rootfd, err, r, what);
+	if (!strstr(err->text, "(last_cmd_status: Out of RMIDs)"))
+		return r;
+	snprintf(text, sizeof(text), "%s", err->text);
+	if (r == -EBUSY)
+		return err_set(
+			err, r,
+			"%s: every free RMID is in limbo: resctrl gives a removed group's RMID again once its cache "
+			"occupancy falls below max_threshold_occupancy, which it checks every second",
+			text);
+	return err_set(err, r,
+		       "%s: each control and monitoring group holds an RMID (on Arm MPAM one of its CLOSID's, which "
+		       "may be in limbo after a group was removed)",
+		       text);
+}
+
 int resctrl_group_open(int rootfd, const char *name, struct resctrl_group *g, struct resctrl_plan *plan,
 		       struct err *err)
 {
@@ -120,24 +190,13 @@ int resctrl_group_open(int rootfd, const char *name, struct resctrl_group *g, st
 	g->dirfd = -1;
 	g->hw_id = -1;
 	snprintf(g->name, sizeof(g->name), "%s", name);
-	int r = plan ? plan_mkdir(rootfd, g, plan) : mkdirat(rootfd, name, 0755) == 0 ? 0 : -errno;
+	int r = plan ? plan_mkdir(rootfd, g, plan, err) : mkdirat(rootfd, name, 0755) == 0 ? 0 : -errno;
 	if (r == 0) {
 		g->created = true;
 		if (plan) /* it does not exist yet: there is nothing to open */
 			return 0;
-	} else if (r == -ENOSPC && plan) {
-		unsigned existing = resctrl_count_groups(rootfd);
-		return err_set(err, r,
-			       "cannot create resctrl group %s: no CLOSID left (resctrl has %u: the default group, %u "
-			       "existing control group(s) and %u new group(s) planned before this one hold them)",
-			       name, plan->closids, existing - 1,
-			       plan->closids > existing ? plan->closids - existing : 0);
-	} else if (r != -EEXIST && plan) {
-		return err_set(err, r, "cannot plan resctrl group %s: %s", name, strerror(-r));
 	} else if (r != -EEXIST) {
-		char what[sizeof(g->name) + 32];
-		snprintf(what, sizeof(what), "cannot create resctrl group %s", name);
-		return resctrl_fail_with_status(rootfd, err, r, what);
+		return plan ? r : mkdir_failed(rootfd, name, r, err);
 	}
 	if ((r = open_existing(rootfd, g, err)) < 0)
 		return r;

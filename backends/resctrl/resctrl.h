@@ -161,11 +161,15 @@ void resctrl_partid_advice(const struct resctrl_fs *fs, char *buf, size_t len);
  * the writes it would make, and what it would do that writes nothing, instead of doing it. NULL:
  * the writes are made. */
 struct resctrl_plan {
-	const char *root;      /* the recorded paths start here */
-	unsigned closids;      /* resctrl's CLOSIDs, for the message when none is left */
-	unsigned closids_left; /* a planned mkdir fails with -ENOSPC, as the kernel's would, when 0 */
-	json_t *writes;	       /* [{"what", "path", "value"}] (struct control_plan) */
-	json_t *notes;	       /* strings */
+	const char *root;	    /* the recorded paths start here */
+	unsigned closids;	    /* resctrl's CLOSIDs, for the message when none is left */
+	const char *closids_note;   /* what else takes CLOSIDs, for that message ("" for nothing) */
+	unsigned closids_left;	    /* a planned mkdir fails with -ENOSPC, as the kernel's would, when 0 */
+	bool rmids_counted;	    /* resctrl monitors: every group takes an RMID too */
+	unsigned rmids, rmids_left; /* likewise for RMIDs */
+	const char *mon_res;	    /* the monitoring resource, for info/RES_MON */
+	json_t *writes;		    /* [{"what", "path", "value"}] (struct control_plan) */
+	json_t *notes;		    /* strings */
 };
 
 struct resctrl_group {
@@ -186,6 +190,8 @@ void resctrl_group_close(struct resctrl_group *g);
 /* The control groups resctrl has at `rootfd`, the default group (the root) included: each holds a
  * CLOSID. */
 unsigned resctrl_count_groups(int rootfd);
+/* The groups at `rootfd` that hold an RMID: every control group and every monitoring group. */
+unsigned resctrl_count_rmid_holders(int rootfd);
 
 /* Writes the schemata lines whose values differ from `want` (MB rounded to the hardware's steps,
  * L3 on every domain), reads them back, and stores what is in force in *eff. */

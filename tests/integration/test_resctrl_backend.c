@@ -919,6 +919,85 @@ static void test_write_reasons_on_72_and_73(void **state)
 	check_write_reasons("7.3");
 }
 
+static int check_host_text(struct rig *rig, char **out);
+
+/* A group another tool made and removed again just now: with llc_occupancy monitored its RMID waits in
+ * limbo until the limbo worker (each second) finds its occupancy below the threshold. */
+static void make_and_remove(struct rig *rig, const char *name)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/%s", emu_root(rig->emu), name);
+	assert_int_equal(mkdir(path, 0755), 0);
+	assert_int_equal(rmdir(path), 0);
+}
+
+/* With every free RMID in limbo, mkdir fails with EBUSY "Out of RMIDs": the partition's error says what
+ * that means, and opening it again once the worker freed the RMID works. check-config --host refuses
+ * a group no RMID is left for. */
+static void test_rmids_in_limbo(void **state)
+{
+	static const char *const two_rmids[] = { "--rmids", "2", NULL };
+	struct rig rig;
+	struct err err = { "" };
+	char first[512] = "", *text;
+
+	(void)state;
+	rig_start_args(&rig, "intel", two_rmids, "[partition \"web\"]\nmb_max = 50\n");
+	make_and_remove(&rig, "other");
+	assert_int_equal(rig_open(&rig, &err), 0);
+	assert_int_equal(rig_open_partitions(&rig, first, sizeof(first)), 1);
+	if (!strstr(first, "cannot create resctrl group mpamd-web: Device or resource busy (last_cmd_status: Out of "
+			   "RMIDs): every free RMID is in limbo"))
+		fail_msg("%s", first);
+	assert_false(emu_group_exists(rig.emu, "mpamd-web"));
+	assert_int_equal(emu_ctl(rig.emu, "advance 1000"), 0);
+	assert_int_equal(rig_open_partitions(&rig, first, sizeof(first)), 0);
+	rig_close_backend(&rig);
+	/* Another tool's group now holds the other RMID: no RMID is left for a new one. */
+	char path[512];
+	snprintf(path, sizeof(path), "%s/mpamd-web", emu_root(rig.emu));
+	assert_int_equal(rmdir(path), 0);
+	snprintf(path, sizeof(path), "%s/other", emu_root(rig.emu));
+	assert_int_equal(emu_ctl(rig.emu, "advance 1000"), 0);
+	assert_int_equal(mkdir(path, 0755), 0);
+	assert_int_not_equal(check_host_text(&rig, &text), 0);
+	if (!strstr(text, "partition web: refused: cannot create resctrl group mpamd-web: no RMID left (resctrl has 2; "
+			  "each control and monitoring group holds one"))
+		fail_msg("check-config --host says:\n%s", text);
+	free(text);
+	rig_stop(&rig);
+}
+
+/* mpamd on a host whose free RMIDs are all in limbo at its start: the partition fails with the reason,
+ * is tried again after a growing pause (never in a tight loop), and opens once the RMID is free. */
+static void test_limbo_retry_backs_off(void **state)
+{
+	static const char *const two_rmids[] = { "--rmids", "2", NULL };
+	struct rig rig;
+	struct run_result r;
+
+	(void)state;
+	rig_start_args(&rig, "intel", two_rmids, "[partition \"web\"]\nmb_max = 50\n");
+	assert_int_equal(emu_ctl(rig.emu, "clock real"), 0);
+	make_and_remove(&rig, "other");
+	char *argv[] = { MPAMD, "-c", rig.config_path, "-f", "--no-socket", "--ticks", "30", NULL };
+	assert_int_equal(run_command(argv, &r), 0);
+	if (r.exit_code != 0)
+		fail_msg("mpamd exit %d:\n%s", r.exit_code, r.err);
+	if (!strstr(r.err, "every free RMID is in limbo") || !strstr(r.err, "trying again in"))
+		fail_msg("mpamd said:\n%s", r.err);
+	unsigned attempts = 0;
+	for (const char *p = r.err; (p = strstr(p, "trying again in")) != NULL; p++)
+		attempts++;
+	/* 3 s of ticks: a pause that doubles from one tick tries at most 5 times before it opens. */
+	if (attempts > 5)
+		fail_msg("%u attempts:\n%s", attempts, r.err);
+	assert_true(emu_group_exists(rig.emu, "mpamd-web"));
+	run_result_fini(&r);
+	rig_stop(&rig);
+}
+
 /* mpamctl check-config --host on the rig's config: its exit code, and its text in *out (malloc'ed). */
 static int check_host_text(struct rig *rig, char **out)
 {
@@ -1107,6 +1186,8 @@ int main(void)
 		cmocka_unit_test(test_auto_monitors_degrade_without_devmem),
 		cmocka_unit_test(test_hybrid_partids_need_debug_or_partid),
 		cmocka_unit_test(test_write_reasons_on_72_and_73),
+		cmocka_unit_test(test_rmids_in_limbo),
+		cmocka_unit_test(test_limbo_retry_backs_off),
 	};
 	log_setup("test", LOG_LEVEL_ERROR, false);
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -108,6 +108,13 @@ static int setup_intel_73(void **state)
 	return start(state, "intel", NULL, extra);
 }
 
+static int setup_intel_sim_3_rmids(void **state)
+{
+	static const char *const extra[] = { "--rmids", "3", NULL };
+
+	return start(state, "intel", sim_config, extra);
+}
+
 static int setup_intel_sim(void **state)
 {
 	return start(state, "intel", sim_config, NULL);
@@ -388,6 +395,7 @@ static void test_usage(void **state)
 	check_run((const char *const[]){ "/tmp", "--profile", "intel", "--cpus", "0", NULL }, 2, "", "bad --cpus");
 	check_run((const char *const[]){ "/tmp", "/var", "--profile", "intel", NULL }, 2, "", "one MOUNTPOINT");
 	check_run((const char *const[]){ "/tmp", "--profile", "intel", "--kernel", "7", NULL }, 2, "", "bad --kernel");
+	check_run((const char *const[]){ "/tmp", "--profile", "mpam", "--rmids", "8", NULL }, 2, "", "--rmids");
 }
 
 /* ---- layout and info files ---- */
@@ -659,6 +667,7 @@ static void test_closids_run_out(void **state)
 	struct fx *f = *state;
 	char name[32];
 
+	ctl(f, "clock manual");
 	for (int i = 1; i < 16; i++) {
 		snprintf(name, sizeof(name), "g%d", i);
 		assert_int_equal(mk(f, name), 0);
@@ -666,17 +675,29 @@ static void test_closids_run_out(void **state)
 	assert_int_equal(mk(f, "one_too_many"), -ENOSPC);
 	check_status(f, "Out of CLOSIDs\n");
 	check_absent(f, "one_too_many");
+	/* x86 RMIDs do not depend on the CLOSID: the freed CLOSID is taken again at once. */
 	assert_int_equal(rm(f, "g7"), 0);
 	assert_int_equal(mk(f, "again"), 0);
 	check_status(f, "ok\n");
-	/* 32 RMIDs: the default group and 15 CTRL_MON groups hold 16, leaving 16 for MON groups. */
-	for (int i = 0; i < 16; i++) {
+	/* 32 RMIDs: the default group and 15 CTRL_MON groups hold 16, g7's waits in limbo (llc_occupancy
+	 * is monitored) until the limbo worker, 1 s after the rmdir, finds it clean: 15 for MON groups. */
+	for (int i = 0; i < 15; i++) {
 		snprintf(name, sizeof(name), "g1/mon_groups/m%d", i);
 		assert_int_equal(mk(f, name), 0);
 	}
+	/* Only RMIDs in limbo are left: EBUSY. */
+	assert_int_equal(mk(f, "g1/mon_groups/m15"), -EBUSY);
+	check_status(f, "Out of RMIDs\n");
+	ctl(f, "advance 999");
+	assert_int_equal(mk(f, "g1/mon_groups/m15"), -EBUSY);
+	ctl(f, "advance 1");
+	assert_int_equal(mk(f, "g1/mon_groups/m15"), 0);
+	/* None at all: ENOSPC. */
 	assert_int_equal(mk(f, "g2/mon_groups/last"), -ENOSPC);
 	check_status(f, "Out of RMIDs\n");
 	assert_int_equal(rm(f, "g3"), 0);
+	assert_int_equal(mk(f, "g2/mon_groups/last"), -EBUSY);
+	ctl(f, "advance 1000");
 	assert_int_equal(mk(f, "g2/mon_groups/last"), 0);
 }
 
@@ -693,8 +714,62 @@ static void test_mpam_rmids(void **state)
 	check_status(f, "Out of RMIDs\n");
 	assert_int_equal(mk(f, "mon_groups/r"), 0);
 	assert_int_equal(mk(f, "mon_groups/s"), -ENOSPC);
+	/* a's PMG waits in limbo: other CLOSIDs' RMIDs are free, so ENOSPC rather than EBUSY. */
+	ctl(f, "clock manual");
 	assert_int_equal(rm(f, "g/mon_groups/a"), 0);
+	assert_int_equal(mk(f, "g/mon_groups/b"), -ENOSPC);
+	ctl(f, "advance 1000");
 	assert_int_equal(mk(f, "g/mon_groups/b"), 0);
+}
+
+/* A removed group's RMID stays in limbo while its cache occupancy is at max_threshold_occupancy or more,
+ * rechecked each second; its lines fade with a half-life of 1 s (--llc-half-life-ms). mpamd-web used
+ * the whole L3 of each domain (22 MiB); 3 RMIDs make the threshold 22 MiB / 3. */
+static void test_limbo_follows_occupancy(void **state)
+{
+	struct fx *f = *state;
+
+	ctl(f, "clock manual");
+	assert_int_equal(mk(f, "mpamd-web"), 0);
+	assert_int_equal(mk(f, "other"), 0);
+	assert_int_equal(mk(f, "third"), -ENOSPC); /* 3 RMIDs: the default group's and these two */
+	check_status(f, "Out of RMIDs\n");
+	ctl(f, "advance 500");
+	check_near((double)counter(f, "mpamd-web", 0, "llc_occupancy"), 22.0 * 1024 * 1024, 0.01, "occupancy");
+	check_file(f, "info/L3_MON/max_threshold_occupancy", "7689557\n");
+	assert_int_equal(rm(f, "mpamd-web"), 0);
+	char *ctl_text = slurp(f, ".emu_ctl");
+	assert_non_null(strstr(ctl_text, "limbo 1\n"));
+	free(ctl_text);
+	assert_int_equal(mk(f, "third"), -EBUSY);
+	ctl(f, "advance 1000"); /* 11 MiB left: still dirty */
+	assert_int_equal(mk(f, "third"), -EBUSY);
+	ctl(f, "advance 1000"); /* 5.5 MiB: clean at this check */
+	assert_int_equal(mk(f, "third"), 0);
+	/* With the threshold at the cache size, the first check frees it. */
+	assert_int_equal(put(f, "info/L3_MON/max_threshold_occupancy", "23068672\n"), 0);
+	assert_int_equal(rm(f, "other"), 0);
+	assert_int_equal(mk(f, "fourth"), -EBUSY);
+	ctl(f, "advance 1000");
+	assert_int_equal(mk(f, "fourth"), 0);
+}
+
+/* MPAM (RMIDs depend on the CLOSID, llc_occupancy monitored): a new CTRL_MON group gets the free CLOSID
+ * with the fewest RMIDs in limbo (resctrl_find_cleanest_closid), not the lowest. */
+static void test_mpam_cleanest_closid(void **state)
+{
+	struct fx *f = *state;
+
+	ctl(f, "clock manual");
+	assert_int_equal(mk(f, "a"), 0);
+	assert_int_equal(mk(f, "b"), 0);
+	check_file(f, "a/ctrl_hw_id", "1\n");
+	assert_int_equal(rm(f, "a"), 0); /* CLOSID 1 is free, its RMID in limbo */
+	assert_int_equal(mk(f, "c"), 0);
+	check_file(f, "c/ctrl_hw_id", "3\n");
+	ctl(f, "advance 1000");
+	assert_int_equal(mk(f, "d"), 0);
+	check_file(f, "d/ctrl_hw_id", "1\n");
 }
 
 /* ---- schemata ---- */
@@ -1921,6 +1996,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_closids_run_out, setup_intel, teardown),
 		cmocka_unit_test_setup_teardown(test_mpam_rmids, setup_mpam_debug, teardown),
 		cmocka_unit_test_setup_teardown(test_mpam_debug_ids, setup_mpam_debug, teardown),
+		cmocka_unit_test_setup_teardown(test_limbo_follows_occupancy, setup_intel_sim_3_rmids, teardown),
+		cmocka_unit_test_setup_teardown(test_mpam_cleanest_closid, setup_mpam_debug, teardown),
 		cmocka_unit_test_setup_teardown(test_schemata_round_trip, setup_intel, teardown),
 		cmocka_unit_test_setup_teardown(test_schemata_rejections, setup_intel, teardown),
 		cmocka_unit_test_setup_teardown(test_min_cbm_bits, setup_intel_min2, teardown),

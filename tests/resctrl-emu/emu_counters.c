@@ -200,6 +200,11 @@ static double occupancy(struct emu *e, const struct emu_group *g, unsigned d)
 	return bytes * g->mon[d].mbps / rate[g->closid];
 }
 
+double emu_rmid_occupancy(struct emu *e, const struct emu_group *g, unsigned d)
+{
+	return floor(occupancy(e, g, d) / 64) * 64;
+}
+
 static int read_one(struct emu *e, struct emu_group *g, unsigned d, enum emu_event ev, double *val)
 {
 	const struct emu_mon *m = &g->mon[d];
@@ -222,7 +227,7 @@ static int read_one(struct emu *e, struct emu_group *g, unsigned d, enum emu_eve
 	if (ev != EMU_EVT_LLC && e->assign.enabled && m->cntr[ev] < 0)
 		return -ENOENT;
 	if (ev == EMU_EVT_LLC)
-		*val = floor(occupancy(e, g, d) / 64) * 64;
+		*val = emu_rmid_occupancy(e, g, d);
 	else
 		*val = (m->bytes - m->base[ev]) * (ev == EMU_EVT_LOCAL ? EMU_LOCAL_SHARE : 1.0);
 	return 0;

@@ -39,6 +39,9 @@ void emu_counter_restart(struct emu_group *g, unsigned domain, enum emu_event ev
  * rmid read reports them (Error, Unavailable, Unassigned). */
 int emu_counter_read(struct emu *e, struct emu_group *g, unsigned domain, enum emu_event ev, double *val);
 
+/* The llc_occupancy of g's own RMID in a domain (its MON groups' not added), in bytes. */
+double emu_rmid_occupancy(struct emu *e, const struct emu_group *g, unsigned d);
+
 emu_show_fn emu_mondata_show;
 
 #endif

@@ -13,8 +13,9 @@
 #include "emu_state.h"
 #include "emu_text.h"
 
-#define DEFAULT_PREFIX "mpamd-"
-#define DEFAULT_CPUS   4
+#define DEFAULT_PREFIX		 "mpamd-"
+#define DEFAULT_CPUS		 4
+#define DEFAULT_LLC_HALF_LIFE_MS 1000
 
 struct cli {
 	const char *mountpoint;
@@ -31,6 +32,8 @@ struct cli {
 	bool background;     /* detach once mounted */
 	bool mba_mbps;	     /* as mounted with -o mba_MBps */
 	unsigned kernel;     /* 0: the profile's; else major * 100 + minor */
+	unsigned rmids;	     /* 0: the profile's num_rmids */
+	unsigned llc_half_life_ms;
 };
 
 enum {
@@ -45,6 +48,8 @@ enum {
 	OPT_BACKGROUND,
 	OPT_MBA_MBPS,
 	OPT_KERNEL,
+	OPT_RMIDS,
+	OPT_LLC_HALF_LIFE,
 };
 
 static void usage(FILE *out)
@@ -72,6 +77,10 @@ static void usage(FILE *out)
 		     "                         info/RES_MON, mbm_RES_assignments (e.g. MB)\n"
 		     "      --mba-mbps         as mounted with -o mba_MBps: MB values are MB/s, held exactly by\n"
 		     "                         the kernel's software controller (profiles with linear MB and MBM)\n"
+		     "      --rmids N          info/L3_MON/num_rmids instead of the profile's (not on MPAM, where\n"
+		     "                         RMIDs are the PARTIDs' PMGs)\n"
+		     "      --llc-half-life-ms N  how fast a removed group's cache lines fade while its RMID is\n"
+		     "                         in limbo (default 1000; 0: at once, at the next limbo check)\n"
 		     "      --kernel M.N       the Linux version whose resctrl rules apply instead of the profile's\n"
 		     "                         (intel, amd 7.2; mpam 7.1; mpam73 7.3): from 7.3 on every access to a\n"
 		     "                         group's file clears info/last_cmd_status, reads included\n"
@@ -153,6 +162,12 @@ static int parse_option(int opt, struct cli *c)
 	case OPT_MBA_MBPS:
 		c->mba_mbps = true;
 		return 0;
+	case OPT_RMIDS:
+		return parse_count(optarg, 2, EMU_MAX_RMIDS, &c->rmids) ? 0 : usage_error("bad --rmids", optarg);
+	case OPT_LLC_HALF_LIFE:
+		return parse_count(optarg, 0, 3600000, &c->llc_half_life_ms)
+			       ? 0
+			       : usage_error("bad --llc-half-life-ms", optarg);
 	case OPT_KERNEL:
 		return parse_kernel(optarg, &c->kernel) ? 0 : usage_error("bad --kernel (M.N, such as 7.3)", optarg);
 	case OPT_CPUS:
@@ -199,12 +214,16 @@ static int parse_cli(int argc, char **argv, struct cli *c)
 		{ "background", no_argument, NULL, OPT_BACKGROUND },
 		{ "mba-mbps", no_argument, NULL, OPT_MBA_MBPS },
 		{ "kernel", required_argument, NULL, OPT_KERNEL },
+		{ "rmids", required_argument, NULL, OPT_RMIDS },
+		{ "llc-half-life-ms", required_argument, NULL, OPT_LLC_HALF_LIFE },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int opt;
 
-	*c = (struct cli){ .cpus = DEFAULT_CPUS, .min_cbm_bits = -1, .counters = -1 };
+	*c = (struct cli){
+		.cpus = DEFAULT_CPUS, .min_cbm_bits = -1, .counters = -1, .llc_half_life_ms = DEFAULT_LLC_HALF_LIFE_MS
+	};
 	opterr = 0; /* one line of our own instead of getopt's */
 	while ((opt = getopt_long(argc, argv, "p:c:h", longopts, NULL)) != -1) {
 		if (opt == 'h') {
@@ -251,6 +270,8 @@ static bool make_profile(const struct cli *c, struct emu_profile *p)
 		p->mon_res = c->mon_res;
 	if (c->kernel)
 		p->kernel = c->kernel;
+	if (c->rmids)
+		p->num_rmids = c->rmids;
 	if (c->mba_mbps) {
 		p->mba_sc = true;
 		p->mb_min = 0;
@@ -276,6 +297,8 @@ int main(int argc, char **argv)
 	    (!prof.delay_linear || prof.mb_kind != EMU_MB_PERCENT ||
 	     !(emu_profile_has_event(&prof, EMU_EVT_TOTAL) || emu_profile_has_event(&prof, EMU_EVT_LOCAL))))
 		return usage_error("--mba-mbps needs a profile with linear percent MB and MBM counters", NULL);
+	if (cli.rmids && prof.rmid_depends_on_closid)
+		return usage_error("--rmids: on MPAM the RMIDs are each PARTID's PMGs", NULL);
 	if (cli.counters >= 0 && !prof.cntr_assignable)
 		return usage_error("--counters needs a profile with mbm_event counters", NULL);
 	if (cli.min_cbm_bits > (int)prof.cbm_len)
@@ -289,6 +312,7 @@ int main(int argc, char **argv)
 		.debug = cli.debug,
 		.ncpus = cli.cpus,
 		.proc_root = cli.proc_root,
+		.llc_half_life_ms = cli.llc_half_life_ms,
 	};
 	if (emu_init(&emu, &prof, &opt, config) < 0) {
 		fprintf(stderr, "resctrl-emu: out of memory\n");

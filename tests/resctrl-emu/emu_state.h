@@ -63,10 +63,11 @@ struct emu_task {
 };
 
 struct emu_options {
-	const char *prefix;    /* a group named prefix + partition name gets that partition's demand */
-	bool debug;	       /* the -o debug mount option */
-	unsigned ncpus;	       /* online CPUs */
-	const char *proc_root; /* where the host's threads are listed: /proc, or a test's fake tree */
+	const char *prefix;	   /* a group named prefix + partition name gets that partition's demand */
+	bool debug;		   /* the -o debug mount option */
+	unsigned ncpus;		   /* online CPUs */
+	const char *proc_root;	   /* where the host's threads are listed: /proc, or a test's fake tree */
+	unsigned llc_half_life_ms; /* how fast a removed group's cache lines fade (emu_ids.h) */
 };
 
 /* One fault armed through .emu_ctl: the next `remaining` operations (of its kind, on a path ending
@@ -85,11 +86,22 @@ struct emu_faults {
 	struct emu_fault write, mkdir, rmdir;
 };
 
-/* CLOSID and RMID allocators (rdtgroup.c closid_alloc, monitor.c alloc_rmid). */
+/* An RMID in limbo (emu_ids.c). */
+struct emu_limbo {
+	uint64_t busy;			   /* bit per domain where it is still dirty; 0: not in limbo */
+	uint64_t freed_ns;		   /* when it was freed, on the emulator's clock */
+	double occupancy[EMU_MAX_DOMAINS]; /* the bytes it held in each domain then */
+};
+
+/* CLOSID and RMID allocators (emu_ids.c). */
 struct emu_ids {
 	uint32_t closid_free;		   /* bit per free CLOSID */
 	unsigned rmid_free[EMU_MAX_RMIDS]; /* free RMID indices, least recently freed first */
 	unsigned rmid_free_count;
+	struct emu_limbo limbo[EMU_MAX_RMIDS]; /* by RMID index */
+	unsigned limbo_count;
+	unsigned dirty[EMU_MAX_CLOSIDS];	 /* RMIDs in limbo per CLOSID (where RMIDs depend on it) */
+	uint64_t limbo_next_ns[EMU_MAX_DOMAINS]; /* each domain's next limbo check, UINT64_MAX when idle */
 };
 
 /* The traffic model's inputs and progress (emu_counters.c). */
