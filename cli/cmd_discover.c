@@ -126,12 +126,15 @@ static void print_resctrl_text(json_t *d)
 			       yes_no(json_object_get(c, "sparse_masks")),
 			       json_is_true(json_object_get(c, "cdp")) ? ", CDP" : "", num(c, "domains"));
 	}
-	if (json_is_object(mb))
+	if (json_is_object(mb)) {
+		/* AMD and MPAM have no thread_throttle_mode file. */
+		const char *throttle = json_string_value(json_object_get(mb, "thread_throttle_mode"));
 		printf("  MB: %s, step %lld, minimum %lld, max %lld, delay %s, throttle %s, %lld domains\n",
 		       json_string_value(json_object_get(mb, "units")), num(mb, "bandwidth_gran"),
 		       num(mb, "min_bandwidth"), num(mb, "max_value"),
 		       json_is_true(json_object_get(mb, "delay_linear")) ? "linear" : "non-linear",
-		       json_string_value(json_object_get(mb, "thread_throttle_mode")), num(mb, "domains"));
+		       throttle && throttle[0] ? throttle : "not shown", num(mb, "domains"));
+	}
 	if (json_is_object(mon)) {
 		const char *mode = json_string_value(json_object_get(mon, "mbm_assign_mode"));
 		const char *res = json_string_value(json_object_get(mon, "resource"));

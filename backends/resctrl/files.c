@@ -18,11 +18,14 @@ int resctrl_read_at(int dirfd, const char *path, char *buf, size_t len)
 		return -errno;
 	ssize_t n = read(fd, buf, len - 1);
 	int saved = errno;
+	char more;
+	/* A file that fills the buffer may hold more: a cut one would read as a wrong value. */
+	bool cut = n == (ssize_t)len - 1 && read(fd, &more, 1) == 1;
 	close(fd);
 	if (n < 0)
 		return -saved;
 	buf[n] = '\0';
-	return 0;
+	return cut ? -EFBIG : 0;
 }
 
 int resctrl_read_uint_at(int dirfd, const char *path, unsigned base, uint64_t *ret)

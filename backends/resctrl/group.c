@@ -277,7 +277,7 @@ static int merge_schemata(const struct resctrl_info *info, struct resctrl_group 
 /* Seeds what the group holds from its schemata: an adopted group may already be right. */
 static int read_group_schemata(const struct resctrl_info *info, struct resctrl_group *g, struct err *err)
 {
-	char text[4096];
+	char text[RESCTRL_TEXT_MAX];
 	int r = resctrl_read_at(g->dirfd, "schemata", text, sizeof(text));
 
 	if (r < 0)
@@ -358,6 +358,14 @@ static void append_values(char *buf, size_t len, const char *resource, const uns
 		snprintf(buf + used, len - used, "\n");
 }
 
+/* Whether the lines fit in one write (a cut one ends without its newline, or fills the buffer). */
+static bool changes_fit(const char *buf, size_t len)
+{
+	size_t used = strlen(buf);
+
+	return used + 1 < len && (!used || buf[used - 1] == '\n');
+}
+
 /* "NAME:id=v;id=v\n" with one value for every domain of a resource. */
 static void append_line(char *buf, size_t len, const char *resource, const unsigned *ids, unsigned count,
 			uint64_t value, bool hex)
@@ -414,6 +422,10 @@ static int build_changes(const struct resctrl_info *info, const struct resctrl_g
 					    want->l3_cbm, true);
 		}
 	}
+	if (!changes_fit(buf, len))
+		return err_set(err, -E2BIG,
+			       "%s: the schemata lines for %u MB and %u L3 domains exceed one write (%zu bytes)",
+			       g->name, info->mb_domain_count, info->l3.domain_count, len);
 	return 0;
 }
 
@@ -465,7 +477,7 @@ int resctrl_group_apply(int rootfd, const struct resctrl_info *info, struct resc
 			const struct partition_limits *want, struct partition_limits *eff, struct resctrl_plan *plan,
 			struct err *err)
 {
-	char changes[2048];
+	char changes[RESCTRL_WRITE_MAX];
 	struct resctrl_group before = *g;
 	int r;
 

@@ -343,7 +343,7 @@ static int mon_add(struct monitor *m, size_t index, const struct partition_ref *
 /* Counters the pool may hand out on a domain: one per group, or what mbm_event mode has free. */
 static unsigned counters_for(struct resctrl_mon *mon, unsigned domain)
 {
-	char text[256];
+	char text[RESCTRL_TEXT_MAX];
 	struct schemata_domain avail[RESCTRL_MAX_DOMAINS];
 	unsigned count = 0;
 
@@ -366,7 +366,7 @@ static unsigned counters_for(struct resctrl_mon *mon, unsigned domain)
  * mbm_assign_on_mkdir is set). */
 static bool default_group_holds(struct resctrl_mon *mon, const char *file, unsigned id)
 {
-	char text[1024], want[24];
+	char text[RESCTRL_TEXT_MAX], want[24];
 	size_t n = strlen(mon->event);
 
 	if (resctrl_read_at(mon->fs->rootfd, file, text, sizeof(text)) < 0)
@@ -403,10 +403,33 @@ static void reclaim_from_default_group(struct resctrl_mon *mon, unsigned domain)
 			    id, mon->event);
 }
 
+/* How many counters each domain's pool got: one line when every domain has as many (a host with one
+ * L3 per CCX has dozens), else one per domain. */
+static void log_counters(const struct resctrl_mon *mon, const unsigned *counters)
+{
+	unsigned domains = mon->info->mon_domain_count;
+	bool alike = true;
+
+	for (unsigned d = 1; d < domains; d++)
+		alike &= counters[d] == counters[0];
+	for (unsigned d = 0; d < domains; d++) {
+		const char *rotating = counters[d] < mon->partitions ? ", rotating" : "";
+		if (alike && domains > 1) {
+			log_info("%u domains: %u assignable counter(s) each for %zu group(s)%s", domains, counters[0],
+				 mon->partitions, rotating);
+			return;
+		}
+		log_info("domain %u: %u assignable counter(s) for %zu group(s)%s", mon->info->mon_domain_ids[d],
+			 counters[d], mon->partitions, rotating);
+	}
+}
+
 /* The pools are made at the first read, once every group is open and has given back what mkdir
  * assigned, so they know how many counters are really free. */
 static void make_pools(struct resctrl_mon *mon)
 {
+	unsigned counters[RESCTRL_MAX_DOMAINS];
+
 	for (unsigned d = 0; d < mon->info->mon_domain_count; d++) {
 		struct mon_domain *md = &mon->domains[d];
 		if (mon->assign && counters_for(mon, d) == 0)
@@ -414,18 +437,17 @@ static void make_pools(struct resctrl_mon *mon)
 		struct counter_pool_params params = {
 			.counters = counters_for(mon, d), .partitions = mon->partitions, .bits = 64, .unit_shift = 0
 		};
+		counters[d] = params.counters;
 		if (counter_pool_new(&params, &counter_ops, md, &md->pool) < 0) {
 			log_error("out of memory for the counters of domain %u", mon->info->mon_domain_ids[d]);
 			continue;
 		}
-		if (mon->assign)
-			log_info("domain %u: %u assignable counter(s) for %zu group(s)%s", mon->info->mon_domain_ids[d],
-				 params.counters, mon->partitions,
-				 params.counters < mon->partitions ? ", rotating" : "");
 		for (size_t p = 0; p < mon->partitions; p++)
 			if (*fd_of(mon, p, d) >= 0)
 				counter_pool_add(md->pool, p);
 	}
+	if (mon->assign)
+		log_counters(mon, counters);
 }
 
 static void mon_remove(struct monitor *m, size_t index)

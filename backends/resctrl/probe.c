@@ -94,26 +94,35 @@ static void probe_mb(int rootfd, const struct schemata *root, struct resctrl_inf
 	}
 }
 
-static void probe_mon_domains(int rootfd, struct resctrl_info *info)
+/* mon_data/mon_RES_NN, sorted by id; -E2BIG for more than mpamd measures (a host it would measure
+ * only in part). */
+static int probe_mon_domains(int rootfd, struct resctrl_info *info, struct err *err)
 {
 	int fd = openat(rootfd, "mon_data", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
 	struct dirent *e;
+	unsigned found = 0;
 
 	if (!dir) {
 		if (fd >= 0)
 			close(fd);
-		return;
+		return 0;
 	}
-	while ((e = readdir(dir)) && info->mon_domain_count < RESCTRL_MAX_DOMAINS) {
+	while ((e = readdir(dir))) {
 		unsigned id;
 		char tail;
 		size_t n = strlen(info->mon_res);
-		if (!strncmp(e->d_name, "mon_", 4) && !strncmp(e->d_name + 4, info->mon_res, n) &&
-		    e->d_name[4 + n] == '_' && sscanf(e->d_name + 5 + n, "%u%c", &id, &tail) == 1)
+		if (strncmp(e->d_name, "mon_", 4) || strncmp(e->d_name + 4, info->mon_res, n) ||
+		    e->d_name[4 + n] != '_' || sscanf(e->d_name + 5 + n, "%u%c", &id, &tail) != 1)
+			continue;
+		if (found++ < RESCTRL_MAX_DOMAINS)
 			info->mon_domain_ids[info->mon_domain_count++] = id;
 	}
 	closedir(dir);
+	if (found > RESCTRL_MAX_DOMAINS)
+		return err_set(err, -E2BIG,
+			       "resctrl has %u monitoring domains (mon_data/mon_%s_NN); mpamd measures at most %d",
+			       found, info->mon_res, RESCTRL_MAX_DOMAINS);
 	/* readdir order is arbitrary: keep the ids sorted so domain indices are stable. */
 	for (unsigned i = 1; i < info->mon_domain_count; i++)
 		for (unsigned j = i; j > 0 && info->mon_domain_ids[j - 1] > info->mon_domain_ids[j]; j--) {
@@ -121,6 +130,7 @@ static void probe_mon_domains(int rootfd, struct resctrl_info *info)
 			info->mon_domain_ids[j] = info->mon_domain_ids[j - 1];
 			info->mon_domain_ids[j - 1] = t;
 		}
+	return 0;
 }
 
 /* The monitoring resource: info/L3_MON where it exists (every x86 host, MPAM with L3 monitors),
@@ -160,12 +170,12 @@ static int read_mon_file(int rootfd, const struct resctrl_info *info, const char
 	return resctrl_read_at(rootfd, path, buf, len);
 }
 
-static void probe_mon(int rootfd, struct resctrl_info *info)
+static int probe_mon(int rootfd, struct resctrl_info *info, struct err *err)
 {
-	char text[512], dir[32];
+	char text[RESCTRL_TEXT_MAX], dir[32];
 
 	if (!find_mon_res(rootfd, info))
-		return;
+		return 0;
 	snprintf(dir, sizeof(dir), "%s_MON", info->mon_res);
 	info->mon_present = true;
 	info->num_rmids = read_u(rootfd, dir, "num_rmids");
@@ -183,7 +193,7 @@ static void probe_mon(int rootfd, struct resctrl_info *info)
 	info->assign_on_mkdir = read_u(rootfd, dir, "mbm_assign_on_mkdir") != 0;
 	if (read_mon_file(rootfd, info, "num_mbm_cntrs", text, sizeof(text)) == 0)
 		resctrl_parse_id_values(text, info->num_mbm_cntrs, RESCTRL_MAX_DOMAINS, &info->num_mbm_cntrs_count);
-	probe_mon_domains(rootfd, info);
+	return probe_mon_domains(rootfd, info, err);
 }
 
 static int check_mount(int rootfd, const char *root, bool explicit_root, struct resctrl_info *info, struct err *err)
@@ -212,7 +222,7 @@ int resctrl_probe(int rootfd, const char *root, bool explicit_root, struct resct
 {
 	struct resctrl_info info = { 0 };
 	struct schemata schemata = { 0 };
-	char text[4096];
+	char text[RESCTRL_TEXT_MAX];
 	int r = check_mount(rootfd, root, explicit_root, &info, err);
 
 	if (r < 0)
@@ -228,7 +238,8 @@ int resctrl_probe(int rootfd, const char *root, bool explicit_root, struct resct
 	probe_cache(rootfd, "L3", "L3CODE", &schemata, &info.l3, &info.cdp_l3);
 	probe_cache(rootfd, "L2", "L2CODE", &schemata, &info.l2, &info.cdp_l2);
 	probe_mb(rootfd, &schemata, &info);
-	probe_mon(rootfd, &info);
+	if ((r = probe_mon(rootfd, &info, err)) < 0)
+		return r;
 	info.debug = resctrl_exists_at(rootfd, "ctrl_hw_id");
 	info.num_closids =
 		smallest_nonzero(smallest_nonzero(info.l3.num_closids, info.l2.num_closids), info.mb_num_closids);

@@ -12,6 +12,11 @@
 
 #define RESCTRL_MAX_DOMAINS MONITOR_MAX_DOMAINS
 #define RESCTRL_NAME_MAX    16
+/* Room for a file that lists every domain (schemata, num_mbm_cntrs, mbm_L3_assignments): hosts with one
+ * L3 per CCX have dozens, and each takes some 12 characters a line. */
+#define RESCTRL_TEXT_MAX 8192
+/* The most one write may carry: kernfs refuses a longer one with E2BIG (a page). */
+#define RESCTRL_WRITE_MAX 4096
 
 /* ---- parse.c: pure text parsers ---- */
 
@@ -50,7 +55,8 @@ int resctrl_parse_assign_mode(const char *text, char *active, size_t len);
 
 /* ---- files.c: I/O relative to the root ---- */
 
-/* Reads a small file (up to len-1 bytes) into buf, NUL-terminated, trailing newline kept. */
+/* Reads a small file (up to len-1 bytes) into buf, NUL-terminated, trailing newline kept; -EFBIG when
+ * it holds more. */
 int resctrl_read_at(int dirfd, const char *path, char *buf, size_t len);
 /* Reads a decimal or bare-hex number file. */
 int resctrl_read_uint_at(int dirfd, const char *path, unsigned base, uint64_t *ret);

@@ -21,6 +21,7 @@
 #include <cmocka.h>
 
 #include "backends/resctrl/resctrl_ops.h"
+#include "backends/shared/domain_limits.h"
 #include "core/engine/registry.h"
 #include "core/engine/compose.h"
 #include "core/config/config.h"
@@ -921,6 +922,45 @@ static void test_write_reasons_on_72_and_73(void **state)
 
 static int check_host_text(struct rig *rig, char **out);
 
+/* An AMD host with 64 L3 domains (one per CCX): per-domain limits named for more than 16 of them, one
+ * schemata write for all, every counter file, assignable counters of each domain, all measured. */
+static void test_many_domains(void **state)
+{
+	static const char *const domains[] = { "--domains", "64", NULL };
+	char body[2048] = "[sim]\ncapacity_mbps = 64000\n[partition \"web\"]\nsim_demand = 6400\nmb_max = 50";
+	struct rig rig;
+	struct err err = { "" };
+	char first[512] = "";
+
+	(void)state;
+	for (unsigned d = 40; d < 64; d++)
+		snprintf(body + strlen(body), sizeof(body) - strlen(body), ",%u=25", d);
+	strcat(body, "\n[partition \"batch\"]\nsim_demand = 12800\n");
+	rig_start_args(&rig, "amd", domains, body);
+	assert_int_equal(rig_open(&rig, &err), 0);
+	assert_int_equal(rig.hw.domain_count, 64);
+	assert_int_equal(rig_open_partitions(&rig, first, sizeof(first)), 0);
+	/* Each domain's limit, as the engine gives it. */
+	const struct partition_config *web_config = &rig.config->partitions[0];
+	struct partition_limits want, eff;
+	domain_limits_fill(&rig.hw.caps, &web_config->goals, web_config->goals.mb_max, 0, &want);
+	assert_int_equal(rig_apply(&rig, 0, &want, &eff, &err), 0);
+	/* 50% and 25% of AMD's 2048 units. */
+	assert_file_contains(&rig, "mpamd-web", "schemata", "MB:0=1024;1=1024;");
+	assert_file_contains(&rig, "mpamd-web", "schemata", ";39=1024;40=512;");
+	assert_file_contains(&rig, "mpamd-web", "schemata", ";63=512\n");
+	for (int t = 0; t < 4; t++)
+		rig_tick(&rig);
+	bool valid;
+	double web = rate_of(&rig, 0, &valid);
+	assert_true(valid);
+	double batch = rate_of(&rig, 1, &valid);
+	assert_true(valid);
+	if (fabs(web - 6400) > 64 || fabs(batch - 12800) > 128)
+		fail_msg("web %.0f MB/s, batch %.0f MB/s over 64 domains", web, batch);
+	rig_stop(&rig);
+}
+
 /* A group another tool made and removed again just now: with llc_occupancy monitored its RMID waits in
  * limbo until the limbo worker (each second) finds its occupancy below the threshold. */
 static void make_and_remove(struct rig *rig, const char *name)
@@ -1187,6 +1227,7 @@ int main(void)
 		cmocka_unit_test(test_hybrid_partids_need_debug_or_partid),
 		cmocka_unit_test(test_write_reasons_on_72_and_73),
 		cmocka_unit_test(test_rmids_in_limbo),
+		cmocka_unit_test(test_many_domains),
 		cmocka_unit_test(test_limbo_retry_backs_off),
 	};
 	log_setup("test", LOG_LEVEL_ERROR, false);

@@ -396,6 +396,20 @@ static void test_usage(void **state)
 	check_run((const char *const[]){ "/tmp", "/var", "--profile", "intel", NULL }, 2, "", "one MOUNTPOINT");
 	check_run((const char *const[]){ "/tmp", "--profile", "intel", "--kernel", "7", NULL }, 2, "", "bad --kernel");
 	check_run((const char *const[]){ "/tmp", "--profile", "mpam", "--rmids", "8", NULL }, 2, "", "--rmids");
+	check_run((const char *const[]){ "/tmp", "--profile", "intel", "--domains", "65", NULL }, 2, "",
+		  "bad --domains");
+	/* -o mba_MBps is refused where fs/resctrl supports_mba_mbps() says no: MB not linear (amd), no MBM
+	 * (mpam), assignable counters (mpam73), MBM not at the L3 (another monitoring resource). */
+	static const char *const refused[][5] = {
+		{ "/tmp", "--profile", "amd", "--mba-mbps", NULL },
+		{ "/tmp", "--profile", "mpam", "--mba-mbps", NULL },
+		{ "/tmp", "--profile", "mpam73", "--mba-mbps", NULL },
+	};
+	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++)
+		check_run(refused[i], 2, "",
+			  "mba_MBps requires MBM (mbm_event mode not supported) and linear scale MBA at L3 scope");
+	check_run((const char *const[]){ "/tmp", "--profile", "intel", "--mon-resource", "MB", "--mba-mbps", NULL }, 2,
+		  "", "mba_MBps requires MBM");
 }
 
 /* ---- layout and info files ---- */
@@ -553,6 +567,56 @@ static void test_file_rules(void **state)
 	assert_int_equal(put(f, "info/L3_MON/max_threshold_occupancy", "65536\n"), 0);
 	check_file(f, "info/L3_MON/max_threshold_occupancy", "65536\n");
 	assert_int_equal(put(f, "info/L3_MON/max_threshold_occupancy", "999999999\n"), -EINVAL);
+}
+
+/* ---- many domains ---- */
+
+static int setup_amd_24(void **state)
+{
+	static const char *const extra[] = { "--domains", "24", NULL };
+
+	return start(state, "amd", NULL, extra);
+}
+
+/* "PREFIX0=V;1=V;...;N-1=V" and a newline. */
+static void domains_line(char *buf, size_t len, const char *prefix, unsigned domains, const char *value)
+{
+	size_t used = (size_t)snprintf(buf, len, "%s", prefix);
+
+	for (unsigned d = 0; d < domains; d++)
+		used += (size_t)snprintf(buf + used, len - used, "%s%u=%s", d ? ";" : "", d, value);
+	snprintf(buf + used, len - used, "\n");
+}
+
+/* AMD hosts have an L3 domain per CCX, often more than 8: every file lists them all. */
+static void test_many_domains(void **state)
+{
+	struct fx *f = *state;
+	char want[2048], line[1024], name[32];
+
+	check_file(f, "info/L3_MON/num_rmids", "64\n");
+	for (unsigned d = 0; d < 24; d++) {
+		snprintf(name, sizeof(name), "mon_data/mon_L3_%02u", d);
+		check_listing(f, name, "llc_occupancy,mbm_local_bytes,mbm_total_bytes");
+	}
+	check_absent(f, "mon_data/mon_L3_24");
+	domains_line(want, sizeof(want), "L3:", 24, "ffff");
+	domains_line(line, sizeof(line), "MB:", 24, "2048");
+	strcat(want, line);
+	check_file(f, "schemata", want);
+	domains_line(want, sizeof(want), "", 24, "4");
+	check_file(f, "info/L3_MON/num_mbm_cntrs", want);
+	assert_int_equal(mk(f, "g"), 0);
+	assert_int_equal(put(f, "g/schemata", "MB:23=100;17=64\n"), 0);
+	char *text = slurp(f, "g/schemata");
+	assert_non_null(strstr(text, ";17=64;"));
+	assert_non_null(strstr(text, ";23=100\n"));
+	free(text);
+	assert_int_equal(put(f, "g/mbm_L3_assignments", "mbm_local_bytes:*=_\n"), 0);
+	domains_line(want, sizeof(want), "mbm_total_bytes:", 24, "e");
+	domains_line(line, sizeof(line), "mbm_local_bytes:", 24, "_");
+	strcat(want, line);
+	check_file(f, "g/mbm_L3_assignments", want);
 }
 
 /* ---- last_cmd_status across kernel versions ---- */
@@ -1996,6 +2060,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_closids_run_out, setup_intel, teardown),
 		cmocka_unit_test_setup_teardown(test_mpam_rmids, setup_mpam_debug, teardown),
 		cmocka_unit_test_setup_teardown(test_mpam_debug_ids, setup_mpam_debug, teardown),
+		cmocka_unit_test_setup_teardown(test_many_domains, setup_amd_24, teardown),
 		cmocka_unit_test_setup_teardown(test_limbo_follows_occupancy, setup_intel_sim_3_rmids, teardown),
 		cmocka_unit_test_setup_teardown(test_mpam_cleanest_closid, setup_mpam_debug, teardown),
 		cmocka_unit_test_setup_teardown(test_schemata_round_trip, setup_intel, teardown),

@@ -76,7 +76,8 @@ static void usage(FILE *out)
 		     "      --mon-resource RES the monitoring resource's name instead of L3: mon_data/mon_RES_NN,\n"
 		     "                         info/RES_MON, mbm_RES_assignments (e.g. MB)\n"
 		     "      --mba-mbps         as mounted with -o mba_MBps: MB values are MB/s, held exactly by\n"
-		     "                         the kernel's software controller (profiles with linear MB and MBM)\n"
+		     "                         the kernel's software controller; refused as the kernel refuses it\n"
+		     "                         (no MBM on L3, MB not linear, or assignable counters: amd, mpam73)\n"
 		     "      --rmids N          info/L3_MON/num_rmids instead of the profile's (not on MPAM, where\n"
 		     "                         RMIDs are the PARTIDs' PMGs)\n"
 		     "      --llc-half-life-ms N  how fast a removed group's cache lines fade while its RMID is\n"
@@ -255,6 +256,18 @@ static int load_config(const char *path, struct config **ret)
 	return r;
 }
 
+/* fs/resctrl/rdtgroup.c supports_mba_mbps() (7.2, 7.3), which rdt_parse_param() asks before it takes
+ * -o mba_MBps: MBM on the L3 (an event to follow, monitored where MB is controlled: a monitoring
+ * resource other than L3 has its own scope), a linear MB (delay_linear: AMD's is not), and no
+ * assignable counters (mbm_cntr_assignable: AMD ABMC, MPAM on 7.3), "Disallow the software controller
+ * when MBM counters are assignable". */
+static bool supports_mba_mbps(const struct emu_profile *p)
+{
+	bool mbm = emu_profile_has_event(p, EMU_EVT_TOTAL) || emu_profile_has_event(p, EMU_EVT_LOCAL);
+
+	return mbm && p->delay_linear && !strcmp(emu_mon_res(p), "L3") && !p->cntr_assignable;
+}
+
 /* The profile with the command line's adjustments; false if the name is unknown. */
 static bool make_profile(const struct cli *c, struct emu_profile *p)
 {
@@ -292,11 +305,10 @@ int main(int argc, char **argv)
 		return r < 0 ? 0 : r;
 	if (!make_profile(&cli, &prof))
 		return usage_error("unknown profile", cli.profile);
-	/* supports_mba_mbps(): an MBM event to follow and a linear MB to step. */
-	if (cli.mba_mbps &&
-	    (!prof.delay_linear || prof.mb_kind != EMU_MB_PERCENT ||
-	     !(emu_profile_has_event(&prof, EMU_EVT_TOTAL) || emu_profile_has_event(&prof, EMU_EVT_LOCAL))))
-		return usage_error("--mba-mbps needs a profile with linear percent MB and MBM counters", NULL);
+	if (cli.mba_mbps && !supports_mba_mbps(&prof))
+		return usage_error(
+			"--mba-mbps refused as the kernel refuses the mount",
+			"mba_MBps requires MBM (mbm_event mode not supported) and linear scale MBA at L3 scope");
 	if (cli.rmids && prof.rmid_depends_on_closid)
 		return usage_error("--rmids: on MPAM the RMIDs are each PARTID's PMGs", NULL);
 	if (cli.counters >= 0 && !prof.cntr_assignable)

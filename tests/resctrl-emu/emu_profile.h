@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define EMU_MAX_DOMAINS 8  /* L3 domains (--domains) */
+#define EMU_MAX_DOMAINS 64 /* L3 domains (--domains): AMD hosts have one per CCX, 8 to 32 a socket */
 #define EMU_MAX_CLOSIDS 32 /* resctrl keeps CLOSIDs in a u32 bitmap */
 #define EMU_MAX_RMIDS	256
 #define EMU_MAX_CNTRS	64 /* assignable MBM counters per domain */
