@@ -22,10 +22,12 @@ struct mon_domain {
 };
 
 /* The last value a counter file showed: a 64-bit byte count never wraps, so one that goes down was
- * reset, or is Linux 7.3 printing EBUSY as 0. Either way it is not a rate. */
+ * reset, or is Linux 7.3 printing EBUSY as 0. Either way it is not a rate. `fresh`: the counter was
+ * assigned this tick and is not read before the next (see program_counter). */
 struct last_count {
 	uint64_t value;
 	bool known;
+	bool fresh;
 };
 
 struct resctrl_mon {
@@ -80,6 +82,12 @@ static int assign(struct resctrl_mon *mon, size_t partition, unsigned domain, bo
 	return r;
 }
 
+/* A counter assigned now counts from 0 (the kernel resets it: fs/resctrl/monitor.c
+ * rdtgroup_assign_cntr), but on Arm MPAM its monitor is not ready at first: the first read of the file
+ * then sleeps for the MSC's not-ready time, up to the firmware's maximum, holding rdtgroup_mutex
+ * (drivers/resctrl/mpam_devices.c mpam_msmon_read), and a tick that read it at once would be that
+ * late. So its first read is the next tick's, which takes the baseline: the sample it would have
+ * given says the counter is not ready. */
 static int program_counter(void *ctx, unsigned slot, size_t partition)
 {
 	struct mon_domain *d = ctx;
@@ -88,7 +96,10 @@ static int program_counter(void *ctx, unsigned slot, size_t partition)
 	*last_of(d->mon, partition, d->index) = (struct last_count){ 0 }; /* a new count starts here */
 	if (!d->mon->assign)
 		return 0; /* every group has its own counter */
-	return assign(d->mon, partition, d->index, true);
+	int r = assign(d->mon, partition, d->index, true);
+	if (r == 0)
+		last_of(d->mon, partition, d->index)->fresh = true;
+	return r;
 }
 
 static void release_counter(void *ctx, unsigned slot, size_t partition)
@@ -146,6 +157,12 @@ static int read_counter(struct mon_domain *d, unsigned slot, struct counter_read
 
 	if (owner < 0)
 		return -EINVAL;
+	struct last_count *last = last_of(d->mon, (size_t)owner, d->index);
+	if (last->fresh) {
+		last->fresh = false;
+		rd->not_ready = true;
+		return 0;
+	}
 	int fd = *fd_of(d->mon, (size_t)owner, d->index);
 	ssize_t n = fd >= 0 ? pread(fd, buf, sizeof(buf) - 1, 0) : -1;
 	if (n < 0) {
@@ -160,7 +177,7 @@ static int read_counter(struct mon_domain *d, unsigned slot, struct counter_read
 		reassign(d, (size_t)owner);
 	if (r < 0)
 		return r;
-	return check_forward(last_of(d->mon, (size_t)owner, d->index), rd->value, &rd->reason);
+	return check_forward(last, rd->value, &rd->reason);
 }
 
 static void read_counters(void *ctx, unsigned first, unsigned count, struct counter_reading *ret)

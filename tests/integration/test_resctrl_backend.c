@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <math.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -684,6 +685,52 @@ static void test_mpam73_one_counter_per_domain_rotates(void **state)
 	rig_stop(&rig);
 }
 
+/* The reads of the emulator's counters that waited for a monitor not ready yet. */
+static unsigned long nrdy_waits(struct rig *rig)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/.emu_ctl", emu_root(rig->emu));
+	char *text = read_text_file(path);
+	const char *at = text ? strstr(text, "\nnrdy_waits ") : NULL;
+	unsigned long n = at ? strtoul(at + strlen("\nnrdy_waits "), NULL, 10) : ULONG_MAX;
+	free(text);
+	return n;
+}
+
+/* Linux 7.3 MPAM: a counter's first read after its assignment waits for the MSC's not-ready time (here
+ * 50 ms, half a tick) with resctrl's lock held. While counters rotate, mpamd reads a counter it has
+ * just assigned only at the next tick, so no read of its ever waits, and every partition is still
+ * measured in turn. */
+static void test_mpam73_new_counter_read_next_tick(void **state)
+{
+	static const char *const extra[] = { "--counters", "1", "--nrdy-ms", "50", NULL };
+	struct rig rig;
+	struct err err = { "" };
+	char body[1024];
+	int used = snprintf(body, sizeof(body), "[sim]\ncapacity_mbps = 100000\n");
+
+	(void)state;
+	for (int i = 0; i < 4; i++)
+		used += snprintf(body + used, sizeof(body) - (size_t)used, "[partition \"vm%d\"]\nsim_demand = %d\n", i,
+				 1000 * (i + 1));
+	rig_start_args(&rig, "mpam73", extra, body);
+	assert_int_equal(rig_open(&rig, &err), 0);
+	assert_int_equal(rig_open_partitions(&rig, NULL, 0), 0);
+	unsigned measured[4] = { 0 };
+	for (int t = 0; t < 40; t++) {
+		rig_tick(&rig);
+		for (size_t p = 0; p < 4; p++)
+			measured[p] += rig.samples[p * rig.hw.domain_count].state == SAMPLE_MEASURED;
+	}
+	unsigned long waits = nrdy_waits(&rig);
+	rig_stop(&rig);
+	assert_int_equal(waits, 0);
+	for (size_t p = 0; p < 4; p++)
+		if (measured[p] < 3)
+			fail_msg("vm%zu measured %u times in 40 ticks", p, measured[p]);
+}
+
 static void test_mpam_without_counters_records_nothing_as_zero(void **state)
 {
 	struct rig rig;
@@ -1219,6 +1266,7 @@ int main(void)
 		cmocka_unit_test(test_removed_group_counters_say_gone),
 		cmocka_unit_test(test_amd_counter_assignment_rotates),
 		cmocka_unit_test(test_mpam73_one_counter_per_domain_rotates),
+		cmocka_unit_test(test_mpam73_new_counter_read_next_tick),
 		cmocka_unit_test(test_mpam_without_counters_records_nothing_as_zero),
 		cmocka_unit_test(test_mpamd_records_against_the_emulator),
 		cmocka_unit_test(test_one_read_syscall_per_counter_per_tick),

@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <math.h>
 #include <pthread.h>
 #include <setjmp.h>
@@ -567,6 +568,55 @@ static void test_file_rules(void **state)
 	assert_int_equal(put(f, "info/L3_MON/max_threshold_occupancy", "65536\n"), 0);
 	check_file(f, "info/L3_MON/max_threshold_occupancy", "65536\n");
 	assert_int_equal(put(f, "info/L3_MON/max_threshold_occupancy", "999999999\n"), -EINVAL);
+}
+
+/* ---- a counter's not-ready time (MPAM NRDY) ---- */
+
+static int setup_mpam73_nrdy(void **state)
+{
+	static const char *const extra[] = { "--nrdy-ms", "40", "--counters", "2", NULL };
+
+	return start(state, "mpam73", NULL, extra);
+}
+
+static unsigned long nrdy_waits(const struct fx *f)
+{
+	char *text = slurp(f, ".emu_ctl");
+	const char *at = text ? strstr(text, "\nnrdy_waits ") : NULL;
+	unsigned long n = at ? strtoul(at + strlen("\nnrdy_waits "), NULL, 10) : ULONG_MAX;
+
+	free(text);
+	return n;
+}
+
+/* A counter's first read within --nrdy-ms of its assignment (at mkdir, or written to mbm_L3_assignments)
+ * waits for the monitor, as mpam_msmon_read() sleeps the MSC's not-ready time after an EBUSY; a
+ * monitor still not ready after it reads as the sum the kernel has, 0. Later reads do not wait. */
+static void test_mpam73_first_read_waits(void **state)
+{
+	struct fx *f = *state;
+	const char *file = "g/mon_data/mon_L3_00/mbm_total_bytes";
+
+	ctl(f, "clock manual");
+	assert_int_equal(mk(f, "g"), 0);
+	assert_int_equal(nrdy_waits(f), 0);
+	check_file(f, file, "0\n");
+	assert_int_equal(nrdy_waits(f), 1);
+	check_file(f, file, "0\n"); /* still not ready: the emulator's clock stands still */
+	assert_int_equal(nrdy_waits(f), 2);
+	ctl(f, "advance 40");
+	check_file(f, file, "0\n");
+	assert_int_equal(nrdy_waits(f), 2);
+	/* Assigned again: not ready again. */
+	assert_int_equal(put(f, "g/mbm_L3_assignments", "mbm_total_bytes:0=_\n"), 0);
+	check_file(f, file, "Unassigned\n");
+	assert_int_equal(put(f, "g/mbm_L3_assignments", "mbm_total_bytes:0=e\n"), 0);
+	ctl(f, "advance 39");
+	check_file(f, file, "0\n");
+	assert_int_equal(nrdy_waits(f), 3);
+	ctl(f, "advance 1");
+	check_file(f, file, "0\n");
+	assert_int_equal(nrdy_waits(f), 3);
 }
 
 /* ---- many domains ---- */
@@ -2061,6 +2111,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_mpam_rmids, setup_mpam_debug, teardown),
 		cmocka_unit_test_setup_teardown(test_mpam_debug_ids, setup_mpam_debug, teardown),
 		cmocka_unit_test_setup_teardown(test_many_domains, setup_amd_24, teardown),
+		cmocka_unit_test_setup_teardown(test_mpam73_first_read_waits, setup_mpam73_nrdy, teardown),
 		cmocka_unit_test_setup_teardown(test_limbo_follows_occupancy, setup_intel_sim_3_rmids, teardown),
 		cmocka_unit_test_setup_teardown(test_mpam_cleanest_closid, setup_mpam_debug, teardown),
 		cmocka_unit_test_setup_teardown(test_schemata_round_trip, setup_intel, teardown),

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "backends/sim/burst.h"
 #include "backends/sim/mb_curve.h"
@@ -168,6 +169,25 @@ void emu_counter_restart(struct emu_group *g, unsigned domain, enum emu_event ev
 	g->mon[domain].base[ev] = g->mon[domain].bytes;
 }
 
+void emu_counter_assigned(struct emu *e, struct emu_group *g, unsigned domain, enum emu_event ev)
+{
+	emu_counter_restart(g, domain, ev);
+	g->mon[domain].ready_ns[ev] = emu_clock_now(&e->clock) + (uint64_t)e->opt.nrdy_ms * NS_PER_MS;
+}
+
+/* Whether the group's counter for `ev` is ready (NRDY clear), after the kernel's one wait. */
+static bool counter_ready(struct emu *e, const struct emu_mon *m, enum emu_event ev)
+{
+	if (ev == EMU_EVT_LLC || emu_clock_now(&e->clock) >= m->ready_ns[ev])
+		return true;
+	struct timespec wait = { .tv_sec = e->opt.nrdy_ms / 1000, .tv_nsec = (long)(e->opt.nrdy_ms % 1000) * 1000000 };
+	while (nanosleep(&wait, &wait) < 0 && errno == EINTR)
+		;
+	e->nrdy_waits++;
+	emu_traffic_sync(e);
+	return emu_clock_now(&e->clock) >= m->ready_ns[ev];
+}
+
 static double closid_mbps(struct emu *e, unsigned closid, unsigned d)
 {
 	double sum = 0;
@@ -226,6 +246,8 @@ static int read_one(struct emu *e, struct emu_group *g, unsigned d, enum emu_eve
 	}
 	if (ev != EMU_EVT_LLC && e->assign.enabled && m->cntr[ev] < 0)
 		return -ENOENT;
+	if (!counter_ready(e, m, ev))
+		return -EBUSY;
 	if (ev == EMU_EVT_LLC)
 		*val = emu_rmid_occupancy(e, g, d);
 	else

@@ -34,6 +34,7 @@ struct cli {
 	unsigned kernel;     /* 0: the profile's; else major * 100 + minor */
 	unsigned rmids;	     /* 0: the profile's num_rmids */
 	unsigned llc_half_life_ms;
+	unsigned nrdy_ms;
 };
 
 enum {
@@ -50,52 +51,57 @@ enum {
 	OPT_KERNEL,
 	OPT_RMIDS,
 	OPT_LLC_HALF_LIFE,
+	OPT_NRDY,
 };
 
 static void usage(FILE *out)
 {
-	fprintf(out, "Usage: resctrl-emu MOUNTPOINT --profile intel|amd|mpam|mpam73 [options]\n"
-		     "Emulates the Linux resctrl filesystem at MOUNTPOINT (FUSE) until SIGINT/SIGTERM or unmount.\n"
-		     "\n"
-		     "  -p, --profile NAME     intel (2 L3 domains, 11-bit CBM, MB percent, MBM),\n"
-		     "                         amd (2 domains, 16-bit CBM, MB in 1/8 GB/s, mbm_event counters),\n"
-		     "                         mpam (Linux 7.1 MPAM: 1 domain, MB via MBW_MAX, llc_occupancy only),\n"
-		     "                         mpam73 (Linux 7.3 MPAM: as mpam plus mbm_total_bytes through 8\n"
-		     "                         assignable counters per domain, mbm_event mode fixed)\n"
-		     "  -c, --config FILE      an mpamd config: [sim] capacity_mbps, seed, noise_pct, mb_curve\n"
-		     "                         and each partition's sim_demand, sim_domains and sim_burst drive\n"
-		     "                         the counters of group PREFIX+NAME, as in the simulator\n"
-		     "      --prefix PREFIX    group name prefix (default: the config's group_prefix, else mpamd-)\n"
-		     "      --debug            as mounted with -o debug: ctrl_hw_id and mon_hw_id in groups\n"
-		     "      --cpus N           online CPUs (default 4)\n"
-		     "      --domains N        L3 domains instead of the profile's (ids 0..N-1)\n"
-		     "      --min-cbm-bits N   info/L3/min_cbm_bits instead of the profile's\n"
-		     "      --counters N       assignable MBM counters per domain instead of the profile's\n"
-		     "                         (profiles with mbm_event counters only; 0..64)\n"
-		     "      --proc-root DIR    where threads are looked up and listed (default /proc)\n"
-		     "      --mon-resource RES the monitoring resource's name instead of L3: mon_data/mon_RES_NN,\n"
-		     "                         info/RES_MON, mbm_RES_assignments (e.g. MB)\n"
-		     "      --mba-mbps         as mounted with -o mba_MBps: MB values are MB/s, held exactly by\n"
-		     "                         the kernel's software controller; refused as the kernel refuses it\n"
-		     "                         (no MBM on L3, MB not linear, or assignable counters: amd, mpam73)\n"
-		     "      --rmids N          info/L3_MON/num_rmids instead of the profile's (not on MPAM, where\n"
-		     "                         RMIDs are the PARTIDs' PMGs)\n"
-		     "      --llc-half-life-ms N  how fast a removed group's cache lines fade while its RMID is\n"
-		     "                         in limbo (default 1000; 0: at once, at the next limbo check)\n"
-		     "      --kernel M.N       the Linux version whose resctrl rules apply instead of the profile's\n"
-		     "                         (intel, amd 7.2; mpam 7.1; mpam73 7.3): from 7.3 on every access to a\n"
-		     "                         group's file clears info/last_cmd_status, reads included\n"
-		     "      --background       return once MOUNTPOINT is mounted and serve it from a child\n"
-		     "                         process (ends at umount)\n"
-		     "  -h, --help             this text\n"
-		     "\n"
-		     "Control: write one command per write() to MOUNTPOINT/.emu_ctl; read it for the list:\n"
-		     "  fail_write ERRNO [PATH_SUFFIX|* [COUNT|always [STATUS...]]] |\n"
-		     "  fail_next_write ERRNO [PATH_SUFFIX] |\n"
-		     "  fail_mkdir ERRNO [PATH_SUFFIX|* [COUNT|always [STATUS...]]] |\n"
-		     "  fail_rmdir ERRNO [PATH_SUFFIX|* [COUNT|always]] | clear |\n"
-		     "  counter GROUP DOMAIN EVENT ok|unavailable|error|unassigned|zero|reset |\n"
-		     "  clock manual | clock real | advance MS | vanish\n");
+	fprintf(out,
+		"Usage: resctrl-emu MOUNTPOINT --profile intel|amd|mpam|mpam73 [options]\n"
+		"Emulates the Linux resctrl filesystem at MOUNTPOINT (FUSE) until SIGINT/SIGTERM or unmount.\n"
+		"\n"
+		"  -p, --profile NAME     intel (2 L3 domains, 11-bit CBM, MB percent, MBM),\n"
+		"                         amd (2 domains, 16-bit CBM, MB in 1/8 GB/s, mbm_event counters),\n"
+		"                         mpam (Linux 7.1 MPAM: 1 domain, MB via MBW_MAX, llc_occupancy only),\n"
+		"                         mpam73 (Linux 7.3 MPAM: as mpam plus mbm_total_bytes through 8\n"
+		"                         assignable counters per domain, mbm_event mode fixed)\n"
+		"  -c, --config FILE      an mpamd config: [sim] capacity_mbps, seed, noise_pct, mb_curve\n"
+		"                         and each partition's sim_demand, sim_domains and sim_burst drive\n"
+		"                         the counters of group PREFIX+NAME, as in the simulator\n"
+		"      --prefix PREFIX    group name prefix (default: the config's group_prefix, else mpamd-)\n"
+		"      --debug            as mounted with -o debug: ctrl_hw_id and mon_hw_id in groups\n"
+		"      --cpus N           online CPUs (default 4)\n"
+		"      --domains N        L3 domains instead of the profile's (ids 0..N-1)\n"
+		"      --min-cbm-bits N   info/L3/min_cbm_bits instead of the profile's\n"
+		"      --counters N       assignable MBM counters per domain instead of the profile's\n"
+		"                         (profiles with mbm_event counters only; 0..64)\n"
+		"      --proc-root DIR    where threads are looked up and listed (default /proc)\n"
+		"      --mon-resource RES the monitoring resource's name instead of L3: mon_data/mon_RES_NN,\n"
+		"                         info/RES_MON, mbm_RES_assignments (e.g. MB)\n"
+		"      --mba-mbps         as mounted with -o mba_MBps: MB values are MB/s, held exactly by\n"
+		"                         the kernel's software controller; refused as the kernel refuses it\n"
+		"                         (no MBM on L3, MB not linear, or assignable counters: amd, mpam73)\n"
+		"      --rmids N          info/L3_MON/num_rmids instead of the profile's (not on MPAM, where\n"
+		"                         RMIDs are the PARTIDs' PMGs)\n"
+		"      --llc-half-life-ms N  how fast a removed group's cache lines fade while its RMID is\n"
+		"                         in limbo (default 1000; 0: at once, at the next limbo check)\n"
+		"      --nrdy-ms N        MPAM with assignable counters (mpam73): a counter's first read within N\n"
+		"                         ms of its assignment waits N ms (the MSC's not-ready time), and\n"
+		"                         shows 0 if the monitor is still not ready (default 0)\n"
+		"      --kernel M.N       the Linux version whose resctrl rules apply instead of the profile's\n"
+		"                         (intel, amd 7.2; mpam 7.1; mpam73 7.3): from 7.3 on every access to a\n"
+		"                         group's file clears info/last_cmd_status, reads included\n"
+		"      --background       return once MOUNTPOINT is mounted and serve it from a child\n"
+		"                         process (ends at umount)\n"
+		"  -h, --help             this text\n"
+		"\n"
+		"Control: write one command per write() to MOUNTPOINT/.emu_ctl; read it for the list:\n"
+		"  fail_write ERRNO [PATH_SUFFIX|* [COUNT|always [STATUS...]]] |\n"
+		"  fail_next_write ERRNO [PATH_SUFFIX] |\n"
+		"  fail_mkdir ERRNO [PATH_SUFFIX|* [COUNT|always [STATUS...]]] |\n"
+		"  fail_rmdir ERRNO [PATH_SUFFIX|* [COUNT|always]] | clear |\n"
+		"  counter GROUP DOMAIN EVENT ok|unavailable|error|unassigned|zero|reset |\n"
+		"  clock manual | clock real | advance MS | vanish\n");
 }
 
 /* One line, exit status 2. */
@@ -169,6 +175,8 @@ static int parse_option(int opt, struct cli *c)
 		return parse_count(optarg, 0, 3600000, &c->llc_half_life_ms)
 			       ? 0
 			       : usage_error("bad --llc-half-life-ms", optarg);
+	case OPT_NRDY:
+		return parse_count(optarg, 0, 10000, &c->nrdy_ms) ? 0 : usage_error("bad --nrdy-ms", optarg);
 	case OPT_KERNEL:
 		return parse_kernel(optarg, &c->kernel) ? 0 : usage_error("bad --kernel (M.N, such as 7.3)", optarg);
 	case OPT_CPUS:
@@ -217,6 +225,7 @@ static int parse_cli(int argc, char **argv, struct cli *c)
 		{ "kernel", required_argument, NULL, OPT_KERNEL },
 		{ "rmids", required_argument, NULL, OPT_RMIDS },
 		{ "llc-half-life-ms", required_argument, NULL, OPT_LLC_HALF_LIFE },
+		{ "nrdy-ms", required_argument, NULL, OPT_NRDY },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -311,6 +320,8 @@ int main(int argc, char **argv)
 			"mba_MBps requires MBM (mbm_event mode not supported) and linear scale MBA at L3 scope");
 	if (cli.rmids && prof.rmid_depends_on_closid)
 		return usage_error("--rmids: on MPAM the RMIDs are each PARTID's PMGs", NULL);
+	if (cli.nrdy_ms && !(prof.cntr_assignable && prof.rmid_depends_on_closid))
+		return usage_error("--nrdy-ms needs MPAM with assignable counters (mpam73)", NULL);
 	if (cli.counters >= 0 && !prof.cntr_assignable)
 		return usage_error("--counters needs a profile with mbm_event counters", NULL);
 	if (cli.min_cbm_bits > (int)prof.cbm_len)
@@ -325,6 +336,7 @@ int main(int argc, char **argv)
 		.ncpus = cli.cpus,
 		.proc_root = cli.proc_root,
 		.llc_half_life_ms = cli.llc_half_life_ms,
+		.nrdy_ms = cli.nrdy_ms,
 	};
 	if (emu_init(&emu, &prof, &opt, config) < 0) {
 		fprintf(stderr, "resctrl-emu: out of memory\n");

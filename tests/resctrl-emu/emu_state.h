@@ -34,6 +34,7 @@ struct emu_mon {
 	double base[EMU_EVT_COUNT];		      /* `bytes` when the event's counter (re)started */
 	int cntr[EMU_EVT_COUNT];		      /* assigned counter in mbm_event mode, -1 if none */
 	enum emu_counter_state forced[EMU_EVT_COUNT]; /* set by the "counter" control command */
+	uint64_t ready_ns[EMU_EVT_COUNT];	      /* an assigned counter is not ready (NRDY) before */
 };
 
 struct emu_group {
@@ -68,6 +69,7 @@ struct emu_options {
 	unsigned ncpus;		   /* online CPUs */
 	const char *proc_root;	   /* where the host's threads are listed: /proc, or a test's fake tree */
 	unsigned llc_half_life_ms; /* how fast a removed group's cache lines fade (emu_ids.h) */
+	unsigned nrdy_ms;	   /* MPAM: an assigned counter's not-ready time (emu_counters.h) */
 };
 
 /* One fault armed through .emu_ctl: the next `remaining` operations (of its kind, on a path ending
@@ -144,8 +146,9 @@ struct emu {
 	struct emu_faults faults;
 	unsigned max_threshold; /* info/L3_MON/max_threshold_occupancy */
 	time_t mount_time;
-	bool vanish;	       /* the "vanish" command: unmount and exit once the current request is answered */
-	unsigned long changes; /* writes, mkdirs and rmdirs that succeeded (.emu_ctl's excepted) */
+	bool vanish;		  /* the "vanish" command: unmount and exit once the current request is answered */
+	unsigned long changes;	  /* writes, mkdirs and rmdirs that succeeded (.emu_ctl's excepted) */
+	unsigned long nrdy_waits; /* counter reads that waited for a not-ready monitor */
 };
 
 /* 0 or -ENOMEM. The profile and options are copied; config must outlive the emulator. */
