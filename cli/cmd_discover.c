@@ -112,9 +112,12 @@ static void print_resctrl_text(json_t *d)
 	json_t *mb = json_object_get(d, "MB"), *mon = json_object_get(d, "monitoring");
 	const char *caches[] = { "L3", "L2" };
 
-	printf("resctrl at %s%s: %lld CLOSIDs%s\n", json_string_value(json_object_get(d, "root")),
+	const char *io_alloc = json_string_value(json_object_get(d, "io_alloc"));
+
+	printf("resctrl at %s%s: %lld CLOSIDs%s%s%s\n", json_string_value(json_object_get(d, "root")),
 	       json_is_true(json_object_get(d, "resctrl_mount")) ? "" : " (not a resctrl mount)", num(d, "num_closids"),
-	       json_is_true(json_object_get(d, "debug")) ? ", debug (ctrl_hw_id)" : "");
+	       json_is_true(json_object_get(d, "debug")) ? ", debug (ctrl_hw_id)" : "", io_alloc ? ", io_alloc " : "",
+	       io_alloc ? io_alloc : "");
 	for (size_t i = 0; i < 2; i++) {
 		json_t *c = json_object_get(d, caches[i]);
 		if (json_is_object(c))

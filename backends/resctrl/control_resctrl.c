@@ -88,8 +88,9 @@ static void rc_probe(struct control *c, struct control_caps *caps)
 
 	memset(caps, 0, sizeof(*caps));
 	caps->partitions_max = info->num_closids;
-	caps->partitions_reserved = 1; /* the default group */
-	caps->bw_gran_pct = info->mb_units == MB_PERCENT ? info->bandwidth_gran : 1;
+	caps->partitions_reserved = 1 + info->io_alloc; /* the default group's, io_alloc's */
+	/* 0 without MB (Arm MPAM mounted with cdp has none), as the contract says. */
+	caps->bw_gran_pct = !info->mb_present ? 0 : info->mb_units == MB_PERCENT ? info->bandwidth_gran : 1;
 	if (info->mb_units == MB_PERCENT)
 		caps->bw_min_pct = info->min_bandwidth;
 	else if (info->mb_units == MB_ABSOLUTE)
@@ -241,7 +242,7 @@ static int rc_apply(struct control *c, size_t index, const struct partition_limi
  * control group's (mpamd's and other tools') and those of the groups planned before. */
 static unsigned closids_left(struct resctrl_control *rc)
 {
-	unsigned used = resctrl_count_groups(rc->fs->rootfd) + rc->planned_groups;
+	unsigned used = resctrl_count_groups(rc->fs->rootfd) + rc->planned_groups + rc->fs->info.io_alloc;
 	unsigned total = rc->fs->info.num_closids;
 
 	return used < total ? total - used : 0;
@@ -276,7 +277,7 @@ static int rc_plan(struct control *c, size_t index, const struct partition_confi
 	const struct resctrl_info *info = &rc->fs->info;
 	struct resctrl_plan plan = { .root = rc->fs->root,
 				     .closids = info->num_closids,
-				     .closids_note = "",
+				     .io_alloc = info->io_alloc,
 				     .closids_left = closids_left(rc),
 				     .rmids_counted = info->mon_present && info->num_rmids > 0,
 				     .rmids = info->num_rmids,

@@ -126,13 +126,13 @@ static int plan_mkdir(int rootfd, const struct resctrl_group *g, struct resctrl_
 	if (errno != ENOENT)
 		return err_set(err, -errno, "cannot plan resctrl group %s: %s", g->name, strerror(errno));
 	if (!plan->closids_left) {
-		unsigned existing = resctrl_count_groups(rootfd);
+		unsigned held = resctrl_count_groups(rootfd) + plan->io_alloc;
 		return err_set(
 			err, -ENOSPC,
-			"cannot create resctrl group %s: no CLOSID left (resctrl has %u%s: the default group, %u "
+			"cannot create resctrl group %s: no CLOSID left (resctrl has %u: the default group, %s%u "
 			"existing control group(s) and %u new group(s) planned before this one hold them)",
-			g->name, plan->closids, plan->closids_note, existing - 1,
-			plan->closids > existing ? plan->closids - existing : 0);
+			g->name, plan->closids, plan->io_alloc ? "io_alloc, " : "", held - 1 - plan->io_alloc,
+			plan->closids > held ? plan->closids - held : 0);
 	}
 	if (plan->rmids_counted && !plan->rmids_left)
 		return err_set(err, -ENOSPC,
@@ -159,6 +159,16 @@ static int open_existing(int rootfd, struct resctrl_group *g, struct err *err)
 	return 0;
 }
 
+/* Whether io_alloc holds a CLOSID now (info/L3/io_alloc, info/L3CODE/io_alloc under CDP). */
+static bool io_alloc_enabled(int rootfd)
+{
+	char text[32];
+
+	return (resctrl_read_at(rootfd, "info/L3/io_alloc", text, sizeof(text)) == 0 ||
+		resctrl_read_at(rootfd, "info/L3CODE/io_alloc", text, sizeof(text)) == 0) &&
+	       !strcmp(text, "enabled\n");
+}
+
 /* mkdir refused, with the kernel's reason read at once. "Out of RMIDs" (mkdir_rdt_prepare_rmid_alloc)
  * with EBUSY means the free list is empty and some RMID is in limbo (fs/resctrl/monitor.c
  * resctrl_find_free_rmid); with ENOSPC none is free, or on MPAM none of the CLOSID resctrl chose. */
@@ -168,9 +178,11 @@ static int mkdir_failed(int rootfd, const char *name, int r, struct err *err)
 
 	snprintf(what, sizeof(what), "cannot create resctrl group %s", name);
 	resctrl_fail_with_status(rootfd, err, r, what);
-	if (!strstr(err->text, "(last_cmd_status: Out of RMIDs)"))
-		return r;
 	snprintf(text, sizeof(text), "%s", err->text);
+	if (strstr(text, "(last_cmd_status: Out of CLOSIDs)") && io_alloc_enabled(rootfd))
+		return err_set(err, r, "%s: io_alloc is enabled and holds the highest CLOSID", text);
+	if (!strstr(text, "(last_cmd_status: Out of RMIDs)"))
+		return r;
 	if (r == -EBUSY)
 		return err_set(
 			err, r,
@@ -390,6 +402,11 @@ int resctrl_check_limits(const struct resctrl_info *info, const struct partition
 		return err_set(err, -EOPNOTSUPP,
 			       "mb_min: resctrl has no minimum-bandwidth control; guarantee_mbps is held without it");
 	unsigned lowest = limits_lowest_max(want);
+	if (!info->mb_present && lowest < 100)
+		return err_set(err, -EOPNOTSUPP,
+			       "mb_max = %u%%: resctrl has no MB resource here (no info/MB; Arm MPAM mounted with cdp "
+			       "offers none, as MBW_MAX is per PARTID and a group then has two)",
+			       lowest);
 	if (info->mb_units == MB_MBPS && lowest < 100)
 		return err_set(err, -EOPNOTSUPP,
 			       "mb_max = %u%%: resctrl is mounted with mba_MBps, where MB limits are MB/s that the "

@@ -5,7 +5,9 @@
  * res_common_files[] gives ctrl_hw_id RFTYPE_DEBUG, which rdtgroup_add_files() adds only when
  * resctrl_debug is set by the debug mount option). Without it, the partition's partid key is the
  * operator's word for it; with neither, nothing can be counted, and the partition is refused before
- * its group is made, at start as in check-config --host. */
+ * its group is made, at start as in check-config --host. Under CDP a CLOSID's traffic carries two
+ * PARTIDs (drivers/resctrl/mpam_resctrl.c: resctrl_get_config_index gives 2c for data, 2c + 1 for code)
+ * while ctrl_hw_id shows the CLOSID c: refused too. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -32,7 +34,15 @@ int resctrl_check_partid_source(const struct resctrl_fs *fs, const struct config
 {
 	char advice[512];
 
-	if (strcmp(config->global.monitor, "mmio") || !resctrl_partid_unknown(fs, p))
+	if (strcmp(config->global.monitor, "mmio"))
+		return 0;
+	if (fs->info.cdp_l3 || fs->info.cdp_l2)
+		return err_set(err, -EOPNOTSUPP,
+			       "monitor = mmio counts each group by its PARTID, but %s is mounted with CDP: a group's "
+			       "traffic then carries two PARTIDs, 2 x CLOSID for data and 2 x CLOSID + 1 for code, "
+			       "and ctrl_hw_id shows the CLOSID; mount resctrl without cdp",
+			       fs->root);
+	if (!resctrl_partid_unknown(fs, p))
 		return 0;
 	resctrl_partid_advice(fs, advice, sizeof(advice));
 	return err_set(err, -EOPNOTSUPP,

@@ -196,6 +196,21 @@ static int probe_mon(int rootfd, struct resctrl_info *info, struct err *err)
 	return probe_mon_domains(rootfd, info, err);
 }
 
+/* io_alloc (fs/resctrl/ctrlmondata.c resctrl_io_alloc_write): once enabled it holds the highest CLOSID
+ * (num_closids - 1, of the halved count under CDP), which no group can then take. */
+static void probe_io_alloc(int rootfd, struct resctrl_info *info)
+{
+	char path[64], text[32];
+
+	if (!info->l3.present)
+		return;
+	snprintf(path, sizeof(path), "info/%s/io_alloc", info->l3.name);
+	if (resctrl_read_at(rootfd, path, text, sizeof(text)) < 0)
+		return;
+	info->io_alloc_capable = true;
+	info->io_alloc = !strcmp(text, "enabled\n");
+}
+
 static int check_mount(int rootfd, const char *root, bool explicit_root, struct resctrl_info *info, struct err *err)
 {
 	struct statfs fs;
@@ -241,6 +256,7 @@ int resctrl_probe(int rootfd, const char *root, bool explicit_root, struct resct
 	if ((r = probe_mon(rootfd, &info, err)) < 0)
 		return r;
 	info.debug = resctrl_exists_at(rootfd, "ctrl_hw_id");
+	probe_io_alloc(rootfd, &info);
 	info.num_closids =
 		smallest_nonzero(smallest_nonzero(info.l3.num_closids, info.l2.num_closids), info.mb_num_closids);
 	*ret = info;
@@ -289,8 +305,9 @@ json_t *resctrl_info_to_json(const struct resctrl_info *info, const char *root)
 	} else {
 		json_decref(mon_domains);
 	}
-	return json_pack("{s:s,s:b,s:I,s:o,s:o,s:o,s:o,s:b}", "root", root, "resctrl_mount", info->is_resctrl_mount,
+	return json_pack("{s:s,s:b,s:I,s:o,s:o,s:o,s:o,s:b,s:o}", "root", root, "resctrl_mount", info->is_resctrl_mount,
 			 "num_closids", (json_int_t)info->num_closids, "L3", cache_to_json(&info->l3, info->cdp_l3),
 			 "L2", cache_to_json(&info->l2, info->cdp_l2), "MB", mb, "monitoring", mon, "debug",
-			 info->debug);
+			 info->debug, "io_alloc",
+			 info->io_alloc_capable ? json_string(info->io_alloc ? "enabled" : "disabled") : json_null());
 }

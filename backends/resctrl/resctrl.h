@@ -118,8 +118,10 @@ struct resctrl_info {
 	unsigned num_mbm_cntrs_count;
 	unsigned mon_domain_ids[RESCTRL_MAX_DOMAINS]; /* from mon_data/mon_RES_XX */
 	unsigned mon_domain_count;
-	bool debug;	      /* ctrl_hw_id exists: groups tell their CLOSID (MPAM PARTID) */
-	unsigned num_closids; /* the smallest over the control resources */
+	bool debug;	       /* ctrl_hw_id exists: groups tell their CLOSID (MPAM PARTID) */
+	bool io_alloc;	       /* info/L3/io_alloc reads "enabled": it holds the highest CLOSID */
+	bool io_alloc_capable; /* info/L3/io_alloc exists */
+	unsigned num_closids;  /* the smallest over the control resources */
 };
 
 /* Probes `root` (opened as rootfd). With `explicit_root`, a directory that is not a resctrl mount is
@@ -169,7 +171,7 @@ void resctrl_partid_advice(const struct resctrl_fs *fs, char *buf, size_t len);
 struct resctrl_plan {
 	const char *root;	    /* the recorded paths start here */
 	unsigned closids;	    /* resctrl's CLOSIDs, for the message when none is left */
-	const char *closids_note;   /* what else takes CLOSIDs, for that message ("" for nothing) */
+	bool io_alloc;		    /* io_alloc holds a CLOSID too, for that message */
 	unsigned closids_left;	    /* a planned mkdir fails with -ENOSPC, as the kernel's would, when 0 */
 	bool rmids_counted;	    /* resctrl monitors: every group takes an RMID too */
 	unsigned rmids, rmids_left; /* likewise for RMIDs */

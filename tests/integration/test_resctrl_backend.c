@@ -968,6 +968,7 @@ static void test_write_reasons_on_72_and_73(void **state)
 }
 
 static int check_host_text(struct rig *rig, char **out);
+static void rig_reload(struct rig *rig);
 
 /* An AMD host with 64 L3 domains (one per CCX): per-domain limits named for more than 16 of them, one
  * schemata write for all, every counter file, assignable counters of each domain, all measured. */
@@ -1005,6 +1006,67 @@ static void test_many_domains(void **state)
 	assert_true(valid);
 	if (fabs(web - 6400) > 64 || fabs(batch - 12800) > 128)
 		fail_msg("web %.0f MB/s, batch %.0f MB/s over 64 domains", web, batch);
+	rig_stop(&rig);
+}
+
+/* io_alloc, enabled, holds the highest CLOSID; with CDP the L3 has half the CLOSIDs: on an x86 host with
+ * 16, that leaves 6 for mpamd's groups. check-config --host counts both, and the partition mkdir then
+ * refuses says why. */
+static void test_io_alloc_and_cdp_count(void **state)
+{
+	static const char *const extra[] = { "--cdp", "--io-alloc", NULL };
+	struct rig rig;
+	struct err err = { "" };
+	char body[1024] = "", first[512] = "", path[512], *text;
+
+	(void)state;
+	for (int i = 1; i <= 7; i++)
+		snprintf(body + strlen(body), sizeof(body) - strlen(body), "[partition \"p%d\"]\nl3_cbm = 0x0f0\n", i);
+	rig_start_args(&rig, "intel", extra, body);
+	snprintf(path, sizeof(path), "%s/info/L3CODE/io_alloc", emu_root(rig.emu));
+	assert_int_equal(put_text(path, "1\n"), 0);
+	assert_int_not_equal(check_host_text(&rig, &text), 0);
+	if (!strstr(text, "partition p7: refused: cannot create resctrl group mpamd-p7: no CLOSID left (resctrl has "
+			  "8: the default group, io_alloc, 0 existing control group(s) and 6 new group(s)") ||
+	    !strstr(text, "(2 held by the default group and the kernel)") || !strstr(text, "at most 6 partitions") ||
+	    !strstr(text, "L3CODE:0=f0;1=f0") || !strstr(text, "L3DATA:0=f0;1=f0"))
+		fail_msg("check-config --host says:\n%s", text);
+	free(text);
+	assert_int_equal(rig_open(&rig, &err), 0);
+	assert_int_equal(rig.hw.caps.partitions_max, 8);
+	assert_int_equal(rig.hw.caps.partitions_reserved, 2);
+	assert_int_equal(rig_open_partitions(&rig, first, sizeof(first)), 1);
+	if (!strstr(first, "(last_cmd_status: Out of CLOSIDs): io_alloc is enabled and holds the highest CLOSID"))
+		fail_msg("%s", first);
+	assert_file_contains(&rig, "mpamd-p6", "schemata", "L3CODE:0=f0;1=f0\nL3DATA:0=f0;1=f0\n");
+	rig_stop(&rig);
+}
+
+/* Arm MPAM mounted with cdp (a CONFIG_EXPERT kernel): no MB resource, so an mb_max is refused rather
+ * than dropped; and a group's traffic carries two PARTIDs, so monitor = mmio is refused. */
+static void test_mpam_cdp(void **state)
+{
+	static const char *const extra[] = { "--cdp", "--debug", NULL };
+	const char *body = "[msc \"l3\"]\nbase = 0x7f000000\nsize = 0x4000\n"
+			   "[partition \"web\"]\nmb_max = 50\n[partition \"batch\"]\npartid = 2\nl3_cbm = 0xff\n";
+	struct rig rig;
+	char *text;
+
+	(void)state;
+	rig_start_args(&rig, "mpam73", extra, body);
+	assert_int_not_equal(check_host_text(&rig, &text), 0);
+	if (!strstr(text, "no MB control") ||
+	    !strstr(text, "partition web: refused: mb_max = 50%: resctrl has no MB resource here") ||
+	    !strstr(text, "partition batch: ok"))
+		fail_msg("check-config --host says:\n%s", text);
+	free(text);
+	add_global_lines(&rig, "monitor = mmio\nmmio_beside_kernel = yes\n");
+	rig_reload(&rig);
+	assert_int_not_equal(check_host_text(&rig, &text), 0);
+	if (!strstr(text, "partition batch: refused: monitor = mmio counts each group by its PARTID, but") ||
+	    !strstr(text, "is mounted with CDP: a group's traffic then carries two PARTIDs"))
+		fail_msg("check-config --host says:\n%s", text);
+	free(text);
 	rig_stop(&rig);
 }
 
@@ -1275,6 +1337,8 @@ int main(void)
 		cmocka_unit_test(test_hybrid_partids_need_debug_or_partid),
 		cmocka_unit_test(test_write_reasons_on_72_and_73),
 		cmocka_unit_test(test_rmids_in_limbo),
+		cmocka_unit_test(test_io_alloc_and_cdp_count),
+		cmocka_unit_test(test_mpam_cdp),
 		cmocka_unit_test(test_many_domains),
 		cmocka_unit_test(test_limbo_retry_backs_off),
 	};

@@ -570,6 +570,123 @@ static void test_file_rules(void **state)
 	assert_int_equal(put(f, "info/L3_MON/max_threshold_occupancy", "999999999\n"), -EINVAL);
 }
 
+/* ---- CDP and io_alloc ---- */
+
+static int setup_intel_cdp_io_alloc(void **state)
+{
+	static const char *const extra[] = { "--cdp", "--io-alloc", NULL };
+
+	return start(state, "intel", NULL, extra);
+}
+
+static int setup_intel_cdp_io_alloc_debug(void **state)
+{
+	static const char *const extra[] = { "--cdp", "--io-alloc", "--debug", NULL };
+
+	return start(state, "intel", NULL, extra);
+}
+
+static int setup_mpam73_cdp(void **state)
+{
+	static const char *const extra[] = { "--cdp", "--debug", NULL };
+
+	return start(state, "mpam73", NULL, extra);
+}
+
+/* -o cdp on x86 (rdtgroup.c schemata_list_create): L3CODE and L3DATA, each with half the CLOSIDs, MB
+ * with all of them; closids_supported() is the smallest. The two types have their own CBMs, and an
+ * exclusive group's bits are refused in either. */
+static void test_cdp(void **state)
+{
+	struct fx *f = *state;
+	char name[16];
+
+	check_listing(f, "info", "L3CODE,L3DATA,L3_MON,MB,last_cmd_status");
+	check_file(f, "schemata", "L3CODE:0=7ff;1=7ff\nL3DATA:0=7ff;1=7ff\n    MB:0=100;1=100\n");
+	check_file(f, "info/L3CODE/num_closids", "8\n");
+	check_file(f, "info/L3DATA/num_closids", "8\n");
+	check_file(f, "info/MB/num_closids", "16\n");
+	for (int i = 1; i < 8; i++) {
+		snprintf(name, sizeof(name), "g%d", i);
+		assert_int_equal(mk(f, name), 0);
+	}
+	assert_int_equal(mk(f, "g8"), -ENOSPC);
+	check_status(f, "Out of CLOSIDs\n");
+	check_reject(f, "g1/schemata", "L3:0=f\n", EINVAL, "Unknown or unsupported resource name 'L3'\n");
+	assert_int_equal(put(f, "schemata", "L3CODE:0=7c0;1=7c0\nL3DATA:0=7c0;1=7c0\n"), 0);
+	for (int i = 2; i < 8; i++) {
+		snprintf(name, sizeof(name), "g%d/schemata", i);
+		assert_int_equal(put(f, name, "L3CODE:0=7c0;1=7c0\nL3DATA:0=7c0;1=7c0\n"), 0);
+	}
+	assert_int_equal(put(f, "g1/schemata", "L3CODE:0=00f;1=00f\nL3DATA:0=030;1=030\n"), 0);
+	assert_int_equal(put(f, "g1/mode", "exclusive\n"), 0);
+	/* g2's code mask may not take g1's data bits either (rdtgroup_cbm_overlaps checks the peer type). */
+	check_reject(f, "g2/schemata", "L3CODE:0=020\n", EINVAL, "Overlaps with exclusive group\n");
+	assert_int_equal(put(f, "g2/schemata", "L3CODE:0=100;1=100\n"), 0);
+	check_file(f, "g2/schemata", "L3CODE:0=100;1=100\nL3DATA:0=7c0;1=7c0\n    MB:0=100;1=100\n");
+	check_file(f, "info/L3CODE/bit_usage", "0=SSSSS00EEEE;1=SSSSS00EEEE\n");
+	check_file(f, "info/L3DATA/bit_usage", "0=SSSSSEE0000;1=SSSSSEE0000\n");
+}
+
+/* io_alloc (ctrlmondata.c resctrl_io_alloc_write): enabled, it holds the highest CLOSID, 7 under CDP;
+ * refused while a group holds it; its CBM counts as the hardware's in bit_usage. */
+static void test_io_alloc(void **state)
+{
+	struct fx *f = *state;
+	char name[16];
+
+	check_listing(f, "info/L3DATA",
+		      "bit_usage,cbm_mask,io_alloc,io_alloc_cbm,min_cbm_bits,num_closids,shareable_bits,sparse_masks");
+	check_file(f, "info/L3CODE/io_alloc", "disabled\n");
+	char *text = slurp(f, "info/L3CODE/io_alloc_cbm");
+	assert_null(text);
+	assert_int_equal(errno, EINVAL);
+	check_status(f, "io_alloc is not enabled on L3CODE\n");
+	for (int i = 1; i < 8; i++) {
+		snprintf(name, sizeof(name), "g%d", i);
+		assert_int_equal(mk(f, name), 0);
+	}
+	check_file(f, "g7/ctrl_hw_id", "7\n");
+	check_reject(f, "info/L3CODE/io_alloc", "1\n", ENOSPC,
+		     "CLOSID (ctrl_hw_id) 7 for io_alloc is used by g7 group\n");
+	assert_int_equal(rm(f, "g7"), 0);
+	assert_int_equal(put(f, "info/L3CODE/io_alloc", "1\n"), 0);
+	check_file(f, "info/L3DATA/io_alloc", "enabled\n");
+	assert_int_equal(mk(f, "g7"), -ENOSPC);
+	check_status(f, "Out of CLOSIDs\n");
+	check_file(f, "info/L3DATA/io_alloc_cbm", "0=7ff;1=7ff\n");
+	assert_int_equal(put(f, "info/L3DATA/io_alloc_cbm", "*=600\n"), 0);
+	check_file(f, "info/L3CODE/io_alloc_cbm", "0=600;1=600\n");
+	for (int i = 1; i < 7; i++) {
+		snprintf(name, sizeof(name), "g%d/schemata", i);
+		assert_int_equal(put(f, name, "L3CODE:0=ff;1=ff\nL3DATA:0=ff;1=ff\n"), 0);
+	}
+	assert_int_equal(put(f, "schemata", "L3CODE:0=ff;1=ff\nL3DATA:0=ff;1=ff\n"), 0);
+	check_file(f, "info/L3CODE/bit_usage", "0=HH0SSSSSSSS;1=HH0SSSSSSSS\n");
+	check_reject(f, "info/L3CODE/io_alloc_cbm", "*=1;0=1\n", EINVAL, "Configurations after global '*'\n");
+	check_reject(f, "info/L3CODE/io_alloc_cbm", "5=1\n", EINVAL, "Invalid domain 5\n");
+	check_reject(f, "info/L3CODE/io_alloc_cbm", "0=1", EINVAL, "io_alloc_cbm: Invalid input\n");
+	check_reject(f, "info/L3CODE/io_alloc", "maybe\n", EINVAL, "io_alloc: Invalid input\n");
+	assert_int_equal(put(f, "info/L3CODE/io_alloc", "0\n"), 0);
+	assert_int_equal(mk(f, "g7"), 0);
+}
+
+/* -o cdp on MPAM (mpam_resctrl.c resctrl_arch_set_cdp_enabled, a CONFIG_EXPERT kernel): half the
+ * CLOSIDs, RMIDs and counters, and no MB: MBW_MAX is per PARTID and a CLOSID now has two. */
+static void test_mpam73_cdp(void **state)
+{
+	struct fx *f = *state;
+
+	check_listing(f, "info", "L3CODE,L3DATA,L3_MON,last_cmd_status");
+	check_file(f, "schemata", "L3CODE:0=ffff\nL3DATA:0=ffff\n");
+	check_file(f, "info/L3CODE/num_closids", "16\n");
+	check_file(f, "info/L3_MON/num_rmids", "32\n");
+	check_file(f, "info/L3_MON/num_mbm_cntrs", "0=4\n");
+	check_reject(f, "schemata", "MB:0=50\n", EINVAL, "Unknown or unsupported resource name 'MB'\n");
+	assert_int_equal(mk(f, "g"), 0);
+	check_file(f, "g/ctrl_hw_id", "1\n"); /* the CLOSID; its traffic carries PARTIDs 2 and 3 */
+}
+
 /* ---- a counter's not-ready time (MPAM NRDY) ---- */
 
 static int setup_mpam73_nrdy(void **state)
@@ -2111,6 +2228,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_mpam_rmids, setup_mpam_debug, teardown),
 		cmocka_unit_test_setup_teardown(test_mpam_debug_ids, setup_mpam_debug, teardown),
 		cmocka_unit_test_setup_teardown(test_many_domains, setup_amd_24, teardown),
+		cmocka_unit_test_setup_teardown(test_cdp, setup_intel_cdp_io_alloc, teardown),
+		cmocka_unit_test_setup_teardown(test_io_alloc, setup_intel_cdp_io_alloc_debug, teardown),
+		cmocka_unit_test_setup_teardown(test_mpam73_cdp, setup_mpam73_cdp, teardown),
 		cmocka_unit_test_setup_teardown(test_mpam73_first_read_waits, setup_mpam73_nrdy, teardown),
 		cmocka_unit_test_setup_teardown(test_limbo_follows_occupancy, setup_intel_sim_3_rmids, teardown),
 		cmocka_unit_test_setup_teardown(test_mpam_cleanest_closid, setup_mpam_debug, teardown),

@@ -198,6 +198,12 @@ static double closid_mbps(struct emu *e, unsigned closid, unsigned d)
 	return sum;
 }
 
+/* The ways a CLOSID's traffic may fill: with CDP, its code and its data ways. */
+static uint32_t ways_of(struct emu *e, unsigned closid, unsigned d)
+{
+	return *emu_cbm(e, false, closid, d) | *emu_cbm(e, true, closid, d);
+}
+
 /* Each way of the CLOSID's mask, shared with the other active CLOSIDs holding it by bandwidth. */
 static double occupancy(struct emu *e, const struct emu_group *g, unsigned d)
 {
@@ -210,10 +216,10 @@ static double occupancy(struct emu *e, const struct emu_group *g, unsigned d)
 		return 0;
 	for (unsigned w = 0; w < e->prof.cbm_len; w++) {
 		double sharers = 0;
-		if (!((e->l3[g->closid][d] >> w) & 1))
+		if (!((ways_of(e, g->closid, d) >> w) & 1))
 			continue;
 		for (unsigned c = 0; c < e->prof.num_closids; c++)
-			if ((e->l3[c][d] >> w) & 1)
+			if ((ways_of(e, c, d) >> w) & 1)
 				sharers += rate[c];
 		bytes += way_bytes * rate[g->closid] / sharers;
 	}

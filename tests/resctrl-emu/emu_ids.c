@@ -29,7 +29,7 @@ static unsigned closid_of(const struct emu *e, unsigned idx)
 void emu_ids_init(struct emu *e)
 {
 	struct emu_ids *ids = &e->ids;
-	unsigned n = e->prof.num_closids;
+	unsigned n = emu_closids(e);
 
 	memset(ids, 0, sizeof(*ids));
 	ids->closid_free = (n >= 32 ? UINT32_MAX : (UINT32_C(1) << n) - 1) & ~UINT32_C(1);
@@ -45,7 +45,7 @@ static int cleanest_closid(const struct emu *e)
 {
 	int best = -1;
 
-	for (unsigned c = 0; c < e->prof.num_closids; c++) {
+	for (unsigned c = 0; c < emu_closids(e); c++) {
 		if (!((e->ids.closid_free >> c) & 1))
 			continue;
 		if (e->ids.dirty[c] == 0)
@@ -72,6 +72,15 @@ int emu_closid_alloc(struct emu *e)
 void emu_closid_free(struct emu *e, unsigned closid)
 {
 	e->ids.closid_free |= UINT32_C(1) << closid;
+}
+
+bool emu_closid_take(struct emu *e, unsigned closid)
+{
+	uint32_t bit = UINT32_C(1) << closid;
+	bool was_free = e->ids.closid_free & bit;
+
+	e->ids.closid_free &= ~bit;
+	return was_free;
 }
 
 /* resctrl_find_free_rmid() and alloc_rmid(). */

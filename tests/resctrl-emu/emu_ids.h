@@ -16,6 +16,8 @@
 #ifndef MPAMD_TESTS_RESCTRL_EMU_IDS_H
 #define MPAMD_TESTS_RESCTRL_EMU_IDS_H
 
+#include <stdbool.h>
+
 struct emu;
 struct emu_group;
 
@@ -25,6 +27,8 @@ void emu_ids_init(struct emu *e);
 /* A CLOSID for a new CTRL_MON group, or -ENOSPC. */
 int emu_closid_alloc(struct emu *e);
 void emu_closid_free(struct emu *e, unsigned closid);
+/* closid_alloc_fixed(): takes that CLOSID if it is free; whether it was. */
+bool emu_closid_take(struct emu *e, unsigned closid);
 /* An RMID for g, usable with g->closid: 0, -EBUSY or -ENOSPC (see above). */
 int emu_rmid_alloc(struct emu *e, struct emu_group *g);
 /* g's RMID goes back: into limbo, with the occupancy g has now, or straight to the free list. */

@@ -12,10 +12,10 @@ int emu_last_cmd_status_show(struct emu *e, const struct emu_node *n, struct emu
 	return 0;
 }
 
+/* rdt_num_closids_show(): the schema's count, halved for the L3 under CDP, not for MB. */
 int emu_num_closids_show(struct emu *e, const struct emu_node *n, struct emu_buf *out)
 {
-	(void)n;
-	emu_buf_printf(out, "%u\n", e->prof.num_closids);
+	emu_buf_printf(out, "%u\n", n->res == EMU_INFO_MB ? e->prof.num_closids : emu_closids(e));
 	return 0;
 }
 

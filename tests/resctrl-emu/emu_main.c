@@ -35,6 +35,8 @@ struct cli {
 	unsigned rmids;	     /* 0: the profile's num_rmids */
 	unsigned llc_half_life_ms;
 	unsigned nrdy_ms;
+	bool cdp;      /* as mounted with -o cdp */
+	bool io_alloc; /* io_alloc capable */
 };
 
 enum {
@@ -52,6 +54,8 @@ enum {
 	OPT_RMIDS,
 	OPT_LLC_HALF_LIFE,
 	OPT_NRDY,
+	OPT_CDP,
+	OPT_IO_ALLOC,
 };
 
 static void usage(FILE *out)
@@ -88,6 +92,11 @@ static void usage(FILE *out)
 		"      --nrdy-ms N        MPAM with assignable counters (mpam73): a counter's first read within N\n"
 		"                         ms of its assignment waits N ms (the MSC's not-ready time), and\n"
 		"                         shows 0 if the monitor is still not ready (default 0)\n"
+		"      --cdp              as mounted with -o cdp: L3CODE and L3DATA with half the CLOSIDs; on\n"
+		"                         MPAM (a kernel with CONFIG_EXPERT) also half the RMIDs and counters,\n"
+		"                         no MB, and PARTIDs 2*CLOSID (data) and 2*CLOSID+1 (code)\n"
+		"      --io-alloc         the L3 is io_alloc capable (AMD SDCIAE): info/L3/io_alloc and\n"
+		"                         io_alloc_cbm; enabled, io_alloc holds the highest CLOSID (not MPAM)\n"
 		"      --kernel M.N       the Linux version whose resctrl rules apply instead of the profile's\n"
 		"                         (intel, amd 7.2; mpam 7.1; mpam73 7.3): from 7.3 on every access to a\n"
 		"                         group's file clears info/last_cmd_status, reads included\n"
@@ -169,6 +178,12 @@ static int parse_option(int opt, struct cli *c)
 	case OPT_MBA_MBPS:
 		c->mba_mbps = true;
 		return 0;
+	case OPT_CDP:
+		c->cdp = true;
+		return 0;
+	case OPT_IO_ALLOC:
+		c->io_alloc = true;
+		return 0;
 	case OPT_RMIDS:
 		return parse_count(optarg, 2, EMU_MAX_RMIDS, &c->rmids) ? 0 : usage_error("bad --rmids", optarg);
 	case OPT_LLC_HALF_LIFE:
@@ -226,6 +241,8 @@ static int parse_cli(int argc, char **argv, struct cli *c)
 		{ "rmids", required_argument, NULL, OPT_RMIDS },
 		{ "llc-half-life-ms", required_argument, NULL, OPT_LLC_HALF_LIFE },
 		{ "nrdy-ms", required_argument, NULL, OPT_NRDY },
+		{ "cdp", no_argument, NULL, OPT_CDP },
+		{ "io-alloc", no_argument, NULL, OPT_IO_ALLOC },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -277,6 +294,19 @@ static bool supports_mba_mbps(const struct emu_profile *p)
 	return mbm && p->delay_linear && !strcmp(emu_mon_res(p), "L3") && !p->cntr_assignable;
 }
 
+/* -o cdp. On MPAM (drivers/resctrl/mpam_resctrl.c resctrl_arch_set_cdp_enabled, where the kernel
+ * has CONFIG_EXPERT: without it the mount fails, "CDP not supported") the RMIDs and the assignable
+ * counters are halved too (mpam_resctrl_monitor_sync_abmc_vals), as a CLOSID's traffic now carries
+ * two PARTIDs. */
+static void set_cdp(struct emu_profile *p)
+{
+	p->cdp = true;
+	if (!p->rmid_depends_on_closid)
+		return;
+	p->num_rmids /= 2;
+	p->num_mbm_cntrs /= 2;
+}
+
 /* The profile with the command line's adjustments; false if the name is unknown. */
 static bool make_profile(const struct cli *c, struct emu_profile *p)
 {
@@ -294,6 +324,9 @@ static bool make_profile(const struct cli *c, struct emu_profile *p)
 		p->kernel = c->kernel;
 	if (c->rmids)
 		p->num_rmids = c->rmids;
+	p->io_alloc_capable = c->io_alloc;
+	if (c->cdp)
+		set_cdp(p);
 	if (c->mba_mbps) {
 		p->mba_sc = true;
 		p->mb_min = 0;
@@ -320,6 +353,9 @@ int main(int argc, char **argv)
 			"mba_MBps requires MBM (mbm_event mode not supported) and linear scale MBA at L3 scope");
 	if (cli.rmids && prof.rmid_depends_on_closid)
 		return usage_error("--rmids: on MPAM the RMIDs are each PARTID's PMGs", NULL);
+	if (cli.io_alloc && prof.rmid_depends_on_closid)
+		return usage_error("--io-alloc: Arm MPAM has no io_alloc (resctrl_arch_io_alloc_enable: EOPNOTSUPP)",
+				   NULL);
 	if (cli.nrdy_ms && !(prof.cntr_assignable && prof.rmid_depends_on_closid))
 		return usage_error("--nrdy-ms needs MPAM with assignable counters (mpam73)", NULL);
 	if (cli.counters >= 0 && !prof.cntr_assignable)

@@ -61,6 +61,8 @@ struct emu_profile {
 				 * include/linux/resctrl_types.h READS_TO_LOCAL_MEM...) */
 	bool mba_sc;		   /* mounted with -o mba_MBps: MB values are MB/s that the kernel's
 				    * software controller holds (is_mba_sc()) */
+	bool cdp;		   /* mounted with -o cdp: L3CODE and L3DATA, half the CLOSIDs (--cdp) */
+	bool io_alloc_capable;	   /* info/L3/io_alloc and io_alloc_cbm (AMD SDCIAE; --io-alloc) */
 };
 
 /* MBA_MAX_MBPS: what an unthrottled group's MB shows under mba_MBps. */

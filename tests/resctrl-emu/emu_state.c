@@ -79,7 +79,7 @@ int emu_init(struct emu *e, const struct emu_profile *p, const struct emu_option
 	emu_assign_init(e);
 	for (unsigned c = 0; c < EMU_MAX_CLOSIDS; c++)
 		for (unsigned d = 0; d < EMU_MAX_DOMAINS; d++) {
-			e->l3[c][d] = (uint32_t)((UINT64_C(1) << p->cbm_len) - 1);
+			e->l3[c][d] = e->l3_code[c][d] = (uint32_t)((UINT64_C(1) << p->cbm_len) - 1);
 			e->mb[c][d] = emu_mb_to_hw(p, p->mb_max);
 		}
 	struct emu_group *root = group_new("", false);
@@ -189,7 +189,23 @@ struct emu_group *emu_group_of_closid(struct emu *e, unsigned closid)
 
 bool emu_closid_allocated(const struct emu *e, unsigned closid)
 {
-	return closid < e->prof.num_closids && !((e->ids.closid_free >> closid) & 1);
+	return closid < emu_closids(e) && !((e->ids.closid_free >> closid) & 1);
+}
+
+/* schemata_list_add(): a schema under CDP has half the resource's CLOSIDs. */
+unsigned emu_closids(const struct emu *e)
+{
+	return e->prof.cdp ? e->prof.num_closids / 2 : e->prof.num_closids;
+}
+
+bool emu_has_mb(const struct emu *e)
+{
+	return !(e->prof.cdp && e->prof.mb_kind == EMU_MB_MPAM);
+}
+
+uint32_t *emu_cbm(struct emu *e, bool code, unsigned closid, unsigned d)
+{
+	return code && e->prof.cdp ? &e->l3_code[closid][d] : &e->l3[closid][d];
 }
 
 static void append(struct emu_group **head, struct emu_group *g)

@@ -134,9 +134,11 @@ struct emu {
 	struct emu_options opt;
 	const struct config *config; /* the -c file, NULL without one */
 	struct emu_status status;
-	struct emu_group *groups; /* CTRL_MON groups, the default group first */
-	uint32_t l3[EMU_MAX_CLOSIDS][EMU_MAX_DOMAINS];
-	uint32_t mb[EMU_MAX_CLOSIDS][EMU_MAX_DOMAINS]; /* hardware values (see emu_mb_to_hw) */
+	struct emu_group *groups;			    /* CTRL_MON groups, the default group first */
+	uint32_t l3[EMU_MAX_CLOSIDS][EMU_MAX_DOMAINS];	    /* the L3 CBMs; with CDP, the data ones */
+	uint32_t l3_code[EMU_MAX_CLOSIDS][EMU_MAX_DOMAINS]; /* with CDP, the code ones */
+	bool io_alloc;					    /* io_alloc enabled: it holds emu_io_alloc_closid() */
+	uint32_t mb[EMU_MAX_CLOSIDS][EMU_MAX_DOMAINS];	    /* hardware values (see emu_mb_to_hw) */
 	struct emu_ids ids;
 	struct emu_task *tasks;
 	size_t task_count, task_cap;
@@ -174,6 +176,13 @@ struct emu_group *emu_find_mon(struct emu_group *ctrl, const char *name);
 /* The CTRL_MON group holding a CLOSID, NULL if it is free. */
 struct emu_group *emu_group_of_closid(struct emu *e, unsigned closid);
 bool emu_closid_allocated(const struct emu *e, unsigned closid);
+/* closids_supported(): the smallest CLOSID count of the schemata, halved for the L3 under CDP. */
+unsigned emu_closids(const struct emu *e);
+/* Whether MB is a schema: not on MPAM under CDP (mpam_resctrl.c resctrl_arch_set_cdp_enabled: "The
+ * mbw_max feature can't hide cdp as it's a per-partid maximum", so MBA is no longer alloc_capable). */
+bool emu_has_mb(const struct emu *e);
+/* A CLOSID's L3 CBM in a domain: the code one with CDP when `code`, else the data (or only) one. */
+uint32_t *emu_cbm(struct emu *e, bool code, unsigned closid, unsigned d);
 
 /* mkdir at the root and in a mon_groups directory, rmdir of either: 0 or -errno, with the kernel's
  * last_cmd_status messages. */
