@@ -7,8 +7,8 @@
 #include <string.h>
 
 #include "backends/contracts/control.h"
-#include "backends/shared/domain_limits.h"
 #include "core/base/clock.h"
+#include "core/engine/domain_limits.h"
 #include "core/engine/registry.h"
 
 /* A long list of thread ids is cut in the text output; JSON keeps every write. */

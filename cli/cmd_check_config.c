@@ -23,7 +23,7 @@ static void check_config_usage(FILE *out)
 		     "exits 1. Warnings go to stderr and do not make a file invalid.\n"
 		     "\n"
 		     "With --host, a valid file is also tried against this host, writing nothing: the\n"
-		     "control the file names (resctrl, mmio, sim) is opened and probed (on MMIO without\n"
+		     "control the file names (its backend) is opened and probed (on MMIO without\n"
 		     "disturbing a running mpamd), no partition is opened, and for each partition it\n"
 		     "prints whether the hardware takes its limits (and why not), how each limit is\n"
 		     "rounded (mb_max 25 -> 20 (step 10)), and every write mpamd would make: mkdir of the\n"

@@ -77,7 +77,7 @@ static bool is_array_of_strings(json_t *v)
 	return true;
 }
 
-/* ["mmio", "perf"] as "mmio, perf"; [] as "-". */
+/* ["a", "b"] as "a, b"; [] as "-". */
 static char *strings_joined(json_t *v)
 {
 	size_t len = 2;
@@ -479,9 +479,9 @@ static const struct ctl_cli_command cli_commands[] = {
 	  "changed in place (goals) or removed and added again (partid, cgroup, vm, pids...); the others\n"
 	  "keep running untouched. An invalid file changes nothing: each finding is printed as\n"
 	  "FILE:LINE: error: ... (with --json, in \"messages\"). Keys that need the backend opened again\n"
-	  "(backend, monitor, resctrl_root, group_prefix, socket, cgroup_root, [msc], [sim], [pmu]) are\n"
-	  "refused: restart mpamd for them. The running VMs' partitions stay. Needs root or the control\n"
-	  "socket's group.",
+	  "(backend, monitor, resctrl_root, group_prefix, socket, cgroup_root, [msc] and the sections the\n"
+	  "backends add, such as [pmu]) are refused: restart mpamd for them. The running VMs' partitions\n"
+	  "stay. Needs root or the control socket's group.",
 	  0, 0, print_reload },
 	{ "metrics", "",
 	  "Print mpamd's metrics in the Prometheus text format 0.0.4, as mpamd writes them (see mpamctl(8)\n"

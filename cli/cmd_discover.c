@@ -1,10 +1,11 @@
 /* mpamctl discover: probe the hardware (or the simulated host) a config names and print what it offers. */
+#include <errno.h>
 #include <getopt.h>
 #include <jansson.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-#include "backends/resctrl/resctrl_ops.h"
 #include "cli/capacity_hint.h"
 #include "cli/mpamctl.h"
 #include "core/base/clock.h"
@@ -16,7 +17,7 @@
 static void discover_usage(FILE *out)
 {
 	fprintf(out, "Usage: mpamctl discover [--backend NAME] -c FILE [--record FILE.csv] [--json]\n"
-		     "       mpamctl discover --resctrl-root DIR [--json]\n"
+		     "       mpamctl discover [--backend NAME] --resctrl-root DIR [--json]\n"
 		     "\n"
 		     "Probe the hardware the configuration describes, without changing any limit, and print\n"
 		     "its capabilities: PARTIDs, PMGs, each MSC with its RIS, bandwidth controls and their\n"
@@ -28,144 +29,65 @@ static void discover_usage(FILE *out)
 		     "\n"
 		     "Options:\n"
 		     "  -c, --config FILE        configuration naming the backend and its hardware\n"
-		     "  -b, --backend NAME       resctrl | mmio | sim, replacing the file's backend key\n"
+		     "  -b, --backend NAME       one of the backends below, replacing the file's backend key\n"
 		     "  -r, --resctrl-root DIR   probe a resctrl tree directly, without a configuration\n"
-		     "                           (a mount, or a directory copied from a real host)\n"
+		     "                           (a mount, or a directory copied from a real host): the\n"
+		     "                           backend (the default, or --backend's) alone on DIR\n"
 		     "  -R, --record FILE.csv    an mpamd record file of this host: the most each domain\n"
 		     "                           carried in it is the capacity suggested where the hardware\n"
 		     "                           does not tell (a lower bound: record a loaded host)\n"
 		     "  -j, --json               print JSON\n"
-		     "  -h, --help               show this help\n");
+		     "  -h, --help               show this help\n"
+		     "\n"
+		     "Backends (the first is the default):\n");
+	engine_registry_print_controls(&engine_registry_default, out, "  ");
 }
 
-static const char *yes_no(json_t *v)
+/* The description as the control prints it for people, or as JSON. */
+static void print_description(const struct control_ops *ops, json_t *d, bool json)
 {
-	return json_is_true(v) ? "yes" : "no";
-}
-
-static long long num(json_t *obj, const char *key)
-{
-	return (long long)json_integer_value(json_object_get(obj, key));
-}
-
-static void print_ris(json_t *ris)
-{
-	json_t *bw = json_object_get(ris, "bandwidth");
-	json_t *ctr = json_object_get(ris, "counter");
-
-	printf("  RIS %lld:", num(ris, "index"));
-	if (bw)
-		printf(" bandwidth BWA_WD %lld (granularity %lld%%, minimum %lld%%, MIN %s, MAX %s);",
-		       num(bw, "bwa_wd"), num(bw, "granularity_pct"), num(bw, "min_bandwidth_pct"),
-		       yes_no(json_object_get(bw, "has_min")), yes_no(json_object_get(bw, "has_max")));
-	else
-		printf(" no bandwidth controls;");
-	printf(" CPBM %lld bits; %lld MBWU monitors", num(ris, "cpbm_wd"), num(ris, "monitors"));
-	if (ctr)
-		printf(", %lld-bit counters (scale %lld)", num(ctr, "bits"), num(ctr, "scale"));
-	putchar('\n');
-}
-
-/* "  quirk T241-MPAM-6 (MBWU counters count 64-byte units): values and overflows are multiplied by 64" */
-static void print_quirk(json_t *q)
-{
-	printf("  quirk %s (%s): %s%s\n", json_string_value(json_object_get(q, "name")),
-	       json_string_value(json_object_get(q, "erratum")),
-	       json_is_true(json_object_get(q, "applied")) ? "" : "not applied, ",
-	       json_string_value(json_object_get(q, "action")));
-}
-
-/* Who clears NRDY, as discover says it: mpamd honours the bit either way. */
-static const char *nrdy_text(const char *nrdy)
-{
-	if (!nrdy || !strcmp(nrdy, "not probed"))
-		return "not probed";
-	return !strcmp(nrdy, "software") ? "software-managed (cleared by zeroing the counter)" : "hardware-managed";
-}
-
-static void print_text(const char *backend, json_t *d)
-{
-	json_t *mscs = json_object_get(d, "mscs");
-	size_t i;
-	json_t *msc;
-
-	printf("backend %s: %lld PARTIDs, %lld PMGs, %zu MSCs, bandwidth granularity %lld%%, %lld monitors per MSC\n",
-	       backend, num(d, "partids"), num(d, "pmgs"), json_array_size(mscs), num(d, "bandwidth_granularity_pct"),
-	       num(d, "monitors_per_msc"));
-	json_array_foreach(mscs, i, msc) {
-		printf("msc %s at %s (%lld bytes): MPAM v%s, PARTID_MAX %lld, PMG_MAX %lld, IIDR %s, ESR %s, NRDY %s\n",
-		       json_string_value(json_object_get(msc, "name")), json_string_value(json_object_get(msc, "base")),
-		       num(msc, "size"), json_string_value(json_object_get(msc, "architecture")),
-		       num(msc, "partid_max"), num(msc, "pmg_max"), json_string_value(json_object_get(msc, "iidr")),
-		       yes_no(json_object_get(msc, "esr")), nrdy_text(json_string_value(json_object_get(msc, "nrdy"))));
-		size_t j;
-		json_t *item;
-		json_array_foreach(json_object_get(msc, "quirks"), j, item)
-			print_quirk(item);
-		json_array_foreach(json_object_get(msc, "ris"), j, item)
-			print_ris(item);
-	}
-}
-
-static void print_resctrl_text(json_t *d)
-{
-	json_t *mb = json_object_get(d, "MB"), *mon = json_object_get(d, "monitoring");
-	const char *caches[] = { "L3", "L2" };
-
-	const char *io_alloc = json_string_value(json_object_get(d, "io_alloc"));
-
-	printf("resctrl at %s%s: %lld CLOSIDs%s%s%s\n", json_string_value(json_object_get(d, "root")),
-	       json_is_true(json_object_get(d, "resctrl_mount")) ? "" : " (not a resctrl mount)", num(d, "num_closids"),
-	       json_is_true(json_object_get(d, "debug")) ? ", debug (ctrl_hw_id)" : "", io_alloc ? ", io_alloc " : "",
-	       io_alloc ? io_alloc : "");
-	for (size_t i = 0; i < 2; i++) {
-		json_t *c = json_object_get(d, caches[i]);
-		if (json_is_object(c))
-			printf("  %s: %lld-bit CBM (mask %s), min %lld bits, shareable %s, sparse masks %s%s, %lld "
-			       "domains\n",
-			       json_string_value(json_object_get(c, "name")), num(c, "cbm_bits"),
-			       json_string_value(json_object_get(c, "cbm_mask")), num(c, "min_cbm_bits"),
-			       json_string_value(json_object_get(c, "shareable_bits")),
-			       yes_no(json_object_get(c, "sparse_masks")),
-			       json_is_true(json_object_get(c, "cdp")) ? ", CDP" : "", num(c, "domains"));
-	}
-	if (json_is_object(mb)) {
-		/* AMD and MPAM have no thread_throttle_mode file. */
-		const char *throttle = json_string_value(json_object_get(mb, "thread_throttle_mode"));
-		printf("  MB: %s, step %lld, minimum %lld, max %lld, delay %s, throttle %s, %lld domains\n",
-		       json_string_value(json_object_get(mb, "units")), num(mb, "bandwidth_gran"),
-		       num(mb, "min_bandwidth"), num(mb, "max_value"),
-		       json_is_true(json_object_get(mb, "delay_linear")) ? "linear" : "non-linear",
-		       throttle && throttle[0] ? throttle : "not shown", num(mb, "domains"));
-	}
-	if (json_is_object(mon)) {
-		const char *mode = json_string_value(json_object_get(mon, "mbm_assign_mode"));
-		const char *res = json_string_value(json_object_get(mon, "resource"));
-		printf("  %s_MON: %lld RMIDs; mbm_total_bytes %s, mbm_local_bytes %s, llc_occupancy %s; %zu "
-		       "domains%s%s\n",
-		       res ? res : "?", num(mon, "num_rmids"), yes_no(json_object_get(mon, "mbm_total_bytes")),
-		       yes_no(json_object_get(mon, "mbm_local_bytes")), yes_no(json_object_get(mon, "llc_occupancy")),
-		       json_array_size(json_object_get(mon, "domains")), mode && *mode ? "; counter assignment " : "",
-		       mode ? mode : "");
-	}
-}
-
-static int discover_root(const char *root, bool json)
-{
-	struct err err = { "" };
-	json_t *d = resctrl_describe_root(root, &err);
-
-	if (!d) {
-		fprintf(stderr, "mpamctl discover: %s\n", err.text);
-		return EXIT_FAILED;
-	}
-	json_object_set_new(d, "backend", json_string("resctrl"));
-	if (json)
+	if (json || !ops->describe_print)
 		json_dumpf(d, stdout, JSON_INDENT(2) | JSON_SORT_KEYS), putchar('\n');
 	else
-		print_resctrl_text(d);
-	json_decref(d);
-	return EXIT_OK;
+		ops->describe_print(d, stdout);
+}
+
+/* The control alone, opened on a configuration of defaults whose resctrl_root is `root`, described. */
+static int discover_root(const char *root, const struct config_overrides *overrides, bool json)
+{
+	struct diag_list diags;
+	struct config *config = NULL;
+	struct err err = { "" };
+	diag_list_init(&diags, "--resctrl-root");
+	int r = config_load_string("", engine_default_schema(), overrides, &config, &diags);
+	if (r < 0) /* its warning that nothing would be managed is no news here */
+		diag_print(&diags, stderr);
+	diag_list_fini(&diags);
+	if (r < 0)
+		return EXIT_FAILED;
+	char *copy = strdup(root);
+	const struct control_ops *ops = engine_registry_control(&engine_registry_default, config->global.backend);
+	struct control *control = NULL;
+	struct clock clock;
+	clock_init_monotonic(&clock);
+	if (!copy)
+		r = err_set(&err, -ENOMEM, "out of memory");
+	else {
+		free(config->global.resctrl_root);
+		config->global.resctrl_root = copy;
+		r = ops->open(config, &clock, &control, &err);
+	}
+	if (r < 0) {
+		fprintf(stderr, "mpamctl discover: %s\n", err.text);
+	} else {
+		json_t *d = ops->describe(control);
+		json_object_set_new(d, "backend", json_string(ops->name));
+		print_description(ops, d, json);
+		json_decref(d);
+		ops->free(control);
+	}
+	config_free(config);
+	return r < 0 ? EXIT_FAILED : EXIT_OK;
 }
 
 /* The capacity hint, into the description (JSON) or after it (text). */
@@ -206,13 +128,11 @@ static int discover(const char *path, const struct config_overrides *overrides, 
 		fprintf(stderr, "mpamctl discover: %s\n", err.text);
 	} else {
 		json_t *d = composition_describe(&hw);
-		if (!json && json_object_get(d, "root")) /* resctrl describes its mount */
-			print_resctrl_text(d);
-		else if (!json)
-			print_text(hw.control_ops->name, d);
+		if (!json)
+			print_description(hw.control_ops, d, false);
 		r = add_capacity(&hw, record, json, d);
 		if (r == 0 && json)
-			json_dumpf(d, stdout, JSON_INDENT(2) | JSON_SORT_KEYS), putchar('\n');
+			print_description(hw.control_ops, d, true);
 		json_decref(d);
 		composition_close(&hw);
 	}
@@ -276,5 +196,5 @@ int cmd_discover(int argc, char **argv, const struct ctl_options *opts)
 		return EXIT_USAGE;
 	}
 	log_setup("mpamctl", LOG_LEVEL_ERROR, false);
-	return root ? discover_root(root, json) : discover(path, &overrides, record, json);
+	return root ? discover_root(root, &overrides, json) : discover(path, &overrides, record, json);
 }

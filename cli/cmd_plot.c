@@ -1,7 +1,6 @@
 /* mpamctl plot FILE.csv -o OUT.svg|OUT.png: draw a record file. */
-#include <errno.h>
 #include <getopt.h>
-#include <math.h>
+#include <float.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +11,7 @@
 #include "cli/plot.h"
 #include "cli/record_read.h"
 #include "core/base/error.h"
+#include "core/base/parse.h"
 #include "core/base/rfc3339.h"
 
 static void plot_usage(FILE *out)
@@ -46,21 +46,6 @@ __attribute__((format(printf, 1, 2))) static int usage_error(const char *fmt, ..
 	return EXIT_USAGE;
 }
 
-/* Seconds: a plain decimal number >= 0. */
-static bool parse_seconds(const char *s, double *ret)
-{
-	char *end;
-
-	if (!*s || strspn(s, "0123456789.eE+-") != strlen(s) || !(s[0] >= '0' && s[0] <= '9'))
-		return false;
-	errno = 0;
-	double v = strtod(s, &end);
-	if (*end || errno == ERANGE || !isfinite(v))
-		return false;
-	*ret = v;
-	return true;
-}
-
 /* --from or --to: seconds on the file's time line, or a wall-clock time to place on it once the
  * file is read. */
 struct time_arg {
@@ -73,7 +58,7 @@ struct time_arg {
 static bool parse_time_arg(const char *s, struct time_arg *ret)
 {
 	*ret = (struct time_arg){ .text = s };
-	if (parse_seconds(s, &ret->seconds))
+	if (parse_real(s, 0, DBL_MAX, &ret->seconds, NULL) == 0)
 		return true;
 	ret->wall = true;
 	return rfc3339_parse_ms(s, &ret->wall_ms, NULL) == 0;

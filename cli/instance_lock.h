@@ -1,27 +1,31 @@
 /* One mpamd per piece of hardware. Before anything is touched, mpamd takes an exclusive lock for
- * every resource its configuration drives: the resctrl root it writes, and each MSC window it maps
- * (a simulated host is nobody else's and takes none). A second mpamd on the same hardware finds a
- * lock held, says which process holds it, and exits having changed nothing. The locks are flock(2)s
- * on files under INSTANCE_LOCK_DIR, so they go with the process, also with kill -9. */
+ * every resource the control and monitors its configuration composes claim (the contracts' `claims`,
+ * backends/contracts/claim.h): a resctrl mount, each MSC window mapped... A simulated host is nobody
+ * else's and takes none. A second mpamd on the same hardware finds a lock held, says which process
+ * holds it, and exits having changed nothing. The locks are flock(2)s on files under
+ * INSTANCE_LOCK_DIR, so they go with the process, also with kill -9. */
 #ifndef MPAMD_CLI_INSTANCE_LOCK_H
 #define MPAMD_CLI_INSTANCE_LOCK_H
 
 #include <stddef.h>
 
 #include "core/base/error.h"
-#include "core/config/model.h"
+#include "core/config/config.h"
+#include "core/engine/registry.h"
 
 #define INSTANCE_LOCK_DIR "/run/mpamd"
-#define INSTANCE_LOCK_MAX 66 /* the resctrl root and up to 64 MSCs, and room to spare */
+#define INSTANCE_LOCK_MAX (CONFIG_MAX_MSCS + 2) /* every MSC window, a mount, and room to spare */
 
 struct instance_lock {
 	int fds[INSTANCE_LOCK_MAX];
 	size_t count;
 };
 
-/* Takes every lock `config` needs under `dir` (created when missing). -EBUSY and err naming the
- * holder's pid and the resource when another process has one; nothing stays taken on failure. */
-int instance_lock_take(const struct config *config, const char *dir, struct instance_lock *ret, struct err *err);
+/* Takes a lock under `dir` (created when missing) for every resource `config` has `registry`'s control
+ * and monitors claim, once each. -EBUSY and err naming the holder's pid and the resource when another
+ * process has one; nothing stays taken on failure. */
+int instance_lock_take(const struct engine_registry *registry, const struct config *config, const char *dir,
+		       struct instance_lock *ret, struct err *err);
 void instance_lock_release(struct instance_lock *lock);
 
 #endif

@@ -43,31 +43,40 @@ struct daemon_args {
 
 static void usage(FILE *out)
 {
-	fprintf(out, "Usage: mpamd [-c FILE] [OPTIONS]\n"
-		     "\n"
-		     "Memory-bandwidth and cache QoS manager: programs each partition's limits, measures what\n"
-		     "it uses every interval_ms, adjusts the limits with its policies, and records it.\n"
-		     "SIGHUP reloads the configuration (an invalid file keeps the running one) and reopens\n"
-		     "the record file; SIGTERM and SIGINT stop, leaving the limits in place unless\n"
-		     "--reset-on-exit.\n"
-		     "\n"
-		     "Options:\n"
-		     "  -c, --config FILE      configuration file (see mpamd.ini(5)); default " DEFAULT_CONFIG_PATH "\n"
-		     "  -b, --backend NAME     resctrl | mmio | sim, replacing the file's backend key\n"
-		     "  -f, --foreground       log to stderr (default: syslog)\n"
-		     "  -n, --ticks N          stop after N ticks (default: run until SIGINT or SIGTERM)\n"
-		     "  -r, --record FILE      append the per-tick CSV record to FILE (replaces the record key)\n"
-		     "      --sim-clock        with backend sim: run ticks back to back on simulated time\n"
-		     "  -p, --print-every N    print a table of every partition each N ticks to stdout\n"
-		     "  -s, --socket PATH      control socket (default: the socket key, /run/mpamd/mpamd.sock)\n"
-		     "      --no-socket        run without a control socket\n"
-		     "      --pid-file PATH    write the process id to PATH (refused while a live mpamd owns it)\n"
-		     "      --reset-on-exit    remove every limit when stopping\n"
-		     "  -l, --log-level LEVEL  error | warning | info | debug (default info)\n"
-		     "  -h, --help             show this help\n"
-		     "  -V, --version          show the version\n"
-		     "\n"
-		     "Exit status: 0 after a clean stop, 1 on a runtime failure, 2 on a usage or config error.\n");
+	char simulated[96];
+
+	engine_registry_simulated_names(&engine_registry_default, simulated, sizeof(simulated));
+	fprintf(out,
+		"Usage: mpamd [-c FILE] [OPTIONS]\n"
+		"\n"
+		"Memory-bandwidth and cache QoS manager: programs each partition's limits, measures what\n"
+		"it uses every interval_ms, adjusts the limits with its policies, and records it.\n"
+		"SIGHUP reloads the configuration (an invalid file keeps the running one) and reopens\n"
+		"the record file; SIGTERM and SIGINT stop, leaving the limits in place unless\n"
+		"--reset-on-exit.\n"
+		"\n"
+		"Options:\n"
+		"  -c, --config FILE      configuration file (see mpamd.ini(5)); default " DEFAULT_CONFIG_PATH "\n"
+		"  -b, --backend NAME     one of the backends below, replacing the file's backend key\n"
+		"  -f, --foreground       log to stderr (default: syslog)\n"
+		"  -n, --ticks N          stop after N ticks (default: run until SIGINT or SIGTERM)\n"
+		"  -r, --record FILE      append the per-tick CSV record to FILE (replaces the record key)\n"
+		"      --sim-clock        with backend %s: run ticks back to back on simulated time\n"
+		"  -p, --print-every N    print a table of every partition each N ticks to stdout\n"
+		"  -s, --socket PATH      control socket (default: the socket key, /run/mpamd/mpamd.sock)\n"
+		"      --no-socket        run without a control socket\n"
+		"      --pid-file PATH    write the process id to PATH (refused while a live mpamd owns it)\n"
+		"      --reset-on-exit    remove every limit when stopping\n"
+		"  -l, --log-level LEVEL  error | warning | info | debug (default info)\n"
+		"  -h, --help             show this help\n"
+		"  -V, --version          show the version\n"
+		"\n"
+		"Backends (the backend key; the first is the default):\n",
+		simulated);
+	engine_registry_print_controls(&engine_registry_default, out, "  ");
+	fprintf(out, "\nMonitors (the monitor key; auto takes the first that can measure beside the backend):\n");
+	engine_registry_print_monitors(&engine_registry_default, out, "  ");
+	fprintf(out, "\nExit status: 0 after a clean stop, 1 on a runtime failure, 2 on a usage or config error.\n");
 }
 
 static int parse_count(const char *opt, const char *value, uint64_t max, uint64_t *ret)
@@ -233,7 +242,7 @@ static int run(struct daemon_args *a, struct config *config)
 	opts.socket_path = a->no_socket ? NULL : (a->socket_path ? a->socket_path : config->global.socket);
 	opts.socket_gid = socket_group();
 	struct instance_lock lock;
-	if (instance_lock_take(config, INSTANCE_LOCK_DIR, &lock, &err) < 0) {
+	if (instance_lock_take(&engine_registry_default, config, INSTANCE_LOCK_DIR, &lock, &err) < 0) {
 		log_error("%s", err.text);
 		config_free(config);
 		return EXIT_FAILED;

@@ -1,11 +1,10 @@
 #include "cli/record_read.h"
 
 #include <errno.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/base/rfc3339.h"
+#include "core/report/record_columns.h"
 
 /* Limits that keep a damaged file from taking all memory or time. */
 #define RECORD_MAX_BYTES  (1u << 20) /* one record (line), quotes included */
@@ -148,53 +147,69 @@ static int csv_read(struct csv *csv, struct err *err)
 	}
 }
 
-/* ---- columns ---- */
+/* "FILE:LINE: " before what core/report/record_columns.c said (err_prefix would cut a long path). */
+static int located(const struct csv *csv, int r, struct err *err)
+{
+	char what[ERR_TEXT_MAX];
 
-enum column {
-	COL_T_MS,
-	COL_PARTITION,
-	COL_MBPS,
-	COL_MB_MAX,
-	COL_MB_MIN,
-	COL_VALID,
-	COL_ESTIMATED,
-	COL_EVENT,
-	COL_SIM,
-	COL_DOMAIN,
-	COL_GUARANTEE,
-	COL_TARGET,
-	COL_TIME,
-	COL_COUNT,
-	COL_REQUIRED = COL_MB_MIN + 1, /* the first COL_REQUIRED columns must be present */
-	COL_IGNORED = -1,
-};
+	if (!err)
+		return r;
+	memcpy(what, err->text, sizeof(what));
+	return err_set(err, r, "%s:%lu: %s", csv->name, csv->start, what);
+}
 
-static const char *const column_names[COL_COUNT] = {
-	"t_ms",	 "partition", "mbps",	"mb_max",	  "mb_min",	 "valid", "estimated",
-	"event", "sim_mbps",  "domain", "guarantee_mbps", "target_mbps", "time",
-};
+/* ---- columns (core/report/record_columns.h) ---- */
 
-static const unsigned column_flags[COL_COUNT] = {
-	[COL_VALID] = RECORD_HAS_VALID,	  [COL_ESTIMATED] = RECORD_HAS_ESTIMATED,
-	[COL_EVENT] = RECORD_HAS_EVENT,	  [COL_SIM] = RECORD_HAS_SIM,
-	[COL_DOMAIN] = RECORD_HAS_DOMAIN, [COL_GUARANTEE] = RECORD_HAS_GUARANTEE,
-	[COL_TARGET] = RECORD_HAS_TARGET, [COL_TIME] = RECORD_HAS_TIME,
+#define COL_IGNORED (-1)
+
+/* What the file has, for the caller. */
+static const unsigned column_flags[RECORD_COL_COUNT] = {
+	[RECORD_COL_VALID] = RECORD_HAS_VALID,	      [RECORD_COL_ESTIMATED] = RECORD_HAS_ESTIMATED,
+	[RECORD_COL_EVENT] = RECORD_HAS_EVENT,	      [RECORD_COL_SIM_MBPS] = RECORD_HAS_SIM,
+	[RECORD_COL_DOMAIN] = RECORD_HAS_DOMAIN,      [RECORD_COL_GUARANTEE_MBPS] = RECORD_HAS_GUARANTEE,
+	[RECORD_COL_TARGET_MBPS] = RECORD_HAS_TARGET, [RECORD_COL_TIME] = RECORD_HAS_TIME,
 };
+/* Nothing here uses them: left unchecked, as a column of no name the table knows is. */
+#define COLUMNS_IGNORED RECORD_COL_BIT(RECORD_COL_IPC)
 
 struct reader {
 	struct csv csv;
 	struct record_file *file;
-	int *roles; /* per header field: enum column or COL_IGNORED */
+	int *roles; /* per header field: enum record_col or COL_IGNORED */
 	size_t header_count;
 	long last_partition;
 	size_t samples_cap;
 };
 
+/* The header's fields by their names, as the record's columns declare them. */
+static int read_layout(struct reader *rd, struct err *err)
+{
+	struct csv *csv = &rd->csv;
+	struct record_layout layout;
+	const char **names = calloc(csv->count, sizeof(*names));
+
+	if (!names)
+		return err_set(err, -ENOMEM, "%s: out of memory", csv->name);
+	for (size_t i = 0; i < csv->count; i++)
+		names[i] = csv_field(csv, i);
+	int r = record_layout_read(&layout, names, csv->count, 0, err);
+	free(names);
+	if (r < 0)
+		return located(csv, r, err);
+	for (size_t i = 0; i < csv->count; i++)
+		rd->roles[i] = COL_IGNORED;
+	for (int c = 0; c < RECORD_COL_COUNT; c++) {
+		if (layout.at[c] < 0 || (COLUMNS_IGNORED & RECORD_COL_BIT(c)))
+			continue;
+		rd->roles[layout.at[c]] = c;
+		rd->file->columns |= column_flags[c];
+	}
+	return 0;
+}
+
 static int read_header(struct reader *rd, struct err *err)
 {
 	struct csv *csv = &rd->csv;
-	size_t where[COL_COUNT];
-	char missing[256] = "";
 	int r = csv_read(csv, err);
 
 	if (r < 0)
@@ -205,63 +220,7 @@ static int read_header(struct reader *rd, struct err *err)
 	rd->roles = calloc(csv->count, sizeof(*rd->roles));
 	if (!rd->roles)
 		return err_set(err, -ENOMEM, "%s: out of memory", csv->name);
-	for (size_t c = 0; c < COL_COUNT; c++)
-		where[c] = SIZE_MAX;
-	for (size_t i = 0; i < csv->count; i++) {
-		rd->roles[i] = COL_IGNORED;
-		for (size_t c = 0; c < COL_COUNT; c++) {
-			if (strcmp(csv_field(csv, i), column_names[c]))
-				continue;
-			if (where[c] != SIZE_MAX)
-				return err_set(err, -EINVAL, "%s:%lu: column '%s' appears twice", csv->name, csv->start,
-					       column_names[c]);
-			where[c] = i;
-			rd->roles[i] = (int)c;
-			rd->file->columns |= column_flags[c];
-		}
-	}
-	for (size_t c = 0; c < COL_REQUIRED; c++) {
-		if (where[c] == SIZE_MAX) {
-			size_t len = strlen(missing);
-			snprintf(missing + len, sizeof(missing) - len, "%s'%s'", len ? ", " : "", column_names[c]);
-		}
-	}
-	if (missing[0])
-		return err_set(err, -EINVAL, "%s:%lu: missing required column%s %s", csv->name, csv->start,
-			       strchr(missing, ',') ? "s" : "", missing);
-	return 0;
-}
-
-/* A decimal number >= 0, optionally with a fraction and an exponent: no sign, no blanks, no hex,
- * no inf or nan. */
-static bool parse_number(const char *s, double *ret)
-{
-	char *end;
-
-	if (!*s || strspn(s, "0123456789.eE+-") != strlen(s) || !(s[0] >= '0' && s[0] <= '9'))
-		return false;
-	errno = 0;
-	double v = strtod(s, &end);
-	if (*end || errno == ERANGE || !isfinite(v))
-		return false;
-	*ret = v;
-	return true;
-}
-
-static bool parse_count(const char *s, uint64_t *ret)
-{
-	uint64_t v = 0;
-
-	if (!*s || strspn(s, "0123456789") != strlen(s))
-		return false;
-	for (; *s; s++) {
-		unsigned d = (unsigned)(*s - '0');
-		if (v > (UINT64_MAX - d) / 10)
-			return false;
-		v = v * 10 + d;
-	}
-	*ret = v;
-	return true;
+	return read_layout(rd, err);
 }
 
 static int intern(struct reader *rd, char ***names, size_t *count, size_t first, const char *name, unsigned *ret,
@@ -288,84 +247,71 @@ static int intern(struct reader *rd, char ***names, size_t *count, size_t first,
 	return 0;
 }
 
-static int bad_field(struct reader *rd, int col, const char *value, const char *want, struct err *err)
-{
-	return err_set(err, -EINVAL, "%s:%lu: bad value in column %s: '%.40s'%s (%s)", rd->csv.name, rd->csv.start,
-		       column_names[col], value, strlen(value) > 40 ? "..." : "", want);
-}
-
 static int parse_field(struct reader *rd, int col, const char *s, struct record_sample *out, struct err *err)
 {
 	struct record_file *file = rd->file;
-	double v;
+	struct record_value v;
 
+	if (col == COL_IGNORED)
+		return 0;
+	int r = record_field_parse(col, s, &v, err);
+	if (r < 0)
+		return located(&rd->csv, r, err);
 	switch (col) {
-	case COL_T_MS:
-		if (!parse_count(s, &out->t_ms))
-			return bad_field(rd, col, s, "want milliseconds, a whole number", err);
+	case RECORD_COL_T_MS:
+		out->t_ms = v.ms;
 		return 0;
-	case COL_TIME:
-		if (rfc3339_parse_ms(s, &out->time_ms, NULL) < 0)
-			return bad_field(rd, col, s, "want an RFC 3339 time such as 2026-12-03T10:15:42.123Z", err);
+	case RECORD_COL_TIME:
+		out->time_ms = v.time_ms;
 		return 0;
-	case COL_PARTITION:
-		if (!*s)
-			return err_set(err, -EINVAL, "%s:%lu: empty partition name", rd->csv.name, rd->csv.start);
+	case RECORD_COL_PARTITION:
 		if (rd->last_partition >= 0 && !strcmp(file->partitions[rd->last_partition], s)) {
 			out->partition = (unsigned)rd->last_partition;
 			return 0;
 		}
-		int r = intern(rd, &file->partitions, &file->partition_count, 0, s, &out->partition, "partitions", err);
+		r = intern(rd, &file->partitions, &file->partition_count, 0, s, &out->partition, "partitions", err);
 		if (r == 0)
 			rd->last_partition = out->partition;
 		return r;
-	case COL_DOMAIN:
-		if (!*s || !strcmp(s, "*")) {
+	case RECORD_COL_DOMAIN:
+		if (record_domain_is_total(s)) {
 			out->domain = 0;
 			return 0;
 		}
 		return intern(rd, &file->domains, &file->domain_count, 1, s, &out->domain, "domains", err);
-	case COL_MB_MAX:
-	case COL_MB_MIN:
-		if (!*s) { /* no limit was in force: not 0% (both empty, checked once the row is read) */
+	case RECORD_COL_MB_MAX:
+	case RECORD_COL_MB_MIN:
+		/* empty: no limit was in force, not 0% (both empty, checked once the row is read) */
+		if (v.empty)
 			out->flags |= RECORD_NO_LIMITS;
-			*(col == COL_MB_MAX ? &out->mb_max : &out->mb_min) = -1;
-			return 0;
-		}
-		if (!parse_number(s, &v) || v > 100)
-			return bad_field(rd, col, s, "want a percentage 0..100", err);
-		*(col == COL_MB_MAX ? &out->mb_max : &out->mb_min) = v;
+		*(col == RECORD_COL_MB_MAX ? &out->mb_max : &out->mb_min) = v.empty ? -1 : v.number;
 		return 0;
-	case COL_VALID:
-	case COL_ESTIMATED:
-		if (strcmp(s, "0") && strcmp(s, "1"))
-			return bad_field(rd, col, s, "want 0 or 1", err);
-		if (s[0] == '1')
-			out->flags |= col == COL_VALID ? RECORD_VALID : RECORD_ESTIMATED;
+	case RECORD_COL_VALID:
+	case RECORD_COL_ESTIMATED:
+		if (v.number)
+			out->flags |= col == RECORD_COL_VALID ? RECORD_VALID : RECORD_ESTIMATED;
 		return 0;
-	case COL_EVENT:
-		if (*s && !(out->event = strdup(s)))
+	case RECORD_COL_EVENT:
+		if (!v.empty && !(out->event = strdup(s)))
 			return err_set(err, -ENOMEM, "%s: out of memory", rd->csv.name);
 		return 0;
-	case COL_MBPS:
-	case COL_SIM:
-	case COL_GUARANTEE:
-	case COL_TARGET:
-		if (!*s)
+	case RECORD_COL_MBPS:
+	case RECORD_COL_SIM_MBPS:
+	case RECORD_COL_GUARANTEE_MBPS:
+	case RECORD_COL_TARGET_MBPS:
+		if (v.empty)
 			return 0; /* not measured, not set */
-		if (!parse_number(s, &v))
-			return bad_field(rd, col, s, "want MB/s, a number >= 0", err);
-		if (col == COL_MBPS) {
-			out->mbps = v;
+		if (col == RECORD_COL_MBPS) {
+			out->mbps = v.number;
 			out->flags |= RECORD_MBPS;
-		} else if (col == COL_SIM) {
-			out->sim_mbps = v;
+		} else if (col == RECORD_COL_SIM_MBPS) {
+			out->sim_mbps = v.number;
 			out->flags |= RECORD_SIM;
-		} else if (col == COL_GUARANTEE) {
-			out->guarantee_mbps = v;
+		} else if (col == RECORD_COL_GUARANTEE_MBPS) {
+			out->guarantee_mbps = v.number;
 			out->flags |= RECORD_GUARANTEE;
 		} else {
-			out->target_mbps = v;
+			out->target_mbps = v.number;
 			out->flags |= RECORD_TARGET;
 		}
 		return 0;
@@ -423,7 +369,8 @@ static int read_row(struct reader *rd, struct err *err)
 	}
 	if ((s->flags & RECORD_NO_LIMITS) && (s->mb_max >= 0 || s->mb_min >= 0)) {
 		free(s->event); /* one limit empty, the other not: not what mpamd writes */
-		return bad_field(rd, s->mb_max >= 0 ? COL_MB_MIN : COL_MB_MAX, "", "want a percentage 0..100", err);
+		int r = record_field_refused(s->mb_max >= 0 ? RECORD_COL_MB_MIN : RECORD_COL_MB_MAX, "", err);
+		return located(csv, r, err);
 	}
 	if (s->flags & RECORD_NO_LIMITS)
 		s->mb_max = s->mb_min = 0;

@@ -1,9 +1,8 @@
-/* Reading a record file (core/record.c) back: the product's strict reader.
+/* Reading a record file (core/report/record.c) back: the product's strict reader.
  *
- * Columns are found by their header names, in any order; unknown columns are ignored, so files
- * from later versions still read. Required: t_ms, partition, mbps, mb_max, mb_min. Optional:
- * time (RFC 3339, core/base/rfc3339.h), valid, estimated, event, sim_mbps, domain, guarantee_mbps,
- * target_mbps (and anything else).
+ * Columns are found by their header names, in any order, and their fields read, as the record's
+ * columns declare them (core/report/record_columns.h: t_ms, partition, mbps, mb_max and mb_min
+ * required); unknown columns are ignored, so files from later versions still read, and so is ipc.
  * Fields follow RFC 4180: a quoted field may hold commas, line breaks and doubled quotes.
  * Lines end in LF or CRLF. Any problem is an error naming FILE:LINE and what is wrong, but for one:
  * a row with fewer fields than the header is a row cut short (mpamd stopped while writing it; the

@@ -34,7 +34,6 @@ mpamd_layer(mpamd_config DIRS core/config DEPS mpamd_base LIBS PkgConfig::INIH P
 # The three contracts (headers) and what their implementations share.
 mpamd_layer(mpamd_contracts DIRS backends/contracts backends/shared DEPS mpamd_config SOURCES
   backends/shared/counter_pool.c
-  backends/shared/domain_limits.c
   backends/shared/partition_table.c
   backends/shared/threads.c)
 
@@ -44,6 +43,7 @@ mpamd_layer(mpamd_mpam DIRS backends/mpam SOURCES
 
 mpamd_layer(mpamd_mmio DIRS backends/mmio DEPS mpamd_contracts mpamd_mpam SOURCES
   backends/mmio/bus_devmem.c
+  backends/mmio/describe_print.c
   backends/mmio/kernel_mpam.c
   backends/mmio/mmio_control.c
   backends/mmio/monitor_mbwu.c
@@ -55,6 +55,7 @@ mpamd_layer(mpamd_mmio DIRS backends/mmio DEPS mpamd_contracts mpamd_mpam SOURCE
 
 mpamd_layer(mpamd_resctrl DIRS backends/resctrl DEPS mpamd_contracts LIBS PkgConfig::JANSSON SOURCES
   backends/resctrl/control_resctrl.c
+  backends/resctrl/describe_print.c
   backends/resctrl/files.c
   backends/resctrl/fs.c
   backends/resctrl/group.c
@@ -72,6 +73,8 @@ mpamd_layer(mpamd_sim DIRS backends/sim DEPS mpamd_mmio SOURCES
   backends/sim/decimal_text.c
   backends/sim/mb_curve.c
   backends/sim/msc_model.c
+  backends/sim/msc_model_config.c
+  backends/sim/msc_model_monitors.c
   backends/sim/sampler_sim.c
   backends/sim/sim_config.c
   backends/sim/sim_host.c
@@ -85,6 +88,7 @@ mpamd_layer(mpamd_cgroup DIRS backends/cgroup DEPS mpamd_contracts LIBS PkgConfi
   backends/cgroup/placement_match.c
   backends/cgroup/placement_source.c
   backends/cgroup/proc_connector.c
+  backends/cgroup/qemu_threads.c
   backends/cgroup/vm_scope.c)
 
 # PMU counters through perf_event_open: the event resolver over sysfs, groups, deltas.
@@ -108,20 +112,39 @@ mpamd_layer(mpamd_policies DIRS policies DEPS mpamd_config SOURCES
   policies/chain.c
   policies/escalate.c
   policies/guard.c
+  policies/guard_cut.c
+  policies/guard_heap.c
   policies/guard_ipc.c
+  policies/guard_minimum.c
+  policies/guard_victims.c
   policies/share.c
   policies/static.c
   policies/target.c)
 
 mpamd_layer(mpamd_ctl DIRS core/ctl DEPS mpamd_base LIBS PkgConfig::JANSSON SOURCES
   core/ctl/ctl_server.c
+  core/ctl/ctl_server_client.c
+  core/ctl/ctl_server_peer.c
+  core/ctl/ctl_server_socket.c
   core/ctl/proto.c
   core/ctl/reply_cache.c)
 
+# What formats and writes the engine's output: the record file, the Prometheus text and its textfile,
+# the event log. Below the engine, which hands it views of its state; the placement report metrics
+# show is the actuator contract's.
+mpamd_layer(mpamd_report DIRS core/report DEPS mpamd_contracts LIBS PkgConfig::JANSSON SOURCES
+  core/report/events.c
+  core/report/metrics.c
+  core/report/record.c
+  core/report/record_columns.c
+  core/report/record_out.c
+  core/report/textfile.c)
+
 # The one place that composes: controls, monitors, actuators, policies and the control socket.
 mpamd_layer(mpamd_engine DIRS core/engine
-  DEPS mpamd_mmio mpamd_resctrl mpamd_sim mpamd_cgroup mpamd_pmu mpamd_policies mpamd_ctl SOURCES
+  DEPS mpamd_mmio mpamd_resctrl mpamd_sim mpamd_cgroup mpamd_pmu mpamd_policies mpamd_ctl mpamd_report SOURCES
   core/engine/compose.c
+  core/engine/domain_limits.c
   core/engine/engine.c
   core/engine/engine_apply.c
   core/engine/engine_domains.c
@@ -137,12 +160,7 @@ mpamd_layer(mpamd_engine DIRS core/engine
   core/engine/engine_slots.c
   core/engine/engine_snapshot.c
   core/engine/engine_vms.c
-  core/engine/events.c
-  core/engine/metrics.c
-  core/engine/record.c
-  core/engine/record_out.c
-  core/engine/registry.c
-  core/engine/textfile.c)
+  core/engine/registry.c)
 
 # The programs on top.
 mpamd_layer(mpamd_cli DIRS cli DEPS mpamd_engine mpamd_perf LIBS PkgConfig::CAIRO PkgConfig::FONTCONFIG PkgConfig::NCURSES

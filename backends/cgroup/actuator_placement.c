@@ -172,11 +172,15 @@ static void placement_task_event(struct actuator *base, const struct task_event 
 	if (!a->placer || (ev->kind == TASK_EVENT_COMM && !a->with_vcpu))
 		return;
 	long slot = placement_match(a, ev);
+	/* A VM starts with its program: its scope (or cgroup) is found then, and its threads placed as they
+	 * come. */
+	if (slot < 0 && ev->kind == TASK_EVENT_EXEC && placement_follow(a, ev->tid))
+		slot = placement_match(a, ev);
 	if (slot < 0 || (seen && seen->slot == (size_t)slot))
 		return;
 	const struct placed *pl = &a->slots[slot];
 	if (pl->config->threads == THREADS_VCPU &&
-	    !placement_is_vcpu(ev->tid, ev->kind == TASK_EVENT_COMM ? ev->comm : NULL))
+	    !placement_takes_vcpu(a, (size_t)slot, ev->tid, ev->kind == TASK_EVENT_COMM ? ev->comm : NULL))
 		return;
 	uint64_t before = pl->status.placements;
 	place_one(a, (size_t)slot, ev->tid);
@@ -186,7 +190,8 @@ static void placement_task_event(struct actuator *base, const struct task_event 
 	}
 }
 
-/* How many open partitions have pids, and how many place vCPUs only: events skip what none needs. */
+/* How many open partitions have pids, place vCPUs only, have a cgroup or VM: events skip what none
+ * needs. */
 static void count_kinds(struct placement *a, const struct partition_config *p, bool opened)
 {
 	bool pids = p->pid_count > 0, vcpu = p->threads == THREADS_VCPU && (p->cgroup || p->vm || p->pid_count);
@@ -194,9 +199,11 @@ static void count_kinds(struct placement *a, const struct partition_config *p, b
 	if (opened) {
 		a->with_pids += pids;
 		a->with_vcpu += vcpu;
+		a->with_paths += p->vm || p->cgroup;
 	} else {
 		a->with_pids -= pids;
 		a->with_vcpu -= vcpu;
+		a->with_paths -= p->vm || p->cgroup;
 	}
 }
 

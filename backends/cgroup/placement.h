@@ -18,6 +18,7 @@ struct placed {
 	char *path;	  /* its cgroup or VM's scope as last found; NULL when not found (or it has none) */
 	size_t hierarchy; /* of path, in the actuator's tree */
 	bool told_missing;
+	bool told_unnamed; /* that a QEMU of it has no thread names (threads = vcpu) */
 	struct placement_status status;
 };
 
@@ -45,7 +46,7 @@ struct placement {
 	/* "HIERARCHY\tPATH" of every open partition's cgroup or scope -> its slot, kept as they move */
 	struct name_index paths;
 	unsigned hierarchy_users[CGROUP_HIERARCHIES]; /* partitions whose path is in hierarchy h */
-	size_t with_pids, with_vcpu;
+	size_t with_pids, with_vcpu, with_paths;
 	pid_t *ids; /* scratch for a reconcile */
 	size_t id_count, id_cap;
 	struct placement_recent recent[PLACEMENT_RECENT];
@@ -59,6 +60,12 @@ void placement_describe(struct placed *pl);
 /* Finds the partition's cgroup or VM scope (pl->path, pl->hierarchy; NULL path when there is none),
  * saying once when it goes missing and when it is back. */
 void placement_resolve(struct placement *a, size_t slot);
+/* The program `tid` has just executed, in no partition's cgroup as they are known: it may be a VM
+ * that started since the last reconcile (libvirt moves QEMU into the VM's scope, then executes it).
+ * When its cgroup is a VM's scope that a partition's vm names, or a partition's cgroup that was not
+ * there, that partition finds it now, so that the threads that follow are placed as they start.
+ * true when one did. */
+bool placement_follow(struct placement *a, pid_t tid);
 /* Every thread the partition holds now (its cgroup or scope and the cgroups below that are not
  * another partition's, every pid's threads; vCPUs only with threads = vcpu), sorted and distinct, in
  * a->ids. 0 or -ENOMEM. */
@@ -74,7 +81,9 @@ bool placement_path_taken(const struct placement *a, size_t h, const char *path)
 /* The open partition task `ev` belongs to: its cgroup's (the deepest partition cgroup holding it),
  * else the one whose pids hold its process. -1 when none, or the task is gone. */
 long placement_match(struct placement *a, const struct task_event *ev);
-/* Whether the thread's name is a vCPU's: `comm`, or else /proc/TID/comm. */
-bool placement_is_vcpu(pid_t tid, const char *comm);
+/* Whether partition `slot` (threads = vcpu) takes thread `tid` named `comm` (NULL: as /proc names it):
+ * a vCPU's, or any thread of a QEMU whose threads have no names (which the log says once per
+ * partition, with the fix). */
+bool placement_takes_vcpu(struct placement *a, size_t slot, pid_t tid, const char *comm);
 
 #endif

@@ -2,15 +2,14 @@
  * looked up with each of its parents in an index of the partitions' paths (the deepest partition
  * cgroup holding it wins), else the partition whose pids hold its process. One small read of /proc
  * per event. */
-#include <errno.h>
-#include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "backends/cgroup/placement.h"
+#include "backends/cgroup/qemu_threads.h"
+#include "core/base/log.h"
 
 static void path_key(char *key, size_t len, size_t h, const char *path)
 {
@@ -99,20 +98,18 @@ long placement_match(struct placement *a, const struct task_event *ev)
 	return slot >= 0 ? slot : match_pids(a, ev->tgid);
 }
 
-bool placement_is_vcpu(pid_t tid, const char *comm)
+bool placement_takes_vcpu(struct placement *a, size_t slot, pid_t tid, const char *comm)
 {
-	char path[64], name[TASK_COMM_LEN + 2];
+	struct placed *pl = &a->slots[slot];
+	enum qemu_thread kind = qemu_thread_kind(tid, comm);
 
-	if (comm)
-		return vm_vcpu_thread(comm);
-	snprintf(path, sizeof(path), "/proc/%d/comm", (int)tid);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	ssize_t n = read(fd, name, sizeof(name) - 1);
-	close(fd);
-	if (n <= 0)
-		return false;
-	name[n] = '\0';
-	return vm_vcpu_thread(name);
+	if (kind == QEMU_THREAD_UNNAMED && !pl->told_unnamed) {
+		pl->told_unnamed = true;
+		log_warning("partition %s: threads = vcpu, but the QEMU of thread %d runs without -name "
+			    "...,debug-threads=on, so its threads have no names and its vCPUs cannot be told apart: "
+			    "every thread of it is placed (start QEMU with -name guest=NAME,debug-threads=on, as "
+			    "libvirt does)",
+			    pl->config->name, (int)tid);
+	}
+	return kind != QEMU_THREAD_OTHER;
 }

@@ -114,6 +114,58 @@ void placement_resolve(struct placement *a, size_t slot)
 	pl->told_missing = !found;
 }
 
+/* The VM whose scope holds a task, by the task's /proc/TID/cgroup `text`: true and its name. */
+static bool task_vm(const struct cgroup_tree *t, const char *text, char *name, size_t len)
+{
+	char path[CGROUP_PATH_MAX];
+	char *save;
+
+	for (size_t h = 0; h < t->count; h++) {
+		if (cgroup_path_in(&t->hierarchies[h], text, path, sizeof(path)))
+			continue;
+		for (char *dir = strtok_r(path, "/", &save); dir; dir = strtok_r(NULL, "/", &save))
+			if (vm_scope_name(dir, true, name, len) || vm_scope_name(dir, false, name, len))
+				return true;
+	}
+	return false;
+}
+
+/* Whether the task is in cgroup `cgroup` or below it, in some hierarchy. */
+static bool task_below(const struct cgroup_tree *t, const char *text, const char *cgroup)
+{
+	char path[CGROUP_PATH_MAX];
+	size_t n = strlen(cgroup);
+
+	for (size_t h = 0; h < t->count; h++)
+		if (!cgroup_path_in(&t->hierarchies[h], text, path, sizeof(path)) && !strncmp(path, cgroup, n) &&
+		    (path[n] == '\0' || path[n] == '/'))
+			return true;
+	return false;
+}
+
+bool placement_follow(struct placement *a, pid_t tid)
+{
+	char text[4096], vm[VM_NAME_MAX + 1];
+	bool found = false;
+
+	if (!a->tree || !a->with_paths || cgroup_read_task(NULL, tid, text, sizeof(text)) < 0)
+		return false;
+	bool in_vm = task_vm(a->tree, text, vm, sizeof(vm));
+	for (size_t i = 0; i < a->slot_cap; i++) {
+		struct placed *pl = &a->slots[i];
+		const struct partition_config *p = pl->config;
+		/* A vm's scope may be new even when one was known: the VM has started again, with a new number. */
+		bool its_vm = p && p->vm && in_vm && !strcmp(p->vm, vm);
+		bool its_cgroup = p && p->cgroup && !pl->path && task_below(a->tree, text, p->cgroup);
+		if (!its_vm && !its_cgroup)
+			continue;
+		a->vms_scanned_ns = 0; /* the scope is newer than the last scan */
+		placement_resolve(a, i);
+		found = found || pl->path != NULL;
+	}
+	return found;
+}
+
 /* A cgroup below a partition's that is another partition's belongs to that one. */
 static bool other_partitions(void *ctx, size_t h, const char *path)
 {
@@ -141,15 +193,16 @@ static int add_pid_threads(struct placement *a, pid_t pid)
 }
 
 /* Sorted, each id once, and with threads = vcpu only the vCPUs. */
-static void sort_and_filter(struct placement *a, bool vcpu_only)
+static void sort_and_filter(struct placement *a, size_t slot)
 {
+	bool vcpu_only = a->slots[slot].config->threads == THREADS_VCPU;
 	size_t kept = 0;
 
 	thread_ids_sort(a->ids, a->id_count);
 	for (size_t i = 0; i < a->id_count; i++) {
 		if (kept && a->ids[kept - 1] == a->ids[i])
 			continue;
-		if (vcpu_only && !placement_is_vcpu(a->ids[i], NULL))
+		if (vcpu_only && !placement_takes_vcpu(a, slot, a->ids[i], NULL))
 			continue;
 		a->ids[kept++] = a->ids[i];
 	}
@@ -177,6 +230,6 @@ int placement_list(struct placement *a, size_t slot, struct err *err)
 		r = add_pid_threads(a, pl->config->pids[i]);
 	if (r < 0)
 		return err_set(err, r, "out of memory listing the threads of partition %s", pl->config->name);
-	sort_and_filter(a, pl->config->threads == THREADS_VCPU);
+	sort_and_filter(a, slot);
 	return 0;
 }

@@ -101,20 +101,6 @@ bool vm_scope_name(const char *dirname, bool systemd, char *name, size_t len)
 	return systemd ? machined_scope(dirname, name, len) : libvirt_scope(dirname, name, len);
 }
 
-bool vm_vcpu_thread(const char *comm)
-{
-	const char *p = comm;
-
-	if (strncmp(p, "CPU ", 4))
-		return false;
-	p += 4;
-	size_t digits = strspn(p, "0123456789");
-	if (!digits || strncmp(p + digits, "/KVM", 4))
-		return false;
-	p += digits + 4;
-	return !strcmp(p, "") || !strcmp(p, "\n");
-}
-
 static int add_vm(struct vm_list *l, const char *name, const char *path, size_t hierarchy)
 {
 	if (array_grow((void **)&l->items, &l->cap, l->count + 1, sizeof(*l->items), NULL) < 0)

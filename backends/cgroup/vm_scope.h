@@ -1,5 +1,5 @@
-/* libvirt's VMs in the cgroup tree: which cgroup is which VM's scope, and which of a VM's threads are
- * its vCPUs.
+/* libvirt's VMs in the cgroup tree: which cgroup is which VM's scope (which of its threads are vCPUs:
+ * qemu_threads.h).
  *
  * The layouts (systemd escapes a unit name's '-' and other characters as \xNN):
  *   systemd-machined: machine.slice/machine-qemu\x2dN\x2dNAME.scope (libvirt before 3.x:
@@ -21,10 +21,6 @@
  * libvirt's own machine partition. true and its name in `name`; false when it is no QEMU VM's scope.
  * Pure. */
 bool vm_scope_name(const char *dirname, bool systemd, char *name, size_t len);
-
-/* Whether a thread's name (/proc/TID/comm, a trailing newline allowed) is one of QEMU's vCPU
- * threads under KVM: "CPU N/KVM". Pure. */
-bool vm_vcpu_thread(const char *comm);
 
 struct vm_found {
 	char name[VM_NAME_MAX + 1];

@@ -16,8 +16,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 
+#include "backends/contracts/claim.h"
 #include "core/base/clock.h"
 #include "core/base/error.h"
 #include "core/config/model.h"
@@ -159,6 +161,7 @@ struct partition_ref {
 struct msc_set;
 struct resctrl_fs;
 struct sim_host;
+struct ground_truth; /* backends/contracts/ground_truth.h */
 
 /* How a control lets user space put a thread in a partition (resctrl: the group's tasks file takes one
  * thread id per write). */
@@ -180,6 +183,9 @@ struct control_shared {
 	 * kernel gives each task its PARTID, user space cannot), the simulator (it has no tasks). */
 	const struct thread_placer *placer;
 	const char *cannot_place;
+	/* What a simulated host really served, to report beside the measurements; NULL on real
+	 * hardware. */
+	const struct ground_truth *truth;
 };
 
 /* What a control would do for one partition, found without writing anything (control_ops.plan). */
@@ -206,11 +212,16 @@ static inline void control_plan_fini(struct control_plan *plan)
 struct control;
 
 struct control_ops {
-	const char *name; /* the backend key's value */
-	/* Runs on simulated time; the engine composes the simulator's actuators with it. */
+	const char *name;	 /* the backend key's value */
+	const char *description; /* one line for --help: what it drives */
+	/* Runs on simulated time and drives no hardware: the engine composes the simulator's actuators
+	 * with it, its composition claims nothing, and its [msc] windows are not held to pages. */
 	bool simulated;
 	/* Keys this control adds to the configuration (NULL: none). */
 	const struct config_ext *config_ext;
+	/* Names every resource the config has it drive, which no other mpamd may drive at the same time
+	 * (see claim.h), before anything is opened: touches nothing, may resolve paths. NULL: none. */
+	int (*claims)(const struct config *config, const struct claim_sink *sink, struct err *err);
 	/* Opens the hardware the config names. `clock` is the engine's. */
 	int (*open)(const struct config *config, struct clock *clock, struct control **ret, struct err *err);
 	/* Opens it only to plan, probing without changing anything a running mpamd relies on (MMIO: no
@@ -255,12 +266,11 @@ struct control_ops {
 	 * a PARTID above PARTID_MAX...), and *ret is then empty. NULL: this control cannot plan. */
 	int (*plan)(struct control *control, size_t index, const struct partition_config *p,
 		    const struct partition_limits *limits, struct control_plan *ret, struct err *err);
-	/* Simulators only (NULL elsewhere): the ground truth of the last interval, MB/s per partition, and
-	 * on domain `domain` (an index into control_caps.domains). */
-	double (*truth_mbps)(struct control *control, size_t index);
-	double (*truth_domain_mbps)(struct control *control, size_t index, unsigned domain);
-	/* Everything probed, for `mpamctl discover`: a JSON object the CLI formats. */
+	/* Everything probed, for `mpamctl discover`: a JSON object. */
 	json_t *(*describe)(struct control *control);
+	/* Prints what describe returned for people (discover without --json); the engine has added
+	 * "backend" (this control's name), "monitor", "monitors" and "pmu". NULL: the JSON is printed. */
+	void (*describe_print)(json_t *description, FILE *out);
 	/* How many tasks partition `index` holds now (resctrl: the lines of its group's tasks file), for
 	 * `mpamctl show`; -ENOTSUP where the control has no tasks (NULL: the same). */
 	int (*partition_tasks)(struct control *control, size_t index, size_t *ret);

@@ -51,10 +51,16 @@ struct monitor_caps {
 struct monitor;
 
 struct monitor_ops {
-	const char *name; /* the monitor key's value */
-	const char *what; /* what it reads, for messages: "MSC monitors" */
+	const char *name;	 /* the monitor key's value */
+	const char *what;	 /* what it reads, for messages: "MSC monitors" */
+	const char *description; /* one line for --help */
 	/* Keys and rules this monitor adds to the configuration (NULL: none). */
 	const struct config_ext *config_ext;
+	/* Names the resources it would drive for the config, beside what the control claims (see
+	 * claim.h); touches nothing. `automatic`: it is a candidate of monitor = auto, which takes it
+	 * only where `available` says yes beside the control (what it reads only on what the control
+	 * lends, the control claims). NULL: none of its own. */
+	int (*claims)(const struct config *config, bool automatic, const struct claim_sink *sink, struct err *err);
 	/* monitor = auto: whether it can measure beside this control; cheap, touches no hardware
 	 * registers (it may read files). The first available monitor of the engine's table is used;
 	 * when it is not available, `why` says so. */

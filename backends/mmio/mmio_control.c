@@ -450,7 +450,9 @@ static const struct config_ext mmio_config_ext = {
 
 const struct control_ops control_mmio_ops = {
 	.name = MMIO_BACKEND,
+	.description = "Arm MPAM MSC registers through /dev/mem (the [msc] windows)",
 	.config_ext = &mmio_config_ext,
+	.claims = msc_set_claim_windows,
 	.open = mmio_open,
 	.open_to_plan = mmio_open_to_plan,
 	.free = mmio_free,
@@ -462,4 +464,5 @@ const struct control_ops control_mmio_ops = {
 	.apply = mmio_apply,
 	.plan = mmio_plan,
 	.describe = mmio_describe,
+	.describe_print = mmio_describe_print,
 };

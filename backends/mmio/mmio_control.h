@@ -5,6 +5,7 @@
 #define MPAMD_BACKENDS_MMIO_MMIO_CONTROL_H
 
 #include <jansson.h>
+#include <stdio.h>
 
 #include "backends/contracts/control.h"
 #include "backends/mmio/msc_set.h"
@@ -31,6 +32,8 @@ int mmio_limits_plan(const struct mmio_limits *limits, const struct partition_co
 size_t mmio_limits_domain_msc(const struct mmio_limits *limits, unsigned domain);
 /* The MSCs and what they offer, for `mpamctl discover`. */
 json_t *mmio_limits_describe(const struct mmio_limits *limits);
+/* That description for people (the control contract's describe_print; describe_print.c). */
+void mmio_describe_print(json_t *description, FILE *out);
 
 extern const struct control_ops control_mmio_ops;
 

@@ -300,10 +300,20 @@ static const struct config_ext mbwu_config_ext = {
 	.check = mbwu_check,
 };
 
+/* It maps the [msc] windows itself beside a control that lends no MSCs; beside one that lends them,
+ * the control has claimed them. */
+static int mbwu_claims(const struct config *config, bool automatic, const struct claim_sink *sink, struct err *err)
+{
+	(void)automatic;
+	return msc_set_claim_windows(config, sink, err);
+}
+
 const struct monitor_ops monitor_mbwu_ops = {
 	.name = MBWU_MONITOR,
 	.what = "MSC monitors",
+	.description = "MPAM MBWU monitors: the control's MSCs, or the [msc] windows",
 	.config_ext = &mbwu_config_ext,
+	.claims = mbwu_claims,
 	.available = mbwu_available,
 	.open = mbwu_open,
 	.free = mbwu_free,

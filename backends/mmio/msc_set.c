@@ -118,6 +118,21 @@ int msc_set_new_from_config(const struct config *config, const struct msc_probe_
 	return r;
 }
 
+int msc_set_claim_windows(const struct config *config, const struct claim_sink *sink, struct err *err)
+{
+	for (size_t i = 0; i < config->msc_count; i++) {
+		const struct msc_config *m = &config->mscs[i];
+		char id[64], what[NAME_MAX_LEN + 64];
+		snprintf(id, sizeof(id), "msc-0x%llx", (unsigned long long)m->base);
+		snprintf(what, sizeof(what), "the MSC window at 0x%llx ([msc \"%s\"])", (unsigned long long)m->base,
+			 m->name);
+		int r = claim(sink, id, what, err);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
 static json_t *describe_ris(const struct msc_ris_caps *rc, unsigned index)
 {
 	json_t *ris = json_pack("{s:I,s:I,s:I}", "index", (json_int_t)index, "cpbm_wd", (json_int_t)rc->cpbm_wd,

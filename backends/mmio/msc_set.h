@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "backends/contracts/claim.h"
 #include "backends/mmio/bus.h"
 #include "backends/mmio/msc.h"
 #include "core/base/error.h"
@@ -42,6 +43,9 @@ int msc_set_new(struct msc_bus **buses, const char *const *names, size_t count, 
 int msc_set_new_from_config(const struct config *config, const struct msc_probe_opts *access, struct msc_set **ret,
 			    struct err *err);
 void msc_set_free(struct msc_set *set);
+/* The claim (claim.h) of whoever maps the config's [msc] windows (the MMIO control, the MBWU monitor
+ * beside a control that lends no MSCs): each window, by its base address. */
+int msc_set_claim_windows(const struct config *config, const struct claim_sink *sink, struct err *err);
 
 /* The simulator's hook around monitor reads; no-ops for real hardware. */
 static inline void msc_set_sync(struct msc_set *set, uint64_t now_ns)

@@ -340,6 +340,8 @@ static json_t *rc_describe(struct control *c)
 
 const struct control_ops control_resctrl_ops = {
 	.name = "resctrl",
+	.description = "the kernel's resctrl file system (Intel RDT, AMD QoS, Arm MPAM)",
+	.claims = resctrl_claim_root,
 	.open = rc_open,
 	.free = rc_free,
 	.probe = rc_probe,
@@ -352,5 +354,6 @@ const struct control_ops control_resctrl_ops = {
 	.apply = rc_apply,
 	.plan = rc_plan,
 	.describe = rc_describe,
+	.describe_print = resctrl_describe_print,
 	.partition_tasks = rc_partition_tasks,
 };

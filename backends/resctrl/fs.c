@@ -1,13 +1,14 @@
 /* A resctrl mount opened and probed once, shared by the control and the monitor. */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "backends/resctrl/resctrl.h"
-#include "backends/resctrl/resctrl_ops.h"
 #include "core/config/config.h"
 
 void resctrl_fs_free(struct resctrl_fs *fs)
@@ -98,13 +99,11 @@ int resctrl_fs_reopen(struct resctrl_fs *fs, struct err *err)
 	return 1;
 }
 
-json_t *resctrl_describe_root(const char *root, struct err *err)
+int resctrl_claim_root(const struct config *config, const struct claim_sink *sink, struct err *err)
 {
-	struct resctrl_fs *fs;
+	char real[PATH_MAX], id[PATH_MAX + 16];
+	const char *root = realpath(config->global.resctrl_root, real) ? real : config->global.resctrl_root;
 
-	if (resctrl_fs_new(root, &fs, err) < 0)
-		return NULL;
-	json_t *d = resctrl_info_to_json(&fs->info, root);
-	resctrl_fs_free(fs);
-	return d;
+	snprintf(id, sizeof(id), "resctrl%s", root);
+	return claim(sink, id, root, err);
 }

@@ -520,10 +520,19 @@ static const struct config_ext mon_config_ext = {
 	.check = mon_check,
 };
 
+/* Named, it opens the mount itself beside a control that lends none. As a candidate of monitor = auto
+ * it reads only the mount a resctrl control lends, which that control claims. */
+static int mon_claims(const struct config *config, bool automatic, const struct claim_sink *sink, struct err *err)
+{
+	return automatic ? 0 : resctrl_claim_root(config, sink, err);
+}
+
 const struct monitor_ops monitor_resctrl_ops = {
 	.name = "resctrl",
 	.what = "resctrl's MBM counters",
+	.description = "the resctrl groups' MBM counter files (mon_data)",
 	.config_ext = &mon_config_ext,
+	.claims = mon_claims,
 	.available = mon_available,
 	.open = mon_open,
 	.free = mon_free,

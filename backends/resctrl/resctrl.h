@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "backends/contracts/monitor.h"
 #include "core/base/error.h"
@@ -130,6 +131,8 @@ int resctrl_probe(int rootfd, const char *root, bool explicit_root, struct resct
 
 /* A JSON description for `mpamctl discover`. */
 json_t *resctrl_info_to_json(const struct resctrl_info *info, const char *root);
+/* That description for people (describe_print.c). */
+void resctrl_describe_print(json_t *description, FILE *out);
 
 /* ---- fs.c: a resctrl mount as the control and the monitor share it ---- */
 
@@ -146,6 +149,9 @@ void resctrl_fs_free(struct resctrl_fs *fs);
  * unmounted and mounted again), and probes it: 1 when it did, 0 when rootfd still is the mount, a
  * negative errno and why while resctrl is not back (or came back measuring other domains). */
 int resctrl_fs_reopen(struct resctrl_fs *fs, struct err *err);
+/* The control's and the monitor's claim (claim.h): the mount at the configuration's resctrl_root, by
+ * its real path, so that two spellings of one mount are one claim. */
+int resctrl_claim_root(const struct config *config, const struct claim_sink *sink, struct err *err);
 
 /* ---- partid.c: the PARTID MSC monitors count a group by, beside resctrl ---- */
 

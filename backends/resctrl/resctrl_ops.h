@@ -13,8 +13,4 @@ extern const struct control_ops control_resctrl_ops;
 /* The groups' MBM counter files (mon_data), with counter assignment where the kernel has it. */
 extern const struct monitor_ops monitor_resctrl_ops;
 
-/* Probes a resctrl tree without a config, for `mpamctl discover --resctrl-root DIR`; NULL and err
- * when it cannot be read. */
-json_t *resctrl_describe_root(const char *root, struct err *err);
-
 #endif

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "backends/contracts/ground_truth.h"
 #include "backends/mmio/mmio_control.h"
 #include "backends/mmio/msc_set.h"
 #include "backends/mpam/mpam_regs.h"
@@ -18,7 +19,8 @@ struct sim_control {
 	struct sim_host *host;
 	struct msc_set *set;
 	struct mmio_limits *limits;
-	uint64_t *reported; /* per MSC: model errors + refused accesses already logged */
+	uint64_t *reported;	   /* per MSC: model errors + refused accesses already logged */
+	struct ground_truth truth; /* lent to the engine: what the host served */
 };
 
 static struct sim_control *sim_of(struct control *c)
@@ -90,6 +92,20 @@ static int make_set(struct sim_control *s, struct err *err)
 	return r;
 }
 
+static double truth_mbps(void *ctx, size_t index)
+{
+	return sim_host_truth_mbps(((struct sim_control *)ctx)->host, index);
+}
+
+/* A control domain is an MSC with bandwidth controls: its truth is that MSC's. */
+static double truth_domain_mbps(void *ctx, size_t index, unsigned domain)
+{
+	struct sim_control *s = ctx;
+	size_t msc = mmio_limits_domain_msc(s->limits, domain);
+
+	return msc == SIZE_MAX ? 0.0 : sim_host_msc_truth_mbps(s->host, index, msc);
+}
+
 static int sim_open(const struct config *config, struct clock *clock, struct control **ret, struct err *err)
 {
 	struct sim_control *s = calloc(1, sizeof(*s));
@@ -109,6 +125,7 @@ static int sim_open(const struct config *config, struct clock *clock, struct con
 	for (size_t i = 0; i < s->set->count; i++)
 		s->set->mscs[i].capacity_mbps = sim_config_of(config)->capacity_mbps;
 	s->set->hooks = (struct msc_set_hooks){ .ctx = s, .sync = advance, .after_read = check_models };
+	s->truth = (struct ground_truth){ .ctx = s, .mbps = truth_mbps, .domain_mbps = truth_domain_mbps };
 	s->base.ops = &control_sim_ops;
 	*ret = &s->base;
 	return 0;
@@ -123,6 +140,7 @@ static void sim_share(struct control *c, struct control_shared *ret)
 {
 	ret->mscs = sim_of(c)->set;
 	ret->sim = sim_of(c)->host;
+	ret->truth = &sim_of(c)->truth;
 	ret->cannot_place = "the simulator's partitions have simulated traffic, not tasks";
 }
 
@@ -159,18 +177,6 @@ static int sim_validate(struct control *c, const struct partition_limits *want, 
 	return mmio_limits_validate(sim_of(c)->limits, want, err);
 }
 
-static double sim_truth(struct control *c, size_t index)
-{
-	return sim_host_truth_mbps(sim_of(c)->host, index);
-}
-
-static double sim_truth_domain(struct control *c, size_t index, unsigned domain)
-{
-	size_t msc = mmio_limits_domain_msc(sim_of(c)->limits, domain);
-
-	return msc == SIZE_MAX ? 0.0 : sim_host_msc_truth_mbps(sim_of(c)->host, index, msc);
-}
-
 static json_t *sim_describe(struct control *c)
 {
 	struct sim_control *s = sim_of(c);
@@ -182,6 +188,7 @@ static json_t *sim_describe(struct control *c)
 
 const struct control_ops control_sim_ops = {
 	.name = "sim",
+	.description = "a simulated host: MSC models and traffic ([sim]), for tests and demos",
 	.simulated = true,
 	.config_ext = &sim_config_ext,
 	.open = sim_open,
@@ -193,7 +200,6 @@ const struct control_ops control_sim_ops = {
 	.validate = sim_validate,
 	.apply = sim_apply,
 	.plan = sim_plan,
-	.truth_mbps = sim_truth,
-	.truth_domain_mbps = sim_truth_domain,
 	.describe = sim_describe,
+	.describe_print = mmio_describe_print,
 };

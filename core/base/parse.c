@@ -3,6 +3,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -82,19 +83,32 @@ static bool has_hex_prefix(const char *s)
 	return s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
 }
 
-int parse_uint(const char *s, uint64_t min, uint64_t max, uint64_t *ret, struct err *err)
+/* Digits of `base` in [min,max] (a range in hexadecimal when `hex_range`), stored only when both hold. */
+static int parse_in_range(const char *digits, unsigned base, bool hex_range, uint64_t min, uint64_t max, uint64_t *ret,
+			  struct err *err)
 {
-	bool hex = has_hex_prefix(s);
 	uint64_t v;
-	int r = parse_digits(hex ? s + 2 : s, hex ? 16 : 10, &v, err);
+	int r = parse_digits(digits, base, &v, err);
 
 	if (r < 0)
 		return r;
-	r = check_range(v, min, max, false, err);
+	r = check_range(v, min, max, hex_range, err);
 	if (r < 0)
 		return r;
 	*ret = v;
 	return 0;
+}
+
+int parse_uint(const char *s, uint64_t min, uint64_t max, uint64_t *ret, struct err *err)
+{
+	bool hex = has_hex_prefix(s);
+
+	return parse_in_range(hex ? s + 2 : s, hex ? 16 : 10, false, min, max, ret, err);
+}
+
+int parse_uint_decimal(const char *s, uint64_t min, uint64_t max, uint64_t *ret, struct err *err)
+{
+	return parse_in_range(s, 10, false, min, max, ret, err);
 }
 
 int parse_size(const char *s, uint64_t min, uint64_t max, uint64_t *ret, struct err *err)
@@ -127,16 +141,7 @@ int parse_size(const char *s, uint64_t min, uint64_t max, uint64_t *ret, struct 
 
 int parse_hex(const char *s, uint64_t min, uint64_t max, uint64_t *ret, struct err *err)
 {
-	uint64_t v;
-	int r = parse_digits(has_hex_prefix(s) ? s + 2 : s, 16, &v, err);
-
-	if (r < 0)
-		return r;
-	r = check_range(v, min, max, true, err);
-	if (r < 0)
-		return r;
-	*ret = v;
-	return 0;
+	return parse_in_range(has_hex_prefix(s) ? s + 2 : s, 16, true, min, max, ret, err);
 }
 
 /* Digits with at most one point and a digit somewhere: what strtod reads as such, nothing more (no
@@ -164,6 +169,27 @@ int parse_decimal(const char *s, double min, double max, double *ret, struct err
 	if (r < 0)
 		return r;
 	double v = strtod(s, NULL);
+	if (!(v >= min && v <= max))
+		return err_set(err, -ERANGE, "out of range %g..%g", min, max);
+	*ret = v;
+	return 0;
+}
+
+int parse_real(const char *s, double min, double max, double *ret, struct err *err)
+{
+	char *end;
+
+	if (*s == '-')
+		return fail(err, "must not be negative");
+	/* strtod alone would also take blanks, a sign, hex, inf and nan */
+	if (!(*s >= '0' && *s <= '9') || strspn(s, "0123456789.eE+-") != strlen(s))
+		return fail(err, "expected a number such as 1.5 or 2e3");
+	errno = 0;
+	double v = strtod(s, &end);
+	if (*end)
+		return fail(err, "expected a number such as 1.5 or 2e3");
+	if (errno == ERANGE || !isfinite(v))
+		return err_set(err, -ERANGE, "number too large or too small");
 	if (!(v >= min && v <= max))
 		return err_set(err, -ERANGE, "out of range %g..%g", min, max);
 	*ret = v;

@@ -15,6 +15,8 @@
 
 /* Decimal, or hexadecimal with a 0x prefix. */
 int parse_uint(const char *s, uint64_t min, uint64_t max, uint64_t *ret, struct err *err);
+/* Decimal digits only: a count a program wrote (a record file's t_ms), where 0x would be damage. */
+int parse_uint_decimal(const char *s, uint64_t min, uint64_t max, uint64_t *ret, struct err *err);
 /* A size in bytes: decimal, optionally followed by K, M or G (either case; powers of 1024). */
 int parse_size(const char *s, uint64_t min, uint64_t max, uint64_t *ret, struct err *err);
 /* Hexadecimal with or without 0x: bitmaps are written bare in resctrl schemata. */
@@ -23,6 +25,11 @@ int parse_hex(const char *s, uint64_t min, uint64_t max, uint64_t *ret, struct e
 int parse_percent(const char *s, unsigned min, unsigned max, unsigned *ret, struct err *err);
 /* A decimal number without sign or exponent ("0.2", "1.5", "3", ".5") in [min,max]. */
 int parse_decimal(const char *s, double min, double max, double *ret, struct err *err);
+/* A number >= 0 as a program writes one, in [min,max]: a digit first, then digits, a fraction and an
+ * exponent as strtod reads them ("1234.5", "3", "2e3", "1.5e-3"); no sign, blanks, hex, inf or nan,
+ * and nothing strtod would take past the largest double or below the smallest. For what programs
+ * write (a record file's rates, times in seconds); a configuration's values are parse_decimal's. */
+int parse_real(const char *s, double min, double max, double *ret, struct err *err);
 /* true/false, yes/no, on/off, 1/0. */
 int parse_bool(const char *s, bool *ret, struct err *err);
 

@@ -98,6 +98,14 @@ static struct partition_config *partition_of(const struct loader *ld, const stru
 	return s->object;
 }
 
+/* The base defaults, and the schema's first backend as the backend key's. */
+static void global_defaults(const struct loader *ld, struct global_config *g)
+{
+	global_config_defaults(g);
+	if (ld->schema && ld->schema->backends && ld->schema->backends[0])
+		snprintf(g->backend, sizeof(g->backend), "%s", ld->schema->backends[0]);
+}
+
 static size_t object_size(const struct loader *ld, size_t kind)
 {
 	switch (ld->kinds[kind].role) {
@@ -119,7 +127,7 @@ static int object_init(struct loader *ld, size_t kind, void *object)
 {
 	switch (ld->kinds[kind].role) {
 	case ROLE_GLOBAL:
-		global_config_defaults(object);
+		global_defaults(ld, object);
 		return 0;
 	case ROLE_MSC:
 		return 0;
@@ -550,7 +558,7 @@ static int loader_init(struct loader *ld)
 	if (!c)
 		return -ENOMEM;
 	ld->config = c;
-	global_config_defaults(&c->global);
+	global_defaults(ld, &c->global);
 	ld->kinds[0] = (struct section_kind){ &config_global_section, ROLE_GLOBAL, 0 };
 	ld->kinds[1] = (struct section_kind){ &config_msc_section, ROLE_MSC, 0 };
 	ld->kinds[2] = (struct section_kind){ &config_partition_section, ROLE_PARTITION, 0 };

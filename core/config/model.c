@@ -13,8 +13,7 @@ const char *const partition_threads_names[] = { "all", "vcpu", NULL };
 
 void global_config_defaults(struct global_config *g)
 {
-	memset(g, 0, sizeof(*g));
-	snprintf(g->backend, sizeof(g->backend), "resctrl");
+	memset(g, 0, sizeof(*g)); /* backend: the schema's first (config_load) */
 	snprintf(g->monitor, sizeof(g->monitor), "auto");
 	g->interval_ms = 100;
 	g->reconcile_ms = 2000;

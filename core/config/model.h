@@ -26,7 +26,7 @@ extern const char *const partition_class_names[];
 /* Which threads of a partition's cgroup or VM are placed in its group. */
 enum partition_threads {
 	THREADS_ALL,  /* every thread */
-	THREADS_VCPU, /* QEMU's vCPU threads only ("CPU n/KVM"), as libvirt's memorytune vcpus= */
+	THREADS_VCPU, /* QEMU's vCPU threads only ("CPU n/KVM", "CPU n/TCG"), as libvirt's memorytune vcpus= */
 };
 
 extern const char *const partition_threads_names[];
@@ -44,7 +44,7 @@ extern const char *const partition_threads_names[];
 /* The longest VM name a vm key or a scope in the cgroup tree can give (libvirt's own limit is
  * higher, but machined's scope names cut it at 64 characters, and a partition name has 64). */
 #define VM_NAME_MAX 255
-/* The names the backend and monitor keys take ("resctrl", "auto"...). */
+/* The longest name the backend and monitor keys take (a registry's names, "auto"). */
 #define CONFIG_KIND_MAX 15
 /* Extensions a schema may have (one per backend that adds keys). */
 #define CONFIG_MAX_EXTS 8
@@ -182,7 +182,8 @@ struct config {
 	size_t ext_count;
 };
 
-/* Defaults of the base sections; used by the loader and by tests that build models by hand. */
+/* Defaults of the base sections; used by the loader and by tests that build models by hand. The
+ * backend is left empty: its default is the schema's (its first backend), which the loader sets. */
 void global_config_defaults(struct global_config *g);
 void partition_config_defaults(struct partition_config *p);
 

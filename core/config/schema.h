@@ -157,7 +157,10 @@ struct config_ext {
  * monitors (the monitor key, besides "auto") exist, and the extensions. The engine builds it from its
  * table of backends (core/engine/registry.h); tests may build their own. */
 struct config_schema {
-	const char *const *backends; /* NULL-terminated */
+	const char *const *backends; /* NULL-terminated; the first is the backend key's default */
+	/* NULL-terminated (NULL: none): the backends that drive no hardware (the simulator), whose [msc]
+	 * windows are mapped nowhere and so not held to the kernel's pages. */
+	const char *const *simulated;
 	const char *const *monitors; /* NULL-terminated, without "auto" */
 	const struct config_ext *const *exts;
 	size_t ext_count;

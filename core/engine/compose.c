@@ -111,6 +111,35 @@ static void open_sampler(const struct engine_registry *r, struct composition *c,
 	c->pmu.ops = ops;
 }
 
+static int monitor_claims(const struct monitor_ops *ops, const struct config *config, bool automatic,
+			  const struct claim_sink *sink, struct err *err)
+{
+	return ops->claims ? ops->claims(config, automatic, sink, err) : 0;
+}
+
+int composition_claims(const struct engine_registry *r, const struct config *config, const struct claim_sink *sink,
+		       struct err *err)
+{
+	const struct control_ops *control = engine_registry_control(r, config->global.backend);
+	bool automatic = !strcmp(config->global.monitor, "auto");
+	const struct monitor_ops *monitor = automatic ? NULL : engine_registry_monitor(r, config->global.monitor);
+	int ret = 0;
+
+	if (!control)
+		return err_set(err, -EOPNOTSUPP, "backend %s is not available in this build", config->global.backend);
+	if (!automatic && !monitor)
+		return err_set(err, -EOPNOTSUPP, "monitor %s is not available in this build", config->global.monitor);
+	if (control->simulated)
+		return 0;
+	if (control->claims)
+		ret = control->claims(config, sink, err);
+	if (monitor && ret == 0)
+		ret = monitor_claims(monitor, config, false, sink, err);
+	for (size_t i = 0; automatic && ret == 0 && i < r->monitor_count; i++)
+		ret = monitor_claims(r->monitors[i], config, true, sink, err);
+	return ret;
+}
+
 int composition_open(const struct engine_registry *r, const struct config *config, struct clock *clock,
 		     struct composition *c, struct err *err)
 {

@@ -55,6 +55,13 @@ struct composition {
 	struct engine_sampler pmu; /* ops NULL: no PMU counts */
 };
 
+/* Hands `sink` every resource the composition of `config` would drive (claim.h), before any of it is
+ * opened: the control's claims and the monitor's (monitor = auto: every monitor's, as a candidate).
+ * A simulated control's composition drives no hardware: nothing. -EOPNOTSUPP for a backend or
+ * monitor the registry does not have; a claim's error stops it. */
+int composition_claims(const struct engine_registry *registry, const struct config *config,
+		       const struct claim_sink *sink, struct err *err);
+
 /* Opens what `config` names. On failure nothing stays open and err says why. */
 int composition_open(const struct engine_registry *registry, const struct config *config, struct clock *clock,
 		     struct composition *ret, struct err *err);

@@ -3,6 +3,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "backends/contracts/ground_truth.h"
 #include "core/base/counter.h"
 #include "core/base/log.h"
 #include "core/engine/engine_internal.h"
@@ -61,7 +62,7 @@ const struct event_log *engine_events(const struct engine *e)
 
 bool engine_has_truth(const struct engine *e)
 {
-	return e->hw.control_ops && e->hw.control_ops->truth_mbps != NULL;
+	return e->hw.shared.truth != NULL;
 }
 
 uint64_t engine_t_ms(const struct engine *e, uint64_t now_ns)
@@ -171,8 +172,11 @@ static int engine_setup(struct engine *e, struct err *err)
 	const struct control_ops *control = engine_registry_control(e->registry, e->config->global.backend);
 	int r;
 
-	if (e->opts.sim_clock && (!control || !control->simulated))
-		return err_set(err, -EINVAL, "--sim-clock needs backend = sim");
+	if (e->opts.sim_clock && (!control || !control->simulated)) {
+		char simulated[96];
+		engine_registry_simulated_names(e->registry, simulated, sizeof(simulated));
+		return err_set(err, -EINVAL, "--sim-clock needs backend = %s", simulated);
+	}
 	if (e->opts.sim_clock)
 		clock_init_simulated(&e->clock, SIM_CLOCK_START_NS);
 	else
@@ -295,7 +299,8 @@ static void summarise(struct engine *e, size_t index)
 		st->smoothed_mbps =
 			st->smoothed_mbps > 0 ? SMOOTHING * st->mbps + (1 - SMOOTHING) * st->smoothed_mbps : st->mbps;
 	}
-	st->truth_mbps = engine_has_truth(e) ? e->hw.control_ops->truth_mbps(e->hw.control, index) : 0.0;
+	const struct ground_truth *truth = e->hw.shared.truth;
+	st->truth_mbps = truth ? truth->mbps(truth->ctx, index) : 0.0;
 }
 
 static void publish(struct engine *e, uint64_t now_ns)

@@ -13,8 +13,9 @@
 #include "core/base/error.h"
 #include "core/config/config.h"
 #include "core/config/model.h"
-#include "core/engine/events.h"
 #include "core/engine/tick_stats.h"
+#include "core/report/events.h"
+#include "core/report/partition_status.h"
 
 struct engine;
 struct engine_registry;
@@ -39,43 +40,6 @@ struct engine_options {
 	/* Called after every tick (tests and benchmarks change scenarios from here). */
 	void (*on_tick)(void *ctx, struct engine *engine);
 	void *on_tick_ctx;
-};
-
-/* What one partition looked like on one domain at the last tick (see engine_domain_count). */
-struct domain_status {
-	bool valid;		 /* mbps was measured (or estimated) there */
-	bool estimated;		 /* some counter of the domain was extrapolated */
-	double mbps;		 /* there; 0 when not valid */
-	const char *reason;	 /* why not valid */
-	unsigned mb_max, mb_min; /* in force there */
-	double truth_mbps;	 /* simulator only, else 0 */
-};
-
-/* What one partition looked like at the last tick. */
-struct partition_status {
-	const char *name; /* NULL: a free slot */
-	bool open;	  /* the backend accepted it */
-	/* It could not be opened or its limits applied: `reason` is the last error, and it is tried
-	 * again at retry_ms (ms since the start, as t_ms; 0: only a reload tries again). */
-	bool failed;
-	uint64_t retry_ms;
-	bool valid;		 /* mbps was measured (or estimated) */
-	bool estimated;		 /* some domain was extrapolated */
-	double mbps;		 /* summed over domains */
-	double smoothed_mbps;	 /* exponentially smoothed over valid samples */
-	double truth_mbps;	 /* simulator only, else 0 */
-	uint64_t bytes_total;	 /* bytes counted since the start (estimates included) */
-	unsigned mb_max, mb_min; /* in force */
-	unsigned cpu_quota_pct;	 /* escalation in force, percent of one CPU; 0: none */
-	const char *reason;	 /* why it is not open, or why the sample is invalid */
-	/* PMU counts of the last tick (see backends/contracts/pmu.h): each value only when counted. */
-	bool pmu_open;		    /* the PMU sampler counts this partition */
-	bool ipc_valid;		    /* instructions and cycles were counted */
-	double ipc;		    /* instructions / cycles */
-	bool stall_valid;	    /* backend stalls and cycles were counted */
-	double stall_ratio;	    /* stall cycles / cycles */
-	const char *pmu_reason;	    /* why it is not counted, or a role is not; NULL when all are */
-	char event[EVENT_TEXT_MAX]; /* what the policies did this tick, "" when nothing */
 };
 
 /* Opens the backend, opens every partition (one failing does not stop the others) and applies the

@@ -4,8 +4,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "backends/shared/domain_limits.h"
 #include "core/base/log.h"
+#include "core/engine/domain_limits.h"
 #include "core/engine/engine_internal.h"
 
 /* Every this many ticks the limits are applied even when no decision changed, so that a change

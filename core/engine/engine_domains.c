@@ -13,9 +13,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "backends/shared/domain_limits.h"
+#include "backends/contracts/ground_truth.h"
 #include "core/base/counter.h"
 #include "core/base/log.h"
+#include "core/engine/domain_limits.h"
 #include "core/engine/engine_internal.h"
 
 static void map_per_domain(struct engine *e)
@@ -147,7 +148,7 @@ void engine_domains_summarise(struct engine *e, size_t index)
 {
 	const struct engine_partition *ep = &e->partitions[index];
 	const struct sample *row = &e->samples[index * e->hw.domain_count];
-	const struct control_ops *ops = e->hw.control_ops;
+	const struct ground_truth *truth = e->hw.shared.truth;
 
 	for (unsigned d = 0; d < e->dom_count; d++) {
 		struct domain_status *ds = &e->dom_status[index * e->dom_count + d];
@@ -165,8 +166,8 @@ void engine_domains_summarise(struct engine *e, size_t index)
 		if (!ds->valid)
 			ds->mbps = 0;
 		limits_on(e, ep, d, ds);
-		if (ops->truth_domain_mbps && dom->control >= 0)
-			ds->truth_mbps = ops->truth_domain_mbps(e->hw.control, index, (unsigned)dom->control);
+		if (truth && dom->control >= 0)
+			ds->truth_mbps = truth->domain_mbps(truth->ctx, index, (unsigned)dom->control);
 	}
 }
 

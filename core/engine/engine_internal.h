@@ -7,11 +7,11 @@
 #include "core/ctl/ctl.h"
 #include "core/engine/compose.h"
 #include "core/engine/engine.h"
-#include "core/engine/events.h"
-#include "core/engine/metrics.h"
-#include "core/engine/record.h"
-#include "core/engine/textfile.h"
 #include "core/engine/tick_stats.h"
+#include "core/report/events.h"
+#include "core/report/metrics.h"
+#include "core/report/record.h"
+#include "core/report/textfile.h"
 #include "policies/policy.h"
 
 struct loop;

@@ -1,10 +1,13 @@
-/* The table of everything the engine can compose: the controls (the backend key), the monitors (the
- * monitor key; "auto" takes the first one available) and the actuators. A new backend is one entry
- * here; tests may hand the engine a table of their own (engine_options.registry). */
+/* The table of everything the engine can compose: the controls (the backend key; the first is its
+ * default), the monitors (the monitor key; "auto" takes the first one available), the actuators and
+ * the PMU samplers. A new backend is its directory and one entry here: its name, description, keys
+ * and claims come with its ops table, so the configuration, --help and the instance lock know it
+ * without naming it. Tests may hand the engine a table of their own (engine_options.registry). */
 #ifndef MPAMD_CORE_ENGINE_REGISTRY_H
 #define MPAMD_CORE_ENGINE_REGISTRY_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "backends/contracts/actuator.h"
 #include "backends/contracts/control.h"
@@ -15,7 +18,7 @@
 #define ENGINE_REGISTRY_MAX 16
 
 struct engine_registry {
-	const struct control_ops *const *controls;
+	const struct control_ops *const *controls; /* the first is the backend key's default */
 	size_t control_count;
 	const struct monitor_ops *const *monitors; /* in the order monitor = auto tries them */
 	size_t monitor_count;
@@ -35,10 +38,12 @@ const struct monitor_ops *engine_registry_monitor(const struct engine_registry *
 const struct pmu_sampler_ops *engine_registry_sampler(const struct engine_registry *registry, bool simulated);
 
 /* The configuration schema a registry implies: its controls' and monitors' names for the backend and
- * monitor keys, and every config extension they bring (samplers' too). */
+ * monitor keys (the simulated controls among them), and every config extension they bring (samplers'
+ * too). */
 struct engine_schema {
 	struct config_schema schema;
 	const char *backends[ENGINE_REGISTRY_MAX + 1];
+	const char *simulated[ENGINE_REGISTRY_MAX + 1];
 	const char *monitors[ENGINE_REGISTRY_MAX + 1];
 	const struct config_ext *exts[CONFIG_MAX_EXTS];
 };
@@ -47,5 +52,12 @@ struct engine_schema {
 void engine_schema_init(const struct engine_registry *registry, struct engine_schema *ret);
 /* The default registry's schema (built once). */
 const struct config_schema *engine_default_schema(void);
+
+/* Prints each control (monitors: each monitor) as "INDENT NAME  DESCRIPTION", one a line, names
+ * aligned: what --help lists. */
+void engine_registry_print_controls(const struct engine_registry *registry, FILE *out, const char *indent);
+void engine_registry_print_monitors(const struct engine_registry *registry, FILE *out, const char *indent);
+/* The simulated controls' names, " or " between them ("sim"), into buf. */
+void engine_registry_simulated_names(const struct engine_registry *registry, char *buf, size_t len);
 
 #endif

@@ -22,19 +22,13 @@
 #include "core/config/config.h"
 #include "core/engine/engine.h"
 #include "core/engine/registry.h"
+#include "tests/util/engine_util.h"
 
 static struct config *load(const struct engine_registry *registry, const char *text)
 {
-	struct engine_schema schema;
-	struct diag_list diags;
-	struct config *config = NULL;
+	struct config *config = load_config_for(registry, text);
 
-	engine_schema_init(registry, &schema);
-	diag_list_init(&diags, "test.ini");
-	int r = config_load_string(text, &schema.schema, NULL, &config, &diags);
-	diag_print(&diags, stderr);
-	diag_list_fini(&diags);
-	assert_int_equal(r, 0);
+	assert_non_null(config);
 	return config;
 }
 
@@ -320,6 +314,32 @@ static void test_registry_names_the_monitors(void **state)
 	diag_list_fini(&diags);
 }
 
+/* What --help and the engine read of every table of the default registry is there: a new backend
+ * without a description would be listed blank. */
+static void test_default_registry_tables_complete(void **state)
+{
+	const struct engine_registry *r = &engine_registry_default;
+
+	(void)state;
+	assert_true(r->control_count > 0);
+	for (size_t i = 0; i < r->control_count; i++) {
+		const struct control_ops *c = r->controls[i];
+		assert_non_null(c->name);
+		if (!c->description || !*c->description)
+			fail_msg("control %s has no description", c->name);
+		assert_true(c->open && c->free && c->probe && c->share && c->partition_open && c->partition_close &&
+			    c->validate && c->apply && c->describe);
+	}
+	for (size_t i = 0; i < r->monitor_count; i++) {
+		const struct monitor_ops *m = r->monitors[i];
+		assert_non_null(m->name);
+		if (!m->description || !*m->description || !m->what)
+			fail_msg("monitor %s has no description", m->name);
+		assert_true(m->available && m->open && m->free && m->probe && m->add && m->remove && m->read &&
+			    m->describe);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -327,6 +347,7 @@ int main(void)
 		cmocka_unit_test(test_new_monitor_by_auto),
 		cmocka_unit_test(test_new_monitor_by_name),
 		cmocka_unit_test(test_registry_names_the_monitors),
+		cmocka_unit_test(test_default_registry_tables_complete),
 	};
 	log_setup("test", LOG_LEVEL_ERROR, false);
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -24,7 +24,6 @@
 #include <string.h>
 #include <linux/capability.h>
 #include <sys/prctl.h>
-#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -32,17 +31,11 @@
 #include <cmocka.h>
 #include <jansson.h>
 
-#include "core/base/log.h"
-#include "core/config/config.h"
 #include "core/engine/engine.h"
-#include "core/engine/engine_snapshot.h"
-#include "core/engine/registry.h"
-#include "tests/util/busy_task.h"
 #include "tests/util/emu_runner.h"
 #include "tests/util/engine_util.h"
-#include "tests/util/testutil.h"
+#include "tests/util/place_run.h"
 
-#define MAX_TICKS 200
 #define REPORT_MS 10000
 #define MAX_IDS	  64
 #define UNIFIED	  "/sys/fs/cgroup/unified"
@@ -135,9 +128,8 @@ static void worker_read(struct worker *w, pid_t *ids, size_t *count)
 	}
 }
 
-/* A worker with `threads` threads, in the cgroup whose cgroup.procs is `procs`: it moves itself there,
- * then executes. */
-static void worker_start(struct worker *w, const char *procs, int threads, pid_t *ids, size_t *count)
+/* A worker with `threads` threads, in cgroup `dir`: it moves itself there, then executes. */
+static void worker_start(struct worker *w, const char *dir, int threads, pid_t *ids, size_t *count)
 {
 	int cmd[2], report[2];
 	char self[512];
@@ -151,10 +143,8 @@ static void worker_start(struct worker *w, const char *procs, int threads, pid_t
 	assert_true(w->pid >= 0);
 	if (w->pid == 0) {
 		char a[16], b[16], n[16];
-		int fd = open(procs, O_WRONLY | O_CLOEXEC);
-		if (fd < 0 || write(fd, "0\n", 2) != 2)
+		if (place_run_enter(dir) < 0)
 			_exit(2);
-		close(fd);
 		close(cmd[1]);
 		close(report[0]);
 		snprintf(a, sizeof(a), "%d", cmd[0]);
@@ -193,144 +183,61 @@ static void worker_stop(struct worker *w)
 	w->pid = 0;
 }
 
-/* ---- a run: cgroups, the emulator, the engine and what the hook saw ---- */
+/* ---- a run: the shared part (tests/util/place_run.h), the workers and what the scripts saw ---- */
 
 struct run {
-	struct emu *emu;
-	struct engine *engine;
-	char dir[64], config[96];
-	char root[128];	      /* the test's cgroup subtree */
-	char cgroups[8][256]; /* made under it, removed deepest first */
-	size_t cgroup_count;
+	struct place_run p; /* first: a script's place_run is its run */
 	struct worker workers[4];
 	size_t worker_count;
-	char failure[512];
-	void (*script)(struct run *run, uint64_t tick);
 	/* the script's state */
 	pid_t ids[MAX_IDS];
 	size_t id_count;
 	pid_t later;
 	uint64_t asked_at, placed_at;
-	bool connector_on;	/* as status said while it ran */
-	unsigned long warnings; /* logged while the loop ran */
+	bool connector_on; /* as status said while it ran */
 };
 
 static struct run *current;
 
-#define note_failure(run, ...) note_first((run)->failure, sizeof((run)->failure), __VA_ARGS__)
+#define note_failure(run, ...) place_run_fail(&(run)->p, __VA_ARGS__)
+
+static struct run *run_of(struct place_run *p)
+{
+	return (struct run *)p;
+}
 
 static int teardown(void **state)
 {
 	(void)state;
 	if (!current)
 		return 0;
-	engine_free(current->engine);
 	for (size_t i = 0; i < current->worker_count; i++)
 		worker_stop(&current->workers[i]);
-	while (current->cgroup_count)
-		cgroup_dir_remove(current->cgroups[--current->cgroup_count]);
-	emu_stop(current->emu);
-	remove_tree(current->dir);
+	place_run_fini(&current->p);
 	free(current);
 	current = NULL;
 	return 0;
-}
-
-static void make_cgroup(struct run *run, const char *path)
-{
-	assert_true(run->cgroup_count < 8);
-	snprintf(run->cgroups[run->cgroup_count], sizeof(run->cgroups[0]), "%s", path);
-	if (mkdir(path, 0755) < 0)
-		fail_msg("mkdir %s: %s", path, strerror(errno));
-	run->cgroup_count++;
 }
 
 /* A run whose private cgroup subtree is in the hierarchy mounted at `hierarchy`; NULL (skipped) when
  * this host cannot give one. */
 static struct run *run_new(const char *hierarchy)
 {
-	char probe[128];
-
-	if (getuid() != 0 || access(hierarchy, W_OK) != 0)
-		return NULL;
 	struct run *run = calloc(1, sizeof(*run));
+
 	assert_non_null(run);
 	current = run;
-	snprintf(run->dir, sizeof(run->dir), "/tmp/mpamd-place-XXXXXX");
-	assert_non_null(mkdtemp(run->dir));
-	snprintf(run->config, sizeof(run->config), "%s/mpamd.ini", run->dir);
-	snprintf(run->root, sizeof(run->root), "%s/mpamd-place-%d", hierarchy, (int)getpid());
-	snprintf(probe, sizeof(probe), "%s", run->root);
-	if (mkdir(probe, 0755) < 0)
-		return NULL;
-	snprintf(run->cgroups[run->cgroup_count++], sizeof(run->cgroups[0]), "%s", probe);
-	assert_int_equal(emu_start("intel", NULL, NULL, &run->emu), 0);
-	return run;
+	return place_run_init(&run->p, hierarchy) ? run : NULL;
 }
 
-static void write_config(struct run *run, const char *fmt, ...)
-{
-	FILE *out = fopen(run->config, "w");
-	va_list ap;
-
-	assert_non_null(out);
-	fprintf(out, "[global]\nbackend = resctrl\nmonitor = resctrl\ninterval_ms = 100\nresctrl_root = %s\n",
-		emu_root(run->emu));
-	va_start(ap, fmt);
-	vfprintf(out, fmt, ap);
-	va_end(ap);
-	fclose(out);
-}
-
-static void on_tick(void *ctx, struct engine *e)
-{
-	struct run *run = ctx;
-	uint64_t t = engine_ticks_done(e);
-
-	if (t <= MAX_TICKS && run->script && !run->failure[0])
-		run->script(run, t);
-}
-
-static void run_engine(struct run *run, uint64_t ticks)
-{
-	struct engine_options opts = {
-		.ticks = ticks, .config_path = run->config, .on_tick = on_tick, .on_tick_ctx = run
-	};
-	struct config *config = load_config_file(run->config);
-	struct err err = { "" };
-
-	assert_non_null(config);
-	if (engine_new(config, &opts, &run->engine, &err) < 0)
-		fail_msg("engine_new: %s", err.text);
-	unsigned long warnings = log_count(LOG_LEVEL_WARNING);
-	if (engine_run(run->engine, &err) < 0)
-		fail_msg("engine_run: %s", err.text);
-	run->warnings = log_count(LOG_LEVEL_WARNING) - warnings;
-	if (run->failure[0])
-		fail_msg("%s", run->failure);
-}
-
-/* The thread ids a group of the emulator lists. */
 static bool group_holds(const struct run *run, const char *group, pid_t tid)
 {
-	char path[256], word[16];
-
-	snprintf(path, sizeof(path), "%s/%s/tasks", emu_root(run->emu), group);
-	snprintf(word, sizeof(word), "%d", (int)tid);
-	char *text = read_text_file(path);
-	bool found = false;
-	for (char *line = text ? strtok(text, "\n") : NULL; line && !found; line = strtok(NULL, "\n"))
-		found = !strcmp(line, word);
-	free(text);
-	return found;
+	return place_run_holds(&run->p, group, tid);
 }
 
 static bool group_holds_all(const struct run *run, const char *group, const pid_t *ids, size_t count)
 {
-	for (size_t i = 0; i < count; i++)
-		if (!group_holds(run, group, ids[i]))
-			return false;
-	return true;
+	return place_run_holds_all(&run->p, group, ids, count);
 }
 
 /* ---- a process, then a thread it starts later ---- */
@@ -342,25 +249,16 @@ static bool group_holds_all(const struct run *run, const char *group, const pid_
  * reconcile is a minute away), without it the next reconcile, reconcile_ms later. */
 static uint64_t within;
 
-static uint64_t reconciles(struct engine *e, bool *ret_connector)
+static void later_thread_script(struct place_run *p, uint64_t t)
 {
-	json_t *status = engine_snapshot_status(e);
-	json_t *placement = json_object_get(status, "placement");
-	uint64_t n = (uint64_t)json_integer_value(json_object_get(placement, "reconciles"));
-
-	if (ret_connector)
-		*ret_connector = json_is_true(json_object_get(placement, "proc_connector"));
-	json_decref(status);
-	return n;
-}
-
-static void later_thread_script(struct run *run, uint64_t t)
-{
+	struct run *run = run_of(p);
 	static uint64_t last_reconciles;
-	uint64_t now_reconciles = reconciles(run->engine, t == 1 ? &run->connector_on : NULL);
-	bool reconciled = t > 1 && now_reconciles > last_reconciles;
+	struct place_counts counts = place_run_counts(run->p.engine);
+	bool reconciled = t > 1 && counts.reconciles > last_reconciles;
 
-	last_reconciles = now_reconciles;
+	last_reconciles = counts.reconciles;
+	if (t == 1)
+		run->connector_on = counts.connector;
 	if (t == 1 && !group_holds_all(run, "mpamd-app", run->ids, run->id_count))
 		return note_failure(run, "tick 1: not every thread of the worker is in the group");
 	if (!run->asked_at && t >= 3 && (run->connector_on || reconciled)) {
@@ -368,7 +266,7 @@ static void later_thread_script(struct run *run, uint64_t t)
 		 * clone), so for mpamd to have one to place, its creator (the worker's main thread) is first
 		 * moved out of the group, as another tool might. */
 		char root_tasks[256], line[32];
-		snprintf(root_tasks, sizeof(root_tasks), "%s/tasks", emu_root(run->emu));
+		snprintf(root_tasks, sizeof(root_tasks), "%s/tasks", emu_root(run->p.emu));
 		snprintf(line, sizeof(line), "%d\n", (int)run->ids[0]);
 		int fd = open(root_tasks, O_WRONLY);
 		if (fd < 0 || write(fd, line, strlen(line)) != (ssize_t)strlen(line))
@@ -389,15 +287,12 @@ static void later_thread_script(struct run *run, uint64_t t)
 			     (unsigned long long)t);
 }
 
-/* The worker in `cgroup` (under the run's root) before mpamd starts; `config` names the partition. */
+/* The worker in cgroup app (under the run's root) before mpamd starts. */
 static void start_app_worker(struct run *run, int threads)
 {
-	char app[192], procs[224];
+	const char *app = place_run_cgroup(&run->p, "app");
 
-	snprintf(app, sizeof(app), "%s/app", run->root);
-	make_cgroup(run, app);
-	snprintf(procs, sizeof(procs), "%s/cgroup.procs", app);
-	worker_start(&run->workers[run->worker_count++], procs, threads, run->ids, &run->id_count);
+	worker_start(&run->workers[run->worker_count++], app, threads, run->ids, &run->id_count);
 	assert_int_equal(run->id_count, (size_t)threads + 1);
 }
 
@@ -417,21 +312,21 @@ static void check_later_thread(const char *hierarchy, enum connector_case how, b
 		skip();
 	start_app_worker(run, 3);
 	if (explicit_root)
-		write_config(run,
-			     "cgroup_root = %s\nproc_connector = %s\nreconcile_ms = %u\n"
-			     "[partition \"app\"]\ncgroup = app\n",
-			     run->root, key, connector ? 60000 : 300);
+		place_run_config(&run->p,
+				 "cgroup_root = %s\nproc_connector = %s\nreconcile_ms = %u\n"
+				 "[partition \"app\"]\ncgroup = app\n",
+				 run->p.root, key, connector ? 60000 : 300);
 	else /* the host's hierarchies, searched in order */
-		write_config(run, "proc_connector = %s\nreconcile_ms = %u\n[partition \"app\"]\ncgroup = %s\n", key,
-			     connector ? 60000 : 300, strrchr(run->root, '/') + 1);
+		place_run_config(&run->p, "proc_connector = %s\nreconcile_ms = %u\n[partition \"app\"]\ncgroup = %s\n",
+				 key, connector ? 60000 : 300, strrchr(run->p.root, '/') + 1);
 	within = connector ? 1 : 3; /* one tick; or reconcile_ms 300 at 100 ms a tick */
-	run->script = later_thread_script;
-	run_engine(run, 12);
+	run->p.script = later_thread_script;
+	place_run_engine(&run->p, 12);
 	/* Without the capability: one warning says so, and the reconcile does the work. */
-	assert_int_equal(run->warnings, how == CONNECTOR_DENIED ? 1 : 0);
+	assert_int_equal(run->p.warnings, how == CONNECTOR_DENIED ? 1 : 0);
 	if (!run->placed_at)
 		fail_msg("the later thread was never placed");
-	json_t *row = engine_list_row(run->engine, "app");
+	json_t *row = engine_list_row(run->p.engine, "app");
 	assert_non_null(row);
 	assert_int_equal(json_integer_value(json_object_get(row, "misses")), 0);
 	assert_true(json_integer_value(json_object_get(row, "placements")) >= 5);
@@ -503,13 +398,12 @@ static void test_without_capability(void **state)
 
 /* ---- a process started while mpamd runs ---- */
 
-static void new_process_script(struct run *run, uint64_t t)
+static void new_process_script(struct place_run *p, uint64_t t)
 {
-	char procs[224];
+	struct run *run = run_of(p);
 
 	if (t == 2) {
-		snprintf(procs, sizeof(procs), "%s/app/cgroup.procs", run->root);
-		worker_start(&run->workers[run->worker_count++], procs, 4, run->ids, &run->id_count);
+		worker_start(&run->workers[run->worker_count++], run->p.cgroups[1], 4, run->ids, &run->id_count);
 		run->asked_at = t;
 	} else if (run->asked_at && !run->placed_at && group_holds_all(run, "mpamd-app", run->ids, run->id_count)) {
 		run->placed_at = t;
@@ -521,25 +415,24 @@ static void new_process_script(struct run *run, uint64_t t)
 
 static void test_new_process_within_two_ticks(void **state)
 {
-	char app[192];
-
 	(void)state;
 	struct run *run = run_new(UNIFIED);
 	if (!run)
 		skip();
-	snprintf(app, sizeof(app), "%s/app", run->root);
-	make_cgroup(run, app);
-	write_config(run, "cgroup_root = %s\nreconcile_ms = 60000\n[partition \"app\"]\ncgroup = app\n", run->root);
-	run->script = new_process_script;
-	run_engine(run, 8);
+	place_run_cgroup(&run->p, "app"); /* cgroups[1] */
+	place_run_config(&run->p, "cgroup_root = %s\nreconcile_ms = 60000\n[partition \"app\"]\ncgroup = app\n",
+			 run->p.root);
+	run->p.script = new_process_script;
+	place_run_engine(&run->p, 8);
 	assert_true(run->placed_at >= 3);
 	assert_int_equal(run->id_count, 5);
 }
 
 /* ---- threads = vcpu ---- */
 
-static void vcpu_script(struct run *run, uint64_t t)
+static void vcpu_script(struct place_run *p, uint64_t t)
 {
+	struct run *run = run_of(p);
 	static pid_t vcpu, other;
 
 	if (t == 1) {
@@ -557,21 +450,18 @@ static void vcpu_script(struct run *run, uint64_t t)
 
 static void test_vcpu_threads_only(void **state)
 {
-	char app[192], procs[224];
-
 	(void)state;
 	struct run *run = run_new(UNIFIED);
 	if (!run)
 		skip();
-	snprintf(app, sizeof(app), "%s/vm", run->root);
-	make_cgroup(run, app);
-	snprintf(procs, sizeof(procs), "%s/cgroup.procs", app);
-	worker_start(&run->workers[run->worker_count++], procs, 2, run->ids, &run->id_count);
-	write_config(run, "cgroup_root = %s\nreconcile_ms = 60000\n[partition \"vm\"]\ncgroup = vm\nthreads = vcpu\n",
-		     run->root);
-	run->script = vcpu_script;
-	run_engine(run, 4);
-	json_t *row = engine_list_row(run->engine, "vm");
+	const char *vm = place_run_cgroup(&run->p, "vm");
+	worker_start(&run->workers[run->worker_count++], vm, 2, run->ids, &run->id_count);
+	place_run_config(&run->p,
+			 "cgroup_root = %s\nreconcile_ms = 60000\n[partition \"vm\"]\ncgroup = vm\nthreads = vcpu\n",
+			 run->p.root);
+	run->p.script = vcpu_script;
+	place_run_engine(&run->p, 4);
+	json_t *row = engine_list_row(run->p.engine, "vm");
 	assert_int_equal(json_integer_value(json_object_get(row, "placements")), 1);
 	json_decref(row);
 }
@@ -594,27 +484,24 @@ static long slot_of(struct engine *e, const char *name)
 static void vm_start(struct run *run)
 {
 	static const char *const dirs[] = { "", "/libvirt", "/libvirt/vcpu0" };
-	char dir[320], procs[352];
+	const char *dir = NULL;
 
-	for (size_t i = 0; i < 3; i++) {
-		snprintf(dir, sizeof(dir), "%s/machine.slice/" SCOPE "%s", run->root, dirs[i]);
-		make_cgroup(run, dir);
-	}
-	snprintf(procs, sizeof(procs), "%s/cgroup.procs", dir);
-	worker_start(&run->workers[run->worker_count++], procs, 2, run->ids, &run->id_count);
+	for (size_t i = 0; i < 3; i++)
+		dir = place_run_cgroup(&run->p, "machine.slice/" SCOPE "%s", dirs[i]);
+	worker_start(&run->workers[run->worker_count++], dir, 2, run->ids, &run->id_count);
 }
 
 /* Its partition is there, from the template, with the template's limit and the VM's threads. */
 static void vm_check(struct run *run, uint64_t t, long *ret_slot)
 {
-	long slot = slot_of(run->engine, "tenant-1");
-	const char *origin = slot >= 0 ? engine_partition_origin(run->engine, (size_t)slot) : NULL;
+	long slot = slot_of(run->p.engine, "tenant-1");
+	const char *origin = slot >= 0 ? engine_partition_origin(run->p.engine, (size_t)slot) : NULL;
 
 	*ret_slot = slot;
 	if (!origin || strcmp(origin, "tenants"))
 		return note_failure(run, "tick %llu: no partition tenant-1 from template tenants",
 				    (unsigned long long)t);
-	if (!emu_group_file_has(run->emu, "mpamd-tenant-1", "schemata", "MB:0=50;1=50"))
+	if (!emu_group_file_has(run->p.emu, "mpamd-tenant-1", "schemata", "MB:0=50;1=50"))
 		return note_failure(run, "tenant-1's group does not have the template's mb_max");
 	if (!group_holds_all(run, "mpamd-tenant-1", run->ids, run->id_count))
 		return note_failure(run, "the VM's threads are not in its group");
@@ -625,15 +512,15 @@ static void vm_reload(struct run *run, long slot)
 {
 	struct err err = { "" };
 
-	if (engine_reload(run->engine, &err) < 0)
+	if (engine_reload(run->p.engine, &err) < 0)
 		return note_failure(run, "reload: %s", err.text);
-	if (slot_of(run->engine, "tenant-1") != slot || !engine_partition_origin(run->engine, (size_t)slot))
+	if (slot_of(run->p.engine, "tenant-1") != slot || !engine_partition_origin(run->p.engine, (size_t)slot))
 		return note_failure(run, "a reload of the same file lost or moved the VM's partition");
-	write_config(run, "cgroup_root = %s\nreconcile_ms = 300\n" VM_PARTITION VM_TEMPLATE, run->root, 40);
-	if (engine_reload(run->engine, &err) < 0)
+	place_run_config(&run->p, "cgroup_root = %s\nreconcile_ms = 300\n" VM_PARTITION VM_TEMPLATE, run->p.root, 40);
+	if (engine_reload(run->p.engine, &err) < 0)
 		return note_failure(run, "reload: %s", err.text);
-	if (slot_of(run->engine, "tenant-1") != slot ||
-	    !emu_group_file_has(run->emu, "mpamd-tenant-1", "schemata", "MB:0=40;1=40"))
+	if (slot_of(run->p.engine, "tenant-1") != slot ||
+	    !emu_group_file_has(run->p.emu, "mpamd-tenant-1", "schemata", "MB:0=40;1=40"))
 		return note_failure(run, "the template's new mb_max is not in force in place");
 	if (!group_holds_all(run, "mpamd-tenant-1", run->ids, run->id_count))
 		return note_failure(run, "the VM's threads left its group on a reload");
@@ -643,12 +530,12 @@ static void vm_reload(struct run *run, long slot)
 static void vm_stop(struct run *run)
 {
 	worker_stop(&run->workers[--run->worker_count]);
-	while (run->cgroup_count > 2)
-		cgroup_dir_remove(run->cgroups[--run->cgroup_count]);
+	place_run_remove_cgroups(&run->p, 2); /* the root and machine.slice stay */
 }
 
-static void vm_script(struct run *run, uint64_t t)
+static void vm_script(struct place_run *p, uint64_t t)
 {
+	struct run *run = run_of(p);
 	long slot;
 
 	if (t == 2) {
@@ -656,14 +543,14 @@ static void vm_script(struct run *run, uint64_t t)
 		run->asked_at = t;
 	} else if (t == run->asked_at + 3) { /* reconcile_ms 300: three ticks */
 		vm_check(run, t, &slot);
-		if (!run->failure[0])
+		if (!run->p.failure[0])
 			vm_reload(run, slot);
 		vm_stop(run);
 		run->placed_at = t;
 	} else if (run->placed_at && t == run->placed_at + 3) {
-		if (emu_group_exists(run->emu, "mpamd-tenant-1"))
+		if (emu_group_exists(run->p.emu, "mpamd-tenant-1"))
 			note_failure(run, "the stopped VM's group is still there");
-		if (slot_of(run->engine, "tenant-1") >= 0)
+		if (slot_of(run->p.engine, "tenant-1") >= 0)
 			note_failure(run, "the stopped VM's partition is still there");
 		run->later = 1; /* done */
 	}
@@ -671,19 +558,16 @@ static void vm_script(struct run *run, uint64_t t)
 
 static void test_vm_template_follows_scope(void **state)
 {
-	char slice[192];
-
 	(void)state;
 	struct run *run = run_new(UNIFIED);
 	if (!run)
 		skip();
-	snprintf(slice, sizeof(slice), "%s/machine.slice", run->root);
-	make_cgroup(run, slice);
-	write_config(run, "cgroup_root = %s\nreconcile_ms = 300\n" VM_PARTITION VM_TEMPLATE, run->root, 50);
-	run->script = vm_script;
-	run_engine(run, 14);
+	place_run_cgroup(&run->p, "machine.slice");
+	place_run_config(&run->p, "cgroup_root = %s\nreconcile_ms = 300\n" VM_PARTITION VM_TEMPLATE, run->p.root, 50);
+	run->p.script = vm_script;
+	place_run_engine(&run->p, 14);
 	assert_int_equal(run->later, 1);
-	assert_true(emu_group_exists(run->emu, "mpamd-web"));
+	assert_true(emu_group_exists(run->p.emu, "mpamd-web"));
 }
 
 int main(int argc, char **argv)

@@ -22,7 +22,7 @@
 #include <cmocka.h>
 
 #include "backends/resctrl/resctrl_ops.h"
-#include "backends/shared/domain_limits.h"
+#include "core/engine/domain_limits.h"
 #include "core/engine/registry.h"
 #include "core/engine/compose.h"
 #include "core/config/config.h"
@@ -320,6 +320,62 @@ static void *parked(void *arg)
 	return NULL;
 }
 
+/* The threads /proc lists for `pid`. */
+static size_t thread_count(pid_t pid)
+{
+	char dir[64];
+	size_t n = 0;
+
+	snprintf(dir, sizeof(dir), "/proc/%d/task", (int)pid);
+	DIR *d = opendir(dir);
+	for (struct dirent *e; d && (e = readdir(d));)
+		n += e->d_name[0] != '.';
+	if (d)
+		closedir(d);
+	return n;
+}
+
+/* Waits until `pid` has at least `want` threads. */
+static void wait_for_threads(pid_t pid, size_t want)
+{
+	for (int tries = 0; tries < 2000; tries++) {
+		if (thread_count(pid) >= want)
+			return;
+		usleep(1000);
+	}
+	fail_msg("child %d did not start %zu threads", (int)pid, want);
+}
+
+/* How many of pid's threads the group's tasks file does not list; *threads counts them all. */
+static size_t threads_missing(struct rig *rig, const char *group, pid_t pid, size_t *threads)
+{
+	char path[512], line[300];
+	size_t missing = 0;
+
+	snprintf(path, sizeof(path), "%s/%s/tasks", emu_root(rig->emu), group);
+	char *text = read_text_file(path), *tasks = malloc(strlen(text ? text : "") + 2);
+	assert_non_null(text);
+	assert_non_null(tasks);
+	sprintf(tasks, "\n%s", text); /* every id between newlines */
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	DIR *d = opendir(path);
+	*threads = 0;
+	for (struct dirent *e; d && (e = readdir(d));) {
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(line, sizeof(line), "\n%s\n", e->d_name);
+		missing += strstr(tasks, line) == NULL;
+		(*threads)++;
+	}
+	if (d)
+		closedir(d);
+	if (missing)
+		print_message("tasks of %s: '%s'\n", group, text);
+	free(tasks);
+	free(text);
+	return missing;
+}
+
 /* A child with a main thread and three more, all parked; returns once /proc lists all four. */
 static pid_t spawn_threaded(void)
 {
@@ -334,20 +390,7 @@ static pid_t spawn_threaded(void)
 		pause();
 		_exit(0);
 	}
-	char dir[64];
-	snprintf(dir, sizeof(dir), "/proc/%d/task", (int)pid);
-	for (int tries = 0; tries < 500; tries++) {
-		size_t n = 0;
-		DIR *d = opendir(dir);
-		for (struct dirent *e; d && (e = readdir(d));)
-			n += e->d_name[0] != '.';
-		if (d)
-			closedir(d);
-		if (n == 4)
-			return pid;
-		usleep(2000);
-	}
-	fail_msg("child %d did not start its threads", (int)pid);
+	wait_for_threads(pid, 4);
 	return pid;
 }
 
@@ -356,7 +399,8 @@ static void test_every_thread_of_a_pid(void **state)
 {
 	struct rig rig;
 	struct err err = { "" };
-	char body[256], dir[64], path[512];
+	char body[256];
+	size_t threads;
 	pid_t vm = spawn_threaded();
 
 	(void)state;
@@ -364,25 +408,7 @@ static void test_every_thread_of_a_pid(void **state)
 	rig_start(&rig, "intel", body);
 	assert_int_equal(rig_open(&rig, &err), 0);
 	assert_int_equal(rig_open_partitions(&rig, NULL, 0), 0);
-	snprintf(path, sizeof(path), "%s/mpamd-vm/tasks", emu_root(rig.emu));
-	char *tasks = read_text_file(path);
-	assert_non_null(tasks);
-	snprintf(dir, sizeof(dir), "/proc/%d/task", (int)vm);
-	DIR *d = opendir(dir);
-	size_t threads = 0, missing = 0;
-	for (struct dirent *e; d && (e = readdir(d));) {
-		if (e->d_name[0] == '.')
-			continue;
-		char line[300];
-		snprintf(line, sizeof(line), "%s\n", e->d_name);
-		missing += strstr(tasks, line) == NULL;
-		threads++;
-	}
-	if (d)
-		closedir(d);
-	if (missing)
-		print_message("tasks of mpamd-vm: '%s'\n", tasks);
-	free(tasks);
+	size_t missing = threads_missing(&rig, "mpamd-vm", vm, &threads);
 	/* Clean up before asserting, so a failure leaves no process or mount behind. */
 	kill(vm, SIGKILL);
 	waitpid(vm, NULL, 0);
@@ -414,20 +440,7 @@ static pid_t spawn_thread_maker(int done)
 		pause();
 		_exit(0);
 	}
-	char dir[64];
-	snprintf(dir, sizeof(dir), "/proc/%d/task", (int)pid);
-	for (int tries = 0; tries < 1000; tries++) {
-		size_t n = 0;
-		DIR *d = opendir(dir);
-		for (struct dirent *e; d && (e = readdir(d));)
-			n += e->d_name[0] != '.';
-		if (d)
-			closedir(d);
-		if (n >= 20)
-			return pid;
-		usleep(200);
-	}
-	fail_msg("child %d made no threads", (int)pid);
+	wait_for_threads(pid, 20);
 	return pid;
 }
 
@@ -438,7 +451,8 @@ static void test_threads_made_during_the_move(void **state)
 {
 	struct rig rig;
 	struct err err = { "" };
-	char body[256], path[512], line[300];
+	char body[256];
+	size_t threads;
 	int done[2];
 
 	(void)state;
@@ -450,22 +464,7 @@ static void test_threads_made_during_the_move(void **state)
 	assert_int_equal(rig_open_partitions(&rig, NULL, 0), 0);
 	char c;
 	assert_int_equal(read(done[0], &c, 1), 1);
-	snprintf(path, sizeof(path), "%s/mpamd-vm/tasks", emu_root(rig.emu));
-	char *tasks = read_text_file(path);
-	assert_non_null(tasks);
-	snprintf(path, sizeof(path), "/proc/%d/task", (int)maker);
-	DIR *d = opendir(path);
-	size_t threads = 0, missing = 0;
-	for (struct dirent *e; d && (e = readdir(d));) {
-		if (e->d_name[0] == '.')
-			continue;
-		snprintf(line, sizeof(line), "\n%s\n", e->d_name);
-		missing += strstr(tasks, line) == NULL && strncmp(tasks, line + 1, strlen(line + 1)) != 0;
-		threads++;
-	}
-	if (d)
-		closedir(d);
-	free(tasks);
+	size_t missing = threads_missing(&rig, "mpamd-vm", maker, &threads);
 	kill(maker, SIGKILL);
 	waitpid(maker, NULL, 0);
 	close(done[0]);

@@ -1,7 +1,7 @@
 /* The pure parts of placement, table-tested: VM names from scope directories (machined's and
- * libvirt's layouts, systemd's escapes), QEMU's vCPU thread names, the cgroup hierarchies from
- * mountinfo and their search order, a task's cgroup from /proc/PID/cgroup; then the same code on a
- * fake tree of directories: a cgroup's threads with those below it, and the VMs of a tree. */
+ * libvirt's layouts, systemd's escapes), the cgroup hierarchies from mountinfo and their search
+ * order, a task's cgroup from /proc/PID/cgroup; then the same code on a fake tree of directories: a
+ * cgroup's threads with those below it, and the VMs of a tree. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -63,32 +63,6 @@ static void test_scope_names(void **state)
 	/* A name too long for the buffer is no name, not a cut one. */
 	assert_false(vm_scope_name("machine-qemu\\x2d1\\x2dabcdefgh.scope", true, name, 4));
 	assert_false(vm_scope_name("abcdefgh.libvirt-qemu", false, name, 4));
-}
-
-static void test_vcpu_names(void **state)
-{
-	static const struct {
-		const char *comm;
-		bool vcpu;
-	} cases[] = {
-		{ "CPU 0/KVM", true },
-		{ "CPU 12/KVM\n", true },
-		{ "CPU 127/KVM", true },
-		{ "CPU /KVM", false },
-		{ "CPU 1/TCG", false },
-		{ "CPU 1/KVMx", false },
-		{ "cpu 1/KVM", false },
-		{ "CPU 1/KV", false },
-		{ "qemu-system-x86", false },
-		{ "CPU 1/KVM\n\n", false },
-		{ "", false },
-		{ " CPU 1/KVM", false },
-	};
-
-	(void)state;
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
-		if (vm_vcpu_thread(cases[i].comm) != cases[i].vcpu)
-			fail_msg("'%s': expected %s", cases[i].comm, cases[i].vcpu ? "a vCPU" : "no vCPU");
 }
 
 /* This host's hybrid layout (v1 controllers, name=systemd, v2 at unified), written out of order. */
@@ -348,7 +322,6 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_scope_names),
-		cmocka_unit_test(test_vcpu_names),
 		cmocka_unit_test(test_hierarchy_order),
 		cmocka_unit_test(test_task_cgroup),
 		cmocka_unit_test_setup_teardown(test_threads_below, setup_fake, teardown_fake),

@@ -16,8 +16,8 @@
 #include <cmocka.h>
 #include <jansson.h>
 
-#include "core/engine/events.h"
-#include "core/engine/metrics.h"
+#include "core/report/events.h"
+#include "core/report/metrics.h"
 #include "tests/util/testutil.h"
 
 #define MAX_FAMILIES 64

@@ -1,5 +1,6 @@
 /* Strict value parsers and the "did you mean" suggester. */
 #include <errno.h>
+#include <float.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -110,6 +111,50 @@ static void test_parse_decimal(void **state)
 		if (parse_decimal(bad[i], 0, 1e9, &v, &e) != -EINVAL || v != 7)
 			fail_msg("'%s' was accepted (or changed the value)", bad[i]);
 	}
+}
+
+/* What programs write: an exponent too, a digit first; nothing strtod would stretch or shrink. */
+static void test_parse_real(void **state)
+{
+	static const char *const bad[] = { "",	 ".5", "-0.5", "+1",  "0x1", "inf", "nan",   "1.2.3",
+					   " 1", "1 ", "1e",   "1e+", "1-2", "e3",  "1e999", "1e-400" };
+	struct err e;
+	double v = -1;
+
+	(void)state;
+	assert_int_equal(parse_real("1234.5", 0, DBL_MAX, &v, &e), 0);
+	assert_true(v == 1234.5);
+	assert_int_equal(parse_real("2e3", 0, DBL_MAX, &v, &e), 0);
+	assert_true(v == 2000);
+	assert_int_equal(parse_real("1.5e-3", 0, DBL_MAX, &v, &e), 0);
+	assert_true(v == 1.5e-3);
+	assert_int_equal(parse_real("3.", 0, DBL_MAX, &v, &e), 0);
+	assert_true(v == 3);
+	assert_int_equal(parse_real("100.5", 0, 100, &v, &e), -ERANGE);
+	assert_string_equal(e.text, "out of range 0..100");
+	assert_int_equal(parse_real("-1", 0, 100, &v, &e), -EINVAL);
+	assert_string_equal(e.text, "must not be negative");
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		v = 7;
+		if (parse_real(bad[i], 0, DBL_MAX, &v, &e) >= 0 || v != 7)
+			fail_msg("'%s' was accepted (or changed the value)", bad[i]);
+	}
+}
+
+static void test_parse_uint_decimal(void **state)
+{
+	struct err e;
+	uint64_t v = 0;
+
+	(void)state;
+	assert_int_equal(parse_uint_decimal("18446744073709551615", 0, UINT64_MAX, &v, &e), 0);
+	assert_true(v == UINT64_MAX);
+	assert_int_equal(parse_uint_decimal("18446744073709551616", 0, UINT64_MAX, &v, &e), -ERANGE);
+	assert_int_equal(parse_uint_decimal("0x10", 0, UINT64_MAX, &v, &e), -EINVAL); /* parse_uint takes it */
+	assert_int_equal(parse_uint_decimal("1.5", 0, UINT64_MAX, &v, &e), -EINVAL);
+	assert_int_equal(parse_uint_decimal("", 0, UINT64_MAX, &v, &e), -EINVAL);
+	assert_int_equal(parse_uint_decimal("7", 0, 5, &v, &e), -ERANGE);
+	assert_true(v == UINT64_MAX);
 }
 
 static void test_parse_size(void **state)
@@ -236,6 +281,8 @@ int main(void)
 		cmocka_unit_test(test_parse_hex),
 		cmocka_unit_test(test_parse_percent),
 		cmocka_unit_test(test_parse_decimal),
+		cmocka_unit_test(test_parse_real),
+		cmocka_unit_test(test_parse_uint_decimal),
 		cmocka_unit_test(test_parse_size),
 		cmocka_unit_test(test_parse_bool_and_enum),
 		cmocka_unit_test(test_parse_uint_list),

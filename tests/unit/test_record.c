@@ -15,7 +15,7 @@
 
 #include "cli/record_read.h"
 #include "core/base/log.h"
-#include "core/engine/record.h"
+#include "core/report/record.h"
 #include "tests/util/record_reader.h"
 #include "tests/util/testutil.h"
 

@@ -15,7 +15,7 @@
 
 #include "tests/util/testutil.h"
 
-#include "core/engine/record.h"
+#include "core/report/record.h"
 #include "cli/record_read.h"
 
 #define HEADER "t_ms,partition,mbps,mb_max,mb_min,valid,estimated,event\n"
@@ -83,7 +83,7 @@ static void test_good_file(void **state)
 	record_file_free(file);
 }
 
-/* What core/record.c writes reads back the same. */
+/* What core/report/record.c writes reads back the same. */
 static void test_reads_what_the_writer_writes(void **state)
 {
 	char path[] = "/tmp/mpamd-record-read-XXXXXX";

@@ -17,7 +17,7 @@
 #include "core/base/log.h"
 #include "core/config/config.h"
 #include "core/engine/registry.h"
-#include "core/engine/textfile.h"
+#include "core/report/textfile.h"
 #include "tests/util/testutil.h"
 
 /* ---- the key ---- */

@@ -23,6 +23,20 @@ struct config *load_config_file(const char *path)
 	return r == 0 ? config : NULL;
 }
 
+struct config *load_config_for(const struct engine_registry *registry, const char *text)
+{
+	struct engine_schema schema;
+	struct diag_list diags;
+	struct config *config = NULL;
+
+	engine_schema_init(registry, &schema);
+	diag_list_init(&diags, "test.ini");
+	int r = config_load_string(text, &schema.schema, NULL, &config, &diags);
+	diag_print(&diags, stderr);
+	diag_list_fini(&diags);
+	return r == 0 ? config : NULL;
+}
+
 const struct partition_status *engine_find(const struct engine *e, const char *name, size_t *ret_slot)
 {
 	for (size_t i = 0; i < engine_partition_count(e); i++) {

@@ -8,10 +8,14 @@
 
 struct config;
 struct engine;
+struct engine_registry;
 struct partition_status;
 
 /* The file's configuration, its diagnostics printed on stderr; NULL when it has errors. */
 struct config *load_config_file(const char *path);
+/* A configuration from text under the schema `registry` implies (its backends, monitors and
+ * extensions), its diagnostics printed on stderr; NULL when it has errors. */
+struct config *load_config_for(const struct engine_registry *registry, const char *text);
 
 /* The status of the partition called `name` (and its slot, when ret_slot is not NULL), or NULL. */
 const struct partition_status *engine_find(const struct engine *e, const char *name, size_t *ret_slot);

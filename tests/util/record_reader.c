@@ -6,38 +6,18 @@
 #include <string.h>
 
 #include "core/base/grow.h"
-#include "core/base/rfc3339.h"
 #include "core/config/config.h"
+#include "core/report/record_columns.h"
 
 #define MAX_FIELDS 32
 
-/* The columns the tests read, found by their header names (any order, others ignored). */
-enum column {
-	COL_T_MS,
-	COL_PARTITION,
-	COL_MBPS,
-	COL_MB_MAX,
-	COL_MB_MIN,
-	COL_VALID,
-	COL_ESTIMATED,
-	COL_EVENT,
-	COL_REQUIRED, /* the columns above are required, those below optional */
-	COL_TIME = COL_REQUIRED,
-	COL_SIM,
-	COL_IPC,
-	COL_DOMAIN,
-	COL_COUNT,
-};
-
-static const char *const column_names[COL_COUNT] = {
-	"t_ms",	     "partition", "mbps", "mb_max",   "mb_min", "valid",
-	"estimated", "event",	  "time", "sim_mbps", "ipc",	"domain",
-};
+/* Stricter than the record's own required columns: every file a test reads has these. */
+#define TESTS_ALSO_REQUIRE \
+	(RECORD_COL_BIT(RECORD_COL_VALID) | RECORD_COL_BIT(RECORD_COL_ESTIMATED) | RECORD_COL_BIT(RECORD_COL_EVENT))
 
 struct layout {
 	const char *path;
-	size_t fields;	   /* in the header */
-	int at[COL_COUNT]; /* field index of each column, -1 when absent */
+	struct record_layout columns; /* found by their header names (any order, others ignored) */
 };
 
 /* Splits one CSV line in place; quoted fields lose their quotes and doubled quotes. */
@@ -72,55 +52,96 @@ static size_t split_csv(char *line, char **fields, size_t max)
 static bool read_layout(char *header, struct layout *l)
 {
 	char *f[MAX_FIELDS + 1];
+	size_t n = split_csv(header, f, MAX_FIELDS + 1);
+	struct err err = { "" };
 
-	l->fields = split_csv(header, f, MAX_FIELDS + 1);
-	for (size_t c = 0; c < COL_COUNT; c++) {
-		l->at[c] = -1;
-		for (size_t i = 0; i < l->fields; i++)
-			if (!strcmp(f[i], column_names[c]))
-				l->at[c] = (int)i;
-		if (c < COL_REQUIRED && l->at[c] < 0) {
-			fprintf(stderr, "record_read: %s:1: no column %s\n", l->path, column_names[c]);
-			return false;
-		}
+	if (record_layout_read(&l->columns, (const char *const *)f, n, TESTS_ALSO_REQUIRE, &err) < 0) {
+		fprintf(stderr, "record_read: %s:1: %s\n", l->path, err.text);
+		return false;
 	}
 	return true;
+}
+
+/* Field `col` of a row, read as its column says; false (and said) when it does not take it. */
+static bool read_field(const struct layout *l, unsigned long line_no, char **f, enum record_col col,
+		       struct record_value *v)
+{
+	struct err err = { "" };
+
+	if (record_field_parse(col, f[l->columns.at[col]], v, &err) == 0)
+		return true;
+	fprintf(stderr, "record_read: %s:%lu: %s\n", l->path, line_no, err.text);
+	return false;
+}
+
+/* Fills the line's member that column `col` is read into. */
+static void put_value(struct record_line *row, enum record_col col, const struct record_value *v)
+{
+	switch (col) {
+	case RECORD_COL_TIME:
+		row->has_time = true;
+		row->time_ms = v->time_ms;
+		break;
+	case RECORD_COL_T_MS:
+		row->t_ms = v->ms;
+		break;
+	case RECORD_COL_PARTITION:
+		snprintf(row->partition, sizeof(row->partition), "%s", v->text);
+		break;
+	case RECORD_COL_DOMAIN:
+		snprintf(row->domain, sizeof(row->domain), "%s",
+			 record_domain_is_total(v->text) ? RECORD_DOMAIN_TOTAL : v->text);
+		break;
+	case RECORD_COL_MBPS:
+		row->has_mbps = !v->empty;
+		row->mbps = v->number;
+		break;
+	case RECORD_COL_MB_MAX:
+		row->mb_max = (unsigned)v->number;
+		break;
+	case RECORD_COL_MB_MIN:
+		row->mb_min = (unsigned)v->number;
+		break;
+	case RECORD_COL_VALID:
+		row->valid = v->number != 0;
+		break;
+	case RECORD_COL_ESTIMATED:
+		row->estimated = v->number != 0;
+		break;
+	case RECORD_COL_EVENT:
+		snprintf(row->event, sizeof(row->event), "%s", v->text);
+		break;
+	case RECORD_COL_SIM_MBPS:
+		row->sim_mbps = v->number;
+		break;
+	case RECORD_COL_IPC:
+		row->has_ipc = !v->empty;
+		row->ipc = v->number;
+		break;
+	default:
+		break; /* what the tests do not read */
+	}
 }
 
 static bool parse_line(const struct layout *l, unsigned long line_no, char *line, struct record_line *row)
 {
 	char *f[MAX_FIELDS + 1] = { 0 };
 	size_t n = split_csv(line, f, MAX_FIELDS + 1);
-	struct err err = { "" };
 
-	if (n != l->fields) {
+	if (n != l->columns.fields) {
 		fprintf(stderr, "record_read: %s:%lu: %zu fields where the header has %zu\n", l->path, line_no, n,
-			l->fields);
+			l->columns.fields);
 		return false;
 	}
 	memset(row, 0, sizeof(*row));
-	row->t_ms = strtoull(f[l->at[COL_T_MS]], NULL, 10);
-	snprintf(row->partition, sizeof(row->partition), "%s", f[l->at[COL_PARTITION]]);
-	row->has_mbps = f[l->at[COL_MBPS]][0] != '\0';
-	row->mbps = strtod(f[l->at[COL_MBPS]], NULL);
-	row->mb_max = (unsigned)strtoul(f[l->at[COL_MB_MAX]], NULL, 10);
-	row->mb_min = (unsigned)strtoul(f[l->at[COL_MB_MIN]], NULL, 10);
-	row->valid = atoi(f[l->at[COL_VALID]]);
-	row->estimated = atoi(f[l->at[COL_ESTIMATED]]);
-	snprintf(row->event, sizeof(row->event), "%s", f[l->at[COL_EVENT]]);
-	row->sim_mbps = l->at[COL_SIM] >= 0 ? strtod(f[l->at[COL_SIM]], NULL) : 0;
-	row->has_ipc = l->at[COL_IPC] >= 0 && f[l->at[COL_IPC]][0] != '\0';
-	snprintf(row->domain, sizeof(row->domain), "%s", l->at[COL_DOMAIN] >= 0 ? f[l->at[COL_DOMAIN]] : "*");
-	if (!row->domain[0])
-		snprintf(row->domain, sizeof(row->domain), "*");
-	row->ipc = row->has_ipc ? strtod(f[l->at[COL_IPC]], NULL) : 0;
-	if (l->at[COL_TIME] >= 0) {
-		const char *time = f[l->at[COL_TIME]];
-		if (rfc3339_parse_ms(time, &row->time_ms, &err) < 0) {
-			fprintf(stderr, "record_read: %s:%lu: bad time '%s': %s\n", l->path, line_no, time, err.text);
+	snprintf(row->domain, sizeof(row->domain), RECORD_DOMAIN_TOTAL); /* a file without a domain column */
+	for (enum record_col col = 0; col < RECORD_COL_COUNT; col++) {
+		struct record_value v;
+		if (l->columns.at[col] < 0)
+			continue;
+		if (!read_field(l, line_no, f, col, &v))
 			return false;
-		}
-		row->has_time = true;
+		put_value(row, col, &v);
 	}
 	return true;
 }

@@ -1,8 +1,8 @@
-/* Reading the record file back in tests: the columns of core/engine/record.c found by their header
- * names, fields quoted as RFC 4180 says (an event with a comma or a quote, not a line break), an
- * empty mbps kept apart from 0, the time column parsed and checked. Strict where the product's
- * reader (cli/record_read.c) forgives: a row cut short is an error here, since a test's file has
- * none. */
+/* Reading the record file back in tests: the columns core/report/record_columns.h declares found by
+ * their header names and each field read as its column says, fields quoted as RFC 4180 says (an
+ * event with a comma or a quote, not a line break), an empty mbps kept apart from 0. Strict where
+ * the product's reader (cli/record_read.c) forgives: a row cut short is an error here, since a test's
+ * file has none, and valid, estimated and event are required too. */
 #ifndef MPAMD_TESTS_RECORD_READER_H
 #define MPAMD_TESTS_RECORD_READER_H
 
@@ -31,7 +31,7 @@ struct record_line {
 /* Reads `path`: the header line (without its newline) into header[len] and every row of a partition's
  * total (domain `*`) into a malloc'ed array. Returns the number of rows, or -1 with "record_read:
  * PATH:LINE: reason" on stderr when the header lacks a column of the record, a row has another number
- * of fields, or a time is malformed. */
+ * of fields, or a field is not what its column takes. */
 long record_read(const char *path, char *header, size_t len, struct record_line **ret_rows);
 /* The same with the rows of each domain too, in the file's order. */
 long record_read_all(const char *path, char *header, size_t len, struct record_line **ret_rows);

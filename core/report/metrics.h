@@ -6,17 +6,18 @@
  * seconds, ratios of 0..1; MB/s inside mpamd are 10^6 bytes/s, see core/base/counter.h), and counters
  * end in _total. Label values are escaped (\\, \", \n). The families are the table below; mpamctl(8)
  * documents each one (tests/unit/test_metrics.c holds the two to each other). */
-#ifndef MPAMD_CORE_ENGINE_METRICS_H
-#define MPAMD_CORE_ENGINE_METRICS_H
+#ifndef MPAMD_CORE_REPORT_METRICS_H
+#define MPAMD_CORE_REPORT_METRICS_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
+#include "backends/contracts/actuator.h"
 #include "core/base/histogram.h"
-#include "core/engine/compose.h"
-#include "core/engine/engine.h"
-#include "core/engine/events.h"
+#include "core/config/model.h"
+#include "core/report/events.h"
+#include "core/report/partition_status.h"
 
 #define METRICS_FORMAT "prometheus-text-0.0.4"
 

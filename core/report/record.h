@@ -1,13 +1,13 @@
 /* The per-tick record file: CSV with a header, per partition per tick one row of its total (domain
- * `*`) and one row per domain:
+ * `*`) and one row per domain. Its columns, and how each field is written, are record_columns.h's:
  *   time,t_ms,partition,domain,mbps,mb_max,mb_min,valid,estimated,event[,sim_mbps][,ipc]
  * time is the wall clock in RFC 3339 UTC with milliseconds; mbps is empty (never 0) when the sample
  * is not valid; sim_mbps is the simulator's ground truth. A domain row has that domain's rate, limits
  * and state, no event and no ipc (both are the partition's). A tick's rows are kept in memory and
  * written together when the tick ends, so a reader never sees half a tick. record.c reads no clock:
  * every time comes from the engine. */
-#ifndef MPAMD_CORE_RECORD_H
-#define MPAMD_CORE_RECORD_H
+#ifndef MPAMD_CORE_REPORT_RECORD_H
+#define MPAMD_CORE_REPORT_RECORD_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -1,7 +1,7 @@
 /* A bounded log of the decisions policies took (throttle, restore, escalate...), newest kept:
  * what `status` and `show` report and the record file's event column carries. */
-#ifndef MPAMD_CORE_EVENTS_H
-#define MPAMD_CORE_EVENTS_H
+#ifndef MPAMD_CORE_REPORT_EVENTS_H
+#define MPAMD_CORE_REPORT_EVENTS_H
 
 #include <jansson.h>
 #include <stddef.h>

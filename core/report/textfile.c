@@ -1,4 +1,4 @@
-#include "core/engine/textfile.h"
+#include "core/report/textfile.h"
 
 #include <errno.h>
 #include <fcntl.h>

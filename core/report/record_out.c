@@ -11,7 +11,7 @@
 
 #include "core/base/log.h"
 #include "core/base/rfc3339.h"
-#include "core/engine/record_internal.h"
+#include "core/report/record_internal.h"
 
 /* How far back from the end a cut row is looked at: more than the longest row mpamd writes. */
 #define TAIL_BYTES 4096

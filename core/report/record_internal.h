@@ -1,6 +1,6 @@
 /* Shared by record.c (rows and ticks) and record_out.c (the file on disk). */
-#ifndef MPAMD_CORE_ENGINE_RECORD_INTERNAL_H
-#define MPAMD_CORE_ENGINE_RECORD_INTERNAL_H
+#ifndef MPAMD_CORE_REPORT_RECORD_INTERNAL_H
+#define MPAMD_CORE_REPORT_RECORD_INTERNAL_H
 
 #include <stdbool.h>
 #include <stdint.h>

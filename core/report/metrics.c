@@ -1,4 +1,4 @@
-#include "core/engine/metrics.h"
+#include "core/report/metrics.h"
 
 #include <errno.h>
 #include <inttypes.h>

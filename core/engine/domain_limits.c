@@ -1,4 +1,4 @@
-#include "backends/shared/domain_limits.h"
+#include "core/engine/domain_limits.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -2,8 +2,8 @@
  * into PATH.tmp in the same directory, then rename()d over PATH, so a reader sees the old file or the
  * new one, never a part. A failing write is logged once, and once more when writing works again; it
  * never stops the caller. */
-#ifndef MPAMD_CORE_ENGINE_TEXTFILE_H
-#define MPAMD_CORE_ENGINE_TEXTFILE_H
+#ifndef MPAMD_CORE_REPORT_TEXTFILE_H
+#define MPAMD_CORE_REPORT_TEXTFILE_H
 
 #include <stdbool.h>
 #include <stddef.h>

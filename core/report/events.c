@@ -1,4 +1,4 @@
-#include "core/engine/events.h"
+#include "core/report/events.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,8 +1,8 @@
 /* From a partition's goals to the limits of each of a control's domains: its per-domain values
  * (mb_max = 0=30,1=100) where it has them, one value for every other domain. The engine, `mpamctl
  * check-config --host` and `set` resolve them alike. */
-#ifndef MPAMD_BACKENDS_SHARED_DOMAIN_LIMITS_H
-#define MPAMD_BACKENDS_SHARED_DOMAIN_LIMITS_H
+#ifndef MPAMD_CORE_ENGINE_DOMAIN_LIMITS_H
+#define MPAMD_CORE_ENGINE_DOMAIN_LIMITS_H
 
 #include "backends/contracts/control.h"
 

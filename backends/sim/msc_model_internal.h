@@ -1,0 +1,115 @@
+/* Shared by the parts of the MSC model (backends/sim): its state, and what each part offers the
+ * others. msc_model.c creates the model and dispatches every bus access through the register map;
+ * msc_model_config.c holds the MPAMCFG_* registers and msc_model_monitors.c the MBWU monitors, each
+ * with the traffic side's view of them. */
+#ifndef MPAMD_BACKENDS_SIM_MSC_MODEL_INTERNAL_H
+#define MPAMD_BACKENDS_SIM_MSC_MODEL_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "backends/sim/msc_model.h"
+
+#define CPBM_MAX_WORDS 1024u /* MPAMCFG_CPBM<n>, n <= 1023 */
+#define LOW_WORD       UINT64_C(0x00000000FFFFFFFF)
+#define HIGH_WORD      UINT64_C(0xFFFFFFFF00000000)
+
+/* State kept per RIS: one configuration per PARTID (MBW_MAX/MIN, PRI, CPBM) and one MBWU monitor
+ * state per monitor index. */
+
+/* Configuration of one PARTID in one RIS. CPBM words live in ris_state.cpbm_flipped. */
+struct partid_cfg {
+	uint16_t mbw_max; /* MAX field, implemented bits only */
+	uint16_t mbw_min;
+	bool hardlim; /* the stored bit; MAX_LIM may force what reads back */
+	uint16_t intpri, dspri;
+};
+
+struct mbwu_mon {
+	uint32_t flt; /* implemented FLT bits */
+	uint32_t ctl; /* implemented CTL bits, TYPE excluded (it is constant) */
+	/* The one underlying count, modulo 2^64, in counting units: bytes, or 64-byte units on a part
+	 * that counts those; `residue` holds the bytes short of a whole unit. */
+	uint64_t count;
+	unsigned residue;
+	uint32_t capture;    /* MSMON_MBWU_CAPTURE as captured, NRDY included */
+	uint64_t capture_l;  /* MSMON_MBWU_L_CAPTURE as captured, NRDY included */
+	bool nrdy;	     /* not ready: counts nothing, reads show NRDY */
+	unsigned nrdy_ticks; /* ticks left before hardware clears nrdy (nrdy_hw only) */
+	/* Its place in the RIS's monitor index (see ris_state): the next monitor of the same list + 1
+	 * (0: last), and the PARTID + 1 whose list holds it (0: the wildcard list, or none). */
+	uint32_t index_next;
+	uint32_t index_partid;
+};
+
+struct ris_state {
+	struct partid_cfg *cfg; /* partid_max + 1 entries */
+	/* CPBM words XOR their reset value (all implemented bits set), so calloc'ed memory is the
+	 * reset state and untouched PARTIDs cost no resident memory. */
+	uint32_t *cpbm_flipped; /* (partid_max + 1) * cpbm_words */
+	struct mbwu_mon *mon;	/* num_mon entries */
+	unsigned oflow_pending; /* monitors with OFLOW_STATUS or OFLOW_STATUS_L set */
+	/* The monitor index: which enabled monitors can count a PARTID's traffic, so that counting one
+	 * PARTID costs the monitors that filter on it, not all of them (a host with a monitor per
+	 * partition would otherwise cost partitions x monitors per tick). by_partid[id] heads the list
+	 * of monitors matching PARTID id (+ 1, 0: none), `wildcard` that of enabled monitors matching
+	 * every PARTID. Rebuilt before the next count after any FLT or CTL change of this RIS. */
+	uint32_t *by_partid; /* partid_max + 1 entries */
+	uint32_t wildcard;
+	bool index_stale;
+};
+
+struct msc_model {
+	struct msc_model_params p;
+	unsigned unit_shift; /* a counting unit is 2^unit_shift bytes (the part's) */
+	unsigned long_bits;  /* the long counter's width (44 or 63) */
+	unsigned nr_ris;     /* ris_max + 1 with RIS, else 1 */
+	unsigned cpbm_words; /* 32-bit CPBM words that have implemented bits */
+	struct ris_state *ris;
+	uint32_t part_sel; /* PARTID_SEL, INTERNAL and RIS as written */
+	uint32_t mon_sel;  /* MON_SEL and RIS as written */
+	uint32_t ecr;
+	uint64_t esr; /* what hardware holds, visible or not */
+	uint64_t errors;
+	unsigned nrdy_hold; /* ticks left of a fault that holds every monitor not ready */
+	uint64_t bad_accesses;
+	unsigned long nrdy_counting; /* monitors whose NRDY countdown is running */
+};
+
+static inline bool ris_exists(const struct msc_model *m, unsigned ris)
+{
+	return ris < m->nr_ris;
+}
+
+/* ---- msc_model_config.c: the MPAMCFG_* registers of the PARTID that MPAMCFG_PART_SEL selects ---- */
+
+/* Which MPAMCFG register an offset is, when the model implements it. */
+enum cfg_reg {
+	CFG_NONE,
+	CFG_MBW_MAX,
+	CFG_MBW_MIN,
+	CFG_PRI,
+	CFG_CPBM,
+};
+
+/* A PARTID's configuration at reset: MBW_MAX 100%, everything else 0 (CPBM's reset is all zeroes
+ * in cpbm_flipped). */
+void msc_model_config_reset(struct partid_cfg *cfg, const struct msc_model *m);
+/* CFG_CPBM with the word in *ret_word, or CFG_NONE for a location the model does not implement. */
+enum cfg_reg msc_model_config_reg_at(const struct msc_model *m, uint32_t offset, unsigned *ret_word);
+uint32_t msc_model_config_read(struct msc_model *m, enum cfg_reg reg, unsigned word);
+void msc_model_config_write(struct msc_model *m, enum cfg_reg reg, unsigned word, uint32_t value);
+void msc_model_config_select(struct msc_model *m, uint32_t value); /* MPAMCFG_PART_SEL written */
+
+/* ---- msc_model_monitors.c: the MBWU monitor block (MSMON_*), of the monitor MSMON_CFG_MON_SEL
+ * selects ---- */
+
+/* A 32-bit register of the block; without monitors the whole block is RAZ/WI. */
+uint32_t msc_model_monitor_read(struct msc_model *m, uint32_t offset);
+void msc_model_monitor_write(struct msc_model *m, uint32_t offset, uint32_t value);
+/* A 64-bit register of the selected monitor (MSMON_MBWU_L, MSMON_MBWU_L_CAPTURE) at its base
+ * offset; `mask` says which bytes a write covers. RAZ/WI when not implemented. */
+uint64_t msc_model_monitor_wide_read(struct msc_model *m, uint32_t offset);
+void msc_model_monitor_wide_write(struct msc_model *m, uint32_t offset, uint64_t value, uint64_t mask);
+
+#endif

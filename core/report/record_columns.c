@@ -1,0 +1,218 @@
+#include "core/report/record_columns.h"
+
+#include <errno.h>
+#include <float.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/base/parse.h"
+#include "core/base/rfc3339.h"
+
+/* Not required: what older files lack (time, domain) or a hand-made file may leave out. */
+const struct record_column record_columns[RECORD_COL_COUNT] = {
+	[RECORD_COL_TIME] = { "time", RECORD_WRITTEN_ALWAYS, false, RECORD_KIND_TIME, NULL },
+	[RECORD_COL_T_MS] = { "t_ms", RECORD_WRITTEN_ALWAYS, true, RECORD_KIND_MS, NULL },
+	[RECORD_COL_PARTITION] = { "partition", RECORD_WRITTEN_ALWAYS, true, RECORD_KIND_TEXT, NULL },
+	[RECORD_COL_DOMAIN] = { "domain", RECORD_WRITTEN_ALWAYS, false, RECORD_KIND_TEXT,
+				"the partition's total, like " RECORD_DOMAIN_TOTAL },
+	[RECORD_COL_MBPS] = { "mbps", RECORD_WRITTEN_ALWAYS, true, RECORD_KIND_MBPS,
+			      "not measured: the sample is not valid (never 0)" },
+	[RECORD_COL_MB_MAX] = { "mb_max", RECORD_WRITTEN_ALWAYS, true, RECORD_KIND_PERCENT,
+				"no limit in force (a failed partition): mb_min is empty too" },
+	[RECORD_COL_MB_MIN] = { "mb_min", RECORD_WRITTEN_ALWAYS, true, RECORD_KIND_PERCENT,
+				"no limit in force (a failed partition): mb_max is empty too" },
+	[RECORD_COL_VALID] = { "valid", RECORD_WRITTEN_ALWAYS, false, RECORD_KIND_FLAG, NULL },
+	[RECORD_COL_ESTIMATED] = { "estimated", RECORD_WRITTEN_ALWAYS, false, RECORD_KIND_FLAG, NULL },
+	[RECORD_COL_EVENT] = { "event", RECORD_WRITTEN_ALWAYS, false, RECORD_KIND_TEXT, "no event" },
+	[RECORD_COL_SIM_MBPS] = { "sim_mbps", RECORD_WRITTEN_WITH_TRUTH, false, RECORD_KIND_MBPS, "not known" },
+	[RECORD_COL_IPC] = { "ipc", RECORD_WRITTEN_WITH_IPC, false, RECORD_KIND_RATIO,
+			     "not counted (never 0); a domain row's, always: IPC is the partition's" },
+	[RECORD_COL_GUARANTEE_MBPS] = { "guarantee_mbps", RECORD_WRITTEN_NEVER, false, RECORD_KIND_MBPS, "none" },
+	[RECORD_COL_TARGET_MBPS] = { "target_mbps", RECORD_WRITTEN_NEVER, false, RECORD_KIND_MBPS, "none" },
+};
+
+/* What a reader's message says a field of each kind should be. */
+static const char *const kind_wants[] = {
+	[RECORD_KIND_TIME] = "an RFC 3339 time such as 2026-12-03T10:15:42.123Z",
+	[RECORD_KIND_MS] = "milliseconds, a whole number",
+	[RECORD_KIND_TEXT] = "text",
+	[RECORD_KIND_MBPS] = "MB/s, a number >= 0",
+	[RECORD_KIND_PERCENT] = "a percentage 0..100",
+	[RECORD_KIND_FLAG] = "0 or 1",
+	[RECORD_KIND_RATIO] = "a number >= 0",
+};
+
+bool record_domain_is_total(const char *domain)
+{
+	return !*domain || !strcmp(domain, RECORD_DOMAIN_TOTAL);
+}
+
+/* snprintf's contract for the `n` bytes of `text`: a row has a dozen fields, and printf's own
+ * machinery for each was most of what writing one cost. */
+static size_t copy_out(const char *text, size_t n, char *buf, size_t len)
+{
+	if (len) {
+		size_t fits = n < len ? n : len - 1;
+		memcpy(buf, text, fits);
+		buf[fits] = '\0';
+	}
+	return n;
+}
+
+static size_t format_uint(uint64_t v, char *buf, size_t len)
+{
+	char digits[20];
+	size_t n = 0;
+
+	do {
+		digits[sizeof(digits) - ++n] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	return copy_out(digits + sizeof(digits) - n, n, buf, len);
+}
+
+/* A whole number as "%.0f" writes it; anything else through it. */
+static size_t format_whole(double v, char *buf, size_t len)
+{
+	if (v >= 0 && v <= 1e15 && v == (double)(uint64_t)v)
+		return format_uint((uint64_t)v, buf, len);
+	return (size_t)snprintf(buf, len, "%.0f", v);
+}
+
+/* RFC 4180: a field with a comma, a quote or a line break is quoted, quotes doubled. */
+static size_t format_text(const char *text, char *buf, size_t len)
+{
+	if (!strpbrk(text, ",\"\r\n"))
+		return copy_out(text, strlen(text), buf, len);
+	size_t need = 2;
+	for (const char *c = text; *c; c++)
+		need += *c == '"' ? 2 : 1;
+	if (need >= len)
+		return copy_out("", 0, buf, len) + need;
+	char *out = buf;
+	*out++ = '"';
+	for (const char *c = text; *c; c++) {
+		*out++ = *c;
+		if (*c == '"')
+			*out++ = '"';
+	}
+	*out++ = '"';
+	*out = '\0';
+	return need;
+}
+
+static size_t format_time(int64_t time_ms, char *buf, size_t len)
+{
+	char text[RFC3339_MS_LEN + 1];
+
+	rfc3339_format_ms(time_ms, text, sizeof(text)); /* empty for a year it cannot write */
+	return copy_out(text, strlen(text), buf, len);
+}
+
+size_t record_field_format(enum record_col col, const struct record_value *v, char *buf, size_t len)
+{
+	if (v->empty)
+		return copy_out("", 0, buf, len);
+	switch (record_columns[col].kind) {
+	case RECORD_KIND_TIME:
+		return format_time(v->time_ms, buf, len);
+	case RECORD_KIND_MS:
+		return format_uint(v->ms, buf, len);
+	case RECORD_KIND_TEXT:
+		return format_text(v->text, buf, len);
+	case RECORD_KIND_MBPS:
+		return (size_t)snprintf(buf, len, "%.1f", v->number);
+	case RECORD_KIND_PERCENT:
+		return format_whole(v->number, buf, len);
+	case RECORD_KIND_FLAG:
+		return copy_out(v->number != 0 ? "1" : "0", 1, buf, len);
+	case RECORD_KIND_RATIO:
+		return (size_t)snprintf(buf, len, "%.3f", v->number);
+	}
+	return copy_out("", 0, buf, len);
+}
+
+int record_field_refused(enum record_col col, const char *s, struct err *err)
+{
+	const struct record_column *c = &record_columns[col];
+
+	if (c->kind == RECORD_KIND_TEXT && !*s)
+		return err_set(err, -EINVAL, "empty %s name", c->name);
+	return err_set(err, -EINVAL, "bad value in column %s: '%.40s'%s (want %s)", c->name, s,
+		       strlen(s) > 40 ? "..." : "", kind_wants[c->kind]);
+}
+
+/* A field that is not empty: whether its column's kind takes it. */
+static bool parse_value(enum record_kind kind, const char *s, struct record_value *v)
+{
+	switch (kind) {
+	case RECORD_KIND_TIME:
+		return rfc3339_parse_ms(s, &v->time_ms, NULL) == 0;
+	case RECORD_KIND_MS:
+		return parse_uint_decimal(s, 0, UINT64_MAX, &v->ms, NULL) == 0;
+	case RECORD_KIND_TEXT:
+		v->text = s;
+		return true;
+	case RECORD_KIND_MBPS:
+	case RECORD_KIND_RATIO:
+		return parse_real(s, 0, DBL_MAX, &v->number, NULL) == 0;
+	case RECORD_KIND_PERCENT:
+		return parse_real(s, 0, 100, &v->number, NULL) == 0;
+	case RECORD_KIND_FLAG:
+		v->number = s[0] == '1';
+		return !strcmp(s, "0") || !strcmp(s, "1");
+	}
+	return false;
+}
+
+int record_field_parse(enum record_col col, const char *s, struct record_value *ret, struct err *err)
+{
+	const struct record_column *c = &record_columns[col];
+
+	*ret = (struct record_value){ .text = s };
+	if (!*s && c->empty) {
+		ret->empty = true;
+		return 0;
+	}
+	if (!*s || !parse_value(c->kind, s, ret))
+		return record_field_refused(col, s, err);
+	return 0;
+}
+
+static int column_named(const char *name)
+{
+	for (int c = 0; c < RECORD_COL_COUNT; c++)
+		if (!strcmp(record_columns[c].name, name))
+			return c;
+	return -1;
+}
+
+int record_layout_read(struct record_layout *l, const char *const *names, size_t count, unsigned also_required,
+		       struct err *err)
+{
+	char missing[256] = "";
+
+	l->fields = count;
+	for (size_t c = 0; c < RECORD_COL_COUNT; c++)
+		l->at[c] = -1;
+	for (size_t i = 0; i < count; i++) {
+		int c = column_named(names[i]);
+		if (c < 0)
+			continue;
+		if (l->at[c] >= 0)
+			return err_set(err, -EINVAL, "column '%s' appears twice", names[i]);
+		l->at[c] = (int)i;
+	}
+	for (size_t c = 0; c < RECORD_COL_COUNT; c++) {
+		bool required = record_columns[c].required || (also_required & RECORD_COL_BIT(c));
+		if (required && l->at[c] < 0) {
+			size_t used = strlen(missing);
+			snprintf(missing + used, sizeof(missing) - used, "%s'%s'", used ? ", " : "",
+				 record_columns[c].name);
+		}
+	}
+	if (missing[0])
+		return err_set(err, -EINVAL, "missing required column%s %s", strchr(missing, ',') ? "s" : "", missing);
+	return 0;
+}

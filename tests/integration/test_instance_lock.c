@@ -1,0 +1,309 @@
+/* The instance lock takes what the composed contracts claim, and knows no backend by name.
+ *
+ * - A control and a monitor written here, known to no lock code, claim resources of their own: the
+ *   lock takes each one, a second taker is refused naming the holder and the resource, and after a
+ *   release it gets them.
+ * - A control that claims nothing takes no lock even when it is called "resctrl"; one called "sim"
+ *   that is not simulated is locked; a simulated control's composition claims nothing, whatever it
+ *   and its monitor would name.
+ * - A resource the control and the monitor both claim is locked once; monitor = auto asks every
+ *   monitor, as a candidate.
+ * - The real backends through the default registry: the resctrl root by its real path and each [msc]
+ *   window, in the files and messages mpamd has always used. */
+#include <errno.h>
+#include <limits.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "cli/instance_lock.h"
+#include "core/config/config.h"
+#include "core/engine/registry.h"
+#include "tests/util/engine_util.h"
+#include "tests/util/record_reader.h"
+#include "tests/util/testutil.h"
+
+static char dir[64];
+static char lock_dir[96];
+
+static int setup(void **state)
+{
+	(void)state;
+	snprintf(dir, sizeof(dir), "/tmp/mpamd-lock-XXXXXX");
+	assert_non_null(mkdtemp(dir));
+	snprintf(lock_dir, sizeof(lock_dir), "%s/run", dir);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	remove_tree(dir);
+	return 0;
+}
+
+static bool lock_file_exists(const char *name)
+{
+	char path[512];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/%s.lock", lock_dir, name);
+	return stat(path, &st) == 0;
+}
+
+static long lock_file_pid(const char *name)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/%s.lock", lock_dir, name);
+	char *text = read_text_file(path);
+	assert_non_null(text);
+	long pid = strtol(text, NULL, 10);
+	free(text);
+	return pid;
+}
+
+/* ---- controls and monitors that claim what a test tells them ---- */
+
+static struct {
+	unsigned monitor_asked, monitor_asked_automatic;
+} seen;
+
+static int claim_device(const struct config *config, const struct claim_sink *sink, struct err *err)
+{
+	(void)config;
+	return claim(sink, "widget/7", "the widget at slot 7", err);
+}
+
+static int claim_counter(const struct config *config, bool automatic, const struct claim_sink *sink, struct err *err)
+{
+	(void)config;
+	seen.monitor_asked++;
+	seen.monitor_asked_automatic += automatic;
+	return claim(sink, "widget-counter", "the widget's counter", err);
+}
+
+/* The same resource as the control's, as a monitor reading the control's device would name it. */
+static int claim_same_device(const struct config *config, bool automatic, const struct claim_sink *sink,
+			     struct err *err)
+{
+	(void)automatic;
+	seen.monitor_asked++;
+	return claim_device(config, sink, err);
+}
+
+static const struct control_ops widget_control = { .name = "widget", .claims = claim_device };
+static const struct control_ops quiet_resctrl = { .name = "resctrl" }; /* claims nothing */
+static const struct control_ops real_sim = { .name = "sim", .claims = claim_device };
+static const struct control_ops simulated_widget = { .name = "simwidget", .simulated = true, .claims = claim_device };
+static const struct monitor_ops widget_counter = { .name = "counter", .claims = claim_counter };
+static const struct monitor_ops widget_reader = { .name = "reader", .claims = claim_same_device };
+static const struct monitor_ops silent_monitor = { .name = "silent" };
+
+static const struct control_ops *const controls[] = { &widget_control, &quiet_resctrl, &real_sim, &simulated_widget };
+static const struct monitor_ops *const monitors[] = { &widget_counter, &widget_reader, &silent_monitor };
+
+static const struct engine_registry registry = {
+	.controls = controls,
+	.control_count = sizeof(controls) / sizeof(controls[0]),
+	.monitors = monitors,
+	.monitor_count = sizeof(monitors) / sizeof(monitors[0]),
+};
+
+static struct config *widget_config(const char *backend, const char *monitor)
+{
+	char text[256];
+
+	snprintf(text, sizeof(text), "[global]\nbackend = %s\nmonitor = %s\n[partition \"a\"]\n", backend, monitor);
+	memset(&seen, 0, sizeof(seen));
+	struct config *config = load_config_for(&registry, text);
+	assert_non_null(config);
+	return config;
+}
+
+static void test_claims_are_locked(void **state)
+{
+	struct config *config = widget_config("widget", "counter");
+	struct instance_lock first, second;
+	struct err err = { "" };
+
+	(void)state;
+	assert_int_equal(instance_lock_take(&registry, config, lock_dir, &first, &err), 0);
+	assert_int_equal(first.count, 2);
+	assert_true(lock_file_exists("widget-7"));
+	assert_true(lock_file_exists("widget-counter"));
+	assert_int_equal(lock_file_pid("widget-7"), (long)getpid());
+	assert_int_equal(seen.monitor_asked, 1);
+	assert_int_equal(seen.monitor_asked_automatic, 0);
+
+	/* flock(2) locks belong to open files: a second taker in this process is refused like another
+	 * process, and given nothing. */
+	assert_int_equal(instance_lock_take(&registry, config, lock_dir, &second, &err), -EBUSY);
+	assert_int_equal(second.count, 0);
+	char expected[128];
+	snprintf(expected, sizeof(expected), "another mpamd (pid %ld) already manages the widget at slot 7",
+		 (long)getpid());
+	assert_non_null(strstr(err.text, expected));
+	assert_non_null(strstr(err.text, "this one exits having changed nothing"));
+
+	instance_lock_release(&first);
+	assert_int_equal(instance_lock_take(&registry, config, lock_dir, &second, &err), 0);
+	assert_int_equal(second.count, 2);
+	instance_lock_release(&second);
+	config_free(config);
+}
+
+/* Only the monitor's claim is held elsewhere: the control's lock taken first is let go again. */
+static void test_refused_claim_keeps_nothing(void **state)
+{
+	struct config *mine = widget_config("widget", "counter");
+	struct instance_lock held, taken;
+	struct err err = { "" };
+
+	(void)state;
+	assert_int_equal(instance_lock_take(&registry, mine, lock_dir, &held, &err), 0);
+	instance_lock_release(&held);
+	/* The counter alone, held by "another" taker: a config whose control claims nothing real. */
+	struct config *counter_only = widget_config("resctrl", "counter");
+	assert_int_equal(instance_lock_take(&registry, counter_only, lock_dir, &held, &err), 0);
+	assert_int_equal(held.count, 1);
+	assert_int_equal(instance_lock_take(&registry, mine, lock_dir, &taken, &err), -EBUSY);
+	assert_non_null(strstr(err.text, "already manages the widget's counter"));
+	assert_int_equal(taken.count, 0);
+	/* The widget's lock was released with the refusal: anyone may take it now. */
+	struct config *widget_only = widget_config("widget", "silent");
+	assert_int_equal(instance_lock_take(&registry, widget_only, lock_dir, &taken, &err), 0);
+	instance_lock_release(&taken);
+	instance_lock_release(&held);
+	config_free(widget_only);
+	config_free(counter_only);
+	config_free(mine);
+}
+
+static void test_names_decide_nothing(void **state)
+{
+	struct instance_lock lock;
+	struct err err = { "" };
+
+	(void)state;
+	/* Called resctrl, claiming nothing: nothing is locked, not even the lock directory made. */
+	struct config *config = widget_config("resctrl", "silent");
+	assert_int_equal(instance_lock_take(&registry, config, lock_dir, &lock, &err), 0);
+	assert_int_equal(lock.count, 0);
+	assert_int_equal(access(lock_dir, F_OK), -1);
+	config_free(config);
+
+	/* Called sim, but driving hardware: its claim is locked. */
+	config = widget_config("sim", "silent");
+	assert_int_equal(instance_lock_take(&registry, config, lock_dir, &lock, &err), 0);
+	assert_int_equal(lock.count, 1);
+	assert_true(lock_file_exists("widget-7"));
+	instance_lock_release(&lock);
+	config_free(config);
+
+	/* Simulated: neither the control nor its monitor is asked. */
+	config = widget_config("simwidget", "counter");
+	assert_int_equal(instance_lock_take(&registry, config, lock_dir, &lock, &err), 0);
+	assert_int_equal(lock.count, 0);
+	assert_int_equal(seen.monitor_asked, 0);
+	config_free(config);
+}
+
+static void test_shared_claim_locked_once(void **state)
+{
+	struct instance_lock lock;
+	struct err err = { "" };
+
+	(void)state;
+	struct config *config = widget_config("widget", "reader");
+	assert_int_equal(instance_lock_take(&registry, config, lock_dir, &lock, &err), 0);
+	assert_int_equal(lock.count, 1);
+	assert_int_equal(seen.monitor_asked, 1);
+	instance_lock_release(&lock);
+	config_free(config);
+
+	/* auto: each monitor is a candidate, asked as one. */
+	config = widget_config("widget", "auto");
+	assert_int_equal(instance_lock_take(&registry, config, lock_dir, &lock, &err), 0);
+	assert_int_equal(lock.count, 2);
+	assert_int_equal(seen.monitor_asked, 2);
+	assert_int_equal(seen.monitor_asked_automatic, 1);
+	instance_lock_release(&lock);
+	config_free(config);
+}
+
+/* ---- the real backends ---- */
+
+static struct config *load_default(const char *text)
+{
+	struct config *config = load_config_text(text);
+
+	assert_non_null(config);
+	return config;
+}
+
+static void test_default_backends_claim(void **state)
+{
+	char text[512], root[160], link[160], name[256];
+	struct instance_lock lock, again;
+	struct err err = { "" };
+
+	(void)state;
+	/* The root through a symbolic link: the lock is the real path's. */
+	snprintf(root, sizeof(root), "%s/resctrl", dir);
+	snprintf(link, sizeof(link), "%s/link", dir);
+	assert_int_equal(mkdir(root, 0755), 0);
+	assert_int_equal(symlink(root, link), 0);
+	snprintf(text, sizeof(text),
+		 "[global]\nbackend = resctrl\nresctrl_root = %s\nmonitor = auto\n"
+		 "[msc \"mem0\"]\nbase = 0x7f000000\nsize = 0x4000\n[partition \"a\"]\n",
+		 link);
+	struct config *config = load_default(text);
+	assert_int_equal(instance_lock_take(&engine_registry_default, config, lock_dir, &lock, &err), 0);
+	assert_int_equal(lock.count, 2);
+	snprintf(name, sizeof(name), "resctrl%s", root);
+	for (char *c = name; *c; c++)
+		*c = (*c == '/' || *c == '-') ? '-' : *c;
+	assert_true(lock_file_exists(name));
+	assert_true(lock_file_exists("msc-0x7f000000"));
+	assert_int_equal(instance_lock_take(&engine_registry_default, config, lock_dir, &again, &err), -EBUSY);
+	assert_non_null(strstr(err.text, root));
+	instance_lock_release(&lock);
+	config_free(config);
+
+	/* The MMIO control and the MBWU monitor both map the window: one lock, its message. */
+	config = load_default("[global]\nbackend = mmio\nmonitor = mmio\n"
+			      "[msc \"mem0\"]\nbase = 0x7f000000\nsize = 0x4000\n[partition \"a\"]\npartid = 1\n");
+	assert_int_equal(instance_lock_take(&engine_registry_default, config, lock_dir, &lock, &err), 0);
+	assert_int_equal(lock.count, 1);
+	assert_int_equal(instance_lock_take(&engine_registry_default, config, lock_dir, &again, &err), -EBUSY);
+	assert_non_null(strstr(err.text, "the MSC window at 0x7f000000 ([msc \"mem0\"])"));
+	instance_lock_release(&lock);
+	config_free(config);
+
+	/* The simulator: nothing. */
+	config = load_default("[global]\nbackend = sim\n[partition \"a\"]\nsim_demand = 100\n");
+	assert_int_equal(instance_lock_take(&engine_registry_default, config, lock_dir, &lock, &err), 0);
+	assert_int_equal(lock.count, 0);
+	config_free(config);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_claims_are_locked, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_refused_claim_keeps_nothing, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_names_decide_nothing, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_shared_claim_locked_once, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_default_backends_claim, setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

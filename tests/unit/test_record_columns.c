@@ -1,0 +1,224 @@
+/* The record's columns declared once (core/report/record_columns.c): the writer's header is the
+ * table's names of the columns its options ask for, in the table's order; every field reads back as
+ * it was written; an empty field is what its column says or refused; a header's columns are found by
+ * name, twice or missing refused; and a rate of any size is written whole. */
+#include <errno.h>
+#include <float.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "cli/record_read.h"
+#include "core/report/record.h"
+#include "core/report/record_columns.h"
+#include "tests/util/testutil.h"
+
+/* A new record file at `path` (a mkstemp template) holding `rows` as one tick. */
+static void write_file(char *path, const struct record_options *opts, const struct record_row *rows, size_t n)
+{
+	struct record *rec;
+	struct err err;
+
+	close(mkstemp(path));
+	assert_int_equal(record_new(path, opts, &rec, &err), 0);
+	for (size_t i = 0; i < n; i++)
+		record_write(rec, &rows[i]);
+	assert_int_equal(record_free(rec, &err), 0);
+}
+
+/* The first line of a record file written with `opts`. */
+static void written_header(const struct record_options *opts, char *buf, size_t len)
+{
+	char path[] = "/tmp/mpamd-record-columns-XXXXXX";
+
+	write_file(path, opts, NULL, 0);
+	char *text = read_text_file(path);
+	snprintf(buf, len, "%.*s", (int)strcspn(text, "\n"), text);
+	free(text);
+	unlink(path);
+}
+
+static void test_the_header_is_the_tables(void **state)
+{
+	(void)state;
+	for (unsigned o = 0; o < 4; o++) {
+		struct record_options opts = { .with_truth = o & 1, .with_ipc = o & 2 };
+		char header[256], want[256] = "";
+		written_header(&opts, header, sizeof(header));
+		for (int c = 0; c < RECORD_COL_COUNT; c++) {
+			enum record_written w = record_columns[c].written;
+			if (w == RECORD_WRITTEN_ALWAYS || (w == RECORD_WRITTEN_WITH_TRUTH && opts.with_truth) ||
+			    (w == RECORD_WRITTEN_WITH_IPC && opts.with_ipc))
+				snprintf(want + strlen(want), sizeof(want) - strlen(want), "%s%s", want[0] ? "," : "",
+					 record_columns[c].name);
+		}
+		assert_string_equal(header, want);
+	}
+	/* and what that is, as mpamd(8) and every file written so far have it */
+	char header[256];
+	written_header(&(struct record_options){ .with_truth = true, .with_ipc = true }, header, sizeof(header));
+	assert_string_equal(header, "time,t_ms,partition,domain,mbps,mb_max,mb_min,valid,estimated,event,sim_mbps,ipc");
+}
+
+/* Field text of `v` in column `col`, then read back. */
+static struct record_value round_trip(enum record_col col, struct record_value v, char *text, size_t len)
+{
+	struct record_value back;
+	struct err err = { "" };
+
+	size_t n = record_field_format(col, &v, text, len);
+	assert_true(n < len);
+	assert_int_equal(strlen(text), n);
+	if (record_field_parse(col, text, &back, &err) < 0)
+		fail_msg("column %s: '%s' does not read back: %s", record_columns[col].name, text, err.text);
+	return back;
+}
+
+static void test_every_kind_reads_back(void **state)
+{
+	char text[64];
+	struct record_value v;
+
+	(void)state;
+	v = round_trip(RECORD_COL_TIME, (struct record_value){ .time_ms = 1796292942123 }, text, sizeof(text));
+	assert_string_equal(text, "2026-12-03T10:15:42.123Z");
+	assert_true(v.time_ms == 1796292942123);
+	v = round_trip(RECORD_COL_T_MS, (struct record_value){ .ms = UINT64_MAX }, text, sizeof(text));
+	assert_string_equal(text, "18446744073709551615");
+	assert_true(v.ms == UINT64_MAX);
+	v = round_trip(RECORD_COL_EVENT, (struct record_value){ .text = "plain" }, text, sizeof(text));
+	assert_string_equal(v.text, "plain");
+	v = round_trip(RECORD_COL_MBPS, (struct record_value){ .number = 1234.56 }, text, sizeof(text));
+	assert_string_equal(text, "1234.6");
+	assert_true(v.number == 1234.6 && !v.empty);
+	v = round_trip(RECORD_COL_MB_MAX, (struct record_value){ .number = 100 }, text, sizeof(text));
+	assert_string_equal(text, "100");
+	assert_true(v.number == 100);
+	v = round_trip(RECORD_COL_MB_MIN, (struct record_value){ .number = 0 }, text, sizeof(text));
+	assert_string_equal(text, "0");
+	v = round_trip(RECORD_COL_VALID, (struct record_value){ .number = 1 }, text, sizeof(text));
+	assert_string_equal(text, "1");
+	assert_true(v.number == 1);
+	v = round_trip(RECORD_COL_IPC, (struct record_value){ .number = 1.23456 }, text, sizeof(text));
+	assert_string_equal(text, "1.235");
+	assert_true(v.number == 1.235);
+	/* empty: not measured, no limit, not counted, no event; never a 0 */
+	static const enum record_col may_be_empty[] = { RECORD_COL_MBPS, RECORD_COL_MB_MAX, RECORD_COL_IPC,
+							RECORD_COL_EVENT, RECORD_COL_DOMAIN };
+	for (size_t i = 0; i < sizeof(may_be_empty) / sizeof(may_be_empty[0]); i++) {
+		v = round_trip(may_be_empty[i], (struct record_value){ .empty = true, .number = 5 }, text,
+			       sizeof(text));
+		assert_string_equal(text, "");
+		assert_true(v.empty);
+	}
+}
+
+/* A quoted field: its quotes counted in the length, and snprintf's contract when it does not fit. */
+static void test_text_is_quoted_when_it_must_be(void **state)
+{
+	struct record_value v = { .text = "a,\"b\"" };
+	char text[32], small[4];
+
+	(void)state;
+	assert_int_equal(record_field_format(RECORD_COL_EVENT, &v, text, sizeof(text)), 9);
+	assert_string_equal(text, "\"a,\"\"b\"\"\"");
+	assert_int_equal(record_field_format(RECORD_COL_EVENT, &v, small, sizeof(small)), 9);
+	assert_int_equal(strlen(small), 0);
+	v.text = "plain text";
+	assert_int_equal(record_field_format(RECORD_COL_EVENT, &v, small, sizeof(small)), 10);
+	assert_string_equal(small, "pla");
+	assert_true(record_domain_is_total("") && record_domain_is_total(RECORD_DOMAIN_TOTAL));
+	assert_false(record_domain_is_total("0"));
+}
+
+static void expect_refused(enum record_col col, const char *s, const char *message)
+{
+	struct record_value v;
+	struct err err = { "" };
+
+	assert_int_equal(record_field_parse(col, s, &v, &err), -EINVAL);
+	assert_string_equal(err.text, message);
+}
+
+static void test_fields_a_column_does_not_take(void **state)
+{
+	(void)state;
+	expect_refused(RECORD_COL_T_MS, "", "bad value in column t_ms: '' (want milliseconds, a whole number)");
+	expect_refused(RECORD_COL_T_MS, "0x10", "bad value in column t_ms: '0x10' (want milliseconds, a whole number)");
+	expect_refused(RECORD_COL_PARTITION, "", "empty partition name");
+	expect_refused(RECORD_COL_MB_MAX, "100.5", "bad value in column mb_max: '100.5' (want a percentage 0..100)");
+	expect_refused(RECORD_COL_VALID, "", "bad value in column valid: '' (want 0 or 1)");
+	expect_refused(RECORD_COL_ESTIMATED, "2", "bad value in column estimated: '2' (want 0 or 1)");
+	expect_refused(RECORD_COL_IPC, "-1", "bad value in column ipc: '-1' (want a number >= 0)");
+	expect_refused(RECORD_COL_TIME, "2026-12-03 10:15:42Z",
+		       "bad value in column time: '2026-12-03 10:15:42Z' (want an RFC 3339 time such as "
+		       "2026-12-03T10:15:42.123Z)");
+}
+
+static void layout_of(const char *const *names, size_t count, unsigned also, int want_r, const char *message,
+		      struct record_layout *l)
+{
+	struct err err = { "" };
+
+	assert_int_equal(record_layout_read(l, names, count, also, &err), want_r);
+	if (message)
+		assert_string_equal(err.text, message);
+}
+
+static void test_columns_are_found_by_name(void **state)
+{
+	static const char *const shuffled[] = { "mb_min", "later", "mb_max", "mbps", "partition", "t_ms", "ipc" };
+	static const char *const twice[] = { "t_ms", "partition", "mbps", "mb_max", "mb_min", "mbps" };
+	static const char *const short_of_two[] = { "t_ms", "partition", "mbps" };
+	struct record_layout l;
+
+	(void)state;
+	layout_of(shuffled, 7, 0, 0, NULL, &l);
+	assert_int_equal(l.fields, 7);
+	assert_int_equal(l.at[RECORD_COL_MB_MIN], 0);
+	assert_int_equal(l.at[RECORD_COL_T_MS], 5);
+	assert_int_equal(l.at[RECORD_COL_IPC], 6);
+	assert_int_equal(l.at[RECORD_COL_TIME], -1);
+	layout_of(twice, 6, 0, -EINVAL, "column 'mbps' appears twice", &l);
+	layout_of(short_of_two, 3, 0, -EINVAL, "missing required columns 'mb_max', 'mb_min'", &l);
+	layout_of(shuffled, 7, RECORD_COL_BIT(RECORD_COL_VALID), -EINVAL, "missing required column 'valid'", &l);
+}
+
+/* A rate of any size is written whole: it was cut at 31 characters, which read back as another number. */
+static void test_a_huge_rate_is_written_whole(void **state)
+{
+	char path[] = "/tmp/mpamd-record-columns-XXXXXX";
+	const struct record_row rows[] = { { .partition = "web", .valid = true, .mbps = 1e40 },
+					   { .partition = "web", .valid = true, .mbps = DBL_MAX } };
+	struct record_file *file;
+	struct err err;
+
+	(void)state;
+	write_file(path, &(struct record_options){ 0 }, rows, 2);
+	assert_int_equal(record_file_new(path, &file, &err), 0);
+	assert_int_equal(file->sample_count, 2);
+	assert_true(file->samples[0].mbps == 1e40);
+	assert_true(file->samples[1].mbps == DBL_MAX);
+	record_file_free(file);
+	unlink(path);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_the_header_is_the_tables),
+		cmocka_unit_test(test_every_kind_reads_back),
+		cmocka_unit_test(test_text_is_quoted_when_it_must_be),
+		cmocka_unit_test(test_fields_a_column_does_not_take),
+		cmocka_unit_test(test_columns_are_found_by_name),
+		cmocka_unit_test(test_a_huge_rate_is_written_whole),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
