@@ -87,8 +87,8 @@ int emu_init(struct emu *e, const struct emu_profile *p, const struct emu_option
 		return -ENOMEM;
 	e->groups = root;
 	emu_cpumask_fill(&root->cpus, o->ncpus);
-	emu_assign_group_new(e, root); /* rdt_get_tree() assigns the default group's counters */
-	if (emu_traffic_init(e)) {
+	emu_assign_group_new(e, root);			  /* rdt_get_tree() assigns the default group's counters */
+	if (emu_traffic_init(e) || emu_threads_sync(e)) { /* the first look reads every process's stat: now */
 		emu_fini(e);
 		return -ENOMEM;
 	}

@@ -54,8 +54,8 @@ struct emu_group {
 	struct emu_mon mon[EMU_MAX_DOMAINS];
 };
 
-/* Every thread of the host the emulator has seen (emu_threads.c), sorted by id. A thread is known by
- * its id and its start time, so that a reused id is a new thread, as it is for the kernel. */
+/* A thread of a process the emulator follows (emu_threads.c). A thread is known by its id and its
+ * start time, so that a reused id is a new thread, as it is for the kernel. */
 struct emu_task {
 	pid_t tid;
 	pid_t tgid;		  /* its process */
@@ -140,8 +140,10 @@ struct emu {
 	bool io_alloc;					    /* io_alloc enabled: it holds emu_io_alloc_closid() */
 	uint32_t mb[EMU_MAX_CLOSIDS][EMU_MAX_DOMAINS];	    /* hardware values (see emu_mb_to_hw) */
 	struct emu_ids ids;
-	struct emu_task *tasks;
+	struct emu_task *tasks; /* the threads of the followed processes (emu_threads.c), by id */
 	size_t task_count, task_cap;
+	pid_t *procs; /* every process the last look at the proc root found, sorted */
+	size_t proc_count;
 	struct emu_assign assign;
 	struct emu_clock clock;
 	struct emu_traffic traffic;

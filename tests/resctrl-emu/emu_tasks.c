@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "emu_state.h"
@@ -40,10 +41,7 @@ static int thread_now(struct emu *e, pid_t tid, struct emu_task **ret)
 {
 	int r = emu_threads_sync(e);
 
-	if (r)
-		return r;
-	*ret = emu_thread_exists(e, tid) ? emu_threads_find(e, tid) : NULL;
-	return 0;
+	return r ? r : emu_threads_adopt(e, tid, ret);
 }
 
 static int move_task(struct emu *e, pid_t tid, struct emu_group *g, const struct emu_caller *who)
@@ -102,12 +100,32 @@ static bool listed_in(struct emu_group *t, const struct emu_group *g)
 	return g->is_mon ? t == g : emu_ctrl_of(t) == g;
 }
 
+/* The default group lists every thread of the host but those followed into another CTRL_MON group. */
+static int show_default(struct emu *e, const struct emu_group *root, struct emu_buf *out)
+{
+	pid_t *all;
+	size_t count;
+	int r = emu_threads_all(e, &all, &count);
+
+	if (r)
+		return r;
+	for (size_t i = 0; i < count; i++) {
+		const struct emu_task *t = emu_threads_find(e, all[i]);
+		if (!t || listed_in(t->group, root))
+			emu_buf_printf(out, "%d\n", (int)all[i]);
+	}
+	free(all);
+	return 0;
+}
+
 int emu_tasks_show(struct emu *e, const struct emu_node *n, struct emu_buf *out)
 {
 	int r = emu_threads_sync(e);
 
 	if (r)
 		return r;
+	if (n->group == emu_default_group(e))
+		return show_default(e, n->group, out);
 	for (size_t i = 0; i < e->task_count; i++)
 		if (listed_in(e->tasks[i].group, n->group))
 			emu_buf_printf(out, "%d\n", (int)e->tasks[i].tid);
