@@ -61,6 +61,7 @@ mpamd_layer(mpamd_resctrl DIRS backends/resctrl DEPS mpamd_contracts LIBS PkgCon
   backends/resctrl/group.c
   backends/resctrl/monitor_resctrl.c
   backends/resctrl/parse.c
+  backends/resctrl/partid.c
   backends/resctrl/probe.c)
 
 # The simulator is a bus for the MMIO driver: it sits on the mmio layer.

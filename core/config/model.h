@@ -53,7 +53,7 @@ extern const char *const partition_threads_names[];
  * that is not named here; these replace it on the domains they name. A domain is named by the id the
  * control gives it (`mpamctl discover`): a resctrl domain id, or an MSC's position (0, 1...). Which
  * ids a host has is known only once its control is open. */
-#define DOMAIN_VALUES_MAX 16
+#define DOMAIN_VALUES_MAX 64 /* as many as a control has domains (AMD: one L3 per CCX, dozens a host) */
 #define DOMAIN_ID_MAX	  65535u
 
 struct domain_value {

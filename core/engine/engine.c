@@ -109,10 +109,12 @@ void engine_policy_config(struct engine *e, size_t index)
 	engine_domains_config(e, index);
 }
 
-/* The file's partitions get slots 0..n-1 in the file's order. */
+/* The file's partitions get slots 0..n-1 in the file's order. mpamd starts when one of them opens, or
+ * when one failed in a way that can pass and is tried again (resctrl's RMIDs all in limbo after a
+ * restart that removed its groups, EBUSY): only when every one failed for good is there nothing to do. */
 static int open_partitions(struct engine *e, uint64_t now_ns, struct err *err)
 {
-	size_t n = e->config->partition_count, opened = 0;
+	size_t n = e->config->partition_count, opened = 0, retrying = 0;
 
 	for (size_t i = 0; i < n; i++) {
 		size_t slot;
@@ -121,8 +123,9 @@ static int open_partitions(struct engine *e, uint64_t now_ns, struct err *err)
 			return r;
 		engine_slot_fill(e, slot, e->gen, &e->config->partitions[i], "");
 		opened += engine_slot_open(e, slot, now_ns) == 0;
+		retrying += e->partitions[slot].failed && e->partitions[slot].retry_ns;
 	}
-	if (opened == 0 && n > 0)
+	if (opened == 0 && retrying == 0 && n > 0)
 		return err_set(err, -ENODEV, "no partition could be opened");
 	return 0;
 }

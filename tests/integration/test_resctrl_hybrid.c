@@ -128,7 +128,8 @@ static void run_hybrid(const char *monitor)
 	int fd = mkstemp(cfg_path);
 	dprintf(fd, "[global]\ninterval_ms = 100\n%s", body);
 	close(fd);
-	assert_int_equal(emu_start("mpam", cfg_path, NULL, &emu), 0);
+	/* Mounted with -o debug: groups show their PARTID in ctrl_hw_id. */
+	assert_int_equal(emu_start("mpam", cfg_path, (const char *const[]){ "--debug", NULL }, &emu), 0);
 	fd = open(cfg_path, O_WRONLY | O_TRUNC);
 	dprintf(fd,
 		"[global]\nbackend = resctrl\nmonitor = %s\ninterval_ms = 100\nresctrl_root = %s\n"
