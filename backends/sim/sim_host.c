@@ -315,13 +315,19 @@ static void serve_msc(struct sim_host *h, size_t m, uint64_t dt_ns)
 	struct msc_model *model = h->mscs[m];
 
 	for (size_t i = 0; i < h->partition_count; i++) {
-		uint16_t partid = h->parts[i] ? h->parts[i]->partid : 0, max, min;
-		msc_model_mbw_limits(model, 0, partid, &max, &min);
+		uint16_t partid = h->parts[i] ? h->parts[i]->partid : 0;
+		struct msc_model_limits lim;
+		msc_model_traffic_limits(model, 0, partid, &lim);
+		/* MBW_PROP and MBW_PBM left in force hold whatever MBW_MAX says, soft or hard. */
+		double others = lim.prop_share < lim.pbm_share ? lim.prop_share : lim.pbm_share;
+		double max = h->max_of_band[lim.mbw_max >> h->band_shift];
 		h->requests[i] = (struct traffic_request){
 			.demand_mbps =
 				h->part[i] && sim_partition_uses_domain(h->part[i], (unsigned)m) ? h->demand_now[i] : 0,
-			.max_fraction = h->max_of_band[max >> h->band_shift],
-			.min_fraction = h->min_of_band[min >> h->band_shift],
+			.max_fraction = max < others ? max : others,
+			.min_fraction = h->min_of_band[lim.mbw_min >> h->band_shift],
+			.soft = !lim.hardlim,
+			.soft_ceiling_fraction = others,
 		};
 	}
 	traffic_serve(h->requests, h->partition_count, h->capacity_mbps, h->work, h->served);
