@@ -19,8 +19,9 @@ static void discover_usage(FILE *out)
 		     "       mpamctl discover --resctrl-root DIR [--json]\n"
 		     "\n"
 		     "Probe the hardware the configuration describes, without changing any limit, and print\n"
-		     "its capabilities: PARTIDs, PMGs, each MSC with its RIS, bandwidth controls and their\n"
-		     "granularity, cache portion bits, monitors and counter width, and the errata workarounds\n"
+		     "its capabilities: PARTIDs, PMGs, each MSC with its RIS, PARTID narrowing, bandwidth\n"
+		     "controls and their granularity, whether MBW_MAX limits are soft or hard (MAX_LIM and\n"
+		     "mb_max_mode), cache portion bits, monitors and counter width, and the errata workarounds\n"
 		     "(quirks, matched on MPAMF_IIDR) it applies; for resctrl the resources,\n"
 		     "CLOSIDs, masks, MB units and steps, RMIDs, monitoring events and counter assignment.\n"
 		     "Then each domain's capacity, as far as the hardware tells it or a record file shows it,\n"
@@ -54,12 +55,20 @@ static void print_ris(json_t *ris)
 	json_t *ctr = json_object_get(ris, "counter");
 
 	printf("  RIS %lld:", num(ris, "index"));
-	if (bw)
-		printf(" bandwidth BWA_WD %lld (granularity %lld%%, minimum %lld%%, MIN %s, MAX %s);",
-		       num(bw, "bwa_wd"), num(bw, "granularity_pct"), num(bw, "min_bandwidth_pct"),
-		       yes_no(json_object_get(bw, "has_min")), yes_no(json_object_get(bw, "has_max")));
-	else
+	if (json_integer_value(json_object_get(ris, "intpartids")))
+		printf(" PARTID narrowing to %lld intPARTIDs;", num(ris, "intpartids"));
+	if (bw) {
+		printf(" bandwidth BWA_WD %lld (granularity %lld%%, minimum %lld%%, MIN %s, MAX %s", num(bw, "bwa_wd"),
+		       num(bw, "granularity_pct"), num(bw, "min_bandwidth_pct"), yes_no(json_object_get(bw, "has_min")),
+		       yes_no(json_object_get(bw, "has_max")));
+		/* MAX_LIM, and what mpamd's mb_max is there (mb_max_mode where the MSC lets it choose). */
+		if (json_object_get(bw, "mb_max_limit"))
+			printf(", MAX_LIM %s: mb_max is %s", json_string_value(json_object_get(bw, "max_lim_means")),
+			       json_string_value(json_object_get(bw, "mb_max_limit")));
+		printf(", PROP %s, PBM %lld portions);", yes_no(json_object_get(bw, "has_prop")), num(bw, "pbm_wd"));
+	} else {
 		printf(" no bandwidth controls;");
+	}
 	printf(" CPBM %lld bits; %lld MBWU monitors", num(ris, "cpbm_wd"), num(ris, "monitors"));
 	if (ctr)
 		printf(", %lld-bit counters (scale %lld)", num(ctr, "bits"), num(ctr, "scale"));

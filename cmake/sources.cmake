@@ -49,7 +49,9 @@ mpamd_layer(mpamd_mmio DIRS backends/mmio DEPS mpamd_contracts mpamd_mpam SOURCE
   backends/mmio/monitor_mbwu.c
   backends/mmio/monitors.c
   backends/mmio/msc.c
+  backends/mmio/msc_access.c
   backends/mmio/msc_set.c
+  backends/mmio/msc_takeover.c
   backends/mmio/quirks.c
   backends/mmio/soc_id.c)
 
