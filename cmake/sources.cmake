@@ -79,6 +79,7 @@ mpamd_layer(mpamd_sim DIRS backends/sim DEPS mpamd_mmio SOURCES
   backends/sim/sampler_sim.c
   backends/sim/sim_config.c
   backends/sim/sim_host.c
+  backends/sim/sim_preload.c
   backends/sim/traffic.c)
 
 mpamd_layer(mpamd_cgroup DIRS backends/cgroup DEPS mpamd_contracts LIBS PkgConfig::LIBCGROUP PkgConfig::LIBNL SOURCES
