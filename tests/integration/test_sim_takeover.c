@@ -1,6 +1,6 @@
 /* The engine on simulated MSCs that narrow PARTIDs, that hold what an earlier owner left, and whose
  * MBW_MAX limits are soft or hard: the MMIO driver and the register and traffic models together. The
- * simulated host is found through the simulator's control (a spy of its share). */
+ * simulated host is found through the simulator's control (sim_spy_registry). */
 #include <math.h>
 #include <stdbool.h>
 #include <setjmp.h>
@@ -15,7 +15,6 @@
 #include "backends/mpam/mpam_regs.h"
 #include "backends/sim/msc_model.h"
 #include "backends/sim/sim_host.h"
-#include "backends/sim/sim_ops.h"
 #include "core/base/log.h"
 #include "core/config/config.h"
 #include "core/engine/engine.h"
@@ -25,28 +24,8 @@
 #include "tests/util/log_capture.h"
 #include "tests/util/record_reader.h"
 
-/* ---- the simulator's control, with a hook to find its host ---- */
-
-static struct sim_host *host;
-static struct control_ops spy_ops;
-static const struct control_ops *spy_controls[1];
-static struct engine_registry spy_registry;
-
-static void spy_share(struct control *c, struct control_shared *ret)
-{
-	control_sim_ops.share(c, ret);
-	host = ret->sim;
-}
-
-static void spy_init(void)
-{
-	spy_ops = control_sim_ops;
-	spy_ops.share = spy_share;
-	spy_controls[0] = &spy_ops;
-	spy_registry = engine_registry_default;
-	spy_registry.controls = spy_controls;
-	spy_registry.control_count = 1;
-}
+static struct sim_host *host; /* the simulated host of the running engine (sim_spy_registry) */
+static const struct engine_registry *spy_registry;
 
 /* ---- runs ---- */
 
@@ -78,7 +57,7 @@ static struct engine *run(const char *text, uint64_t ticks, struct watch *w, str
 	struct engine_options opts = { .ticks = ticks,
 				       .sim_clock = true,
 				       .policies = &policy_chain_static,
-				       .registry = &spy_registry,
+				       .registry = spy_registry,
 				       .on_tick = check_esr,
 				       .on_tick_ctx = w };
 
@@ -255,7 +234,7 @@ int main(void)
 		cmocka_unit_test(test_soft_and_hard_limits_in_the_traffic),
 	};
 
-	spy_init();
+	spy_registry = sim_spy_registry(&host);
 	log_setup("test", LOG_LEVEL_INFO, false);
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
