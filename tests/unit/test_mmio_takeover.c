@@ -57,6 +57,48 @@ static struct msc_model_params every_control(void)
 	return p;
 }
 
+/* One MSC behind the MMIO control, as mpamd opens it. */
+struct control_rig {
+	struct msc_model *model;
+	struct msc_set *set;
+	struct mmio_limits *limits;
+};
+
+static void control_open(struct control_rig *c, const struct msc_model_params *p,
+			 void (*before_probe)(struct msc_model *))
+{
+	struct msc_bus *bus;
+	struct err err = { "" };
+	const char *name = "mem0";
+
+	assert_int_equal(msc_model_new(p, &c->model), 0);
+	if (before_probe)
+		before_probe(c->model);
+	assert_int_equal(bus_sim_new(c->model, 0x1000000, &bus), 0);
+	assert_int_equal(msc_set_new(&bus, &name, 1, &(struct msc_probe_opts){ 0 }, &c->set, &err), 0);
+	assert_int_equal(mmio_limits_new(c->set, 2, &c->limits, &err), 0);
+}
+
+/* Closes it, checking that the MSC raised no error. */
+static void control_close(struct control_rig *c)
+{
+	assert_true(msc_model_esr(c->model) == 0);
+	assert_true(msc_model_error_count(c->model) == 0);
+	mmio_limits_free(c->limits);
+	msc_set_free(c->set);
+	msc_model_free(c->model);
+}
+
+static struct partition_config partition_with(uint16_t partid)
+{
+	struct partition_config p;
+
+	partition_config_defaults(&p);
+	p.partid = partid;
+	p.has_partid = true;
+	return p;
+}
+
 /* ---------------------------------------------------------------- probe */
 
 static void test_probe_reads_every_control(void **state)
@@ -182,30 +224,24 @@ static void test_takeover_of_a_clean_partid(void **state)
 
 /* A preloaded MBW_PROP for a PARTID mpamd takes over ends disabled through the control's apply, and
  * the plan listed that write before apply made it. */
+static void preload_prop_of_6(struct msc_model *m)
+{
+	assert_int_equal(msc_model_preload_mbw_prop(m, 6, 3), 0);
+}
+
 static void test_apply_takes_over_and_plan_lists_it(void **state)
 {
 	struct msc_model_params p = every_control();
-	struct msc_model *model;
-	struct msc_bus *bus;
-	struct msc_set *set;
-	struct mmio_limits *limits;
+	struct control_rig c;
 	struct partition_ref ref;
 	struct control_plan plan = { 0 };
 	struct err err = { "" };
-	const char *name = "mem0";
 
 	(void)state;
-	assert_int_equal(msc_model_new(&p, &model), 0);
-	assert_int_equal(msc_model_preload_mbw_prop(model, 6, 3), 0);
-	assert_int_equal(bus_sim_new(model, 0x1000000, &bus), 0);
-	assert_int_equal(msc_set_new(&bus, &name, 1, &(struct msc_probe_opts){ 0 }, &set, &err), 0);
-	assert_int_equal(mmio_limits_new(set, 1, &limits, &err), 0);
-	struct partition_config part;
-	partition_config_defaults(&part);
-	part.partid = 6;
-	part.has_partid = true;
+	control_open(&c, &p, preload_prop_of_6);
+	struct partition_config part = partition_with(6);
 	struct partition_limits want = { .mb_max = 40 }, eff;
-	assert_int_equal(mmio_limits_plan(limits, &part, &want, &plan, &err), 0);
+	assert_int_equal(mmio_limits_plan(c.limits, &part, &want, &plan, &err), 0);
 	json_t *first = json_array_get(plan.writes, 0);
 	bool prop_listed = false;
 	size_t i;
@@ -217,20 +253,17 @@ static void test_apply_takes_over_and_plan_lists_it(void **state)
 	assert_string_equal(json_string_value(json_object_get(first, "what")), "MPAMCFG_CPBM0");
 	assert_non_null(strstr(json_string_value(json_array_get(plan.notes, 0)), "PARTID 6 is taken over first"));
 	control_plan_fini(&plan);
-	assert_false(msc_taken_over(&set->mscs[0], 6)); /* a plan changes nothing */
-	assert_int_equal(reg_of(model, mpamcfg_part_sel(0, 6), MPAMCFG_MBW_PROP), (uint32_t)MPAMCFG_MBW_PROP_EN | 3);
+	assert_false(msc_taken_over(&c.set->mscs[0], 6)); /* a plan changes nothing */
+	assert_int_equal(reg_of(c.model, mpamcfg_part_sel(0, 6), MPAMCFG_MBW_PROP), (uint32_t)MPAMCFG_MBW_PROP_EN | 3);
 
-	assert_int_equal(mmio_limits_partition_open(limits, 0, &part, &ref, &err), 0);
-	assert_int_equal(mmio_limits_apply(limits, 0, &want, &eff, &err), 0);
-	assert_int_equal(reg_of(model, mpamcfg_part_sel(0, 6), MPAMCFG_MBW_PROP), 0);
-	assert_int_equal(msc_model_mbw_max(model, 0, 6), mpam_mbw_max_from_percent(40, p.bwa_wd));
+	assert_int_equal(mmio_limits_partition_open(c.limits, 0, &part, &ref, &err), 0);
+	assert_int_equal(mmio_limits_apply(c.limits, 0, &want, &eff, &err), 0);
+	assert_int_equal(reg_of(c.model, mpamcfg_part_sel(0, 6), MPAMCFG_MBW_PROP), 0);
+	assert_int_equal(msc_model_mbw_max(c.model, 0, 6), mpam_mbw_max_from_percent(40, p.bwa_wd));
 	struct msc_model_limits lim;
-	msc_model_traffic_limits(model, 0, 6, &lim);
+	msc_model_traffic_limits(c.model, 0, 6, &lim);
 	assert_true(lim.prop_share == 1.0);
-	assert_true(msc_model_error_count(model) == 0);
-	mmio_limits_free(limits);
-	msc_set_free(set);
-	msc_model_free(model);
+	control_close(&c);
 }
 
 /* ---------------------------------------------------------------- PARTID narrowing */
@@ -240,13 +273,9 @@ static void test_apply_takes_over_and_plan_lists_it(void **state)
 static void test_narrowing_msc_is_configured_through_intpartids(void **state)
 {
 	struct msc_model_params p = every_control();
-	struct msc_model *model;
-	struct msc_bus *bus;
-	struct msc_set *set;
-	struct mmio_limits *limits;
+	struct control_rig c;
 	struct partition_ref ref;
 	struct err err = { "" };
-	const char *name = "nrw";
 
 	(void)state;
 	p.partid_max = 63;
@@ -255,37 +284,24 @@ static void test_narrowing_msc_is_configured_through_intpartids(void **state)
 	p.has_extd_esr = true;
 	p.has_partid_nrw = true;
 	p.intpartid_max = 7;
-	assert_int_equal(msc_model_new(&p, &model), 0);
-	assert_int_equal(bus_sim_new(model, 0x1000000, &bus), 0);
-	assert_int_equal(msc_set_new(&bus, &name, 1, &(struct msc_probe_opts){ 0 }, &set, &err), 0);
-	assert_int_equal(mmio_limits_new(set, 2, &limits, &err), 0);
-	struct partition_config parts[2];
-	for (int i = 0; i < 2; i++) {
-		partition_config_defaults(&parts[i]);
-		parts[i].has_partid = true;
-	}
-	parts[0].partid = 5;
-	parts[1].partid = 8;
-	assert_int_equal(mmio_limits_partition_open(limits, 1, &parts[1], &ref, &err), -ERANGE);
+	control_open(&c, &p, NULL);
+	struct partition_config parts[2] = { partition_with(5), partition_with(8) };
+	assert_int_equal(mmio_limits_partition_open(c.limits, 1, &parts[1], &ref, &err), -ERANGE);
 	assert_non_null(strstr(err.text, "partid 8 is above INTPARTID_MAX (it narrows PARTIDs) 7"));
-	assert_int_equal(mmio_limits_partition_open(limits, 0, &parts[0], &ref, &err), 0);
+	assert_int_equal(mmio_limits_partition_open(c.limits, 0, &parts[0], &ref, &err), 0);
 	struct partition_limits want = { .mb_max = 30, .mb_min = 10, .l3_cbm = 0xF0 }, eff;
-	assert_int_equal(mmio_limits_apply(limits, 0, &want, &eff, &err), 0);
+	assert_int_equal(mmio_limits_apply(c.limits, 0, &want, &eff, &err), 0);
 	want.mb_max = 60; /* and again, once taken over */
-	assert_int_equal(mmio_limits_apply(limits, 0, &want, &eff, &err), 0);
+	assert_int_equal(mmio_limits_apply(c.limits, 0, &want, &eff, &err), 0);
 	for (unsigned r = 0; r < 2; r++) {
-		assert_int_equal(reg_of(model, mpamcfg_part_sel(r, 5), MPAMCFG_INTPARTID),
+		assert_int_equal(reg_of(c.model, mpamcfg_part_sel(r, 5), MPAMCFG_INTPARTID),
 				 (uint32_t)MPAMCFG_INTPARTID_INTERNAL | 5);
 		/* The request PARTID's controls are mpamd's: the traffic side sees them. */
-		assert_int_equal(msc_model_mbw_max(model, r, 5), mpam_mbw_max_from_percent(60, p.bwa_wd));
-		assert_int_equal(msc_model_mbw_min(model, r, 5), mpam_mbw_min_from_percent(10, p.bwa_wd));
-		assert_int_equal(reg_of(model, mpamcfg_int_part_sel(r, 5), MPAMCFG_CPBM(0)), 0xF0);
+		assert_int_equal(msc_model_mbw_max(c.model, r, 5), mpam_mbw_max_from_percent(60, p.bwa_wd));
+		assert_int_equal(msc_model_mbw_min(c.model, r, 5), mpam_mbw_min_from_percent(10, p.bwa_wd));
+		assert_int_equal(reg_of(c.model, mpamcfg_int_part_sel(r, 5), MPAMCFG_CPBM(0)), 0xF0);
 	}
-	assert_true(msc_model_esr(model) == 0);
-	assert_true(msc_model_error_count(model) == 0);
-	mmio_limits_free(limits);
-	msc_set_free(set);
-	msc_model_free(model);
+	control_close(&c);
 }
 
 /* ---------------------------------------------------------------- soft or hard */
