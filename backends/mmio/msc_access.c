@@ -9,8 +9,8 @@
 int msc_check_control(const struct msc *msc, uint16_t partid, const json_t *plan, struct err *err)
 {
 	if (partid > msc->caps.partid_max)
-		return err_set(err, -ERANGE, "PARTID %u is above the MSC's PARTID_MAX %u", partid,
-			       msc->caps.partid_max);
+		return err_set(err, -ERANGE, "PARTID %u is above the MSC's %s %u", partid,
+			       msc_narrows_partids(msc) ? "INTPARTID_MAX" : "PARTID_MAX", msc->caps.partid_max);
 	if (msc->access.monitor_only)
 		return err_set(err, -EPERM, "controls of this MSC belong to resctrl");
 	if (msc->access.plan_only && !plan)
