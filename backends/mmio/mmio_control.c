@@ -260,32 +260,40 @@ int mmio_limits_apply(struct mmio_limits *l, size_t index, const struct partitio
 	return program(l, p->partid, want, effective, NULL, err);
 }
 
-/* Whether an mb_max below 100% on `msc` is a soft limit, and why: a note for the plan, which says
- * too where MAX_LIM overrides mb_max_mode. */
+/* Whether an mb_max below 100% on `msc` is a soft or a hard limit, and why: a note for the plan. */
 static void note_limit_kind(const struct msc *msc, json_t *notes)
 {
 	if (msc->caps.mbw_ris < 0 || !msc->caps.ris[msc->caps.mbw_ris].has_max)
 		return;
 	const struct msc_ris_caps *rc = &msc->caps.ris[msc->caps.mbw_ris];
 	bool hard = msc_limits_hard(msc, rc);
-	const char *mode = msc->hard_limits ? "hard" : "soft";
+	char why[96];
 
 	if (rc->max_lim == MPAM_MAX_LIM_EITHER)
-		json_array_append_new(notes, json_sprintf("msc %s: mb_max is a %s limit (mb_max_mode = %s; MAX_LIM "
-							  "lets software choose)%s",
-							  msc->name, mode, mode,
-							  hard ? "" : ": idle bandwidth above it stays usable"));
-	else if (hard != msc->hard_limits)
-		json_array_append_new(notes,
-				      json_sprintf("msc %s: mb_max is a %s limit whatever mb_max_mode says: "
-						   "MPAMF_MBW_IDR.MAX_LIM is %s",
-						   msc->name, hard ? "hard" : "soft", msc_max_lim_name(rc->max_lim)));
+		snprintf(why, sizeof(why), "mb_max_mode = %s; MAX_LIM lets software choose", hard ? "hard" : "soft");
+	else
+		snprintf(why, sizeof(why), "MPAMF_MBW_IDR.MAX_LIM is %s%s", msc_max_lim_name(rc->max_lim),
+			 hard != msc->hard_limits ? ", whatever mb_max_mode says" : "");
+	json_array_append_new(notes,
+			      json_sprintf("msc %s: mb_max is a %s limit (%s)%s", msc->name, hard ? "hard" : "soft",
+					   why, hard ? "" : ": idle bandwidth above it stays usable"));
+}
+
+/* Whether the partition's mb_max on domain `dom` (-1: the MSC is none) can be below 100%: configured
+ * so, or moved there by the policies (the target controller, the guard's cuts of a best-effort one). */
+static bool may_be_limited(const struct partition_config *p, const struct partition_limits *want, int dom)
+{
+	unsigned max = dom >= 0 ? limits_max_at(want, (unsigned)dom) : want->mb_max;
+
+	return max < 100 || p->goals.target_mbps || p->goals.class == CLASS_BEST_EFFORT;
 }
 
 /* What apply passes over quietly: MSCs that cannot hold a limit everywhere, and how each holds one. */
-static void note_msc_gaps(const struct mmio_limits *l, uint16_t partid, const struct partition_limits *want,
-			  json_t *notes)
+static void note_msc_gaps(const struct mmio_limits *l, const struct partition_config *p,
+			  const struct partition_limits *want, json_t *notes)
 {
+	uint16_t partid = p->partid;
+
 	for (size_t i = 0; i < l->set->count; i++) {
 		const struct msc *msc = &l->set->mscs[i];
 		bool has_cpbm = false;
@@ -298,8 +306,7 @@ static void note_msc_gaps(const struct mmio_limits *l, uint16_t partid, const st
 						    "before the limits",
 						    msc->name, partid,
 						    msc_narrows_partids(msc) ? "mapped to its intPARTID, " : ""));
-		int dom = l->domain_of[i];
-		if ((dom >= 0 ? limits_max_at(want, (unsigned)dom) : want->mb_max) < 100)
+		if (may_be_limited(p, want, l->domain_of[i]))
 			note_limit_kind(msc, notes);
 		if (msc->caps.mbw_ris < 0)
 			json_array_append_new(notes, json_sprintf("msc %s has no bandwidth controls: mb_max and mb_min "
@@ -326,7 +333,7 @@ int mmio_limits_plan(const struct mmio_limits *l, const struct partition_config 
 	if (r == 0)
 		r = program(l, p->partid, want, &ret->effective, ret->writes, err);
 	if (r == 0)
-		note_msc_gaps(l, p->partid, want, ret->notes);
+		note_msc_gaps(l, p, want, ret->notes);
 	if (r < 0)
 		control_plan_fini(ret);
 	return r;

@@ -498,6 +498,45 @@ static void test_cli_per_domain(void **state)
 	free(path);
 }
 
+/* The plan says what kind of limit each MSC's mb_max is, and why, for a partition whose mb_max can
+ * go below 100%; and that the PARTID is taken over first. */
+static void test_cli_limit_kind(void **state)
+{
+	static const struct {
+		const char *mode, *max_lim, *says;
+	} cases[] = {
+		{ "soft", "either",
+		  "msc sim0: mb_max is a soft limit (mb_max_mode = soft; MAX_LIM lets software choose): idle "
+		  "bandwidth above it stays usable\n" },
+		{ "hard", "either",
+		  "msc sim0: mb_max is a hard limit (mb_max_mode = hard; MAX_LIM lets software choose)\n" },
+		{ "soft", "hard",
+		  "msc sim0: mb_max is a hard limit (MPAMF_MBW_IDR.MAX_LIM is hard only, whatever mb_max_mode "
+		  "says)\n" },
+	};
+	char path[] = "/tmp/mpamd-check-host-kind-XXXXXX";
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int fd = mkstemp(path);
+		assert_true(fd >= 0);
+		dprintf(fd,
+			"[global]\nbackend = sim\nmb_max_mode = %s\n[sim]\nmax_lim = %s\n"
+			"[partition \"t\"]\npartid = 1\ntarget_mbps = 3000\n",
+			cases[i].mode, cases[i].max_lim);
+		close(fd);
+		struct run_result r = mpamctl("check-config", "--host", path, NULL);
+		assert_int_equal(r.exit_code, 0);
+		if (!strstr(r.out, cases[i].says))
+			fail_msg("no '%s' in:\n%s", cases[i].says, r.out);
+		assert_non_null(strstr(r.out, "msc sim0: PARTID 1 is taken over first: every control it has is "
+					      "written to its reset value before the limits\n"));
+		run_result_fini(&r);
+		unlink(path);
+		memcpy(path + strlen(path) - 6, "XXXXXX", 6);
+	}
+}
+
 static void test_cli_usage(void **state)
 {
 	(void)state;
@@ -532,6 +571,7 @@ int main(void)
 		cmocka_unit_test(test_cli_sim),
 		cmocka_unit_test(test_cli_sim_refused_and_json),
 		cmocka_unit_test(test_cli_per_domain),
+		cmocka_unit_test(test_cli_limit_kind),
 		cmocka_unit_test(test_cli_usage),
 	};
 
