@@ -327,8 +327,10 @@ static void print_writes(FILE *out, json_t *writes)
 	for (size_t i = 0; i < json_array_size(writes);) {
 		json_t *w = json_array_get(writes, i);
 		if (json_object_get(w, "msc")) {
-			fprintf(out, "  msc %s RIS %lld PARTID %lld: %s = %s\n", str(w, "msc"), num(w, "ris"),
-				num(w, "partid"), str(w, "what"), str(w, "value"));
+			fprintf(out, "  msc %s RIS %lld PARTID %lld", str(w, "msc"), num(w, "ris"), num(w, "partid"));
+			if (json_object_get(w, "intpartid"))
+				fprintf(out, " (intPARTID %lld)", num(w, "intpartid"));
+			fprintf(out, ": %s = %s\n", str(w, "what"), str(w, "value"));
 			i++;
 		} else if (!strcmp(str(w, "what"), "mkdir")) {
 			fprintf(out, "  mkdir %s\n", str(w, "path"));

@@ -49,7 +49,9 @@ mpamd_layer(mpamd_mmio DIRS backends/mmio DEPS mpamd_contracts mpamd_mpam SOURCE
   backends/mmio/monitor_mbwu.c
   backends/mmio/monitors.c
   backends/mmio/msc.c
+  backends/mmio/msc_access.c
   backends/mmio/msc_set.c
+  backends/mmio/msc_takeover.c
   backends/mmio/quirks.c
   backends/mmio/soc_id.c)
 
@@ -74,10 +76,12 @@ mpamd_layer(mpamd_sim DIRS backends/sim DEPS mpamd_mmio SOURCES
   backends/sim/mb_curve.c
   backends/sim/msc_model.c
   backends/sim/msc_model_config.c
+  backends/sim/msc_model_partsel.c
   backends/sim/msc_model_monitors.c
   backends/sim/sampler_sim.c
   backends/sim/sim_config.c
   backends/sim/sim_host.c
+  backends/sim/sim_preload.c
   backends/sim/traffic.c)
 
 mpamd_layer(mpamd_cgroup DIRS backends/cgroup DEPS mpamd_contracts LIBS PkgConfig::LIBCGROUP PkgConfig::LIBNL SOURCES

@@ -206,10 +206,11 @@ static void run_hybrid(const char *monitor)
 		batch_total += counter_rate_mbps(samples[1].bytes, samples[1].elapsed_ns);
 		batch_count++;
 	}
-	/* batch's 40% through resctrl holds it near 8000 MB/s; web keeps its 6000. */
+	/* The kernel writes MBW_MAX's field alone: batch's 40% through resctrl is a soft limit (HARDLIM
+	 * clear), and with web at 6000 of 20000 MB/s nobody else wants the rest: batch gets all of it. */
 	double batch = batch_total / batch_count;
-	printf("batch averages %.0f MB/s under a 40%% resctrl limit\n", batch);
-	assert_true(batch > 7500 && batch < 8300);
+	printf("batch averages %.0f MB/s under a soft 40%% resctrl limit\n", batch);
+	assert_true(batch > 13500 && batch < 14300);
 	assert_true(fabs(sim_host_truth_mbps(host, 0) - 6000) < 60);
 	/* The highest-numbered monitors (8 here) were taken, away from where Linux starts. */
 	uint32_t ctl = 0;

@@ -284,11 +284,12 @@ static void rows_at(const struct run *run, unsigned long long t_ms, const char *
 
 /* Two simulated MSCs are domains 0 and 1: each partition's rows on them add up to its total row (rate
  * and truth), a partition pinned to domain 0 has nothing on domain 1, and a ceiling configured for
- * domain 0 alone holds there while domain 1 stays at the partition's own. */
+ * domain 0 alone holds there while domain 1 stays at the partition's own (hard limits: a soft one
+ * would let the pinned partition use what domain 0 has left). */
 static void test_domain_rows_add_up_to_totals(void **state)
 {
 	(void)state;
-	struct run run = run_rows("[global]\nbackend = sim\ninterval_ms = 100\n"
+	struct run run = run_rows("[global]\nbackend = sim\ninterval_ms = 100\nmb_max_mode = hard\n"
 				  "[sim]\nmscs = 2\ncapacity_mbps = 10000\nnoise_pct = 3\nseed = 3\n"
 				  "[partition \"pinned\"]\nmb_max = 0=30\nsim_domains = 0\nsim_demand = 8000\n"
 				  "[partition \"spread\"]\nmb_max = 50,1=20\nsim_demand = 12000\n"

@@ -34,6 +34,8 @@ static void test_valid_file_prints_summary(void **state)
 	assert_non_null(strstr(r.out, "partition web: partid=1 class=latency-critical mb_min=20 mb_max=100 "
 				      "guarantee_mbps=6000 target_mbps=none weight=100 ipc_guard=none l3_cbm=0xff0"));
 	assert_non_null(strstr(r.out, "partition batch: partid=2(auto) class=best-effort"));
+	assert_non_null(strstr(r.out, "max_lim=hard mbw_prop=true mbw_pbm_bits=16 partid_nrw=64 "
+				      "preload_mbw_prop=1:25 3:50 preload_mbw_pbm=2:0xf0"));
 	run_result_fini(&r);
 }
 

@@ -86,6 +86,49 @@ static void test_max_caps(void **state)
 	expect_served("max 0", r, 3, 1000, (const double[]){ 0, 500, 100 });
 }
 
+static struct traffic_request soft(double demand, double max, double ceiling)
+{
+	return (struct traffic_request){
+		.demand_mbps = demand, .max_fraction = max, .soft = true, .soft_ceiling_fraction = ceiling
+	};
+}
+
+/* A soft ceiling (MBW_MAX with HARDLIM clear) holds only while others want the bandwidth: what nobody
+ * within their ceiling wants goes to the soft partitions over theirs, by demand, up to their other
+ * controls' ceiling. A hard one holds whatever is idle. */
+static void test_soft_ceilings_use_idle_capacity(void **state)
+{
+	struct traffic_request r[] = { soft(800, 0.25, 1), req(100, 1, 0), req(800, 0.25, 0) };
+	double served[3];
+
+	(void)state;
+	/* 250 + 100 + 250 leave 400 idle: the soft one takes all it wants of it, the hard one none. */
+	serve(r, 3, 1000, served);
+	expect_close(served[0], 650, 1e-9, "soft over its max");
+	expect_close(served[1], 100, 1e-9, "under no max");
+	expect_close(served[2], 250, 1e-9, "hard at its max");
+	/* Two soft partitions share the idle 400 (200 + 200 + 200 served) by demand (900:300), each up to
+	 * its demand. */
+	r[0] = soft(900, 0.2, 1);
+	r[1] = req(200, 1, 0);
+	r[2] = soft(300, 0.2, 1);
+	serve(r, 3, 1000, served);
+	expect_close(served[0], 200 + 300, 1e-9, "soft, larger demand");
+	expect_close(served[2], 200 + 100, 1e-9, "soft, smaller demand");
+	expect_close(sum(served, 3), 1000, 1e-9, "nothing idle");
+	/* Its other controls (MBW_PROP, MBW_PBM) still hold it. */
+	r[2] = req(0, 1, 0);
+	r[0] = soft(800, 0.25, 0.4);
+	serve(r, 3, 1000, served);
+	expect_close(served[0], 400, 1e-9, "soft up to its other ceiling");
+	/* Saturated by partitions within their ceilings: a soft ceiling holds. */
+	r[0] = soft(800, 0.25, 1);
+	r[1] = req(2000, 1, 0);
+	serve(r, 3, 1000, served);
+	expect_close(served[0], 250, 1e-9, "soft, contended");
+	expect_close(served[1], 750, 1e-9, "the contender");
+}
+
 static void test_mins_first(void **state)
 {
 	/* Saturated: p0 has a 60% min; the remaining 400 is shared by demand (1000:1000), so p0 gets
@@ -333,6 +376,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fits_served_fully),
 		cmocka_unit_test(test_max_caps),
+		cmocka_unit_test(test_soft_ceilings_use_idle_capacity),
 		cmocka_unit_test(test_mins_first),
 		cmocka_unit_test(test_overcommitted_mins_scaled),
 		cmocka_unit_test(test_proportional_share),

@@ -11,6 +11,7 @@
 
 #include <cmocka.h>
 
+#include "backends/sim/sim_ops.h"
 #include "core/base/log.h"
 #include "core/config/config.h"
 #include "core/engine/engine.h"
@@ -120,4 +121,29 @@ void note_first(char *buf, size_t len, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(buf, len, fmt, ap);
 	va_end(ap);
+}
+
+/* ---- the simulator's control, with a hook to find its host ---- */
+
+static struct sim_host **spy_host;
+static struct control_ops spy_ops;
+static const struct control_ops *spy_controls[1];
+static struct engine_registry spy_registry;
+
+static void spy_share(struct control *c, struct control_shared *ret)
+{
+	control_sim_ops.share(c, ret);
+	*spy_host = ret->sim;
+}
+
+const struct engine_registry *sim_spy_registry(struct sim_host **ret_host)
+{
+	spy_host = ret_host;
+	spy_ops = control_sim_ops;
+	spy_ops.share = spy_share;
+	spy_controls[0] = &spy_ops;
+	spy_registry = engine_registry_default;
+	spy_registry.controls = spy_controls;
+	spy_registry.control_count = 1;
+	return &spy_registry;
 }

@@ -1,6 +1,7 @@
 /* What the tests that run the engine in their own process share: a configuration file loaded with
- * the default schema, a partition found by name, a formatted file written, and the first thing a
- * tick hook found wrong kept for the test to fail with once the engine has stopped. */
+ * the default schema, a partition found by name, a formatted file written, the first thing a tick
+ * hook found wrong kept for the test to fail with once the engine has stopped, and the simulated
+ * host of an engine on backend = sim. */
 #ifndef MPAMD_TESTS_UTIL_ENGINE_UTIL_H
 #define MPAMD_TESTS_UTIL_ENGINE_UTIL_H
 
@@ -10,6 +11,7 @@ struct config;
 struct engine;
 struct engine_registry;
 struct partition_status;
+struct sim_host;
 
 /* The file's configuration, its diagnostics printed on stderr; NULL when it has errors. */
 struct config *load_config_file(const char *path);
@@ -37,5 +39,9 @@ int write_text_file(const char *path, const char *fmt, ...) __attribute__((forma
 
 /* Keeps the formatted text in buf[len] unless buf holds a failure already. */
 void note_first(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* The default registry with the simulator's control alone, which lends its simulated host to
+ * *ret_host when the engine opens it (and keeps it there until the engine is freed). */
+const struct engine_registry *sim_spy_registry(struct sim_host **ret_host);
 
 #endif
