@@ -111,22 +111,32 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* The n lines sorted, into out, each ending in a newline. */
+static void join_sorted(char **lines, size_t n, char *out, size_t len)
+{
+	size_t used = 0;
+
+	qsort(lines, n, sizeof(lines[0]), cmp_str);
+	out[0] = '\0';
+	for (size_t i = 0; i < n && used < len; i++)
+		used += (size_t)snprintf(out + used, len - used, "%s\n", lines[i]);
+}
+
 /* A tasks file: one pid a line, each replaced by its name ("$other" for tasks the scenario did not
  * spawn), sorted, since the kernel lists them in its own order. */
 static void normalise_tasks(const struct run *r, char *text, char *out, size_t len)
 {
 	char *lines[MAX_ENTRIES], names[MAX_ENTRIES][MAX_NAME + 2], *save = NULL;
-	size_t n = 0, used = 0;
+	size_t n = 0;
 
 	for (char *tok = strtok_r(text, "\n", &save); tok && n < MAX_ENTRIES; tok = strtok_r(NULL, "\n", &save)) {
-		const char *name = pid_name(r, strtol(tok, NULL, 10), names[n], sizeof(names[n]));
-		lines[n] = name == names[n] ? names[n] : (char *)(name ? name : "$other");
+		char buf[MAX_NAME + 2];
+		const char *name = pid_name(r, strtol(tok, NULL, 10), buf, sizeof(buf));
+		snprintf(names[n], sizeof(names[n]), "%s", name ? name : "$other");
+		lines[n] = names[n];
 		n++;
 	}
-	qsort(lines, n, sizeof(lines[0]), cmp_str);
-	out[0] = '\0';
-	for (size_t i = 0; i < n && used < len; i++)
-		used += (size_t)snprintf(out + used, len - used, "%s\n", lines[i]);
+	join_sorted(lines, n, out, len);
 }
 
 /* The kernel's messages name a pid after "task " or "pid " ("No task 123"): that number becomes
@@ -179,19 +189,16 @@ static int slurp(const char *path, char *buf, size_t len)
 	return err;
 }
 
-/* The lines of text in sorted order, in place. */
+/* The lines of text (MAX_TEXT bytes) in sorted order, in place. */
 static void sort_lines(char *text)
 {
 	char *lines[MAX_ENTRIES], copy[MAX_TEXT], *save = NULL;
-	size_t n = 0, used = 0;
+	size_t n = 0;
 
 	snprintf(copy, sizeof(copy), "%s", text);
 	for (char *tok = strtok_r(copy, "\n", &save); tok && n < MAX_ENTRIES; tok = strtok_r(NULL, "\n", &save))
 		lines[n++] = tok;
-	qsort(lines, n, sizeof(lines[0]), cmp_str);
-	text[0] = '\0';
-	for (size_t i = 0; i < n; i++)
-		used += (size_t)snprintf(text + used, MAX_TEXT - used, "%s\n", lines[i]);
+	join_sorted(lines, n, text, MAX_TEXT);
 }
 
 /* read, or with `sorted` the same with the file's lines in sorted order. */
@@ -215,7 +222,7 @@ static void do_read(struct run *r, const char *path, bool sorted)
 	add_escaped(r, verb, path, NULL, norm);
 }
 
-/* last_cmd_status after an operation on path (with the text written, for a write). */
+/* last_cmd_status after an operation on path; arg: the text written, or which directory operation. */
 static void do_status(struct run *r, const char *path, const char *arg)
 {
 	char full[PATH_MAX], text[MAX_TEXT], norm[MAX_TEXT];
@@ -358,7 +365,7 @@ static void do_dir(struct run *r, const struct op *op, bool make)
 	full_path(r, op->path, full, sizeof(full));
 	int err = (make ? mkdir(full, 0755) : rmdir(full)) < 0 ? errno : 0;
 	add_result(r, op->verb, op->path, NULL, err);
-	do_status(r, op->path, NULL);
+	do_status(r, op->path, make ? "(mkdir)" : "(rmdir)");
 }
 
 static int do_spawn(struct run *r, const char *name)

@@ -90,7 +90,7 @@ static void test_scenario_records_each_operation(void **state)
 	assert_string_equal(value_of(&t, "4 read schemata"), "(absent)"); /* another profile's line */
 	assert_string_equal(value_of(&t, "5 ls ."), "info/ schemata size");
 	assert_string_equal(value_of(&t, "6 mkdir g1"), "ok");
-	assert_string_equal(value_of(&t, "6 status g1"), "ok\\n");
+	assert_string_equal(value_of(&t, "6 status g1 (mkdir)"), "ok\\n");
 	assert_string_equal(value_of(&t, "7 mkdir g1"), "!EEXIST");
 	assert_string_equal(value_of(&t, "8 write schemata \"L3:0=f\\n\""), "ok");
 	assert_string_equal(value_of(&t, "8 status schemata \"L3:0=f\\n\""), "ok\\n");

@@ -4,7 +4,8 @@
  *
  * KEY is "STEP OP PATH[ ARG]": STEP the scenario line, OP read, sorted, ls, write, mkdir, rmdir or
  * status (last_cmd_status after a write, mkdir or rmdir), PATH relative to the resctrl root, ARG the
- * text written as the scenario quotes it (write, and the status after it). VALUE is a
+ * text written as the scenario quotes it (write, and the status after it) or "(mkdir)" / "(rmdir)"
+ * (the status after those). VALUE is a
  * file's text, a listing, "ok" or "!ERRNO", escaped to one line; process ids are replaced by the
  * names the scenario gave them, so both sides print the same text for the same behaviour. */
 #ifndef MPAMD_TESTS_KERNEL_TRANSCRIPT_H

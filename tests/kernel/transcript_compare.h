@@ -5,8 +5,9 @@
  *   SCOPE OP PATH REASON...
  * SCOPE is a glob over "KERNEL/PROFILE" such as "7.2.13/amd" ("*" for every kernel and profile), OP
  * one of the transcript's (read, sorted, ls, write, status, mkdir, rmdir) or "*", PATH a glob over the
- * key's path and, for a write and its status, the text written after a space (so "g1/schemata" is the
- * reads alone and "g1/schemata*" the writes too; '*' also matches '/'), REASON why the two differ ("emulator: ..." for what the emulator should do
+ * key's path and, for a write and the status after it, the text written after a space (after a mkdir
+ * or rmdir "(mkdir)" or "(rmdir)"): "g1/schemata" is the reads alone, "g1/schemata*" the writes too,
+ * "*(rmdir)" every status after an rmdir; '*' also matches '/'. REASON says why the two differ ("emulator: ..." for what the emulator should do
  * instead, "kernel: ..." for what the kernel does that no emulator profile can, "lane: ..." for what
  * the test machine changes). */
 #ifndef MPAMD_TESTS_KERNEL_TRANSCRIPT_COMPARE_H

@@ -31,15 +31,18 @@ fi
 pass "mount resctrl"
 ROOT_SCHEMATA=$(text $R/schemata) # the unlimited values, for --reset-on-exit
 
+echo "lane: resctrl-ops.scn at $(cut -d' ' -f1 /proc/uptime) s" >&2
 resctrl_transcript run $R /lane/scenarios/resctrl-ops.scn "$PROFILE" >&3 ||
 	fail "resctrl transcript" "resctrl_transcript could not run the scenario (see the console)"
 remount_resctrl
 
 for scenario in /lane/scenarios/mpamd-*.sh; do
+	echo "lane: $scenario at $(cut -d' ' -f1 /proc/uptime) s" >&2
 	. "$scenario"
 done
-for log in $W/*.log; do # on the console, for a failure's story
+echo "lane: done at $(cut -d' ' -f1 /proc/uptime) s" >&2
+for log in $W/*.log; do # the ends on the console, for a failure's story (a serial port is slow)
 	echo "== $log"
-	cat "$log"
+	tail -n 15 "$log"
 done >&2
 echo END

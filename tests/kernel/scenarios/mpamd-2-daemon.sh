@@ -45,9 +45,11 @@ set_and_check() { # VALUE: web mb_max=VALUE
 	expect "set web mb_max=$1: applied" true "$(jq -r .applied $W/set.json)"
 	wait_for 5 schemata_is mpamd-web MB "$want"
 	expect "set web mb_max=$1: kernel MB as planned" "$want" "$(schemata_line $R/mpamd-web MB)"
+	ctl show web >$W/show.json
+	flatten $W/show.json
 	expect "set web mb_max=$1: in force as shown" "$(jq -r .in_force.mb_max $W/set.json)" \
-		"$(ctl show web | jq -r '.domains[0].mb_max')"
-	[ $PROFILE != intel ] || expect "set web mb_max=$1: kernel MB as shown" "$(shown_mb web)" \
+		"$(field $W/show.json.flat domains.0.mb_max)"
+	[ $PROFILE != intel ] || expect "set web mb_max=$1: kernel MB as shown" "$(shown_mb $W/show.json.flat)" \
 		"$(schemata_line $R/mpamd-web MB)"
 }
 set_and_check 30

@@ -21,8 +21,8 @@ if ! umount $R 2>$W/umount.err; then
 	umount -l $R
 fi
 if expect_true "remount: resctrl mounted again while mpamd runs" \
-	'echo "mount -t resctrl: $(mount -t resctrl resctrl $R 2>&1) for 30 s: mpamd still holds the unmounted tree"' \
-	wait_for 30 mount_resctrl; then
+	'echo "mount -t resctrl: $(mount -t resctrl resctrl $R 2>&1) for 15 s: mpamd still holds the unmounted tree"' \
+	wait_for 15 mount_resctrl; then
 	expect_true "remount: both partitions open again by themselves" \
 		states \
 		wait_for 90 sh -c "[ -d $R/mpamd-web ] && [ -d $R/mpamd-batch ]"
