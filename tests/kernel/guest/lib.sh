@@ -51,10 +51,13 @@ flatten() {
 		"$1" >"$1.flat"
 }
 
-# field FLAT KEY: KEY's value in a flattened file ("null" when absent, as jq says).
+# field FLAT KEY: KEY's value in a flattened file ("null" when absent, as jq says; "" when empty).
 field() {
-	v=$(sed -n "s/^$2=//p" "$1")
-	echo "${v:-null}"
+	if grep -q "^$2=" "$1"; then
+		sed -n "s/^$2=//p" "$1"
+	else
+		echo null
+	fi
 }
 
 # wait_for SECONDS COMMAND...: runs COMMAND every 0.2 s until it succeeds; false after SECONDS
