@@ -124,6 +124,17 @@ stop_mpamd() {
 	wait "$1"
 }
 
+# start_tasks: three processes for the partitions' pids, S1 (web), S2 and S3 (batch); stop_tasks.
+start_tasks() {
+	sleep 100000 &
+	S1=$!
+	sleep 100000 &
+	S2=$!
+	sleep 100000 &
+	S3=$!
+}
+stop_tasks() { kill $S1 $S2 $S3; }
+
 # daemon_config FILE PARTITION...: a configuration with web, batch, idle and new as below.
 # $WEB_MB and $BATCH_MB are their mb_max, $S1, $S2 and $S3 their tasks, $WEB_CBM and $BATCH_CBM
 # their cache masks.

@@ -6,12 +6,7 @@
 # AMD: mpamd writes MB as 2048 x percent / 100 today, where AMD's MB is absolute (1/8 GB/s); that
 # is to change, so the checks hold the kernel's file to what mpamd planned and shows, not to a
 # number.
-sleep 100000 &
-S1=$!
-sleep 100000 &
-S2=$!
-sleep 100000 &
-S3=$!
+start_tasks
 
 WEB_MB=40 BATCH_MB=60,1=20
 daemon_config $W/d.ini web batch idle
@@ -90,4 +85,4 @@ for g in web batch new; do
 	expect "SIGTERM --reset-on-exit: $g unlimited" "$ROOT_SCHEMATA" "$(text $R/mpamd-$g/schemata)"
 done
 expect "SIGTERM --reset-on-exit: tasks stay" "$S1" "$(cat $R/mpamd-web/tasks)"
-kill $S1 $S2 $S3
+stop_tasks

@@ -4,12 +4,7 @@
 # mpamd must let go of it and open its partitions on the new mount by itself. (Sourced by the
 # guest's lane.sh.)
 remount_resctrl
-sleep 100000 &
-S1=$!
-sleep 100000 &
-S2=$!
-sleep 100000 &
-S3=$!
+start_tasks
 WEB_MB=40 BATCH_MB=60,1=20
 daemon_config $W/r.ini web batch
 plan $W/r.ini $W/r-plan.json
@@ -41,4 +36,4 @@ done
 expect "remount: web's task placed again" "$S1" "$(cat $R/mpamd-web/tasks)"
 stop_mpamd $MP
 expect "remount: exit status" 0 $?
-kill $S1 $S2 $S3
+stop_tasks
