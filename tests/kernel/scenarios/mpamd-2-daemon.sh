@@ -30,7 +30,8 @@ expect "idle: cpus_list" 1 "$(cat $R/mpamd-idle/cpus_list)"
 expect "default group: cpus_list" 0 "$(cat $R/cpus_list)"
 expect "last_cmd_status after mpamd's writes" ok "$(cat $R/info/last_cmd_status)"
 
-# A socket set, applied at once; then one the hardware rounds (Intel: 35% in steps of 10).
+# A socket set, applied at once; then one between Intel's 10% steps (35): the plan, what mpamd shows
+# and what the kernel holds must agree on where it went.
 set_and_check() { # VALUE: web mb_max=VALUE
 	WEB_MB=$1
 	daemon_config $W/set.ini web
