@@ -3,6 +3,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +38,7 @@ struct cli {
 	unsigned nrdy_ms;
 	bool cdp;      /* as mounted with -o cdp */
 	bool io_alloc; /* io_alloc capable */
+	uint64_t l3_bytes;   /* 0: the profile's */
 };
 
 enum {
@@ -56,6 +58,7 @@ enum {
 	OPT_NRDY,
 	OPT_CDP,
 	OPT_IO_ALLOC,
+	OPT_L3_BYTES,
 };
 
 static void usage(FILE *out)
@@ -77,6 +80,9 @@ static void usage(FILE *out)
 		"      --cpus N           online CPUs (default 4)\n"
 		"      --domains N        L3 domains instead of the profile's (ids 0..N-1)\n"
 		"      --min-cbm-bits N   info/L3/min_cbm_bits instead of the profile's\n"
+		"      --l3-bytes N       the L3 cache size in bytes instead of the profile's (each group's\n"
+		"                         size file, max_threshold_occupancy and its limit), as a host's\n"
+		"                         cacheinfo says: 16777216 matches QEMU's CPU models\n"
 		"      --counters N       assignable MBM counters per domain instead of the profile's\n"
 		"                         (profiles with mbm_event counters only; 0..64)\n"
 		"      --proc-root DIR    where threads are looked up and listed (default /proc)\n"
@@ -139,6 +145,18 @@ static bool parse_kernel(const char *text, unsigned *ret)
 	if (sscanf(text, "%u.%u%c", &major, &minor, &tail) != 2 || major < 1 || major > 99 || minor > 99)
 		return false;
 	*ret = major * 100 + minor;
+	return true;
+}
+
+/* A cache size in bytes: at least one byte per bit of the widest CBM, at most 4 GiB (the kernel keeps
+ * max_threshold_occupancy's limit in an unsigned int). */
+static bool parse_l3_bytes(const char *text, uint64_t *ret)
+{
+	unsigned v;
+
+	if (emu_kstrtouint(text, 10, &v) || v < 32)
+		return false;
+	*ret = v;
 	return true;
 }
 
@@ -211,6 +229,8 @@ static int parse_option(int opt, struct cli *c)
 			return usage_error("bad --mon-resource", optarg);
 		c->mon_res = optarg;
 		return 0;
+	case OPT_L3_BYTES:
+		return parse_l3_bytes(optarg, &c->l3_bytes) ? 0 : usage_error("bad --l3-bytes", optarg);
 	case OPT_MIN_CBM_BITS:
 		if (!parse_count(optarg, 0, 32, &v))
 			return usage_error("bad --min-cbm-bits", optarg);
@@ -232,6 +252,7 @@ static int parse_cli(int argc, char **argv, struct cli *c)
 		{ "cpus", required_argument, NULL, OPT_CPUS },
 		{ "domains", required_argument, NULL, OPT_DOMAINS },
 		{ "min-cbm-bits", required_argument, NULL, OPT_MIN_CBM_BITS },
+		{ "l3-bytes", required_argument, NULL, OPT_L3_BYTES },
 		{ "proc-root", required_argument, NULL, OPT_PROC_ROOT },
 		{ "counters", required_argument, NULL, OPT_COUNTERS },
 		{ "mon-resource", required_argument, NULL, OPT_MON_RESOURCE },
@@ -316,6 +337,8 @@ static bool make_profile(const struct cli *c, struct emu_profile *p)
 		p->domains = c->domains;
 	if (c->min_cbm_bits >= 0)
 		p->min_cbm_bits = (unsigned)c->min_cbm_bits;
+	if (c->l3_bytes)
+		p->l3_bytes = c->l3_bytes;
 	if (c->counters >= 0)
 		p->num_mbm_cntrs = (unsigned)c->counters;
 	if (c->mon_res)
