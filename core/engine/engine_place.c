@@ -83,7 +83,7 @@ static void connector_open(struct engine *e)
 
 	if (e->place.connector || e->place.why[0] || !e->loop)
 		return;
-	int r = proc_connector_open(0, &e->place.connector, &err);
+	int r = proc_connector_open(PROC_CONNECTOR_RCVBUF, &e->place.connector, &err);
 	if (r == 0 && (r = loop_add(e->loop, proc_connector_fd(e->place.connector), EPOLLIN, on_socket, e)) < 0)
 		err_set(&err, r, "proc connector: cannot watch its socket: %s", strerror(-r));
 	if (r < 0) {

@@ -322,8 +322,10 @@ static void check_later_thread(const char *hierarchy, enum connector_case how, b
 	within = connector ? 1 : 3; /* one tick; or reconcile_ms 300 at 100 ms a tick */
 	run->p.script = later_thread_script;
 	place_run_engine(&run->p, 12);
-	/* Without the capability: one warning says so, and the reconcile does the work. */
-	assert_int_equal(run->p.warnings, how == CONNECTOR_DENIED ? 1 : 0);
+	/* Without the capability: one warning says so, and the reconcile does the work. A busy machine
+	 * may make the kernel drop events: said once too, and counted in status. */
+	unsigned long dropped = place_run_counts(run->p.engine).events_lost ? 1 : 0;
+	assert_int_equal(run->p.warnings, (how == CONNECTOR_DENIED ? 1 : 0) + dropped);
 	if (!run->placed_at)
 		fail_msg("the later thread was never placed");
 	json_t *row = engine_list_row(run->p.engine, "app");
