@@ -28,6 +28,15 @@ size_t engine_partitions_in_use(const struct engine *e)
 	return used;
 }
 
+size_t engine_config_partitions_held(const struct engine *e)
+{
+	size_t held = 0;
+
+	for (const struct engine_gen *g = e->gens.held; g; g = g->next)
+		held += g->config->partition_count;
+	return held;
+}
+
 const char *engine_partition_origin(const struct engine *e, size_t index)
 {
 	const struct engine_partition *ep = &e->partitions[index];
@@ -52,7 +61,7 @@ double engine_last_tick_s(const struct engine *e)
 
 const struct config *engine_config(const struct engine *e)
 {
-	return e->config;
+	return e->gens.config;
 }
 
 const struct event_log *engine_events(const struct engine *e)
@@ -105,7 +114,7 @@ void engine_policy_config(struct engine *e, size_t index)
 
 	pp->name = p->name;
 	pp->goals = p->goals;
-	pp->escalation_allowed = e->config->global.escalate && p->cgroup != NULL;
+	pp->escalation_allowed = e->gens.config->global.escalate && p->cgroup != NULL;
 	engine_domains_config(e, index);
 }
 
@@ -114,14 +123,14 @@ void engine_policy_config(struct engine *e, size_t index)
  * restart that removed its groups, EBUSY): only when every one failed for good is there nothing to do. */
 static int open_partitions(struct engine *e, uint64_t now_ns, struct err *err)
 {
-	size_t n = e->config->partition_count, opened = 0, retrying = 0;
+	size_t n = e->gens.config->partition_count, opened = 0, retrying = 0;
 
 	for (size_t i = 0; i < n; i++) {
 		size_t slot;
 		int r = engine_slot_alloc(e, &slot, err);
 		if (r < 0)
 			return r;
-		engine_slot_fill(e, slot, e->gen, &e->config->partitions[i], "");
+		engine_slot_fill(e, slot, e->gens.current, &e->gens.config->partitions[i], "");
 		opened += engine_slot_open(e, slot, now_ns) == 0;
 		retrying += e->partitions[slot].failed && e->partitions[slot].retry_ns;
 	}
@@ -134,17 +143,17 @@ int engine_open_backend(struct engine *e, struct err *err)
 {
 	int r;
 
-	e->interval_ns = (uint64_t)e->config->global.interval_ms * 1000000u;
+	e->interval_ns = (uint64_t)e->gens.config->global.interval_ms * 1000000u;
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	e->cpus = cpus > 0 ? (unsigned)cpus : 1;
-	if ((r = composition_open(e->registry, e->config, &e->clock, &e->hw, err)) < 0)
+	if ((r = composition_open(e->registry, e->gens.config, &e->clock, &e->hw, err)) < 0)
 		return r;
-	e->hw_gen = e->gen;
-	engine_gen_hold(e->hw_gen);
+	e->gens.hw = e->gens.current;
+	engine_gen_hold(e->gens.hw);
 	engine_domains_map(e);
-	if ((r = engine_check_capacity_domains(e, e->config, err)) < 0)
+	if ((r = engine_check_capacity_domains(e, e->gens.config, err)) < 0)
 		return r;
-	if ((r = engine_check_interval(e, e->config->global.interval_ms, err)) < 0)
+	if ((r = engine_check_interval(e, e->gens.config->global.interval_ms, err)) < 0)
 		return r;
 	if (e->hw.caps.mb_kernel_mbps)
 		log_info("resctrl is mounted with mba_MBps: the kernel's own controller holds each group's MB/s; "
@@ -163,13 +172,13 @@ void engine_close_backend(struct engine *e)
 {
 	composition_close(&e->hw);
 	engine_slots_free(e);
-	engine_gen_drop(e, e->hw_gen);
-	e->hw_gen = NULL;
+	engine_gen_drop(&e->gens, e->gens.hw);
+	e->gens.hw = NULL;
 }
 
 static int engine_setup(struct engine *e, struct err *err)
 {
-	const struct control_ops *control = engine_registry_control(e->registry, e->config->global.backend);
+	const struct control_ops *control = engine_registry_control(e->registry, e->gens.config->global.backend);
 	int r;
 
 	if (e->opts.sim_clock && (!control || !control->simulated)) {
@@ -200,12 +209,12 @@ int engine_new(struct config *config, const struct engine_options *opts, struct 
 		config_free(config);
 		return err_set(err, -ENOMEM, "out of memory");
 	}
-	e->config = config;
-	if (!(e->gen = engine_gen_new(e, config))) {
+	e->gens.config = config;
+	if (!(e->gens.current = engine_gen_new(&e->gens, config))) {
 		free(e);
 		return err_set(err, -ENOMEM, "out of memory");
 	}
-	engine_gen_hold(e->gen);
+	engine_gen_hold(e->gens.current);
 	e->opts = *opts;
 	e->registry = opts->registry ? opts->registry : &engine_registry_default;
 	int r = engine_setup(e, err);
@@ -226,7 +235,7 @@ void engine_free(struct engine *e)
 	engine_close_backend(e);
 	engine_metrics_fini(e);
 	event_log_fini(&e->events);
-	engine_gen_drop(e, e->gen);
+	engine_gen_drop(&e->gens, e->gens.current);
 	free(e);
 }
 

@@ -27,8 +27,8 @@ double engine_host_capacity(const struct engine *e, bool *learned)
 	*learned = false;
 	if (all_known)
 		return known;
-	if (!e->dom_count && e->config->global.capacity_mbps)
-		return (double)e->config->global.capacity_mbps;
+	if (!e->dom_count && e->gens.config->global.capacity_mbps)
+		return (double)e->gens.config->global.capacity_mbps;
 	*learned = true;
 	return e->learned_capacity_mbps;
 }
@@ -74,7 +74,7 @@ static void fill_host(struct engine *e, struct policy_host *h)
 	fill_host_domains(e);
 	*h = (struct policy_host){
 		.tick = e->ticks_done,
-		.interval_ms = e->config->global.interval_ms,
+		.interval_ms = e->gens.config->global.interval_ms,
 		.gran_pct = e->hw.caps.bw_gran_pct ? e->hw.caps.bw_gran_pct : 1,
 		.min_pct = e->hw.caps.bw_min_pct,
 		.has_mb_min = e->hw.caps.has_mb_min,

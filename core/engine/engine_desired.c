@@ -40,14 +40,14 @@ static int check_globals(const struct engine *e, const struct config *want, stru
 	for (size_t i = 0; i < def->key_count; i++) {
 		const struct config_key *key = &def->keys[i];
 		if (is_live_key(key->name) ||
-		    !config_section_diff(&(struct config_section_def){ "global", false, key, 1 }, &e->config->global,
-					 &want->global))
+		    !config_section_diff(&(struct config_section_def){ "global", false, key, 1 },
+					 &e->gens.config->global, &want->global))
 			continue;
 		return err_set(err, -EBUSY,
 			       "[global] %s changed: the backend would have to be opened again; " RESTART_HINT,
 			       key->name);
 	}
-	if (config_sections_diff(e->config, want, what, sizeof(what)))
+	if (config_sections_diff(e->gens.config, want, what, sizeof(what)))
 		return err_set(err, -EBUSY, "%s changed: the backend would have to be opened again; " RESTART_HINT,
 			       what);
 	int r = engine_check_capacity_domains(e, want, err);
@@ -55,7 +55,7 @@ static int check_globals(const struct engine *e, const struct config *want, stru
 		err_prefix(err, "[global]");
 		return r;
 	}
-	if (want->global.interval_ms != e->config->global.interval_ms)
+	if (want->global.interval_ms != e->gens.config->global.interval_ms)
 		return engine_check_interval(e, want->global.interval_ms, err);
 	return 0;
 }
@@ -209,7 +209,7 @@ static int add_new(struct engine *e, const struct config *want, const struct par
 		r = config_clone_partition(want, want_p, &own, err);
 	if (r < 0)
 		return r;
-	if (!(g = engine_gen_new(e, own)))
+	if (!(g = engine_gen_new(&e->gens, own)))
 		return err_set(err, -ENOMEM, "out of memory");
 	struct partition_config *p = &own->partitions[0];
 	engine_slot_fill(e, slot, g, p, origin);
@@ -251,23 +251,23 @@ static void apply_partitions(struct engine *e, struct engine_gen *g, const char 
 /* The desired configuration is the engine's from now on: global keys that take effect live do. */
 static void take_config(struct engine *e, struct engine_gen *g)
 {
-	struct engine_gen *old = e->gen;
-	unsigned old_interval = e->config->global.interval_ms;
-	bool record_moved = strcmp(e->config->global.record ? e->config->global.record : "",
+	struct engine_gen *old = e->gens.current;
+	unsigned old_interval = e->gens.config->global.interval_ms;
+	bool record_moved = strcmp(e->gens.config->global.record ? e->gens.config->global.record : "",
 				   g->config->global.record ? g->config->global.record : "") ||
-			    e->config->global.record_max_bytes != g->config->global.record_max_bytes;
+			    e->gens.config->global.record_max_bytes != g->config->global.record_max_bytes;
 
 	engine_gen_hold(g);
-	e->gen = g;
-	e->config = g->config;
-	engine_gen_drop(e, old);
+	e->gens.current = g;
+	e->gens.config = g->config;
+	engine_gen_drop(&e->gens, old);
 	for (size_t i = 0; i < e->slot_count; i++)
 		if (e->partitions[i].used)
 			engine_policy_config(e, i); /* escalate may have changed */
-	if (e->config->global.interval_ms != old_interval) {
-		e->interval_ns = (uint64_t)e->config->global.interval_ms * 1000000u;
+	if (e->gens.config->global.interval_ms != old_interval) {
+		e->interval_ns = (uint64_t)e->gens.config->global.interval_ms * 1000000u;
 		log_info("interval_ms %u -> %u: the next tick is one new interval from now", old_interval,
-			 e->config->global.interval_ms);
+			 e->gens.config->global.interval_ms);
 		engine_loop_rearm(e);
 	}
 	if (record_moved)
@@ -283,7 +283,7 @@ static json_t *report_new(void)
 int engine_apply_desired(struct engine *e, struct config *desired, const char *const *origins, json_t **ret_report,
 			 struct err *err)
 {
-	struct engine_gen *g = engine_gen_new(e, desired);
+	struct engine_gen *g = engine_gen_new(&e->gens, desired);
 	struct diff d = { 0 };
 
 	if (!g)
@@ -299,14 +299,14 @@ int engine_apply_desired(struct engine *e, struct config *desired, const char *c
 		apply_partitions(e, g, origins, &d, report, clock_now(&e->clock));
 		take_config(e, g);
 		if (report)
-			json_object_set_new(report, "interval_ms", json_integer(e->config->global.interval_ms));
+			json_object_set_new(report, "interval_ms", json_integer(e->gens.config->global.interval_ms));
 		if (ret_report)
 			*ret_report = report;
 		engine_snapshot_changed(e);
 		engine_metrics_stale(e);
 	}
 	diff_fini(&d);
-	engine_gen_drop(e, g);
+	engine_gen_drop(&e->gens, g);
 	return r;
 }
 

@@ -98,7 +98,7 @@ double engine_monitor_capacity(const struct engine *e, unsigned m)
 {
 	const struct engine_domain *md = &e->hw.domains[m];
 
-	return md->capacity_mbps > 0 ? md->capacity_mbps : (double)e->config->global.capacity_mbps;
+	return md->capacity_mbps > 0 ? md->capacity_mbps : (double)e->gens.config->global.capacity_mbps;
 }
 
 /* The sum over the monitor domains that measure domain d of what the hardware says (with `hardware`)
@@ -123,7 +123,7 @@ static double monitors_capacity(const struct engine *e, unsigned d, bool hardwar
 double engine_dom_known_capacity(const struct engine *e, unsigned d)
 {
 	const struct engine_dom *dom = &e->doms[d];
-	const struct global_config *g = &e->config->global;
+	const struct global_config *g = &e->gens.config->global;
 	double hardware = monitors_capacity(e, d, true);
 
 	if (hardware > 0)

@@ -7,6 +7,7 @@
 #include "core/ctl/ctl.h"
 #include "core/engine/compose.h"
 #include "core/engine/engine.h"
+#include "core/engine/engine_gens_internal.h"
 #include "core/engine/tick_stats.h"
 #include "core/report/events.h"
 #include "core/report/metrics.h"
@@ -16,15 +17,6 @@
 
 struct loop;
 struct ctl_server;
-
-/* A configuration partitions were opened from. Backends keep pointers into it (partition_ref.config,
- * their tables), so it lives while any of its partitions does, while it is the engine's
- * configuration, and while the backend opened with it is open. */
-struct engine_gen {
-	struct config *config;
-	size_t users;
-	struct engine_gen *next;
-};
 
 #define ENGINE_ORIGIN_MAX (NAME_MAX_LEN + 1)
 /* A failed partition is tried again after one tick, then twice as long each time, up to this. */
@@ -105,10 +97,7 @@ struct engine_dom {
 };
 
 struct engine {
-	struct config *config;	     /* the configuration in force (the last good file) */
-	struct engine_gen *gen;	     /* e->config's */
-	struct engine_gen *hw_gen;   /* the one the composition was opened with */
-	struct engine_gen *gens;     /* every one still held */
+	struct engine_gens gens;     /* the configuration in force and those partitions came from */
 	size_t slot_count, slot_cap; /* slots in use are below slot_count; arrays hold slot_cap */
 	struct run_state *run;	     /* the loop, while it runs (engine_loop.c) */
 	struct engine_options opts;
@@ -164,13 +153,7 @@ void engine_policy_config(struct engine *e, size_t index);
 /* Refuses an interval in which a counter could wrap more than once between reads. */
 int engine_check_interval(const struct engine *e, unsigned interval_ms, struct err *err);
 
-/* engine_slots.c: slots and the configurations they come from */
-/* Holds `config` (taking ownership) as a generation with no users yet; NULL when out of memory (the
- * config is then freed). */
-struct engine_gen *engine_gen_new(struct engine *e, struct config *config);
-void engine_gen_hold(struct engine_gen *g);
-/* Drops one use; the last frees the configuration. */
-void engine_gen_drop(struct engine *e, struct engine_gen *g);
+/* engine_slots.c: slots */
 /* The lowest free slot, with every per-slot array long enough to hold it: -ENOMEM. */
 int engine_slot_alloc(struct engine *e, size_t *ret, struct err *err);
 /* Gives slot `slot` partition `p` of `g` (from `origin`, "" for the file); nothing is opened. */

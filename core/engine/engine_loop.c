@@ -206,7 +206,7 @@ int engine_run(struct engine *e, struct err *err)
 		engine_place_update(e);
 	if (r == 0) {
 		log_info("ready: %zu partition(s), every %u ms", engine_partitions_in_use(e),
-			 e->config->global.interval_ms);
+			 e->gens.config->global.interval_ms);
 		if (e->opts.on_ready)
 			e->opts.on_ready(e->opts.on_ready_ctx, e);
 		r = run_loop(&rs);

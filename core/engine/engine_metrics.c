@@ -61,7 +61,7 @@ void engine_metrics_reloaded(struct engine *e, bool ok)
 static void fill_input(struct engine *e, struct metrics_partition *parts, struct metrics_domain *domains,
 		       struct metrics_input *in)
 {
-	const struct config *c = e->config;
+	const struct config *c = e->gens.config;
 	size_t n = 0;
 	bool learned;
 
@@ -141,7 +141,7 @@ static void write_textfile(struct engine *e, uint64_t mono_now_ns)
 	struct engine_metrics *m = &e->metrics;
 	struct err err = { "" };
 
-	if (textfile_set_path(&m->textfile, e->config->global.metrics_textfile, &err) < 0) {
+	if (textfile_set_path(&m->textfile, e->gens.config->global.metrics_textfile, &err) < 0) {
 		log_error("metrics textfile: %s", err.text);
 		return;
 	}

@@ -16,7 +16,7 @@
 /* Whether anything names tasks: a partition's cgroup, vm or pids, or a template for VMs. */
 static bool wanted(const struct engine *e)
 {
-	if (e->config->template_count)
+	if (e->gens.config->template_count)
 		return true;
 	for (size_t i = 0; i < e->slot_count; i++) {
 		const struct engine_partition *ep = &e->partitions[i];
@@ -90,7 +90,7 @@ static void connector_open(struct engine *e)
 		connector_close(e);
 		snprintf(e->place.why, sizeof(e->place.why), "%s", err.text);
 		log_warning("%s: new threads are placed at the next reconcile, every %u ms", err.text,
-			    e->config->global.reconcile_ms);
+			    e->gens.config->global.reconcile_ms);
 		return;
 	}
 	log_info("proc connector: new threads are placed as they start");
@@ -99,7 +99,7 @@ static void connector_open(struct engine *e)
 
 void engine_place_update(struct engine *e)
 {
-	bool off = !e->config->global.proc_connector;
+	bool off = !e->gens.config->global.proc_connector;
 
 	if (off) {
 		if (e->place.connector)
@@ -130,8 +130,8 @@ void engine_place_stop(struct engine *e)
 /* reconcile_ms in whole ticks, at least one. */
 static uint64_t period_ticks(const struct engine *e)
 {
-	unsigned interval = e->config->global.interval_ms ? e->config->global.interval_ms : 1;
-	uint64_t ticks = (e->config->global.reconcile_ms + interval - 1) / interval;
+	unsigned interval = e->gens.config->global.interval_ms ? e->gens.config->global.interval_ms : 1;
+	uint64_t ticks = (e->gens.config->global.reconcile_ms + interval - 1) / interval;
 
 	return ticks ? ticks : 1;
 }
@@ -198,7 +198,7 @@ void engine_place_status_json(const struct engine *e, json_t *status)
 			    json_pack("{s:b,s:o,s:I,s:I,s:I,s:I,s:I,s:I,s:I}", "proc_connector",
 				      e->place.connector != NULL, "proc_connector_off",
 				      e->place.why[0] ? json_string(e->place.why) : json_null(), "reconcile_ms",
-				      (json_int_t)e->config->global.reconcile_ms, "reconciles",
+				      (json_int_t)e->gens.config->global.reconcile_ms, "reconciles",
 				      (json_int_t)e->place.reconciles, "events", (json_int_t)e->place.events,
 				      "events_lost", (json_int_t)e->place.lost, "tasks", (json_int_t)tasks,
 				      "placements", (json_int_t)placements, "misses", (json_int_t)misses));

@@ -6,7 +6,7 @@
 
 static const char *record_path(const struct engine *e)
 {
-	return e->opts.record_path ? e->opts.record_path : e->config->global.record;
+	return e->opts.record_path ? e->opts.record_path : e->gens.config->global.record;
 }
 
 /* The wall-clock time of `now_ns` (a tick's, an event's). On the simulated clock a run of thousands of ticks takes a fraction
@@ -24,7 +24,7 @@ static struct record_options record_options(const struct engine *e)
 	return (struct record_options){ .with_truth = engine_has_truth(e),
 					.with_ipc = e->hw.pmu.ops != NULL,
 					.now_ms = clock_wall_ms(),
-					.max_bytes = e->config->global.record_max_bytes };
+					.max_bytes = e->gens.config->global.record_max_bytes };
 }
 
 int engine_record_open(struct engine *e, struct err *err)

@@ -61,7 +61,7 @@ static int parse_settings(struct engine *e, struct partition_config *copy, const
 	for (size_t s = 0; s < count; s++) {
 		int r = split_setting(settings[s], key, sizeof(key), &value, err);
 		if (r == 0)
-			r = config_partition_set(e->config, copy, key, value, err);
+			r = config_partition_set(e->gens.config, copy, key, value, err);
 		if (r < 0)
 			return r;
 		*ret_limits |= is_limit_key(e, key);

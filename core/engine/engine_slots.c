@@ -7,48 +7,6 @@
 #include "core/base/grow.h"
 #include "core/engine/engine_internal.h"
 
-struct engine_gen *engine_gen_new(struct engine *e, struct config *config)
-{
-	struct engine_gen *g = calloc(1, sizeof(*g));
-
-	if (!g) {
-		config_free(config);
-		return NULL;
-	}
-	g->config = config;
-	g->next = e->gens;
-	e->gens = g;
-	return g;
-}
-
-void engine_gen_hold(struct engine_gen *g)
-{
-	g->users++;
-}
-
-void engine_gen_drop(struct engine *e, struct engine_gen *g)
-{
-	if (!g || --g->users > 0)
-		return;
-	for (struct engine_gen **p = &e->gens; *p; p = &(*p)->next) {
-		if (*p == g) {
-			*p = g->next;
-			break;
-		}
-	}
-	config_free(g->config);
-	free(g);
-}
-
-size_t engine_config_partitions_held(const struct engine *e)
-{
-	size_t held = 0;
-
-	for (const struct engine_gen *g = e->gens; g; g = g->next)
-		held += g->config->partition_count;
-	return held;
-}
-
 /* The per-slot arrays of the engine's domains, grown to `next` slots like the others. */
 static int grow_domain_arrays(struct engine *e, size_t next)
 {
@@ -155,7 +113,7 @@ void engine_slot_free(struct engine *e, size_t slot)
 	clear_samples(e, slot);
 	while (e->slot_count > 0 && !e->partitions[e->slot_count - 1].used)
 		e->slot_count--;
-	engine_gen_drop(e, g);
+	engine_gen_drop(&e->gens, g);
 }
 
 long engine_slot_by_name(const struct engine *e, const char *name)
@@ -170,7 +128,7 @@ void engine_slots_free(struct engine *e)
 {
 	for (size_t i = 0; i < e->slot_count; i++)
 		if (e->partitions[i].used)
-			engine_gen_drop(e, e->partitions[i].gen);
+			engine_gen_drop(&e->gens, e->partitions[i].gen);
 	free(e->partitions);
 	free(e->policy);
 	free(e->decisions);

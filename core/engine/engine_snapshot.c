@@ -148,8 +148,8 @@ json_t *engine_snapshot_status(const struct engine *e)
 	/* The uptime is the last tick's, so that a reply is the same text for the whole tick. */
 	json_t *status =
 		json_pack("{s:s,s:I,s:I,s:f,s:I,s:I,s:I,s:f,s:f,s:o,s:b,s:b,s:I,s:o}", "backend",
-			  e->hw.control_ops->name, "interval_ms", (json_int_t)e->config->global.interval_ms, "ticks",
-			  (json_int_t)e->ticks_done, "uptime_s", (double)(e->last_tick_ns - e->start_ns) / 1e9,
+			  e->hw.control_ops->name, "interval_ms", (json_int_t)e->gens.config->global.interval_ms,
+			  "ticks", (json_int_t)e->ticks_done, "uptime_s", (double)(e->last_tick_ns - e->start_ns) / 1e9,
 			  "partitions", (json_int_t)engine_partitions_in_use(e), "partitions_open", (json_int_t)open,
 			  "overruns", (json_int_t)e->overruns, "last_tick_ms", ms(e->tick_stats.last_ns), "max_tick_ms",
 			  ms(e->tick_stats.max_ns), "capacity_mbps", capacity > 0 ? json_real(capacity) : json_null(),
