@@ -16,15 +16,15 @@
 
 size_t engine_partition_count(const struct engine *e)
 {
-	return e->slot_count;
+	return e->slots.count;
 }
 
 size_t engine_partitions_in_use(const struct engine *e)
 {
 	size_t used = 0;
 
-	for (size_t i = 0; i < e->slot_count; i++)
-		used += e->partitions[i].used;
+	for (size_t i = 0; i < e->slots.count; i++)
+		used += e->slots.partitions[i].used;
 	return used;
 }
 
@@ -39,14 +39,14 @@ size_t engine_config_partitions_held(const struct engine *e)
 
 const char *engine_partition_origin(const struct engine *e, size_t index)
 {
-	const struct engine_partition *ep = &e->partitions[index];
+	const struct engine_partition *ep = &e->slots.partitions[index];
 
 	return ep->used && ep->origin[0] ? ep->origin : NULL;
 }
 
 const struct partition_status *engine_partition(const struct engine *e, size_t index)
 {
-	return &e->partitions[index].status;
+	return &e->slots.partitions[index].status;
 }
 
 uint64_t engine_ticks_done(const struct engine *e)
@@ -110,7 +110,7 @@ int engine_check_interval(const struct engine *e, unsigned interval_ms, struct e
 void engine_policy_config(struct engine *e, size_t index)
 {
 	struct policy_partition *pp = &e->policy[index];
-	const struct partition_config *p = e->partitions[index].config;
+	const struct partition_config *p = e->slots.partitions[index].config;
 
 	pp->name = p->name;
 	pp->goals = p->goals;
@@ -132,7 +132,7 @@ static int open_partitions(struct engine *e, uint64_t now_ns, struct err *err)
 			return r;
 		engine_slot_fill(e, slot, e->gens.current, &e->gens.config->partitions[i], "");
 		opened += engine_slot_open(e, slot, now_ns) == 0;
-		retrying += e->partitions[slot].failed && e->partitions[slot].retry_ns;
+		retrying += e->slots.partitions[slot].failed && e->slots.partitions[slot].retry_ns;
 	}
 	if (opened == 0 && retrying == 0 && n > 0)
 		return err_set(err, -ENODEV, "no partition could be opened");
@@ -162,7 +162,7 @@ int engine_open_backend(struct engine *e, struct err *err)
 		return r;
 	/* The first read only sets every counter's baseline; a failure there is worth knowing. */
 	struct err read_err = { "" };
-	if (composition_read(&e->hw, clock_now(&e->clock), e->samples, &read_err) < 0)
+	if (composition_read(&e->hw, clock_now(&e->clock), e->slots.samples, &read_err) < 0)
 		log_warning("first reading of the counters failed: %s", read_err.text);
 	engine_pmu_tick(e, clock_now(&e->clock)); /* the PMU baselines too */
 	return 0;
@@ -254,10 +254,10 @@ static bool implausible(struct engine *e, size_t index, unsigned d, const struct
 
 	if (capacity <= 0 || mbps <= IMPLAUSIBLE_FACTOR * capacity)
 		return false;
-	if (!e->partitions[index].jumped) /* once per run of such samples: not at every tick */
+	if (!e->slots.partitions[index].jumped) /* once per run of such samples: not at every tick */
 		log_warning("partition %s: domain %s counted %.0f MB/s, more than the domain can carry (%.0f MB/s): "
 			    "the counter jumped; the sample is not used",
-			    e->partitions[index].config->name, dom->name, mbps, capacity);
+			    e->slots.partitions[index].config->name, dom->name, mbps, capacity);
 	return true;
 }
 
@@ -265,22 +265,22 @@ static bool implausible(struct engine *e, size_t index, unsigned d, const struct
  * and for its domain alike. */
 static void screen_samples(struct engine *e, size_t index)
 {
-	struct sample *row = &e->samples[index * e->hw.domain_count];
+	struct sample *row = &e->slots.samples[index * e->hw.domain_count];
 	bool jumped = false;
 
-	for (unsigned d = 0; e->partitions[index].status.open && d < e->hw.domain_count; d++) {
+	for (unsigned d = 0; e->slots.partitions[index].status.open && d < e->hw.domain_count; d++) {
 		if (row[d].state == SAMPLE_INVALID || !implausible(e, index, d, &row[d]))
 			continue;
 		row[d] = (struct sample){ .state = SAMPLE_INVALID, .reason = implausible_reason };
 		jumped = true;
 	}
-	e->partitions[index].jumped = jumped;
+	e->slots.partitions[index].jumped = jumped;
 }
 
 static void summarise(struct engine *e, size_t index)
 {
-	struct partition_status *st = &e->partitions[index].status;
-	const struct sample *row = &e->samples[index * e->hw.domain_count];
+	struct partition_status *st = &e->slots.partitions[index].status;
+	const struct sample *row = &e->slots.samples[index * e->hw.domain_count];
 	struct sample_sum sum = { .valid = true };
 
 	st->valid = st->open;
@@ -300,7 +300,7 @@ static void summarise(struct engine *e, size_t index)
 		st->valid = false; /* nothing measures: no value, rather than a made-up 0 */
 		st->reason = "no bandwidth counters";
 	} else if (!st->valid) {
-		e->partitions[index].invalid_samples++; /* a counter failed: what the metrics count */
+		e->slots.partitions[index].invalid_samples++; /* a counter failed: what the metrics count */
 	}
 	if (st->valid) {
 		st->reason = NULL;
@@ -324,10 +324,10 @@ void engine_tick(struct engine *e, uint64_t now_ns)
 	e->last_tick_ns = now_ns;
 	engine_place_tick(e);
 	engine_heal(e, now_ns);
-	if (composition_read(&e->hw, now_ns, e->samples, &read_err) < 0)
+	if (composition_read(&e->hw, now_ns, e->slots.samples, &read_err) < 0)
 		log_error("reading counters failed: %s", read_err.text);
-	for (size_t i = 0; i < e->slot_count; i++)
-		if (e->partitions[i].used) {
+	for (size_t i = 0; i < e->slots.count; i++)
+		if (e->slots.partitions[i].used) {
 			screen_samples(e, i);
 			summarise(e, i);
 			engine_domains_summarise(e, i);

@@ -39,8 +39,8 @@ static void fill_host_domains(struct engine *e)
 	for (unsigned d = 0; d < e->dom_count; d++)
 		e->host_doms[d] = (struct policy_host_domain){ .total_valid = true };
 	/* Slot by slot: one pass over the partitions, whatever the domains. */
-	for (size_t i = 0; i < e->slot_count; i++) {
-		if (!e->partitions[i].used || !e->partitions[i].status.open)
+	for (size_t i = 0; i < e->slots.count; i++) {
+		if (!e->slots.partitions[i].used || !e->slots.partitions[i].status.open)
 			continue;
 		for (unsigned d = 0; d < e->dom_count; d++) {
 			const struct domain_status *ds = &e->dom_status[i * e->dom_count + d];
@@ -62,9 +62,9 @@ static void fill_host(struct engine *e, struct policy_host *h)
 	double total = 0;
 	bool all_valid = true;
 
-	for (size_t i = 0; i < e->slot_count; i++) {
-		const struct partition_status *st = &e->partitions[i].status;
-		if (!e->partitions[i].used || !st->open)
+	for (size_t i = 0; i < e->slots.count; i++) {
+		const struct partition_status *st = &e->slots.partitions[i].status;
+		if (!e->slots.partitions[i].used || !st->open)
 			continue;
 		all_valid &= st->valid;
 		total += st->valid ? st->mbps : 0;
@@ -91,7 +91,7 @@ static void fill_host(struct engine *e, struct policy_host *h)
 /* The policies' view of slot i, and its decision starting from what the configuration asks for. */
 static void fill_partition(struct engine *e, size_t i)
 {
-	const struct engine_partition *ep = &e->partitions[i];
+	const struct engine_partition *ep = &e->slots.partitions[i];
 	const struct partition_goals *g = &ep->config->goals;
 	struct policy_partition *pp = &e->policy[i];
 	struct policy_decision *dec = &e->decisions[i];
@@ -126,7 +126,7 @@ static void note_event(struct engine *e, size_t index, uint64_t now_ns, const ch
 
 int engine_apply_limits(struct engine *e, size_t index, const struct partition_limits *want, struct err *err)
 {
-	struct engine_partition *ep = &e->partitions[index];
+	struct engine_partition *ep = &e->slots.partitions[index];
 	struct partition_limits eff = { 0 };
 	int r = e->hw.control_ops->apply(e->hw.control, index, want, &eff, err);
 
@@ -150,7 +150,7 @@ int engine_apply_limits(struct engine *e, size_t index, const struct partition_l
 
 static void note_event(struct engine *e, size_t index, uint64_t now_ns, const char *text)
 {
-	struct partition_status *st = &e->partitions[index].status;
+	struct partition_status *st = &e->slots.partitions[index].status;
 	size_t used = strlen(st->event);
 
 	snprintf(st->event + used, sizeof(st->event) - used, "%s%s", used ? "; " : "", text);
@@ -167,8 +167,8 @@ static int actuate(struct engine *e, size_t index, const struct actuation *want,
 		if (r < 0)
 			return r;
 	}
-	e->partitions[index].actuated = *want;
-	e->partitions[index].status.cpu_quota_pct = want->cpu_quota_pct;
+	e->slots.partitions[index].actuated = *want;
+	e->slots.partitions[index].status.cpu_quota_pct = want->cpu_quota_pct;
 	return 0;
 }
 
@@ -186,7 +186,7 @@ static bool hardware_side_gone(int r)
  * tried again with a growing pause (engine_partition.c). */
 static void recreate(struct engine *e, size_t index, const struct partition_limits *want, uint64_t now_ns)
 {
-	struct engine_partition *ep = &e->partitions[index];
+	struct engine_partition *ep = &e->slots.partitions[index];
 	struct err err = { "" };
 
 	if (composition_partition_reopen(&e->hw, index, ep->config, &ep->ref, &err) < 0 ||
@@ -201,7 +201,7 @@ static void recreate(struct engine *e, size_t index, const struct partition_limi
 
 static void apply_decision(struct engine *e, size_t index, const struct policy_decision *d, uint64_t now_ns)
 {
-	struct engine_partition *ep = &e->partitions[index];
+	struct engine_partition *ep = &e->slots.partitions[index];
 	const struct partition_config *p = ep->config;
 	struct partition_limits want = engine_limits(e, p, d->mb_max, d->mb_min, d->mb_max_at, d->mb_min_at);
 	struct actuation act = { .cpu_quota_pct = d->cpu_quota_pct };
@@ -270,17 +270,17 @@ static const struct policy_chain *policy_chain_of(const struct engine *e)
 void engine_run_policies(struct engine *e, uint64_t now_ns)
 {
 	const struct policy_chain *chain = policy_chain_of(e);
-	size_t n = e->slot_count;
+	size_t n = e->slots.count;
 	struct policy_host host;
 
 	fill_host(e, &host);
 	for (size_t i = 0; i < n; i++)
-		if (e->partitions[i].used)    /* a free slot: never open, so every policy leaves it alone */
-			fill_partition(e, i); /* from what the configuration asks for; the policies move away */
+		if (e->slots.partitions[i].used) /* a free slot: never open, so every policy leaves it alone */
+			fill_partition(e, i);	 /* from what the configuration asks for; the policies move away */
 	for (size_t f = 0; f < chain->count; f++)
 		chain->fns[f](&host, e->policy, n, e->decisions);
 	for (size_t i = 0; i < n; i++)
-		if (e->partitions[i].used && e->partitions[i].status.open)
+		if (e->slots.partitions[i].used && e->slots.partitions[i].status.open)
 			apply_decision(e, i, &e->decisions[i], now_ns);
 }
 
@@ -301,15 +301,15 @@ void engine_reset_limits(struct engine *e)
 	uint64_t full_cbm = e->hw.caps.cbm_bits >= 64 ? ~0ull : (1ull << e->hw.caps.cbm_bits) - 1;
 	const struct actuation none_act = { 0 };
 
-	for (size_t i = 0; e->hw.control && i < e->slot_count; i++) {
-		if (!e->partitions[i].used || !e->partitions[i].status.open)
+	for (size_t i = 0; e->hw.control && i < e->slots.count; i++) {
+		if (!e->slots.partitions[i].used || !e->slots.partitions[i].status.open)
 			continue;
-		const struct partition_config *p = e->partitions[i].config;
+		const struct partition_config *p = e->slots.partitions[i].config;
 		struct partition_limits none = { .mb_max = 100, .mb_min = 0, .l3_cbm = p->goals.l3_cbm ? full_cbm : 0 };
 		struct err err = { "" };
 		if (engine_apply_limits(e, i, &none, &err) < 0)
 			log_error("partition %s: reset: %s", p->name, err.text);
-		if (e->partitions[i].actuated.cpu_quota_pct && actuate(e, i, &none_act, &err) < 0)
+		if (e->slots.partitions[i].actuated.cpu_quota_pct && actuate(e, i, &none_act, &err) < 0)
 			log_error("partition %s: restoring the CPU quota: %s", p->name, err.text);
 	}
 }

@@ -100,8 +100,9 @@ static enum change change_of(const struct engine_partition *ep, const struct con
 /* The running partitions by name, so that matching n desired ones is O(n), not O(n^2). */
 static int index_slots(const struct engine *e, struct name_index *names)
 {
-	for (size_t i = 0; i < e->slot_count; i++)
-		if (e->partitions[i].used && name_index_add(names, e->partitions[i].config->name, i) == -ENOMEM)
+	for (size_t i = 0; i < e->slots.count; i++)
+		if (e->slots.partitions[i].used &&
+		    name_index_add(names, e->slots.partitions[i].config->name, i) == -ENOMEM)
 			return -ENOMEM;
 	return 0;
 }
@@ -114,7 +115,7 @@ static int diff_make(const struct engine *e, const struct config *want, struct d
 	name_index_init(&names);
 	d->change = calloc(n ? n : 1, sizeof(*d->change));
 	d->slot = calloc(n ? n : 1, sizeof(*d->slot));
-	d->keep = calloc(e->slot_count ? e->slot_count : 1, sizeof(*d->keep));
+	d->keep = calloc(e->slots.count ? e->slots.count : 1, sizeof(*d->keep));
 	if (!d->change || !d->slot || !d->keep || index_slots(e, &names) < 0) {
 		name_index_fini(&names);
 		return err_set(err, -ENOMEM, "out of memory");
@@ -123,7 +124,8 @@ static int diff_make(const struct engine *e, const struct config *want, struct d
 		size_t found;
 		long slot = name_index_find(&names, want->partitions[i].name, &found) == 0 ? (long)found : -1;
 		d->slot[i] = slot;
-		d->change[i] = slot < 0 ? CHANGE_ADD : change_of(&e->partitions[slot], want, &want->partitions[i]);
+		d->change[i] =
+			slot < 0 ? CHANGE_ADD : change_of(&e->slots.partitions[slot], want, &want->partitions[i]);
 		if (slot >= 0 && d->change[i] != CHANGE_READD)
 			d->keep[slot] = true;
 	}
@@ -158,19 +160,19 @@ static void report_name(json_t *report, enum change c, const char *name)
 /* Its group removed, its slot free for the next partition. */
 static void remove_slot(struct engine *e, size_t slot)
 {
-	log_info("partition %s: removed", e->partitions[slot].config->name);
+	log_info("partition %s: removed", e->slots.partitions[slot].config->name);
 	engine_slot_close(e, slot, true);
 	engine_slot_free(e, slot);
 }
 
 static void remove_gone(struct engine *e, const struct diff *d, json_t *report)
 {
-	for (size_t i = 0; i < e->slot_count; i++) {
-		if (!e->partitions[i].used || d->keep[i])
+	for (size_t i = 0; i < e->slots.count; i++) {
+		if (!e->slots.partitions[i].used || d->keep[i])
 			continue;
 		if (report)
 			json_array_append_new(json_object_get(report, "removed"),
-					      json_string(e->partitions[i].config->name));
+					      json_string(e->slots.partitions[i].config->name));
 		remove_slot(e, i);
 	}
 }
@@ -180,7 +182,7 @@ static void remove_gone(struct engine *e, const struct diff *d, json_t *report)
  * applies them again (a group removed meanwhile is made again there). */
 static void change_goals(struct engine *e, size_t slot, const struct partition_config *p)
 {
-	struct engine_partition *ep = &e->partitions[slot];
+	struct engine_partition *ep = &e->slots.partitions[slot];
 	struct err err = { "" };
 
 	ep->config->goals = p->goals;
@@ -237,7 +239,7 @@ static void apply_partitions(struct engine *e, struct engine_gen *g, const char 
 				log_error("partition %s: %s", want->partitions[i].name, err.text);
 			continue;
 		}
-		struct engine_partition *ep = &e->partitions[d->slot[i]];
+		struct engine_partition *ep = &e->slots.partitions[d->slot[i]];
 		snprintf(ep->origin, sizeof(ep->origin), "%s", origin ? origin : "");
 		if (c == CHANGE_GOALS)
 			change_goals(e, (size_t)d->slot[i], &want->partitions[i]);
@@ -261,8 +263,8 @@ static void take_config(struct engine *e, struct engine_gen *g)
 	e->gens.current = g;
 	e->gens.config = g->config;
 	engine_gen_drop(&e->gens, old);
-	for (size_t i = 0; i < e->slot_count; i++)
-		if (e->partitions[i].used)
+	for (size_t i = 0; i < e->slots.count; i++)
+		if (e->slots.partitions[i].used)
 			engine_policy_config(e, i); /* escalate may have changed */
 	if (e->gens.config->global.interval_ms != old_interval) {
 		e->interval_ns = (uint64_t)e->gens.config->global.interval_ms * 1000000u;
@@ -312,7 +314,7 @@ int engine_apply_desired(struct engine *e, struct config *desired, const char *c
 
 void engine_partition_remove(struct engine *e, size_t index)
 {
-	if (index >= e->slot_count || !e->partitions[index].used)
+	if (index >= e->slots.count || !e->slots.partitions[index].used)
 		return;
 	remove_slot(e, index);
 	engine_snapshot_changed(e);

@@ -146,8 +146,8 @@ static void limits_on(const struct engine *e, const struct engine_partition *ep,
 
 void engine_domains_summarise(struct engine *e, size_t index)
 {
-	const struct engine_partition *ep = &e->partitions[index];
-	const struct sample *row = &e->samples[index * e->hw.domain_count];
+	const struct engine_partition *ep = &e->slots.partitions[index];
+	const struct sample *row = &e->slots.samples[index * e->hw.domain_count];
 	const struct ground_truth *truth = e->hw.shared.truth;
 
 	for (unsigned d = 0; d < e->dom_count; d++) {
@@ -174,7 +174,7 @@ void engine_domains_summarise(struct engine *e, size_t index)
 /* The policies' copy of a partition's configured limits on each domain. */
 void engine_domains_config(struct engine *e, size_t slot)
 {
-	const struct partition_goals *g = &e->partitions[slot].config->goals;
+	const struct partition_goals *g = &e->slots.partitions[slot].config->goals;
 
 	for (unsigned d = 0; e->per_domain && d < e->dom_count; d++) {
 		struct policy_domain *pd = &e->policy_dom[slot * e->dom_count + d];

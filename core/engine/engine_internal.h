@@ -8,6 +8,8 @@
 #include "core/engine/compose.h"
 #include "core/engine/engine.h"
 #include "core/engine/engine_gens_internal.h"
+#include "core/engine/engine_partition_internal.h"
+#include "core/engine/engine_slots_internal.h"
 #include "core/engine/tick_stats.h"
 #include "core/report/events.h"
 #include "core/report/metrics.h"
@@ -17,35 +19,6 @@
 
 struct loop;
 struct ctl_server;
-
-#define ENGINE_ORIGIN_MAX (NAME_MAX_LEN + 1)
-/* A failed partition is tried again after one tick, then twice as long each time, up to this. */
-#define ENGINE_RETRY_MAX_NS (60ull * 1000000000ull)
-
-/* Per slot: what the engine knows beyond the public status. A slot keeps its number while its
- * partition lives; a removed partition's slot is free for the next one added. */
-struct engine_partition {
-	bool used;			 /* the slot holds a partition */
-	struct partition_config *config; /* in gen->config: what it runs with (set changes its goals) */
-	struct engine_gen *gen;
-	struct partition_goals file_goals; /* its goals as the file said (without set's changes) */
-	char origin[ENGINE_ORIGIN_MAX];	   /* "": the file; else what made it (a template's name) */
-	bool hw_open;			   /* the composition holds it (close or remove it once) */
-	/* Could not be opened or its limits applied: tried again at retry_ns (engine clock). */
-	bool failed;
-	char error[ERR_TEXT_MAX]; /* why it failed, or (open) why its limits could not be applied */
-	uint64_t retry_ns, backoff_ns;
-	unsigned attempts; /* failed attempts in a row */
-	struct partition_status status;
-	struct partition_ref ref;	   /* how the control opened it */
-	struct partition_limits applied;   /* what the last successful apply asked for */
-	struct partition_limits effective; /* what it put in force, per domain */
-	bool applied_once;
-	struct actuation actuated;	 /* what the actuators last carried out */
-	uint64_t invalid_samples;	 /* ticks at which it was open and its sample invalid */
-	bool jumped;			 /* its last sample was refused as more than a domain can carry */
-	char pmu_reason[PMU_REASON_MAX]; /* why the sampler could not count it at all ("": it could) */
-};
 
 /* The Prometheus exposition of the engine (engine_metrics.c): built at most once per tick (and
  * after a set or reload), when a control request or the textfile wants it, and what it needs that
@@ -97,19 +70,17 @@ struct engine_dom {
 };
 
 struct engine {
-	struct engine_gens gens;     /* the configuration in force and those partitions came from */
-	size_t slot_count, slot_cap; /* slots in use are below slot_count; arrays hold slot_cap */
-	struct run_state *run;	     /* the loop, while it runs (engine_loop.c) */
+	struct engine_gens gens; /* the configuration in force and those partitions came from */
+	struct run_state *run;	 /* the loop, while it runs (engine_loop.c) */
 	struct engine_options opts;
 	const struct engine_registry *registry;
 	struct clock clock;
-	struct composition hw; /* the control, monitors and actuators */
-	struct engine_partition *partitions;
+	struct composition hw;	   /* the control, monitors and actuators */
+	struct engine_slots slots; /* the partitions, each in its slot, and what the backends read for them */
 	/* The policies' view of every partition (with their memory) and this tick's decisions, kept
 	 * side by side as the policy contract wants them, so a tick copies nothing. */
 	struct policy_partition *policy;
 	struct policy_decision *decisions;
-	struct sample *samples; /* [slot][domain of hw.domains] */
 	/* The engine's domains (engine_domains.c) and, per slot, what each partition has on each. */
 	struct engine_dom doms[ENGINE_MAX_DOMAINS];
 	unsigned dom_count;
@@ -118,8 +89,7 @@ struct engine {
 	struct policy_domain *policy_dom; /* [slot][dom]: the policies' view and memory (per_domain) */
 	unsigned *dom_max, *dom_min;	  /* [slot][dom]: this tick's decisions (per_domain) */
 	struct policy_host_domain host_doms[ENGINE_MAX_DOMAINS];
-	size_t *policy_work;	/* [slot]: room for the guard to order partitions */
-	struct pmu_sample *pmu; /* [slot]: the PMU sampler's last deltas */
+	size_t *policy_work; /* [slot]: room for the guard to order partitions */
 	struct record *record;
 	struct event_log events;
 	uint64_t interval_ns;
@@ -152,39 +122,6 @@ uint64_t engine_wall_ms(const struct engine *e, uint64_t now_ns);
 void engine_policy_config(struct engine *e, size_t index);
 /* Refuses an interval in which a counter could wrap more than once between reads. */
 int engine_check_interval(const struct engine *e, unsigned interval_ms, struct err *err);
-
-/* engine_slots.c: slots */
-/* The lowest free slot, with every per-slot array long enough to hold it: -ENOMEM. */
-int engine_slot_alloc(struct engine *e, size_t *ret, struct err *err);
-/* Gives slot `slot` partition `p` of `g` (from `origin`, "" for the file); nothing is opened. */
-void engine_slot_fill(struct engine *e, size_t slot, struct engine_gen *g, struct partition_config *p,
-		      const char *origin);
-/* Frees the slot (its partition must be closed): its generation is dropped. */
-void engine_slot_free(struct engine *e, size_t slot);
-/* The slot of the partition called `name`, or -1. */
-long engine_slot_by_name(const struct engine *e, const char *name);
-void engine_slots_free(struct engine *e);
-
-/* engine_partition.c: one partition's life in the hardware */
-/* Opens slot `slot` in the composition and applies its configured limits; a failure marks it failed
- * (retried by engine_heal) and is logged: 0 or the negative errno. */
-int engine_slot_open(struct engine *e, size_t slot, uint64_t now_ns);
-/* Closes it in every backend (PMU, monitors, actuators, control). With `remove`, the control removes
- * what it created for it (its resctrl group, when mpamd made it). */
-void engine_slot_close(struct engine *e, size_t slot, bool remove);
-/* Its status says what failed and retry_ns hold (summarised each tick; at once where they change). */
-void engine_slot_show_failure(struct engine *e, size_t slot);
-/* It failed: closed in the backends, its error kept, tried again after the backoff. */
-void engine_slot_failed(struct engine *e, size_t slot, uint64_t now_ns, const char *error);
-/* Its limits could not be applied while it stays open (the limits in force stay, and status shows
- * them): the error is kept for status and logged once while it stays the same; the next tick that
- * applies tries again. */
-void engine_slot_apply_failed(struct engine *e, size_t slot, const char *error);
-/* Its limits were applied: an apply error it had is cleared, saying so. */
-void engine_slot_applied(struct engine *e, size_t slot);
-/* Tries again each failed partition whose time has come (asking the control to recover first when it
- * can): failed partitions heal without a reload. */
-void engine_heal(struct engine *e, uint64_t now_ns);
 
 /* engine_desired.c: from one configuration to another */
 /* The JSON of what a reload would refuse or changed, and the reload itself (engine_ctl.c calls it). */

@@ -65,14 +65,15 @@ static void fill_input(struct engine *e, struct metrics_partition *parts, struct
 	size_t n = 0;
 	bool learned;
 
-	for (size_t i = 0; i < e->slot_count; i++)
-		if (e->partitions[i].used)
+	for (size_t i = 0; i < e->slots.count; i++)
+		if (e->slots.partitions[i].used)
 			parts[n++] = (struct metrics_partition){
-				.status = &e->partitions[i].status,
-				.goals = &e->partitions[i].config->goals,
+				.status = &e->slots.partitions[i].status,
+				.goals = &e->slots.partitions[i].config->goals,
 				.domains = e->dom_count ? engine_partition_domain(e, i, 0) : NULL,
-				.invalid_samples = e->partitions[i].invalid_samples,
-				.placement = e->partitions[i].status.open ? composition_placement(&e->hw, i) : NULL,
+				.invalid_samples = e->slots.partitions[i].invalid_samples,
+				.placement =
+					e->slots.partitions[i].status.open ? composition_placement(&e->hw, i) : NULL,
 			};
 	for (unsigned d = 0; d < e->dom_count; d++) {
 		domains[d].name = e->doms[d].name;
@@ -103,7 +104,7 @@ static void fill_input(struct engine *e, struct metrics_partition *parts, struct
 static const struct metrics_buf *current_text(struct engine *e)
 {
 	struct engine_metrics *m = &e->metrics;
-	size_t n = e->slot_count;
+	size_t n = e->slots.count;
 
 	if (m->fresh && m->tick == e->ticks_done)
 		return &m->text;

@@ -18,8 +18,8 @@ static bool wanted(const struct engine *e)
 {
 	if (e->gens.config->template_count)
 		return true;
-	for (size_t i = 0; i < e->slot_count; i++) {
-		const struct engine_partition *ep = &e->partitions[i];
+	for (size_t i = 0; i < e->slots.count; i++) {
+		const struct engine_partition *ep = &e->slots.partitions[i];
 		if (ep->used && (ep->config->cgroup || ep->config->vm || ep->config->pid_count))
 			return true;
 	}
@@ -139,8 +139,8 @@ static uint64_t period_ticks(const struct engine *e)
 static void reconcile_all(struct engine *e)
 {
 	engine_vms_sync(e);
-	for (size_t i = 0; i < e->slot_count; i++) {
-		struct engine_partition *ep = &e->partitions[i];
+	for (size_t i = 0; i < e->slots.count; i++) {
+		struct engine_partition *ep = &e->slots.partitions[i];
 		struct err err = { "" };
 		if (ep->used && ep->status.open && composition_reconcile(&e->hw, i, &err) < 0)
 			log_error("partition %s: placing its threads: %s", ep->config->name, err.text);
@@ -162,7 +162,7 @@ void engine_place_tick(struct engine *e)
 void engine_place_partition_json(const struct engine *e, size_t index, json_t *json)
 {
 	const struct placement_status *st =
-		e->partitions[index].status.open ? composition_placement(&e->hw, index) : NULL;
+		e->slots.partitions[index].status.open ? composition_placement(&e->hw, index) : NULL;
 
 	json_object_set_new(json, "tasks", st ? json_integer((json_int_t)st->tasks) : json_null());
 	json_object_set_new(json, "placements", st ? json_integer((json_int_t)st->placements) : json_null());
@@ -172,7 +172,7 @@ void engine_place_partition_json(const struct engine *e, size_t index, json_t *j
 json_t *engine_place_detail_json(const struct engine *e, size_t index)
 {
 	const struct placement_status *st =
-		e->partitions[index].status.open ? composition_placement(&e->hw, index) : NULL;
+		e->slots.partitions[index].status.open ? composition_placement(&e->hw, index) : NULL;
 
 	if (!st)
 		return json_null();
@@ -185,9 +185,10 @@ void engine_place_status_json(const struct engine *e, json_t *status)
 {
 	uint64_t tasks = 0, placements = 0, misses = 0;
 
-	for (size_t i = 0; i < e->slot_count; i++) {
-		const struct placement_status *st =
-			e->partitions[i].used && e->partitions[i].status.open ? composition_placement(&e->hw, i) : NULL;
+	for (size_t i = 0; i < e->slots.count; i++) {
+		const struct placement_status *st = e->slots.partitions[i].used && e->slots.partitions[i].status.open
+							    ? composition_placement(&e->hw, i)
+							    : NULL;
 		if (!st)
 			continue;
 		tasks += st->tasks;

@@ -76,9 +76,9 @@ void engine_record_tick(struct engine *e, uint64_t now_ns)
 	if (!e->record)
 		return;
 	uint64_t t_ms = engine_t_ms(e, now_ns), time_ms = engine_wall_ms(e, now_ns);
-	for (size_t i = 0; i < e->slot_count; i++) {
-		const struct partition_status *st = &e->partitions[i].status;
-		if (!e->partitions[i].used)
+	for (size_t i = 0; i < e->slots.count; i++) {
+		const struct partition_status *st = &e->slots.partitions[i].status;
+		if (!e->slots.partitions[i].used)
 			continue;
 		struct record_row row = {
 			.t_ms = t_ms,

@@ -10,7 +10,7 @@
 /* The per-slot arrays of the engine's domains, grown to `next` slots like the others. */
 static int grow_domain_arrays(struct engine *e, size_t next)
 {
-	size_t doms = e->dom_count ? e->dom_count : 1, cap = e->slot_cap, c = cap;
+	size_t doms = e->dom_count ? e->dom_count : 1, cap = e->slots.cap, c = cap;
 
 	if (array_grow((void **)&e->dom_status, &c, next, doms * sizeof(*e->dom_status), NULL) < 0)
 		return -ENOMEM;
@@ -33,12 +33,12 @@ static int grow_domain_arrays(struct engine *e, size_t next)
 static int grow_arrays(struct engine *e, size_t want)
 {
 	size_t domains = e->hw.domain_count ? e->hw.domain_count : 1;
-	size_t cap = e->slot_cap, c;
+	size_t cap = e->slots.cap, c;
 
 	if (want <= cap)
 		return 0;
 	c = cap;
-	if (array_grow((void **)&e->partitions, &c, want, sizeof(*e->partitions), NULL) < 0)
+	if (array_grow((void **)&e->slots.partitions, &c, want, sizeof(*e->slots.partitions), NULL) < 0)
 		return -ENOMEM;
 	size_t next = c;
 	c = cap;
@@ -48,16 +48,16 @@ static int grow_arrays(struct engine *e, size_t want)
 	if (array_grow((void **)&e->decisions, &c, next, sizeof(*e->decisions), NULL) < 0)
 		return -ENOMEM;
 	c = cap;
-	if (array_grow((void **)&e->samples, &c, next, domains * sizeof(*e->samples), NULL) < 0)
+	if (array_grow((void **)&e->slots.samples, &c, next, domains * sizeof(*e->slots.samples), NULL) < 0)
 		return -ENOMEM;
 	c = cap;
-	if (array_grow((void **)&e->pmu, &c, next, sizeof(*e->pmu), NULL) < 0)
+	if (array_grow((void **)&e->slots.pmu, &c, next, sizeof(*e->slots.pmu), NULL) < 0)
 		return -ENOMEM;
 	if (grow_domain_arrays(e, next) < 0)
 		return -ENOMEM;
 	for (size_t i = cap; i < next; i++)
 		e->policy[i].name = ""; /* a free slot: never open, so the policies leave it alone */
-	e->slot_cap = next;
+	e->slots.cap = next;
 	return 0;
 }
 
@@ -65,7 +65,7 @@ int engine_slot_alloc(struct engine *e, size_t *ret, struct err *err)
 {
 	size_t slot = 0;
 
-	while (slot < e->slot_count && e->partitions[slot].used)
+	while (slot < e->slots.count && e->slots.partitions[slot].used)
 		slot++;
 	if (grow_arrays(e, slot + 1) < 0)
 		return err_set(err, -ENOMEM, "out of memory for partition slot %zu", slot);
@@ -77,7 +77,7 @@ int engine_slot_alloc(struct engine *e, size_t *ret, struct err *err)
 static void clear_samples(struct engine *e, size_t slot)
 {
 	for (unsigned d = 0; d < e->hw.domain_count; d++)
-		e->samples[slot * e->hw.domain_count + d] =
+		e->slots.samples[slot * e->hw.domain_count + d] =
 			(struct sample){ .state = SAMPLE_INVALID, .reason = "not measured yet" };
 	for (unsigned d = 0; d < e->dom_count; d++) {
 		e->dom_status[slot * e->dom_count + d] = (struct domain_status){ .reason = "not measured yet" };
@@ -88,7 +88,7 @@ static void clear_samples(struct engine *e, size_t slot)
 void engine_slot_fill(struct engine *e, size_t slot, struct engine_gen *g, struct partition_config *p,
 		      const char *origin)
 {
-	struct engine_partition *ep = &e->partitions[slot];
+	struct engine_partition *ep = &e->slots.partitions[slot];
 
 	*ep = (struct engine_partition){ .used = true, .config = p, .gen = g, .file_goals = p->goals };
 	snprintf(ep->origin, sizeof(ep->origin), "%s", origin ? origin : "");
@@ -96,44 +96,44 @@ void engine_slot_fill(struct engine *e, size_t slot, struct engine_gen *g, struc
 	engine_gen_hold(g);
 	e->policy[slot] = (struct policy_partition){ 0 };
 	e->decisions[slot] = (struct policy_decision){ 0 };
-	e->pmu[slot] = (struct pmu_sample){ .open = false };
+	e->slots.pmu[slot] = (struct pmu_sample){ .open = false };
 	clear_samples(e, slot);
 	engine_policy_config(e, slot);
-	if (slot >= e->slot_count)
-		e->slot_count = slot + 1;
+	if (slot >= e->slots.count)
+		e->slots.count = slot + 1;
 }
 
 void engine_slot_free(struct engine *e, size_t slot)
 {
-	struct engine_gen *g = e->partitions[slot].gen;
+	struct engine_gen *g = e->slots.partitions[slot].gen;
 
-	e->partitions[slot] = (struct engine_partition){ .used = false };
+	e->slots.partitions[slot] = (struct engine_partition){ .used = false };
 	e->policy[slot] = (struct policy_partition){ .name = "" };
 	e->decisions[slot] = (struct policy_decision){ 0 };
 	clear_samples(e, slot);
-	while (e->slot_count > 0 && !e->partitions[e->slot_count - 1].used)
-		e->slot_count--;
+	while (e->slots.count > 0 && !e->slots.partitions[e->slots.count - 1].used)
+		e->slots.count--;
 	engine_gen_drop(&e->gens, g);
 }
 
 long engine_slot_by_name(const struct engine *e, const char *name)
 {
-	for (size_t i = 0; i < e->slot_count; i++)
-		if (e->partitions[i].used && !strcmp(e->partitions[i].config->name, name))
+	for (size_t i = 0; i < e->slots.count; i++)
+		if (e->slots.partitions[i].used && !strcmp(e->slots.partitions[i].config->name, name))
 			return (long)i;
 	return -1;
 }
 
 void engine_slots_free(struct engine *e)
 {
-	for (size_t i = 0; i < e->slot_count; i++)
-		if (e->partitions[i].used)
-			engine_gen_drop(&e->gens, e->partitions[i].gen);
-	free(e->partitions);
+	for (size_t i = 0; i < e->slots.count; i++)
+		if (e->slots.partitions[i].used)
+			engine_gen_drop(&e->gens, e->slots.partitions[i].gen);
+	free(e->slots.partitions);
 	free(e->policy);
 	free(e->decisions);
-	free(e->samples);
-	free(e->pmu);
+	free(e->slots.samples);
+	free(e->slots.pmu);
 	free(e->dom_status);
 	free(e->policy_dom);
 	free(e->dom_max);
@@ -143,10 +143,10 @@ void engine_slots_free(struct engine *e)
 	e->policy_dom = NULL;
 	e->dom_max = e->dom_min = NULL;
 	e->policy_work = NULL;
-	e->partitions = NULL;
+	e->slots.partitions = NULL;
 	e->policy = NULL;
 	e->decisions = NULL;
-	e->samples = NULL;
-	e->pmu = NULL;
-	e->slot_count = e->slot_cap = 0;
+	e->slots.samples = NULL;
+	e->slots.pmu = NULL;
+	e->slots.count = e->slots.cap = 0;
 }

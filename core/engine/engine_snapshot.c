@@ -48,7 +48,7 @@ static json_t *retry_json(const struct engine *e, const struct engine_partition 
 
 static json_t *partition_summary(const struct engine *e, size_t i)
 {
-	const struct engine_partition *ep = &e->partitions[i];
+	const struct engine_partition *ep = &e->slots.partitions[i];
 	const struct partition_config *p = ep->config;
 	const struct partition_status *st = &ep->status;
 
@@ -71,7 +71,7 @@ static const char *domain_state(const struct domain_status *ds)
 
 json_t *engine_domain_rows(const struct engine *e, size_t index, bool detail)
 {
-	const struct partition_status *st = &e->partitions[index].status;
+	const struct partition_status *st = &e->slots.partitions[index].status;
 	json_t *rows = json_array();
 
 	for (unsigned d = 0; d < e->dom_count; d++) {
@@ -109,8 +109,8 @@ static json_t *domains_status(const struct engine *e)
 	for (unsigned d = 0; d < e->dom_count; d++) {
 		bool learned;
 		double capacity = engine_domain_capacity(e, d, &learned), total = 0;
-		for (size_t i = 0; i < e->slot_count; i++)
-			if (e->partitions[i].used && engine_partition_domain(e, i, d)->valid)
+		for (size_t i = 0; i < e->slots.count; i++)
+			if (e->slots.partitions[i].used && engine_partition_domain(e, i, d)->valid)
 				total += engine_partition_domain(e, i, d)->mbps;
 		json_array_append_new(list, json_pack("{s:s,s:s,s:o,s:b,s:f}", "domain", e->doms[d].name, "what",
 						      e->doms[d].what, "capacity_mbps",
@@ -124,8 +124,8 @@ json_t *engine_snapshot_list(const struct engine *e)
 {
 	json_t *parts = json_array();
 
-	for (size_t i = 0; i < e->slot_count; i++)
-		if (e->partitions[i].used)
+	for (size_t i = 0; i < e->slots.count; i++)
+		if (e->slots.partitions[i].used)
 			json_array_append_new(parts, engine_partition_summary(e, i));
 	return json_pack("{s:o}", "partitions", parts);
 }
@@ -139,9 +139,9 @@ json_t *engine_snapshot_status(const struct engine *e)
 {
 	size_t open = 0, failed = 0;
 
-	for (size_t i = 0; i < e->slot_count; i++) {
-		open += e->partitions[i].used && e->partitions[i].status.open;
-		failed += e->partitions[i].used && e->partitions[i].failed;
+	for (size_t i = 0; i < e->slots.count; i++) {
+		open += e->slots.partitions[i].used && e->slots.partitions[i].status.open;
+		failed += e->slots.partitions[i].used && e->slots.partitions[i].failed;
 	}
 	bool learned = false;
 	double capacity = engine_host_capacity(e, &learned);
