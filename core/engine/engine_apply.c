@@ -17,9 +17,9 @@
 double engine_host_capacity(const struct engine *e, bool *learned)
 {
 	double known = 0;
-	bool all_known = e->dom_count > 0;
+	bool all_known = e->domains.count > 0;
 
-	for (unsigned d = 0; d < e->dom_count && all_known; d++) {
+	for (unsigned d = 0; d < e->domains.count && all_known; d++) {
 		double c = engine_dom_known_capacity(e, d);
 		all_known = c > 0;
 		known += c;
@@ -27,7 +27,7 @@ double engine_host_capacity(const struct engine *e, bool *learned)
 	*learned = false;
 	if (all_known)
 		return known;
-	if (!e->dom_count && e->gens.config->global.capacity_mbps)
+	if (!e->domains.count && e->gens.config->global.capacity_mbps)
 		return (double)e->gens.config->global.capacity_mbps;
 	*learned = true;
 	return e->learned_capacity_mbps;
@@ -36,23 +36,23 @@ double engine_host_capacity(const struct engine *e, bool *learned)
 /* Each domain's total this tick, and its capacity as the policies judge saturation. */
 static void fill_host_domains(struct engine *e)
 {
-	for (unsigned d = 0; d < e->dom_count; d++)
+	for (unsigned d = 0; d < e->domains.count; d++)
 		e->host_doms[d] = (struct policy_host_domain){ .total_valid = true };
 	/* Slot by slot: one pass over the partitions, whatever the domains. */
 	for (size_t i = 0; i < e->slots.count; i++) {
 		if (!e->slots.partitions[i].used || !e->slots.partitions[i].status.open)
 			continue;
-		for (unsigned d = 0; d < e->dom_count; d++) {
-			const struct domain_status *ds = &e->dom_status[i * e->dom_count + d];
+		for (unsigned d = 0; d < e->domains.count; d++) {
+			const struct domain_status *ds = &e->domains.status[i * e->domains.count + d];
 			struct policy_host_domain *hd = &e->host_doms[d];
 			hd->total_valid &= ds->valid;
 			hd->total_mbps += ds->valid ? ds->mbps : 0;
 		}
 	}
-	for (unsigned d = 0; d < e->dom_count; d++) {
+	for (unsigned d = 0; d < e->domains.count; d++) {
 		struct policy_host_domain *hd = &e->host_doms[d];
-		if (hd->total_valid && hd->total_mbps > e->doms[d].learned_mbps)
-			e->doms[d].learned_mbps = hd->total_mbps;
+		if (hd->total_valid && hd->total_mbps > e->domains.dom[d].learned_mbps)
+			e->domains.dom[d].learned_mbps = hd->total_mbps;
 		hd->capacity_mbps = engine_domain_capacity(e, d, &hd->capacity_learned);
 	}
 }
@@ -81,8 +81,8 @@ static void fill_host(struct engine *e, struct policy_host *h)
 		.cpus = e->cpus,
 		.total_mbps = total,
 		.total_valid = all_valid,
-		.domain_count = e->per_domain ? e->dom_count : 0,
-		.domains = e->per_domain ? e->host_doms : NULL,
+		.domain_count = e->domains.per_domain ? e->domains.count : 0,
+		.domains = e->domains.per_domain ? e->host_doms : NULL,
 		.work = e->policy_work,
 	};
 	h->capacity_mbps = engine_host_capacity(e, &h->capacity_learned);
@@ -105,13 +105,13 @@ static void fill_partition(struct engine *e, size_t i)
 	pp->cpu_quota_pct = ep->actuated.cpu_quota_pct;
 	*dec = (struct policy_decision){ .mb_max = g->mb_max, .mb_min = g->mb_min, .cpu_quota_pct = pp->cpu_quota_pct };
 	pp->domains = NULL;
-	if (!e->per_domain)
+	if (!e->domains.per_domain)
 		return;
-	pp->domains = &e->policy_dom[i * e->dom_count];
-	dec->mb_max_at = &e->dom_max[i * e->dom_count];
-	dec->mb_min_at = &e->dom_min[i * e->dom_count];
-	for (unsigned d = 0; d < e->dom_count; d++) {
-		const struct domain_status *ds = &e->dom_status[i * e->dom_count + d];
+	pp->domains = &e->policy_dom[i * e->domains.count];
+	dec->mb_max_at = &e->dom_max[i * e->domains.count];
+	dec->mb_min_at = &e->dom_min[i * e->domains.count];
+	for (unsigned d = 0; d < e->domains.count; d++) {
+		const struct domain_status *ds = &e->domains.status[i * e->domains.count + d];
 		struct policy_domain *pd = &pp->domains[d];
 		pd->valid = ds->valid;
 		pd->mbps = ds->mbps;

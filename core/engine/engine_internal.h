@@ -7,6 +7,7 @@
 #include "core/ctl/ctl.h"
 #include "core/engine/compose.h"
 #include "core/engine/engine.h"
+#include "core/engine/engine_domains_internal.h"
 #include "core/engine/engine_gens_internal.h"
 #include "core/engine/engine_partition_internal.h"
 #include "core/engine/engine_slots_internal.h"
@@ -60,15 +61,6 @@ struct engine_vms {
 
 struct run_state;
 
-/* One domain the engine reports and the policies decide on (engine_domains.c). */
-struct engine_dom {
-	char name[24];		     /* the record's domain column, the metrics' label: the control's id */
-	char what[NAME_MAX_LEN + 8]; /* for people: "MB domain 0", "msc sim0", "counters L3_00" */
-	int control;		     /* its index in hw.caps.domains; -1: limits are the partition's */
-	uint64_t monitors;	     /* bit m: monitor domain m (hw.domains) measures it */
-	double learned_mbps;	     /* the highest valid total seen on it */
-};
-
 struct engine {
 	struct engine_gens gens; /* the configuration in force and those partitions came from */
 	struct run_state *run;	 /* the loop, while it runs (engine_loop.c) */
@@ -81,11 +73,7 @@ struct engine {
 	 * side by side as the policy contract wants them, so a tick copies nothing. */
 	struct policy_partition *policy;
 	struct policy_decision *decisions;
-	/* The engine's domains (engine_domains.c) and, per slot, what each partition has on each. */
-	struct engine_dom doms[ENGINE_MAX_DOMAINS];
-	unsigned dom_count;
-	bool per_domain;		  /* the doms are the control's: the policies decide per domain */
-	struct domain_status *dom_status; /* [slot][dom] */
+	struct engine_domains domains;	  /* the engine's domains, and each partition's rate and limits on them */
 	struct policy_domain *policy_dom; /* [slot][dom]: the policies' view and memory (per_domain) */
 	unsigned *dom_max, *dom_min;	  /* [slot][dom]: this tick's decisions (per_domain) */
 	struct policy_host_domain host_doms[ENGINE_MAX_DOMAINS];
@@ -185,21 +173,6 @@ static inline void sample_sum_add(struct sample_sum *sum, const struct sample *s
 	sum->mbps += counter_rate_mbps(s->bytes, s->elapsed_ns);
 	sum->bytes += s->bytes;
 }
-
-/* engine_domains.c: the domains rates and limits are reported and decided in */
-/* Works out e->doms from the composition just opened. */
-void engine_domains_map(struct engine *e);
-/* Every per-domain value of a partition's goals, or of capacity_mbps, names a domain of this host:
- * -EINVAL and which one otherwise. */
-int engine_check_goal_domains(const struct engine *e, const struct partition_goals *g, struct err *err);
-int engine_check_capacity_domains(const struct engine *e, const struct config *config, struct err *err);
-/* What monitor domain m, and engine domain d, can carry as far as is known (0: unknown). */
-double engine_monitor_capacity(const struct engine *e, unsigned m);
-double engine_dom_known_capacity(const struct engine *e, unsigned d);
-/* Partition `index`'s rate and limits on each domain, from this tick's samples. */
-void engine_domains_summarise(struct engine *e, size_t index);
-/* The policies' copy of its configured limits on each domain (after open, set, reload). */
-void engine_domains_config(struct engine *e, size_t slot);
 
 /* engine_apply.c: policies and their decisions */
 /* Capacity of the measuring domains together, and whether it is only learned from measurements. */

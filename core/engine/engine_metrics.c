@@ -70,13 +70,13 @@ static void fill_input(struct engine *e, struct metrics_partition *parts, struct
 			parts[n++] = (struct metrics_partition){
 				.status = &e->slots.partitions[i].status,
 				.goals = &e->slots.partitions[i].config->goals,
-				.domains = e->dom_count ? engine_partition_domain(e, i, 0) : NULL,
+				.domains = e->domains.count ? engine_partition_domain(e, i, 0) : NULL,
 				.invalid_samples = e->slots.partitions[i].invalid_samples,
 				.placement =
 					e->slots.partitions[i].status.open ? composition_placement(&e->hw, i) : NULL,
 			};
-	for (unsigned d = 0; d < e->dom_count; d++) {
-		domains[d].name = e->doms[d].name;
+	for (unsigned d = 0; d < e->domains.count; d++) {
+		domains[d].name = e->domains.dom[d].name;
 		domains[d].capacity_mbps = engine_domain_capacity(e, d, &domains[d].learned);
 	}
 	*in = (struct metrics_input){
@@ -84,7 +84,7 @@ static void fill_input(struct engine *e, struct metrics_partition *parts, struct
 		.partitions = parts,
 		.partition_count = n,
 		.domains = domains,
-		.domain_count = e->dom_count,
+		.domain_count = e->domains.count,
 		.events = &e->events.counts,
 		.tick_duration = &e->metrics.tick_duration,
 		.ticks = e->ticks_done,

@@ -49,13 +49,13 @@ static void stop_recording(struct engine *e, const struct err *why)
 /* The partition's rows on each domain, after its total. */
 static void record_domains(struct engine *e, size_t i, const struct record_row *total)
 {
-	for (unsigned d = 0; d < e->dom_count; d++) {
+	for (unsigned d = 0; d < e->domains.count; d++) {
 		const struct domain_status *ds = engine_partition_domain(e, i, d);
 		struct record_row row = {
 			.t_ms = total->t_ms,
 			.time_ms = total->time_ms,
 			.partition = total->partition,
-			.domain = e->doms[d].name,
+			.domain = e->domains.dom[d].name,
 			.valid = ds->valid,
 			.estimated = ds->estimated,
 			.mbps = ds->mbps,

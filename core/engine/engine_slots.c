@@ -10,9 +10,9 @@
 /* The per-slot arrays of the engine's domains, grown to `next` slots like the others. */
 static int grow_domain_arrays(struct engine *e, size_t next)
 {
-	size_t doms = e->dom_count ? e->dom_count : 1, cap = e->slots.cap, c = cap;
+	size_t doms = e->domains.count ? e->domains.count : 1, cap = e->slots.cap, c = cap;
 
-	if (array_grow((void **)&e->dom_status, &c, next, doms * sizeof(*e->dom_status), NULL) < 0)
+	if (array_grow((void **)&e->domains.status, &c, next, doms * sizeof(*e->domains.status), NULL) < 0)
 		return -ENOMEM;
 	c = cap;
 	if (array_grow((void **)&e->policy_dom, &c, next, doms * sizeof(*e->policy_dom), NULL) < 0)
@@ -79,9 +79,9 @@ static void clear_samples(struct engine *e, size_t slot)
 	for (unsigned d = 0; d < e->hw.domain_count; d++)
 		e->slots.samples[slot * e->hw.domain_count + d] =
 			(struct sample){ .state = SAMPLE_INVALID, .reason = "not measured yet" };
-	for (unsigned d = 0; d < e->dom_count; d++) {
-		e->dom_status[slot * e->dom_count + d] = (struct domain_status){ .reason = "not measured yet" };
-		e->policy_dom[slot * e->dom_count + d] = (struct policy_domain){ 0 };
+	for (unsigned d = 0; d < e->domains.count; d++) {
+		e->domains.status[slot * e->domains.count + d] = (struct domain_status){ .reason = "not measured yet" };
+		e->policy_dom[slot * e->domains.count + d] = (struct policy_domain){ 0 };
 	}
 }
 
@@ -134,12 +134,12 @@ void engine_slots_free(struct engine *e)
 	free(e->decisions);
 	free(e->slots.samples);
 	free(e->slots.pmu);
-	free(e->dom_status);
+	free(e->domains.status);
 	free(e->policy_dom);
 	free(e->dom_max);
 	free(e->dom_min);
 	free(e->policy_work);
-	e->dom_status = NULL;
+	e->domains.status = NULL;
 	e->policy_dom = NULL;
 	e->dom_max = e->dom_min = NULL;
 	e->policy_work = NULL;

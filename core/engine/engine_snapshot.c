@@ -74,13 +74,13 @@ json_t *engine_domain_rows(const struct engine *e, size_t index, bool detail)
 	const struct partition_status *st = &e->slots.partitions[index].status;
 	json_t *rows = json_array();
 
-	for (unsigned d = 0; d < e->dom_count; d++) {
+	for (unsigned d = 0; d < e->domains.count; d++) {
 		const struct domain_status *ds = engine_partition_domain(e, index, d);
-		json_t *row = json_pack("{s:s,s:o,s:s,s:o,s:o}", "domain", e->doms[d].name, "mbps",
+		json_t *row = json_pack("{s:s,s:o,s:s,s:o,s:o}", "domain", e->domains.dom[d].name, "mbps",
 					engine_json_mbps(ds->valid, ds->mbps), "state", domain_state(ds), "mb_max",
 					limit_json(st, ds->mb_max), "mb_min", limit_json(st, ds->mb_min));
 		if (detail) {
-			json_object_set_new(row, "what", json_string(e->doms[d].what));
+			json_object_set_new(row, "what", json_string(e->domains.dom[d].what));
 			json_object_set_new(row, "reason",
 					    !ds->valid && ds->reason ? json_string(ds->reason) : json_null());
 			if (engine_has_truth(e))
@@ -106,14 +106,14 @@ static json_t *domains_status(const struct engine *e)
 {
 	json_t *list = json_array();
 
-	for (unsigned d = 0; d < e->dom_count; d++) {
+	for (unsigned d = 0; d < e->domains.count; d++) {
 		bool learned;
 		double capacity = engine_domain_capacity(e, d, &learned), total = 0;
 		for (size_t i = 0; i < e->slots.count; i++)
 			if (e->slots.partitions[i].used && engine_partition_domain(e, i, d)->valid)
 				total += engine_partition_domain(e, i, d)->mbps;
-		json_array_append_new(list, json_pack("{s:s,s:s,s:o,s:b,s:f}", "domain", e->doms[d].name, "what",
-						      e->doms[d].what, "capacity_mbps",
+		json_array_append_new(list, json_pack("{s:s,s:s,s:o,s:b,s:f}", "domain", e->domains.dom[d].name, "what",
+						      e->domains.dom[d].what, "capacity_mbps",
 						      capacity > 0 ? json_real(capacity) : json_null(),
 						      "capacity_learned", learned, "mbps", total));
 	}
