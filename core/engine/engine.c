@@ -109,7 +109,7 @@ int engine_check_interval(const struct engine *e, unsigned interval_ms, struct e
  * so a new goal key needs nothing here. */
 void engine_policy_config(struct engine *e, size_t index)
 {
-	struct policy_partition *pp = &e->policy[index];
+	struct policy_partition *pp = &e->policy.partitions[index];
 	const struct partition_config *p = e->slots.partitions[index].config;
 
 	pp->name = p->name;

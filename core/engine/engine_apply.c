@@ -30,27 +30,27 @@ double engine_host_capacity(const struct engine *e, bool *learned)
 	if (!e->domains.count && e->gens.config->global.capacity_mbps)
 		return (double)e->gens.config->global.capacity_mbps;
 	*learned = true;
-	return e->learned_capacity_mbps;
+	return e->policy.learned_capacity_mbps;
 }
 
 /* Each domain's total this tick, and its capacity as the policies judge saturation. */
 static void fill_host_domains(struct engine *e)
 {
 	for (unsigned d = 0; d < e->domains.count; d++)
-		e->host_doms[d] = (struct policy_host_domain){ .total_valid = true };
+		e->policy.host_domains[d] = (struct policy_host_domain){ .total_valid = true };
 	/* Slot by slot: one pass over the partitions, whatever the domains. */
 	for (size_t i = 0; i < e->slots.count; i++) {
 		if (!e->slots.partitions[i].used || !e->slots.partitions[i].status.open)
 			continue;
 		for (unsigned d = 0; d < e->domains.count; d++) {
 			const struct domain_status *ds = &e->domains.status[i * e->domains.count + d];
-			struct policy_host_domain *hd = &e->host_doms[d];
+			struct policy_host_domain *hd = &e->policy.host_domains[d];
 			hd->total_valid &= ds->valid;
 			hd->total_mbps += ds->valid ? ds->mbps : 0;
 		}
 	}
 	for (unsigned d = 0; d < e->domains.count; d++) {
-		struct policy_host_domain *hd = &e->host_doms[d];
+		struct policy_host_domain *hd = &e->policy.host_domains[d];
 		if (hd->total_valid && hd->total_mbps > e->domains.dom[d].learned_mbps)
 			e->domains.dom[d].learned_mbps = hd->total_mbps;
 		hd->capacity_mbps = engine_domain_capacity(e, d, &hd->capacity_learned);
@@ -69,8 +69,8 @@ static void fill_host(struct engine *e, struct policy_host *h)
 		all_valid &= st->valid;
 		total += st->valid ? st->mbps : 0;
 	}
-	if (all_valid && total > e->learned_capacity_mbps)
-		e->learned_capacity_mbps = total;
+	if (all_valid && total > e->policy.learned_capacity_mbps)
+		e->policy.learned_capacity_mbps = total;
 	fill_host_domains(e);
 	*h = (struct policy_host){
 		.tick = e->ticks_done,
@@ -82,8 +82,8 @@ static void fill_host(struct engine *e, struct policy_host *h)
 		.total_mbps = total,
 		.total_valid = all_valid,
 		.domain_count = e->domains.per_domain ? e->domains.count : 0,
-		.domains = e->domains.per_domain ? e->host_doms : NULL,
-		.work = e->policy_work,
+		.domains = e->domains.per_domain ? e->policy.host_domains : NULL,
+		.work = e->policy.work,
 	};
 	h->capacity_mbps = engine_host_capacity(e, &h->capacity_learned);
 }
@@ -93,8 +93,8 @@ static void fill_partition(struct engine *e, size_t i)
 {
 	const struct engine_partition *ep = &e->slots.partitions[i];
 	const struct partition_goals *g = &ep->config->goals;
-	struct policy_partition *pp = &e->policy[i];
-	struct policy_decision *dec = &e->decisions[i];
+	struct policy_partition *pp = &e->policy.partitions[i];
+	struct policy_decision *dec = &e->policy.decisions[i];
 
 	pp->open = ep->status.open;
 	pp->valid = ep->status.valid;
@@ -107,9 +107,9 @@ static void fill_partition(struct engine *e, size_t i)
 	pp->domains = NULL;
 	if (!e->domains.per_domain)
 		return;
-	pp->domains = &e->policy_dom[i * e->domains.count];
-	dec->mb_max_at = &e->dom_max[i * e->domains.count];
-	dec->mb_min_at = &e->dom_min[i * e->domains.count];
+	pp->domains = &e->policy.domains[i * e->domains.count];
+	dec->mb_max_at = &e->policy.max_at[i * e->domains.count];
+	dec->mb_min_at = &e->policy.min_at[i * e->domains.count];
 	for (unsigned d = 0; d < e->domains.count; d++) {
 		const struct domain_status *ds = &e->domains.status[i * e->domains.count + d];
 		struct policy_domain *pd = &pp->domains[d];
@@ -278,10 +278,10 @@ void engine_run_policies(struct engine *e, uint64_t now_ns)
 		if (e->slots.partitions[i].used) /* a free slot: never open, so every policy leaves it alone */
 			fill_partition(e, i);	 /* from what the configuration asks for; the policies move away */
 	for (size_t f = 0; f < chain->count; f++)
-		chain->fns[f](&host, e->policy, n, e->decisions);
+		chain->fns[f](&host, e->policy.partitions, n, e->policy.decisions);
 	for (size_t i = 0; i < n; i++)
 		if (e->slots.partitions[i].used && e->slots.partitions[i].status.open)
-			apply_decision(e, i, &e->decisions[i], now_ns);
+			apply_decision(e, i, &e->policy.decisions[i], now_ns);
 }
 
 int engine_validate_limits(struct engine *e, const struct partition_limits *want, struct err *err)

@@ -177,7 +177,7 @@ void engine_domains_config(struct engine *e, size_t slot)
 	const struct partition_goals *g = &e->slots.partitions[slot].config->goals;
 
 	for (unsigned d = 0; e->domains.per_domain && d < e->domains.count; d++) {
-		struct policy_domain *pd = &e->policy_dom[slot * e->domains.count + d];
+		struct policy_domain *pd = &e->policy.domains[slot * e->domains.count + d];
 		pd->cfg_max = goal_max(e, g, (unsigned)e->domains.dom[d].control);
 		pd->cfg_min = goal_min(e, g, (unsigned)e->domains.dom[d].control);
 	}

@@ -7,6 +7,7 @@
 #include "core/ctl/ctl.h"
 #include "core/engine/compose.h"
 #include "core/engine/engine.h"
+#include "core/engine/engine_apply_internal.h"
 #include "core/engine/engine_domains_internal.h"
 #include "core/engine/engine_gens_internal.h"
 #include "core/engine/engine_partition_internal.h"
@@ -67,17 +68,10 @@ struct engine {
 	struct engine_options opts;
 	const struct engine_registry *registry;
 	struct clock clock;
-	struct composition hw;	   /* the control, monitors and actuators */
-	struct engine_slots slots; /* the partitions, each in its slot, and what the backends read for them */
-	/* The policies' view of every partition (with their memory) and this tick's decisions, kept
-	 * side by side as the policy contract wants them, so a tick copies nothing. */
-	struct policy_partition *policy;
-	struct policy_decision *decisions;
-	struct engine_domains domains;	  /* the engine's domains, and each partition's rate and limits on them */
-	struct policy_domain *policy_dom; /* [slot][dom]: the policies' view and memory (per_domain) */
-	unsigned *dom_max, *dom_min;	  /* [slot][dom]: this tick's decisions (per_domain) */
-	struct policy_host_domain host_doms[ENGINE_MAX_DOMAINS];
-	size_t *policy_work; /* [slot]: room for the guard to order partitions */
+	struct composition hw;	       /* the control, monitors and actuators */
+	struct engine_slots slots;     /* the partitions, each in its slot, and what the backends read for them */
+	struct engine_policy policy;   /* the policies' view, memory and decisions */
+	struct engine_domains domains; /* the engine's domains, and each partition's rate and limits on them */
 	struct record *record;
 	struct event_log events;
 	uint64_t interval_ns;
@@ -88,7 +82,6 @@ struct engine {
 	uint64_t overruns;
 	struct tick_stats tick_stats; /* measured in engine_loop.c */
 	uint64_t changes;	      /* sets and reloads: with ticks_done, the replies' generation */
-	double learned_capacity_mbps; /* the highest valid total seen */
 	unsigned cpus;		      /* online CPUs at start (sysconf reads sysfs: not on every tick) */
 	bool stopping;
 	struct loop *loop;
@@ -173,27 +166,6 @@ static inline void sample_sum_add(struct sample_sum *sum, const struct sample *s
 	sum->mbps += counter_rate_mbps(s->bytes, s->elapsed_ns);
 	sum->bytes += s->bytes;
 }
-
-/* engine_apply.c: policies and their decisions */
-/* Capacity of the measuring domains together, and whether it is only learned from measurements. */
-double engine_host_capacity(const struct engine *e, bool *learned);
-void engine_run_policies(struct engine *e, uint64_t now_ns);
-/* Applies the configured limits of one partition right away (open, set, reset). */
-int engine_apply_limits(struct engine *e, size_t index, const struct partition_limits *want, struct err *err);
-void engine_reset_limits(struct engine *e);
-/* The limits to program for partition `p`: its cache mask, under a kernel MB/s controller (mba_MBps)
- * its target_mbps as each domain's ceiling, and on each of the control's domains the MB limits of
- * max_at/min_at (the policies' per-domain decisions, by engine domain), or without them its own
- * per-domain values where it has them and mb_max/mb_min elsewhere. */
-struct partition_limits engine_limits(const struct engine *e, const struct partition_config *p, unsigned mb_max,
-				      unsigned mb_min, const unsigned *max_at, const unsigned *min_at);
-/* Goals the composition cannot serve at all (guarantee_mbps where mpamd's guard may not run): -EOPNOTSUPP
- * and why. */
-int engine_check_goals(const struct engine *e, const struct partition_config *p, struct err *err);
-/* Whether the control can hold `want` at all (its validate op); 0 when it has no such check. */
-int engine_validate_limits(struct engine *e, const struct partition_limits *want, struct err *err);
-/* An event of partition `index` now: the event log, the partition's event of this tick, the log. */
-void engine_note_event(struct engine *e, size_t index, const char *text);
 
 /* engine_record.c: the record file */
 /* Opens the record file (opts.record_path, else the record key), if there is one. */

@@ -106,7 +106,7 @@ int engine_slot_open(struct engine *e, size_t slot, uint64_t now_ns)
 	ep->error[0] = '\0';
 	ep->status.reason = NULL;
 	engine_slot_show_failure(e, slot);
-	ep->status.open = e->policy[slot].open = true;
+	ep->status.open = e->policy.partitions[slot].open = true;
 	engine_pmu_open(e, slot);
 	if (was_failed) {
 		char text[EVENT_TEXT_MAX];
@@ -131,7 +131,7 @@ void engine_slot_close(struct engine *e, size_t slot, bool remove)
 	ep->applied_once = false;
 	ep->status.open = ep->status.valid = ep->status.pmu_open = false;
 	ep->status.mb_max = ep->status.mb_min = 0;
-	e->policy[slot].open = false;
+	e->policy.partitions[slot].open = false;
 	e->slots.pmu[slot] = (struct pmu_sample){ .open = false };
 }
 

@@ -25,7 +25,7 @@ static void pmu_status(struct engine *e, size_t index)
 {
 	struct engine_partition *ep = &e->slots.partitions[index];
 	struct partition_status *st = &ep->status;
-	struct policy_partition *pp = &e->policy[index];
+	struct policy_partition *pp = &e->policy.partitions[index];
 
 	st->pmu_open = st->open && e->slots.pmu[index].open;
 	st->ipc_valid = st->pmu_open && pmu_sample_ipc(&e->slots.pmu[index], &st->ipc);

@@ -15,16 +15,16 @@ static int grow_domain_arrays(struct engine *e, size_t next)
 	if (array_grow((void **)&e->domains.status, &c, next, doms * sizeof(*e->domains.status), NULL) < 0)
 		return -ENOMEM;
 	c = cap;
-	if (array_grow((void **)&e->policy_dom, &c, next, doms * sizeof(*e->policy_dom), NULL) < 0)
+	if (array_grow((void **)&e->policy.domains, &c, next, doms * sizeof(*e->policy.domains), NULL) < 0)
 		return -ENOMEM;
 	c = cap;
-	if (array_grow((void **)&e->dom_max, &c, next, doms * sizeof(*e->dom_max), NULL) < 0)
+	if (array_grow((void **)&e->policy.max_at, &c, next, doms * sizeof(*e->policy.max_at), NULL) < 0)
 		return -ENOMEM;
 	c = cap;
-	if (array_grow((void **)&e->dom_min, &c, next, doms * sizeof(*e->dom_min), NULL) < 0)
+	if (array_grow((void **)&e->policy.min_at, &c, next, doms * sizeof(*e->policy.min_at), NULL) < 0)
 		return -ENOMEM;
 	c = cap;
-	if (array_grow((void **)&e->policy_work, &c, next, sizeof(*e->policy_work), NULL) < 0)
+	if (array_grow((void **)&e->policy.work, &c, next, sizeof(*e->policy.work), NULL) < 0)
 		return -ENOMEM;
 	return 0;
 }
@@ -42,10 +42,10 @@ static int grow_arrays(struct engine *e, size_t want)
 		return -ENOMEM;
 	size_t next = c;
 	c = cap;
-	if (array_grow((void **)&e->policy, &c, next, sizeof(*e->policy), NULL) < 0)
+	if (array_grow((void **)&e->policy.partitions, &c, next, sizeof(*e->policy.partitions), NULL) < 0)
 		return -ENOMEM;
 	c = cap;
-	if (array_grow((void **)&e->decisions, &c, next, sizeof(*e->decisions), NULL) < 0)
+	if (array_grow((void **)&e->policy.decisions, &c, next, sizeof(*e->policy.decisions), NULL) < 0)
 		return -ENOMEM;
 	c = cap;
 	if (array_grow((void **)&e->slots.samples, &c, next, domains * sizeof(*e->slots.samples), NULL) < 0)
@@ -56,7 +56,7 @@ static int grow_arrays(struct engine *e, size_t want)
 	if (grow_domain_arrays(e, next) < 0)
 		return -ENOMEM;
 	for (size_t i = cap; i < next; i++)
-		e->policy[i].name = ""; /* a free slot: never open, so the policies leave it alone */
+		e->policy.partitions[i].name = ""; /* a free slot: never open, so the policies leave it alone */
 	e->slots.cap = next;
 	return 0;
 }
@@ -81,7 +81,7 @@ static void clear_samples(struct engine *e, size_t slot)
 			(struct sample){ .state = SAMPLE_INVALID, .reason = "not measured yet" };
 	for (unsigned d = 0; d < e->domains.count; d++) {
 		e->domains.status[slot * e->domains.count + d] = (struct domain_status){ .reason = "not measured yet" };
-		e->policy_dom[slot * e->domains.count + d] = (struct policy_domain){ 0 };
+		e->policy.domains[slot * e->domains.count + d] = (struct policy_domain){ 0 };
 	}
 }
 
@@ -94,8 +94,8 @@ void engine_slot_fill(struct engine *e, size_t slot, struct engine_gen *g, struc
 	snprintf(ep->origin, sizeof(ep->origin), "%s", origin ? origin : "");
 	ep->status.name = p->name;
 	engine_gen_hold(g);
-	e->policy[slot] = (struct policy_partition){ 0 };
-	e->decisions[slot] = (struct policy_decision){ 0 };
+	e->policy.partitions[slot] = (struct policy_partition){ 0 };
+	e->policy.decisions[slot] = (struct policy_decision){ 0 };
 	e->slots.pmu[slot] = (struct pmu_sample){ .open = false };
 	clear_samples(e, slot);
 	engine_policy_config(e, slot);
@@ -108,8 +108,8 @@ void engine_slot_free(struct engine *e, size_t slot)
 	struct engine_gen *g = e->slots.partitions[slot].gen;
 
 	e->slots.partitions[slot] = (struct engine_partition){ .used = false };
-	e->policy[slot] = (struct policy_partition){ .name = "" };
-	e->decisions[slot] = (struct policy_decision){ 0 };
+	e->policy.partitions[slot] = (struct policy_partition){ .name = "" };
+	e->policy.decisions[slot] = (struct policy_decision){ 0 };
 	clear_samples(e, slot);
 	while (e->slots.count > 0 && !e->slots.partitions[e->slots.count - 1].used)
 		e->slots.count--;
@@ -130,22 +130,22 @@ void engine_slots_free(struct engine *e)
 		if (e->slots.partitions[i].used)
 			engine_gen_drop(&e->gens, e->slots.partitions[i].gen);
 	free(e->slots.partitions);
-	free(e->policy);
-	free(e->decisions);
+	free(e->policy.partitions);
+	free(e->policy.decisions);
 	free(e->slots.samples);
 	free(e->slots.pmu);
 	free(e->domains.status);
-	free(e->policy_dom);
-	free(e->dom_max);
-	free(e->dom_min);
-	free(e->policy_work);
+	free(e->policy.domains);
+	free(e->policy.max_at);
+	free(e->policy.min_at);
+	free(e->policy.work);
 	e->domains.status = NULL;
-	e->policy_dom = NULL;
-	e->dom_max = e->dom_min = NULL;
-	e->policy_work = NULL;
+	e->policy.domains = NULL;
+	e->policy.max_at = e->policy.min_at = NULL;
+	e->policy.work = NULL;
 	e->slots.partitions = NULL;
-	e->policy = NULL;
-	e->decisions = NULL;
+	e->policy.partitions = NULL;
+	e->policy.decisions = NULL;
 	e->slots.samples = NULL;
 	e->slots.pmu = NULL;
 	e->slots.count = e->slots.cap = 0;
