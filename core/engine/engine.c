@@ -51,12 +51,12 @@ const struct partition_status *engine_partition(const struct engine *e, size_t i
 
 uint64_t engine_ticks_done(const struct engine *e)
 {
-	return e->ticks_done;
+	return e->ticks.done;
 }
 
 double engine_last_tick_s(const struct engine *e)
 {
-	return (double)(e->last_tick_ns - e->start_ns) / 1e9;
+	return (double)(e->ticks.last_ns - e->ticks.start_ns) / 1e9;
 }
 
 const struct config *engine_config(const struct engine *e)
@@ -76,7 +76,7 @@ bool engine_has_truth(const struct engine *e)
 
 uint64_t engine_t_ms(const struct engine *e, uint64_t now_ns)
 {
-	return (now_ns - e->start_ns) / 1000000u;
+	return (now_ns - e->ticks.start_ns) / 1000000u;
 }
 
 int engine_check_interval(const struct engine *e, unsigned interval_ms, struct err *err)
@@ -143,7 +143,7 @@ int engine_open_backend(struct engine *e, struct err *err)
 {
 	int r;
 
-	e->interval_ns = (uint64_t)e->gens.config->global.interval_ms * 1000000u;
+	e->ticks.interval_ns = (uint64_t)e->gens.config->global.interval_ms * 1000000u;
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	e->cpus = cpus > 0 ? (unsigned)cpus : 1;
 	if ((r = composition_open(e->registry, e->gens.config, &e->clock, &e->hw, err)) < 0)
@@ -190,7 +190,7 @@ static int engine_setup(struct engine *e, struct err *err)
 		clock_init_simulated(&e->clock, SIM_CLOCK_START_NS);
 	else
 		clock_init_monotonic(&e->clock);
-	e->start_ns = e->last_tick_ns = clock_now(&e->clock);
+	e->ticks.start_ns = e->ticks.last_ns = clock_now(&e->clock);
 	if ((r = engine_open_backend(e, err)) < 0)
 		return r;
 	if ((r = engine_record_open(e, err)) < 0)
@@ -321,7 +321,7 @@ void engine_tick(struct engine *e, uint64_t now_ns)
 {
 	struct err read_err = { "" };
 
-	e->last_tick_ns = now_ns;
+	e->ticks.last_ns = now_ns;
 	engine_place_tick(e);
 	engine_heal(e, now_ns);
 	if (composition_read(&e->hw, now_ns, e->slots.samples, &read_err) < 0)
@@ -334,7 +334,7 @@ void engine_tick(struct engine *e, uint64_t now_ns)
 		}
 	engine_pmu_tick(e, now_ns);
 	engine_run_policies(e, now_ns);
-	e->ticks_done++;
+	e->ticks.done++;
 	publish(e, now_ns);
 	if (e->opts.on_tick)
 		e->opts.on_tick(e->opts.on_tick_ctx, e);

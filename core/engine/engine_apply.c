@@ -73,7 +73,7 @@ static void fill_host(struct engine *e, struct policy_host *h)
 		e->policy.learned_capacity_mbps = total;
 	fill_host_domains(e);
 	*h = (struct policy_host){
-		.tick = e->ticks_done,
+		.tick = e->ticks.done,
 		.interval_ms = e->gens.config->global.interval_ms,
 		.gran_pct = e->hw.caps.bw_gran_pct ? e->hw.caps.bw_gran_pct : 1,
 		.min_pct = e->hw.caps.bw_min_pct,
@@ -154,7 +154,7 @@ static void note_event(struct engine *e, size_t index, uint64_t now_ns, const ch
 	size_t used = strlen(st->event);
 
 	snprintf(st->event + used, sizeof(st->event) - used, "%s%s", used ? "; " : "", text);
-	event_log_add(&e->events, e->ticks_done, engine_t_ms(e, now_ns), engine_wall_ms(e, now_ns), st->name, text);
+	event_log_add(&e->events, e->ticks.done, engine_t_ms(e, now_ns), engine_wall_ms(e, now_ns), st->name, text);
 	log_info("partition %s: %s", st->name, text);
 }
 
@@ -210,7 +210,7 @@ static void apply_decision(struct engine *e, size_t index, const struct policy_d
 
 	if (d->event[0])
 		note_event(e, index, now_ns, d->event);
-	int r = changed || e->ticks_done % RECHECK_TICKS == 0 ? engine_apply_limits(e, index, &want, &err) : 0;
+	int r = changed || e->ticks.done % RECHECK_TICKS == 0 ? engine_apply_limits(e, index, &want, &err) : 0;
 	if (hardware_side_gone(r))
 		recreate(e, index, &want, now_ns);
 	else if (r < 0)

@@ -140,7 +140,7 @@ int engine_ctl_attach(struct engine *e, struct err *err)
 	int r = ctl_server_new(&cfg, &e->handler, &e->ctl, err);
 	if (r < 0)
 		return r;
-	r = loop_add(e->loop, ctl_server_fd(e->ctl), EPOLLIN, on_ctl_ready, e->ctl);
+	r = loop_add(e->run.loop, ctl_server_fd(e->ctl), EPOLLIN, on_ctl_ready, e->ctl);
 	if (r < 0) {
 		ctl_server_free(e->ctl);
 		e->ctl = NULL;
@@ -154,8 +154,8 @@ void engine_ctl_detach(struct engine *e)
 {
 	if (!e->ctl)
 		return;
-	if (e->loop)
-		loop_remove(e->loop, ctl_server_fd(e->ctl));
+	if (e->run.loop)
+		loop_remove(e->run.loop, ctl_server_fd(e->ctl));
 	ctl_server_free(e->ctl);
 	e->ctl = NULL;
 }

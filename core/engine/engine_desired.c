@@ -267,7 +267,7 @@ static void take_config(struct engine *e, struct engine_gen *g)
 		if (e->slots.partitions[i].used)
 			engine_policy_config(e, i); /* escalate may have changed */
 	if (e->gens.config->global.interval_ms != old_interval) {
-		e->interval_ns = (uint64_t)e->gens.config->global.interval_ms * 1000000u;
+		e->ticks.interval_ns = (uint64_t)e->gens.config->global.interval_ms * 1000000u;
 		log_info("interval_ms %u -> %u: the next tick is one new interval from now", old_interval,
 			 e->gens.config->global.interval_ms);
 		engine_loop_rearm(e);

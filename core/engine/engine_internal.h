@@ -10,6 +10,7 @@
 #include "core/engine/engine_apply_internal.h"
 #include "core/engine/engine_domains_internal.h"
 #include "core/engine/engine_gens_internal.h"
+#include "core/engine/engine_loop_internal.h"
 #include "core/engine/engine_partition_internal.h"
 #include "core/engine/engine_slots_internal.h"
 #include "core/engine/tick_stats.h"
@@ -60,11 +61,8 @@ struct engine_vms {
 	char error[ERR_TEXT_MAX]; /* why the last sync could not apply them ("": it could) */
 };
 
-struct run_state;
-
 struct engine {
 	struct engine_gens gens; /* the configuration in force and those partitions came from */
-	struct run_state *run;	 /* the loop, while it runs (engine_loop.c) */
 	struct engine_options opts;
 	const struct engine_registry *registry;
 	struct clock clock;
@@ -74,17 +72,11 @@ struct engine {
 	struct engine_domains domains; /* the engine's domains, and each partition's rate and limits on them */
 	struct record *record;
 	struct event_log events;
-	uint64_t interval_ns;
-	uint64_t start_ns;
-	uint64_t wall_start_ms; /* CLOCK_REALTIME at the start: the record's times on the simulated clock */
-	uint64_t last_tick_ns;
-	uint64_t ticks_done;
-	uint64_t overruns;
-	struct tick_stats tick_stats; /* measured in engine_loop.c */
-	uint64_t changes;	      /* sets and reloads: with ticks_done, the replies' generation */
-	unsigned cpus;		      /* online CPUs at start (sysconf reads sysfs: not on every tick) */
-	bool stopping;
-	struct loop *loop;
+	uint64_t wall_start_ms;	   /* CLOCK_REALTIME at the start: the record's times on the simulated clock */
+	struct engine_ticks ticks; /* the tick's timing and counts */
+	uint64_t changes;	   /* sets and reloads: with ticks_done, the replies' generation */
+	unsigned cpus;		   /* online CPUs at start (sysconf reads sysfs: not on every tick) */
+	struct engine_run run;	   /* the event loop */
 	struct ctl_server *ctl;
 	struct ctl_handler handler;
 	struct engine_metrics metrics;
@@ -107,10 +99,6 @@ int engine_check_interval(const struct engine *e, unsigned interval_ms, struct e
 /* engine_desired.c: from one configuration to another */
 /* The JSON of what a reload would refuse or changed, and the reload itself (engine_ctl.c calls it). */
 json_t *engine_reload_report(struct engine *e, json_t **ret_messages, struct err *err);
-
-/* engine_loop.c */
-/* interval_ms changed: the timer runs on the new interval from now on. */
-void engine_loop_rearm(struct engine *e);
 
 /* engine_place.c: placement's events and reconciles */
 /* Opens the proc connector (on the running loop) when something names tasks and it is wanted, closes

@@ -29,7 +29,7 @@ void engine_metrics_init(struct engine *e)
 
 	/* Fixed at the start: buckets that moved with a reload would break every rate over them. */
 	for (size_t i = 0; i < n; i++)
-		bounds[i] = tick_bucket_fractions[i] * (double)e->interval_ns / 1e9;
+		bounds[i] = tick_bucket_fractions[i] * (double)e->ticks.interval_ns / 1e9;
 	histogram_init(&m->tick_duration, bounds, n);
 	m->reload_ok = true; /* the configuration mpamd started with loaded */
 	m->reload_ok_unix_s = unix_now_s();
@@ -87,8 +87,8 @@ static void fill_input(struct engine *e, struct metrics_partition *parts, struct
 		.domain_count = e->domains.count,
 		.events = &e->events.counts,
 		.tick_duration = &e->metrics.tick_duration,
-		.ticks = e->ticks_done,
-		.overruns = e->overruns,
+		.ticks = e->ticks.done,
+		.overruns = e->ticks.overruns,
 		.interval_s = (double)c->global.interval_ms / 1e3,
 		.uptime_s = engine_last_tick_s(e),
 		.last_tick_unix_s = e->metrics.last_tick_unix_s,
@@ -106,7 +106,7 @@ static const struct metrics_buf *current_text(struct engine *e)
 	struct engine_metrics *m = &e->metrics;
 	size_t n = e->slots.count;
 
-	if (m->fresh && m->tick == e->ticks_done)
+	if (m->fresh && m->tick == e->ticks.done)
 		return &m->text;
 	json_decref(m->reply);
 	m->reply = NULL;
@@ -120,7 +120,7 @@ static const struct metrics_buf *current_text(struct engine *e)
 	free(parts);
 	if (r < 0)
 		return NULL;
-	m->tick = e->ticks_done;
+	m->tick = e->ticks.done;
 	m->fresh = true;
 	return &m->text;
 }

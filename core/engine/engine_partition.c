@@ -29,7 +29,7 @@ void engine_slot_show_failure(struct engine *e, size_t slot)
 static void mark_failed(struct engine *e, size_t slot, uint64_t now_ns, const char *error, bool retry)
 {
 	struct engine_partition *ep = &e->slots.partitions[slot];
-	uint64_t first = e->interval_ns ? e->interval_ns : 1000000u;
+	uint64_t first = e->ticks.interval_ns ? e->ticks.interval_ns : 1000000u;
 
 	engine_slot_close(e, slot, false);
 	snprintf(ep->error, sizeof(ep->error), "%s", error);

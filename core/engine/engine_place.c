@@ -38,8 +38,8 @@ static void connector_close(struct engine *e)
 {
 	if (!e->place.connector)
 		return;
-	if (e->loop)
-		loop_remove(e->loop, proc_connector_fd(e->place.connector));
+	if (e->run.loop)
+		loop_remove(e->run.loop, proc_connector_fd(e->place.connector));
 	proc_connector_free(e->place.connector);
 	e->place.connector = NULL;
 }
@@ -81,10 +81,10 @@ static void connector_open(struct engine *e)
 {
 	struct err err = { "" };
 
-	if (e->place.connector || e->place.why[0] || !e->loop)
+	if (e->place.connector || e->place.why[0] || !e->run.loop)
 		return;
 	int r = proc_connector_open(0, &e->place.connector, &err);
-	if (r == 0 && (r = loop_add(e->loop, proc_connector_fd(e->place.connector), EPOLLIN, on_socket, e)) < 0)
+	if (r == 0 && (r = loop_add(e->run.loop, proc_connector_fd(e->place.connector), EPOLLIN, on_socket, e)) < 0)
 		err_set(&err, r, "proc connector: cannot watch its socket: %s", strerror(-r));
 	if (r < 0) {
 		connector_close(e);
@@ -150,7 +150,7 @@ static void reconcile_all(struct engine *e)
 
 void engine_place_tick(struct engine *e)
 {
-	uint64_t tick = e->ticks_done + 1; /* the one beginning */
+	uint64_t tick = e->ticks.done + 1; /* the one beginning */
 
 	drain(e);
 	if (!e->place.soon && tick % period_ticks(e) != 0)

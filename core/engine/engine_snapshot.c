@@ -8,7 +8,7 @@
 uint64_t engine_snapshot_generation(const struct engine *e)
 {
 	/* Both only grow, each by one per event: their sum never repeats a state's number. */
-	return e->ticks_done + e->changes;
+	return e->ticks.done + e->changes;
 }
 
 void engine_snapshot_changed(struct engine *e)
@@ -43,7 +43,7 @@ static json_t *retry_json(const struct engine *e, const struct engine_partition 
 {
 	if (!ep->failed || !ep->retry_ns)
 		return json_null();
-	return json_real(ep->retry_ns > e->last_tick_ns ? (double)(ep->retry_ns - e->last_tick_ns) / 1e9 : 0.0);
+	return json_real(ep->retry_ns > e->ticks.last_ns ? (double)(ep->retry_ns - e->ticks.last_ns) / 1e9 : 0.0);
 }
 
 static json_t *partition_summary(const struct engine *e, size_t i)
@@ -146,15 +146,15 @@ json_t *engine_snapshot_status(const struct engine *e)
 	bool learned = false;
 	double capacity = engine_host_capacity(e, &learned);
 	/* The uptime is the last tick's, so that a reply is the same text for the whole tick. */
-	json_t *status =
-		json_pack("{s:s,s:I,s:I,s:f,s:I,s:I,s:I,s:f,s:f,s:o,s:b,s:b,s:I,s:o}", "backend",
-			  e->hw.control_ops->name, "interval_ms", (json_int_t)e->gens.config->global.interval_ms,
-			  "ticks", (json_int_t)e->ticks_done, "uptime_s", (double)(e->last_tick_ns - e->start_ns) / 1e9,
-			  "partitions", (json_int_t)engine_partitions_in_use(e), "partitions_open", (json_int_t)open,
-			  "overruns", (json_int_t)e->overruns, "last_tick_ms", ms(e->tick_stats.last_ns), "max_tick_ms",
-			  ms(e->tick_stats.max_ns), "capacity_mbps", capacity > 0 ? json_real(capacity) : json_null(),
-			  "capacity_learned", learned, "sim_clock", e->opts.sim_clock, "events_total",
-			  (json_int_t)e->events.total, "events", event_log_to_json(&e->events, NULL, STATUS_EVENTS));
+	json_t *status = json_pack(
+		"{s:s,s:I,s:I,s:f,s:I,s:I,s:I,s:f,s:f,s:o,s:b,s:b,s:I,s:o}", "backend", e->hw.control_ops->name,
+		"interval_ms", (json_int_t)e->gens.config->global.interval_ms, "ticks", (json_int_t)e->ticks.done,
+		"uptime_s", (double)(e->ticks.last_ns - e->ticks.start_ns) / 1e9, "partitions",
+		(json_int_t)engine_partitions_in_use(e), "partitions_open", (json_int_t)open, "overruns",
+		(json_int_t)e->ticks.overruns, "last_tick_ms", ms(e->ticks.stats.last_ns), "max_tick_ms",
+		ms(e->ticks.stats.max_ns), "capacity_mbps", capacity > 0 ? json_real(capacity) : json_null(),
+		"capacity_learned", learned, "sim_clock", e->opts.sim_clock, "events_total",
+		(json_int_t)e->events.total, "events", event_log_to_json(&e->events, NULL, STATUS_EVENTS));
 	json_object_set_new(status, "partitions_failed", json_integer((json_int_t)failed));
 	json_object_set_new(status, "domains", domains_status(e));
 	engine_pmu_status_json(e, status);
