@@ -12,6 +12,7 @@
 #include "core/engine/engine_gens_internal.h"
 #include "core/engine/engine_loop_internal.h"
 #include "core/engine/engine_partition_internal.h"
+#include "core/engine/engine_record_internal.h"
 #include "core/engine/engine_slots_internal.h"
 #include "core/engine/tick_stats.h"
 #include "core/report/events.h"
@@ -70,9 +71,8 @@ struct engine {
 	struct engine_slots slots;     /* the partitions, each in its slot, and what the backends read for them */
 	struct engine_policy policy;   /* the policies' view, memory and decisions */
 	struct engine_domains domains; /* the engine's domains, and each partition's rate and limits on them */
-	struct record *record;
+	struct engine_record record;   /* the record file */
 	struct event_log events;
-	uint64_t wall_start_ms;	   /* CLOCK_REALTIME at the start: the record's times on the simulated clock */
 	struct engine_ticks ticks; /* the tick's timing and counts */
 	uint64_t changes;	   /* sets and reloads: with ticks_done, the replies' generation */
 	unsigned cpus;		   /* online CPUs at start (sysconf reads sysfs: not on every tick) */
@@ -89,8 +89,6 @@ int engine_open_backend(struct engine *e, struct err *err);
 void engine_close_backend(struct engine *e);
 void engine_tick(struct engine *e, uint64_t now_ns);
 uint64_t engine_t_ms(const struct engine *e, uint64_t now_ns);
-/* The wall clock at now_ns, in ms since the Unix epoch (on the simulated clock: the start's plus t_ms). */
-uint64_t engine_wall_ms(const struct engine *e, uint64_t now_ns);
 /* The policies' copy of partition `index`'s configuration (after open, set, reload). */
 void engine_policy_config(struct engine *e, size_t index);
 /* Refuses an interval in which a counter could wrap more than once between reads. */
@@ -154,16 +152,6 @@ static inline void sample_sum_add(struct sample_sum *sum, const struct sample *s
 	sum->mbps += counter_rate_mbps(s->bytes, s->elapsed_ns);
 	sum->bytes += s->bytes;
 }
-
-/* engine_record.c: the record file */
-/* Opens the record file (opts.record_path, else the record key), if there is one. */
-int engine_record_open(struct engine *e, struct err *err);
-/* One row per partition, written when the tick ends; a write failure stops the recording. */
-void engine_record_tick(struct engine *e, uint64_t now_ns);
-/* SIGHUP: closes the record file and opens the path the configuration names now (a file logrotate
- * moved away is left complete, a new one begun); a failure is logged and stops the recording. */
-void engine_record_reopen(struct engine *e);
-void engine_record_close(struct engine *e);
 
 /* engine_ctl.c */
 void engine_ctl_handler(struct engine *e, struct ctl_handler *ret);

@@ -15,7 +15,7 @@ static const char *record_path(const struct engine *e)
 uint64_t engine_wall_ms(const struct engine *e, uint64_t now_ns)
 {
 	if (e->clock.simulated)
-		return e->wall_start_ms + engine_t_ms(e, now_ns);
+		return e->record.wall_start_ms + engine_t_ms(e, now_ns);
 	return clock_wall_ms();
 }
 
@@ -32,18 +32,18 @@ int engine_record_open(struct engine *e, struct err *err)
 	const char *path = record_path(e);
 	struct record_options opts = record_options(e);
 
-	e->wall_start_ms = clock_wall_ms();
+	e->record.wall_start_ms = clock_wall_ms();
 	if (!path)
 		return 0;
-	return record_new(path, &opts, &e->record, err);
+	return record_new(path, &opts, &e->record.file, err);
 }
 
 /* After a write failure the file is closed and recording stops; the loop carries on. */
 static void stop_recording(struct engine *e, const struct err *why)
 {
 	log_error("%s; recording stops until the next SIGHUP", why->text);
-	record_free(e->record, NULL);
-	e->record = NULL;
+	record_free(e->record.file, NULL);
+	e->record.file = NULL;
 }
 
 /* The partition's rows on each domain, after its total. */
@@ -65,7 +65,7 @@ static void record_domains(struct engine *e, size_t i, const struct record_row *
 			.has_truth = total->has_truth,
 			.truth_mbps = ds->truth_mbps,
 		};
-		record_write(e->record, &row);
+		record_write(e->record.file, &row);
 	}
 }
 
@@ -73,7 +73,7 @@ void engine_record_tick(struct engine *e, uint64_t now_ns)
 {
 	struct err err = { "" };
 
-	if (!e->record)
+	if (!e->record.file)
 		return;
 	uint64_t t_ms = engine_t_ms(e, now_ns), time_ms = engine_wall_ms(e, now_ns);
 	for (size_t i = 0; i < e->slots.count; i++) {
@@ -96,10 +96,10 @@ void engine_record_tick(struct engine *e, uint64_t now_ns)
 			.ipc_valid = st->ipc_valid,
 			.ipc = st->ipc,
 		};
-		record_write(e->record, &row);
+		record_write(e->record.file, &row);
 		record_domains(e, i, &row);
 	}
-	if (record_end_tick(e->record, &err) < 0)
+	if (record_end_tick(e->record.file, &err) < 0)
 		stop_recording(e, &err);
 }
 
@@ -112,9 +112,9 @@ void engine_record_reopen(struct engine *e)
 	engine_record_close(e);
 	if (!path)
 		return;
-	if (record_new(path, &opts, &e->record, &err) < 0) {
+	if (record_new(path, &opts, &e->record.file, &err) < 0) {
 		log_error("%s; recording stops until the next SIGHUP", err.text);
-		e->record = NULL;
+		e->record.file = NULL;
 		return;
 	}
 	log_info("record file %s reopened", path);
@@ -124,7 +124,7 @@ void engine_record_close(struct engine *e)
 {
 	struct err err = { "" };
 
-	if (record_free(e->record, &err) < 0)
+	if (record_free(e->record.file, &err) < 0)
 		log_error("%s", err.text);
-	e->record = NULL;
+	e->record.file = NULL;
 }
