@@ -196,7 +196,7 @@ static int engine_setup(struct engine *e, struct err *err)
 	if ((r = engine_record_open(e, err)) < 0)
 		return r;
 	engine_vms_start(e);
-	engine_ctl_handler(e, &e->handler);
+	engine_ctl_handler(e, &e->ctl.handler);
 	engine_metrics_init(e);
 	return 0;
 }

@@ -137,13 +137,13 @@ int engine_ctl_attach(struct engine *e, struct err *err)
 		return 0;
 	if (e->opts.socket_gid == (gid_t)-1)
 		cfg.gid = -1;
-	int r = ctl_server_new(&cfg, &e->handler, &e->ctl, err);
+	int r = ctl_server_new(&cfg, &e->ctl.handler, &e->ctl.server, err);
 	if (r < 0)
 		return r;
-	r = loop_add(e->run.loop, ctl_server_fd(e->ctl), EPOLLIN, on_ctl_ready, e->ctl);
+	r = loop_add(e->run.loop, ctl_server_fd(e->ctl.server), EPOLLIN, on_ctl_ready, e->ctl.server);
 	if (r < 0) {
-		ctl_server_free(e->ctl);
-		e->ctl = NULL;
+		ctl_server_free(e->ctl.server);
+		e->ctl.server = NULL;
 		return err_set(err, r, "control socket: %s", strerror(-r));
 	}
 	log_info("control socket %s", e->opts.socket_path);
@@ -152,10 +152,10 @@ int engine_ctl_attach(struct engine *e, struct err *err)
 
 void engine_ctl_detach(struct engine *e)
 {
-	if (!e->ctl)
+	if (!e->ctl.server)
 		return;
 	if (e->run.loop)
-		loop_remove(e->run.loop, ctl_server_fd(e->ctl));
-	ctl_server_free(e->ctl);
-	e->ctl = NULL;
+		loop_remove(e->run.loop, ctl_server_fd(e->ctl.server));
+	ctl_server_free(e->ctl.server);
+	e->ctl.server = NULL;
 }

@@ -8,6 +8,7 @@
 #include "core/engine/compose.h"
 #include "core/engine/engine.h"
 #include "core/engine/engine_apply_internal.h"
+#include "core/engine/engine_ctl_internal.h"
 #include "core/engine/engine_domains_internal.h"
 #include "core/engine/engine_gens_internal.h"
 #include "core/engine/engine_loop_internal.h"
@@ -22,7 +23,6 @@
 #include "policies/policy.h"
 
 struct loop;
-struct ctl_server;
 
 /* The Prometheus exposition of the engine (engine_metrics.c): built at most once per tick (and
  * after a set or reload), when a control request or the textfile wants it, and what it needs that
@@ -77,8 +77,7 @@ struct engine {
 	uint64_t changes;	   /* sets and reloads: with ticks_done, the replies' generation */
 	unsigned cpus;		   /* online CPUs at start (sysconf reads sysfs: not on every tick) */
 	struct engine_run run;	   /* the event loop */
-	struct ctl_server *ctl;
-	struct ctl_handler handler;
+	struct engine_ctl ctl;	   /* the control socket */
 	struct engine_metrics metrics;
 	struct engine_place place;
 	struct engine_vms vms;
@@ -152,12 +151,6 @@ static inline void sample_sum_add(struct sample_sum *sum, const struct sample *s
 	sum->mbps += counter_rate_mbps(s->bytes, s->elapsed_ns);
 	sum->bytes += s->bytes;
 }
-
-/* engine_ctl.c */
-void engine_ctl_handler(struct engine *e, struct ctl_handler *ret);
-/* Opens the control socket (opts.socket_path) on the engine's loop; a no-op without a path. */
-int engine_ctl_attach(struct engine *e, struct err *err);
-void engine_ctl_detach(struct engine *e);
 
 /* engine_metrics.c */
 void engine_metrics_init(struct engine *e);
