@@ -1,10 +1,12 @@
-/* Shared by the engine's parts (engine.c, engine_apply.c, engine_ctl.c, engine_loop.c). */
+/* The engine's state, and what its parts call of each other. Each part declares the sub-structure it
+ * changes, and its functions, in an engine_*_internal.h beside it; struct engine holds them all, so that
+ * every file of core/engine reads what it needs without a copy (a tick passes one pointer). A field
+ * that a file other than its part's changes says which. */
 #ifndef MPAMD_CORE_ENGINE_ENGINE_INTERNAL_H
 #define MPAMD_CORE_ENGINE_ENGINE_INTERNAL_H
 
 #include "core/base/clock.h"
 #include "core/base/counter.h"
-#include "core/ctl/ctl.h"
 #include "core/engine/compose.h"
 #include "core/engine/engine.h"
 #include "core/engine/engine_apply_internal.h"
@@ -18,34 +20,31 @@
 #include "core/engine/engine_record_internal.h"
 #include "core/engine/engine_slots_internal.h"
 #include "core/engine/engine_vms_internal.h"
-#include "core/engine/tick_stats.h"
 #include "core/report/events.h"
-#include "core/report/metrics.h"
-#include "core/report/record.h"
-#include "core/report/textfile.h"
-#include "policies/policy.h"
-
-struct loop;
 
 struct engine {
-	struct engine_gens gens; /* the configuration in force and those partitions came from */
+	struct engine_gens gens; /* engine_gens.c, engine.c, engine_desired.c: the configurations */
+
+	/* Set up by engine_new and engine_open_backend (engine.c), then left as they are. */
 	struct engine_options opts;
 	const struct engine_registry *registry;
-	struct clock clock;
-	struct composition hw;	       /* the control, monitors and actuators */
-	struct engine_slots slots;     /* the partitions, each in its slot, and what the backends read for them */
-	struct engine_policy policy;   /* the policies' view, memory and decisions */
-	struct engine_domains domains; /* the engine's domains, and each partition's rate and limits on them */
-	struct engine_record record;   /* the record file */
-	struct event_log events;
-	struct engine_ticks ticks; /* the tick's timing and counts */
-	uint64_t changes;	   /* sets and reloads: with ticks_done, the replies' generation */
-	unsigned cpus;		   /* online CPUs at start (sysconf reads sysfs: not on every tick) */
-	struct engine_run run;	   /* the event loop */
-	struct engine_ctl ctl;	   /* the control socket */
-	struct engine_metrics metrics;
-	struct engine_place place;
-	struct engine_vms vms;
+	unsigned cpus;	       /* online CPUs at start (sysconf reads sysfs: not on every tick) */
+	struct clock clock;    /* engine_loop.c advances the simulated one */
+	struct composition hw; /* the control, monitors and actuators (the backends change what is behind it) */
+
+	/* Each part's own, changed by that part (the configurations above too). */
+	struct engine_slots slots;     /* engine_slots.c, engine_partition.c: the partitions in their slots */
+	struct engine_domains domains; /* engine_domains.c: the domains, each partition's rate and limits there */
+	struct engine_policy policy;   /* engine_apply.c: the policies' view, memory and decisions */
+	struct event_log events;       /* engine_apply.c's engine_note_event: what happened to the partitions */
+	struct engine_ticks ticks;     /* engine.c's engine_tick, engine_loop.c: when ticks happen, how many did */
+	struct engine_run run;	       /* engine_loop.c: the event loop */
+	struct engine_record record;   /* engine_record.c: the record file */
+	struct engine_ctl ctl;	       /* engine_ctl.c: the control socket */
+	struct engine_metrics metrics; /* engine_metrics.c: the Prometheus text, the textfile */
+	struct engine_place place;     /* engine_place.c: the proc connector, the reconciles */
+	struct engine_vms vms;	       /* engine_vms.c: partitions that follow VMs */
+	uint64_t changes;	       /* engine_snapshot.c: sets and reloads (the replies' generation) */
 };
 
 /* engine.c */

@@ -3,6 +3,7 @@
  * recording but never the control loop. */
 #include "core/base/log.h"
 #include "core/engine/engine_internal.h"
+#include "core/report/record.h"
 
 static const char *record_path(const struct engine *e)
 {
