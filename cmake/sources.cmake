@@ -152,6 +152,7 @@ mpamd_layer(mpamd_engine DIRS core/engine
   core/engine/engine.c
   core/engine/engine_apply.c
   core/engine/engine_domains.c
+  core/engine/engine_gens.c
   core/engine/engine_ctl.c
   core/engine/engine_desired.c
   core/engine/engine_loop.c

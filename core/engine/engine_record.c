@@ -3,10 +3,11 @@
  * recording but never the control loop. */
 #include "core/base/log.h"
 #include "core/engine/engine_internal.h"
+#include "core/report/record.h"
 
 static const char *record_path(const struct engine *e)
 {
-	return e->opts.record_path ? e->opts.record_path : e->config->global.record;
+	return e->opts.record_path ? e->opts.record_path : e->gens.config->global.record;
 }
 
 /* The wall-clock time of `now_ns` (a tick's, an event's). On the simulated clock a run of thousands of ticks takes a fraction
@@ -15,7 +16,7 @@ static const char *record_path(const struct engine *e)
 uint64_t engine_wall_ms(const struct engine *e, uint64_t now_ns)
 {
 	if (e->clock.simulated)
-		return e->wall_start_ms + engine_t_ms(e, now_ns);
+		return e->record.wall_start_ms + engine_t_ms(e, now_ns);
 	return clock_wall_ms();
 }
 
@@ -24,7 +25,7 @@ static struct record_options record_options(const struct engine *e)
 	return (struct record_options){ .with_truth = engine_has_truth(e),
 					.with_ipc = e->hw.pmu.ops != NULL,
 					.now_ms = clock_wall_ms(),
-					.max_bytes = e->config->global.record_max_bytes };
+					.max_bytes = e->gens.config->global.record_max_bytes };
 }
 
 int engine_record_open(struct engine *e, struct err *err)
@@ -32,30 +33,30 @@ int engine_record_open(struct engine *e, struct err *err)
 	const char *path = record_path(e);
 	struct record_options opts = record_options(e);
 
-	e->wall_start_ms = clock_wall_ms();
+	e->record.wall_start_ms = clock_wall_ms();
 	if (!path)
 		return 0;
-	return record_new(path, &opts, &e->record, err);
+	return record_new(path, &opts, &e->record.file, err);
 }
 
 /* After a write failure the file is closed and recording stops; the loop carries on. */
 static void stop_recording(struct engine *e, const struct err *why)
 {
 	log_error("%s; recording stops until the next SIGHUP", why->text);
-	record_free(e->record, NULL);
-	e->record = NULL;
+	record_free(e->record.file, NULL);
+	e->record.file = NULL;
 }
 
 /* The partition's rows on each domain, after its total. */
 static void record_domains(struct engine *e, size_t i, const struct record_row *total)
 {
-	for (unsigned d = 0; d < e->dom_count; d++) {
+	for (unsigned d = 0; d < e->domains.count; d++) {
 		const struct domain_status *ds = engine_partition_domain(e, i, d);
 		struct record_row row = {
 			.t_ms = total->t_ms,
 			.time_ms = total->time_ms,
 			.partition = total->partition,
-			.domain = e->doms[d].name,
+			.domain = e->domains.dom[d].name,
 			.valid = ds->valid,
 			.estimated = ds->estimated,
 			.mbps = ds->mbps,
@@ -65,7 +66,7 @@ static void record_domains(struct engine *e, size_t i, const struct record_row *
 			.has_truth = total->has_truth,
 			.truth_mbps = ds->truth_mbps,
 		};
-		record_write(e->record, &row);
+		record_write(e->record.file, &row);
 	}
 }
 
@@ -73,12 +74,12 @@ void engine_record_tick(struct engine *e, uint64_t now_ns)
 {
 	struct err err = { "" };
 
-	if (!e->record)
+	if (!e->record.file)
 		return;
 	uint64_t t_ms = engine_t_ms(e, now_ns), time_ms = engine_wall_ms(e, now_ns);
-	for (size_t i = 0; i < e->slot_count; i++) {
-		const struct partition_status *st = &e->partitions[i].status;
-		if (!e->partitions[i].used)
+	for (size_t i = 0; i < e->slots.count; i++) {
+		const struct partition_status *st = &e->slots.partitions[i].status;
+		if (!e->slots.partitions[i].used)
 			continue;
 		struct record_row row = {
 			.t_ms = t_ms,
@@ -96,10 +97,10 @@ void engine_record_tick(struct engine *e, uint64_t now_ns)
 			.ipc_valid = st->ipc_valid,
 			.ipc = st->ipc,
 		};
-		record_write(e->record, &row);
+		record_write(e->record.file, &row);
 		record_domains(e, i, &row);
 	}
-	if (record_end_tick(e->record, &err) < 0)
+	if (record_end_tick(e->record.file, &err) < 0)
 		stop_recording(e, &err);
 }
 
@@ -112,9 +113,9 @@ void engine_record_reopen(struct engine *e)
 	engine_record_close(e);
 	if (!path)
 		return;
-	if (record_new(path, &opts, &e->record, &err) < 0) {
+	if (record_new(path, &opts, &e->record.file, &err) < 0) {
 		log_error("%s; recording stops until the next SIGHUP", err.text);
-		e->record = NULL;
+		e->record.file = NULL;
 		return;
 	}
 	log_info("record file %s reopened", path);
@@ -124,7 +125,7 @@ void engine_record_close(struct engine *e)
 {
 	struct err err = { "" };
 
-	if (record_free(e->record, &err) < 0)
+	if (record_free(e->record.file, &err) < 0)
 		log_error("%s", err.text);
-	e->record = NULL;
+	e->record.file = NULL;
 }
