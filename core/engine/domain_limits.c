@@ -45,15 +45,45 @@ int domain_limits_check(const struct control_caps *caps, const struct partition_
 	return r < 0 ? r : domain_ids_check(caps, &g->mb_min_at, "mb_min", err);
 }
 
-void domain_limits_fill(const struct control_caps *caps, const struct partition_goals *g, unsigned mb_max,
-			unsigned mb_min, struct partition_limits *l)
+void domain_limits_fill(const struct control_caps *caps, const struct partition_goals *g, double mb_max, double mb_min,
+			struct partition_limits *l)
+{
+	domain_limits_asked(caps, g, mb_max, mb_min, l);
+	control_snap_limits(caps, l);
+	limits_summarise(l);
+}
+
+/* Domain `id`'s own value where the configuration names it, else `all` (a decision need not be whole). */
+static double value_at(const struct domain_values *v, uint32_t id, double all)
+{
+	return domain_values_has(v, id) ? domain_values_get(v, id, 0) : all;
+}
+
+void domain_limits_asked(const struct control_caps *caps, const struct partition_goals *g, double mb_max, double mb_min,
+			 struct partition_limits *l)
 {
 	l->mb_max = mb_max;
 	l->mb_min = mb_min;
 	l->domain_count = caps->domain_count;
 	for (unsigned d = 0; d < caps->domain_count; d++) {
-		l->mb_max_at[d] = domain_values_get(&g->mb_max_at, caps->domains[d].id, mb_max);
-		l->mb_min_at[d] = domain_values_get(&g->mb_min_at, caps->domains[d].id, mb_min);
+		l->mb_max_at[d] = value_at(&g->mb_max_at, caps->domains[d].id, mb_max);
+		l->mb_min_at[d] = value_at(&g->mb_min_at, caps->domains[d].id, mb_min);
 	}
 	limits_summarise(l);
+}
+
+double domain_goal_max(const struct control_caps *caps, const struct partition_goals *g, unsigned d)
+{
+	double pct =
+		d < caps->domain_count ? domain_values_get(&g->mb_max_at, caps->domains[d].id, g->mb_max) : g->mb_max;
+
+	return control_snap_max(control_max_ladder(caps, d), pct);
+}
+
+double domain_goal_min(const struct control_caps *caps, const struct partition_goals *g, unsigned d)
+{
+	double pct =
+		d < caps->domain_count ? domain_values_get(&g->mb_min_at, caps->domains[d].id, g->mb_min) : g->mb_min;
+
+	return control_snap_min(control_min_ladder(caps, d), pct);
 }

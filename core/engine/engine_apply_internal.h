@@ -22,7 +22,7 @@ struct engine_policy {
 	struct policy_partition *partitions; /* [slot]: the view of each partition, with its memory */
 	struct policy_decision *decisions;   /* [slot]: this tick's decisions */
 	struct policy_domain *domains;	     /* [slot][domain]: the view and memory on each domain (per_domain) */
-	unsigned *max_at, *min_at;	     /* [slot][domain]: this tick's decisions there (per_domain) */
+	double *max_at, *min_at;	     /* [slot][domain]: this tick's decisions there (per_domain) */
 	size_t *work;			     /* [slot]: room for the guard to order partitions */
 	struct policy_host_domain host_domains[ENGINE_MAX_DOMAINS];
 	double learned_capacity_mbps; /* the highest valid total seen */
@@ -38,8 +38,8 @@ void engine_reset_limits(struct engine *e);
  * its target_mbps as each domain's ceiling, and on each of the control's domains the MB limits of
  * max_at/min_at (the policies' per-domain decisions, by engine domain), or without them its own
  * per-domain values where it has them and mb_max/mb_min elsewhere. */
-struct partition_limits engine_limits(const struct engine *e, const struct partition_config *p, unsigned mb_max,
-				      unsigned mb_min, const unsigned *max_at, const unsigned *min_at);
+struct partition_limits engine_limits(const struct engine *e, const struct partition_config *p, double mb_max,
+				      double mb_min, const double *max_at, const double *min_at);
 /* Goals the composition cannot serve at all (guarantee_mbps where mpamd's guard may not run): -EOPNOTSUPP
  * and why. */
 int engine_check_goals(const struct engine *e, const struct partition_config *p, struct err *err);

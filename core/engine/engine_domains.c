@@ -83,16 +83,6 @@ int engine_check_capacity_domains(const struct engine *e, const struct config *c
 }
 
 /* The configured mb_max and mb_min on control domain `control` (its own value, else the partition's). */
-static unsigned goal_max(const struct engine *e, const struct partition_goals *g, unsigned control)
-{
-	return domain_values_get(&g->mb_max_at, e->hw.caps.domains[control].id, g->mb_max);
-}
-
-static unsigned goal_min(const struct engine *e, const struct partition_goals *g, unsigned control)
-{
-	return domain_values_get(&g->mb_min_at, e->hw.caps.domains[control].id, g->mb_min);
-}
-
 /* What monitor domain m can carry: what the hardware says, else the configuration's. */
 double engine_monitor_capacity(const struct engine *e, unsigned m)
 {
@@ -178,8 +168,8 @@ void engine_domains_config(struct engine *e, size_t slot)
 
 	for (unsigned d = 0; e->domains.per_domain && d < e->domains.count; d++) {
 		struct policy_domain *pd = &e->policy.domains[slot * e->domains.count + d];
-		pd->cfg_max = goal_max(e, g, (unsigned)e->domains.dom[d].control);
-		pd->cfg_min = goal_min(e, g, (unsigned)e->domains.dom[d].control);
+		pd->cfg_max = domain_goal_max(&e->hw.caps, g, (unsigned)e->domains.dom[d].control);
+		pd->cfg_min = domain_goal_min(&e->hw.caps, g, (unsigned)e->domains.dom[d].control);
 	}
 }
 

@@ -7,6 +7,7 @@
 #include "core/base/log.h"
 #include "core/engine/engine_internal.h"
 #include "core/engine/engine_snapshot.h"
+#include "core/report/json_pct.h"
 
 #define SET_KEY_MAX 64
 
@@ -69,13 +70,17 @@ static int parse_settings(struct engine *e, struct partition_config *copy, const
 	return config_partition_check(copy, err);
 }
 
-/* One "rounded" entry when the hardware holds a limit other than the one asked for. */
-static void add_rounding(json_t *rounded, const char *key, unsigned asked, unsigned held, unsigned step)
+/* One "rounded" entry when the hardware holds a limit other than the one asked for: what it took,
+ * and the steps it has (core/base/ladder.h). */
+static void add_rounding(json_t *rounded, const char *key, double asked, double held, const struct ladder *l)
 {
-	if (asked != held)
-		json_array_append_new(rounded,
-				      json_pack("{s:s,s:I,s:I,s:I}", "key", key, "requested", (json_int_t)asked,
-						"in_force", (json_int_t)held, "step", (json_int_t)step));
+	char steps[128];
+
+	if (asked == held)
+		return;
+	ladder_describe(l, steps, sizeof(steps));
+	json_array_append_new(rounded, json_pack("{s:s,s:o,s:o,s:s}", "key", key, "requested", json_pct(asked),
+						 "in_force", json_pct(held), "steps", steps));
 }
 
 static json_t *set_result(const struct engine *e, size_t index, const char *const *settings, size_t count, bool limits)
@@ -83,17 +88,16 @@ static json_t *set_result(const struct engine *e, size_t index, const char *cons
 	const struct partition_config *p = e->slots.partitions[index].config;
 	const struct partition_status *st = &e->slots.partitions[index].status;
 	json_t *asked = json_array(), *rounded = json_array();
-	unsigned step = e->hw.caps.bw_gran_pct ? e->hw.caps.bw_gran_pct : 1;
 
 	for (size_t s = 0; s < count; s++)
 		json_array_append_new(asked, json_string(settings[s]));
 	if (limits && st->open) {
-		add_rounding(rounded, "mb_max", p->goals.mb_max, st->mb_max, step);
-		add_rounding(rounded, "mb_min", p->goals.mb_min, st->mb_min, step);
+		add_rounding(rounded, "mb_max", p->goals.mb_max, st->mb_max, &e->hw.caps.max_ladder);
+		add_rounding(rounded, "mb_min", p->goals.mb_min, st->mb_min, &e->hw.caps.min_ladder);
 	}
-	return json_pack("{s:s,s:o,s:b,s:{s:I,s:I},s:o}", "name", p->name, "settings", asked, "applied",
-			 limits && st->open, "in_force", "mb_max", (json_int_t)st->mb_max, "mb_min",
-			 (json_int_t)st->mb_min, "rounded", rounded);
+	return json_pack("{s:s,s:o,s:b,s:{s:o,s:o},s:o}", "name", p->name, "settings", asked, "applied",
+			 limits && st->open, "in_force", "mb_max", json_pct(st->mb_max), "mb_min", json_pct(st->mb_min),
+			 "rounded", rounded);
 }
 
 /* The set's own event: what was asked and by whom, in full (the log has it too). */

@@ -2,6 +2,7 @@
 #include "core/engine/engine_snapshot.h"
 
 #include "core/engine/engine_internal.h"
+#include "core/report/json_pct.h"
 
 #define STATUS_EVENTS 20 /* the newest events status carries, as many as show's */
 
@@ -27,9 +28,9 @@ json_t *engine_json_u32(uint32_t v)
 }
 
 /* A limit is in force only on an open partition: a failed one has none, which is not 0%. */
-static json_t *limit_json(const struct partition_status *st, unsigned pct)
+static json_t *limit_json(const struct partition_status *st, double pct)
 {
-	return st->open ? json_integer(pct) : json_null();
+	return st->open ? json_pct(pct) : json_null();
 }
 
 /* "open", "failed" (it is tried again, or after a reload when retry_in_s is null) or "closed". An

@@ -23,7 +23,7 @@ struct record_row {
 	bool valid;
 	bool estimated;
 	double mbps;
-	unsigned mb_max, mb_min;
+	double mb_max, mb_min;
 	bool no_limits;	   /* no limit is in force (a failed partition): mb_max and mb_min empty, never 0 */
 	const char *event; /* NULL or "" for none */
 	bool has_truth;

@@ -2,10 +2,12 @@
 
 #include <errno.h>
 #include <float.h>
+#include <math.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "core/base/decimal_text.h"
 #include "core/base/parse.h"
 #include "core/base/rfc3339.h"
 
@@ -123,8 +125,11 @@ size_t record_field_format(enum record_col col, const struct record_value *v, ch
 		return format_text(v->text, buf, len);
 	case RECORD_KIND_MBPS:
 		return (size_t)snprintf(buf, len, "%.1f", v->number);
-	case RECORD_KIND_PERCENT:
-		return format_whole(v->number, buf, len);
+	case RECORD_KIND_PERCENT: /* a rung: a whole percent, or a fraction written to read back exactly */
+		if (v->number == floor(v->number))
+			return format_whole(v->number, buf, len);
+		decimal_text(v->number, buf, len);
+		return strlen(buf);
 	case RECORD_KIND_FLAG:
 		return copy_out(v->number != 0 ? "1" : "0", 1, buf, len);
 	case RECORD_KIND_RATIO:

@@ -36,9 +36,9 @@ struct cli {
 	unsigned rmids;	     /* 0: the profile's num_rmids */
 	unsigned llc_half_life_ms;
 	unsigned nrdy_ms;
-	bool cdp;      /* as mounted with -o cdp */
-	bool io_alloc; /* io_alloc capable */
-	uint64_t l3_bytes;   /* 0: the profile's */
+	bool cdp;	   /* as mounted with -o cdp */
+	bool io_alloc;	   /* io_alloc capable */
+	uint64_t l3_bytes; /* 0: the profile's */
 };
 
 enum {
