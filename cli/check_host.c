@@ -203,14 +203,19 @@ static json_t *check_partition(const struct config *config, const struct control
 {
 	struct partition_limits want = { .l3_cbm = p->goals.l3_cbm }, asked = want;
 	struct control_plan plan = { 0 };
+	struct partition_goals buf;
 	struct err err = { "" };
+	int r = domain_limits_check(caps, &p->goals, &err);
+	/* MB/s goals as percents of each domain (what the hardware's rungs are in) */
+	const struct partition_goals *g = r < 0 ? NULL : domain_goals_pct(caps, &config->global, &p->goals, &buf, &err);
 
-	domain_limits_asked(caps, &p->goals, p->goals.mb_max, p->goals.mb_min, &asked);
-	domain_limits_fill(caps, &p->goals, p->goals.mb_max, p->goals.mb_min, &want);
+	if (g) {
+		domain_limits_asked(caps, g, g->mb_max, g->mb_min, &asked);
+		domain_limits_fill(caps, g, g->mb_max, g->mb_min, &want);
+	}
 	json_t *entry =
 		json_pack("{s:s,s:s,s:o}", "name", p->name, "verdict", "ok", "limits", limits_to_json(&want, caps));
-	if (domain_limits_check(caps, &p->goals, &err) < 0 ||
-	    (ops->validate && ops->validate(control, &want, &err) < 0)) {
+	if (!g || (ops->validate && ops->validate(control, &want, &err) < 0)) {
 		refuse(entry, err.text);
 		return entry;
 	}

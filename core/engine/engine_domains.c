@@ -164,7 +164,8 @@ void engine_domains_summarise(struct engine *e, size_t index)
 /* The policies' copy of a partition's configured limits on each domain. */
 void engine_domains_config(struct engine *e, size_t slot)
 {
-	const struct partition_goals *g = &e->slots.partitions[slot].config->goals;
+	struct partition_goals buf;
+	const struct partition_goals *g = engine_goals_pct(e, &e->slots.partitions[slot].config->goals, &buf);
 
 	for (unsigned d = 0; e->domains.per_domain && d < e->domains.count; d++) {
 		struct policy_domain *pd = &e->policy.domains[slot * e->domains.count + d];

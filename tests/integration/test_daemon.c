@@ -252,7 +252,7 @@ static void test_control_socket(void **state)
 
 	/* Validated like the config: out of range, a rule between keys, a key that needs a reload. */
 	expect_run(ARGV(MPAMCTL, "--socket", socket, "set", "batch", "mb_max=150"), 1,
-		   "mb_max = 150: out of range 1..100");
+		   "mb_max = 150: out of range: a percent above 0 and at most 100");
 	expect_run(ARGV(MPAMCTL, "--socket", socket, "set", "batch", "guarantee_mbps=500"), 1,
 		   "only for class = latency-critical");
 	expect_run(ARGV(MPAMCTL, "--socket", socket, "set", "batch", "partid=4"), 1, "reload");
