@@ -412,7 +412,8 @@ static bool is_array_of_objects(json_t *v)
 static const char *const partition_columns[] = { "name", "class",	"state",	  "mb_min", "mb_max",
 						 "mbps", "target_mbps", "guarantee_mbps", NULL };
 static const char *const event_columns[] = { "time", "tick", "t_ms", "partition", "action", "reason", NULL };
-static const char *const domain_columns[] = { "domain", "what", "mbps", "state", "mb_max", "mb_min", "reason", NULL };
+static const char *const domain_columns[] = { "domain",	     "what",   "mbps",	 "state", "mb_max",
+					      "mb_max_mbps", "mb_min", "reason", NULL };
 
 static const char *const *columns_for(const char *key)
 {

@@ -132,6 +132,13 @@ static void limits_on(const struct engine *e, const struct engine_partition *ep,
 
 	ds->mb_max = c >= 0 ? limits_max_at(&ep->effective, (unsigned)c) : ep->status.mb_max;
 	ds->mb_min = c >= 0 ? limits_min_at(&ep->effective, (unsigned)c) : ep->status.mb_min;
+	/* In MB/s too: AMD's units say it themselves, elsewhere the domain's capacity where known. */
+	const struct ladder *l = c >= 0 ? control_max_ladder(&e->hw.caps, (unsigned)c) : &e->hw.caps.max_ladder;
+	double capacity = engine_dom_known_capacity(e, d);
+	if (ladder_exists(l))
+		ds->mb_max_mbps = ladder_mbps(l, ladder_snap(l, ds->mb_max, LADDER_NEAREST), capacity);
+	else
+		ds->mb_max_mbps = ds->mb_max / 100.0 * capacity;
 }
 
 void engine_domains_summarise(struct engine *e, size_t index)

@@ -77,9 +77,10 @@ json_t *engine_domain_rows(const struct engine *e, size_t index, bool detail)
 
 	for (unsigned d = 0; d < e->domains.count; d++) {
 		const struct domain_status *ds = engine_partition_domain(e, index, d);
-		json_t *row = json_pack("{s:s,s:o,s:s,s:o,s:o}", "domain", e->domains.dom[d].name, "mbps",
+		json_t *row = json_pack("{s:s,s:o,s:s,s:o,s:o,s:o}", "domain", e->domains.dom[d].name, "mbps",
 					engine_json_mbps(ds->valid, ds->mbps), "state", domain_state(ds), "mb_max",
-					limit_json(st, ds->mb_max), "mb_min", limit_json(st, ds->mb_min));
+					limit_json(st, ds->mb_max), "mb_min", limit_json(st, ds->mb_min), "mb_max_mbps",
+					ds->mb_max_mbps > 0 && st->open ? json_real(ds->mb_max_mbps) : json_null());
 		if (detail) {
 			json_object_set_new(row, "what", json_string(e->domains.dom[d].what));
 			json_object_set_new(row, "reason",

@@ -17,6 +17,7 @@ struct domain_status {
 	double mbps;	       /* there; 0 when not valid */
 	const char *reason;    /* why not valid */
 	double mb_max, mb_min; /* in force there (rungs, percent) */
+	double mb_max_mbps;    /* what that ceiling lets through there, in MB/s; 0 where unknown */
 	double truth_mbps;     /* simulator only, else 0 */
 };
 

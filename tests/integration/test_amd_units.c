@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <jansson.h>
 
 #include "core/base/error.h"
 #include "core/engine/engine.h"
@@ -68,7 +69,18 @@ static void run_stop(struct run *run)
 	rmdir(run->dir);
 }
 
-static double run_engine(struct run *run)
+/* What list says the partition's ceiling lets through on its first domain, in MB/s (-1: null). */
+static double listed_ceiling_mbps(struct engine *engine)
+{
+	json_t *row = engine_list_row(engine, "vm");
+	json_t *v = json_object_get(json_array_get(json_object_get(row, "domains"), 0), "mb_max_mbps");
+	double mbps = json_is_number(v) ? json_number_value(v) : -1;
+
+	json_decref(row);
+	return mbps;
+}
+
+static double run_engine(struct run *run, double *ret_listed)
 {
 	struct engine_options opts = {
 		.ticks = TICKS, .config_path = run->config, .on_tick = on_tick, .on_tick_ctx = run
@@ -81,6 +93,8 @@ static double run_engine(struct run *run)
 	if (engine_new(config, &opts, &engine, &err) < 0)
 		fail_msg("engine: %s", err.text);
 	assert_int_equal(engine_run(engine, &err), 0);
+	if (ret_listed)
+		*ret_listed = listed_ceiling_mbps(engine);
 	engine_free(engine);
 	assert_true(run->count > 0);
 	return run->sum / run->count;
@@ -94,7 +108,7 @@ static void test_target_between_percents(void **state)
 
 	(void)state;
 	run_start(&run, args, "class = best-effort\ntarget_mbps = 6000");
-	double got = run_engine(&run);
+	double got = run_engine(&run, NULL);
 	printf("amd: target 6000 MB/s held at %.0f MB/s (%+.1f%%)\n", got, 100 * (got - 6000) / 6000);
 	assert_true(fabs(got - 6000) <= 0.05 * 6000);
 	run_stop(&run);
@@ -109,8 +123,10 @@ static void test_maximum_not_taken_from_the_default_group(void **state)
 
 	(void)state;
 	run_start(&run, args, "mb_max = 6000MB/s");
-	double got = run_engine(&run);
-	printf("amd (max 4096, root at 512): mb_max = 6000MB/s lets %.0f MB/s through\n", got);
+	double listed;
+	double got = run_engine(&run, &listed);
+	printf("amd (max 4096, root at 512): mb_max = 6000MB/s lets %.0f MB/s through, list says %.0f\n", got, listed);
+	assert_true(listed == 6000); /* 48 units of 125 MB/s, in both units */
 	assert_true(emu_group_file_has(run.emu, "mpamd-vm", "schemata", "MB:0=48"));
 	assert_true(fabs(got - 6000) <= 0.05 * 6000);
 	run_stop(&run);
