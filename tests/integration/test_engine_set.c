@@ -154,6 +154,10 @@ static void test_set_refuses_what_the_host_cannot_hold(void **state)
 	struct engine *e = rig.engine;
 	expect_refusal(e, "l3_cbm=0x801", "outside cbm_mask 0x7ff");
 	expect_refusal(e, "mb_min=10", "no minimum-bandwidth control");
+	/* MB/s where nothing says what a domain carries (Intel's MB is in percent, no capacity_mbps) */
+	expect_refusal(e, "mb_max=6000MB/s", "mb_max = 6000MB/s: what domain 0 carries is not known");
+	expect_refusal(e, "mb_max=0", "0% would stop all traffic");
+	expect_refusal(e, "mb_max=100.5", "at most 100");
 	/* Nothing of a refused set is kept. */
 	assert_int_equal(engine_config(e)->partitions[1].goals.l3_cbm, 0x00f);
 	assert_int_equal(engine_config(e)->partitions[1].goals.mb_min, 0);
