@@ -24,6 +24,8 @@ const struct record_column record_columns[RECORD_COL_COUNT] = {
 				"no limit in force (a failed partition): mb_min is empty too" },
 	[RECORD_COL_MB_MIN] = { "mb_min", RECORD_WRITTEN_ALWAYS, true, RECORD_KIND_PERCENT,
 				"no limit in force (a failed partition): mb_max is empty too" },
+	[RECORD_COL_MB_MAX_MBPS] = { "mb_max_mbps", RECORD_WRITTEN_ALWAYS, false, RECORD_KIND_MBPS,
+				     "not known: neither the hardware's units nor the domain's capacity say it" },
 	[RECORD_COL_VALID] = { "valid", RECORD_WRITTEN_ALWAYS, false, RECORD_KIND_FLAG, NULL },
 	[RECORD_COL_ESTIMATED] = { "estimated", RECORD_WRITTEN_ALWAYS, false, RECORD_KIND_FLAG, NULL },
 	[RECORD_COL_EVENT] = { "event", RECORD_WRITTEN_ALWAYS, false, RECORD_KIND_TEXT, "no event" },
