@@ -109,12 +109,12 @@ struct window {
 static struct window follow(struct plant *pl, size_t t, double target, int len)
 {
 	struct window w = { .settle = -1 };
-	unsigned last = plant_max_at(pl, t, 0);
+	double last = plant_max_at(pl, t, 0);
 
 	for (int k = 1; k <= len; k++) {
 		plant_tick(pl);
 		double rel = (pl->truth[t] - target) / target;
-		unsigned now = plant_max_at(pl, t, 0);
+		double now = plant_max_at(pl, t, 0);
 		if (fabs(rel) > SETTLE_BAND) {
 			w = (struct window){ .settle = -1 };
 		} else if (w.settle < 0) {
@@ -188,7 +188,8 @@ static struct guard_result run_guard(const struct curve_case *c, const struct ch
 	pl.parts[web].goals.guarantee_mbps = 6000;
 	if (ch->mba)
 		pl.parts[agg].goals.target_mbps = 4000; /* capacity less the guarantee */
-	unsigned changes = 0, after = 0, last = 100;
+	unsigned changes = 0, after = 0;
+	double last = 100;
 	for (int k = 1; k <= GUARD_TICKS; k++) {
 		plant_tick(&pl);
 		bool low = pl.truth[web] < SHORT_BAND * 6000;
@@ -199,7 +200,7 @@ static struct guard_result run_guard(const struct curve_case *c, const struct ch
 			r.back = k;
 		r.by_mean += pl.truth[by] / 9000 / GUARD_TICKS;
 		r.by_worst = fmin(r.by_worst, pl.truth[by] / 9000);
-		unsigned now = plant_max_at(&pl, agg, 0);
+		double now = plant_max_at(&pl, agg, 0);
 		if (r.back > 0 && k > r.back) {
 			changes += now != last;
 			after++;

@@ -45,8 +45,8 @@ struct trace {
 	size_t parts;
 	uint64_t ticks;
 	char names[MAXP][65];
-	double *truth;	  /* [(tick - 1) * parts + part] */
-	unsigned *mb_max; /* same layout */
+	double *truth;	/* [(tick - 1) * parts + part] */
+	double *mb_max; /* same layout */
 	bool *valid;
 	const struct scheduled_set *sets;
 	size_t set_count;
@@ -382,9 +382,7 @@ static int guard_scale(size_t n, unsigned ticks)
 	struct policy_decision *dec = calloc(n, sizeof(*dec));
 	size_t *work = calloc(n, sizeof(*work));
 	/* the engine's room for the guard to order partitions */
-	struct policy_host h = {
-		.interval_ms = 100, .capacity_mbps = 40000, .gran_pct = 1, .min_pct = 1, .cpus = 16, .work = work
-	};
+	struct policy_host h = { .interval_ms = 100, .capacity_mbps = 40000, .cpus = 16, .work = work };
 
 	if (!parts || !dec || !work || n < 2)
 		return 1;

@@ -51,6 +51,23 @@ static unsigned period_ticks(const struct policy_host *h)
 	return ticks ? ticks : 1;
 }
 
+/* min_bandwidth and bandwidth_gran as resctrl shows them for the host's ladder: the kernel's
+ * controller works in those percents (on MPAM, Linux's conversion of BWA_WD). */
+static void resctrl_steps(const struct ladder *l, uint32_t *min_bw, uint32_t *gran)
+{
+	*min_bw = *gran = 1;
+	if (!l)
+		return;
+	if (l->kind == LADDER_PERCENT) {
+		*min_bw = l->min ? l->min : 1;
+		*gran = l->gran;
+	} else if (l->kind == LADDER_MPAM_MAX || l->kind == LADDER_RESCTRL_MPAM) {
+		uint32_t min = ladder_kernel_mpam_min(l->bwa_wd);
+		*min_bw = min ? min : 1;
+		*gran = ladder_kernel_mpam_gran(l->bwa_wd);
+	}
+}
+
 /* update_mba_bw(): one step of bw_gran, down when over, up when the prediction stays under. */
 static uint32_t update_mba_bw(uint32_t cur_msr_val, uint32_t cur_bw, uint32_t user_bw, uint32_t min_bw,
 			      uint32_t bw_gran)
@@ -69,7 +86,7 @@ static uint32_t update_mba_bw(uint32_t cur_msr_val, uint32_t cur_bw, uint32_t us
 	return new_msr_val < min_bw ? min_bw : new_msr_val;
 }
 
-static void set_every_domain(const struct policy_host *h, struct policy_decision *d, unsigned pct)
+static void set_every_domain(const struct policy_host *h, struct policy_decision *d, double pct)
 {
 	d->mb_max = pct;
 	for (unsigned dom = 0; d->mb_max_at && dom < h->domain_count; dom++)
@@ -95,11 +112,12 @@ static void mba_one(const struct policy_host *h, struct policy_partition *p, str
 		uint64_t bytes = (uint64_t)(m->mean_mbps / m->hold * MB);
 		uint32_t cur_bw = (uint32_t)(bytes / (uint64_t)MIB);
 		uint32_t user_bw = (uint32_t)lround(p->goals.target_mbps * MB / MIB);
-		uint32_t min_bw = h->min_pct ? h->min_pct : 1, gran = h->gran_pct ? h->gran_pct : 1;
-		uint32_t next = update_mba_bw(m->out_pct, cur_bw, user_bw, min_bw, gran);
-		if (next != m->out_pct)
+		uint32_t min_bw, gran, cur = (uint32_t)m->out_pct;
+		resctrl_steps(h->max_ladder, &min_bw, &gran);
+		uint32_t next = update_mba_bw(cur, cur_bw, user_bw, min_bw, gran);
+		if (next != cur)
 			policy_event(d, "%s: mba_MBps %u MiB/s vs %u MiB/s: MB %u%% -> %u%%",
-				     next < m->out_pct ? "throttle" : "restore", cur_bw, user_bw, m->out_pct, next);
+				     next < cur ? "throttle" : "restore", cur_bw, user_bw, cur, next);
 		m->out_pct = next;
 		m->mean_mbps = 0;
 		m->hold = 0;

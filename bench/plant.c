@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backends/mpam/mpam_regs.h"
+#include "backends/contracts/control.h"
 
 static const policy_fn target_fns[] = { policy_static, policy_target };
 const struct policy_chain plant_target_chain = { "target", target_fns, sizeof(target_fns) / sizeof(target_fns[0]) };
@@ -49,10 +49,20 @@ int plant_init(struct plant *pl, const struct plant_setup *setup, const struct p
 	pl->serve_work = calloc(cap, sizeof(*pl->serve_work));
 	pl->members = calloc(cap, sizeof(*pl->members));
 	traffic_rng_seed(&pl->rng, setup->seed);
+	if (setup->bwa_wd) {
+		ladder_mpam_max(setup->bwa_wd, &pl->max_ladder);
+		ladder_mpam_min(setup->bwa_wd, &pl->min_ladder);
+	} else {
+		ladder_percent(setup->gran_pct ? setup->gran_pct : 1, setup->min_pct ? setup->min_pct : 1,
+			       &pl->max_ladder);
+		ladder_percent(1, 0, &pl->min_ladder);
+	}
+	if (!setup->has_mb_min)
+		pl->min_ladder = (struct ladder){ .kind = LADDER_NONE };
 	pl->host = (struct policy_host){
 		.interval_ms = 100,
-		.gran_pct = setup->gran_pct ? setup->gran_pct : 1,
-		.min_pct = setup->min_pct ? setup->min_pct : 1,
+		.max_ladder = &pl->max_ladder,
+		.min_ladder = &pl->min_ladder,
 		.has_mb_min = setup->has_mb_min,
 		.cpus = 16,
 	};
@@ -88,53 +98,44 @@ void plant_free(struct plant *pl)
 	memset(pl, 0, sizeof(*pl));
 }
 
-/* The setting the hardware keeps: MBW_MAX's read-back percentage, or the step at or below it. */
-static unsigned in_force_max(const struct plant *pl, unsigned pct)
+/* What the curve lets through at the rung pct (what the hardware enforces there). */
+double plant_fraction(const struct plant *pl, double pct)
 {
-	unsigned gran = pl->host.gran_pct, floor_pct = pl->host.min_pct;
-
-	if (pl->setup.bwa_wd)
-		return mpam_mbw_max_to_percent(mpam_mbw_max_from_percent(pct, pl->setup.bwa_wd), pl->setup.bwa_wd);
-	if (pct < 100)
-		pct = pct / gran * gran;
-	return pct < floor_pct ? floor_pct : pct;
+	return mb_curve_fraction(pl->setup.curve ? pl->setup.curve : &plant_linear, pct);
 }
 
-double plant_fraction(const struct plant *pl, unsigned pct)
+static double min_fraction(const struct plant *pl, double pct)
 {
-	double share = pct / 100.0;
-
-	if (pl->setup.bwa_wd)
-		share = mpam_mbw_max_fraction(mpam_mbw_max_from_percent(pct, pl->setup.bwa_wd), pl->setup.bwa_wd);
-	return mb_curve_fraction(pl->setup.curve ? pl->setup.curve : &plant_linear, 100 * share);
+	return pl->setup.has_mb_min ? pct / 100.0 : 0;
 }
 
-static double min_fraction(const struct plant *pl, unsigned pct)
-{
-	if (!pl->setup.has_mb_min || pct == 0)
-		return 0;
-	if (pl->setup.bwa_wd)
-		return mpam_mbw_min_fraction(mpam_mbw_min_from_percent(pct, pl->setup.bwa_wd), pl->setup.bwa_wd);
-	return pct / 100.0;
-}
-
-unsigned plant_max_at(const struct plant *pl, size_t i, unsigned d)
+double plant_max_at(const struct plant *pl, size_t i, unsigned d)
 {
 	return pl->max_at[i * pl->setup.domains + d];
 }
 
-unsigned plant_decided_max_at(const struct plant *pl, size_t i, unsigned d)
+double plant_decided_max_at(const struct plant *pl, size_t i, unsigned d)
 {
 	return pl->setup.per_domain ? pl->dec_max[i * pl->setup.domains + d] : pl->dec[i].mb_max;
 }
 
-/* What the hardware keeps of a decision on domain d; the partition's summary is the highest. */
-static void apply(struct plant *pl, size_t i, unsigned d, unsigned mb_max, unsigned mb_min)
+/* What the hardware keeps of a decision on domain d (its rungs, as the engine snaps them); the
+ * partition's summary is the highest. */
+static void apply(struct plant *pl, size_t i, unsigned d, double mb_max, double mb_min)
 {
 	size_t at = i * pl->setup.domains + d;
 
-	pl->max_at[at] = in_force_max(pl, mb_max);
-	pl->min_at[at] = pl->setup.has_mb_min ? mb_min : 0;
+	pl->max_at[at] = control_snap_max(&pl->max_ladder, mb_max);
+	pl->min_at[at] = pl->setup.has_mb_min ? control_snap_min(&pl->min_ladder, mb_min) : 0;
+}
+
+/* The configured limits as the engine gives them to the policies: rungs. */
+static void snap_goals(struct plant *pl, size_t i)
+{
+	struct policy_partition *p = &pl->parts[i];
+
+	p->cfg_max = control_snap_max(&pl->max_ladder, p->goals.mb_max);
+	p->cfg_min = pl->setup.has_mb_min ? control_snap_min(&pl->min_ladder, p->goals.mb_min) : 0;
 }
 
 static void summarise_limits(struct plant *pl, size_t i)
@@ -223,11 +224,13 @@ static void fill_domains(struct plant *pl)
 
 	for (unsigned d = 0; d < nd; d++) {
 		struct policy_host_domain *hd = &pl->host_doms[d];
-		*hd = (struct policy_host_domain){ .total_valid = true };
+		*hd = (struct policy_host_domain){ .total_valid = true,
+						   .max_ladder = &pl->max_ladder,
+						   .min_ladder = &pl->min_ladder };
 		for (size_t i = 0; i < pl->n; i++) {
 			struct policy_domain *pd = &pl->pdom[i * nd + d];
-			pd->cfg_max = pl->parts[i].goals.mb_max;
-			pd->cfg_min = pl->parts[i].goals.mb_min;
+			pd->cfg_max = pl->parts[i].cfg_max;
+			pd->cfg_min = pl->parts[i].cfg_min;
 			pd->valid = true;
 			pd->mbps = measured[i * nd + d];
 			pd->mb_max = pl->max_at[i * nd + d];
@@ -245,8 +248,8 @@ static void fill_domains(struct plant *pl)
 		pl->dec[i].mb_max_at = &pl->dec_max[i * nd];
 		pl->dec[i].mb_min_at = &pl->dec_min[i * nd];
 		for (unsigned d = 0; d < nd; d++) {
-			pl->dec_max[i * nd + d] = pl->parts[i].goals.mb_max;
-			pl->dec_min[i * nd + d] = pl->parts[i].goals.mb_min;
+			pl->dec_max[i * nd + d] = pl->parts[i].cfg_max;
+			pl->dec_min[i * nd + d] = pl->parts[i].cfg_min;
 		}
 	}
 }
@@ -279,7 +282,8 @@ void plant_tick(struct plant *pl)
 		p->valid = true;
 		p->smoothed_mbps = p->mbps;
 		total += p->mbps;
-		pl->dec[i] = (struct policy_decision){ .mb_max = p->goals.mb_max, .mb_min = p->goals.mb_min };
+		snap_goals(pl, i);
+		pl->dec[i] = (struct policy_decision){ .mb_max = p->cfg_max, .mb_min = p->cfg_min };
 	}
 	pl->host.total_mbps = total;
 	pl->host.total_valid = true;

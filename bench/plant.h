@@ -4,9 +4,10 @@
  * It is not the simulator (backends/sim): it runs the policy functions directly, so a bench or a
  * test can give them plants the simulator does not have and count what they do tick by tick.
  *
- *  - A setting u (percent) lets through capacity * curve(band(u)) on each domain: band() is MBW_MAX's
- *    rounding when bwa_wd is set (the percentage rounded down to one of 2^bwa_wd levels), else u
- *    itself; curve() is piecewise linear through (0, 0), the curve's points and (100, 1).
+ *  - A setting u (percent) is held as the nearest rung of the plant's ladder (core/base/ladder.h:
+ *    MBW_MAX bands of 2^bwa_wd levels when bwa_wd is set, else percent steps of gran_pct from
+ *    min_pct) and lets through capacity * curve(rung) on each domain; curve() is piecewise linear
+ *    through (0, 0), the curve's points and (100, 1).
  *  - Each partition's traffic is on one domain, or (PLANT_ALL_DOMAINS) spread evenly over all of
  *    them. A domain serves its partitions with the simulator's water filling
  *    (backends/sim/traffic.c): ceilings and minimums as shares of that domain.
@@ -45,7 +46,7 @@ struct plant_setup {
 	unsigned domains;
 	double capacity_mbps; /* per domain */
 	unsigned gran_pct, min_pct;
-	unsigned bwa_wd; /* 0: settings act exactly; else MBW_MAX bands of this width */
+	unsigned bwa_wd; /* 0: percent steps of gran_pct from min_pct; else MBW_MAX bands of this width */
 	bool has_mb_min;
 	const struct mb_curve *curve;
 	double noise; /* relative, e.g. 0.02 */
@@ -63,6 +64,7 @@ struct plant_demand {
 
 struct plant {
 	struct plant_setup setup;
+	struct ladder max_ladder, min_ladder; /* what the hardware holds (from the setup) */
 	struct policy_host host;
 	size_t n, cap;
 	struct policy_partition *parts;
@@ -76,9 +78,9 @@ struct plant {
 	struct traffic_rng rng;
 	double learned_mbps[PLANT_MAX_DOMAINS + 1]; /* per domain, and [domains]: the host */
 	/* the policies' per-domain view (per_domain) */
-	struct policy_domain *pdom;  /* [partition][domain] */
-	unsigned *dec_max, *dec_min; /* [partition][domain] */
-	unsigned *max_at, *min_at;   /* [partition][domain]: in force */
+	struct policy_domain *pdom; /* [partition][domain] */
+	double *dec_max, *dec_min;  /* [partition][domain] */
+	double *max_at, *min_at;    /* [partition][domain]: in force */
 	struct policy_host_domain host_doms[PLANT_MAX_DOMAINS];
 	size_t *policy_work; /* the policies' scratch (policy_host.work) */
 	/* scratch, per tick */
@@ -98,9 +100,9 @@ void plant_tick(struct plant *pl);
 /* The demand of partition i at the plant's current tick. */
 double plant_demand_now(const struct plant *pl, size_t i);
 /* What the curve lets through at setting pct, as a share of a domain. */
-double plant_fraction(const struct plant *pl, unsigned pct);
+double plant_fraction(const struct plant *pl, double pct);
 /* Partition i's limit in force on domain d, and what the policies decided for it there this tick. */
-unsigned plant_max_at(const struct plant *pl, size_t i, unsigned d);
-unsigned plant_decided_max_at(const struct plant *pl, size_t i, unsigned d);
+double plant_max_at(const struct plant *pl, size_t i, unsigned d);
+double plant_decided_max_at(const struct plant *pl, size_t i, unsigned d);
 
 #endif

@@ -10,20 +10,36 @@
 #include "core/base/clock.h"
 #include "core/engine/domain_limits.h"
 #include "core/engine/registry.h"
+#include "core/report/json_pct.h"
 
 /* A long list of thread ids is cut in the text output; JSON keeps every write. */
 #define TEXT_VALUES_MAX 8
+
+/* A ladder for people and scripts: its steps in words, its rungs, its lowest and highest. */
+static json_t *ladder_json(const struct ladder *l)
+{
+	char steps[128];
+
+	if (!ladder_exists(l))
+		return json_null();
+	ladder_describe(l, steps, sizeof(steps));
+	return json_pack("{s:s,s:I,s:o,s:o,s:b}", "steps", steps, "rungs", (json_int_t)l->count, "lowest_pct",
+			 json_pct(ladder_pct(l, 0)), "highest_pct", json_pct(ladder_pct(l, ladder_top(l))), "absolute",
+			 ladder_absolute(l));
+}
 
 static json_t *caps_to_json(const struct control_caps *caps)
 {
 	json_t *domains = json_array();
 
 	for (unsigned d = 0; d < caps->domain_count; d++)
-		json_array_append_new(domains, json_pack("{s:I,s:s}", "id", (json_int_t)caps->domains[d].id, "what",
-							 caps->domains[d].name));
-	return json_pack("{s:I,s:I,s:I,s:I,s:b,s:I,s:o}", "partitions_max", (json_int_t)caps->partitions_max,
-			 "partitions_reserved", (json_int_t)caps->partitions_reserved, "bw_gran_pct",
-			 (json_int_t)caps->bw_gran_pct, "bw_min_pct", (json_int_t)caps->bw_min_pct, "has_mb_min",
+		json_array_append_new(domains, json_pack("{s:I,s:s,s:o,s:o}", "id", (json_int_t)caps->domains[d].id,
+							 "what", caps->domains[d].name, "mb_max",
+							 ladder_json(&caps->domains[d].max_ladder), "mb_min",
+							 ladder_json(&caps->domains[d].min_ladder)));
+	return json_pack("{s:I,s:I,s:o,s:o,s:b,s:I,s:o}", "partitions_max", (json_int_t)caps->partitions_max,
+			 "partitions_reserved", (json_int_t)caps->partitions_reserved, "mb_max",
+			 ladder_json(&caps->max_ladder), "mb_min", ladder_json(&caps->min_ladder), "has_mb_min",
 			 caps->has_mb_min, "cbm_bits", (json_int_t)caps->cbm_bits, "domains", domains);
 }
 
@@ -47,8 +63,8 @@ static bool uniform(const struct partition_limits *l, unsigned domains)
 /* mb_max and mb_min (the highest of the domains'), and each domain's when they differ from them. */
 static json_t *limits_to_json(const struct partition_limits *l, const struct control_caps *caps)
 {
-	json_t *j = json_pack("{s:I,s:I,s:o}", "mb_max", (json_int_t)l->mb_max, "mb_min", (json_int_t)l->mb_min,
-			      "l3_cbm", l->l3_cbm ? hex_json(l->l3_cbm) : json_null());
+	json_t *j = json_pack("{s:o,s:o,s:o}", "mb_max", json_pct(l->mb_max), "mb_min", json_pct(l->mb_min), "l3_cbm",
+			      l->l3_cbm ? hex_json(l->l3_cbm) : json_null());
 	unsigned shown = l->domain_count < caps->domain_count ? l->domain_count : caps->domain_count;
 
 	if (uniform(l, shown)) {
@@ -58,26 +74,29 @@ static json_t *limits_to_json(const struct partition_limits *l, const struct con
 	json_t *domains = json_array();
 	for (unsigned d = 0; d < shown; d++)
 		json_array_append_new(domains,
-				      json_pack("{s:I,s:I,s:I}", "domain", (json_int_t)caps->domains[d].id, "mb_max",
-						(json_int_t)l->mb_max_at[d], "mb_min", (json_int_t)l->mb_min_at[d]));
+				      json_pack("{s:I,s:o,s:o}", "domain", (json_int_t)caps->domains[d].id, "mb_max",
+						json_pct(l->mb_max_at[d]), "mb_min", json_pct(l->mb_min_at[d])));
 	json_object_set_new(j, "domains", domains);
 	return j;
 }
 
-/* Why a bandwidth limit ends up where it does: the hardware's step, its floor, or no control. */
-static json_t *bw_rounding(const char *limit, unsigned want, unsigned got, const struct control_caps *caps)
+/* Why a bandwidth limit ends up where it does: the nearest rung of the domain's ladder (`d`, or the
+ * control-wide one past the domains), the hardware's lowest or highest setting, or no control. */
+static json_t *bw_rounding(const char *limit, double want, double got, const struct control_caps *caps, unsigned d)
 {
-	json_t *r = json_pack("{s:s,s:I,s:I}", "limit", limit, "from", (json_int_t)want, "to", (json_int_t)got);
+	bool max = !strcmp(limit, "mb_max");
+	const struct ladder *l = max ? control_max_ladder(caps, d) : control_min_ladder(caps, d);
+	json_t *r = json_pack("{s:s,s:o,s:o}", "limit", limit, "from", json_pct(want), "to", json_pct(got));
+	char steps[128];
 
-	/* A ceiling is rounded down to a step, so one that goes up has met the hardware's floor. */
-	if (!caps->bw_gran_pct)
-		json_object_set_new(r, "why", json_string("no bandwidth control"));
-	else if (!got)
-		json_object_set_new(r, "why", json_string("no minimum-bandwidth control"));
-	else if (!strcmp(limit, "mb_max") && got > want)
-		json_object_set_new(r, "why", json_sprintf("lowest setting %u", got));
+	ladder_describe(l, steps, sizeof(steps));
+	if (!ladder_exists(l))
+		json_object_set_new(r, "why",
+				    json_string(max ? "no bandwidth control" : "no minimum-bandwidth control"));
+	else if (got == ladder_pct(l, 0) && got > want)
+		json_object_set_new(r, "why", json_sprintf("below the lowest setting, %g%%", got));
 	else
-		json_object_set_new(r, "why", json_sprintf("step %u", caps->bw_gran_pct));
+		json_object_set_new(r, "why", json_sprintf("%s setting of %s", max ? "nearest" : "next", steps));
 	return r;
 }
 
@@ -87,12 +106,12 @@ static bool per_domain_alike(const struct partition_limits *want, const struct p
 	return uniform(want, domains) && uniform(got, domains);
 }
 
-static void domain_rounding(json_t *list, const char *limit, unsigned want, unsigned got,
-			    const struct control_caps *caps, unsigned d)
+static void domain_rounding(json_t *list, const char *limit, double want, double got, const struct control_caps *caps,
+			    unsigned d)
 {
 	if (want == got)
 		return;
-	json_t *r = bw_rounding(limit, want, got, caps);
+	json_t *r = bw_rounding(limit, want, got, caps, d);
 	json_object_set_new(r, "domain", json_integer(caps->domains[d].id));
 	json_array_append_new(list, r);
 }
@@ -104,9 +123,9 @@ static json_t *rounding(const struct partition_limits *want, const struct partit
 
 	if (per_domain_alike(want, got, caps->domain_count)) {
 		if (want->mb_max != got->mb_max)
-			json_array_append_new(list, bw_rounding("mb_max", want->mb_max, got->mb_max, caps));
+			json_array_append_new(list, bw_rounding("mb_max", want->mb_max, got->mb_max, caps, 0));
 		if (want->mb_min != got->mb_min)
-			json_array_append_new(list, bw_rounding("mb_min", want->mb_min, got->mb_min, caps));
+			json_array_append_new(list, bw_rounding("mb_min", want->mb_min, got->mb_min, caps, 0));
 	} else {
 		for (unsigned d = 0; d < caps->domain_count; d++) {
 			domain_rounding(list, "mb_max", limits_max_at(want, d), limits_max_at(got, d), caps, d);
@@ -120,6 +139,58 @@ static json_t *rounding(const struct partition_limits *want, const struct partit
 	return list;
 }
 
+/* A domain's capacity as the configuration gives it (0: not given). */
+static double configured_capacity(const struct config *config, const struct control_caps *caps, unsigned d)
+{
+	const struct global_config *g = &config->global;
+
+	if (d < caps->domain_count)
+		return domain_values_get(&g->capacity_mbps_at, caps->domains[d].id, g->capacity_mbps);
+	return g->capacity_mbps;
+}
+
+/* The value a rung writes, as the hardware names it: "1024 units", "MBW_MAX 0x7f00"; "" where it is the
+ * percent itself. */
+static void rung_value_text(const struct ladder *l, uint32_t rung, char *buf, size_t len)
+{
+	switch (l->kind) {
+	case LADDER_UNITS:
+		snprintf(buf, len, "%u units", ladder_value(l, rung));
+		break;
+	case LADDER_MPAM_MAX:
+		snprintf(buf, len, "MBW_MAX 0x%04x", ladder_value(l, rung));
+		break;
+	case LADDER_RESCTRL_MPAM:
+		snprintf(buf, len, "written %u, shown %u", ladder_value(l, rung), ladder_shown(l, rung));
+		break;
+	default:
+		buf[0] = '\0';
+	}
+}
+
+/* The ceiling in force on domain d in the hardware's own units and in MB/s, and whether it can
+ * throttle at all: a ceiling at or above what the domain carries holds nothing back (AMD's 50% is
+ * 128 GB/s, more than a CCX uses). */
+static json_t *ceiling_json(const struct config *config, const struct control_caps *caps, unsigned d, double pct)
+{
+	const struct ladder *l = control_max_ladder(caps, d);
+	double capacity = configured_capacity(config, caps, d);
+	char value[64];
+
+	if (!ladder_exists(l))
+		return json_null();
+	uint32_t rung = ladder_snap(l, pct, LADDER_NEAREST);
+	double mbps = ladder_mbps(l, rung, capacity);
+	rung_value_text(l, rung, value, sizeof(value));
+	json_t *j = json_pack("{s:o,s:s,s:I,s:I,s:o,s:o,s:b}", "pct", json_pct(ladder_pct(l, rung)), "value", value,
+			      "rung", (json_int_t)rung, "rungs", (json_int_t)l->count, "mbps",
+			      mbps > 0 ? json_real(mbps) : json_null(), "capacity_mbps",
+			      capacity > 0 ? json_real(capacity) : json_null(), "absolute", ladder_absolute(l));
+	if (mbps > 0 && capacity > 0)
+		json_object_set_new(j, "throttles", json_boolean(mbps < capacity));
+	return j;
+}
+
 static void refuse(json_t *entry, const char *reason)
 {
 	json_object_set_new(entry, "verdict", json_string("refused"));
@@ -127,18 +198,24 @@ static void refuse(json_t *entry, const char *reason)
 }
 
 /* One partition as mpamd would open it: refused by validate or by the plan, or its plan. */
-static json_t *check_partition(const struct control_ops *ops, struct control *control, const struct control_caps *caps,
-			       size_t index, const struct partition_config *p)
+static json_t *check_partition(const struct config *config, const struct control_ops *ops, struct control *control,
+			       const struct control_caps *caps, size_t index, const struct partition_config *p)
 {
-	struct partition_limits want = { .l3_cbm = p->goals.l3_cbm };
+	struct partition_limits want = { .l3_cbm = p->goals.l3_cbm }, asked = want;
 	struct control_plan plan = { 0 };
+	struct partition_goals buf;
 	struct err err = { "" };
+	int r = domain_limits_check(caps, &p->goals, &err);
+	/* MB/s goals as percents of each domain (what the hardware's rungs are in) */
+	const struct partition_goals *g = r < 0 ? NULL : domain_goals_pct(caps, &config->global, &p->goals, &buf, &err);
 
-	domain_limits_fill(caps, &p->goals, p->goals.mb_max, p->goals.mb_min, &want);
+	if (g) {
+		domain_limits_asked(caps, g, g->mb_max, g->mb_min, &asked);
+		domain_limits_fill(caps, g, g->mb_max, g->mb_min, &want);
+	}
 	json_t *entry =
 		json_pack("{s:s,s:s,s:o}", "name", p->name, "verdict", "ok", "limits", limits_to_json(&want, caps));
-	if (domain_limits_check(caps, &p->goals, &err) < 0 ||
-	    (ops->validate && ops->validate(control, &want, &err) < 0)) {
+	if (!g || (ops->validate && ops->validate(control, &want, &err) < 0)) {
 		refuse(entry, err.text);
 		return entry;
 	}
@@ -153,7 +230,10 @@ static json_t *check_partition(const struct control_ops *ops, struct control *co
 		refuse(entry, err.text);
 		return entry;
 	}
-	json_object_set_new(entry, "rounding", rounding(&want, &plan.effective, caps));
+	json_object_set_new(entry, "rounding", rounding(&asked, &plan.effective, caps));
+	json_object_set_new(entry, "ceiling",
+			    ceiling_json(config, caps, 0,
+					 caps->domain_count ? plan.effective.mb_max_at[0] : plan.effective.mb_max));
 	json_object_set_new(entry, "effective", limits_to_json(&plan.effective, caps));
 	json_object_set_new(entry, "notes", json_incref(plan.notes));
 	json_object_set_new(entry, "writes", json_incref(plan.writes));
@@ -219,7 +299,8 @@ int check_host(const struct config *config, json_t **ret)
 	ops->probe(control, &caps);
 	json_t *partitions = json_array(), *refused = json_array();
 	for (size_t i = 0; i < config->partition_count; i++)
-		json_array_append_new(partitions, check_partition(ops, control, &caps, i, &config->partitions[i]));
+		json_array_append_new(partitions,
+				      check_partition(config, ops, control, &caps, i, &config->partitions[i]));
 	check_partition_count(config, &caps, refused);
 	if (domain_ids_check(&caps, &config->global.capacity_mbps_at, "capacity_mbps", &err) < 0)
 		json_array_append_new(refused, json_string(err.text));
@@ -252,8 +333,9 @@ static void print_hardware(FILE *out, const char *backend, json_t *hw)
 		fprintf(out, " (1 held by the default group)");
 	else if (num(hw, "partitions_reserved") > 1) /* resctrl's io_alloc holds one for devices */
 		fprintf(out, " (%lld held by the default group and the kernel)", num(hw, "partitions_reserved"));
-	if (num(hw, "bw_gran_pct"))
-		fprintf(out, ", MB in steps of %lld%% from %lld%%, %s", num(hw, "bw_gran_pct"), num(hw, "bw_min_pct"),
+	json_t *mb = json_object_get(hw, "mb_max");
+	if (json_is_object(mb))
+		fprintf(out, ", MB in %s, %s", str(mb, "steps"),
 			json_is_true(json_object_get(hw, "has_mb_min")) ? "with a minimum (mb_min)" : "no mb_min");
 	else
 		fprintf(out, ", no MB control");
@@ -271,8 +353,8 @@ static void print_rounding(FILE *out, json_t *r)
 		fprintf(out, "  %s %s -> %s (%s)", str(r, "limit"), json_string_value(from), json_string_value(to),
 			str(r, "why"));
 	else
-		fprintf(out, "  %s %lld -> %lld (%s)", str(r, "limit"), (long long)json_integer_value(from),
-			(long long)json_integer_value(to), str(r, "why"));
+		fprintf(out, "  %s %g%% -> %g%% (%s)", str(r, "limit"), json_number_value(from), json_number_value(to),
+			str(r, "why"));
 	if (json_object_get(r, "domain"))
 		fprintf(out, " on domain %lld", num(r, "domain"));
 	fprintf(out, "\n");
@@ -343,6 +425,29 @@ static void print_writes(FILE *out, json_t *writes)
 		fprintf(out, "  nothing to write\n");
 }
 
+/* "  mb_max 50% = 1024 units = 128000 MB/s a domain: no throttling expected on this host (it carries
+ * 40000 MB/s)": said where the hardware's units or MB/s add something to the percent. */
+static void print_ceiling(FILE *out, json_t *c)
+{
+	json_t *mbps = json_object_get(c, "mbps"), *cap = json_object_get(c, "capacity_mbps");
+	const char *value = str(c, "value");
+	double pct = json_number_value(json_object_get(c, "pct"));
+
+	/* No limit on a relative ladder says nothing new; on an absolute one it says how much that is. */
+	if (!json_is_object(c) || (pct >= 100 && !json_is_true(json_object_get(c, "absolute"))) ||
+	    (!value[0] && !json_is_number(mbps)))
+		return;
+	fprintf(out, "  mb_max %g%%", pct);
+	if (value[0])
+		fprintf(out, " = %s", value);
+	if (json_is_number(mbps))
+		fprintf(out, " = %.0f MB/s a domain", json_number_value(mbps));
+	if (json_is_false(json_object_get(c, "throttles")))
+		fprintf(out, ": no throttling expected on this host (a domain carries %.0f MB/s)",
+			json_number_value(cap));
+	fputc('\n', out);
+}
+
 static void print_partition(FILE *out, json_t *p)
 {
 	size_t i;
@@ -355,6 +460,7 @@ static void print_partition(FILE *out, json_t *p)
 	fprintf(out, "partition %s: ok\n", str(p, "name"));
 	json_array_foreach(json_object_get(p, "rounding"), i, item)
 		print_rounding(out, item);
+	print_ceiling(out, json_object_get(p, "ceiling"));
 	json_array_foreach(json_object_get(p, "notes"), i, item)
 		fprintf(out, "  %s\n", json_string_value(item));
 	print_writes(out, json_object_get(p, "writes"));

@@ -17,6 +17,7 @@
 #include "cli/event_time.h"
 #include "cli/mpamctl.h"
 #include "cli/socket_access.h"
+#include "cli/top_model.h"
 #include "core/base/suggest.h"
 #include "core/config/config.h"
 #include "core/ctl/proto.h"
@@ -411,7 +412,8 @@ static bool is_array_of_objects(json_t *v)
 static const char *const partition_columns[] = { "name", "class",	"state",	  "mb_min", "mb_max",
 						 "mbps", "target_mbps", "guarantee_mbps", NULL };
 static const char *const event_columns[] = { "time", "tick", "t_ms", "partition", "action", "reason", NULL };
-static const char *const domain_columns[] = { "domain", "what", "mbps", "state", "mb_max", "mb_min", "reason", NULL };
+static const char *const domain_columns[] = { "domain",	     "what",   "mbps",	 "state", "mb_max",
+					      "mb_max_mbps", "mb_min", "reason", NULL };
 
 static const char *const *columns_for(const char *key)
 {
@@ -505,15 +507,19 @@ static const struct table_column list_columns[] = {
 	{ NULL, NULL, false, false },
 };
 
-/* "100/30": mb_max and mb_min in force, "-" where none is (a failed partition). */
+static double pct_or_nan(json_t *v)
+{
+	return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+/* "100/30", "39.84/0" (a rung need not be whole): mb_max and mb_min in force, as top shows them; "-"
+ * where none is (a failed partition). */
 static json_t *limits_pair(json_t *p)
 {
-	char *max = value_text(json_object_get(p, "mb_max")), *min = value_text(json_object_get(p, "mb_min"));
 	char text[64];
 
-	snprintf(text, sizeof(text), "%s/%s", max ? max : "?", min ? min : "?");
-	free(max);
-	free(min);
+	top_format_limits(pct_or_nan(json_object_get(p, "mb_max")), pct_or_nan(json_object_get(p, "mb_min")), text,
+			  sizeof(text));
 	return json_string(!strcmp(text, "-/-") ? "-" : text);
 }
 
@@ -577,7 +583,7 @@ static void print_list(json_t *result, const struct ctl_options *opts)
 	print_list_domains(partitions);
 }
 
-/* "mb_max=25 -> 20 (step 10)" when the hardware rounded what was asked. */
+/* "mb_max=25 -> 20% (10% steps from 10%)" when the hardware holds other than what was asked. */
 static const char *setting_rounding(json_t *rounded, const char *setting, char *buf, size_t len)
 {
 	json_t *r;
@@ -587,9 +593,10 @@ static const char *setting_rounding(json_t *rounded, const char *setting, char *
 		const char *key = json_string_value(json_object_get(r, "key"));
 		size_t n = key ? strlen(key) : 0;
 		if (n && !strncmp(setting, key, n) && setting[n] == '=') {
-			snprintf(buf, len, " -> %lld (step %lld)",
-				 (long long)json_integer_value(json_object_get(r, "in_force")),
-				 (long long)json_integer_value(json_object_get(r, "step")));
+			snprintf(buf, len, " -> %g%% (%s)", json_number_value(json_object_get(r, "in_force")),
+				 json_string_value(json_object_get(r, "steps"))
+					 ? json_string_value(json_object_get(r, "steps"))
+					 : "");
 			return buf;
 		}
 	}
@@ -602,7 +609,7 @@ static void print_set(json_t *result, const struct ctl_options *opts)
 	json_t *settings = json_object_get(result, "settings"), *s;
 	json_t *rounded = json_object_get(result, "rounded");
 	const char *name = json_string_value(json_object_get(result, "name"));
-	char note[64];
+	char note[160];
 	size_t i;
 
 	if (!name || !json_is_array(settings)) {

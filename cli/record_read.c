@@ -295,6 +295,8 @@ static int parse_field(struct reader *rd, int col, const char *s, struct record_
 		if (!v.empty && !(out->event = strdup(s)))
 			return err_set(err, -ENOMEM, "%s: out of memory", rd->csv.name);
 		return 0;
+	case RECORD_COL_MB_MAX_MBPS:
+		return 0; /* mpamctl plot draws the percent; the MB/s is for other tools */
 	case RECORD_COL_MBPS:
 	case RECORD_COL_SIM_MBPS:
 	case RECORD_COL_GUARANTEE_MBPS:

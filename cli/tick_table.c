@@ -23,8 +23,8 @@ static void print_table(const struct engine *e, FILE *out)
 		snprintf(rate, sizeof(rate), st->valid ? "%.1f" : "-", st->mbps);
 		char mb_max[16] = "-", mb_min[16] = "-"; /* a failed partition has no limit in force, not 0% */
 		if (st->open) {
-			snprintf(mb_max, sizeof(mb_max), "%u%%", st->mb_max);
-			snprintf(mb_min, sizeof(mb_min), "%u%%", st->mb_min);
+			snprintf(mb_max, sizeof(mb_max), "%g%%", st->mb_max);
+			snprintf(mb_min, sizeof(mb_min), "%g%%", st->mb_min);
 		}
 		fprintf(out, "       %-16s %10s %8s %7s %7s", st->name, rate, state_of(st), mb_max, mb_min);
 		if (truth)

@@ -310,8 +310,8 @@ static void format_percent(double pct, char *buf, size_t size)
 {
 	if (isnan(pct))
 		snprintf(buf, size, "-");
-	else
-		snprintf(buf, size, "%.0f", pct);
+	else /* a rung need not be whole (34.375% is MPAM band 44 of 128): 4 digits tell rungs apart */
+		snprintf(buf, size, "%.4g", pct);
 }
 
 void top_format_limits(double mb_max, double mb_min, char *buf, size_t size)

@@ -5,9 +5,11 @@
 mpamd_layer(mpamd_base DIRS core/base LIBS m SOURCES
   core/base/clock.c
   core/base/counter.c
+  core/base/decimal_text.c
   core/base/diag.c
   core/base/error.c
   core/base/histogram.c
+  core/base/ladder.c
   core/base/log.c
   core/base/loop.c
   core/base/name_index.c
@@ -34,6 +36,7 @@ mpamd_layer(mpamd_config DIRS core/config DEPS mpamd_base LIBS PkgConfig::INIH P
 # The three contracts (headers) and what their implementations share.
 mpamd_layer(mpamd_contracts DIRS backends/contracts backends/shared DEPS mpamd_config SOURCES
   backends/shared/counter_pool.c
+  backends/shared/limits_snap.c
   backends/shared/partition_table.c
   backends/shared/threads.c)
 
@@ -61,6 +64,7 @@ mpamd_layer(mpamd_resctrl DIRS backends/resctrl DEPS mpamd_contracts LIBS PkgCon
   backends/resctrl/files.c
   backends/resctrl/fs.c
   backends/resctrl/group.c
+  backends/resctrl/mb_ladder.c
   backends/resctrl/monitor_resctrl.c
   backends/resctrl/parse.c
   backends/resctrl/partid.c
@@ -72,7 +76,6 @@ mpamd_layer(mpamd_sim DIRS backends/sim DEPS mpamd_mmio SOURCES
   backends/sim/burst.c
   backends/sim/bus_sim.c
   backends/sim/control_sim.c
-  backends/sim/decimal_text.c
   backends/sim/mb_curve.c
   backends/sim/msc_model.c
   backends/sim/msc_model_config.c
@@ -123,6 +126,7 @@ mpamd_layer(mpamd_policies DIRS policies DEPS mpamd_config SOURCES
   policies/guard_victims.c
   policies/share.c
   policies/static.c
+  policies/steps.c
   policies/target.c)
 
 mpamd_layer(mpamd_ctl DIRS core/ctl DEPS mpamd_base LIBS PkgConfig::JANSSON SOURCES

@@ -32,17 +32,17 @@ static inline const struct policy_domain *pol_cdom(const struct policy_partition
 	return p->domains ? &p->domains[d] : &p->one;
 }
 
-static inline unsigned *dec_max(struct policy_decision *x, unsigned d)
+static inline double *dec_max(struct policy_decision *x, unsigned d)
 {
 	return x->mb_max_at ? &x->mb_max_at[d] : &x->mb_max;
 }
 
-static inline unsigned *dec_min(struct policy_decision *x, unsigned d)
+static inline double *dec_min(struct policy_decision *x, unsigned d)
 {
 	return x->mb_min_at ? &x->mb_min_at[d] : &x->mb_min;
 }
 
-static inline unsigned dec_max_of(const struct policy_decision *x, unsigned d)
+static inline double dec_max_of(const struct policy_decision *x, unsigned d)
 {
 	return x->mb_max_at ? x->mb_max_at[d] : x->mb_max;
 }
@@ -78,8 +78,8 @@ static inline void policy_domains_prepare(const struct policy_host *h, struct po
 	for (size_t i = 0; i < count; i++) {
 		struct policy_partition *p = &parts[i];
 		p->domains = NULL;
-		p->one.cfg_max = p->goals.mb_max;
-		p->one.cfg_min = p->goals.mb_min;
+		p->one.cfg_max = p->cfg_max;
+		p->one.cfg_min = p->cfg_min;
 		p->one.valid = p->valid;
 		p->one.mbps = p->mbps;
 		p->one.mb_max = p->mb_max;

@@ -46,7 +46,7 @@ static bool at_floor(const struct policy_host *h, const struct policy_partition 
 		const struct policy_domain *pd = pol_cdom(p, dom);
 		if (pol_domains(h) > 1 && !(pd->valid && pd->mbps > 0))
 			continue;
-		if (dec_max_of(d, dom) > policy_floor_pct(h))
+		if (dec_max_of(d, dom) > step_floor(pol_ladder(h, dom)))
 			return false;
 		any = true;
 	}
@@ -65,7 +65,7 @@ static double budget_of(const struct policy_partition *p)
 /* The whole host's CPUs: a quota at or above it limits nothing. */
 static unsigned full_quota(const struct policy_host *h)
 {
-	return (h->cpus ? h->cpus : 1) * PCT_FULL;
+	return (h->cpus ? h->cpus : 1) * 100u;
 }
 
 static void describe_quota(unsigned quota, char *buf, size_t len)

@@ -19,7 +19,7 @@
 #include "policies/steps.h"
 
 /* The ceiling the guard holds a best-effort partition to on domain d now (or its decision so far). */
-static unsigned current_ceiling(struct policy_partition *p, struct policy_decision *dec, unsigned d)
+static double current_ceiling(struct policy_partition *p, struct policy_decision *dec, unsigned d)
 {
 	const struct guard_domain_memory *m = &pol_dom(p, d)->guard;
 
@@ -27,7 +27,7 @@ static unsigned current_ceiling(struct policy_partition *p, struct policy_decisi
 }
 
 /* The event of a cut names the signal it answers. */
-static void cut_event(struct policy_decision *dec, const struct guard_view *v, unsigned d, unsigned cur, unsigned next)
+static void cut_event(struct policy_decision *dec, const struct guard_view *v, unsigned d, double cur, double next)
 {
 	const struct guard_domain_view *dv = &v->dom[d];
 	const struct policy_partition *p = v->ipc.victim;
@@ -35,12 +35,12 @@ static void cut_event(struct policy_decision *dec, const struct guard_view *v, u
 
 	pol_where(v->domains, d, at, sizeof(at));
 	if (dv->for_bandwidth) {
-		policy_event(dec, "throttle: %s short of guarantee (%.0f < %u MB/s; %s): mb_max %u%% -> %u%%%s",
+		policy_event(dec, "throttle: %s short of guarantee (%.0f < %u MB/s; %s): mb_max %g%% -> %g%%%s",
 			     dv->victim->name, dv->victim->mbps, dv->victim->goals.guarantee_mbps, dv->capacity_why,
 			     cur, next, at);
 		return;
 	}
-	policy_event(dec, "throttle: %s's IPC %.2f is %.0f%% below its baseline %.2f: mb_max %u%% -> %u%%%s", p->name,
+	policy_event(dec, "throttle: %s's IPC %.2f is %.0f%% below its baseline %.2f: mb_max %g%% -> %g%%%s", p->name,
 		     p->ipc, 100 * v->ipc.drop, p->guard_ipc.baseline, cur, next, at);
 }
 
@@ -52,18 +52,19 @@ static double cut_one(const struct policy_host *h, unsigned d, struct policy_par
 	struct policy_domain *dom = pol_dom(p, d);
 	struct guard_domain_memory *m = &dom->guard;
 	double cap = host_dom(h, d).capacity_mbps, factor = 1 - need / dom->mbps;
-	unsigned floor_pct = policy_floor_pct(h), cur = current_ceiling(p, dec, d);
+	const struct ladder *l = pol_ladder(h, d);
+	double floor_pct = step_floor(l), cur = current_ceiling(p, dec, d);
 
 	/* Near a victim's known demand level the shortfall is real and small: cut just that (the step
 	 * rounding below takes at least one step); otherwise a bounded multiplicative decrease. */
 	double max_factor = v->gentle ? 1.0 : GUARD_MD_MAX_FACTOR;
 	factor = factor < GUARD_MD_MIN_FACTOR ? GUARD_MD_MIN_FACTOR : (factor > max_factor ? max_factor : factor);
 	double want = dom->mbps * factor;
-	unsigned next = step_down(h, dom_pct_of_mbps(cap, want)), by_factor = step_down(h, cur * factor);
+	double next = step_down(l, dom_pct_of_mbps(cap, want)), by_factor = step_down(l, cur * factor);
 	if (by_factor < next) /* the plant gives more than its linear share here (see the file comment) */
 		next = by_factor;
 	if (next >= cur) /* already held at about its use: one step lower at least */
-		next = cur > policy_gran(h) ? step_down(h, cur - policy_gran(h)) : cur;
+		next = step_below(l, cur);
 	if (next < floor_pct)
 		next = floor_pct;
 	m->want_mbps = m->throttled && m->want_mbps > 0 && m->want_mbps < want ? m->want_mbps * factor : want;
@@ -96,10 +97,10 @@ void guard_cut(const struct policy_host *h, unsigned d, struct policy_partition 
 	}
 }
 
-static void release(struct guard_domain_memory *m, struct policy_decision *dec, unsigned to, const char *why,
+static void release(struct guard_domain_memory *m, struct policy_decision *dec, double to, const char *why,
 		    const char *at)
 {
-	policy_event(dec, "restore: %s: mb_max %u%% -> %u%%%s", why, m->cut_pct, to, at);
+	policy_event(dec, "restore: %s: mb_max %g%% -> %g%%%s", why, m->cut_pct, to, at);
 	*m = (struct guard_domain_memory){ 0 };
 }
 
@@ -119,10 +120,13 @@ static double give_back_one(const struct policy_host *h, unsigned d, struct poli
 	m->want_mbps += grant;
 	if (p->cpu_quota_pct > 0)
 		return grant; /* escalated: the CPU quota is unwound before the MB ceiling rises */
-	unsigned next = step_up(h, m->cut_pct + dom_pct_of_mbps(cap, grant));
-	if (m->squeeze_pct && next >= m->squeeze_pct) {
-		/* Not back to where it squeezed a victim: one step below that, and hold there. */
-		unsigned top = m->squeeze_pct > policy_gran(h) ? step_down(h, m->squeeze_pct - policy_gran(h)) : 0;
+	const struct ladder *l = pol_ladder(h, d);
+	double next = step_up(l, m->cut_pct + dom_pct_of_mbps(cap, grant));
+	if (m->squeeze_pct > 0 && next >= m->squeeze_pct) {
+		/* Not back to where it squeezed a victim: a step or GUARD_BACKOFF_PCT below, and hold there. */
+		double top = step_below(l, m->squeeze_pct);
+		if (m->squeeze_pct - top < GUARD_BACKOFF_PCT)
+			top = step_down(l, m->squeeze_pct - GUARD_BACKOFF_PCT);
 		if (top <= m->cut_pct)
 			return 0;
 		next = top;
@@ -132,7 +136,7 @@ static double give_back_one(const struct policy_host *h, unsigned d, struct poli
 		release(m, dec, *dec_max(dec, d), why, at);
 		return grant;
 	}
-	policy_event(dec, "restore: %s: mb_max %u%% -> %u%%%s", why, m->cut_pct, next, at);
+	policy_event(dec, "restore: %s: mb_max %g%% -> %g%%%s", why, m->cut_pct, next, at);
 	m->cut_pct = next;
 	return grant;
 }

@@ -31,6 +31,9 @@
 /* Give back 5% of capacity per tick: from a 50% cut, full use returns in about 10 ticks, and one step
  * is small enough not to push a guarantee from headroom straight to short. */
 #define GUARD_ADD_STEP_PCT 5
+/* Giving back stops at least this far below the ceiling that squeezed a victim (or one step, where
+ * steps are wider): on fine MPAM bands one step below is the squeeze point itself to within noise. */
+#define GUARD_BACKOFF_PCT 1.0
 /* Three calm ticks before giving back: one tick without pressure can be noise. */
 #define GUARD_CALM_TICKS 3
 /* A cut shows in the sample after the next apply: two ticks later the victim's rate says whether it

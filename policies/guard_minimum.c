@@ -32,13 +32,16 @@ static double minimum_share(const struct policy_host *h, const struct policy_par
 }
 
 /* The minimum programmed for the guarantee on domain d now (before the decision's bounds). */
-static unsigned minimum_pct(const struct policy_host *h, struct policy_partition *p, unsigned d, double total,
-			    double *ret_mbps)
+static double minimum_pct(const struct policy_host *h, struct policy_partition *p, unsigned d, double total,
+			  double *ret_mbps)
 {
 	struct policy_domain *dom = pol_dom(p, d);
+	const struct ladder *l = pol_min_ladder(h, d);
 	double cap = host_dom(h, d).capacity_mbps, share = minimum_share(h, p, d, total);
-	unsigned pct = (unsigned)ceil(dom_pct_of_mbps(cap, p->goals.guarantee_mbps * share) - STEP_SLACK);
-	unsigned step = (unsigned)ceil(dom_pct_of_mbps(cap, p->goals.guarantee_mbps) / GUARD_MIN_SHARE_STEPS);
+	double exact = dom_pct_of_mbps(cap, p->goals.guarantee_mbps * share);
+	/* The rung at or above it (a minimum is never short); whole percents where no ladder is given. */
+	double pct = l ? step_up(l, exact) : ceil(exact - STEP_SLACK);
+	double step = dom_pct_of_mbps(cap, p->goals.guarantee_mbps) / GUARD_MIN_SHARE_STEPS;
 
 	/* Down only by more than an eighth of the guarantee: the share jitters. */
 	if (dom->guard.min_pct > pct && dom->guard.min_pct <= pct + step)
@@ -50,13 +53,14 @@ static unsigned minimum_pct(const struct policy_host *h, struct policy_partition
 
 /* One event for the minimums raised: per domain, or once when every domain went alike. */
 struct minimum_events {
-	unsigned raised, from, to;
+	unsigned raised;
+	double from, to;
 	bool alike;
 	double mbps, capacity;
 };
 
 static void note_minimum(struct minimum_events *ev, const struct policy_host *h, struct policy_decision *dec,
-			 unsigned d, unsigned from, unsigned to, double mbps)
+			 unsigned d, double from, double to, double mbps)
 {
 	double cap = host_dom(h, d).capacity_mbps;
 
@@ -67,7 +71,7 @@ static void note_minimum(struct minimum_events *ev, const struct policy_host *h,
 	ev->capacity += cap;
 	ev->raised++;
 	if (pol_domains(h) > 1)
-		policy_event(dec, "guarantee: mb_min %u%% -> %u%% on domain %u (%.0f of %.0f MB/s)", from, to, d, mbps,
+		policy_event(dec, "guarantee: mb_min %g%% -> %g%% on domain %u (%.0f of %.0f MB/s)", from, to, d, mbps,
 			     cap);
 }
 
@@ -92,7 +96,7 @@ void guard_program_minimum(const struct policy_host *h, struct policy_partition 
 	if (several)
 		snprintf(before, sizeof(before), "%s", dec->event);
 	for (unsigned d = 0; d < pol_domains(h); d++) {
-		unsigned pct = minimum_pct(h, p, d, total, &mbps), in_force = pol_cdom(p, d)->mb_min;
+		double pct = minimum_pct(h, p, d, total, &mbps), in_force = pol_cdom(p, d)->mb_min;
 		if (pct > *dec_max(dec, d))
 			pct = *dec_max(dec, d);
 		if (pct <= *dec_min(dec, d))
@@ -105,7 +109,7 @@ void guard_program_minimum(const struct policy_host *h, struct policy_partition 
 	if (ev.raised && ev.alike && ev.raised == pol_domains(h)) {
 		if (several) /* the per-domain events give way to one */
 			snprintf(dec->event, sizeof(dec->event), "%s", before);
-		policy_event(dec, "guarantee: mb_min %u%% -> %u%% (%.0f of %.0f MB/s)", ev.from, ev.to, ev.mbps,
+		policy_event(dec, "guarantee: mb_min %g%% -> %g%% (%.0f of %.0f MB/s)", ev.from, ev.to, ev.mbps,
 			     ev.capacity);
 	}
 }

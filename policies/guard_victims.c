@@ -46,7 +46,7 @@ static bool minimum_covers(const struct policy_host *h, const struct policy_part
 		return false;
 	for (unsigned d = 0; d < pol_domains(h); d++) {
 		struct policy_host_domain hd = host_dom(h, d);
-		unsigned min = pol_cdom(p, d)->mb_min;
+		double min = pol_cdom(p, d)->mb_min;
 		if (hd.capacity_mbps > 0 && !hd.capacity_learned && min > 0)
 			reserved += dom_mbps_of_pct(hd.capacity_mbps, min);
 	}

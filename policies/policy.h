@@ -24,6 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/base/ladder.h"
 #include "core/config/model.h"
 
 #define POLICY_EVENT_MAX 384
@@ -32,6 +33,8 @@
 
 /* One domain of the host this tick. */
 struct policy_host_domain {
+	/* The settings a ceiling and a minimum can hold here (core/base/ladder.h): decisions are rungs. */
+	const struct ladder *max_ladder, *min_ladder;
 	double capacity_mbps;  /* 0 when unknown */
 	bool capacity_learned; /* the highest total ever measured on it, not a known figure */
 	double total_mbps;     /* sum of this tick's valid partition rates on it */
@@ -44,12 +47,13 @@ struct policy_host {
 	unsigned interval_ms;
 	double capacity_mbps;  /* all measuring domains together; 0 when unknown */
 	bool capacity_learned; /* the highest total ever measured, not a known figure */
-	unsigned gran_pct;     /* MB limits take effect in steps of this many percent (>= 1) */
-	unsigned min_pct;      /* the lowest MB setting the hardware takes (its floor) */
-	bool has_mb_min;       /* a hardware minimum (MPAM MBW_MIN) can be programmed */
-	unsigned cpus;	       /* online CPUs, for CPU quotas */
-	double total_mbps;     /* sum of this tick's valid partition rates */
-	bool total_valid;      /* every open partition had a valid sample */
+	/* The settings a ceiling and a minimum can hold on a host without domain arrays (or, where
+	 * domains differ, the coarsest). NULL: whole percents from 1 (policies/steps.h). */
+	const struct ladder *max_ladder, *min_ladder;
+	bool has_mb_min;   /* a hardware minimum (MPAM MBW_MIN) can be programmed */
+	unsigned cpus;	   /* online CPUs, for CPU quotas */
+	double total_mbps; /* sum of this tick's valid partition rates */
+	bool total_valid;  /* every open partition had a valid sample */
 	/* Its domains (see the file comment); 0 and NULL: one domain, the totals above. */
 	unsigned domain_count;
 	const struct policy_host_domain *domains;
@@ -66,12 +70,11 @@ struct target_memory {
 	double last_mbps;     /* last valid measurement */
 	unsigned hold;	      /* ticks the output has stayed put */
 	int last_step;	      /* sign of the last change: -1, 0, +1 */
-	unsigned out_pct;     /* the controller's own output, percent (0: not engaged); never the read-back
-				* value, which the hardware rounds */
+	double out_pct;	      /* the controller's own output, percent, a rung (0: not engaged) */
 	double mean_mbps;     /* mean of the samples taken since the output last changed (hold of them) */
 	/* The local gain (see policies/target.c): the slope of the plant around the operating point. */
 	double local_gain; /* MB/s per percent between the last two settings (0: not learned) */
-	unsigned prev_pct; /* the setting before the last change (0: none to learn from) */
+	double prev_pct;   /* the setting before the last change (0: none to learn from) */
 	double prev_mbps;  /* the mean rate measured at prev_pct */
 	double noise_mbps; /* mean absolute deviation of a sample from the mean while the output holds */
 	/* The domains it holds the partition's total on: bit d for domain d, where the partition's
@@ -81,11 +84,11 @@ struct target_memory {
 
 /* The guard's memory of one partition on one domain. */
 struct guard_domain_memory {
-	unsigned dwell;	  /* ticks since the guard last cut this partition here (minimum dwell before giving back) */
-	bool throttled;	  /* the guard holds this (best-effort) partition below its configured mb_max here */
-	unsigned cut_pct; /* the guard's current ceiling for it here, in percent (when throttled) */
-	unsigned calm;	  /* consecutive ticks without pressure here (hysteresis before giving back) */
-	unsigned squeeze_pct; /* on a best-effort partition: the ceiling at which it last squeezed a
+	unsigned dwell;	    /* ticks since the guard last cut this partition here (minimum dwell before giving back) */
+	bool throttled;	    /* the guard holds this (best-effort) partition below its configured mb_max here */
+	double cut_pct;	    /* the guard's current ceiling for it here, in percent (when throttled) */
+	unsigned calm;	    /* consecutive ticks without pressure here (hysteresis before giving back) */
+	double squeeze_pct; /* on a best-effort partition: the ceiling at which it last squeezed a
 				 * victim here; giving back stops below it (0: none known) */
 	unsigned squeeze_age; /* ticks since squeeze_pct was learned */
 	double want_mbps;     /* what the guard wants it to use here at most, MB/s (when throttled) */
@@ -93,7 +96,7 @@ struct guard_domain_memory {
 	double last_mbps;     /* its rate here last tick (0: none) */
 	bool dropped_at_peak; /* its rate here fell while the domain stayed at its peak total */
 	unsigned since_drop;  /* ticks since that fall (when dropped_at_peak) */
-	unsigned min_pct;     /* on a guaranteed partition: the minimum the guard programmed here (0: none) */
+	double min_pct;	      /* on a guaranteed partition: the minimum the guard programmed here (0: none) */
 };
 
 struct guard_memory {
@@ -126,10 +129,10 @@ struct escalate_memory {
 
 /* One partition on one domain: configured, measured and in force there, and the policies' memory. */
 struct policy_domain {
-	unsigned cfg_max, cfg_min; /* configured (its per-domain values, else the partition's): read-only */
-	bool valid;		   /* this tick's sample there was measured or estimated: read-only */
-	double mbps;		   /* there, this tick: read-only */
-	unsigned mb_max, mb_min;   /* in force there: read-only */
+	double cfg_max, cfg_min; /* configured (its per-domain values, else the partition's), as rungs: read-only */
+	bool valid;		 /* this tick's sample there was measured or estimated: read-only */
+	double mbps;		 /* there, this tick: read-only */
+	double mb_max, mb_min;	 /* in force there: read-only */
 	struct guard_domain_memory guard;
 };
 
@@ -147,8 +150,10 @@ struct policy_partition {
 	double ipc;	      /* instructions per cycle this tick */
 	bool stall_valid;     /* backend stalls and cycles were counted this tick */
 	double stall_ratio;   /* stall cycles per cycle this tick */
+	/* configured, as rungs of the host's ladders (goals.mb_max and mb_min resolved): read-only */
+	double cfg_max, cfg_min;
 	/* in force now (what the last apply achieved): read-only */
-	unsigned mb_max, mb_min;
+	double mb_max, mb_min;
 	unsigned cpu_quota_pct; /* CPU quota in force, percent of one CPU; 0: unlimited (not escalated) */
 	/* Per domain: host->domain_count of them, NULL on a host without domain arrays (then `one` is
 	 * its single domain, filled from the fields above by the policies themselves). */
@@ -162,9 +167,9 @@ struct policy_partition {
 };
 
 struct policy_decision {
-	unsigned mb_max, mb_min; /* wanted, percent (on a host without domain arrays) */
+	double mb_max, mb_min; /* wanted, percent, rungs (on a host without domain arrays) */
 	/* Wanted per domain (host->domain_count of them); NULL on a host without domain arrays. */
-	unsigned *mb_max_at, *mb_min_at;
+	double *mb_max_at, *mb_min_at;
 	unsigned cpu_quota_pct;	      /* wanted CPU quota, percent of one CPU (200 = two CPUs); 0: unlimited */
 	char event[POLICY_EVENT_MAX]; /* "action: reason", "" when this policy did nothing */
 };

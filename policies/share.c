@@ -67,8 +67,9 @@ static void apply_part(const struct policy_host *h, const struct policy_partitio
 		       struct policy_decision *dec, double part, double allowance)
 {
 	const struct policy_domain *dom = pol_cdom(p, d);
-	unsigned next = step_down(h, part);
-	unsigned floor_pct = policy_floor_pct(h);
+	const struct ladder *l = pol_ladder(h, d);
+	double next = step_down(l, part);
+	double floor_pct = step_floor(l);
 	char at[32] = "";
 
 	if (next < floor_pct)
@@ -78,8 +79,8 @@ static void apply_part(const struct policy_host *h, const struct policy_partitio
 	if (next == *dec_max(dec, d))
 		return;
 	pol_where(pol_domains(h), d, at, sizeof(at));
-	if (pct_differs(h, next, dom->mb_max))
-		policy_event(dec, "%s: weight %u of a %.0f%% best-effort allowance: mb_max %u%% -> %u%%%s",
+	if (pct_differs(l, next, dom->mb_max))
+		policy_event(dec, "%s: weight %u of a %.0f%% best-effort allowance: mb_max %g%% -> %g%%%s",
 			     next < dom->mb_max ? "throttle" : "restore", p->goals.weight, allowance, dom->mb_max, next,
 			     at);
 	*dec_max(dec, d) = next;

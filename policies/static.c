@@ -32,17 +32,19 @@ static bool min_may_be_raised(const struct policy_host *h, const struct policy_p
 }
 
 static bool max_changed_outside(const struct policy_host *h, const struct policy_partition *p,
-				const struct policy_domain *dom)
+				const struct policy_domain *dom, unsigned d)
 {
-	if (!pct_differs(h, dom->mb_max, dom->cfg_max))
+	if (!pct_differs(pol_ladder(h, d), dom->mb_max, dom->cfg_max))
 		return false;
 	return dom->mb_max > dom->cfg_max || !max_may_be_lowered(p);
 }
 
 static bool min_changed_outside(const struct policy_host *h, const struct policy_partition *p,
-				const struct policy_domain *dom)
+				const struct policy_domain *dom, unsigned d)
 {
-	if (!pct_differs(h, dom->mb_min, dom->cfg_min))
+	const struct ladder *l = pol_min_ladder(h, d);
+
+	if (l ? !pct_differs(l, dom->mb_min, dom->cfg_min) : dom->mb_min == dom->cfg_min)
 		return false;
 	return dom->mb_min < dom->cfg_min || !min_may_be_raised(h, p);
 }
@@ -56,11 +58,11 @@ static void static_domain(const struct policy_host *host, const struct policy_pa
 	*dec_max(dec, d) = dom->cfg_max;
 	*dec_min(dec, d) = dom->cfg_min <= dom->cfg_max ? dom->cfg_min : dom->cfg_max;
 	pol_where(pol_domains(host), d, where, sizeof(where));
-	if (max_changed_outside(host, p, dom))
-		policy_event(dec, "restore: mb_max %u%% in force but %u%% configured%s (changed outside mpamd)",
+	if (max_changed_outside(host, p, dom, d))
+		policy_event(dec, "restore: mb_max %g%% in force but %g%% configured%s (changed outside mpamd)",
 			     dom->mb_max, dom->cfg_max, where);
-	if (min_changed_outside(host, p, dom))
-		policy_event(dec, "restore: mb_min %u%% in force but %u%% configured%s (changed outside mpamd)",
+	if (min_changed_outside(host, p, dom, d))
+		policy_event(dec, "restore: mb_min %g%% in force but %g%% configured%s (changed outside mpamd)",
 			     dom->mb_min, dom->cfg_min, where);
 }
 
@@ -74,8 +76,8 @@ void policy_static(const struct policy_host *host, struct policy_partition *part
 
 		if (!p->open)
 			continue;
-		d->mb_max = p->goals.mb_max;
-		d->mb_min = p->goals.mb_min <= p->goals.mb_max ? p->goals.mb_min : p->goals.mb_max;
+		d->mb_max = p->cfg_max;
+		d->mb_min = p->cfg_min <= p->cfg_max ? p->cfg_min : p->cfg_max;
 		for (unsigned dom = 0; dom < pol_domains(host); dom++)
 			static_domain(host, p, dom, d);
 	}

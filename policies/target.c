@@ -101,6 +101,12 @@
  * the total by less than the noise. */
 #define TARGET_DOMAIN_SHARE 0.05
 
+/* The ladder its decisions are rungs of (view_of sets it to the domains it uses). */
+static const struct ladder *target_ladder(const struct policy_host *h)
+{
+	return step_ladder_or_default(h->max_ladder);
+}
+
 /* The domains the controller moves (see 7 above). */
 static uint64_t domains_used(const struct policy_host *h, const struct policy_partition *p)
 {
@@ -125,12 +131,23 @@ static void note_domains(const struct policy_host *h, struct policy_partition *p
 	}
 }
 
-/* The host as the controller of this partition sees it: the capacity of the domains it uses. */
+/* The ladder of the domains it uses (the first of them: one setting holds on all of them). */
+static const struct ladder *ladder_of_used(const struct policy_host *h, uint64_t used)
+{
+	for (unsigned d = 0; d < pol_domains(h); d++)
+		if (uses(used, d))
+			return pol_ladder(h, d);
+	return pol_ladder(h, 0);
+}
+
+/* The host as the controller of this partition sees it: the capacity of the domains it uses, and
+ * their ladder. */
 static struct policy_host view_of(const struct policy_host *h, const struct policy_partition *p)
 {
 	struct policy_host v = *h;
 	uint64_t used = domains_used(h, p);
 
+	v.max_ladder = ladder_of_used(h, used);
 	if (pol_domains(h) == 1)
 		return v;
 	v.capacity_mbps = 0;
@@ -150,10 +167,10 @@ static struct policy_host view_of(const struct policy_host *h, const struct poli
 }
 
 /* The ceiling in force on the domains it uses (the highest: they all hold the controller's setting). */
-static unsigned in_force(const struct policy_host *h, const struct policy_partition *p)
+static double in_force(const struct policy_host *h, const struct policy_partition *p)
 {
 	uint64_t used = domains_used(h, p);
-	unsigned pct = 0;
+	double pct = 0;
 
 	for (unsigned d = 0; d < pol_domains(h); d++)
 		if (uses(used, d) && pol_cdom(p, d)->mb_max > pct)
@@ -167,7 +184,7 @@ static double model_gain(const struct policy_host *h, const struct policy_partit
 		return p->target.mbps_per_pct;
 	if (h->capacity_mbps > 0)
 		return h->capacity_mbps / PCT_FULL;
-	unsigned u = in_force(h, p);
+	double u = in_force(h, p);
 	return u > 0 ? p->mbps / u : 0; /* nothing better: a lower bound of the gain */
 }
 
@@ -184,9 +201,9 @@ static double ceiling_gain(const struct policy_host *h, const struct policy_part
 
 static void learn_gain(const struct policy_host *h, struct policy_partition *p)
 {
-	unsigned u = in_force(h, p);
+	double u = in_force(h, p);
 
-	if (u == 0 || !(p->mbps > 0))
+	if (!(u > 0) || !(p->mbps > 0))
 		return;
 	double sample = p->mbps / u;
 	double model = model_gain(h, p);
@@ -202,9 +219,10 @@ static double clamp_d(double v, double lo, double hi)
 /* The secant between the setting before the last change and the one in force (see 1 above). */
 static void learn_local_gain(struct target_memory *m)
 {
-	if (!m->prev_pct || m->prev_pct == m->out_pct || m->hold == 0 || !(m->mean_mbps > 0) || !(m->prev_mbps > 0))
+	if (!(m->prev_pct > 0) || m->prev_pct == m->out_pct || m->hold == 0 || !(m->mean_mbps > 0) ||
+	    !(m->prev_mbps > 0))
 		return;
-	double dy = m->mean_mbps - m->prev_mbps, du = (double)m->out_pct - (double)m->prev_pct;
+	double dy = m->mean_mbps - m->prev_mbps, du = m->out_pct - m->prev_pct;
 	double slope = dy / du, chord = m->mean_mbps / m->out_pct;
 	if (!(slope > 0) || fabs(dy) <= TARGET_SECANT_NOISE * m->noise_mbps)
 		return;
@@ -217,10 +235,10 @@ static double local_gain(const struct target_memory *m, double g)
 }
 
 /* The lowest configured mb_max of the domains it uses. */
-static unsigned upper_bound(const struct policy_host *h, const struct policy_partition *p)
+static double upper_bound(const struct policy_host *h, const struct policy_partition *p)
 {
 	uint64_t used = domains_used(h, p);
-	unsigned hi = PCT_FULL;
+	double hi = PCT_FULL;
 
 	for (unsigned d = 0; d < pol_domains(h); d++)
 		if (uses(used, d) && pol_cdom(p, d)->cfg_max < hi)
@@ -229,30 +247,31 @@ static unsigned upper_bound(const struct policy_host *h, const struct policy_par
 }
 
 /* The hardware floor, or the highest configured mb_min of the domains it uses. */
-static unsigned lower_bound(const struct policy_host *h, const struct policy_partition *p)
+static double lower_bound(const struct policy_host *h, const struct policy_partition *p)
 {
 	uint64_t used = domains_used(h, p);
-	unsigned lo = policy_floor_pct(h), hi = upper_bound(h, p);
+	double lo = step_floor(target_ladder(h)), hi = upper_bound(h, p);
 
 	for (unsigned d = 0; d < pol_domains(h); d++)
 		if (uses(used, d) && pol_cdom(p, d)->cfg_min > lo)
-			lo = step_up(h, pol_cdom(p, d)->cfg_min);
+			lo = step_up(target_ladder(h), pol_cdom(p, d)->cfg_min);
 	return lo < hi ? lo : hi;
 }
 
 /* The lowest setting a gain of g says lets the target through: the first move (with the average
  * gain) and the anti-windup ceiling (with the capacity line's). */
-static unsigned model_setting(const struct policy_host *h, const struct policy_partition *p, double g)
+static double model_setting(const struct policy_host *h, const struct policy_partition *p, double g)
 {
-	double pct = p->goals.target_mbps / g - TARGET_MODEL_SLACK_STEPS * policy_gran(h);
+	const struct ladder *l = target_ladder(h);
+	double exact = p->goals.target_mbps / g, pct = exact - TARGET_MODEL_SLACK_STEPS * step_width(l, exact);
 
-	return clamp_pct(step_up(h, pct), lower_bound(h, p), upper_bound(h, p));
+	return clamp_pct(step_up(l, pct), lower_bound(h, p), upper_bound(h, p));
 }
 
 /* The operating point being left becomes the secant's other end, if it was measured at all. */
-static void set_output(struct target_memory *m, unsigned next, bool one_step)
+static void set_output(struct target_memory *m, double next, bool one_step)
 {
-	if (m->hold > 0 && m->out_pct && m->mean_mbps > 0) {
+	if (m->hold > 0 && m->out_pct > 0 && m->mean_mbps > 0) {
 		m->prev_pct = m->out_pct;
 		m->prev_mbps = m->mean_mbps;
 	}
@@ -268,23 +287,26 @@ static void first_move(const struct policy_host *h, struct policy_partition *p, 
 		       const char *why)
 {
 	struct target_memory *m = &p->target;
-	unsigned from = m->out_pct ? m->out_pct : in_force(h, p);
-	unsigned next = model_setting(h, p, g);
+	double from = m->out_pct > 0 ? m->out_pct : in_force(h, p);
+	double next = model_setting(h, p, g);
 
 	m->integral = next;
 	m->last_target = p->goals.target_mbps;
-	if (m->out_pct) /* measured at the setting it leaves: the secant's start point */
+	if (m->out_pct > 0) /* measured at the setting it leaves: the secant's start point */
 		note_sample(m, p->mbps);
 	m->local_gain = 0; /* far from here: the slope must be learned again */
 	set_output(m, next, false);
 	if (next != from)
-		policy_event(d, "%s: %s %u MB/s at %.0f MB/s per %%: mb_max %u%% -> %u%%",
+		policy_event(d, "%s: %s %u MB/s at %.0f MB/s per %%: mb_max %g%% -> %g%%",
 			     next < from ? "throttle" : "restore", why, p->goals.target_mbps, g, from, next);
 }
 
-static bool is_one_step(const struct policy_host *h, unsigned a, unsigned b)
+static bool is_one_step(const struct policy_host *h, double a, double b)
 {
-	return (a > b ? a - b : b - a) <= policy_gran(h);
+	const struct ladder *l = target_ladder(h);
+	uint32_t ra = ladder_snap(l, a, LADDER_NEAREST), rb = ladder_snap(l, b, LADDER_NEAREST);
+
+	return (ra > rb ? ra - rb : rb - ra) <= 1;
 }
 
 /* Adds this tick's sample to the mean at the setting in force, and its deviation to the noise. */
@@ -304,7 +326,7 @@ static double dead_band(const struct policy_host *h, const struct policy_partiti
 	const struct target_memory *m = &p->target;
 	unsigned n = m->hold < TARGET_MEAN_WINDOW ? m->hold : TARGET_MEAN_WINDOW;
 	double noise = TARGET_NOISE_Z * TARGET_MAD_TO_SIGMA * m->noise_mbps / sqrt(n ? n : 1);
-	double step = TARGET_DEADBAND_STEPS * s * policy_gran(h);
+	double step = TARGET_DEADBAND_STEPS * s * step_width(target_ladder(h), m->out_pct);
 
 	noise = fmin(noise, TARGET_NOISE_BAND_MAX * p->goals.target_mbps);
 	return step > noise ? step : noise;
@@ -317,15 +339,16 @@ static void pi_move(const struct policy_host *h, struct policy_partition *p, str
 
 	note_sample(m, p->mbps);
 	learn_local_gain(m);
-	double s = local_gain(m, g), step_mbps = s * policy_gran(h);
+	const struct ladder *l = target_ladder(h);
+	double s = local_gain(m, g), step_mbps = s * step_width(l, m->out_pct);
 	double e = (double)p->goals.target_mbps - m->mean_mbps;
 	if (fabs(e) <= dead_band(h, p, s))
 		return;
 	/* The trust region: a slope is local, so one move at most halves or doubles the setting. */
-	lo = fmax(lo, step_up(h, m->out_pct / TARGET_TRUST_FACTOR));
-	ceiling = fmax(lo, fmin(ceiling, step_down(h, m->out_pct * TARGET_TRUST_FACTOR)));
+	lo = fmax(lo, step_up(l, m->out_pct / TARGET_TRUST_FACTOR));
+	ceiling = fmax(lo, fmin(ceiling, step_down(l, m->out_pct * TARGET_TRUST_FACTOR)));
 	m->integral = clamp_d(m->integral + TARGET_KI * e / s, lo, ceiling);
-	unsigned next = clamp_pct(step_nearest(h, m->integral + TARGET_KP * e / s), (unsigned)lo, (unsigned)ceiling);
+	double next = clamp_pct(step_nearest(l, m->integral + TARGET_KP * e / s), lo, ceiling);
 	if (next == m->out_pct)
 		return;
 	bool one_step = is_one_step(h, next, m->out_pct);
@@ -337,19 +360,19 @@ static void pi_move(const struct policy_host *h, struct policy_partition *p, str
 		m->integral = m->out_pct; /* hold, and do not wind up against the hold */
 		return;
 	}
-	policy_event(d, "%s: %.0f MB/s %s target %u: mb_max %u%% -> %u%%", dir < 0 ? "throttle" : "restore",
+	policy_event(d, "%s: %.0f MB/s %s target %u: mb_max %g%% -> %g%%", dir < 0 ? "throttle" : "restore",
 		     m->mean_mbps, dir < 0 ? "over" : "under", p->goals.target_mbps, m->out_pct, next);
 	set_output(m, next, one_step);
 }
 
 static void disengage(const struct policy_host *h, struct policy_partition *p, struct policy_decision *d)
 {
-	unsigned to = dec_max_of(d, 0);
+	double to = dec_max_of(d, 0);
 
 	for (unsigned dom = 1; dom < pol_domains(h); dom++)
 		to = dec_max_of(d, dom) > to ? dec_max_of(d, dom) : to;
-	if (p->target.out_pct && p->open && p->target.out_pct != to)
-		policy_event(d, "restore: no target_mbps any more: mb_max %u%% -> %u%%", p->target.out_pct, to);
+	if (p->target.out_pct > 0 && p->open && p->target.out_pct != to)
+		policy_event(d, "restore: no target_mbps any more: mb_max %g%% -> %g%%", p->target.out_pct, to);
 	p->target = (struct target_memory){ 0 };
 }
 
@@ -382,7 +405,7 @@ static void target_one(const struct policy_host *host, struct policy_partition *
 		double g = model_gain(h, p);
 		if (g > 0) {
 			double over = p->mbps - p->goals.target_mbps;
-			if (!m->out_pct || m->last_target != p->goals.target_mbps)
+			if (!(m->out_pct > 0) || m->last_target != p->goals.target_mbps)
 				first_move(h, p, d, g, "new target");
 			else if (over > TARGET_RESEED_FRACTION * p->goals.target_mbps)
 				first_move(h, p, d, g, "far over target");
@@ -392,7 +415,7 @@ static void target_one(const struct policy_host *host, struct policy_partition *
 		m->last_mbps = p->mbps;
 	}
 	/* Without a valid sample (or a model) the output holds. */
-	if (m->out_pct)
+	if (m->out_pct > 0)
 		hold_output(h, p, d);
 }
 

@@ -22,6 +22,7 @@
 #include "backends/contracts/claim.h"
 #include "core/base/clock.h"
 #include "core/base/error.h"
+#include "core/base/ladder.h"
 #include "core/config/model.h"
 
 #define CONTROL_MAX_DOMAINS 64
@@ -38,13 +39,18 @@ struct control_domain {
 	unsigned id;
 	char name[NAME_MAX_LEN + 8]; /* for people: "MB domain 0", "msc mem0" */
 	const char *id_space;	     /* DOMAIN_SPACE_* */
+	/* The settings its MB ceiling and minimum can hold (core/base/ladder.h); a ladder without rungs
+	 * where there is no such control. */
+	struct ladder max_ladder, min_ladder;
 };
 
-/* Limits of one partition, in the configuration's units. mb_min 0 means none, l3_cbm 0 leaves the
- * cache portion as it is. */
+/* Limits of one partition, in percent of each domain's full scale (fractional: the hardware's rungs,
+ * core/base/ladder.h, are often not whole percents). mb_min 0 means none, l3_cbm 0 leaves the cache
+ * portion as it is. What a control applies is snapped to its ladders first (control_snap_limits);
+ * what it returns is always a rung. */
 struct partition_limits {
-	unsigned mb_max;
-	unsigned mb_min;
+	double mb_max;
+	double mb_min;
 	uint64_t l3_cbm;
 	/* With control_caps.mb_kernel_mbps: each domain's MB/s ceiling, which the kernel's own
 	 * controller holds (0: none). Ignored elsewhere. */
@@ -54,8 +60,8 @@ struct partition_limits {
 	 * mb_max and mb_min on every domain. What apply returns has every domain's, and mb_max and
 	 * mb_min the highest of them (limits_summarise). */
 	unsigned domain_count;
-	unsigned mb_max_at[CONTROL_MAX_DOMAINS];
-	unsigned mb_min_at[CONTROL_MAX_DOMAINS];
+	double mb_max_at[CONTROL_MAX_DOMAINS];
+	double mb_min_at[CONTROL_MAX_DOMAINS];
 	/* In what apply returns: the hardware held limits mpamd had not set (another tool changed
 	 * them); they have been put back. Controls that always rewrite everything leave it false.
 	 * When apply fails with it set, they could not be put back: the other tool's limits, which
@@ -64,12 +70,12 @@ struct partition_limits {
 };
 
 /* The limits of domain d. */
-static inline unsigned limits_max_at(const struct partition_limits *l, unsigned d)
+static inline double limits_max_at(const struct partition_limits *l, unsigned d)
 {
 	return d < l->domain_count ? l->mb_max_at[d] : l->mb_max;
 }
 
-static inline unsigned limits_min_at(const struct partition_limits *l, unsigned d)
+static inline double limits_min_at(const struct partition_limits *l, unsigned d)
 {
 	return d < l->domain_count ? l->mb_min_at[d] : l->mb_min;
 }
@@ -98,9 +104,9 @@ static inline bool limits_any_min(const struct partition_limits *l)
 }
 
 /* The lowest ceiling of any domain (or the summary). */
-static inline unsigned limits_lowest_max(const struct partition_limits *l)
+static inline double limits_lowest_max(const struct partition_limits *l)
 {
-	unsigned lowest = l->mb_max;
+	double lowest = l->mb_max;
 
 	for (unsigned d = 0; d < l->domain_count; d++)
 		lowest = l->mb_max_at[d] < lowest ? l->mb_max_at[d] : lowest;
@@ -136,8 +142,10 @@ struct control_caps {
 	/* Of those, held before mpamd opens any partition: resctrl's default group has a CLOSID. */
 	unsigned partitions_reserved;
 	unsigned pmgs;
-	unsigned bw_gran_pct; /* MB limits are multiples of this; 0 without MB control */
-	unsigned bw_min_pct;  /* the lowest MB setting the hardware takes */
+	/* The settings MB limits can hold where no domain is named (domain_count 0), or where one ladder
+	 * must serve every domain (a decision for the host as a whole): the coarsest of the domains'. No
+	 * rungs without MB control (or without MBW_MIN for min_ladder). */
+	struct ladder max_ladder, min_ladder;
 	bool has_mb_min;
 	/* MB limits are MB/s ceilings a controller of the kernel's holds (resctrl mounted with
 	 * mba_MBps): mpamd must not run a bandwidth loop of its own on top. */
@@ -147,6 +155,27 @@ struct control_caps {
 	unsigned domain_count;
 	struct control_domain domains[CONTROL_MAX_DOMAINS];
 };
+
+/* The ladders of domain d (the control-wide ones past its domains). */
+static inline const struct ladder *control_max_ladder(const struct control_caps *c, unsigned d)
+{
+	return d < c->domain_count ? &c->domains[d].max_ladder : &c->max_ladder;
+}
+
+static inline const struct ladder *control_min_ladder(const struct control_caps *c, unsigned d)
+{
+	return d < c->domain_count ? &c->domains[d].min_ladder : &c->min_ladder;
+}
+
+/* Puts every limit of `l` on a rung of its domain's ladders: a ceiling on the nearest (a tie goes
+ * down), a minimum on the nearest at or above it (a minimum is never short), 0 staying "none". The
+ * one place a limit is rounded: policies decide rungs already, a configured or `set` value is snapped
+ * here, and controls write the rung's value. */
+void control_snap_limits(const struct control_caps *c, struct partition_limits *l);
+/* One ceiling or minimum (0: none) on its ladder, as control_snap_limits puts it; a ladder without
+ * rungs leaves the value as it is. */
+double control_snap_max(const struct ladder *l, double pct);
+double control_snap_min(const struct ladder *l, double pct);
 
 /* How the hardware knows an open partition: what monitors and actuators need to find it again. */
 struct partition_ref {

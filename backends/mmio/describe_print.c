@@ -16,9 +16,9 @@ static void print_ris(json_t *ris, FILE *out)
 	if (describe_num(ris, "intpartids"))
 		fprintf(out, " PARTID narrowing to %lld intPARTIDs;", describe_num(ris, "intpartids"));
 	if (bw) {
-		fprintf(out, " bandwidth BWA_WD %lld (granularity %lld%%, minimum %lld%%, MIN %s, MAX %s",
-			describe_num(bw, "bwa_wd"), describe_num(bw, "granularity_pct"),
-			describe_num(bw, "min_bandwidth_pct"), describe_yes_no(json_object_get(bw, "has_min")),
+		fprintf(out, " bandwidth BWA_WD %lld (%lld steps of %g%%, MIN %s, MAX %s", describe_num(bw, "bwa_wd"),
+			describe_num(bw, "steps"), json_real_value(json_object_get(bw, "step_pct")),
+			describe_yes_no(json_object_get(bw, "has_min")),
 			describe_yes_no(json_object_get(bw, "has_max")));
 		/* MAX_LIM, and what mpamd's mb_max is there (mb_max_mode where the MSC lets it choose). */
 		if (json_object_get(bw, "mb_max_limit"))
@@ -46,7 +46,7 @@ static void print_quirk(json_t *q, FILE *out)
 /* Who clears NRDY, as discover says it: mpamd honours the bit either way. */
 static const char *nrdy_text(const char *nrdy)
 {
-	if (!nrdy || !strcmp(nrdy, "not probed"))
+	if (!nrdy[0] || !strcmp(nrdy, "not probed"))
 		return "not probed";
 	return !strcmp(nrdy, "software") ? "software-managed (cleared by zeroing the counter)" : "hardware-managed";
 }
@@ -73,10 +73,9 @@ void mmio_describe_print(json_t *d, FILE *out)
 	size_t i;
 	json_t *msc;
 
-	fprintf(out,
-		"backend %s: %lld PARTIDs, %lld PMGs, %zu MSCs, bandwidth granularity %lld%%, %lld monitors per MSC\n",
+	fprintf(out, "backend %s: %lld PARTIDs, %lld PMGs, %zu MSCs, bandwidth in %s, %lld monitors per MSC\n",
 		describe_str(d, "backend"), describe_num(d, "partids"), describe_num(d, "pmgs"), json_array_size(mscs),
-		describe_num(d, "bandwidth_granularity_pct"), describe_num(d, "monitors_per_msc"));
+		describe_str(d, "bandwidth_steps"), describe_num(d, "monitors_per_msc"));
 	json_array_foreach(mscs, i, msc)
 		print_msc(msc, out);
 }

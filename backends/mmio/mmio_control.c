@@ -70,6 +70,28 @@ static unsigned min_nonzero(unsigned a, unsigned b)
 }
 
 /* Its id is the MSC's position in the set, which the MBWU monitor's domains carry too. */
+/* An MSC's MBW_MAX and MBW_MIN ladders: its first bandwidth RIS's BWA_WD (a T241's MBW_MIN is the
+ * erratum's, not a minimum mpamd offers). */
+static void msc_ladders(const struct msc *msc, struct ladder *max, struct ladder *min)
+{
+	const struct msc_ris_caps *rc = &msc->caps.ris[msc->caps.mbw_ris];
+
+	*max = (struct ladder){ .kind = LADDER_NONE };
+	*min = (struct ladder){ .kind = LADDER_NONE };
+	if (rc->has_max)
+		ladder_mpam_max(rc->bwa_wd, max);
+	if (rc->has_min && !(msc->caps.quirks & MSC_QUIRK_T241_MBW_MIN_FLOOR))
+		ladder_mpam_min(rc->bwa_wd, min);
+}
+
+/* Keeps in *coarsest the ladder of fewer rungs: a decision for the host as a whole must be a setting
+ * every MSC holds. */
+static void keep_coarsest(struct ladder *coarsest, const struct ladder *l)
+{
+	if (ladder_exists(l) && (!ladder_exists(coarsest) || l->count < coarsest->count))
+		*coarsest = *l;
+}
+
 static void probe_domains(const struct mmio_limits *l, struct control_caps *caps)
 {
 	for (size_t i = 0; i < l->set->count; i++) {
@@ -79,6 +101,9 @@ static void probe_domains(const struct mmio_limits *l, struct control_caps *caps
 		d->id = (unsigned)i;
 		d->id_space = DOMAIN_SPACE_MSC;
 		snprintf(d->name, sizeof(d->name), "msc %s", l->set->mscs[i].name);
+		msc_ladders(&l->set->mscs[i], &d->max_ladder, &d->min_ladder);
+		keep_coarsest(&caps->max_ladder, &d->max_ladder);
+		keep_coarsest(&caps->min_ladder, &d->min_ladder);
 	}
 	caps->domain_count = l->domains;
 }
@@ -97,11 +122,6 @@ void mmio_limits_probe(const struct mmio_limits *l, struct control_caps *caps)
 			continue; /* its controls are not programmed: it offers none */
 		if (msc->caps.mbw_ris >= 0) {
 			const struct msc_ris_caps *rc = &msc->caps.ris[msc->caps.mbw_ris];
-			/* Limits must be valid on every MSC: take the coarsest steps and the highest floor. */
-			unsigned gran = mpam_bandwidth_gran_percent(rc->bwa_wd);
-			unsigned floor = mpam_min_bandwidth_percent(rc->bwa_wd);
-			caps->bw_gran_pct = gran > caps->bw_gran_pct ? gran : caps->bw_gran_pct;
-			caps->bw_min_pct = floor > caps->bw_min_pct ? floor : caps->bw_min_pct;
 			caps->has_mb_min =
 				caps->has_mb_min || (rc->has_min && !(msc->caps.quirks & MSC_QUIRK_T241_MBW_MIN_FLOOR));
 		}
@@ -163,9 +183,9 @@ static bool limits_anything(const struct partition_limits *want)
 static int apply_one_msc(struct msc *msc, int dom, uint16_t partid, const struct partition_limits *want,
 			 struct partition_limits *eff, json_t *plan, struct err *err)
 {
-	unsigned max_pct, min_pct;
-	unsigned max = dom >= 0 ? limits_max_at(want, (unsigned)dom) : want->mb_max;
-	unsigned min = dom >= 0 ? limits_min_at(want, (unsigned)dom) : want->mb_min;
+	double max_pct, min_pct;
+	double max = dom >= 0 ? limits_max_at(want, (unsigned)dom) : want->mb_max;
+	double min = dom >= 0 ? limits_min_at(want, (unsigned)dom) : want->mb_min;
 	const char *refused = msc_quirks_controls_refused(msc->caps.quirks);
 
 	/* Nothing is written to such an MSC; a partition that wants no limit there is fine with that. */
@@ -283,7 +303,7 @@ static void note_limit_kind(const struct msc *msc, json_t *notes)
  * so, or moved there by the policies (the target controller, the guard's cuts of a best-effort one). */
 static bool may_be_limited(const struct partition_config *p, const struct partition_limits *want, int dom)
 {
-	unsigned max = dom >= 0 ? limits_max_at(want, (unsigned)dom) : want->mb_max;
+	double max = dom >= 0 ? limits_max_at(want, (unsigned)dom) : want->mb_max;
 
 	return max < 100 || p->goals.target_mbps || p->goals.class == CLASS_BEST_EFFORT;
 }
@@ -353,11 +373,13 @@ static unsigned monitors_per_msc(const struct msc_set *set)
 json_t *mmio_limits_describe(const struct mmio_limits *l)
 {
 	struct control_caps caps;
+	char steps[128];
 
 	mmio_limits_probe(l, &caps);
-	return json_pack("{s:I,s:I,s:I,s:I,s:o}", "partids", (json_int_t)caps.partitions_max, "pmgs",
-			 (json_int_t)caps.pmgs, "bandwidth_granularity_pct", (json_int_t)caps.bw_gran_pct,
-			 "monitors_per_msc", (json_int_t)monitors_per_msc(l->set), "mscs", msc_set_describe(l->set));
+	ladder_describe(&caps.max_ladder, steps, sizeof(steps));
+	return json_pack("{s:I,s:I,s:s,s:I,s:o}", "partids", (json_int_t)caps.partitions_max, "pmgs",
+			 (json_int_t)caps.pmgs, "bandwidth_steps", steps, "monitors_per_msc",
+			 (json_int_t)monitors_per_msc(l->set), "mscs", msc_set_describe(l->set));
 }
 
 /* ---- backend = mmio: the [msc] windows mapped from /dev/mem ---- */

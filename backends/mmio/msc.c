@@ -7,6 +7,7 @@
 #include "backends/mmio/msc_access.h"
 #include "backends/mmio/quirks.h"
 #include "backends/mpam/mpam_regs.h"
+#include "core/base/ladder.h"
 
 static int read_idr(struct msc_bus *bus, uint64_t *ret)
 {
@@ -295,12 +296,39 @@ const char *msc_max_lim_name(unsigned max_lim)
 	}
 }
 
+/* The MBW_MAX field of the rung nearest pct, and what it enforces (core/base/ladder.h). */
+static uint16_t mbw_max_field(const struct msc_ris_caps *ris, double pct, double *ret_pct)
+{
+	struct ladder l;
+	uint32_t rung;
+
+	ladder_mpam_max(ris->bwa_wd, &l);
+	rung = ladder_snap(&l, pct, LADDER_NEAREST);
+	if (ret_pct)
+		*ret_pct = ladder_pct(&l, rung);
+	return (uint16_t)ladder_value(&l, rung);
+}
+
+/* The MBW_MIN field of the lowest rung at or above pct (a minimum is never short); 0: none. */
+static uint16_t mbw_min_field(const struct msc_ris_caps *ris, double pct, double *ret_pct)
+{
+	struct ladder l;
+	uint32_t rung = 0;
+
+	ladder_mpam_min(ris->bwa_wd, &l);
+	if (pct > 0)
+		rung = ladder_snap(&l, pct, LADDER_UP);
+	if (ret_pct)
+		*ret_pct = ladder_pct(&l, rung);
+	return (uint16_t)ladder_value(&l, rung);
+}
+
 /* HARDLIM is set only where software chooses (MAX_LIM 0) and mpamd was asked for hard limits: soft
  * by default, as Linux's resctrl leaves it (it writes the MAX field alone), so that an mb_max means the
  * same over MMIO as through resctrl. Where MAX_LIM fixes it the bit reads back as fixed. */
-static uint32_t mbw_max_value(const struct msc *msc, const struct msc_ris_caps *rc, unsigned pct)
+static uint32_t mbw_max_value(const struct msc *msc, const struct msc_ris_caps *rc, double pct)
 {
-	uint32_t v = mpam_mbw_max_from_percent(pct, rc->bwa_wd);
+	uint32_t v = mbw_max_field(rc, pct, NULL);
 
 	if (rc->max_lim == MPAM_MAX_LIM_EITHER && msc->hard_limits)
 		v |= (uint32_t)MPAMCFG_MBW_MAX_HARDLIM;
@@ -315,17 +343,16 @@ static bool hardlim_as_asked(const struct msc *msc, const struct msc_ris_caps *r
 
 /* The MBW_MIN field for a request of min_pct (0: none) beside a maximum of max_pct. On a T241 it is
  * not mpamd's minimum at all but the erratum's floor, derived from MAX as Linux derives it. */
-static uint32_t mbw_min_value(const struct msc *msc, const struct msc_ris_caps *rc, unsigned max_pct, unsigned min_pct)
+static uint32_t mbw_min_value(const struct msc *msc, const struct msc_ris_caps *rc, double max_pct, double min_pct)
 {
 	if (msc->caps.quirks & MSC_QUIRK_T241_MBW_MIN_FLOOR) {
-		uint16_t max = rc->has_max ? mpam_mbw_max_from_percent(max_pct, rc->bwa_wd)
-					   : mpam_mbw_max_from_percent(100, rc->bwa_wd);
+		uint16_t max = mbw_max_field(rc, rc->has_max ? max_pct : 100, NULL);
 		return msc_quirk_t241_mbw_min(rc->bwa_wd, max);
 	}
-	return min_pct ? mpam_mbw_min_from_percent(min_pct, rc->bwa_wd) : 0;
+	return mbw_min_field(rc, min_pct, NULL);
 }
 
-static int set_ris_bandwidth(struct msc *msc, unsigned ris, uint16_t partid, unsigned max_pct, unsigned min_pct,
+static int set_ris_bandwidth(struct msc *msc, unsigned ris, uint16_t partid, double max_pct, double min_pct,
 			     json_t *plan, struct err *err)
 {
 	const struct msc_ris_caps *rc = &msc->caps.ris[ris];
@@ -355,8 +382,8 @@ static int set_ris_bandwidth(struct msc *msc, unsigned ris, uint16_t partid, uns
 	return 0;
 }
 
-static int program_bandwidth(struct msc *msc, uint16_t partid, unsigned max_pct, unsigned min_pct,
-			     unsigned *ret_max_pct, unsigned *ret_min_pct, json_t *plan, struct err *err)
+static int program_bandwidth(struct msc *msc, uint16_t partid, double max_pct, double min_pct, double *ret_max_pct,
+			     double *ret_min_pct, json_t *plan, struct err *err)
 {
 	int r = msc_check_control(msc, partid, plan, err);
 
@@ -370,26 +397,25 @@ static int program_bandwidth(struct msc *msc, uint16_t partid, unsigned max_pct,
 			return r;
 	}
 	const struct msc_ris_caps *first = &msc->caps.ris[msc->caps.mbw_ris];
-	*ret_max_pct = first->has_max ? mpam_mbw_max_to_percent(mpam_mbw_max_from_percent(max_pct, first->bwa_wd),
-								first->bwa_wd)
-				      : 100;
+	*ret_max_pct = 100;
+	if (first->has_max)
+		mbw_max_field(first, max_pct, ret_max_pct);
 	/* A T241's MBW_MIN is the erratum's, not a minimum mpamd offers. */
 	bool offers_min = first->has_min && !(msc->caps.quirks & MSC_QUIRK_T241_MBW_MIN_FLOOR);
-	*ret_min_pct =
-		offers_min && min_pct
-			? mpam_mbw_min_to_percent(mpam_mbw_min_from_percent(min_pct, first->bwa_wd), first->bwa_wd)
-			: 0;
+	*ret_min_pct = 0;
+	if (offers_min && min_pct > 0)
+		mbw_min_field(first, min_pct, ret_min_pct);
 	return 0;
 }
 
-int msc_set_bandwidth(struct msc *msc, uint16_t partid, unsigned max_pct, unsigned min_pct, unsigned *ret_max_pct,
-		      unsigned *ret_min_pct, struct err *err)
+int msc_set_bandwidth(struct msc *msc, uint16_t partid, double max_pct, double min_pct, double *ret_max_pct,
+		      double *ret_min_pct, struct err *err)
 {
 	return program_bandwidth(msc, partid, max_pct, min_pct, ret_max_pct, ret_min_pct, NULL, err);
 }
 
-int msc_plan_bandwidth(struct msc *msc, uint16_t partid, unsigned max_pct, unsigned min_pct, unsigned *ret_max_pct,
-		       unsigned *ret_min_pct, json_t *writes, struct err *err)
+int msc_plan_bandwidth(struct msc *msc, uint16_t partid, double max_pct, double min_pct, double *ret_max_pct,
+		       double *ret_min_pct, json_t *writes, struct err *err)
 {
 	return program_bandwidth(msc, partid, max_pct, min_pct, ret_max_pct, ret_min_pct, writes, err);
 }

@@ -109,8 +109,8 @@ bool msc_taken_over(const struct msc *msc, uint16_t partid);
 /* Programs MBW_MAX (percent; HARDLIM per msc->hard_limits where the hardware lets software choose)
  * and MBW_MIN (percent, 0 for none) of `partid` on every RIS with bandwidth controls, reads them back
  * and returns the percentages in force. */
-int msc_set_bandwidth(struct msc *msc, uint16_t partid, unsigned max_pct, unsigned min_pct, unsigned *ret_max_pct,
-		      unsigned *ret_min_pct, struct err *err);
+int msc_set_bandwidth(struct msc *msc, uint16_t partid, double max_pct, double min_pct, double *ret_max_pct,
+		      double *ret_min_pct, struct err *err);
 
 /* Programs the cache portion bitmap of `partid` on every RIS with CPOR and reads it back. */
 int msc_set_cpbm(struct msc *msc, uint16_t partid, uint64_t cbm, struct err *err);
@@ -119,8 +119,8 @@ int msc_set_cpbm(struct msc *msc, uint16_t partid, uint64_t cbm, struct err *err
  * control write is appended to `writes` as {"what": register, "msc", "ris", "partid", "value"}, with
  * "intpartid" when the MSC narrows PARTIDs, instead of reaching the bus (and the MPAMCFG_PART_SEL
  * write before it is left out too), and reads back as written. Nothing is read or written on the MSC. */
-int msc_plan_bandwidth(struct msc *msc, uint16_t partid, unsigned max_pct, unsigned min_pct, unsigned *ret_max_pct,
-		       unsigned *ret_min_pct, json_t *writes, struct err *err);
+int msc_plan_bandwidth(struct msc *msc, uint16_t partid, double max_pct, double min_pct, double *ret_max_pct,
+		       double *ret_min_pct, json_t *writes, struct err *err);
 int msc_plan_cpbm(struct msc *msc, uint16_t partid, uint64_t cbm, json_t *writes, struct err *err);
 
 /* Reads MPAMF_ESR (0 without an ESR); any non-zero value means the MSC saw an error. */

@@ -157,10 +157,9 @@ void msc_set_limit_mode(struct msc_set *set, bool hard)
 static json_t *describe_bandwidth(const struct msc *msc, const struct msc_ris_caps *rc)
 {
 	json_t *bw =
-		json_pack("{s:I,s:I,s:I,s:b,s:b,s:I,s:s,s:b,s:I}", "bwa_wd", (json_int_t)rc->bwa_wd, "granularity_pct",
-			  (json_int_t)mpam_bandwidth_gran_percent(rc->bwa_wd), "min_bandwidth_pct",
-			  (json_int_t)mpam_min_bandwidth_percent(rc->bwa_wd), "has_min", rc->has_min, "has_max",
-			  rc->has_max, "max_lim", (json_int_t)rc->max_lim, "max_lim_means",
+		json_pack("{s:I,s:I,s:f,s:b,s:b,s:I,s:s,s:b,s:I}", "bwa_wd", (json_int_t)rc->bwa_wd, "steps",
+			  (json_int_t)(1u << rc->bwa_wd), "step_pct", 100.0 / (double)(1u << rc->bwa_wd), "has_min",
+			  rc->has_min, "has_max", rc->has_max, "max_lim", (json_int_t)rc->max_lim, "max_lim_means",
 			  msc_max_lim_name(rc->max_lim), "has_prop", rc->has_prop, "pbm_wd", (json_int_t)rc->pbm_wd);
 
 	if (rc->has_max)

@@ -61,25 +61,37 @@ static void rc_free(struct control *c)
 	free(rc);
 }
 
-static int rc_open(const struct config *config, struct clock *clock, struct control **ret, struct err *err)
+static int open_control(const struct config *config, bool ask_kernel, struct control **ret, struct err *err)
 {
 	struct resctrl_control *rc = calloc(1, sizeof(*rc));
 	size_t n = config->partition_count;
 
-	(void)clock;
 	if (!rc)
 		return err_set(err, -ENOMEM, "out of memory");
 	rc->base.ops = &control_resctrl_ops;
 	rc->config = config;
 	int r = grow_slots(rc, n ? n - 1 : 0, err);
 	if (r == 0)
-		r = resctrl_fs_new(config->global.resctrl_root, &rc->fs, err);
+		r = resctrl_fs_new(config->global.resctrl_root, ask_kernel, &rc->fs, err);
 	if (r < 0) {
 		rc_free(&rc->base);
 		return r;
 	}
 	*ret = &rc->base;
 	return 0;
+}
+
+static int rc_open(const struct config *config, struct clock *clock, struct control **ret, struct err *err)
+{
+	(void)clock;
+	return open_control(config, true, ret, err);
+}
+
+/* A dry run asks the kernel nothing, not even what it refuses (AMD's MB maximum: mb_ladder.c). */
+static int rc_open_to_plan(const struct config *config, struct clock *clock, struct control **ret, struct err *err)
+{
+	(void)clock;
+	return open_control(config, false, ret, err);
 }
 
 static void rc_probe(struct control *c, struct control_caps *caps)
@@ -89,12 +101,10 @@ static void rc_probe(struct control *c, struct control_caps *caps)
 	memset(caps, 0, sizeof(*caps));
 	caps->partitions_max = info->num_closids;
 	caps->partitions_reserved = 1 + info->io_alloc; /* the default group's, io_alloc's */
-	/* 0 without MB (Arm MPAM mounted with cdp has none), as the contract says. */
-	caps->bw_gran_pct = !info->mb_present ? 0 : info->mb_units == MB_PERCENT ? info->bandwidth_gran : 1;
-	if (info->mb_units == MB_PERCENT)
-		caps->bw_min_pct = info->min_bandwidth;
-	else if (info->mb_units == MB_ABSOLUTE)
-		caps->bw_min_pct = resctrl_mb_percent(info, info->min_bandwidth);
+	/* One MB resource: every domain holds the same ladder; none without MB (Arm MPAM mounted with
+	 * cdp has none); resctrl has no minimum (no min_ladder). */
+	if (info->mb_present && info->mb_units != MB_MBPS)
+		caps->max_ladder = info->mb_ladder;
 	caps->has_mb_min = false;
 	caps->mb_kernel_mbps = info->mb_present && info->mb_units == MB_MBPS;
 	caps->cbm_bits = info->l3.cbm_bits;
@@ -104,6 +114,7 @@ static void rc_probe(struct control *c, struct control_caps *caps)
 		d->id = info->mb_domain_ids[i];
 		d->id_space = DOMAIN_SPACE_RESCTRL;
 		snprintf(d->name, sizeof(d->name), "MB domain %u", info->mb_domain_ids[i]);
+		d->max_ladder = caps->max_ladder;
 	}
 }
 
@@ -343,6 +354,7 @@ const struct control_ops control_resctrl_ops = {
 	.description = "the kernel's resctrl file system (Intel RDT, AMD QoS, Arm MPAM)",
 	.claims = resctrl_claim_root,
 	.open = rc_open,
+	.open_to_plan = rc_open_to_plan,
 	.free = rc_free,
 	.probe = rc_probe,
 	.share = rc_share,

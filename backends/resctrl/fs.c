@@ -32,7 +32,7 @@ static int open_root(const char *root, struct err *err)
 	return fd;
 }
 
-int resctrl_fs_new(const char *root, struct resctrl_fs **ret, struct err *err)
+int resctrl_fs_new(const char *root, bool ask_kernel, struct resctrl_fs **ret, struct err *err)
 {
 	struct resctrl_fs *fs = calloc(1, sizeof(*fs));
 
@@ -45,6 +45,8 @@ int resctrl_fs_new(const char *root, struct resctrl_fs **ret, struct err *err)
 	/* Only the default root must be a resctrl mount: an explicit one may be an emulator or a copy. */
 	if (r == 0)
 		r = resctrl_probe(fs->rootfd, root, strcmp(root, DEFAULT_RESCTRL_ROOT) != 0, &fs->info, err);
+	if (r == 0 && ask_kernel)
+		resctrl_mb_ask_kernel(fs->rootfd, &fs->info);
 	if (r < 0) {
 		resctrl_fs_free(fs);
 		return r;
@@ -88,6 +90,8 @@ int resctrl_fs_reopen(struct resctrl_fs *fs, struct err *err)
 	int r = resctrl_probe(fd, fs->root, strcmp(fs->root, DEFAULT_RESCTRL_ROOT) != 0, &info, err);
 	if (r == 0)
 		r = check_same_domains(&fs->info, &info, fs->root, err);
+	if (r == 0)
+		resctrl_mb_ask_kernel(fd, &info); /* only the daemon reopens */
 	if (r < 0) {
 		close(fd);
 		return r;

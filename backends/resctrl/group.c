@@ -226,27 +226,6 @@ void resctrl_group_close(struct resctrl_group *g)
 	g->dirfd = -1;
 }
 
-uint64_t resctrl_mb_value(const struct resctrl_info *info, unsigned pct)
-{
-	if (info->mb_units == MB_ABSOLUTE) {
-		uint64_t v = info->mb_max_value * pct / 100;
-		return v < info->min_bandwidth ? info->min_bandwidth : (v ? v : 1);
-	}
-	/* Percent: round down to a step, so a limit is never exceeded, but not below the floor. */
-	unsigned gran = info->bandwidth_gran ? info->bandwidth_gran : 1;
-	unsigned v = pct / gran * gran;
-	if (v < info->min_bandwidth)
-		v = (info->min_bandwidth + gran - 1) / gran * gran;
-	return v > 100 ? 100 : v;
-}
-
-unsigned resctrl_mb_percent(const struct resctrl_info *info, uint64_t value)
-{
-	if (info->mb_units == MB_ABSOLUTE && info->mb_max_value)
-		return (unsigned)((value * 100 + info->mb_max_value / 2) / info->mb_max_value);
-	return (unsigned)value;
-}
-
 int resctrl_check_cbm(const struct resctrl_cache_res *res, uint64_t cbm, struct err *err)
 {
 	if (cbm & ~res->cbm_mask)
@@ -286,6 +265,17 @@ static int merge_schemata(const struct resctrl_info *info, struct resctrl_group 
 	return 0;
 }
 
+/* What a plan reads back of the MB values it would write: what the kernel shows for them (Linux's
+ * MPAM glue shows a band as the percent nearest its top, not the percent written). */
+static void shown_as_kernel(const struct resctrl_info *info, struct resctrl_group *g)
+{
+	uint32_t rung;
+
+	for (unsigned i = 0; g->mb_known && i < info->mb_domain_count && info->mb_units != MB_MBPS; i++)
+		if (g->mb[i] <= UINT32_MAX && ladder_of_value(&info->mb_ladder, (uint32_t)g->mb[i], &rung) == 0)
+			g->mb[i] = ladder_shown(&info->mb_ladder, rung);
+}
+
 /* Seeds what the group holds from its schemata: an adopted group may already be right. */
 static int read_group_schemata(const struct resctrl_info *info, struct resctrl_group *g, struct err *err)
 {
@@ -316,20 +306,19 @@ static bool all_equal(const uint64_t *have, unsigned count, uint64_t want)
 	return true;
 }
 
-/* Whether an MB value the group shows is what writing `wanted` gives. The kernel may show a request
- * as the hardware's band (Linux 7.1's MPAM glue: 40% with BWA_WD 5 reads back as 41), so a shown
- * value stands for the step nearest to it; on a tie either neighbour is taken as right. */
+/* Whether an MB value the group shows is what writing `wanted` gives: the same rung. The kernel may
+ * show a value other than the one written (Linux's MPAM glue shows the percent nearest the band's top:
+ * 34% at BWA_WD 7 reads back as 34, 40% at BWA_WD 5 as 41); under mba_MBps the value itself. */
 static bool mb_shows(const struct resctrl_info *info, uint64_t shown, uint64_t wanted)
 {
-	uint64_t gran = info->mb_units == MB_PERCENT && info->bandwidth_gran > 1 ? info->bandwidth_gran : 0;
+	const struct ladder *l = &info->mb_ladder;
+	uint32_t have, want;
 
-	if (!gran || shown == wanted)
+	if (info->mb_units == MB_MBPS || !ladder_exists(l) || shown > UINT32_MAX || wanted > UINT32_MAX)
 		return shown == wanted;
-	uint64_t below = shown / gran * gran, above = below + gran;
-	uint64_t d_below = shown - below, d_above = above - shown;
-	if (d_below == d_above)
-		return wanted == below || wanted == above;
-	return wanted == (d_below < d_above ? below : above);
+	if (ladder_of_shown(l, (uint32_t)shown, &have) < 0 || ladder_of_value(l, (uint32_t)wanted, &want) < 0)
+		return false;
+	return have == want;
 }
 
 /* Percent (or AMD's units) from domain d's mb_max; under mba_MBps the MB/s ceiling the kernel's
@@ -401,15 +390,15 @@ int resctrl_check_limits(const struct resctrl_info *info, const struct partition
 	if (limits_any_min(want))
 		return err_set(err, -EOPNOTSUPP,
 			       "mb_min: resctrl has no minimum-bandwidth control; guarantee_mbps is held without it");
-	unsigned lowest = limits_lowest_max(want);
+	double lowest = limits_lowest_max(want);
 	if (!info->mb_present && lowest < 100)
 		return err_set(err, -EOPNOTSUPP,
-			       "mb_max = %u%%: resctrl has no MB resource here (no info/MB; Arm MPAM mounted with cdp "
+			       "mb_max = %g%%: resctrl has no MB resource here (no info/MB; Arm MPAM mounted with cdp "
 			       "offers none, as MBW_MAX is per PARTID and a group then has two)",
 			       lowest);
 	if (info->mb_units == MB_MBPS && lowest < 100)
 		return err_set(err, -EOPNOTSUPP,
-			       "mb_max = %u%%: resctrl is mounted with mba_MBps, where MB limits are MB/s that the "
+			       "mb_max = %g%%: resctrl is mounted with mba_MBps, where MB limits are MB/s that the "
 			       "kernel's own controller holds; give target_mbps (each domain's ceiling), or remount "
 			       "without mba_MBps",
 			       lowest);
@@ -472,10 +461,9 @@ static int verify(const struct resctrl_info *info, struct resctrl_group *g, cons
 		return r;
 	mb_in_force(info, g, eff);
 	if (info->mb_present && g->mb_known && info->mb_domain_count) {
-		uint64_t slack = info->mb_units == MB_PERCENT && info->bandwidth_gran ? info->bandwidth_gran : 0;
 		for (unsigned i = 0; i < info->mb_domain_count; i++) {
 			uint64_t wanted = mb_to_write(info, want, i);
-			if (g->mb[i] > wanted + slack || g->mb[i] + slack < wanted)
+			if (!mb_shows(info, g->mb[i], wanted))
 				return err_set(err, -EIO, "%s: MB of domain %u reads back %llu after writing %llu",
 					       g->name, info->mb_domain_ids[i], (unsigned long long)g->mb[i],
 					       (unsigned long long)wanted);
@@ -524,6 +512,8 @@ int resctrl_group_apply(int rootfd, const struct resctrl_info *info, struct resc
 		/* A plan reads back what it would have written, as the kernel keeps it. */
 		if (plan && (r = merge_schemata(info, g, changes, err)) < 0)
 			return r;
+		if (plan)
+			shown_as_kernel(info, g);
 	}
 	r = verify(info, g, want, changes[0] != '\0' && !plan, eff, err);
 	eff->changed_outside = outside && changes[0];

@@ -285,7 +285,7 @@ static int mon_open(const struct config *config, const struct control_shared *sh
 	mon->fs = shared->resctrl;
 	if (!mon->fs) {
 		mon->owns_fs = true;
-		r = resctrl_fs_new(config->global.resctrl_root, &mon->fs, err);
+		r = resctrl_fs_new(config->global.resctrl_root, false, &mon->fs, err);
 	}
 	if (r == 0 && !has_mbm(&mon->fs->info))
 		r = err_set(err, -EOPNOTSUPP,

@@ -79,7 +79,7 @@ static void probe_mb(int rootfd, const struct schemata *root, struct resctrl_inf
 		mode[strcspn(mode, "\n")] = '\0';
 	snprintf(info->thread_throttle_mode, sizeof(info->thread_throttle_mode), "%s", mode);
 	domains_of(root, "MB", info->mb_domain_ids, &info->mb_domain_count);
-	/* The default group holds the unthrottled value: 100 (percent) or the maximum absolute units. */
+	/* The default group's value: the maximum only while nobody lowered it (see mb_ladder.c). */
 	uint64_t max = 100;
 	schemata_value(schemata_find(root, "MB"), info->mb_domain_count ? info->mb_domain_ids[0] : 0, &max);
 	if (resctrl_exists_at(rootfd, "mba_MBps_event")) {
@@ -87,11 +87,10 @@ static void probe_mb(int rootfd, const struct schemata *root, struct resctrl_inf
 		info->mb_max_value = RESCTRL_MBA_MAX_MBPS;
 	} else if (info->delay_linear) {
 		info->mb_units = MB_PERCENT;
-		info->mb_max_value = 100;
 	} else {
 		info->mb_units = MB_ABSOLUTE;
-		info->mb_max_value = max;
 	}
+	resctrl_mb_ladder_probe(max, info);
 }
 
 /* mon_data/mon_RES_NN, sorted by id; -E2BIG for more than mpamd measures (a host it would measure
@@ -284,12 +283,20 @@ json_t *resctrl_info_to_json(const struct resctrl_info *info, const char *root)
 
 	for (unsigned i = 0; i < info->mon_domain_count; i++)
 		json_array_append_new(mon_domains, json_integer(info->mon_domain_ids[i]));
-	if (info->mb_present)
-		mb = json_pack("{s:s,s:I,s:I,s:I,s:b,s:s,s:I,s:I}", "units", units[info->mb_units], "num_closids",
-			       (json_int_t)info->mb_num_closids, "bandwidth_gran", (json_int_t)info->bandwidth_gran,
-			       "min_bandwidth", (json_int_t)info->min_bandwidth, "delay_linear", info->delay_linear,
-			       "thread_throttle_mode", info->thread_throttle_mode, "max_value",
-			       (json_int_t)info->mb_max_value, "domains", (json_int_t)info->mb_domain_count);
+	if (info->mb_present) {
+		char steps[128];
+		ladder_describe(&info->mb_ladder, steps, sizeof(steps));
+		mb = json_pack("{s:s,s:I,s:I,s:I,s:b,s:s,s:I,s:I,s:s,s:s*,s:o}", "units", units[info->mb_units],
+			       "num_closids", (json_int_t)info->mb_num_closids, "bandwidth_gran",
+			       (json_int_t)info->bandwidth_gran, "min_bandwidth", (json_int_t)info->min_bandwidth,
+			       "delay_linear", info->delay_linear, "thread_throttle_mode", info->thread_throttle_mode,
+			       "max_value", (json_int_t)info->mb_max_value, "domains",
+			       (json_int_t)info->mb_domain_count, "steps", steps, "max_from",
+			       info->mb_max_source[0] ? info->mb_max_source : NULL, "bwa_wd",
+			       info->mb_bwa_wd ? json_pack("{s:I,s:b}", "value", (json_int_t)info->mb_bwa_wd, "exact",
+							   info->mb_bwa_wd_exact)
+					       : json_null());
+	}
 	if (info->mon_present) {
 		json_t *cntrs = json_object();
 		for (unsigned i = 0; i < info->num_mbm_cntrs_count; i++) {

@@ -75,9 +75,17 @@ bool resctrl_exists_at(int dirfd, const char *path);
 enum mb_units {
 	MB_NONE,
 	MB_PERCENT,  /* Intel, MPAM: percent of a domain, steps of bandwidth_gran */
-	MB_ABSOLUTE, /* AMD: non-linear delay, absolute units up to the default group's value */
+	MB_ABSOLUTE, /* AMD: non-linear delay, absolute units (1/8 GB/s) up to the hardware's maximum */
 	MB_MBPS,     /* mounted with mba_MBps: the kernel's controller owns MB */
 };
+
+/* Where AMD's MB maximum was learned. */
+#define RESCTRL_MB_MAX_FROM_CPUID  "cpuid"
+#define RESCTRL_MB_MAX_FROM_KERNEL "kernel"
+#define RESCTRL_MB_MAX_FROM_ROOT   "default group"
+
+/* AMD's MB unit: one eighth of a GB/s (Documentation/filesystems/resctrl.rst). */
+#define RESCTRL_AMD_MBPS_PER_UNIT 125.0
 
 struct resctrl_cache_res {
 	bool present;
@@ -102,7 +110,13 @@ struct resctrl_info {
 	unsigned mb_num_closids, bandwidth_gran, min_bandwidth;
 	bool delay_linear;
 	char thread_throttle_mode[RESCTRL_NAME_MAX];
-	uint64_t mb_max_value; /* 100 for percent; the default group's value for absolute units */
+	uint64_t mb_max_value; /* 100 for percent; the hardware's maximum for absolute units */
+	/* What MB can hold (core/base/ladder.h): Intel's steps, MPAM's bands through Linux's MPAM glue
+	 * (BWA_WD told by bandwidth_gran and min_bandwidth; 8 or more look alike), AMD's units. */
+	struct ladder mb_ladder;
+	unsigned mb_bwa_wd;	/* MPAM: the BWA_WD the ladder assumes (0 elsewhere) */
+	char mb_max_source[16]; /* AMD: where mb_max_value came from, RESCTRL_MB_MAX_FROM_* */
+	bool mb_bwa_wd_exact;	/* false: resctrl shows only that it is 8 or more */
 	unsigned mb_domain_ids[RESCTRL_MAX_DOMAINS];
 	unsigned mb_domain_count;
 	/* monitoring: the resource whose info/RES_MON directory exists (L3 on most hosts; MB where the
@@ -143,7 +157,7 @@ struct resctrl_fs {
 };
 
 /* Opens and probes the mount at `root` (an explicit, non-default root may be a copy or an emulator). */
-int resctrl_fs_new(const char *root, struct resctrl_fs **ret, struct err *err);
+int resctrl_fs_new(const char *root, bool ask_kernel, struct resctrl_fs **ret, struct err *err);
 void resctrl_fs_free(struct resctrl_fs *fs);
 /* Opens the root again when rootfd no longer is the mount its path names (resctrl was unmounted, or
  * unmounted and mounted again), and probes it: 1 when it did, 0 when rootfd still is the mount, a
@@ -232,9 +246,19 @@ int resctrl_group_set_cpus(int rootfd, struct resctrl_group *g, const struct cpu
 /* An unthrottled group's MB under mba_MBps (the kernel's MBA_MAX_MBPS). */
 #define RESCTRL_MBA_MAX_MBPS 4294967295ull
 
-/* The MB value to write for `pct` percent, and the percent a value stands for. */
-uint64_t resctrl_mb_value(const struct resctrl_info *info, unsigned pct);
-unsigned resctrl_mb_percent(const struct resctrl_info *info, uint64_t value);
+/* ---- mb_ladder.c ---- */
+
+/* Sets info->mb_ladder (and mb_max_value) for the MB control probe_mb found, reading only;
+ * `root_value` is the default group's first MB value, AMD's maximum until a better source tells. */
+void resctrl_mb_ladder_probe(uint64_t root_value, struct resctrl_info *info);
+/* AMD whose maximum came from the default group: asks the kernel through a write it refuses (it
+ * changes nothing but last_cmd_status), where writes reach a kernel or an emulator of one. 0, or
+ * -ENODATA (said in the log) when the default group's value stays. */
+int resctrl_mb_ask_kernel(int rootfd, struct resctrl_info *info);
+/* The MB value to write for `pct` percent (the nearest rung's), and the percent (a rung) a value the
+ * schemata shows stands for. */
+uint64_t resctrl_mb_value(const struct resctrl_info *info, double pct);
+double resctrl_mb_percent(const struct resctrl_info *info, uint64_t value);
 /* Checks a cache bitmap against cbm_mask, min_cbm_bits and sparse_masks. */
 int resctrl_check_cbm(const struct resctrl_cache_res *res, uint64_t cbm, struct err *err);
 /* Whether resctrl can hold `want` at all: no mb_min (resctrl has no minimum), a valid L3 mask. */

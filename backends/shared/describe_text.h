@@ -16,9 +16,12 @@ static inline long long describe_num(json_t *obj, const char *key)
 	return (long long)json_integer_value(json_object_get(obj, key));
 }
 
+/* The string at `key` of `obj` ("" when absent). */
 static inline const char *describe_str(json_t *obj, const char *key)
 {
-	return json_string_value(json_object_get(obj, key));
+	const char *s = json_string_value(json_object_get(obj, key));
+
+	return s ? s : "";
 }
 
 #endif

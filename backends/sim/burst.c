@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backends/sim/decimal_text.h"
+#include "core/base/decimal_text.h"
 #include "core/base/parse.h"
 
 #define NS_PER_MS 1000000u

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backends/sim/decimal_text.h"
+#include "core/base/decimal_text.h"
 #include "core/base/parse.h"
 
 #define POINT_TEXT_MAX 64

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/base/decimal_text.h"
 #include "core/config/config_internal.h"
 
 static unsigned later(unsigned a, unsigned b)
@@ -67,31 +68,51 @@ enum goal_rule {
 	RULE_COUNT,
 };
 
-/* mb_min above mb_max on domain `id`, said in msg. */
-static bool min_above_max_on(const struct partition_goals *g, uint32_t id, char *msg, size_t len)
+/* "50%" or "6000MB/s". */
+static void limit_text(double v, bool mbps, char *buf, size_t len)
 {
-	uint32_t min = domain_values_get(&g->mb_min_at, id, g->mb_min);
-	uint32_t max = domain_values_get(&g->mb_max_at, id, g->mb_max);
+	char digits[40];
+
+	decimal_text(v, digits, sizeof(digits));
+	snprintf(buf, len, "%s%s", digits, mbps ? "MB/s" : "%");
+}
+
+/* mb_min above mb_max (each on domain `id`, or for every domain: `on` NULL), said in msg. */
+static bool min_above_max_is(const struct partition_goals *g, double min, double max, const char *on, char *msg,
+			     size_t len)
+{
+	char a[48], b[48];
 
 	if (min <= max)
 		return false;
-	snprintf(msg, len, "mb_min = %u is above mb_max = %u on domain %u", min, max, id);
+	limit_text(min, g->mb_min_mbps, a, sizeof(a));
+	limit_text(max, g->mb_max_mbps, b, sizeof(b));
+	snprintf(msg, len, "mb_min = %s is above mb_max = %s%s", a, b, on ? on : "");
 	return true;
 }
 
-/* On every domain: the values for all of them, and each domain either key names. */
+static bool min_above_max_on(const struct partition_goals *g, uint32_t id, char *msg, size_t len)
+{
+	char on[24];
+
+	snprintf(on, sizeof(on), " on domain %u", id);
+	return min_above_max_is(g, domain_values_get(&g->mb_min_at, id, g->mb_min),
+				domain_values_get(&g->mb_max_at, id, g->mb_max), on, msg, len);
+}
+
+/* On every domain: the values for all of them, and each domain either key names. A percent and MB/s
+ * compare only on a host that knows its capacity (core/engine/domain_limits.c checks them there). */
 static bool min_above_max(const struct partition_goals *g, char *msg, size_t len)
 {
+	if (g->mb_min_mbps != g->mb_max_mbps)
+		return false;
 	for (uint32_t i = 0; i < g->mb_min_at.count; i++)
 		if (min_above_max_on(g, g->mb_min_at.at[i].domain, msg, len))
 			return true;
 	for (uint32_t i = 0; i < g->mb_max_at.count; i++)
 		if (min_above_max_on(g, g->mb_max_at.at[i].domain, msg, len))
 			return true;
-	if (g->mb_min <= g->mb_max)
-		return false;
-	snprintf(msg, len, "mb_min = %u is above mb_max = %u", g->mb_min, g->mb_max);
-	return true;
+	return min_above_max_is(g, g->mb_min, g->mb_max, NULL, msg, len);
 }
 
 static bool goal_rule_broken(const struct partition_config *p, enum goal_rule rule, char *msg, size_t len)

@@ -129,10 +129,11 @@ static const struct config_type size_type = { size_parse, size_format, size_to_j
 
 /* ---- capacity_mbps, mb_min, mb_max: per-domain values ---- */
 
-static const struct config_domain_type capacity_type =
-	CONFIG_DOMAIN_TYPE(false, struct global_config, capacity_mbps_at);
-static const struct config_domain_type mb_min_type = CONFIG_DOMAIN_TYPE(true, struct partition_config, goals.mb_min_at);
-static const struct config_domain_type mb_max_type = CONFIG_DOMAIN_TYPE(true, struct partition_config, goals.mb_max_at);
+static const struct config_domain_type capacity_type = CONFIG_DOMAIN_TYPE(struct global_config, capacity_mbps_at);
+static const struct config_domain_type mb_min_type =
+	CONFIG_LIMIT_TYPE(struct partition_config, goals.mb_min_at, goals.mb_min_mbps);
+static const struct config_domain_type mb_max_type =
+	CONFIG_LIMIT_TYPE(struct partition_config, goals.mb_max_at, goals.mb_max_mbps);
 
 static const struct config_key global_keys[] = {
 	{ "backend", &kind_type, CONFIG_FIELD(struct global_config, backend), 0, CONFIG_KIND_MAX, NULL, 0 },

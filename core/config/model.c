@@ -22,7 +22,7 @@ void global_config_defaults(struct global_config *g)
 	snprintf(g->group_prefix, sizeof(g->group_prefix), "mpamd-");
 }
 
-uint32_t domain_values_get(const struct domain_values *v, uint32_t id, uint32_t all)
+double domain_values_get(const struct domain_values *v, uint32_t id, double all)
 {
 	for (uint32_t i = 0; i < v->count && i < DOMAIN_VALUES_MAX; i++)
 		if (v->at[i].domain == id)

@@ -66,7 +66,7 @@ extern const char *const mb_max_mode_names[];
 
 struct domain_value {
 	uint32_t domain;
-	uint32_t value;
+	double value; /* in the key's unit: whole MB/s for capacity_mbps, a percent or MB/s for limits */
 };
 
 struct domain_values {
@@ -75,7 +75,7 @@ struct domain_values {
 };
 
 /* The value of domain `id`: its own when it is named, else `all`. */
-uint32_t domain_values_get(const struct domain_values *v, uint32_t id, uint32_t all);
+double domain_values_get(const struct domain_values *v, uint32_t id, double all);
 /* Whether domain `id` is named. */
 bool domain_values_has(const struct domain_values *v, uint32_t id);
 
@@ -133,15 +133,20 @@ struct msc_config {
  * engine hands it to the policies whole, so a new goal needs no copying code. */
 struct partition_goals {
 	enum partition_class class;
-	unsigned mb_min;		/* percent; 0 = no minimum */
+	/* mb_min and mb_max: a percent of a domain's full scale (fractions allowed), or MB/s on each
+	 * domain where the key says so ("6000MB/s": the *_mbps flag, for the key's every value). Either is
+	 * a request: the hardware holds the rung its ladder puts it on (core/base/ladder.h). */
+	double mb_min;			/* 0 = no minimum */
 	struct domain_values mb_min_at; /* per-domain values of mb_min (0 allowed: none there) */
-	unsigned mb_max;		/* percent */
+	bool mb_min_mbps;
+	double mb_max;
 	struct domain_values mb_max_at; /* per-domain values of mb_max */
-	uint32_t guarantee_mbps;	/* 0 = none */
-	uint32_t target_mbps;		/* 0 = none */
-	uint64_t l3_cbm;		/* 0 = not set: the backend leaves the cache portion alone */
-	unsigned weight;		/* share of what is left among best-effort partitions */
-	double ipc_guard; /* latency-critical: an IPC drop below its baseline, as a fraction, that makes it
+	bool mb_max_mbps;
+	uint32_t guarantee_mbps; /* 0 = none */
+	uint32_t target_mbps;	 /* 0 = none */
+	uint64_t l3_cbm;	 /* 0 = not set: the backend leaves the cache portion alone */
+	unsigned weight;	 /* share of what is left among best-effort partitions */
+	double ipc_guard;	 /* latency-critical: an IPC drop below its baseline, as a fraction, that makes it
 				  * a victim of its neighbours (0 = off) */
 };
 

@@ -63,26 +63,33 @@ extern const struct config_type config_type_path;   /* an absolute path of at mo
 extern const struct config_type config_type_string; /* any text without quotes */
 
 /* A number for every domain, with per-domain values: "50", "0=30,1=100" or "50,1=30" (see
- * struct domain_values in model.h). The key's field (offset, size 4) holds the value of every domain
- * not named; its type says where the struct domain_values is. A value not given for every domain is
- * the key's default: 0 for a CONFIG_KEY_ZERO_NONE key, else key->max. Per-domain values of a
- * CONFIG_KEY_ZERO_NONE key may be 0 (none on that domain). The percent form takes a '%' after each
- * number. Declare one with CONFIG_DOMAIN_TYPE. */
+ * struct domain_values in model.h). The key's field (offset) holds the value of every domain not
+ * named: a uint32_t (size 4) or a double (size 8); its type says where the struct domain_values is.
+ * A value not given for every domain is the key's default: 0 for a CONFIG_KEY_ZERO_NONE key, else
+ * key->max. Per-domain values of a CONFIG_KEY_ZERO_NONE key may be 0 (none on that domain).
+ * A limit (mb_max, mb_min) takes a percent with a fraction ("5.08", '%' allowed) up to key->max,
+ * or MB/s ("6000MB/s") for the key's every value, which sets its bool at mbps_offset; 0 only where
+ * ZERO_NONE allows it. Declare one with CONFIG_DOMAIN_TYPE or CONFIG_LIMIT_TYPE. */
 struct config_domain_type {
 	struct config_type type;
 	size_t domain_offset; /* of the struct domain_values in the section's object */
+	bool limit;
+	size_t mbps_offset; /* limit: of its bool "in MB/s" */
 };
 
-int config_domain_percent_parse(void *object, const struct config_key *key, const char *value, struct err *err);
-int config_domain_unsigned_parse(void *object, const struct config_key *key, const char *value, struct err *err);
+int config_domain_parse(void *object, const struct config_key *key, const char *value, struct err *err);
 bool config_domain_format(const void *object, const struct config_key *key, char *buf, size_t len);
 json_t *config_domain_to_json(const void *object, const struct config_key *key);
 
-#define CONFIG_DOMAIN_TYPE(percent, object_type, domain_field)                                                  \
-	{                                                                                                       \
-		{ (percent) ? config_domain_percent_parse : config_domain_unsigned_parse, config_domain_format, \
-		  config_domain_to_json },                                                                      \
-			offsetof(object_type, domain_field)                                                     \
+#define CONFIG_DOMAIN_TYPE(object_type, domain_field)                                 \
+	{                                                                             \
+		{ config_domain_parse, config_domain_format, config_domain_to_json }, \
+			offsetof(object_type, domain_field), false, 0                 \
+	}
+#define CONFIG_LIMIT_TYPE(object_type, domain_field, mbps_field)                                     \
+	{                                                                                            \
+		{ config_domain_parse, config_domain_format, config_domain_to_json },                \
+			offsetof(object_type, domain_field), true, offsetof(object_type, mbps_field) \
 	}
 
 /* The per-domain values of a key of such a type; NULL for any other key. */

@@ -45,15 +45,127 @@ int domain_limits_check(const struct control_caps *caps, const struct partition_
 	return r < 0 ? r : domain_ids_check(caps, &g->mb_min_at, "mb_min", err);
 }
 
-void domain_limits_fill(const struct control_caps *caps, const struct partition_goals *g, unsigned mb_max,
-			unsigned mb_min, struct partition_limits *l)
+void domain_limits_fill(const struct control_caps *caps, const struct partition_goals *g, double mb_max, double mb_min,
+			struct partition_limits *l)
+{
+	domain_limits_asked(caps, g, mb_max, mb_min, l);
+	control_snap_limits(caps, l);
+	limits_summarise(l);
+}
+
+/* Domain `id`'s own value where the configuration names it, else `all` (a decision need not be whole). */
+static double value_at(const struct domain_values *v, uint32_t id, double all)
+{
+	return domain_values_has(v, id) ? domain_values_get(v, id, 0) : all;
+}
+
+void domain_limits_asked(const struct control_caps *caps, const struct partition_goals *g, double mb_max, double mb_min,
+			 struct partition_limits *l)
 {
 	l->mb_max = mb_max;
 	l->mb_min = mb_min;
 	l->domain_count = caps->domain_count;
 	for (unsigned d = 0; d < caps->domain_count; d++) {
-		l->mb_max_at[d] = domain_values_get(&g->mb_max_at, caps->domains[d].id, mb_max);
-		l->mb_min_at[d] = domain_values_get(&g->mb_min_at, caps->domains[d].id, mb_min);
+		l->mb_max_at[d] = value_at(&g->mb_max_at, caps->domains[d].id, mb_max);
+		l->mb_min_at[d] = value_at(&g->mb_min_at, caps->domains[d].id, mb_min);
 	}
 	limits_summarise(l);
+}
+
+double domain_goal_max(const struct control_caps *caps, const struct partition_goals *g, unsigned d)
+{
+	double pct =
+		d < caps->domain_count ? domain_values_get(&g->mb_max_at, caps->domains[d].id, g->mb_max) : g->mb_max;
+
+	return control_snap_max(control_max_ladder(caps, d), pct);
+}
+
+double domain_goal_min(const struct control_caps *caps, const struct partition_goals *g, unsigned d)
+{
+	double pct =
+		d < caps->domain_count ? domain_values_get(&g->mb_min_at, caps->domains[d].id, g->mb_min) : g->mb_min;
+
+	return control_snap_min(control_min_ladder(caps, d), pct);
+}
+
+/* What domain d of the control carries for MB/s limits: [global] capacity_mbps (its value for the
+ * domain's id, else the one for every domain); 0 where unknown. Past the domains: the global value. */
+static double configured_capacity(const struct control_caps *caps, const struct global_config *gc, unsigned d)
+{
+	if (d < caps->domain_count)
+		return domain_values_get(&gc->capacity_mbps_at, caps->domains[d].id, gc->capacity_mbps);
+	return gc->capacity_mbps;
+}
+
+/* One MB/s value on domain d as a percent of its full scale; -ENODATA and why where neither the
+ * hardware's units nor capacity_mbps say what that is. */
+static int pct_of_mbps(const struct control_caps *caps, const struct global_config *gc, const char *key,
+		       const struct ladder *l, unsigned d, double mbps, double *ret, struct err *err)
+{
+	if (mbps == 0) {
+		*ret = 0;
+		return 0;
+	}
+	if (ladder_pct_of_mbps(l, mbps, configured_capacity(caps, gc, d), ret) == 0) {
+		*ret = *ret > LADDER_PCT_FULL ? LADDER_PCT_FULL : *ret;
+		return 0;
+	}
+	char where[48] = "this host";
+	if (d < caps->domain_count)
+		snprintf(where, sizeof(where), "domain %u", caps->domains[d].id);
+	return err_set(err, -ENODATA,
+		       "%s = %gMB/s: what %s carries is not known (its bandwidth control is in percent of it): set "
+		       "capacity_mbps in [global], or give %s in percent",
+		       key, mbps, where, key);
+}
+
+/* One limit key (values, their value for every domain) in percent on every domain of the control. */
+static int limit_in_pct(const struct control_caps *caps, const struct global_config *gc, const char *key, bool is_max,
+			double *all, struct domain_values *at, struct err *err)
+{
+	struct domain_values mbps = *at;
+	double every = *all;
+	int r;
+
+	at->count = 0;
+	for (unsigned d = 0; d < caps->domain_count && d < DOMAIN_VALUES_MAX; d++) {
+		const struct ladder *l = is_max ? control_max_ladder(caps, d) : control_min_ladder(caps, d);
+		double pct;
+		if ((r = pct_of_mbps(caps, gc, key, l, d, domain_values_get(&mbps, caps->domains[d].id, every), &pct,
+				     err)) < 0)
+			return r;
+		at->at[at->count++] = (struct domain_value){ .domain = caps->domains[d].id, .value = pct };
+	}
+	if (caps->domain_count)
+		return 0; /* every domain has its own; the value for all of them is not used */
+	const struct ladder *l = is_max ? &caps->max_ladder : &caps->min_ladder;
+	return pct_of_mbps(caps, gc, key, l, CONTROL_MAX_DOMAINS, every, all, err);
+}
+
+const struct partition_goals *domain_goals_pct(const struct control_caps *caps, const struct global_config *gc,
+					       const struct partition_goals *g, struct partition_goals *buf,
+					       struct err *err)
+{
+	int r = 0;
+
+	if (!g->mb_max_mbps && !g->mb_min_mbps)
+		return g;
+	*buf = *g;
+	if (g->mb_max_mbps)
+		r = limit_in_pct(caps, gc, "mb_max", true, &buf->mb_max, &buf->mb_max_at, err);
+	if (r == 0 && g->mb_min_mbps)
+		r = limit_in_pct(caps, gc, "mb_min", false, &buf->mb_min, &buf->mb_min_at, err);
+	buf->mb_max_mbps = buf->mb_min_mbps = false;
+	if (r < 0)
+		return NULL;
+	for (unsigned d = 0; d < caps->domain_count; d++) {
+		double max = domain_values_get(&buf->mb_max_at, caps->domains[d].id, buf->mb_max);
+		double min = domain_values_get(&buf->mb_min_at, caps->domains[d].id, buf->mb_min);
+		if (min > max) {
+			err_set(err, -EINVAL, "mb_min is above mb_max on domain %u (%g%% > %g%% of what it carries)",
+				caps->domains[d].id, min, max);
+			return NULL;
+		}
+	}
+	return buf;
 }

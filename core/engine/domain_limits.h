@@ -13,9 +13,26 @@ int domain_ids_check(const struct control_caps *caps, const struct domain_values
 /* The same for a partition's mb_max and mb_min. */
 int domain_limits_check(const struct control_caps *caps, const struct partition_goals *g, struct err *err);
 /* Fills `l`'s per-domain MB limits over the control's domains: g's per-domain values where it has
- * them, mb_max and mb_min elsewhere (its own, or what the policies decided for every domain); the
- * scalars become the summary. Nothing per domain on a control without domains. */
-void domain_limits_fill(const struct control_caps *caps, const struct partition_goals *g, unsigned mb_max,
-			unsigned mb_min, struct partition_limits *l);
+ * them, mb_max and mb_min elsewhere (its own, or what the policies decided for every domain), each
+ * on a rung of its domain's ladders (control_snap_limits); the scalars become the summary. Nothing
+ * per domain on a control without domains. */
+void domain_limits_fill(const struct control_caps *caps, const struct partition_goals *g, double mb_max, double mb_min,
+			struct partition_limits *l);
+/* The same before the rungs: what the configuration asks of each domain (`mpamctl check-config --host`
+ * says how each is rounded). */
+void domain_limits_asked(const struct control_caps *caps, const struct partition_goals *g, double mb_max, double mb_min,
+			 struct partition_limits *l);
+/* The configured ceiling and minimum on domain d (an index into caps->domains; past them, the
+ * control-wide ladders and the goal's own value), as rungs. */
+double domain_goal_max(const struct control_caps *caps, const struct partition_goals *g, unsigned d);
+double domain_goal_min(const struct control_caps *caps, const struct partition_goals *g, unsigned d);
+
+/* g with its limits in percent on every domain of the control: g itself where they are percents;
+ * else *buf with MB/s values converted by each domain's ladder (AMD's units know their MB/s) or
+ * [global] capacity_mbps (more than a domain carries is 100%). NULL, -ENODATA and why where a
+ * domain's capacity is unknown; -EINVAL where mb_min ends above mb_max. */
+const struct partition_goals *domain_goals_pct(const struct control_caps *caps, const struct global_config *gc,
+					       const struct partition_goals *g, struct partition_goals *buf,
+					       struct err *err);
 
 #endif

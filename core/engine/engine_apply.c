@@ -36,8 +36,15 @@ double engine_host_capacity(const struct engine *e, bool *learned)
 /* Each domain's total this tick, and its capacity as the policies judge saturation. */
 static void fill_host_domains(struct engine *e)
 {
-	for (unsigned d = 0; d < e->domains.count; d++)
-		e->policy.host_domains[d] = (struct policy_host_domain){ .total_valid = true };
+	for (unsigned d = 0; d < e->domains.count; d++) {
+		/* The policies decide per domain only where the domains are the control's (per_domain). */
+		int c = e->domains.dom[d].control;
+		e->policy.host_domains[d] = (struct policy_host_domain){
+			.total_valid = true,
+			.max_ladder = c >= 0 ? control_max_ladder(&e->hw.caps, (unsigned)c) : &e->hw.caps.max_ladder,
+			.min_ladder = c >= 0 ? control_min_ladder(&e->hw.caps, (unsigned)c) : &e->hw.caps.min_ladder,
+		};
+	}
 	/* Slot by slot: one pass over the partitions, whatever the domains. */
 	for (size_t i = 0; i < e->slots.count; i++) {
 		if (!e->slots.partitions[i].used || !e->slots.partitions[i].status.open)
@@ -75,8 +82,8 @@ static void fill_host(struct engine *e, struct policy_host *h)
 	*h = (struct policy_host){
 		.tick = e->ticks.done,
 		.interval_ms = e->gens.config->global.interval_ms,
-		.gran_pct = e->hw.caps.bw_gran_pct ? e->hw.caps.bw_gran_pct : 1,
-		.min_pct = e->hw.caps.bw_min_pct,
+		.max_ladder = &e->hw.caps.max_ladder,
+		.min_ladder = &e->hw.caps.min_ladder,
 		.has_mb_min = e->hw.caps.has_mb_min,
 		.cpus = e->cpus,
 		.total_mbps = total,
@@ -92,7 +99,8 @@ static void fill_host(struct engine *e, struct policy_host *h)
 static void fill_partition(struct engine *e, size_t i)
 {
 	const struct engine_partition *ep = &e->slots.partitions[i];
-	const struct partition_goals *g = &ep->config->goals;
+	struct partition_goals buf;
+	const struct partition_goals *g = engine_goals_pct(e, &ep->config->goals, &buf);
 	struct policy_partition *pp = &e->policy.partitions[i];
 	struct policy_decision *dec = &e->policy.decisions[i];
 
@@ -103,7 +111,11 @@ static void fill_partition(struct engine *e, size_t i)
 	pp->mb_max = ep->status.mb_max;
 	pp->mb_min = ep->status.mb_min;
 	pp->cpu_quota_pct = ep->actuated.cpu_quota_pct;
-	*dec = (struct policy_decision){ .mb_max = g->mb_max, .mb_min = g->mb_min, .cpu_quota_pct = pp->cpu_quota_pct };
+	pp->cfg_max = domain_goal_max(&e->hw.caps, g, CONTROL_MAX_DOMAINS);
+	pp->cfg_min = domain_goal_min(&e->hw.caps, g, CONTROL_MAX_DOMAINS);
+	*dec = (struct policy_decision){ .mb_max = pp->cfg_max,
+					 .mb_min = pp->cfg_min,
+					 .cpu_quota_pct = pp->cpu_quota_pct };
 	pp->domains = NULL;
 	if (!e->domains.per_domain)
 		return;
@@ -221,9 +233,35 @@ static void apply_decision(struct engine *e, size_t index, const struct policy_d
 		log_error("partition %s: escalation: %s", p->name, err.text);
 }
 
-struct partition_limits engine_limits(const struct engine *e, const struct partition_config *p, unsigned mb_max,
-				      unsigned mb_min, const unsigned *max_at, const unsigned *min_at)
+const struct partition_goals *engine_goals_pct(const struct engine *e, const struct partition_goals *g,
+					       struct partition_goals *buf)
 {
+	struct err err = { "" };
+	const struct partition_goals *pct = domain_goals_pct(&e->hw.caps, &e->gens.config->global, g, buf, &err);
+
+	if (pct)
+		return pct;
+	/* engine_check_goals refuses such goals before they are used: no limit rather than a wrong one */
+	*buf = *g;
+	buf->mb_max = 100;
+	buf->mb_min = 0;
+	buf->mb_max_at.count = buf->mb_min_at.count = 0;
+	buf->mb_max_mbps = buf->mb_min_mbps = false;
+	return buf;
+}
+
+struct partition_limits engine_config_limits(const struct engine *e, const struct partition_config *p)
+{
+	struct partition_goals buf;
+	const struct partition_goals *g = engine_goals_pct(e, &p->goals, &buf);
+
+	return engine_limits(e, p, g->mb_max, g->mb_min, NULL, NULL);
+}
+
+struct partition_limits engine_limits(const struct engine *e, const struct partition_config *p, double mb_max,
+				      double mb_min, const double *max_at, const double *min_at)
+{
+	struct partition_goals buf;
 	struct partition_limits l = { .l3_cbm = p->goals.l3_cbm,
 				      .mb_mbps = e->hw.caps.mb_kernel_mbps ? p->goals.target_mbps : 0,
 				      .mb_max = mb_max,
@@ -233,23 +271,28 @@ struct partition_limits engine_limits(const struct engine *e, const struct parti
 	/* Per-domain decisions exist only where the engine's domains are the control's, in order; without
 	 * them each domain gets the configuration's value for it. */
 	if (!max_at || !min_at) {
-		domain_limits_fill(&e->hw.caps, &p->goals, mb_max, mb_min, &l);
+		domain_limits_fill(&e->hw.caps, engine_goals_pct(e, &p->goals, &buf), mb_max, mb_min, &l);
 		return l;
 	}
 	for (unsigned c = 0; c < l.domain_count; c++) {
 		l.mb_max_at[c] = max_at[c];
 		l.mb_min_at[c] = min_at[c];
 	}
+	control_snap_limits(&e->hw.caps, &l);
 	limits_summarise(&l);
 	return l;
 }
 
-int engine_check_goals(const struct engine *e, const struct partition_config *p, struct err *err)
+int engine_check_goals(const struct engine *e, const struct global_config *gc, const struct partition_config *p,
+		       struct err *err)
 {
+	struct partition_goals buf;
 	int r = engine_check_goal_domains(e, &p->goals, err);
 
 	if (r < 0)
 		return r;
+	if (!domain_goals_pct(&e->hw.caps, gc, &p->goals, &buf, err))
+		return -EINVAL;
 	if (e->hw.caps.mb_kernel_mbps && p->goals.guarantee_mbps)
 		return err_set(err, -EOPNOTSUPP,
 			       "guarantee_mbps needs mpamd's guard, which does not run on top of the kernel's "

@@ -22,7 +22,7 @@ struct engine_policy {
 	struct policy_partition *partitions; /* [slot]: the view of each partition, with its memory */
 	struct policy_decision *decisions;   /* [slot]: this tick's decisions */
 	struct policy_domain *domains;	     /* [slot][domain]: the view and memory on each domain (per_domain) */
-	unsigned *max_at, *min_at;	     /* [slot][domain]: this tick's decisions there (per_domain) */
+	double *max_at, *min_at;	     /* [slot][domain]: this tick's decisions there (per_domain) */
 	size_t *work;			     /* [slot]: room for the guard to order partitions */
 	struct policy_host_domain host_domains[ENGINE_MAX_DOMAINS];
 	double learned_capacity_mbps; /* the highest valid total seen */
@@ -38,11 +38,18 @@ void engine_reset_limits(struct engine *e);
  * its target_mbps as each domain's ceiling, and on each of the control's domains the MB limits of
  * max_at/min_at (the policies' per-domain decisions, by engine domain), or without them its own
  * per-domain values where it has them and mb_max/mb_min elsewhere. */
-struct partition_limits engine_limits(const struct engine *e, const struct partition_config *p, unsigned mb_max,
-				      unsigned mb_min, const unsigned *max_at, const unsigned *min_at);
-/* Goals the composition cannot serve at all (guarantee_mbps where mpamd's guard may not run): -EOPNOTSUPP
- * and why. */
-int engine_check_goals(const struct engine *e, const struct partition_config *p, struct err *err);
+/* g in percent on every domain (core/engine/domain_limits.h domain_goals_pct, with the configuration's
+ * capacity_mbps); goals it cannot convert (engine_check_goals refuses them) as no limit. */
+const struct partition_goals *engine_goals_pct(const struct engine *e, const struct partition_goals *g,
+					       struct partition_goals *buf);
+/* engine_limits of the partition's configured mb_max and mb_min (in percent). */
+struct partition_limits engine_config_limits(const struct engine *e, const struct partition_config *p);
+struct partition_limits engine_limits(const struct engine *e, const struct partition_config *p, double mb_max,
+				      double mb_min, const double *max_at, const double *min_at);
+/* Goals the composition cannot serve at all (guarantee_mbps where mpamd's guard may not run: -EOPNOTSUPP;
+ * a domain it does not have, MB/s where the capacity is unknown under `gc`: -EINVAL) and why. */
+int engine_check_goals(const struct engine *e, const struct global_config *gc, const struct partition_config *p,
+		       struct err *err);
 /* Whether the control can hold `want` at all (its validate op); 0 when it has no such check. */
 int engine_validate_limits(struct engine *e, const struct partition_limits *want, struct err *err);
 /* An event of partition `index` now: the event log, the partition's event of this tick, the log. */

@@ -140,9 +140,9 @@ static int check_partitions(struct engine *e, const struct config *want, const s
 		if (d->change[i] == CHANGE_NONE)
 			continue;
 		const struct partition_config *p = &want->partitions[i];
-		struct partition_limits limits = engine_limits(e, p, p->goals.mb_max, p->goals.mb_min, NULL, NULL);
+		struct partition_limits limits = engine_config_limits(e, p);
 		struct err why = { "" };
-		int r = engine_check_goals(e, p, &why);
+		int r = engine_check_goals(e, &want->global, p, &why);
 		if (r == 0)
 			r = engine_validate_limits(e, &limits, &why);
 		if (r < 0)
@@ -190,7 +190,7 @@ static void change_goals(struct engine *e, size_t slot, const struct partition_c
 	engine_policy_config(e, slot);
 	if (!ep->status.open)
 		return;
-	struct partition_limits want = engine_limits(e, ep->config, p->goals.mb_max, p->goals.mb_min, NULL, NULL);
+	struct partition_limits want = engine_config_limits(e, ep->config);
 	if (engine_apply_limits(e, slot, &want, &err) < 0)
 		engine_slot_apply_failed(e, slot, err.text);
 	else

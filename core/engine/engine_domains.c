@@ -83,16 +83,6 @@ int engine_check_capacity_domains(const struct engine *e, const struct config *c
 }
 
 /* The configured mb_max and mb_min on control domain `control` (its own value, else the partition's). */
-static unsigned goal_max(const struct engine *e, const struct partition_goals *g, unsigned control)
-{
-	return domain_values_get(&g->mb_max_at, e->hw.caps.domains[control].id, g->mb_max);
-}
-
-static unsigned goal_min(const struct engine *e, const struct partition_goals *g, unsigned control)
-{
-	return domain_values_get(&g->mb_min_at, e->hw.caps.domains[control].id, g->mb_min);
-}
-
 /* What monitor domain m can carry: what the hardware says, else the configuration's. */
 double engine_monitor_capacity(const struct engine *e, unsigned m)
 {
@@ -142,6 +132,13 @@ static void limits_on(const struct engine *e, const struct engine_partition *ep,
 
 	ds->mb_max = c >= 0 ? limits_max_at(&ep->effective, (unsigned)c) : ep->status.mb_max;
 	ds->mb_min = c >= 0 ? limits_min_at(&ep->effective, (unsigned)c) : ep->status.mb_min;
+	/* In MB/s too: AMD's units say it themselves, elsewhere the domain's capacity where known. */
+	const struct ladder *l = c >= 0 ? control_max_ladder(&e->hw.caps, (unsigned)c) : &e->hw.caps.max_ladder;
+	double capacity = engine_dom_known_capacity(e, d);
+	if (ladder_exists(l))
+		ds->mb_max_mbps = ladder_mbps(l, ladder_snap(l, ds->mb_max, LADDER_NEAREST), capacity);
+	else
+		ds->mb_max_mbps = ds->mb_max / 100.0 * capacity;
 }
 
 void engine_domains_summarise(struct engine *e, size_t index)
@@ -174,12 +171,13 @@ void engine_domains_summarise(struct engine *e, size_t index)
 /* The policies' copy of a partition's configured limits on each domain. */
 void engine_domains_config(struct engine *e, size_t slot)
 {
-	const struct partition_goals *g = &e->slots.partitions[slot].config->goals;
+	struct partition_goals buf;
+	const struct partition_goals *g = engine_goals_pct(e, &e->slots.partitions[slot].config->goals, &buf);
 
 	for (unsigned d = 0; e->domains.per_domain && d < e->domains.count; d++) {
 		struct policy_domain *pd = &e->policy.domains[slot * e->domains.count + d];
-		pd->cfg_max = goal_max(e, g, (unsigned)e->domains.dom[d].control);
-		pd->cfg_min = goal_min(e, g, (unsigned)e->domains.dom[d].control);
+		pd->cfg_max = domain_goal_max(&e->hw.caps, g, (unsigned)e->domains.dom[d].control);
+		pd->cfg_min = domain_goal_min(&e->hw.caps, g, (unsigned)e->domains.dom[d].control);
 	}
 }
 

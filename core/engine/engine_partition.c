@@ -80,13 +80,13 @@ int engine_slot_open(struct engine *e, size_t slot, uint64_t now_ns)
 {
 	struct engine_partition *ep = &e->slots.partitions[slot];
 	const struct partition_config *p = ep->config;
-	struct partition_limits want = engine_limits(e, p, p->goals.mb_max, p->goals.mb_min, NULL, NULL);
+	struct partition_limits want = engine_config_limits(e, p);
 	struct err err = { "" };
 	bool was_failed = ep->failed;
 	unsigned attempts = ep->attempts;
 
 	/* A limit the hardware cannot hold fails this partition before anything is created for it. */
-	int r = engine_check_goals(e, p, &err);
+	int r = engine_check_goals(e, &e->gens.config->global, p, &err);
 	if (r == 0)
 		r = engine_validate_limits(e, &want, &err);
 	bool checked = r == 0; /* what fails from here on is the hardware's answer */

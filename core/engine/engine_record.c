@@ -47,6 +47,20 @@ static void stop_recording(struct engine *e, const struct err *why)
 	e->record.file = NULL;
 }
 
+/* What the partition's ceilings let through on all its domains together; 0 unless every one is known. */
+static double ceiling_mbps(const struct engine *e, size_t i)
+{
+	double sum = 0;
+
+	for (unsigned d = 0; d < e->domains.count; d++) {
+		double mbps = engine_partition_domain(e, i, d)->mb_max_mbps;
+		if (!(mbps > 0))
+			return 0;
+		sum += mbps;
+	}
+	return sum;
+}
+
 /* The partition's rows on each domain, after its total. */
 static void record_domains(struct engine *e, size_t i, const struct record_row *total)
 {
@@ -62,6 +76,7 @@ static void record_domains(struct engine *e, size_t i, const struct record_row *
 			.mbps = ds->mbps,
 			.mb_max = ds->mb_max,
 			.mb_min = ds->mb_min,
+			.mb_max_mbps = ds->mb_max_mbps,
 			.no_limits = total->no_limits,
 			.has_truth = total->has_truth,
 			.truth_mbps = ds->truth_mbps,
@@ -90,6 +105,7 @@ void engine_record_tick(struct engine *e, uint64_t now_ns)
 			.mbps = st->mbps,
 			.mb_max = st->mb_max,
 			.mb_min = st->mb_min,
+			.mb_max_mbps = ceiling_mbps(e, i),
 			.no_limits = !st->open,
 			.event = st->event,
 			.has_truth = engine_has_truth(e),

@@ -7,6 +7,7 @@
 #include "core/base/log.h"
 #include "core/engine/engine_internal.h"
 #include "core/engine/engine_snapshot.h"
+#include "core/report/json_pct.h"
 
 #define SET_KEY_MAX 64
 
@@ -69,13 +70,21 @@ static int parse_settings(struct engine *e, struct partition_config *copy, const
 	return config_partition_check(copy, err);
 }
 
-/* One "rounded" entry when the hardware holds a limit other than the one asked for. */
-static void add_rounding(json_t *rounded, const char *key, unsigned asked, unsigned held, unsigned step)
+/* One "rounded" entry when the hardware holds a limit other than the one asked for: what it took,
+ * and the steps it has (core/base/ladder.h). */
+static void add_rounding(json_t *rounded, const char *key, double asked, double asked_mbps, double held,
+			 const struct ladder *l)
 {
-	if (asked != held)
-		json_array_append_new(rounded,
-				      json_pack("{s:s,s:I,s:I,s:I}", "key", key, "requested", (json_int_t)asked,
-						"in_force", (json_int_t)held, "step", (json_int_t)step));
+	char steps[128];
+
+	if (asked == held)
+		return;
+	ladder_describe(l, steps, sizeof(steps));
+	json_t *entry = json_pack("{s:s,s:o,s:o,s:s}", "key", key, "requested", json_pct(asked), "in_force",
+				  json_pct(held), "steps", steps);
+	if (asked_mbps > 0) /* asked in MB/s: "requested" is that in percent of the domain */
+		json_object_set_new(entry, "requested_mbps", json_real(asked_mbps));
+	json_array_append_new(rounded, entry);
 }
 
 static json_t *set_result(const struct engine *e, size_t index, const char *const *settings, size_t count, bool limits)
@@ -83,17 +92,20 @@ static json_t *set_result(const struct engine *e, size_t index, const char *cons
 	const struct partition_config *p = e->slots.partitions[index].config;
 	const struct partition_status *st = &e->slots.partitions[index].status;
 	json_t *asked = json_array(), *rounded = json_array();
-	unsigned step = e->hw.caps.bw_gran_pct ? e->hw.caps.bw_gran_pct : 1;
 
 	for (size_t s = 0; s < count; s++)
 		json_array_append_new(asked, json_string(settings[s]));
 	if (limits && st->open) {
-		add_rounding(rounded, "mb_max", p->goals.mb_max, st->mb_max, step);
-		add_rounding(rounded, "mb_min", p->goals.mb_min, st->mb_min, step);
+		struct partition_goals buf;
+		const struct partition_goals *g = engine_goals_pct(e, &p->goals, &buf);
+		add_rounding(rounded, "mb_max", g->mb_max, p->goals.mb_max_mbps ? p->goals.mb_max : 0, st->mb_max,
+			     &e->hw.caps.max_ladder);
+		add_rounding(rounded, "mb_min", g->mb_min, p->goals.mb_min_mbps ? p->goals.mb_min : 0, st->mb_min,
+			     &e->hw.caps.min_ladder);
 	}
-	return json_pack("{s:s,s:o,s:b,s:{s:I,s:I},s:o}", "name", p->name, "settings", asked, "applied",
-			 limits && st->open, "in_force", "mb_max", (json_int_t)st->mb_max, "mb_min",
-			 (json_int_t)st->mb_min, "rounded", rounded);
+	return json_pack("{s:s,s:o,s:b,s:{s:o,s:o},s:o}", "name", p->name, "settings", asked, "applied",
+			 limits && st->open, "in_force", "mb_max", json_pct(st->mb_max), "mb_min", json_pct(st->mb_min),
+			 "rounded", rounded);
 }
 
 /* The set's own event: what was asked and by whom, in full (the log has it too). */
@@ -133,9 +145,9 @@ int engine_set(struct engine *e, const char *name, const char *const *settings, 
 	int r = check_duplicates(settings, count, err);
 	if (r == 0)
 		r = parse_settings(e, &copy, settings, count, &limits, err);
-	struct partition_limits want = engine_limits(e, &copy, copy.goals.mb_max, copy.goals.mb_min, NULL, NULL);
+	struct partition_limits want = engine_config_limits(e, &copy);
 	if (r == 0)
-		r = engine_check_goals(e, &copy, err);
+		r = engine_check_goals(e, &e->gens.config->global, &copy, err);
 	if (r == 0 && limits)
 		r = engine_validate_limits(e, &want, err);
 	if (r < 0)

@@ -2,6 +2,7 @@
 #include "core/engine/engine_snapshot.h"
 
 #include "core/engine/engine_internal.h"
+#include "core/report/json_pct.h"
 
 #define STATUS_EVENTS 20 /* the newest events status carries, as many as show's */
 
@@ -27,9 +28,9 @@ json_t *engine_json_u32(uint32_t v)
 }
 
 /* A limit is in force only on an open partition: a failed one has none, which is not 0%. */
-static json_t *limit_json(const struct partition_status *st, unsigned pct)
+static json_t *limit_json(const struct partition_status *st, double pct)
 {
-	return st->open ? json_integer(pct) : json_null();
+	return st->open ? json_pct(pct) : json_null();
 }
 
 /* "open", "failed" (it is tried again, or after a reload when retry_in_s is null) or "closed". An
@@ -76,9 +77,10 @@ json_t *engine_domain_rows(const struct engine *e, size_t index, bool detail)
 
 	for (unsigned d = 0; d < e->domains.count; d++) {
 		const struct domain_status *ds = engine_partition_domain(e, index, d);
-		json_t *row = json_pack("{s:s,s:o,s:s,s:o,s:o}", "domain", e->domains.dom[d].name, "mbps",
+		json_t *row = json_pack("{s:s,s:o,s:s,s:o,s:o,s:o}", "domain", e->domains.dom[d].name, "mbps",
 					engine_json_mbps(ds->valid, ds->mbps), "state", domain_state(ds), "mb_max",
-					limit_json(st, ds->mb_max), "mb_min", limit_json(st, ds->mb_min));
+					limit_json(st, ds->mb_max), "mb_min", limit_json(st, ds->mb_min), "mb_max_mbps",
+					ds->mb_max_mbps > 0 && st->open ? json_real(ds->mb_max_mbps) : json_null());
 		if (detail) {
 			json_object_set_new(row, "what", json_string(e->domains.dom[d].what));
 			json_object_set_new(row, "reason",

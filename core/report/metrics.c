@@ -355,6 +355,13 @@ static bool domain_max_ratio(const struct domain_status *ds, double *ret)
 	return true;
 }
 
+/* Absent where neither the hardware's units nor the domain's capacity say it. */
+static bool domain_max_bytes(const struct domain_status *ds, double *ret)
+{
+	*ret = ds->mb_max_mbps * BYTES_PER_MB;
+	return ds->mb_max_mbps > 0;
+}
+
 static bool domain_min_ratio(const struct domain_status *ds, double *ret)
 {
 	*ret = ds->mb_min / 100.0;
@@ -369,6 +376,12 @@ static void write_bandwidth(struct metrics_buf *b, const struct metrics_family *
 static void write_domain_max(struct metrics_buf *b, const struct metrics_family *f, const struct metrics_input *in)
 {
 	write_per_domain(b, f, in, domain_max_ratio);
+}
+
+static void write_domain_max_bytes(struct metrics_buf *b, const struct metrics_family *f,
+				   const struct metrics_input *in)
+{
+	write_per_domain(b, f, in, domain_max_bytes);
 }
 
 static void write_domain_min(struct metrics_buf *b, const struct metrics_family *f, const struct metrics_input *in)
@@ -455,6 +468,10 @@ const struct metrics_family metrics_families[] = {
 	  "Maximum bandwidth limit in force on each domain (mb_max there), as a fraction of the domain's "
 	  "bandwidth; the partition's own series is the highest of them.",
 	  write_domain_max, NULL },
+	{ "mpamd_partition_domain_bandwidth_max_bytes_per_second", "gauge",
+	  "What the maximum bandwidth limit in force on each domain lets through, in bytes per second (AMD's "
+	  "units say it, elsewhere the domain's capacity); absent where that is unknown.",
+	  write_domain_max_bytes, NULL },
 	{ "mpamd_partition_domain_bandwidth_min_ratio", "gauge",
 	  "Minimum bandwidth limit in force on each domain (mb_min there), as a fraction of the domain's "
 	  "bandwidth; the partition's own series is the highest of them.",

@@ -12,12 +12,13 @@
 /* What one partition looked like on one domain at the last tick (the engine's domains: see
  * engine_domain_count in core/engine/engine.h). */
 struct domain_status {
-	bool valid;		 /* mbps was measured (or estimated) there */
-	bool estimated;		 /* some counter of the domain was extrapolated */
-	double mbps;		 /* there; 0 when not valid */
-	const char *reason;	 /* why not valid */
-	unsigned mb_max, mb_min; /* in force there */
-	double truth_mbps;	 /* simulator only, else 0 */
+	bool valid;	       /* mbps was measured (or estimated) there */
+	bool estimated;	       /* some counter of the domain was extrapolated */
+	double mbps;	       /* there; 0 when not valid */
+	const char *reason;    /* why not valid */
+	double mb_max, mb_min; /* in force there (rungs, percent) */
+	double mb_max_mbps;    /* what that ceiling lets through there, in MB/s; 0 where unknown */
+	double truth_mbps;     /* simulator only, else 0 */
 };
 
 /* What one partition looked like at the last tick. */
@@ -28,15 +29,15 @@ struct partition_status {
 	 * again at retry_ms (ms since the start, as t_ms; 0: only a reload tries again). */
 	bool failed;
 	uint64_t retry_ms;
-	bool valid;		 /* mbps was measured (or estimated) */
-	bool estimated;		 /* some domain was extrapolated */
-	double mbps;		 /* summed over domains */
-	double smoothed_mbps;	 /* exponentially smoothed over valid samples */
-	double truth_mbps;	 /* simulator only, else 0 */
-	uint64_t bytes_total;	 /* bytes counted since the start (estimates included) */
-	unsigned mb_max, mb_min; /* in force */
-	unsigned cpu_quota_pct;	 /* escalation in force, percent of one CPU; 0: none */
-	const char *reason;	 /* why it is not open, or why the sample is invalid */
+	bool valid;		/* mbps was measured (or estimated) */
+	bool estimated;		/* some domain was extrapolated */
+	double mbps;		/* summed over domains */
+	double smoothed_mbps;	/* exponentially smoothed over valid samples */
+	double truth_mbps;	/* simulator only, else 0 */
+	uint64_t bytes_total;	/* bytes counted since the start (estimates included) */
+	double mb_max, mb_min;	/* in force (rungs, percent) */
+	unsigned cpu_quota_pct; /* escalation in force, percent of one CPU; 0: none */
+	const char *reason;	/* why it is not open, or why the sample is invalid */
 	/* PMU counts of the last tick (see backends/contracts/pmu.h): each value only when counted. */
 	bool pmu_open;		    /* the PMU sampler counts this partition */
 	bool ipc_valid;		    /* instructions and cycles were counted */

@@ -130,6 +130,9 @@ static struct record_value row_value(const struct record_row *row, enum record_c
 		return (struct record_value){ .empty = row->no_limits, .number = row->mb_max };
 	case RECORD_COL_MB_MIN:
 		return (struct record_value){ .empty = row->no_limits, .number = row->mb_min };
+	case RECORD_COL_MB_MAX_MBPS:
+		return (struct record_value){ .empty = row->no_limits || !(row->mb_max_mbps > 0),
+					      .number = row->mb_max_mbps };
 	case RECORD_COL_VALID:
 		return (struct record_value){ .number = row->valid };
 	case RECORD_COL_ESTIMATED:

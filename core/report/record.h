@@ -23,7 +23,10 @@ struct record_row {
 	bool valid;
 	bool estimated;
 	double mbps;
-	unsigned mb_max, mb_min;
+	double mb_max, mb_min;
+	/* What mb_max lets through in MB/s (a domain's; the total row: the sum of its domains'); 0: not
+	 * known, the field is empty. */
+	double mb_max_mbps;
 	bool no_limits;	   /* no limit is in force (a failed partition): mb_max and mb_min empty, never 0 */
 	const char *event; /* NULL or "" for none */
 	bool has_truth;

@@ -2,10 +2,12 @@
 
 #include <errno.h>
 #include <float.h>
+#include <math.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "core/base/decimal_text.h"
 #include "core/base/parse.h"
 #include "core/base/rfc3339.h"
 
@@ -22,6 +24,8 @@ const struct record_column record_columns[RECORD_COL_COUNT] = {
 				"no limit in force (a failed partition): mb_min is empty too" },
 	[RECORD_COL_MB_MIN] = { "mb_min", RECORD_WRITTEN_ALWAYS, true, RECORD_KIND_PERCENT,
 				"no limit in force (a failed partition): mb_max is empty too" },
+	[RECORD_COL_MB_MAX_MBPS] = { "mb_max_mbps", RECORD_WRITTEN_ALWAYS, false, RECORD_KIND_MBPS,
+				     "not known: neither the hardware's units nor the domain's capacity say it" },
 	[RECORD_COL_VALID] = { "valid", RECORD_WRITTEN_ALWAYS, false, RECORD_KIND_FLAG, NULL },
 	[RECORD_COL_ESTIMATED] = { "estimated", RECORD_WRITTEN_ALWAYS, false, RECORD_KIND_FLAG, NULL },
 	[RECORD_COL_EVENT] = { "event", RECORD_WRITTEN_ALWAYS, false, RECORD_KIND_TEXT, "no event" },
@@ -123,8 +127,11 @@ size_t record_field_format(enum record_col col, const struct record_value *v, ch
 		return format_text(v->text, buf, len);
 	case RECORD_KIND_MBPS:
 		return (size_t)snprintf(buf, len, "%.1f", v->number);
-	case RECORD_KIND_PERCENT:
-		return format_whole(v->number, buf, len);
+	case RECORD_KIND_PERCENT: /* a rung: a whole percent, or a fraction written to read back exactly */
+		if (v->number == floor(v->number))
+			return format_whole(v->number, buf, len);
+		decimal_text(v->number, buf, len);
+		return strlen(buf);
 	case RECORD_KIND_FLAG:
 		return copy_out(v->number != 0 ? "1" : "0", 1, buf, len);
 	case RECORD_KIND_RATIO:

@@ -21,6 +21,7 @@
 #include "backends/mmio/mmio_control.h"
 #include "backends/mmio/msc_set.h"
 #include "backends/mpam/mpam_regs.h"
+#include "core/base/ladder.h"
 #include "backends/sim/msc_model.h"
 #include "core/config/config.h"
 #include "core/engine/registry.h"
@@ -29,6 +30,34 @@
 
 #define LOG_MAX 512
 #define BWA_WD	5
+
+/* A rung of the simulated MSCs' MBW_MAX (the one nearest pct) or MBW_MIN (the one at or above it). */
+struct rung {
+	double pct;
+	uint32_t field;
+};
+
+static struct rung rung_of(double pct, bool min)
+{
+	struct ladder l;
+
+	if (min)
+		ladder_mpam_min(BWA_WD, &l);
+	else
+		ladder_mpam_max(BWA_WD, &l);
+	uint32_t r = ladder_snap(&l, pct, min ? LADDER_UP : LADDER_NEAREST);
+	return (struct rung){ ladder_pct(&l, r), ladder_value(&l, r) };
+}
+
+static struct rung max_rung(double pct)
+{
+	return rung_of(pct, false);
+}
+
+static struct rung min_rung(double pct)
+{
+	return rung_of(pct, true);
+}
 
 /* ---- a bus that logs ---- */
 
@@ -281,9 +310,9 @@ static void test_plan_is_what_apply_writes(void **state)
 	assert_int_equal(plan.effective.mb_max, eff.mb_max);
 	assert_int_equal(plan.effective.mb_min, eff.mb_min);
 	assert_int_equal(plan.effective.l3_cbm, eff.l3_cbm);
-	/* The MBW_MAX band, as the register codecs round it. */
-	assert_int_equal(eff.mb_max, mpam_mbw_max_to_percent(mpam_mbw_max_from_percent(30, BWA_WD), BWA_WD));
-	assert_int_equal(msc_model_mbw_max(rig.models[1], 0, 3), mpam_mbw_max_from_percent(30, BWA_WD));
+	/* The MBW_MAX band nearest 30%: 31.25%, band 9 of 32. */
+	assert_true(eff.mb_max == max_rung(30).pct);
+	assert_int_equal(msc_model_mbw_max(rig.models[1], 0, 3), max_rung(30).field);
 	control_plan_fini(&plan);
 	rig_stop(&rig);
 }
@@ -409,20 +438,20 @@ static void test_cli_sim(void **state)
 	struct run_result r = mpamctl("check-config", "--host", path, NULL);
 	if (r.exit_code != 0)
 		fail_msg("exit %d:\n%s%s", r.exit_code, r.out, r.err);
-	unsigned max = mpam_mbw_max_to_percent(mpam_mbw_max_from_percent(30, BWA_WD), BWA_WD);
-	unsigned min = mpam_mbw_min_to_percent(mpam_mbw_min_from_percent(20, BWA_WD), BWA_WD);
-	snprintf(line, sizeof(line), "partition web: ok\n  mb_max 30 -> %u (step %u)\n  mb_min 20 -> %u (step %u)\n",
-		 max, mpam_bandwidth_gran_percent(BWA_WD), min, mpam_bandwidth_gran_percent(BWA_WD));
+	snprintf(line, sizeof(line),
+		 "partition web: ok\n  mb_max 30%% -> %g%% (nearest setting of 1/32 steps (MBW_MAX, BWA_WD 5))\n"
+		 "  mb_min 20%% -> %g%% (next setting of 1/32 steps (MBW_MIN, BWA_WD 5))\n",
+		 max_rung(30).pct, min_rung(20).pct);
+	if (!strstr(r.out, line))
+		fail_msg("no '%s' in:\n%s", line, r.out);
+	snprintf(line, sizeof(line), "  msc sim0 RIS 0 PARTID 1: MPAMCFG_MBW_MAX = 0x%08x\n", max_rung(30).field);
 	assert_non_null(strstr(r.out, line));
-	snprintf(line, sizeof(line), "  msc sim0 RIS 0 PARTID 1: MPAMCFG_MBW_MAX = 0x%08x\n",
-		 (uint32_t)mpam_mbw_max_from_percent(30, BWA_WD));
-	assert_non_null(strstr(r.out, line));
-	snprintf(line, sizeof(line), "  msc sim0 RIS 0 PARTID 1: MPAMCFG_MBW_MIN = 0x%08x\n",
-		 (uint32_t)mpam_mbw_min_from_percent(20, BWA_WD));
+	snprintf(line, sizeof(line), "  msc sim0 RIS 0 PARTID 1: MPAMCFG_MBW_MIN = 0x%08x\n", min_rung(20).field);
 	assert_non_null(strstr(r.out, line));
 	assert_non_null(strstr(r.out, "  msc sim0 RIS 0 PARTID 1: MPAMCFG_CPBM0 = 0x000000ff\n"));
-	unsigned lowest = mpam_mbw_max_to_percent(mpam_mbw_max_from_percent(1, BWA_WD), BWA_WD);
-	snprintf(line, sizeof(line), "partition low: ok\n  mb_max 1 -> %u (lowest setting %u)\n", lowest, lowest);
+	double lowest = max_rung(0).pct;
+	snprintf(line, sizeof(line), "partition low: ok\n  mb_max 1%% -> %g%% (below the lowest setting, %g%%)\n",
+		 lowest, lowest);
 	assert_non_null(strstr(r.out, line));
 	assert_non_null(strstr(r.out, "result: the host can hold every partition; nothing was written\n"));
 	run_result_fini(&r);
@@ -475,21 +504,20 @@ static void test_cli_per_domain(void **state)
 {
 	char *path = write_config_of(2, "[partition \"web\"]\npartid = 1\nmb_max = 0=30\n"
 					"[partition \"odd\"]\npartid = 2\nmb_max = 50,2=20\n");
-	char line[128];
+	char line[256];
 
 	(void)state;
 	struct run_result r = mpamctl("check-config", "--host", path, NULL);
 	assert_int_equal(r.exit_code, 1);
-	unsigned max = mpam_mbw_max_to_percent(mpam_mbw_max_from_percent(30, BWA_WD), BWA_WD);
-	snprintf(line, sizeof(line), "partition web: ok\n  mb_max 30 -> %u (step %u) on domain 0\n", max,
-		 mpam_bandwidth_gran_percent(BWA_WD));
+	snprintf(line, sizeof(line),
+		 "partition web: ok\n  mb_max 30%% -> %g%% (nearest setting of 1/32 steps (MBW_MAX, BWA_WD 5)) on "
+		 "domain 0\n",
+		 max_rung(30).pct);
 	if (!strstr(r.out, line))
 		fail_msg("no '%s' in:\n%s", line, r.out);
-	snprintf(line, sizeof(line), "  msc sim0 RIS 0 PARTID 1: MPAMCFG_MBW_MAX = 0x%08x\n",
-		 (uint32_t)mpam_mbw_max_from_percent(30, BWA_WD));
+	snprintf(line, sizeof(line), "  msc sim0 RIS 0 PARTID 1: MPAMCFG_MBW_MAX = 0x%08x\n", max_rung(30).field);
 	assert_non_null(strstr(r.out, line));
-	snprintf(line, sizeof(line), "  msc sim1 RIS 0 PARTID 1: MPAMCFG_MBW_MAX = 0x%08x\n",
-		 (uint32_t)mpam_mbw_max_from_percent(100, BWA_WD));
+	snprintf(line, sizeof(line), "  msc sim1 RIS 0 PARTID 1: MPAMCFG_MBW_MAX = 0x%08x\n", max_rung(100).field);
 	assert_non_null(strstr(r.out, line));
 	assert_non_null(strstr(r.out, "partition odd: refused: mb_max names domain 2, which this host does not have "
 				      "(its domains: 0, 1)"));

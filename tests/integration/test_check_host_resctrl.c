@@ -22,6 +22,7 @@
 #include <jansson.h>
 
 #include "core/base/clock.h"
+#include "core/base/ladder.h"
 #include "core/config/config.h"
 #include "core/engine/registry.h"
 #include "tests/util/emu_runner.h"
@@ -200,6 +201,12 @@ static unsigned read_uint(const char *root, const char *rel)
 	return v;
 }
 
+/* The setting a ceiling of pct is held at. */
+static double step_nearest_to(const struct ladder *l, double pct)
+{
+	return ladder_pct(l, ladder_snap(l, pct, LADDER_NEAREST));
+}
+
 /* ---- running mpamctl ---- */
 
 static struct run_result check(const char *config_path, bool json)
@@ -296,9 +303,8 @@ static const char *rounding(json_t *p, const char *limit, char *buf, size_t len)
 	buf[0] = '\0';
 	json_array_foreach(json_object_get(p, "rounding"), i, r)
 		if (!strcmp(json_string_value(json_object_get(r, "limit")), limit))
-			snprintf(buf, len, "%lld -> %lld (%s)",
-				 (long long)json_integer_value(json_object_get(r, "from")),
-				 (long long)json_integer_value(json_object_get(r, "to")),
+			snprintf(buf, len, "%g -> %g (%s)", json_number_value(json_object_get(r, "from")),
+				 json_number_value(json_object_get(r, "to")),
 				 json_string_value(json_object_get(r, "why")));
 	return buf;
 }
@@ -371,7 +377,7 @@ static void test_intel_refusals_rounding_writes(void **state)
 {
 	struct host h;
 	struct helpers threads;
-	char body[1024], path[512], want[128], buf[128];
+	char body[1024], path[512], want[256], buf[256];
 
 	(void)state;
 	host_start(&h, "intel", "MB:0=30;1=30\n");
@@ -393,7 +399,12 @@ static void test_intel_refusals_rounding_writes(void **state)
 
 	json_t *web = partition(host, "web");
 	assert_string_equal(verdict(web), "ok");
-	snprintf(want, sizeof(want), "25 -> %u (step %u)", 25 / gran * gran, gran);
+	struct ladder steps;
+	char said[64];
+	assert_int_equal(ladder_percent(gran, floor, &steps), 0);
+	ladder_describe(&steps, said, sizeof(said));
+	/* 25% is a tie between the 20% and 30% steps: a ceiling leans down. */
+	snprintf(want, sizeof(want), "25 -> %g (nearest setting of %s)", step_nearest_to(&steps, 25), said);
 	assert_string_equal(rounding(web, "mb_max", buf, sizeof(buf)), want);
 	snprintf(path, sizeof(path), "%s/mpamd-web", h.root);
 	assert_non_null(write_value(web, "mkdir", path));
@@ -401,7 +412,7 @@ static void test_intel_refusals_rounding_writes(void **state)
 	assert_int_equal(count_writes(web, "tasks"), own_threads());
 	snprintf(path, sizeof(path), "%s/mpamd-web/cpus_list", h.root);
 	assert_string_equal(write_value(web, "cpus_list", path), "1");
-	snprintf(buf, sizeof(buf), "%u", 25 / gran * gran);
+	snprintf(buf, sizeof(buf), "%g", step_nearest_to(&steps, 25));
 	schemata_line(h.root, "MB", buf, want, sizeof(want));
 	snprintf(path, sizeof(path), "%s/mpamd-web/schemata", h.root);
 	assert_string_equal(write_value(web, "schemata", path), want);
@@ -422,7 +433,7 @@ static void test_intel_refusals_rounding_writes(void **state)
 	assert_non_null(strstr(reason(partition(host, "wide")), want));
 	assert_string_equal(verdict(partition(host, "floor")), "refused");
 	assert_non_null(strstr(reason(partition(host, "floor")), "no minimum-bandwidth control"));
-	snprintf(want, sizeof(want), "5 -> %u (lowest setting %u)", floor, floor); /* a step already */
+	snprintf(want, sizeof(want), "5 -> %u (below the lowest setting, %u%%)", floor, floor); /* a step already */
 	assert_string_equal(rounding(partition(host, "low"), "mb_max", buf, sizeof(buf)), want);
 
 	/* The other tool's group is never written. */
@@ -450,7 +461,8 @@ static void test_intel_text(void **state)
 	arm_faults(&h);
 	struct run_result r = check(h.config_path, false);
 	assert_int_equal(r.exit_code, 0);
-	assert_non_null(strstr(r.out, "partition web: ok\n  mb_max 25 -> 20 (step 10)\n"));
+	assert_non_null(
+		strstr(r.out, "partition web: ok\n  mb_max 25% -> 20% (nearest setting of 10% steps from 10%)\n"));
 	snprintf(line, sizeof(line), "  mkdir %s/mpamd-web\n", h.root);
 	assert_non_null(strstr(r.out, line));
 	snprintf(line, sizeof(line), "  write %s/mpamd-web/schemata: MB:0=20;1=20\n", h.root);
@@ -674,20 +686,26 @@ static void test_mpam73_steps(void **state)
 	write_config(&h, "[partition \"web\"]\nmb_max = 25\nl3_cbm = 0xf0f\n[partition \"low\"]\nmb_max = 1\n");
 	arm_faults(&h);
 	json_t *host = check_json(h.config_path, 0);
-	unsigned gran = read_uint(h.root, "info/MB/bandwidth_gran");
-	unsigned floor = read_uint(h.root, "info/MB/min_bandwidth");
-	unsigned rounded = 25 / gran * gran;
+	/* bandwidth_gran 4 and min_bandwidth 3: MPAM's BWA_WD 5, 32 bands through Linux's glue. */
+	assert_int_equal(read_uint(h.root, "info/MB/bandwidth_gran"), 4);
+	assert_int_equal(read_uint(h.root, "info/MB/min_bandwidth"), 3);
+	struct ladder bands;
+	char said[64];
+	assert_int_equal(ladder_resctrl_mpam(5, &bands), 0);
+	ladder_describe(&bands, said, sizeof(said));
+	uint32_t rung = ladder_snap(&bands, 25, LADDER_NEAREST);
 
 	json_t *web = partition(host, "web");
-	snprintf(want, sizeof(want), "25 -> %u (step %u)", rounded, gran);
-	assert_string_equal(rounding(web, "mb_max", buf, sizeof(buf)), want);
-	snprintf(buf, sizeof(buf), "%u", rounded);
+	/* 25% is the top of band 7 (of 0..31) exactly: no rounding, written 24 and shown 25. */
+	assert_true(ladder_pct(&bands, rung) == 25);
+	assert_string_equal(rounding(web, "mb_max", buf, sizeof(buf)), "");
+	snprintf(buf, sizeof(buf), "%u", ladder_value(&bands, rung));
 	schemata_line(h.root, "MB", buf, want, sizeof(want));
 	snprintf(path, sizeof(path), "%s/mpamd-web/schemata", h.root);
 	assert_non_null(strstr(write_value(web, "schemata", path), want));
-	/* 1% is below the floor: the lowest step at or above it. */
-	unsigned lowest = (floor + gran - 1) / gran * gran;
-	snprintf(want, sizeof(want), "1 -> %u (lowest setting %u)", lowest, lowest);
+	/* 1% is below the lowest band's top, 3.125%. */
+	snprintf(want, sizeof(want), "1 -> %g (below the lowest setting, %g%%)", ladder_pct(&bands, 0),
+		 ladder_pct(&bands, 0));
 	assert_string_equal(rounding(partition(host, "low"), "mb_max", buf, sizeof(buf)), want);
 	assert_true(json_is_true(json_object_get(host, "can_hold")));
 	json_decref(host);

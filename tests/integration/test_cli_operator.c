@@ -161,7 +161,7 @@ static void test_list_fits_and_wide_has_everything(void **state)
 			fail_msg("the header lacks '%s' in its place:\n%s", header[i], r.out);
 	}
 	expect_has(r.out, "vm-tenant-b      default           open");
-	expect_has(r.out, "  40/0  "); /* mb_max/mb_min merged */
+	expect_has(r.out, "  39.84/0  "); /* mb_max/mb_min merged; 40% is held as MBW_MAX band 102/256 */
 	run_result_fini(&r);
 
 	/* -w and --wide: every field, one column each, however wide */

@@ -334,7 +334,7 @@ static void test_resctrl_gone_and_back_heals(void **state)
 /* ---- policy memory survives a reload of something else ---- */
 
 struct seen_memory {
-	unsigned out_pct;
+	double out_pct;
 	uint32_t last_target;
 	double mbps_per_pct;
 	unsigned count; /* this probe's own memory: ticks seen */
@@ -398,7 +398,7 @@ static void test_policy_memory_survives_an_unrelated_reload(void **state)
 	assert_int_equal(seen[29].last_target, 2500);
 	assert_true(seen[29].out_pct > 0 && seen[29].out_pct < 100);
 	assert_int_equal(seen[30].last_target, 2500);
-	assert_int_equal(seen[30].out_pct, seen[29].out_pct);
+	assert_true(seen[30].out_pct == seen[29].out_pct);
 	assert_true(seen[30].mbps_per_pct > 0);
 	for (uint64_t t = 2; t < 40; t++)
 		if (seen[t].count != seen[t - 1].count + 1)
@@ -435,7 +435,7 @@ static void test_desired_set_with_origins(void **state)
 	assert_string_equal(engine_partition_origin(run->engine, slot), "tenants");
 	assert_null(engine_partition_origin(run->engine, 0));
 	assert_true(engine_find(run->engine, "vm-1", NULL)->open);
-	assert_int_equal(engine_find(run->engine, "vm-1", NULL)->mb_max, 40);
+	assert_true(engine_find(run->engine, "vm-1", NULL)->mb_max == 39.84375); /* 40%: MBW_MAX band 102/256 */
 	json_t *list = engine_snapshot_list(run->engine);
 	json_t *row = json_array_get(json_object_get(list, "partitions"), 2);
 	assert_string_equal(json_string_value(json_object_get(row, "template")), "tenants");

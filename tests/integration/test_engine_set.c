@@ -125,12 +125,12 @@ static void test_set_reports_what_the_hardware_took(void **state)
 	struct engine *e = rig.engine;
 	if (engine_set(e, "batch", settings, 1, "uid 0", &result, &err) < 0)
 		fail_msg("set: %s", err.text);
-	/* In force when set answers, as the hardware rounds it: down to the step of 10. */
+	/* In force when set answers, as the hardware holds it: the nearest 10% step (a tie goes down). */
 	json_t *rounded = json_array_get(json_object_get(result, "rounded"), 0);
 	assert_string_equal(json_string_value(json_object_get(rounded, "key")), "mb_max");
-	assert_int_equal(json_integer_value(json_object_get(rounded, "requested")), 25);
-	assert_int_equal(json_integer_value(json_object_get(rounded, "in_force")), 20);
-	assert_int_equal(json_integer_value(json_object_get(rounded, "step")), 10);
+	assert_true(json_number_value(json_object_get(rounded, "requested")) == 25);
+	assert_true(json_number_value(json_object_get(rounded, "in_force")) == 20);
+	assert_string_equal(json_string_value(json_object_get(rounded, "steps")), "10% steps from 10%");
 	assert_int_equal(engine_partition(e, 1)->mb_max, 20);
 	char path[256];
 	snprintf(path, sizeof(path), "%s/mpamd-batch/schemata", emu_root(rig.emu));
@@ -154,6 +154,10 @@ static void test_set_refuses_what_the_host_cannot_hold(void **state)
 	struct engine *e = rig.engine;
 	expect_refusal(e, "l3_cbm=0x801", "outside cbm_mask 0x7ff");
 	expect_refusal(e, "mb_min=10", "no minimum-bandwidth control");
+	/* MB/s where nothing says what a domain carries (Intel's MB is in percent, no capacity_mbps) */
+	expect_refusal(e, "mb_max=6000MB/s", "mb_max = 6000MB/s: what domain 0 carries is not known");
+	expect_refusal(e, "mb_max=0", "0% would stop all traffic");
+	expect_refusal(e, "mb_max=100.5", "at most 100");
 	/* Nothing of a refused set is kept. */
 	assert_int_equal(engine_config(e)->partitions[1].goals.l3_cbm, 0x00f);
 	assert_int_equal(engine_config(e)->partitions[1].goals.mb_min, 0);

@@ -30,6 +30,7 @@
 #include <cmocka.h>
 #include <jansson.h>
 
+#include "core/base/ladder.h"
 #include "core/config/config.h"
 #include "core/engine/engine.h"
 #include "core/engine/engine_snapshot.h"
@@ -279,11 +280,43 @@ static bool hits_all(const struct row *row)
 	return row->trigger == MOUNT_GONE || row->trigger == MODE_SWITCHED;
 }
 
-static bool q_healthy(struct engine *e)
+/* The row's emulated host's MB settings (core/base/ladder.h), as mpamd's resctrl probe finds them. */
+static struct ladder host_ladder(const struct run *run)
+{
+	struct ladder l;
+
+	if (!strcmp(run->row->profile, "amd"))
+		ladder_units(1, 2048, 125, &l);
+	else if (!strncmp(run->row->profile, "mpam", 4))
+		ladder_resctrl_mpam(5, &l);
+	else
+		ladder_percent(10, 10, &l);
+	return l;
+}
+
+/* What a limit of pct is held as there: its nearest setting. */
+static double held(const struct run *run, double pct)
+{
+	struct ladder l = host_ladder(run);
+
+	return ladder_pct(&l, ladder_snap(&l, pct, LADDER_NEAREST));
+}
+
+/* What a value another tool wrote into the schemata stands for. */
+static double held_shown(const struct run *run, uint32_t shown)
+{
+	struct ladder l = host_ladder(run);
+	uint32_t rung;
+
+	ladder_of_shown(&l, shown, &rung);
+	return ladder_pct(&l, rung);
+}
+
+static bool q_healthy(const struct run *run, struct engine *e)
 {
 	const struct partition_status *q = engine_find(e, "q", NULL);
 
-	return q && q->open && q->valid && q->mb_max == Q_MB_MAX;
+	return q && q->open && q->valid && q->mb_max == held(run, Q_MB_MAX);
 }
 
 /* q is never disturbed (except by a fault that hits every group). */
@@ -293,9 +326,9 @@ static void check_q(struct run *run, struct engine *e, uint64_t t)
 
 	if (t < 2 || (hits_all(run->row) && t <= CLEAR_TICK + 200))
 		return;
-	if (!q || !q->open || !q->valid || q->mb_max != Q_MB_MAX)
-		note(run, "tick %llu: q was disturbed (open %d, valid %d, mb_max %u, reason %s)", (unsigned long long)t,
-		     q && q->open, q && q->valid, q ? q->mb_max : 0, q && q->reason ? q->reason : "-");
+	if (!q || !q->open || !q->valid || q->mb_max != held(run, Q_MB_MAX))
+		note(run, "tick %llu: q was disturbed (open %d, valid %d, mb_max %g, reason %s)", (unsigned long long)t,
+		     q && q->open, q && q->valid, q ? q->mb_max : 0.0, q && q->reason ? q->reason : "-");
 }
 
 /* The task is in p's group, and so is CPU 1. */
@@ -313,11 +346,11 @@ static bool placed(const struct run *run)
 }
 
 /* p's group holds MB `pct` on both domains (Intel's percent). */
-static bool schemata_shows(const struct run *run, unsigned pct)
+static bool schemata_shows(const struct run *run, double pct)
 {
-	char line[32];
+	char line[48];
 
-	snprintf(line, sizeof(line), "MB:0=%u;1=%u\n", pct, pct);
+	snprintf(line, sizeof(line), "MB:0=%g;1=%g\n", pct, pct);
 	return emu_group_file_has(run->emu, "mpamd-p", "schemata", line);
 }
 
@@ -336,11 +369,12 @@ static bool shows_fault(struct run *run, struct engine *e)
 		     json_is_number(json_object_get(lr, "retry_in_s")) && json_is_null(json_object_get(lr, "mb_max"));
 		break;
 	case REFUSED:
-		ok = p && p->open && p->mb_max == P_MB_MAX;
+		ok = p && p->open && p->mb_max == held(run, P_MB_MAX);
 		break;
 	case KEEPS:
 		/* The limit in force (what another tool wrote, when the restore failed), and p says why. */
-		ok = p && p->open && !p->failed && p->mb_max == (row->trigger == AT_RESTORE ? OUTSIDE_MB : P_MB_MAX) &&
+		ok = p && p->open && !p->failed &&
+		     p->mb_max == (row->trigger == AT_RESTORE ? held_shown(run, OUTSIDE_MB) : held(run, P_MB_MAX)) &&
 		     lr && has(str(lr, "error"), row->says);
 		break;
 	case SKIPPED:
@@ -374,14 +408,14 @@ static bool healed(struct run *run, struct engine *e)
 		ok = p && p->open && p->mb_max < P_MB_MAX && schemata_shows(run, p->mb_max) && lr &&
 		     json_is_null(json_object_get(lr, "error"));
 	else if (run->row->expect == REFUSED || run->row->trigger == AT_RELOAD)
-		ok = p && p->open && p->mb_max == SET_MB && lr && json_is_null(json_object_get(lr, "error"));
+		ok = p && p->open && p->mb_max == held(run, SET_MB) && lr && json_is_null(json_object_get(lr, "error"));
 	else
-		ok = p && p->open && p->valid && !p->failed && p->mb_max == P_MB_MAX && p->mbps > 0 && p->mbps < 5000 &&
-		     placed(run) && lr && json_is_null(json_object_get(lr, "error"));
+		ok = p && p->open && p->valid && !p->failed && p->mb_max == held(run, P_MB_MAX) && p->mbps > 0 &&
+		     p->mbps < 5000 && placed(run) && lr && json_is_null(json_object_get(lr, "error"));
 	if (run->row->expect == SKIPPED)
-		ok = p && p->open && p->valid && p->mb_max == P_MB_MAX;
+		ok = p && p->open && p->valid && p->mb_max == held(run, P_MB_MAX);
 	json_decref(lr);
-	return ok && q_healthy(e);
+	return ok && q_healthy(run, e);
 }
 
 /* A sample right after a fault clears must not carry what the fault hid (a count that jumps back). */

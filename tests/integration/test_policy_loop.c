@@ -115,7 +115,8 @@ static struct trace run(const char *text, uint64_t ticks, const struct policy_ch
 	char header[256];
 	long count = record_read(path, header, sizeof(header), &t.rows);
 	unlink(path);
-	assert_string_equal(header, "time,t_ms,partition,domain,mbps,mb_max,mb_min,valid,estimated,event,sim_mbps,ipc");
+	assert_string_equal(
+		header, "time,t_ms,partition,domain,mbps,mb_max,mb_min,mb_max_mbps,valid,estimated,event,sim_mbps,ipc");
 	assert_int_equal(count, (long)(ticks * t.parts));
 	t.ticks = ticks;
 	return t;
@@ -123,11 +124,13 @@ static struct trace run(const char *text, uint64_t ticks, const struct policy_ch
 
 /* ---- the target controller ---- */
 
+#define N_OF(a) (sizeof(a) / sizeof((a)[0]))
+
 struct step_metrics {
 	int settle;	       /* ticks until within +-5% of target for good; -1: never */
 	double overshoot;      /* worst rate above target, relative */
 	double steady_error;   /* mean |error| over the last half of the window, relative */
-	unsigned mb_spread;    /* largest minus smallest mb_max in force after settling */
+	double mb_spread;      /* largest minus smallest mb_max in force after settling */
 	unsigned mb_distinct;  /* distinct mb_max values in force after settling */
 	bool events_on_change; /* every change of mb_max after the step came with an event */
 };
@@ -138,7 +141,7 @@ static struct step_metrics measure_step(const struct trace *t, size_t part, uint
 					double target, bool skip_first)
 {
 	struct step_metrics m = { .settle = -1, .events_on_change = true };
-	unsigned lo = 100, hi = 0, seen[101] = { 0 };
+	double lo = 100, hi = 0, seen[8];
 	double err_sum = 0;
 	unsigned err_n = 0;
 
@@ -160,10 +163,14 @@ static struct step_metrics measure_step(const struct trace *t, size_t part, uint
 			m.events_on_change = false;
 	}
 	for (uint64_t k = (uint64_t)(m.settle > 0 ? m.settle : (int)window) + 1; k <= window; k++) {
-		unsigned mb = at(t, step_tick + k, part)->mb_max;
+		double mb = at(t, step_tick + k, part)->mb_max;
 		lo = mb < lo ? mb : lo;
 		hi = mb > hi ? mb : hi;
-		m.mb_distinct += !seen[mb]++;
+		bool known = false;
+		for (unsigned j = 0; j < m.mb_distinct; j++)
+			known |= seen[j] == mb;
+		if (!known && m.mb_distinct < N_OF(seen))
+			seen[m.mb_distinct++] = mb;
 	}
 	m.mb_spread = hi >= lo ? hi - lo : 0;
 	m.steady_error = err_n ? err_sum / err_n : 0;
@@ -172,7 +179,7 @@ static struct step_metrics measure_step(const struct trace *t, size_t part, uint
 
 static void check_step(const char *what, const struct step_metrics *m, unsigned gran)
 {
-	printf("  %-34s converge %2d ticks  overshoot %5.1f%%  steady error %4.1f%%  mb_max spread %u%% (%u values)\n",
+	printf("  %-34s converge %2d ticks  overshoot %5.1f%%  steady error %4.1f%%  mb_max spread %g%% (%u values)\n",
 	       what, m->settle, m->overshoot * 100, m->steady_error * 100, m->mb_spread, m->mb_distinct);
 	if (m->settle < 1 || m->settle > 5)
 		fail_msg("%s: converged in %d ticks, want 1..5", what, m->settle);
@@ -180,7 +187,7 @@ static void check_step(const char *what, const struct step_metrics *m, unsigned 
 		fail_msg("%s: overshoot %.1f%%, want <= 10%%", what, m->overshoot * 100);
 	/* Then it stays within one granularity step. */
 	if (m->mb_distinct > 2 || m->mb_spread > gran)
-		fail_msg("%s: mb_max moved over %u%% (%u values) after settling", what, m->mb_spread, m->mb_distinct);
+		fail_msg("%s: mb_max moved over %g%% (%u values) after settling", what, m->mb_spread, m->mb_distinct);
 	assert_true(m->events_on_change);
 }
 
@@ -223,7 +230,7 @@ static void run_target_case(const struct target_case *c)
 	snprintf(what, sizeof(what), "target step %u -> %u MB/s", c->t2, c->t3);
 	check_step(what, &m, c->gran);
 	/* Demand below the target: the ceiling must not wind up past what the target needs. */
-	unsigned before = at(&t, 180, p)->mb_max;
+	double before = at(&t, 180, p)->mb_max;
 	for (uint64_t k = 185; k <= 240; k++)
 		assert_true(at(&t, k, p)->mb_max <= before + c->gran);
 	m = measure_step(&t, p, 240, 60, c->t3, false);
@@ -416,7 +423,7 @@ static void test_guard_victim_that_wants_less(void **state)
 	for (uint64_t k = 1; k <= 99 && !released; k++)
 		if (strstr(at(&t, k, web)->event, "release: web uses"))
 			released = k;
-	printf("victim wanting less: released at tick %llu, big at %u%% at tick 99\n", (unsigned long long)released,
+	printf("victim wanting less: released at tick %llu, big at %g%% at tick 99\n", (unsigned long long)released,
 	       at(&t, 99, big)->mb_max);
 	assert_true(released > 0 && released < 10);
 	/* Then it settles: big close to what leaves web its 5000 MB/s (40000 - 5000 * 1.05 = 34750,
@@ -487,7 +494,7 @@ struct ipc_metrics {
 	unsigned late_low;  /* of those, in the last IPC_SETTLED_TICKS */
 	uint64_t ipc_cut;   /* first tick with a cut naming web's IPC; 0: never */
 	bool bandwidth_cut; /* a cut named web's guarantee */
-	unsigned batch_cut; /* batch's lowest mb_max */
+	double batch_cut;   /* batch's lowest mb_max */
 };
 
 static double mean_ipc(const struct trace *t, size_t part, uint64_t from, uint64_t to)
@@ -533,7 +540,7 @@ static struct ipc_metrics run_ipc_case(const char *web_keys, const char *ipc_gua
 			m.batch_cut = at(&t, k, batch)->mb_max;
 	}
 	printf("  %-32s %-16s baseline IPC %.3f, low from tick %llu, back within 5%% in %d ticks, %u low ticks "
-	       "of %d (%u in the last %d); IPC cut at tick %llu, batch down to %u%%, at %u%% at the end "
+	       "of %d (%u in the last %d); IPC cut at tick %llu, batch down to %g%%, at %g%% at the end "
 	       "(web's IPC %.3f)\n",
 	       web_keys[0] ? "guarantee_mbps = 5000, no MIN:" : "no guarantee:",
 	       ipc_guard[0] ? "ipc_guard = 0.2" : "off", m.baseline, (unsigned long long)m.first_low, m.back,

@@ -21,7 +21,7 @@
 
 #define WAIT_MS 5000
 
-#define HEADER "time,t_ms,partition,domain,mbps,mb_max,mb_min,valid,estimated,event,sim_mbps,ipc"
+#define HEADER "time,t_ms,partition,domain,mbps,mb_max,mb_min,mb_max_mbps,valid,estimated,event,sim_mbps,ipc"
 
 struct files {
 	char dir[64];

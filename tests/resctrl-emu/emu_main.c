@@ -36,13 +36,17 @@ struct cli {
 	unsigned rmids;	     /* 0: the profile's num_rmids */
 	unsigned llc_half_life_ms;
 	unsigned nrdy_ms;
-	bool cdp;      /* as mounted with -o cdp */
-	bool io_alloc; /* io_alloc capable */
-	uint64_t l3_bytes;   /* 0: the profile's */
+	bool cdp;	   /* as mounted with -o cdp */
+	bool io_alloc;	   /* io_alloc capable */
+	uint64_t l3_bytes; /* 0: the profile's */
+	unsigned mb_max;   /* amd: the maximum CPUID gives (max_bw); 0: the profile's */
+	long root_mb;	   /* the default group's MB value on every domain at mount (1..); -1: the maximum */
 };
 
 enum {
 	OPT_PREFIX = 256,
+	OPT_MB_MAX,
+	OPT_ROOT_MB,
 	OPT_DEBUG,
 	OPT_CPUS,
 	OPT_DOMAINS,
@@ -83,6 +87,10 @@ static void usage(FILE *out)
 		"      --l3-bytes N       the L3 cache size in bytes instead of the profile's (each group's\n"
 		"                         size file, max_threshold_occupancy and its limit), as a host's\n"
 		"                         cacheinfo says: 16777216 matches QEMU's CPU models\n"
+		"      --mb-max N         amd: the MB maximum in units of 1/8 GB/s, as CPUID 0x80000020 gives it\n"
+		"                         (max_bw: a power of two; default 2048), instead of the profile's\n"
+		"      --root-mb N        the default group's MB value on every domain at mount, as another\n"
+		"                         tool or an earlier run may have left it (default: the maximum)\n"
 		"      --counters N       assignable MBM counters per domain instead of the profile's\n"
 		"                         (profiles with mbm_event counters only; 0..64)\n"
 		"      --proc-root DIR    where threads are looked up and listed (default /proc)\n"
@@ -229,6 +237,15 @@ static int parse_option(int opt, struct cli *c)
 			return usage_error("bad --mon-resource", optarg);
 		c->mon_res = optarg;
 		return 0;
+	case OPT_MB_MAX:
+		return parse_count(optarg, 1, 1u << 31, &c->mb_max) && !(c->mb_max & (c->mb_max - 1))
+			       ? 0
+			       : usage_error("bad --mb-max (a power of two, as BIT(CPUID's width))", optarg);
+	case OPT_ROOT_MB:
+		if (!parse_count(optarg, 1, UINT32_MAX, &v)) /* 0 would stop the host's own traffic */
+			return usage_error("bad --root-mb", optarg);
+		c->root_mb = (long)v;
+		return 0;
 	case OPT_L3_BYTES:
 		return parse_l3_bytes(optarg, &c->l3_bytes) ? 0 : usage_error("bad --l3-bytes", optarg);
 	case OPT_MIN_CBM_BITS:
@@ -253,6 +270,8 @@ static int parse_cli(int argc, char **argv, struct cli *c)
 		{ "domains", required_argument, NULL, OPT_DOMAINS },
 		{ "min-cbm-bits", required_argument, NULL, OPT_MIN_CBM_BITS },
 		{ "l3-bytes", required_argument, NULL, OPT_L3_BYTES },
+		{ "mb-max", required_argument, NULL, OPT_MB_MAX },
+		{ "root-mb", required_argument, NULL, OPT_ROOT_MB },
 		{ "proc-root", required_argument, NULL, OPT_PROC_ROOT },
 		{ "counters", required_argument, NULL, OPT_COUNTERS },
 		{ "mon-resource", required_argument, NULL, OPT_MON_RESOURCE },
@@ -270,7 +289,11 @@ static int parse_cli(int argc, char **argv, struct cli *c)
 	int opt;
 
 	*c = (struct cli){
-		.cpus = DEFAULT_CPUS, .min_cbm_bits = -1, .counters = -1, .llc_half_life_ms = DEFAULT_LLC_HALF_LIFE_MS
+		.cpus = DEFAULT_CPUS,
+		.min_cbm_bits = -1,
+		.counters = -1,
+		.llc_half_life_ms = DEFAULT_LLC_HALF_LIFE_MS,
+		.root_mb = -1,
 	};
 	opterr = 0; /* one line of our own instead of getopt's */
 	while ((opt = getopt_long(argc, argv, "p:c:h", longopts, NULL)) != -1) {
@@ -339,6 +362,8 @@ static bool make_profile(const struct cli *c, struct emu_profile *p)
 		p->min_cbm_bits = (unsigned)c->min_cbm_bits;
 	if (c->l3_bytes)
 		p->l3_bytes = c->l3_bytes;
+	if (c->mb_max)
+		p->mb_max = c->mb_max;
 	if (c->counters >= 0)
 		p->num_mbm_cntrs = (unsigned)c->counters;
 	if (c->mon_res)
@@ -383,6 +408,10 @@ int main(int argc, char **argv)
 		return usage_error("--nrdy-ms needs MPAM with assignable counters (mpam73)", NULL);
 	if (cli.counters >= 0 && !prof.cntr_assignable)
 		return usage_error("--counters needs a profile with mbm_event counters", NULL);
+	if (cli.mb_max && prof.mb_kind != EMU_MB_AMD)
+		return usage_error("--mb-max: only AMD's MB is absolute (the others are percents up to 100)", NULL);
+	if (cli.root_mb >= 0 && ((unsigned long)cli.root_mb < prof.mb_min || (unsigned long)cli.root_mb > prof.mb_max))
+		return usage_error("--root-mb: outside the MB range the kernel takes", NULL);
 	if (cli.min_cbm_bits > (int)prof.cbm_len)
 		return usage_error("--min-cbm-bits exceeds the CBM length", NULL);
 	if (cli.config_path && load_config(cli.config_path, &config) < 0)
@@ -396,6 +425,7 @@ int main(int argc, char **argv)
 		.proc_root = cli.proc_root,
 		.llc_half_life_ms = cli.llc_half_life_ms,
 		.nrdy_ms = cli.nrdy_ms,
+		.root_mb = cli.root_mb,
 	};
 	if (emu_init(&emu, &prof, &opt, config) < 0) {
 		fprintf(stderr, "resctrl-emu: out of memory\n");

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "backends/mpam/mpam_regs.h"
+#include "core/base/ladder.h"
 
 #define MIB		  (UINT64_C(1) << 20)
 #define ALL_EVENTS	  ((1u << EMU_EVT_LLC) | (1u << EMU_EVT_TOTAL) | (1u << EMU_EVT_LOCAL))
@@ -114,9 +115,9 @@ bool emu_profile_get(const char *name, struct emu_profile *ret)
 			continue;
 		*ret = profiles[i];
 		if (ret->mb_kind == EMU_MB_MPAM) {
-			/* resctrl's view of a w-bit MBW_MAX: min = round(100/2^w), gran = ceil(100/2^w). */
-			ret->mb_min = mpam_min_bandwidth_percent(ret->bwa_wd);
-			ret->mb_gran = mpam_bandwidth_gran_percent(ret->bwa_wd);
+			/* resctrl's view of a w-bit MBW_MAX: get_mba_min() and get_mba_granularity(). */
+			ret->mb_min = ladder_kernel_mpam_min(ret->bwa_wd);
+			ret->mb_gran = ladder_kernel_mpam_gran(ret->bwa_wd);
 		}
 		return true;
 	}
@@ -146,29 +147,17 @@ int emu_event_by_name(const struct emu_profile *p, const char *name)
 	return -1;
 }
 
-/* Linux 7.1's percent_to_mbw_max (drivers/resctrl/mpam_resctrl.c): the band whose upper bound is
- * nearest to the request, DIV_ROUND_CLOSEST(pc * 2^w, 100) - 1, floored at 0. This is deliberately
- * not backends/mpam/mpam_regs.h's mpam_mbw_max_from_percent, which follows Arm's never-exceed rule for
- * mpamd's own driver: the emulator must do what the kernel does. */
-static uint32_t linux_percent_to_mbw_max(uint32_t pc, unsigned w)
-{
-	uint32_t val = ((pc << w) + 50) / 100;
-
-	val = val > 1 ? val - 1 : 0;
-	return val << (16 - w);
-}
-
 uint32_t emu_mb_to_hw(const struct emu_profile *p, uint32_t value)
 {
 	if (p->mb_kind == EMU_MB_MPAM)
-		return linux_percent_to_mbw_max(value, p->bwa_wd);
+		return ladder_kernel_percent_to_mbw_max(value, p->bwa_wd); /* as the kernel, wrap included */
 	return value;
 }
 
 uint32_t emu_mb_from_hw(const struct emu_profile *p, uint32_t hw)
 {
 	if (p->mb_kind == EMU_MB_MPAM)
-		return mpam_mbw_max_to_percent((uint16_t)hw, p->bwa_wd);
+		return ladder_kernel_mbw_max_to_percent((uint16_t)hw, p->bwa_wd);
 	return hw;
 }
 

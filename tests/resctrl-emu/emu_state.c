@@ -82,6 +82,9 @@ int emu_init(struct emu *e, const struct emu_profile *p, const struct emu_option
 			e->l3[c][d] = e->l3_code[c][d] = (uint32_t)((UINT64_C(1) << p->cbm_len) - 1);
 			e->mb[c][d] = emu_mb_to_hw(p, p->mb_max);
 		}
+	/* what an earlier tool left in the default group (CLOSID 0); a zeroed emu_options is the maximum */
+	for (unsigned d = 0; o->root_mb > 0 && d < EMU_MAX_DOMAINS; d++)
+		e->mb[0][d] = emu_mb_to_hw(p, (unsigned)o->root_mb);
 	struct emu_group *root = group_new("", false);
 	if (!root)
 		return -ENOMEM;

@@ -70,6 +70,7 @@ struct emu_options {
 	const char *proc_root;	   /* where the host's threads are listed: /proc, or a test's fake tree */
 	unsigned llc_half_life_ms; /* how fast a removed group's cache lines fade (emu_ids.h) */
 	unsigned nrdy_ms;	   /* MPAM: an assigned counter's not-ready time (emu_counters.h) */
+	long root_mb;		   /* the default group's MB value at mount; 0 or -1: the maximum */
 };
 
 /* One fault armed through .emu_ctl: the next `remaining` operations (of its kind, on a path ending

@@ -187,7 +187,9 @@ static void test_each_parser_alone(void **state)
 	assert_int_equal(p.goals.mb_max, 40);
 	assert_int_equal(config_key_parse(partition_key("mb_max"), &p, "0", &err), -ERANGE);
 	assert_int_equal(p.goals.mb_max, 40); /* a refused value leaves the object as it was */
-	assert_non_null(strstr(err.text, "1..100"));
+	assert_non_null(strstr(err.text, "stop all traffic"));
+	assert_int_equal(config_key_parse(partition_key("mb_max"), &p, "101", &err), -ERANGE);
+	assert_non_null(strstr(err.text, "at most 100"));
 	assert_int_equal(config_key_parse(partition_key("class"), &p, "best-effort", &err), 0);
 	assert_int_equal(p.goals.class, CLASS_BEST_EFFORT);
 	assert_int_equal(config_key_parse(partition_key("class"), &p, "gold", &err), -EINVAL);

@@ -75,9 +75,68 @@ static void test_a_control_without_domains_keeps_the_scalars(void **state)
 	assert_int_equal(l.mb_min, 5);
 }
 
+/* MB/s limits become each domain's percent: by capacity_mbps where the control is in percent (with a
+ * domain's own capacity where it has one), by the units themselves on AMD, and refused, naming the key
+ * and the domain, where nothing says what a domain carries. */
+static void test_mbps_goals_in_percent(void **state)
+{
+	struct control_caps caps = two_domains();
+	struct global_config gc = { .capacity_mbps = 40000,
+				    .capacity_mbps_at = { .count = 1, .at = { { 4, 20000 } } } };
+	struct partition_goals g = { .mb_max = 6000, .mb_max_mbps = true, .mb_min = 0 }, buf;
+	struct err err = { "" };
+
+	(void)state;
+	ladder_percent(1, 1, &caps.domains[0].max_ladder);
+	ladder_percent(1, 1, &caps.domains[1].max_ladder);
+	const struct partition_goals *pct = domain_goals_pct(&caps, &gc, &g, &buf, &err);
+	assert_ptr_equal(pct, &buf);
+	assert_false(pct->mb_max_mbps);
+	assert_true(domain_values_get(&pct->mb_max_at, 0, -1) == 15.0); /* 6000 of 40000 */
+	assert_true(domain_values_get(&pct->mb_max_at, 4, -1) == 30.0); /* 6000 of its own 20000 */
+	/* more than a domain carries is no throttling there, not an error */
+	g.mb_max = 30000;
+	pct = domain_goals_pct(&caps, &gc, &g, &buf, &err);
+	assert_true(domain_values_get(&pct->mb_max_at, 4, -1) == 100.0);
+	/* no capacity known for domain 0 */
+	gc.capacity_mbps = 0;
+	assert_null(domain_goals_pct(&caps, &gc, &g, &buf, &err));
+	assert_non_null(strstr(err.text, "mb_max = 30000MB/s: what domain 0 carries is not known"));
+	assert_non_null(strstr(err.text, "capacity_mbps"));
+	/* AMD: 2048 units of 125 MB/s need no capacity; 6000 MB/s is 48 units */
+	ladder_units(1, 2048, 125, &caps.domains[0].max_ladder);
+	ladder_units(1, 2048, 125, &caps.domains[1].max_ladder);
+	g.mb_max = 6000;
+	pct = domain_goals_pct(&caps, &gc, &g, &buf, &err);
+	assert_non_null(pct);
+	assert_true(domain_values_get(&pct->mb_max_at, 0, -1) == 48 * 100.0 / 2048);
+	/* percents pass through untouched */
+	struct partition_goals plain = { .mb_max = 40 };
+	assert_ptr_equal(domain_goals_pct(&caps, &gc, &plain, &buf, &err), &plain);
+}
+
+/* A minimum in MB/s above a ceiling in percent is found once the capacity makes them comparable. */
+static void test_mbps_min_above_pct_max(void **state)
+{
+	struct control_caps caps = two_domains();
+	struct global_config gc = { .capacity_mbps = 40000 };
+	struct partition_goals g = { .mb_max = 10, .mb_min = 6000, .mb_min_mbps = true }, buf;
+	struct err err = { "" };
+
+	(void)state;
+	for (unsigned d = 0; d < 2; d++) {
+		ladder_percent(1, 1, &caps.domains[d].max_ladder);
+		ladder_percent(1, 1, &caps.domains[d].min_ladder);
+	}
+	assert_null(domain_goals_pct(&caps, &gc, &g, &buf, &err));
+	assert_string_equal(err.text, "mb_min is above mb_max on domain 0 (15% > 10% of what it carries)");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_mbps_goals_in_percent),
+		cmocka_unit_test(test_mbps_min_above_pct_max),
 		cmocka_unit_test(test_an_id_the_host_lacks_is_refused),
 		cmocka_unit_test(test_each_domain_gets_its_own_value_or_the_partitions),
 		cmocka_unit_test(test_a_control_without_domains_keeps_the_scalars),

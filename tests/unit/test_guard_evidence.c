@@ -155,7 +155,7 @@ static void test_concave_plant(void **state)
 		if (low && back)
 			fail_msg("web short again at tick %d: %.0f MB/s", t, s.pl.truth[s.web]);
 	}
-	printf("  concave plant: web back at tick %d, batch at %u%%\n", back, plant_max_at(&s.pl, s.batch, 0));
+	printf("  concave plant: web back at tick %d, batch at %g%%\n", back, plant_max_at(&s.pl, s.batch, 0));
 	assert_true(back > 0 && back <= 5);
 	plant_free(&s.pl);
 }

@@ -62,7 +62,8 @@ static void view_init(struct view *v)
 	v->status[2] = (struct partition_status){ .name = "gone", .open = false };
 	v->goals[0].guarantee_mbps = 6000;
 	v->goals[1].target_mbps = 2500;
-	v->samples[0] = (struct domain_status){ .valid = true, .mbps = 3000, .mb_max = 40, .mb_min = 30 };
+	v->samples[0] =
+		(struct domain_status){ .valid = true, .mbps = 3000, .mb_max = 40, .mb_min = 30, .mb_max_mbps = 8000 };
 	v->samples[1] = (struct domain_status){ .valid = true, .mbps = 1000, .mb_max = 20, .mb_min = 10 };
 	v->samples[2] = (struct domain_status){ .valid = true, .estimated = true, .mbps = 500, .mb_max = 100 };
 	v->samples[3] = (struct domain_status){ .reason = "not ready", .mb_max = 100 };
@@ -320,6 +321,13 @@ static void test_values_are_in_base_units(void **state)
 		SERIES("mpamd_partition_domain_bandwidth_min_ratio", "{partition=\"" ODD_LABEL "\",domain=\"msc0\"}"),
 		0.3);
 	assert_null(strstr(text, "mpamd_partition_domain_bandwidth_max_ratio{partition=\"gone\""));
+	/* The ceiling in bytes per second where it is known (domain msc0), absent where not (msc1). */
+	assert_value(text,
+		     SERIES("mpamd_partition_domain_bandwidth_max_bytes_per_second",
+			    "{partition=\"" ODD_LABEL "\",domain=\"msc0\"}"),
+		     8000e6);
+	assert_null(strstr(text, "mpamd_partition_domain_bandwidth_max_bytes_per_second{partition=\"" ODD_LABEL
+				 "\",domain=\"msc1\""));
 	assert_value(text, "mpamd_domain_capacity_bytes_per_second{domain=\"msc0\",learned=\"0\"}", 10000e6);
 	assert_value(text, "mpamd_domain_capacity_bytes_per_second{domain=\"msc1\",learned=\"1\"}", 9000e6);
 	/* An invalid domain has no series; a partition that is not open has no bandwidth at all. */

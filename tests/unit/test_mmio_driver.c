@@ -174,7 +174,7 @@ static void test_probe_every_ris(void **state)
 	for (unsigned r = 0; r < 3; r++)
 		assert_int_equal(rig.msc.caps.ris[r].num_mon, p.num_mon);
 	/* Controls land on every RIS. */
-	unsigned max, min;
+	double max, min;
 	struct err err;
 	assert_int_equal(msc_set_bandwidth(&rig.msc, 5, 50, 10, &max, &min, &err), 0);
 	for (unsigned r = 0; r < 3; r++)
@@ -187,19 +187,19 @@ static void test_bandwidth_controls(void **state)
 	struct msc_model_params p;
 	struct mbwu_rig rig;
 	struct err err = { "" };
-	unsigned max, min;
+	double max, min;
 
 	(void)state;
 	msc_model_params_default(&p);
 	p.bwa_wd = 3; /* coarse: steps of 12.5% */
 	rig_setup(&rig, &p, 0);
 	assert_int_equal(msc_set_bandwidth(&rig.msc, 9, 60, 30, &max, &min, &err), 0);
-	/* 60% with w=3: floor(4.8)-1 = 3, the band (37.5%, 50%]: a maximum is never exceeded. */
-	assert_int_equal(msc_model_mbw_max(rig.model, 0, 9), 3u << 13);
-	assert_int_equal(max, 50);
-	/* 30% minimum: ceil(2.4) = 3 -> 37.5%, never short. */
+	/* 60% with w=3: the nearest band top is 62.5% (band 4), not 50%: a ceiling is the nearest rung. */
+	assert_int_equal(msc_model_mbw_max(rig.model, 0, 9), 4u << 13);
+	assert_true(max == 62.5);
+	/* 30% minimum: the band starting at 37.5% (3), never short. */
 	assert_int_equal(msc_model_mbw_min(rig.model, 0, 9), 3u << 13);
-	assert_int_equal(min, 38);
+	assert_true(min == 37.5);
 	/* Soft unless asked for hard limits, as Linux's resctrl leaves it (HARDLIM tests: test_mmio_takeover). */
 	assert_false(msc_model_mbw_hardlim(rig.model, 0, 9));
 	/* Other PARTIDs keep their reset values. */
@@ -219,7 +219,7 @@ static void test_t241_mbw_min_follows_max(void **state)
 	struct msc_model_params p;
 	struct mbwu_rig rig;
 	struct err err = { "" };
-	unsigned max, min;
+	double max, min;
 
 	(void)state;
 	msc_model_params_default(&p);
@@ -249,7 +249,7 @@ static void test_t241_controls_refused_on_a_t241_soc(void **state)
 	struct msc_model_params p;
 	struct mbwu_rig rig;
 	struct err err = { "" };
-	unsigned max, min;
+	double max, min;
 
 	(void)state;
 	msc_model_params_default(&p);
@@ -312,7 +312,8 @@ static void test_t241_control_offers_no_minimum(void **state)
 	t241_control_open(&c, &(struct soc_id){ .known = true, .id = 0 });
 	mmio_limits_probe(c.limits, &caps);
 	assert_false(caps.has_mb_min);
-	assert_int_equal(caps.bw_gran_pct, 1);
+	assert_true(ladder_exists(&caps.max_ladder));
+	assert_false(ladder_exists(&caps.min_ladder)); /* T241's MBW_MIN is the erratum's */
 	assert_int_equal(mmio_limits_validate(c.limits, &(struct partition_limits){ .mb_max = 60, .mb_min = 20 }, &err),
 			 -EOPNOTSUPP);
 	assert_non_null(strstr(err.text, "T241-MPAM-4"));
@@ -335,7 +336,7 @@ static void test_t241_control_programs_nothing_on_a_t241_soc(void **state)
 	(void)state;
 	t241_control_open(&c, &(struct soc_id){ .known = true, .id = SOC_ID_NVIDIA_T241 });
 	mmio_limits_probe(c.limits, &caps);
-	assert_int_equal(caps.bw_gran_pct, 0);
+	assert_false(ladder_exists(&caps.max_ladder));
 	assert_false(caps.has_mb_min);
 	assert_int_equal(caps.cbm_bits, 0);
 	assert_int_equal(mmio_limits_validate(c.limits, &(struct partition_limits){ .mb_max = 100 }, &err), 0);
@@ -355,7 +356,7 @@ static void test_out_of_range_partid_never_reaches_the_msc(void **state)
 	struct msc_model_params p;
 	struct mbwu_rig rig;
 	struct err err = { "" };
-	unsigned max, min;
+	double max, min;
 
 	(void)state;
 	msc_model_params_default(&p);

@@ -15,11 +15,24 @@
 #include "backends/mmio/msc.h"
 #include "backends/mmio/msc_set.h"
 #include "backends/mpam/mpam_regs.h"
+#include "core/base/ladder.h"
 #include "backends/sim/msc_model.h"
 #include "core/base/log.h"
 #include "core/config/model.h"
 #include "tests/util/log_capture.h"
 #include "tests/util/mbwu_rig.h"
+
+/* The MBW_MAX field of the rung nearest pct, or the MBW_MIN field of the rung at or above it. */
+static uint16_t rung_field(double pct, unsigned bwa_wd, bool min)
+{
+	struct ladder l;
+
+	if (min)
+		ladder_mpam_min(bwa_wd, &l);
+	else
+		ladder_mpam_max(bwa_wd, &l);
+	return (uint16_t)ladder_value(&l, ladder_snap(&l, pct, min ? LADDER_UP : LADDER_NEAREST));
+}
 
 static void rig_setup(struct mbwu_rig *rig, const struct msc_model_params *params)
 {
@@ -149,7 +162,7 @@ static void test_takeover_resets_every_control(void **state)
 	struct mbwu_rig rig;
 	struct log_capture log = { .saved_stderr = -1 };
 	struct err err = { "" };
-	unsigned max, min;
+	double max, min;
 
 	(void)state;
 	rig_setup(&rig, &p);
@@ -297,8 +310,8 @@ static void test_narrowing_msc_is_configured_through_intpartids(void **state)
 		assert_int_equal(reg_of(c.model, mpamcfg_part_sel(r, 5), MPAMCFG_INTPARTID),
 				 (uint32_t)MPAMCFG_INTPARTID_INTERNAL | 5);
 		/* The request PARTID's controls are mpamd's: the traffic side sees them. */
-		assert_int_equal(msc_model_mbw_max(c.model, r, 5), mpam_mbw_max_from_percent(60, p.bwa_wd));
-		assert_int_equal(msc_model_mbw_min(c.model, r, 5), mpam_mbw_min_from_percent(10, p.bwa_wd));
+		assert_int_equal(msc_model_mbw_max(c.model, r, 5), rung_field(60, p.bwa_wd, false));
+		assert_int_equal(msc_model_mbw_min(c.model, r, 5), rung_field(10, p.bwa_wd, true));
 		assert_int_equal(reg_of(c.model, mpamcfg_int_part_sel(r, 5), MPAMCFG_CPBM(0)), 0xF0);
 	}
 	control_close(&c);
@@ -319,7 +332,7 @@ static void test_hardlim_per_mode_and_max_lim(void **state)
 		{ MPAM_MAX_LIM_HARD, false, true },    { MPAM_MAX_LIM_HARD, true, true },
 	};
 	struct err err = { "" };
-	unsigned max, min;
+	double max, min;
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {

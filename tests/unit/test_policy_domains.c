@@ -67,7 +67,7 @@ static void test_guard_cuts_where_the_victim_is_squeezed(void **state)
 			by_worst = fmin(by_worst, pl.truth[by]);
 		}
 		printf("  %s: victim short at tick %d, back for good at tick %d; bystander cut %d times, its worst "
-		       "%.0f of 9800 MB/s; aggressor on domain 0 at %u%%\n",
+		       "%.0f of 9800 MB/s; aggressor on domain 0 at %g%%\n",
 		       per_domain ? "per domain" : "host totals", first_short, restored, by_cuts, by_worst,
 		       plant_max_at(&pl, agg, 0));
 		if (per_domain) {
@@ -179,7 +179,7 @@ static void test_target_moves_the_domain_it_uses(void **state)
 		if (!within)
 			settled = 0;
 	}
-	printf("  pinned target: within 5%% from tick %d, domain 1 at %u%%, domain 0 at %u%%\n", settled,
+	printf("  pinned target: within 5%% from tick %d, domain 1 at %g%%, domain 0 at %g%%\n", settled,
 	       plant_max_at(&pl, t, 1), plant_max_at(&pl, t, 0));
 	assert_true(settled > 0 && settled <= 5);
 	assert_int_equal(plant_max_at(&pl, t, 0), 100);
@@ -198,7 +198,7 @@ static void test_target_holds_a_spread_total(void **state)
 	pl.parts[t].goals.target_mbps = 6000;
 	for (int k = 0; k < 30; k++)
 		plant_tick(&pl);
-	printf("  spread target: %.0f MB/s, domains at %u%% and %u%%\n", pl.truth[t], plant_max_at(&pl, t, 0),
+	printf("  spread target: %.0f MB/s, domains at %g%% and %g%%\n", pl.truth[t], plant_max_at(&pl, t, 0),
 	       plant_max_at(&pl, t, 1));
 	assert_true(fabs(pl.truth[t] - 6000) <= 0.05 * 6000);
 	assert_int_equal(plant_max_at(&pl, t, 0), plant_max_at(&pl, t, 1));

@@ -19,8 +19,8 @@ struct scene {
 
 static void scene_init(struct scene *s)
 {
-	s->h = rig_host(8);
-	s->h.min_pct = 10;
+	s->h = rig_host(RIG_WHOLE_PERCENTS);
+	s->h.max_ladder = rig_floor_ladder(10); /* an Intel-like floor */
 	s->p = rig_part("batch", CLASS_BEST_EFFORT, 4000);
 }
 
@@ -99,8 +99,8 @@ static void test_escalate_closed_loop(void **state)
 	struct policy_rig rig;
 
 	(void)state;
-	rig_init(&rig, 8, chain, N_OF(chain));
-	rig.host.min_pct = 10;
+	rig_init(&rig, RIG_WHOLE_PERCENTS, chain, N_OF(chain));
+	rig.host.max_ladder = rig_floor_ladder(10);
 	rig.quota_scales_demand = true;
 	struct policy_partition *p = rig_add(&rig, "batch", CLASS_BEST_EFFORT, 30000);
 	p->goals.target_mbps = 2000;

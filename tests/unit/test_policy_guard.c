@@ -230,8 +230,8 @@ struct scene {
 	struct policy_host h;
 	struct policy_partition p[GUARD_MAX_PARTS];
 	struct policy_decision d[GUARD_MAX_PARTS];
-	unsigned before_max[GUARD_MAX_PARTS]; /* the decisions after the step before */
-	unsigned said[GUARD_MAX_PARTS];	      /* ticks of this step whose event had a NO_EVENT_HAS text */
+	double before_max[GUARD_MAX_PARTS]; /* the decisions after the step before */
+	unsigned said[GUARD_MAX_PARTS];	    /* ticks of this step whose event had a NO_EVENT_HAS text */
 };
 
 /* Says which scenario, step, partition and check is about to fail. */
@@ -248,10 +248,11 @@ static void context(const struct scene *sc, const struct check *c, bool ok)
 		print_error("%s, step %zu, %s: %s\n", sc->s->name, sc->step + 1, sc->p[c->part].name, what[c->kind]);
 }
 
-static void expect_uint(const struct scene *sc, const struct check *c, unsigned got, unsigned want)
+static void expect_pct(const struct scene *sc, const struct check *c, double got, double want)
 {
 	context(sc, c, got == want);
-	assert_int_equal(got, want);
+	if (got != want)
+		fail_msg("%g%%, not %g%%", got, want);
 }
 
 static void expect_true(const struct scene *sc, const struct check *c, bool holds)
@@ -267,16 +268,16 @@ static void check(const struct scene *sc, const struct check *c)
 
 	switch (c->kind) {
 	case MB_MAX_IS:
-		expect_uint(sc, c, d->mb_max, (unsigned)c->value);
+		expect_pct(sc, c, d->mb_max, c->value);
 		break;
 	case MB_MAX_IN:
 		expect_true(sc, c, d->mb_max < c->value2 && d->mb_max >= c->value);
 		break;
 	case MB_MAX_HELD:
-		expect_uint(sc, c, d->mb_max, sc->before_max[c->part]);
+		expect_pct(sc, c, d->mb_max, sc->before_max[c->part]);
 		break;
 	case MB_MIN_IS:
-		expect_uint(sc, c, d->mb_min, (unsigned)c->value);
+		expect_pct(sc, c, d->mb_min, c->value);
 		break;
 	case IS_THROTTLED:
 		expect_true(sc, c, p->guard.throttled);
@@ -291,7 +292,7 @@ static void check(const struct scene *sc, const struct check *c)
 		expect_true(sc, c, p->guard.demand_level_mbps == c->value);
 		break;
 	case CALM_TICKS:
-		expect_uint(sc, c, p->one.guard.calm, (unsigned)c->value);
+		expect_true(sc, c, p->one.guard.calm == (unsigned)c->value);
 		break;
 	case EVENT_IS:
 		context(sc, c, strcmp(d->event, c->text) == 0);
@@ -301,7 +302,7 @@ static void check(const struct scene *sc, const struct check *c)
 		expect_true(sc, c, strstr(d->event, c->text) != NULL);
 		break;
 	case NO_EVENT_HAS:
-		expect_uint(sc, c, sc->said[c->part], 0);
+		expect_true(sc, c, sc->said[c->part] == 0);
 		break;
 	}
 }
@@ -345,7 +346,7 @@ static void enter_step(struct scene *sc, const struct step *st)
 		sc->before_max[i] = sc->d[i].mb_max;
 		sc->said[i] = 0;
 	}
-	sc->h = rig_host(8);
+	sc->h = rig_host(RIG_WHOLE_PERCENTS);
 	sc->h.has_mb_min = !(host & NO_MB_MIN);
 	sc->h.capacity_mbps = host & CAPACITY_UNKNOWN ? 0 : RIG_CAPACITY;
 	sc->h.capacity_learned = host & CAPACITY_LEARNED;
@@ -391,7 +392,7 @@ static void run_scenario(void **state)
  * configuration, where the partition is released. */
 static void test_guard_dwell_then_additive_increase(void **state)
 {
-	struct policy_host h = rig_host(8);
+	struct policy_host h = rig_host(RIG_WHOLE_PERCENTS);
 	struct policy_partition p[2] = { rig_part("web", CLASS_LATENCY_CRITICAL, 7000),
 					 rig_part("batch", CLASS_BEST_EFFORT, 33000) };
 	struct policy_decision d[2];
@@ -401,12 +402,12 @@ static void test_guard_dwell_then_additive_increase(void **state)
 	p[0].goals.guarantee_mbps = 12000;
 	h.total_mbps = 40000;
 	rig_decide(policy_guard, &h, p, 2, d);
-	unsigned cut = d[1].mb_max;
+	double cut = d[1].mb_max;
 	assert_true(cut < 100);
 	/* From now on web has plenty (125% of its guarantee) on a saturated host. */
 	p[0].mbps = 15000;
 	p[1].mbps = 25000;
-	unsigned last = cut;
+	double last = cut;
 	int first_raise = 0;
 	for (int t = 1; t <= 40 && p[1].guard.throttled; t++) {
 		rig_decide(policy_guard, &h, p, 2, d);

@@ -26,7 +26,7 @@ struct scene {
  * a victim. */
 static void scene_init(struct scene *s, double ipc_guard)
 {
-	s->h = rig_host(8);
+	s->h = rig_host(RIG_WHOLE_PERCENTS);
 	s->h.has_mb_min = false;
 	s->p[0] = rig_part("web", CLASS_LATENCY_CRITICAL, 5000);
 	s->p[1] = rig_part("batch", CLASS_BEST_EFFORT, 30000);
@@ -49,7 +49,7 @@ static void ticks(struct scene *s, int n, bool valid, double ipc)
 
 /* web's baseline learned at IPC_BASE, then three ticks at 1.0 (a third below it): batch is cut.
  * Returns batch's new ceiling. */
-static unsigned cut_for_low_ipc(struct scene *s)
+static double cut_for_low_ipc(struct scene *s)
 {
 	scene_init(s, 0.2);
 	ticks(s, 5, true, IPC_BASE);
@@ -149,7 +149,7 @@ static void test_guard_ipc_restores_when_recovered_and_is_off_by_default(void **
 	struct scene s;
 
 	(void)state;
-	unsigned cut = cut_for_low_ipc(&s);
+	double cut = cut_for_low_ipc(&s);
 	assert_true(s.p[1].guard.throttled && cut < 100);
 	s.p[1].mbps = cut * RIG_CAPACITY / 100;
 	s.h.total_mbps = rig_total(s.p, 2);
@@ -181,7 +181,7 @@ static void test_guard_ipc_rebaselines_when_a_cut_does_not_help(void **state)
 	struct scene s;
 
 	(void)state;
-	unsigned cut = cut_for_low_ipc(&s);
+	double cut = cut_for_low_ipc(&s);
 	assert_true(cut < 100);
 	ticks(&s, 3, true, 1.0);
 	printf("judged: %s\n", s.d[0].event);

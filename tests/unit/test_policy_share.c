@@ -9,6 +9,14 @@
 
 #include "tests/util/policy_rig.h"
 
+/* Calls share on the decisions as they are, with the goals snapped as the engine gives them. */
+static void share(const struct policy_host *h, struct policy_partition p[4], struct policy_decision d[4])
+{
+	for (int i = 0; i < 4; i++)
+		rig_snap_goals(h, &p[i]);
+	policy_share(h, p, 4, d);
+}
+
 /* The decisions the guard left: light and heavy cut to 30%, the others at their configuration. */
 static void guard_cut_light_and_heavy(struct policy_decision d[4])
 {
@@ -25,7 +33,7 @@ static void test_share_splits_allowance_by_weight(void **state)
 		rig_part("free", CLASS_BEST_EFFORT, 3000),
 		rig_part("web", CLASS_LATENCY_CRITICAL, 13000),
 	};
-	struct policy_host h = rig_host(8);
+	struct policy_host h = rig_host(RIG_WHOLE_PERCENTS);
 	struct policy_decision d[4];
 
 	(void)state;
@@ -34,7 +42,7 @@ static void test_share_splits_allowance_by_weight(void **state)
 	p[1].one.guard = (struct guard_domain_memory){ .throttled = true, .cut_pct = 30 };
 	p[0].mb_max = p[1].mb_max = 30;
 	guard_cut_light_and_heavy(d);
-	policy_share(&h, p, 4, d);
+	share(&h, p, d);
 	assert_int_equal(d[0].mb_max, 15);
 	assert_int_equal(d[1].mb_max, 45);
 	assert_int_equal(d[2].mb_max, 100); /* not held back by the guard: not contended */
@@ -44,14 +52,14 @@ static void test_share_splits_allowance_by_weight(void **state)
 	/* Water-filling: a part above the configured ceiling goes to the others. */
 	p[1].goals.mb_max = 40;
 	guard_cut_light_and_heavy(d);
-	policy_share(&h, p, 4, d);
+	share(&h, p, d);
 	assert_int_equal(d[0].mb_max, 20);
 	assert_int_equal(d[1].mb_max, 40);
 	/* One partition's allowance is its own; target-controlled ones are not shared. */
 	p[1].goals.target_mbps = 5000;
 	d[0] = (struct policy_decision){ .mb_max = 30 };
 	d[1] = (struct policy_decision){ .mb_max = 30 };
-	policy_share(&h, p, 4, d);
+	share(&h, p, d);
 	assert_int_equal(d[0].mb_max, 30);
 	assert_int_equal(d[1].mb_max, 30);
 }

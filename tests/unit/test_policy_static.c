@@ -13,7 +13,7 @@
 
 static void test_static_reapplies_configuration(void **state)
 {
-	struct policy_host h = rig_host(8);
+	struct policy_host h = rig_host(RIG_WHOLE_PERCENTS);
 	struct policy_partition p[4] = {
 		rig_part("tenant", CLASS_DEFAULT, 1000),
 		rig_part("batch", CLASS_BEST_EFFORT, 1000),
@@ -31,6 +31,8 @@ static void test_static_reapplies_configuration(void **state)
 	p[2].mb_min = 30; /* the guard programs guarantees as minimums */
 	p[2].goals.guarantee_mbps = 12000;
 	p[3].open = false;
+	for (size_t i = 0; i < 4; i++)
+		rig_snap_goals(&h, &p[i]);
 	policy_static(&h, p, 4, d);
 	assert_int_equal(d[0].mb_max, 60);
 	assert_string_equal(d[0].event, "restore: mb_max 30% in force but 60% configured (changed outside mpamd)");
@@ -44,30 +46,38 @@ static void test_static_reapplies_configuration(void **state)
 	memset(d, 0, sizeof(d));
 	p[1].mb_max = 80;
 	h.has_mb_min = false;
+	for (size_t i = 0; i < 3; i++)
+		rig_snap_goals(&h, &p[i]);
 	policy_static(&h, p, 3, d);
 	assert_string_equal(d[1].event, "restore: mb_max 80% in force but 60% configured (changed outside mpamd)");
 	assert_string_equal(d[2].event, "restore: mb_min 30% in force but 20% configured (changed outside mpamd)");
 }
 
-static void test_static_tolerates_hardware_rounding(void **state)
+/* A limit is in force as a rung (60% at BWA_WD 4 is the band whose top is 62.5%): the configured
+ * value on its rung is not a change; the rung below is. */
+static void test_static_judges_rungs(void **state)
 {
-	struct policy_host h = rig_host(4); /* 16 bands: 7% steps */
+	struct policy_host h = rig_host(4); /* 16 bands of 6.25% */
 	struct policy_partition p = rig_part("tenant", CLASS_DEFAULT, 1000);
 	struct policy_decision d = { 0 };
 
 	(void)state;
 	p.goals.mb_max = 60;
-	p.mb_max = mpam_mbw_max_to_percent(mpam_mbw_max_from_percent(60, 4), 4); /* 56 */
-	assert_int_not_equal(p.mb_max, 60);
+	rig_snap_goals(&h, &p);
+	assert_true(p.cfg_max == 62.5);
+	p.mb_max = 62.5;
 	policy_static(&h, &p, 1, &d);
 	assert_string_equal(d.event, "");
+	p.mb_max = 56.25;
+	policy_static(&h, &p, 1, &d);
+	assert_string_equal(d.event, "restore: mb_max 56.25% in force but 62.5% configured (changed outside mpamd)");
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_static_reapplies_configuration),
-		cmocka_unit_test(test_static_tolerates_hardware_rounding),
+		cmocka_unit_test(test_static_judges_rungs),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -39,7 +39,7 @@ static struct step_result run_step(struct policy_rig *rig, size_t i, int ticks, 
 {
 	struct step_result r = { .settle = -1 };
 	double target = rig->parts[i].goals.target_mbps;
-	unsigned lo = 100, hi = 0, last = 0;
+	double lo = 100, hi = 0, last = 0;
 
 	for (int t = 1; t <= ticks; t++) {
 		rig->bias[i] = t % 2 ? noise : -noise; /* deterministic alternating measurement noise */
@@ -53,14 +53,15 @@ static struct step_result run_step(struct policy_rig *rig, size_t i, int ticks, 
 		else if (r.settle < 0)
 			r.settle = t;
 		if (r.settle >= 0 && t > r.settle) {
-			unsigned m = rig->dec[i].mb_max;
-			r.changes_after_settle += last && m != last;
+			double m = rig->dec[i].mb_max;
+			r.changes_after_settle += last > 0 && m != last;
 			lo = m < lo ? m : lo;
 			hi = m > hi ? m : hi;
 		}
 		last = rig->dec[i].mb_max;
 	}
-	r.spread_steps = hi >= lo ? (hi - lo) / rig->host.gran_pct : 0;
+	const struct ladder *l = rig->host.max_ladder;
+	r.spread_steps = hi >= lo ? ladder_snap(l, hi, LADDER_NEAREST) - ladder_snap(l, lo, LADDER_NEAREST) : 0;
 	return r;
 }
 
@@ -69,7 +70,7 @@ static void test_target_first_move_is_model_based(void **state)
 	struct policy_rig rig;
 
 	(void)state;
-	struct policy_partition *p = target_rig(&rig, 8, CLASS_DEFAULT, 30000, 10000);
+	struct policy_partition *p = target_rig(&rig, RIG_WHOLE_PERCENTS, CLASS_DEFAULT, 30000, 10000);
 	rig_tick(&rig); /* measured at 100%: 30000 MB/s, demand-limited, so the model is capacity/100 */
 	assert_int_equal(rig.dec[0].mb_max, 25);
 	assert_string_equal(rig.dec[0].event, "throttle: new target 10000 MB/s at 400 MB/s per %: mb_max 100% -> 25%");
@@ -110,7 +111,7 @@ static void test_target_step_converges(void **state)
 static void check_no_two_step_oscillation(unsigned wd, double target, double noise)
 {
 	struct policy_rig rig;
-	unsigned history[120];
+	double history[120];
 
 	target_rig(&rig, wd, CLASS_DEFAULT, 30000, (uint32_t)target);
 	for (int t = 0; t < 120; t++) {
@@ -122,14 +123,14 @@ static void check_no_two_step_oscillation(unsigned wd, double target, double noi
 	for (int t = 6; t < 120; t++) {
 		changes += history[t] != history[t - 1];
 		if (t >= 2 && history[t] == history[t - 2] && history[t] != history[t - 1])
-			fail_msg("BWA_WD %u: A-B-A at tick %d: %u %u %u", wd, t, history[t - 2], history[t - 1],
+			fail_msg("BWA_WD %u: A-B-A at tick %d: %g %g %g", wd, t, history[t - 2], history[t - 1],
 				 history[t]);
 	}
-	printf("target %.0f between steps (BWA_WD %u, noise %.1f%%): settled at %u%%, %u changes after tick 5\n",
+	printf("target %.0f between steps (BWA_WD %u, noise %.1f%%): settled at %g%%, %u changes after tick 5\n",
 	       target, wd, noise * 100, history[119], changes);
 	assert_true(changes <= 1);
 	/* It settled on one of the two levels around the target: within a step of it. */
-	double step_mbps = RIG_CAPACITY / 100 * rig.host.gran_pct;
+	double step_mbps = RIG_CAPACITY / 100 * (100.0 / (1u << wd));
 	assert_true(fabs(rig_next_mbps(&rig, 0) - target) <= step_mbps);
 }
 
@@ -145,7 +146,7 @@ static void test_target_deadband(void **state)
 	struct policy_rig rig;
 
 	(void)state;
-	target_rig(&rig, 8, CLASS_DEFAULT, 30000, 10000);
+	target_rig(&rig, RIG_WHOLE_PERCENTS, CLASS_DEFAULT, 30000, 10000);
 	rig_tick(&rig);
 	assert_int_equal(rig.dec[0].mb_max, 25);
 	/* A measurement 1.5% low is within half a step (200 MB/s of 400): no move, no event. */
@@ -172,7 +173,7 @@ static void test_target_anti_windup_at_model_ceiling(void **state)
 	struct policy_rig rig;
 
 	(void)state;
-	struct policy_partition *p = target_rig(&rig, 8, CLASS_DEFAULT, 4000, 10000);
+	struct policy_partition *p = target_rig(&rig, RIG_WHOLE_PERCENTS, CLASS_DEFAULT, 4000, 10000);
 	for (int t = 0; t < 50; t++)
 		rig_tick(&rig); /* demand-limited far below target: the error pushes up for 50 ticks */
 	assert_int_equal(rig.dec[0].mb_max, 25);
@@ -189,7 +190,7 @@ static void test_target_anti_windup_at_configured_bounds(void **state)
 	struct policy_rig rig;
 
 	(void)state;
-	rig_init(&rig, 8, chain_target, N_OF(chain_target));
+	rig_init(&rig, RIG_WHOLE_PERCENTS, chain_target, N_OF(chain_target));
 	struct policy_partition *hi = rig_add(&rig, "hi", CLASS_DEFAULT, 30000);
 	struct policy_partition *lo = rig_add(&rig, "lo", CLASS_DEFAULT, 30000);
 	rig_configure(&rig, hi, 0, 20);
@@ -217,8 +218,9 @@ static void test_target_anti_windup_at_hardware_floor(void **state)
 	struct policy_rig rig;
 
 	(void)state;
-	struct policy_partition *p = target_rig(&rig, 8, CLASS_BEST_EFFORT, 30000, 2000); /* needs 5% */
-	rig.host.min_pct = 10;								  /* an Intel-like floor */
+	struct policy_partition *p =
+		target_rig(&rig, RIG_WHOLE_PERCENTS, CLASS_BEST_EFFORT, 30000, 2000); /* needs 5% */
+	rig.host.max_ladder = rig_floor_ladder(10);
 	for (int t = 0; t < 50; t++)
 		rig_tick(&rig);
 	assert_int_equal(rig.dec[0].mb_max, 10);
@@ -237,7 +239,7 @@ static void test_target_reseeds_on_wrong_model(void **state)
 	struct policy_rig rig;
 
 	(void)state;
-	struct policy_partition *p = target_rig(&rig, 8, CLASS_DEFAULT, 30000, 10000);
+	struct policy_partition *p = target_rig(&rig, RIG_WHOLE_PERCENTS, CLASS_DEFAULT, 30000, 10000);
 	rig.host.capacity_mbps = RIG_CAPACITY / 2; /* learned too low: the first move is twice too high */
 	rig.host.capacity_learned = true;
 	/* 30000 MB/s at 100% beats the model's 200 MB/s per %: 300 is a better (lower) bound. */
@@ -255,8 +257,8 @@ static void test_target_holds_without_sample_and_waits_for_escalation(void **sta
 	struct policy_rig rig;
 
 	(void)state;
-	struct policy_partition *p = target_rig(&rig, 8, CLASS_BEST_EFFORT, 30000, 10000);
-	rig.host.min_pct = 10;
+	struct policy_partition *p = target_rig(&rig, RIG_WHOLE_PERCENTS, CLASS_BEST_EFFORT, 30000, 10000);
+	rig.host.max_ladder = rig_floor_ladder(10);
 	rig_tick(&rig);
 	assert_int_equal(rig.dec[0].mb_max, 25);
 	/* An invalid sample: the output holds. */

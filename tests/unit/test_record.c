@@ -34,6 +34,7 @@ static void test_rows_and_quoting(void **state)
 				  .valid = true,
 				  .mbps = 1234.56,
 				  .mb_max = 80,
+				  .mb_max_mbps = 8000, /* known: written with one decimal */
 				  .has_truth = true,
 				  .truth_mbps = 1230 };
 	record_write(rec, &row);
@@ -48,10 +49,11 @@ static void test_rows_and_quoting(void **state)
 	record_write(rec, &row);
 	assert_int_equal(record_free(rec, &err), 0);
 	char *text = read_text_file(path);
-	assert_string_equal(text, "time,t_ms,partition,domain,mbps,mb_max,mb_min,valid,estimated,event,sim_mbps\n"
-				  "2026-12-03T10:15:42.123Z,100,web,*,1234.6,80,0,1,0,,1230.0\n"
-				  "2026-12-03T10:15:42.223Z,200,batch,*,,40,5,0,0,"
-				  "\"throttle: victim \"\"web\"\" below 6000, squeezed\",0.0\n");
+	assert_string_equal(text,
+			    "time,t_ms,partition,domain,mbps,mb_max,mb_min,mb_max_mbps,valid,estimated,event,sim_mbps\n"
+			    "2026-12-03T10:15:42.123Z,100,web,*,1234.6,80,0,8000.0,1,0,,1230.0\n"
+			    "2026-12-03T10:15:42.223Z,200,batch,*,,40,5,,0,0,"
+			    "\"throttle: victim \"\"web\"\" below 6000, squeezed\",0.0\n");
 	free(text);
 	/* And what the tests' reader makes of it: the quoted event whole, the empty rate kept apart. */
 	struct record_line *rows;
@@ -75,7 +77,7 @@ static void test_tests_reader_checks_time(void **state)
 
 	(void)state;
 	assert_non_null(out);
-	fputs("time,t_ms,partition,domain,mbps,mb_max,mb_min,valid,estimated,event\n"
+	fputs("time,t_ms,partition,domain,mbps,mb_max,mb_min,mb_max_mbps,valid,estimated,event\n"
 	      "2026-12-03T10:15:42.123Z,100,web,*,1.0,100,0,1,0,\n"
 	      "2026-12-03 10:15:42.223Z,200,web,*,1.0,100,0,1,0,\n",
 	      out);
@@ -91,8 +93,8 @@ static void test_tests_reader_checks_time(void **state)
 	unlink(path);
 }
 
-#define HEADER	   "time,t_ms,partition,domain,mbps,mb_max,mb_min,valid,estimated,event\n"
-#define HEADER_SIM "time,t_ms,partition,domain,mbps,mb_max,mb_min,valid,estimated,event,sim_mbps\n"
+#define HEADER	   "time,t_ms,partition,domain,mbps,mb_max,mb_min,mb_max_mbps,valid,estimated,event\n"
+#define HEADER_SIM "time,t_ms,partition,domain,mbps,mb_max,mb_min,mb_max_mbps,valid,estimated,event,sim_mbps\n"
 #define T0	   1796292942123ull /* 2026-12-03T10:15:42.123Z */
 
 /* A private directory, so that every file a test leaves (a file moved aside) can be found. */
@@ -177,8 +179,8 @@ static void test_header_once_over_two_opens(void **state)
 	open_write_close(d.record, &opts, 100);
 	open_write_close(d.record, &opts, 100); /* the second run's t_ms starts again */
 	char *text = read_text_file(d.record);
-	assert_string_equal(text, HEADER "2026-12-03T10:15:42.223Z,100,web,*,1000.0,100,0,1,0,\n"
-					 "2026-12-03T10:15:42.223Z,100,web,*,1000.0,100,0,1,0,\n");
+	assert_string_equal(text, HEADER "2026-12-03T10:15:42.223Z,100,web,*,1000.0,100,0,,1,0,\n"
+					 "2026-12-03T10:15:42.223Z,100,web,*,1000.0,100,0,,1,0,\n");
 	free(text);
 	/* an empty file (made by logrotate's create, or touch) gets the header too */
 	write_text(d.record, "");
@@ -267,7 +269,7 @@ static void test_cut_row_is_ended(void **state)
 
 	(void)state;
 	dir_make(&d);
-	write_text(d.record, HEADER_SIM "2026-12-03T10:15:42.223Z,100,web,*,1000.0,100,0,1,0,,1000.0\n"
+	write_text(d.record, HEADER_SIM "2026-12-03T10:15:42.223Z,100,web,*,1000.0,100,0,,1,0,,1000.0\n"
 					"2026-12-03T10:15:42.323Z,200,web,*,10");
 	open_write_close(d.record, &opts, 100);
 	char *text = read_text_file(d.record);

@@ -64,7 +64,8 @@ static void test_the_header_is_the_tables(void **state)
 	/* and what that is, as mpamd(8) and every file written so far have it */
 	char header[256];
 	written_header(&(struct record_options){ .with_truth = true, .with_ipc = true }, header, sizeof(header));
-	assert_string_equal(header, "time,t_ms,partition,domain,mbps,mb_max,mb_min,valid,estimated,event,sim_mbps,ipc");
+	assert_string_equal(
+		header, "time,t_ms,partition,domain,mbps,mb_max,mb_min,mb_max_mbps,valid,estimated,event,sim_mbps,ipc");
 }
 
 /* Field text of `v` in column `col`, then read back. */

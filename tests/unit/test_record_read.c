@@ -110,8 +110,8 @@ static void test_reads_what_the_writer_writes(void **state)
 	record_write(rec, &row); /* and on its domain 1 */
 	assert_int_equal(record_free(rec, &err), 0);
 	char *text = read_text_file(path);
-	assert_non_null(strstr(text, ",web,*,,,,0,0,"));
-	assert_non_null(strstr(text, ",web,1,,,,0,0,"));
+	assert_non_null(strstr(text, ",web,*,,,,,0,0,"));
+	assert_non_null(strstr(text, ",web,1,,,,,0,0,"));
 	free(text);
 
 	assert_int_equal(record_file_new(path, &file, &err), 0);

@@ -72,23 +72,53 @@ static void test_id_values_and_assign_mode(void **state)
 	assert_int_equal(resctrl_parse_assign_mode("mbm_event\n", mode, sizeof(mode)), -EINVAL);
 }
 
-static void test_mb_rounding(void **state)
+/* An MB resource as probe_mb finds it, with its ladder (mb_ladder.c); no kernel asked,
+ * so AMD's maximum is the default group's value. */
+static struct resctrl_info mb_info(enum mb_units units, unsigned gran, unsigned min, const char *throttle_mode,
+				   uint64_t root_value)
 {
-	struct resctrl_info intel = { .mb_units = MB_PERCENT, .bandwidth_gran = 10, .min_bandwidth = 10 };
-	struct resctrl_info mpam = { .mb_units = MB_PERCENT, .bandwidth_gran = 4, .min_bandwidth = 3 };
-	struct resctrl_info amd = { .mb_units = MB_ABSOLUTE, .mb_max_value = 2048, .min_bandwidth = 0 };
+	struct resctrl_info info = {
+		.mb_present = true, .mb_units = units, .bandwidth_gran = gran, .min_bandwidth = min
+	};
+
+	snprintf(info.thread_throttle_mode, sizeof(info.thread_throttle_mode), "%s", throttle_mode);
+	resctrl_mb_ladder_probe(root_value, &info);
+	return info;
+}
+
+static void test_mb_rungs(void **state)
+{
+	struct resctrl_info intel = mb_info(MB_PERCENT, 10, 10, "max", 100);
+	struct resctrl_info mpam = mb_info(MB_PERCENT, 4, 3, "", 100);
+	struct resctrl_info mpam_fine = mb_info(MB_PERCENT, 1, 0, "", 100);
+	struct resctrl_info amd = mb_info(MB_ABSOLUTE, 1, 0, "", 2048);
 
 	(void)state;
-	/* A limit rounds down to a step (never above what was asked), but not below the floor. */
+	/* Intel: the nearest 10% step (a tie goes down), never below the floor. */
+	assert_int_equal(intel.mb_ladder.kind, LADDER_PERCENT);
 	assert_int_equal(resctrl_mb_value(&intel, 55), 50);
+	assert_int_equal(resctrl_mb_value(&intel, 56), 60);
 	assert_int_equal(resctrl_mb_value(&intel, 100), 100);
 	assert_int_equal(resctrl_mb_value(&intel, 5), 10);
-	assert_int_equal(resctrl_mb_value(&mpam, 61), 60);
-	assert_int_equal(resctrl_mb_value(&mpam, 1), 4);
+	assert_true(resctrl_mb_percent(&intel, 70) == 70);
+	/* MPAM: bandwidth_gran 4 and min_bandwidth 3 are BWA_WD 5; 61% is the band whose top is 62.5%,
+	 * written as 62 (of 61..64, which the kernel all puts there, the nearest to its top) and shown
+	 * as 63. */
+	assert_int_equal(mpam.mb_ladder.kind, LADDER_RESCTRL_MPAM);
+	assert_int_equal(mpam.mb_bwa_wd, 5);
+	assert_true(mpam.mb_bwa_wd_exact);
+	assert_int_equal(resctrl_mb_value(&mpam, 61), 62);
+	assert_true(resctrl_mb_percent(&mpam, 63) == 62.5);
+	assert_int_equal(resctrl_mb_value(&mpam, 1), 3);
+	/* BWA_WD 8 or more look alike: assumed 16, and said to be a guess. */
+	assert_int_equal(mpam_fine.mb_bwa_wd, 16);
+	assert_false(mpam_fine.mb_bwa_wd_exact);
+	/* AMD: units of the maximum, never 0 units. */
+	assert_int_equal(amd.mb_ladder.kind, LADDER_UNITS);
 	assert_int_equal(resctrl_mb_value(&amd, 50), 1024);
 	assert_int_equal(resctrl_mb_value(&amd, 1), 20);
-	assert_int_equal(resctrl_mb_percent(&amd, 1024), 50);
-	assert_int_equal(resctrl_mb_percent(&intel, 70), 70);
+	assert_int_equal(resctrl_mb_value(&amd, 0), 1);
+	assert_true(resctrl_mb_percent(&amd, 1024) == 50);
 }
 
 static void test_cbm_rules(void **state)
@@ -196,7 +226,7 @@ int main(void)
 		cmocka_unit_test(test_schemata),
 		cmocka_unit_test(test_counter_states),
 		cmocka_unit_test(test_id_values_and_assign_mode),
-		cmocka_unit_test(test_mb_rounding),
+		cmocka_unit_test(test_mb_rungs),
 		cmocka_unit_test(test_cbm_rules),
 		cmocka_unit_test(test_probe_intel_copy),
 		cmocka_unit_test(test_probe_amd_copy),

@@ -37,7 +37,8 @@ struct window {
 static struct window run_window(struct plant *pl, size_t i, double target, int ticks)
 {
 	struct window w = { .settle = -1 };
-	unsigned changes = 0, last = pl->parts[i].mb_max;
+	unsigned changes = 0;
+	double last = pl->parts[i].mb_max;
 	double err_sum = 0;
 
 	for (int k = 1; k <= ticks; k++) {
@@ -147,7 +148,7 @@ static void test_settles_inside_a_band(void **state)
 {
 	struct plant_setup setup = fine_concave(0.02);
 	struct plant pl;
-	unsigned history[200];
+	double history[200];
 
 	(void)state;
 	setup.gran_pct = 10;
@@ -163,9 +164,9 @@ static void test_settles_inside_a_band(void **state)
 	for (size_t k = 10; k < N_OF(history); k++) {
 		changes += history[k] != history[k - 1];
 		if (history[k] == history[k - 2] && history[k] != history[k - 1])
-			fail_msg("A-B-A at tick %zu: %u %u %u", k, history[k - 2], history[k - 1], history[k]);
+			fail_msg("A-B-A at tick %zu: %g %g %g", k, history[k - 2], history[k - 1], history[k]);
 	}
-	printf("  target 26000 between the 20%% and 30%% levels: settled at %u%% (%.0f MB/s), %u changes after "
+	printf("  target 26000 between the 20%% and 30%% levels: settled at %g%% (%.0f MB/s), %u changes after "
 	       "tick 10\n",
 	       history[N_OF(history) - 1], pl.truth[t], changes);
 	assert_true(changes == 0);

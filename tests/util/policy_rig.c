@@ -2,22 +2,49 @@
 
 #include <string.h>
 
-#include "backends/mpam/mpam_regs.h"
+#include "backends/contracts/control.h"
 #include "backends/sim/traffic.h"
+
+/* MBW_MAX and MBW_MIN ladders for each BWA_WD, and whole percents at [0] (the hosts rig_host returns
+ * point at them). */
+static struct ladder max_ladders[LADDER_MPAM_WD_MAX + 1], min_ladders[LADDER_MPAM_WD_MAX + 1];
+
+static unsigned ladders_of(unsigned wd)
+{
+	wd = wd > LADDER_MPAM_WD_MAX ? LADDER_MPAM_WD_MAX : wd;
+	if (ladder_exists(&max_ladders[wd]))
+		return wd;
+	if (wd == RIG_WHOLE_PERCENTS) {
+		ladder_percent(1, 1, &max_ladders[wd]);
+		ladder_percent(1, 0, &min_ladders[wd]);
+	} else {
+		ladder_mpam_max(wd, &max_ladders[wd]);
+		ladder_mpam_min(wd, &min_ladders[wd]);
+	}
+	return wd;
+}
 
 struct policy_host rig_host(unsigned wd)
 {
-	unsigned floor_pct = mpam_min_bandwidth_percent(wd);
-
+	wd = ladders_of(wd);
 	return (struct policy_host){
 		.interval_ms = 100,
 		.capacity_mbps = RIG_CAPACITY,
-		.gran_pct = mpam_bandwidth_gran_percent(wd),
-		.min_pct = floor_pct ? floor_pct : 1,
+		.max_ladder = &max_ladders[wd],
+		.min_ladder = &min_ladders[wd],
 		.has_mb_min = true,
 		.cpus = RIG_CPUS,
 		.total_valid = true,
 	};
+}
+
+const struct ladder *rig_floor_ladder(unsigned floor_pct)
+{
+	static struct ladder ladders[101];
+
+	floor_pct = floor_pct > 100 ? 100 : floor_pct;
+	ladder_percent(1, floor_pct, &ladders[floor_pct]);
+	return &ladders[floor_pct];
 }
 
 struct policy_partition rig_part(const char *name, enum partition_class class, double mbps)
@@ -25,6 +52,7 @@ struct policy_partition rig_part(const char *name, enum partition_class class, d
 	return (struct policy_partition){ .name = name,
 					  .goals.class = class,
 					  .goals.mb_max = 100,
+					  .cfg_max = 100,
 					  .mb_max = 100,
 					  .goals.weight = 100,
 					  .open = true,
@@ -36,8 +64,10 @@ struct policy_partition rig_part(const char *name, enum partition_class class, d
 void rig_decide(policy_fn fn, const struct policy_host *h, struct policy_partition *parts, size_t n,
 		struct policy_decision *dec)
 {
-	for (size_t i = 0; i < n; i++)
-		dec[i] = (struct policy_decision){ .mb_max = parts[i].goals.mb_max, .mb_min = parts[i].goals.mb_min };
+	for (size_t i = 0; i < n; i++) {
+		rig_snap_goals(h, &parts[i]);
+		dec[i] = (struct policy_decision){ .mb_max = parts[i].cfg_max, .mb_min = parts[i].cfg_min };
+	}
 	fn(h, parts, n, dec);
 }
 
@@ -59,15 +89,25 @@ void rig_init(struct policy_rig *rig, unsigned wd, const policy_fn *fns, size_t 
 	rig->nfns = nfns;
 }
 
-/* Programs the limits as MBW_MAX/MBW_MIN fields and keeps what they read back as the limits in force. */
-static void rig_apply(struct policy_rig *rig, size_t i, unsigned mb_max, unsigned mb_min)
+void rig_snap_goals(const struct policy_host *h, struct policy_partition *p)
+{
+	p->cfg_max = control_snap_max(h->max_ladder, p->goals.mb_max);
+	p->cfg_min = control_snap_min(h->min_ladder, p->goals.mb_min);
+}
+
+/* Programs the limits as MBW_MAX/MBW_MIN fields (the rungs the engine would snap them to) and keeps
+ * what the fields enforce as the limits in force. */
+static void rig_apply(struct policy_rig *rig, size_t i, double mb_max, double mb_min)
 {
 	struct policy_partition *p = &rig->parts[i];
+	const struct ladder *max = rig->host.max_ladder, *min = rig->host.min_ladder;
+	uint32_t max_rung = ladder_snap(max, mb_max, LADDER_NEAREST);
+	uint32_t min_rung = mb_min > 0 ? ladder_snap(min, mb_min, LADDER_UP) : 0;
 
-	rig->max_field[i] = mpam_mbw_max_from_percent(mb_max, rig->wd);
-	p->mb_max = mpam_mbw_max_to_percent(rig->max_field[i], rig->wd);
-	rig->min_field[i] = mb_min ? mpam_mbw_min_from_percent(mb_min, rig->wd) : 0;
-	p->mb_min = mb_min ? mpam_mbw_min_to_percent(rig->min_field[i], rig->wd) : 0;
+	rig->max_field[i] = (uint16_t)ladder_value(max, max_rung);
+	p->mb_max = ladder_pct(max, max_rung);
+	rig->min_field[i] = (uint16_t)ladder_value(min, min_rung);
+	p->mb_min = ladder_pct(min, min_rung);
 }
 
 struct policy_partition *rig_add(struct policy_rig *rig, const char *name, enum partition_class class, double demand)
@@ -87,7 +127,8 @@ void rig_configure(struct policy_rig *rig, struct policy_partition *p, unsigned 
 {
 	p->goals.mb_min = mb_min;
 	p->goals.mb_max = mb_max;
-	rig_apply(rig, (size_t)(p - rig->parts), mb_max, mb_min);
+	rig_snap_goals(&rig->host, p);
+	rig_apply(rig, (size_t)(p - rig->parts), p->cfg_max, p->cfg_min);
 }
 
 static double effective_demand(const struct policy_rig *rig, size_t i)
@@ -108,8 +149,8 @@ void rig_tick(struct policy_rig *rig)
 	for (size_t i = 0; i < rig->n; i++)
 		req[i] = (struct traffic_request){
 			.demand_mbps = effective_demand(rig, i),
-			.max_fraction = mpam_mbw_max_fraction(rig->max_field[i], rig->wd),
-			.min_fraction = rig->min_field[i] ? mpam_mbw_min_fraction(rig->min_field[i], rig->wd) : 0,
+			.max_fraction = rig->parts[i].mb_max / 100,
+			.min_fraction = rig->parts[i].mb_min / 100,
 		};
 	traffic_serve(req, rig->n, RIG_CAPACITY, work, served);
 	rig->host.tick++;
@@ -120,7 +161,8 @@ void rig_tick(struct policy_rig *rig)
 		p->mbps = served[i] * (1 + rig->bias[i]);
 		p->smoothed_mbps = p->mbps;
 		rig->host.total_mbps += p->mbps;
-		rig->dec[i] = (struct policy_decision){ .mb_max = p->goals.mb_max, .mb_min = p->goals.mb_min };
+		rig_snap_goals(&rig->host, p);
+		rig->dec[i] = (struct policy_decision){ .mb_max = p->cfg_max, .mb_min = p->cfg_min };
 	}
 	for (size_t f = 0; f < rig->nfns; f++)
 		rig->fns[f](&rig->host, rig->parts, rig->n, rig->dec);

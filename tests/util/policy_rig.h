@@ -1,10 +1,10 @@
 /* What the unit tests of the feedback policies (tests/unit/test_policy_*.c) share: a host and
  * partitions built by hand for a single policy call, and a small closed loop whose plant is the
- * simulator's own traffic model (traffic_serve) behind MPAM's MBW_MAX/MBW_MIN rounding, with a
+ * simulator's own traffic model (traffic_serve) behind MPAM's MBW_MAX/MBW_MIN rungs, with a
  * one-tick delay between a decision and its measurement.
  *
  * The rig is one domain of RIG_CAPACITY MB/s on a host of RIG_CPUS CPUs; its limits are programmed
- * as MPAM fields of BWA_WD `wd` bits and read back, so a decision is rounded as the hardware rounds it.
+ * as MPAM fields of BWA_WD `wd` bits (core/base/ladder.h), so a decision is a rung the hardware holds.
  * (bench/plant.c is the larger double, with domains, curves and noise; this one is exact.) */
 #ifndef MPAMD_TESTS_UTIL_POLICY_RIG_H
 #define MPAMD_TESTS_UTIL_POLICY_RIG_H
@@ -18,6 +18,9 @@
 #define RIG_MAX_PARTS 6
 #define RIG_CAPACITY  40000.0 /* MB/s */
 #define RIG_CPUS      16
+/* A `wd` of 0: limits in whole percents from 1% (minimums from 0%), for tests of what a policy
+ * decides rather than of MPAM's bands. */
+#define RIG_WHOLE_PERCENTS 0
 
 #define N_OF(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -37,10 +40,15 @@ struct policy_rig {
 
 /* ---- a single policy call on hand-built state ---- */
 
-/* The rig's host at BWA_WD `wd`: its granularity and floor, a known capacity, a valid total of 0. */
+/* The rig's host at BWA_WD `wd` (or RIG_WHOLE_PERCENTS): its ladders, a known capacity, a valid total
+ * of 0. */
 struct policy_host rig_host(unsigned wd);
+/* Whole percents from `floor_pct` (an Intel-like floor under fine steps), for a host's max_ladder. */
+const struct ladder *rig_floor_ladder(unsigned floor_pct);
 /* An open partition with a valid sample of `mbps`, configured and in force at 100% / 0%, weight 100. */
 struct policy_partition rig_part(const char *name, enum partition_class class, double mbps);
+/* The configured limits as the engine gives them to the policies: rungs of the host's ladders. */
+void rig_snap_goals(const struct policy_host *h, struct policy_partition *p);
 /* Sets every decision to the partition's configured limits, as the engine does, then calls fn. */
 void rig_decide(policy_fn fn, const struct policy_host *h, struct policy_partition *parts, size_t n,
 		struct policy_decision *dec);

@@ -97,10 +97,10 @@ static void put_value(struct record_line *row, enum record_col col, const struct
 		row->mbps = v->number;
 		break;
 	case RECORD_COL_MB_MAX:
-		row->mb_max = (unsigned)v->number;
+		row->mb_max = v->number;
 		break;
 	case RECORD_COL_MB_MIN:
-		row->mb_min = (unsigned)v->number;
+		row->mb_min = v->number;
 		break;
 	case RECORD_COL_VALID:
 		row->valid = v->number != 0;

@@ -19,7 +19,7 @@ struct record_line {
 	char partition[65];
 	bool has_mbps; /* false: the mbps field was empty (an invalid sample) */
 	double mbps;
-	unsigned mb_max, mb_min;
+	double mb_max, mb_min; /* percent: rungs need not be whole */
 	int valid, estimated;
 	char event[200];
 	double sim_mbps; /* 0 when the record has no sim_mbps column */

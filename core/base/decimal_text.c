@@ -1,5 +1,5 @@
 /* See decimal_text.h. */
-#include "backends/sim/decimal_text.h"
+#include "core/base/decimal_text.h"
 
 #include <stdio.h>
 #include <stdlib.h>
