@@ -222,6 +222,7 @@ static void apply_decision(struct engine *e, size_t index, const struct policy_d
 
 	if (d->event[0])
 		note_event(e, index, now_ns, d->event);
+	e->events.folded += d->folded;
 	int r = changed || e->ticks.done % RECHECK_TICKS == 0 ? engine_apply_limits(e, index, &want, &err) : 0;
 	if (hardware_side_gone(r))
 		recreate(e, index, &want, now_ns);

@@ -86,6 +86,7 @@ static void fill_input(struct engine *e, struct metrics_partition *parts, struct
 		.domains = domains,
 		.domain_count = e->domains.count,
 		.events = &e->events.counts,
+		.events_folded = e->events.folded,
 		.tick_duration = &e->metrics.tick_duration,
 		.ticks = e->ticks.done,
 		.overruns = e->ticks.overruns,

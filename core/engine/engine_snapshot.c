@@ -157,6 +157,7 @@ json_t *engine_snapshot_status(const struct engine *e)
 		ms(e->ticks.stats.max_ns), "capacity_mbps", capacity > 0 ? json_real(capacity) : json_null(),
 		"capacity_learned", learned, "sim_clock", e->opts.sim_clock, "events_total",
 		(json_int_t)e->events.total, "events", event_log_to_json(&e->events, NULL, STATUS_EVENTS));
+	json_object_set_new(status, "events_folded", json_integer((json_int_t)e->events.folded));
 	json_object_set_new(status, "partitions_failed", json_integer((json_int_t)failed));
 	json_object_set_new(status, "domains", domains_status(e));
 	engine_pmu_status_json(e, status);

@@ -401,6 +401,11 @@ static void write_domain_capacity(struct metrics_buf *b, const struct metrics_fa
 	}
 }
 
+static void write_events_folded(struct metrics_buf *b, const struct metrics_family *f, const struct metrics_input *in)
+{
+	sample_u64(b, f->name, NULL, 0, in->events_folded);
+}
+
 static void write_events(struct metrics_buf *b, const struct metrics_family *f, const struct metrics_input *in)
 {
 	const struct event_counts *c = in->events;
@@ -508,6 +513,10 @@ const struct metrics_family metrics_families[] = {
 	{ "mpamd_proc_events_lost_total", "counter",
 	  "Times the kernel dropped process events because mpamd fell behind (a reconcile followed).",
 	  write_events_lost, NULL },
+	{ "mpamd_policy_events_folded_total", "counter",
+	  "Policy events not logged because they only repeated one logged before, nothing having changed "
+	  "between.",
+	  write_events_folded, NULL },
 	{ "mpamd_policy_events_total", "counter",
 	  "Policy events per partition and action (throttle, restore, guarantee, escalate...), as logged.",
 	  write_events, NULL },

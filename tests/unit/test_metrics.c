@@ -91,6 +91,7 @@ static void view_init(struct view *v)
 		.domains = v->domains,
 		.domain_count = 2,
 		.events = &v->events->counts,
+		.events_folded = 17,
 		.tick_duration = &v->hist,
 		.ticks = 42,
 		.overruns = 3,
@@ -391,6 +392,7 @@ static void test_events_are_counted_by_partition_and_action(void **state)
 	assert_value(text, "mpamd_policy_events_total{partition=\"batch\",action=\"throttle\"}", 2);
 	assert_value(text, "mpamd_policy_events_total{partition=\"batch\",action=\"restore\"}", 1);
 	assert_null(value_of(text, "mpamd_policy_events_total{partition=\"gone\",action=\"throttle\"}"));
+	assert_value(text, "mpamd_policy_events_folded_total", 17); /* not logged, counted */
 	free(text);
 
 	/* Many partitions and actions: every count lands where it belongs as the table grows. */
