@@ -310,6 +310,22 @@ void guard_judge_victims(const struct policy_host *h, struct policy_partition *p
 	}
 }
 
+/* The verdict monitoring shows: short of its guarantee on a domain where it is held back, as this
+ * tick's cuts answer it (an idle partition, or one that wants less, is judged not short). */
+void guard_note_verdicts(const struct policy_host *h, struct policy_partition *parts, size_t count,
+			 const struct guard_view *v)
+{
+	for (size_t i = 0; i < count; i++) {
+		struct policy_partition *p = &parts[i];
+		bool is_short = guaranteed(p) && short_of_guarantee(h, p);
+		for (unsigned d = 0; d < v->domains; d++) {
+			struct guard_domain_memory *m = &pol_dom(p, d)->guard;
+			m->judged = guaranteed(p) && p->valid && v->dom[d].known;
+			m->short_here = m->judged && is_short && squeezed_on(h, p, v, d);
+		}
+	}
+}
+
 /* Remembers the victims' rates at a cut, to judge it later. */
 void guard_note_cut(const struct policy_host *h, struct policy_partition *parts, size_t count,
 		    const struct guard_view *v)

@@ -98,6 +98,11 @@ struct guard_domain_memory {
 	bool dropped_at_peak; /* its rate here fell while the domain stayed at its peak total */
 	unsigned since_drop;  /* ticks since that fall (when dropped_at_peak) */
 	double min_pct;	      /* on a guaranteed partition: the minimum the guard programmed here (0: none) */
+	/* This tick's verdict on a guaranteed partition (what monitoring reads, see guard_victims.c):
+	 * judged (it has a guarantee, a valid sample, and the domain's capacity and total are known),
+	 * and then whether it is short of its guarantee here, held back on this domain. */
+	bool judged;
+	bool short_here;
 };
 
 struct guard_memory {

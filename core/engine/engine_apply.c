@@ -311,6 +311,19 @@ static const struct policy_chain *policy_chain_of(const struct engine *e)
 	return e->hw.caps.mb_kernel_mbps ? &policy_chain_static : &policy_chain_default;
 }
 
+/* The guard's verdict of this tick on each domain into slot i's rows there, for monitoring. */
+static void note_verdicts(struct engine *e, size_t i)
+{
+	const struct policy_partition *pp = &e->policy.partitions[i];
+
+	for (unsigned d = 0; d < e->domains.count; d++) {
+		const struct guard_domain_memory *m = e->domains.per_domain ? &pp->domains[d].guard : &pp->one.guard;
+		struct domain_status *ds = &e->domains.status[i * e->domains.count + d];
+		ds->guard_judged = m->judged;
+		ds->guard_short = m->short_here;
+	}
+}
+
 void engine_run_policies(struct engine *e, uint64_t now_ns)
 {
 	const struct policy_chain *chain = policy_chain_of(e);
@@ -323,9 +336,12 @@ void engine_run_policies(struct engine *e, uint64_t now_ns)
 			fill_partition(e, i);	 /* from what the configuration asks for; the policies move away */
 	for (size_t f = 0; f < chain->count; f++)
 		chain->fns[f](&host, e->policy.partitions, n, e->policy.decisions);
-	for (size_t i = 0; i < n; i++)
-		if (e->slots.partitions[i].used && e->slots.partitions[i].status.open)
-			apply_decision(e, i, &e->policy.decisions[i], now_ns);
+	for (size_t i = 0; i < n; i++) {
+		if (!e->slots.partitions[i].used || !e->slots.partitions[i].status.open)
+			continue;
+		note_verdicts(e, i);
+		apply_decision(e, i, &e->policy.decisions[i], now_ns);
+	}
 }
 
 int engine_validate_limits(struct engine *e, const struct partition_limits *want, struct err *err)

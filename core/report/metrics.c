@@ -368,6 +368,13 @@ static bool domain_min_ratio(const struct domain_status *ds, double *ret)
 	return true;
 }
 
+/* Absent where the guard did not judge it (no guarantee, no sample, capacity unknown). */
+static bool domain_guarantee_short(const struct domain_status *ds, double *ret)
+{
+	*ret = ds->guard_short;
+	return ds->guard_judged;
+}
+
 static void write_bandwidth(struct metrics_buf *b, const struct metrics_family *f, const struct metrics_input *in)
 {
 	write_per_domain(b, f, in, domain_bandwidth);
@@ -387,6 +394,11 @@ static void write_domain_max_bytes(struct metrics_buf *b, const struct metrics_f
 static void write_domain_min(struct metrics_buf *b, const struct metrics_family *f, const struct metrics_input *in)
 {
 	write_per_domain(b, f, in, domain_min_ratio);
+}
+
+static void write_guarantee_short(struct metrics_buf *b, const struct metrics_family *f, const struct metrics_input *in)
+{
+	write_per_domain(b, f, in, domain_guarantee_short);
 }
 
 /* What each domain can carry, known or learned; absent when unknown. */
@@ -484,6 +496,11 @@ const struct metrics_family metrics_families[] = {
 	{ "mpamd_partition_guarantee_bytes_per_second", "gauge",
 	  "Bandwidth the guard protects (guarantee_mbps); only partitions that have one.", write_per_partition,
 	  partition_guarantee },
+	{ "mpamd_partition_domain_guarantee_short", "gauge",
+	  "The guard's verdict at the last tick: 1 when the partition is short of its guarantee and held back "
+	  "on the domain, 0 when not (an idle partition, or one that wants less, is not short); absent without a "
+	  "guarantee, a sample or the domain's capacity.",
+	  write_guarantee_short, NULL },
 	{ "mpamd_partition_target_bytes_per_second", "gauge",
 	  "Bandwidth the target controller holds (target_mbps); only partitions that have one.", write_per_partition,
 	  partition_target },

@@ -1,7 +1,8 @@
 /* Quiet logs, on the simulated host and clock: an event is logged when something changes, a repeated
  * no-op is not. A guaranteed VM that sits idle, or wants less than its guarantee and jitters around
  * that level, is judged again and again; 60 s of ticks log the verdict once at most, and status and
- * the event log count the rest as folded. */
+ * the event log count the rest as folded. Monitoring sees the idle VM judged, and not short of its
+ * guarantee. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -37,10 +38,11 @@ static const char *host_text(char *buf, size_t size, unsigned demand, unsigned n
 }
 
 struct quiet_run {
-	unsigned vm_events;	  /* events of partition vm in the log */
-	unsigned vm_releases;	  /* of which "release" */
-	uint64_t total, folded;	  /* the log's counters */
-	json_int_t status_folded; /* what status says */
+	unsigned vm_events;			/* events of partition vm in the log */
+	unsigned vm_releases;			/* of which "release" */
+	uint64_t total, folded;			/* the log's counters */
+	json_int_t status_folded;		/* what status says */
+	unsigned judged_domains, short_domains; /* the guard's verdict on vm, as monitoring reads it */
 };
 
 static struct quiet_run run_quiet(unsigned demand, unsigned noise_pct, const struct policy_chain *chain)
@@ -66,6 +68,13 @@ static struct quiet_run run_quiet(unsigned demand, unsigned noise_pct, const str
 		if (chain == &policy_chain_default) /* on MBW_MIN hardware: the guarantee programmed once */
 			assert_true(ev->tick == 0 && !strncmp(ev->text, "guarantee:", 10));
 	}
+	size_t slot;
+	assert_non_null(engine_find(engine, "vm", &slot));
+	for (unsigned d = 0; d < engine_domain_count(engine); d++) {
+		const struct domain_status *ds = engine_partition_domain(engine, slot, d);
+		q.judged_domains += ds->guard_judged;
+		q.short_domains += ds->guard_short;
+	}
 	q.total = log->total;
 	q.folded = log->folded;
 	json_t *status = engine_snapshot_status(engine);
@@ -83,6 +92,9 @@ static void test_idle_guaranteed_vm_logs_nothing_in_60_s(void **state)
 	struct quiet_run without_min = run_quiet(0, 5, &policy_chain_without_min);
 	assert_int_equal(without_min.vm_events, 0);
 	assert_int_equal(without_min.total, 0);
+	/* Monitoring sees it judged and not short (mpamd_partition_domain_guarantee_short 0). */
+	assert_int_equal(without_min.judged_domains, 2);
+	assert_int_equal(without_min.short_domains, 0);
 
 	struct quiet_run with_min = run_quiet(0, 5, &policy_chain_default);
 	assert_int_equal(with_min.vm_events, 1); /* guarantee: its minimum, programmed at the first tick (tick 0) */
