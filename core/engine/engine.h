@@ -84,6 +84,11 @@ const char *engine_domain_name(const struct engine *engine, unsigned d);
 /* What domain d can carry: known (the hardware's, or capacity_mbps), else learned (*learned: the
  * highest total seen on it); 0 when neither. */
 double engine_domain_capacity(const struct engine *engine, unsigned d, bool *learned);
+/* Whether the guarantees are enforced: NULL when they are (the capacity is known) or no open
+ * partition has one; else why not yet, for status, show and check-config --host. */
+const char *engine_guarantees_pending(const struct engine *engine);
+/* Some open partition has a guarantee. */
+bool engine_has_guarantees(const struct engine *engine);
 /* Partition `index` on domain d at the last tick. */
 const struct domain_status *engine_partition_domain(const struct engine *engine, size_t index, unsigned d);
 /* Whether the partitions' truth_mbps is a simulator's ground truth. */

@@ -87,6 +87,8 @@ static void fill_input(struct engine *e, struct metrics_partition *parts, struct
 		.domain_count = e->domains.count,
 		.events = &e->events.counts,
 		.events_folded = e->events.folded,
+		.has_guarantees = engine_has_guarantees(e),
+		.guarantees_enforced = !engine_guarantees_pending(e),
 		.tick_duration = &e->metrics.tick_duration,
 		.ticks = e->ticks.done,
 		.overruns = e->ticks.overruns,

@@ -158,6 +158,10 @@ json_t *engine_snapshot_status(const struct engine *e)
 		"capacity_learned", learned, "sim_clock", e->opts.sim_clock, "events_total",
 		(json_int_t)e->events.total, "events", event_log_to_json(&e->events, NULL, STATUS_EVENTS));
 	json_object_set_new(status, "events_folded", json_integer((json_int_t)e->events.folded));
+	if (engine_has_guarantees(e)) {
+		const char *pending = engine_guarantees_pending(e);
+		json_object_set_new(status, "guarantees", json_string(pending ? pending : "enforced"));
+	}
 	json_object_set_new(status, "partitions_failed", json_integer((json_int_t)failed));
 	json_object_set_new(status, "domains", domains_status(e));
 	engine_pmu_status_json(e, status);

@@ -418,6 +418,13 @@ static void write_events_folded(struct metrics_buf *b, const struct metrics_fami
 	sample_u64(b, f->name, NULL, 0, in->events_folded);
 }
 
+static void write_guarantees_enforced(struct metrics_buf *b, const struct metrics_family *f,
+				      const struct metrics_input *in)
+{
+	if (in->has_guarantees)
+		sample(b, f->name, NULL, 0, in->guarantees_enforced);
+}
+
 static void write_events(struct metrics_buf *b, const struct metrics_family *f, const struct metrics_input *in)
 {
 	const struct event_counts *c = in->events;
@@ -458,6 +465,10 @@ const struct metrics_family metrics_families[] = {
 	  "Bandwidth all measuring domains can serve together, as the guard judges saturation (known, "
 	  "configured or learned); absent when unknown.",
 	  write_capacity, NULL },
+	{ "mpamd_guarantees_enforced", "gauge",
+	  "1 when the guarantees are enforced (the capacity is known), 0 while it is learned from the totals "
+	  "seen (set capacity_mbps); absent when no partition has a guarantee.",
+	  write_guarantees_enforced, NULL },
 	{ "mpamd_domain_capacity_bytes_per_second", "gauge",
 	  "Bandwidth each domain can serve, as the guard judges its saturation (learned=\"1\": the highest total "
 	  "seen, not a known figure); absent when unknown.",

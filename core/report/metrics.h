@@ -56,6 +56,8 @@ struct metrics_input {
 	unsigned domain_count;
 	const struct event_counts *events;
 	uint64_t events_folded;		       /* events not logged because they only repeated one */
+	bool has_guarantees;		       /* some open partition has a guarantee */
+	bool guarantees_enforced;	       /* then: the capacity is known, not learned */
 	const struct histogram *tick_duration; /* seconds */
 	uint64_t ticks, overruns;
 	double interval_s;

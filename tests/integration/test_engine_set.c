@@ -18,6 +18,7 @@
 
 #include "core/config/config.h"
 #include "core/engine/engine.h"
+#include "core/engine/engine_snapshot.h"
 #include "core/engine/registry.h"
 #include "tests/util/emu_runner.h"
 #include "tests/util/engine_util.h"
@@ -326,6 +327,13 @@ static void test_no_false_alarm_with_a_learned_capacity(void **state)
 	assert_int_equal(engine_domain_count(rig.engine), 2);
 	assert_true(engine_domain_capacity(rig.engine, 0, &learned) > 0 && learned);
 	assert_false(event_logged(rig.engine, "throttle"));
+	/* ...and status says the guarantees are not enforced yet, and why. */
+	json_t *status = engine_snapshot_status(rig.engine);
+	const char *guarantees = json_string_value(json_object_get(status, "guarantees"));
+	assert_non_null(guarantees);
+	assert_non_null(strstr(guarantees, "not enforced yet: capacity unknown"));
+	assert_non_null(strstr(guarantees, "capacity_mbps"));
+	json_decref(status);
 	rig_close(&rig);
 }
 

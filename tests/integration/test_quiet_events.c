@@ -80,6 +80,8 @@ static struct quiet_run run_quiet(unsigned demand, unsigned noise_pct, const str
 	json_t *status = engine_snapshot_status(engine);
 	q.status_folded = json_integer_value(json_object_get(status, "events_folded"));
 	assert_true(json_is_integer(json_object_get(status, "events_folded")));
+	/* The simulator knows its capacity: vm's guarantee is enforced. */
+	assert_string_equal(json_string_value(json_object_get(status, "guarantees")), "enforced");
 	json_decref(status);
 	engine_free(engine);
 	return q;

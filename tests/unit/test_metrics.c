@@ -99,6 +99,7 @@ static void view_init(struct view *v)
 		.domain_count = 2,
 		.events = &v->events->counts,
 		.events_folded = 17,
+		.has_guarantees = true, /* and a capacity learned: not enforced yet */
 		.tick_duration = &v->hist,
 		.ticks = 42,
 		.overruns = 3,
@@ -392,6 +393,7 @@ static void test_values_are_in_base_units(void **state)
 	assert_value(text, "mpamd_config_last_reload_success", 0);
 	assert_value(text, "mpamd_config_last_reload_success_timestamp_seconds", v.in.reload_ok_unix_s);
 	assert_value(text, "mpamd_host_capacity_bytes_per_second", v.in.capacity_mbps * 1e6);
+	assert_value(text, "mpamd_guarantees_enforced", 0);
 #undef SERIES
 	free(text);
 	view_fini(&v);
