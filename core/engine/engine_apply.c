@@ -356,24 +356,8 @@ void engine_note_event(struct engine *e, size_t index, const char *text)
 	note_event(e, index, clock_now(&e->clock), text);
 }
 
-void engine_configured_limits(struct engine *e)
-{
-	const struct actuation none_act = { 0 };
-
-	for (size_t i = 0; e->hw.control && i < e->slots.count; i++) {
-		if (!e->slots.partitions[i].used || !e->slots.partitions[i].status.open)
-			continue;
-		const struct partition_config *p = e->slots.partitions[i].config;
-		struct partition_limits want = engine_config_limits(e, p);
-		struct err err = { "" };
-		if (engine_apply_limits(e, i, &want, &err) < 0)
-			log_error("partition %s: back to its configured limits: %s", p->name, err.text);
-		if (e->slots.partitions[i].actuated.cpu_quota_pct && actuate(e, i, &none_act, &err) < 0)
-			log_error("partition %s: restoring the CPU quota: %s", p->name, err.text);
-	}
-}
-
-void engine_reset_limits(struct engine *e)
+/* Every open partition to its configured limits (`configured`) or to none, and no CPU quota. */
+static void release_limits(struct engine *e, bool configured)
 {
 	uint64_t full_cbm = e->hw.caps.cbm_bits >= 64 ? ~0ull : (1ull << e->hw.caps.cbm_bits) - 1;
 	const struct actuation none_act = { 0 };
@@ -383,10 +367,22 @@ void engine_reset_limits(struct engine *e)
 			continue;
 		const struct partition_config *p = e->slots.partitions[i].config;
 		struct partition_limits none = { .mb_max = 100, .mb_min = 0, .l3_cbm = p->goals.l3_cbm ? full_cbm : 0 };
+		struct partition_limits want = configured ? engine_config_limits(e, p) : none;
 		struct err err = { "" };
-		if (engine_apply_limits(e, i, &none, &err) < 0)
-			log_error("partition %s: reset: %s", p->name, err.text);
+		if (engine_apply_limits(e, i, &want, &err) < 0)
+			log_error("partition %s: %s: %s", p->name,
+				  configured ? "back to its configured limits" : "reset", err.text);
 		if (e->slots.partitions[i].actuated.cpu_quota_pct && actuate(e, i, &none_act, &err) < 0)
 			log_error("partition %s: restoring the CPU quota: %s", p->name, err.text);
 	}
+}
+
+void engine_configured_limits(struct engine *e)
+{
+	release_limits(e, true);
+}
+
+void engine_reset_limits(struct engine *e)
+{
+	release_limits(e, false);
 }
