@@ -168,16 +168,26 @@ static int parse_option(int c, struct daemon_args *a)
 /* Returns -1 to continue, or an exit code. */
 static int parse_args(int argc, char **argv, struct daemon_args *a)
 {
+	/* clang-format off */
 	static const struct option options[] = {
-		{ "config", required_argument, NULL, 'c' },	 { "backend", required_argument, NULL, 'b' },
-		{ "foreground", no_argument, NULL, 'f' },	 { "ticks", required_argument, NULL, 'n' },
-		{ "record", required_argument, NULL, 'r' },	 { "sim-clock", no_argument, NULL, 'S' },
-		{ "print-every", required_argument, NULL, 'p' }, { "log-level", required_argument, NULL, 'l' },
-		{ "socket", required_argument, NULL, 's' },	 { "no-socket", no_argument, NULL, 'N' },
-		{ "pid-file", required_argument, NULL, 'P' },	 { "reset-on-exit", no_argument, NULL, 'R' },
-		{ "on-stop", required_argument, NULL, 'O' },	 { "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },		 { NULL, 0, NULL, 0 },
+		{ "config", required_argument, NULL, 'c' },
+		{ "backend", required_argument, NULL, 'b' },
+		{ "foreground", no_argument, NULL, 'f' },
+		{ "ticks", required_argument, NULL, 'n' },
+		{ "record", required_argument, NULL, 'r' },
+		{ "sim-clock", no_argument, NULL, 'S' },
+		{ "print-every", required_argument, NULL, 'p' },
+		{ "log-level", required_argument, NULL, 'l' },
+		{ "socket", required_argument, NULL, 's' },
+		{ "no-socket", no_argument, NULL, 'N' },
+		{ "pid-file", required_argument, NULL, 'P' },
+		{ "reset-on-exit", no_argument, NULL, 'R' },
+		{ "on-stop", required_argument, NULL, 'O' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
 	};
+	/* clang-format on */
 	int c;
 
 	while ((c = getopt_long(argc, argv, "c:b:fn:r:p:l:s:hV", options, NULL)) != -1) {
