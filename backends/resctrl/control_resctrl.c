@@ -81,10 +81,26 @@ static int open_control(const struct config *config, bool ask_kernel, struct con
 	return 0;
 }
 
+/* Linux's MPAM driver leaves MBW_MAX.HARDLIM clear and offers no way to set it: through resctrl an
+ * mb_max is always soft (drivers/resctrl/mpam_devices.c writes MBW_MAX without HARDLIM). Said once at
+ * start, so that mb_max_mode = hard never reads as if it held here. */
+static void say_soft_limits(const struct config *config, const struct resctrl_info *info)
+{
+	if (config->global.mb_max_mode == MB_MAX_HARD && info->mb_present &&
+	    info->mb_ladder.kind == LADDER_RESCTRL_MPAM)
+		log_warning("resctrl: mb_max_mode = hard is for MSCs mpamd programs: through resctrl the kernel's "
+			    "MPAM driver keeps every mb_max soft (HARDLIM clear), so a partition over its mb_max "
+			    "still gets bandwidth nobody within theirs wants");
+}
+
 static int rc_open(const struct config *config, struct clock *clock, struct control **ret, struct err *err)
 {
 	(void)clock;
-	return open_control(config, true, ret, err);
+	int r = open_control(config, true, ret, err);
+
+	if (r == 0)
+		say_soft_limits(config, &rc_of(*ret)->fs->info);
+	return r;
 }
 
 /* A dry run asks the kernel nothing, not even what it refuses (AMD's MB maximum: mb_ladder.c). */

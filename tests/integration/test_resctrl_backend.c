@@ -748,6 +748,32 @@ static void test_mpam_without_counters_records_nothing_as_zero(void **state)
 }
 
 /* The daemon end to end on the emulator: the record file of the simulator, without sim_mbps. */
+/* The warnings opening the `profile` emulator's control logs with mb_max_mode = `mode`. */
+static unsigned long warnings_opening(const char *profile, const char *mode)
+{
+	char body[128];
+	struct rig rig;
+	struct err err = { "" };
+
+	snprintf(body, sizeof(body), "mb_max_mode = %s\n[partition \"web\"]\nsim_demand = 1000\n", mode);
+	rig_start(&rig, profile, body);
+	unsigned long before = log_count(LOG_LEVEL_WARNING);
+	if (rig_open(&rig, &err) < 0)
+		fail_msg("open: %s", err.text);
+	unsigned long said = log_count(LOG_LEVEL_WARNING) - before;
+	rig_stop(&rig);
+	return said;
+}
+
+/* Through resctrl Linux's MPAM driver keeps every mb_max soft: mb_max_mode = hard is said not to hold
+ * there; Intel's MB has no such choice and nothing is said. */
+static void test_hard_mode_is_said_soft_through_resctrl(void **state)
+{
+	(void)state;
+	assert_int_equal(warnings_opening("mpam", "hard"), warnings_opening("mpam", "soft") + 1);
+	assert_int_equal(warnings_opening("intel", "hard"), warnings_opening("intel", "soft"));
+}
+
 static void test_mpamd_records_against_the_emulator(void **state)
 {
 	struct rig rig;
@@ -1331,6 +1357,7 @@ int main(void)
 		cmocka_unit_test(test_mpam73_new_counter_read_next_tick),
 		cmocka_unit_test(test_mpam_without_counters_records_nothing_as_zero),
 		cmocka_unit_test(test_mpamd_records_against_the_emulator),
+		cmocka_unit_test(test_hard_mode_is_said_soft_through_resctrl),
 		cmocka_unit_test(test_one_read_syscall_per_counter_per_tick),
 		cmocka_unit_test(test_mmio_monitors_refused_beside_the_kernel),
 		cmocka_unit_test(test_auto_monitors_degrade_without_devmem),
