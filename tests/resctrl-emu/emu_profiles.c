@@ -1,5 +1,6 @@
-/* The three emulated hosts. Values follow shared/reference/resctrl.md D and mpam-msc.md C; where
- * those are silent, the choice is the one the kernel makes (see the comments). */
+/* The emulated hosts. Values follow what Linux's fs/resctrl, arch/x86/kernel/cpu/resctrl and
+ * drivers/resctrl/mpam_resctrl.c make of such hardware, and Documentation/filesystems/resctrl.rst;
+ * each choice is explained where it is made. */
 #include "emu_profile.h"
 
 #include <stddef.h>
