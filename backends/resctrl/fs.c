@@ -98,7 +98,7 @@ static int open_back(struct resctrl_fs *fs, struct resctrl_info *info, struct er
 	int r = fd;
 
 	if (fd >= 0 && !resctrl_exists_at(fd, "info"))
-		r = err_set(&why, -ENODEV, "%s has no info/ directory: not a resctrl tree", fs->root);
+		r = err_set(&why, -ENODEV, "%s has no info/ directory (resctrl is not mounted there)", fs->root);
 	else if (fd >= 0)
 		/* The default root must be a resctrl mount again; an explicit one may be an emulator. */
 		r = resctrl_probe(fd, fs->root, strcmp(fs->root, DEFAULT_RESCTRL_ROOT) != 0, info, &why);
