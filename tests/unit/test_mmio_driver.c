@@ -608,7 +608,7 @@ static void test_nrdy_later_invalidates_not_zero(void **state)
 	mbwu_rig_teardown(&rig);
 }
 
-/* An MSC that leaves NRDY to software (A.4): enabling a monitor sets NRDY, and only a write of the
+/* An MSC that leaves NRDY to software (IHI 0099 §6 allows it for counting monitors): enabling a monitor sets NRDY, and only a write of the
  * counter afterwards clears it. A driver that zeroes first and enables last leaves it not ready for
  * good, and (if it ignores NRDY) reports 0 bytes while traffic flows. */
 static void test_software_managed_nrdy_counts_traffic(void **state)

@@ -1,5 +1,6 @@
 /* The MSC register model (backends/sim/msc_model.c) and its bus adapter (bus_sim.c), checked
- * against shared/reference/mpam-msc.md A.1-A.5 through the register interface only. */
+ * against Arm IHI 0099 B.a's registers (backends/mpam/mpam_regs.h) through the register interface
+ * only. */
 #include <errno.h>
 #include <inttypes.h>
 #include <setjmp.h>
@@ -208,7 +209,7 @@ static void test_id_registers_decode_to_params(void **state)
 	m = new_model(&p);
 	assert_int_equal(rd(m, MPAMF_AIDR), 0x10);
 	assert_int_equal(rd(m, MPAMF_IIDR), 0x1234543B);
-	/* Linux selects each RIS before reading its ID registers (B.2 step 3). */
+	/* Linux selects each RIS before reading its ID registers (mpam_ris_hw_probe()). */
 	for (unsigned r = 0; r <= p.ris_max; r++) {
 		struct mpamf_mbw_idr mbw;
 		struct mpamf_msmon_idr msmon;
@@ -683,7 +684,7 @@ static void test_long_counter_wraps_at_44_bits(void **state)
 	(void)state;
 	m = new_model(&p);
 	program_mon(m, 0, 3, 1, 0, false, 0);
-	/* Linux writes the long counter as low word then high word (B.3 step 6). */
+	/* Linux writes the long counter as low word then high word (mpam_msc_zero_mbwu_l()). */
 	wr(m, MSMON_MBWU_L, 0xFFFFFFF0);
 	wr(m, MSMON_MBWU_L + 4, 0xFFFFFFFF); /* only bits 43:32 exist, and NRDY is hardware's */
 	assert_true(rd64(m, MSMON_MBWU_L) == UINT64_C(0xFFFFFFFFFF0));
@@ -825,7 +826,7 @@ static void test_nrdy_software_managed_probe(void **state)
 	p.nrdy_ticks = 1;
 	p.nrdy_hw = false;
 	m = new_model(&p);
-	/* Linux's probe (B.2 step 5): software can set and clear the bit. */
+	/* Linux's probe (mpam_ris_hw_probe_csu_nrdy()): software can set and clear the bit. */
 	sel_mon(m, 0, 0);
 	wr(m, MSMON_MBWU, (uint32_t)MSMON_MBWU_NRDY);
 	assert_true(rd(m, MSMON_MBWU) & MSMON_MBWU_NRDY);
@@ -1029,7 +1030,7 @@ static void test_esr_overwrite_and_clear(void **state)
 	assert_int_equal(esr.partid_mon, 41);
 	assert_int_equal(esr.ris, 2);
 	assert_true(rd(m, MPAMF_ESR) & MPAMF_ESR_OVRWR);
-	/* Linux clears high word first, then low (B.6). */
+	/* Linux clears high word first, then low (mpam_msc_clear_esr()). */
 	wr(m, MPAMF_ESR + 4, 0);
 	assert_int_equal(esr_now(m).ris, 0);
 	assert_int_equal(esr_now(m).errcode, MPAM_ERR_MONITOR_RANGE);
