@@ -118,6 +118,67 @@ static void test_reload_and_stop(void **state)
 	remove_files(&f);
 }
 
+/* The daemon a test started, killed by the teardown when an assertion failed. */
+static int daemon_pid;
+
+static int stop_daemon(void **state)
+{
+	(void)state;
+	kill_daemon(&daemon_pid);
+	return 0;
+}
+
+/* Still ticking: the record grows. */
+static void assert_ticking(const struct files *f)
+{
+	char *before = read_text_file(f->record);
+	usleep(200000);
+	char *after = read_text_file(f->record);
+	assert_true(strlen(after) > strlen(before));
+	free(before);
+	free(after);
+}
+
+/* A drop-in that is a FIFO, or /dev/zero behind a link: the reload is refused at once naming it, the
+ * running configuration stays and the loop ticks on (before, the FIFO held the reload for ever and
+ * /dev/zero grew mpamd's memory until it was killed). */
+static void test_reload_refuses_drop_ins_that_are_not_files(void **state)
+{
+	struct files f;
+	char text[512], fifo[128], zero[128];
+
+	(void)state;
+	make_files(&f);
+	snprintf(text, sizeof(text), "[global]\ninclude = %s/*.inc\n%s", f.dir, sim_config(50) + strlen("[global]\n"));
+	write_file(f.config, text);
+	daemon_pid = start_mpamd(&f, NULL);
+	int pid = daemon_pid;
+	assert_true(pid > 0);
+	assert_true(wait_for_text(f.record, ",batch,", WAIT_MS));
+
+	snprintf(fifo, sizeof(fifo), "%s/10-fifo.inc", f.dir);
+	assert_int_equal(mkfifo(fifo, 0644), 0);
+	kill(pid, SIGHUP);
+	snprintf(text, sizeof(text), "mpamd.ini:2: include: %s: a FIFO, not a regular file", fifo);
+	assert_true(wait_for_text(f.log, text, WAIT_MS));
+	assert_true(wait_for_text(f.log, "the running configuration stays", WAIT_MS));
+	assert_ticking(&f);
+	unlink(fifo);
+
+	snprintf(zero, sizeof(zero), "%s/20-zero.inc", f.dir);
+	assert_int_equal(symlink("/dev/zero", zero), 0);
+	kill(pid, SIGHUP);
+	snprintf(text, sizeof(text), "include: %s: a character device, not a regular file", zero);
+	assert_true(wait_for_text(f.log, text, WAIT_MS));
+	assert_ticking(&f);
+	unlink(zero);
+
+	kill(pid, SIGTERM);
+	assert_int_equal(wait_exit(pid, WAIT_MS), 0);
+	daemon_pid = 0;
+	assert_int_equal(remove_tree(f.dir), 0);
+}
+
 static void test_pid_file_refuses_a_second_daemon(void **state)
 {
 	struct files f;
@@ -319,6 +380,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_reload_and_stop),
+		cmocka_unit_test_teardown(test_reload_refuses_drop_ins_that_are_not_files, stop_daemon),
 		cmocka_unit_test(test_pid_file_refuses_a_second_daemon),
 		cmocka_unit_test(test_reset_on_exit),
 		cmocka_unit_test(test_control_socket),
