@@ -126,15 +126,16 @@ static json_t *diags_to_json(const struct diag_list *diags, enum diag_severity s
 		unsigned line;
 		const char *file = diag_file_of(diags, diags->items[i].line, &line);
 		if (diags->items[i].severity == severity)
-			json_array_append_new(list, json_pack("{s:s,s:I,s:s}", "file", file, "line", (json_int_t)line,
-							      "message", diags->items[i].message));
+			json_array_append_new(list, json_pack("{s:o,s:I,s:o}", "file", config_json_text(file), "line",
+							      (json_int_t)line, "message",
+							      config_json_text(diags->items[i].message)));
 	}
 	return list;
 }
 
 static json_t *check_json(const char *path, const struct config *c, const struct diag_list *diags)
 {
-	return json_pack("{s:s,s:b,s:o,s:o,s:o}", "file", path, "valid", c != NULL, "errors",
+	return json_pack("{s:o,s:b,s:o,s:o,s:o}", "file", config_json_text(path), "valid", c != NULL, "errors",
 			 diags_to_json(diags, DIAG_ERROR), "warnings", diags_to_json(diags, DIAG_WARNING), "config",
 			 c ? config_to_json(c) : json_null());
 }

@@ -139,8 +139,8 @@ static void assert_ticking(const struct files *f)
 	free(after);
 }
 
-/* A drop-in that is a FIFO, or /dev/zero behind a link: the reload is refused at once naming it, the
- * running configuration stays and the loop ticks on (before, the FIFO held the reload for ever and
+/* A drop-in that is a FIFO, or /dev/zero behind a link, or the file itself a FIFO: the reload is
+ * refused at once naming it, the running configuration stays and the loop ticks on (before, the FIFO held the reload for ever and
  * /dev/zero grew mpamd's memory until it was killed). */
 static void test_reload_refuses_drop_ins_that_are_not_files(void **state)
 {
@@ -172,6 +172,14 @@ static void test_reload_refuses_drop_ins_that_are_not_files(void **state)
 	assert_true(wait_for_text(f.log, text, WAIT_MS));
 	assert_ticking(&f);
 	unlink(zero);
+
+	/* The main file itself: said without a line number. */
+	unlink(f.config);
+	assert_int_equal(mkfifo(f.config, 0644), 0);
+	kill(pid, SIGHUP);
+	snprintf(text, sizeof(text), "error: %s: a FIFO, not a regular file", f.config);
+	assert_true(wait_for_text(f.log, text, WAIT_MS));
+	assert_ticking(&f);
 
 	kill(pid, SIGTERM);
 	assert_int_equal(wait_exit(pid, WAIT_MS), 0);

@@ -4,8 +4,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 #include <jansson.h>
@@ -87,6 +89,47 @@ static void test_json_valid_and_invalid(void **state)
 	run_result_fini(&r);
 }
 
+/* One line "k<byte> = 1" for every byte value but the newline: each is an error, and --json lists
+ * every one, a byte that is not UTF-8 written as \xHH (jansson refuses such a string, and the errors
+ * went missing: "errors": []). */
+static void test_json_errors_with_every_byte(void **state)
+{
+	char path[] = "/tmp/mpamd-check-bytes-XXXXXX", want[64];
+	int fd = mkstemp(path);
+	FILE *f = fdopen(fd, "w");
+	json_error_t error;
+
+	(void)state;
+	assert_non_null(f);
+	fputs("[global]\nbackend = sim\n", f);
+	for (unsigned b = 1; b < 256; b++)
+		if (b != '\n')
+			fprintf(f, "k%c = 1\n", (char)b);
+	fputs("[partition \"web\"]\n", f);
+	fclose(f);
+	struct run_result r = run(MPAMCTL, "check-config", "--json", path);
+	assert_int_equal(r.exit_code, 1);
+	json_t *root = json_loads(r.out, 0, &error);
+	if (!root)
+		fail_msg("not JSON: %s", error.text);
+	size_t printed = 0;
+	for (const char *p = r.err; (p = strstr(p, ": error: ")); p++)
+		printed++;
+	json_t *errors = json_object_get(root, "errors");
+	assert_true(printed >= 200);
+	assert_int_equal(json_array_size(errors), printed);
+	char *dump = json_dumps(errors, 0);
+	for (unsigned b = 0x80; b < 256; b++) {
+		snprintf(want, sizeof(want), "unknown key 'k\\\\x%02X' in [global]", b);
+		if (!strstr(dump, want))
+			fail_msg("no error says %s", want);
+	}
+	free(dump);
+	json_decref(root);
+	run_result_fini(&r);
+	unlink(path);
+}
+
 static void test_missing_file_and_usage_errors(void **state)
 {
 	struct run_result r = run(MPAMCTL, "check-config", "/nonexistent/mpamd.ini", NULL);
@@ -163,6 +206,7 @@ int main(void)
 		cmocka_unit_test(test_valid_file_prints_summary),
 		cmocka_unit_test(test_invalid_file_lists_every_error),
 		cmocka_unit_test(test_json_valid_and_invalid),
+		cmocka_unit_test(test_json_errors_with_every_byte),
 		cmocka_unit_test(test_missing_file_and_usage_errors),
 		cmocka_unit_test(test_help_texts),
 		cmocka_unit_test(test_every_example_config_passes),
