@@ -7,6 +7,7 @@ mpamd_layer(mpamd_base DIRS core/base LIBS m SOURCES
   core/base/counter.c
   core/base/diag.c
   core/base/error.c
+  core/base/file_create.c
   core/base/file_read.c
   core/base/histogram.c
   core/base/log.c

@@ -7,6 +7,10 @@
 
 #include "core/base/error.h"
 
+/* A record file mpamd creates (also each one begun after a rotation or a move aside): readable by the
+ * operators who plot it, written by mpamd only. A file already there keeps its mode. */
+#define RECORD_FILE_MODE 0644
+
 /* The record file as it is open: only a regular file is checked, moved aside or rotated;
  * anything else (/dev/null, a pipe) just gets the header and the rows. */
 struct record_out {

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/base/file_create.h"
 #include "core/base/log.h"
 #include "core/base/rfc3339.h"
 #include "core/report/record_internal.h"
@@ -128,25 +129,25 @@ static int mend_cut_row(struct record_out *out, const char *path, struct err *er
 	return 0;
 }
 
-static int open_error(const char *path, struct err *err)
+static int open_error(const char *path, int code, struct err *err)
 {
-	int saved = errno;
-
-	return err_set(err, -saved, "cannot open record file %s: %s", path, strerror(saved));
+	return err_set(err, code, "cannot open record file %s: %s", path, file_open_error(code));
 }
 
-/* Appends to what is at `path` if it can be: 1 when it must be moved aside first. */
+/* Appends to what is at `path` if it can be: 1 when it must be moved aside first. Non-blocking, so
+ * that a FIFO put there whose reader stops makes writes fail (and say so) instead of stopping the
+ * loop. */
 static int try_open(const char *path, const char *header, struct record_out *out, struct err *err)
 {
 	struct stat st;
 	bool ours = false;
 	int r;
 
-	out->fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0666);
+	out->fd = file_open_nofollow(path, O_RDWR | O_APPEND | O_NONBLOCK, RECORD_FILE_MODE, NULL);
 	if (out->fd < 0)
-		return open_error(path, err);
+		return open_error(path, out->fd, err);
 	if (fstat(out->fd, &st) < 0) {
-		r = open_error(path, err);
+		r = open_error(path, -errno, err);
 		goto fail;
 	}
 	out->regular = S_ISREG(st.st_mode);
@@ -192,7 +193,7 @@ static bool still_at(const struct record_out *out, const char *path)
 {
 	struct stat open_st, path_st;
 
-	return fstat(out->fd, &open_st) == 0 && stat(path, &path_st) == 0 && open_st.st_dev == path_st.st_dev &&
+	return fstat(out->fd, &open_st) == 0 && lstat(path, &path_st) == 0 && open_st.st_dev == path_st.st_dev &&
 	       open_st.st_ino == path_st.st_ino;
 }
 

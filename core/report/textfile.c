@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/base/file_create.h"
 #include "core/base/log.h"
 
 /* Readable by node_exporter, which runs as another user; written by mpamd only. */
@@ -58,16 +59,17 @@ static int write_all(int fd, const char *text, size_t len)
 	return 0;
 }
 
-/* The new text under the temporary name, then in place at once. */
+/* The new text under the temporary name, then in place at once. The temporary file is always a new
+ * one: whatever is under its name (a file left by a crash, a link someone put there) is removed
+ * first, never written through. */
 static int replace(struct textfile *tf, const char *text, size_t len, struct err *err)
 {
-	int fd = open(tf->tmp_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, TEXTFILE_MODE);
-
+	if (unlink(tf->tmp_path) < 0 && errno != ENOENT)
+		return err_set(err, -errno, "cannot remove %s: %s", tf->tmp_path, strerror(errno));
+	int fd = file_create_new(tf->tmp_path, O_WRONLY, TEXTFILE_MODE);
 	if (fd < 0)
-		return err_set(err, -errno, "cannot create %s: %s", tf->tmp_path, strerror(errno));
-	int r = fchmod(fd, TEXTFILE_MODE) < 0 ? -errno : 0; /* whatever the umask */
-	if (r == 0)
-		r = write_all(fd, text, len);
+		return err_set(err, fd, "cannot create %s: %s", tf->tmp_path, file_open_error(fd));
+	int r = write_all(fd, text, len);
 	if (close(fd) < 0 && r == 0)
 		r = -errno;
 	if (r == 0 && rename(tf->tmp_path, tf->path) < 0)
