@@ -138,6 +138,7 @@ mpamd_layer(mpamd_report DIRS core/report DEPS mpamd_contracts LIBS PkgConfig::J
   core/report/metrics.c
   core/report/record.c
   core/report/record_columns.c
+  core/report/record_health.c
   core/report/record_out.c
   core/report/textfile.c)
 

@@ -306,7 +306,8 @@ int engine_record_open(struct engine *e, struct err *err);
 /* One row per partition, written when the tick ends; a write failure stops the recording. */
 void engine_record_tick(struct engine *e, uint64_t now_ns);
 /* SIGHUP: closes the record file and opens the path the configuration names now (a file logrotate
- * moved away is left complete, a new one begun); a failure is logged and stops the recording. */
+ * moved away is left complete, a new one begun); a failure is the record's (record.h: it shows in
+ * status and metrics and is tried again). */
 void engine_record_reopen(struct engine *e);
 void engine_record_close(struct engine *e);
 

@@ -96,6 +96,7 @@ static void fill_input(struct engine *e, struct metrics_partition *parts, struct
 		.reload_ok_unix_s = e->metrics.reload_ok_unix_s,
 		.proc_connector = e->place.connector != NULL,
 		.proc_events_lost = e->place.lost,
+		.record = e->record ? record_health(e->record) : NULL,
 	};
 }
 

@@ -173,7 +173,8 @@ fail:
 	return r;
 }
 
-int record_out_open(const char *path, const char *header, uint64_t now_ms, struct record_out *ret, struct err *err)
+static int open_or_move_aside(const char *path, const char *header, uint64_t now_ms, struct record_out *ret,
+			      struct err *err)
 {
 	int r = try_open(path, header, ret, err);
 
@@ -188,6 +189,15 @@ int record_out_open(const char *path, const char *header, uint64_t now_ms, struc
 	return r;
 }
 
+int record_out_open(const char *path, const char *header, uint64_t now_ms, struct record_out *ret, struct err *err)
+{
+	int r = open_or_move_aside(path, header, now_ms, ret, err);
+
+	if (r < 0)
+		ret->fd = -1; /* closed on the way */
+	return r;
+}
+
 /* Whether `path` still names the open file: logrotate may have moved it away since. */
 static bool still_at(const struct record_out *out, const char *path)
 {
@@ -195,6 +205,15 @@ static bool still_at(const struct record_out *out, const char *path)
 
 	return fstat(out->fd, &open_st) == 0 && lstat(path, &path_st) == 0 && open_st.st_dev == path_st.st_dev &&
 	       open_st.st_ino == path_st.st_ino;
+}
+
+bool record_out_vanished(const struct record_out *out, const char *path)
+{
+	struct stat st;
+
+	if (!out->regular)
+		return false;
+	return (fstat(out->fd, &st) == 0 && st.st_nlink == 0) || !still_at(out, path);
 }
 
 int record_out_rotate(const char *path, const char *header, uint64_t now_ms, struct record_out *out, struct err *err)
@@ -208,8 +227,5 @@ int record_out_rotate(const char *path, const char *header, uint64_t now_ms, str
 	}
 	close(out->fd);
 	out->fd = -1;
-	int r = record_out_open(path, header, now_ms, out, err);
-	if (r < 0)
-		out->fd = -1;
-	return r;
+	return record_out_open(path, header, now_ms, out, err);
 }
