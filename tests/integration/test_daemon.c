@@ -1,6 +1,8 @@
-/* mpamd as a service: SIGHUP reloads (and an invalid file keeps the running configuration),
- * SIGTERM stops cleanly, the pid file, and --reset-on-exit. */
+/* mpamd as a service: SIGHUP reloads (and an invalid file, or a drop-in that is no file, keeps the
+ * running configuration), SIGTERM stops cleanly, the pid file (and what may be planted in its place),
+ * and --reset-on-exit. */
 #include <errno.h>
+#include <fcntl.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -11,9 +13,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <poll.h>
+#include <sys/file.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -187,29 +192,111 @@ static void test_reload_refuses_drop_ins_that_are_not_files(void **state)
 	assert_int_equal(remove_tree(f.dir), 0);
 }
 
-static void test_pid_file_refuses_a_second_daemon(void **state)
+/* A process that puts `path` in mpamd's way: as `uid`, named `comm`, the file holding its own pid and
+ * locked (flock) by it, until it is killed. */
+static pid_t plant_pid_file(const char *path, uid_t uid, const char *comm)
+{
+	int ready[2];
+	char c;
+
+	assert_int_equal(pipe(ready), 0);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		if (uid && (setgid(uid) < 0 || setuid(uid) < 0))
+			_exit(10);
+		prctl(PR_SET_NAME, comm);
+		int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+		if (fd < 0 || dprintf(fd, "%d\n", (int)getpid()) < 0 || flock(fd, LOCK_EX) < 0)
+			_exit(11);
+		if (write(ready[1], "x", 1) != 1)
+			_exit(12);
+		pause();
+		_exit(0);
+	}
+	close(ready[1]);
+	assert_int_equal(read(ready[0], &c, 1), 1);
+	close(ready[0]);
+	return pid;
+}
+
+/* mpamd --ticks 1 with --pid-file `path` starts, replacing what was there and saying why. */
+static void assert_replaced(const struct files *f, const char *path, const char *why)
+{
+	char *argv[] = { MPAMD,	    "-c", (char *)f->config, "-f",	   "--no-socket",
+			 "--ticks", "1",  "--pid-file",	     (char *)path, NULL };
+	struct run_result r;
+	char expect[256];
+
+	assert_int_equal(run_command(argv, &r), 0);
+	snprintf(expect, sizeof(expect), "pid file %s: %s: replaced", path, why);
+	if (r.exit_code != 0 || !strstr(r.err, expect))
+		fail_msg("expected '%s', got exit %d:\n%s", expect, r.exit_code, r.err);
+	run_result_fini(&r);
+	assert_int_equal(access(path, F_OK), -1); /* and removed on the way out */
+}
+
+/* A pid file is trusted only when a live mpamd, mpamd's own user, holds its lock: a second mpamd
+ * then refuses. Anything else in the way is replaced, saying why: a file naming a live mpamd that
+ * does not hold it, one locked by a live process that is not mpamd, one another user planted (named
+ * mpamd, locked), a FIFO, a symbolic link, one left by a process that is gone. Before, a file naming
+ * any live process blocked the start, and a FIFO hung it. */
+static void test_pid_file_trusted_only_when_held_by_mpamd(void **state)
 {
 	struct files f;
+	char other[128], victim[128], pidtext[32], why[96];
 
 	(void)state;
 	make_files(&f);
+	snprintf(other, sizeof(other), "%s/other.pid", f.dir);
+	snprintf(victim, sizeof(victim), "%s/victim", f.dir);
 	write_file(f.config, sim_config(50));
-	int first = start_mpamd(&f, NULL);
+	daemon_pid = start_mpamd(&f, NULL);
+	int first = daemon_pid;
 	assert_true(wait_for_text(f.record, ",batch,", WAIT_MS));
+	struct stat st;
+	assert_int_equal(stat(f.pid, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0644);
 	struct run_result r;
 	char *argv[] = { MPAMD, "-c", f.config, "-f", "--no-socket", "--ticks", "1", "--pid-file", f.pid, NULL };
 	assert_int_equal(run_command(argv, &r), 0);
 	assert_int_equal(r.exit_code, 1);
-	assert_non_null(strstr(r.err, "which is running: is mpamd running?"));
+	assert_non_null(strstr(r.err, "an mpamd which is running and holds the file: is mpamd running?"));
 	run_result_fini(&r);
+
+	snprintf(pidtext, sizeof(pidtext), "%d\n", first);
+	write_file(other, pidtext);
+	snprintf(why, sizeof(why), "process %d does not hold its lock", first);
+	assert_replaced(&f, other, why);
+
+	pid_t planter = plant_pid_file(other, 0, "sleepy");
+	snprintf(why, sizeof(why), "process %d, which holds its lock, is not mpamd", (int)planter);
+	assert_replaced(&f, other, why);
+	kill(planter, SIGKILL);
+	waitpid(planter, NULL, 0);
+
+	assert_int_equal(chmod(f.dir, 01777), 0);
+	planter = plant_pid_file(other, 65534, "mpamd");
+	assert_replaced(&f, other, "it belongs to uid 65534, not to mpamd's");
+	kill(planter, SIGKILL);
+	waitpid(planter, NULL, 0);
+
+	assert_int_equal(mkfifo(other, 0644), 0);
+	assert_replaced(&f, other, "it is a FIFO");
+	write_file(victim, "precious\n");
+	assert_int_equal(symlink(victim, other), 0);
+	assert_replaced(&f, other, "it is a symbolic link");
+	char *text = read_text_file(victim);
+	assert_string_equal(text, "precious\n");
+	free(text);
+
 	kill(first, SIGINT);
 	assert_int_equal(wait_exit(first, WAIT_MS), 0);
+	daemon_pid = 0;
 	/* A pid file left by a process that is gone is taken over. */
 	write_file(f.pid, "999999\n");
-	assert_int_equal(run_command(argv, &r), 0);
-	assert_int_equal(r.exit_code, 0);
-	run_result_fini(&r);
-	remove_files(&f);
+	assert_replaced(&f, f.pid, "process 999999 does not hold its lock");
+	assert_int_equal(remove_tree(f.dir), 0);
 }
 
 static void test_reset_on_exit(void **state)
@@ -389,7 +476,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_reload_and_stop),
 		cmocka_unit_test_teardown(test_reload_refuses_drop_ins_that_are_not_files, stop_daemon),
-		cmocka_unit_test(test_pid_file_refuses_a_second_daemon),
+		cmocka_unit_test_teardown(test_pid_file_trusted_only_when_held_by_mpamd, stop_daemon),
 		cmocka_unit_test(test_reset_on_exit),
 		cmocka_unit_test(test_control_socket),
 		cmocka_unit_test(test_service_manager_notifications),
