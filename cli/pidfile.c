@@ -9,50 +9,15 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "cli/flock_holder.h"
 #include "core/base/file_read.h"
 #include "core/base/log.h"
 
 /* Rounds of "link ours into place, else replace what is there": each loses only to another start. */
 #define CREATE_TRIES 4
 #define PID_TEXT_MAX 32
-
-/* The process that holds an flock on the file of `st` (its first holder in /proc/locks), or 0. */
-static pid_t flock_holder(const struct stat *st)
-{
-	FILE *f = fopen("/proc/locks", "re");
-	char line[256];
-	pid_t holder = 0;
-
-	if (!f)
-		return 0;
-	while (!holder && fgets(line, sizeof(line), f)) {
-		unsigned maj, min;
-		unsigned long long ino;
-		int pid;
-		/* "1: FLOCK  ADVISORY  WRITE 1234 fe:00:5678 0 EOF"; a waiter's line has "->" and no match */
-		if (sscanf(line, "%*d: FLOCK %*s %*s %d %x:%x:%llu", &pid, &maj, &min, &ino) == 4 &&
-		    ino == (unsigned long long)st->st_ino && makedev(maj, min) == st->st_dev)
-			holder = pid;
-	}
-	fclose(f);
-	return holder;
-}
-
-static bool is_mpamd(pid_t pid)
-{
-	char path[64], comm[32] = "";
-
-	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
-	FILE *f = fopen(path, "re");
-	if (!f)
-		return false;
-	bool ok = fgets(comm, sizeof(comm), f) && !strcmp(comm, "mpamd\n");
-	fclose(f);
-	return ok;
-}
 
 /* The pid the open file names, or 0. */
 static pid_t pid_named(int fd)
@@ -91,7 +56,7 @@ static bool owned_by_live_mpamd(const char *path, pid_t *ret_pid, char *why, siz
 		snprintf(why, len, "it names no process");
 	else if (flock_holder(&st) != *ret_pid)
 		snprintf(why, len, "process %ld does not hold its lock", (long)*ret_pid);
-	else if (!is_mpamd(*ret_pid))
+	else if (!process_is_mpamd(*ret_pid))
 		snprintf(why, len, "process %ld, which holds its lock, is not mpamd", (long)*ret_pid);
 	else
 		live = true;

@@ -177,6 +177,7 @@ mpamd_layer(mpamd_cli DIRS cli DEPS mpamd_engine mpamd_perf LIBS PkgConfig::CAIR
   cli/cmd_plot.c
   cli/cmd_pmu.c
   cli/cmd_top.c
+  cli/flock_holder.c
   cli/instance_lock.c
   cli/pidfile.c
   cli/plot.c
