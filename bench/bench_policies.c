@@ -12,7 +12,9 @@
  * overshoot, steady-state error (mean over the last quarter), the victim's ticks below 95% of its
  * guarantee, host utilisation (served / capacity, mean over the scenario) and, for the guard, the
  * ticks until the aggressor has 90% of the victim's freed bandwidth. Rates are the simulator's ground
- * truth. See bench/README.md. */
+ * truth. The scenarios ask for hard MBW_MAX limits (mb_max_mode = hard): a soft one lets a partition use
+ * what nobody else wants, which no controller can hold on a host with bandwidth to spare. See
+ * bench/README.md. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -302,7 +304,7 @@ static void target_steps(unsigned bwa_wd, uint32_t t3)
 	struct scheduled_set sets[2] = { sets_template[0], { 2 * SEGMENT, "t", set3 } };
 
 	snprintf(text, sizeof(text),
-		 "[global]\nbackend = sim\ninterval_ms = %d\n"
+		 "[global]\nbackend = sim\ninterval_ms = %d\nmb_max_mode = hard\n"
 		 "[sim]\nmscs = 2\ncapacity_mbps = 20000\nbwa_wd = %u\nnoise_pct = 2\nseed = 11\n"
 		 "[partition \"t\"]\ntarget_mbps = 10000\nsim_demand = 30000\n"
 		 "[partition \"other\"]\nsim_demand = 6000\n",
@@ -331,7 +333,7 @@ static void demand_step(unsigned bwa_wd)
 	char text[1024], name[64];
 
 	snprintf(text, sizeof(text),
-		 "[global]\nbackend = sim\ninterval_ms = %d\n"
+		 "[global]\nbackend = sim\ninterval_ms = %d\nmb_max_mode = hard\n"
 		 "[sim]\nmscs = 2\ncapacity_mbps = 20000\nbwa_wd = %u\nnoise_pct = 2\nseed = 13\n"
 		 "[partition \"t\"]\ntarget_mbps = 10000\nsim_demand = 30000@0 2000@%d 30000@%d\n"
 		 "[partition \"other\"]\nsim_demand = 6000\n",
@@ -358,7 +360,7 @@ static void guard(unsigned bwa_wd)
 		 * capacity minus the guarantee. */
 		bool mba = chains[c].chain == &policy_chain_mba_mbps;
 		snprintf(text, sizeof(text),
-			 "[global]\nbackend = sim\ninterval_ms = %d\n"
+			 "[global]\nbackend = sim\ninterval_ms = %d\nmb_max_mode = hard\n"
 			 "[sim]\nmscs = 2\ncapacity_mbps = 20000\nbwa_wd = %u\nnoise_pct = 2\nseed = 5\n"
 			 "[partition \"web\"]\nclass = latency-critical\nguarantee_mbps = 12000\n"
 			 "sim_demand = 14000@0 0@%d\n"

@@ -173,7 +173,10 @@ static void check_partition_count(const struct config *config, const struct cont
 			json_sprintf("%zu partitions, but the hardware has %u CLOSIDs/PARTIDs%s: at most %u "
 				     "partitions can be open",
 				     config->partition_count, caps->partitions_max,
-				     caps->partitions_reserved ? ", one of them the default group's" : "", usable));
+				     caps->partitions_reserved == 1  ? ", one of them the default group's"
+				     : caps->partitions_reserved > 1 ? ", some held by the default group and the kernel"
+								     : "",
+				     usable));
 }
 
 static bool all_hold(json_t *report)
@@ -245,8 +248,10 @@ static const char *str(json_t *obj, const char *key)
 static void print_hardware(FILE *out, const char *backend, json_t *hw)
 {
 	fprintf(out, "host: %s: %lld CLOSIDs/PARTIDs", backend, num(hw, "partitions_max"));
-	if (num(hw, "partitions_reserved"))
-		fprintf(out, " (%lld held by the default group)", num(hw, "partitions_reserved"));
+	if (num(hw, "partitions_reserved") == 1)
+		fprintf(out, " (1 held by the default group)");
+	else if (num(hw, "partitions_reserved") > 1) /* resctrl's io_alloc holds one for devices */
+		fprintf(out, " (%lld held by the default group and the kernel)", num(hw, "partitions_reserved"));
 	if (num(hw, "bw_gran_pct"))
 		fprintf(out, ", MB in steps of %lld%% from %lld%%, %s", num(hw, "bw_gran_pct"), num(hw, "bw_min_pct"),
 			json_is_true(json_object_get(hw, "has_mb_min")) ? "with a minimum (mb_min)" : "no mb_min");
@@ -322,8 +327,10 @@ static void print_writes(FILE *out, json_t *writes)
 	for (size_t i = 0; i < json_array_size(writes);) {
 		json_t *w = json_array_get(writes, i);
 		if (json_object_get(w, "msc")) {
-			fprintf(out, "  msc %s RIS %lld PARTID %lld: %s = %s\n", str(w, "msc"), num(w, "ris"),
-				num(w, "partid"), str(w, "what"), str(w, "value"));
+			fprintf(out, "  msc %s RIS %lld PARTID %lld", str(w, "msc"), num(w, "ris"), num(w, "partid"));
+			if (json_object_get(w, "intpartid"))
+				fprintf(out, " (intPARTID %lld)", num(w, "intpartid"));
+			fprintf(out, ": %s = %s\n", str(w, "what"), str(w, "value"));
 			i++;
 		} else if (!strcmp(str(w, "what"), "mkdir")) {
 			fprintf(out, "  mkdir %s\n", str(w, "path"));

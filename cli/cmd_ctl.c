@@ -10,10 +10,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cli/cli_error.h"
 #include "cli/ctl_client.h"
+#include "cli/event_time.h"
 #include "cli/mpamctl.h"
+#include "cli/socket_access.h"
+#include "core/base/suggest.h"
 #include "core/config/config.h"
 #include "core/ctl/proto.h"
 
@@ -24,10 +28,60 @@ struct ctl_cli_command {
 	const char *args;    /* synopsis after the command name */
 	const char *summary; /* what --help says it does */
 	int min_args, max_args;
-	void (*print)(json_t *result);
+	void (*print)(json_t *result, const struct ctl_options *opts);
+	bool wide_option; /* takes -w, --wide */
 };
 
 /* ---- talking to the daemon ---- */
+
+#define NAME_SUGGESTIONS 3
+
+/* The partitions' names into `names` (room for all); false when `name` is among them. */
+static bool names_without(json_t *partitions, const char *name, const char **names, size_t *count)
+{
+	json_t *p;
+	size_t i;
+
+	*count = 0;
+	json_array_foreach(partitions, i, p) {
+		const char *n = json_string_value(json_object_get(p, "name"));
+		if (n && !strcmp(n, name))
+			return false;
+		if (n)
+			names[(*count)++] = n;
+	}
+	return true;
+}
+
+/* "did you mean 'vm-web-1' or 'vm-web-2'?" when `name` is not a partition mpamd has, "" when it is
+ * one (the refusal had another reason) or when the partitions cannot be listed. */
+static void name_hint(const char *socket_path, const char *name, char *buf, size_t len)
+{
+	json_t *list = NULL;
+	struct err err = { { 0 } };
+	const char *near[NAME_SUGGESTIONS];
+	size_t count, found, used;
+
+	buf[0] = '\0';
+	if (ctl_client_call(socket_path, "list", NULL, NULL, 0, &list, &err) != CTL_CLIENT_OK)
+		return;
+	json_t *partitions = json_object_get(list, "partitions");
+	const char **names = calloc(json_array_size(partitions) + 1, sizeof(*names));
+	if (names && names_without(partitions, name, names, &count)) {
+		found = suggest_near(name, names, count, near, NAME_SUGGESTIONS);
+		if (!found)
+			snprintf(buf, len, "'mpamctl list' shows the %zu partitions", count);
+		used = found ? (size_t)snprintf(buf, len, "did you mean ") : 0;
+		for (size_t k = 0; k < found && used < len; k++) {
+			const char *before = k == 0 ? "" : k + 1 == found ? " or " : ", ";
+			used += (size_t)snprintf(buf + used, len - used, "%s'%s'", before, near[k]);
+		}
+		if (found && used < len)
+			snprintf(buf + used, len - used, "?");
+	}
+	free(names);
+	json_decref(list);
+}
 
 static int ctl_call(const struct ctl_options *opts, bool json, const char *cmd, const char *name,
 		    const char *const *settings, size_t count, json_t **ret_result)
@@ -37,22 +91,29 @@ static int ctl_call(const struct ctl_options *opts, bool json, const char *cmd, 
 
 	*ret_result = NULL;
 	outcome = ctl_client_call(opts->socket_path, cmd, name, settings, count, ret_result, &err);
+	int code = ctl_client_exit_code(outcome);
 	switch (outcome) {
 	case CTL_CLIENT_OK:
-		return EXIT_OK;
+		return code;
 	case CTL_CLIENT_BAD_REQUEST:
-		return cli_error(json, cmd, EXIT_USAGE, "%s", err.text);
+		return cli_error(json, cmd, code, "%s", err.text);
 	case CTL_CLIENT_REFUSED: {
-		/* A refused reload says why line by line: each finding, then the daemon's summary. */
-		int code = cli_error_messages(json, cmd, EXIT_FAILED, *ret_result, "%s", err.text);
+		/* A refused reload says why line by line: each finding, then the daemon's summary; a
+		 * refused set or reload for want of privilege, what this user lacks; a name mpamd does
+		 * not have, the nearest it has. */
+		char hint[ERR_TEXT_MAX], near[ERR_TEXT_MAX / 2] = "";
+		bool denied = ctl_command_find(cmd)->privilege == CTL_MUTATING &&
+			      socket_access_mutate_hint(opts->socket_path, hint, sizeof(hint));
+		if (!denied && name)
+			name_hint(opts->socket_path, name, near, sizeof(near));
+		code = cli_error_messages(json, cmd, code, *ret_result, "%s%s%s", err.text,
+					  denied || near[0] ? "; " : "", denied ? hint : near);
 		json_decref(*ret_result);
 		*ret_result = NULL;
 		return code;
 	}
-	case CTL_CLIENT_UNREACHABLE:
-		return cli_error(json, NULL, EXIT_UNREACHABLE, "%s", err.text);
 	default:
-		return cli_error(json, NULL, EXIT_FAILED, "%s", err.text);
+		return cli_error(json, NULL, code, "%s", err.text);
 	}
 }
 
@@ -143,6 +204,16 @@ static char *rate_text(json_t *obj, json_t *mbps)
 	return marked;
 }
 
+/* An event's "time" (RFC 3339, UTC) in local time; anything else as it came. */
+static char *time_text(json_t *v)
+{
+	char text[EVENT_TIME_TEXT_MAX];
+
+	if (!event_time_text(json_string_value(v), time(NULL), text, sizeof(text)))
+		return value_text(v);
+	return strdup(text);
+}
+
 static char *cell_text(json_t *obj, const char *key)
 {
 	json_t *v = json_object_get(obj, key);
@@ -151,16 +222,36 @@ static char *cell_text(json_t *obj, const char *key)
 		return strdup("");
 	if (!strcmp(key, "mbps"))
 		return rate_text(obj, v);
+	if (!strcmp(key, "time"))
+		return time_text(v);
 	return value_text(v);
+}
+
+/* Members that another column carries: a rate's "valid" and "estimated" (its '-' and '~'), an
+ * event's "t_ms" beside its wall-clock "time" (--json keeps both). */
+static bool folded(json_t *obj, const char *key)
+{
+	if (!strcmp(key, "valid") || !strcmp(key, "estimated"))
+		return json_object_get(obj, "mbps") != NULL;
+	return !strcmp(key, "t_ms") && json_is_string(json_object_get(obj, "time"));
 }
 
 /* ---- tables: one row per object of an array ---- */
 
 struct table {
 	const char *cols[TABLE_MAX_COLS];
+	const char *headers[TABLE_MAX_COLS]; /* NULL: the key in capitals */
 	size_t ncols;
 	size_t width[TABLE_MAX_COLS];
 	bool right[TABLE_MAX_COLS]; /* numbers align right */
+};
+
+/* A column of a table laid out in advance (list's default view). */
+struct table_column {
+	const char *key;
+	const char *header;
+	bool right;    /* aligned right although its cells are text ("100/30") */
+	bool optional; /* left out when no row has a value for it */
 };
 
 static bool table_has(const struct table *t, const char *key)
@@ -187,18 +278,43 @@ static void table_columns(struct table *t, json_t *rows, const char *const *pref
 
 	for (; preferred && *preferred; preferred++) {
 		json_array_foreach(rows, i, row) {
-			if (json_object_get(row, *preferred))
+			if (json_object_get(row, *preferred) && !folded(row, *preferred))
 				table_add_col(t, *preferred);
 		}
 	}
 	json_array_foreach(rows, i, row) {
 		json_object_foreach(row, key, v) {
-			bool folded =
-				(!strcmp(key, "valid") || !strcmp(key, "estimated")) && json_object_get(row, "mbps");
 			/* a nested list (list's per-domain rows) is a table of its own, not a cell */
-			if (!folded && !json_is_array(v) && !json_is_object(v))
+			if (!folded(row, key) && !json_is_array(v) && !json_is_object(v))
 				table_add_col(t, key);
 		}
+	}
+}
+
+/* Whether a row has `key` at all or, with `valued`, a value other than null there. */
+static bool column_has(json_t *rows, const char *key, bool valued)
+{
+	json_t *row, *v;
+	size_t i;
+
+	json_array_foreach(rows, i, row) {
+		v = json_object_get(row, key);
+		if (v && !(valued && json_is_null(v)))
+			return true;
+	}
+	return false;
+}
+
+/* Exactly the columns of `spec` (up to one with a NULL key), an optional one only when it has a value. */
+static void table_columns_spec(struct table *t, json_t *rows, const struct table_column *spec)
+{
+	for (; spec->key && t->ncols < TABLE_MAX_COLS; spec++) {
+		/* a daemon that does not send the field (an older one) gets no empty column */
+		if (!column_has(rows, spec->key, spec->optional))
+			continue;
+		t->cols[t->ncols] = spec->key;
+		t->headers[t->ncols] = spec->header;
+		t->right[t->ncols++] = spec->right;
 	}
 }
 
@@ -208,7 +324,7 @@ static void table_measure(struct table *t, json_t *rows)
 	size_t i;
 
 	for (size_t c = 0; c < t->ncols; c++) {
-		t->width[c] = strlen(t->cols[c]);
+		t->width[c] = strlen(t->headers[c] ? t->headers[c] : t->cols[c]);
 		json_array_foreach(rows, i, row) {
 			json_t *v = json_object_get(row, t->cols[c]);
 			char *text = cell_text(row, t->cols[c]);
@@ -221,44 +337,68 @@ static void table_measure(struct table *t, json_t *rows)
 	}
 }
 
+/* Narrows the last column so that a line takes at most `columns`; never below its header. */
+static void table_fit(struct table *t, size_t columns)
+{
+	size_t used = 0, last = t->ncols - 1;
+
+	if (!t->ncols)
+		return;
+	for (size_t c = 0; c < last; c++)
+		used += t->width[c] + 2;
+	size_t header = strlen(t->headers[last] ? t->headers[last] : t->cols[last]);
+	if (used + t->width[last] > columns)
+		t->width[last] = columns > used + header ? columns - used : header;
+}
+
+/* A cell wider than its column (only the last, after table_fit) ends in "...". */
 static void table_print_cell(const struct table *t, size_t c, const char *text)
 {
 	bool last = c + 1 == t->ncols;
+	int width = (int)t->width[c];
 
-	if (t->right[c])
-		printf("%*s%s", (int)t->width[c], text, last ? "\n" : "  ");
+	if (strlen(text) > t->width[c] && t->width[c] > 3)
+		printf("%.*s...%s", width - 3, text, last ? "\n" : "  ");
+	else if (t->right[c])
+		printf("%*s%s", width, text, last ? "\n" : "  ");
 	else if (last)
 		printf("%s\n", text);
 	else
-		printf("%-*s  ", (int)t->width[c], text);
+		printf("%-*s  ", width, text);
+}
+
+static void table_print_rows(const struct table *t, json_t *rows, int indent)
+{
+	json_t *row;
+	size_t i;
+
+	printf("%*s", indent, "");
+	for (size_t c = 0; c < t->ncols; c++) {
+		char header[64];
+		const char *name = t->headers[c] ? t->headers[c] : t->cols[c];
+		size_t k;
+		for (k = 0; name[k] && k + 1 < sizeof(header); k++)
+			header[k] = (char)(name[k] >= 'a' && name[k] <= 'z' ? name[k] - 'a' + 'A' : name[k]);
+		header[k] = '\0';
+		table_print_cell(t, c, header);
+	}
+	json_array_foreach(rows, i, row) {
+		printf("%*s", indent, "");
+		for (size_t c = 0; c < t->ncols; c++) {
+			char *text = cell_text(row, t->cols[c]);
+			table_print_cell(t, c, text ? text : "?");
+			free(text);
+		}
+	}
 }
 
 static void table_print(json_t *rows, const char *const *preferred, int indent)
 {
 	struct table t = { .ncols = 0 };
-	json_t *row;
-	size_t i;
 
 	table_columns(&t, rows, preferred);
 	table_measure(&t, rows);
-	printf("%*s", indent, "");
-	for (size_t c = 0; c < t.ncols; c++) {
-		char header[64];
-		size_t k;
-		for (k = 0; t.cols[c][k] && k + 1 < sizeof(header); k++)
-			header[k] = (char)(t.cols[c][k] >= 'a' && t.cols[c][k] <= 'z' ? t.cols[c][k] - 'a' + 'A'
-										      : t.cols[c][k]);
-		header[k] = '\0';
-		table_print_cell(&t, c, header);
-	}
-	json_array_foreach(rows, i, row) {
-		printf("%*s", indent, "");
-		for (size_t c = 0; c < t.ncols; c++) {
-			char *text = cell_text(row, t.cols[c]);
-			table_print_cell(&t, c, text ? text : "?");
-			free(text);
-		}
-	}
+	table_print_rows(&t, rows, indent);
 }
 
 static bool is_array_of_objects(json_t *v)
@@ -270,7 +410,7 @@ static bool is_array_of_objects(json_t *v)
 
 static const char *const partition_columns[] = { "name", "class",	"state",	  "mb_min", "mb_max",
 						 "mbps", "target_mbps", "guarantee_mbps", NULL };
-static const char *const event_columns[] = { "tick", "t_ms", "partition", "action", "reason", NULL };
+static const char *const event_columns[] = { "time", "tick", "t_ms", "partition", "action", "reason", NULL };
 static const char *const domain_columns[] = { "domain", "what", "mbps", "state", "mb_max", "mb_min", "reason", NULL };
 
 static const char *const *columns_for(const char *key)
@@ -301,8 +441,8 @@ static void print_object(json_t *obj, int indent)
 	json_t *v;
 
 	json_object_foreach(obj, key, v) {
-		if ((!strcmp(key, "valid") || !strcmp(key, "estimated")) && json_object_get(obj, "mbps"))
-			continue; /* folded into mbps */
+		if (folded(obj, key))
+			continue;
 		if (!strcmp(key, "uptime_s") && json_is_number(v)) {
 			print_duration(indent, "uptime", v);
 		} else if (is_array_of_objects(v)) {
@@ -319,8 +459,9 @@ static void print_object(json_t *obj, int indent)
 	}
 }
 
-static void print_result(json_t *result)
+static void print_result(json_t *result, const struct ctl_options *opts)
 {
+	(void)opts;
 	print_object(result, 0);
 }
 
@@ -348,7 +489,76 @@ static void print_list_domains(json_t *partitions)
 	json_decref(rows);
 }
 
-static void print_list(json_t *result)
+/* list's default view: what an operator looks at first, within LIST_COLUMNS. */
+#define LIST_COLUMNS 100
+
+static const struct table_column list_columns[] = {
+	{ "name", "NAME", false, false },
+	{ "class", "CLASS", false, false },
+	{ "state", "STATE", false, false },
+	{ "mbps", "MB/S", true, false },
+	{ "max/min", "MAX/MIN", true, false },
+	{ "target_mbps", "TARGET", true, false },
+	{ "guarantee_mbps", "GUARANTEE", true, false },
+	{ "tasks", "TASKS", true, true },
+	{ "note", "NOTE", false, true },
+	{ NULL, NULL, false, false },
+};
+
+/* "100/30": mb_max and mb_min in force, "-" where none is (a failed partition). */
+static json_t *limits_pair(json_t *p)
+{
+	char *max = value_text(json_object_get(p, "mb_max")), *min = value_text(json_object_get(p, "mb_min"));
+	char text[64];
+
+	snprintf(text, sizeof(text), "%s/%s", max ? max : "?", min ? min : "?");
+	free(max);
+	free(min);
+	return json_string(!strcmp(text, "-/-") ? "-" : text);
+}
+
+/* What needs a look, one at a time: why it failed, else why its sample is not valid. */
+static json_t *partition_note(json_t *p)
+{
+	json_t *error = json_object_get(p, "error"), *reason = json_object_get(p, "reason");
+
+	return json_incref(json_is_string(error) ? error : json_is_string(reason) ? reason : json_null());
+}
+
+static json_t *list_row(json_t *p)
+{
+	static const char *const copied[] = { "name",	   "class",	  "state",	    "mbps", "valid",
+					      "estimated", "target_mbps", "guarantee_mbps", "tasks" };
+	json_t *row = json_object();
+
+	for (size_t k = 0; k < sizeof(copied) / sizeof(copied[0]); k++) {
+		json_t *v = json_object_get(p, copied[k]);
+		if (v)
+			json_object_set(row, copied[k], v);
+	}
+	if (json_object_get(p, "mb_max") && json_object_get(p, "mb_min"))
+		json_object_set_new(row, "max/min", limits_pair(p));
+	json_object_set_new(row, "note", partition_note(p));
+	return row;
+}
+
+static void print_list_compact(json_t *partitions)
+{
+	struct table t = { .ncols = 0 };
+	json_t *rows = json_array(), *p;
+	size_t i;
+
+	json_array_foreach(partitions, i, p) {
+		json_array_append_new(rows, list_row(p));
+	}
+	table_columns_spec(&t, rows, list_columns);
+	table_measure(&t, rows);
+	table_fit(&t, LIST_COLUMNS);
+	table_print_rows(&t, rows, 0);
+	json_decref(rows);
+}
+
+static void print_list(json_t *result, const struct ctl_options *opts)
 {
 	json_t *partitions = json_object_get(result, "partitions");
 
@@ -360,7 +570,10 @@ static void print_list(json_t *result)
 		printf("no partitions\n");
 		return;
 	}
-	table_print(partitions, partition_columns, 0);
+	if (opts->wide)
+		table_print(partitions, partition_columns, 0);
+	else
+		print_list_compact(partitions);
 	print_list_domains(partitions);
 }
 
@@ -383,8 +596,9 @@ static const char *setting_rounding(json_t *rounded, const char *setting, char *
 	return "";
 }
 
-static void print_set(json_t *result)
+static void print_set(json_t *result, const struct ctl_options *opts)
 {
+	(void)opts;
 	json_t *settings = json_object_get(result, "settings"), *s;
 	json_t *rounded = json_object_get(result, "rounded");
 	const char *name = json_string_value(json_object_get(result, "name"));
@@ -418,8 +632,9 @@ static void print_names(json_t *result, const char *key, const char *label)
 	printf("\n");
 }
 
-static void print_reload(json_t *result)
+static void print_reload(json_t *result, const struct ctl_options *opts)
 {
+	(void)opts;
 	json_t *messages = json_object_get(result, "messages");
 
 	if (!json_is_true(json_object_get(result, "reloaded"))) {
@@ -442,8 +657,9 @@ static void print_reload(json_t *result)
 
 /* ---- Prometheus text exposition: the daemon writes it, mpamctl passes it on ---- */
 
-static void print_metrics(json_t *result)
+static void print_metrics(json_t *result, const struct ctl_options *opts)
 {
+	(void)opts;
 	json_t *text = json_object_get(result, "text");
 
 	if (!json_is_string(text)) {
@@ -458,22 +674,29 @@ static void print_metrics(json_t *result)
 static const struct ctl_cli_command cli_commands[] = {
 	{ "status", "",
 	  "Show the daemon's state: backend, tick interval, ticks done, uptime, overruns, how long the\n"
-	  "last tick and the longest took, partitions and recent policy events.",
-	  0, 0, print_result },
-	{ "list", "",
-	  "List every partition with its class, state (open; failed: it could not be opened or its\n"
-	  "limits applied, and is tried again by itself), limits in force (mb_min, mb_max, percent; '-'\n"
-	  "when none is), last rate (MB/s; '-' when not measured, '~' when extrapolated), target,\n"
-	  "guarantee, slot, error, retry_in_s, the template that made it (a VM's), and for a partition\n"
-	  "with a cgroup, vm or pids its tasks, the threads placed in its group and those refused.",
-	  0, 0, print_list },
-	{ "show", " NAME", "Show everything about partition NAME, one 'key: value' per line, and its recent events.", 1,
-	  1, print_result },
+	  "last tick and the longest took, partitions and recent policy events (their time in the local\n"
+	  "zone, HH:MM:SS; with --json RFC 3339 UTC in \"time\").",
+	  0, 0, print_result, false },
+	{ "list", " [--wide]",
+	  "List every partition, one line each within 100 columns: its name, class, state (open;\n"
+	  "failed: it could not be opened or its limits applied, and is tried again by itself), last\n"
+	  "rate (MB/S; '-' when not measured, '~' when extrapolated), limits in force (MAX/MIN: mb_max\n"
+	  "and mb_min in percent; '-' when none is), target and guarantee (MB/s), TASKS (a partition\n"
+	  "with a cgroup, vm or pids: its tasks) and NOTE (why it failed, or why its sample is not\n"
+	  "valid; cut to fit). With more than one domain, a second table gives each partition's rate,\n"
+	  "state and limits on each. --wide adds every other field mpamd sends, one column each: slot,\n"
+	  "open, weight, reason, error, retry_in_s, attempts, the template that made it (a VM's), IPC\n"
+	  "and stall ratio, the threads placed in its group and those refused.",
+	  0, 0, print_list, true },
+	{ "show", " NAME",
+	  "Show everything about partition NAME, one 'key: value' per line, and its recent events. A\n"
+	  "name mpamd does not have gets the nearest it has ('did you mean ...?'), as with set.",
+	  1, 1, print_result, false },
 	{ "set", " NAME KEY=VALUE...",
 	  "Change partition NAME while mpamd runs. Keys and ranges are those of the configuration file\n"
 	  "(see mpamd.ini(5)): mb_min, mb_max, target_mbps, guarantee_mbps, class... All settings are\n"
 	  "applied together or none is. Needs root or the control socket's group.",
-	  2, -1, print_set },
+	  2, -1, print_set, false },
 	{ "reload", "",
 	  "Re-read the configuration file and apply only what changed: partitions added, removed,\n"
 	  "changed in place (goals) or removed and added again (partid, cgroup, vm, pids...); the others\n"
@@ -482,11 +705,11 @@ static const struct ctl_cli_command cli_commands[] = {
 	  "(backend, monitor, resctrl_root, group_prefix, socket, cgroup_root, [msc] and the sections the\n"
 	  "backends add, such as [pmu]) are refused: restart mpamd for them. The running VMs' partitions\n"
 	  "stay. Needs root or the control socket's group.",
-	  0, 0, print_reload },
+	  0, 0, print_reload, false },
 	{ "metrics", "",
 	  "Print mpamd's metrics in the Prometheus text format 0.0.4, as mpamd writes them (see mpamctl(8)\n"
 	  "for the names); --json prints the reply, {\"format\": ..., \"text\": ...}.",
-	  0, 0, print_metrics },
+	  0, 0, print_metrics, false },
 };
 
 static void command_usage(const struct ctl_cli_command *c, FILE *out)
@@ -497,12 +720,14 @@ static void command_usage(const struct ctl_cli_command *c, FILE *out)
 		"%s\n"
 		"\n"
 		"Options (anywhere on the line):\n"
+		"%s"
 		"  -j, --json         print the daemon's reply as JSON; errors too, as {\"ok\": false, ...}\n"
 		"  -s, --socket PATH  mpamd's control socket (default " DEFAULT_SOCKET_PATH ")\n"
 		"  -h, --help         show this help\n"
 		"\n"
 		"Exit status: 0 success, 1 mpamd refused the request, 2 usage error, 3 mpamd unreachable.\n",
-		c->name, c->args, c->summary);
+		c->name, c->args, c->summary,
+		c->wide_option ? "  -w, --wide         every field, one column each (wider than a terminal)\n" : "");
 }
 
 /* --json anywhere on the line, known before any other option is looked at, so that even a usage
@@ -528,6 +753,7 @@ static int command_options(const struct ctl_cli_command *c, int argc, char **arg
 		{ "json", no_argument, NULL, 'j' },
 		{ "socket", required_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "wide", no_argument, NULL, 'w' },
 		{ NULL, 0, NULL, 0 },
 	};
 	char what[160];
@@ -535,9 +761,11 @@ static int command_options(const struct ctl_cli_command *c, int argc, char **arg
 
 	opts->json = opts->json || wants_json(argc, argv);
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":js:h", options, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, ":js:hw", options, NULL)) != -1) {
 		if (opt == 'j') {
 			opts->json = true;
+		} else if (opt == 'w' && c->wide_option) {
+			opts->wide = true;
 		} else if (opt == 's') {
 			opts->socket_path = optarg;
 		} else if (opt == 'h') {
@@ -580,7 +808,7 @@ static int command_run(const char *name, int argc, char **argv, const struct ctl
 		json_dumpf(result, stdout, JSON_INDENT(2) | JSON_ENCODE_ANY);
 		putchar('\n');
 	} else {
-		c->print(result);
+		c->print(result, &opts);
 	}
 	json_decref(result);
 	return fflush(stdout) == 0 ? EXIT_OK : EXIT_FAILED;

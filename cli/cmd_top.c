@@ -28,6 +28,7 @@ struct top_session {
 	struct top_model model;
 	bool have_model;
 	char error[ERR_TEXT_MAX]; /* why there is no model */
+	int error_exit;		  /* and the exit code it gives, as the other commands' (cli/mpamctl.h) */
 	struct top_view view;
 };
 
@@ -57,8 +58,9 @@ static void top_usage(FILE *out)
 		"                     not a terminal); $COLUMNS sets its width (default %d)\n"
 		"  -h, --help         show this help\n"
 		"\n"
-		"Exit status: 0 on q (or after the frame), 1 when --once gets no data from mpamd or the\n"
-		"terminal cannot be driven, 2 usage error.\n",
+		"Exit status: 0 on q (or after the frame), 1 when --once gets no data from mpamd (it\n"
+		"refused, or its reply makes no sense) or the terminal cannot be driven, 2 usage error,\n"
+		"3 when --once finds no mpamd answering on the control socket.\n",
 		REFRESH_MIN_MS, REFRESH_MAX_MS, REFRESH_MIN_MS, PLAIN_COLUMNS);
 }
 
@@ -81,11 +83,15 @@ static void fetch(struct top_session *s)
 	json_t *status = NULL, *list = NULL;
 	struct err err = { { 0 } };
 	struct top_model fresh;
+	enum ctl_client_outcome outcome;
 	int r = -1;
 
-	if (ctl_client_call(s->socket_path, "status", NULL, NULL, 0, &status, &err) == CTL_CLIENT_OK &&
-	    ctl_client_call(s->socket_path, "list", NULL, NULL, 0, &list, &err) == CTL_CLIENT_OK)
+	outcome = ctl_client_call(s->socket_path, "status", NULL, NULL, 0, &status, &err);
+	if (outcome == CTL_CLIENT_OK)
+		outcome = ctl_client_call(s->socket_path, "list", NULL, NULL, 0, &list, &err);
+	if (outcome == CTL_CLIENT_OK)
 		r = top_model_build(status, list, &fresh, &err);
+	s->error_exit = outcome == CTL_CLIENT_OK ? EXIT_FAILED : ctl_client_exit_code(outcome);
 	json_decref(status);
 	json_decref(list);
 	if (s->have_model)
@@ -134,7 +140,7 @@ static int print_once(struct top_session *s)
 		fprintf(stderr, "mpamctl top: %s\n", s->error);
 	if (fflush(stdout) != 0)
 		return EXIT_FAILED;
-	return s->have_model ? EXIT_OK : EXIT_FAILED;
+	return s->have_model ? EXIT_OK : s->error_exit;
 }
 
 /* ---- the terminal ---- */

@@ -10,6 +10,8 @@
 #include <unistd.h>
 
 #include "cli/ctl_client.h"
+#include "cli/mpamctl.h"
+#include "cli/socket_access.h"
 #include "core/ctl/proto.h"
 
 #define REPLY_MAX (256u * 1024 * 1024) /* a reply this long is not from mpamd */
@@ -100,15 +102,6 @@ static int read_line(int fd, char **ret_line, size_t *ret_len)
 	}
 }
 
-static const char *connect_hint(int r)
-{
-	if (r == -ENOENT || r == -ECONNREFUSED)
-		return " (is mpamd running? 'systemctl start mpamd', or mpamd -c FILE)";
-	if (r == -EACCES)
-		return " (only root and the socket's group may connect)";
-	return "";
-}
-
 /* Sends one request line and reads the reply line. */
 static enum ctl_client_outcome exchange(const char *path, const char *request, char **ret_line, size_t *ret_len,
 					struct err *err)
@@ -116,7 +109,9 @@ static enum ctl_client_outcome exchange(const char *path, const char *request, c
 	int fd = -1, r = socket_connect(path, &fd);
 
 	if (r < 0) {
-		err_set(err, r, "cannot connect to %s: %s%s", path, strerror(-r), connect_hint(r));
+		char hint[ERR_TEXT_MAX - 64];
+		socket_access_connect_hint(path, r, hint, sizeof(hint));
+		err_set(err, r, "cannot connect to %s: %s%s%s", path, strerror(-r), hint[0] ? "; " : "", hint);
 		return CTL_CLIENT_UNREACHABLE;
 	}
 	r = send_all(fd, request, strlen(request));
@@ -155,4 +150,18 @@ enum ctl_client_outcome ctl_client_call(const char *path, const char *cmd, const
 		return CTL_CLIENT_BROKEN;
 	}
 	return CTL_CLIENT_OK;
+}
+
+int ctl_client_exit_code(enum ctl_client_outcome outcome)
+{
+	switch (outcome) {
+	case CTL_CLIENT_OK:
+		return EXIT_OK;
+	case CTL_CLIENT_BAD_REQUEST:
+		return EXIT_USAGE;
+	case CTL_CLIENT_UNREACHABLE:
+		return EXIT_UNREACHABLE;
+	default:
+		return EXIT_FAILED;
+	}
 }

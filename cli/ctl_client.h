@@ -26,4 +26,8 @@ enum ctl_client_outcome ctl_client_call(const char *path, const char *cmd, const
 					const char *const *settings, size_t count, json_t **ret_result,
 					struct err *err);
 
+/* The mpamctl exit code of an outcome (cli/mpamctl.h), the same for every command that talks to
+ * mpamd: 0, 2 for a request that could not be built, 3 when no mpamd answers, 1 otherwise. */
+int ctl_client_exit_code(enum ctl_client_outcome outcome);
+
 #endif

@@ -15,6 +15,7 @@ enum {
 struct ctl_options {
 	const char *socket_path;
 	bool json;
+	bool wide; /* list --wide: every field */
 };
 
 int cmd_check_config(int argc, char **argv, const struct ctl_options *opts);

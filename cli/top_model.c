@@ -4,7 +4,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
+#include "cli/event_time.h"
 #include "cli/top_model.h"
 
 /* ---- reading fields that may be missing or mistyped ---- */
@@ -102,9 +104,14 @@ static char *newest_event(json_t *status, const char *name, bool *failed)
 		const char *who = json_string_value(json_object_get(e, "partition"));
 		const char *action = json_string_value(json_object_get(e, "action"));
 		const char *reason = json_string_value(json_object_get(e, "reason"));
+		char when[EVENT_TIME_TEXT_MAX];
 		if (!who || strcmp(who, name) || !action)
 			continue;
-		if (asprintf(&text, "%s%s%s", action, reason && *reason ? ": " : "", reason ? reason : "") < 0) {
+		/* "11:27:07 throttle: ...": when it happened, in local time (a daemon without times: none) */
+		bool dated =
+			event_time_text(json_string_value(json_object_get(e, "time")), time(NULL), when, sizeof(when));
+		if (asprintf(&text, "%s%s%s%s%s", when, dated ? " " : "", action, reason && *reason ? ": " : "",
+			     reason ? reason : "") < 0) {
 			*failed = true;
 			return NULL;
 		}

@@ -42,7 +42,7 @@ struct top_row {
 	double guarantee_mbps;	 /* NAN when not set */
 	enum top_state state;
 	char *reason; /* why the sample is invalid or the partition failed, or NULL */
-	char *event;  /* newest status event of this partition, "action: reason", or NULL */
+	char *event;  /* newest status event of this partition, "HH:MM:SS action: reason", or NULL */
 	struct top_domain *domains;
 	size_t domain_count;
 };

@@ -51,7 +51,9 @@ mpamd_layer(mpamd_mmio DIRS backends/mmio DEPS mpamd_contracts mpamd_mpam SOURCE
   backends/mmio/monitor_mbwu.c
   backends/mmio/monitors.c
   backends/mmio/msc.c
+  backends/mmio/msc_access.c
   backends/mmio/msc_set.c
+  backends/mmio/msc_takeover.c
   backends/mmio/quirks.c
   backends/mmio/soc_id.c)
 
@@ -63,6 +65,7 @@ mpamd_layer(mpamd_resctrl DIRS backends/resctrl DEPS mpamd_contracts LIBS PkgCon
   backends/resctrl/group.c
   backends/resctrl/monitor_resctrl.c
   backends/resctrl/parse.c
+  backends/resctrl/partid.c
   backends/resctrl/probe.c)
 
 # The simulator is a bus for the MMIO driver: it sits on the mmio layer.
@@ -75,10 +78,12 @@ mpamd_layer(mpamd_sim DIRS backends/sim DEPS mpamd_mmio SOURCES
   backends/sim/mb_curve.c
   backends/sim/msc_model.c
   backends/sim/msc_model_config.c
+  backends/sim/msc_model_partsel.c
   backends/sim/msc_model_monitors.c
   backends/sim/sampler_sim.c
   backends/sim/sim_config.c
   backends/sim/sim_host.c
+  backends/sim/sim_preload.c
   backends/sim/traffic.c)
 
 mpamd_layer(mpamd_cgroup DIRS backends/cgroup DEPS mpamd_contracts LIBS PkgConfig::LIBCGROUP PkgConfig::LIBNL SOURCES
@@ -150,6 +155,7 @@ mpamd_layer(mpamd_engine DIRS core/engine
   core/engine/engine.c
   core/engine/engine_apply.c
   core/engine/engine_domains.c
+  core/engine/engine_gens.c
   core/engine/engine_ctl.c
   core/engine/engine_desired.c
   core/engine/engine_loop.c
@@ -177,6 +183,7 @@ mpamd_layer(mpamd_cli DIRS cli DEPS mpamd_engine mpamd_perf LIBS PkgConfig::CAIR
   cli/cmd_plot.c
   cli/cmd_pmu.c
   cli/cmd_top.c
+  cli/event_time.c
   cli/flock_holder.c
   cli/instance_lock.c
   cli/pidfile.c
@@ -184,6 +191,7 @@ mpamd_layer(mpamd_cli DIRS cli DEPS mpamd_engine mpamd_perf LIBS PkgConfig::CAIR
   cli/plot_axis.c
   cli/record_read.c
   cli/service_notify.c
+  cli/socket_access.c
   cli/tick_table.c
   cli/top_frame.c
   cli/top_layout.c

@@ -9,6 +9,7 @@
 #include <netlink/socket.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 
 /* A drain reads at most this many messages, so that a fork storm cannot keep the engine's loop from
  * its ticks: epoll reports the socket again for the rest. */
@@ -167,6 +168,15 @@ static int subscribe(struct proc_connector *pc, struct err *err)
 	return 0;
 }
 
+/* SO_RCVBUFFORCE passes net.core.rmem_max, which is as low as 208 KiB on stock kernels: a few
+ * hundred events. It takes CAP_NET_ADMIN, which listening takes anyway; without it, the capped size. */
+static int set_receive_buffer(struct proc_connector *pc, int rcvbuf)
+{
+	if (setsockopt(nl_socket_get_fd(pc->sock), SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf, sizeof(rcvbuf)) == 0)
+		return 0;
+	return nl_socket_set_buffer_size(pc->sock, rcvbuf, 0);
+}
+
 int proc_connector_open(int rcvbuf, struct proc_connector **ret, struct err *err)
 {
 	struct proc_connector *pc = calloc(1, sizeof(*pc));
@@ -189,7 +199,7 @@ int proc_connector_open(int rcvbuf, struct proc_connector **ret, struct err *err
 	}
 	r = nl_socket_set_nonblocking(pc->sock);
 	if (r == 0 && rcvbuf > 0)
-		r = nl_socket_set_buffer_size(pc->sock, rcvbuf, 0);
+		r = set_receive_buffer(pc, rcvbuf);
 	if (r < 0)
 		r = err_set(err, errno_of(r), "proc connector: %s", nl_geterror(r));
 	if (r == 0)

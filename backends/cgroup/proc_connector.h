@@ -17,7 +17,12 @@
 
 struct proc_connector;
 
-/* Subscribes to process events (`rcvbuf` bytes of socket buffer; 0: the default). -EPERM without
+/* The buffer the daemon asks for: a burst of a few thousand starts (a VM boot, a parallel build on
+ * a busy host) waits there instead of being dropped; a drop costs a reconcile of every partition. */
+#define PROC_CONNECTOR_RCVBUF (4 << 20)
+
+/* Subscribes to process events (`rcvbuf` bytes of socket buffer, past net.core.rmem_max where the
+ * capability allows; 0: the default). -EPERM without
  * CAP_NET_ADMIN, -EPROTONOSUPPORT without CONFIG_PROC_EVENTS..., and why. */
 int proc_connector_open(int rcvbuf, struct proc_connector **ret, struct err *err);
 /* Unsubscribes (the kernel stops making events nobody reads) and closes. NULL is fine. */

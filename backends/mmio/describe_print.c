@@ -13,13 +13,22 @@ static void print_ris(json_t *ris, FILE *out)
 	json_t *ctr = json_object_get(ris, "counter");
 
 	fprintf(out, "  RIS %lld:", describe_num(ris, "index"));
-	if (bw)
-		fprintf(out, " bandwidth BWA_WD %lld (granularity %lld%%, minimum %lld%%, MIN %s, MAX %s);",
+	if (describe_num(ris, "intpartids"))
+		fprintf(out, " PARTID narrowing to %lld intPARTIDs;", describe_num(ris, "intpartids"));
+	if (bw) {
+		fprintf(out, " bandwidth BWA_WD %lld (granularity %lld%%, minimum %lld%%, MIN %s, MAX %s",
 			describe_num(bw, "bwa_wd"), describe_num(bw, "granularity_pct"),
 			describe_num(bw, "min_bandwidth_pct"), describe_yes_no(json_object_get(bw, "has_min")),
 			describe_yes_no(json_object_get(bw, "has_max")));
-	else
+		/* MAX_LIM, and what mpamd's mb_max is there (mb_max_mode where the MSC lets it choose). */
+		if (json_object_get(bw, "mb_max_limit"))
+			fprintf(out, ", MAX_LIM %s: mb_max is %s", describe_str(bw, "max_lim_means"),
+				describe_str(bw, "mb_max_limit"));
+		fprintf(out, ", PROP %s, PBM %lld portions);", describe_yes_no(json_object_get(bw, "has_prop")),
+			describe_num(bw, "pbm_wd"));
+	} else {
 		fprintf(out, " no bandwidth controls;");
+	}
 	fprintf(out, " CPBM %lld bits; %lld MBWU monitors", describe_num(ris, "cpbm_wd"),
 		describe_num(ris, "monitors"));
 	if (ctr)

@@ -116,10 +116,13 @@ static int check_partid(const struct mmio_limits *l, const struct partition_conf
 {
 	if (!p->has_partid)
 		return err_set(err, -EINVAL, "partition \"%s\" has no partid", p->name);
-	for (size_t i = 0; i < l->set->count; i++)
-		if (p->partid > l->set->mscs[i].caps.partid_max)
-			return err_set(err, -ERANGE, "partid %u is above PARTID_MAX %u of msc \"%s\"", p->partid,
-				       l->set->mscs[i].caps.partid_max, l->set->mscs[i].name);
+	for (size_t i = 0; i < l->set->count; i++) {
+		const struct msc *msc = &l->set->mscs[i];
+		if (p->partid > msc->caps.partid_max)
+			return err_set(err, -ERANGE, "partid %u is above %s %u of msc \"%s\"", p->partid,
+				       msc_narrows_partids(msc) ? "INTPARTID_MAX (it narrows PARTIDs)" : "PARTID_MAX",
+				       msc->caps.partid_max, msc->name);
+	}
 	return 0;
 }
 
@@ -168,8 +171,12 @@ static int apply_one_msc(struct msc *msc, int dom, uint16_t partid, const struct
 	/* Nothing is written to such an MSC; a partition that wants no limit there is fine with that. */
 	if (refused)
 		return limits_anything(want) ? err_set(err, -EPERM, "%s", refused) : 0;
-	int r = plan ? msc_plan_bandwidth(msc, partid, max, min, &max_pct, &min_pct, plan, err)
-		     : msc_set_bandwidth(msc, partid, max, min, &max_pct, &min_pct, err);
+	/* What an earlier owner left for the PARTID goes before mpamd's limits are written. */
+	int r = msc_take_over(msc, partid, plan, err);
+	if (r < 0)
+		return r;
+	r = plan ? msc_plan_bandwidth(msc, partid, max, min, &max_pct, &min_pct, plan, err)
+		 : msc_set_bandwidth(msc, partid, max, min, &max_pct, &min_pct, err);
 
 	if (r == 0 && dom >= 0) {
 		eff->mb_max_at[dom] = max_pct;
@@ -253,14 +260,54 @@ int mmio_limits_apply(struct mmio_limits *l, size_t index, const struct partitio
 	return program(l, p->partid, want, effective, NULL, err);
 }
 
-/* What apply passes over quietly: MSCs that cannot hold a limit everywhere. */
-static void note_msc_gaps(const struct mmio_limits *l, const struct partition_limits *want, json_t *notes)
+/* Whether an mb_max below 100% on `msc` is a soft or a hard limit, and why: a note for the plan. */
+static void note_limit_kind(const struct msc *msc, json_t *notes)
 {
+	if (msc->caps.mbw_ris < 0 || !msc->caps.ris[msc->caps.mbw_ris].has_max)
+		return;
+	const struct msc_ris_caps *rc = &msc->caps.ris[msc->caps.mbw_ris];
+	bool hard = msc_limits_hard(msc, rc);
+	char why[96];
+
+	if (rc->max_lim == MPAM_MAX_LIM_EITHER)
+		snprintf(why, sizeof(why), "mb_max_mode = %s; MAX_LIM lets software choose", hard ? "hard" : "soft");
+	else
+		snprintf(why, sizeof(why), "MPAMF_MBW_IDR.MAX_LIM is %s%s", msc_max_lim_name(rc->max_lim),
+			 hard != msc->hard_limits ? ", whatever mb_max_mode says" : "");
+	json_array_append_new(notes,
+			      json_sprintf("msc %s: mb_max is a %s limit (%s)%s", msc->name, hard ? "hard" : "soft",
+					   why, hard ? "" : ": idle bandwidth above it stays usable"));
+}
+
+/* Whether the partition's mb_max on domain `dom` (-1: the MSC is none) can be below 100%: configured
+ * so, or moved there by the policies (the target controller, the guard's cuts of a best-effort one). */
+static bool may_be_limited(const struct partition_config *p, const struct partition_limits *want, int dom)
+{
+	unsigned max = dom >= 0 ? limits_max_at(want, (unsigned)dom) : want->mb_max;
+
+	return max < 100 || p->goals.target_mbps || p->goals.class == CLASS_BEST_EFFORT;
+}
+
+/* What apply passes over quietly: MSCs that cannot hold a limit everywhere, and how each holds one. */
+static void note_msc_gaps(const struct mmio_limits *l, const struct partition_config *p,
+			  const struct partition_limits *want, json_t *notes)
+{
+	uint16_t partid = p->partid;
+
 	for (size_t i = 0; i < l->set->count; i++) {
 		const struct msc *msc = &l->set->mscs[i];
 		bool has_cpbm = false;
 		for (unsigned r = 0; r < msc->caps.ris_count; r++)
 			has_cpbm |= msc->caps.ris[r].cpbm_wd != 0;
+		if (!msc_quirks_controls_refused(msc->caps.quirks) && !msc_taken_over(msc, partid))
+			json_array_append_new(
+				notes, json_sprintf("msc %s: PARTID %u is taken over first: %severy "
+						    "control it has is written to its reset value "
+						    "before the limits",
+						    msc->name, partid,
+						    msc_narrows_partids(msc) ? "mapped to its intPARTID, " : ""));
+		if (may_be_limited(p, want, l->domain_of[i]))
+			note_limit_kind(msc, notes);
 		if (msc->caps.mbw_ris < 0)
 			json_array_append_new(notes, json_sprintf("msc %s has no bandwidth controls: mb_max and mb_min "
 								  "are not held there",
@@ -286,7 +333,7 @@ int mmio_limits_plan(const struct mmio_limits *l, const struct partition_config 
 	if (r == 0)
 		r = program(l, p->partid, want, &ret->effective, ret->writes, err);
 	if (r == 0)
-		note_msc_gaps(l, want, ret->notes);
+		note_msc_gaps(l, p, want, ret->notes);
 	if (r < 0)
 		control_plan_fini(ret);
 	return r;
@@ -351,6 +398,8 @@ static int open_for(const struct config *config, bool plan_only, struct control 
 		r = msc_set_new_from_config(config, &access, &m->set, err);
 	if (r == 0)
 		r = mmio_limits_new(m->set, config->partition_count, &m->limits, err);
+	if (r == 0)
+		msc_set_limit_mode(m->set, config->global.mb_max_mode == MB_MAX_HARD);
 	if (r < 0) {
 		mmio_free(m ? &m->base : NULL);
 		return r;

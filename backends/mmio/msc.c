@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "backends/mmio/msc_access.h"
 #include "backends/mmio/quirks.h"
 #include "backends/mpam/mpam_regs.h"
 
@@ -20,22 +21,70 @@ static int read_idr(struct msc_bus *bus, uint64_t *ret)
 	return r;
 }
 
-static int probe_ris(struct msc_bus *bus, const struct mpamf_idr *idr, struct msc_ris_caps *ris)
+/* Bandwidth controls, as Linux's mpam_ris_hw_probe reads them: BWA_WD is at most 16 (the width of
+ * the fields it describes), and MIN, MAX and PROP need a width; MBW_PBM its own. */
+static void decode_mbw(uint32_t reg, struct msc_ris_caps *ris)
+{
+	struct mpamf_mbw_idr mbw = mpamf_mbw_idr_decode(reg);
+
+	ris->bwa_wd = mbw.bwa_wd > 16 ? 16 : mbw.bwa_wd;
+	ris->has_min = mbw.has_min && ris->bwa_wd;
+	ris->has_max = mbw.has_max && ris->bwa_wd;
+	ris->has_prop = mbw.has_prop && ris->bwa_wd;
+	ris->has_mbw = ris->has_max || ris->has_min;
+	ris->max_lim = mbw.max_lim;
+	ris->pbm_wd = mbw.has_pbm ? mbw.bwpbm_wd : 0;
+}
+
+/* Cache capacity controls, as mpam_ris_hw_probe: CMAX and CMIN need CMAX_WD, CASSOC CASSOC_WD. */
+static void decode_ccap(uint32_t reg, struct msc_ris_caps *ris)
+{
+	bool cmax_wd = mpam_field_get(MPAMF_CCAP_IDR_CMAX_WD, reg) != 0;
+
+	ris->has_cmax = cmax_wd && !(reg & MPAMF_CCAP_IDR_NO_CMAX);
+	ris->has_cmin = cmax_wd && (reg & MPAMF_CCAP_IDR_HAS_CMIN);
+	ris->has_cassoc = mpam_field_get(MPAMF_CCAP_IDR_CASSOC_WD, reg) && (reg & MPAMF_CCAP_IDR_HAS_CASSOC);
+}
+
+static void decode_pri(uint32_t reg, struct msc_ris_caps *ris)
+{
+	if (reg & MPAMF_PRI_IDR_HAS_INTPRI)
+		ris->intpri_wd = (unsigned)mpam_field_get(MPAMF_PRI_IDR_INTPRI_WD, reg);
+	if (reg & MPAMF_PRI_IDR_HAS_DSPRI)
+		ris->dspri_wd = (unsigned)mpam_field_get(MPAMF_PRI_IDR_DSPRI_WD, reg);
+	ris->intpri_0_is_low = (reg & MPAMF_PRI_IDR_INTPRI_0_IS_LOW) != 0;
+	ris->dspri_0_is_low = (reg & MPAMF_PRI_IDR_DSPRI_0_IS_LOW) != 0;
+}
+
+/* The controls of a RIS, every one mpamd resets when it takes a PARTID over. */
+static int probe_controls(struct msc_bus *bus, const struct mpamf_idr *idr, struct msc_ris_caps *ris)
 {
 	uint32_t reg;
 	int r = 0;
 
-	memset(ris, 0, sizeof(*ris));
-	if (idr->has_mbw_part && (r = bus_read32(bus, MPAMF_MBW_IDR, &reg)) == 0) {
-		struct mpamf_mbw_idr mbw = mpamf_mbw_idr_decode(reg);
-		ris->bwa_wd = mbw.bwa_wd;
-		ris->has_min = mbw.has_min && mbw.bwa_wd;
-		ris->has_max = mbw.has_max && mbw.bwa_wd;
-		ris->has_mbw = ris->has_max || ris->has_min;
-		ris->max_lim = mbw.max_lim;
-	}
+	if (idr->has_mbw_part && (r = bus_read32(bus, MPAMF_MBW_IDR, &reg)) == 0)
+		decode_mbw(reg, ris);
 	if (r == 0 && idr->has_cpor_part && (r = bus_read32(bus, MPAMF_CPOR_IDR, &reg)) == 0)
 		ris->cpbm_wd = (unsigned)mpam_field_get(MPAMF_CPOR_IDR_CPBM_WD, reg);
+	if (r == 0 && idr->has_ccap_part && (r = bus_read32(bus, MPAMF_CCAP_IDR, &reg)) == 0)
+		decode_ccap(reg, ris);
+	if (r == 0 && idr->has_pri_part && (r = bus_read32(bus, MPAMF_PRI_IDR, &reg)) == 0)
+		decode_pri(reg, ris);
+	/* PARTID narrowing: one configuration per intPARTID (mpam_ris_hw_probe). */
+	if (r == 0 && idr->has_partid_nrw && (r = bus_read32(bus, MPAMF_PARTID_NRW_IDR, &reg)) == 0) {
+		ris->has_partid_nrw = true;
+		ris->intpartid_max = (uint16_t)mpam_field_get(MPAMF_PARTID_NRW_IDR_INTPARTID_MAX, reg);
+	}
+	return r;
+}
+
+static int probe_ris(struct msc_bus *bus, const struct mpamf_idr *idr, struct msc_ris_caps *ris)
+{
+	uint32_t reg;
+	int r;
+
+	memset(ris, 0, sizeof(*ris));
+	r = probe_controls(bus, idr, ris);
 	if (r == 0 && idr->has_msmon && (r = bus_read32(bus, MPAMF_MSMON_IDR, &reg)) == 0 &&
 	    (reg & MPAMF_MSMON_IDR_MSMON_MBWU) && (r = bus_read32(bus, MPAMF_MBWUMON_IDR, &reg)) == 0) {
 		struct mpamf_mbwumon_idr mon = mpamf_mbwumon_idr_decode(reg);
@@ -110,6 +159,15 @@ static void pick_ris(struct msc_caps *caps)
 	}
 }
 
+/* A RIS that narrows PARTIDs has a configuration per intPARTID only: mpamd uses no PARTID above
+ * INTPARTID_MAX there, and maps each it uses to the intPARTID of the same number, as Linux clamps
+ * and maps them (mpam_ris_hw_probe, mpam_reprogram_ris_partid). */
+static void narrow_partids(struct msc_caps *caps, const struct msc_ris_caps *rc)
+{
+	if (rc->has_partid_nrw && rc->intpartid_max < caps->partid_max)
+		caps->partid_max = rc->intpartid_max;
+}
+
 /* With RIS the IDRs describe the RIS that PART_SEL selects. The owner selects each; a monitor-only
  * user may not change PART_SEL and sees the RIS the owner left; a dry run selects each and puts
  * back what it found, so an owner between two accesses finds its selection again. */
@@ -135,6 +193,7 @@ static int probe_each_ris(struct msc_bus *bus, const struct msc_probe_opts *opts
 			caps->pmg_max = idr->pmg_max;
 		if ((r = probe_ris(bus, idr, &caps->ris[i])) < 0)
 			return err_set(err, r, "cannot read the ID registers of RIS %u", i);
+		narrow_partids(caps, &caps->ris[i]);
 	}
 	if (opts->plan_only && (r = bus_write32(bus, MPAMCFG_PART_SEL, found)) < 0)
 		return err_set(err, r, "cannot put MPAMCFG_PART_SEL back");
@@ -160,7 +219,10 @@ static int probe_all_ris(struct msc_bus *bus, const struct msc_probe_opts *opts,
 	/* Without RIS the IDRs describe the whole MSC; a monitor-only user sees one RIS. */
 	caps->ris_count = 1;
 	r = probe_ris(bus, &idr, &caps->ris[0]);
-	return r < 0 ? err_set(err, r, "cannot read the ID registers of RIS 0") : 0;
+	if (r < 0)
+		return err_set(err, r, "cannot read the ID registers of RIS 0");
+	narrow_partids(caps, &caps->ris[0]);
+	return 0;
 }
 
 /* As Linux since 7.2: v1.x, and v0.1 (backward compatible with v1.0); v0.0 is no MSC at all (or the
@@ -204,52 +266,51 @@ int msc_probe(struct msc_bus *bus, const struct msc_probe_opts *opts, struct msc
 	return 0;
 }
 
-static int check_partid(const struct msc *msc, uint16_t partid, const json_t *plan, struct err *err)
+bool msc_narrows_partids(const struct msc *msc)
 {
-	if (partid > msc->caps.partid_max)
-		return err_set(err, -ERANGE, "PARTID %u is above the MSC's PARTID_MAX %u", partid,
-			       msc->caps.partid_max);
-	if (msc->access.monitor_only)
-		return err_set(err, -EPERM, "controls of this MSC belong to resctrl");
-	if (msc->access.plan_only && !plan)
-		return err_set(err, -EPERM, "this MSC was opened to plan only");
-	const char *refused = msc_quirks_controls_refused(msc->caps.quirks);
-	return refused ? err_set(err, -EPERM, "%s", refused) : 0;
+	for (unsigned r = 0; r < msc->caps.ris_count; r++)
+		if (msc->caps.ris[r].has_partid_nrw)
+			return true;
+	return false;
 }
 
-/* Selects PARTID on RIS and writes a control register, then reads it back; with `plan`, only
- * records the write (the value then reads back as written). */
-static int write_control(struct msc *msc, unsigned ris, uint16_t partid, uint32_t offset, const char *reg,
-			 uint32_t value, uint32_t *readback, json_t *plan)
+bool msc_limits_hard(const struct msc *msc, const struct msc_ris_caps *rc)
 {
-	if (plan) {
-		char hex[16];
-		snprintf(hex, sizeof(hex), "0x%08x", value);
-		json_t *w = json_pack("{s:s,s:s,s:I,s:I,s:s}", "what", reg, "msc", msc->name, "ris", (json_int_t)ris,
-				      "partid", (json_int_t)partid, "value", hex);
-		if (!w || json_array_append_new(plan, w) < 0)
-			return -ENOMEM;
-		*readback = value;
-		return 0;
+	if (rc->max_lim == MPAM_MAX_LIM_EITHER)
+		return msc->hard_limits;
+	return rc->max_lim == MPAM_MAX_LIM_HARD;
+}
+
+const char *msc_max_lim_name(unsigned max_lim)
+{
+	switch (max_lim) {
+	case MPAM_MAX_LIM_EITHER:
+		return "soft and hard";
+	case MPAM_MAX_LIM_SOFT:
+		return "soft only";
+	case MPAM_MAX_LIM_HARD:
+		return "hard only";
+	default:
+		return "reserved";
 	}
-	int r = bus_write32(msc->bus, MPAMCFG_PART_SEL, mpamcfg_part_sel(ris, partid));
-
-	if (r == 0)
-		r = bus_write32(msc->bus, offset, value);
-	if (r == 0)
-		r = bus_read32(msc->bus, offset, readback);
-	return r;
 }
 
-static uint32_t mbw_max_value(const struct msc_ris_caps *ris, unsigned pct)
+/* HARDLIM is set only where software chooses (MAX_LIM 0) and mpamd was asked for hard limits: soft
+ * by default, as Linux's resctrl leaves it (it writes the MAX field alone), so that an mb_max means the
+ * same over MMIO as through resctrl. Where MAX_LIM fixes it the bit reads back as fixed. */
+static uint32_t mbw_max_value(const struct msc *msc, const struct msc_ris_caps *rc, unsigned pct)
 {
-	uint32_t v = mpam_mbw_max_from_percent(pct, ris->bwa_wd);
+	uint32_t v = mpam_mbw_max_from_percent(pct, rc->bwa_wd);
 
-	/* A budget should hold when the memory system is idle too: ask for a hard limit where the
-	 * hardware lets software choose (MAX_LIM 0); otherwise HARDLIM is fixed and reads back as is. */
-	if (ris->max_lim == 0)
+	if (rc->max_lim == MPAM_MAX_LIM_EITHER && msc->hard_limits)
 		v |= (uint32_t)MPAMCFG_MBW_MAX_HARDLIM;
 	return v;
+}
+
+/* What HARDLIM must read back: the choice where software has it, else what MAX_LIM fixes. */
+static bool hardlim_as_asked(const struct msc *msc, const struct msc_ris_caps *rc, uint32_t readback)
+{
+	return ((readback & MPAMCFG_MBW_MAX_HARDLIM) != 0) == msc_limits_hard(msc, rc);
 }
 
 /* The MBW_MIN field for a request of min_pct (0: none) beside a maximum of max_pct. On a T241 it is
@@ -268,26 +329,28 @@ static int set_ris_bandwidth(struct msc *msc, unsigned ris, uint16_t partid, uns
 			     json_t *plan, struct err *err)
 {
 	const struct msc_ris_caps *rc = &msc->caps.ris[ris];
-	uint32_t want, got;
+	struct msc_control_values v;
+	uint32_t want;
 	int r;
 
 	if (rc->has_max) {
-		want = mbw_max_value(rc, max_pct);
-		r = write_control(msc, ris, partid, MPAMCFG_MBW_MAX, "MPAMCFG_MBW_MAX", want, &got, plan);
+		want = mbw_max_value(msc, rc, max_pct);
+		r = msc_write_control(msc, ris, partid, MPAMCFG_MBW_MAX, "MPAMCFG_MBW_MAX", want, false, &v, plan);
 		if (r < 0)
 			return err_set(err, r, "RIS %u: cannot write MBW_MAX", ris);
-		if ((got & MPAMCFG_MBW_MAX_MAX) != (want & MPAMCFG_MBW_MAX_MAX))
+		if ((v.after & MPAMCFG_MBW_MAX_MAX) != (want & MPAMCFG_MBW_MAX_MAX) ||
+		    (!plan && !hardlim_as_asked(msc, rc, v.after)))
 			return err_set(err, -EIO, "RIS %u: MBW_MAX of PARTID %u reads back 0x%x after writing 0x%x",
-				       ris, partid, got, want);
+				       ris, partid, v.after, want);
 	}
 	if (rc->has_min) {
 		want = mbw_min_value(msc, rc, max_pct, min_pct);
-		r = write_control(msc, ris, partid, MPAMCFG_MBW_MIN, "MPAMCFG_MBW_MIN", want, &got, plan);
+		r = msc_write_control(msc, ris, partid, MPAMCFG_MBW_MIN, "MPAMCFG_MBW_MIN", want, false, &v, plan);
 		if (r < 0)
 			return err_set(err, r, "RIS %u: cannot write MBW_MIN", ris);
-		if ((got & MPAMCFG_MBW_MIN_MIN) != want)
+		if ((v.after & MPAMCFG_MBW_MIN_MIN) != want)
 			return err_set(err, -EIO, "RIS %u: MBW_MIN of PARTID %u reads back 0x%x after writing 0x%x",
-				       ris, partid, got, want);
+				       ris, partid, v.after, want);
 	}
 	return 0;
 }
@@ -295,7 +358,7 @@ static int set_ris_bandwidth(struct msc *msc, unsigned ris, uint16_t partid, uns
 static int program_bandwidth(struct msc *msc, uint16_t partid, unsigned max_pct, unsigned min_pct,
 			     unsigned *ret_max_pct, unsigned *ret_min_pct, json_t *plan, struct err *err)
 {
-	int r = check_partid(msc, partid, plan, err);
+	int r = msc_check_control(msc, partid, plan, err);
 
 	if (r < 0)
 		return r;
@@ -340,22 +403,23 @@ static int set_ris_cpbm(struct msc *msc, unsigned ris, uint16_t partid, uint64_t
 		return err_set(err, -ERANGE, "RIS %u: cache bitmap 0x%llx is wider than the MSC's %u-bit CPBM", ris,
 			       (unsigned long long)cbm, width);
 	for (unsigned n = 0; n < words; n++) {
-		uint32_t want = n < 2 ? (uint32_t)(cbm >> (32 * n)) : 0, got;
+		uint32_t want = n < 2 ? (uint32_t)(cbm >> (32 * n)) : 0;
+		struct msc_control_values v;
 		char reg[32];
 		snprintf(reg, sizeof(reg), "MPAMCFG_CPBM%u", n);
-		int r = write_control(msc, ris, partid, MPAMCFG_CPBM(n), reg, want, &got, plan);
+		int r = msc_write_control(msc, ris, partid, MPAMCFG_CPBM(n), reg, want, false, &v, plan);
 		if (r < 0)
 			return err_set(err, r, "RIS %u: cannot write CPBM%u", ris, n);
-		if (got != want)
+		if (v.after != want)
 			return err_set(err, -EIO, "RIS %u: CPBM%u of PARTID %u reads back 0x%x after writing 0x%x", ris,
-				       n, partid, got, want);
+				       n, partid, v.after, want);
 	}
 	return 0;
 }
 
 static int program_cpbm(struct msc *msc, uint16_t partid, uint64_t cbm, json_t *plan, struct err *err)
 {
-	int r = check_partid(msc, partid, plan, err);
+	int r = msc_check_control(msc, partid, plan, err);
 	bool any = false;
 
 	if (r < 0)

@@ -27,8 +27,18 @@ struct msc_ris_caps {
 	bool has_mbw; /* MBW_MAX (and maybe MIN) present */
 	unsigned bwa_wd;
 	bool has_min, has_max;
-	unsigned max_lim;
-	unsigned cpbm_wd; /* 0: no cache portion control */
+	unsigned max_lim;		     /* enum mpam_max_lim: whether HARDLIM is software's to choose */
+	bool has_prop;			     /* MBW_PROP */
+	unsigned pbm_wd;		     /* MBW_PBM portions; 0: none */
+	unsigned cpbm_wd;		     /* 0: no cache portion control */
+	bool has_cmax, has_cmin, has_cassoc; /* cache capacity controls (MPAMF_CCAP_IDR) */
+	/* Priorities (MPAMF_PRI_IDR): a width of 0 for a priority the RIS lacks. */
+	unsigned intpri_wd, dspri_wd;
+	bool intpri_0_is_low, dspri_0_is_low;
+	/* PARTID narrowing: the RIS configures intPARTIDs 0..intpartid_max, each request PARTID through
+	 * the one MPAMCFG_INTPARTID maps it to. */
+	bool has_partid_nrw;
+	uint16_t intpartid_max;
 	unsigned num_mon; /* MBWU monitors */
 	unsigned scale;
 	bool has_long, lwd;
@@ -38,7 +48,7 @@ struct msc_ris_caps {
 
 struct msc_caps {
 	uint32_t aidr, iidr;
-	uint16_t partid_max; /* the smallest over all RIS */
+	uint16_t partid_max; /* the smallest over all RIS, and INTPARTID_MAX where they narrow */
 	uint8_t pmg_max;
 	bool has_ris;
 	unsigned ris_count;
@@ -67,20 +77,38 @@ struct msc_probe_opts {
 	struct soc_id soc;
 };
 
+#define MSC_PARTIDS 65536u /* MPAMF_IDR.PARTID_MAX is 16 bits */
+
 struct msc {
 	char name[NAME_MAX_LEN + 1];
 	struct msc_bus *bus; /* owned */
 	struct msc_caps caps;
 	struct msc_probe_opts access; /* what it was probed with, and what mpamd may do with it since */
 	double capacity_mbps;	      /* what the platform says it carries (the simulator knows); 0: unknown */
+	/* MBW_MAX limits are asked to be hard (HARDLIM set) where the MSC lets software choose
+	 * ([global] mb_max_mode = hard); false: soft, as Linux's resctrl leaves them. */
+	bool hard_limits;
+	/* Bit p: PARTID p was taken over (its controls reset, msc_take_over) since the probe. */
+	uint64_t taken_over[MSC_PARTIDS / 64];
 };
 
 /* Probes the MSC behind `bus`. */
 int msc_probe(struct msc_bus *bus, const struct msc_probe_opts *opts, struct msc_caps *ret, struct err *err);
 
-/* Programs MBW_MAX (percent, HARDLIM where the hardware lets software choose) and MBW_MIN (percent,
- * 0 for none) of `partid` on every RIS with bandwidth controls, reads them back and returns the
- * percentages in force. */
+/* Before mpamd first configures `partid` (msc_set_bandwidth, msc_set_cpbm), everything an earlier
+ * owner may have left for it goes: on every RIS, with PARTID narrowing, the PARTID is mapped to the
+ * intPARTID of the same number; then every control the RIS has for it is written to its reset value,
+ * as Linux resets a PARTID (mpam_reprogram_ris_partid with an empty configuration): CPBM and MBW_PBM
+ * all ones, MBW_MIN 0 (a T241's floor there), MBW_MAX all ones with HARDLIM clear, MBW_PROP disabled,
+ * CMAX and CASSOC all ones, CMIN 0, INTPRI and DSPRI the highest priority. What differed from the
+ * reset values is logged once. A PARTID taken over already is left alone. With `plan`, the writes
+ * are only recorded there, as msc_plan_bandwidth records its own, and nothing is marked. */
+int msc_take_over(struct msc *msc, uint16_t partid, json_t *plan, struct err *err);
+bool msc_taken_over(const struct msc *msc, uint16_t partid);
+
+/* Programs MBW_MAX (percent; HARDLIM per msc->hard_limits where the hardware lets software choose)
+ * and MBW_MIN (percent, 0 for none) of `partid` on every RIS with bandwidth controls, reads them back
+ * and returns the percentages in force. */
 int msc_set_bandwidth(struct msc *msc, uint16_t partid, unsigned max_pct, unsigned min_pct, unsigned *ret_max_pct,
 		      unsigned *ret_min_pct, struct err *err);
 
@@ -88,9 +116,9 @@ int msc_set_bandwidth(struct msc *msc, uint16_t partid, unsigned max_pct, unsign
 int msc_set_cpbm(struct msc *msc, uint16_t partid, uint64_t cbm, struct err *err);
 
 /* A dry run of the two above (`mpamctl check-config --host`): the same checks and values, but each
- * control write is appended to `writes` as {"what": register, "msc", "ris", "partid", "value"}
- * instead of reaching the bus (and the MPAMCFG_PART_SEL write before it is left out too), and reads
- * back as written. Nothing is read or written on the MSC. */
+ * control write is appended to `writes` as {"what": register, "msc", "ris", "partid", "value"}, with
+ * "intpartid" when the MSC narrows PARTIDs, instead of reaching the bus (and the MPAMCFG_PART_SEL
+ * write before it is left out too), and reads back as written. Nothing is read or written on the MSC. */
 int msc_plan_bandwidth(struct msc *msc, uint16_t partid, unsigned max_pct, unsigned min_pct, unsigned *ret_max_pct,
 		       unsigned *ret_min_pct, json_t *writes, struct err *err);
 int msc_plan_cpbm(struct msc *msc, uint16_t partid, uint64_t cbm, json_t *writes, struct err *err);
@@ -107,6 +135,14 @@ unsigned msc_counter_scale(const struct msc *msc, const struct msc_ris_caps *rc)
 /* A counter unit of those monitors is 2^shift bytes: the SCALE above, plus 6 on parts that count
  * 64-byte units (T241-MPAM-6, for every counter width, as Linux 7.3 does). */
 unsigned msc_counter_unit_shift(const struct msc *msc, const struct msc_ris_caps *rc);
+
+/* Whether any RIS of the MSC narrows PARTIDs (its partid_max is then an INTPARTID_MAX). */
+bool msc_narrows_partids(const struct msc *msc);
+
+/* Whether MBW_MAX limits on RIS `rc` are hard: MAX_LIM fixes it, or mpamd chooses (hard_limits). */
+bool msc_limits_hard(const struct msc *msc, const struct msc_ris_caps *rc);
+/* "soft and hard", "soft only", "hard only" (MPAMF_MBW_IDR.MAX_LIM). */
+const char *msc_max_lim_name(unsigned max_lim);
 
 /* "hardware", "software" or "not probed". */
 const char *msc_nrdy_name(enum msc_nrdy nrdy);

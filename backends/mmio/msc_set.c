@@ -133,18 +133,50 @@ int msc_set_claim_windows(const struct config *config, const struct claim_sink *
 	return 0;
 }
 
-static json_t *describe_ris(const struct msc_ris_caps *rc, unsigned index)
+void msc_set_limit_mode(struct msc_set *set, bool hard)
+{
+	for (size_t i = 0; i < set->count; i++) {
+		struct msc *msc = &set->mscs[i];
+		msc->hard_limits = hard;
+		for (unsigned r = 0; r < msc->caps.ris_count; r++) {
+			const struct msc_ris_caps *rc = &msc->caps.ris[r];
+			if (!rc->has_max || msc_limits_hard(msc, rc) == hard)
+				continue;
+			log_warning("msc \"%s\" RIS %u: mb_max_mode = %s, but its MBW_MAX limits are %s "
+				    "(MPAMF_MBW_IDR.MAX_LIM: %s)%s",
+				    msc->name, r, hard ? "hard" : "soft", hard ? "soft" : "hard",
+				    msc_max_lim_name(rc->max_lim),
+				    hard ? ": a partition can use idle bandwidth above its mb_max there"
+					 : ": a partition gets nothing above its mb_max there, even when it is idle");
+			break;
+		}
+	}
+}
+
+/* The bandwidth controls of a RIS, and the kind of limit its MBW_MAX is as mpamd programs it. */
+static json_t *describe_bandwidth(const struct msc *msc, const struct msc_ris_caps *rc)
+{
+	json_t *bw =
+		json_pack("{s:I,s:I,s:I,s:b,s:b,s:I,s:s,s:b,s:I}", "bwa_wd", (json_int_t)rc->bwa_wd, "granularity_pct",
+			  (json_int_t)mpam_bandwidth_gran_percent(rc->bwa_wd), "min_bandwidth_pct",
+			  (json_int_t)mpam_min_bandwidth_percent(rc->bwa_wd), "has_min", rc->has_min, "has_max",
+			  rc->has_max, "max_lim", (json_int_t)rc->max_lim, "max_lim_means",
+			  msc_max_lim_name(rc->max_lim), "has_prop", rc->has_prop, "pbm_wd", (json_int_t)rc->pbm_wd);
+
+	if (rc->has_max)
+		json_object_set_new(bw, "mb_max_limit", json_string(msc_limits_hard(msc, rc) ? "hard" : "soft"));
+	return bw;
+}
+
+static json_t *describe_ris(const struct msc *msc, const struct msc_ris_caps *rc, unsigned index)
 {
 	json_t *ris = json_pack("{s:I,s:I,s:I}", "index", (json_int_t)index, "cpbm_wd", (json_int_t)rc->cpbm_wd,
 				"monitors", (json_int_t)rc->num_mon);
 
+	json_object_set_new(ris, "intpartids",
+			    rc->has_partid_nrw ? json_integer((json_int_t)rc->intpartid_max + 1) : json_null());
 	if (rc->has_mbw)
-		json_object_set_new(ris, "bandwidth",
-				    json_pack("{s:I,s:I,s:I,s:b,s:b,s:I}", "bwa_wd", (json_int_t)rc->bwa_wd,
-					      "granularity_pct", (json_int_t)mpam_bandwidth_gran_percent(rc->bwa_wd),
-					      "min_bandwidth_pct", (json_int_t)mpam_min_bandwidth_percent(rc->bwa_wd),
-					      "has_min", rc->has_min, "has_max", rc->has_max, "max_lim",
-					      (json_int_t)rc->max_lim));
+		json_object_set_new(ris, "bandwidth", describe_bandwidth(msc, rc));
 	if (rc->num_mon)
 		json_object_set_new(ris, "counter",
 				    json_pack("{s:I,s:I,s:b,s:b,s:b}", "bits", (json_int_t)rc->counter_bits, "scale",
@@ -161,7 +193,7 @@ json_t *msc_set_describe(const struct msc_set *set)
 		const struct msc *m = &set->mscs[i];
 		json_t *ris = json_array();
 		for (unsigned r = 0; r < m->caps.ris_count; r++)
-			json_array_append_new(ris, describe_ris(&m->caps.ris[r], r));
+			json_array_append_new(ris, describe_ris(m, &m->caps.ris[r], r));
 		char base[24], iidr[16], aidr[8], soc[16];
 		snprintf(base, sizeof(base), "0x%llx", (unsigned long long)m->bus->base);
 		snprintf(iidr, sizeof(iidr), "0x%08x", m->caps.iidr);

@@ -60,6 +60,11 @@ static inline void msc_set_after_read(struct msc_set *set)
 		set->hooks.after_read(set->hooks.ctx);
 }
 
+/* How mpamd asks for MBW_MAX limits on every MSC from now on: hard (HARDLIM set) where an MSC lets
+ * software choose, or soft ([global] mb_max_mode). An MSC whose MPAMF_MBW_IDR.MAX_LIM fixes the other
+ * kind is named in a warning, once. */
+void msc_set_limit_mode(struct msc_set *set, bool hard);
+
 /* Every MSC's ID registers as probed, for `mpamctl discover`. */
 json_t *msc_set_describe(const struct msc_set *set);
 

@@ -136,7 +136,7 @@ static inline uint64_t mpam_field_prep(uint64_t mask, uint64_t value)
 #define MPAMF_CSUMON_IDR_HAS_CAPTURE	 MPAM_BIT(31)
 
 #define MPAMF_MBW_IDR_BWA_WD   MPAM_GENMASK(5, 0)
-#define MPAMF_MBW_IDR_MAX_LIM  MPAM_GENMASK(9, 8) /* 0: soft and hard, 1: soft only, 2: hard only */
+#define MPAMF_MBW_IDR_MAX_LIM  MPAM_GENMASK(9, 8) /* enum mpam_max_lim */
 #define MPAMF_MBW_IDR_HAS_MIN  MPAM_BIT(10)
 #define MPAMF_MBW_IDR_HAS_MAX  MPAM_BIT(11)
 #define MPAMF_MBW_IDR_HAS_PBM  MPAM_BIT(12)
@@ -144,7 +144,30 @@ static inline uint64_t mpam_field_prep(uint64_t mask, uint64_t value)
 #define MPAMF_MBW_IDR_WINDWR   MPAM_BIT(14)
 #define MPAMF_MBW_IDR_BWPBM_WD MPAM_GENMASK(28, 16)
 
+/* MPAMF_MBW_IDR.MAX_LIM: whether MPAMCFG_MBW_MAX.HARDLIM is software's choice. */
+enum mpam_max_lim {
+	MPAM_MAX_LIM_EITHER = 0, /* HARDLIM is read/write */
+	MPAM_MAX_LIM_SOFT = 1,	 /* soft limits only: HARDLIM reads 0 */
+	MPAM_MAX_LIM_HARD = 2,	 /* hard limits only: HARDLIM reads 1 */
+};
+
 #define MPAMF_CPOR_IDR_CPBM_WD MPAM_GENMASK(15, 0) /* 1..32768 */
+
+#define MPAMF_CCAP_IDR_CMAX_WD		MPAM_GENMASK(5, 0)
+#define MPAMF_CCAP_IDR_CASSOC_WD	MPAM_GENMASK(12, 8)
+#define MPAMF_CCAP_IDR_HAS_CASSOC	MPAM_BIT(28)
+#define MPAMF_CCAP_IDR_HAS_CMIN		MPAM_BIT(29)
+#define MPAMF_CCAP_IDR_NO_CMAX		MPAM_BIT(30)
+#define MPAMF_CCAP_IDR_HAS_CMAX_SOFTLIM MPAM_BIT(31)
+
+#define MPAMF_PRI_IDR_HAS_INTPRI      MPAM_BIT(0)
+#define MPAMF_PRI_IDR_INTPRI_0_IS_LOW MPAM_BIT(1)
+#define MPAMF_PRI_IDR_INTPRI_WD	      MPAM_GENMASK(9, 4)
+#define MPAMF_PRI_IDR_HAS_DSPRI	      MPAM_BIT(16)
+#define MPAMF_PRI_IDR_DSPRI_0_IS_LOW  MPAM_BIT(17)
+#define MPAMF_PRI_IDR_DSPRI_WD	      MPAM_GENMASK(25, 20)
+
+#define MPAMF_PARTID_NRW_IDR_INTPARTID_MAX MPAM_GENMASK(15, 0)
 
 #define MPAMF_AIDR_ARCH_MINOR_REV MPAM_GENMASK(3, 0)
 #define MPAMF_AIDR_ARCH_MAJOR_REV MPAM_GENMASK(7, 4)
@@ -165,6 +188,11 @@ static inline uint64_t mpam_field_prep(uint64_t mask, uint64_t value)
 #define MPAMCFG_PART_SEL_INGRESS_TL	MPAM_BIT(17)
 #define MPAMCFG_PART_SEL_DEFAULT_PARTID MPAM_BIT(18)
 #define MPAMCFG_PART_SEL_RIS		MPAM_GENMASK(27, 24)
+
+#define MPAMCFG_CMAX_CMAX     MPAM_GENMASK(15, 0)
+#define MPAMCFG_CMAX_SOFTLIM  MPAM_BIT(31)
+#define MPAMCFG_CMIN_CMIN     MPAM_GENMASK(15, 0)
+#define MPAMCFG_CASSOC_CASSOC MPAM_GENMASK(15, 0)
 
 #define MPAMCFG_MBW_MIN_MIN	MPAM_GENMASK(15, 0)
 #define MPAMCFG_MBW_MAX_MAX	MPAM_GENMASK(15, 0)
@@ -338,6 +366,13 @@ static inline uint32_t mpamcfg_part_sel(unsigned ris, uint16_t partid)
 {
 	return (uint32_t)(mpam_field_prep(MPAMCFG_PART_SEL_RIS, ris) |
 			  mpam_field_prep(MPAMCFG_PART_SEL_PARTID_SEL, partid));
+}
+
+/* PART_SEL of an intPARTID (PARTID narrowing): every MPAMCFG_* register but MPAMCFG_INTPARTID is
+ * reached this way on an MSC with HAS_PARTID_NRW. */
+static inline uint32_t mpamcfg_int_part_sel(unsigned ris, uint16_t intpartid)
+{
+	return mpamcfg_part_sel(ris, intpartid) | (uint32_t)MPAMCFG_PART_SEL_INTERNAL;
 }
 
 static inline uint32_t msmon_cfg_mon_sel(unsigned ris, uint16_t mon)

@@ -88,8 +88,9 @@ static void rc_probe(struct control *c, struct control_caps *caps)
 
 	memset(caps, 0, sizeof(*caps));
 	caps->partitions_max = info->num_closids;
-	caps->partitions_reserved = 1; /* the default group */
-	caps->bw_gran_pct = info->mb_units == MB_PERCENT ? info->bandwidth_gran : 1;
+	caps->partitions_reserved = 1 + info->io_alloc; /* the default group's, io_alloc's */
+	/* 0 without MB (Arm MPAM mounted with cdp has none), as the contract says. */
+	caps->bw_gran_pct = !info->mb_present ? 0 : info->mb_units == MB_PERCENT ? info->bandwidth_gran : 1;
 	if (info->mb_units == MB_PERCENT)
 		caps->bw_min_pct = info->min_bandwidth;
 	else if (info->mb_units == MB_ABSOLUTE)
@@ -170,6 +171,8 @@ static int rc_partition_open(struct control *c, size_t index, const struct parti
 		return r;
 	struct resctrl_group *g = &rc->groups[index];
 	resctrl_group_close(g); /* an open of an open slot starts again */
+	if ((r = resctrl_check_partid_source(rc->fs, rc->config, p, err)) < 0)
+		return r; /* before its group is made: nothing could count it */
 	if ((r = open_group(rc, p, g, NULL, err)) < 0)
 		return r;
 	rc->ours[index] |= g->created;
@@ -239,8 +242,30 @@ static int rc_apply(struct control *c, size_t index, const struct partition_limi
  * control group's (mpamd's and other tools') and those of the groups planned before. */
 static unsigned closids_left(struct resctrl_control *rc)
 {
-	unsigned used = resctrl_count_groups(rc->fs->rootfd) + rc->planned_groups;
+	unsigned used = resctrl_count_groups(rc->fs->rootfd) + rc->planned_groups + rc->fs->info.io_alloc;
 	unsigned total = rc->fs->info.num_closids;
+
+	return used < total ? total - used : 0;
+}
+
+/* monitor = auto may read the MSCs here, and then could not count a partition whose PARTID nothing
+ * tells: not a refusal, as the monitor may not be opened at all (mpamd then measures nothing). */
+static void note_unknown_partid(struct resctrl_control *rc, struct resctrl_plan *plan)
+{
+	char advice[512];
+
+	resctrl_partid_advice(rc->fs, advice, sizeof(advice));
+	json_array_append_new(plan->notes, json_sprintf("monitor = auto reads the MSCs' MBWU monitors here if it "
+							"can map them; they count a group by its PARTID, which "
+							"nothing tells (no ctrl_hw_id, no partid key): %s",
+							advice));
+}
+
+/* Likewise the RMIDs: every group holds one (mpamd's new ones too); those in limbo cannot be seen. */
+static unsigned rmids_left(struct resctrl_control *rc)
+{
+	unsigned used = resctrl_count_rmid_holders(rc->fs->rootfd) + rc->planned_groups;
+	unsigned total = rc->fs->info.num_rmids;
 
 	return used < total ? total - used : 0;
 }
@@ -249,9 +274,15 @@ static int rc_plan(struct control *c, size_t index, const struct partition_confi
 		   const struct partition_limits *limits, struct control_plan *ret, struct err *err)
 {
 	struct resctrl_control *rc = rc_of(c);
+	const struct resctrl_info *info = &rc->fs->info;
 	struct resctrl_plan plan = { .root = rc->fs->root,
-				     .closids = rc->fs->info.num_closids,
+				     .closids = info->num_closids,
+				     .io_alloc = info->io_alloc,
 				     .closids_left = closids_left(rc),
+				     .rmids_counted = info->mon_present && info->num_rmids > 0,
+				     .rmids = info->num_rmids,
+				     .rmids_left = rmids_left(rc),
+				     .mon_res = info->mon_res,
 				     .writes = json_array(),
 				     .notes = json_array() };
 	struct resctrl_group g = { .dirfd = -1 };
@@ -259,11 +290,15 @@ static int rc_plan(struct control *c, size_t index, const struct partition_confi
 
 	(void)index;
 	if (r == 0)
+		r = resctrl_check_partid_source(rc->fs, rc->config, p, err);
+	if (r == 0)
 		r = open_group(rc, p, &g, &plan, err);
 	if (r == 0)
 		r = resctrl_group_apply(rc->fs->rootfd, &rc->fs->info, &g, limits, &ret->effective, &plan, err);
 	if (r == 0 && g.created)
 		rc->planned_groups++;
+	if (r == 0 && resctrl_msc_may_count_groups(&rc->fs->info, rc->config) && resctrl_partid_unknown(rc->fs, p))
+		note_unknown_partid(rc, &plan);
 	if (r == 0 && (p->cgroup || p->vm))
 		json_array_append_new(plan.notes,
 				      json_sprintf("%s %s: its threads are placed in the group while mpamd runs, each "

@@ -42,17 +42,21 @@ void resctrl_describe_print(json_t *d, FILE *out)
 {
 	json_t *mb = json_object_get(d, "MB"), *mon = json_object_get(d, "monitoring");
 
-	fprintf(out, "resctrl at %s%s: %lld CLOSIDs%s\n", describe_str(d, "root"),
+	const char *io_alloc = describe_str(d, "io_alloc"); /* NULL where the L3 has none */
+	fprintf(out, "resctrl at %s%s: %lld CLOSIDs%s%s%s\n", describe_str(d, "root"),
 		json_is_true(json_object_get(d, "resctrl_mount")) ? "" : " (not a resctrl mount)",
-		describe_num(d, "num_closids"),
-		json_is_true(json_object_get(d, "debug")) ? ", debug (ctrl_hw_id)" : "");
+		describe_num(d, "num_closids"), json_is_true(json_object_get(d, "debug")) ? ", debug (ctrl_hw_id)" : "",
+		io_alloc ? ", io_alloc " : "", io_alloc ? io_alloc : "");
 	print_caches(d, out);
-	if (json_is_object(mb))
+	if (json_is_object(mb)) {
+		/* AMD and MPAM have no thread_throttle_mode file. */
+		const char *throttle = describe_str(mb, "thread_throttle_mode");
 		fprintf(out, "  MB: %s, step %lld, minimum %lld, max %lld, delay %s, throttle %s, %lld domains\n",
 			describe_str(mb, "units"), describe_num(mb, "bandwidth_gran"),
 			describe_num(mb, "min_bandwidth"), describe_num(mb, "max_value"),
 			json_is_true(json_object_get(mb, "delay_linear")) ? "linear" : "non-linear",
-			describe_str(mb, "thread_throttle_mode"), describe_num(mb, "domains"));
+			throttle && throttle[0] ? throttle : "not shown", describe_num(mb, "domains"));
+	}
 	if (json_is_object(mon))
 		print_monitoring(mon, out);
 }

@@ -18,11 +18,14 @@ int resctrl_read_at(int dirfd, const char *path, char *buf, size_t len)
 		return -errno;
 	ssize_t n = read(fd, buf, len - 1);
 	int saved = errno;
+	char more;
+	/* A file that fills the buffer may hold more: a cut one would read as a wrong value. */
+	bool cut = n == (ssize_t)len - 1 && read(fd, &more, 1) == 1;
 	close(fd);
 	if (n < 0)
 		return -saved;
 	buf[n] = '\0';
-	return 0;
+	return cut ? -EFBIG : 0;
 }
 
 int resctrl_read_uint_at(int dirfd, const char *path, unsigned base, uint64_t *ret)
@@ -63,6 +66,22 @@ void resctrl_last_status(int rootfd, char *buf, size_t len)
 	for (char *p = buf; *p; p++)
 		if (*p == '\n')
 			*p = p[1] ? ';' : '\0';
+}
+
+/* Read at once, before mpamd touches any group file again: from Linux 7.3 on every access to a group's
+ * file clears the status (rdtgroup_kn_lock_live), and so may another process's read of a counter in
+ * between, which mpamd cannot tell from a kernel that recorded nothing. Either way the status is
+ * empty ("ok"), and the error says only that: the cause is not guessed. */
+int resctrl_fail_with_status(int rootfd, struct err *err, int r, const char *what)
+{
+	char status[256];
+
+	resctrl_last_status(rootfd, status, sizeof(status));
+	if (!strcmp(status, "ok"))
+		return err_set(err, r, "%s: %s (kernel gave no reason: last_cmd_status was empty)", what, strerror(-r));
+	if (!status[0])
+		return err_set(err, r, "%s: %s (info/last_cmd_status could not be read)", what, strerror(-r));
+	return err_set(err, r, "%s: %s (last_cmd_status: %s)", what, strerror(-r), status);
 }
 
 bool resctrl_exists_at(int dirfd, const char *path)

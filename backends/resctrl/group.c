@@ -18,19 +18,6 @@
 #include "core/base/log.h"
 #include "core/base/parse.h"
 
-static int fail_with_status(int rootfd, struct err *err, int r, const char *what)
-{
-	char status[256];
-
-	resctrl_last_status(rootfd, status, sizeof(status));
-	if (r == -EINVAL && !strcmp(status, "ok"))
-		/* The kernel records nothing for an unknown domain id. */
-		return err_set(err, r, "%s: %s (last_cmd_status says ok: a domain id the kernel does not know?)", what,
-			       strerror(-r));
-	return err_set(err, r, "%s: %s%s%s%s", what, strerror(-r), status[0] ? " (last_cmd_status: " : "", status,
-		       status[0] ? ")" : "");
-}
-
 static long read_hw_id(int dirfd)
 {
 	uint64_t id;
@@ -74,41 +61,87 @@ static int write_file(const struct resctrl_group *g, const char *file, const cha
 	return resctrl_write_at(g->dirfd, file, text);
 }
 
-unsigned resctrl_count_groups(int rootfd)
+/* The directories in `path` under rootfd (without . and ..) that hold `file` (NULL: any), each given
+ * to fn when it is not NULL. */
+static unsigned count_dirs(int rootfd, const char *path, const char *file,
+			   void (*fn)(int rootfd, const char *name, unsigned *count), unsigned *fn_count)
 {
-	int fd = openat(rootfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int fd = openat(rootfd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
-	unsigned count = 1; /* the default group: the root itself */
+	char rel[2 * NAME_MAX + 32];
+	unsigned count = 0;
 	struct dirent *e;
-	char path[NAME_MAX + 16];
 
 	if (!dir) {
 		if (fd >= 0)
 			close(fd);
-		return count;
+		return 0;
 	}
-	/* info, mon_groups and mon_data have no schemata: only control groups do. */
-	while ((e = readdir(dir)))
-		if (e->d_name[0] != '.' && snprintf(path, sizeof(path), "%s/schemata", e->d_name) < (int)sizeof(path) &&
-		    resctrl_exists_at(rootfd, path))
-			count++;
+	while ((e = readdir(dir))) {
+		if (e->d_name[0] == '.')
+			continue;
+		if (snprintf(rel, sizeof(rel), "%s/%s/%s", path, e->d_name, file ? file : ".") >= (int)sizeof(rel) ||
+		    !resctrl_exists_at(rootfd, rel))
+			continue;
+		count++;
+		if (fn)
+			fn(rootfd, e->d_name, fn_count);
+	}
 	closedir(dir);
 	return count;
 }
 
-/* What mkdir would do, without it: -EEXIST for a group that exists, -ENOSPC when no CLOSID is left
- * (the kernel's answer), else 0 and the mkdir is planned. */
-static int plan_mkdir(int rootfd, const struct resctrl_group *g, struct resctrl_plan *plan)
+unsigned resctrl_count_groups(int rootfd)
+{
+	/* the default group (the root itself), and the directories with a schemata: info, mon_groups and
+	 * mon_data have none */
+	return 1 + count_dirs(rootfd, ".", "schemata", NULL, NULL);
+}
+
+static void add_mon_groups(int rootfd, const char *ctrl, unsigned *count)
+{
+	char path[NAME_MAX + 16];
+
+	snprintf(path, sizeof(path), "%s/mon_groups", ctrl);
+	*count += count_dirs(rootfd, path, NULL, NULL, NULL);
+}
+
+unsigned resctrl_count_rmid_holders(int rootfd)
+{
+	unsigned mon_groups = 0;
+	unsigned ctrl_groups = 1 + count_dirs(rootfd, ".", "schemata", add_mon_groups, &mon_groups);
+
+	add_mon_groups(rootfd, ".", &mon_groups);
+	return ctrl_groups + mon_groups;
+}
+
+/* What mkdir would do, without it: -EEXIST for a group that exists, -ENOSPC and why when no CLOSID or
+ * no RMID is left (the kernel's answer), else 0 and the mkdir is planned. */
+static int plan_mkdir(int rootfd, const struct resctrl_group *g, struct resctrl_plan *plan, struct err *err)
 {
 	struct stat st;
 
 	if (fstatat(rootfd, g->name, &st, AT_SYMLINK_NOFOLLOW) == 0)
 		return -EEXIST;
 	if (errno != ENOENT)
-		return -errno;
-	if (!plan->closids_left)
-		return -ENOSPC;
+		return err_set(err, -errno, "cannot plan resctrl group %s: %s", g->name, strerror(errno));
+	if (!plan->closids_left) {
+		unsigned held = resctrl_count_groups(rootfd) + plan->io_alloc;
+		return err_set(
+			err, -ENOSPC,
+			"cannot create resctrl group %s: no CLOSID left (resctrl has %u: the default group, %s%u "
+			"existing control group(s) and %u new group(s) planned before this one hold them)",
+			g->name, plan->closids, plan->io_alloc ? "io_alloc, " : "", held - 1 - plan->io_alloc,
+			plan->closids > held ? plan->closids - held : 0);
+	}
+	if (plan->rmids_counted && !plan->rmids_left)
+		return err_set(err, -ENOSPC,
+			       "cannot create resctrl group %s: no RMID left (resctrl has %u; each control and "
+			       "monitoring group holds one, and a removed group's stays in limbo until its cache "
+			       "occupancy falls below info/%s_MON/max_threshold_occupancy)",
+			       g->name, plan->rmids, plan->mon_res);
 	plan->closids_left--;
+	plan->rmids_left -= plan->rmids_counted;
 	return plan_write(plan, g, "", "") ? 0 : -ENOMEM;
 }
 
@@ -126,6 +159,42 @@ static int open_existing(int rootfd, struct resctrl_group *g, struct err *err)
 	return 0;
 }
 
+/* Whether io_alloc holds a CLOSID now (info/L3/io_alloc, info/L3CODE/io_alloc under CDP). */
+static bool io_alloc_enabled(int rootfd)
+{
+	char text[32];
+
+	return (resctrl_read_at(rootfd, "info/L3/io_alloc", text, sizeof(text)) == 0 ||
+		resctrl_read_at(rootfd, "info/L3CODE/io_alloc", text, sizeof(text)) == 0) &&
+	       !strcmp(text, "enabled\n");
+}
+
+/* mkdir refused, with the kernel's reason read at once. "Out of RMIDs" (mkdir_rdt_prepare_rmid_alloc)
+ * with EBUSY means the free list is empty and some RMID is in limbo (fs/resctrl/monitor.c
+ * resctrl_find_free_rmid); with ENOSPC none is free, or on MPAM none of the CLOSID resctrl chose. */
+static int mkdir_failed(int rootfd, const char *name, int r, struct err *err)
+{
+	char what[NAME_MAX + 32], text[ERR_TEXT_MAX];
+
+	snprintf(what, sizeof(what), "cannot create resctrl group %s", name);
+	resctrl_fail_with_status(rootfd, err, r, what);
+	snprintf(text, sizeof(text), "%s", err->text);
+	if (strstr(text, "(last_cmd_status: Out of CLOSIDs)") && io_alloc_enabled(rootfd))
+		return err_set(err, r, "%s: io_alloc is enabled and holds the highest CLOSID", text);
+	if (!strstr(text, "(last_cmd_status: Out of RMIDs)"))
+		return r;
+	if (r == -EBUSY)
+		return err_set(
+			err, r,
+			"%s: every free RMID is in limbo: resctrl gives a removed group's RMID again once its cache "
+			"occupancy falls below max_threshold_occupancy, which it checks every second",
+			text);
+	return err_set(err, r,
+		       "%s: each control and monitoring group holds an RMID (on Arm MPAM one of its CLOSID's, which "
+		       "may be in limbo after a group was removed)",
+		       text);
+}
+
 int resctrl_group_open(int rootfd, const char *name, struct resctrl_group *g, struct resctrl_plan *plan,
 		       struct err *err)
 {
@@ -133,24 +202,13 @@ int resctrl_group_open(int rootfd, const char *name, struct resctrl_group *g, st
 	g->dirfd = -1;
 	g->hw_id = -1;
 	snprintf(g->name, sizeof(g->name), "%s", name);
-	int r = plan ? plan_mkdir(rootfd, g, plan) : mkdirat(rootfd, name, 0755) == 0 ? 0 : -errno;
+	int r = plan ? plan_mkdir(rootfd, g, plan, err) : mkdirat(rootfd, name, 0755) == 0 ? 0 : -errno;
 	if (r == 0) {
 		g->created = true;
 		if (plan) /* it does not exist yet: there is nothing to open */
 			return 0;
-	} else if (r == -ENOSPC && plan) {
-		unsigned existing = resctrl_count_groups(rootfd);
-		return err_set(err, r,
-			       "cannot create resctrl group %s: no CLOSID left (resctrl has %u: the default group, %u "
-			       "existing control group(s) and %u new group(s) planned before this one hold them)",
-			       name, plan->closids, existing - 1,
-			       plan->closids > existing ? plan->closids - existing : 0);
-	} else if (r == -ENOSPC || r == -EBUSY) {
-		char what[sizeof(g->name) + 32];
-		snprintf(what, sizeof(what), "cannot create resctrl group %s", name);
-		return fail_with_status(rootfd, err, r, what);
 	} else if (r != -EEXIST) {
-		return err_set(err, r, "cannot create resctrl group %s: %s", name, strerror(-r));
+		return plan ? r : mkdir_failed(rootfd, name, r, err);
 	}
 	if ((r = open_existing(rootfd, g, err)) < 0)
 		return r;
@@ -231,7 +289,7 @@ static int merge_schemata(const struct resctrl_info *info, struct resctrl_group 
 /* Seeds what the group holds from its schemata: an adopted group may already be right. */
 static int read_group_schemata(const struct resctrl_info *info, struct resctrl_group *g, struct err *err)
 {
-	char text[4096];
+	char text[RESCTRL_TEXT_MAX];
 	int r = resctrl_read_at(g->dirfd, "schemata", text, sizeof(text));
 
 	if (r < 0)
@@ -312,6 +370,14 @@ static void append_values(char *buf, size_t len, const char *resource, const uns
 		snprintf(buf + used, len - used, "\n");
 }
 
+/* Whether the lines fit in one write (a cut one ends without its newline, or fills the buffer). */
+static bool changes_fit(const char *buf, size_t len)
+{
+	size_t used = strlen(buf);
+
+	return used + 1 < len && (!used || buf[used - 1] == '\n');
+}
+
 /* "NAME:id=v;id=v\n" with one value for every domain of a resource. */
 static void append_line(char *buf, size_t len, const char *resource, const unsigned *ids, unsigned count,
 			uint64_t value, bool hex)
@@ -336,6 +402,11 @@ int resctrl_check_limits(const struct resctrl_info *info, const struct partition
 		return err_set(err, -EOPNOTSUPP,
 			       "mb_min: resctrl has no minimum-bandwidth control; guarantee_mbps is held without it");
 	unsigned lowest = limits_lowest_max(want);
+	if (!info->mb_present && lowest < 100)
+		return err_set(err, -EOPNOTSUPP,
+			       "mb_max = %u%%: resctrl has no MB resource here (no info/MB; Arm MPAM mounted with cdp "
+			       "offers none, as MBW_MAX is per PARTID and a group then has two)",
+			       lowest);
 	if (info->mb_units == MB_MBPS && lowest < 100)
 		return err_set(err, -EOPNOTSUPP,
 			       "mb_max = %u%%: resctrl is mounted with mba_MBps, where MB limits are MB/s that the "
@@ -368,6 +439,10 @@ static int build_changes(const struct resctrl_info *info, const struct resctrl_g
 					    want->l3_cbm, true);
 		}
 	}
+	if (!changes_fit(buf, len))
+		return err_set(err, -E2BIG,
+			       "%s: the schemata lines for %u MB and %u L3 domains exceed one write (%zu bytes)",
+			       g->name, info->mb_domain_count, info->l3.domain_count, len);
 	return 0;
 }
 
@@ -419,7 +494,7 @@ int resctrl_group_apply(int rootfd, const struct resctrl_info *info, struct resc
 			const struct partition_limits *want, struct partition_limits *eff, struct resctrl_plan *plan,
 			struct err *err)
 {
-	char changes[2048];
+	char changes[RESCTRL_WRITE_MAX];
 	struct resctrl_group before = *g;
 	int r;
 
@@ -444,7 +519,7 @@ int resctrl_group_apply(int rootfd, const struct resctrl_info *info, struct resc
 			/* The kernel changed nothing: what another tool wrote stays in force. */
 			mb_in_force(info, g, eff);
 			eff->changed_outside = outside;
-			return fail_with_status(rootfd, err, r, what);
+			return resctrl_fail_with_status(rootfd, err, r, what);
 		}
 		/* A plan reads back what it would have written, as the kernel keeps it. */
 		if (plan && (r = merge_schemata(info, g, changes, err)) < 0)
@@ -465,7 +540,7 @@ int resctrl_group_place(int rootfd, struct resctrl_group *g, pid_t tid, struct e
 		return r;
 	char what[sizeof(g->name) + 64];
 	snprintf(what, sizeof(what), "%s: moving thread %d", g->name, (int)tid);
-	return fail_with_status(rootfd, err, r, what);
+	return resctrl_fail_with_status(rootfd, err, r, what);
 }
 
 /* Moves one thread; a thread that has exited meanwhile is skipped quietly. */
@@ -507,15 +582,17 @@ int resctrl_group_tasks(const struct resctrl_group *g, pid_t **ret, size_t *ret_
 	return 0;
 }
 
-/* The tasks file takes one thread per write: every thread of the process goes in. */
-static int move_process(int rootfd, struct resctrl_group *g, const pid_t *in, size_t in_count, pid_t pid,
-			struct resctrl_plan *plan, struct err *err)
+/* One pass over the process's threads as /proc lists them now: each one not in `in` is moved; *moved
+ * counts them. */
+static int move_pass(int rootfd, struct resctrl_group *g, const pid_t *in, size_t in_count, pid_t pid,
+		     struct resctrl_plan *plan, size_t *moved, struct err *err)
 {
 	pid_t *tids;
 	size_t count;
 	struct err why = { "" };
 	int r = process_threads(NULL, pid, &tids, &count, &why);
 
+	*moved = 0;
 	if (r == -ESRCH) {
 		log_debug("%s: task %d has exited; skipped", g->name, (int)pid);
 		if (plan)
@@ -524,15 +601,52 @@ static int move_process(int rootfd, struct resctrl_group *g, const pid_t *in, si
 	}
 	if (r < 0)
 		return err_set(err, r, "%s: %s", g->name, why.text);
-	size_t moved = 0;
 	for (size_t t = 0; t < count && r == 0; t++)
 		if (!thread_ids_have(in, in_count, tids[t]) &&
 		    (r = move_thread(rootfd, g, pid, tids[t], plan, err)) == 0)
-			moved++;
-	if (plan && r == 0 && moved < count)
-		plan_note(plan, "pid %d: %zu of its %zu threads are in the group already", (int)pid, count - moved,
+			(*moved)++;
+	if (plan && r == 0 && *moved < count)
+		plan_note(plan, "pid %d: %zu of its %zu threads are in the group already", (int)pid, count - *moved,
 			  count);
 	free(tids);
+	return r;
+}
+
+/* The group's threads, sorted, into *in (grown); a list that cannot be read (a group that is only
+ * planned has none) is empty: that only costs writes of threads already there. */
+static void read_members(const struct resctrl_group *g, pid_t **in, size_t *count, size_t *cap)
+{
+	*count = 0;
+	if (task_file_read(g->dirfd, "tasks", in, count, cap) < 0)
+		*count = 0;
+	thread_ids_sort(*in, *count);
+}
+
+/* The tasks file takes one thread per write: every thread of the process goes in. A thread made by one
+ * not moved yet starts where its maker is, not in the group (the kernel copies the maker's CLOSID and
+ * RMID at clone: kernel/fork.c dup_task_struct), while what a moved thread makes lands in the group by
+ * itself. So the threads are listed again after each pass that moved some, until a pass finds them all
+ * in the group; a process that keeps making threads from threads outside it is left after
+ * MOVE_PASSES, with a warning. */
+#define MOVE_PASSES 8
+
+static int move_process(int rootfd, struct resctrl_group *g, pid_t **in, size_t *in_count, size_t *in_cap, pid_t pid,
+			struct resctrl_plan *plan, struct err *err)
+{
+	size_t moved = 0;
+	int r = 0;
+
+	for (unsigned pass = 0; pass < MOVE_PASSES && r == 0; pass++) {
+		if (pass > 0)
+			read_members(g, in, in_count, in_cap);
+		r = move_pass(rootfd, g, *in, *in_count, pid, plan, &moved, err);
+		if (plan || moved == 0)
+			return r;
+	}
+	if (r == 0)
+		log_warning("%s: process %d still made threads outside the group after %d passes; they are moved "
+			    "when it is opened again",
+			    g->name, (int)pid, MOVE_PASSES);
 	return r;
 }
 
@@ -543,14 +657,10 @@ int resctrl_group_add_tasks(int rootfd, struct resctrl_group *g, const pid_t *pi
 	size_t in_count = 0, in_cap = 0;
 	int first_error = 0;
 
-	/* Only to skip threads already there: a list that could not be read (a group that is only
-	 * planned has none) just means a few extra writes. */
-	if (task_file_read(g->dirfd, "tasks", &in, &in_count, &in_cap) < 0)
-		in_count = 0;
-	thread_ids_sort(in, in_count);
+	read_members(g, &in, &in_count, &in_cap);
 	for (size_t i = 0; i < count; i++) {
 		struct err one = { "" };
-		int r = move_process(rootfd, g, in, in_count, pids[i], plan, &one);
+		int r = move_process(rootfd, g, &in, &in_count, &in_cap, pids[i], plan, &one);
 		if (r < 0 && !first_error) {
 			first_error = r;
 			err_set(err, r, "%s", one.text);
@@ -584,7 +694,7 @@ int resctrl_group_set_cpus(int rootfd, struct resctrl_group *g, const struct cpu
 	if (r < 0) {
 		char what[sizeof(g->name) + 32];
 		snprintf(what, sizeof(what), "%s: writing cpus_list", g->name);
-		return fail_with_status(rootfd, err, r, what);
+		return resctrl_fail_with_status(rootfd, err, r, what);
 	}
 	return 0;
 }

@@ -22,10 +22,12 @@ struct mon_domain {
 };
 
 /* The last value a counter file showed: a 64-bit byte count never wraps, so one that goes down was
- * reset, or is Linux 7.3 printing EBUSY as 0. Either way it is not a rate. */
+ * reset, or is Linux 7.3 printing EBUSY as 0. Either way it is not a rate. `fresh`: the counter was
+ * assigned this tick and is not read before the next (see program_counter). */
 struct last_count {
 	uint64_t value;
 	bool known;
+	bool fresh;
 };
 
 struct resctrl_mon {
@@ -64,11 +66,28 @@ static int assign_event(struct resctrl_mon *mon, size_t partition, const char *e
 	return resctrl_write_at(mon->dirs[partition], file, line);
 }
 
+/* A refused assignment is logged with the kernel's reason, read at once (see resctrl_fail_with_status). */
 static int assign(struct resctrl_mon *mon, size_t partition, unsigned domain, bool on)
 {
-	return assign_event(mon, partition, mon->event, domain, on);
+	int r = assign_event(mon, partition, mon->event, domain, on);
+
+	if (r < 0) {
+		struct err why = { "" };
+		char what[64];
+		snprintf(what, sizeof(what), "%s a counter on domain %u", on ? "assigning" : "releasing",
+			 mon->info->mon_domain_ids[domain]);
+		resctrl_fail_with_status(mon->fs->rootfd, &why, r, what);
+		log_debug("%s", why.text);
+	}
+	return r;
 }
 
+/* A counter assigned now counts from 0 (the kernel resets it: fs/resctrl/monitor.c
+ * rdtgroup_assign_cntr), but on Arm MPAM its monitor is not ready at first: the first read of the file
+ * then sleeps for the MSC's not-ready time, up to the firmware's maximum, holding rdtgroup_mutex
+ * (drivers/resctrl/mpam_devices.c mpam_msmon_read), and a tick that read it at once would be that
+ * late. So its first read is the next tick's, which takes the baseline: the sample it would have
+ * given says the counter is not ready. */
 static int program_counter(void *ctx, unsigned slot, size_t partition)
 {
 	struct mon_domain *d = ctx;
@@ -78,9 +97,8 @@ static int program_counter(void *ctx, unsigned slot, size_t partition)
 	if (!d->mon->assign)
 		return 0; /* every group has its own counter */
 	int r = assign(d->mon, partition, d->index, true);
-	if (r < 0)
-		log_debug("assigning a counter on domain %u failed: %s", d->mon->info->mon_domain_ids[d->index],
-			  strerror(-r));
+	if (r == 0)
+		last_of(d->mon, partition, d->index)->fresh = true;
 	return r;
 }
 
@@ -118,12 +136,8 @@ static int check_forward(struct last_count *last, uint64_t value, const char **r
  * sample stays invalid until a count is read. */
 static void reassign(struct mon_domain *d, size_t partition)
 {
-	int r = assign(d->mon, partition, d->index, true);
-
+	assign(d->mon, partition, d->index, true);
 	*last_of(d->mon, partition, d->index) = (struct last_count){ 0 };
-	if (r < 0)
-		log_debug("assigning a counter again on domain %u failed: %s", d->mon->info->mon_domain_ids[d->index],
-			  strerror(-r));
 }
 
 /* What a counter file kept open answers once it is no longer there: ENODEV from a file of a removed
@@ -143,6 +157,12 @@ static int read_counter(struct mon_domain *d, unsigned slot, struct counter_read
 
 	if (owner < 0)
 		return -EINVAL;
+	struct last_count *last = last_of(d->mon, (size_t)owner, d->index);
+	if (last->fresh) {
+		last->fresh = false;
+		rd->not_ready = true;
+		return 0;
+	}
 	int fd = *fd_of(d->mon, (size_t)owner, d->index);
 	ssize_t n = fd >= 0 ? pread(fd, buf, sizeof(buf) - 1, 0) : -1;
 	if (n < 0) {
@@ -157,7 +177,7 @@ static int read_counter(struct mon_domain *d, unsigned slot, struct counter_read
 		reassign(d, (size_t)owner);
 	if (r < 0)
 		return r;
-	return check_forward(last_of(d->mon, (size_t)owner, d->index), rd->value, &rd->reason);
+	return check_forward(last, rd->value, &rd->reason);
 }
 
 static void read_counters(void *ctx, unsigned first, unsigned count, struct counter_reading *ret)
@@ -340,7 +360,7 @@ static int mon_add(struct monitor *m, size_t index, const struct partition_ref *
 /* Counters the pool may hand out on a domain: one per group, or what mbm_event mode has free. */
 static unsigned counters_for(struct resctrl_mon *mon, unsigned domain)
 {
-	char text[256];
+	char text[RESCTRL_TEXT_MAX];
 	struct schemata_domain avail[RESCTRL_MAX_DOMAINS];
 	unsigned count = 0;
 
@@ -363,7 +383,7 @@ static unsigned counters_for(struct resctrl_mon *mon, unsigned domain)
  * mbm_assign_on_mkdir is set). */
 static bool default_group_holds(struct resctrl_mon *mon, const char *file, unsigned id)
 {
-	char text[1024], want[24];
+	char text[RESCTRL_TEXT_MAX], want[24];
 	size_t n = strlen(mon->event);
 
 	if (resctrl_read_at(mon->fs->rootfd, file, text, sizeof(text)) < 0)
@@ -400,10 +420,33 @@ static void reclaim_from_default_group(struct resctrl_mon *mon, unsigned domain)
 			    id, mon->event);
 }
 
+/* How many counters each domain's pool got: one line when every domain has as many (a host with one
+ * L3 per CCX has dozens), else one per domain. */
+static void log_counters(const struct resctrl_mon *mon, const unsigned *counters)
+{
+	unsigned domains = mon->info->mon_domain_count;
+	bool alike = true;
+
+	for (unsigned d = 1; d < domains; d++)
+		alike &= counters[d] == counters[0];
+	for (unsigned d = 0; d < domains; d++) {
+		const char *rotating = counters[d] < mon->partitions ? ", rotating" : "";
+		if (alike && domains > 1) {
+			log_info("%u domains: %u assignable counter(s) each for %zu group(s)%s", domains, counters[0],
+				 mon->partitions, rotating);
+			return;
+		}
+		log_info("domain %u: %u assignable counter(s) for %zu group(s)%s", mon->info->mon_domain_ids[d],
+			 counters[d], mon->partitions, rotating);
+	}
+}
+
 /* The pools are made at the first read, once every group is open and has given back what mkdir
  * assigned, so they know how many counters are really free. */
 static void make_pools(struct resctrl_mon *mon)
 {
+	unsigned counters[RESCTRL_MAX_DOMAINS];
+
 	for (unsigned d = 0; d < mon->info->mon_domain_count; d++) {
 		struct mon_domain *md = &mon->domains[d];
 		if (mon->assign && counters_for(mon, d) == 0)
@@ -411,18 +454,17 @@ static void make_pools(struct resctrl_mon *mon)
 		struct counter_pool_params params = {
 			.counters = counters_for(mon, d), .partitions = mon->partitions, .bits = 64, .unit_shift = 0
 		};
+		counters[d] = params.counters;
 		if (counter_pool_new(&params, &counter_ops, md, &md->pool) < 0) {
 			log_error("out of memory for the counters of domain %u", mon->info->mon_domain_ids[d]);
 			continue;
 		}
-		if (mon->assign)
-			log_info("domain %u: %u assignable counter(s) for %zu group(s)%s", mon->info->mon_domain_ids[d],
-				 params.counters, mon->partitions,
-				 params.counters < mon->partitions ? ", rotating" : "");
 		for (size_t p = 0; p < mon->partitions; p++)
 			if (*fd_of(mon, p, d) >= 0)
 				counter_pool_add(md->pool, p);
 	}
+	if (mon->assign)
+		log_counters(mon, counters);
 }
 
 static void mon_remove(struct monitor *m, size_t index)

@@ -99,7 +99,7 @@ bool schemata_value(const struct schemata_line *line, unsigned id, uint64_t *ret
 int resctrl_parse_id_values(const char *text, struct schemata_domain *ret, unsigned max, unsigned *ret_count)
 {
 	struct schemata_line line = { .resource = "ids" };
-	char copy[1024];
+	char copy[RESCTRL_TEXT_MAX];
 	int r;
 
 	snprintf(copy, sizeof(copy), "%s", text);

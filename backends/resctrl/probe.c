@@ -94,26 +94,35 @@ static void probe_mb(int rootfd, const struct schemata *root, struct resctrl_inf
 	}
 }
 
-static void probe_mon_domains(int rootfd, struct resctrl_info *info)
+/* mon_data/mon_RES_NN, sorted by id; -E2BIG for more than mpamd measures (a host it would measure
+ * only in part). */
+static int probe_mon_domains(int rootfd, struct resctrl_info *info, struct err *err)
 {
 	int fd = openat(rootfd, "mon_data", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
 	struct dirent *e;
+	unsigned found = 0;
 
 	if (!dir) {
 		if (fd >= 0)
 			close(fd);
-		return;
+		return 0;
 	}
-	while ((e = readdir(dir)) && info->mon_domain_count < RESCTRL_MAX_DOMAINS) {
+	while ((e = readdir(dir))) {
 		unsigned id;
 		char tail;
 		size_t n = strlen(info->mon_res);
-		if (!strncmp(e->d_name, "mon_", 4) && !strncmp(e->d_name + 4, info->mon_res, n) &&
-		    e->d_name[4 + n] == '_' && sscanf(e->d_name + 5 + n, "%u%c", &id, &tail) == 1)
+		if (strncmp(e->d_name, "mon_", 4) || strncmp(e->d_name + 4, info->mon_res, n) ||
+		    e->d_name[4 + n] != '_' || sscanf(e->d_name + 5 + n, "%u%c", &id, &tail) != 1)
+			continue;
+		if (found++ < RESCTRL_MAX_DOMAINS)
 			info->mon_domain_ids[info->mon_domain_count++] = id;
 	}
 	closedir(dir);
+	if (found > RESCTRL_MAX_DOMAINS)
+		return err_set(err, -E2BIG,
+			       "resctrl has %u monitoring domains (mon_data/mon_%s_NN); mpamd measures at most %d",
+			       found, info->mon_res, RESCTRL_MAX_DOMAINS);
 	/* readdir order is arbitrary: keep the ids sorted so domain indices are stable. */
 	for (unsigned i = 1; i < info->mon_domain_count; i++)
 		for (unsigned j = i; j > 0 && info->mon_domain_ids[j - 1] > info->mon_domain_ids[j]; j--) {
@@ -121,6 +130,7 @@ static void probe_mon_domains(int rootfd, struct resctrl_info *info)
 			info->mon_domain_ids[j] = info->mon_domain_ids[j - 1];
 			info->mon_domain_ids[j - 1] = t;
 		}
+	return 0;
 }
 
 /* The monitoring resource: info/L3_MON where it exists (every x86 host, MPAM with L3 monitors),
@@ -160,12 +170,12 @@ static int read_mon_file(int rootfd, const struct resctrl_info *info, const char
 	return resctrl_read_at(rootfd, path, buf, len);
 }
 
-static void probe_mon(int rootfd, struct resctrl_info *info)
+static int probe_mon(int rootfd, struct resctrl_info *info, struct err *err)
 {
-	char text[512], dir[32];
+	char text[RESCTRL_TEXT_MAX], dir[32];
 
 	if (!find_mon_res(rootfd, info))
-		return;
+		return 0;
 	snprintf(dir, sizeof(dir), "%s_MON", info->mon_res);
 	info->mon_present = true;
 	info->num_rmids = read_u(rootfd, dir, "num_rmids");
@@ -183,7 +193,22 @@ static void probe_mon(int rootfd, struct resctrl_info *info)
 	info->assign_on_mkdir = read_u(rootfd, dir, "mbm_assign_on_mkdir") != 0;
 	if (read_mon_file(rootfd, info, "num_mbm_cntrs", text, sizeof(text)) == 0)
 		resctrl_parse_id_values(text, info->num_mbm_cntrs, RESCTRL_MAX_DOMAINS, &info->num_mbm_cntrs_count);
-	probe_mon_domains(rootfd, info);
+	return probe_mon_domains(rootfd, info, err);
+}
+
+/* io_alloc (fs/resctrl/ctrlmondata.c resctrl_io_alloc_write): once enabled it holds the highest CLOSID
+ * (num_closids - 1, of the halved count under CDP), which no group can then take. */
+static void probe_io_alloc(int rootfd, struct resctrl_info *info)
+{
+	char path[64], text[32];
+
+	if (!info->l3.present)
+		return;
+	snprintf(path, sizeof(path), "info/%s/io_alloc", info->l3.name);
+	if (resctrl_read_at(rootfd, path, text, sizeof(text)) < 0)
+		return;
+	info->io_alloc_capable = true;
+	info->io_alloc = !strcmp(text, "enabled\n");
 }
 
 static int check_mount(int rootfd, const char *root, bool explicit_root, struct resctrl_info *info, struct err *err)
@@ -212,7 +237,7 @@ int resctrl_probe(int rootfd, const char *root, bool explicit_root, struct resct
 {
 	struct resctrl_info info = { 0 };
 	struct schemata schemata = { 0 };
-	char text[4096];
+	char text[RESCTRL_TEXT_MAX];
 	int r = check_mount(rootfd, root, explicit_root, &info, err);
 
 	if (r < 0)
@@ -228,8 +253,10 @@ int resctrl_probe(int rootfd, const char *root, bool explicit_root, struct resct
 	probe_cache(rootfd, "L3", "L3CODE", &schemata, &info.l3, &info.cdp_l3);
 	probe_cache(rootfd, "L2", "L2CODE", &schemata, &info.l2, &info.cdp_l2);
 	probe_mb(rootfd, &schemata, &info);
-	probe_mon(rootfd, &info);
+	if ((r = probe_mon(rootfd, &info, err)) < 0)
+		return r;
 	info.debug = resctrl_exists_at(rootfd, "ctrl_hw_id");
+	probe_io_alloc(rootfd, &info);
 	info.num_closids =
 		smallest_nonzero(smallest_nonzero(info.l3.num_closids, info.l2.num_closids), info.mb_num_closids);
 	*ret = info;
@@ -278,8 +305,9 @@ json_t *resctrl_info_to_json(const struct resctrl_info *info, const char *root)
 	} else {
 		json_decref(mon_domains);
 	}
-	return json_pack("{s:s,s:b,s:I,s:o,s:o,s:o,s:o,s:b}", "root", root, "resctrl_mount", info->is_resctrl_mount,
+	return json_pack("{s:s,s:b,s:I,s:o,s:o,s:o,s:o,s:b,s:o}", "root", root, "resctrl_mount", info->is_resctrl_mount,
 			 "num_closids", (json_int_t)info->num_closids, "L3", cache_to_json(&info->l3, info->cdp_l3),
 			 "L2", cache_to_json(&info->l2, info->cdp_l2), "MB", mb, "monitoring", mon, "debug",
-			 info->debug);
+			 info->debug, "io_alloc",
+			 info->io_alloc_capable ? json_string(info->io_alloc ? "enabled" : "disabled") : json_null());
 }

@@ -13,6 +13,11 @@
 
 #define RESCTRL_MAX_DOMAINS MONITOR_MAX_DOMAINS
 #define RESCTRL_NAME_MAX    16
+/* Room for a file that lists every domain (schemata, num_mbm_cntrs, mbm_L3_assignments): hosts with one
+ * L3 per CCX have dozens, and each takes some 12 characters a line. */
+#define RESCTRL_TEXT_MAX 8192
+/* The most one write may carry: kernfs refuses a longer one with E2BIG (a page). */
+#define RESCTRL_WRITE_MAX 4096
 
 /* ---- parse.c: pure text parsers ---- */
 
@@ -51,7 +56,8 @@ int resctrl_parse_assign_mode(const char *text, char *active, size_t len);
 
 /* ---- files.c: I/O relative to the root ---- */
 
-/* Reads a small file (up to len-1 bytes) into buf, NUL-terminated, trailing newline kept. */
+/* Reads a small file (up to len-1 bytes) into buf, NUL-terminated, trailing newline kept; -EFBIG when
+ * it holds more. */
 int resctrl_read_at(int dirfd, const char *path, char *buf, size_t len);
 /* Reads a decimal or bare-hex number file. */
 int resctrl_read_uint_at(int dirfd, const char *path, unsigned base, uint64_t *ret);
@@ -59,6 +65,9 @@ int resctrl_read_uint_at(int dirfd, const char *path, unsigned base, uint64_t *r
 int resctrl_write_at(int dirfd, const char *path, const char *text);
 /* info/last_cmd_status without its newline ("" when unreadable). */
 void resctrl_last_status(int rootfd, char *buf, size_t len);
+/* err = "WHAT: strerror(r) (last_cmd_status: ...)", or that the kernel gave no reason; returns r. Call
+ * it right after the failed write or mkdir. */
+int resctrl_fail_with_status(int rootfd, struct err *err, int r, const char *what);
 bool resctrl_exists_at(int dirfd, const char *path);
 
 /* ---- probe.c ---- */
@@ -110,8 +119,10 @@ struct resctrl_info {
 	unsigned num_mbm_cntrs_count;
 	unsigned mon_domain_ids[RESCTRL_MAX_DOMAINS]; /* from mon_data/mon_RES_XX */
 	unsigned mon_domain_count;
-	bool debug;	      /* ctrl_hw_id exists: groups tell their CLOSID (MPAM PARTID) */
-	unsigned num_closids; /* the smallest over the control resources */
+	bool debug;	       /* ctrl_hw_id exists: groups tell their CLOSID (MPAM PARTID) */
+	bool io_alloc;	       /* info/L3/io_alloc reads "enabled": it holds the highest CLOSID */
+	bool io_alloc_capable; /* info/L3/io_alloc exists */
+	unsigned num_closids;  /* the smallest over the control resources */
 };
 
 /* Probes `root` (opened as rootfd). With `explicit_root`, a directory that is not a resctrl mount is
@@ -142,17 +153,37 @@ int resctrl_fs_reopen(struct resctrl_fs *fs, struct err *err);
  * its real path, so that two spellings of one mount are one claim. */
 int resctrl_claim_root(const struct config *config, const struct claim_sink *sink, struct err *err);
 
+/* ---- partid.c: the PARTID MSC monitors count a group by, beside resctrl ---- */
+
+struct config;
+struct partition_config;
+
+/* Whether monitor = auto may take the MSCs' MBWU monitors here (resctrl has no MBM, [msc] sections
+ * exist, mmio_beside_kernel): it does if their windows can be mapped. */
+bool resctrl_msc_may_count_groups(const struct resctrl_info *info, const struct config *config);
+/* Whether nothing tells partition p's PARTID: no ctrl_hw_id (mounted without -o debug), no partid key. */
+bool resctrl_partid_unknown(const struct resctrl_fs *fs, const struct partition_config *p);
+/* -EOPNOTSUPP and what to do when monitor = mmio counts the groups and p's PARTID is unknown. */
+int resctrl_check_partid_source(const struct resctrl_fs *fs, const struct config *config,
+				const struct partition_config *p, struct err *err);
+/* What to do about an unknown PARTID, into buf. */
+void resctrl_partid_advice(const struct resctrl_fs *fs, char *buf, size_t len);
+
 /* ---- group.c: one control group per partition ---- */
 
 /* A dry run of the group functions below (`mpamctl check-config --host`): given a plan, each records
  * the writes it would make, and what it would do that writes nothing, instead of doing it. NULL:
  * the writes are made. */
 struct resctrl_plan {
-	const char *root;      /* the recorded paths start here */
-	unsigned closids;      /* resctrl's CLOSIDs, for the message when none is left */
-	unsigned closids_left; /* a planned mkdir fails with -ENOSPC, as the kernel's would, when 0 */
-	json_t *writes;	       /* [{"what", "path", "value"}] (struct control_plan) */
-	json_t *notes;	       /* strings */
+	const char *root;	    /* the recorded paths start here */
+	unsigned closids;	    /* resctrl's CLOSIDs, for the message when none is left */
+	bool io_alloc;		    /* io_alloc holds a CLOSID too, for that message */
+	unsigned closids_left;	    /* a planned mkdir fails with -ENOSPC, as the kernel's would, when 0 */
+	bool rmids_counted;	    /* resctrl monitors: every group takes an RMID too */
+	unsigned rmids, rmids_left; /* likewise for RMIDs */
+	const char *mon_res;	    /* the monitoring resource, for info/RES_MON */
+	json_t *writes;		    /* [{"what", "path", "value"}] (struct control_plan) */
+	json_t *notes;		    /* strings */
 };
 
 struct resctrl_group {
@@ -173,6 +204,8 @@ void resctrl_group_close(struct resctrl_group *g);
 /* The control groups resctrl has at `rootfd`, the default group (the root) included: each holds a
  * CLOSID. */
 unsigned resctrl_count_groups(int rootfd);
+/* The groups at `rootfd` that hold an RMID: every control group and every monitoring group. */
+unsigned resctrl_count_rmid_holders(int rootfd);
 
 /* Writes the schemata lines whose values differ from `want` (MB rounded to the hardware's steps,
  * L3 on every domain), reads them back, and stores what is in force in *eff. */
@@ -182,7 +215,9 @@ int resctrl_group_apply(int rootfd, const struct resctrl_info *info, struct resc
 
 /* Moves every thread of each process in `pids` into the group (the tasks file moves one thread per
  * id), one write per thread so one that has exited (ESRCH, not an error) cannot lose the others.
- * Threads already there are not written again. Threads started later are not followed here. */
+ * Threads already there are not written again; threads made during the move by threads not yet moved
+ * are found by listing again. Threads started later by moved threads are in the group by themselves
+ * (the kernel copies a creator's group at clone); others are not followed here. */
 int resctrl_group_add_tasks(int rootfd, struct resctrl_group *g, const pid_t *pids, size_t count,
 			    struct resctrl_plan *plan, struct err *err);
 /* Moves thread `tid` into the group (one write to its tasks file): 0, -ESRCH when the thread has

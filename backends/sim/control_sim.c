@@ -117,6 +117,8 @@ static int sim_open(const struct config *config, struct clock *clock, struct con
 		r = err_set(err, -ENOMEM, "out of memory");
 	if (r == 0)
 		r = mmio_limits_new(s->set, config->partition_count, &s->limits, err);
+	if (r == 0)
+		msc_set_limit_mode(s->set, config->global.mb_max_mode == MB_MAX_HARD);
 	if (r < 0) {
 		sim_free(s ? &s->base : NULL);
 		return r;

@@ -1,6 +1,7 @@
 /* Register-accurate model of one Arm MPAM MSC (shared/reference/mpam-msc.md A.1-A.5): creating it,
  * the register map every bus access is dispatched through, the ID registers and the error status.
- * The configuration registers are in msc_model_config.c, the monitors in msc_model_monitors.c; the
+ * The configuration registers are in msc_model_config.c (and PART_SEL, PARTID narrowing in
+ * msc_model_partsel.c), the monitors in msc_model_monitors.c; the
  * state they share is in msc_model_internal.h.
  *
  * Interpretations where the reference leaves a choice (each is also stated where it is coded):
@@ -15,14 +16,6 @@
 #include "backends/sim/msc_model.h"
 #include "backends/sim/msc_model_internal.h"
 #include "backends/mpam/mpam_regs.h"
-
-/* MPAMF_PRI_IDR fields (Linux mpam_internal.h); backends/mpam/mpam_regs.h does not describe this register. */
-#define PRI_IDR_HAS_INTPRI	MPAM_BIT(0)
-#define PRI_IDR_INTPRI_0_IS_LOW MPAM_BIT(1)
-#define PRI_IDR_INTPRI_WD	MPAM_GENMASK(9, 4)
-#define PRI_IDR_HAS_DSPRI	MPAM_BIT(16)
-#define PRI_IDR_DSPRI_0_IS_LOW	MPAM_BIT(17)
-#define PRI_IDR_DSPRI_WD	MPAM_GENMASK(25, 20)
 
 void msc_model_params_default(struct msc_model_params *p)
 {
@@ -50,21 +43,31 @@ void msc_model_params_default(struct msc_model_params *p)
 
 static bool params_valid(const struct msc_model_params *p)
 {
-	return p->bwa_wd <= 16 && p->max_lim <= 2 && p->cpbm_wd <= 32 * CPBM_MAX_WORDS && p->pri_wd <= 16 &&
-	       p->ris_max <= 15 && p->scale <= 31;
+	return p->bwa_wd <= 16 && p->max_lim <= MPAM_MAX_LIM_HARD && p->cpbm_wd <= 32 * CPBM_MAX_WORDS &&
+	       p->bwpbm_wd <= 32 * PBM_MAX_WORDS && p->cmax_wd <= 16 && p->cassoc_wd <= 16 && p->pri_wd <= 16 &&
+	       p->ris_max <= 15 && p->scale <= 31 && (!p->has_partid_nrw || p->intpartid_max <= p->partid_max);
+}
+
+/* calloc that is NULL when there is nothing to hold, and says whether it failed. */
+static bool alloc_array(void **ret, size_t count, size_t size)
+{
+	*ret = count ? calloc(count, size) : NULL;
+	return !count || *ret;
 }
 
 static int ris_alloc(struct ris_state *r, const struct msc_model *m)
 {
 	size_t nr_partids = (size_t)m->p.partid_max + 1;
+	size_t monitored = m->p.num_mon ? nr_partids : 0;
 
-	r->cfg = calloc(nr_partids, sizeof(*r->cfg));
-	r->cpbm_flipped = m->cpbm_words ? calloc(nr_partids * m->cpbm_words, sizeof(uint32_t)) : NULL;
-	r->mon = m->p.num_mon ? calloc(m->p.num_mon, sizeof(*r->mon)) : NULL;
-	r->by_partid = m->p.num_mon ? calloc(nr_partids, sizeof(*r->by_partid)) : NULL;
-	if (!r->cfg || (m->cpbm_words && !r->cpbm_flipped) || (m->p.num_mon && (!r->mon || !r->by_partid)))
-		return -ENOMEM;
-	return 0;
+	bool ok = alloc_array((void **)&r->cfg, m->nr_cfgs, sizeof(*r->cfg)) &&
+		  alloc_array((void **)&r->cpbm_flipped, (size_t)m->nr_cfgs * m->cpbm_words, sizeof(uint32_t)) &&
+		  alloc_array((void **)&r->pbm_flipped, (size_t)m->nr_cfgs * m->pbm_words, sizeof(uint32_t)) &&
+		  alloc_array((void **)&r->intpartid_of, m->p.has_partid_nrw ? nr_partids : 0,
+			      sizeof(*r->intpartid_of)) &&
+		  alloc_array((void **)&r->mon, m->p.num_mon, sizeof(*r->mon)) &&
+		  alloc_array((void **)&r->by_partid, monitored, sizeof(*r->by_partid));
+	return ok ? 0 : -ENOMEM;
 }
 
 int msc_model_new(const struct msc_model_params *params, struct msc_model **ret)
@@ -80,14 +83,16 @@ int msc_model_new(const struct msc_model_params *params, struct msc_model **ret)
 	m->unit_shift = params->iidr == MPAM_IIDR_NVIDIA_T241 ? 6 : 0;
 	m->long_bits = mpam_mbwu_counter_bits(true, params->lwd);
 	m->nr_ris = params->has_ris ? (unsigned)params->ris_max + 1 : 1;
+	m->nr_cfgs = (params->has_partid_nrw ? params->intpartid_max : params->partid_max) + 1u;
 	m->cpbm_words = (params->cpbm_wd + 31u) / 32u;
+	m->pbm_words = (params->bwpbm_wd + 31u) / 32u;
 	m->ris = calloc(m->nr_ris, sizeof(*m->ris));
 	for (unsigned r = 0; m->ris && r < m->nr_ris; r++) {
 		if (ris_alloc(&m->ris[r], m) < 0) {
 			msc_model_free(m);
 			return -ENOMEM;
 		}
-		for (size_t id = 0; id <= params->partid_max; id++)
+		for (size_t id = 0; id < m->nr_cfgs; id++)
 			msc_model_config_reset(&m->ris[r].cfg[id], m);
 	}
 	if (!m->ris) {
@@ -105,6 +110,8 @@ void msc_model_free(struct msc_model *model)
 	for (unsigned r = 0; model->ris && r < model->nr_ris; r++) {
 		free(model->ris[r].cfg);
 		free(model->ris[r].cpbm_flipped);
+		free(model->ris[r].pbm_flipped);
+		free(model->ris[r].intpartid_of);
 		free(model->ris[r].mon);
 		free(model->ris[r].by_partid);
 	}
@@ -164,9 +171,11 @@ static uint64_t idr_value(const struct msc_model *m)
 	struct mpamf_idr idr = {
 		.partid_max = m->p.partid_max,
 		.pmg_max = m->p.pmg_max,
+		.has_ccap_part = m->p.cmax_wd > 0 || m->p.cassoc_wd > 0,
 		.has_cpor_part = m->p.cpbm_wd > 0,
-		.has_mbw_part = m->p.bwa_wd > 0,
+		.has_mbw_part = m->p.bwa_wd > 0 || m->p.bwpbm_wd > 0,
 		.has_pri_part = m->p.pri_wd > 0,
+		.has_partid_nrw = m->p.has_partid_nrw,
 		.ext = m->p.ext,
 		.has_msmon = m->p.num_mon > 0,
 		.has_ris = m->p.has_ris,
@@ -185,9 +194,12 @@ static uint32_t mbw_idr_value(const struct msc_model *m)
 		.max_lim = m->p.max_lim,
 		.has_min = m->p.has_min,
 		.has_max = m->p.has_max,
+		.has_prop = m->p.has_prop,
+		.has_pbm = m->p.bwpbm_wd > 0,
+		.bwpbm_wd = m->p.bwpbm_wd,
 	};
 
-	return m->p.bwa_wd ? mpamf_mbw_idr_encode(&idr) : 0;
+	return m->p.bwa_wd || m->p.bwpbm_wd ? mpamf_mbw_idr_encode(&idr) : 0;
 }
 
 static uint32_t cpor_idr_value(const struct msc_model *m)
@@ -195,14 +207,24 @@ static uint32_t cpor_idr_value(const struct msc_model *m)
 	return (uint32_t)mpam_field_prep(MPAMF_CPOR_IDR_CPBM_WD, m->p.cpbm_wd);
 }
 
+/* CMAX (and CMIN) when cmax_wd is set, CASSOC when cassoc_wd is; no soft CMAX limit. */
+static uint32_t ccap_idr_value(const struct msc_model *m)
+{
+	return (uint32_t)(mpam_field_prep(MPAMF_CCAP_IDR_CMAX_WD, m->p.cmax_wd) |
+			  mpam_field_prep(MPAMF_CCAP_IDR_CASSOC_WD, m->p.cassoc_wd) |
+			  (m->p.cassoc_wd ? MPAMF_CCAP_IDR_HAS_CASSOC : 0) |
+			  (m->p.cmax_wd && m->p.has_cmin ? MPAMF_CCAP_IDR_HAS_CMIN : 0) |
+			  (m->p.cmax_wd ? 0 : MPAMF_CCAP_IDR_NO_CMAX));
+}
+
 static uint32_t pri_idr_value(const struct msc_model *m)
 {
 	if (!m->p.pri_wd)
 		return 0;
 	/* Both priorities exist, pri_wd bits each, and 0 is the lowest priority. */
-	return (uint32_t)(PRI_IDR_HAS_INTPRI | PRI_IDR_INTPRI_0_IS_LOW |
-			  mpam_field_prep(PRI_IDR_INTPRI_WD, m->p.pri_wd) | PRI_IDR_HAS_DSPRI | PRI_IDR_DSPRI_0_IS_LOW |
-			  mpam_field_prep(PRI_IDR_DSPRI_WD, m->p.pri_wd));
+	return (uint32_t)(MPAMF_PRI_IDR_HAS_INTPRI | MPAMF_PRI_IDR_INTPRI_0_IS_LOW |
+			  mpam_field_prep(MPAMF_PRI_IDR_INTPRI_WD, m->p.pri_wd) | MPAMF_PRI_IDR_HAS_DSPRI |
+			  MPAMF_PRI_IDR_DSPRI_0_IS_LOW | mpam_field_prep(MPAMF_PRI_IDR_DSPRI_WD, m->p.pri_wd));
 }
 
 static uint32_t msmon_idr_value(const struct msc_model *m)
@@ -279,6 +301,12 @@ static uint32_t narrow_id_read(const struct msc_model *m, uint32_t offset)
 		return m->p.aidr;
 	case MPAMF_CPOR_IDR:
 		return cpor_idr_value(m);
+	case MPAMF_CCAP_IDR:
+		return m->p.cmax_wd || m->p.cassoc_wd ? ccap_idr_value(m) : 0;
+	case MPAMF_PARTID_NRW_IDR:
+		return m->p.has_partid_nrw
+			       ? (uint32_t)mpam_field_prep(MPAMF_PARTID_NRW_IDR_INTPARTID_MAX, m->p.intpartid_max)
+			       : 0;
 	case MPAMF_MBW_IDR:
 		return mbw_idr_value(m);
 	case MPAMF_PRI_IDR:

@@ -16,14 +16,27 @@ struct msc_model_params {
 	/* RIS: with has_ris, RIS 0..ris_max exist and each has its own configuration and monitors. */
 	bool has_ris;
 	uint8_t ris_max;
-	/* Bandwidth partitioning (MPAMF_MBW_IDR). bwa_wd 0 means no MBW controls. */
+	/* Bandwidth partitioning (MPAMF_MBW_IDR). bwa_wd 0 means no MBW_MAX, MBW_MIN or MBW_PROP. */
 	uint8_t bwa_wd;
 	bool has_min, has_max;
-	uint8_t max_lim; /* MAX_LIM: 0 soft and hard (HARDLIM read/write), 1 soft only, 2 hard only */
+	uint8_t max_lim;   /* enum mpam_max_lim: 0 HARDLIM read/write, 1 soft only, 2 hard only */
+	bool has_prop;	   /* MBW_PROP, its STRIDEM1 bwa_wd bits wide */
+	uint16_t bwpbm_wd; /* MBW_PBM portions, 0..4096 (0: no MBW_PBM) */
 	/* Cache portion partitioning: CPBM bits; 0 means no CPOR. */
 	uint16_t cpbm_wd;
+	/* Cache capacity partitioning (MPAMF_CCAP_IDR): CMAX (and CMIN with has_cmin) cmax_wd bits wide,
+	 * CASSOC cassoc_wd bits; cmax_wd 0 means no CCAP. They are storage only: no traffic depends on them. */
+	uint8_t cmax_wd, cassoc_wd;
+	bool has_cmin;
 	/* Priority partitioning: INTPRI and DSPRI are each pri_wd bits wide (0: no PRI). */
 	uint8_t pri_wd;
+	/* PARTID narrowing (MPAMF_IDR.HAS_PARTID_NRW): each RIS holds intpartid_max + 1 configurations,
+	 * reached with MPAMCFG_PART_SEL.INTERNAL set; MPAMCFG_INTPARTID maps each request PARTID to one.
+	 * At reset every request PARTID maps to intPARTID 0 (the architecture leaves the reset mapping
+	 * to the implementation; this one makes a driver that configures an intPARTID without mapping
+	 * its PARTID to it see no effect). */
+	bool has_partid_nrw;
+	uint16_t intpartid_max;
 	/* MBWU monitors per RIS (0: no monitors). */
 	uint16_t num_mon;
 	uint8_t scale; /* MBWUMON_IDR.SCALE, applied to MSMON_MBWU when CTL.SCLEN=1 */
@@ -82,14 +95,34 @@ void msc_model_hold_nrdy(struct msc_model *model, unsigned ticks);
 void msc_model_jump(struct msc_model *model, int64_t units);
 void msc_model_raise_error(struct msc_model *model, unsigned errcode, uint16_t partid, uint8_t pmg, unsigned ris);
 
-/* Programmed controls of a PARTID, as raw register fields (for the traffic model and tests). */
+/* State an earlier owner (firmware, another tool) left for request PARTID `partid` on every RIS: MBW_PROP
+ * enabled with `stridem1`, or MBW_PBM holding `portions` (bit n: portion n; portions from 64 up are
+ * cleared). With PARTID narrowing the PARTID is first mapped to the intPARTID of the same number, as
+ * firmware that gave it controls of its own would have. -EINVAL when the MSC lacks the control or the
+ * PARTID (or, narrowing, that intPARTID) is out of range. */
+int msc_model_preload_mbw_prop(struct msc_model *model, uint16_t partid, uint16_t stridem1);
+int msc_model_preload_mbw_pbm(struct msc_model *model, uint16_t partid, uint64_t portions);
+
+/* The controls that govern requests with this PARTID on RIS `ris` (through the PARTID's intPARTID
+ * with narrowing), as raw register fields (for the traffic model and tests). A control the MSC does
+ * not have, or a RIS or PARTID out of range, reads as the value that limits nothing. */
 uint16_t msc_model_mbw_max(const struct msc_model *model, unsigned ris, uint16_t partid);
 uint16_t msc_model_mbw_min(const struct msc_model *model, unsigned ris, uint16_t partid);
 bool msc_model_mbw_hardlim(const struct msc_model *model, unsigned ris, uint16_t partid);
-/* MBW_MAX and MBW_MIN at once, as the two above give them (one lookup: the traffic model asks for
- * both of every PARTID on every MSC, every tick). */
-void msc_model_mbw_limits(const struct msc_model *model, unsigned ris, uint16_t partid, uint16_t *ret_max,
-			  uint16_t *ret_min);
+
+/* Everything the traffic model asks of one PARTID on one RIS, in one lookup (it asks for every
+ * PARTID on every MSC, every tick). */
+struct msc_model_limits {
+	uint16_t mbw_max, mbw_min; /* raw fields */
+	bool hardlim;		   /* as it reads back (MAX_LIM may force it) */
+	/* The share of the MSC's bandwidth MBW_PROP and MBW_PBM leave it, 0..1 (1: the control is off or
+	 * absent). MBW_PROP is a relative cost, STRIDEM1 + 1, of bandwidth among contenders; the model
+	 * takes it as a ceiling of 1 / (STRIDEM1 + 1), the share it wins against unregulated traffic that
+	 * always wants more. MBW_PBM grants the portions its bitmap holds: portions set / BWPBM_WD. */
+	double prop_share, pbm_share;
+};
+void msc_model_traffic_limits(const struct msc_model *model, unsigned ris, uint16_t partid,
+			      struct msc_model_limits *ret);
 
 /* The raw ESR as hardware holds it (also when has_esr is false and software cannot see it),
  * how many errors were raised since creation, and how many bus accesses were refused. */

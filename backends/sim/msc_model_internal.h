@@ -11,17 +11,23 @@
 #include "backends/sim/msc_model.h"
 
 #define CPBM_MAX_WORDS 1024u /* MPAMCFG_CPBM<n>, n <= 1023 */
+#define PBM_MAX_WORDS  128u  /* MPAMCFG_MBW_PBM<n>, n <= 127 */
 #define LOW_WORD       UINT64_C(0x00000000FFFFFFFF)
 #define HIGH_WORD      UINT64_C(0xFFFFFFFF00000000)
 
-/* State kept per RIS: one configuration per PARTID (MBW_MAX/MIN, PRI, CPBM) and one MBWU monitor
- * state per monitor index. */
+/* State kept per RIS: one configuration per PARTID, or per intPARTID with PARTID narrowing (MBW_MAX,
+ * MIN, PROP, PBM, CMAX, CMIN, CASSOC, PRI, CPBM), the request PARTIDs' intPARTIDs, and one MBWU
+ * monitor state per monitor index. */
 
-/* Configuration of one PARTID in one RIS. CPBM words live in ris_state.cpbm_flipped. */
+/* One configuration in one RIS. CPBM and MBW_PBM words live in ris_state's flipped arrays. */
 struct partid_cfg {
 	uint16_t mbw_max; /* MAX field, implemented bits only */
 	uint16_t mbw_min;
 	bool hardlim; /* the stored bit; MAX_LIM may force what reads back */
+	bool prop_en;
+	uint16_t stridem1;
+	uint16_t pbm_portions; /* MBW_PBM bits set (the traffic side's share), kept with the words */
+	uint16_t cmax, cmin, cassoc;
 	uint16_t intpri, dspri;
 };
 
@@ -43,10 +49,13 @@ struct mbwu_mon {
 };
 
 struct ris_state {
-	struct partid_cfg *cfg; /* partid_max + 1 entries */
-	/* CPBM words XOR their reset value (all implemented bits set), so calloc'ed memory is the
-	 * reset state and untouched PARTIDs cost no resident memory. */
-	uint32_t *cpbm_flipped; /* (partid_max + 1) * cpbm_words */
+	struct partid_cfg *cfg; /* nr_cfgs entries */
+	/* CPBM and MBW_PBM words XOR their reset value (all implemented bits set), so calloc'ed memory
+	 * is the reset state and untouched PARTIDs cost no resident memory. */
+	uint32_t *cpbm_flipped; /* nr_cfgs * cpbm_words */
+	uint32_t *pbm_flipped;	/* nr_cfgs * pbm_words */
+	/* PARTID narrowing: the intPARTID of each request PARTID (partid_max + 1 entries; NULL without). */
+	uint16_t *intpartid_of;
 	struct mbwu_mon *mon;	/* num_mon entries */
 	unsigned oflow_pending; /* monitors with OFLOW_STATUS or OFLOW_STATUS_L set */
 	/* The monitor index: which enabled monitors can count a PARTID's traffic, so that counting one
@@ -64,7 +73,9 @@ struct msc_model {
 	unsigned unit_shift; /* a counting unit is 2^unit_shift bytes (the part's) */
 	unsigned long_bits;  /* the long counter's width (44 or 63) */
 	unsigned nr_ris;     /* ris_max + 1 with RIS, else 1 */
+	unsigned nr_cfgs;    /* configurations per RIS: intpartid_max + 1 with narrowing, else partid_max + 1 */
 	unsigned cpbm_words; /* 32-bit CPBM words that have implemented bits */
+	unsigned pbm_words;  /* 32-bit MBW_PBM words that have implemented bits */
 	struct ris_state *ris;
 	uint32_t part_sel; /* PARTID_SEL, INTERNAL and RIS as written */
 	uint32_t mon_sel;  /* MON_SEL and RIS as written */
@@ -81,25 +92,46 @@ static inline bool ris_exists(const struct msc_model *m, unsigned ris)
 	return ris < m->nr_ris;
 }
 
-/* ---- msc_model_config.c: the MPAMCFG_* registers of the PARTID that MPAMCFG_PART_SEL selects ---- */
+/* ---- msc_model_config.c: the MPAMCFG_* registers of the configuration MPAMCFG_PART_SEL selects ---- */
 
 /* Which MPAMCFG register an offset is, when the model implements it. */
 enum cfg_reg {
 	CFG_NONE,
 	CFG_MBW_MAX,
 	CFG_MBW_MIN,
+	CFG_MBW_PROP,
+	CFG_MBW_PBM,
+	CFG_CMAX,
+	CFG_CMIN,
+	CFG_CASSOC,
 	CFG_PRI,
 	CFG_CPBM,
+	CFG_INTPARTID,
 };
 
-/* A PARTID's configuration at reset: MBW_MAX 100%, everything else 0 (CPBM's reset is all zeroes
- * in cpbm_flipped). */
+/* A configuration at reset: MBW_MAX, CMAX and CASSOC 100%, everything else 0 (CPBM's and MBW_PBM's
+ * reset, all ones, is all zeroes in the flipped arrays). */
 void msc_model_config_reset(struct partid_cfg *cfg, const struct msc_model *m);
-/* CFG_CPBM with the word in *ret_word, or CFG_NONE for a location the model does not implement. */
+/* CFG_CPBM or CFG_MBW_PBM with the word in *ret_word, or CFG_NONE for a location the model does not
+ * implement. */
 enum cfg_reg msc_model_config_reg_at(const struct msc_model *m, uint32_t offset, unsigned *ret_word);
 uint32_t msc_model_config_read(struct msc_model *m, enum cfg_reg reg, unsigned word);
 void msc_model_config_write(struct msc_model *m, enum cfg_reg reg, unsigned word, uint32_t value);
+/* The MBW_PBM portions a word of configuration `index` grants are recounted after it changes. */
+void msc_model_config_write_pbm(struct msc_model *m, unsigned ris, unsigned index, unsigned word, uint32_t value);
+
+/* ---- msc_model_partsel.c: MPAMCFG_PART_SEL and PARTID narrowing ---- */
+
 void msc_model_config_select(struct msc_model *m, uint32_t value); /* MPAMCFG_PART_SEL written */
+/* The configuration an MPAMCFG access other than MPAMCFG_INTPARTID reaches (its index into the RIS's
+ * arrays), or false after raising the error the selection makes: the access then has no effect and
+ * reads 0. */
+bool msc_model_selected_cfg(struct msc_model *m, unsigned *ret_ris, unsigned *ret_index);
+/* MPAMCFG_INTPARTID of the request PARTID selected (narrowing only). */
+uint32_t msc_model_intpartid_read(struct msc_model *m);
+void msc_model_intpartid_write(struct msc_model *m, uint32_t value);
+/* The configuration that governs requests with `partid` on `ris`, or -1 when either is out of range. */
+long msc_model_cfg_of_request(const struct msc_model *m, unsigned ris, uint16_t partid);
 
 /* ---- msc_model_monitors.c: the MBWU monitor block (MSMON_*), of the monitor MSMON_CFG_MON_SEL
  * selects ---- */

@@ -85,6 +85,8 @@ static const struct config_type curve_type = { curve_parse, curve_format, curve_
 #define SIM_FIELD(field) CONFIG_FIELD(struct sim_config, field)
 
 static const char *const sim_nrdy_names[] = { "hardware", "software", NULL };
+/* Indexed by enum mpam_max_lim. */
+static const char *const sim_max_lim_names[] = { "either", "soft", "hard", NULL };
 
 static const struct config_key sim_keys[] = {
 	{ "mscs", &config_type_unsigned, SIM_FIELD(mscs), 1, 64, NULL, 0 },
@@ -101,6 +103,12 @@ static const struct config_key sim_keys[] = {
 	{ "noise_pct", &config_type_unsigned, SIM_FIELD(noise_pct), 0, 50, NULL, 0 },
 	{ "mb_curve", &curve_type, 0, 0, 0, 0, NULL, 0 },
 	CONFIG_KEY_BOOL("mbw_min", struct sim_config, mbw_min, 0),
+	CONFIG_KEY_ENUM("max_lim", struct sim_config, max_lim, sim_max_lim_names, 0),
+	CONFIG_KEY_BOOL("mbw_prop", struct sim_config, mbw_prop, 0),
+	{ "mbw_pbm_bits", &config_type_unsigned, SIM_FIELD(mbw_pbm_bits), 0, 4096, NULL, 0 },
+	{ "partid_nrw", &config_type_unsigned, SIM_FIELD(partid_nrw), 0, PARTID_LIMIT + 1, NULL, 0 },
+	{ "preload_mbw_prop", &sim_preload_decimal_type, SIM_FIELD(preload_mbw_prop), 1, 100, NULL, 0 },
+	{ "preload_mbw_pbm", &sim_preload_hex_type, SIM_FIELD(preload_mbw_pbm), 0, UINT64_MAX, NULL, 0 },
 };
 
 /* ---- sim_demand = MBPS, or MBPS@TICK MBPS@TICK ... with ticks strictly increasing ---- */
@@ -328,11 +336,12 @@ static void assign_partids(struct config *c, const struct sim_config *s, struct 
 		struct partition_config *p = &c->partitions[i];
 		if (p->has_partid)
 			continue;
-		while (next <= s->partid_max && used[next])
+		while (next <= sim_config_partid_usable(s) && used[next])
 			next++;
-		if (next > s->partid_max) {
-			diag_add(d, DIAG_ERROR, p->origin.line,
-				 "no free PARTID for partition \"%s\" (partid_max is %u)", p->name, s->partid_max);
+		if (next > sim_config_partid_usable(s)) {
+			diag_add(d, DIAG_ERROR, p->origin.line, "no free PARTID for partition \"%s\" (%s is %u)",
+				 p->name, s->partid_nrw ? "the last intPARTID" : "partid_max",
+				 sim_config_partid_usable(s));
 			continue;
 		}
 		used[next] = true;
@@ -356,20 +365,54 @@ static void check_domains(const struct config *c, const struct partition_config 
 			 p->name, __builtin_ctzll(domains & ~present), s->mscs, s->mscs - 1);
 }
 
+unsigned sim_config_partid_usable(const struct sim_config *s)
+{
+	return s->partid_nrw && s->partid_nrw - 1 < s->partid_max ? s->partid_nrw - 1 : s->partid_max;
+}
+
+/* Preloads name PARTIDs an earlier owner could have configured, on controls the MSCs have. */
+static void check_preloads(const struct config *c, const struct sim_config *s, const struct sim_preloads *list,
+			   const char *key, bool present, const char *needs, struct diag_list *d)
+{
+	unsigned line = config_ext_key_line(c, &sim_config_ext, key);
+
+	if (list->count && !present)
+		diag_add(d, DIAG_ERROR, line, "%s needs %s", key, needs);
+	for (unsigned i = 0; i < list->count; i++)
+		if (list->at[i].partid > sim_config_partid_usable(s))
+			diag_add(d, DIAG_ERROR, line, "%s names PARTID %u, above the simulated %s %u", key,
+				 list->at[i].partid, s->partid_nrw ? "last intPARTID" : "partid_max",
+				 sim_config_partid_usable(s));
+}
+
+/* The simulated MSCs' features fit together. */
+static void check_msc_features(const struct config *c, const struct sim_config *s, struct diag_list *d)
+{
+	if (s->partid_nrw > s->partid_max + 1u)
+		diag_add(d, DIAG_ERROR, config_ext_key_line(c, &sim_config_ext, "partid_nrw"),
+			 "partid_nrw = %u: an MSC narrows PARTIDs 0..%u to fewer intPARTIDs, at most %u", s->partid_nrw,
+			 s->partid_max, s->partid_max + 1);
+	check_preloads(c, s, &s->preload_mbw_prop, "preload_mbw_prop", s->mbw_prop, "mbw_prop = yes", d);
+	check_preloads(c, s, &s->preload_mbw_pbm, "preload_mbw_pbm", s->mbw_pbm_bits > 0, "mbw_pbm_bits", d);
+}
+
 static void sim_check(struct config *c, struct diag_list *d)
 {
 	const struct sim_config *s = sim_config_of(c);
 
 	if (strcmp(c->global.backend, SIM_BACKEND))
 		return;
+	check_msc_features(c, s, d);
 	if (c->msc_count > 0)
 		diag_add(d, DIAG_WARNING, c->mscs[0].origin.line,
 			 "[msc] sections are not used with backend = sim ([sim] mscs sets the simulated MSCs)");
 	for (size_t i = 0; i < c->partition_count; i++) {
 		const struct partition_config *p = &c->partitions[i];
-		if (p->has_partid && p->partid > s->partid_max)
+		if (p->has_partid && p->partid > sim_config_partid_usable(s))
 			diag_add(d, DIAG_ERROR, config_partition_key_line(c, p, "partid"),
-				 "partid %u is above the simulated partid_max %u", p->partid, s->partid_max);
+				 "partid %u is above the simulated %s %u", p->partid,
+				 s->partid_nrw ? "last intPARTID (partid_nrw)" : "partid_max",
+				 sim_config_partid_usable(s));
 		check_domains(c, p, s, d);
 	}
 	for (size_t i = 0; i < c->template_count; i++)

@@ -8,6 +8,7 @@
 
 #include "backends/sim/burst.h"
 #include "backends/sim/mb_curve.h"
+#include "backends/sim/sim_preload.h"
 #include "core/config/model.h"
 #include "core/config/schema.h"
 
@@ -32,7 +33,18 @@ struct sim_config {
 	unsigned noise_pct;
 	struct mb_curve mb_curve; /* the plant of MB settings (no points: linear) */
 	bool mbw_min;		  /* the MSCs implement MBW_MIN (MPAMF_MBW_IDR.HAS_MIN) */
+	unsigned max_lim;	  /* MPAMF_MBW_IDR.MAX_LIM: enum mpam_max_lim */
+	bool mbw_prop;		  /* the MSCs implement MBW_PROP */
+	unsigned mbw_pbm_bits;	  /* MBW_PBM portions (BWPBM_WD); 0: none */
+	unsigned partid_nrw;	  /* intPARTIDs of each MSC with PARTID narrowing; 0: no narrowing */
+	/* What an earlier owner left: MBW_PROP meant to leave a PARTID about VALUE percent, MBW_PBM a
+	 * bitmap of portions. */
+	struct sim_preloads preload_mbw_prop, preload_mbw_pbm;
 };
+
+/* The highest PARTID the simulated MSCs configure: partid_max, or the last intPARTID when they
+ * narrow PARTIDs (mpamd uses no PARTID above it, as Linux). */
+unsigned sim_config_partid_usable(const struct sim_config *s);
 
 /* Domains a partition's traffic can use: bit d for MSC (or resctrl domain) d. */
 #define SIM_DOMAINS_MAX 64

@@ -57,6 +57,25 @@ static void model_params_from_config(const struct sim_config *s, struct msc_mode
 	p->nrdy_hw = s->nrdy == SIM_NRDY_HARDWARE;
 	p->iidr = s->iidr;
 	p->has_min = s->mbw_min;
+	p->max_lim = (uint8_t)s->max_lim;
+	p->has_prop = s->mbw_prop;
+	p->bwpbm_wd = (uint16_t)s->mbw_pbm_bits;
+	p->has_partid_nrw = s->partid_nrw > 0;
+	p->intpartid_max = (uint16_t)(s->partid_nrw ? s->partid_nrw - 1 : 0);
+}
+
+/* What the [sim] preload keys say an earlier owner left, on every MSC (sim_check made sure each fits). */
+static int preload(const struct sim_config *s, struct msc_model *model)
+{
+	int r = 0;
+
+	for (unsigned i = 0; r == 0 && i < s->preload_mbw_prop.count; i++) {
+		const struct sim_preload *p = &s->preload_mbw_prop.at[i];
+		r = msc_model_preload_mbw_prop(model, p->partid, sim_preload_stridem1(p->value, s->bwa_wd));
+	}
+	for (unsigned i = 0; r == 0 && i < s->preload_mbw_pbm.count; i++)
+		r = msc_model_preload_mbw_pbm(model, s->preload_mbw_pbm.at[i].partid, s->preload_mbw_pbm.at[i].value);
+	return r;
 }
 
 void sim_host_free(struct sim_host *h)
@@ -229,9 +248,15 @@ int sim_host_new(const struct config *config, uint64_t start_ns, struct sim_host
 	}
 	model_params_from_config(h->sim, &params);
 	for (size_t i = 0; i < h->msc_count; i++) {
-		if (msc_model_new(&params, &h->mscs[i]) < 0) {
+		int r = msc_model_new(&params, &h->mscs[i]);
+		if (r == 0 && (r = preload(h->sim, h->mscs[i])) < 0)
+			err_set(err, r, "simulated MSC %zu: a preload does not fit the MSC", i);
+		else if (r < 0)
+			err_set(err, r, "simulated MSC %zu: %s", i,
+				r == -ENOMEM ? "out of memory" : "the [sim] keys make no MSC");
+		if (r < 0) {
 			sim_host_free(h);
-			return err_set(err, -ENOMEM, "out of memory for simulated MSC %zu", i);
+			return r;
 		}
 	}
 	*ret = h;
@@ -315,13 +340,19 @@ static void serve_msc(struct sim_host *h, size_t m, uint64_t dt_ns)
 	struct msc_model *model = h->mscs[m];
 
 	for (size_t i = 0; i < h->partition_count; i++) {
-		uint16_t partid = h->parts[i] ? h->parts[i]->partid : 0, max, min;
-		msc_model_mbw_limits(model, 0, partid, &max, &min);
+		uint16_t partid = h->parts[i] ? h->parts[i]->partid : 0;
+		struct msc_model_limits lim;
+		msc_model_traffic_limits(model, 0, partid, &lim);
+		/* MBW_PROP and MBW_PBM left in force hold whatever MBW_MAX says, soft or hard. */
+		double others = lim.prop_share < lim.pbm_share ? lim.prop_share : lim.pbm_share;
+		double max = h->max_of_band[lim.mbw_max >> h->band_shift];
 		h->requests[i] = (struct traffic_request){
 			.demand_mbps =
 				h->part[i] && sim_partition_uses_domain(h->part[i], (unsigned)m) ? h->demand_now[i] : 0,
-			.max_fraction = h->max_of_band[max >> h->band_shift],
-			.min_fraction = h->min_of_band[min >> h->band_shift],
+			.max_fraction = max < others ? max : others,
+			.min_fraction = h->min_of_band[lim.mbw_min >> h->band_shift],
+			.soft = !lim.hardlim,
+			.soft_ceiling_fraction = others,
 		};
 	}
 	traffic_serve(h->requests, h->partition_count, h->capacity_mbps, h->work, h->served);

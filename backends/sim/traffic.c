@@ -109,16 +109,41 @@ static void water_fill(const struct traffic_share *shares, size_t n, double capa
 	}
 }
 
+/* What a soft request can take of the idle capacity beyond what it was served: up to its demand and
+ * its other controls' ceiling, weighted by its demand like every share here. */
+static struct traffic_share idle_share_of(const struct traffic_request *r, double capacity, double served)
+{
+	double demand = sane(r->demand_mbps);
+	double ceiling = lesser(demand, clamp01(r->soft_ceiling_fraction) * capacity);
+	double room = r->soft && ceiling > served ? ceiling - served : 0;
+
+	return (struct traffic_share){ .demand = room > 0 ? demand : 0, .cap = room, .base = served };
+}
+
+/* The capacity every capped demand left idle, shared among the soft requests that want more. */
+static void serve_idle(const struct traffic_request *requests, size_t n, double capacity, double idle,
+		       struct traffic_share *work, double *served)
+{
+	for (size_t i = 0; i < n; i++)
+		work[i] = idle_share_of(&requests[i], capacity, served[i]);
+	if (serve_caps(work, n, served) > idle)
+		water_fill(work, n, idle, served);
+	for (size_t i = 0; i < n; i++)
+		served[i] += work[i].base;
+}
+
 void traffic_serve(const struct traffic_request *requests, size_t n, double capacity_mbps, struct traffic_share *work,
 		   double *served_mbps)
 {
 	double capacity = sane(capacity_mbps);
-	double min_total = 0;
+	double min_total = 0, total;
 
 	for (size_t i = 0; i < n; i++)
 		work[i] = share_of(&requests[i], capacity);
-	if (serve_caps(work, n, served_mbps) <= capacity)
+	if ((total = serve_caps(work, n, served_mbps)) <= capacity) {
+		serve_idle(requests, n, capacity, capacity - total, work, served_mbps);
 		return;
+	}
 	for (size_t i = 0; i < n; i++)
 		min_total += work[i].min;
 	if (min_total > capacity)

@@ -4,6 +4,7 @@
 #ifndef MPAMD_BACKENDS_SIM_TRAFFIC_H
 #define MPAMD_BACKENDS_SIM_TRAFFIC_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -11,11 +12,17 @@ struct traffic_request {
 	double demand_mbps;  /* what the partition would use unthrottled, >= 0 */
 	double max_fraction; /* ceiling as a share of capacity, 0..1 */
 	double min_fraction; /* guaranteed share of capacity, 0..1 */
+	/* A soft ceiling (MPAM's MBW_MAX with HARDLIM clear): beyond max_fraction the partition still
+	 * gets capacity that nobody within their ceiling wants, up to soft_ceiling_fraction (the
+	 * ceiling its other controls set; 1: none). false: max_fraction is a hard limit. */
+	bool soft;
+	double soft_ceiling_fraction;
 };
 
-/* A request made sane (traffic.c): what it demands, what it can use at most, its min share. */
+/* A request made sane (traffic.c): what it demands, what it can use at most, its min share; `base`
+ * is what it was served before a share of the idle capacity (soft ceilings). */
 struct traffic_share {
-	double demand, cap, min;
+	double demand, cap, min, base;
 };
 
 /* Served bandwidth of each request, into served_mbps[n], with `work` room for n shares:
@@ -23,7 +30,10 @@ struct traffic_share {
  *  - when the capped demands fit, each is served in full;
  *  - otherwise min shares are served first (scaled down together if they alone exceed capacity),
  *    and the rest of the capacity is shared in proportion to demand, water-filling so that no one
- *    exceeds its cap and no capacity is left over while someone still wants more. */
+ *    exceeds its cap and no capacity is left over while someone still wants more;
+ *  - capacity left over once every capped demand is served goes to the soft requests that want
+ *    more than their max_fraction, shared the same way (in proportion to demand, water-filling up
+ *    to their soft_ceiling_fraction): a soft limit holds only while others want the bandwidth. */
 void traffic_serve(const struct traffic_request *requests, size_t n, double capacity_mbps, struct traffic_share *work,
 		   double *served_mbps);
 

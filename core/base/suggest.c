@@ -1,6 +1,7 @@
 #include "core/base/suggest.h"
 
 #include <string.h>
+#include <strings.h>
 
 #define SUGGEST_MAX_LEN 64
 
@@ -34,6 +35,14 @@ unsigned suggest_distance(const char *a, const char *b)
 	return d[la][lb] > 255 ? 255 : d[la][lb];
 }
 
+/* Allow about one edit per three characters, at least one and at most three. */
+static unsigned allowed_distance(const char *word)
+{
+	size_t len = strlen(word);
+
+	return len < 3 ? 1 : (len / 3 > 3 ? 3 : (unsigned)(len / 3));
+}
+
 const char *suggest_nearest(const char *word, const char *const *candidates, size_t count)
 {
 	const char *best = NULL;
@@ -46,14 +55,30 @@ const char *suggest_nearest(const char *word, const char *const *candidates, siz
 			best = candidates[i];
 		}
 	}
-	/* Allow about one edit per three characters, at least one and at most three. */
 	size_t len = strlen(word);
-	unsigned allowed = len < 3 ? 1 : (len / 3 > 3 ? 3 : (unsigned)(len / 3));
-	if (best_distance <= allowed)
+	if (best_distance <= allowed_distance(word))
 		return best;
 	/* A unit or suffix left off ("target" for "target_mbps"). */
 	for (size_t i = 0; len >= 4 && i < count; i++)
 		if (!strncmp(candidates[i], word, len))
 			return candidates[i];
 	return NULL;
+}
+
+static unsigned name_distance(const char *word, const char *candidate)
+{
+	return strcasecmp(word, candidate) ? suggest_distance(word, candidate) : 1;
+}
+
+size_t suggest_near(const char *word, const char *const *candidates, size_t count, const char **ret, size_t max)
+{
+	unsigned allowed = allowed_distance(word);
+	size_t found = 0;
+
+	/* One pass per distance keeps the nearest first without sorting: allowed is at most 3. */
+	for (unsigned d = 0; d <= allowed; d++)
+		for (size_t i = 0; i < count && found < max; i++)
+			if (name_distance(word, candidates[i]) == d)
+				ret[found++] = candidates[i];
+	return found;
 }

@@ -522,14 +522,15 @@ static void report_unknown_key(struct loader *ld, size_t kind, const char *key)
 	count = count < 64 ? count : 64;
 	for (size_t i = 0; i < count; i++)
 		names[i] = key_name_of(ld, kind, i);
-	const char *near = suggest_nearest(key, names, count);
-	for (size_t k = 0; !near && k < ld->kind_count; k++) {
+	/* A key of another section is that key in the wrong place, whatever it is spelt like here. */
+	for (size_t k = 0; k < ld->kind_count; k++) {
 		if (k != kind && kind_has_key(ld, k, key)) {
 			diag_add(ld->diags, DIAG_ERROR, ld->line, "key '%s' belongs in a [%s] section, not [%s]", key,
 				 kind_name(ld, k), kind_name(ld, kind));
 			return;
 		}
 	}
+	const char *near = suggest_nearest(key, names, count);
 	diag_add(ld->diags, DIAG_ERROR, ld->line, "unknown key '%s' in [%s]%s%s%s", key, kind_name(ld, kind),
 		 near ? "; did you mean '" : "", near ? near : "", near ? "'?" : "");
 }

@@ -31,6 +31,14 @@ enum partition_threads {
 
 extern const char *const partition_threads_names[];
 
+/* What an MPAM MBW_MAX limit is where the MSC lets software choose (MPAMF_MBW_IDR.MAX_LIM 0). */
+enum mb_max_mode {
+	MB_MAX_SOFT, /* HARDLIM clear: idle bandwidth above the limit stays usable (as Linux's resctrl) */
+	MB_MAX_HARD, /* HARDLIM set: nothing above the limit, idle or not */
+};
+
+extern const char *const mb_max_mode_names[];
+
 #define PARTID_LIMIT	     65535u   /* MPAMF_IDR.PARTID_MAX is 16 bits */
 #define PID_LIMIT	     4194304u /* PID_MAX_LIMIT on 64-bit Linux */
 #define CPU_LIMIT	     4096u    /* CPUs a cpus key can name (0..CPU_LIMIT-1) */
@@ -53,7 +61,7 @@ extern const char *const partition_threads_names[];
  * that is not named here; these replace it on the domains they name. A domain is named by the id the
  * control gives it (`mpamctl discover`): a resctrl domain id, or an MSC's position (0, 1...). Which
  * ids a host has is known only once its control is open. */
-#define DOMAIN_VALUES_MAX 16
+#define DOMAIN_VALUES_MAX 64 /* as many as a control has domains (AMD: one L3 per CCX, dozens a host) */
 #define DOMAIN_ID_MAX	  65535u
 
 struct domain_value {
@@ -99,6 +107,7 @@ struct global_config {
 	struct domain_values capacity_mbps_at; /* per-domain values of capacity_mbps */
 	bool escalate;			       /* the escalation actuator may lower CPU quotas */
 	bool mmio_beside_kernel;	       /* touch MSCs over MMIO although the kernel's MPAM driver drives them */
+	unsigned mb_max_mode;		       /* enum mb_max_mode, for MSCs mpamd programs */
 	char *socket;
 	char *record;		   /* NULL: no record file */
 	char *metrics_textfile;	   /* NULL: none; else an absolute path ending in .prom */

@@ -16,43 +16,52 @@
 
 size_t engine_partition_count(const struct engine *e)
 {
-	return e->slot_count;
+	return e->slots.count;
 }
 
 size_t engine_partitions_in_use(const struct engine *e)
 {
 	size_t used = 0;
 
-	for (size_t i = 0; i < e->slot_count; i++)
-		used += e->partitions[i].used;
+	for (size_t i = 0; i < e->slots.count; i++)
+		used += e->slots.partitions[i].used;
 	return used;
+}
+
+size_t engine_config_partitions_held(const struct engine *e)
+{
+	size_t held = 0;
+
+	for (const struct engine_gen *g = e->gens.held; g; g = g->next)
+		held += g->config->partition_count;
+	return held;
 }
 
 const char *engine_partition_origin(const struct engine *e, size_t index)
 {
-	const struct engine_partition *ep = &e->partitions[index];
+	const struct engine_partition *ep = &e->slots.partitions[index];
 
 	return ep->used && ep->origin[0] ? ep->origin : NULL;
 }
 
 const struct partition_status *engine_partition(const struct engine *e, size_t index)
 {
-	return &e->partitions[index].status;
+	return &e->slots.partitions[index].status;
 }
 
 uint64_t engine_ticks_done(const struct engine *e)
 {
-	return e->ticks_done;
+	return e->ticks.done;
 }
 
 double engine_last_tick_s(const struct engine *e)
 {
-	return (double)(e->last_tick_ns - e->start_ns) / 1e9;
+	return (double)(e->ticks.last_ns - e->ticks.start_ns) / 1e9;
 }
 
 const struct config *engine_config(const struct engine *e)
 {
-	return e->config;
+	return e->gens.config;
 }
 
 const struct event_log *engine_events(const struct engine *e)
@@ -67,7 +76,7 @@ bool engine_has_truth(const struct engine *e)
 
 uint64_t engine_t_ms(const struct engine *e, uint64_t now_ns)
 {
-	return (now_ns - e->start_ns) / 1000000u;
+	return (now_ns - e->ticks.start_ns) / 1000000u;
 }
 
 int engine_check_interval(const struct engine *e, unsigned interval_ms, struct err *err)
@@ -100,29 +109,32 @@ int engine_check_interval(const struct engine *e, unsigned interval_ms, struct e
  * so a new goal key needs nothing here. */
 void engine_policy_config(struct engine *e, size_t index)
 {
-	struct policy_partition *pp = &e->policy[index];
-	const struct partition_config *p = e->partitions[index].config;
+	struct policy_partition *pp = &e->policy.partitions[index];
+	const struct partition_config *p = e->slots.partitions[index].config;
 
 	pp->name = p->name;
 	pp->goals = p->goals;
-	pp->escalation_allowed = e->config->global.escalate && p->cgroup != NULL;
+	pp->escalation_allowed = e->gens.config->global.escalate && p->cgroup != NULL;
 	engine_domains_config(e, index);
 }
 
-/* The file's partitions get slots 0..n-1 in the file's order. */
+/* The file's partitions get slots 0..n-1 in the file's order. mpamd starts when one of them opens, or
+ * when one failed in a way that can pass and is tried again (resctrl's RMIDs all in limbo after a
+ * restart that removed its groups, EBUSY): only when every one failed for good is there nothing to do. */
 static int open_partitions(struct engine *e, uint64_t now_ns, struct err *err)
 {
-	size_t n = e->config->partition_count, opened = 0;
+	size_t n = e->gens.config->partition_count, opened = 0, retrying = 0;
 
 	for (size_t i = 0; i < n; i++) {
 		size_t slot;
 		int r = engine_slot_alloc(e, &slot, err);
 		if (r < 0)
 			return r;
-		engine_slot_fill(e, slot, e->gen, &e->config->partitions[i], "");
+		engine_slot_fill(e, slot, e->gens.current, &e->gens.config->partitions[i], "");
 		opened += engine_slot_open(e, slot, now_ns) == 0;
+		retrying += e->slots.partitions[slot].failed && e->slots.partitions[slot].retry_ns;
 	}
-	if (opened == 0 && n > 0)
+	if (opened == 0 && retrying == 0 && n > 0)
 		return err_set(err, -ENODEV, "no partition could be opened");
 	return 0;
 }
@@ -131,17 +143,17 @@ int engine_open_backend(struct engine *e, struct err *err)
 {
 	int r;
 
-	e->interval_ns = (uint64_t)e->config->global.interval_ms * 1000000u;
+	e->ticks.interval_ns = (uint64_t)e->gens.config->global.interval_ms * 1000000u;
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	e->cpus = cpus > 0 ? (unsigned)cpus : 1;
-	if ((r = composition_open(e->registry, e->config, &e->clock, &e->hw, err)) < 0)
+	if ((r = composition_open(e->registry, e->gens.config, &e->clock, &e->hw, err)) < 0)
 		return r;
-	e->hw_gen = e->gen;
-	engine_gen_hold(e->hw_gen);
+	e->gens.hw = e->gens.current;
+	engine_gen_hold(e->gens.hw);
 	engine_domains_map(e);
-	if ((r = engine_check_capacity_domains(e, e->config, err)) < 0)
+	if ((r = engine_check_capacity_domains(e, e->gens.config, err)) < 0)
 		return r;
-	if ((r = engine_check_interval(e, e->config->global.interval_ms, err)) < 0)
+	if ((r = engine_check_interval(e, e->gens.config->global.interval_ms, err)) < 0)
 		return r;
 	if (e->hw.caps.mb_kernel_mbps)
 		log_info("resctrl is mounted with mba_MBps: the kernel's own controller holds each group's MB/s; "
@@ -150,7 +162,7 @@ int engine_open_backend(struct engine *e, struct err *err)
 		return r;
 	/* The first read only sets every counter's baseline; a failure there is worth knowing. */
 	struct err read_err = { "" };
-	if (composition_read(&e->hw, clock_now(&e->clock), e->samples, &read_err) < 0)
+	if (composition_read(&e->hw, clock_now(&e->clock), e->slots.samples, &read_err) < 0)
 		log_warning("first reading of the counters failed: %s", read_err.text);
 	engine_pmu_tick(e, clock_now(&e->clock)); /* the PMU baselines too */
 	return 0;
@@ -160,13 +172,13 @@ void engine_close_backend(struct engine *e)
 {
 	composition_close(&e->hw);
 	engine_slots_free(e);
-	engine_gen_drop(e, e->hw_gen);
-	e->hw_gen = NULL;
+	engine_gen_drop(&e->gens, e->gens.hw);
+	e->gens.hw = NULL;
 }
 
 static int engine_setup(struct engine *e, struct err *err)
 {
-	const struct control_ops *control = engine_registry_control(e->registry, e->config->global.backend);
+	const struct control_ops *control = engine_registry_control(e->registry, e->gens.config->global.backend);
 	int r;
 
 	if (e->opts.sim_clock && (!control || !control->simulated)) {
@@ -178,13 +190,13 @@ static int engine_setup(struct engine *e, struct err *err)
 		clock_init_simulated(&e->clock, SIM_CLOCK_START_NS);
 	else
 		clock_init_monotonic(&e->clock);
-	e->start_ns = e->last_tick_ns = clock_now(&e->clock);
+	e->ticks.start_ns = e->ticks.last_ns = clock_now(&e->clock);
 	if ((r = engine_open_backend(e, err)) < 0)
 		return r;
 	if ((r = engine_record_open(e, err)) < 0)
 		return r;
 	engine_vms_start(e);
-	engine_ctl_handler(e, &e->handler);
+	engine_ctl_handler(e, &e->ctl.handler);
 	engine_metrics_init(e);
 	return 0;
 }
@@ -197,12 +209,12 @@ int engine_new(struct config *config, const struct engine_options *opts, struct 
 		config_free(config);
 		return err_set(err, -ENOMEM, "out of memory");
 	}
-	e->config = config;
-	if (!(e->gen = engine_gen_new(e, config))) {
+	e->gens.config = config;
+	if (!(e->gens.current = engine_gen_new(&e->gens, config))) {
 		free(e);
 		return err_set(err, -ENOMEM, "out of memory");
 	}
-	engine_gen_hold(e->gen);
+	engine_gen_hold(e->gens.current);
 	e->opts = *opts;
 	e->registry = opts->registry ? opts->registry : &engine_registry_default;
 	int r = engine_setup(e, err);
@@ -223,7 +235,7 @@ void engine_free(struct engine *e)
 	engine_close_backend(e);
 	engine_metrics_fini(e);
 	event_log_fini(&e->events);
-	engine_gen_drop(e, e->gen);
+	engine_gen_drop(&e->gens, e->gens.current);
 	free(e);
 }
 
@@ -242,10 +254,10 @@ static bool implausible(struct engine *e, size_t index, unsigned d, const struct
 
 	if (capacity <= 0 || mbps <= IMPLAUSIBLE_FACTOR * capacity)
 		return false;
-	if (!e->partitions[index].jumped) /* once per run of such samples: not at every tick */
+	if (!e->slots.partitions[index].jumped) /* once per run of such samples: not at every tick */
 		log_warning("partition %s: domain %s counted %.0f MB/s, more than the domain can carry (%.0f MB/s): "
 			    "the counter jumped; the sample is not used",
-			    e->partitions[index].config->name, dom->name, mbps, capacity);
+			    e->slots.partitions[index].config->name, dom->name, mbps, capacity);
 	return true;
 }
 
@@ -253,22 +265,22 @@ static bool implausible(struct engine *e, size_t index, unsigned d, const struct
  * and for its domain alike. */
 static void screen_samples(struct engine *e, size_t index)
 {
-	struct sample *row = &e->samples[index * e->hw.domain_count];
+	struct sample *row = &e->slots.samples[index * e->hw.domain_count];
 	bool jumped = false;
 
-	for (unsigned d = 0; e->partitions[index].status.open && d < e->hw.domain_count; d++) {
+	for (unsigned d = 0; e->slots.partitions[index].status.open && d < e->hw.domain_count; d++) {
 		if (row[d].state == SAMPLE_INVALID || !implausible(e, index, d, &row[d]))
 			continue;
 		row[d] = (struct sample){ .state = SAMPLE_INVALID, .reason = implausible_reason };
 		jumped = true;
 	}
-	e->partitions[index].jumped = jumped;
+	e->slots.partitions[index].jumped = jumped;
 }
 
 static void summarise(struct engine *e, size_t index)
 {
-	struct partition_status *st = &e->partitions[index].status;
-	const struct sample *row = &e->samples[index * e->hw.domain_count];
+	struct partition_status *st = &e->slots.partitions[index].status;
+	const struct sample *row = &e->slots.samples[index * e->hw.domain_count];
 	struct sample_sum sum = { .valid = true };
 
 	st->valid = st->open;
@@ -288,7 +300,7 @@ static void summarise(struct engine *e, size_t index)
 		st->valid = false; /* nothing measures: no value, rather than a made-up 0 */
 		st->reason = "no bandwidth counters";
 	} else if (!st->valid) {
-		e->partitions[index].invalid_samples++; /* a counter failed: what the metrics count */
+		e->slots.partitions[index].invalid_samples++; /* a counter failed: what the metrics count */
 	}
 	if (st->valid) {
 		st->reason = NULL;
@@ -309,20 +321,20 @@ void engine_tick(struct engine *e, uint64_t now_ns)
 {
 	struct err read_err = { "" };
 
-	e->last_tick_ns = now_ns;
+	e->ticks.last_ns = now_ns;
 	engine_place_tick(e);
 	engine_heal(e, now_ns);
-	if (composition_read(&e->hw, now_ns, e->samples, &read_err) < 0)
+	if (composition_read(&e->hw, now_ns, e->slots.samples, &read_err) < 0)
 		log_error("reading counters failed: %s", read_err.text);
-	for (size_t i = 0; i < e->slot_count; i++)
-		if (e->partitions[i].used) {
+	for (size_t i = 0; i < e->slots.count; i++)
+		if (e->slots.partitions[i].used) {
 			screen_samples(e, i);
 			summarise(e, i);
 			engine_domains_summarise(e, i);
 		}
 	engine_pmu_tick(e, now_ns);
 	engine_run_policies(e, now_ns);
-	e->ticks_done++;
+	e->ticks.done++;
 	publish(e, now_ns);
 	if (e->opts.on_tick)
 		e->opts.on_tick(e->opts.on_tick_ctx, e);

@@ -17,9 +17,9 @@
 double engine_host_capacity(const struct engine *e, bool *learned)
 {
 	double known = 0;
-	bool all_known = e->dom_count > 0;
+	bool all_known = e->domains.count > 0;
 
-	for (unsigned d = 0; d < e->dom_count && all_known; d++) {
+	for (unsigned d = 0; d < e->domains.count && all_known; d++) {
 		double c = engine_dom_known_capacity(e, d);
 		all_known = c > 0;
 		known += c;
@@ -27,32 +27,32 @@ double engine_host_capacity(const struct engine *e, bool *learned)
 	*learned = false;
 	if (all_known)
 		return known;
-	if (!e->dom_count && e->config->global.capacity_mbps)
-		return (double)e->config->global.capacity_mbps;
+	if (!e->domains.count && e->gens.config->global.capacity_mbps)
+		return (double)e->gens.config->global.capacity_mbps;
 	*learned = true;
-	return e->learned_capacity_mbps;
+	return e->policy.learned_capacity_mbps;
 }
 
 /* Each domain's total this tick, and its capacity as the policies judge saturation. */
 static void fill_host_domains(struct engine *e)
 {
-	for (unsigned d = 0; d < e->dom_count; d++)
-		e->host_doms[d] = (struct policy_host_domain){ .total_valid = true };
+	for (unsigned d = 0; d < e->domains.count; d++)
+		e->policy.host_domains[d] = (struct policy_host_domain){ .total_valid = true };
 	/* Slot by slot: one pass over the partitions, whatever the domains. */
-	for (size_t i = 0; i < e->slot_count; i++) {
-		if (!e->partitions[i].used || !e->partitions[i].status.open)
+	for (size_t i = 0; i < e->slots.count; i++) {
+		if (!e->slots.partitions[i].used || !e->slots.partitions[i].status.open)
 			continue;
-		for (unsigned d = 0; d < e->dom_count; d++) {
-			const struct domain_status *ds = &e->dom_status[i * e->dom_count + d];
-			struct policy_host_domain *hd = &e->host_doms[d];
+		for (unsigned d = 0; d < e->domains.count; d++) {
+			const struct domain_status *ds = &e->domains.status[i * e->domains.count + d];
+			struct policy_host_domain *hd = &e->policy.host_domains[d];
 			hd->total_valid &= ds->valid;
 			hd->total_mbps += ds->valid ? ds->mbps : 0;
 		}
 	}
-	for (unsigned d = 0; d < e->dom_count; d++) {
-		struct policy_host_domain *hd = &e->host_doms[d];
-		if (hd->total_valid && hd->total_mbps > e->doms[d].learned_mbps)
-			e->doms[d].learned_mbps = hd->total_mbps;
+	for (unsigned d = 0; d < e->domains.count; d++) {
+		struct policy_host_domain *hd = &e->policy.host_domains[d];
+		if (hd->total_valid && hd->total_mbps > e->domains.dom[d].learned_mbps)
+			e->domains.dom[d].learned_mbps = hd->total_mbps;
 		hd->capacity_mbps = engine_domain_capacity(e, d, &hd->capacity_learned);
 	}
 }
@@ -62,28 +62,28 @@ static void fill_host(struct engine *e, struct policy_host *h)
 	double total = 0;
 	bool all_valid = true;
 
-	for (size_t i = 0; i < e->slot_count; i++) {
-		const struct partition_status *st = &e->partitions[i].status;
-		if (!e->partitions[i].used || !st->open)
+	for (size_t i = 0; i < e->slots.count; i++) {
+		const struct partition_status *st = &e->slots.partitions[i].status;
+		if (!e->slots.partitions[i].used || !st->open)
 			continue;
 		all_valid &= st->valid;
 		total += st->valid ? st->mbps : 0;
 	}
-	if (all_valid && total > e->learned_capacity_mbps)
-		e->learned_capacity_mbps = total;
+	if (all_valid && total > e->policy.learned_capacity_mbps)
+		e->policy.learned_capacity_mbps = total;
 	fill_host_domains(e);
 	*h = (struct policy_host){
-		.tick = e->ticks_done,
-		.interval_ms = e->config->global.interval_ms,
+		.tick = e->ticks.done,
+		.interval_ms = e->gens.config->global.interval_ms,
 		.gran_pct = e->hw.caps.bw_gran_pct ? e->hw.caps.bw_gran_pct : 1,
 		.min_pct = e->hw.caps.bw_min_pct,
 		.has_mb_min = e->hw.caps.has_mb_min,
 		.cpus = e->cpus,
 		.total_mbps = total,
 		.total_valid = all_valid,
-		.domain_count = e->per_domain ? e->dom_count : 0,
-		.domains = e->per_domain ? e->host_doms : NULL,
-		.work = e->policy_work,
+		.domain_count = e->domains.per_domain ? e->domains.count : 0,
+		.domains = e->domains.per_domain ? e->policy.host_domains : NULL,
+		.work = e->policy.work,
 	};
 	h->capacity_mbps = engine_host_capacity(e, &h->capacity_learned);
 }
@@ -91,10 +91,10 @@ static void fill_host(struct engine *e, struct policy_host *h)
 /* The policies' view of slot i, and its decision starting from what the configuration asks for. */
 static void fill_partition(struct engine *e, size_t i)
 {
-	const struct engine_partition *ep = &e->partitions[i];
+	const struct engine_partition *ep = &e->slots.partitions[i];
 	const struct partition_goals *g = &ep->config->goals;
-	struct policy_partition *pp = &e->policy[i];
-	struct policy_decision *dec = &e->decisions[i];
+	struct policy_partition *pp = &e->policy.partitions[i];
+	struct policy_decision *dec = &e->policy.decisions[i];
 
 	pp->open = ep->status.open;
 	pp->valid = ep->status.valid;
@@ -105,13 +105,13 @@ static void fill_partition(struct engine *e, size_t i)
 	pp->cpu_quota_pct = ep->actuated.cpu_quota_pct;
 	*dec = (struct policy_decision){ .mb_max = g->mb_max, .mb_min = g->mb_min, .cpu_quota_pct = pp->cpu_quota_pct };
 	pp->domains = NULL;
-	if (!e->per_domain)
+	if (!e->domains.per_domain)
 		return;
-	pp->domains = &e->policy_dom[i * e->dom_count];
-	dec->mb_max_at = &e->dom_max[i * e->dom_count];
-	dec->mb_min_at = &e->dom_min[i * e->dom_count];
-	for (unsigned d = 0; d < e->dom_count; d++) {
-		const struct domain_status *ds = &e->dom_status[i * e->dom_count + d];
+	pp->domains = &e->policy.domains[i * e->domains.count];
+	dec->mb_max_at = &e->policy.max_at[i * e->domains.count];
+	dec->mb_min_at = &e->policy.min_at[i * e->domains.count];
+	for (unsigned d = 0; d < e->domains.count; d++) {
+		const struct domain_status *ds = &e->domains.status[i * e->domains.count + d];
 		struct policy_domain *pd = &pp->domains[d];
 		pd->valid = ds->valid;
 		pd->mbps = ds->mbps;
@@ -126,7 +126,7 @@ static void note_event(struct engine *e, size_t index, uint64_t now_ns, const ch
 
 int engine_apply_limits(struct engine *e, size_t index, const struct partition_limits *want, struct err *err)
 {
-	struct engine_partition *ep = &e->partitions[index];
+	struct engine_partition *ep = &e->slots.partitions[index];
 	struct partition_limits eff = { 0 };
 	int r = e->hw.control_ops->apply(e->hw.control, index, want, &eff, err);
 
@@ -150,11 +150,11 @@ int engine_apply_limits(struct engine *e, size_t index, const struct partition_l
 
 static void note_event(struct engine *e, size_t index, uint64_t now_ns, const char *text)
 {
-	struct partition_status *st = &e->partitions[index].status;
+	struct partition_status *st = &e->slots.partitions[index].status;
 	size_t used = strlen(st->event);
 
 	snprintf(st->event + used, sizeof(st->event) - used, "%s%s", used ? "; " : "", text);
-	event_log_add(&e->events, e->ticks_done, engine_t_ms(e, now_ns), st->name, text);
+	event_log_add(&e->events, e->ticks.done, engine_t_ms(e, now_ns), engine_wall_ms(e, now_ns), st->name, text);
 	log_info("partition %s: %s", st->name, text);
 }
 
@@ -167,8 +167,8 @@ static int actuate(struct engine *e, size_t index, const struct actuation *want,
 		if (r < 0)
 			return r;
 	}
-	e->partitions[index].actuated = *want;
-	e->partitions[index].status.cpu_quota_pct = want->cpu_quota_pct;
+	e->slots.partitions[index].actuated = *want;
+	e->slots.partitions[index].status.cpu_quota_pct = want->cpu_quota_pct;
 	return 0;
 }
 
@@ -186,7 +186,7 @@ static bool hardware_side_gone(int r)
  * tried again with a growing pause (engine_partition.c). */
 static void recreate(struct engine *e, size_t index, const struct partition_limits *want, uint64_t now_ns)
 {
-	struct engine_partition *ep = &e->partitions[index];
+	struct engine_partition *ep = &e->slots.partitions[index];
 	struct err err = { "" };
 
 	if (composition_partition_reopen(&e->hw, index, ep->config, &ep->ref, &err) < 0 ||
@@ -201,7 +201,7 @@ static void recreate(struct engine *e, size_t index, const struct partition_limi
 
 static void apply_decision(struct engine *e, size_t index, const struct policy_decision *d, uint64_t now_ns)
 {
-	struct engine_partition *ep = &e->partitions[index];
+	struct engine_partition *ep = &e->slots.partitions[index];
 	const struct partition_config *p = ep->config;
 	struct partition_limits want = engine_limits(e, p, d->mb_max, d->mb_min, d->mb_max_at, d->mb_min_at);
 	struct actuation act = { .cpu_quota_pct = d->cpu_quota_pct };
@@ -210,7 +210,7 @@ static void apply_decision(struct engine *e, size_t index, const struct policy_d
 
 	if (d->event[0])
 		note_event(e, index, now_ns, d->event);
-	int r = changed || e->ticks_done % RECHECK_TICKS == 0 ? engine_apply_limits(e, index, &want, &err) : 0;
+	int r = changed || e->ticks.done % RECHECK_TICKS == 0 ? engine_apply_limits(e, index, &want, &err) : 0;
 	if (hardware_side_gone(r))
 		recreate(e, index, &want, now_ns);
 	else if (r < 0)
@@ -270,18 +270,18 @@ static const struct policy_chain *policy_chain_of(const struct engine *e)
 void engine_run_policies(struct engine *e, uint64_t now_ns)
 {
 	const struct policy_chain *chain = policy_chain_of(e);
-	size_t n = e->slot_count;
+	size_t n = e->slots.count;
 	struct policy_host host;
 
 	fill_host(e, &host);
 	for (size_t i = 0; i < n; i++)
-		if (e->partitions[i].used)    /* a free slot: never open, so every policy leaves it alone */
-			fill_partition(e, i); /* from what the configuration asks for; the policies move away */
+		if (e->slots.partitions[i].used) /* a free slot: never open, so every policy leaves it alone */
+			fill_partition(e, i);	 /* from what the configuration asks for; the policies move away */
 	for (size_t f = 0; f < chain->count; f++)
-		chain->fns[f](&host, e->policy, n, e->decisions);
+		chain->fns[f](&host, e->policy.partitions, n, e->policy.decisions);
 	for (size_t i = 0; i < n; i++)
-		if (e->partitions[i].used && e->partitions[i].status.open)
-			apply_decision(e, i, &e->decisions[i], now_ns);
+		if (e->slots.partitions[i].used && e->slots.partitions[i].status.open)
+			apply_decision(e, i, &e->policy.decisions[i], now_ns);
 }
 
 int engine_validate_limits(struct engine *e, const struct partition_limits *want, struct err *err)
@@ -301,15 +301,15 @@ void engine_reset_limits(struct engine *e)
 	uint64_t full_cbm = e->hw.caps.cbm_bits >= 64 ? ~0ull : (1ull << e->hw.caps.cbm_bits) - 1;
 	const struct actuation none_act = { 0 };
 
-	for (size_t i = 0; e->hw.control && i < e->slot_count; i++) {
-		if (!e->partitions[i].used || !e->partitions[i].status.open)
+	for (size_t i = 0; e->hw.control && i < e->slots.count; i++) {
+		if (!e->slots.partitions[i].used || !e->slots.partitions[i].status.open)
 			continue;
-		const struct partition_config *p = e->partitions[i].config;
+		const struct partition_config *p = e->slots.partitions[i].config;
 		struct partition_limits none = { .mb_max = 100, .mb_min = 0, .l3_cbm = p->goals.l3_cbm ? full_cbm : 0 };
 		struct err err = { "" };
 		if (engine_apply_limits(e, i, &none, &err) < 0)
 			log_error("partition %s: reset: %s", p->name, err.text);
-		if (e->partitions[i].actuated.cpu_quota_pct && actuate(e, i, &none_act, &err) < 0)
+		if (e->slots.partitions[i].actuated.cpu_quota_pct && actuate(e, i, &none_act, &err) < 0)
 			log_error("partition %s: restoring the CPU quota: %s", p->name, err.text);
 	}
 }

@@ -37,7 +37,7 @@ static json_t *ctl_status(void *ctx)
  * the cache mask mpamd put in force. */
 static void add_placement(const struct engine *e, size_t index, json_t *json)
 {
-	const struct engine_partition *ep = &e->partitions[index];
+	const struct engine_partition *ep = &e->slots.partitions[index];
 	json_t *monitors = json_array();
 	char mask[32];
 
@@ -72,7 +72,7 @@ static json_t *ctl_show(void *ctx, const char *name, struct err *err)
 		err_set(err, -ENOENT, "no partition named '%s'", name);
 		return NULL;
 	}
-	const struct partition_status *st = &e->partitions[i].status;
+	const struct partition_status *st = &e->slots.partitions[i].status;
 	json_t *json = engine_partition_summary(e, (size_t)i);
 	json_object_set_new(json, "smoothed_mbps", engine_json_mbps(st->smoothed_mbps > 0, st->smoothed_mbps));
 	json_object_set_new(json, "bytes_total", json_integer((json_int_t)st->bytes_total));
@@ -80,8 +80,9 @@ static json_t *ctl_show(void *ctx, const char *name, struct err *err)
 	if (engine_has_truth(e))
 		json_object_set_new(json, "sim_mbps", json_real(st->truth_mbps));
 	add_placement(e, (size_t)i, json);
-	json_object_set_new(json, "config",
-			    partition_config_to_json(e->partitions[i].gen->config, e->partitions[i].config));
+	json_object_set_new(
+		json, "config",
+		partition_config_to_json(e->slots.partitions[i].gen->config, e->slots.partitions[i].config));
 	json_object_set_new(json, "events", event_log_to_json(&e->events, name, REPORT_EVENTS));
 	return json;
 }
@@ -136,13 +137,13 @@ int engine_ctl_attach(struct engine *e, struct err *err)
 		return 0;
 	if (e->opts.socket_gid == (gid_t)-1)
 		cfg.gid = -1;
-	int r = ctl_server_new(&cfg, &e->handler, &e->ctl, err);
+	int r = ctl_server_new(&cfg, &e->ctl.handler, &e->ctl.server, err);
 	if (r < 0)
 		return r;
-	r = loop_add(e->loop, ctl_server_fd(e->ctl), EPOLLIN, on_ctl_ready, e->ctl);
+	r = loop_add(e->run.loop, ctl_server_fd(e->ctl.server), EPOLLIN, on_ctl_ready, e->ctl.server);
 	if (r < 0) {
-		ctl_server_free(e->ctl);
-		e->ctl = NULL;
+		ctl_server_free(e->ctl.server);
+		e->ctl.server = NULL;
 		return err_set(err, r, "control socket: %s", strerror(-r));
 	}
 	log_info("control socket %s", e->opts.socket_path);
@@ -151,10 +152,10 @@ int engine_ctl_attach(struct engine *e, struct err *err)
 
 void engine_ctl_detach(struct engine *e)
 {
-	if (!e->ctl)
+	if (!e->ctl.server)
 		return;
-	if (e->loop)
-		loop_remove(e->loop, ctl_server_fd(e->ctl));
-	ctl_server_free(e->ctl);
-	e->ctl = NULL;
+	if (e->run.loop)
+		loop_remove(e->run.loop, ctl_server_fd(e->ctl.server));
+	ctl_server_free(e->ctl.server);
+	e->ctl.server = NULL;
 }

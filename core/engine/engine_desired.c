@@ -41,14 +41,14 @@ static int check_globals(const struct engine *e, const struct config *want, stru
 	for (size_t i = 0; i < def->key_count; i++) {
 		const struct config_key *key = &def->keys[i];
 		if (is_live_key(key->name) ||
-		    !config_section_diff(&(struct config_section_def){ "global", false, key, 1 }, &e->config->global,
-					 &want->global))
+		    !config_section_diff(&(struct config_section_def){ "global", false, key, 1 },
+					 &e->gens.config->global, &want->global))
 			continue;
 		return err_set(err, -EBUSY,
 			       "[global] %s changed: the backend would have to be opened again; " RESTART_HINT,
 			       key->name);
 	}
-	if (config_sections_diff(e->config, want, what, sizeof(what)))
+	if (config_sections_diff(e->gens.config, want, what, sizeof(what)))
 		return err_set(err, -EBUSY, "%s changed: the backend would have to be opened again; " RESTART_HINT,
 			       what);
 	int r = engine_check_capacity_domains(e, want, err);
@@ -56,7 +56,7 @@ static int check_globals(const struct engine *e, const struct config *want, stru
 		err_prefix(err, "[global]");
 		return r;
 	}
-	if (want->global.interval_ms != e->config->global.interval_ms)
+	if (want->global.interval_ms != e->gens.config->global.interval_ms)
 		return engine_check_interval(e, want->global.interval_ms, err);
 	return 0;
 }
@@ -101,8 +101,9 @@ static enum change change_of(const struct engine_partition *ep, const struct con
 /* The running partitions by name, so that matching n desired ones is O(n), not O(n^2). */
 static int index_slots(const struct engine *e, struct name_index *names)
 {
-	for (size_t i = 0; i < e->slot_count; i++)
-		if (e->partitions[i].used && name_index_add(names, e->partitions[i].config->name, i) == -ENOMEM)
+	for (size_t i = 0; i < e->slots.count; i++)
+		if (e->slots.partitions[i].used &&
+		    name_index_add(names, e->slots.partitions[i].config->name, i) == -ENOMEM)
 			return -ENOMEM;
 	return 0;
 }
@@ -115,7 +116,7 @@ static int diff_make(const struct engine *e, const struct config *want, struct d
 	name_index_init(&names);
 	d->change = calloc(n ? n : 1, sizeof(*d->change));
 	d->slot = calloc(n ? n : 1, sizeof(*d->slot));
-	d->keep = calloc(e->slot_count ? e->slot_count : 1, sizeof(*d->keep));
+	d->keep = calloc(e->slots.count ? e->slots.count : 1, sizeof(*d->keep));
 	if (!d->change || !d->slot || !d->keep || index_slots(e, &names) < 0) {
 		name_index_fini(&names);
 		return err_set(err, -ENOMEM, "out of memory");
@@ -124,7 +125,8 @@ static int diff_make(const struct engine *e, const struct config *want, struct d
 		size_t found;
 		long slot = name_index_find(&names, want->partitions[i].name, &found) == 0 ? (long)found : -1;
 		d->slot[i] = slot;
-		d->change[i] = slot < 0 ? CHANGE_ADD : change_of(&e->partitions[slot], want, &want->partitions[i]);
+		d->change[i] =
+			slot < 0 ? CHANGE_ADD : change_of(&e->slots.partitions[slot], want, &want->partitions[i]);
 		if (slot >= 0 && d->change[i] != CHANGE_READD)
 			d->keep[slot] = true;
 	}
@@ -159,19 +161,19 @@ static void report_name(json_t *report, enum change c, const char *name)
 /* Its group removed, its slot free for the next partition. */
 static void remove_slot(struct engine *e, size_t slot)
 {
-	log_info("partition %s: removed", e->partitions[slot].config->name);
+	log_info("partition %s: removed", e->slots.partitions[slot].config->name);
 	engine_slot_close(e, slot, true);
 	engine_slot_free(e, slot);
 }
 
 static void remove_gone(struct engine *e, const struct diff *d, json_t *report)
 {
-	for (size_t i = 0; i < e->slot_count; i++) {
-		if (!e->partitions[i].used || d->keep[i])
+	for (size_t i = 0; i < e->slots.count; i++) {
+		if (!e->slots.partitions[i].used || d->keep[i])
 			continue;
 		if (report)
 			json_array_append_new(json_object_get(report, "removed"),
-					      json_string(e->partitions[i].config->name));
+					      json_string(e->slots.partitions[i].config->name));
 		remove_slot(e, i);
 	}
 }
@@ -181,7 +183,7 @@ static void remove_gone(struct engine *e, const struct diff *d, json_t *report)
  * applies them again (a group removed meanwhile is made again there). */
 static void change_goals(struct engine *e, size_t slot, const struct partition_config *p)
 {
-	struct engine_partition *ep = &e->partitions[slot];
+	struct engine_partition *ep = &e->slots.partitions[slot];
 	struct err err = { "" };
 
 	ep->config->goals = p->goals;
@@ -210,7 +212,7 @@ static int add_new(struct engine *e, const struct config *want, const struct par
 		r = config_clone_partition(want, want_p, &own, err);
 	if (r < 0)
 		return r;
-	if (!(g = engine_gen_new(e, own)))
+	if (!(g = engine_gen_new(&e->gens, own)))
 		return err_set(err, -ENOMEM, "out of memory");
 	struct partition_config *p = &own->partitions[0];
 	engine_slot_fill(e, slot, g, p, origin);
@@ -238,7 +240,7 @@ static void apply_partitions(struct engine *e, struct engine_gen *g, const char 
 				log_error("partition %s: %s", want->partitions[i].name, err.text);
 			continue;
 		}
-		struct engine_partition *ep = &e->partitions[d->slot[i]];
+		struct engine_partition *ep = &e->slots.partitions[d->slot[i]];
 		snprintf(ep->origin, sizeof(ep->origin), "%s", origin ? origin : "");
 		if (c == CHANGE_GOALS)
 			change_goals(e, (size_t)d->slot[i], &want->partitions[i]);
@@ -252,23 +254,23 @@ static void apply_partitions(struct engine *e, struct engine_gen *g, const char 
 /* The desired configuration is the engine's from now on: global keys that take effect live do. */
 static void take_config(struct engine *e, struct engine_gen *g)
 {
-	struct engine_gen *old = e->gen;
-	unsigned old_interval = e->config->global.interval_ms;
-	bool record_moved = strcmp(e->config->global.record ? e->config->global.record : "",
+	struct engine_gen *old = e->gens.current;
+	unsigned old_interval = e->gens.config->global.interval_ms;
+	bool record_moved = strcmp(e->gens.config->global.record ? e->gens.config->global.record : "",
 				   g->config->global.record ? g->config->global.record : "") ||
-			    e->config->global.record_max_bytes != g->config->global.record_max_bytes;
+			    e->gens.config->global.record_max_bytes != g->config->global.record_max_bytes;
 
 	engine_gen_hold(g);
-	e->gen = g;
-	e->config = g->config;
-	engine_gen_drop(e, old);
-	for (size_t i = 0; i < e->slot_count; i++)
-		if (e->partitions[i].used)
+	e->gens.current = g;
+	e->gens.config = g->config;
+	engine_gen_drop(&e->gens, old);
+	for (size_t i = 0; i < e->slots.count; i++)
+		if (e->slots.partitions[i].used)
 			engine_policy_config(e, i); /* escalate may have changed */
-	if (e->config->global.interval_ms != old_interval) {
-		e->interval_ns = (uint64_t)e->config->global.interval_ms * 1000000u;
+	if (e->gens.config->global.interval_ms != old_interval) {
+		e->ticks.interval_ns = (uint64_t)e->gens.config->global.interval_ms * 1000000u;
 		log_info("interval_ms %u -> %u: the next tick is one new interval from now", old_interval,
-			 e->config->global.interval_ms);
+			 e->gens.config->global.interval_ms);
 		engine_loop_rearm(e);
 	}
 	if (record_moved)
@@ -284,7 +286,7 @@ static json_t *report_new(void)
 int engine_apply_desired(struct engine *e, struct config *desired, const char *const *origins, json_t **ret_report,
 			 struct err *err)
 {
-	struct engine_gen *g = engine_gen_new(e, desired);
+	struct engine_gen *g = engine_gen_new(&e->gens, desired);
 	struct diff d = { 0 };
 
 	if (!g)
@@ -300,20 +302,20 @@ int engine_apply_desired(struct engine *e, struct config *desired, const char *c
 		apply_partitions(e, g, origins, &d, report, clock_now(&e->clock));
 		take_config(e, g);
 		if (report)
-			json_object_set_new(report, "interval_ms", json_integer(e->config->global.interval_ms));
+			json_object_set_new(report, "interval_ms", json_integer(e->gens.config->global.interval_ms));
 		if (ret_report)
 			*ret_report = report;
 		engine_snapshot_changed(e);
 		engine_metrics_stale(e);
 	}
 	diff_fini(&d);
-	engine_gen_drop(e, g);
+	engine_gen_drop(&e->gens, g);
 	return r;
 }
 
 void engine_partition_remove(struct engine *e, size_t index)
 {
-	if (index >= e->slot_count || !e->partitions[index].used)
+	if (index >= e->slots.count || !e->slots.partitions[index].used)
 		return;
 	remove_slot(e, index);
 	engine_snapshot_changed(e);

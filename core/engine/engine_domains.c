@@ -23,28 +23,28 @@ static void map_per_domain(struct engine *e)
 {
 	const struct composition *c = &e->hw;
 
-	e->dom_count = c->caps.domain_count < ENGINE_MAX_DOMAINS ? c->caps.domain_count : ENGINE_MAX_DOMAINS;
-	for (unsigned d = 0; d < e->dom_count; d++) {
-		e->doms[d] = (struct engine_dom){ .control = (int)d };
-		snprintf(e->doms[d].name, sizeof(e->doms[d].name), "%u", c->caps.domains[d].id);
-		snprintf(e->doms[d].what, sizeof(e->doms[d].what), "%s", c->caps.domains[d].name);
+	e->domains.count = c->caps.domain_count < ENGINE_MAX_DOMAINS ? c->caps.domain_count : ENGINE_MAX_DOMAINS;
+	for (unsigned d = 0; d < e->domains.count; d++) {
+		e->domains.dom[d] = (struct engine_dom){ .control = (int)d };
+		snprintf(e->domains.dom[d].name, sizeof(e->domains.dom[d].name), "%u", c->caps.domains[d].id);
+		snprintf(e->domains.dom[d].what, sizeof(e->domains.dom[d].what), "%s", c->caps.domains[d].name);
 	}
 	for (unsigned m = 0; m < c->domain_count; m++)
-		e->doms[composition_control_domain(c, m)].monitors |= UINT64_C(1) << m;
-	e->per_domain = true;
+		e->domains.dom[composition_control_domain(c, m)].monitors |= UINT64_C(1) << m;
+	e->domains.per_domain = true;
 }
 
 static void map_monitors_only(struct engine *e)
 {
 	const struct composition *c = &e->hw;
 
-	e->dom_count = c->domain_count;
+	e->domains.count = c->domain_count;
 	for (unsigned m = 0; m < c->domain_count; m++) {
-		e->doms[m] = (struct engine_dom){ .control = -1, .monitors = UINT64_C(1) << m };
-		snprintf(e->doms[m].name, sizeof(e->doms[m].name), "%s", c->domains[m].name);
-		snprintf(e->doms[m].what, sizeof(e->doms[m].what), "counters %s", c->domains[m].name);
+		e->domains.dom[m] = (struct engine_dom){ .control = -1, .monitors = UINT64_C(1) << m };
+		snprintf(e->domains.dom[m].name, sizeof(e->domains.dom[m].name), "%s", c->domains[m].name);
+		snprintf(e->domains.dom[m].what, sizeof(e->domains.dom[m].what), "counters %s", c->domains[m].name);
 	}
-	e->per_domain = false;
+	e->domains.per_domain = false;
 }
 
 void engine_domains_map(struct engine *e)
@@ -74,7 +74,7 @@ int engine_check_capacity_domains(const struct engine *e, const struct config *c
 {
 	int r = domain_ids_check(&e->hw.caps, &config->global.capacity_mbps_at, "capacity_mbps", err);
 
-	if (r == 0 && config->global.capacity_mbps_at.count && !e->per_domain)
+	if (r == 0 && config->global.capacity_mbps_at.count && !e->domains.per_domain)
 		r = err_set(
 			err, -EINVAL,
 			"capacity_mbps has per-domain values, but the bandwidth counters' domains cannot be matched "
@@ -98,7 +98,7 @@ double engine_monitor_capacity(const struct engine *e, unsigned m)
 {
 	const struct engine_domain *md = &e->hw.domains[m];
 
-	return md->capacity_mbps > 0 ? md->capacity_mbps : (double)e->config->global.capacity_mbps;
+	return md->capacity_mbps > 0 ? md->capacity_mbps : (double)e->gens.config->global.capacity_mbps;
 }
 
 /* The sum over the monitor domains that measure domain d of what the hardware says (with `hardware`)
@@ -108,7 +108,7 @@ static double monitors_capacity(const struct engine *e, unsigned d, bool hardwar
 	double sum = 0;
 
 	for (unsigned m = 0; m < e->hw.domain_count; m++) {
-		if (!(e->doms[d].monitors >> m & 1))
+		if (!(e->domains.dom[d].monitors >> m & 1))
 			continue;
 		double c = hardware ? e->hw.domains[m].capacity_mbps : engine_monitor_capacity(e, m);
 		if (!(c > 0))
@@ -122,8 +122,8 @@ static double monitors_capacity(const struct engine *e, unsigned d, bool hardwar
  * one for every measuring domain. */
 double engine_dom_known_capacity(const struct engine *e, unsigned d)
 {
-	const struct engine_dom *dom = &e->doms[d];
-	const struct global_config *g = &e->config->global;
+	const struct engine_dom *dom = &e->domains.dom[d];
+	const struct global_config *g = &e->gens.config->global;
 	double hardware = monitors_capacity(e, d, true);
 
 	if (hardware > 0)
@@ -138,7 +138,7 @@ double engine_dom_known_capacity(const struct engine *e, unsigned d)
 /* The limits in force on domain d: the control's for its domain, else the partition's. */
 static void limits_on(const struct engine *e, const struct engine_partition *ep, unsigned d, struct domain_status *ds)
 {
-	int c = e->doms[d].control;
+	int c = e->domains.dom[d].control;
 
 	ds->mb_max = c >= 0 ? limits_max_at(&ep->effective, (unsigned)c) : ep->status.mb_max;
 	ds->mb_min = c >= 0 ? limits_min_at(&ep->effective, (unsigned)c) : ep->status.mb_min;
@@ -146,13 +146,13 @@ static void limits_on(const struct engine *e, const struct engine_partition *ep,
 
 void engine_domains_summarise(struct engine *e, size_t index)
 {
-	const struct engine_partition *ep = &e->partitions[index];
-	const struct sample *row = &e->samples[index * e->hw.domain_count];
+	const struct engine_partition *ep = &e->slots.partitions[index];
+	const struct sample *row = &e->slots.samples[index * e->hw.domain_count];
 	const struct ground_truth *truth = e->hw.shared.truth;
 
-	for (unsigned d = 0; d < e->dom_count; d++) {
-		struct domain_status *ds = &e->dom_status[index * e->dom_count + d];
-		const struct engine_dom *dom = &e->doms[d];
+	for (unsigned d = 0; d < e->domains.count; d++) {
+		struct domain_status *ds = &e->domains.status[index * e->domains.count + d];
+		const struct engine_dom *dom = &e->domains.dom[d];
 		struct sample_sum sum = { .valid = ep->status.open && dom->monitors,
 					  .reason = dom->monitors ? NULL : "no counters on this domain" };
 		for (unsigned m = 0; m < e->hw.domain_count; m++)
@@ -174,23 +174,23 @@ void engine_domains_summarise(struct engine *e, size_t index)
 /* The policies' copy of a partition's configured limits on each domain. */
 void engine_domains_config(struct engine *e, size_t slot)
 {
-	const struct partition_goals *g = &e->partitions[slot].config->goals;
+	const struct partition_goals *g = &e->slots.partitions[slot].config->goals;
 
-	for (unsigned d = 0; e->per_domain && d < e->dom_count; d++) {
-		struct policy_domain *pd = &e->policy_dom[slot * e->dom_count + d];
-		pd->cfg_max = goal_max(e, g, (unsigned)e->doms[d].control);
-		pd->cfg_min = goal_min(e, g, (unsigned)e->doms[d].control);
+	for (unsigned d = 0; e->domains.per_domain && d < e->domains.count; d++) {
+		struct policy_domain *pd = &e->policy.domains[slot * e->domains.count + d];
+		pd->cfg_max = goal_max(e, g, (unsigned)e->domains.dom[d].control);
+		pd->cfg_min = goal_min(e, g, (unsigned)e->domains.dom[d].control);
 	}
 }
 
 unsigned engine_domain_count(const struct engine *e)
 {
-	return e->dom_count;
+	return e->domains.count;
 }
 
 const char *engine_domain_name(const struct engine *e, unsigned d)
 {
-	return e->doms[d].name;
+	return e->domains.dom[d].name;
 }
 
 double engine_domain_capacity(const struct engine *e, unsigned d, bool *learned)
@@ -198,10 +198,10 @@ double engine_domain_capacity(const struct engine *e, unsigned d, bool *learned)
 	double known = engine_dom_known_capacity(e, d);
 
 	*learned = !(known > 0);
-	return known > 0 ? known : e->doms[d].learned_mbps;
+	return known > 0 ? known : e->domains.dom[d].learned_mbps;
 }
 
 const struct domain_status *engine_partition_domain(const struct engine *e, size_t index, unsigned d)
 {
-	return &e->dom_status[index * e->dom_count + d];
+	return &e->domains.status[index * e->domains.count + d];
 }

@@ -36,12 +36,12 @@ static struct timespec timespec_of(uint64_t ns)
 
 const struct tick_stats *engine_tick_stats(const struct engine *e)
 {
-	return &e->tick_stats;
+	return &e->ticks.stats;
 }
 
 uint64_t engine_overruns(const struct engine *e)
 {
-	return e->overruns;
+	return e->ticks.overruns;
 }
 
 /* The tick, timed in real time (also on simulated time, where it says what a tick costs). */
@@ -51,18 +51,18 @@ static void tick_measured(struct engine *e, uint64_t now_ns, uint64_t late_ns)
 
 	engine_tick(e, now_ns);
 	uint64_t end = clock_monotonic_ns();
-	tick_stats_record(&e->tick_stats, late_ns, end - start);
+	tick_stats_record(&e->ticks.stats, late_ns, end - start);
 	engine_metrics_tick_done(e, end - start, end);
 }
 
 void engine_stop(struct engine *e)
 {
-	e->stopping = true;
+	e->run.stopping = true;
 }
 
 static bool should_stop(const struct engine *e)
 {
-	return e->stopping || (e->opts.ticks && e->ticks_done >= e->opts.ticks);
+	return e->run.stopping || (e->opts.ticks && e->ticks.done >= e->opts.ticks);
 }
 
 /* One expiration per interval; more than one means ticks were missed: they are counted and
@@ -76,24 +76,24 @@ static void on_timer(void *ctx, int fd, uint32_t events)
 	if (read(fd, &expirations, sizeof(expirations)) != sizeof(expirations) || expirations == 0)
 		return;
 	if (expirations > 1) {
-		rs->e->overruns += expirations - 1;
+		rs->e->ticks.overruns += expirations - 1;
 		log_warning("tick overran: %llu interval(s) skipped", (unsigned long long)(expirations - 1));
 	}
 	rs->expirations += expirations;
-	uint64_t deadline = rs->first_deadline_ns + (rs->expirations - 1) * rs->e->interval_ns;
+	uint64_t deadline = rs->first_deadline_ns + (rs->expirations - 1) * rs->e->ticks.interval_ns;
 	uint64_t now = clock_monotonic_ns();
 	tick_measured(rs->e, clock_now(&rs->e->clock), now > deadline ? now - deadline : 0);
 }
 
 void engine_loop_rearm(struct engine *e)
 {
-	struct run_state *rs = e->run;
+	struct run_state *rs = e->run.state;
 
 	if (!rs || rs->timer_fd < 0)
 		return; /* not running, or on the simulated clock: the next deadline uses the interval */
-	rs->first_deadline_ns = clock_monotonic_ns() + e->interval_ns;
+	rs->first_deadline_ns = clock_monotonic_ns() + e->ticks.interval_ns;
 	rs->expirations = 0;
-	struct itimerspec spec = { .it_interval = timespec_of(e->interval_ns),
+	struct itimerspec spec = { .it_interval = timespec_of(e->ticks.interval_ns),
 				   .it_value = timespec_of(rs->first_deadline_ns) };
 	if (timerfd_settime(rs->timer_fd, TFD_TIMER_ABSTIME, &spec, NULL) < 0)
 		log_error("interval_ms: the timer keeps its old interval: %s", strerror(errno));
@@ -115,7 +115,7 @@ static void on_signal(void *ctx, int fd, uint32_t events)
 			engine_record_reopen(rs->e);
 		} else {
 			log_info("%s: stopping", strsignal((int)si.ssi_signo));
-			rs->e->stopping = true;
+			rs->e->run.stopping = true;
 		}
 	}
 }
@@ -134,7 +134,7 @@ static int setup_signals(struct run_state *rs, struct err *err)
 	rs->signal_fd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
 	if (rs->signal_fd < 0)
 		return err_set(err, -errno, "signalfd: %s", strerror(errno));
-	return loop_add(rs->e->loop, rs->signal_fd, EPOLLIN, on_signal, rs);
+	return loop_add(rs->e->run.loop, rs->signal_fd, EPOLLIN, on_signal, rs);
 }
 
 /* The timer goes first in the loop: a tick that is due runs before requests that arrived meanwhile,
@@ -143,13 +143,13 @@ static int setup_timer(struct run_state *rs, struct err *err)
 {
 	struct engine *e = rs->e;
 
-	rs->first_deadline_ns = clock_monotonic_ns() + e->interval_ns;
-	struct itimerspec spec = { .it_interval = timespec_of(e->interval_ns),
+	rs->first_deadline_ns = clock_monotonic_ns() + e->ticks.interval_ns;
+	struct itimerspec spec = { .it_interval = timespec_of(e->ticks.interval_ns),
 				   .it_value = timespec_of(rs->first_deadline_ns) };
 	rs->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
 	if (rs->timer_fd < 0 || timerfd_settime(rs->timer_fd, TFD_TIMER_ABSTIME, &spec, NULL) < 0)
 		return err_set(err, -errno, "timerfd: %s", strerror(errno));
-	return loop_add_first(e->loop, rs->timer_fd, EPOLLIN, on_timer, rs);
+	return loop_add_first(e->run.loop, rs->timer_fd, EPOLLIN, on_timer, rs);
 }
 
 static void teardown(struct run_state *rs)
@@ -162,8 +162,8 @@ static void teardown(struct run_state *rs)
 		sigprocmask(SIG_SETMASK, &rs->old_mask, NULL);
 	engine_ctl_detach(rs->e);
 	engine_place_stop(rs->e);
-	loop_free(rs->e->loop);
-	rs->e->loop = NULL;
+	loop_free(rs->e->run.loop);
+	rs->e->run.loop = NULL;
 }
 
 static int run_loop(struct run_state *rs)
@@ -174,14 +174,14 @@ static int run_loop(struct run_state *rs)
 		if (e->opts.sim_clock) {
 			/* Simulated time: the next deadline is reached at once (one interval after the last
 			 * tick, so that a reloaded interval_ms takes effect). */
-			uint64_t deadline = e->last_tick_ns + e->interval_ns;
+			uint64_t deadline = e->ticks.last_ns + e->ticks.interval_ns;
 			clock_advance_to(&e->clock, deadline);
 			tick_measured(e, clock_now(&e->clock), 0);
-			if (loop_run_once(e->loop, 0) < 0)
+			if (loop_run_once(e->run.loop, 0) < 0)
 				return -errno;
 			continue;
 		}
-		int r = loop_run_once(e->loop, -1);
+		int r = loop_run_once(e->run.loop, -1);
 		if (r < 0)
 			return r;
 	}
@@ -191,11 +191,11 @@ static int run_loop(struct run_state *rs)
 int engine_run(struct engine *e, struct err *err)
 {
 	struct run_state rs = { .e = e, .timer_fd = -1, .signal_fd = -1 };
-	int r = loop_new(&e->loop);
+	int r = loop_new(&e->run.loop);
 
 	if (r < 0)
 		return err_set(err, r, "cannot create the event loop: %s", strerror(-r));
-	e->run = &rs;
+	e->run.state = &rs;
 	if (r == 0 && e->opts.handle_signals)
 		r = setup_signals(&rs, err);
 	if (r == 0 && !e->opts.sim_clock)
@@ -206,7 +206,7 @@ int engine_run(struct engine *e, struct err *err)
 		engine_place_update(e);
 	if (r == 0) {
 		log_info("ready: %zu partition(s), every %u ms", engine_partitions_in_use(e),
-			 e->config->global.interval_ms);
+			 e->gens.config->global.interval_ms);
 		if (e->opts.on_ready)
 			e->opts.on_ready(e->opts.on_ready_ctx, e);
 		r = run_loop(&rs);
@@ -218,7 +218,7 @@ int engine_run(struct engine *e, struct err *err)
 		engine_reset_limits(e);
 	}
 	teardown(&rs);
-	e->run = NULL;
+	e->run.state = NULL;
 	engine_metrics_stop(e);
 	return r;
 }

@@ -29,7 +29,7 @@ void engine_metrics_init(struct engine *e)
 
 	/* Fixed at the start: buckets that moved with a reload would break every rate over them. */
 	for (size_t i = 0; i < n; i++)
-		bounds[i] = tick_bucket_fractions[i] * (double)e->interval_ns / 1e9;
+		bounds[i] = tick_bucket_fractions[i] * (double)e->ticks.interval_ns / 1e9;
 	histogram_init(&m->tick_duration, bounds, n);
 	m->reload_ok = true; /* the configuration mpamd started with loaded */
 	m->reload_ok_unix_s = unix_now_s();
@@ -61,21 +61,22 @@ void engine_metrics_reloaded(struct engine *e, bool ok)
 static void fill_input(struct engine *e, struct metrics_partition *parts, struct metrics_domain *domains,
 		       struct metrics_input *in)
 {
-	const struct config *c = e->config;
+	const struct config *c = e->gens.config;
 	size_t n = 0;
 	bool learned;
 
-	for (size_t i = 0; i < e->slot_count; i++)
-		if (e->partitions[i].used)
+	for (size_t i = 0; i < e->slots.count; i++)
+		if (e->slots.partitions[i].used)
 			parts[n++] = (struct metrics_partition){
-				.status = &e->partitions[i].status,
-				.goals = &e->partitions[i].config->goals,
-				.domains = e->dom_count ? engine_partition_domain(e, i, 0) : NULL,
-				.invalid_samples = e->partitions[i].invalid_samples,
-				.placement = e->partitions[i].status.open ? composition_placement(&e->hw, i) : NULL,
+				.status = &e->slots.partitions[i].status,
+				.goals = &e->slots.partitions[i].config->goals,
+				.domains = e->domains.count ? engine_partition_domain(e, i, 0) : NULL,
+				.invalid_samples = e->slots.partitions[i].invalid_samples,
+				.placement =
+					e->slots.partitions[i].status.open ? composition_placement(&e->hw, i) : NULL,
 			};
-	for (unsigned d = 0; d < e->dom_count; d++) {
-		domains[d].name = e->doms[d].name;
+	for (unsigned d = 0; d < e->domains.count; d++) {
+		domains[d].name = e->domains.dom[d].name;
 		domains[d].capacity_mbps = engine_domain_capacity(e, d, &domains[d].learned);
 	}
 	*in = (struct metrics_input){
@@ -83,11 +84,11 @@ static void fill_input(struct engine *e, struct metrics_partition *parts, struct
 		.partitions = parts,
 		.partition_count = n,
 		.domains = domains,
-		.domain_count = e->dom_count,
+		.domain_count = e->domains.count,
 		.events = &e->events.counts,
 		.tick_duration = &e->metrics.tick_duration,
-		.ticks = e->ticks_done,
-		.overruns = e->overruns,
+		.ticks = e->ticks.done,
+		.overruns = e->ticks.overruns,
 		.interval_s = (double)c->global.interval_ms / 1e3,
 		.uptime_s = engine_last_tick_s(e),
 		.last_tick_unix_s = e->metrics.last_tick_unix_s,
@@ -96,7 +97,7 @@ static void fill_input(struct engine *e, struct metrics_partition *parts, struct
 		.reload_ok_unix_s = e->metrics.reload_ok_unix_s,
 		.proc_connector = e->place.connector != NULL,
 		.proc_events_lost = e->place.lost,
-		.record = e->record ? record_health(e->record) : NULL,
+		.record = e->record.file ? record_health(e->record.file) : NULL,
 	};
 }
 
@@ -104,9 +105,9 @@ static void fill_input(struct engine *e, struct metrics_partition *parts, struct
 static const struct metrics_buf *current_text(struct engine *e)
 {
 	struct engine_metrics *m = &e->metrics;
-	size_t n = e->slot_count;
+	size_t n = e->slots.count;
 
-	if (m->fresh && m->tick == e->ticks_done)
+	if (m->fresh && m->tick == e->ticks.done)
 		return &m->text;
 	json_decref(m->reply);
 	m->reply = NULL;
@@ -120,7 +121,7 @@ static const struct metrics_buf *current_text(struct engine *e)
 	free(parts);
 	if (r < 0)
 		return NULL;
-	m->tick = e->ticks_done;
+	m->tick = e->ticks.done;
 	m->fresh = true;
 	return &m->text;
 }
@@ -142,7 +143,7 @@ static void write_textfile(struct engine *e, uint64_t mono_now_ns)
 	struct engine_metrics *m = &e->metrics;
 	struct err err = { "" };
 
-	if (textfile_set_path(&m->textfile, e->config->global.metrics_textfile, &err) < 0) {
+	if (textfile_set_path(&m->textfile, e->gens.config->global.metrics_textfile, &err) < 0) {
 		log_error("metrics textfile: %s", err.text);
 		return;
 	}

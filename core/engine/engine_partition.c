@@ -20,7 +20,7 @@ static bool retry_helps(int r)
 
 void engine_slot_show_failure(struct engine *e, size_t slot)
 {
-	struct engine_partition *ep = &e->partitions[slot];
+	struct engine_partition *ep = &e->slots.partitions[slot];
 
 	ep->status.failed = ep->failed;
 	ep->status.retry_ms = ep->retry_ns ? engine_t_ms(e, ep->retry_ns) : 0;
@@ -28,8 +28,8 @@ void engine_slot_show_failure(struct engine *e, size_t slot)
 
 static void mark_failed(struct engine *e, size_t slot, uint64_t now_ns, const char *error, bool retry)
 {
-	struct engine_partition *ep = &e->partitions[slot];
-	uint64_t first = e->interval_ns ? e->interval_ns : 1000000u;
+	struct engine_partition *ep = &e->slots.partitions[slot];
+	uint64_t first = e->ticks.interval_ns ? e->ticks.interval_ns : 1000000u;
 
 	engine_slot_close(e, slot, false);
 	snprintf(ep->error, sizeof(ep->error), "%s", error);
@@ -56,7 +56,7 @@ void engine_slot_failed(struct engine *e, size_t slot, uint64_t now_ns, const ch
 
 void engine_slot_apply_failed(struct engine *e, size_t slot, const char *error)
 {
-	struct engine_partition *ep = &e->partitions[slot];
+	struct engine_partition *ep = &e->slots.partitions[slot];
 
 	if (!strcmp(ep->error, error))
 		return; /* said already: a lasting refusal must not flood the log at every tick */
@@ -66,7 +66,7 @@ void engine_slot_apply_failed(struct engine *e, size_t slot, const char *error)
 
 void engine_slot_applied(struct engine *e, size_t slot)
 {
-	struct engine_partition *ep = &e->partitions[slot];
+	struct engine_partition *ep = &e->slots.partitions[slot];
 	char text[EVENT_TEXT_MAX];
 
 	if (ep->failed || !ep->error[0])
@@ -78,7 +78,7 @@ void engine_slot_applied(struct engine *e, size_t slot)
 
 int engine_slot_open(struct engine *e, size_t slot, uint64_t now_ns)
 {
-	struct engine_partition *ep = &e->partitions[slot];
+	struct engine_partition *ep = &e->slots.partitions[slot];
 	const struct partition_config *p = ep->config;
 	struct partition_limits want = engine_limits(e, p, p->goals.mb_max, p->goals.mb_min, NULL, NULL);
 	struct err err = { "" };
@@ -106,7 +106,7 @@ int engine_slot_open(struct engine *e, size_t slot, uint64_t now_ns)
 	ep->error[0] = '\0';
 	ep->status.reason = NULL;
 	engine_slot_show_failure(e, slot);
-	ep->status.open = e->policy[slot].open = true;
+	ep->status.open = e->policy.partitions[slot].open = true;
 	engine_pmu_open(e, slot);
 	if (was_failed) {
 		char text[EVENT_TEXT_MAX];
@@ -118,7 +118,7 @@ int engine_slot_open(struct engine *e, size_t slot, uint64_t now_ns)
 
 void engine_slot_close(struct engine *e, size_t slot, bool remove)
 {
-	struct engine_partition *ep = &e->partitions[slot];
+	struct engine_partition *ep = &e->slots.partitions[slot];
 	struct err err = { "" };
 
 	/* A removal asks the control even for a partition that is not open now (it failed later): the
@@ -131,8 +131,8 @@ void engine_slot_close(struct engine *e, size_t slot, bool remove)
 	ep->applied_once = false;
 	ep->status.open = ep->status.valid = ep->status.pmu_open = false;
 	ep->status.mb_max = ep->status.mb_min = 0;
-	e->policy[slot].open = false;
-	e->pmu[slot] = (struct pmu_sample){ .open = false };
+	e->policy.partitions[slot].open = false;
+	e->slots.pmu[slot] = (struct pmu_sample){ .open = false };
 }
 
 static bool retry_due(const struct engine_partition *ep, uint64_t now_ns)
@@ -148,15 +148,15 @@ static int recover(struct engine *e, uint64_t now_ns)
 	int r = composition_recover(&e->hw, &err);
 
 	if (r < 0) {
-		for (size_t i = 0; i < e->slot_count; i++)
-			if (retry_due(&e->partitions[i], now_ns))
+		for (size_t i = 0; i < e->slots.count; i++)
+			if (retry_due(&e->slots.partitions[i], now_ns))
 				mark_failed(e, i, now_ns, err.text, true);
 		return r;
 	}
 	if (r == 1) {
 		log_info("the %s backend is back: opening every partition again", e->hw.control_ops->name);
-		for (size_t i = 0; i < e->slot_count; i++) {
-			struct engine_partition *ep = &e->partitions[i];
+		for (size_t i = 0; i < e->slots.count; i++) {
+			struct engine_partition *ep = &e->slots.partitions[i];
 			if (!ep->used || (ep->failed && !ep->retry_ns))
 				continue;
 			engine_slot_close(e, i, false); /* its files were on the mount that went */
@@ -171,11 +171,11 @@ void engine_heal(struct engine *e, uint64_t now_ns)
 {
 	bool due = false;
 
-	for (size_t i = 0; i < e->slot_count && !due; i++)
-		due = retry_due(&e->partitions[i], now_ns);
+	for (size_t i = 0; i < e->slots.count && !due; i++)
+		due = retry_due(&e->slots.partitions[i], now_ns);
 	if (!due || recover(e, now_ns) < 0)
 		return;
-	for (size_t i = 0; i < e->slot_count; i++)
-		if (retry_due(&e->partitions[i], now_ns))
+	for (size_t i = 0; i < e->slots.count; i++)
+		if (retry_due(&e->slots.partitions[i], now_ns))
 			engine_slot_open(e, i, now_ns);
 }

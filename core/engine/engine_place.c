@@ -16,10 +16,10 @@
 /* Whether anything names tasks: a partition's cgroup, vm or pids, or a template for VMs. */
 static bool wanted(const struct engine *e)
 {
-	if (e->config->template_count)
+	if (e->gens.config->template_count)
 		return true;
-	for (size_t i = 0; i < e->slot_count; i++) {
-		const struct engine_partition *ep = &e->partitions[i];
+	for (size_t i = 0; i < e->slots.count; i++) {
+		const struct engine_partition *ep = &e->slots.partitions[i];
 		if (ep->used && (ep->config->cgroup || ep->config->vm || ep->config->pid_count))
 			return true;
 	}
@@ -38,8 +38,8 @@ static void connector_close(struct engine *e)
 {
 	if (!e->place.connector)
 		return;
-	if (e->loop)
-		loop_remove(e->loop, proc_connector_fd(e->place.connector));
+	if (e->run.loop)
+		loop_remove(e->run.loop, proc_connector_fd(e->place.connector));
 	proc_connector_free(e->place.connector);
 	e->place.connector = NULL;
 }
@@ -81,16 +81,16 @@ static void connector_open(struct engine *e)
 {
 	struct err err = { "" };
 
-	if (e->place.connector || e->place.why[0] || !e->loop)
+	if (e->place.connector || e->place.why[0] || !e->run.loop)
 		return;
-	int r = proc_connector_open(0, &e->place.connector, &err);
-	if (r == 0 && (r = loop_add(e->loop, proc_connector_fd(e->place.connector), EPOLLIN, on_socket, e)) < 0)
+	int r = proc_connector_open(PROC_CONNECTOR_RCVBUF, &e->place.connector, &err);
+	if (r == 0 && (r = loop_add(e->run.loop, proc_connector_fd(e->place.connector), EPOLLIN, on_socket, e)) < 0)
 		err_set(&err, r, "proc connector: cannot watch its socket: %s", strerror(-r));
 	if (r < 0) {
 		connector_close(e);
 		snprintf(e->place.why, sizeof(e->place.why), "%s", err.text);
 		log_warning("%s: new threads are placed at the next reconcile, every %u ms", err.text,
-			    e->config->global.reconcile_ms);
+			    e->gens.config->global.reconcile_ms);
 		return;
 	}
 	log_info("proc connector: new threads are placed as they start");
@@ -99,7 +99,7 @@ static void connector_open(struct engine *e)
 
 void engine_place_update(struct engine *e)
 {
-	bool off = !e->config->global.proc_connector;
+	bool off = !e->gens.config->global.proc_connector;
 
 	if (off) {
 		if (e->place.connector)
@@ -130,8 +130,8 @@ void engine_place_stop(struct engine *e)
 /* reconcile_ms in whole ticks, at least one. */
 static uint64_t period_ticks(const struct engine *e)
 {
-	unsigned interval = e->config->global.interval_ms ? e->config->global.interval_ms : 1;
-	uint64_t ticks = (e->config->global.reconcile_ms + interval - 1) / interval;
+	unsigned interval = e->gens.config->global.interval_ms ? e->gens.config->global.interval_ms : 1;
+	uint64_t ticks = (e->gens.config->global.reconcile_ms + interval - 1) / interval;
 
 	return ticks ? ticks : 1;
 }
@@ -139,8 +139,8 @@ static uint64_t period_ticks(const struct engine *e)
 static void reconcile_all(struct engine *e)
 {
 	engine_vms_sync(e);
-	for (size_t i = 0; i < e->slot_count; i++) {
-		struct engine_partition *ep = &e->partitions[i];
+	for (size_t i = 0; i < e->slots.count; i++) {
+		struct engine_partition *ep = &e->slots.partitions[i];
 		struct err err = { "" };
 		if (ep->used && ep->status.open && composition_reconcile(&e->hw, i, &err) < 0)
 			log_error("partition %s: placing its threads: %s", ep->config->name, err.text);
@@ -150,7 +150,7 @@ static void reconcile_all(struct engine *e)
 
 void engine_place_tick(struct engine *e)
 {
-	uint64_t tick = e->ticks_done + 1; /* the one beginning */
+	uint64_t tick = e->ticks.done + 1; /* the one beginning */
 
 	drain(e);
 	if (!e->place.soon && tick % period_ticks(e) != 0)
@@ -162,7 +162,7 @@ void engine_place_tick(struct engine *e)
 void engine_place_partition_json(const struct engine *e, size_t index, json_t *json)
 {
 	const struct placement_status *st =
-		e->partitions[index].status.open ? composition_placement(&e->hw, index) : NULL;
+		e->slots.partitions[index].status.open ? composition_placement(&e->hw, index) : NULL;
 
 	json_object_set_new(json, "tasks", st ? json_integer((json_int_t)st->tasks) : json_null());
 	json_object_set_new(json, "placements", st ? json_integer((json_int_t)st->placements) : json_null());
@@ -172,7 +172,7 @@ void engine_place_partition_json(const struct engine *e, size_t index, json_t *j
 json_t *engine_place_detail_json(const struct engine *e, size_t index)
 {
 	const struct placement_status *st =
-		e->partitions[index].status.open ? composition_placement(&e->hw, index) : NULL;
+		e->slots.partitions[index].status.open ? composition_placement(&e->hw, index) : NULL;
 
 	if (!st)
 		return json_null();
@@ -185,9 +185,10 @@ void engine_place_status_json(const struct engine *e, json_t *status)
 {
 	uint64_t tasks = 0, placements = 0, misses = 0;
 
-	for (size_t i = 0; i < e->slot_count; i++) {
-		const struct placement_status *st =
-			e->partitions[i].used && e->partitions[i].status.open ? composition_placement(&e->hw, i) : NULL;
+	for (size_t i = 0; i < e->slots.count; i++) {
+		const struct placement_status *st = e->slots.partitions[i].used && e->slots.partitions[i].status.open
+							    ? composition_placement(&e->hw, i)
+							    : NULL;
 		if (!st)
 			continue;
 		tasks += st->tasks;
@@ -198,7 +199,7 @@ void engine_place_status_json(const struct engine *e, json_t *status)
 			    json_pack("{s:b,s:o,s:I,s:I,s:I,s:I,s:I,s:I,s:I}", "proc_connector",
 				      e->place.connector != NULL, "proc_connector_off",
 				      e->place.why[0] ? json_string(e->place.why) : json_null(), "reconcile_ms",
-				      (json_int_t)e->config->global.reconcile_ms, "reconciles",
+				      (json_int_t)e->gens.config->global.reconcile_ms, "reconciles",
 				      (json_int_t)e->place.reconciles, "events", (json_int_t)e->place.events,
 				      "events_lost", (json_int_t)e->place.lost, "tasks", (json_int_t)tasks,
 				      "placements", (json_int_t)placements, "misses", (json_int_t)misses));

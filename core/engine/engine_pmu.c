@@ -7,7 +7,7 @@
 
 void engine_pmu_open(struct engine *e, size_t index)
 {
-	struct engine_partition *ep = &e->partitions[index];
+	struct engine_partition *ep = &e->slots.partitions[index];
 	struct err err = { "" };
 
 	ep->pmu_reason[0] = '\0';
@@ -23,18 +23,19 @@ void engine_pmu_open(struct engine *e, size_t index)
 
 static void pmu_status(struct engine *e, size_t index)
 {
-	struct engine_partition *ep = &e->partitions[index];
+	struct engine_partition *ep = &e->slots.partitions[index];
 	struct partition_status *st = &ep->status;
-	struct policy_partition *pp = &e->policy[index];
+	struct policy_partition *pp = &e->policy.partitions[index];
 
-	st->pmu_open = st->open && e->pmu[index].open;
-	st->ipc_valid = st->pmu_open && pmu_sample_ipc(&e->pmu[index], &st->ipc);
-	st->stall_valid = st->pmu_open && pmu_sample_stall_ratio(&e->pmu[index], &st->stall_ratio);
+	st->pmu_open = st->open && e->slots.pmu[index].open;
+	st->ipc_valid = st->pmu_open && pmu_sample_ipc(&e->slots.pmu[index], &st->ipc);
+	st->stall_valid = st->pmu_open && pmu_sample_stall_ratio(&e->slots.pmu[index], &st->stall_ratio);
 	if (!st->ipc_valid)
 		st->ipc = 0;
 	if (!st->stall_valid)
 		st->stall_ratio = 0;
-	st->pmu_reason = ep->pmu_reason[0] ? ep->pmu_reason : (e->pmu[index].reason[0] ? e->pmu[index].reason : NULL);
+	st->pmu_reason = ep->pmu_reason[0] ? ep->pmu_reason
+					   : (e->slots.pmu[index].reason[0] ? e->slots.pmu[index].reason : NULL);
 	if (!e->hw.pmu.ops)
 		st->pmu_reason = "PMU counting is off";
 	pp->ipc_valid = st->ipc_valid;
@@ -45,17 +46,17 @@ static void pmu_status(struct engine *e, size_t index)
 
 void engine_pmu_tick(struct engine *e, uint64_t now_ns)
 {
-	size_t n = e->slot_count;
+	size_t n = e->slots.count;
 
-	composition_read_pmu(&e->hw, now_ns, e->pmu, n);
+	composition_read_pmu(&e->hw, now_ns, e->slots.pmu, n);
 	for (size_t i = 0; i < n; i++)
-		if (e->partitions[i].used)
+		if (e->slots.partitions[i].used)
 			pmu_status(e, i);
 }
 
 void engine_pmu_json(const struct engine *e, size_t index, json_t *json)
 {
-	const struct partition_status *st = &e->partitions[index].status;
+	const struct partition_status *st = &e->slots.partitions[index].status;
 
 	json_object_set_new(json, "ipc", st->ipc_valid ? json_real(st->ipc) : json_null());
 	json_object_set_new(json, "stall_ratio", st->stall_valid ? json_real(st->stall_ratio) : json_null());

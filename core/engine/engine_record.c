@@ -3,19 +3,20 @@
  * rows (the record counts them, says so once, and tries again), never the control loop. */
 #include "core/base/log.h"
 #include "core/engine/engine_internal.h"
+#include "core/report/record.h"
 
 static const char *record_path(const struct engine *e)
 {
-	return e->opts.record_path ? e->opts.record_path : e->config->global.record;
+	return e->opts.record_path ? e->opts.record_path : e->gens.config->global.record;
 }
 
-/* The tick's wall-clock time. On the simulated clock a run of thousands of ticks takes a fraction
+/* The wall-clock time of `now_ns` (a tick's, an event's). On the simulated clock a run of thousands of ticks takes a fraction
  * of a second: its times are the real start plus the simulated time, so they still advance by one
  * interval per tick. */
-static uint64_t tick_wall_ms(const struct engine *e, uint64_t now_ns)
+uint64_t engine_wall_ms(const struct engine *e, uint64_t now_ns)
 {
 	if (e->clock.simulated)
-		return e->wall_start_ms + engine_t_ms(e, now_ns);
+		return e->record.wall_start_ms + engine_t_ms(e, now_ns);
 	return clock_wall_ms();
 }
 
@@ -24,7 +25,7 @@ static struct record_options record_options(const struct engine *e)
 	return (struct record_options){ .with_truth = engine_has_truth(e),
 					.with_ipc = e->hw.pmu.ops != NULL,
 					.now_ms = clock_wall_ms(),
-					.max_bytes = e->config->global.record_max_bytes };
+					.max_bytes = e->gens.config->global.record_max_bytes };
 }
 
 int engine_record_open(struct engine *e, struct err *err)
@@ -32,22 +33,22 @@ int engine_record_open(struct engine *e, struct err *err)
 	const char *path = record_path(e);
 	struct record_options opts = record_options(e);
 
-	e->wall_start_ms = clock_wall_ms();
+	e->record.wall_start_ms = clock_wall_ms();
 	if (!path)
 		return 0;
-	return record_new(path, &opts, &e->record, err);
+	return record_new(path, &opts, &e->record.file, err);
 }
 
 /* The partition's rows on each domain, after its total. */
 static void record_domains(struct engine *e, size_t i, const struct record_row *total)
 {
-	for (unsigned d = 0; d < e->dom_count; d++) {
+	for (unsigned d = 0; d < e->domains.count; d++) {
 		const struct domain_status *ds = engine_partition_domain(e, i, d);
 		struct record_row row = {
 			.t_ms = total->t_ms,
 			.time_ms = total->time_ms,
 			.partition = total->partition,
-			.domain = e->doms[d].name,
+			.domain = e->domains.dom[d].name,
 			.valid = ds->valid,
 			.estimated = ds->estimated,
 			.mbps = ds->mbps,
@@ -57,7 +58,7 @@ static void record_domains(struct engine *e, size_t i, const struct record_row *
 			.has_truth = total->has_truth,
 			.truth_mbps = ds->truth_mbps,
 		};
-		record_write(e->record, &row);
+		record_write(e->record.file, &row);
 	}
 }
 
@@ -65,12 +66,12 @@ void engine_record_tick(struct engine *e, uint64_t now_ns)
 {
 	struct err err = { "" };
 
-	if (!e->record)
+	if (!e->record.file)
 		return;
-	uint64_t t_ms = engine_t_ms(e, now_ns), time_ms = tick_wall_ms(e, now_ns);
-	for (size_t i = 0; i < e->slot_count; i++) {
-		const struct partition_status *st = &e->partitions[i].status;
-		if (!e->partitions[i].used)
+	uint64_t t_ms = engine_t_ms(e, now_ns), time_ms = engine_wall_ms(e, now_ns);
+	for (size_t i = 0; i < e->slots.count; i++) {
+		const struct partition_status *st = &e->slots.partitions[i].status;
+		if (!e->slots.partitions[i].used)
 			continue;
 		struct record_row row = {
 			.t_ms = t_ms,
@@ -88,11 +89,11 @@ void engine_record_tick(struct engine *e, uint64_t now_ns)
 			.ipc_valid = st->ipc_valid,
 			.ipc = st->ipc,
 		};
-		record_write(e->record, &row);
+		record_write(e->record.file, &row);
 		record_domains(e, i, &row);
 	}
 	/* A failure loses this tick's rows only: the record counts it, says it once and tries again. */
-	record_end_tick(e->record, &err);
+	record_end_tick(e->record.file, &err);
 }
 
 void engine_record_reopen(struct engine *e)
@@ -105,14 +106,14 @@ void engine_record_reopen(struct engine *e)
 		engine_record_close(e);
 		return;
 	}
-	if (e->record) { /* a failure is the record's to say, count and try again */
-		if (record_reopen(e->record, path, &opts, &err) == 0)
+	if (e->record.file) { /* a failure is the record's to say, count and try again */
+		if (record_reopen(e->record.file, path, &opts, &err) == 0)
 			log_info("record file %s reopened", path);
 		return;
 	}
-	if (record_new(path, &opts, &e->record, &err) < 0) {
+	if (record_new(path, &opts, &e->record.file, &err) < 0) {
 		log_error("%s; recording starts at the next SIGHUP or reload that can open it", err.text);
-		e->record = NULL;
+		e->record.file = NULL;
 		return;
 	}
 	log_info("record file %s opened", path);
@@ -122,7 +123,7 @@ void engine_record_close(struct engine *e)
 {
 	struct err err = { "" };
 
-	if (record_free(e->record, &err) < 0)
+	if (record_free(e->record.file, &err) < 0)
 		log_error("%s", err.text);
-	e->record = NULL;
+	e->record.file = NULL;
 }

@@ -61,7 +61,7 @@ static int parse_settings(struct engine *e, struct partition_config *copy, const
 	for (size_t s = 0; s < count; s++) {
 		int r = split_setting(settings[s], key, sizeof(key), &value, err);
 		if (r == 0)
-			r = config_partition_set(e->config, copy, key, value, err);
+			r = config_partition_set(e->gens.config, copy, key, value, err);
 		if (r < 0)
 			return r;
 		*ret_limits |= is_limit_key(e, key);
@@ -80,8 +80,8 @@ static void add_rounding(json_t *rounded, const char *key, unsigned asked, unsig
 
 static json_t *set_result(const struct engine *e, size_t index, const char *const *settings, size_t count, bool limits)
 {
-	const struct partition_config *p = e->partitions[index].config;
-	const struct partition_status *st = &e->partitions[index].status;
+	const struct partition_config *p = e->slots.partitions[index].config;
+	const struct partition_status *st = &e->slots.partitions[index].status;
 	json_t *asked = json_array(), *rounded = json_array();
 	unsigned step = e->hw.caps.bw_gran_pct ? e->hw.caps.bw_gran_pct : 1;
 
@@ -110,8 +110,8 @@ static void note_set(struct engine *e, size_t index, const char *const *settings
 		snprintf(text, sizeof(text), "set: %zu settings%s%s (listed in the log)", count, who ? " by " : "",
 			 who ? who : "");
 	for (size_t s = 0; s < count; s++)
-		log_info("partition %s: set %s%s%s", e->partitions[index].config->name, settings[s], who ? " by " : "",
-			 who ? who : "");
+		log_info("partition %s: set %s%s%s", e->slots.partitions[index].config->name, settings[s],
+			 who ? " by " : "", who ? who : "");
 	engine_note_event(e, index, text);
 }
 
@@ -126,7 +126,7 @@ int engine_set(struct engine *e, const char *name, const char *const *settings, 
 	if (count == 0)
 		return err_set(err, -EINVAL, "nothing to set: give key=value");
 	size_t i = (size_t)slot;
-	struct partition_config *found = e->partitions[i].config;
+	struct partition_config *found = e->slots.partitions[i].config;
 	/* All or nothing: change a copy, check it whole, then keep its goals (the only part `set` can
 	 * change: the copy shares the rest with the live partition and must not be freed). */
 	struct partition_config copy = *found;
@@ -143,7 +143,7 @@ int engine_set(struct engine *e, const char *name, const char *const *settings, 
 	struct partition_goals before = found->goals;
 	found->goals = copy.goals;
 	/* A limit is in force when `set` answers, so the reply can say what the hardware took. */
-	if (limits && e->partitions[i].status.open && (r = engine_apply_limits(e, i, &want, err)) < 0) {
+	if (limits && e->slots.partitions[i].status.open && (r = engine_apply_limits(e, i, &want, err)) < 0) {
 		found->goals = before;
 		return r;
 	}

@@ -7,66 +7,24 @@
 #include "core/base/grow.h"
 #include "core/engine/engine_internal.h"
 
-struct engine_gen *engine_gen_new(struct engine *e, struct config *config)
-{
-	struct engine_gen *g = calloc(1, sizeof(*g));
-
-	if (!g) {
-		config_free(config);
-		return NULL;
-	}
-	g->config = config;
-	g->next = e->gens;
-	e->gens = g;
-	return g;
-}
-
-void engine_gen_hold(struct engine_gen *g)
-{
-	g->users++;
-}
-
-void engine_gen_drop(struct engine *e, struct engine_gen *g)
-{
-	if (!g || --g->users > 0)
-		return;
-	for (struct engine_gen **p = &e->gens; *p; p = &(*p)->next) {
-		if (*p == g) {
-			*p = g->next;
-			break;
-		}
-	}
-	config_free(g->config);
-	free(g);
-}
-
-size_t engine_config_partitions_held(const struct engine *e)
-{
-	size_t held = 0;
-
-	for (const struct engine_gen *g = e->gens; g; g = g->next)
-		held += g->config->partition_count;
-	return held;
-}
-
 /* The per-slot arrays of the engine's domains, grown to `next` slots like the others. */
 static int grow_domain_arrays(struct engine *e, size_t next)
 {
-	size_t doms = e->dom_count ? e->dom_count : 1, cap = e->slot_cap, c = cap;
+	size_t doms = e->domains.count ? e->domains.count : 1, cap = e->slots.cap, c = cap;
 
-	if (array_grow((void **)&e->dom_status, &c, next, doms * sizeof(*e->dom_status), NULL) < 0)
+	if (array_grow((void **)&e->domains.status, &c, next, doms * sizeof(*e->domains.status), NULL) < 0)
 		return -ENOMEM;
 	c = cap;
-	if (array_grow((void **)&e->policy_dom, &c, next, doms * sizeof(*e->policy_dom), NULL) < 0)
+	if (array_grow((void **)&e->policy.domains, &c, next, doms * sizeof(*e->policy.domains), NULL) < 0)
 		return -ENOMEM;
 	c = cap;
-	if (array_grow((void **)&e->dom_max, &c, next, doms * sizeof(*e->dom_max), NULL) < 0)
+	if (array_grow((void **)&e->policy.max_at, &c, next, doms * sizeof(*e->policy.max_at), NULL) < 0)
 		return -ENOMEM;
 	c = cap;
-	if (array_grow((void **)&e->dom_min, &c, next, doms * sizeof(*e->dom_min), NULL) < 0)
+	if (array_grow((void **)&e->policy.min_at, &c, next, doms * sizeof(*e->policy.min_at), NULL) < 0)
 		return -ENOMEM;
 	c = cap;
-	if (array_grow((void **)&e->policy_work, &c, next, sizeof(*e->policy_work), NULL) < 0)
+	if (array_grow((void **)&e->policy.work, &c, next, sizeof(*e->policy.work), NULL) < 0)
 		return -ENOMEM;
 	return 0;
 }
@@ -75,31 +33,31 @@ static int grow_domain_arrays(struct engine *e, size_t next)
 static int grow_arrays(struct engine *e, size_t want)
 {
 	size_t domains = e->hw.domain_count ? e->hw.domain_count : 1;
-	size_t cap = e->slot_cap, c;
+	size_t cap = e->slots.cap, c;
 
 	if (want <= cap)
 		return 0;
 	c = cap;
-	if (array_grow((void **)&e->partitions, &c, want, sizeof(*e->partitions), NULL) < 0)
+	if (array_grow((void **)&e->slots.partitions, &c, want, sizeof(*e->slots.partitions), NULL) < 0)
 		return -ENOMEM;
 	size_t next = c;
 	c = cap;
-	if (array_grow((void **)&e->policy, &c, next, sizeof(*e->policy), NULL) < 0)
+	if (array_grow((void **)&e->policy.partitions, &c, next, sizeof(*e->policy.partitions), NULL) < 0)
 		return -ENOMEM;
 	c = cap;
-	if (array_grow((void **)&e->decisions, &c, next, sizeof(*e->decisions), NULL) < 0)
+	if (array_grow((void **)&e->policy.decisions, &c, next, sizeof(*e->policy.decisions), NULL) < 0)
 		return -ENOMEM;
 	c = cap;
-	if (array_grow((void **)&e->samples, &c, next, domains * sizeof(*e->samples), NULL) < 0)
+	if (array_grow((void **)&e->slots.samples, &c, next, domains * sizeof(*e->slots.samples), NULL) < 0)
 		return -ENOMEM;
 	c = cap;
-	if (array_grow((void **)&e->pmu, &c, next, sizeof(*e->pmu), NULL) < 0)
+	if (array_grow((void **)&e->slots.pmu, &c, next, sizeof(*e->slots.pmu), NULL) < 0)
 		return -ENOMEM;
 	if (grow_domain_arrays(e, next) < 0)
 		return -ENOMEM;
 	for (size_t i = cap; i < next; i++)
-		e->policy[i].name = ""; /* a free slot: never open, so the policies leave it alone */
-	e->slot_cap = next;
+		e->policy.partitions[i].name = ""; /* a free slot: never open, so the policies leave it alone */
+	e->slots.cap = next;
 	return 0;
 }
 
@@ -107,7 +65,7 @@ int engine_slot_alloc(struct engine *e, size_t *ret, struct err *err)
 {
 	size_t slot = 0;
 
-	while (slot < e->slot_count && e->partitions[slot].used)
+	while (slot < e->slots.count && e->slots.partitions[slot].used)
 		slot++;
 	if (grow_arrays(e, slot + 1) < 0)
 		return err_set(err, -ENOMEM, "out of memory for partition slot %zu", slot);
@@ -119,76 +77,76 @@ int engine_slot_alloc(struct engine *e, size_t *ret, struct err *err)
 static void clear_samples(struct engine *e, size_t slot)
 {
 	for (unsigned d = 0; d < e->hw.domain_count; d++)
-		e->samples[slot * e->hw.domain_count + d] =
+		e->slots.samples[slot * e->hw.domain_count + d] =
 			(struct sample){ .state = SAMPLE_INVALID, .reason = "not measured yet" };
-	for (unsigned d = 0; d < e->dom_count; d++) {
-		e->dom_status[slot * e->dom_count + d] = (struct domain_status){ .reason = "not measured yet" };
-		e->policy_dom[slot * e->dom_count + d] = (struct policy_domain){ 0 };
+	for (unsigned d = 0; d < e->domains.count; d++) {
+		e->domains.status[slot * e->domains.count + d] = (struct domain_status){ .reason = "not measured yet" };
+		e->policy.domains[slot * e->domains.count + d] = (struct policy_domain){ 0 };
 	}
 }
 
 void engine_slot_fill(struct engine *e, size_t slot, struct engine_gen *g, struct partition_config *p,
 		      const char *origin)
 {
-	struct engine_partition *ep = &e->partitions[slot];
+	struct engine_partition *ep = &e->slots.partitions[slot];
 
 	*ep = (struct engine_partition){ .used = true, .config = p, .gen = g, .file_goals = p->goals };
 	snprintf(ep->origin, sizeof(ep->origin), "%s", origin ? origin : "");
 	ep->status.name = p->name;
 	engine_gen_hold(g);
-	e->policy[slot] = (struct policy_partition){ 0 };
-	e->decisions[slot] = (struct policy_decision){ 0 };
-	e->pmu[slot] = (struct pmu_sample){ .open = false };
+	e->policy.partitions[slot] = (struct policy_partition){ 0 };
+	e->policy.decisions[slot] = (struct policy_decision){ 0 };
+	e->slots.pmu[slot] = (struct pmu_sample){ .open = false };
 	clear_samples(e, slot);
 	engine_policy_config(e, slot);
-	if (slot >= e->slot_count)
-		e->slot_count = slot + 1;
+	if (slot >= e->slots.count)
+		e->slots.count = slot + 1;
 }
 
 void engine_slot_free(struct engine *e, size_t slot)
 {
-	struct engine_gen *g = e->partitions[slot].gen;
+	struct engine_gen *g = e->slots.partitions[slot].gen;
 
-	e->partitions[slot] = (struct engine_partition){ .used = false };
-	e->policy[slot] = (struct policy_partition){ .name = "" };
-	e->decisions[slot] = (struct policy_decision){ 0 };
+	e->slots.partitions[slot] = (struct engine_partition){ .used = false };
+	e->policy.partitions[slot] = (struct policy_partition){ .name = "" };
+	e->policy.decisions[slot] = (struct policy_decision){ 0 };
 	clear_samples(e, slot);
-	while (e->slot_count > 0 && !e->partitions[e->slot_count - 1].used)
-		e->slot_count--;
-	engine_gen_drop(e, g);
+	while (e->slots.count > 0 && !e->slots.partitions[e->slots.count - 1].used)
+		e->slots.count--;
+	engine_gen_drop(&e->gens, g);
 }
 
 long engine_slot_by_name(const struct engine *e, const char *name)
 {
-	for (size_t i = 0; i < e->slot_count; i++)
-		if (e->partitions[i].used && !strcmp(e->partitions[i].config->name, name))
+	for (size_t i = 0; i < e->slots.count; i++)
+		if (e->slots.partitions[i].used && !strcmp(e->slots.partitions[i].config->name, name))
 			return (long)i;
 	return -1;
 }
 
 void engine_slots_free(struct engine *e)
 {
-	for (size_t i = 0; i < e->slot_count; i++)
-		if (e->partitions[i].used)
-			engine_gen_drop(e, e->partitions[i].gen);
-	free(e->partitions);
-	free(e->policy);
-	free(e->decisions);
-	free(e->samples);
-	free(e->pmu);
-	free(e->dom_status);
-	free(e->policy_dom);
-	free(e->dom_max);
-	free(e->dom_min);
-	free(e->policy_work);
-	e->dom_status = NULL;
-	e->policy_dom = NULL;
-	e->dom_max = e->dom_min = NULL;
-	e->policy_work = NULL;
-	e->partitions = NULL;
-	e->policy = NULL;
-	e->decisions = NULL;
-	e->samples = NULL;
-	e->pmu = NULL;
-	e->slot_count = e->slot_cap = 0;
+	for (size_t i = 0; i < e->slots.count; i++)
+		if (e->slots.partitions[i].used)
+			engine_gen_drop(&e->gens, e->slots.partitions[i].gen);
+	free(e->slots.partitions);
+	free(e->policy.partitions);
+	free(e->policy.decisions);
+	free(e->slots.samples);
+	free(e->slots.pmu);
+	free(e->domains.status);
+	free(e->policy.domains);
+	free(e->policy.max_at);
+	free(e->policy.min_at);
+	free(e->policy.work);
+	e->domains.status = NULL;
+	e->policy.domains = NULL;
+	e->policy.max_at = e->policy.min_at = NULL;
+	e->policy.work = NULL;
+	e->slots.partitions = NULL;
+	e->policy.partitions = NULL;
+	e->policy.decisions = NULL;
+	e->slots.samples = NULL;
+	e->slots.pmu = NULL;
+	e->slots.count = e->slots.cap = 0;
 }

@@ -8,7 +8,7 @@
 uint64_t engine_snapshot_generation(const struct engine *e)
 {
 	/* Both only grow, each by one per event: their sum never repeats a state's number. */
-	return e->ticks_done + e->changes;
+	return e->ticks.done + e->changes;
 }
 
 void engine_snapshot_changed(struct engine *e)
@@ -43,12 +43,12 @@ static json_t *retry_json(const struct engine *e, const struct engine_partition 
 {
 	if (!ep->failed || !ep->retry_ns)
 		return json_null();
-	return json_real(ep->retry_ns > e->last_tick_ns ? (double)(ep->retry_ns - e->last_tick_ns) / 1e9 : 0.0);
+	return json_real(ep->retry_ns > e->ticks.last_ns ? (double)(ep->retry_ns - e->ticks.last_ns) / 1e9 : 0.0);
 }
 
 static json_t *partition_summary(const struct engine *e, size_t i)
 {
-	const struct engine_partition *ep = &e->partitions[i];
+	const struct engine_partition *ep = &e->slots.partitions[i];
 	const struct partition_config *p = ep->config;
 	const struct partition_status *st = &ep->status;
 
@@ -71,16 +71,16 @@ static const char *domain_state(const struct domain_status *ds)
 
 json_t *engine_domain_rows(const struct engine *e, size_t index, bool detail)
 {
-	const struct partition_status *st = &e->partitions[index].status;
+	const struct partition_status *st = &e->slots.partitions[index].status;
 	json_t *rows = json_array();
 
-	for (unsigned d = 0; d < e->dom_count; d++) {
+	for (unsigned d = 0; d < e->domains.count; d++) {
 		const struct domain_status *ds = engine_partition_domain(e, index, d);
-		json_t *row = json_pack("{s:s,s:o,s:s,s:o,s:o}", "domain", e->doms[d].name, "mbps",
+		json_t *row = json_pack("{s:s,s:o,s:s,s:o,s:o}", "domain", e->domains.dom[d].name, "mbps",
 					engine_json_mbps(ds->valid, ds->mbps), "state", domain_state(ds), "mb_max",
 					limit_json(st, ds->mb_max), "mb_min", limit_json(st, ds->mb_min));
 		if (detail) {
-			json_object_set_new(row, "what", json_string(e->doms[d].what));
+			json_object_set_new(row, "what", json_string(e->domains.dom[d].what));
 			json_object_set_new(row, "reason",
 					    !ds->valid && ds->reason ? json_string(ds->reason) : json_null());
 			if (engine_has_truth(e))
@@ -106,14 +106,14 @@ static json_t *domains_status(const struct engine *e)
 {
 	json_t *list = json_array();
 
-	for (unsigned d = 0; d < e->dom_count; d++) {
+	for (unsigned d = 0; d < e->domains.count; d++) {
 		bool learned;
 		double capacity = engine_domain_capacity(e, d, &learned), total = 0;
-		for (size_t i = 0; i < e->slot_count; i++)
-			if (e->partitions[i].used && engine_partition_domain(e, i, d)->valid)
+		for (size_t i = 0; i < e->slots.count; i++)
+			if (e->slots.partitions[i].used && engine_partition_domain(e, i, d)->valid)
 				total += engine_partition_domain(e, i, d)->mbps;
-		json_array_append_new(list, json_pack("{s:s,s:s,s:o,s:b,s:f}", "domain", e->doms[d].name, "what",
-						      e->doms[d].what, "capacity_mbps",
+		json_array_append_new(list, json_pack("{s:s,s:s,s:o,s:b,s:f}", "domain", e->domains.dom[d].name, "what",
+						      e->domains.dom[d].what, "capacity_mbps",
 						      capacity > 0 ? json_real(capacity) : json_null(),
 						      "capacity_learned", learned, "mbps", total));
 	}
@@ -124,8 +124,8 @@ json_t *engine_snapshot_list(const struct engine *e)
 {
 	json_t *parts = json_array();
 
-	for (size_t i = 0; i < e->slot_count; i++)
-		if (e->partitions[i].used)
+	for (size_t i = 0; i < e->slots.count; i++)
+		if (e->slots.partitions[i].used)
 			json_array_append_new(parts, engine_partition_summary(e, i));
 	return json_pack("{s:o}", "partitions", parts);
 }
@@ -139,24 +139,24 @@ json_t *engine_snapshot_status(const struct engine *e)
 {
 	size_t open = 0, failed = 0;
 
-	for (size_t i = 0; i < e->slot_count; i++) {
-		open += e->partitions[i].used && e->partitions[i].status.open;
-		failed += e->partitions[i].used && e->partitions[i].failed;
+	for (size_t i = 0; i < e->slots.count; i++) {
+		open += e->slots.partitions[i].used && e->slots.partitions[i].status.open;
+		failed += e->slots.partitions[i].used && e->slots.partitions[i].failed;
 	}
 	bool learned = false;
 	double capacity = engine_host_capacity(e, &learned);
 	/* The uptime is the last tick's, so that a reply is the same text for the whole tick. */
-	json_t *status =
-		json_pack("{s:s,s:I,s:I,s:f,s:I,s:I,s:I,s:f,s:f,s:o,s:b,s:b,s:I,s:o}", "backend",
-			  e->hw.control_ops->name, "interval_ms", (json_int_t)e->config->global.interval_ms, "ticks",
-			  (json_int_t)e->ticks_done, "uptime_s", (double)(e->last_tick_ns - e->start_ns) / 1e9,
-			  "partitions", (json_int_t)engine_partitions_in_use(e), "partitions_open", (json_int_t)open,
-			  "overruns", (json_int_t)e->overruns, "last_tick_ms", ms(e->tick_stats.last_ns), "max_tick_ms",
-			  ms(e->tick_stats.max_ns), "capacity_mbps", capacity > 0 ? json_real(capacity) : json_null(),
-			  "capacity_learned", learned, "sim_clock", e->opts.sim_clock, "events_total",
-			  (json_int_t)e->events.total, "events", event_log_to_json(&e->events, NULL, STATUS_EVENTS));
+	json_t *status = json_pack(
+		"{s:s,s:I,s:I,s:f,s:I,s:I,s:I,s:f,s:f,s:o,s:b,s:b,s:I,s:o}", "backend", e->hw.control_ops->name,
+		"interval_ms", (json_int_t)e->gens.config->global.interval_ms, "ticks", (json_int_t)e->ticks.done,
+		"uptime_s", (double)(e->ticks.last_ns - e->ticks.start_ns) / 1e9, "partitions",
+		(json_int_t)engine_partitions_in_use(e), "partitions_open", (json_int_t)open, "overruns",
+		(json_int_t)e->ticks.overruns, "last_tick_ms", ms(e->ticks.stats.last_ns), "max_tick_ms",
+		ms(e->ticks.stats.max_ns), "capacity_mbps", capacity > 0 ? json_real(capacity) : json_null(),
+		"capacity_learned", learned, "sim_clock", e->opts.sim_clock, "events_total",
+		(json_int_t)e->events.total, "events", event_log_to_json(&e->events, NULL, STATUS_EVENTS));
 	json_object_set_new(status, "partitions_failed", json_integer((json_int_t)failed));
-	json_object_set_new(status, "record", e->record ? record_status_json(e->record) : json_null());
+	json_object_set_new(status, "record", e->record.file ? record_status_json(e->record.file) : json_null());
 	json_object_set_new(status, "domains", domains_status(e));
 	engine_pmu_status_json(e, status);
 	engine_place_status_json(e, status);

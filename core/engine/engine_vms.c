@@ -34,7 +34,7 @@ void engine_vms_fini(struct engine *e)
 	free(v->tree);
 	v->tree = NULL;
 	if (v->file)
-		engine_gen_drop(e, v->file);
+		engine_gen_drop(&e->gens, v->file);
 	v->file = NULL;
 }
 
@@ -47,7 +47,7 @@ static const struct cgroup_tree *tree_of(struct engine *e)
 	if (v->tree || v->told_no_tree)
 		return v->tree;
 	v->tree = calloc(1, sizeof(*v->tree));
-	if (v->tree && cgroup_tree_open(e->config->global.cgroup_root, NULL, v->tree, &err) == 0)
+	if (v->tree && cgroup_tree_open(e->gens.config->global.cgroup_root, NULL, v->tree, &err) == 0)
 		return v->tree;
 	free(v->tree);
 	v->tree = NULL;
@@ -152,9 +152,9 @@ void engine_vms_sync(struct engine *e)
 
 void engine_vms_start(struct engine *e)
 {
-	if (!e->config->template_count)
+	if (!e->gens.config->template_count)
 		return;
-	e->vms.file = e->gen;
+	e->vms.file = e->gens.current;
 	engine_gen_hold(e->vms.file);
 	engine_vms_sync(e);
 }
@@ -169,13 +169,13 @@ int engine_vms_reload(struct engine *e, struct config *fresh, json_t **ret_repor
 		int r = engine_apply_desired(e, fresh, NULL, ret_report, err);
 		if (r == 0) {
 			if (v->file)
-				engine_gen_drop(e, v->file);
+				engine_gen_drop(&e->gens, v->file);
 			v->file = NULL;
 			running_clear(v);
 		}
 		return r;
 	}
-	struct engine_gen *g = engine_gen_new(e, fresh);
+	struct engine_gen *g = engine_gen_new(&e->gens, fresh);
 	if (!g)
 		return err_set(err, -ENOMEM, "out of memory");
 	engine_gen_hold(g);
@@ -186,11 +186,11 @@ int engine_vms_reload(struct engine *e, struct config *fresh, json_t **ret_repor
 		r = apply(e, fresh, names, count, ret_report, err);
 	if (r < 0) {
 		names_free(names, count);
-		engine_gen_drop(e, g);
+		engine_gen_drop(&e->gens, g);
 		return r;
 	}
 	if (v->file)
-		engine_gen_drop(e, v->file);
+		engine_gen_drop(&e->gens, v->file);
 	v->file = g;
 	running_clear(v);
 	v->running = names;

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/base/rfc3339.h"
+
 #define COUNTS_INITIAL 64
 
 void event_action(const char *text, char *buf, size_t len)
@@ -77,12 +79,14 @@ void event_log_fini(struct event_log *log)
 	log->counts = (struct event_counts){ .slots = NULL };
 }
 
-void event_log_add(struct event_log *log, uint64_t tick, uint64_t t_ms, const char *partition, const char *text)
+void event_log_add(struct event_log *log, uint64_t tick, uint64_t t_ms, uint64_t wall_ms, const char *partition,
+		   const char *text)
 {
 	struct event *e = &log->items[log->next];
 
 	e->tick = tick;
 	e->t_ms = t_ms;
+	e->wall_ms = wall_ms;
 	snprintf(e->partition, sizeof(e->partition), "%s", partition);
 	snprintf(e->text, sizeof(e->text), "%s", text);
 	log->next = (log->next + 1) % EVENTS_KEPT;
@@ -95,12 +99,15 @@ void event_log_add(struct event_log *log, uint64_t tick, uint64_t t_ms, const ch
 /* "throttle: victim web below guarantee" -> action "throttle", reason "victim web below guarantee". */
 static json_t *event_to_json(const struct event *e)
 {
-	char action[EVENT_TEXT_MAX];
+	char action[EVENT_TEXT_MAX], time[RFC3339_MS_LEN + 1];
 	const char *colon = strstr(e->text, ": ");
 
 	event_action(e->text, action, sizeof(action));
-	return json_pack("{s:I,s:I,s:s,s:s,s:s}", "tick", (json_int_t)e->tick, "t_ms", (json_int_t)e->t_ms, "partition",
-			 e->partition, "action", action, "reason", colon ? colon + 2 : "");
+	/* a clock past year 9999 (never a real one) gives null, not a made-up time */
+	bool dated = e->wall_ms <= INT64_MAX && rfc3339_format_ms((int64_t)e->wall_ms, time, sizeof(time));
+	return json_pack("{s:I,s:I,s:o,s:s,s:s,s:s}", "tick", (json_int_t)e->tick, "t_ms", (json_int_t)e->t_ms, "time",
+			 dated ? json_string(time) : json_null(), "partition", e->partition, "action", action, "reason",
+			 colon ? colon + 2 : "");
 }
 
 json_t *event_log_to_json(const struct event_log *log, const char *partition, size_t max)

@@ -16,7 +16,8 @@
 
 struct event {
 	uint64_t tick;
-	uint64_t t_ms;
+	uint64_t t_ms;	  /* since the daemon started, on its (possibly simulated) clock */
+	uint64_t wall_ms; /* when it happened: milliseconds since the Unix epoch (CLOCK_REALTIME) */
 	char partition[NAME_MAX_LEN + 1];
 	char text[EVENT_TEXT_MAX]; /* "action: reason" */
 };
@@ -46,7 +47,9 @@ struct event_log {
 	struct event_counts counts;
 };
 
-void event_log_add(struct event_log *log, uint64_t tick, uint64_t t_ms, const char *partition, const char *text);
+/* `wall_ms`: the wall clock of the tick (what status, show and top print as the event's time). */
+void event_log_add(struct event_log *log, uint64_t tick, uint64_t t_ms, uint64_t wall_ms, const char *partition,
+		   const char *text);
 /* Frees the counts (the kept events need nothing). */
 void event_log_fini(struct event_log *log);
 
@@ -54,7 +57,7 @@ void event_log_fini(struct event_log *log);
 void event_action(const char *text, char *buf, size_t len);
 
 /* The newest `max` events (of `partition`, or all when NULL), oldest first, as a JSON array of
- * {"tick","t_ms","partition","action","reason"}. */
+ * {"tick","t_ms","time","partition","action","reason"}, "time" in RFC 3339 (UTC, milliseconds). */
 json_t *event_log_to_json(const struct event_log *log, const char *partition, size_t max);
 
 #endif

@@ -22,10 +22,10 @@
 #include "backends/mmio/msc_set.h"
 #include "backends/mpam/mpam_regs.h"
 #include "backends/sim/msc_model.h"
-#include "core/base/log.h"
 #include "core/config/config.h"
 #include "core/engine/registry.h"
 #include "tests/util/testutil.h"
+#include "tests/util/log_capture.h"
 
 #define LOG_MAX 512
 #define BWA_WD	5
@@ -170,16 +170,38 @@ static struct partition_limits limits_of(const struct partition_config *p)
 /* The register a planned write names, as an offset. */
 static uint32_t offset_of(const char *what)
 {
+	static const struct {
+		const char *name;
+		uint32_t offset;
+	} regs[] = {
+		{ "MPAMCFG_MBW_MAX", MPAMCFG_MBW_MAX },	  { "MPAMCFG_MBW_MIN", MPAMCFG_MBW_MIN },
+		{ "MPAMCFG_MBW_PROP", MPAMCFG_MBW_PROP }, { "MPAMCFG_CMAX", MPAMCFG_CMAX },
+		{ "MPAMCFG_CMIN", MPAMCFG_CMIN },	  { "MPAMCFG_CASSOC", MPAMCFG_CASSOC },
+		{ "MPAMCFG_PRI", MPAMCFG_PRI },		  { "MPAMCFG_INTPARTID", MPAMCFG_INTPARTID },
+	};
 	unsigned n;
 
-	if (!strcmp(what, "MPAMCFG_MBW_MAX"))
-		return MPAMCFG_MBW_MAX;
-	if (!strcmp(what, "MPAMCFG_MBW_MIN"))
-		return MPAMCFG_MBW_MIN;
+	for (size_t i = 0; i < sizeof(regs) / sizeof(regs[0]); i++)
+		if (!strcmp(what, regs[i].name))
+			return regs[i].offset;
 	if (sscanf(what, "MPAMCFG_CPBM%u", &n) == 1)
 		return MPAMCFG_CPBM(n);
+	if (sscanf(what, "MPAMCFG_MBW_PBM%u", &n) == 1)
+		return MPAMCFG_MBW_PBM(n);
 	fail_msg("unknown register %s", what);
 	return 0;
+}
+
+/* The MPAMCFG_PART_SEL apply writes before a planned write: the intPARTID (INTERNAL set) for a
+ * configuration register of an MSC that narrows PARTIDs, else the PARTID. */
+static uint32_t part_sel_of(json_t *w)
+{
+	unsigned ris = (unsigned)json_integer_value(json_object_get(w, "ris"));
+	json_t *intpartid = json_object_get(w, "intpartid");
+
+	if (intpartid)
+		return mpamcfg_int_part_sel(ris, (uint16_t)json_integer_value(intpartid));
+	return mpamcfg_part_sel(ris, (uint16_t)json_integer_value(json_object_get(w, "partid")));
 }
 
 static int msc_index(const char *name)
@@ -240,12 +262,10 @@ static void test_plan_is_what_apply_writes(void **state)
 	json_array_foreach(plan.writes, i, w) {
 		int m = msc_index(json_string_value(json_object_get(w, "msc")));
 		struct log_bus *bus = &rig.buses[m];
-		unsigned ris = (unsigned)json_integer_value(json_object_get(w, "ris"));
-		uint16_t partid = (uint16_t)json_integer_value(json_object_get(w, "partid"));
 		uint32_t value = (uint32_t)strtoul(json_string_value(json_object_get(w, "value")), NULL, 16);
 		assert_true(next[m] + 1 < bus->write_count);
 		assert_int_equal(bus->writes[next[m]].offset, MPAMCFG_PART_SEL);
-		assert_int_equal(bus->writes[next[m]].value, mpamcfg_part_sel(ris, partid));
+		assert_int_equal(bus->writes[next[m]].value, part_sel_of(w));
 		assert_int_equal(bus->writes[next[m] + 1].offset,
 				 offset_of(json_string_value(json_object_get(w, "what"))));
 		assert_int_equal(bus->writes[next[m] + 1].value, value);
@@ -255,8 +275,9 @@ static void test_plan_is_what_apply_writes(void **state)
 	/* Nothing else was written, and both RIS of mem0 and mem1's single one are there. */
 	for (int m = 0; m < 2; m++)
 		assert_int_equal(next[m], rig.buses[m].write_count);
-	assert_int_equal(planned[0], 2 * 3); /* per RIS: MBW_MAX, MBW_MIN, CPBM0 */
-	assert_int_equal(planned[1], 2);     /* MBW_MAX, CPBM0: no MBW_MIN there */
+	/* Per RIS: the takeover's CPBM0, MBW_MIN and MBW_MAX reset, then MBW_MAX, MBW_MIN and CPBM0. */
+	assert_int_equal(planned[0], 2 * 6);
+	assert_int_equal(planned[1], 4); /* the same without MBW_MIN there */
 	assert_int_equal(plan.effective.mb_max, eff.mb_max);
 	assert_int_equal(plan.effective.mb_min, eff.mb_min);
 	assert_int_equal(plan.effective.l3_cbm, eff.l3_cbm);
@@ -384,7 +405,7 @@ static void test_cli_sim(void **state)
 
 	(void)state;
 	msc_model_params_default(&defaults);
-	assert_int_equal(defaults.max_lim, 0); /* so the driver asks for HARDLIM */
+	assert_int_equal(defaults.max_lim, MPAM_MAX_LIM_EITHER); /* HARDLIM is mb_max_mode's: soft */
 	struct run_result r = mpamctl("check-config", "--host", path, NULL);
 	if (r.exit_code != 0)
 		fail_msg("exit %d:\n%s%s", r.exit_code, r.out, r.err);
@@ -394,7 +415,7 @@ static void test_cli_sim(void **state)
 		 max, mpam_bandwidth_gran_percent(BWA_WD), min, mpam_bandwidth_gran_percent(BWA_WD));
 	assert_non_null(strstr(r.out, line));
 	snprintf(line, sizeof(line), "  msc sim0 RIS 0 PARTID 1: MPAMCFG_MBW_MAX = 0x%08x\n",
-		 (uint32_t)mpam_mbw_max_from_percent(30, BWA_WD) | (uint32_t)MPAMCFG_MBW_MAX_HARDLIM);
+		 (uint32_t)mpam_mbw_max_from_percent(30, BWA_WD));
 	assert_non_null(strstr(r.out, line));
 	snprintf(line, sizeof(line), "  msc sim0 RIS 0 PARTID 1: MPAMCFG_MBW_MIN = 0x%08x\n",
 		 (uint32_t)mpam_mbw_min_from_percent(20, BWA_WD));
@@ -428,8 +449,10 @@ static void test_cli_sim_refused_and_json(void **state)
 	assert_string_equal(json_string_value(json_object_get(wide, "verdict")), "refused");
 	assert_non_null(strstr(json_string_value(json_object_get(wide, "reason")), "outside the 16 cache portions"));
 	json_t *web = json_array_get(json_object_get(host, "partitions"), 0);
+	/* The takeover comes first: the cache portions to all ones. */
 	json_t *first = json_array_get(json_object_get(web, "writes"), 0);
-	assert_string_equal(json_string_value(json_object_get(first, "what")), "MPAMCFG_MBW_MAX");
+	assert_string_equal(json_string_value(json_object_get(first, "what")), "MPAMCFG_CPBM0");
+	assert_string_equal(json_string_value(json_object_get(first, "value")), "0x0000ffff");
 	assert_string_equal(json_string_value(json_object_get(first, "msc")), "sim0");
 	assert_int_equal(json_integer_value(json_object_get(first, "partid")), 1);
 	json_decref(root);
@@ -463,16 +486,55 @@ static void test_cli_per_domain(void **state)
 	if (!strstr(r.out, line))
 		fail_msg("no '%s' in:\n%s", line, r.out);
 	snprintf(line, sizeof(line), "  msc sim0 RIS 0 PARTID 1: MPAMCFG_MBW_MAX = 0x%08x\n",
-		 (uint32_t)mpam_mbw_max_from_percent(30, BWA_WD) | (uint32_t)MPAMCFG_MBW_MAX_HARDLIM);
+		 (uint32_t)mpam_mbw_max_from_percent(30, BWA_WD));
 	assert_non_null(strstr(r.out, line));
 	snprintf(line, sizeof(line), "  msc sim1 RIS 0 PARTID 1: MPAMCFG_MBW_MAX = 0x%08x\n",
-		 (uint32_t)mpam_mbw_max_from_percent(100, BWA_WD) | (uint32_t)MPAMCFG_MBW_MAX_HARDLIM);
+		 (uint32_t)mpam_mbw_max_from_percent(100, BWA_WD));
 	assert_non_null(strstr(r.out, line));
 	assert_non_null(strstr(r.out, "partition odd: refused: mb_max names domain 2, which this host does not have "
 				      "(its domains: 0, 1)"));
 	run_result_fini(&r);
 	unlink(path);
 	free(path);
+}
+
+/* The plan says what kind of limit each MSC's mb_max is, and why, for a partition whose mb_max can
+ * go below 100%; and that the PARTID is taken over first. */
+static void test_cli_limit_kind(void **state)
+{
+	static const struct {
+		const char *mode, *max_lim, *says;
+	} cases[] = {
+		{ "soft", "either",
+		  "msc sim0: mb_max is a soft limit (mb_max_mode = soft; MAX_LIM lets software choose): idle "
+		  "bandwidth above it stays usable\n" },
+		{ "hard", "either",
+		  "msc sim0: mb_max is a hard limit (mb_max_mode = hard; MAX_LIM lets software choose)\n" },
+		{ "soft", "hard",
+		  "msc sim0: mb_max is a hard limit (MPAMF_MBW_IDR.MAX_LIM is hard only, whatever mb_max_mode "
+		  "says)\n" },
+	};
+	char path[] = "/tmp/mpamd-check-host-kind-XXXXXX";
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int fd = mkstemp(path);
+		assert_true(fd >= 0);
+		dprintf(fd,
+			"[global]\nbackend = sim\nmb_max_mode = %s\n[sim]\nmax_lim = %s\n"
+			"[partition \"t\"]\npartid = 1\ntarget_mbps = 3000\n",
+			cases[i].mode, cases[i].max_lim);
+		close(fd);
+		struct run_result r = mpamctl("check-config", "--host", path, NULL);
+		assert_int_equal(r.exit_code, 0);
+		if (!strstr(r.out, cases[i].says))
+			fail_msg("no '%s' in:\n%s", cases[i].says, r.out);
+		assert_non_null(strstr(r.out, "msc sim0: PARTID 1 is taken over first: every control it has is "
+					      "written to its reset value before the limits\n"));
+		run_result_fini(&r);
+		unlink(path);
+		memcpy(path + strlen(path) - 6, "XXXXXX", 6);
+	}
 }
 
 static void test_cli_usage(void **state)
@@ -509,9 +571,8 @@ int main(void)
 		cmocka_unit_test(test_cli_sim),
 		cmocka_unit_test(test_cli_sim_refused_and_json),
 		cmocka_unit_test(test_cli_per_domain),
+		cmocka_unit_test(test_cli_limit_kind),
 		cmocka_unit_test(test_cli_usage),
 	};
-
-	log_setup("test", LOG_LEVEL_ERROR, false);
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return cmocka_run_group_tests(tests, log_errors_only, NULL);
 }

@@ -22,11 +22,11 @@
 #include <jansson.h>
 
 #include "core/base/clock.h"
-#include "core/base/log.h"
 #include "core/config/config.h"
 #include "core/engine/registry.h"
 #include "tests/util/emu_runner.h"
 #include "tests/util/testutil.h"
+#include "tests/util/log_capture.h"
 
 #define HELPER_THREADS 2
 
@@ -782,7 +782,5 @@ int main(void)
 		cmocka_unit_test(test_cdp_tree),
 		cmocka_unit_test(test_no_resctrl_mount),
 	};
-
-	log_setup("test", LOG_LEVEL_ERROR, false);
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return cmocka_run_group_tests(tests, log_errors_only, NULL);
 }

@@ -12,17 +12,17 @@
 
 #include <cmocka.h>
 
+#include "tests/util/demo_daemon.h"
 #include "tests/util/testutil.h"
 
-static char dir[64], sock[96];
-static int daemon_pid; /* the test's mpamd, until it has exited */
+static struct demo_daemon demo;
 
 /* What the completion offers for the words of `line` (the last one being completed), one line. */
 static char *complete(const char *line)
 {
 	char script[1024], out[128];
 
-	snprintf(out, sizeof(out), "%s/out", dir);
+	snprintf(out, sizeof(out), "%s/out", demo.dir);
 	snprintf(script, sizeof(script),
 		 "bash -c '. %s/etc/bash-completion/mpamctl; PATH=%s:$PATH; "
 		 "COMP_WORDS=(%s); COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); _mpamctl; "
@@ -46,53 +46,36 @@ static void expect(const char *line, const char *offered)
 
 static void test_completion(void **state)
 {
-	char line[256], log[128], config[128];
+	char line[256];
 
 	(void)state;
-	snprintf(dir, sizeof(dir), "/tmp/mpamd-completion-XXXXXX");
-	assert_non_null(mkdtemp(dir));
-	snprintf(sock, sizeof(sock), "%s/mpamd.sock", dir);
-	snprintf(log, sizeof(log), "%s/mpamd.log", dir);
-	snprintf(config, sizeof(config), "%s/etc/demo.ini", MPAMD_SOURCE_DIR);
-	char *argv[] = { MPAMD, "-c", config, "-f", "--socket", sock, NULL };
-	int pid = daemon_pid = spawn_background(argv, log);
-	assert_true(pid > 0);
-	assert_true(wait_for_text(log, "ready:", 5000));
+	demo_daemon_start(&demo, "completion", false);
 
 	expect("mpamctl st", "status");
 	expect("mpamctl re", "reload");
 	expect("mpamctl show --j", "--json");
+	expect("mpamctl list --w", "--wide");
 	expect("mpamctl pmu \"\"", "list encode stat");
-	snprintf(line, sizeof(line), "mpamctl --socket %s show \"\"", sock);
+	snprintf(line, sizeof(line), "mpamctl --socket %s show \"\"", demo.sock);
 	expect(line, "web batch tenant");
-	snprintf(line, sizeof(line), "mpamctl --socket %s set b", sock);
+	snprintf(line, sizeof(line), "mpamctl --socket %s set b", demo.sock);
 	expect(line, "batch");
-	snprintf(line, sizeof(line), "mpamctl --socket %s set web mb_", sock);
+	snprintf(line, sizeof(line), "mpamctl --socket %s set web mb_", demo.sock);
 	expect(line, "mb_min= mb_max=");
 	/* No daemon, no names, and no error on the terminal. */
 	expect("mpamctl --socket /nonexistent/s show \"\"", "");
 	/* discover --record takes a file: the daemon's log is the only one in the directory. */
-	snprintf(line, sizeof(line), "mpamctl discover --record %s/mpamd.l", dir);
-	snprintf(config, sizeof(config), "%s/mpamd.log", dir);
-	expect(line, config);
+	snprintf(line, sizeof(line), "mpamctl discover --record %s/mpamd.l", demo.dir);
+	expect(line, demo.log);
 
-	kill(pid, SIGTERM);
-	assert_int_equal(wait_exit(pid, 5000), 0);
-	daemon_pid = 0;
+	demo_daemon_stop(&demo);
 }
 
-/* Also after a failed assertion: no mpamd and no directory stay behind. */
-static int teardown(void **state)
-{
-	(void)state;
-	kill_daemon(&daemon_pid);
-	return remove_tree(dir);
-}
-
+/* The teardown leaves no mpamd and no directory behind, after a failed assertion too. */
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_teardown(test_completion, teardown),
+		cmocka_unit_test_prestate_setup_teardown(test_completion, NULL, demo_daemon_teardown, &demo),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

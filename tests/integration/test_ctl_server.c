@@ -30,11 +30,10 @@
 #include "tests/util/ctl_fake.h"
 #include "tests/util/testutil.h"
 
-#define SOCKET_GID  1	  /* "daemon" on Debian: a group the unprivileged peer is not in */
-#define NOBODY	    65534 /* uid and gid of the unprivileged peer */
-#define WAIT_MS	    5000  /* a test step that takes this long has failed */
-#define BIG_REPLY   (300 * 1024)
-#define MAX_SETTING 8
+#define SOCKET_GID 1	 /* "daemon" on Debian: a group the unprivileged peer is not in */
+#define NOBODY	   65534 /* uid and gid of the unprivileged peer */
+#define WAIT_MS	   5000	 /* a test step that takes this long has failed */
+#define BIG_REPLY  (300 * 1024)
 
 /* ---- the fake daemon ---- */
 
@@ -42,10 +41,7 @@ struct fake {
 	unsigned status, list, show, metrics, set, reload;
 	size_t big; /* when set, status carries this many bytes of padding */
 	uint64_t generation;
-	char name[64];
-	char settings[MAX_SETTING][64];
-	unsigned set_uid; /* the peer of the last set */
-	size_t count;
+	struct ctl_fake_set last; /* what the last set asked for */
 };
 
 static struct fake fake;
@@ -133,11 +129,7 @@ static json_t *fake_set(void *ctx, const struct ctl_peer *peer, const char *name
 	struct fake *f = ctx;
 
 	f->set++;
-	snprintf(f->name, sizeof(f->name), "%s", name);
-	f->count = count;
-	for (size_t i = 0; i < count && i < MAX_SETTING; i++)
-		snprintf(f->settings[i], sizeof(f->settings[i]), "%s", settings[i]);
-	f->set_uid = peer->uid;
+	ctl_fake_note_set(&f->last, peer, name, settings, count);
 	if (!strcmp(settings[0], "mb_max=150")) {
 		err_set(err, -EINVAL, "%s: mb_max = 150: out of range 1..100", name);
 		return NULL;
@@ -152,32 +144,14 @@ static int fake_reload(void *ctx, struct err *err)
 	return 0;
 }
 
-static const struct ctl_handler handler = {
-	.ctx = &fake,
-	.status = fake_status,
-	.list = fake_list,
-	.show = fake_show,
-	.metrics = fake_metrics,
-	.set = fake_set,
-	.reload = fake_reload,
-};
-
 static uint64_t fake_generation(void *ctx)
 {
 	return ((struct fake *)ctx)->generation;
 }
 
+static const struct ctl_handler handler = CTL_FAKE_HANDLER(&fake, fake_metrics, NULL);
 /* The same daemon, saying when its state changes (as the engine does, once per tick). */
-static const struct ctl_handler handler_with_generation = {
-	.ctx = &fake,
-	.status = fake_status,
-	.list = fake_list,
-	.show = fake_show,
-	.metrics = fake_metrics,
-	.set = fake_set,
-	.reload = fake_reload,
-	.generation = fake_generation,
-};
+static const struct ctl_handler handler_with_generation = CTL_FAKE_HANDLER(&fake, fake_metrics, fake_generation);
 
 /* ---- the test's event loop ---- */
 
@@ -542,10 +516,10 @@ static void test_pipelined_requests_in_order(void **state)
 	assert_int_equal(json_array_size(json_object_get(r, "settings")), 3);
 	json_decref(r);
 	assert_int_equal(fake.set, 1);
-	assert_int_equal(fake.count, 3);
-	assert_string_equal(fake.settings[0], "mb_max=50");
-	assert_string_equal(fake.settings[1], "mb_min=10");
-	assert_string_equal(fake.settings[2], "class=best-effort");
+	assert_int_equal(fake.last.count, 3);
+	assert_string_equal(fake.last.settings[0], "mb_max=50");
+	assert_string_equal(fake.last.settings[1], "mb_min=10");
+	assert_string_equal(fake.last.settings[2], "class=best-effort");
 
 	/* A request trickling in a byte at a time is answered once, when its newline arrives. */
 	const char *slow = "{\"cmd\":\"list\"}\n";
@@ -1313,6 +1287,14 @@ static void test_mpamctl_status_list_show(void **state)
 	r = mpamctl("list", NULL);
 	assert_ok_run(&r);
 	/* One header, one line per partition; '-' when not measured, '~' when extrapolated. */
+	assert_has(r.out, "NAME   CLASS               MB/S  MAX/MIN  TARGET  GUARANTEE\n"
+			  "web    latency-critical  5000.0   100/20       -       6000\n"
+			  "batch  best-effort            -     40/0    3000          -\n"
+			  "vm3    default           812.2~     60/0       -          -\n");
+	run_result_fini(&r);
+	/* --wide: every field the daemon sent, one column each */
+	r = mpamctl("list", "--wide", NULL);
+	assert_ok_run(&r);
 	assert_has(r.out, "NAME   CLASS             MB_MIN  MB_MAX    MBPS  TARGET_MBPS  GUARANTEE_MBPS\n"
 			  "web    latency-critical      20     100  5000.0            -            6000\n"
 			  "batch  best-effort            0      40       -         3000               -\n"
@@ -1346,9 +1328,9 @@ static void test_mpamctl_set_reload(void **state)
 	assert_ok_run(&r);
 	assert_string_equal(r.out, "web: mb_max=50 mb_min=10\n");
 	run_result_fini(&r);
-	assert_int_equal(fake.count, 2);
-	assert_string_equal(fake.settings[0], "mb_max=50");
-	assert_string_equal(fake.settings[1], "mb_min=10");
+	assert_int_equal(fake.last.count, 2);
+	assert_string_equal(fake.last.settings[0], "mb_max=50");
+	assert_string_equal(fake.last.settings[1], "mb_min=10");
 	r = mpamctl("--json", "set", "web", "class=best-effort", NULL);
 	assert_json_output(&r, "{\"name\": \"web\", \"settings\": [\"class=best-effort\"]}");
 
@@ -1432,10 +1414,11 @@ static void test_mpamctl_without_daemon(void **state)
 	assert_int_equal(r.exit_code, 3); /* unreachable, told apart from a refusal */
 	assert_string_equal(r.out, "");
 	char expected[256];
-	snprintf(expected, sizeof(expected),
-		 "mpamctl: cannot connect to %s: No such file or directory (is mpamd running?", sock_path);
+	snprintf(expected, sizeof(expected), "mpamctl: cannot connect to %s: No such file or directory; ", sock_path);
 	assert_has(r.err, expected);
-	assert_has(r.err, "systemctl start mpamd");
+	/* whether an mpamd runs elsewhere on this machine (another test's) is not this test's to know */
+	if (!strstr(r.err, "mpamd runs (pid "))
+		assert_has(r.err, "no mpamd process is visible: start it ('systemctl start mpamd'");
 	run_result_fini(&r);
 
 	/* With --json (anywhere) the failure is JSON on stdout as well. */
@@ -1521,33 +1504,33 @@ static void test_mpamctl_version_mismatch(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_socket_file, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_socket_directory_created, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_stale_replaced_live_refused, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_pipelined_requests_in_order, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_end_of_input, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_long_line_answered_and_disconnected, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_bad_requests_do_not_disturb, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_non_ascii_requests_answered, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_peer_privilege, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_without_group_root_only, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_slow_reader_gets_everything, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_long_pipeline_shares_the_loop, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_dispatch_budget_spans_clients, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_dispatch_budget_in_bytes, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_shared_reply_encoded_once, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_stalled_clients_dropped, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_client_cap, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_idle_clients_dropped, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_reserved_slots_for_privileged_peers, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_per_uid_limit, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_mpamctl_status_list_show, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_mpamctl_set_reload, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_mpamctl_metrics, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_mpamctl_usage_and_help, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_mpamctl_without_daemon, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_mpamctl_options_anywhere, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_mpamctl_version_mismatch, setup, teardown),
+		fixture_test(test_socket_file),
+		fixture_test(test_socket_directory_created),
+		fixture_test(test_stale_replaced_live_refused),
+		fixture_test(test_pipelined_requests_in_order),
+		fixture_test(test_end_of_input),
+		fixture_test(test_long_line_answered_and_disconnected),
+		fixture_test(test_bad_requests_do_not_disturb),
+		fixture_test(test_non_ascii_requests_answered),
+		fixture_test(test_peer_privilege),
+		fixture_test(test_without_group_root_only),
+		fixture_test(test_slow_reader_gets_everything),
+		fixture_test(test_long_pipeline_shares_the_loop),
+		fixture_test(test_dispatch_budget_spans_clients),
+		fixture_test(test_dispatch_budget_in_bytes),
+		fixture_test(test_shared_reply_encoded_once),
+		fixture_test(test_stalled_clients_dropped),
+		fixture_test(test_client_cap),
+		fixture_test(test_idle_clients_dropped),
+		fixture_test(test_reserved_slots_for_privileged_peers),
+		fixture_test(test_per_uid_limit),
+		fixture_test(test_mpamctl_status_list_show),
+		fixture_test(test_mpamctl_set_reload),
+		fixture_test(test_mpamctl_metrics),
+		fixture_test(test_mpamctl_usage_and_help),
+		fixture_test(test_mpamctl_without_daemon),
+		fixture_test(test_mpamctl_options_anywhere),
+		fixture_test(test_mpamctl_version_mismatch),
 	};
 
 	if (geteuid() != 0) {

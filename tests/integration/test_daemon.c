@@ -23,6 +23,7 @@
 
 #include <cmocka.h>
 
+#include "tests/util/engine_util.h"
 #include "tests/util/emu_runner.h"
 #include "tests/util/testutil.h"
 
@@ -55,15 +56,6 @@ static void remove_files(struct files *f)
 	rmdir(f->dir);
 }
 
-static void write_file(const char *path, const char *text)
-{
-	FILE *out = fopen(path, "w");
-
-	assert_non_null(out);
-	fputs(text, out);
-	fclose(out);
-}
-
 static const char *sim_config(unsigned mb_max)
 {
 	static char text[256];
@@ -89,7 +81,7 @@ static void test_reload_and_stop(void **state)
 
 	(void)state;
 	make_files(&f);
-	write_file(f.config, sim_config(50));
+	write_file(f.config, "%s", sim_config(50));
 	int pid = start_mpamd(&f, NULL);
 	assert_true(pid > 0);
 	assert_true(wait_for_text(f.record, ",batch,", WAIT_MS));
@@ -99,7 +91,7 @@ static void test_reload_and_stop(void **state)
 	assert_true(wait_for_text(f.pid, pidtext, WAIT_MS));
 
 	/* A valid change is picked up on SIGHUP. */
-	write_file(f.config, sim_config(30));
+	write_file(f.config, "%s", sim_config(30));
 	kill(pid, SIGHUP);
 	assert_true(wait_for_text(f.log, "reloaded", WAIT_MS));
 	assert_true(wait_for_text(f.record, ",30,0,1,", WAIT_MS));
@@ -155,7 +147,7 @@ static void test_reload_refuses_drop_ins_that_are_not_files(void **state)
 	(void)state;
 	make_files(&f);
 	snprintf(text, sizeof(text), "[global]\ninclude = %s/*.inc\n%s", f.dir, sim_config(50) + strlen("[global]\n"));
-	write_file(f.config, text);
+	write_file(f.config, "%s", text);
 	daemon_pid = start_mpamd(&f, NULL);
 	int pid = daemon_pid;
 	assert_true(pid > 0);
@@ -250,7 +242,7 @@ static void test_pid_file_trusted_only_when_held_by_mpamd(void **state)
 	make_files(&f);
 	snprintf(other, sizeof(other), "%s/other.pid", f.dir);
 	snprintf(victim, sizeof(victim), "%s/victim", f.dir);
-	write_file(f.config, sim_config(50));
+	write_file(f.config, "%s", sim_config(50));
 	daemon_pid = start_mpamd(&f, NULL);
 	int first = daemon_pid;
 	assert_true(wait_for_text(f.record, ",batch,", WAIT_MS));
@@ -265,7 +257,7 @@ static void test_pid_file_trusted_only_when_held_by_mpamd(void **state)
 	run_result_fini(&r);
 
 	snprintf(pidtext, sizeof(pidtext), "%d\n", first);
-	write_file(other, pidtext);
+	write_file(other, "%s", pidtext);
 	snprintf(why, sizeof(why), "process %d does not hold its lock", first);
 	assert_replaced(&f, other, why);
 
@@ -312,7 +304,7 @@ static void test_reset_on_exit(void **state)
 		 "[global]\nbackend = resctrl\ninterval_ms = 50\nresctrl_root = %s\n"
 		 "[partition \"batch\"]\nclass = best-effort\nmb_max = 40\n",
 		 emu_root(emu));
-	write_file(f.config, text);
+	write_file(f.config, "%s", text);
 	snprintf(schemata, sizeof(schemata), "%s/mpamd-batch/schemata", emu_root(emu));
 	int pid = start_mpamd(&f, "--reset-on-exit");
 	assert_true(wait_for_text(schemata, "MB:0=40;1=40", WAIT_MS));
@@ -325,17 +317,6 @@ static void test_reset_on_exit(void **state)
 	remove_files(&f);
 }
 
-static struct run_result ctl(const char *socket, const char *a1, const char *a2, const char *a3)
-{
-	char *argv[] = { MPAMCTL, "--socket", (char *)socket, (char *)a1, (char *)a2, (char *)a3, NULL };
-	struct run_result r;
-
-	assert_int_equal(run_command(argv, &r), 0);
-	return r;
-}
-
-/* mpamctl against the running daemon: every command, a change that reaches the hardware, and the
- * errors a bad request gets while the daemon keeps going. */
 /* The sd_notify datagrams mpamd sends, in order, until `want` arrives or the deadline passes. */
 static bool notify_wait_for(int fd, const char *want, char *seen, size_t seen_len)
 {
@@ -366,7 +347,7 @@ static void test_service_manager_notifications(void **state)
 
 	(void)state;
 	make_files(&f);
-	write_file(f.config, sim_config(50));
+	write_file(f.config, "%s", sim_config(50));
 	snprintf(addr.sun_path, sizeof(addr.sun_path), "%s/notify", f.dir);
 	int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	assert_int_equal(bind(fd, (struct sockaddr *)&addr, sizeof(addr)), 0);
@@ -394,6 +375,8 @@ static void test_service_manager_notifications(void **state)
 	remove_files(&f);
 }
 
+/* mpamctl against the running daemon: every command, a change that reaches the hardware, and the
+ * errors a bad request gets while the daemon keeps going. */
 static void test_control_socket(void **state)
 {
 	struct files f;
@@ -404,65 +387,37 @@ static void test_control_socket(void **state)
 	snprintf(socket, sizeof(socket), "%s/mpamd.sock", f.dir);
 	snprintf(text, sizeof(text), "%s[partition \"web\"]\nclass = latency-critical\nsim_demand = 1000\n",
 		 sim_config(50));
-	write_file(f.config, text);
+	write_file(f.config, "%s", text);
 	char *argv[] = { MPAMD, "-c", f.config, "-f", "--socket", socket, "--record", f.record, NULL };
 	int pid = spawn_background(argv, f.log);
 	assert_true(wait_for_text(f.log, "control socket", WAIT_MS));
 	assert_true(wait_for_text(f.record, ",batch,", WAIT_MS));
 
-	struct run_result r = ctl(socket, "list", NULL, NULL);
-	assert_int_equal(r.exit_code, 0);
-	assert_non_null(strstr(r.out, "batch"));
-	assert_non_null(strstr(r.out, "best-effort"));
-	run_result_fini(&r);
+	expect_run(ARGV(MPAMCTL, "--socket", socket, "list"), 0, "batch", "best-effort");
 
-	r = ctl(socket, "status", NULL, NULL);
-	assert_int_equal(r.exit_code, 0);
-	assert_non_null(strstr(r.out, "backend: sim"));
-	run_result_fini(&r);
+	expect_run(ARGV(MPAMCTL, "--socket", socket, "status"), 0, "backend: sim");
 	/* The simulator knows its capacity: it is not reported as learned. */
-	r = ctl(socket, "--json", "status", NULL);
-	assert_non_null(strstr(r.out, "\"capacity_mbps\": 10000"));
-	assert_non_null(strstr(r.out, "\"capacity_learned\": false"));
-	run_result_fini(&r);
+	expect_run(ARGV(MPAMCTL, "--socket", socket, "--json", "status"), 0, "\"capacity_mbps\": 10000",
+		   "\"capacity_learned\": false");
 
-	r = ctl(socket, "--json", "show", "batch");
-	assert_int_equal(r.exit_code, 0);
-	assert_non_null(strstr(r.out, "\"mb_max\": 50"));
-	run_result_fini(&r);
+	expect_run(ARGV(MPAMCTL, "--socket", socket, "--json", "show", "batch"), 0, "\"mb_max\": 50");
 
-	r = ctl(socket, "set", "batch", "mb_max=20");
-	assert_int_equal(r.exit_code, 0);
-	run_result_fini(&r);
+	expect_run(ARGV(MPAMCTL, "--socket", socket, "set", "batch", "mb_max=20"), 0, NULL);
 	assert_true(wait_for_text(f.record, ",batch,", WAIT_MS));
 	assert_true(wait_for_text(f.record, ",20,0,1,", WAIT_MS));
 
 	/* Validated like the config: out of range, a rule between keys, a key that needs a reload. */
-	r = ctl(socket, "set", "batch", "mb_max=150");
-	assert_int_equal(r.exit_code, 1);
-	assert_non_null(strstr(r.err, "mb_max = 150: out of range 1..100"));
-	run_result_fini(&r);
-	r = ctl(socket, "set", "batch", "guarantee_mbps=500");
-	assert_int_equal(r.exit_code, 1);
-	assert_non_null(strstr(r.err, "only for class = latency-critical"));
-	run_result_fini(&r);
-	r = ctl(socket, "set", "batch", "partid=4");
-	assert_int_equal(r.exit_code, 1);
-	assert_non_null(strstr(r.err, "reload"));
-	run_result_fini(&r);
-	r = ctl(socket, "show", "nobody", NULL);
-	assert_int_equal(r.exit_code, 1);
-	assert_non_null(strstr(r.err, "no partition named 'nobody'"));
-	run_result_fini(&r);
+	expect_run(ARGV(MPAMCTL, "--socket", socket, "set", "batch", "mb_max=150"), 1,
+		   "mb_max = 150: out of range 1..100");
+	expect_run(ARGV(MPAMCTL, "--socket", socket, "set", "batch", "guarantee_mbps=500"), 1,
+		   "only for class = latency-critical");
+	expect_run(ARGV(MPAMCTL, "--socket", socket, "set", "batch", "partid=4"), 1, "reload");
+	expect_run(ARGV(MPAMCTL, "--socket", socket, "show", "nobody"), 1, "no partition named 'nobody'");
 
-	r = ctl(socket, "metrics", NULL, NULL);
-	assert_int_equal(r.exit_code, 0);
-	assert_non_null(strstr(r.out, "mpamd_partition_bandwidth_bytes_per_second{partition=\"batch\",domain=\"0\"}"));
-	run_result_fini(&r);
+	expect_run(ARGV(MPAMCTL, "--socket", socket, "metrics"), 0,
+		   "mpamd_partition_bandwidth_bytes_per_second{partition=\"batch\",domain=\"0\"}");
 
-	r = ctl(socket, "reload", NULL, NULL);
-	assert_int_equal(r.exit_code, 0);
-	run_result_fini(&r);
+	expect_run(ARGV(MPAMCTL, "--socket", socket, "reload"), 0, NULL);
 	assert_true(wait_for_text(f.log, "reloaded", WAIT_MS));
 
 	kill(pid, SIGTERM);

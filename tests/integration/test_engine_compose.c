@@ -18,10 +18,10 @@
 
 #include "backends/mmio/mbwu_monitor.h"
 #include "backends/sim/sim_ops.h"
-#include "core/base/log.h"
 #include "core/config/config.h"
 #include "core/engine/engine.h"
 #include "core/engine/registry.h"
+#include "tests/util/log_capture.h"
 #include "tests/util/engine_util.h"
 
 static struct config *load(const struct engine_registry *registry, const char *text)
@@ -349,6 +349,5 @@ int main(void)
 		cmocka_unit_test(test_registry_names_the_monitors),
 		cmocka_unit_test(test_default_registry_tables_complete),
 	};
-	log_setup("test", LOG_LEVEL_ERROR, false);
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return cmocka_run_group_tests(tests, log_errors_only, NULL);
 }

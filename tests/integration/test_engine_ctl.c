@@ -22,6 +22,7 @@
 
 #include "core/engine/engine.h"
 #include "tests/util/record_reader.h"
+#include "tests/util/testutil.h"
 
 #define CLIENTS	     6
 #define INTERVAL_MS  20
@@ -273,8 +274,8 @@ static void test_replies_of_one_tick(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_due_tick_runs_before_waiting_request, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_replies_of_one_tick, setup, teardown),
+		fixture_test(test_due_tick_runs_before_waiting_request),
+		fixture_test(test_replies_of_one_tick),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

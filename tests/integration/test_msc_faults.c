@@ -23,7 +23,6 @@
 
 #include "backends/mpam/mpam_regs.h"
 #include "backends/sim/sim_host.h"
-#include "backends/sim/sim_ops.h"
 #include "core/config/config.h"
 #include "core/engine/engine.h"
 #include "core/engine/engine_snapshot.h"
@@ -82,30 +81,8 @@ struct run {
 };
 
 static struct run *current;
-static struct sim_host *host; /* the simulated host of the running engine (spy_share) */
-
-/* ---- the simulator's control, with a hook to find its host ---- */
-
-static struct control_ops spy_ops;
-
-static void spy_share(struct control *c, struct control_shared *ret)
-{
-	control_sim_ops.share(c, ret);
-	host = ret->sim;
-}
-
-static const struct control_ops *spy_controls[1];
-static struct engine_registry spy_registry;
-
-static void spy_init(void)
-{
-	spy_ops = control_sim_ops;
-	spy_ops.share = spy_share;
-	spy_controls[0] = &spy_ops;
-	spy_registry = engine_registry_default;
-	spy_registry.controls = spy_controls;
-	spy_registry.control_count = 1;
-}
+static struct sim_host *host; /* the simulated host of the running engine (sim_spy_registry) */
+static const struct engine_registry *spy_registry;
 
 /* ---- checks ---- */
 
@@ -214,7 +191,7 @@ static void run_row(const struct row *row)
 		 "[partition \"b\"]\nmb_max = 40\nsim_demand = 2000\n",
 		 row->nrdy);
 	struct engine_options opts = {
-		.ticks = MAX_TICKS, .sim_clock = true, .registry = &spy_registry, .on_tick = on_tick, .on_tick_ctx = run
+		.ticks = MAX_TICKS, .sim_clock = true, .registry = spy_registry, .on_tick = on_tick, .on_tick_ctx = run
 	};
 	log_capture_begin(&run->log);
 	int r = engine_new(load_config_text(text), &opts, &run->engine, &err);
@@ -249,7 +226,7 @@ int main(void)
 {
 	struct CMUnitTest tests[sizeof(rows) / sizeof(rows[0])];
 
-	spy_init();
+	spy_registry = sim_spy_registry(&host);
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
 		tests[i] = (struct CMUnitTest){ rows[i].name, test_row, NULL, teardown, (void *)&rows[i] };
 	return _cmocka_run_group_tests("msc_faults", tests, sizeof(rows) / sizeof(rows[0]), NULL, NULL);

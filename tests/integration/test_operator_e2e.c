@@ -18,12 +18,12 @@
 #include <cmocka.h>
 #include <jansson.h>
 
+#include "tests/util/demo_daemon.h"
 #include "tests/util/testutil.h"
 
 #define WAIT_MS 10000
 
-static char dir[64], sock[96], record[96], log_path[96];
-static int daemon_pid; /* the test's mpamd, until it has exited */
+static struct demo_daemon demo;
 
 /* mpamctl ARGS... as root, or as uid/gid 65534 (nobody) through setpriv. */
 static struct run_result ctl_as(bool nobody, const char *first, ...)
@@ -41,7 +41,7 @@ static struct run_result ctl_as(bool nobody, const char *first, ...)
 	}
 	argv[n++] = MPAMCTL;
 	argv[n++] = "--socket";
-	argv[n++] = sock;
+	argv[n++] = demo.sock;
 	va_start(ap, first);
 	for (const char *a = first; a && n < 23; a = va_arg(ap, const char *))
 		argv[n++] = (char *)a;
@@ -117,7 +117,7 @@ static long field(const char *line, int col)
  * bytes of the file. */
 static bool recorded_after(size_t from, const char *partition, long mb_max)
 {
-	char *text = read_text_file(record);
+	char *text = read_text_file(demo.record);
 	bool found = false;
 
 	if (!text)
@@ -149,26 +149,15 @@ static size_t record_size(void)
 {
 	struct stat st;
 
-	return stat(record, &st) == 0 ? (size_t)st.st_size : 0;
+	return stat(demo.record, &st) == 0 ? (size_t)st.st_size : 0;
 }
 
 static void test_operator_session(void **state)
 {
-	char config[512];
-
 	(void)state;
-	snprintf(dir, sizeof(dir), "/tmp/mpamd-e2e-XXXXXX");
-	assert_non_null(mkdtemp(dir));
-	assert_int_equal(chmod(dir, 0755), 0); /* nobody reaches the socket */
-	snprintf(sock, sizeof(sock), "%s/mpamd.sock", dir);
-	snprintf(record, sizeof(record), "%s/run.csv", dir);
-	snprintf(log_path, sizeof(log_path), "%s/mpamd.log", dir);
-	snprintf(config, sizeof(config), "%s/etc/demo.ini", MPAMD_SOURCE_DIR);
-	char *argv[] = { MPAMD, "-c", config, "-f", "--socket", sock, "--record", record, NULL };
-	int pid = daemon_pid = spawn_background(argv, log_path);
-	assert_true(pid > 0);
-	assert_true(wait_for_text(log_path, "ready:", WAIT_MS));
-	assert_true(wait_for_text(record, ",tenant,", WAIT_MS)); /* a tick has measured */
+	demo_daemon_start(&demo, "e2e", true);
+	assert_int_equal(chmod(demo.dir, 0755), 0);		      /* nobody reaches the socket */
+	assert_true(wait_for_text(demo.record, ",tenant,", WAIT_MS)); /* a tick has measured */
 	usleep(300000);
 
 	/* Reading. */
@@ -222,23 +211,14 @@ static void test_operator_session(void **state)
 	assert_true(recorded_after(0, "batch", 100));
 	assert_false(recorded_after(record_size() > 4096 ? record_size() - 4096 : 0, "batch", 10));
 
-	kill(pid, SIGTERM);
-	assert_int_equal(wait_exit(pid, WAIT_MS), 0);
-	daemon_pid = 0;
+	demo_daemon_stop(&demo);
 }
 
-/* Also after a failed assertion: no mpamd and no directory stay behind. */
-static int teardown(void **state)
-{
-	(void)state;
-	kill_daemon(&daemon_pid);
-	return remove_tree(dir);
-}
-
+/* The teardown leaves no mpamd and no directory behind, after a failed assertion too. */
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_teardown(test_operator_session, teardown),
+		cmocka_unit_test_prestate_setup_teardown(test_operator_session, NULL, demo_daemon_teardown, &demo),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

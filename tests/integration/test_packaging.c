@@ -109,9 +109,9 @@ static void test_reinstall_keeps_the_operators_config(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_unit_file_verifies, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_sysusers_creates_the_group, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_reinstall_keeps_the_operators_config, setup, teardown),
+		fixture_test(test_unit_file_verifies),
+		fixture_test(test_sysusers_creates_the_group),
+		fixture_test(test_reinstall_keeps_the_operators_config),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -23,17 +23,6 @@
 
 #include "backends/perf/perf_event.h"
 
-static pid_t child = -1;
-static char cgroup_dir[256];
-
-static int teardown(void **state)
-{
-	(void)state;
-	busy_task_stop(&child);
-	cgroup_dir_remove(cgroup_dir);
-	return 0;
-}
-
 static void resolve2(struct perf_event_desc ev[2])
 {
 	struct perf_sysfs *s;
@@ -85,17 +74,17 @@ static void test_pid_counts_match_perf(void **state)
 
 	(void)state;
 	resolve2(ev);
-	child = busy_task_spawn();
-	t.pid = child;
+	busy_child = busy_task_spawn();
+	t.pid = busy_child;
 	if (perf_group_new(ev, 2, &t, &g, &err) < 0)
 		fail_msg("perf_group_new: %s", err.text);
 	assert_int_equal(perf_group_cpus(g), 1);
 	usleep(100000);
 	assert_int_equal(perf_group_read(g, before, &err), 0);
-	double t0 = monotonic_s(), cpu0 = task_cpu_ms(child);
+	double t0 = monotonic_s(), cpu0 = task_cpu_ms(busy_child);
 	if (perf) {
 		snprintf(cmd, sizeof(cmd), "%s stat -x, -e task-clock,context-switches -p %d sleep 2 2>&1", perf,
-			 (int)child);
+			 (int)busy_child);
 		FILE *p = popen(cmd, "r");
 		assert_non_null(p);
 		size_t n = fread(out, 1, sizeof(out) - 1, p);
@@ -105,7 +94,7 @@ static void test_pid_counts_match_perf(void **state)
 		sleep(2);
 	}
 	assert_int_equal(perf_group_read(g, after, &err), 0);
-	double wall = monotonic_s() - t0, cpu_ms = task_cpu_ms(child) - cpu0;
+	double wall = monotonic_s() - t0, cpu_ms = task_cpu_ms(busy_child) - cpu0;
 	struct perf_delta clock = perf_delta_compute(&before[0], &after[0]);
 	struct perf_delta cs = perf_delta_compute(&before[1], &after[1]);
 	perf_group_free(g);
@@ -131,16 +120,6 @@ static void test_pid_counts_match_perf(void **state)
 	perf_event_desc_clear(&ev[1]);
 }
 
-static bool write_text(const char *path, const char *text)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	bool ok = write(fd, text, strlen(text)) == (ssize_t)strlen(text);
-	close(fd);
-	return ok;
-}
-
 static void test_cgroup_counts(void **state)
 {
 	static const char *const roots[] = { "/sys/fs/cgroup/perf_event", "/sys/fs/cgroup/unified", "/sys/fs/cgroup" };
@@ -149,7 +128,7 @@ static void test_cgroup_counts(void **state)
 	struct perf_count *before, *after;
 	struct perf_group *g;
 	struct err err;
-	char path[320], pid[32];
+	char path[320];
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(roots) / sizeof(roots[0]) && !root; i++) {
@@ -161,25 +140,14 @@ static void test_cgroup_counts(void **state)
 		printf("no writable perf_event cgroup hierarchy (v1 perf_event or v2): cgroup case skipped\n");
 		skip();
 	}
-	snprintf(cgroup_dir, sizeof(cgroup_dir), "%s/mpamd-perf-test-%d", root, (int)getpid());
-	if (mkdir(cgroup_dir, 0755) != 0) {
-		printf("cannot create %s (%s): cgroup case skipped\n", cgroup_dir, strerror(errno));
-		cgroup_dir[0] = '\0';
-		skip();
-	}
-	child = busy_task_spawn();
-	snprintf(path, sizeof(path), "%s/cgroup.procs", cgroup_dir);
-	snprintf(pid, sizeof(pid), "%d\n", (int)child);
-	if (!write_text(path, pid)) {
-		printf("cannot move the child into %s (%s): cgroup case skipped\n", cgroup_dir, strerror(errno));
-		skip();
-	}
+	snprintf(busy_cgroup_dir, sizeof(busy_cgroup_dir), "%s/mpamd-perf-test-%d", root, (int)getpid());
+	busy_task_in_cgroup();
 	resolve2(ev);
-	int fd = open(cgroup_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int fd = open(busy_cgroup_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	assert_true(fd >= 0);
 	struct perf_target t = { .kind = PERF_TARGET_CGROUP, .cgroup_fd = fd };
 	if (perf_group_new(ev, 2, &t, &g, &err) < 0) {
-		printf("the kernel refused cgroup events on %s: %s; cgroup case skipped\n", cgroup_dir, err.text);
+		printf("the kernel refused cgroup events on %s: %s; cgroup case skipped\n", busy_cgroup_dir, err.text);
 		close(fd);
 		perf_event_desc_clear(&ev[0]);
 		perf_event_desc_clear(&ev[1]);
@@ -191,16 +159,16 @@ static void test_cgroup_counts(void **state)
 	assert_non_null(before);
 	assert_non_null(after);
 	assert_int_equal(perf_group_read(g, before, &err), 0);
-	double t0 = monotonic_s(), cpu0 = task_cpu_ms(child);
+	double t0 = monotonic_s(), cpu0 = task_cpu_ms(busy_child);
 	usleep(1000000);
 	assert_int_equal(perf_group_read(g, after, &err), 0);
-	double wall = monotonic_s() - t0, cpu_ms = task_cpu_ms(child) - cpu0;
+	double wall = monotonic_s() - t0, cpu_ms = task_cpu_ms(busy_child) - cpu0;
 	struct perf_delta clock = perf_delta_sum(before, after, ncpus, 2, 0);
 	struct perf_delta cs = perf_delta_sum(before, after, ncpus, 2, 1);
 	double ms = clock.value * ev[0].scale;
 	printf("cgroup %s on %zu CPUs: task-clock %s%.1f msec, context-switches %.0f over %.3f s; the scheduler: %.1f "
 	       "ms\n",
-	       cgroup_dir, ncpus, clock.counted ? "" : "<not counted> ", ms, cs.value, wall, cpu_ms);
+	       busy_cgroup_dir, ncpus, clock.counted ? "" : "<not counted> ", ms, cs.value, wall, cpu_ms);
 	assert_true(clock.counted);
 	expect_task_cpu_time(ms, cpu_ms, wall);
 	perf_group_free(g);
@@ -238,13 +206,9 @@ static void test_errors_carry_advice(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_teardown(test_pid_counts_match_perf, teardown),
-		cmocka_unit_test_teardown(test_cgroup_counts, teardown),
-		cmocka_unit_test_teardown(test_errors_carry_advice, teardown),
+		cmocka_unit_test_teardown(test_pid_counts_match_perf, busy_task_teardown),
+		cmocka_unit_test_teardown(test_cgroup_counts, busy_task_teardown),
+		cmocka_unit_test_teardown(test_errors_carry_advice, busy_task_teardown),
 	};
-	if (access("/proc/sys/kernel/perf_event_paranoid", R_OK) != 0) {
-		printf("no perf_event support in this kernel; skipping\n");
-		return 77;
-	}
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return busy_task_run_perf_tests("tests", tests, sizeof(tests) / sizeof(tests[0]));
 }

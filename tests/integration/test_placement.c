@@ -9,6 +9,7 @@
  * The workers are this program run again (--worker): the child moves itself into its cgroup and then
  * executes, as libvirt starts QEMU, so the kernel reports it where it belongs. */
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
 #include <semaphore.h>
@@ -241,7 +242,8 @@ static bool group_holds_all(const struct run *run, const char *group, const pid_
 
 /* ---- a process, then a thread it starts later ---- */
 
-/* Tick 1: the worker that ran before mpamd has every thread in the group. Then it starts a thread:
+/* Tick 1: the worker that ran before mpamd has every thread in the group. Then it starts a thread from
+ * a thread taken out of the group:
  * at tick 3 with the proc connector; without it right after a reconcile, the worst moment. The thread
  * must be in the group `within` ticks later, and not before: with the connector one tick (the
  * reconcile is a minute away), without it the next reconcile, reconcile_ms later. */
@@ -260,6 +262,17 @@ static void later_thread_script(struct place_run *p, uint64_t t)
 	if (t == 1 && !group_holds_all(run, "mpamd-app", run->ids, run->id_count))
 		return note_failure(run, "tick 1: not every thread of the worker is in the group");
 	if (!run->asked_at && t >= 3 && (run->connector_on || reconciled)) {
+		/* A thread starts in its creator's group (the kernel copies the creator's CLOSID and RMID at
+		 * clone), so for mpamd to have one to place, its creator (the worker's main thread) is first
+		 * moved out of the group, as another tool might. */
+		char root_tasks[256], line[32];
+		snprintf(root_tasks, sizeof(root_tasks), "%s/tasks", emu_root(run->p.emu));
+		snprintf(line, sizeof(line), "%d\n", (int)run->ids[0]);
+		int fd = open(root_tasks, O_WRONLY);
+		if (fd < 0 || write(fd, line, strlen(line)) != (ssize_t)strlen(line))
+			note_failure(run, "cannot move thread %d out of the group", (int)run->ids[0]);
+		if (fd >= 0)
+			close(fd);
 		run->later = worker_spawn(&run->workers[0], 't');
 		run->asked_at = t;
 		if (group_holds(run, "mpamd-app", run->later))
@@ -309,8 +322,10 @@ static void check_later_thread(const char *hierarchy, enum connector_case how, b
 	within = connector ? 1 : 3; /* one tick; or reconcile_ms 300 at 100 ms a tick */
 	run->p.script = later_thread_script;
 	place_run_engine(&run->p, 12);
-	/* Without the capability: one warning says so, and the reconcile does the work. */
-	assert_int_equal(run->p.warnings, how == CONNECTOR_DENIED ? 1 : 0);
+	/* Without the capability: one warning says so, and the reconcile does the work. A busy machine
+	 * may make the kernel drop events: said once too, and counted in status. */
+	unsigned long dropped = place_run_counts(run->p.engine).events_lost ? 1 : 0;
+	assert_int_equal(run->p.warnings, (how == CONNECTOR_DENIED ? 1 : 0) + dropped);
 	if (!run->placed_at)
 		fail_msg("the later thread was never placed");
 	json_t *row = engine_list_row(run->p.engine, "app");

@@ -406,18 +406,18 @@ static void test_plots_what_mpamd_records(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_svg, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_png, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_partition_and_time_range, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_unknown_partition, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_nothing_in_range, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_bad_record_file, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_cut_row_warned, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_unwritable_output, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_usage_errors, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_help, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_time_column_and_two_runs, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_plots_what_mpamd_records, setup, teardown),
+		fixture_test(test_svg),
+		fixture_test(test_png),
+		fixture_test(test_partition_and_time_range),
+		fixture_test(test_unknown_partition),
+		fixture_test(test_nothing_in_range),
+		fixture_test(test_bad_record_file),
+		fixture_test(test_cut_row_warned),
+		fixture_test(test_unwritable_output),
+		fixture_test(test_usage_errors),
+		fixture_test(test_help),
+		fixture_test(test_time_column_and_two_runs),
+		fixture_test(test_plots_what_mpamd_records),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

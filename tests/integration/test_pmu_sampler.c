@@ -22,6 +22,7 @@
 #include <cmocka.h>
 
 #include "tests/util/busy_task.h"
+#include "tests/util/engine_util.h"
 
 #include "backends/mmio/mbwu_monitor.h"
 #include "backends/pmu/pmu_cgroup.h"
@@ -34,30 +35,6 @@
 #define FIXTURE_SYSFS	MPAMD_SOURCE_DIR "/tests/fixtures/sysfs/devices"
 #define CGROUP_NAME_FMT "mpamd-pmu-test-%d"
 
-static pid_t child = -1;
-static char cgroup_dir[512];
-
-static int teardown(void **state)
-{
-	(void)state;
-	busy_task_stop(&child);
-	cgroup_dir_remove(cgroup_dir);
-	return 0;
-}
-
-static struct config *load(const char *text)
-{
-	struct diag_list diags;
-	struct config *c = NULL;
-
-	diag_list_init(&diags, "test");
-	int r = config_load_string(text, engine_default_schema(), NULL, &c, &diags);
-	diag_print(&diags, stderr);
-	diag_list_fini(&diags);
-	assert_int_equal(r, 0);
-	return c;
-}
-
 /* A [pmu] over software events: "cycles" is task-clock (ns), "instructions" context switches. */
 static struct config *software_config(const char *target_key, const char *sysfs_extra)
 {
@@ -68,7 +45,7 @@ static struct config *software_config(const char *target_key, const char *sysfs_
 		 "[pmu]\nenabled = yes\ncycles = task-clock\ninstructions = context-switches\n%s"
 		 "[partition \"p\"]\n%s\n",
 		 sysfs_extra, target_key);
-	return load(text);
+	return config_from_text(text);
 }
 
 /* perf stat -x, lines: value,unit,event,... ; -1 when perf did not print it. */
@@ -128,14 +105,14 @@ static struct pmu_sample count_over(struct pmu_sampler *s, const char *perf_args
 	assert_int_equal(pmu_sampler_perf_ops.read(s, 0, &sample, 1, &err), 0);
 	assert_true(sample.open);
 	assert_false(sample.counts[PMU_ROLE_CYCLES].counted); /* a first read only sets baselines */
-	double t0 = monotonic_s(), cpu0 = task_cpu_ms(child);
+	double t0 = monotonic_s(), cpu0 = task_cpu_ms(busy_child);
 	if (perf_args)
 		run_perf(perf_args, out, size);
 	else
 		usleep(1000000);
 	assert_int_equal(pmu_sampler_perf_ops.read(s, 0, &sample, 1, &err), 0);
 	*wall = monotonic_s() - t0;
-	*cpu_ms = cpu0 < 0 ? -1 : task_cpu_ms(child) - cpu0;
+	*cpu_ms = cpu0 < 0 ? -1 : task_cpu_ms(busy_child) - cpu0;
 	return sample;
 }
 
@@ -161,13 +138,13 @@ static void test_pid_counts_match_perf(void **state)
 	double wall, cpu_ms;
 
 	(void)state;
-	child = busy_task_spawn();
-	snprintf(key, sizeof(key), "pids = %d", (int)child);
+	busy_child = busy_task_spawn();
+	snprintf(key, sizeof(key), "pids = %d", (int)busy_child);
 	struct config *c = software_config(key, "");
 	struct pmu_sampler *s = open_sampler(c, 0);
 	usleep(100000);
 	bool perf = perf_usable();
-	snprintf(args, sizeof(args), "-p %d sleep 2", (int)child);
+	snprintf(args, sizeof(args), "-p %d sleep 2", (int)busy_child);
 	struct pmu_sample sample = count_over(s, perf ? args : NULL, out, sizeof(out), &wall, &cpu_ms);
 	assert_true(sample.counts[PMU_ROLE_CYCLES].counted);
 	assert_true(sample.counts[PMU_ROLE_INSTRUCTIONS].counted);
@@ -218,8 +195,8 @@ static void test_engine_ticks_count_the_partition(void **state)
 	(void)state;
 	perf_beside_sim = pmu_sampler_perf_ops;
 	perf_beside_sim.simulated = true;
-	child = busy_task_spawn();
-	snprintf(key, sizeof(key), "pids = %d", (int)child);
+	busy_child = busy_task_spawn();
+	snprintf(key, sizeof(key), "pids = %d", (int)busy_child);
 	struct engine_options opts = { .ticks = 6, .registry = &perf_registry, .on_tick = on_tick, .on_tick_ctx = &log };
 	if (engine_new(software_config(key, ""), &opts, &e, &err) < 0)
 		fail_msg("engine_new: %s", err.text);
@@ -232,19 +209,9 @@ static void test_engine_ticks_count_the_partition(void **state)
 	engine_free(e);
 }
 
-static bool write_text(const char *path, const char *text)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	bool ok = write(fd, text, strlen(text)) == (ssize_t)strlen(text);
-	close(fd);
-	return ok;
-}
-
 static void test_cgroup_counts(void **state)
 {
-	char root[256], name[64], key[128], path[600], pid[32], args[128], out[4096] = "";
+	char root[256], name[64], key[128], args[128], out[4096] = "";
 	struct err err = { "" };
 	double wall, cpu_ms;
 
@@ -254,26 +221,15 @@ static void test_cgroup_counts(void **state)
 		skip();
 	}
 	snprintf(name, sizeof(name), CGROUP_NAME_FMT, (int)getpid());
-	snprintf(cgroup_dir, sizeof(cgroup_dir), "%s/%s", root, name);
-	if (mkdir(cgroup_dir, 0755) != 0) {
-		printf("cannot create %s (%s): cgroup case skipped\n", cgroup_dir, strerror(errno));
-		cgroup_dir[0] = '\0';
-		skip();
-	}
-	child = busy_task_spawn();
-	snprintf(path, sizeof(path), "%s/cgroup.procs", cgroup_dir);
-	snprintf(pid, sizeof(pid), "%d\n", (int)child);
-	if (!write_text(path, pid)) {
-		printf("cannot move the child into %s (%s): cgroup case skipped\n", cgroup_dir, strerror(errno));
-		skip();
-	}
+	snprintf(busy_cgroup_dir, sizeof(busy_cgroup_dir), "%s/%s", root, name);
+	busy_task_in_cgroup();
 	snprintf(key, sizeof(key), "cgroup = %s", name);
 	struct config *c = software_config(key, "");
 	struct pmu_sampler *s = NULL;
 	struct partition_ref ref = { .config = &c->partitions[0], .group_dirfd = -1, .hw_id = -1 };
 	assert_int_equal(pmu_sampler_perf_ops.open(c, NULL, &s, &err), 0);
 	if (pmu_sampler_perf_ops.add(s, 0, &ref, &err) < 0) {
-		printf("the kernel refused cgroup events on %s: %s; cgroup case skipped\n", cgroup_dir, err.text);
+		printf("the kernel refused cgroup events on %s: %s; cgroup case skipped\n", busy_cgroup_dir, err.text);
 		pmu_sampler_perf_ops.free(s);
 		config_free(c);
 		skip();
@@ -282,7 +238,7 @@ static void test_cgroup_counts(void **state)
 	snprintf(args, sizeof(args), "-a -G %s sleep 1", name);
 	struct pmu_sample sample = count_over(s, perf ? args : NULL, out, sizeof(out), &wall, &cpu_ms);
 	double ms = sample.counts[PMU_ROLE_CYCLES].value / 1e6;
-	printf("cgroup %s: task-clock %s%.1f ms over %.3f s\n", cgroup_dir,
+	printf("cgroup %s: task-clock %s%.1f ms over %.3f s\n", busy_cgroup_dir,
 	       sample.counts[PMU_ROLE_CYCLES].counted ? "" : "<not counted> ", ms, wall);
 	assert_true(sample.counts[PMU_ROLE_CYCLES].counted);
 	expect_task_cpu_time(ms, cpu_ms, wall);
@@ -316,9 +272,9 @@ static void test_uncore_refused_per_partition(void **state)
 	config_free(c);
 
 	/* Every role on uncore PMUs: nothing to count per partition, and add says so. */
-	c = load("[global]\nbackend = sim\n[pmu]\nsysfs_root = " FIXTURE_SYSFS "\n"
-		 "cycles = starfive_starlink_pmu/cycles/\ninstructions = arm_cmn_0/hnf_mc_reqs/\n"
-		 "stalls = arm_cmn_1/dtc_cycles/\n[partition \"p\"]\npids = 1\n");
+	c = config_from_text("[global]\nbackend = sim\n[pmu]\nsysfs_root = " FIXTURE_SYSFS "\n"
+			     "cycles = starfive_starlink_pmu/cycles/\ninstructions = arm_cmn_0/hnf_mc_reqs/\n"
+			     "stalls = arm_cmn_1/dtc_cycles/\n[partition \"p\"]\npids = 1\n");
 	struct partition_ref ref = { .config = &c->partitions[0], .group_dirfd = -1, .hw_id = -1 };
 	assert_int_equal(pmu_sampler_perf_ops.open(c, NULL, &s, &err), 0);
 	int r = pmu_sampler_perf_ops.add(s, 0, &ref, &err);
@@ -333,14 +289,10 @@ static void test_uncore_refused_per_partition(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_teardown(test_pid_counts_match_perf, teardown),
-		cmocka_unit_test_teardown(test_engine_ticks_count_the_partition, teardown),
-		cmocka_unit_test_teardown(test_cgroup_counts, teardown),
-		cmocka_unit_test_teardown(test_uncore_refused_per_partition, teardown),
+		cmocka_unit_test_teardown(test_pid_counts_match_perf, busy_task_teardown),
+		cmocka_unit_test_teardown(test_engine_ticks_count_the_partition, busy_task_teardown),
+		cmocka_unit_test_teardown(test_cgroup_counts, busy_task_teardown),
+		cmocka_unit_test_teardown(test_uncore_refused_per_partition, busy_task_teardown),
 	};
-	if (access("/proc/sys/kernel/perf_event_paranoid", R_OK) != 0) {
-		printf("no perf_event support in this kernel; skipping\n");
-		return 77;
-	}
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return busy_task_run_perf_tests("tests", tests, sizeof(tests) / sizeof(tests[0]));
 }

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -185,12 +186,42 @@ static void test_without_capability(void **state)
 	assert_int_equal(WEXITSTATUS(status), 0);
 }
 
+static long read_rmem_max(void)
+{
+	FILE *f = fopen("/proc/sys/net/core/rmem_max", "r");
+	long v = -1;
+
+	if (f && fscanf(f, "%ld", &v) != 1)
+		v = -1;
+	if (f)
+		fclose(f);
+	return v;
+}
+
+/* A burst of starts must wait in the buffer, not be dropped: root gets the size it asks for even
+ * past net.core.rmem_max (the kernel keeps twice the asked size for its own bookkeeping). */
+static void test_buffer_past_rmem_max(void **state)
+{
+	(void)state;
+	long rmem_max = read_rmem_max();
+	if (rmem_max <= 0 || rmem_max > (1L << 28))
+		skip();
+	int want = (int)rmem_max + (1 << 20), got = 0;
+	socklen_t len = sizeof(got);
+	struct proc_connector *pc = open_or_skip(want);
+
+	assert_int_equal(getsockopt(proc_connector_fd(pc), SOL_SOCKET, SO_RCVBUF, &got, &len), 0);
+	proc_connector_free(pc);
+	assert_true((long)got >= 2L * want);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_thread_events),
 		cmocka_unit_test(test_overrun_is_said),
 		cmocka_unit_test(test_without_capability),
+		cmocka_unit_test(test_buffer_past_rmem_max),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,6 +1,7 @@
 /* The README's resctrl-emu walkthrough, run line by line as written (from the top of the repository,
  * with this build's binaries for build/ and a private mount point and config, with a control socket
- * of its own, in place of /tmp/resctrl and etc/resctrl-emu.ini): what a new user types must work. */
+ * of its own, in place of /tmp/resctrl and etc/resctrl-emu.ini): what a new user types must work.
+ * And its check-config samples, run as shown: what they print is what mpamctl prints. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -158,10 +159,96 @@ static void test_emulator_walkthrough(void **state)
 	free(readme);
 }
 
+/* The sample session in `block` (lines "$ cat FILE" followed by the file, "$ mpamctl ARGS" followed by
+ * what it prints, stdout and stderr together), run in `dir` (where etc/ is the repository's): every
+ * file written, every command's output compared whole. */
+static void run_session(const char *block, const char *dir)
+{
+	char *copy = strdup(block), *expected = NULL, *command = NULL, *file = NULL;
+	size_t len = 0;
+	FILE *content = NULL;
+
+	/* a trailing "$" line closes the last command */
+	char *session = NULL;
+	assert_true(asprintf(&session, "%s$\n", copy) > 0);
+	/* strsep, not strtok: a file's empty lines count */
+	for (char *rest = session, *line = strsep(&rest, "\n"); rest; line = strsep(&rest, "\n")) {
+		if (strncmp(line, "$", 1)) {
+			fprintf(content, "%s\n", line);
+			continue;
+		}
+		if (content) {
+			fclose(content);
+			content = NULL;
+		}
+		if (command) {
+			char *cmd = NULL, out[600];
+			snprintf(out, sizeof(out), "%s/out", dir);
+			assert_true(asprintf(&cmd, "cd '%s' && PATH='%s':$PATH %s >'%s' 2>&1", dir, BUILD_DIR, command,
+					     out) > 0);
+			(void)!system(cmd);
+			char *got = read_text_file(out);
+			if (!got || strcmp(got, expected))
+				fail_msg("README: $ %s\nprints:\n%s\nnot, as the README says:\n%s", command,
+					 got ? got : "", expected);
+			free(got);
+			free(cmd);
+			free(command);
+			free(expected);
+			command = NULL;
+		}
+		if (!strncmp(line, "$ cat ", 6)) {
+			free(file);
+			assert_true(asprintf(&file, "%s/%s", dir, line + 6) > 0);
+			content = fopen(file, "w");
+			assert_non_null(content);
+		} else if (!strncmp(line, "$ mpamctl ", 10)) {
+			command = strdup(line + 2);
+			expected = NULL;
+			content = open_memstream(&expected, &len);
+		}
+	}
+	assert_null(command);
+	free(file);
+	free(session);
+	free(copy);
+}
+
+/* Each ``` block of the README that begins "$ mpamctl check-config" or "$ cat", with its output. */
+static void test_check_config_samples(void **state)
+{
+	char path[512], dir[64] = "/tmp/mpamd-readme-cc-XXXXXX", etc[600], link_to[600];
+	unsigned sessions = 0;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/README.md", MPAMD_SOURCE_DIR);
+	char *readme = read_text_file(path);
+	assert_non_null(readme);
+	assert_non_null(mkdtemp(dir));
+	snprintf(etc, sizeof(etc), "%s/etc", dir);
+	snprintf(link_to, sizeof(link_to), "%s/etc", MPAMD_SOURCE_DIR);
+	assert_int_equal(symlink(link_to, etc), 0);
+	for (const char *p = strstr(readme, "```\n$ "); p; p = strstr(p, "```\n$ ")) {
+		const char *start = p + 4, *end = strstr(start, "```");
+		assert_non_null(end);
+		char *block = strndup(start, (size_t)(end - start));
+		if (!strncmp(block, "$ mpamctl check-config", 22) || !strncmp(block, "$ cat ", 6)) {
+			run_session(block, dir);
+			sessions++;
+		}
+		free(block);
+		p = end + 3;
+	}
+	assert_int_equal(remove_tree(dir), 0);
+	free(readme);
+	assert_int_equal(sessions, 2); /* etc/demo.ini, and bad.ini */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_emulator_walkthrough),
+		cmocka_unit_test(test_check_config_samples),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

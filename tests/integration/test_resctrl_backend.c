@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <math.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -20,6 +21,8 @@
 
 #include <cmocka.h>
 
+#include "backends/resctrl/resctrl_ops.h"
+#include "core/engine/domain_limits.h"
 #include "core/engine/registry.h"
 #include "core/engine/compose.h"
 #include "core/config/config.h"
@@ -317,6 +320,62 @@ static void *parked(void *arg)
 	return NULL;
 }
 
+/* The threads /proc lists for `pid`. */
+static size_t thread_count(pid_t pid)
+{
+	char dir[64];
+	size_t n = 0;
+
+	snprintf(dir, sizeof(dir), "/proc/%d/task", (int)pid);
+	DIR *d = opendir(dir);
+	for (struct dirent *e; d && (e = readdir(d));)
+		n += e->d_name[0] != '.';
+	if (d)
+		closedir(d);
+	return n;
+}
+
+/* Waits until `pid` has at least `want` threads. */
+static void wait_for_threads(pid_t pid, size_t want)
+{
+	for (int tries = 0; tries < 2000; tries++) {
+		if (thread_count(pid) >= want)
+			return;
+		usleep(1000);
+	}
+	fail_msg("child %d did not start %zu threads", (int)pid, want);
+}
+
+/* How many of pid's threads the group's tasks file does not list; *threads counts them all. */
+static size_t threads_missing(struct rig *rig, const char *group, pid_t pid, size_t *threads)
+{
+	char path[512], line[300];
+	size_t missing = 0;
+
+	snprintf(path, sizeof(path), "%s/%s/tasks", emu_root(rig->emu), group);
+	char *text = read_text_file(path), *tasks = malloc(strlen(text ? text : "") + 2);
+	assert_non_null(text);
+	assert_non_null(tasks);
+	sprintf(tasks, "\n%s", text); /* every id between newlines */
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	DIR *d = opendir(path);
+	*threads = 0;
+	for (struct dirent *e; d && (e = readdir(d));) {
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(line, sizeof(line), "\n%s\n", e->d_name);
+		missing += strstr(tasks, line) == NULL;
+		(*threads)++;
+	}
+	if (d)
+		closedir(d);
+	if (missing)
+		print_message("tasks of %s: '%s'\n", group, text);
+	free(tasks);
+	free(text);
+	return missing;
+}
+
 /* A child with a main thread and three more, all parked; returns once /proc lists all four. */
 static pid_t spawn_threaded(void)
 {
@@ -331,20 +390,7 @@ static pid_t spawn_threaded(void)
 		pause();
 		_exit(0);
 	}
-	char dir[64];
-	snprintf(dir, sizeof(dir), "/proc/%d/task", (int)pid);
-	for (int tries = 0; tries < 500; tries++) {
-		size_t n = 0;
-		DIR *d = opendir(dir);
-		for (struct dirent *e; d && (e = readdir(d));)
-			n += e->d_name[0] != '.';
-		if (d)
-			closedir(d);
-		if (n == 4)
-			return pid;
-		usleep(2000);
-	}
-	fail_msg("child %d did not start its threads", (int)pid);
+	wait_for_threads(pid, 4);
 	return pid;
 }
 
@@ -353,7 +399,8 @@ static void test_every_thread_of_a_pid(void **state)
 {
 	struct rig rig;
 	struct err err = { "" };
-	char body[256], dir[64], path[512];
+	char body[256];
+	size_t threads;
 	pid_t vm = spawn_threaded();
 
 	(void)state;
@@ -361,30 +408,69 @@ static void test_every_thread_of_a_pid(void **state)
 	rig_start(&rig, "intel", body);
 	assert_int_equal(rig_open(&rig, &err), 0);
 	assert_int_equal(rig_open_partitions(&rig, NULL, 0), 0);
-	snprintf(path, sizeof(path), "%s/mpamd-vm/tasks", emu_root(rig.emu));
-	char *tasks = read_text_file(path);
-	assert_non_null(tasks);
-	snprintf(dir, sizeof(dir), "/proc/%d/task", (int)vm);
-	DIR *d = opendir(dir);
-	size_t threads = 0, missing = 0;
-	for (struct dirent *e; d && (e = readdir(d));) {
-		if (e->d_name[0] == '.')
-			continue;
-		char line[300];
-		snprintf(line, sizeof(line), "%s\n", e->d_name);
-		missing += strstr(tasks, line) == NULL;
-		threads++;
-	}
-	if (d)
-		closedir(d);
-	if (missing)
-		print_message("tasks of mpamd-vm: '%s'\n", tasks);
-	free(tasks);
+	size_t missing = threads_missing(&rig, "mpamd-vm", vm, &threads);
 	/* Clean up before asserting, so a failure leaves no process or mount behind. */
 	kill(vm, SIGKILL);
 	waitpid(vm, NULL, 0);
 	rig_stop(&rig);
 	assert_int_equal(threads, 4);
+	assert_int_equal(missing, 0);
+}
+
+#define SPAWNED_THREADS 400
+
+/* A child whose main thread makes SPAWNED_THREADS parked threads as fast as it can, then writes a byte
+ * to `done`; returns once it has made some. */
+static pid_t spawn_thread_maker(int done)
+{
+	pid_t pid = fork();
+
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		for (int i = 0; i < SPAWNED_THREADS; i++) {
+			pthread_t t;
+			pthread_attr_t attr;
+			pthread_attr_init(&attr);
+			pthread_attr_setstacksize(&attr, 64 * 1024);
+			if (pthread_create(&t, &attr, parked, NULL))
+				_exit(1);
+		}
+		if (write(done, "x", 1) != 1)
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	wait_for_threads(pid, 20);
+	return pid;
+}
+
+/* Threads a process makes while mpamd moves it: those made by a thread already moved start in the
+ * group (the kernel copies the maker's group), those made before their maker was moved stay where it
+ * was, and mpamd lists the threads again until it finds them all in the group. */
+static void test_threads_made_during_the_move(void **state)
+{
+	struct rig rig;
+	struct err err = { "" };
+	char body[256];
+	size_t threads;
+	int done[2];
+
+	(void)state;
+	assert_int_equal(pipe(done), 0);
+	pid_t maker = spawn_thread_maker(done[1]);
+	snprintf(body, sizeof(body), "[partition \"vm\"]\npids = %d\n", (int)maker);
+	rig_start(&rig, "intel", body);
+	assert_int_equal(rig_open(&rig, &err), 0);
+	assert_int_equal(rig_open_partitions(&rig, NULL, 0), 0);
+	char c;
+	assert_int_equal(read(done[0], &c, 1), 1);
+	size_t missing = threads_missing(&rig, "mpamd-vm", maker, &threads);
+	kill(maker, SIGKILL);
+	waitpid(maker, NULL, 0);
+	close(done[0]);
+	close(done[1]);
+	rig_stop(&rig);
+	assert_int_equal(threads, SPAWNED_THREADS + 1);
 	assert_int_equal(missing, 0);
 }
 
@@ -598,6 +684,52 @@ static void test_mpam73_one_counter_per_domain_rotates(void **state)
 	rig_stop(&rig);
 }
 
+/* The reads of the emulator's counters that waited for a monitor not ready yet. */
+static unsigned long nrdy_waits(struct rig *rig)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/.emu_ctl", emu_root(rig->emu));
+	char *text = read_text_file(path);
+	const char *at = text ? strstr(text, "\nnrdy_waits ") : NULL;
+	unsigned long n = at ? strtoul(at + strlen("\nnrdy_waits "), NULL, 10) : ULONG_MAX;
+	free(text);
+	return n;
+}
+
+/* Linux 7.3 MPAM: a counter's first read after its assignment waits for the MSC's not-ready time (here
+ * 50 ms, half a tick) with resctrl's lock held. While counters rotate, mpamd reads a counter it has
+ * just assigned only at the next tick, so no read of its ever waits, and every partition is still
+ * measured in turn. */
+static void test_mpam73_new_counter_read_next_tick(void **state)
+{
+	static const char *const extra[] = { "--counters", "1", "--nrdy-ms", "50", NULL };
+	struct rig rig;
+	struct err err = { "" };
+	char body[1024];
+	int used = snprintf(body, sizeof(body), "[sim]\ncapacity_mbps = 100000\n");
+
+	(void)state;
+	for (int i = 0; i < 4; i++)
+		used += snprintf(body + used, sizeof(body) - (size_t)used, "[partition \"vm%d\"]\nsim_demand = %d\n", i,
+				 1000 * (i + 1));
+	rig_start_args(&rig, "mpam73", extra, body);
+	assert_int_equal(rig_open(&rig, &err), 0);
+	assert_int_equal(rig_open_partitions(&rig, NULL, 0), 0);
+	unsigned measured[4] = { 0 };
+	for (int t = 0; t < 40; t++) {
+		rig_tick(&rig);
+		for (size_t p = 0; p < 4; p++)
+			measured[p] += rig.samples[p * rig.hw.domain_count].state == SAMPLE_MEASURED;
+	}
+	unsigned long waits = nrdy_waits(&rig);
+	rig_stop(&rig);
+	assert_int_equal(waits, 0);
+	for (size_t p = 0; p < 4; p++)
+		if (measured[p] < 3)
+			fail_msg("vm%zu measured %u times in 40 ticks", p, measured[p]);
+}
+
 static void test_mpam_without_counters_records_nothing_as_zero(void **state)
 {
 	struct rig rig;
@@ -735,6 +867,375 @@ static void test_auto_monitors_degrade_without_devmem(void **state)
 	rig_stop(&rig);
 }
 
+/* One write(2) of text to an existing file: 0 or -errno. */
+static int put_text(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY);
+
+	if (fd < 0)
+		return -errno;
+	ssize_t n = write(fd, text, strlen(text));
+	int r = n < 0 ? -errno : 0;
+	close(fd);
+	return r;
+}
+
+struct hammer {
+	char path[512];
+	volatile bool stop;
+};
+
+/* Another process's monitoring agent, in effect: reads a group's counter in a loop. */
+static void *read_counter_loop(void *arg)
+{
+	struct hammer *h = arg;
+
+	while (!h->stop)
+		free(read_text_file(h->path));
+	return NULL;
+}
+
+/* The error of a refused write quotes last_cmd_status as it was right after the write, or says the
+ * kernel gave none: it never guesses a cause. */
+static void assert_reason_or_none(const char *error, const char *reason)
+{
+	if (strstr(error, reason))
+		return;
+	if (!strstr(error, "(kernel gave no reason: last_cmd_status was empty)") || strstr(error, "domain id"))
+		fail_msg("error: %s", error);
+}
+
+/* A refused write is explained by info/last_cmd_status, which Linux 7.2 keeps until the next command
+ * and 7.3 clears on any access to a group's file, a counter read included: mpamd reads it right after
+ * the write, so that the kernel's reason is in the error on both, and says so when it is empty. */
+static void check_write_reasons(const char *kernel)
+{
+	const char *const extra[] = { "--kernel", kernel, NULL };
+	struct rig rig;
+	struct err err = { "" };
+	struct partition_limits want = { .l3_cbm = 0x0ff }, eff;
+	char first[512] = "";
+
+	/* CPU 5 is not online (4 CPUs): the kernel refuses the cpus_list write. */
+	rig_start_args(&rig, "intel", extra,
+		       "[partition \"web\"]\ncpus = 5\n[partition \"batch\"]\nsim_demand = 100\n");
+	/* Another tool's exclusive group holds 0x00f: a mask over it is refused by the kernel itself. */
+	char path[512];
+	snprintf(path, sizeof(path), "%s/schemata", emu_root(rig.emu));
+	assert_int_equal(put_text(path, "L3:0=7f0;1=7f0\n"), 0);
+	snprintf(path, sizeof(path), "%s/other", emu_root(rig.emu));
+	assert_int_equal(mkdir(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/other/schemata", emu_root(rig.emu));
+	assert_int_equal(put_text(path, "L3:0=00f;1=00f\n"), 0);
+	snprintf(path, sizeof(path), "%s/other/mode", emu_root(rig.emu));
+	assert_int_equal(put_text(path, "exclusive\n"), 0);
+	assert_int_equal(rig_open(&rig, &err), 0);
+	assert_int_equal(rig_open_partitions(&rig, first, sizeof(first)), 1);
+	if (!strstr(first, "mpamd-web: writing cpus_list: Invalid argument (last_cmd_status: Can only assign online "
+			   "CPUs)"))
+		fail_msg("Linux %s: %s", kernel, first);
+	assert_int_equal(rig_apply(&rig, 1, &want, &eff, &err), -EINVAL);
+	if (!strstr(err.text, "(last_cmd_status: Overlaps with exclusive group)"))
+		fail_msg("Linux %s: %s", kernel, err.text);
+	/* A refusal the kernel gives no message for. */
+	want.l3_cbm = 0x7f0;
+	assert_int_equal(emu_ctl(rig.emu, "fail_next_write EINVAL mpamd-batch/schemata"), 0);
+	assert_int_equal(rig_apply(&rig, 1, &want, &eff, &err), -EINVAL);
+	assert_non_null(strstr(err.text, "(kernel gave no reason: last_cmd_status was empty)"));
+	assert_null(strstr(err.text, "domain id"));
+	/* Another reader of a group file at the same time may empty it first on 7.3: the error then says
+	 * there was none, never something else. */
+	struct hammer h = { .stop = false };
+	pthread_t reader;
+	snprintf(h.path, sizeof(h.path), "%s/mpamd-batch/mon_data/mon_L3_00/mbm_total_bytes", emu_root(rig.emu));
+	assert_int_equal(pthread_create(&reader, NULL, read_counter_loop, &h), 0);
+	want.l3_cbm = 0x0ff;
+	for (int i = 0; i < 20; i++) {
+		assert_int_equal(rig_apply(&rig, 1, &want, &eff, &err), -EINVAL);
+		assert_reason_or_none(err.text, "(last_cmd_status: Overlaps with exclusive group)");
+	}
+	h.stop = true;
+	pthread_join(reader, NULL);
+	rig_stop(&rig);
+}
+
+static void test_write_reasons_on_72_and_73(void **state)
+{
+	(void)state;
+	check_write_reasons("7.2");
+	check_write_reasons("7.3");
+}
+
+static int check_host_text(struct rig *rig, char **out);
+static void rig_reload(struct rig *rig);
+
+/* An AMD host with 64 L3 domains (one per CCX): per-domain limits named for more than 16 of them, one
+ * schemata write for all, every counter file, assignable counters of each domain, all measured. */
+static void test_many_domains(void **state)
+{
+	static const char *const domains[] = { "--domains", "64", NULL };
+	char body[2048] = "[sim]\ncapacity_mbps = 64000\n[partition \"web\"]\nsim_demand = 6400\nmb_max = 50";
+	struct rig rig;
+	struct err err = { "" };
+	char first[512] = "";
+
+	(void)state;
+	for (unsigned d = 40; d < 64; d++)
+		snprintf(body + strlen(body), sizeof(body) - strlen(body), ",%u=25", d);
+	strcat(body, "\n[partition \"batch\"]\nsim_demand = 12800\n");
+	rig_start_args(&rig, "amd", domains, body);
+	assert_int_equal(rig_open(&rig, &err), 0);
+	assert_int_equal(rig.hw.domain_count, 64);
+	assert_int_equal(rig_open_partitions(&rig, first, sizeof(first)), 0);
+	/* Each domain's limit, as the engine gives it. */
+	const struct partition_config *web_config = &rig.config->partitions[0];
+	struct partition_limits want, eff;
+	domain_limits_fill(&rig.hw.caps, &web_config->goals, web_config->goals.mb_max, 0, &want);
+	assert_int_equal(rig_apply(&rig, 0, &want, &eff, &err), 0);
+	/* 50% and 25% of AMD's 2048 units. */
+	assert_file_contains(&rig, "mpamd-web", "schemata", "MB:0=1024;1=1024;");
+	assert_file_contains(&rig, "mpamd-web", "schemata", ";39=1024;40=512;");
+	assert_file_contains(&rig, "mpamd-web", "schemata", ";63=512\n");
+	for (int t = 0; t < 4; t++)
+		rig_tick(&rig);
+	bool valid;
+	double web = rate_of(&rig, 0, &valid);
+	assert_true(valid);
+	double batch = rate_of(&rig, 1, &valid);
+	assert_true(valid);
+	if (fabs(web - 6400) > 64 || fabs(batch - 12800) > 128)
+		fail_msg("web %.0f MB/s, batch %.0f MB/s over 64 domains", web, batch);
+	rig_stop(&rig);
+}
+
+/* io_alloc, enabled, holds the highest CLOSID; with CDP the L3 has half the CLOSIDs: on an x86 host with
+ * 16, that leaves 6 for mpamd's groups. check-config --host counts both, and the partition mkdir then
+ * refuses says why. */
+static void test_io_alloc_and_cdp_count(void **state)
+{
+	static const char *const extra[] = { "--cdp", "--io-alloc", NULL };
+	struct rig rig;
+	struct err err = { "" };
+	char body[1024] = "", first[512] = "", path[512], *text;
+
+	(void)state;
+	for (int i = 1; i <= 7; i++)
+		snprintf(body + strlen(body), sizeof(body) - strlen(body), "[partition \"p%d\"]\nl3_cbm = 0x0f0\n", i);
+	rig_start_args(&rig, "intel", extra, body);
+	snprintf(path, sizeof(path), "%s/info/L3CODE/io_alloc", emu_root(rig.emu));
+	assert_int_equal(put_text(path, "1\n"), 0);
+	assert_int_not_equal(check_host_text(&rig, &text), 0);
+	if (!strstr(text, "partition p7: refused: cannot create resctrl group mpamd-p7: no CLOSID left (resctrl has "
+			  "8: the default group, io_alloc, 0 existing control group(s) and 6 new group(s)") ||
+	    !strstr(text, "(2 held by the default group and the kernel)") || !strstr(text, "at most 6 partitions") ||
+	    !strstr(text, "L3CODE:0=f0;1=f0") || !strstr(text, "L3DATA:0=f0;1=f0"))
+		fail_msg("check-config --host says:\n%s", text);
+	free(text);
+	assert_int_equal(rig_open(&rig, &err), 0);
+	assert_int_equal(rig.hw.caps.partitions_max, 8);
+	assert_int_equal(rig.hw.caps.partitions_reserved, 2);
+	assert_int_equal(rig_open_partitions(&rig, first, sizeof(first)), 1);
+	if (!strstr(first, "(last_cmd_status: Out of CLOSIDs): io_alloc is enabled and holds the highest CLOSID"))
+		fail_msg("%s", first);
+	assert_file_contains(&rig, "mpamd-p6", "schemata", "L3CODE:0=f0;1=f0\nL3DATA:0=f0;1=f0\n");
+	rig_stop(&rig);
+}
+
+/* Arm MPAM mounted with cdp (a CONFIG_EXPERT kernel): no MB resource, so an mb_max is refused rather
+ * than dropped; and a group's traffic carries two PARTIDs, so monitor = mmio is refused. */
+static void test_mpam_cdp(void **state)
+{
+	static const char *const extra[] = { "--cdp", "--debug", NULL };
+	const char *body = "[msc \"l3\"]\nbase = 0x7f000000\nsize = 0x4000\n"
+			   "[partition \"web\"]\nmb_max = 50\n[partition \"batch\"]\npartid = 2\nl3_cbm = 0xff\n";
+	struct rig rig;
+	char *text;
+
+	(void)state;
+	rig_start_args(&rig, "mpam73", extra, body);
+	assert_int_not_equal(check_host_text(&rig, &text), 0);
+	if (!strstr(text, "no MB control") ||
+	    !strstr(text, "partition web: refused: mb_max = 50%: resctrl has no MB resource here") ||
+	    !strstr(text, "partition batch: ok"))
+		fail_msg("check-config --host says:\n%s", text);
+	free(text);
+	add_global_lines(&rig, "monitor = mmio\nmmio_beside_kernel = yes\n");
+	rig_reload(&rig);
+	assert_int_not_equal(check_host_text(&rig, &text), 0);
+	if (!strstr(text, "partition batch: refused: monitor = mmio counts each group by its PARTID, but") ||
+	    !strstr(text, "is mounted with CDP: a group's traffic then carries two PARTIDs"))
+		fail_msg("check-config --host says:\n%s", text);
+	free(text);
+	rig_stop(&rig);
+}
+
+/* A group another tool made and removed again just now: with llc_occupancy monitored its RMID waits in
+ * limbo until the limbo worker (each second) finds its occupancy below the threshold. */
+static void make_and_remove(struct rig *rig, const char *name)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/%s", emu_root(rig->emu), name);
+	assert_int_equal(mkdir(path, 0755), 0);
+	assert_int_equal(rmdir(path), 0);
+}
+
+/* With every free RMID in limbo, mkdir fails with EBUSY "Out of RMIDs": the partition's error says what
+ * that means, and opening it again once the worker freed the RMID works. check-config --host refuses
+ * a group no RMID is left for. */
+static void test_rmids_in_limbo(void **state)
+{
+	static const char *const two_rmids[] = { "--rmids", "2", NULL };
+	struct rig rig;
+	struct err err = { "" };
+	char first[512] = "", *text;
+
+	(void)state;
+	rig_start_args(&rig, "intel", two_rmids, "[partition \"web\"]\nmb_max = 50\n");
+	make_and_remove(&rig, "other");
+	assert_int_equal(rig_open(&rig, &err), 0);
+	assert_int_equal(rig_open_partitions(&rig, first, sizeof(first)), 1);
+	if (!strstr(first, "cannot create resctrl group mpamd-web: Device or resource busy (last_cmd_status: Out of "
+			   "RMIDs): every free RMID is in limbo"))
+		fail_msg("%s", first);
+	assert_false(emu_group_exists(rig.emu, "mpamd-web"));
+	assert_int_equal(emu_ctl(rig.emu, "advance 1000"), 0);
+	assert_int_equal(rig_open_partitions(&rig, first, sizeof(first)), 0);
+	rig_close_backend(&rig);
+	/* Another tool's group now holds the other RMID: no RMID is left for a new one. */
+	char path[512];
+	snprintf(path, sizeof(path), "%s/mpamd-web", emu_root(rig.emu));
+	assert_int_equal(rmdir(path), 0);
+	snprintf(path, sizeof(path), "%s/other", emu_root(rig.emu));
+	assert_int_equal(emu_ctl(rig.emu, "advance 1000"), 0);
+	assert_int_equal(mkdir(path, 0755), 0);
+	assert_int_not_equal(check_host_text(&rig, &text), 0);
+	if (!strstr(text, "partition web: refused: cannot create resctrl group mpamd-web: no RMID left (resctrl has 2; "
+			  "each control and monitoring group holds one"))
+		fail_msg("check-config --host says:\n%s", text);
+	free(text);
+	rig_stop(&rig);
+}
+
+/* mpamd on a host whose free RMIDs are all in limbo at its start: the partition fails with the reason,
+ * is tried again after a growing pause (never in a tight loop), and opens once the RMID is free. */
+static void test_limbo_retry_backs_off(void **state)
+{
+	static const char *const two_rmids[] = { "--rmids", "2", NULL };
+	struct rig rig;
+	struct run_result r;
+
+	(void)state;
+	rig_start_args(&rig, "intel", two_rmids, "[partition \"web\"]\nmb_max = 50\n");
+	assert_int_equal(emu_ctl(rig.emu, "clock real"), 0);
+	make_and_remove(&rig, "other");
+	char *argv[] = { MPAMD, "-c", rig.config_path, "-f", "--no-socket", "--ticks", "30", NULL };
+	assert_int_equal(run_command(argv, &r), 0);
+	if (r.exit_code != 0)
+		fail_msg("mpamd exit %d:\n%s", r.exit_code, r.err);
+	if (!strstr(r.err, "every free RMID is in limbo") || !strstr(r.err, "trying again in"))
+		fail_msg("mpamd said:\n%s", r.err);
+	unsigned attempts = 0;
+	for (const char *p = r.err; (p = strstr(p, "trying again in")) != NULL; p++)
+		attempts++;
+	/* 3 s of ticks: a pause that doubles from one tick tries at most 5 times before it opens. */
+	if (attempts > 5)
+		fail_msg("%u attempts:\n%s", attempts, r.err);
+	assert_true(emu_group_exists(rig.emu, "mpamd-web"));
+	run_result_fini(&r);
+	rig_stop(&rig);
+}
+
+/* mpamctl check-config --host on the rig's config: its exit code, and its text in *out (malloc'ed). */
+static int check_host_text(struct rig *rig, char **out)
+{
+	struct run_result r;
+	char *argv[] = { MPAMCTL, "check-config", "--host", rig->config_path, NULL };
+
+	assert_int_equal(run_command(argv, &r), 0);
+	int code = r.exit_code;
+	size_t len = strlen(r.out) + strlen(r.err) + 1;
+	*out = malloc(len + 1);
+	snprintf(*out, len + 1, "%s\n%s", r.out, r.err);
+	run_result_fini(&r);
+	return code;
+}
+
+/* The rig's config loaded again after add_global_lines. */
+static void rig_reload(struct rig *rig)
+{
+	config_free(rig->config);
+	load_config(rig);
+}
+
+/* Hybrid monitoring on Linux 7.1/7.2 MPAM (backend = resctrl, monitor = mmio): the MBWU monitors count
+ * a group by its PARTID, which resctrl shows only when mounted with -o debug (ctrl_hw_id). Without it
+ * and without a partid key, check-config --host refuses the partition and says what to do, and so does
+ * mpamd when it opens it, before making its group; a partid key, or the debug mount, is enough. */
+static void test_hybrid_partids_need_debug_or_partid(void **state)
+{
+	const char *body = "[msc \"l3\"]\nbase = 0x7f000000\nsize = 0x4000\n"
+			   "[partition \"web\"]\nmb_max = 50\n[partition \"batch\"]\npartid = 2\n";
+	static const char *const debug[] = { "--debug", NULL };
+	struct rig rig;
+	struct control *control;
+	struct clock clock;
+	struct partition_ref ref;
+	struct err err = { "" };
+	char *text;
+
+	(void)state;
+	clock_init_monotonic(&clock);
+	rig_start(&rig, "mpam", body);
+	add_global_lines(&rig, "monitor = mmio\nmmio_beside_kernel = yes\n");
+	rig_reload(&rig);
+	assert_int_not_equal(check_host_text(&rig, &text), 0);
+	if (!strstr(text, "partition web: refused: monitor = mmio counts each group by its PARTID") ||
+	    !strstr(text, "mounted without -o debug") || !strstr(text, "mount -t resctrl -o debug resctrl") ||
+	    !strstr(text, "set partid = N") || !strstr(text, "partition batch: ok"))
+		fail_msg("check-config --host says:\n%s", text);
+	free(text);
+	assert_int_equal(control_resctrl_ops.open(rig.config, &clock, &control, &err), 0);
+	assert_int_equal(control_resctrl_ops.partition_open(control, 0, &rig.config->partitions[0], &ref, &err),
+			 -EOPNOTSUPP);
+	assert_non_null(strstr(err.text, "partition web has no partid key: mount resctrl with -o debug"));
+	assert_false(emu_group_exists(rig.emu, "mpamd-web")); /* refused before its group was made */
+	/* batch gives its PARTID; resctrl cannot tell it (-1), the monitor takes the key. */
+	assert_int_equal(control_resctrl_ops.partition_open(control, 1, &rig.config->partitions[1], &ref, &err), 0);
+	assert_int_equal(ref.hw_id, -1);
+	control_resctrl_ops.free(control);
+	rig_stop(&rig);
+
+	/* monitor = auto reads the MSCs only if it can map them: a note, not a refusal. */
+	rig_start(&rig, "mpam", body);
+	add_global_lines(&rig, "monitor = auto\nmmio_beside_kernel = yes\n");
+	rig_reload(&rig);
+	assert_int_equal(check_host_text(&rig, &text), 0);
+	if (!strstr(text, "monitor = auto reads the MSCs' MBWU monitors here if it can map them") ||
+	    !strstr(text, "mount -t resctrl -o debug"))
+		fail_msg("check-config --host says:\n%s", text);
+	free(text);
+	rig_stop(&rig);
+
+	/* Mounted with -o debug, every group tells its PARTID. */
+	rig_start_args(&rig, "mpam", debug, body);
+	add_global_lines(&rig, "monitor = mmio\nmmio_beside_kernel = yes\n");
+	rig_reload(&rig);
+	assert_int_equal(check_host_text(&rig, &text), 0);
+	free(text);
+	assert_int_equal(control_resctrl_ops.open(rig.config, &clock, &control, &err), 0);
+	assert_int_equal(control_resctrl_ops.partition_open(control, 0, &rig.config->partitions[0], &ref, &err), 0);
+	assert_int_equal(ref.hw_id, 1); /* the first CLOSID after the default group's */
+	control_resctrl_ops.free(control);
+	rig_stop(&rig);
+
+	/* With resctrl's own counters (monitor = resctrl, or auto on Linux 7.3) no PARTID is needed. */
+	rig_start(&rig, "mpam73", body);
+	assert_int_equal(check_host_text(&rig, &text), 0);
+	free(text);
+	rig_stop(&rig);
+}
+
 /* pread64 calls strace counts while mpamd runs `ticks` ticks on the emulator. */
 static unsigned long preads_for(struct rig *rig, int ticks)
 {
@@ -819,17 +1320,26 @@ int main(void)
 		cmocka_unit_test(test_outside_change_is_undone),
 		cmocka_unit_test(test_tasks_and_cpus),
 		cmocka_unit_test(test_every_thread_of_a_pid),
+		cmocka_unit_test(test_threads_made_during_the_move),
 		cmocka_unit_test(test_out_of_closids_fails_one_partition),
 		cmocka_unit_test(test_faults_surface_and_others_continue),
 		cmocka_unit_test(test_counter_backwards_is_not_a_rate),
 		cmocka_unit_test(test_removed_group_counters_say_gone),
 		cmocka_unit_test(test_amd_counter_assignment_rotates),
 		cmocka_unit_test(test_mpam73_one_counter_per_domain_rotates),
+		cmocka_unit_test(test_mpam73_new_counter_read_next_tick),
 		cmocka_unit_test(test_mpam_without_counters_records_nothing_as_zero),
 		cmocka_unit_test(test_mpamd_records_against_the_emulator),
 		cmocka_unit_test(test_one_read_syscall_per_counter_per_tick),
 		cmocka_unit_test(test_mmio_monitors_refused_beside_the_kernel),
 		cmocka_unit_test(test_auto_monitors_degrade_without_devmem),
+		cmocka_unit_test(test_hybrid_partids_need_debug_or_partid),
+		cmocka_unit_test(test_write_reasons_on_72_and_73),
+		cmocka_unit_test(test_rmids_in_limbo),
+		cmocka_unit_test(test_io_alloc_and_cdp_count),
+		cmocka_unit_test(test_mpam_cdp),
+		cmocka_unit_test(test_many_domains),
+		cmocka_unit_test(test_limbo_retry_backs_off),
 	};
 	log_setup("test", LOG_LEVEL_ERROR, false);
 	return cmocka_run_group_tests(tests, NULL, NULL);

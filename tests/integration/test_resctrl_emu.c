@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <math.h>
 #include <pthread.h>
 #include <setjmp.h>
@@ -15,7 +16,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -99,6 +102,20 @@ static int setup_intel_debug(void **state)
 	return start(state, "intel", NULL, extra);
 }
 
+static int setup_intel_73(void **state)
+{
+	static const char *const extra[] = { "--kernel", "7.3", NULL };
+
+	return start(state, "intel", NULL, extra);
+}
+
+static int setup_intel_sim_3_rmids(void **state)
+{
+	static const char *const extra[] = { "--rmids", "3", NULL };
+
+	return start(state, "intel", sim_config, extra);
+}
+
 static int setup_intel_sim(void **state)
 {
 	return start(state, "intel", sim_config, NULL);
@@ -129,6 +146,13 @@ static int setup_amd_sim(void **state)
 static int setup_mpam(void **state)
 {
 	return start(state, "mpam", NULL, NULL);
+}
+
+static int setup_mpam_debug(void **state)
+{
+	static const char *const extra[] = { "--debug", NULL };
+
+	return start(state, "mpam", NULL, extra);
 }
 
 static int teardown(void **state)
@@ -226,18 +250,6 @@ static void check_file(const struct fx *f, const char *rel, const char *expected
 static void check_status(const struct fx *f, const char *expected)
 {
 	check_file(f, "info/last_cmd_status", expected);
-}
-
-/* For writes that, like the kernel's cpus handlers, append to whatever the status held. */
-static void check_status_ends(const struct fx *f, const char *suffix)
-{
-	char *text = slurp(f, "info/last_cmd_status");
-
-	assert_non_null(text);
-	size_t n = strlen(text), m = strlen(suffix);
-	if (n < m || strcmp(text + n - m, suffix) != 0)
-		fail_msg("last_cmd_status \"%s\" does not end with \"%s\"", text, suffix);
-	free(text);
 }
 
 /* A write that must fail with err and leave msg as the status ("ok\n" for none). */
@@ -383,6 +395,22 @@ static void test_usage(void **state)
 	check_run((const char *const[]){ "/tmp", "--profile", "intel", "--bogus", NULL }, 2, "", "--bogus");
 	check_run((const char *const[]){ "/tmp", "--profile", "intel", "--cpus", "0", NULL }, 2, "", "bad --cpus");
 	check_run((const char *const[]){ "/tmp", "/var", "--profile", "intel", NULL }, 2, "", "one MOUNTPOINT");
+	check_run((const char *const[]){ "/tmp", "--profile", "intel", "--kernel", "7", NULL }, 2, "", "bad --kernel");
+	check_run((const char *const[]){ "/tmp", "--profile", "mpam", "--rmids", "8", NULL }, 2, "", "--rmids");
+	check_run((const char *const[]){ "/tmp", "--profile", "intel", "--domains", "65", NULL }, 2, "",
+		  "bad --domains");
+	/* -o mba_MBps is refused where fs/resctrl supports_mba_mbps() says no: MB not linear (amd), no MBM
+	 * (mpam), assignable counters (mpam73), MBM not at the L3 (another monitoring resource). */
+	static const char *const refused[][5] = {
+		{ "/tmp", "--profile", "amd", "--mba-mbps", NULL },
+		{ "/tmp", "--profile", "mpam", "--mba-mbps", NULL },
+		{ "/tmp", "--profile", "mpam73", "--mba-mbps", NULL },
+	};
+	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++)
+		check_run(refused[i], 2, "",
+			  "mba_MBps requires MBM (mbm_event mode not supported) and linear scale MBA at L3 scope");
+	check_run((const char *const[]){ "/tmp", "--profile", "intel", "--mon-resource", "MB", "--mba-mbps", NULL }, 2,
+		  "", "mba_MBps requires MBM");
 }
 
 /* ---- layout and info files ---- */
@@ -455,8 +483,8 @@ static void test_mpam_layout(void **state)
 {
 	struct fx *f = *state;
 
-	check_listing(f, "",
-		      ".emu_ctl,cpus,cpus_list,ctrl_hw_id,info,mode,mon_data,mon_groups,mon_hw_id,schemata,size,tasks");
+	/* ctrl_hw_id and mon_hw_id are debug files (RFTYPE_DEBUG): absent without -o debug. */
+	check_listing(f, "", ".emu_ctl,cpus,cpus_list,info,mode,mon_data,mon_groups,schemata,size,tasks");
 	check_listing(f, "info/MB", "bandwidth_gran,delay_linear,min_bandwidth,num_closids");
 	check_listing(f, "mon_data", "mon_L3_00");
 	check_listing(f, "mon_data/mon_L3_00", "llc_occupancy");
@@ -473,6 +501,20 @@ static void test_mpam_layout(void **state)
 	check_file(f, "info/L3_MON/num_rmids", "64\n");
 	check_file(f, "info/L3_MON/mon_features", "llc_occupancy\n");
 	check_file(f, "info/L3_MON/max_threshold_occupancy", "524288\n");
+	check_absent(f, "ctrl_hw_id");
+	check_absent(f, "mon_hw_id");
+	assert_int_equal(mk(f, "g"), 0);
+	check_listing(f, "g", "cpus,cpus_list,mode,mon_data,mon_groups,schemata,size,tasks");
+	check_absent(f, "g/ctrl_hw_id");
+}
+
+/* Mounted with -o debug, MPAM groups tell their PARTID (ctrl_hw_id) and PMG (mon_hw_id). */
+static void test_mpam_debug_ids(void **state)
+{
+	struct fx *f = *state;
+
+	check_listing(f, "",
+		      ".emu_ctl,cpus,cpus_list,ctrl_hw_id,info,mode,mon_data,mon_groups,mon_hw_id,schemata,size,tasks");
 	check_file(f, "ctrl_hw_id", "0\n");
 	check_file(f, "mon_hw_id", "0\n");
 	assert_int_equal(mk(f, "g"), 0);
@@ -526,6 +568,279 @@ static void test_file_rules(void **state)
 	assert_int_equal(put(f, "info/L3_MON/max_threshold_occupancy", "65536\n"), 0);
 	check_file(f, "info/L3_MON/max_threshold_occupancy", "65536\n");
 	assert_int_equal(put(f, "info/L3_MON/max_threshold_occupancy", "999999999\n"), -EINVAL);
+}
+
+/* ---- CDP and io_alloc ---- */
+
+static int setup_intel_cdp_io_alloc(void **state)
+{
+	static const char *const extra[] = { "--cdp", "--io-alloc", NULL };
+
+	return start(state, "intel", NULL, extra);
+}
+
+static int setup_intel_cdp_io_alloc_debug(void **state)
+{
+	static const char *const extra[] = { "--cdp", "--io-alloc", "--debug", NULL };
+
+	return start(state, "intel", NULL, extra);
+}
+
+static int setup_mpam73_cdp(void **state)
+{
+	static const char *const extra[] = { "--cdp", "--debug", NULL };
+
+	return start(state, "mpam73", NULL, extra);
+}
+
+/* -o cdp on x86 (rdtgroup.c schemata_list_create): L3CODE and L3DATA, each with half the CLOSIDs, MB
+ * with all of them; closids_supported() is the smallest. The two types have their own CBMs, and an
+ * exclusive group's bits are refused in either. */
+static void test_cdp(void **state)
+{
+	struct fx *f = *state;
+	char name[16];
+
+	check_listing(f, "info", "L3CODE,L3DATA,L3_MON,MB,last_cmd_status");
+	check_file(f, "schemata", "L3CODE:0=7ff;1=7ff\nL3DATA:0=7ff;1=7ff\n    MB:0=100;1=100\n");
+	check_file(f, "info/L3CODE/num_closids", "8\n");
+	check_file(f, "info/L3DATA/num_closids", "8\n");
+	check_file(f, "info/MB/num_closids", "16\n");
+	for (int i = 1; i < 8; i++) {
+		snprintf(name, sizeof(name), "g%d", i);
+		assert_int_equal(mk(f, name), 0);
+	}
+	assert_int_equal(mk(f, "g8"), -ENOSPC);
+	check_status(f, "Out of CLOSIDs\n");
+	check_reject(f, "g1/schemata", "L3:0=f\n", EINVAL, "Unknown or unsupported resource name 'L3'\n");
+	assert_int_equal(put(f, "schemata", "L3CODE:0=7c0;1=7c0\nL3DATA:0=7c0;1=7c0\n"), 0);
+	for (int i = 2; i < 8; i++) {
+		snprintf(name, sizeof(name), "g%d/schemata", i);
+		assert_int_equal(put(f, name, "L3CODE:0=7c0;1=7c0\nL3DATA:0=7c0;1=7c0\n"), 0);
+	}
+	assert_int_equal(put(f, "g1/schemata", "L3CODE:0=00f;1=00f\nL3DATA:0=030;1=030\n"), 0);
+	assert_int_equal(put(f, "g1/mode", "exclusive\n"), 0);
+	/* g2's code mask may not take g1's data bits either (rdtgroup_cbm_overlaps checks the peer type). */
+	check_reject(f, "g2/schemata", "L3CODE:0=020\n", EINVAL, "Overlaps with exclusive group\n");
+	assert_int_equal(put(f, "g2/schemata", "L3CODE:0=100;1=100\n"), 0);
+	check_file(f, "g2/schemata", "L3CODE:0=100;1=100\nL3DATA:0=7c0;1=7c0\n    MB:0=100;1=100\n");
+	check_file(f, "info/L3CODE/bit_usage", "0=SSSSS00EEEE;1=SSSSS00EEEE\n");
+	check_file(f, "info/L3DATA/bit_usage", "0=SSSSSEE0000;1=SSSSSEE0000\n");
+}
+
+/* io_alloc (ctrlmondata.c resctrl_io_alloc_write): enabled, it holds the highest CLOSID, 7 under CDP;
+ * refused while a group holds it; its CBM counts as the hardware's in bit_usage. */
+static void test_io_alloc(void **state)
+{
+	struct fx *f = *state;
+	char name[16];
+
+	check_listing(f, "info/L3DATA",
+		      "bit_usage,cbm_mask,io_alloc,io_alloc_cbm,min_cbm_bits,num_closids,shareable_bits,sparse_masks");
+	check_file(f, "info/L3CODE/io_alloc", "disabled\n");
+	char *text = slurp(f, "info/L3CODE/io_alloc_cbm");
+	assert_null(text);
+	assert_int_equal(errno, EINVAL);
+	check_status(f, "io_alloc is not enabled on L3CODE\n");
+	for (int i = 1; i < 8; i++) {
+		snprintf(name, sizeof(name), "g%d", i);
+		assert_int_equal(mk(f, name), 0);
+	}
+	check_file(f, "g7/ctrl_hw_id", "7\n");
+	check_reject(f, "info/L3CODE/io_alloc", "1\n", ENOSPC,
+		     "CLOSID (ctrl_hw_id) 7 for io_alloc is used by g7 group\n");
+	assert_int_equal(rm(f, "g7"), 0);
+	assert_int_equal(put(f, "info/L3CODE/io_alloc", "1\n"), 0);
+	check_file(f, "info/L3DATA/io_alloc", "enabled\n");
+	assert_int_equal(mk(f, "g7"), -ENOSPC);
+	check_status(f, "Out of CLOSIDs\n");
+	check_file(f, "info/L3DATA/io_alloc_cbm", "0=7ff;1=7ff\n");
+	assert_int_equal(put(f, "info/L3DATA/io_alloc_cbm", "*=600\n"), 0);
+	check_file(f, "info/L3CODE/io_alloc_cbm", "0=600;1=600\n");
+	for (int i = 1; i < 7; i++) {
+		snprintf(name, sizeof(name), "g%d/schemata", i);
+		assert_int_equal(put(f, name, "L3CODE:0=ff;1=ff\nL3DATA:0=ff;1=ff\n"), 0);
+	}
+	assert_int_equal(put(f, "schemata", "L3CODE:0=ff;1=ff\nL3DATA:0=ff;1=ff\n"), 0);
+	check_file(f, "info/L3CODE/bit_usage", "0=HH0SSSSSSSS;1=HH0SSSSSSSS\n");
+	check_reject(f, "info/L3CODE/io_alloc_cbm", "*=1;0=1\n", EINVAL, "Configurations after global '*'\n");
+	check_reject(f, "info/L3CODE/io_alloc_cbm", "5=1\n", EINVAL, "Invalid domain 5\n");
+	check_reject(f, "info/L3CODE/io_alloc_cbm", "0=1", EINVAL, "io_alloc_cbm: Invalid input\n");
+	check_reject(f, "info/L3CODE/io_alloc", "maybe\n", EINVAL, "io_alloc: Invalid input\n");
+	assert_int_equal(put(f, "info/L3CODE/io_alloc", "0\n"), 0);
+	assert_int_equal(mk(f, "g7"), 0);
+}
+
+/* -o cdp on MPAM (mpam_resctrl.c resctrl_arch_set_cdp_enabled, a CONFIG_EXPERT kernel): half the
+ * CLOSIDs, RMIDs and counters, and no MB: MBW_MAX is per PARTID and a CLOSID now has two. */
+static void test_mpam73_cdp(void **state)
+{
+	struct fx *f = *state;
+
+	check_listing(f, "info", "L3CODE,L3DATA,L3_MON,last_cmd_status");
+	check_file(f, "schemata", "L3CODE:0=ffff\nL3DATA:0=ffff\n");
+	check_file(f, "info/L3CODE/num_closids", "16\n");
+	check_file(f, "info/L3_MON/num_rmids", "32\n");
+	check_file(f, "info/L3_MON/num_mbm_cntrs", "0=4\n");
+	check_reject(f, "schemata", "MB:0=50\n", EINVAL, "Unknown or unsupported resource name 'MB'\n");
+	assert_int_equal(mk(f, "g"), 0);
+	check_file(f, "g/ctrl_hw_id", "1\n"); /* the CLOSID; its traffic carries PARTIDs 2 and 3 */
+}
+
+/* ---- a counter's not-ready time (MPAM NRDY) ---- */
+
+static int setup_mpam73_nrdy(void **state)
+{
+	static const char *const extra[] = { "--nrdy-ms", "40", "--counters", "2", NULL };
+
+	return start(state, "mpam73", NULL, extra);
+}
+
+static unsigned long nrdy_waits(const struct fx *f)
+{
+	char *text = slurp(f, ".emu_ctl");
+	const char *at = text ? strstr(text, "\nnrdy_waits ") : NULL;
+	unsigned long n = at ? strtoul(at + strlen("\nnrdy_waits "), NULL, 10) : ULONG_MAX;
+
+	free(text);
+	return n;
+}
+
+/* A counter's first read within --nrdy-ms of its assignment (at mkdir, or written to mbm_L3_assignments)
+ * waits for the monitor, as mpam_msmon_read() sleeps the MSC's not-ready time after an EBUSY; a
+ * monitor still not ready after it reads as the sum the kernel has, 0. Later reads do not wait. */
+static void test_mpam73_first_read_waits(void **state)
+{
+	struct fx *f = *state;
+	const char *file = "g/mon_data/mon_L3_00/mbm_total_bytes";
+
+	ctl(f, "clock manual");
+	assert_int_equal(mk(f, "g"), 0);
+	assert_int_equal(nrdy_waits(f), 0);
+	check_file(f, file, "0\n");
+	assert_int_equal(nrdy_waits(f), 1);
+	check_file(f, file, "0\n"); /* still not ready: the emulator's clock stands still */
+	assert_int_equal(nrdy_waits(f), 2);
+	ctl(f, "advance 40");
+	check_file(f, file, "0\n");
+	assert_int_equal(nrdy_waits(f), 2);
+	/* Assigned again: not ready again. */
+	assert_int_equal(put(f, "g/mbm_L3_assignments", "mbm_total_bytes:0=_\n"), 0);
+	check_file(f, file, "Unassigned\n");
+	assert_int_equal(put(f, "g/mbm_L3_assignments", "mbm_total_bytes:0=e\n"), 0);
+	ctl(f, "advance 39");
+	check_file(f, file, "0\n");
+	assert_int_equal(nrdy_waits(f), 3);
+	ctl(f, "advance 1");
+	check_file(f, file, "0\n");
+	assert_int_equal(nrdy_waits(f), 3);
+}
+
+/* ---- many domains ---- */
+
+static int setup_amd_24(void **state)
+{
+	static const char *const extra[] = { "--domains", "24", NULL };
+
+	return start(state, "amd", NULL, extra);
+}
+
+/* "PREFIX0=V;1=V;...;N-1=V" and a newline. */
+static void domains_line(char *buf, size_t len, const char *prefix, unsigned domains, const char *value)
+{
+	size_t used = (size_t)snprintf(buf, len, "%s", prefix);
+
+	for (unsigned d = 0; d < domains; d++)
+		used += (size_t)snprintf(buf + used, len - used, "%s%u=%s", d ? ";" : "", d, value);
+	snprintf(buf + used, len - used, "\n");
+}
+
+/* AMD hosts have an L3 domain per CCX, often more than 8: every file lists them all. */
+static void test_many_domains(void **state)
+{
+	struct fx *f = *state;
+	char want[2048], line[1024], name[32];
+
+	check_file(f, "info/L3_MON/num_rmids", "64\n");
+	for (unsigned d = 0; d < 24; d++) {
+		snprintf(name, sizeof(name), "mon_data/mon_L3_%02u", d);
+		check_listing(f, name, "llc_occupancy,mbm_local_bytes,mbm_total_bytes");
+	}
+	check_absent(f, "mon_data/mon_L3_24");
+	domains_line(want, sizeof(want), "L3:", 24, "ffff");
+	domains_line(line, sizeof(line), "MB:", 24, "2048");
+	strcat(want, line);
+	check_file(f, "schemata", want);
+	domains_line(want, sizeof(want), "", 24, "4");
+	check_file(f, "info/L3_MON/num_mbm_cntrs", want);
+	assert_int_equal(mk(f, "g"), 0);
+	assert_int_equal(put(f, "g/schemata", "MB:23=100;17=64\n"), 0);
+	char *text = slurp(f, "g/schemata");
+	assert_non_null(strstr(text, ";17=64;"));
+	assert_non_null(strstr(text, ";23=100\n"));
+	free(text);
+	assert_int_equal(put(f, "g/mbm_L3_assignments", "mbm_local_bytes:*=_\n"), 0);
+	domains_line(want, sizeof(want), "mbm_total_bytes:", 24, "e");
+	domains_line(line, sizeof(line), "mbm_local_bytes:", 24, "_");
+	strcat(want, line);
+	check_file(f, "g/mbm_L3_assignments", want);
+}
+
+/* ---- last_cmd_status across kernel versions ---- */
+
+/* What reading or removing a group does to the message of a refused write: Linux 7.2 keeps it until the
+ * next command (fs/resctrl: each write handler clears it itself, rdtgroup_kn_lock_live does not), 7.3
+ * clears it on every access to a group's file, reads included (rdtgroup_kn_lock_live calls
+ * rdt_last_cmd_clear). Files under info/ never clear it. */
+static void check_status_lifetime(struct fx *f, bool cleared_by_access)
+{
+	static const char *const group_reads[] = {
+		"g/tasks", "g/schemata", "g/mode", "g/cpus_list", "g/size", "g/mon_data/mon_L3_00/mbm_total_bytes",
+	};
+	const char *refused = "MB value 5 out of range [10,100]\n";
+
+	assert_int_equal(mk(f, "g"), 0);
+	for (size_t i = 0; i < sizeof(group_reads) / sizeof(group_reads[0]); i++) {
+		check_reject(f, "g/schemata", "MB:0=5\n", EINVAL, refused);
+		free(slurp(f, group_reads[i]));
+		char *status = slurp(f, "info/last_cmd_status");
+		if (strcmp(status, cleared_by_access ? "ok\n" : refused))
+			fail_msg("after reading %s last_cmd_status reads \"%s\"", group_reads[i], status);
+		free(status);
+	}
+	check_reject(f, "g/schemata", "MB:0=5\n", EINVAL, refused);
+	free(slurp(f, "info/L3/cbm_mask"));
+	free(slurp(f, "info/L3_MON/num_rmids"));
+	check_status(f, refused);
+	/* Removing another group. */
+	assert_int_equal(mk(f, "h"), 0);
+	check_reject(f, "g/schemata", "MB:0=5\n", EINVAL, refused);
+	assert_int_equal(rm(f, "h"), 0);
+	check_status(f, cleared_by_access ? "ok\n" : refused);
+	/* A write without its newline: 7.2 refuses it before touching the status, 7.3 says why. */
+	check_reject(f, "g/schemata", "MB:0=5\n", EINVAL, refused);
+	check_reject(f, "g/schemata", "MB:0=50", EINVAL, cleared_by_access ? "schemata: Invalid input\n" : refused);
+	check_reject(f, "g/mode", "exclusive", EINVAL, cleared_by_access ? "mode: Invalid input\n" : refused);
+	/* cpus writes clear it on both (7.2's rdtgroup_cpus_write calls rdt_last_cmd_clear itself). */
+	check_reject(f, "g/schemata", "MB:0=5\n", EINVAL, refused);
+	assert_int_equal(put(f, "g/cpus_list", "1\n"), 0);
+	check_status(f, "ok\n");
+	/* max_threshold_occupancy: 7.3 explains a refusal, 7.2 leaves the status alone. */
+	check_reject(f, "g/schemata", "MB:0=5\n", EINVAL, refused);
+	check_reject(f, "info/L3_MON/max_threshold_occupancy", "999999999\n", EINVAL,
+		     cleared_by_access
+			     ? "max_threshold_occupancy: Exceeds limit (before adjustment) of 23068672 bytes\n"
+			     : refused);
+}
+
+static void test_status_kept_on_72(void **state)
+{
+	check_status_lifetime(*state, false);
+}
+
+static void test_status_cleared_on_73(void **state)
+{
+	check_status_lifetime(*state, true);
 }
 
 /* ---- groups ---- */
@@ -583,6 +898,7 @@ static void test_closids_run_out(void **state)
 	struct fx *f = *state;
 	char name[32];
 
+	ctl(f, "clock manual");
 	for (int i = 1; i < 16; i++) {
 		snprintf(name, sizeof(name), "g%d", i);
 		assert_int_equal(mk(f, name), 0);
@@ -590,17 +906,29 @@ static void test_closids_run_out(void **state)
 	assert_int_equal(mk(f, "one_too_many"), -ENOSPC);
 	check_status(f, "Out of CLOSIDs\n");
 	check_absent(f, "one_too_many");
+	/* x86 RMIDs do not depend on the CLOSID: the freed CLOSID is taken again at once. */
 	assert_int_equal(rm(f, "g7"), 0);
 	assert_int_equal(mk(f, "again"), 0);
 	check_status(f, "ok\n");
-	/* 32 RMIDs: the default group and 15 CTRL_MON groups hold 16, leaving 16 for MON groups. */
-	for (int i = 0; i < 16; i++) {
+	/* 32 RMIDs: the default group and 15 CTRL_MON groups hold 16, g7's waits in limbo (llc_occupancy
+	 * is monitored) until the limbo worker, 1 s after the rmdir, finds it clean: 15 for MON groups. */
+	for (int i = 0; i < 15; i++) {
 		snprintf(name, sizeof(name), "g1/mon_groups/m%d", i);
 		assert_int_equal(mk(f, name), 0);
 	}
+	/* Only RMIDs in limbo are left: EBUSY. */
+	assert_int_equal(mk(f, "g1/mon_groups/m15"), -EBUSY);
+	check_status(f, "Out of RMIDs\n");
+	ctl(f, "advance 999");
+	assert_int_equal(mk(f, "g1/mon_groups/m15"), -EBUSY);
+	ctl(f, "advance 1");
+	assert_int_equal(mk(f, "g1/mon_groups/m15"), 0);
+	/* None at all: ENOSPC. */
 	assert_int_equal(mk(f, "g2/mon_groups/last"), -ENOSPC);
 	check_status(f, "Out of RMIDs\n");
 	assert_int_equal(rm(f, "g3"), 0);
+	assert_int_equal(mk(f, "g2/mon_groups/last"), -EBUSY);
+	ctl(f, "advance 1000");
 	assert_int_equal(mk(f, "g2/mon_groups/last"), 0);
 }
 
@@ -617,8 +945,62 @@ static void test_mpam_rmids(void **state)
 	check_status(f, "Out of RMIDs\n");
 	assert_int_equal(mk(f, "mon_groups/r"), 0);
 	assert_int_equal(mk(f, "mon_groups/s"), -ENOSPC);
+	/* a's PMG waits in limbo: other CLOSIDs' RMIDs are free, so ENOSPC rather than EBUSY. */
+	ctl(f, "clock manual");
 	assert_int_equal(rm(f, "g/mon_groups/a"), 0);
+	assert_int_equal(mk(f, "g/mon_groups/b"), -ENOSPC);
+	ctl(f, "advance 1000");
 	assert_int_equal(mk(f, "g/mon_groups/b"), 0);
+}
+
+/* A removed group's RMID stays in limbo while its cache occupancy is at max_threshold_occupancy or more,
+ * rechecked each second; its lines fade with a half-life of 1 s (--llc-half-life-ms). mpamd-web used
+ * the whole L3 of each domain (22 MiB); 3 RMIDs make the threshold 22 MiB / 3. */
+static void test_limbo_follows_occupancy(void **state)
+{
+	struct fx *f = *state;
+
+	ctl(f, "clock manual");
+	assert_int_equal(mk(f, "mpamd-web"), 0);
+	assert_int_equal(mk(f, "other"), 0);
+	assert_int_equal(mk(f, "third"), -ENOSPC); /* 3 RMIDs: the default group's and these two */
+	check_status(f, "Out of RMIDs\n");
+	ctl(f, "advance 500");
+	check_near((double)counter(f, "mpamd-web", 0, "llc_occupancy"), 22.0 * 1024 * 1024, 0.01, "occupancy");
+	check_file(f, "info/L3_MON/max_threshold_occupancy", "7689557\n");
+	assert_int_equal(rm(f, "mpamd-web"), 0);
+	char *ctl_text = slurp(f, ".emu_ctl");
+	assert_non_null(strstr(ctl_text, "limbo 1\n"));
+	free(ctl_text);
+	assert_int_equal(mk(f, "third"), -EBUSY);
+	ctl(f, "advance 1000"); /* 11 MiB left: still dirty */
+	assert_int_equal(mk(f, "third"), -EBUSY);
+	ctl(f, "advance 1000"); /* 5.5 MiB: clean at this check */
+	assert_int_equal(mk(f, "third"), 0);
+	/* With the threshold at the cache size, the first check frees it. */
+	assert_int_equal(put(f, "info/L3_MON/max_threshold_occupancy", "23068672\n"), 0);
+	assert_int_equal(rm(f, "other"), 0);
+	assert_int_equal(mk(f, "fourth"), -EBUSY);
+	ctl(f, "advance 1000");
+	assert_int_equal(mk(f, "fourth"), 0);
+}
+
+/* MPAM (RMIDs depend on the CLOSID, llc_occupancy monitored): a new CTRL_MON group gets the free CLOSID
+ * with the fewest RMIDs in limbo (resctrl_find_cleanest_closid), not the lowest. */
+static void test_mpam_cleanest_closid(void **state)
+{
+	struct fx *f = *state;
+
+	ctl(f, "clock manual");
+	assert_int_equal(mk(f, "a"), 0);
+	assert_int_equal(mk(f, "b"), 0);
+	check_file(f, "a/ctrl_hw_id", "1\n");
+	assert_int_equal(rm(f, "a"), 0); /* CLOSID 1 is free, its RMID in limbo */
+	assert_int_equal(mk(f, "c"), 0);
+	check_file(f, "c/ctrl_hw_id", "3\n");
+	ctl(f, "advance 1000");
+	assert_int_equal(mk(f, "d"), 0);
+	check_file(f, "d/ctrl_hw_id", "1\n");
 }
 
 /* ---- schemata ---- */
@@ -1074,18 +1456,143 @@ static void test_tasks_proc_root(void **state)
 	assert_int_equal(put(f, "g/tasks", "0x64,200\n"), 0); /* kstrtoint base 0 */
 	check_ids(f, "g/tasks", "100 101 200");
 	check_ids(f, "tasks", "");
-	/* A new thread starts in the default group; one that exits leaves every list. */
+	/* A new thread starts in its creator's group (its process's main thread's, here g); one that exits
+	 * leaves every list. */
+	assert_int_equal(put(f, "tasks", "101\n"), 0);
 	fake_mkdir("100/task/102");
 	fake_mkdir("102");
-	check_ids(f, "tasks", "102");
+	check_ids(f, "tasks", "101");
+	check_ids(f, "g/tasks", "100 102 200");
 	fake_rmdir("100/task/101");
 	fake_rmdir("101");
-	check_ids(f, "g/tasks", "100 200");
-	/* The same id again, once its exit was seen, is a new thread in the default group. */
+	check_ids(f, "tasks", "");
+	/* The same id again, once its exit was seen, is a new thread, in its creator's group again. */
 	fake_mkdir("101");
 	fake_mkdir("100/task/101");
-	check_ids(f, "g/tasks", "100 200");
-	check_ids(f, "tasks", "101 102");
+	check_ids(f, "g/tasks", "100 101 102 200");
+	check_ids(f, "tasks", "");
+}
+
+/* A process that makes threads and children on command: 't' makes a thread, which sends its id; 'f'
+ * forks a child (which dies with it), whose id it sends. */
+struct spawner {
+	pid_t pid;
+	int cmd, reply;
+};
+
+static int spawner_reply = -1;
+
+static void *send_tid_and_park(void *arg)
+{
+	pid_t tid = (pid_t)syscall(SYS_gettid);
+
+	(void)arg;
+	if (write(spawner_reply, &tid, sizeof(tid)) != (ssize_t)sizeof(tid))
+		_exit(1);
+	for (;;)
+		pause();
+	return NULL;
+}
+
+static void spawner_loop(int cmd)
+{
+	char c;
+
+	while (read(cmd, &c, 1) == 1) {
+		pthread_t t;
+		if (c == 't' && pthread_create(&t, NULL, send_tid_and_park, NULL))
+			_exit(1);
+		if (c != 'f')
+			continue;
+		pid_t kid = fork();
+		if (kid == 0) {
+			prctl(PR_SET_PDEATHSIG, SIGKILL);
+			for (;;)
+				pause();
+		}
+		if (write(spawner_reply, &kid, sizeof(kid)) != (ssize_t)sizeof(kid))
+			_exit(1);
+	}
+	_exit(0);
+}
+
+static void spawner_start(struct fx *f, struct spawner *s)
+{
+	int cmd[2], reply[2];
+	int slot = 0;
+
+	assert_int_equal(pipe(cmd), 0);
+	assert_int_equal(pipe(reply), 0);
+	while (slot < MAX_KIDS && f->kids[slot] > 0)
+		slot++;
+	assert_true(slot < MAX_KIDS);
+	s->pid = fork();
+	assert_true(s->pid >= 0);
+	if (s->pid == 0) {
+		close(cmd[1]);
+		close(reply[0]);
+		spawner_reply = reply[1];
+		spawner_loop(cmd[0]);
+	}
+	f->kids[slot] = s->pid;
+	close(cmd[0]);
+	close(reply[1]);
+	s->cmd = cmd[1];
+	s->reply = reply[0];
+}
+
+static pid_t spawner_ask(struct spawner *s, char what)
+{
+	pid_t id = 0;
+
+	assert_int_equal(write(s->cmd, &what, 1), 1);
+	assert_int_equal(read(s->reply, &id, sizeof(id)), (ssize_t)sizeof(id));
+	return id;
+}
+
+static void spawner_stop(struct fx *f, struct spawner *s)
+{
+	close(s->cmd);
+	close(s->reply);
+	end_kid(f, s->pid);
+}
+
+/* The kernel copies a task's CLOSID and RMID to the threads and children it creates (dup_task_struct):
+ * they start in its group, MON group included; what it created before a move stays where it was. */
+static void test_tasks_inherited(void **state)
+{
+	struct fx *f = *state;
+	struct spawner s;
+	char line[32];
+
+	assert_int_equal(mk(f, "g"), 0);
+	assert_int_equal(mk(f, "g/mon_groups/m"), 0);
+	spawner_start(f, &s);
+	pid_t early = spawner_ask(&s, 't');
+	snprintf(line, sizeof(line), "%d\n", (int)s.pid);
+	assert_int_equal(put(f, "g/tasks", line), 0);
+	assert_int_equal(put(f, "g/mon_groups/m/tasks", line), 0);
+	pid_t thread = spawner_ask(&s, 't');
+	pid_t child = spawner_ask(&s, 'f');
+	assert_true(lists_pid(f, "g/mon_groups/m/tasks", thread));
+	assert_true(lists_pid(f, "g/mon_groups/m/tasks", child));
+	assert_true(lists_pid(f, "g/tasks", child));
+	assert_false(lists_pid(f, "tasks", thread));
+	assert_false(lists_pid(f, "tasks", child));
+	/* Made before the move: still in the default group. */
+	assert_true(lists_pid(f, "tasks", early));
+	assert_false(lists_pid(f, "g/tasks", early));
+	/* Back in the default group, it makes threads there; the ones made in m stay in m. */
+	assert_int_equal(put(f, "tasks", line), 0);
+	pid_t later = spawner_ask(&s, 't');
+	assert_true(lists_pid(f, "tasks", later));
+	assert_false(lists_pid(f, "g/tasks", later));
+	assert_true(lists_pid(f, "g/mon_groups/m/tasks", thread));
+	/* rmdir hands what it inherited back to the default group. */
+	assert_int_equal(rm(f, "g"), 0);
+	assert_true(lists_pid(f, "tasks", thread));
+	assert_true(lists_pid(f, "tasks", child));
+	spawner_stop(f, &s);
 }
 
 static void test_cpus(void **state)
@@ -1107,20 +1614,20 @@ static void test_cpus(void **state)
 	check_file(f, "g/cpus_list", "1\n");
 	/* Errors; like the kernel, cpus writes add to last_cmd_status without clearing it. */
 	assert_int_equal(put(f, "g/cpus_list", "0-7\n"), -EINVAL);
-	check_status_ends(f, "Can only assign online CPUs\n");
+	check_status(f, "Can only assign online CPUs\n");
 	assert_int_equal(put(f, "g/cpus", "10\n"), -EINVAL);
-	check_status_ends(f, "Can only assign online CPUs\n");
+	check_status(f, "Can only assign online CPUs\n");
 	assert_true(put(f, "g/cpus_list", "abc\n") < 0);
-	check_status_ends(f, "Bad CPU list/mask\n");
+	check_status(f, "Bad CPU list/mask\n");
 	assert_true(put(f, "g/cpus", "xyz\n") < 0);
-	check_status_ends(f, "Bad CPU list/mask\n");
+	check_status(f, "Bad CPU list/mask\n");
 	assert_int_equal(put(f, "cpus_list", "\n"), -EINVAL);
-	check_status_ends(f, "Can't drop CPUs from default group\n");
+	check_status(f, "Can't drop CPUs from default group\n");
 	check_file(f, "g/cpus_list", "1\n");
 	/* MON groups take CPUs of their parent only. */
 	assert_int_equal(mk(f, "h/mon_groups/m"), 0);
 	assert_int_equal(put(f, "h/mon_groups/m/cpus_list", "1\n"), -EINVAL);
-	check_status_ends(f, "Can only add CPUs to mongroup that belong to parent\n");
+	check_status(f, "Can only add CPUs to mongroup that belong to parent\n");
 	assert_int_equal(put(f, "h/mon_groups/m/cpus_list", "3\n"), 0);
 	check_file(f, "h/mon_groups/m/cpus_list", "3\n");
 	check_file(f, "h/cpus_list", "2-3\n");
@@ -1541,8 +2048,7 @@ static void test_mpam73_layout(void **state)
 	check_listing(f, "mon_data", "mon_L3_00,mon_L3_01");
 	check_listing(f, "mon_data/mon_L3_00", "llc_occupancy,mbm_total_bytes");
 	check_listing(f, "",
-		      ".emu_ctl,cpus,cpus_list,ctrl_hw_id,info,mbm_L3_assignments,mode,mon_data,mon_groups,"
-		      "mon_hw_id,schemata,size,tasks");
+		      ".emu_ctl,cpus,cpus_list,info,mbm_L3_assignments,mode,mon_data,mon_groups,schemata,size,tasks");
 	/* The default group took one counter per domain at mount. */
 	check_file(f, "mbm_L3_assignments", "mbm_total_bytes:0=e;1=e\n");
 	check_file(f, "info/L3_MON/available_mbm_cntrs", "0=1;1=1\n");
@@ -1715,9 +2221,19 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_mpam_layout, setup_mpam, teardown),
 		cmocka_unit_test_setup_teardown(test_file_rules, setup_intel, teardown),
 		cmocka_unit_test_setup_teardown(test_mkdir_populates, setup_intel, teardown),
+		cmocka_unit_test_setup_teardown(test_status_kept_on_72, setup_intel, teardown),
+		cmocka_unit_test_setup_teardown(test_status_cleared_on_73, setup_intel_73, teardown),
 		cmocka_unit_test_setup_teardown(test_debug_ids, setup_intel_debug, teardown),
 		cmocka_unit_test_setup_teardown(test_closids_run_out, setup_intel, teardown),
-		cmocka_unit_test_setup_teardown(test_mpam_rmids, setup_mpam, teardown),
+		cmocka_unit_test_setup_teardown(test_mpam_rmids, setup_mpam_debug, teardown),
+		cmocka_unit_test_setup_teardown(test_mpam_debug_ids, setup_mpam_debug, teardown),
+		cmocka_unit_test_setup_teardown(test_many_domains, setup_amd_24, teardown),
+		cmocka_unit_test_setup_teardown(test_cdp, setup_intel_cdp_io_alloc, teardown),
+		cmocka_unit_test_setup_teardown(test_io_alloc, setup_intel_cdp_io_alloc_debug, teardown),
+		cmocka_unit_test_setup_teardown(test_mpam73_cdp, setup_mpam73_cdp, teardown),
+		cmocka_unit_test_setup_teardown(test_mpam73_first_read_waits, setup_mpam73_nrdy, teardown),
+		cmocka_unit_test_setup_teardown(test_limbo_follows_occupancy, setup_intel_sim_3_rmids, teardown),
+		cmocka_unit_test_setup_teardown(test_mpam_cleanest_closid, setup_mpam_debug, teardown),
 		cmocka_unit_test_setup_teardown(test_schemata_round_trip, setup_intel, teardown),
 		cmocka_unit_test_setup_teardown(test_schemata_rejections, setup_intel, teardown),
 		cmocka_unit_test_setup_teardown(test_min_cbm_bits, setup_intel_min2, teardown),
@@ -1729,6 +2245,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_tasks, setup_intel, teardown),
 		cmocka_unit_test_setup_teardown(test_tasks_threads, setup_intel, teardown),
 		cmocka_unit_test_setup_teardown(test_tasks_proc_root, setup_fake_proc, teardown_fake_proc),
+		cmocka_unit_test_setup_teardown(test_tasks_inherited, setup_intel, teardown),
 		cmocka_unit_test_setup_teardown(test_cpus, setup_intel, teardown),
 		cmocka_unit_test_setup_teardown(test_counters_follow_demand, setup_intel_sim, teardown),
 		cmocka_unit_test_setup_teardown(test_counters_share_capacity, setup_intel_sim, teardown),

@@ -28,10 +28,10 @@
 #include "backends/sim/sim_host.h"
 #include "core/config/config.h"
 #include "core/base/counter.h"
-#include "core/base/log.h"
 #include "backends/mpam/mpam_regs.h"
 #include "tests/util/emu_runner.h"
 #include "tests/util/testutil.h"
+#include "tests/util/log_capture.h"
 
 #define TICK_NS 100000000ull
 
@@ -128,7 +128,8 @@ static void run_hybrid(const char *monitor)
 	int fd = mkstemp(cfg_path);
 	dprintf(fd, "[global]\ninterval_ms = 100\n%s", body);
 	close(fd);
-	assert_int_equal(emu_start("mpam", cfg_path, NULL, &emu), 0);
+	/* Mounted with -o debug: groups show their PARTID in ctrl_hw_id. */
+	assert_int_equal(emu_start("mpam", cfg_path, (const char *const[]){ "--debug", NULL }, &emu), 0);
 	fd = open(cfg_path, O_WRONLY | O_TRUNC);
 	dprintf(fd,
 		"[global]\nbackend = resctrl\nmonitor = %s\ninterval_ms = 100\nresctrl_root = %s\n"
@@ -205,10 +206,11 @@ static void run_hybrid(const char *monitor)
 		batch_total += counter_rate_mbps(samples[1].bytes, samples[1].elapsed_ns);
 		batch_count++;
 	}
-	/* batch's 40% through resctrl holds it near 8000 MB/s; web keeps its 6000. */
+	/* The kernel writes MBW_MAX's field alone: batch's 40% through resctrl is a soft limit (HARDLIM
+	 * clear), and with web at 6000 of 20000 MB/s nobody else wants the rest: batch gets all of it. */
 	double batch = batch_total / batch_count;
-	printf("batch averages %.0f MB/s under a 40%% resctrl limit\n", batch);
-	assert_true(batch > 7500 && batch < 8300);
+	printf("batch averages %.0f MB/s under a soft 40%% resctrl limit\n", batch);
+	assert_true(batch > 13500 && batch < 14300);
 	assert_true(fabs(sim_host_truth_mbps(host, 0) - 6000) < 60);
 	/* The highest-numbered monitors (8 here) were taken, away from where Linux starts. */
 	uint32_t ctl = 0;
@@ -276,6 +278,5 @@ int main(void)
 		cmocka_unit_test(test_monitor_auto_picks_mmio),
 		cmocka_unit_test(test_refused_without_the_opt_in),
 	};
-	log_setup("test", LOG_LEVEL_ERROR, false);
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return cmocka_run_group_tests(tests, log_errors_only, NULL);
 }

@@ -37,8 +37,6 @@
 #define WAIT_MS	      10000
 #define KILL_SLACK_MS 1000 /* a tick may be late on a loaded machine; a lost second of rows is not */
 
-#define write_file(...) assert_int_equal(write_text_file(__VA_ARGS__), 0)
-
 struct host {
 	char dir[64], config[96], traffic[96], record[96], log[96];
 	struct emu *emu;

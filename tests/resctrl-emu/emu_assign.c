@@ -37,7 +37,7 @@ static int alloc_one(struct emu *e, struct emu_group *g, unsigned d, enum emu_ev
 		c->group = g;
 		c->event = ev;
 		g->mon[d].cntr[ev] = (int)i;
-		emu_counter_restart(g, d, ev);
+		emu_counter_assigned(e, g, d, ev);
 		return 0;
 	}
 	emu_status_printf(&e->status, "Failed to allocate counter for %s in domain %u\n", emu_event_name(ev), d);

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "backends/sim/burst.h"
 #include "backends/sim/mb_curve.h"
@@ -168,6 +169,25 @@ void emu_counter_restart(struct emu_group *g, unsigned domain, enum emu_event ev
 	g->mon[domain].base[ev] = g->mon[domain].bytes;
 }
 
+void emu_counter_assigned(struct emu *e, struct emu_group *g, unsigned domain, enum emu_event ev)
+{
+	emu_counter_restart(g, domain, ev);
+	g->mon[domain].ready_ns[ev] = emu_clock_now(&e->clock) + (uint64_t)e->opt.nrdy_ms * NS_PER_MS;
+}
+
+/* Whether the group's counter for `ev` is ready (NRDY clear), after the kernel's one wait. */
+static bool counter_ready(struct emu *e, const struct emu_mon *m, enum emu_event ev)
+{
+	if (ev == EMU_EVT_LLC || emu_clock_now(&e->clock) >= m->ready_ns[ev])
+		return true;
+	struct timespec wait = { .tv_sec = e->opt.nrdy_ms / 1000, .tv_nsec = (long)(e->opt.nrdy_ms % 1000) * 1000000 };
+	while (nanosleep(&wait, &wait) < 0 && errno == EINTR)
+		;
+	e->nrdy_waits++;
+	emu_traffic_sync(e);
+	return emu_clock_now(&e->clock) >= m->ready_ns[ev];
+}
+
 static double closid_mbps(struct emu *e, unsigned closid, unsigned d)
 {
 	double sum = 0;
@@ -176,6 +196,12 @@ static double closid_mbps(struct emu *e, unsigned closid, unsigned d)
 		if (g->closid == closid)
 			sum += g->mon[d].mbps;
 	return sum;
+}
+
+/* The ways a CLOSID's traffic may fill: with CDP, its code and its data ways. */
+static uint32_t ways_of(struct emu *e, unsigned closid, unsigned d)
+{
+	return *emu_cbm(e, false, closid, d) | *emu_cbm(e, true, closid, d);
 }
 
 /* Each way of the CLOSID's mask, shared with the other active CLOSIDs holding it by bandwidth. */
@@ -190,14 +216,19 @@ static double occupancy(struct emu *e, const struct emu_group *g, unsigned d)
 		return 0;
 	for (unsigned w = 0; w < e->prof.cbm_len; w++) {
 		double sharers = 0;
-		if (!((e->l3[g->closid][d] >> w) & 1))
+		if (!((ways_of(e, g->closid, d) >> w) & 1))
 			continue;
 		for (unsigned c = 0; c < e->prof.num_closids; c++)
-			if ((e->l3[c][d] >> w) & 1)
+			if ((ways_of(e, c, d) >> w) & 1)
 				sharers += rate[c];
 		bytes += way_bytes * rate[g->closid] / sharers;
 	}
 	return bytes * g->mon[d].mbps / rate[g->closid];
+}
+
+double emu_rmid_occupancy(struct emu *e, const struct emu_group *g, unsigned d)
+{
+	return floor(occupancy(e, g, d) / 64) * 64;
 }
 
 static int read_one(struct emu *e, struct emu_group *g, unsigned d, enum emu_event ev, double *val)
@@ -221,8 +252,10 @@ static int read_one(struct emu *e, struct emu_group *g, unsigned d, enum emu_eve
 	}
 	if (ev != EMU_EVT_LLC && e->assign.enabled && m->cntr[ev] < 0)
 		return -ENOENT;
+	if (!counter_ready(e, m, ev))
+		return -EBUSY;
 	if (ev == EMU_EVT_LLC)
-		*val = floor(occupancy(e, g, d) / 64) * 64;
+		*val = emu_rmid_occupancy(e, g, d);
 	else
 		*val = (m->bytes - m->base[ev]) * (ev == EMU_EVT_LOCAL ? EMU_LOCAL_SHARE : 1.0);
 	return 0;

@@ -35,9 +35,18 @@ void emu_traffic_sync(struct emu *e);
 void emu_traffic_bind(struct emu *e);
 /* A counter that is (re)assigned counts from 0. */
 void emu_counter_restart(struct emu_group *g, unsigned domain, enum emu_event ev);
+/* A counter just assigned: it counts from 0 and, with --nrdy-ms, is not ready until that much later
+ * on the emulator's clock. A read before then waits the not-ready time (real time, with everything
+ * else waiting too, as the kernel holds rdtgroup_mutex: drivers/resctrl/mpam_devices.c
+ * mpam_msmon_read() sleeps class->nrdy_usec after an EBUSY and reads again); a monitor still not
+ * ready then makes the read EBUSY, which the file shows as the sum it has (0 for a new count). */
+void emu_counter_assigned(struct emu *e, struct emu_group *g, unsigned domain, enum emu_event ev);
 /* A group's value for an event in a domain: 0, or -EIO, -EINVAL or -ENOENT as the kernel's
  * rmid read reports them (Error, Unavailable, Unassigned). */
 int emu_counter_read(struct emu *e, struct emu_group *g, unsigned domain, enum emu_event ev, double *val);
+
+/* The llc_occupancy of g's own RMID in a domain (its MON groups' not added), in bytes. */
+double emu_rmid_occupancy(struct emu *e, const struct emu_group *g, unsigned d);
 
 emu_show_fn emu_mondata_show;
 

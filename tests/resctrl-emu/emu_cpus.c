@@ -71,11 +71,13 @@ static int mon_write(struct emu *e, struct emu_group *g, const struct emu_cpumas
 	return 0;
 }
 
+/* rdtgroup_cpus_write() clears last_cmd_status first (7.2 explicitly, 7.3 in rdtgroup_kn_lock_live). */
 static int cpus_write(struct emu *e, struct emu_group *g, const char *buf, bool list)
 {
 	struct emu_cpumask newmask, online, offline;
 	int r = list ? emu_cpulist_parse(buf, e->opt.ncpus, &newmask) : emu_cpumask_parse(buf, &newmask);
 
+	emu_status_clear(&e->status);
 	if (r) {
 		emu_status_printf(&e->status, "Bad CPU list/mask\n");
 		return r;

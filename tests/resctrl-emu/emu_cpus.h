@@ -1,6 +1,5 @@
 /* The cpus and cpus_list files: which CPUs default to a group's CLOSID/RMID. The default group owns
- * every CPU no other CTRL_MON group has; a MON group may only take CPUs of its parent. Like the
- * mainline kernel, these writes append to last_cmd_status without clearing it first. */
+ * every CPU no other CTRL_MON group has; a MON group may only take CPUs of its parent. */
 #ifndef MPAMD_TESTS_RESCTRL_EMU_CPUS_H
 #define MPAMD_TESTS_RESCTRL_EMU_CPUS_H
 

@@ -8,6 +8,7 @@
 #include "emu_cpus.h"
 #include "emu_ctl.h"
 #include "emu_info.h"
+#include "emu_io_alloc.h"
 #include "emu_node.h"
 #include "emu_schemata.h"
 #include "emu_state.h"
@@ -43,6 +44,8 @@ static const struct emu_file info_top_files[] = {
 static const struct emu_file info_l3_files[] = {
 	{ "bit_usage", 0444, emu_bit_usage_show, NULL, 0, 0 },
 	{ "cbm_mask", 0444, emu_cbm_mask_show, NULL, 0, 0 },
+	{ "io_alloc", 0644, emu_io_alloc_show, emu_io_alloc_write, EMU_F_IO_ALLOC, 0 },
+	{ "io_alloc_cbm", 0644, emu_io_alloc_cbm_show, emu_io_alloc_cbm_write, EMU_F_IO_ALLOC, 0 },
 	{ "min_cbm_bits", 0444, emu_min_cbm_bits_show, NULL, 0, 0 },
 	{ "num_closids", 0444, emu_num_closids_show, NULL, 0, 0 },
 	{ "shareable_bits", 0444, emu_shareable_bits_show, NULL, 0, 0 },
@@ -81,6 +84,7 @@ const struct emu_file *emu_files_of(enum emu_node_kind dir, enum emu_info_res re
 	} info[EMU_INFO_COUNT] = {
 		[EMU_INFO_TOP] = { info_top_files, COUNT(info_top_files) },
 		[EMU_INFO_L3] = { info_l3_files, COUNT(info_l3_files) },
+		[EMU_INFO_L3DATA] = { info_l3_files, COUNT(info_l3_files) },
 		[EMU_INFO_MB] = { info_mb_files, COUNT(info_mb_files) },
 		[EMU_INFO_L3_MON] = { info_l3_mon_files, COUNT(info_l3_mon_files) },
 	};
@@ -117,6 +121,8 @@ bool emu_file_present(const struct emu *e, const struct emu_node *dir, const str
 		return false;
 	if ((f->flags & EMU_F_MBA_SC) && !e->prof.mba_sc)
 		return false;
+	if ((f->flags & EMU_F_IO_ALLOC) && !e->prof.io_alloc_capable)
+		return false;
 	return !(f->flags & EMU_F_EVENT) || emu_profile_has_event(&e->prof, (enum emu_event)f->event);
 }
 
@@ -131,7 +137,9 @@ const char *emu_info_res_name(const struct emu *e, enum emu_info_res res)
 
 	switch (res) {
 	case EMU_INFO_L3:
-		return "L3";
+		return e->prof.cdp ? "L3CODE" : "L3";
+	case EMU_INFO_L3DATA:
+		return "L3DATA";
 	case EMU_INFO_MB:
 		return "MB";
 	case EMU_INFO_L3_MON:
@@ -141,6 +149,22 @@ const char *emu_info_res_name(const struct emu *e, enum emu_info_res res)
 	case EMU_INFO_COUNT:
 	default:
 		return "";
+	}
+}
+
+bool emu_info_res_present(const struct emu *e, enum emu_info_res res)
+{
+	switch (res) {
+	case EMU_INFO_L3DATA:
+		return e->prof.cdp;
+	case EMU_INFO_MB:
+		return emu_has_mb(e);
+	case EMU_INFO_TOP:
+	case EMU_INFO_L3:
+	case EMU_INFO_L3_MON:
+	case EMU_INFO_COUNT:
+	default:
+		return true;
 	}
 }
 

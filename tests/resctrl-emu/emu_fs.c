@@ -172,6 +172,12 @@ static int op_open(const char *path, struct fuse_file_info *fi)
 	return open_file_new(path, &n, fi);
 }
 
+/* A file of a group (its own or in its mon_data): reading or writing it takes the group's lock. */
+static bool group_file(const struct emu_node *n)
+{
+	return n->file != emu_ctl_file() && (n->dir == EMU_N_GROUP || n->dir == EMU_N_MON_DOMAIN);
+}
+
 static int render(struct open_file *of)
 {
 	struct emu *e = emu();
@@ -180,6 +186,8 @@ static int render(struct open_file *of)
 
 	if (r)
 		return r;
+	if (group_file(&n))
+		emu_group_locked(e);
 	emu_traffic_sync(e);
 	emu_buf_fini(&of->text);
 	r = n.file->show(e, &n, &of->text);
@@ -229,6 +237,8 @@ static int op_write(const char *path, const char *buf, size_t size, off_t off, s
 	memcpy(copy, buf, size);
 	copy[size] = '\0'; /* kernfs hands handlers a NUL-terminated copy */
 	struct emu_caller who = { fuse_get_context()->pid, fuse_get_context()->uid };
+	if (group_file(&n))
+		emu_group_locked(e);
 	emu_traffic_sync(e);
 	r = n.file->write(e, &n, copy, size, &who);
 	free(copy);

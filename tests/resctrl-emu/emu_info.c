@@ -12,10 +12,10 @@ int emu_last_cmd_status_show(struct emu *e, const struct emu_node *n, struct emu
 	return 0;
 }
 
+/* rdt_num_closids_show(): the schema's count, halved for the L3 under CDP, not for MB. */
 int emu_num_closids_show(struct emu *e, const struct emu_node *n, struct emu_buf *out)
 {
-	(void)n;
-	emu_buf_printf(out, "%u\n", e->prof.num_closids);
+	emu_buf_printf(out, "%u\n", n->res == EMU_INFO_MB ? e->prof.num_closids : emu_closids(e));
 	return 0;
 }
 
@@ -98,20 +98,32 @@ int emu_max_threshold_show(struct emu *e, const struct emu_node *n, struct emu_b
 	return 0;
 }
 
-/* max_threshold_occ_write(): no last_cmd_status, the limit is the cache size. */
+/* max_threshold_occ_write(): the limit is the cache size; 7.2 leaves last_cmd_status alone, 7.3
+ * clears it and explains a refusal. */
 int emu_max_threshold_write(struct emu *e, const struct emu_node *n, char *buf, size_t len,
 			    const struct emu_caller *who)
 {
+	bool says = emu_kernel_at_least(e, 703);
 	unsigned bytes;
 
 	(void)n;
 	(void)len;
 	(void)who;
+	if (says)
+		emu_status_clear(&e->status);
 	int r = emu_kstrtouint(buf, 0, &bytes);
-	if (r)
+	if (r) {
+		if (says)
+			emu_status_printf(&e->status, "max_threshold_occupancy: Invalid input\n");
 		return r;
-	if (bytes > e->prof.l3_bytes)
+	}
+	if (bytes > e->prof.l3_bytes) {
+		if (says)
+			emu_status_printf(&e->status,
+					  "max_threshold_occupancy: Exceeds limit (before adjustment) of %u bytes\n",
+					  (unsigned)e->prof.l3_bytes);
 		return -EINVAL;
+	}
 	e->max_threshold = bytes;
 	return 0;
 }

@@ -32,6 +32,7 @@ enum emu_file_flag {
 	EMU_F_EVENT = 1 << 5,	 /* mon_data: only when the profile has the event */
 	EMU_F_RESNAME = 1 << 6,	 /* the name holds %s for the monitoring resource (mbm_%s_assignments) */
 	EMU_F_MBA_SC = 1 << 7,	 /* only when mounted with -o mba_MBps */
+	EMU_F_IO_ALLOC = 1 << 8, /* only where the L3 is io_alloc capable */
 };
 
 struct emu_file {
@@ -56,9 +57,10 @@ enum emu_node_kind {
 };
 
 enum emu_info_res {
-	EMU_INFO_TOP, /* files directly in info */
-	EMU_INFO_L3,
-	EMU_INFO_MB,
+	EMU_INFO_TOP,	 /* files directly in info */
+	EMU_INFO_L3,	 /* L3, or L3CODE under CDP */
+	EMU_INFO_L3DATA, /* L3DATA: only under CDP */
+	EMU_INFO_MB,	 /* MB, where it is a schema (emu_has_mb) */
 	EMU_INFO_L3_MON,
 	EMU_INFO_COUNT,
 };
@@ -78,8 +80,11 @@ const struct emu_file *emu_files_of(enum emu_node_kind dir, enum emu_info_res re
 bool emu_file_present(const struct emu *e, const struct emu_node *dir, const struct emu_file *f);
 /* The control file at the mount root. */
 const struct emu_file *emu_ctl_file(void);
-/* An info directory's name: L3, MB, or <RES>_MON for the profile's monitoring resource. */
+/* An info directory's name: L3 (L3CODE, L3DATA under CDP), MB, or <RES>_MON for the profile's
+ * monitoring resource. */
 const char *emu_info_res_name(const struct emu *e, enum emu_info_res res);
+/* Whether the info directory exists. */
+bool emu_info_res_present(const struct emu *e, enum emu_info_res res);
 /* A file's name in the mount (EMU_F_RESNAME names filled in). */
 const char *emu_file_name(const struct emu *e, const struct emu_file *f, char *buf, size_t len);
 /* A monitoring domain directory's name: mon_<RES>_NN. */

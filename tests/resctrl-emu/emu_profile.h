@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define EMU_MAX_DOMAINS 8  /* L3 domains (--domains) */
+#define EMU_MAX_DOMAINS 64 /* L3 domains (--domains): AMD hosts have one per CCX, 8 to 32 a socket */
 #define EMU_MAX_CLOSIDS 32 /* resctrl keeps CLOSIDs in a u32 bitmap */
 #define EMU_MAX_RMIDS	256
 #define EMU_MAX_CNTRS	64 /* assignable MBM counters per domain */
@@ -26,6 +26,10 @@ enum emu_mb_kind {
 
 struct emu_profile {
 	const char *name;
+	/* The Linux version whose fs/resctrl rules apply, major * 100 + minor (--kernel): from 703 on,
+	 * every access to a group's file clears info/last_cmd_status, reads included
+	 * (rdtgroup_kn_lock_live calls rdt_last_cmd_clear), and a write without its newline says so. */
+	unsigned kernel;
 	unsigned domains;
 	/* L3 cache allocation */
 	unsigned cbm_len;
@@ -55,9 +59,10 @@ struct emu_profile {
 	bool event_configs;	   /* info/<RES>_MON/event_configs/<event>/event_filter (read-only) */
 	uint32_t mbm_cfg_mask;	   /* the memory transactions event_filter shows (bits of
 				 * include/linux/resctrl_types.h READS_TO_LOCAL_MEM...) */
-	bool always_debug;	   /* behaves as if mounted with -o debug */
 	bool mba_sc;		   /* mounted with -o mba_MBps: MB values are MB/s that the kernel's
 				    * software controller holds (is_mba_sc()) */
+	bool cdp;		   /* mounted with -o cdp: L3CODE and L3DATA, half the CLOSIDs (--cdp) */
+	bool io_alloc_capable;	   /* info/L3/io_alloc and io_alloc_cbm (AMD SDCIAE; --io-alloc) */
 };
 
 /* MBA_MAX_MBPS: what an unthrottled group's MB shows under mba_MBps. */

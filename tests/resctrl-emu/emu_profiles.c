@@ -16,6 +16,7 @@ static const struct emu_profile profiles[] = {
 	{
 		/* A two-socket Xeon: 11-bit CBM, MBA in steps of 10%, MBM total and local. */
 		.name = "intel",
+		.kernel = 702,
 		.domains = 2,
 		.cbm_len = 11,
 		.min_cbm_bits = 1,
@@ -35,6 +36,7 @@ static const struct emu_profile profiles[] = {
 		 * min_cbm_bits 0 (rdt_init_res_defs_amd), ABMC counters in mbm_event mode. The MB
 		 * throttle mode is undefined, so like the kernel we create no thread_throttle_mode. */
 		.name = "amd",
+		.kernel = 702,
 		.domains = 2,
 		.cbm_len = 16,
 		.min_cbm_bits = 0,
@@ -52,8 +54,10 @@ static const struct emu_profile profiles[] = {
 	},
 	{
 		/* Linux 7.1 MPAM: MB from MBW_MAX (BWA_WD 5), CPOR with the whole mask shareable,
-		 * 32 PARTIDs with 2 PMGs each, CSU (llc_occupancy) only, always as if -o debug. */
+		 * 32 PARTIDs with 2 PMGs each, CSU (llc_occupancy) only. ctrl_hw_id and mon_hw_id only with
+		 * --debug, as with -o debug (fs/resctrl/rdtgroup.c: RFTYPE_DEBUG). */
 		.name = "mpam",
+		.kernel = 701,
 		.domains = 1,
 		.cbm_len = 16,
 		.min_cbm_bits = 1,
@@ -69,7 +73,6 @@ static const struct emu_profile profiles[] = {
 		.pmg_max = 1,
 		.num_rmids = 2 * 32,
 		.events = 1u << EMU_EVT_LLC,
-		.always_debug = true,
 	},
 	{
 		/* Linux 7.3 MPAM: the 7.1 controls plus mbm_total_bytes, counted only through assigned
@@ -77,6 +80,7 @@ static const struct emu_profile profiles[] = {
 		 * assign_on_mkdir, not configurable, mode fixed; mbm_cfg_mask MAX_EVT_CONFIG_BITS;
 		 * num_mbm_cntrs = the class's MBWU monitors). No mbm_local_bytes. */
 		.name = "mpam73",
+		.kernel = 703,
 		.domains = 1,
 		.cbm_len = 16,
 		.min_cbm_bits = 1,
@@ -98,7 +102,6 @@ static const struct emu_profile profiles[] = {
 		.assign_all_continues = true,
 		.event_configs = true,
 		.mbm_cfg_mask = 0x7f,
-		.always_debug = true,
 	},
 };
 

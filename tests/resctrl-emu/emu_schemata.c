@@ -1,7 +1,9 @@
 /* See emu_schemata.h. The parser follows fs/resctrl/ctrlmondata.c (rdtgroup_schemata_write,
  * parse_line, parse_cbm/cbm_validate, parse_bw/bw_validate): every line is staged first and applied
  * only if all of them parse, a domain id that does not exist fails with EINVAL and no message, and
- * MB values are rounded up to bandwidth_gran before the profile converts them for the hardware. */
+ * MB values are rounded up to bandwidth_gran before the profile converts them for the hardware. Under
+ * CDP (rdtgroup.c schemata_list_create) the L3 is two schemata, L3CODE and L3DATA, each with its own
+ * CBMs, and an overlap is checked against both (rdtgroup_cbm_overlaps checks the peer type too). */
 #include "emu_schemata.h"
 
 #include <errno.h>
@@ -9,18 +11,48 @@
 
 #include "emu_state.h"
 
-enum schema {
-	SCHEMA_L3,
-	SCHEMA_MB,
-	SCHEMA_COUNT,
+enum schema_kind {
+	KIND_CBM,
+	KIND_MB,
 };
 
-static const char *const schema_names[SCHEMA_COUNT] = { "L3", "MB" };
-#define NAME_WIDTH 2 /* max_name_width: the longest schema name */
+struct schema {
+	const char *name;
+	enum schema_kind kind;
+	bool code; /* KIND_CBM under CDP: the code CBMs */
+};
+
+#define MAX_SCHEMAS 3
+
+/* resctrl_schema_all, in the kernel's order: L3 (or L3CODE, L3DATA), then MB where it is one. */
+static size_t schemas_of(const struct emu *e, struct schema *out)
+{
+	size_t n = 0;
+
+	if (e->prof.cdp) {
+		out[n++] = (struct schema){ "L3CODE", KIND_CBM, true };
+		out[n++] = (struct schema){ "L3DATA", KIND_CBM, false };
+	} else {
+		out[n++] = (struct schema){ "L3", KIND_CBM, false };
+	}
+	if (emu_has_mb(e))
+		out[n++] = (struct schema){ "MB", KIND_MB, false };
+	return n;
+}
+
+/* max_name_width: the longest schema name. */
+static int name_width(const struct schema *schemas, size_t n)
+{
+	size_t width = 0;
+
+	for (size_t i = 0; i < n; i++)
+		width = strlen(schemas[i].name) > width ? strlen(schemas[i].name) : width;
+	return (int)width;
+}
 
 struct staged {
-	bool have[SCHEMA_COUNT][EMU_MAX_DOMAINS];
-	uint32_t val[SCHEMA_COUNT][EMU_MAX_DOMAINS];
+	bool have[MAX_SCHEMAS][EMU_MAX_DOMAINS];
+	uint32_t val[MAX_SCHEMAS][EMU_MAX_DOMAINS];
 };
 
 static uint32_t full_mask(const struct emu *e)
@@ -35,19 +67,34 @@ static bool closid_exclusive(struct emu *e, unsigned closid)
 	return g && g->exclusive;
 }
 
-/* rdtgroup_cbm_overlaps(): with exclusive_only, only overlap with exclusive groups counts;
- * otherwise any other group and the hardware's shareable bits do. */
-static bool cbm_overlaps(struct emu *e, unsigned d, uint32_t cbm, unsigned closid, bool exclusive_only)
+/* A CLOSID no group holds (io_alloc's) is allocated but neither shareable nor exclusive. */
+static bool closid_shareable(struct emu *e, unsigned closid)
+{
+	struct emu_group *g = emu_group_of_closid(e, closid);
+
+	return g && !g->exclusive;
+}
+
+/* __rdtgroup_cbm_overlaps() for one type: with exclusive_only, only overlap with exclusive groups
+ * counts; otherwise any other allocated CLOSID and the hardware's shareable bits do. */
+static bool type_overlaps(struct emu *e, bool code, unsigned d, uint32_t cbm, unsigned closid, bool exclusive_only)
 {
 	if (!exclusive_only && (cbm & e->prof.shareable_bits))
 		return true;
-	for (unsigned i = 0; i < e->prof.num_closids; i++) {
-		if (!emu_closid_allocated(e, i) || i == closid || !(cbm & e->l3[i][d]))
+	for (unsigned i = 0; i < emu_closids(e); i++) {
+		if (!emu_closid_allocated(e, i) || i == closid || !(cbm & *emu_cbm(e, code, i, d)))
 			continue;
 		if (!exclusive_only || closid_exclusive(e, i))
 			return true;
 	}
 	return false;
+}
+
+/* rdtgroup_cbm_overlaps(): the schema's own type, and under CDP its peer's. */
+static bool cbm_overlaps(struct emu *e, bool code, unsigned d, uint32_t cbm, unsigned closid, bool exclusive_only)
+{
+	return type_overlaps(e, code, d, cbm, closid, exclusive_only) ||
+	       (e->prof.cdp && type_overlaps(e, !code, d, cbm, closid, exclusive_only));
 }
 
 static unsigned first_set_from(uint64_t v, unsigned from, unsigned len)
@@ -92,38 +139,53 @@ static int validate_cbm(struct emu *e, const char *text, uint32_t *ret)
 	return 0;
 }
 
-/* parse_cbm(). */
-static int parse_cbm(struct emu *e, struct emu_group *g, unsigned d, const char *text, struct staged *st)
+/* parse_cbm() for a CLOSID of mode shareable (exclusive: also no overlap with any other). */
+static int check_cbm(struct emu *e, bool code, unsigned closid, bool exclusive, unsigned d, const char *text,
+		     uint32_t *ret)
 {
 	uint32_t cbm;
-
-	if (st->have[SCHEMA_L3][d]) {
-		emu_status_printf(&e->status, "Duplicate domain %u\n", d);
-		return -EINVAL;
-	}
 	int r = validate_cbm(e, text, &cbm);
+
 	if (r)
 		return r;
-	if (cbm_overlaps(e, d, cbm, g->closid, true)) {
+	if (cbm_overlaps(e, code, d, cbm, closid, true)) {
 		emu_status_printf(&e->status, "Overlaps with exclusive group\n");
 		return -EINVAL;
 	}
-	if (g->exclusive && cbm_overlaps(e, d, cbm, g->closid, false)) {
+	if (exclusive && cbm_overlaps(e, code, d, cbm, closid, false)) {
 		emu_status_printf(&e->status, "Overlaps with other group\n");
 		return -EINVAL;
 	}
-	st->have[SCHEMA_L3][d] = true;
-	st->val[SCHEMA_L3][d] = cbm;
+	*ret = cbm;
+	return 0;
+}
+
+int emu_schemata_check_cbm(struct emu *e, bool code, unsigned closid, unsigned d, const char *text, uint32_t *ret)
+{
+	return check_cbm(e, code, closid, false, d, text, ret);
+}
+
+static int parse_cbm(struct emu *e, struct emu_group *g, const struct schema *sc, size_t s, unsigned d,
+		     const char *text, struct staged *st)
+{
+	if (st->have[s][d]) {
+		emu_status_printf(&e->status, "Duplicate domain %u\n", d);
+		return -EINVAL;
+	}
+	int r = check_cbm(e, sc->code, g->closid, g->exclusive, d, text, &st->val[s][d]);
+	if (r)
+		return r;
+	st->have[s][d] = true;
 	return 0;
 }
 
 /* parse_bw() and bw_validate(). */
-static int parse_bw(struct emu *e, unsigned d, const char *text, struct staged *st)
+static int parse_bw(struct emu *e, size_t s, unsigned d, const char *text, struct staged *st)
 {
 	const struct emu_profile *p = &e->prof;
 	uint32_t bw;
 
-	if (st->have[SCHEMA_MB][d]) {
+	if (st->have[s][d]) {
 		emu_status_printf(&e->status, "Duplicate domain %u\n", d);
 		return -EINVAL;
 	}
@@ -133,21 +195,22 @@ static int parse_bw(struct emu *e, unsigned d, const char *text, struct staged *
 	}
 	/* Nothing else to do if software controller is enabled. */
 	if (p->mba_sc) {
-		st->have[SCHEMA_MB][d] = true;
-		st->val[SCHEMA_MB][d] = bw;
+		st->have[s][d] = true;
+		st->val[s][d] = bw;
 		return 0;
 	}
 	if (bw < p->mb_min || bw > p->mb_max) {
 		emu_status_printf(&e->status, "MB value %u out of range [%u,%u]\n", bw, p->mb_min, p->mb_max);
 		return -EINVAL;
 	}
-	st->have[SCHEMA_MB][d] = true;
-	st->val[SCHEMA_MB][d] = (bw + p->mb_gran - 1) / p->mb_gran * p->mb_gran;
+	st->have[s][d] = true;
+	st->val[s][d] = (bw + p->mb_gran - 1) / p->mb_gran * p->mb_gran;
 	return 0;
 }
 
 /* parse_line(): "id=val;id=val". */
-static int parse_domains(struct emu *e, struct emu_group *g, enum schema s, char *line, struct staged *st)
+static int parse_domains(struct emu *e, struct emu_group *g, const struct schema *sc, size_t s, char *line,
+			 struct staged *st)
 {
 	while (line && line[0] != '\0') {
 		char *dom = strsep(&line, ";");
@@ -159,9 +222,9 @@ static int parse_domains(struct emu *e, struct emu_group *g, enum schema s, char
 		}
 		dom = emu_strim(dom);
 		if (dom_id >= e->prof.domains)
-			return -EINVAL; /* this kernel version records no message */
-		int r = s == SCHEMA_L3 ? parse_cbm(e, g, (unsigned)dom_id, dom, st)
-				       : parse_bw(e, (unsigned)dom_id, dom, st);
+			return -EINVAL; /* 7.2 and 7.3 record no message */
+		int r = sc->kind == KIND_CBM ? parse_cbm(e, g, sc, s, (unsigned)dom_id, dom, st)
+					     : parse_bw(e, s, (unsigned)dom_id, dom, st);
 		if (r)
 			return r;
 	}
@@ -170,6 +233,8 @@ static int parse_domains(struct emu *e, struct emu_group *g, enum schema s, char
 
 static int parse_schema_line(struct emu *e, struct emu_group *g, char *line, struct staged *st)
 {
+	struct schema schemas[MAX_SCHEMAS];
+	size_t n = schemas_of(e, schemas);
 	char *tok = line;
 	char *name = emu_strim(strsep(&tok, ":"));
 
@@ -181,21 +246,27 @@ static int parse_schema_line(struct emu *e, struct emu_group *g, char *line, str
 		emu_status_printf(&e->status, "Missing '%s' value\n", name);
 		return -EINVAL;
 	}
-	for (int s = 0; s < SCHEMA_COUNT; s++)
-		if (strcmp(name, schema_names[s]) == 0)
-			return parse_domains(e, g, (enum schema)s, tok, st);
+	for (size_t s = 0; s < n; s++)
+		if (strcmp(name, schemas[s].name) == 0)
+			return parse_domains(e, g, &schemas[s], s, tok, st);
 	emu_status_printf(&e->status, "Unknown or unsupported resource name '%s'\n", name);
 	return -EINVAL;
 }
 
 static void apply(struct emu *e, unsigned closid, const struct staged *st)
 {
-	for (unsigned d = 0; d < e->prof.domains; d++) {
-		if (st->have[SCHEMA_L3][d])
-			e->l3[closid][d] = st->val[SCHEMA_L3][d];
-		if (st->have[SCHEMA_MB][d])
-			e->mb[closid][d] = emu_mb_to_hw(&e->prof, st->val[SCHEMA_MB][d]);
-	}
+	struct schema schemas[MAX_SCHEMAS];
+	size_t n = schemas_of(e, schemas);
+
+	for (size_t s = 0; s < n; s++)
+		for (unsigned d = 0; d < e->prof.domains; d++) {
+			if (!st->have[s][d])
+				continue;
+			if (schemas[s].kind == KIND_CBM)
+				*emu_cbm(e, schemas[s].code, closid, d) = st->val[s][d];
+			else
+				e->mb[closid][d] = emu_mb_to_hw(&e->prof, st->val[s][d]);
+		}
 }
 
 int emu_schemata_write(struct emu *e, const struct emu_node *n, char *buf, size_t len, const struct emu_caller *who)
@@ -205,7 +276,7 @@ int emu_schemata_write(struct emu *e, const struct emu_node *n, char *buf, size_
 
 	(void)who;
 	if (len == 0 || buf[len - 1] != '\n')
-		return -EINVAL; /* before the status is cleared: no message */
+		return emu_missing_newline(e, "schemata");
 	buf[len - 1] = '\0';
 	emu_status_clear(&e->status);
 	memset(&st, 0, sizeof(st));
@@ -221,16 +292,17 @@ int emu_schemata_write(struct emu *e, const struct emu_node *n, char *buf, size_
 /* The values as schemata (size = false) or size (size = true) shows them. */
 static void show_lines(struct emu *e, unsigned closid, bool size, struct emu_buf *out)
 {
+	struct schema schemas[MAX_SCHEMAS];
+	size_t n = schemas_of(e, schemas);
 	uint64_t bytes_per_bit = e->prof.l3_bytes / e->prof.cbm_len;
 
-	for (int s = 0; s < SCHEMA_COUNT; s++) {
-		emu_buf_printf(out, "%*s:", NAME_WIDTH, schema_names[s]);
+	for (size_t s = 0; s < n; s++) {
+		emu_buf_printf(out, "%*s:", name_width(schemas, n), schemas[s].name);
 		for (unsigned d = 0; d < e->prof.domains; d++) {
 			const char *sep = d ? ";" : "";
-			uint32_t cbm = e->l3[closid][d];
-			uint32_t mb = emu_mb_from_hw(&e->prof, e->mb[closid][d]);
-			if (s == SCHEMA_MB)
-				emu_buf_printf(out, "%s%u=%u", sep, d, mb);
+			uint32_t cbm = *emu_cbm(e, schemas[s].code, closid, d);
+			if (schemas[s].kind == KIND_MB)
+				emu_buf_printf(out, "%s%u=%u", sep, d, emu_mb_from_hw(&e->prof, e->mb[closid][d]));
 			else if (size)
 				emu_buf_printf(out, "%s%u=%u", sep, d,
 					       (unsigned)(bytes_per_bit * (uint64_t)__builtin_popcount(cbm)));
@@ -276,8 +348,9 @@ int emu_mba_mbps_event_write(struct emu *e, const struct emu_node *n, char *buf,
 			     const struct emu_caller *who)
 {
 	(void)who;
-	if (len && buf[len - 1] == '\n')
-		buf[len - 1] = '\0';
+	if (len == 0 || buf[len - 1] != '\n')
+		return emu_missing_newline(e, "mba_MBps_event");
+	buf[len - 1] = '\0';
 	emu_status_clear(&e->status);
 	int ev = emu_event_by_name(&e->prof, buf);
 	if (ev != EMU_EVT_TOTAL && ev != EMU_EVT_LOCAL) {
@@ -288,15 +361,16 @@ int emu_mba_mbps_event_write(struct emu *e, const struct emu_node *n, char *buf,
 	return 0;
 }
 
-/* rdtgroup_mode_test_exclusive(). */
+/* rdtgroup_mode_test_exclusive(): no CBM of the group, of any type, overlaps another's. */
 static bool can_be_exclusive(struct emu *e, const struct emu_group *g)
 {
-	for (unsigned d = 0; d < e->prof.domains; d++) {
-		if (cbm_overlaps(e, d, e->l3[g->closid][d], g->closid, false)) {
-			emu_status_printf(&e->status, "Schemata overlaps\n");
-			return false;
+	for (int code = 0; code <= (int)e->prof.cdp; code++)
+		for (unsigned d = 0; d < e->prof.domains; d++) {
+			if (cbm_overlaps(e, code, d, *emu_cbm(e, code, g->closid, d), g->closid, false)) {
+				emu_status_printf(&e->status, "Schemata overlaps\n");
+				return false;
+			}
 		}
-	}
 	return true;
 }
 
@@ -307,7 +381,7 @@ int emu_mode_write(struct emu *e, const struct emu_node *n, char *buf, size_t le
 
 	(void)who;
 	if (len == 0 || buf[len - 1] != '\n')
-		return -EINVAL;
+		return emu_missing_newline(e, "mode");
 	buf[len - 1] = '\0';
 	emu_status_clear(&e->status);
 	if (strcmp(buf, "shareable") == 0) {
@@ -332,23 +406,26 @@ static char usage_char(bool hw, bool sw, bool excl)
 	return excl ? 'E' : '0';
 }
 
+/* rdt_bit_usage_show() for the info directory's schema: the io_alloc CLOSID's CBM is the hardware's. */
 int emu_bit_usage_show(struct emu *e, const struct emu_node *n, struct emu_buf *out)
 {
-	(void)n;
+	bool code = e->prof.cdp && n->res == EMU_INFO_L3;
+
 	for (unsigned d = 0; d < e->prof.domains; d++) {
-		uint32_t sw = 0, excl = 0;
-		for (unsigned c = 0; c < e->prof.num_closids; c++) {
+		uint32_t hw = e->prof.shareable_bits, sw = 0, excl = 0;
+		for (unsigned c = 0; c < emu_closids(e); c++) {
 			if (!emu_closid_allocated(e, c))
 				continue;
-			if (closid_exclusive(e, c))
-				excl |= e->l3[c][d];
-			else
-				sw |= e->l3[c][d];
+			if (closid_shareable(e, c))
+				sw |= *emu_cbm(e, code, c, d);
+			else if (closid_exclusive(e, c))
+				excl |= *emu_cbm(e, code, c, d);
+			else if (e->io_alloc)
+				hw |= *emu_cbm(e, code, c, d);
 		}
 		emu_buf_printf(out, "%s%u=", d ? ";" : "", d);
 		for (int bit = (int)e->prof.cbm_len - 1; bit >= 0; bit--)
-			emu_buf_putc(out, usage_char((e->prof.shareable_bits >> bit) & 1, (sw >> bit) & 1,
-						     (excl >> bit) & 1));
+			emu_buf_putc(out, usage_char((hw >> bit) & 1, (sw >> bit) & 1, (excl >> bit) & 1));
 	}
 	emu_buf_putc(out, '\n');
 	return 0;
@@ -364,29 +441,47 @@ static uint32_t ensure_valid(const struct emu *e, uint32_t cbm)
 	return cbm & ((UINT32_C(1) << zero) - 1);
 }
 
+/* __init_one_rdt_domain(): the hardware's shareable bits, every shareable group's bits (under CDP of
+ * both types) and every bit no CLOSID uses; made valid, and with at least min_cbm_bits. */
+int emu_schemata_init_cbm(struct emu *e, bool code, unsigned closid, unsigned d, uint32_t *ret)
+{
+	uint32_t used = e->prof.shareable_bits, cbm = e->prof.shareable_bits;
+
+	for (unsigned c = 0; c < emu_closids(e); c++) {
+		if (!emu_closid_allocated(e, c) || c == closid)
+			continue;
+		uint32_t ctrl = *emu_cbm(e, code, c, d) | (e->prof.cdp ? *emu_cbm(e, !code, c, d) : 0);
+		used |= ctrl;
+		if (closid_shareable(e, c))
+			cbm |= ctrl;
+	}
+	cbm = ensure_valid(e, cbm | (~used & full_mask(e)));
+	if ((unsigned)__builtin_popcount(cbm) < e->prof.min_cbm_bits) {
+		emu_status_printf(&e->status, "No space on %s:%u\n", e->prof.cdp ? (code ? "L3CODE" : "L3DATA") : "L3",
+				  d);
+		return -ENOSPC;
+	}
+	*ret = cbm;
+	return 0;
+}
+
 int emu_schemata_init_group(struct emu *e, struct emu_group *g)
 {
+	struct schema schemas[MAX_SCHEMAS];
+	size_t n = schemas_of(e, schemas);
 	struct staged st;
 
 	memset(&st, 0, sizeof(st));
-	for (unsigned d = 0; d < e->prof.domains; d++) {
-		uint32_t used = e->prof.shareable_bits, cbm = e->prof.shareable_bits;
-		for (unsigned c = 0; c < e->prof.num_closids; c++) {
-			if (!emu_closid_allocated(e, c) || c == g->closid)
+	for (size_t s = 0; s < n; s++)
+		for (unsigned d = 0; d < e->prof.domains; d++) {
+			st.have[s][d] = true;
+			st.val[s][d] = e->prof.mb_max;
+			if (schemas[s].kind != KIND_CBM)
 				continue;
-			used |= e->l3[c][d];
-			if (!closid_exclusive(e, c))
-				cbm |= e->l3[c][d];
+			int r = emu_schemata_init_cbm(e, schemas[s].code, g->closid, d, &st.val[s][d]);
+			if (r)
+				return r;
 		}
-		cbm = ensure_valid(e, cbm | (~used & full_mask(e)));
-		if ((unsigned)__builtin_popcount(cbm) < e->prof.min_cbm_bits) {
-			emu_status_printf(&e->status, "No space on L3:%u\n", d);
-			return -ENOSPC;
-		}
-		st.have[SCHEMA_L3][d] = st.have[SCHEMA_MB][d] = true;
-		st.val[SCHEMA_L3][d] = cbm;
-		st.val[SCHEMA_MB][d] = e->prof.mb_max;
-	}
 	g->exclusive = false;
 	apply(e, g->closid, &st);
 	return 0;

@@ -8,6 +8,11 @@
 
 /* rdtgroup_init_alloc(): every L3 bit no exclusive group holds, MB at its maximum. 0 or -ENOSPC. */
 int emu_schemata_init_group(struct emu *e, struct emu_group *g);
+/* The CBM a CLOSID starts with in domain d (of the code CBMs under CDP when `code`): 0 or -ENOSPC
+ * with the kernel's message. */
+int emu_schemata_init_cbm(struct emu *e, bool code, unsigned closid, unsigned d, uint32_t *ret);
+/* parse_cbm() of `text` for a shareable CLOSID: 0 and the CBM, or -EINVAL with the kernel's message. */
+int emu_schemata_check_cbm(struct emu *e, bool code, unsigned closid, unsigned d, const char *text, uint32_t *ret);
 
 emu_show_fn emu_schemata_show;
 emu_write_fn emu_schemata_write;

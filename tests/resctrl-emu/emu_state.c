@@ -1,8 +1,8 @@
-/* See emu_state.h. mkdir and rmdir follow fs/resctrl/rdtgroup.c: a CTRL_MON group takes the lowest
- * free CLOSID ("Out of CLOSIDs"), then an RMID ("Out of RMIDs"), then counters, then its initial
- * controls; a MON group takes an RMID of its parent's CLOSID. RMIDs come from a free list in the
- * order they were freed (no limbo: a freed RMID is reusable at once). On MPAM an RMID is a
- * (CLOSID, PMG) pair, so each CTRL_MON group can hold only pmg_max MON groups. */
+/* See emu_state.h. mkdir and rmdir follow fs/resctrl/rdtgroup.c: a CTRL_MON group takes a CLOSID
+ * ("Out of CLOSIDs"), then an RMID ("Out of RMIDs", ENOSPC or EBUSY), then counters, then its initial
+ * controls; a MON group takes an RMID of its parent's CLOSID. How CLOSIDs and RMIDs are chosen, and
+ * how a freed RMID waits in limbo: emu_ids.h. On MPAM an RMID is a (CLOSID, PMG) pair, so each
+ * CTRL_MON group can hold only pmg_max MON groups. */
 #include "emu_state.h"
 
 #include <errno.h>
@@ -12,63 +12,9 @@
 #include "emu_assign.h"
 #include "emu_counters.h"
 #include "emu_cpus.h"
+#include "emu_ids.h"
 #include "emu_schemata.h"
-#include "emu_tasks.h"
-
-#define RESERVED_RMID_IDX 0 /* the default group's (CLOSID 0, RMID 0) */
-
-static unsigned pmgs(const struct emu *e)
-{
-	return e->prof.pmg_max + 1;
-}
-
-static void ids_init(struct emu *e)
-{
-	unsigned n = e->prof.num_closids;
-
-	e->ids.closid_free = (n >= 32 ? UINT32_MAX : (UINT32_C(1) << n) - 1) & ~UINT32_C(1);
-	e->ids.rmid_free_count = 0;
-	for (unsigned idx = 0; idx < e->prof.num_rmids && idx < EMU_MAX_RMIDS; idx++)
-		if (idx != RESERVED_RMID_IDX)
-			e->ids.rmid_free[e->ids.rmid_free_count++] = idx;
-}
-
-static int closid_alloc(struct emu *e)
-{
-	if (!e->ids.closid_free)
-		return -ENOSPC;
-	int closid = __builtin_ctz(e->ids.closid_free);
-	e->ids.closid_free &= ~(UINT32_C(1) << closid);
-	return closid;
-}
-
-static void closid_free(struct emu *e, unsigned closid)
-{
-	e->ids.closid_free |= UINT32_C(1) << closid;
-}
-
-/* The first free RMID usable with this CLOSID (any, unless RMIDs depend on the CLOSID). */
-static int rmid_alloc(struct emu *e, struct emu_group *g)
-{
-	struct emu_ids *ids = &e->ids;
-
-	for (unsigned i = 0; i < ids->rmid_free_count; i++) {
-		unsigned idx = ids->rmid_free[i];
-		if (e->prof.rmid_depends_on_closid && idx / pmgs(e) != g->closid)
-			continue;
-		memmove(&ids->rmid_free[i], &ids->rmid_free[i + 1], (ids->rmid_free_count - i - 1) * sizeof(unsigned));
-		ids->rmid_free_count--;
-		g->rmid_idx = idx;
-		g->rmid = e->prof.rmid_depends_on_closid ? idx % pmgs(e) : idx;
-		return 0;
-	}
-	return -ENOSPC;
-}
-
-static void rmid_free(struct emu *e, unsigned idx)
-{
-	e->ids.rmid_free[e->ids.rmid_free_count++] = idx;
-}
+#include "emu_threads.h"
 
 static struct emu_group *group_new(const char *name, bool is_mon)
 {
@@ -101,9 +47,11 @@ static void group_free(struct emu_group *g)
 /* mkdir_rdt_prepare_rmid_alloc(): an RMID, then counters. */
 static int attach_rmid(struct emu *e, struct emu_group *g)
 {
-	if (rmid_alloc(e, g)) {
+	int r = emu_rmid_alloc(e, g);
+
+	if (r) {
 		emu_status_printf(&e->status, "Out of RMIDs\n");
-		return -ENOSPC;
+		return r;
 	}
 	emu_assign_group_new(e, g);
 	return 0;
@@ -112,7 +60,7 @@ static int attach_rmid(struct emu *e, struct emu_group *g)
 static void detach_rmid(struct emu *e, struct emu_group *g)
 {
 	emu_assign_group_free(e, g);
-	rmid_free(e, g->rmid_idx);
+	emu_rmid_free(e, g);
 }
 
 int emu_init(struct emu *e, const struct emu_profile *p, const struct emu_options *o, const struct config *config)
@@ -127,11 +75,11 @@ int emu_init(struct emu *e, const struct emu_profile *p, const struct emu_option
 	e->max_threshold = (unsigned)(p->l3_bytes / p->num_rmids);
 	emu_status_clear(&e->status);
 	emu_clock_init(&e->clock);
-	ids_init(e);
+	emu_ids_init(e);
 	emu_assign_init(e);
 	for (unsigned c = 0; c < EMU_MAX_CLOSIDS; c++)
 		for (unsigned d = 0; d < EMU_MAX_DOMAINS; d++) {
-			e->l3[c][d] = (uint32_t)((UINT64_C(1) << p->cbm_len) - 1);
+			e->l3[c][d] = e->l3_code[c][d] = (uint32_t)((UINT64_C(1) << p->cbm_len) - 1);
 			e->mb[c][d] = emu_mb_to_hw(p, p->mb_max);
 		}
 	struct emu_group *root = group_new("", false);
@@ -139,8 +87,8 @@ int emu_init(struct emu *e, const struct emu_profile *p, const struct emu_option
 		return -ENOMEM;
 	e->groups = root;
 	emu_cpumask_fill(&root->cpus, o->ncpus);
-	emu_assign_group_new(e, root); /* rdt_get_tree() assigns the default group's counters */
-	if (emu_traffic_init(e)) {
+	emu_assign_group_new(e, root);			  /* rdt_get_tree() assigns the default group's counters */
+	if (emu_traffic_init(e) || emu_threads_sync(e)) { /* the first look reads every process's stat: now */
 		emu_fini(e);
 		return -ENOMEM;
 	}
@@ -162,13 +110,36 @@ void emu_fini(struct emu *e)
 		g = next;
 	}
 	e->groups = NULL;
-	emu_tasks_fini(e);
+	emu_threads_fini(e);
 	emu_traffic_fini(e);
 }
 
 bool emu_debug(const struct emu *e)
 {
-	return e->opt.debug || e->prof.always_debug;
+	return e->opt.debug;
+}
+
+bool emu_kernel_at_least(const struct emu *e, unsigned version)
+{
+	return e->prof.kernel >= version;
+}
+
+/* 7.3's rdtgroup_kn_lock_live() calls rdt_last_cmd_clear() after taking rdtgroup_mutex; 7.2's does
+ * not (fs/resctrl/rdtgroup.c). */
+void emu_group_locked(struct emu *e)
+{
+	if (emu_kernel_at_least(e, 703))
+		emu_status_clear(&e->status);
+}
+
+/* 7.2: rdtgroup_schemata_write() and rdtgroup_mba_mbps_event_write() check the newline before
+ * rdtgroup_kn_lock_live(), rdtgroup_mode_write() after it but without a message; 7.3 checks it after
+ * the lock and says so. */
+int emu_missing_newline(struct emu *e, const char *file)
+{
+	if (emu_kernel_at_least(e, 703))
+		emu_status_printf(&e->status, "%s: Invalid input\n", file);
+	return -EINVAL;
 }
 
 struct emu_group *emu_default_group(struct emu *e)
@@ -218,7 +189,23 @@ struct emu_group *emu_group_of_closid(struct emu *e, unsigned closid)
 
 bool emu_closid_allocated(const struct emu *e, unsigned closid)
 {
-	return closid < e->prof.num_closids && !((e->ids.closid_free >> closid) & 1);
+	return closid < emu_closids(e) && !((e->ids.closid_free >> closid) & 1);
+}
+
+/* schemata_list_add(): a schema under CDP has half the resource's CLOSIDs. */
+unsigned emu_closids(const struct emu *e)
+{
+	return e->prof.cdp ? e->prof.num_closids / 2 : e->prof.num_closids;
+}
+
+bool emu_has_mb(const struct emu *e)
+{
+	return !(e->prof.cdp && e->prof.mb_kind == EMU_MB_MPAM);
+}
+
+uint32_t *emu_cbm(struct emu *e, bool code, unsigned closid, unsigned d)
+{
+	return code && e->prof.cdp ? &e->l3_code[closid][d] : &e->l3[closid][d];
 }
 
 static void append(struct emu_group **head, struct emu_group *g)
@@ -240,7 +227,8 @@ int emu_mkdir_ctrl(struct emu *e, const char *name)
 	if (strchr(name, '\n'))
 		return -EINVAL;
 	emu_status_clear(&e->status);
-	int closid = closid_alloc(e);
+	emu_limbo_run(e);
+	int closid = emu_closid_alloc(e);
 	if (closid < 0) {
 		emu_status_printf(&e->status, "Out of CLOSIDs\n");
 		return -ENOSPC;
@@ -257,7 +245,7 @@ int emu_mkdir_ctrl(struct emu *e, const char *name)
 			detach_rmid(e, g);
 	}
 	if (r) {
-		closid_free(e, (unsigned)closid);
+		emu_closid_free(e, (unsigned)closid);
 		if (g)
 			group_free(g);
 		return r;
@@ -279,6 +267,7 @@ int emu_mkdir_mon(struct emu *e, struct emu_group *ctrl, const char *name)
 		return -ENOMEM;
 	g->parent = ctrl;
 	g->closid = ctrl->closid;
+	emu_limbo_run(e);
 	int r = attach_rmid(e, g);
 	if (r) {
 		group_free(g);
@@ -289,10 +278,11 @@ int emu_mkdir_mon(struct emu *e, struct emu_group *ctrl, const char *name)
 	return 0;
 }
 
+/* The RMID goes first, while the group still counts: limbo takes the occupancy it has. */
 static void remove_mon(struct emu *e, struct emu_group *m)
 {
-	unlink_group(&m->parent->mons, m);
 	detach_rmid(e, m);
+	unlink_group(&m->parent->mons, m);
 	group_free(m);
 }
 
@@ -302,16 +292,17 @@ int emu_rmdir(struct emu *e, struct emu_group *g)
 
 	if (g == root)
 		return -EPERM;
-	emu_tasks_regroup(e, g, g->is_mon ? g->parent : root);
+	emu_group_locked(e);
+	emu_threads_regroup(e, g, g->is_mon ? g->parent : root);
 	emu_cpus_group_removed(e, g);
 	if (g->is_mon) {
 		remove_mon(e, g);
 	} else {
 		while (g->mons)
 			remove_mon(e, g->mons);
-		unlink_group(&e->groups, g);
 		detach_rmid(e, g);
-		closid_free(e, g->closid);
+		unlink_group(&e->groups, g);
+		emu_closid_free(e, g->closid);
 		group_free(g);
 	}
 	emu_traffic_bind(e);

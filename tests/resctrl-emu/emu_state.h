@@ -34,6 +34,7 @@ struct emu_mon {
 	double base[EMU_EVT_COUNT];		      /* `bytes` when the event's counter (re)started */
 	int cntr[EMU_EVT_COUNT];		      /* assigned counter in mbm_event mode, -1 if none */
 	enum emu_counter_state forced[EMU_EVT_COUNT]; /* set by the "counter" control command */
+	uint64_t ready_ns[EMU_EVT_COUNT];	      /* an assigned counter is not ready (NRDY) before */
 };
 
 struct emu_group {
@@ -53,20 +54,22 @@ struct emu_group {
 	struct emu_mon mon[EMU_MAX_DOMAINS];
 };
 
-/* Threads moved out of the default group (or into one of its MON groups); any other thread of the
- * host is in the default group. A thread is known by its id and its start time, so that a reused
- * id is a new thread (in the default group), as it is for the kernel. */
+/* A thread of a process the emulator follows (emu_threads.c). A thread is known by its id and its
+ * start time, so that a reused id is a new thread, as it is for the kernel. */
 struct emu_task {
 	pid_t tid;
+	pid_t tgid;		  /* its process */
 	unsigned long long start; /* /proc/TID/stat starttime, 0 if unreadable */
-	struct emu_group *group;  /* the CTRL_MON or MON group it is in */
+	struct emu_group *group;  /* the group it is in: the default group, a CTRL_MON or a MON group */
 };
 
 struct emu_options {
-	const char *prefix;    /* a group named prefix + partition name gets that partition's demand */
-	bool debug;	       /* the -o debug mount option */
-	unsigned ncpus;	       /* online CPUs */
-	const char *proc_root; /* where the host's threads are listed: /proc, or a test's fake tree */
+	const char *prefix;	   /* a group named prefix + partition name gets that partition's demand */
+	bool debug;		   /* the -o debug mount option */
+	unsigned ncpus;		   /* online CPUs */
+	const char *proc_root;	   /* where the host's threads are listed: /proc, or a test's fake tree */
+	unsigned llc_half_life_ms; /* how fast a removed group's cache lines fade (emu_ids.h) */
+	unsigned nrdy_ms;	   /* MPAM: an assigned counter's not-ready time (emu_counters.h) */
 };
 
 /* One fault armed through .emu_ctl: the next `remaining` operations (of its kind, on a path ending
@@ -85,11 +88,22 @@ struct emu_faults {
 	struct emu_fault write, mkdir, rmdir;
 };
 
-/* CLOSID and RMID allocators (rdtgroup.c closid_alloc, monitor.c alloc_rmid). */
+/* An RMID in limbo (emu_ids.c). */
+struct emu_limbo {
+	uint64_t busy;			   /* bit per domain where it is still dirty; 0: not in limbo */
+	uint64_t freed_ns;		   /* when it was freed, on the emulator's clock */
+	double occupancy[EMU_MAX_DOMAINS]; /* the bytes it held in each domain then */
+};
+
+/* CLOSID and RMID allocators (emu_ids.c). */
 struct emu_ids {
 	uint32_t closid_free;		   /* bit per free CLOSID */
 	unsigned rmid_free[EMU_MAX_RMIDS]; /* free RMID indices, least recently freed first */
 	unsigned rmid_free_count;
+	struct emu_limbo limbo[EMU_MAX_RMIDS]; /* by RMID index */
+	unsigned limbo_count;
+	unsigned dirty[EMU_MAX_CLOSIDS];	 /* RMIDs in limbo per CLOSID (where RMIDs depend on it) */
+	uint64_t limbo_next_ns[EMU_MAX_DOMAINS]; /* each domain's next limbo check, UINT64_MAX when idle */
 };
 
 /* The traffic model's inputs and progress (emu_counters.c). */
@@ -120,20 +134,25 @@ struct emu {
 	struct emu_options opt;
 	const struct config *config; /* the -c file, NULL without one */
 	struct emu_status status;
-	struct emu_group *groups; /* CTRL_MON groups, the default group first */
-	uint32_t l3[EMU_MAX_CLOSIDS][EMU_MAX_DOMAINS];
-	uint32_t mb[EMU_MAX_CLOSIDS][EMU_MAX_DOMAINS]; /* hardware values (see emu_mb_to_hw) */
+	struct emu_group *groups;			    /* CTRL_MON groups, the default group first */
+	uint32_t l3[EMU_MAX_CLOSIDS][EMU_MAX_DOMAINS];	    /* the L3 CBMs; with CDP, the data ones */
+	uint32_t l3_code[EMU_MAX_CLOSIDS][EMU_MAX_DOMAINS]; /* with CDP, the code ones */
+	bool io_alloc;					    /* io_alloc enabled: it holds emu_io_alloc_closid() */
+	uint32_t mb[EMU_MAX_CLOSIDS][EMU_MAX_DOMAINS];	    /* hardware values (see emu_mb_to_hw) */
 	struct emu_ids ids;
-	struct emu_task *tasks;
+	struct emu_task *tasks; /* the threads of the followed processes (emu_threads.c), by id */
 	size_t task_count, task_cap;
+	pid_t *procs; /* every process the last look at the proc root found, sorted */
+	size_t proc_count;
 	struct emu_assign assign;
 	struct emu_clock clock;
 	struct emu_traffic traffic;
 	struct emu_faults faults;
 	unsigned max_threshold; /* info/L3_MON/max_threshold_occupancy */
 	time_t mount_time;
-	bool vanish;	       /* the "vanish" command: unmount and exit once the current request is answered */
-	unsigned long changes; /* writes, mkdirs and rmdirs that succeeded (.emu_ctl's excepted) */
+	bool vanish;		  /* the "vanish" command: unmount and exit once the current request is answered */
+	unsigned long changes;	  /* writes, mkdirs and rmdirs that succeeded (.emu_ctl's excepted) */
+	unsigned long nrdy_waits; /* counter reads that waited for a not-ready monitor */
 };
 
 /* 0 or -ENOMEM. The profile and options are copied; config must outlive the emulator. */
@@ -141,6 +160,14 @@ int emu_init(struct emu *e, const struct emu_profile *p, const struct emu_option
 void emu_fini(struct emu *e);
 
 bool emu_debug(const struct emu *e);
+/* Whether the emulated kernel is Linux `version` (major * 100 + minor) or later. */
+bool emu_kernel_at_least(const struct emu *e, unsigned version);
+/* A group's file read or written, or a group removed: what rdtgroup_kn_lock_live() does to
+ * last_cmd_status, which from Linux 7.3 on it clears (7.2 leaves it to each handler). */
+void emu_group_locked(struct emu *e);
+/* A group file's write without its trailing newline (schemata, mode, mba_MBps_event): -EINVAL;
+ * Linux 7.2 refuses it before touching last_cmd_status, 7.3 says "<file>: Invalid input". */
+int emu_missing_newline(struct emu *e, const char *file);
 struct emu_group *emu_default_group(struct emu *e);
 /* Every group in turn: pass NULL for the first; CTRL_MON groups are followed by their MON groups. */
 struct emu_group *emu_next_group(struct emu *e, struct emu_group *g);
@@ -151,6 +178,13 @@ struct emu_group *emu_find_mon(struct emu_group *ctrl, const char *name);
 /* The CTRL_MON group holding a CLOSID, NULL if it is free. */
 struct emu_group *emu_group_of_closid(struct emu *e, unsigned closid);
 bool emu_closid_allocated(const struct emu *e, unsigned closid);
+/* closids_supported(): the smallest CLOSID count of the schemata, halved for the L3 under CDP. */
+unsigned emu_closids(const struct emu *e);
+/* Whether MB is a schema: not on MPAM under CDP (mpam_resctrl.c resctrl_arch_set_cdp_enabled: "The
+ * mbw_max feature can't hide cdp as it's a per-partid maximum", so MBA is no longer alloc_capable). */
+bool emu_has_mb(const struct emu *e);
+/* A CLOSID's L3 CBM in a domain: the code one with CDP when `code`, else the data (or only) one. */
+uint32_t *emu_cbm(struct emu *e, bool code, unsigned closid, unsigned d);
 
 /* mkdir at the root and in a mon_groups directory, rmdir of either: 0 or -errno, with the kernel's
  * last_cmd_status messages. */

@@ -77,7 +77,8 @@ static int step_mon_data(struct emu *e, struct emu_node *n, const char *name)
 static int step_info(struct emu *e, struct emu_node *n, const char *name)
 {
 	for (int r = EMU_INFO_L3; r < EMU_INFO_COUNT; r++) {
-		if (strcmp(name, emu_info_res_name(e, (enum emu_info_res)r)) == 0) {
+		if (emu_info_res_present(e, (enum emu_info_res)r) &&
+		    strcmp(name, emu_info_res_name(e, (enum emu_info_res)r)) == 0) {
 			n->kind = EMU_N_INFO_RES;
 			n->res = (enum emu_info_res)r;
 			return 0;
@@ -211,7 +212,8 @@ int emu_list(struct emu *e, const struct emu_node *dir, emu_list_fn *fn, void *c
 		return 0;
 	case EMU_N_INFO:
 		for (int r = EMU_INFO_L3; r < EMU_INFO_COUNT; r++)
-			fn(ctx, emu_info_res_name(e, (enum emu_info_res)r), true);
+			if (emu_info_res_present(e, (enum emu_info_res)r))
+				fn(ctx, emu_info_res_name(e, (enum emu_info_res)r), true);
 		list_files(e, dir, fn, ctx);
 		return 0;
 	case EMU_N_INFO_RES:

@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "backends/mmio/bus.h"
+#include "tests/util/testutil.h"
 
 #define PAGES 4
 
@@ -269,13 +270,13 @@ static void test_mmap_error_reported(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_writes_land_at_base_plus_offset, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_reads_see_file_data, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_bad_accesses_refused, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_unaligned_window_refused, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_missing_path, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_permission_denied, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_mmap_error_reported, setup, teardown),
+		fixture_test(test_writes_land_at_base_plus_offset),
+		fixture_test(test_reads_see_file_data),
+		fixture_test(test_bad_accesses_refused),
+		fixture_test(test_unaligned_window_refused),
+		fixture_test(test_missing_path),
+		fixture_test(test_permission_denied),
+		fixture_test(test_mmap_error_reported),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

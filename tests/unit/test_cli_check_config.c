@@ -36,6 +36,8 @@ static void test_valid_file_prints_summary(void **state)
 	assert_non_null(strstr(r.out, "partition web: partid=1 class=latency-critical mb_min=20 mb_max=100 "
 				      "guarantee_mbps=6000 target_mbps=none weight=100 ipc_guard=none l3_cbm=0xff0"));
 	assert_non_null(strstr(r.out, "partition batch: partid=2(auto) class=best-effort"));
+	assert_non_null(strstr(r.out, "max_lim=hard mbw_prop=true mbw_pbm_bits=16 partid_nrw=64 "
+				      "preload_mbw_prop=1:25 3:50 preload_mbw_pbm=2:0xf0"));
 	run_result_fini(&r);
 }
 
@@ -132,50 +134,21 @@ static void test_json_errors_with_every_byte(void **state)
 
 static void test_missing_file_and_usage_errors(void **state)
 {
-	struct run_result r = run(MPAMCTL, "check-config", "/nonexistent/mpamd.ini", NULL);
-
 	(void)state;
-	assert_int_equal(r.exit_code, 1);
-	assert_non_null(strstr(r.err, "/nonexistent/mpamd.ini: error: cannot open: No such file or directory"));
-	run_result_fini(&r);
-
-	r = run(MPAMCTL, "check-config", NULL, NULL);
-	assert_int_equal(r.exit_code, 2);
-	assert_non_null(strstr(r.err, "expected exactly one FILE"));
-	run_result_fini(&r);
-
-	r = run(MPAMCTL, "check-config", "--bogus", "x.ini");
-	assert_int_equal(r.exit_code, 2);
-	run_result_fini(&r);
-
-	r = run(MPAMCTL, "frobnicate", NULL, NULL);
-	assert_int_equal(r.exit_code, 2);
-	assert_non_null(strstr(r.err, "unknown command 'frobnicate'"));
-	run_result_fini(&r);
-
-	r = run(MPAMCTL, NULL, NULL, NULL);
-	assert_int_equal(r.exit_code, 2);
-	run_result_fini(&r);
+	expect_run(ARGV(MPAMCTL, "check-config", "/nonexistent/mpamd.ini"), 1,
+		   "/nonexistent/mpamd.ini: error: cannot open: No such file or directory");
+	expect_run(ARGV(MPAMCTL, "check-config"), 2, "expected exactly one FILE");
+	expect_run(ARGV(MPAMCTL, "check-config", "--bogus", "x.ini"), 2, NULL);
+	expect_run(ARGV(MPAMCTL, "frobnicate"), 2, "unknown command 'frobnicate'");
+	expect_run(ARGV(MPAMCTL), 2, NULL);
 }
 
 static void test_help_texts(void **state)
 {
-	struct run_result r = run(MPAMCTL, "--help", NULL, NULL);
-
 	(void)state;
-	assert_int_equal(r.exit_code, 0);
-	assert_non_null(strstr(r.out, "check-config"));
-	run_result_fini(&r);
-
-	r = run(MPAMCTL, "check-config", "--help", NULL);
-	assert_int_equal(r.exit_code, 0);
-	assert_non_null(strstr(r.out, "Usage: mpamctl check-config [--host] [--json] FILE"));
-	run_result_fini(&r);
-
-	r = run(MPAMD, "--help", NULL, NULL);
-	assert_int_equal(r.exit_code, 0);
-	assert_non_null(strstr(r.out, "Usage: mpamd"));
-	run_result_fini(&r);
+	expect_run(ARGV(MPAMCTL, "--help"), 0, "check-config");
+	expect_run(ARGV(MPAMCTL, "check-config", "--help"), 0, "Usage: mpamctl check-config [--host] [--json] FILE");
+	expect_run(ARGV(MPAMD, "--help"), 0, "Usage: mpamd");
 }
 
 static void test_every_example_config_passes(void **state)

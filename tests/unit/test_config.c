@@ -20,6 +20,7 @@
 #include "core/config/config_json.h"
 #include "core/config/config_write.h"
 #include "backends/sim/sim_config.h"
+#include "tests/util/engine_util.h"
 #include "tests/util/testutil.h"
 
 #define FIXTURES MPAMD_SOURCE_DIR "/tests/fixtures/config"
@@ -64,6 +65,52 @@ static bool message_matches(const char *message, const char *words)
 	return true;
 }
 
+/* A configuration loaded by a test, and what the loader said about it. */
+struct loaded {
+	struct config *c;
+	struct diag_list d;
+};
+
+/* Loads `len` bytes of configuration text; returns the loader's result and keeps the diagnostics. */
+static int load_bytes(struct loaded *l, const char *text, size_t len, const struct config_overrides *o)
+{
+	FILE *in = fmemopen((void *)text, len, "r");
+
+	assert_non_null(in);
+	l->c = NULL;
+	diag_list_init(&l->d, "test.ini");
+	int r = config_load(in, engine_default_schema(), o, &l->c, &l->d);
+	fclose(in);
+	return r;
+}
+
+static int load(struct loaded *l, const char *text, const struct config_overrides *o)
+{
+	return load_bytes(l, text, strlen(text), o);
+}
+
+/* Loads the file at `path` (with what it includes). */
+static int load_path(struct loaded *l, const char *path)
+{
+	l->c = NULL;
+	diag_list_init(&l->d, path);
+	return config_load_path(path, engine_default_schema(), NULL, &l->c, &l->d);
+}
+
+static void unload(struct loaded *l)
+{
+	config_free(l->c);
+	diag_list_fini(&l->d);
+}
+
+/* The load found one error, at `line`, saying `words`. */
+static void expect_only_error(const struct loaded *l, unsigned line, const char *words)
+{
+	assert_int_equal(diag_error_count(&l->d), 1);
+	assert_int_equal(l->d.items[0].line, line);
+	assert_non_null(strstr(l->d.items[0].message, words));
+}
+
 static void test_invalid_fixture(void **state)
 {
 	const char *path = *state;
@@ -97,17 +144,13 @@ static void test_invalid_fixture(void **state)
 
 static json_t *load_as_json(FILE *in, const char *name)
 {
-	struct diag_list diags;
-	struct config *config = NULL;
+	struct loaded l = { NULL };
 
-	diag_list_init(&diags, name);
-	int r = config_load(in, engine_default_schema(), NULL, &config, &diags);
-	diag_print(&diags, stderr);
-	diag_list_fini(&diags);
-	if (r != 0)
-		return NULL;
-	json_t *json = config_to_json(config);
-	config_free(config);
+	diag_list_init(&l.d, name);
+	int r = config_load(in, engine_default_schema(), NULL, &l.c, &l.d);
+	diag_print(&l.d, stderr);
+	json_t *json = r == 0 ? config_to_json(l.c) : NULL;
+	unload(&l);
 	return json;
 }
 
@@ -179,56 +222,41 @@ static void test_valid_fixture_round_trips(void **state)
 	free(text);
 }
 
-/* Loads a config from a string; returns the loader's result and keeps diags for inspection. */
-static int load_string(const char *text, struct config **ret, struct diag_list *diags, const struct config_overrides *o)
-{
-	FILE *in = fmemopen((void *)text, strlen(text), "r");
-
-	assert_non_null(in);
-	diag_list_init(diags, "test.ini");
-	int r = config_load(in, engine_default_schema(), o, ret, diags);
-	fclose(in);
-	return r;
-}
-
 static void test_defaults_resolved(void **state)
 {
-	struct config *c = NULL;
-	struct diag_list d;
+	struct loaded l;
 
 	(void)state;
-	assert_int_equal(load_string("[partition \"a\"]\n", &c, &d, NULL), 0);
-	assert_string_equal(c->global.backend, "resctrl");
-	assert_string_equal(c->global.monitor, "auto");
-	assert_int_equal(c->global.interval_ms, 100);
-	assert_string_equal(c->global.resctrl_root, DEFAULT_RESCTRL_ROOT);
-	assert_string_equal(c->global.socket, DEFAULT_SOCKET_PATH);
-	assert_null(c->global.record);
-	assert_int_equal(c->partition_count, 1);
-	assert_int_equal(c->partitions[0].goals.mb_max, 100);
-	assert_int_equal(c->partitions[0].goals.mb_min, 0);
-	assert_false(c->partitions[0].has_partid); /* resctrl allocates CLOSIDs itself */
-	config_free(c);
-	diag_list_fini(&d);
+	assert_int_equal(load(&l, "[partition \"a\"]\n", NULL), 0);
+	assert_string_equal(l.c->global.backend, "resctrl");
+	assert_string_equal(l.c->global.monitor, "auto");
+	assert_int_equal(l.c->global.interval_ms, 100);
+	assert_string_equal(l.c->global.resctrl_root, DEFAULT_RESCTRL_ROOT);
+	assert_string_equal(l.c->global.socket, DEFAULT_SOCKET_PATH);
+	assert_null(l.c->global.record);
+	assert_int_equal(l.c->partition_count, 1);
+	assert_int_equal(l.c->partitions[0].goals.mb_max, 100);
+	assert_int_equal(l.c->partitions[0].goals.mb_min, 0);
+	assert_false(l.c->partitions[0].has_partid); /* resctrl allocates CLOSIDs itself */
+	unload(&l);
 }
 
 static void test_sim_partids_fill_gaps(void **state)
 {
-	struct config *c = NULL;
-	struct diag_list d;
+	struct loaded l;
 
 	(void)state;
-	assert_int_equal(load_string("[global]\nbackend = sim\n"
-				     "[partition \"a\"]\n[partition \"b\"]\npartid = 1\n[partition \"c\"]\n",
-				     &c, &d, NULL),
+	assert_int_equal(load(&l,
+			      "[global]\nbackend = sim\n"
+			      "[partition \"a\"]\n[partition \"b\"]\npartid = 1\n[partition \"c\"]\n",
+			      NULL),
 			 0);
-	assert_int_equal(c->partitions[0].partid, 2);
-	assert_true(c->partitions[0].partid_auto);
-	assert_int_equal(c->partitions[1].partid, 1);
-	assert_false(c->partitions[1].partid_auto);
-	assert_int_equal(c->partitions[2].partid, 3);
-	config_free(c);
-	diag_list_fini(&d);
+	assert_int_equal(l.c->partitions[0].partid, 2);
+	assert_true(l.c->partitions[0].partid_auto);
+	assert_int_equal(l.c->partitions[1].partid, 1);
+	assert_false(l.c->partitions[1].partid_auto);
+	assert_int_equal(l.c->partitions[2].partid, 3);
+	unload(&l);
 }
 
 /* A pid, a CPU or a PARTID shared by three partitions: the second and the third are each told about
@@ -236,8 +264,7 @@ static void test_sim_partids_fill_gaps(void **state)
 static void test_shared_across_many_partitions(void **state)
 {
 	char text[8192];
-	struct config *c = NULL;
-	struct diag_list d;
+	struct loaded l;
 	int used = snprintf(text, sizeof(text), "[global]\nbackend = sim\n");
 
 	(void)state;
@@ -247,20 +274,20 @@ static void test_shared_across_many_partitions(void **state)
 	for (int i = 0; i < 50; i++)
 		used += snprintf(text + used, sizeof(text) - (size_t)used, "[partition \"f%d\"]\n", i);
 	used += snprintf(text + used, sizeof(text) - (size_t)used, "[partition \"s1\"]\n");
-	assert_int_equal(load_string(text, &c, &d, NULL), -EINVAL);
+	assert_int_equal(load(&l, text, NULL), -EINVAL);
 	unsigned pid7 = 0, cpu3 = 0, partid5 = 0, twin = 0;
-	for (size_t i = 0; i < d.count; i++) {
-		const char *m = d.items[i].message;
+	for (size_t i = 0; i < l.d.count; i++) {
+		const char *m = l.d.items[i].message;
 		pid7 += strstr(m, "pid 7 is already in partition \"s0\" (line 4)") != NULL;
 		cpu3 += strstr(m, "cpu 3 is already in partition \"s0\" (line 5)") != NULL;
 		partid5 += strstr(m, "partid 5 is already used by partition \"s0\" (line 6)") != NULL;
-		twin += strstr(m, "s1") && strstr(m, "line 7") && d.items[i].line == (unsigned)(2 + 3 * 4 + 50 + 1);
+		twin += strstr(m, "s1") && strstr(m, "line 7") && l.d.items[i].line == (unsigned)(2 + 3 * 4 + 50 + 1);
 	}
 	if (pid7 != 2 || cpu3 != 2 || partid5 != 2 || twin != 1) {
-		diag_print(&d, stderr);
+		diag_print(&l.d, stderr);
 		fail_msg("pid7 %u cpu3 %u partid5 %u twin %u", pid7, cpu3, partid5, twin);
 	}
-	diag_list_fini(&d);
+	unload(&l);
 }
 
 /* A 4 KiB window is fine on a 4 KiB-page kernel and refused on a 64 KiB one (arm64 hosts often run
@@ -269,30 +296,17 @@ static void test_msc_windows_hold_whole_pages(void **state)
 {
 	static const char *const text = "[global]\nbackend = mmio\n[msc \"mc0\"]\nbase = 0x10001000\nsize = 0x1000\n"
 					"[partition \"a\"]\npartid = 1\n";
-	struct config *c = NULL;
-	struct diag_list d;
+	struct loaded l;
 
 	(void)state;
 	config_page_size_set(4096);
-	assert_int_equal(load_string(text, &c, &d, NULL), 0);
-	config_free(c);
-	diag_list_fini(&d);
+	assert_int_equal(load(&l, text, NULL), 0);
+	unload(&l);
 	config_page_size_set(65536);
-	assert_int_equal(load_string(text, &c, &d, NULL), -EINVAL);
+	assert_int_equal(load(&l, text, NULL), -EINVAL);
 	config_page_size_set(0);
-	assert_int_equal(diag_error_count(&d), 1);
-	assert_int_equal(d.items[0].line, 4);
-	assert_non_null(strstr(d.items[0].message, "not made of whole pages of this kernel (0x10000 bytes)"));
-	diag_list_fini(&d);
-}
-
-static void write_text(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
+	expect_only_error(&l, 4, "not made of whole pages of this kernel (0x10000 bytes)");
+	unload(&l);
 }
 
 /* [global] include: drop-in files in sorted order after the main file, [partition] sections only,
@@ -300,8 +314,7 @@ static void write_text(const char *path, const char *text)
 static void test_include_drop_in_files(void **state)
 {
 	char dir[] = "/tmp/mpamd-include-XXXXXX", main_path[64], a[64], b[64], text[256], cmd[96];
-	struct config *c = NULL;
-	struct diag_list d;
+	struct loaded l;
 	unsigned line;
 
 	(void)state;
@@ -310,37 +323,32 @@ static void test_include_drop_in_files(void **state)
 	snprintf(a, sizeof(a), "%s/10-a.ini", dir);
 	snprintf(b, sizeof(b), "%s/20-b.ini", dir);
 	snprintf(text, sizeof(text), "[global]\nbackend = sim\ninclude = %s/*.ini.d\n[partition \"web\"]\n", dir);
-	write_text(main_path, text);
+	write_file(main_path, "%s", text);
 
 	/* No file matches the wildcards yet: fine. */
-	diag_list_init(&d, main_path);
-	assert_int_equal(config_load_path(main_path, engine_default_schema(), NULL, &c, &d), 0);
-	assert_int_equal(c->partition_count, 1);
-	config_free(c);
-	diag_list_fini(&d);
+	assert_int_equal(load_path(&l, main_path), 0);
+	assert_int_equal(l.c->partition_count, 1);
+	unload(&l);
 
 	snprintf(text, sizeof(text), "[global]\nbackend = sim\ninclude = %s/*-?.ini\n[partition \"web\"]\n", dir);
-	write_text(main_path, text);
-	write_text(b, "[partition \"vm-b\"]\nmb_max = 40\n");
-	write_text(a, "; first in sorted order\n[partition \"vm-a\"]\nmb_max = 60\n");
-	diag_list_init(&d, main_path);
-	assert_int_equal(config_load_path(main_path, engine_default_schema(), NULL, &c, &d), 0);
-	assert_int_equal(c->partition_count, 3);
-	assert_string_equal(c->partitions[1].name, "vm-a");
-	assert_string_equal(c->partitions[2].name, "vm-b");
-	assert_int_equal(c->partitions[2].goals.mb_max, 40);
-	config_free(c);
-	diag_list_fini(&d);
+	write_file(main_path, "%s", text);
+	write_file(b, "[partition \"vm-b\"]\nmb_max = 40\n");
+	write_file(a, "; first in sorted order\n[partition \"vm-a\"]\nmb_max = 60\n");
+	assert_int_equal(load_path(&l, main_path), 0);
+	assert_int_equal(l.c->partition_count, 3);
+	assert_string_equal(l.c->partitions[1].name, "vm-a");
+	assert_string_equal(l.c->partitions[2].name, "vm-b");
+	assert_int_equal(l.c->partitions[2].goals.mb_max, 40);
+	unload(&l);
 
 	/* Errors name the included file and its own line; twins are found across files. */
-	write_text(a, "[partition \"vm-a\"]\nmb_max = 150\n[partition \"web\"]\n[global]\n");
-	write_text(b, "[partition \"vm-a\"]\n");
-	diag_list_init(&d, main_path);
-	assert_int_equal(config_load_path(main_path, engine_default_schema(), NULL, &c, &d), -EINVAL);
+	write_file(a, "[partition \"vm-a\"]\nmb_max = 150\n[partition \"web\"]\n[global]\n");
+	write_file(b, "[partition \"vm-a\"]\n");
+	assert_int_equal(load_path(&l, main_path), -EINVAL);
 	unsigned range = 0, twin_main = 0, twin_included = 0, global = 0;
-	for (size_t i = 0; i < d.count; i++) {
-		const char *file = diag_file_of(&d, d.items[i].line, &line);
-		const char *m = d.items[i].message;
+	for (size_t i = 0; i < l.d.count; i++) {
+		const char *file = diag_file_of(&l.d, l.d.items[i].line, &line);
+		const char *m = l.d.items[i].message;
 		range += !strcmp(file, a) && line == 2 && strstr(m, "mb_max = 150") != NULL;
 		twin_main += !strcmp(file, a) && line == 3 && strstr(m, "(first defined at line 4)") != NULL;
 		twin_included += !strcmp(file, b) && line == 1 && strstr(m, "10-a.ini:1)") != NULL;
@@ -348,19 +356,18 @@ static void test_include_drop_in_files(void **state)
 			  strstr(m, "[partition \"NAME\"] and [vm-template \"NAME\"] sections only") != NULL;
 	}
 	if (range != 1 || twin_main != 1 || twin_included != 1 || global != 1) {
-		diag_print(&d, stderr);
+		diag_print(&l.d, stderr);
 		fail_msg("range %u twin_main %u twin_included %u global %u", range, twin_main, twin_included, global);
 	}
-	diag_list_fini(&d);
+	unload(&l);
 
 	/* A pattern without wildcards must name a file. */
 	snprintf(text, sizeof(text), "[global]\nbackend = sim\ninclude = %s/none.ini\n[partition \"web\"]\n", dir);
-	write_text(main_path, text);
-	diag_list_init(&d, main_path);
-	assert_int_equal(config_load_path(main_path, engine_default_schema(), NULL, &c, &d), -EINVAL);
-	assert_int_equal(d.items[0].line, 3);
-	assert_non_null(strstr(d.items[0].message, "none.ini: no such file"));
-	diag_list_fini(&d);
+	write_file(main_path, "%s", text);
+	assert_int_equal(load_path(&l, main_path), -EINVAL);
+	assert_int_equal(l.d.items[0].line, 3);
+	assert_non_null(strstr(l.d.items[0].message, "none.ini: no such file"));
+	unload(&l);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	assert_int_equal(system(cmd), 0);
 }
@@ -369,104 +376,92 @@ static void test_include_drop_in_files(void **state)
  * string of such a section leaked (LeakSanitizer fails this test in the sanitizer build). */
 static void test_discarded_global_frees_its_strings(void **state)
 {
-	struct config *c = NULL;
-	struct diag_list d;
+	struct loaded l;
 
 	(void)state;
-	assert_int_equal(load_string("[global]\nbackend = sim\n[global]\ninclude = /x/*.ini\nrecord = /x.csv\n"
-				     "metrics_textfile = /x.prom\nsocket = /x.sock\nresctrl_root = /x\n",
-				     &c, &d, NULL),
+	assert_int_equal(load(&l,
+			      "[global]\nbackend = sim\n[global]\ninclude = /x/*.ini\nrecord = /x.csv\n"
+			      "metrics_textfile = /x.prom\nsocket = /x.sock\nresctrl_root = /x\n",
+			      NULL),
 			 -EINVAL);
 	bool refused = false;
-	for (size_t i = 0; i < d.count; i++)
-		refused |= d.items[i].line == 3 && strstr(d.items[i].message, "duplicate section [global]") != NULL;
+	for (size_t i = 0; i < l.d.count; i++)
+		refused |= l.d.items[i].line == 3 && strstr(l.d.items[i].message, "duplicate section [global]") != NULL;
 	assert_true(refused);
-	diag_list_fini(&d);
+	unload(&l);
 }
 
 static void test_sim_partids_run_out(void **state)
 {
-	struct config *c = NULL;
-	struct diag_list d;
+	struct loaded l;
 
 	(void)state;
-	assert_int_equal(load_string("[global]\nbackend = sim\n[sim]\npartid_max = 1\n"
-				     "[partition \"a\"]\n[partition \"b\"]\n",
-				     &c, &d, NULL),
+	assert_int_equal(load(&l,
+			      "[global]\nbackend = sim\n[sim]\npartid_max = 1\n"
+			      "[partition \"a\"]\n[partition \"b\"]\n",
+			      NULL),
 			 -EINVAL);
-	assert_int_equal(diag_error_count(&d), 1);
-	assert_int_equal(d.items[0].line, 6);
-	assert_non_null(strstr(d.items[0].message, "no free PARTID"));
-	diag_list_fini(&d);
+	expect_only_error(&l, 6, "no free PARTID");
+	unload(&l);
 }
 
 static void test_backend_override_is_checked(void **state)
 {
-	struct config *c = NULL;
-	struct diag_list d;
+	struct loaded l;
 	struct config_overrides o = { .backend = "mmio" };
 
 	(void)state;
-	assert_int_equal(load_string("[partition \"a\"]\npartid = 1\n", &c, &d, &o), -EINVAL);
-	assert_int_equal(diag_error_count(&d), 1);
-	assert_int_equal(d.items[0].line, 0);
-	assert_non_null(strstr(d.items[0].message, "--backend mmio"));
-	diag_list_fini(&d);
+	assert_int_equal(load(&l, "[partition \"a\"]\npartid = 1\n", &o), -EINVAL);
+	expect_only_error(&l, 0, "--backend mmio");
+	unload(&l);
 
 	o.backend = "sim";
-	assert_int_equal(load_string("[global]\nbackend = mmio\n[partition \"a\"]\n", &c, &d, &o), 0);
-	assert_string_equal(c->global.backend, "sim");
-	config_free(c);
-	diag_list_fini(&d);
+	assert_int_equal(load(&l, "[global]\nbackend = mmio\n[partition \"a\"]\n", &o), 0);
+	assert_string_equal(l.c->global.backend, "sim");
+	unload(&l);
 }
 
 static void test_cgroup_normalized(void **state)
 {
-	struct config *c = NULL;
-	struct diag_list d;
+	struct loaded l;
 
 	(void)state;
-	assert_int_equal(load_string("[partition \"a\"]\ncgroup = machine.slice//./vm\\x2d1.scope/\n", &c, &d, NULL),
-			 0);
-	assert_string_equal(c->partitions[0].cgroup, "machine.slice/vm\\x2d1.scope");
-	config_free(c);
-	diag_list_fini(&d);
+	assert_int_equal(load(&l, "[partition \"a\"]\ncgroup = machine.slice//./vm\\x2d1.scope/\n", NULL), 0);
+	assert_string_equal(l.c->partitions[0].cgroup, "machine.slice/vm\\x2d1.scope");
+	unload(&l);
 }
 
 static void test_demand_profile(void **state)
 {
-	struct config *c = NULL;
-	struct diag_list d;
+	struct loaded l;
 
 	(void)state;
-	assert_int_equal(load_string("[partition \"a\"]\nsim_demand = 2000@10, 9000@50 0@120\n"
-				     "[partition \"b\"]\nsim_demand = 3000\n",
-				     &c, &d, NULL),
+	assert_int_equal(load(&l,
+			      "[partition \"a\"]\nsim_demand = 2000@10, 9000@50 0@120\n"
+			      "[partition \"b\"]\nsim_demand = 3000\n",
+			      NULL),
 			 0);
-	const struct demand_profile *p = sim_partition_demand(c, &c->partitions[0]);
+	const struct demand_profile *p = sim_partition_demand(l.c, &l.c->partitions[0]);
 	assert_int_equal(p->count, 3);
 	assert_int_equal(demand_profile_at(p, 0), 0);
 	assert_int_equal(demand_profile_at(p, 10), 2000);
 	assert_int_equal(demand_profile_at(p, 49), 2000);
 	assert_int_equal(demand_profile_at(p, 50), 9000);
 	assert_int_equal(demand_profile_at(p, 1000), 0);
-	assert_int_equal(demand_profile_at(sim_partition_demand(c, &c->partitions[1]), 12345), 3000);
-	config_free(c);
-	diag_list_fini(&d);
+	assert_int_equal(demand_profile_at(sim_partition_demand(l.c, &l.c->partitions[1]), 12345), 3000);
+	unload(&l);
 }
 
 static void test_warnings_do_not_invalidate(void **state)
 {
-	struct config *c = NULL;
-	struct diag_list d;
+	struct loaded l;
 
 	(void)state;
-	assert_int_equal(load_string("[global]\nbackend = sim\n", &c, &d, NULL), 0);
-	assert_int_equal(diag_error_count(&d), 0);
-	assert_int_equal(d.count, 1);
-	assert_int_equal(d.items[0].severity, DIAG_WARNING);
-	config_free(c);
-	diag_list_fini(&d);
+	assert_int_equal(load(&l, "[global]\nbackend = sim\n", NULL), 0);
+	assert_int_equal(diag_error_count(&l.d), 0);
+	assert_int_equal(l.d.count, 1);
+	assert_int_equal(l.d.items[0].severity, DIAG_WARNING);
+	unload(&l);
 }
 
 /* monitor = mmio beside resctrl would be refused at start without the opt-in: check-config says so on
@@ -476,86 +471,69 @@ static void test_hybrid_without_opt_in_warns(void **state)
 	const char *hybrid = "[global]\nbackend = resctrl\nmonitor = mmio\n%s"
 			     "[msc \"l3\"]\nbase = 0x10000\nsize = 0x1000\n[partition \"a\"]\n";
 	char text[256];
-	struct config *c = NULL;
-	struct diag_list d;
+	struct loaded l;
 
 	(void)state;
 	snprintf(text, sizeof(text), hybrid, "");
-	assert_int_equal(load_string(text, &c, &d, NULL), 0);
-	assert_int_equal(d.count, 1);
-	assert_int_equal(d.items[0].severity, DIAG_WARNING);
-	assert_int_equal(d.items[0].line, 3);
-	assert_non_null(strstr(d.items[0].message, "mmio_beside_kernel = yes"));
-	config_free(c);
-	diag_list_fini(&d);
+	assert_int_equal(load(&l, text, NULL), 0);
+	assert_int_equal(l.d.count, 1);
+	assert_int_equal(l.d.items[0].severity, DIAG_WARNING);
+	assert_int_equal(l.d.items[0].line, 3);
+	assert_non_null(strstr(l.d.items[0].message, "mmio_beside_kernel = yes"));
+	unload(&l);
 	snprintf(text, sizeof(text), hybrid, "mmio_beside_kernel = yes\n");
-	assert_int_equal(load_string(text, &c, &d, NULL), 0);
-	assert_int_equal(d.count, 0);
-	assert_true(c->global.mmio_beside_kernel);
-	config_free(c);
-	diag_list_fini(&d);
+	assert_int_equal(load(&l, text, NULL), 0);
+	assert_int_equal(l.d.count, 0);
+	assert_true(l.c->global.mmio_beside_kernel);
+	unload(&l);
 }
 
 static void test_crlf_and_bom_accepted(void **state)
 {
-	struct config *c = NULL;
-	struct diag_list d;
+	struct loaded l;
 
 	(void)state;
-	assert_int_equal(
-		load_string("\xEF\xBB\xBF[global]\r\ninterval_ms = 250\r\n[partition \"a\"]\r\n", &c, &d, NULL), 0);
-	assert_int_equal(c->global.interval_ms, 250);
-	config_free(c);
-	diag_list_fini(&d);
+	assert_int_equal(load(&l, "\xEF\xBB\xBF[global]\r\ninterval_ms = 250\r\n[partition \"a\"]\r\n", NULL), 0);
+	assert_int_equal(l.c->global.interval_ms, 250);
+	unload(&l);
 }
 
 static void test_indented_key_is_not_a_continuation(void **state)
 {
-	struct config *c = NULL;
-	struct diag_list d;
+	struct loaded l;
 
 	(void)state;
 	/* inih would join an indented line to the previous value; the loader must not. */
-	assert_int_equal(load_string("[partition \"a\"]\ncgroup = x\n    mb_max = 40\n", &c, &d, NULL), 0);
-	assert_string_equal(c->partitions[0].cgroup, "x");
-	assert_int_equal(c->partitions[0].goals.mb_max, 40);
-	config_free(c);
-	diag_list_fini(&d);
+	assert_int_equal(load(&l, "[partition \"a\"]\ncgroup = x\n    mb_max = 40\n", NULL), 0);
+	assert_int_equal(l.c->partitions[0].goals.mb_max, 40);
+	assert_string_equal(l.c->partitions[0].cgroup, "x");
+	unload(&l);
 }
 
 static void test_embedded_nul_rejected(void **state)
 {
 	static const char text[] = "[partition \"a\"]\nmb_max = 1\0000\n";
-	struct config *c = NULL;
-	struct diag_list d;
-	FILE *in = fmemopen((void *)text, sizeof(text) - 1, "r");
+	struct loaded l;
 
 	(void)state;
-	diag_list_init(&d, "nul.ini");
-	assert_int_equal(config_load(in, engine_default_schema(), NULL, &c, &d), -EINVAL);
-	fclose(in);
-	assert_int_equal(diag_error_count(&d), 1);
-	assert_int_equal(d.items[0].line, 2);
-	assert_non_null(strstr(d.items[0].message, "NUL"));
-	diag_list_fini(&d);
+	assert_int_equal(load_bytes(&l, text, sizeof(text) - 1, NULL), -EINVAL);
+	expect_only_error(&l, 2, "NUL");
+	unload(&l);
 }
 
 static void test_too_many_mscs(void **state)
 {
 	char text[8192];
 	int used = snprintf(text, sizeof(text), "[global]\nbackend = mmio\n[partition \"a\"]\npartid = 1\n");
-	struct config *c = NULL;
-	struct diag_list d;
+	struct loaded l;
 
 	(void)state;
 	for (int i = 0; i < 65; i++)
 		used += snprintf(text + used, sizeof(text) - (size_t)used,
 				 "[msc \"m%d\"]\nbase = 0x%x000\nsize = 0x1000\n", i, i + 1);
-	assert_int_equal(load_string(text, &c, &d, NULL), -EINVAL);
-	assert_int_equal(diag_error_count(&d), 1);
-	assert_int_equal(d.items[0].line, 5 + 64 * 3);
-	assert_non_null(strstr(d.items[0].message, "too many [msc] sections: at most 64"));
-	diag_list_fini(&d);
+	assert_int_equal(load(&l, text, NULL), -EINVAL);
+	expect_only_error(&l, 5 + 64 * 3, "too many [msc] sections: at most 64");
+	unload(&l);
 }
 
 static struct CMUnitTest *add_fixture_tests(struct CMUnitTest *tests, size_t *count, const char *dir,

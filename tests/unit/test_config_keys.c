@@ -294,7 +294,7 @@ static void test_per_domain_limits(void **state)
 		assert_int_equal(p.goals.mb_max, 60);
 		assert_int_equal(p.goals.mb_max_at.count, 0);
 	}
-	char many[256] = "";
+	char many[1024] = "";
 	for (unsigned d = 0; d <= DOMAIN_VALUES_MAX; d++)
 		snprintf(many + strlen(many), sizeof(many) - strlen(many), "%s%u=50", d ? "," : "", d);
 	assert_int_equal(config_key_parse(max, &p, many, &err), -EINVAL);

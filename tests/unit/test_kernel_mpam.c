@@ -18,6 +18,7 @@
 #include "backends/mmio/kernel_mpam.h"
 #include "core/base/log.h"
 #include "core/config/model.h"
+#include "tests/util/log_capture.h"
 
 struct tree {
 	char root[64];
@@ -220,6 +221,5 @@ int main(void)
 		cmocka_unit_test(test_unreadable_directory_counts_as_bound),
 		cmocka_unit_test(test_opt_in_allows_and_marks_the_access),
 	};
-	log_setup("test", LOG_LEVEL_ERROR, false);
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return cmocka_run_group_tests(tests, log_errors_only, NULL);
 }

@@ -75,10 +75,10 @@ static void view_init(struct view *v)
 	v->parts[0].placement = &v->placement;
 	v->events = calloc(1, sizeof(*v->events));
 	assert_non_null(v->events);
-	event_log_add(v->events, 1, 100, ODD_NAME, "guarantee: mb_min 0% -> 30%");
-	event_log_add(v->events, 2, 200, "batch", "throttle: web short of guarantee");
-	event_log_add(v->events, 3, 300, "batch", "throttle: web short of guarantee");
-	event_log_add(v->events, 4, 400, "batch", "restore: pressure ended");
+	event_log_add(v->events, 1, 100, 100, ODD_NAME, "guarantee: mb_min 0% -> 30%");
+	event_log_add(v->events, 2, 200, 200, "batch", "throttle: web short of guarantee");
+	event_log_add(v->events, 3, 300, 300, "batch", "throttle: web short of guarantee");
+	event_log_add(v->events, 4, 400, 400, "batch", "restore: pressure ended");
 	histogram_init(&v->hist, bounds, 3);
 	histogram_observe(&v->hist, 0.0005);
 	histogram_observe(&v->hist, 0.005);
@@ -397,7 +397,7 @@ static void test_events_are_counted_by_partition_and_action(void **state)
 			snprintf(name, sizeof(name), "p%u", i);
 			snprintf(action, sizeof(action), "act%u: why", i % 7);
 			for (unsigned k = 0; k <= i % 3; k++)
-				event_log_add(v.events, round, round, name, action);
+				event_log_add(v.events, round, round, round, name, action);
 		}
 	text = format(&v.in);
 	for (unsigned i = 0; i < 500; i++) {
@@ -630,7 +630,7 @@ static void test_a_thousand_partitions_stay_cheap(void **state)
 			samples[i * DOMAINS + d] =
 				(struct domain_status){ .valid = true, .mbps = 10 + i * 1e-5, .mb_max = 50 };
 		parts[i] = (struct metrics_partition){ &status[i], &goals[i], &samples[i * DOMAINS], 0, NULL };
-		event_log_add(events, 1, 1, names[i], "throttle: x");
+		event_log_add(events, 1, 1, 1, names[i], "throttle: x");
 	}
 	struct metrics_input in = { .version = "0",
 				    .partitions = parts,

@@ -105,37 +105,75 @@ static void test_offsets(void **state)
 		expect_u64(#type "." #field " alone", encode(&d_), bits);                       \
 	} while (0)
 
-#define IDR(field, value, bits) FIELD_CASE(mpamf_idr, mpamf_idr_encode, mpamf_idr_decode, field, value, bits, 0)
-/* The high word is defined only with EXT set, so its fields are checked together with bit 28. */
+/* Each register's fields: X(field, largest value, bits it encodes to). The IDR's high word is defined
+ * only with EXT set, so its fields (XEXT) are checked together with bit 28. */
+/* clang-format off */
+#define IDR_FIELDS(X, XEXT) \
+	X(partid_max, 0xFFFF, 0xFFFF) X(pmg_max, 0xFF, 0xFF0000) X(has_ccap_part, true, MPAM_BIT(24)) \
+	X(has_cpor_part, true, MPAM_BIT(25)) X(has_mbw_part, true, MPAM_BIT(26)) \
+	X(has_pri_part, true, MPAM_BIT(27)) X(ext, true, MPAM_BIT(28)) X(has_impl_idr, true, MPAM_BIT(29)) \
+	X(has_msmon, true, MPAM_BIT(30)) X(has_partid_nrw, true, MPAM_BIT(31)) XEXT(has_ris, true, MPAM_BIT(32)) \
+	XEXT(no_impl_part, true, MPAM_BIT(36)) XEXT(no_impl_msmon, true, MPAM_BIT(37)) \
+	XEXT(has_extd_esr, true, MPAM_BIT(38)) XEXT(has_esr, true, MPAM_BIT(39)) \
+	XEXT(has_err_msi, true, MPAM_BIT(40)) XEXT(sp4, true, MPAM_BIT(41)) XEXT(has_endis, true, MPAM_BIT(42)) \
+	XEXT(has_nfu, true, MPAM_BIT(43)) XEXT(has_in_tl, true, MPAM_BIT(44)) XEXT(has_out_tl, true, MPAM_BIT(45)) \
+	XEXT(has_default_partid, true, MPAM_BIT(46)) XEXT(ris_max, 0xF, UINT64_C(0x0F00000000000000))
+#define MBW_IDR_FIELDS(X) \
+	X(bwa_wd, 0x3F, 0x3F) X(max_lim, 3, 0x300) X(has_min, true, MPAM_BIT(10)) X(has_max, true, MPAM_BIT(11)) \
+	X(has_pbm, true, MPAM_BIT(12)) X(has_prop, true, MPAM_BIT(13)) X(windwr, true, MPAM_BIT(14)) \
+	X(bwpbm_wd, 0x1FFF, 0x1FFF0000)
+#define MSMON_IDR_FIELDS(X) \
+	X(msmon_csu, true, MPAM_BIT(16)) X(msmon_mbwu, true, MPAM_BIT(17)) X(msmon_csa, true, MPAM_BIT(18)) \
+	X(has_tl_monitoring, 3, 0x0C000000) X(has_oflow_sr, true, MPAM_BIT(28)) \
+	X(has_oflw_msi, true, MPAM_BIT(29)) X(no_hw_oflw_intr, true, MPAM_BIT(30)) \
+	X(has_local_capt_evnt, true, MPAM_BIT(31))
+#define MBWUMON_IDR_FIELDS(X) \
+	X(num_mon, 0xFFFF, 0xFFFF) X(scale, 0x1F, 0x1F0000) X(no_match_pmg, true, MPAM_BIT(22)) \
+	X(no_match_partid, true, MPAM_BIT(23)) X(has_oflow_capt, true, MPAM_BIT(24)) \
+	X(has_cevnt_oflw, true, MPAM_BIT(25)) X(has_ofsr, true, MPAM_BIT(26)) X(has_oflow_lnkg, true, MPAM_BIT(27)) \
+	X(has_rwbw, true, MPAM_BIT(28)) X(lwd, true, MPAM_BIT(29)) X(has_long, true, MPAM_BIT(30)) \
+	X(has_capture, true, MPAM_BIT(31))
+#define ESR_FIELDS(X) \
+	X(partid_mon, 0xFFFF, 0xFFFF) X(pmg, 0xFF, 0xFF0000) X(errcode, 0xF, 0x0F000000) \
+	X(ovrwr, true, MPAM_BIT(31)) X(ris, 0xF, UINT64_C(0xF00000000))
+#define CTL_FIELDS(X) \
+	X(type, 0xFF, 0xFF) X(oflow_lnkg, 7, 0x700) X(oflow_capt_l, true, MPAM_BIT(13)) \
+	X(oflow_intr_l, true, MPAM_BIT(14)) X(oflow_status_l, true, MPAM_BIT(15)) \
+	X(match_partid, true, MPAM_BIT(16)) X(match_pmg, true, MPAM_BIT(17)) X(cevnt_oflw, true, MPAM_BIT(18)) \
+	X(sclen, true, MPAM_BIT(19)) X(subtype, 7, 0x700000) X(oflow_capt, true, MPAM_BIT(23)) \
+	X(oflow_frz, true, MPAM_BIT(24)) X(oflow_intr, true, MPAM_BIT(25)) X(oflow_status, true, MPAM_BIT(26)) \
+	X(capt_reset, true, MPAM_BIT(27)) X(capt_evnt, 7, 0x70000000) X(en, true, MPAM_BIT(31))
+#define FLT_FIELDS(X) X(partid, 0xFFFF, 0xFFFF) X(pmg, 0xFF, 0xFF0000) X(rwbw, 3, 0xC0000000)
+/* clang-format on */
+
+/* One field's case (FIELD_CASE) in each register's codec. */
+#define IDR(field, value, bits) FIELD_CASE(mpamf_idr, mpamf_idr_encode, mpamf_idr_decode, field, value, bits, 0);
 #define IDR_EXT(field, value, bits) \
-	FIELD_CASE(mpamf_idr, mpamf_idr_encode, mpamf_idr_decode, field, value, (bits) | MPAM_BIT(28), .ext = true)
+	FIELD_CASE(mpamf_idr, mpamf_idr_encode, mpamf_idr_decode, field, value, (bits) | MPAM_BIT(28), .ext = true);
+#define MBW(field, value, bits) \
+	FIELD_CASE(mpamf_mbw_idr, mpamf_mbw_idr_encode, mpamf_mbw_idr_decode, field, value, bits, 0);
+#define MSMON(field, value, bits) \
+	FIELD_CASE(mpamf_msmon_idr, mpamf_msmon_idr_encode, mpamf_msmon_idr_decode, field, value, bits, 0);
+#define MBWUMON(field, value, bits) \
+	FIELD_CASE(mpamf_mbwumon_idr, mpamf_mbwumon_idr_encode, mpamf_mbwumon_idr_decode, field, value, bits, 0);
+#define ESR(field, value, bits) FIELD_CASE(mpamf_esr, mpamf_esr_encode, mpamf_esr_decode, field, value, bits, 0);
+#define CTL(field, value, bits) \
+	FIELD_CASE(msmon_mbwu_ctl, msmon_mbwu_ctl_encode, msmon_mbwu_ctl_decode, field, value, bits, 0);
+#define FLT(field, value, bits) \
+	FIELD_CASE(msmon_mbwu_flt, msmon_mbwu_flt_encode, msmon_mbwu_flt_decode, field, value, bits, 0);
+
+/* A test of every field of a register that needs no more. */
+#define FIELDS_TEST(test, fields, field_case) \
+	static void test(void **state)        \
+	{                                     \
+		(void)state;                  \
+		fields(field_case)            \
+	}
 
 static void test_idr_fields(void **state)
 {
 	(void)state;
-	IDR(partid_max, 0xFFFF, 0xFFFF);
-	IDR(pmg_max, 0xFF, 0xFF0000);
-	IDR(has_ccap_part, true, MPAM_BIT(24));
-	IDR(has_cpor_part, true, MPAM_BIT(25));
-	IDR(has_mbw_part, true, MPAM_BIT(26));
-	IDR(has_pri_part, true, MPAM_BIT(27));
-	IDR(ext, true, MPAM_BIT(28));
-	IDR(has_impl_idr, true, MPAM_BIT(29));
-	IDR(has_msmon, true, MPAM_BIT(30));
-	IDR(has_partid_nrw, true, MPAM_BIT(31));
-	IDR_EXT(has_ris, true, MPAM_BIT(32));
-	IDR_EXT(no_impl_part, true, MPAM_BIT(36));
-	IDR_EXT(no_impl_msmon, true, MPAM_BIT(37));
-	IDR_EXT(has_extd_esr, true, MPAM_BIT(38));
-	IDR_EXT(has_esr, true, MPAM_BIT(39));
-	IDR_EXT(has_err_msi, true, MPAM_BIT(40));
-	IDR_EXT(sp4, true, MPAM_BIT(41));
-	IDR_EXT(has_endis, true, MPAM_BIT(42));
-	IDR_EXT(has_nfu, true, MPAM_BIT(43));
-	IDR_EXT(has_in_tl, true, MPAM_BIT(44));
-	IDR_EXT(has_out_tl, true, MPAM_BIT(45));
-	IDR_EXT(has_default_partid, true, MPAM_BIT(46));
-	IDR_EXT(ris_max, 0xF, UINT64_C(0x0F00000000000000));
+	IDR_FIELDS(IDR, IDR_EXT)
 }
 
 static void test_idr_high_word_needs_ext(void **state)
@@ -160,22 +198,12 @@ static void test_idr_high_word_needs_ext(void **state)
 	assert_false(d.has_msmon || d.has_ris);
 }
 
-#define MBW(field, value, bits) \
-	FIELD_CASE(mpamf_mbw_idr, mpamf_mbw_idr_encode, mpamf_mbw_idr_decode, field, value, bits, 0)
-
 static void test_mbw_idr_fields(void **state)
 {
 	struct mpamf_mbw_idr grace;
 
 	(void)state;
-	MBW(bwa_wd, 0x3F, 0x3F);
-	MBW(max_lim, 3, 0x300);
-	MBW(has_min, true, MPAM_BIT(10));
-	MBW(has_max, true, MPAM_BIT(11));
-	MBW(has_pbm, true, MPAM_BIT(12));
-	MBW(has_prop, true, MPAM_BIT(13));
-	MBW(windwr, true, MPAM_BIT(14));
-	MBW(bwpbm_wd, 0x1FFF, 0x1FFF0000);
+	MBW_IDR_FIELDS(MBW)
 	/* The dump of section E: BWA_WD=7, MIN and MAX, no PBM. */
 	grace = mpamf_mbw_idr_decode(0x00000C07);
 	assert_int_equal(grace.bwa_wd, 7);
@@ -184,90 +212,24 @@ static void test_mbw_idr_fields(void **state)
 	assert_int_equal(grace.max_lim, 0);
 }
 
-#define MSMON(field, value, bits) \
-	FIELD_CASE(mpamf_msmon_idr, mpamf_msmon_idr_encode, mpamf_msmon_idr_decode, field, value, bits, 0)
+FIELDS_TEST(test_msmon_idr_fields, MSMON_IDR_FIELDS, MSMON)
 
-static void test_msmon_idr_fields(void **state)
-{
-	(void)state;
-	MSMON(msmon_csu, true, MPAM_BIT(16));
-	MSMON(msmon_mbwu, true, MPAM_BIT(17));
-	MSMON(msmon_csa, true, MPAM_BIT(18));
-	MSMON(has_tl_monitoring, 3, 0x0C000000);
-	MSMON(has_oflow_sr, true, MPAM_BIT(28));
-	MSMON(has_oflw_msi, true, MPAM_BIT(29));
-	MSMON(no_hw_oflw_intr, true, MPAM_BIT(30));
-	MSMON(has_local_capt_evnt, true, MPAM_BIT(31));
-}
+FIELDS_TEST(test_mbwumon_idr_fields, MBWUMON_IDR_FIELDS, MBWUMON)
 
-#define MBWUMON(field, value, bits) \
-	FIELD_CASE(mpamf_mbwumon_idr, mpamf_mbwumon_idr_encode, mpamf_mbwumon_idr_decode, field, value, bits, 0)
-
-static void test_mbwumon_idr_fields(void **state)
-{
-	(void)state;
-	MBWUMON(num_mon, 0xFFFF, 0xFFFF);
-	MBWUMON(scale, 0x1F, 0x1F0000);
-	MBWUMON(no_match_pmg, true, MPAM_BIT(22));
-	MBWUMON(no_match_partid, true, MPAM_BIT(23));
-	MBWUMON(has_oflow_capt, true, MPAM_BIT(24));
-	MBWUMON(has_cevnt_oflw, true, MPAM_BIT(25));
-	MBWUMON(has_ofsr, true, MPAM_BIT(26));
-	MBWUMON(has_oflow_lnkg, true, MPAM_BIT(27));
-	MBWUMON(has_rwbw, true, MPAM_BIT(28));
-	MBWUMON(lwd, true, MPAM_BIT(29));
-	MBWUMON(has_long, true, MPAM_BIT(30));
-	MBWUMON(has_capture, true, MPAM_BIT(31));
-}
-
-#define ESR(field, value, bits) FIELD_CASE(mpamf_esr, mpamf_esr_encode, mpamf_esr_decode, field, value, bits, 0)
-
-static void test_esr_fields(void **state)
-{
-	(void)state;
-	ESR(partid_mon, 0xFFFF, 0xFFFF);
-	ESR(pmg, 0xFF, 0xFF0000);
-	ESR(errcode, 0xF, 0x0F000000);
-	ESR(ovrwr, true, MPAM_BIT(31));
-	ESR(ris, 0xF, UINT64_C(0xF00000000));
-}
-
-#define CTL(field, value, bits) \
-	FIELD_CASE(msmon_mbwu_ctl, msmon_mbwu_ctl_encode, msmon_mbwu_ctl_decode, field, value, bits, 0)
+FIELDS_TEST(test_esr_fields, ESR_FIELDS, ESR)
 
 static void test_mbwu_ctl_fields(void **state)
 {
 	(void)state;
-	CTL(type, 0xFF, 0xFF);
-	CTL(oflow_lnkg, 7, 0x700);
-	CTL(oflow_capt_l, true, MPAM_BIT(13));
-	CTL(oflow_intr_l, true, MPAM_BIT(14));
-	CTL(oflow_status_l, true, MPAM_BIT(15));
-	CTL(match_partid, true, MPAM_BIT(16));
-	CTL(match_pmg, true, MPAM_BIT(17));
-	CTL(cevnt_oflw, true, MPAM_BIT(18));
-	CTL(sclen, true, MPAM_BIT(19));
-	CTL(subtype, 7, 0x700000);
-	CTL(oflow_capt, true, MPAM_BIT(23));
-	CTL(oflow_frz, true, MPAM_BIT(24));
-	CTL(oflow_intr, true, MPAM_BIT(25));
-	CTL(oflow_status, true, MPAM_BIT(26));
-	CTL(capt_reset, true, MPAM_BIT(27));
-	CTL(capt_evnt, 7, 0x70000000);
-	CTL(en, true, MPAM_BIT(31));
+	CTL_FIELDS(CTL)
 	expect_u64("TYPE MBWU", MSMON_CFG_CTL_TYPE_MBWU, 0x42);
 	expect_u64("TYPE CSU", MSMON_CFG_CTL_TYPE_CSU, 0x43);
 }
 
-#define FLT(field, value, bits) \
-	FIELD_CASE(msmon_mbwu_flt, msmon_mbwu_flt_encode, msmon_mbwu_flt_decode, field, value, bits, 0)
-
 static void test_mbwu_flt_and_selectors(void **state)
 {
 	(void)state;
-	FLT(partid, 0xFFFF, 0xFFFF);
-	FLT(pmg, 0xFF, 0xFF0000);
-	FLT(rwbw, 3, 0xC0000000);
+	FLT_FIELDS(FLT)
 	expect_u64("RWBW reads", msmon_mbwu_flt_encode(&(struct msmon_mbwu_flt){ .rwbw = MPAM_RWBW_READS }),
 		   0x80000000);
 	expect_u64("PART_SEL", mpamcfg_part_sel(0xF, 0xFFFF), 0x0F00FFFF);
@@ -320,116 +282,23 @@ static void seed_rng(const char *test)
 }
 
 /* Each field's value in range, straight from a register, so decode(encode(x)) == x is exact. */
-#define EQ(a, b, f)                                                                                     \
-	do {                                                                                            \
-		if ((a).f != (b).f)                                                                     \
-			fail_msg("%s: field " #f " 0x%" PRIx64 " != 0x%" PRIx64, what, (uint64_t)(a).f, \
-				 (uint64_t)(b).f);                                                      \
-	} while (0)
+#define FIELD_EQUAL(f, value, bits) \
+	if (a.f != b.f)             \
+		fail_msg("%s: field " #f " 0x%" PRIx64 " != 0x%" PRIx64, what, (uint64_t)a.f, (uint64_t)b.f);
+#define EQUAL_FN(name, type, fields)                                     \
+	static void name(const char *what, struct type a, struct type b) \
+	{                                                                \
+		fields(FIELD_EQUAL)                                      \
+	}
 
-static void idr_equal(const char *what, struct mpamf_idr a, struct mpamf_idr b)
-{
-	EQ(a, b, partid_max);
-	EQ(a, b, pmg_max);
-	EQ(a, b, has_ccap_part);
-	EQ(a, b, has_cpor_part);
-	EQ(a, b, has_mbw_part);
-	EQ(a, b, has_pri_part);
-	EQ(a, b, ext);
-	EQ(a, b, has_impl_idr);
-	EQ(a, b, has_msmon);
-	EQ(a, b, has_partid_nrw);
-	EQ(a, b, has_ris);
-	EQ(a, b, no_impl_part);
-	EQ(a, b, no_impl_msmon);
-	EQ(a, b, has_extd_esr);
-	EQ(a, b, has_esr);
-	EQ(a, b, has_err_msi);
-	EQ(a, b, sp4);
-	EQ(a, b, has_endis);
-	EQ(a, b, has_nfu);
-	EQ(a, b, has_in_tl);
-	EQ(a, b, has_out_tl);
-	EQ(a, b, has_default_partid);
-	EQ(a, b, ris_max);
-}
-
-static void mbw_idr_equal(const char *what, struct mpamf_mbw_idr a, struct mpamf_mbw_idr b)
-{
-	EQ(a, b, bwa_wd);
-	EQ(a, b, max_lim);
-	EQ(a, b, has_min);
-	EQ(a, b, has_max);
-	EQ(a, b, has_pbm);
-	EQ(a, b, has_prop);
-	EQ(a, b, windwr);
-	EQ(a, b, bwpbm_wd);
-}
-
-static void msmon_idr_equal(const char *what, struct mpamf_msmon_idr a, struct mpamf_msmon_idr b)
-{
-	EQ(a, b, msmon_csu);
-	EQ(a, b, msmon_mbwu);
-	EQ(a, b, msmon_csa);
-	EQ(a, b, has_tl_monitoring);
-	EQ(a, b, has_oflow_sr);
-	EQ(a, b, has_oflw_msi);
-	EQ(a, b, no_hw_oflw_intr);
-	EQ(a, b, has_local_capt_evnt);
-}
-
-static void mbwumon_idr_equal(const char *what, struct mpamf_mbwumon_idr a, struct mpamf_mbwumon_idr b)
-{
-	EQ(a, b, num_mon);
-	EQ(a, b, scale);
-	EQ(a, b, no_match_pmg);
-	EQ(a, b, no_match_partid);
-	EQ(a, b, has_oflow_capt);
-	EQ(a, b, has_cevnt_oflw);
-	EQ(a, b, has_ofsr);
-	EQ(a, b, has_oflow_lnkg);
-	EQ(a, b, has_rwbw);
-	EQ(a, b, lwd);
-	EQ(a, b, has_long);
-	EQ(a, b, has_capture);
-}
-
-static void esr_equal(const char *what, struct mpamf_esr a, struct mpamf_esr b)
-{
-	EQ(a, b, partid_mon);
-	EQ(a, b, pmg);
-	EQ(a, b, errcode);
-	EQ(a, b, ovrwr);
-	EQ(a, b, ris);
-}
-
-static void ctl_equal(const char *what, struct msmon_mbwu_ctl a, struct msmon_mbwu_ctl b)
-{
-	EQ(a, b, type);
-	EQ(a, b, oflow_lnkg);
-	EQ(a, b, oflow_capt_l);
-	EQ(a, b, oflow_intr_l);
-	EQ(a, b, oflow_status_l);
-	EQ(a, b, match_partid);
-	EQ(a, b, match_pmg);
-	EQ(a, b, cevnt_oflw);
-	EQ(a, b, sclen);
-	EQ(a, b, subtype);
-	EQ(a, b, oflow_capt);
-	EQ(a, b, oflow_frz);
-	EQ(a, b, oflow_intr);
-	EQ(a, b, oflow_status);
-	EQ(a, b, capt_reset);
-	EQ(a, b, capt_evnt);
-	EQ(a, b, en);
-}
-
-static void flt_equal(const char *what, struct msmon_mbwu_flt a, struct msmon_mbwu_flt b)
-{
-	EQ(a, b, partid);
-	EQ(a, b, pmg);
-	EQ(a, b, rwbw);
-}
+#define IDR_FIELDS_EQUAL(X) IDR_FIELDS(X, X)
+EQUAL_FN(idr_equal, mpamf_idr, IDR_FIELDS_EQUAL)
+EQUAL_FN(mbw_idr_equal, mpamf_mbw_idr, MBW_IDR_FIELDS)
+EQUAL_FN(msmon_idr_equal, mpamf_msmon_idr, MSMON_IDR_FIELDS)
+EQUAL_FN(mbwumon_idr_equal, mpamf_mbwumon_idr, MBWUMON_IDR_FIELDS)
+EQUAL_FN(esr_equal, mpamf_esr, ESR_FIELDS)
+EQUAL_FN(ctl_equal, msmon_mbwu_ctl, CTL_FIELDS)
+EQUAL_FN(flt_equal, msmon_mbwu_flt, FLT_FIELDS)
 
 /* The defined bits of each register, assembled from the reference's field list (A.2-A.5). */
 #define IDR_LOW_DEFINED	    UINT64_C(0xFFFFFFFF)
@@ -445,98 +314,36 @@ enum {
 	ROUNDS = 20000
 };
 
-static void test_idr_round_trip(void **state)
-{
-	(void)state;
-	seed_rng("test_idr_round_trip");
-	for (int i = 0; i < ROUNDS; i++) {
-		uint64_t r = rnd();
-		uint64_t defined = (r & MPAMF_IDR_EXT) ? IDR_EXT_DEFINED : IDR_LOW_DEFINED;
-		struct mpamf_idr x = mpamf_idr_decode(r);
-
-		expect_u64("IDR encode(decode(r))", mpamf_idr_encode(&x), r & defined);
-		idr_equal("IDR decode(encode(x))", mpamf_idr_decode(mpamf_idr_encode(&x)), x);
+/* ROUNDS random register values r of type rtype: encode(decode(r)) keeps exactly the defined bits, and
+ * decode(encode(x)) gives every field back. */
+#define ROUND_TRIP_TEST(test, reg, type, rtype, decode, encode, equal, defined)         \
+	static void test(void **state)                                                  \
+	{                                                                               \
+		(void)state;                                                            \
+		seed_rng(#test);                                                        \
+		for (int i = 0; i < ROUNDS; i++) {                                      \
+			rtype r = (rtype)rnd();                                         \
+			struct type x = decode(r);                                      \
+                                                                                        \
+			expect_u64(reg " encode(decode(r))", encode(&x), r &(defined)); \
+			equal(reg " decode(encode(x))", decode(encode(&x)), x);         \
+		}                                                                       \
 	}
-}
 
-static void test_mbw_idr_round_trip(void **state)
-{
-	(void)state;
-	seed_rng("test_mbw_idr_round_trip");
-	for (int i = 0; i < ROUNDS; i++) {
-		uint32_t r = (uint32_t)rnd();
-		struct mpamf_mbw_idr x = mpamf_mbw_idr_decode(r);
-
-		expect_u64("MBW_IDR encode(decode(r))", mpamf_mbw_idr_encode(&x), r & MBW_IDR_DEFINED);
-		mbw_idr_equal("MBW_IDR decode(encode(x))", mpamf_mbw_idr_decode(mpamf_mbw_idr_encode(&x)), x);
-	}
-}
-
-static void test_msmon_idr_round_trip(void **state)
-{
-	(void)state;
-	seed_rng("test_msmon_idr_round_trip");
-	for (int i = 0; i < ROUNDS; i++) {
-		uint32_t r = (uint32_t)rnd();
-		struct mpamf_msmon_idr x = mpamf_msmon_idr_decode(r);
-
-		expect_u64("MSMON_IDR encode(decode(r))", mpamf_msmon_idr_encode(&x), r & MSMON_IDR_DEFINED);
-		msmon_idr_equal("MSMON_IDR decode(encode(x))", mpamf_msmon_idr_decode(mpamf_msmon_idr_encode(&x)), x);
-	}
-}
-
-static void test_mbwumon_idr_round_trip(void **state)
-{
-	(void)state;
-	seed_rng("test_mbwumon_idr_round_trip");
-	for (int i = 0; i < ROUNDS; i++) {
-		uint32_t r = (uint32_t)rnd();
-		struct mpamf_mbwumon_idr x = mpamf_mbwumon_idr_decode(r);
-
-		expect_u64("MBWUMON_IDR encode(decode(r))", mpamf_mbwumon_idr_encode(&x), r & MBWUMON_IDR_DEFINED);
-		mbwumon_idr_equal("MBWUMON_IDR decode(encode(x))",
-				  mpamf_mbwumon_idr_decode(mpamf_mbwumon_idr_encode(&x)), x);
-	}
-}
-
-static void test_esr_round_trip(void **state)
-{
-	(void)state;
-	seed_rng("test_esr_round_trip");
-	for (int i = 0; i < ROUNDS; i++) {
-		uint64_t r = rnd();
-		struct mpamf_esr x = mpamf_esr_decode(r);
-
-		expect_u64("ESR encode(decode(r))", mpamf_esr_encode(&x), r & ESR_DEFINED);
-		esr_equal("ESR decode(encode(x))", mpamf_esr_decode(mpamf_esr_encode(&x)), x);
-	}
-}
-
-static void test_ctl_round_trip(void **state)
-{
-	(void)state;
-	seed_rng("test_ctl_round_trip");
-	for (int i = 0; i < ROUNDS; i++) {
-		uint32_t r = (uint32_t)rnd();
-		struct msmon_mbwu_ctl x = msmon_mbwu_ctl_decode(r);
-
-		expect_u64("MBWU_CTL encode(decode(r))", msmon_mbwu_ctl_encode(&x), r & CTL_DEFINED);
-		ctl_equal("MBWU_CTL decode(encode(x))", msmon_mbwu_ctl_decode(msmon_mbwu_ctl_encode(&x)), x);
-	}
-}
-
-static void test_flt_round_trip(void **state)
-{
-	(void)state;
-	seed_rng("test_flt_round_trip");
-	for (int i = 0; i < ROUNDS; i++) {
-		uint32_t r = (uint32_t)rnd();
-		struct msmon_mbwu_flt x = msmon_mbwu_flt_decode(r);
-
-		expect_u64("MBWU_FLT encode(decode(r))", msmon_mbwu_flt_encode(&x), r & FLT_DEFINED);
-		flt_equal("MBWU_FLT decode(encode(x))", msmon_mbwu_flt_decode(msmon_mbwu_flt_encode(&x)), x);
-	}
-}
+ROUND_TRIP_TEST(test_idr_round_trip, "IDR", mpamf_idr, uint64_t, mpamf_idr_decode, mpamf_idr_encode, idr_equal,
+		(r & MPAMF_IDR_EXT) ? IDR_EXT_DEFINED : IDR_LOW_DEFINED)
+ROUND_TRIP_TEST(test_mbw_idr_round_trip, "MBW_IDR", mpamf_mbw_idr, uint32_t, mpamf_mbw_idr_decode, mpamf_mbw_idr_encode,
+		mbw_idr_equal, MBW_IDR_DEFINED)
+ROUND_TRIP_TEST(test_msmon_idr_round_trip, "MSMON_IDR", mpamf_msmon_idr, uint32_t, mpamf_msmon_idr_decode,
+		mpamf_msmon_idr_encode, msmon_idr_equal, MSMON_IDR_DEFINED)
+ROUND_TRIP_TEST(test_mbwumon_idr_round_trip, "MBWUMON_IDR", mpamf_mbwumon_idr, uint32_t, mpamf_mbwumon_idr_decode,
+		mpamf_mbwumon_idr_encode, mbwumon_idr_equal, MBWUMON_IDR_DEFINED)
+ROUND_TRIP_TEST(test_esr_round_trip, "ESR", mpamf_esr, uint64_t, mpamf_esr_decode, mpamf_esr_encode, esr_equal,
+		ESR_DEFINED)
+ROUND_TRIP_TEST(test_ctl_round_trip, "MBWU_CTL", msmon_mbwu_ctl, uint32_t, msmon_mbwu_ctl_decode, msmon_mbwu_ctl_encode,
+		ctl_equal, CTL_DEFINED)
+ROUND_TRIP_TEST(test_flt_round_trip, "MBWU_FLT", msmon_mbwu_flt, uint32_t, msmon_mbwu_flt_decode, msmon_mbwu_flt_encode,
+		flt_equal, FLT_DEFINED)
 
 /* ---- C: bandwidth fixed point ---- */
 
@@ -579,10 +386,9 @@ static void test_mbw_max_never_exceeds(void **state)
 	char what[64];
 
 	(void)state;
-	for (unsigned w = 1; w <= 16; w++) {
-		uint64_t bands = UINT64_C(1) << w;
-
-		for (unsigned p = 0; p <= 100; p++) {
+	for (unsigned p = 0; p <= 100; p++) {
+		for (unsigned w = 1; w <= 16; w++) {
+			uint64_t bands = UINT64_C(1) << w;
 			uint16_t f = mpam_mbw_max_from_percent(p, w);
 			uint64_t v = band(f, w);
 

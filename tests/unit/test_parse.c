@@ -273,6 +273,33 @@ static void test_suggest(void **state)
 	assert_null(suggest_nearest("x", keys, 5));
 }
 
+/* Partition names: every plausible one, nearest first, a case difference as one edit. */
+static void test_suggest_names(void **state)
+{
+	static const char *const names[] = { "vm-web-1", "vm-web-2", "vm-cache", "batch", "WebFront" };
+	const char *got[3];
+
+	(void)state;
+	assert_int_equal(suggest_near("vm-web-3", names, 5, got, 3), 2);
+	assert_string_equal(got[0], "vm-web-1");
+	assert_string_equal(got[1], "vm-web-2");
+	assert_int_equal(suggest_near("vm-cach", names, 5, got, 3), 1);
+	assert_string_equal(got[0], "vm-cache");
+	/* nearest first: "vm-web-10" is one edit from vm-web-1, two from vm-web-2 */
+	assert_int_equal(suggest_near("vm-web-10", names, 5, got, 3), 2);
+	assert_string_equal(got[0], "vm-web-1");
+	assert_string_equal(got[1], "vm-web-2");
+	assert_int_equal(suggest_near("VM-CACHE", names, 5, got, 3), 1);
+	assert_string_equal(got[0], "vm-cache");
+	assert_int_equal(suggest_near("webfront", names, 5, got, 3), 1);
+	assert_string_equal(got[0], "WebFront");
+	assert_int_equal(suggest_near("batch2", names, 5, got, 3), 1);
+	/* at most `max`, and nothing for a word unlike any */
+	assert_int_equal(suggest_near("vm-web-3", names, 5, got, 1), 1);
+	assert_string_equal(got[0], "vm-web-1");
+	assert_int_equal(suggest_near("database", names, 5, got, 3), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -289,6 +316,7 @@ int main(void)
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_cpu_list),
 		cmocka_unit_test(test_suggest),
+		cmocka_unit_test(test_suggest_names),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -12,6 +12,8 @@
 #include <cmocka.h>
 
 #include "backends/perf/perf_event.h"
+#include "tests/util/engine_util.h"
+#include "tests/util/testutil.h"
 
 #define FIXTURE MPAMD_SOURCE_DIR "/tests/fixtures/sysfs/devices"
 
@@ -348,14 +350,6 @@ static void test_read_decode_and_delta(void **state)
 	assert_false(d.counted);
 }
 
-static void write_file(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
-}
-
 static void test_advice(void **state)
 {
 	char path[] = "/tmp/test_perf_paranoid_XXXXXX";
@@ -410,10 +404,10 @@ static void test_advice(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_encodes, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_pmu_kinds_and_cpus, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_modifiers, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_errors, setup, teardown),
+		fixture_test(test_encodes),
+		fixture_test(test_pmu_kinds_and_cpus),
+		fixture_test(test_modifiers),
+		fixture_test(test_errors),
 		cmocka_unit_test(test_format_parse),
 		cmocka_unit_test(test_cpulist),
 		cmocka_unit_test(test_read_decode_and_delta),

@@ -14,15 +14,10 @@
 #include "core/ctl/proto.h"
 #include "tests/util/ctl_fake.h"
 
-#define MAX_SETTINGS 8
-
 struct fake {
 	unsigned status, list, show, metrics, set, reload; /* calls */
-	char name[64];
-	char settings[MAX_SETTINGS][64];
-	size_t count;
-	int set_result;	  /* what set and reload return */
-	unsigned set_uid; /* the peer of the last set */
+	int set_result;					   /* what set and reload return */
+	struct ctl_fake_set last;			   /* what the last set asked for; name: also the last show's */
 };
 
 static json_t *fake_status(void *ctx)
@@ -46,7 +41,7 @@ static json_t *fake_show(void *ctx, const char *name, struct err *err)
 	struct fake *f = ctx;
 
 	f->show++;
-	snprintf(f->name, sizeof(f->name), "%s", name);
+	snprintf(f->last.name, sizeof(f->last.name), "%s", name);
 	if (strcmp(name, "web")) {
 		err_set(err, -ENOENT, "no partition named '%s'", name);
 		return NULL;
@@ -69,11 +64,7 @@ static json_t *fake_set(void *ctx, const struct ctl_peer *peer, const char *name
 	struct fake *f = ctx;
 
 	f->set++;
-	snprintf(f->name, sizeof(f->name), "%s", name);
-	f->count = count;
-	for (size_t i = 0; i < count && i < MAX_SETTINGS; i++)
-		snprintf(f->settings[i], sizeof(f->settings[i]), "%s", settings[i]);
-	f->set_uid = peer->uid;
+	ctl_fake_note_set(&f->last, peer, name, settings, count);
 	if (f->set_result < 0) {
 		err_set(err, f->set_result, "mb_max: 150 is out of range 1..100");
 		return NULL;
@@ -90,15 +81,7 @@ static int fake_reload(void *ctx, struct err *err)
 }
 
 static struct fake fake;
-static const struct ctl_handler handler = {
-	.ctx = &fake,
-	.status = fake_status,
-	.list = fake_list,
-	.show = fake_show,
-	.metrics = fake_metrics_broken,
-	.set = fake_set,
-	.reload = fake_reload,
-};
+static const struct ctl_handler handler = CTL_FAKE_HANDLER(&fake, fake_metrics_broken, NULL);
 static const struct ctl_peer root = { .uid = 0, .gid = 0, .pid = 1, .may_mutate = true, .group = "mpamd" };
 static const struct ctl_peer user = { .uid = 1000, .gid = 1000, .pid = 2, .may_mutate = false, .group = "mpamd" };
 
@@ -182,7 +165,7 @@ static void test_read_only_commands_reach_the_handler(void **state)
 	assert_int_equal(fake.status, 1);
 	assert_int_equal(fake.list, 1);
 	assert_int_equal(fake.show, 1);
-	assert_string_equal(fake.name, "web");
+	assert_string_equal(fake.last.name, "web");
 }
 
 static void test_unknown_command_and_bad_json(void **state)
@@ -260,12 +243,12 @@ static void test_set_passes_settings_in_order(void **state)
 	json_t *r = assert_ok(&root, "{\"cmd\": \"set\", \"name\": \"web\", "
 				     "\"settings\": [\"mb_max=50\", \"mb_min=10\", \"class=best-effort\", \"x=a=b\"]}");
 	assert_int_equal(fake.set, 1);
-	assert_string_equal(fake.name, "web");
-	assert_int_equal(fake.count, 4);
-	assert_string_equal(fake.settings[0], "mb_max=50");
-	assert_string_equal(fake.settings[1], "mb_min=10");
-	assert_string_equal(fake.settings[2], "class=best-effort");
-	assert_string_equal(fake.settings[3], "x=a=b");
+	assert_string_equal(fake.last.name, "web");
+	assert_int_equal(fake.last.count, 4);
+	assert_string_equal(fake.last.settings[0], "mb_max=50");
+	assert_string_equal(fake.last.settings[1], "mb_min=10");
+	assert_string_equal(fake.last.settings[2], "class=best-effort");
+	assert_string_equal(fake.last.settings[3], "x=a=b");
 	/* The reply echoes what was applied. */
 	assert_string_equal(json_string_value(json_object_get(r, "name")), "web");
 	assert_int_equal(json_array_size(json_object_get(r, "settings")), 4);
@@ -451,8 +434,8 @@ static void test_request_build(void **state)
 				  "\"settings\":[\"mb_max=50\",\"class=best-effort\"]}\n");
 	/* What the client builds, the server takes, settings in order. */
 	json_decref(assert_ok(&root, line));
-	assert_int_equal(fake.count, 2);
-	assert_string_equal(fake.settings[1], "class=best-effort");
+	assert_int_equal(fake.last.count, 2);
+	assert_string_equal(fake.last.settings[1], "class=best-effort");
 	free(line);
 
 	assert_int_equal(ctl_request_build("frob", NULL, NULL, 0, &line, &err), -EINVAL);

@@ -13,6 +13,7 @@
 #include <jansson.h>
 
 #include "core/ctl/reply_cache.h"
+#include "tests/util/testutil.h"
 
 struct fake {
 	unsigned status, list, show;
@@ -207,10 +208,10 @@ static void test_shared_commands(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_one_encoding_per_generation, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_not_shared, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_errors_not_kept, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_shared_commands, setup, teardown),
+		fixture_test(test_one_encoding_per_generation),
+		fixture_test(test_not_shared),
+		fixture_test(test_errors_not_kept),
+		fixture_test(test_shared_commands),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

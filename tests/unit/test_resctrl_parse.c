@@ -12,7 +12,7 @@
 #include <cmocka.h>
 
 #include "backends/resctrl/resctrl.h"
-#include "core/base/log.h"
+#include "tests/util/log_capture.h"
 
 #define FIXTURES MPAMD_SOURCE_DIR "/tests/fixtures/resctrl"
 
@@ -203,6 +203,5 @@ int main(void)
 		cmocka_unit_test(test_probe_mpam_copy),
 		cmocka_unit_test(test_probe_refuses_non_resctrl_default_root),
 	};
-	log_setup("test", LOG_LEVEL_ERROR, false);
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return cmocka_run_group_tests(tests, log_errors_only, NULL);
 }

@@ -46,37 +46,87 @@ static struct traffic_request req(double demand, double max, double min)
 	return (struct traffic_request){ .demand_mbps = demand, .max_fraction = max, .min_fraction = min };
 }
 
+/* Serves `n` requests on `capacity` and checks each is served what `want` says: exactly when it says
+ * 0, else to 1e-12. Returns the total served. */
+static double expect_served(const char *what, const struct traffic_request *r, size_t n, double capacity,
+			    const double *want)
+{
+	double served[8] = { NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN }; /* what serve does not write fails */
+
+	if (n > N_OF(served))
+		fail_msg("%s: %zu requests, room for %zu", what, n, N_OF(served));
+	serve(r, n, capacity, served);
+	for (size_t i = 0; i < n; i++) {
+		char label[96];
+
+		snprintf(label, sizeof(label), "%s: p%zu", what, i);
+		expect_close(served[i], want[i], want[i] == 0 ? 0 : 1e-12, label);
+	}
+	return sum(served, n);
+}
+
 static void test_fits_served_fully(void **state)
 {
 	struct traffic_request r[] = { req(100, 1, 0), req(250, 1, 0.5), req(0.5, 0.1, 0) };
-	double served[3];
 
 	(void)state;
-	serve(r, 3, 1000, served);
-	expect_close(served[0], 100, 1e-12, "p0");
-	expect_close(served[1], 250, 1e-12, "p1");
-	expect_close(served[2], 0.5, 1e-12, "p2");
-	/* Exactly full is still "fits". */
-	r[2] = req(650, 1, 0);
-	serve(r, 3, 1000, served);
-	expect_close(served[2], 650, 1e-12, "exactly full");
+	expect_served("fits", r, 3, 1000, (const double[]){ 100, 250, 0.5 });
+	r[2] = req(650, 1, 0); /* exactly full is still "fits" */
+	expect_served("exactly full", r, 3, 1000, (const double[]){ 100, 250, 650 });
 }
 
 static void test_max_caps(void **state)
 {
-	/* Plenty of capacity, but each is held to its ceiling. */
+	/* Plenty of capacity, but each is held to its ceiling: 25%, 50%, and one under its cap. */
 	struct traffic_request r[] = { req(800, 0.25, 0), req(800, 0.5, 0), req(100, 0.5, 0) };
+
+	(void)state;
+	expect_served("capped", r, 3, 1000, (const double[]){ 250, 500, 100 });
+	r[0] = req(800, 0, 0.5); /* max 0 means nothing at all */
+	expect_served("max 0", r, 3, 1000, (const double[]){ 0, 500, 100 });
+}
+
+static struct traffic_request soft(double demand, double max, double ceiling)
+{
+	return (struct traffic_request){
+		.demand_mbps = demand, .max_fraction = max, .soft = true, .soft_ceiling_fraction = ceiling
+	};
+}
+
+/* A soft ceiling (MBW_MAX with HARDLIM clear) holds only while others want the bandwidth: what nobody
+ * within their ceiling wants goes to the soft partitions over theirs, by demand, up to their other
+ * controls' ceiling. A hard one holds whatever is idle. */
+static void test_soft_ceilings_use_idle_capacity(void **state)
+{
+	struct traffic_request r[] = { soft(800, 0.25, 1), req(100, 1, 0), req(800, 0.25, 0) };
 	double served[3];
 
 	(void)state;
+	/* 250 + 100 + 250 leave 400 idle: the soft one takes all it wants of it, the hard one none. */
 	serve(r, 3, 1000, served);
-	expect_close(served[0], 250, 1e-12, "capped at 25%");
-	expect_close(served[1], 500, 1e-12, "capped at 50%");
-	expect_close(served[2], 100, 1e-12, "under its cap");
-	/* max 0 means nothing at all. */
-	r[0] = req(800, 0, 0.5);
+	expect_close(served[0], 650, 1e-9, "soft over its max");
+	expect_close(served[1], 100, 1e-9, "under no max");
+	expect_close(served[2], 250, 1e-9, "hard at its max");
+	/* Two soft partitions share the idle 400 (200 + 200 + 200 served) by demand (900:300), each up to
+	 * its demand. */
+	r[0] = soft(900, 0.2, 1);
+	r[1] = req(200, 1, 0);
+	r[2] = soft(300, 0.2, 1);
 	serve(r, 3, 1000, served);
-	expect_close(served[0], 0, 0, "max 0");
+	expect_close(served[0], 200 + 300, 1e-9, "soft, larger demand");
+	expect_close(served[2], 200 + 100, 1e-9, "soft, smaller demand");
+	expect_close(sum(served, 3), 1000, 1e-9, "nothing idle");
+	/* Its other controls (MBW_PROP, MBW_PBM) still hold it. */
+	r[2] = req(0, 1, 0);
+	r[0] = soft(800, 0.25, 0.4);
+	serve(r, 3, 1000, served);
+	expect_close(served[0], 400, 1e-9, "soft up to its other ceiling");
+	/* Saturated by partitions within their ceilings: a soft ceiling holds. */
+	r[0] = soft(800, 0.25, 1);
+	r[1] = req(2000, 1, 0);
+	serve(r, 3, 1000, served);
+	expect_close(served[0], 250, 1e-9, "soft, contended");
+	expect_close(served[1], 750, 1e-9, "the contender");
 }
 
 static void test_mins_first(void **state)
@@ -84,51 +134,34 @@ static void test_mins_first(void **state)
 	/* Saturated: p0 has a 60% min; the remaining 400 is shared by demand (1000:1000), so p0 gets
 	 * 600 + 200 and p1 gets 200. */
 	struct traffic_request r[] = { req(1000, 1, 0.6), req(1000, 1, 0) };
-	double served[2];
 
 	(void)state;
-	serve(r, 2, 1000, served);
-	expect_close(served[0], 800, 1e-12, "min holder");
-	expect_close(served[1], 200, 1e-12, "other");
+	expect_served("min holder, other", r, 2, 1000, (const double[]){ 800, 200 });
 	/* A min larger than the demand only guarantees the demand. */
 	r[0] = req(100, 1, 0.6);
 	r[1] = req(2000, 1, 0);
-	serve(r, 2, 1000, served);
-	expect_close(served[0], 100, 1e-12, "min above demand");
-	expect_close(served[1], 900, 1e-12, "rest");
+	expect_served("min above demand, rest", r, 2, 1000, (const double[]){ 100, 900 });
 	/* A min above the max is held to the max. */
 	r[0] = req(1000, 0.3, 0.6);
-	r[1] = req(2000, 1, 0);
-	serve(r, 2, 1000, served);
-	expect_close(served[0], 300, 1e-12, "min above max");
-	expect_close(served[1], 700, 1e-12, "rest after max");
+	expect_served("min above max, rest", r, 2, 1000, (const double[]){ 300, 700 });
 }
 
 static void test_overcommitted_mins_scaled(void **state)
 {
 	/* Mins of 60% + 90% = 150%: each gets its min scaled by 1/1.5; p2 (no min) gets nothing. */
 	struct traffic_request r[] = { req(1000, 1, 0.6), req(1000, 1, 0.9), req(1000, 1, 0) };
-	double served[3];
 
 	(void)state;
-	serve(r, 3, 1000, served);
-	expect_close(served[0], 400, 1e-12, "scaled 60%");
-	expect_close(served[1], 600, 1e-12, "scaled 90%");
-	expect_close(served[2], 0, 0, "no min");
-	expect_close(sum(served, 3), 1000, 1e-12, "total");
+	expect_close(expect_served("scaled", r, 3, 1000, (const double[]){ 400, 600, 0 }), 1000, 1e-12, "total");
 }
 
 static void test_proportional_share(void **state)
 {
 	/* 300 + 600 + 900 of demand on 900: shared 1:2:3. */
 	struct traffic_request r[] = { req(300, 1, 0), req(600, 1, 0), req(900, 1, 0) };
-	double served[3];
 
 	(void)state;
-	serve(r, 3, 900, served);
-	expect_close(served[0], 150, 1e-12, "1/6");
-	expect_close(served[1], 300, 1e-12, "2/6");
-	expect_close(served[2], 450, 1e-12, "3/6");
+	expect_served("1:2:3", r, 3, 900, (const double[]){ 150, 300, 450 });
 }
 
 static void test_water_filling(void **state)
@@ -136,29 +169,19 @@ static void test_water_filling(void **state)
 	/* Proportional shares of 1000 would be 500/250/250, but p0 is capped at 10% (100): its leftover 400
 	 * goes to the others in proportion to their demand (1:1), giving 450 each. */
 	struct traffic_request r[] = { req(2000, 0.1, 0), req(1000, 1, 0), req(1000, 1, 0) };
-	double served[3];
 
 	(void)state;
-	serve(r, 3, 1000, served);
-	expect_close(served[0], 100, 1e-12, "capped");
-	expect_close(served[1], 450, 1e-12, "p1");
-	expect_close(served[2], 450, 1e-12, "p2");
+	expect_served("capped p0", r, 3, 1000, (const double[]){ 100, 450, 450 });
 	/* A cascade: p1's new share then exceeds its own cap of 30%, so p2 takes the rest. */
 	r[1] = req(1000, 0.3, 0);
-	serve(r, 3, 1000, served);
-	expect_close(served[0], 100, 1e-12, "cascade p0");
-	expect_close(served[1], 300, 1e-12, "cascade p1");
-	expect_close(served[2], 600, 1e-12, "cascade p2");
-	expect_close(sum(served, 3), 1000, 1e-9, "work conserving");
-	/* Mins plus water-filling: p0 has a 20% min and a 25% cap. */
+	expect_close(expect_served("cascade", r, 3, 1000, (const double[]){ 100, 300, 600 }), 1000, 1e-9,
+		     "work conserving");
+	/* Mins plus water-filling: p0 has a 20% min and a 25% cap. Level L: 200 + 2000L hits 250 at
+	 * L=0.025; rest 750 shared 1:3 -> 187.5, 562.5. */
 	r[0] = req(2000, 0.25, 0.2);
 	r[1] = req(1000, 1, 0);
 	r[2] = req(3000, 1, 0);
-	serve(r, 3, 1000, served);
-	/* Level L: 200 + 2000L hits 250 at L=0.025; rest 750 shared 1:3 -> 187.5, 562.5. */
-	expect_close(served[0], 250, 1e-12, "min+cap p0");
-	expect_close(served[1], 187.5, 1e-12, "min+cap p1");
-	expect_close(served[2], 562.5, 1e-12, "min+cap p2");
+	expect_served("min+cap", r, 3, 1000, (const double[]){ 250, 187.5, 562.5 });
 }
 
 static void test_zero_demands(void **state)
@@ -167,16 +190,11 @@ static void test_zero_demands(void **state)
 	double served[3] = { -1, -1, -1 };
 
 	(void)state;
-	serve(r, 3, 1000, served);
-	for (size_t i = 0; i < 3; i++)
-		expect_close(served[i], 0, 0, "zero demand");
+	expect_served("zero demand", r, 3, 1000, (const double[]){ 0, 0, 0 });
 	/* One zero demand among saturating ones gets nothing and takes nothing. */
 	r[1] = req(2000, 1, 0);
 	r[2] = req(2000, 1, 0);
-	serve(r, 3, 1000, served);
-	expect_close(served[0], 0, 0, "zero with min");
-	expect_close(served[1], 500, 1e-12, "half");
-	expect_close(served[2], 500, 1e-12, "half");
+	expect_served("zero with min, half, half", r, 3, 1000, (const double[]){ 0, 500, 500 });
 	/* No capacity at all. */
 	serve(r, 3, 0, served);
 	expect_close(sum(served, 3), 0, 0, "no capacity");
@@ -184,15 +202,11 @@ static void test_zero_demands(void **state)
 
 static void test_garbage_inputs(void **state)
 {
+	/* A negative and a NaN demand get nothing; a max above 1 means 1, a NaN max means 0. */
 	struct traffic_request r[] = { req(-5, 1, 0), req(NAN, 1, 0), req(500, 2.0, -1), req(500, NAN, NAN) };
-	double served[4];
 
 	(void)state;
-	serve(r, 4, 1000, served);
-	expect_close(served[0], 0, 0, "negative demand");
-	expect_close(served[1], 0, 0, "NaN demand");
-	expect_close(served[2], 500, 1e-12, "max above 1 means 1");
-	expect_close(served[3], 0, 0, "NaN max means 0");
+	expect_served("garbage", r, 4, 1000, (const double[]){ 0, 0, 500, 0 });
 }
 
 static void test_n_zero(void **state)
@@ -362,6 +376,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fits_served_fully),
 		cmocka_unit_test(test_max_caps),
+		cmocka_unit_test(test_soft_ceilings_use_idle_capacity),
 		cmocka_unit_test(test_mins_first),
 		cmocka_unit_test(test_overcommitted_mins_scaled),
 		cmocka_unit_test(test_proportional_share),

@@ -13,6 +13,7 @@
 
 #include "core/config/config.h"
 #include "core/engine/registry.h"
+#include "tests/util/engine_util.h"
 
 static const char file_text[] = "[global]\n"			/* 1 */
 				"backend = resctrl\n"		/* 2 */
@@ -33,19 +34,6 @@ static const char file_text[] = "[global]\n"			/* 1 */
 				"match = *\n"			/* 17 */
 				"weight = 50\n";		/* 18 */
 
-static struct config *load(const char *text)
-{
-	struct diag_list diags;
-	struct config *c = NULL;
-
-	diag_list_init(&diags, "templates.ini");
-	int r = config_load_string(text, engine_default_schema(), NULL, &c, &diags);
-	diag_print(&diags, stderr);
-	diag_list_fini(&diags);
-	assert_int_equal(r, 0);
-	return c;
-}
-
 static void test_first_matching_template_wins(void **state)
 {
 	static const struct {
@@ -56,7 +44,7 @@ static void test_first_matching_template_wins(void **state)
 		{ "db-77", "others" },	   { "tenant", "others" },   { "web-01", "others" },
 		{ "Tenant-1", "others" },  { "db-x", "others" },     { "tenant-a-b", "tenants" },
 	};
-	struct config *c = load(file_text);
+	struct config *c = config_from_text(file_text);
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -68,7 +56,7 @@ static void test_first_matching_template_wins(void **state)
 	config_free(c);
 
 	/* Without a catch-all, a VM no pattern takes has no template. */
-	c = load("[vm-template \"t\"]\nmatch = tenant-?\n");
+	c = config_from_text("[vm-template \"t\"]\nmatch = tenant-?\n");
 	assert_non_null(config_template_for(c, "tenant-1"));
 	assert_null(config_template_for(c, "tenant-10"));
 	assert_null(config_template_for(c, "web"));
@@ -117,7 +105,7 @@ static void test_desired_set(void **state)
 		{ "tenant two", NULL, "not a partition name" },
 	};
 	const char *names[sizeof(vms) / sizeof(vms[0])];
-	struct config *file = load(file_text);
+	struct config *file = config_from_text(file_text);
 	struct skips skips = { .count = 0 };
 	struct config_instances out = { .skipped = note_skip, .ctx = &skips };
 	struct err err = { "" };
@@ -177,7 +165,7 @@ static void test_desired_set(void **state)
 /* No VM, or none a template takes: the desired set is the file's. */
 static void test_no_vms(void **state)
 {
-	struct config *file = load(file_text);
+	struct config *file = config_from_text(file_text);
 	struct config_instances out = { 0 };
 	struct err err = { "" };
 
@@ -188,7 +176,7 @@ static void test_no_vms(void **state)
 	config_free(out.config);
 	config_free(file);
 
-	file = load("[partition \"a\"]\n[vm-template \"t\"]\nmatch = t-*\n");
+	file = config_from_text("[partition \"a\"]\n[vm-template \"t\"]\nmatch = t-*\n");
 	const char *vms[] = { "web", "db" };
 	assert_int_equal(config_instantiate(file, vms, 2, &out, &err), 0);
 	assert_int_equal(out.config->partition_count, 1);

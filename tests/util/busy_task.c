@@ -1,12 +1,16 @@
 /* See busy_task.h. */
 #include <errno.h>
+#include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -14,6 +18,9 @@
 #include <cmocka.h>
 
 #include "tests/util/busy_task.h"
+
+pid_t busy_child = -1;
+char busy_cgroup_dir[512];
 
 pid_t busy_task_spawn(void)
 {
@@ -82,4 +89,49 @@ void expect_task_cpu_time(double counted_ms, double cpu_ms, double wall)
 	}
 	if (counted_ms < 0.9 * cpu_ms - 30 || counted_ms > 1.1 * cpu_ms + 30)
 		fail_msg("task-clock counted %.1f ms, the scheduler says the child ran %.1f ms", counted_ms, cpu_ms);
+}
+
+static bool write_text(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	bool ok = write(fd, text, strlen(text)) == (ssize_t)strlen(text);
+	close(fd);
+	return ok;
+}
+
+void busy_task_in_cgroup(void)
+{
+	char path[600], pid[32];
+
+	if (mkdir(busy_cgroup_dir, 0755) != 0) {
+		printf("cannot create %s (%s): cgroup case skipped\n", busy_cgroup_dir, strerror(errno));
+		busy_cgroup_dir[0] = '\0';
+		skip();
+	}
+	busy_child = busy_task_spawn();
+	snprintf(path, sizeof(path), "%s/cgroup.procs", busy_cgroup_dir);
+	snprintf(pid, sizeof(pid), "%d\n", (int)busy_child);
+	if (!write_text(path, pid)) {
+		printf("cannot move the child into %s (%s): cgroup case skipped\n", busy_cgroup_dir, strerror(errno));
+		skip();
+	}
+}
+
+int busy_task_teardown(void **state)
+{
+	(void)state;
+	busy_task_stop(&busy_child);
+	cgroup_dir_remove(busy_cgroup_dir);
+	return 0;
+}
+
+int busy_task_run_perf_tests(const char *name, const struct CMUnitTest *tests, size_t count)
+{
+	if (access("/proc/sys/kernel/perf_event_paranoid", R_OK) != 0) {
+		printf("no perf_event support in this kernel; skipping\n");
+		return 77;
+	}
+	return _cmocka_run_group_tests(name, tests, count, NULL, NULL);
 }

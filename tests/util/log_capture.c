@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/base/log.h"
 #include "tests/util/testutil.h"
 
 void log_capture_begin(struct log_capture *c)
@@ -64,4 +65,18 @@ void log_capture_free(struct log_capture *c)
 	if (c->path[0])
 		unlink(c->path);
 	c->path[0] = '\0';
+}
+
+int log_errors_only(void **state)
+{
+	(void)state;
+	log_setup("test", LOG_LEVEL_ERROR, false);
+	return 0;
+}
+
+int log_warnings_too(void **state)
+{
+	(void)state;
+	log_setup("test", LOG_LEVEL_WARNING, false);
+	return 0;
 }

@@ -1,5 +1,5 @@
-/* The log of code run in the test's own process (the engine logs to stderr), caught in a file to be
- * searched afterwards. */
+/* The log of code run in the test's own process (the engine logs to stderr): caught in a file to be
+ * searched afterwards, or kept to what a passing test should not print. */
 #ifndef MPAMD_TESTS_UTIL_LOG_CAPTURE_H
 #define MPAMD_TESTS_UTIL_LOG_CAPTURE_H
 
@@ -16,5 +16,10 @@ void log_capture_end(struct log_capture *c);
 unsigned log_capture_count(const struct log_capture *c, const char *const *parts);
 /* Ends the capture if it runs and removes the file. */
 void log_capture_free(struct log_capture *c);
+
+/* Group setups (cmocka_run_group_tests' third argument): the log on stderr at errors only, or at
+ * warnings and errors. */
+int log_errors_only(void **state);
+int log_warnings_too(void **state);
 
 #endif

@@ -2,7 +2,10 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <setjmp.h>
 #include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <fcntl.h>
 #include <ftw.h>
 #include <poll.h>
@@ -15,6 +18,8 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include <cmocka.h>
 
 extern char **environ;
 
@@ -103,6 +108,25 @@ void run_result_fini(struct run_result *r)
 	free(r->out);
 	free(r->err);
 	r->out = r->err = NULL;
+}
+
+void expect_run_says(char *const argv[], int code, const char *const texts[])
+{
+	struct run_result r;
+
+	assert_int_equal(run_command(argv, &r), 0);
+	if (r.exit_code != code)
+		print_error("%s exited %d:\n%s%s", argv[0], r.exit_code, r.out, r.err);
+	assert_int_equal(r.exit_code, code);
+	for (const char *const *text = texts; *text; text++) {
+		const char *said = code ? r.err : r.out;
+		const char *found = strstr(said, *text);
+
+		if (!found)
+			print_error("%s's %s lacks '%s':\n%s", argv[0], code ? "stderr" : "stdout", *text, said);
+		assert_non_null(found);
+	}
+	run_result_fini(&r);
 }
 
 static int compare_strings(const void *a, const void *b)
@@ -229,6 +253,12 @@ static int remove_entry(const char *path, const struct stat *st, int type, struc
 	(void)type;
 	(void)ftw;
 	return remove(path) < 0 && errno != ENOENT ? -1 : 0;
+}
+
+void make_test_dir(char *dir, size_t len, const char *name)
+{
+	snprintf(dir, len, "/tmp/mpamd-%s-XXXXXX", name);
+	assert_non_null(mkdtemp(dir));
 }
 
 int remove_tree(const char *dir)

@@ -14,6 +14,13 @@ struct run_result {
 /* Runs argv (argv[0] is a path) with stdin from /dev/null; captures output. Returns 0 or -errno. */
 int run_command(char *const argv[], struct run_result *ret);
 void run_result_fini(struct run_result *r);
+/* Runs argv and fails the test unless it exits with `code` and says each of the NULL-terminated
+ * `texts`: on stdout when `code` is 0, else on stderr. One cmocka assertion for the run, one for the
+ * exit code and one a text. */
+void expect_run_says(char *const argv[], int code, const char *const texts[]);
+#define expect_run(argv, code, ...) expect_run_says(argv, code, (const char *const[]){ __VA_ARGS__, NULL })
+/* A NULL-terminated argument vector in place. */
+#define ARGV(...) ((char *[]){ __VA_ARGS__, NULL })
 
 /* Starts argv in the background with stdout and stderr appended to `log_path`; returns its pid or
  * a negative errno. The caller waits for it (wait_exit). */
@@ -26,6 +33,8 @@ void kill_daemon(int *pid);
 /* A child process of one thread that sleeps until killed (a partition's pids in a test); the caller
  * kills and reaps it. */
 pid_t spawn_sleeper(void);
+/* Makes the new directory /tmp/mpamd-<name>-XXXXXX, its path in dir[len]; one cmocka assertion. */
+void make_test_dir(char *dir, size_t len, const char *name);
 /* Removes `dir` and everything below it (nothing when `dir` is empty); 0, or -1 when something
  * stayed. For teardowns, which run after a failed assertion too. */
 int remove_tree(const char *dir);
@@ -41,5 +50,9 @@ char *read_text_file(const char *path);
 
 /* Case-insensitive substring test. */
 int contains_nocase(const char *haystack, const char *needle);
+
+/* A cmocka test run between its program's own `setup` and `teardown` (for the programs whose every test
+ * wants the same fixture). */
+#define fixture_test(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 
 #endif

@@ -1,0 +1,51 @@
+/* From measurements to limits (engine_apply.c): the policies' input, the chain, and applying only what
+ * changed. */
+#ifndef MPAMD_CORE_ENGINE_ENGINE_APPLY_INTERNAL_H
+#define MPAMD_CORE_ENGINE_ENGINE_APPLY_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/base/error.h"
+#include "core/engine/compose.h"
+#include "policies/policy.h"
+
+struct engine;
+
+/* What the policy contract reads and writes, kept side by side as it wants them so a tick copies
+ * nothing. engine_apply.c fills the view from the tick's measurements and applies the decisions; the
+ * configuration's part of the view comes from engine.c's engine_policy_config (cfg_max and cfg_min
+ * from engine_domains_config), open from engine_partition.c, IPC from engine_pmu.c, and the policies
+ * keep their memory in it. */
+struct engine_policy {
+	struct policy_partition *partitions; /* [slot]: the view of each partition, with its memory */
+	struct policy_decision *decisions;   /* [slot]: this tick's decisions */
+	struct policy_domain *domains;	     /* [slot][domain]: the view and memory on each domain (per_domain) */
+	unsigned *max_at, *min_at;	     /* [slot][domain]: this tick's decisions there (per_domain) */
+	size_t *work;			     /* [slot]: room for the guard to order partitions */
+	struct policy_host_domain host_domains[ENGINE_MAX_DOMAINS];
+	double learned_capacity_mbps; /* the highest valid total seen */
+};
+
+/* Capacity of the measuring domains together, and whether it is only learned from measurements. */
+double engine_host_capacity(const struct engine *e, bool *learned);
+void engine_run_policies(struct engine *e, uint64_t now_ns);
+/* Applies the configured limits of one partition right away (open, set, reset). */
+int engine_apply_limits(struct engine *e, size_t index, const struct partition_limits *want, struct err *err);
+void engine_reset_limits(struct engine *e);
+/* The limits to program for partition `p`: its cache mask, under a kernel MB/s controller (mba_MBps)
+ * its target_mbps as each domain's ceiling, and on each of the control's domains the MB limits of
+ * max_at/min_at (the policies' per-domain decisions, by engine domain), or without them its own
+ * per-domain values where it has them and mb_max/mb_min elsewhere. */
+struct partition_limits engine_limits(const struct engine *e, const struct partition_config *p, unsigned mb_max,
+				      unsigned mb_min, const unsigned *max_at, const unsigned *min_at);
+/* Goals the composition cannot serve at all (guarantee_mbps where mpamd's guard may not run): -EOPNOTSUPP
+ * and why. */
+int engine_check_goals(const struct engine *e, const struct partition_config *p, struct err *err);
+/* Whether the control can hold `want` at all (its validate op); 0 when it has no such check. */
+int engine_validate_limits(struct engine *e, const struct partition_limits *want, struct err *err);
+/* An event of partition `index` now: the event log, the partition's event of this tick, the log. */
+void engine_note_event(struct engine *e, size_t index, const char *text);
+
+#endif

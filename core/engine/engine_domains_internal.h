@@ -1,0 +1,50 @@
+/* The domains rates and limits are reported and decided in (engine_domains.c): worked out from the
+ * composition when it opens, and each partition's rate and limits on each of them per tick. */
+#ifndef MPAMD_CORE_ENGINE_ENGINE_DOMAINS_INTERNAL_H
+#define MPAMD_CORE_ENGINE_ENGINE_DOMAINS_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/base/error.h"
+#include "core/base/parse.h"
+#include "core/engine/compose.h"
+#include "core/report/partition_status.h"
+
+struct config;
+struct engine;
+struct partition_goals;
+
+/* One domain the engine reports and the policies decide on. */
+struct engine_dom {
+	char name[24];		     /* the record's domain column, the metrics' label: the control's id */
+	char what[NAME_MAX_LEN + 8]; /* for people: "MB domain 0", "msc sim0", "counters L3_00" */
+	int control;		     /* its index in hw.caps.domains; -1: limits are the partition's */
+	uint64_t monitors;	     /* bit m: monitor domain m (hw.domains) measures it */
+	double learned_mbps;	     /* the highest valid total seen on it (engine_apply.c, each tick) */
+};
+
+/* Set by engine_domains_map when the composition opens; status each tick by engine_domains_summarise. */
+struct engine_domains {
+	struct engine_dom dom[ENGINE_MAX_DOMAINS];
+	unsigned count;
+	bool per_domain;	      /* the domains are the control's: the policies decide per domain */
+	struct domain_status *status; /* [slot][domain]: each partition's rate and limits there */
+};
+
+/* Works out e->domains from the composition just opened. */
+void engine_domains_map(struct engine *e);
+/* Every per-domain value of a partition's goals, or of capacity_mbps, names a domain of this host:
+ * -EINVAL and which one otherwise. */
+int engine_check_goal_domains(const struct engine *e, const struct partition_goals *g, struct err *err);
+int engine_check_capacity_domains(const struct engine *e, const struct config *config, struct err *err);
+/* What monitor domain m, and engine domain d, can carry as far as is known (0: unknown). */
+double engine_monitor_capacity(const struct engine *e, unsigned m);
+double engine_dom_known_capacity(const struct engine *e, unsigned d);
+/* Partition `index`'s rate and limits on each domain, from this tick's samples. */
+void engine_domains_summarise(struct engine *e, size_t index);
+/* The policies' copy of its configured limits on each domain (after open, set, reload). */
+void engine_domains_config(struct engine *e, size_t slot);
+
+#endif

@@ -1,0 +1,78 @@
+/* One partition as the engine keeps it in its slot, and its life in the hardware (engine_partition.c):
+ * opened, closed, failed and tried again. Each group of fields names the file that changes it. */
+#ifndef MPAMD_CORE_ENGINE_ENGINE_PARTITION_INTERNAL_H
+#define MPAMD_CORE_ENGINE_ENGINE_PARTITION_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "backends/contracts/actuator.h"
+#include "backends/contracts/control.h"
+#include "backends/contracts/pmu.h"
+#include "core/base/error.h"
+#include "core/base/parse.h"
+#include "core/config/model.h"
+#include "core/report/partition_status.h"
+
+struct engine;
+struct engine_gen;
+
+#define ENGINE_ORIGIN_MAX (NAME_MAX_LEN + 1)
+/* A failed partition is tried again after one tick, then twice as long each time, up to this. */
+#define ENGINE_RETRY_MAX_NS (60ull * 1000000000ull)
+
+/* Per slot: what the engine knows beyond the public status. A slot keeps its number while its
+ * partition lives; a removed partition's slot is free for the next one added. */
+struct engine_partition {
+	/* What the slot holds: engine_slots.c (engine_desired.c changes origin and file_goals, and with
+	 * engine_set.c config's goals, in place). */
+	bool used;			 /* the slot holds a partition */
+	struct partition_config *config; /* in gen->config: what it runs with (set changes its goals) */
+	struct engine_gen *gen;
+	struct partition_goals file_goals; /* its goals as the file said (without set's changes) */
+	char origin[ENGINE_ORIGIN_MAX];	   /* "": the file; else what made it (a template's name) */
+	/* Its life in the hardware: engine_partition.c (engine_desired.c brings retry_ns forward at a
+	 * reload, engine_apply.c's recreate opens ref again). */
+	bool hw_open; /* the composition holds it (close or remove it once) */
+	/* Could not be opened or its limits applied: tried again at retry_ns (engine clock). */
+	bool failed;
+	char error[ERR_TEXT_MAX]; /* why it failed, or (open) why its limits could not be applied */
+	uint64_t retry_ns, backoff_ns;
+	unsigned attempts;	  /* failed attempts in a row */
+	struct partition_ref ref; /* how the control opened it */
+	/* What the control and the actuators took: engine_apply.c (a close clears applied_once). */
+	struct partition_limits applied;   /* what the last successful apply asked for */
+	struct partition_limits effective; /* what it put in force, per domain */
+	bool applied_once;
+	struct actuation actuated; /* what the actuators last carried out */
+	/* Its samples: engine.c, and the PMU's: engine_pmu.c. */
+	uint64_t invalid_samples;	 /* ticks at which it was open and its sample invalid */
+	bool jumped;			 /* its last sample was refused as more than a domain can carry */
+	char pmu_reason[PMU_REASON_MAX]; /* why the sampler could not count it at all ("": it could) */
+	/* What it looked like at the last tick: its rate (engine.c's summarise), open and failed
+	 * (engine_partition.c), limits in force (engine_apply.c), IPC (engine_pmu.c). */
+	struct partition_status status;
+};
+
+/* Opens slot `slot` in the composition and applies its configured limits; a failure marks it failed
+ * (retried by engine_heal) and is logged: 0 or the negative errno. */
+int engine_slot_open(struct engine *e, size_t slot, uint64_t now_ns);
+/* Closes it in every backend (PMU, monitors, actuators, control). With `remove`, the control removes
+ * what it created for it (its resctrl group, when mpamd made it). */
+void engine_slot_close(struct engine *e, size_t slot, bool remove);
+/* Its status says what failed and retry_ns hold (summarised each tick; at once where they change). */
+void engine_slot_show_failure(struct engine *e, size_t slot);
+/* It failed: closed in the backends, its error kept, tried again after the backoff. */
+void engine_slot_failed(struct engine *e, size_t slot, uint64_t now_ns, const char *error);
+/* Its limits could not be applied while it stays open (the limits in force stay, and status shows
+ * them): the error is kept for status and logged once while it stays the same; the next tick that
+ * applies tries again. */
+void engine_slot_apply_failed(struct engine *e, size_t slot, const char *error);
+/* Its limits were applied: an apply error it had is cleared, saying so. */
+void engine_slot_applied(struct engine *e, size_t slot);
+/* Tries again each failed partition whose time has come (asking the control to recover first when it
+ * can): failed partitions heal without a reload. */
+void engine_heal(struct engine *e, uint64_t now_ns);
+
+#endif

@@ -1,0 +1,48 @@
+/* The chains of policies the engine runs, and the event text every decision carries (policies/chain.c). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "policies/policy.h"
+
+static void test_event_text_joined_and_truncated(void **state)
+{
+	struct policy_decision d = { 0 };
+
+	(void)state;
+	policy_event(&d, "throttle: %s", "over target");
+	policy_event(&d, "restore: %d%%", 25);
+	assert_string_equal(d.event, "throttle: over target; restore: 25%");
+	memset(&d, 0, sizeof(d));
+	policy_event(&d, "throttle: %0*d", POLICY_EVENT_MAX + 100, 7);
+	assert_int_equal(strlen(d.event), POLICY_EVENT_MAX - 1);
+	assert_string_equal(d.event + POLICY_EVENT_MAX - 4, "...");
+	policy_event(&d, "restore: more"); /* a full event stays as it is */
+	assert_int_equal(strlen(d.event), POLICY_EVENT_MAX - 1);
+}
+
+static void test_chains(void **state)
+{
+	(void)state;
+	assert_int_equal(policy_chain_default.count, 5);
+	assert_ptr_equal(policy_chain_default.fns[0], policy_static);
+	assert_ptr_equal(policy_chain_default.fns[1], policy_target);
+	assert_ptr_equal(policy_chain_default.fns[2], policy_guard);
+	assert_ptr_equal(policy_chain_default.fns[3], policy_share);
+	assert_ptr_equal(policy_chain_default.fns[4], policy_escalate);
+	assert_int_equal(policy_chain_static.count, 1);
+	assert_ptr_equal(policy_chain_static.fns[0], policy_static);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_event_text_joined_and_truncated),
+		cmocka_unit_test(test_chains),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

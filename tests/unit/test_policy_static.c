@@ -1,0 +1,73 @@
+/* The static policy (policies/static.c): it re-applies the configuration when the limits in force
+ * drifted from it, and leaves alone what the hardware rounded or another policy decided. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "backends/mpam/mpam_regs.h"
+#include "tests/util/policy_rig.h"
+
+static void test_static_reapplies_configuration(void **state)
+{
+	struct policy_host h = rig_host(8);
+	struct policy_partition p[4] = {
+		rig_part("tenant", CLASS_DEFAULT, 1000),
+		rig_part("batch", CLASS_BEST_EFFORT, 1000),
+		rig_part("web", CLASS_LATENCY_CRITICAL, 1000),
+		rig_part("closed", CLASS_DEFAULT, 0),
+	};
+	struct policy_decision d[4] = { { .mb_max = 5 }, { .mb_max = 5 }, { .mb_max = 5 }, { .mb_max = 5 } };
+
+	(void)state;
+	p[0].goals.mb_max = 60;
+	p[0].mb_max = 30; /* someone else wrote 30% */
+	p[1].goals.mb_max = 60;
+	p[1].mb_max = 30; /* the guard may have done this */
+	p[2].goals.mb_min = 20;
+	p[2].mb_min = 30; /* the guard programs guarantees as minimums */
+	p[2].goals.guarantee_mbps = 12000;
+	p[3].open = false;
+	policy_static(&h, p, 4, d);
+	assert_int_equal(d[0].mb_max, 60);
+	assert_string_equal(d[0].event, "restore: mb_max 30% in force but 60% configured (changed outside mpamd)");
+	assert_int_equal(d[1].mb_max, 60);
+	assert_string_equal(d[1].event, "");
+	assert_int_equal(d[2].mb_min, 20);
+	assert_string_equal(d[2].event, "");
+	assert_int_equal(d[3].mb_max, 5); /* not open: left alone */
+
+	/* A ceiling above the configuration is never mpamd's; nor is a minimum without a hardware min. */
+	memset(d, 0, sizeof(d));
+	p[1].mb_max = 80;
+	h.has_mb_min = false;
+	policy_static(&h, p, 3, d);
+	assert_string_equal(d[1].event, "restore: mb_max 80% in force but 60% configured (changed outside mpamd)");
+	assert_string_equal(d[2].event, "restore: mb_min 30% in force but 20% configured (changed outside mpamd)");
+}
+
+static void test_static_tolerates_hardware_rounding(void **state)
+{
+	struct policy_host h = rig_host(4); /* 16 bands: 7% steps */
+	struct policy_partition p = rig_part("tenant", CLASS_DEFAULT, 1000);
+	struct policy_decision d = { 0 };
+
+	(void)state;
+	p.goals.mb_max = 60;
+	p.mb_max = mpam_mbw_max_to_percent(mpam_mbw_max_from_percent(60, 4), 4); /* 56 */
+	assert_int_not_equal(p.mb_max, 60);
+	policy_static(&h, &p, 1, &d);
+	assert_string_equal(d.event, "");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_static_reapplies_configuration),
+		cmocka_unit_test(test_static_tolerates_hardware_rounding),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,63 @@
+/* What the unit tests of the feedback policies (tests/unit/test_policy_*.c) share: a host and
+ * partitions built by hand for a single policy call, and a small closed loop whose plant is the
+ * simulator's own traffic model (traffic_serve) behind MPAM's MBW_MAX/MBW_MIN rounding, with a
+ * one-tick delay between a decision and its measurement.
+ *
+ * The rig is one domain of RIG_CAPACITY MB/s on a host of RIG_CPUS CPUs; its limits are programmed
+ * as MPAM fields of BWA_WD `wd` bits and read back, so a decision is rounded as the hardware rounds it.
+ * (bench/plant.c is the larger double, with domains, curves and noise; this one is exact.) */
+#ifndef MPAMD_TESTS_UTIL_POLICY_RIG_H
+#define MPAMD_TESTS_UTIL_POLICY_RIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "policies/policy.h"
+
+#define RIG_MAX_PARTS 6
+#define RIG_CAPACITY  40000.0 /* MB/s */
+#define RIG_CPUS      16
+
+#define N_OF(a) (sizeof(a) / sizeof((a)[0]))
+
+struct policy_rig {
+	struct policy_host host;
+	unsigned wd;
+	size_t n;
+	double demand[RIG_MAX_PARTS];
+	double bias[RIG_MAX_PARTS]; /* relative error of this tick's measurement */
+	uint16_t max_field[RIG_MAX_PARTS], min_field[RIG_MAX_PARTS];
+	struct policy_partition parts[RIG_MAX_PARTS];
+	struct policy_decision dec[RIG_MAX_PARTS];
+	const policy_fn *fns;
+	size_t nfns;
+	bool quota_scales_demand; /* demand shrinks with the CPU quota (escalation tests) */
+};
+
+/* ---- a single policy call on hand-built state ---- */
+
+/* The rig's host at BWA_WD `wd`: its granularity and floor, a known capacity, a valid total of 0. */
+struct policy_host rig_host(unsigned wd);
+/* An open partition with a valid sample of `mbps`, configured and in force at 100% / 0%, weight 100. */
+struct policy_partition rig_part(const char *name, enum partition_class class, double mbps);
+/* Sets every decision to the partition's configured limits, as the engine does, then calls fn. */
+void rig_decide(policy_fn fn, const struct policy_host *h, struct policy_partition *parts, size_t n,
+		struct policy_decision *dec);
+/* The partitions' measured rates added up, MB/s. */
+double rig_total(const struct policy_partition *parts, size_t n);
+
+/* ---- the closed loop ---- */
+
+void rig_init(struct policy_rig *rig, unsigned wd, const policy_fn *fns, size_t nfns);
+/* Adds an open partition wanting `demand` MB/s, limits 100% / 0% in force; returns it. */
+struct policy_partition *rig_add(struct policy_rig *rig, const char *name, enum partition_class class, double demand);
+/* Sets a partition's configured limits and applies them, as the engine does when it opens it. */
+void rig_configure(struct policy_rig *rig, struct policy_partition *p, unsigned mb_min, unsigned mb_max);
+/* One tick: traffic flows under the limits in force, is measured, the policies decide, the decisions
+ * are applied (rounded by MBW_MAX/MBW_MIN) and show in the next tick's traffic. */
+void rig_tick(struct policy_rig *rig);
+/* Served bandwidth of partition i under the limits now in force (what the next tick will measure). */
+double rig_next_mbps(const struct policy_rig *rig, size_t i);
+
+#endif
