@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cli/flock_holder.h"
+#include "core/base/file_create.h"
 #include "core/base/file_read.h"
 #include "core/base/log.h"
 
@@ -128,12 +129,9 @@ int pidfile_create(const char *path, struct pidfile *ret, struct err *err)
 
 void pidfile_remove(struct pidfile *pf)
 {
-	struct stat held, at_path;
-
 	if (!pf->path)
 		return;
-	if (fstat(pf->fd, &held) == 0 && lstat(pf->path, &at_path) == 0 && held.st_dev == at_path.st_dev &&
-	    held.st_ino == at_path.st_ino)
+	if (file_at_path(pf->fd, pf->path))
 		unlink(pf->path);
 	close(pf->fd);
 	free(pf->path);

@@ -43,6 +43,14 @@ int file_open_nofollow(const char *path, int flags, mode_t mode, bool *ret_creat
 	return -EAGAIN;
 }
 
+bool file_at_path(int fd, const char *path)
+{
+	struct stat open_st, path_st;
+
+	return fstat(fd, &open_st) == 0 && lstat(path, &path_st) == 0 && open_st.st_dev == path_st.st_dev &&
+	       open_st.st_ino == path_st.st_ino;
+}
+
 const char *file_open_error(int code)
 {
 	if (code == -ELOOP)

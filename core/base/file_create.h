@@ -19,6 +19,10 @@ int file_create_new(const char *path, int flags, mode_t mode);
  * link. */
 int file_open_nofollow(const char *path, int flags, mode_t mode, bool *ret_created);
 
+/* Whether `path` still names the open file `fd`: nobody moved, removed or replaced it since it was
+ * opened (a symbolic link at the path is not the file). */
+bool file_at_path(int fd, const char *path);
+
 /* Why an open of a file to write failed, for messages: ELOOP is said as "a symbolic link, which mpamd
  * does not follow", the rest as strerror. `code` is a negative errno. */
 const char *file_open_error(int code);

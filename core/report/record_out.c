@@ -198,22 +198,13 @@ int record_out_open(const char *path, const char *header, uint64_t now_ms, struc
 	return r;
 }
 
-/* Whether `path` still names the open file: logrotate may have moved it away since. */
-static bool still_at(const struct record_out *out, const char *path)
-{
-	struct stat open_st, path_st;
-
-	return fstat(out->fd, &open_st) == 0 && lstat(path, &path_st) == 0 && open_st.st_dev == path_st.st_dev &&
-	       open_st.st_ino == path_st.st_ino;
-}
-
 bool record_out_vanished(const struct record_out *out, const char *path)
 {
 	struct stat st;
 
 	if (!out->regular)
 		return false;
-	return (fstat(out->fd, &st) == 0 && st.st_nlink == 0) || !still_at(out, path);
+	return (fstat(out->fd, &st) == 0 && st.st_nlink == 0) || !file_at_path(out->fd, path);
 }
 
 int record_out_rotate(const char *path, const char *header, uint64_t now_ms, struct record_out *out, struct err *err)
@@ -221,7 +212,7 @@ int record_out_rotate(const char *path, const char *header, uint64_t now_ms, str
 	char older[PATH_MAX];
 
 	snprintf(older, sizeof(older), "%s.1", path);
-	if (still_at(out, path) && rename(path, older) < 0) {
+	if (file_at_path(out->fd, path) && rename(path, older) < 0) {
 		int saved = errno;
 		return err_set(err, -saved, "cannot rotate record file %s to %s: %s", path, older, strerror(saved));
 	}
