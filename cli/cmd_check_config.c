@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli/check_host.h"
+#include "cli/check_outputs.h"
 #include "cli/cli_error.h"
 #include "cli/mpamctl.h"
 #include "core/base/log.h"
@@ -202,6 +203,8 @@ int cmd_check_config(int argc, char **argv, const struct ctl_options *opts)
 	struct config *config = NULL;
 	diag_list_init(&diags, path);
 	int r = config_load_path(path, engine_default_schema(), NULL, &config, &diags);
+	if (r == 0 && host)
+		check_outputs(config, &diags);
 	diag_print(&diags, stderr);
 	int exit_code = r == 0 ? EXIT_OK : EXIT_FAILED;
 	json_t *root = json ? check_json(path, config, &diags) : NULL;

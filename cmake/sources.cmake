@@ -141,6 +141,7 @@ mpamd_layer(mpamd_ctl DIRS core/ctl DEPS mpamd_base LIBS PkgConfig::JANSSON SOUR
 mpamd_layer(mpamd_report DIRS core/report DEPS mpamd_contracts LIBS PkgConfig::JANSSON SOURCES
   core/report/events.c
   core/report/metrics.c
+  core/report/output_path.c
   core/report/record.c
   core/report/record_columns.c
   core/report/record_health.c
@@ -175,6 +176,7 @@ mpamd_layer(mpamd_cli DIRS cli DEPS mpamd_engine mpamd_perf LIBS PkgConfig::CAIR
   PkgConfig::LIBSYSTEMD SOURCES
   cli/capacity_hint.c
   cli/check_host.c
+  cli/check_outputs.c
   cli/cli_error.c
   cli/cmd_check_config.c
   cli/cmd_ctl.c

@@ -11,6 +11,7 @@
 
 #include "core/base/file_create.h"
 #include "core/base/log.h"
+#include "core/report/output_path.h"
 #include "core/base/rfc3339.h"
 #include "core/report/record_internal.h"
 
@@ -131,7 +132,10 @@ static int mend_cut_row(struct record_out *out, const char *path, struct err *er
 
 static int open_error(const char *path, int code, struct err *err)
 {
-	return err_set(err, code, "cannot open record file %s: %s", path, file_open_error(code));
+	char why[ERR_TEXT_MAX];
+
+	return err_set(err, code, "cannot open record file %s: %s", path,
+		       output_path_error(path, code, why, sizeof(why)));
 }
 
 /* Appends to what is at `path` if it can be: 1 when it must be moved aside first. Non-blocking, so

@@ -132,6 +132,40 @@ static void test_json_errors_with_every_byte(void **state)
 	unlink(path);
 }
 
+/* check-config --host holds the record file and the textfile to this host and to the shipped systemd
+ * unit: a path under a directory that is missing here, and one outside the directories the unit lets
+ * mpamd write, are each a warning saying what to do; a path in the unit's own state directory is fine
+ * even before the unit has made it. Without --host (a file checked anywhere) neither is said. */
+static void test_host_checks_where_files_go(void **state)
+{
+	char path[] = "/tmp/mpamd-check-outputs-XXXXXX";
+	int fd = mkstemp(path);
+	FILE *f = fdopen(fd, "w");
+
+	(void)state;
+	assert_non_null(f);
+	fputs("[global]\nbackend = sim\nrecord = /nonexistent-mpamd-dir/run.csv\n"
+	      "metrics_textfile = /var/lib/mpamd/mpamd.prom\n[partition \"web\"]\n",
+	      f);
+	fclose(f);
+	struct run_result r = run(MPAMCTL, "check-config", "--host", path);
+	assert_int_equal(r.exit_code, 0);
+	assert_non_null(strstr(r.err, "warning: record = /nonexistent-mpamd-dir/run.csv: mpamd cannot write it on "
+				      "this host: directory /nonexistent-mpamd-dir does not exist"));
+	assert_non_null(strstr(r.err, "warning: record = /nonexistent-mpamd-dir/run.csv: outside the directories the "
+				      "shipped systemd unit lets mpamd write (/var/lib/mpamd, /run/mpamd, "
+				      "/var/lib/prometheus/node-exporter, /var/lib/node_exporter/textfile_collector): "
+				      "under it, add ReadWritePaths= for its directory (systemctl edit mpamd)"));
+	assert_null(strstr(r.err, "metrics_textfile"));
+	run_result_fini(&r);
+
+	r = run(MPAMCTL, "check-config", path, NULL);
+	assert_int_equal(r.exit_code, 0);
+	assert_string_equal(r.err, "");
+	run_result_fini(&r);
+	unlink(path);
+}
+
 static void test_missing_file_and_usage_errors(void **state)
 {
 	(void)state;
@@ -180,6 +214,7 @@ int main(void)
 		cmocka_unit_test(test_invalid_file_lists_every_error),
 		cmocka_unit_test(test_json_valid_and_invalid),
 		cmocka_unit_test(test_json_errors_with_every_byte),
+		cmocka_unit_test(test_host_checks_where_files_go),
 		cmocka_unit_test(test_missing_file_and_usage_errors),
 		cmocka_unit_test(test_help_texts),
 		cmocka_unit_test(test_every_example_config_passes),

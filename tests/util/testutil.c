@@ -15,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sched.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -281,4 +283,23 @@ int wait_for_text(const char *path, const char *text, int timeout_ms)
 		usleep(20000);
 	}
 	return 0;
+}
+
+int read_only_begin(const char *dir)
+{
+	if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+		return -errno;
+	if (mount(dir, dir, NULL, MS_BIND, NULL) < 0)
+		return -errno;
+	if (mount(NULL, dir, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY, NULL) < 0) {
+		int r = -errno;
+		umount2(dir, MNT_DETACH);
+		return r;
+	}
+	return 0;
+}
+
+void read_only_end(const char *dir)
+{
+	umount2(dir, MNT_DETACH);
 }
