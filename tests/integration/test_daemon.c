@@ -426,6 +426,38 @@ static void test_control_socket(void **state)
 	remove_files(&f);
 }
 
+/* A reload refused for a finding that quotes bytes which are not UTF-8: the reply's messages keep it,
+ * the bytes written as \\xHH (before, jansson refused the string and the reply said "messages": []),
+ * and mpamctl prints it. */
+static void test_reload_reply_keeps_bytes_that_are_not_utf8(void **state)
+{
+	struct files f;
+	char socket[128];
+	struct run_result r;
+
+	(void)state;
+	make_files(&f);
+	snprintf(socket, sizeof(socket), "%s/mpamd.sock", f.dir);
+	write_file(f.config, "%s", sim_config(50));
+	char *argv[] = { MPAMD, "-c", f.config, "-f", "--socket", socket, "--record", f.record, NULL };
+	daemon_pid = spawn_background(argv, f.log);
+	assert_true(wait_for_text(f.log, "control socket", WAIT_MS));
+
+	write_file(f.config, "%sk\xff\xfe = 1\n", sim_config(50));
+	assert_int_equal(run_command(ARGV(MPAMCTL, "--socket", socket, "--json", "reload"), &r), 0);
+	assert_int_equal(r.exit_code, 1);
+	if (!strstr(r.out, "error: unknown key 'k\\\\xFF\\\\xFE' in [partition]"))
+		fail_msg("the finding is not in the reply:\n%s", r.out);
+	run_result_fini(&r);
+	expect_run(ARGV(MPAMCTL, "--socket", socket, "reload"), 1, "unknown key 'k\\xFF\\xFE'");
+	assert_int_equal(kill(daemon_pid, 0), 0);
+
+	kill(daemon_pid, SIGTERM);
+	assert_int_equal(wait_exit(daemon_pid, WAIT_MS), 0);
+	daemon_pid = 0;
+	remove_files(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -434,6 +466,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_pid_file_trusted_only_when_held_by_mpamd, stop_daemon),
 		cmocka_unit_test(test_reset_on_exit),
 		cmocka_unit_test(test_control_socket),
+		cmocka_unit_test_teardown(test_reload_reply_keeps_bytes_that_are_not_utf8, stop_daemon),
 		cmocka_unit_test(test_service_manager_notifications),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -129,6 +129,22 @@ static void test_json_errors_with_every_byte(void **state)
 	free(dump);
 	json_decref(root);
 	run_result_fini(&r);
+
+	/* A valid file: its values keep such bytes too (before, the cgroup was null). */
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("[global]\nbackend = sim\n[partition \"web\"]\ncgroup = machine.slice/vm\xff\xfe.scope\n", f);
+	fclose(f);
+	r = run(MPAMCTL, "check-config", "--json", path);
+	assert_int_equal(r.exit_code, 0);
+	if (!(root = json_loads(r.out, 0, &error)))
+		fail_msg("not JSON: %s", error.text);
+	json_t *web = json_array_get(json_object_get(json_object_get(root, "config"), "partitions"), 0);
+	const char *cgroup = json_string_value(json_object_get(web, "cgroup"));
+	assert_non_null(cgroup);
+	assert_string_equal(cgroup, "machine.slice/vm\\xFF\\xFE.scope");
+	json_decref(root);
+	run_result_fini(&r);
 	unlink(path);
 }
 
