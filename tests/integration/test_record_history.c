@@ -2,6 +2,8 @@
  * header, logrotate's way (mv, then SIGHUP; by hand and with the shipped logrotate file) giving a
  * complete old file and a new one, mpamd's own rotation at record_max_bytes, and a file removed or
  * unwritable while mpamd runs (shown in status and metrics, and begun again). */
+#include <errno.h>
+#include <fcntl.h>
 #include <ftw.h>
 #include <setjmp.h>
 #include <stdbool.h>
@@ -29,7 +31,8 @@
 struct files {
 	char dir[64];
 	char config[96], record[96], log[96], moved[96], pidfile[96];
-	int pid; /* the daemon a test started, killed by teardown when the test failed on the way */
+	int pid;	  /* the daemon a test started, killed by teardown when the test failed on the way */
+	char mounted[96]; /* a small disk a test mounted, unmounted by teardown; "" for none */
 };
 
 static int setup(void **state)
@@ -66,6 +69,8 @@ static int teardown(void **state)
 		kill(f->pid, SIGKILL);
 		wait_exit(f->pid, WAIT_MS);
 	}
+	if (f->mounted[0])
+		mount_end(f->mounted);
 	int r = nftw(f->dir, remove_entry, 8, FTW_DEPTH | FTW_PHYS);
 	free(f);
 	return r;
@@ -332,6 +337,58 @@ static void test_record_failure_shows_and_heals(void **state)
 	stop_daemon(f);
 }
 
+/* A full disk: each tick's rows are lost, which shows in status (ok false, why) and metrics
+ * (mpamd_record_ok 0, errors_total growing) while the loop goes on; once space is freed the rows
+ * start again by themselves, and status and metrics say so. Before, a full disk stopped the recording
+ * with a log line only, until the next SIGHUP. */
+static void test_full_disk_shows_and_heals(void **state)
+{
+	struct files *f = *state;
+	char disk[96], record[128], filler[128], socket[128];
+	static const char block[4096];
+
+	snprintf(disk, sizeof(disk), "%s/disk", f->dir);
+	snprintf(record, sizeof(record), "%s/run.csv", disk);
+	snprintf(filler, sizeof(filler), "%s/filler", disk);
+	snprintf(socket, sizeof(socket), "%s/mpamd.sock", f->dir);
+	assert_int_equal(mkdir(disk, 0755), 0);
+	int r = small_disk_begin(disk, 1024 * 1024);
+	if (r < 0) {
+		print_message("no tmpfs of our own here (%s): skipped\n", strerror(-r));
+		skip();
+	}
+	snprintf(f->mounted, sizeof(f->mounted), "%s", disk);
+	write_file(f->config, "[global]\nbackend = sim\ninterval_ms = 20\n[sim]\ncapacity_mbps = 10000\n"
+			      "[partition \"web\"]\nsim_demand = 3000\n");
+	char *argv[] = { MPAMD, "-c", f->config, "-f", "--socket", socket, "--record", record, NULL };
+	f->pid = spawn_background(argv, f->log);
+	assert_true(f->pid > 0);
+	assert_true(wait_for_rows(record, 4));
+
+	int fd = open(filler, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	assert_true(fd >= 0);
+	while (write(fd, block, sizeof(block)) > 0)
+		;
+	assert_int_equal(errno, ENOSPC);
+	close(fd);
+	json_t *rec = wait_record_state(socket, false);
+	assert_non_null(strstr(json_string_value(json_object_get(rec, "error")), "No space left on device"));
+	json_decref(rec);
+	assert_int_equal(metric(socket, "mpamd_record_ok"), 0);
+	double lost = metric(socket, "mpamd_record_errors_total");
+	assert_true(lost > 0);
+	usleep(100000);
+	assert_true(metric(socket, "mpamd_record_errors_total") > lost); /* every tick, and the loop goes on */
+
+	assert_int_equal(unlink(filler), 0);
+	json_decref(wait_record_state(socket, true)); /* no SIGHUP: tried again by itself */
+	assert_int_equal(metric(socket, "mpamd_record_ok"), 1);
+	assert_true(wait_for_text(f->log, "written again, after", WAIT_MS));
+	stop_daemon(f);
+	mount_end(disk);
+	f->mounted[0] = '\0';
+}
+
 /* [global] record_max_bytes through mpamd: the file never passes the cap, PATH.1 holds whole ticks
  * and the ticks go on in PATH where PATH.1 ends. */
 static void test_record_max_bytes_rotates(void **state)
@@ -443,6 +500,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_two_runs_append, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sighup_after_mv_begins_a_new_file, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_record_failure_shows_and_heals, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_full_disk_shows_and_heals, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_record_max_bytes_rotates, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_shipped_logrotate_config, setup, teardown),
 	};

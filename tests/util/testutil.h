@@ -44,6 +44,10 @@ int remove_tree(const char *dir);
  * namespaces): the caller skips. read_only_end puts it back (before the directory is removed). */
 int read_only_begin(const char *dir);
 void read_only_end(const char *dir);
+/* The same namespace, with a tmpfs of `bytes` mounted on `dir`: a disk that fills. mount_end unmounts
+ * either. */
+int small_disk_begin(const char *dir, unsigned long bytes);
+#define mount_end read_only_end
 /* Polls until `path` contains `text` (or timeout_ms passes); true when it does. */
 int wait_for_text(const char *path, const char *text, int timeout_ms);
 
