@@ -497,14 +497,10 @@ static void test_removed_between_open_and_flock(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_claims_are_locked, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_refused_claim_keeps_nothing, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_names_decide_nothing, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_shared_claim_locked_once, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_default_backends_claim, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_stale_lock_files_removed, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_link_in_place_of_a_lock, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_removed_between_open_and_flock, setup, teardown),
+		fixture_test(test_claims_are_locked),	    fixture_test(test_refused_claim_keeps_nothing),
+		fixture_test(test_names_decide_nothing),    fixture_test(test_shared_claim_locked_once),
+		fixture_test(test_default_backends_claim),  fixture_test(test_stale_lock_files_removed),
+		fixture_test(test_link_in_place_of_a_lock), fixture_test(test_removed_between_open_and_flock),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -497,12 +497,12 @@ static void test_shipped_logrotate_config(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_two_runs_append, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_sighup_after_mv_begins_a_new_file, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_record_failure_shows_and_heals, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_full_disk_shows_and_heals, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_record_max_bytes_rotates, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_shipped_logrotate_config, setup, teardown),
+		fixture_test(test_two_runs_append),
+		fixture_test(test_sighup_after_mv_begins_a_new_file),
+		fixture_test(test_record_failure_shows_and_heals),
+		fixture_test(test_full_disk_shows_and_heals),
+		fixture_test(test_record_max_bytes_rotates),
+		fixture_test(test_shipped_logrotate_config),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -268,11 +268,9 @@ static void test_stream_without_end(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_main_file_must_be_regular, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_include_must_be_regular, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_file_size_limit, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_long_line, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_stream_without_end, setup, teardown),
+		fixture_test(test_main_file_must_be_regular), fixture_test(test_include_must_be_regular),
+		fixture_test(test_file_size_limit),	      fixture_test(test_long_line),
+		fixture_test(test_stream_without_end),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -61,6 +61,17 @@ static int tick(struct record *rec, unsigned n, struct err *err)
 	return record_end_tick(rec, err);
 }
 
+/* The record at d.record, its first tick written. */
+static struct record *record_after_one_tick(void)
+{
+	struct record *rec = NULL;
+	struct err err = { "" };
+
+	assert_int_equal(record_new(d.record, &(struct record_options){ .now_ms = T0 }, &rec, &err), 0);
+	assert_int_equal(tick(rec, 1, &err), 0);
+	return rec;
+}
+
 /* The t_ms of the whole rows in `path`, skipping a row cut short (a failed write leaves one, ended
  * by the next open); and the file has one header. */
 static size_t rows_of(const char *path, uint64_t *t_ms, size_t max)
@@ -89,8 +100,7 @@ static void test_removed_or_moved_file_begun_again(void **state)
 	uint64_t t[16];
 
 	(void)state;
-	assert_int_equal(record_new(d.record, &(struct record_options){ .now_ms = T0 }, &rec, &err), 0);
-	assert_int_equal(tick(rec, 1, &err), 0);
+	rec = record_after_one_tick();
 	unsigned long warnings = log_count(LOG_LEVEL_WARNING);
 	assert_int_equal(unlink(d.record), 0);
 	for (unsigned n = 2; n <= 4; n++)
@@ -122,8 +132,7 @@ static void test_unopenable_file_retried_with_backoff(void **state)
 	uint64_t t[16];
 
 	(void)state;
-	assert_int_equal(record_new(d.record, &(struct record_options){ .now_ms = T0 }, &rec, &err), 0);
-	assert_int_equal(tick(rec, 1, &err), 0);
+	rec = record_after_one_tick();
 	char gone[128];
 	snprintf(gone, sizeof(gone), "%s/gone", d.path);
 	assert_int_equal(rename(d.sub, gone), 0);
@@ -172,8 +181,7 @@ static void test_failed_write_closes_and_reopens(void **state)
 	(void)state;
 	signal(SIGXFSZ, SIG_IGN); /* the write fails with EFBIG instead */
 	assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
-	assert_int_equal(record_new(d.record, &(struct record_options){ .now_ms = T0 }, &rec, &err), 0);
-	assert_int_equal(tick(rec, 1, &err), 0);
+	rec = record_after_one_tick();
 	assert_int_equal(stat(d.record, &st), 0);
 	small = (struct rlimit){ (rlim_t)st.st_size + 10, old.rlim_max };
 	assert_int_equal(setrlimit(RLIMIT_FSIZE, &small), 0);
@@ -205,8 +213,7 @@ static void test_failed_reopen_is_tried_again(void **state)
 
 	(void)state;
 	snprintf(elsewhere, sizeof(elsewhere), "%s/later/run.csv", d.path);
-	assert_int_equal(record_new(d.record, &(struct record_options){ .now_ms = T0 }, &rec, &err), 0);
-	assert_int_equal(tick(rec, 1, &err), 0);
+	rec = record_after_one_tick();
 	assert_int_equal(record_reopen(rec, elsewhere, &(struct record_options){ .now_ms = T0 }, &err), -ENOENT);
 	assert_false(record_health(rec)->ok);
 	assert_int_equal(record_health(rec)->errors_total, 0); /* no tick lost yet */
