@@ -213,7 +213,8 @@ int instance_lock_take(const struct engine_registry *registry, const struct conf
 void instance_lock_release(struct instance_lock *l)
 {
 	for (size_t i = 0; i < l->count; i++) {
-		if (file_at_path(l->fds[i], l->paths[i])) /* removed while still held: see lock_path */
+		/* Removed while still locked, so that a taker who opened it just before lets it go (lock_path). */
+		if (file_at_path(l->fds[i], l->paths[i]))
 			unlink(l->paths[i]);
 		close(l->fds[i]);
 		free(l->paths[i]);
