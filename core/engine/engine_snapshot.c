@@ -158,6 +158,7 @@ json_t *engine_snapshot_status(const struct engine *e)
 		"capacity_learned", learned, "sim_clock", e->opts.sim_clock, "events_total",
 		(json_int_t)e->events.total, "events", event_log_to_json(&e->events, NULL, STATUS_EVENTS));
 	json_object_set_new(status, "partitions_failed", json_integer((json_int_t)failed));
+	json_object_set_new(status, "record", e->record.file ? record_status_json(e->record.file) : json_null());
 	json_object_set_new(status, "domains", domains_status(e));
 	engine_pmu_status_json(e, status);
 	engine_place_status_json(e, status);
