@@ -184,6 +184,7 @@ mpamd_layer(mpamd_cli DIRS cli DEPS mpamd_engine mpamd_perf LIBS PkgConfig::CAIR
   cli/cli_error.c
   cli/cmd_check_config.c
   cli/cmd_ctl.c
+  cli/ctl_table.c
   cli/ctl_client.c
   cli/cmd_discover.c
   cli/cmd_plot.c
