@@ -351,7 +351,7 @@ static void check_msc_windows(const struct config *c, const struct config_schema
 	}
 }
 
-/* A partition naming the same cgroup or VM as an earlier one (`earlier`; none for one naming both). */
+/* A partition naming the same cgroup or VM as an earlier one (`earlier`), or naming both (SIZE_MAX). */
 struct source_clash {
 	size_t partition, earlier;
 	bool vm;
