@@ -232,17 +232,11 @@ static void run_hybrid(const char *monitor)
 	assert_int_equal(emu_stop(emu), 0);
 }
 
-static void test_monitor_mmio(void **state)
+/* monitor = the test's state: "mmio" by name, or "auto" (resctrl has no MBM counters and [msc]
+ * sections exist, so the MSCs' monitors are used). */
+static void test_monitor(void **state)
 {
-	(void)state;
-	run_hybrid("mmio");
-}
-
-/* auto: resctrl has no MBM counters and [msc] sections exist, so the MSCs' monitors are used. */
-static void test_monitor_auto_picks_mmio(void **state)
-{
-	(void)state;
-	run_hybrid("auto");
+	run_hybrid(*state);
 }
 
 /* Without mmio_beside_kernel, the MBWU monitor neither offers itself to monitor = auto beside resctrl
@@ -274,8 +268,8 @@ static void test_refused_without_the_opt_in(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_monitor_mmio),
-		cmocka_unit_test(test_monitor_auto_picks_mmio),
+		{ .name = "test_monitor_mmio", .test_func = test_monitor, .initial_state = "mmio" },
+		{ .name = "test_monitor_auto_picks_mmio", .test_func = test_monitor, .initial_state = "auto" },
 		cmocka_unit_test(test_refused_without_the_opt_in),
 	};
 	return cmocka_run_group_tests(tests, log_errors_only, NULL);
