@@ -382,34 +382,41 @@ json_t *mmio_limits_describe(const struct mmio_limits *l)
 			 (json_int_t)monitors_per_msc(l->set), "mscs", msc_set_describe(l->set));
 }
 
-/* ---- backend = mmio: the [msc] windows mapped from /dev/mem ---- */
+/* ---- any control over MSCs (struct msc_control): its limits answer ---- */
 
-static struct msc_control *mmio_of(struct control *c)
+static struct mmio_limits *limits_of(struct control *c)
 {
-	return (struct msc_control *)c;
+	return ((struct msc_control *)c)->limits;
 }
 
 void msc_control_probe(struct control *c, struct control_caps *ret)
 {
-	mmio_limits_probe(mmio_of(c)->limits, ret);
+	mmio_limits_probe(limits_of(c), ret);
 }
 
 int msc_control_validate(struct control *c, const struct partition_limits *want, struct err *err)
 {
-	return mmio_limits_validate(mmio_of(c)->limits, want, err);
+	return mmio_limits_validate(limits_of(c), want, err);
 }
 
 int msc_control_apply(struct control *c, size_t index, const struct partition_limits *want,
 		      struct partition_limits *effective, struct err *err)
 {
-	return mmio_limits_apply(mmio_of(c)->limits, index, want, effective, err);
+	return mmio_limits_apply(limits_of(c), index, want, effective, err);
 }
 
 int msc_control_plan(struct control *c, size_t index, const struct partition_config *p,
 		     const struct partition_limits *want, struct control_plan *ret, struct err *err)
 {
 	(void)index;
-	return mmio_limits_plan(mmio_of(c)->limits, p, want, ret, err);
+	return mmio_limits_plan(limits_of(c), p, want, ret, err);
+}
+
+/* ---- backend = mmio: the [msc] windows mapped from /dev/mem ---- */
+
+static struct msc_control *mmio_of(struct control *c)
+{
+	return (struct msc_control *)c;
 }
 
 static void mmio_free(struct control *c)
