@@ -410,12 +410,24 @@ static struct run_result mpamctl(const char *a1, const char *a2, const char *a3,
 	return r;
 }
 
+/* Fails the test unless `out` holds the text printf(fmt, ...), saying what it holds instead. */
+__attribute__((format(printf, 2, 3))) static void expect_says(const char *out, const char *fmt, ...)
+{
+	char text[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	if (!strstr(out, text))
+		fail_msg("no '%s' in:\n%s", text, out);
+}
+
 static void test_cli_sim(void **state)
 {
 	char *path = write_sim_config("[partition \"web\"]\npartid = 1\nmb_max = 30\nmb_min = 20\nl3_cbm = 0xff\n"
 				      "[partition \"low\"]\npartid = 2\nmb_max = 1\n");
 	struct msc_model_params defaults;
-	char line[256];
 
 	(void)state;
 	msc_model_params_default(&defaults);
@@ -423,21 +435,16 @@ static void test_cli_sim(void **state)
 	struct run_result r = mpamctl("check-config", "--host", path, NULL);
 	if (r.exit_code != 0)
 		fail_msg("exit %d:\n%s%s", r.exit_code, r.out, r.err);
-	snprintf(line, sizeof(line),
-		 "partition web: ok\n  mb_max 30%% -> %g%% (nearest setting of 1/32 steps (MBW_MAX, BWA_WD 5))\n"
-		 "  mb_min 20%% -> %g%% (next setting of 1/32 steps (MBW_MIN, BWA_WD 5))\n",
-		 max_rung(30).pct, min_rung(20).pct);
-	if (!strstr(r.out, line))
-		fail_msg("no '%s' in:\n%s", line, r.out);
-	snprintf(line, sizeof(line), "  msc sim0 RIS 0 PARTID 1: MPAMCFG_MBW_MAX = 0x%08x\n", max_rung(30).field);
-	assert_non_null(strstr(r.out, line));
-	snprintf(line, sizeof(line), "  msc sim0 RIS 0 PARTID 1: MPAMCFG_MBW_MIN = 0x%08x\n", min_rung(20).field);
-	assert_non_null(strstr(r.out, line));
+	expect_says(r.out,
+		    "partition web: ok\n  mb_max 30%% -> %g%% (nearest setting of 1/32 steps (MBW_MAX, BWA_WD 5))\n"
+		    "  mb_min 20%% -> %g%% (next setting of 1/32 steps (MBW_MIN, BWA_WD 5))\n",
+		    max_rung(30).pct, min_rung(20).pct);
+	expect_says(r.out, "  msc sim0 RIS 0 PARTID 1: MPAMCFG_MBW_MAX = 0x%08x\n", max_rung(30).field);
+	expect_says(r.out, "  msc sim0 RIS 0 PARTID 1: MPAMCFG_MBW_MIN = 0x%08x\n", min_rung(20).field);
 	assert_non_null(strstr(r.out, "  msc sim0 RIS 0 PARTID 1: MPAMCFG_CPBM0 = 0x000000ff\n"));
 	double lowest = max_rung(0).pct;
-	snprintf(line, sizeof(line), "partition low: ok\n  mb_max 1%% -> %g%% (below the lowest setting, %g%%)\n",
-		 lowest, lowest);
-	assert_non_null(strstr(r.out, line));
+	expect_says(r.out, "partition low: ok\n  mb_max 1%% -> %g%% (below the lowest setting, %g%%)\n", lowest,
+		    lowest);
 	assert_non_null(strstr(r.out, "result: the host can hold every partition; nothing was written\n"));
 	run_result_fini(&r);
 	unlink(path);
@@ -489,21 +496,16 @@ static void test_cli_per_domain(void **state)
 {
 	char *path = write_config_of(2, "[partition \"web\"]\npartid = 1\nmb_max = 0=30\n"
 					"[partition \"odd\"]\npartid = 2\nmb_max = 50,2=20\n");
-	char line[256];
 
 	(void)state;
 	struct run_result r = mpamctl("check-config", "--host", path, NULL);
 	assert_int_equal(r.exit_code, 1);
-	snprintf(line, sizeof(line),
-		 "partition web: ok\n  mb_max 30%% -> %g%% (nearest setting of 1/32 steps (MBW_MAX, BWA_WD 5)) on "
-		 "domain 0\n",
-		 max_rung(30).pct);
-	if (!strstr(r.out, line))
-		fail_msg("no '%s' in:\n%s", line, r.out);
-	snprintf(line, sizeof(line), "  msc sim0 RIS 0 PARTID 1: MPAMCFG_MBW_MAX = 0x%08x\n", max_rung(30).field);
-	assert_non_null(strstr(r.out, line));
-	snprintf(line, sizeof(line), "  msc sim1 RIS 0 PARTID 1: MPAMCFG_MBW_MAX = 0x%08x\n", max_rung(100).field);
-	assert_non_null(strstr(r.out, line));
+	expect_says(r.out,
+		    "partition web: ok\n  mb_max 30%% -> %g%% (nearest setting of 1/32 steps (MBW_MAX, BWA_WD 5)) on "
+		    "domain 0\n",
+		    max_rung(30).pct);
+	expect_says(r.out, "  msc sim0 RIS 0 PARTID 1: MPAMCFG_MBW_MAX = 0x%08x\n", max_rung(30).field);
+	expect_says(r.out, "  msc sim1 RIS 0 PARTID 1: MPAMCFG_MBW_MAX = 0x%08x\n", max_rung(100).field);
 	assert_non_null(strstr(r.out, "partition odd: refused: mb_max names domain 2, which this host does not have "
 				      "(its domains: 0, 1)"));
 	run_result_fini(&r);
