@@ -314,40 +314,24 @@ static void run_twin(unsigned bits, bool nrdy_hw, bool t241, bool beside_kernel)
 	twin_teardown(&t);
 }
 
-static void test_hardware_nrdy_31bit(void **state)
-{
-	(void)state;
-	run_twin(31, true, false, false);
-}
+/* One counter width, its NRDY hardware- or software-managed: a test each. */
+static struct width_case {
+	const char *name;
+	unsigned bits;
+	bool nrdy_hw;
+} widths[] = {
+	{ "test_hardware_nrdy_31bit", 31, true }, { "test_software_nrdy_31bit", 31, false },
+	{ "test_hardware_nrdy_44bit", 44, true }, { "test_software_nrdy_44bit", 44, false },
+	{ "test_hardware_nrdy_63bit", 63, true }, { "test_software_nrdy_63bit", 63, false },
+};
 
-static void test_software_nrdy_31bit(void **state)
-{
-	(void)state;
-	run_twin(31, false, false, false);
-}
+#define WIDTH_CASES (sizeof(widths) / sizeof(widths[0]))
 
-static void test_hardware_nrdy_44bit(void **state)
+static void test_width(void **state)
 {
-	(void)state;
-	run_twin(44, true, false, false);
-}
+	const struct width_case *c = *state;
 
-static void test_software_nrdy_44bit(void **state)
-{
-	(void)state;
-	run_twin(44, false, false, false);
-}
-
-static void test_hardware_nrdy_63bit(void **state)
-{
-	(void)state;
-	run_twin(63, true, false, false);
-}
-
-static void test_software_nrdy_63bit(void **state)
-{
-	(void)state;
-	run_twin(63, false, false, false);
+	run_twin(c->bits, c->nrdy_hw, false, false);
 }
 
 /* T241-MPAM-6: 64-byte units, for every counter width. */
@@ -370,11 +354,14 @@ static void test_beside_kernel_every_width(void **state)
 
 int main(void)
 {
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_hardware_nrdy_31bit), cmocka_unit_test(test_software_nrdy_31bit),
-		cmocka_unit_test(test_hardware_nrdy_44bit), cmocka_unit_test(test_software_nrdy_44bit),
-		cmocka_unit_test(test_hardware_nrdy_63bit), cmocka_unit_test(test_software_nrdy_63bit),
-		cmocka_unit_test(test_t241_every_width),    cmocka_unit_test(test_beside_kernel_every_width),
+	struct CMUnitTest tests[WIDTH_CASES + 2] = {
+		[WIDTH_CASES] = cmocka_unit_test(test_t241_every_width),
+		[WIDTH_CASES + 1] = cmocka_unit_test(test_beside_kernel_every_width),
 	};
+
+	for (size_t i = 0; i < WIDTH_CASES; i++)
+		tests[i] = (struct CMUnitTest){ .name = widths[i].name,
+						.test_func = test_width,
+						.initial_state = &widths[i] };
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
