@@ -19,50 +19,16 @@
 #include <jansson.h>
 
 #include "tests/util/demo_daemon.h"
+#include "tests/util/mpamctl_run.h"
 #include "tests/util/testutil.h"
 
 #define WAIT_MS 10000
 
 static struct demo_daemon demo;
 
-/* mpamctl ARGS... as root, or as uid/gid 65534 (nobody) through setpriv. */
-static struct run_result ctl_as(bool nobody, const char *first, ...)
-{
-	char *argv[24] = { 0 };
-	size_t n = 0;
-	struct run_result r;
-	va_list ap;
-
-	if (nobody) {
-		argv[n++] = "/usr/bin/setpriv";
-		argv[n++] = "--reuid=65534";
-		argv[n++] = "--regid=65534";
-		argv[n++] = "--clear-groups";
-	}
-	argv[n++] = MPAMCTL;
-	argv[n++] = "--socket";
-	argv[n++] = demo.sock;
-	va_start(ap, first);
-	for (const char *a = first; a && n < 23; a = va_arg(ap, const char *))
-		argv[n++] = (char *)a;
-	va_end(ap);
-	assert_int_equal(run_command(argv, &r), 0);
-	return r;
-}
-
-static json_t *ctl_json(const char *cmd, const char *name)
-{
-	struct run_result r = ctl_as(false, "--json", cmd, name, NULL);
-	json_error_t error;
-
-	if (r.exit_code != 0)
-		fail_msg("mpamctl %s exited %d: %s", cmd, r.exit_code, r.err);
-	json_t *j = json_loads(r.out, 0, &error);
-	if (!j)
-		fail_msg("mpamctl --json %s: not JSON (%s):\n%s", cmd, error.text, r.out);
-	run_result_fini(&r);
-	return j;
-}
+/* mpamctl ARGS... as root, or as uid/gid 65534 (nobody) with no supplementary group. */
+#define ctl_as(nobody, ...) mpamctl_run((nobody) ? "" : NULL, demo.sock, __VA_ARGS__)
+#define ctl_json(...)	    mpamctl_json(demo.sock, __VA_ARGS__)
 
 /* Whether `show`'s events hold one with this action and a reason that begins with `reason`; releases
  * `show`. */
