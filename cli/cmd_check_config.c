@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli/check_host.h"
+#include "cli/check_outputs.h"
 #include "cli/cli_error.h"
 #include "cli/mpamctl.h"
 #include "core/base/log.h"
@@ -33,7 +34,9 @@ static void check_config_usage(FILE *out)
 		     "on MPAM each MSC's MBW_MAX, MBW_MIN and CPBM register values. A host-wide line\n"
 		     "refuses more partitions than CLOSIDs/PARTIDs. It exits 0 when the host can hold\n"
 		     "everything, 1 when something is refused or the host cannot be probed, 2 on a usage\n"
-		     "error.\n"
+		     "error. A record file or metrics_textfile that mpamd could not write on this host, or\n"
+		     "that is outside the directories the shipped systemd unit lets it write, is a\n"
+		     "warning naming the fix (ReadWritePaths=).\n"
 		     "\n"
 		     "Options:\n"
 		     "  -H, --host     plan the file on this host, writing nothing; prints that plan\n"
@@ -128,15 +131,16 @@ static json_t *diags_to_json(const struct diag_list *diags, enum diag_severity s
 		unsigned line;
 		const char *file = diag_file_of(diags, diags->items[i].line, &line);
 		if (diags->items[i].severity == severity)
-			json_array_append_new(list, json_pack("{s:s,s:I,s:s}", "file", file, "line", (json_int_t)line,
-							      "message", diags->items[i].message));
+			json_array_append_new(list, json_pack("{s:o,s:I,s:o}", "file", config_json_text(file), "line",
+							      (json_int_t)line, "message",
+							      config_json_text(diags->items[i].message)));
 	}
 	return list;
 }
 
 static json_t *check_json(const char *path, const struct config *c, const struct diag_list *diags)
 {
-	return json_pack("{s:s,s:b,s:o,s:o,s:o}", "file", path, "valid", c != NULL, "errors",
+	return json_pack("{s:o,s:b,s:o,s:o,s:o}", "file", config_json_text(path), "valid", c != NULL, "errors",
 			 diags_to_json(diags, DIAG_ERROR), "warnings", diags_to_json(diags, DIAG_WARNING), "config",
 			 c ? config_to_json(c) : json_null());
 }
@@ -203,6 +207,8 @@ int cmd_check_config(int argc, char **argv, const struct ctl_options *opts)
 	struct config *config = NULL;
 	diag_list_init(&diags, path);
 	int r = config_load_path(path, engine_default_schema(), NULL, &config, &diags);
+	if (r == 0 && host)
+		check_outputs(config, &diags);
 	diag_print(&diags, stderr);
 	int exit_code = r == 0 ? EXIT_OK : EXIT_FAILED;
 	json_t *root = json ? check_json(path, config, &diags) : NULL;

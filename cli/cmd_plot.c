@@ -55,13 +55,17 @@ struct time_arg {
 	double seconds;
 };
 
-static bool parse_time_arg(const char *s, struct time_arg *ret)
+/* The argument `s` of `option` (--from, --to); false (and said) when it is no time. */
+static bool parse_time_arg(const char *option, const char *s, struct time_arg *ret)
 {
 	*ret = (struct time_arg){ .text = s };
 	if (parse_real(s, 0, DBL_MAX, &ret->seconds, NULL) == 0)
 		return true;
 	ret->wall = true;
-	return rfc3339_parse_ms(s, &ret->wall_ms, NULL) == 0;
+	if (rfc3339_parse_ms(s, &ret->wall_ms, NULL) == 0)
+		return true;
+	usage_error("%s must be a number of seconds or an RFC 3339 time, not '%s'", option, s);
+	return false;
 }
 
 /* Seconds on the file's time line; false (and said) for a wall-clock time and a file without a time
@@ -122,20 +126,14 @@ int cmd_plot(int argc, char **argv, const struct ctl_options *ctl)
 			names[name_count++] = optarg;
 			break;
 		case OPT_FROM:
-			if (!parse_time_arg(optarg, &from)) {
-				rc = usage_error("--from must be a number of seconds or an RFC 3339 time, not '%s'",
-						 optarg);
-				goto out;
-			}
 			opts.has_from = true;
+			if (!parse_time_arg("--from", optarg, &from))
+				goto out; /* rc is still EXIT_USAGE */
 			break;
 		case OPT_TO:
-			if (!parse_time_arg(optarg, &to)) {
-				rc = usage_error("--to must be a number of seconds or an RFC 3339 time, not '%s'",
-						 optarg);
-				goto out;
-			}
 			opts.has_to = true;
+			if (!parse_time_arg("--to", optarg, &to))
+				goto out;
 			break;
 		case 'h':
 			plot_usage(stdout);

@@ -262,7 +262,8 @@ static int run(struct daemon_args *a, struct config *config)
 		config_free(config);
 		return EXIT_FAILED;
 	}
-	if (a->pid_file && pidfile_create(a->pid_file, &err) < 0) {
+	struct pidfile pid_file = { .path = NULL, .fd = -1 };
+	if (a->pid_file && pidfile_create(a->pid_file, &pid_file, &err) < 0) {
 		log_error("%s", err.text);
 		instance_lock_release(&lock);
 		config_free(config);
@@ -271,7 +272,7 @@ static int run(struct daemon_args *a, struct config *config)
 	int r = engine_new(config, &opts, &engine, &err); /* the engine owns the config from here */
 	if (r < 0) {
 		log_error("%s", err.text);
-		pidfile_remove(a->pid_file);
+		pidfile_remove(&pid_file);
 		instance_lock_release(&lock);
 		return r == -EINVAL ? EXIT_USAGE : EXIT_FAILED;
 	}
@@ -283,7 +284,7 @@ static int run(struct daemon_args *a, struct config *config)
 		log_error("%s", err.text);
 	log_info("stopped after %llu tick(s)", (unsigned long long)engine_ticks_done(engine));
 	engine_free(engine);
-	pidfile_remove(a->pid_file);
+	pidfile_remove(&pid_file);
 	instance_lock_release(&lock);
 	return r < 0 ? EXIT_FAILED : EXIT_OK;
 }

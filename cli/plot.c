@@ -233,26 +233,22 @@ enum line_style {
 	LINE_DOTTED,
 };
 
+/* Each style's dash pattern (on, off, ... in device units; none: solid). */
+static const struct {
+	double dashes[4];
+	int count;
+} line_dashes[] = {
+	[LINE_SOLID] = { { 0 }, 0 },
+	[LINE_DASHED] = { { 7, 4 }, 2 },
+	[LINE_DASH_DOT] = { { 8, 3, 2, 3 }, 4 },
+	[LINE_DOTTED] = { { 1.5, 3 }, 2 },
+};
+
 static void set_line(cairo_t *cr, enum line_style style, double width)
 {
-	static const double dashed[] = { 7, 4 }, dash_dot[] = { 8, 3, 2, 3 }, dotted[] = { 1.5, 3 };
-
 	cairo_set_line_width(cr, width);
 	cairo_set_line_cap(cr, style == LINE_DOTTED ? CAIRO_LINE_CAP_ROUND : CAIRO_LINE_CAP_BUTT);
-	switch (style) {
-	case LINE_SOLID:
-		cairo_set_dash(cr, NULL, 0, 0);
-		break;
-	case LINE_DASHED:
-		cairo_set_dash(cr, dashed, 2, 0);
-		break;
-	case LINE_DASH_DOT:
-		cairo_set_dash(cr, dash_dot, 4, 0);
-		break;
-	case LINE_DOTTED:
-		cairo_set_dash(cr, dotted, 2, 0);
-		break;
-	}
+	cairo_set_dash(cr, line_dashes[style].dashes, line_dashes[style].count, 0);
 }
 
 /* A line through many points, at most a few vertices per pixel column: within a column only the

@@ -8,6 +8,8 @@ mpamd_layer(mpamd_base DIRS core/base LIBS m SOURCES
   core/base/decimal_text.c
   core/base/diag.c
   core/base/error.c
+  core/base/file_create.c
+  core/base/file_read.c
   core/base/histogram.c
   core/base/ladder.c
   core/base/log.c
@@ -143,8 +145,10 @@ mpamd_layer(mpamd_ctl DIRS core/ctl DEPS mpamd_base LIBS PkgConfig::JANSSON SOUR
 mpamd_layer(mpamd_report DIRS core/report DEPS mpamd_contracts LIBS PkgConfig::JANSSON SOURCES
   core/report/events.c
   core/report/metrics.c
+  core/report/output_path.c
   core/report/record.c
   core/report/record_columns.c
+  core/report/record_health.c
   core/report/record_out.c
   core/report/textfile.c)
 
@@ -176,15 +180,18 @@ mpamd_layer(mpamd_cli DIRS cli DEPS mpamd_engine mpamd_perf LIBS PkgConfig::CAIR
   PkgConfig::LIBSYSTEMD SOURCES
   cli/capacity_hint.c
   cli/check_host.c
+  cli/check_outputs.c
   cli/cli_error.c
   cli/cmd_check_config.c
   cli/cmd_ctl.c
+  cli/ctl_table.c
   cli/ctl_client.c
   cli/cmd_discover.c
   cli/cmd_plot.c
   cli/cmd_pmu.c
   cli/cmd_top.c
   cli/event_time.c
+  cli/flock_holder.c
   cli/instance_lock.c
   cli/pidfile.c
   cli/plot.c

@@ -70,7 +70,7 @@ static void apply_part(const struct policy_host *h, const struct policy_partitio
 	const struct ladder *l = pol_ladder(h, d);
 	double next = step_down(l, part);
 	double floor_pct = step_floor(l);
-	char at[32] = "";
+	char at[32];
 
 	if (next < floor_pct)
 		next = floor_pct;
@@ -78,11 +78,12 @@ static void apply_part(const struct policy_host *h, const struct policy_partitio
 		next = dom->cfg_max;
 	if (next == *dec_max(dec, d))
 		return;
-	pol_where(pol_domains(h), d, at, sizeof(at));
-	if (pct_differs(l, next, dom->mb_max))
+	if (pct_differs(l, next, dom->mb_max)) {
+		pol_where(pol_domains(h), d, at, sizeof(at));
 		policy_event(dec, "%s: weight %u of a %.0f%% best-effort allowance: mb_max %g%% -> %g%%%s",
 			     next < dom->mb_max ? "throttle" : "restore", p->goals.weight, allowance, dom->mb_max, next,
 			     at);
+	}
 	*dec_max(dec, d) = next;
 	if (*dec_min(dec, d) > next)
 		*dec_min(dec, d) = next;

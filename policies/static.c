@@ -34,9 +34,10 @@ static bool min_may_be_raised(const struct policy_host *h, const struct policy_p
 static bool max_changed_outside(const struct policy_host *h, const struct policy_partition *p,
 				const struct policy_domain *dom, unsigned d)
 {
-	if (!pct_differs(pol_ladder(h, d), dom->mb_max, dom->cfg_max))
+	/* The cheap test first: a ceiling a policy may have lowered needs no look-up in the ladder. */
+	if (dom->mb_max <= dom->cfg_max && max_may_be_lowered(p))
 		return false;
-	return dom->mb_max > dom->cfg_max || !max_may_be_lowered(p);
+	return pct_differs(pol_ladder(h, d), dom->mb_max, dom->cfg_max);
 }
 
 static bool min_changed_outside(const struct policy_host *h, const struct policy_partition *p,
@@ -44,9 +45,9 @@ static bool min_changed_outside(const struct policy_host *h, const struct policy
 {
 	const struct ladder *l = pol_min_ladder(h, d);
 
-	if (l ? !pct_differs(l, dom->mb_min, dom->cfg_min) : dom->mb_min == dom->cfg_min)
+	if (dom->mb_min >= dom->cfg_min && min_may_be_raised(h, p))
 		return false;
-	return dom->mb_min < dom->cfg_min || !min_may_be_raised(h, p);
+	return l ? pct_differs(l, dom->mb_min, dom->cfg_min) : dom->mb_min != dom->cfg_min;
 }
 
 static void static_domain(const struct policy_host *host, const struct policy_partition *p, unsigned d,
@@ -57,11 +58,14 @@ static void static_domain(const struct policy_host *host, const struct policy_pa
 
 	*dec_max(dec, d) = dom->cfg_max;
 	*dec_min(dec, d) = dom->cfg_min <= dom->cfg_max ? dom->cfg_min : dom->cfg_max;
+	bool max_moved = max_changed_outside(host, p, dom, d), min_moved = min_changed_outside(host, p, dom, d);
+	if (!max_moved && !min_moved)
+		return; /* the usual tick: no text to build */
 	pol_where(pol_domains(host), d, where, sizeof(where));
-	if (max_changed_outside(host, p, dom, d))
+	if (max_moved)
 		policy_event(dec, "restore: mb_max %g%% in force but %g%% configured%s (changed outside mpamd)",
 			     dom->mb_max, dom->cfg_max, where);
-	if (min_changed_outside(host, p, dom, d))
+	if (min_moved)
 		policy_event(dec, "restore: mb_min %g%% in force but %g%% configured%s (changed outside mpamd)",
 			     dom->mb_min, dom->cfg_min, where);
 }

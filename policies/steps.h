@@ -91,10 +91,11 @@ static inline double clamp_pct(double v, double lo, double hi)
 	return v < lo ? lo : (v > hi ? hi : v);
 }
 
-/* Two percentages name different hardware settings. */
+/* Two percentages name different hardware settings. Equal ones name the same without a look-up (the
+ * usual case on every tick: a limit in force as it was decided). */
 static inline bool pct_differs(const struct ladder *l, double a, double b)
 {
-	return ladder_snap(l, a, LADDER_NEAREST) != ladder_snap(l, b, LADDER_NEAREST);
+	return a != b && ladder_snap(l, a, LADDER_NEAREST) != ladder_snap(l, b, LADDER_NEAREST);
 }
 
 #endif

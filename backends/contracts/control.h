@@ -273,10 +273,11 @@ struct control_ops {
 	 * adopted is left as it was). A failure to remove is said in err; the slot is closed anyway.
 	 * NULL: partition_close (nothing was created). */
 	int (*partition_remove)(struct control *control, size_t index, struct err *err);
-	/* The hardware went away and may be back (resctrl unmounted, or mounted again): opens it again
-	 * when it is back. 1: reopened (every partition must be opened again), 0: it had not gone, a
-	 * negative errno and why while it is still gone. The engine decides when to ask. NULL: nothing
-	 * of this control can go away. */
+	/* Whether the hardware went away (resctrl unmounted, or unmounted and mounted again), and opens
+	 * it again once it is back. Asked every tick, so it must be cheap when nothing went. 1: reopened
+	 * (every partition must be opened again), 0: it had not gone, a negative errno and why while it
+	 * is gone: the engine then closes every open partition, so that no backend keeps a file of the
+	 * old hardware open. NULL: nothing of this control can go away. */
 	int (*recover)(struct control *control, struct err *err);
 	/* Whether the hardware can hold `limits` at all (a cache mask outside the host's, a minimum it
 	 * has no control for), writing nothing: -EOPNOTSUPP or -ERANGE and why. Rounding to the

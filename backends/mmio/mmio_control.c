@@ -382,22 +382,46 @@ json_t *mmio_limits_describe(const struct mmio_limits *l)
 			 (json_int_t)monitors_per_msc(l->set), "mscs", msc_set_describe(l->set));
 }
 
+/* ---- any control over MSCs (struct msc_control): its limits answer ---- */
+
+static struct mmio_limits *limits_of(struct control *c)
+{
+	return ((struct msc_control *)c)->limits;
+}
+
+void msc_control_probe(struct control *c, struct control_caps *ret)
+{
+	mmio_limits_probe(limits_of(c), ret);
+}
+
+int msc_control_validate(struct control *c, const struct partition_limits *want, struct err *err)
+{
+	return mmio_limits_validate(limits_of(c), want, err);
+}
+
+int msc_control_apply(struct control *c, size_t index, const struct partition_limits *want,
+		      struct partition_limits *effective, struct err *err)
+{
+	return mmio_limits_apply(limits_of(c), index, want, effective, err);
+}
+
+int msc_control_plan(struct control *c, size_t index, const struct partition_config *p,
+		     const struct partition_limits *want, struct control_plan *ret, struct err *err)
+{
+	(void)index;
+	return mmio_limits_plan(limits_of(c), p, want, ret, err);
+}
+
 /* ---- backend = mmio: the [msc] windows mapped from /dev/mem ---- */
 
-struct mmio_control {
-	struct control base;
-	struct msc_set *set;
-	struct mmio_limits *limits;
-};
-
-static struct mmio_control *mmio_of(struct control *c)
+static struct msc_control *mmio_of(struct control *c)
 {
-	return (struct mmio_control *)c;
+	return (struct msc_control *)c;
 }
 
 static void mmio_free(struct control *c)
 {
-	struct mmio_control *m = mmio_of(c);
+	struct msc_control *m = mmio_of(c);
 
 	if (!m)
 		return;
@@ -408,7 +432,7 @@ static void mmio_free(struct control *c)
 
 static int open_for(const struct config *config, bool plan_only, struct control **ret, struct err *err)
 {
-	struct mmio_control *m = calloc(1, sizeof(*m));
+	struct msc_control *m = calloc(1, sizeof(*m));
 	int r = m ? 0 : err_set(err, -ENOMEM, "out of memory");
 
 	struct msc_probe_opts access = { 0 };
@@ -444,11 +468,6 @@ static int mmio_open_to_plan(const struct config *config, struct clock *clock, s
 	return open_for(config, true, ret, err);
 }
 
-static void mmio_probe(struct control *c, struct control_caps *ret)
-{
-	mmio_limits_probe(mmio_of(c)->limits, ret);
-}
-
 static void mmio_share(struct control *c, struct control_shared *ret)
 {
 	ret->mscs = mmio_of(c)->set;
@@ -466,24 +485,6 @@ static int mmio_partition_open(struct control *c, size_t index, const struct par
 static void mmio_partition_close(struct control *c, size_t index)
 {
 	mmio_limits_partition_close(mmio_of(c)->limits, index);
-}
-
-static int mmio_apply(struct control *c, size_t index, const struct partition_limits *want,
-		      struct partition_limits *effective, struct err *err)
-{
-	return mmio_limits_apply(mmio_of(c)->limits, index, want, effective, err);
-}
-
-static int mmio_plan(struct control *c, size_t index, const struct partition_config *p,
-		     const struct partition_limits *want, struct control_plan *ret, struct err *err)
-{
-	(void)index;
-	return mmio_limits_plan(mmio_of(c)->limits, p, want, ret, err);
-}
-
-static int mmio_validate(struct control *c, const struct partition_limits *want, struct err *err)
-{
-	return mmio_limits_validate(mmio_of(c)->limits, want, err);
 }
 
 static json_t *mmio_describe(struct control *c)
@@ -527,13 +528,13 @@ const struct control_ops control_mmio_ops = {
 	.open = mmio_open,
 	.open_to_plan = mmio_open_to_plan,
 	.free = mmio_free,
-	.probe = mmio_probe,
+	.probe = msc_control_probe,
 	.share = mmio_share,
 	.partition_open = mmio_partition_open,
 	.partition_close = mmio_partition_close,
-	.validate = mmio_validate,
-	.apply = mmio_apply,
-	.plan = mmio_plan,
+	.validate = msc_control_validate,
+	.apply = msc_control_apply,
+	.plan = msc_control_plan,
 	.describe = mmio_describe,
 	.describe_print = mmio_describe_print,
 };

@@ -35,6 +35,22 @@ json_t *mmio_limits_describe(const struct mmio_limits *limits);
 /* That description for people (the control contract's describe_print; describe_print.c). */
 void mmio_describe_print(json_t *description, FILE *out);
 
+/* A control over a set of MSCs and the limits on them; backend = mmio's, and the start of backend = sim's
+ * (which adds its host). The msc_control_* functions are the control contract's probe, validate, apply
+ * and plan for any of them: the limits' own. */
+struct msc_control {
+	struct control base;
+	struct msc_set *set;
+	struct mmio_limits *limits;
+};
+
+void msc_control_probe(struct control *c, struct control_caps *ret);
+int msc_control_validate(struct control *c, const struct partition_limits *want, struct err *err);
+int msc_control_apply(struct control *c, size_t index, const struct partition_limits *want,
+		      struct partition_limits *effective, struct err *err);
+int msc_control_plan(struct control *c, size_t index, const struct partition_config *p,
+		     const struct partition_limits *want, struct control_plan *ret, struct err *err);
+
 extern const struct control_ops control_mmio_ops;
 
 #endif

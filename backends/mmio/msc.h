@@ -16,7 +16,8 @@
 
 #define MSC_MAX_RIS 16
 
-/* Who clears an MBWU monitor's NRDY bit once it has settled (A.4: optional for counting monitors). */
+/* Who clears an MBWU monitor's NRDY bit once it has settled (IHI 0099 §6: optional for counting
+ * monitors). */
 enum msc_nrdy {
 	MSC_NRDY_NOT_PROBED, /* the probe was skipped: it writes a monitor */
 	MSC_NRDY_HARDWARE,   /* the MSC clears it by itself */

@@ -1,4 +1,7 @@
-/* Arm MPAM MSC register map (IHI 0099 B.a, as summarised in shared/reference/mpam-msc.md A.1-A.5).
+/* Arm MPAM MSC register map, from Arm IHI 0099 B.a (the MPAM Memory System Component Specification:
+ * §9.4 Table 9-8 for the offsets, the MPAMF_*, MPAMCFG_* and MSMON_* register descriptions for the
+ * fields, §9.3 for the bandwidth fractions), checked against Linux's drivers/resctrl/mpam_internal.h,
+ * which agrees.
  *
  * Offsets are from the base of the non-secure MSC page. Fields are masks (bit ranges given in the
  * comments); mpam_field_get/mpam_field_prep move a value in or out of a field. The few registers the
@@ -22,7 +25,7 @@ static inline uint64_t mpam_field_prep(uint64_t mask, uint64_t value)
 	return (value << __builtin_ctzll(mask)) & mask;
 }
 
-/* ---- A.1 offsets ---- */
+/* ---- offsets (IHI 0099 §9.4, Table 9-8) ---- */
 #define MPAMF_IDR	     0x000 /* 64 bits when EXT=1 */
 #define MPAMF_SIDR	     0x008
 #define MPAMF_IIDR	     0x018
@@ -77,7 +80,7 @@ static inline uint64_t mpam_field_prep(uint64_t mask, uint64_t value)
 #define MPAMCFG_MBW_PBM(n)   (0x2000 + 4 * (n)) /* n <= 127 */
 #define MPAM_MSC_PAGE_SIZE   0x4000		/* what the simulator implements */
 
-/* ---- A.2 ID registers ---- */
+/* ---- ID registers (MPAMF_*) ---- */
 #define MPAMF_IDR_PARTID_MAX	     MPAM_GENMASK(15, 0)
 #define MPAMF_IDR_PMG_MAX	     MPAM_GENMASK(23, 16)
 #define MPAMF_IDR_HAS_CCAP_PART	     MPAM_BIT(24)
@@ -182,7 +185,7 @@ enum mpam_max_lim {
 #define MPAM_IIDR_NVIDIA_T241 0x2410036bu /* NVIDIA Grace: product 0x241, variant 0, revision 0, 0x36B */
 #define MPAM_IIDR_ARM_CMN_650 0x0000043bu /* Arm CMN-650: product 0, variant 0, revision 0, Arm */
 
-/* ---- A.3 configuration registers ---- */
+/* ---- configuration registers (MPAMCFG_*) ---- */
 #define MPAMCFG_PART_SEL_PARTID_SEL	MPAM_GENMASK(15, 0)
 #define MPAMCFG_PART_SEL_INTERNAL	MPAM_BIT(16)
 #define MPAMCFG_PART_SEL_INGRESS_TL	MPAM_BIT(17)
@@ -207,7 +210,7 @@ enum mpam_max_lim {
 #define MPAMCFG_INTPARTID_INTPARTID MPAM_GENMASK(15, 0)
 #define MPAMCFG_INTPARTID_INTERNAL  MPAM_BIT(16)
 
-/* ---- A.4 monitor registers ---- */
+/* ---- monitor registers (MSMON_*) ---- */
 #define MSMON_CFG_MON_SEL_MON_SEL MPAM_GENMASK(15, 0)
 #define MSMON_CFG_MON_SEL_RIS	  MPAM_GENMASK(27, 24)
 
@@ -264,7 +267,7 @@ enum mpam_rwbw {
 	MPAM_RWBW_READS = 2,
 };
 
-/* ---- A.5 errors ---- */
+/* ---- errors (MPAMF_ECR, MPAMF_ESR) ---- */
 #define MPAMF_ECR_INTEN	     MPAM_BIT(0)
 #define MPAMF_ESR_PARTID_MON MPAM_GENMASK(15, 0)
 #define MPAMF_ESR_PMG	     MPAM_GENMASK(23, 16)
@@ -381,7 +384,8 @@ static inline uint32_t msmon_cfg_mon_sel(unsigned ris, uint16_t mon)
 			  mpam_field_prep(MSMON_CFG_MON_SEL_MON_SEL, mon));
 }
 
-/* ---- bandwidth fixed point (A.3, C) ----
+/* ---- bandwidth fixed point (IHI 0099 §9.3, MPAMCFG_MBW_MIN and _MAX; Linux's
+ * drivers/resctrl/mpam_resctrl.c for resctrl's view) ----
  * A BWA_WD = w bit value v in the top w bits of the 16-bit field stands for the band
  * (v/2^w, (v+1)/2^w]. MBW_MAX uses Arm's rule (a maximum is never exceeded):
  *   v = max(floor(pct * 2^w / 100), 1) - 1;  100% gives all ones.
@@ -403,7 +407,7 @@ double mpam_mbw_min_fraction(uint16_t field, unsigned bwa_wd);
 unsigned mpam_min_bandwidth_percent(unsigned bwa_wd);
 unsigned mpam_bandwidth_gran_percent(unsigned bwa_wd);
 
-/* ---- counters (A.4, B.2 step 4) ---- */
+/* ---- counters (MSMON_MBWU, MSMON_MBWU_L; the width as Linux's mpam_ris_hw_probe() picks it) ---- */
 /* 63 with HAS_LONG and LWD, 44 with HAS_LONG alone, else 31. */
 unsigned mpam_mbwu_counter_bits(bool has_long, bool lwd);
 static inline uint64_t mpam_counter_mask(unsigned bits)

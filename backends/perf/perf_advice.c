@@ -64,6 +64,27 @@ static void permission(const struct perf_event_desc *ev, enum perf_target_kind k
 		 level, path, target_name(kind));
 }
 
+/* The errors whose advice does not depend on the event or the target. */
+static const struct {
+	int errnum;
+	const char *advice;
+} fixed_advices[] = {
+	{ EBUSY, "the PMU is exclusive and already in use by another perf session" },
+	{ EBADF, "bad file descriptor: the cgroup path is not a cgroup directory with perf_event" },
+	{ ESRCH, "no such process" },
+	{ EMFILE, "too many open files: raise 'ulimit -n' (one descriptor per event per CPU)" },
+	{ E2BIG, "the kernel does not know this perf_event_attr size (config3 needs Linux 6.3+)" },
+};
+
+/* Its advice, or the C library's text for any other errno. */
+static const char *fixed_advice(int errnum)
+{
+	for (size_t i = 0; i < sizeof(fixed_advices) / sizeof(fixed_advices[0]); i++)
+		if (fixed_advices[i].errnum == errnum)
+			return fixed_advices[i].advice;
+	return strerror(errnum);
+}
+
 const char *perf_advice(int errnum, const struct perf_event_desc *ev, enum perf_target_kind kind,
 			const char *paranoid_path, char *buf, size_t size)
 {
@@ -133,23 +154,8 @@ const char *perf_advice(int errnum, const struct perf_event_desc *ev, enum perf_
 				 "target, or events of different hardware PMUs in one group",
 				 name, pmu ? pmu : "(generic)", target_name(kind));
 		break;
-	case EBUSY:
-		snprintf(buf, size, "the PMU is exclusive and already in use by another perf session");
-		break;
-	case EBADF:
-		snprintf(buf, size, "bad file descriptor: the cgroup path is not a cgroup directory with perf_event");
-		break;
-	case ESRCH:
-		snprintf(buf, size, "no such process");
-		break;
-	case EMFILE:
-		snprintf(buf, size, "too many open files: raise 'ulimit -n' (one descriptor per event per CPU)");
-		break;
-	case E2BIG:
-		snprintf(buf, size, "the kernel does not know this perf_event_attr size (config3 needs Linux 6.3+)");
-		break;
 	default:
-		snprintf(buf, size, "%s", strerror(errnum));
+		snprintf(buf, size, "%s", fixed_advice(errnum));
 		break;
 	}
 	return buf;

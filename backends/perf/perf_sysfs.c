@@ -152,95 +152,101 @@ static void pmu_free(struct perf_pmu *p)
 	free(p);
 }
 
-static int load_formats(struct perf_pmu *p, const char *dir, struct err *err)
+/* The files of one of a PMU's directories: room made for `n` of them, then each loaded by its path and
+ * its name there. */
+struct pmu_entries {
+	const char *sub;
+	bool (*make_room)(struct perf_pmu *p, size_t n);
+	int (*load)(struct perf_pmu *p, const char *path, const char *name, struct err *err);
+};
+
+/* Every file of DIR/SUB through `e`; a PMU without SUB has none. */
+static int load_entries(struct perf_pmu *p, const char *dir, const struct pmu_entries *e, struct err *err)
 {
-	char path[1024], text[512];
+	char path[1024];
 	char **names = NULL;
 	size_t n = 0;
 
-	snprintf(path, sizeof(path), "%s/format", dir);
+	snprintf(path, sizeof(path), "%s/%s", dir, e->sub);
 	int r = list_dir(path, &names, &n);
 	if (r == -ENOENT)
 		return 0;
 	if (r < 0)
 		return err_set(err, r, "%s: %s", path, strerror(-r));
+	r = e->make_room(p, n) ? 0 : err_set(err, -ENOMEM, "out of memory");
+	for (size_t i = 0; i < n && r == 0; i++) {
+		snprintf(path, sizeof(path), "%s/%s/%s", dir, e->sub, names[i]);
+		r = e->load(p, path, names[i], err);
+	}
+	free_list(names, n);
+	return r;
+}
+
+static bool formats_room(struct perf_pmu *p, size_t n)
+{
 	p->formats = calloc(n ? n : 1, sizeof(*p->formats));
-	if (!p->formats) {
-		free_list(names, n);
-		return err_set(err, -ENOMEM, "out of memory");
+	return p->formats != NULL;
+}
+
+static bool aliases_room(struct perf_pmu *p, size_t n)
+{
+	p->aliases = calloc(n ? n : 1, sizeof(*p->aliases));
+	return p->aliases != NULL;
+}
+
+/* format/NAME: which bits of which config word a term sets. */
+static int load_format(struct perf_pmu *p, const char *path, const char *name, struct err *err)
+{
+	char text[512];
+	struct perf_format *f = &p->formats[p->nformats];
+	int r = read_small(path, text, sizeof(text));
+
+	if (r == 0)
+		r = perf_format_parse(text, f, err);
+	else
+		err_set(err, r, "%s", strerror(-r));
+	if (r < 0) {
+		err_prefix(err, "%s", path);
+		return r;
 	}
-	for (size_t i = 0; i < n; i++) {
-		struct perf_format *f = &p->formats[p->nformats];
-		snprintf(path, sizeof(path), "%s/format/%s", dir, names[i]);
-		r = read_small(path, text, sizeof(text));
-		if (r == 0)
-			r = perf_format_parse(text, f, err);
-		else
-			err_set(err, r, "%s", strerror(-r));
-		if (r < 0) {
-			err_prefix(err, "%s", path);
-			free_list(names, n);
-			return r;
-		}
-		snprintf(f->name, sizeof(f->name), "%s", names[i]);
-		p->nformats++;
-	}
-	free_list(names, n);
+	snprintf(f->name, sizeof(f->name), "%s", name);
+	p->nformats++;
 	return 0;
 }
 
-static int load_aliases(struct perf_pmu *p, const char *dir, struct err *err)
+/* events/NAME: an alias's terms, with its NAME.scale and NAME.unit sidecars when they exist. */
+static int load_alias(struct perf_pmu *p, const char *path, const char *name, struct err *err)
 {
-	char path[1024], text[4096];
-	char **names = NULL;
-	size_t n = 0;
+	char text[4096], sidecar[1100];
 
-	snprintf(path, sizeof(path), "%s/events", dir);
-	int r = list_dir(path, &names, &n);
-	if (r == -ENOENT)
-		return 0;
+	if (is_sidecar(name))
+		return 0; /* .scale, .unit, .per-pkg, .snapshot sidecars */
+	struct perf_alias *a = &p->aliases[p->naliases];
+	int r = read_small(path, text, sizeof(text));
 	if (r < 0)
 		return err_set(err, r, "%s: %s", path, strerror(-r));
-	p->aliases = calloc(n ? n : 1, sizeof(*p->aliases));
-	if (!p->aliases) {
-		free_list(names, n);
+	a->terms = strdup(text);
+	if (!a->terms)
 		return err_set(err, -ENOMEM, "out of memory");
+	snprintf(a->name, sizeof(a->name), "%s", name);
+	a->scale = 1.0;
+	p->naliases++;
+	snprintf(sidecar, sizeof(sidecar), "%s.scale", path);
+	if (read_small(sidecar, text, sizeof(text)) == 0) {
+		char *end;
+		double v = strtod(text, &end);
+		if (end == text || *end)
+			return err_set(err, -EINVAL, "%s: '%.40s' is not a number", sidecar, text);
+		a->scale = v;
 	}
-	for (size_t i = 0; i < n; i++) {
-		if (is_sidecar(names[i]))
-			continue; /* .scale, .unit, .per-pkg, .snapshot sidecars */
-		struct perf_alias *a = &p->aliases[p->naliases];
-		snprintf(path, sizeof(path), "%s/events/%s", dir, names[i]);
-		r = read_small(path, text, sizeof(text));
-		if (r < 0) {
-			free_list(names, n);
-			return err_set(err, r, "%s: %s", path, strerror(-r));
-		}
-		a->terms = strdup(text);
-		if (!a->terms) {
-			free_list(names, n);
-			return err_set(err, -ENOMEM, "out of memory");
-		}
-		snprintf(a->name, sizeof(a->name), "%s", names[i]);
-		a->scale = 1.0;
-		p->naliases++;
-		snprintf(path, sizeof(path), "%s/events/%s.scale", dir, names[i]);
-		if (read_small(path, text, sizeof(text)) == 0) {
-			char *end;
-			double v = strtod(text, &end);
-			if (end == text || *end) {
-				free_list(names, n);
-				return err_set(err, -EINVAL, "%s: '%.40s' is not a number", path, text);
-			}
-			a->scale = v;
-		}
-		snprintf(path, sizeof(path), "%s/events/%s.unit", dir, names[i]);
-		if (read_small(path, text, sizeof(text)) == 0)
-			snprintf(a->unit, sizeof(a->unit), "%.*s", (int)sizeof(a->unit) - 1, text);
-	}
-	free_list(names, n);
+	snprintf(sidecar, sizeof(sidecar), "%s.unit", path);
+	if (read_small(sidecar, text, sizeof(text)) == 0)
+		snprintf(a->unit, sizeof(a->unit), "%.*s", (int)sizeof(a->unit) - 1, text);
 	return 0;
 }
+
+static const struct pmu_entries pmu_formats = { "format", formats_room, load_format };
+static const struct pmu_entries pmu_aliases = { "events", aliases_room, load_alias };
 
 static int pmu_load(const char *root, const char *name, struct perf_pmu **ret, struct err *err)
 {
@@ -291,10 +297,10 @@ static int pmu_load(const char *root, const char *name, struct perf_pmu **ret, s
 	else
 		p->kind = PERF_PMU_OTHER;
 
-	r = load_formats(p, dir, err);
+	r = load_entries(p, dir, &pmu_formats, err);
 	if (r < 0)
 		goto fail;
-	r = load_aliases(p, dir, err);
+	r = load_entries(p, dir, &pmu_aliases, err);
 	if (r < 0)
 		goto fail;
 	*ret = p;

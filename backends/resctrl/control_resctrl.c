@@ -81,10 +81,26 @@ static int open_control(const struct config *config, bool ask_kernel, struct con
 	return 0;
 }
 
+/* Linux's MPAM driver leaves MBW_MAX.HARDLIM clear and offers no way to set it: through resctrl an
+ * mb_max is always soft (drivers/resctrl/mpam_devices.c writes MBW_MAX without HARDLIM). Said once at
+ * start, so that mb_max_mode = hard never reads as if it held here. */
+static void say_soft_limits(const struct config *config, const struct resctrl_info *info)
+{
+	if (config->global.mb_max_mode == MB_MAX_HARD && info->mb_present &&
+	    info->mb_ladder.kind == LADDER_RESCTRL_MPAM)
+		log_warning("resctrl: mb_max_mode = hard is for MSCs mpamd programs: through resctrl the kernel's "
+			    "MPAM driver keeps every mb_max soft (HARDLIM clear), so a partition over its mb_max "
+			    "still gets bandwidth nobody within theirs wants");
+}
+
 static int rc_open(const struct config *config, struct clock *clock, struct control **ret, struct err *err)
 {
 	(void)clock;
-	return open_control(config, true, ret, err);
+	int r = open_control(config, true, ret, err);
+
+	if (r == 0)
+		say_soft_limits(config, &rc_of(*ret)->fs->info);
+	return r;
 }
 
 /* A dry run asks the kernel nothing, not even what it refuses (AMD's MB maximum: mb_ladder.c). */
@@ -152,6 +168,15 @@ static void rc_share(struct control *c, struct control_shared *ret)
 	ret->placer = &rc->placer;
 }
 
+/* While resctrl is not mounted (rootfd -1) a group can be neither made nor removed: the kernel
+ * removed every group when it was unmounted. */
+static int check_mounted(const struct resctrl_control *rc, struct err *err)
+{
+	if (rc->fs->rootfd >= 0)
+		return 0;
+	return err_set(err, -ENODEV, "resctrl is not mounted at %s: waiting for it to be mounted again", rc->fs->root);
+}
+
 /* Creates or adopts the partition's group and places its tasks and CPUs: done, or only planned. */
 static int open_group(struct resctrl_control *rc, const struct partition_config *p, struct resctrl_group *g,
 		      struct resctrl_plan *plan, struct err *err)
@@ -182,6 +207,8 @@ static int rc_partition_open(struct control *c, size_t index, const struct parti
 		return r;
 	struct resctrl_group *g = &rc->groups[index];
 	resctrl_group_close(g); /* an open of an open slot starts again */
+	if ((r = check_mounted(rc, err)) < 0)
+		return r;
 	if ((r = resctrl_check_partid_source(rc->fs, rc->config, p, err)) < 0)
 		return r; /* before its group is made: nothing could count it */
 	if ((r = open_group(rc, p, g, NULL, err)) < 0)
@@ -210,8 +237,8 @@ static int rc_partition_remove(struct control *c, size_t index, struct err *err)
 	bool ours = rc->ours[index];
 	rc->ours[index] = false;
 	resctrl_group_close(g);
-	if (!g->name[0])
-		return 0;
+	if (!g->name[0] || rc->fs->rootfd < 0)
+		return 0; /* never made, or resctrl (and every group with it) went */
 	if (!ours) {
 		struct stat st;
 		/* A group that was never made (its mkdir failed) has nothing to leave or remove. */
@@ -227,16 +254,12 @@ static int rc_partition_remove(struct control *c, size_t index, struct err *err)
 }
 
 /* resctrl unmounted (every group went with it) and perhaps mounted again: the control and the monitor
- * share the mount, so both find the new root here; the engine opens the partitions again. */
+ * share the mount, so both find the new root here. Asked every tick: when it went, the engine closes
+ * every partition (the monitor's counter files, then the groups here), so that nothing holds the old
+ * tree, and opens them again once this says resctrl is back. */
 static int rc_recover(struct control *c, struct err *err)
 {
-	struct resctrl_control *rc = rc_of(c);
-	int r = resctrl_fs_reopen(rc->fs, err);
-
-	if (r == 1)
-		for (size_t i = 0; i < rc->slots; i++)
-			resctrl_group_close(&rc->groups[i]); /* directories of the mount that went */
-	return r;
+	return resctrl_fs_reopen(rc_of(c)->fs, err);
 }
 
 static int rc_apply(struct control *c, size_t index, const struct partition_limits *limits,

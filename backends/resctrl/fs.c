@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "backends/resctrl/resctrl.h"
+#include "core/base/log.h"
 #include "core/config/config.h"
 
 void resctrl_fs_free(struct resctrl_fs *fs)
@@ -77,29 +78,57 @@ static int check_same_domains(const struct resctrl_info *was, const struct resct
 		       root, now->mon_domain_count, was->mon_domain_count);
 }
 
+/* The old tree is let go of as soon as it is seen to be gone: the kernel keeps an unmounted resctrl
+ * (its superblock, CLOSIDs and groups) while any file of it is open, and refuses a new mount until
+ * then (rdt_get_tree: EBUSY while resctrl_mounted). The groups' and counters' files are the
+ * control's and the monitor's to close (the engine closes every partition when this fails). */
+static void let_go(struct resctrl_fs *fs)
+{
+	close(fs->rootfd);
+	fs->rootfd = -1;
+	log_warning("resctrl at %s was unmounted while mpamd ran: its files are let go of, and every "
+		    "partition waits for resctrl to be mounted there again",
+		    fs->root);
+}
+
+/* A mount that is not back yet: the bare mount point, or another file system, has no info/. Said
+ * without probing, so that an explicit root (which probe would accept with a warning) is quiet. */
+static int open_back(struct resctrl_fs *fs, struct resctrl_info *info, struct err *err)
+{
+	struct err why = { "" };
+	int fd = open_root(fs->root, &why);
+	int r = fd;
+
+	if (fd >= 0 && !resctrl_exists_at(fd, "info"))
+		r = err_set(&why, -ENODEV, "%s has no info/ directory (resctrl is not mounted there)", fs->root);
+	else if (fd >= 0)
+		/* The default root must be a resctrl mount again; an explicit one may be an emulator. */
+		r = resctrl_probe(fd, fs->root, strcmp(fs->root, DEFAULT_RESCTRL_ROOT) != 0, info, &why);
+	if (r == 0)
+		r = check_same_domains(&fs->info, info, fs->root, &why);
+	if (r < 0 && fd >= 0)
+		close(fd);
+	if (r < 0)
+		return err_set(err, r, "waiting for resctrl to be mounted at %s again: %s", fs->root, why.text);
+	return fd;
+}
+
 int resctrl_fs_reopen(struct resctrl_fs *fs, struct err *err)
 {
 	struct resctrl_info info;
 
 	if (fs->rootfd >= 0 && root_is_current(fs))
 		return 0;
-	int fd = open_root(fs->root, err);
+	if (fs->rootfd >= 0)
+		let_go(fs);
+	int fd = open_back(fs, &info, err);
 	if (fd < 0)
 		return fd;
-	/* Until it is probed again it may be the bare mount point, with resctrl not yet back. */
-	int r = resctrl_probe(fd, fs->root, strcmp(fs->root, DEFAULT_RESCTRL_ROOT) != 0, &info, err);
-	if (r == 0)
-		r = check_same_domains(&fs->info, &info, fs->root, err);
-	if (r == 0)
-		resctrl_mb_ask_kernel(fd, &info); /* only the daemon reopens */
-	if (r < 0) {
-		close(fd);
-		return r;
-	}
-	if (fs->rootfd >= 0)
-		close(fs->rootfd);
+	resctrl_mb_ask_kernel(fd, &info); /* only the daemon reopens */
 	fs->rootfd = fd;
 	fs->info = info;
+	fs->mounts++;
+	log_info("resctrl is mounted at %s again", fs->root);
 	return 1;
 }
 

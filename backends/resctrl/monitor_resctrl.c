@@ -43,6 +43,7 @@ struct resctrl_mon {
 	struct last_count *last; /* [partition][domain] */
 	int *dirs;		 /* per partition: the group's directory (not owned) */
 	struct mon_domain *domains;
+	unsigned mounts; /* fs->mounts when the pools were made */
 };
 
 static int *fd_of(struct resctrl_mon *mon, size_t partition, unsigned domain)
@@ -325,10 +326,25 @@ static void mon_probe(struct monitor *m, struct monitor_caps *caps)
 	caps->counters = info->num_rmids;
 }
 
+/* resctrl was mounted again: the engine closed every partition first (each left its pool), and the new
+ * mount assigned its counters afresh (to the default group, with mbm_assign_on_mkdir). The pools are
+ * made again at the next read, from what the new mount has free. */
+static void drop_pools_of_old_mount(struct resctrl_mon *mon)
+{
+	if (mon->mounts == mon->fs->mounts)
+		return;
+	for (unsigned d = 0; mon->domains && d < mon->info->mon_domain_count; d++) {
+		counter_pool_free(mon->domains[d].pool);
+		mon->domains[d].pool = NULL;
+	}
+	mon->mounts = mon->fs->mounts;
+}
+
 static int mon_add(struct monitor *m, size_t index, const struct partition_ref *ref, struct err *err)
 {
 	struct resctrl_mon *mon = mon_of(m);
 
+	drop_pools_of_old_mount(mon);
 	if (ref->group_dirfd < 0)
 		return err_set(err, -EINVAL, "monitor = resctrl needs the partition's resctrl group");
 	if (index == SIZE_MAX || mon_grow(mon, index + 1) < 0)

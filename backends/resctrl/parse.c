@@ -1,4 +1,5 @@
-/* Parsers for resctrl's file formats (reference D, "Read formats"). Pure: text in, values out. */
+/* Parsers for resctrl's file formats (Documentation/filesystems/resctrl.rst; fs/resctrl's show functions). Pure:
+ * text in, values out. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

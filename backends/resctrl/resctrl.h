@@ -151,17 +151,22 @@ void resctrl_describe_print(json_t *description, FILE *out);
 /* ---- fs.c: a resctrl mount as the control and the monitor share it ---- */
 
 struct resctrl_fs {
-	int rootfd;
+	int rootfd; /* -1 while resctrl is not mounted at root (it went while mpamd ran) */
 	char *root;
 	struct resctrl_info info;
+	/* How often resctrl was found mounted again: a new mount starts with no groups, and with its
+	 * counters assigned afresh (the monitor counts again what it may hand out). */
+	unsigned mounts;
 };
 
 /* Opens and probes the mount at `root` (an explicit, non-default root may be a copy or an emulator). */
 int resctrl_fs_new(const char *root, bool ask_kernel, struct resctrl_fs **ret, struct err *err);
 void resctrl_fs_free(struct resctrl_fs *fs);
-/* Opens the root again when rootfd no longer is the mount its path names (resctrl was unmounted, or
- * unmounted and mounted again), and probes it: 1 when it did, 0 when rootfd still is the mount, a
- * negative errno and why while resctrl is not back (or came back measuring other domains). */
+/* Cheap enough for every tick (an fstat and a stat): 0 when rootfd still is the mount the root's path
+ * names. When it is not (resctrl was unmounted, or unmounted and mounted again), rootfd is closed at
+ * once, and the mount there is opened and probed: 1 when it is resctrl again, a negative errno and
+ * why while it is not back (or came back measuring other domains), rootfd then -1. The groups' and
+ * counters' files on the old tree are their owners' to close: the old mount lives until they are. */
 int resctrl_fs_reopen(struct resctrl_fs *fs, struct err *err);
 /* The control's and the monitor's claim (claim.h): the mount at the configuration's resctrl_root, by
  * its real path, so that two spellings of one mount are one claim. */

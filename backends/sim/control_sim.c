@@ -15,10 +15,8 @@
 #include "core/base/log.h"
 
 struct sim_control {
-	struct control base;
+	struct msc_control msc; /* first: a sim_control is an msc_control */
 	struct sim_host *host;
-	struct msc_set *set;
-	struct mmio_limits *limits;
 	uint64_t *reported;	   /* per MSC: model errors + refused accesses already logged */
 	struct ground_truth truth; /* lent to the engine: what the host served */
 };
@@ -34,8 +32,8 @@ static void sim_free(struct control *c)
 
 	if (!s)
 		return;
-	mmio_limits_free(s->limits);
-	msc_set_free(s->set);
+	mmio_limits_free(s->msc.limits);
+	msc_set_free(s->msc.set);
 	sim_host_free(s->host);
 	free(s->reported);
 	free(s);
@@ -85,7 +83,7 @@ static int make_set(struct sim_control *s, struct err *err)
 	if (r < 0)
 		r = err_set(err, r, "out of memory");
 	else
-		r = msc_set_new(buses, name_of, n, &sim_access, &s->set, err);
+		r = msc_set_new(buses, name_of, n, &sim_access, &s->msc.set, err);
 	free(buses);
 	free(names);
 	free(name_of);
@@ -101,7 +99,7 @@ static double truth_mbps(void *ctx, size_t index)
 static double truth_domain_mbps(void *ctx, size_t index, unsigned domain)
 {
 	struct sim_control *s = ctx;
-	size_t msc = mmio_limits_domain_msc(s->limits, domain);
+	size_t msc = mmio_limits_domain_msc(s->msc.limits, domain);
 
 	return msc == SIZE_MAX ? 0.0 : sim_host_msc_truth_mbps(s->host, index, msc);
 }
@@ -113,34 +111,29 @@ static int sim_open(const struct config *config, struct clock *clock, struct con
 
 	if (r == 0)
 		r = make_set(s, err);
-	if (r == 0 && !(s->reported = calloc(s->set->count ? s->set->count : 1, sizeof(*s->reported))))
+	if (r == 0 && !(s->reported = calloc(s->msc.set->count ? s->msc.set->count : 1, sizeof(*s->reported))))
 		r = err_set(err, -ENOMEM, "out of memory");
 	if (r == 0)
-		r = mmio_limits_new(s->set, config->partition_count, &s->limits, err);
+		r = mmio_limits_new(s->msc.set, config->partition_count, &s->msc.limits, err);
 	if (r == 0)
-		msc_set_limit_mode(s->set, config->global.mb_max_mode == MB_MAX_HARD);
+		msc_set_limit_mode(s->msc.set, config->global.mb_max_mode == MB_MAX_HARD);
 	if (r < 0) {
-		sim_free(s ? &s->base : NULL);
+		sim_free(s ? &s->msc.base : NULL);
 		return r;
 	}
 	/* The simulator knows what its MSCs carry, which real hardware does not tell. */
-	for (size_t i = 0; i < s->set->count; i++)
-		s->set->mscs[i].capacity_mbps = sim_config_of(config)->capacity_mbps;
-	s->set->hooks = (struct msc_set_hooks){ .ctx = s, .sync = advance, .after_read = check_models };
+	for (size_t i = 0; i < s->msc.set->count; i++)
+		s->msc.set->mscs[i].capacity_mbps = sim_config_of(config)->capacity_mbps;
+	s->msc.set->hooks = (struct msc_set_hooks){ .ctx = s, .sync = advance, .after_read = check_models };
 	s->truth = (struct ground_truth){ .ctx = s, .mbps = truth_mbps, .domain_mbps = truth_domain_mbps };
-	s->base.ops = &control_sim_ops;
-	*ret = &s->base;
+	s->msc.base.ops = &control_sim_ops;
+	*ret = &s->msc.base;
 	return 0;
-}
-
-static void sim_probe(struct control *c, struct control_caps *ret)
-{
-	mmio_limits_probe(sim_of(c)->limits, ret);
 }
 
 static void sim_share(struct control *c, struct control_shared *ret)
 {
-	ret->mscs = sim_of(c)->set;
+	ret->mscs = sim_of(c)->msc.set;
 	ret->sim = sim_of(c)->host;
 	ret->truth = &sim_of(c)->truth;
 	ret->cannot_place = "the simulator's partitions have simulated traffic, not tasks";
@@ -149,42 +142,25 @@ static void sim_share(struct control *c, struct control_shared *ret)
 static int sim_partition_open(struct control *c, size_t index, const struct partition_config *p,
 			      struct partition_ref *ret, struct err *err)
 {
-	int r = mmio_limits_partition_open(sim_of(c)->limits, index, p, ret, err);
+	int r = mmio_limits_partition_open(sim_of(c)->msc.limits, index, p, ret, err);
 
 	return r < 0 ? r : sim_host_partition_set(sim_of(c)->host, index, p, err);
 }
 
 static void sim_partition_close(struct control *c, size_t index)
 {
-	mmio_limits_partition_close(sim_of(c)->limits, index);
+	mmio_limits_partition_close(sim_of(c)->msc.limits, index);
 	/* Its configuration may be freed once it is closed: the slot carries no traffic until opened. */
 	sim_host_partition_set(sim_of(c)->host, index, NULL, NULL);
-}
-
-static int sim_apply(struct control *c, size_t index, const struct partition_limits *want,
-		     struct partition_limits *effective, struct err *err)
-{
-	return mmio_limits_apply(sim_of(c)->limits, index, want, effective, err);
-}
-
-static int sim_plan(struct control *c, size_t index, const struct partition_config *p,
-		    const struct partition_limits *want, struct control_plan *ret, struct err *err)
-{
-	(void)index;
-	return mmio_limits_plan(sim_of(c)->limits, p, want, ret, err);
-}
-
-static int sim_validate(struct control *c, const struct partition_limits *want, struct err *err)
-{
-	return mmio_limits_validate(sim_of(c)->limits, want, err);
 }
 
 static json_t *sim_describe(struct control *c)
 {
 	struct sim_control *s = sim_of(c);
-	json_t *d = mmio_limits_describe(s->limits);
+	json_t *d = mmio_limits_describe(s->msc.limits);
 
-	json_object_set_new(d, "capacity_mbps_per_msc", json_real(s->set->count ? s->set->mscs[0].capacity_mbps : 0));
+	json_object_set_new(d, "capacity_mbps_per_msc",
+			    json_real(s->msc.set->count ? s->msc.set->mscs[0].capacity_mbps : 0));
 	return d;
 }
 
@@ -195,13 +171,13 @@ const struct control_ops control_sim_ops = {
 	.config_ext = &sim_config_ext,
 	.open = sim_open,
 	.free = sim_free,
-	.probe = sim_probe,
+	.probe = msc_control_probe,
 	.share = sim_share,
 	.partition_open = sim_partition_open,
 	.partition_close = sim_partition_close,
-	.validate = sim_validate,
-	.apply = sim_apply,
-	.plan = sim_plan,
+	.validate = msc_control_validate,
+	.apply = msc_control_apply,
+	.plan = msc_control_plan,
 	.describe = sim_describe,
 	.describe_print = mmio_describe_print,
 };

@@ -1,10 +1,11 @@
-/* Register-accurate model of one Arm MPAM MSC (shared/reference/mpam-msc.md A.1-A.5): creating it,
+/* Register-accurate model of one Arm MPAM MSC (the registers of Arm IHI 0099 B.a, see
+ * backends/mpam/mpam_regs.h): creating it,
  * the register map every bus access is dispatched through, the ID registers and the error status.
  * The configuration registers are in msc_model_config.c (and PART_SEL, PARTID narrowing in
  * msc_model_partsel.c), the monitors in msc_model_monitors.c; the
  * state they share is in msc_model_internal.h.
  *
- * Interpretations where the reference leaves a choice (each is also stated where it is coded):
+ * Interpretations where IHI 0099 leaves a choice (each is also stated where it is coded):
  *  - Only registers the model implements raise errors; an unimplemented location is plain RAZ/WI.
  *  - A low-word (or 64-bit) write of MPAMF_ESR with ERRCODE 0 clears the whole ESR, RIS included.
  */
@@ -151,7 +152,7 @@ static uint64_t esr_implemented_bits(const struct msc_model *m)
 }
 
 /* `mask` says which bytes the access covers. Writing ERRCODE 0 is how software acknowledges an
- * error (A.5), and clears the whole register. */
+ * error (IHI 0099 §8.2.1), and clears the whole register. */
 static void esr_write(struct msc_model *m, uint64_t value, uint64_t mask)
 {
 	if (!m->p.has_esr)
@@ -260,7 +261,7 @@ static bool is_monitor_offset(uint32_t offset)
 	return offset >= MSMON_CFG_MON_SEL && offset < MSMON_OFLOW_SR + 4;
 }
 
-/* Registers 64 bits wide (A.1): a 64-bit access acts on the whole register. */
+/* Registers 64 bits wide (IHI 0099 Table 9-8): a 64-bit access acts on the whole register. */
 static bool is_wide_reg(uint32_t offset)
 {
 	return offset == MPAMF_IDR || offset == MPAMF_ESR || offset == MSMON_MBWU_L || offset == MSMON_MBWU_L_CAPTURE;

@@ -1,4 +1,5 @@
-/* A register-accurate software model of one Arm MPAM MSC (shared/reference/mpam-msc.md A.1-A.5).
+/* A register-accurate software model of one Arm MPAM MSC (the registers of Arm IHI 0099 B.a, the
+ * MPAM Memory System Component Specification, as backends/mpam/mpam_regs.h maps them).
  *
  * The MMIO driver talks to it through the bus interface (bus_sim.c) exactly as it talks to hardware;
  * the traffic side (sim_host.c) feeds it bytes per PARTID/PMG and reads the programmed limits.

@@ -5,10 +5,10 @@
  * NVIDIA T241); MSMON_MBWU (31-bit, optionally scaled) and MSMON_MBWU_L (44/63-bit, never scaled)
  * are two views of it, so no bytes are lost to scaling and both views agree.
  *
- * Interpretations where the reference leaves a choice (each is also stated where it is coded):
+ * Interpretations where IHI 0099 leaves a choice (each is also stated where it is coded):
  *  - Monitor register checks: MON_SEL.RIS (10), then MON_SEL (5).
  *  - "FLT or CTL written with a different value" compares the configuration bits only: the
- *    OFLOW_STATUS(_L) bits are status, so clearing them (Linux B.3 step 7) does not set NRDY.
+ *    OFLOW_STATUS(_L) bits are status, so clearing them (Linux's clean_msmon_ctl_val()) does not set NRDY.
  *  - MSMON_CAPT_EVNT.ALL is treated as NOW: there is only one MSC here to broadcast to.
  *  - MSMON_MBWU_OFSR bit i mirrors CTL.OFLOW_STATUS of monitor (MON_SEL & 0xFFE0) + i; the access
  *    raises error 5 only when that group's first monitor does not exist.
@@ -75,7 +75,7 @@ static void mon_clear_nrdy(struct msc_model *m, struct mbwu_mon *mon)
 	mon->nrdy = false;
 }
 
-/* The monitor's settings changed: it needs time to settle (A.4). Hardware-managed NRDY clears
+/* The monitor's settings changed: it needs time to settle (IHI 0099 §6, NRDY). Hardware-managed NRDY clears
  * after nrdy_ticks ticks; otherwise it stays until software or a capture clears it. */
 static void mon_start_nrdy(struct msc_model *m, struct mbwu_mon *mon)
 {
@@ -90,7 +90,7 @@ static void mon_start_nrdy(struct msc_model *m, struct mbwu_mon *mon)
 }
 
 /* Software writes NRDY along with a counter value. Hardware that owns NRDY ignores it; otherwise
- * the bit is plain storage (what Linux's probe in B.2 step 5 detects). */
+ * the bit is plain storage (what Linux's mpam_ris_hw_probe_csu_nrdy() detects). */
 static void mon_write_nrdy(struct msc_model *m, struct mbwu_mon *mon, bool nrdy)
 {
 	if (m->p.nrdy_hw)

@@ -259,13 +259,13 @@ int ladder_of_value(const struct ladder *l, uint32_t value, uint32_t *ret)
 	return ladder_find(l, ladder_value, value, ret);
 }
 
-uint32_t ladder_snap(const struct ladder *l, double pct, enum ladder_round how)
+#define GUESS_WALK_MAX 4
+
+/* The first rung above pct (count where none is), by bisection: rungs enforce ascending percents. */
+static uint32_t first_above_by_search(const struct ladder *l, double pct)
 {
 	uint32_t lo = 0, hi = l->count;
 
-	if (!l->count)
-		return 0;
-	/* down: the last rung at or below pct (rungs enforce ascending percents). */
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;
 		if (ladder_pct(l, mid) <= pct)
@@ -273,6 +273,41 @@ uint32_t ladder_snap(const struct ladder *l, double pct, enum ladder_round how)
 		else
 			hi = mid;
 	}
+	return lo;
+}
+
+/* The same, from a guess by interpolation between the end rungs, which is the answer or next to it on
+ * every ladder but resctrl_mpam's uneven one: a policy snaps on every domain at every tick, and a
+ * search over BWA_WD 16's 65536 rungs was most of a domain's tick. */
+static uint32_t first_above(const struct ladder *l, double pct)
+{
+	double bottom = ladder_pct(l, 0), top = ladder_pct(l, l->count - 1);
+
+	if (pct < bottom)
+		return 0;
+	if (pct >= top)
+		return l->count;
+	uint32_t g = (uint32_t)((pct - bottom) / (top - bottom) * (double)(l->count - 1)); /* below count - 1 */
+	for (unsigned step = 0; step < GUESS_WALK_MAX; step++) {
+		if (ladder_pct(l, g) > pct) {
+			if (g == 0 || ladder_pct(l, g - 1) <= pct)
+				return g;
+			g--;
+		} else { /* pct(g) <= pct < top: g + 1 is a rung */
+			if (ladder_pct(l, g + 1) > pct)
+				return g + 1;
+			g++;
+		}
+	}
+	return first_above_by_search(l, pct);
+}
+
+uint32_t ladder_snap(const struct ladder *l, double pct, enum ladder_round how)
+{
+	if (!l->count)
+		return 0;
+	/* down: the last rung at or below pct */
+	uint32_t lo = first_above(l, pct);
 	uint32_t down = lo ? lo - 1 : 0;
 	if (ladder_pct(l, down) == pct || how == LADDER_DOWN)
 		return down;

@@ -1,5 +1,7 @@
 #include "core/base/utf8.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int is_continuation(unsigned char c)
@@ -58,4 +60,31 @@ size_t utf8_scrub(char *s)
 		replaced++;
 	}
 	return replaced;
+}
+
+char *utf8_escape(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t len = strlen(s), out_len = 0;
+
+	for (size_t i = 0; i < len;) {
+		size_t n = utf8_sequence_len(p + i, len - i);
+		out_len += n ? n : 4;
+		i += n ? n : 1;
+	}
+	char *out = malloc(out_len + 1), *o = out;
+	if (!out)
+		return NULL;
+	for (size_t i = 0; i < len;) {
+		size_t n = utf8_sequence_len(p + i, len - i);
+		if (n) {
+			memcpy(o, p + i, n);
+			o += n;
+			i += n;
+		} else {
+			o += sprintf(o, "\\x%02X", p[i++]);
+		}
+	}
+	*o = '\0';
+	return out;
 }

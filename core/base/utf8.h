@@ -13,4 +13,11 @@ size_t utf8_sequence_len(const unsigned char *s, size_t len);
  * sequence with '?'. Returns how many bytes it replaced. */
 size_t utf8_scrub(char *s);
 
+/* A copy of `s` (malloc'ed; NULL when out of memory) that is well-formed UTF-8: each byte that is not
+ * part of a well-formed sequence is written as the four characters \xHH (upper-case hex), everything
+ * else is kept, so the text loses nothing (a literal "\xHH" in it reads the same, the one ambiguity).
+ * For text that goes into JSON from files and paths: "\xFF" says what byte stood there, where '?'
+ * (utf8_scrub) would not. */
+char *utf8_escape(const char *s);
+
 #endif

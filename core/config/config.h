@@ -17,6 +17,9 @@
 #define DEFAULT_CONFIG_PATH  "/etc/mpamd/mpamd.ini"
 /* inih, as Debian builds it, reads lines into a fixed 200-byte buffer. */
 #define CONFIG_MAX_LINE 199
+/* Bytes one configuration file (the main one, each included one) may hold: a file is read whole, and
+ * more than this is no configuration (/dev/zero behind a symbolic link). */
+#define CONFIG_MAX_FILE_BYTES (1024 * 1024)
 /* MSCs one mpamd drives (the engine's domain table; [sim] mscs has the same limit). */
 #define CONFIG_MAX_MSCS 64
 
@@ -27,8 +30,10 @@ struct config_overrides {
 
 /* Reads a whole config from `in` against `schema`; findings go to `diags`, whose file name names the
  * input. Returns 0 and a model in *ret_config when there is no error (warnings may be in diags);
- * -EINVAL when the input has errors (all of them are in diags); -ENOMEM; -EIO on a read error.
- * Never exits, never prints. `overrides` may be NULL. */
+ * -EINVAL when the input has errors (all of them are in diags); -ENOMEM; -EIO on a read error;
+ * -EFBIG when `in` goes on past CONFIG_MAX_FILE_BYTES (it is read no further). A line is held only up
+ * to CONFIG_MAX_LINE characters however long it is. Never exits, never prints. `overrides` may be
+ * NULL. */
 int config_load(FILE *in, const struct config_schema *schema, const struct config_overrides *overrides,
 		struct config **ret_config, struct diag_list *diags);
 
@@ -36,7 +41,10 @@ int config_load(FILE *in, const struct config_schema *schema, const struct confi
 int config_load_string(const char *text, const struct config_schema *schema, const struct config_overrides *overrides,
 		       struct config **ret_config, struct diag_list *diags);
 
-/* Opens `path` and loads it. On open failure adds a diagnostic naming the path and the reason. */
+/* Loads the file at `path`, which must be a regular file (a FIFO, a device, a directory is refused
+ * without blocking: see core/base/file_read.h) of at most CONFIG_MAX_FILE_BYTES, as must each file
+ * its include key names. When it cannot be read, one diagnostic without a line says why ("FILE: error:
+ * a FIFO, not a regular file") and the errno is returned. */
 int config_load_path(const char *path, const struct config_schema *schema, const struct config_overrides *overrides,
 		     struct config **ret_config, struct diag_list *diags);
 

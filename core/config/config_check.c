@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "core/base/decimal_text.h"
+#include "core/base/grow.h"
 #include "core/config/config_internal.h"
 
 static unsigned later(unsigned a, unsigned b)
@@ -350,30 +351,113 @@ static void check_msc_windows(const struct config *c, const struct config_schema
 	}
 }
 
+/* A partition naming the same cgroup or VM as an earlier one (`earlier`), or naming both (SIZE_MAX). */
+struct source_clash {
+	size_t partition, earlier;
+	bool vm;
+};
+
+struct source_entry {
+	const char *name;
+	size_t partition;
+};
+
+static int by_name_then_partition(const void *a, const void *b)
+{
+	const struct source_entry *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	if (c)
+		return c;
+	return x->partition < y->partition ? -1 : x->partition > y->partition;
+}
+
+/* In the order the pairwise check told them: by partition, then the earlier one, cgroup before vm. */
+static int by_clash_order(const void *a, const void *b)
+{
+	const struct source_clash *x = a, *y = b;
+
+	if (x->partition != y->partition)
+		return x->partition < y->partition ? -1 : 1;
+	if (x->earlier != y->earlier)
+		return x->earlier + 1 < y->earlier + 1 ? -1 : 1; /* SIZE_MAX (both) + 1 wraps to first */
+	return (int)x->vm - (int)y->vm;
+}
+
+static int add_clash(struct source_clash **all, size_t *n, size_t *cap, struct source_clash c)
+{
+	if (array_grow((void **)all, cap, *n + 1, sizeof(**all), NULL) < 0)
+		return -ENOMEM;
+	(*all)[(*n)++] = c;
+	return 0;
+}
+
+/* Every pair of partitions naming the same cgroup (vm: VM), found by sorting (name, partition). */
+static int find_shared_sources(const struct config *c, bool vm, struct source_entry *scratch, struct source_clash **all,
+			       size_t *n, size_t *cap)
+{
+	size_t count = 0;
+
+	for (size_t i = 0; i < c->partition_count; i++) {
+		const char *name = vm ? c->partitions[i].vm : c->partitions[i].cgroup;
+		if (name)
+			scratch[count++] = (struct source_entry){ name, i };
+	}
+	qsort(scratch, count, sizeof(*scratch), by_name_then_partition);
+	for (size_t k = 1, first = 0; k < count; k++) {
+		if (strcmp(scratch[k].name, scratch[first].name)) {
+			first = k;
+			continue;
+		}
+		for (size_t f = first; f < k; f++)
+			if (add_clash(all, n, cap,
+				      (struct source_clash){ scratch[k].partition, scratch[f].partition, vm }) < 0)
+				return -ENOMEM;
+	}
+	return 0;
+}
+
+static void tell_clash(const struct config *c, const struct source_clash *x, struct diag_list *d)
+{
+	const struct partition_config *p = &c->partitions[x->partition];
+
+	if (x->earlier == SIZE_MAX) {
+		diag_add(d, DIAG_ERROR,
+			 later(config_partition_key_line(c, p, "cgroup"), config_partition_key_line(c, p, "vm")),
+			 "partition \"%s\" has both cgroup and vm: a VM's tasks are its scope's, give one", p->name);
+		return;
+	}
+	const struct partition_config *q = &c->partitions[x->earlier];
+	const char *key = x->vm ? "vm" : "cgroup";
+	diag_add(d, DIAG_ERROR, config_partition_key_line(c, p, key), "%s %s is already partition \"%s\"'s (line %u)",
+		 key, x->vm ? p->vm : p->cgroup, q->name, config_partition_key_line(c, q, key));
+}
+
 /* Where a partition's tasks come from: a cgroup or a VM, not both, and each in one partition only (two
- * partitions placing the same threads would move them back and forth). */
+ * partitions placing the same threads would move them back and forth). Sorted, not pairwise: config
+ * load stays n log n in partitions. */
 static void check_task_sources(const struct config *c, struct diag_list *d)
 {
-	for (size_t i = 0; i < c->partition_count; i++) {
-		const struct partition_config *p = &c->partitions[i];
-		if (p->cgroup && p->vm)
-			diag_add(
-				d, DIAG_ERROR,
-				later(config_partition_key_line(c, p, "cgroup"), config_partition_key_line(c, p, "vm")),
-				"partition \"%s\" has both cgroup and vm: a VM's tasks are its scope's, give one",
-				p->name);
-		for (size_t j = 0; j < i; j++) {
-			const struct partition_config *q = &c->partitions[j];
-			if (p->cgroup && q->cgroup && !strcmp(p->cgroup, q->cgroup))
-				diag_add(d, DIAG_ERROR, config_partition_key_line(c, p, "cgroup"),
-					 "cgroup %s is already partition \"%s\"'s (line %u)", p->cgroup, q->name,
-					 config_partition_key_line(c, q, "cgroup"));
-			if (p->vm && q->vm && !strcmp(p->vm, q->vm))
-				diag_add(d, DIAG_ERROR, config_partition_key_line(c, p, "vm"),
-					 "vm %s is already partition \"%s\"'s (line %u)", p->vm, q->name,
-					 config_partition_key_line(c, q, "vm"));
-		}
-	}
+	struct source_entry *scratch = malloc((c->partition_count + 1) * sizeof(*scratch));
+	struct source_clash *all = NULL;
+	size_t n = 0, cap = 0;
+	int r = scratch ? 0 : -ENOMEM;
+
+	for (size_t i = 0; r == 0 && i < c->partition_count; i++)
+		if (c->partitions[i].cgroup && c->partitions[i].vm)
+			r = add_clash(&all, &n, &cap, (struct source_clash){ i, SIZE_MAX, false });
+	if (r == 0)
+		r = find_shared_sources(c, false, scratch, &all, &n, &cap);
+	if (r == 0)
+		r = find_shared_sources(c, true, scratch, &all, &n, &cap);
+	if (r < 0)
+		diag_add(d, DIAG_ERROR, 0, "out of memory checking cgroups and vms");
+	else if (n)
+		qsort(all, n, sizeof(*all), by_clash_order);
+	for (size_t k = 0; r == 0 && k < n; k++)
+		tell_clash(c, &all[k], d);
+	free(all);
+	free(scratch);
 }
 
 /* A template needs a pattern, and its goals follow the rules a partition's do. */

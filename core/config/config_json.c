@@ -1,6 +1,22 @@
 #include "core/config/config_json.h"
 
+#include <stdlib.h>
+
+#include "core/base/utf8.h"
 #include "core/config/config.h"
+
+json_t *config_json_text(const char *s)
+{
+	if (!s)
+		return json_null();
+	json_t *j = json_string(s);
+	if (j)
+		return j;
+	char *escaped = utf8_escape(s);
+	j = escaped ? json_string(escaped) : NULL;
+	free(escaped);
+	return j;
+}
 
 static json_t *section_to_json(const struct config_section_def *def, const void *object)
 {

@@ -8,6 +8,10 @@
 #include "core/config/model.h"
 
 json_t *config_to_json(const struct config *config);
+/* Text from a file or a path as a JSON string, which must be UTF-8: bytes that are not become \xHH
+ * (utf8_escape), where json_string would return NULL and the value would silently go missing. NULL
+ * text is JSON null; NULL only when out of memory. */
+json_t *config_json_text(const char *s);
 json_t *partition_config_to_json(const struct config *config, const struct partition_config *p);
 
 #endif

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "core/config/config_internal.h"
+#include "core/config/config_json.h"
 
 /* ---- backend and monitor: a name; which names exist is the schema's, checked after loading ---- */
 
@@ -301,7 +302,7 @@ static json_t *cgroup_to_json(const void *object, const struct config_key *key)
 	const struct partition_config *p = object;
 
 	(void)key;
-	return p->cgroup ? json_string(p->cgroup) : json_null();
+	return config_json_text(p->cgroup);
 }
 
 static const struct config_type cgroup_type = { cgroup_parse, cgroup_format, cgroup_to_json };

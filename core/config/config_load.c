@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/base/file_read.h"
 #include "core/base/name_index.h"
 #include "core/base/suggest.h"
 #include "core/config/config_internal.h"
@@ -53,8 +54,11 @@ struct loader {
 	const struct config_schema *schema;
 	struct diag_list *diags;
 	unsigned line;
-	char *line_buf; /* getline buffer */
-	size_t line_cap;
+	/* The line being read: its first CONFIG_MAX_LINE characters, its newline and a NUL. The rest of a
+	 * longer line is read and dropped, never held, so no input can make a line take more memory. */
+	char line_buf[CONFIG_MAX_LINE + 3];
+	size_t file_bytes; /* read from the current file: it may hold CONFIG_MAX_FILE_BYTES */
+	bool too_big;
 	bool read_error;
 	bool out_of_memory;
 
@@ -409,25 +413,50 @@ static bool scan_line(struct loader *ld, char *text)
 	return true;
 }
 
+/* One physical line: its first characters in ld->line_buf, its whole length (newline included) in
+ * *ret_len, whether it holds a NUL in *ret_nul. False at the end of the input, after a read error, and
+ * once the file holds more than CONFIG_MAX_FILE_BYTES (/dev/zero never ends). */
+static bool line_get(struct loader *ld, size_t *ret_len, bool *ret_nul)
+{
+	size_t kept = 0, len = 0;
+	int c;
+
+	*ret_nul = false;
+	while ((c = getc(ld->in)) != EOF) {
+		if (++ld->file_bytes > CONFIG_MAX_FILE_BYTES) {
+			ld->too_big = true;
+			return false;
+		}
+		*ret_nul |= c == '\0';
+		if (kept < sizeof(ld->line_buf) - 1)
+			ld->line_buf[kept++] = (char)c;
+		len++;
+		if (c == '\n')
+			break;
+	}
+	ld->line_buf[kept] = '\0';
+	ld->read_error |= c == EOF && ferror(ld->in);
+	*ret_len = len;
+	return len > 0 && !ld->read_error;
+}
+
 /* inih's reader callback: one physical line per call, left-trimmed (so an indented line is never
  * taken as a continuation of the previous value), checked by scan_line. */
 static char *read_line(char *buf, int size, void *stream)
 {
 	struct loader *ld = stream;
+	size_t len;
+	bool nul;
 
-	ssize_t len = getline(&ld->line_buf, &ld->line_cap, ld->in);
-	if (len < 0) {
-		ld->read_error = ferror(ld->in) != 0;
-		ld->out_of_memory = !ld->read_error && !feof(ld->in);
+	if (!line_get(ld, &len, &nul))
 		return NULL;
-	}
 	ld->line++;
 	char *text = ld->line_buf;
 	if (ld->line == 1 && len >= 3 && !memcmp(text, "\xEF\xBB\xBF", 3)) {
 		text += 3;
 		len -= 3;
 	}
-	if (strlen(text) != (size_t)len) {
+	if (nul) {
 		diag_add(ld->diags, DIAG_ERROR, ld->line, "line contains a NUL byte");
 		text = "";
 	} else if (len > CONFIG_MAX_LINE + 1 || (len == CONFIG_MAX_LINE + 1 && text[len - 1] != '\n')) {
@@ -653,7 +682,6 @@ static void loader_fini(struct loader *ld)
 		free(s->origin.key_lines);
 	}
 	free(ld->sections);
-	free(ld->line_buf);
 	name_index_fini(&ld->kept);
 }
 
@@ -666,25 +694,46 @@ static const struct section *kept_global(const struct loader *ld)
 	return NULL;
 }
 
+/* The regular file at `path`, read whole (file_read.h), as a stream; *ret_text holds it and is
+ * freed after the stream is closed. 0, or a negative errno and why (without the path). */
+static int file_stream(const char *path, char **ret_text, FILE **ret_in, struct err *err)
+{
+	size_t len;
+	int r = file_read_regular(path, CONFIG_MAX_FILE_BYTES, ret_text, &len, err);
+
+	if (r < 0)
+		return r;
+	*ret_in = fmemopen(*ret_text, len, "r");
+	if (!*ret_in) {
+		free(*ret_text);
+		return err_set(err, -ENOMEM, "out of memory");
+	}
+	return 0;
+}
+
 /* One included file, its lines numbered on from the main file's (see diag_list_include). */
 static int read_included(struct loader *ld, const char *path, unsigned pattern_line)
 {
-	FILE *in = fopen(path, "re");
+	struct err err = { "" };
+	char *text;
+	FILE *in;
+	int r = file_stream(path, &text, &in, &err);
 
-	if (!in) {
-		diag_add(ld->diags, DIAG_ERROR, pattern_line, "include: cannot open %s: %s", path, strerror(errno));
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0) {
+		diag_add(ld->diags, DIAG_ERROR, pattern_line, "include: %s: %s", path, err.text);
 		return 0;
 	}
 	diag_list_include(ld->diags, path, ld->line + 1);
-	FILE *main_in = ld->in;
 	ld->in = in;
+	ld->file_bytes = 0;
 	ld->current = NULL;
 	ld->current_invalid = false;
-	int r = ini_parse_stream(read_line, ld, handle_key, ld);
-	ld->in = main_in;
-	if (ferror(in))
-		diag_add(ld->diags, DIAG_ERROR, pattern_line, "include: read error in %s", path);
+	r = ini_parse_stream(read_line, ld, handle_key, ld);
+	ld->in = NULL;
 	fclose(in);
+	free(text);
 	return r == -2 || ld->out_of_memory ? -ENOMEM : 0;
 }
 
@@ -729,6 +778,11 @@ static int load(struct loader *ld)
 	if (ld->read_error) {
 		diag_add(ld->diags, DIAG_ERROR, 0, "read error after line %u", ld->line);
 		return -EIO;
+	}
+	if (ld->too_big) {
+		diag_add(ld->diags, DIAG_ERROR, 0, "larger than %d bytes, the most a configuration file may hold",
+			 CONFIG_MAX_FILE_BYTES);
+		return -EFBIG;
 	}
 	if ((r = read_includes(ld)) < 0)
 		return r;
@@ -778,14 +832,17 @@ int config_load_string(const char *text, const struct config_schema *schema, con
 int config_load_path(const char *path, const struct config_schema *schema, const struct config_overrides *overrides,
 		     struct config **ret_config, struct diag_list *diags)
 {
-	FILE *in = fopen(path, "re");
+	struct err err = { "" };
+	char *text;
+	FILE *in;
+	int r = file_stream(path, &text, &in, &err);
 
-	if (!in) {
-		int saved = errno;
-		diag_add(diags, DIAG_ERROR, 0, "cannot open: %s", strerror(saved));
-		return -saved;
+	if (r < 0) {
+		diag_add(diags, DIAG_ERROR, 0, "%s", err.text);
+		return r;
 	}
-	int r = config_load(in, schema, overrides, ret_config, diags);
+	r = config_load(in, schema, overrides, ret_config, diags);
 	fclose(in);
+	free(text);
 	return r;
 }

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/config/config_json.h"
 #include "core/config/schema.h"
 
 static void *field_of(void *object, const struct config_key *key)
@@ -264,7 +265,7 @@ static json_t *string_to_json(const void *object, const struct config_key *key)
 {
 	const char *s = *(char *const *)const_field_of(object, key);
 
-	return s ? json_string(s) : json_null();
+	return config_json_text(s);
 }
 
 const struct config_type config_type_string = { string_parse, string_format, string_to_json };

@@ -112,16 +112,31 @@ static void client_service(struct ctl_server *s, struct ctl_client *c, uint32_t 
 		client_drop(s, c, why);
 }
 
+/* Whether a peer gets a slot, and why not. */
+enum refusal {
+	SLOT_GIVEN,
+	REFUSED_FULL,	  /* every slot is taken */
+	REFUSED_RESERVED, /* the slots left are kept for root and the group */
+	REFUSED_PER_UID,  /* its uid holds as many as one uid may */
+};
+
 /* Beyond the cap, a connection is told why before it is closed; the reply is small enough to fit
  * in a fresh socket's buffer, so a single non-blocking send suffices. */
-static void client_refuse(const struct ctl_server *s, int fd, bool privileged)
+static void client_refuse(const struct ctl_server *s, int fd, enum refusal why, uid_t uid)
 {
-	json_t *reply = privileged
-				? ctl_reply_error("too many clients (%u connected): try again later", s->max_clients)
-				: ctl_reply_error("too many clients (%zu connected; the other %zu slots are kept for "
-						  "root and group %s): try again later",
-						  s->client_count, (size_t)s->max_clients - s->client_count,
-						  s->group_may_mutate ? s->group : "(none)");
+	json_t *reply = NULL;
+
+	if (why == REFUSED_FULL)
+		reply = ctl_reply_error("too many clients (%u connected): try again later", s->max_clients);
+	else if (why == REFUSED_RESERVED)
+		reply = ctl_reply_error("too many clients (%zu connected; the other %zu slots are kept for root and "
+					"group %s): try again later",
+					s->client_count, (size_t)s->max_clients - s->client_count,
+					s->group_may_mutate ? s->group : "(none)");
+	else
+		reply = ctl_reply_error("too many connections from uid %u (%u, the most one user may hold "
+					"beside root and group %s): close one and try again",
+					(unsigned)uid, s->per_uid, s->group_may_mutate ? s->group : "(none)");
 	char *line;
 	size_t len;
 
@@ -134,13 +149,26 @@ static void client_refuse(const struct ctl_server *s, int fd, bool privileged)
 	close(fd);
 }
 
-/* The last `reserved` slots are for peers who may mutate, so that idle connections of others
- * (anyone who can open the socket) cannot lock root out. */
-static bool slot_available(const struct ctl_server *s, const struct ctl_peer *peer)
+/* The connections of `uid` that may only read (the same uid in the socket's group is not held to it). */
+static size_t readers_of_uid(const struct ctl_server *s, uid_t uid)
 {
-	size_t limit = peer->may_mutate ? s->max_clients : s->max_clients - s->reserved;
+	size_t n = 0;
 
-	return s->client_count < limit;
+	for (const struct ctl_client *c = s->clients; c; c = c->next)
+		n += !c->dead && !c->peer.may_mutate && c->peer.uid == uid;
+	return n;
+}
+
+/* The last `reserved` slots are for peers who may mutate, so that idle connections of others
+ * (anyone who can open the socket) cannot lock root out; and a peer that may only read gets at most
+ * per_uid slots for its uid, so that one user cannot lock the other readers out. */
+static enum refusal slot_for(const struct ctl_server *s, const struct ctl_peer *peer)
+{
+	if (peer->may_mutate)
+		return s->client_count < s->max_clients ? SLOT_GIVEN : REFUSED_FULL;
+	if (s->client_count >= s->max_clients - s->reserved)
+		return REFUSED_RESERVED;
+	return readers_of_uid(s, peer->uid) < s->per_uid ? SLOT_GIVEN : REFUSED_PER_UID;
 }
 
 static void client_free_unlisted(struct ctl_client *c)
@@ -163,10 +191,11 @@ static void client_add(struct ctl_server *s, int fd)
 		c->active_ms = now_ms();
 		r = c->in ? ctl_server_peer_identify(s, fd, &c->peer) : -ENOMEM;
 	}
-	if (r >= 0 && !slot_available(s, &c->peer)) {
+	enum refusal why = r >= 0 ? slot_for(s, &c->peer) : SLOT_GIVEN;
+	if (why != SLOT_GIVEN) {
 		log_debug("control socket: client pid %d uid %u refused: no slot left for it", (int)c->peer.pid,
 			  (unsigned)c->peer.uid);
-		client_refuse(s, fd, c->peer.may_mutate);
+		client_refuse(s, fd, why, c->peer.uid);
 		client_free_unlisted(c);
 		return;
 	}
@@ -202,7 +231,7 @@ static void server_accept(struct ctl_server *s)
 			return;
 		}
 		if (s->client_count >= s->max_clients)
-			client_refuse(s, fd, true); /* full for everyone: no need to ask who it is */
+			client_refuse(s, fd, REFUSED_FULL, 0); /* full for everyone: no need to ask who it is */
 		else
 			client_add(s, fd);
 	}
@@ -310,6 +339,7 @@ int ctl_server_new(const struct ctl_server_config *config, const struct ctl_hand
 	s->reserved = config->reserved ? config->reserved : CTL_SERVER_RESERVED;
 	if (s->reserved >= s->max_clients)
 		s->reserved = s->max_clients - 1; /* someone else must be able to ask */
+	s->per_uid = config->per_uid ? config->per_uid : CTL_SERVER_PER_UID;
 	r = server_setup(s, config, err);
 	if (r < 0) {
 		ctl_server_free(s); /* removes the socket file if it got as far as creating it */

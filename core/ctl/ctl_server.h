@@ -18,7 +18,9 @@
  * CTL_SERVER_OUT_MAX, and one that has sent nothing and is owed nothing for idle_ms (a client that
  * never reads replies small enough to sit in its socket buffer ends up so). Beyond max_clients, a new
  * client gets an error reply and is closed; the last `reserved` slots take only peers that may
- * mutate (root, the socket's group), so that connections anyone can open cannot lock root out. */
+ * mutate (root, the socket's group), so that connections anyone can open cannot lock root out, and a
+ * peer that may only read holds at most `per_uid` connections per uid, so that one local user cannot
+ * lock the others out either. */
 #ifndef MPAMD_CORE_CTL_SERVER_H
 #define MPAMD_CORE_CTL_SERVER_H
 
@@ -32,6 +34,7 @@
 #define CTL_SOCKET_MODE	       0666
 #define CTL_SERVER_MAX_CLIENTS 64
 #define CTL_SERVER_RESERVED    4 /* of them kept for peers who may mutate */
+#define CTL_SERVER_PER_UID     8 /* connections one uid that may only read holds at most */
 #define CTL_SERVER_STALL_MS    10000
 #define CTL_SERVER_IDLE_MS     30000
 #define CTL_SERVER_OUT_PAUSE   (256 * 1024)	  /* queued reply bytes above which requests wait */
@@ -49,6 +52,7 @@ struct ctl_server_config {
 		   * creator's group and only root may mutate */
 	unsigned max_clients; /* 0: CTL_SERVER_MAX_CLIENTS */
 	unsigned reserved;    /* slots only root and the group may take; 0: CTL_SERVER_RESERVED */
+	unsigned per_uid;     /* connections per uid of peers that may only read; 0: CTL_SERVER_PER_UID */
 	unsigned stall_ms;    /* 0: CTL_SERVER_STALL_MS */
 	unsigned idle_ms;     /* 0: CTL_SERVER_IDLE_MS */
 };

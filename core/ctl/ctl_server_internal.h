@@ -48,7 +48,7 @@ struct ctl_server {
 	bool group_may_mutate; /* a group was given: its members may mutate; without one, root only */
 	gid_t sock_gid;
 	char group[64];
-	unsigned max_clients, reserved, stall_ms, idle_ms;
+	unsigned max_clients, reserved, per_uid, stall_ms, idle_ms;
 	int epoll_fd, listen_fd, timer_fd;
 	bool listen_paused; /* out of descriptors: accept again after a client leaves or a timer tick */
 	bool timer_armed;

@@ -88,11 +88,17 @@ double domain_goal_min(const struct control_caps *caps, const struct partition_g
 	return control_snap_min(control_min_ladder(caps, d), pct);
 }
 
+/* d names one of the control's domains (past them: the control as a whole). */
+static bool is_control_domain(const struct control_caps *caps, unsigned d)
+{
+	return d < caps->domain_count && d < CONTROL_MAX_DOMAINS;
+}
+
 /* What domain d of the control carries for MB/s limits: [global] capacity_mbps (its value for the
  * domain's id, else the one for every domain); 0 where unknown. Past the domains: the global value. */
 static double configured_capacity(const struct control_caps *caps, const struct global_config *gc, unsigned d)
 {
-	if (d < caps->domain_count)
+	if (is_control_domain(caps, d))
 		return domain_values_get(&gc->capacity_mbps_at, caps->domains[d].id, gc->capacity_mbps);
 	return gc->capacity_mbps;
 }
@@ -111,7 +117,7 @@ static int pct_of_mbps(const struct control_caps *caps, const struct global_conf
 		return 0;
 	}
 	char where[48] = "this host";
-	if (d < caps->domain_count)
+	if (is_control_domain(caps, d))
 		snprintf(where, sizeof(where), "domain %u", caps->domains[d].id);
 	return err_set(err, -ENODATA,
 		       "%s = %gMB/s: what %s carries is not known (its bandwidth control is in percent of it): set "

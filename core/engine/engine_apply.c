@@ -160,14 +160,20 @@ int engine_apply_limits(struct engine *e, size_t index, const struct partition_l
 	return 0;
 }
 
-static void note_event(struct engine *e, size_t index, uint64_t now_ns, const char *text)
+static void note_event_logged_as(struct engine *e, size_t index, uint64_t now_ns, const char *text,
+				 const char *log_text)
 {
 	struct partition_status *st = &e->slots.partitions[index].status;
 	size_t used = strlen(st->event);
 
 	snprintf(st->event + used, sizeof(st->event) - used, "%s%s", used ? "; " : "", text);
 	event_log_add(&e->events, e->ticks.done, engine_t_ms(e, now_ns), engine_wall_ms(e, now_ns), st->name, text);
-	log_info("partition %s: %s", st->name, text);
+	log_info("partition %s: %s", st->name, log_text);
+}
+
+static void note_event(struct engine *e, size_t index, uint64_t now_ns, const char *text)
+{
+	note_event_logged_as(e, index, now_ns, text, text);
 }
 
 /* Every actuator carries out `want`; the partition's actuation changes only when all could. */
@@ -354,6 +360,11 @@ int engine_validate_limits(struct engine *e, const struct partition_limits *want
 void engine_note_event(struct engine *e, size_t index, const char *text)
 {
 	note_event(e, index, clock_now(&e->clock), text);
+}
+
+void engine_note_event_logged_as(struct engine *e, size_t index, const char *text, const char *log_text)
+{
+	note_event_logged_as(e, index, clock_now(&e->clock), text, log_text);
 }
 
 /* Every open partition to its configured limits (`configured`) or to none, and no CPU quota. */

@@ -56,5 +56,7 @@ int engine_check_goals(const struct engine *e, const struct global_config *gc, c
 int engine_validate_limits(struct engine *e, const struct partition_limits *want, struct err *err);
 /* An event of partition `index` now: the event log, the partition's event of this tick, the log. */
 void engine_note_event(struct engine *e, size_t index, const char *text);
+/* The same, with `log_text` (which says more than an event can hold) as the log's one line about it. */
+void engine_note_event_logged_as(struct engine *e, size_t index, const char *text, const char *log_text);
 
 #endif

@@ -102,7 +102,7 @@ static json_t *ctl_set(void *ctx, const struct ctl_peer *peer, const char *name,
 	char who[64];
 	json_t *result = NULL;
 
-	snprintf(who, sizeof(who), "uid %u", (unsigned)peer->uid);
+	snprintf(who, sizeof(who), "uid %u (pid %ld)", (unsigned)peer->uid, (long)peer->pid);
 	return engine_set(engine_of(ctx), name, settings, count, who, &result, err) < 0 ? NULL : result;
 }
 

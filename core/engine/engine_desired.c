@@ -10,6 +10,7 @@
 #include "core/base/log.h"
 #include "core/base/name_index.h"
 #include "core/config/config_compare.h"
+#include "core/config/config_json.h"
 #include "core/engine/engine_internal.h"
 #include "core/engine/engine_snapshot.h"
 
@@ -331,10 +332,14 @@ static json_t *findings(const struct diag_list *diags)
 		unsigned line;
 		const char *file = diag_file_of(diags, dg->line, &line);
 		char *text = diag_text(diags, dg);
-		/* The log says the severity itself. */
-		log_msg(dg->severity == DIAG_ERROR ? LOG_LEVEL_ERROR : LOG_LEVEL_WARNING, "%s:%u: %s",
-			dg->line ? file : diags->file, line, dg->message);
-		json_array_append_new(out, json_string(text ? text : dg->message));
+		/* The log says the severity itself; a finding about a whole file (it cannot be read) has
+		 * no line. */
+		enum log_level level = dg->severity == DIAG_ERROR ? LOG_LEVEL_ERROR : LOG_LEVEL_WARNING;
+		if (dg->line)
+			log_msg(level, "%s:%u: %s", file, line, dg->message);
+		else
+			log_msg(level, "%s: %s", diags->file, dg->message);
+		json_array_append_new(out, config_json_text(text ? text : dg->message));
 		free(text);
 	}
 	if (diags->out_of_memory)

@@ -21,6 +21,19 @@ static double unix_now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/* The textfile at the path the configuration names now (a reload may have changed it); whether there
+ * is one. A path mpamd cannot write is said when it is first named (textfile.h). */
+static bool textfile_follows_config(struct engine *e)
+{
+	struct err err = { "" };
+
+	if (textfile_set_path(&e->metrics.textfile, e->gens.config->global.metrics_textfile, &err) < 0) {
+		log_error("metrics textfile: %s", err.text);
+		return false;
+	}
+	return e->metrics.textfile.path != NULL;
+}
+
 void engine_metrics_init(struct engine *e)
 {
 	struct engine_metrics *m = &e->metrics;
@@ -33,6 +46,7 @@ void engine_metrics_init(struct engine *e)
 	histogram_init(&m->tick_duration, bounds, n);
 	m->reload_ok = true; /* the configuration mpamd started with loaded */
 	m->reload_ok_unix_s = unix_now_s();
+	textfile_follows_config(e); /* a path it cannot write is said at start-up */
 }
 
 void engine_metrics_fini(struct engine *e)
@@ -100,6 +114,7 @@ static void fill_input(struct engine *e, struct metrics_partition *parts, struct
 		.reload_ok_unix_s = e->metrics.reload_ok_unix_s,
 		.proc_connector = e->place.connector != NULL,
 		.proc_events_lost = e->place.lost,
+		.record = e->record.file ? record_health(e->record.file) : NULL,
 	};
 }
 
@@ -145,11 +160,7 @@ static void write_textfile(struct engine *e, uint64_t mono_now_ns)
 	struct engine_metrics *m = &e->metrics;
 	struct err err = { "" };
 
-	if (textfile_set_path(&m->textfile, e->gens.config->global.metrics_textfile, &err) < 0) {
-		log_error("metrics textfile: %s", err.text);
-		return;
-	}
-	if (!m->textfile.path)
+	if (!textfile_follows_config(e))
 		return;
 	if (m->textfile_tried_ns && mono_now_ns - m->textfile_tried_ns < TEXTFILE_PERIOD_NS)
 		return;

@@ -140,17 +140,22 @@ static bool retry_due(const struct engine_partition *ep, uint64_t now_ns)
 	return ep->used && ep->failed && ep->retry_ns && ep->retry_ns <= now_ns;
 }
 
-/* The control is asked to find its hardware again only when a retry is due, and every failed
- * partition waits for the same answer: while resctrl is gone, each one's error says so. */
+/* The control is asked every tick whether its hardware is still there (cheap: resctrl compares its
+ * root with the path's). When it went, every open partition is closed at once in every backend, so
+ * that no file of the old hardware stays open (an unmounted resctrl lives on, and refuses to be
+ * mounted again, while one is), and fails with the control's answer; every failed partition waits
+ * for the same answer, which says so. */
 static int recover(struct engine *e, uint64_t now_ns)
 {
 	struct err err = { "" };
 	int r = composition_recover(&e->hw, &err);
 
 	if (r < 0) {
-		for (size_t i = 0; i < e->slots.count; i++)
-			if (retry_due(&e->slots.partitions[i], now_ns))
+		for (size_t i = 0; i < e->slots.count; i++) {
+			struct engine_partition *ep = &e->slots.partitions[i];
+			if (ep->used && (ep->hw_open || retry_due(ep, now_ns)))
 				mark_failed(e, i, now_ns, err.text, true);
+		}
 		return r;
 	}
 	if (r == 1) {
@@ -169,11 +174,7 @@ static int recover(struct engine *e, uint64_t now_ns)
 
 void engine_heal(struct engine *e, uint64_t now_ns)
 {
-	bool due = false;
-
-	for (size_t i = 0; i < e->slots.count && !due; i++)
-		due = retry_due(&e->slots.partitions[i], now_ns);
-	if (!due || recover(e, now_ns) < 0)
+	if (recover(e, now_ns) < 0)
 		return;
 	for (size_t i = 0; i < e->slots.count; i++)
 		if (retry_due(&e->slots.partitions[i], now_ns))

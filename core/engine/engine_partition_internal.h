@@ -71,8 +71,9 @@ void engine_slot_failed(struct engine *e, size_t slot, uint64_t now_ns, const ch
 void engine_slot_apply_failed(struct engine *e, size_t slot, const char *error);
 /* Its limits were applied: an apply error it had is cleared, saying so. */
 void engine_slot_applied(struct engine *e, size_t slot);
-/* Tries again each failed partition whose time has come (asking the control to recover first when it
- * can): failed partitions heal without a reload. */
+/* Asks the control whether its hardware is still there (recover): when it went, closes every open
+ * partition; then tries again each failed partition whose time has come. Failed partitions heal
+ * without a reload. */
 void engine_heal(struct engine *e, uint64_t now_ns);
 
 #endif

@@ -1,6 +1,6 @@
 /* The engine's record file: where it is, the wall-clock time of each tick, one row per partition
- * per tick and one per partition per domain, reopening on SIGHUP, and a failing disk that stops the
- * recording but never the control loop. */
+ * per tick and one per partition per domain, and reopening on SIGHUP. A failing disk loses ticks'
+ * rows (the record counts them, says so once, and tries again), never the control loop. */
 #include "core/base/log.h"
 #include "core/engine/engine_internal.h"
 #include "core/report/record.h"
@@ -37,14 +37,6 @@ int engine_record_open(struct engine *e, struct err *err)
 	if (!path)
 		return 0;
 	return record_new(path, &opts, &e->record.file, err);
-}
-
-/* After a write failure the file is closed and recording stops; the loop carries on. */
-static void stop_recording(struct engine *e, const struct err *why)
-{
-	log_error("%s; recording stops until the next SIGHUP", why->text);
-	record_free(e->record.file, NULL);
-	e->record.file = NULL;
 }
 
 /* What the partition's ceilings let through on all its domains together; 0 unless every one is known. */
@@ -116,8 +108,8 @@ void engine_record_tick(struct engine *e, uint64_t now_ns)
 		record_write(e->record.file, &row);
 		record_domains(e, i, &row);
 	}
-	if (record_end_tick(e->record.file, &err) < 0)
-		stop_recording(e, &err);
+	/* A failure loses this tick's rows only: the record counts it, says it once and tries again. */
+	record_end_tick(e->record.file, &err);
 }
 
 void engine_record_reopen(struct engine *e)
@@ -126,15 +118,21 @@ void engine_record_reopen(struct engine *e)
 	struct record_options opts = record_options(e);
 	struct err err = { "" };
 
-	engine_record_close(e);
-	if (!path)
+	if (!path) {
+		engine_record_close(e);
 		return;
+	}
+	if (e->record.file) { /* a failure is the record's to say, count and try again */
+		if (record_reopen(e->record.file, path, &opts, &err) == 0)
+			log_info("record file %s reopened", path);
+		return;
+	}
 	if (record_new(path, &opts, &e->record.file, &err) < 0) {
-		log_error("%s; recording stops until the next SIGHUP", err.text);
+		log_error("%s; recording starts at the next SIGHUP or reload that can open it", err.text);
 		e->record.file = NULL;
 		return;
 	}
-	log_info("record file %s reopened", path);
+	log_info("record file %s opened", path);
 }
 
 void engine_record_close(struct engine *e)

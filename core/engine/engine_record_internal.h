@@ -11,7 +11,7 @@ struct engine;
 struct record;
 
 struct engine_record {
-	struct record *file;	/* NULL: none, or recording stopped after a failure */
+	struct record *file;	/* NULL: none, or none could be opened yet */
 	uint64_t wall_start_ms; /* CLOCK_REALTIME at the start: the record's and events' times on the simulated clock */
 };
 
@@ -20,10 +20,11 @@ uint64_t engine_wall_ms(const struct engine *e, uint64_t now_ns);
 
 /* Opens the record file (opts.record_path, else the record key), if there is one. */
 int engine_record_open(struct engine *e, struct err *err);
-/* One row per partition, written when the tick ends; a write failure stops the recording. */
+/* One row per partition, written when the tick ends; a write failure loses that tick's rows only. */
 void engine_record_tick(struct engine *e, uint64_t now_ns);
 /* SIGHUP: closes the record file and opens the path the configuration names now (a file logrotate
- * moved away is left complete, a new one begun); a failure is logged and stops the recording. */
+ * moved away is left complete, a new one begun); a failure is the record's (record.h: it shows in
+ * status and metrics and is tried again). */
 void engine_record_reopen(struct engine *e);
 void engine_record_close(struct engine *e);
 

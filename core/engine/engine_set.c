@@ -2,9 +2,9 @@
  * the hardware, applied together or not at all. */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-#include "core/base/log.h"
 #include "core/engine/engine_internal.h"
 #include "core/engine/engine_snapshot.h"
 #include "core/report/json_pct.h"
@@ -114,23 +114,38 @@ static json_t *set_result(const struct engine *e, size_t index, const char *cons
 			 "rounded", rounded, "lasts", SET_LASTS);
 }
 
-/* The set's own event: what was asked and by whom, in full (the log has it too). */
+/* "set: KEY=VALUE... by WHO" (all of them), or NULL when out of memory. */
+static char *set_text(const char *const *settings, size_t count, const char *who)
+{
+	size_t len = sizeof("set:") + (who ? strlen(" by ") + strlen(who) : 0);
+
+	for (size_t s = 0; s < count; s++)
+		len += 1 + strlen(settings[s]);
+	char *text = malloc(len);
+	if (!text)
+		return NULL;
+	size_t used = (size_t)snprintf(text, len, "set:");
+	for (size_t s = 0; s < count; s++)
+		used += (size_t)snprintf(text + used, len - used, " %s", settings[s]);
+	if (who)
+		snprintf(text + used, len - used, " by %s", who);
+	return text;
+}
+
+/* The set's own event: what was asked and by whom, logged once in full. An event too long for the
+ * event log counts the settings there instead (never cut half-way: the log has them all). */
 static void note_set(struct engine *e, size_t index, const char *const *settings, size_t count, const char *who)
 {
-	char text[EVENT_TEXT_MAX];
-	size_t used = (size_t)snprintf(text, sizeof(text), "set:");
+	char brief[EVENT_TEXT_MAX];
+	char *full = set_text(settings, count, who);
 
-	for (size_t s = 0; s < count && used < sizeof(text); s++)
-		used += (size_t)snprintf(text + used, sizeof(text) - used, " %s", settings[s]);
-	if (who && used < sizeof(text))
-		used += (size_t)snprintf(text + used, sizeof(text) - used, " by %s", who);
-	if (used >= sizeof(text)) /* never cut: the full list is in the log */
-		snprintf(text, sizeof(text), "set: %zu settings%s%s (listed in the log)", count, who ? " by " : "",
-			 who ? who : "");
-	for (size_t s = 0; s < count; s++)
-		log_info("partition %s: set %s%s%s", e->slots.partitions[index].config->name, settings[s],
-			 who ? " by " : "", who ? who : "");
-	engine_note_event(e, index, text);
+	snprintf(brief, sizeof(brief), "set: %zu setting%s%s%s (listed in the log)", count, count == 1 ? "" : "s",
+		 who ? " by " : "", who ? who : "");
+	if (full && strlen(full) < sizeof(brief))
+		engine_note_event(e, index, full);
+	else
+		engine_note_event_logged_as(e, index, brief, full ? full : brief);
+	free(full);
 }
 
 int engine_set(struct engine *e, const char *name, const char *const *settings, size_t count, const char *who,

@@ -63,12 +63,15 @@ static int grow_arrays(struct engine *e, size_t want)
 
 int engine_slot_alloc(struct engine *e, size_t *ret, struct err *err)
 {
-	size_t slot = 0;
+	size_t slot = e->slots.free_from;
 
+	/* Still the lowest free slot, in amortised constant time: freeing a slot lowers free_from to it,
+	 * filling the slot at free_from raises it by one. */
 	while (slot < e->slots.count && e->slots.partitions[slot].used)
 		slot++;
 	if (grow_arrays(e, slot + 1) < 0)
 		return err_set(err, -ENOMEM, "out of memory for partition slot %zu", slot);
+	e->slots.free_from = slot;
 	*ret = slot;
 	return 0;
 }
@@ -99,6 +102,8 @@ void engine_slot_fill(struct engine *e, size_t slot, struct engine_gen *g, struc
 	e->slots.pmu[slot] = (struct pmu_sample){ .open = false };
 	clear_samples(e, slot);
 	engine_policy_config(e, slot);
+	if (slot == e->slots.free_from)
+		e->slots.free_from = slot + 1;
 	if (slot >= e->slots.count)
 		e->slots.count = slot + 1;
 }
@@ -111,6 +116,8 @@ void engine_slot_free(struct engine *e, size_t slot)
 	e->policy.partitions[slot] = (struct policy_partition){ .name = "" };
 	e->policy.decisions[slot] = (struct policy_decision){ 0 };
 	clear_samples(e, slot);
+	if (slot < e->slots.free_from)
+		e->slots.free_from = slot;
 	while (e->slots.count > 0 && !e->slots.partitions[e->slots.count - 1].used)
 		e->slots.count--;
 	engine_gen_drop(&e->gens, g);
@@ -148,5 +155,5 @@ void engine_slots_free(struct engine *e)
 	e->policy.decisions = NULL;
 	e->slots.samples = NULL;
 	e->slots.pmu = NULL;
-	e->slots.count = e->slots.cap = 0;
+	e->slots.count = e->slots.cap = e->slots.free_from = 0;
 }

@@ -18,6 +18,7 @@ struct sample;
 
 struct engine_slots {
 	size_t count, cap;		     /* slots in use are below count; the arrays hold cap */
+	size_t free_from;		     /* no slot below it is free: allocation starts there, not at 0 */
 	struct engine_partition *partitions; /* each one's state (engine_partition_internal.h) */
 	struct sample *samples;		     /* [slot][domain of hw.domains]: the monitors' last read (engine.c) */
 	struct pmu_sample *pmu;		     /* [slot]: the PMU sampler's last deltas (engine_pmu.c) */

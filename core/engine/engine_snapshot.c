@@ -163,6 +163,7 @@ json_t *engine_snapshot_status(const struct engine *e)
 		json_object_set_new(status, "guarantees", json_string(pending ? pending : "enforced"));
 	}
 	json_object_set_new(status, "partitions_failed", json_integer((json_int_t)failed));
+	json_object_set_new(status, "record", e->record.file ? record_status_json(e->record.file) : json_null());
 	json_object_set_new(status, "domains", domains_status(e));
 	engine_pmu_status_json(e, status);
 	engine_place_status_json(e, status);

@@ -440,6 +440,18 @@ static void write_events(struct metrics_buf *b, const struct metrics_family *f, 
 
 /* ---- the table ---- */
 
+static void write_record_ok(struct metrics_buf *b, const struct metrics_family *f, const struct metrics_input *in)
+{
+	if (in->record)
+		sample(b, f->name, NULL, 0, in->record->ok ? 1 : 0);
+}
+
+static void write_record_errors(struct metrics_buf *b, const struct metrics_family *f, const struct metrics_input *in)
+{
+	if (in->record)
+		sample(b, f->name, NULL, 0, (double)in->record->errors_total);
+}
+
 const struct metrics_family metrics_families[] = {
 	{ "mpamd_build_info", "gauge", "Always 1; the version label says which mpamd runs.", write_build_info, NULL },
 	{ "mpamd_uptime_seconds", "gauge",
@@ -461,6 +473,13 @@ const struct metrics_family metrics_families[] = {
 	  write_reload_ok, NULL },
 	{ "mpamd_config_last_reload_success_timestamp_seconds", "gauge",
 	  "Unix time the configuration was last loaded successfully.", write_reload_time, NULL },
+	{ "mpamd_record_ok", "gauge",
+	  "1 when the last tick's rows reached the record file, 0 when they were lost (mpamctl status says "
+	  "why); absent without a record file.",
+	  write_record_ok, NULL },
+	{ "mpamd_record_errors_total", "counter",
+	  "Ticks whose record rows were lost: a write that failed, a file that could not be opened again.",
+	  write_record_errors, NULL },
 	{ "mpamd_host_capacity_bytes_per_second", "gauge",
 	  "Bandwidth all measuring domains can serve together, as the guard judges saturation (known, "
 	  "configured or learned); absent when unknown.",

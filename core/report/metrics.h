@@ -18,6 +18,7 @@
 #include "core/config/model.h"
 #include "core/report/events.h"
 #include "core/report/partition_status.h"
+#include "core/report/record.h"
 
 #define METRICS_FORMAT "prometheus-text-0.0.4"
 
@@ -61,13 +62,14 @@ struct metrics_input {
 	const struct histogram *tick_duration; /* seconds */
 	uint64_t ticks, overruns;
 	double interval_s;
-	double uptime_s;	   /* on the engine's clock, to the last tick */
-	double last_tick_unix_s;   /* wall-clock time of the last tick; 0: none yet */
-	double capacity_mbps;	   /* all measuring domains together; 0: unknown */
-	bool reload_ok;		   /* the last load or reload of the configuration worked */
-	double reload_ok_unix_s;   /* when the configuration was last loaded successfully */
-	bool proc_connector;	   /* placement listens to the kernel's process events */
-	uint64_t proc_events_lost; /* times the kernel dropped events because mpamd fell behind */
+	double uptime_s;		    /* on the engine's clock, to the last tick */
+	double last_tick_unix_s;	    /* wall-clock time of the last tick; 0: none yet */
+	double capacity_mbps;		    /* all measuring domains together; 0: unknown */
+	bool reload_ok;			    /* the last load or reload of the configuration worked */
+	double reload_ok_unix_s;	    /* when the configuration was last loaded successfully */
+	bool proc_connector;		    /* placement listens to the kernel's process events */
+	uint64_t proc_events_lost;	    /* times the kernel dropped events because mpamd fell behind */
+	const struct record_health *record; /* NULL: no record file */
 };
 
 struct metrics_family {

@@ -17,6 +17,7 @@
 
 struct record {
 	struct record_out out;
+	struct record_recovery recovery;
 	char *path;
 	struct record_options opts;
 	enum record_col columns[RECORD_COL_COUNT]; /* those this file has, in the table's order */
@@ -51,6 +52,7 @@ static void choose_columns(struct record *rec)
 {
 	size_t used = 0;
 
+	rec->column_count = 0;
 	for (enum record_col c = 0; c < RECORD_COL_COUNT; c++) {
 		if (!writes(&rec->opts, c))
 			continue;
@@ -101,6 +103,7 @@ int record_new(const char *path, const struct record_options *opts, struct recor
 		return err_set(err, -ENOMEM, "out of memory");
 	}
 	rec->opts = *opts;
+	record_recovery_init(&rec->recovery);
 	choose_columns(rec);
 	int r = record_out_open(path, rec->header, opts->now_ms, &rec->out, err);
 	if (r < 0) {
@@ -110,6 +113,39 @@ int record_new(const char *path, const struct record_options *opts, struct recor
 	}
 	*ret = rec;
 	return 0;
+}
+
+static void file_close(struct record *rec)
+{
+	if (rec->out.fd >= 0)
+		close(rec->out.fd);
+	rec->out.fd = -1;
+}
+
+int record_reopen(struct record *rec, const char *path, const struct record_options *opts, struct err *err)
+{
+	char *copy = strdup(path);
+
+	if (!copy)
+		return err_set(err, -ENOMEM, "out of memory");
+	file_close(rec);
+	free(rec->path);
+	rec->path = copy;
+	rec->opts = *opts;
+	choose_columns(rec);
+	int r = record_out_open(path, rec->header, opts->now_ms, &rec->out, err);
+	record_recovery_opened(&rec->recovery, r, err);
+	return r;
+}
+
+const struct record_health *record_health(const struct record *rec)
+{
+	return &rec->recovery.health;
+}
+
+json_t *record_status_json(const struct record *rec)
+{
+	return record_recovery_json(&rec->recovery, rec->path);
 }
 
 /* Column `col` of `row`, as the column's kind holds it. */
@@ -209,18 +245,54 @@ static int rotate(struct record *rec, struct err *err)
 	return r;
 }
 
+/* The file ready for this tick's rows: begun again at once when it vanished, opened again after a
+ * failure when its next try is due. *ret_tried: whether this tick touches the file (else it waits). */
+static int file_ready(struct record *rec, bool *ret_tried, struct err *err)
+{
+	bool vanished = rec->out.fd >= 0 && record_out_vanished(&rec->out, rec->path);
+
+	*ret_tried = true;
+	if (rec->out.fd >= 0 && !vanished)
+		return 0;
+	if (!vanished && !record_recovery_due(&rec->recovery)) {
+		*ret_tried = false;
+		return err_set(err, rec->recovery.code, "%s", rec->recovery.health.error);
+	}
+	file_close(rec);
+	int r = record_out_open(rec->path, rec->header, rec->tick_time_ms ? rec->tick_time_ms : rec->opts.now_ms,
+				&rec->out, err);
+	if (r == 0 && vanished) /* a failure to begin it again is the recovery's to say */
+		log_warning("record file %s was removed or replaced while mpamd wrote it: a new one is begun",
+			    rec->path);
+	return r;
+}
+
+/* The tick's rows into the file; a write that fails closes it, to be opened again (which ends the
+ * row it may have cut) at a later tick. */
+static int tick_flush(struct record *rec, bool *ret_tried, struct err *err)
+{
+	int r;
+
+	*ret_tried = false;
+	if (rec->out_of_memory)
+		return err_set(err, -ENOMEM, "record file %s: out of memory for a tick's rows", rec->path);
+	if ((r = file_ready(rec, ret_tried, err)) < 0)
+		return r;
+	if (rec->tick_len && tick_needs_new_file(rec) && (r = rotate(rec, err)) < 0)
+		return r;
+	if (rec->tick_len && (r = record_out_write(&rec->out, rec->tick, rec->tick_len)) < 0) {
+		write_failed(rec, r, err);
+		file_close(rec);
+	}
+	return r;
+}
+
 int record_end_tick(struct record *rec, struct err *err)
 {
-	int r = 0;
+	bool tried;
+	int r = tick_flush(rec, &tried, err);
 
-	if (rec->out_of_memory)
-		r = err_set(err, -ENOMEM, "record file %s: out of memory for a tick's rows", rec->path);
-	else if (rec->out.fd < 0)
-		r = err_set(err, -EBADF, "record file %s is not open", rec->path);
-	else if (rec->tick_len && tick_needs_new_file(rec))
-		r = rotate(rec, err);
-	if (r == 0 && rec->tick_len && (r = record_out_write(&rec->out, rec->tick, rec->tick_len)) < 0)
-		write_failed(rec, r, err);
+	record_recovery_tick(&rec->recovery, rec->path, r, err, tried);
 	rec->tick_len = 0;
 	rec->out_of_memory = false;
 	return r;

@@ -13,6 +13,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <jansson.h>
+
 #include "core/base/error.h"
 
 struct record_row {
@@ -42,6 +44,19 @@ struct record_options {
 	uint64_t max_bytes; /* a tick that would take the file past this goes to a new file; 0: no cap */
 };
 
+/* How the record file is doing (mpamctl status, the metrics). A tick whose rows could not be written
+ * (the disk is full, the file could not be opened) is lost and counted; the file is opened again on
+ * a later tick (the next one, then after 2, 4... up to RECORD_RETRY_MAX_TICKS ticks while it keeps
+ * failing), and one that vanished under mpamd (removed, or replaced by another file) is begun again
+ * at once. The log says each change of state once: failing (and why), and writing again. */
+struct record_health {
+	bool ok;		  /* the last tick's rows reached the file */
+	uint64_t errors_total;	  /* ticks whose rows were lost */
+	char error[ERR_TEXT_MAX]; /* why they were, while not ok; "" when ok */
+};
+
+#define RECORD_RETRY_MAX_TICKS 64
+
 struct record;
 
 /* Opens `path` to append to it, across restarts: a new or empty file gets the header, a file with
@@ -52,8 +67,16 @@ int record_new(const char *path, const struct record_options *opts, struct recor
 void record_write(struct record *rec, const struct record_row *row);
 /* Ends a tick: writes its rows, so the file can be followed while mpamd runs. When they would take
  * the file past max_bytes, the file is first moved to PATH.1 (replacing an older PATH.1) and a new
- * one begun with the header: a tick is never split between two files. */
+ * one begun with the header: a tick is never split between two files. A failure loses this tick's
+ * rows, shows in the health and returns its errno; the record goes on (see struct record_health). */
 int record_end_tick(struct record *rec, struct err *err);
+/* Closes the file and opens `path` with `opts` in its place (SIGHUP: logrotate moved it; a reload
+ * named another). When it cannot be opened, the record is failing as after a failed write: the
+ * health says why, and a later tick tries again. 0 or a negative errno. */
+int record_reopen(struct record *rec, const char *path, const struct record_options *opts, struct err *err);
+const struct record_health *record_health(const struct record *rec);
+/* {"path", "ok", "errors_total", "error"} for mpamctl status. */
+json_t *record_status_json(const struct record *rec);
 /* Ends the current tick and closes the file. */
 int record_free(struct record *rec, struct err *err);
 

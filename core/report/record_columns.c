@@ -84,6 +84,38 @@ static size_t format_whole(double v, char *buf, size_t len)
 	return (size_t)snprintf(buf, len, "%.0f", v);
 }
 
+/* v with `places` (1..3) decimals exactly as "%.*f" writes it, without printf's float path: v is
+ * m * 2^e with a 53-bit m, so v * 10^places is m * 10^places (below 2^63) shifted right by -e, rounded
+ * to nearest with ties to even on the exact remainder, as glibc rounds. Negative numbers (and -0),
+ * infinities, NaN and numbers from 2^53 on go through snprintf. */
+static size_t format_fixed(double v, unsigned places, char *buf, size_t len)
+{
+	static const uint64_t scale[] = { 1, 10, 100, 1000 };
+	int e;
+
+	if (places < 1 || places > 3 || !(v >= 0 && v < 0x1p53) || signbit(v))
+		return (size_t)snprintf(buf, len, "%.*f", (int)places, v);
+	uint64_t m = (uint64_t)ldexp(frexp(v, &e), 53), scaled = m * scale[places], q;
+	int shift = 53 - e; /* v = m * 2^-shift; shift > 0 since v < 2^53 */
+	if (shift == 0) {
+		q = scaled;
+	} else if (shift >= 64) {
+		q = 0; /* v * 10^places < 2^63 * 2^-64: below a half */
+	} else {
+		uint64_t rem = scaled & ((UINT64_C(1) << shift) - 1), half = UINT64_C(1) << (shift - 1);
+		q = scaled >> shift;
+		q += rem > half || (rem == half && (q & 1));
+	}
+	char text[32];
+	size_t n = format_uint(q / scale[places], text, sizeof(text));
+	uint64_t frac = q % scale[places];
+	text[n++] = '.';
+	for (unsigned i = places; i-- > 0; frac /= 10)
+		text[n + i] = (char)('0' + frac % 10);
+	n += places;
+	return copy_out(text, n, buf, len);
+}
+
 /* RFC 4180: a field with a comma, a quote or a line break is quoted, quotes doubled. */
 static size_t format_text(const char *text, char *buf, size_t len)
 {
@@ -126,7 +158,7 @@ size_t record_field_format(enum record_col col, const struct record_value *v, ch
 	case RECORD_KIND_TEXT:
 		return format_text(v->text, buf, len);
 	case RECORD_KIND_MBPS:
-		return (size_t)snprintf(buf, len, "%.1f", v->number);
+		return format_fixed(v->number, 1, buf, len);
 	case RECORD_KIND_PERCENT: /* a rung: a whole percent, or a fraction written to read back exactly */
 		if (v->number == floor(v->number))
 			return format_whole(v->number, buf, len);
@@ -135,7 +167,7 @@ size_t record_field_format(enum record_col col, const struct record_value *v, ch
 	case RECORD_KIND_FLAG:
 		return copy_out(v->number != 0 ? "1" : "0", 1, buf, len);
 	case RECORD_KIND_RATIO:
-		return (size_t)snprintf(buf, len, "%.3f", v->number);
+		return format_fixed(v->number, 3, buf, len);
 	}
 	return copy_out("", 0, buf, len);
 }

@@ -9,7 +9,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/base/file_create.h"
 #include "core/base/log.h"
+#include "core/report/output_path.h"
 #include "core/base/rfc3339.h"
 #include "core/report/record_internal.h"
 
@@ -128,25 +130,28 @@ static int mend_cut_row(struct record_out *out, const char *path, struct err *er
 	return 0;
 }
 
-static int open_error(const char *path, struct err *err)
+static int open_error(const char *path, int code, struct err *err)
 {
-	int saved = errno;
+	char why[ERR_TEXT_MAX];
 
-	return err_set(err, -saved, "cannot open record file %s: %s", path, strerror(saved));
+	return err_set(err, code, "cannot open record file %s: %s", path,
+		       output_path_error(path, code, why, sizeof(why)));
 }
 
-/* Appends to what is at `path` if it can be: 1 when it must be moved aside first. */
+/* Appends to what is at `path` if it can be: 1 when it must be moved aside first. Non-blocking, so
+ * that a FIFO put there whose reader stops makes writes fail (and say so) instead of stopping the
+ * loop. */
 static int try_open(const char *path, const char *header, struct record_out *out, struct err *err)
 {
 	struct stat st;
 	bool ours = false;
 	int r;
 
-	out->fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0666);
+	out->fd = file_open_nofollow(path, O_RDWR | O_APPEND | O_NONBLOCK, RECORD_FILE_MODE, NULL);
 	if (out->fd < 0)
-		return open_error(path, err);
+		return open_error(path, out->fd, err);
 	if (fstat(out->fd, &st) < 0) {
-		r = open_error(path, err);
+		r = open_error(path, -errno, err);
 		goto fail;
 	}
 	out->regular = S_ISREG(st.st_mode);
@@ -172,7 +177,8 @@ fail:
 	return r;
 }
 
-int record_out_open(const char *path, const char *header, uint64_t now_ms, struct record_out *ret, struct err *err)
+static int open_or_move_aside(const char *path, const char *header, uint64_t now_ms, struct record_out *ret,
+			      struct err *err)
 {
 	int r = try_open(path, header, ret, err);
 
@@ -187,13 +193,22 @@ int record_out_open(const char *path, const char *header, uint64_t now_ms, struc
 	return r;
 }
 
-/* Whether `path` still names the open file: logrotate may have moved it away since. */
-static bool still_at(const struct record_out *out, const char *path)
+int record_out_open(const char *path, const char *header, uint64_t now_ms, struct record_out *ret, struct err *err)
 {
-	struct stat open_st, path_st;
+	int r = open_or_move_aside(path, header, now_ms, ret, err);
 
-	return fstat(out->fd, &open_st) == 0 && stat(path, &path_st) == 0 && open_st.st_dev == path_st.st_dev &&
-	       open_st.st_ino == path_st.st_ino;
+	if (r < 0)
+		ret->fd = -1; /* closed on the way */
+	return r;
+}
+
+bool record_out_vanished(const struct record_out *out, const char *path)
+{
+	struct stat st;
+
+	if (!out->regular)
+		return false;
+	return (fstat(out->fd, &st) == 0 && st.st_nlink == 0) || !file_at_path(out->fd, path);
 }
 
 int record_out_rotate(const char *path, const char *header, uint64_t now_ms, struct record_out *out, struct err *err)
@@ -201,14 +216,11 @@ int record_out_rotate(const char *path, const char *header, uint64_t now_ms, str
 	char older[PATH_MAX];
 
 	snprintf(older, sizeof(older), "%s.1", path);
-	if (still_at(out, path) && rename(path, older) < 0) {
+	if (file_at_path(out->fd, path) && rename(path, older) < 0) {
 		int saved = errno;
 		return err_set(err, -saved, "cannot rotate record file %s to %s: %s", path, older, strerror(saved));
 	}
 	close(out->fd);
 	out->fd = -1;
-	int r = record_out_open(path, header, now_ms, out, err);
-	if (r < 0)
-		out->fd = -1;
-	return r;
+	return record_out_open(path, header, now_ms, out, err);
 }

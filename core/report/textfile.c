@@ -8,10 +8,20 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/base/file_create.h"
 #include "core/base/log.h"
+#include "core/report/output_path.h"
 
 /* Readable by node_exporter, which runs as another user; written by mpamd only. */
 #define TEXTFILE_MODE 0644
+
+/* Logged once, until writing works again. */
+static void failing(struct textfile *tf, const struct err *why)
+{
+	if (!tf->failing)
+		log_error("metrics textfile: %s; mpamd goes on and says so again when it works", why->text);
+	tf->failing = true;
+}
 
 void textfile_fini(struct textfile *tf)
 {
@@ -41,6 +51,12 @@ int textfile_set_path(struct textfile *tf, const char *path, struct err *err)
 		textfile_fini(tf);
 		return err_set(err, -ENOMEM, "out of memory");
 	}
+	/* Said now, at start-up or at the reload that named it, not only when the first write fails. */
+	struct err why = { "" };
+	if (output_path_check(path, &why) < 0) {
+		err_prefix(&why, "%s", path);
+		failing(tf, &why);
+	}
 	return 0;
 }
 
@@ -58,22 +74,29 @@ static int write_all(int fd, const char *text, size_t len)
 	return 0;
 }
 
-/* The new text under the temporary name, then in place at once. */
+/* The new text under the temporary name, then in place at once. The temporary file is always a new
+ * one: whatever is under its name (a file left by a crash, a link someone put there) is removed
+ * first, never written through. */
 static int replace(struct textfile *tf, const char *text, size_t len, struct err *err)
 {
-	int fd = open(tf->tmp_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, TEXTFILE_MODE);
+	char why[ERR_TEXT_MAX];
 
+	if (unlink(tf->tmp_path) < 0 && errno != ENOENT)
+		return err_set(err, -errno, "cannot remove %s: %s", tf->tmp_path,
+			       output_path_error(tf->tmp_path, -errno, why, sizeof(why)));
+	int fd = file_create_new(tf->tmp_path, O_WRONLY, TEXTFILE_MODE);
 	if (fd < 0)
-		return err_set(err, -errno, "cannot create %s: %s", tf->tmp_path, strerror(errno));
-	int r = fchmod(fd, TEXTFILE_MODE) < 0 ? -errno : 0; /* whatever the umask */
-	if (r == 0)
-		r = write_all(fd, text, len);
+		return err_set(err, fd, "cannot create %s: %s", tf->tmp_path,
+			       output_path_error(tf->tmp_path, fd, why, sizeof(why)));
+	int r = write_all(fd, text, len);
 	if (close(fd) < 0 && r == 0)
 		r = -errno;
 	if (r == 0 && rename(tf->tmp_path, tf->path) < 0)
-		r = err_set(err, -errno, "cannot rename %s to %s: %s", tf->tmp_path, tf->path, strerror(errno));
+		r = err_set(err, -errno, "cannot rename %s to %s: %s", tf->tmp_path, tf->path,
+			    output_path_error(tf->path, -errno, why, sizeof(why)));
 	else if (r < 0)
-		err_set(err, r, "cannot write %s: %s", tf->tmp_path, strerror(-r));
+		err_set(err, r, "cannot write %s: %s", tf->tmp_path,
+			output_path_error(tf->tmp_path, r, why, sizeof(why)));
 	if (r < 0)
 		unlink(tf->tmp_path);
 	return r;
@@ -84,9 +107,9 @@ int textfile_write(struct textfile *tf, const char *text, size_t len, struct err
 	if (!tf->path)
 		return 0;
 	int r = replace(tf, text, len, err);
-	if (r < 0 && !tf->failing)
-		log_error("metrics textfile: %s; mpamd goes on and says so again when it works", err->text);
-	else if (r == 0 && tf->failing)
+	if (r < 0)
+		failing(tf, err);
+	else if (tf->failing)
 		log_info("metrics textfile %s: written again", tf->path);
 	tf->failing = r < 0;
 	tf->written |= r == 0;

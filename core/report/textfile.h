@@ -18,7 +18,8 @@ struct textfile {
 };
 
 /* Points the writer at `path` (NULL: none). A file written under another path is removed: it would
- * only go stale. 0 or -ENOMEM. */
+ * only go stale. A new path mpamd cannot write (output_path_check: no such directory, a read-only
+ * file system...) is logged at once, as a failing write would be. 0 or -ENOMEM. */
 int textfile_set_path(struct textfile *tf, const char *path, struct err *err);
 
 /* Replaces the file with `text`; 0 or a negative errno and err. Logs as described above. */

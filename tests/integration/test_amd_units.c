@@ -22,6 +22,7 @@
 #include "core/engine/engine.h"
 #include "tests/util/emu_runner.h"
 #include "tests/util/engine_util.h"
+#include "tests/util/settled_mean.h"
 #include "tests/util/testutil.h"
 
 #define TICKS	60
@@ -30,25 +31,13 @@
 struct run {
 	char dir[64], traffic[96], config[96];
 	struct emu *emu;
-	double sum;
-	unsigned count;
+	struct settled_mean mean;
 };
-
-static void on_tick(void *ctx, struct engine *e)
-{
-	struct run *run = ctx;
-	const struct partition_status *st = engine_find(e, "vm", NULL);
-
-	if (engine_ticks_done(e) > SETTLED && st && st->valid) {
-		run->sum += st->mbps;
-		run->count++;
-	}
-}
 
 /* The emulator's amd profile, one domain of 40000 MB/s, one partition "vm" of `body` wanting 30000. */
 static void run_start(struct run *run, const char *const *emu_args, const char *body)
 {
-	memset(run, 0, sizeof(*run));
+	*run = (struct run){ .mean = { .partition = "vm", .settled = SETTLED } };
 	snprintf(run->dir, sizeof(run->dir), "/tmp/mpamd-amd-XXXXXX");
 	assert_non_null(mkdtemp(run->dir));
 	snprintf(run->traffic, sizeof(run->traffic), "%s/traffic.ini", run->dir);
@@ -83,7 +72,7 @@ static double listed_ceiling_mbps(struct engine *engine)
 static double run_engine(struct run *run, double *ret_listed)
 {
 	struct engine_options opts = {
-		.ticks = TICKS, .config_path = run->config, .on_tick = on_tick, .on_tick_ctx = run
+		.ticks = TICKS, .config_path = run->config, .on_tick = settled_mean_on_tick, .on_tick_ctx = &run->mean
 	};
 	struct config *config = load_config_file(run->config);
 	struct engine *engine = NULL;
@@ -96,8 +85,7 @@ static double run_engine(struct run *run, double *ret_listed)
 	if (ret_listed)
 		*ret_listed = listed_ceiling_mbps(engine);
 	engine_free(engine);
-	assert_true(run->count > 0);
-	return run->sum / run->count;
+	return settled_mean_mbps(&run->mean);
 }
 
 /* 6000 MB/s is 48 units: 2.34% of 2048, between the 1% steps (2500 MB/s each) a percent controller has. */

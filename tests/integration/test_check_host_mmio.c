@@ -25,6 +25,7 @@
 #include "backends/sim/msc_model.h"
 #include "core/config/config.h"
 #include "core/engine/registry.h"
+#include "tests/util/bus_tap.h"
 #include "tests/util/testutil.h"
 #include "tests/util/log_capture.h"
 
@@ -66,48 +67,33 @@ struct access {
 };
 
 struct log_bus {
-	struct msc_bus base;
-	struct msc_bus *inner;
+	struct bus_tap tap;
 	unsigned reads;
 	struct access writes[LOG_MAX];
 	unsigned write_count;
 };
 
-static int log_read32(struct msc_bus *b, uint32_t off, uint32_t *v)
+static void log_read(struct bus_tap *t, uint32_t off, int r, uint64_t *v, unsigned bytes)
 {
-	((struct log_bus *)b)->reads++;
-	return bus_read32(((struct log_bus *)b)->inner, off, v);
+	(void)off, (void)r, (void)v, (void)bytes;
+	((struct log_bus *)t)->reads++;
 }
 
-static int log_write32(struct msc_bus *b, uint32_t off, uint32_t v)
+static void log_write(struct bus_tap *t, uint32_t off, uint64_t v, unsigned bytes)
 {
-	struct log_bus *l = (struct log_bus *)b;
+	struct log_bus *l = (struct log_bus *)t;
 
+	if (bytes == 8) {
+		l->write_count += 2; /* the driver never does this; any use shows */
+		return;
+	}
 	if (l->write_count < LOG_MAX)
-		l->writes[l->write_count] = (struct access){ off, v };
+		l->writes[l->write_count] = (struct access){ off, (uint32_t)v };
 	l->write_count++;
-	return bus_write32(l->inner, off, v);
 }
 
-static int log_read64(struct msc_bus *b, uint32_t off, uint64_t *v)
-{
-	((struct log_bus *)b)->reads++;
-	return bus_read64(((struct log_bus *)b)->inner, off, v);
-}
-
-static int log_write64(struct msc_bus *b, uint32_t off, uint64_t v)
-{
-	((struct log_bus *)b)->write_count += 2; /* the driver never does this; any use shows */
-	return bus_write64(((struct log_bus *)b)->inner, off, v);
-}
-
-static void log_free(struct msc_bus *b)
-{
-	/* The log is the test's: it is read after the MSC set is gone. */
-	bus_free(((struct log_bus *)b)->inner);
-}
-
-static const struct msc_bus_ops log_ops = { log_read32, log_write32, log_read64, log_write64, log_free };
+/* The log is the test's: it is read after the MSC set is gone. */
+static const struct bus_tap_hooks log_hooks = { .after_read = log_read, .before_write = log_write };
 
 static void log_reset(struct log_bus *l)
 {
@@ -144,10 +130,9 @@ static void rig_models(struct rig *rig, struct msc_bus **buses)
 	p[1].cpbm_wd = 8;
 	for (int i = 0; i < 2; i++) {
 		assert_int_equal(msc_model_new(&p[i], &rig->models[i]), 0);
-		assert_int_equal(bus_sim_new(rig->models[i], 0x7f000000 + i * 0x4000u, &rig->buses[i].inner), 0);
-		rig->buses[i].base =
-			(struct msc_bus){ .ops = &log_ops, .base = 0x7f000000 + i * 0x4000u, .size = 0x4000 };
-		buses[i] = &rig->buses[i].base;
+		struct msc_bus *inner;
+		assert_int_equal(bus_sim_new(rig->models[i], 0x7f000000 + i * 0x4000u, &inner), 0);
+		buses[i] = bus_tap_over(&rig->buses[i].tap, inner, &log_hooks);
 	}
 }
 
@@ -425,12 +410,24 @@ static struct run_result mpamctl(const char *a1, const char *a2, const char *a3,
 	return r;
 }
 
+/* Fails the test unless `out` holds the text printf(fmt, ...), saying what it holds instead. */
+__attribute__((format(printf, 2, 3))) static void expect_says(const char *out, const char *fmt, ...)
+{
+	char text[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	if (!strstr(out, text))
+		fail_msg("no '%s' in:\n%s", text, out);
+}
+
 static void test_cli_sim(void **state)
 {
 	char *path = write_sim_config("[partition \"web\"]\npartid = 1\nmb_max = 30\nmb_min = 20\nl3_cbm = 0xff\n"
 				      "[partition \"low\"]\npartid = 2\nmb_max = 1\n");
 	struct msc_model_params defaults;
-	char line[256];
 
 	(void)state;
 	msc_model_params_default(&defaults);
@@ -438,21 +435,16 @@ static void test_cli_sim(void **state)
 	struct run_result r = mpamctl("check-config", "--host", path, NULL);
 	if (r.exit_code != 0)
 		fail_msg("exit %d:\n%s%s", r.exit_code, r.out, r.err);
-	snprintf(line, sizeof(line),
-		 "partition web: ok\n  mb_max 30%% -> %g%% (nearest setting of 1/32 steps (MBW_MAX, BWA_WD 5))\n"
-		 "  mb_min 20%% -> %g%% (next setting of 1/32 steps (MBW_MIN, BWA_WD 5))\n",
-		 max_rung(30).pct, min_rung(20).pct);
-	if (!strstr(r.out, line))
-		fail_msg("no '%s' in:\n%s", line, r.out);
-	snprintf(line, sizeof(line), "  msc sim0 RIS 0 PARTID 1: MPAMCFG_MBW_MAX = 0x%08x\n", max_rung(30).field);
-	assert_non_null(strstr(r.out, line));
-	snprintf(line, sizeof(line), "  msc sim0 RIS 0 PARTID 1: MPAMCFG_MBW_MIN = 0x%08x\n", min_rung(20).field);
-	assert_non_null(strstr(r.out, line));
+	expect_says(r.out,
+		    "partition web: ok\n  mb_max 30%% -> %g%% (nearest setting of 1/32 steps (MBW_MAX, BWA_WD 5))\n"
+		    "  mb_min 20%% -> %g%% (next setting of 1/32 steps (MBW_MIN, BWA_WD 5))\n",
+		    max_rung(30).pct, min_rung(20).pct);
+	expect_says(r.out, "  msc sim0 RIS 0 PARTID 1: MPAMCFG_MBW_MAX = 0x%08x\n", max_rung(30).field);
+	expect_says(r.out, "  msc sim0 RIS 0 PARTID 1: MPAMCFG_MBW_MIN = 0x%08x\n", min_rung(20).field);
 	assert_non_null(strstr(r.out, "  msc sim0 RIS 0 PARTID 1: MPAMCFG_CPBM0 = 0x000000ff\n"));
 	double lowest = max_rung(0).pct;
-	snprintf(line, sizeof(line), "partition low: ok\n  mb_max 1%% -> %g%% (below the lowest setting, %g%%)\n",
-		 lowest, lowest);
-	assert_non_null(strstr(r.out, line));
+	expect_says(r.out, "partition low: ok\n  mb_max 1%% -> %g%% (below the lowest setting, %g%%)\n", lowest,
+		    lowest);
 	assert_non_null(strstr(r.out, "result: the host can hold every partition; nothing was written\n"));
 	run_result_fini(&r);
 	unlink(path);
@@ -504,21 +496,16 @@ static void test_cli_per_domain(void **state)
 {
 	char *path = write_config_of(2, "[partition \"web\"]\npartid = 1\nmb_max = 0=30\n"
 					"[partition \"odd\"]\npartid = 2\nmb_max = 50,2=20\n");
-	char line[256];
 
 	(void)state;
 	struct run_result r = mpamctl("check-config", "--host", path, NULL);
 	assert_int_equal(r.exit_code, 1);
-	snprintf(line, sizeof(line),
-		 "partition web: ok\n  mb_max 30%% -> %g%% (nearest setting of 1/32 steps (MBW_MAX, BWA_WD 5)) on "
-		 "domain 0\n",
-		 max_rung(30).pct);
-	if (!strstr(r.out, line))
-		fail_msg("no '%s' in:\n%s", line, r.out);
-	snprintf(line, sizeof(line), "  msc sim0 RIS 0 PARTID 1: MPAMCFG_MBW_MAX = 0x%08x\n", max_rung(30).field);
-	assert_non_null(strstr(r.out, line));
-	snprintf(line, sizeof(line), "  msc sim1 RIS 0 PARTID 1: MPAMCFG_MBW_MAX = 0x%08x\n", max_rung(100).field);
-	assert_non_null(strstr(r.out, line));
+	expect_says(r.out,
+		    "partition web: ok\n  mb_max 30%% -> %g%% (nearest setting of 1/32 steps (MBW_MAX, BWA_WD 5)) on "
+		    "domain 0\n",
+		    max_rung(30).pct);
+	expect_says(r.out, "  msc sim0 RIS 0 PARTID 1: MPAMCFG_MBW_MAX = 0x%08x\n", max_rung(30).field);
+	expect_says(r.out, "  msc sim1 RIS 0 PARTID 1: MPAMCFG_MBW_MAX = 0x%08x\n", max_rung(100).field);
 	assert_non_null(strstr(r.out, "partition odd: refused: mb_max names domain 2, which this host does not have "
 				      "(its domains: 0, 1)"));
 	run_result_fini(&r);

@@ -21,6 +21,7 @@
 
 #include "cli/event_time.h"
 #include "core/base/rfc3339.h"
+#include "tests/util/mpamctl_run.h"
 #include "tests/util/testutil.h"
 
 #define WAIT_MS	     10000
@@ -50,54 +51,14 @@ static int64_t now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* mpamctl --socket SOCK ARGS...; as uid/gid 65534 when `setpriv_groups` is not NULL ("": no
- * supplementary group, else --groups=LIST). */
-static struct run_result ctl_run(const char *setpriv_groups, const char *socket_path, const char *first, ...)
-{
-	char *argv[24] = { 0 }, groups[64];
-	size_t n = 0;
-	struct run_result r;
-	va_list ap;
-
-	if (setpriv_groups) {
-		argv[n++] = "/usr/bin/setpriv";
-		argv[n++] = "--reuid=65534";
-		argv[n++] = "--regid=65534";
-		snprintf(groups, sizeof(groups), "--groups=%s", setpriv_groups);
-		argv[n++] = *setpriv_groups ? groups : "--clear-groups";
-	}
-	argv[n++] = MPAMCTL;
-	argv[n++] = "--socket";
-	argv[n++] = (char *)socket_path;
-	va_start(ap, first);
-	for (const char *a = first; a && n < 23; a = va_arg(ap, const char *))
-		argv[n++] = (char *)a;
-	va_end(ap);
-	assert_int_equal(run_command(argv, &r), 0);
-	return r;
-}
-
-#define ctl(...)	ctl_run(NULL, sock, __VA_ARGS__, NULL)
-#define ctl_nobody(...) ctl_run("", sock, __VA_ARGS__, NULL)
+#define ctl(...)	mpamctl_run(NULL, sock, __VA_ARGS__, NULL)
+#define ctl_nobody(...) mpamctl_run("", sock, __VA_ARGS__, NULL)
+#define ctl_json(...)	mpamctl_json(sock, __VA_ARGS__)
 
 static void expect_has(const char *text, const char *words)
 {
 	if (!strstr(text, words))
 		fail_msg("lacks '%s':\n%s", words, text);
-}
-
-static json_t *ctl_json(const char *cmd, const char *name)
-{
-	struct run_result r = ctl("--json", cmd, name);
-	json_error_t error;
-
-	if (r.exit_code != 0)
-		fail_msg("mpamctl %s exited %d: %s", cmd, r.exit_code, r.err);
-	json_t *j = json_loads(r.out, 0, &error);
-	if (!j)
-		fail_msg("mpamctl --json %s: not JSON (%s):\n%s", cmd, error.text, r.out);
-	run_result_fini(&r);
-	return j;
 }
 
 static int group_setup(void **state)
@@ -268,21 +229,21 @@ static void test_every_command_exits_3_without_daemon(void **state)
 
 	(void)state;
 	snprintf(gone, sizeof(gone), "%s/no-such.sock", dir);
-	expect_exit(3, ctl_run(NULL, gone, "status", NULL), "status");
-	expect_exit(3, ctl_run(NULL, gone, "list", NULL), "list");
-	expect_exit(3, ctl_run(NULL, gone, "list", "--wide", NULL), "list --wide");
-	expect_exit(3, ctl_run(NULL, gone, "show", "vm-cache", NULL), "show");
-	expect_exit(3, ctl_run(NULL, gone, "set", "vm-cache", "mb_max=10", NULL), "set");
-	expect_exit(3, ctl_run(NULL, gone, "reload", NULL), "reload");
-	expect_exit(3, ctl_run(NULL, gone, "metrics", NULL), "metrics");
-	expect_exit(3, ctl_run(NULL, gone, "top", "--once", NULL), "top --once");
-	expect_exit(3, ctl_run(NULL, gone, "top", NULL), "top without a terminal");
-	expect_exit(3, ctl_run(NULL, gone, "--json", "status", NULL), "--json status");
+	expect_exit(3, mpamctl_run(NULL, gone, "status", NULL), "status");
+	expect_exit(3, mpamctl_run(NULL, gone, "list", NULL), "list");
+	expect_exit(3, mpamctl_run(NULL, gone, "list", "--wide", NULL), "list --wide");
+	expect_exit(3, mpamctl_run(NULL, gone, "show", "vm-cache", NULL), "show");
+	expect_exit(3, mpamctl_run(NULL, gone, "set", "vm-cache", "mb_max=10", NULL), "set");
+	expect_exit(3, mpamctl_run(NULL, gone, "reload", NULL), "reload");
+	expect_exit(3, mpamctl_run(NULL, gone, "metrics", NULL), "metrics");
+	expect_exit(3, mpamctl_run(NULL, gone, "top", "--once", NULL), "top --once");
+	expect_exit(3, mpamctl_run(NULL, gone, "top", NULL), "top without a terminal");
+	expect_exit(3, mpamctl_run(NULL, gone, "--json", "status", NULL), "--json status");
 	/* usage errors are 2 everywhere, daemon or not */
-	expect_exit(2, ctl_run(NULL, gone, "top", "--bogus", NULL), "top --bogus");
-	expect_exit(2, ctl_run(NULL, gone, "list", "--bogus", NULL), "list --bogus");
-	expect_exit(2, ctl_run(NULL, gone, "show", NULL), "show without a name");
-	expect_exit(2, ctl_run(NULL, gone, "--json", "top", "--once", NULL), "top --json");
+	expect_exit(2, mpamctl_run(NULL, gone, "top", "--bogus", NULL), "top --bogus");
+	expect_exit(2, mpamctl_run(NULL, gone, "list", "--bogus", NULL), "list --bogus");
+	expect_exit(2, mpamctl_run(NULL, gone, "show", NULL), "show without a name");
+	expect_exit(2, mpamctl_run(NULL, gone, "--json", "top", "--once", NULL), "top --json");
 }
 
 /* ---- refusals that say what is missing ---- */
@@ -329,7 +290,7 @@ static void test_refusals_name_what_is_missing(void **state)
 	assert_int_equal(r.exit_code, 3);
 	run_result_fini(&r);
 	/* in that group, the same user connects */
-	r = ctl_run(USERS_GID, sock, "status", NULL);
+	r = mpamctl_run(USERS_GID, sock, "status", NULL);
 	assert_int_equal(r.exit_code, 0);
 	run_result_fini(&r);
 	/* a socket for its owner alone */

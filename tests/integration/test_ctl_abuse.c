@@ -1,10 +1,11 @@
 /* The control socket of a running mpamd under abuse: requests longer than the limit, malformed ones
- * of every kind, 1000 connections from an unprivileged user, clients that never read their replies
- * and clients that say nothing. Through it all mpamd keeps ticking and answers root (the reserved
- * slots), every refused connection is told why before it is closed, each bad request gets its
- * error reply and the connection goes on, and the memory it holds comes back when the clients go.
- * It prints the daemon's resident memory before, at the peak and after, and its tick durations
- * (the mpamd_tick_duration_seconds histogram's p50 and p99 buckets, and status's max_tick_ms). */
+ * of every kind, 1000 connections from an unprivileged user (it keeps its share and another user
+ * still gets in), floods of several users, clients that never read their replies and clients that
+ * say nothing. Through it all mpamd keeps ticking and answers root (the reserved slots), every
+ * refused connection is told why before it is closed, each bad request gets its error reply and the
+ * connection goes on, and the memory it holds comes back when the clients go. It prints the daemon's
+ * resident memory before, at the peak and after, and its tick durations (the
+ * mpamd_tick_duration_seconds histogram's p50 and p99 buckets, and status's max_tick_ms). */
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -46,7 +47,11 @@
 #define RSS_GROWTH_MAX (16 * 1024)
 
 static char dir[64], config[96], sock[108], log_path[96];
-static pid_t daemon_pid, flooder;
+/* Users flooding at once: enough that their shares fill every slot a reader may take. */
+#define FLOODERS ((CTL_SERVER_MAX_CLIENTS - CTL_SERVER_RESERVED + CTL_SERVER_PER_UID - 1) / CTL_SERVER_PER_UID)
+
+static pid_t daemon_pid, flooders[FLOODERS];
+static int flood_go[FLOODERS];
 
 /* ---- the daemon ---- */
 
@@ -204,10 +209,13 @@ static void start_daemon(void)
 static int teardown(void **state)
 {
 	(void)state;
-	if (flooder > 0) {
-		kill(flooder, SIGKILL);
-		waitpid(flooder, NULL, 0);
-		flooder = 0;
+	for (int n = 0; n < FLOODERS; n++) {
+		if (flooders[n] <= 0)
+			continue;
+		kill(flooders[n], SIGKILL);
+		waitpid(flooders[n], NULL, 0);
+		close(flood_go[n]);
+		flooders[n] = 0;
 	}
 	kill_daemon(&daemon_pid);
 	return remove_tree(dir);
@@ -309,36 +317,37 @@ static void malformed_requests(void)
 	close(fd);
 }
 
-/* The flooder: uid nobody, FLOOD connections held open; it reports how many the daemon kept and how
+/* A flooder: `count` connections from `uid` held open; it reports how many the daemon kept and how
  * many it refused saying why, then waits for its parent to close its end of `go`. */
-static void flood_child(int report, int go)
+static void flood_child(uid_t uid, int count, int report, int go)
 {
 	struct rlimit rl = { FLOOD + 64, FLOOD + 64 };
 	static int fds[FLOOD];
 	int kept = 0, told = 0, lost = 0;
 
-	if (setrlimit(RLIMIT_NOFILE, &rl) < 0 || setgroups(0, NULL) < 0 || setgid(NOBODY) < 0 || setuid(NOBODY) < 0)
+	if (setrlimit(RLIMIT_NOFILE, &rl) < 0 || setgroups(0, NULL) < 0 || setgid(NOBODY) < 0 || setuid(uid) < 0)
 		_exit(10);
-	for (int i = 0; i < FLOOD; i++)
+	for (int i = 0; i < count; i++)
 		if ((fds[i] = connect_socket()) < 0)
 			_exit(11);
 	/* A refused connection is told why and closed at once; a kept one hears nothing: once nothing
 	 * more has been said for half a second, the ones left are kept. */
 	static struct pollfd p[FLOOD];
-	for (int i = 0; i < FLOOD; i++)
+	for (int i = 0; i < count; i++)
 		p[i] = (struct pollfd){ fds[i], POLLIN, 0 };
-	while (poll(p, FLOOD, 500) > 0) {
-		for (int i = 0; i < FLOOD; i++) {
+	while (poll(p, (nfds_t)count, 500) > 0) {
+		for (int i = 0; i < count; i++) {
 			if (!p[i].revents)
 				continue;
 			char *line = read_line(fds[i], WAIT_MS);
-			told += reply_is_error(line, "too many clients") && closed_by_daemon(fds[i], WAIT_MS);
-			lost += !reply_is_error(line, "too many clients");
+			bool refused = reply_is_error(line, "too many c");
+			told += refused && closed_by_daemon(fds[i], WAIT_MS);
+			lost += !refused;
 			free(line);
 			p[i].fd = -1; /* answered: poll ignores it from now on */
 		}
 	}
-	for (int i = 0; i < FLOOD; i++)
+	for (int i = 0; i < count; i++)
 		kept += p[i].fd >= 0;
 	dprintf(report, "%d %d %d\n", kept, told, lost);
 	char c;
@@ -347,32 +356,82 @@ static void flood_child(int report, int go)
 	_exit(0);
 }
 
-static void flood(void)
+/* Starts flooder `n` (uid NOBODY - n) with `count` connections and waits for its report. */
+static void flood_from(int n, int count, int *ret_kept, int *ret_told)
 {
 	int report[2], go[2];
 	char text[64] = "";
 
 	assert_int_equal(pipe(report), 0);
 	assert_int_equal(pipe(go), 0);
-	flooder = fork();
-	assert_true(flooder >= 0);
-	if (flooder == 0) {
+	flooders[n] = fork();
+	assert_true(flooders[n] >= 0);
+	if (flooders[n] == 0) {
 		close(report[0]);
 		close(go[1]);
-		flood_child(report[1], go[0]);
+		for (int other = 0; other < n; other++)
+			close(flood_go[other]); /* the others' ends: they wait for EOF on theirs */
+		flood_child((uid_t)(NOBODY - n), count, report[1], go[0]);
 	}
 	close(report[1]);
 	close(go[0]);
-	ssize_t n = read(report[0], text, sizeof(text) - 1);
+	flood_go[n] = go[1];
+	ssize_t got = read(report[0], text, sizeof(text) - 1);
 	close(report[0]);
-	int kept = -1, told = -1, lost = -1;
-	if (n <= 0 || sscanf(text, "%d %d %d", &kept, &told, &lost) != 3)
-		fail_msg("the flooder did not report (it needs root to become nobody)");
-	printf("  %d connections from uid nobody: %d kept, %d refused and told why, %d refused otherwise\n", FLOOD,
-	       kept, told, lost);
-	assert_int_equal(kept, CTL_SERVER_MAX_CLIENTS - CTL_SERVER_RESERVED);
-	assert_int_equal(told, FLOOD - kept);
+	int lost = -1;
+	if (got <= 0 || sscanf(text, "%d %d %d", ret_kept, ret_told, &lost) != 3)
+		fail_msg("flooder %d did not report (it needs root to change its uid)", n);
 	assert_int_equal(lost, 0);
+	assert_int_equal(*ret_kept + *ret_told, count);
+}
+
+static void floods_end(void)
+{
+	for (int n = 0; n < FLOODERS; n++) {
+		if (flooders[n] <= 0)
+			continue;
+		close(flood_go[n]);
+		assert_int_equal(wait_exit(flooders[n], WAIT_MS), 0);
+		flooders[n] = 0;
+	}
+}
+
+/* Another reader, uid `uid` in a child of its own, asks for the status while the floods hold. */
+static bool reader_answered(uid_t uid)
+{
+	pid_t pid = fork();
+
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		if (setgroups(0, NULL) < 0 || setgid(NOBODY) < 0 || setuid(uid) < 0)
+			_exit(10);
+		json_t *reply = ask("{\"cmd\":\"status\"}\n");
+		_exit(json_is_true(json_object_get(reply, "ok")) ? 0 : 1);
+	}
+	return wait_exit(pid, WAIT_MS) == 0;
+}
+
+/* FLOOD connections from uid nobody: it keeps CTL_SERVER_PER_UID, and another reader still gets in.
+ * Then more users, CTL_SERVER_PER_UID + 2 connections each, until only the reserved slots are left:
+ * each keeps at most its share, all together exactly the slots anyone may take. */
+static void flood(void)
+{
+	int kept, told, total;
+
+	flood_from(0, FLOOD, &kept, &told);
+	printf("  %d connections from uid nobody: %d kept, %d refused and told why\n", FLOOD, kept, told);
+	assert_int_equal(kept, CTL_SERVER_PER_UID);
+	if (!reader_answered(NOBODY - FLOODERS))
+		fail_msg("one user's flood locked another reader out");
+	total = kept;
+	for (int n = 1; n < FLOODERS; n++) {
+		flood_from(n, CTL_SERVER_PER_UID + 2, &kept, &told);
+		assert_true(kept <= CTL_SERVER_PER_UID);
+		total += kept;
+	}
+	printf("  %d users together: %d kept\n", FLOODERS, total);
+	assert_int_equal(total, CTL_SERVER_MAX_CLIENTS - CTL_SERVER_RESERVED);
+	assert_false(reader_answered(NOBODY - FLOODERS)); /* the reserved slots are not a reader's */
 
 	/* Root still gets in (the reserved slots), and the loop still ticks. */
 	wait_ticks(5);
@@ -391,9 +450,7 @@ static void flood(void)
 	close(extra);
 	for (int i = 0; i < CTL_SERVER_RESERVED; i++)
 		close(mine[i]);
-	close(go[1]);
-	assert_int_equal(wait_exit(flooder, WAIT_MS), 0);
-	flooder = 0;
+	floods_end();
 }
 
 /* Clients that ask and ask and never read: the daemon stops reading them once their replies pile

@@ -665,10 +665,10 @@ static void test_non_ascii_requests_answered(void **state)
 	server_close(&srv);
 }
 
-/* A connection made by a child that became uid NOBODY with primary group `gid` (and `extra_group` as
- * its only supplementary group, if not -1): SO_PEERCRED records who connected, so the test can use
- * the fd. */
-static int connect_as(gid_t gid, gid_t extra_group)
+/* A connection made by a child that became `uid` with primary group `gid` (and `extra_group` as its
+ * only supplementary group, if not -1): SO_PEERCRED records who connected, so the test can use the
+ * fd. */
+static int connect_as_uid(uid_t uid, gid_t gid, gid_t extra_group)
 {
 	char ctrl[CMSG_SPACE(sizeof(int))] = { 0 };
 	char byte = 0;
@@ -682,7 +682,7 @@ static int connect_as(gid_t gid, gid_t extra_group)
 	if (pid == 0) {
 		struct sockaddr_un addr = { .sun_family = AF_UNIX };
 		gid_t groups[1] = { extra_group };
-		if (setgroups(extra_group != (gid_t)-1, groups) < 0 || setgid(gid) < 0 || setuid(NOBODY) < 0)
+		if (setgroups(extra_group != (gid_t)-1, groups) < 0 || setgid(gid) < 0 || setuid(uid) < 0)
 			_exit(10);
 		int fd = socket(AF_UNIX, SOCK_STREAM, 0);
 		snprintf(addr.sun_path, sizeof(addr.sun_path), "%s", sock_path);
@@ -704,6 +704,12 @@ static int connect_as(gid_t gid, gid_t extra_group)
 	int fd;
 	memcpy(&fd, CMSG_DATA(CMSG_FIRSTHDR(&msg)), sizeof(int));
 	return fd;
+}
+
+/* uid NOBODY with primary group `gid` (and `extra_group` as its only supplementary group, if not -1). */
+static int connect_as(gid_t gid, gid_t extra_group)
+{
+	return connect_as_uid(NOBODY, gid, extra_group);
 }
 
 /* uid and gid NOBODY, with `extra_group` as its one supplementary group (0: none). */
@@ -1093,20 +1099,26 @@ static void test_idle_clients_dropped(void **state)
 	server_close(&srv);
 }
 
+/* The i-th of many readers: CTL_SERVER_PER_UID connections for each uid, counting down from NOBODY. */
+static int connect_as_reader(size_t i)
+{
+	return connect_as_uid(NOBODY - (uid_t)(i / CTL_SERVER_PER_UID), NOBODY, (gid_t)-1);
+}
+
 /* Connections anyone may open (the socket made 0666) fill all but the reserved slots; the next
  * unprivileged one is told so and closed, while root and the socket's group still get in. */
 static void test_reserved_slots_for_privileged_peers(void **state)
 {
 	struct peer peers[CTL_SERVER_MAX_CLIENTS + 2];
 	size_t open_slots = CTL_SERVER_MAX_CLIENTS - CTL_SERVER_RESERVED;
-	char expected[128];
+	char expected[160];
 	struct server srv;
 
 	(void)state;
 	server_open(&srv, 0, 0);
 	assert_int_equal(chmod(sock_path, 0666), 0);
 	for (size_t i = 0; i < CTL_SERVER_MAX_CLIENTS; i++) {
-		peer_adopt(&peers[i], connect_as_nobody(0));
+		peer_adopt(&peers[i], connect_as_reader(i));
 		if (i < open_slots)
 			serve_until_clients(&srv, i + 1);
 	}
@@ -1128,6 +1140,50 @@ static void test_reserved_slots_for_privileged_peers(void **state)
 	assert_int_equal(fake.status, 3);
 	for (size_t i = 0; i < CTL_SERVER_MAX_CLIENTS + 2; i++)
 		peer_close(&peers[i]);
+	server_close(&srv);
+}
+
+/* One uid that may only read holds CTL_SERVER_PER_UID connections: its next one is told so and closed,
+ * while another reader, a member of the socket's group with the same uid, and root still get in (before,
+ * 60 connections of one user locked every other reader out). One closed, the uid gets one again. */
+static void test_per_uid_limit(void **state)
+{
+	struct peer mine[CTL_SERVER_PER_UID + 1], other, member, root;
+	char expected[160];
+	struct server srv;
+
+	(void)state;
+	server_open(&srv, 0, 0);
+	assert_int_equal(chmod(sock_path, 0666), 0);
+	for (size_t i = 0; i <= CTL_SERVER_PER_UID; i++) {
+		peer_adopt(&mine[i], connect_as_nobody(0));
+		if (i < CTL_SERVER_PER_UID)
+			serve_until_clients(&srv, i + 1);
+	}
+	snprintf(expected, sizeof(expected), "too many connections from uid %d (%d, the most one user may hold", NOBODY,
+		 CTL_SERVER_PER_UID);
+	peer_expect_error(&srv, &mine[CTL_SERVER_PER_UID], expected);
+	peer_expect_eof(&srv, &mine[CTL_SERVER_PER_UID]);
+	peer_close(&mine[CTL_SERVER_PER_UID]);
+	assert_int_equal(ctl_server_client_count(srv.s), CTL_SERVER_PER_UID);
+
+	peer_adopt(&other, connect_as_uid(NOBODY - 1, NOBODY, (gid_t)-1));
+	roundtrip_status(&srv, &other);
+	peer_adopt(&member, connect_as_nobody(SOCKET_GID));
+	roundtrip_status(&srv, &member);
+	peer_connect(&root);
+	roundtrip_status(&srv, &root);
+	assert_int_equal(ctl_server_client_count(srv.s), CTL_SERVER_PER_UID + 3);
+
+	peer_close(&mine[0]);
+	serve_until_clients(&srv, CTL_SERVER_PER_UID + 2);
+	peer_adopt(&mine[0], connect_as_nobody(0));
+	roundtrip_status(&srv, &mine[0]);
+	for (size_t i = 0; i < CTL_SERVER_PER_UID; i++)
+		peer_close(&mine[i]);
+	peer_close(&other);
+	peer_close(&member);
+	peer_close(&root);
 	server_close(&srv);
 }
 
@@ -1467,6 +1523,7 @@ int main(void)
 		fixture_test(test_client_cap),
 		fixture_test(test_idle_clients_dropped),
 		fixture_test(test_reserved_slots_for_privileged_peers),
+		fixture_test(test_per_uid_limit),
 		fixture_test(test_mpamctl_status_list_show),
 		fixture_test(test_mpamctl_set_reload),
 		fixture_test(test_mpamctl_metrics),

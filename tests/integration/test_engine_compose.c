@@ -284,16 +284,10 @@ static void run_fixed(const char *monitor_key)
 	engine_free(engine);
 }
 
-static void test_new_monitor_by_auto(void **state)
+/* The new monitor chosen by monitor = the test's state ("auto" or its name). */
+static void test_new_monitor(void **state)
 {
-	(void)state;
-	run_fixed("auto");
-}
-
-static void test_new_monitor_by_name(void **state)
-{
-	(void)state;
-	run_fixed("fixed");
+	run_fixed(*state);
 }
 
 /* The registry also tells the loader which names the monitor key takes. */
@@ -344,8 +338,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_escalation_through_the_engine),
-		cmocka_unit_test(test_new_monitor_by_auto),
-		cmocka_unit_test(test_new_monitor_by_name),
+		{ .name = "test_new_monitor_by_auto", .test_func = test_new_monitor, .initial_state = "auto" },
+		{ .name = "test_new_monitor_by_name", .test_func = test_new_monitor, .initial_state = "fixed" },
 		cmocka_unit_test(test_registry_names_the_monitors),
 		cmocka_unit_test(test_default_registry_tables_complete),
 	};

@@ -331,6 +331,60 @@ static void test_resctrl_gone_and_back_heals(void **state)
 	teardown(NULL);
 }
 
+/* An operator's umount: a plain one is refused while mpamd holds files of resctrl (EBUSY, as the
+ * kernel's), umount -l detaches the tree, and the old tree lives on (the kernel refuses a new mount
+ * meanwhile) until every file of it is closed, when the emulator ends. mpamd must see it gone at a
+ * tick, let go of everything there, and open its partitions again on the new mount. */
+static bool let_go_seen;
+
+static void lazy_unmount_script(struct run *run, uint64_t t)
+{
+	const struct partition_status *p = engine_find(run->engine, "p", NULL),
+				      *q = engine_find(run->engine, "q", NULL);
+
+	if (t == 3) {
+		int r = emu_unmount(run->emu, false);
+		if (r == -EBUSY)
+			r = emu_unmount(run->emu, true);
+		if (r < 0)
+			note_failure(run, "umount: %s", strerror(-r));
+	}
+	if (t > 3 && !let_go_seen && p->failed && q->failed) {
+		if (!p->reason || !strstr(p->reason, "waiting for resctrl to be mounted"))
+			note_failure(run, "p failed for another reason: %s", p->reason ? p->reason : "(none)");
+		/* Every file closed when the partitions failed: the emulator's FUSE connection ends. */
+		if (!emu_wait_end(run->emu, WAIT_MS))
+			note_failure(run, "the partitions failed, but the unmounted tree is still held open");
+		else if (emu_restart(run->emu) != 0)
+			note_failure(run, "the emulator did not mount again");
+		let_go_seen = true;
+	}
+	if (t == 40 && !let_go_seen)
+		note_failure(run, "resctrl unmounted at tick 3 and still held at tick 40 (p %s, q %s)",
+			     p->open ? "open" : "closed", q->open ? "open" : "closed");
+	if (t > 40 && p->open && q->open && p->valid && q->valid)
+		all_back_seen = true;
+}
+
+static void test_resctrl_unmounted_lazily_is_let_go_of(void **state)
+{
+	struct run *run = run_new();
+	const char *parts = "[partition \"p\"]\nclass = best-effort\nmb_max = 60\nsim_demand = 1000\n"
+			    "[partition \"q\"]\nclass = best-effort\nsim_demand = 2000\n";
+
+	(void)state;
+	let_go_seen = all_back_seen = false;
+	start_emu(run, parts);
+	write_resctrl_config(run, 20, parts);
+	run->script = lazy_unmount_script;
+	run_engine(run, 120, false, NULL);
+	assert_true(let_go_seen);
+	assert_true(all_back_seen);
+	assert_true(emu_group_exists(run->emu, "mpamd-p") && emu_group_exists(run->emu, "mpamd-q"));
+	assert_true(emu_group_file_has(run->emu, "mpamd-p", "schemata", "MB:0=60;1=60"));
+	teardown(NULL);
+}
+
 /* ---- policy memory survives a reload of something else ---- */
 
 struct seen_memory {
@@ -582,6 +636,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_reload_applies_the_difference, teardown),
 		cmocka_unit_test_teardown(test_failed_mkdir_heals_without_a_reload, teardown),
 		cmocka_unit_test_teardown(test_resctrl_gone_and_back_heals, teardown),
+		cmocka_unit_test_teardown(test_resctrl_unmounted_lazily_is_let_go_of, teardown),
 		cmocka_unit_test_teardown(test_policy_memory_survives_an_unrelated_reload, teardown),
 		cmocka_unit_test_teardown(test_desired_set_with_origins, teardown),
 		cmocka_unit_test_teardown(test_partitions_added_one_by_one_hold_linear_memory, teardown),

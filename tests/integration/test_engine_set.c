@@ -22,6 +22,7 @@
 #include "core/engine/registry.h"
 #include "tests/util/emu_runner.h"
 #include "tests/util/engine_util.h"
+#include "tests/util/log_capture.h"
 #include "tests/util/testutil.h"
 
 static const char *const vms = "[sim]\ncapacity_mbps = 20000\n"
@@ -144,6 +145,52 @@ static void test_set_reports_what_the_hardware_took(void **state)
 	assert_int_equal(engine_run(e, &err), 0);
 	assert_false(event_logged(e, "changed outside"));
 	assert_int_equal(engine_partition(e, 1)->mb_max, 20);
+	rig_close(&rig);
+}
+
+/* "KEY=   ...VALUE", `len` characters in all (the blanks before a value are let be). */
+static const char *padded(char *buf, size_t len, const char *key, const char *value)
+{
+	size_t used = (size_t)snprintf(buf, len, "%s=", key);
+
+	memset(buf + used, ' ', len - 1 - used - strlen(value));
+	snprintf(buf + len - 1 - strlen(value), strlen(value) + 1, "%s", value);
+	return buf;
+}
+
+/* A set is one line in the log, naming who asked, also when it says more than an event holds (the
+ * event then counts the settings, the log line lists them). Before, each set was logged twice: once
+ * per setting, then again as its event. */
+static void test_set_logged_once(void **state)
+{
+	const char *two[] = { "mb_max=25", "mb_min=5" };
+	char wide[EVENT_TEXT_MAX + 32];
+	const char *long_one[] = { padded(wide, sizeof(wide), "mb_max", "30") };
+	struct log_capture log;
+	struct err err = { "" };
+	struct rig rig = { 0 };
+
+	(void)state;
+	rig_open(&rig, "backend = sim\n", 0);
+	struct engine *e = rig.engine;
+	log_capture_begin(&log);
+	int set_two = engine_set(e, "batch", two, 2, "uid 7 (pid 42)", NULL, &err);
+	int set_long = set_two < 0 ? set_two : engine_set(e, "batch", long_one, 1, "uid 0 (pid 43)", NULL, &err);
+	log_capture_end(&log);
+	if (set_long < 0)
+		fail_msg("set: %s", err.text);
+	assert_int_equal(log_capture_count(&log, (const char *const[]){ "mb_max=25", NULL }), 1);
+	assert_int_equal(log_capture_count(&log, (const char *const[]){ "mb_min=5", NULL }), 1);
+	assert_int_equal(log_capture_count(&log, (const char *const[]){ "partition batch: set: mb_max=25 mb_min=5 by "
+									"uid 7 (pid 42)",
+									NULL }),
+			 1);
+	assert_int_equal(log_capture_count(&log, (const char *const[]){ wide, "by uid 0 (pid 43)", NULL }), 1);
+	assert_int_equal(log_capture_count(&log, (const char *const[]){ "set", NULL }), 2);
+	assert_true(event_logged(e, "set: mb_max=25 mb_min=5 by uid 7 (pid 42)"));
+	assert_true(event_logged(e, "set: 1 setting by uid 0 (pid 43) (listed in the log)"));
+	assert_int_equal(engine_config(e)->partitions[1].goals.mb_max, 30);
+	log_capture_free(&log);
 	rig_close(&rig);
 }
 
@@ -433,6 +480,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_set_reports_what_the_hardware_took),
+		cmocka_unit_test(test_set_logged_once),
 		cmocka_unit_test(test_set_refuses_what_the_host_cannot_hold),
 		cmocka_unit_test(test_open_refuses_a_mask_the_host_rejects),
 		cmocka_unit_test(test_set_clears_a_key_with_none),

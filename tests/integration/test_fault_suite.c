@@ -173,7 +173,8 @@ static const struct row rows[] = {
 	{ "group removed (ENOENT, ENODEV)", "intel", GROUP_REMOVED, NULL, false, RECREATED, NULL },
 	{ "group removed, mkdir ENOSPC meanwhile", "intel", GROUP_REMOVED,
 	  "fail_mkdir ENOSPC mpamd-p always Out of CLOSIDs", true, FAILS, "Out of CLOSIDs" },
-	{ "resctrl unmounted and mounted again", "intel", MOUNT_GONE, NULL, true, FAILS, "not a resctrl tree" },
+	{ "resctrl unmounted and mounted again", "intel", MOUNT_GONE, NULL, true, FAILS,
+	  "waiting for resctrl to be mounted" },
 };
 
 /* One row's run. */

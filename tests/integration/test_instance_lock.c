@@ -9,7 +9,11 @@
  * - A resource the control and the monitor both claim is locked once; monitor = auto asks every
  *   monitor, as a candidate.
  * - The real backends through the default registry: the resctrl root by its real path and each [msc]
- *   window, in the files and messages mpamd has always used. */
+ *   window, in the files and messages mpamd has always used.
+ * - Lock files do not pile up: a release removes its own, a take removes those nobody holds and
+ *   nothing else; a file removed and made again between a taker's open and its flock (fanotify holds
+ *   the open while the test does it) is not trusted, so two holders never run at once; a link in a
+ *   lock file's place is not followed. */
 #include <errno.h>
 #include <limits.h>
 #include <setjmp.h>
@@ -19,7 +23,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/fanotify.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -57,6 +66,37 @@ static bool lock_file_exists(const char *name)
 
 	snprintf(path, sizeof(path), "%s/%s.lock", lock_dir, name);
 	return stat(path, &st) == 0;
+}
+
+static void lock_path_of(const char *name, char *path, size_t len)
+{
+	snprintf(path, len, "%s/%s", lock_dir, name);
+}
+
+/* A file under the lock directory, made there now; locked (its fd returned) or not (-1). */
+static int plant(const char *name, bool locked)
+{
+	char path[512];
+
+	mkdir(lock_dir, 0755);
+	lock_path_of(name, path, sizeof(path));
+	int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	assert_true(fd >= 0);
+	if (!locked) {
+		close(fd);
+		return -1;
+	}
+	assert_int_equal(flock(fd, LOCK_EX | LOCK_NB), 0);
+	return fd;
+}
+
+static bool exists(const char *name)
+{
+	char path[512];
+	struct stat st;
+
+	lock_path_of(name, path, sizeof(path));
+	return lstat(path, &st) == 0;
 }
 
 static long lock_file_pid(const char *name)
@@ -296,14 +336,171 @@ static void test_default_backends_claim(void **state)
 	config_free(config);
 }
 
+/* ---- lock files that pile up ---- */
+
+/* Left by a kill -9 or an mpamd of other hardware, no process holds them: the first take removes them.
+ * One a live process holds, and whatever is not a lock file (a link to another file, a directory, a
+ * socket's name), stays; a release removes the files it took. Before, every lock file stayed for ever. */
+static void test_stale_lock_files_removed(void **state)
+{
+	struct config *config = widget_config("widget", "silent");
+	struct instance_lock lock;
+	struct err err = { "" };
+	char target[160], link[512], sub[512];
+
+	(void)state;
+	plant("resctrl-tmp-gone.lock", false);
+	plant("msc-0x10000000.lock", false);
+	int live = plant("resctrl-sys-fs-resctrl.lock", true); /* a running mpamd's, of other hardware */
+	plant("mpamd.sock", false);
+	snprintf(target, sizeof(target), "%s/precious", dir);
+	write_file(target, "precious\n");
+	lock_path_of("link.lock", link, sizeof(link));
+	assert_int_equal(symlink(target, link), 0);
+	lock_path_of("dir.lock", sub, sizeof(sub));
+	assert_int_equal(mkdir(sub, 0755), 0);
+
+	assert_int_equal(instance_lock_take(&registry, config, lock_dir, &lock, &err), 0);
+	assert_false(exists("resctrl-tmp-gone.lock"));
+	assert_false(exists("msc-0x10000000.lock"));
+	assert_true(exists("resctrl-sys-fs-resctrl.lock"));
+	assert_true(exists("mpamd.sock"));
+	assert_true(exists("link.lock"));
+	assert_true(exists("dir.lock"));
+	assert_int_equal(access(target, F_OK), 0);
+	assert_true(lock_file_exists("widget-7"));
+
+	instance_lock_release(&lock);
+	assert_false(lock_file_exists("widget-7"));
+	assert_true(exists("resctrl-sys-fs-resctrl.lock"));
+	close(live);
+	config_free(config);
+}
+
+/* A symbolic link where a lock file goes is neither followed nor removed: the take is refused naming
+ * it, and the file it points to is left as it was. A lock file made is 0644 whatever the umask. */
+static void test_link_in_place_of_a_lock(void **state)
+{
+	struct config *config = widget_config("widget", "silent");
+	struct instance_lock lock;
+	struct err err = { "" };
+	char target[160], link[512];
+	struct stat st;
+
+	(void)state;
+	plant("placeholder.lock", false);
+	snprintf(target, sizeof(target), "%s/precious", dir);
+	write_file(target, "precious\n");
+	lock_path_of("widget-7.lock", link, sizeof(link));
+	assert_int_equal(symlink(target, link), 0);
+	assert_int_equal(instance_lock_take(&registry, config, lock_dir, &lock, &err), -ELOOP);
+	assert_non_null(strstr(err.text, link));
+	assert_non_null(strstr(err.text, "symbolic link"));
+	assert_true(exists("widget-7.lock"));
+	char *text = read_text_file(target);
+	assert_string_equal(text, "precious\n");
+	free(text);
+
+	unlink(link);
+	mode_t old = umask(077);
+	assert_int_equal(instance_lock_take(&registry, config, lock_dir, &lock, &err), 0);
+	umask(old);
+	assert_int_equal(stat(link, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0644);
+	instance_lock_release(&lock);
+	config_free(config);
+}
+
+/* The lock file the test holds (a running mpamd's) is replaced whenever the taker opens it: the holder
+ * leaves (removes it, lets go) and another takes the path at once (a new file, locked), at most
+ * `swaps` times. */
+struct churn {
+	char path[512];
+	int fan, held, swaps;
+};
+
+static void churn_answer(struct churn *c)
+{
+	struct fanotify_event_metadata ev;
+
+	if (read(c->fan, &ev, sizeof(ev)) != (ssize_t)sizeof(ev))
+		return;
+	if (c->swaps > 0) {
+		c->swaps--;
+		assert_int_equal(unlink(c->path), 0);
+		close(c->held);
+		c->held = open(c->path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+		assert_true(c->held >= 0);
+		assert_int_equal(flock(c->held, LOCK_EX | LOCK_NB), 0);
+		assert_int_equal(fanotify_mark(c->fan, FAN_MARK_ADD, FAN_OPEN_PERM, AT_FDCWD, c->path), 0);
+	}
+	struct fanotify_response allow = { .fd = ev.fd, .response = FAN_ALLOW };
+	assert_int_equal(write(c->fan, &allow, sizeof(allow)), (ssize_t)sizeof(allow));
+	close(ev.fd);
+}
+
+/* A taker in a child: its exit code says what instance_lock_take gave (0 took, 1 refused -EBUSY, 2
+ * -EAGAIN, 3 otherwise), while this process holds up its opens of the lock file. */
+static int take_under_churn(struct churn *c, const struct config *config)
+{
+	pid_t child = fork();
+	int status;
+
+	assert_true(child >= 0);
+	if (child == 0) {
+		struct instance_lock lock;
+		struct err err = { "" };
+		close(c->held); /* the holder's lock is its own, not shared with the taker */
+		int r = instance_lock_take(&registry, config, lock_dir, &lock, &err);
+		fprintf(stderr, "taker: %d %s\n", r, err.text);
+		_exit(r == 0 ? 0 : r == -EBUSY ? 1 : r == -EAGAIN ? 2 : 3);
+	}
+	while (waitpid(child, &status, WNOHANG) == 0) {
+		struct pollfd p = { .fd = c->fan, .events = POLLIN };
+		if (poll(&p, 1, 50) > 0)
+			churn_answer(c);
+	}
+	assert_true(WIFEXITED(status));
+	return WEXITSTATUS(status);
+}
+
+/* A taker whose open of the lock file met a file about to be removed must not trust a lock on it once
+ * it is gone: an mpamd that came in between holds the path's new file, and the taker is refused. The
+ * stale sweep, which met it too, removes nothing a live process holds. Before, the taker locked the
+ * removed file and ran beside the other. */
+static void test_removed_between_open_and_flock(void **state)
+{
+	struct config *config = widget_config("widget", "silent");
+	struct churn c = { .swaps = 2 };
+
+	(void)state;
+	c.fan = fanotify_init(FAN_CLASS_CONTENT | FAN_CLOEXEC, O_RDONLY);
+	if (c.fan < 0) {
+		config_free(config);
+		skip(); /* not root, or a kernel without fanotify permission events */
+	}
+	c.held = plant("widget-7.lock", true);
+	lock_path_of("widget-7.lock", c.path, sizeof(c.path));
+	assert_int_equal(fanotify_mark(c.fan, FAN_MARK_ADD, FAN_OPEN_PERM, AT_FDCWD, c.path), 0);
+
+	assert_int_equal(take_under_churn(&c, config), 1);
+	assert_int_equal(c.swaps, 0); /* each of the taker's opens met a removal */
+	struct stat held, at_path;
+	assert_int_equal(fstat(c.held, &held), 0);
+	assert_int_equal(stat(c.path, &at_path), 0);
+	assert_true(held.st_ino == at_path.st_ino); /* the live holder's file is still there */
+	close(c.held);
+	close(c.fan);
+	config_free(config);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_claims_are_locked, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_refused_claim_keeps_nothing, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_names_decide_nothing, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_shared_claim_locked_once, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_default_backends_claim, setup, teardown),
+		fixture_test(test_claims_are_locked),	    fixture_test(test_refused_claim_keeps_nothing),
+		fixture_test(test_names_decide_nothing),    fixture_test(test_shared_claim_locked_once),
+		fixture_test(test_default_backends_claim),  fixture_test(test_stale_lock_files_removed),
+		fixture_test(test_link_in_place_of_a_lock), fixture_test(test_removed_between_open_and_flock),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

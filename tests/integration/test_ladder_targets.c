@@ -22,6 +22,7 @@
 #include "core/config/model.h"
 #include "core/engine/engine.h"
 #include "tests/util/engine_util.h"
+#include "tests/util/settled_mean.h"
 
 #define CAPACITY  20000.0
 #define DEMAND	  30000
@@ -54,22 +55,6 @@ static bool reachable(unsigned wd, const struct mb_curve *curve, double target)
 	return false;
 }
 
-struct mean {
-	double sum;
-	unsigned count;
-};
-
-static void on_tick(void *ctx, struct engine *e)
-{
-	struct mean *m = ctx;
-	const struct partition_status *st = engine_find(e, "vm", NULL);
-
-	if (engine_ticks_done(e) > SETTLED && st && st->valid) {
-		m->sum += st->mbps;
-		m->count++;
-	}
-}
-
 /* The mean rate over the settled ticks of one partition with target_mbps `target`. */
 static double held_at(unsigned wd, const struct curve *c, unsigned target)
 {
@@ -80,8 +65,10 @@ static double held_at(unsigned wd, const struct curve *c, unsigned target)
 		 "[partition \"vm\"]\nclass = best-effort\ntarget_mbps = %u\nsim_demand = %u\n",
 		 CAPACITY, wd, c->points[0] ? "mb_curve = " : "", c->points, c->points[0] ? "\n" : "", target, DEMAND);
 	struct config *config = config_from_text(text);
-	struct mean m = { 0 };
-	struct engine_options opts = { .ticks = TICKS, .sim_clock = true, .on_tick = on_tick, .on_tick_ctx = &m };
+	struct settled_mean m = { .partition = "vm", .settled = SETTLED };
+	struct engine_options opts = {
+		.ticks = TICKS, .sim_clock = true, .on_tick = settled_mean_on_tick, .on_tick_ctx = &m
+	};
 	struct engine *engine = NULL;
 	struct err err = { "" };
 
@@ -89,8 +76,7 @@ static double held_at(unsigned wd, const struct curve *c, unsigned target)
 		fail_msg("engine: %s", err.text);
 	assert_int_equal(engine_run(engine, &err), 0);
 	engine_free(engine);
-	assert_true(m.count > 0);
-	return m.sum / m.count;
+	return settled_mean_mbps(&m);
 }
 
 /* Every reachable target on curve c at BWA_WD wd held within TOLERANCE; how many were reachable. */

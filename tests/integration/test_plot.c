@@ -86,6 +86,26 @@ static void expect_in(const char *text, const char *what)
 		fail_msg("'%s' not in:\n%s", what, text);
 }
 
+/* FILE in the fixture's directory with `text` in it; its path in path[len]. */
+static void write_fixture_file(const struct fixture *f, const char *name, const char *text, char *path, size_t len)
+{
+	snprintf(path, len, "%s/%s", f->dir, name);
+	FILE *out = fopen(path, "w");
+	assert_non_null(out);
+	fputs(text, out);
+	assert_int_equal(fclose(out), 0);
+}
+
+/* The SVG at `path` says `what`. */
+static void expect_svg_says(const char *path, const char *what)
+{
+	char *svg = read_text_file(path);
+
+	assert_non_null(svg);
+	expect_in(svg, what);
+	free(svg);
+}
+
 /* Well-formed enough: every element closed in order, comments and declarations skipped. */
 static void assert_xml_balanced(const char *xml)
 {
@@ -189,23 +209,17 @@ static void test_partition_and_time_range(void **state)
 static void test_unknown_partition(void **state)
 {
 	struct fixture *f = *state;
-	struct run_result r = run((char *[]){ MPAMCTL, "plot", f->csv, "-o", f->svg, "-p", "web", "-p", "nope", NULL });
 
-	assert_int_equal(r.exit_code, 1);
-	expect_in(r.err, "mpamctl plot: no partition 'nope' in ");
-	expect_in(r.err, "run.csv; it has: web, batch, tenant\n");
-	run_result_fini(&r);
+	expect_run(ARGV(MPAMCTL, "plot", f->csv, "-o", f->svg, "-p", "web", "-p", "nope"), 1,
+		   "mpamctl plot: no partition 'nope' in ", "run.csv; it has: web, batch, tenant\n");
 }
 
 static void test_nothing_in_range(void **state)
 {
 	struct fixture *f = *state;
-	struct run_result r = run((char *[]){ MPAMCTL, "plot", f->csv, "-o", f->svg, "--from", "10", NULL });
 
-	assert_int_equal(r.exit_code, 1);
-	expect_in(r.err, "mpamctl plot: ");
-	expect_in(r.err, "run.csv: no samples of the selected partitions in the time range\n");
-	run_result_fini(&r);
+	expect_run(ARGV(MPAMCTL, "plot", f->csv, "-o", f->svg, "--from", "10"), 1,
+		   "mpamctl plot: ", "run.csv: no samples of the selected partitions in the time range\n");
 }
 
 static void test_bad_record_file(void **state)
@@ -213,21 +227,12 @@ static void test_bad_record_file(void **state)
 	struct fixture *f = *state;
 	char bad[200];
 
-	snprintf(bad, sizeof(bad), "%s/bad.csv", f->dir);
-	FILE *out = fopen(bad, "w");
-	assert_non_null(out);
-	fputs("t_ms,partition,mbps,mb_max,mb_min\n0,web,1,100,0\n100,web,fast,100,0\n", out);
-	fclose(out);
-	struct run_result r = run((char *[]){ MPAMCTL, "plot", bad, "-o", f->svg, NULL });
-	assert_int_equal(r.exit_code, 1);
-	expect_in(r.err, "mpamctl plot: ");
-	expect_in(r.err, "bad.csv:3: bad value in column mbps: 'fast'");
-	run_result_fini(&r);
-
-	r = run((char *[]){ MPAMCTL, "plot", "/nonexistent.csv", "-o", f->svg, NULL });
-	assert_int_equal(r.exit_code, 1);
-	expect_in(r.err, "mpamctl plot: cannot open /nonexistent.csv: No such file or directory\n");
-	run_result_fini(&r);
+	write_fixture_file(f, "bad.csv", "t_ms,partition,mbps,mb_max,mb_min\n0,web,1,100,0\n100,web,fast,100,0\n", bad,
+			   sizeof(bad));
+	expect_run(ARGV(MPAMCTL, "plot", bad, "-o", f->svg), 1,
+		   "mpamctl plot: ", "bad.csv:3: bad value in column mbps: 'fast'");
+	expect_run(ARGV(MPAMCTL, "plot", "/nonexistent.csv", "-o", f->svg), 1,
+		   "mpamctl plot: cannot open /nonexistent.csv: No such file or directory\n");
 }
 
 /* A row a crash cut short is skipped with a warning naming its line; the rest is drawn. */
@@ -236,11 +241,8 @@ static void test_cut_row_warned(void **state)
 	struct fixture *f = *state;
 	char bad[200];
 
-	snprintf(bad, sizeof(bad), "%s/bad.csv", f->dir);
-	FILE *out = fopen(bad, "w");
-	assert_non_null(out);
-	fputs("t_ms,partition,mbps,mb_max,mb_min\n0,web,1,100,0\n100,we\n100,web,2,100,0\n", out);
-	fclose(out);
+	write_fixture_file(f, "bad.csv", "t_ms,partition,mbps,mb_max,mb_min\n0,web,1,100,0\n100,we\n100,web,2,100,0\n",
+			   bad, sizeof(bad));
 	struct run_result r = run((char *[]){ MPAMCTL, "plot", bad, "-o", f->svg, NULL });
 	assert_int_equal(r.exit_code, 0);
 	expect_in(r.err, "bad.csv:3: skipped 1 row(s) cut short (fewer fields than the header: mpamd stopped while "
@@ -252,15 +254,11 @@ static void test_cut_row_warned(void **state)
 static void test_unwritable_output(void **state)
 {
 	struct fixture *f = *state;
-	struct run_result r = run((char *[]){ MPAMCTL, "plot", f->csv, "-o", "/nonexistent/x.png", NULL });
 
-	assert_int_equal(r.exit_code, 1);
-	expect_in(r.err, "mpamctl plot: cannot write /nonexistent/x.png");
-	run_result_fini(&r);
-	r = run((char *[]){ MPAMCTL, "plot", f->csv, "-o", "/nonexistent/x.svg", NULL });
-	assert_int_equal(r.exit_code, 1);
-	expect_in(r.err, "mpamctl plot: cannot create /nonexistent/x.svg: No such file or directory\n");
-	run_result_fini(&r);
+	expect_run(ARGV(MPAMCTL, "plot", f->csv, "-o", "/nonexistent/x.png"), 1,
+		   "mpamctl plot: cannot write /nonexistent/x.png");
+	expect_run(ARGV(MPAMCTL, "plot", f->csv, "-o", "/nonexistent/x.svg"), 1,
+		   "mpamctl plot: cannot create /nonexistent/x.svg: No such file or directory\n");
 }
 
 static void test_usage_errors(void **state)
@@ -334,16 +332,13 @@ static void test_time_column_and_two_runs(void **state)
 	struct fixture *f = *state;
 	char csv[200];
 
-	snprintf(csv, sizeof(csv), "%s/two-runs.csv", f->dir);
-	FILE *out = fopen(csv, "w");
-	assert_non_null(out);
-	fputs("t_ms,time,partition,mbps,mb_max,mb_min\n"
-	      "100,2026-12-03T10:00:00.100Z,web,1000,100,0\n"
-	      "200,2026-12-03T10:00:00.200Z,web,1100,100,0\n"
-	      "100,2026-12-03T10:05:00.100Z,web,2000,50,0\n"
-	      "200,2026-12-03T10:05:00.200Z,web,2100,50,0\n",
-	      out);
-	fclose(out);
+	write_fixture_file(f, "two-runs.csv",
+			   "t_ms,time,partition,mbps,mb_max,mb_min\n"
+			   "100,2026-12-03T10:00:00.100Z,web,1000,100,0\n"
+			   "200,2026-12-03T10:00:00.200Z,web,1100,100,0\n"
+			   "100,2026-12-03T10:05:00.100Z,web,2000,50,0\n"
+			   "200,2026-12-03T10:05:00.200Z,web,2100,50,0\n",
+			   csv, sizeof(csv));
 	struct {
 		const char *from, *to;
 		int exit_code;
@@ -371,10 +366,7 @@ static void test_time_column_and_two_runs(void **state)
 	struct run_result r = run((char *[]){ MPAMCTL, "plot", csv, "-o", f->svg, NULL });
 	assert_int_equal(r.exit_code, 0);
 	run_result_fini(&r);
-	char *svg = read_text_file(f->svg);
-	assert_non_null(svg);
-	expect_in(svg, "time (s from 2026-12-03T10:00:00.000Z).</desc>");
-	free(svg);
+	expect_svg_says(f->svg, "time (s from 2026-12-03T10:00:00.000Z).</desc>");
 }
 
 /* A record mpamd writes, end to end (a new file: mpamd would move the fixture's aside). */
@@ -397,10 +389,7 @@ static void test_plots_what_mpamd_records(void **state)
 	r = run((char *[]){ MPAMCTL, "plot", csv, "-o", f->svg, NULL });
 	assert_int_equal(r.exit_code, 0);
 	run_result_fini(&r);
-	char *svg = read_text_file(f->svg);
-	assert_non_null(svg);
-	expect_in(svg, "Legend: web (#1f77b4), batch (#ff7f0e), tenant (#2ca02c).");
-	free(svg);
+	expect_svg_says(f->svg, "Legend: web (#1f77b4), batch (#ff7f0e), tenant (#2ca02c).");
 }
 
 int main(void)

@@ -25,9 +25,15 @@ struct attr {
 	bool exclude_user, exclude_kernel, exclude_hv;
 };
 
-/* Runs a shell command, returns its output (malloc'ed) and exit status. */
-static char *run(const char *cmd, int *status)
+/* Runs the shell command printf(fmt, ...), returns its output (malloc'ed) and exit status. */
+__attribute__((format(printf, 2, 3))) static char *run(int *status, const char *fmt, ...)
 {
+	char cmd[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
 	FILE *p = popen(cmd, "r");
 	size_t cap = 65536, n = 0;
 	char *out = malloc(cap);
@@ -50,43 +56,41 @@ static char *run(const char *cmd, int *status)
 	return out;
 }
 
+/* Whether `path` is a perf that can count here; it becomes perf_bin when it is. */
+static bool perf_works(const char *path)
+{
+	int status;
+
+	if (access(path, X_OK) != 0)
+		return false;
+	free(run(&status, "%s stat -e task-clock true >/dev/null 2>&1", path));
+	if (status != 0)
+		return false;
+	snprintf(perf_bin, sizeof(perf_bin), "%s", path);
+	return true;
+}
+
+/* /usr/bin/perf, or a versioned /usr/bin/perf_* (Debian's linux-perf without its wrapper). */
 static bool find_perf(void)
 {
 	glob_t g;
-	const char *candidates[] = { "/usr/bin/perf", NULL };
+	bool found = perf_works("/usr/bin/perf");
 
-	for (size_t i = 0; candidates[i]; i++) {
-		char cmd[512];
-		snprintf(cmd, sizeof(cmd), "%s stat -e task-clock true >/dev/null 2>&1", candidates[i]);
-		if (access(candidates[i], X_OK) == 0 && system(cmd) == 0) {
-			snprintf(perf_bin, sizeof(perf_bin), "%s", candidates[i]);
-			return true;
-		}
-	}
-	if (glob("/usr/bin/perf_*", 0, NULL, &g) == 0) {
-		for (size_t i = 0; i < g.gl_pathc; i++) {
-			char cmd[512];
-			snprintf(cmd, sizeof(cmd), "%s stat -e task-clock true >/dev/null 2>&1", g.gl_pathv[i]);
-			if (system(cmd) == 0) {
-				snprintf(perf_bin, sizeof(perf_bin), "%s", g.gl_pathv[i]);
-				globfree(&g);
-				return true;
-			}
-		}
+	if (!found && glob("/usr/bin/perf_*", 0, NULL, &g) == 0) {
+		for (size_t i = 0; i < g.gl_pathc && !found; i++)
+			found = perf_works(g.gl_pathv[i]);
 		globfree(&g);
 	}
-	return false;
+	return found;
 }
 
 /* The first perf_event_attr block perf printed; perf leaves out fields that are zero. */
 static struct attr perf_attr(const char *event)
 {
 	struct attr a = { 0 };
-	char cmd[512];
 	int status;
+	char *out = run(&status, "%s stat -vv -e '%s' true 2>&1", perf_bin, event);
 
-	snprintf(cmd, sizeof(cmd), "%s stat -vv -e '%s' true 2>&1", perf_bin, event);
-	char *out = run(cmd, &status);
 	char *block = strstr(out, "perf_event_attr:\n");
 	if (!block) {
 		free(out);
@@ -129,11 +133,9 @@ static unsigned long long hex_field(json_t *o, const char *key)
 static struct attr our_attr(const char *event)
 {
 	struct attr a = { 0 };
-	char cmd[512];
 	int status;
+	char *out = run(&status, "%s pmu encode --json '%s' 2>/dev/null", MPAMCTL, event);
 
-	snprintf(cmd, sizeof(cmd), "%s pmu encode --json '%s' 2>/dev/null", MPAMCTL, event);
-	char *out = run(cmd, &status);
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
 		json_t *o = json_loads(out, 0, NULL);
 		assert_non_null(o);

@@ -1,8 +1,12 @@
 /* The record file as a history, with mpamd run as the operator runs it: runs appended under one
  * header, logrotate's way (mv, then SIGHUP; by hand and with the shipped logrotate file) giving a
- * complete old file and a new one, and mpamd's own rotation at record_max_bytes. */
+ * complete old file and a new one, mpamd's own rotation at record_max_bytes, and a file removed or
+ * unwritable while mpamd runs (shown in status and metrics, and begun again). */
+#include <errno.h>
+#include <fcntl.h>
 #include <ftw.h>
 #include <setjmp.h>
+#include <stdbool.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,6 +18,7 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <jansson.h>
 
 #include "core/base/clock.h"
 #include "tests/util/record_reader.h"
@@ -26,7 +31,8 @@
 struct files {
 	char dir[64];
 	char config[96], record[96], log[96], moved[96], pidfile[96];
-	int pid; /* the daemon a test started, killed by teardown when the test failed on the way */
+	int pid;	  /* the daemon a test started, killed by teardown when the test failed on the way */
+	char mounted[96]; /* a small disk a test mounted, unmounted by teardown; "" for none */
 };
 
 static int setup(void **state)
@@ -63,6 +69,8 @@ static int teardown(void **state)
 		kill(f->pid, SIGKILL);
 		wait_exit(f->pid, WAIT_MS);
 	}
+	if (f->mounted[0])
+		mount_end(f->mounted);
 	int r = nftw(f->dir, remove_entry, 8, FTW_DEPTH | FTW_PHYS);
 	free(f);
 	return r;
@@ -234,32 +242,151 @@ static void test_sighup_after_mv_begins_a_new_file(void **state)
 	free(new_rows);
 }
 
-/* A reopen that fails (the directory is gone) stops the recording, not the loop: a later SIGHUP,
- * once the directory is back, records again. */
-static void test_failed_reopen_stops_recording_only(void **state)
+static json_t *ctl_json(const char *socket, const char *command)
+{
+	char *argv[] = { MPAMCTL, "--socket", (char *)socket, "--json", (char *)command, NULL };
+	struct run_result r;
+
+	assert_int_equal(run_command(argv, &r), 0);
+	assert_int_equal(r.exit_code, 0);
+	json_t *reply = json_loads(r.out, 0, NULL);
+	run_result_fini(&r);
+	assert_non_null(reply);
+	return reply;
+}
+
+/* Polls status until its record's "ok" is `ok`; returns that record object (a new reference). */
+static json_t *wait_record_state(const char *socket, bool ok)
+{
+	for (int waited = 0; waited < WAIT_MS; waited += 20) {
+		json_t *status = ctl_json(socket, "status");
+		json_t *record = json_incref(json_object_get(status, "record"));
+		json_decref(status);
+		if (json_is_boolean(json_object_get(record, "ok")) && json_is_true(json_object_get(record, "ok")) == ok)
+			return record;
+		json_decref(record);
+		usleep(20000);
+	}
+	fail_msg("the record never became %s", ok ? "ok" : "failing");
+	return NULL;
+}
+
+static double metric(const char *socket, const char *name)
+{
+	json_t *reply = ctl_json(socket, "metrics");
+	const char *text = json_string_value(json_object_get(reply, "text"));
+	char line[128];
+
+	assert_non_null(text);
+	snprintf(line, sizeof(line), "\n%s ", name);
+	const char *at = strstr(text, line);
+	double v = at ? strtod(at + strlen(line), NULL) : -1;
+	json_decref(reply);
+	return v;
+}
+
+/* The record file while mpamd runs: removed, it is begun again at once; its directory gone, the
+ * rows are lost and that shows in status (ok false, why, errors_total) and metrics (mpamd_record_ok
+ * 0, mpamd_record_errors_total), the log says it once, a SIGHUP does not stop it, and once the
+ * directory is back the rows start again by themselves, which status, metrics and the log (once)
+ * say too. Before, a removed file was written on unseen, and a failed write or reopen stopped the
+ * recording, with only a log line, until the next SIGHUP. */
+static void test_record_failure_shows_and_heals(void **state)
 {
 	struct files *f = *state;
-	char sub[128], gone[128], record[160], moved[160];
+	char sub[128], gone[128], record[160], socket[128];
 
 	snprintf(sub, sizeof(sub), "%s/sub", f->dir);
 	snprintf(gone, sizeof(gone), "%s/gone", f->dir);
 	snprintf(record, sizeof(record), "%s/run.csv", sub);
-	snprintf(moved, sizeof(moved), "%s/run.csv", gone);
+	snprintf(socket, sizeof(socket), "%s/mpamd.sock", f->dir);
 	assert_int_equal(mkdir(sub, 0755), 0);
-	int pid = start_daemon(f, record);
+	write_file(f->config, "[global]\nbackend = sim\ninterval_ms = 20\n[sim]\ncapacity_mbps = 10000\n"
+			      "[partition \"web\"]\nsim_demand = 3000\n[partition \"batch\"]\nsim_demand = 9000\n");
+	char *argv[] = { MPAMD, "-c", f->config, "-f", "--socket", socket, "--record", record, NULL };
+	f->pid = spawn_background(argv, f->log);
+	assert_true(f->pid > 0);
 	assert_true(wait_for_rows(record, 4));
+
+	assert_int_equal(unlink(record), 0);
+	assert_true(wait_for_rows(record, 4));
+	assert_true(wait_for_text(f->log, "was removed or replaced while mpamd wrote it: a new one is begun", 0));
+
 	assert_int_equal(rename(sub, gone), 0);
-	kill(pid, SIGHUP);
-	assert_true(wait_for_text(f->log, "recording stops until the next SIGHUP", WAIT_MS));
-	struct record_line *rows = NULL;
-	check_complete(moved, &rows);
-	free(rows);
-	assert_int_equal(kill(pid, 0), 0); /* still running */
+	json_t *rec = wait_record_state(socket, false);
+	assert_non_null(strstr(json_string_value(json_object_get(rec, "error")), "No such file or directory"));
+	assert_string_equal(json_string_value(json_object_get(rec, "path")), record);
+	json_decref(rec);
+	assert_int_equal(metric(socket, "mpamd_record_ok"), 0);
+	assert_true(metric(socket, "mpamd_record_errors_total") > 0);
+	kill(f->pid, SIGHUP);
+	assert_true(wait_for_text(f->log, "reloaded", WAIT_MS));
+	usleep(200000); /* ten more ticks lost */
+	char *log = read_text_file(f->log);
+	assert_int_equal(count_text(log, "the rows of each tick are lost until it works again"), 1);
+	free(log);
+	assert_int_equal(kill(f->pid, 0), 0); /* still running */
 
 	assert_int_equal(mkdir(sub, 0755), 0);
-	kill(pid, SIGHUP);
-	assert_true(wait_for_rows(record, 4));
+	assert_true(wait_for_rows(record, 4)); /* no SIGHUP: tried again by itself */
+	json_decref(wait_record_state(socket, true));
+	assert_int_equal(metric(socket, "mpamd_record_ok"), 1);
+	log = read_text_file(f->log);
+	assert_int_equal(count_text(log, "written again, after"), 1);
+	free(log);
 	stop_daemon(f);
+}
+
+/* A full disk: each tick's rows are lost, which shows in status (ok false, why) and metrics
+ * (mpamd_record_ok 0, errors_total growing) while the loop goes on; once space is freed the rows
+ * start again by themselves, and status and metrics say so. Before, a full disk stopped the recording
+ * with a log line only, until the next SIGHUP. */
+static void test_full_disk_shows_and_heals(void **state)
+{
+	struct files *f = *state;
+	char disk[96], record[128], filler[128], socket[128];
+	static const char block[4096];
+
+	snprintf(disk, sizeof(disk), "%s/disk", f->dir);
+	snprintf(record, sizeof(record), "%s/run.csv", disk);
+	snprintf(filler, sizeof(filler), "%s/filler", disk);
+	snprintf(socket, sizeof(socket), "%s/mpamd.sock", f->dir);
+	assert_int_equal(mkdir(disk, 0755), 0);
+	int r = small_disk_begin(disk, 1024 * 1024);
+	if (r < 0) {
+		print_message("no tmpfs of our own here (%s): skipped\n", strerror(-r));
+		skip();
+	}
+	snprintf(f->mounted, sizeof(f->mounted), "%s", disk);
+	write_file(f->config, "[global]\nbackend = sim\ninterval_ms = 20\n[sim]\ncapacity_mbps = 10000\n"
+			      "[partition \"web\"]\nsim_demand = 3000\n");
+	char *argv[] = { MPAMD, "-c", f->config, "-f", "--socket", socket, "--record", record, NULL };
+	f->pid = spawn_background(argv, f->log);
+	assert_true(f->pid > 0);
+	assert_true(wait_for_rows(record, 4));
+
+	int fd = open(filler, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	assert_true(fd >= 0);
+	while (write(fd, block, sizeof(block)) > 0)
+		;
+	assert_int_equal(errno, ENOSPC);
+	close(fd);
+	json_t *rec = wait_record_state(socket, false);
+	assert_non_null(strstr(json_string_value(json_object_get(rec, "error")), "No space left on device"));
+	json_decref(rec);
+	assert_int_equal(metric(socket, "mpamd_record_ok"), 0);
+	double lost = metric(socket, "mpamd_record_errors_total");
+	assert_true(lost > 0);
+	usleep(100000);
+	assert_true(metric(socket, "mpamd_record_errors_total") > lost); /* every tick, and the loop goes on */
+
+	assert_int_equal(unlink(filler), 0);
+	json_decref(wait_record_state(socket, true)); /* no SIGHUP: tried again by itself */
+	assert_int_equal(metric(socket, "mpamd_record_ok"), 1);
+	assert_true(wait_for_text(f->log, "written again, after", WAIT_MS));
+	stop_daemon(f);
+	mount_end(disk);
+	f->mounted[0] = '\0';
 }
 
 /* [global] record_max_bytes through mpamd: the file never passes the cap, PATH.1 holds whole ticks
@@ -370,11 +497,12 @@ static void test_shipped_logrotate_config(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_two_runs_append, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_sighup_after_mv_begins_a_new_file, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_failed_reopen_stops_recording_only, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_record_max_bytes_rotates, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_shipped_logrotate_config, setup, teardown),
+		fixture_test(test_two_runs_append),
+		fixture_test(test_sighup_after_mv_begins_a_new_file),
+		fixture_test(test_record_failure_shows_and_heals),
+		fixture_test(test_full_disk_shows_and_heals),
+		fixture_test(test_record_max_bytes_rotates),
+		fixture_test(test_shipped_logrotate_config),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

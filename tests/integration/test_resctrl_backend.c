@@ -748,6 +748,32 @@ static void test_mpam_without_counters_records_nothing_as_zero(void **state)
 }
 
 /* The daemon end to end on the emulator: the record file of the simulator, without sim_mbps. */
+/* The warnings opening the `profile` emulator's control logs with mb_max_mode = `mode`. */
+static unsigned long warnings_opening(const char *profile, const char *mode)
+{
+	char body[128];
+	struct rig rig;
+	struct err err = { "" };
+
+	snprintf(body, sizeof(body), "mb_max_mode = %s\n[partition \"web\"]\nsim_demand = 1000\n", mode);
+	rig_start(&rig, profile, body);
+	unsigned long before = log_count(LOG_LEVEL_WARNING);
+	if (rig_open(&rig, &err) < 0)
+		fail_msg("open: %s", err.text);
+	unsigned long said = log_count(LOG_LEVEL_WARNING) - before;
+	rig_stop(&rig);
+	return said;
+}
+
+/* Through resctrl Linux's MPAM driver keeps every mb_max soft: mb_max_mode = hard is said not to hold
+ * there; Intel's MB has no such choice and nothing is said. */
+static void test_hard_mode_is_said_soft_through_resctrl(void **state)
+{
+	(void)state;
+	assert_int_equal(warnings_opening("mpam", "hard"), warnings_opening("mpam", "soft") + 1);
+	assert_int_equal(warnings_opening("intel", "hard"), warnings_opening("intel", "soft"));
+}
+
 static void test_mpamd_records_against_the_emulator(void **state)
 {
 	struct rig rig;
@@ -911,13 +937,13 @@ static void assert_reason_or_none(const char *error, const char *reason)
  * the write, so that the kernel's reason is in the error on both, and says so when it is empty. */
 static void check_write_reasons(const char *kernel)
 {
-	const char *const extra[] = { "--kernel", kernel, NULL };
+	const char *const extra[] = { "--kernel", kernel, "--possible-cpus", "8", NULL };
 	struct rig rig;
 	struct err err = { "" };
 	struct partition_limits want = { .l3_cbm = 0x0ff }, eff;
 	char first[512] = "";
 
-	/* CPU 5 is not online (4 CPUs): the kernel refuses the cpus_list write. */
+	/* CPU 5 is possible but not online (4 of 8): the kernel refuses the cpus_list write. */
 	rig_start_args(&rig, "intel", extra,
 		       "[partition \"web\"]\ncpus = 5\n[partition \"batch\"]\nsim_demand = 100\n");
 	/* Another tool's exclusive group holds 0x00f: a mask over it is refused by the kernel itself. */
@@ -1038,7 +1064,7 @@ static void test_io_alloc_and_cdp_count(void **state)
 	assert_int_equal(rig_open_partitions(&rig, first, sizeof(first)), 1);
 	if (!strstr(first, "(last_cmd_status: Out of CLOSIDs): io_alloc is enabled and holds the highest CLOSID"))
 		fail_msg("%s", first);
-	assert_file_contains(&rig, "mpamd-p6", "schemata", "L3CODE:0=f0;1=f0\nL3DATA:0=f0;1=f0\n");
+	assert_file_contains(&rig, "mpamd-p6", "schemata", "L3DATA:0=f0;1=f0\nL3CODE:0=f0;1=f0\n");
 	rig_stop(&rig);
 }
 
@@ -1331,6 +1357,7 @@ int main(void)
 		cmocka_unit_test(test_mpam73_new_counter_read_next_tick),
 		cmocka_unit_test(test_mpam_without_counters_records_nothing_as_zero),
 		cmocka_unit_test(test_mpamd_records_against_the_emulator),
+		cmocka_unit_test(test_hard_mode_is_said_soft_through_resctrl),
 		cmocka_unit_test(test_one_read_syscall_per_counter_per_tick),
 		cmocka_unit_test(test_mmio_monitors_refused_beside_the_kernel),
 		cmocka_unit_test(test_auto_monitors_degrade_without_devmem),

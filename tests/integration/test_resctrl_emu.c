@@ -95,6 +95,13 @@ static int setup_intel(void **state)
 	return start(state, "intel", NULL, NULL);
 }
 
+static int setup_intel_8_possible_cpus(void **state)
+{
+	static const char *const extra[] = { "--possible-cpus", "8", NULL };
+
+	return start(state, "intel", NULL, extra);
+}
+
 static int setup_intel_debug(void **state)
 {
 	static const char *const extra[] = { "--debug", NULL };
@@ -445,8 +452,8 @@ static void test_intel_layout(void **state)
 	check_file(f, "info/L3_MON/mon_features", "llc_occupancy\nmbm_total_bytes\nmbm_local_bytes\n");
 	check_file(f, "info/L3_MON/mbm_assign_mode", "[default]\n");
 	check_file(f, "info/L3_MON/max_threshold_occupancy", "720896\n");
-	check_file(f, "schemata", "L3:0=7ff;1=7ff\nMB:0=100;1=100\n");
-	check_file(f, "size", "L3:0=23068672;1=23068672\nMB:0=100;1=100\n");
+	check_file(f, "schemata", "MB:0=100;1=100\nL3:0=7ff;1=7ff\n");
+	check_file(f, "size", "MB:0=100;1=100\nL3:0=23068672;1=23068672\n");
 	check_file(f, "mode", "shareable\n");
 	check_file(f, "cpus", "f\n");
 	check_file(f, "cpus_list", "0-3\n");
@@ -462,8 +469,19 @@ static void test_amd_layout(void **state)
 		      ".emu_ctl,cpus,cpus_list,info,mbm_L3_assignments,mode,mon_data,mon_groups,schemata,size,tasks");
 	check_listing(f, "info/MB", "bandwidth_gran,delay_linear,min_bandwidth,num_closids");
 	check_listing(f, "info/L3_MON",
-		      "available_mbm_cntrs,max_threshold_occupancy,mbm_assign_mode,"
+		      "available_mbm_cntrs,event_configs,max_threshold_occupancy,mbm_assign_mode,"
 		      "mbm_assign_on_mkdir,mon_features,num_mbm_cntrs,num_rmids");
+	check_listing(f, "info/L3_MON/event_configs", "mbm_local_bytes,mbm_total_bytes");
+	check_file(f, "info/L3_MON/event_configs/mbm_total_bytes/event_filter",
+		   "local_reads,remote_reads,local_non_temporal_writes,remote_non_temporal_writes,"
+		   "local_reads_slow_memory,remote_reads_slow_memory,dirty_victim_writes_all\n");
+	check_file(f, "info/L3_MON/event_configs/mbm_local_bytes/event_filter",
+		   "local_reads,local_non_temporal_writes,local_reads_slow_memory\n");
+	/* resctrl_rmid_realloc_limit is x86_cache_size, the L2's on AMD (512 KiB), over 64 RMIDs; 7.2
+	 * refuses more than the limit without a message. */
+	check_file(f, "info/L3_MON/max_threshold_occupancy", "8192\n");
+	check_reject(f, "info/L3_MON/max_threshold_occupancy", "524289\n", EINVAL, "ok\n");
+	assert_int_equal(put(f, "info/L3_MON/max_threshold_occupancy", "524288\n"), 0);
 	check_file(f, "info/L3/cbm_mask", "ffff\n");
 	check_file(f, "info/L3/min_cbm_bits", "0\n");
 	check_file(f, "info/L3/sparse_masks", "1\n");
@@ -475,7 +493,7 @@ static void test_amd_layout(void **state)
 	check_file(f, "info/L3_MON/num_mbm_cntrs", "0=4;1=4\n");
 	check_file(f, "info/L3_MON/available_mbm_cntrs", "0=2;1=2\n");
 	check_file(f, "info/L3_MON/mbm_assign_on_mkdir", "1\n");
-	check_file(f, "schemata", "L3:0=ffff;1=ffff\nMB:0=2048;1=2048\n");
+	check_file(f, "schemata", "MB:0=2048;1=2048\nL3:0=ffff;1=ffff\n");
 	check_file(f, "mbm_L3_assignments", "mbm_total_bytes:0=e;1=e\nmbm_local_bytes:0=e;1=e\n");
 }
 
@@ -488,7 +506,7 @@ static void test_mpam_layout(void **state)
 	check_listing(f, "info/MB", "bandwidth_gran,delay_linear,min_bandwidth,num_closids");
 	check_listing(f, "mon_data", "mon_L3_00");
 	check_listing(f, "mon_data/mon_L3_00", "llc_occupancy");
-	check_file(f, "schemata", "L3:0=ffff\nMB:0=100\n");
+	check_file(f, "schemata", "MB:0=100\nL3:0=ffff\n");
 	check_file(f, "info/L3/shareable_bits", "ffff\n");
 	check_file(f, "info/L3/sparse_masks", "1\n");
 	check_file(f, "info/L3/min_cbm_bits", "1\n");
@@ -501,6 +519,9 @@ static void test_mpam_layout(void **state)
 	check_file(f, "info/L3_MON/num_rmids", "64\n");
 	check_file(f, "info/L3_MON/mon_features", "llc_occupancy\n");
 	check_file(f, "info/L3_MON/max_threshold_occupancy", "524288\n");
+	/* No pseudo-locking on arm64 (no CONFIG_RESCTRL_FS_PSEUDO_LOCK). */
+	assert_int_equal(mk(f, "p"), 0);
+	check_reject(f, "p/mode", "pseudo-locksetup\n", EINVAL, "Unknown or unsupported mode\n");
 	check_absent(f, "ctrl_hw_id");
 	check_absent(f, "mon_hw_id");
 	assert_int_equal(mk(f, "g"), 0);
@@ -541,10 +562,17 @@ static void test_file_rules(void **state)
 	assert_int_equal(rm(f, "info"), -EPERM);
 	assert_int_equal(rm(f, "mon_data"), -EPERM);
 	assert_int_equal(rm(f, "g/mon_groups"), -EPERM);
-	assert_int_equal(mk(f, "info/x"), -EPERM);
+	assert_int_equal(mk(f, "info/x"), -ENODEV); /* mkdir_rdt_prepare() finds no group for info/ */
 	assert_int_equal(mk(f, "g/x"), -EPERM);
 	assert_int_equal(mk(f, "mon_data/x"), -EPERM);
 	assert_int_equal(mk(f, "g/mon_groups/mon_groups"), -EPERM);
+	/* Such a mkdir clears last_cmd_status before its refusal (mkdir_rdt_prepare()), except in info/,
+	 * which has no group to lock. */
+	check_reject(f, "g/schemata", "L3:0=x\n", EINVAL, "Non-hex character in the mask x\n");
+	assert_int_equal(mk(f, "info/L3/x"), -ENODEV);
+	check_status(f, "Non-hex character in the mask x\n");
+	assert_int_equal(mk(f, "g/x"), -EPERM);
+	check_status(f, "ok\n");
 	/* A group's files go away with it: open ones answer ENODEV, as removed kernfs files do, even
 	 * once a new group has the old name. */
 	int fd = open(P(f, "g/schemata"), O_RDWR);
@@ -558,7 +586,7 @@ static void test_file_rules(void **state)
 	assert_int_equal(write(fd, "MB:0=50\n", 8), -1);
 	assert_int_equal(errno, ENODEV);
 	close(fd);
-	check_file(f, "g/schemata", "L3:0=7ff;1=7ff\nMB:0=100;1=100\n");
+	check_file(f, "g/schemata", "MB:0=100;1=100\nL3:0=7ff;1=7ff\n");
 	/* Writes are at most a page. */
 	char big[5000];
 	memset(big, ' ', sizeof(big) - 1);
@@ -602,7 +630,7 @@ static void test_cdp(void **state)
 	char name[16];
 
 	check_listing(f, "info", "L3CODE,L3DATA,L3_MON,MB,last_cmd_status");
-	check_file(f, "schemata", "L3CODE:0=7ff;1=7ff\nL3DATA:0=7ff;1=7ff\n    MB:0=100;1=100\n");
+	check_file(f, "schemata", "    MB:0=100;1=100\nL3DATA:0=7ff;1=7ff\nL3CODE:0=7ff;1=7ff\n");
 	check_file(f, "info/L3CODE/num_closids", "8\n");
 	check_file(f, "info/L3DATA/num_closids", "8\n");
 	check_file(f, "info/MB/num_closids", "16\n");
@@ -623,9 +651,10 @@ static void test_cdp(void **state)
 	/* g2's code mask may not take g1's data bits either (rdtgroup_cbm_overlaps checks the peer type). */
 	check_reject(f, "g2/schemata", "L3CODE:0=020\n", EINVAL, "Overlaps with exclusive group\n");
 	assert_int_equal(put(f, "g2/schemata", "L3CODE:0=100;1=100\n"), 0);
-	check_file(f, "g2/schemata", "L3CODE:0=100;1=100\nL3DATA:0=7c0;1=7c0\n    MB:0=100;1=100\n");
+	check_file(f, "g2/schemata", "    MB:0=100;1=100\nL3DATA:0=7c0;1=7c0\nL3CODE:0=100;1=100\n");
 	check_file(f, "info/L3CODE/bit_usage", "0=SSSSS00EEEE;1=SSSSS00EEEE\n");
 	check_file(f, "info/L3DATA/bit_usage", "0=SSSSSEE0000;1=SSSSSEE0000\n");
+	check_reject(f, "g2/mode", "pseudo-locksetup\n", EINVAL, "CDP enabled\n");
 }
 
 /* io_alloc (ctrlmondata.c resctrl_io_alloc_write): enabled, it holds the highest CLOSID, 7 under CDP;
@@ -678,7 +707,7 @@ static void test_mpam73_cdp(void **state)
 	struct fx *f = *state;
 
 	check_listing(f, "info", "L3CODE,L3DATA,L3_MON,last_cmd_status");
-	check_file(f, "schemata", "L3CODE:0=ffff\nL3DATA:0=ffff\n");
+	check_file(f, "schemata", "L3DATA:0=ffff\nL3CODE:0=ffff\n");
 	check_file(f, "info/L3CODE/num_closids", "16\n");
 	check_file(f, "info/L3_MON/num_rmids", "32\n");
 	check_file(f, "info/L3_MON/num_mbm_cntrs", "0=4\n");
@@ -767,8 +796,8 @@ static void test_many_domains(void **state)
 		check_listing(f, name, "llc_occupancy,mbm_local_bytes,mbm_total_bytes");
 	}
 	check_absent(f, "mon_data/mon_L3_24");
-	domains_line(want, sizeof(want), "L3:", 24, "ffff");
-	domains_line(line, sizeof(line), "MB:", 24, "2048");
+	domains_line(want, sizeof(want), "MB:", 24, "2048");
+	domains_line(line, sizeof(line), "L3:", 24, "ffff");
 	strcat(want, line);
 	check_file(f, "schemata", want);
 	domains_line(want, sizeof(want), "", 24, "4");
@@ -853,7 +882,7 @@ static void test_mkdir_populates(void **state)
 	check_status(f, "ok\n");
 	check_listing(f, "g", "cpus,cpus_list,mode,mon_data,mon_groups,schemata,size,tasks");
 	check_listing(f, "", ".emu_ctl,cpus,cpus_list,g,info,mode,mon_data,mon_groups,schemata,size,tasks");
-	check_file(f, "g/schemata", "L3:0=7ff;1=7ff\nMB:0=100;1=100\n");
+	check_file(f, "g/schemata", "MB:0=100;1=100\nL3:0=7ff;1=7ff\n");
 	check_file(f, "g/tasks", "");
 	check_file(f, "g/cpus", "0\n");
 	check_file(f, "g/cpus_list", "\n");
@@ -1012,15 +1041,15 @@ static void test_schemata_round_trip(void **state)
 	assert_int_equal(mk(f, "g"), 0);
 	assert_int_equal(put(f, "g/schemata", "L3:0=f;1=3f0\nMB:0=50;1=70\n"), 0);
 	check_status(f, "ok\n");
-	check_file(f, "g/schemata", "L3:0=f;1=3f0\nMB:0=50;1=70\n");
-	check_file(f, "g/size", "L3:0=8388608;1=12582912\nMB:0=50;1=70\n");
+	check_file(f, "g/schemata", "MB:0=50;1=70\nL3:0=f;1=3f0\n");
+	check_file(f, "g/size", "MB:0=50;1=70\nL3:0=8388608;1=12582912\n");
 	/* Only the lines and domains given change; white space around names and values is fine. */
 	assert_int_equal(put(f, "g/schemata", "  MB:1= 20 \n"), 0);
-	check_file(f, "g/schemata", "L3:0=f;1=3f0\nMB:0=50;1=20\n");
+	check_file(f, "g/schemata", "MB:0=50;1=20\nL3:0=f;1=3f0\n");
 	assert_int_equal(put(f, "g/schemata", "L3:1=0x7\n"), 0);
-	check_file(f, "g/schemata", "L3:0=f;1=7\nMB:0=50;1=20\n");
+	check_file(f, "g/schemata", "MB:0=50;1=20\nL3:0=f;1=7\n");
 	/* The default group is untouched. */
-	check_file(f, "schemata", "L3:0=7ff;1=7ff\nMB:0=100;1=100\n");
+	check_file(f, "schemata", "MB:0=100;1=100\nL3:0=7ff;1=7ff\n");
 }
 
 static void test_schemata_rejections(void **state)
@@ -1057,7 +1086,7 @@ static void test_schemata_rejections(void **state)
 	/* Without the trailing newline: EINVAL before the status is touched. */
 	check_reject(f, "g/schemata", "XX:0=1\n", EINVAL, "Unknown or unsupported resource name 'XX'\n");
 	check_reject(f, "g/schemata", "L3:0=3", EINVAL, "Unknown or unsupported resource name 'XX'\n");
-	check_file(f, "g/schemata", "L3:0=7ff;1=7ff\nMB:0=100;1=100\n");
+	check_file(f, "g/schemata", "MB:0=100;1=100\nL3:0=7ff;1=7ff\n");
 }
 
 static void test_min_cbm_bits(void **state)
@@ -1076,9 +1105,9 @@ static void test_mb_rounding_intel(void **state)
 	struct fx *f = *state;
 
 	assert_int_equal(put(f, "schemata", "MB:0=15;1=91\n"), 0);
-	check_file(f, "schemata", "L3:0=7ff;1=7ff\nMB:0=20;1=100\n");
+	check_file(f, "schemata", "MB:0=20;1=100\nL3:0=7ff;1=7ff\n");
 	assert_int_equal(put(f, "schemata", "MB:0=10\n"), 0);
-	check_file(f, "schemata", "L3:0=7ff;1=7ff\nMB:0=10;1=100\n");
+	check_file(f, "schemata", "MB:0=10;1=100\nL3:0=7ff;1=7ff\n");
 }
 
 static void test_mb_rounding_amd(void **state)
@@ -1086,11 +1115,11 @@ static void test_mb_rounding_amd(void **state)
 	struct fx *f = *state;
 
 	assert_int_equal(put(f, "schemata", "MB:0=1000;1=0\n"), 0);
-	check_file(f, "schemata", "L3:0=ffff;1=ffff\nMB:0=1000;1=0\n");
+	check_file(f, "schemata", "MB:0=1000;1=0\nL3:0=ffff;1=ffff\n");
 	check_reject(f, "schemata", "MB:0=3000\n", EINVAL, "MB value 3000 out of range [0,2048]\n");
 	/* Sparse masks and min_cbm_bits 0: any mask within cbm_mask, even 0. */
 	assert_int_equal(put(f, "schemata", "L3:0=f0f;1=0\n"), 0);
-	check_file(f, "schemata", "L3:0=f0f;1=0\nMB:0=1000;1=0\n");
+	check_file(f, "schemata", "MB:0=1000;1=0\nL3:0=f0f;1=0\n");
 }
 
 /* Linux 7.1 MPAM: 50 rounds up to 52, which is stored as MBW_MAX band 16 of 32 (round to
@@ -1100,17 +1129,17 @@ static void test_mb_rounding_mpam(void **state)
 	struct fx *f = *state;
 
 	assert_int_equal(put(f, "schemata", "MB:0=50\n"), 0);
-	check_file(f, "schemata", "L3:0=ffff\nMB:0=53\n");
+	check_file(f, "schemata", "MB:0=53\nL3:0=ffff\n");
 	assert_int_equal(put(f, "schemata", "MB:0=35\n"), 0);
-	check_file(f, "schemata", "L3:0=ffff\nMB:0=38\n");
+	check_file(f, "schemata", "MB:0=38\nL3:0=ffff\n");
 	assert_int_equal(put(f, "schemata", "MB:0=3\n"), 0);
-	check_file(f, "schemata", "L3:0=ffff\nMB:0=3\n");
+	check_file(f, "schemata", "MB:0=3\nL3:0=ffff\n");
 	assert_int_equal(put(f, "schemata", "MB:0=99\n"), 0);
-	check_file(f, "schemata", "L3:0=ffff\nMB:0=100\n");
+	check_file(f, "schemata", "MB:0=100\nL3:0=ffff\n");
 	check_reject(f, "schemata", "MB:0=2\n", EINVAL, "MB value 2 out of range [3,100]\n");
 	/* Sparse masks are allowed. */
 	assert_int_equal(put(f, "schemata", "L3:0=f00f\n"), 0);
-	check_file(f, "schemata", "L3:0=f00f\nMB:0=100\n");
+	check_file(f, "schemata", "MB:0=100\nL3:0=f00f\n");
 }
 
 static void test_exclusive_mode(void **state)
@@ -1126,9 +1155,14 @@ static void test_exclusive_mode(void **state)
 	check_file(f, "info/L3/bit_usage", "0=SSSSSSSSSEE;1=SSSSSSSSSEE\n");
 	/* A new group gets every bit but the exclusive group's. */
 	assert_int_equal(mk(f, "h"), 0);
-	check_file(f, "h/schemata", "L3:0=7fc;1=7fc\nMB:0=100;1=100\n");
+	check_file(f, "h/schemata", "MB:0=100;1=100\nL3:0=7fc;1=7fc\n");
 	check_reject(f, "h/schemata", "L3:0=6\n", EINVAL, "Overlaps with exclusive group\n");
 	check_reject(f, "g/mode", "locked\n", EINVAL, "Unknown or unsupported mode\n");
+	/* x86 kernels have pseudo-locking (rdtgroup_locksetup_enter), which this CPU cannot do. */
+	check_reject(f, "h/mode", "pseudo-locksetup\n", EINVAL, "Pseudo-locking not supported\n");
+	check_reject(f, "mode", "pseudo-locksetup\n", EINVAL, "Cannot pseudo-lock default group\n");
+	check_reject(f, "h/mode", "pseudo-locked\n", EINVAL, "Unknown or unsupported mode\n");
+	check_file(f, "h/mode", "shareable\n");
 }
 
 /* ---- tasks ---- */
@@ -1612,11 +1646,10 @@ static void test_cpus(void **state)
 	/* Taking a CPU from another group. */
 	assert_int_equal(put(f, "h/cpus_list", "2-3\n"), 0);
 	check_file(f, "g/cpus_list", "1\n");
-	/* Errors; like the kernel, cpus writes add to last_cmd_status without clearing it. */
-	assert_int_equal(put(f, "g/cpus_list", "0-7\n"), -EINVAL);
-	check_status(f, "Can only assign online CPUs\n");
-	assert_int_equal(put(f, "g/cpus", "10\n"), -EINVAL);
-	check_status(f, "Can only assign online CPUs\n");
+	/* Errors, each clearing last_cmd_status first. A CPU past the possible ones (the kernel parses
+	 * nr_cpu_ids bits) is a parse error: ERANGE in a list, EOVERFLOW in a mask. */
+	check_reject(f, "g/cpus_list", "0-7\n", ERANGE, "Bad CPU list/mask\n");
+	check_reject(f, "g/cpus", "10\n", EOVERFLOW, "Bad CPU list/mask\n");
 	assert_true(put(f, "g/cpus_list", "abc\n") < 0);
 	check_status(f, "Bad CPU list/mask\n");
 	assert_true(put(f, "g/cpus", "xyz\n") < 0);
@@ -1634,6 +1667,23 @@ static void test_cpus(void **state)
 	/* rmdir gives a CTRL_MON group's CPUs back to the default group. */
 	assert_int_equal(rm(f, "h"), 0);
 	check_file(f, "cpus_list", "0,2-3\n");
+}
+
+/* A possible CPU that is offline parses, and is refused as offline; every mask is as wide as the
+ * possible CPUs. */
+static void test_cpus_offline(void **state)
+{
+	struct fx *f = *state;
+
+	check_file(f, "cpus", "0f\n");
+	check_file(f, "cpus_list", "0-3\n");
+	assert_int_equal(mk(f, "g"), 0);
+	check_reject(f, "g/cpus_list", "2-5\n", EINVAL, "Can only assign online CPUs\n");
+	check_reject(f, "g/cpus", "30\n", EINVAL, "Can only assign online CPUs\n");
+	check_reject(f, "g/cpus_list", "8\n", ERANGE, "Bad CPU list/mask\n");
+	check_reject(f, "g/cpus", "100\n", EOVERFLOW, "Bad CPU list/mask\n");
+	assert_int_equal(put(f, "g/cpus", "0c\n"), 0);
+	check_file(f, "g/cpus_list", "2-3\n");
 }
 
 /* ---- counters from the traffic model ---- */
@@ -1699,12 +1749,12 @@ static void test_mba_mbps(void **state)
 	struct fx *f = *state;
 	double batch[2];
 
-	check_file(f, "schemata", "L3:0=7ff;1=7ff\nMB:0=4294967295;1=4294967295\n");
+	check_file(f, "schemata", "MB:0=4294967295;1=4294967295\nL3:0=7ff;1=7ff\n");
 	check_file(f, "mba_MBps_event", "mbm_local_bytes\n");
 	assert_int_equal(mk(f, "mpamd-batch"), 0);
-	check_file(f, "mpamd-batch/schemata", "L3:0=7ff;1=7ff\nMB:0=4294967295;1=4294967295\n");
+	check_file(f, "mpamd-batch/schemata", "MB:0=4294967295;1=4294967295\nL3:0=7ff;1=7ff\n");
 	assert_int_equal(put(f, "mpamd-batch/schemata", "MB:0=1234;1=5\n"), 0);
-	check_file(f, "mpamd-batch/schemata", "L3:0=7ff;1=7ff\nMB:0=1234;1=5\n");
+	check_file(f, "mpamd-batch/schemata", "MB:0=1234;1=5\nL3:0=7ff;1=7ff\n");
 	check_reject(f, "mpamd-batch/schemata", "MB:0=-1\n", EINVAL, "Invalid MB value -1\n");
 	assert_int_equal(put(f, "mpamd-batch/mba_MBps_event", "mbm_total_bytes\n"), 0);
 	check_file(f, "mpamd-batch/mba_MBps_event", "mbm_total_bytes\n");
@@ -1793,7 +1843,7 @@ static void test_fail_next_write(void **state)
 
 	ctl(f, "fail_next_write EIO");
 	assert_int_equal(put(f, "schemata", "MB:0=50\n"), -EIO);
-	check_file(f, "schemata", "L3:0=7ff;1=7ff\nMB:0=100;1=100\n");
+	check_file(f, "schemata", "MB:0=100;1=100\nL3:0=7ff;1=7ff\n");
 	assert_int_equal(put(f, "schemata", "MB:0=50\n"), 0);
 	/* With a path suffix only a matching write fails. */
 	ctl(f, "fail_next_write ENOSPC tasks\n");
@@ -1802,7 +1852,7 @@ static void test_fail_next_write(void **state)
 	assert_int_equal(put(f, "tasks", "0\n"), 0);
 	ctl(f, "fail_next_write 16");
 	assert_int_equal(put(f, "schemata", "MB:0=70\n"), -EBUSY);
-	check_file(f, "schemata", "L3:0=7ff;1=7ff\nMB:0=60;1=100\n");
+	check_file(f, "schemata", "MB:0=60;1=100\nL3:0=7ff;1=7ff\n");
 	ctl(f, "fail_mkdir ENOSPC");
 	assert_int_equal(mk(f, "g"), -ENOSPC);
 	check_absent(f, "g");
@@ -1928,10 +1978,12 @@ static void test_amd_assignment(void **state)
 	check_status(f, "ok\n");
 	check_file(f, "g1/mbm_L3_assignments", "mbm_total_bytes:0=e;1=e\nmbm_local_bytes:0=e;1=e\n");
 	check_file(f, "info/L3_MON/available_mbm_cntrs", "0=0;1=0\n");
-	/* No counters left: the group is made but stays unassigned. */
+	/* No counters left: the group is made but stays unassigned, each event tried on every domain. */
 	assert_int_equal(mk(f, "g2"), 0);
 	check_status(f, "Failed to allocate counter for mbm_total_bytes in domain 0\n"
-			"Failed to allocate counter for mbm_local_bytes in domain 0\n");
+			"Failed to allocate counter for mbm_total_bytes in domain 1\n"
+			"Failed to allocate counter for mbm_local_bytes in domain 0\n"
+			"Failed to allocate counter for mbm_local_bytes in domain 1\n");
 	check_file(f, "g2/mbm_L3_assignments", "mbm_total_bytes:0=_;1=_\nmbm_local_bytes:0=_;1=_\n");
 	check_file(f, "g2/mon_data/mon_L3_00/mbm_total_bytes", "Unassigned\n");
 	check_file(f, "g2/mon_data/mon_L3_00/llc_occupancy", "0\n");
@@ -1960,6 +2012,30 @@ static void test_amd_assignment(void **state)
 	check_file(f, "info/L3_MON/available_mbm_cntrs", "0=1;1=1\n");
 	assert_int_equal(rm(f, "g1"), 0);
 	check_file(f, "info/L3_MON/available_mbm_cntrs", "0=2;1=2\n");
+}
+
+/* AMD's counters are configurable (mbm_cntr_configurable): event_filter takes a list of
+ * transactions, refused names and all. */
+static void test_amd_event_filter(void **state)
+{
+	struct fx *f = *state;
+	const char *local = "info/L3_MON/event_configs/mbm_local_bytes/event_filter";
+	struct stat st;
+
+	assert_int_equal(stat(P(f, local), &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0644);
+	assert_int_equal(put(f, local, " remote_reads , local_reads\n"), 0);
+	check_file(f, local, "local_reads,remote_reads\n");
+	check_status(f, "ok\n");
+	check_reject(f, local, "local_reads,reads\n", EINVAL, "Invalid memory transaction type reads\n");
+	/* 7.2 refuses a write without its newline before it clears last_cmd_status. */
+	check_reject(f, local, "local_reads", EINVAL, "Invalid memory transaction type reads\n");
+	check_file(f, local, "local_reads,remote_reads\n");
+	check_file(f, "info/L3_MON/event_configs/mbm_total_bytes/event_filter",
+		   "local_reads,remote_reads,local_non_temporal_writes,remote_non_temporal_writes,"
+		   "local_reads_slow_memory,remote_reads_slow_memory,dirty_victim_writes_all\n");
+	assert_int_equal(put(f, "info/L3_MON/mbm_assign_mode", "default\n"), 0);
+	check_reject(f, local, "local_reads\n", EINVAL, "mbm_event counter assignment mode is not enabled\n");
 }
 
 static void test_amd_assign_mode(void **state)
@@ -2247,6 +2323,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_tasks_proc_root, setup_fake_proc, teardown_fake_proc),
 		cmocka_unit_test_setup_teardown(test_tasks_inherited, setup_intel, teardown),
 		cmocka_unit_test_setup_teardown(test_cpus, setup_intel, teardown),
+		cmocka_unit_test_setup_teardown(test_cpus_offline, setup_intel_8_possible_cpus, teardown),
 		cmocka_unit_test_setup_teardown(test_counters_follow_demand, setup_intel_sim, teardown),
 		cmocka_unit_test_setup_teardown(test_counters_share_capacity, setup_intel_sim, teardown),
 		cmocka_unit_test_setup_teardown(test_counters_real_time, setup_intel_sim, teardown),
@@ -2257,6 +2334,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_vanish, setup_intel, teardown),
 		cmocka_unit_test_setup_teardown(test_amd_assignment, setup_amd, teardown),
 		cmocka_unit_test_setup_teardown(test_amd_assign_mode, setup_amd, teardown),
+		cmocka_unit_test_setup_teardown(test_amd_event_filter, setup_amd, teardown),
 		cmocka_unit_test_setup_teardown(test_amd_counter_restart, setup_amd_sim, teardown),
 		cmocka_unit_test_setup_teardown(test_intel_assign_mode, setup_intel, teardown),
 		cmocka_unit_test_setup_teardown(test_mpam73_layout, setup_mpam73, teardown),

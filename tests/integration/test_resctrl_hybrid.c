@@ -29,6 +29,7 @@
 #include "core/config/config.h"
 #include "core/base/counter.h"
 #include "backends/mpam/mpam_regs.h"
+#include "tests/util/bus_tap.h"
 #include "tests/util/emu_runner.h"
 #include "tests/util/testutil.h"
 #include "tests/util/log_capture.h"
@@ -39,8 +40,7 @@
  * pages), which in monitor-only mode must be none, and to monitor registers, which beside the kernel
  * must be none while probing. */
 struct watch_bus {
-	struct msc_bus base;
-	struct msc_bus *inner;
+	struct bus_tap tap;
 	unsigned cfg_writes;
 	unsigned mon_writes;
 };
@@ -55,41 +55,17 @@ static bool is_monitor_register(uint32_t off)
 	return off >= MSMON_CFG_MON_SEL && off < 0x1000;
 }
 
-static int watch_read32(struct msc_bus *b, uint32_t off, uint32_t *v)
+static void watch_write(struct bus_tap *t, uint32_t off, uint64_t v, unsigned bytes)
 {
-	return bus_read32(((struct watch_bus *)b)->inner, off, v);
-}
+	struct watch_bus *w = (struct watch_bus *)t;
 
-static int watch_write32(struct msc_bus *b, uint32_t off, uint32_t v)
-{
-	struct watch_bus *w = (struct watch_bus *)b;
-
+	(void)v, (void)bytes;
 	w->cfg_writes += is_config_register(off);
 	w->mon_writes += is_monitor_register(off);
-	return bus_write32(w->inner, off, v);
 }
 
-static int watch_read64(struct msc_bus *b, uint32_t off, uint64_t *v)
-{
-	return bus_read64(((struct watch_bus *)b)->inner, off, v);
-}
-
-static int watch_write64(struct msc_bus *b, uint32_t off, uint64_t v)
-{
-	struct watch_bus *w = (struct watch_bus *)b;
-
-	w->cfg_writes += is_config_register(off);
-	w->mon_writes += is_monitor_register(off);
-	return bus_write64(w->inner, off, v);
-}
-
-static void watch_free(struct msc_bus *b)
-{
-	bus_free(((struct watch_bus *)b)->inner);
-	/* The watch itself is owned by the test, which reads cfg_writes after the backend is gone. */
-}
-
-static const struct msc_bus_ops watch_ops = { watch_read32, watch_write32, watch_read64, watch_write64, watch_free };
+/* The watch itself is owned by the test, which reads cfg_writes after the backend is gone. */
+static const struct bus_tap_hooks watch_hooks = { .before_write = watch_write };
 
 /* What the kernel's MPAM driver does with a group's MB percent (Linux 7.1's percent_to_mbw_max
  * rounds to the nearest band; mpamd's own driver would round down). */
@@ -146,9 +122,9 @@ static void run_hybrid(const char *monitor)
 	uint64_t now = 1000 * TICK_NS;
 	assert_int_equal(sim_host_new(config, now, &host, &err), 0);
 	struct watch_bus *watch = calloc(1, sizeof(*watch));
-	assert_int_equal(bus_sim_new(sim_host_msc(host, 0), 0x7f000000, &watch->inner), 0);
-	watch->base = (struct msc_bus){ .ops = &watch_ops, .base = 0x7f000000, .size = MPAM_MSC_PAGE_SIZE };
-	struct msc_bus *buses[] = { &watch->base };
+	struct msc_bus *inner;
+	assert_int_equal(bus_sim_new(sim_host_msc(host, 0), 0x7f000000, &inner), 0);
+	struct msc_bus *buses[] = { bus_tap_over(&watch->tap, inner, &watch_hooks) };
 	const char *names[] = { "l3" };
 
 	/* The composition the engine makes of backend = resctrl, monitor = mmio, with the MSC set the
@@ -232,17 +208,11 @@ static void run_hybrid(const char *monitor)
 	assert_int_equal(emu_stop(emu), 0);
 }
 
-static void test_monitor_mmio(void **state)
+/* monitor = the test's state: "mmio" by name, or "auto" (resctrl has no MBM counters and [msc]
+ * sections exist, so the MSCs' monitors are used). */
+static void test_monitor(void **state)
 {
-	(void)state;
-	run_hybrid("mmio");
-}
-
-/* auto: resctrl has no MBM counters and [msc] sections exist, so the MSCs' monitors are used. */
-static void test_monitor_auto_picks_mmio(void **state)
-{
-	(void)state;
-	run_hybrid("auto");
+	run_hybrid(*state);
 }
 
 /* Without mmio_beside_kernel, the MBWU monitor neither offers itself to monitor = auto beside resctrl
@@ -274,8 +244,8 @@ static void test_refused_without_the_opt_in(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_monitor_mmio),
-		cmocka_unit_test(test_monitor_auto_picks_mmio),
+		{ .name = "test_monitor_mmio", .test_func = test_monitor, .initial_state = "mmio" },
+		{ .name = "test_monitor_auto_picks_mmio", .test_func = test_monitor, .initial_state = "auto" },
 		cmocka_unit_test(test_refused_without_the_opt_in),
 	};
 	return cmocka_run_group_tests(tests, log_errors_only, NULL);

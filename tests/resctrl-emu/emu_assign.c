@@ -1,7 +1,6 @@
 /* See emu_assign.h. Rules from fs/resctrl/monitor.c: rdtgroup_alloc_assign_cntr ("Failed to
- * allocate counter for %s in domain %d", ENOSPC), rdtgroup_assign_cntr_event (6.18: all domains
- * stop at the first failure; 7.3, profiles with assign_all_continues: every domain is tried and the
- * last failure returned), resctrl_parse_mbm_assignment (no all-or-nothing: earlier lines stay
+ * allocate counter for %s in domain %d", ENOSPC), rdtgroup_assign_cntr_event (7.2 and 7.3: every
+ * domain is tried and the last failure returned; 6.18 stopped at the first), resctrl_parse_mbm_assignment (no all-or-nothing: earlier lines stay
  * applied; "*" ends the line), mbm_L3_assignments_write, resctrl_mbm_assign_mode_show/_write (a mode
  * change frees every counter and restarts every count; with mbm_cntr_assign_fixed only the current
  * mode is listed and a change fails with "Counter assignment mode is not configurable"),
@@ -19,10 +18,20 @@
 static const enum emu_event mbm_events[] = { EMU_EVT_TOTAL, EMU_EVT_LOCAL };
 #define MBM_EVENT_COUNT (sizeof(mbm_events) / sizeof(mbm_events[0]))
 
+/* include/linux/resctrl_types.h */
+#define READS_TO_LOCAL_MEM	    (1u << 0)
+#define NON_TEMP_WRITE_TO_LOCAL_MEM (1u << 2)
+#define READS_TO_LOCAL_S_MEM	    (1u << 4)
+
+/* resctrl_l3_mon_resource_init() with assignable counters: total counts every transaction the
+ * hardware can, local only those to local memory. */
 void emu_assign_init(struct emu *e)
 {
 	e->assign.enabled = e->prof.cntr_assignable;
 	e->assign.on_mkdir = e->assign.enabled;
+	e->assign.evt_cfg[EMU_EVT_TOTAL] = e->prof.mbm_cfg_mask;
+	e->assign.evt_cfg[EMU_EVT_LOCAL] =
+		e->prof.mbm_cfg_mask & (READS_TO_LOCAL_MEM | READS_TO_LOCAL_S_MEM | NON_TEMP_WRITE_TO_LOCAL_MEM);
 	memset(e->assign.cntr, 0, sizeof(e->assign.cntr));
 }
 
@@ -62,8 +71,6 @@ static int assign_event(struct emu *e, struct emu_group *g, int domain, enum emu
 		if (domain != ALL_DOMAINS && (unsigned)domain != d)
 			continue;
 		int r = alloc_one(e, g, d, ev);
-		if (r && !e->prof.assign_all_continues)
-			return r;
 		if (r)
 			ret = r;
 	}
@@ -328,16 +335,17 @@ static const char *const transactions[] = {
 	"dirty_victim_writes_all",
 };
 
+#define TRANSACTION_COUNT (sizeof(transactions) / sizeof(transactions[0]))
+
 int emu_event_filter_show(struct emu *e, const struct emu_node *n, struct emu_buf *out)
 {
 	bool sep = false;
 
-	(void)n;
 	int r = need_enabled(e);
 	if (r)
 		return r;
-	for (size_t i = 0; i < sizeof(transactions) / sizeof(transactions[0]); i++) {
-		if (!((e->prof.mbm_cfg_mask >> i) & 1u))
+	for (size_t i = 0; i < TRANSACTION_COUNT; i++) {
+		if (!((e->assign.evt_cfg[n->event] >> i) & 1u))
 			continue;
 		emu_buf_printf(out, "%s%s", sep ? "," : "", transactions[i]);
 		sep = true;
@@ -346,21 +354,61 @@ int emu_event_filter_show(struct emu *e, const struct emu_node *n, struct emu_bu
 	return 0;
 }
 
-/* event_filter_write() on a resource whose counters are not configurable (the only kind the
- * profiles have): the file is 0444, but root may still write it. */
+/* resctrl_parse_mem_transactions(): names separated by commas, each trimmed; none is 0. */
+static int parse_transactions(struct emu *e, char *text, uint32_t *ret)
+{
+	*ret = 0;
+	while (text && text[0] != '\0') {
+		char *name = emu_strim(strsep(&text, ","));
+		size_t i = 0;
+		while (i < TRANSACTION_COUNT && strcmp(transactions[i], name) != 0)
+			i++;
+		if (i == TRANSACTION_COUNT) {
+			emu_status_printf(&e->status, "Invalid memory transaction type %s\n", name);
+			return -EINVAL;
+		}
+		*ret |= 1u << i;
+	}
+	return 0;
+}
+
+/* resctrl_update_cntr_allrdtgrp(): each counter of the event is programmed again, which starts its
+ * count anew. */
+static void reprogram_event(struct emu *e, enum emu_event ev)
+{
+	for (struct emu_group *g = emu_next_group(e, NULL); g; g = emu_next_group(e, g))
+		for (unsigned d = 0; d < e->prof.domains; d++)
+			if (g->mon[d].cntr[ev] >= 0)
+				emu_counter_assigned(e, g, d, ev);
+}
+
+/* event_filter_write(). 7.2 refuses a write without its newline before anything else, silently;
+ * 7.3 clears last_cmd_status first and says so. Only configurable counters (AMD's) take it. */
 int emu_event_filter_write(struct emu *e, const struct emu_node *n, char *buf, size_t len, const struct emu_caller *who)
 {
-	(void)n;
-	(void)buf;
+	uint32_t cfg;
+
 	(void)who;
-	emu_status_clear(&e->status);
 	if (len == 0 || buf[len - 1] != '\n') {
+		if (!emu_kernel_at_least(e, 703))
+			return -EINVAL;
+		emu_status_clear(&e->status);
 		emu_status_printf(&e->status, "event_filter: Invalid input\n");
 		return -EINVAL;
 	}
+	buf[len - 1] = '\0';
 	int r = need_enabled(e);
 	if (r)
 		return r;
-	emu_status_printf(&e->status, "event_filter is not configurable\n");
-	return -EPERM;
+	if (!e->prof.cntr_configurable) {
+		emu_status_printf(&e->status, "event_filter is not configurable\n");
+		return -EPERM;
+	}
+	if ((r = parse_transactions(e, buf, &cfg)) != 0)
+		return r;
+	if (cfg != e->assign.evt_cfg[n->event]) {
+		e->assign.evt_cfg[n->event] = cfg;
+		reprogram_event(e, (enum emu_event)n->event);
+	}
+	return 0;
 }

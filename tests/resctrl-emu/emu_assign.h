@@ -1,8 +1,8 @@
 /* Counter assignment ("mbm_event" mode: AMD ABMC, Linux 7.3 MPAM): each domain has num_mbm_cntrs counters; in
  * mbm_event mode an MBM event of a group counts only while it holds one, and reads "Unassigned"
  * otherwise. Files: info/L3_MON/{mbm_assign_mode,num_mbm_cntrs,available_mbm_cntrs,
- * mbm_assign_on_mkdir}, info/L3_MON/event_configs/<event>/event_filter (profiles with
- * event_configs) and each group's mbm_<RES>_assignments. Profiles without assignable counters
+ * mbm_assign_on_mkdir}, info/L3_MON/event_configs/<event>/event_filter and each group's
+ * mbm_<RES>_assignments. Profiles without assignable counters
  * still have mbm_assign_mode, reading "[default]", as kernels since 6.18 do. */
 #ifndef MPAMD_TESTS_RESCTRL_EMU_ASSIGN_H
 #define MPAMD_TESTS_RESCTRL_EMU_ASSIGN_H

@@ -90,7 +90,7 @@ static int get_x32_reverse(const char *text, long *i, uint32_t *num)
 	return 0;
 }
 
-int emu_cpumask_parse(const char *text, struct emu_cpumask *m)
+int emu_cpumask_parse(const char *text, unsigned nbits, struct emu_cpumask *m)
 {
 	long i = (long)strcspn(text, "\n") - 1;
 	unsigned chunk = 0;
@@ -100,8 +100,8 @@ int emu_cpumask_parse(const char *text, struct emu_cpumask *m)
 		while (i >= 0 && region_end(text[i]))
 			i--;
 		if (i < 0)
-			return 0;
-		if (chunk == EMU_CPU_BITS / 32)
+			break;
+		if (chunk == (nbits + 31) / 32)
 			return -EOVERFLOW;
 		uint32_t val;
 		int r = get_x32_reverse(text, &i, &val);
@@ -110,6 +110,11 @@ int emu_cpumask_parse(const char *text, struct emu_cpumask *m)
 		m->w[chunk / 2] |= (uint64_t)val << (32 * (chunk % 2));
 		chunk++;
 	}
+	/* A bit past the last CPU in the chunks given. */
+	for (unsigned bit = nbits; bit < chunk * 32; bit++)
+		if (emu_cpumask_test(m, bit))
+			return -EOVERFLOW;
+	return 0;
 }
 
 struct region {
@@ -178,11 +183,11 @@ static const char *parse_region(const char *s, struct region *r, unsigned last, 
 	return get_num(s + 1, &r->group_len, last, err);
 }
 
-static int check_region(const struct region *r)
+static int check_region(const struct region *r, unsigned nbits)
 {
 	if (r->start > r->end || r->group_len == 0 || r->off > r->group_len)
 		return -EINVAL;
-	return r->end >= EMU_CPU_BITS ? -ERANGE : 0;
+	return r->end >= nbits ? -ERANGE : 0;
 }
 
 static void set_region(const struct region *r, struct emu_cpumask *m)
@@ -192,7 +197,7 @@ static void set_region(const struct region *r, struct emu_cpumask *m)
 			emu_cpumask_set(m, (unsigned)cpu);
 }
 
-int emu_cpulist_parse(const char *text, unsigned ncpus, struct emu_cpumask *m)
+int emu_cpulist_parse(const char *text, unsigned nbits, struct emu_cpumask *m)
 {
 	const char *s = text;
 
@@ -204,9 +209,9 @@ int emu_cpulist_parse(const char *text, unsigned ncpus, struct emu_cpumask *m)
 			return 0;
 		struct region r;
 		int err = 0;
-		s = parse_region(s, &r, ncpus - 1, &err);
+		s = parse_region(s, &r, nbits - 1, &err);
 		if (!err)
-			err = check_region(&r);
+			err = check_region(&r, nbits);
 		if (err)
 			return err;
 		set_region(&r, m);
@@ -219,10 +224,10 @@ static uint32_t chunk32(const struct emu_cpumask *m, unsigned bit)
 }
 
 /* bitmap_string(): 32-bit chunks, most significant first; the first is as wide as its bits need. */
-void emu_cpumask_print(const struct emu_cpumask *m, unsigned ncpus, struct emu_buf *out)
+void emu_cpumask_print(const struct emu_cpumask *m, unsigned nbits, struct emu_buf *out)
 {
-	unsigned chunks = (ncpus + 31) / 32;
-	unsigned width = ncpus - (chunks - 1) * 32; /* bits in the top chunk, 1..32 */
+	unsigned chunks = (nbits + 31) / 32;
+	unsigned width = nbits - (chunks - 1) * 32; /* bits in the top chunk, 1..32 */
 
 	for (unsigned c = chunks; c-- > 0;) {
 		uint32_t mask = width == 32 ? UINT32_MAX : (UINT32_C(1) << width) - 1;
@@ -233,15 +238,15 @@ void emu_cpumask_print(const struct emu_cpumask *m, unsigned ncpus, struct emu_b
 	emu_buf_putc(out, '\n');
 }
 
-void emu_cpulist_print(const struct emu_cpumask *m, unsigned ncpus, struct emu_buf *out)
+void emu_cpulist_print(const struct emu_cpumask *m, unsigned nbits, struct emu_buf *out)
 {
 	bool first = true;
 
-	for (unsigned cpu = 0; cpu < ncpus; cpu++) {
+	for (unsigned cpu = 0; cpu < nbits; cpu++) {
 		if (!emu_cpumask_test(m, cpu))
 			continue;
 		unsigned last = cpu;
-		while (last + 1 < ncpus && emu_cpumask_test(m, last + 1))
+		while (last + 1 < nbits && emu_cpumask_test(m, last + 1))
 			last++;
 		if (last == cpu)
 			emu_buf_printf(out, "%s%u", first ? "" : ",", cpu);

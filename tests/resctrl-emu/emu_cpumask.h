@@ -1,9 +1,9 @@
 /* CPU masks and the kernel's two text forms of them: cpumask_parse/"%*pb" (hex words, comma
  * separated, as in the cpus file) and cpulist_parse/"%*pbl" (ranges, as in cpus_list).
  *
- * Parsing accepts CPUs up to EMU_CPU_BITS - 1, like a kernel built with NR_CPUS = 4096, so a CPU that
- * exists in the mask format but is not online is reported as offline rather than as a parse error;
- * printing uses the number of online CPUs (nr_cpu_ids) as the width. */
+ * Both parse and print `nbits` bits: the kernel's nr_cpumask_bits, which is nr_cpu_ids (the possible
+ * CPUs, include/linux/cpumask.h), so a CPU past the last possible one is a parse error (ERANGE in a
+ * list, EOVERFLOW in a mask), and only a possible CPU that is offline can be refused as offline. */
 #ifndef MPAMD_TESTS_RESCTRL_EMU_CPUMASK_H
 #define MPAMD_TESTS_RESCTRL_EMU_CPUMASK_H
 
@@ -29,11 +29,11 @@ void emu_cpumask_and(struct emu_cpumask *dst, const struct emu_cpumask *a, const
 void emu_cpumask_andnot(struct emu_cpumask *dst, const struct emu_cpumask *a, const struct emu_cpumask *b);
 
 /* 0, -EINVAL or -EOVERFLOW, like bitmap_parse(); text after the first newline is ignored. */
-int emu_cpumask_parse(const char *text, struct emu_cpumask *m);
-/* 0, -EINVAL, -ERANGE or -EOVERFLOW, like bitmap_parselist(); "N" and "all" end at ncpus - 1. */
-int emu_cpulist_parse(const char *text, unsigned ncpus, struct emu_cpumask *m);
+int emu_cpumask_parse(const char *text, unsigned nbits, struct emu_cpumask *m);
+/* 0, -EINVAL, -ERANGE or -EOVERFLOW, like bitmap_parselist(); "N" and "all" end at nbits - 1. */
+int emu_cpulist_parse(const char *text, unsigned nbits, struct emu_cpumask *m);
 
-void emu_cpumask_print(const struct emu_cpumask *m, unsigned ncpus, struct emu_buf *out);
-void emu_cpulist_print(const struct emu_cpumask *m, unsigned ncpus, struct emu_buf *out);
+void emu_cpumask_print(const struct emu_cpumask *m, unsigned nbits, struct emu_buf *out);
+void emu_cpulist_print(const struct emu_cpumask *m, unsigned nbits, struct emu_buf *out);
 
 #endif

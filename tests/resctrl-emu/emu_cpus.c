@@ -8,13 +8,13 @@
 
 int emu_cpus_show(struct emu *e, const struct emu_node *n, struct emu_buf *out)
 {
-	emu_cpumask_print(&n->group->cpus, e->opt.ncpus, out);
+	emu_cpumask_print(&n->group->cpus, e->opt.possible_cpus, out);
 	return 0;
 }
 
 int emu_cpus_list_show(struct emu *e, const struct emu_node *n, struct emu_buf *out)
 {
-	emu_cpulist_print(&n->group->cpus, e->opt.ncpus, out);
+	emu_cpulist_print(&n->group->cpus, e->opt.possible_cpus, out);
 	return 0;
 }
 
@@ -71,11 +71,14 @@ static int mon_write(struct emu *e, struct emu_group *g, const struct emu_cpumas
 	return 0;
 }
 
-/* rdtgroup_cpus_write() clears last_cmd_status first (7.2 explicitly, 7.3 in rdtgroup_kn_lock_live). */
+/* rdtgroup_cpus_write() clears last_cmd_status first (7.2 explicitly, 7.3 in rdtgroup_kn_lock_live),
+ * parses the possible CPUs' width (a CPU past them: "Bad CPU list/mask", ERANGE or EOVERFLOW), then
+ * refuses a possible CPU that is offline. */
 static int cpus_write(struct emu *e, struct emu_group *g, const char *buf, bool list)
 {
 	struct emu_cpumask newmask, online, offline;
-	int r = list ? emu_cpulist_parse(buf, e->opt.ncpus, &newmask) : emu_cpumask_parse(buf, &newmask);
+	unsigned nbits = e->opt.possible_cpus;
+	int r = list ? emu_cpulist_parse(buf, nbits, &newmask) : emu_cpumask_parse(buf, nbits, &newmask);
 
 	emu_status_clear(&e->status);
 	if (r) {

@@ -71,7 +71,7 @@ static const struct emu_file info_l3_mon_files[] = {
 };
 
 static const struct emu_file event_config_files[] = {
-	{ "event_filter", 0444, emu_event_filter_show, emu_event_filter_write, 0, 0 },
+	{ "event_filter", 0444, emu_event_filter_show, emu_event_filter_write, EMU_F_CONFIGURABLE, 0 },
 };
 
 static const struct emu_file ctl_file = { EMU_CTL_NAME, 0600, emu_ctl_show, emu_ctl_write, 0, 0 };
@@ -124,6 +124,12 @@ bool emu_file_present(const struct emu *e, const struct emu_node *dir, const str
 	if ((f->flags & EMU_F_IO_ALLOC) && !e->prof.io_alloc_capable)
 		return false;
 	return !(f->flags & EMU_F_EVENT) || emu_profile_has_event(&e->prof, (enum emu_event)f->event);
+}
+
+/* resctrl_l3_mon_resource_init(): event_filter is 0644 with mbm_cntr_configurable. */
+unsigned emu_file_mode(const struct emu *e, const struct emu_file *f)
+{
+	return (f->flags & EMU_F_CONFIGURABLE) && e->prof.cntr_configurable ? 0644 : f->mode;
 }
 
 const struct emu_file *emu_ctl_file(void)

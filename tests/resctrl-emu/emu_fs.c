@@ -44,7 +44,7 @@ static void fill_stat(const struct emu *e, const struct emu_node *n, struct stat
 {
 	memset(st, 0, sizeof(*st));
 	if (n->kind == EMU_N_FILE) {
-		st->st_mode = S_IFREG | n->file->mode;
+		st->st_mode = S_IFREG | emu_file_mode(e, n->file);
 		st->st_nlink = 1;
 	} else {
 		st->st_mode = S_IFDIR | 0755;
@@ -294,7 +294,7 @@ static int op_mkdir(const char *path, mode_t mode)
 	else if (parent.kind == EMU_N_MON_GROUPS)
 		r = emu_mkdir_mon(e, parent.group, name);
 	else
-		r = -EPERM;
+		r = emu_mkdir_elsewhere(e, parent.kind);
 	e->changes += r == 0;
 	return r;
 }

@@ -98,8 +98,8 @@ int emu_max_threshold_show(struct emu *e, const struct emu_node *n, struct emu_b
 	return 0;
 }
 
-/* max_threshold_occ_write(): the limit is the cache size; 7.2 leaves last_cmd_status alone, 7.3
- * clears it and explains a refusal. */
+/* max_threshold_occ_write(): the limit is resctrl_rmid_realloc_limit; 7.2 leaves last_cmd_status
+ * alone, 7.3 clears it and explains a refusal. */
 int emu_max_threshold_write(struct emu *e, const struct emu_node *n, char *buf, size_t len,
 			    const struct emu_caller *who)
 {
@@ -117,11 +117,11 @@ int emu_max_threshold_write(struct emu *e, const struct emu_node *n, char *buf, 
 			emu_status_printf(&e->status, "max_threshold_occupancy: Invalid input\n");
 		return r;
 	}
-	if (bytes > e->prof.l3_bytes) {
+	if (bytes > emu_realloc_limit(&e->prof)) {
 		if (says)
 			emu_status_printf(&e->status,
 					  "max_threshold_occupancy: Exceeds limit (before adjustment) of %u bytes\n",
-					  (unsigned)e->prof.l3_bytes);
+					  (unsigned)emu_realloc_limit(&e->prof));
 		return -EINVAL;
 	}
 	e->max_threshold = bytes;

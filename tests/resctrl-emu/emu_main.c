@@ -25,8 +25,9 @@ struct cli {
 	const char *prefix; /* NULL: the config's group_prefix, else DEFAULT_PREFIX */
 	bool debug;
 	unsigned cpus;
-	unsigned domains; /* 0: the profile's */
-	int min_cbm_bits; /* -1: the profile's */
+	unsigned possible_cpus; /* 0: cpus */
+	unsigned domains;	/* 0: the profile's */
+	int min_cbm_bits;	/* -1: the profile's */
 	const char *proc_root;
 	int counters;	     /* -1: the profile's */
 	const char *mon_res; /* NULL: the profile's */
@@ -49,6 +50,7 @@ enum {
 	OPT_ROOT_MB,
 	OPT_DEBUG,
 	OPT_CPUS,
+	OPT_POSSIBLE_CPUS,
 	OPT_DOMAINS,
 	OPT_MIN_CBM_BITS,
 	OPT_PROC_ROOT,
@@ -82,11 +84,14 @@ static void usage(FILE *out)
 		"      --prefix PREFIX    group name prefix (default: the config's group_prefix, else mpamd-)\n"
 		"      --debug            as mounted with -o debug: ctrl_hw_id and mon_hw_id in groups\n"
 		"      --cpus N           online CPUs (default 4)\n"
+		"      --possible-cpus N  possible CPUs (nr_cpu_ids: the width of every CPU mask), at least\n"
+		"                         --cpus; those past --cpus are offline (default: --cpus)\n"
 		"      --domains N        L3 domains instead of the profile's (ids 0..N-1)\n"
 		"      --min-cbm-bits N   info/L3/min_cbm_bits instead of the profile's\n"
 		"      --l3-bytes N       the L3 cache size in bytes instead of the profile's (each group's\n"
-		"                         size file, max_threshold_occupancy and its limit), as a host's\n"
-		"                         cacheinfo says: 16777216 matches QEMU's CPU models\n"
+		"                         size file; max_threshold_occupancy and its limit but on amd,\n"
+		"                         where the kernel takes the L2's 512 KiB), as a host's cacheinfo\n"
+		"                         says: 16777216 matches QEMU's CPU models\n"
 		"      --mb-max N         amd: the MB maximum in units of 1/8 GB/s, as CPUID 0x80000020 gives it\n"
 		"                         (max_bw: a power of two; default 2048), instead of the profile's\n"
 		"      --root-mb N        the default group's MB value on every domain at mount, as another\n"
@@ -222,6 +227,10 @@ static int parse_option(int opt, struct cli *c)
 		return parse_kernel(optarg, &c->kernel) ? 0 : usage_error("bad --kernel (M.N, such as 7.3)", optarg);
 	case OPT_CPUS:
 		return parse_count(optarg, 1, EMU_MAX_CPUS, &c->cpus) ? 0 : usage_error("bad --cpus", optarg);
+	case OPT_POSSIBLE_CPUS:
+		return parse_count(optarg, 1, EMU_MAX_CPUS, &c->possible_cpus)
+			       ? 0
+			       : usage_error("bad --possible-cpus", optarg);
 	case OPT_DOMAINS:
 		return parse_count(optarg, 1, EMU_MAX_DOMAINS, &c->domains) ? 0 : usage_error("bad --domains", optarg);
 	case OPT_PROC_ROOT:
@@ -267,6 +276,7 @@ static int parse_cli(int argc, char **argv, struct cli *c)
 		{ "prefix", required_argument, NULL, OPT_PREFIX },
 		{ "debug", no_argument, NULL, OPT_DEBUG },
 		{ "cpus", required_argument, NULL, OPT_CPUS },
+		{ "possible-cpus", required_argument, NULL, OPT_POSSIBLE_CPUS },
 		{ "domains", required_argument, NULL, OPT_DOMAINS },
 		{ "min-cbm-bits", required_argument, NULL, OPT_MIN_CBM_BITS },
 		{ "l3-bytes", required_argument, NULL, OPT_L3_BYTES },
@@ -412,6 +422,8 @@ int main(int argc, char **argv)
 		return usage_error("--mb-max: only AMD's MB is absolute (the others are percents up to 100)", NULL);
 	if (cli.root_mb >= 0 && ((unsigned long)cli.root_mb < prof.mb_min || (unsigned long)cli.root_mb > prof.mb_max))
 		return usage_error("--root-mb: outside the MB range the kernel takes", NULL);
+	if (cli.possible_cpus && cli.possible_cpus < cli.cpus)
+		return usage_error("--possible-cpus is below --cpus", NULL);
 	if (cli.min_cbm_bits > (int)prof.cbm_len)
 		return usage_error("--min-cbm-bits exceeds the CBM length", NULL);
 	if (cli.config_path && load_config(cli.config_path, &config) < 0)
@@ -422,6 +434,7 @@ int main(int argc, char **argv)
 				     : DEFAULT_PREFIX,
 		.debug = cli.debug,
 		.ncpus = cli.cpus,
+		.possible_cpus = cli.possible_cpus ? cli.possible_cpus : cli.cpus,
 		.proc_root = cli.proc_root,
 		.llc_half_life_ms = cli.llc_half_life_ms,
 		.nrdy_ms = cli.nrdy_ms,

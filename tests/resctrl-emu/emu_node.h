@@ -24,15 +24,16 @@ typedef int emu_show_fn(struct emu *e, const struct emu_node *n, struct emu_buf 
 typedef int emu_write_fn(struct emu *e, const struct emu_node *n, char *buf, size_t len, const struct emu_caller *who);
 
 enum emu_file_flag {
-	EMU_F_CTRL = 1 << 0,	 /* in CTRL_MON group directories, the default group included */
-	EMU_F_MON = 1 << 1,	 /* in MON group directories */
-	EMU_F_DEBUG = 1 << 2,	 /* only when mounted with -o debug */
-	EMU_F_ASSIGN = 1 << 3,	 /* only with assignable MBM counters */
-	EMU_F_THROTTLE = 1 << 4, /* only when the MB throttle mode is defined */
-	EMU_F_EVENT = 1 << 5,	 /* mon_data: only when the profile has the event */
-	EMU_F_RESNAME = 1 << 6,	 /* the name holds %s for the monitoring resource (mbm_%s_assignments) */
-	EMU_F_MBA_SC = 1 << 7,	 /* only when mounted with -o mba_MBps */
-	EMU_F_IO_ALLOC = 1 << 8, /* only where the L3 is io_alloc capable */
+	EMU_F_CTRL = 1 << 0,	     /* in CTRL_MON group directories, the default group included */
+	EMU_F_MON = 1 << 1,	     /* in MON group directories */
+	EMU_F_DEBUG = 1 << 2,	     /* only when mounted with -o debug */
+	EMU_F_ASSIGN = 1 << 3,	     /* only with assignable MBM counters */
+	EMU_F_THROTTLE = 1 << 4,     /* only when the MB throttle mode is defined */
+	EMU_F_EVENT = 1 << 5,	     /* mon_data: only when the profile has the event */
+	EMU_F_RESNAME = 1 << 6,	     /* the name holds %s for the monitoring resource (mbm_%s_assignments) */
+	EMU_F_MBA_SC = 1 << 7,	     /* only when mounted with -o mba_MBps */
+	EMU_F_IO_ALLOC = 1 << 8,     /* only where the L3 is io_alloc capable */
+	EMU_F_CONFIGURABLE = 1 << 9, /* writable (0644) where the counters are configurable */
 };
 
 struct emu_file {
@@ -78,6 +79,8 @@ struct emu_node {
 /* The files a directory can hold (some may be absent, see emu_file_present); *count entries. */
 const struct emu_file *emu_files_of(enum emu_node_kind dir, enum emu_info_res res, size_t *count);
 bool emu_file_present(const struct emu *e, const struct emu_node *dir, const struct emu_file *f);
+/* Its mode as stat shows it. */
+unsigned emu_file_mode(const struct emu *e, const struct emu_file *f);
 /* The control file at the mount root. */
 const struct emu_file *emu_ctl_file(void);
 /* An info directory's name: L3 (L3CODE, L3DATA under CDP), MB, or <RES>_MON for the profile's

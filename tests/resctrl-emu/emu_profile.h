@@ -37,6 +37,12 @@ struct emu_profile {
 	uint32_t shareable_bits;
 	bool sparse_masks;
 	uint64_t l3_bytes;
+	/* The cache size the kernel bases RMID reuse on (resctrl_rmid_realloc_limit, the limit of
+	 * max_threshold_occupancy, which starts at it / num_rmids): x86's boot_cpu_data.x86_cache_size,
+	 * the L3's on Intel (init_intel_cacheinfo) but the L2's on AMD, where only
+	 * cpu_detect_cache_sizes() sets it (CPUID 0x80000006); MPAM takes the L3's cacheinfo size.
+	 * 0: l3_bytes. */
+	uint64_t realloc_limit_bytes;
 	unsigned num_closids;
 	/* MB */
 	enum emu_mb_kind mb_kind;
@@ -48,25 +54,31 @@ struct emu_profile {
 	unsigned num_rmids;
 	bool rmid_depends_on_closid; /* MPAM: RMID = (CLOSID, PMG) */
 	unsigned pmg_max;
-	unsigned events;	   /* bit (1 << enum emu_event) per event in mon_features */
-	const char *mon_res;	   /* the monitoring resource's name: mon_<RES>_NN, info/<RES>_MON,
+	unsigned events;	/* bit (1 << enum emu_event) per event in mon_features */
+	const char *mon_res;	/* the monitoring resource's name: mon_<RES>_NN, info/<RES>_MON,
 				 * mbm_<RES>_assignments; NULL for "L3" */
-	bool cntr_assignable;	   /* counter assignment (mbm_event mode) supported */
-	unsigned num_mbm_cntrs;	   /* assignable counters per domain (may be 0 when assignable) */
-	bool assign_fixed;	   /* mbm_cntr_assign_fixed: mbm_event mode cannot be turned off */
-	bool assign_all_continues; /* "*" and mkdir assignments try every domain after a failure
-				    * (7.3 rdtgroup_assign_cntr_event) instead of stopping */
-	bool event_configs;	   /* info/<RES>_MON/event_configs/<event>/event_filter (read-only) */
-	uint32_t mbm_cfg_mask;	   /* the memory transactions event_filter shows (bits of
-				 * include/linux/resctrl_types.h READS_TO_LOCAL_MEM...) */
-	bool mba_sc;		   /* mounted with -o mba_MBps: MB values are MB/s that the kernel's
+	bool cntr_assignable;	/* counter assignment (mbm_event mode) supported */
+	unsigned num_mbm_cntrs; /* assignable counters per domain (may be 0 when assignable) */
+	bool assign_fixed;	/* mbm_cntr_assign_fixed: mbm_event mode cannot be turned off */
+	/* mbm_cntr_configurable (AMD ABMC): info/<RES>_MON/event_configs/<event>/event_filter, which
+	 * every profile with assignable counters has, is 0644 and takes a list of transactions. */
+	bool cntr_configurable;
+	uint32_t mbm_cfg_mask; /* the memory transactions the counters can count (bits of
+				* include/linux/resctrl_types.h READS_TO_LOCAL_MEM...) */
+	bool mba_sc;	       /* mounted with -o mba_MBps: MB values are MB/s that the kernel's
 				    * software controller holds (is_mba_sc()) */
-	bool cdp;		   /* mounted with -o cdp: L3CODE and L3DATA, half the CLOSIDs (--cdp) */
-	bool io_alloc_capable;	   /* info/L3/io_alloc and io_alloc_cbm (AMD SDCIAE; --io-alloc) */
+	bool cdp;	       /* mounted with -o cdp: L3CODE and L3DATA, half the CLOSIDs (--cdp) */
+	bool io_alloc_capable; /* info/L3/io_alloc and io_alloc_cbm (AMD SDCIAE; --io-alloc) */
+	/* CONFIG_RESCTRL_FS_PSEUDO_LOCK (x86 selects it): mode takes "pseudo-locksetup", which no
+	 * emulated CPU can do (resctrl_arch_get_prefetch_disable_bits() knows two Intel models). */
+	bool pseudo_lock;
 };
 
 /* MBA_MAX_MBPS: what an unthrottled group's MB shows under mba_MBps. */
 #define EMU_MBA_MAX_MBPS 4294967295u
+
+/* resctrl_rmid_realloc_limit: the bytes max_threshold_occupancy may be set to. */
+uint64_t emu_realloc_limit(const struct emu_profile *p);
 
 /* The monitoring resource's name ("L3" unless the profile says otherwise). */
 const char *emu_mon_res(const struct emu_profile *p);

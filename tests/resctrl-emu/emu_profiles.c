@@ -1,5 +1,6 @@
-/* The three emulated hosts. Values follow shared/reference/resctrl.md D and mpam-msc.md C; where
- * those are silent, the choice is the one the kernel makes (see the comments). */
+/* The emulated hosts. Values follow what Linux's fs/resctrl, arch/x86/kernel/cpu/resctrl and
+ * drivers/resctrl/mpam_resctrl.c make of such hardware, and Documentation/filesystems/resctrl.rst;
+ * each choice is explained where it is made. */
 #include "emu_profile.h"
 
 #include <stddef.h>
@@ -8,6 +9,7 @@
 #include "backends/mpam/mpam_regs.h"
 #include "core/base/ladder.h"
 
+#define KIB		  (UINT64_C(1) << 10)
 #define MIB		  (UINT64_C(1) << 20)
 #define ALL_EVENTS	  ((1u << EMU_EVT_LLC) | (1u << EMU_EVT_TOTAL) | (1u << EMU_EVT_LOCAL))
 #define AMD_MBPS_PER_UNIT 125.0 /* AMD MB units are 1/8 GB/s */
@@ -31,6 +33,7 @@ static const struct emu_profile profiles[] = {
 		.throttle_mode = "max",
 		.num_rmids = 32,
 		.events = ALL_EVENTS,
+		.pseudo_lock = true,
 	},
 	{
 		/* EPYC: absolute MB (MAX_MBA_BW_AMD = 2048 units, step 1, minimum 0), sparse CBMs and
@@ -43,6 +46,7 @@ static const struct emu_profile profiles[] = {
 		.min_cbm_bits = 0,
 		.sparse_masks = true,
 		.l3_bytes = 32 * MIB,
+		.realloc_limit_bytes = 512 * KIB, /* the L2 of Zen 2 and 3, and of QEMU's AMD CPUs */
 		.num_closids = 16,
 		.mb_kind = EMU_MB_AMD,
 		.mb_min = 0,
@@ -52,6 +56,9 @@ static const struct emu_profile profiles[] = {
 		.events = ALL_EVENTS,
 		.cntr_assignable = true,
 		.num_mbm_cntrs = 4,
+		.cntr_configurable = true,
+		.mbm_cfg_mask = 0x7f, /* CPUID 0x80000020.3 ECX: all seven transaction types */
+		.pseudo_lock = true,
 	},
 	{
 		/* Linux 7.1 MPAM: MB from MBW_MAX (BWA_WD 5), CPOR with the whole mask shareable,
@@ -100,8 +107,6 @@ static const struct emu_profile profiles[] = {
 		.cntr_assignable = true,
 		.num_mbm_cntrs = 8,
 		.assign_fixed = true,
-		.assign_all_continues = true,
-		.event_configs = true,
 		.mbm_cfg_mask = 0x7f,
 	},
 };
@@ -122,6 +127,11 @@ bool emu_profile_get(const char *name, struct emu_profile *ret)
 		return true;
 	}
 	return false;
+}
+
+uint64_t emu_realloc_limit(const struct emu_profile *p)
+{
+	return p->realloc_limit_bytes ? p->realloc_limit_bytes : p->l3_bytes;
 }
 
 const char *emu_mon_res(const struct emu_profile *p)

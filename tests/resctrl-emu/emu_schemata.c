@@ -24,19 +24,22 @@ struct schema {
 
 #define MAX_SCHEMAS 3
 
-/* resctrl_schema_all, in the kernel's order: L3 (or L3CODE, L3DATA), then MB where it is one. */
+/* resctrl_schema_all, in the kernel's order: schemata_list_create() takes the resources in their
+ * order (L3, then MB) and under CDP L3CODE before L3DATA, but schemata_list_add() puts each at the
+ * head of the list (list_add()), so schemata, size and every walk of the list go MB, then L3 (or
+ * L3DATA, L3CODE), as Documentation/filesystems/resctrl.rst shows them. */
 static size_t schemas_of(const struct emu *e, struct schema *out)
 {
 	size_t n = 0;
 
+	if (emu_has_mb(e))
+		out[n++] = (struct schema){ "MB", KIND_MB, false };
 	if (e->prof.cdp) {
-		out[n++] = (struct schema){ "L3CODE", KIND_CBM, true };
 		out[n++] = (struct schema){ "L3DATA", KIND_CBM, false };
+		out[n++] = (struct schema){ "L3CODE", KIND_CBM, true };
 	} else {
 		out[n++] = (struct schema){ "L3", KIND_CBM, false };
 	}
-	if (emu_has_mb(e))
-		out[n++] = (struct schema){ "MB", KIND_MB, false };
 	return n;
 }
 
@@ -374,7 +377,20 @@ static bool can_be_exclusive(struct emu *e, const struct emu_group *g)
 	return true;
 }
 
-/* rdtgroup_mode_write(), without pseudo-locking (as a kernel without CONFIG_RESCTRL_FS_PSEUDO_LOCK). */
+/* rdtgroup_locksetup_enter() on a CPU that cannot pseudo-lock: its checks before the CPU's. */
+static int locksetup_refused(struct emu *e, const struct emu_group *g)
+{
+	if (g == emu_default_group(e))
+		emu_status_printf(&e->status, "Cannot pseudo-lock default group\n");
+	else if (e->prof.cdp)
+		emu_status_printf(&e->status, "CDP enabled\n");
+	else
+		emu_status_printf(&e->status, "Pseudo-locking not supported\n");
+	return -EINVAL;
+}
+
+/* rdtgroup_mode_write(): shareable and exclusive; pseudo-locksetup where the kernel has
+ * pseudo-locking (x86), always refused, as no emulated CPU can pseudo-lock. */
 int emu_mode_write(struct emu *e, const struct emu_node *n, char *buf, size_t len, const struct emu_caller *who)
 {
 	struct emu_group *g = n->group;
@@ -390,6 +406,8 @@ int emu_mode_write(struct emu *e, const struct emu_node *n, char *buf, size_t le
 		if (!g->exclusive && !can_be_exclusive(e, g))
 			return -EINVAL;
 		g->exclusive = true;
+	} else if (e->prof.pseudo_lock && strcmp(buf, "pseudo-locksetup") == 0) {
+		return locksetup_refused(e, g);
 	} else {
 		emu_status_printf(&e->status, "Unknown or unsupported mode\n");
 		return -EINVAL;

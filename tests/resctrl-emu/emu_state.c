@@ -72,7 +72,7 @@ int emu_init(struct emu *e, const struct emu_profile *p, const struct emu_option
 		e->opt.proc_root = "/proc";
 	e->config = config;
 	e->mount_time = time(NULL);
-	e->max_threshold = (unsigned)(p->l3_bytes / p->num_rmids);
+	e->max_threshold = (unsigned)(emu_realloc_limit(p) / p->num_rmids);
 	emu_status_clear(&e->status);
 	emu_clock_init(&e->clock);
 	emu_ids_init(e);
@@ -258,13 +258,15 @@ int emu_mkdir_ctrl(struct emu *e, const char *name)
 	return 0;
 }
 
+/* mkdir_rdt_prepare() clears last_cmd_status once it holds the parent's group (7.2 by itself, 7.3 in
+ * rdtgroup_kn_lock_live()), before is_mon_groups() refuses a MON group named mon_groups. */
 int emu_mkdir_mon(struct emu *e, struct emu_group *ctrl, const char *name)
 {
 	if (strchr(name, '\n'))
 		return -EINVAL;
+	emu_status_clear(&e->status);
 	if (strcmp(name, "mon_groups") == 0)
 		return -EPERM;
-	emu_status_clear(&e->status);
 	struct emu_group *g = group_new(name, true);
 	if (!g)
 		return -ENOMEM;
@@ -279,6 +281,23 @@ int emu_mkdir_mon(struct emu *e, struct emu_group *ctrl, const char *name)
 	append(&ctrl->mons, g);
 	emu_traffic_bind(e);
 	return 0;
+}
+
+/* rdtgroup_mkdir() sends every parent but the root to rdtgroup_mkdir_mon(): mkdir_rdt_prepare() finds
+ * no group for info/ and its directories (kernfs_to_rdtgroup()), and refuses any other parent that is
+ * not a mon_groups (is_mon_groups()) after clearing last_cmd_status. */
+int emu_mkdir_elsewhere(struct emu *e, enum emu_node_kind parent)
+{
+	switch (parent) {
+	case EMU_N_INFO:
+	case EMU_N_INFO_RES:
+	case EMU_N_EVENT_CONFIGS:
+	case EMU_N_EVENT_CONFIG:
+		return -ENODEV;
+	default:
+		emu_status_clear(&e->status);
+		return -EPERM;
+	}
 }
 
 /* The RMID goes first, while the group still counts: limbo takes the occupancy it has. */

@@ -15,6 +15,7 @@
 #include "core/config/model.h"
 #include "emu_clock.h"
 #include "emu_cpumask.h"
+#include "emu_node.h"
 #include "emu_profile.h"
 #include "emu_status.h"
 
@@ -66,7 +67,8 @@ struct emu_task {
 struct emu_options {
 	const char *prefix;	   /* a group named prefix + partition name gets that partition's demand */
 	bool debug;		   /* the -o debug mount option */
-	unsigned ncpus;		   /* online CPUs */
+	unsigned ncpus;		   /* online CPUs: 0..ncpus-1 */
+	unsigned possible_cpus;	   /* nr_cpu_ids, the width of every CPU mask (>= ncpus) */
 	const char *proc_root;	   /* where the host's threads are listed: /proc, or a test's fake tree */
 	unsigned llc_half_life_ms; /* how fast a removed group's cache lines fade (emu_ids.h) */
 	unsigned nrdy_ms;	   /* MPAM: an assigned counter's not-ready time (emu_counters.h) */
@@ -125,8 +127,9 @@ struct emu_cntr {
 };
 
 struct emu_assign {
-	bool enabled;  /* mbm_assign_mode is mbm_event */
-	bool on_mkdir; /* mbm_assign_on_mkdir */
+	bool enabled;			 /* mbm_assign_mode is mbm_event */
+	bool on_mkdir;			 /* mbm_assign_on_mkdir */
+	uint32_t evt_cfg[EMU_EVT_COUNT]; /* each MBM event's event_filter (struct mon_evt's evt_cfg) */
 	struct emu_cntr cntr[EMU_MAX_DOMAINS][EMU_MAX_CNTRS];
 };
 
@@ -191,6 +194,9 @@ uint32_t *emu_cbm(struct emu *e, bool code, unsigned closid, unsigned d);
  * last_cmd_status messages. */
 int emu_mkdir_ctrl(struct emu *e, const char *name);
 int emu_mkdir_mon(struct emu *e, struct emu_group *ctrl, const char *name);
+/* A mkdir anywhere else: -EPERM where the parent belongs to a group (a CTRL_MON or MON group's own
+ * directory, mon_data...), last_cmd_status cleared first; -ENODEV in info/, which has no group. */
+int emu_mkdir_elsewhere(struct emu *e, enum emu_node_kind parent);
 int emu_rmdir(struct emu *e, struct emu_group *g);
 
 #endif

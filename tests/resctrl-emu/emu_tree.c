@@ -89,7 +89,7 @@ static int step_info(struct emu *e, struct emu_node *n, const char *name)
 
 static bool has_event_configs(const struct emu *e, const struct emu_node *n)
 {
-	return n->res == EMU_INFO_L3_MON && e->prof.cntr_assignable && e->prof.event_configs;
+	return n->res == EMU_INFO_L3_MON && e->prof.cntr_assignable;
 }
 
 static bool is_mbm_event(int ev)

@@ -4,8 +4,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 #include <jansson.h>
@@ -89,6 +91,97 @@ static void test_json_valid_and_invalid(void **state)
 	run_result_fini(&r);
 }
 
+/* One line "k<byte> = 1" for every byte value but the newline: each is an error, and --json lists
+ * every one, a byte that is not UTF-8 written as \xHH (jansson refuses such a string, and the errors
+ * went missing: "errors": []). */
+static void test_json_errors_with_every_byte(void **state)
+{
+	char path[] = "/tmp/mpamd-check-bytes-XXXXXX", want[64];
+	int fd = mkstemp(path);
+	FILE *f = fdopen(fd, "w");
+	json_error_t error;
+
+	(void)state;
+	assert_non_null(f);
+	fputs("[global]\nbackend = sim\n", f);
+	for (unsigned b = 1; b < 256; b++)
+		if (b != '\n')
+			fprintf(f, "k%c = 1\n", (char)b);
+	fputs("[partition \"web\"]\n", f);
+	fclose(f);
+	struct run_result r = run(MPAMCTL, "check-config", "--json", path);
+	assert_int_equal(r.exit_code, 1);
+	json_t *root = json_loads(r.out, 0, &error);
+	if (!root)
+		fail_msg("not JSON: %s", error.text);
+	size_t printed = 0;
+	for (const char *p = r.err; (p = strstr(p, ": error: ")); p++)
+		printed++;
+	json_t *errors = json_object_get(root, "errors");
+	assert_true(printed >= 200);
+	assert_int_equal(json_array_size(errors), printed);
+	char *dump = json_dumps(errors, 0);
+	for (unsigned b = 0x80; b < 256; b++) {
+		snprintf(want, sizeof(want), "unknown key 'k\\\\x%02X' in [global]", b);
+		if (!strstr(dump, want))
+			fail_msg("no error says %s", want);
+	}
+	free(dump);
+	json_decref(root);
+	run_result_fini(&r);
+
+	/* A valid file: its values keep such bytes too (before, the cgroup was null). */
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("[global]\nbackend = sim\n[partition \"web\"]\ncgroup = machine.slice/vm\xff\xfe.scope\n", f);
+	fclose(f);
+	r = run(MPAMCTL, "check-config", "--json", path);
+	assert_int_equal(r.exit_code, 0);
+	if (!(root = json_loads(r.out, 0, &error)))
+		fail_msg("not JSON: %s", error.text);
+	json_t *web = json_array_get(json_object_get(json_object_get(root, "config"), "partitions"), 0);
+	const char *cgroup = json_string_value(json_object_get(web, "cgroup"));
+	assert_non_null(cgroup);
+	assert_string_equal(cgroup, "machine.slice/vm\\xFF\\xFE.scope");
+	json_decref(root);
+	run_result_fini(&r);
+	unlink(path);
+}
+
+/* check-config --host holds the record file and the textfile to this host and to the shipped systemd
+ * unit: a path under a directory that is missing here, and one outside the directories the unit lets
+ * mpamd write, are each a warning saying what to do; a path in the unit's own state directory is fine
+ * even before the unit has made it. Without --host (a file checked anywhere) neither is said. */
+static void test_host_checks_where_files_go(void **state)
+{
+	char path[] = "/tmp/mpamd-check-outputs-XXXXXX";
+	int fd = mkstemp(path);
+	FILE *f = fdopen(fd, "w");
+
+	(void)state;
+	assert_non_null(f);
+	fputs("[global]\nbackend = sim\nrecord = /nonexistent-mpamd-dir/run.csv\n"
+	      "metrics_textfile = /var/lib/mpamd/mpamd.prom\n[partition \"web\"]\n",
+	      f);
+	fclose(f);
+	struct run_result r = run(MPAMCTL, "check-config", "--host", path);
+	assert_int_equal(r.exit_code, 0);
+	assert_non_null(strstr(r.err, "warning: record = /nonexistent-mpamd-dir/run.csv: mpamd cannot write it on "
+				      "this host: directory /nonexistent-mpamd-dir does not exist"));
+	assert_non_null(strstr(r.err, "warning: record = /nonexistent-mpamd-dir/run.csv: outside the directories the "
+				      "shipped systemd unit lets mpamd write (/var/lib/mpamd, /run/mpamd, "
+				      "/var/lib/prometheus/node-exporter, /var/lib/node_exporter/textfile_collector): "
+				      "under it, add ReadWritePaths= for its directory (systemctl edit mpamd)"));
+	assert_null(strstr(r.err, "metrics_textfile"));
+	run_result_fini(&r);
+
+	r = run(MPAMCTL, "check-config", path, NULL);
+	assert_int_equal(r.exit_code, 0);
+	assert_string_equal(r.err, "");
+	run_result_fini(&r);
+	unlink(path);
+}
+
 static void test_missing_file_and_usage_errors(void **state)
 {
 	(void)state;
@@ -136,6 +229,8 @@ int main(void)
 		cmocka_unit_test(test_valid_file_prints_summary),
 		cmocka_unit_test(test_invalid_file_lists_every_error),
 		cmocka_unit_test(test_json_valid_and_invalid),
+		cmocka_unit_test(test_json_errors_with_every_byte),
+		cmocka_unit_test(test_host_checks_where_files_go),
 		cmocka_unit_test(test_missing_file_and_usage_errors),
 		cmocka_unit_test(test_help_texts),
 		cmocka_unit_test(test_every_example_config_passes),

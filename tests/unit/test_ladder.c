@@ -264,10 +264,13 @@ static void check_snap(const struct ladder *l, double pct)
 	assert_true(fabs(ladder_pct(l, nearest) - pct) <= fabs(ladder_pct(l, up) - pct));
 }
 
+/* Random requests, and requests exactly on a rung (where "at or below" must take that rung), on every
+ * kind: the snap guesses its rung by interpolation, which must never change its answer. */
 static void test_snap_random(void **state)
 {
 	uint64_t seed = 0x1add3e5;
-	struct ladder ladders[6];
+	struct ladder ladders[9];
+	const size_t n = sizeof(ladders) / sizeof(ladders[0]);
 
 	(void)state;
 	printf("seed 0x%llx\n", (unsigned long long)seed);
@@ -277,10 +280,16 @@ static void test_snap_random(void **state)
 	assert_int_equal(ladder_resctrl_mpam(5, &ladders[3]), 0);
 	assert_int_equal(ladder_units(0, 2048, 125, &ladders[4]), 0);
 	assert_int_equal(ladder_mpam_min(7, &ladders[5]), 0);
-	for (int i = 0; i < 20000; i++) {
+	assert_int_equal(ladder_mpam_max(16, &ladders[6]), 0);
+	assert_int_equal(ladder_resctrl_mpam(7, &ladders[7]), 0);
+	assert_int_equal(ladder_percent(3, 7, &ladders[8]), 0);
+	for (int i = 0; i < 60000; i++) {
+		const struct ladder *l = &ladders[(size_t)i % n];
 		seed = seed * 6364136223846793005ull + 1442695040888963407ull;
 		double pct = (double)(seed >> 11) / (double)(1ull << 53) * 110.0 - 5.0;
-		check_snap(&ladders[i % 6], pct);
+		if (i % 3 == 0) /* on a rung */
+			pct = ladder_pct(l, (uint32_t)((seed >> 20) % l->count));
+		check_snap(l, pct);
 	}
 }
 

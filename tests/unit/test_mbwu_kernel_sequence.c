@@ -38,6 +38,7 @@
 #include "backends/mmio/msc.h"
 #include "backends/mpam/mpam_regs.h"
 #include "backends/sim/msc_model.h"
+#include "tests/util/msc_io.h"
 
 #define MS     1000000ull
 #define PARTID 5
@@ -60,19 +61,6 @@ struct reference {
 	uint64_t prev;
 };
 
-static uint32_t rd32(struct msc_model *m, uint32_t off)
-{
-	uint32_t v = 0;
-
-	assert_int_equal(msc_model_read32(m, off, &v), 0);
-	return v;
-}
-
-static void wr32(struct msc_model *m, uint32_t off, uint32_t v)
-{
-	assert_int_equal(msc_model_write32(m, off, v), 0);
-}
-
 static uint32_t reference_ctl(void)
 {
 	return (uint32_t)(mpam_field_prep(MSMON_CFG_CTL_TYPE, MSMON_CFG_CTL_TYPE_MBWU) | MSMON_CFG_CTL_MATCH_PARTID);
@@ -85,27 +73,27 @@ static uint32_t reference_flt(void)
 
 static void reference_program(struct reference *k)
 {
-	wr32(k->model, MSMON_CFG_MBWU_FLT, reference_flt());
-	wr32(k->model, MSMON_CFG_MBWU_CTL, reference_ctl());
-	wr32(k->model, MSMON_CFG_MBWU_CTL, reference_ctl() | (uint32_t)MSMON_CFG_CTL_EN);
+	model_wr32(k->model, MSMON_CFG_MBWU_FLT, reference_flt());
+	model_wr32(k->model, MSMON_CFG_MBWU_CTL, reference_ctl());
+	model_wr32(k->model, MSMON_CFG_MBWU_CTL, reference_ctl() | (uint32_t)MSMON_CFG_CTL_EN);
 	if (!k->is_long) {
-		wr32(k->model, MSMON_MBWU, 0);
+		model_wr32(k->model, MSMON_MBWU, 0);
 	} else {
-		wr32(k->model, MSMON_MBWU_L, 0);
-		wr32(k->model, MSMON_MBWU_L + 4, 0);
+		model_wr32(k->model, MSMON_MBWU_L, 0);
+		model_wr32(k->model, MSMON_MBWU_L + 4, 0);
 	}
 }
 
 /* The long counter's two words, read until the high word holds still; NRDY alone when it never does. */
 static uint64_t reference_read_long(struct reference *k)
 {
-	uint32_t high2 = rd32(k->model, MSMON_MBWU_L + 4), high1, low;
+	uint32_t high2 = model_rd32(k->model, MSMON_MBWU_L + 4), high1, low;
 	int tries = 3;
 
 	do {
 		high1 = high2;
-		low = rd32(k->model, MSMON_MBWU_L);
-		high2 = rd32(k->model, MSMON_MBWU_L + 4);
+		low = model_rd32(k->model, MSMON_MBWU_L);
+		high2 = model_rd32(k->model, MSMON_MBWU_L + 4);
 	} while (high1 != high2 && --tries > 0);
 	return high1 == high2 ? (uint64_t)high1 << 32 | low : MSMON_MBWU_L_NRDY;
 }
@@ -115,15 +103,15 @@ static int reference_read_once(struct reference *k, uint64_t *ret)
 {
 	uint32_t status_l = (uint32_t)MSMON_CFG_CTL_OFLOW_STATUS_L, status = (uint32_t)MSMON_CFG_CTL_OFLOW_STATUS;
 
-	wr32(k->model, MSMON_CFG_MON_SEL, msmon_cfg_mon_sel(0, MON));
-	uint32_t ctl = rd32(k->model, MSMON_CFG_MBWU_CTL), flt = rd32(k->model, MSMON_CFG_MBWU_FLT);
+	model_wr32(k->model, MSMON_CFG_MON_SEL, msmon_cfg_mon_sel(0, MON));
+	uint32_t ctl = model_rd32(k->model, MSMON_CFG_MBWU_CTL), flt = model_rd32(k->model, MSMON_CFG_MBWU_FLT);
 	bool overflow = (ctl & (k->is_long ? status_l : status)) != 0;
 	ctl &= ~(status | status_l);
 	if (flt != reference_flt() || ctl != (reference_ctl() | (uint32_t)MSMON_CFG_CTL_EN)) {
 		reference_program(k);
 		overflow = false;
 	} else if (overflow) {
-		wr32(k->model, MSMON_CFG_MBWU_CTL, ctl);
+		model_wr32(k->model, MSMON_CFG_MBWU_CTL, ctl);
 	}
 	uint64_t now, nrdy;
 	if (k->is_long) {
@@ -131,7 +119,7 @@ static int reference_read_once(struct reference *k, uint64_t *ret)
 		nrdy = now & MSMON_MBWU_L_NRDY;
 		now &= mpam_counter_mask(k->bits);
 	} else {
-		now = rd32(k->model, MSMON_MBWU);
+		now = model_rd32(k->model, MSMON_MBWU);
 		nrdy = now & MSMON_MBWU_NRDY;
 		now &= MSMON_MBWU_VALUE;
 	}
@@ -168,8 +156,8 @@ static int64_t reference_sample(struct reference *k)
 /* CTL of hardware monitor `mon` as the model holds it now. */
 static uint32_t model_ctl_now(struct msc_model *m, uint16_t mon)
 {
-	wr32(m, MSMON_CFG_MON_SEL, msmon_cfg_mon_sel(0, mon));
-	return rd32(m, MSMON_CFG_MBWU_CTL);
+	model_wr32(m, MSMON_CFG_MON_SEL, msmon_cfg_mon_sel(0, mon));
+	return model_rd32(m, MSMON_CFG_MBWU_CTL);
 }
 
 struct twin {
@@ -239,8 +227,8 @@ static void both_meddle(struct twin *t, uint32_t off, uint32_t value)
 	uint16_t mons[] = { MON, t->drv_mon };
 
 	for (int i = 0; i < 2; i++) {
-		wr32(models[i], MSMON_CFG_MON_SEL, msmon_cfg_mon_sel(0, mons[i]));
-		wr32(models[i], off, off == MSMON_CFG_MBWU_CTL ? rd32(models[i], off) | value : value);
+		model_wr32(models[i], MSMON_CFG_MON_SEL, msmon_cfg_mon_sel(0, mons[i]));
+		model_wr32(models[i], off, off == MSMON_CFG_MBWU_CTL ? model_rd32(models[i], off) | value : value);
 	}
 }
 
@@ -326,40 +314,24 @@ static void run_twin(unsigned bits, bool nrdy_hw, bool t241, bool beside_kernel)
 	twin_teardown(&t);
 }
 
-static void test_hardware_nrdy_31bit(void **state)
-{
-	(void)state;
-	run_twin(31, true, false, false);
-}
+/* One counter width, its NRDY hardware- or software-managed: a test each. */
+static struct width_case {
+	const char *name;
+	unsigned bits;
+	bool nrdy_hw;
+} widths[] = {
+	{ "test_hardware_nrdy_31bit", 31, true }, { "test_software_nrdy_31bit", 31, false },
+	{ "test_hardware_nrdy_44bit", 44, true }, { "test_software_nrdy_44bit", 44, false },
+	{ "test_hardware_nrdy_63bit", 63, true }, { "test_software_nrdy_63bit", 63, false },
+};
 
-static void test_software_nrdy_31bit(void **state)
-{
-	(void)state;
-	run_twin(31, false, false, false);
-}
+#define WIDTH_CASES (sizeof(widths) / sizeof(widths[0]))
 
-static void test_hardware_nrdy_44bit(void **state)
+static void test_width(void **state)
 {
-	(void)state;
-	run_twin(44, true, false, false);
-}
+	const struct width_case *c = *state;
 
-static void test_software_nrdy_44bit(void **state)
-{
-	(void)state;
-	run_twin(44, false, false, false);
-}
-
-static void test_hardware_nrdy_63bit(void **state)
-{
-	(void)state;
-	run_twin(63, true, false, false);
-}
-
-static void test_software_nrdy_63bit(void **state)
-{
-	(void)state;
-	run_twin(63, false, false, false);
+	run_twin(c->bits, c->nrdy_hw, false, false);
 }
 
 /* T241-MPAM-6: 64-byte units, for every counter width. */
@@ -382,11 +354,14 @@ static void test_beside_kernel_every_width(void **state)
 
 int main(void)
 {
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_hardware_nrdy_31bit), cmocka_unit_test(test_software_nrdy_31bit),
-		cmocka_unit_test(test_hardware_nrdy_44bit), cmocka_unit_test(test_software_nrdy_44bit),
-		cmocka_unit_test(test_hardware_nrdy_63bit), cmocka_unit_test(test_software_nrdy_63bit),
-		cmocka_unit_test(test_t241_every_width),    cmocka_unit_test(test_beside_kernel_every_width),
+	struct CMUnitTest tests[WIDTH_CASES + 2] = {
+		[WIDTH_CASES] = cmocka_unit_test(test_t241_every_width),
+		[WIDTH_CASES + 1] = cmocka_unit_test(test_beside_kernel_every_width),
 	};
+
+	for (size_t i = 0; i < WIDTH_CASES; i++)
+		tests[i] = (struct CMUnitTest){ .name = widths[i].name,
+						.test_func = test_width,
+						.initial_state = &widths[i] };
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -35,6 +35,7 @@ struct view {
 	struct metrics_domain domains[2];
 	struct event_log *events;
 	struct histogram hist;
+	struct record_health record;
 	struct metrics_input in;
 };
 
@@ -109,7 +110,9 @@ static void view_init(struct view *v)
 		.capacity_mbps = 20000,
 		.reload_ok = false,
 		.reload_ok_unix_s = 1690000000,
+		.record = &v->record,
 	};
+	v->record = (struct record_health){ .ok = false, .errors_total = 5 };
 }
 
 static void view_fini(struct view *v)
@@ -392,6 +395,8 @@ static void test_values_are_in_base_units(void **state)
 	assert_value(text, "mpamd_last_tick_timestamp_seconds", v.in.last_tick_unix_s);
 	assert_value(text, "mpamd_config_last_reload_success", 0);
 	assert_value(text, "mpamd_config_last_reload_success_timestamp_seconds", v.in.reload_ok_unix_s);
+	assert_value(text, "mpamd_record_ok", 0);
+	assert_value(text, "mpamd_record_errors_total", 5);
 	assert_value(text, "mpamd_host_capacity_bytes_per_second", v.in.capacity_mbps * 1e6);
 	assert_value(text, "mpamd_guarantees_enforced", 0);
 #undef SERIES
@@ -479,6 +484,8 @@ static void test_an_empty_engine_gives_valid_text(void **state)
 	assert_int_equal(p.count, metrics_family_count);
 	assert_null(value_of(text, "mpamd_host_capacity_bytes_per_second"));
 	assert_null(value_of(text, "mpamd_last_tick_timestamp_seconds"));
+	assert_null(value_of(text, "mpamd_record_ok")); /* no record file */
+	assert_null(value_of(text, "mpamd_record_errors_total"));
 	free(text);
 }
 

@@ -17,6 +17,7 @@
 #include "backends/mmio/quirks.h"
 #include "backends/sim/msc_model.h"
 #include "backends/mpam/mpam_regs.h"
+#include "tests/util/bus_tap.h"
 #include "tests/util/mbwu_rig.h"
 
 #define MS 1000000ull
@@ -608,7 +609,7 @@ static void test_nrdy_later_invalidates_not_zero(void **state)
 	mbwu_rig_teardown(&rig);
 }
 
-/* An MSC that leaves NRDY to software (A.4): enabling a monitor sets NRDY, and only a write of the
+/* An MSC that leaves NRDY to software (IHI 0099 §6 allows it for counting monitors): enabling a monitor sets NRDY, and only a write of the
  * counter afterwards clears it. A driver that zeroes first and enables last leaves it not ready for
  * good, and (if it ignores NRDY) reports 0 bytes while traffic flows. */
 static void test_software_managed_nrdy_counts_traffic(void **state)
@@ -722,44 +723,19 @@ static void test_rotation_16_partitions_on_4_monitors(void **state)
 /* A bus whose long counter's high word changes on every read, the first included (never what it was
  * at the last tick): the driver must give up cleanly. */
 struct flaky_bus {
-	struct msc_bus base;
-	struct msc_bus *inner;
+	struct bus_tap tap;
 	uint32_t flips;
 };
 
-static int flaky_read32(struct msc_bus *b, uint32_t off, uint32_t *ret)
+static void flaky_read(struct bus_tap *t, uint32_t off, int r, uint64_t *v, unsigned bytes)
 {
-	struct flaky_bus *f = (struct flaky_bus *)b;
-	int r = bus_read32(f->inner, off, ret);
+	struct flaky_bus *f = (struct flaky_bus *)t;
 
-	if (r == 0 && off == MSMON_MBWU_L + 4)
-		*ret += ++f->flips;
-	return r;
+	if (r == 0 && bytes == 4 && off == MSMON_MBWU_L + 4)
+		*v = (uint32_t)(*v + ++f->flips);
 }
 
-static int flaky_write32(struct msc_bus *b, uint32_t off, uint32_t v)
-{
-	return bus_write32(((struct flaky_bus *)b)->inner, off, v);
-}
-
-static int flaky_read64(struct msc_bus *b, uint32_t off, uint64_t *ret)
-{
-	return bus_read64(((struct flaky_bus *)b)->inner, off, ret);
-}
-
-static int flaky_write64(struct msc_bus *b, uint32_t off, uint64_t v)
-{
-	return bus_write64(((struct flaky_bus *)b)->inner, off, v);
-}
-
-static void flaky_close(struct msc_bus *b)
-{
-	struct flaky_bus *f = (struct flaky_bus *)b;
-	bus_free(f->inner);
-	free(f);
-}
-
-static const struct msc_bus_ops flaky_ops = { flaky_read32, flaky_write32, flaky_read64, flaky_write64, flaky_close };
+static const struct bus_tap_hooks flaky_hooks = { .after_read = flaky_read };
 
 static void test_unstable_long_counter_is_invalid(void **state)
 {
@@ -770,10 +746,8 @@ static void test_unstable_long_counter_is_invalid(void **state)
 	(void)state;
 	rig_setup(&rig, &p, 1);
 	settle(&rig);
-	struct flaky_bus *f = calloc(1, sizeof(*f));
-	f->base = (struct msc_bus){ .ops = &flaky_ops, .base = rig.msc.bus->base, .size = rig.msc.bus->size };
-	f->inner = rig.msc.bus;
-	rig.msc.bus = &f->base;
+	struct flaky_bus f = { 0 };
+	rig.msc.bus = bus_tap_over(&f.tap, rig.msc.bus, &flaky_hooks);
 	expect_invalid(&rig, 1000, "kept changing");
 	(void)err;
 	mbwu_rig_teardown(&rig);
@@ -782,25 +756,23 @@ static void test_unstable_long_counter_is_invalid(void **state)
 /* A bus that lets traffic through at the worst moment: right after the driver read the counter and
  * before it looks at the overflow status. */
 struct racy_bus {
-	struct msc_bus base;
-	struct msc_bus *inner;
+	struct bus_tap tap;
 	struct msc_model *model;
 	uint64_t inject; /* bytes to count after the next MSMON_MBWU read */
 };
 
-static int racy_read32(struct msc_bus *b, uint32_t off, uint32_t *ret)
+static void racy_read(struct bus_tap *t, uint32_t off, int r, uint64_t *v, unsigned bytes)
 {
-	struct racy_bus *rb = (struct racy_bus *)b;
-	int r = bus_read32(rb->inner, off, ret);
+	struct racy_bus *rb = (struct racy_bus *)t;
 
-	if (r == 0 && off == MSMON_MBWU && rb->inject) {
+	(void)v;
+	if (r == 0 && bytes == 4 && off == MSMON_MBWU && rb->inject) {
 		msc_model_count(rb->model, 0, 1, 0, rb->inject, 0);
 		rb->inject = 0;
 	}
-	return r;
 }
 
-static const struct msc_bus_ops racy_ops = { racy_read32, flaky_write32, flaky_read64, flaky_write64, flaky_close };
+static const struct bus_tap_hooks racy_hooks = { .after_read = racy_read };
 
 static void test_wrap_between_value_and_status_read(void **state)
 {
@@ -808,11 +780,9 @@ static void test_wrap_between_value_and_status_read(void **state)
 
 	(void)state;
 	settled_rig(&rig, 31, 0);
-	struct racy_bus *rb = calloc(1, sizeof(*rb));
-	rb->base = (struct msc_bus){ .ops = &racy_ops, .base = rig.msc.bus->base, .size = rig.msc.bus->size };
-	rb->inner = rig.msc.bus;
-	rb->model = rig.model;
-	rig.msc.bus = &rb->base;
+	struct racy_bus race = { .model = rig.model };
+	struct racy_bus *rb = &race;
+	rig.msc.bus = bus_tap_over(&rb->tap, rig.msc.bus, &racy_hooks);
 	/* 1.5 GB before the read, then 1 GB that wraps the counter while the driver is mid-read. */
 	msc_model_count(rig.model, 0, 1, 0, 1500000000ull, 0);
 	rb->inject = 1000000000ull;

@@ -21,6 +21,7 @@
 #include "core/config/model.h"
 #include "tests/util/log_capture.h"
 #include "tests/util/mbwu_rig.h"
+#include "tests/util/msc_io.h"
 
 /* The MBW_MAX field of the rung nearest pct, or the MBW_MIN field of the rung at or above it. */
 static uint16_t rung_field(double pct, unsigned bwa_wd, bool min)
@@ -52,22 +53,6 @@ static void reg_set(struct msc_model *m, uint32_t part_sel, uint32_t offset, uin
 {
 	assert_int_equal(msc_model_write32(m, MPAMCFG_PART_SEL, part_sel), 0);
 	assert_int_equal(msc_model_write32(m, offset, value), 0);
-}
-
-/* An MSC with every control the model has: MBW_PROP, a 40-portion MBW_PBM, CMAX/CMIN/CASSOC, 4-bit
- * priorities (0 the lowest), BWA_WD 8, a 16-bit CPBM. */
-static struct msc_model_params every_control(void)
-{
-	struct msc_model_params p;
-
-	msc_model_params_default(&p);
-	p.has_prop = true;
-	p.bwpbm_wd = 40;
-	p.cmax_wd = 8;
-	p.has_cmin = true;
-	p.cassoc_wd = 4;
-	p.pri_wd = 4;
-	return p;
 }
 
 /* One MSC behind the MMIO control, as mpamd opens it. */
@@ -116,7 +101,7 @@ static struct partition_config partition_with(uint16_t partid)
 
 static void test_probe_reads_every_control(void **state)
 {
-	struct msc_model_params p = every_control();
+	struct msc_model_params p = msc_params_every_control();
 	struct mbwu_rig rig;
 
 	(void)state;
@@ -158,7 +143,7 @@ static void leave_state(struct msc_model *m)
 
 static void test_takeover_resets_every_control(void **state)
 {
-	struct msc_model_params p = every_control();
+	struct msc_model_params p = msc_params_every_control();
 	struct mbwu_rig rig;
 	struct log_capture log = { .saved_stderr = -1 };
 	struct err err = { "" };
@@ -217,7 +202,7 @@ static void test_takeover_resets_every_control(void **state)
  * reports.) */
 static void test_takeover_of_a_clean_partid(void **state)
 {
-	struct msc_model_params p = every_control();
+	struct msc_model_params p = msc_params_every_control();
 	struct mbwu_rig rig;
 	struct log_capture log = { .saved_stderr = -1 };
 	struct err err = { "" };
@@ -244,7 +229,7 @@ static void preload_prop_of_6(struct msc_model *m)
 
 static void test_apply_takes_over_and_plan_lists_it(void **state)
 {
-	struct msc_model_params p = every_control();
+	struct msc_model_params p = msc_params_every_control();
 	struct control_rig c;
 	struct partition_ref ref;
 	struct control_plan plan = { 0 };
@@ -285,7 +270,7 @@ static void test_apply_takes_over_and_plan_lists_it(void **state)
  * without an MSC error; one above INTPARTID_MAX is refused before it reaches the MSC. */
 static void test_narrowing_msc_is_configured_through_intpartids(void **state)
 {
-	struct msc_model_params p = every_control();
+	struct msc_model_params p = msc_params_every_control();
 	struct control_rig c;
 	struct partition_ref ref;
 	struct err err = { "" };

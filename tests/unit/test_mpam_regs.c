@@ -1,5 +1,6 @@
-/* core/mpam_regs: the register map against shared/reference/mpam-msc.md sections A and C, the
- * bandwidth fixed point against Arm's reference vectors, and the register codecs by round trip. */
+/* backends/mpam/mpam_regs: the register map against Arm IHI 0099 B.a (Table 9-8 and the register
+ * descriptions), the bandwidth fixed point against Arm's reference vectors (as Linux's
+ * drivers/resctrl/test_mpam_resctrl.c carries them), and the register codecs by round trip. */
 #include <inttypes.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -22,7 +23,7 @@ static void expect_u64(const char *what, uint64_t got, uint64_t want)
 		fail_msg("%s: got 0x%" PRIx64 ", want 0x%" PRIx64, what, got, want);
 }
 
-/* ---- A.1 offsets ---- */
+/* ---- offsets (IHI 0099 Table 9-8) ---- */
 
 static void test_offsets(void **state)
 {
@@ -90,9 +91,9 @@ static void test_offsets(void **state)
 		expect_u64(t[i].name, t[i].got, t[i].want);
 }
 
-/* ---- A.2-A.5: every codec field at its documented bits ----
+/* ---- every codec field at its documented bits ----
  * For each field: the struct with only that field at its largest value encodes to exactly the bits
- * the reference gives, and those bits decode back to that field (and nothing else). */
+ * IHI 0099 gives, and those bits decode back to that field (and nothing else). */
 
 #define FIELD_CASE(type, encode, decode, field, value, bits, ...)                               \
 	do {                                                                                    \
@@ -190,7 +191,8 @@ static void test_idr_high_word_needs_ext(void **state)
 	/* And encoding a non-EXT IDR drops them. */
 	e = (struct mpamf_idr){ .has_ris = true, .ris_max = 3, .partid_max = 1 };
 	expect_u64("non-EXT encode", mpamf_idr_encode(&e), 1);
-	/* The Arm TRM MSC of reference section E: 64 PARTIDs, 2 PMGs, CPOR and MBW, EXT and ESR. */
+	/* The MPAMF_IDR reset value of the MSC in Arm's document 107721 (an MSC on a utility bus): 64
+	 * PARTIDs, 2 PMGs, CPOR and MBW, EXT and ESR. */
 	d = mpamf_idr_decode(63 | (1 << 16) | MPAM_BIT(25) | MPAM_BIT(26) | MPAM_BIT(28) | MPAM_BIT(39));
 	assert_int_equal(d.partid_max, 63);
 	assert_int_equal(d.pmg_max, 1);
@@ -204,7 +206,7 @@ static void test_mbw_idr_fields(void **state)
 
 	(void)state;
 	MBW_IDR_FIELDS(MBW)
-	/* The dump of section E: BWA_WD=7, MIN and MAX, no PBM. */
+	/* A value a platform reports: BWA_WD=7, MIN and MAX, no PBM. */
 	grace = mpamf_mbw_idr_decode(0x00000C07);
 	assert_int_equal(grace.bwa_wd, 7);
 	assert_true(grace.has_min && grace.has_max);
@@ -300,7 +302,7 @@ EQUAL_FN(esr_equal, mpamf_esr, ESR_FIELDS)
 EQUAL_FN(ctl_equal, msmon_mbwu_ctl, CTL_FIELDS)
 EQUAL_FN(flt_equal, msmon_mbwu_flt, FLT_FIELDS)
 
-/* The defined bits of each register, assembled from the reference's field list (A.2-A.5). */
+/* The defined bits of each register, assembled from IHI 0099's field lists. */
 #define IDR_LOW_DEFINED	    UINT64_C(0xFFFFFFFF)
 #define IDR_EXT_DEFINED	    (IDR_LOW_DEFINED | MPAM_BIT(32) | MPAM_GENMASK(46, 36) | MPAM_GENMASK(59, 56))
 #define MBW_IDR_DEFINED	    (MPAM_GENMASK(5, 0) | MPAM_GENMASK(14, 8) | MPAM_GENMASK(28, 16))

@@ -1,5 +1,6 @@
 /* The MSC register model (backends/sim/msc_model.c) and its bus adapter (bus_sim.c), checked
- * against shared/reference/mpam-msc.md A.1-A.5 through the register interface only. */
+ * against Arm IHI 0099 B.a's registers (backends/mpam/mpam_regs.h) through the register interface
+ * only. */
 #include <errno.h>
 #include <inttypes.h>
 #include <setjmp.h>
@@ -16,6 +17,7 @@
 #include "backends/mmio/bus.h"
 #include "backends/sim/msc_model.h"
 #include "backends/mpam/mpam_regs.h"
+#include "tests/util/msc_io.h"
 
 /* ---------------------------------------------------------------- helpers */
 
@@ -28,40 +30,14 @@ static struct msc_model *new_model(const struct msc_model_params *p)
 	return m;
 }
 
-static uint32_t rd(struct msc_model *m, uint32_t offset)
-{
-	uint32_t v = 0xDEADBEEF;
-
-	assert_int_equal(msc_model_read32(m, offset, &v), 0);
-	return v;
-}
-
-static void wr(struct msc_model *m, uint32_t offset, uint32_t value)
-{
-	assert_int_equal(msc_model_write32(m, offset, value), 0);
-}
-
-static uint64_t rd64(struct msc_model *m, uint32_t offset)
-{
-	uint64_t v = 0xDEADBEEFDEADBEEF;
-
-	assert_int_equal(msc_model_read64(m, offset, &v), 0);
-	return v;
-}
-
-static void wr64(struct msc_model *m, uint32_t offset, uint64_t value)
-{
-	assert_int_equal(msc_model_write64(m, offset, value), 0);
-}
-
 static void sel_part(struct msc_model *m, unsigned ris, uint16_t partid)
 {
-	wr(m, MPAMCFG_PART_SEL, mpamcfg_part_sel(ris, partid));
+	model_wr32(m, MPAMCFG_PART_SEL, mpamcfg_part_sel(ris, partid));
 }
 
 static void sel_mon(struct msc_model *m, unsigned ris, uint16_t mon)
 {
-	wr(m, MSMON_CFG_MON_SEL, msmon_cfg_mon_sel(ris, mon));
+	model_wr32(m, MSMON_CFG_MON_SEL, msmon_cfg_mon_sel(ris, mon));
 }
 
 static struct mpamf_esr esr_now(const struct msc_model *m)
@@ -108,20 +84,20 @@ static void program_mon(struct msc_model *m, unsigned ris, uint16_t mon, uint16_
 	struct msmon_mbwu_ctl ctl = { .match_partid = true, .match_pmg = match_pmg, .en = true };
 
 	sel_mon(m, ris, mon);
-	wr(m, MSMON_CFG_MBWU_FLT, msmon_mbwu_flt_encode(&flt));
-	wr(m, MSMON_CFG_MBWU_CTL, msmon_mbwu_ctl_encode(&ctl) | extra_ctl);
+	model_wr32(m, MSMON_CFG_MBWU_FLT, msmon_mbwu_flt_encode(&flt));
+	model_wr32(m, MSMON_CFG_MBWU_CTL, msmon_mbwu_ctl_encode(&ctl) | extra_ctl);
 }
 
 static uint32_t mon_reg(struct msc_model *m, unsigned ris, uint16_t mon, uint32_t offset)
 {
 	sel_mon(m, ris, mon);
-	return rd(m, offset);
+	return model_rd32(m, offset);
 }
 
 static uint64_t mon_reg64(struct msc_model *m, unsigned ris, uint16_t mon, uint32_t offset)
 {
 	sel_mon(m, ris, mon);
-	return rd64(m, offset);
+	return model_rd64(m, offset);
 }
 
 /* ---------------------------------------------------------------- creation and ID registers */
@@ -173,11 +149,11 @@ static void test_new_rejects_impossible_params(void **state)
 
 static void check_idr_matches(struct msc_model *m, const struct msc_model_params *p)
 {
-	uint64_t raw = rd64(m, MPAMF_IDR);
+	uint64_t raw = model_rd64(m, MPAMF_IDR);
 	struct mpamf_idr idr = mpamf_idr_decode(raw);
 
 	/* The 32-bit halves are the same register. */
-	assert_true(raw == ((uint64_t)rd(m, MPAMF_IDR + 4) << 32 | rd(m, MPAMF_IDR)));
+	assert_true(raw == ((uint64_t)model_rd32(m, MPAMF_IDR + 4) << 32 | model_rd32(m, MPAMF_IDR)));
 	assert_int_equal(idr.partid_max, p->partid_max);
 	assert_int_equal(idr.pmg_max, p->pmg_max);
 	assert_int_equal(idr.has_mbw_part, p->bwa_wd > 0);
@@ -206,9 +182,9 @@ static void test_id_registers_decode_to_params(void **state)
 	(void)state;
 	p.max_lim = 1;
 	m = new_model(&p);
-	assert_int_equal(rd(m, MPAMF_AIDR), 0x10);
-	assert_int_equal(rd(m, MPAMF_IIDR), 0x1234543B);
-	/* Linux selects each RIS before reading its ID registers (B.2 step 3). */
+	assert_int_equal(model_rd32(m, MPAMF_AIDR), 0x10);
+	assert_int_equal(model_rd32(m, MPAMF_IIDR), 0x1234543B);
+	/* Linux selects each RIS before reading its ID registers (mpam_ris_hw_probe()). */
 	for (unsigned r = 0; r <= p.ris_max; r++) {
 		struct mpamf_mbw_idr mbw;
 		struct mpamf_msmon_idr msmon;
@@ -217,27 +193,27 @@ static void test_id_registers_decode_to_params(void **state)
 
 		sel_part(m, r, 0);
 		check_idr_matches(m, &p);
-		mbw = mpamf_mbw_idr_decode(rd(m, MPAMF_MBW_IDR));
+		mbw = mpamf_mbw_idr_decode(model_rd32(m, MPAMF_MBW_IDR));
 		assert_int_equal(mbw.bwa_wd, 8);
 		assert_int_equal(mbw.max_lim, 1);
 		assert_true(mbw.has_min && mbw.has_max);
 		assert_false(mbw.has_pbm || mbw.has_prop);
-		assert_int_equal(mpam_field_get(MPAMF_CPOR_IDR_CPBM_WD, rd(m, MPAMF_CPOR_IDR)), 20);
-		msmon = mpamf_msmon_idr_decode(rd(m, MPAMF_MSMON_IDR));
+		assert_int_equal(mpam_field_get(MPAMF_CPOR_IDR_CPBM_WD, model_rd32(m, MPAMF_CPOR_IDR)), 20);
+		msmon = mpamf_msmon_idr_decode(model_rd32(m, MPAMF_MSMON_IDR));
 		assert_true(msmon.msmon_mbwu);
 		assert_false(msmon.msmon_csu);
 		assert_true(msmon.has_oflow_sr);
 		assert_true(msmon.has_local_capt_evnt);
-		mbwu = mpamf_mbwumon_idr_decode(rd(m, MPAMF_MBWUMON_IDR));
+		mbwu = mpamf_mbwumon_idr_decode(model_rd32(m, MPAMF_MBWUMON_IDR));
 		assert_int_equal(mbwu.num_mon, 40);
 		assert_int_equal(mbwu.scale, 6);
 		assert_true(mbwu.has_long);
 		assert_false(mbwu.lwd);
 		assert_true(mbwu.has_rwbw && mbwu.has_capture && mbwu.has_ofsr);
-		pri = rd(m, MPAMF_PRI_IDR);
+		pri = model_rd32(m, MPAMF_PRI_IDR);
 		assert_int_equal((pri >> 4) & 0x3F, 4);	 /* INTPRI_WD */
 		assert_int_equal((pri >> 20) & 0x3F, 4); /* DSPRI_WD */
-		assert_int_equal(mpam_field_get(MPAMCFG_PART_SEL_RIS, rd(m, MPAMCFG_PART_SEL)), r);
+		assert_int_equal(mpam_field_get(MPAMCFG_PART_SEL_RIS, model_rd32(m, MPAMCFG_PART_SEL)), r);
 	}
 	assert_int_equal(msc_model_error_count(m), 0); /* ID reads never raise errors */
 	msc_model_free(m);
@@ -251,26 +227,26 @@ static void test_id_registers_without_features(void **state)
 	(void)state;
 	m = new_model(&p);
 	check_idr_matches(m, &p);
-	assert_int_equal(rd(m, MPAMF_MBW_IDR), 0);
-	assert_int_equal(rd(m, MPAMF_CPOR_IDR), 0);
-	assert_int_equal(rd(m, MPAMF_PRI_IDR), 0);
-	assert_int_equal(rd(m, MPAMF_MSMON_IDR), 0);
-	assert_int_equal(rd(m, MPAMF_MBWUMON_IDR), 0);
+	assert_int_equal(model_rd32(m, MPAMF_MBW_IDR), 0);
+	assert_int_equal(model_rd32(m, MPAMF_CPOR_IDR), 0);
+	assert_int_equal(model_rd32(m, MPAMF_PRI_IDR), 0);
+	assert_int_equal(model_rd32(m, MPAMF_MSMON_IDR), 0);
+	assert_int_equal(model_rd32(m, MPAMF_MBWUMON_IDR), 0);
 	/* Controls that do not exist are RAZ/WI, and touching them is no error. */
 	sel_part(m, 0, 1);
-	wr(m, MPAMCFG_MBW_MAX, 0xFFFFFFFF);
-	wr(m, MPAMCFG_MBW_MIN, 0xFFFFFFFF);
-	wr(m, MPAMCFG_CPBM(0), 0xFFFFFFFF);
-	wr(m, MPAMCFG_PRI, 0xFFFFFFFF);
-	assert_int_equal(rd(m, MPAMCFG_MBW_MAX), 0);
-	assert_int_equal(rd(m, MPAMCFG_MBW_MIN), 0);
-	assert_int_equal(rd(m, MPAMCFG_CPBM(0)), 0);
-	assert_int_equal(rd(m, MPAMCFG_PRI), 0);
-	wr(m, MSMON_CFG_MON_SEL, 5);
-	assert_int_equal(rd(m, MSMON_CFG_MON_SEL), 0);
-	assert_int_equal(rd(m, MSMON_CFG_MBWU_CTL), 0);
+	model_wr32(m, MPAMCFG_MBW_MAX, 0xFFFFFFFF);
+	model_wr32(m, MPAMCFG_MBW_MIN, 0xFFFFFFFF);
+	model_wr32(m, MPAMCFG_CPBM(0), 0xFFFFFFFF);
+	model_wr32(m, MPAMCFG_PRI, 0xFFFFFFFF);
+	assert_int_equal(model_rd32(m, MPAMCFG_MBW_MAX), 0);
+	assert_int_equal(model_rd32(m, MPAMCFG_MBW_MIN), 0);
+	assert_int_equal(model_rd32(m, MPAMCFG_CPBM(0)), 0);
+	assert_int_equal(model_rd32(m, MPAMCFG_PRI), 0);
+	model_wr32(m, MSMON_CFG_MON_SEL, 5);
+	assert_int_equal(model_rd32(m, MSMON_CFG_MON_SEL), 0);
+	assert_int_equal(model_rd32(m, MSMON_CFG_MBWU_CTL), 0);
 	/* ... and there is no ESR to see. */
-	assert_int_equal(rd(m, MPAMF_ESR), 0);
+	assert_int_equal(model_rd32(m, MPAMF_ESR), 0);
 	assert_int_equal(msc_model_error_count(m), 0);
 	/* The traffic side sees "no limit" for a control that does not exist. */
 	assert_int_equal(msc_model_mbw_max(m, 0, 1), 0xFFFF);
@@ -282,11 +258,11 @@ static void test_id_registers_without_features(void **state)
 	p.num_mon = 2;
 	p.lwd = true;
 	m = new_model(&p);
-	assert_false(mpamf_mbwumon_idr_decode(rd(m, MPAMF_MBWUMON_IDR)).lwd);
-	assert_false(mpamf_mbwumon_idr_decode(rd(m, MPAMF_MBWUMON_IDR)).has_long);
+	assert_false(mpamf_mbwumon_idr_decode(model_rd32(m, MPAMF_MBWUMON_IDR)).lwd);
+	assert_false(mpamf_mbwumon_idr_decode(model_rd32(m, MPAMF_MBWUMON_IDR)).has_long);
 	sel_mon(m, 0, 0);
-	wr64(m, MSMON_MBWU_L, 1234);
-	assert_true(rd64(m, MSMON_MBWU_L) == 0); /* no long counter: RAZ/WI */
+	model_wr64(m, MSMON_MBWU_L, 1234);
+	assert_true(model_rd64(m, MSMON_MBWU_L) == 0); /* no long counter: RAZ/WI */
 	msc_model_free(m);
 }
 
@@ -302,16 +278,16 @@ static void test_part_sel_isolates_partids(void **state)
 	m = new_model(&p);
 	for (unsigned id = 0; id <= 63; id++) {
 		sel_part(m, 0, (uint16_t)id);
-		wr(m, MPAMCFG_MBW_MAX, (id * 3 + 1) << 8 & 0xFF00);
-		wr(m, MPAMCFG_MBW_MIN, id << 8);
-		wr(m, MPAMCFG_CPBM(0), id * 0x101);
+		model_wr32(m, MPAMCFG_MBW_MAX, (id * 3 + 1) << 8 & 0xFF00);
+		model_wr32(m, MPAMCFG_MBW_MIN, id << 8);
+		model_wr32(m, MPAMCFG_CPBM(0), id * 0x101);
 	}
 	for (unsigned id = 0; id <= 63; id++) {
 		sel_part(m, 0, (uint16_t)id);
-		assert_int_equal(rd(m, MPAMCFG_PART_SEL), id);
-		assert_int_equal(rd(m, MPAMCFG_MBW_MAX), (id * 3 + 1) << 8 & 0xFF00);
-		assert_int_equal(rd(m, MPAMCFG_MBW_MIN), id << 8);
-		assert_int_equal(rd(m, MPAMCFG_CPBM(0)), (id * 0x101) & 0xFFFF);
+		assert_int_equal(model_rd32(m, MPAMCFG_PART_SEL), id);
+		assert_int_equal(model_rd32(m, MPAMCFG_MBW_MAX), (id * 3 + 1) << 8 & 0xFF00);
+		assert_int_equal(model_rd32(m, MPAMCFG_MBW_MIN), id << 8);
+		assert_int_equal(model_rd32(m, MPAMCFG_CPBM(0)), (id * 0x101) & 0xFFFF);
 		assert_int_equal(msc_model_mbw_max(m, 0, (uint16_t)id), (id * 3 + 1) << 8 & 0xFF00);
 		assert_int_equal(msc_model_mbw_min(m, 0, (uint16_t)id), id << 8);
 	}
@@ -328,20 +304,20 @@ static void test_part_sel_isolates_ris(void **state)
 	m = new_model(&p);
 	for (unsigned r = 0; r <= 2; r++) {
 		sel_part(m, r, 5);
-		wr(m, MPAMCFG_MBW_MAX, 0x1000u * (r + 1));
-		wr(m, MPAMCFG_CPBM(0), 1u << r);
-		wr(m, MPAMCFG_PRI, (r + 1) | (r + 2) << 16);
+		model_wr32(m, MPAMCFG_MBW_MAX, 0x1000u * (r + 1));
+		model_wr32(m, MPAMCFG_CPBM(0), 1u << r);
+		model_wr32(m, MPAMCFG_PRI, (r + 1) | (r + 2) << 16);
 	}
 	for (unsigned r = 0; r <= 2; r++) {
 		sel_part(m, r, 5);
-		assert_int_equal(rd(m, MPAMCFG_MBW_MAX), 0x1000u * (r + 1));
-		assert_int_equal(rd(m, MPAMCFG_CPBM(0)), 1u << r);
-		assert_int_equal(rd(m, MPAMCFG_PRI), (r + 1) | (r + 2) << 16);
+		assert_int_equal(model_rd32(m, MPAMCFG_MBW_MAX), 0x1000u * (r + 1));
+		assert_int_equal(model_rd32(m, MPAMCFG_CPBM(0)), 1u << r);
+		assert_int_equal(model_rd32(m, MPAMCFG_PRI), (r + 1) | (r + 2) << 16);
 		assert_int_equal(msc_model_mbw_max(m, r, 5), 0x1000u * (r + 1));
 		/* Same PARTID number, other PARTID: still at reset. */
 		sel_part(m, r, 4);
-		assert_int_equal(rd(m, MPAMCFG_MBW_MAX), 0xFF00);
-		assert_int_equal(rd(m, MPAMCFG_CPBM(0)), 0xFFFFF);
+		assert_int_equal(model_rd32(m, MPAMCFG_MBW_MAX), 0xFF00);
+		assert_int_equal(model_rd32(m, MPAMCFG_CPBM(0)), 0xFFFFF);
 	}
 	msc_model_free(m);
 }
@@ -362,15 +338,15 @@ static void test_mbw_fields_keep_top_bwa_wd_bits(void **state)
 		m = new_model(&p);
 		sel_part(m, 1, 3);
 		/* Reset: MAX 100% (all implemented bits), MIN 0. */
-		assert_int_equal(rd(m, MPAMCFG_MBW_MAX), cases[i].implemented);
-		assert_int_equal(rd(m, MPAMCFG_MBW_MIN), 0);
-		wr(m, MPAMCFG_MBW_MAX, 0x1234);
-		wr(m, MPAMCFG_MBW_MIN, 0xFFFF);
-		assert_int_equal(rd(m, MPAMCFG_MBW_MAX), 0x1234 & cases[i].implemented);
-		assert_int_equal(rd(m, MPAMCFG_MBW_MIN), cases[i].implemented);
-		wr(m, MPAMCFG_MBW_MAX, 0x7FFF0000); /* bits 30:16 do not exist */
-		assert_int_equal(rd(m, MPAMCFG_MBW_MAX), 0);
-		assert_int_equal(mpamf_mbw_idr_decode(rd(m, MPAMF_MBW_IDR)).bwa_wd, cases[i].bwa_wd);
+		assert_int_equal(model_rd32(m, MPAMCFG_MBW_MAX), cases[i].implemented);
+		assert_int_equal(model_rd32(m, MPAMCFG_MBW_MIN), 0);
+		model_wr32(m, MPAMCFG_MBW_MAX, 0x1234);
+		model_wr32(m, MPAMCFG_MBW_MIN, 0xFFFF);
+		assert_int_equal(model_rd32(m, MPAMCFG_MBW_MAX), 0x1234 & cases[i].implemented);
+		assert_int_equal(model_rd32(m, MPAMCFG_MBW_MIN), cases[i].implemented);
+		model_wr32(m, MPAMCFG_MBW_MAX, 0x7FFF0000); /* bits 30:16 do not exist */
+		assert_int_equal(model_rd32(m, MPAMCFG_MBW_MAX), 0);
+		assert_int_equal(mpamf_mbw_idr_decode(model_rd32(m, MPAMF_MBW_IDR)).bwa_wd, cases[i].bwa_wd);
 		msc_model_free(m);
 	}
 }
@@ -386,14 +362,14 @@ static void test_hardlim_follows_max_lim(void **state)
 		p.max_lim = lim;
 		m = new_model(&p);
 		sel_part(m, 0, 2);
-		assert_int_equal(rd(m, MPAMCFG_MBW_MAX) >> 31, forced);
-		wr(m, MPAMCFG_MBW_MAX, (uint32_t)MPAMCFG_MBW_MAX_HARDLIM | 0x4000);
-		assert_int_equal(rd(m, MPAMCFG_MBW_MAX), (lim != 1 ? MPAMCFG_MBW_MAX_HARDLIM : 0) | 0x4000);
+		assert_int_equal(model_rd32(m, MPAMCFG_MBW_MAX) >> 31, forced);
+		model_wr32(m, MPAMCFG_MBW_MAX, (uint32_t)MPAMCFG_MBW_MAX_HARDLIM | 0x4000);
+		assert_int_equal(model_rd32(m, MPAMCFG_MBW_MAX), (lim != 1 ? MPAMCFG_MBW_MAX_HARDLIM : 0) | 0x4000);
 		assert_int_equal(msc_model_mbw_hardlim(m, 0, 2), lim != 1);
-		wr(m, MPAMCFG_MBW_MAX, 0x4000);
-		assert_int_equal(rd(m, MPAMCFG_MBW_MAX) >> 31, forced);
+		model_wr32(m, MPAMCFG_MBW_MAX, 0x4000);
+		assert_int_equal(model_rd32(m, MPAMCFG_MBW_MAX) >> 31, forced);
 		assert_int_equal(msc_model_mbw_hardlim(m, 0, 2), forced);
-		assert_int_equal(mpamf_mbw_idr_decode(rd(m, MPAMF_MBW_IDR)).max_lim, lim);
+		assert_int_equal(mpamf_mbw_idr_decode(model_rd32(m, MPAMF_MBW_IDR)).max_lim, lim);
 		msc_model_free(m);
 	}
 }
@@ -418,19 +394,19 @@ static void test_cpbm_keeps_bits_below_width(void **state)
 			uint32_t mask = w + 1 < cases[i].words ? 0xFFFFFFFF
 							       : (w + 1 == cases[i].words ? cases[i].last_mask : 0);
 
-			assert_int_equal(rd(m, MPAMCFG_CPBM(w)), mask); /* reset: every portion */
-			wr(m, MPAMCFG_CPBM(w), 0xA5A5A5A5);
-			assert_int_equal(rd(m, MPAMCFG_CPBM(w)), 0xA5A5A5A5 & mask);
-			wr(m, MPAMCFG_CPBM(w), 0);
-			assert_int_equal(rd(m, MPAMCFG_CPBM(w)), 0);
-			wr(m, MPAMCFG_CPBM(w), 0xFFFFFFFF);
-			assert_int_equal(rd(m, MPAMCFG_CPBM(w)), mask);
+			assert_int_equal(model_rd32(m, MPAMCFG_CPBM(w)), mask); /* reset: every portion */
+			model_wr32(m, MPAMCFG_CPBM(w), 0xA5A5A5A5);
+			assert_int_equal(model_rd32(m, MPAMCFG_CPBM(w)), 0xA5A5A5A5 & mask);
+			model_wr32(m, MPAMCFG_CPBM(w), 0);
+			assert_int_equal(model_rd32(m, MPAMCFG_CPBM(w)), 0);
+			model_wr32(m, MPAMCFG_CPBM(w), 0xFFFFFFFF);
+			assert_int_equal(model_rd32(m, MPAMCFG_CPBM(w)), mask);
 		}
-		assert_int_equal(rd(m, MPAMCFG_CPBM(1023)), 0);
+		assert_int_equal(model_rd32(m, MPAMCFG_CPBM(1023)), 0);
 		sel_part(m, 0, 6);
-		wr(m, MPAMCFG_CPBM(0), 0);
+		model_wr32(m, MPAMCFG_CPBM(0), 0);
 		sel_part(m, 0, 7);
-		assert_int_equal(rd(m, MPAMCFG_CPBM(0)), cases[i].words == 1 ? cases[i].last_mask : 0xFFFFFFFF);
+		assert_int_equal(model_rd32(m, MPAMCFG_CPBM(0)), cases[i].words == 1 ? cases[i].last_mask : 0xFFFFFFFF);
 		assert_int_equal(msc_model_error_count(m), 0);
 		msc_model_free(m);
 	}
@@ -444,17 +420,17 @@ static void test_pri_keeps_low_pri_wd_bits(void **state)
 	(void)state;
 	m = new_model(&p);
 	sel_part(m, 2, 9);
-	assert_int_equal(rd(m, MPAMCFG_PRI), 0);
-	wr(m, MPAMCFG_PRI, 0xFFFFFFFF);
-	assert_int_equal(rd(m, MPAMCFG_PRI), 0x000F000F);
-	wr(m, MPAMCFG_PRI, 0x00350009);
-	assert_int_equal(rd(m, MPAMCFG_PRI), 0x00050009);
+	assert_int_equal(model_rd32(m, MPAMCFG_PRI), 0);
+	model_wr32(m, MPAMCFG_PRI, 0xFFFFFFFF);
+	assert_int_equal(model_rd32(m, MPAMCFG_PRI), 0x000F000F);
+	model_wr32(m, MPAMCFG_PRI, 0x00350009);
+	assert_int_equal(model_rd32(m, MPAMCFG_PRI), 0x00050009);
 	msc_model_free(m);
 
 	p.pri_wd = 16;
 	m = new_model(&p);
-	wr(m, MPAMCFG_PRI, 0xFFFFFFFF);
-	assert_int_equal(rd(m, MPAMCFG_PRI), 0xFFFFFFFF);
+	model_wr32(m, MPAMCFG_PRI, 0xFFFFFFFF);
+	assert_int_equal(model_rd32(m, MPAMCFG_PRI), 0xFFFFFFFF);
 	msc_model_free(m);
 }
 
@@ -467,27 +443,27 @@ static void test_missing_min_or_max_is_raz_wi(void **state)
 	p.has_min = false;
 	m = new_model(&p);
 	sel_part(m, 0, 1);
-	wr(m, MPAMCFG_MBW_MIN, 0xFF00);
-	assert_int_equal(rd(m, MPAMCFG_MBW_MIN), 0);
-	wr(m, MPAMCFG_MBW_MAX, 0x8000);
-	assert_int_equal(rd(m, MPAMCFG_MBW_MAX), 0x8000);
-	assert_false(mpamf_mbw_idr_decode(rd(m, MPAMF_MBW_IDR)).has_min);
+	model_wr32(m, MPAMCFG_MBW_MIN, 0xFF00);
+	assert_int_equal(model_rd32(m, MPAMCFG_MBW_MIN), 0);
+	model_wr32(m, MPAMCFG_MBW_MAX, 0x8000);
+	assert_int_equal(model_rd32(m, MPAMCFG_MBW_MAX), 0x8000);
+	assert_false(mpamf_mbw_idr_decode(model_rd32(m, MPAMF_MBW_IDR)).has_min);
 	msc_model_free(m);
 
 	p = full_params();
 	p.has_max = false;
 	m = new_model(&p);
 	sel_part(m, 0, 1);
-	wr(m, MPAMCFG_MBW_MAX, 0x8000);
-	assert_int_equal(rd(m, MPAMCFG_MBW_MAX), 0);
+	model_wr32(m, MPAMCFG_MBW_MAX, 0x8000);
+	assert_int_equal(model_rd32(m, MPAMCFG_MBW_MAX), 0);
 	assert_int_equal(msc_model_mbw_max(m, 0, 1), 0xFFFF);
-	wr(m, MPAMCFG_MBW_MIN, 0x8000);
-	assert_int_equal(rd(m, MPAMCFG_MBW_MIN), 0x8000);
+	model_wr32(m, MPAMCFG_MBW_MIN, 0x8000);
+	assert_int_equal(model_rd32(m, MPAMCFG_MBW_MIN), 0x8000);
 	/* Other unimplemented MPAMCFG locations. */
-	wr(m, MPAMCFG_MBW_PROP, 0xFFFFFFFF);
-	assert_int_equal(rd(m, MPAMCFG_MBW_PROP), 0);
-	wr(m, MPAMCFG_CMAX, 0xFFFFFFFF);
-	assert_int_equal(rd(m, MPAMCFG_CMAX), 0);
+	model_wr32(m, MPAMCFG_MBW_PROP, 0xFFFFFFFF);
+	assert_int_equal(model_rd32(m, MPAMCFG_MBW_PROP), 0);
+	model_wr32(m, MPAMCFG_CMAX, 0xFFFFFFFF);
+	assert_int_equal(model_rd32(m, MPAMCFG_CMAX), 0);
 	msc_model_free(m);
 }
 
@@ -509,9 +485,9 @@ static void test_monitor_selection(void **state)
 			struct msmon_mbwu_ctl ctl;
 
 			sel_mon(m, r, i);
-			assert_int_equal(rd(m, MSMON_CFG_MON_SEL), msmon_cfg_mon_sel(r, i));
-			flt = msmon_mbwu_flt_decode(rd(m, MSMON_CFG_MBWU_FLT));
-			ctl = msmon_mbwu_ctl_decode(rd(m, MSMON_CFG_MBWU_CTL));
+			assert_int_equal(model_rd32(m, MSMON_CFG_MON_SEL), msmon_cfg_mon_sel(r, i));
+			flt = msmon_mbwu_flt_decode(model_rd32(m, MSMON_CFG_MBWU_FLT));
+			ctl = msmon_mbwu_ctl_decode(model_rd32(m, MSMON_CFG_MBWU_CTL));
 			assert_int_equal(ctl.type, MSMON_CFG_CTL_TYPE_MBWU);
 			if (i % 3) {
 				assert_int_equal(flt.partid, 0);
@@ -526,19 +502,19 @@ static void test_monitor_selection(void **state)
 	}
 	/* TYPE is read-only, SUBTYPE is RAZ/WI. */
 	sel_mon(m, 1, 1);
-	wr(m, MSMON_CFG_MBWU_CTL, (uint32_t)(MSMON_CFG_CTL_SUBTYPE | MSMON_CFG_CTL_TYPE));
-	assert_int_equal(rd(m, MSMON_CFG_MBWU_CTL), MSMON_CFG_CTL_TYPE_MBWU);
+	model_wr32(m, MSMON_CFG_MBWU_CTL, (uint32_t)(MSMON_CFG_CTL_SUBTYPE | MSMON_CFG_CTL_TYPE));
+	assert_int_equal(model_rd32(m, MSMON_CFG_MBWU_CTL), MSMON_CFG_CTL_TYPE_MBWU);
 	/* RWBW exists with HAS_RWBW. */
-	wr(m, MSMON_CFG_MBWU_FLT, (uint32_t)mpam_field_prep(MSMON_CFG_MBWU_FLT_RWBW, MPAM_RWBW_READS));
-	assert_int_equal(msmon_mbwu_flt_decode(rd(m, MSMON_CFG_MBWU_FLT)).rwbw, MPAM_RWBW_READS);
+	model_wr32(m, MSMON_CFG_MBWU_FLT, (uint32_t)mpam_field_prep(MSMON_CFG_MBWU_FLT_RWBW, MPAM_RWBW_READS));
+	assert_int_equal(msmon_mbwu_flt_decode(model_rd32(m, MSMON_CFG_MBWU_FLT)).rwbw, MPAM_RWBW_READS);
 	assert_int_equal(msc_model_error_count(m), 0);
 	msc_model_free(m);
 
 	p.has_rwbw = false;
 	m = new_model(&p);
 	sel_mon(m, 0, 0);
-	wr(m, MSMON_CFG_MBWU_FLT, (uint32_t)mpam_field_prep(MSMON_CFG_MBWU_FLT_RWBW, MPAM_RWBW_READS) | 3);
-	assert_int_equal(rd(m, MSMON_CFG_MBWU_FLT), 3);
+	model_wr32(m, MSMON_CFG_MBWU_FLT, (uint32_t)mpam_field_prep(MSMON_CFG_MBWU_FLT_RWBW, MPAM_RWBW_READS) | 3);
+	assert_int_equal(model_rd32(m, MSMON_CFG_MBWU_FLT), 3);
 	msc_model_free(m);
 }
 
@@ -556,14 +532,14 @@ static void test_counting_filters(void **state)
 	program_mon(m, 0, 0, 1, 0, false, 0); /* PARTID 1, any PMG */
 	program_mon(m, 0, 1, 1, 2, true, 0);  /* PARTID 1, PMG 2 */
 	sel_mon(m, 0, 2);		      /* everything */
-	wr(m, MSMON_CFG_MBWU_CTL, msmon_mbwu_ctl_encode(&any));
+	model_wr32(m, MSMON_CFG_MBWU_CTL, msmon_mbwu_ctl_encode(&any));
 	program_mon(m, 0, 3, 1, 0, false, 0);
-	wr(m, MSMON_CFG_MBWU_FLT, 1 | writes_only);
+	model_wr32(m, MSMON_CFG_MBWU_FLT, 1 | writes_only);
 	program_mon(m, 0, 4, 1, 0, false, 0);
-	wr(m, MSMON_CFG_MBWU_FLT, 1 | reads_only);
+	model_wr32(m, MSMON_CFG_MBWU_FLT, 1 | reads_only);
 	program_mon(m, 0, 5, 1, 0, false, 0);
-	wr(m, MSMON_CFG_MBWU_CTL, (uint32_t)MSMON_CFG_CTL_MATCH_PARTID); /* not enabled */
-	program_mon(m, 1, 6, 1, 0, false, 0);				 /* same filter, other RIS */
+	model_wr32(m, MSMON_CFG_MBWU_CTL, (uint32_t)MSMON_CFG_CTL_MATCH_PARTID); /* not enabled */
+	program_mon(m, 1, 6, 1, 0, false, 0);					 /* same filter, other RIS */
 
 	msc_model_count(m, 0, 1, 2, 100, 10);
 	msc_model_count(m, 0, 1, 0, 1000, 0);
@@ -580,10 +556,10 @@ static void test_counting_filters(void **state)
 	assert_int_equal(mon_reg(m, 0, 0, MSMON_MBWU), 1110); /* RIS 0 did not see it */
 	/* Changing the filter does not reset the value. */
 	sel_mon(m, 0, 0);
-	wr(m, MSMON_CFG_MBWU_FLT, 2);
-	assert_int_equal(rd(m, MSMON_MBWU), 1110);
+	model_wr32(m, MSMON_CFG_MBWU_FLT, 2);
+	assert_int_equal(model_rd32(m, MSMON_MBWU), 1110);
 	msc_model_count(m, 0, 2, 0, 1, 0);
-	assert_int_equal(rd(m, MSMON_MBWU), 1111);
+	assert_int_equal(model_rd32(m, MSMON_MBWU), 1111);
 	assert_int_equal(msc_model_error_count(m), 0);
 	msc_model_free(m);
 }
@@ -612,13 +588,13 @@ static void test_scale_applies_with_sclen(void **state)
 	assert_true(mon_reg64(m, 0, 0, MSMON_MBWU_L) == 192);
 	/* SCLEN off: the same count, in bytes. */
 	sel_mon(m, 0, 0);
-	wr(m, MSMON_CFG_MBWU_CTL, rd(m, MSMON_CFG_MBWU_CTL) & ~(uint32_t)MSMON_CFG_CTL_SCLEN);
-	assert_int_equal(rd(m, MSMON_MBWU), 192);
+	model_wr32(m, MSMON_CFG_MBWU_CTL, model_rd32(m, MSMON_CFG_MBWU_CTL) & ~(uint32_t)MSMON_CFG_CTL_SCLEN);
+	assert_int_equal(model_rd32(m, MSMON_MBWU), 192);
 	/* Writing the scaled view sets the count in units. */
-	wr(m, MSMON_CFG_MBWU_CTL, rd(m, MSMON_CFG_MBWU_CTL) | (uint32_t)MSMON_CFG_CTL_SCLEN);
-	wr(m, MSMON_MBWU, 5);
-	assert_int_equal(rd(m, MSMON_MBWU), 5);
-	assert_true(rd64(m, MSMON_MBWU_L) == 5 * 64);
+	model_wr32(m, MSMON_CFG_MBWU_CTL, model_rd32(m, MSMON_CFG_MBWU_CTL) | (uint32_t)MSMON_CFG_CTL_SCLEN);
+	model_wr32(m, MSMON_MBWU, 5);
+	assert_int_equal(model_rd32(m, MSMON_MBWU), 5);
+	assert_true(model_rd64(m, MSMON_MBWU_L) == 5 * 64);
 	msc_model_free(m);
 }
 
@@ -631,46 +607,46 @@ static void test_short_counter_wraps_with_status_and_ofsr(void **state)
 	(void)state;
 	m = new_model(&p);
 	program_mon(m, 0, 33, 1, 0, false, 0);
-	wr(m, MSMON_MBWU, 0x7FFFFFF0);
+	model_wr32(m, MSMON_MBWU, 0x7FFFFFF0);
 	msc_model_count(m, 0, 1, 0, 0x10, 0); /* exactly to the top: 0x80000000 wraps to 0 */
-	ctl = msmon_mbwu_ctl_decode(rd(m, MSMON_CFG_MBWU_CTL));
+	ctl = msmon_mbwu_ctl_decode(model_rd32(m, MSMON_CFG_MBWU_CTL));
 	assert_true(ctl.oflow_status);
 	assert_false(ctl.oflow_status_l);
-	assert_int_equal(rd(m, MSMON_MBWU), 0);
-	assert_true(rd64(m, MSMON_MBWU_L) == 0x80000000); /* the long view did not wrap */
+	assert_int_equal(model_rd32(m, MSMON_MBWU), 0);
+	assert_true(model_rd64(m, MSMON_MBWU_L) == 0x80000000); /* the long view did not wrap */
 	/* OFSR bit i is monitor (MON_SEL & 0xFFE0) + i. */
-	assert_int_equal(rd(m, MSMON_MBWU_OFSR), 1u << 1);
+	assert_int_equal(model_rd32(m, MSMON_MBWU_OFSR), 1u << 1);
 	sel_mon(m, 0, 32);
-	assert_int_equal(rd(m, MSMON_MBWU_OFSR), 1u << 1);
+	assert_int_equal(model_rd32(m, MSMON_MBWU_OFSR), 1u << 1);
 	sel_mon(m, 0, 5);
-	assert_int_equal(rd(m, MSMON_MBWU_OFSR), 0);
+	assert_int_equal(model_rd32(m, MSMON_MBWU_OFSR), 0);
 	sel_mon(m, 1, 33);
-	assert_int_equal(rd(m, MSMON_MBWU_OFSR), 0); /* other RIS */
-	assert_int_equal(rd(m, MSMON_OFLOW_SR), MSMON_OFLOW_SR_MBWU_OFLOW_PND | 1u << 0);
+	assert_int_equal(model_rd32(m, MSMON_MBWU_OFSR), 0); /* other RIS */
+	assert_int_equal(model_rd32(m, MSMON_OFLOW_SR), MSMON_OFLOW_SR_MBWU_OFLOW_PND | 1u << 0);
 	/* Software clears the status by writing CTL with the bit 0; OFSR follows. */
 	sel_mon(m, 0, 33);
-	wr(m, MSMON_CFG_MBWU_CTL, rd(m, MSMON_CFG_MBWU_CTL) & ~(uint32_t)MSMON_CFG_CTL_OFLOW_STATUS);
-	assert_false(msmon_mbwu_ctl_decode(rd(m, MSMON_CFG_MBWU_CTL)).oflow_status);
-	assert_int_equal(rd(m, MSMON_MBWU_OFSR), 0);
-	assert_int_equal(rd(m, MSMON_OFLOW_SR), 0);
-	assert_int_equal(rd(m, MSMON_MBWU), 0); /* and the value stays */
+	model_wr32(m, MSMON_CFG_MBWU_CTL, model_rd32(m, MSMON_CFG_MBWU_CTL) & ~(uint32_t)MSMON_CFG_CTL_OFLOW_STATUS);
+	assert_false(msmon_mbwu_ctl_decode(model_rd32(m, MSMON_CFG_MBWU_CTL)).oflow_status);
+	assert_int_equal(model_rd32(m, MSMON_MBWU_OFSR), 0);
+	assert_int_equal(model_rd32(m, MSMON_OFLOW_SR), 0);
+	assert_int_equal(model_rd32(m, MSMON_MBWU), 0); /* and the value stays */
 	/* Writing the value also clears the status. */
-	wr(m, MSMON_MBWU, 0x7FFFFFFF);
+	model_wr32(m, MSMON_MBWU, 0x7FFFFFFF);
 	msc_model_count(m, 0, 1, 0, 3, 0);
-	assert_int_equal(rd(m, MSMON_MBWU), 2);
-	assert_true(msmon_mbwu_ctl_decode(rd(m, MSMON_CFG_MBWU_CTL)).oflow_status);
-	wr(m, MSMON_MBWU, 0);
-	assert_false(msmon_mbwu_ctl_decode(rd(m, MSMON_CFG_MBWU_CTL)).oflow_status);
-	assert_int_equal(rd(m, MSMON_OFLOW_SR), 0);
+	assert_int_equal(model_rd32(m, MSMON_MBWU), 2);
+	assert_true(msmon_mbwu_ctl_decode(model_rd32(m, MSMON_CFG_MBWU_CTL)).oflow_status);
+	model_wr32(m, MSMON_MBWU, 0);
+	assert_false(msmon_mbwu_ctl_decode(model_rd32(m, MSMON_CFG_MBWU_CTL)).oflow_status);
+	assert_int_equal(model_rd32(m, MSMON_OFLOW_SR), 0);
 	/* Scaled: the view wraps after 2^31 units of 2^SCALE bytes. */
 	program_mon(m, 2, 0, 1, 0, false, (uint32_t)MSMON_CFG_CTL_SCLEN);
-	wr(m, MSMON_MBWU, 0x7FFFFFFF);
+	model_wr32(m, MSMON_MBWU, 0x7FFFFFFF);
 	msc_model_count(m, 2, 1, 0, 63, 0);
-	assert_false(msmon_mbwu_ctl_decode(rd(m, MSMON_CFG_MBWU_CTL)).oflow_status);
+	assert_false(msmon_mbwu_ctl_decode(model_rd32(m, MSMON_CFG_MBWU_CTL)).oflow_status);
 	msc_model_count(m, 2, 1, 0, 1, 0);
-	assert_true(msmon_mbwu_ctl_decode(rd(m, MSMON_CFG_MBWU_CTL)).oflow_status);
-	assert_int_equal(rd(m, MSMON_MBWU), 0);
-	assert_int_equal(rd(m, MSMON_OFLOW_SR), MSMON_OFLOW_SR_MBWU_OFLOW_PND | 1u << 2);
+	assert_true(msmon_mbwu_ctl_decode(model_rd32(m, MSMON_CFG_MBWU_CTL)).oflow_status);
+	assert_int_equal(model_rd32(m, MSMON_MBWU), 0);
+	assert_int_equal(model_rd32(m, MSMON_OFLOW_SR), MSMON_OFLOW_SR_MBWU_OFLOW_PND | 1u << 2);
 	msc_model_free(m);
 }
 
@@ -683,29 +659,29 @@ static void test_long_counter_wraps_at_44_bits(void **state)
 	(void)state;
 	m = new_model(&p);
 	program_mon(m, 0, 3, 1, 0, false, 0);
-	/* Linux writes the long counter as low word then high word (B.3 step 6). */
-	wr(m, MSMON_MBWU_L, 0xFFFFFFF0);
-	wr(m, MSMON_MBWU_L + 4, 0xFFFFFFFF); /* only bits 43:32 exist, and NRDY is hardware's */
-	assert_true(rd64(m, MSMON_MBWU_L) == UINT64_C(0xFFFFFFFFFF0));
-	assert_int_equal(rd(m, MSMON_MBWU_L + 4), 0xFFF);
+	/* Linux writes the long counter as low word then high word (mpam_msc_zero_mbwu_l()). */
+	model_wr32(m, MSMON_MBWU_L, 0xFFFFFFF0);
+	model_wr32(m, MSMON_MBWU_L + 4, 0xFFFFFFFF); /* only bits 43:32 exist, and NRDY is hardware's */
+	assert_true(model_rd64(m, MSMON_MBWU_L) == UINT64_C(0xFFFFFFFFFF0));
+	assert_int_equal(model_rd32(m, MSMON_MBWU_L + 4), 0xFFF);
 	msc_model_count(m, 0, 1, 0, 0x20, 0);
-	assert_true(rd64(m, MSMON_MBWU_L) == 0x10);
-	ctl = msmon_mbwu_ctl_decode(rd(m, MSMON_CFG_MBWU_CTL));
+	assert_true(model_rd64(m, MSMON_MBWU_L) == 0x10);
+	ctl = msmon_mbwu_ctl_decode(model_rd32(m, MSMON_CFG_MBWU_CTL));
 	assert_true(ctl.oflow_status_l);
 	assert_true(ctl.oflow_status); /* the 31-bit view wrapped too */
-	assert_int_equal(rd(m, MSMON_OFLOW_SR), MSMON_OFLOW_SR_MBWU_OFLOW_PND | 1u);
+	assert_int_equal(model_rd32(m, MSMON_OFLOW_SR), MSMON_OFLOW_SR_MBWU_OFLOW_PND | 1u);
 	/* Writing the long counter clears OFLOW_STATUS_L only. */
-	wr(m, MSMON_MBWU_L, 0);
-	ctl = msmon_mbwu_ctl_decode(rd(m, MSMON_CFG_MBWU_CTL));
+	model_wr32(m, MSMON_MBWU_L, 0);
+	ctl = msmon_mbwu_ctl_decode(model_rd32(m, MSMON_CFG_MBWU_CTL));
 	assert_false(ctl.oflow_status_l);
 	assert_true(ctl.oflow_status);
 	/* Clearing OFLOW_STATUS_L through CTL. */
-	wr64(m, MSMON_MBWU_L, UINT64_C(0xFFFFFFFFFFF));
+	model_wr64(m, MSMON_MBWU_L, UINT64_C(0xFFFFFFFFFFF));
 	msc_model_count(m, 0, 1, 0, 1, 0);
-	assert_true(msmon_mbwu_ctl_decode(rd(m, MSMON_CFG_MBWU_CTL)).oflow_status_l);
-	wr(m, MSMON_CFG_MBWU_CTL, rd(m, MSMON_CFG_MBWU_CTL) & ~(uint32_t)MSMON_CFG_CTL_OFLOW_STATUS_L);
-	assert_false(msmon_mbwu_ctl_decode(rd(m, MSMON_CFG_MBWU_CTL)).oflow_status_l);
-	assert_true(rd64(m, MSMON_MBWU_L) == 0);
+	assert_true(msmon_mbwu_ctl_decode(model_rd32(m, MSMON_CFG_MBWU_CTL)).oflow_status_l);
+	model_wr32(m, MSMON_CFG_MBWU_CTL, model_rd32(m, MSMON_CFG_MBWU_CTL) & ~(uint32_t)MSMON_CFG_CTL_OFLOW_STATUS_L);
+	assert_false(msmon_mbwu_ctl_decode(model_rd32(m, MSMON_CFG_MBWU_CTL)).oflow_status_l);
+	assert_true(model_rd64(m, MSMON_MBWU_L) == 0);
 	msc_model_free(m);
 }
 
@@ -717,23 +693,23 @@ static void test_long_counter_wraps_at_63_bits(void **state)
 	(void)state;
 	p.lwd = true;
 	m = new_model(&p);
-	assert_true(mpamf_mbwumon_idr_decode(rd(m, MPAMF_MBWUMON_IDR)).lwd);
+	assert_true(mpamf_mbwumon_idr_decode(model_rd32(m, MPAMF_MBWUMON_IDR)).lwd);
 	program_mon(m, 1, 0, 1, 0, false, 0);
 	/* Past 44 bits is no wrap for a 63-bit counter. */
-	wr64(m, MSMON_MBWU_L, UINT64_C(0xFFFFFFFFFF0));
+	model_wr64(m, MSMON_MBWU_L, UINT64_C(0xFFFFFFFFFF0));
 	msc_model_count(m, 1, 1, 0, 0x20, 0);
-	assert_true(rd64(m, MSMON_MBWU_L) == UINT64_C(0x100000000010));
-	assert_false(msmon_mbwu_ctl_decode(rd(m, MSMON_CFG_MBWU_CTL)).oflow_status_l);
-	wr64(m, MSMON_MBWU_L, UINT64_C(0x7FFFFFFFFFFFFFF0));
-	assert_true(rd64(m, MSMON_MBWU_L) == UINT64_C(0x7FFFFFFFFFFFFFF0));
+	assert_true(model_rd64(m, MSMON_MBWU_L) == UINT64_C(0x100000000010));
+	assert_false(msmon_mbwu_ctl_decode(model_rd32(m, MSMON_CFG_MBWU_CTL)).oflow_status_l);
+	model_wr64(m, MSMON_MBWU_L, UINT64_C(0x7FFFFFFFFFFFFFF0));
+	assert_true(model_rd64(m, MSMON_MBWU_L) == UINT64_C(0x7FFFFFFFFFFFFFF0));
 	msc_model_count(m, 1, 1, 0, 0x10, 0x10);
-	assert_true(rd64(m, MSMON_MBWU_L) == 0x10);
-	assert_true(msmon_mbwu_ctl_decode(rd(m, MSMON_CFG_MBWU_CTL)).oflow_status_l);
+	assert_true(model_rd64(m, MSMON_MBWU_L) == 0x10);
+	assert_true(msmon_mbwu_ctl_decode(model_rd32(m, MSMON_CFG_MBWU_CTL)).oflow_status_l);
 	/* A 63-bit value written through the halves. */
-	wr(m, MSMON_MBWU_L, 0x89ABCDEF);
-	wr(m, MSMON_MBWU_L + 4, 0x01234567);
-	assert_true(rd64(m, MSMON_MBWU_L) == UINT64_C(0x0123456789ABCDEF));
-	assert_false(msmon_mbwu_ctl_decode(rd(m, MSMON_CFG_MBWU_CTL)).oflow_status_l);
+	model_wr32(m, MSMON_MBWU_L, 0x89ABCDEF);
+	model_wr32(m, MSMON_MBWU_L + 4, 0x01234567);
+	assert_true(model_rd64(m, MSMON_MBWU_L) == UINT64_C(0x0123456789ABCDEF));
+	assert_false(msmon_mbwu_ctl_decode(model_rd32(m, MSMON_CFG_MBWU_CTL)).oflow_status_l);
 	msc_model_free(m);
 }
 
@@ -741,8 +717,8 @@ static void test_long_counter_wraps_at_63_bits(void **state)
 
 static bool nrdy(struct msc_model *m)
 {
-	bool short_nrdy = (rd(m, MSMON_MBWU) & MSMON_MBWU_NRDY) != 0;
-	bool long_nrdy = (rd64(m, MSMON_MBWU_L) & MSMON_MBWU_L_NRDY) != 0;
+	bool short_nrdy = (model_rd32(m, MSMON_MBWU) & MSMON_MBWU_NRDY) != 0;
+	bool long_nrdy = (model_rd64(m, MSMON_MBWU_L) & MSMON_MBWU_L_NRDY) != 0;
 
 	assert_int_equal(short_nrdy, long_nrdy); /* one bit, two views */
 	return short_nrdy;
@@ -759,47 +735,47 @@ static void test_nrdy_hardware_managed(void **state)
 	m = new_model(&p);
 	sel_mon(m, 0, 4);
 	assert_false(nrdy(m));
-	wr(m, MSMON_CFG_MBWU_FLT, 1); /* a new filter */
+	model_wr32(m, MSMON_CFG_MBWU_FLT, 1); /* a new filter */
 	assert_true(nrdy(m));
 	msc_model_tick(m);
 	msc_model_tick(m);
 	assert_true(nrdy(m));
 	ctl = (uint32_t)(MSMON_CFG_CTL_EN | MSMON_CFG_CTL_MATCH_PARTID);
-	wr(m, MSMON_CFG_MBWU_CTL, ctl); /* restarts the 3-tick countdown */
+	model_wr32(m, MSMON_CFG_MBWU_CTL, ctl); /* restarts the 3-tick countdown */
 	msc_model_tick(m);
 	msc_model_tick(m);
 	msc_model_count(m, 0, 1, 0, 100, 0); /* not ready: not counted */
 	assert_true(nrdy(m));
-	assert_int_equal(rd(m, MSMON_MBWU) & MSMON_MBWU_VALUE, 0);
+	assert_int_equal(model_rd32(m, MSMON_MBWU) & MSMON_MBWU_VALUE, 0);
 	/* Hardware owns NRDY: software cannot clear or set it. */
-	wr(m, MSMON_MBWU, 0);
+	model_wr32(m, MSMON_MBWU, 0);
 	assert_true(nrdy(m));
 	msc_model_tick(m);
 	assert_false(nrdy(m));
-	wr(m, MSMON_MBWU, (uint32_t)MSMON_MBWU_NRDY);
+	model_wr32(m, MSMON_MBWU, (uint32_t)MSMON_MBWU_NRDY);
 	assert_false(nrdy(m));
 	msc_model_count(m, 0, 1, 0, 100, 0);
-	assert_int_equal(rd(m, MSMON_MBWU), 100);
+	assert_int_equal(model_rd32(m, MSMON_MBWU), 100);
 	/* Writing the same values again is no change. */
-	wr(m, MSMON_CFG_MBWU_FLT, 1);
-	wr(m, MSMON_CFG_MBWU_CTL, ctl);
+	model_wr32(m, MSMON_CFG_MBWU_FLT, 1);
+	model_wr32(m, MSMON_CFG_MBWU_CTL, ctl);
 	assert_false(nrdy(m));
 	/* Clearing an overflow status is not a settings change either. */
-	wr(m, MSMON_MBWU, 0x7FFFFFFF);
+	model_wr32(m, MSMON_MBWU, 0x7FFFFFFF);
 	msc_model_count(m, 0, 1, 0, 1, 0);
-	wr(m, MSMON_CFG_MBWU_CTL, ctl);
+	model_wr32(m, MSMON_CFG_MBWU_CTL, ctl);
 	assert_false(nrdy(m));
 	/* A CTL change, and EN going 0 -> 1, both restart it. */
-	wr(m, MSMON_CFG_MBWU_CTL, ctl | (uint32_t)MSMON_CFG_CTL_MATCH_PMG);
+	model_wr32(m, MSMON_CFG_MBWU_CTL, ctl | (uint32_t)MSMON_CFG_CTL_MATCH_PMG);
 	assert_true(nrdy(m));
 	for (int i = 0; i < 3; i++)
 		msc_model_tick(m);
 	assert_false(nrdy(m));
-	wr(m, MSMON_CFG_MBWU_CTL, 0);
+	model_wr32(m, MSMON_CFG_MBWU_CTL, 0);
 	for (int i = 0; i < 3; i++)
 		msc_model_tick(m);
 	assert_false(nrdy(m));
-	wr(m, MSMON_CFG_MBWU_CTL, ctl);
+	model_wr32(m, MSMON_CFG_MBWU_CTL, ctl);
 	assert_true(nrdy(m));
 	/* Other monitors are unaffected. */
 	sel_mon(m, 0, 5);
@@ -810,8 +786,8 @@ static void test_nrdy_hardware_managed(void **state)
 	p.nrdy_ticks = 0;
 	m = new_model(&p);
 	sel_mon(m, 0, 4);
-	wr(m, MSMON_CFG_MBWU_FLT, 1);
-	wr(m, MSMON_CFG_MBWU_CTL, ctl);
+	model_wr32(m, MSMON_CFG_MBWU_FLT, 1);
+	model_wr32(m, MSMON_CFG_MBWU_CTL, ctl);
 	assert_false(nrdy(m));
 	msc_model_free(m);
 }
@@ -825,18 +801,18 @@ static void test_nrdy_software_managed_probe(void **state)
 	p.nrdy_ticks = 1;
 	p.nrdy_hw = false;
 	m = new_model(&p);
-	/* Linux's probe (B.2 step 5): software can set and clear the bit. */
+	/* Linux's probe (mpam_ris_hw_probe_csu_nrdy()): software can set and clear the bit. */
 	sel_mon(m, 0, 0);
-	wr(m, MSMON_MBWU, (uint32_t)MSMON_MBWU_NRDY);
-	assert_true(rd(m, MSMON_MBWU) & MSMON_MBWU_NRDY);
-	wr(m, MSMON_MBWU, 0);
-	assert_false(rd(m, MSMON_MBWU) & MSMON_MBWU_NRDY);
+	model_wr32(m, MSMON_MBWU, (uint32_t)MSMON_MBWU_NRDY);
+	assert_true(model_rd32(m, MSMON_MBWU) & MSMON_MBWU_NRDY);
+	model_wr32(m, MSMON_MBWU, 0);
+	assert_false(model_rd32(m, MSMON_MBWU) & MSMON_MBWU_NRDY);
 	/* Through the long counter's high word too. */
-	wr(m, MSMON_MBWU_L + 4, 0x80000000);
+	model_wr32(m, MSMON_MBWU_L + 4, 0x80000000);
 	assert_true(nrdy(m));
-	wr(m, MSMON_MBWU_L, 0); /* the low word has no NRDY */
+	model_wr32(m, MSMON_MBWU_L, 0); /* the low word has no NRDY */
 	assert_true(nrdy(m));
-	wr64(m, MSMON_MBWU_L, 0);
+	model_wr64(m, MSMON_MBWU_L, 0);
 	assert_false(nrdy(m));
 	/* A settings change sets it and the hardware never clears it. */
 	program_mon(m, 0, 0, 1, 0, false, 0);
@@ -844,11 +820,11 @@ static void test_nrdy_software_managed_probe(void **state)
 		msc_model_tick(m);
 	assert_true(nrdy(m));
 	msc_model_count(m, 0, 1, 0, 100, 0);
-	assert_int_equal(rd(m, MSMON_MBWU) & MSMON_MBWU_VALUE, 0);
-	wr(m, MSMON_MBWU, 0); /* the driver zeroes the counter, clearing NRDY */
+	assert_int_equal(model_rd32(m, MSMON_MBWU) & MSMON_MBWU_VALUE, 0);
+	model_wr32(m, MSMON_MBWU, 0); /* the driver zeroes the counter, clearing NRDY */
 	assert_false(nrdy(m));
 	msc_model_count(m, 0, 1, 0, 100, 0);
-	assert_int_equal(rd(m, MSMON_MBWU), 100);
+	assert_int_equal(model_rd32(m, MSMON_MBWU), 100);
 	msc_model_free(m);
 }
 
@@ -870,8 +846,8 @@ static void test_capture_event(void **state)
 		msc_model_tick(m);
 	msc_model_count(m, 0, 1, 0, 1000, 0);
 	msc_model_count(m, 1, 1, 0, 1000, 0);
-	wr(m, MSMON_CAPT_EVNT, (uint32_t)MSMON_CAPT_EVNT_NOW);
-	assert_int_equal(rd(m, MSMON_CAPT_EVNT), 0);
+	model_wr32(m, MSMON_CAPT_EVNT, (uint32_t)MSMON_CAPT_EVNT_NOW);
+	assert_int_equal(model_rd32(m, MSMON_CAPT_EVNT), 0);
 	assert_int_equal(mon_reg(m, 0, 0, MSMON_MBWU_CAPTURE), 1000);
 	assert_true(mon_reg64(m, 0, 0, MSMON_MBWU_L_CAPTURE) == 1000);
 	assert_int_equal(mon_reg(m, 0, 0, MSMON_MBWU), 1000);
@@ -881,29 +857,29 @@ static void test_capture_event(void **state)
 	assert_int_equal(mon_reg(m, 0, 2, MSMON_MBWU), 1000);
 	/* The capture copies NRDY, then clears it. */
 	sel_mon(m, 0, 0);
-	wr(m, MSMON_CFG_MBWU_FLT, 2);
+	model_wr32(m, MSMON_CFG_MBWU_FLT, 2);
 	assert_true(nrdy(m));
-	wr(m, MSMON_CAPT_EVNT, (uint32_t)MSMON_CAPT_EVNT_NOW);
-	assert_int_equal(rd(m, MSMON_MBWU_CAPTURE), MSMON_MBWU_NRDY | 1000);
-	assert_true(rd64(m, MSMON_MBWU_L_CAPTURE) == (MSMON_MBWU_L_NRDY | 1000));
+	model_wr32(m, MSMON_CAPT_EVNT, (uint32_t)MSMON_CAPT_EVNT_NOW);
+	assert_int_equal(model_rd32(m, MSMON_MBWU_CAPTURE), MSMON_MBWU_NRDY | 1000);
+	assert_true(model_rd64(m, MSMON_MBWU_L_CAPTURE) == (MSMON_MBWU_L_NRDY | 1000));
 	assert_false(nrdy(m));
 	/* ALL is a capture on this MSC too. */
 	msc_model_count(m, 0, 2, 0, 24, 0);
-	wr(m, MSMON_CAPT_EVNT, (uint32_t)MSMON_CAPT_EVNT_ALL);
-	assert_int_equal(rd(m, MSMON_MBWU_CAPTURE), 1024);
+	model_wr32(m, MSMON_CAPT_EVNT, (uint32_t)MSMON_CAPT_EVNT_ALL);
+	assert_int_equal(model_rd32(m, MSMON_MBWU_CAPTURE), 1024);
 	/* Capture registers are read-only. */
-	wr(m, MSMON_MBWU_CAPTURE, 5);
-	assert_int_equal(rd(m, MSMON_MBWU_CAPTURE), 1024);
+	model_wr32(m, MSMON_MBWU_CAPTURE, 5);
+	assert_int_equal(model_rd32(m, MSMON_MBWU_CAPTURE), 1024);
 	msc_model_free(m);
 
 	p.has_capture = false;
 	m = new_model(&p);
 	program_mon(m, 0, 0, 1, 0, false, local | (uint32_t)MSMON_CFG_CTL_CAPT_RESET);
-	assert_int_equal(mpam_field_get(MSMON_CFG_CTL_CAPT_EVNT, rd(m, MSMON_CFG_MBWU_CTL)), 0);
-	wr(m, MSMON_MBWU, 77);
-	wr(m, MSMON_CAPT_EVNT, (uint32_t)MSMON_CAPT_EVNT_NOW);
-	assert_int_equal(rd(m, MSMON_MBWU_CAPTURE), 0);
-	assert_int_equal(rd(m, MSMON_MBWU) & MSMON_MBWU_VALUE, 77);
+	assert_int_equal(mpam_field_get(MSMON_CFG_CTL_CAPT_EVNT, model_rd32(m, MSMON_CFG_MBWU_CTL)), 0);
+	model_wr32(m, MSMON_MBWU, 77);
+	model_wr32(m, MSMON_CAPT_EVNT, (uint32_t)MSMON_CAPT_EVNT_NOW);
+	assert_int_equal(model_rd32(m, MSMON_MBWU_CAPTURE), 0);
+	assert_int_equal(model_rd32(m, MSMON_MBWU) & MSMON_MBWU_VALUE, 77);
 	msc_model_free(m);
 }
 
@@ -919,9 +895,9 @@ static void expect_error(struct msc_model *m, enum mpam_errcode code, uint16_t p
 	assert_int_equal(esr.ris, ris);
 	assert_false(esr.ovrwr);
 	/* Software sees the same register, the RIS in the high word. */
-	assert_true(rd64(m, MPAMF_ESR) == msc_model_esr(m));
-	assert_int_equal(rd(m, MPAMF_ESR + 4), ris);
-	wr(m, MPAMF_ESR, 0); /* acknowledge: ERRCODE 0 */
+	assert_true(model_rd64(m, MPAMF_ESR) == msc_model_esr(m));
+	assert_int_equal(model_rd32(m, MPAMF_ESR + 4), ris);
+	model_wr32(m, MPAMF_ESR, 0); /* acknowledge: ERRCODE 0 */
 	assert_true(msc_model_esr(m) == 0);
 }
 
@@ -935,50 +911,50 @@ static void test_errcodes(void **state)
 	m = new_model(&p);
 	/* 1: PARTID_SEL out of range. The access has no effect and reads 0. */
 	sel_part(m, 1, 16);
-	assert_int_equal(rd(m, MPAMCFG_MBW_MAX), 0);
+	assert_int_equal(model_rd32(m, MPAMCFG_MBW_MAX), 0);
 	expect_error(m, MPAM_ERR_PARTID_SEL_RANGE, 16, 0, 1);
-	wr(m, MPAMCFG_MBW_MAX, 0);
+	model_wr32(m, MPAMCFG_MBW_MAX, 0);
 	expect_error(m, MPAM_ERR_PARTID_SEL_RANGE, 16, 0, 1);
 	assert_int_equal(msc_model_mbw_max(m, 1, 0), 0xFF00);
 	assert_int_equal(msc_model_mbw_max(m, 1, 15), 0xFF00);
 	errors += 2;
 	/* 8: undefined RIS in PART_SEL. */
 	sel_part(m, 3, 2);
-	wr(m, MPAMCFG_CPBM(0), 0);
+	model_wr32(m, MPAMCFG_CPBM(0), 0);
 	expect_error(m, MPAM_ERR_UNDEF_RIS_PART_SEL, 2, 0, 3);
 	errors++;
 	/* Without PARTID narrowing INTERNAL is RAZ/WI (Arm ARM, MPAMCFG_PART_SEL): no error, the access
 	 * reaches the PARTID. */
-	wr(m, MPAMCFG_PART_SEL, mpamcfg_part_sel(2, 4) | (uint32_t)MPAMCFG_PART_SEL_INTERNAL);
-	assert_int_equal(rd(m, MPAMCFG_PART_SEL), mpamcfg_part_sel(2, 4));
-	wr(m, MPAMCFG_PRI, 1);
+	model_wr32(m, MPAMCFG_PART_SEL, mpamcfg_part_sel(2, 4) | (uint32_t)MPAMCFG_PART_SEL_INTERNAL);
+	assert_int_equal(model_rd32(m, MPAMCFG_PART_SEL), mpamcfg_part_sel(2, 4));
+	model_wr32(m, MPAMCFG_PRI, 1);
 	assert_true(msc_model_esr(m) == 0);
 	sel_part(m, 2, 4);
-	assert_int_equal(rd(m, MPAMCFG_PRI), 1);
+	assert_int_equal(model_rd32(m, MPAMCFG_PRI), 1);
 	/* 5: monitor selector out of range. */
 	sel_mon(m, 2, 40);
-	assert_int_equal(rd(m, MSMON_CFG_MBWU_CTL), 0);
+	assert_int_equal(model_rd32(m, MSMON_CFG_MBWU_CTL), 0);
 	expect_error(m, MPAM_ERR_MONITOR_RANGE, 40, 0, 2);
 	errors++;
 	/* 10: undefined RIS in MON_SEL. */
 	sel_mon(m, 9, 1);
-	wr(m, MSMON_MBWU, 0);
+	model_wr32(m, MSMON_MBWU, 0);
 	expect_error(m, MPAM_ERR_UNDEF_RIS_MON_SEL, 1, 0, 9);
 	errors++;
 	/* 3: FLT PARTID or PMG out of range; the write is ignored. */
 	sel_mon(m, 1, 7);
-	wr(m, MSMON_CFG_MBWU_FLT, 5);
-	wr(m, MSMON_CFG_MBWU_FLT, 16);
+	model_wr32(m, MSMON_CFG_MBWU_FLT, 5);
+	model_wr32(m, MSMON_CFG_MBWU_FLT, 16);
 	expect_error(m, MPAM_ERR_MSMONCFG_ID_RANGE, 16, 0, 1);
-	wr(m, MSMON_CFG_MBWU_FLT, 2u << 16 | 0);
+	model_wr32(m, MSMON_CFG_MBWU_FLT, 2u << 16 | 0);
 	assert_true(msc_model_esr(m) == 0); /* PMG 2 is fine */
-	wr(m, MSMON_CFG_MBWU_FLT, 4u << 16 | 3);
+	model_wr32(m, MSMON_CFG_MBWU_FLT, 4u << 16 | 3);
 	expect_error(m, MPAM_ERR_MSMONCFG_ID_RANGE, 3, 4, 1);
-	assert_int_equal(rd(m, MSMON_CFG_MBWU_FLT), 2u << 16);
+	assert_int_equal(model_rd32(m, MSMON_CFG_MBWU_FLT), 2u << 16);
 	errors += 2;
 	/* 2 and 4: traffic with a PARTID or PMG out of range is not counted. */
 	program_mon(m, 0, 0, 0, 0, false, 0);
-	wr(m, MSMON_CFG_MBWU_CTL, (uint32_t)MSMON_CFG_CTL_EN); /* count everything */
+	model_wr32(m, MSMON_CFG_MBWU_CTL, (uint32_t)MSMON_CFG_CTL_EN); /* count everything */
 	msc_model_count(m, 0, 16, 0, 10, 0);
 	expect_error(m, MPAM_ERR_REQ_PARTID_RANGE, 16, 0, 0);
 	msc_model_count(m, 2, 3, 4, 10, 0);
@@ -998,13 +974,13 @@ static void test_ris_errors_without_has_ris(void **state)
 	msc_model_params_default(&p);
 	m = new_model(&p);
 	sel_part(m, 1, 0);
-	rd(m, MPAMCFG_MBW_MIN);
+	model_rd32(m, MPAMCFG_MBW_MIN);
 	assert_int_equal(esr_now(m).errcode, MPAM_ERR_UNDEF_RIS_PART_SEL);
 	assert_int_equal(esr_now(m).ris, 0); /* no extended ESR to hold it */
-	assert_int_equal(rd(m, MPAMF_ESR + 4), 0);
-	wr(m, MPAMF_ESR, 0);
+	assert_int_equal(model_rd32(m, MPAMF_ESR + 4), 0);
+	model_wr32(m, MPAMF_ESR, 0);
 	sel_mon(m, 1, 0);
-	rd(m, MSMON_CFG_MBWU_FLT);
+	model_rd32(m, MSMON_CFG_MBWU_FLT);
 	assert_int_equal(esr_now(m).errcode, MPAM_ERR_UNDEF_RIS_MON_SEL);
 	assert_int_equal(msc_model_error_count(m), 2);
 	msc_model_free(m);
@@ -1019,34 +995,34 @@ static void test_esr_overwrite_and_clear(void **state)
 	(void)state;
 	m = new_model(&p);
 	sel_part(m, 0, 20);
-	rd(m, MPAMCFG_MBW_MAX);
+	model_rd32(m, MPAMCFG_MBW_MAX);
 	assert_false(esr_now(m).ovrwr);
 	sel_mon(m, 2, 41);
-	rd(m, MSMON_MBWU);
+	model_rd32(m, MSMON_MBWU);
 	esr = esr_now(m);
 	assert_true(esr.ovrwr); /* a second error while the first was pending */
 	assert_int_equal(esr.errcode, MPAM_ERR_MONITOR_RANGE);
 	assert_int_equal(esr.partid_mon, 41);
 	assert_int_equal(esr.ris, 2);
-	assert_true(rd(m, MPAMF_ESR) & MPAMF_ESR_OVRWR);
-	/* Linux clears high word first, then low (B.6). */
-	wr(m, MPAMF_ESR + 4, 0);
+	assert_true(model_rd32(m, MPAMF_ESR) & MPAMF_ESR_OVRWR);
+	/* Linux clears high word first, then low (mpam_msc_clear_esr()). */
+	model_wr32(m, MPAMF_ESR + 4, 0);
 	assert_int_equal(esr_now(m).ris, 0);
 	assert_int_equal(esr_now(m).errcode, MPAM_ERR_MONITOR_RANGE);
-	wr(m, MPAMF_ESR, 0);
+	model_wr32(m, MPAMF_ESR, 0);
 	assert_true(msc_model_esr(m) == 0);
 	/* After clearing, a new error is not an overwrite. */
-	rd(m, MSMON_MBWU);
+	model_rd32(m, MSMON_MBWU);
 	assert_false(esr_now(m).ovrwr);
 	/* A 64-bit write of zero clears it as well. */
-	wr64(m, MPAMF_ESR, 0);
+	model_wr64(m, MPAMF_ESR, 0);
 	assert_true(msc_model_esr(m) == 0);
 	assert_int_equal(msc_model_error_count(m), 3);
 	/* ECR.INTEN is the only ECR bit. */
-	wr(m, MPAMF_ECR, 0xFFFFFFFF);
-	assert_int_equal(rd(m, MPAMF_ECR), MPAMF_ECR_INTEN);
-	wr(m, MPAMF_ECR, 0);
-	assert_int_equal(rd(m, MPAMF_ECR), 0);
+	model_wr32(m, MPAMF_ECR, 0xFFFFFFFF);
+	assert_int_equal(model_rd32(m, MPAMF_ECR), MPAMF_ECR_INTEN);
+	model_wr32(m, MPAMF_ECR, 0);
+	assert_int_equal(model_rd32(m, MPAMF_ECR), 0);
 	msc_model_free(m);
 }
 
@@ -1059,15 +1035,15 @@ static void test_esr_invisible_without_has_esr(void **state)
 	p.has_esr = false;
 	p.has_extd_esr = false;
 	m = new_model(&p);
-	assert_false(mpamf_idr_decode(rd64(m, MPAMF_IDR)).has_esr);
+	assert_false(mpamf_idr_decode(model_rd64(m, MPAMF_IDR)).has_esr);
 	sel_part(m, 0, 99);
-	rd(m, MPAMCFG_MBW_MAX);
-	assert_int_equal(rd(m, MPAMF_ESR), 0);
+	model_rd32(m, MPAMCFG_MBW_MAX);
+	assert_int_equal(model_rd32(m, MPAMF_ESR), 0);
 	assert_int_equal(esr_now(m).errcode, MPAM_ERR_PARTID_SEL_RANGE); /* hardware still holds it */
-	wr(m, MPAMF_ESR, 0);						 /* WI */
+	model_wr32(m, MPAMF_ESR, 0);					 /* WI */
 	assert_int_equal(esr_now(m).errcode, MPAM_ERR_PARTID_SEL_RANGE);
-	wr(m, MPAMF_ECR, 1);
-	assert_int_equal(rd(m, MPAMF_ECR), 0);
+	model_wr32(m, MPAMF_ECR, 1);
+	assert_int_equal(model_rd32(m, MPAMF_ECR), 0);
 	msc_model_count(m, 0, 0, 200, 1, 1);
 	assert_int_equal(msc_model_error_count(m), 2);
 	assert_true(esr_now(m).ovrwr);
@@ -1091,7 +1067,7 @@ static void test_injected_faults(void **state)
 	msc_model_hold_nrdy(m, 2);
 	sel_mon(m, 0, 4);
 	assert_true(nrdy(m));
-	wr(m, MSMON_MBWU, 0); /* software cannot clear it */
+	model_wr32(m, MSMON_MBWU, 0); /* software cannot clear it */
 	assert_true(nrdy(m));
 	msc_model_count(m, 0, 1, 0, 50, 0); /* not ready: not counted */
 	msc_model_tick(m);
@@ -1137,11 +1113,11 @@ static void test_bad_accesses_refused_and_counted(void **state)
 	assert_int_equal(msc_model_write64(m, MPAMCFG_PART_SEL + 4, 0), -EFAULT);
 	assert_int_equal(msc_model_write64(m, MPAM_MSC_PAGE_SIZE, 0), -EFAULT);
 	assert_int_equal(msc_model_bad_accesses(m), 10);
-	assert_int_equal(rd(m, MPAMCFG_PART_SEL), 3); /* nothing changed */
+	assert_int_equal(model_rd32(m, MPAMCFG_PART_SEL), 3); /* nothing changed */
 	assert_int_equal(msc_model_error_count(m), 0);
 	/* The last word of the page is fine. */
-	assert_int_equal(rd(m, MPAM_MSC_PAGE_SIZE - 4), 0);
-	assert_int_equal(rd64(m, MPAM_MSC_PAGE_SIZE - 8), 0);
+	assert_int_equal(model_rd32(m, MPAM_MSC_PAGE_SIZE - 4), 0);
+	assert_int_equal(model_rd64(m, MPAM_MSC_PAGE_SIZE - 8), 0);
 	assert_int_equal(msc_model_bad_accesses(m), 10);
 	msc_model_free(m);
 }
@@ -1155,22 +1131,22 @@ static void test_64bit_access_to_32bit_pairs(void **state)
 	p.cpbm_wd = 33;
 	m = new_model(&p);
 	sel_part(m, 0, 1);
-	wr64(m, MPAMCFG_CPBM(0), UINT64_C(0x0000000212345678)); /* CPBM0 then CPBM1 */
-	assert_int_equal(rd(m, MPAMCFG_CPBM(0)), 0x12345678);
-	assert_int_equal(rd(m, MPAMCFG_CPBM(1)), 0); /* bit 33 does not exist, bit 32 was written 0 */
-	wr64(m, MPAMCFG_CPBM(0), UINT64_C(0x0000000312345678));
-	assert_int_equal(rd(m, MPAMCFG_CPBM(1)), 1);
-	assert_true(rd64(m, MPAMCFG_CPBM(0)) == UINT64_C(0x0000000112345678));
+	model_wr64(m, MPAMCFG_CPBM(0), UINT64_C(0x0000000212345678)); /* CPBM0 then CPBM1 */
+	assert_int_equal(model_rd32(m, MPAMCFG_CPBM(0)), 0x12345678);
+	assert_int_equal(model_rd32(m, MPAMCFG_CPBM(1)), 0); /* bit 33 does not exist, bit 32 was written 0 */
+	model_wr64(m, MPAMCFG_CPBM(0), UINT64_C(0x0000000312345678));
+	assert_int_equal(model_rd32(m, MPAMCFG_CPBM(1)), 1);
+	assert_true(model_rd64(m, MPAMCFG_CPBM(0)) == UINT64_C(0x0000000112345678));
 	/* A register next to a hole: the high half is RAZ/WI. */
-	wr64(m, MPAMCFG_MBW_MIN, UINT64_C(0xFFFFFFFF00004000));
-	assert_int_equal(rd(m, MPAMCFG_MBW_MIN), 0x4000);
-	assert_true(rd64(m, MPAMCFG_MBW_MIN) == 0x4000);
+	model_wr64(m, MPAMCFG_MBW_MIN, UINT64_C(0xFFFFFFFF00004000));
+	assert_int_equal(model_rd32(m, MPAMCFG_MBW_MIN), 0x4000);
+	assert_true(model_rd64(m, MPAMCFG_MBW_MIN) == 0x4000);
 	/* MON_SEL and CAPT_EVNT are separate registers at 0x800 and 0x808. */
-	wr64(m, MSMON_CFG_MON_SEL, UINT64_C(0xFFFFFFFF00000007));
-	assert_int_equal(rd(m, MSMON_CFG_MON_SEL), 7);
-	assert_true(rd64(m, MSMON_CFG_MBWU_FLT) == rd(m, MSMON_CFG_MBWU_FLT));
+	model_wr64(m, MSMON_CFG_MON_SEL, UINT64_C(0xFFFFFFFF00000007));
+	assert_int_equal(model_rd32(m, MSMON_CFG_MON_SEL), 7);
+	assert_true(model_rd64(m, MSMON_CFG_MBWU_FLT) == model_rd32(m, MSMON_CFG_MBWU_FLT));
 	/* 64-bit registers act as a whole. */
-	assert_true(rd64(m, MPAMF_IDR) >> 32 != 0);
+	assert_true(model_rd64(m, MPAMF_IDR) >> 32 != 0);
 	assert_int_equal(msc_model_error_count(m), 0);
 	msc_model_free(m);
 }
@@ -1198,7 +1174,7 @@ static void test_bus_sim_forwards(void **state)
 	assert_int_equal(bus_read32(bus, MPAMCFG_MBW_MAX, &v32), 0);
 	assert_int_equal(v32, 0x4000);
 	assert_int_equal(bus_read64(bus, MPAMF_IDR, &v64), 0);
-	assert_true(v64 == rd64(m, MPAMF_IDR));
+	assert_true(v64 == model_rd64(m, MPAMF_IDR));
 	assert_int_equal(bus_write32(bus, MSMON_CFG_MON_SEL, msmon_cfg_mon_sel(1, 2)), 0);
 	assert_int_equal(bus_write64(bus, MSMON_MBWU_L, UINT64_C(0x123456789AB)), 0);
 	assert_true(mon_reg64(m, 1, 2, MSMON_MBWU_L) == UINT64_C(0x123456789AB));
@@ -1207,7 +1183,7 @@ static void test_bus_sim_forwards(void **state)
 	assert_int_equal(msc_model_bad_accesses(m), 2);
 	bus_free(bus);
 	/* The model outlives its bus. */
-	assert_int_equal(rd(m, MPAMCFG_PART_SEL), mpamcfg_part_sel(2, 6));
+	assert_int_equal(model_rd32(m, MPAMCFG_PART_SEL), mpamcfg_part_sel(2, 6));
 	msc_model_free(m);
 }
 
@@ -1240,14 +1216,15 @@ static void test_id_registers_describe_the_new_controls(void **state)
 	struct msc_model *m = new_model(&p);
 
 	(void)state;
-	struct mpamf_idr idr = mpamf_idr_decode(rd(m, MPAMF_IDR) | (uint64_t)rd(m, MPAMF_IDR + 4) << 32);
+	struct mpamf_idr idr =
+		mpamf_idr_decode(model_rd32(m, MPAMF_IDR) | (uint64_t)model_rd32(m, MPAMF_IDR + 4) << 32);
 	assert_true(idr.has_partid_nrw && idr.has_ccap_part && idr.has_mbw_part);
 	assert_int_equal(idr.partid_max, 31); /* the request PARTIDs */
-	assert_int_equal(mpam_field_get(MPAMF_PARTID_NRW_IDR_INTPARTID_MAX, rd(m, MPAMF_PARTID_NRW_IDR)), 7);
-	struct mpamf_mbw_idr mbw = mpamf_mbw_idr_decode(rd(m, MPAMF_MBW_IDR));
+	assert_int_equal(mpam_field_get(MPAMF_PARTID_NRW_IDR_INTPARTID_MAX, model_rd32(m, MPAMF_PARTID_NRW_IDR)), 7);
+	struct mpamf_mbw_idr mbw = mpamf_mbw_idr_decode(model_rd32(m, MPAMF_MBW_IDR));
 	assert_true(mbw.has_prop && mbw.has_pbm);
 	assert_int_equal(mbw.bwpbm_wd, 40);
-	uint32_t ccap = rd(m, MPAMF_CCAP_IDR);
+	uint32_t ccap = model_rd32(m, MPAMF_CCAP_IDR);
 	assert_int_equal(mpam_field_get(MPAMF_CCAP_IDR_CMAX_WD, ccap), 8);
 	assert_int_equal(mpam_field_get(MPAMF_CCAP_IDR_CASSOC_WD, ccap), 4);
 	assert_true((ccap & MPAMF_CCAP_IDR_HAS_CMIN) && (ccap & MPAMF_CCAP_IDR_HAS_CASSOC));
@@ -1257,14 +1234,14 @@ static void test_id_registers_describe_the_new_controls(void **state)
 	/* The defaults have none of them: the registers are RAZ/WI. */
 	msc_model_params_default(&p);
 	m = new_model(&p);
-	assert_false(mpamf_idr_decode(rd(m, MPAMF_IDR)).has_partid_nrw);
-	assert_int_equal(rd(m, MPAMF_PARTID_NRW_IDR), 0);
-	assert_int_equal(rd(m, MPAMF_CCAP_IDR), 0);
-	wr(m, MPAMCFG_PART_SEL, mpamcfg_part_sel(0, 3));
-	wr(m, MPAMCFG_MBW_PROP, (uint32_t)MPAMCFG_MBW_PROP_EN | 5);
-	wr(m, MPAMCFG_INTPARTID, (uint32_t)MPAMCFG_INTPARTID_INTERNAL | 1);
-	assert_int_equal(rd(m, MPAMCFG_MBW_PROP), 0);
-	assert_int_equal(rd(m, MPAMCFG_INTPARTID), 0);
+	assert_false(mpamf_idr_decode(model_rd32(m, MPAMF_IDR)).has_partid_nrw);
+	assert_int_equal(model_rd32(m, MPAMF_PARTID_NRW_IDR), 0);
+	assert_int_equal(model_rd32(m, MPAMF_CCAP_IDR), 0);
+	model_wr32(m, MPAMCFG_PART_SEL, mpamcfg_part_sel(0, 3));
+	model_wr32(m, MPAMCFG_MBW_PROP, (uint32_t)MPAMCFG_MBW_PROP_EN | 5);
+	model_wr32(m, MPAMCFG_INTPARTID, (uint32_t)MPAMCFG_INTPARTID_INTERNAL | 1);
+	assert_int_equal(model_rd32(m, MPAMCFG_MBW_PROP), 0);
+	assert_int_equal(model_rd32(m, MPAMCFG_INTPARTID), 0);
 	assert_true(msc_model_esr(m) == 0);
 	msc_model_free(m);
 }
@@ -1291,37 +1268,32 @@ static void test_controls_reset_and_round_trip(void **state)
 	struct msc_model *m;
 
 	(void)state;
-	msc_model_params_default(&p);
-	p.has_prop = true;
-	p.bwpbm_wd = 40;
-	p.cmax_wd = 8;
-	p.has_cmin = true;
-	p.cassoc_wd = 4;
+	p = msc_params_every_control();
 	m = new_model(&p);
-	wr(m, MPAMCFG_PART_SEL, mpamcfg_part_sel(0, 9));
+	model_wr32(m, MPAMCFG_PART_SEL, mpamcfg_part_sel(0, 9));
 	/* Reset: PROP off, every portion, CMAX and CASSOC at 100%, CMIN 0. */
-	assert_int_equal(rd(m, MPAMCFG_MBW_PROP), 0);
-	assert_int_equal(rd(m, MPAMCFG_MBW_PBM(0)), 0xFFFFFFFF);
-	assert_int_equal(rd(m, MPAMCFG_MBW_PBM(1)), 0xFF);
-	assert_int_equal(rd(m, MPAMCFG_MBW_PBM(2)), 0); /* beyond BWPBM_WD: RAZ/WI */
-	assert_int_equal(rd(m, MPAMCFG_CMAX), 0xFF00);
-	assert_int_equal(rd(m, MPAMCFG_CMIN), 0);
-	assert_int_equal(rd(m, MPAMCFG_CASSOC), 0xF000);
+	assert_int_equal(model_rd32(m, MPAMCFG_MBW_PROP), 0);
+	assert_int_equal(model_rd32(m, MPAMCFG_MBW_PBM(0)), 0xFFFFFFFF);
+	assert_int_equal(model_rd32(m, MPAMCFG_MBW_PBM(1)), 0xFF);
+	assert_int_equal(model_rd32(m, MPAMCFG_MBW_PBM(2)), 0); /* beyond BWPBM_WD: RAZ/WI */
+	assert_int_equal(model_rd32(m, MPAMCFG_CMAX), 0xFF00);
+	assert_int_equal(model_rd32(m, MPAMCFG_CMIN), 0);
+	assert_int_equal(model_rd32(m, MPAMCFG_CASSOC), 0xF000);
 	/* Implemented bits only: STRIDEM1 is BWA_WD (8) bits, the fractions their top bits. */
-	wr(m, MPAMCFG_MBW_PROP, (uint32_t)MPAMCFG_MBW_PROP_EN | 0x1234);
-	assert_int_equal(rd(m, MPAMCFG_MBW_PROP), (uint32_t)MPAMCFG_MBW_PROP_EN | 0x34);
-	wr(m, MPAMCFG_MBW_PBM(1), 0xFFFF0F0F);
-	assert_int_equal(rd(m, MPAMCFG_MBW_PBM(1)), 0x0F);
-	wr(m, MPAMCFG_CMAX, 0xFFFF);
-	wr(m, MPAMCFG_CMIN, 0x1234);
-	wr(m, MPAMCFG_CASSOC, 0x1234);
-	assert_int_equal(rd(m, MPAMCFG_CMAX), 0xFF00);
-	assert_int_equal(rd(m, MPAMCFG_CMIN), 0x1200);
-	assert_int_equal(rd(m, MPAMCFG_CASSOC), 0x1000);
+	model_wr32(m, MPAMCFG_MBW_PROP, (uint32_t)MPAMCFG_MBW_PROP_EN | 0x1234);
+	assert_int_equal(model_rd32(m, MPAMCFG_MBW_PROP), (uint32_t)MPAMCFG_MBW_PROP_EN | 0x34);
+	model_wr32(m, MPAMCFG_MBW_PBM(1), 0xFFFF0F0F);
+	assert_int_equal(model_rd32(m, MPAMCFG_MBW_PBM(1)), 0x0F);
+	model_wr32(m, MPAMCFG_CMAX, 0xFFFF);
+	model_wr32(m, MPAMCFG_CMIN, 0x1234);
+	model_wr32(m, MPAMCFG_CASSOC, 0x1234);
+	assert_int_equal(model_rd32(m, MPAMCFG_CMAX), 0xFF00);
+	assert_int_equal(model_rd32(m, MPAMCFG_CMIN), 0x1200);
+	assert_int_equal(model_rd32(m, MPAMCFG_CASSOC), 0x1000);
 	/* Another PARTID kept its reset values. */
-	wr(m, MPAMCFG_PART_SEL, mpamcfg_part_sel(0, 8));
-	assert_int_equal(rd(m, MPAMCFG_MBW_PROP), 0);
-	assert_int_equal(rd(m, MPAMCFG_MBW_PBM(1)), 0xFF);
+	model_wr32(m, MPAMCFG_PART_SEL, mpamcfg_part_sel(0, 8));
+	assert_int_equal(model_rd32(m, MPAMCFG_MBW_PROP), 0);
+	assert_int_equal(model_rd32(m, MPAMCFG_MBW_PBM(1)), 0xFF);
 	assert_true(msc_model_esr(m) == 0);
 	msc_model_free(m);
 }
@@ -1341,14 +1313,14 @@ static void test_prop_and_pbm_reach_the_traffic_side(void **state)
 	msc_model_traffic_limits(m, 0, 5, &lim);
 	assert_true(lim.prop_share == 1.0 && lim.pbm_share == 1.0);
 	assert_false(lim.hardlim);
-	wr(m, MPAMCFG_PART_SEL, mpamcfg_part_sel(0, 5));
-	wr(m, MPAMCFG_MBW_PROP, (uint32_t)MPAMCFG_MBW_PROP_EN | 3);
-	wr(m, MPAMCFG_MBW_PBM(0), 0x000000FF); /* 8 of 40 portions, the second word still full */
+	model_wr32(m, MPAMCFG_PART_SEL, mpamcfg_part_sel(0, 5));
+	model_wr32(m, MPAMCFG_MBW_PROP, (uint32_t)MPAMCFG_MBW_PROP_EN | 3);
+	model_wr32(m, MPAMCFG_MBW_PBM(0), 0x000000FF); /* 8 of 40 portions, the second word still full */
 	msc_model_traffic_limits(m, 0, 5, &lim);
 	assert_true(lim.prop_share == 0.25);
 	assert_true(lim.pbm_share == (8.0 + 8.0) / 40.0);
-	wr(m, MPAMCFG_MBW_PROP, 3); /* disabled: the stride no longer counts */
-	wr(m, MPAMCFG_MBW_PBM(1), 0);
+	model_wr32(m, MPAMCFG_MBW_PROP, 3); /* disabled: the stride no longer counts */
+	model_wr32(m, MPAMCFG_MBW_PBM(1), 0);
 	msc_model_traffic_limits(m, 0, 5, &lim);
 	assert_true(lim.prop_share == 1.0);
 	assert_true(lim.pbm_share == 8.0 / 40.0);
@@ -1371,10 +1343,10 @@ static void test_preload_is_what_an_earlier_owner_left(void **state)
 	assert_int_equal(msc_model_preload_mbw_prop(m, 3, 3), 0);
 	assert_int_equal(msc_model_preload_mbw_pbm(m, 4, 0x3), 0);
 	for (unsigned r = 0; r < 2; r++) {
-		wr(m, MPAMCFG_PART_SEL, mpamcfg_part_sel(r, 3));
-		assert_int_equal(rd(m, MPAMCFG_MBW_PROP), (uint32_t)MPAMCFG_MBW_PROP_EN | 3);
-		wr(m, MPAMCFG_PART_SEL, mpamcfg_part_sel(r, 4));
-		assert_int_equal(rd(m, MPAMCFG_MBW_PBM(0)), 0x3);
+		model_wr32(m, MPAMCFG_PART_SEL, mpamcfg_part_sel(r, 3));
+		assert_int_equal(model_rd32(m, MPAMCFG_MBW_PROP), (uint32_t)MPAMCFG_MBW_PROP_EN | 3);
+		model_wr32(m, MPAMCFG_PART_SEL, mpamcfg_part_sel(r, 4));
+		assert_int_equal(model_rd32(m, MPAMCFG_MBW_PBM(0)), 0x3);
 		msc_model_traffic_limits(m, r, 4, &lim);
 		assert_true(lim.pbm_share == 0.25);
 	}
@@ -1401,15 +1373,15 @@ static void test_narrowing_used_as_the_kernel_does(void **state)
 
 	(void)state;
 	/* At reset every request PARTID reaches intPARTID 0. */
-	wr(m, MPAMCFG_PART_SEL, mpamcfg_part_sel(1, 20));
-	assert_int_equal(rd(m, MPAMCFG_INTPARTID), (uint32_t)MPAMCFG_INTPARTID_INTERNAL | 0);
-	wr(m, MPAMCFG_INTPARTID, (uint32_t)MPAMCFG_INTPARTID_INTERNAL | 6);
-	assert_int_equal(rd(m, MPAMCFG_INTPARTID), (uint32_t)MPAMCFG_INTPARTID_INTERNAL | 6);
-	wr(m, MPAMCFG_PART_SEL, mpamcfg_int_part_sel(1, 6));
-	assert_int_equal(rd(m, MPAMCFG_PART_SEL), mpamcfg_int_part_sel(1, 6)); /* INTERNAL is kept */
-	wr(m, MPAMCFG_MBW_MAX, 0x4000);
-	wr(m, MPAMCFG_MBW_PROP, (uint32_t)MPAMCFG_MBW_PROP_EN | 1);
-	assert_int_equal(rd(m, MPAMCFG_MBW_MAX), 0x4000);
+	model_wr32(m, MPAMCFG_PART_SEL, mpamcfg_part_sel(1, 20));
+	assert_int_equal(model_rd32(m, MPAMCFG_INTPARTID), (uint32_t)MPAMCFG_INTPARTID_INTERNAL | 0);
+	model_wr32(m, MPAMCFG_INTPARTID, (uint32_t)MPAMCFG_INTPARTID_INTERNAL | 6);
+	assert_int_equal(model_rd32(m, MPAMCFG_INTPARTID), (uint32_t)MPAMCFG_INTPARTID_INTERNAL | 6);
+	model_wr32(m, MPAMCFG_PART_SEL, mpamcfg_int_part_sel(1, 6));
+	assert_int_equal(model_rd32(m, MPAMCFG_PART_SEL), mpamcfg_int_part_sel(1, 6)); /* INTERNAL is kept */
+	model_wr32(m, MPAMCFG_MBW_MAX, 0x4000);
+	model_wr32(m, MPAMCFG_MBW_PROP, (uint32_t)MPAMCFG_MBW_PROP_EN | 1);
+	assert_int_equal(model_rd32(m, MPAMCFG_MBW_MAX), 0x4000);
 	assert_true(msc_model_esr(m) == 0);
 	/* Request PARTID 20 on RIS 1 now has intPARTID 6's controls; RIS 0 kept its own map. */
 	assert_int_equal(msc_model_mbw_max(m, 1, 20), 0x4000);
@@ -1418,8 +1390,8 @@ static void test_narrowing_used_as_the_kernel_does(void **state)
 	assert_true(lim.prop_share == 0.5);
 	assert_int_equal(msc_model_mbw_max(m, 0, 20), 0xFF00);
 	/* Another request PARTID mapped to the same intPARTID shares its configuration. */
-	wr(m, MPAMCFG_PART_SEL, mpamcfg_part_sel(1, 31));
-	wr(m, MPAMCFG_INTPARTID, (uint32_t)MPAMCFG_INTPARTID_INTERNAL | 6);
+	model_wr32(m, MPAMCFG_PART_SEL, mpamcfg_part_sel(1, 31));
+	model_wr32(m, MPAMCFG_INTPARTID, (uint32_t)MPAMCFG_INTPARTID_INTERNAL | 6);
 	assert_int_equal(msc_model_mbw_max(m, 1, 31), 0x4000);
 	assert_true(msc_model_esr(m) == 0);
 	assert_true(msc_model_error_count(m) == 0);
@@ -1434,12 +1406,12 @@ static void test_narrowing_used_the_old_way_raises_errors(void **state)
 	struct msc_model *m = new_model(&p);
 
 	(void)state;
-	wr(m, MPAMCFG_PART_SEL, mpamcfg_part_sel(1, 3));
-	wr(m, MPAMCFG_MBW_MAX, 0x4000);
+	model_wr32(m, MPAMCFG_PART_SEL, mpamcfg_part_sel(1, 3));
+	model_wr32(m, MPAMCFG_MBW_MAX, 0x4000);
 	expect_error(m, MPAM_ERR_INTPARTID_RANGE, 3, 0, 1);
-	assert_int_equal(rd(m, MPAMCFG_MBW_MAX), 0);
+	assert_int_equal(model_rd32(m, MPAMCFG_MBW_MAX), 0);
 	expect_error(m, MPAM_ERR_INTPARTID_RANGE, 3, 0, 1);
-	wr(m, MPAMCFG_CPBM(0), 0xF);
+	model_wr32(m, MPAMCFG_CPBM(0), 0xF);
 	expect_error(m, MPAM_ERR_INTPARTID_RANGE, 3, 0, 1);
 	assert_int_equal(msc_model_mbw_max(m, 1, 3), 0xFF00); /* no effect on anything */
 	assert_true(msc_model_error_count(m) == 3);
@@ -1453,28 +1425,28 @@ static void test_narrowing_errors(void **state)
 
 	(void)state;
 	/* 6: an intPARTID beyond INTPARTID_MAX, selected for a configuration register. */
-	wr(m, MPAMCFG_PART_SEL, mpamcfg_int_part_sel(0, 8));
-	wr(m, MPAMCFG_MBW_MIN, 0x1000);
+	model_wr32(m, MPAMCFG_PART_SEL, mpamcfg_int_part_sel(0, 8));
+	model_wr32(m, MPAMCFG_MBW_MIN, 0x1000);
 	expect_error(m, MPAM_ERR_INTPARTID_RANGE, 8, 0, 0);
 	/* 7: MPAMCFG_INTPARTID reached with INTERNAL set, read or written. */
-	wr(m, MPAMCFG_PART_SEL, mpamcfg_int_part_sel(1, 2));
-	assert_int_equal(rd(m, MPAMCFG_INTPARTID), 0);
+	model_wr32(m, MPAMCFG_PART_SEL, mpamcfg_int_part_sel(1, 2));
+	assert_int_equal(model_rd32(m, MPAMCFG_INTPARTID), 0);
 	expect_error(m, MPAM_ERR_UNEXPECTED_INTERNAL, 2, 0, 1);
-	wr(m, MPAMCFG_INTPARTID, (uint32_t)MPAMCFG_INTPARTID_INTERNAL | 2);
+	model_wr32(m, MPAMCFG_INTPARTID, (uint32_t)MPAMCFG_INTPARTID_INTERNAL | 2);
 	expect_error(m, MPAM_ERR_UNEXPECTED_INTERNAL, 2, 0, 1);
 	/* 6: an intPARTID out of range, or the INTERNAL bit clear in the value: no mapping is written. */
-	wr(m, MPAMCFG_PART_SEL, mpamcfg_part_sel(1, 2));
-	wr(m, MPAMCFG_INTPARTID, (uint32_t)MPAMCFG_INTPARTID_INTERNAL | 8);
+	model_wr32(m, MPAMCFG_PART_SEL, mpamcfg_part_sel(1, 2));
+	model_wr32(m, MPAMCFG_INTPARTID, (uint32_t)MPAMCFG_INTPARTID_INTERNAL | 8);
 	expect_error(m, MPAM_ERR_INTPARTID_RANGE, 2, 0, 1);
-	wr(m, MPAMCFG_INTPARTID, 5);
+	model_wr32(m, MPAMCFG_INTPARTID, 5);
 	expect_error(m, MPAM_ERR_INTPARTID_RANGE, 2, 0, 1);
-	assert_int_equal(rd(m, MPAMCFG_INTPARTID), (uint32_t)MPAMCFG_INTPARTID_INTERNAL | 0);
+	assert_int_equal(model_rd32(m, MPAMCFG_INTPARTID), (uint32_t)MPAMCFG_INTPARTID_INTERNAL | 0);
 	/* 1: a request PARTID beyond PARTID_MAX; 8: a RIS that is not there. */
-	wr(m, MPAMCFG_PART_SEL, mpamcfg_part_sel(0, 32));
-	wr(m, MPAMCFG_INTPARTID, (uint32_t)MPAMCFG_INTPARTID_INTERNAL | 1);
+	model_wr32(m, MPAMCFG_PART_SEL, mpamcfg_part_sel(0, 32));
+	model_wr32(m, MPAMCFG_INTPARTID, (uint32_t)MPAMCFG_INTPARTID_INTERNAL | 1);
 	expect_error(m, MPAM_ERR_PARTID_SEL_RANGE, 32, 0, 0);
-	wr(m, MPAMCFG_PART_SEL, mpamcfg_int_part_sel(2, 1));
-	wr(m, MPAMCFG_MBW_MAX, 0);
+	model_wr32(m, MPAMCFG_PART_SEL, mpamcfg_int_part_sel(2, 1));
+	model_wr32(m, MPAMCFG_MBW_MAX, 0);
 	expect_error(m, MPAM_ERR_UNDEF_RIS_PART_SEL, 1, 0, 2);
 	assert_true(msc_model_error_count(m) == 7);
 	msc_model_free(m);
@@ -1490,10 +1462,10 @@ static void test_narrowing_preload(void **state)
 
 	(void)state;
 	assert_int_equal(msc_model_preload_mbw_prop(m, 5, 1), 0);
-	wr(m, MPAMCFG_PART_SEL, mpamcfg_part_sel(0, 5));
-	assert_int_equal(rd(m, MPAMCFG_INTPARTID), (uint32_t)MPAMCFG_INTPARTID_INTERNAL | 5);
-	wr(m, MPAMCFG_PART_SEL, mpamcfg_int_part_sel(0, 5));
-	assert_int_equal(rd(m, MPAMCFG_MBW_PROP), (uint32_t)MPAMCFG_MBW_PROP_EN | 1);
+	model_wr32(m, MPAMCFG_PART_SEL, mpamcfg_part_sel(0, 5));
+	assert_int_equal(model_rd32(m, MPAMCFG_INTPARTID), (uint32_t)MPAMCFG_INTPARTID_INTERNAL | 5);
+	model_wr32(m, MPAMCFG_PART_SEL, mpamcfg_int_part_sel(0, 5));
+	assert_int_equal(model_rd32(m, MPAMCFG_MBW_PROP), (uint32_t)MPAMCFG_MBW_PROP_EN | 1);
 	msc_model_traffic_limits(m, 0, 5, &lim);
 	assert_true(lim.prop_share == 0.5);
 	msc_model_traffic_limits(m, 0, 6, &lim); /* still on intPARTID 0 */
@@ -1517,23 +1489,23 @@ static void test_large_partid_and_monitor_spaces(void **state)
 	p.ris_max = 1;
 	p.cpbm_wd = 64;
 	m = new_model(&p);
-	assert_int_equal(mpamf_idr_decode(rd64(m, MPAMF_IDR)).partid_max, 65535);
-	assert_int_equal(mpamf_mbwumon_idr_decode(rd(m, MPAMF_MBWUMON_IDR)).num_mon, 65535);
+	assert_int_equal(mpamf_idr_decode(model_rd64(m, MPAMF_IDR)).partid_max, 65535);
+	assert_int_equal(mpamf_mbwumon_idr_decode(model_rd32(m, MPAMF_MBWUMON_IDR)).num_mon, 65535);
 	sel_part(m, 1, 65535);
-	wr(m, MPAMCFG_MBW_MAX, 0x1200);
-	wr(m, MPAMCFG_CPBM(1), 0);
+	model_wr32(m, MPAMCFG_MBW_MAX, 0x1200);
+	model_wr32(m, MPAMCFG_CPBM(1), 0);
 	assert_int_equal(msc_model_mbw_max(m, 1, 65535), 0x1200);
 	assert_int_equal(msc_model_mbw_max(m, 0, 65535), 0xFF00);
-	assert_int_equal(rd(m, MPAMCFG_CPBM(0)), 0xFFFFFFFF);
-	assert_int_equal(rd(m, MPAMCFG_CPBM(1)), 0);
+	assert_int_equal(model_rd32(m, MPAMCFG_CPBM(0)), 0xFFFFFFFF);
+	assert_int_equal(model_rd32(m, MPAMCFG_CPBM(1)), 0);
 	program_mon(m, 1, 65534, 65535, 255, true, 0);
-	wr(m, MSMON_MBWU, 0x7FFFFFFF);
+	model_wr32(m, MSMON_MBWU, 0x7FFFFFFF);
 	msc_model_count(m, 1, 65535, 255, 1, 0);
-	assert_int_equal(rd(m, MSMON_MBWU), 0);
+	assert_int_equal(model_rd32(m, MSMON_MBWU), 0);
 	/* 65534 is bit 30 of the group starting at 65504. */
-	assert_int_equal(rd(m, MSMON_MBWU_OFSR), 1u << 30);
+	assert_int_equal(model_rd32(m, MSMON_MBWU_OFSR), 1u << 30);
 	sel_mon(m, 1, 65535);
-	rd(m, MSMON_MBWU);
+	model_rd32(m, MSMON_MBWU);
 	assert_int_equal(esr_now(m).errcode, MPAM_ERR_MONITOR_RANGE);
 	assert_int_equal(msc_model_error_count(m), 1);
 	msc_model_free(m);
@@ -1599,19 +1571,19 @@ static void test_random_config_round_trips(void **state)
 
 			sel_part(m, r, (uint16_t)id);
 			if (which == 0) {
-				wr(m, MPAMCFG_MBW_MAX, v);
+				model_wr32(m, MPAMCFG_MBW_MAX, v);
 				sh->max = (v & bwa_mask) | (v & 0x80000000u);
 			} else if (which == 1) {
-				wr(m, MPAMCFG_MBW_MIN, v);
+				model_wr32(m, MPAMCFG_MBW_MIN, v);
 				sh->min = v & bwa_mask;
 			} else if (which == 2) {
-				wr(m, MPAMCFG_PRI, v);
+				model_wr32(m, MPAMCFG_PRI, v);
 				sh->pri = v & pri_mask;
 			} else {
 				uint32_t implemented = w + 1 < words
 							       ? 0xFFFFFFFF
 							       : (uint32_t)((UINT64_C(1) << (p.cpbm_wd - 32 * w)) - 1);
-				wr(m, MPAMCFG_CPBM(w), v);
+				model_wr32(m, MPAMCFG_CPBM(w), v);
 				sh->cpbm[w] = v & implemented;
 			}
 		}
@@ -1620,11 +1592,11 @@ static void test_random_config_round_trips(void **state)
 				struct shadow_cfg *sh = &shadow[r * nr_partids + id];
 
 				sel_part(m, r, (uint16_t)id);
-				assert_int_equal(rd(m, MPAMCFG_MBW_MAX), sh->max);
-				assert_int_equal(rd(m, MPAMCFG_MBW_MIN), sh->min);
-				assert_int_equal(rd(m, MPAMCFG_PRI), sh->pri);
+				assert_int_equal(model_rd32(m, MPAMCFG_MBW_MAX), sh->max);
+				assert_int_equal(model_rd32(m, MPAMCFG_MBW_MIN), sh->min);
+				assert_int_equal(model_rd32(m, MPAMCFG_PRI), sh->pri);
 				for (unsigned w = 0; w < 3; w++)
-					assert_int_equal(rd(m, MPAMCFG_CPBM(w)), w < words ? sh->cpbm[w] : 0);
+					assert_int_equal(model_rd32(m, MPAMCFG_CPBM(w)), w < words ? sh->cpbm[w] : 0);
 			}
 		}
 		assert_int_equal(msc_model_error_count(m), 0);
@@ -1659,8 +1631,8 @@ static void random_program(struct msc_model *m, uint16_t i, struct random_mon *m
 	ctl.match_pmg = mon->match_pmg;
 	ctl.en = mon->en;
 	sel_mon(m, 0, i);
-	wr(m, MSMON_CFG_MBWU_FLT, msmon_mbwu_flt_encode(&flt));
-	wr(m, MSMON_CFG_MBWU_CTL, msmon_mbwu_ctl_encode(&ctl));
+	model_wr32(m, MSMON_CFG_MBWU_FLT, msmon_mbwu_flt_encode(&flt));
+	model_wr32(m, MSMON_CFG_MBWU_CTL, msmon_mbwu_ctl_encode(&ctl));
 }
 
 /* Random filters, reprogrammed now and then while traffic flows: the model's monitor index must

@@ -38,38 +38,28 @@ static void test_nice_step(void **state)
 
 static void test_ticks_cover_the_range(void **state)
 {
+	static const struct {
+		double min, max;
+		unsigned target;
+		double step, lo, hi;
+		unsigned count, decimals;
+	} cases[] = {
+		{ 0, 9400, 6, 2000, 0, 10000, 6, 0 }, { 0.05, 0.3, 10, 0.05, 0.05, 0.3, 6, 2 },
+		{ 3.2, 17.9, 5, 5, 0, 20, 5, 0 },     { -12, 7, 4, 5, -15, 10, 6, 0 },
+		{ 0, 100, 5, 20, 0, 100, 6, 0 },
+	};
 	struct axis_ticks t;
 
 	(void)state;
-	assert_int_equal(axis_ticks(0, 9400, 6, &t), 0);
-	assert_close(t.step, 2000);
-	assert_close(t.lo, 0);
-	assert_close(t.hi, 10000);
-	assert_int_equal(t.count, 6);
-	assert_int_equal(t.decimals, 0);
-
-	assert_int_equal(axis_ticks(0.05, 0.3, 10, &t), 0);
-	assert_close(t.step, 0.05);
-	assert_close(t.lo, 0.05);
-	assert_close(t.hi, 0.3);
-	assert_int_equal(t.count, 6);
-	assert_int_equal(t.decimals, 2);
-
-	assert_int_equal(axis_ticks(3.2, 17.9, 5, &t), 0);
-	assert_close(t.step, 5);
-	assert_close(t.lo, 0);
-	assert_close(t.hi, 20);
-	assert_int_equal(t.count, 5);
-
-	assert_int_equal(axis_ticks(-12, 7, 4, &t), 0);
-	assert_close(t.step, 5);
-	assert_close(t.lo, -15);
-	assert_close(t.hi, 10);
-
-	assert_int_equal(axis_ticks(0, 100, 5, &t), 0);
-	assert_close(t.step, 20);
-	assert_int_equal(t.count, 6);
-	for (unsigned i = 0; i < t.count; i++)
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		assert_int_equal(axis_ticks(cases[i].min, cases[i].max, cases[i].target, &t), 0);
+		assert_close(t.step, cases[i].step);
+		assert_close(t.lo, cases[i].lo);
+		assert_close(t.hi, cases[i].hi);
+		assert_int_equal(t.count, cases[i].count);
+		assert_int_equal(t.decimals, cases[i].decimals);
+	}
+	for (unsigned i = 0; i < t.count; i++) /* the last case's ticks, 0 to 100 */
 		assert_close(axis_tick(&t, i), 20.0 * i);
 }
 

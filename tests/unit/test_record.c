@@ -1,6 +1,7 @@
 /* The record file: header, rows, empty rate for invalid samples, quoting of events, the time column,
  * and its life across restarts: appended to under one header, another program's file moved aside,
  * a row cut short ended before the next one, and the size cap rotating between ticks. */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -402,6 +403,78 @@ static void test_unwritable_path(void **state)
 		strstr(err.text, "cannot open record file /nonexistent/dir/run.csv: No such file or directory"));
 }
 
+/* A symbolic link at the record's path is not followed, dangling or not: the open is refused saying
+ * so, and nothing is written or created where it leads (before, whoever could write the record's
+ * directory had mpamd, as root, append to any file). */
+static void test_symbolic_link_not_followed(void **state)
+{
+	struct dir d;
+	struct record *rec;
+	struct err err = { "" };
+	char victim[128], elsewhere[128];
+
+	(void)state;
+	dir_make(&d);
+	snprintf(victim, sizeof(victim), "%s/victim", d.path);
+	snprintf(elsewhere, sizeof(elsewhere), "%s/made-through-the-link", d.path);
+	write_text(victim, "precious\n");
+	assert_int_equal(symlink(victim, d.record), 0);
+	assert_int_equal(record_new(d.record, &(struct record_options){ .now_ms = T0 }, &rec, &err), -ELOOP);
+	assert_non_null(strstr(err.text, "it is a symbolic link, which mpamd does not follow"));
+	char *text = read_text_file(victim);
+	assert_string_equal(text, "precious\n");
+	free(text);
+
+	assert_int_equal(unlink(d.record), 0);
+	assert_int_equal(symlink(elsewhere, d.record), 0);
+	assert_int_equal(record_new(d.record, &(struct record_options){ .now_ms = T0 }, &rec, &err), -ELOOP);
+	assert_int_equal(access(elsewhere, F_OK), -1);
+	assert_int_equal(unlink(d.record), 0);
+	assert_int_equal(dir_remove(&d), 1);
+}
+
+static mode_t mode_of(const char *path)
+{
+	struct stat st;
+
+	assert_int_equal(stat(path, &st), 0);
+	return st.st_mode & 07777;
+}
+
+/* The files mpamd creates, the record and the new one begun at a rotation, are RECORD_FILE_MODE
+ * (0644) whatever the umask (before, 0666 less the umask: 0666 under umask 0); a file already there
+ * keeps its mode. */
+static void test_mode_whatever_the_umask(void **state)
+{
+	static const mode_t masks[] = { 0, 022, 077 };
+	struct record_options opts = { .now_ms = T0, .max_bytes = 100 };
+	mode_t old = umask(0);
+	char older[160];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(masks) / sizeof(masks[0]); i++) {
+		struct dir d;
+		struct record *rec;
+		struct err err = { "" };
+		dir_make(&d);
+		snprintf(older, sizeof(older), "%s.1", d.record);
+		umask(masks[i]);
+		assert_int_equal(record_new(d.record, &opts, &rec, &err), 0);
+		write_tick(rec, 100, 4);
+		assert_int_equal(record_end_tick(rec, &err), 0);
+		write_tick(rec, 200, 4); /* past the cap: the next file is begun */
+		assert_int_equal(record_free(rec, &err), 0);
+		assert_int_equal(mode_of(older), 0644);
+		assert_int_equal(mode_of(d.record), 0644);
+
+		assert_int_equal(chmod(d.record, 0600), 0);
+		open_write_close(d.record, &(struct record_options){ .now_ms = T0 }, 300);
+		assert_int_equal(mode_of(d.record), 0600);
+		assert_int_equal(dir_remove(&d), 2);
+	}
+	umask(old);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -414,6 +487,8 @@ int main(void)
 		cmocka_unit_test(test_tick_larger_than_the_cap),
 		cmocka_unit_test(test_not_a_regular_file),
 		cmocka_unit_test(test_unwritable_path),
+		cmocka_unit_test(test_symbolic_link_not_followed),
+		cmocka_unit_test(test_mode_whatever_the_umask),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -4,6 +4,7 @@
  * name, twice or missing refused; and a rate of any size is written whole. */
 #include <errno.h>
 #include <float.h>
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -121,6 +122,50 @@ static void test_every_kind_reads_back(void **state)
 	}
 }
 
+/* MB/s and IPC are written by hand, not by printf: every figure must still be printf's to the digit,
+ * ties (0.25, 0.0625), values just either side of them, tiny, huge, negative and special ones included. */
+static void expect_like_printf(enum record_col col, int places, double x)
+{
+	struct record_value v = { .number = x };
+	char got[400], want[400];
+
+	size_t n = record_field_format(col, &v, got, sizeof(got));
+	snprintf(want, sizeof(want), "%.*f", places, x);
+	if (strcmp(got, want) || n != strlen(want))
+		fail_msg("column %s: %a written '%s', printf writes '%s'", record_columns[col].name, x, got, want);
+}
+
+static void test_numbers_are_written_as_printf_writes_them(void **state)
+{
+	static const double special[] = {
+		0,	-0.0,	    0.05,   0.15,   0.25,  0.35,   0.45,    0.0625,
+		0.0005, 0.0015,	    0.0025, 0.9995, 9.95,  99.95,  1234.55, 4503599627370495.5,
+		0x1p52, 0x1p53 - 1, 0x1p53, 1e300,  -1.25, 5e-324, 0x1p-11, 0x1p-12,
+		1.0 / 3
+	};
+	uint64_t seed = 0x9e3779b97f4a7c15u;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(special) / sizeof(special[0]); i++)
+		for (int d = -2; d <= 2; d++) {
+			double x = special[i];
+			for (int k = 0; k < (d < 0 ? -d : d); k++)
+				x = nextafter(x, d < 0 ? -INFINITY : INFINITY);
+			expect_like_printf(RECORD_COL_MBPS, 1, x);
+			expect_like_printf(RECORD_COL_IPC, 3, x);
+		}
+	for (int i = 0; i < 200000; i++) { /* any bit pattern of a finite double from 2^-20 to 2^60 */
+		seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
+		double x = ldexp((double)(seed >> 11), (int)(seed % 80) - 73);
+		expect_like_printf(RECORD_COL_MBPS, 1, x);
+		expect_like_printf(RECORD_COL_IPC, 3, x);
+		expect_like_printf(RECORD_COL_MBPS, 1, (double)(seed % 10000000) / 20); /* ties at .x5 */
+		expect_like_printf(RECORD_COL_IPC, 3, (double)(seed % 10000000) / 2000);
+	}
+	expect_like_printf(RECORD_COL_MBPS, 1, INFINITY);
+	expect_like_printf(RECORD_COL_MBPS, 1, NAN);
+}
+
 /* A quoted field: its quotes counted in the length, and snprintf's contract when it does not fit. */
 static void test_text_is_quoted_when_it_must_be(void **state)
 {
@@ -217,6 +262,7 @@ int main(void)
 		cmocka_unit_test(test_the_header_is_the_tables),
 		cmocka_unit_test(test_every_kind_reads_back),
 		cmocka_unit_test(test_text_is_quoted_when_it_must_be),
+		cmocka_unit_test(test_numbers_are_written_as_printf_writes_them),
 		cmocka_unit_test(test_fields_a_column_does_not_take),
 		cmocka_unit_test(test_columns_are_found_by_name),
 		cmocka_unit_test(test_a_huge_rate_is_written_whole),

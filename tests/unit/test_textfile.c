@@ -145,8 +145,10 @@ static void test_a_failure_is_said_once_and_its_end_too(void **state)
 	make_dir(&d);
 	snprintf(missing, sizeof(missing), "%s/not-yet", d.path);
 	snprintf(file, sizeof(file), "%s/mpamd.prom", missing);
-	assert_int_equal(textfile_set_path(&tf, file, &err), 0);
 	unsigned long errors = log_count(LOG_LEVEL_ERROR), infos = log_count(LOG_LEVEL_INFO);
+	/* Said when the path is set (at start-up), and not again by the writes that fail after it. */
+	assert_int_equal(textfile_set_path(&tf, file, &err), 0);
+	assert_int_equal(log_count(LOG_LEVEL_ERROR), errors + 1);
 	for (int i = 0; i < 5; i++) {
 		assert_int_equal(textfile_write(&tf, "a 1\n", 4, &err), -ENOENT);
 		assert_non_null(strstr(err.text, "mpamd.prom.tmp"));
@@ -167,12 +169,48 @@ static void test_a_failure_is_said_once_and_its_end_too(void **state)
 	assert_int_equal(rmdir(d.path), 0);
 }
 
+/* Whatever is under the temporary name (a file left by a crash, a hard link or a symbolic link to
+ * another file) is replaced, never written through: the file it leads to is untouched, and the
+ * textfile is written (before, a hard link was truncated through and a symbolic link stopped every
+ * write). */
+static void test_temporary_name_never_written_through(void **state)
+{
+	struct textfile tf = { .path = NULL };
+	struct err err = { "" };
+	struct dir d;
+	char victim[128];
+
+	(void)state;
+	make_dir(&d);
+	snprintf(victim, sizeof(victim), "%s/victim", d.path);
+	FILE *f = fopen(victim, "w");
+	assert_non_null(f);
+	fputs("precious\n", f);
+	fclose(f);
+	assert_int_equal(textfile_set_path(&tf, d.file, &err), 0);
+
+	assert_int_equal(link(victim, d.tmp), 0);
+	assert_int_equal(textfile_write(&tf, "a 1\n", 4, &err), 0);
+	assert_file_is(victim, "precious\n");
+	assert_file_is(d.file, "a 1\n");
+
+	assert_int_equal(symlink(victim, d.tmp), 0);
+	assert_int_equal(textfile_write(&tf, "b 2\n", 4, &err), 0);
+	assert_file_is(victim, "precious\n");
+	assert_file_is(d.file, "b 2\n");
+	assert_int_equal(access(d.tmp, F_OK), -1);
+	textfile_remove(&tf);
+	unlink(victim);
+	remove_dir(&d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_key_wants_an_absolute_prom_file),
 		cmocka_unit_test(test_writes_whole_files_and_removes_on_stop),
 		cmocka_unit_test(test_a_failure_is_said_once_and_its_end_too),
+		cmocka_unit_test(test_temporary_name_never_written_through),
 	};
 	log_setup("test_textfile", LOG_LEVEL_ERROR, false);
 	return cmocka_run_group_tests(tests, NULL, NULL);

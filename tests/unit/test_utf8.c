@@ -1,8 +1,11 @@
-/* UTF-8 scrubbing: what jansson refuses is replaced, what it accepts is left alone. */
+/* UTF-8 scrubbing and escaping: what jansson refuses is replaced (or written as \\xHH), what it accepts is
+ * left alone. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -84,12 +87,71 @@ static void test_agrees_with_jansson_on_all_pairs(void **state)
 	}
 }
 
+/* What utf8_escape wrote back to bytes: each \xHH followed by two hex digits is the byte. */
+static size_t unescape(const char *in, char *out)
+{
+	size_t n = 0;
+
+	for (const char *p = in; *p;) {
+		unsigned byte;
+		if (p[0] == '\\' && p[1] == 'x' && sscanf(p + 2, "%2X", &byte) == 1 && p[2] && p[3] &&
+		    strchr("0123456789ABCDEF", p[2]) && strchr("0123456789ABCDEF", p[3])) {
+			out[n++] = (char)byte;
+			p += 4;
+		} else {
+			out[n++] = *p++;
+		}
+	}
+	out[n] = '\0';
+	return n;
+}
+
+/* Every byte alone: kept when jansson takes it, else \xHH. */
+static void test_escape_every_byte(void **state)
+{
+	(void)state;
+	for (unsigned b = 1; b < 256; b++) {
+		char in[2] = { (char)b, 0 }, expect[8];
+		char *out = utf8_escape(in);
+		assert_non_null(out);
+		if (jansson_accepts(in))
+			snprintf(expect, sizeof(expect), "%s", in);
+		else
+			snprintf(expect, sizeof(expect), "\\x%02X", b);
+		assert_string_equal(out, expect);
+		assert_true(jansson_accepts(out));
+		free(out);
+	}
+}
+
+/* Every two-byte string: jansson takes the escaped text, which is the input itself when that was
+ * well-formed, and gives the input back byte for byte. */
+static void test_escape_all_pairs_round_trip(void **state)
+{
+	(void)state;
+	for (unsigned a = 1; a < 256; a++) {
+		for (unsigned b = 1; b < 256; b++) {
+			char in[3] = { (char)a, (char)b, 0 }, back[16];
+			char *out = utf8_escape(in);
+			assert_non_null(out);
+			assert_true(jansson_accepts(out));
+			if (jansson_accepts(in))
+				assert_string_equal(out, in);
+			assert_int_equal(unescape(out, back), 2);
+			assert_memory_equal(back, in, 2);
+			free(out);
+		}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_well_formed_untouched),
 		cmocka_unit_test(test_ill_formed_replaced),
 		cmocka_unit_test(test_agrees_with_jansson_on_all_pairs),
+		cmocka_unit_test(test_escape_every_byte),
+		cmocka_unit_test(test_escape_all_pairs_round_trip),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -299,11 +299,22 @@ static void force_unmount(struct emu *emu)
 		run_result_fini(&res);
 }
 
+int emu_unmount(struct emu *emu, bool lazy)
+{
+	return umount2(emu->mnt, lazy ? MNT_DETACH : 0) == 0 ? 0 : -errno;
+}
+
+bool emu_wait_end(struct emu *emu, long timeout_ms)
+{
+	for (long waited = 0; waited < timeout_ms && !reap(emu, WNOHANG); waited += POLL_MS)
+		sleep_ms(POLL_MS);
+	return reap(emu, WNOHANG);
+}
+
 int emu_restart(struct emu *emu)
 {
 	/* The old one ends by itself after vanish; one that does not is stopped. */
-	for (long waited = 0; waited < STOP_TIMEOUT_MS && !reap(emu, WNOHANG); waited += POLL_MS)
-		sleep_ms(POLL_MS);
+	emu_wait_end(emu, STOP_TIMEOUT_MS);
 	terminate(emu);
 	force_unmount(emu);
 	if (is_mounted(emu))

@@ -39,7 +39,16 @@ int emu_ctl(struct emu *emu, const char *command);
 /* The writes, mkdirs and rmdirs the emulator took so far ("changes" in .emu_ctl): 0 or -errno. */
 int emu_changes(struct emu *emu, unsigned long *ret);
 
-/* After `vanish` (the mount went away): waits for the old emulator to end, then starts it again with
+/* An operator's umount of the emulated resctrl, the emulator left running: plain (-EBUSY while a file
+ * of it is open, as the kernel's), or with `lazy` umount -l, after which the emulator serves the files
+ * still open and ends once the last is closed (its FUSE connection goes with the superblock), as the
+ * kernel frees an unmounted resctrl only then. 0 or -errno. */
+int emu_unmount(struct emu *emu, bool lazy);
+
+/* Waits up to `timeout_ms` for the emulator to end by itself: whether it did. */
+bool emu_wait_end(struct emu *emu, long timeout_ms);
+
+/* After `vanish` or emu_unmount (the mount went away): waits for the old emulator to end, then starts it again with
  * the same arguments on the same mount point (its -c file must still exist): resctrl unmounted and
  * mounted again. 0 or -errno. */
 int emu_restart(struct emu *emu);

@@ -15,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sched.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -281,4 +283,43 @@ int wait_for_text(const char *path, const char *text, int timeout_ms)
 		usleep(20000);
 	}
 	return 0;
+}
+
+/* A mount namespace of this process's own, whose mounts nobody else sees. */
+static int own_mount_namespace(void)
+{
+	if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+		return -errno;
+	return 0;
+}
+
+int small_disk_begin(const char *dir, unsigned long bytes)
+{
+	char options[32];
+	int r = own_mount_namespace();
+
+	snprintf(options, sizeof(options), "size=%lu", bytes);
+	if (r == 0 && mount("tmpfs", dir, "tmpfs", 0, options) < 0)
+		r = -errno;
+	return r;
+}
+
+int read_only_begin(const char *dir)
+{
+	int r = own_mount_namespace();
+
+	if (r < 0)
+		return r;
+	if (mount(dir, dir, NULL, MS_BIND, NULL) < 0)
+		return -errno;
+	if (mount(NULL, dir, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY, NULL) < 0) {
+		r = -errno;
+		umount2(dir, MNT_DETACH);
+	}
+	return r;
+}
+
+void read_only_end(const char *dir)
+{
+	umount2(dir, MNT_DETACH);
 }

@@ -38,6 +38,16 @@ void make_test_dir(char *dir, size_t len, const char *name);
 /* Removes `dir` and everything below it (nothing when `dir` is empty); 0, or -1 when something
  * stayed. For teardowns, which run after a failed assertion too. */
 int remove_tree(const char *dir);
+/* Makes the directory `dir` read-only (EROFS, as a systemd unit's ProtectSystem=strict does) for this
+ * process and the programs it starts from now on: a mount namespace of its own, in which `dir` is
+ * bound onto itself read-only. 0, or a negative errno when that cannot be done (not root, no mount
+ * namespaces): the caller skips. read_only_end puts it back (before the directory is removed). */
+int read_only_begin(const char *dir);
+void read_only_end(const char *dir);
+/* The same namespace, with a tmpfs of `bytes` mounted on `dir`: a disk that fills. mount_end unmounts
+ * either. */
+int small_disk_begin(const char *dir, unsigned long bytes);
+#define mount_end read_only_end
 /* Polls until `path` contains `text` (or timeout_ms passes); true when it does. */
 int wait_for_text(const char *path, const char *text, int timeout_ms);
 

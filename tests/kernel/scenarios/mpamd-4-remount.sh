@@ -1,8 +1,8 @@
 # resctrl unmounted under a running mpamd and mounted again. mpamd keeps its root, its groups and
 # their counter files open, so the kernel refuses a plain umount (EBUSY); an operator's umount -l
 # then detaches the tree, and the kernel mounts resctrl again only once nothing holds the old one.
-# mpamd must let go of it and open its partitions on the new mount by itself. (Sourced by the
-# guest's lane.sh.)
+# mpamd must see at a tick that its root went, let go of every file of it, and open its partitions
+# on the new mount by itself. (Sourced by the guest's lane.sh.)
 remount_resctrl
 start_tasks
 WEB_MB=40 BATCH_MB=60,1=20
