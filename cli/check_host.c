@@ -197,6 +197,23 @@ static void refuse(json_t *entry, const char *reason)
 	json_object_set_new(entry, "reason", json_string(reason));
 }
 
+/* A guarantee without a configured capacity: not enforced from the start, and the plan should say
+ * so (the hardware's own figure, where it has one, comes from the monitors this check does not open). */
+static void note_guarantee(const struct config *config, const struct partition_config *p, json_t *entry)
+{
+	const struct global_config *g = &config->global;
+
+	if (!p->goals.guarantee_mbps || g->capacity_mbps || g->capacity_mbps_at.count)
+		return;
+	json_t *notes = json_object_get(entry, "notes");
+	if (json_is_array(notes))
+		json_array_append_new(
+			notes, json_string("guarantee not enforced at first: no capacity_mbps, so unless the "
+					   "hardware reports its capacity mpamd learns it from the totals seen and "
+					   "cuts only on a sign of saturation, with no minimum (mpamctl discover "
+					   "suggests a capacity_mbps)"));
+}
+
 /* One partition as mpamd would open it: refused by validate or by the plan, or its plan. */
 static json_t *check_partition(const struct config *config, const struct control_ops *ops, struct control *control,
 			       const struct control_caps *caps, size_t index, const struct partition_config *p)
@@ -235,9 +252,10 @@ static json_t *check_partition(const struct config *config, const struct control
 			    ceiling_json(config, caps, 0,
 					 caps->domain_count ? plan.effective.mb_max_at[0] : plan.effective.mb_max));
 	json_object_set_new(entry, "effective", limits_to_json(&plan.effective, caps));
-	json_object_set_new(entry, "notes", json_incref(plan.notes));
+	json_object_set_new(entry, "notes", json_deep_copy(plan.notes));
 	json_object_set_new(entry, "writes", json_incref(plan.writes));
 	control_plan_fini(&plan);
+	note_guarantee(config, p, entry);
 	return entry;
 }
 

@@ -274,6 +274,8 @@ static void print_set(json_t *result, const struct ctl_options *opts)
 		printf(" %s%s", text, setting_rounding(rounded, text, note, sizeof(note)));
 	}
 	printf("\n");
+	if (json_string_value(json_object_get(result, "lasts")))
+		printf("  lasts %s\n", json_string_value(json_object_get(result, "lasts")));
 }
 
 /* " added: a, b" for a non-empty list of names. */
@@ -354,7 +356,8 @@ static const struct ctl_cli_command cli_commands[] = {
 	{ "set", " NAME KEY=VALUE...",
 	  "Change partition NAME while mpamd runs. Keys and ranges are those of the configuration file\n"
 	  "(see mpamd.ini(5)): mb_min, mb_max, target_mbps, guarantee_mbps, class... All settings are\n"
-	  "applied together or none is. Needs root or the control socket's group.",
+	  "applied together or none is. It lasts until a reload changes NAME's entry in the file, and\n"
+	  "is lost when mpamd restarts: make it last in the file. Needs root or the control socket's group.",
 	  2, -1, print_set, false },
 	{ "reload", "",
 	  "Re-read the configuration file and apply only what changed: partitions added, removed,\n"

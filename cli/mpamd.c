@@ -52,8 +52,9 @@ static void usage(FILE *out)
 		"Memory-bandwidth and cache QoS manager: programs each partition's limits, measures what\n"
 		"it uses every interval_ms, adjusts the limits with its policies, and records it.\n"
 		"SIGHUP reloads the configuration (an invalid file keeps the running one) and reopens\n"
-		"the record file; SIGTERM and SIGINT stop, leaving the limits in place unless\n"
-		"--reset-on-exit.\n"
+		"the record file; SIGTERM and SIGINT stop, leaving what the on_stop key (or --on-stop)\n"
+		"says in force: keep (every limit, the policies' cuts too; the default), configured\n"
+		"(the configured limits, cuts and CPU quotas released) or reset (no limits).\n"
 		"\n"
 		"Options:\n"
 		"  -c, --config FILE      configuration file (see mpamd.ini(5)); default " DEFAULT_CONFIG_PATH "\n"
@@ -66,7 +67,9 @@ static void usage(FILE *out)
 		"  -s, --socket PATH      control socket (default: the socket key, /run/mpamd/mpamd.sock)\n"
 		"      --no-socket        run without a control socket\n"
 		"      --pid-file PATH    write the process id to PATH (refused while a live mpamd owns it)\n"
-		"      --reset-on-exit    remove every limit when stopping\n"
+		"      --on-stop MODE     keep | configured | reset: what stays in force after a stop,\n"
+		"                         replacing the on_stop key\n"
+		"      --reset-on-exit    the same as --on-stop reset\n"
 		"  -l, --log-level LEVEL  error | warning | info | debug (default info)\n"
 		"  -h, --help             show this help\n"
 		"  -V, --version          show the version\n"
@@ -140,7 +143,16 @@ static int parse_option(int c, struct daemon_args *a)
 		a->pid_file = optarg;
 		return 0;
 	case 'R':
-		a->engine.reset_on_exit = true;
+		a->engine.on_stop_given = true;
+		a->engine.on_stop = STOP_RESET;
+		return 0;
+	case 'O':
+		if (parse_enum(optarg, stop_mode_names, &index, &err) < 0) {
+			fprintf(stderr, "mpamd: --on-stop %s: %s\n", optarg, err.text);
+			return -EINVAL;
+		}
+		a->engine.on_stop_given = true;
+		a->engine.on_stop = index;
 		return 0;
 	case 'l':
 		if (parse_enum(optarg, log_level_names, &index, &err) < 0) {
@@ -156,6 +168,7 @@ static int parse_option(int c, struct daemon_args *a)
 /* Returns -1 to continue, or an exit code. */
 static int parse_args(int argc, char **argv, struct daemon_args *a)
 {
+	/* clang-format off */
 	static const struct option options[] = {
 		{ "config", required_argument, NULL, 'c' },
 		{ "backend", required_argument, NULL, 'b' },
@@ -169,10 +182,12 @@ static int parse_args(int argc, char **argv, struct daemon_args *a)
 		{ "no-socket", no_argument, NULL, 'N' },
 		{ "pid-file", required_argument, NULL, 'P' },
 		{ "reset-on-exit", no_argument, NULL, 'R' },
+		{ "on-stop", required_argument, NULL, 'O' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
+	/* clang-format on */
 	int c;
 
 	while ((c = getopt_long(argc, argv, "c:b:fn:r:p:l:s:hV", options, NULL)) != -1) {

@@ -107,6 +107,7 @@ void policy_guard(const struct policy_host *host, struct policy_partition *parts
 	policy_domains_prepare(host, parts, count);
 	guard_judge_victims(host, parts, count, decisions);
 	guard_assess(host, parts, count, &v);
+	guard_note_verdicts(host, parts, count, &v);
 	guard_ipc_watch(parts, count, v.any_saturated, decisions);
 	v.ipc = guard_ipc_assess(parts, count);
 	guard_assess_ipc(host, parts, count, &v);

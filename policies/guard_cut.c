@@ -97,10 +97,15 @@ void guard_cut(const struct policy_host *h, unsigned d, struct policy_partition 
 	}
 }
 
+/* Its ceiling back to the decision's; where the cut already is no lower (the configuration came down
+ * to it), nothing changes that an event could tell. */
 static void release(struct guard_domain_memory *m, struct policy_decision *dec, double to, const char *why,
 		    const char *at)
 {
-	policy_event(dec, "restore: %s: mb_max %g%% -> %g%%%s", why, m->cut_pct, to, at);
+	if (m->cut_pct < to)
+		policy_event(dec, "restore: %s: mb_max %g%% -> %g%%%s", why, m->cut_pct, to, at);
+	else
+		dec->folded++;
 	*m = (struct guard_domain_memory){ 0 };
 }
 

@@ -130,6 +130,9 @@ void guard_assess(const struct policy_host *h, const struct policy_partition *pa
 /* What the IPC victim (v->ipc) wants taken from the best-effort partitions on each domain it uses. */
 void guard_assess_ipc(const struct policy_host *h, const struct policy_partition *parts, size_t count,
 		      struct guard_view *v);
+/* Each partition's verdict on each domain this tick, into its memory (judged, short_here). */
+void guard_note_verdicts(const struct policy_host *h, struct policy_partition *parts, size_t count,
+			 const struct guard_view *v);
 /* Remembers the victims' rates at a cut, to judge it later. */
 void guard_note_cut(const struct policy_host *h, struct policy_partition *parts, size_t count,
 		    const struct guard_view *v);

@@ -3,7 +3,8 @@
  * helped.
  *
  * A guaranteed partition using under 5% of its guarantee is taken as idle, not squeezed: a cut would
- * not help it, and it must not keep its neighbours throttled.
+ * not help it, and it must not keep its neighbours throttled. Nor is it judged to want less: an
+ * idle partition is no news, and saying so every few ticks would bury the events that are.
  *
  * Below its guarantee is not always squeezed: a partition may simply want less. Two signs tell:
  *  - its hardware minimum (MBW_MIN) in force covers the guarantee: the memory system serves
@@ -13,7 +14,8 @@
  *    later). Its rate is then taken as its demand level: within GUARD_DEMAND_BAND below it, it is
  *    not squeezed and its neighbours get their bandwidth back; further below, it is squeezed and a
  *    cut aims at that level, not at the whole guarantee; above the band it wants more and the
- *    level is forgotten.
+ *    level is forgotten. The verdict is said once (a release event): judged again with nothing
+ *    between that said otherwise (a cut for it, its guarantee reached), it is folded, not logged.
  * A cut is judged only when it freed bandwidth (the best-effort partitions on the victim's domains
  * use less than before it): a ceiling that did not bind yet says nothing about the victim.
  *
@@ -206,11 +208,18 @@ static void forget_squeezes(const struct policy_host *h, struct policy_partition
 			pol_dom(&parts[i], d)->guard.squeeze_pct = 0;
 }
 
+/* Said once: judged again with nothing between that said otherwise (its rate jittered out of the
+ * band and back), the same verdict is folded. */
 static void mark_demand_limited(struct policy_partition *p, struct policy_decision *d, const char *why)
 {
 	p->guard.demand_level_mbps = p->mbps;
 	p->guard.before_cut_mbps = 0;
 	p->guard.spare_ticks = 0;
+	if (p->guard.told_wants_less) {
+		d->folded++;
+		return;
+	}
+	p->guard.told_wants_less = true;
 	policy_event(d, "release: %s uses %.0f MB/s although %s: it is not held back", p->name, p->mbps, why);
 }
 
@@ -275,9 +284,13 @@ void guard_judge_victims(const struct policy_host *h, struct policy_partition *p
 		if (m->demand_level_mbps > 0 && (p->mbps > m->demand_level_mbps * (1 + GUARD_DEMAND_BAND) ||
 						 p->mbps >= p->goals.guarantee_mbps * GUARD_SHORT_FRACTION))
 			m->demand_level_mbps = 0; /* it wants more now, or has its guarantee */
+		if (p->mbps >= p->goals.guarantee_mbps * GUARD_SHORT_FRACTION)
+			m->told_wants_less = false; /* it has its guarantee: wanting less later is news */
 		bool below = p->mbps < p->goals.guarantee_mbps * GUARD_SHORT_FRACTION && !demand_limited(p);
+		bool idle =
+			p->mbps < p->goals.guarantee_mbps * GUARD_IDLE_FRACTION; /* never squeezed: nothing to judge */
 		note_evidence(h, p);
-		m->spare_ticks = below && spare_where_it_runs(h, p) ? m->spare_ticks + 1 : 0;
+		m->spare_ticks = below && !idle && spare_where_it_runs(h, p) ? m->spare_ticks + 1 : 0;
 		if (m->spare_ticks >= GUARD_CALM_TICKS) {
 			mark_demand_limited(p, &decisions[i], "the host has spare capacity");
 			continue;
@@ -297,6 +310,22 @@ void guard_judge_victims(const struct policy_host *h, struct policy_partition *p
 	}
 }
 
+/* The verdict monitoring shows: short of its guarantee on a domain where it is held back, as this
+ * tick's cuts answer it (an idle partition, or one that wants less, is judged not short). */
+void guard_note_verdicts(const struct policy_host *h, struct policy_partition *parts, size_t count,
+			 const struct guard_view *v)
+{
+	for (size_t i = 0; i < count; i++) {
+		struct policy_partition *p = &parts[i];
+		bool is_short = guaranteed(p) && short_of_guarantee(h, p);
+		for (unsigned d = 0; d < v->domains; d++) {
+			struct guard_domain_memory *m = &pol_dom(p, d)->guard;
+			m->judged = guaranteed(p) && p->valid && v->dom[d].known;
+			m->short_here = m->judged && is_short && squeezed_on(h, p, v, d);
+		}
+	}
+}
+
 /* Remembers the victims' rates at a cut, to judge it later. */
 void guard_note_cut(const struct policy_host *h, struct policy_partition *parts, size_t count,
 		    const struct guard_view *v)
@@ -305,6 +334,7 @@ void guard_note_cut(const struct policy_host *h, struct policy_partition *parts,
 		struct guard_memory *m = &parts[i].guard;
 		if (guaranteed(&parts[i]) && m->before_cut_mbps <= 0 && squeezed(h, &parts[i], v)) {
 			m->before_cut_mbps = parts[i].mbps > 0 ? parts[i].mbps : 1;
+			m->told_wants_less = false; /* cut for: whether it wants less is a new question */
 			m->before_cut_be_mbps = best_effort_mbps(h, parts, count, &parts[i]);
 			m->since_cut = 0;
 		}

@@ -4,7 +4,8 @@
  * sets every decision to the limits the configuration asks for, and runs the chain of policies in
  * order (static, target, guard, share, escalate); each policy reads the state and the decisions of
  * the policies before it and adjusts the decisions. The engine then rounds the decisions to the
- * hardware's steps, applies only what changed, and logs every non-empty event.
+ * hardware's steps, applies only what changed, and logs every non-empty event. An event is logged when
+ * something changes: a policy that would only repeat itself says nothing and counts the event as folded.
  *
  * Domains. Limits are set per domain (a socket's memory controllers, an MSC) and rates measured per
  * domain, so a partition pinned to one domain is judged and limited there alone. The host has
@@ -97,6 +98,11 @@ struct guard_domain_memory {
 	bool dropped_at_peak; /* its rate here fell while the domain stayed at its peak total */
 	unsigned since_drop;  /* ticks since that fall (when dropped_at_peak) */
 	double min_pct;	      /* on a guaranteed partition: the minimum the guard programmed here (0: none) */
+	/* This tick's verdict on a guaranteed partition (what monitoring reads, see guard_victims.c):
+	 * judged (it has a guarantee, a valid sample, and the domain's capacity and total are known),
+	 * and then whether it is short of its guarantee here, held back on this domain. */
+	bool judged;
+	bool short_here;
 };
 
 struct guard_memory {
@@ -111,6 +117,9 @@ struct guard_memory {
 	double demand_level_mbps;  /* it stayed at about this rate although it could have had more: what it
 				   * wants, below its guarantee (0: not known) */
 	unsigned spare_ticks;	   /* consecutive ticks below its guarantee with spare capacity where it runs */
+	/* The operator was told it is not held back (a release event) and nothing since said otherwise (a
+	 * cut for it, or its guarantee reached): the same judgement again is folded, not logged. */
+	bool told_wants_less;
 };
 
 /* The guard's IPC signal, on a latency-critical partition with ipc_guard (see policies/guard_ipc.c). */
@@ -172,6 +181,9 @@ struct policy_decision {
 	double *mb_max_at, *mb_min_at;
 	unsigned cpu_quota_pct;	      /* wanted CPU quota, percent of one CPU (200 = two CPUs); 0: unlimited */
 	char event[POLICY_EVENT_MAX]; /* "action: reason", "" when this policy did nothing */
+	/* Events not logged because they would only repeat what was logged before, nothing having changed
+	 * between (an idle or jittering partition judged again): counted, so that the quiet shows. */
+	unsigned folded;
 };
 
 typedef void (*policy_fn)(const struct policy_host *host, struct policy_partition *parts, size_t count,

@@ -39,6 +39,15 @@ enum mb_max_mode {
 
 extern const char *const mb_max_mode_names[];
 
+/* What mpamd leaves in force when it stops (the on_stop key, --on-stop). */
+enum stop_mode {
+	STOP_KEEP,	 /* every limit as it is, the policies' dynamic ones too */
+	STOP_CONFIGURED, /* the configured limits: the policies' cuts and CPU quotas released */
+	STOP_RESET,	 /* no limits at all (no ceiling, no minimum, the whole cache, no CPU quota) */
+};
+
+extern const char *const stop_mode_names[];
+
 #define PARTID_LIMIT	     65535u   /* MPAMF_IDR.PARTID_MAX is 16 bits */
 #define PID_LIMIT	     4194304u /* PID_MAX_LIMIT on 64-bit Linux */
 #define CPU_LIMIT	     4096u    /* CPUs a cpus key can name (0..CPU_LIMIT-1) */
@@ -108,6 +117,7 @@ struct global_config {
 	bool escalate;			       /* the escalation actuator may lower CPU quotas */
 	bool mmio_beside_kernel;	       /* touch MSCs over MMIO although the kernel's MPAM driver drives them */
 	unsigned mb_max_mode;		       /* enum mb_max_mode, for MSCs mpamd programs */
+	unsigned on_stop;		       /* enum stop_mode */
 	char *socket;
 	char *record;		   /* NULL: no record file */
 	char *metrics_textfile;	   /* NULL: none; else an absolute path ending in .prom */

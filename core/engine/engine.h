@@ -27,11 +27,14 @@ struct engine_options {
 	bool sim_clock;		 /* ticks back to back on simulated time (a simulated control only) */
 	/* Daemon: SIGHUP reloads, SIGTERM/SIGINT stop (through a signalfd); tests leave it off. */
 	bool handle_signals;
-	const char *config_path;		/* what a reload reads; NULL: reload is refused */
-	struct config_overrides overrides;	/* command-line settings a reload keeps */
-	const char *socket_path;		/* control socket; NULL: none */
-	gid_t socket_gid;			/* group allowed to change things; (gid_t)-1: root only */
-	bool reset_on_exit;			/* put every partition back to no limits when stopping */
+	const char *config_path;	   /* what a reload reads; NULL: reload is refused */
+	struct config_overrides overrides; /* command-line settings a reload keeps */
+	const char *socket_path;	   /* control socket; NULL: none */
+	gid_t socket_gid;		   /* group allowed to change things; (gid_t)-1: root only */
+	/* What to leave in force when stopping (enum stop_mode), replacing the on_stop key when
+	 * on_stop_given (--on-stop, --reset-on-exit). */
+	bool on_stop_given;
+	unsigned on_stop;
 	const struct policy_chain *policies;	/* NULL: mpamd's own chain */
 	const struct engine_registry *registry; /* NULL: engine_registry_default */
 	/* Called once the loop runs and handles signals (readiness for service managers and tests). */
@@ -81,6 +84,11 @@ const char *engine_domain_name(const struct engine *engine, unsigned d);
 /* What domain d can carry: known (the hardware's, or capacity_mbps), else learned (*learned: the
  * highest total seen on it); 0 when neither. */
 double engine_domain_capacity(const struct engine *engine, unsigned d, bool *learned);
+/* Whether the guarantees are enforced: NULL when they are (the capacity is known) or no open
+ * partition has one; else why not yet, for status, show and check-config --host. */
+const char *engine_guarantees_pending(const struct engine *engine);
+/* Some open partition has a guarantee. */
+bool engine_has_guarantees(const struct engine *engine);
 /* Partition `index` on domain d at the last tick. */
 const struct domain_status *engine_partition_domain(const struct engine *engine, size_t index, unsigned d);
 /* Whether the partitions' truth_mbps is a simulator's ground truth. */

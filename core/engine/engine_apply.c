@@ -228,6 +228,7 @@ static void apply_decision(struct engine *e, size_t index, const struct policy_d
 
 	if (d->event[0])
 		note_event(e, index, now_ns, d->event);
+	e->events.folded += d->folded;
 	int r = changed || e->ticks.done % RECHECK_TICKS == 0 ? engine_apply_limits(e, index, &want, &err) : 0;
 	if (hardware_side_gone(r))
 		recreate(e, index, &want, now_ns);
@@ -316,6 +317,19 @@ static const struct policy_chain *policy_chain_of(const struct engine *e)
 	return e->hw.caps.mb_kernel_mbps ? &policy_chain_static : &policy_chain_default;
 }
 
+/* The guard's verdict of this tick on each domain into slot i's rows there, for monitoring. */
+static void note_verdicts(struct engine *e, size_t i)
+{
+	const struct policy_partition *pp = &e->policy.partitions[i];
+
+	for (unsigned d = 0; d < e->domains.count; d++) {
+		const struct guard_domain_memory *m = e->domains.per_domain ? &pp->domains[d].guard : &pp->one.guard;
+		struct domain_status *ds = &e->domains.status[i * e->domains.count + d];
+		ds->guard_judged = m->judged;
+		ds->guard_short = m->short_here;
+	}
+}
+
 void engine_run_policies(struct engine *e, uint64_t now_ns)
 {
 	const struct policy_chain *chain = policy_chain_of(e);
@@ -328,9 +342,12 @@ void engine_run_policies(struct engine *e, uint64_t now_ns)
 			fill_partition(e, i);	 /* from what the configuration asks for; the policies move away */
 	for (size_t f = 0; f < chain->count; f++)
 		chain->fns[f](&host, e->policy.partitions, n, e->policy.decisions);
-	for (size_t i = 0; i < n; i++)
-		if (e->slots.partitions[i].used && e->slots.partitions[i].status.open)
-			apply_decision(e, i, &e->policy.decisions[i], now_ns);
+	for (size_t i = 0; i < n; i++) {
+		if (!e->slots.partitions[i].used || !e->slots.partitions[i].status.open)
+			continue;
+		note_verdicts(e, i);
+		apply_decision(e, i, &e->policy.decisions[i], now_ns);
+	}
 }
 
 int engine_validate_limits(struct engine *e, const struct partition_limits *want, struct err *err)
@@ -350,7 +367,8 @@ void engine_note_event_logged_as(struct engine *e, size_t index, const char *tex
 	note_event_logged_as(e, index, clock_now(&e->clock), text, log_text);
 }
 
-void engine_reset_limits(struct engine *e)
+/* Every open partition to its configured limits (`configured`) or to none, and no CPU quota. */
+static void release_limits(struct engine *e, bool configured)
 {
 	uint64_t full_cbm = e->hw.caps.cbm_bits >= 64 ? ~0ull : (1ull << e->hw.caps.cbm_bits) - 1;
 	const struct actuation none_act = { 0 };
@@ -360,10 +378,22 @@ void engine_reset_limits(struct engine *e)
 			continue;
 		const struct partition_config *p = e->slots.partitions[i].config;
 		struct partition_limits none = { .mb_max = 100, .mb_min = 0, .l3_cbm = p->goals.l3_cbm ? full_cbm : 0 };
+		struct partition_limits want = configured ? engine_config_limits(e, p) : none;
 		struct err err = { "" };
-		if (engine_apply_limits(e, i, &none, &err) < 0)
-			log_error("partition %s: reset: %s", p->name, err.text);
+		if (engine_apply_limits(e, i, &want, &err) < 0)
+			log_error("partition %s: %s: %s", p->name,
+				  configured ? "back to its configured limits" : "reset", err.text);
 		if (e->slots.partitions[i].actuated.cpu_quota_pct && actuate(e, i, &none_act, &err) < 0)
 			log_error("partition %s: restoring the CPU quota: %s", p->name, err.text);
 	}
+}
+
+void engine_configured_limits(struct engine *e)
+{
+	release_limits(e, true);
+}
+
+void engine_reset_limits(struct engine *e)
+{
+	release_limits(e, false);
 }

@@ -34,6 +34,8 @@ void engine_run_policies(struct engine *e, uint64_t now_ns);
 /* Applies the configured limits of one partition right away (open, set, reset). */
 int engine_apply_limits(struct engine *e, size_t index, const struct partition_limits *want, struct err *err);
 void engine_reset_limits(struct engine *e);
+/* Every open partition back to its configured limits, without CPU quota (on_stop = configured). */
+void engine_configured_limits(struct engine *e);
 /* The limits to program for partition `p`: its cache mask, under a kernel MB/s controller (mba_MBps)
  * its target_mbps as each domain's ceiling, and on each of the control's domains the MB limits of
  * max_at/min_at (the policies' per-domain decisions, by engine domain), or without them its own

@@ -80,6 +80,10 @@ static json_t *ctl_show(void *ctx, const char *name, struct err *err)
 	if (engine_has_truth(e))
 		json_object_set_new(json, "sim_mbps", json_real(st->truth_mbps));
 	add_placement(e, (size_t)i, json);
+	if (e->slots.partitions[i].config->goals.guarantee_mbps > 0) {
+		const char *pending = engine_guarantees_pending(e);
+		json_object_set_new(json, "guarantee", json_string(pending ? pending : "enforced"));
+	}
 	json_object_set_new(
 		json, "config",
 		partition_config_to_json(e->slots.partitions[i].gen->config, e->slots.partitions[i].config));

@@ -188,6 +188,26 @@ static int run_loop(struct run_state *rs)
 	return 0;
 }
 
+/* What stays in force after mpamd (the on_stop key, or --on-stop): said in the log, whichever it is. */
+static void leave_limits(struct engine *e)
+{
+	unsigned mode = e->opts.on_stop_given ? e->opts.on_stop : e->gens.config->global.on_stop;
+
+	switch (mode) {
+	case STOP_RESET:
+		log_info("stopping (on_stop = reset): removing every limit");
+		engine_reset_limits(e);
+		break;
+	case STOP_CONFIGURED:
+		log_info("stopping (on_stop = configured): the configured limits, the policies' cuts and CPU quotas "
+			 "released");
+		engine_configured_limits(e);
+		break;
+	default:
+		log_info("stopping (on_stop = keep): every limit stays in force, the policies' cuts too");
+	}
+}
+
 int engine_run(struct engine *e, struct err *err)
 {
 	struct run_state rs = { .e = e, .timer_fd = -1, .signal_fd = -1 };
@@ -213,10 +233,7 @@ int engine_run(struct engine *e, struct err *err)
 		if (r < 0)
 			err_set(err, r, "event loop: %s", strerror(-r));
 	}
-	if (e->opts.reset_on_exit) {
-		log_info("--reset-on-exit: removing every limit");
-		engine_reset_limits(e);
-	}
+	leave_limits(e);
 	teardown(&rs);
 	e->run.state = NULL;
 	engine_metrics_stop(e);

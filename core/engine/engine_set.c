@@ -11,6 +11,12 @@
 
 #define SET_KEY_MAX 64
 
+/* How long a set lasts (engine_apply_desired keeps the goals of an unchanged entry): said with every
+ * set, so that nobody takes it for a change of the file. */
+#define SET_LASTS                                                                                           \
+	"until a reload changes the partition's entry in the configuration file (an unchanged entry keeps " \
+	"it); lost when mpamd restarts"
+
 static int split_setting(const char *setting, char *key, size_t len, const char **ret_value, struct err *err)
 {
 	const char *eq = strchr(setting, '=');
@@ -103,9 +109,9 @@ static json_t *set_result(const struct engine *e, size_t index, const char *cons
 		add_rounding(rounded, "mb_min", g->mb_min, p->goals.mb_min_mbps ? p->goals.mb_min : 0, st->mb_min,
 			     &e->hw.caps.min_ladder);
 	}
-	return json_pack("{s:s,s:o,s:b,s:{s:o,s:o},s:o}", "name", p->name, "settings", asked, "applied",
+	return json_pack("{s:s,s:o,s:b,s:{s:o,s:o},s:o,s:s}", "name", p->name, "settings", asked, "applied",
 			 limits && st->open, "in_force", "mb_max", json_pct(st->mb_max), "mb_min", json_pct(st->mb_min),
-			 "rounded", rounded);
+			 "rounded", rounded, "lasts", SET_LASTS);
 }
 
 /* "set: KEY=VALUE... by WHO" (all of them), or NULL when out of memory. */

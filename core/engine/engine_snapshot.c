@@ -157,6 +157,11 @@ json_t *engine_snapshot_status(const struct engine *e)
 		ms(e->ticks.stats.max_ns), "capacity_mbps", capacity > 0 ? json_real(capacity) : json_null(),
 		"capacity_learned", learned, "sim_clock", e->opts.sim_clock, "events_total",
 		(json_int_t)e->events.total, "events", event_log_to_json(&e->events, NULL, STATUS_EVENTS));
+	json_object_set_new(status, "events_folded", json_integer((json_int_t)e->events.folded));
+	if (engine_has_guarantees(e)) {
+		const char *pending = engine_guarantees_pending(e);
+		json_object_set_new(status, "guarantees", json_string(pending ? pending : "enforced"));
+	}
 	json_object_set_new(status, "partitions_failed", json_integer((json_int_t)failed));
 	json_object_set_new(status, "record", e->record.file ? record_status_json(e->record.file) : json_null());
 	json_object_set_new(status, "domains", domains_status(e));

@@ -44,6 +44,7 @@ struct event_log {
 	size_t next;  /* where the next event goes */
 	size_t count; /* events kept, at most EVENTS_KEPT */
 	uint64_t total;
+	uint64_t folded; /* events not logged because they only repeated one (policies/policy.h) */
 	struct event_counts counts;
 };
 

@@ -368,6 +368,13 @@ static bool domain_min_ratio(const struct domain_status *ds, double *ret)
 	return true;
 }
 
+/* Absent where the guard did not judge it (no guarantee, no sample, capacity unknown). */
+static bool domain_guarantee_short(const struct domain_status *ds, double *ret)
+{
+	*ret = ds->guard_short;
+	return ds->guard_judged;
+}
+
 static void write_bandwidth(struct metrics_buf *b, const struct metrics_family *f, const struct metrics_input *in)
 {
 	write_per_domain(b, f, in, domain_bandwidth);
@@ -389,6 +396,11 @@ static void write_domain_min(struct metrics_buf *b, const struct metrics_family 
 	write_per_domain(b, f, in, domain_min_ratio);
 }
 
+static void write_guarantee_short(struct metrics_buf *b, const struct metrics_family *f, const struct metrics_input *in)
+{
+	write_per_domain(b, f, in, domain_guarantee_short);
+}
+
 /* What each domain can carry, known or learned; absent when unknown. */
 static void write_domain_capacity(struct metrics_buf *b, const struct metrics_family *f, const struct metrics_input *in)
 {
@@ -399,6 +411,18 @@ static void write_domain_capacity(struct metrics_buf *b, const struct metrics_fa
 					  { "learned", in->domains[d].learned ? "1" : "0" } };
 		sample(b, f->name, labels, 2, in->domains[d].capacity_mbps * BYTES_PER_MB);
 	}
+}
+
+static void write_events_folded(struct metrics_buf *b, const struct metrics_family *f, const struct metrics_input *in)
+{
+	sample_u64(b, f->name, NULL, 0, in->events_folded);
+}
+
+static void write_guarantees_enforced(struct metrics_buf *b, const struct metrics_family *f,
+				      const struct metrics_input *in)
+{
+	if (in->has_guarantees)
+		sample(b, f->name, NULL, 0, in->guarantees_enforced);
 }
 
 static void write_events(struct metrics_buf *b, const struct metrics_family *f, const struct metrics_input *in)
@@ -460,6 +484,10 @@ const struct metrics_family metrics_families[] = {
 	  "Bandwidth all measuring domains can serve together, as the guard judges saturation (known, "
 	  "configured or learned); absent when unknown.",
 	  write_capacity, NULL },
+	{ "mpamd_guarantees_enforced", "gauge",
+	  "1 when the guarantees are enforced (the capacity is known), 0 while it is learned from the totals "
+	  "seen (set capacity_mbps); absent when no partition has a guarantee.",
+	  write_guarantees_enforced, NULL },
 	{ "mpamd_domain_capacity_bytes_per_second", "gauge",
 	  "Bandwidth each domain can serve, as the guard judges its saturation (learned=\"1\": the highest total "
 	  "seen, not a known figure); absent when unknown.",
@@ -498,6 +526,11 @@ const struct metrics_family metrics_families[] = {
 	{ "mpamd_partition_guarantee_bytes_per_second", "gauge",
 	  "Bandwidth the guard protects (guarantee_mbps); only partitions that have one.", write_per_partition,
 	  partition_guarantee },
+	{ "mpamd_partition_domain_guarantee_short", "gauge",
+	  "The guard's verdict at the last tick: 1 when the partition is short of its guarantee and held back "
+	  "on the domain, 0 when not (an idle partition, or one that wants less, is not short); absent without a "
+	  "guarantee, a sample or the domain's capacity.",
+	  write_guarantee_short, NULL },
 	{ "mpamd_partition_target_bytes_per_second", "gauge",
 	  "Bandwidth the target controller holds (target_mbps); only partitions that have one.", write_per_partition,
 	  partition_target },
@@ -527,6 +560,10 @@ const struct metrics_family metrics_families[] = {
 	{ "mpamd_proc_events_lost_total", "counter",
 	  "Times the kernel dropped process events because mpamd fell behind (a reconcile followed).",
 	  write_events_lost, NULL },
+	{ "mpamd_policy_events_folded_total", "counter",
+	  "Policy events not logged because they only repeated one logged before, nothing having changed "
+	  "between.",
+	  write_events_folded, NULL },
 	{ "mpamd_policy_events_total", "counter",
 	  "Policy events per partition and action (throttle, restore, guarantee, escalate...), as logged.",
 	  write_events, NULL },

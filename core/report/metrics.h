@@ -56,6 +56,9 @@ struct metrics_input {
 	const struct metrics_domain *domains; /* the domains rates and limits are reported in */
 	unsigned domain_count;
 	const struct event_counts *events;
+	uint64_t events_folded;		       /* events not logged because they only repeated one */
+	bool has_guarantees;		       /* some open partition has a guarantee */
+	bool guarantees_enforced;	       /* then: the capacity is known, not learned */
 	const struct histogram *tick_duration; /* seconds */
 	uint64_t ticks, overruns;
 	double interval_s;

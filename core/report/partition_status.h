@@ -19,6 +19,12 @@ struct domain_status {
 	double mb_max, mb_min; /* in force there (rungs, percent) */
 	double mb_max_mbps;    /* what that ceiling lets through there, in MB/s; 0 where unknown */
 	double truth_mbps;     /* simulator only, else 0 */
+	/* The guard's verdict there (policies/guard_victims.c): judged where the partition has a
+	 * guarantee, a valid sample and the domain a known capacity and total; then whether it is short
+	 * of its guarantee, held back there. Where the policies decide on the whole partition (not per
+	 * domain), every domain carries the verdict on its totals. */
+	bool guard_judged;
+	bool guard_short;
 };
 
 /* What one partition looked like at the last tick. */

@@ -384,7 +384,7 @@ static void test_intel_refusals_rounding_writes(void **state)
 	helpers_start(&threads);
 	snprintf(body, sizeof(body),
 		 "[partition \"web\"]\nmb_max = 25\npids = %d\ncpus = 1\n"
-		 "[partition \"old\"]\nmb_max = 30\nl3_cbm = 0x0f0\n"
+		 "[partition \"old\"]\nmb_max = 30\nl3_cbm = 0x0f0\nclass = latency-critical\nguarantee_mbps = 1000\n"
 		 "[partition \"gappy\"]\nl3_cbm = 0x505\n"
 		 "[partition \"wide\"]\nl3_cbm = 0x1000\n"
 		 "[partition \"floor\"]\nmb_min = 10\n"
@@ -433,6 +433,9 @@ static void test_intel_refusals_rounding_writes(void **state)
 	assert_non_null(strstr(reason(partition(host, "wide")), want));
 	assert_string_equal(verdict(partition(host, "floor")), "refused");
 	assert_non_null(strstr(reason(partition(host, "floor")), "no minimum-bandwidth control"));
+	/* A guarantee without capacity_mbps is not enforced from the start, and the plan says so. */
+	assert_true(has_note(partition(host, "old"), "guarantee not enforced at first: no capacity_mbps"));
+	assert_false(has_note(partition(host, "web"), "guarantee not enforced"));
 	snprintf(want, sizeof(want), "5 -> %u (below the lowest setting, %u%%)", floor, floor); /* a step already */
 	assert_string_equal(rounding(partition(host, "low"), "mb_max", buf, sizeof(buf)), want);
 

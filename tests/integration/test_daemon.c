@@ -402,7 +402,10 @@ static void test_control_socket(void **state)
 
 	expect_run(ARGV(MPAMCTL, "--socket", socket, "--json", "show", "batch"), 0, "\"mb_max\": 50");
 
-	expect_run(ARGV(MPAMCTL, "--socket", socket, "set", "batch", "mb_max=20"), 0, NULL);
+	/* It says how long it lasts. */
+	expect_run(ARGV(MPAMCTL, "--socket", socket, "set", "batch", "mb_max=20"), 0, "batch: mb_max=20",
+		   "lasts until a reload changes the partition's entry in the configuration file",
+		   "lost when mpamd restarts");
 	assert_true(wait_for_text(f.record, ",batch,", WAIT_MS));
 	assert_true(wait_for_text(f.record, ",19.921875,0,", WAIT_MS));
 

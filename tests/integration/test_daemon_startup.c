@@ -147,7 +147,7 @@ static void test_signals_during_start_up(void **state)
 			char *log = read_text_file(log_path);
 			fail_msg("run %d: exit %d after signal %d; log:\n%s", run, status, signals[run % 2], log);
 		}
-		assert_true(wait_for_text(log_path, "--reset-on-exit: removing every limit", 0));
+		assert_true(wait_for_text(log_path, "stopping (on_stop = reset): removing every limit", 0));
 	}
 	remove_dir();
 }

@@ -18,6 +18,7 @@
 
 #include "core/config/config.h"
 #include "core/engine/engine.h"
+#include "core/engine/engine_snapshot.h"
 #include "core/engine/registry.h"
 #include "tests/util/emu_runner.h"
 #include "tests/util/engine_util.h"
@@ -137,6 +138,7 @@ static void test_set_reports_what_the_hardware_took(void **state)
 	snprintf(path, sizeof(path), "%s/mpamd-batch/schemata", emu_root(rig.emu));
 	assert_true(wait_for_text(path, "MB:0=20;1=20", 0));
 	assert_true(event_logged(e, "set: mb_max=25 by uid 0"));
+	assert_non_null(strstr(json_string_value(json_object_get(result, "lasts")), "lost when mpamd restarts"));
 	json_decref(result);
 
 	/* The ticks after it neither undo it nor call it an outside change. */
@@ -372,6 +374,13 @@ static void test_no_false_alarm_with_a_learned_capacity(void **state)
 	assert_int_equal(engine_domain_count(rig.engine), 2);
 	assert_true(engine_domain_capacity(rig.engine, 0, &learned) > 0 && learned);
 	assert_false(event_logged(rig.engine, "throttle"));
+	/* ...and status says the guarantees are not enforced yet, and why. */
+	json_t *status = engine_snapshot_status(rig.engine);
+	const char *guarantees = json_string_value(json_object_get(status, "guarantees"));
+	assert_non_null(guarantees);
+	assert_non_null(strstr(guarantees, "not enforced yet: capacity unknown"));
+	assert_non_null(strstr(guarantees, "capacity_mbps"));
+	json_decref(status);
 	rig_close(&rig);
 }
 

@@ -76,6 +76,7 @@ static void test_unit_file_verifies(void **state)
 	assert_non_null(strstr(unit, "DeviceAllow=/dev/mem rw\n"));
 	assert_non_null(strstr(unit, "CapabilityBoundingSet="));
 	assert_non_null(strstr(unit, "-c /etc/mpamd/mpamd.ini"));
+	assert_non_null(strstr(unit, "--on-stop configured")); /* no cut outlives mpamd */
 	free(unit);
 }
 

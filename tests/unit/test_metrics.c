@@ -63,9 +63,16 @@ static void view_init(struct view *v)
 	v->status[2] = (struct partition_status){ .name = "gone", .open = false };
 	v->goals[0].guarantee_mbps = 6000;
 	v->goals[1].target_mbps = 2500;
-	v->samples[0] =
-		(struct domain_status){ .valid = true, .mbps = 3000, .mb_max = 40, .mb_min = 30, .mb_max_mbps = 8000 };
-	v->samples[1] = (struct domain_status){ .valid = true, .mbps = 1000, .mb_max = 20, .mb_min = 10 };
+	/* The guaranteed one is short of its guarantee on msc0, not on msc1. */
+	v->samples[0] = (struct domain_status){ .valid = true,
+						.mbps = 3000,
+						.mb_max = 40,
+						.mb_min = 30,
+						.mb_max_mbps = 8000,
+						.guard_judged = true,
+						.guard_short = true };
+	v->samples[1] =
+		(struct domain_status){ .valid = true, .mbps = 1000, .mb_max = 20, .mb_min = 10, .guard_judged = true };
 	v->samples[2] = (struct domain_status){ .valid = true, .estimated = true, .mbps = 500, .mb_max = 100 };
 	v->samples[3] = (struct domain_status){ .reason = "not ready", .mb_max = 100 };
 	v->samples[4] = v->samples[5] = (struct domain_status){ .reason = "not open" };
@@ -92,6 +99,8 @@ static void view_init(struct view *v)
 		.domains = v->domains,
 		.domain_count = 2,
 		.events = &v->events->counts,
+		.events_folded = 17,
+		.has_guarantees = true, /* and a capacity learned: not enforced yet */
 		.tick_duration = &v->hist,
 		.ticks = 42,
 		.overruns = 3,
@@ -339,6 +348,14 @@ static void test_values_are_in_base_units(void **state)
 	assert_value(text, SERIES("mpamd_partition_bandwidth_max_ratio", odd), v.status[0].mb_max / 100.0);
 	assert_value(text, SERIES("mpamd_partition_bandwidth_min_ratio", odd), v.status[0].mb_min / 100.0);
 	assert_value(text, SERIES("mpamd_partition_guarantee_bytes_per_second", odd), v.goals[0].guarantee_mbps * 1e6);
+	/* The guard's verdict on each domain; none where it did not judge (batch: no guarantee). */
+	assert_value(text,
+		     SERIES("mpamd_partition_domain_guarantee_short", "{partition=\"" ODD_LABEL "\",domain=\"msc0\"}"),
+		     1);
+	assert_value(text,
+		     SERIES("mpamd_partition_domain_guarantee_short", "{partition=\"" ODD_LABEL "\",domain=\"msc1\"}"),
+		     0);
+	assert_null(strstr(text, "mpamd_partition_domain_guarantee_short{partition=\"batch\""));
 	assert_value(text, "mpamd_partition_target_bytes_per_second{partition=\"batch\"}",
 		     v.goals[1].target_mbps * 1e6);
 	/* IPC and stall ratio as counted; "not counted" (batch) has no series rather than a 0. */
@@ -381,6 +398,7 @@ static void test_values_are_in_base_units(void **state)
 	assert_value(text, "mpamd_record_ok", 0);
 	assert_value(text, "mpamd_record_errors_total", 5);
 	assert_value(text, "mpamd_host_capacity_bytes_per_second", v.in.capacity_mbps * 1e6);
+	assert_value(text, "mpamd_guarantees_enforced", 0);
 #undef SERIES
 	free(text);
 	view_fini(&v);
@@ -396,6 +414,7 @@ static void test_events_are_counted_by_partition_and_action(void **state)
 	assert_value(text, "mpamd_policy_events_total{partition=\"batch\",action=\"throttle\"}", 2);
 	assert_value(text, "mpamd_policy_events_total{partition=\"batch\",action=\"restore\"}", 1);
 	assert_null(value_of(text, "mpamd_policy_events_total{partition=\"gone\",action=\"throttle\"}"));
+	assert_value(text, "mpamd_policy_events_folded_total", 17); /* not logged, counted */
 	free(text);
 
 	/* Many partitions and actions: every count lands where it belongs as the table grows. */

@@ -102,6 +102,37 @@ static void test_guard_event_names_the_domain(void **state)
 	plant_free(&pl);
 }
 
+/* The verdict monitoring shows (mpamd_partition_domain_guarantee_short): a victim squeezed on
+ * domain 0 is short there and not on domain 1; an idle guaranteed partition is judged and not short
+ * anywhere; a partition without a guarantee is not judged. Once the cut has restored the victim, it
+ * is short nowhere. */
+static void test_guard_verdict_per_domain(void **state)
+{
+	struct plant pl;
+
+	(void)state;
+	host_init(&pl, &plant_guard_chain, true, true);
+	size_t web = plant_add(&pl, "web", CLASS_LATENCY_CRITICAL, 0, (struct plant_demand){ .base_mbps = 8000 });
+	size_t idle = plant_add(&pl, "idle", CLASS_LATENCY_CRITICAL, 1, (struct plant_demand){ .base_mbps = 0 });
+	size_t agg = plant_add(&pl, "agg", CLASS_BEST_EFFORT, 0, (struct plant_demand){ .base_mbps = 30000 });
+	pl.parts[web].goals.guarantee_mbps = 6000;
+	pl.parts[idle].goals.guarantee_mbps = 6000;
+	plant_tick(&pl);
+	const struct guard_domain_memory *w0 = &pl.parts[web].domains[0].guard, *w1 = &pl.parts[web].domains[1].guard;
+	assert_true(w0->judged && w0->short_here);
+	assert_true(w1->judged && !w1->short_here);
+	for (unsigned d = 0; d < 2; d++) {
+		assert_true(pl.parts[idle].domains[d].guard.judged);
+		assert_false(pl.parts[idle].domains[d].guard.short_here);
+		assert_false(pl.parts[agg].domains[d].guard.judged);
+	}
+	for (int t = 0; t < 10; t++)
+		plant_tick(&pl);
+	assert_true(pl.truth[web] >= 6000);
+	assert_true(w0->judged && !w0->short_here);
+	plant_free(&pl);
+}
+
 /* With MBW_MIN: the guarantee is reserved where the victim's traffic is, as a share of that domain
  * (a pinned victim: all of it on its domain, none on the other; a spread one: half on each). */
 static void test_guard_minimum_where_the_traffic_is(void **state)
@@ -234,6 +265,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_guard_cuts_where_the_victim_is_squeezed),
 		cmocka_unit_test(test_guard_event_names_the_domain),
+		cmocka_unit_test(test_guard_verdict_per_domain),
 		cmocka_unit_test(test_guard_minimum_where_the_traffic_is),
 		cmocka_unit_test(test_guard_no_false_alarm_per_domain),
 		cmocka_unit_test(test_target_moves_the_domain_it_uses),

@@ -51,6 +51,7 @@ enum check_kind {
 	EVENT_IS,     /* its decision's whole event */
 	EVENT_HAS,    /* a part of it */
 	NO_EVENT_HAS, /* on no tick of the step */
+	FOLDED_IS,    /* events folded over the step's ticks */
 };
 
 struct check {
@@ -74,6 +75,7 @@ struct check {
 #define EVENT(i, s)		     { EVENT_IS, i, 0, 0, s }
 #define SAYS(i, s)		     { EVENT_HAS, i, 0, 0, s }
 #define NEVER_SAYS(i, s)	     { NO_EVENT_HAS, i, 0, 0, s }
+#define FOLDED(i, n)		     { FOLDED_IS, i, n, 0, NULL }
 /* clang-format on */
 
 struct step {
@@ -204,6 +206,42 @@ static const struct scenario scenarios[] = {
 			       EVENT(1, "restore: guarantees have headroom: mb_max 30% -> 70%")) }),
 	},
 	{
+		/* Idle: never squeezed, so never judged to want less either; nothing to say. */
+		.name = "test_guard_says_nothing_of_an_idle_victim",
+		.host = NO_MB_MIN,
+		PARTS(LC("web", 12000), BE("batch")),
+		STEPS({ 600, .mbps = { 0, 12000 }, .total_mbps = 12000,
+			CHECKS(NEVER_SAYS(0, "release"), FOLDED(0, 0), LEVEL(0, 0)) },
+		      { 600, .mbps = { 300, 12000 }, .total_mbps = 12300, CHECKS(NEVER_SAYS(0, "release")) }),
+	},
+	{
+		/* Wanting less is said once: leaving its level by jitter and finding it again is no news
+		 * (folded); reaching its guarantee, or a cut made for it, makes the next verdict news again. */
+		.name = "test_guard_says_a_victim_wants_less_once",
+		.host = NO_MB_MIN,
+		PARTS(LC("web", 12000), BE("batch")),
+		STEPS({ 3, .mbps = { 5000, 12000 }, .total_mbps = 17000, CHECKS(SAYS(0, "release: web uses 5000")) },
+		      { 1, .mbps = { 6000, 12000 }, .total_mbps = 18000, CHECKS(LEVEL(0, 0)) }, /* above the band */
+		      { 3, .mbps = { 5000, 12000 }, .total_mbps = 17000,
+			CHECKS(LEVEL(0, 5000), NEVER_SAYS(0, "release"), FOLDED(0, 1)) },
+		      { 1, .mbps = { 6000, 12000 }, .total_mbps = 18000 },
+		      { 3, .mbps = { 5000, 12000 }, .total_mbps = 17000,
+			CHECKS(NEVER_SAYS(0, "release"), FOLDED(0, 1)) },
+		      /* Its guarantee reached, then less again: news. */
+		      { 1, .mbps = { 12000, 12000 }, .total_mbps = 24000 },
+		      { 3, .mbps = { 5000, 12000 }, .total_mbps = 17000,
+			CHECKS(SAYS(0, "release: web uses 5000"), FOLDED(0, 0)) }),
+	},
+	{
+		/* Given back up to a configured ceiling it was already held at (the configuration came down
+		 * to the cut): the guard lets go of it, and no "restore" claims a change. */
+		.name = "test_guard_lets_go_silently_where_nothing_changes",
+		.host = NO_MB_MIN,
+		PARTS(LC("web", 12000), BE_CUT("batch", 40, 16000)),
+		STEPS({ 3, .mbps = { 15000, 12000 }, .total_mbps = 27000, .mb_max = { 0, 40 },
+			CHECKS(FREE(1), MB_MAX(1, 40), NEVER_SAYS(1, "restore"), FOLDED(1, 1)) }),
+	},
+	{
 		.name = "test_guard_programs_hardware_minimum",
 		PARTS({ "web", CLASS_LATENCY_CRITICAL, 12000, 10, 0, { 0 } },
 		      { "tenant", CLASS_DEFAULT, 0, 0, 0, { 0 } }),
@@ -232,16 +270,18 @@ struct scene {
 	struct policy_decision d[GUARD_MAX_PARTS];
 	double before_max[GUARD_MAX_PARTS]; /* the decisions after the step before */
 	unsigned said[GUARD_MAX_PARTS];	    /* ticks of this step whose event had a NO_EVENT_HAS text */
+	unsigned folded[GUARD_MAX_PARTS];   /* events folded over this step's ticks */
 };
 
 /* Says which scenario, step, partition and check is about to fail. */
 static void context(const struct scene *sc, const struct check *c, bool ok)
 {
 	static const char *const what[] = {
-		[MB_MAX_IS] = "mb_max",	    [MB_MAX_IN] = "mb_max in range", [MB_MAX_HELD] = "mb_max held",
-		[MB_MIN_IS] = "mb_min",	    [IS_THROTTLED] = "throttled",    [NOT_THROTTLED] = "not throttled",
-		[WANTS_MBPS] = "want_mbps", [DEMAND_LEVEL] = "demand level", [CALM_TICKS] = "calm ticks",
-		[EVENT_IS] = "event",	    [EVENT_HAS] = "event has",	     [NO_EVENT_HAS] = "no event has",
+		[MB_MAX_IS] = "mb_max",	       [MB_MAX_IN] = "mb_max in range", [MB_MAX_HELD] = "mb_max held",
+		[MB_MIN_IS] = "mb_min",	       [IS_THROTTLED] = "throttled",	[NOT_THROTTLED] = "not throttled",
+		[WANTS_MBPS] = "want_mbps",    [DEMAND_LEVEL] = "demand level", [CALM_TICKS] = "calm ticks",
+		[EVENT_IS] = "event",	       [EVENT_HAS] = "event has",	[NO_EVENT_HAS] = "no event has",
+		[FOLDED_IS] = "events folded",
 	};
 
 	if (!ok)
@@ -304,6 +344,9 @@ static void check(const struct scene *sc, const struct check *c)
 	case NO_EVENT_HAS:
 		expect_true(sc, c, sc->said[c->part] == 0);
 		break;
+	case FOLDED_IS:
+		expect_true(sc, c, sc->folded[c->part] == (unsigned)c->value);
+		break;
 	}
 }
 
@@ -345,6 +388,7 @@ static void enter_step(struct scene *sc, const struct step *st)
 		p->goals.mb_max = st->mb_max[i] ? st->mb_max[i] : 100;
 		sc->before_max[i] = sc->d[i].mb_max;
 		sc->said[i] = 0;
+		sc->folded[i] = 0;
 	}
 	sc->h = rig_host(RIG_WHOLE_PERCENTS);
 	sc->h.has_mb_min = !(host & NO_MB_MIN);
@@ -354,9 +398,11 @@ static void enter_step(struct scene *sc, const struct step *st)
 	sc->h.total_mbps = st->total_mbps;
 }
 
-/* Counts the ticks on which a NO_EVENT_HAS check's text was said. */
+/* Counts the ticks on which a NO_EVENT_HAS check's text was said, and the events folded. */
 static void note_events(struct scene *sc, const struct step *st)
 {
+	for (size_t i = 0; i < sc->s->n_parts; i++)
+		sc->folded[i] += sc->d[i].folded;
 	for (size_t i = 0; i < st->n_checks; i++) {
 		const struct check *c = &st->checks[i];
 
