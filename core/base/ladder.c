@@ -232,43 +232,15 @@ uint32_t ladder_shown(const struct ladder *l, uint32_t rung)
 	}
 }
 
-/* The last rung whose `face` (shown or written, both ascending) is at most v. */
-static int ladder_find(const struct ladder *l, uint32_t (*face)(const struct ladder *, uint32_t), uint32_t v,
-		       uint32_t *ret)
+/* The first rung whose `key` (a face of the rungs that ascends with them) is above v; count where none
+ * is. */
+static uint32_t bisect_above(const struct ladder *l, double (*key)(const struct ladder *, uint32_t), double v)
 {
 	uint32_t lo = 0, hi = l->count;
 
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;
-		if (face(l, mid) <= v)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	*ret = lo ? lo - 1 : 0;
-	return l->count && face(l, *ret) == v ? 0 : -ERANGE;
-}
-
-int ladder_of_shown(const struct ladder *l, uint32_t shown, uint32_t *ret)
-{
-	return ladder_find(l, ladder_shown, shown, ret);
-}
-
-int ladder_of_value(const struct ladder *l, uint32_t value, uint32_t *ret)
-{
-	return ladder_find(l, ladder_value, value, ret);
-}
-
-#define GUESS_WALK_MAX 4
-
-/* The first rung above pct (count where none is), by bisection: rungs enforce ascending percents. */
-static uint32_t first_above_by_search(const struct ladder *l, double pct)
-{
-	uint32_t lo = 0, hi = l->count;
-
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (ladder_pct(l, mid) <= pct)
+		if (key(l, mid) <= v)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -276,9 +248,42 @@ static uint32_t first_above_by_search(const struct ladder *l, double pct)
 	return lo;
 }
 
-/* The same, from a guess by interpolation between the end rungs, which is the answer or next to it on
- * every ladder but resctrl_mpam's uneven one: a policy snaps on every domain at every tick, and a
- * search over BWA_WD 16's 65536 rungs was most of a domain's tick. */
+static double shown_key(const struct ladder *l, uint32_t rung)
+{
+	return ladder_shown(l, rung);
+}
+
+static double value_key(const struct ladder *l, uint32_t rung)
+{
+	return ladder_value(l, rung);
+}
+
+/* The last rung whose `face` (shown or written, both ascending) is v; -ERANGE where none is. */
+static int ladder_find(const struct ladder *l, double (*face)(const struct ladder *, uint32_t), uint32_t v,
+		       uint32_t *ret)
+{
+	uint32_t above = bisect_above(l, face, v);
+
+	*ret = above ? above - 1 : 0;
+	return l->count && face(l, *ret) == v ? 0 : -ERANGE;
+}
+
+int ladder_of_shown(const struct ladder *l, uint32_t shown, uint32_t *ret)
+{
+	return ladder_find(l, shown_key, shown, ret);
+}
+
+int ladder_of_value(const struct ladder *l, uint32_t value, uint32_t *ret)
+{
+	return ladder_find(l, value_key, value, ret);
+}
+
+#define GUESS_WALK_MAX 4
+
+/* The first rung above pct (count where none is), from a guess by interpolation between the end
+ * rungs, which is the answer or next to it on every ladder but resctrl_mpam's uneven one: a policy
+ * snaps on every domain at every tick, and a search over BWA_WD 16's 65536 rungs was most of a
+ * domain's tick. */
 static uint32_t first_above(const struct ladder *l, double pct)
 {
 	double bottom = ladder_pct(l, 0), top = ladder_pct(l, l->count - 1);
@@ -299,7 +304,7 @@ static uint32_t first_above(const struct ladder *l, double pct)
 			g++;
 		}
 	}
-	return first_above_by_search(l, pct);
+	return bisect_above(l, ladder_pct, pct);
 }
 
 uint32_t ladder_snap(const struct ladder *l, double pct, enum ladder_round how)
