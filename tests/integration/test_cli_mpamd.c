@@ -75,6 +75,7 @@ static void test_usage_errors(void **state)
 		{ { "-c", ETC "/demo.ini", "--socket", "relative.sock", NULL },
 		  "--socket relative.sock: must be an absolute" },
 		{ { "-c", ETC "/demo.ini", "--pid-file", NULL }, "requires an argument" },
+		{ { "-c", ETC "/demo.ini", "--on-stop", "never", NULL }, "--on-stop never: expected one of" },
 	};
 	(void)state;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {

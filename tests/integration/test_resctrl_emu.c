@@ -406,6 +406,13 @@ static void test_usage(void **state)
 	check_run((const char *const[]){ "/tmp", "--profile", "mpam", "--rmids", "8", NULL }, 2, "", "--rmids");
 	check_run((const char *const[]){ "/tmp", "--profile", "intel", "--domains", "65", NULL }, 2, "",
 		  "bad --domains");
+	/* AMD's maximum is a power of two (BIT(CPUID's width)), and only AMD's MB is absolute */
+	check_run((const char *const[]){ "/tmp", "--profile", "amd", "--mb-max", "3000", NULL }, 2, "", "bad --mb-max");
+	check_run((const char *const[]){ "/tmp", "--profile", "intel", "--mb-max", "2048", NULL }, 2, "",
+		  "--mb-max: only AMD's MB is absolute");
+	check_run((const char *const[]){ "/tmp", "--profile", "amd", "--root-mb", "0", NULL }, 2, "", "bad --root-mb");
+	check_run((const char *const[]){ "/tmp", "--profile", "amd", "--root-mb", "4096", NULL }, 2, "",
+		  "--root-mb: outside the MB range");
 	/* -o mba_MBps is refused where fs/resctrl supports_mba_mbps() says no: MB not linear (amd), no MBM
 	 * (mpam), assignable counters (mpam73), MBM not at the L3 (another monitoring resource). */
 	static const char *const refused[][5] = {
