@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/base/grow.h"
+
 #define BUF_INITIAL 4096
 /* MB/s inside mpamd are decimal (counter_rate_mbps: 10^6 bytes/s). */
 #define BYTES_PER_MB 1e6
@@ -31,19 +33,13 @@ static bool buf_reserve(struct metrics_buf *b, size_t more)
 {
 	if (b->failed)
 		return false;
-	if (b->len + more + 1 <= b->cap)
+	size_t want = b->len + more + 1;
+
+	if (want <= b->cap)
 		return true;
-	size_t cap = b->cap ? b->cap : BUF_INITIAL;
-	while (cap < b->len + more + 1)
-		cap *= 2;
-	char *grown = realloc(b->data, cap);
-	if (!grown) {
+	if (array_grow((void **)&b->data, &b->cap, want > BUF_INITIAL ? want : BUF_INITIAL, 1, NULL) < 0)
 		b->failed = true;
-		return false;
-	}
-	b->data = grown;
-	b->cap = cap;
-	return true;
+	return !b->failed;
 }
 
 static void buf_add(struct metrics_buf *b, const char *s, size_t n)

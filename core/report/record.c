@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/base/grow.h"
 #include "core/base/log.h"
 #include "core/base/rfc3339.h"
 #include "core/report/record_columns.h"
@@ -66,19 +67,15 @@ static void choose_columns(struct record *rec)
 /* Room for `more` bytes after what the tick holds; false (and the tick marked) when memory ran out. */
 static bool tick_reserve(struct record *rec, size_t more)
 {
-	if (rec->tick_len + more <= rec->tick_cap)
+	size_t want = rec->tick_len + more;
+
+	if (want <= rec->tick_cap)
 		return true;
-	size_t cap = rec->tick_cap ? rec->tick_cap : TICK_BUFFER_START;
-	while (cap < rec->tick_len + more)
-		cap *= 2;
-	char *grown = realloc(rec->tick, cap);
-	if (!grown) {
-		rec->out_of_memory = true;
-		return false;
-	}
-	rec->tick = grown;
-	rec->tick_cap = cap;
-	return true;
+	if (array_grow((void **)&rec->tick, &rec->tick_cap, want > TICK_BUFFER_START ? want : TICK_BUFFER_START, 1,
+		       NULL) == 0)
+		return true;
+	rec->out_of_memory = true;
+	return false;
 }
 
 static void tick_append(struct record *rec, const char *data, size_t len)
