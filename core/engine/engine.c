@@ -6,6 +6,7 @@
 #include "backends/contracts/ground_truth.h"
 #include "core/base/counter.h"
 #include "core/base/log.h"
+#include "core/engine/domain_limits.h"
 #include "core/engine/engine_internal.h"
 
 /* mpamd wants at least this many reads per counter wrap, so a late tick cannot hide a wrap. */
@@ -115,6 +116,11 @@ void engine_policy_config(struct engine *e, size_t index)
 	pp->name = p->name;
 	pp->goals = p->goals;
 	pp->escalation_allowed = e->gens.config->global.escalate && p->cgroup != NULL;
+	/* The configured limits as rungs, once per change of the configuration, not every tick. */
+	struct partition_goals buf;
+	const struct partition_goals *g = engine_goals_pct(e, &p->goals, &buf);
+	pp->cfg_max = domain_goal_max(&e->hw.caps, g, CONTROL_MAX_DOMAINS);
+	pp->cfg_min = domain_goal_min(&e->hw.caps, g, CONTROL_MAX_DOMAINS);
 	engine_domains_config(e, index);
 }
 

@@ -99,8 +99,6 @@ static void fill_host(struct engine *e, struct policy_host *h)
 static void fill_partition(struct engine *e, size_t i)
 {
 	const struct engine_partition *ep = &e->slots.partitions[i];
-	struct partition_goals buf;
-	const struct partition_goals *g = engine_goals_pct(e, &ep->config->goals, &buf);
 	struct policy_partition *pp = &e->policy.partitions[i];
 	struct policy_decision *dec = &e->policy.decisions[i];
 
@@ -111,8 +109,6 @@ static void fill_partition(struct engine *e, size_t i)
 	pp->mb_max = ep->status.mb_max;
 	pp->mb_min = ep->status.mb_min;
 	pp->cpu_quota_pct = ep->actuated.cpu_quota_pct;
-	pp->cfg_max = domain_goal_max(&e->hw.caps, g, CONTROL_MAX_DOMAINS);
-	pp->cfg_min = domain_goal_min(&e->hw.caps, g, CONTROL_MAX_DOMAINS);
 	*dec = (struct policy_decision){ .mb_max = pp->cfg_max,
 					 .mb_min = pp->cfg_min,
 					 .cpu_quota_pct = pp->cpu_quota_pct };
