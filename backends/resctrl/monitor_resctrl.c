@@ -165,15 +165,16 @@ static int read_counter(struct mon_domain *d, unsigned slot, struct counter_read
 		return 0;
 	}
 	int fd = *fd_of(d->mon, (size_t)owner, d->index);
-	ssize_t n = fd >= 0 ? pread(fd, buf, sizeof(buf) - 1, 0) : -1;
+	/* "%llu\n" is at most 21 bytes: a longer file is read cut, and rejected (more than 20 digits, or
+	 * something after the number). */
+	ssize_t n = fd >= 0 ? pread(fd, buf, sizeof(buf), 0) : -1;
 	if (n < 0) {
 		int code = fd >= 0 ? errno : EBADF;
 		rd->reason = file_gone(code) ? "counter file gone: its group was removed, or resctrl unmounted"
 					     : "counter file could not be read";
 		return -code;
 	}
-	buf[n] = '\0';
-	int r = resctrl_parse_counter(buf, &rd->value, &rd->reason);
+	int r = resctrl_parse_counter(buf, (size_t)n, &rd->value, &rd->reason);
 	if (r == -ENOENT && d->mon->assign)
 		reassign(d, (size_t)owner);
 	if (r < 0)

@@ -113,32 +113,70 @@ int resctrl_parse_id_values(const char *text, struct schemata_domain *ret, unsig
 	return 0;
 }
 
-int resctrl_parse_counter(const char *text, uint64_t *ret, const char **reason)
-{
-	static const struct {
-		const char *word, *reason;
-		int err;
-	} states[] = {
-		{ "Unavailable", "resctrl reports the counter Unavailable", -ENODATA },
-		{ "Unassigned", "no counter assigned to this group (mbm_event mode)", -ENOENT },
-		{ "Error", "resctrl reports a counter Error", -ENODATA },
-	};
-	char buf[32];
-	struct err perr;
-
-	snprintf(buf, sizeof(buf), "%s", text);
-	buf[strcspn(buf, "\n")] = '\0';
-	for (size_t i = 0; i < sizeof(states) / sizeof(states[0]); i++) {
-		if (!strcmp(buf, states[i].word)) {
-			*reason = states[i].reason;
-			return states[i].err;
-		}
+/* What rdtgroup_mondata_show (fs/resctrl/ctrlmondata.c) writes for a read that failed, each with its
+ * newline: the kernel's -EIO, -EINVAL, and -ENOENT (mbm_event mode, no counter assigned). */
+static const struct counter_state {
+	const char *word;
+	size_t len;
+	const char *reason;
+	int err;
+} counter_states[] = {
+#define COUNTER_STATE(word, reason, err)            \
+	{                                           \
+		word, sizeof(word) - 1, reason, err \
 	}
-	if (parse_uint(buf, 0, UINT64_MAX, ret, &perr) < 0) {
-		*reason = "counter file holds something that is not a number";
+	COUNTER_STATE("Error", "resctrl reports a counter Error", -ENODATA),
+	COUNTER_STATE("Unavailable", "resctrl reports the counter Unavailable", -ENODATA),
+	COUNTER_STATE("Unassigned", "no counter assigned to this group (mbm_event mode)", -ENOENT),
+#undef COUNTER_STATE
+};
+
+/* "%llu": 1 to 20 digits and nothing else, read once per counter per tick, so one pass, no copy and no
+ * generic parser. The value may wrap on the way: a count of more than 20 digits is refused, and one of
+ * 20 is compared with 2^64 - 1's as text (same length, so in order). */
+static int parse_count(const char *text, size_t len, uint64_t *ret, const char **reason)
+{
+	static const char max[] = "18446744073709551615";
+	size_t digits = 0;
+	uint64_t value = 0;
+
+	for (unsigned digit; digits < len && (digit = (unsigned)(text[digits] - '0')) < 10; digits++)
+		value = value * 10 + digit;
+	if (digits < len) {
+		*reason = "counter file holds something after its number";
 		return -EINVAL;
 	}
+	if (digits > sizeof(max) - 1) {
+		*reason = "counter file holds more than 20 digits (no 64-bit count has)";
+		return -ERANGE;
+	}
+	if (digits == sizeof(max) - 1 && memcmp(text, max, digits) > 0) {
+		*reason = "counter file holds a number above 2^64 - 1";
+		return -ERANGE;
+	}
+	*ret = value;
 	return 0;
+}
+
+int resctrl_parse_counter(const char *text, size_t len, uint64_t *ret, const char **reason)
+{
+	if (len && text[len - 1] == '\n')
+		len--;
+	if (len == 0) {
+		*reason = "counter file is empty";
+		return -EINVAL;
+	}
+	if (text[0] >= '0' && text[0] <= '9')
+		return parse_count(text, len, ret, reason);
+	for (size_t i = 0; i < sizeof(counter_states) / sizeof(counter_states[0]); i++) {
+		const struct counter_state *s = &counter_states[i];
+		if (len == s->len && !memcmp(text, s->word, len)) {
+			*reason = s->reason;
+			return s->err;
+		}
+	}
+	*reason = "counter file holds neither a number nor a state resctrl writes (Unavailable, Unassigned, Error)";
+	return -EINVAL;
 }
 
 int resctrl_parse_assign_mode(const char *text, char *active, size_t len)

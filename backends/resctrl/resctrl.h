@@ -46,10 +46,13 @@ bool schemata_value(const struct schemata_line *line, unsigned id, uint64_t *ret
 /* "0=4;1=4" (num_mbm_cntrs, available_mbm_cntrs): up to `max` id=value pairs. */
 int resctrl_parse_id_values(const char *text, struct schemata_domain *ret, unsigned max, unsigned *ret_count);
 
-/* A mon_data counter file: a decimal byte count, or one of the kernel's states, which become
- * a static reason and -ENODATA ("Unavailable", "Error") or -ENOENT ("Unassigned": the group holds no
- * counter for the event in mbm_event mode, the kernel's ENOENT). */
-int resctrl_parse_counter(const char *text, uint64_t *ret, const char **reason);
+/* A mon_data counter file's `len` bytes (no NUL needed; one trailing newline allowed): a decimal byte
+ * count, or one of the kernel's states, which become a static reason and -ENODATA ("Unavailable",
+ * "Error") or -ENOENT ("Unassigned": the group holds no counter for the event in mbm_event mode, the
+ * kernel's ENOENT). Anything else sets a static reason and fails, *ret untouched: -EINVAL when empty,
+ * not a number, or followed by anything (a sign, blanks, hex, a second line are not the kernel's
+ * "%llu\n"), -ERANGE for more than 20 digits or above 2^64 - 1. */
+int resctrl_parse_counter(const char *text, size_t len, uint64_t *ret, const char **reason);
 
 /* mbm_assign_mode: the mode in brackets is the active one. */
 int resctrl_parse_assign_mode(const char *text, char *active, size_t len);

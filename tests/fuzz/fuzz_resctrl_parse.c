@@ -33,7 +33,7 @@ static void schemata(const char *text)
 	}
 }
 
-static void others(const char *text)
+static void others(const char *text, size_t size)
 {
 	struct schemata_domain d[RESCTRL_MAX_DOMAINS];
 	unsigned count = 0;
@@ -43,9 +43,12 @@ static void others(const char *text)
 
 	if (resctrl_parse_id_values(text, d, RESCTRL_MAX_DOMAINS, &count) == 0 && count > RESCTRL_MAX_DOMAINS)
 		__builtin_trap();
-	int r = resctrl_parse_counter(text, &value, &reason);
-	if (r == -ENODATA && !reason)
-		__builtin_trap(); /* a counter state always has its reason */
+	value = UINT64_MAX - 1;
+	int r = resctrl_parse_counter(text, size, &value, &reason);
+	if (r < 0 && !reason)
+		__builtin_trap(); /* every rejection has its reason */
+	if (r < 0 && value != UINT64_MAX - 1)
+		__builtin_trap(); /* and leaves the value as it was: never a silent zero */
 	if (resctrl_parse_assign_mode(text, mode, sizeof(mode)) == 0 && !memchr(mode, '\0', sizeof(mode)))
 		__builtin_trap();
 }
@@ -59,7 +62,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(text, data, size);
 	text[size] = '\0'; /* the files are read into NUL-terminated buffers */
 	schemata(text);
-	others(text);
+	others(text, size); /* a counter is parsed by length: every byte, a NUL too */
 	free(text);
 	return 0;
 }

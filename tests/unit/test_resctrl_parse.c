@@ -37,22 +37,108 @@ static void test_schemata(void **state)
 	assert_int_equal(resctrl_parse_schemata("L3:0\n", &s, &err), -EINVAL);
 }
 
+/* A counter file's text as read: its length, not a NUL, ends it. */
+static int parse_counter(const char *text, uint64_t *v, const char **reason)
+{
+	return resctrl_parse_counter(text, strlen(text), v, reason);
+}
+
 static void test_counter_states(void **state)
 {
 	const char *reason = NULL;
 	uint64_t v = 0;
 
 	(void)state;
-	assert_int_equal(resctrl_parse_counter("5871234816\n", &v, &reason), 0);
+	assert_int_equal(parse_counter("5871234816\n", &v, &reason), 0);
 	assert_true(v == 5871234816ull);
-	assert_int_equal(resctrl_parse_counter("Unavailable\n", &v, &reason), -ENODATA);
+	assert_int_equal(parse_counter("Unavailable\n", &v, &reason), -ENODATA);
 	assert_non_null(strstr(reason, "Unavailable"));
-	assert_int_equal(resctrl_parse_counter("Unassigned\n", &v, &reason), -ENOENT);
+	assert_int_equal(parse_counter("Unassigned\n", &v, &reason), -ENOENT);
 	assert_non_null(strstr(reason, "mbm_event"));
-	assert_int_equal(resctrl_parse_counter("Error\n", &v, &reason), -ENODATA);
+	assert_int_equal(parse_counter("Error\n", &v, &reason), -ENODATA);
 	assert_non_null(strstr(reason, "Error"));
-	assert_int_equal(resctrl_parse_counter("12x\n", &v, &reason), -EINVAL);
-	assert_int_equal(resctrl_parse_counter("", &v, &reason), -EINVAL);
+}
+
+/* The counts the kernel can write ("%llu\n"), a missing newline too, the largest and the smallest. */
+static void test_counter_values(void **state)
+{
+	const char *reason = NULL;
+	uint64_t v = 1;
+
+	(void)state;
+	assert_int_equal(parse_counter("0\n", &v, &reason), 0);
+	assert_true(v == 0);
+	assert_int_equal(parse_counter("18446744073709551615\n", &v, &reason), 0);
+	assert_true(v == UINT64_MAX);
+	assert_int_equal(parse_counter("18446744073709551614", &v, &reason), 0);
+	assert_true(v == UINT64_MAX - 1);
+	assert_int_equal(parse_counter("10000000000000000000\n", &v, &reason), 0);
+	assert_true(v == 10000000000000000000ull);
+	assert_int_equal(parse_counter("42", &v, &reason), 0);
+	assert_true(v == 42);
+	assert_null(reason);
+}
+
+/* Everything else is refused with its reason, and the value is left as it was: a bad counter never
+ * becomes a count, least of all a silent 0. */
+static void test_counter_rejections(void **state)
+{
+	static const struct {
+		const char *text;
+		int err;
+		const char *reason;
+	} bad[] = {
+		{ "", -EINVAL, "empty" },
+		{ "\n", -EINVAL, "empty" },
+		{ "12x\n", -EINVAL, "after its number" },
+		{ "12 \n", -EINVAL, "after its number" },
+		{ "12\n\n", -EINVAL, "after its number" },
+		{ "12\n13\n", -EINVAL, "after its number" },
+		{ "0x10\n", -EINVAL, "after its number" }, /* the kernel writes decimal only */
+		{ "0X1f\n", -EINVAL, "after its number" },
+		{ "1e3\n", -EINVAL, "after its number" },
+		{ "-1\n", -EINVAL, "neither a number nor a state" },
+		{ "+5\n", -EINVAL, "neither a number nor a state" },
+		{ " 5\n", -EINVAL, "neither a number nor a state" },
+		{ "x\n", -EINVAL, "neither a number nor a state" },
+		{ "unavailable\n", -EINVAL, "neither a number nor a state" },
+		{ "Unavail\n", -EINVAL, "neither a number nor a state" },
+		{ "Unavailable \n", -EINVAL, "neither a number nor a state" },
+		{ "Error\nError\n", -EINVAL, "neither a number nor a state" },
+		{ "18446744073709551616\n", -ERANGE, "above 2^64 - 1" },
+		{ "99999999999999999999\n", -ERANGE, "above 2^64 - 1" },
+		{ "100000000000000000000\n", -ERANGE, "more than 20 digits" },
+		/* a file longer than mpamd's read, read cut, even of a small number */
+		{ "00000000000000000000000000000001", -ERANGE, "more than 20 digits" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		const char *reason = NULL;
+		uint64_t v = 7;
+		int r = parse_counter(bad[i].text, &v, &reason);
+		if (r != bad[i].err || !reason || !strstr(reason, bad[i].reason) || v != 7)
+			fail_msg("'%s': %d (%s), value %llu; want %d (%s), value untouched", bad[i].text, r,
+				 reason ? reason : "no reason", (unsigned long long)v, bad[i].err, bad[i].reason);
+	}
+}
+
+/* The length read ends the text: a NUL inside is a byte like any other, not the end of a number. */
+static void test_counter_nul_inside(void **state)
+{
+	const char *reason = NULL;
+	uint64_t v = 7;
+
+	(void)state;
+	assert_int_equal(resctrl_parse_counter("12\0"
+					       "34\n",
+					       6, &v, &reason),
+			 -EINVAL);
+	assert_non_null(strstr(reason, "after its number"));
+	assert_int_equal(resctrl_parse_counter("Error\0\n", 7, &v, &reason), -EINVAL);
+	assert_true(v == 7);
+	assert_int_equal(resctrl_parse_counter("1234\n", 3, &v, &reason), 0);
+	assert_true(v == 123);
 }
 
 static void test_id_values_and_assign_mode(void **state)
@@ -225,6 +311,9 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_schemata),
 		cmocka_unit_test(test_counter_states),
+		cmocka_unit_test(test_counter_values),
+		cmocka_unit_test(test_counter_rejections),
+		cmocka_unit_test(test_counter_nul_inside),
 		cmocka_unit_test(test_id_values_and_assign_mode),
 		cmocka_unit_test(test_mb_rungs),
 		cmocka_unit_test(test_cbm_rules),
