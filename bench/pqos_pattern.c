@@ -4,15 +4,22 @@
  *   pqos_pattern ROOT TICKS INTERVAL_MS GROUP...
  *
  * Every INTERVAL_MS, for each GROUP under ROOT and each of its mon_data/mon_L3_NN domains, the
- * counter file mbm_total_bytes is opened with fopen, read with fgets and closed with fclose, as
- * pqos's resctrl_mon_read_counter does for every counter it polls. The domains are listed once, at
- * the start. Prints the counters read and how many reads failed. */
+ * counter mbm_total_bytes is read as intel-cmt-cat's resctrl_mon_read_counter
+ * (lib/resctrl_monitoring.c) reads every counter it polls: the group's path and the counter's built
+ * with snprintf, opened with pqos_fopen (lib/common.c: lstat, fopen, fstat of the stream's fd, the
+ * two compared to refuse a symlink), read with fscanf("%llu") and closed with fclose. With glibc that
+ * is 6 system calls: lstat, openat, fstat, stdio's own fstat for its buffer, read, close. What
+ * resctrl_mon_poll does besides, per group and not per counter (a stat of the group's directory in
+ * every COS, restoring cores' associations), is left out. The domains are listed once, at the start.
+ * Prints the counters read and how many reads failed. */
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "core/base/parse.h"
@@ -31,8 +38,9 @@ static unsigned arg(const char *s, unsigned max, const char *what)
 	return (unsigned)v;
 }
 
-/* The mon_L3_NN directories of the first group, in the order readdir gives them. */
-static unsigned list_domains(const char *root, const char *group, char names[][NAME_MAX + 1])
+/* The L3 ids of the first group's mon_L3_NN directories, in the order readdir gives them (pqos takes
+ * them from its CPU topology). */
+static unsigned list_domains(const char *root, const char *group, unsigned *ids)
 {
 	char path[4096];
 	unsigned n = 0;
@@ -43,29 +51,63 @@ static unsigned list_domains(const char *root, const char *group, char names[][N
 		fprintf(stderr, "pqos_pattern: %s: %s\n", path, strerror(errno));
 		exit(1);
 	}
-	for (struct dirent *e; (e = readdir(dir)) && n < MAX_DOMAINS;)
-		if (!strncmp(e->d_name, "mon_", 4) && strlen(e->d_name) < sizeof(names[0]))
-			memcpy(names[n++], e->d_name, strlen(e->d_name) + 1);
+	for (struct dirent *e; (e = readdir(dir)) && n < MAX_DOMAINS;) {
+		struct err err;
+		uint64_t id;
+		if (!strncmp(e->d_name, "mon_L3_", 7) && parse_uint_decimal(e->d_name + 7, 0, 9999, &id, &err) == 0)
+			ids[n++] = (unsigned)id;
+	}
 	closedir(dir);
 	return n;
 }
 
-/* One counter, the pqos way: 0, or -1 when it could not be read or is not a number. */
-static int read_counter(const char *path, unsigned long long *ret)
+/* pqos_fopen: a file opened only if what lstat saw before is what was opened. */
+static FILE *pqos_fopen(const char *name, const char *mode)
 {
-	char line[64];
-	FILE *f = fopen(path, "r");
+	struct stat lstat_val, fstat_val;
 
-	if (!f)
+	if (lstat(name, &lstat_val) == -1)
+		return NULL;
+	FILE *stream = fopen(name, mode);
+	if (!stream)
+		return NULL;
+	int fd = fileno(stream);
+	if (fd == -1 || fstat(fd, &fstat_val) == -1 || lstat_val.st_mode != fstat_val.st_mode ||
+	    lstat_val.st_ino != fstat_val.st_ino || lstat_val.st_dev != fstat_val.st_dev) {
+		fclose(stream);
+		return NULL;
+	}
+	return stream;
+}
+
+/* resctrl_mon_read_counter: 0, or -1 when the file could not be opened or did not scan as a count
+ * below UINT64_MAX. pqos then returns success with the value 0 ("Unavailable" and "Error" read as a
+ * zero count); here the read is counted as failed. */
+static int read_counter(const char *root, const char *group, unsigned l3id, unsigned long long *ret)
+{
+	char buf[128], path[PATH_MAX];
+	unsigned long long counter;
+
+	*ret = 0;
+	int len = snprintf(buf, sizeof(buf), "%s/%s", root, group);
+	if (len < 0 || (size_t)len >= sizeof(buf))
 		return -1;
-	char *got = fgets(line, sizeof(line), f);
-	fclose(f);
-	return got && sscanf(line, "%llu", ret) == 1 ? 0 : -1;
+	len = snprintf(path, sizeof(path), "%s/mon_data/mon_L3_%02u/%s", buf, l3id, "mbm_total_bytes");
+	if (len < 0 || (size_t)len >= sizeof(path))
+		return -1;
+	FILE *fd = pqos_fopen(path, "r");
+	if (!fd)
+		return -1;
+	bool counted = fscanf(fd, "%llu", &counter) == 1 && counter < UINT64_MAX;
+	if (counted)
+		*ret = counter;
+	fclose(fd);
+	return counted ? 0 : -1;
 }
 
 int main(int argc, char **argv)
 {
-	char domains[MAX_DOMAINS][NAME_MAX + 1];
+	unsigned domains[MAX_DOMAINS];
 	unsigned long reads = 0, failed = 0;
 	unsigned long long value;
 
@@ -86,11 +128,8 @@ int main(int argc, char **argv)
 		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL);
 		for (int g = 4; g < argc; g++) {
 			for (unsigned d = 0; d < ndomains; d++) {
-				char path[4096];
-				int len = snprintf(path, sizeof(path), "%s/%s/mon_data/%s/mbm_total_bytes", root,
-						   argv[g], domains[d]);
 				reads++;
-				failed += len < 0 || (size_t)len >= sizeof(path) || read_counter(path, &value) < 0;
+				failed += read_counter(root, argv[g], domains[d], &value) < 0;
 			}
 		}
 	}
