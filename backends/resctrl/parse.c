@@ -116,19 +116,12 @@ int resctrl_parse_id_values(const char *text, struct schemata_domain *ret, unsig
 /* What rdtgroup_mondata_show (fs/resctrl/ctrlmondata.c) writes for a read that failed, each with its
  * newline: the kernel's -EIO, -EINVAL, and -ENOENT (mbm_event mode, no counter assigned). */
 static const struct counter_state {
-	const char *word;
-	size_t len;
-	const char *reason;
+	const char *word, *reason;
 	int err;
 } counter_states[] = {
-#define COUNTER_STATE(word, reason, err)            \
-	{                                           \
-		word, sizeof(word) - 1, reason, err \
-	}
-	COUNTER_STATE("Error", "resctrl reports a counter Error", -ENODATA),
-	COUNTER_STATE("Unavailable", "resctrl reports the counter Unavailable", -ENODATA),
-	COUNTER_STATE("Unassigned", "no counter assigned to this group (mbm_event mode)", -ENOENT),
-#undef COUNTER_STATE
+	{ "Error", "resctrl reports a counter Error", -ENODATA },
+	{ "Unavailable", "resctrl reports the counter Unavailable", -ENODATA },
+	{ "Unassigned", "no counter assigned to this group (mbm_event mode)", -ENOENT },
 };
 
 /* "%llu": 1 to 20 digits and nothing else, read once per counter per tick, so one pass, no copy and no
@@ -168,9 +161,10 @@ int resctrl_parse_counter(const char *text, size_t len, uint64_t *ret, const cha
 	}
 	if (text[0] >= '0' && text[0] <= '9')
 		return parse_count(text, len, ret, reason);
+	/* A state is the rare case, a failed read: its words may be measured each time. */
 	for (size_t i = 0; i < sizeof(counter_states) / sizeof(counter_states[0]); i++) {
 		const struct counter_state *s = &counter_states[i];
-		if (len == s->len && !memcmp(text, s->word, len)) {
+		if (len == strlen(s->word) && !memcmp(text, s->word, len)) {
 			*reason = s->reason;
 			return s->err;
 		}
