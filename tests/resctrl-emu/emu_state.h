@@ -155,7 +155,7 @@ struct emu {
 	unsigned max_threshold; /* info/L3_MON/max_threshold_occupancy */
 	time_t mount_time;
 	bool vanish;		  /* the "vanish" command: unmount and exit once the current request is answered */
-	unsigned long changes;	  /* writes, mkdirs and rmdirs that succeeded (.emu_ctl's excepted) */
+	unsigned long changes;	  /* writes, mkdirs, rmdirs and renames that succeeded (.emu_ctl's excepted) */
 	unsigned long nrdy_waits; /* counter reads that waited for a not-ready monitor */
 };
 
