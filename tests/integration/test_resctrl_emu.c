@@ -2388,19 +2388,23 @@ static void test_rename_refusals(void **state)
 	assert_int_equal(mk(f, "h"), 0);
 	assert_int_equal(mk(f, "g/mon_groups/m"), 0);
 	assert_int_equal(mk(f, "h/mon_groups/taken"), 0);
-	/* Only MON groups move. */
-	check_mv_reject(f, "g", "h/mon_groups/g", EPERM, "Source must be a MON group\n");
-	check_mv_reject(f, "g", "renamed", EPERM, "Source must be a MON group\n");
-	check_mv_reject(f, "g/mon_groups", "h/mon_groups/x", EPERM, "Source must be a MON group\n");
-	check_mv_reject(f, "g/mon_groups/m/mon_data", "h/mon_groups/x", EPERM, "Source must be a MON group\n");
-	check_mv_reject(f, "g/tasks", "h/mon_groups/x", EPERM, "Source and destination must be directories");
-	/* Only into a mon_groups directory, under another name than mon_groups. */
-	check_mv_reject(f, "g/mon_groups/m", "h/m", EPERM, "Destination must be a mon_groups subdirectory\n");
-	check_mv_reject(f, "g/mon_groups/m", "m", EPERM, "Destination must be a mon_groups subdirectory\n");
-	check_mv_reject(f, "g/mon_groups/m", "h/mon_groups/taken/mon_data/x", EPERM,
-			"Destination must be a mon_groups subdirectory\n");
-	check_mv_reject(f, "g/mon_groups/m", "h/mon_groups/mon_groups", EPERM,
-			"Destination must be a mon_groups subdirectory\n");
+	/* Only MON groups move, only into a mon_groups directory, under another name than mon_groups. */
+	static const struct {
+		const char *from, *to, *status;
+	} refused[] = {
+		{ "g", "h/mon_groups/g", "Source must be a MON group\n" },
+		{ "g", "renamed", "Source must be a MON group\n" },
+		{ "g/mon_groups", "h/mon_groups/x", "Source must be a MON group\n" },
+		{ "g/mon_groups/m/mon_data", "h/mon_groups/x", "Source must be a MON group\n" },
+		{ "g/tasks", "h/mon_groups/x", "Source and destination must be directories" },
+		{ "g/mon_groups/m", "h/m", "Destination must be a mon_groups subdirectory\n" },
+		{ "g/mon_groups/m", "m", "Destination must be a mon_groups subdirectory\n" },
+		{ "g/mon_groups/m", "h/mon_groups/taken/mon_data/x",
+		  "Destination must be a mon_groups subdirectory\n" },
+		{ "g/mon_groups/m", "h/mon_groups/mon_groups", "Destination must be a mon_groups subdirectory\n" },
+	};
+	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++)
+		check_mv_reject(f, refused[i].from, refused[i].to, EPERM, refused[i].status);
 	/* A name the destination holds: kernfs says EEXIST, after the status was cleared. */
 	check_mv_reject(f, "g/mon_groups/m", "h/mon_groups/taken", EEXIST, "ok\n");
 	/* info/ has no group: ENOENT before the status is touched. */
