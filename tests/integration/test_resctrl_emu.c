@@ -2295,6 +2295,232 @@ static void test_intel_assign_mode(void **state)
 	check_absent(f, "mbm_L3_assignments");
 }
 
+/* ---- rename: moving MON groups (fs/resctrl/rdtgroup.c rdtgroup_rename, mongrp_reparent) ---- */
+
+static int mv(const struct fx *f, const char *from, const char *to)
+{
+	return rename(P(f, from), P(f, to)) < 0 ? -errno : 0;
+}
+
+/* A rename that must fail with err and leave msg as the status. */
+static void check_mv_reject(const struct fx *f, const char *from, const char *to, int err, const char *msg)
+{
+	int r = mv(f, from, to);
+
+	if (r != -err)
+		fail_msg("rename %s to %s gave %d (%s), expected -%d", from, to, r, strerror(-r), err);
+	check_status(f, msg);
+}
+
+/* The value an open file of a group reads now, from offset 0. */
+static uint64_t reread(int fd)
+{
+	char buf[64];
+	ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
+
+	assert_true(n > 0);
+	buf[n] = '\0';
+	return strtoull(buf, NULL, 10);
+}
+
+/* A MON group moved to another CTRL_MON group takes its CLOSID (the new parent's MB limit caps its
+ * traffic), keeps its tasks and its RMID: its count goes on without a jump, also through a file
+ * opened before the move; each parent's total follows its MON groups of the moment. */
+static void test_rename_moves_mon_group(void **state)
+{
+	struct fx *f = *state;
+	char text[32];
+	double web[2];
+	pid_t kid = sleeper(f);
+
+	ctl(f, "clock manual");
+	assert_int_equal(mk(f, "gold"), 0);
+	assert_int_equal(mk(f, "bronze"), 0);
+	assert_int_equal(put(f, "bronze/schemata", "MB:0=10;1=10\n"), 0);
+	assert_int_equal(mk(f, "gold/mon_groups/mpamd-web"), 0);
+	snprintf(text, sizeof(text), "%d\n", (int)kid);
+	assert_int_equal(put(f, "gold/tasks", text), 0);
+	assert_int_equal(put(f, "gold/mon_groups/mpamd-web/tasks", text), 0);
+	measure(f, "gold/mon_groups/mpamd-web", "mbm_total_bytes", 1000, web);
+	check_near(web[0], 3000 * MB, 0.01, "web under gold");
+	int fd = open(P(f, "gold/mon_groups/mpamd-web/mon_data/mon_L3_00/mbm_total_bytes"), O_RDONLY);
+	assert_true(fd >= 0);
+	uint64_t before = reread(fd);
+	assert_int_equal(counter(f, "gold", 0, "mbm_total_bytes"), before);
+
+	ctl(f, "fail_next_write EINVAL nothing"); /* status left by an earlier command: cleared */
+	assert_int_equal(put(f, "bronze/schemata", "MB:0=x\n"), -EINVAL);
+	assert_int_equal(mv(f, "gold/mon_groups/mpamd-web", "bronze/mon_groups/mpamd-web"), 0);
+	check_status(f, "ok\n");
+	check_absent(f, "gold/mon_groups/mpamd-web");
+	check_listing(f, "bronze/mon_groups", "mpamd-web");
+	/* Its tasks went along, into bronze's CLOSID. */
+	check_file(f, "bronze/mon_groups/mpamd-web/tasks", text);
+	assert_true(lists_pid(f, "bronze/tasks", kid));
+	assert_false(lists_pid(f, "gold/tasks", kid));
+	/* No jump: the count is the one it had, and the handle opened before reads it. */
+	assert_int_equal(counter(f, "bronze/mon_groups/mpamd-web", 0, "mbm_total_bytes"), before);
+	assert_int_equal(reread(fd), before);
+	assert_int_equal(counter(f, "gold", 0, "mbm_total_bytes"), 0);
+	assert_int_equal(counter(f, "bronze", 0, "mbm_total_bytes"), before);
+	/* bronze's 10% now caps it. */
+	measure(f, "bronze/mon_groups/mpamd-web", "mbm_total_bytes", 1000, web);
+	check_near(web[0], 2000 * MB, 0.01, "web under bronze");
+	check_near((double)(reread(fd) - before), 2000 * MB, 0.01, "web through the open file");
+	close(fd);
+	/* A new name in the same parent; the root's mon_groups is a destination too. */
+	assert_int_equal(mv(f, "bronze/mon_groups/mpamd-web", "bronze/mon_groups/renamed"), 0);
+	check_file(f, "bronze/mon_groups/renamed/tasks", text);
+	assert_int_equal(mv(f, "bronze/mon_groups/renamed", "mon_groups/renamed"), 0);
+	check_file(f, "mon_groups/renamed/tasks", text);
+	assert_false(lists_pid(f, "bronze/tasks", kid));
+	/* rmdir gives its tasks to the parent it has now. */
+	assert_int_equal(rm(f, "mon_groups/renamed"), 0);
+	assert_true(lists_pid(f, "tasks", kid));
+}
+
+/* Each refusal with the kernel's errno and last_cmd_status. */
+static void test_rename_refusals(void **state)
+{
+	struct fx *f = *state;
+
+	assert_int_equal(mk(f, "g"), 0);
+	assert_int_equal(mk(f, "h"), 0);
+	assert_int_equal(mk(f, "g/mon_groups/m"), 0);
+	assert_int_equal(mk(f, "h/mon_groups/taken"), 0);
+	/* Only MON groups move, only into a mon_groups directory, under another name than mon_groups. */
+	static const struct {
+		const char *from, *to, *status;
+	} refused[] = {
+		{ "g", "h/mon_groups/g", "Source must be a MON group\n" },
+		{ "g", "renamed", "Source must be a MON group\n" },
+		{ "g/mon_groups", "h/mon_groups/x", "Source must be a MON group\n" },
+		{ "g/mon_groups/m/mon_data", "h/mon_groups/x", "Source must be a MON group\n" },
+		{ "g/tasks", "h/mon_groups/x", "Source and destination must be directories" },
+		{ "g/mon_groups/m", "h/m", "Destination must be a mon_groups subdirectory\n" },
+		{ "g/mon_groups/m", "m", "Destination must be a mon_groups subdirectory\n" },
+		{ "g/mon_groups/m", "h/mon_groups/taken/mon_data/x",
+		  "Destination must be a mon_groups subdirectory\n" },
+		{ "g/mon_groups/m", "h/mon_groups/mon_groups", "Destination must be a mon_groups subdirectory\n" },
+	};
+	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++)
+		check_mv_reject(f, refused[i].from, refused[i].to, EPERM, refused[i].status);
+	/* A name the destination holds: kernfs says EEXIST, after the status was cleared. */
+	check_mv_reject(f, "g/mon_groups/m", "h/mon_groups/taken", EEXIST, "ok\n");
+	/* info/ has no group: ENOENT before the status is touched. */
+	assert_int_equal(put(f, "g/schemata", "MB:0=x\n"), -EINVAL);
+	char *status = slurp(f, "info/last_cmd_status");
+	assert_non_null(status);
+	assert_string_not_equal(status, "ok\n");
+	check_mv_reject(f, "info/L3", "h/mon_groups/x", ENOENT, status);
+	check_mv_reject(f, "g/mon_groups/m", "info/x", ENOENT, status);
+	check_mv_reject(f, "g/mon_groups/m", "info/L3_MON/x", ENOENT, status);
+	free(status);
+	/* RENAME_* flags: kernfs takes none. */
+	assert_int_equal(syscall(SYS_renameat2, AT_FDCWD, P(f, "g/mon_groups/m"), AT_FDCWD, P(f, "h/mon_groups/x"),
+				 1 /* RENAME_NOREPLACE */),
+			 -1);
+	assert_int_equal(errno, EINVAL);
+	/* A MON group that monitors CPUs stays with its parent, whatever the other's CPUs; a new name
+	 * is fine. */
+	assert_int_equal(put(f, "g/cpus_list", "1\n"), 0);
+	assert_int_equal(put(f, "g/mon_groups/m/cpus_list", "1\n"), 0);
+	check_mv_reject(f, "g/mon_groups/m", "h/mon_groups/m", EPERM, "Cannot move a MON group that monitors CPUs\n");
+	check_mv_reject(f, "g/mon_groups/m", "mon_groups/m", EPERM, "Cannot move a MON group that monitors CPUs\n");
+	assert_int_equal(mv(f, "g/mon_groups/m", "g/mon_groups/m2"), 0);
+	check_file(f, "g/mon_groups/m2/cpus_list", "1\n");
+	assert_int_equal(put(f, "g/mon_groups/m2/cpus_list", "\n"), 0);
+	/* A rename that took counts as a change, as writes, mkdirs and rmdirs do; a refused one does not. */
+	unsigned long before, after;
+	assert_int_equal(emu_changes(f->emu, &before), 0);
+	assert_int_equal(mv(f, "g/mon_groups/m2", "h/mon_groups/m"), 0);
+	check_mv_reject(f, "h/mon_groups/m", "h/mon_groups/taken", EEXIST, "ok\n");
+	assert_int_equal(emu_changes(f->emu, &after), 0);
+	assert_int_equal(after, before + 1);
+	check_listing(f, "h/mon_groups", "m,taken");
+	check_listing(f, "g/mon_groups", "");
+}
+
+/* AMD's assigned counters belong to the group and count by RMID: they stay assigned through the move. */
+static void test_rename_keeps_counters_amd(void **state)
+{
+	struct fx *f = *state;
+
+	ctl(f, "clock manual");
+	/* 4 counters per domain: the default group holds 2, the MON group takes the others. */
+	assert_int_equal(put(f, "info/L3_MON/mbm_assign_on_mkdir", "0\n"), 0);
+	assert_int_equal(mk(f, "a"), 0);
+	assert_int_equal(mk(f, "b"), 0);
+	assert_int_equal(put(f, "info/L3_MON/mbm_assign_on_mkdir", "1\n"), 0);
+	assert_int_equal(mk(f, "a/mon_groups/mpamd-web"), 0);
+	check_file(f, "a/mon_groups/mpamd-web/mbm_L3_assignments",
+		   "mbm_total_bytes:0=e;1=e\nmbm_local_bytes:0=e;1=e\n");
+	ctl(f, "advance 1000");
+	uint64_t before = counter(f, "a/mon_groups/mpamd-web", 1, "mbm_total_bytes");
+	assert_true(before > 0);
+	assert_int_equal(mv(f, "a/mon_groups/mpamd-web", "b/mon_groups/mpamd-web"), 0);
+	check_file(f, "b/mon_groups/mpamd-web/mbm_L3_assignments",
+		   "mbm_total_bytes:0=e;1=e\nmbm_local_bytes:0=e;1=e\n");
+	assert_int_equal(counter(f, "b/mon_groups/mpamd-web", 1, "mbm_total_bytes"), before);
+	ctl(f, "advance 1000");
+	check_near((double)(counter(f, "b/mon_groups/mpamd-web", 1, "mbm_total_bytes") - before), (double)before, 0.01,
+		   "the count going on");
+}
+
+static int setup_mpam73_debug(void **state)
+{
+	static const char *const extra[] = { "--debug", NULL };
+
+	return start(state, "mpam73", sim_config, extra);
+}
+
+/* MPAM: the kernel allows the move, and the group keeps its PMG under the new PARTID: its tasks stay
+ * with their old PARTID and PMG (listed by the old parent, by no MON group), its counts come from a
+ * monitor index none of them uses, the old index is lost and a later rmdir frees the new one, which
+ * the new parent may have handed out again meanwhile. */
+static void test_rename_mpam(void **state)
+{
+	struct fx *f = *state;
+	char text[32];
+	pid_t kid = sleeper(f);
+
+	ctl(f, "clock manual");
+	assert_int_equal(mk(f, "a"), 0);
+	assert_int_equal(mk(f, "b"), 0);
+	assert_int_equal(mk(f, "a/mon_groups/mpamd-web"), 0);
+	snprintf(text, sizeof(text), "%d\n", (int)kid);
+	assert_int_equal(put(f, "a/tasks", text), 0);
+	assert_int_equal(put(f, "a/mon_groups/mpamd-web/tasks", text), 0);
+	ctl(f, "advance 1000");
+	assert_true(counter(f, "a/mon_groups/mpamd-web", 0, "mbm_total_bytes") > 0);
+	assert_true(counter(f, "a/mon_groups/mpamd-web", 0, "llc_occupancy") > 0);
+	check_file(f, "a/mon_groups/mpamd-web/mon_hw_id", "1\n");
+	assert_int_equal(mv(f, "a/mon_groups/mpamd-web", "b/mon_groups/mpamd-web"), 0);
+	check_status(f, "ok\n");
+	check_file(f, "b/mon_groups/mpamd-web/mon_hw_id", "1\n");
+	check_file(f, "b/mon_groups/mpamd-web/tasks", "");
+	assert_false(lists_pid(f, "b/tasks", kid));
+	assert_true(lists_pid(f, "a/tasks", kid));
+	check_file(f, "b/mon_groups/mpamd-web/mon_data/mon_L3_00/mbm_total_bytes", "Unassigned\n");
+	check_file(f, "b/mon_groups/mpamd-web/mon_data/mon_L3_00/llc_occupancy", "0\n");
+	check_file(f, "b/mon_groups/mpamd-web/mbm_L3_assignments", "mbm_total_bytes:0=e\n");
+	/* a's only PMG for MON groups is lost; b's is still free, and goes to a second group. */
+	assert_int_equal(mk(f, "a/mon_groups/n"), -ENOSPC);
+	check_status(f, "Out of RMIDs\n");
+	assert_int_equal(mk(f, "b/mon_groups/n"), 0);
+	check_file(f, "b/mon_groups/n/mon_hw_id", "1\n");
+	/* Both rmdirs free (b's PARTID, PMG 1): it waits in limbo once. */
+	assert_int_equal(rm(f, "b/mon_groups/mpamd-web"), 0);
+	assert_int_equal(rm(f, "b/mon_groups/n"), 0);
+	char *ctl_text = slurp(f, ".emu_ctl");
+	assert_non_null(ctl_text);
+	assert_non_null(strstr(ctl_text, "limbo 1\n"));
+	free(ctl_text);
+	ctl(f, "advance 10000"); /* the lines web left fade below the threshold */
+	assert_int_equal(mk(f, "b/mon_groups/o"), 0);
+	assert_int_equal(mk(f, "b/mon_groups/p"), -ENOSPC);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -2350,6 +2576,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_mpam73_mon_resource, setup_mpam73_mb, teardown),
 		cmocka_unit_test_setup_teardown(test_mpam73_counter_faults, setup_mpam73_sim, teardown),
 		cmocka_unit_test_setup_teardown(test_mpam73_no_counters, setup_mpam73_zero, teardown),
+		cmocka_unit_test_setup_teardown(test_rename_moves_mon_group, setup_intel_sim, teardown),
+		cmocka_unit_test_setup_teardown(test_rename_refusals, setup_intel, teardown),
+		cmocka_unit_test_setup_teardown(test_rename_keeps_counters_amd, setup_amd_sim, teardown),
+		cmocka_unit_test_setup_teardown(test_rename_mpam, setup_mpam73_debug, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

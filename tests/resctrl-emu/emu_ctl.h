@@ -1,7 +1,7 @@
 /* Fault injection and control through the regular file .emu_ctl at the mount root (a file, so no
  * one takes it for a group). One command per write; an unknown or malformed command fails the write
  * with EINVAL. Reading it lists the commands and the current state, with "changes N": the writes,
- * mkdirs and rmdirs that succeeded so far (what a restart that rewrites nothing leaves as it was),
+ * mkdirs, rmdirs and renames that succeeded so far (what a restart that rewrites nothing leaves as it was),
  * "limbo N": the RMIDs in limbo, and "nrdy_waits N": the counter reads that waited for a monitor
  * not ready yet (--nrdy-ms).
  *

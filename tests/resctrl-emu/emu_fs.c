@@ -16,6 +16,7 @@
 
 #include "emu_counters.h"
 #include "emu_ctl.h"
+#include "emu_rename.h"
 #include "emu_state.h"
 #include "emu_tree.h"
 
@@ -327,12 +328,83 @@ static int op_unlink(const char *path)
 	return r ? r : -EPERM; /* kernfs has no unlink */
 }
 
+/* Whether path is `dir` or lies under it. */
+static bool path_under(const char *path, const char *dir)
+{
+	size_t len = strlen(dir);
+
+	return strncmp(path, dir, len) == 0 && (path[len] == '\0' || path[len] == '/');
+}
+
+/* The paths the open handles under `from` have once it is renamed to `to`, made before the rename so
+ * that a failed allocation changes nothing: 0 and *ret (NULL entries for handles elsewhere), or
+ * -ENOMEM. */
+static int moved_paths(const char *from, const char *to, char ***ret)
+{
+	size_t count = 0, i = 0;
+
+	for (struct open_file *of = open_files; of; of = of->next)
+		count++;
+	char **paths = calloc(count + 1, sizeof(*paths));
+	if (!paths)
+		return -ENOMEM;
+	for (struct open_file *of = open_files; of; of = of->next, i++) {
+		if (!path_under(of->path, from))
+			continue;
+		const char *rest = of->path + strlen(from);
+		paths[i] = malloc(strlen(to) + strlen(rest) + 1);
+		if (!paths[i]) {
+			for (size_t j = 0; j < i; j++)
+				free(paths[j]);
+			free(paths);
+			return -ENOMEM;
+		}
+		strcpy(stpcpy(paths[i], to), rest);
+	}
+	*ret = paths;
+	return 0;
+}
+
+/* After a rename the handles follow: kernfs files stay open on their node, wherever it moves. With
+ * `commit` false the new paths are dropped instead. */
+static void move_open_files(char **paths, bool commit)
+{
+	size_t i = 0;
+
+	for (struct open_file *of = open_files; of; of = of->next, i++) {
+		if (!paths[i])
+			continue;
+		if (commit) {
+			free(of->path);
+			of->path = paths[i];
+		} else {
+			free(paths[i]);
+		}
+	}
+	free(paths);
+}
+
+/* kernfs_iop_rename() takes no RENAME_* flags; the VFS has already refused what it refuses for every
+ * file system (another mount, a directory into itself, a directory onto a file...). */
 static int op_rename(const char *from, const char *to, unsigned flags)
 {
-	(void)from;
-	(void)to;
-	(void)flags;
-	return -EPERM; /* the kernel can move MON groups between parents; the emulator cannot */
+	struct emu *e = emu();
+	struct emu_node src, dir;
+	const char *name;
+	char **paths;
+	int r;
+
+	if (flags)
+		return -EINVAL;
+	if ((r = emu_resolve(e, from, &src)) != 0 || (r = resolve_parent(e, to, &dir, &name)) != 0)
+		return r;
+	if ((r = moved_paths(from, to, &paths)) != 0)
+		return r;
+	emu_traffic_sync(e);
+	r = emu_rename(e, &src, &dir, name);
+	move_open_files(paths, r == 0);
+	e->changes += r == 0;
+	return r;
 }
 
 static int op_create(const char *path, mode_t mode, struct fuse_file_info *fi)

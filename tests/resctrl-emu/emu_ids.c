@@ -127,14 +127,30 @@ static void limbo_add(struct emu *e, struct emu_group *g)
 	ids->dirty[closid_of(e, g->rmid_idx)]++;
 }
 
+/* Whether an index is free or in limbo already: only a MON group moved on MPAM can free such an
+ * index (the kernel then adds an entry to its free list twice); the emulator leaves it as it is. */
+static bool rmid_idx_unused(const struct emu_ids *ids, unsigned idx)
+{
+	for (unsigned i = 0; i < ids->rmid_free_count; i++)
+		if (ids->rmid_free[i] == idx)
+			return true;
+	return ids->limbo[idx].busy != 0;
+}
+
 void emu_rmid_free(struct emu *e, struct emu_group *g)
 {
-	if (g->rmid_idx == RESERVED_RMID_IDX)
+	if (g->rmid_idx == RESERVED_RMID_IDX || rmid_idx_unused(&e->ids, g->rmid_idx))
 		return;
 	if (limbo_used(e))
 		limbo_add(e, g);
 	else
 		e->ids.rmid_free[e->ids.rmid_free_count++] = g->rmid_idx;
+}
+
+void emu_rmid_reparented(struct emu *e, struct emu_group *g)
+{
+	if (e->prof.rmid_depends_on_closid)
+		g->rmid_idx = g->closid * pmgs(e) + g->rmid; /* resctrl_arch_rmid_idx_encode() */
 }
 
 /* What the RMID still holds in domain d at time t: its lines fade as other traffic evicts them. */

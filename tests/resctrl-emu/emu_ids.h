@@ -33,6 +33,10 @@ bool emu_closid_take(struct emu *e, unsigned closid);
 int emu_rmid_alloc(struct emu *e, struct emu_group *g);
 /* g's RMID goes back: into limbo, with the occupancy g has now, or straight to the free list. */
 void emu_rmid_free(struct emu *e, struct emu_group *g);
+/* mongrp_reparent() gave g its new parent's CLOSID: where RMIDs depend on the CLOSID its RMID now
+ * names another index (the same PMG in the new PARTID). The old index is neither freed nor reused,
+ * as the kernel forgets it; rmdir frees the new one. */
+void emu_rmid_reparented(struct emu *e, struct emu_group *g);
 /* Runs the limbo checks that are due by now; call before an RMID is allocated. */
 void emu_limbo_run(struct emu *e);
 unsigned emu_limbo_count(const struct emu *e);

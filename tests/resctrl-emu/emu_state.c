@@ -300,6 +300,15 @@ int emu_mkdir_elsewhere(struct emu *e, enum emu_node_kind parent)
 	}
 }
 
+void emu_mon_reparent(struct emu_group *m, struct emu_group *parent)
+{
+	unlink_group(&m->parent->mons, m);
+	m->next = NULL;
+	append(&parent->mons, m);
+	m->parent = parent;
+	m->closid = parent->closid;
+}
+
 /* The RMID goes first, while the group still counts: limbo takes the occupancy it has. */
 static void remove_mon(struct emu *e, struct emu_group *m)
 {

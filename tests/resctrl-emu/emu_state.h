@@ -155,7 +155,7 @@ struct emu {
 	unsigned max_threshold; /* info/L3_MON/max_threshold_occupancy */
 	time_t mount_time;
 	bool vanish;		  /* the "vanish" command: unmount and exit once the current request is answered */
-	unsigned long changes;	  /* writes, mkdirs and rmdirs that succeeded (.emu_ctl's excepted) */
+	unsigned long changes;	  /* writes, mkdirs, rmdirs and renames that succeeded (.emu_ctl's excepted) */
 	unsigned long nrdy_waits; /* counter reads that waited for a not-ready monitor */
 };
 
@@ -198,5 +198,8 @@ int emu_mkdir_mon(struct emu *e, struct emu_group *ctrl, const char *name);
  * directory, mon_data...), last_cmd_status cleared first; -ENODEV in info/, which has no group. */
 int emu_mkdir_elsewhere(struct emu *e, enum emu_node_kind parent);
 int emu_rmdir(struct emu *e, struct emu_group *g);
+/* mongrp_reparent() (rename, emu_rename.h): MON group m goes to the end of parent's MON groups and
+ * takes its CLOSID; its RMID, tasks and counts stay with it. */
+void emu_mon_reparent(struct emu_group *m, struct emu_group *parent);
 
 #endif
