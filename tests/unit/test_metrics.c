@@ -18,6 +18,7 @@
 
 #include "core/report/events.h"
 #include "core/report/metrics.h"
+#include "tests/util/dashboard.h"
 #include "tests/util/testutil.h"
 
 #define MAX_FAMILIES 64
@@ -570,51 +571,38 @@ static void test_man_page_lists_exactly_the_families(void **state)
 	view_fini(&v);
 }
 
-/* Every "expr" anywhere in the dashboard (panels, rows, templating). */
-static size_t check_exprs(json_t *node, size_t *panels_with_expr)
-{
-	size_t count = 0;
-	const char *key;
-	json_t *child;
-	size_t i;
+/* Panels with a query, counted once each (a panel's queries come one after another). */
+struct expr_check {
+	const json_t *last_panel;
+	size_t panels_with_expr;
+};
 
-	if (json_is_object(node)) {
-		json_t *expr = json_object_get(node, "expr");
-		if (json_is_string(expr)) {
-			if (!each_metric_name(json_string_value(expr), "grafana-dashboard.json"))
-				fail_msg("dashboard query '%s' names no mpamd metric", json_string_value(expr));
-			count++;
-		}
-		bool panel = json_object_get(node, "targets") != NULL;
-		size_t before = count;
-		json_object_foreach(node, key, child) {
-			count += check_exprs(child, panels_with_expr);
-		}
-		if (panel && count > before)
-			(*panels_with_expr)++;
-	} else if (json_is_array(node)) {
-		json_array_foreach(node, i, child) {
-			count += check_exprs(child, panels_with_expr);
-		}
-	}
-	return count;
+static void check_expr(const char *expr, const json_t *panel, void *ctx)
+{
+	struct expr_check *check = ctx;
+
+	if (!each_metric_name(expr, "grafana-dashboard.json"))
+		fail_msg("dashboard query '%s' names no mpamd metric", expr);
+	if (panel && panel != check->last_panel)
+		check->panels_with_expr++;
+	check->last_panel = panel;
 }
 
 static void test_dashboard_queries_use_produced_metrics(void **state)
 {
 	char path[512];
 	json_error_t error;
-	size_t panels = 0;
+	struct expr_check check = { .last_panel = NULL };
 
 	(void)state;
 	snprintf(path, sizeof(path), "%s/deploy/grafana-dashboard.json", MPAMD_SOURCE_DIR);
 	json_t *dashboard = json_load_file(path, 0, &error);
 	if (!dashboard)
 		fail_msg("%s:%d: %s", path, error.line, error.text);
-	size_t exprs = check_exprs(dashboard, &panels);
+	size_t exprs = dashboard_each_expr(dashboard, check_expr, &check);
 	/* Bandwidth, limits, events and tick duration at the least. */
-	assert_true(panels >= 4);
-	assert_true(exprs >= panels);
+	assert_true(check.panels_with_expr >= 4);
+	assert_true(exprs >= check.panels_with_expr);
 	json_decref(dashboard);
 }
 
