@@ -45,35 +45,31 @@ static struct mpamf_esr esr_now(const struct msc_model *m)
 	return mpamf_esr_decode(msc_model_esr(m));
 }
 
-/* An MSC with every feature the model has: 3 RIS, 16 PARTIDs, 4 PMGs, 40 monitors. NRDY off so
- * tests that are not about NRDY can count straight away. */
+/* An MSC with every feature the model has: the default one (which has MIN, MAX, long counters and
+ * the ESR) with 3 RIS, 16 PARTIDs, 4 PMGs, 40 monitors, priorities, capture and overflow status, and
+ * its own IIDR and AIDR. NRDY off so tests that are not about NRDY can count straight away. */
 static struct msc_model_params full_params(void)
 {
-	return (struct msc_model_params){
-		.partid_max = 15,
-		.pmg_max = 3,
-		.has_ris = true,
-		.ris_max = 2,
-		.bwa_wd = 8,
-		.has_min = true,
-		.has_max = true,
-		.cpbm_wd = 20,
-		.pri_wd = 4,
-		.num_mon = 40,
-		.scale = 6,
-		.has_long = true,
-		.has_rwbw = true,
-		.has_capture = true,
-		.has_ofsr = true,
-		.has_oflow_sr = true,
-		.nrdy_ticks = 0,
-		.nrdy_hw = true,
-		.ext = true,
-		.has_esr = true,
-		.has_extd_esr = true,
-		.iidr = 0x1234543B,
-		.aidr = 0x10,
-	};
+	struct msc_model_params p;
+
+	msc_model_params_default(&p);
+	p.partid_max = 15;
+	p.pmg_max = 3;
+	p.has_ris = true;
+	p.ris_max = 2;
+	p.cpbm_wd = 20;
+	p.pri_wd = 4;
+	p.num_mon = 40;
+	p.scale = 6;
+	p.has_rwbw = true;
+	p.has_capture = true;
+	p.has_ofsr = true;
+	p.has_oflow_sr = true;
+	p.nrdy_ticks = 0;
+	p.has_extd_esr = true;
+	p.iidr = 0x1234543B;
+	p.aidr = 0x10;
+	return p;
 }
 
 /* Select monitor `mon` of `ris`, filter on PARTID (and PMG when match_pmg), enable it. */
