@@ -72,6 +72,24 @@ static struct msc_model_params full_params(void)
 	return p;
 }
 
+/* The tests that need no other MSC get full_params' model as their state (a cmocka fixture, so it is
+ * freed when a test fails too). */
+static int full_model_setup(void **state)
+{
+	struct msc_model_params p = full_params();
+
+	*state = new_model(&p);
+	return 0;
+}
+
+static int model_teardown(void **state)
+{
+	msc_model_free(*state);
+	return 0;
+}
+
+#define full_model_test(test) cmocka_unit_test_setup_teardown(test, full_model_setup, model_teardown)
+
 /* Select monitor `mon` of `ris`, filter on PARTID (and PMG when match_pmg), enable it. */
 static void program_mon(struct msc_model *m, unsigned ris, uint16_t mon, uint16_t partid, uint8_t pmg, bool match_pmg,
 			uint32_t extra_ctl)
@@ -293,11 +311,8 @@ static void test_part_sel_isolates_partids(void **state)
 
 static void test_part_sel_isolates_ris(void **state)
 {
-	struct msc_model_params p = full_params();
-	struct msc_model *m;
+	struct msc_model *m = *state;
 
-	(void)state;
-	m = new_model(&p);
 	for (unsigned r = 0; r <= 2; r++) {
 		sel_part(m, r, 5);
 		model_wr32(m, MPAMCFG_MBW_MAX, 0x1000u * (r + 1));
@@ -315,7 +330,6 @@ static void test_part_sel_isolates_ris(void **state)
 		assert_int_equal(model_rd32(m, MPAMCFG_MBW_MAX), 0xFF00);
 		assert_int_equal(model_rd32(m, MPAMCFG_CPBM(0)), 0xFFFFF);
 	}
-	msc_model_free(m);
 }
 
 static void test_mbw_fields_keep_top_bwa_wd_bits(void **state)
@@ -516,15 +530,12 @@ static void test_monitor_selection(void **state)
 
 static void test_counting_filters(void **state)
 {
-	struct msc_model_params p = full_params();
-	struct msc_model *m;
+	struct msc_model *m = *state;
 	uint32_t writes_only = (uint32_t)mpam_field_prep(MSMON_CFG_MBWU_FLT_RWBW, MPAM_RWBW_WRITES);
 	uint32_t reads_only = (uint32_t)mpam_field_prep(MSMON_CFG_MBWU_FLT_RWBW, MPAM_RWBW_READS);
 	struct msmon_mbwu_ctl any = { .en = true };
 	static const uint32_t expect[] = { 1110, 110, 1120, 10, 1100, 0, 0 };
 
-	(void)state;
-	m = new_model(&p);
 	program_mon(m, 0, 0, 1, 0, false, 0); /* PARTID 1, any PMG */
 	program_mon(m, 0, 1, 1, 2, true, 0);  /* PARTID 1, PMG 2 */
 	sel_mon(m, 0, 2);		      /* everything */
@@ -557,16 +568,12 @@ static void test_counting_filters(void **state)
 	msc_model_count(m, 0, 2, 0, 1, 0);
 	assert_int_equal(model_rd32(m, MSMON_MBWU), 1111);
 	assert_int_equal(msc_model_error_count(m), 0);
-	msc_model_free(m);
 }
 
 static void test_scale_applies_with_sclen(void **state)
 {
-	struct msc_model_params p = full_params(); /* SCALE 6: units of 64 bytes */
-	struct msc_model *m;
+	struct msc_model *m = *state; /* full_params: SCALE 6, units of 64 bytes */
 
-	(void)state;
-	m = new_model(&p);
 	program_mon(m, 0, 0, 1, 0, false, (uint32_t)MSMON_CFG_CTL_SCLEN);
 	program_mon(m, 0, 1, 1, 0, false, 0);
 	msc_model_count(m, 0, 1, 0, 100, 0);
@@ -591,17 +598,13 @@ static void test_scale_applies_with_sclen(void **state)
 	model_wr32(m, MSMON_MBWU, 5);
 	assert_int_equal(model_rd32(m, MSMON_MBWU), 5);
 	assert_true(model_rd64(m, MSMON_MBWU_L) == 5 * 64);
-	msc_model_free(m);
 }
 
 static void test_short_counter_wraps_with_status_and_ofsr(void **state)
 {
-	struct msc_model_params p = full_params();
-	struct msc_model *m;
+	struct msc_model *m = *state;
 	struct msmon_mbwu_ctl ctl;
 
-	(void)state;
-	m = new_model(&p);
 	program_mon(m, 0, 33, 1, 0, false, 0);
 	model_wr32(m, MSMON_MBWU, 0x7FFFFFF0);
 	msc_model_count(m, 0, 1, 0, 0x10, 0); /* exactly to the top: 0x80000000 wraps to 0 */
@@ -643,17 +646,13 @@ static void test_short_counter_wraps_with_status_and_ofsr(void **state)
 	assert_true(msmon_mbwu_ctl_decode(model_rd32(m, MSMON_CFG_MBWU_CTL)).oflow_status);
 	assert_int_equal(model_rd32(m, MSMON_MBWU), 0);
 	assert_int_equal(model_rd32(m, MSMON_OFLOW_SR), MSMON_OFLOW_SR_MBWU_OFLOW_PND | 1u << 2);
-	msc_model_free(m);
 }
 
 static void test_long_counter_wraps_at_44_bits(void **state)
 {
-	struct msc_model_params p = full_params();
-	struct msc_model *m;
+	struct msc_model *m = *state;
 	struct msmon_mbwu_ctl ctl;
 
-	(void)state;
-	m = new_model(&p);
 	program_mon(m, 0, 3, 1, 0, false, 0);
 	/* Linux writes the long counter as low word then high word (mpam_msc_zero_mbwu_l()). */
 	model_wr32(m, MSMON_MBWU_L, 0xFFFFFFF0);
@@ -678,7 +677,6 @@ static void test_long_counter_wraps_at_44_bits(void **state)
 	model_wr32(m, MSMON_CFG_MBWU_CTL, model_rd32(m, MSMON_CFG_MBWU_CTL) & ~(uint32_t)MSMON_CFG_CTL_OFLOW_STATUS_L);
 	assert_false(msmon_mbwu_ctl_decode(model_rd32(m, MSMON_CFG_MBWU_CTL)).oflow_status_l);
 	assert_true(model_rd64(m, MSMON_MBWU_L) == 0);
-	msc_model_free(m);
 }
 
 static void test_long_counter_wraps_at_63_bits(void **state)
@@ -899,12 +897,9 @@ static void expect_error(struct msc_model *m, enum mpam_errcode code, uint16_t p
 
 static void test_errcodes(void **state)
 {
-	struct msc_model_params p = full_params();
-	struct msc_model *m;
+	struct msc_model *m = *state;
 	uint64_t errors = 0;
 
-	(void)state;
-	m = new_model(&p);
 	/* 1: PARTID_SEL out of range. The access has no effect and reads 0. */
 	sel_part(m, 1, 16);
 	assert_int_equal(model_rd32(m, MPAMCFG_MBW_MAX), 0);
@@ -958,7 +953,6 @@ static void test_errcodes(void **state)
 	assert_int_equal(mon_reg(m, 0, 0, MSMON_MBWU), 0);
 	errors += 2;
 	assert_true(msc_model_error_count(m) == errors);
-	msc_model_free(m);
 }
 
 static void test_ris_errors_without_has_ris(void **state)
@@ -984,12 +978,9 @@ static void test_ris_errors_without_has_ris(void **state)
 
 static void test_esr_overwrite_and_clear(void **state)
 {
-	struct msc_model_params p = full_params();
-	struct msc_model *m;
+	struct msc_model *m = *state;
 	struct mpamf_esr esr;
 
-	(void)state;
-	m = new_model(&p);
 	sel_part(m, 0, 20);
 	model_rd32(m, MPAMCFG_MBW_MAX);
 	assert_false(esr_now(m).ovrwr);
@@ -1019,7 +1010,6 @@ static void test_esr_overwrite_and_clear(void **state)
 	assert_int_equal(model_rd32(m, MPAMF_ECR), MPAMF_ECR_INTEN);
 	model_wr32(m, MPAMF_ECR, 0);
 	assert_int_equal(model_rd32(m, MPAMF_ECR), 0);
-	msc_model_free(m);
 }
 
 static void test_esr_invisible_without_has_esr(void **state)
@@ -1052,11 +1042,8 @@ static void test_esr_invisible_without_has_esr(void **state)
  * software writes, a count that jumps, an error raised as hardware raises it. */
 static void test_injected_faults(void **state)
 {
-	struct msc_model_params p = full_params();
-	struct msc_model *m;
+	struct msc_model *m = *state;
 
-	(void)state;
-	m = new_model(&p);
 	program_mon(m, 0, 4, 1, 0, false, 0);
 	program_mon(m, 0, 5, 2, 0, false, 0);
 	msc_model_count(m, 0, 1, 0, 100, 0);
@@ -1083,18 +1070,14 @@ static void test_injected_faults(void **state)
 	/* An error as a request would raise it, in ESR until acknowledged. */
 	msc_model_raise_error(m, MPAM_ERR_MONITOR_RANGE, 9, 1, 2);
 	expect_error(m, MPAM_ERR_MONITOR_RANGE, 9, 1, 2);
-	msc_model_free(m);
 }
 
 static void test_bad_accesses_refused_and_counted(void **state)
 {
-	struct msc_model_params p = full_params();
-	struct msc_model *m;
+	struct msc_model *m = *state;
 	uint32_t v32 = 0x11111111;
 	uint64_t v64 = 0x2222222222222222;
 
-	(void)state;
-	m = new_model(&p);
 	sel_part(m, 0, 3);
 	assert_int_equal(msc_model_read32(m, MPAM_MSC_PAGE_SIZE, &v32), -EFAULT);
 	assert_int_equal(msc_model_read32(m, 0xFFFFFFFC, &v32), -EFAULT);
@@ -1115,7 +1098,6 @@ static void test_bad_accesses_refused_and_counted(void **state)
 	assert_int_equal(model_rd32(m, MPAM_MSC_PAGE_SIZE - 4), 0);
 	assert_int_equal(model_rd64(m, MPAM_MSC_PAGE_SIZE - 8), 0);
 	assert_int_equal(msc_model_bad_accesses(m), 10);
-	msc_model_free(m);
 }
 
 static void test_64bit_access_to_32bit_pairs(void **state)
@@ -1149,17 +1131,14 @@ static void test_64bit_access_to_32bit_pairs(void **state)
 
 static void test_bus_sim_forwards(void **state)
 {
-	struct msc_model_params p = full_params();
-	struct msc_model *m;
+	struct msc_model *m = *state;
 	struct msc_bus *bus;
 	uint32_t v32 = 0;
 	uint64_t v64 = 0;
 
-	(void)state;
 	bus = NULL;
 	assert_int_equal(bus_sim_new(NULL, 0, &bus), -EINVAL);
 	assert_null(bus);
-	m = new_model(&p);
 	assert_int_equal(bus_sim_new(m, UINT64_C(0x90000000), &bus), 0);
 	assert_non_null(bus);
 	assert_true(bus->base == UINT64_C(0x90000000));
@@ -1180,7 +1159,6 @@ static void test_bus_sim_forwards(void **state)
 	bus_free(bus);
 	/* The model outlives its bus. */
 	assert_int_equal(model_rd32(m, MPAMCFG_PART_SEL), mpamcfg_part_sel(2, 6));
-	msc_model_free(m);
 }
 
 /* ---------------------------------------------------------------- controls beyond MBW_MAX/MIN and
@@ -1203,6 +1181,16 @@ static struct msc_model_params narrowing_params(void)
 	p.cassoc_wd = 4;
 	return p;
 }
+
+static int narrowing_model_setup(void **state)
+{
+	struct msc_model_params p = narrowing_params();
+
+	*state = new_model(&p);
+	return 0;
+}
+
+#define narrowing_model_test(test) cmocka_unit_test_setup_teardown(test, narrowing_model_setup, model_teardown)
 
 /* ---------------------------------------------------------------- ID registers */
 
@@ -1364,10 +1352,8 @@ static void test_preload_is_what_an_earlier_owner_left(void **state)
  * (mpam_reprogram_ris_partid): the configuration governs the request, and no error is raised. */
 static void test_narrowing_used_as_the_kernel_does(void **state)
 {
-	struct msc_model_params p = narrowing_params();
-	struct msc_model *m = new_model(&p);
+	struct msc_model *m = *state;
 
-	(void)state;
 	/* At reset every request PARTID reaches intPARTID 0. */
 	model_wr32(m, MPAMCFG_PART_SEL, mpamcfg_part_sel(1, 20));
 	assert_int_equal(model_rd32(m, MPAMCFG_INTPARTID), (uint32_t)MPAMCFG_INTPARTID_INTERNAL | 0);
@@ -1391,17 +1377,14 @@ static void test_narrowing_used_as_the_kernel_does(void **state)
 	assert_int_equal(msc_model_mbw_max(m, 1, 31), 0x4000);
 	assert_true(msc_model_esr(m) == 0);
 	assert_true(msc_model_error_count(m) == 0);
-	msc_model_free(m);
 }
 
 /* A driver that ignores narrowing selects request PARTIDs with INTERNAL clear: every configuration
  * access is an intPARTID_Range error (Arm ARM, MPAMCFG_PART_SEL.INTERNAL) and changes nothing. */
 static void test_narrowing_used_the_old_way_raises_errors(void **state)
 {
-	struct msc_model_params p = narrowing_params();
-	struct msc_model *m = new_model(&p);
+	struct msc_model *m = *state;
 
-	(void)state;
 	model_wr32(m, MPAMCFG_PART_SEL, mpamcfg_part_sel(1, 3));
 	model_wr32(m, MPAMCFG_MBW_MAX, 0x4000);
 	expect_error(m, MPAM_ERR_INTPARTID_RANGE, 3, 0, 1);
@@ -1411,15 +1394,12 @@ static void test_narrowing_used_the_old_way_raises_errors(void **state)
 	expect_error(m, MPAM_ERR_INTPARTID_RANGE, 3, 0, 1);
 	assert_int_equal(msc_model_mbw_max(m, 1, 3), 0xFF00); /* no effect on anything */
 	assert_true(msc_model_error_count(m) == 3);
-	msc_model_free(m);
 }
 
 static void test_narrowing_errors(void **state)
 {
-	struct msc_model_params p = narrowing_params();
-	struct msc_model *m = new_model(&p);
+	struct msc_model *m = *state;
 
-	(void)state;
 	/* 6: an intPARTID beyond INTPARTID_MAX, selected for a configuration register. */
 	model_wr32(m, MPAMCFG_PART_SEL, mpamcfg_int_part_sel(0, 8));
 	model_wr32(m, MPAMCFG_MBW_MIN, 0x1000);
@@ -1445,18 +1425,15 @@ static void test_narrowing_errors(void **state)
 	model_wr32(m, MPAMCFG_MBW_MAX, 0);
 	expect_error(m, MPAM_ERR_UNDEF_RIS_PART_SEL, 1, 0, 2);
 	assert_true(msc_model_error_count(m) == 7);
-	msc_model_free(m);
 }
 
 /* Preloading a PARTID on a narrowing MSC maps it to the intPARTID of its number, as firmware that
  * gave it controls of its own would have; one beyond INTPARTID_MAX cannot be. */
 static void test_narrowing_preload(void **state)
 {
-	struct msc_model_params p = narrowing_params();
-	struct msc_model *m = new_model(&p);
+	struct msc_model *m = *state;
 	struct msc_model_limits lim;
 
-	(void)state;
 	assert_int_equal(msc_model_preload_mbw_prop(m, 5, 1), 0);
 	model_wr32(m, MPAMCFG_PART_SEL, mpamcfg_part_sel(0, 5));
 	assert_int_equal(model_rd32(m, MPAMCFG_INTPARTID), (uint32_t)MPAMCFG_INTPARTID_INTERNAL | 5);
@@ -1468,7 +1445,6 @@ static void test_narrowing_preload(void **state)
 	assert_true(lim.prop_share == 1.0);
 	assert_int_equal(msc_model_preload_mbw_prop(m, 9, 1), -EINVAL);
 	assert_true(msc_model_esr(m) == 0);
-	msc_model_free(m);
 }
 
 /* ---------------------------------------------------------------- scale and randomness */
@@ -1684,29 +1660,29 @@ int main(void)
 		cmocka_unit_test(test_id_registers_decode_to_params),
 		cmocka_unit_test(test_id_registers_without_features),
 		cmocka_unit_test(test_part_sel_isolates_partids),
-		cmocka_unit_test(test_part_sel_isolates_ris),
+		full_model_test(test_part_sel_isolates_ris),
 		cmocka_unit_test(test_mbw_fields_keep_top_bwa_wd_bits),
 		cmocka_unit_test(test_hardlim_follows_max_lim),
 		cmocka_unit_test(test_cpbm_keeps_bits_below_width),
 		cmocka_unit_test(test_pri_keeps_low_pri_wd_bits),
 		cmocka_unit_test(test_missing_min_or_max_is_raz_wi),
 		cmocka_unit_test(test_monitor_selection),
-		cmocka_unit_test(test_counting_filters),
-		cmocka_unit_test(test_scale_applies_with_sclen),
-		cmocka_unit_test(test_short_counter_wraps_with_status_and_ofsr),
-		cmocka_unit_test(test_long_counter_wraps_at_44_bits),
+		full_model_test(test_counting_filters),
+		full_model_test(test_scale_applies_with_sclen),
+		full_model_test(test_short_counter_wraps_with_status_and_ofsr),
+		full_model_test(test_long_counter_wraps_at_44_bits),
 		cmocka_unit_test(test_long_counter_wraps_at_63_bits),
 		cmocka_unit_test(test_nrdy_hardware_managed),
 		cmocka_unit_test(test_nrdy_software_managed_probe),
-		cmocka_unit_test(test_injected_faults),
+		full_model_test(test_injected_faults),
 		cmocka_unit_test(test_capture_event),
-		cmocka_unit_test(test_errcodes),
+		full_model_test(test_errcodes),
 		cmocka_unit_test(test_ris_errors_without_has_ris),
-		cmocka_unit_test(test_esr_overwrite_and_clear),
+		full_model_test(test_esr_overwrite_and_clear),
 		cmocka_unit_test(test_esr_invisible_without_has_esr),
-		cmocka_unit_test(test_bad_accesses_refused_and_counted),
+		full_model_test(test_bad_accesses_refused_and_counted),
 		cmocka_unit_test(test_64bit_access_to_32bit_pairs),
-		cmocka_unit_test(test_bus_sim_forwards),
+		full_model_test(test_bus_sim_forwards),
 		cmocka_unit_test(test_large_partid_and_monitor_spaces),
 		cmocka_unit_test(test_random_config_round_trips),
 		cmocka_unit_test(test_random_counting),
@@ -1715,10 +1691,10 @@ int main(void)
 		cmocka_unit_test(test_controls_reset_and_round_trip),
 		cmocka_unit_test(test_prop_and_pbm_reach_the_traffic_side),
 		cmocka_unit_test(test_preload_is_what_an_earlier_owner_left),
-		cmocka_unit_test(test_narrowing_used_as_the_kernel_does),
-		cmocka_unit_test(test_narrowing_used_the_old_way_raises_errors),
-		cmocka_unit_test(test_narrowing_errors),
-		cmocka_unit_test(test_narrowing_preload),
+		narrowing_model_test(test_narrowing_used_as_the_kernel_does),
+		narrowing_model_test(test_narrowing_used_the_old_way_raises_errors),
+		narrowing_model_test(test_narrowing_errors),
+		narrowing_model_test(test_narrowing_preload),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
