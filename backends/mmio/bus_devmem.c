@@ -7,7 +7,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,93 +77,65 @@ static const struct msc_bus_ops devmem_ops = {
 	.free = devmem_free,
 };
 
-/* Writes "cannot map <path> [base, end): <reason>" into err, when the caller gave one. */
-__attribute__((format(printf, 5, 6))) static void explain(struct err *err, const char *path, uint64_t base,
-							  uint64_t size, const char *fmt, ...)
-{
-	char reason[256];
-	va_list ap;
-
-	if (!err)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(reason, sizeof(reason), fmt, ap);
-	va_end(ap);
-	err_set(err, 0, "cannot map %s [0x%" PRIx64 ", 0x%" PRIx64 "): %s", path, base, base + size, reason);
-}
-
 /* mmap needs page-aligned, non-empty ranges that fit in off_t and size_t; say which rule is broken. */
-static int check_window(const char *path, uint64_t base, uint64_t size, struct err *err)
+static int check_window(uint64_t base, uint64_t size, struct err *err)
 {
 	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
 
-	if (size == 0) {
-		explain(err, path, base, size, "the window is empty");
-		return -EINVAL;
-	}
-	if (base % page != 0 || size % page != 0) {
-		explain(err, path, base, size, "base and size must be multiples of the page size (0x%" PRIx64 ")",
-			page);
-		return -EINVAL;
-	}
+	if (size == 0)
+		return err_set(err, -EINVAL, "the window is empty");
+	if (base % page != 0 || size % page != 0)
+		return err_set(err, -EINVAL, "base and size must be multiples of the page size (0x%" PRIx64 ")", page);
 	if (size > SIZE_MAX || size > (uint64_t)INT64_MAX || base > (uint64_t)INT64_MAX - size ||
-	    (uint64_t)(off_t)base != base) {
-		explain(err, path, base, size, "the range does not fit in this process's address types");
-		return -EINVAL;
-	}
+	    (uint64_t)(off_t)base != base)
+		return err_set(err, -EINVAL, "the range does not fit in this process's address types");
 	return 0;
 }
 
-static int open_failed(const char *path, uint64_t base, uint64_t size, struct err *err)
+static int open_failed(const char *path, struct err *err)
 {
 	int code = errno;
 
 	if (code == ENOENT)
-		explain(err, path, base, size, "%s does not exist: the kernel was built without CONFIG_DEVMEM", path);
-	else if (code == EACCES || code == EPERM)
-		explain(err, path, base, size, "need root (CAP_SYS_RAWIO) to open %s: %s", path, strerror(code));
-	else
-		explain(err, path, base, size, "cannot open %s: %s", path, strerror(code));
-	return -code;
+		return err_set(err, -code, "%s does not exist: the kernel was built without CONFIG_DEVMEM", path);
+	if (code == EACCES || code == EPERM)
+		return err_set(err, -code, "need root (CAP_SYS_RAWIO) to open %s: %s", path, strerror(code));
+	return err_set(err, -code, "cannot open %s: %s", path, strerror(code));
 }
 
-static int mmap_failed(const char *path, uint64_t base, uint64_t size, struct err *err)
+static int mmap_failed(struct err *err)
 {
 	int code = errno;
 
 	/* mmap of /dev/mem fails with EPERM only when devmem_is_allowed() or the iomem checks refuse. */
 	if (code == EPERM)
-		explain(err, path, base, size,
-			"the kernel refuses the mapping: CONFIG_STRICT_DEVMEM or CONFIG_IO_STRICT_DEVMEM blocks this "
-			"range; boot with iomem=relaxed or use the resctrl backend");
-	else
-		explain(err, path, base, size, "mmap failed: %s", strerror(code));
-	return -code;
+		return err_set(err, -code,
+			       "the kernel refuses the mapping: CONFIG_STRICT_DEVMEM or CONFIG_IO_STRICT_DEVMEM blocks "
+			       "this range; boot with iomem=relaxed or use the resctrl backend");
+	return err_set(err, -code, "mmap failed: %s", strerror(code));
 }
 
-int bus_devmem_new(const char *path, uint64_t base, uint64_t size, struct msc_bus **ret, struct err *err)
+static int devmem_map(const char *path, uint64_t base, uint64_t size, struct msc_bus **ret, struct err *err)
 {
 	struct devmem_bus *d;
 	void *map;
 	int fd, r;
 
-	r = check_window(path, base, size, err);
+	r = check_window(base, size, err);
 	if (r)
 		return r;
 	d = calloc(1, sizeof(*d));
-	if (!d) {
-		explain(err, path, base, size, "out of memory");
-		return -ENOMEM;
-	}
+	if (!d)
+		return err_set(err, -ENOMEM, "out of memory");
 	fd = open(path, O_RDWR | O_SYNC | O_CLOEXEC);
 	if (fd < 0) {
-		r = open_failed(path, base, size, err);
+		r = open_failed(path, err);
 		free(d);
 		return r;
 	}
 	map = mmap(NULL, (size_t)size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)base);
 	if (map == MAP_FAILED) {
-		r = mmap_failed(path, base, size, err);
+		r = mmap_failed(err);
 		close(fd);
 		free(d);
 		return r;
@@ -172,4 +143,13 @@ int bus_devmem_new(const char *path, uint64_t base, uint64_t size, struct msc_bu
 	*d = (struct devmem_bus){ .bus = { .ops = &devmem_ops, .base = base, .size = size }, .fd = fd, .map = map };
 	*ret = &d->bus;
 	return 0;
+}
+
+int bus_devmem_new(const char *path, uint64_t base, uint64_t size, struct msc_bus **ret, struct err *err)
+{
+	int r = devmem_map(path, base, size, ret, err);
+
+	if (r)
+		err_prefix(err, "cannot map %s [0x%" PRIx64 ", 0x%" PRIx64 ")", path, base, base + size);
+	return r;
 }

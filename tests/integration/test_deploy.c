@@ -17,6 +17,7 @@
 
 #include <cmocka.h>
 
+#include "tests/util/dashboard.h"
 #include "tests/util/promtool.h"
 #include "tests/util/testutil.h"
 
@@ -65,40 +66,33 @@ static void replace_all(char *s, size_t size, const char *from, const char *to)
 	}
 }
 
-static void collect_exprs(json_t *node, FILE *rules, unsigned *count)
-{
-	const char *key;
-	json_t *child;
-	size_t i;
+struct expr_rules {
+	FILE *out;
+	unsigned count;
+};
 
-	if (json_is_object(node)) {
-		json_t *expr = json_object_get(node, "expr");
-		if (json_is_string(expr)) {
-			char query[2048];
-			snprintf(query, sizeof(query), "%s", json_string_value(expr));
-			replace_all(query, sizeof(query), "$__rate_interval", "5m");
-			replace_all(query, sizeof(query), "$instance", "hv1");
-			json_t *quoted = json_string(query);
-			char *text = json_dumps(quoted, JSON_ENCODE_ANY); /* JSON strings are YAML strings */
-			fprintf(rules, "      - record: dashboard:query_%u\n        expr: %s\n", (*count)++, text);
-			free(text);
-			json_decref(quoted);
-		}
-		json_object_foreach(node, key, child) {
-			collect_exprs(child, rules, count);
-		}
-	} else if (json_is_array(node)) {
-		json_array_foreach(node, i, child) {
-			collect_exprs(child, rules, count);
-		}
-	}
+/* Writes the query as a recording rule, Grafana's variables replaced by what promtool can parse. */
+static void write_expr_rule(const char *expr, const json_t *panel, void *ctx)
+{
+	struct expr_rules *rules = ctx;
+	char query[2048];
+
+	(void)panel;
+	snprintf(query, sizeof(query), "%s", expr);
+	replace_all(query, sizeof(query), "$__rate_interval", "5m");
+	replace_all(query, sizeof(query), "$instance", "hv1");
+	json_t *quoted = json_string(query);
+	char *text = json_dumps(quoted, JSON_ENCODE_ANY); /* JSON strings are YAML strings */
+	fprintf(rules->out, "      - record: dashboard:query_%u\n        expr: %s\n", rules->count++, text);
+	free(text);
+	json_decref(quoted);
 }
 
 static void test_dashboard_queries_are_promql(void **state)
 {
 	char dir[] = "/tmp/mpamd-deploy-XXXXXX", path[64];
 	json_error_t error;
-	unsigned count = 0;
+	struct expr_rules rules = { .out = NULL };
 
 	(void)state;
 	json_t *dashboard = json_load_file(DEPLOY "grafana-dashboard.json", 0, &error);
@@ -106,13 +100,13 @@ static void test_dashboard_queries_are_promql(void **state)
 		fail_msg("grafana-dashboard.json:%d: %s", error.line, error.text);
 	assert_non_null(mkdtemp(dir));
 	snprintf(path, sizeof(path), "%s/dashboard-rules.yml", dir);
-	FILE *rules = fopen(path, "w");
-	assert_non_null(rules);
-	fprintf(rules, "groups:\n  - name: dashboard\n    rules:\n");
-	collect_exprs(dashboard, rules, &count);
-	assert_int_equal(fclose(rules), 0);
+	rules.out = fopen(path, "w");
+	assert_non_null(rules.out);
+	fprintf(rules.out, "groups:\n  - name: dashboard\n    rules:\n");
+	dashboard_each_expr(dashboard, write_expr_rule, &rules);
+	assert_int_equal(fclose(rules.out), 0);
 	json_decref(dashboard);
-	assert_true(count >= 4);
+	assert_true(rules.count >= 4);
 	if (!promtool_missing)
 		assert_promtool("check", "rules", path);
 	unlink(path);

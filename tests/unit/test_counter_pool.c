@@ -34,30 +34,26 @@ static int fake_program(void *ctx, unsigned slot, size_t partition)
 	return 0;
 }
 
-static int fake_read_one(struct fake *f, unsigned slot, struct counter_reading *rd)
+/* What counter `slot` reads now: broken, not ready or restarted as the test set it. */
+static struct counter_reading fake_reading(struct fake *f, unsigned slot)
 {
-	if (f->broken[slot]) {
-		rd->reason = "fake counter broken";
-		return -EIO;
-	}
-	rd->value = f->value[slot];
-	rd->not_ready = f->not_ready[slot];
+	struct counter_reading rd = { .held = true, .value = f->value[slot], .not_ready = f->not_ready[slot] };
+
+	if (f->broken[slot])
+		return (struct counter_reading){ .held = true, .error = -EIO, .reason = "fake counter broken" };
 	if (f->restarted[slot]) {
-		rd->restarted = true;
-		rd->reason = "fake counter restarted";
+		rd.restarted = true;
+		rd.reason = "fake counter restarted";
 		f->restarted[slot] = false;
 	}
-	return 0;
+	return rd;
 }
 
 static void fake_read(void *ctx, unsigned first, unsigned count, struct counter_reading *ret)
 {
-	for (unsigned k = 0; k < count; k++) {
-		if (!ret[k].held)
-			continue;
-		ret[k] = (struct counter_reading){ .held = true };
-		ret[k].error = fake_read_one(ctx, first + k, &ret[k]);
-	}
+	for (unsigned k = 0; k < count; k++)
+		if (ret[k].held)
+			ret[k] = fake_reading(ctx, first + k);
 }
 
 static void fake_release(void *ctx, unsigned slot, size_t partition)

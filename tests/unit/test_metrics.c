@@ -18,6 +18,7 @@
 
 #include "core/report/events.h"
 #include "core/report/metrics.h"
+#include "tests/util/dashboard.h"
 #include "tests/util/testutil.h"
 
 #define MAX_FAMILIES 64
@@ -130,6 +131,35 @@ static char *format(const struct metrics_input *in)
 	assert_int_equal(strlen(b.data), b.len);
 	return b.data;
 }
+
+/* The view and its text, what most tests read: a cmocka fixture, freed even when the test fails. */
+struct formatted {
+	struct view v;
+	char *text;
+};
+
+static int formatted_setup(void **state)
+{
+	struct formatted *f = calloc(1, sizeof(*f));
+
+	assert_non_null(f);
+	view_init(&f->v);
+	f->text = format(&f->v.in);
+	*state = f;
+	return 0;
+}
+
+static int formatted_teardown(void **state)
+{
+	struct formatted *f = *state;
+
+	free(f->text);
+	view_fini(&f->v);
+	free(f);
+	return 0;
+}
+
+#define formatted_test(test) cmocka_unit_test_setup_teardown(test, formatted_setup, formatted_teardown)
 
 /* ---- reading the text back ---- */
 
@@ -264,12 +294,10 @@ static void assert_value(const char *text, const char *series, double want)
 
 static void test_every_family_is_declared_once_before_its_samples(void **state)
 {
-	struct view v;
+	struct formatted *fx = *state;
+	char *text = fx->text;
 	struct parsed p;
 
-	(void)state;
-	view_init(&v);
-	char *text = format(&v.in);
 	parse(text, &p);
 	assert_int_equal(p.count, metrics_family_count);
 	for (size_t i = 0; i < p.count; i++) {
@@ -282,17 +310,13 @@ static void test_every_family_is_declared_once_before_its_samples(void **state)
 			fail_msg("%s has no sample although the view has something for every family", f->name);
 		assert_true(!strncmp(f->name, "mpamd_", 6));
 	}
-	free(text);
-	view_fini(&v);
 }
 
 static void test_label_values_are_escaped(void **state)
 {
-	struct view v;
+	struct formatted *fx = *state;
+	char *text = fx->text;
 
-	(void)state;
-	view_init(&v);
-	char *text = format(&v.in);
 	/* Nowhere the raw name, everywhere the escaped one. */
 	assert_null(strstr(text, "\"we\"b"));
 	assert_value(text, "mpamd_partition_open{partition=\"" ODD_LABEL "\"}", 1);
@@ -300,19 +324,14 @@ static void test_label_values_are_escaped(void **state)
 	/* Every sample line is one line: the newline in the name did not break one. */
 	struct parsed p;
 	parse(text, &p);
-	free(text);
-	view_fini(&v);
 }
 
 /* ---- values, in base units ---- */
 
 static void test_values_are_in_base_units(void **state)
 {
-	struct view v;
-
-	(void)state;
-	view_init(&v);
-	char *text = format(&v.in);
+	struct formatted *fx = *state;
+	char *text = fx->text;
 	const char *odd = "{partition=\"" ODD_LABEL "\"}";
 	char series[256];
 
@@ -345,9 +364,10 @@ static void test_values_are_in_base_units(void **state)
 	/* An invalid domain has no series; a partition that is not open has no bandwidth at all. */
 	assert_null(value_of(text, "mpamd_partition_bandwidth_bytes_per_second{partition=\"batch\",domain=\"msc1\"}"));
 	assert_null(strstr(text, "mpamd_partition_bandwidth_bytes_per_second{partition=\"gone\""));
-	assert_value(text, SERIES("mpamd_partition_bandwidth_max_ratio", odd), v.status[0].mb_max / 100.0);
-	assert_value(text, SERIES("mpamd_partition_bandwidth_min_ratio", odd), v.status[0].mb_min / 100.0);
-	assert_value(text, SERIES("mpamd_partition_guarantee_bytes_per_second", odd), v.goals[0].guarantee_mbps * 1e6);
+	assert_value(text, SERIES("mpamd_partition_bandwidth_max_ratio", odd), fx->v.status[0].mb_max / 100.0);
+	assert_value(text, SERIES("mpamd_partition_bandwidth_min_ratio", odd), fx->v.status[0].mb_min / 100.0);
+	assert_value(text, SERIES("mpamd_partition_guarantee_bytes_per_second", odd),
+		     fx->v.goals[0].guarantee_mbps * 1e6);
 	/* The guard's verdict on each domain; none where it did not judge (batch: no guarantee). */
 	assert_value(text,
 		     SERIES("mpamd_partition_domain_guarantee_short", "{partition=\"" ODD_LABEL "\",domain=\"msc0\"}"),
@@ -357,10 +377,10 @@ static void test_values_are_in_base_units(void **state)
 		     0);
 	assert_null(strstr(text, "mpamd_partition_domain_guarantee_short{partition=\"batch\""));
 	assert_value(text, "mpamd_partition_target_bytes_per_second{partition=\"batch\"}",
-		     v.goals[1].target_mbps * 1e6);
+		     fx->v.goals[1].target_mbps * 1e6);
 	/* IPC and stall ratio as counted; "not counted" (batch) has no series rather than a 0. */
-	assert_value(text, SERIES("mpamd_partition_ipc", odd), v.status[0].ipc);
-	assert_value(text, SERIES("mpamd_partition_stall_ratio", odd), v.status[0].stall_ratio);
+	assert_value(text, SERIES("mpamd_partition_ipc", odd), fx->v.status[0].ipc);
+	assert_value(text, SERIES("mpamd_partition_stall_ratio", odd), fx->v.status[0].stall_ratio);
 	assert_null(value_of(text, "mpamd_partition_ipc{partition=\"batch\"}"));
 	assert_null(value_of(text, "mpamd_partition_stall_ratio{partition=\"batch\"}"));
 	/* Only partitions that have a guarantee or a target have that series. */
@@ -368,10 +388,10 @@ static void test_values_are_in_base_units(void **state)
 	assert_null(value_of(text, SERIES("mpamd_partition_target_bytes_per_second", odd)));
 	/* Counters are printed exactly, however large. */
 	snprintf(series, sizeof(series), "mpamd_partition_bytes_total%s %llu\n", odd,
-		 (unsigned long long)v.status[0].bytes_total);
+		 (unsigned long long)fx->v.status[0].bytes_total);
 	assert_non_null(strstr(text, series));
 	assert_value(text, "mpamd_partition_invalid_samples_total{partition=\"batch\"}",
-		     (double)v.parts[1].invalid_samples);
+		     (double)fx->v.parts[1].invalid_samples);
 	assert_value(text, "mpamd_partition_sample_valid{partition=\"batch\"}", 0);
 	assert_value(text, "mpamd_partition_sample_estimated{partition=\"batch\"}", 1);
 	/* Not open: open and sample_valid say so, and no limit or count is made up. */
@@ -388,34 +408,29 @@ static void test_values_are_in_base_units(void **state)
 	assert_value(text, "mpamd_proc_connector_up", 0);
 	/* The daemon. */
 	assert_value(text, "mpamd_build_info{version=\"1.2.3\"}", 1);
-	assert_value(text, "mpamd_ticks_total", (double)v.in.ticks);
-	assert_value(text, "mpamd_tick_overruns_total", (double)v.in.overruns);
-	assert_value(text, "mpamd_tick_interval_seconds", v.in.interval_s);
-	assert_value(text, "mpamd_uptime_seconds", v.in.uptime_s);
-	assert_value(text, "mpamd_last_tick_timestamp_seconds", v.in.last_tick_unix_s);
+	assert_value(text, "mpamd_ticks_total", (double)fx->v.in.ticks);
+	assert_value(text, "mpamd_tick_overruns_total", (double)fx->v.in.overruns);
+	assert_value(text, "mpamd_tick_interval_seconds", fx->v.in.interval_s);
+	assert_value(text, "mpamd_uptime_seconds", fx->v.in.uptime_s);
+	assert_value(text, "mpamd_last_tick_timestamp_seconds", fx->v.in.last_tick_unix_s);
 	assert_value(text, "mpamd_config_last_reload_success", 0);
-	assert_value(text, "mpamd_config_last_reload_success_timestamp_seconds", v.in.reload_ok_unix_s);
+	assert_value(text, "mpamd_config_last_reload_success_timestamp_seconds", fx->v.in.reload_ok_unix_s);
 	assert_value(text, "mpamd_record_ok", 0);
 	assert_value(text, "mpamd_record_errors_total", 5);
-	assert_value(text, "mpamd_host_capacity_bytes_per_second", v.in.capacity_mbps * 1e6);
+	assert_value(text, "mpamd_host_capacity_bytes_per_second", fx->v.in.capacity_mbps * 1e6);
 	assert_value(text, "mpamd_guarantees_enforced", 0);
 #undef SERIES
-	free(text);
-	view_fini(&v);
 }
 
 static void test_events_are_counted_by_partition_and_action(void **state)
 {
-	struct view v;
+	struct formatted *fx = *state;
+	char *text = fx->text;
 
-	(void)state;
-	view_init(&v);
-	char *text = format(&v.in);
 	assert_value(text, "mpamd_policy_events_total{partition=\"batch\",action=\"throttle\"}", 2);
 	assert_value(text, "mpamd_policy_events_total{partition=\"batch\",action=\"restore\"}", 1);
 	assert_null(value_of(text, "mpamd_policy_events_total{partition=\"gone\",action=\"throttle\"}"));
 	assert_value(text, "mpamd_policy_events_folded_total", 17); /* not logged, counted */
-	free(text);
 
 	/* Many partitions and actions: every count lands where it belongs as the table grows. */
 	char name[32], action[32];
@@ -424,33 +439,30 @@ static void test_events_are_counted_by_partition_and_action(void **state)
 			snprintf(name, sizeof(name), "p%u", i);
 			snprintf(action, sizeof(action), "act%u: why", i % 7);
 			for (unsigned k = 0; k <= i % 3; k++)
-				event_log_add(v.events, round, round, round, name, action);
+				event_log_add(fx->v.events, round, round, round, name, action);
 		}
-	text = format(&v.in);
+	free(fx->text);
+	text = fx->text = format(&fx->v.in);
 	for (unsigned i = 0; i < 500; i++) {
 		char series[96];
 		snprintf(series, sizeof(series), "mpamd_policy_events_total{partition=\"p%u\",action=\"act%u\"}", i,
 			 i % 7);
 		assert_value(text, series, 3.0 * (i % 3 + 1));
 	}
-	assert_int_equal(v.events->counts.used, 3 + 500);
-	free(text);
-	view_fini(&v);
+	assert_int_equal(fx->v.events->counts.used, 3 + 500);
 }
 
 static void test_tick_duration_is_a_cumulative_histogram(void **state)
 {
-	struct view v;
+	struct formatted *fx = *state;
+	char *text = fx->text;
 	char series[96];
 
-	(void)state;
-	view_init(&v);
-	char *text = format(&v.in);
 	uint64_t previous = 0;
-	for (size_t i = 0; i <= v.hist.bound_count; i++) {
+	for (size_t i = 0; i <= fx->v.hist.bound_count; i++) {
 		char le[32];
-		if (i < v.hist.bound_count)
-			snprintf(le, sizeof(le), "%g", v.hist.bounds[i]);
+		if (i < fx->v.hist.bound_count)
+			snprintf(le, sizeof(le), "%g", fx->v.hist.bounds[i]);
 		else
 			snprintf(le, sizeof(le), "+Inf");
 		snprintf(series, sizeof(series), "mpamd_tick_duration_seconds_bucket{le=\"%s\"}", le);
@@ -461,15 +473,13 @@ static void test_tick_duration_is_a_cumulative_histogram(void **state)
 		uint64_t below = 0;
 		for (size_t k = 0; k < 4; k++) /* the four observations of view_init */
 			below += (double[]){ 0.0005, 0.005, 0.005, 0.5 }[k] <=
-				 (i < v.hist.bound_count ? v.hist.bounds[i] : 1e300);
+				 (i < fx->v.hist.bound_count ? fx->v.hist.bounds[i] : 1e300);
 		assert_int_equal(count, below);
 		assert_true(count >= previous);
 		previous = count;
 	}
-	assert_value(text, "mpamd_tick_duration_seconds_count", (double)v.hist.count);
+	assert_value(text, "mpamd_tick_duration_seconds_count", (double)fx->v.hist.count);
 	assert_value(text, "mpamd_tick_duration_seconds_sum", 0.0005 + 0.005 + 0.005 + 0.5);
-	free(text);
-	view_fini(&v);
 }
 
 /* An engine with nothing yet: no tick, no monitor, no partition, no capacity. Still valid text. */
@@ -539,12 +549,10 @@ static size_t each_metric_name(const char *text, const char *where)
 
 static void test_man_page_lists_exactly_the_families(void **state)
 {
-	struct view v;
+	struct formatted *fx = *state;
+	char *text = fx->text;
 	struct parsed p;
 
-	(void)state;
-	view_init(&v);
-	char *text = format(&v.in);
 	parse(text, &p);
 	char *man = source_file("docs/mpamctl.8");
 	const char *begin = strstr(man, ".\\\" metrics:");
@@ -566,55 +574,40 @@ static void test_man_page_lists_exactly_the_families(void **state)
 	if (listed != p.count)
 		fail_msg("mpamctl(8) lists %zu families, mpamd produces %zu", listed, p.count);
 	free(man);
-	free(text);
-	view_fini(&v);
 }
 
-/* Every "expr" anywhere in the dashboard (panels, rows, templating). */
-static size_t check_exprs(json_t *node, size_t *panels_with_expr)
-{
-	size_t count = 0;
-	const char *key;
-	json_t *child;
-	size_t i;
+/* Panels with a query, counted once each (a panel's queries come one after another). */
+struct expr_check {
+	const json_t *last_panel;
+	size_t panels_with_expr;
+};
 
-	if (json_is_object(node)) {
-		json_t *expr = json_object_get(node, "expr");
-		if (json_is_string(expr)) {
-			if (!each_metric_name(json_string_value(expr), "grafana-dashboard.json"))
-				fail_msg("dashboard query '%s' names no mpamd metric", json_string_value(expr));
-			count++;
-		}
-		bool panel = json_object_get(node, "targets") != NULL;
-		size_t before = count;
-		json_object_foreach(node, key, child) {
-			count += check_exprs(child, panels_with_expr);
-		}
-		if (panel && count > before)
-			(*panels_with_expr)++;
-	} else if (json_is_array(node)) {
-		json_array_foreach(node, i, child) {
-			count += check_exprs(child, panels_with_expr);
-		}
-	}
-	return count;
+static void check_expr(const char *expr, const json_t *panel, void *ctx)
+{
+	struct expr_check *check = ctx;
+
+	if (!each_metric_name(expr, "grafana-dashboard.json"))
+		fail_msg("dashboard query '%s' names no mpamd metric", expr);
+	if (panel && panel != check->last_panel)
+		check->panels_with_expr++;
+	check->last_panel = panel;
 }
 
 static void test_dashboard_queries_use_produced_metrics(void **state)
 {
 	char path[512];
 	json_error_t error;
-	size_t panels = 0;
+	struct expr_check check = { .last_panel = NULL };
 
 	(void)state;
 	snprintf(path, sizeof(path), "%s/deploy/grafana-dashboard.json", MPAMD_SOURCE_DIR);
 	json_t *dashboard = json_load_file(path, 0, &error);
 	if (!dashboard)
 		fail_msg("%s:%d: %s", path, error.line, error.text);
-	size_t exprs = check_exprs(dashboard, &panels);
+	size_t exprs = dashboard_each_expr(dashboard, check_expr, &check);
 	/* Bandwidth, limits, events and tick duration at the least. */
-	assert_true(panels >= 4);
-	assert_true(exprs >= panels);
+	assert_true(check.panels_with_expr >= 4);
+	assert_true(exprs >= check.panels_with_expr);
 	json_decref(dashboard);
 }
 
@@ -689,13 +682,13 @@ static void test_a_thousand_partitions_stay_cheap(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_every_family_is_declared_once_before_its_samples),
-		cmocka_unit_test(test_label_values_are_escaped),
-		cmocka_unit_test(test_values_are_in_base_units),
-		cmocka_unit_test(test_events_are_counted_by_partition_and_action),
-		cmocka_unit_test(test_tick_duration_is_a_cumulative_histogram),
+		formatted_test(test_every_family_is_declared_once_before_its_samples),
+		formatted_test(test_label_values_are_escaped),
+		formatted_test(test_values_are_in_base_units),
+		formatted_test(test_events_are_counted_by_partition_and_action),
+		formatted_test(test_tick_duration_is_a_cumulative_histogram),
 		cmocka_unit_test(test_an_empty_engine_gives_valid_text),
-		cmocka_unit_test(test_man_page_lists_exactly_the_families),
+		formatted_test(test_man_page_lists_exactly_the_families),
 		cmocka_unit_test(test_dashboard_queries_use_produced_metrics),
 		cmocka_unit_test(test_alert_rules_use_produced_metrics),
 		cmocka_unit_test(test_a_thousand_partitions_stay_cheap),

@@ -27,6 +27,16 @@ static void rig_setup(struct mbwu_rig *rig, const struct msc_model_params *param
 	mbwu_rig_setup(rig, params, partitions, &(struct msc_probe_opts){ 0 });
 }
 
+/* The simulator's default MSC with NVIDIA T241's IIDR, so that the probe applies the T241 errata. */
+static struct msc_model_params t241_params(void)
+{
+	struct msc_model_params p;
+
+	msc_model_params_default(&p);
+	p.iidr = MPAM_IIDR_NVIDIA_T241;
+	return p;
+}
+
 /* A host whose SoC is known not to be a T241 (the simulator's): T241-MPAM-1 does not apply. */
 static const struct msc_probe_opts not_a_t241_soc = { .soc = { .known = true, .id = 0 } };
 
@@ -217,14 +227,12 @@ static void test_bandwidth_controls(void **state)
  * the implemented bits), never below one step, and not reported as a minimum in force. */
 static void test_t241_mbw_min_follows_max(void **state)
 {
-	struct msc_model_params p;
+	struct msc_model_params p = t241_params();
 	struct mbwu_rig rig;
 	struct err err = { "" };
 	double max, min;
 
 	(void)state;
-	msc_model_params_default(&p);
-	p.iidr = MPAM_IIDR_NVIDIA_T241;
 	p.bwa_wd = 7; /* MPAMF_MBW_IDR 0xC07 */
 	mbwu_rig_setup(&rig, &p, 0, &not_a_t241_soc);
 	assert_int_equal(rig.msc.caps.quirks, MSC_QUIRK_T241_MBW_MIN_FLOOR | MSC_QUIRK_T241_MBWU_X64);
@@ -247,14 +255,12 @@ static void test_t241_mbw_min_follows_max(void **state)
 /* T241-MPAM-1 where the SoC may be a T241: no control is written, and the refusal says why. */
 static void test_t241_controls_refused_on_a_t241_soc(void **state)
 {
-	struct msc_model_params p;
+	struct msc_model_params p = t241_params();
 	struct mbwu_rig rig;
 	struct err err = { "" };
 	double max, min;
 
 	(void)state;
-	msc_model_params_default(&p);
-	p.iidr = MPAM_IIDR_NVIDIA_T241;
 	rig_setup(&rig, &p, 0); /* no SoC id known */
 	assert_true(rig.msc.caps.quirks & MSC_QUIRK_T241_SHADOW_SCRUB);
 	assert_int_equal(msc_set_bandwidth(&rig.msc, 4, 50, 0, &max, &min, &err), -EPERM);
@@ -275,14 +281,12 @@ struct t241_control {
 
 static void t241_control_open(struct t241_control *c, const struct soc_id *soc)
 {
-	struct msc_model_params params;
+	struct msc_model_params params = t241_params();
 	struct msc_bus *bus;
 	struct partition_ref ref;
 	struct err err = { "" };
 	const char *name = "grace";
 
-	msc_model_params_default(&params);
-	params.iidr = MPAM_IIDR_NVIDIA_T241;
 	assert_int_equal(msc_model_new(&params, &c->model), 0);
 	assert_int_equal(bus_sim_new(c->model, 0x1000000, &bus), 0);
 	assert_int_equal(msc_set_new(&bus, &name, 1, &(struct msc_probe_opts){ .soc = *soc }, &c->set, &err), 0);

@@ -45,36 +45,50 @@ static struct mpamf_esr esr_now(const struct msc_model *m)
 	return mpamf_esr_decode(msc_model_esr(m));
 }
 
-/* An MSC with every feature the model has: 3 RIS, 16 PARTIDs, 4 PMGs, 40 monitors. NRDY off so
- * tests that are not about NRDY can count straight away. */
+/* An MSC with every feature the model has: the default one (which has MIN, MAX, long counters and
+ * the ESR) with 3 RIS, 16 PARTIDs, 4 PMGs, 40 monitors, priorities, capture and overflow status, and
+ * its own IIDR and AIDR. NRDY off so tests that are not about NRDY can count straight away. */
 static struct msc_model_params full_params(void)
 {
-	return (struct msc_model_params){
-		.partid_max = 15,
-		.pmg_max = 3,
-		.has_ris = true,
-		.ris_max = 2,
-		.bwa_wd = 8,
-		.has_min = true,
-		.has_max = true,
-		.cpbm_wd = 20,
-		.pri_wd = 4,
-		.num_mon = 40,
-		.scale = 6,
-		.has_long = true,
-		.has_rwbw = true,
-		.has_capture = true,
-		.has_ofsr = true,
-		.has_oflow_sr = true,
-		.nrdy_ticks = 0,
-		.nrdy_hw = true,
-		.ext = true,
-		.has_esr = true,
-		.has_extd_esr = true,
-		.iidr = 0x1234543B,
-		.aidr = 0x10,
-	};
+	struct msc_model_params p;
+
+	msc_model_params_default(&p);
+	p.partid_max = 15;
+	p.pmg_max = 3;
+	p.has_ris = true;
+	p.ris_max = 2;
+	p.cpbm_wd = 20;
+	p.pri_wd = 4;
+	p.num_mon = 40;
+	p.scale = 6;
+	p.has_rwbw = true;
+	p.has_capture = true;
+	p.has_ofsr = true;
+	p.has_oflow_sr = true;
+	p.nrdy_ticks = 0;
+	p.has_extd_esr = true;
+	p.iidr = 0x1234543B;
+	p.aidr = 0x10;
+	return p;
 }
+
+/* The tests that need no other MSC get full_params' model as their state (a cmocka fixture, so it is
+ * freed when a test fails too). */
+static int full_model_setup(void **state)
+{
+	struct msc_model_params p = full_params();
+
+	*state = new_model(&p);
+	return 0;
+}
+
+static int model_teardown(void **state)
+{
+	msc_model_free(*state);
+	return 0;
+}
+
+#define full_model_test(test) cmocka_unit_test_setup_teardown(test, full_model_setup, model_teardown)
 
 /* Select monitor `mon` of `ris`, filter on PARTID (and PMG when match_pmg), enable it. */
 static void program_mon(struct msc_model *m, unsigned ris, uint16_t mon, uint16_t partid, uint8_t pmg, bool match_pmg,
@@ -297,11 +311,8 @@ static void test_part_sel_isolates_partids(void **state)
 
 static void test_part_sel_isolates_ris(void **state)
 {
-	struct msc_model_params p = full_params();
-	struct msc_model *m;
+	struct msc_model *m = *state;
 
-	(void)state;
-	m = new_model(&p);
 	for (unsigned r = 0; r <= 2; r++) {
 		sel_part(m, r, 5);
 		model_wr32(m, MPAMCFG_MBW_MAX, 0x1000u * (r + 1));
@@ -319,7 +330,6 @@ static void test_part_sel_isolates_ris(void **state)
 		assert_int_equal(model_rd32(m, MPAMCFG_MBW_MAX), 0xFF00);
 		assert_int_equal(model_rd32(m, MPAMCFG_CPBM(0)), 0xFFFFF);
 	}
-	msc_model_free(m);
 }
 
 static void test_mbw_fields_keep_top_bwa_wd_bits(void **state)
@@ -520,15 +530,12 @@ static void test_monitor_selection(void **state)
 
 static void test_counting_filters(void **state)
 {
-	struct msc_model_params p = full_params();
-	struct msc_model *m;
+	struct msc_model *m = *state;
 	uint32_t writes_only = (uint32_t)mpam_field_prep(MSMON_CFG_MBWU_FLT_RWBW, MPAM_RWBW_WRITES);
 	uint32_t reads_only = (uint32_t)mpam_field_prep(MSMON_CFG_MBWU_FLT_RWBW, MPAM_RWBW_READS);
 	struct msmon_mbwu_ctl any = { .en = true };
 	static const uint32_t expect[] = { 1110, 110, 1120, 10, 1100, 0, 0 };
 
-	(void)state;
-	m = new_model(&p);
 	program_mon(m, 0, 0, 1, 0, false, 0); /* PARTID 1, any PMG */
 	program_mon(m, 0, 1, 1, 2, true, 0);  /* PARTID 1, PMG 2 */
 	sel_mon(m, 0, 2);		      /* everything */
@@ -561,16 +568,12 @@ static void test_counting_filters(void **state)
 	msc_model_count(m, 0, 2, 0, 1, 0);
 	assert_int_equal(model_rd32(m, MSMON_MBWU), 1111);
 	assert_int_equal(msc_model_error_count(m), 0);
-	msc_model_free(m);
 }
 
 static void test_scale_applies_with_sclen(void **state)
 {
-	struct msc_model_params p = full_params(); /* SCALE 6: units of 64 bytes */
-	struct msc_model *m;
+	struct msc_model *m = *state; /* full_params: SCALE 6, units of 64 bytes */
 
-	(void)state;
-	m = new_model(&p);
 	program_mon(m, 0, 0, 1, 0, false, (uint32_t)MSMON_CFG_CTL_SCLEN);
 	program_mon(m, 0, 1, 1, 0, false, 0);
 	msc_model_count(m, 0, 1, 0, 100, 0);
@@ -595,17 +598,13 @@ static void test_scale_applies_with_sclen(void **state)
 	model_wr32(m, MSMON_MBWU, 5);
 	assert_int_equal(model_rd32(m, MSMON_MBWU), 5);
 	assert_true(model_rd64(m, MSMON_MBWU_L) == 5 * 64);
-	msc_model_free(m);
 }
 
 static void test_short_counter_wraps_with_status_and_ofsr(void **state)
 {
-	struct msc_model_params p = full_params();
-	struct msc_model *m;
+	struct msc_model *m = *state;
 	struct msmon_mbwu_ctl ctl;
 
-	(void)state;
-	m = new_model(&p);
 	program_mon(m, 0, 33, 1, 0, false, 0);
 	model_wr32(m, MSMON_MBWU, 0x7FFFFFF0);
 	msc_model_count(m, 0, 1, 0, 0x10, 0); /* exactly to the top: 0x80000000 wraps to 0 */
@@ -647,17 +646,13 @@ static void test_short_counter_wraps_with_status_and_ofsr(void **state)
 	assert_true(msmon_mbwu_ctl_decode(model_rd32(m, MSMON_CFG_MBWU_CTL)).oflow_status);
 	assert_int_equal(model_rd32(m, MSMON_MBWU), 0);
 	assert_int_equal(model_rd32(m, MSMON_OFLOW_SR), MSMON_OFLOW_SR_MBWU_OFLOW_PND | 1u << 2);
-	msc_model_free(m);
 }
 
 static void test_long_counter_wraps_at_44_bits(void **state)
 {
-	struct msc_model_params p = full_params();
-	struct msc_model *m;
+	struct msc_model *m = *state;
 	struct msmon_mbwu_ctl ctl;
 
-	(void)state;
-	m = new_model(&p);
 	program_mon(m, 0, 3, 1, 0, false, 0);
 	/* Linux writes the long counter as low word then high word (mpam_msc_zero_mbwu_l()). */
 	model_wr32(m, MSMON_MBWU_L, 0xFFFFFFF0);
@@ -682,7 +677,6 @@ static void test_long_counter_wraps_at_44_bits(void **state)
 	model_wr32(m, MSMON_CFG_MBWU_CTL, model_rd32(m, MSMON_CFG_MBWU_CTL) & ~(uint32_t)MSMON_CFG_CTL_OFLOW_STATUS_L);
 	assert_false(msmon_mbwu_ctl_decode(model_rd32(m, MSMON_CFG_MBWU_CTL)).oflow_status_l);
 	assert_true(model_rd64(m, MSMON_MBWU_L) == 0);
-	msc_model_free(m);
 }
 
 static void test_long_counter_wraps_at_63_bits(void **state)
@@ -903,12 +897,9 @@ static void expect_error(struct msc_model *m, enum mpam_errcode code, uint16_t p
 
 static void test_errcodes(void **state)
 {
-	struct msc_model_params p = full_params();
-	struct msc_model *m;
+	struct msc_model *m = *state;
 	uint64_t errors = 0;
 
-	(void)state;
-	m = new_model(&p);
 	/* 1: PARTID_SEL out of range. The access has no effect and reads 0. */
 	sel_part(m, 1, 16);
 	assert_int_equal(model_rd32(m, MPAMCFG_MBW_MAX), 0);
@@ -962,7 +953,6 @@ static void test_errcodes(void **state)
 	assert_int_equal(mon_reg(m, 0, 0, MSMON_MBWU), 0);
 	errors += 2;
 	assert_true(msc_model_error_count(m) == errors);
-	msc_model_free(m);
 }
 
 static void test_ris_errors_without_has_ris(void **state)
@@ -988,12 +978,9 @@ static void test_ris_errors_without_has_ris(void **state)
 
 static void test_esr_overwrite_and_clear(void **state)
 {
-	struct msc_model_params p = full_params();
-	struct msc_model *m;
+	struct msc_model *m = *state;
 	struct mpamf_esr esr;
 
-	(void)state;
-	m = new_model(&p);
 	sel_part(m, 0, 20);
 	model_rd32(m, MPAMCFG_MBW_MAX);
 	assert_false(esr_now(m).ovrwr);
@@ -1023,7 +1010,6 @@ static void test_esr_overwrite_and_clear(void **state)
 	assert_int_equal(model_rd32(m, MPAMF_ECR), MPAMF_ECR_INTEN);
 	model_wr32(m, MPAMF_ECR, 0);
 	assert_int_equal(model_rd32(m, MPAMF_ECR), 0);
-	msc_model_free(m);
 }
 
 static void test_esr_invisible_without_has_esr(void **state)
@@ -1056,11 +1042,8 @@ static void test_esr_invisible_without_has_esr(void **state)
  * software writes, a count that jumps, an error raised as hardware raises it. */
 static void test_injected_faults(void **state)
 {
-	struct msc_model_params p = full_params();
-	struct msc_model *m;
+	struct msc_model *m = *state;
 
-	(void)state;
-	m = new_model(&p);
 	program_mon(m, 0, 4, 1, 0, false, 0);
 	program_mon(m, 0, 5, 2, 0, false, 0);
 	msc_model_count(m, 0, 1, 0, 100, 0);
@@ -1087,18 +1070,14 @@ static void test_injected_faults(void **state)
 	/* An error as a request would raise it, in ESR until acknowledged. */
 	msc_model_raise_error(m, MPAM_ERR_MONITOR_RANGE, 9, 1, 2);
 	expect_error(m, MPAM_ERR_MONITOR_RANGE, 9, 1, 2);
-	msc_model_free(m);
 }
 
 static void test_bad_accesses_refused_and_counted(void **state)
 {
-	struct msc_model_params p = full_params();
-	struct msc_model *m;
+	struct msc_model *m = *state;
 	uint32_t v32 = 0x11111111;
 	uint64_t v64 = 0x2222222222222222;
 
-	(void)state;
-	m = new_model(&p);
 	sel_part(m, 0, 3);
 	assert_int_equal(msc_model_read32(m, MPAM_MSC_PAGE_SIZE, &v32), -EFAULT);
 	assert_int_equal(msc_model_read32(m, 0xFFFFFFFC, &v32), -EFAULT);
@@ -1119,7 +1098,6 @@ static void test_bad_accesses_refused_and_counted(void **state)
 	assert_int_equal(model_rd32(m, MPAM_MSC_PAGE_SIZE - 4), 0);
 	assert_int_equal(model_rd64(m, MPAM_MSC_PAGE_SIZE - 8), 0);
 	assert_int_equal(msc_model_bad_accesses(m), 10);
-	msc_model_free(m);
 }
 
 static void test_64bit_access_to_32bit_pairs(void **state)
@@ -1153,17 +1131,14 @@ static void test_64bit_access_to_32bit_pairs(void **state)
 
 static void test_bus_sim_forwards(void **state)
 {
-	struct msc_model_params p = full_params();
-	struct msc_model *m;
+	struct msc_model *m = *state;
 	struct msc_bus *bus;
 	uint32_t v32 = 0;
 	uint64_t v64 = 0;
 
-	(void)state;
 	bus = NULL;
 	assert_int_equal(bus_sim_new(NULL, 0, &bus), -EINVAL);
 	assert_null(bus);
-	m = new_model(&p);
 	assert_int_equal(bus_sim_new(m, UINT64_C(0x90000000), &bus), 0);
 	assert_non_null(bus);
 	assert_true(bus->base == UINT64_C(0x90000000));
@@ -1184,7 +1159,6 @@ static void test_bus_sim_forwards(void **state)
 	bus_free(bus);
 	/* The model outlives its bus. */
 	assert_int_equal(model_rd32(m, MPAMCFG_PART_SEL), mpamcfg_part_sel(2, 6));
-	msc_model_free(m);
 }
 
 /* ---------------------------------------------------------------- controls beyond MBW_MAX/MIN and
@@ -1207,6 +1181,16 @@ static struct msc_model_params narrowing_params(void)
 	p.cassoc_wd = 4;
 	return p;
 }
+
+static int narrowing_model_setup(void **state)
+{
+	struct msc_model_params p = narrowing_params();
+
+	*state = new_model(&p);
+	return 0;
+}
+
+#define narrowing_model_test(test) cmocka_unit_test_setup_teardown(test, narrowing_model_setup, model_teardown)
 
 /* ---------------------------------------------------------------- ID registers */
 
@@ -1368,10 +1352,8 @@ static void test_preload_is_what_an_earlier_owner_left(void **state)
  * (mpam_reprogram_ris_partid): the configuration governs the request, and no error is raised. */
 static void test_narrowing_used_as_the_kernel_does(void **state)
 {
-	struct msc_model_params p = narrowing_params();
-	struct msc_model *m = new_model(&p);
+	struct msc_model *m = *state;
 
-	(void)state;
 	/* At reset every request PARTID reaches intPARTID 0. */
 	model_wr32(m, MPAMCFG_PART_SEL, mpamcfg_part_sel(1, 20));
 	assert_int_equal(model_rd32(m, MPAMCFG_INTPARTID), (uint32_t)MPAMCFG_INTPARTID_INTERNAL | 0);
@@ -1395,17 +1377,14 @@ static void test_narrowing_used_as_the_kernel_does(void **state)
 	assert_int_equal(msc_model_mbw_max(m, 1, 31), 0x4000);
 	assert_true(msc_model_esr(m) == 0);
 	assert_true(msc_model_error_count(m) == 0);
-	msc_model_free(m);
 }
 
 /* A driver that ignores narrowing selects request PARTIDs with INTERNAL clear: every configuration
  * access is an intPARTID_Range error (Arm ARM, MPAMCFG_PART_SEL.INTERNAL) and changes nothing. */
 static void test_narrowing_used_the_old_way_raises_errors(void **state)
 {
-	struct msc_model_params p = narrowing_params();
-	struct msc_model *m = new_model(&p);
+	struct msc_model *m = *state;
 
-	(void)state;
 	model_wr32(m, MPAMCFG_PART_SEL, mpamcfg_part_sel(1, 3));
 	model_wr32(m, MPAMCFG_MBW_MAX, 0x4000);
 	expect_error(m, MPAM_ERR_INTPARTID_RANGE, 3, 0, 1);
@@ -1415,15 +1394,12 @@ static void test_narrowing_used_the_old_way_raises_errors(void **state)
 	expect_error(m, MPAM_ERR_INTPARTID_RANGE, 3, 0, 1);
 	assert_int_equal(msc_model_mbw_max(m, 1, 3), 0xFF00); /* no effect on anything */
 	assert_true(msc_model_error_count(m) == 3);
-	msc_model_free(m);
 }
 
 static void test_narrowing_errors(void **state)
 {
-	struct msc_model_params p = narrowing_params();
-	struct msc_model *m = new_model(&p);
+	struct msc_model *m = *state;
 
-	(void)state;
 	/* 6: an intPARTID beyond INTPARTID_MAX, selected for a configuration register. */
 	model_wr32(m, MPAMCFG_PART_SEL, mpamcfg_int_part_sel(0, 8));
 	model_wr32(m, MPAMCFG_MBW_MIN, 0x1000);
@@ -1449,18 +1425,15 @@ static void test_narrowing_errors(void **state)
 	model_wr32(m, MPAMCFG_MBW_MAX, 0);
 	expect_error(m, MPAM_ERR_UNDEF_RIS_PART_SEL, 1, 0, 2);
 	assert_true(msc_model_error_count(m) == 7);
-	msc_model_free(m);
 }
 
 /* Preloading a PARTID on a narrowing MSC maps it to the intPARTID of its number, as firmware that
  * gave it controls of its own would have; one beyond INTPARTID_MAX cannot be. */
 static void test_narrowing_preload(void **state)
 {
-	struct msc_model_params p = narrowing_params();
-	struct msc_model *m = new_model(&p);
+	struct msc_model *m = *state;
 	struct msc_model_limits lim;
 
-	(void)state;
 	assert_int_equal(msc_model_preload_mbw_prop(m, 5, 1), 0);
 	model_wr32(m, MPAMCFG_PART_SEL, mpamcfg_part_sel(0, 5));
 	assert_int_equal(model_rd32(m, MPAMCFG_INTPARTID), (uint32_t)MPAMCFG_INTPARTID_INTERNAL | 5);
@@ -1472,7 +1445,6 @@ static void test_narrowing_preload(void **state)
 	assert_true(lim.prop_share == 1.0);
 	assert_int_equal(msc_model_preload_mbw_prop(m, 9, 1), -EINVAL);
 	assert_true(msc_model_esr(m) == 0);
-	msc_model_free(m);
 }
 
 /* ---------------------------------------------------------------- scale and randomness */
@@ -1688,29 +1660,29 @@ int main(void)
 		cmocka_unit_test(test_id_registers_decode_to_params),
 		cmocka_unit_test(test_id_registers_without_features),
 		cmocka_unit_test(test_part_sel_isolates_partids),
-		cmocka_unit_test(test_part_sel_isolates_ris),
+		full_model_test(test_part_sel_isolates_ris),
 		cmocka_unit_test(test_mbw_fields_keep_top_bwa_wd_bits),
 		cmocka_unit_test(test_hardlim_follows_max_lim),
 		cmocka_unit_test(test_cpbm_keeps_bits_below_width),
 		cmocka_unit_test(test_pri_keeps_low_pri_wd_bits),
 		cmocka_unit_test(test_missing_min_or_max_is_raz_wi),
 		cmocka_unit_test(test_monitor_selection),
-		cmocka_unit_test(test_counting_filters),
-		cmocka_unit_test(test_scale_applies_with_sclen),
-		cmocka_unit_test(test_short_counter_wraps_with_status_and_ofsr),
-		cmocka_unit_test(test_long_counter_wraps_at_44_bits),
+		full_model_test(test_counting_filters),
+		full_model_test(test_scale_applies_with_sclen),
+		full_model_test(test_short_counter_wraps_with_status_and_ofsr),
+		full_model_test(test_long_counter_wraps_at_44_bits),
 		cmocka_unit_test(test_long_counter_wraps_at_63_bits),
 		cmocka_unit_test(test_nrdy_hardware_managed),
 		cmocka_unit_test(test_nrdy_software_managed_probe),
-		cmocka_unit_test(test_injected_faults),
+		full_model_test(test_injected_faults),
 		cmocka_unit_test(test_capture_event),
-		cmocka_unit_test(test_errcodes),
+		full_model_test(test_errcodes),
 		cmocka_unit_test(test_ris_errors_without_has_ris),
-		cmocka_unit_test(test_esr_overwrite_and_clear),
+		full_model_test(test_esr_overwrite_and_clear),
 		cmocka_unit_test(test_esr_invisible_without_has_esr),
-		cmocka_unit_test(test_bad_accesses_refused_and_counted),
+		full_model_test(test_bad_accesses_refused_and_counted),
 		cmocka_unit_test(test_64bit_access_to_32bit_pairs),
-		cmocka_unit_test(test_bus_sim_forwards),
+		full_model_test(test_bus_sim_forwards),
 		cmocka_unit_test(test_large_partid_and_monitor_spaces),
 		cmocka_unit_test(test_random_config_round_trips),
 		cmocka_unit_test(test_random_counting),
@@ -1719,10 +1691,10 @@ int main(void)
 		cmocka_unit_test(test_controls_reset_and_round_trip),
 		cmocka_unit_test(test_prop_and_pbm_reach_the_traffic_side),
 		cmocka_unit_test(test_preload_is_what_an_earlier_owner_left),
-		cmocka_unit_test(test_narrowing_used_as_the_kernel_does),
-		cmocka_unit_test(test_narrowing_used_the_old_way_raises_errors),
-		cmocka_unit_test(test_narrowing_errors),
-		cmocka_unit_test(test_narrowing_preload),
+		narrowing_model_test(test_narrowing_used_as_the_kernel_does),
+		narrowing_model_test(test_narrowing_used_the_old_way_raises_errors),
+		narrowing_model_test(test_narrowing_errors),
+		narrowing_model_test(test_narrowing_preload),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

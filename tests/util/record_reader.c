@@ -8,6 +8,7 @@
 #include "core/base/grow.h"
 #include "core/config/config.h"
 #include "core/report/record_columns.h"
+#include "tests/util/engine_util.h"
 
 #define MAX_FIELDS 32
 
@@ -206,14 +207,8 @@ long record_read_all(const char *path, char *header, size_t len, struct record_l
 	return count;
 }
 
+/* The default registry's schema is the default schema (registry.c), so engine_util's loader serves. */
 struct config *load_config_text(const char *text)
 {
-	struct diag_list diags;
-	struct config *config = NULL;
-
-	diag_list_init(&diags, "scenario.ini");
-	int r = config_load_string(text, engine_default_schema(), NULL, &config, &diags);
-	diag_print(&diags, stderr);
-	diag_list_fini(&diags);
-	return r == 0 ? config : NULL;
+	return load_config_for(&engine_registry_default, text);
 }
