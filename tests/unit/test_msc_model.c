@@ -1327,6 +1327,51 @@ static void test_prop_and_pbm_reach_the_traffic_side(void **state)
 	msc_model_free(m);
 }
 
+/* With limit_delay_ticks the traffic side sees a write of every bandwidth control N ticks later, the
+ * register at once; other RIS and PARTIDs are not held up by it, and an earlier owner's state is in
+ * force from the start. */
+static void test_limits_act_delay_ticks_after_the_write(void **state)
+{
+	struct msc_model_params p = msc_params_every_control();
+	struct msc_model_limits lim;
+	struct msc_model *m;
+
+	(void)state;
+	p.limit_delay_ticks = MSC_MODEL_DELAY_TICKS_MAX + 1;
+	assert_int_equal(msc_model_new(&p, &m), -EINVAL);
+	p.limit_delay_ticks = 2;
+	m = new_model(&p);
+	assert_int_equal(msc_model_preload_mbw_prop(m, 9, 1), 0);
+	msc_model_traffic_limits(m, 0, 9, &lim);
+	assert_true(lim.prop_share == 0.5); /* left long ago: in force */
+	msc_model_tick(m);
+	model_wr32(m, MPAMCFG_PART_SEL, mpamcfg_part_sel(0, 5));
+	model_wr32(m, MPAMCFG_MBW_MAX, 0x4000 | (uint32_t)MPAMCFG_MBW_MAX_HARDLIM);
+	model_wr32(m, MPAMCFG_MBW_MIN, 0x2000);
+	model_wr32(m, MPAMCFG_MBW_PROP, (uint32_t)MPAMCFG_MBW_PROP_EN | 3);
+	model_wr32(m, MPAMCFG_MBW_PBM(0), 0);
+	for (int t = 0; t < 2; t++) {
+		assert_int_equal(model_rd32(m, MPAMCFG_MBW_MAX), 0x4000 | (uint32_t)MPAMCFG_MBW_MAX_HARDLIM);
+		assert_int_equal(msc_model_mbw_max(m, 0, 5), 0x4000);
+		assert_int_equal(msc_model_mbw_min(m, 0, 5), 0x2000);
+		msc_model_traffic_limits(m, 0, 5, &lim);
+		assert_int_equal(lim.mbw_max, 0xFF00);
+		assert_int_equal(lim.mbw_min, 0);
+		assert_false(lim.hardlim);
+		assert_true(lim.prop_share == 1.0 && lim.pbm_share == 1.0);
+		msc_model_tick(m);
+	}
+	msc_model_traffic_limits(m, 0, 5, &lim);
+	assert_int_equal(lim.mbw_max, 0x4000);
+	assert_int_equal(lim.mbw_min, 0x2000);
+	assert_true(lim.hardlim);
+	assert_true(lim.prop_share == 0.25);
+	assert_true(lim.pbm_share == 8.0 / 40.0); /* the first word cleared, 8 portions left in the second */
+	msc_model_traffic_limits(m, 0, 6, &lim);
+	assert_int_equal(lim.mbw_max, 0xFF00); /* never written */
+	msc_model_free(m);
+}
+
 static void test_preload_is_what_an_earlier_owner_left(void **state)
 {
 	struct msc_model_params p;
@@ -1723,6 +1768,7 @@ int main(void)
 		cmocka_unit_test(test_narrowing_used_the_old_way_raises_errors),
 		cmocka_unit_test(test_narrowing_errors),
 		cmocka_unit_test(test_narrowing_preload),
+		cmocka_unit_test(test_limits_act_delay_ticks_after_the_write),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
