@@ -30,7 +30,7 @@ struct plant {
 	struct config *config;
 	struct sim_host *host;
 	struct msc_model *msc;
-	uint64_t tick;	 /* ticks run so far */
+	uint64_t tick;	/* ticks run so far */
 	uint64_t count; /* the monitor's count at the last sample */
 };
 
@@ -167,8 +167,7 @@ static struct stats stats_of(const double *v, size_t n)
 }
 
 /* SAMPLES samples of the partition bound at half the MSC, and the truth of each. */
-static void bound_samples(unsigned measure_noise_pct, unsigned noise_pct, unsigned seed, double *samples,
-			  double *truth)
+static void bound_samples(unsigned measure_noise_pct, unsigned noise_pct, unsigned seed, double *samples, double *truth)
 {
 	struct plant p;
 
