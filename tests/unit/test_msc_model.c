@@ -1372,6 +1372,35 @@ static void test_limits_act_delay_ticks_after_the_write(void **state)
 	msc_model_free(m);
 }
 
+/* Every PARTID written every tick, each a value of its own: the traffic side sees, tick after tick,
+ * what each was written N ticks before (the queue of writes on their way grows and wraps). */
+static void test_many_delayed_writes(void **state)
+{
+	enum {
+		DELAY = 5,
+		TICKS = 40
+	};
+	struct msc_model_params p;
+	struct msc_model_limits lim;
+	struct msc_model *m;
+
+	(void)state;
+	msc_model_params_default(&p);
+	p.limit_delay_ticks = DELAY;
+	m = new_model(&p);
+	for (unsigned t = 0; t < TICKS; t++) {
+		for (uint16_t id = 0; id <= p.partid_max; id++) {
+			sel_part(m, 0, id);
+			model_wr32(m, MPAMCFG_MBW_MAX, ((t * 7 + id) % 256) << 8);
+			msc_model_traffic_limits(m, 0, id, &lim);
+			unsigned expect = t < DELAY ? 0xFF00 : ((t - DELAY) * 7 + id) % 256 << 8;
+			assert_int_equal(lim.mbw_max, expect);
+		}
+		msc_model_tick(m);
+	}
+	msc_model_free(m);
+}
+
 static void test_preload_is_what_an_earlier_owner_left(void **state)
 {
 	struct msc_model_params p;
@@ -1769,6 +1798,7 @@ int main(void)
 		cmocka_unit_test(test_narrowing_errors),
 		cmocka_unit_test(test_narrowing_preload),
 		cmocka_unit_test(test_limits_act_delay_ticks_after_the_write),
+		cmocka_unit_test(test_many_delayed_writes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
