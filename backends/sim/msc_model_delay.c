@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "backends/sim/msc_model_internal.h"
+#include "core/base/grow.h"
 
 static bool delayed(const struct msc_model *m)
 {
@@ -69,13 +70,7 @@ static bool make_room(struct msc_model *m)
 		m->pending_head = 0;
 		return true;
 	}
-	size_t cap = m->pending_cap ? 2 * m->pending_cap : 16;
-	struct cfg_pending *grown = realloc(m->pending, cap * sizeof(*grown));
-	if (!grown)
-		return false;
-	m->pending = grown;
-	m->pending_cap = cap;
-	return true;
+	return array_grow((void **)&m->pending, &m->pending_cap, m->pending_count + 1, sizeof(*m->pending), NULL) == 0;
 }
 
 /* The write already queued for this configuration and due tick: the writes of one tick are at the
