@@ -2,8 +2,8 @@
  * backends/mpam/mpam_regs.h): creating it,
  * the register map every bus access is dispatched through, the ID registers and the error status.
  * The configuration registers are in msc_model_config.c (and PART_SEL, PARTID narrowing in
- * msc_model_partsel.c, the controls in force behind them in msc_model_delay.c), the monitors in msc_model_monitors.c; the
- * state they share is in msc_model_internal.h.
+ * msc_model_partsel.c, the controls in force behind them in msc_model_delay.c), the monitors in
+ * msc_model_monitors.c; the state they share is in msc_model_internal.h.
  *
  * Interpretations where IHI 0099 leaves a choice (each is also stated where it is coded):
  *  - Only registers the model implements raise errors; an unimplemented location is plain RAZ/WI.
