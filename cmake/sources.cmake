@@ -81,6 +81,7 @@ mpamd_layer(mpamd_sim DIRS backends/sim DEPS mpamd_mmio SOURCES
   backends/sim/mb_curve.c
   backends/sim/msc_model.c
   backends/sim/msc_model_config.c
+  backends/sim/msc_model_delay.c
   backends/sim/msc_model_partsel.c
   backends/sim/msc_model_monitors.c
   backends/sim/sampler_sim.c

@@ -2,8 +2,8 @@
  * backends/mpam/mpam_regs.h): creating it,
  * the register map every bus access is dispatched through, the ID registers and the error status.
  * The configuration registers are in msc_model_config.c (and PART_SEL, PARTID narrowing in
- * msc_model_partsel.c), the monitors in msc_model_monitors.c; the
- * state they share is in msc_model_internal.h.
+ * msc_model_partsel.c, the controls in force behind them in msc_model_delay.c), the monitors in
+ * msc_model_monitors.c; the state they share is in msc_model_internal.h.
  *
  * Interpretations where IHI 0099 leaves a choice (each is also stated where it is coded):
  *  - Only registers the model implements raise errors; an unimplemented location is plain RAZ/WI.
@@ -46,7 +46,8 @@ static bool params_valid(const struct msc_model_params *p)
 {
 	return p->bwa_wd <= 16 && p->max_lim <= MPAM_MAX_LIM_HARD && p->cpbm_wd <= 32 * CPBM_MAX_WORDS &&
 	       p->bwpbm_wd <= 32 * PBM_MAX_WORDS && p->cmax_wd <= 16 && p->cassoc_wd <= 16 && p->pri_wd <= 16 &&
-	       p->ris_max <= 15 && p->scale <= 31 && (!p->has_partid_nrw || p->intpartid_max <= p->partid_max);
+	       p->ris_max <= 15 && p->scale <= 31 && (!p->has_partid_nrw || p->intpartid_max <= p->partid_max) &&
+	       p->limit_delay_ticks <= MSC_MODEL_DELAY_TICKS_MAX;
 }
 
 /* calloc that is NULL when there is nothing to hold, and says whether it failed. */
@@ -96,7 +97,7 @@ int msc_model_new(const struct msc_model_params *params, struct msc_model **ret)
 		for (size_t id = 0; id < m->nr_cfgs; id++)
 			msc_model_config_reset(&m->ris[r].cfg[id], m);
 	}
-	if (!m->ris) {
+	if (!m->ris || msc_model_delay_init(m) < 0) {
 		msc_model_free(m);
 		return -ENOMEM;
 	}
@@ -108,6 +109,7 @@ void msc_model_free(struct msc_model *model)
 {
 	if (!model)
 		return;
+	msc_model_delay_free(model);
 	for (unsigned r = 0; model->ris && r < model->nr_ris; r++) {
 		free(model->ris[r].cfg);
 		free(model->ris[r].cpbm_flipped);

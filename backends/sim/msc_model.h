@@ -55,7 +55,12 @@ struct msc_model_params {
 	 * bandwidth in 64-byte units, in every counter view (its erratum T241-MPAM-6). */
 	uint32_t iidr;
 	uint8_t aidr; /* 0x10 for MPAM v1.0 */
+	/* Ticks (msc_model_tick calls) before a write of MBW_MAX, MBW_MIN, MBW_PROP or MBW_PBM governs
+	 * the traffic, 0..MSC_MODEL_DELAY_TICKS_MAX; the register reads back the written value at once. */
+	unsigned limit_delay_ticks;
 };
+
+#define MSC_MODEL_DELAY_TICKS_MAX 16
 
 /* Parameters of a plausible MSC: 64 PARTIDs, 2 PMGs, BWA_WD 8 with MIN and MAX, 16-bit CPBM,
  * 16 monitors with 44-bit long counters, ESR, NRDY managed by hardware for 1 tick. */
@@ -82,7 +87,7 @@ int msc_model_write64(struct msc_model *model, uint32_t offset, uint64_t value);
 void msc_model_count(struct msc_model *model, unsigned ris, uint16_t partid, uint8_t pmg, uint64_t read_bytes,
 		     uint64_t write_bytes);
 
-/* One tick of time for not-ready countdowns. */
+/* One tick of time: for not-ready countdowns, and the writes that take effect (limit_delay_ticks). */
 void msc_model_tick(struct msc_model *model);
 
 /* Faults as hardware can show them, for tests:
@@ -104,15 +109,16 @@ void msc_model_raise_error(struct msc_model *model, unsigned errcode, uint16_t p
 int msc_model_preload_mbw_prop(struct msc_model *model, uint16_t partid, uint16_t stridem1);
 int msc_model_preload_mbw_pbm(struct msc_model *model, uint16_t partid, uint64_t portions);
 
-/* The controls that govern requests with this PARTID on RIS `ris` (through the PARTID's intPARTID
- * with narrowing), as raw register fields (for the traffic model and tests). A control the MSC does
+/* The controls programmed for requests with this PARTID on RIS `ris` (through the PARTID's intPARTID
+ * with narrowing), as raw register fields as they read back (for tests). A control the MSC does
  * not have, or a RIS or PARTID out of range, reads as the value that limits nothing. */
 uint16_t msc_model_mbw_max(const struct msc_model *model, unsigned ris, uint16_t partid);
 uint16_t msc_model_mbw_min(const struct msc_model *model, unsigned ris, uint16_t partid);
 bool msc_model_mbw_hardlim(const struct msc_model *model, unsigned ris, uint16_t partid);
 
 /* Everything the traffic model asks of one PARTID on one RIS, in one lookup (it asks for every
- * PARTID on every MSC, every tick). */
+ * PARTID on every MSC, every tick): the controls in force, which lag the registers by
+ * limit_delay_ticks (msc_model_mbw_max and its kin read the registers). */
 struct msc_model_limits {
 	uint16_t mbw_max, mbw_min; /* raw fields */
 	bool hardlim;		   /* as it reads back (MAX_LIM may force it) */

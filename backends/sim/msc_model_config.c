@@ -262,6 +262,8 @@ static void cfg_write(struct msc_model *m, enum cfg_reg reg, unsigned word, unsi
 	default:
 		break;
 	}
+	if (reg == CFG_MBW_MAX || reg == CFG_MBW_MIN || reg == CFG_MBW_PROP || reg == CFG_MBW_PBM)
+		msc_model_delay_written(m, ris, index); /* the controls the traffic obeys */
 }
 
 uint32_t msc_model_config_read(struct msc_model *m, enum cfg_reg reg, unsigned word)
@@ -308,6 +310,7 @@ int msc_model_preload_mbw_prop(struct msc_model *m, uint16_t partid, uint16_t st
 		if (!cfg)
 			return -EINVAL;
 		mbw_prop_write(m, cfg, (uint32_t)MPAMCFG_MBW_PROP_EN | stridem1);
+		msc_model_delay_settle(m, r, index);
 	}
 	return 0;
 }
@@ -323,6 +326,7 @@ int msc_model_preload_mbw_pbm(struct msc_model *m, uint16_t partid, uint64_t por
 			return -EINVAL;
 		for (unsigned w = 0; w < m->pbm_words; w++)
 			msc_model_config_write_pbm(m, r, index, w, w < 2 ? (uint32_t)(portions >> (32 * w)) : 0);
+		msc_model_delay_settle(m, r, index);
 	}
 	return 0;
 }
@@ -371,7 +375,8 @@ bool msc_model_mbw_hardlim(const struct msc_model *model, unsigned ris, uint16_t
 void msc_model_traffic_limits(const struct msc_model *model, unsigned ris, uint16_t partid,
 			      struct msc_model_limits *ret)
 {
-	const struct partid_cfg *cfg = cfg_of(model, ris, partid);
+	long index = msc_model_cfg_of_request(model, ris, partid);
+	const struct partid_cfg *cfg = index < 0 ? NULL : msc_model_in_force(model, ris, (unsigned)index);
 	bool prop = cfg && has_mbw_prop(model) && cfg->prop_en;
 
 	*ret = (struct msc_model_limits){

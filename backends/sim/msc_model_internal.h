@@ -6,6 +6,7 @@
 #define MPAMD_BACKENDS_SIM_MSC_MODEL_INTERNAL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "backends/sim/msc_model.h"
@@ -49,7 +50,10 @@ struct mbwu_mon {
 };
 
 struct ris_state {
-	struct partid_cfg *cfg; /* nr_cfgs entries */
+	struct partid_cfg *cfg; /* nr_cfgs entries, as the registers read back */
+	/* What governs the traffic: nr_cfgs entries that follow cfg limit_delay_ticks late; NULL without
+	 * a delay (cfg governs). */
+	struct partid_cfg *in_force;
 	/* CPBM and MBW_PBM words XOR their reset value (all implemented bits set), so calloc'ed memory
 	 * is the reset state and untouched PARTIDs cost no resident memory. */
 	uint32_t *cpbm_flipped; /* nr_cfgs * cpbm_words */
@@ -68,8 +72,22 @@ struct ris_state {
 	bool index_stale;
 };
 
+/* A configuration written while the limits lag: what configuration `index` of RIS `ris` holds once
+ * the write takes effect, at tick `due`. */
+struct cfg_pending {
+	uint64_t due;
+	unsigned ris, index;
+	struct partid_cfg cfg;
+};
+
 struct msc_model {
 	struct msc_model_params p;
+	uint64_t ticks; /* msc_model_tick calls so far */
+	/* Writes not yet in force, oldest first: pending[pending_head .. + pending_count). At most one per
+	 * configuration and due tick (a later write in the same tick replaces it), so never more than
+	 * nr_ris * nr_cfgs * limit_delay_ticks. */
+	struct cfg_pending *pending;
+	size_t pending_head, pending_count, pending_cap;
 	unsigned unit_shift; /* a counting unit is 2^unit_shift bytes (the part's) */
 	unsigned long_bits;  /* the long counter's width (44 or 63) */
 	unsigned nr_ris;     /* ris_max + 1 with RIS, else 1 */
@@ -119,6 +137,20 @@ uint32_t msc_model_config_read(struct msc_model *m, enum cfg_reg reg, unsigned w
 void msc_model_config_write(struct msc_model *m, enum cfg_reg reg, unsigned word, uint32_t value);
 /* The MBW_PBM portions a word of configuration `index` grants are recounted after it changes. */
 void msc_model_config_write_pbm(struct msc_model *m, unsigned ris, unsigned index, unsigned word, uint32_t value);
+
+/* ---- msc_model_delay.c: the controls in force, limit_delay_ticks behind the registers ---- */
+
+/* Sets up in_force once the configurations are at reset: 0 or -ENOMEM. */
+int msc_model_delay_init(struct msc_model *m);
+void msc_model_delay_free(struct msc_model *m);
+/* Configuration `index` of `ris` was written: it governs the traffic limit_delay_ticks ticks on. */
+void msc_model_delay_written(struct msc_model *m, unsigned ris, unsigned index);
+/* It governs the traffic from now on (what an earlier owner left). */
+void msc_model_delay_settle(struct msc_model *m, unsigned ris, unsigned index);
+/* One tick: the writes due take effect. */
+void msc_model_delay_tick(struct msc_model *m);
+/* The configuration that governs the traffic of configuration `index`. */
+const struct partid_cfg *msc_model_in_force(const struct msc_model *m, unsigned ris, unsigned index);
 
 /* ---- msc_model_partsel.c: MPAMCFG_PART_SEL and PARTID narrowing ---- */
 

@@ -507,6 +507,7 @@ void msc_model_count(struct msc_model *model, unsigned ris, uint16_t partid, uin
 
 void msc_model_tick(struct msc_model *model)
 {
+	msc_model_delay_tick(model);
 	if (model->nrdy_hold)
 		model->nrdy_hold--;
 	for (unsigned r = 0; model->nrdy_counting && r < model->nr_ris; r++) {

@@ -8,6 +8,7 @@
 
 #include "backends/sim/burst.h"
 #include "backends/sim/mb_curve.h"
+#include "backends/sim/msc_model.h"
 #include "backends/sim/sim_preload.h"
 #include "core/config/model.h"
 #include "core/config/schema.h"
@@ -30,17 +31,24 @@ struct sim_config {
 	uint32_t iidr; /* MPAMF_IIDR: the part the MSCs behave as */
 	unsigned partid_max;
 	uint64_t seed;
-	unsigned noise_pct;
-	struct mb_curve mb_curve; /* the plant of MB settings (no points: linear) */
-	bool mbw_min;		  /* the MSCs implement MBW_MIN (MPAMF_MBW_IDR.HAS_MIN) */
-	unsigned max_lim;	  /* MPAMF_MBW_IDR.MAX_LIM: enum mpam_max_lim */
-	bool mbw_prop;		  /* the MSCs implement MBW_PROP */
-	unsigned mbw_pbm_bits;	  /* MBW_PBM portions (BWPBM_WD); 0: none */
-	unsigned partid_nrw;	  /* intPARTIDs of each MSC with PARTID narrowing; 0: no narrowing */
+	unsigned noise_pct;	    /* demand's variation, percent */
+	unsigned measure_noise_pct; /* each measured sample's variation, percent */
+	unsigned delay_ticks;	    /* ticks before a written limit governs the traffic */
+	struct mb_curve mb_curve;   /* the plant of MB settings (no points: linear) */
+	bool mbw_min;		    /* the MSCs implement MBW_MIN (MPAMF_MBW_IDR.HAS_MIN) */
+	unsigned max_lim;	    /* MPAMF_MBW_IDR.MAX_LIM: enum mpam_max_lim */
+	bool mbw_prop;		    /* the MSCs implement MBW_PROP */
+	unsigned mbw_pbm_bits;	    /* MBW_PBM portions (BWPBM_WD); 0: none */
+	unsigned partid_nrw;	    /* intPARTIDs of each MSC with PARTID narrowing; 0: no narrowing */
 	/* What an earlier owner left: MBW_PROP meant to leave a PARTID about VALUE percent, MBW_PBM a
 	 * bitmap of portions. */
 	struct sim_preloads preload_mbw_prop, preload_mbw_pbm;
 };
+
+/* The most ticks a limit may take to act ([sim] delay_ticks). */
+#define SIM_DELAY_TICKS_MAX MSC_MODEL_DELAY_TICKS_MAX
+/* The most measurement noise ([sim] measure_noise_pct): a sample is never below half its truth. */
+#define SIM_MEASURE_NOISE_PCT_MAX 50
 
 /* The highest PARTID the simulated MSCs configure: partid_max, or the last intPARTID when they
  * narrow PARTIDs (mpamd uses no PARTID above it, as Linux). */

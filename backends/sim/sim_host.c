@@ -23,18 +23,21 @@ struct sim_host {
 	double capacity_mbps;
 	uint64_t start_ns, last_ns, interval_ns;
 	struct traffic_rng rng;
-	uint64_t demand_tick; /* the tick demand[] holds, UINT64_MAX before the first */
-	double *demand;	      /* per partition, MB/s, noise applied */
-	double *demand_now;   /* per partition, MB/s on each of its MSCs in the current segment (bursts) */
+	struct traffic_rng measure_rng; /* measure_noise_pct's own sequence */
+	uint64_t demand_tick;		/* the tick demand[] holds, UINT64_MAX before the first */
+	double *demand;			/* per partition, MB/s, noise applied */
+	double *demand_now;		/* per partition, MB/s on each of its MSCs in the current segment (bursts) */
 	const struct sim_partition_config **part; /* per partition: its sim_* keys */
-	double *cpu_share;   /* per partition: the part of its demand its CPU quota lets it issue (1: all) */
-	double *residual;    /* per MSC x partition: bytes not yet handed to the model */
-	double *msc_bytes;   /* per MSC x partition: served during the current advance */
-	double *msc_truth;   /* per MSC x partition: MB/s over the last advance */
-	double *span_bytes;  /* per partition, served during the current advance */
-	double *span_demand; /* per partition, bytes demanded during the current advance */
-	double *truth;	     /* per partition, MB/s over the last advance */
-	double *ipc;	     /* per partition, the IPC model's value over the last advance */
+	double *cpu_share;	/* per partition: the part of its demand its CPU quota lets it issue (1: all) */
+	double *residual;	/* per MSC x partition: bytes served short of a whole one */
+	double *measure_gain;	/* per MSC x partition: this tick's measurement noise, the factor counted */
+	double *count_residual; /* per MSC x partition: bytes counted short of a whole one */
+	double *msc_bytes;	/* per MSC x partition: served during the current advance */
+	double *msc_truth;	/* per MSC x partition: MB/s over the last advance */
+	double *span_bytes;	/* per partition, served during the current advance */
+	double *span_demand;	/* per partition, bytes demanded during the current advance */
+	double *truth;		/* per partition, MB/s over the last advance */
+	double *ipc;		/* per partition, the IPC model's value over the last advance */
 	struct traffic_request *requests;
 	struct traffic_share *work; /* traffic_serve's */
 	double *served;
@@ -62,6 +65,7 @@ static void model_params_from_config(const struct sim_config *s, struct msc_mode
 	p->bwpbm_wd = (uint16_t)s->mbw_pbm_bits;
 	p->has_partid_nrw = s->partid_nrw > 0;
 	p->intpartid_max = (uint16_t)(s->partid_nrw ? s->partid_nrw - 1 : 0);
+	p->limit_delay_ticks = s->delay_ticks;
 }
 
 /* What the [sim] preload keys say an earlier owner left, on every MSC (sim_check made sure each fits). */
@@ -78,6 +82,16 @@ static int preload(const struct sim_config *s, struct msc_model *model)
 	return r;
 }
 
+/* The arrays laid out [MSC][slot]. */
+#define PER_MSC_ARRAYS 5
+static double **per_msc_array(struct sim_host *h, size_t which)
+{
+	double **arrays[PER_MSC_ARRAYS] = { &h->residual, &h->count_residual, &h->measure_gain, &h->msc_bytes,
+					    &h->msc_truth };
+
+	return arrays[which];
+}
+
 void sim_host_free(struct sim_host *h)
 {
 	if (!h)
@@ -90,9 +104,8 @@ void sim_host_free(struct sim_host *h)
 	free(h->demand_now);
 	free(h->part);
 	free(h->cpu_share);
-	free(h->residual);
-	free(h->msc_bytes);
-	free(h->msc_truth);
+	for (size_t a = 0; a < PER_MSC_ARRAYS; a++)
+		free(*per_msc_array(h, a));
 	free(h->span_bytes);
 	free(h->span_demand);
 	free(h->truth);
@@ -131,6 +144,7 @@ static double *relayout(const double *a, size_t mscs, size_t old, size_t n)
  * failure leaves every array valid for partition_count slots. */
 static bool grow_slots(struct sim_host *h, size_t n)
 {
+	double *laid_out[PER_MSC_ARRAYS] = { NULL };
 	size_t old = h->partition_count;
 
 	if (n <= old)
@@ -147,22 +161,21 @@ static bool grow_slots(struct sim_host *h, size_t n)
 		  grow_one((void **)&h->requests, old, n, sizeof(*h->requests)) &&
 		  grow_one((void **)&h->work, old, n, sizeof(*h->work)) &&
 		  grow_one((void **)&h->served, old, n, sizeof(*h->served));
-	double *residual = ok ? relayout(h->residual, h->msc_count, old, n) : NULL;
-	double *msc_bytes = residual ? relayout(h->msc_bytes, h->msc_count, old, n) : NULL;
-	double *msc_truth = msc_bytes ? relayout(h->msc_truth, h->msc_count, old, n) : NULL;
-	if (!msc_truth) {
-		free(residual);
-		free(msc_bytes);
-		return false;
+	for (size_t a = 0; ok && a < PER_MSC_ARRAYS; a++)
+		ok = (laid_out[a] = relayout(*per_msc_array(h, a), h->msc_count, old, n)) != NULL;
+	for (size_t a = 0; a < PER_MSC_ARRAYS; a++) {
+		double **array = per_msc_array(h, a);
+		free(ok ? *array : laid_out[a]);
+		if (ok)
+			*array = laid_out[a];
 	}
-	free(h->residual);
-	free(h->msc_bytes);
-	free(h->msc_truth);
-	h->residual = residual;
-	h->msc_bytes = msc_bytes;
-	h->msc_truth = msc_truth;
+	if (!ok)
+		return false;
 	for (size_t i = old; i < n; i++)
 		h->cpu_share[i] = 1.0;
+	for (size_t m = 0; m < h->msc_count; m++)
+		for (size_t i = old; i < n; i++)
+			h->measure_gain[m * n + i] = 1.0;
 	h->partition_count = n;
 	return true;
 }
@@ -242,6 +255,7 @@ int sim_host_new(const struct config *config, uint64_t start_ns, struct sim_host
 	h->interval_ns = (uint64_t)config->global.interval_ms * 1000000u;
 	h->demand_tick = UINT64_MAX;
 	traffic_rng_seed(&h->rng, h->sim->seed);
+	traffic_rng_seed(&h->measure_rng, traffic_measure_seed(h->sim->seed));
 	if (!alloc_arrays(h) || !make_band_tables(h)) {
 		sim_host_free(h);
 		return err_set(err, -ENOMEM, "out of memory");
@@ -303,6 +317,8 @@ static void update_demand(struct sim_host *h, uint64_t tick)
 		double base = h->part[i] ? demand_profile_at(&h->part[i]->demand, tick) : 0;
 		h->demand[i] = traffic_noisy_demand(base, h->sim->noise_pct, &h->rng) * h->cpu_share[i];
 	}
+	for (size_t m = 0; h->sim->measure_noise_pct && m < h->msc_count * h->partition_count; m++)
+		h->measure_gain[m] = traffic_noise_factor(h->sim->measure_noise_pct, &h->measure_rng);
 }
 
 /* Each partition's demand on each of its MSCs from t_ns (simulated time) on, into demand_now; returns
@@ -333,6 +349,15 @@ static double whole_part(double bytes)
 	return bytes < 0x1p63 ? (double)(int64_t)bytes : floor(bytes);
 }
 
+/* The whole bytes of `bytes` plus what *residual kept of earlier ones; keeps the fraction left. */
+static double whole_bytes(double bytes, double *residual)
+{
+	double sum = bytes + *residual, whole = whole_part(sum);
+
+	*residual = sum - whole;
+	return whole;
+}
+
 /* One MSC for dt_ns at the current demand: limits come from the MSC's own registers, so each MSC
  * applies the curve to whatever its own MBW_MAX holds. */
 static void serve_msc(struct sim_host *h, size_t m, uint64_t dt_ns)
@@ -357,16 +382,17 @@ static void serve_msc(struct sim_host *h, size_t m, uint64_t dt_ns)
 	}
 	traffic_serve(h->requests, h->partition_count, h->capacity_mbps, h->work, h->served);
 	for (size_t i = 0; i < h->partition_count; i++) {
-		double *residual = &h->residual[m * h->partition_count + i];
-		double bytes = h->served[i] * (double)dt_ns / 1e3 + *residual;
-		double whole = whole_part(bytes);
-		*residual = bytes - whole;
-		uint64_t total = (uint64_t)whole;
+		size_t at = m * h->partition_count + i;
+		double served = h->served[i] * (double)dt_ns / 1e3;
+		double whole = whole_bytes(served, &h->residual[at]);
+		/* What the monitors see: the served bytes with this tick's measurement noise (a factor of
+		 * 0.5..1.5, so the counter only ever grows). */
+		uint64_t total = (uint64_t)whole_bytes(served * h->measure_gain[at], &h->count_residual[at]);
 		uint64_t reads = total * SIM_READ_PERCENT / 100;
 		if (h->parts[i])
 			msc_model_count(model, 0, h->parts[i]->partid, 0, reads, total - reads);
 		h->span_bytes[i] += whole;
-		h->msc_bytes[m * h->partition_count + i] += whole;
+		h->msc_bytes[at] += whole;
 		h->span_demand[i] += h->requests[i].demand_mbps * (double)dt_ns / 1e3;
 	}
 }

@@ -177,10 +177,19 @@ double traffic_rng_symmetric(struct traffic_rng *rng)
 
 /* Always draws exactly one number, even with noise_pct 0, so a seeded run's sequence does not depend
  * on which partitions happen to be noisy. */
+double traffic_noise_factor(unsigned noise_pct, struct traffic_rng *rng)
+{
+	return 1 + (double)noise_pct / 100 * traffic_rng_symmetric(rng);
+}
+
 double traffic_noisy_demand(double demand_mbps, unsigned noise_pct, struct traffic_rng *rng)
 {
-	double u = traffic_rng_symmetric(rng);
-	double v = demand_mbps * (1 + (double)noise_pct / 100 * u);
+	double v = demand_mbps * traffic_noise_factor(noise_pct, rng);
 
 	return v > 0 ? v : 0; /* also turns NaN into 0 */
+}
+
+uint64_t traffic_measure_seed(uint64_t seed)
+{
+	return seed ^ UINT64_C(0x6d65617375726573); /* "measures": another start in splitmix64's cycle */
 }

@@ -47,7 +47,14 @@ uint64_t traffic_rng_next(struct traffic_rng *rng);
 /* Uniform in [-1, 1). */
 double traffic_rng_symmetric(struct traffic_rng *rng);
 
-/* demand * (1 + noise_pct/100 * u), u uniform in [-1, 1), never below 0. */
+/* 1 + noise_pct/100 * u, u uniform in [-1, 1): the factor of a noisy value (one number drawn). */
+double traffic_noise_factor(unsigned noise_pct, struct traffic_rng *rng);
+
+/* demand * traffic_noise_factor(noise_pct), never below 0. */
 double traffic_noisy_demand(double demand_mbps, unsigned noise_pct, struct traffic_rng *rng);
+
+/* The seed of the measurement noise's own sequence, from the run's seed: measuring with noise leaves
+ * the demand's sequence (and so every noiseless measurement) as it was. */
+uint64_t traffic_measure_seed(uint64_t seed);
 
 #endif

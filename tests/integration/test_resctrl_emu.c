@@ -65,6 +65,35 @@ static const char plant_config[] = "[global]\n"
 				   "sim_burst = 1000:0.5\n"
 				   "sim_demand = 4000\n";
 
+/* A plant as real as the hardware's: a limit acts three ticks after it is written, and "hog" (20000 MB/s
+ * a domain, the whole domain) is held to what its MB lets through. */
+static const char delay_config[] = "[global]\n"
+				   "interval_ms = 100\n"
+				   "[sim]\n"
+				   "capacity_mbps = 20000\n"
+				   "delay_ticks = 3\n"
+				   "[partition \"hog\"]\n"
+				   "sim_demand = 40000\n";
+
+/* Counters with 10% of noise on every sample. */
+static const char noisy_config[] = "[global]\n"
+				   "interval_ms = 100\n"
+				   "[sim]\n"
+				   "capacity_mbps = 20000\n"
+				   "seed = 7\n"
+				   "measure_noise_pct = 10\n"
+				   "[partition \"hog\"]\n"
+				   "sim_demand = 40000\n";
+
+/* An AMD plant: the curve over the share of the domain an absolute MB value names. */
+static const char amd_curve_config[] = "[global]\n"
+				       "interval_ms = 100\n"
+				       "[sim]\n"
+				       "capacity_mbps = 20000\n"
+				       "mb_curve = 30:0.75\n"
+				       "[partition \"hog\"]\n"
+				       "sim_demand = 40000\n";
+
 /* `config`: the text of the simulator's configuration the emulator reads, NULL: none. */
 static int start(void **state, const char *profile, const char *config, const char *const *extra)
 {
@@ -131,6 +160,21 @@ static int setup_intel_sim(void **state)
 static int setup_intel_plant(void **state)
 {
 	return start(state, "intel", plant_config, NULL);
+}
+
+static int setup_intel_delay(void **state)
+{
+	return start(state, "intel", delay_config, NULL);
+}
+
+static int setup_intel_noisy(void **state)
+{
+	return start(state, "intel", noisy_config, NULL);
+}
+
+static int setup_amd_curve(void **state)
+{
+	return start(state, "amd", amd_curve_config, NULL);
 }
 
 static int setup_intel_min2(void **state)
@@ -1827,6 +1871,121 @@ static void test_counters_follow_the_plant(void **state)
 	assert_true(off >= 4 && on >= 4);
 }
 
+/* The emulator's tick (interval_ms 100) at its clock's time, which must be on a tick boundary. */
+static uint64_t emu_tick(const struct fx *f)
+{
+	char *text = slurp(f, ".emu_ctl");
+	const char *at = text ? strstr(text, "time_ms ") : NULL;
+	double ms;
+
+	assert_non_null(at);
+	assert_int_equal(sscanf(at, "time_ms %lf", &ms), 1);
+	free(text);
+	assert_true(fmod(ms, 100) < 1e-3);
+	return (uint64_t)(ms / 100 + 0.5);
+}
+
+/* [sim] delay_ticks: an MB value written at the start of a tick governs the traffic three ticks later,
+ * to the tick, while schemata shows it at once. Raising it back takes as long. */
+static void test_mb_acts_delay_ticks_later(void **state)
+{
+	struct fx *f = *state;
+	double hog[2];
+
+	assert_int_equal(mk(f, "mpamd-hog"), 0);
+	ctl(f, "clock manual");
+	ctl(f, "advance tick");
+	ctl(f, "advance 300");
+	assert_int_equal(put(f, "mpamd-hog/schemata", "MB:0=50;1=50\n"), 0);
+	check_file(f, "mpamd-hog/schemata", "MB:0=50;1=50\nL3:0=7ff;1=7ff\n");
+	for (int t = 0; t < 3; t++) {
+		measure(f, "mpamd-hog", "mbm_total_bytes", 100, hog);
+		check_near(hog[0], 2000 * MB, 1e-6, "hog before its limit acts, domain 0");
+		check_near(hog[1], 2000 * MB, 1e-6, "hog before its limit acts, domain 1");
+	}
+	measure(f, "mpamd-hog", "mbm_total_bytes", 100, hog);
+	check_near(hog[0], 1000 * MB, 1e-6, "hog once its limit acts");
+	assert_int_equal(put(f, "mpamd-hog/schemata", "MB:0=100\n"), 0);
+	check_file(f, "mpamd-hog/schemata", "MB:0=100;1=50\nL3:0=7ff;1=7ff\n");
+	for (int t = 0; t < 3; t++) {
+		measure(f, "mpamd-hog", "mbm_total_bytes", 100, hog);
+		check_near(hog[0], 1000 * MB, 1e-6, "hog before its raised limit acts");
+	}
+	measure(f, "mpamd-hog", "mbm_total_bytes", 100, hog);
+	check_near(hog[0], 2000 * MB, 1e-6, "hog once its raised limit acts");
+	check_near(hog[1], 1000 * MB, 1e-6, "hog on the domain still limited");
+}
+
+#define NOISY_SAMPLES 40
+
+/* Samples, one a tick, of "hog" held to half of domain 0 by MB 50; returns the tick of the first. */
+static uint64_t capped_samples(const struct fx *f, double *samples)
+{
+	double hog[2];
+
+	ctl(f, "clock manual");
+	ctl(f, "advance tick");
+	assert_int_equal(put(f, "mpamd-hog/schemata", "MB:0=50;1=50\n"), 0);
+	uint64_t first = emu_tick(f);
+	for (int i = 0; i < NOISY_SAMPLES; i++) {
+		measure(f, "mpamd-hog", "mbm_total_bytes", 100, hog);
+		samples[i] = hog[0];
+	}
+	return first;
+}
+
+/* [sim] measure_noise_pct: a group held at its MB ceiling no longer counts exactly the ceiling (it does
+ * with no noise: test_counters_share_capacity); its mean is the ceiling. Same seed, same sample at the
+ * same tick. */
+static void test_counters_measure_noise(void **state)
+{
+	struct fx *f = *state;
+	struct fx other = { 0 };
+	double samples[NOISY_SAMPLES], again[NOISY_SAMPLES], mean = 0, var = 0;
+
+	assert_int_equal(mk(f, "mpamd-hog"), 0);
+	uint64_t first = capped_samples(f, samples);
+	for (int i = 0; i < NOISY_SAMPLES; i++)
+		mean += samples[i] / NOISY_SAMPLES;
+	for (int i = 0; i < NOISY_SAMPLES; i++)
+		var += (samples[i] - mean) * (samples[i] - mean) / (NOISY_SAMPLES - 1);
+	printf("capped hog, measure_noise_pct 10: mean %.1f MB, stddev %.1f MB a tick\n", mean / MB, sqrt(var) / MB);
+	check_near(mean, 1000 * MB, 0.03, "mean of noisy samples at the ceiling");
+	assert_true(sqrt(var) > 0.02 * 1000 * MB);
+	for (int i = 0; i < NOISY_SAMPLES; i++)
+		assert_true(fabs(samples[i] - 1000 * MB) <= 0.1 * 1000 * MB + 1);
+
+	/* A second emulator on the same file: its clock started later, so compare the ticks both saw. */
+	assert_int_equal(emu_start("intel", f->config, NULL, &other.emu), 0);
+	assert_int_equal(mkdir(P(&other, "mpamd-hog"), 0755), 0);
+	uint64_t other_first = capped_samples(&other, again);
+	size_t compared = 0;
+	for (int i = 0; i < NOISY_SAMPLES; i++) {
+		uint64_t tick = other_first + (uint64_t)i;
+		if (tick < first || tick >= first + NOISY_SAMPLES)
+			continue;
+		assert_true(fabs(again[i] - samples[tick - first]) <= 1); /* whole bytes shown */
+		compared++;
+	}
+	assert_int_equal(emu_stop(other.emu), 0);
+	assert_true(compared >= NOISY_SAMPLES / 2);
+}
+
+/* AMD's absolute MB values go through the plant's curve as the share of the domain they name: 48
+ * units, 6000 MB/s, are 30% of a 20000 MB/s domain, which the curve lets through as 75%. */
+static void test_amd_mb_through_the_curve(void **state)
+{
+	struct fx *f = *state;
+	double hog[2];
+
+	assert_int_equal(mk(f, "mpamd-hog"), 0);
+	ctl(f, "clock manual");
+	assert_int_equal(put(f, "mpamd-hog/schemata", "MB:0=48;1=2048\n"), 0);
+	measure(f, "mpamd-hog", "mbm_total_bytes", 1000, hog);
+	check_near(hog[0], 0.75 * 20000 * MB, 0.01, "48 units on a curve through 30:0.75");
+	check_near(hog[1], 20000 * MB, 0.01, "the MB maximum: the whole domain");
+}
+
 /* The clock follows real time unless frozen. */
 static void test_counters_real_time(void **state)
 {
@@ -2561,6 +2720,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_counters_share_capacity, setup_intel_sim, teardown),
 		cmocka_unit_test_setup_teardown(test_counters_real_time, setup_intel_sim, teardown),
 		cmocka_unit_test_setup_teardown(test_counters_follow_the_plant, setup_intel_plant, teardown),
+		cmocka_unit_test_setup_teardown(test_mb_acts_delay_ticks_later, setup_intel_delay, teardown),
+		cmocka_unit_test_setup_teardown(test_counters_measure_noise, setup_intel_noisy, teardown),
 		cmocka_unit_test_setup_teardown(test_fail_next_write, setup_intel, teardown),
 		cmocka_unit_test_setup_teardown(test_fault_counts_and_status, setup_intel, teardown),
 		cmocka_unit_test_setup_teardown(test_counter_states, setup_intel, teardown),
@@ -2569,6 +2730,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_amd_assign_mode, setup_amd, teardown),
 		cmocka_unit_test_setup_teardown(test_amd_event_filter, setup_amd, teardown),
 		cmocka_unit_test_setup_teardown(test_amd_counter_restart, setup_amd_sim, teardown),
+		cmocka_unit_test_setup_teardown(test_amd_mb_through_the_curve, setup_amd_curve, teardown),
 		cmocka_unit_test_setup_teardown(test_intel_assign_mode, setup_intel, teardown),
 		cmocka_unit_test_setup_teardown(test_mpam73_layout, setup_mpam73, teardown),
 		cmocka_unit_test_setup_teardown(test_mpam73_rules, setup_mpam73, teardown),

@@ -32,19 +32,40 @@ int emu_traffic_init(struct emu *e)
 	t->capacity_mbps = sim ? sim->capacity_mbps : EMU_DEFAULT_CAPACITY_MBPS;
 	t->interval_ns = (uint64_t)(c ? c->global.interval_ms : 100) * NS_PER_MS;
 	traffic_rng_seed(&t->rng, sim ? sim->seed : 1);
+	traffic_rng_seed(&t->measure_rng, traffic_measure_seed(sim ? sim->seed : 1));
+	t->delay_ticks = sim ? sim->delay_ticks : 0;
+	t->measure_noise_pct = sim ? sim->measure_noise_pct : 0;
 	t->demand_tick = UINT64_MAX;
 	t->last_ns = 0;
 	t->demand = calloc(partition_count(e) + 1, sizeof(*t->demand));
 	t->on = calloc(partition_count(e) + 1, sizeof(*t->on));
-	return t->demand && t->on ? 0 : -ENOMEM;
+	t->gain = calloc((partition_count(e) + 1) * EMU_MAX_DOMAINS, sizeof(*t->gain));
+	t->mb_past = t->delay_ticks ? calloc(t->delay_ticks, sizeof(*t->mb_past)) : NULL;
+	if (!t->demand || !t->on || !t->gain || (t->delay_ticks && !t->mb_past))
+		return -ENOMEM;
+	for (size_t i = 0; i < (partition_count(e) + 1) * EMU_MAX_DOMAINS; i++)
+		t->gain[i] = 1.0;
+	for (unsigned k = 0; k < t->delay_ticks; k++) /* what was in force before the first tick */
+		memcpy(t->mb_past[k], e->mb, sizeof(e->mb));
+	return 0;
 }
 
 void emu_traffic_fini(struct emu *e)
 {
 	free(e->traffic.demand);
 	free(e->traffic.on);
+	free(e->traffic.gain);
+	free(e->traffic.mb_past);
 	e->traffic.demand = NULL;
 	e->traffic.on = NULL;
+	e->traffic.gain = NULL;
+	e->traffic.mb_past = NULL;
+}
+
+/* The factor of partition p's counted bytes in domain d this tick. */
+static double *gain_of(struct emu_traffic *t, size_t p, unsigned d)
+{
+	return &t->gain[p * EMU_MAX_DOMAINS + d];
 }
 
 static void update_demand(struct emu *e, uint64_t tick)
@@ -61,6 +82,27 @@ static void update_demand(struct emu *e, uint64_t tick)
 		double base = demand_profile_at(sim_partition_demand(e->config, &e->config->partitions[i]), tick);
 		t->demand[i] = traffic_noisy_demand(base, sim->noise_pct, &t->rng);
 	}
+	for (size_t i = 0; t->measure_noise_pct && i < partition_count(e); i++)
+		for (unsigned d = 0; d < e->prof.domains; d++)
+			*gain_of(t, i, d) = traffic_noise_factor(t->measure_noise_pct, &t->measure_rng);
+}
+
+/* The MB value that governs CLOSID c's traffic in domain d during tick `tick`: with delay_ticks N,
+ * the one schemata held at the end of tick - N (the slot tick % N, refilled at the tick's end). */
+static uint32_t mb_in_force(const struct emu *e, unsigned c, unsigned d, uint64_t tick)
+{
+	const struct emu_traffic *t = &e->traffic;
+
+	return t->delay_ticks ? t->mb_past[tick % t->delay_ticks][c][d] : e->mb[c][d];
+}
+
+/* A tick ends: what schemata holds now governs the traffic delay_ticks ticks on. */
+static void tick_ends(struct emu *e, uint64_t tick)
+{
+	struct emu_traffic *t = &e->traffic;
+
+	if (t->delay_ticks)
+		memcpy(t->mb_past[tick % t->delay_ticks], e->mb, sizeof(e->mb));
 }
 
 /* A group's demand in domain d: its partition's, while its burst is on, interleaved evenly over the
@@ -74,12 +116,13 @@ static double group_demand(const struct emu *e, const struct emu_group *g, unsig
 	return domains && sim_partition_uses_domain(sp, d) ? e->traffic.demand[g->partition] / domains : 0;
 }
 
-/* The plant's curve, for settings that are a share of the domain (see emu_counters.h). */
+/* The plant's curve over the share of the domain a setting names (see emu_counters.h): Intel's
+ * percentage, MPAM's band top, AMD's absolute bandwidth over the domain's capacity. */
 static double max_fraction(const struct emu *e, uint32_t hw)
 {
 	double linear = emu_mb_fraction(&e->prof, hw, e->traffic.capacity_mbps);
 
-	if (!e->config || e->prof.mba_sc || e->prof.mb_kind == EMU_MB_AMD)
+	if (!e->config || e->prof.mba_sc)
 		return linear;
 	return mb_curve_fraction(&sim_config_of(e->config)->mb_curve, 100 * linear);
 }
@@ -98,8 +141,9 @@ static uint64_t burst_segment(struct emu *e, uint64_t t_ns)
 	return edge;
 }
 
-/* One domain for dt_ns at the current demand and limits. */
-static void serve_domain(struct emu *e, unsigned d, uint64_t dt_ns)
+/* One domain for dt_ns of tick `tick` at the current demand and the limits in force. Counted bytes
+ * carry the tick's measurement noise (a factor of 0.5..1.5: counters only grow); mbps stays the truth. */
+static void serve_domain(struct emu *e, unsigned d, uint64_t tick, uint64_t dt_ns)
 {
 	struct traffic_request req[EMU_MAX_CLOSIDS];
 	struct traffic_share work[EMU_MAX_CLOSIDS];
@@ -112,14 +156,15 @@ static void serve_domain(struct emu *e, unsigned d, uint64_t dt_ns)
 	for (unsigned c = 0; c < n; c++)
 		req[c] = (struct traffic_request){
 			.demand_mbps = demand[c],
-			.max_fraction = max_fraction(e, e->mb[c][d]),
+			.max_fraction = max_fraction(e, mb_in_force(e, c, d, tick)),
 		};
 	traffic_serve(req, n, capacity, work, served);
 	for (struct emu_group *g = emu_next_group(e, NULL); g; g = emu_next_group(e, g)) {
 		struct emu_mon *m = &g->mon[d];
 		double own = group_demand(e, g, d);
 		m->mbps = own > 0 ? served[g->closid] * own / demand[g->closid] : 0;
-		m->bytes += m->mbps * (double)dt_ns / 1e3; /* MB/s * ns = 10^-3 bytes */
+		double gain = g->partition < 0 ? 1.0 : *gain_of(&e->traffic, (size_t)g->partition, d);
+		m->bytes += m->mbps * gain * (double)dt_ns / 1e3; /* MB/s * ns = 10^-3 bytes */
 	}
 }
 
@@ -136,7 +181,9 @@ void emu_traffic_sync(struct emu *e)
 		end = edge < end ? edge : end;
 		update_demand(e, tick);
 		for (unsigned d = 0; d < e->prof.domains; d++)
-			serve_domain(e, d, end - t->last_ns);
+			serve_domain(e, d, tick, end - t->last_ns);
+		if (end == boundary)
+			tick_ends(e, tick);
 		t->last_ns = end;
 	}
 }

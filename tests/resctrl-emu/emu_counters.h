@@ -10,10 +10,16 @@
  * Service: in each domain (capacity [sim] capacity_mbps, default 20000 MB/s) every CLOSID is one
  * traffic request whose demand is the sum of its groups' and whose max share comes from its MB
  * schemata value through the plant's curve ([sim] mb_curve, backends/sim/mb_curve.h, linear by
- * default) for percentages and MPAM bands; AMD's absolute units and mba_MBps values are bandwidths
- * already and take no curve. A CLOSID's service is shared by its groups in proportion to their
- * demand.
- * Counters: bytes accumulate as time passes (integrated lazily, fractions kept, 1 MB = 10^6 bytes);
+ * default). The curve's PCT is the share of the domain the value names: Intel's percentage, the top
+ * of an MPAM band, and for AMD's absolute 1/8 GB/s units their bandwidth over capacity_mbps (a value
+ * that names the whole domain or more is 100). mba_MBps values are held by the kernel's controller,
+ * idealised: no curve. A CLOSID's service is shared by its groups in proportion to their demand.
+ * Delay ([sim] delay_ticks N): the MB value that governs a tick's traffic is the one schemata held at
+ * the end of the tick N ticks before (a value written during tick k governs from tick k + N on);
+ * schemata shows the written value at once.
+ * Counters: bytes accumulate as time passes (integrated lazily, fractions kept, 1 MB = 10^6 bytes),
+ * the bytes of each tick times 1 + measure_noise_pct/100 * u (u uniform in [-1, 1), a draw per
+ * partition, domain and tick from its own sequence of the config's seed; no noise by default);
  * mbm_local_bytes is EMU_LOCAL_SHARE of mbm_total_bytes; llc_occupancy splits each cache way among
  * the CLOSIDs whose mask holds it in proportion to their current bandwidth (0 while idle), in
  * multiples of 64 bytes. A CTRL_MON group's value includes its MON groups. */

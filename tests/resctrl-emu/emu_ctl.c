@@ -175,12 +175,23 @@ static int cmd_clock(struct emu *e, char **argv, int argc, const char *rest)
 	return 0;
 }
 
+/* "advance tick": on to the next boundary of the traffic's ticks (interval_ms), where demand, the
+ * measurement noise and delayed MB values change; nothing when the clock is on one. */
+static int cmd_advance_tick(struct emu *e)
+{
+	uint64_t into = emu_clock_now(&e->clock) % e->traffic.interval_ns;
+
+	return emu_clock_advance(&e->clock, into ? e->traffic.interval_ns - into : 0);
+}
+
 static int cmd_advance(struct emu *e, char **argv, int argc, const char *rest)
 {
 	if (rest)
 		return -EINVAL;
 	unsigned long long ms;
 
+	if (argc == 2 && strcmp(argv[1], "tick") == 0)
+		return cmd_advance_tick(e);
 	if (argc != 2 || emu_kstrtoull(argv[1], 10, &ms) || ms > UINT64_MAX / 1000000u)
 		return -EINVAL;
 	return emu_clock_advance(&e->clock, ms * 1000000u);
@@ -210,7 +221,7 @@ static const struct {
 	{ "clear", cmd_clear, 1, "clear" },
 	{ "counter", cmd_counter, 5, "counter GROUP DOMAIN EVENT ok|unavailable|error|unassigned|zero|reset" },
 	{ "clock", cmd_clock, 2, "clock manual|real" },
-	{ "advance", cmd_advance, 2, "advance MS" },
+	{ "advance", cmd_advance, 2, "advance MS|tick" },
 	{ "vanish", cmd_vanish, 1, "vanish" },
 };
 

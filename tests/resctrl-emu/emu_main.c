@@ -78,9 +78,10 @@ static void usage(FILE *out)
 		"                         mpam (Linux 7.1 MPAM: 1 domain, MB via MBW_MAX, llc_occupancy only),\n"
 		"                         mpam73 (Linux 7.3 MPAM: as mpam plus mbm_total_bytes through 8\n"
 		"                         assignable counters per domain, mbm_event mode fixed)\n"
-		"  -c, --config FILE      an mpamd config: [sim] capacity_mbps, seed, noise_pct, mb_curve\n"
-		"                         and each partition's sim_demand, sim_domains and sim_burst drive\n"
-		"                         the counters of group PREFIX+NAME, as in the simulator\n"
+		"  -c, --config FILE      an mpamd config: [sim] capacity_mbps, seed, noise_pct, mb_curve,\n"
+		"                         delay_ticks, measure_noise_pct and each partition's sim_demand,\n"
+		"                         sim_domains and sim_burst drive the counters of group PREFIX+NAME,\n"
+		"                         as in the simulator (mb_curve on amd: of MB's MB/s over the domain)\n"
 		"      --prefix PREFIX    group name prefix (default: the config's group_prefix, else mpamd-)\n"
 		"      --debug            as mounted with -o debug: ctrl_hw_id and mon_hw_id in groups\n"
 		"      --cpus N           online CPUs (default 4)\n"
@@ -133,7 +134,8 @@ static void usage(FILE *out)
 		"  fail_mkdir ERRNO [PATH_SUFFIX|* [COUNT|always [STATUS...]]] |\n"
 		"  fail_rmdir ERRNO [PATH_SUFFIX|* [COUNT|always]] | clear |\n"
 		"  counter GROUP DOMAIN EVENT ok|unavailable|error|unassigned|zero|reset |\n"
-		"  clock manual | clock real | advance MS | vanish\n");
+		"  clock manual | clock real | advance MS | advance tick (to the next tick of the config's\n"
+		"  interval_ms) | vanish\n");
 }
 
 /* One line, exit status 2. */

@@ -118,6 +118,15 @@ struct emu_traffic {
 	double *demand;	      /* per config partition, MB/s, noise applied */
 	bool *on;	      /* per config partition: its burst is on in the current segment */
 	uint64_t last_ns;     /* traffic is integrated up to here */
+	/* [sim] delay_ticks: the MB values at the end of each of the last delay_ticks ticks, the one of
+	 * tick t at t % delay_ticks (NULL without a delay) */
+	unsigned delay_ticks;
+	uint32_t (*mb_past)[EMU_MAX_CLOSIDS][EMU_MAX_DOMAINS];
+	/* [sim] measure_noise_pct: its own random sequence, and per config partition and domain the
+	 * factor of this tick's counted bytes */
+	unsigned measure_noise_pct;
+	struct traffic_rng measure_rng;
+	double *gain;
 };
 
 /* One assignable MBM counter of a domain (emu_assign.c). */

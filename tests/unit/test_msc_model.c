@@ -1311,6 +1311,80 @@ static void test_prop_and_pbm_reach_the_traffic_side(void **state)
 	msc_model_free(m);
 }
 
+/* With limit_delay_ticks the traffic side sees a write of every bandwidth control N ticks later, the
+ * register at once; other RIS and PARTIDs are not held up by it, and an earlier owner's state is in
+ * force from the start. */
+static void test_limits_act_delay_ticks_after_the_write(void **state)
+{
+	struct msc_model_params p = msc_params_every_control();
+	struct msc_model_limits lim;
+	struct msc_model *m;
+
+	(void)state;
+	p.limit_delay_ticks = MSC_MODEL_DELAY_TICKS_MAX + 1;
+	assert_int_equal(msc_model_new(&p, &m), -EINVAL);
+	p.limit_delay_ticks = 2;
+	m = new_model(&p);
+	assert_int_equal(msc_model_preload_mbw_prop(m, 9, 1), 0);
+	msc_model_traffic_limits(m, 0, 9, &lim);
+	assert_true(lim.prop_share == 0.5); /* left long ago: in force */
+	msc_model_tick(m);
+	model_wr32(m, MPAMCFG_PART_SEL, mpamcfg_part_sel(0, 5));
+	model_wr32(m, MPAMCFG_MBW_MAX, 0x4000 | (uint32_t)MPAMCFG_MBW_MAX_HARDLIM);
+	model_wr32(m, MPAMCFG_MBW_MIN, 0x2000);
+	model_wr32(m, MPAMCFG_MBW_PROP, (uint32_t)MPAMCFG_MBW_PROP_EN | 3);
+	model_wr32(m, MPAMCFG_MBW_PBM(0), 0);
+	for (int t = 0; t < 2; t++) {
+		assert_int_equal(model_rd32(m, MPAMCFG_MBW_MAX), 0x4000 | (uint32_t)MPAMCFG_MBW_MAX_HARDLIM);
+		assert_int_equal(msc_model_mbw_max(m, 0, 5), 0x4000);
+		assert_int_equal(msc_model_mbw_min(m, 0, 5), 0x2000);
+		msc_model_traffic_limits(m, 0, 5, &lim);
+		assert_int_equal(lim.mbw_max, 0xFF00);
+		assert_int_equal(lim.mbw_min, 0);
+		assert_false(lim.hardlim);
+		assert_true(lim.prop_share == 1.0 && lim.pbm_share == 1.0);
+		msc_model_tick(m);
+	}
+	msc_model_traffic_limits(m, 0, 5, &lim);
+	assert_int_equal(lim.mbw_max, 0x4000);
+	assert_int_equal(lim.mbw_min, 0x2000);
+	assert_true(lim.hardlim);
+	assert_true(lim.prop_share == 0.25);
+	assert_true(lim.pbm_share == 8.0 / 40.0); /* the first word cleared, 8 portions left in the second */
+	msc_model_traffic_limits(m, 0, 6, &lim);
+	assert_int_equal(lim.mbw_max, 0xFF00); /* never written */
+	msc_model_free(m);
+}
+
+/* Every PARTID written every tick, each a value of its own: the traffic side sees, tick after tick,
+ * what each was written N ticks before (the queue of writes on their way grows and wraps). */
+static void test_many_delayed_writes(void **state)
+{
+	enum {
+		DELAY = 5,
+		TICKS = 40
+	};
+	struct msc_model_params p;
+	struct msc_model_limits lim;
+	struct msc_model *m;
+
+	(void)state;
+	msc_model_params_default(&p);
+	p.limit_delay_ticks = DELAY;
+	m = new_model(&p);
+	for (unsigned t = 0; t < TICKS; t++) {
+		for (uint16_t id = 0; id <= p.partid_max; id++) {
+			sel_part(m, 0, id);
+			model_wr32(m, MPAMCFG_MBW_MAX, ((t * 7 + id) % 256) << 8);
+			msc_model_traffic_limits(m, 0, id, &lim);
+			unsigned expect = t < DELAY ? 0xFF00 : ((t - DELAY) * 7 + id) % 256 << 8;
+			assert_int_equal(lim.mbw_max, expect);
+		}
+		msc_model_tick(m);
+	}
+	msc_model_free(m);
+}
+
 static void test_preload_is_what_an_earlier_owner_left(void **state)
 {
 	struct msc_model_params p;
@@ -1695,6 +1769,8 @@ int main(void)
 		narrowing_model_test(test_narrowing_used_the_old_way_raises_errors),
 		narrowing_model_test(test_narrowing_errors),
 		narrowing_model_test(test_narrowing_preload),
+		cmocka_unit_test(test_limits_act_delay_ticks_after_the_write),
+		cmocka_unit_test(test_many_delayed_writes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
