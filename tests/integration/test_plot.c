@@ -98,6 +98,19 @@ static void write_fixture_file(const struct fixture *f, const char *name, const 
 	assert_int_equal(fclose(out), 0);
 }
 
+/* The SVG mpamctl plot draws of a fixture file `name` holding `text` (its path in csv[len]). */
+static char *plot_fixture(const struct fixture *f, const char *name, const char *text, char *csv, size_t len)
+{
+	write_fixture_file(f, name, text, csv, len);
+	struct run_result r = run((char *[]){ MPAMCTL, "plot", csv, "-o", (char *)f->svg, NULL });
+	if (r.exit_code != 0)
+		fail_msg("plot %s: exit %d:\n%s", name, r.exit_code, r.err);
+	run_result_fini(&r);
+	char *svg = read_text_file(f->svg);
+	assert_non_null(svg);
+	return svg;
+}
+
 /* The SVG at `path` says `what`. */
 static void expect_svg_says(const char *path, const char *what)
 {
@@ -208,15 +221,10 @@ static void test_no_goal_no_line(void **state)
 	struct fixture *f = *state;
 	char csv[200];
 
-	write_fixture_file(f, "no-goals.csv",
-			   "t_ms,partition,mbps,mb_max,mb_min,guarantee_mbps,target_mbps\n"
-			   "0,web,1000,100,0,,\n100,web,1100,100,0,,\n",
-			   csv, sizeof(csv));
-	struct run_result r = run((char *[]){ MPAMCTL, "plot", csv, "-o", f->svg, NULL });
-	assert_int_equal(r.exit_code, 0);
-	run_result_fini(&r);
-	char *svg = read_text_file(f->svg);
-	assert_non_null(svg);
+	char *svg = plot_fixture(f, "no-goals.csv",
+				 "t_ms,partition,mbps,mb_max,mb_min,guarantee_mbps,target_mbps\n"
+				 "0,web,1000,100,0,,\n100,web,1100,100,0,,\n",
+				 csv, sizeof(csv));
 	assert_null(strstr(svg, "goal lines"));
 	assert_int_equal(count_stroked(svg, WEB_COLOUR, GUARANTEE_DASHES), 0);
 	assert_int_equal(count_stroked(svg, WEB_COLOUR, TARGET_DASHES), 0);
@@ -488,12 +496,7 @@ static void test_event_labels_named_and_apart(void **state)
 				 crowd || (t == 2 && i == 0) ? "\"throttle: mb_max 100% -> 50%, for a neighbour\""
 							     : "");
 		}
-	write_fixture_file(f, "events.csv", text, csv, sizeof(csv));
-	struct run_result r = run((char *[]){ MPAMCTL, "plot", csv, "-o", f->svg, NULL });
-	assert_int_equal(r.exit_code, 0);
-	run_result_fini(&r);
-	char *svg = read_text_file(f->svg);
-	assert_non_null(svg);
+	char *svg = plot_fixture(f, "events.csv", text, csv, sizeof(csv));
 	assert_xml_balanced(svg);
 	struct label_box labels[16], markers[16];
 	size_t nl = read_boxes(svg, "event-label", labels, 16), nm = read_boxes(svg, "event-marker", markers, 16);
@@ -518,7 +521,7 @@ static void test_event_labels_named_and_apart(void **state)
 					 labels[i].title);
 	}
 	/* the same file gives the same picture */
-	r = run((char *[]){ MPAMCTL, "plot", csv, "-o", f->png, NULL });
+	struct run_result r = run((char *[]){ MPAMCTL, "plot", csv, "-o", f->png, NULL });
 	run_result_fini(&r);
 	r = run((char *[]){ MPAMCTL, "plot", csv, "-o", f->svg, NULL });
 	run_result_fini(&r);
@@ -535,29 +538,25 @@ static void test_domain_cuts_and_days(void **state)
 	struct fixture *f = *state;
 	char csv[200];
 
-	write_fixture_file(f, "domains.csv",
-			   "time,t_ms,partition,domain,mbps,mb_max,mb_min,guarantee_mbps\n"
-			   "2026-12-03T23:59:58.000Z,100,web,*,3000,100,0,6000\n"
-			   "2026-12-03T23:59:58.000Z,100,web,0,1500,100,0,\n"
-			   "2026-12-03T23:59:58.000Z,100,web,1,1500,100,0,\n"
-			   "2026-12-03T23:59:58.000Z,100,batch,*,14000,100,0,\n"
-			   "2026-12-03T23:59:58.000Z,100,batch,0,7000,100,0,\n"
-			   "2026-12-03T23:59:58.000Z,100,batch,1,7000,100,0,\n"
-			   "2026-12-04T00:00:01.000Z,3100,web,*,5000,100,0,6000\n"
-			   "2026-12-04T00:00:01.000Z,3100,web,0,1500,100,0,\n"
-			   "2026-12-04T00:00:01.000Z,3100,web,1,3500,100,0,\n"
-			   "2026-12-04T00:00:01.000Z,3100,batch,*,12000,100,0,\n"
-			   "2026-12-04T00:00:01.000Z,3100,batch,0,7000,100,0,\n"
-			   "2026-12-04T00:00:01.000Z,3100,batch,1,5000,40,0,\n",
-			   csv, sizeof(csv));
-	struct run_result r = run((char *[]){ MPAMCTL, "plot", csv, "-o", f->svg, NULL });
-	assert_int_equal(r.exit_code, 0);
-	run_result_fini(&r);
-	char *svg = read_text_file(f->svg);
-	assert_non_null(svg);
+	char *svg = plot_fixture(f, "domains.csv",
+				 "time,t_ms,partition,domain,mbps,mb_max,mb_min,guarantee_mbps\n"
+				 "2026-12-03T23:59:58.000Z,100,web,*,3000,100,0,6000\n"
+				 "2026-12-03T23:59:58.000Z,100,web,0,1500,100,0,\n"
+				 "2026-12-03T23:59:58.000Z,100,web,1,1500,100,0,\n"
+				 "2026-12-03T23:59:58.000Z,100,batch,*,14000,100,0,\n"
+				 "2026-12-03T23:59:58.000Z,100,batch,0,7000,100,0,\n"
+				 "2026-12-03T23:59:58.000Z,100,batch,1,7000,100,0,\n"
+				 "2026-12-04T00:00:01.000Z,3100,web,*,5000,100,0,6000\n"
+				 "2026-12-04T00:00:01.000Z,3100,web,0,1500,100,0,\n"
+				 "2026-12-04T00:00:01.000Z,3100,web,1,3500,100,0,\n"
+				 "2026-12-04T00:00:01.000Z,3100,batch,*,12000,100,0,\n"
+				 "2026-12-04T00:00:01.000Z,3100,batch,0,7000,100,0,\n"
+				 "2026-12-04T00:00:01.000Z,3100,batch,1,5000,40,0,\n",
+				 csv, sizeof(csv));
 	expect_in(svg, "; limits of their own: batch on domain 0, batch on domain 1.");
-	/* batch's domain 1 at 40%: a thin dashed line of its own, beside its total's solid one */
-	assert_true(count_stroked(svg, BATCH_COLOUR, GUARANTEE_DASHES) >= 2);
+	/* batch's domains' mb_max, 100% and 40%: thin dashed lines of their own (web's are its total's) */
+	assert_int_equal(count_stroked(svg, BATCH_COLOUR, "7,4"), 2);
+	assert_int_equal(count_stroked(svg, WEB_COLOUR, "7,4"), 1); /* its guarantee */
 	expect_in(svg, "; time (UTC); time axis ticks: 2026-12-03 23:59:58.0, 2026-12-03 23:59:58.5,");
 	expect_in(svg, ", 2026-12-04 00:00:00.0,");
 	free(svg);
