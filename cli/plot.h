@@ -1,7 +1,9 @@
-/* Drawing a record file with cairo: per partition over time, the measured bandwidth (and the
- * guarantee and target when the file has them) in MB/s in an upper panel, the mb_max and mb_min
- * limits in percent of capacity as stepped lines in a lower panel, events as markers with short
- * labels, a legend and a title. No argument parsing here (cli/cmd_plot.c). */
+/* Drawing a record file with cairo: per partition over time, the measured bandwidth and its goals
+ * (guarantee, target) in MB/s in an upper panel, the mb_max and mb_min limits in percent of
+ * capacity as stepped lines in a lower panel (and each domain's where a partition's domains hold
+ * different limits), events as markers with staggered labels naming their partition, the time on
+ * the wall clock when the file has it, a legend and a title. No argument parsing here
+ * (cli/cmd_plot.c). */
 #ifndef MPAMD_CLI_PLOT_H
 #define MPAMD_CLI_PLOT_H
 
@@ -29,9 +31,9 @@ struct plot_options {
 #define PLOT_DEFAULT_WIDTH  1000
 #define PLOT_DEFAULT_HEIGHT 660
 
-/* Draws the samples that are totals (no domain column, or domain "" or "*"), of the selected
- * partitions, in the time range. Returns 0, or a negative errno with the reason in err (nothing
- * to draw, cannot write the output...). */
+/* Draws the samples of the selected partitions in the time range: their totals (no domain column,
+ * or domain "" or "*"), and their domains' limits where those differ. Returns 0, or a negative
+ * errno with the reason in err (nothing to draw, cannot write the output...). */
 int plot_render(const struct record_file *file, const struct plot_options *opts, struct err *err);
 
 #endif

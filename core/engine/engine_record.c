@@ -53,9 +53,12 @@ static double ceiling_mbps(const struct engine *e, size_t i)
 	return sum;
 }
 
-/* The partition's rows on each domain, after its total. */
+/* The partition's rows on each domain, after its total. The goals are the partition's, not split
+ * per domain, but for the kernel's mba_MBps controller, which holds target_mbps on every domain. */
 static void record_domains(struct engine *e, size_t i, const struct record_row *total)
 {
+	double target_mbps = e->hw.caps.mb_kernel_mbps ? total->target_mbps : 0;
+
 	for (unsigned d = 0; d < e->domains.count; d++) {
 		const struct domain_status *ds = engine_partition_domain(e, i, d);
 		struct record_row row = {
@@ -70,6 +73,7 @@ static void record_domains(struct engine *e, size_t i, const struct record_row *
 			.mb_min = ds->mb_min,
 			.mb_max_mbps = ds->mb_max_mbps,
 			.no_limits = total->no_limits,
+			.target_mbps = target_mbps,
 			.has_truth = total->has_truth,
 			.truth_mbps = ds->truth_mbps,
 		};
@@ -88,6 +92,7 @@ void engine_record_tick(struct engine *e, uint64_t now_ns)
 		const struct partition_status *st = &e->slots.partitions[i].status;
 		if (!e->slots.partitions[i].used)
 			continue;
+		const struct partition_goals *goals = &e->slots.partitions[i].config->goals; /* set's included */
 		struct record_row row = {
 			.t_ms = t_ms,
 			.time_ms = time_ms,
@@ -99,6 +104,8 @@ void engine_record_tick(struct engine *e, uint64_t now_ns)
 			.mb_min = st->mb_min,
 			.mb_max_mbps = ceiling_mbps(e, i),
 			.no_limits = !st->open,
+			.guarantee_mbps = goals->guarantee_mbps,
+			.target_mbps = goals->target_mbps,
 			.event = st->event,
 			.has_truth = engine_has_truth(e),
 			.truth_mbps = st->truth_mbps,

@@ -1,11 +1,14 @@
 /* The per-tick record file: CSV with a header, per partition per tick one row of its total (domain
  * `*`) and one row per domain. Its columns, and how each field is written, are record_columns.h's:
- *   time,t_ms,partition,domain,mbps,mb_max,mb_min,valid,estimated,event[,sim_mbps][,ipc]
+ *   time,t_ms,partition,domain,mbps,mb_max,mb_min,mb_max_mbps,guarantee_mbps,target_mbps,valid,
+ *   estimated,event[,sim_mbps][,ipc]
  * time is the wall clock in RFC 3339 UTC with milliseconds; mbps is empty (never 0) when the sample
- * is not valid; sim_mbps is the simulator's ground truth. A domain row has that domain's rate, limits
- * and state, no event and no ipc (both are the partition's). A tick's rows are kept in memory and
- * written together when the tick ends, so a reader never sees half a tick. record.c reads no clock:
- * every time comes from the engine. */
+ * is not valid; guarantee_mbps and target_mbps are the partition's goals at that tick (empty: none);
+ * sim_mbps is the simulator's ground truth. A domain row has that domain's rate, limits and state, no
+ * event, no ipc and no goals (all the partition's), but target_mbps where the kernel's mba_MBps
+ * controller holds it as every domain's ceiling. A tick's rows are kept in memory and written
+ * together when the tick ends, so a reader never sees half a tick. record.c reads no clock: every
+ * time comes from the engine. */
 #ifndef MPAMD_CORE_REPORT_RECORD_H
 #define MPAMD_CORE_REPORT_RECORD_H
 
@@ -29,7 +32,9 @@ struct record_row {
 	/* What mb_max lets through in MB/s (a domain's; the total row: the sum of its domains'); 0: not
 	 * known, the field is empty. */
 	double mb_max_mbps;
-	bool no_limits;	   /* no limit is in force (a failed partition): mb_max and mb_min empty, never 0 */
+	bool no_limits; /* no limit is in force (a failed partition): mb_max and mb_min empty, never 0 */
+	/* The goals in force at this tick, in MB/s; 0: none (the field is empty). */
+	double guarantee_mbps, target_mbps;
 	const char *event; /* NULL or "" for none */
 	bool has_truth;
 	double truth_mbps;

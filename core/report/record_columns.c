@@ -26,14 +26,20 @@ const struct record_column record_columns[RECORD_COL_COUNT] = {
 				"no limit in force (a failed partition): mb_max is empty too" },
 	[RECORD_COL_MB_MAX_MBPS] = { "mb_max_mbps", RECORD_WRITTEN_ALWAYS, false, RECORD_KIND_MBPS,
 				     "not known: neither the hardware's units nor the domain's capacity say it" },
+	/* The goals are the partition's: the engine does not split them per domain (the guard's share of a
+	 * guarantee on a domain is that domain's mb_min), but the kernel's mba_MBps controller holds
+	 * target_mbps as every domain's ceiling. */
+	[RECORD_COL_GUARANTEE_MBPS] = { "guarantee_mbps", RECORD_WRITTEN_ALWAYS, false, RECORD_KIND_MBPS,
+					"none; a domain row's, always: the guarantee is the partition's total" },
+	[RECORD_COL_TARGET_MBPS] = { "target_mbps", RECORD_WRITTEN_ALWAYS, false, RECORD_KIND_MBPS,
+				     "none; a domain row's, but under the kernel's mba_MBps controller (where it is "
+				     "every domain's ceiling): the target is the partition's total" },
 	[RECORD_COL_VALID] = { "valid", RECORD_WRITTEN_ALWAYS, false, RECORD_KIND_FLAG, NULL },
 	[RECORD_COL_ESTIMATED] = { "estimated", RECORD_WRITTEN_ALWAYS, false, RECORD_KIND_FLAG, NULL },
 	[RECORD_COL_EVENT] = { "event", RECORD_WRITTEN_ALWAYS, false, RECORD_KIND_TEXT, "no event" },
 	[RECORD_COL_SIM_MBPS] = { "sim_mbps", RECORD_WRITTEN_WITH_TRUTH, false, RECORD_KIND_MBPS, "not known" },
 	[RECORD_COL_IPC] = { "ipc", RECORD_WRITTEN_WITH_IPC, false, RECORD_KIND_RATIO,
 			     "not counted (never 0); a domain row's, always: IPC is the partition's" },
-	[RECORD_COL_GUARANTEE_MBPS] = { "guarantee_mbps", RECORD_WRITTEN_NEVER, false, RECORD_KIND_MBPS, "none" },
-	[RECORD_COL_TARGET_MBPS] = { "target_mbps", RECORD_WRITTEN_NEVER, false, RECORD_KIND_MBPS, "none" },
 };
 
 /* What a reader's message says a field of each kind should be. */
@@ -85,18 +91,26 @@ static size_t format_whole(double v, char *buf, size_t len)
 }
 
 /* v with `places` (1..3) decimals exactly as "%.*f" writes it, without printf's float path: v is
- * m * 2^e with a 53-bit m, so v * 10^places is m * 10^places (below 2^63) shifted right by -e, rounded
- * to nearest with ties to even on the exact remainder, as glibc rounds. Negative numbers (and -0),
- * infinities, NaN and numbers from 2^53 on go through snprintf. */
+ * m * 2^-shift with m its 53-bit significand (read from its bits: frexp and ldexp were a tenth of a
+ * row), so v * 10^places is m * 10^places (below 2^63) shifted right, rounded to nearest with ties to
+ * even on the exact remainder, as glibc rounds. Negative numbers (and -0), infinities, NaN and
+ * numbers from 2^53 on go through snprintf. */
 static size_t format_fixed(double v, unsigned places, char *buf, size_t len)
 {
 	static const uint64_t scale[] = { 1, 10, 100, 1000 };
-	int e;
+	uint64_t bits;
 
 	if (places < 1 || places > 3 || !(v >= 0 && v < 0x1p53) || signbit(v))
 		return (size_t)snprintf(buf, len, "%.*f", (int)places, v);
-	uint64_t m = (uint64_t)ldexp(frexp(v, &e), 53), scaled = m * scale[places], q;
-	int shift = 53 - e; /* v = m * 2^-shift; shift > 0 since v < 2^53 */
+	memcpy(&bits, &v, sizeof(bits));
+	int biased = (int)(bits >> 52 & 0x7ff); /* IEEE 754 binary64: v = 1.fraction * 2^(biased - 1023) */
+	uint64_t m = bits & ((UINT64_C(1) << 52) - 1), q;
+	if (biased)
+		m |= UINT64_C(1) << 52;
+	else
+		biased = 1; /* subnormal: 0.fraction * 2^-1022 */
+	uint64_t scaled = m * scale[places];
+	int shift = 1075 - biased; /* v = m * 2^-shift; shift >= 0 since v < 2^53 */
 	if (shift == 0) {
 		q = scaled;
 	} else if (shift >= 64) {
@@ -116,11 +130,25 @@ static size_t format_fixed(double v, unsigned places, char *buf, size_t len)
 	return copy_out(text, n, buf, len);
 }
 
+/* The length of `text` when it needs no quotes; else -1. One pass over the few bytes of a name (a
+ * partition's, a domain's): strpbrk and then strlen for each were a twentieth of a row. */
+static long plain_length(const char *text)
+{
+	const char *c = text;
+
+	for (; *c; c++)
+		if (*c == ',' || *c == '"' || *c == '\r' || *c == '\n')
+			return -1;
+	return c - text;
+}
+
 /* RFC 4180: a field with a comma, a quote or a line break is quoted, quotes doubled. */
 static size_t format_text(const char *text, char *buf, size_t len)
 {
-	if (!strpbrk(text, ",\"\r\n"))
-		return copy_out(text, strlen(text), buf, len);
+	long plain = plain_length(text);
+
+	if (plain >= 0)
+		return copy_out(text, (size_t)plain, buf, len);
 	size_t need = 2;
 	for (const char *c = text; *c; c++)
 		need += *c == '"' ? 2 : 1;
@@ -136,6 +164,32 @@ static size_t format_text(const char *text, char *buf, size_t len)
 	*out++ = '"';
 	*out = '\0';
 	return need;
+}
+
+/* A rung that is a multiple of 1/1024 of a percent up to 100% (a hardware ladder's: 0.390625 is
+ * 100/256) as decimal_text writes it, without its rounds of printf and strtod: such a number is
+ * exact in 10 decimals and at most 12 significant digits, so its shortest text that reads back is
+ * its exact decimals without the trailing zeros, and %g writes it without an exponent. SIZE_MAX for
+ * any other number. */
+#define DYADIC_BITS 10
+static size_t format_dyadic_percent(double v, char *buf, size_t len)
+{
+	double scaled = v * (1 << DYADIC_BITS); /* exact: a power of two */
+
+	if (!(v > 0 && v <= 100) || scaled != floor(scaled))
+		return SIZE_MAX;
+	uint64_t n = (uint64_t)scaled, frac = (n & ((1u << DYADIC_BITS) - 1)) * 9765625; /* 10^10 / 2^10 */
+	char text[32];
+	size_t used = format_uint(n >> DYADIC_BITS, text, sizeof(text));
+	if (frac) {
+		text[used++] = '.';
+		for (int i = 9; i >= 0; i--, frac /= 10)
+			text[used + (size_t)i] = (char)('0' + frac % 10);
+		used += 10;
+		while (text[used - 1] == '0')
+			used--;
+	}
+	return copy_out(text, used, buf, len);
 }
 
 static size_t format_time(int64_t time_ms, char *buf, size_t len)
@@ -159,11 +213,16 @@ size_t record_field_format(enum record_col col, const struct record_value *v, ch
 		return format_text(v->text, buf, len);
 	case RECORD_KIND_MBPS:
 		return format_fixed(v->number, 1, buf, len);
-	case RECORD_KIND_PERCENT: /* a rung: a whole percent, or a fraction written to read back exactly */
+	case RECORD_KIND_PERCENT: { /* a rung: a whole percent, or a fraction written to read back exactly */
 		if (v->number == floor(v->number))
 			return format_whole(v->number, buf, len);
-		decimal_text(v->number, buf, len);
-		return strlen(buf);
+		size_t n = format_dyadic_percent(v->number, buf, len);
+		if (n != SIZE_MAX)
+			return n;
+		char text[32]; /* 17 digits, a point and an exponent: snprintf's contract, not cut short */
+		decimal_text(v->number, text, sizeof(text));
+		return copy_out(text, strlen(text), buf, len);
+	}
 	case RECORD_KIND_FLAG:
 		return copy_out(v->number != 0 ? "1" : "0", 1, buf, len);
 	case RECORD_KIND_RATIO:

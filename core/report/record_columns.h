@@ -24,13 +24,13 @@ enum record_col {
 	RECORD_COL_MB_MAX,
 	RECORD_COL_MB_MIN,
 	RECORD_COL_MB_MAX_MBPS,
+	RECORD_COL_GUARANTEE_MBPS,
+	RECORD_COL_TARGET_MBPS,
 	RECORD_COL_VALID,
 	RECORD_COL_ESTIMATED,
 	RECORD_COL_EVENT,
 	RECORD_COL_SIM_MBPS,
 	RECORD_COL_IPC,
-	RECORD_COL_GUARANTEE_MBPS,
-	RECORD_COL_TARGET_MBPS,
 	RECORD_COL_COUNT,
 };
 
@@ -39,7 +39,6 @@ enum record_written {
 	RECORD_WRITTEN_ALWAYS,
 	RECORD_WRITTEN_WITH_TRUTH, /* with_truth: beside a simulator, its ground truth */
 	RECORD_WRITTEN_WITH_IPC,   /* with_ipc: the engine counts PMU events */
-	RECORD_WRITTEN_NEVER,	   /* read only: a file another tool added it to (mpamctl plot draws it) */
 };
 
 /* How a field is written and read. */

@@ -51,8 +51,8 @@ static void test_demo_runs_and_records(void **state)
 	char *csv = read_text_file(path);
 	assert_non_null(csv);
 	assert_int_equal(count_lines(csv), 1 + 20 * 3 * 3); /* each partition: its total and its 2 domains */
-	assert_non_null(strstr(
-		csv, "time,t_ms,partition,domain,mbps,mb_max,mb_min,mb_max_mbps,valid,estimated,event,sim_mbps,ipc\n"));
+	assert_non_null(strstr(csv, "time,t_ms,partition,domain,mbps,mb_max,mb_min,mb_max_mbps,guarantee_mbps,target_"
+				    "mbps,valid,estimated,event,sim_mbps,ipc\n"));
 	free(csv);
 	unlink(path);
 	run_result_fini(&r);

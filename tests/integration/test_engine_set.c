@@ -23,6 +23,7 @@
 #include "tests/util/emu_runner.h"
 #include "tests/util/engine_util.h"
 #include "tests/util/log_capture.h"
+#include "tests/util/record_reader.h"
 #include "tests/util/testutil.h"
 
 static const char *const vms = "[sim]\ncapacity_mbps = 20000\n"
@@ -384,6 +385,29 @@ static void test_no_false_alarm_with_a_learned_capacity(void **state)
 	rig_close(&rig);
 }
 
+/* The record of a run under mba_MBps: tenant's target_mbps on its total row and on each domain row
+ * (the kernel holds it as every domain's ceiling), no goal on the others' rows. */
+static void expect_recorded_target(const char *record)
+{
+	struct record_line *rows = NULL;
+	char header[256];
+	size_t tenant_domain_rows = 0;
+	long n = record_read_all(record, header, sizeof(header), &rows);
+
+	assert_true(n > 0);
+	for (long i = 0; i < n; i++) {
+		bool tenant = !strcmp(rows[i].partition, "tenant");
+		if (rows[i].has_target != tenant || rows[i].has_guarantee)
+			fail_msg("row %ld of %s (domain %s): target %s", i, rows[i].partition, rows[i].domain,
+				 rows[i].has_target ? "set" : "empty");
+		if (tenant)
+			assert_true(rows[i].target_mbps == 3000);
+		tenant_domain_rows += tenant && strcmp(rows[i].domain, "*");
+	}
+	assert_true(tenant_domain_rows >= 2 * 20);
+	free(rows);
+}
+
 /* resctrl mounted with mba_MBps: the kernel's controller holds each group's MB/s. mpamd writes
  * target_mbps as that ceiling, runs no bandwidth loop of its own on top, and refuses what only its
  * own loop could hold (a percentage, a guarantee). */
@@ -398,9 +422,13 @@ static void test_kernel_mba_mbps_controller(void **state)
 	struct err err = { "" };
 	struct rig rig;
 
+	char record[] = "/tmp/mpamd-set-record-XXXXXX";
+
 	(void)state;
+	close(mkstemp(record));
 	rig_emu(&rig, extra, more);
-	snprintf(global, sizeof(global), "backend = resctrl\nresctrl_root = %s\n", emu_root(rig.emu));
+	snprintf(global, sizeof(global), "backend = resctrl\nresctrl_root = %s\nrecord = %s\n", emu_root(rig.emu),
+		 record);
 	rig_open_with(&rig, global, more, 20);
 	struct engine *e = rig.engine;
 	assert_true(engine_partition(e, 0)->open);
@@ -416,6 +444,8 @@ static void test_kernel_mba_mbps_controller(void **state)
 	expect_schemata(&rig, "mpamd-batch", "MB:0=4294967295;1=4294967295");
 	assert_false(event_logged(e, "throttle"));
 	assert_false(event_logged(e, "changed outside"));
+	expect_recorded_target(record);
+	unlink(record);
 
 	/* A new target goes to the kernel at once; a guarantee is refused. */
 	assert_int_equal(engine_set(e, "tenant", retarget, 1, NULL, NULL, &err), 0);

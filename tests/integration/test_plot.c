@@ -1,6 +1,7 @@
 /* mpamctl plot, run as the user runs it: a record file in, an SVG or a PNG out, and the command
  * line's errors with their exit codes. */
 #include <setjmp.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -60,8 +61,9 @@ static int teardown(void **state)
 {
 	struct fixture *f = *state;
 	char path[200];
-	static const char *const names[] = { "run.csv", "run.svg", "run.png",	"web.svg",
-					     "bad.csv", "x.png",   "mpamd.csv", "two-runs.csv" };
+	static const char *const names[] = { "run.csv",	   "run.svg",	  "run.png",	 "web.svg",
+					     "bad.csv",	   "x.png",	  "mpamd.csv",	 "two-runs.csv",
+					     "events.csv", "domains.csv", "no-goals.csv" };
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		snprintf(path, sizeof(path), "%s/%s", f->dir, names[i]);
@@ -94,6 +96,19 @@ static void write_fixture_file(const struct fixture *f, const char *name, const 
 	assert_non_null(out);
 	fputs(text, out);
 	assert_int_equal(fclose(out), 0);
+}
+
+/* The SVG mpamctl plot draws of a fixture file `name` holding `text` (its path in csv[len]). */
+static char *plot_fixture(const struct fixture *f, const char *name, const char *text, char *csv, size_t len)
+{
+	write_fixture_file(f, name, text, csv, len);
+	struct run_result r = run((char *[]){ MPAMCTL, "plot", csv, "-o", (char *)f->svg, NULL });
+	if (r.exit_code != 0)
+		fail_msg("plot %s: exit %d:\n%s", name, r.exit_code, r.err);
+	run_result_fini(&r);
+	char *svg = read_text_file(f->svg);
+	assert_non_null(svg);
+	return svg;
 }
 
 /* The SVG at `path` says `what`. */
@@ -138,6 +153,31 @@ static void assert_xml_balanced(const char *xml)
 	assert_true(elements > 10);
 }
 
+/* The <path> elements of `svg` that cairo stroked in `colour` ("rgb(12.2%,46.7%,70.6%)", as cairo
+ * writes a partition's colour) with the dash pattern `dashes` ("7,4"). */
+static size_t count_stroked(const char *svg, const char *colour, const char *dashes)
+{
+	char stroke[64], dash[64];
+	size_t n = 0;
+
+	snprintf(stroke, sizeof(stroke), "stroke:%s;", colour);
+	snprintf(dash, sizeof(dash), "stroke-dasharray:%s;", dashes);
+	for (const char *p = strstr(svg, "<path "); p; p = strstr(p + 1, "<path ")) {
+		const char *end = strchr(p, '>');
+		assert_non_null(end);
+		const char *a = strstr(p, stroke), *b = strstr(p, dash);
+		n += a && b && a < end && b < end;
+	}
+	return n;
+}
+
+/* cairo's colours of the first three partitions (the palette's first three). */
+#define WEB_COLOUR	 "rgb(12.2%,46.7%,70.6%)"
+#define BATCH_COLOUR	 "rgb(100%,49.8%,5.5%)"
+#define TENANT_COLOUR	 "rgb(17.3%,62.7%,17.3%)"
+#define GUARANTEE_DASHES "7,4"
+#define TARGET_DASHES	 "8,3,2,3"
+
 static uint32_t be32(const unsigned char *p)
 {
 	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
@@ -161,8 +201,33 @@ static void test_svg(void **state)
 	expect_in(svg, "run.csv</title>");
 	/* the legend's partitions, each with its colour */
 	expect_in(svg, "Legend: web (#1f77b4), batch (#ff7f0e), tenant (#2ca02c)");
-	/* the dashed guarantee and target lines */
-	expect_in(svg, "stroke-dasharray");
+	/* the goal lines: web's guarantee dashed and tenant's target dash-dot, each in its colour, and
+	 * none for a partition without that goal */
+	expect_in(svg, "; goal lines: web guarantee (dashed), tenant target (dash-dot)");
+	assert_int_equal(count_stroked(svg, WEB_COLOUR, GUARANTEE_DASHES), 1);
+	assert_int_equal(count_stroked(svg, TENANT_COLOUR, TARGET_DASHES), 1);
+	assert_int_equal(count_stroked(svg, BATCH_COLOUR, GUARANTEE_DASHES), 0);
+	assert_int_equal(count_stroked(svg, BATCH_COLOUR, TARGET_DASHES), 0);
+	assert_int_equal(count_stroked(svg, TENANT_COLOUR, GUARANTEE_DASHES), 0);
+	assert_int_equal(count_stroked(svg, WEB_COLOUR, TARGET_DASHES), 0);
+	/* its one domain row holds the total's limits: no line of its own */
+	assert_null(strstr(svg, "limits of their own"));
+	free(svg);
+}
+
+/* A file with goal columns but no goal in them: no goal line at all. */
+static void test_no_goal_no_line(void **state)
+{
+	struct fixture *f = *state;
+	char csv[200];
+
+	char *svg = plot_fixture(f, "no-goals.csv",
+				 "t_ms,partition,mbps,mb_max,mb_min,guarantee_mbps,target_mbps\n"
+				 "0,web,1000,100,0,,\n100,web,1100,100,0,,\n",
+				 csv, sizeof(csv));
+	assert_null(strstr(svg, "goal lines"));
+	assert_int_equal(count_stroked(svg, WEB_COLOUR, GUARANTEE_DASHES), 0);
+	assert_int_equal(count_stroked(svg, WEB_COLOUR, TARGET_DASHES), 0);
 	free(svg);
 }
 
@@ -366,7 +431,135 @@ static void test_time_column_and_two_runs(void **state)
 	struct run_result r = run((char *[]){ MPAMCTL, "plot", csv, "-o", f->svg, NULL });
 	assert_int_equal(r.exit_code, 0);
 	run_result_fini(&r);
-	expect_svg_says(f->svg, "time (s from 2026-12-03T10:00:00.000Z).</desc>");
+	/* the axis is the wall clock: a tick a minute, on whole minutes of UTC, the date in its title */
+	expect_svg_says(f->svg, "; time (UTC, 2026-12-03); time axis ticks: 2026-12-03 10:00:00, 2026-12-03 10:01:00, "
+				"2026-12-03 10:02:00,");
+}
+
+/* One event label's box in the SVG: where it is and whose event it names. */
+struct label_box {
+	double x, y, w, h;
+	char title[128];
+};
+
+static double attribute(const char *element, const char *name)
+{
+	char key[32];
+
+	snprintf(key, sizeof(key), " %s=\"", name);
+	const char *p = strstr(element, key);
+	assert_non_null(p);
+	return strtod(p + strlen(key), NULL);
+}
+
+/* The boxes of class `cls` ("event-label", "event-marker") in svg, at most max. */
+static size_t read_boxes(const char *svg, const char *cls, struct label_box *boxes, size_t max)
+{
+	char key[64];
+	size_t n = 0;
+
+	snprintf(key, sizeof(key), "<rect class=\"%s\"", cls);
+	for (const char *p = strstr(svg, key); p; p = strstr(p + 1, key)) {
+		assert_true(n < max);
+		struct label_box *b = &boxes[n++];
+		b->x = attribute(p, "x");
+		b->y = attribute(p, "y");
+		b->w = attribute(p, "width");
+		b->h = attribute(p, "height");
+		const char *t = strstr(p, "<title>");
+		assert_non_null(t);
+		t += strlen("<title>");
+		snprintf(b->title, sizeof(b->title), "%.*s", (int)strcspn(t, "<"), t);
+	}
+	return n;
+}
+
+static bool overlap(const struct label_box *a, const struct label_box *b)
+{
+	return a->x < b->x + b->w && b->x < a->x + a->w && a->y < b->y + b->h && b->y < a->y + a->h;
+}
+
+/* Events crowded at one moment: each label names its partition, none covers another, the ones with
+ * no room are left out and counted, and every event keeps its marker with the whole text. */
+static void test_event_labels_named_and_apart(void **state)
+{
+	struct fixture *f = *state;
+	char csv[200], text[4096] = "time,t_ms,partition,mbps,mb_max,mb_min,event\n";
+	static const char *const names[] = { "vm-alpha", "vm-bravo", "vm-charlie", "vm-delta", "vm-echo", "vm-foxtrot" };
+
+	for (int t = 0; t < 3; t++)
+		for (size_t i = 0; i < 6; i++) {
+			/* every partition has an event at 10:00:01; the others spread out */
+			bool crowd = t == 1;
+			snprintf(text + strlen(text), sizeof(text) - strlen(text),
+				 "2026-12-03T10:00:0%d.000Z,%d,%s,1000,100,0,%s\n", t, t * 1000, names[i],
+				 crowd || (t == 2 && i == 0) ? "\"throttle: mb_max 100% -> 50%, for a neighbour\""
+							     : "");
+		}
+	char *svg = plot_fixture(f, "events.csv", text, csv, sizeof(csv));
+	assert_xml_balanced(svg);
+	struct label_box labels[16], markers[16];
+	size_t nl = read_boxes(svg, "event-label", labels, 16), nm = read_boxes(svg, "event-marker", markers, 16);
+	assert_int_equal(nm, 7);
+	assert_true(nl >= 3 && nl < nm); /* three rows staggered at the crowded moment, the rest left out */
+	char said[64];
+	snprintf(said, sizeof(said), "; 7 events, %zu labels left out.</desc>", nm - nl);
+	expect_in(svg, said);
+	for (size_t i = 0; i < nl; i++) {
+		bool named = false;
+		for (size_t k = 0; k < 6; k++) {
+			char prefix[64];
+			snprintf(prefix, sizeof(prefix), "%s at 2026-12-03T10:00:0", names[k]);
+			named |= !strncmp(labels[i].title, prefix, strlen(prefix));
+		}
+		if (!named)
+			fail_msg("label %zu's title names no partition: %s", i, labels[i].title);
+		expect_in(labels[i].title, ": throttle: mb_max 100% -&gt; 50%, for a neighbour");
+		for (size_t k = 0; k < i; k++)
+			if (overlap(&labels[i], &labels[k]))
+				fail_msg("labels %zu (%s) and %zu (%s) overlap", k, labels[k].title, i,
+					 labels[i].title);
+	}
+	/* the same file gives the same picture */
+	struct run_result r = run((char *[]){ MPAMCTL, "plot", csv, "-o", f->png, NULL });
+	run_result_fini(&r);
+	r = run((char *[]){ MPAMCTL, "plot", csv, "-o", f->svg, NULL });
+	run_result_fini(&r);
+	char *again = read_text_file(f->svg);
+	assert_string_equal(again, svg);
+	free(again);
+	free(svg);
+}
+
+/* Per-domain rows where a partition's domains hold different limits (a cut on domain 1): those
+ * domains get lines of their own; a run across midnight shows the dates on the time axis. */
+static void test_domain_cuts_and_days(void **state)
+{
+	struct fixture *f = *state;
+	char csv[200];
+
+	char *svg = plot_fixture(f, "domains.csv",
+				 "time,t_ms,partition,domain,mbps,mb_max,mb_min,guarantee_mbps\n"
+				 "2026-12-03T23:59:58.000Z,100,web,*,3000,100,0,6000\n"
+				 "2026-12-03T23:59:58.000Z,100,web,0,1500,100,0,\n"
+				 "2026-12-03T23:59:58.000Z,100,web,1,1500,100,0,\n"
+				 "2026-12-03T23:59:58.000Z,100,batch,*,14000,100,0,\n"
+				 "2026-12-03T23:59:58.000Z,100,batch,0,7000,100,0,\n"
+				 "2026-12-03T23:59:58.000Z,100,batch,1,7000,100,0,\n"
+				 "2026-12-04T00:00:01.000Z,3100,web,*,5000,100,0,6000\n"
+				 "2026-12-04T00:00:01.000Z,3100,web,0,1500,100,0,\n"
+				 "2026-12-04T00:00:01.000Z,3100,web,1,3500,100,0,\n"
+				 "2026-12-04T00:00:01.000Z,3100,batch,*,12000,100,0,\n"
+				 "2026-12-04T00:00:01.000Z,3100,batch,0,7000,100,0,\n"
+				 "2026-12-04T00:00:01.000Z,3100,batch,1,5000,40,0,\n",
+				 csv, sizeof(csv));
+	expect_in(svg, "; limits of their own: batch on domain 0, batch on domain 1.");
+	/* batch's domains' mb_max, 100% and 40%: thin dashed lines of their own (web's are its total's) */
+	assert_int_equal(count_stroked(svg, BATCH_COLOUR, "7,4"), 2);
+	assert_int_equal(count_stroked(svg, WEB_COLOUR, "7,4"), 1); /* its guarantee */
+	expect_in(svg, "; time (UTC); time axis ticks: 2026-12-03 23:59:58.0, 2026-12-03 23:59:58.5,");
+	expect_in(svg, ", 2026-12-04 00:00:00.0,");
+	free(svg);
 }
 
 /* A record mpamd writes, end to end (a new file: mpamd would move the fixture's aside). */
@@ -390,6 +583,9 @@ static void test_plots_what_mpamd_records(void **state)
 	assert_int_equal(r.exit_code, 0);
 	run_result_fini(&r);
 	expect_svg_says(f->svg, "Legend: web (#1f77b4), batch (#ff7f0e), tenant (#2ca02c).");
+	/* the goals mpamd recorded (etc/demo.ini: web's guarantee, tenant's target) drawn as lines */
+	expect_svg_says(f->svg, "; goal lines: web guarantee (dashed), tenant target (dash-dot);");
+	expect_svg_says(f->svg, "; time (UTC, ");
 }
 
 int main(void)
@@ -406,6 +602,9 @@ int main(void)
 		fixture_test(test_usage_errors),
 		fixture_test(test_help),
 		fixture_test(test_time_column_and_two_runs),
+		fixture_test(test_no_goal_no_line),
+		fixture_test(test_event_labels_named_and_apart),
+		fixture_test(test_domain_cuts_and_days),
 		fixture_test(test_plots_what_mpamd_records),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,5 +1,7 @@
 /* The SVG of mpamctl plot as a browser shows it: headless chromium takes a screenshot, which
- * must not be blank and must show the partitions' colours. Exits 77 (skipped) without chromium. */
+ * must not be blank and must show the partitions' colours, a partition's guarantee as a dashed line
+ * where the SVG draws it, and the event labels where the SVG's boxes say. Exits 77 (skipped)
+ * without chromium. */
 #include <cairo.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -58,6 +60,41 @@ static bool near(uint32_t pixel, uint32_t rgb, int tolerance)
 	return true;
 }
 
+/* The y of web's guarantee line and where it runs in x, read from the SVG cairo wrote: its one path
+ * stroked in web's colour, dashed 7,4 ("... d=\"M X0 Y L X1 Y \""). */
+static void guarantee_line(const char *svg, double *x0, double *x1, double *y)
+{
+	const char *p = strstr(svg, "stroke:rgb(12.2%,46.7%,70.6%);stroke-opacity:1;stroke-dasharray:7,4;");
+
+	assert_non_null(p);
+	p = strstr(p, " d=\"M ");
+	assert_non_null(p);
+	double y1;
+	assert_int_equal(sscanf(p, " d=\"M %lf %lf L %lf %lf", x0, y, x1, &y1), 4);
+	assert_true(*y == y1 && *x1 > *x0);
+}
+
+/* Pixels near `rgb` in row y from x0 to x1 of the screenshot. */
+static size_t pixels_in_row(const unsigned char *data, int stride, int y, int x0, int x1, uint32_t rgb)
+{
+	const uint32_t *row = (const uint32_t *)(const void *)(data + (size_t)y * (size_t)stride);
+	size_t n = 0;
+
+	for (int x = x0; x < x1; x++)
+		n += near(row[x] & 0xffffff, rgb, 40);
+	return n;
+}
+
+/* Ink (anything not white) in the box at x, y, w, h. */
+static size_t ink_in(const unsigned char *data, int stride, double x, double y, double w, double h)
+{
+	size_t n = 0;
+
+	for (int yy = (int)y; yy < (int)(y + h); yy++)
+		n += (size_t)((int)(x + w) - (int)x) - pixels_in_row(data, stride, yy, (int)x, (int)(x + w), 0xffffff);
+	return n;
+}
+
 static void test_chromium_renders_the_svg(void **state)
 {
 	char dir[] = "/tmp/mpamd-plot-chromium-XXXXXX";
@@ -112,6 +149,32 @@ static void test_chromium_renders_the_svg(void **state)
 			batch += near(p, 0xff7f0e, 40); /* the second's */
 		}
 	}
+	/* web's guarantee: a dashed line (7 on, 4 off) in its colour across the panel, as the browser
+	 * draws it; one pixel row off it, none */
+	char *text = read_text_file(svg);
+	assert_non_null(text);
+	double x0, x1, gy;
+	guarantee_line(text, &x0, &x1, &gy);
+	size_t on = 0;
+	for (int dy = -1; dy <= 0; dy++) { /* a line 1.4 wide centred on y straddles two rows */
+		size_t here = pixels_in_row(data, stride, (int)gy + dy, (int)x0, (int)x1, 0x1f77b4);
+		on = here > on ? here : on;
+	}
+	print_message("guarantee at y %.1f: %zu of %.0f px\n", gy, on, x1 - x0);
+	assert_true(on > (x1 - x0) * 0.4);
+	assert_true(pixels_in_row(data, stride, (int)gy + 6, (int)x0, (int)x1, 0x1f77b4) < 20);
+	/* each event label's box, as the SVG gives it, holds the label's text */
+	const char *label = strstr(text, "<rect class=\"event-label\"");
+	assert_non_null(label);
+	for (; label; label = strstr(label + 1, "<rect class=\"event-label\"")) {
+		double x, y, w, h;
+		assert_int_equal(sscanf(label,
+					"<rect class=\"event-label\" x=\"%lf\" y=\"%lf\" width=\"%lf\" height=\"%lf\"",
+					&x, &y, &w, &h),
+				 4);
+		assert_true(ink_in(data, stride, x, y, w, h) > 30);
+	}
+	free(text);
 	cairo_surface_destroy(image);
 	double fraction = (double)ink / ((double)width * height);
 	print_message("non-white %.2f%%, web %zu px, batch %zu px\n", fraction * 100, web, batch);

@@ -115,8 +115,8 @@ static struct trace run(const char *text, uint64_t ticks, const struct policy_ch
 	char header[256];
 	long count = record_read(path, header, sizeof(header), &t.rows);
 	unlink(path);
-	assert_string_equal(
-		header, "time,t_ms,partition,domain,mbps,mb_max,mb_min,mb_max_mbps,valid,estimated,event,sim_mbps,ipc");
+	assert_string_equal(header, "time,t_ms,partition,domain,mbps,mb_max,mb_min,mb_max_mbps,guarantee_mbps,target_"
+				    "mbps,valid,estimated,event,sim_mbps,ipc");
 	assert_int_equal(count, (long)(ticks * t.parts));
 	t.ticks = ticks;
 	return t;

@@ -26,7 +26,9 @@
 
 #define WAIT_MS 5000
 
-#define HEADER "time,t_ms,partition,domain,mbps,mb_max,mb_min,mb_max_mbps,valid,estimated,event,sim_mbps,ipc"
+#define HEADER                                                                                                        \
+	"time,t_ms,partition,domain,mbps,mb_max,mb_min,mb_max_mbps,guarantee_mbps,target_mbps,valid,estimated,event," \
+	"sim_mbps,ipc"
 
 struct files {
 	char dir[64];
@@ -137,6 +139,36 @@ static void test_two_runs_append(void **state)
 	check_run(rows + 20 * 3, 30 * 3);
 	/* the second run started after the first one did */
 	assert_true(rows[60].time_ms - (int64_t)rows[60].t_ms >= rows[0].time_ms - (int64_t)rows[0].t_ms);
+	free(rows);
+}
+
+/* Each row carries its partition's goals as etc/demo.ini configures them (web a guarantee of 6000
+ * MB/s, tenant a target of 2500, batch neither): empty where there is none, never 0; and a domain
+ * row none, the goals being the partition's total (the simulator is no mba_MBps controller). */
+static void test_rows_carry_the_goals(void **state)
+{
+	struct files *f = *state;
+	struct record_line *rows = NULL;
+	char header[256];
+	size_t domain_rows = 0;
+
+	run_sim(f, "10");
+	long n = record_read_all(f->record, header, sizeof(header), &rows);
+	assert_true(n > 30);
+	for (long i = 0; i < n; i++) {
+		const struct record_line *r = &rows[i];
+		bool total = !strcmp(r->domain, "*");
+		bool web = !strcmp(r->partition, "web"), tenant = !strcmp(r->partition, "tenant");
+		domain_rows += !total;
+		if (r->has_guarantee != (total && web) || r->has_target != (total && tenant))
+			fail_msg("row %ld (%s, domain %s): guarantee %s, target %s", i, r->partition, r->domain,
+				 r->has_guarantee ? "set" : "empty", r->has_target ? "set" : "empty");
+		if (r->has_guarantee)
+			assert_true(r->guarantee_mbps == 6000);
+		if (r->has_target)
+			assert_true(r->target_mbps == 2500);
+	}
+	assert_true(domain_rows > 0);
 	free(rows);
 }
 
@@ -498,6 +530,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		fixture_test(test_two_runs_append),
+		fixture_test(test_rows_carry_the_goals),
 		fixture_test(test_sighup_after_mv_begins_a_new_file),
 		fixture_test(test_record_failure_shows_and_heals),
 		fixture_test(test_full_disk_shows_and_heals),

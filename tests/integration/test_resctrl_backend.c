@@ -789,11 +789,11 @@ static void test_mpamd_records_against_the_emulator(void **state)
 	if (r.exit_code != 0)
 		fail_msg("mpamd: %s", r.err);
 	char *csv = read_text_file(record);
-	assert_non_null(
-		strstr(csv, "time,t_ms,partition,domain,mbps,mb_max,mb_min,mb_max_mbps,valid,estimated,event\n"));
+	assert_non_null(strstr(csv, "time,t_ms,partition,domain,mbps,mb_max,mb_min,mb_max_mbps,guarantee_mbps,target_"
+				    "mbps,valid,estimated,event\n"));
 	assert_non_null(strstr(csv, ",web,"));
 	assert_non_null(strstr(csv, ",batch,"));
-	assert_non_null(strstr(csv, ",50,0,,1,0,")); /* batch: MB 50%, measured */
+	assert_non_null(strstr(csv, ",50,0,,,,1,0,")); /* batch: MB 50%, measured, no goals */
 	free(csv);
 	run_result_fini(&r);
 	unlink(record);
@@ -807,7 +807,7 @@ static void test_mpamd_records_against_the_emulator(void **state)
 	assert_int_equal(r.exit_code, 0);
 	assert_non_null(strstr(r.err, "no bandwidth counters"));
 	csv = read_text_file(record);
-	assert_non_null(strstr(csv, ",web,*,,100,0,,0,0,\n"));
+	assert_non_null(strstr(csv, ",web,*,,100,0,,,,0,0,\n"));
 	assert_null(strstr(csv, ",1,0,\n"));
 	free(csv);
 	run_result_fini(&r);

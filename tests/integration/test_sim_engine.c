@@ -104,9 +104,8 @@ static void test_continuous_monitoring_within_1_percent(void **state)
 			     300);
 	size_t valid, estimated, invalid;
 
-	assert_string_equal(
-		run.header,
-		"time,t_ms,partition,domain,mbps,mb_max,mb_min,mb_max_mbps,valid,estimated,event,sim_mbps,ipc");
+	assert_string_equal(run.header, "time,t_ms,partition,domain,mbps,mb_max,mb_min,mb_max_mbps,guarantee_mbps,"
+					"target_mbps,valid,estimated,event,sim_mbps,ipc");
 	assert_int_equal(run.count, 900);
 	double worst = worst_error(&run, 500, &valid, &estimated, &invalid);
 	printf("continuous: worst error %.4f%% over %zu rows\n", worst * 100, valid);

@@ -127,6 +127,55 @@ static void test_labels(void **state)
 	assert_string_equal(buf, "15000");
 }
 
+/* 2026-12-03T10:15:42.123Z */
+#define ORIGIN_MS INT64_C(1796292942123)
+
+static void expect_label(const struct axis_ticks *t, unsigned i, const char *time, const char *date)
+{
+	char tb[32], db[32];
+
+	axis_time_format(t, ORIGIN_MS + (int64_t)llround(axis_tick(t, i) * 1000), tb, db, sizeof(tb));
+	assert_string_equal(tb, time);
+	assert_string_equal(db, date);
+}
+
+/* Wall-clock ticks fall on whole steps of UTC, whatever second the run began at. */
+static void test_time_ticks_on_the_wall_clock(void **state)
+{
+	struct axis_ticks t;
+
+	(void)state;
+	/* five minutes: a minute apart, from 10:15:00 */
+	assert_int_equal(axis_time_ticks(0, 300, ORIGIN_MS, 7, &t), 0);
+	assert_close(t.step, 60);
+	assert_int_equal(t.count, 7);
+	assert_int_equal(t.decimals, 0);
+	expect_label(&t, 0, "10:15:00", "2026-12-03");
+	expect_label(&t, 6, "10:21:00", "2026-12-03");
+	assert_true(t.lo <= 0 && t.hi >= 300);
+	/* five seconds of a simulated run: a second apart */
+	assert_int_equal(axis_time_ticks(0.1, 5, ORIGIN_MS, 7, &t), 0);
+	assert_close(t.step, 1);
+	expect_label(&t, 0, "10:15:42", "2026-12-03");
+	/* half a second: tenths of a second labelled */
+	assert_int_equal(axis_time_ticks(0, 0.5, ORIGIN_MS, 7, &t), 0);
+	assert_close(t.step, 0.1);
+	assert_int_equal(t.decimals, 1);
+	expect_label(&t, 1, "10:15:42.2", "2026-12-03");
+	/* two days: the step is hours, the date changes at midnight */
+	assert_int_equal(axis_time_ticks(0, 2 * 86400, ORIGIN_MS, 7, &t), 0);
+	assert_close(t.step, 12 * 3600);
+	expect_label(&t, 0, "00:00:00", "2026-12-03");
+	expect_label(&t, 2, "00:00:00", "2026-12-04");
+	/* a month: whole days, labelled by the date alone */
+	assert_int_equal(axis_time_ticks(0, 30 * 86400, ORIGIN_MS, 7, &t), 0);
+	assert_close(t.step, 5 * 86400);
+	expect_label(&t, 0, "", "2026-12-03"); /* day 20790 since the epoch: a whole step of 5 days */
+	expect_label(&t, 1, "", "2026-12-08");
+	assert_int_equal(axis_time_ticks(NAN, 1, ORIGIN_MS, 7, &t), -EINVAL);
+	assert_int_equal(axis_time_ticks(2, 1, ORIGIN_MS, 7, &t), -EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -136,6 +185,7 @@ int main(void)
 		cmocka_unit_test(test_bad_arguments),
 		cmocka_unit_test(test_tick_count_bounded),
 		cmocka_unit_test(test_labels),
+		cmocka_unit_test(test_time_ticks_on_the_wall_clock),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

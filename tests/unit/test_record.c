@@ -36,6 +36,7 @@ static void test_rows_and_quoting(void **state)
 				  .mbps = 1234.56,
 				  .mb_max = 80,
 				  .mb_max_mbps = 8000, /* known: written with one decimal */
+				  .guarantee_mbps = 6000,
 				  .has_truth = true,
 				  .truth_mbps = 1230 };
 	record_write(rec, &row);
@@ -51,9 +52,10 @@ static void test_rows_and_quoting(void **state)
 	assert_int_equal(record_free(rec, &err), 0);
 	char *text = read_text_file(path);
 	assert_string_equal(text,
-			    "time,t_ms,partition,domain,mbps,mb_max,mb_min,mb_max_mbps,valid,estimated,event,sim_mbps\n"
-			    "2026-12-03T10:15:42.123Z,100,web,*,1234.6,80,0,8000.0,1,0,,1230.0\n"
-			    "2026-12-03T10:15:42.223Z,200,batch,*,,40,5,,0,0,"
+			    "time,t_ms,partition,domain,mbps,mb_max,mb_min,mb_max_mbps,guarantee_mbps,target_mbps,"
+			    "valid,estimated,event,sim_mbps\n"
+			    "2026-12-03T10:15:42.123Z,100,web,*,1234.6,80,0,8000.0,6000.0,,1,0,,1230.0\n"
+			    "2026-12-03T10:15:42.223Z,200,batch,*,,40,5,,,,0,0,"
 			    "\"throttle: victim \"\"web\"\" below 6000, squeezed\",0.0\n");
 	free(text);
 	/* And what the tests' reader makes of it: the quoted event whole, the empty rate kept apart. */
@@ -94,8 +96,10 @@ static void test_tests_reader_checks_time(void **state)
 	unlink(path);
 }
 
-#define HEADER	   "time,t_ms,partition,domain,mbps,mb_max,mb_min,mb_max_mbps,valid,estimated,event\n"
-#define HEADER_SIM "time,t_ms,partition,domain,mbps,mb_max,mb_min,mb_max_mbps,valid,estimated,event,sim_mbps\n"
+#define COLUMNS \
+	"time,t_ms,partition,domain,mbps,mb_max,mb_min,mb_max_mbps,guarantee_mbps,target_mbps,valid,estimated,event"
+#define HEADER	   COLUMNS "\n"
+#define HEADER_SIM COLUMNS ",sim_mbps\n"
 #define T0	   1796292942123ull /* 2026-12-03T10:15:42.123Z */
 
 /* A private directory, so that every file a test leaves (a file moved aside) can be found. */
@@ -180,8 +184,8 @@ static void test_header_once_over_two_opens(void **state)
 	open_write_close(d.record, &opts, 100);
 	open_write_close(d.record, &opts, 100); /* the second run's t_ms starts again */
 	char *text = read_text_file(d.record);
-	assert_string_equal(text, HEADER "2026-12-03T10:15:42.223Z,100,web,*,1000.0,100,0,,1,0,\n"
-					 "2026-12-03T10:15:42.223Z,100,web,*,1000.0,100,0,,1,0,\n");
+	assert_string_equal(text, HEADER "2026-12-03T10:15:42.223Z,100,web,*,1000.0,100,0,,,,1,0,\n"
+					 "2026-12-03T10:15:42.223Z,100,web,*,1000.0,100,0,,,,1,0,\n");
 	free(text);
 	/* an empty file (made by logrotate's create, or touch) gets the header too */
 	write_text(d.record, "");
@@ -270,7 +274,7 @@ static void test_cut_row_is_ended(void **state)
 
 	(void)state;
 	dir_make(&d);
-	write_text(d.record, HEADER_SIM "2026-12-03T10:15:42.223Z,100,web,*,1000.0,100,0,,1,0,,1000.0\n"
+	write_text(d.record, HEADER_SIM "2026-12-03T10:15:42.223Z,100,web,*,1000.0,100,0,,,,1,0,,1000.0\n"
 					"2026-12-03T10:15:42.323Z,200,web,*,10");
 	open_write_close(d.record, &opts, 100);
 	char *text = read_text_file(d.record);
@@ -283,7 +287,7 @@ static void test_cut_row_is_ended(void **state)
 	record_file_free(file);
 
 	/* cut inside a quoted event: the quote is closed too, or the next rows would be swallowed */
-	write_text(d.record, HEADER_SIM "2026-12-03T10:15:42.223Z,100,web,*,,40,5,0,0,\"throttle: victim \"\"we");
+	write_text(d.record, HEADER_SIM "2026-12-03T10:15:42.223Z,100,web,*,,40,5,,,,0,0,\"throttle: victim \"\"we");
 	open_write_close(d.record, &opts, 300);
 	open_write_close(d.record, &opts, 400);
 	assert_int_equal(record_file_new(d.record, &file, &err), 0);

@@ -17,6 +17,7 @@
 #include <cmocka.h>
 
 #include "cli/record_read.h"
+#include "core/base/decimal_text.h"
 #include "core/report/record.h"
 #include "core/report/record_columns.h"
 #include "tests/util/testutil.h"
@@ -66,7 +67,8 @@ static void test_the_header_is_the_tables(void **state)
 	char header[256];
 	written_header(&(struct record_options){ .with_truth = true, .with_ipc = true }, header, sizeof(header));
 	assert_string_equal(
-		header, "time,t_ms,partition,domain,mbps,mb_max,mb_min,mb_max_mbps,valid,estimated,event,sim_mbps,ipc");
+		header, "time,t_ms,partition,domain,mbps,mb_max,mb_min,mb_max_mbps,guarantee_mbps,target_mbps,valid,"
+			"estimated,event,sim_mbps,ipc");
 }
 
 /* Field text of `v` in column `col`, then read back. */
@@ -112,8 +114,10 @@ static void test_every_kind_reads_back(void **state)
 	assert_string_equal(text, "1.235");
 	assert_true(v.number == 1.235);
 	/* empty: not measured, no limit, not counted, no event; never a 0 */
-	static const enum record_col may_be_empty[] = { RECORD_COL_MBPS, RECORD_COL_MB_MAX, RECORD_COL_IPC,
-							RECORD_COL_EVENT, RECORD_COL_DOMAIN };
+	static const enum record_col may_be_empty[] = { RECORD_COL_MBPS,       RECORD_COL_MB_MAX,
+							RECORD_COL_IPC,	       RECORD_COL_EVENT,
+							RECORD_COL_DOMAIN,     RECORD_COL_GUARANTEE_MBPS,
+							RECORD_COL_TARGET_MBPS };
 	for (size_t i = 0; i < sizeof(may_be_empty) / sizeof(may_be_empty[0]); i++) {
 		v = round_trip(may_be_empty[i], (struct record_value){ .empty = true, .number = 5 }, text,
 			       sizeof(text));
@@ -164,6 +168,34 @@ static void test_numbers_are_written_as_printf_writes_them(void **state)
 	}
 	expect_like_printf(RECORD_COL_MBPS, 1, INFINITY);
 	expect_like_printf(RECORD_COL_MBPS, 1, NAN);
+}
+
+/* A limit that is not a whole percent reads back exactly, as decimal_text writes it: rungs that are
+ * multiples of 1/1024 are written by hand (every one up to 100%, and in too small a buffer), others
+ * by decimal_text itself. */
+static void expect_percent_like_decimal_text(double x)
+{
+	struct record_value v = { .number = x };
+	char got[64], want[64], small[5];
+
+	size_t n = record_field_format(RECORD_COL_MB_MAX, &v, got, sizeof(got));
+	decimal_text(x, want, sizeof(want));
+	if (strcmp(got, want) || n != strlen(want))
+		fail_msg("%a written '%s', decimal_text writes '%s'", x, got, want);
+	assert_int_equal(record_field_format(RECORD_COL_MB_MAX, &v, small, sizeof(small)), n);
+	assert_int_equal(strncmp(small, want, sizeof(small) - 1), 0);
+}
+
+static void test_percents_are_written_as_decimal_text_writes_them(void **state)
+{
+	static const double others[] = { 1.0 / 3, 12.3, 0.1, 0x1p-11, 99.9999, 0x1p-30 };
+
+	(void)state;
+	for (unsigned n = 1; n <= 100 * 1024; n++)
+		if (n % 1024)
+			expect_percent_like_decimal_text(n / 1024.0);
+	for (size_t i = 0; i < sizeof(others) / sizeof(others[0]); i++)
+		expect_percent_like_decimal_text(others[i]);
 }
 
 /* A quoted field: its quotes counted in the length, and snprintf's contract when it does not fit. */
@@ -263,6 +295,7 @@ int main(void)
 		cmocka_unit_test(test_every_kind_reads_back),
 		cmocka_unit_test(test_text_is_quoted_when_it_must_be),
 		cmocka_unit_test(test_numbers_are_written_as_printf_writes_them),
+		cmocka_unit_test(test_percents_are_written_as_decimal_text_writes_them),
 		cmocka_unit_test(test_fields_a_column_does_not_take),
 		cmocka_unit_test(test_columns_are_found_by_name),
 		cmocka_unit_test(test_a_huge_rate_is_written_whole),

@@ -94,9 +94,14 @@ static void test_reads_what_the_writer_writes(void **state)
 	(void)state;
 	close(mkstemp(path));
 	assert_int_equal(record_new(path, &(struct record_options){ 0 }, &rec, &err), 0);
-	struct record_row row = {
-		.t_ms = 5, .time_ms = 1796292942123, .partition = "web", .valid = true, .mbps = 42.5, .mb_max = 80
-	};
+	struct record_row row = { .t_ms = 5,
+				  .time_ms = 1796292942123,
+				  .partition = "web",
+				  .valid = true,
+				  .mbps = 42.5,
+				  .mb_max = 80,
+				  .guarantee_mbps = 6000,
+				  .target_mbps = 2500 };
 	record_write(rec, &row);
 	row = (struct record_row){
 		.t_ms = 10, .time_ms = 1796292942128, .partition = "web", .mb_max = 70, .event = "a,b\n\"c\""
@@ -110,8 +115,9 @@ static void test_reads_what_the_writer_writes(void **state)
 	record_write(rec, &row); /* and on its domain 1 */
 	assert_int_equal(record_free(rec, &err), 0);
 	char *text = read_text_file(path);
-	assert_non_null(strstr(text, ",web,*,,,,,0,0,"));
-	assert_non_null(strstr(text, ",web,1,,,,,0,0,"));
+	assert_non_null(strstr(text, ",web,*,42.5,80,0,,6000.0,2500.0,1,0,"));
+	assert_non_null(strstr(text, ",web,*,,,,,,,0,0,")); /* no goals: empty, never 0 */
+	assert_non_null(strstr(text, ",web,1,,,,,,,0,0,"));
 	free(text);
 
 	assert_int_equal(record_file_new(path, &file, &err), 0);
@@ -120,7 +126,8 @@ static void test_reads_what_the_writer_writes(void **state)
 	assert_int_equal(file->samples[2].domain, 0); /* "*": the total */
 	assert_string_equal(file->domains[file->samples[3].domain], "1");
 	assert_true(file->samples[0].mbps == 42.5);
-	assert_int_equal(file->samples[0].flags, RECORD_MBPS | RECORD_VALID);
+	assert_int_equal(file->samples[0].flags, RECORD_MBPS | RECORD_VALID | RECORD_GUARANTEE | RECORD_TARGET);
+	assert_true(file->samples[0].guarantee_mbps == 6000 && file->samples[0].target_mbps == 2500);
 	assert_int_equal(file->samples[1].flags, 0);
 	assert_string_equal(file->samples[1].event, "a,b\n\"c\"");
 	assert_true(file->columns & RECORD_HAS_TIME);

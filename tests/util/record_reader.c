@@ -119,6 +119,14 @@ static void put_value(struct record_line *row, enum record_col col, const struct
 		row->has_ipc = !v->empty;
 		row->ipc = v->number;
 		break;
+	case RECORD_COL_GUARANTEE_MBPS:
+		row->has_guarantee = !v->empty;
+		row->guarantee_mbps = v->number;
+		break;
+	case RECORD_COL_TARGET_MBPS:
+		row->has_target = !v->empty;
+		row->target_mbps = v->number;
+		break;
 	default:
 		break; /* what the tests do not read */
 	}

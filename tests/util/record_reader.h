@@ -25,7 +25,9 @@ struct record_line {
 	double sim_mbps; /* 0 when the record has no sim_mbps column */
 	bool has_ipc;	 /* the ipc field was there and not empty (counted) */
 	double ipc;
-	char domain[25]; /* "*": the partition's total (also in a file without a domain column) */
+	char domain[25];		/* "*": the partition's total (also in a file without a domain column) */
+	bool has_guarantee, has_target; /* the goal's field was there and not empty */
+	double guarantee_mbps, target_mbps;
 };
 
 /* Reads `path`: the header line (without its newline) into header[len] and every row of a partition's
