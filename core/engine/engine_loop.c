@@ -16,6 +16,7 @@
 #include "core/base/log.h"
 #include "core/base/loop.h"
 #include "core/engine/engine_internal.h"
+#include "core/engine/engine_snapshot.h"
 
 struct run_state {
 	struct engine *e;
@@ -44,7 +45,8 @@ uint64_t engine_overruns(const struct engine *e)
 	return e->ticks.overruns;
 }
 
-/* The tick, timed in real time (also on simulated time, where it says what a tick costs). */
+/* The tick, timed in real time (also on simulated time, where it says what a tick costs), then
+ * published with its own duration: the replies and the textfile read that snapshot. */
 static void tick_measured(struct engine *e, uint64_t now_ns, uint64_t late_ns)
 {
 	uint64_t start = clock_monotonic_ns();
@@ -52,7 +54,12 @@ static void tick_measured(struct engine *e, uint64_t now_ns, uint64_t late_ns)
 	engine_tick(e, now_ns);
 	uint64_t end = clock_monotonic_ns();
 	tick_stats_record(&e->ticks.stats, late_ns, end - start);
-	engine_metrics_tick_done(e, end - start, end);
+	engine_metrics_tick_done(e, end - start);
+	engine_ctl_publish(e);
+	struct engine_snapshot *published = engine_ctl_published(e);
+	if (published)
+		engine_metrics_textfile(e, published, end);
+	engine_snapshot_unref(published);
 }
 
 void engine_stop(struct engine *e)
@@ -113,6 +120,7 @@ static void on_signal(void *ctx, int fd, uint32_t events)
 				log_error("reload failed: %s", err.text);
 			/* logrotate moves the record file, then sends SIGHUP: reopened whatever the reload did */
 			engine_record_reopen(rs->e);
+			engine_ctl_publish(rs->e); /* the next reply shows the reload */
 		} else {
 			log_info("%s: stopping", strsignal((int)si.ssi_signo));
 			rs->e->run.stopping = true;
