@@ -1,5 +1,6 @@
 /* The engine's event loop: epoll over a timerfd (the ticks), a signalfd (SIGHUP reloads and reopens
- * the record file, SIGTERM/SIGINT stop), the control socket and the proc connector (engine_place.c).
+ * the record file, SIGTERM/SIGINT stop), the calls the control socket's thread hands over
+ * (engine_ctl.c) and the proc connector (engine_place.c).
  * With the simulated clock the ticks run back to back and the loop only looks at the other
  * descriptors between them. */
 #include <errno.h>
@@ -145,8 +146,8 @@ static int setup_signals(struct run_state *rs, struct err *err)
 	return loop_add(rs->e->run.loop, rs->signal_fd, EPOLLIN, on_signal, rs);
 }
 
-/* The timer goes first in the loop: a tick that is due runs before requests that arrived meanwhile,
- * which wait at most one bounded control-socket dispatch (ctl_server.h) either way. */
+/* The timer goes first in the loop: a tick that is due runs before a call that arrived meanwhile
+ * (set, reload, show from the control socket's thread). */
 static int setup_timer(struct run_state *rs, struct err *err)
 {
 	struct engine *e = rs->e;
