@@ -1,12 +1,14 @@
 /* Ticks under control-socket load: the engine on the simulated host in real time (not --sim-clock),
- * with client threads asking for `list` in a loop.
+ * with client threads asking for `list` in a loop, and as many others asking for `metrics`.
  *
- *   bench_ctl [--partitions N] [--interval MS] [--seconds S] [--clients N[,N...]]
+ *   bench_ctl [--partitions N] [--interval MS] [--seconds S] [--clients N[,N...]] [--metrics-clients N]
  *
  * For each client count (default 0, 20, 100) it runs the engine for S seconds and prints how late
  * the ticks began (p50, p99, max), the intervals skipped (overruns), how long ticks took, and the
- * round trip of every list (p50, p99, max). Clients beyond the server's connection cap are refused
- * and try again; the refusals are counted. Times are wall clock: run it on an idle machine. */
+ * round trip of every list (p50, p99, max); with --metrics-clients, that many more clients loop on
+ * `metrics` in every run (round trips on a second line). Clients beyond the server's connection cap
+ * are refused and try again; the refusals are counted. Times are wall clock: run it on an idle
+ * machine. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -38,6 +40,7 @@ struct samples {
 
 struct bench {
 	unsigned partitions, interval_ms, seconds;
+	unsigned metrics_clients; /* asking for metrics beside each run's list clients */
 	unsigned phases[MAX_PHASES];
 	size_t phase_count;
 	char dir[64], path[108];
@@ -53,7 +56,15 @@ struct run {
 	atomic_bool stop;
 	uint64_t ticks;			/* the run's length: the clients stop with its last tick */
 	struct samples late, took, rtt; /* rtt is filled by the clients under `lock` */
+	struct samples metrics_rtt;	/* the same for metrics */
 	uint64_t refused, failed;
+};
+
+/* One client thread: what it asks and where its round trips go. */
+struct client {
+	struct run *r;
+	const char *request;
+	struct samples *rtt;
 };
 
 static uint64_t now_ns(void)
@@ -150,14 +161,15 @@ static void count(struct run *r, uint64_t *counter)
 }
 
 /* Asks on one connection until it ends; returns false when the server refused the connection. */
-static bool client_session(struct run *r, int fd)
+static bool client_session(struct client *c, int fd)
 {
-	static const char request[] = "{\"cmd\":\"list\"}\n";
+	struct run *r = c->r;
+	size_t request_len = strlen(c->request);
 	char head[128];
 
 	while (!atomic_load(&r->stop)) {
 		uint64_t start = now_ns();
-		if (send(fd, request, sizeof(request) - 1, MSG_NOSIGNAL) < 0)
+		if (send(fd, c->request, request_len, MSG_NOSIGNAL) < 0)
 			return true;
 		memset(head, 0, sizeof(head));
 		ssize_t n = client_reply(fd, head, sizeof(head) - 1);
@@ -173,7 +185,7 @@ static bool client_session(struct run *r, int fd)
 		}
 		uint64_t rtt = now_ns() - start;
 		pthread_mutex_lock(&r->lock);
-		samples_add(&r->rtt, rtt);
+		samples_add(c->rtt, rtt);
 		pthread_mutex_unlock(&r->lock);
 	}
 	return true;
@@ -181,7 +193,8 @@ static bool client_session(struct run *r, int fd)
 
 static void *client_main(void *arg)
 {
-	struct run *r = arg;
+	struct client *c = arg;
+	struct run *r = c->r;
 
 	wait_ready(r);
 	while (!atomic_load(&r->stop)) {
@@ -192,7 +205,7 @@ static void *client_main(void *arg)
 			usleep(10000);
 			continue;
 		}
-		if (!client_session(r, fd))
+		if (!client_session(c, fd))
 			usleep(10000); /* refused: every slot is taken, try again a little later */
 		close(fd);
 	}
@@ -266,7 +279,9 @@ static void run_phase(const struct bench *b, unsigned clients)
 	struct run r = { .b = b,
 			 .clients = clients,
 			 .ticks = (uint64_t)b->seconds * 1000 / b->interval_ms + WARMUP_TICKS };
-	pthread_t *threads = calloc(clients ? clients : 1, sizeof(*threads));
+	unsigned threads_n = clients + b->metrics_clients;
+	pthread_t *threads = calloc(threads_n ? threads_n : 1, sizeof(*threads));
+	struct client *each = calloc(threads_n ? threads_n : 1, sizeof(*each));
 	struct engine *engine = NULL;
 	struct err err = { "" };
 	struct engine_options opts = {
@@ -281,11 +296,15 @@ static void run_phase(const struct bench *b, unsigned clients)
 
 	pthread_mutex_init(&r.lock, NULL);
 	pthread_cond_init(&r.ready_cond, NULL);
-	for (unsigned i = 0; i < clients; i++)
-		if (pthread_create(&threads[i], NULL, client_main, &r) != 0) {
+	for (unsigned i = 0; i < threads_n; i++) {
+		bool lists = i < clients;
+		each[i] = (struct client){ &r, lists ? "{\"cmd\":\"list\"}\n" : "{\"cmd\":\"metrics\"}\n",
+					   lists ? &r.rtt : &r.metrics_rtt };
+		if (pthread_create(&threads[i], NULL, client_main, &each[i]) != 0) {
 			fprintf(stderr, "bench_ctl: cannot start client %u\n", i);
 			exit(1);
 		}
+	}
 	if (engine_new(load(b), &opts, &engine, &err) < 0 || engine_run(engine, &err) < 0) {
 		fprintf(stderr, "bench_ctl: %s\n", err.text);
 		exit(1);
@@ -294,7 +313,7 @@ static void run_phase(const struct bench *b, unsigned clients)
 	atomic_store(&r.stop, true);
 	engine_free(engine); /* the socket is closed: every client's recv ends */
 	on_ready(&r, NULL);  /* in case the engine failed before it was ready */
-	for (unsigned i = 0; i < clients; i++)
+	for (unsigned i = 0; i < threads_n; i++)
 		pthread_join(threads[i], NULL);
 	size_t lists = r.rtt.count, ticks = r.late.count;
 	printf("%-8u %6zu %9llu %9.2f %9.2f %9.2f %9.2f %9.2f %7zu %9.1f %9.1f %9.1f %8llu\n", clients, ticks,
@@ -302,13 +321,19 @@ static void run_phase(const struct bench *b, unsigned clients)
 	       percentile_ms(&r.late, 100), percentile_ms(&r.took, 50), percentile_ms(&r.took, 100), lists,
 	       percentile_ms(&r.rtt, 50), percentile_ms(&r.rtt, 99), percentile_ms(&r.rtt, 100),
 	       (unsigned long long)r.refused);
+	if (b->metrics_clients)
+		printf("%-8s %6s %9s %9s %9s %9s %9s %9s %7zu %9.1f %9.1f %9.1f   (metrics, %u clients)\n", "", "", "",
+		       "", "", "", "", "", r.metrics_rtt.count, percentile_ms(&r.metrics_rtt, 50),
+		       percentile_ms(&r.metrics_rtt, 99), percentile_ms(&r.metrics_rtt, 100), b->metrics_clients);
 	if (r.failed)
 		printf("         (%llu requests or connections failed)\n", (unsigned long long)r.failed);
 	fflush(stdout);
 	free(r.late.ns);
 	free(r.took.ns);
 	free(r.rtt.ns);
+	free(r.metrics_rtt.ns);
 	free(threads);
+	free(each);
 }
 
 static unsigned parse_count(const char *s, const char *what)
@@ -334,6 +359,8 @@ static void parse_args(int argc, char **argv, struct bench *b)
 			b->interval_ms = parse_count(argv[i + 1], argv[i]);
 		} else if (!strcmp(argv[i], "--seconds")) {
 			b->seconds = parse_count(argv[i + 1], argv[i]);
+		} else if (!strcmp(argv[i], "--metrics-clients")) {
+			b->metrics_clients = parse_count(argv[i + 1], argv[i]);
 		} else if (!strcmp(argv[i], "--clients")) {
 			b->phase_count = 0;
 			for (const char *p = argv[i + 1]; p && b->phase_count < MAX_PHASES;
@@ -345,7 +372,7 @@ static void parse_args(int argc, char **argv, struct bench *b)
 	}
 	if (argc % 2 == 0 || !b->partitions || !b->interval_ms || !b->seconds) {
 		fprintf(stderr, "usage: bench_ctl [--partitions N] [--interval MS] [--seconds S] "
-				"[--clients N[,N...]]\n");
+				"[--clients N[,N...]] [--metrics-clients N]\n");
 		exit(2);
 	}
 }

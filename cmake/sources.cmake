@@ -132,11 +132,14 @@ mpamd_layer(mpamd_policies DIRS policies DEPS mpamd_config SOURCES
   policies/steps.c
   policies/target.c)
 
-mpamd_layer(mpamd_ctl DIRS core/ctl DEPS mpamd_base LIBS PkgConfig::JANSSON SOURCES
+# The control socket: its server runs on a thread of its own (ctl_thread.c).
+find_package(Threads REQUIRED)
+mpamd_layer(mpamd_ctl DIRS core/ctl DEPS mpamd_base LIBS PkgConfig::JANSSON Threads::Threads SOURCES
   core/ctl/ctl_server.c
   core/ctl/ctl_server_client.c
   core/ctl/ctl_server_peer.c
   core/ctl/ctl_server_socket.c
+  core/ctl/ctl_thread.c
   core/ctl/proto.c
   core/ctl/reply_cache.c)
 
@@ -173,6 +176,7 @@ mpamd_layer(mpamd_engine DIRS core/engine
   core/engine/engine_pmu.c
   core/engine/engine_slots.c
   core/engine/engine_snapshot.c
+  core/engine/engine_snapshot_json.c
   core/engine/engine_vms.c
   core/engine/registry.c)
 

@@ -15,7 +15,8 @@ struct ctl_peer; /* core/ctl/proto.h */
 #define CTL_PROTOCOL_VERSION 1
 #define CTL_MAX_REQUEST	     65536 /* bytes in one request line, newline included */
 
-/* The JSON the read-only calls return is a new reference the caller releases. */
+/* The JSON the read-only calls return is a new reference the caller releases. Every function is
+ * called on the thread that dispatches the server (core/ctl/ctl_thread.h: one of its own). */
 struct ctl_handler {
 	void *ctx;
 	/* Read-only: the daemon as a whole (backend, interval, ticks, uptime, recent events). */
@@ -37,10 +38,10 @@ struct ctl_handler {
 	 * changed; on a refusal (NULL and err) *ret_messages may get an array of strings, the findings
 	 * ("FILE:LINE: error: ..."), which the error reply carries as "messages". */
 	json_t *(*reload_report)(void *ctx, json_t **ret_messages, struct err *err);
-	/* Optional: a number that changes whenever what status and list report may have changed (each
-	 * tick, set, reload). While it holds, the server answers those two with the text it encoded for
-	 * the first request, so N clients asking within one tick cost one call and one encoding.
-	 * NULL: every request is answered afresh. */
+	/* Optional: a number that changes whenever what status, list and metrics report may have changed
+	 * (each tick, set, reload). While it holds, the server answers those three with the text it
+	 * encoded for the first request, so N clients asking within one tick cost one call and one
+	 * encoding. NULL: every request is answered afresh. Called on the server's thread. */
 	uint64_t (*generation)(void *ctx);
 };
 

@@ -91,7 +91,7 @@ static bool client_reading(const struct ctl_client *c)
 static int client_answer(struct ctl_server *s, struct ctl_client *c, const char *line, size_t len)
 {
 	struct reply_line reply;
-	int r = reply_cache_answer(&s->replies, s->handler, &c->peer, line, len, &reply);
+	int r = reply_cache_answer(&s->replies, s->handler, &c->peer, line, len, &c->floor, &reply);
 
 	if (r < 0)
 		return r;
@@ -168,7 +168,15 @@ static int client_reject_long_line(struct ctl_client *c)
 	return r;
 }
 
-static int client_read(struct ctl_client *c)
+/* What the handler shows now: a request read from here on is answered with this or later. */
+static void client_note_generation(const struct ctl_server *s, struct ctl_client *c)
+{
+	uint64_t now = s->handler->generation ? s->handler->generation(s->handler->ctx) : 0;
+
+	c->floor = now > c->floor ? now : c->floor;
+}
+
+static int client_read(const struct ctl_server *s, struct ctl_client *c)
 {
 	if (c->in_len == CTL_MAX_REQUEST)
 		return 0; /* full of lines still to answer; a zero-length recv would look like EOF */
@@ -187,6 +195,8 @@ static int client_read(struct ctl_client *c)
 		c->eof = true;
 	else
 		c->active_ms = now_ms();
+	if (n > 0)
+		client_note_generation(s, c);
 	c->in_len += (size_t)n;
 	return 0;
 }
@@ -211,7 +221,7 @@ const char *ctl_server_client_step(struct ctl_server *s, struct ctl_client *c, u
 {
 	if ((events & (EPOLLOUT | EPOLLHUP | EPOLLERR)) && client_flush(c) < 0)
 		return "gone while replies were pending";
-	if ((events & (EPOLLIN | EPOLLHUP | EPOLLERR)) && client_reading(c) && client_read(c) < 0)
+	if ((events & (EPOLLIN | EPOLLHUP | EPOLLERR)) && client_reading(c) && client_read(s, c) < 0)
 		return "read failed";
 	if (!c->closing && !c->eof && c->in_len == CTL_MAX_REQUEST && !memchr(c->in, '\n', c->in_len) &&
 	    client_reject_long_line(c) < 0)

@@ -30,6 +30,7 @@ struct ctl_client {
 	size_t out_off, out_len, out_cap; /* queued bytes: out[out_off..out_len) */
 	uint64_t in_since_ms, out_since_ms;
 	uint64_t active_ms; /* last byte received or sent: an idle client holds a slot for nothing */
+	uint64_t floor;	    /* the handler's generation its replies must be of, at least (reply_cache.h) */
 	struct ctl_client *next;
 };
 

@@ -89,7 +89,7 @@ static const struct ctl_command commands[] = {
 	{ { "status", CTL_READ_ONLY, true }, ARGS_NONE, run_status },
 	{ { "list", CTL_READ_ONLY, true }, ARGS_NONE, run_list },
 	{ { "show", CTL_READ_ONLY, false }, ARGS_NAME, run_show },
-	{ { "metrics", CTL_READ_ONLY, false }, ARGS_NONE, run_metrics },
+	{ { "metrics", CTL_READ_ONLY, true }, ARGS_NONE, run_metrics },
 	{ { "set", CTL_MUTATING, false }, ARGS_NAME_SETTINGS, run_set },
 	{ { "reload", CTL_MUTATING, false }, ARGS_NONE, run_reload },
 };

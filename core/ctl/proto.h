@@ -38,7 +38,7 @@ struct ctl_command_info {
 	const char *name;
 	enum ctl_privilege privilege;
 	/* The reply depends on the daemon's state alone (no arguments, any peer): while the handler's
-	 * generation holds, one encoding may answer every client (status, list). */
+	 * generation holds, one encoding may answer every client (status, list, metrics). */
 	bool shared;
 };
 

@@ -52,21 +52,26 @@ static void entry_keep(struct reply_cache_entry *e, const struct ctl_command_inf
 }
 
 int reply_cache_answer(struct reply_cache *cache, const struct ctl_handler *handler, const struct ctl_peer *peer,
-		       const char *line, size_t len, struct reply_line *ret)
+		       const char *line, size_t len, uint64_t *floor, struct reply_line *ret)
 {
 	const struct ctl_command_info *cmd = handler->generation ? ctl_request_shared(line, len) : NULL;
 	struct reply_cache_entry *e = cmd ? entry_find(cache, cmd) : NULL;
-	uint64_t generation = e ? handler->generation(handler->ctx) : 0;
 	bool ok = false;
 
-	if (e && e->cmd == cmd && e->generation == generation && e->line) {
+	if (e && e->cmd == cmd && e->generation >= *floor && e->line) {
 		cache->hits++;
 		*ret = (struct reply_line){ e->line, e->len, NULL };
 		return 0;
 	}
+	uint64_t generation = handler->generation ? handler->generation(handler->ctx) : 0;
 	int r = answer_fresh(cache, handler, peer, line, len, ret, &ok);
 	if (r == 0 && e && ok)
 		entry_keep(e, cmd, generation, ret);
+	/* A set or reload made a generation its own reply has: the client's next reply is of it or later. */
+	if (!cmd && handler->generation) {
+		uint64_t after = handler->generation(handler->ctx);
+		*floor = after > *floor ? after : *floor;
+	}
 	return r;
 }
 

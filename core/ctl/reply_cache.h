@@ -1,6 +1,6 @@
-/* Encoded replies shared by every client within one generation of the daemon's state: status and
- * list are the same text for everyone until the next tick (or set, reload), so the first request
- * pays for the handler call and the encoding and the others copy its line. */
+/* Encoded replies shared by every client within one generation of the daemon's state: status, list
+ * and metrics are the same text for everyone until the next tick (or set, reload), so the first
+ * request pays for the handler call and the encoding and the others copy its line. */
 #ifndef MPAMD_CORE_CTL_REPLY_CACHE_H
 #define MPAMD_CORE_CTL_REPLY_CACHE_H
 
@@ -31,11 +31,16 @@ struct reply_line {
 	char *owned; /* what to free, or NULL */
 };
 
-/* Answers `line` on behalf of `peer`: from the cache when it is a shared command and the handler has
- * a generation that has not changed since the entry was made, else through ctl_request_handle and
- * ctl_reply_encode (and kept when shared and ok). Returns 0 or -ENOMEM. */
+/* Answers `line` on behalf of `peer`, whose replies must be of generation *floor or a later one (the
+ * generation when its request was read, or when it was last answered a command that may have changed
+ * something): from the cache when it is a shared command and the entry's generation is not older,
+ * else through ctl_request_handle and ctl_reply_encode (and kept when shared and ok). An entry is
+ * labelled with the generation read before the handler was called, which the handler's state is at
+ * least, so a reply is never older than what was current when its request came: N clients asking
+ * while one reply is built all get that one, however many generations pass meanwhile. After any
+ * other command *floor becomes the generation then. Returns 0 or -ENOMEM. */
 int reply_cache_answer(struct reply_cache *cache, const struct ctl_handler *handler, const struct ctl_peer *peer,
-		       const char *line, size_t len, struct reply_line *ret);
+		       const char *line, size_t len, uint64_t *floor, struct reply_line *ret);
 
 void reply_line_fini(struct reply_line *r);
 void reply_cache_fini(struct reply_cache *cache);

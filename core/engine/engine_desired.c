@@ -306,7 +306,6 @@ int engine_apply_desired(struct engine *e, struct config *desired, const char *c
 		if (ret_report)
 			*ret_report = report;
 		engine_snapshot_changed(e);
-		engine_metrics_stale(e);
 	}
 	diff_fini(&d);
 	engine_gen_drop(&e->gens, g);
@@ -319,7 +318,6 @@ void engine_partition_remove(struct engine *e, size_t index)
 		return;
 	remove_slot(e, index);
 	engine_snapshot_changed(e);
-	engine_metrics_stale(e);
 }
 
 /* Each finding as the log and check-config print it: "FILE:LINE: error: message". */

@@ -66,10 +66,6 @@ json_t *engine_reload_report(struct engine *e, json_t **ret_messages, struct err
 void engine_pmu_open(struct engine *e, size_t index);
 /* Reads every partition's PMU deltas into its status. */
 void engine_pmu_tick(struct engine *e, uint64_t now_ns);
-/* IPC and stall ratio of a partition as JSON (null when not counted), for list, show and status. */
-void engine_pmu_json(const struct engine *e, size_t index, json_t *json);
-/* The status reply's "pmu": the sampler counting ("perf", "sim") or null. */
-void engine_pmu_status_json(const struct engine *e, json_t *status);
 
 /* A rate summed over monitor domains: one invalid sample makes it invalid, with that sample's reason. */
 struct sample_sum {

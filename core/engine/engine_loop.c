@@ -1,5 +1,6 @@
 /* The engine's event loop: epoll over a timerfd (the ticks), a signalfd (SIGHUP reloads and reopens
- * the record file, SIGTERM/SIGINT stop), the control socket and the proc connector (engine_place.c).
+ * the record file, SIGTERM/SIGINT stop), the calls the control socket's thread hands over
+ * (engine_ctl.c) and the proc connector (engine_place.c).
  * With the simulated clock the ticks run back to back and the loop only looks at the other
  * descriptors between them. */
 #include <errno.h>
@@ -16,6 +17,7 @@
 #include "core/base/log.h"
 #include "core/base/loop.h"
 #include "core/engine/engine_internal.h"
+#include "core/engine/engine_snapshot.h"
 
 struct run_state {
 	struct engine *e;
@@ -44,7 +46,8 @@ uint64_t engine_overruns(const struct engine *e)
 	return e->ticks.overruns;
 }
 
-/* The tick, timed in real time (also on simulated time, where it says what a tick costs). */
+/* The tick, timed in real time (also on simulated time, where it says what a tick costs), then
+ * published with its own duration: the replies and the textfile read that snapshot. */
 static void tick_measured(struct engine *e, uint64_t now_ns, uint64_t late_ns)
 {
 	uint64_t start = clock_monotonic_ns();
@@ -52,7 +55,12 @@ static void tick_measured(struct engine *e, uint64_t now_ns, uint64_t late_ns)
 	engine_tick(e, now_ns);
 	uint64_t end = clock_monotonic_ns();
 	tick_stats_record(&e->ticks.stats, late_ns, end - start);
-	engine_metrics_tick_done(e, end - start, end);
+	engine_metrics_tick_done(e, end - start);
+	engine_ctl_publish(e);
+	struct engine_snapshot *published = engine_ctl_published(e);
+	if (published)
+		engine_metrics_textfile(e, published, end);
+	engine_snapshot_unref(published);
 }
 
 void engine_stop(struct engine *e)
@@ -113,6 +121,7 @@ static void on_signal(void *ctx, int fd, uint32_t events)
 				log_error("reload failed: %s", err.text);
 			/* logrotate moves the record file, then sends SIGHUP: reopened whatever the reload did */
 			engine_record_reopen(rs->e);
+			engine_ctl_publish(rs->e); /* the next reply shows the reload */
 		} else {
 			log_info("%s: stopping", strsignal((int)si.ssi_signo));
 			rs->e->run.stopping = true;
@@ -137,8 +146,8 @@ static int setup_signals(struct run_state *rs, struct err *err)
 	return loop_add(rs->e->run.loop, rs->signal_fd, EPOLLIN, on_signal, rs);
 }
 
-/* The timer goes first in the loop: a tick that is due runs before requests that arrived meanwhile,
- * which wait at most one bounded control-socket dispatch (ctl_server.h) either way. */
+/* The timer goes first in the loop: a tick that is due runs before a call that arrived meanwhile
+ * (set, reload, show from the control socket's thread). */
 static int setup_timer(struct run_state *rs, struct err *err)
 {
 	struct engine *e = rs->e;

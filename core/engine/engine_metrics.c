@@ -1,12 +1,13 @@
-/* The engine's side of the metrics: the view the formatter reads, the text cached per tick (a
- * control request is served in the tick thread, and a thousand partitions must stay cheap), the tick
- * duration histogram, the reload outcome and the textfile. */
+/* The engine's side of the metrics: the view the formatter reads, made from a snapshot
+ * (engine_snapshot.h) on whichever thread holds it, the tick duration histogram, the reload outcome
+ * and the textfile (on the tick thread). */
 #include <errno.h>
 #include <stdlib.h>
 #include <time.h>
 
 #include "core/base/log.h"
 #include "core/engine/engine_internal.h"
+#include "core/engine/engine_snapshot.h"
 
 #define TEXTFILE_PERIOD_NS 1000000000ull
 /* Tick duration buckets as fractions of the interval: a tick normally takes a small part of it, and
@@ -54,14 +55,7 @@ void engine_metrics_fini(struct engine *e)
 	struct engine_metrics *m = &e->metrics;
 
 	metrics_buf_fini(&m->text);
-	json_decref(m->reply);
-	m->reply = NULL;
 	textfile_fini(&m->textfile);
-}
-
-void engine_metrics_stale(struct engine *e)
-{
-	e->metrics.fresh = false;
 }
 
 void engine_metrics_reloaded(struct engine *e, bool ok)
@@ -69,93 +63,77 @@ void engine_metrics_reloaded(struct engine *e, bool ok)
 	e->metrics.reload_ok = ok;
 	if (ok)
 		e->metrics.reload_ok_unix_s = unix_now_s();
-	engine_metrics_stale(e);
 }
 
-static void fill_input(struct engine *e, struct metrics_partition *parts, struct metrics_domain *domains,
+static void fill_input(const struct engine_snapshot *s, struct metrics_partition *parts, struct metrics_domain *domains,
 		       struct metrics_input *in)
 {
-	const struct config *c = e->gens.config;
-	size_t n = 0;
-	bool learned;
-
-	for (size_t i = 0; i < e->slots.count; i++)
-		if (e->slots.partitions[i].used)
-			parts[n++] = (struct metrics_partition){
-				.status = &e->slots.partitions[i].status,
-				.goals = &e->slots.partitions[i].config->goals,
-				.domains = e->domains.count ? engine_partition_domain(e, i, 0) : NULL,
-				.invalid_samples = e->slots.partitions[i].invalid_samples,
-				.placement =
-					e->slots.partitions[i].status.open ? composition_placement(&e->hw, i) : NULL,
-			};
-	for (unsigned d = 0; d < e->domains.count; d++) {
-		domains[d].name = e->domains.dom[d].name;
-		domains[d].capacity_mbps = engine_domain_capacity(e, d, &domains[d].learned);
+	for (size_t i = 0; i < s->row_count; i++) {
+		const struct snapshot_row *row = &s->rows[i];
+		parts[i] = (struct metrics_partition){
+			.status = &row->status,
+			.guarantee_mbps = row->guarantee_mbps,
+			.target_mbps = row->target_mbps,
+			.domains = s->domain_count ? row->domains : NULL,
+			.invalid_samples = row->invalid_samples,
+			.placement = row->placement,
+		};
 	}
+	for (unsigned d = 0; d < s->domain_count; d++)
+		domains[d] = (struct metrics_domain){ s->domains[d].name, s->domains[d].capacity_mbps,
+						      s->domains[d].learned };
 	*in = (struct metrics_input){
-		.version = MPAMD_VERSION,
+		.version = s->version,
 		.partitions = parts,
-		.partition_count = n,
+		.partition_count = s->row_count,
 		.domains = domains,
-		.domain_count = e->domains.count,
-		.events = &e->events.counts,
-		.events_folded = e->events.folded,
-		.has_guarantees = engine_has_guarantees(e),
-		.guarantees_enforced = !engine_guarantees_pending(e),
-		.tick_duration = &e->metrics.tick_duration,
-		.ticks = e->ticks.done,
-		.overruns = e->ticks.overruns,
-		.interval_s = (double)c->global.interval_ms / 1e3,
-		.uptime_s = engine_last_tick_s(e),
-		.last_tick_unix_s = e->metrics.last_tick_unix_s,
-		.capacity_mbps = engine_host_capacity(e, &learned),
-		.reload_ok = e->metrics.reload_ok,
-		.reload_ok_unix_s = e->metrics.reload_ok_unix_s,
-		.proc_connector = e->place.connector != NULL,
-		.proc_events_lost = e->place.lost,
-		.record = e->record.file ? record_health(e->record.file) : NULL,
+		.domain_count = s->domain_count,
+		.events = &s->event_counts,
+		.events_folded = s->events->folded,
+		.has_guarantees = s->has_guarantees,
+		.guarantees_enforced = !s->guarantees_pending,
+		.tick_duration = &s->tick_duration,
+		.ticks = s->ticks,
+		.overruns = s->overruns,
+		.interval_s = (double)s->interval_ms / 1e3,
+		.uptime_s = s->uptime_s,
+		.last_tick_unix_s = s->last_tick_unix_s,
+		.capacity_mbps = s->capacity_mbps,
+		.reload_ok = s->reload_ok,
+		.reload_ok_unix_s = s->reload_ok_unix_s,
+		.proc_connector = s->proc_connector,
+		.proc_events_lost = s->place_lost,
+		.record = s->record_present ? &s->record_health : NULL,
 	};
 }
 
-/* The text of this tick: built when it is not yet, else the one already built. */
-static const struct metrics_buf *current_text(struct engine *e)
+/* The exposition of snapshot `s` into `text`; 0 or -ENOMEM. */
+static int format_snapshot(const struct engine_snapshot *s, struct metrics_buf *text)
 {
-	struct engine_metrics *m = &e->metrics;
-	size_t n = e->slots.count;
-
-	if (m->fresh && m->tick == e->ticks.done)
-		return &m->text;
-	json_decref(m->reply);
-	m->reply = NULL;
-	struct metrics_partition *parts = calloc(n ? n : 1, sizeof(*parts));
+	struct metrics_partition *parts = calloc(s->row_count ? s->row_count : 1, sizeof(*parts));
 	struct metrics_domain domains[ENGINE_MAX_DOMAINS];
 	struct metrics_input in;
+
 	if (!parts)
-		return NULL;
-	fill_input(e, parts, domains, &in);
-	int r = metrics_format(&in, &m->text);
+		return -ENOMEM;
+	fill_input(s, parts, domains, &in);
+	int r = metrics_format(&in, text);
 	free(parts);
-	if (r < 0)
-		return NULL;
-	m->tick = e->ticks.done;
-	m->fresh = true;
-	return &m->text;
+	return r;
 }
 
-json_t *engine_metrics_reply(struct engine *e)
+json_t *engine_metrics_reply(const struct engine_snapshot *s)
 {
-	struct engine_metrics *m = &e->metrics;
-	const struct metrics_buf *text = current_text(e);
+	struct metrics_buf text = { 0 };
+	json_t *reply = NULL;
 
-	if (!text)
-		return NULL;
-	if (!m->reply)
-		m->reply = json_pack("{s:s,s:s%}", "format", METRICS_FORMAT, "text", text->data, text->len);
-	return m->reply ? json_incref(m->reply) : NULL;
+	if (format_snapshot(s, &text) == 0)
+		reply = json_pack("{s:s,s:s%}", "format", METRICS_FORMAT, "text", text.data, text.len);
+	metrics_buf_fini(&text);
+	return reply;
 }
 
-static void write_textfile(struct engine *e, uint64_t mono_now_ns)
+void engine_metrics_textfile(struct engine *e, const struct engine_snapshot *s, uint64_t mono_now_ns)
 {
 	struct engine_metrics *m = &e->metrics;
 	struct err err = { "" };
@@ -165,20 +143,17 @@ static void write_textfile(struct engine *e, uint64_t mono_now_ns)
 	if (m->textfile_tried_ns && mono_now_ns - m->textfile_tried_ns < TEXTFILE_PERIOD_NS)
 		return;
 	m->textfile_tried_ns = mono_now_ns;
-	const struct metrics_buf *text = current_text(e);
-	if (!text) {
+	if (format_snapshot(s, &m->text) < 0) {
 		log_error("metrics textfile: out of memory building the text");
 		return;
 	}
-	textfile_write(&m->textfile, text->data, text->len, &err); /* it logs what goes wrong */
+	textfile_write(&m->textfile, m->text.data, m->text.len, &err); /* it logs what goes wrong */
 }
 
-void engine_metrics_tick_done(struct engine *e, uint64_t duration_ns, uint64_t mono_now_ns)
+void engine_metrics_tick_done(struct engine *e, uint64_t duration_ns)
 {
 	histogram_observe(&e->metrics.tick_duration, (double)duration_ns / 1e9);
 	e->metrics.last_tick_unix_s = unix_now_s();
-	engine_metrics_stale(e);
-	write_textfile(e, mono_now_ns);
 }
 
 void engine_metrics_stop(struct engine *e)

@@ -1,4 +1,4 @@
-/* The engine's side of the metrics (engine_metrics.c): the Prometheus text cached per tick, the tick
+/* The engine's side of the metrics (engine_metrics.c): the Prometheus text of a snapshot, the tick
  * duration histogram, the reload outcome and the textfile. */
 #ifndef MPAMD_CORE_ENGINE_ENGINE_METRICS_INTERNAL_H
 #define MPAMD_CORE_ENGINE_ENGINE_METRICS_INTERNAL_H
@@ -12,15 +12,13 @@
 #include "core/report/textfile.h"
 
 struct engine;
+struct engine_snapshot;
 
-/* The Prometheus exposition of the engine: built at most once per tick (and after a set or reload),
- * when a control request or the textfile wants it, and what it needs that the engine keeps nowhere
- * else. */
+/* What the Prometheus exposition needs that the engine keeps nowhere else, and the textfile's text.
+ * The text of a `metrics` request is built from a snapshot on the control socket's thread, once per
+ * snapshot (the server's reply cache keeps it); the textfile's on the tick thread. */
 struct engine_metrics {
-	struct metrics_buf text;
-	json_t *reply; /* the `metrics` reply holding `text`, shared by the tick's requests */
-	uint64_t tick; /* the tick `text` is of */
-	bool fresh;    /* text is of `tick`, and no set or reload came since */
+	struct metrics_buf text; /* the textfile's last text */
 	struct histogram tick_duration;
 	double last_tick_unix_s;
 	bool reload_ok;
@@ -31,15 +29,16 @@ struct engine_metrics {
 
 void engine_metrics_init(struct engine *e);
 void engine_metrics_fini(struct engine *e);
-/* A set or a reload changed what the text says: the next request builds it again. */
-void engine_metrics_stale(struct engine *e);
 /* The outcome of a reload (a config file that was read, valid or not). */
 void engine_metrics_reloaded(struct engine *e, bool ok);
-/* After each tick: the tick's duration, then the textfile when one is configured (at most once per
- * second of `mono_now_ns`, CLOCK_MONOTONIC). */
-void engine_metrics_tick_done(struct engine *e, uint64_t duration_ns, uint64_t mono_now_ns);
-/* {"format": METRICS_FORMAT, "text": ...}: a new reference, or NULL when out of memory. */
-json_t *engine_metrics_reply(struct engine *e);
+/* After each tick, before it is published: the tick's duration. */
+void engine_metrics_tick_done(struct engine *e, uint64_t duration_ns);
+/* After a tick is published as `s`: the textfile when one is configured, at most once per second of
+ * `mono_now_ns` (CLOCK_MONOTONIC). */
+void engine_metrics_textfile(struct engine *e, const struct engine_snapshot *s, uint64_t mono_now_ns);
+/* {"format": METRICS_FORMAT, "text": ...} of snapshot `s`: a new reference, or NULL when out of
+ * memory. Any thread. */
+json_t *engine_metrics_reply(const struct engine_snapshot *s);
 /* A stop: the textfile goes, as what it says is no longer true. */
 void engine_metrics_stop(struct engine *e);
 

@@ -159,16 +159,6 @@ void engine_place_tick(struct engine *e)
 	reconcile_all(e);
 }
 
-void engine_place_partition_json(const struct engine *e, size_t index, json_t *json)
-{
-	const struct placement_status *st =
-		e->slots.partitions[index].status.open ? composition_placement(&e->hw, index) : NULL;
-
-	json_object_set_new(json, "tasks", st ? json_integer((json_int_t)st->tasks) : json_null());
-	json_object_set_new(json, "placements", st ? json_integer((json_int_t)st->placements) : json_null());
-	json_object_set_new(json, "misses", st ? json_integer((json_int_t)st->misses) : json_null());
-}
-
 json_t *engine_place_detail_json(const struct engine *e, size_t index)
 {
 	const struct placement_status *st =
@@ -179,28 +169,4 @@ json_t *engine_place_detail_json(const struct engine *e, size_t index)
 	return json_pack("{s:s,s:b,s:b,s:I,s:I,s:I,s:o}", "source", st->source, "found", st->found, "places",
 			 st->places, "tasks", (json_int_t)st->tasks, "placements", (json_int_t)st->placements, "misses",
 			 (json_int_t)st->misses, "reason", st->reason[0] ? json_string(st->reason) : json_null());
-}
-
-void engine_place_status_json(const struct engine *e, json_t *status)
-{
-	uint64_t tasks = 0, placements = 0, misses = 0;
-
-	for (size_t i = 0; i < e->slots.count; i++) {
-		const struct placement_status *st = e->slots.partitions[i].used && e->slots.partitions[i].status.open
-							    ? composition_placement(&e->hw, i)
-							    : NULL;
-		if (!st)
-			continue;
-		tasks += st->tasks;
-		placements += st->placements;
-		misses += st->misses;
-	}
-	json_object_set_new(status, "placement",
-			    json_pack("{s:b,s:o,s:I,s:I,s:I,s:I,s:I,s:I,s:I}", "proc_connector",
-				      e->place.connector != NULL, "proc_connector_off",
-				      e->place.why[0] ? json_string(e->place.why) : json_null(), "reconcile_ms",
-				      (json_int_t)e->gens.config->global.reconcile_ms, "reconciles",
-				      (json_int_t)e->place.reconciles, "events", (json_int_t)e->place.events,
-				      "events_lost", (json_int_t)e->place.lost, "tasks", (json_int_t)tasks,
-				      "placements", (json_int_t)placements, "misses", (json_int_t)misses));
 }

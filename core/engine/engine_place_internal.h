@@ -28,11 +28,7 @@ void engine_place_stop(struct engine *e);
 /* At the start of each tick: the events queued so far, then the reconcile when it is due (every
  * reconcile_ms in ticks, or at once after lost events). */
 void engine_place_tick(struct engine *e);
-/* "tasks", "placements", "misses" of a partition (null where nothing places it) into a list row. */
-void engine_place_partition_json(const struct engine *e, size_t index, json_t *json);
 /* show's "placement": its source, whether it is found, the counts and the reason; null without one. */
 json_t *engine_place_detail_json(const struct engine *e, size_t index);
-/* status's "placement": the proc connector, the reconciles, the totals. */
-void engine_place_status_json(const struct engine *e, json_t *status);
 
 #endif

@@ -53,18 +53,3 @@ void engine_pmu_tick(struct engine *e, uint64_t now_ns)
 		if (e->slots.partitions[i].used)
 			pmu_status(e, i);
 }
-
-void engine_pmu_json(const struct engine *e, size_t index, json_t *json)
-{
-	const struct partition_status *st = &e->slots.partitions[index].status;
-
-	json_object_set_new(json, "ipc", st->ipc_valid ? json_real(st->ipc) : json_null());
-	json_object_set_new(json, "stall_ratio", st->stall_valid ? json_real(st->stall_ratio) : json_null());
-	json_object_set_new(json, "pmu_reason", st->pmu_reason ? json_string(st->pmu_reason) : json_null());
-}
-
-void engine_pmu_status_json(const struct engine *e, json_t *status)
-{
-	if (status)
-		json_object_set_new(status, "pmu", e->hw.pmu.ops ? json_string(e->hw.pmu.ops->name) : json_null());
-}

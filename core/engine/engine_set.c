@@ -181,7 +181,6 @@ int engine_set(struct engine *e, const char *name, const char *const *settings, 
 		return r;
 	}
 	engine_policy_config(e, i);
-	engine_metrics_stale(e);
 	engine_snapshot_changed(e); /* list shows the goals at once, not from the next tick */
 	note_set(e, i, settings, count, who);
 	if (ret_result)

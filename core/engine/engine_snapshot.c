@@ -1,10 +1,14 @@
-/* status and list as of the last tick (see engine_snapshot.h). */
+/* The snapshot the replies are built from (see engine_snapshot.h): a copy of the engine's state
+ * taken on the tick thread, plain data with its own strings, shared by reference count. */
 #include "core/engine/engine_snapshot.h"
 
-#include "core/engine/engine_internal.h"
-#include "core/report/json_pct.h"
+#include <stdlib.h>
+#include <string.h>
 
-#define STATUS_EVENTS 20 /* the newest events status carries, as many as show's */
+#include "core/engine/engine_internal.h"
+
+#define STATUS_EVENTS 20	  /* the newest events status carries, as many as show's */
+#define TEXT_CHUNK    (64 * 1024) /* the snapshot's strings are kept in chunks of this */
 
 uint64_t engine_snapshot_generation(const struct engine *e)
 {
@@ -17,21 +21,47 @@ void engine_snapshot_changed(struct engine *e)
 	e->changes++;
 }
 
-json_t *engine_json_mbps(bool valid, double mbps)
+/* ---- the snapshot's strings ---- */
+
+/* Chunks linked through their first bytes: pointers into a chunk stay valid while more are added. */
+struct text_chunks {
+	char *head; /* the chunk being filled; its first sizeof(char *) bytes link to the one before */
+	size_t used;
+	bool failed;
+};
+
+static const char *text_copy(struct text_chunks *t, const char *s)
 {
-	return valid ? json_real(mbps) : json_null();
+	if (!s)
+		return NULL;
+	size_t n = strlen(s) + 1;
+	if (!t->head || t->used + n > TEXT_CHUNK) {
+		size_t size = n + sizeof(char *) > TEXT_CHUNK ? n + sizeof(char *) : TEXT_CHUNK;
+		char *chunk = malloc(size);
+		if (!chunk) {
+			t->failed = true;
+			return "";
+		}
+		memcpy(chunk, &t->head, sizeof(char *));
+		t->head = chunk;
+		t->used = sizeof(char *);
+	}
+	char *copy = memcpy(t->head + t->used, s, n);
+	t->used += n;
+	return copy;
 }
 
-json_t *engine_json_u32(uint32_t v)
+static void text_free(char *head)
 {
-	return v ? json_integer(v) : json_null();
+	while (head) {
+		char *before;
+		memcpy(&before, head, sizeof(char *));
+		free(head);
+		head = before;
+	}
 }
 
-/* A limit is in force only on an open partition: a failed one has none, which is not 0%. */
-static json_t *limit_json(const struct partition_status *st, double pct)
-{
-	return st->open ? json_pct(pct) : json_null();
-}
+/* ---- one partition ---- */
 
 /* "open", "failed" (it is tried again, or after a reload when retry_in_s is null) or "closed". An
  * open partition with an error could not have its limits applied: those in force are shown. */
@@ -40,132 +70,226 @@ static const char *state_of(const struct engine_partition *ep)
 	return ep->status.open ? "open" : ep->failed ? "failed" : "closed";
 }
 
-static json_t *retry_json(const struct engine *e, const struct engine_partition *ep)
+static void row_status(struct snapshot_row *row, const struct partition_status *st, struct text_chunks *t)
 {
-	if (!ep->failed || !ep->retry_ns)
-		return json_null();
-	return json_real(ep->retry_ns > e->ticks.last_ns ? (double)(ep->retry_ns - e->ticks.last_ns) / 1e9 : 0.0);
+	/* The event text (most of the struct) is the record's, not the replies'. */
+	memcpy(&row->status, st, offsetof(struct partition_status, event));
+	row->status.event[0] = '\0';
+	row->status.name = text_copy(t, st->name);
+	row->status.reason = text_copy(t, st->reason);
+	row->status.pmu_reason = text_copy(t, st->pmu_reason);
 }
 
-static json_t *partition_summary(const struct engine *e, size_t i)
+static void row_domains(const struct engine *e, size_t slot, struct domain_status *out, struct text_chunks *t)
 {
-	const struct engine_partition *ep = &e->slots.partitions[i];
-	const struct partition_config *p = ep->config;
-	const struct partition_status *st = &ep->status;
-
-	return json_pack("{s:s,s:I,s:s,s:s,s:b,s:o,s:o,s:o,s:b,s:b,s:o,s:o,s:I,s:o,s:o,s:o,s:I,s:o}", "name", p->name,
-			 "slot", (json_int_t)i, "class", partition_class_names[p->goals.class], "state", state_of(ep),
-			 "open", st->open, "mb_max", limit_json(st, st->mb_max), "mb_min", limit_json(st, st->mb_min),
-			 "mbps", engine_json_mbps(st->valid, st->mbps), "valid", st->valid, "estimated", st->estimated,
-			 "target_mbps", engine_json_u32(p->goals.target_mbps), "guarantee_mbps",
-			 engine_json_u32(p->goals.guarantee_mbps), "weight", (json_int_t)p->goals.weight, "reason",
-			 st->reason ? json_string(st->reason) : json_null(), "error",
-			 ep->error[0] ? json_string(ep->error) : json_null(), "retry_in_s", retry_json(e, ep),
-			 "attempts", (json_int_t)ep->attempts, "template",
-			 ep->origin[0] ? json_string(ep->origin) : json_null());
-}
-
-static const char *domain_state(const struct domain_status *ds)
-{
-	return !ds->valid ? "invalid" : ds->estimated ? "estimated" : "measured";
-}
-
-json_t *engine_domain_rows(const struct engine *e, size_t index, bool detail)
-{
-	const struct partition_status *st = &e->slots.partitions[index].status;
-	json_t *rows = json_array();
-
 	for (unsigned d = 0; d < e->domains.count; d++) {
-		const struct domain_status *ds = engine_partition_domain(e, index, d);
-		json_t *row = json_pack("{s:s,s:o,s:s,s:o,s:o,s:o}", "domain", e->domains.dom[d].name, "mbps",
-					engine_json_mbps(ds->valid, ds->mbps), "state", domain_state(ds), "mb_max",
-					limit_json(st, ds->mb_max), "mb_min", limit_json(st, ds->mb_min), "mb_max_mbps",
-					ds->mb_max_mbps > 0 && st->open ? json_real(ds->mb_max_mbps) : json_null());
-		if (detail) {
-			json_object_set_new(row, "what", json_string(e->domains.dom[d].what));
-			json_object_set_new(row, "reason",
-					    !ds->valid && ds->reason ? json_string(ds->reason) : json_null());
-			if (engine_has_truth(e))
-				json_object_set_new(row, "sim_mbps", json_real(ds->truth_mbps));
-		}
-		json_array_append_new(rows, row);
+		out[d] = *engine_partition_domain(e, slot, d);
+		out[d].reason = text_copy(t, out[d].reason);
 	}
-	return rows;
 }
 
-json_t *engine_partition_summary(const struct engine *e, size_t i)
+static void row_fill(const struct engine *e, size_t slot, struct snapshot_row *row, struct domain_status *domains,
+		     struct placement_status **placements, struct text_chunks *t)
 {
-	json_t *row = partition_summary(e, i);
+	const struct engine_partition *ep = &e->slots.partitions[slot];
+	const struct partition_goals *g = &ep->config->goals;
+	const struct placement_status *placed = ep->status.open ? composition_placement(&e->hw, slot) : NULL;
 
-	engine_pmu_json(e, i, row);
-	json_object_set_new(row, "domains", engine_domain_rows(e, i, false));
-	engine_place_partition_json(e, i, row);
-	return row;
+	row->slot = slot;
+	row_status(row, &ep->status, t);
+	row->class_name = partition_class_names[g->class];
+	row->target_mbps = g->target_mbps;
+	row->guarantee_mbps = g->guarantee_mbps;
+	row->weight = g->weight;
+	row->state = state_of(ep);
+	row->error = ep->error[0] ? text_copy(t, ep->error) : NULL;
+	row->retry_known = ep->failed && ep->retry_ns;
+	row->retry_in_s = ep->retry_ns > e->ticks.last_ns ? (double)(ep->retry_ns - e->ticks.last_ns) / 1e9 : 0.0;
+	row->attempts = ep->attempts;
+	row->origin = ep->origin[0] ? text_copy(t, ep->origin) : NULL;
+	row->invalid_samples = ep->invalid_samples;
+	row->placement = NULL;
+	if (placed && *placements) {
+		**placements = *placed;
+		row->placement = (*placements)++;
+	}
+	row_domains(e, slot, domains, t);
+	row->domains = domains;
 }
 
-/* Each domain: its name, what it is, what it can carry (known, or learned) and its total. */
-static json_t *domains_status(const struct engine *e)
-{
-	json_t *list = json_array();
+/* ---- the daemon ---- */
 
+static void take_domains(const struct engine *e, struct engine_snapshot *s, struct text_chunks *t)
+{
+	s->domain_count = e->domains.count;
 	for (unsigned d = 0; d < e->domains.count; d++) {
-		bool learned;
-		double capacity = engine_domain_capacity(e, d, &learned), total = 0;
-		for (size_t i = 0; i < e->slots.count; i++)
-			if (e->slots.partitions[i].used && engine_partition_domain(e, i, d)->valid)
-				total += engine_partition_domain(e, i, d)->mbps;
-		json_array_append_new(list, json_pack("{s:s,s:s,s:o,s:b,s:f}", "domain", e->domains.dom[d].name, "what",
-						      e->domains.dom[d].what, "capacity_mbps",
-						      capacity > 0 ? json_real(capacity) : json_null(),
-						      "capacity_learned", learned, "mbps", total));
+		struct snapshot_domain *sd = &s->domains[d];
+		sd->name = text_copy(t, e->domains.dom[d].name);
+		sd->what = text_copy(t, e->domains.dom[d].what);
+		sd->capacity_mbps = engine_domain_capacity(e, d, &sd->learned);
+		sd->total_mbps = 0;
+		for (size_t r = 0; r < s->row_count; r++)
+			if (s->rows[r].domains[d].valid)
+				sd->total_mbps += s->rows[r].domains[d].mbps;
 	}
-	return list;
+}
+
+/* The newest STATUS_EVENTS events, oldest first from items[0], and every count. */
+static int take_events(const struct event_log *log, struct engine_snapshot *s)
+{
+	size_t keep = log->count < STATUS_EVENTS ? log->count : STATUS_EVENTS;
+	size_t first = (log->next + EVENTS_KEPT - keep) % EVENTS_KEPT;
+
+	s->events = malloc(sizeof(*s->events));
+	s->event_counts.slots = calloc(log->counts.used ? log->counts.used : 1, sizeof(*s->event_counts.slots));
+	if (!s->events || !s->event_counts.slots)
+		return -1;
+	for (size_t i = 0; i < keep; i++)
+		s->events->items[i] = log->items[(first + i) % EVENTS_KEPT];
+	s->events->next = keep % EVENTS_KEPT;
+	s->events->count = keep;
+	s->events->total = log->total;
+	s->events->folded = log->folded;
+	s->events->counts = (struct event_counts){ 0 };
+	for (size_t i = 0; i < log->counts.capacity && s->event_counts.used < log->counts.used; i++)
+		if (log->counts.slots[i].count)
+			s->event_counts.slots[s->event_counts.used++] = log->counts.slots[i];
+	s->event_counts.capacity = s->event_counts.used;
+	return 0;
+}
+
+static void take_daemon(const struct engine *e, struct engine_snapshot *s, struct text_chunks *t)
+{
+	s->version = MPAMD_VERSION;
+	s->backend = e->hw.control_ops->name;
+	s->pmu = e->hw.pmu.ops ? e->hw.pmu.ops->name : NULL;
+	s->interval_ms = e->gens.config->global.interval_ms;
+	s->ticks = e->ticks.done;
+	s->overruns = e->ticks.overruns;
+	s->uptime_s = engine_last_tick_s(e);
+	s->last_tick_ns = e->ticks.stats.last_ns;
+	s->max_tick_ns = e->ticks.stats.max_ns;
+	s->last_tick_unix_s = e->metrics.last_tick_unix_s;
+	s->tick_duration = e->metrics.tick_duration;
+	s->sim_clock = e->opts.sim_clock;
+	s->capacity_mbps = engine_host_capacity(e, &s->capacity_learned);
+	s->has_guarantees = engine_has_guarantees(e);
+	s->guarantees_pending = engine_guarantees_pending(e);
+	s->reload_ok = e->metrics.reload_ok;
+	s->reload_ok_unix_s = e->metrics.reload_ok_unix_s;
+	s->record = e->record.file ? record_status_json(e->record.file) : NULL;
+	s->record_present = e->record.file != NULL;
+	if (e->record.file)
+		s->record_health = *record_health(e->record.file);
+	s->proc_connector = e->place.connector != NULL;
+	s->proc_connector_off = e->place.why[0] ? text_copy(t, e->place.why) : NULL;
+	s->reconcile_ms = e->gens.config->global.reconcile_ms;
+	s->reconciles = e->place.reconciles;
+	s->place_events = e->place.events;
+	s->place_lost = e->place.lost;
+	s->has_truth = engine_has_truth(e);
+}
+
+static size_t placements_wanted(const struct engine *e)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < e->slots.count; i++)
+		n += e->slots.partitions[i].used && e->slots.partitions[i].status.open &&
+		     composition_placement(&e->hw, i) != NULL;
+	return n;
+}
+
+static int take_rows(const struct engine *e, struct engine_snapshot *s, struct text_chunks *t)
+{
+	size_t used = engine_partitions_in_use(e), domains = e->domains.count;
+	size_t placed = placements_wanted(e), n = used ? used : 1;
+	struct domain_status *dom;
+	struct placement_status *place;
+
+	/* One block: the rows, then each row's domains, then the placements. */
+	s->rows = calloc(1, n * (sizeof(*s->rows) + domains * sizeof(*dom)) + placed * sizeof(*place));
+	if (!s->rows)
+		return -1;
+	dom = (struct domain_status *)(s->rows + n);
+	place = placed ? (struct placement_status *)(dom + n * domains) : NULL;
+	for (size_t i = 0; i < e->slots.count && s->row_count < used; i++) {
+		const struct engine_partition *ep = &e->slots.partitions[i];
+		if (!ep->used)
+			continue;
+		row_fill(e, i, &s->rows[s->row_count], dom + s->row_count * domains, &place, t);
+		s->partitions_open += ep->status.open;
+		s->partitions_failed += ep->failed;
+		s->row_count++;
+	}
+	return 0;
+}
+
+struct engine_snapshot *engine_snapshot_take(const struct engine *e)
+{
+	struct engine_snapshot *s = calloc(1, sizeof(*s));
+	struct text_chunks t = { 0 };
+
+	if (!s)
+		return NULL;
+	atomic_init(&s->refs, 1);
+	take_daemon(e, s, &t);
+	int r = take_rows(e, s, &t);
+	if (r == 0)
+		r = take_events(&e->events, s);
+	if (r == 0)
+		take_domains(e, s, &t);
+	s->text = t.head;
+	if (r < 0 || t.failed) {
+		engine_snapshot_unref(s);
+		return NULL;
+	}
+	return s;
+}
+
+struct engine_snapshot *engine_snapshot_ref(struct engine_snapshot *s)
+{
+	atomic_fetch_add_explicit(&s->refs, 1, memory_order_relaxed);
+	return s;
+}
+
+void engine_snapshot_unref(struct engine_snapshot *s)
+{
+	/* acq_rel: what every holder did with it happens before the free. */
+	if (!s || atomic_fetch_sub_explicit(&s->refs, 1, memory_order_acq_rel) != 1)
+		return;
+	json_decref(s->record);
+	free(s->rows);
+	free(s->events);
+	free(s->event_counts.slots);
+	text_free(s->text);
+	free(s);
+}
+
+const struct snapshot_row *engine_snapshot_row(const struct engine_snapshot *s, const char *name)
+{
+	for (size_t i = 0; i < s->row_count; i++)
+		if (!strcmp(s->rows[i].status.name, name))
+			return &s->rows[i];
+	return NULL;
+}
+
+/* ---- the engine as it is now ---- */
+
+json_t *engine_snapshot_status(const struct engine *e)
+{
+	struct engine_snapshot *s = engine_snapshot_take(e);
+	json_t *status = s ? snapshot_status_json(s) : NULL;
+
+	engine_snapshot_unref(s);
+	return status;
 }
 
 json_t *engine_snapshot_list(const struct engine *e)
 {
-	json_t *parts = json_array();
+	struct engine_snapshot *s = engine_snapshot_take(e);
+	json_t *list = s ? snapshot_list_json(s) : NULL;
 
-	for (size_t i = 0; i < e->slots.count; i++)
-		if (e->slots.partitions[i].used)
-			json_array_append_new(parts, engine_partition_summary(e, i));
-	return json_pack("{s:o}", "partitions", parts);
-}
-
-static double ms(uint64_t ns)
-{
-	return (double)ns / 1e6;
-}
-
-json_t *engine_snapshot_status(const struct engine *e)
-{
-	size_t open = 0, failed = 0;
-
-	for (size_t i = 0; i < e->slots.count; i++) {
-		open += e->slots.partitions[i].used && e->slots.partitions[i].status.open;
-		failed += e->slots.partitions[i].used && e->slots.partitions[i].failed;
-	}
-	bool learned = false;
-	double capacity = engine_host_capacity(e, &learned);
-	/* The uptime is the last tick's, so that a reply is the same text for the whole tick. */
-	json_t *status = json_pack(
-		"{s:s,s:I,s:I,s:f,s:I,s:I,s:I,s:f,s:f,s:o,s:b,s:b,s:I,s:o}", "backend", e->hw.control_ops->name,
-		"interval_ms", (json_int_t)e->gens.config->global.interval_ms, "ticks", (json_int_t)e->ticks.done,
-		"uptime_s", (double)(e->ticks.last_ns - e->ticks.start_ns) / 1e9, "partitions",
-		(json_int_t)engine_partitions_in_use(e), "partitions_open", (json_int_t)open, "overruns",
-		(json_int_t)e->ticks.overruns, "last_tick_ms", ms(e->ticks.stats.last_ns), "max_tick_ms",
-		ms(e->ticks.stats.max_ns), "capacity_mbps", capacity > 0 ? json_real(capacity) : json_null(),
-		"capacity_learned", learned, "sim_clock", e->opts.sim_clock, "events_total",
-		(json_int_t)e->events.total, "events", event_log_to_json(&e->events, NULL, STATUS_EVENTS));
-	json_object_set_new(status, "events_folded", json_integer((json_int_t)e->events.folded));
-	if (engine_has_guarantees(e)) {
-		const char *pending = engine_guarantees_pending(e);
-		json_object_set_new(status, "guarantees", json_string(pending ? pending : "enforced"));
-	}
-	json_object_set_new(status, "partitions_failed", json_integer((json_int_t)failed));
-	json_object_set_new(status, "record", e->record.file ? record_status_json(e->record.file) : json_null());
-	json_object_set_new(status, "domains", domains_status(e));
-	engine_pmu_status_json(e, status);
-	engine_place_status_json(e, status);
-	return status;
+	engine_snapshot_unref(s);
+	return list;
 }

@@ -262,14 +262,14 @@ static bool partition_min_ratio(const struct metrics_partition *p, double *ret)
 
 static bool partition_guarantee(const struct metrics_partition *p, double *ret)
 {
-	*ret = p->goals->guarantee_mbps * BYTES_PER_MB;
-	return p->goals->guarantee_mbps > 0;
+	*ret = p->guarantee_mbps * BYTES_PER_MB;
+	return p->guarantee_mbps > 0;
 }
 
 static bool partition_target(const struct metrics_partition *p, double *ret)
 {
-	*ret = p->goals->target_mbps * BYTES_PER_MB;
-	return p->goals->target_mbps > 0;
+	*ret = p->target_mbps * BYTES_PER_MB;
+	return p->target_mbps > 0;
 }
 
 static bool partition_invalid(const struct metrics_partition *p, double *ret)

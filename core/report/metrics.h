@@ -36,7 +36,7 @@ void metrics_buf_fini(struct metrics_buf *b);
 /* One partition as the exposition sees it. */
 struct metrics_partition {
 	const struct partition_status *status;	  /* name, open, valid, estimated, bytes, limits in force */
-	const struct partition_goals *goals;	  /* guarantee_mbps, target_mbps */
+	uint32_t guarantee_mbps, target_mbps;	  /* its goals; 0: none */
 	const struct domain_status *domains;	  /* this tick's rate and limits on each domain */
 	uint64_t invalid_samples;		  /* ticks with an invalid sample while open */
 	const struct placement_status *placement; /* NULL: it names no tasks, or it is not open */

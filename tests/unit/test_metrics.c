@@ -78,8 +78,10 @@ static void view_init(struct view *v)
 	v->samples[3] = (struct domain_status){ .reason = "not ready", .mb_max = 100 };
 	v->samples[4] = v->samples[5] = (struct domain_status){ .reason = "not open" };
 	for (size_t i = 0; i < 3; i++)
-		v->parts[i] =
-			(struct metrics_partition){ &v->status[i], &v->goals[i], &v->samples[i * 2], i + 1, NULL };
+		v->parts[i] = (struct metrics_partition){
+			&v->status[i], v->goals[i].guarantee_mbps, v->goals[i].target_mbps, &v->samples[i * 2], i + 1,
+			NULL
+		};
 	v->placement = (struct placement_status){ .has_source = true, .tasks = 7, .placements = 9, .misses = 2 };
 	v->parts[0].placement = &v->placement;
 	v->events = calloc(1, sizeof(*v->events));
@@ -649,7 +651,9 @@ static void test_a_thousand_partitions_stay_cheap(void **state)
 		for (size_t d = 0; d < DOMAINS; d++)
 			samples[i * DOMAINS + d] =
 				(struct domain_status){ .valid = true, .mbps = 10 + i * 1e-5, .mb_max = 50 };
-		parts[i] = (struct metrics_partition){ &status[i], &goals[i], &samples[i * DOMAINS], 0, NULL };
+		parts[i] = (struct metrics_partition){
+			&status[i], goals[i].guarantee_mbps, goals[i].target_mbps, &samples[i * DOMAINS], 0, NULL
+		};
 		event_log_add(events, 1, 1, 1, names[i], "throttle: x");
 	}
 	struct metrics_input in = { .version = "0",

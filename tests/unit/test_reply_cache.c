@@ -1,5 +1,6 @@
-/* Shared replies: within one generation of the daemon's state, status and list are encoded once,
- * whatever the number of requests; everything else is answered afresh. */
+/* Shared replies: within one generation of the daemon's state, status, list and metrics are encoded
+ * once, whatever the number of requests; a reply is never older than its request; everything else
+ * is answered afresh. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -87,16 +88,24 @@ static int teardown(void **state)
 	return 0;
 }
 
-/* The reply to `request` as a malloc'ed string. */
-static char *answer(const struct ctl_handler *h, const char *request)
+/* The reply to `request`, read at generation *floor, as a malloc'ed string. */
+static char *answer_from(const struct ctl_handler *h, const char *request, uint64_t *floor)
 {
 	struct reply_line r;
 
-	assert_int_equal(reply_cache_answer(&cache, h, &peer, request, strlen(request), &r), 0);
+	assert_int_equal(reply_cache_answer(&cache, h, &peer, request, strlen(request), floor, &r), 0);
 	assert_true(r.len > 0 && r.text[r.len - 1] == '\n');
 	char *copy = strndup(r.text, r.len);
 	reply_line_fini(&r);
 	return copy;
+}
+
+/* The reply to `request` read now, as the server does. */
+static char *answer(const struct ctl_handler *h, const char *request)
+{
+	uint64_t floor = h->generation ? h->generation(h->ctx) : 0;
+
+	return answer_from(h, request, &floor);
 }
 
 static void assert_contains(const char *text, const char *needle)
@@ -141,6 +150,52 @@ static void test_one_encoding_per_generation(void **state)
 	assert_int_equal(cache.encodings, 4);
 	free(status);
 	free(next);
+	free(first);
+}
+
+static json_t *fake_set(void *ctx, const struct ctl_peer *p, const char *name, const char *const *settings,
+			size_t count, struct err *err)
+{
+	struct fake *f = ctx;
+
+	(void)p, (void)name, (void)settings, (void)count, (void)err;
+	f->generation++; /* what a set does to the daemon's generation */
+	return json_object();
+}
+
+/* Requests read while a reply was built get that reply, however many generations passed since (the
+ * daemon's ticks go on while a large reply is built); one read after a set gets a reply of it. */
+static void test_no_older_than_its_request(void **state)
+{
+	struct ctl_handler h = with_generation;
+	uint64_t floor_a = 3, floor_b = 3;
+
+	(void)state;
+	h.set = fake_set;
+	fake.generation = 3;
+	char *first = answer_from(&h, "{\"cmd\":\"status\"}", &floor_a);
+	fake.generation = 5; /* two ticks while the reply was built */
+	char *second = answer_from(&h, "{\"cmd\":\"status\"}", &floor_b);
+	assert_string_equal(second, first);
+	assert_int_equal(fake.status, 1);
+	free(second);
+	/* A request read at generation 5 is not answered with 3's text. */
+	floor_b = 5;
+	second = answer_from(&h, "{\"cmd\":\"status\"}", &floor_b);
+	assert_contains(second, "\"ticks\":5");
+	free(second);
+	/* Pipelined: status, set, status read together at 5. The second status is of the set. */
+	static const struct ctl_peer root = { .may_mutate = true };
+	static const char set[] = "{\"cmd\":\"set\",\"name\":\"web\",\"settings\":[\"weight=2\"]}";
+	struct reply_line r;
+	assert_int_equal(reply_cache_answer(&cache, &h, &root, set, strlen(set), &floor_a, &r), 0);
+	assert_non_null(strstr(r.text, "\"ok\":true"));
+	reply_line_fini(&r);
+	assert_int_equal(floor_a, 6);
+	second = answer_from(&h, "{\"cmd\":\"status\"}", &floor_a);
+	assert_contains(second, "\"ticks\":6");
+	assert_int_equal(fake.status, 3);
+	free(second);
 	free(first);
 }
 
@@ -194,6 +249,7 @@ static void test_shared_commands(void **state)
 	(void)state;
 	assert_true(ctl_command_find("status")->shared);
 	assert_true(ctl_command_find("list")->shared);
+	assert_true(ctl_command_find("metrics")->shared);
 	assert_false(ctl_command_find("show")->shared);
 	assert_false(ctl_command_find("set")->shared);
 	assert_false(ctl_command_find("reload")->shared);
@@ -209,6 +265,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		fixture_test(test_one_encoding_per_generation),
+		fixture_test(test_no_older_than_its_request),
 		fixture_test(test_not_shared),
 		fixture_test(test_errors_not_kept),
 		fixture_test(test_shared_commands),
