@@ -129,7 +129,8 @@ mpamd_layer(mpamd_policies DIRS policies DEPS mpamd_config SOURCES
   policies/share.c
   policies/static.c
   policies/steps.c
-  policies/target.c)
+  policies/target.c
+  policies/target_search.c)
 
 mpamd_layer(mpamd_ctl DIRS core/ctl DEPS mpamd_base LIBS PkgConfig::JANSSON SOURCES
   core/ctl/ctl_server.c
