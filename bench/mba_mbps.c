@@ -105,11 +105,11 @@ static void mba_one(const struct policy_host *h, struct policy_partition *p, str
 		m->out_pct = MAX_MBA_BW; /* mba_MBps starts unthrottled */
 	if (p->valid) {
 		m->mean_mbps += p->mbps; /* the period's bytes, as MB/s per tick */
-		m->hold++;
+		m->n++;
 	}
-	if (h->tick % period_ticks(h) == 0 && m->hold > 0) {
+	if (h->tick % period_ticks(h) == 0 && m->n > 0) {
 		/* mbm_bw_count(): bytes over the (1 s) period / SZ_1M */
-		uint64_t bytes = (uint64_t)(m->mean_mbps / m->hold * MB);
+		uint64_t bytes = (uint64_t)(m->mean_mbps / m->n * MB);
 		uint32_t cur_bw = (uint32_t)(bytes / (uint64_t)MIB);
 		uint32_t user_bw = (uint32_t)lround(p->goals.target_mbps * MB / MIB);
 		uint32_t min_bw, gran, cur = (uint32_t)m->out_pct;
@@ -120,7 +120,7 @@ static void mba_one(const struct policy_host *h, struct policy_partition *p, str
 				     next < cur ? "throttle" : "restore", cur_bw, user_bw, cur, next);
 		m->out_pct = next;
 		m->mean_mbps = 0;
-		m->hold = 0;
+		m->n = 0;
 	}
 	set_every_domain(h, d, m->out_pct);
 }

@@ -64,20 +64,41 @@ struct policy_host {
 };
 
 /* Per-policy memory kept between ticks (see each policy's file for the meaning of the fields). */
+/* A rung the target controller measured, and the mean rate it gave (pct 0: none). */
+struct target_point {
+	double pct, mbps;
+};
+
 struct target_memory {
-	double integral;      /* PI integrator, in percent */
-	double mbps_per_pct;  /* learned plant gain (0: not yet known) */
 	uint32_t last_target; /* target_mbps the controller last worked toward */
-	double last_mbps;     /* last valid measurement */
-	unsigned hold;	      /* ticks the output has stayed put */
-	int last_step;	      /* sign of the last change: -1, 0, +1 */
+	double mbps_per_pct;  /* learned average gain, rate over ceiling (0: not yet known) */
 	double out_pct;	      /* the controller's own output, percent, a rung (0: not engaged) */
-	double mean_mbps;     /* mean of the samples taken since the output last changed (hold of them) */
-	/* The local gain (see policies/target.c): the slope of the plant around the operating point. */
-	double local_gain; /* MB/s per percent between the last two settings (0: not learned) */
-	double prev_pct;   /* the setting before the last change (0: none to learn from) */
-	double prev_mbps;  /* the mean rate measured at prev_pct */
-	double noise_mbps; /* mean absolute deviation of a sample from the mean while the output holds */
+	/* The last move: the rate measured before it, and the samples taken since (see target_search.c:
+	 * a move is judged only once it shows). */
+	double from_pct, from_mbps;
+	unsigned since_move;
+	bool settling;	    /* the last move has not shown yet */
+	bool moved_flat;    /* the last move changed nothing the noise could not explain */
+	bool awaiting;	    /* ... and may still show (a delay longer than thought) */
+	unsigned delay;	    /* learned actuation delay: samples after a move still under the old limit */
+	bool delay_known;   /* delay was seen on a move */
+	unsigned n;	    /* samples at out_pct since its move showed */
+	double mean_mbps;   /* their mean (over the last TARGET_MEAN_WINDOW) */
+	double last_sample; /* the last of them */
+	double recent_mbps; /* their mean weighted toward the last (see target_search.c) */
+	double noise_rel;   /* mean absolute deviation of a sample from that mean, relative to it */
+	bool noise_known;   /* noise_rel was measured */
+	unsigned noise_n;   /* differences it was learned from (up to a few) */
+	/* The search: the highest rung measured at or below the target, the lowest above it, and the
+	 * point measured before the one in force (for a secant). */
+	struct target_point lo, hi, prev;
+	int last_side;		   /* the side of the target the last rung measured was on: -1 at or below, +1 above */
+	unsigned same_side;	   /* rungs measured on that side in a row */
+	bool settled;		   /* the search is over: out_pct holds */
+	double settled_mbps;	   /* the mean the rung gave when it was chosen */
+	double bound_lo, bound_hi; /* the rungs it could use when it last judged (0: not yet) */
+	bool said_gap;		   /* "no rung within 5%" was said for this search */
+	bool said_unheld;	   /* "its ceiling does not hold it" was said since the last move */
 	/* The domains it holds the partition's total on: bit d for domain d, where the partition's
 	 * traffic was seen (see policies/target.c); 0: not known yet. */
 	uint64_t domains;

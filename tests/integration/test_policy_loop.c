@@ -158,8 +158,8 @@ static struct step_metrics measure_step(const struct trace *t, size_t part, uint
 			err_sum += fabs(rel);
 			err_n++;
 		}
-		if (k > 1 && r->mb_max != at(t, step_tick + k - 1, part)->mb_max &&
-		    !at(t, step_tick + k - 1, part)->event[0])
+		/* the change decided at tick k, with its event */
+		if (k > 1 && r->mb_max != at(t, step_tick + k - 1, part)->mb_max && !r->event[0])
 			m.events_on_change = false;
 	}
 	for (uint64_t k = (uint64_t)(m.settle > 0 ? m.settle : (int)window) + 1; k <= window; k++) {

@@ -92,7 +92,8 @@ static void check_step(unsigned wd, double noise, uint32_t from, uint32_t to)
 	       from, to, wd, noise * 100, r.settle, r.overshoot * 100, r.changes_after_settle);
 	assert_true(r.settle >= 1 && r.settle <= 5);
 	assert_true(r.overshoot <= 0.10 + noise);
-	assert_true(r.spread_steps <= 1);
+	/* A last probe may go two rungs (the chord's nearest) before the search settles. */
+	assert_true(r.spread_steps <= 2);
 }
 
 static void test_target_step_converges(void **state)
@@ -107,7 +108,8 @@ static void test_target_step_converges(void **state)
 }
 
 /* A target midway between two hardware levels, measured with alternating noise: the controller must
- * settle on one level, not alternate between the two. */
+ * settle on one level, not alternate between the two. Measuring the two (a probe of the one above
+ * and back, at most) is the search; after it, nothing moves. */
 static void check_no_two_step_oscillation(unsigned wd, double target, double noise)
 {
 	struct policy_rig rig;
@@ -119,16 +121,19 @@ static void check_no_two_step_oscillation(unsigned wd, double target, double noi
 		rig_tick(&rig);
 		history[t] = rig.dec[0].mb_max;
 	}
-	unsigned changes = 0;
+	unsigned changes = 0, aba = 0;
+	int last_change = 0;
 	for (int t = 6; t < 120; t++) {
 		changes += history[t] != history[t - 1];
-		if (t >= 2 && history[t] == history[t - 2] && history[t] != history[t - 1])
-			fail_msg("BWA_WD %u: A-B-A at tick %d: %g %g %g", wd, t, history[t - 2], history[t - 1],
-				 history[t]);
+		last_change = history[t] != history[t - 1] ? t : last_change;
+		aba += history[t] == history[t - 2] && history[t] != history[t - 1];
 	}
-	printf("target %.0f between steps (BWA_WD %u, noise %.1f%%): settled at %g%%, %u changes after tick 5\n",
-	       target, wd, noise * 100, history[119], changes);
-	assert_true(changes <= 1);
+	printf("target %.0f between steps (BWA_WD %u, noise %.1f%%): settled at %g%%, %u changes after tick 5, "
+	       "the last at %d\n",
+	       target, wd, noise * 100, history[119], changes, last_change);
+	assert_true(aba <= 1);
+	assert_true(changes <= 2);
+	assert_true(last_change <= 20);
 	/* It settled on one of the two levels around the target: within a step of it. */
 	double step_mbps = RIG_CAPACITY / 100 * (100.0 / (1u << wd));
 	assert_true(fabs(rig_next_mbps(&rig, 0) - target) <= step_mbps);
@@ -141,7 +146,9 @@ static void test_target_no_two_step_oscillation(void **state)
 	check_no_two_step_oscillation(8, 10150, 0.02); /* between 25% and 26% */
 }
 
-static void test_target_deadband(void **state)
+/* Holding a rung, the controller ignores what is within 5% of the target or noise, says once when the
+ * rate falls (its ceiling does not hold it), and searches again when the rate rises over the target. */
+static void test_target_holds_within_band(void **state)
 {
 	struct policy_rig rig;
 
@@ -149,23 +156,34 @@ static void test_target_deadband(void **state)
 	target_rig(&rig, RIG_WHOLE_PERCENTS, CLASS_DEFAULT, 30000, 10000);
 	rig_tick(&rig);
 	assert_int_equal(rig.dec[0].mb_max, 25);
-	/* A measurement 1.5% low is within half a step (200 MB/s of 400): no move, no event. */
-	rig.bias[0] = -0.015;
-	for (int t = 0; t < 40; t++) {
+	/* Measurements 1.5%, then 4% low: within the band, no move, no event. */
+	for (int k = 0; k < 2; k++) {
+		rig.bias[0] = k ? -0.04 : -0.015;
+		for (int t = 0; t < 40; t++) {
+			rig_tick(&rig);
+			assert_int_equal(rig.dec[0].mb_max, 25);
+			assert_string_equal(rig.dec[0].event, "");
+		}
+	}
+	/* 20% low: a fall, said once, and no move (a higher ceiling would not cure demand). */
+	rig.bias[0] = -0.2;
+	unsigned said = 0;
+	for (int t = 0; t < 20; t++) {
 		rig_tick(&rig);
 		assert_int_equal(rig.dec[0].mb_max, 25);
-		assert_string_equal(rig.dec[0].event, "");
+		said += strstr(rig.dec[0].event, "the ceiling does not hold it") != NULL;
 	}
-	/* 4% low (400 MB/s, a whole step) is not. */
-	rig.bias[0] = -0.04;
+	assert_int_equal(said, 1);
+	/* 10% high: over the target by more than the band: a new search, down. */
+	rig.bias[0] = 0.1;
 	int moved = 0;
-	for (int t = 0; t < 5 && !moved; t++) {
+	for (int t = 0; t < 10 && !moved; t++) {
 		rig_tick(&rig);
-		moved = rig.dec[0].mb_max == 26;
+		moved = rig.dec[0].mb_max < 25;
 	}
 	assert_true(moved);
-	assert_non_null(strstr(rig.dec[0].event, "restore: "));
-	assert_non_null(strstr(rig.dec[0].event, "under target 10000: mb_max 25% -> 26%"));
+	assert_non_null(strstr(rig.dec[0].event, "throttle: "));
+	assert_non_null(strstr(rig.dec[0].event, "over target 10000"));
 }
 
 static void test_target_anti_windup_at_model_ceiling(void **state)
@@ -177,7 +195,6 @@ static void test_target_anti_windup_at_model_ceiling(void **state)
 	for (int t = 0; t < 50; t++)
 		rig_tick(&rig); /* demand-limited far below target: the error pushes up for 50 ticks */
 	assert_int_equal(rig.dec[0].mb_max, 25);
-	assert_true(p->target.integral <= 25 + 1e-9);
 	/* Demand comes back: the ceiling was not wound up, so there is no burst over target. */
 	rig.demand[0] = 30000;
 	rig_tick(&rig);
@@ -201,10 +218,8 @@ static void test_target_anti_windup_at_configured_bounds(void **state)
 	for (int t = 0; t < 50; t++)
 		rig_tick(&rig);
 	assert_int_equal(rig.dec[0].mb_max, 20);
-	assert_true(hi->target.integral <= 20 + 1e-9);
 	assert_int_equal(rig.dec[1].mb_max, 30);
-	assert_true(lo->target.integral >= 30 - 1e-9);
-	/* Released from the bound, the output moves on the first tick, with no integrator to unwind. */
+	/* Released from the bound, the output moves on the first tick. */
 	hi->goals.mb_max = 100;
 	rig_tick(&rig);
 	assert_true(rig.dec[0].mb_max > 20);
@@ -224,14 +239,12 @@ static void test_target_anti_windup_at_hardware_floor(void **state)
 	for (int t = 0; t < 50; t++)
 		rig_tick(&rig);
 	assert_int_equal(rig.dec[0].mb_max, 10);
-	assert_true(p->target.integral >= 10 - 1e-9);
 	assert_true(p->mbps > 2000 * 1.5); /* the floor lets it through: escalation's case */
 	/* Demand falls below the target: nothing to undo, the ceiling stays at the floor's step. */
 	rig.demand[0] = 1500;
 	for (int t = 0; t < 3; t++)
 		rig_tick(&rig);
 	assert_int_equal(rig.dec[0].mb_max, 10);
-	assert_true(p->target.integral <= 10 + 1e-9);
 }
 
 static void test_target_reseeds_on_wrong_model(void **state)
@@ -245,9 +258,9 @@ static void test_target_reseeds_on_wrong_model(void **state)
 	/* 30000 MB/s at 100% beats the model's 200 MB/s per %: 300 is a better (lower) bound. */
 	rig_tick(&rig);
 	assert_int_equal(rig.dec[0].mb_max, 34);
-	rig_tick(&rig); /* 13600 at 34%: the ceiling binds, 400 MB/s per %, 36% over target: re-plan */
+	rig_tick(&rig); /* 13600 at 34%: 36% over target, one sample is enough: along the chord */
 	assert_int_equal(rig.dec[0].mb_max, 25);
-	assert_non_null(strstr(rig.dec[0].event, "throttle: far over target 10000 MB/s at 400 MB/s per %"));
+	assert_string_equal(rig.dec[0].event, "throttle: 13600 MB/s over target 10000: mb_max 34% -> 25%");
 	rig_tick(&rig);
 	assert_true(fabs(p->mbps - 10000) <= 500);
 }
@@ -289,7 +302,7 @@ int main(void)
 		cmocka_unit_test(test_target_first_move_is_model_based),
 		cmocka_unit_test(test_target_step_converges),
 		cmocka_unit_test(test_target_no_two_step_oscillation),
-		cmocka_unit_test(test_target_deadband),
+		cmocka_unit_test(test_target_holds_within_band),
 		cmocka_unit_test(test_target_anti_windup_at_model_ceiling),
 		cmocka_unit_test(test_target_anti_windup_at_configured_bounds),
 		cmocka_unit_test(test_target_anti_windup_at_hardware_floor),

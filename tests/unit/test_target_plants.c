@@ -119,9 +119,13 @@ static void test_concave_steps_with_noise(void **state)
 	plant_free(&pl);
 }
 
-/* The local gain is the slope around the operating point: near the top of a concave curve it is a
- * fraction of the average (chord) gain, and it must be learned as such. */
-static void test_local_gain_is_learned_near_the_top(void **state)
+/* Near the top of a concave curve the slope is a fraction of the chord (300 MB/s per % against about
+ * 400): moving along the chord alone crawls down the flat top. The search halves its way once the
+ * chord has left it above twice, brackets the target and settles within the band; each move there
+ * changes the rate by less than a move must to show at once, so each costs a sample more (what
+ * makes the controller safe on a plant with actuation delay): within NEAR_TOP_SETTLE ticks. */
+#define NEAR_TOP_SETTLE 12
+static void test_target_near_the_top_of_a_concave_curve(void **state)
 {
 	struct plant_setup setup = fine_concave(0);
 	struct plant pl;
@@ -134,11 +138,9 @@ static void test_local_gain_is_learned_near_the_top(void **state)
 	report("target 34000 MB/s, no noise", &w);
 	double chord = pl.truth[t] / pl.parts[t].mb_max;
 	double slope = CAPACITY * (0.90 - 0.75) / 20;
-	printf("  learned local gain %.0f MB/s per %%, true slope %.0f, chord %.0f\n", pl.parts[t].target.local_gain,
-	       slope, chord);
-	assert_true(fabs(pl.parts[t].target.local_gain - slope) < 0.25 * slope);
 	assert_true(chord > 2 * slope); /* a global gain would have been far off */
-	assert_true(w.settle >= 1 && w.settle <= MAX_SETTLE);
+	assert_true(w.settle >= 1 && w.settle <= NEAR_TOP_SETTLE);
+	assert_true(fabs(pl.truth[t] - 34000) <= 0.05 * 34000);
 	plant_free(&pl);
 }
 
@@ -234,7 +236,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_concave_steps_with_noise),
-		cmocka_unit_test(test_local_gain_is_learned_near_the_top),
+		cmocka_unit_test(test_target_near_the_top_of_a_concave_curve),
 		cmocka_unit_test(test_settles_inside_a_band),
 		cmocka_unit_test(test_beats_mba_mbps_on_every_curve),
 	};
