@@ -43,13 +43,18 @@ int plant_init(struct plant *pl, const struct plant_setup *setup, const struct p
 	pl->dec_min = calloc(cells(pl), sizeof(*pl->dec_min));
 	pl->max_at = calloc(cells(pl), sizeof(*pl->max_at));
 	pl->min_at = calloc(cells(pl), sizeof(*pl->min_at));
+	pl->max_ring = calloc(cells(pl) * (PLANT_MAX_DELAY + 1), sizeof(*pl->max_ring));
+	pl->min_ring = calloc(cells(pl) * (PLANT_MAX_DELAY + 1), sizeof(*pl->min_ring));
 	pl->policy_work = calloc(cap, sizeof(*pl->policy_work));
 	pl->req = calloc(cap, sizeof(*pl->req));
 	pl->served = calloc(cap, sizeof(*pl->served));
 	pl->serve_work = calloc(cap, sizeof(*pl->serve_work));
 	pl->members = calloc(cap, sizeof(*pl->members));
 	traffic_rng_seed(&pl->rng, setup->seed);
-	if (setup->bwa_wd) {
+	if (setup->units_max) {
+		ladder_units(1, setup->units_max, setup->mbps_per_unit, &pl->max_ladder);
+		ladder_percent(1, 0, &pl->min_ladder);
+	} else if (setup->bwa_wd) {
 		ladder_mpam_max(setup->bwa_wd, &pl->max_ladder);
 		ladder_mpam_min(setup->bwa_wd, &pl->min_ladder);
 	} else {
@@ -68,8 +73,8 @@ int plant_init(struct plant *pl, const struct plant_setup *setup, const struct p
 	};
 	if (!pl->parts || !pl->dec || !pl->demand || !pl->domain || !pl->truth || !pl->truth_at || !pl->measured ||
 	    !pl->pdom || !pl->dec_max || !pl->dec_min || !pl->max_at || !pl->min_at || !pl->policy_work ||
-	    !pl->serve_work || !pl->req || !pl->served || !pl->members || setup->domains == 0 ||
-	    setup->domains > PLANT_MAX_DOMAINS) {
+	    !pl->serve_work || !pl->req || !pl->served || !pl->members || !pl->max_ring || !pl->min_ring ||
+	    setup->delay > PLANT_MAX_DELAY || setup->domains == 0 || setup->domains > PLANT_MAX_DOMAINS) {
 		plant_free(pl);
 		return -1;
 	}
@@ -90,6 +95,8 @@ void plant_free(struct plant *pl)
 	free(pl->dec_min);
 	free(pl->max_at);
 	free(pl->min_at);
+	free(pl->max_ring);
+	free(pl->min_ring);
 	free(pl->policy_work);
 	free(pl->req);
 	free(pl->served);
@@ -101,7 +108,9 @@ void plant_free(struct plant *pl)
 /* What the curve lets through at the rung pct (what the hardware enforces there). */
 double plant_fraction(const struct plant *pl, double pct)
 {
-	return mb_curve_fraction(pl->setup.curve ? pl->setup.curve : &plant_linear, pct);
+	if (pl->setup.units_max) /* the setting's bandwidth as a share of the domain */
+		pct = pct / 100 * pl->setup.units_max * pl->setup.mbps_per_unit / pl->setup.capacity_mbps * 100;
+	return mb_curve_fraction(pl->setup.curve ? pl->setup.curve : &plant_linear, pct > 100 ? 100 : pct);
 }
 
 static double min_fraction(const struct plant *pl, double pct)
@@ -127,6 +136,20 @@ static void apply(struct plant *pl, size_t i, unsigned d, double mb_max, double 
 
 	pl->max_at[at] = control_snap_max(&pl->max_ladder, mb_max);
 	pl->min_at[at] = pl->setup.has_mb_min ? control_snap_min(&pl->min_ladder, mb_min) : 0;
+	size_t slot = (pl->host.tick % (PLANT_MAX_DELAY + 1)) * cells(pl) + at;
+	pl->max_ring[slot] = pl->max_at[at];
+	pl->min_ring[slot] = pl->min_at[at];
+}
+
+/* The limits the traffic obeys this tick: those decided `delay` ticks before the last decision (the
+ * first ones until there were that many). */
+static double obeyed(const struct plant *pl, const double *ring, const double *now, size_t at)
+{
+	uint64_t decided = pl->host.tick; /* the tick of the last decision */
+	if (pl->setup.delay == 0)
+		return now[at];
+	uint64_t t = decided >= pl->setup.delay ? decided - pl->setup.delay : 0;
+	return ring[(t % (PLANT_MAX_DELAY + 1)) * cells(pl) + at];
 }
 
 /* The configured limits as the engine gives them to the policies: rungs. */
@@ -160,8 +183,13 @@ size_t plant_add(struct plant *pl, const char *name, enum partition_class class,
 	};
 	pl->demand[i] = demand;
 	pl->domain[i] = domain < pl->setup.domains || domain == PLANT_ALL_DOMAINS ? domain : 0;
-	for (unsigned d = 0; d < pl->setup.domains; d++)
+	for (unsigned d = 0; d < pl->setup.domains; d++) {
 		apply(pl, i, d, 100, 0);
+		for (unsigned k = 0; k <= PLANT_MAX_DELAY; k++) { /* in force since ever */
+			pl->max_ring[k * cells(pl) + i * pl->setup.domains + d] = pl->max_at[i * pl->setup.domains + d];
+			pl->min_ring[k * cells(pl) + i * pl->setup.domains + d] = pl->min_at[i * pl->setup.domains + d];
+		}
+	}
 	summarise_limits(pl, i);
 	return i;
 }
@@ -196,8 +224,10 @@ static void serve_domain(struct plant *pl, unsigned dom)
 		pl->members[k] = i;
 		pl->req[k++] = (struct traffic_request){
 			.demand_mbps = demand,
-			.max_fraction = plant_fraction(pl, plant_max_at(pl, i, dom)),
-			.min_fraction = min_fraction(pl, pl->min_at[i * pl->setup.domains + dom]),
+			.max_fraction =
+				plant_fraction(pl, obeyed(pl, pl->max_ring, pl->max_at, i * pl->setup.domains + dom)),
+			.min_fraction =
+				min_fraction(pl, obeyed(pl, pl->min_ring, pl->min_at, i * pl->setup.domains + dom)),
 		};
 	}
 	traffic_serve(pl->req, k, pl->setup.capacity_mbps, pl->serve_work, pl->served);

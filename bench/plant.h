@@ -15,6 +15,11 @@
  *    at the base rate and the rest at `low` (MB/s).
  *  - A measurement is the served rate times (1 + noise * u), u uniform in [-1, 1) from a seeded
  *    generator; `truth` is the served rate.
+ *  - A limit decided at tick t is read back at once (the policies see it in force) but the traffic
+ *    obeys it from tick t + 1 + delay: `delay` ticks of actuation delay (0..PLANT_MAX_DELAY).
+ *  - AMD-like: with units_max set, the ceiling is in units of mbps_per_unit MB/s (1..units_max, the
+ *    top meaning no throttling) and the curve takes the setting's bandwidth as a share of the
+ *    domain's capacity.
  *  - The policies see the host as the engine shows it: with per_domain, each partition's rate,
  *    limits and memory on each domain and each domain's capacity and total (policy.h), deciding a
  *    limit per domain; without, only the totals (capacity: all domains together) and one limit put on
@@ -32,6 +37,7 @@
 #include "policies/policy.h"
 
 #define PLANT_MAX_DOMAINS 4
+#define PLANT_MAX_DELAY	  4
 #define PLANT_ALL_DOMAINS (~0u) /* a partition spread evenly over every domain */
 
 /* A policy and what it runs after and before in the default chain, for tests of that one policy. */
@@ -50,6 +56,9 @@ struct plant_setup {
 	bool has_mb_min;
 	const struct mb_curve *curve;
 	double noise; /* relative, e.g. 0.02 */
+	unsigned delay; /* ticks of actuation delay beyond the one between a decision and its tick */
+	uint32_t units_max;	/* AMD-like absolute units (0: percent or MPAM ladders) */
+	double mbps_per_unit;
 	uint64_t seed;
 	bool capacity_known; /* else the policies get the highest valid total seen, as learned */
 	bool per_domain;
@@ -81,6 +90,9 @@ struct plant {
 	struct policy_domain *pdom; /* [partition][domain] */
 	double *dec_max, *dec_min;  /* [partition][domain] */
 	double *max_at, *min_at;    /* [partition][domain]: in force */
+	/* [PLANT_MAX_DELAY + 1][partition][domain]: what was decided at each of the last ticks, the
+	 * traffic obeying the one `delay` ticks old */
+	double *max_ring, *min_ring;
 	struct policy_host_domain host_doms[PLANT_MAX_DOMAINS];
 	size_t *policy_work; /* the policies' scratch (policy_host.work) */
 	/* scratch, per tick */

@@ -82,6 +82,7 @@ struct target_memory {
 	bool awaiting;	    /* ... and may still show (a delay longer than thought) */
 	unsigned delay;	    /* learned actuation delay: samples after a move still under the old limit */
 	bool delay_known;   /* delay was seen on a move */
+	bool engaged_once;  /* a move was judged (the first one waits longest for its effect) */
 	unsigned n;	    /* samples at out_pct since its move showed */
 	double mean_mbps;   /* their mean (over the last TARGET_MEAN_WINDOW) */
 	double last_sample; /* the last of them */

@@ -134,9 +134,14 @@ static double model_gain(const struct policy_host *h, const struct policy_partit
 	return u > 0 ? p->mbps / u : 0; /* nothing better: a lower bound of the gain */
 }
 
+/* Only from a sample taken under the limit in force: before the controller engages, or once its last
+ * move has shown (with actuation delay the read-back is ahead of what the traffic obeys). */
 static void learn_gain(const struct policy_host *h, struct policy_partition *p)
 {
 	double u = in_force(h, p);
+
+	if (p->target.out_pct > 0 && (p->target.settling || p->target.awaiting))
+		return;
 
 	if (!(u > 0) || !(p->mbps > 0))
 		return;

@@ -23,7 +23,8 @@
  *   closer to it than the one below. When neither is within 5% it says so once, naming both. A rung at
  *   or below the target ends the search without measuring the one above when it is within
  *   TARGET_CLOSE_ENOUGH (2%) of the target (the one above could only be better by less than that), or
- *   when interpolating toward the bracket above puts the one above more than 5% over.
+ *   when interpolating toward the bracket above puts the one above more than 5% over; a rung over the
+ *   target by less than 2% ends it when the chord puts the rung below further under.
  * - Holding, it watches the rung's recent mean: a rise of more than TARGET_DRIFT of the target (or three
  *   standard errors) means the plant changed (demand rose into the ceiling, a neighbour left) and the
  *   search starts again from there; a single sample more than TARGET_FAR_OVER over the target starts
@@ -58,7 +59,9 @@
  * waited for at most (a longer delay shows later: late_show). */
 #define TARGET_MAX_DELAY   8
 #define TARGET_DELAY_PROBE 2
-#define TARGET_DRIFT	   0.05
+/* ... and up to 4 for the first move, when the chord says it should show plainly. */
+#define TARGET_DELAY_UNKNOWN 4
+#define TARGET_DRIFT	     0.05
 /* Holding, drift is judged on a mean that halves the weight of a sample every tick (about the last 3
  * samples): a change of regime shows in two or three ticks, not a whole window. */
 #define TARGET_RECENT_WEIGHT 0.5
@@ -67,6 +70,8 @@
 #define TARGET_FAR_SHARE     0.1
 /* A move up extrapolates at most to twice the ceiling: a slope is local. */
 #define TARGET_UP_TRUST 2.0
+/* From above, a chord that left the rate more than 5% over twice in a row is crawling down a flat top. */
+#define TARGET_CRAWL 0.05
 
 static unsigned window(const struct target_memory *m)
 {
@@ -168,25 +173,33 @@ static bool move_shown(struct target_memory *m, double y)
 	unsigned k = m->since_move++;
 
 	if (shows(m, y)) {
+		m->engaged_once = true;
 		learn_delay(m, k);
 		m->settling = false;
 		m->awaiting = false;
 		return true;
 	}
-	unsigned wait = m->delay_known ? m->delay : TARGET_DELAY_PROBE - 1;
+	/* What the chord says the move changes: one that should show plainly is waited for longer while
+	 * the delay is not known yet. */
+	double expected = m->from_pct > 0 ? m->from_mbps * fabs(m->out_pct / m->from_pct - 1) : 0;
+	bool plain = expected > 2 * TARGET_SHOW_Z * TARGET_NOISE_PRIOR * m->from_mbps;
+	unsigned wait = m->delay_known		    ? m->delay
+			: plain && !m->engaged_once ? TARGET_DELAY_UNKNOWN
+						    : TARGET_DELAY_PROBE - 1;
 	if (k < wait)
 		return false;
 	/* Not shown: the curve is flat here, the partition is not held, or the delay is longer than
 	 * thought; the last is caught if the move shows later (late_show). */
-	double expected = m->from_pct > 0 ? m->from_mbps * fabs(m->out_pct / m->from_pct - 1) : 0; /* chord */
-	m->moved_flat = expected > 2 * TARGET_SHOW_Z * TARGET_NOISE_PRIOR * m->from_mbps;
+	m->moved_flat = plain;
 	m->settling = false;
-	m->awaiting = m->moved_flat;
+	m->awaiting = m->moved_flat && !m->delay_known;
+	m->engaged_once = true;
 	return true;
 }
 
-/* A move taken as not showing showed after all, k samples after it: the delay is at least k and the
- * samples kept since were taken under the old limit. */
+/* A move taken as not showing showed after all, k samples after it, before any delay was seen: the
+ * delay is at least k and the samples kept since were taken under the old limit. (Once a delay was
+ * seen, a move that does not show within it is flat.) */
 static void late_show(struct target_memory *m, double y)
 {
 	unsigned k = m->since_move++;
@@ -202,6 +215,13 @@ static void late_show(struct target_memory *m, double y)
 	m->moved_flat = false;
 	m->n = 0;
 	m->mean_mbps = 0;
+	/* what was judged from those samples goes with them */
+	if (m->lo.pct == m->out_pct)
+		m->lo = (struct target_point){ 0 };
+	if (m->hi.pct == m->out_pct)
+		m->hi = (struct target_point){ 0 };
+	m->settled = false;
+	m->said_unheld = false;
 }
 
 /* The noise is learned from the differences between successive samples at one rung (a difference of
@@ -283,8 +303,8 @@ static double between_brackets(const struct target_memory *m, const struct targe
 /* One side of the target only. From below: a secant through the last two points (on a linear or
  * concave curve it lands at or below the target, and sooner than the chord), else the chord from the
  * origin, at most TARGET_UP_TRUST times the rung. From above: the chord (exact on a linear curve, at
- * or above the target on a concave one); when that left it above twice in a row (the flat top of a
- * concave curve), halfway between the chord and a secant through two points above (which lands below
+ * or above the target on a concave one); when that left it more than TARGET_CRAWL above twice in a row
+ * (the flat top of a concave curve), halfway between the chord and a secant through two points above (which lands below
  * the target on such curves), or half the rung where no secant can be told from the noise, closing in
  * from both sides. */
 static double one_side(const struct target_memory *m, const struct target_search *s)
@@ -298,7 +318,7 @@ static double one_side(const struct target_memory *m, const struct target_search
 
 	if (y < t)
 		return fmin(secant > r ? secant : chord, r * TARGET_UP_TRUST);
-	if (m->same_side < 2)
+	if (m->same_side < 2 || y < t * (1 + TARGET_CRAWL))
 		return chord;
 	return (fmax(secant, r / TARGET_UP_TRUST) + chord) / 2; /* no secant, or one that does not fall */
 }
@@ -331,6 +351,18 @@ static bool above_is_too_high(const struct target_memory *m, const struct target
 	return at_up > s->target * (1 + TARGET_ACCEPT_OVER);
 }
 
+/* Over the target here by less than TARGET_CLOSE_ENOUGH, and the rung below, along the chord from the
+ * origin, further under it than this one is over: the rung below could not be chosen (a rung exactly
+ * at the target, measured a little high, is not left to find that out). */
+static bool below_is_worse(const struct target_memory *m, const struct target_search *s)
+{
+	double r = m->out_pct, y = m->mean_mbps, down = step_below(s->ladder, r);
+
+	if (y > s->target * (1 + TARGET_CLOSE_ENOUGH) || !(down < r) || !(r > 0))
+		return false;
+	return s->target - y * down / r > y - s->target;
+}
+
 /* The mean at the rung in force is ready: record it and go on searching or stop. */
 static void judge(struct target_memory *m, const struct target_search *s, struct policy_decision *d)
 {
@@ -343,6 +375,10 @@ static void judge(struct target_memory *m, const struct target_search *s, struct
 	}
 	bool under = y <= t;
 	struct target_point here = { r, y };
+	if (!under && below_is_worse(m, s)) {
+		settle_on(m, s, d, here);
+		return;
+	}
 	if (under && (y >= t * (1 - TARGET_CLOSE_ENOUGH) || above_is_too_high(m, s))) {
 		settle_on(m, s, d, here);
 		return;

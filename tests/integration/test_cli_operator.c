@@ -203,10 +203,12 @@ static void test_events_have_wall_clock_times(void **state)
 	assert_int_equal(r.exit_code, 0);
 	json_t *again = ctl_json("show", "vm-tenant-a");
 	json_t *events = json_object_get(again, "events");
-	const char *newest =
-		json_string_value(json_object_get(json_array_get(events, json_array_size(events) - 1), "time"));
+	json_t *last = json_array_get(events, json_array_size(events) - 1);
+	const char *newest = json_string_value(json_object_get(last, "time"));
+	const char *action = json_string_value(json_object_get(last, "action"));
+	assert_non_null(action);
 	assert_true(event_time_text(newest, time(NULL), local, sizeof(local)));
-	snprintf(row, sizeof(row), "%s throttle: ", local);
+	snprintf(row, sizeof(row), "%s %s: ", local, action);
 	expect_has(r.out, row);
 	json_decref(again);
 	run_result_fini(&r);
