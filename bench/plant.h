@@ -55,9 +55,9 @@ struct plant_setup {
 	unsigned bwa_wd; /* 0: percent steps of gran_pct from min_pct; else MBW_MAX bands of this width */
 	bool has_mb_min;
 	const struct mb_curve *curve;
-	double noise; /* relative, e.g. 0.02 */
-	unsigned delay; /* ticks of actuation delay beyond the one between a decision and its tick */
-	uint32_t units_max;	/* AMD-like absolute units (0: percent or MPAM ladders) */
+	double noise;	    /* relative, e.g. 0.02 */
+	unsigned delay;	    /* ticks of actuation delay beyond the one between a decision and its tick */
+	uint32_t units_max; /* AMD-like absolute units (0: percent or MPAM ladders) */
 	double mbps_per_unit;
 	uint64_t seed;
 	bool capacity_known; /* else the policies get the highest valid total seen, as learned */
