@@ -56,7 +56,9 @@ static void age_memory(const struct policy_host *h, struct policy_partition *par
 				*m = (struct guard_domain_memory){ 0 }; /* no longer best-effort (or closed) */
 			else if (m->throttled && m->dwell < UINT32_MAX)
 				m->dwell++;
-			bool could_squeeze = v->dom[d].any_below || v->ipc.watching;
+			/* A victim that has its guarantee now is squeezed again at the same ceiling: the
+			 * squeeze point is kept while a guaranteed partition uses the domain at all. */
+			bool could_squeeze = v->dom[d].any_active || v->ipc.watching;
 			if (m->squeeze_pct && (!could_squeeze || ++m->squeeze_age > GUARD_SQUEEZE_TICKS))
 				m->squeeze_pct = 0; /* nobody left to squeeze, or time to probe above it again */
 		}

@@ -74,6 +74,7 @@ struct guard_domain_view {
 	double ipc_need_mbps; /* what the IPC victim wants taken from best-effort partitions here */
 	double room_mbps;     /* capacity left before the domain counts as saturated */
 	bool any_below;	      /* some guaranteed partition that uses it is below its guarantee */
+	bool any_active;      /* some guaranteed partition uses it and is not idle (a squeeze can come back) */
 	bool for_bandwidth;   /* this tick's cut here is for a guarantee */
 	bool pressure;	      /* cut here this tick */
 	const struct policy_partition *victim; /* the shortest guaranteed partition squeezed here */

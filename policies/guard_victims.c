@@ -153,6 +153,8 @@ static void assess_one(const struct policy_host *h, const struct policy_partitio
 	if (p->mbps < GUARD_IDLE_FRACTION * g)
 		return;
 	settled = minimum_covers(h, p) || demand_limited(p);
+	for (unsigned d = 0; d < v->domains; d++)
+		v->dom[d].any_active |= v->dom[d].known && uses_domain(h, p, d);
 	for (unsigned d = 0; d < v->domains; d++) {
 		if (!v->dom[d].known || !uses_domain(h, p, d))
 			continue; /* a domain it cannot judge keeps no memory of it */

@@ -203,13 +203,20 @@ static void test_events_have_wall_clock_times(void **state)
 	assert_int_equal(r.exit_code, 0);
 	json_t *again = ctl_json("show", "vm-tenant-a");
 	json_t *events = json_object_get(again, "events");
-	json_t *last = json_array_get(events, json_array_size(events) - 1);
-	const char *newest = json_string_value(json_object_get(last, "time"));
-	const char *action = json_string_value(json_object_get(last, "action"));
-	assert_non_null(action);
-	assert_true(event_time_text(newest, time(NULL), local, sizeof(local)));
-	snprintf(row, sizeof(row), "%s %s: ", local, action);
-	expect_has(r.out, row);
+	/* top showed the newest event when it ran: the last one show lists now, or one just before it
+	 * when the partition had another event in between (a loaded machine) */
+	bool found = false;
+	for (size_t k = json_array_size(events); k > 0 && k + 3 > json_array_size(events) && !found; k--) {
+		json_t *e = json_array_get(events, k - 1);
+		const char *when = json_string_value(json_object_get(e, "time"));
+		const char *action = json_string_value(json_object_get(e, "action"));
+		assert_non_null(action);
+		assert_true(event_time_text(when, time(NULL), local, sizeof(local)));
+		snprintf(row, sizeof(row), "%s %s: ", local, action);
+		found = strstr(r.out, row) != NULL;
+	}
+	if (!found)
+		fail_msg("top shows none of the newest events of vm-tenant-a:\n%s", r.out);
 	json_decref(again);
 	run_result_fini(&r);
 	free(first);
