@@ -21,6 +21,7 @@
 
 #include "tests/util/emu_runner.h"
 #include "tests/util/testutil.h"
+#include "tests/util/test_main.h"
 
 #define WAIT_MS 10000
 #define RUNS	40
@@ -251,13 +252,9 @@ static void test_log_reader_gone(void **state)
 	remove_dir();
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_teardown(test_config_fifo_refused_at_once, teardown),
-		cmocka_unit_test_teardown(test_signals_during_start_up, teardown),
-		cmocka_unit_test_teardown(test_single_instance, teardown),
-		cmocka_unit_test_teardown(test_log_reader_gone, teardown),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN({
+	cmocka_unit_test_teardown(test_config_fifo_refused_at_once, teardown),
+	cmocka_unit_test_teardown(test_signals_during_start_up, teardown),
+	cmocka_unit_test_teardown(test_single_instance, teardown),
+	cmocka_unit_test_teardown(test_log_reader_gone, teardown),
+})

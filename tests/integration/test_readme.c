@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "tests/util/testutil.h"
+#include "tests/util/test_main.h"
 
 #define WALKTHROUGH_HEADING "### Trying it without resctrl hardware"
 
@@ -244,11 +245,7 @@ static void test_check_config_samples(void **state)
 	assert_int_equal(sessions, 2); /* etc/demo.ini, and bad.ini */
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_emulator_walkthrough),
-		cmocka_unit_test(test_check_config_samples),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN({
+	cmocka_unit_test(test_emulator_walkthrough),
+	cmocka_unit_test(test_check_config_samples),
+})

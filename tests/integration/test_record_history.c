@@ -23,6 +23,7 @@
 #include "core/base/clock.h"
 #include "tests/util/record_reader.h"
 #include "tests/util/testutil.h"
+#include "tests/util/test_main.h"
 
 #define WAIT_MS 5000
 
@@ -526,16 +527,12 @@ static void test_shipped_logrotate_config(void **state)
 	stop_daemon(f);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		fixture_test(test_two_runs_append),
-		fixture_test(test_rows_carry_the_goals),
-		fixture_test(test_sighup_after_mv_begins_a_new_file),
-		fixture_test(test_record_failure_shows_and_heals),
-		fixture_test(test_full_disk_shows_and_heals),
-		fixture_test(test_record_max_bytes_rotates),
-		fixture_test(test_shipped_logrotate_config),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN({
+	fixture_test(test_two_runs_append),
+	fixture_test(test_rows_carry_the_goals),
+	fixture_test(test_sighup_after_mv_begins_a_new_file),
+	fixture_test(test_record_failure_shows_and_heals),
+	fixture_test(test_full_disk_shows_and_heals),
+	fixture_test(test_record_max_bytes_rotates),
+	fixture_test(test_shipped_logrotate_config),
+})
