@@ -39,8 +39,7 @@ struct run {
 static void run_start(struct run *run, const char *const *emu_args, const char *body)
 {
 	*run = (struct run){ .mean = { .partition = "vm", .settled = SETTLED } };
-	snprintf(run->dir, sizeof(run->dir), "/tmp/mpamd-amd-XXXXXX");
-	assert_non_null(mkdtemp(run->dir));
+	make_test_dir(run->dir, sizeof(run->dir), "amd");
 	snprintf(run->traffic, sizeof(run->traffic), "%s/traffic.ini", run->dir);
 	snprintf(run->config, sizeof(run->config), "%s/mpamd.ini", run->dir);
 	const char *sim = "[sim]\ncapacity_mbps = 40000\nnoise_pct = 0\n";

@@ -37,8 +37,7 @@ struct files {
 
 static void make_files(struct files *f)
 {
-	snprintf(f->dir, sizeof(f->dir), "/tmp/mpamd-daemon-XXXXXX");
-	assert_non_null(mkdtemp(f->dir));
+	make_test_dir(f->dir, sizeof(f->dir), "daemon");
 	snprintf(f->config, sizeof(f->config), "%s/mpamd.ini", f->dir);
 	snprintf(f->record, sizeof(f->record), "%s/run.csv", f->dir);
 	snprintf(f->log, sizeof(f->log), "%s/mpamd.log", f->dir);

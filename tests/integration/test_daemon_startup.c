@@ -54,8 +54,7 @@ static int teardown(void **state)
 
 static void make_dir(void)
 {
-	snprintf(dir, sizeof(dir), "/tmp/mpamd-startup-XXXXXX");
-	assert_non_null(mkdtemp(dir));
+	make_test_dir(dir, sizeof(dir), "startup");
 	snprintf(config, sizeof(config), "%s/mpamd.ini", dir);
 	snprintf(log_path, sizeof(log_path), "%s/mpamd.log", dir);
 }

@@ -637,8 +637,7 @@ static void run_row(const struct row *row)
 	current = run;
 	run->row = row;
 	run->log.saved_stderr = -1;
-	snprintf(run->dir, sizeof(run->dir), "/tmp/mpamd-faults-XXXXXX");
-	assert_non_null(mkdtemp(run->dir));
+	make_test_dir(run->dir, sizeof(run->dir), "faults");
 	snprintf(run->config, sizeof(run->config), "%s/mpamd.ini", run->dir);
 	snprintf(run->traffic, sizeof(run->traffic), "%s/traffic.ini", run->dir);
 	run->task = spawn_sleeper(); /* p's pids */

@@ -47,8 +47,7 @@ static char lock_dir[96];
 static int setup(void **state)
 {
 	(void)state;
-	snprintf(dir, sizeof(dir), "/tmp/mpamd-lock-XXXXXX");
-	assert_non_null(mkdtemp(dir));
+	make_test_dir(dir, sizeof(dir), "lock");
 	snprintf(lock_dir, sizeof(lock_dir), "%s/run", dir);
 	return 0;
 }

@@ -37,9 +37,7 @@ static void sh(const char *fmt, ...)
 static int setup(void **state)
 {
 	(void)state;
-	snprintf(stage, sizeof(stage), "/tmp/mpamd-install-XXXXXX");
-	if (!mkdtemp(stage))
-		return -1;
+	make_test_dir(stage, sizeof(stage), "install");
 	char cmd[512];
 	snprintf(cmd, sizeof(cmd), "DESTDIR=%s '%s' --install '%s' --prefix /usr >%s/install.log 2>&1", stage,
 		 CMAKE_COMMAND, BUILD_DIR, stage);

@@ -43,9 +43,7 @@ static int setup(void **state)
 {
 	struct fixture *f = calloc(1, sizeof(*f));
 
-	snprintf(f->dir, sizeof(f->dir), "/tmp/mpamd-plot-XXXXXX");
-	if (!mkdtemp(f->dir))
-		return -1;
+	make_test_dir(f->dir, sizeof(f->dir), "plot");
 	snprintf(f->csv, sizeof(f->csv), "%s/run.csv", f->dir);
 	snprintf(f->svg, sizeof(f->svg), "%s/run.svg", f->dir);
 	snprintf(f->png, sizeof(f->png), "%s/run.png", f->dir);

@@ -80,8 +80,7 @@ static void private_paths(struct walkthrough_paths *w)
 {
 	char path[512];
 
-	snprintf(w->mount, sizeof(w->mount), "/tmp/mpamd-readme-mnt-XXXXXX");
-	assert_non_null(mkdtemp(w->mount));
+	make_test_dir(w->mount, sizeof(w->mount), "readme-mnt");
 	snprintf(w->config, sizeof(w->config), "/tmp/mpamd-readme-ini-XXXXXX");
 	int fd = mkstemp(w->config);
 	assert_true(fd >= 0);

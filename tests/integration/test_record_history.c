@@ -44,9 +44,7 @@ static int setup(void **state)
 
 	if (!f)
 		return -1;
-	snprintf(f->dir, sizeof(f->dir), "/tmp/mpamd-history-XXXXXX");
-	if (!mkdtemp(f->dir))
-		return -1;
+	make_test_dir(f->dir, sizeof(f->dir), "history");
 	snprintf(f->config, sizeof(f->config), "%s/mpamd.ini", f->dir);
 	snprintf(f->record, sizeof(f->record), "%s/run.csv", f->dir);
 	snprintf(f->log, sizeof(f->log), "%s/mpamd.log", f->dir);

@@ -42,8 +42,7 @@ static char dir[64];
 static int setup(void **state)
 {
 	(void)state;
-	snprintf(dir, sizeof(dir), "/tmp/mpamd-config-files-XXXXXX");
-	assert_non_null(mkdtemp(dir));
+	make_test_dir(dir, sizeof(dir), "config-files");
 	return 0;
 }
 

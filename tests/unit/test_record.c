@@ -111,8 +111,7 @@ struct dir {
 
 static void dir_make(struct dir *d)
 {
-	snprintf(d->path, sizeof(d->path), "/tmp/mpamd-record-XXXXXX");
-	assert_non_null(mkdtemp(d->path));
+	make_test_dir(d->path, sizeof(d->path), "record");
 	snprintf(d->record, sizeof(d->record), "%s/run.csv", d->path);
 }
 
