@@ -16,10 +16,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench/bench_arg.h"
 #include "backends/mmio/monitors.h"
 #include "backends/mmio/msc.h"
 #include "backends/mpam/mpam_regs.h"
-#include "core/base/parse.h"
 
 /* The monitor registers after MSMON_CFG_MON_SEL, up to MSMON_OFLOW_SR: one copy of the block per
  * monitor, as an MSC keeps FLT, CTL and the counters per monitor. */
@@ -135,18 +135,6 @@ void bench_ticks(struct msc_monitors **mons, size_t mscs, uint64_t now, unsigned
 	}
 }
 
-static unsigned arg(const char *s, unsigned max)
-{
-	struct err err;
-	uint64_t v;
-
-	if (parse_uint(s, 1, max, &v, &err) < 0) {
-		fprintf(stderr, "bench_driver: %s: %s\n", s, err.text);
-		exit(2);
-	}
-	return (unsigned)v;
-}
-
 int main(int argc, char **argv)
 {
 	bool count_mmio = argc == 6 && !strcmp(argv[5], "--count-mmio");
@@ -154,8 +142,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: bench_driver PARTITIONS MSCS MONITORS TICKS [--count-mmio]\n");
 		return 2;
 	}
-	unsigned partitions = arg(argv[1], 65535), mscs = arg(argv[2], 64), monitors = arg(argv[3], 65535);
-	unsigned ticks = arg(argv[4], 1000000);
+	unsigned partitions = bench_arg("bench_driver", "PARTITIONS", argv[1], 1, 65535);
+	unsigned mscs = bench_arg("bench_driver", "MSCS", argv[2], 1, 64);
+	unsigned monitors = bench_arg("bench_driver", "MONITORS", argv[3], 1, 65535);
+	unsigned ticks = bench_arg("bench_driver", "TICKS", argv[4], 1, 1000000);
 	struct msc *msc = calloc(mscs, sizeof(*msc));
 	struct msc_monitors **mons = calloc(mscs, sizeof(*mons));
 	struct sample *samples = calloc((size_t)partitions * mscs, sizeof(*samples));

@@ -16,10 +16,10 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench/bench_arg.h"
 #include "backends/mpam/mpam_regs.h"
 #include "backends/sim/msc_model.h"
 #include "backends/sim/sim_host.h"
-#include "core/base/parse.h"
 #include "core/config/config.h"
 #include "core/engine/registry.h"
 
@@ -101,18 +101,6 @@ __attribute__((noinline)) void bench_ticks(struct sim_host *host, unsigned ticks
 		sim_host_advance(host, (uint64_t)t * INTERVAL_MS * 1000000u);
 }
 
-static unsigned arg(const char *s, unsigned lo, unsigned hi, const char *what)
-{
-	uint64_t v;
-	struct err err = { "" };
-
-	if (parse_uint(s, lo, hi, &v, &err) < 0) {
-		fprintf(stderr, "bench_sim: %s: %s\n", what, err.text);
-		exit(2);
-	}
-	return (unsigned)v;
-}
-
 int main(int argc, char **argv)
 {
 	struct sim_host *host = NULL;
@@ -122,10 +110,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: bench_sim PARTITIONS MSCS MONITORS TICKS\n");
 		return 2;
 	}
-	unsigned partitions = arg(argv[1], 1, 65535, "PARTITIONS");
-	unsigned mscs = arg(argv[2], 1, 64, "MSCS");
-	unsigned monitors = arg(argv[3], 0, 65535, "MONITORS");
-	unsigned ticks = arg(argv[4], 1, 1000000, "TICKS");
+	unsigned partitions = bench_arg("bench_sim", "PARTITIONS", argv[1], 1, 65535);
+	unsigned mscs = bench_arg("bench_sim", "MSCS", argv[2], 1, 64);
+	unsigned monitors = bench_arg("bench_sim", "MONITORS", argv[3], 0, 65535);
+	unsigned ticks = bench_arg("bench_sim", "TICKS", argv[4], 1, 1000000);
 	char *text = config_text(partitions, mscs, monitors);
 	struct config *config = text ? load(text) : NULL;
 

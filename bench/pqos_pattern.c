@@ -22,21 +22,10 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "bench/bench_arg.h"
 #include "core/base/parse.h"
 
 #define MAX_DOMAINS 64
-
-static unsigned arg(const char *s, unsigned max, const char *what)
-{
-	struct err err;
-	uint64_t v;
-
-	if (parse_uint(s, 1, max, &v, &err) < 0) {
-		fprintf(stderr, "pqos_pattern: %s: %s\n", what, err.text);
-		exit(2);
-	}
-	return (unsigned)v;
-}
 
 /* The L3 ids of the first group's mon_L3_NN directories, in the order readdir gives them (pqos takes
  * them from its CPU topology). */
@@ -116,7 +105,8 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	const char *root = argv[1];
-	unsigned ticks = arg(argv[2], 1000000, "TICKS"), interval_ms = arg(argv[3], 60000, "INTERVAL_MS");
+	unsigned ticks = bench_arg("pqos_pattern", "TICKS", argv[2], 1, 1000000);
+	unsigned interval_ms = bench_arg("pqos_pattern", "INTERVAL_MS", argv[3], 1, 60000);
 	unsigned ndomains = list_domains(root, argv[4], domains);
 	struct timespec next;
 

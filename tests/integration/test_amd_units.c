@@ -24,6 +24,7 @@
 #include "tests/util/engine_util.h"
 #include "tests/util/settled_mean.h"
 #include "tests/util/testutil.h"
+#include "tests/util/test_main.h"
 
 #define TICKS	60
 #define SETTLED 30
@@ -38,8 +39,7 @@ struct run {
 static void run_start(struct run *run, const char *const *emu_args, const char *body)
 {
 	*run = (struct run){ .mean = { .partition = "vm", .settled = SETTLED } };
-	snprintf(run->dir, sizeof(run->dir), "/tmp/mpamd-amd-XXXXXX");
-	assert_non_null(mkdtemp(run->dir));
+	make_test_dir(run->dir, sizeof(run->dir), "amd");
 	snprintf(run->traffic, sizeof(run->traffic), "%s/traffic.ini", run->dir);
 	snprintf(run->config, sizeof(run->config), "%s/mpamd.ini", run->dir);
 	const char *sim = "[sim]\ncapacity_mbps = 40000\nnoise_pct = 0\n";
@@ -138,13 +138,8 @@ static void test_half_of_the_maximum_does_not_throttle(void **state)
 	run_stop(&run);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_target_between_percents),
-		cmocka_unit_test(test_maximum_not_taken_from_the_default_group),
-		cmocka_unit_test(test_half_of_the_maximum_does_not_throttle),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN({
+	cmocka_unit_test(test_target_between_percents),
+	cmocka_unit_test(test_maximum_not_taken_from_the_default_group),
+	cmocka_unit_test(test_half_of_the_maximum_does_not_throttle),
+})

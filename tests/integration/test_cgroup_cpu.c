@@ -15,6 +15,7 @@
 
 #include "backends/cgroup/cpu_quota.h"
 #include "tests/util/testutil.h"
+#include "tests/util/test_main.h"
 
 struct hierarchy {
 	const char *root;  /* where the cpu controller's cgroups are */
@@ -74,11 +75,7 @@ static void test_missing_cgroup_is_an_error(void **state)
 	assert_non_null(strstr(err.text, "mpamd-no-such-group/for-sure"));
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_quota_set_and_removed),
-		cmocka_unit_test(test_missing_cgroup_is_an_error),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN({
+	cmocka_unit_test(test_quota_set_and_removed),
+	cmocka_unit_test(test_missing_cgroup_is_an_error),
+})

@@ -13,6 +13,7 @@
 
 #include "core/config/config.h"
 #include "tests/util/testutil.h"
+#include "tests/util/test_main.h"
 
 #define ETC MPAMD_SOURCE_DIR "/etc"
 
@@ -261,17 +262,13 @@ static void test_discover_static_resctrl_copies(void **state)
 	run_result_fini(&r);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_demo_runs_and_records),
-		cmocka_unit_test(test_usage_errors),
-		cmocka_unit_test(test_default_config_missing),
-		cmocka_unit_test(test_help_lists_every_option),
-		cmocka_unit_test(test_discover_sim),
-		cmocka_unit_test(test_discover_names_the_quirks),
-		cmocka_unit_test(test_discover_mmio_explains_failure),
-		cmocka_unit_test(test_discover_static_resctrl_copies),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN({
+	cmocka_unit_test(test_demo_runs_and_records),
+	cmocka_unit_test(test_usage_errors),
+	cmocka_unit_test(test_default_config_missing),
+	cmocka_unit_test(test_help_lists_every_option),
+	cmocka_unit_test(test_discover_sim),
+	cmocka_unit_test(test_discover_names_the_quirks),
+	cmocka_unit_test(test_discover_mmio_explains_failure),
+	cmocka_unit_test(test_discover_static_resctrl_copies),
+})

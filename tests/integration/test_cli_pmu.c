@@ -12,6 +12,8 @@
 
 #include <cmocka.h>
 
+#include "tests/util/test_main.h"
+
 #define FIXTURE MPAMD_SOURCE_DIR "/tests/fixtures/sysfs/devices"
 
 /* Runs mpamctl with `args`; stdout in out, stderr in err_out; returns the exit status. */
@@ -161,14 +163,10 @@ static void test_stat_json(void **state)
 	json_decref(o);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_list),
-		cmocka_unit_test(test_encode),
-		cmocka_unit_test(test_failures_exit_1),
-		cmocka_unit_test(test_usage_exit_2),
-		cmocka_unit_test(test_stat_json),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN({
+	cmocka_unit_test(test_list),
+	cmocka_unit_test(test_encode),
+	cmocka_unit_test(test_failures_exit_1),
+	cmocka_unit_test(test_usage_exit_2),
+	cmocka_unit_test(test_stat_json),
+})

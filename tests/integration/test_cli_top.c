@@ -340,9 +340,7 @@ static void stop_mpamd(void)
 static int setup(void **state)
 {
 	(void)state;
-	snprintf(fx.dir, sizeof(fx.dir), "/tmp/mpamd-top-XXXXXX");
-	if (!mkdtemp(fx.dir))
-		return -1;
+	make_test_dir(fx.dir, sizeof(fx.dir), "top");
 	snprintf(fx.socket, sizeof(fx.socket), "%s/s", fx.dir);
 	snprintf(fx.log, sizeof(fx.log), "%s/mpamd.log", fx.dir);
 	snprintf(fx.conf, sizeof(fx.conf), "%s/tmux.conf", fx.dir);

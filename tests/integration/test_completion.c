@@ -14,6 +14,7 @@
 
 #include "tests/util/demo_daemon.h"
 #include "tests/util/testutil.h"
+#include "tests/util/test_main.h"
 
 static struct demo_daemon demo;
 
@@ -72,10 +73,6 @@ static void test_completion(void **state)
 }
 
 /* The teardown leaves no mpamd and no directory behind, after a failed assertion too. */
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_prestate_setup_teardown(test_completion, NULL, demo_daemon_teardown, &demo),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN({
+	cmocka_unit_test_prestate_setup_teardown(test_completion, NULL, demo_daemon_teardown, &demo),
+})

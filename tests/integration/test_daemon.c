@@ -26,6 +26,7 @@
 #include "tests/util/engine_util.h"
 #include "tests/util/emu_runner.h"
 #include "tests/util/testutil.h"
+#include "tests/util/test_main.h"
 
 #define WAIT_MS 5000
 
@@ -36,8 +37,7 @@ struct files {
 
 static void make_files(struct files *f)
 {
-	snprintf(f->dir, sizeof(f->dir), "/tmp/mpamd-daemon-XXXXXX");
-	assert_non_null(mkdtemp(f->dir));
+	make_test_dir(f->dir, sizeof(f->dir), "daemon");
 	snprintf(f->config, sizeof(f->config), "%s/mpamd.ini", f->dir);
 	snprintf(f->record, sizeof(f->record), "%s/run.csv", f->dir);
 	snprintf(f->log, sizeof(f->log), "%s/mpamd.log", f->dir);
@@ -461,16 +461,12 @@ static void test_reload_reply_keeps_bytes_that_are_not_utf8(void **state)
 	remove_files(&f);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_reload_and_stop),
-		cmocka_unit_test_teardown(test_reload_refuses_drop_ins_that_are_not_files, stop_daemon),
-		cmocka_unit_test_teardown(test_pid_file_trusted_only_when_held_by_mpamd, stop_daemon),
-		cmocka_unit_test(test_reset_on_exit),
-		cmocka_unit_test(test_control_socket),
-		cmocka_unit_test_teardown(test_reload_reply_keeps_bytes_that_are_not_utf8, stop_daemon),
-		cmocka_unit_test(test_service_manager_notifications),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN({
+	cmocka_unit_test(test_reload_and_stop),
+	cmocka_unit_test_teardown(test_reload_refuses_drop_ins_that_are_not_files, stop_daemon),
+	cmocka_unit_test_teardown(test_pid_file_trusted_only_when_held_by_mpamd, stop_daemon),
+	cmocka_unit_test(test_reset_on_exit),
+	cmocka_unit_test(test_control_socket),
+	cmocka_unit_test_teardown(test_reload_reply_keeps_bytes_that_are_not_utf8, stop_daemon),
+	cmocka_unit_test(test_service_manager_notifications),
+})

@@ -21,6 +21,7 @@
 
 #include "tests/util/emu_runner.h"
 #include "tests/util/testutil.h"
+#include "tests/util/test_main.h"
 
 #define WAIT_MS 10000
 #define RUNS	40
@@ -53,8 +54,7 @@ static int teardown(void **state)
 
 static void make_dir(void)
 {
-	snprintf(dir, sizeof(dir), "/tmp/mpamd-startup-XXXXXX");
-	assert_non_null(mkdtemp(dir));
+	make_test_dir(dir, sizeof(dir), "startup");
 	snprintf(config, sizeof(config), "%s/mpamd.ini", dir);
 	snprintf(log_path, sizeof(log_path), "%s/mpamd.log", dir);
 }
@@ -251,13 +251,9 @@ static void test_log_reader_gone(void **state)
 	remove_dir();
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_teardown(test_config_fifo_refused_at_once, teardown),
-		cmocka_unit_test_teardown(test_signals_during_start_up, teardown),
-		cmocka_unit_test_teardown(test_single_instance, teardown),
-		cmocka_unit_test_teardown(test_log_reader_gone, teardown),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN({
+	cmocka_unit_test_teardown(test_config_fifo_refused_at_once, teardown),
+	cmocka_unit_test_teardown(test_signals_during_start_up, teardown),
+	cmocka_unit_test_teardown(test_single_instance, teardown),
+	cmocka_unit_test_teardown(test_log_reader_gone, teardown),
+})

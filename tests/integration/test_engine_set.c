@@ -25,6 +25,7 @@
 #include "tests/util/log_capture.h"
 #include "tests/util/record_reader.h"
 #include "tests/util/testutil.h"
+#include "tests/util/test_main.h"
 
 static const char *const vms = "[sim]\ncapacity_mbps = 20000\n"
 			       "[partition \"web\"]\nclass = latency-critical\nsim_demand = 4000\n"
@@ -506,20 +507,16 @@ static void test_recreated_group_keeps_its_pmu_counting(void **state)
 	rig_close(&rig);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_set_reports_what_the_hardware_took),
-		cmocka_unit_test(test_set_logged_once),
-		cmocka_unit_test(test_set_refuses_what_the_host_cannot_hold),
-		cmocka_unit_test(test_open_refuses_a_mask_the_host_rejects),
-		cmocka_unit_test(test_set_clears_a_key_with_none),
-		cmocka_unit_test(test_set_per_domain_limits),
-		cmocka_unit_test(test_capacity_per_domain),
-		cmocka_unit_test(test_no_false_alarm_with_a_learned_capacity),
-		cmocka_unit_test(test_kernel_mba_mbps_controller),
-		cmocka_unit_test(test_group_removed_behind_our_back_is_recreated),
-		cmocka_unit_test(test_recreated_group_keeps_its_pmu_counting),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN({
+	cmocka_unit_test(test_set_reports_what_the_hardware_took),
+	cmocka_unit_test(test_set_logged_once),
+	cmocka_unit_test(test_set_refuses_what_the_host_cannot_hold),
+	cmocka_unit_test(test_open_refuses_a_mask_the_host_rejects),
+	cmocka_unit_test(test_set_clears_a_key_with_none),
+	cmocka_unit_test(test_set_per_domain_limits),
+	cmocka_unit_test(test_capacity_per_domain),
+	cmocka_unit_test(test_no_false_alarm_with_a_learned_capacity),
+	cmocka_unit_test(test_kernel_mba_mbps_controller),
+	cmocka_unit_test(test_group_removed_behind_our_back_is_recreated),
+	cmocka_unit_test(test_recreated_group_keeps_its_pmu_counting),
+})

@@ -637,8 +637,7 @@ static void run_row(const struct row *row)
 	current = run;
 	run->row = row;
 	run->log.saved_stderr = -1;
-	snprintf(run->dir, sizeof(run->dir), "/tmp/mpamd-faults-XXXXXX");
-	assert_non_null(mkdtemp(run->dir));
+	make_test_dir(run->dir, sizeof(run->dir), "faults");
 	snprintf(run->config, sizeof(run->config), "%s/mpamd.ini", run->dir);
 	snprintf(run->traffic, sizeof(run->traffic), "%s/traffic.ini", run->dir);
 	run->task = spawn_sleeper(); /* p's pids */
@@ -670,10 +669,7 @@ static void run_row(const struct row *row)
 	if (r == 0)
 		r = engine_run(run->engine, &err);
 	log_capture_end(&run->log);
-	if (r < 0)
-		fail_msg("%s: the engine stopped: %s", row->name, err.text);
-	if (run->failure[0])
-		fail_msg("%s: %s", row->name, run->failure);
+	expect_engine_ran(row->name, r, &err, run->failure);
 	if (run->healed_ticks < 3)
 		fail_msg("%s: p was not healed %d ticks after the fault cleared", row->name, MAX_TICKS - CLEAR_TICK);
 	unsigned lines = log_says(run);

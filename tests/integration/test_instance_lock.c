@@ -39,6 +39,7 @@
 #include "tests/util/engine_util.h"
 #include "tests/util/record_reader.h"
 #include "tests/util/testutil.h"
+#include "tests/util/test_main.h"
 
 static char dir[64];
 static char lock_dir[96];
@@ -46,8 +47,7 @@ static char lock_dir[96];
 static int setup(void **state)
 {
 	(void)state;
-	snprintf(dir, sizeof(dir), "/tmp/mpamd-lock-XXXXXX");
-	assert_non_null(mkdtemp(dir));
+	make_test_dir(dir, sizeof(dir), "lock");
 	snprintf(lock_dir, sizeof(lock_dir), "%s/run", dir);
 	return 0;
 }
@@ -494,13 +494,13 @@ static void test_removed_between_open_and_flock(void **state)
 	config_free(config);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		fixture_test(test_claims_are_locked),	    fixture_test(test_refused_claim_keeps_nothing),
-		fixture_test(test_names_decide_nothing),    fixture_test(test_shared_claim_locked_once),
-		fixture_test(test_default_backends_claim),  fixture_test(test_stale_lock_files_removed),
-		fixture_test(test_link_in_place_of_a_lock), fixture_test(test_removed_between_open_and_flock),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN({
+	fixture_test(test_claims_are_locked),
+	fixture_test(test_refused_claim_keeps_nothing),
+	fixture_test(test_names_decide_nothing),
+	fixture_test(test_shared_claim_locked_once),
+	fixture_test(test_default_backends_claim),
+	fixture_test(test_stale_lock_files_removed),
+	fixture_test(test_link_in_place_of_a_lock),
+	fixture_test(test_removed_between_open_and_flock),
+})

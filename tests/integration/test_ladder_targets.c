@@ -23,6 +23,7 @@
 #include "core/engine/engine.h"
 #include "tests/util/engine_util.h"
 #include "tests/util/settled_mean.h"
+#include "tests/util/test_main.h"
 
 #define CAPACITY  20000.0
 #define DEMAND	  30000
@@ -122,12 +123,7 @@ static void test_coarse_bands_hold_every_reachable_target(void **state)
 	assert_true(check_targets(4, &curves[0]) > 0);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_fine_bands_hold_every_reachable_target),
-		cmocka_unit_test(test_coarse_bands_hold_every_reachable_target),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN({
+	cmocka_unit_test(test_fine_bands_hold_every_reachable_target),
+	cmocka_unit_test(test_coarse_bands_hold_every_reachable_target),
+})

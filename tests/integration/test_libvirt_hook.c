@@ -16,6 +16,7 @@
 
 #include "tests/util/demo_daemon.h"
 #include "tests/util/testutil.h"
+#include "tests/util/test_main.h"
 
 static struct demo_daemon demo; /* its directory also the fake mpamctl's */
 
@@ -98,12 +99,7 @@ static void test_reaches_the_daemon(void **state)
 }
 
 /* The teardown leaves no mpamd and no directory behind, after a failed assertion too. */
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_prestate_setup_teardown(test_operations_and_failures, NULL, demo_daemon_teardown,
-							 &demo),
-		cmocka_unit_test_prestate_setup_teardown(test_reaches_the_daemon, NULL, demo_daemon_teardown, &demo),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN({
+	cmocka_unit_test_prestate_setup_teardown(test_operations_and_failures, NULL, demo_daemon_teardown, &demo),
+	cmocka_unit_test_prestate_setup_teardown(test_reaches_the_daemon, NULL, demo_daemon_teardown, &demo),
+})

@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "tests/util/testutil.h"
+#include "tests/util/test_main.h"
 
 static const char *const pages[] = { "docs/mpamd.8", "docs/mpamctl.8", "docs/mpamd.ini.5" };
 
@@ -155,13 +156,9 @@ static void test_mandoc_lint(void **state)
 	}
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_glue_check_catches_prose),
-		cmocka_unit_test(test_no_prose_glued),
-		cmocka_unit_test(test_groff_warns_about_nothing),
-		cmocka_unit_test(test_mandoc_lint),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN({
+	cmocka_unit_test(test_glue_check_catches_prose),
+	cmocka_unit_test(test_no_prose_glued),
+	cmocka_unit_test(test_groff_warns_about_nothing),
+	cmocka_unit_test(test_mandoc_lint),
+})

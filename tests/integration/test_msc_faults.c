@@ -198,10 +198,7 @@ static void run_row(const struct row *row)
 	if (r == 0)
 		r = engine_run(run->engine, &err);
 	log_capture_end(&run->log);
-	if (r < 0)
-		fail_msg("%s: the engine stopped: %s", row->name, err.text);
-	if (run->failure[0])
-		fail_msg("%s: %s", row->name, run->failure);
+	expect_engine_ran(row->name, r, &err, run->failure);
 	if (!run->fault_ticks)
 		fail_msg("%s: no sample said '%s'", row->name, row->says);
 	if (run->healed_ticks < 5)

@@ -21,6 +21,7 @@
 #include "tests/util/demo_daemon.h"
 #include "tests/util/mpamctl_run.h"
 #include "tests/util/testutil.h"
+#include "tests/util/test_main.h"
 
 #define WAIT_MS 10000
 
@@ -182,10 +183,6 @@ static void test_operator_session(void **state)
 }
 
 /* The teardown leaves no mpamd and no directory behind, after a failed assertion too. */
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_prestate_setup_teardown(test_operator_session, NULL, demo_daemon_teardown, &demo),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN({
+	cmocka_unit_test_prestate_setup_teardown(test_operator_session, NULL, demo_daemon_teardown, &demo),
+})

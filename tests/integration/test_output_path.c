@@ -21,6 +21,7 @@
 #include "tests/util/engine_util.h"
 #include "tests/util/log_capture.h"
 #include "tests/util/testutil.h"
+#include "tests/util/test_main.h"
 
 static char dir[64];
 static bool read_only;
@@ -192,12 +193,11 @@ static void test_start_up_and_check_config_say_it(void **state)
 	run_result_fini(&r);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		fixture_test(test_writable_directory),	      fixture_test(test_missing_or_not_a_directory),
-		fixture_test(test_read_only_names_the_fix),   fixture_test(test_textfile_says_it_at_once),
-		fixture_test(test_record_open_names_the_fix), fixture_test(test_start_up_and_check_config_say_it),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN({
+	fixture_test(test_writable_directory),
+	fixture_test(test_missing_or_not_a_directory),
+	fixture_test(test_read_only_names_the_fix),
+	fixture_test(test_textfile_says_it_at_once),
+	fixture_test(test_record_open_names_the_fix),
+	fixture_test(test_start_up_and_check_config_say_it),
+})

@@ -17,6 +17,7 @@
 
 #include "cli/check_outputs.h"
 #include "tests/util/testutil.h"
+#include "tests/util/test_main.h"
 
 static char stage[64];
 
@@ -36,9 +37,7 @@ static void sh(const char *fmt, ...)
 static int setup(void **state)
 {
 	(void)state;
-	snprintf(stage, sizeof(stage), "/tmp/mpamd-install-XXXXXX");
-	if (!mkdtemp(stage))
-		return -1;
+	make_test_dir(stage, sizeof(stage), "install");
 	char cmd[512];
 	snprintf(cmd, sizeof(cmd), "DESTDIR=%s '%s' --install '%s' --prefix /usr >%s/install.log 2>&1", stage,
 		 CMAKE_COMMAND, BUILD_DIR, stage);
@@ -171,13 +170,9 @@ static void test_unit_writable_directories(void **state)
 	free(unit);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		fixture_test(test_unit_file_verifies),
-		fixture_test(test_unit_writable_directories),
-		fixture_test(test_sysusers_creates_the_group),
-		fixture_test(test_reinstall_keeps_the_operators_config),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN({
+	fixture_test(test_unit_file_verifies),
+	fixture_test(test_unit_writable_directories),
+	fixture_test(test_sysusers_creates_the_group),
+	fixture_test(test_reinstall_keeps_the_operators_config),
+})

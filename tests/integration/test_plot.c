@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "tests/util/testutil.h"
+#include "tests/util/test_main.h"
 
 /* Three partitions, an invalid sample, quoted events (one with commas), and the columns a later
  * version may add: a per-domain row that must not be drawn, guarantee and target. */
@@ -42,9 +43,7 @@ static int setup(void **state)
 {
 	struct fixture *f = calloc(1, sizeof(*f));
 
-	snprintf(f->dir, sizeof(f->dir), "/tmp/mpamd-plot-XXXXXX");
-	if (!mkdtemp(f->dir))
-		return -1;
+	make_test_dir(f->dir, sizeof(f->dir), "plot");
 	snprintf(f->csv, sizeof(f->csv), "%s/run.csv", f->dir);
 	snprintf(f->svg, sizeof(f->svg), "%s/run.svg", f->dir);
 	snprintf(f->png, sizeof(f->png), "%s/run.png", f->dir);
@@ -588,24 +587,20 @@ static void test_plots_what_mpamd_records(void **state)
 	expect_svg_says(f->svg, "; time (UTC, ");
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		fixture_test(test_svg),
-		fixture_test(test_png),
-		fixture_test(test_partition_and_time_range),
-		fixture_test(test_unknown_partition),
-		fixture_test(test_nothing_in_range),
-		fixture_test(test_bad_record_file),
-		fixture_test(test_cut_row_warned),
-		fixture_test(test_unwritable_output),
-		fixture_test(test_usage_errors),
-		fixture_test(test_help),
-		fixture_test(test_time_column_and_two_runs),
-		fixture_test(test_no_goal_no_line),
-		fixture_test(test_event_labels_named_and_apart),
-		fixture_test(test_domain_cuts_and_days),
-		fixture_test(test_plots_what_mpamd_records),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN({
+	fixture_test(test_svg),
+	fixture_test(test_png),
+	fixture_test(test_partition_and_time_range),
+	fixture_test(test_unknown_partition),
+	fixture_test(test_nothing_in_range),
+	fixture_test(test_bad_record_file),
+	fixture_test(test_cut_row_warned),
+	fixture_test(test_unwritable_output),
+	fixture_test(test_usage_errors),
+	fixture_test(test_help),
+	fixture_test(test_time_column_and_two_runs),
+	fixture_test(test_no_goal_no_line),
+	fixture_test(test_event_labels_named_and_apart),
+	fixture_test(test_domain_cuts_and_days),
+	fixture_test(test_plots_what_mpamd_records),
+})

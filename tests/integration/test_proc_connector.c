@@ -22,6 +22,7 @@
 #include <cmocka.h>
 
 #include "backends/cgroup/proc_connector.h"
+#include "tests/util/test_main.h"
 
 #define SKIP 77
 
@@ -215,14 +216,9 @@ static void test_buffer_past_rmem_max(void **state)
 	assert_true((long)got >= 2L * want);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_thread_events),
-		cmocka_unit_test(test_overrun_is_said),
-		cmocka_unit_test(test_without_capability),
-		cmocka_unit_test(test_buffer_past_rmem_max),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN({
+	cmocka_unit_test(test_thread_events),
+	cmocka_unit_test(test_overrun_is_said),
+	cmocka_unit_test(test_without_capability),
+	cmocka_unit_test(test_buffer_past_rmem_max),
+})

@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "tests/util/testutil.h"
+#include "tests/util/test_main.h"
 
 #define WALKTHROUGH_HEADING "### Trying it without resctrl hardware"
 
@@ -79,8 +80,7 @@ static void private_paths(struct walkthrough_paths *w)
 {
 	char path[512];
 
-	snprintf(w->mount, sizeof(w->mount), "/tmp/mpamd-readme-mnt-XXXXXX");
-	assert_non_null(mkdtemp(w->mount));
+	make_test_dir(w->mount, sizeof(w->mount), "readme-mnt");
 	snprintf(w->config, sizeof(w->config), "/tmp/mpamd-readme-ini-XXXXXX");
 	int fd = mkstemp(w->config);
 	assert_true(fd >= 0);
@@ -244,11 +244,7 @@ static void test_check_config_samples(void **state)
 	assert_int_equal(sessions, 2); /* etc/demo.ini, and bad.ini */
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_emulator_walkthrough),
-		cmocka_unit_test(test_check_config_samples),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN({
+	cmocka_unit_test(test_emulator_walkthrough),
+	cmocka_unit_test(test_check_config_samples),
+})

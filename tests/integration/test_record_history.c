@@ -23,6 +23,7 @@
 #include "core/base/clock.h"
 #include "tests/util/record_reader.h"
 #include "tests/util/testutil.h"
+#include "tests/util/test_main.h"
 
 #define WAIT_MS 5000
 
@@ -43,9 +44,7 @@ static int setup(void **state)
 
 	if (!f)
 		return -1;
-	snprintf(f->dir, sizeof(f->dir), "/tmp/mpamd-history-XXXXXX");
-	if (!mkdtemp(f->dir))
-		return -1;
+	make_test_dir(f->dir, sizeof(f->dir), "history");
 	snprintf(f->config, sizeof(f->config), "%s/mpamd.ini", f->dir);
 	snprintf(f->record, sizeof(f->record), "%s/run.csv", f->dir);
 	snprintf(f->log, sizeof(f->log), "%s/mpamd.log", f->dir);
@@ -526,16 +525,12 @@ static void test_shipped_logrotate_config(void **state)
 	stop_daemon(f);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		fixture_test(test_two_runs_append),
-		fixture_test(test_rows_carry_the_goals),
-		fixture_test(test_sighup_after_mv_begins_a_new_file),
-		fixture_test(test_record_failure_shows_and_heals),
-		fixture_test(test_full_disk_shows_and_heals),
-		fixture_test(test_record_max_bytes_rotates),
-		fixture_test(test_shipped_logrotate_config),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN({
+	fixture_test(test_two_runs_append),
+	fixture_test(test_rows_carry_the_goals),
+	fixture_test(test_sighup_after_mv_begins_a_new_file),
+	fixture_test(test_record_failure_shows_and_heals),
+	fixture_test(test_full_disk_shows_and_heals),
+	fixture_test(test_record_max_bytes_rotates),
+	fixture_test(test_shipped_logrotate_config),
+})

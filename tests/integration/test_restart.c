@@ -29,6 +29,7 @@
 #include "tests/util/engine_util.h"
 #include "tests/util/record_reader.h"
 #include "tests/util/testutil.h"
+#include "tests/util/test_main.h"
 
 #define RUNS	      50
 #define INTERVAL_MS   20
@@ -260,11 +261,6 @@ static void test_kill_9_at_random_moments(void **state)
 	teardown(NULL);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_teardown(test_kill_9_at_random_moments, teardown),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN({
+	cmocka_unit_test_teardown(test_kill_9_at_random_moments, teardown),
+})

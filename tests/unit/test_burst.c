@@ -11,6 +11,7 @@
 
 #include "backends/sim/burst.h"
 #include "tests/util/testutil.h"
+#include "tests/util/test_main.h"
 
 #define MS 1000000ull
 
@@ -120,15 +121,10 @@ static void test_parse_and_format(void **state)
 	}
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_on_for_duty_of_each_period),
-		cmocka_unit_test(test_phase_shifts_the_on_part),
-		cmocka_unit_test(test_edges),
-		cmocka_unit_test(test_without_edges),
-		cmocka_unit_test(test_parse_and_format),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN({
+	cmocka_unit_test(test_on_for_duty_of_each_period),
+	cmocka_unit_test(test_phase_shifts_the_on_part),
+	cmocka_unit_test(test_edges),
+	cmocka_unit_test(test_without_edges),
+	cmocka_unit_test(test_parse_and_format),
+})

@@ -16,6 +16,7 @@
 
 #include "backends/mmio/bus.h"
 #include "tests/util/testutil.h"
+#include "tests/util/test_main.h"
 
 #define PAGES 4
 
@@ -267,16 +268,12 @@ static void test_mmap_error_reported(void **state)
 		expect_open_error("/dev/null", 0, f->page, -ENODEV, "mmap failed");
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		fixture_test(test_writes_land_at_base_plus_offset),
-		fixture_test(test_reads_see_file_data),
-		fixture_test(test_bad_accesses_refused),
-		fixture_test(test_unaligned_window_refused),
-		fixture_test(test_missing_path),
-		fixture_test(test_permission_denied),
-		fixture_test(test_mmap_error_reported),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN({
+	fixture_test(test_writes_land_at_base_plus_offset),
+	fixture_test(test_reads_see_file_data),
+	fixture_test(test_bad_accesses_refused),
+	fixture_test(test_unaligned_window_refused),
+	fixture_test(test_missing_path),
+	fixture_test(test_permission_denied),
+	fixture_test(test_mmap_error_reported),
+})

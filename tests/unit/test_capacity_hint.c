@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "cli/capacity_hint.h"
+#include "tests/util/test_main.h"
 
 /* Two resctrl MB domains, 0 and 1, each measured by the L3 monitoring domain of the same id, which
  * tell no capacity (as resctrl never does). */
@@ -96,12 +97,7 @@ static void test_from_a_record(void **state)
 	assert_non_null(strstr(err.text, path));
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_nothing_known),
-		cmocka_unit_test(test_from_a_record),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN({
+	cmocka_unit_test(test_nothing_known),
+	cmocka_unit_test(test_from_a_record),
+})

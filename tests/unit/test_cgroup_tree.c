@@ -18,6 +18,7 @@
 #include "backends/cgroup/cgroup_tree.h"
 #include "backends/cgroup/vm_scope.h"
 #include "tests/util/testutil.h"
+#include "tests/util/test_main.h"
 
 static void test_scope_names(void **state)
 {
@@ -318,15 +319,10 @@ static void test_vm_scan(void **state)
 	free(t);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_scope_names),
-		cmocka_unit_test(test_hierarchy_order),
-		cmocka_unit_test(test_task_cgroup),
-		cmocka_unit_test_setup_teardown(test_threads_below, setup_fake, teardown_fake),
-		cmocka_unit_test_setup_teardown(test_vm_scan, setup_fake, teardown_fake),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN({
+	cmocka_unit_test(test_scope_names),
+	cmocka_unit_test(test_hierarchy_order),
+	cmocka_unit_test(test_task_cgroup),
+	cmocka_unit_test_setup_teardown(test_threads_below, setup_fake, teardown_fake),
+	cmocka_unit_test_setup_teardown(test_vm_scan, setup_fake, teardown_fake),
+})

@@ -23,6 +23,7 @@
 #include "core/config/config.h"
 #include "core/engine/registry.h"
 #include "tests/util/testutil.h"
+#include "tests/util/test_main.h"
 
 #define CHILD_SECONDS 20
 #define CHILD_MEMORY  (768ull * 1024 * 1024)
@@ -41,8 +42,7 @@ static char dir[64];
 static int setup(void **state)
 {
 	(void)state;
-	snprintf(dir, sizeof(dir), "/tmp/mpamd-config-files-XXXXXX");
-	assert_non_null(mkdtemp(dir));
+	make_test_dir(dir, sizeof(dir), "config-files");
 	return 0;
 }
 
@@ -265,13 +265,10 @@ static void test_stream_without_end(void **state)
 	expect_refused(&o, -EFBIG, "<stream>: error: larger than 1048576 bytes");
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		fixture_test(test_main_file_must_be_regular), fixture_test(test_include_must_be_regular),
-		fixture_test(test_file_size_limit),	      fixture_test(test_long_line),
-		fixture_test(test_stream_without_end),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN({
+	fixture_test(test_main_file_must_be_regular),
+	fixture_test(test_include_must_be_regular),
+	fixture_test(test_file_size_limit),
+	fixture_test(test_long_line),
+	fixture_test(test_stream_without_end),
+})

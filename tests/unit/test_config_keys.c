@@ -19,6 +19,7 @@
 #include "core/config/schema.h"
 #include "core/engine/registry.h"
 #include "tests/util/testutil.h"
+#include "tests/util/test_main.h"
 
 #define GOALS_BEGIN offsetof(struct partition_config, goals)
 #define GOALS_END   (GOALS_BEGIN + sizeof(struct partition_goals))
@@ -389,18 +390,14 @@ static void test_record_max_bytes(void **state)
 	assert_string_equal(err.text, "at least 64K, so that the file holds a few ticks (or 0 or none: no cap)");
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_runtime_keys_are_the_goals),
-		cmocka_unit_test(test_man_pages_list_the_runtime_keys),
-		cmocka_unit_test(test_completion_lists_the_runtime_keys),
-		cmocka_unit_test(test_man_page_documents_every_key),
-		cmocka_unit_test(test_each_parser_alone),
-		cmocka_unit_test(test_ipc_guard),
-		cmocka_unit_test(test_record_max_bytes),
-		cmocka_unit_test(test_per_domain_limits),
-		cmocka_unit_test(test_per_domain_capacity),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN({
+	cmocka_unit_test(test_runtime_keys_are_the_goals),
+	cmocka_unit_test(test_man_pages_list_the_runtime_keys),
+	cmocka_unit_test(test_completion_lists_the_runtime_keys),
+	cmocka_unit_test(test_man_page_documents_every_key),
+	cmocka_unit_test(test_each_parser_alone),
+	cmocka_unit_test(test_ipc_guard),
+	cmocka_unit_test(test_record_max_bytes),
+	cmocka_unit_test(test_per_domain_limits),
+	cmocka_unit_test(test_per_domain_capacity),
+})

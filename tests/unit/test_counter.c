@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include "core/base/counter.h"
+#include "tests/util/test_main.h"
 
 static void test_delta_table(void **state)
 {
@@ -73,12 +74,8 @@ static void test_rates(void **state)
 	assert_true(counter_wrap_ns(63, 0, 1.0) == UINT64_MAX); /* centuries do not fit */
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_delta_table),
-		cmocka_unit_test(test_delta_random_single_wraps),
-		cmocka_unit_test(test_rates),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN({
+	cmocka_unit_test(test_delta_table),
+	cmocka_unit_test(test_delta_random_single_wraps),
+	cmocka_unit_test(test_rates),
+})

@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include "backends/shared/counter_pool.h"
+#include "tests/util/test_main.h"
 
 #define TICK_NS 100000000ull
 
@@ -286,15 +287,11 @@ static void test_broken_counter_is_handed_on(void **state)
 	counter_pool_free(pool);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_enough_counters_never_rotate),
-		cmocka_unit_test(test_pool_grows_with_slots),
-		cmocka_unit_test(test_rotation_is_fair_and_estimates),
-		cmocka_unit_test(test_not_ready_then_baseline),
-		cmocka_unit_test(test_restart_is_a_new_baseline),
-		cmocka_unit_test(test_broken_counter_is_handed_on),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN({
+	cmocka_unit_test(test_enough_counters_never_rotate),
+	cmocka_unit_test(test_pool_grows_with_slots),
+	cmocka_unit_test(test_rotation_is_fair_and_estimates),
+	cmocka_unit_test(test_not_ready_then_baseline),
+	cmocka_unit_test(test_restart_is_a_new_baseline),
+	cmocka_unit_test(test_broken_counter_is_handed_on),
+})

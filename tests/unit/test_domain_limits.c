@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "core/engine/domain_limits.h"
+#include "tests/util/test_main.h"
 
 /* Two MB domains, ids 0 and 4 (resctrl numbers them by cache id, with gaps). */
 static struct control_caps two_domains(void)
@@ -132,14 +133,10 @@ static void test_mbps_min_above_pct_max(void **state)
 	assert_string_equal(err.text, "mb_min is above mb_max on domain 0 (15% > 10% of what it carries)");
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_mbps_goals_in_percent),
-		cmocka_unit_test(test_mbps_min_above_pct_max),
-		cmocka_unit_test(test_an_id_the_host_lacks_is_refused),
-		cmocka_unit_test(test_each_domain_gets_its_own_value_or_the_partitions),
-		cmocka_unit_test(test_a_control_without_domains_keeps_the_scalars),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN({
+	cmocka_unit_test(test_mbps_goals_in_percent),
+	cmocka_unit_test(test_mbps_min_above_pct_max),
+	cmocka_unit_test(test_an_id_the_host_lacks_is_refused),
+	cmocka_unit_test(test_each_domain_gets_its_own_value_or_the_partitions),
+	cmocka_unit_test(test_a_control_without_domains_keeps_the_scalars),
+})

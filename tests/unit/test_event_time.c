@@ -12,6 +12,7 @@
 
 #include "cli/event_time.h"
 #include "core/report/events.h"
+#include "tests/util/test_main.h"
 
 #define T0_MS 1796292942123LL /* 2026-12-03T10:15:42.123Z */
 
@@ -78,11 +79,7 @@ static void test_local_text(void **state)
 	tzset();
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_log_sends_rfc3339),
-		cmocka_unit_test(test_local_text),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN({
+	cmocka_unit_test(test_log_sends_rfc3339),
+	cmocka_unit_test(test_local_text),
+})

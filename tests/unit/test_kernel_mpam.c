@@ -37,8 +37,7 @@ static void run(const char *fmt, const char *arg1, const char *arg2)
 /* An empty sysfs root. */
 static void tree_new(struct tree *t)
 {
-	snprintf(t->root, sizeof(t->root), "/tmp/mpamd-sysfs-XXXXXX");
-	assert_non_null(mkdtemp(t->root));
+	make_test_dir(t->root, sizeof(t->root), "sysfs");
 	snprintf(t->driver, sizeof(t->driver), "%s%s", t->root, KERNEL_MPAM_DRIVER_DIR);
 }
 

@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "core/base/ladder.h"
+#include "tests/util/test_main.h"
 
 #define GOLDEN	 MPAMD_SOURCE_DIR "/tests/fixtures/kernel-golden/mpam-percent-7.2.13.txt"
 #define WD_COUNT 16u
@@ -293,21 +294,17 @@ static void test_snap_random(void **state)
 	}
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_kernel_conversions_equal_the_kernels_table),
-		cmocka_unit_test(test_resctrl_mpam_rungs_are_what_the_kernel_programs),
-		cmocka_unit_test(test_resctrl_mpam_34_at_wd7_is_34_375),
-		cmocka_unit_test(test_resctrl_mpam_wd4_never_writes_a_wrapping_percent),
-		cmocka_unit_test(test_intel_steps),
-		cmocka_unit_test(test_percent_gran_not_dividing_100),
-		cmocka_unit_test(test_mpam_max_fields),
-		cmocka_unit_test(test_mpam_min_is_the_bottom_of_a_band),
-		cmocka_unit_test(test_amd_units),
-		cmocka_unit_test(test_relative_mbps_needs_a_capacity),
-		cmocka_unit_test(test_refuses_parameters_no_hardware_has),
-		cmocka_unit_test(test_snap_random),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN({
+	cmocka_unit_test(test_kernel_conversions_equal_the_kernels_table),
+	cmocka_unit_test(test_resctrl_mpam_rungs_are_what_the_kernel_programs),
+	cmocka_unit_test(test_resctrl_mpam_34_at_wd7_is_34_375),
+	cmocka_unit_test(test_resctrl_mpam_wd4_never_writes_a_wrapping_percent),
+	cmocka_unit_test(test_intel_steps),
+	cmocka_unit_test(test_percent_gran_not_dividing_100),
+	cmocka_unit_test(test_mpam_max_fields),
+	cmocka_unit_test(test_mpam_min_is_the_bottom_of_a_band),
+	cmocka_unit_test(test_amd_units),
+	cmocka_unit_test(test_relative_mbps_needs_a_capacity),
+	cmocka_unit_test(test_refuses_parameters_no_hardware_has),
+	cmocka_unit_test(test_snap_random),
+})

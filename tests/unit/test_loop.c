@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include "core/base/loop.h"
+#include "tests/util/test_main.h"
 
 #define WATCHES 4
 
@@ -111,12 +112,7 @@ static void test_removed_during_batch(void **state)
 	run_fini(&o);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_first_runs_before_the_others),
-		cmocka_unit_test(test_removed_during_batch),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN({
+	cmocka_unit_test(test_first_runs_before_the_others),
+	cmocka_unit_test(test_removed_during_batch),
+})

@@ -12,6 +12,7 @@
 
 #include "backends/sim/mb_curve.h"
 #include "tests/util/testutil.h"
+#include "tests/util/test_main.h"
 
 static struct mb_curve parsed(const char *text)
 {
@@ -148,17 +149,12 @@ static void test_format_round_trips(void **state)
 	assert_string_equal(buf, "10:0.35 30:0.75");
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_no_points_is_linear),
-		cmocka_unit_test(test_concave_interpolates_between_points),
-		cmocka_unit_test(test_end_points_are_implicit_unless_given),
-		cmocka_unit_test(test_banded_steps),
-		cmocka_unit_test(test_out_of_range_settings_clamp),
-		cmocka_unit_test(test_bad_curves_refused),
-		cmocka_unit_test(test_format_round_trips),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN({
+	cmocka_unit_test(test_no_points_is_linear),
+	cmocka_unit_test(test_concave_interpolates_between_points),
+	cmocka_unit_test(test_end_points_are_implicit_unless_given),
+	cmocka_unit_test(test_banded_steps),
+	cmocka_unit_test(test_out_of_range_settings_clamp),
+	cmocka_unit_test(test_bad_curves_refused),
+	cmocka_unit_test(test_format_round_trips),
+})

@@ -24,6 +24,7 @@
 #include "backends/mpam/mpam_regs.h"
 #include "backends/sim/msc_model.h"
 #include "tests/util/mbwu_rig.h"
+#include "tests/util/test_main.h"
 
 /* A bus between the driver and the model that counts accesses, and can do something at the worst
  * moment: count traffic right after the driver read a long counter's low word, make a MON_SEL write
@@ -509,19 +510,15 @@ static void test_stale_overflow_status_is_not_a_wrap(void **state)
 	rig_teardown(&rig);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_mon_sel_written_once_for_program_and_baseline),
-		cmocka_unit_test(test_mon_sel_not_trusted_across_ticks),
-		cmocka_unit_test(test_mon_sel_forgotten_after_a_failed_write),
-		cmocka_unit_test(test_mon_sel_forgotten_after_a_foreign_write),
-		cmocka_unit_test(test_carry_between_low_and_high_read),
-		cmocka_unit_test(test_high_word_expected_only_as_sole_user),
-		cmocka_unit_test(test_ctl_read_on_the_staggered_check_only_as_sole_user),
-		cmocka_unit_test(test_foreign_ctl_change_found_within_a_check_period),
-		cmocka_unit_test(test_long_counter_wrap_counted_without_ctl_on_every_read),
-		cmocka_unit_test(test_stale_overflow_status_is_not_a_wrap),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN({
+	cmocka_unit_test(test_mon_sel_written_once_for_program_and_baseline),
+	cmocka_unit_test(test_mon_sel_not_trusted_across_ticks),
+	cmocka_unit_test(test_mon_sel_forgotten_after_a_failed_write),
+	cmocka_unit_test(test_mon_sel_forgotten_after_a_foreign_write),
+	cmocka_unit_test(test_carry_between_low_and_high_read),
+	cmocka_unit_test(test_high_word_expected_only_as_sole_user),
+	cmocka_unit_test(test_ctl_read_on_the_staggered_check_only_as_sole_user),
+	cmocka_unit_test(test_foreign_ctl_change_found_within_a_check_period),
+	cmocka_unit_test(test_long_counter_wrap_counted_without_ctl_on_every_read),
+	cmocka_unit_test(test_stale_overflow_status_is_not_a_wrap),
+})

@@ -20,6 +20,7 @@
 #include "core/report/metrics.h"
 #include "tests/util/dashboard.h"
 #include "tests/util/testutil.h"
+#include "tests/util/test_main.h"
 
 #define MAX_FAMILIES 64
 #define ODD_NAME     "we\"b\\x\ny" /* a quote, a backslash and a newline */
@@ -683,19 +684,15 @@ static void test_a_thousand_partitions_stay_cheap(void **state)
 	free(status);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		formatted_test(test_every_family_is_declared_once_before_its_samples),
-		formatted_test(test_label_values_are_escaped),
-		formatted_test(test_values_are_in_base_units),
-		formatted_test(test_events_are_counted_by_partition_and_action),
-		formatted_test(test_tick_duration_is_a_cumulative_histogram),
-		cmocka_unit_test(test_an_empty_engine_gives_valid_text),
-		formatted_test(test_man_page_lists_exactly_the_families),
-		cmocka_unit_test(test_dashboard_queries_use_produced_metrics),
-		cmocka_unit_test(test_alert_rules_use_produced_metrics),
-		cmocka_unit_test(test_a_thousand_partitions_stay_cheap),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN({
+	formatted_test(test_every_family_is_declared_once_before_its_samples),
+	formatted_test(test_label_values_are_escaped),
+	formatted_test(test_values_are_in_base_units),
+	formatted_test(test_events_are_counted_by_partition_and_action),
+	formatted_test(test_tick_duration_is_a_cumulative_histogram),
+	cmocka_unit_test(test_an_empty_engine_gives_valid_text),
+	formatted_test(test_man_page_lists_exactly_the_families),
+	cmocka_unit_test(test_dashboard_queries_use_produced_metrics),
+	cmocka_unit_test(test_alert_rules_use_produced_metrics),
+	cmocka_unit_test(test_a_thousand_partitions_stay_cheap),
+})

@@ -19,6 +19,7 @@
 #include "backends/mpam/mpam_regs.h"
 #include "tests/util/bus_tap.h"
 #include "tests/util/mbwu_rig.h"
+#include "tests/util/test_main.h"
 
 #define MS 1000000ull
 
@@ -801,35 +802,31 @@ static void test_wrap_between_value_and_status_read(void **state)
 	mbwu_rig_teardown(&rig);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_probe_reads_the_id_registers),
-		cmocka_unit_test(test_probe_software_managed_nrdy),
-		cmocka_unit_test(test_probe_beside_the_kernel),
-		cmocka_unit_test(test_probe_architecture_revisions),
-		cmocka_unit_test(test_probe_every_ris),
-		cmocka_unit_test(test_bandwidth_controls),
-		cmocka_unit_test(test_t241_mbw_min_follows_max),
-		cmocka_unit_test(test_t241_controls_refused_on_a_t241_soc),
-		cmocka_unit_test(test_t241_control_offers_no_minimum),
-		cmocka_unit_test(test_t241_control_programs_nothing_on_a_t241_soc),
-		cmocka_unit_test(test_out_of_range_partid_never_reaches_the_msc),
-		cmocka_unit_test(test_cache_portion),
-		cmocka_unit_test(test_first_samples_are_invalid_then_exact),
-		cmocka_unit_test(test_31bit_wraps_at_high_bandwidth),
-		cmocka_unit_test(test_31bit_overflow_flag_resolves_a_full_wrap),
-		cmocka_unit_test(test_44bit_counter_wraps),
-		cmocka_unit_test(test_63bit_counter_wraps),
-		cmocka_unit_test(test_scaled_31bit_counter),
-		cmocka_unit_test(test_t241_counters_count_64_byte_units),
-		cmocka_unit_test(test_nrdy_later_invalidates_not_zero),
-		cmocka_unit_test(test_software_managed_nrdy_counts_traffic),
-		cmocka_unit_test(test_filter_changed_by_another_agent),
-		cmocka_unit_test(test_counter_zeroed_by_another_agent),
-		cmocka_unit_test(test_rotation_16_partitions_on_4_monitors),
-		cmocka_unit_test(test_unstable_long_counter_is_invalid),
-		cmocka_unit_test(test_wrap_between_value_and_status_read),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN({
+	cmocka_unit_test(test_probe_reads_the_id_registers),
+	cmocka_unit_test(test_probe_software_managed_nrdy),
+	cmocka_unit_test(test_probe_beside_the_kernel),
+	cmocka_unit_test(test_probe_architecture_revisions),
+	cmocka_unit_test(test_probe_every_ris),
+	cmocka_unit_test(test_bandwidth_controls),
+	cmocka_unit_test(test_t241_mbw_min_follows_max),
+	cmocka_unit_test(test_t241_controls_refused_on_a_t241_soc),
+	cmocka_unit_test(test_t241_control_offers_no_minimum),
+	cmocka_unit_test(test_t241_control_programs_nothing_on_a_t241_soc),
+	cmocka_unit_test(test_out_of_range_partid_never_reaches_the_msc),
+	cmocka_unit_test(test_cache_portion),
+	cmocka_unit_test(test_first_samples_are_invalid_then_exact),
+	cmocka_unit_test(test_31bit_wraps_at_high_bandwidth),
+	cmocka_unit_test(test_31bit_overflow_flag_resolves_a_full_wrap),
+	cmocka_unit_test(test_44bit_counter_wraps),
+	cmocka_unit_test(test_63bit_counter_wraps),
+	cmocka_unit_test(test_scaled_31bit_counter),
+	cmocka_unit_test(test_t241_counters_count_64_byte_units),
+	cmocka_unit_test(test_nrdy_later_invalidates_not_zero),
+	cmocka_unit_test(test_software_managed_nrdy_counts_traffic),
+	cmocka_unit_test(test_filter_changed_by_another_agent),
+	cmocka_unit_test(test_counter_zeroed_by_another_agent),
+	cmocka_unit_test(test_rotation_16_partitions_on_4_monitors),
+	cmocka_unit_test(test_unstable_long_counter_is_invalid),
+	cmocka_unit_test(test_wrap_between_value_and_status_read),
+})

@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "backends/mpam/mpam_regs.h"
+#include "tests/util/test_main.h"
 
 #define N_OF(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -521,34 +522,30 @@ static void test_counter_width(void **state)
 	expect_u64("mask 64", mpam_counter_mask(64), UINT64_MAX);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_offsets),
-		cmocka_unit_test(test_idr_fields),
-		cmocka_unit_test(test_idr_high_word_needs_ext),
-		cmocka_unit_test(test_mbw_idr_fields),
-		cmocka_unit_test(test_msmon_idr_fields),
-		cmocka_unit_test(test_mbwumon_idr_fields),
-		cmocka_unit_test(test_esr_fields),
-		cmocka_unit_test(test_mbwu_ctl_fields),
-		cmocka_unit_test(test_mbwu_flt_and_selectors),
-		cmocka_unit_test(test_errcode_names),
-		cmocka_unit_test(test_idr_round_trip),
-		cmocka_unit_test(test_mbw_idr_round_trip),
-		cmocka_unit_test(test_msmon_idr_round_trip),
-		cmocka_unit_test(test_mbwumon_idr_round_trip),
-		cmocka_unit_test(test_esr_round_trip),
-		cmocka_unit_test(test_ctl_round_trip),
-		cmocka_unit_test(test_flt_round_trip),
-		cmocka_unit_test(test_mbw_max_arm_vectors),
-		cmocka_unit_test(test_mbw_max_never_exceeds),
-		cmocka_unit_test(test_mbw_min_ceil),
-		cmocka_unit_test(test_clamping),
-		cmocka_unit_test(test_mbw_max_to_percent),
-		cmocka_unit_test(test_fractions),
-		cmocka_unit_test(test_granularity),
-		cmocka_unit_test(test_counter_width),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN({
+	cmocka_unit_test(test_offsets),
+	cmocka_unit_test(test_idr_fields),
+	cmocka_unit_test(test_idr_high_word_needs_ext),
+	cmocka_unit_test(test_mbw_idr_fields),
+	cmocka_unit_test(test_msmon_idr_fields),
+	cmocka_unit_test(test_mbwumon_idr_fields),
+	cmocka_unit_test(test_esr_fields),
+	cmocka_unit_test(test_mbwu_ctl_fields),
+	cmocka_unit_test(test_mbwu_flt_and_selectors),
+	cmocka_unit_test(test_errcode_names),
+	cmocka_unit_test(test_idr_round_trip),
+	cmocka_unit_test(test_mbw_idr_round_trip),
+	cmocka_unit_test(test_msmon_idr_round_trip),
+	cmocka_unit_test(test_mbwumon_idr_round_trip),
+	cmocka_unit_test(test_esr_round_trip),
+	cmocka_unit_test(test_ctl_round_trip),
+	cmocka_unit_test(test_flt_round_trip),
+	cmocka_unit_test(test_mbw_max_arm_vectors),
+	cmocka_unit_test(test_mbw_max_never_exceeds),
+	cmocka_unit_test(test_mbw_min_ceil),
+	cmocka_unit_test(test_clamping),
+	cmocka_unit_test(test_mbw_max_to_percent),
+	cmocka_unit_test(test_fractions),
+	cmocka_unit_test(test_granularity),
+	cmocka_unit_test(test_counter_width),
+})

@@ -18,6 +18,7 @@
 #include "backends/sim/msc_model.h"
 #include "backends/mpam/mpam_regs.h"
 #include "tests/util/msc_io.h"
+#include "tests/util/test_main.h"
 
 /* ---------------------------------------------------------------- helpers */
 
@@ -1726,52 +1727,47 @@ static void test_random_counting(void **state)
 	msc_model_free(m);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_params_default),
-		cmocka_unit_test(test_new_rejects_impossible_params),
-		cmocka_unit_test(test_id_registers_decode_to_params),
-		cmocka_unit_test(test_id_registers_without_features),
-		cmocka_unit_test(test_part_sel_isolates_partids),
-		full_model_test(test_part_sel_isolates_ris),
-		cmocka_unit_test(test_mbw_fields_keep_top_bwa_wd_bits),
-		cmocka_unit_test(test_hardlim_follows_max_lim),
-		cmocka_unit_test(test_cpbm_keeps_bits_below_width),
-		cmocka_unit_test(test_pri_keeps_low_pri_wd_bits),
-		cmocka_unit_test(test_missing_min_or_max_is_raz_wi),
-		cmocka_unit_test(test_monitor_selection),
-		full_model_test(test_counting_filters),
-		full_model_test(test_scale_applies_with_sclen),
-		full_model_test(test_short_counter_wraps_with_status_and_ofsr),
-		full_model_test(test_long_counter_wraps_at_44_bits),
-		cmocka_unit_test(test_long_counter_wraps_at_63_bits),
-		cmocka_unit_test(test_nrdy_hardware_managed),
-		cmocka_unit_test(test_nrdy_software_managed_probe),
-		full_model_test(test_injected_faults),
-		cmocka_unit_test(test_capture_event),
-		full_model_test(test_errcodes),
-		cmocka_unit_test(test_ris_errors_without_has_ris),
-		full_model_test(test_esr_overwrite_and_clear),
-		cmocka_unit_test(test_esr_invisible_without_has_esr),
-		full_model_test(test_bad_accesses_refused_and_counted),
-		cmocka_unit_test(test_64bit_access_to_32bit_pairs),
-		full_model_test(test_bus_sim_forwards),
-		cmocka_unit_test(test_large_partid_and_monitor_spaces),
-		cmocka_unit_test(test_random_config_round_trips),
-		cmocka_unit_test(test_random_counting),
-		cmocka_unit_test(test_id_registers_describe_the_new_controls),
-		cmocka_unit_test(test_new_rejects_impossible_narrowing),
-		cmocka_unit_test(test_controls_reset_and_round_trip),
-		cmocka_unit_test(test_prop_and_pbm_reach_the_traffic_side),
-		cmocka_unit_test(test_preload_is_what_an_earlier_owner_left),
-		narrowing_model_test(test_narrowing_used_as_the_kernel_does),
-		narrowing_model_test(test_narrowing_used_the_old_way_raises_errors),
-		narrowing_model_test(test_narrowing_errors),
-		narrowing_model_test(test_narrowing_preload),
-		cmocka_unit_test(test_limits_act_delay_ticks_after_the_write),
-		cmocka_unit_test(test_many_delayed_writes),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN({
+	cmocka_unit_test(test_params_default),
+	cmocka_unit_test(test_new_rejects_impossible_params),
+	cmocka_unit_test(test_id_registers_decode_to_params),
+	cmocka_unit_test(test_id_registers_without_features),
+	cmocka_unit_test(test_part_sel_isolates_partids),
+	full_model_test(test_part_sel_isolates_ris),
+	cmocka_unit_test(test_mbw_fields_keep_top_bwa_wd_bits),
+	cmocka_unit_test(test_hardlim_follows_max_lim),
+	cmocka_unit_test(test_cpbm_keeps_bits_below_width),
+	cmocka_unit_test(test_pri_keeps_low_pri_wd_bits),
+	cmocka_unit_test(test_missing_min_or_max_is_raz_wi),
+	cmocka_unit_test(test_monitor_selection),
+	full_model_test(test_counting_filters),
+	full_model_test(test_scale_applies_with_sclen),
+	full_model_test(test_short_counter_wraps_with_status_and_ofsr),
+	full_model_test(test_long_counter_wraps_at_44_bits),
+	cmocka_unit_test(test_long_counter_wraps_at_63_bits),
+	cmocka_unit_test(test_nrdy_hardware_managed),
+	cmocka_unit_test(test_nrdy_software_managed_probe),
+	full_model_test(test_injected_faults),
+	cmocka_unit_test(test_capture_event),
+	full_model_test(test_errcodes),
+	cmocka_unit_test(test_ris_errors_without_has_ris),
+	full_model_test(test_esr_overwrite_and_clear),
+	cmocka_unit_test(test_esr_invisible_without_has_esr),
+	full_model_test(test_bad_accesses_refused_and_counted),
+	cmocka_unit_test(test_64bit_access_to_32bit_pairs),
+	full_model_test(test_bus_sim_forwards),
+	cmocka_unit_test(test_large_partid_and_monitor_spaces),
+	cmocka_unit_test(test_random_config_round_trips),
+	cmocka_unit_test(test_random_counting),
+	cmocka_unit_test(test_id_registers_describe_the_new_controls),
+	cmocka_unit_test(test_new_rejects_impossible_narrowing),
+	cmocka_unit_test(test_controls_reset_and_round_trip),
+	cmocka_unit_test(test_prop_and_pbm_reach_the_traffic_side),
+	cmocka_unit_test(test_preload_is_what_an_earlier_owner_left),
+	narrowing_model_test(test_narrowing_used_as_the_kernel_does),
+	narrowing_model_test(test_narrowing_used_the_old_way_raises_errors),
+	narrowing_model_test(test_narrowing_errors),
+	narrowing_model_test(test_narrowing_preload),
+	cmocka_unit_test(test_limits_act_delay_ticks_after_the_write),
+	cmocka_unit_test(test_many_delayed_writes),
+})

@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "core/base/name_index.h"
+#include "tests/util/test_main.h"
 
 #define NAMES 300
 
@@ -69,12 +70,7 @@ static void test_remove_only_its_own(void **state)
 	name_index_fini(&idx);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_remove_keeps_the_others_findable),
-		cmocka_unit_test(test_remove_only_its_own),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN({
+	cmocka_unit_test(test_remove_keeps_the_others_findable),
+	cmocka_unit_test(test_remove_only_its_own),
+})

@@ -12,6 +12,7 @@
 
 #include "core/base/parse.h"
 #include "core/base/suggest.h"
+#include "tests/util/test_main.h"
 
 static void test_parse_uint_accepts(void **state)
 {
@@ -300,23 +301,19 @@ static void test_suggest_names(void **state)
 	assert_int_equal(suggest_near("database", names, 5, got, 3), 0);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_parse_uint_accepts),
-		cmocka_unit_test(test_parse_uint_rejects),
-		cmocka_unit_test(test_parse_hex),
-		cmocka_unit_test(test_parse_percent),
-		cmocka_unit_test(test_parse_decimal),
-		cmocka_unit_test(test_parse_real),
-		cmocka_unit_test(test_parse_uint_decimal),
-		cmocka_unit_test(test_parse_size),
-		cmocka_unit_test(test_parse_bool_and_enum),
-		cmocka_unit_test(test_parse_uint_list),
-		cmocka_unit_test(test_names),
-		cmocka_unit_test(test_cpu_list),
-		cmocka_unit_test(test_suggest),
-		cmocka_unit_test(test_suggest_names),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN({
+	cmocka_unit_test(test_parse_uint_accepts),
+	cmocka_unit_test(test_parse_uint_rejects),
+	cmocka_unit_test(test_parse_hex),
+	cmocka_unit_test(test_parse_percent),
+	cmocka_unit_test(test_parse_decimal),
+	cmocka_unit_test(test_parse_real),
+	cmocka_unit_test(test_parse_uint_decimal),
+	cmocka_unit_test(test_parse_size),
+	cmocka_unit_test(test_parse_bool_and_enum),
+	cmocka_unit_test(test_parse_uint_list),
+	cmocka_unit_test(test_names),
+	cmocka_unit_test(test_cpu_list),
+	cmocka_unit_test(test_suggest),
+	cmocka_unit_test(test_suggest_names),
+})

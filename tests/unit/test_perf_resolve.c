@@ -14,6 +14,7 @@
 #include "backends/perf/perf_event.h"
 #include "tests/util/engine_util.h"
 #include "tests/util/testutil.h"
+#include "tests/util/test_main.h"
 
 #define FIXTURE MPAMD_SOURCE_DIR "/tests/fixtures/sysfs/devices"
 
@@ -401,17 +402,13 @@ static void test_advice(void **state)
 	assert_string_equal(buf, "no such process");
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		fixture_test(test_encodes),
-		fixture_test(test_pmu_kinds_and_cpus),
-		fixture_test(test_modifiers),
-		fixture_test(test_errors),
-		cmocka_unit_test(test_format_parse),
-		cmocka_unit_test(test_cpulist),
-		cmocka_unit_test(test_read_decode_and_delta),
-		cmocka_unit_test(test_advice),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN({
+	fixture_test(test_encodes),
+	fixture_test(test_pmu_kinds_and_cpus),
+	fixture_test(test_modifiers),
+	fixture_test(test_errors),
+	cmocka_unit_test(test_format_parse),
+	cmocka_unit_test(test_cpulist),
+	cmocka_unit_test(test_read_decode_and_delta),
+	cmocka_unit_test(test_advice),
+})

@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include "cli/plot_axis.h"
+#include "tests/util/test_main.h"
 
 static void assert_close(double a, double b)
 {
@@ -176,16 +177,12 @@ static void test_time_ticks_on_the_wall_clock(void **state)
 	assert_int_equal(axis_time_ticks(2, 1, ORIGIN_MS, 7, &t), -EINVAL);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_nice_step),
-		cmocka_unit_test(test_ticks_cover_the_range),
-		cmocka_unit_test(test_empty_range_is_widened),
-		cmocka_unit_test(test_bad_arguments),
-		cmocka_unit_test(test_tick_count_bounded),
-		cmocka_unit_test(test_labels),
-		cmocka_unit_test(test_time_ticks_on_the_wall_clock),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN({
+	cmocka_unit_test(test_nice_step),
+	cmocka_unit_test(test_ticks_cover_the_range),
+	cmocka_unit_test(test_empty_range_is_widened),
+	cmocka_unit_test(test_bad_arguments),
+	cmocka_unit_test(test_tick_count_bounded),
+	cmocka_unit_test(test_labels),
+	cmocka_unit_test(test_time_ticks_on_the_wall_clock),
+})

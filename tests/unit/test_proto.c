@@ -13,6 +13,7 @@
 
 #include "core/ctl/proto.h"
 #include "tests/util/ctl_fake.h"
+#include "tests/util/test_main.h"
 
 struct fake {
 	unsigned status, list, show, metrics, set, reload; /* calls */
@@ -528,27 +529,22 @@ static void test_server_replies_pass_client_check(void **state)
 	}
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup(test_command_table, setup),
-		cmocka_unit_test_setup(test_read_only_commands_reach_the_handler, setup),
-		cmocka_unit_test_setup(test_unknown_command_and_bad_json, setup),
-		cmocka_unit_test_setup(test_protocol_version_in_request, setup),
-		cmocka_unit_test_setup(test_request_size_limit, setup),
-		cmocka_unit_test_setup(test_show_arguments, setup),
-		cmocka_unit_test_setup(test_set_passes_settings_in_order, setup),
-		cmocka_unit_test_setup(test_set_arguments, setup),
-		cmocka_unit_test_setup(test_privilege, setup),
-		cmocka_unit_test_setup(test_handler_gaps, setup),
-		cmocka_unit_test_setup(test_reply_encoding, setup),
-		cmocka_unit_test_setup(test_reply_encoding_large, setup),
-		cmocka_unit_test_setup(test_non_ascii_requests_get_error_replies, setup),
-		cmocka_unit_test_setup(test_request_build, setup),
-		cmocka_unit_test_setup(test_request_build_too_large, setup),
-		cmocka_unit_test_setup(test_reply_check, setup),
-		cmocka_unit_test_setup(test_server_replies_pass_client_check, setup),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN({
+	cmocka_unit_test_setup(test_command_table, setup),
+	cmocka_unit_test_setup(test_read_only_commands_reach_the_handler, setup),
+	cmocka_unit_test_setup(test_unknown_command_and_bad_json, setup),
+	cmocka_unit_test_setup(test_protocol_version_in_request, setup),
+	cmocka_unit_test_setup(test_request_size_limit, setup),
+	cmocka_unit_test_setup(test_show_arguments, setup),
+	cmocka_unit_test_setup(test_set_passes_settings_in_order, setup),
+	cmocka_unit_test_setup(test_set_arguments, setup),
+	cmocka_unit_test_setup(test_privilege, setup),
+	cmocka_unit_test_setup(test_handler_gaps, setup),
+	cmocka_unit_test_setup(test_reply_encoding, setup),
+	cmocka_unit_test_setup(test_reply_encoding_large, setup),
+	cmocka_unit_test_setup(test_non_ascii_requests_get_error_replies, setup),
+	cmocka_unit_test_setup(test_request_build, setup),
+	cmocka_unit_test_setup(test_request_build_too_large, setup),
+	cmocka_unit_test_setup(test_reply_check, setup),
+	cmocka_unit_test_setup(test_server_replies_pass_client_check, setup),
+})

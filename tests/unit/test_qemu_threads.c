@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include "backends/cgroup/qemu_threads.h"
+#include "tests/util/test_main.h"
 
 static void test_vcpu_names(void **state)
 {
@@ -82,14 +83,7 @@ static void test_unnamed_cmdlines(void **state)
 	}
 }
 
-int main(int argc, char **argv)
-{
-	(void)argc;
-	(void)argv;
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_vcpu_names),
-		cmocka_unit_test(test_unnamed_cmdlines),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN({
+	cmocka_unit_test(test_vcpu_names),
+	cmocka_unit_test(test_unnamed_cmdlines),
+})

@@ -15,6 +15,7 @@
 #include "backends/mmio/quirks.h"
 #include "backends/mmio/soc_id.h"
 #include "backends/mpam/mpam_regs.h"
+#include "tests/util/test_main.h"
 
 static const struct soc_id unknown = { 0 };
 static const struct soc_id t241 = { .known = true, .id = SOC_ID_NVIDIA_T241 };
@@ -162,16 +163,12 @@ static void test_soc_id_read(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_t241_matches_on_all_four_fields),
-		cmocka_unit_test(test_shadow_scrub_depends_on_the_soc),
-		cmocka_unit_test(test_cmn650_is_recognised_not_applied),
-		cmocka_unit_test(test_describe_names_every_t241_quirk),
-		cmocka_unit_test(test_t241_mbw_min_floor),
-		cmocka_unit_test(test_soc_id_parse),
-		cmocka_unit_test(test_soc_id_read),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN({
+	cmocka_unit_test(test_t241_matches_on_all_four_fields),
+	cmocka_unit_test(test_shadow_scrub_depends_on_the_soc),
+	cmocka_unit_test(test_cmn650_is_recognised_not_applied),
+	cmocka_unit_test(test_describe_names_every_t241_quirk),
+	cmocka_unit_test(test_t241_mbw_min_floor),
+	cmocka_unit_test(test_soc_id_parse),
+	cmocka_unit_test(test_soc_id_read),
+})

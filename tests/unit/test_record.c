@@ -19,6 +19,7 @@
 #include "core/report/record.h"
 #include "tests/util/record_reader.h"
 #include "tests/util/testutil.h"
+#include "tests/util/test_main.h"
 
 static void test_rows_and_quoting(void **state)
 {
@@ -110,8 +111,7 @@ struct dir {
 
 static void dir_make(struct dir *d)
 {
-	snprintf(d->path, sizeof(d->path), "/tmp/mpamd-record-XXXXXX");
-	assert_non_null(mkdtemp(d->path));
+	make_test_dir(d->path, sizeof(d->path), "record");
 	snprintf(d->record, sizeof(d->record), "%s/run.csv", d->path);
 }
 
@@ -479,20 +479,16 @@ static void test_mode_whatever_the_umask(void **state)
 	umask(old);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_rows_and_quoting),
-		cmocka_unit_test(test_tests_reader_checks_time),
-		cmocka_unit_test(test_header_once_over_two_opens),
-		cmocka_unit_test(test_other_header_moved_aside),
-		cmocka_unit_test(test_cut_row_is_ended),
-		cmocka_unit_test(test_cap_rotates_at_tick_boundary),
-		cmocka_unit_test(test_tick_larger_than_the_cap),
-		cmocka_unit_test(test_not_a_regular_file),
-		cmocka_unit_test(test_unwritable_path),
-		cmocka_unit_test(test_symbolic_link_not_followed),
-		cmocka_unit_test(test_mode_whatever_the_umask),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN({
+	cmocka_unit_test(test_rows_and_quoting),
+	cmocka_unit_test(test_tests_reader_checks_time),
+	cmocka_unit_test(test_header_once_over_two_opens),
+	cmocka_unit_test(test_other_header_moved_aside),
+	cmocka_unit_test(test_cut_row_is_ended),
+	cmocka_unit_test(test_cap_rotates_at_tick_boundary),
+	cmocka_unit_test(test_tick_larger_than_the_cap),
+	cmocka_unit_test(test_not_a_regular_file),
+	cmocka_unit_test(test_unwritable_path),
+	cmocka_unit_test(test_symbolic_link_not_followed),
+	cmocka_unit_test(test_mode_whatever_the_umask),
+})

@@ -21,6 +21,7 @@
 #include "core/report/record.h"
 #include "core/report/record_columns.h"
 #include "tests/util/testutil.h"
+#include "tests/util/test_main.h"
 
 /* A new record file at `path` (a mkstemp template) holding `rows` as one tick. */
 static void write_file(char *path, const struct record_options *opts, const struct record_row *rows, size_t n)
@@ -288,17 +289,13 @@ static void test_a_huge_rate_is_written_whole(void **state)
 	unlink(path);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_the_header_is_the_tables),
-		cmocka_unit_test(test_every_kind_reads_back),
-		cmocka_unit_test(test_text_is_quoted_when_it_must_be),
-		cmocka_unit_test(test_numbers_are_written_as_printf_writes_them),
-		cmocka_unit_test(test_percents_are_written_as_decimal_text_writes_them),
-		cmocka_unit_test(test_fields_a_column_does_not_take),
-		cmocka_unit_test(test_columns_are_found_by_name),
-		cmocka_unit_test(test_a_huge_rate_is_written_whole),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN({
+	cmocka_unit_test(test_the_header_is_the_tables),
+	cmocka_unit_test(test_every_kind_reads_back),
+	cmocka_unit_test(test_text_is_quoted_when_it_must_be),
+	cmocka_unit_test(test_numbers_are_written_as_printf_writes_them),
+	cmocka_unit_test(test_percents_are_written_as_decimal_text_writes_them),
+	cmocka_unit_test(test_fields_a_column_does_not_take),
+	cmocka_unit_test(test_columns_are_found_by_name),
+	cmocka_unit_test(test_a_huge_rate_is_written_whole),
+})

@@ -35,8 +35,7 @@ static struct dir d;
 static int setup(void **state)
 {
 	(void)state;
-	snprintf(d.path, sizeof(d.path), "/tmp/mpamd-record-health-XXXXXX");
-	assert_non_null(mkdtemp(d.path));
+	make_test_dir(d.path, sizeof(d.path), "record-health");
 	snprintf(d.sub, sizeof(d.sub), "%s/sub", d.path);
 	snprintf(d.record, sizeof(d.record), "%s/run.csv", d.sub);
 	snprintf(d.moved, sizeof(d.moved), "%s/moved.csv", d.path);

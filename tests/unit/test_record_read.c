@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "tests/util/testutil.h"
+#include "tests/util/test_main.h"
 
 #include "core/report/record.h"
 #include "cli/record_read.h"
@@ -354,14 +355,15 @@ static void test_large_file(void **state)
 	unlink(path);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_good_file),	 cmocka_unit_test(test_reads_what_the_writer_writes),
-		cmocka_unit_test(test_columns_by_name),	 cmocka_unit_test(test_empty_lines_and_header_only),
-		cmocka_unit_test(test_cut_rows_skipped), cmocka_unit_test(test_runs_and_time_line),
-		cmocka_unit_test(test_structure_errors), cmocka_unit_test(test_value_errors),
-		cmocka_unit_test(test_file_errors),	 cmocka_unit_test(test_large_file),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN({
+	cmocka_unit_test(test_good_file),
+	cmocka_unit_test(test_reads_what_the_writer_writes),
+	cmocka_unit_test(test_columns_by_name),
+	cmocka_unit_test(test_empty_lines_and_header_only),
+	cmocka_unit_test(test_cut_rows_skipped),
+	cmocka_unit_test(test_runs_and_time_line),
+	cmocka_unit_test(test_structure_errors),
+	cmocka_unit_test(test_value_errors),
+	cmocka_unit_test(test_file_errors),
+	cmocka_unit_test(test_large_file),
+})

@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "core/base/rfc3339.h"
+#include "tests/util/test_main.h"
 
 static void test_known_times(void **state)
 {
@@ -131,13 +132,9 @@ static void test_parse_refuses(void **state)
 		expect_refused(bad[i]);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_known_times),
-		cmocka_unit_test(test_agrees_with_gmtime),
-		cmocka_unit_test(test_parse_forms),
-		cmocka_unit_test(test_parse_refuses),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN({
+	cmocka_unit_test(test_known_times),
+	cmocka_unit_test(test_agrees_with_gmtime),
+	cmocka_unit_test(test_parse_forms),
+	cmocka_unit_test(test_parse_refuses),
+})

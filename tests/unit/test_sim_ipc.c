@@ -21,6 +21,7 @@
 #include "core/engine/registry.h"
 #include "policies/policy.h"
 #include "tests/util/record_reader.h"
+#include "tests/util/test_main.h"
 
 #define BASE_IPC    2.0
 #define SENSITIVITY 0.5
@@ -151,13 +152,9 @@ static void test_engine_counts_simulated_ipc(void **state)
 	engine_free(e);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_ipc_follows_the_shortfall),
-		cmocka_unit_test(test_defaults_and_bad_keys),
-		cmocka_unit_test(test_sampler_counts_the_model),
-		cmocka_unit_test(test_engine_counts_simulated_ipc),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN({
+	cmocka_unit_test(test_ipc_follows_the_shortfall),
+	cmocka_unit_test(test_defaults_and_bad_keys),
+	cmocka_unit_test(test_sampler_counts_the_model),
+	cmocka_unit_test(test_engine_counts_simulated_ipc),
+})

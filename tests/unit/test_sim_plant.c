@@ -17,6 +17,7 @@
 #include "core/config/config.h"
 #include "tests/util/msc_io.h"
 #include "tests/util/record_reader.h"
+#include "tests/util/test_main.h"
 
 #define INTERVAL_NS 100000000ull
 #define CAPACITY    20000.0
@@ -231,15 +232,10 @@ static void test_noise_is_deterministic(void **state)
 	plant_stop(&measured);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_limit_acts_at_once_without_delay),
-		cmocka_unit_test(test_limit_acts_delay_ticks_later),
-		cmocka_unit_test(test_delayed_writes_keep_their_order),
-		cmocka_unit_test(test_measure_noise_on_a_bound_partition),
-		cmocka_unit_test(test_noise_is_deterministic),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN({
+	cmocka_unit_test(test_limit_acts_at_once_without_delay),
+	cmocka_unit_test(test_limit_acts_delay_ticks_later),
+	cmocka_unit_test(test_delayed_writes_keep_their_order),
+	cmocka_unit_test(test_measure_noise_on_a_bound_partition),
+	cmocka_unit_test(test_noise_is_deterministic),
+})

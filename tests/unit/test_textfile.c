@@ -79,8 +79,7 @@ struct dir {
 
 static void make_dir(struct dir *d)
 {
-	snprintf(d->path, sizeof(d->path), "/tmp/mpamd-textfile-XXXXXX");
-	assert_non_null(mkdtemp(d->path));
+	make_test_dir(d->path, sizeof(d->path), "textfile");
 	snprintf(d->file, sizeof(d->file), "%s/mpamd.prom", d->path);
 	snprintf(d->tmp, sizeof(d->tmp), "%s.tmp", d->file);
 }

@@ -16,6 +16,7 @@
 #include "cli/top_frame.h"
 #include "cli/top_layout.h"
 #include "cli/top_model.h"
+#include "tests/util/test_main.h"
 
 /* The demo host (etc/demo.ini) as its list and status replies look a few seconds in. */
 static json_t *demo_partition(const char *name, const char *class_name, double mbps, int mb_max, int mb_min,
@@ -424,22 +425,17 @@ static void test_tiny_terminals(void **state)
 	top_model_fini(&m);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_layout_80x24),
-		cmocka_unit_test(test_layout_60x20),
-		cmocka_unit_test(test_layout_40x10),
-		cmocka_unit_test(test_degrades_in_order),
-		cmocka_unit_test(test_bar_markers),
-		cmocka_unit_test(test_bar_without_capacity),
-		cmocka_unit_test(test_frame_text),
-		cmocka_unit_test(test_frame_unknowns),
-		cmocka_unit_test(test_more_rows_than_lines),
-		cmocka_unit_test(test_domain_rows),
-		cmocka_unit_test(test_no_data),
-		cmocka_unit_test(test_tiny_terminals),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN({
+	cmocka_unit_test(test_layout_80x24),
+	cmocka_unit_test(test_layout_60x20),
+	cmocka_unit_test(test_layout_40x10),
+	cmocka_unit_test(test_degrades_in_order),
+	cmocka_unit_test(test_bar_markers),
+	cmocka_unit_test(test_bar_without_capacity),
+	cmocka_unit_test(test_frame_text),
+	cmocka_unit_test(test_frame_unknowns),
+	cmocka_unit_test(test_more_rows_than_lines),
+	cmocka_unit_test(test_domain_rows),
+	cmocka_unit_test(test_no_data),
+	cmocka_unit_test(test_tiny_terminals),
+})

@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "cli/top_model.h"
+#include "tests/util/test_main.h"
 
 /* A partition as core/engine/engine_ctl.c's partition_summary sends it. */
 static json_t *partition(const char *name, const char *class_name, double mbps, bool open, bool valid, bool estimated)
@@ -288,20 +289,15 @@ static void test_sort_unknowns_last(void **state)
 	top_model_fini(&m);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_rows_from_replies),
-		cmocka_unit_test(test_states),
-		cmocka_unit_test(test_wrong_types_are_unknown),
-		cmocka_unit_test(test_no_partitions_array),
-		cmocka_unit_test(test_unprintable_names),
-		cmocka_unit_test(test_domains),
-		cmocka_unit_test(test_sort_by_name),
-		cmocka_unit_test(test_sort_by_bandwidth),
-		cmocka_unit_test(test_sort_by_class),
-		cmocka_unit_test(test_sort_unknowns_last),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN({
+	cmocka_unit_test(test_rows_from_replies),
+	cmocka_unit_test(test_states),
+	cmocka_unit_test(test_wrong_types_are_unknown),
+	cmocka_unit_test(test_no_partitions_array),
+	cmocka_unit_test(test_unprintable_names),
+	cmocka_unit_test(test_domains),
+	cmocka_unit_test(test_sort_by_name),
+	cmocka_unit_test(test_sort_by_bandwidth),
+	cmocka_unit_test(test_sort_by_class),
+	cmocka_unit_test(test_sort_unknowns_last),
+})

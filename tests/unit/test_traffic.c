@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "backends/sim/traffic.h"
+#include "tests/util/test_main.h"
 
 #define N_OF(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -371,23 +372,19 @@ static void test_noisy_demand(void **state)
 	assert_true(traffic_rng_next(&rng) == traffic_rng_next(&twin));
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_fits_served_fully),
-		cmocka_unit_test(test_max_caps),
-		cmocka_unit_test(test_soft_ceilings_use_idle_capacity),
-		cmocka_unit_test(test_mins_first),
-		cmocka_unit_test(test_overcommitted_mins_scaled),
-		cmocka_unit_test(test_proportional_share),
-		cmocka_unit_test(test_water_filling),
-		cmocka_unit_test(test_zero_demands),
-		cmocka_unit_test(test_garbage_inputs),
-		cmocka_unit_test(test_n_zero),
-		cmocka_unit_test(test_many_random),
-		cmocka_unit_test(test_rng_determinism),
-		cmocka_unit_test(test_rng_symmetric_range),
-		cmocka_unit_test(test_noisy_demand),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN({
+	cmocka_unit_test(test_fits_served_fully),
+	cmocka_unit_test(test_max_caps),
+	cmocka_unit_test(test_soft_ceilings_use_idle_capacity),
+	cmocka_unit_test(test_mins_first),
+	cmocka_unit_test(test_overcommitted_mins_scaled),
+	cmocka_unit_test(test_proportional_share),
+	cmocka_unit_test(test_water_filling),
+	cmocka_unit_test(test_zero_demands),
+	cmocka_unit_test(test_garbage_inputs),
+	cmocka_unit_test(test_n_zero),
+	cmocka_unit_test(test_many_random),
+	cmocka_unit_test(test_rng_determinism),
+	cmocka_unit_test(test_rng_symmetric_range),
+	cmocka_unit_test(test_noisy_demand),
+})

@@ -12,6 +12,7 @@
 #include <jansson.h>
 
 #include "core/base/utf8.h"
+#include "tests/util/test_main.h"
 
 /* The oracle: jansson makes a string exactly when the bytes are well-formed UTF-8. */
 static int jansson_accepts(const char *s)
@@ -144,15 +145,10 @@ static void test_escape_all_pairs_round_trip(void **state)
 	}
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_well_formed_untouched),
-		cmocka_unit_test(test_ill_formed_replaced),
-		cmocka_unit_test(test_agrees_with_jansson_on_all_pairs),
-		cmocka_unit_test(test_escape_every_byte),
-		cmocka_unit_test(test_escape_all_pairs_round_trip),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN({
+	cmocka_unit_test(test_well_formed_untouched),
+	cmocka_unit_test(test_ill_formed_replaced),
+	cmocka_unit_test(test_agrees_with_jansson_on_all_pairs),
+	cmocka_unit_test(test_escape_every_byte),
+	cmocka_unit_test(test_escape_all_pairs_round_trip),
+})

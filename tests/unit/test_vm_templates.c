@@ -14,6 +14,7 @@
 #include "core/config/config.h"
 #include "core/engine/registry.h"
 #include "tests/util/engine_util.h"
+#include "tests/util/test_main.h"
 
 static const char file_text[] = "[global]\n"			/* 1 */
 				"backend = resctrl\n"		/* 2 */
@@ -203,14 +204,9 @@ static void test_template_keys_checked(void **state)
 	diag_list_fini(&diags);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_first_matching_template_wins),
-		cmocka_unit_test(test_desired_set),
-		cmocka_unit_test(test_no_vms),
-		cmocka_unit_test(test_template_keys_checked),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+TEST_MAIN({
+	cmocka_unit_test(test_first_matching_template_wins),
+	cmocka_unit_test(test_desired_set),
+	cmocka_unit_test(test_no_vms),
+	cmocka_unit_test(test_template_keys_checked),
+})

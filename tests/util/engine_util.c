@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "backends/sim/sim_ops.h"
+#include "core/base/error.h"
 #include "core/base/log.h"
 #include "core/config/config.h"
 #include "core/engine/engine.h"
@@ -121,6 +122,14 @@ void note_first(char *buf, size_t len, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(buf, len, fmt, ap);
 	va_end(ap);
+}
+
+void expect_engine_ran(const char *name, int r, const struct err *err, const char *failure)
+{
+	if (r < 0)
+		fail_msg("%s: the engine stopped: %s", name, err->text);
+	if (failure[0])
+		fail_msg("%s: %s", name, failure);
 }
 
 /* ---- the simulator's control, with a hook to find its host ---- */

@@ -10,6 +10,7 @@
 struct config;
 struct engine;
 struct engine_registry;
+struct err;
 struct partition_status;
 struct sim_host;
 
@@ -39,6 +40,9 @@ int write_text_file(const char *path, const char *fmt, ...) __attribute__((forma
 
 /* Keeps the formatted text in buf[len] unless buf holds a failure already. */
 void note_first(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Fails the test, the message led by `name`, when the engine did not run to its end (`r` < 0, why in
+ * `err`) or a tick hook kept a failure in `failure` (by note_first). */
+void expect_engine_ran(const char *name, int r, const struct err *err, const char *failure);
 
 /* The default registry with the simulator's control alone, which lends its simulated host to
  * *ret_host when the engine opens it (and keeps it there until the engine is freed). */
