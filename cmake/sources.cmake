@@ -127,6 +127,7 @@ mpamd_layer(mpamd_policies DIRS policies DEPS mpamd_config SOURCES
   policies/guard_ipc.c
   policies/guard_minimum.c
   policies/guard_victims.c
+  policies/overcommit.c
   policies/share.c
   policies/static.c
   policies/steps.c
