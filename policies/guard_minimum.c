@@ -198,13 +198,14 @@ static void say_overcommit(const struct policy_host *h, struct policy_partition 
 	overcommit_list(got, sizeof(got), h, parts, count, d, decisions, minimum_ask, minimum_ask, true);
 	if (over_guarantees) {
 		overcommit_list(who, sizeof(who), h, parts, count, d, decisions, guarantee_ask, guarantee_ask, false);
-		policy_event(dec, "overcommit: guarantees ask %.0f of %.0f MB/s%s (%s): not all can be met", guaranteed_mbps,
-			     cap, where, who);
+		policy_event(dec, "overcommit: guarantees ask %.0f of %.0f MB/s%s (%s): not all can be met",
+			     guaranteed_mbps, cap, where, who);
 	} else {
 		policy_event(dec, "overcommit: minimums ask %g%%%s: not all can be met", asked, where);
 	}
 	if (got[0])
-		policy_event(dec, "mb_min shared latency-critical first, in proportion to guarantee: %s (of %g%% asked)",
+		policy_event(dec,
+			     "mb_min shared latency-critical first, in proportion to guarantee: %s (of %g%% asked)",
 			     got, asked);
 	else
 		policy_event(dec, "no hardware minimum: the guard cuts best-effort partitions for each, and the "
@@ -227,7 +228,8 @@ static void say_minimums(const struct policy_host *h, struct policy_partition *p
 		double pct = dec_min_of(dec, d), in_force = pol_cdom(p, d)->mb_min;
 		/* MBW_MIN reads back at or above what was asked: below it, not yet in force */
 		if (pct > pol_cdom(p, d)->cfg_min && in_force < pct)
-			note_minimum(&ev, h, dec, d, in_force, pct, p->goals.guarantee_mbps * minimum_share(h, p, d, total));
+			note_minimum(&ev, h, dec, d, in_force, pct,
+				     p->goals.guarantee_mbps * minimum_share(h, p, d, total));
 	}
 	/* Every domain alike (or a host of one): one event for all of them, as for one domain. */
 	if (ev.raised && ev.alike && ev.raised == pol_domains(h)) {

@@ -32,8 +32,8 @@ double overcommit_sum(const struct policy_host *h, const struct policy_partition
 	return sum;
 }
 
-size_t overcommit_largest(const struct policy_host *h, const struct policy_partition *parts, size_t count,
-			  unsigned d, const struct policy_decision *decisions, overcommit_ask_fn ask)
+size_t overcommit_largest(const struct policy_host *h, const struct policy_partition *parts, size_t count, unsigned d,
+			  const struct policy_decision *decisions, overcommit_ask_fn ask)
 {
 	size_t best = count;
 	double most = 0;

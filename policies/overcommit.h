@@ -28,8 +28,8 @@ double overcommit_sum(const struct policy_host *h, const struct policy_partition
 
 /* The open partition that asks most of domain d (the one whose decision carries the event); count when
  * none asks anything. */
-size_t overcommit_largest(const struct policy_host *h, const struct policy_partition *parts, size_t count,
-			  unsigned d, const struct policy_decision *decisions, overcommit_ask_fn ask);
+size_t overcommit_largest(const struct policy_host *h, const struct policy_partition *parts, size_t count, unsigned d,
+			  const struct policy_decision *decisions, overcommit_ask_fn ask);
 
 /* Whether domain d's overcommit is news: it is `over` and none of the partitions that ask something
  * there was told. Then (and while it lasts) each of them is marked told; once `clear`, none is. */
