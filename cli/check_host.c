@@ -312,7 +312,7 @@ static void host_domains(const struct config *config, const struct control_ops *
 		od->source = od->capacity_mbps > 0 ? "capacity_mbps" : NULL;
 		if (shared.mscs && od->id < shared.mscs->count && shared.mscs->mscs[od->id].capacity_mbps > 0) {
 			od->capacity_mbps = shared.mscs->mscs[od->id].capacity_mbps;
-			od->source = ops->simulated ? "the simulator's" : "the hardware's";
+			od->source = ops->simulated ? "[sim] capacity_mbps" : "the hardware's";
 		}
 	}
 }

@@ -191,18 +191,18 @@ static void check_goal_on(const struct config *config, const struct overcommit_d
 	domains_text(doms, mask, where, sizeof(where));
 	if (unknown && doms->known) {
 		diag_add(diags, DIAG_WARNING, 0,
-			 "%s of %s sum to %.0f MB/s on %s: not checked against its capacity, which is not known "
-			 "(set capacity_mbps)",
-			 goal->key, names, sum, where);
+			 "%s of %s sum to %.0f MB/s on %s: not checked, the capacity of domain %u is not known (set "
+			 "capacity_mbps)",
+			 goal->key, names, sum, where, unknown->id);
 		return;
 	}
 	if (!(capacity > 0) || sum <= capacity)
 		return;
 	if (doms->known)
 		diag_add(diags, DIAG_WARNING, 0,
-			 "%s of %s sum to %.0f MB/s on %s, over its capacity of %.0f MB/s (%s): "
-			 "not all can be met; %s",
-			 goal->key, names, sum, where, capacity, source, goal->what_then);
+			 "%s of %s sum to %.0f MB/s on %s, over %s capacity of %.0f MB/s (%s): not all can be met; %s",
+			 goal->key, names, sum, where, strchr(where, ',') ? "their" : "its", capacity, source,
+			 goal->what_then);
 	else
 		diag_add(diags, DIAG_WARNING, 0,
 			 "%s of %s sum to %.0f MB/s, over capacity_mbps = %.0f (MB/s a domain): where they share one "
