@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "backends/contracts/control.h"
+#include "backends/mmio/msc_set.h"
 #include "core/base/clock.h"
 #include "core/engine/domain_limits.h"
 #include "core/engine/registry.h"
@@ -290,6 +291,32 @@ static bool all_hold(json_t *report)
 	return true;
 }
 
+/* The control's domains and what each carries: the hardware's figure where it has one (the
+ * simulator's MSCs), else capacity_mbps, as mpamd takes them. */
+static void host_domains(const struct config *config, const struct control_ops *ops, struct control *control,
+			 const struct control_caps *caps, struct overcommit_domains *ret)
+{
+	struct control_shared shared = { 0 };
+
+	if (ops->share)
+		ops->share(control, &shared);
+	ret->known = true;
+	ret->simulated = ops->simulated;
+	ret->count = caps->domain_count ? caps->domain_count : 1;
+	if (ret->count > OVERCOMMIT_DOMAINS_MAX)
+		ret->count = OVERCOMMIT_DOMAINS_MAX;
+	for (unsigned d = 0; d < ret->count; d++) {
+		struct overcommit_domain *od = &ret->at[d];
+		od->id = caps->domain_count ? caps->domains[d].id : 0;
+		od->capacity_mbps = configured_capacity(config, caps, d);
+		od->source = od->capacity_mbps > 0 ? "capacity_mbps" : NULL;
+		if (shared.mscs && od->id < shared.mscs->count && shared.mscs->mscs[od->id].capacity_mbps > 0) {
+			od->capacity_mbps = shared.mscs->mscs[od->id].capacity_mbps;
+			od->source = ops->simulated ? "[sim] capacity_mbps" : "the hardware's";
+		}
+	}
+}
+
 /* The control, opened only to plan where its open would change something. */
 static int open_control(const struct control_ops *ops, const struct config *config, struct clock *clock,
 			struct control **ret, struct err *err)
@@ -299,7 +326,7 @@ static int open_control(const struct control_ops *ops, const struct config *conf
 	return ops->open_to_plan ? ops->open_to_plan(config, clock, ret, err) : ops->open(config, clock, ret, err);
 }
 
-int check_host(const struct config *config, json_t **ret)
+int check_host(const struct config *config, struct overcommit_domains *domains, json_t **ret)
 {
 	const struct control_ops *ops = engine_registry_control(&engine_registry_default, config->global.backend);
 	json_t *report = json_pack("{s:s,s:b}", "backend", config->global.backend, "can_hold", 0);
@@ -309,6 +336,7 @@ int check_host(const struct config *config, json_t **ret)
 	struct err err = { "" };
 
 	*ret = report;
+	memset(domains, 0, sizeof(*domains));
 	clock_init_monotonic(&clock);
 	if (open_control(ops, config, &clock, &control, &err) < 0) {
 		json_object_set_new(report, "error", json_string(err.text));
@@ -320,6 +348,7 @@ int check_host(const struct config *config, json_t **ret)
 		json_array_append_new(partitions,
 				      check_partition(config, ops, control, &caps, i, &config->partitions[i]));
 	check_partition_count(config, &caps, refused);
+	host_domains(config, ops, control, &caps, domains);
 	if (domain_ids_check(&caps, &config->global.capacity_mbps_at, "capacity_mbps", &err) < 0)
 		json_array_append_new(refused, json_string(err.text));
 	ops->free(control);

@@ -6,6 +6,7 @@
 #include <jansson.h>
 #include <stdio.h>
 
+#include "cli/check_host_overcommit.h"
 #include "core/config/model.h"
 
 /* Opens and probes the control `config` names (no monitor, no actuator, no partition) and plans
@@ -13,9 +14,10 @@
  *   {"backend", "hardware": {caps}, "can_hold", "refused": [host-wide reasons],
  *    "partitions": [{"name", "verdict": "ok" | "refused", "reason", "limits", "rounding",
  *                    "notes", "writes"}]}
- * or {"backend", "can_hold": false, "error"} when the host cannot be probed. Returns 0 when the host
- * can hold every partition, else -1 (and the report says why). */
-int check_host(const struct config *config, json_t **ret);
+ * or {"backend", "can_hold": false, "error"} when the host cannot be probed. *domains: the control's
+ * domains and what each carries, for check_overcommit (none when the host cannot be probed). Returns 0
+ * when the host can hold every partition, else -1 (and the report says why). */
+int check_host(const struct config *config, struct overcommit_domains *domains, json_t **ret);
 
 /* The report as text for people: the hardware, one block per partition (verdict, rounding, notes,
  * writes), the host-wide refusals and a result line. */

@@ -38,6 +38,12 @@ static void check_config_usage(FILE *out)
 		     "that is outside the directories the shipped systemd unit lets it write, is a\n"
 		     "warning naming the fix (ReadWritePaths=).\n"
 		     "\n"
+		     "mb_min summing over 100%% of a domain, and guarantee_mbps or target_mbps summing\n"
+		     "over a domain's capacity, are warnings naming the partitions, the sum and the\n"
+		     "capacity: from the file alone (the simulator's MSCs, else one domain of\n"
+		     "capacity_mbps), with --host over this host's domains (a sum whose capacity is not\n"
+		     "known is said not checked). OVERCOMMIT in mpamd.ini(5) says what mpamd does then.\n"
+		     "\n"
 		     "Options:\n"
 		     "  -H, --host     plan the file on this host, writing nothing; prints that plan\n"
 		     "                 instead of the summary\n"
@@ -151,11 +157,10 @@ static void print_json(json_t *root)
 	putchar('\n');
 }
 
-/* --host: the plan, in place of the summary. A host that cannot be probed says why on stderr. */
-static int report_host(const struct config *config, json_t *root, bool json)
+/* --host: the plan (check_host's report), in place of the summary. A host that cannot be probed says
+ * why on stderr. */
+static int report_host(const struct config *config, json_t *host, int r, json_t *root, bool json)
 {
-	json_t *host;
-	int r = check_host(config, &host);
 	const char *error = json_string_value(json_object_get(host, "error"));
 
 	if (error)
@@ -207,16 +212,25 @@ int cmd_check_config(int argc, char **argv, const struct ctl_options *opts)
 	struct config *config = NULL;
 	diag_list_init(&diags, path);
 	int r = config_load_path(path, engine_default_schema(), NULL, &config, &diags);
-	if (r == 0 && host)
+	json_t *plan = NULL;
+	int planned = 0;
+	struct overcommit_domains domains;
+	if (r == 0 && host) {
 		check_outputs(config, &diags);
+		/* The control's own warnings (an explicit root that is no resctrl mount...) stay quiet, as in
+		 * discover; its refusals are in the plan. */
+		log_setup("mpamctl", LOG_LEVEL_ERROR, false);
+		planned = check_host(config, &domains, &plan);
+	} else if (r == 0) {
+		overcommit_domains_of_config(config, &domains);
+	}
+	if (r == 0)
+		check_overcommit(config, &domains, &diags);
 	diag_print(&diags, stderr);
 	int exit_code = r == 0 ? EXIT_OK : EXIT_FAILED;
 	json_t *root = json ? check_json(path, config, &diags) : NULL;
 	if (r == 0 && host) {
-		/* The control's own warnings (an explicit root that is no resctrl mount...) stay quiet, as in
-		 * discover; its refusals are in the plan. */
-		log_setup("mpamctl", LOG_LEVEL_ERROR, false);
-		exit_code = report_host(config, root, json);
+		exit_code = report_host(config, plan, planned, root, json);
 	} else if (r == 0 && !json) {
 		print_summary(config);
 	}

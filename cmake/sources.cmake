@@ -127,6 +127,7 @@ mpamd_layer(mpamd_policies DIRS policies DEPS mpamd_config SOURCES
   policies/guard_ipc.c
   policies/guard_minimum.c
   policies/guard_victims.c
+  policies/overcommit.c
   policies/share.c
   policies/static.c
   policies/steps.c
@@ -186,6 +187,7 @@ mpamd_layer(mpamd_cli DIRS cli DEPS mpamd_engine mpamd_perf LIBS PkgConfig::CAIR
   PkgConfig::LIBSYSTEMD SOURCES
   cli/capacity_hint.c
   cli/check_host.c
+  cli/check_host_overcommit.c
   cli/check_outputs.c
   cli/cli_error.c
   cli/cmd_check_config.c

@@ -47,6 +47,11 @@ static inline double dec_max_of(const struct policy_decision *x, unsigned d)
 	return x->mb_max_at ? x->mb_max_at[d] : x->mb_max;
 }
 
+static inline double dec_min_of(const struct policy_decision *x, unsigned d)
+{
+	return x->mb_min_at ? x->mb_min_at[d] : x->mb_min;
+}
+
 /* Domain d of the host; on a host without domain arrays, the host itself. */
 static inline struct policy_host_domain host_dom(const struct policy_host *h, unsigned d)
 {

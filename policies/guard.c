@@ -122,6 +122,7 @@ void policy_guard(const struct policy_host *host, struct policy_partition *parts
 		v.any_pressure |= dv->pressure;
 	}
 	age_memory(host, parts, count, decisions, &v);
+	guard_fit_minimums(host, parts, count, decisions);
 	size_t *work = v.any_pressure ? work_for(host, count, stack, &allocated) : NULL;
 	for (unsigned d = 0; d < v.domains; d++) {
 		if (v.dom[d].pressure && work)

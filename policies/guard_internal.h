@@ -140,8 +140,12 @@ void guard_note_cut(const struct policy_host *h, struct policy_partition *parts,
 
 /* ---- guard_minimum.c ---- */
 
-/* The guarantee of `p` as its minimum on each domain, into its decision (with an event when raised). */
+/* The guarantee of `p` as its minimum on each domain, into its decision. */
 void guard_program_minimum(const struct policy_host *h, struct policy_partition *p, struct policy_decision *dec);
+/* Once every guarantee is programmed: the minimums on each domain brought within 100% of it, the
+ * overcommit said once (policies/overcommit.c), and an event for each minimum raised. */
+void guard_fit_minimums(const struct policy_host *h, struct policy_partition *parts, size_t count,
+			struct policy_decision *decisions);
 
 /* ---- guard_cut.c ---- */
 

@@ -6,6 +6,7 @@
 
 #include "policies/domains.h"
 #include "policies/guard_internal.h"
+#include "policies/overcommit.h"
 #include "policies/policy.h"
 #include "policies/steps.h"
 
@@ -75,35 +76,160 @@ static void note_minimum(struct minimum_events *ev, const struct policy_host *h,
 			     cap);
 }
 
-/* MPAM MBW_MIN: the guarantee as a hardware minimum. The whole percentage at or above it, not a step
- * of gran_pct: MBW_MIN rounds a percentage up to its band by itself (a minimum is never short), so
- * rounding up to the step grid first would reserve up to a band more than the guarantee. */
-void guard_program_minimum(const struct policy_host *h, struct policy_partition *p, struct policy_decision *dec)
+/* Every domain's capacity is known (not learned); their sum into *total. */
+static bool capacities_known(const struct policy_host *h, double *total)
 {
-	char before[POLICY_EVENT_MAX];
-	struct minimum_events ev = { 0 };
-	double total = 0, mbps;
-	bool several = pol_domains(h) > 1; /* only then does note_minimum write per-domain events */
-
+	*total = 0;
 	for (unsigned d = 0; d < pol_domains(h); d++) {
 		struct policy_host_domain hd = host_dom(h, d);
 		if (!(hd.capacity_mbps > 0) || hd.capacity_learned)
-			return; /* only from a known capacity: a learned one is too low at first */
-		total += hd.capacity_mbps;
+			return false; /* only from a known capacity: a learned one is too low at first */
+		*total += hd.capacity_mbps;
 	}
-	if (!h->has_mb_min)
+	return true;
+}
+
+/* MPAM MBW_MIN: the guarantee as a hardware minimum. The whole percentage at or above it, not a step
+ * of gran_pct: MBW_MIN rounds a percentage up to its band by itself (a minimum is never short), so
+ * rounding up to the step grid first would reserve up to a band more than the guarantee. Said once
+ * guard_fit_minimums has fitted every partition's minimum into its domains. */
+void guard_program_minimum(const struct policy_host *h, struct policy_partition *p, struct policy_decision *dec)
+{
+	double total, mbps;
+
+	if (!capacities_known(h, &total) || !h->has_mb_min)
+		return;
+	for (unsigned d = 0; d < pol_domains(h); d++) {
+		double pct = minimum_pct(h, p, d, total, &mbps);
+		if (pct > *dec_max(dec, d))
+			pct = *dec_max(dec, d);
+		if (pct > *dec_min(dec, d))
+			*dec_min(dec, d) = pct;
+	}
+}
+
+/* ---- several minimums on one domain ---- */
+
+/* What a guaranteed partition's guarantee asks of domain d, MB/s (the share guard_program_minimum
+ * reserves there); 0 where the domain's capacity is not known. */
+static double guarantee_ask(const struct policy_host *h, const struct policy_partition *p, unsigned d,
+			    const struct policy_decision *dec)
+{
+	double total;
+
+	(void)dec;
+	if (!guaranteed(p) || !capacities_known(h, &total))
+		return 0;
+	return p->goals.guarantee_mbps * minimum_share(h, p, d, total);
+}
+
+/* The minimum a partition's decision holds on domain d, percent. */
+static double minimum_ask(const struct policy_host *h, const struct policy_partition *p, unsigned d,
+			  const struct policy_decision *dec)
+{
+	(void)h;
+	(void)p;
+	return dec_min_of(dec, d);
+}
+
+/* Either of the two: the partitions an overcommit event concerns. */
+static double any_ask(const struct policy_host *h, const struct policy_partition *p, unsigned d,
+		      const struct policy_decision *dec)
+{
+	return guarantee_ask(h, p, d, dec) + minimum_ask(h, p, d, dec);
+}
+
+/* The rung at or below `pct` a minimum can hold on domain d; 0 (no minimum) below the lowest. */
+static double minimum_down(const struct policy_host *h, unsigned d, double pct)
+{
+	const struct ladder *l = pol_min_ladder(h, d);
+	double rung = l ? step_down(l, pct) : floor(pct + STEP_SLACK);
+
+	return rung > pct + STEP_SLACK ? 0 : rung;
+}
+
+/* Latency-critical partitions' minimums first, then the others': a tier that fits keeps what it asks,
+ * the first that does not has what is left shared in proportion to what each asks (a guarantee's
+ * minimum is its share of the guarantee), each rounded down to a rung so that the sum stays within
+ * the domain; the tiers after it get no minimum. */
+static void fit_domain(const struct policy_host *h, const struct policy_partition *parts, size_t count, unsigned d,
+		       struct policy_decision *decisions)
+{
+	double left = PCT_FULL;
+
+	for (int lc = 1; lc >= 0; lc--) {
+		double asked = 0, got = 0;
+		for (size_t i = 0; i < count; i++)
+			if (parts[i].open && (parts[i].goals.class == CLASS_LATENCY_CRITICAL) == lc)
+				asked += dec_min_of(&decisions[i], d);
+		if (asked <= left + STEP_SLACK) {
+			left -= asked;
+			continue;
+		}
+		for (size_t i = 0; i < count; i++) {
+			if (!parts[i].open || (parts[i].goals.class == CLASS_LATENCY_CRITICAL) != lc)
+				continue;
+			double *min = dec_min(&decisions[i], d);
+			*min = minimum_down(h, d, *min * (left > 0 ? left : 0) / asked);
+			got += *min;
+		}
+		left -= got;
+	}
+}
+
+/* The overcommit of domain d, in an event on the partition that asks most there (see overcommit.c):
+ * guarantees that sum over its capacity, minimums that sum over 100% of it, and how they are shared.
+ * `asked` is each minimum's sum before fitting. */
+static void say_overcommit(const struct policy_host *h, struct policy_partition *parts, size_t count, unsigned d,
+			   struct policy_decision *decisions, double asked)
+{
+	double cap = host_dom(h, d).capacity_mbps;
+	double guaranteed_mbps = overcommit_sum(h, parts, count, d, decisions, guarantee_ask);
+	bool over_guarantees = cap > 0 && guaranteed_mbps > cap * (1 + STEP_SLACK);
+	bool over = over_guarantees || asked > PCT_FULL + STEP_SLACK;
+	bool clear = !(guaranteed_mbps > cap * OVERCOMMIT_CLEAR_FRACTION) && !(asked > PCT_FULL + STEP_SLACK);
+	char where[32], who[160], got[160];
+
+	if (!overcommit_news(h, parts, count, d, decisions, any_ask, OVERCOMMIT_MINIMUMS, over, clear))
+		return;
+	pol_where(pol_domains(h), d, where, sizeof(where));
+	struct policy_decision *dec =
+		&decisions[overcommit_largest(h, parts, count, d, decisions, over_guarantees ? guarantee_ask : any_ask)];
+	overcommit_list(got, sizeof(got), h, parts, count, d, decisions, minimum_ask, minimum_ask, true);
+	if (over_guarantees) {
+		overcommit_list(who, sizeof(who), h, parts, count, d, decisions, guarantee_ask, guarantee_ask, false);
+		policy_event(dec, "overcommit: guarantees ask %.0f of %.0f MB/s%s (%s): not all can be met",
+			     guaranteed_mbps, cap, where, who);
+	} else {
+		policy_event(dec, "overcommit: minimums ask %g%%%s: not all can be met", asked, where);
+	}
+	if (got[0])
+		policy_event(dec,
+			     "mb_min shared latency-critical first, in proportion to guarantee: %s (of %g%% asked)",
+			     got, asked);
+	else
+		policy_event(dec, "no hardware minimum: the guard cuts best-effort partitions for each, and the "
+				  "latency-critical ones share the rest as the hardware arbitrates");
+}
+
+/* The minimums raised for partition p, once they are fitted: per domain, or one event for all. */
+static void say_minimums(const struct policy_host *h, struct policy_partition *p, struct policy_decision *dec)
+{
+	char before[POLICY_EVENT_MAX];
+	struct minimum_events ev = { 0 };
+	double total;
+	bool several = pol_domains(h) > 1; /* only then does note_minimum write per-domain events */
+
+	if (!capacities_known(h, &total))
 		return;
 	if (several)
 		snprintf(before, sizeof(before), "%s", dec->event);
 	for (unsigned d = 0; d < pol_domains(h); d++) {
-		double pct = minimum_pct(h, p, d, total, &mbps), in_force = pol_cdom(p, d)->mb_min;
-		if (pct > *dec_max(dec, d))
-			pct = *dec_max(dec, d);
-		if (pct <= *dec_min(dec, d))
-			continue;
-		if (in_force < pct) /* MBW_MIN reads back at or above what was asked: below it, not yet in force */
-			note_minimum(&ev, h, dec, d, in_force, pct, mbps);
-		*dec_min(dec, d) = pct;
+		double pct = dec_min_of(dec, d), in_force = pol_cdom(p, d)->mb_min;
+		/* MBW_MIN reads back at or above what was asked: below it, not yet in force */
+		if (pct > pol_cdom(p, d)->cfg_min && in_force < pct)
+			note_minimum(&ev, h, dec, d, in_force, pct,
+				     p->goals.guarantee_mbps * minimum_share(h, p, d, total));
 	}
 	/* Every domain alike (or a host of one): one event for all of them, as for one domain. */
 	if (ev.raised && ev.alike && ev.raised == pol_domains(h)) {
@@ -112,4 +238,17 @@ void guard_program_minimum(const struct policy_host *h, struct policy_partition 
 		policy_event(dec, "guarantee: mb_min %g%% -> %g%% (%.0f of %.0f MB/s)", ev.from, ev.to, ev.mbps,
 			     ev.capacity);
 	}
+}
+
+void guard_fit_minimums(const struct policy_host *h, struct policy_partition *parts, size_t count,
+			struct policy_decision *decisions)
+{
+	for (unsigned d = 0; d < pol_domains(h); d++) {
+		double asked = overcommit_sum(h, parts, count, d, decisions, minimum_ask);
+		fit_domain(h, parts, count, d, decisions);
+		say_overcommit(h, parts, count, d, decisions, asked);
+	}
+	for (size_t i = 0; i < count; i++)
+		if (guaranteed(&parts[i]) && h->has_mb_min)
+			say_minimums(h, &parts[i], &decisions[i]);
 }

@@ -153,6 +153,14 @@ struct guard_ipc_memory {
 	double before_cut;  /* its IPC when the guard last cut for it; 0: no cut to judge */
 };
 
+/* What was said of goals a domain cannot all hold (see policies/overcommit.c): bit d for domain d, on
+ * every partition the event named, so that it is said once while it lasts and again only once it went
+ * away and came back. */
+struct overcommit_memory {
+	uint64_t told_minimums; /* guarantees (or minimums) over the domain's capacity */
+	uint64_t told_targets;	/* targets over the domain's capacity */
+};
+
 struct escalate_memory {
 	unsigned over_ticks;  /* consecutive ticks over budget at the MB floor */
 	unsigned under_ticks; /* consecutive ticks without pressure while escalated */
@@ -194,6 +202,7 @@ struct policy_partition {
 	struct target_memory target;
 	struct guard_memory guard;
 	struct guard_ipc_memory guard_ipc;
+	struct overcommit_memory overcommit;
 	struct escalate_memory escalate;
 };
 

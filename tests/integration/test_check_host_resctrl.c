@@ -479,6 +479,42 @@ static void test_intel_text(void **state)
 	host_stop(&h);
 }
 
+/* Guarantees over the capacity of the emulator's two domains together are a warning naming both; ones
+ * that fit are not; without a capacity the check is said not made. */
+static void test_overcommit(void **state)
+{
+	static const char *const bodies[] = {
+		"capacity_mbps = 20000\n[partition \"db\"]\nclass = latency-critical\nguarantee_mbps = 25000\n"
+		"[partition \"web\"]\nclass = latency-critical\nguarantee_mbps = 20000\n",
+		"capacity_mbps = 20000\n[partition \"db\"]\nclass = latency-critical\nguarantee_mbps = 25000\n"
+		"[partition \"web\"]\nclass = latency-critical\nguarantee_mbps = 10000\n",
+		"[partition \"db\"]\nclass = latency-critical\nguarantee_mbps = 25000\n"
+		"[partition \"web\"]\nclass = latency-critical\nguarantee_mbps = 10000\n",
+	};
+	static const char *const said[] = {
+		"warning: guarantee_mbps of db 25000, web 20000 sum to 45000 MB/s on domains 0, 1, over their capacity "
+		"of 40000 MB/s (capacity_mbps): not all can be met",
+		NULL,
+		"warning: guarantee_mbps of db 25000, web 10000 sum to 35000 MB/s on domains 0, 1: not checked, the "
+		"capacity of domain 0 is not known (set capacity_mbps)",
+	};
+	struct host h;
+
+	(void)state;
+	host_start(&h, "intel", NULL);
+	for (size_t i = 0; i < sizeof(bodies) / sizeof(bodies[0]); i++) {
+		write_config(&h, bodies[i]);
+		struct run_result r = check(h.config_path, false);
+		assert_int_equal(r.exit_code, 0);
+		if (said[i] ? !strstr(r.err, said[i]) : strstr(r.err, "warning") != NULL)
+			fail_msg("config %zu: stderr is not as expected:\n%s", i, r.err);
+		run_result_fini(&r);
+		unlink(h.config_path);
+	}
+	h.config_path[0] = '\0';
+	host_stop(&h);
+}
+
 /* A mask with fewer bits than the cache needs. */
 static void test_too_few_bits(void **state)
 {
@@ -796,6 +832,7 @@ int main(void)
 		cmocka_unit_test(test_intel_refusals_rounding_writes),
 		cmocka_unit_test(test_intel_text),
 		cmocka_unit_test(test_too_few_bits),
+		cmocka_unit_test(test_overcommit),
 		cmocka_unit_test(test_more_partitions_than_closids),
 		cmocka_unit_test(test_plan_is_what_apply_does),
 		cmocka_unit_test(test_amd_absolute_units_sparse_masks),

@@ -241,7 +241,7 @@ static void test_check_config_samples(void **state)
 	}
 	assert_int_equal(remove_tree(dir), 0);
 	free(readme);
-	assert_int_equal(sessions, 2); /* etc/demo.ini, and bad.ini */
+	assert_int_equal(sessions, 3); /* etc/demo.ini, over.ini and bad.ini */
 }
 
 TEST_MAIN({

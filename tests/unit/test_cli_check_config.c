@@ -182,6 +182,99 @@ static void test_host_checks_where_files_go(void **state)
 	unlink(path);
 }
 
+/* A config in a temporary file, checked with `flag` (NULL: none); the run's result. */
+static struct run_result check_text(const char *text, const char *flag)
+{
+	char path[] = "/tmp/mpamd-check-overcommit-XXXXXX";
+	int fd = mkstemp(path);
+	FILE *f = fdopen(fd, "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+	struct run_result r =
+		flag ? run(MPAMCTL, "check-config", flag, path) : run(MPAMCTL, "check-config", path, NULL);
+	unlink(path);
+	return r;
+}
+
+#define SIM_20000	     "[global]\nbackend = sim\n[sim]\nmscs = 1\ncapacity_mbps = 20000\n"
+#define LC(name, key, value) "[partition \"" name "\"]\nclass = latency-critical\n" key " = " value "\n"
+
+/* Guarantees, targets and mb_min over a domain are each a warning naming the partitions, the sum and
+ * the capacity, from the file alone and with --host, in the JSON warnings too; ones that fit say
+ * nothing. The exit code stays 0: the file is valid. */
+static void test_overcommit_is_a_warning(void **state)
+{
+	static const char over[] = SIM_20000 LC("db", "guarantee_mbps", "12000")
+		LC("web", "guarantee_mbps",
+		   "10000") "[partition \"a\"]\ntarget_mbps = 15000\nmb_min = 60\n[partition \"b\"]\ntarget_mbps = "
+			    "9000\nmb_min = 50\n";
+	static const char fits[] = SIM_20000 LC("db", "guarantee_mbps", "8000")
+		LC("web", "guarantee_mbps", "10000") "[partition \"a\"]\ntarget_mbps = 1000\nmb_min = 40\n";
+	static const char *const said[] = {
+		"warning: guarantee_mbps of db 12000, web 10000 sum to 22000 MB/s on domain 0, over its capacity of "
+		"20000 MB/s ([sim] capacity_mbps): not all can be met",
+		"warning: target_mbps of a 15000, b 9000 sum to 24000 MB/s on domain 0, over its capacity of 20000 "
+		"MB/s",
+		"warning: mb_min of a 60%, b 50% sum to 110% on domain 0, over 100%",
+	};
+
+	(void)state;
+	for (int host = 0; host < 2; host++) {
+		struct run_result r = check_text(over, host ? "--host" : NULL);
+		assert_int_equal(r.exit_code, 0);
+		for (size_t i = 0; i < sizeof(said) / sizeof(said[0]); i++)
+			if (!strstr(r.err, said[i]))
+				fail_msg("%s lacks '%s':\n%s", host ? "--host" : "plain", said[i], r.err);
+		run_result_fini(&r);
+		r = check_text(fits, host ? "--host" : NULL);
+		assert_int_equal(r.exit_code, 0);
+		assert_null(strstr(r.err, "warning"));
+		run_result_fini(&r);
+	}
+	struct run_result r = check_text(over, "--json");
+	json_t *root = json_loads(r.out, 0, NULL);
+	assert_non_null(root);
+	assert_int_equal(json_array_size(json_object_get(root, "warnings")), 3);
+	assert_non_null(strstr(
+		json_string_value(json_object_get(json_array_get(json_object_get(root, "warnings"), 1), "message")),
+		"guarantee_mbps of db 12000, web 10000 sum to 22000 MB/s"));
+	json_decref(root);
+	run_result_fini(&r);
+}
+
+/* Partitions on different simulated MSCs do not add up; on one they do. Away from the simulator, the
+ * file alone tells one domain's capacity: partitions sharing one domain is what it can check. */
+static void test_overcommit_by_domain(void **state)
+{
+	static const char apart[] = "[global]\nbackend = sim\n[sim]\nmscs = 2\ncapacity_mbps = 20000\n" LC(
+		"db", "guarantee_mbps", "12000") "sim_domains = 0\n" LC("web", "guarantee_mbps",
+									"10000") "sim_domains = 1\n";
+	static const char together[] = "[global]\nbackend = sim\n[sim]\nmscs = 2\ncapacity_mbps = 20000\n" LC(
+		"db", "guarantee_mbps", "12000") "sim_domains = 1\n" LC("web", "guarantee_mbps",
+									"10000") "sim_domains = 1\n";
+	static const char resctrl[] =
+		"[global]\nbackend = resctrl\ncapacity_mbps = 20000\n" LC("db", "guarantee_mbps", "12000")
+			LC("web", "guarantee_mbps", "10000") "[partition \"x\"]\nmb_min = "
+							     "70,3=10\n[partition \"y\"]\nmb_min = 50\n";
+
+	(void)state;
+	struct run_result r = check_text(apart, NULL);
+	assert_null(strstr(r.err, "warning"));
+	run_result_fini(&r);
+	r = check_text(together, NULL);
+	assert_non_null(strstr(r.err, "sum to 22000 MB/s on domain 1, over its capacity of 20000 MB/s"));
+	run_result_fini(&r);
+	r = check_text(resctrl, NULL);
+	assert_non_null(
+		strstr(r.err, "warning: guarantee_mbps of db 12000, web 10000 sum to 22000 MB/s, over "
+			      "capacity_mbps = 20000 (MB/s a domain): where they share one domain not all can be met"));
+	assert_non_null(strstr(r.err, "warning: mb_min of x 70%, y 50% sum to 120% on every domain no mb_min names"));
+	assert_null(strstr(r.err, "on domain 3")); /* 10% + 50% there */
+	run_result_fini(&r);
+}
+
 static void test_missing_file_and_usage_errors(void **state)
 {
 	(void)state;
@@ -231,6 +324,8 @@ int main(void)
 		cmocka_unit_test(test_json_valid_and_invalid),
 		cmocka_unit_test(test_json_errors_with_every_byte),
 		cmocka_unit_test(test_host_checks_where_files_go),
+		cmocka_unit_test(test_overcommit_is_a_warning),
+		cmocka_unit_test(test_overcommit_by_domain),
 		cmocka_unit_test(test_missing_file_and_usage_errors),
 		cmocka_unit_test(test_help_texts),
 		cmocka_unit_test(test_every_example_config_passes),

@@ -1,0 +1,46 @@
+/* Goals a domain cannot all hold (internal to policies/): what the guard (guarantees, minimums) and
+ * share (targets) ask of a domain, added up against what it has, and the event that says so once
+ * (policies/overcommit.c). */
+#ifndef MPAMD_POLICIES_OVERCOMMIT_H
+#define MPAMD_POLICIES_OVERCOMMIT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "policies/policy.h"
+
+/* Over is more than the whole; it ends only below OVERCOMMIT_CLEAR_FRACTION of it, so that shares that
+ * jitter with the samples around the whole do not say it again every few ticks. */
+#define OVERCOMMIT_CLEAR_FRACTION 0.98
+
+enum overcommit_kind {
+	OVERCOMMIT_MINIMUMS, /* guarantees and hardware minimums (overcommit_memory.told_minimums) */
+	OVERCOMMIT_TARGETS,  /* targets (told_targets) */
+};
+
+/* What partition p asks of domain d (MB/s or percent, as the caller counts); 0: nothing. */
+typedef double (*overcommit_ask_fn)(const struct policy_host *h, const struct policy_partition *p, unsigned d,
+				    const struct policy_decision *dec);
+
+/* The asks of the open partitions on domain d, added up. */
+double overcommit_sum(const struct policy_host *h, const struct policy_partition *parts, size_t count, unsigned d,
+		      const struct policy_decision *decisions, overcommit_ask_fn ask);
+
+/* The open partition that asks most of domain d (the one whose decision carries the event); count when
+ * none asks anything. */
+size_t overcommit_largest(const struct policy_host *h, const struct policy_partition *parts, size_t count, unsigned d,
+			  const struct policy_decision *decisions, overcommit_ask_fn ask);
+
+/* Whether domain d's overcommit is news: it is `over` and none of the partitions that ask something
+ * there was told. Then (and while it lasts) each of them is marked told; once `clear`, none is. */
+bool overcommit_news(const struct policy_host *h, struct policy_partition *parts, size_t count, unsigned d,
+		     const struct policy_decision *decisions, overcommit_ask_fn ask, enum overcommit_kind kind,
+		     bool over, bool clear);
+
+/* "db 12000, web 10000" (MB/s) or "db 60%, web 50%" (`pct`): each open partition that asks something of
+ * domain d, with what `value` gives (its ask, or what it gets). */
+void overcommit_list(char *buf, size_t len, const struct policy_host *h, const struct policy_partition *parts,
+		     size_t count, unsigned d, const struct policy_decision *decisions, overcommit_ask_fn ask,
+		     overcommit_ask_fn value, bool pct);
+
+#endif

@@ -1,0 +1,226 @@
+/* Goals a domain cannot all hold (policies/overcommit.c): the guard fits the minimums of a domain
+ * within 100% of it (latency-critical first, in proportion to what each asks) and says once that the
+ * guarantees or minimums are over; share says once that targets are over. Once means: not again on
+ * the next ticks, again after it ended and came back. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "tests/util/policy_rig.h"
+
+#define DOMAIN_MBPS 20000.0
+
+/* One tick of `fn` on a host of one DOMAIN_MBPS domain, its minimums then in force (as the apply
+ * leaves them); returns how many decisions carry an overcommit event, and the first in *text. */
+static int tick(policy_fn fn, const struct policy_host *h, struct policy_partition *p, size_t n,
+		struct policy_decision *d, const char **text)
+{
+	int events = 0;
+
+	rig_decide(fn, h, p, n, d);
+	*text = NULL;
+	for (size_t i = 0; i < n; i++) {
+		p[i].mb_min = d[i].mb_min;
+		p[i].mb_max = d[i].mb_max;
+		if (strstr(d[i].event, "overcommit:")) {
+			events++;
+			*text = *text ? *text : strstr(d[i].event, "overcommit:");
+		}
+	}
+	return events;
+}
+
+static struct policy_host host_of(unsigned wd, bool has_min)
+{
+	struct policy_host h = rig_host(wd);
+
+	h.capacity_mbps = DOMAIN_MBPS;
+	h.has_mb_min = has_min;
+	return h;
+}
+
+static struct policy_partition guaranteed(const char *name, uint32_t guarantee, double mbps)
+{
+	struct policy_partition p = rig_part(name, CLASS_LATENCY_CRITICAL, mbps);
+
+	p.goals.guarantee_mbps = guarantee;
+	return p;
+}
+
+/* 12000 + 10000 MB/s on 20000: 60% + 50% asked, never more than 100% programmed, shared in proportion
+ * to the guarantees; said once, again after it went away and came back. */
+static void test_guarantees_over_capacity(void **state)
+{
+	struct policy_host h = host_of(8, true);
+	struct policy_partition p[2] = { guaranteed("db", 12000, 11000), guaranteed("web", 10000, 9000) };
+	struct policy_decision d[2];
+	const char *text;
+
+	(void)state;
+	h.total_mbps = 20000;
+	assert_int_equal(tick(policy_guard, &h, p, 2, d, &text), 1);
+	assert_true(d[0].mb_min + d[1].mb_min <= 100);
+	assert_true(d[0].mb_min + d[1].mb_min > 98); /* rounded down to 1/256 steps, not given away */
+	assert_true(d[0].mb_min > d[1].mb_min);
+	assert_true(fabs(d[0].mb_min / d[1].mb_min - 1.2) < 0.02);
+	assert_non_null(strstr(text, "guarantees ask 22000 of 20000 MB/s (db 12000, web 10000)"));
+	/* 60.16% (the MBW_MIN step at or above 60%) and 50% asked */
+	assert_non_null(strstr(text, "in proportion to guarantee: db 54.2969%, web 45.3125% (of 110.156% asked)"));
+	assert_non_null(strstr(d[0].event, "overcommit:")); /* on the larger one */
+	for (int t = 0; t < 5; t++) {
+		assert_int_equal(tick(policy_guard, &h, p, 2, d, &text), 0);
+		assert_true(d[0].mb_min + d[1].mb_min <= 100);
+		assert_false(strstr(d[0].event, "guarantee: mb_min")); /* in force: nothing raised */
+	}
+	p[1].goals.guarantee_mbps = 5000; /* fits: over */
+	assert_int_equal(tick(policy_guard, &h, p, 2, d, &text), 0);
+	assert_true(d[0].mb_min == 154.0 / 256 * 100 && d[1].mb_min == 25); /* the steps at or above 60% and 25% */
+	p[1].goals.guarantee_mbps = 10000;				    /* and back */
+	assert_int_equal(tick(policy_guard, &h, p, 2, d, &text), 1);
+	assert_true(d[0].mb_min + d[1].mb_min <= 100);
+}
+
+/* Guarantees that fit keep their minimums and say nothing of an overcommit. */
+static void test_guarantees_that_fit(void **state)
+{
+	struct policy_host h = host_of(RIG_WHOLE_PERCENTS, true);
+	struct policy_partition p[2] = { guaranteed("db", 8000, 7000), guaranteed("web", 10000, 9000) };
+	struct policy_decision d[2];
+	const char *text;
+
+	(void)state;
+	assert_int_equal(tick(policy_guard, &h, p, 2, d, &text), 0);
+	assert_int_equal(d[0].mb_min, 40);
+	assert_int_equal(d[1].mb_min, 50);
+	assert_non_null(strstr(d[0].event, "guarantee: mb_min 0% -> 40%"));
+}
+
+/* Latency-critical minimums first: a best-effort mb_min gets what they leave. */
+static void test_latency_critical_first(void **state)
+{
+	struct policy_host h = host_of(RIG_WHOLE_PERCENTS, true);
+	struct policy_partition p[2] = { guaranteed("db", 15000, 14000), rig_part("batch", CLASS_BEST_EFFORT, 5000) };
+	struct policy_decision d[2];
+	const char *text;
+
+	(void)state;
+	p[1].goals.mb_min = 40;
+	assert_int_equal(tick(policy_guard, &h, p, 2, d, &text), 1);
+	assert_int_equal(d[0].mb_min, 75);
+	assert_int_equal(d[1].mb_min, 25);
+	assert_non_null(strstr(text, "overcommit: minimums ask 115%: not all can be met"));
+	assert_non_null(strstr(d[0].event, "overcommit:"));
+}
+
+/* Without a hardware minimum nothing is programmed, and the event says how they are shared then. */
+static void test_guarantees_without_minimum(void **state)
+{
+	struct policy_host h = host_of(RIG_WHOLE_PERCENTS, false);
+	struct policy_partition p[2] = { guaranteed("db", 12000, 11000), guaranteed("web", 10000, 9000) };
+	struct policy_decision d[2];
+	const char *text;
+
+	(void)state;
+	assert_int_equal(tick(policy_guard, &h, p, 2, d, &text), 1);
+	assert_int_equal(d[0].mb_min + d[1].mb_min, 0);
+	assert_non_null(strstr(text, "no hardware minimum"));
+	assert_int_equal(tick(policy_guard, &h, p, 2, d, &text), 0);
+}
+
+/* A capacity only learned is no ground for the claim: nothing is said. */
+static void test_learned_capacity_says_nothing(void **state)
+{
+	struct policy_host h = host_of(RIG_WHOLE_PERCENTS, true);
+	struct policy_partition p[2] = { guaranteed("db", 12000, 11000), guaranteed("web", 10000, 9000) };
+	struct policy_decision d[2];
+	const char *text;
+
+	(void)state;
+	h.capacity_learned = true;
+	assert_int_equal(tick(policy_guard, &h, p, 2, d, &text), 0);
+	assert_int_equal(tick(policy_share, &h, p, 2, d, &text), 0);
+}
+
+/* Two domains: db pinned to domain 1 with 16000 of its 20000, web spread 8000 + 8000: domain 1 is
+ * over (24000), domain 0 is not, and only domain 1's minimums are fitted. */
+static void test_one_domain_of_two(void **state)
+{
+	struct policy_host h = host_of(RIG_WHOLE_PERCENTS, true);
+	struct policy_host_domain hd[2] = { { .capacity_mbps = DOMAIN_MBPS, .total_mbps = 8000, .total_valid = true },
+					    { .capacity_mbps = DOMAIN_MBPS, .total_mbps = 24000, .total_valid = true } };
+	struct policy_partition p[2] = { guaranteed("db", 16000, 15000), guaranteed("web", 16000, 16000) };
+	struct policy_domain dom[2][2] = { { { .cfg_max = 100, .valid = true, .mbps = 0, .mb_max = 100 },
+					     { .cfg_max = 100, .valid = true, .mbps = 15000, .mb_max = 100 } },
+					   { { .cfg_max = 100, .valid = true, .mbps = 8000, .mb_max = 100 },
+					     { .cfg_max = 100, .valid = true, .mbps = 8000, .mb_max = 100 } } };
+	double max_at[2][2], min_at[2][2];
+	struct policy_decision d[2];
+
+	(void)state;
+	h.domain_count = 2;
+	h.domains = hd;
+	for (int i = 0; i < 2; i++) {
+		p[i].domains = dom[i];
+		d[i] = (struct policy_decision){ .mb_max = 100, .mb_max_at = max_at[i], .mb_min_at = min_at[i] };
+		for (int k = 0; k < 2; k++) {
+			max_at[i][k] = 100;
+			min_at[i][k] = 0;
+		}
+	}
+	policy_guard(&h, p, 2, d);
+	assert_int_equal(min_at[0][0], 0);
+	assert_int_equal(min_at[1][0], 40);		 /* domain 0: web's half, 8000 of 20000 */
+	assert_true(min_at[0][1] + min_at[1][1] <= 100); /* domain 1: 80% + 40% asked */
+	assert_true(min_at[0][1] > min_at[1][1]);
+	assert_non_null(strstr(d[0].event, "overcommit: guarantees ask 24000 of 20000 MB/s on domain 1"));
+	assert_null(strstr(d[1].event, "overcommit:"));
+}
+
+static struct policy_partition targeted(const char *name, uint32_t target, double mbps)
+{
+	struct policy_partition p = rig_part(name, CLASS_BEST_EFFORT, mbps);
+
+	p.goals.target_mbps = target;
+	return p;
+}
+
+/* Targets over the capacity: said once by share, again after they fitted and came back over. */
+static void test_targets_over_capacity(void **state)
+{
+	struct policy_host h = host_of(RIG_WHOLE_PERCENTS, true);
+	struct policy_partition p[3] = { targeted("a", 15000, 10000), targeted("b", 9000, 9000),
+					 rig_part("c", CLASS_BEST_EFFORT, 1000) };
+	struct policy_decision d[3];
+	const char *text;
+
+	(void)state;
+	assert_int_equal(tick(policy_share, &h, p, 3, d, &text), 1);
+	assert_non_null(strstr(text, "overcommit: targets ask 24000 of 20000 MB/s (a 15000, b 9000)"));
+	assert_non_null(strstr(d[0].event, "overcommit:"));
+	assert_int_equal(tick(policy_share, &h, p, 3, d, &text), 0);
+	p[0].goals.target_mbps = 10700; /* 19700: within the 2% below the whole, still as it was */
+	assert_int_equal(tick(policy_share, &h, p, 3, d, &text), 0);
+	p[0].goals.target_mbps = 15000;
+	assert_int_equal(tick(policy_share, &h, p, 3, d, &text), 0);
+	p[0].goals.target_mbps = 5000; /* fits */
+	assert_int_equal(tick(policy_share, &h, p, 3, d, &text), 0);
+	p[0].goals.target_mbps = 15000;
+	assert_int_equal(tick(policy_share, &h, p, 3, d, &text), 1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_guarantees_over_capacity),      cmocka_unit_test(test_guarantees_that_fit),
+		cmocka_unit_test(test_latency_critical_first),	      cmocka_unit_test(test_guarantees_without_minimum),
+		cmocka_unit_test(test_learned_capacity_says_nothing), cmocka_unit_test(test_one_domain_of_two),
+		cmocka_unit_test(test_targets_over_capacity),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
