@@ -97,7 +97,7 @@ static void write_mpamd_config(struct run *run, const char *shipped)
 	free(text);
 	char *written = read_text_file(run->config);
 	assert_non_null(written);
-	assert_null(strstr(written, "capacity_mbps")); /* nothing tells mpamd what the domain carries */
+	assert_null(strstr(written, "\ncapacity_mbps")); /* nothing tells mpamd what the domain carries */
 	free(written);
 }
 
