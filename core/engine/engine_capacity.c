@@ -76,7 +76,7 @@ static void say_learned(const char *where, const struct capacity_learner *l)
 void engine_capacity_learn(struct engine *e)
 {
 	struct capacity_tick dom[ENGINE_MAX_DOMAINS], host;
-	char where[64];
+	char where[sizeof(e->domains.dom[0].name) + sizeof(e->domains.dom[0].what) + 16];
 
 	gather(e, dom, &host);
 	for (unsigned d = 0; d < e->domains.count; d++) {
