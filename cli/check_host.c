@@ -211,8 +211,8 @@ static void note_guarantee(const struct config *config, const struct partition_c
 		json_array_append_new(
 			notes, json_string("guarantee not enforced at first: no capacity_mbps, so unless the "
 					   "hardware reports its capacity mpamd learns it from the totals seen and "
-					   "cuts only on a sign of saturation, with no minimum (mpamctl discover "
-					   "suggests a capacity_mbps)"));
+					   "enforces the guarantee once a domain shows saturation (usually within a "
+					   "second of contention; mpamctl discover suggests a capacity_mbps)"));
 }
 
 /* One partition as mpamd would open it: refused by validate or by the plan, or its plan. */

@@ -161,10 +161,12 @@ mpamd_layer(mpamd_report DIRS core/report DEPS mpamd_contracts LIBS PkgConfig::J
 # The one place that composes: controls, monitors, actuators, policies and the control socket.
 mpamd_layer(mpamd_engine DIRS core/engine
   DEPS mpamd_mmio mpamd_resctrl mpamd_sim mpamd_cgroup mpamd_pmu mpamd_policies mpamd_ctl mpamd_report SOURCES
+  core/engine/capacity_learner.c
   core/engine/compose.c
   core/engine/domain_limits.c
   core/engine/engine.c
   core/engine/engine_apply.c
+  core/engine/engine_capacity.c
   core/engine/engine_domains.c
   core/engine/engine_gens.c
   core/engine/engine_ctl.c

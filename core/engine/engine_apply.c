@@ -12,27 +12,6 @@
  * made behind mpamd's back (another tool writing schemata) is undone within about a second. */
 #define RECHECK_TICKS 10
 
-/* Capacity of the domains together: each one's as far as it is known (the backend's, else the
- * config's capacity_mbps), else the highest total ever measured (reported as learned). */
-double engine_host_capacity(const struct engine *e, bool *learned)
-{
-	double known = 0;
-	bool all_known = e->domains.count > 0;
-
-	for (unsigned d = 0; d < e->domains.count && all_known; d++) {
-		double c = engine_dom_known_capacity(e, d);
-		all_known = c > 0;
-		known += c;
-	}
-	*learned = false;
-	if (all_known)
-		return known;
-	if (!e->domains.count && e->gens.config->global.capacity_mbps)
-		return (double)e->gens.config->global.capacity_mbps;
-	*learned = true;
-	return e->policy.learned_capacity_mbps;
-}
-
 /* Each domain's total this tick, and its capacity as the policies judge saturation. */
 static void fill_host_domains(struct engine *e)
 {
@@ -56,11 +35,10 @@ static void fill_host_domains(struct engine *e)
 			hd->total_mbps += ds->valid ? ds->mbps : 0;
 		}
 	}
+	engine_capacity_learn(e);
 	for (unsigned d = 0; d < e->domains.count; d++) {
 		struct policy_host_domain *hd = &e->policy.host_domains[d];
-		if (hd->total_valid && hd->total_mbps > e->domains.dom[d].learned_mbps)
-			e->domains.dom[d].learned_mbps = hd->total_mbps;
-		hd->capacity_mbps = engine_domain_capacity(e, d, &hd->capacity_learned);
+		hd->capacity_mbps = engine_domain_policy_capacity(e, d, &hd->capacity_learned);
 	}
 }
 
@@ -76,8 +54,6 @@ static void fill_host(struct engine *e, struct policy_host *h)
 		all_valid &= st->valid;
 		total += st->valid ? st->mbps : 0;
 	}
-	if (all_valid && total > e->policy.learned_capacity_mbps)
-		e->policy.learned_capacity_mbps = total;
 	fill_host_domains(e);
 	*h = (struct policy_host){
 		.tick = e->ticks.done,
@@ -92,7 +68,7 @@ static void fill_host(struct engine *e, struct policy_host *h)
 		.domains = e->domains.per_domain ? e->policy.host_domains : NULL,
 		.work = e->policy.work,
 	};
-	h->capacity_mbps = engine_host_capacity(e, &h->capacity_learned);
+	h->capacity_mbps = engine_host_policy_capacity(e, &h->capacity_learned);
 }
 
 /* The policies' view of slot i, and its decision starting from what the configuration asks for. */

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "core/base/error.h"
+#include "core/engine/capacity_learner.h"
 #include "core/engine/compose.h"
 #include "policies/policy.h"
 
@@ -25,11 +26,13 @@ struct engine_policy {
 	double *max_at, *min_at;	     /* [slot][domain]: this tick's decisions there (per_domain) */
 	size_t *work;			     /* [slot]: room for the guard to order partitions */
 	struct policy_host_domain host_domains[ENGINE_MAX_DOMAINS];
-	double learned_capacity_mbps; /* the highest valid total seen */
+	struct capacity_learner host_learn; /* the host's capacity learned from its totals (engine_capacity.c) */
 };
 
-/* Capacity of the measuring domains together, and whether it is only learned from measurements. */
+/* Capacity of the measuring domains together, and whether it is only learned from measurements; the
+ * policies' figure, learned only until the host has shown saturation (engine_capacity.c). */
 double engine_host_capacity(const struct engine *e, bool *learned);
+double engine_host_policy_capacity(const struct engine *e, bool *learned);
 void engine_run_policies(struct engine *e, uint64_t now_ns);
 /* Applies the configured limits of one partition right away (open, set, reset). */
 int engine_apply_limits(struct engine *e, size_t index, const struct partition_limits *want, struct err *err);

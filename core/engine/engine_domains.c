@@ -19,12 +19,6 @@
 #include "core/engine/domain_limits.h"
 #include "core/engine/engine_internal.h"
 
-/* A learned capacity starts at the first total seen and makes every host look saturated: the guard
- * cuts on it only with a sign of saturation, and programs no minimum (policies/guard_victims.c). */
-#define GUARANTEES_PENDING                                                                                \
-	"not enforced yet: capacity unknown, learning it from the totals seen (the guard cuts only on a " \
-	"sign of saturation and programs no minimum); set [global] capacity_mbps to enforce them now"
-
 static void map_per_domain(struct engine *e)
 {
 	const struct composition *c = &e->hw;
@@ -195,33 +189,6 @@ unsigned engine_domain_count(const struct engine *e)
 const char *engine_domain_name(const struct engine *e, unsigned d)
 {
 	return e->domains.dom[d].name;
-}
-
-double engine_domain_capacity(const struct engine *e, unsigned d, bool *learned)
-{
-	double known = engine_dom_known_capacity(e, d);
-
-	*learned = !(known > 0);
-	return known > 0 ? known : e->domains.dom[d].learned_mbps;
-}
-
-bool engine_has_guarantees(const struct engine *e)
-{
-	for (size_t i = 0; i < e->slots.count; i++)
-		if (e->slots.partitions[i].used && e->slots.partitions[i].status.open &&
-		    e->slots.partitions[i].config->goals.guarantee_mbps > 0)
-			return true;
-	return false;
-}
-
-const char *engine_guarantees_pending(const struct engine *e)
-{
-	bool learned = false;
-
-	if (!engine_has_guarantees(e))
-		return NULL;
-	engine_host_capacity(e, &learned);
-	return learned ? GUARANTEES_PENDING : NULL;
 }
 
 const struct domain_status *engine_partition_domain(const struct engine *e, size_t index, unsigned d)

@@ -9,6 +9,7 @@
 
 #include "core/base/error.h"
 #include "core/base/parse.h"
+#include "core/engine/capacity_learner.h"
 #include "core/engine/compose.h"
 #include "core/report/partition_status.h"
 
@@ -18,11 +19,11 @@ struct partition_goals;
 
 /* One domain the engine reports and the policies decide on. */
 struct engine_dom {
-	char name[24];		     /* the record's domain column, the metrics' label: the control's id */
-	char what[NAME_MAX_LEN + 8]; /* for people: "MB domain 0", "msc sim0", "counters L3_00" */
-	int control;		     /* its index in hw.caps.domains; -1: limits are the partition's */
-	uint64_t monitors;	     /* bit m: monitor domain m (hw.domains) measures it */
-	double learned_mbps;	     /* the highest valid total seen on it (engine_apply.c, each tick) */
+	char name[24];		       /* the record's domain column, the metrics' label: the control's id */
+	char what[NAME_MAX_LEN + 8];   /* for people: "MB domain 0", "msc sim0", "counters L3_00" */
+	int control;		       /* its index in hw.caps.domains; -1: limits are the partition's */
+	uint64_t monitors;	       /* bit m: monitor domain m (hw.domains) measures it */
+	struct capacity_learner learn; /* its capacity learned from its totals (engine_capacity.c) */
 };
 
 /* Set by engine_domains_map when the composition opens; status each tick by engine_domains_summarise. */
@@ -33,6 +34,12 @@ struct engine_domains {
 	struct domain_status *status; /* [slot][domain]: each partition's rate and limits there */
 };
 
+/* Each domain's (and the host's) capacity learned from this tick's totals (engine_capacity.c), after
+ * every partition's domains were summarised. */
+void engine_capacity_learn(struct engine *e);
+/* What the policies judge saturation against on domain d: engine_domain_capacity's figure, learned
+ * (*learned) only until the domain has shown saturation. */
+double engine_domain_policy_capacity(const struct engine *e, unsigned d, bool *learned);
 /* Works out e->domains from the composition just opened. */
 void engine_domains_map(struct engine *e);
 /* Every per-domain value of a partition's goals, or of capacity_mbps, names a domain of this host:

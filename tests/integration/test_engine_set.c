@@ -357,7 +357,9 @@ static void test_capacity_per_domain(void **state)
 
 /* The issue's first run: the emulator tells no capacity, a victim wants 5000 of its 6000 MB/s on a
  * host that is not saturated (17000 of each domain's 20000 MB/s). Its capacity is learned per
- * domain, at first the total itself; without a saturation sign nobody is throttled, on any domain. */
+ * domain, at first the total itself. A guarantee short beside best-effort traffic at that total is
+ * taken as contention (it cannot be told from a squeeze without a cut): the guard's one cut does not
+ * raise the victim's rate, so it is judged to want less and its neighbour gets its bandwidth back. */
 static void test_no_false_alarm_with_a_learned_capacity(void **state)
 {
 	static const char *const more = "[partition \"vic\"]\nclass = latency-critical\nguarantee_mbps = 6000\n"
@@ -375,14 +377,8 @@ static void test_no_false_alarm_with_a_learned_capacity(void **state)
 	assert_int_equal(engine_run(rig.engine, &err), 0);
 	assert_int_equal(engine_domain_count(rig.engine), 2);
 	assert_true(engine_domain_capacity(rig.engine, 0, &learned) > 0 && learned);
-	assert_false(event_logged(rig.engine, "throttle"));
-	/* ...and status says the guarantees are not enforced yet, and why. */
-	json_t *status = engine_snapshot_status(rig.engine);
-	const char *guarantees = json_string_value(json_object_get(status, "guarantees"));
-	assert_non_null(guarantees);
-	assert_non_null(strstr(guarantees, "not enforced yet: capacity unknown"));
-	assert_non_null(strstr(guarantees, "capacity_mbps"));
-	json_decref(status);
+	assert_true(event_logged(rig.engine, "release: vic uses"));
+	assert_true(engine_find(rig.engine, "big", NULL)->mb_max >= 100);
 	rig_close(&rig);
 }
 

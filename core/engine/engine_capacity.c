@@ -1,0 +1,176 @@
+/* What each domain, and the host, can carry: known (the hardware's figure, else [global]
+ * capacity_mbps) or learned from the totals seen (core/engine/capacity_learner.c states the rule),
+ * as status, metrics and the policies see it, and whether the guarantees are enforced on it yet.
+ *
+ * The policies take a learned figure as learned (policy.h: the guard then cuts only on a saturation
+ * sign of its own and programs no minimum) until the domain has shown saturation, and as known from
+ * then on: the guard protects a guarantee at once, as it does with capacity_mbps set. Status, list
+ * and the metrics go on calling the figure learned, since nobody configured it. */
+#include "core/base/log.h"
+#include "core/engine/engine_internal.h"
+
+/* As the guard judges a guaranteed partition (policies/guard_internal.h): short below 98% of its
+ * guarantee, idle under 5% of it, and using a domain that carries 5% of its traffic. */
+#define SHORT_FRACTION 0.98
+#define IDLE_FRACTION  0.05
+#define DOMAIN_SHARE   0.05
+
+#define GUARANTEES_PENDING                                                                                   \
+	"not enforced yet: capacity unknown, learning it (each domain's capacity_mbps is the highest total " \
+	"seen so far); the guard takes it as the capacity once the domain shows saturation (a guaranteed "   \
+	"partition short while best-effort partitions run at that total, or losing what they gain there), "  \
+	"until then it cuts only on a drop of the guaranteed partition at that peak and programs no "        \
+	"minimum; set [global] capacity_mbps to enforce them from the start"
+
+static bool guaranteed(const struct partition_config *p)
+{
+	return p->goals.class == CLASS_LATENCY_CRITICAL && p->goals.guarantee_mbps > 0;
+}
+
+static bool short_of_guarantee(const struct partition_status *st, double guarantee)
+{
+	return st->valid && st->mbps >= IDLE_FRACTION * guarantee && st->mbps < SHORT_FRACTION * guarantee;
+}
+
+/* Partition `p` (status st) into what a domain, or the host, carried this tick: `mbps` of it there. */
+static void add_to_tick(struct capacity_tick *t, const struct partition_config *p, const struct partition_status *st,
+			double mbps)
+{
+	t->total_mbps += mbps;
+	if (p->goals.class == CLASS_BEST_EFFORT)
+		t->best_effort_mbps += mbps;
+	if (!guaranteed(p))
+		return;
+	t->guarantee_mbps += mbps;
+	t->guarantee_short |= mbps >= DOMAIN_SHARE * st->mbps && short_of_guarantee(st, p->goals.guarantee_mbps);
+}
+
+static void gather(const struct engine *e, struct capacity_tick *dom, struct capacity_tick *host)
+{
+	for (unsigned d = 0; d < e->domains.count; d++)
+		dom[d] = (struct capacity_tick){ .valid = true };
+	*host = (struct capacity_tick){ .valid = true };
+	for (size_t i = 0; i < e->slots.count; i++) {
+		const struct engine_partition *ep = &e->slots.partitions[i];
+		if (!ep->used || !ep->status.open)
+			continue;
+		host->valid &= ep->status.valid;
+		if (ep->status.valid)
+			add_to_tick(host, ep->config, &ep->status, ep->status.mbps);
+		for (unsigned d = 0; d < e->domains.count; d++) {
+			const struct domain_status *ds = engine_partition_domain(e, i, d);
+			dom[d].valid &= ds->valid;
+			if (ds->valid)
+				add_to_tick(&dom[d], ep->config, &ep->status, ds->mbps);
+		}
+	}
+}
+
+static void say_learned(const char *where, const struct capacity_learner *l)
+{
+	log_info("%s: capacity learned: %.0f MB/s, the highest total seen (saturation seen at %.0f MB/s: %s); "
+		 "the guarantees are enforced on it from now on",
+		 where, l->peak_mbps, l->evidence_mbps, capacity_evidence_text(l->evidence));
+}
+
+void engine_capacity_learn(struct engine *e)
+{
+	struct capacity_tick dom[ENGINE_MAX_DOMAINS], host;
+	char where[sizeof(e->domains.dom[0].name) + sizeof(e->domains.dom[0].what) + 16];
+
+	gather(e, dom, &host);
+	for (unsigned d = 0; d < e->domains.count; d++) {
+		struct engine_dom *ed = &e->domains.dom[d];
+		if (capacity_learn(&ed->learn, &dom[d]) && !(engine_dom_known_capacity(e, d) > 0)) {
+			snprintf(where, sizeof(where), "domain %s (%s)", ed->name, ed->what);
+			say_learned(where, &ed->learn);
+		}
+	}
+	bool learned;
+	engine_host_capacity(e, &learned);
+	if (capacity_learn(&e->policy.host_learn, &host) && learned && !e->domains.per_domain)
+		say_learned("host", &e->policy.host_learn);
+}
+
+double engine_domain_capacity(const struct engine *e, unsigned d, bool *learned)
+{
+	double known = engine_dom_known_capacity(e, d);
+
+	*learned = !(known > 0);
+	return known > 0 ? known : e->domains.dom[d].learn.peak_mbps;
+}
+
+double engine_domain_policy_capacity(const struct engine *e, unsigned d, bool *learned)
+{
+	double c = engine_domain_capacity(e, d, learned);
+
+	*learned = *learned && !capacity_established(&e->domains.dom[d].learn);
+	return c;
+}
+
+/* Each domain's as far as it is known (the backend's, else the config's capacity_mbps), else the
+ * host's learned figure. */
+double engine_host_capacity(const struct engine *e, bool *learned)
+{
+	double known = 0;
+	bool all_known = e->domains.count > 0;
+
+	for (unsigned d = 0; d < e->domains.count && all_known; d++) {
+		double c = engine_dom_known_capacity(e, d);
+		all_known = c > 0;
+		known += c;
+	}
+	*learned = false;
+	if (all_known)
+		return known;
+	if (!e->domains.count && e->gens.config->global.capacity_mbps)
+		return (double)e->gens.config->global.capacity_mbps;
+	*learned = true;
+	return e->policy.host_learn.peak_mbps;
+}
+
+double engine_host_policy_capacity(const struct engine *e, bool *learned)
+{
+	double c = engine_host_capacity(e, learned);
+
+	*learned = *learned && !capacity_established(&e->policy.host_learn);
+	return c;
+}
+
+bool engine_has_guarantees(const struct engine *e)
+{
+	for (size_t i = 0; i < e->slots.count; i++)
+		if (e->slots.partitions[i].used && e->slots.partitions[i].status.open &&
+		    e->slots.partitions[i].config->goals.guarantee_mbps > 0)
+			return true;
+	return false;
+}
+
+/* The domains the guarantees depend on: those their traffic was seen on (all of them before any
+ * was), each known or past learning. */
+static bool domains_enforce(const struct engine *e)
+{
+	bool any_seen = false, all_ready = true, seen_ready = true;
+
+	for (unsigned d = 0; d < e->domains.count; d++) {
+		bool learned, ready;
+		engine_domain_policy_capacity(e, d, &learned);
+		ready = !learned;
+		any_seen |= e->domains.dom[d].learn.guarantee_seen;
+		all_ready &= ready;
+		seen_ready &= ready || !e->domains.dom[d].learn.guarantee_seen;
+	}
+	return any_seen ? seen_ready : all_ready;
+}
+
+const char *engine_guarantees_pending(const struct engine *e)
+{
+	bool learned = false;
+
+	if (!engine_has_guarantees(e))
+		return NULL;
+	if (e->domains.per_domain)
+		return domains_enforce(e) ? NULL : GUARANTEES_PENDING;
+	engine_host_policy_capacity(e, &learned);
+	return learned ? GUARANTEES_PENDING : NULL;
+}
