@@ -5,10 +5,12 @@
 #define MPAMD_CORE_CTL_H
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "core/base/error.h"
+#include "core/ctl/json_text.h"
 
 struct ctl_peer; /* core/ctl/proto.h */
 
@@ -27,6 +29,12 @@ struct ctl_handler {
 	json_t *(*show)(void *ctx, const char *name, struct err *err);
 	/* Read-only: counters for monitoring systems (per partition bytes, rates, limits, events). */
 	json_t *(*metrics)(void *ctx);
+	/* Optional, used instead of list and metrics when set: the result written at the end of `out`,
+	 * byte for byte the compact JSON jansson would write for what list or metrics returns, without
+	 * making those values (at thousands of partitions, most of a reply's cost; core/ctl/json_text.h).
+	 * false when there is no result (as NULL from list); what it wrote then is dropped. */
+	bool (*list_text)(void *ctx, struct json_text *out);
+	bool (*metrics_text)(void *ctx, struct json_text *out);
 	/* Mutating: `count` "key=value" settings for partition `name` from `peer`, validated like the
 	 * config file (same keys, same ranges, same cross-checks) and against the hardware; all or
 	 * nothing. The result says what was asked and what is in force, or NULL and err. */
