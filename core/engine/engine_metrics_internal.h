@@ -5,12 +5,10 @@
 
 #include <jansson.h>
 
-#include "core/ctl/json_text.h"
 #include <stdbool.h>
 #include <stdint.h>
 
 #include "core/base/histogram.h"
-#include "core/ctl/json_text.h"
 #include "core/report/metrics.h"
 #include "core/report/textfile.h"
 
@@ -39,12 +37,6 @@ void engine_metrics_tick_done(struct engine *e, uint64_t duration_ns);
 /* After a tick is published as `s`: the textfile when one is configured, at most once per second of
  * `mono_now_ns` (CLOCK_MONOTONIC). */
 void engine_metrics_textfile(struct engine *e, const struct engine_snapshot *s, uint64_t mono_now_ns);
-/* {"format": METRICS_FORMAT, "text": ...} of snapshot `s`: a new reference, or NULL when out of
- * memory. Any thread. */
-json_t *engine_metrics_reply(const struct engine_snapshot *s);
-/* The same reply appended to `t` as compact JSON, the bytes jansson writes for it; false when out of
- * memory or the text is not UTF-8 (where engine_metrics_reply gives NULL). Any thread. */
-bool engine_metrics_reply_text(const struct engine_snapshot *s, struct json_text *t);
 /* A stop: the textfile goes, as what it says is no longer true. */
 void engine_metrics_stop(struct engine *e);
 

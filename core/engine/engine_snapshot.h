@@ -131,6 +131,15 @@ json_t *engine_json_u32(uint32_t v);
  * snapshot_list_json(s); false when out of memory. */
 bool snapshot_list_text(const struct engine_snapshot *s, struct json_text *t);
 
+/* ---- the metrics reply (engine_metrics.c) ---- */
+
+/* {"format": METRICS_FORMAT, "text": ...} of snapshot `s`: a new reference, or NULL when out of
+ * memory. Any thread. */
+json_t *engine_metrics_reply(const struct engine_snapshot *s);
+/* The same reply appended to `t` as compact JSON, the bytes jansson writes for it; false when out of
+ * memory or the text is not UTF-8 (where engine_metrics_reply gives NULL). Any thread. */
+bool engine_metrics_reply_text(const struct engine_snapshot *s, struct json_text *t);
+
 /* status and list of the engine as it is now (a snapshot taken, built, dropped): for tests and
  * hooks on the tick thread. */
 json_t *engine_snapshot_status(const struct engine *e);
