@@ -159,22 +159,137 @@ void json_text_null(struct json_text *t)
 	json_text_raw(t, "null", 4);
 }
 
+/* m * 2^e * 10^p as an integer rounded to nearest, ties to even (what printf does with the exact
+ * binary value), and its floor in *floor_ret: exact in 128 bits for m < 2^53, 0 <= p <= 20 and the
+ * result below 2^64. */
+static uint64_t scaled_round(uint64_t m, int e, int p, uint64_t *floor_ret)
+{
+	static const uint64_t pow5[21] = { 1ull,
+					   5ull,
+					   25ull,
+					   125ull,
+					   625ull,
+					   3125ull,
+					   15625ull,
+					   78125ull,
+					   390625ull,
+					   1953125ull,
+					   9765625ull,
+					   48828125ull,
+					   244140625ull,
+					   1220703125ull,
+					   6103515625ull,
+					   30517578125ull,
+					   152587890625ull,
+					   762939453125ull,
+					   3814697265625ull,
+					   19073486328125ull,
+					   95367431640625ull };
+	unsigned __int128 prod = (unsigned __int128)m * pow5[p]; /* below 2^100 */
+	int shift = e + p;					 /* the value is prod * 2^shift */
+
+	if (shift >= 0) {
+		*floor_ret = (uint64_t)(prod << shift); /* callers keep it below 2^64: shift is small */
+		return *floor_ret;
+	}
+	int s = -shift;
+	if (s >= 100) {
+		*floor_ret = 0;
+		return 0;
+	}
+	unsigned __int128 q = prod >> s, rest = prod - (q << s), half = (unsigned __int128)1 << (s - 1);
+	*floor_ret = (uint64_t)q;
+	return (uint64_t)q + (rest > half || (rest == half && (q & 1)));
+}
+
+#define G17_LOW	 10000000000000000ull /* 17 significant digits: an integer in [G17_LOW, G17_HIGH) */
+#define G17_HIGH 100000000000000000ull
+
+/* The 17 significant digits of a (1e-4 <= a < 1e16) as an integer and its decimal exponent; false
+ * when the first guess of the exponent cannot be mended. */
+static bool g17_digits(double a, uint64_t *digits, int *exponent)
+{
+	int e2, x = (int)floor(log10(a));		 /* perhaps one off */
+	uint64_t m = (uint64_t)ldexp(frexp(a, &e2), 53); /* a = m * 2^(e2 - 53), exactly */
+
+	for (int tries = 0; tries < 3; tries++) {
+		uint64_t below;
+		if (16 - x < 0 || 16 - x > 20)
+			return false;
+		uint64_t d = scaled_round(m, e2 - 53, 16 - x, &below);
+		if (below >= G17_HIGH) {
+			x++;
+		} else if (below < G17_LOW) {
+			x--;
+		} else {
+			if (d == G17_HIGH) { /* rounded up to the next power of ten */
+				d = G17_LOW;
+				x++;
+			}
+			*digits = d;
+			*exponent = x;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* "%.17g" of v without printf, for 1e-4 <= |v| < 1e16 (fixed notation, no exponent): the exact value
+ * rounded to 17 significant digits, trailing zeros dropped. false: v is outside, printf it is. At
+ * thousands of partitions, printf's reals were most of a list's cost. */
+static bool g17_fixed(double v, char *text, size_t *ret_len)
+{
+	double a = fabs(v);
+	uint64_t d;
+	int x;
+	char digits[17];
+
+	if (!(a >= 1e-4 && a < 1e16) || !g17_digits(a, &d, &x) || x < -4 || x > 16)
+		return false;
+	for (int i = 16; i >= 0; i--, d /= 10)
+		digits[i] = (char)('0' + d % 10);
+	int last = 16; /* the last digit kept: trailing zeros of the fraction go */
+	while (last > x && last > 0 && digits[last] == '0')
+		last--;
+	size_t n = 0;
+	if (v < 0)
+		text[n++] = '-';
+	if (x >= 0) {
+		memcpy(text + n, digits, (size_t)x + 1);
+		n += (size_t)x + 1;
+		if (last > x)
+			text[n++] = '.';
+	} else {
+		memcpy(text + n, "0.000", (size_t)(1 - x)); /* "0." and -x-1 zeros */
+		n += (size_t)(1 - x);
+	}
+	int first = x >= 0 ? x + 1 : 0; /* the first digit of the fraction */
+	if (last >= first) {
+		memcpy(text + n, digits + first, (size_t)(last - first + 1));
+		n += (size_t)(last - first + 1);
+	}
+	*ret_len = n;
+	return true;
+}
+
 /* jansson's real: "%.17g", the locale's decimal point read as '.', ".0" when it would read back as
  * an integer, and the exponent without '+' and leading zeros ("1e+20" is "1e20", "1e-05" "1e-5"). */
 bool json_text_real(struct json_text *t, double v)
 {
 	char text[48];
-	int n;
+	size_t len;
 
 	if (!isfinite(v))
 		return false;
-	n = snprintf(text, sizeof(text) - 2, "%.17g", v);
-	if (n < 0 || (size_t)n >= sizeof(text) - 2)
-		return false;
-	size_t len = (size_t)n;
-	for (size_t i = 0; i < len; i++)
-		if (text[i] != '-' && text[i] != '+' && text[i] != 'e' && (text[i] < '0' || text[i] > '9'))
-			text[i] = '.';
+	if (!g17_fixed(v, text, &len)) {
+		int n = snprintf(text, sizeof(text) - 2, "%.17g", v);
+		if (n < 0 || (size_t)n >= sizeof(text) - 2)
+			return false;
+		len = (size_t)n;
+		for (size_t i = 0; i < len; i++)
+			if (text[i] != '-' && text[i] != '+' && text[i] != 'e' && (text[i] < '0' || text[i] > '9'))
+				text[i] = '.';
+	}
 	char *e = memchr(text, 'e', len);
 	if (!e && !memchr(text, '.', len)) {
 		memcpy(text + len, ".0", 2);

@@ -323,6 +323,42 @@ static void test_values_equal_jansson(void **state)
 	}
 }
 
+/* Reals where the writer's own digits meet printf's: around each power of ten, across the range it
+ * writes itself (1e-4 to 1e16) and beyond, and doubles of random bits. */
+static void test_reals_equal_jansson(void **state)
+{
+	struct json_text t = { 0 };
+	size_t round = 0;
+
+	(void)state;
+	for (int x = -6; x <= 18; x++) {
+		double p = pow(10, x), v = p;
+		for (int step = 0; step < 40; step++, v = nextafter(v, 0))
+			assert_value(json_real(v), json_text_real(&t, v), &t, round++);
+		v = p;
+		for (int step = 0; step < 40; step++, v = nextafter(v, INFINITY))
+			assert_value(json_real(-v), json_text_real(&t, -v), &t, round++);
+		for (int k = 0; k < 2000; k++) {
+			/* Values of few digits (rates, percents) and of all 17. */
+			double few = (double)pick(100000) / pow(10, pick(6)) * p;
+			double many = (double)(rng() >> 11) / (double)(1ull << 53) * p * 10;
+			assert_value(json_real(few), json_text_real(&t, few), &t, round++);
+			assert_value(json_real(many), json_text_real(&t, many), &t, round++);
+		}
+	}
+	/* Ties at the 17th digit (16 integer digits and a quarter): printf rounds them to even. */
+	for (int k = 0; k < 4000; k++) {
+		double v = (double)(1000000000000000ull + rng() % 1000000000000000ull) + (k % 4) * 0.25;
+		assert_value(json_real(v), json_text_real(&t, v), &t, round++);
+	}
+	for (int k = 0; k < 100000; k++) {
+		uint64_t bits = rng();
+		double v;
+		memcpy(&v, &bits, sizeof(v));
+		assert_value(json_real(v), json_text_real(&t, v), &t, round++);
+	}
+}
+
 static void test_edges(void **state)
 {
 	struct json_text t = { 0 };
@@ -353,11 +389,9 @@ static void test_edges(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_list_equals_jansson),
-		cmocka_unit_test(test_list_leaves_out_what_jansson_does),
-		cmocka_unit_test(test_metrics_equals_jansson),
-		cmocka_unit_test(test_values_equal_jansson),
-		cmocka_unit_test(test_edges),
+		cmocka_unit_test(test_list_equals_jansson),    cmocka_unit_test(test_list_leaves_out_what_jansson_does),
+		cmocka_unit_test(test_metrics_equals_jansson), cmocka_unit_test(test_values_equal_jansson),
+		cmocka_unit_test(test_reals_equal_jansson),    cmocka_unit_test(test_edges),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
