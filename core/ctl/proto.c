@@ -368,7 +368,7 @@ int ctl_reply_encode(const json_t *reply, char **ret_line, size_t *ret_len)
 }
 
 /* The handler's own writer of a shared command's result, or NULL. */
-static bool (*text_writer(const struct ctl_handler *h, const struct ctl_command_info *cmd))(void *, struct json_text *)
+static ctl_text_fn *text_writer(const struct ctl_handler *h, const struct ctl_command_info *cmd)
 {
 	if (!cmd)
 		return NULL;
@@ -392,8 +392,8 @@ bool ctl_reply_line_ok(const char *line, size_t len)
 
 /* {"version":1,"ok":true,"result":RESULT}, RESULT from the handler's writer; its failure is answered
  * as from_handler answers a NULL result. */
-static int answer_from_text(const struct ctl_handler *h, const struct ctl_command_info *cmd,
-			    bool (*write)(void *, struct json_text *), struct json_text *out)
+static int answer_from_text(const struct ctl_handler *h, const struct ctl_command_info *cmd, ctl_text_fn *write,
+			    struct json_text *out)
 {
 	size_t mark = out->len;
 
@@ -414,7 +414,7 @@ static int answer_from_text(const struct ctl_handler *h, const struct ctl_comman
 int ctl_request_answer(const struct ctl_handler *handler, const struct ctl_peer *peer,
 		       const struct ctl_command_info *shared, const char *line, size_t len, struct json_text *out)
 {
-	bool (*write)(void *, struct json_text *) = text_writer(handler, shared);
+	ctl_text_fn *write = text_writer(handler, shared);
 	json_t *reply;
 
 	if (write)
