@@ -4,7 +4,6 @@
 #define MPAMD_CORE_ENGINE_ENGINE_METRICS_INTERNAL_H
 
 #include <jansson.h>
-
 #include <stdbool.h>
 #include <stdint.h>
 

@@ -1,10 +1,11 @@
 /* What the control socket's read-only replies show, as one immutable copy: the tick thread takes a
  * snapshot when a tick ends and after every set or reload (engine_ctl.c publishes it), plain data and
  * no JSON, and the replies of status, list and metrics are built from it on the control socket's
- * thread (engine_snapshot_json.c; list as text, engine_snapshot_text.c; engine_metrics.c). A reply is of one snapshot, so of one tick: the
- * tick number in status and the rows of list always agree. The server (core/ctl/reply_cache.c)
- * encodes a reply once per snapshot and gives every client asking meanwhile the same text; a tick,
- * not the number of clients, sets what they cost.
+ * thread (status: engine_snapshot_json.c; list, written as text: engine_snapshot_text.c; metrics:
+ * engine_metrics.c). A reply is of one snapshot, so of one tick: the tick number in status and the
+ * rows of list always agree. The server (core/ctl/reply_cache.c) encodes a reply once per snapshot
+ * and gives every client asking meanwhile the same line, by reference; a tick, not the number of
+ * clients, sets what they cost.
  *
  * A snapshot is reference-counted: whoever holds one may read it from any thread, and nothing in it
  * changes or points into the engine. Its strings are its own. */
