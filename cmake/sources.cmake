@@ -142,7 +142,9 @@ mpamd_layer(mpamd_ctl DIRS core/ctl DEPS mpamd_base LIBS PkgConfig::JANSSON Thre
   core/ctl/ctl_server_peer.c
   core/ctl/ctl_server_socket.c
   core/ctl/ctl_thread.c
+  core/ctl/json_text.c
   core/ctl/proto.c
+  core/ctl/reply_buf.c
   core/ctl/reply_cache.c)
 
 # What formats and writes the engine's output: the record file, the Prometheus text and its textfile,
@@ -181,6 +183,7 @@ mpamd_layer(mpamd_engine DIRS core/engine
   core/engine/engine_slots.c
   core/engine/engine_snapshot.c
   core/engine/engine_snapshot_json.c
+  core/engine/engine_snapshot_text.c
   core/engine/engine_vms.c
   core/engine/registry.c)
 

@@ -5,15 +5,20 @@
 #define MPAMD_CORE_CTL_H
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "core/base/error.h"
+#include "core/ctl/json_text.h"
 
 struct ctl_peer; /* core/ctl/proto.h */
 
 #define CTL_PROTOCOL_VERSION 1
 #define CTL_MAX_REQUEST	     65536 /* bytes in one request line, newline included */
+
+/* Writes a result at the end of `out` as compact JSON text (list_text, metrics_text below). */
+typedef bool ctl_text_fn(void *ctx, struct json_text *out);
 
 /* The JSON the read-only calls return is a new reference the caller releases. Every function is
  * called on the thread that dispatches the server (core/ctl/ctl_thread.h: one of its own). */
@@ -27,6 +32,12 @@ struct ctl_handler {
 	json_t *(*show)(void *ctx, const char *name, struct err *err);
 	/* Read-only: counters for monitoring systems (per partition bytes, rates, limits, events). */
 	json_t *(*metrics)(void *ctx);
+	/* Optional, used instead of list and metrics when set: the result written at the end of `out`,
+	 * byte for byte the compact JSON jansson would write for what list or metrics returns, without
+	 * making those values (at thousands of partitions, most of a reply's cost; core/ctl/json_text.h).
+	 * false when there is no result (as NULL from list); what it wrote then is dropped. */
+	ctl_text_fn *list_text;
+	ctl_text_fn *metrics_text;
 	/* Mutating: `count` "key=value" settings for partition `name` from `peer`, validated like the
 	 * config file (same keys, same ranges, same cross-checks) and against the hardware; all or
 	 * nothing. The result says what was asked and what is in force, or NULL and err. */

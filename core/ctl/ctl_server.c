@@ -78,9 +78,7 @@ static void client_drop(struct ctl_server *s, struct ctl_client *c, const char *
 	close(c->fd);
 	c->fd = -1;
 	c->dead = true;
-	free(c->in);
-	free(c->out);
-	c->in = c->out = NULL;
+	ctl_server_client_release(c);
 	s->client_count--;
 	listen_pause(s, false);
 	timer_update(s);

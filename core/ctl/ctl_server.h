@@ -16,7 +16,10 @@
  * than CTL_SERVER_OUT_PAUSE bytes queued its further requests wait; a client whose queued replies or
  * unfinished request make no progress for stall_ms is dropped, as is one whose queue exceeds
  * CTL_SERVER_OUT_MAX, and one that has sent nothing and is owed nothing for idle_ms (a client that
- * never reads replies small enough to sit in its socket buffer ends up so). Beyond max_clients, a new
+ * never reads replies small enough to sit in its socket buffer ends up so). Queued bytes are what the
+ * client still has to read; a shared reply (status, list, metrics of one generation) is queued by
+ * reference, one line in memory for every client that holds it, so the memory held is at most what
+ * the same queues held as copies, and usually one line per command and generation. Beyond max_clients, a new
  * client gets an error reply and is closed; the last `reserved` slots take only peers that may
  * mutate (root, the socket's group), so that connections anyone can open cannot lock root out, and a
  * peer that may only read holds at most `per_uid` connections per uid, so that one local user cannot

@@ -1,7 +1,8 @@
 /* One client of the control socket, the protocol's side of the server: its bytes read and cut into
  * request lines, answered in order (through the reply cache) within what the dispatch's budget and
- * its own queue allow, the replies queued and written as the socket takes them, and a line too long
- * answered with an error before hanging up. */
+ * its own queue allow, the replies queued (by reference: a shared reply is one line for all its
+ * clients) and written as the socket takes them, and a line too long answered with an error before
+ * hanging up. */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -15,66 +16,137 @@
 #include "core/ctl/proto.h"
 #include "core/ctl/reply_cache.h"
 
-#define OUT_KEEP (1024 * 1024) /* an emptied reply buffer larger than this is released */
+/* Replies a client holds alone are appended to the last one it holds alone, up to this size, so a
+ * stream of small replies costs about what their bytes do, not a line each. */
+#define OUT_COALESCE (64 * 1024)
+#define OUT_KEEP     64 /* an emptied queue larger than this many lines is released */
 
-/* Queues a reply line; it is written by client_flush. */
-static int client_queue_line(struct ctl_client *c, const char *line, size_t len)
+static struct out_segment *queue_tail(struct ctl_client *c)
 {
-	if (c->out_off > 0 && c->out_len + len > c->out_cap) {
-		/* A reader that keeps up only partly never empties the queue: reuse what it has read. */
-		memmove(c->out, c->out + c->out_off, client_queued(c));
-		c->out_len -= c->out_off;
-		c->out_off = 0;
+	return c->out_count ? &c->out[c->out_head + c->out_count - 1] : NULL;
+}
+
+/* Appends `line` (held by the client alone) to the tail when the tail is the client's alone, short
+ * and has room: true when it did, and `line` is dropped. */
+static bool queue_coalesce(struct ctl_client *c, struct reply_buf *line)
+{
+	struct out_segment *tail = queue_tail(c);
+
+	if (!tail || line->refs != 1 || tail->line->refs != 1 ||
+	    reply_buf_len(tail->line) + reply_buf_len(line) > OUT_COALESCE)
+		return false;
+	json_text_raw(&tail->line->text, reply_buf_data(line), reply_buf_len(line));
+	if (tail->line->text.failed) {
+		tail->line->text.failed = false; /* nothing was appended: the tail is whole, queue `line` apart */
+		return false;
 	}
-	if (c->out_len + len > c->out_cap) {
-		size_t cap = c->out_cap ? c->out_cap : 4096;
-		while (cap < c->out_len + len)
-			cap *= 2;
-		char *grown = realloc(c->out, cap);
-		if (!grown)
-			return -ENOMEM;
-		c->out = grown;
-		c->out_cap = cap;
+	reply_buf_unref(line);
+	return true;
+}
+
+static int queue_push(struct ctl_client *c, struct reply_buf *line)
+{
+	if (c->out_head + c->out_count == c->out_cap) {
+		if (c->out_head > 0) {
+			memmove(c->out, c->out + c->out_head, c->out_count * sizeof(*c->out));
+			c->out_head = 0;
+		} else {
+			size_t cap = c->out_cap ? c->out_cap * 2 : 8;
+			struct out_segment *grown = realloc(c->out, cap * sizeof(*grown));
+			if (!grown)
+				return -ENOMEM;
+			c->out = grown;
+			c->out_cap = cap;
+		}
 	}
-	if (client_queued(c) == 0)
+	c->out[c->out_head + c->out_count++] = (struct out_segment){ line, 0 };
+	return 0;
+}
+
+/* Queues a reply line, taking the caller's reference; it is written by client_flush. A line others
+ * hold too (the reply cache's) is queued by reference, never copied. */
+static int client_queue_line(struct ctl_client *c, struct reply_buf *line)
+{
+	size_t len = reply_buf_len(line);
+
+	if (len == 0) {
+		reply_buf_unref(line);
+		return 0;
+	}
+	if (!queue_coalesce(c, line)) {
+		int r = queue_push(c, line);
+		if (r < 0) {
+			reply_buf_unref(line);
+			return r;
+		}
+	}
+	if (c->queued == 0)
 		c->out_since_ms = now_ms();
-	memcpy(c->out + c->out_len, line, len);
-	c->out_len += len;
+	c->queued += len;
 	return 0;
 }
 
 static int client_queue(struct ctl_client *c, const json_t *reply)
 {
-	char *line;
-	size_t len;
-	int r = ctl_reply_encode(reply, &line, &len);
+	struct reply_buf *line = reply_buf_new();
+	int r = line ? ctl_reply_encode_to(reply, &line->text) : -ENOMEM;
 
-	if (r < 0)
+	if (r < 0) {
+		reply_buf_unref(line);
 		return r;
-	r = client_queue_line(c, line, len);
-	free(line);
-	return r;
+	}
+	return client_queue_line(c, line);
 }
 
-static int client_flush(struct ctl_client *c)
+static void queue_pop(struct ctl_client *c)
 {
-	while (client_queued(c) > 0) {
-		ssize_t n = send(c->fd, c->out + c->out_off, client_queued(c), MSG_NOSIGNAL | MSG_DONTWAIT);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : -errno;
-		}
-		c->out_off += (size_t)n;
-		c->out_since_ms = c->active_ms = now_ms();
-	}
-	c->out_off = c->out_len = 0;
+	reply_buf_unref(c->out[c->out_head].line);
+	c->out_head++;
+	c->out_count--;
+}
+
+static void queue_release_if_empty(struct ctl_client *c)
+{
+	if (c->out_count)
+		return;
+	c->out_head = 0;
 	if (c->out_cap > OUT_KEEP) {
 		free(c->out);
 		c->out = NULL;
 		c->out_cap = 0;
 	}
+}
+
+static int client_flush(struct ctl_client *c)
+{
+	while (c->out_count > 0) {
+		struct out_segment *seg = &c->out[c->out_head];
+		size_t left = reply_buf_len(seg->line) - seg->off;
+		ssize_t n = send(c->fd, reply_buf_data(seg->line) + seg->off, left, MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : -errno;
+		}
+		seg->off += (size_t)n;
+		c->queued -= (size_t)n;
+		c->out_since_ms = c->active_ms = now_ms();
+		if (seg->off == reply_buf_len(seg->line))
+			queue_pop(c);
+	}
+	queue_release_if_empty(c);
 	return 0;
+}
+
+void ctl_server_client_release(struct ctl_client *c)
+{
+	while (c->out_count > 0)
+		queue_pop(c);
+	free(c->out);
+	free(c->in);
+	c->out = NULL;
+	c->in = NULL;
+	c->out_head = c->out_cap = c->queued = 0;
 }
 
 static bool client_paused(const struct ctl_client *c)
@@ -90,14 +162,10 @@ static bool client_reading(const struct ctl_client *c)
 
 static int client_answer(struct ctl_server *s, struct ctl_client *c, const char *line, size_t len)
 {
-	struct reply_line reply;
+	struct reply_buf *reply;
 	int r = reply_cache_answer(&s->replies, s->handler, &c->peer, line, len, &c->floor, &reply);
 
-	if (r < 0)
-		return r;
-	r = client_queue_line(c, reply.text, reply.len);
-	reply_line_fini(&reply);
-	return r;
+	return r < 0 ? r : client_queue_line(c, reply);
 }
 
 /* Whether one more request may be answered now: `taken` is this client's count in this dispatch. */

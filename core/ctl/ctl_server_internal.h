@@ -13,7 +13,15 @@
 #include "core/base/error.h"
 #include "core/ctl/ctl_server.h"
 #include "core/ctl/proto.h"
+#include "core/ctl/reply_buf.h"
 #include "core/ctl/reply_cache.h"
+
+/* A reply line queued for a client: a reference (shared with the reply cache and other clients, or
+ * the client's alone) and how much of it this client has written. */
+struct out_segment {
+	struct reply_buf *line;
+	size_t off;
+};
 
 struct ctl_client {
 	int fd;
@@ -26,8 +34,9 @@ struct ctl_client {
 	struct ctl_peer peer;
 	char *in;
 	size_t in_len, in_cap;
-	char *out;
-	size_t out_off, out_len, out_cap; /* queued bytes: out[out_off..out_len) */
+	struct out_segment *out; /* queued replies, oldest first from out[out_head] */
+	size_t out_head, out_count, out_cap;
+	size_t queued; /* bytes of them not written yet: what the queue's limits count */
 	uint64_t in_since_ms, out_since_ms;
 	uint64_t active_ms; /* last byte received or sent: an idle client holds a slot for nothing */
 	uint64_t floor;	    /* the handler's generation its replies must be of, at least (reply_cache.h) */
@@ -68,10 +77,11 @@ static inline uint64_t now_ms(void)
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
-/* Reply bytes queued and not yet written. */
+/* Reply bytes queued and not yet written (a shared line counts for each client that holds it: it
+ * is what that client still has to read). */
 static inline size_t client_queued(const struct ctl_client *c)
 {
-	return c->out_len - c->out_off;
+	return c->queued;
 }
 
 /* ---- ctl_server.c ---- */
@@ -83,6 +93,8 @@ int ctl_server_watch(struct ctl_server *s, int op, int fd, uint32_t events, void
 
 /* One round for a client on `events`: write, read, answer, write. Returns why it must go, or NULL. */
 const char *ctl_server_client_step(struct ctl_server *s, struct ctl_client *c, uint32_t events);
+/* Drops the client's queued replies (its references) and its buffers. */
+void ctl_server_client_release(struct ctl_client *c);
 
 /* ---- ctl_server_peer.c ---- */
 

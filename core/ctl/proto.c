@@ -335,46 +335,96 @@ int ctl_request_handle(const struct ctl_handler *handler, const struct ctl_peer 
 	return 0;
 }
 
-struct encode_buffer {
-	char *data;
-	size_t len, cap;
-};
-
 static int encode_append(const char *chunk, size_t size, void *data)
 {
-	struct encode_buffer *b = data;
+	struct json_text *out = data;
 
-	if (b->len + size + 2 > b->cap) { /* room kept for the newline and the NUL */
-		size_t cap = b->cap ? b->cap : 4096;
-		while (cap < b->len + size + 2)
-			cap *= 2;
-		char *grown = realloc(b->data, cap);
-		if (!grown)
-			return -1;
-		b->data = grown;
-		b->cap = cap;
-	}
-	memcpy(b->data + b->len, chunk, size);
-	b->len += size;
-	return 0;
+	json_text_raw(out, chunk, size);
+	return out->failed ? -1 : 0;
 }
 
-int ctl_reply_encode(const json_t *reply, char **ret_line, size_t *ret_len)
+int ctl_reply_encode_to(const json_t *reply, struct json_text *out)
 {
 	/* Compact output escapes control characters, so the encoded reply holds no newline but the last.
 	 * One pass into a growing buffer: json_dumpb would need a second, whole pass to size it, and
 	 * encoding is most of what a large reply costs. */
-	struct encode_buffer b = { 0 };
+	if (json_dump_callback(reply, encode_append, out, JSON_COMPACT) < 0)
+		return -ENOMEM;
+	json_text_raw(out, "\n", 1);
+	return out->failed ? -ENOMEM : 0;
+}
 
-	if (json_dump_callback(reply, encode_append, &b, JSON_COMPACT) < 0 || !b.data) {
-		free(b.data);
+int ctl_reply_encode(const json_t *reply, char **ret_line, size_t *ret_len)
+{
+	struct json_text out = { 0 };
+
+	if (ctl_reply_encode_to(reply, &out) < 0) {
+		json_text_fini(&out);
 		return -ENOMEM;
 	}
-	b.data[b.len] = '\n';
-	b.data[b.len + 1] = '\0';
-	*ret_line = b.data;
-	*ret_len = b.len + 1;
+	*ret_line = out.data;
+	*ret_len = out.len;
 	return 0;
+}
+
+/* The handler's own writer of a shared command's result, or NULL. */
+static ctl_text_fn *text_writer(const struct ctl_handler *h, const struct ctl_command_info *cmd)
+{
+	if (!cmd)
+		return NULL;
+	if (!strcmp(cmd->name, "list"))
+		return h->list_text;
+	if (!strcmp(cmd->name, "metrics"))
+		return h->metrics_text;
+	return NULL;
+}
+
+/* How a successful reply line starts, as reply_new and ctl_reply_ok make it. */
+#define OK_PREFIX_(version) "{\"version\":" #version ",\"ok\":true,"
+#define OK_PREFIX(version)  OK_PREFIX_(version)
+
+bool ctl_reply_line_ok(const char *line, size_t len)
+{
+	static const char prefix[] = OK_PREFIX(CTL_PROTOCOL_VERSION);
+
+	return len >= sizeof(prefix) - 1 && !memcmp(line, prefix, sizeof(prefix) - 1);
+}
+
+/* {"version":1,"ok":true,"result":RESULT}, RESULT from the handler's writer; its failure is answered
+ * as from_handler answers a NULL result. */
+static int answer_from_text(const struct ctl_handler *h, const struct ctl_command_info *cmd, ctl_text_fn *write,
+			    struct json_text *out)
+{
+	size_t mark = out->len;
+
+	json_text_lit(out, OK_PREFIX(CTL_PROTOCOL_VERSION) "\"result\":");
+	if (write(h->ctx, out)) {
+		json_text_raw(out, "}\n", 2);
+		return out->failed ? -ENOMEM : 0;
+	}
+	if (out->failed)
+		return -ENOMEM;
+	json_text_rewind(out, mark);
+	json_t *reply = ctl_reply_error("'%s' failed", cmd->name);
+	int r = reply ? ctl_reply_encode_to(reply, out) : -ENOMEM;
+	json_decref(reply);
+	return r;
+}
+
+int ctl_request_answer(const struct ctl_handler *handler, const struct ctl_peer *peer,
+		       const struct ctl_command_info *shared, const char *line, size_t len, struct json_text *out)
+{
+	ctl_text_fn *write = text_writer(handler, shared);
+	json_t *reply;
+
+	if (write)
+		return answer_from_text(handler, shared, write, out);
+	int r = ctl_request_handle(handler, peer, line, len, &reply);
+	if (r < 0)
+		return r;
+	r = ctl_reply_encode_to(reply, out);
+	json_decref(reply);
+	return r;
 }
 
 static int request_build_args(json_t *req, const struct ctl_command *c, const char *name, const char *const *settings,

@@ -56,6 +56,16 @@ const struct ctl_command_info *ctl_request_shared(const char *line, size_t len);
 int ctl_request_handle(const struct ctl_handler *handler, const struct ctl_peer *peer, const char *line, size_t len,
 		       json_t **ret_reply);
 
+/* The reply to one request line, as ctl_reply_encode(ctl_request_handle(...)) writes it, appended to
+ * `out`; `shared` is ctl_request_shared's answer for the line (NULL: not a shared command). A shared
+ * command whose text the handler writes itself (list_text, metrics_text) is written from it, without
+ * a jansson value. Returns 0, or -ENOMEM (`out` may then hold part of a line). */
+int ctl_request_answer(const struct ctl_handler *handler, const struct ctl_peer *peer,
+		       const struct ctl_command_info *shared, const char *line, size_t len, struct json_text *out);
+
+/* Whether an encoded reply line says ok (every reply line starts with its version and "ok"). */
+bool ctl_reply_line_ok(const char *line, size_t len);
+
 /* Replies made outside a handler (a line too long, too many clients). NULL on ENOMEM. */
 json_t *ctl_reply_ok(json_t *result);
 __attribute__((format(printf, 1, 2))) json_t *ctl_reply_error(const char *fmt, ...);
@@ -63,6 +73,8 @@ __attribute__((format(printf, 1, 2))) json_t *ctl_reply_error(const char *fmt, .
 /* The reply as one compact line ending in '\n' (and NUL-terminated after it; *ret_len counts the
  * newline, not the NUL), malloc'ed. Returns 0 or -ENOMEM. */
 int ctl_reply_encode(const json_t *reply, char **ret_line, size_t *ret_len);
+/* The same line appended to `out`. 0 or -ENOMEM. */
+int ctl_reply_encode_to(const json_t *reply, struct json_text *out);
 
 /* Client side: the request line (with its '\n', malloc'ed) for `cmd` with its arguments: `name` for
  * show and set, `settings` for set; the others take neither. Returns 0, -EINVAL with err for an

@@ -83,6 +83,26 @@ static json_t *ctl_metrics(void *ctx)
 	return from_published(ctx, engine_metrics_reply);
 }
 
+static bool from_published_text(void *ctx, bool (*write)(const struct engine_snapshot *s, struct json_text *t),
+				struct json_text *t)
+{
+	struct engine_snapshot *s = engine_ctl_published(engine_of(ctx));
+	bool ok = s && write(s, t);
+
+	engine_snapshot_unref(s);
+	return ok;
+}
+
+static bool ctl_list_text(void *ctx, struct json_text *t)
+{
+	return from_published_text(ctx, snapshot_list_text, t);
+}
+
+static bool ctl_metrics_text(void *ctx, struct json_text *t)
+{
+	return from_published_text(ctx, engine_metrics_reply_text, t);
+}
+
 static uint64_t ctl_generation(void *ctx)
 {
 	struct engine *e = engine_of(ctx);
@@ -270,6 +290,8 @@ void engine_ctl_handler(struct engine *e, struct ctl_handler *ret)
 		.list = ctl_list,
 		.show = ctl_show,
 		.metrics = ctl_metrics,
+		.list_text = ctl_list_text,
+		.metrics_text = ctl_metrics_text,
 		.set = ctl_set,
 		.reload_report = ctl_reload_report,
 		.generation = ctl_generation,

@@ -133,6 +133,22 @@ json_t *engine_metrics_reply(const struct engine_snapshot *s)
 	return reply;
 }
 
+bool engine_metrics_reply_text(const struct engine_snapshot *s, struct json_text *t)
+{
+	struct metrics_buf text = { 0 };
+	bool ok = format_snapshot(s, &text) == 0;
+
+	if (ok) {
+		json_text_lit(t, "{\"format\":");
+		json_text_string(t, METRICS_FORMAT);
+		json_text_lit(t, ",\"text\":");
+		ok = json_text_string_n(t, text.data, text.len);
+		json_text_lit(t, "}");
+	}
+	metrics_buf_fini(&text);
+	return ok && !t->failed;
+}
+
 void engine_metrics_textfile(struct engine *e, const struct engine_snapshot *s, uint64_t mono_now_ns)
 {
 	struct engine_metrics *m = &e->metrics;

@@ -36,9 +36,6 @@ void engine_metrics_tick_done(struct engine *e, uint64_t duration_ns);
 /* After a tick is published as `s`: the textfile when one is configured, at most once per second of
  * `mono_now_ns` (CLOCK_MONOTONIC). */
 void engine_metrics_textfile(struct engine *e, const struct engine_snapshot *s, uint64_t mono_now_ns);
-/* {"format": METRICS_FORMAT, "text": ...} of snapshot `s`: a new reference, or NULL when out of
- * memory. Any thread. */
-json_t *engine_metrics_reply(const struct engine_snapshot *s);
 /* A stop: the textfile goes, as what it says is no longer true. */
 void engine_metrics_stop(struct engine *e);
 

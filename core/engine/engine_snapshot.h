@@ -1,10 +1,11 @@
 /* What the control socket's read-only replies show, as one immutable copy: the tick thread takes a
  * snapshot when a tick ends and after every set or reload (engine_ctl.c publishes it), plain data and
  * no JSON, and the replies of status, list and metrics are built from it on the control socket's
- * thread (engine_snapshot_json.c, engine_metrics.c). A reply is of one snapshot, so of one tick: the
- * tick number in status and the rows of list always agree. The server (core/ctl/reply_cache.c)
- * encodes a reply once per snapshot and gives every client asking meanwhile the same text; a tick,
- * not the number of clients, sets what they cost.
+ * thread (status: engine_snapshot_json.c; list, written as text: engine_snapshot_text.c; metrics:
+ * engine_metrics.c). A reply is of one snapshot, so of one tick: the tick number in status and the
+ * rows of list always agree. The server (core/ctl/reply_cache.c) encodes a reply once per snapshot
+ * and gives every client asking meanwhile the same line, by reference; a tick, not the number of
+ * clients, sets what they cost.
  *
  * A snapshot is reference-counted: whoever holds one may read it from any thread, and nothing in it
  * changes or points into the engine. Its strings are its own. */
@@ -19,6 +20,7 @@
 
 #include "backends/contracts/actuator.h"
 #include "core/base/histogram.h"
+#include "core/ctl/json_text.h"
 #include "core/engine/compose.h"
 #include "core/report/events.h"
 #include "core/report/partition_status.h"
@@ -123,6 +125,21 @@ json_t *snapshot_domain_rows_json(const struct engine_snapshot *s, const struct 
  * otherwise, never 0). */
 json_t *engine_json_mbps(bool valid, double mbps);
 json_t *engine_json_u32(uint32_t v);
+
+/* ---- list written as text (engine_snapshot_text.c) ---- */
+
+/* The result of list appended to `t` as compact JSON, the bytes jansson writes for
+ * snapshot_list_json(s); false when out of memory. */
+bool snapshot_list_text(const struct engine_snapshot *s, struct json_text *t);
+
+/* ---- the metrics reply (engine_metrics.c) ---- */
+
+/* {"format": METRICS_FORMAT, "text": ...} of snapshot `s`: a new reference, or NULL when out of
+ * memory. Any thread. */
+json_t *engine_metrics_reply(const struct engine_snapshot *s);
+/* The same reply appended to `t` as compact JSON, the bytes jansson writes for it; false when out of
+ * memory or the text is not UTF-8 (where engine_metrics_reply gives NULL). Any thread. */
+bool engine_metrics_reply_text(const struct engine_snapshot *s, struct json_text *t);
 
 /* status and list of the engine as it is now (a snapshot taken, built, dropped): for tests and
  * hooks on the tick thread. */

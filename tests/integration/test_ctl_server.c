@@ -295,23 +295,24 @@ static int peer_fill(struct peer *p, size_t chunk)
 	return n > 0;
 }
 
-/* The next reply line as a JSON object, reading `chunk` bytes at a time; NULL at end of stream. */
-static json_t *peer_reply_chunked(struct server *srv, struct peer *p, size_t chunk)
+/* The next reply line as the server wrote it ('\n' included, malloc'ed, *ret_len its length), reading
+ * `chunk` bytes at a time; NULL at end of stream. */
+static char *peer_line_chunked(struct server *srv, struct peer *p, size_t chunk, size_t *ret_len)
 {
 	long long end = now_ms() + WAIT_MS;
 
 	for (;;) {
 		char *nl = p->len ? memchr(p->buf, '\n', p->len) : NULL;
 		if (nl) {
-			json_error_t error;
 			size_t len = (size_t)(nl - p->buf) + 1;
-			json_t *reply = json_loadb(p->buf, len - 1, 0, &error);
-			if (!reply)
-				fail_msg("reply is not JSON: %s: %.200s", error.text, p->buf);
+			char *line = malloc(len + 1);
+			assert_non_null(line);
+			memcpy(line, p->buf, len);
+			line[len] = '\0';
 			memmove(p->buf, p->buf + len, p->len - len);
 			p->len -= len;
-			assert_int_equal(json_integer_value(json_object_get(reply, "version")), 1);
-			return reply;
+			*ret_len = len;
+			return line;
 		}
 		int r = peer_fill(p, chunk);
 		if (r == 0)
@@ -322,6 +323,23 @@ static json_t *peer_reply_chunked(struct server *srv, struct peer *p, size_t chu
 			serve(srv, 10);
 		}
 	}
+}
+
+/* The next reply line as a JSON object, reading `chunk` bytes at a time; NULL at end of stream. */
+static json_t *peer_reply_chunked(struct server *srv, struct peer *p, size_t chunk)
+{
+	size_t len;
+	char *line = peer_line_chunked(srv, p, chunk, &len);
+	json_error_t error;
+
+	if (!line)
+		return NULL;
+	json_t *reply = json_loadb(line, len - 1, 0, &error);
+	if (!reply)
+		fail_msg("reply is not JSON: %s: %.200s", error.text, line);
+	free(line);
+	assert_int_equal(json_integer_value(json_object_get(reply, "version")), 1);
+	return reply;
 }
 
 static json_t *peer_reply(struct server *srv, struct peer *p)
@@ -996,6 +1014,46 @@ static void test_shared_reply_encoded_once(void **state)
 	server_close(&srv);
 }
 
+/* One shared reply for a client that reads slowly and one that reads at once: the same bytes for
+ * both, and the slow one's stays whole after the next generation's reply has replaced it in the cache
+ * (the server holds it by reference until the slow reader has it all; ASan checks the freeing). */
+static void test_shared_reply_slow_and_fast(void **state)
+{
+	struct ctl_server_config config = { .path = sock_path, .gid = SOCKET_GID };
+	struct peer slow, fast;
+	struct server srv;
+	size_t slow_len, fast_len, next_len;
+
+	(void)state;
+	fake.big = BIG_REPLY; /* far more than the socket buffers hold: the slow reply waits in the server */
+	server_open_config(&srv, &config, &handler_with_generation);
+	peer_connect(&slow);
+	peer_connect(&fast);
+	peer_send(&srv, &slow, "{\"cmd\":\"status\"}\n");
+	peer_send(&srv, &fast, "{\"cmd\":\"status\"}\n");
+	char *fast_line = peer_line_chunked(&srv, &fast, 65536, &fast_len);
+	assert_non_null(fast_line);
+	assert_int_equal(fake.status, 1);
+
+	fake.generation++;
+	peer_send(&srv, &fast, "{\"cmd\":\"status\"}\n");
+	char *next = peer_line_chunked(&srv, &fast, 65536, &next_len);
+	assert_int_equal(fake.status, 2);
+	assert_non_null(strstr(next, "\"n\":2"));
+
+	char *slow_line = peer_line_chunked(&srv, &slow, 4096, &slow_len);
+	assert_non_null(slow_line);
+	assert_int_equal(slow_len, fast_len);
+	assert_memory_equal(slow_line, fast_line, fast_len);
+	assert_non_null(strstr(slow_line, "\"n\":1"));
+	free(slow_line);
+	free(fast_line);
+	free(next);
+	peer_close(&slow);
+	peer_close(&fast);
+	server_close(&srv);
+}
+
 static void test_stalled_clients_dropped(void **state)
 {
 	struct server srv;
@@ -1519,6 +1577,7 @@ int main(void)
 		fixture_test(test_dispatch_budget_spans_clients),
 		fixture_test(test_dispatch_budget_in_bytes),
 		fixture_test(test_shared_reply_encoded_once),
+		fixture_test(test_shared_reply_slow_and_fast),
 		fixture_test(test_stalled_clients_dropped),
 		fixture_test(test_client_cap),
 		fixture_test(test_idle_clients_dropped),

@@ -91,12 +91,12 @@ static int teardown(void **state)
 /* The reply to `request`, read at generation *floor, as a malloc'ed string. */
 static char *answer_from(const struct ctl_handler *h, const char *request, uint64_t *floor)
 {
-	struct reply_line r;
+	struct reply_buf *r;
 
 	assert_int_equal(reply_cache_answer(&cache, h, &peer, request, strlen(request), floor, &r), 0);
-	assert_true(r.len > 0 && r.text[r.len - 1] == '\n');
-	char *copy = strndup(r.text, r.len);
-	reply_line_fini(&r);
+	assert_true(reply_buf_len(r) > 0 && reply_buf_data(r)[reply_buf_len(r) - 1] == '\n');
+	char *copy = strndup(reply_buf_data(r), reply_buf_len(r));
+	reply_buf_unref(r);
 	return copy;
 }
 
@@ -187,10 +187,10 @@ static void test_no_older_than_its_request(void **state)
 	/* Pipelined: status, set, status read together at 5. The second status is of the set. */
 	static const struct ctl_peer root = { .may_mutate = true };
 	static const char set[] = "{\"cmd\":\"set\",\"name\":\"web\",\"settings\":[\"weight=2\"]}";
-	struct reply_line r;
+	struct reply_buf *r;
 	assert_int_equal(reply_cache_answer(&cache, &h, &root, set, strlen(set), &floor_a, &r), 0);
-	assert_non_null(strstr(r.text, "\"ok\":true"));
-	reply_line_fini(&r);
+	assert_non_null(strstr(reply_buf_data(r), "\"ok\":true"));
+	reply_buf_unref(r);
 	assert_int_equal(floor_a, 6);
 	second = answer_from(&h, "{\"cmd\":\"status\"}", &floor_a);
 	assert_contains(second, "\"ticks\":6");
@@ -261,6 +261,88 @@ static void test_shared_commands(void **state)
 	assert_null(ctl_request_shared(line, strlen(line)));
 }
 
+/* The reply line to `request` read now: a reference, the caller's. */
+static struct reply_buf *answer_ref(const struct ctl_handler *h, const char *request)
+{
+	uint64_t floor = h->generation(h->ctx);
+	struct reply_buf *r;
+
+	assert_int_equal(reply_cache_answer(&cache, h, &peer, request, strlen(request), &floor, &r), 0);
+	return r;
+}
+
+/* Clients of one generation get the cache's line itself, not a copy; a line outlives its entry while
+ * a client holds it (a slow reader), and goes with the last reference (ASan: no leak, no use after
+ * free). */
+static void test_shared_by_reference(void **state)
+{
+	(void)state;
+	fake.generation = 3;
+	struct reply_buf *slow = answer_ref(&with_generation, "{\"cmd\":\"list\"}");
+	struct reply_buf *fast = answer_ref(&with_generation, "{\"cmd\":\"list\"}");
+	assert_ptr_equal(slow, fast);
+	assert_int_equal(slow->refs, 3); /* the entry's and the two clients' */
+	char *before = strndup(reply_buf_data(slow), reply_buf_len(slow));
+	reply_buf_unref(fast);
+
+	fake.generation = 4; /* the entry moves on; the slow reader still holds generation 3's line */
+	struct reply_buf *next = answer_ref(&with_generation, "{\"cmd\":\"list\"}");
+	assert_ptr_not_equal(next, slow);
+	assert_int_equal(slow->refs, 1);
+	assert_memory_equal(reply_buf_data(slow), before, reply_buf_len(slow));
+	reply_buf_unref(slow);
+	reply_buf_unref(next);
+	free(before);
+
+	/* A reply that is not shared is the client's alone. */
+	struct reply_buf *own = answer_ref(&with_generation, "{\"cmd\":\"show\",\"name\":\"web\"}");
+	assert_int_equal(own->refs, 1);
+	reply_buf_unref(own);
+}
+
+/* list written by the handler's own writer: wrapped as ctl_reply_ok wraps a value, shared like one,
+ * and a writer that fails is answered as a list that returns NULL, whatever it wrote before. */
+static bool fake_list_text(void *ctx, struct json_text *t)
+{
+	struct fake *f = ctx;
+
+	f->list++;
+	json_text_lit(t, "{\"partitions\":[]");
+	if (f->fail_list)
+		return false;
+	json_text_lit(t, "}");
+	return true;
+}
+
+static void test_handler_writes_text(void **state)
+{
+	struct ctl_handler h = with_generation;
+
+	(void)state;
+	h.list_text = fake_list_text;
+	char *r = answer(&h, "{\"cmd\":\"list\"}");
+	assert_string_equal(r, "{\"version\":1,\"ok\":true,\"result\":{\"partitions\":[]}}\n");
+	free(r);
+	free(answer(&h, "{\"cmd\":\"list\"}"));
+	assert_int_equal(fake.list, 1);
+	assert_int_equal(cache.hits, 1);
+	/* status has no writer: jansson's value, as before. */
+	r = answer(&h, "{\"cmd\":\"status\"}");
+	assert_string_equal(r, "{\"version\":1,\"ok\":true,\"result\":{\"ticks\":0}}\n");
+	free(r);
+
+	fake.fail_list = 1;
+	fake.generation = 1;
+	char *failed = answer(&h, "{\"cmd\":\"list\"}");
+	h.list_text = NULL;
+	fake.generation = 2;
+	char *from_json = answer(&h, "{\"cmd\":\"list\"}");
+	assert_string_equal(failed, from_json);
+	assert_string_equal(failed, "{\"version\":1,\"ok\":false,\"error\":\"'list' failed\"}\n");
+	free(failed);
+	free(from_json);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -269,6 +351,8 @@ int main(void)
 		fixture_test(test_not_shared),
 		fixture_test(test_errors_not_kept),
 		fixture_test(test_shared_commands),
+		fixture_test(test_shared_by_reference),
+		fixture_test(test_handler_writes_text),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
