@@ -70,6 +70,7 @@ mpamd_layer(mpamd_resctrl DIRS backends/resctrl DEPS mpamd_contracts LIBS PkgCon
   backends/resctrl/monitor_resctrl.c
   backends/resctrl/parse.c
   backends/resctrl/partid.c
+  backends/resctrl/pool.c
   backends/resctrl/probe.c)
 
 # The simulator is a bus for the MMIO driver: it sits on the mmio layer.
@@ -120,6 +121,7 @@ mpamd_layer(mpamd_pmu DIRS backends/pmu DEPS mpamd_contracts mpamd_perf SOURCES
 
 mpamd_layer(mpamd_policies DIRS policies DEPS mpamd_config SOURCES
   policies/chain.c
+  policies/class_assign.c
   policies/escalate.c
   policies/guard.c
   policies/guard_cut.c
@@ -178,6 +180,7 @@ mpamd_layer(mpamd_engine DIRS core/engine
   core/engine/engine_metrics.c
   core/engine/engine_partition.c
   core/engine/engine_place.c
+  core/engine/engine_pool.c
   core/engine/engine_record.c
   core/engine/engine_pmu.c
   core/engine/engine_slots.c

@@ -273,6 +273,13 @@ struct control_ops {
 	 * adopted is left as it was). A failure to remove is said in err; the slot is closed anyway.
 	 * NULL: partition_close (nothing was created). */
 	int (*partition_remove)(struct control *control, size_t index, struct err *err);
+	/* Removes what this control made in an earlier run or for an earlier configuration that no
+	 * partition named in `keep` uses any more (resctrl: the groups under group_prefix; a group this
+	 * mpamd adopted is never removed). The engine asks at start, before any partition opens, and
+	 * after each change of the partitions. The number removed (more than 0: room was freed, so a
+	 * partition that found none may try again), or a negative errno and why (what could be removed
+	 * was). NULL: this control leaves nothing behind. */
+	int (*tidy)(struct control *control, const char *const *keep, size_t count, struct err *err);
 	/* Whether the hardware went away (resctrl unmounted, or unmounted and mounted again), and opens
 	 * it again once it is back. Asked every tick, so it must be cheap when nothing went. 1: reopened
 	 * (every partition must be opened again), 0: it had not gone, a negative errno and why while it

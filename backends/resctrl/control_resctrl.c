@@ -12,6 +12,7 @@
 #include "backends/resctrl/resctrl_ops.h"
 #include "core/base/grow.h"
 #include "core/base/log.h"
+#include "core/base/name_index.h"
 
 struct resctrl_control {
 	struct control base;
@@ -21,7 +22,10 @@ struct resctrl_control {
 	/* Per slot: the group was made by this mpamd, so a removal may delete it. Kept across a close and
 	 * an open again of the same slot (which adopts the group it made). */
 	bool *ours;
-	size_t slots;		 /* of groups and ours */
+	size_t slots; /* of groups and ours */
+	/* The groups this mpamd adopted (they existed before it opened them): never removed, not even
+	 * when the pool is tidied after their partitions went. */
+	struct name_index adopted;
 	unsigned planned_groups; /* new groups the plans so far would create */
 	struct thread_placer placer;
 };
@@ -57,6 +61,7 @@ static void rc_free(struct control *c)
 		resctrl_group_close(&rc->groups[i]);
 	free(rc->groups);
 	free(rc->ours);
+	name_index_fini(&rc->adopted);
 	resctrl_fs_free(rc->fs);
 	free(rc);
 }
@@ -70,6 +75,7 @@ static int open_control(const struct config *config, bool ask_kernel, struct con
 		return err_set(err, -ENOMEM, "out of memory");
 	rc->base.ops = &control_resctrl_ops;
 	rc->config = config;
+	name_index_init(&rc->adopted);
 	int r = grow_slots(rc, n ? n - 1 : 0, err);
 	if (r == 0)
 		r = resctrl_fs_new(config->global.resctrl_root, ask_kernel, &rc->fs, err);
@@ -177,16 +183,19 @@ static int check_mounted(const struct resctrl_control *rc, struct err *err)
 	return err_set(err, -ENODEV, "resctrl is not mounted at %s: waiting for it to be mounted again", rc->fs->root);
 }
 
+static struct resctrl_room room_left(struct resctrl_control *rc);
+
 /* Creates or adopts the partition's group and places its tasks and CPUs: done, or only planned. */
 static int open_group(struct resctrl_control *rc, const struct partition_config *p, struct resctrl_group *g,
 		      struct resctrl_plan *plan, struct err *err)
 {
 	int rootfd = rc->fs->rootfd;
 	char name[sizeof(g->name)];
+	struct resctrl_room room = plan ? plan->room : room_left(rc);
 	int r;
 
 	snprintf(name, sizeof(name), "%s%s", rc->config->global.group_prefix, p->name);
-	if ((r = resctrl_group_open(rootfd, name, g, plan, err)) < 0)
+	if ((r = resctrl_group_open(rootfd, name, &room, g, plan, err)) < 0)
 		return r;
 	if (!plan)
 		log_info("partition %s: %s resctrl group %s", p->name, g->created ? "created" : "adopted", name);
@@ -214,6 +223,8 @@ static int rc_partition_open(struct control *c, size_t index, const struct parti
 	if ((r = open_group(rc, p, g, NULL, err)) < 0)
 		return r;
 	rc->ours[index] |= g->created;
+	if (!g->created && name_index_add(&rc->adopted, g->name, index) == -ENOMEM)
+		return err_set(err, -ENOMEM, "out of memory");
 	/* On MPAM a group's CLOSID is the PARTID its traffic carries; resctrl shows it under -o debug. */
 	*ret = (struct partition_ref){ .config = p, .group = g->name, .group_dirfd = g->dirfd, .hw_id = g->hw_id };
 	return 0;
@@ -251,6 +262,42 @@ static int rc_partition_remove(struct control *c, size_t index, struct err *err)
 		return err_set(err, -errno, "cannot remove resctrl group %s: %s", g->name, strerror(errno));
 	log_info("removed resctrl group %s", g->name);
 	return 0;
+}
+
+/* What the pool keeps: the groups of the partitions in use, those open now, those adopted. */
+static int keep_index(struct resctrl_control *rc, const char *const *keep, size_t count, struct name_index *ret)
+{
+	char name[sizeof(rc->groups[0].name)];
+	int r = 0;
+
+	name_index_init(ret);
+	for (size_t i = 0; i < count && r != -ENOMEM; i++) {
+		snprintf(name, sizeof(name), "%s%s", rc->config->global.group_prefix, keep[i]);
+		r = name_index_add(ret, name, i);
+	}
+	for (size_t i = 0; i < rc->slots && r != -ENOMEM; i++)
+		if (rc->groups[i].dirfd >= 0)
+			r = name_index_add(ret, rc->groups[i].name, i);
+	for (size_t i = 0; i < rc->adopted.cap && r != -ENOMEM; i++)
+		if (rc->adopted.slots[i].name)
+			r = name_index_add(ret, rc->adopted.slots[i].name, i);
+	return r == -ENOMEM ? -ENOMEM : 0;
+}
+
+static int rc_tidy(struct control *c, const char *const *keep, size_t count, struct err *err)
+{
+	struct resctrl_control *rc = rc_of(c);
+	struct name_index index;
+
+	if (rc->fs->rootfd < 0)
+		return 0; /* unmounted: every group went with it */
+	int r = keep_index(rc, keep, count, &index);
+	if (r == 0)
+		r = resctrl_pool_tidy(rc->fs->rootfd, rc->config->global.group_prefix, &index, err);
+	else
+		err_set(err, r, "out of memory");
+	name_index_fini(&index);
+	return r;
 }
 
 /* resctrl unmounted (every group went with it) and perhaps mounted again: the control and the monitor
@@ -308,17 +355,9 @@ static int rc_plan(struct control *c, size_t index, const struct partition_confi
 		   const struct partition_limits *limits, struct control_plan *ret, struct err *err)
 {
 	struct resctrl_control *rc = rc_of(c);
-	const struct resctrl_info *info = &rc->fs->info;
-	struct resctrl_plan plan = { .root = rc->fs->root,
-				     .closids = info->num_closids,
-				     .io_alloc = info->io_alloc,
-				     .closids_left = closids_left(rc),
-				     .rmids_counted = info->mon_present && info->num_rmids > 0,
-				     .rmids = info->num_rmids,
-				     .rmids_left = rmids_left(rc),
-				     .mon_res = info->mon_res,
-				     .writes = json_array(),
-				     .notes = json_array() };
+	struct resctrl_plan plan = {
+		.root = rc->fs->root, .room = room_left(rc), .writes = json_array(), .notes = json_array()
+	};
 	struct resctrl_group g = { .dirfd = -1 };
 	int r = plan.writes && plan.notes ? 0 : err_set(err, -ENOMEM, "out of memory");
 
@@ -344,6 +383,20 @@ static int rc_plan(struct control *c, size_t index, const struct partition_confi
 	if (r < 0)
 		control_plan_fini(ret);
 	return r;
+}
+
+/* What the groups there (and those planned) leave for a new one. */
+static struct resctrl_room room_left(struct resctrl_control *rc)
+{
+	const struct resctrl_info *info = &rc->fs->info;
+
+	return (struct resctrl_room){ .closids = info->num_closids,
+				      .io_alloc = info->io_alloc,
+				      .closids_left = closids_left(rc),
+				      .rmids_counted = info->mon_present && info->num_rmids > 0,
+				      .rmids = info->num_rmids,
+				      .rmids_left = rmids_left(rc),
+				      .mon_res = info->mon_res };
 }
 
 static int rc_validate(struct control *c, const struct partition_limits *limits, struct err *err)
@@ -384,6 +437,7 @@ const struct control_ops control_resctrl_ops = {
 	.partition_open = rc_partition_open,
 	.partition_close = rc_partition_close,
 	.partition_remove = rc_partition_remove,
+	.tidy = rc_tidy,
 	.recover = rc_recover,
 	.validate = rc_validate,
 	.apply = rc_apply,

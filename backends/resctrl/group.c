@@ -115,33 +115,55 @@ unsigned resctrl_count_rmid_holders(int rootfd)
 	return ctrl_groups + mon_groups;
 }
 
-/* What mkdir would do, without it: -EEXIST for a group that exists, -ENOSPC and why when no CLOSID or
- * no RMID is left (the kernel's answer), else 0 and the mkdir is planned. */
-static int plan_mkdir(int rootfd, const struct resctrl_group *g, struct resctrl_plan *plan, struct err *err)
+/* -ENOSPC and why when `room` has no CLOSID or no RMID left for group `name` (the kernel's answer to
+ * its mkdir), else 0. */
+static int no_room(int rootfd, const char *name, const struct resctrl_room *room, struct err *err)
 {
-	struct stat st;
-
-	if (fstatat(rootfd, g->name, &st, AT_SYMLINK_NOFOLLOW) == 0)
-		return -EEXIST;
-	if (errno != ENOENT)
-		return err_set(err, -errno, "cannot plan resctrl group %s: %s", g->name, strerror(errno));
-	if (!plan->closids_left) {
-		unsigned held = resctrl_count_groups(rootfd) + plan->io_alloc;
+	if (!room->closids_left) {
+		unsigned held = resctrl_count_groups(rootfd) + room->io_alloc;
+		unsigned planned = room->closids > held ? room->closids - held : 0;
+		char more[64] = "";
+		if (planned)
+			snprintf(more, sizeof(more), " and %u new group(s) planned before this one", planned);
 		return err_set(
 			err, -ENOSPC,
 			"cannot create resctrl group %s: no CLOSID left (resctrl has %u: the default group, %s%u "
-			"existing control group(s) and %u new group(s) planned before this one hold them)",
-			g->name, plan->closids, plan->io_alloc ? "io_alloc, " : "", held - 1 - plan->io_alloc,
-			plan->closids > held ? plan->closids - held : 0);
+			"existing control group(s)%s hold them)",
+			name, room->closids, room->io_alloc ? "io_alloc, " : "", held - 1 - room->io_alloc, more);
 	}
-	if (plan->rmids_counted && !plan->rmids_left)
+	if (room->rmids_counted && !room->rmids_left)
 		return err_set(err, -ENOSPC,
 			       "cannot create resctrl group %s: no RMID left (resctrl has %u; each control and "
 			       "monitoring group holds one, and a removed group's stays in limbo until its cache "
 			       "occupancy falls below info/%s_MON/max_threshold_occupancy)",
-			       g->name, plan->rmids, plan->mon_res);
-	plan->closids_left--;
-	plan->rmids_left -= plan->rmids_counted;
+			       name, room->rmids, room->mon_res);
+	return 0;
+}
+
+/* -EEXIST for a group that exists; errno of a failed look. */
+static int look_for(int rootfd, const char *name, const char *what, struct err *err)
+{
+	struct stat st;
+
+	if (fstatat(rootfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+		return -EEXIST;
+	if (errno != ENOENT)
+		return err_set(err, -errno, "cannot %s resctrl group %s: %s", what, name, strerror(errno));
+	return 0;
+}
+
+/* What mkdir would do, without it: -EEXIST for a group that exists, -ENOSPC and why when no CLOSID or
+ * no RMID is left (the kernel's answer), else 0 and the mkdir is planned. */
+static int plan_mkdir(int rootfd, const struct resctrl_group *g, struct resctrl_plan *plan, struct err *err)
+{
+	int r = look_for(rootfd, g->name, "plan", err);
+
+	if (r == 0)
+		r = no_room(rootfd, g->name, &plan->room, err);
+	if (r < 0)
+		return r;
+	plan->room.closids_left--;
+	plan->room.rmids_left -= plan->room.rmids_counted;
 	return plan_write(plan, g, "", "") ? 0 : -ENOMEM;
 }
 
@@ -195,20 +217,38 @@ static int mkdir_failed(int rootfd, const char *name, int r, struct err *err)
 		       text);
 }
 
-int resctrl_group_open(int rootfd, const char *name, struct resctrl_group *g, struct resctrl_plan *plan,
-		       struct err *err)
+/* The mkdir, unless the group exists (-EEXIST) or no room is left for it: a mkdir bound to fail is not
+ * made, so that it cannot write over last_cmd_status. */
+static int make_group(int rootfd, const char *name, const struct resctrl_room *room, struct err *err)
+{
+	int r = room ? look_for(rootfd, name, "create", err) : 0;
+
+	if (r == 0 && room)
+		r = no_room(rootfd, name, room, err);
+	if (r < 0)
+		return r;
+	if (mkdirat(rootfd, name, 0755) == 0)
+		return 0;
+	r = errno == EEXIST ? -EEXIST : mkdir_failed(rootfd, name, -errno, err);
+	/* Out of room where the groups showed some: what holds it cannot be seen (RMIDs in limbo, on MPAM
+	 * those of the CLOSID resctrl chose) and may pass by itself, unlike a pool that is visibly full. */
+	return r == -ENOSPC && room ? -EAGAIN : r;
+}
+
+int resctrl_group_open(int rootfd, const char *name, const struct resctrl_room *room, struct resctrl_group *g,
+		       struct resctrl_plan *plan, struct err *err)
 {
 	memset(g, 0, sizeof(*g));
 	g->dirfd = -1;
 	g->hw_id = -1;
 	snprintf(g->name, sizeof(g->name), "%s", name);
-	int r = plan ? plan_mkdir(rootfd, g, plan, err) : mkdirat(rootfd, name, 0755) == 0 ? 0 : -errno;
+	int r = plan ? plan_mkdir(rootfd, g, plan, err) : make_group(rootfd, name, room, err);
 	if (r == 0) {
 		g->created = true;
 		if (plan) /* it does not exist yet: there is nothing to open */
 			return 0;
 	} else if (r != -EEXIST) {
-		return plan ? r : mkdir_failed(rootfd, name, r, err);
+		return r;
 	}
 	if ((r = open_existing(rootfd, g, err)) < 0)
 		return r;

@@ -193,19 +193,27 @@ void resctrl_partid_advice(const struct resctrl_fs *fs, char *buf, size_t len);
 
 /* ---- group.c: one control group per partition ---- */
 
+/* What a new group may still take: resctrl's CLOSIDs and RMIDs and how many are left, as far as the
+ * groups that exist (and those planned before) tell; RMIDs in limbo cannot be seen. A mkdir when none
+ * is left would fail and write the kernel's "Out of CLOSIDs" over info/last_cmd_status, which other
+ * tools read: it is refused before it is made. */
+struct resctrl_room {
+	unsigned closids;	    /* resctrl's CLOSIDs, for the message when none is left */
+	bool io_alloc;		    /* io_alloc holds a CLOSID too, for that message */
+	unsigned closids_left;	    /* a mkdir is refused with -ENOSPC, as the kernel's would be, when 0 */
+	bool rmids_counted;	    /* resctrl monitors: every group takes an RMID too */
+	unsigned rmids, rmids_left; /* likewise for RMIDs */
+	const char *mon_res;	    /* the monitoring resource, for info/RES_MON */
+};
+
 /* A dry run of the group functions below (`mpamctl check-config --host`): given a plan, each records
  * the writes it would make, and what it would do that writes nothing, instead of doing it. NULL:
  * the writes are made. */
 struct resctrl_plan {
-	const char *root;	    /* the recorded paths start here */
-	unsigned closids;	    /* resctrl's CLOSIDs, for the message when none is left */
-	bool io_alloc;		    /* io_alloc holds a CLOSID too, for that message */
-	unsigned closids_left;	    /* a planned mkdir fails with -ENOSPC, as the kernel's would, when 0 */
-	bool rmids_counted;	    /* resctrl monitors: every group takes an RMID too */
-	unsigned rmids, rmids_left; /* likewise for RMIDs */
-	const char *mon_res;	    /* the monitoring resource, for info/RES_MON */
-	json_t *writes;		    /* [{"what", "path", "value"}] (struct control_plan) */
-	json_t *notes;		    /* strings */
+	const char *root;	  /* the recorded paths start here */
+	struct resctrl_room room; /* what the groups planned so far leave */
+	json_t *writes;		  /* [{"what", "path", "value"}] (struct control_plan) */
+	json_t *notes;		  /* strings */
 };
 
 struct resctrl_group {
@@ -219,9 +227,12 @@ struct resctrl_group {
 	uint64_t l3[RESCTRL_MAX_DOMAINS];
 };
 
-/* Creates the group, or adopts it when it exists; -ENOSPC when resctrl is out of CLOSIDs or RMIDs. */
-int resctrl_group_open(int rootfd, const char *name, struct resctrl_group *g, struct resctrl_plan *plan,
-		       struct err *err);
+/* Creates the group, or adopts it when it exists. -ENOSPC when resctrl is out of CLOSIDs or RMIDs:
+ * found in `room` (NULL: not looked at; a plan uses its own) before a mkdir, or the kernel's answer
+ * without `room`; with it, the kernel's ENOSPC is -EAGAIN (what holds the room cannot be seen, and may
+ * let go by itself: RMIDs in limbo), its message kept. */
+int resctrl_group_open(int rootfd, const char *name, const struct resctrl_room *room, struct resctrl_group *g,
+		       struct resctrl_plan *plan, struct err *err);
 void resctrl_group_close(struct resctrl_group *g);
 /* The control groups resctrl has at `rootfd`, the default group (the root) included: each holds a
  * CLOSID. */
@@ -253,6 +264,15 @@ int resctrl_group_set_cpus(int rootfd, struct resctrl_group *g, const struct cpu
 
 /* An unthrottled group's MB under mba_MBps (the kernel's MBA_MAX_MBPS). */
 #define RESCTRL_MBA_MAX_MBPS 4294967295ull
+
+/* ---- pool.c: the groups under group_prefix are mpamd's ---- */
+
+struct name_index;
+
+/* Removes every control group at `rootfd` whose name starts with `prefix` and is not in `keep`
+ * (group names): how many it removed, or a negative errno and why when none was and one could not
+ * be. An empty prefix marks no group as mpamd's: nothing is removed. */
+int resctrl_pool_tidy(int rootfd, const char *prefix, const struct name_index *keep, struct err *err);
 
 /* ---- mb_ladder.c ---- */
 

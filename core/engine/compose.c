@@ -251,6 +251,11 @@ int composition_recover(struct composition *c, struct err *err)
 	return c->control_ops->recover ? c->control_ops->recover(c->control, err) : 0;
 }
 
+int composition_tidy(struct composition *c, const char *const *keep, size_t count, struct err *err)
+{
+	return c->control_ops->tidy ? c->control_ops->tidy(c->control, keep, count, err) : 0;
+}
+
 int composition_read(struct composition *c, uint64_t now_ns, struct sample *samples, struct err *err)
 {
 	int first = 0;

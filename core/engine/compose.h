@@ -80,6 +80,9 @@ int composition_partition_close(struct composition *c, size_t index, bool remove
  * 1 reopened (every partition must be opened again), 0 nothing had gone, negative while it is
  * still gone. */
 int composition_recover(struct composition *c, struct err *err);
+/* The control removes what none of `keep` (partitions' names) uses (control_ops.tidy): how many it
+ * removed, 0 where it has nothing to tidy, or a negative errno and why. */
+int composition_tidy(struct composition *c, const char *const *keep, size_t count, struct err *err);
 
 /* Partition `index` once more from scratch, after its hardware side was lost (a resctrl group removed
  * behind mpamd's back): every monitor forgets it, the control closes and opens it again (recreating

@@ -131,6 +131,7 @@ static int open_partitions(struct engine *e, uint64_t now_ns, struct err *err)
 {
 	size_t n = e->gens.config->partition_count, opened = 0, retrying = 0;
 
+	engine_pool_tidy(e, e->gens.config, now_ns); /* what an earlier run left takes no room from these */
 	for (size_t i = 0; i < n; i++) {
 		size_t slot;
 		int r = engine_slot_alloc(e, &slot, err);

@@ -164,6 +164,7 @@ static void remove_slot(struct engine *e, size_t slot)
 	log_info("partition %s: removed", e->slots.partitions[slot].config->name);
 	engine_slot_close(e, slot, true);
 	engine_slot_free(e, slot);
+	engine_pool_room_freed(e, clock_now(&e->clock)); /* its group may have been what another lacked */
 }
 
 static void remove_gone(struct engine *e, const struct diff *d, json_t *report)
@@ -228,6 +229,7 @@ static void apply_partitions(struct engine *e, struct engine_gen *g, const char 
 	size_t unchanged = 0;
 
 	remove_gone(e, d, report);
+	engine_pool_tidy(e, want, now_ns); /* before the new partitions look for room */
 	for (size_t i = 0; i < want->partition_count; i++) {
 		const char *origin = origins ? origins[i] : NULL;
 		enum change c = d->change[i];

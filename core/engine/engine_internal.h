@@ -17,6 +17,7 @@
 #include "core/engine/engine_metrics_internal.h"
 #include "core/engine/engine_partition_internal.h"
 #include "core/engine/engine_place_internal.h"
+#include "core/engine/engine_pool_internal.h"
 #include "core/engine/engine_record_internal.h"
 #include "core/engine/engine_slots_internal.h"
 #include "core/engine/engine_vms_internal.h"

@@ -26,7 +26,9 @@ void engine_slot_show_failure(struct engine *e, size_t slot)
 	ep->status.retry_ms = ep->retry_ns ? engine_t_ms(e, ep->retry_ns) : 0;
 }
 
-static void mark_failed(struct engine *e, size_t slot, uint64_t now_ns, const char *error, bool retry)
+/* `no_room`: refused for want of room (ENOSPC), which only freed room ends (engine_pool.c): tried
+ * again then, or after the longest pause. */
+static void mark_failed(struct engine *e, size_t slot, uint64_t now_ns, const char *error, bool retry, bool no_room)
 {
 	struct engine_partition *ep = &e->slots.partitions[slot];
 	uint64_t first = e->ticks.interval_ns ? e->ticks.interval_ns : 1000000u;
@@ -34,15 +36,20 @@ static void mark_failed(struct engine *e, size_t slot, uint64_t now_ns, const ch
 	engine_slot_close(e, slot, false);
 	snprintf(ep->error, sizeof(ep->error), "%s", error);
 	ep->failed = true;
+	ep->no_room = no_room;
 	ep->attempts++;
 	ep->backoff_ns = ep->backoff_ns ? ep->backoff_ns * 2 : first;
-	if (ep->backoff_ns > ENGINE_RETRY_MAX_NS)
+	if (ep->backoff_ns > ENGINE_RETRY_MAX_NS || no_room)
 		ep->backoff_ns = ENGINE_RETRY_MAX_NS;
 	ep->retry_ns = retry ? now_ns + ep->backoff_ns : 0;
 	ep->status.reason = ep->error;
 	ep->status.valid = false;
 	engine_slot_show_failure(e, slot);
-	if (retry)
+	if (retry && no_room)
+		log_error("partition %s: %s; trying again when room is freed (a group removed, a reload), or in "
+			  "%.3g s",
+			  ep->config->name, error, (double)ep->backoff_ns / 1e9);
+	else if (retry)
 		log_error("partition %s: %s; trying again in %.3g s", ep->config->name, error,
 			  (double)ep->backoff_ns / 1e9);
 	else
@@ -51,7 +58,7 @@ static void mark_failed(struct engine *e, size_t slot, uint64_t now_ns, const ch
 
 void engine_slot_failed(struct engine *e, size_t slot, uint64_t now_ns, const char *error)
 {
-	mark_failed(e, slot, now_ns, error, true);
+	mark_failed(e, slot, now_ns, error, true, false);
 }
 
 void engine_slot_apply_failed(struct engine *e, size_t slot, const char *error)
@@ -97,10 +104,10 @@ int engine_slot_open(struct engine *e, size_t slot, uint64_t now_ns)
 	if (r == 0)
 		r = engine_apply_limits(e, slot, &want, &err);
 	if (r < 0) {
-		mark_failed(e, slot, now_ns, err.text, checked && retry_helps(r));
+		mark_failed(e, slot, now_ns, err.text, checked && retry_helps(r), r == -ENOSPC);
 		return r;
 	}
-	ep->failed = false;
+	ep->failed = ep->no_room = false;
 	ep->attempts = 0;
 	ep->backoff_ns = ep->retry_ns = 0;
 	ep->error[0] = '\0';
@@ -154,7 +161,7 @@ static int recover(struct engine *e, uint64_t now_ns)
 		for (size_t i = 0; i < e->slots.count; i++) {
 			struct engine_partition *ep = &e->slots.partitions[i];
 			if (ep->used && (ep->hw_open || retry_due(ep, now_ns)))
-				mark_failed(e, i, now_ns, err.text, true);
+				mark_failed(e, i, now_ns, err.text, true, false);
 		}
 		return r;
 	}

@@ -40,6 +40,7 @@ struct engine_partition {
 	char error[ERR_TEXT_MAX]; /* why it failed, or (open) why its limits could not be applied */
 	uint64_t retry_ns, backoff_ns;
 	unsigned attempts;	  /* failed attempts in a row */
+	bool no_room;		  /* it failed for want of room (ENOSPC): waits for room freed (engine_pool.c) */
 	struct partition_ref ref; /* how the control opened it */
 	/* What the control and the actuators took: engine_apply.c (a close clears applied_once). */
 	struct partition_limits applied;   /* what the last successful apply asked for */

@@ -1,6 +1,8 @@
 /* Slots: the number a partition keeps for its lifetime, by which the backends know it. The per-slot
  * arrays grow when a slot beyond them is needed; a freed slot is given to the next partition. */
 #include <errno.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,6 +31,18 @@ static int grow_domain_arrays(struct engine *e, size_t next)
 	return 0;
 }
 
+/* A failed partition's status.reason is its own slot's error: when the array moved, it follows (the
+ * old address, taken as a number before the move, tells which did). */
+static void follow_own_reasons(struct engine *e, uintptr_t old, size_t count)
+{
+	for (size_t i = 0; i < count; i++) {
+		struct engine_partition *ep = &e->slots.partitions[i];
+		uintptr_t own = old + i * sizeof(*ep) + offsetof(struct engine_partition, error);
+		if ((uintptr_t)ep->status.reason == own)
+			ep->status.reason = ep->error;
+	}
+}
+
 /* Every per-slot array holds `want` slots; each grows by doubling, so they stay the same length. */
 static int grow_arrays(struct engine *e, size_t want)
 {
@@ -38,8 +52,10 @@ static int grow_arrays(struct engine *e, size_t want)
 	if (want <= cap)
 		return 0;
 	c = cap;
+	uintptr_t old = (uintptr_t)e->slots.partitions;
 	if (array_grow((void **)&e->slots.partitions, &c, want, sizeof(*e->slots.partitions), NULL) < 0)
 		return -ENOMEM;
+	follow_own_reasons(e, old, cap);
 	size_t next = c;
 	c = cap;
 	if (array_grow((void **)&e->policy.partitions, &c, next, sizeof(*e->policy.partitions), NULL) < 0)
