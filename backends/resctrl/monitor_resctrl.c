@@ -11,6 +11,7 @@
 #include "backends/resctrl/resctrl.h"
 #include "backends/resctrl/resctrl_ops.h"
 #include "backends/shared/counter_pool.h"
+#include "core/base/clock.h"
 #include "core/base/grow.h"
 #include "core/base/log.h"
 #include "core/config/config.h"
@@ -33,6 +34,7 @@ struct last_count {
 struct resctrl_mon {
 	struct monitor base;
 	struct resctrl_fs *fs;
+	struct clock *clock; /* the engine's: when each counter was read */
 	bool owns_fs; /* opened here: the control is not resctrl's */
 	const struct resctrl_info *info;
 	char event[32];
@@ -182,13 +184,28 @@ static int read_counter(struct mon_domain *d, unsigned slot, struct counter_read
 	return check_forward(last, rd->value, &rd->reason);
 }
 
+/* The engine's time, or 0 (the tick's time) where the monitor was given no clock. */
+static uint64_t read_time(const struct resctrl_mon *mon)
+{
+	return mon->clock ? clock_now(mon->clock) : 0;
+}
+
+/* Each reading is timed at the middle of its pread: the kernel (or the FUSE emulator) takes the
+ * value somewhere between the two clock readings, and on a busy host either side can wait for a CPU.
+ * One clock reading ends a pread and starts the next. */
 static void read_counters(void *ctx, unsigned first, unsigned count, struct counter_reading *ret)
 {
+	struct mon_domain *d = ctx;
+	uint64_t before = read_time(d->mon);
+
 	for (unsigned k = 0; k < count; k++) {
 		if (!ret[k].held)
 			continue;
 		ret[k] = (struct counter_reading){ .held = true };
 		ret[k].error = read_counter(ctx, first + k, &ret[k]);
+		uint64_t after = read_time(d->mon);
+		ret[k].at_ns = before + (after - before) / 2;
+		before = after;
 	}
 }
 
@@ -285,6 +302,7 @@ static int mon_open(const struct config *config, const struct control_shared *sh
 		return err_set(err, -ENOMEM, "out of memory");
 	mon->base.ops = &monitor_resctrl_ops;
 	mon->fs = shared->resctrl;
+	mon->clock = shared->clock;
 	if (!mon->fs) {
 		mon->owns_fs = true;
 		r = resctrl_fs_new(config->global.resctrl_root, false, &mon->fs, err);

@@ -230,7 +230,7 @@ struct pass {
 static inline void slot_take(const struct pass *pass, struct slot *s, const struct counter_reading *rd,
 			     struct member *m, struct sample *out)
 {
-	uint64_t now_ns = pass->now_ns;
+	uint64_t now_ns = rd->at_ns ? rd->at_ns : pass->now_ns;
 
 	s->ticks_held++;
 	m->sampled = pass->number;
@@ -272,8 +272,9 @@ static void slot_assign(struct counter_pool *pool, unsigned index, size_t partit
 		return;
 	}
 	/* Hardware without a settling time is ready at once: take the baseline now. */
+	const struct counter_reading *rd = &pool->readings[index];
 	pool->ops->read(pool->ctx, index, 1, &pool->readings[index]);
-	slot_account_other(s, &pool->readings[index], now_ns);
+	slot_account_other(s, rd, rd->at_ns ? rd->at_ns : now_ns);
 	s->ticks_held = 0;
 }
 

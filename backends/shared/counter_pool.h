@@ -27,6 +27,11 @@ struct counter_reading {
 	bool restarted;
 	int error;	    /* negative errno: nothing could be read, the sample is invalid */
 	const char *reason; /* static text, with error or restarted */
+	/* When the value was read, on the engine's clock; 0: at the tick's time. A backend whose reads
+	 * can wait (a resctrl file: the kernel reads the counter on a CPU of its domain; a busy host
+	 * preempts the daemon between two reads) says when each was taken, so that a read late by a
+	 * few milliseconds is not taken for a burst of bandwidth. */
+	uint64_t at_ns;
 };
 
 struct counter_pool_ops {
