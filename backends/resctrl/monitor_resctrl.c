@@ -35,7 +35,7 @@ struct resctrl_mon {
 	struct monitor base;
 	struct resctrl_fs *fs;
 	struct clock *clock; /* the engine's: when each counter was read */
-	bool owns_fs; /* opened here: the control is not resctrl's */
+	bool owns_fs;	     /* opened here: the control is not resctrl's */
 	const struct resctrl_info *info;
 	char event[32];
 	bool assign;	   /* mbm_event mode: counters are assigned through mbm_RES_assignments */
