@@ -95,6 +95,7 @@ static double run_engine(struct run *run, double *ret_listed)
 	assert_non_null(config);
 	if (engine_new(config, &opts, &engine, &err) < 0)
 		fail_msg("engine: %s", err.text);
+	assert_int_equal(emu_ctl(run->emu, "advance 50"), 0); /* up to the first tick */
 	assert_int_equal(engine_run(engine, &err), 0);
 	if (ret_listed)
 		*ret_listed = listed_ceiling_mbps(engine);

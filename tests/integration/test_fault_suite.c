@@ -682,6 +682,7 @@ static void run_row(const struct row *row)
 	struct config *config = load_config_file(run->config);
 	assert_non_null(config);
 	int r = engine_new(config, &opts, &run->engine, &err);
+	advance_emulator(run); /* up to the first tick */
 	if (r == 0 && at_open(row) && shows_fault(run, run->engine))
 		run->fault_ticks++; /* before the first tick */
 	if (r == 0)
