@@ -88,8 +88,7 @@ struct target_memory {
 	double last_sample; /* the last of them */
 	double recent_mbps; /* their mean weighted toward the last (see target_search.c) */
 	double noise_rel;   /* mean absolute deviation of a sample from that mean, relative to it */
-	bool noise_known;   /* noise_rel was measured */
-	unsigned noise_n;   /* differences it was learned from (up to a few) */
+	unsigned noise_n;   /* differences it was learned from (up to a few; 0: noise_rel not measured) */
 	/* The search: the highest rung measured at or below the target, the lowest above it, and the
 	 * point measured before the one in force (for a secant). */
 	struct target_point lo, hi, prev;

@@ -160,7 +160,7 @@ static void learn_delay(struct target_memory *m, unsigned k)
 static bool shows(const struct target_memory *m, double y)
 {
 	double from = m->from_mbps;
-	double sigma = m->noise_known ? sample_sigma(m, from) : TARGET_NOISE_PRIOR * from;
+	double sigma = m->noise_n > 0 ? sample_sigma(m, from) : TARGET_NOISE_PRIOR * from;
 	double threshold = fmax(TARGET_SHOW_Z * sigma, TARGET_SHOW_MIN * from);
 
 	return from > 0 && (m->out_pct < m->from_pct ? y < from - threshold : y > from + threshold);
@@ -231,8 +231,7 @@ static void note_sample(struct target_memory *m, double y)
 {
 	if (m->n > 0 && m->mean_mbps > 0) {
 		double dev = fabs(y - m->last_sample) / M_SQRT2 / m->mean_mbps;
-		m->noise_rel = m->noise_known ? m->noise_rel + TARGET_NOISE_WEIGHT * (dev - m->noise_rel) : dev;
-		m->noise_known = true;
+		m->noise_rel = m->noise_n > 0 ? m->noise_rel + TARGET_NOISE_WEIGHT * (dev - m->noise_rel) : dev;
 		m->noise_n += m->noise_n < TARGET_NOISE_TRUSTED;
 	}
 	m->last_sample = y;
