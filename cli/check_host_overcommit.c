@@ -127,8 +127,8 @@ static const struct mbps_goal goals[] = {
 	  "mpamd shares their minimums latency-critical first, in proportion to guarantee, and logs an "
 	  "overcommit event (OVERCOMMIT in mpamd.ini(5))" },
 	{ "target_mbps", target_of,
-	  "the hardware's arbitration shares the domain among them, and mpamd logs an overcommit event "
-	  "(OVERCOMMIT in mpamd.ini(5))" },
+	  "mpamd shares the domain guarantees first, then by weight, each target up to itself, and logs an "
+	  "overcommit event (OVERCOMMIT in mpamd.ini(5))" },
 };
 
 /* The goal's sum over the partitions that use only domains of `mask`, and "db 12000, web 10000". */

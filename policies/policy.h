@@ -71,8 +71,13 @@ struct target_point {
 
 struct target_memory {
 	uint32_t last_target; /* target_mbps the controller last worked toward */
-	double mbps_per_pct;  /* learned average gain, rate over ceiling (0: not yet known) */
-	double out_pct;	      /* the controller's own output, percent, a rung (0: not engaged) */
+	/* While the targets and guarantees on its domains sum over their capacity: the MB/s it holds
+	 * instead, its share (policies/target_share.c); 0: its target. */
+	uint32_t budget;
+	uint32_t last_goal;  /* the budget or target its search last started for */
+	bool budget_moved;   /* the budget changed this tick (the overcommit event says so) */
+	double mbps_per_pct; /* learned average gain, rate over ceiling (0: not yet known) */
+	double out_pct;	     /* the controller's own output, percent, a rung (0: not engaged) */
 	/* The last move: the rate measured before it, and the samples taken since (see target_evidence.c:
 	 * a move is judged only once it shows). */
 	double from_pct, from_mbps;

@@ -29,6 +29,17 @@ void target_search_start(struct target_memory *m, const struct target_search *s,
  * say why in d. */
 void target_search_sample(struct target_memory *m, const struct target_search *s, double y, struct policy_decision *d);
 
+/* What the controller holds: its budget while the targets and guarantees on its domains cannot all be
+ * met, else its target (MB/s). */
+static inline uint32_t target_goal(const struct policy_partition *p)
+{
+	return p->target.budget ? p->target.budget : p->goals.target_mbps;
+}
+
+/* Each target's budget this tick, and the event when they change (policies/target_share.c). */
+void target_share(const struct policy_host *h, struct policy_partition *parts, size_t count,
+		  struct policy_decision *decisions);
+
 /* ---- the evidence (policies/target_evidence.c) ---- */
 
 /* Whether sample y is the first under the limit in force since the last move (the samples before are
