@@ -287,6 +287,46 @@ static void test_guarantee_then_targets(void **state)
 	assert_non_null(strstr(d[1].event, "target 10000 MB/s again"));
 }
 
+/* Two domains of 20000: a (target 24000) runs on domain 1 only, b (20000) half on each. Domain 1 is
+ * over (a 24000 + b 10000): 10000 each there, so a holds 10000 and b its whole target (its 10000 there
+ * fits its part). The traffic's split jitters: b's ask there moving by 1% of its target moves no
+ * budget and says nothing; by 10%, b holds 18000 and it is said again. */
+static void test_targets_on_two_domains(void **state)
+{
+	struct policy_host h = host_of(RIG_WHOLE_PERCENTS, false);
+	struct policy_host_domain hd[2] = { { .capacity_mbps = DOMAIN_MBPS }, { .capacity_mbps = DOMAIN_MBPS } };
+	struct policy_partition p[2] = { targeted("a", 24000, 12000), targeted("b", 20000, 20000) };
+	struct policy_domain dom[2][2] = { { { .cfg_max = 100, .valid = true, .mbps = 0, .mb_max = 100 },
+					     { .cfg_max = 100, .valid = true, .mbps = 12000, .mb_max = 100 } },
+					   { { .cfg_max = 100, .valid = true, .mbps = 10000, .mb_max = 100 },
+					     { .cfg_max = 100, .valid = true, .mbps = 10000, .mb_max = 100 } } };
+	double max_at[2][2], min_at[2][2];
+	struct policy_decision d[2];
+	const char *text;
+
+	(void)state;
+	h.domain_count = 2;
+	h.domains = hd;
+	for (int i = 0; i < 2; i++) {
+		p[i].domains = dom[i];
+		d[i] = (struct policy_decision){ .mb_max_at = max_at[i], .mb_min_at = min_at[i] };
+	}
+	assert_int_equal(tick(policy_target, &h, p, 2, d, &text), 1);
+	assert_non_null(strstr(text, "overcommit: targets ask 34000 of 20000 MB/s on domain 1 (a 24000, b 10000): not "
+				     "all can be met; shared by weight, each up to its target: a 10000, b 20000"));
+	assert_int_equal(p[0].target.budget, 10000);
+	assert_int_equal(p[1].target.budget, 0);
+	dom[1][0].mbps = 9800; /* b's ask on domain 1: 10200, a cut of 200 */
+	dom[1][1].mbps = 10200;
+	assert_int_equal(tick(policy_target, &h, p, 2, d, &text), 0);
+	assert_int_equal(p[1].target.budget, 0);
+	dom[1][0].mbps = 8000; /* 12000: a cut of 2000 */
+	dom[1][1].mbps = 12000;
+	assert_int_equal(tick(policy_target, &h, p, 2, d, &text), 1);
+	assert_non_null(strstr(text, "each up to its target: a 10000, b 18000"));
+	assert_int_equal(p[1].target.budget, 18000);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -295,6 +335,7 @@ int main(void)
 		cmocka_unit_test(test_learned_capacity_says_nothing), cmocka_unit_test(test_one_domain_of_two),
 		cmocka_unit_test(test_targets_over_capacity),	      cmocka_unit_test(test_targets_shared_equally),
 		cmocka_unit_test(test_targets_shared_by_weight),      cmocka_unit_test(test_guarantee_then_targets),
+		cmocka_unit_test(test_targets_on_two_domains),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
