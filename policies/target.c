@@ -218,8 +218,9 @@ static struct target_search search_of(const struct policy_host *h, const struct 
 				       .hold_up = p->cpu_quota_pct > 0 && p->target.out_pct <= lo };
 }
 
-/* The first move's event: a new target, a budget (policies/target_share.c), or the target again. */
-static void say_first_move(const struct policy_partition *p, struct policy_decision *d, uint32_t was, double g,
+/* The first move's event: a new target, a budget (policies/target_share.c), or the target `again`
+ * after a budget. */
+static void say_first_move(const struct policy_partition *p, struct policy_decision *d, bool again, double g,
 			   double from, double next)
 {
 	const char *verb = next < from ? "throttle" : "restore";
@@ -233,7 +234,7 @@ static void say_first_move(const struct policy_partition *p, struct policy_decis
 			"%s: budget %u MB/s, its share of target %u on an overcommitted domain, at %.0f MB/s per %%: "
 			"mb_max %g%% -> %g%%",
 			verb, p->target.budget, target, g, from, next);
-	else if (was && was != target && p->target.out_pct > 0 && p->target.last_target == target)
+	else if (again)
 		policy_event(d, "%s: target %u MB/s again, its domains no longer overcommitted: mb_max %g%% -> %g%%",
 			     verb, target, from, next);
 	else
@@ -247,12 +248,13 @@ static void first_move(const struct policy_host *h, struct policy_partition *p, 
 	struct target_search s = search_of(h, p);
 	double from = m->out_pct > 0 ? m->out_pct : in_force(h, p);
 	double next = model_setting(h, p, g);
-	uint32_t was = m->last_goal;
+	bool again = !m->budget && m->last_target == p->goals.target_mbps && m->last_goal != m->last_target;
 
+	m->last_target = p->goals.target_mbps;
 	m->last_goal = target_goal(p);
 	m->out_pct = from; /* measured there: the search's first point */
 	target_search_start(m, &s, next, p->mbps);
-	say_first_move(p, d, was, g, from, next);
+	say_first_move(p, d, again, g, from, next);
 }
 
 static void target_one(const struct policy_host *host, struct policy_partition *p, struct policy_decision *d)
@@ -263,10 +265,8 @@ static void target_one(const struct policy_host *host, struct policy_partition *
 		disengage(host, p, d);
 		return;
 	}
-	if (m->last_target != p->goals.target_mbps) {
+	if (m->last_target != p->goals.target_mbps)
 		m->domains = 0; /* a new target: where it runs is learned again */
-		m->last_target = p->goals.target_mbps;
-	}
 	if (p->valid)
 		note_domains(host, p);
 	struct policy_host view = view_of(host, p);
@@ -274,7 +274,8 @@ static void target_one(const struct policy_host *host, struct policy_partition *
 	if (p->valid) {
 		learn_gain(h, p);
 		double g = model_gain(h, p);
-		if (g > 0 && (!(m->out_pct > 0) || m->last_goal != target_goal(p))) {
+		if (g > 0 &&
+		    (!(m->out_pct > 0) || m->last_target != p->goals.target_mbps || m->last_goal != target_goal(p))) {
 			first_move(h, p, d, g);
 		} else if (g > 0) {
 			struct target_search s = search_of(h, p);
