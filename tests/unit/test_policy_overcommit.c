@@ -149,37 +149,53 @@ static void test_learned_capacity_says_nothing(void **state)
 	assert_int_equal(tick(policy_share, &h, p, 2, d, &text), 0);
 }
 
+/* Two domains of DOMAIN_MBPS under partitions p[0] and p[1], p[i] measuring mbps[i][k] on domain k,
+ * configured and in force at 100% / 0% there. */
+struct two_domains {
+	struct policy_host_domain hd[2];
+	struct policy_domain dom[2][2];
+	double max_at[2][2], min_at[2][2];
+};
+
+static void on_two_domains(struct two_domains *t, struct policy_host *h, struct policy_partition *p,
+			   struct policy_decision *d, const double mbps[2][2])
+{
+	for (int k = 0; k < 2; k++)
+		t->hd[k] = (struct policy_host_domain){ .capacity_mbps = DOMAIN_MBPS,
+							.total_mbps = mbps[0][k] + mbps[1][k],
+							.total_valid = true };
+	h->domain_count = 2;
+	h->domains = t->hd;
+	for (int i = 0; i < 2; i++) {
+		p[i].domains = t->dom[i];
+		d[i] = (struct policy_decision){ .mb_max = 100, .mb_max_at = t->max_at[i], .mb_min_at = t->min_at[i] };
+		for (int k = 0; k < 2; k++) {
+			t->dom[i][k] = (struct policy_domain){
+				.cfg_max = 100, .valid = true, .mbps = mbps[i][k], .mb_max = 100
+			};
+			t->max_at[i][k] = 100;
+			t->min_at[i][k] = 0;
+		}
+	}
+}
+
 /* Two domains: db pinned to domain 1 with 16000 of its 20000, web spread 8000 + 8000: domain 1 is
  * over (24000), domain 0 is not, and only domain 1's minimums are fitted. */
 static void test_one_domain_of_two(void **state)
 {
 	struct policy_host h = host_of(RIG_WHOLE_PERCENTS, true);
-	struct policy_host_domain hd[2] = { { .capacity_mbps = DOMAIN_MBPS, .total_mbps = 8000, .total_valid = true },
-					    { .capacity_mbps = DOMAIN_MBPS, .total_mbps = 24000, .total_valid = true } };
 	struct policy_partition p[2] = { guaranteed("db", 16000, 15000), guaranteed("web", 16000, 16000) };
-	struct policy_domain dom[2][2] = { { { .cfg_max = 100, .valid = true, .mbps = 0, .mb_max = 100 },
-					     { .cfg_max = 100, .valid = true, .mbps = 15000, .mb_max = 100 } },
-					   { { .cfg_max = 100, .valid = true, .mbps = 8000, .mb_max = 100 },
-					     { .cfg_max = 100, .valid = true, .mbps = 8000, .mb_max = 100 } } };
-	double max_at[2][2], min_at[2][2];
+	static const double mbps[2][2] = { { 0, 15000 }, { 8000, 8000 } };
+	struct two_domains t;
 	struct policy_decision d[2];
 
 	(void)state;
-	h.domain_count = 2;
-	h.domains = hd;
-	for (int i = 0; i < 2; i++) {
-		p[i].domains = dom[i];
-		d[i] = (struct policy_decision){ .mb_max = 100, .mb_max_at = max_at[i], .mb_min_at = min_at[i] };
-		for (int k = 0; k < 2; k++) {
-			max_at[i][k] = 100;
-			min_at[i][k] = 0;
-		}
-	}
+	on_two_domains(&t, &h, p, d, mbps);
 	policy_guard(&h, p, 2, d);
-	assert_int_equal(min_at[0][0], 0);
-	assert_int_equal(min_at[1][0], 40);		 /* domain 0: web's half, 8000 of 20000 */
-	assert_true(min_at[0][1] + min_at[1][1] <= 100); /* domain 1: 80% + 40% asked */
-	assert_true(min_at[0][1] > min_at[1][1]);
+	assert_int_equal(t.min_at[0][0], 0);
+	assert_int_equal(t.min_at[1][0], 40);		     /* domain 0: web's half, 8000 of 20000 */
+	assert_true(t.min_at[0][1] + t.min_at[1][1] <= 100); /* domain 1: 80% + 40% asked */
+	assert_true(t.min_at[0][1] > t.min_at[1][1]);
 	assert_non_null(strstr(d[0].event, "overcommit: guarantees ask 24000 of 20000 MB/s on domain 1"));
 	assert_null(strstr(d[1].event, "overcommit:"));
 }
@@ -294,34 +310,25 @@ static void test_guarantee_then_targets(void **state)
 static void test_targets_on_two_domains(void **state)
 {
 	struct policy_host h = host_of(RIG_WHOLE_PERCENTS, false);
-	struct policy_host_domain hd[2] = { { .capacity_mbps = DOMAIN_MBPS }, { .capacity_mbps = DOMAIN_MBPS } };
 	struct policy_partition p[2] = { targeted("a", 24000, 12000), targeted("b", 20000, 20000) };
-	struct policy_domain dom[2][2] = { { { .cfg_max = 100, .valid = true, .mbps = 0, .mb_max = 100 },
-					     { .cfg_max = 100, .valid = true, .mbps = 12000, .mb_max = 100 } },
-					   { { .cfg_max = 100, .valid = true, .mbps = 10000, .mb_max = 100 },
-					     { .cfg_max = 100, .valid = true, .mbps = 10000, .mb_max = 100 } } };
-	double max_at[2][2], min_at[2][2];
+	static const double mbps[2][2] = { { 0, 12000 }, { 10000, 10000 } };
+	struct two_domains t;
 	struct policy_decision d[2];
 	const char *text;
 
 	(void)state;
-	h.domain_count = 2;
-	h.domains = hd;
-	for (int i = 0; i < 2; i++) {
-		p[i].domains = dom[i];
-		d[i] = (struct policy_decision){ .mb_max_at = max_at[i], .mb_min_at = min_at[i] };
-	}
+	on_two_domains(&t, &h, p, d, mbps);
 	assert_int_equal(tick(policy_target, &h, p, 2, d, &text), 1);
 	assert_non_null(strstr(text, "overcommit: targets ask 34000 of 20000 MB/s on domain 1 (a 24000, b 10000): not "
 				     "all can be met; shared by weight, each up to its target: a 10000, b 20000"));
 	assert_int_equal(p[0].target.budget, 10000);
 	assert_int_equal(p[1].target.budget, 0);
-	dom[1][0].mbps = 9800; /* b's ask on domain 1: 10200, a cut of 200 */
-	dom[1][1].mbps = 10200;
+	t.dom[1][0].mbps = 9800; /* b's ask on domain 1: 10200, a cut of 200 */
+	t.dom[1][1].mbps = 10200;
 	assert_int_equal(tick(policy_target, &h, p, 2, d, &text), 0);
 	assert_int_equal(p[1].target.budget, 0);
-	dom[1][0].mbps = 8000; /* 12000: a cut of 2000 */
-	dom[1][1].mbps = 12000;
+	t.dom[1][0].mbps = 8000; /* 12000: a cut of 2000 */
+	t.dom[1][1].mbps = 12000;
 	assert_int_equal(tick(policy_target, &h, p, 2, d, &text), 1);
 	assert_non_null(strstr(text, "each up to its target: a 10000, b 18000"));
 	assert_int_equal(p[1].target.budget, 18000);
