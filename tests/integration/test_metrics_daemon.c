@@ -359,6 +359,5 @@ int main(void)
 		fixture_test(test_textfile_failure_is_said_once),
 	};
 	promtool_missing = !promtool_found();
-	int failed = cmocka_run_group_tests(tests, NULL, NULL);
-	return failed ? failed : promtool_missing ? 77 : 0;
+	return promtool_exit_code(cmocka_run_group_tests(tests, NULL, NULL), promtool_missing);
 }

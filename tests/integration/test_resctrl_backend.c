@@ -30,6 +30,7 @@
 #include "core/base/counter.h"
 #include "core/base/log.h"
 #include "tests/util/emu_runner.h"
+#include "tests/util/log_capture.h"
 #include "tests/util/testutil.h"
 
 #define TICK_NS 100000000ull
@@ -1372,6 +1373,5 @@ int main(void)
 		cmocka_unit_test(test_many_domains),
 		cmocka_unit_test(test_limbo_retry_backs_off),
 	};
-	log_setup("test", LOG_LEVEL_ERROR, false);
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return cmocka_run_group_tests(tests, log_errors_only, NULL);
 }
