@@ -75,12 +75,9 @@ static double run_engine(struct run *run, double *ret_listed)
 		.ticks = TICKS, .config_path = run->config, .on_tick = settled_mean_on_tick, .on_tick_ctx = &run->mean
 	};
 	struct config *config = load_config_file(run->config);
-	struct engine *engine = NULL;
 	struct err err = { "" };
 
-	assert_non_null(config);
-	if (engine_new(config, &opts, &engine, &err) < 0)
-		fail_msg("engine: %s", err.text);
+	struct engine *engine = engine_new_or_fail(config, &opts);
 	assert_int_equal(engine_run(engine, &err), 0);
 	if (ret_listed)
 		*ret_listed = listed_ceiling_mbps(engine);

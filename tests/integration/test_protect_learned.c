@@ -137,11 +137,8 @@ static struct run *run_scenario(const char *batch_demand)
 		.ticks = TICKS, .config_path = run->config, .on_tick = on_tick, .on_tick_ctx = run
 	};
 	struct config *config = load_config_file(run->config);
-	struct engine *e = NULL;
 	struct err err = { "" };
-	assert_non_null(config);
-	if (engine_new(config, &opts, &e, &err) < 0)
-		fail_msg("engine_new: %s", err.text);
+	struct engine *e = engine_new_or_fail(config, &opts);
 	int r = engine_run(e, &err);
 	engine_free(e);
 	if (r < 0)
