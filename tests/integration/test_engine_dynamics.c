@@ -104,8 +104,7 @@ static struct run *run_new(void)
 
 	assert_non_null(run);
 	current = run;
-	snprintf(run->dir, sizeof(run->dir), "/tmp/mpamd-dynamics-XXXXXX");
-	assert_non_null(mkdtemp(run->dir));
+	make_test_dir(run->dir, sizeof(run->dir), "dynamics");
 	snprintf(run->config, sizeof(run->config), "%s/mpamd.ini", run->dir);
 	snprintf(run->traffic, sizeof(run->traffic), "%s/traffic.ini", run->dir);
 	return run;

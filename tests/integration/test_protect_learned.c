@@ -124,8 +124,7 @@ static struct run *run_scenario(const char *batch_demand)
 	assert_non_null(run);
 	assert_non_null(shipped);
 	current = run;
-	snprintf(run->dir, sizeof(run->dir), "/tmp/mpamd-protect-XXXXXX");
-	assert_non_null(mkdtemp(run->dir));
+	make_test_dir(run->dir, sizeof(run->dir), "protect");
 	snprintf(run->emu_config, sizeof(run->emu_config), "%s/emu.ini", run->dir);
 	snprintf(run->config, sizeof(run->config), "%s/mpamd.ini", run->dir);
 	write_emu_config(run, shipped, batch_demand);
