@@ -89,12 +89,9 @@ static double run_engine(struct run *run, double *ret_listed)
 				       .on_tick = tick_in_step,
 				       .on_tick_ctx = run };
 	struct config *config = load_config_file(run->config);
-	struct engine *engine = NULL;
 	struct err err = { "" };
 
-	assert_non_null(config);
-	if (engine_new(config, &opts, &engine, &err) < 0)
-		fail_msg("engine: %s", err.text);
+	struct engine *engine = engine_new_or_fail(config, &opts);
 	assert_int_equal(emu_ctl(run->emu, "advance 50"), 0); /* up to the first tick */
 	assert_int_equal(engine_run(engine, &err), 0);
 	if (ret_listed)

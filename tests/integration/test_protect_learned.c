@@ -127,8 +127,7 @@ static struct run *run_scenario(const char *batch_demand)
 	assert_non_null(run);
 	assert_non_null(shipped);
 	current = run;
-	snprintf(run->dir, sizeof(run->dir), "/tmp/mpamd-protect-XXXXXX");
-	assert_non_null(mkdtemp(run->dir));
+	make_test_dir(run->dir, sizeof(run->dir), "protect");
 	snprintf(run->emu_config, sizeof(run->emu_config), "%s/emu.ini", run->dir);
 	snprintf(run->config, sizeof(run->config), "%s/mpamd.ini", run->dir);
 	write_emu_config(run, shipped, batch_demand);
@@ -145,11 +144,8 @@ static struct run *run_scenario(const char *batch_demand)
 				       .on_tick = on_tick,
 				       .on_tick_ctx = run };
 	struct config *config = load_config_file(run->config);
-	struct engine *e = NULL;
 	struct err err = { "" };
-	assert_non_null(config);
-	if (engine_new(config, &opts, &e, &err) < 0)
-		fail_msg("engine_new: %s", err.text);
+	struct engine *e = engine_new_or_fail(config, &opts);
 	assert_int_equal(emu_ctl(run->emu, "advance " INTERVAL_MS), 0); /* up to the first tick */
 	int r = engine_run(e, &err);
 	engine_free(e);
