@@ -124,6 +124,7 @@ void place_run_engine(struct place_run *run, uint64_t ticks)
 	log_capture_begin(&log);
 	int r = engine_run(run->engine, &err);
 	log_capture_end(&log);
+	log_capture_pass_on(&log); /* to the test's own capture, if it has one */
 	/* A tick that overran on a loaded machine is the machine's, not the placement's: not counted. */
 	run->warnings = log_capture_count(&log, (const char *const[]){ "warning: ", NULL }) -
 			log_capture_count(&log, (const char *const[]){ "warning: tick overran", NULL });
