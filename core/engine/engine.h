@@ -105,6 +105,14 @@ uint64_t engine_overruns(const struct engine *engine);
  * peer; NULL: not named). *ret_result (may be NULL) gets what was asked and what is in force. */
 int engine_set(struct engine *engine, const char *name, const char *const *settings, size_t count, const char *who,
 	       json_t **ret_result, struct err *err);
+/* The same, and the settings persisted: written (atomically) to persist_dir's file of partition `name`
+ * (core/config/config_persist.h), whose keys replace the main file's at every start and reload, before
+ * they are put in force; a partition of the main file only (not an included file's, not a
+ * template's), and refused when the file's other keys with these would be refused at the next start.
+ * The partition's goals as filed take them, so a reload of the same file keeps its other sets. The
+ * result's "persisted" names the file. */
+int engine_set_persist(struct engine *engine, const char *name, const char *const *settings, size_t count,
+		       const char *who, json_t **ret_result, struct err *err);
 /* Re-reads opts.config_path and applies it, with one partition per running VM its [vm-template]s take,
  * through engine_apply_desired; an invalid file leaves everything as it was (and says why: each
  * finding is logged as FILE:LINE). */
