@@ -450,7 +450,7 @@ int ctl_request_answer(const struct ctl_handler *handler, const struct ctl_peer 
 static int request_build_args(json_t *req, const struct ctl_command *c, const char *name, const char *const *settings,
 			      size_t count, bool persist, struct err *err)
 {
-	if (persist && (c->args != ARGS_NAME_SETTINGS || json_object_set_new(req, "persist", json_true()) < 0))
+	if (persist && c->args != ARGS_NAME_SETTINGS)
 		return err_set(err, -EINVAL, "'%s' cannot persist", c->info.name);
 	if ((c->args == ARGS_NONE) != (name == NULL))
 		return err_set(err, -EINVAL,
@@ -472,6 +472,8 @@ static int request_build_args(json_t *req, const struct ctl_command *c, const ch
 		if (json_array_append_new(array, json_string(settings[i])) < 0)
 			return err_set(err, -EINVAL, "'%s' is not valid UTF-8", settings[i]);
 	}
+	if (persist && json_object_set_new(req, "persist", json_true()) < 0)
+		return err_set(err, -ENOMEM, "out of memory");
 	return 0;
 }
 
