@@ -42,7 +42,8 @@ mpamd_layer(mpamd_contracts DIRS backends/contracts backends/shared DEPS mpamd_c
   backends/shared/counter_pool.c
   backends/shared/limits_snap.c
   backends/shared/partition_table.c
-  backends/shared/threads.c)
+  backends/shared/threads.c
+  backends/shared/hmat_capacity.c)
 
 # The MPAM register map: the hardware's home, used by the MSC driver and the MSC model.
 mpamd_layer(mpamd_mpam DIRS backends/mpam SOURCES
