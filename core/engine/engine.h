@@ -37,6 +37,9 @@ struct engine_options {
 	unsigned on_stop;
 	const struct policy_chain *policies;	/* NULL: mpamd's own chain */
 	const struct engine_registry *registry; /* NULL: engine_registry_default */
+	/* Where the bandwidth ACPI HMAT publishes is read, as each resctrl MB domain's capacity
+	 * (backends/shared/hmat_capacity.h): "/sys" for mpamd, a fixture tree for tests; NULL: not read. */
+	const char *sysfs_root;
 	/* Called once the loop runs and handles signals (readiness for service managers and tests). */
 	void (*on_ready)(void *ctx, struct engine *engine);
 	void *on_ready_ctx;
@@ -81,9 +84,13 @@ const struct event_log *engine_events(const struct engine *engine);
  * list add a description for people ("MB domain 0", "msc mem0"). */
 unsigned engine_domain_count(const struct engine *engine);
 const char *engine_domain_name(const struct engine *engine, unsigned d);
-/* What domain d can carry: known (the hardware's, or capacity_mbps), else learned (*learned: the
+/* What domain d can carry: known (capacity_mbps, the hardware's), else learned (*learned: the
  * highest total seen on it); 0 when neither. */
 double engine_domain_capacity(const struct engine *engine, unsigned d, bool *learned);
+/* Where domain d's capacity comes from, in the order of trust: "configured" ([global] capacity_mbps),
+ * "hardware" (the monitors' own figure: the simulator's), "hmat" (the firmware's, sysfs_root),
+ * "learned" (the totals seen, established once saturation showed), "none" (nothing yet). */
+const char *engine_domain_capacity_source(const struct engine *engine, unsigned d);
 /* Whether the guarantees are enforced: NULL when they are (the capacity is known) or no open
  * partition has one; else why not yet, for status, show and check-config --host. */
 const char *engine_guarantees_pending(const struct engine *engine);
