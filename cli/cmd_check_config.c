@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "backends/shared/hmat_capacity.h"
 #include "cli/check_host.h"
 #include "cli/check_outputs.h"
 #include "cli/cli_error.h"
@@ -52,6 +53,9 @@ static void check_config_usage(FILE *out)
 		     "  -j, --json     print {\"file\", \"valid\", \"errors\", \"warnings\", \"config\",\n"
 		     "                 \"persisted\"} as JSON on stdout (errors are still printed on\n"
 		     "                 stderr), with --host also \"host\": the plan\n"
+		     "  -r, --sysfs-root DIR  with --host: where ACPI HMAT's memory bandwidth is read\n"
+		     "                 (default " HMAT_SYSFS_ROOT "), each resctrl domain's capacity where\n"
+		     "                 capacity_mbps does not say it\n"
 		     "  -h, --help     show this help\n"
 		     "\n"
 		     "The file format is described in mpamd.ini(5).\n");
@@ -225,15 +229,20 @@ int cmd_check_config(int argc, char **argv, const struct ctl_options *opts)
 		{ "host", no_argument, NULL, 'H' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "sysfs-root", required_argument, NULL, 'r' },
 		{ NULL, 0, NULL, 0 },
 	};
 	bool json = opts->json, host = false;
+	const char *sysfs_root = HMAT_SYSFS_ROOT;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "Hjh", options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "Hjhr:", options, NULL)) != -1) {
 		switch (c) {
 		case 'H':
 			host = true;
+			break;
+		case 'r':
+			sysfs_root = optarg;
 			break;
 		case 'j':
 			json = true;
@@ -265,7 +274,7 @@ int cmd_check_config(int argc, char **argv, const struct ctl_options *opts)
 		/* The control's own warnings (an explicit root that is no resctrl mount...) stay quiet, as in
 		 * discover; its refusals are in the plan. */
 		log_setup("mpamctl", LOG_LEVEL_ERROR, false);
-		planned = check_host(config, &domains, &plan);
+		planned = check_host(config, sysfs_root, &domains, &plan);
 	} else if (r == 0) {
 		overcommit_domains_of_config(config, &domains);
 	}

@@ -163,6 +163,34 @@ static void test_a_malformed_figure_is_named_and_ignored(void **state)
 	assert_non_null(engine_guarantees_pending(rig->engine));
 }
 
+/* check-config --host says each domain's capacity and where it came from, and a guarantee is noted
+ * as not enforced at first only where a capacity is not known. */
+static void test_check_config_names_the_source(void **state)
+{
+	struct rig *rig = *state;
+	char config[128], empty[128];
+	struct run_result r;
+
+	hmat_tree(rig, "30000", "4O000");
+	snprintf(config, sizeof(config), "%s/mpamd.ini", rig->dir);
+	snprintf(empty, sizeof(empty), "%s/empty", rig->dir);
+	mkdir(empty, 0755);
+	write_file(config, "[global]\nbackend = resctrl\nresctrl_root = %s\ncapacity_mbps = 1=25000\n%s",
+		   emu_root(rig->emu), partitions);
+	assert_int_equal(run_command(ARGV(MPAMCTL, "check-config", "--host", "--sysfs-root", rig->sysfs, config), &r),
+			 0);
+	if (!strstr(r.out, "capacity: domain 0 30000 MB/s (ACPI HMAT), domain 1 25000 MB/s (capacity_mbps)"))
+		fail_msg("%s", r.out);
+	assert_null(strstr(r.out, "guarantee not enforced at first"));
+	assert_non_null(strstr(r.err, "warning: ACPI HMAT: node1: read_bandwidth '4O000'"));
+	run_result_fini(&r);
+	assert_int_equal(run_command(ARGV(MPAMCTL, "check-config", "--host", "--sysfs-root", empty, config), &r), 0);
+	assert_non_null(
+		strstr(r.out, "capacity: domain 0 unknown (learned from the totals seen), domain 1 25000 MB/s"));
+	assert_non_null(strstr(r.out, "guarantee not enforced at first"));
+	run_result_fini(&r);
+}
+
 #define hmat_test(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 
 TEST_MAIN({
@@ -170,4 +198,5 @@ TEST_MAIN({
 	hmat_test(test_without_hmat_the_capacity_is_learned),
 	hmat_test(test_capacity_mbps_comes_first),
 	hmat_test(test_a_malformed_figure_is_named_and_ignored),
+	hmat_test(test_check_config_names_the_source),
 })
