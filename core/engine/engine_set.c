@@ -178,7 +178,7 @@ static int check_persistable(const struct engine *e, size_t i, struct err *err)
 	if (!e->gens.config->global.persist_dir)
 		return err_set(err, -EOPNOTSUPP,
 			       "no persist_dir in [global]: set --persist writes its files there (the shipped "
-			       "configuration has persist_dir = /var/lib/mpamd/persist, mpamd(8))");
+			       "configuration has persist_dir = /var/lib/mpamd/persist, mpamd.ini(5))");
 	return 0;
 }
 
@@ -228,79 +228,98 @@ static int persist_write(const struct engine *e, const char *name, const char *c
 	return r;
 }
 
-/* A set of partition `name` whose settings are checked: made persistent (when `persist`), then put in
- * force. All or nothing: a failure after the file was written puts the file back. */
-static int set_checked(struct engine *e, size_t i, const char *const *settings, size_t count, bool persist,
-		       const struct partition_config *copy, const struct partition_limits *want, bool limits,
-		       char *path, size_t path_len, struct err *err)
+/* One set as it goes through: what was asked, and what checking it found. */
+struct set_request {
+	const char *const *settings;
+	size_t count;
+	bool persist;
+	bool limits;		      /* a limit key is among the settings */
+	struct partition_config copy; /* the partition with them (shares all but its goals) */
+	struct partition_limits want; /* its limits */
+	char path[PATH_MAX];	      /* persist: the file written */
+};
+
+/* Parses and checks the settings of partition i into q: 0, or why they cannot be set. */
+static int set_check(struct engine *e, size_t i, struct set_request *q, struct err *err)
+{
+	/* All or nothing: change a copy, check it whole, then keep its goals (the only part `set` can
+	 * change: the copy shares the rest with the live partition and must not be freed). */
+	q->copy = *e->slots.partitions[i].config;
+	int r = check_duplicates(q->settings, q->count, err);
+	if (r == 0)
+		r = parse_settings(e, &q->copy, q->settings, q->count, &q->limits, err);
+	q->want = engine_config_limits(e, &q->copy);
+	if (r == 0)
+		r = engine_check_goals(e, &e->gens.config->global, &q->copy, err);
+	if (r == 0 && q->limits)
+		r = engine_validate_limits(e, &q->want, err);
+	return r;
+}
+
+/* A checked set of partition i made persistent (when asked), then put in force. All or nothing: a
+ * failure after the file was written puts the file back. */
+static int set_apply(struct engine *e, size_t i, struct set_request *q, struct err *err)
 {
 	struct partition_config *found = e->slots.partitions[i].config;
 	struct partition_goals filed, before = found->goals;
 	char *old = NULL;
 	int r = 0;
 
-	if (persist &&
-	    ((r = check_persistable(e, i, err)) < 0 || (r = persisted_goals(e, i, settings, count, &filed, err)) < 0 ||
-	     (r = persist_write(e, found->name, settings, count, &old, path, path_len, err)) < 0))
+	if (q->persist &&
+	    ((r = check_persistable(e, i, err)) < 0 ||
+	     (r = persisted_goals(e, i, q->settings, q->count, &filed, err)) < 0 ||
+	     (r = persist_write(e, found->name, q->settings, q->count, &old, q->path, sizeof(q->path), err)) < 0))
 		return r;
-	found->goals = copy->goals;
+	found->goals = q->copy.goals;
 	/* A limit is in force when `set` answers, so the reply can say what the hardware took. */
-	if (limits && e->slots.partitions[i].status.open && (r = engine_apply_limits(e, i, want, err)) < 0) {
+	if (q->limits && e->slots.partitions[i].status.open && (r = engine_apply_limits(e, i, &q->want, err)) < 0) {
 		found->goals = before;
 		struct err undo = { "" };
-		if (persist && config_persist_write(e->gens.config->global.persist_dir, found->name, old, &undo) < 0)
+		if (q->persist && config_persist_write(e->gens.config->global.persist_dir, found->name, old, &undo) < 0)
 			log_error("partition %s: set --persist failed and %s could not be put back: %s", found->name,
-				  path, undo.text);
-	} else if (persist) {
+				  q->path, undo.text);
+	} else if (q->persist) {
 		e->slots.partitions[i].file_goals = filed; /* a reload of the same file keeps the other sets */
 	}
 	free(old);
 	return r;
 }
 
-static int set_partition(struct engine *e, const char *name, const char *const *settings, size_t count, bool persist,
-			 const char *who, json_t **ret_result, struct err *err)
+static int set_partition(struct engine *e, const char *name, struct set_request *q, const char *who,
+			 json_t **ret_result, struct err *err)
 {
 	long slot = engine_slot_by_name(e, name);
-	bool limits = false;
-	char path[PATH_MAX] = "";
 
 	if (slot < 0)
 		return err_set(err, -ENOENT, "no partition named '%s'", name);
-	if (count == 0)
+	if (q->count == 0)
 		return err_set(err, -EINVAL, "nothing to set: give key=value");
 	size_t i = (size_t)slot;
-	/* All or nothing: change a copy, check it whole, then keep its goals (the only part `set` can
-	 * change: the copy shares the rest with the live partition and must not be freed). */
-	struct partition_config copy = *e->slots.partitions[i].config;
-	int r = check_duplicates(settings, count, err);
+	int r = set_check(e, i, q, err);
 	if (r == 0)
-		r = parse_settings(e, &copy, settings, count, &limits, err);
-	struct partition_limits want = engine_config_limits(e, &copy);
-	if (r == 0)
-		r = engine_check_goals(e, &e->gens.config->global, &copy, err);
-	if (r == 0 && limits)
-		r = engine_validate_limits(e, &want, err);
-	if (r == 0)
-		r = set_checked(e, i, settings, count, persist, &copy, &want, limits, path, sizeof(path), err);
+		r = set_apply(e, i, q, err);
 	if (r < 0)
 		return r;
 	engine_policy_config(e, i);
 	engine_snapshot_changed(e); /* list shows the goals at once, not from the next tick */
-	note_set(e, i, persist ? "set --persist" : "set", settings, count, who);
+	note_set(e, i, q->persist ? "set --persist" : "set", q->settings, q->count, who);
 	if (ret_result)
-		*ret_result = set_result(e, i, settings, count, limits, persist ? path : NULL);
+		*ret_result = set_result(e, i, q->settings, q->count, q->limits, q->persist ? q->path : NULL);
 	return 0;
 }
 
 int engine_set(struct engine *e, const char *name, const char *const *settings, size_t count, const char *who,
 	       json_t **ret_result, struct err *err)
 {
-	return set_partition(e, name, settings, count, false, who, ret_result, err);
+	struct set_request q = { .settings = settings, .count = count };
+
+	return set_partition(e, name, &q, who, ret_result, err);
 }
 
 int engine_set_persist(struct engine *e, const char *name, const char *const *settings, size_t count, const char *who,
 		       json_t **ret_result, struct err *err)
 {
-	return set_partition(e, name, settings, count, true, who, ret_result, err);
+	struct set_request q = { .settings = settings, .count = count, .persist = true };
+
+	return set_partition(e, name, &q, who, ret_result, err);
 }
