@@ -75,6 +75,7 @@ struct guard_domain_view {
 	double room_mbps;     /* capacity left before the domain counts as saturated */
 	bool any_below;	      /* some guaranteed partition that uses it is below its guarantee */
 	bool any_active;      /* some guaranteed partition uses it and is not idle (a squeeze can come back) */
+	bool fresh;	      /* every guaranteed partition that uses it was measured, none estimated */
 	bool for_bandwidth;   /* this tick's cut here is for a guarantee */
 	bool pressure;	      /* cut here this tick */
 	const struct policy_partition *victim; /* the shortest guaranteed partition squeezed here */
@@ -100,6 +101,21 @@ static inline bool guaranteed(const struct policy_partition *p)
 static inline bool best_effort(const struct policy_partition *p)
 {
 	return p->open && p->goals.class == CLASS_BEST_EFFORT;
+}
+
+/* What a guaranteed partition should get: its guarantee, or less when it wants less. */
+static inline double guard_goal(const struct policy_partition *p)
+{
+	double level = p->guard.demand_level_mbps;
+
+	return level > 0 && level < p->goals.guarantee_mbps ? level : p->goals.guarantee_mbps;
+}
+
+/* Its rate this tick was measured: not estimated (its last measured rate repeated while counters
+ * rotate), which is weaker evidence (see guard_victims.c). */
+static inline bool measured(const struct policy_partition *p)
+{
+	return p->valid && !p->estimated;
 }
 
 /* Its share of traffic on domain d (1 on a host of one domain). */
