@@ -1,6 +1,7 @@
-/* The guard's cuts and give-backs (guard.c): on a domain under pressure, best-effort partitions are
- * cut, largest users first, each by a multiplicative decrease sized from what the victims lack there;
- * on a calm domain they are given back to additively.
+/* The guard's cuts and give-backs (guard.c): on a domain under pressure, every best-effort partition
+ * there is cut by one multiplicative decrease of its use, sized from what the victims lack there; on a
+ * calm domain they are given back to additively. When none can go lower and a victim is still short,
+ * the event says the hardware cannot protect it (once, on the victim).
  *
  * Giving back to a partition stops one step below the ceiling at which it last squeezed a victim
  * (for GUARD_SQUEEZE_TICKS, or until no guaranteed partition that uses the domain is below its
@@ -143,7 +144,7 @@ void guard_cut(const struct policy_host *h, unsigned d, struct policy_partition 
 		need = dv->ipc_need_mbps;
 	guard_heap_build(&hp, parts, count, d);
 	double use = cuttable_use(h, d, parts, decisions, &hp, &largest);
-	if (!(use > 0) && dv->for_bandwidth && dv->victim)
+	if (!(use > 0) && hp.n > 0 && dv->for_bandwidth && dv->victim)
 		say_unprotectable(v, d, parts, decisions);
 	double sized =
 		!v->gentle && need < (1 - GUARD_MD_MAX_FACTOR) * largest ? (1 - GUARD_MD_MAX_FACTOR) * largest : need;

@@ -24,8 +24,8 @@
 /* A cut aims at 105% of the guarantee: freed bandwidth is shared with other uncapped partitions, so
  * aiming exactly at the guarantee would take one more cut. */
 #define GUARD_CUT_MARGIN 0.05
-/* One cut at most halves a partition's use (TCP's multiplicative decrease) and takes at least 10%
- * (smaller cuts drown in measurement noise and cost ticks). */
+/* One cut at most halves a partition's use (TCP's multiplicative decrease) and takes at least 10% of
+ * the largest user's (smaller cuts drown in measurement noise and cost ticks). */
 #define GUARD_MD_MIN_FACTOR 0.5
 #define GUARD_MD_MAX_FACTOR 0.9
 /* Give back 5% of capacity per tick: from a 50% cut, full use returns in about 10 ticks, and one step

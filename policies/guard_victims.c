@@ -29,7 +29,16 @@
  * (its neighbours took what it lost: the total is held by a limit, not by demand). A victim squeezed from the very first tick of
  * a host whose capacity is not known gives no such sign: configure capacity_mbps there. The event of
  * a cut says which evidence it had ("capacity known", or "capacity learned over N ticks, it lost
- * bandwidth at that peak"). */
+ * bandwidth at that peak").
+ *
+ * Estimated rates (counters rotate among more partitions than there are monitors) are the partition's
+ * last measured rate repeated: no news, weaker evidence. A victim's measured shortfall asks for a cut
+ * once: a cut answers it (answered), and the estimates that repeat it until its next measurement ask
+ * for no other (they may still ask for the first, once the domain's total shows the saturation). An
+ * estimate neither counts toward wanting less (spare ticks), nor judges a cut (the judgement waits for
+ * a measurement), nor shows headroom; while a guaranteed partition's rate on a domain is estimated,
+ * nothing is given back there (the domain is not fresh). The domain's total, partly estimates, still
+ * says whether it is saturated: it alone never cuts. */
 #include <stdio.h>
 
 #include "policies/domains.h"

@@ -1,6 +1,7 @@
-/* The guard (policies/guard.c): on a saturated host it cuts best-effort partitions, largest first and
- * by at most half, until the latency-critical ones have their guarantees; it gives back after a dwell,
- * learns when a victim simply wants less, and programs guarantees as hardware minimums.
+/* The guard (policies/guard.c): on a saturated host it cuts every best-effort partition by one share
+ * of its use (at most half) until the latency-critical ones have their guarantees; it gives back after
+ * a dwell, learns when a victim simply wants less, decides on measured rates rather than estimates,
+ * says when it cannot protect, and programs guarantees as hardware minimums.
  *
  * Most scenarios are rows of one table, each run by run_scenario: partitions, then steps of ticks
  * with the rates measured (and the host total) and what the guard must have decided after them. */
