@@ -50,6 +50,8 @@ int plant_init(struct plant *pl, const struct plant_setup *setup, const struct p
 	pl->served = calloc(cap, sizeof(*pl->served));
 	pl->serve_work = calloc(cap, sizeof(*pl->serve_work));
 	pl->members = calloc(cap, sizeof(*pl->members));
+	pl->last_at = calloc(cells(pl), sizeof(*pl->last_at));
+	pl->seen = calloc(cap, sizeof(*pl->seen));
 	traffic_rng_seed(&pl->rng, setup->seed);
 	if (setup->units_max) {
 		ladder_units(1, setup->units_max, setup->mbps_per_unit, &pl->max_ladder);
@@ -74,7 +76,8 @@ int plant_init(struct plant *pl, const struct plant_setup *setup, const struct p
 	if (!pl->parts || !pl->dec || !pl->demand || !pl->domain || !pl->truth || !pl->truth_at || !pl->measured ||
 	    !pl->pdom || !pl->dec_max || !pl->dec_min || !pl->max_at || !pl->min_at || !pl->policy_work ||
 	    !pl->serve_work || !pl->req || !pl->served || !pl->members || !pl->max_ring || !pl->min_ring ||
-	    setup->delay > PLANT_MAX_DELAY || setup->domains == 0 || setup->domains > PLANT_MAX_DOMAINS) {
+	    !pl->last_at || !pl->seen || setup->delay > PLANT_MAX_DELAY || setup->domains == 0 ||
+	    setup->domains > PLANT_MAX_DOMAINS) {
 		plant_free(pl);
 		return -1;
 	}
@@ -102,6 +105,8 @@ void plant_free(struct plant *pl)
 	free(pl->served);
 	free(pl->serve_work);
 	free(pl->members);
+	free(pl->last_at);
+	free(pl->seen);
 	memset(pl, 0, sizeof(*pl));
 }
 
@@ -261,8 +266,10 @@ static void fill_domains(struct plant *pl)
 			struct policy_domain *pd = &pl->pdom[i * nd + d];
 			pd->cfg_max = pl->parts[i].cfg_max;
 			pd->cfg_min = pl->parts[i].cfg_min;
-			pd->valid = true;
+			pd->valid = pl->parts[i].valid;
+			pd->estimated = pl->parts[i].estimated;
 			pd->mbps = measured[i * nd + d];
+			hd->total_valid &= pd->valid;
 			pd->mb_max = pl->max_at[i * nd + d];
 			pd->mb_min = pl->min_at[i * nd + d];
 			hd->total_mbps += pd->mbps;
@@ -290,10 +297,46 @@ static bool on_domain(const struct plant *pl, size_t i, unsigned d)
 	return pl->domain[i] == PLANT_ALL_DOMAINS || pl->domain[i] == d;
 }
 
+/* Partition i has a counter this tick: all of them do unless counters rotate (see plant.h), and then
+ * the `monitors` partitions from the cursor on, in turn. */
+static bool monitored(const struct plant *pl, size_t i)
+{
+	size_t m = pl->setup.monitors;
+
+	if (!m || m >= pl->n)
+		return true;
+	return (i + pl->n - pl->cursor) % pl->n < m;
+}
+
+/* Partition i's sample this tick: measured (served rate and noise), else its last measurement
+ * repeated, estimated, or none before its first. */
+static void sample(struct plant *pl, size_t i)
+{
+	struct policy_partition *p = &pl->parts[i];
+	unsigned nd = pl->setup.domains;
+	bool measure = monitored(pl, i);
+
+	p->mbps = 0;
+	for (unsigned d = 0; d < nd; d++) {
+		/* one noise draw per domain it is on, whatever it was served or measured: the same
+		 * sequence whatever the demand and the rotation */
+		double noise = on_domain(pl, i, d) ? pl->setup.noise * traffic_rng_symmetric(&pl->rng) : 0;
+		size_t at = i * nd + d;
+		if (measure)
+			pl->last_at[at] = pl->truth_at[at] * (1 + noise);
+		pl->measured[at] = measure || pl->seen[i] ? pl->last_at[at] : 0;
+		p->mbps += pl->measured[at];
+	}
+	p->valid = measure || pl->seen[i];
+	p->estimated = !measure && p->valid;
+	pl->seen[i] |= measure;
+}
+
 void plant_tick(struct plant *pl)
 {
 	unsigned nd = pl->setup.domains;
 	double total = 0;
+	bool all_valid = true;
 
 	memset(pl->truth, 0, pl->n * sizeof(*pl->truth));
 	for (unsigned dom = 0; dom < nd; dom++)
@@ -301,22 +344,17 @@ void plant_tick(struct plant *pl)
 	pl->host.tick++;
 	for (size_t i = 0; i < pl->n; i++) {
 		struct policy_partition *p = &pl->parts[i];
-		p->mbps = 0;
-		for (unsigned d = 0; d < nd; d++) {
-			/* one noise draw per domain it is on, whatever it was served: the same sequence
-			 * whatever the demand */
-			double noise = on_domain(pl, i, d) ? pl->setup.noise * traffic_rng_symmetric(&pl->rng) : 0;
-			pl->measured[i * nd + d] = pl->truth_at[i * nd + d] * (1 + noise);
-			p->mbps += pl->measured[i * nd + d];
-		}
-		p->valid = true;
+		sample(pl, i);
 		p->smoothed_mbps = p->mbps;
 		total += p->mbps;
+		all_valid &= p->valid;
 		snap_goals(pl, i);
 		pl->dec[i] = (struct policy_decision){ .mb_max = p->cfg_max, .mb_min = p->cfg_min };
 	}
+	if (pl->setup.monitors && pl->n)
+		pl->cursor = (pl->cursor + pl->setup.monitors) % pl->n;
 	pl->host.total_mbps = total;
-	pl->host.total_valid = true;
+	pl->host.total_valid = all_valid;
 	judge_capacity(pl, nd, pl->setup.capacity_mbps * nd, total, &pl->host.capacity_mbps,
 		       &pl->host.capacity_learned);
 	if (pl->setup.per_domain)

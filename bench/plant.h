@@ -15,6 +15,10 @@
  *    at the base rate and the rest at `low` (MB/s).
  *  - A measurement is the served rate times (1 + noise * u), u uniform in [-1, 1) from a seeded
  *    generator; `truth` is the served rate.
+ *  - Monitors: with `monitors` set and fewer of them than partitions, counters rotate as
+ *    backends/shared/counter_pool.c rotates them: each tick the next `monitors` partitions in turn
+ *    are measured, and every other one gets an estimated sample, its last measured rate on each
+ *    domain (invalid until its first measurement).
  *  - A limit decided at tick t is read back at once (the policies see it in force) but the traffic
  *    obeys it from tick t + 1 + delay: `delay` ticks of actuation delay (0..PLANT_MAX_DELAY).
  *  - AMD-like: with units_max set, the ceiling is in units of mbps_per_unit MB/s (1..units_max, the
@@ -62,6 +66,7 @@ struct plant_setup {
 	uint64_t seed;
 	bool capacity_known; /* else the policies get the highest valid total seen, as learned */
 	bool per_domain;
+	unsigned monitors; /* rate counters shared by the partitions; 0: one each */
 };
 
 struct plant_demand {
@@ -100,6 +105,11 @@ struct plant {
 	struct traffic_share *serve_work; /* traffic_serve's */
 	double *served;
 	size_t *members;
+	/* rotation (setup.monitors): each partition's last measurement per domain, whether it had one,
+	 * and the next partition to get a counter */
+	double *last_at;
+	bool *seen;
+	size_t cursor;
 };
 
 int plant_init(struct plant *pl, const struct plant_setup *setup, const struct policy_chain *chain, size_t cap);

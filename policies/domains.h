@@ -86,6 +86,7 @@ static inline void policy_domains_prepare(const struct policy_host *h, struct po
 		p->one.cfg_max = p->cfg_max;
 		p->one.cfg_min = p->cfg_min;
 		p->one.valid = p->valid;
+		p->one.estimated = p->estimated;
 		p->one.mbps = p->mbps;
 		p->one.mb_max = p->mb_max;
 		p->one.mb_min = p->mb_min;

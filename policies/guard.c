@@ -1,20 +1,28 @@
 /* guard: protects latency-critical guarantees from best-effort neighbours.
  *
  * When a latency-critical partition gets less than its guarantee_mbps while the host is saturated,
- * the guard cuts best-effort partitions, largest users first, each by a multiplicative decrease sized
- * from the shortfall, until the predicted freed bandwidth covers it. When the guarantees have
+ * the guard cuts every best-effort partition that uses the domain, each by the same multiplicative
+ * decrease of its use, sized from the shortfall (a crowd of small neighbours gives together, in one
+ * tick, what one large aggressor would). When the guarantees have
  * headroom (or the host has spare capacity) it gives bandwidth back additively, GUARD_ADD_STEP_PCT of
  * capacity a tick, or the whole spare capacity at once while the guarantees have headroom, so the
  * host stays work-conserving. Hysteresis (a band between "short" and "headroom", and calm ticks before giving
- * back) and a minimum dwell after a cut keep it from flapping. Where the hardware has a minimum
- * (MPAM MBW_MIN), the guarantee is also programmed as the partition's mb_min.
+ * back) and a minimum dwell after a cut keep it from flapping, and giving back stops below the ceiling
+ * that squeezed a victim and, for a crowd share splits, within what the guarantees leave. Where the
+ * hardware has a minimum (MPAM MBW_MIN), the guarantee is also programmed as the partition's mb_min,
+ * the first defence. Where no ceiling can go lower and a victim is still short, an event says the
+ * hardware cannot protect it.
+ *
+ * Measured, not estimated. Where counters rotate, a partition without one this tick has its last
+ * measured rate repeated (estimated): a victim's shortfall asks for one cut per measurement, and an
+ * estimate starts no release (guard_victims.c).
  *
  * Per domain. Limits are set and rates measured per domain (policy.h), and contention is where a
  * domain is saturated: a victim pinned to socket 0 is protected there, and its neighbours are cut
  * there only. Whether a guaranteed partition is short (of its guarantee, its demand level) is judged
  * on its total; what it lacks is asked of the saturated domains it uses (those that carry at least
  * GUARD_DOMAIN_SHARE of its traffic), in proportion to its traffic on each, and each such domain cuts
- * its own best-effort partitions, largest users there first. A domain is saturated, has room and is
+ * its own best-effort partitions, all of them together. A domain is saturated, has room and is
  * given back to on its own figures; the guarantee is programmed as MBW_MIN on each domain for the
  * share of its traffic there. On a host of one domain this is the guard on the host's totals.
  *
@@ -30,8 +38,9 @@
  * back while its IPC is low.
  *
  * The parts: victims are judged in guard_victims.c (when below a guarantee is not squeezed, and the
- * evidence a learned capacity needs before a cut), best-effort partitions cut and given back to in
- * guard_cut.c (largest users first, from the heap of guard_heap.c), the guarantee programmed as a
+ * evidence a learned capacity needs before a cut, what an estimate may decide), best-effort partitions
+ * cut and given back to in guard_cut.c (all of a domain's together, largest first where a share rounds
+ * to nothing, from the heap of guard_heap.c), the guarantee programmed as a
  * hardware minimum in guard_minimum.c, the IPC signal watched in guard_ipc.c; what they share is in
  * guard_internal.h. This file runs them in order each tick and ages the memory kept between ticks. */
 #include <stdlib.h>

@@ -24,8 +24,8 @@
 /* A cut aims at 105% of the guarantee: freed bandwidth is shared with other uncapped partitions, so
  * aiming exactly at the guarantee would take one more cut. */
 #define GUARD_CUT_MARGIN 0.05
-/* One cut at most halves a partition's use (TCP's multiplicative decrease) and takes at least 10%
- * (smaller cuts drown in measurement noise and cost ticks). */
+/* One cut at most halves a partition's use (TCP's multiplicative decrease) and takes at least 10% of
+ * the largest user's (smaller cuts drown in measurement noise and cost ticks). */
 #define GUARD_MD_MIN_FACTOR 0.5
 #define GUARD_MD_MAX_FACTOR 0.9
 /* Give back 5% of capacity per tick: from a 50% cut, full use returns in about 10 ticks, and one step
@@ -75,6 +75,7 @@ struct guard_domain_view {
 	double room_mbps;     /* capacity left before the domain counts as saturated */
 	bool any_below;	      /* some guaranteed partition that uses it is below its guarantee */
 	bool any_active;      /* some guaranteed partition uses it and is not idle (a squeeze can come back) */
+	bool fresh;	      /* every guaranteed partition that uses it was measured, none estimated */
 	bool for_bandwidth;   /* this tick's cut here is for a guarantee */
 	bool pressure;	      /* cut here this tick */
 	const struct policy_partition *victim; /* the shortest guaranteed partition squeezed here */
@@ -100,6 +101,21 @@ static inline bool guaranteed(const struct policy_partition *p)
 static inline bool best_effort(const struct policy_partition *p)
 {
 	return p->open && p->goals.class == CLASS_BEST_EFFORT;
+}
+
+/* What a guaranteed partition should get: its guarantee, or less when it wants less. */
+static inline double guard_goal(const struct policy_partition *p)
+{
+	double level = p->guard.demand_level_mbps;
+
+	return level > 0 && level < p->goals.guarantee_mbps ? level : p->goals.guarantee_mbps;
+}
+
+/* Its rate this tick was measured: not estimated (its last measured rate repeated while counters
+ * rotate), which is weaker evidence (see guard_victims.c). */
+static inline bool measured(const struct policy_partition *p)
+{
+	return p->valid && !p->estimated;
 }
 
 /* Its share of traffic on domain d (1 on a host of one domain). */

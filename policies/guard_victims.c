@@ -29,7 +29,16 @@
  * (its neighbours took what it lost: the total is held by a limit, not by demand). A victim squeezed from the very first tick of
  * a host whose capacity is not known gives no such sign: configure capacity_mbps there. The event of
  * a cut says which evidence it had ("capacity known", or "capacity learned over N ticks, it lost
- * bandwidth at that peak"). */
+ * bandwidth at that peak").
+ *
+ * Estimated rates (counters rotate among more partitions than there are monitors) are the partition's
+ * last measured rate repeated: no news, weaker evidence. A victim's measured shortfall asks for a cut
+ * once: a cut answers it (answered), and the estimates that repeat it until its next measurement ask
+ * for no other (they may still ask for the first, once the domain's total shows the saturation). An
+ * estimate neither counts toward wanting less (spare ticks), nor judges a cut (the judgement waits for
+ * a measurement), nor shows headroom; while a guaranteed partition's rate on a domain is estimated,
+ * nothing is given back there (the domain is not fresh). The domain's total, partly estimates, still
+ * says whether it is saturated: it alone never cuts. */
 #include <stdio.h>
 
 #include "policies/domains.h"
@@ -63,14 +72,6 @@ static bool demand_limited(const struct policy_partition *p)
 	return level > 0 && p->mbps >= level * (1 - GUARD_DEMAND_BAND);
 }
 
-/* What a squeezed partition should get back to: its guarantee, or less when it wants less. */
-static double guard_goal(const struct policy_partition *p)
-{
-	double level = p->guard.demand_level_mbps;
-
-	return level > 0 && level < p->goals.guarantee_mbps ? level : p->goals.guarantee_mbps;
-}
-
 /* The capacity saturation is judged against on domain d can be trusted for this partition. */
 static bool capacity_evidence(const struct policy_host *h, const struct policy_partition *p, unsigned d)
 {
@@ -98,6 +99,13 @@ static bool short_of_guarantee(const struct policy_host *h, const struct policy_
 	       !minimum_covers(h, p) && !demand_limited(p);
 }
 
+/* Short, on evidence that still asks for a cut: measured, or an estimate that repeats a measurement
+ * no cut answered yet (see the file comment). */
+static bool asks_cut(const struct policy_host *h, const struct policy_partition *p)
+{
+	return short_of_guarantee(h, p) && !(p->estimated && p->guard.answered);
+}
+
 /* Short, and held back on domain d: a saturated domain it uses, with the evidence a learned capacity
  * needs. */
 static bool squeezed_on(const struct policy_host *h, const struct policy_partition *p, const struct guard_view *v,
@@ -109,7 +117,7 @@ static bool squeezed_on(const struct policy_host *h, const struct policy_partiti
 /* Squeezed somewhere (for judging a cut later). */
 static bool squeezed(const struct policy_host *h, const struct policy_partition *p, const struct guard_view *v)
 {
-	if (!short_of_guarantee(h, p))
+	if (!asks_cut(h, p))
 		return false;
 	for (unsigned d = 0; d < v->domains; d++)
 		if (squeezed_on(h, p, v, d))
@@ -144,6 +152,8 @@ static void assess_one(const struct policy_host *h, const struct policy_partitio
 	double g = p->goals.guarantee_mbps;
 	bool settled; /* below its guarantee because it wants less: it spoils no headroom */
 
+	for (unsigned d = 0; d < v->domains; d++)
+		v->dom[d].fresh &= !(p->valid && p->estimated) || !uses_domain(h, p, d);
 	if (!p->valid) {
 		for (unsigned d = 0; d < v->domains; d++)
 			v->dom[d].headroom &=
@@ -159,9 +169,9 @@ static void assess_one(const struct policy_host *h, const struct policy_partitio
 		if (!v->dom[d].known || !uses_domain(h, p, d))
 			continue; /* a domain it cannot judge keeps no memory of it */
 		v->dom[d].any_below |= p->mbps < GUARD_SHORT_FRACTION * g;
-		v->dom[d].headroom &= settled || p->mbps >= GUARD_HEADROOM_FRACTION * g;
+		v->dom[d].headroom &= settled || (p->mbps >= GUARD_HEADROOM_FRACTION * g && measured(p));
 	}
-	if (short_of_guarantee(h, p))
+	if (asks_cut(h, p))
 		add_need(h, p, v);
 }
 
@@ -172,7 +182,7 @@ void guard_assess(const struct policy_host *h, const struct policy_partition *pa
 	for (unsigned d = 0; d < v->domains; d++) {
 		struct policy_host_domain hd = host_dom(h, d);
 		struct guard_domain_view *dv = &v->dom[d];
-		*dv = (struct guard_domain_view){ .headroom = true };
+		*dv = (struct guard_domain_view){ .headroom = true, .fresh = true };
 		dv->known = hd.capacity_mbps > 0 && hd.total_valid;
 		if (!dv->known)
 			continue;
@@ -206,8 +216,10 @@ void guard_assess_ipc(const struct policy_host *h, const struct policy_partition
 static void forget_squeezes(const struct policy_host *h, struct policy_partition *parts, size_t count)
 {
 	for (size_t i = 0; i < count; i++)
-		for (unsigned d = 0; d < pol_domains(h); d++)
+		for (unsigned d = 0; d < pol_domains(h); d++) {
 			pol_dom(&parts[i], d)->guard.squeeze_pct = 0;
+			pol_dom(&parts[i], d)->guard.for_guarantee = false;
+		}
 }
 
 /* Said once: judged again with nothing between that said otherwise (its rate jittered out of the
@@ -292,12 +304,17 @@ void guard_judge_victims(const struct policy_host *h, struct policy_partition *p
 		bool idle =
 			p->mbps < p->goals.guarantee_mbps * GUARD_IDLE_FRACTION; /* never squeezed: nothing to judge */
 		note_evidence(h, p);
+		if (m->before_cut_mbps > 0 && m->since_cut < UINT32_MAX)
+			m->since_cut++;
+		if (!measured(p))
+			continue;    /* an estimate is no news: neither a sign that it wants less nor a cut's result */
+		m->answered = false; /* a new measurement: a cut may answer it */
 		m->spare_ticks = below && !idle && spare_where_it_runs(h, p) ? m->spare_ticks + 1 : 0;
 		if (m->spare_ticks >= GUARD_CALM_TICKS) {
 			mark_demand_limited(p, &decisions[i], "the host has spare capacity");
 			continue;
 		}
-		if (m->before_cut_mbps <= 0 || ++m->since_cut < GUARD_JUDGE_TICKS)
+		if (m->before_cut_mbps <= 0 || m->since_cut < GUARD_JUDGE_TICKS)
 			continue;
 		if (best_effort_mbps(h, parts, count, p) >
 		    m->before_cut_be_mbps - GUARD_HELP_FRACTION * p->goals.guarantee_mbps) {
@@ -324,6 +341,8 @@ void guard_note_verdicts(const struct policy_host *h, struct policy_partition *p
 			struct guard_domain_memory *m = &pol_dom(p, d)->guard;
 			m->judged = guaranteed(p) && p->valid && v->dom[d].known;
 			m->short_here = m->judged && is_short && squeezed_on(h, p, v, d);
+			if (measured(p) && !is_short)
+				m->told_unprotectable = false; /* it has its guarantee: short again is news */
 		}
 	}
 }
@@ -334,7 +353,10 @@ void guard_note_cut(const struct policy_host *h, struct policy_partition *parts,
 {
 	for (size_t i = 0; i < count; i++) {
 		struct guard_memory *m = &parts[i].guard;
-		if (guaranteed(&parts[i]) && m->before_cut_mbps <= 0 && squeezed(h, &parts[i], v)) {
+		if (!guaranteed(&parts[i]) || !squeezed(h, &parts[i], v))
+			continue;
+		m->answered = true; /* its estimates until its next measurement repeat what this cut answers */
+		if (m->before_cut_mbps <= 0) {
 			m->before_cut_mbps = parts[i].mbps > 0 ? parts[i].mbps : 1;
 			m->told_wants_less = false; /* cut for: whether it wants less is a new question */
 			m->before_cut_be_mbps = best_effort_mbps(h, parts, count, &parts[i]);

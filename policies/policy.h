@@ -118,6 +118,8 @@ struct guard_domain_memory {
 	double squeeze_pct; /* on a best-effort partition: the ceiling at which it last squeezed a
 				 * victim here; giving back stops below it (0: none known) */
 	unsigned squeeze_age; /* ticks since squeeze_pct was learned */
+	bool for_guarantee;   /* held for a guarantee still wanted: cut for one, and its victim was not
+			       * judged to want less since (guard_cut.c holds such a crowd to a budget) */
 	double want_mbps;     /* what the guard wants it to use here at most, MB/s (when throttled) */
 	/* On a guaranteed partition: the evidence a learned capacity needs (see policies/guard.c). */
 	double last_mbps;     /* its rate here last tick (0: none) */
@@ -129,6 +131,9 @@ struct guard_domain_memory {
 	 * and then whether it is short of its guarantee here, held back on this domain. */
 	bool judged;
 	bool short_here;
+	/* On a guaranteed partition: said that no ceiling on this domain could go lower while it was
+	 * short here (once, until it has its guarantee again). */
+	bool told_unprotectable;
 };
 
 struct guard_memory {
@@ -146,6 +151,9 @@ struct guard_memory {
 	/* The operator was told it is not held back (a release event) and nothing since said otherwise (a
 	 * cut for it, or its guarantee reached): the same judgement again is folded, not logged. */
 	bool told_wants_less;
+	/* A cut was made for its last measured rate: an estimate (that rate repeated while counters
+	 * rotate) asks for no other (see guard_victims.c). */
+	bool answered;
 };
 
 /* The guard's IPC signal, on a latency-critical partition with ipc_guard (see policies/guard_ipc.c). */
@@ -174,6 +182,7 @@ struct escalate_memory {
 struct policy_domain {
 	double cfg_max, cfg_min; /* configured (its per-domain values, else the partition's), as rungs: read-only */
 	bool valid;		 /* this tick's sample there was measured or estimated: read-only */
+	bool estimated;		 /* ... estimated: its last measured rate, its counter elsewhere (read-only) */
 	double mbps;		 /* there, this tick: read-only */
 	double mb_max, mb_min;	 /* in force there: read-only */
 	struct guard_domain_memory guard;
@@ -187,6 +196,8 @@ struct policy_partition {
 	bool open;		      /* the control manages it; policies leave others alone */
 	/* measurement: read-only */
 	bool valid;	      /* this tick's sample was measured or estimated */
+	bool estimated;	      /* ... estimated on some domain: counters rotate, and the rate there is its last
+			       * measured one (backends/shared/counter_pool.h), no news */
 	double mbps;	      /* this tick */
 	double smoothed_mbps; /* exponentially smoothed over valid samples */
 	bool ipc_valid;	      /* instructions and cycles were counted this tick (not counted is not 0) */

@@ -80,6 +80,7 @@ static void fill_partition(struct engine *e, size_t i)
 
 	pp->open = ep->status.open;
 	pp->valid = ep->status.valid;
+	pp->estimated = ep->status.estimated;
 	pp->mbps = ep->status.mbps;
 	pp->smoothed_mbps = ep->status.smoothed_mbps;
 	pp->mb_max = ep->status.mb_max;
@@ -98,6 +99,7 @@ static void fill_partition(struct engine *e, size_t i)
 		const struct domain_status *ds = &e->domains.status[i * e->domains.count + d];
 		struct policy_domain *pd = &pp->domains[d];
 		pd->valid = ds->valid;
+		pd->estimated = ds->estimated;
 		pd->mbps = ds->mbps;
 		pd->mb_max = ds->mb_max;
 		pd->mb_min = ds->mb_min;

@@ -1,6 +1,7 @@
-/* The guard (policies/guard.c): on a saturated host it cuts best-effort partitions, largest first and
- * by at most half, until the latency-critical ones have their guarantees; it gives back after a dwell,
- * learns when a victim simply wants less, and programs guarantees as hardware minimums.
+/* The guard (policies/guard.c): on a saturated host it cuts every best-effort partition by one share
+ * of its use (at most half) until the latency-critical ones have their guarantees; it gives back after
+ * a dwell, learns when a victim simply wants less, decides on measured rates rather than estimates,
+ * says when it cannot protect, and programs guarantees as hardware minimums.
  *
  * Most scenarios are rows of one table, each run by run_scenario: partitions, then steps of ticks
  * with the rates measured (and the host total) and what the guard must have decided after them. */
@@ -85,6 +86,7 @@ struct step {
 	double mbps[GUARD_MAX_PARTS];
 	double total_mbps;
 	unsigned host;			  /* enum host_change */
+	unsigned estimated;		  /* bit i: partition i's sample is estimated (counters rotate) */
 	unsigned mb_max[GUARD_MAX_PARTS]; /* configured this step; 0: 100 */
 	const struct check *checks;
 	size_t n_checks;
@@ -114,15 +116,17 @@ struct scenario {
 
 static const struct scenario scenarios[] = {
 	{
-		.name = "test_guard_cuts_largest_first_by_shortfall",
+		.name = "test_guard_cuts_every_neighbour_in_proportion",
 		.host = NO_MB_MIN,
 		PARTS(LC("web", 12000), BE("mid"), BE("big"), BE("small")),
-		/* need = 12000 * 1.05 - 7000 = 5600; big alone covers it: 20000 * (1 - 5600/20000) = 14400 = 36% */
+		/* need = 12000 * 1.05 - 7000 = 5600 of the 33000 they use: each keeps 1 - 5600/33000 of its use,
+		 * mid 7473 (18%), big 16606 (41%), small 3321 (8%), all in the same tick */
 		STEPS({ 1, .mbps = { 7000, 9000, 20000, 4000 }, .total_mbps = 40000,
-			CHECKS(MB_MAX(2, 36), THROTTLED(2), WANTS(2, 14400),
+			CHECKS(MB_MAX(1, 18), MB_MAX(2, 41), MB_MAX(3, 8), THROTTLED(1), THROTTLED(3),
+			       WANTS(2, 20000 * (1 - 5600.0 / 33000)),
 			       EVENT(2, "throttle: web short of guarantee (7000 < 12000 MB/s; capacity known): mb_max "
-					"100% -> 36%"),
-			       MB_MAX(1, 100), MB_MAX(3, 100), FREE(1), EVENT(0, "")) }),
+					"100% -> 41%"),
+			       EVENT(0, "")) }),
 	},
 	{
 		/* Below its guarantee because it wants less: the cut does not raise it, so the guard says so
@@ -231,6 +235,57 @@ static const struct scenario scenarios[] = {
 		      { 1, .mbps = { 12000, 12000 }, .total_mbps = 24000 },
 		      { 3, .mbps = { 5000, 12000 }, .total_mbps = 17000,
 			CHECKS(SAYS(0, "release: web uses 5000"), FOLDED(0, 0)) }),
+	},
+	{
+		/* Counters rotate: an estimate is the victim's last measured rate repeated. A cut answers a
+		 * measurement once; the estimates after it ask for no other, a new measurement may. */
+		.name = "test_guard_an_estimate_asks_no_second_cut",
+		.host = NO_MB_MIN,
+		PARTS(LC("web", 12000), BE("big")),
+		STEPS({ 1, .mbps = { 7000, 33000 }, .total_mbps = 40000, CHECKS(SAYS(1, "throttle: web short")) },
+		      { 3, .mbps = { 7000, 33000 }, .total_mbps = 40000, .estimated = 3,
+			CHECKS(NEVER_SAYS(1, "throttle"), HELD(1)) },
+		      { 1, .mbps = { 7000, 33000 }, .total_mbps = 40000, CHECKS(SAYS(1, "throttle: web short")) }),
+	},
+	{
+		/* Nor does it count as a sign that the victim wants less (spare capacity where it runs), or
+		 * that a cut did not help: only measured ticks do. */
+		.name = "test_guard_an_estimate_is_no_sign_of_wanting_less",
+		.host = NO_MB_MIN,
+		PARTS(LC("web", 12000), BE("batch")),
+		STEPS({ 6, .mbps = { 5000, 20000 }, .total_mbps = 25000, .estimated = 1,
+			CHECKS(NEVER_SAYS(0, "release"), LEVEL(0, 0)) },
+		      { 3, .mbps = { 5000, 20000 }, .total_mbps = 25000,
+			CHECKS(SAYS(0, "release: web uses 5000 MB/s although the host has spare capacity"),
+			       LEVEL(0, 5000)) }),
+	},
+	{
+		/* A release waits for the guaranteed partitions' measured rates: web's estimate says it has
+		 * headroom, its measurements must say so for three calm ticks. */
+		.name = "test_guard_gives_back_on_measured_rates_only",
+		.host = NO_MB_MIN,
+		PARTS(LC("web", 12000), BE_CUT("batch", 40, 16000)),
+		STEPS({ 5, .mbps = { 15000, 16000 }, .total_mbps = 31000, .estimated = 1,
+			CHECKS(NEVER_SAYS(1, "restore"), MB_MAX(1, 40), CALM(1, 0)) },
+		      { 3, .mbps = { 15000, 16000 }, .total_mbps = 31000, CHECKS(SAYS(1, "restore: guarantees have")) }),
+	},
+	{
+		/* Every best-effort partition at its lowest ceiling and the victim still short: the hardware
+		 * cannot protect it. Said once, on the victim, naming the shortfall; again once it had its
+		 * guarantee and lost it. */
+		.name = "test_guard_says_when_it_cannot_protect",
+		.host = NO_MB_MIN,
+		PARTS(LC("web", 12000), BE_CUT("a", 1, 400), BE_CUT("b", 1, 400)),
+		STEPS({ 1, .mbps = { 7000, 16500, 16500 }, .total_mbps = 40000,
+			CHECKS(EVENT(0,
+				     "cannot protect: web short of guarantee by 5000 MB/s (7000 < 12000 MB/s) on its "
+				     "domain: every best-effort partition there is at its lowest mb_max"),
+			       MB_MAX(1, 1), MB_MAX(2, 1)) },
+		      { 3, .mbps = { 7000, 16500, 16500 }, .total_mbps = 40000,
+			CHECKS(NEVER_SAYS(0, "cannot protect"), FOLDED(0, 3)) },
+		      { 1, .mbps = { 12500, 13000, 13000 }, .total_mbps = 38500, CHECKS(EVENT(0, "")) },
+		      { 1, .mbps = { 7000, 16500, 16500 }, .total_mbps = 40000,
+			CHECKS(SAYS(0, "cannot protect: web")) }),
 	},
 	{
 		/* Given back up to a configured ceiling it was already held at (the configuration came down
@@ -385,6 +440,7 @@ static void enter_step(struct scene *sc, const struct step *st)
 			p->mb_min = sc->d[i].mb_min;
 		}
 		p->mbps = st->mbps[i];
+		p->estimated = st->estimated & (1u << i);
 		p->goals.mb_max = st->mb_max[i] ? st->mb_max[i] : 100;
 		sc->before_max[i] = sc->d[i].mb_max;
 		sc->said[i] = 0;
