@@ -179,6 +179,12 @@ static bool row_text(struct json_text *t, const struct engine_snapshot *s, const
 	count_or_null(t, ",\"tasks\":", place, place ? place->tasks : 0);
 	count_or_null(t, ",\"placements\":", place, place ? place->placements : 0);
 	count_or_null(t, ",\"misses\":", place, place ? place->misses : 0);
+	bool in = row->status.open && row->status.in_class;
+	count_or_null(t, ",\"hw_class\":", in, row->status.class_id);
+	size_t mark = t->len;
+	json_text_lit(t, ",\"mb_max_asked\":");
+	if (!(in ? json_text_pct(t, row->status.mb_max_asked) : (json_text_null(t), true)))
+		json_text_rewind(t, mark);
 	json_text_lit(t, "}");
 	return true;
 }
