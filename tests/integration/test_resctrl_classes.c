@@ -20,6 +20,7 @@
 #include <cmocka.h>
 
 #include "core/engine/engine.h"
+#include "core/engine/engine_snapshot.h"
 #include "tests/util/emu_runner.h"
 #include "tests/util/engine_util.h"
 #include "tests/util/log_capture.h"
@@ -77,7 +78,7 @@ static void body_of(struct classes_run *run, char *buf, size_t len)
 					 (int)run->pids[i], mb_max_of(i));
 }
 
-static void run_start(struct classes_run *run, size_t count, const char *const *emu_args)
+static void run_start_mode(struct classes_run *run, size_t count, const char *const *emu_args, const char *mode)
 {
 	static char body[MAX_PARTITIONS * 96];
 
@@ -94,9 +95,14 @@ static void run_start(struct classes_run *run, size_t count, const char *const *
 	assert_int_equal(emu_start("intel", run->traffic, emu_args, &run->emu), 0);
 	assert_int_equal(write_text_file(run->config,
 					 "[global]\nbackend = resctrl\ninterval_ms = 10\nresctrl_root = %s\n"
-					 "classes = shared\n%s",
-					 emu_root(run->emu), body),
+					 "classes = %s\n%s",
+					 emu_root(run->emu), mode, body),
 			 0);
+}
+
+static void run_start(struct classes_run *run, size_t count, const char *const *emu_args)
+{
+	run_start_mode(run, count, emu_args, "shared");
 }
 
 static void move_first(struct classes_run *run, struct engine *e)
@@ -282,11 +288,78 @@ static void test_refused_rename_moves_the_tasks(void **state)
 	run_stop(&run);
 }
 
+/* classes = auto with more partitions than CLOSIDs shares them; with 20 RMIDs, 10 partitions find none
+ * (the default group, 9 class groups and 10 monitoring groups hold them): each of those says so, and
+ * the others are measured as ever. status counts the classes and RMIDs. */
+static void test_out_of_rmids(void **state)
+{
+	struct classes_run run;
+	const char *const args[] = { "--rmids", "20", NULL };
+
+	(void)state;
+	run_start_mode(&run, 20, args, "auto");
+	run.stop_at = 15;
+	run_engine(&run);
+	struct engine *e = run.engine;
+	unsigned open = 0, failed = 0;
+	for (size_t i = 0; i < 20; i++) {
+		const struct partition_status *st = engine_partition(e, i);
+		if (st->open) {
+			open++;
+			if (!st->valid || st->mbps <= 0)
+				fail_msg("p%02zu is open but not measured: %s", i, st->reason ? st->reason : "");
+		} else if (st->failed && st->reason && strstr(st->reason, "no RMID left")) {
+			failed++;
+		} else {
+			fail_msg("p%02zu: %s", i, st->reason ? st->reason : "neither open nor out of RMIDs");
+		}
+	}
+	assert_int_equal(open, 10);
+	assert_int_equal(failed, 10);
+	json_t *status = engine_snapshot_status(e);
+	json_t *classes = json_object_get(status, "classes");
+	assert_true(json_is_object(classes));
+	assert_int_equal(json_integer_value(json_object_get(classes, "used")), 9);
+	assert_int_equal(json_integer_value(json_object_get(classes, "left")), 6);
+	assert_int_equal(json_integer_value(json_object_get(classes, "monitors_used")), 20);
+	assert_int_equal(json_integer_value(json_object_get(classes, "monitors_left")), 0);
+	json_decref(status);
+	json_t *row = engine_list_row(e, "p03");
+	assert_int_equal(json_integer_value(json_object_get(row, "hw_class")), engine_partition(e, 3)->class_id);
+	assert_true(json_is_number(json_object_get(row, "mb_max_asked")));
+	json_decref(row);
+	run_stop(&run);
+}
+
+/* classes = auto with no more partitions than CLOSIDs: a control group each, as ever. */
+static void test_auto_with_enough_closids_keeps_own(void **state)
+{
+	struct classes_run run;
+
+	(void)state;
+	run_start_mode(&run, 3, NULL, "auto");
+	run.stop_at = 5;
+	run_engine(&run);
+	for (size_t i = 0; i < 3; i++) {
+		char group[32];
+		snprintf(group, sizeof(group), "mpamd-p%02zu", i);
+		assert_true(engine_partition(run.engine, i)->open);
+		assert_false(engine_partition(run.engine, i)->in_class);
+		assert_true(emu_group_file_has(run.emu, group, "schemata", "MB:"));
+	}
+	json_t *status = engine_snapshot_status(run.engine);
+	assert_true(json_is_null(json_object_get(status, "classes")));
+	json_decref(status);
+	run_stop(&run);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(test_sixty_partitions_share_classes, kill_sleepers),
 		cmocka_unit_test_teardown(test_refused_rename_moves_the_tasks, kill_sleepers),
+		cmocka_unit_test_teardown(test_out_of_rmids, kill_sleepers),
+		cmocka_unit_test_teardown(test_auto_with_enough_closids_keeps_own, kill_sleepers),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
