@@ -201,6 +201,18 @@ static bool member_group_exists(struct classes_run *run, unsigned c, size_t i)
 	return emu_group_exists(run->emu, path);
 }
 
+/* p00 was moved once (its event saying `how`, NULL: anything), and across the move had `invalid`
+ * invalid samples, no jump, and a count that never went back. */
+static void expect_one_move(struct classes_run *run, const char *how, unsigned invalid)
+{
+	const char *moved[] = { "partition p00: class: moved from class", how, NULL };
+
+	assert_int_equal(log_capture_count(&run->log, moved), 1);
+	if (run->invalid != invalid || run->jumps || run->bytes_went_back)
+		fail_msg("p00 across its move: %u invalid (%s), %u jumps, count went back: %d", run->invalid,
+			 run->invalid_reason, run->jumps, run->bytes_went_back);
+}
+
 /* 60 partitions on 16 CLOSIDs with 256 RMIDs: every one opens and is measured by itself; the nine
  * distinct mb_max values make nine classes, each partition in the one of its mb_max; p00 moved from
  * 10% to 20% (p01's class) by set keeps a continuous count. */
@@ -237,12 +249,8 @@ static void test_sixty_partitions_share_classes(void **state)
 	/* p00 now asks for p01's 20% and is in p01's class, its count unbroken across the move. */
 	assert_int_equal(engine_partition(e, 0)->class_id, engine_partition(e, 1)->class_id);
 	assert_true(member_group_exists(&run, engine_partition(e, 0)->class_id, 0));
-	const char *moved[] = { "partition p00: class: moved from class", NULL };
-	assert_int_equal(log_capture_count(&run.log, moved), 1);
 	assert_true(run.checked >= 15);
-	if (run.invalid || run.jumps || run.bytes_went_back)
-		fail_msg("p00 across its move: %u invalid (%s), %u jumps, count went back: %d", run.invalid,
-			 run.invalid_reason, run.jumps, run.bytes_went_back);
+	expect_one_move(&run, NULL, 0);
 	for (size_t i = 1; i < 9; i++) {
 		char group[32], mb[32];
 		snprintf(group, sizeof(group), "mpamd-c%u", engine_partition(e, i)->class_id);
@@ -278,11 +286,7 @@ static void test_refused_rename_moves_the_tasks(void **state)
 	char path[128];
 	snprintf(path, sizeof(path), "mpamd-c%u/mon_groups/mpamd-p00", st->class_id);
 	assert_true(emu_group_file_has(run.emu, path, "tasks", tasks));
-	const char *moved[] = { "partition p00: class: moved from class", "in a new group", NULL };
-	assert_int_equal(log_capture_count(&run.log, moved), 1);
-	if (run.invalid != 1 || run.jumps || run.bytes_went_back)
-		fail_msg("p00 across its move: %u invalid (%s), %u jumps, count went back: %d", run.invalid,
-			 run.invalid_reason, run.jumps, run.bytes_went_back);
+	expect_one_move(&run, "in a new group", 1);
 	const char *parts[] = { "moving its tasks to a new group instead", NULL };
 	assert_int_equal(log_capture_count(&run.log, parts), 1);
 	run_stop(&run);
