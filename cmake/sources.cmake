@@ -135,7 +135,9 @@ mpamd_layer(mpamd_policies DIRS policies DEPS mpamd_config SOURCES
   policies/static.c
   policies/steps.c
   policies/target.c
-  policies/target_search.c)
+  policies/target_evidence.c
+  policies/target_search.c
+  policies/target_share.c)
 
 # The control socket: its server runs on a thread of its own (ctl_thread.c).
 find_package(Threads REQUIRED)

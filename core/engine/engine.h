@@ -25,6 +25,10 @@ struct engine_options {
 	uint64_t ticks;		 /* stop after this many ticks; 0: run until stopped */
 	const char *record_path; /* replaces the config's record key when set */
 	bool sim_clock;		 /* ticks back to back on simulated time (a simulated control only) */
+	/* With sim_clock on another control: the caller keeps the hardware in step with simulated time
+	 * (tests: the resctrl emulator on its manual clock, advanced by the interval from on_tick), so
+	 * that a test on a loaded machine measures the plant, not the scheduler. */
+	bool sim_clock_in_step;
 	/* Daemon: SIGHUP reloads, SIGTERM/SIGINT stop (through a signalfd); tests leave it off. */
 	bool handle_signals;
 	const char *config_path;	   /* what a reload reads; NULL: reload is refused */

@@ -520,13 +520,7 @@ static const struct metrics_family *family_of_series(const char *name)
 
 static char *source_file(const char *relative)
 {
-	char path[512];
-
-	snprintf(path, sizeof(path), "%s/%s", MPAMD_SOURCE_DIR, relative);
-	char *text = read_text_file(path);
-	if (!text)
-		fail_msg("cannot read %s", path);
-	return text;
+	return read_file_below(MPAMD_SOURCE_DIR, relative);
 }
 
 /* Fails on any mpamd_* name in `text` that is no produced series; returns how many there were. */

@@ -26,8 +26,7 @@ bool place_run_init_path(struct place_run *run, const char *hierarchy, const cha
 {
 	if (getuid() != 0 || access(hierarchy, W_OK) != 0)
 		return false;
-	snprintf(run->dir, sizeof(run->dir), "/tmp/mpamd-place-XXXXXX");
-	assert_non_null(mkdtemp(run->dir));
+	make_test_dir(run->dir, sizeof(run->dir), "place");
 	snprintf(run->config, sizeof(run->config), "%s/mpamd.ini", run->dir);
 	snprintf(run->root, sizeof(run->root), "%s/mpamd-place-%d", hierarchy, (int)getpid());
 	if (mkdir(run->root, 0755) < 0)
