@@ -1,5 +1,6 @@
 /* backend = resctrl: one control group per partition under the resctrl root, named group_prefix +
- * the partition's name, created or adopted; its tasks and CPUs; MB and L3 schemata. */
+ * the partition's name, created or adopted; its tasks and CPUs; MB and L3 schemata. With classes =
+ * shared a partition is a monitoring group in a class group instead (control_classes.c). */
 #include <unistd.h>
 #include <fcntl.h>
 #include <errno.h>

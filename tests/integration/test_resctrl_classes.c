@@ -19,6 +19,7 @@
 
 #include <cmocka.h>
 
+#include "backends/resctrl/resctrl.h"
 #include "core/engine/engine.h"
 #include "core/engine/engine_snapshot.h"
 #include "tests/util/emu_runner.h"
@@ -346,6 +347,29 @@ static void test_auto_with_enough_closids_keeps_own(void **state)
 	run_stop(&run);
 }
 
+/* A move renames a monitoring group only where its RMID does not depend on its CLOSID: Intel and AMD;
+ * on MPAM (an RMID is a PMG of its PARTID) the kernel's rename leaves the tasks behind, so mpamd moves
+ * the tasks instead. */
+static void test_rename_only_where_it_keeps_counts(void **state)
+{
+	static const char *const profiles[] = { "intel", "amd", "mpam73" };
+	static const bool keeps[] = { true, true, false };
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(profiles) / sizeof(profiles[0]); i++) {
+		struct emu *emu = NULL;
+		struct resctrl_fs *fs = NULL;
+		struct err err = { "" };
+		assert_int_equal(emu_start(profiles[i], NULL, NULL, &emu), 0);
+		if (resctrl_fs_new(emu_root(emu), false, &fs, &err) < 0)
+			fail_msg("%s: %s", profiles[i], err.text);
+		if (resctrl_rename_keeps_counts(&fs->info) != keeps[i])
+			fail_msg("%s: a rename %s counts", profiles[i], keeps[i] ? "should keep" : "keeps no");
+		resctrl_fs_free(fs);
+		assert_int_equal(emu_stop(emu), 0);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -353,6 +377,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_refused_rename_moves_the_tasks, kill_sleepers),
 		cmocka_unit_test_teardown(test_out_of_rmids, kill_sleepers),
 		cmocka_unit_test_teardown(test_auto_with_enough_closids_keeps_own, kill_sleepers),
+		cmocka_unit_test(test_rename_only_where_it_keeps_counts),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
