@@ -260,10 +260,10 @@ static int keep_index(struct resctrl_control *rc, const char *const *keep, size_
 	name_index_init(ret);
 	/* Shared: the partitions' groups are monitoring groups in the classes, which are kept while open
 	 * (a control group named after a partition is an earlier configuration's). */
-	if (rc->shared)
+	if (rc->shared) {
 		count = 0;
-	if (rc->shared)
 		r = resctrl_classes_keep(rc, ret);
+	}
 	for (size_t i = 0; i < count && r != -ENOMEM; i++) {
 		snprintf(name, sizeof(name), "%s%s", rc->config->global.group_prefix, keep[i]);
 		r = name_index_add(ret, name, i);
