@@ -64,6 +64,7 @@ mpamd_layer(mpamd_mmio DIRS backends/mmio DEPS mpamd_contracts mpamd_mpam SOURCE
   backends/mmio/soc_id.c)
 
 mpamd_layer(mpamd_resctrl DIRS backends/resctrl DEPS mpamd_contracts LIBS PkgConfig::JANSSON SOURCES
+  backends/resctrl/control_classes.c
   backends/resctrl/control_resctrl.c
   backends/resctrl/describe_print.c
   backends/resctrl/files.c
@@ -176,6 +177,7 @@ mpamd_layer(mpamd_engine DIRS core/engine
   core/engine/engine.c
   core/engine/engine_apply.c
   core/engine/engine_capacity.c
+  core/engine/engine_classes.c
   core/engine/engine_domains.c
   core/engine/engine_gens.c
   core/engine/engine_ctl.c

@@ -240,6 +240,44 @@ static inline void control_plan_fini(struct control_plan *plan)
 
 struct control;
 
+/* Classes (classes = shared): partitions share hardware allocations (resctrl: CTRL_MON groups, each a
+ * CLOSID) while each keeps what measures it (resctrl: a MON group of its own, with its own RMID, inside
+ * its class's group). Which partition is in which class, and what each class holds, the engine decides
+ * (policies/class_assign.c); the control only makes the classes, writes their limits and moves
+ * partitions between them. Classes are numbered 0.. by the engine. */
+struct class_room {
+	unsigned held;			  /* classes the control holds now */
+	unsigned left;			  /* more it could make (the hardware's left, as far as it can tell) */
+	bool monitors_counted;		  /* the hardware has a number of monitors (resctrl: RMIDs) */
+	unsigned monitors, monitors_used; /* how many, and how many are held (by any group, mpamd's or not) */
+};
+
+/* What control_class_ops.move did. */
+enum class_move {
+	CLASS_MOVE_CONTINUES = 0, /* the partition's group went with its counts (resctrl: rename of the MON group) */
+	CLASS_MOVE_ANEW = 1,	  /* it is in a new group whose counts start afresh: *ref changed, the monitors
+				   * must take it again (a new baseline) */
+};
+
+struct control_class_ops {
+	/* From now on partitions open as members of classes; asked once, before any partition opens. */
+	int (*share)(struct control *control, struct err *err);
+	/* Classes held and left, monitors held and left (reads the hardware: not on every tick). */
+	void (*room)(struct control *control, struct class_room *ret);
+	/* The class partition `index` opens in at its next partition_open (kept until changed). */
+	void (*set_class)(struct control *control, size_t index, unsigned cls);
+	/* Makes class `cls` when it does not exist, and programs `limits` there, as apply does for a
+	 * partition: what is in force into *effective. -ENOSPC and why when no class can be made. */
+	int (*apply)(struct control *control, unsigned cls, const struct partition_limits *limits,
+		     struct partition_limits *effective, struct err *err);
+	/* Moves open partition `index` into class `cls` (which apply made): enum class_move, or a negative
+	 * errno and why (the partition stays where it was). Its counts never double or get lost: where
+	 * they cannot go with it, it says CLASS_MOVE_ANEW. */
+	int (*move)(struct control *control, size_t index, unsigned cls, struct partition_ref *ref, struct err *err);
+	/* Class `cls` has no partition any more: removed (what it holds goes back to the hardware). */
+	int (*release)(struct control *control, unsigned cls, struct err *err);
+};
+
 struct control_ops {
 	const char *name;	 /* the backend key's value */
 	const char *description; /* one line for --help: what it drives */
@@ -311,6 +349,8 @@ struct control_ops {
 	/* How many tasks partition `index` holds now (resctrl: the lines of its group's tasks file), for
 	 * `mpamctl show`; -ENOTSUP where the control has no tasks (NULL: the same). */
 	int (*partition_tasks)(struct control *control, size_t index, size_t *ret);
+	/* Partitions may share classes (control_class_ops); NULL: each partition is a class of its own. */
+	const struct control_class_ops *classes;
 };
 
 /* Implementations embed this as their first member. */

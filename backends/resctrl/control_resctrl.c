@@ -1,5 +1,6 @@
 /* backend = resctrl: one control group per partition under the resctrl root, named group_prefix +
- * the partition's name, created or adopted; its tasks and CPUs; MB and L3 schemata. */
+ * the partition's name, created or adopted; its tasks and CPUs; MB and L3 schemata. With classes =
+ * shared a partition is a monitoring group in a class group instead (control_classes.c). */
 #include <unistd.h>
 #include <fcntl.h>
 #include <errno.h>
@@ -8,38 +9,24 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "backends/resctrl/control_resctrl_internal.h"
 #include "backends/resctrl/resctrl.h"
 #include "backends/resctrl/resctrl_ops.h"
 #include "core/base/grow.h"
 #include "core/base/log.h"
 #include "core/base/name_index.h"
 
-struct resctrl_control {
-	struct control base;
-	const struct config *config;
-	struct resctrl_fs *fs;
-	struct resctrl_group *groups; /* per slot; dirfd -1 when not open */
-	/* Per slot: the group was made by this mpamd, so a removal may delete it. Kept across a close and
-	 * an open again of the same slot (which adopts the group it made). */
-	bool *ours;
-	size_t slots; /* of groups and ours */
-	/* The groups this mpamd adopted (they existed before it opened them): never removed, not even
-	 * when the pool is tidied after their partitions went. */
-	struct name_index adopted;
-	unsigned planned_groups; /* new groups the plans so far would create */
-	struct thread_placer placer;
-};
-
 /* Room for slot `index`: a partition added after the start gets a group like the others. */
-static int grow_slots(struct resctrl_control *rc, size_t index, struct err *err)
+int resctrl_control_grow(struct resctrl_control *rc, size_t index, struct err *err)
 {
-	size_t first = rc->slots, ours_cap = rc->slots;
+	size_t first = rc->slots, ours_cap = rc->slots, class_cap = rc->slots;
 
 	if (index < rc->slots)
 		return 0;
 	if (index == SIZE_MAX ||
 	    array_grow((void **)&rc->groups, &rc->slots, index + 1, sizeof(*rc->groups), &first) < 0 ||
-	    array_grow((void **)&rc->ours, &ours_cap, rc->slots, sizeof(*rc->ours), NULL) < 0)
+	    array_grow((void **)&rc->ours, &ours_cap, rc->slots, sizeof(*rc->ours), NULL) < 0 ||
+	    array_grow((void **)&rc->class_of, &class_cap, rc->slots, sizeof(*rc->class_of), NULL) < 0)
 		return err_set(err, -ENOMEM, "out of memory for partition slot %zu", index);
 	for (size_t i = first; i < rc->slots; i++)
 		rc->groups[i].dirfd = -1;
@@ -61,6 +48,7 @@ static void rc_free(struct control *c)
 		resctrl_group_close(&rc->groups[i]);
 	free(rc->groups);
 	free(rc->ours);
+	resctrl_classes_free(rc);
 	name_index_fini(&rc->adopted);
 	resctrl_fs_free(rc->fs);
 	free(rc);
@@ -76,7 +64,7 @@ static int open_control(const struct config *config, bool ask_kernel, struct con
 	rc->base.ops = &control_resctrl_ops;
 	rc->config = config;
 	name_index_init(&rc->adopted);
-	int r = grow_slots(rc, n ? n - 1 : 0, err);
+	int r = resctrl_control_grow(rc, n ? n - 1 : 0, err);
 	if (r == 0)
 		r = resctrl_fs_new(config->global.resctrl_root, ask_kernel, &rc->fs, err);
 	if (r < 0) {
@@ -183,15 +171,13 @@ static int check_mounted(const struct resctrl_control *rc, struct err *err)
 	return err_set(err, -ENODEV, "resctrl is not mounted at %s: waiting for it to be mounted again", rc->fs->root);
 }
 
-static struct resctrl_room room_left(struct resctrl_control *rc);
-
 /* Creates or adopts the partition's group and places its tasks and CPUs: done, or only planned. */
 static int open_group(struct resctrl_control *rc, const struct partition_config *p, struct resctrl_group *g,
 		      struct resctrl_plan *plan, struct err *err)
 {
 	int rootfd = rc->fs->rootfd;
 	char name[sizeof(g->name)];
-	struct resctrl_room room = plan ? plan->room : room_left(rc);
+	struct resctrl_room room = plan ? plan->room : resctrl_control_room(rc);
 	int r;
 
 	snprintf(name, sizeof(name), "%s%s", rc->config->global.group_prefix, p->name);
@@ -210,7 +196,7 @@ static int rc_partition_open(struct control *c, size_t index, const struct parti
 			     struct partition_ref *ret, struct err *err)
 {
 	struct resctrl_control *rc = rc_of(c);
-	int r = grow_slots(rc, index, err);
+	int r = resctrl_control_grow(rc, index, err);
 
 	if (r < 0)
 		return r;
@@ -220,7 +206,8 @@ static int rc_partition_open(struct control *c, size_t index, const struct parti
 		return r;
 	if ((r = resctrl_check_partid_source(rc->fs, rc->config, p, err)) < 0)
 		return r; /* before its group is made: nothing could count it */
-	if ((r = open_group(rc, p, g, NULL, err)) < 0)
+	r = rc->shared ? resctrl_class_member_open(rc, index, p, g, err) : open_group(rc, p, g, NULL, err);
+	if (r < 0)
 		return r;
 	rc->ours[index] |= g->created;
 	if (!g->created && name_index_add(&rc->adopted, g->name, index) == -ENOMEM)
@@ -271,6 +258,12 @@ static int keep_index(struct resctrl_control *rc, const char *const *keep, size_
 	int r = 0;
 
 	name_index_init(ret);
+	/* Shared: the partitions' groups are monitoring groups in the classes, which are kept while open
+	 * (a control group named after a partition is an earlier configuration's). */
+	if (rc->shared) {
+		count = 0;
+		r = resctrl_classes_keep(rc, ret);
+	}
 	for (size_t i = 0; i < count && r != -ENOMEM; i++) {
 		snprintf(name, sizeof(name), "%s%s", rc->config->global.group_prefix, keep[i]);
 		r = name_index_add(ret, name, i);
@@ -294,7 +287,11 @@ static int rc_tidy(struct control *c, const char *const *keep, size_t count, str
 	int r = keep_index(rc, keep, count, &index);
 	if (r == 0)
 		r = resctrl_pool_tidy(rc->fs->rootfd, rc->config->global.group_prefix, &index, err);
-	else
+	if (r >= 0 && rc->shared) {
+		int mon = resctrl_classes_tidy(rc, &index, err);
+		r = mon < 0 ? (r ? r : mon) : r + mon; /* how many went, else the first error */
+	}
+	if (r == -ENOMEM)
 		err_set(err, r, "out of memory");
 	name_index_fini(&index);
 	return r;
@@ -316,6 +313,9 @@ static int rc_apply(struct control *c, size_t index, const struct partition_limi
 
 	if (index >= rc->slots || rc->groups[index].dirfd < 0)
 		return err_set(err, -ENOENT, "partition %zu is not open", index);
+	if (rc->shared)
+		return err_set(err, -EOPNOTSUPP, "%s is in a class: its class holds its limits",
+			       rc->groups[index].name);
 	return resctrl_group_apply(rc->fs->rootfd, &rc->fs->info, &rc->groups[index], limits, effective, NULL, err);
 }
 
@@ -356,7 +356,7 @@ static int rc_plan(struct control *c, size_t index, const struct partition_confi
 {
 	struct resctrl_control *rc = rc_of(c);
 	struct resctrl_plan plan = {
-		.root = rc->fs->root, .room = room_left(rc), .writes = json_array(), .notes = json_array()
+		.root = rc->fs->root, .room = resctrl_control_room(rc), .writes = json_array(), .notes = json_array()
 	};
 	struct resctrl_group g = { .dirfd = -1 };
 	int r = plan.writes && plan.notes ? 0 : err_set(err, -ENOMEM, "out of memory");
@@ -385,8 +385,7 @@ static int rc_plan(struct control *c, size_t index, const struct partition_confi
 	return r;
 }
 
-/* What the groups there (and those planned) leave for a new one. */
-static struct resctrl_room room_left(struct resctrl_control *rc)
+struct resctrl_room resctrl_control_room(struct resctrl_control *rc)
 {
 	const struct resctrl_info *info = &rc->fs->info;
 
@@ -445,4 +444,5 @@ const struct control_ops control_resctrl_ops = {
 	.describe = rc_describe,
 	.describe_print = resctrl_describe_print,
 	.partition_tasks = rc_partition_tasks,
+	.classes = &resctrl_class_ops,
 };

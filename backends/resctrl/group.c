@@ -565,7 +565,10 @@ int resctrl_group_place(int rootfd, struct resctrl_group *g, pid_t tid, struct e
 	char line[24];
 
 	snprintf(line, sizeof(line), "%d\n", (int)tid);
-	int r = resctrl_write_at(g->dirfd, "tasks", line);
+	/* Into a monitoring group through its control group (once there, a second write is harmless). */
+	int r = g->has_parent ? resctrl_write_at(g->parent_dirfd, "tasks", line) : 0;
+	if (r == 0)
+		r = resctrl_write_at(g->dirfd, "tasks", line);
 	if (r == -ESRCH || r == 0)
 		return r;
 	char what[sizeof(g->name) + 64];
@@ -727,4 +730,86 @@ int resctrl_group_set_cpus(int rootfd, struct resctrl_group *g, const struct cpu
 		return resctrl_fail_with_status(rootfd, err, r, what);
 	}
 	return 0;
+}
+
+/* An existing monitoring group, opened: it has a tasks file and no schemata. */
+static int open_existing_mon(int rootfd, struct resctrl_group *g, struct err *err)
+{
+	g->dirfd = openat(rootfd, g->name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (g->dirfd < 0)
+		return err_set(err, -errno, "cannot open resctrl group %s: %s", g->name, strerror(errno));
+	if (resctrl_exists_at(g->dirfd, "schemata") || !resctrl_exists_at(g->dirfd, "tasks")) {
+		resctrl_group_close(g);
+		return err_set(err, -ENOTDIR, "%s exists but is not a resctrl monitoring group", g->name);
+	}
+	return 0;
+}
+
+int resctrl_mon_group_open(int rootfd, const char *path, int parent_dirfd, const struct resctrl_room *room,
+			   struct resctrl_group *g, struct err *err)
+{
+	struct resctrl_room mon_room;
+
+	memset(g, 0, sizeof(*g));
+	g->dirfd = -1;
+	g->hw_id = -1;
+	g->has_parent = true;
+	g->parent_dirfd = parent_dirfd;
+	snprintf(g->name, sizeof(g->name), "%s", path);
+	if (room) {
+		mon_room = *room;
+		mon_room.closids_left = 1; /* a monitoring group takes its parent's CLOSID */
+	}
+	int r = make_group(rootfd, path, room ? &mon_room : NULL, err);
+	if (r == 0)
+		g->created = true;
+	else if (r != -EEXIST)
+		return r;
+	return open_existing_mon(rootfd, g, err);
+}
+
+int resctrl_mon_group_rename(int rootfd, struct resctrl_group *g, const char *path, int parent_dirfd, struct err *err)
+{
+	if (renameat(rootfd, g->name, rootfd, path) < 0) {
+		char what[2 * RESCTRL_GROUP_PATH_MAX + 32];
+		snprintf(what, sizeof(what), "cannot move resctrl group %s to %s", g->name, path);
+		return resctrl_fail_with_status(rootfd, err, -errno, what);
+	}
+	snprintf(g->name, sizeof(g->name), "%s", path);
+	g->parent_dirfd = parent_dirfd;
+	return 0;
+}
+
+/* One pass: every thread `from` lists now into `to`; *moved counts them. */
+static int move_listed(int rootfd, const struct resctrl_group *from, struct resctrl_group *to, size_t *moved,
+		       struct err *err)
+{
+	pid_t *tids;
+	size_t count;
+	int r = resctrl_group_tasks(from, &tids, &count, err);
+
+	*moved = 0;
+	if (r < 0)
+		return r;
+	for (size_t t = 0; r == 0 && t < count; t++) {
+		struct err why = { "" };
+		int one = resctrl_group_place(rootfd, to, tids[t], &why);
+		if (one == 0)
+			(*moved)++;
+		else if (one != -ESRCH)
+			r = err_set(err, one, "%s", why.text);
+	}
+	free(tids);
+	return r;
+}
+
+int resctrl_group_move_tasks(int rootfd, const struct resctrl_group *from, struct resctrl_group *to, struct err *err)
+{
+	size_t moved = 1;
+	int r = 0;
+
+	/* A thread made by one not moved yet starts in `from`: listed again until a pass finds none. */
+	for (unsigned pass = 0; pass < MOVE_PASSES && moved && r == 0; pass++)
+		r = move_listed(rootfd, from, to, &moved, err);
+	return r;
 }

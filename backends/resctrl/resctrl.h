@@ -216,11 +216,19 @@ struct resctrl_plan {
 	json_t *notes;		  /* strings */
 };
 
+/* A group's path under the root: a control group's name, or CLASS/mon_groups/NAME for a monitoring
+ * group in a class (classes = shared). */
+#define RESCTRL_GROUP_PATH_MAX (2 * GROUP_PREFIX_MAX + NAME_MAX_LEN + 32)
+
 struct resctrl_group {
-	char name[GROUP_PREFIX_MAX + NAME_MAX_LEN + 1];
+	char name[RESCTRL_GROUP_PATH_MAX];
 	int dirfd;    /* -1 for a group that is only planned */
 	bool created; /* by this mpamd (or planned); false when an existing group was adopted */
-	long hw_id;   /* ctrl_hw_id (the CLOSID, on MPAM the PARTID), -1 when not shown */
+	/* A monitoring group: a task enters it only from its control group (the kernel refuses one from
+	 * another, "Can't move task to different control group"), whose directory (not owned) this is. */
+	bool has_parent;
+	int parent_dirfd;
+	long hw_id; /* ctrl_hw_id (the CLOSID, on MPAM the PARTID), -1 when not shown */
 	/* What the group's schemata holds, per MB / L3 domain index of resctrl_info. */
 	bool mb_known, l3_known;
 	uint64_t mb[RESCTRL_MAX_DOMAINS];
@@ -239,6 +247,23 @@ void resctrl_group_close(struct resctrl_group *g);
 unsigned resctrl_count_groups(int rootfd);
 /* The groups at `rootfd` that hold an RMID: every control group and every monitoring group. */
 unsigned resctrl_count_rmid_holders(int rootfd);
+
+/* A monitoring group at `path` (CTRL/mon_groups/NAME): created, or adopted when it exists. It takes an
+ * RMID and no CLOSID: -ENOSPC and why when `room` has no RMID left (no mkdir is made). */
+int resctrl_mon_group_open(int rootfd, const char *path, int parent_dirfd, const struct resctrl_room *room,
+			   struct resctrl_group *g, struct err *err);
+/* rename(2) of monitoring group `g` to `path` (another control group's mon_groups): its RMID, counts
+ * and tasks go with it (Linux 6.2 on, fs/resctrl/rdtgroup.c mongrp_reparent). 0 and g->name is the
+ * new path and `parent_dirfd` its control group's, or a negative errno with the kernel's last_cmd_status. */
+int resctrl_mon_group_rename(int rootfd, struct resctrl_group *g, const char *path, int parent_dirfd, struct err *err);
+/* Moves every thread `from` lists into `to` (one write each; one that exited meanwhile is skipped),
+ * listing again until `from` is empty or after a few passes: 0, or the first error. */
+int resctrl_group_move_tasks(int rootfd, const struct resctrl_group *from, struct resctrl_group *to, struct err *err);
+/* Whether renaming a monitoring group into another control group keeps its counts: x86 (Intel,
+ * AMD), where an RMID is independent of the CLOSID. On Arm MPAM an RMID is a PMG of its PARTID: the
+ * kernel allows the rename, but the group then names (new PARTID, old PMG), which none of its tasks
+ * use (their counts read 0); mpamd never renames there. */
+bool resctrl_rename_keeps_counts(const struct resctrl_info *info);
 
 /* Writes the schemata lines whose values differ from `want` (MB rounded to the hardware's steps,
  * L3 on every domain), reads them back, and stores what is in force in *eff. */
@@ -273,6 +298,10 @@ struct name_index;
  * (group names): how many it removed, or a negative errno and why when none was and one could not
  * be. An empty prefix marks no group as mpamd's: nothing is removed. */
 int resctrl_pool_tidy(int rootfd, const char *prefix, const struct name_index *keep, struct err *err);
+/* The same for the monitoring groups in control group `ctrl`'s mon_groups: those under `prefix` that
+ * are not in `keep` (their paths, CTRL/mon_groups/NAME) are removed. */
+int resctrl_pool_tidy_mon(int rootfd, const char *ctrl, const char *prefix, const struct name_index *keep,
+			  struct err *err);
 
 /* ---- mb_ladder.c ---- */
 

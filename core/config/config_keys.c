@@ -155,6 +155,7 @@ static const struct config_key global_keys[] = {
 	CONFIG_KEY_BOOL("mmio_beside_kernel", struct global_config, mmio_beside_kernel, 0),
 	CONFIG_KEY_ENUM("mb_max_mode", struct global_config, mb_max_mode, mb_max_mode_names, 0),
 	CONFIG_KEY_ENUM("on_stop", struct global_config, on_stop, stop_mode_names, 0),
+	CONFIG_KEY_ENUM("classes", struct global_config, classes, classes_mode_names, 0),
 	CONFIG_KEY_PATH("cgroup_root", struct global_config, cgroup_root, 4095, 0),
 	CONFIG_KEY_UNSIGNED("reconcile_ms", struct global_config, reconcile_ms, 100, 3600000, 0),
 	CONFIG_KEY_BOOL("proc_connector", struct global_config, proc_connector, 0),

@@ -12,6 +12,7 @@ const char *const partition_class_names[] = { "default", "latency-critical", "be
 const char *const partition_threads_names[] = { "all", "vcpu", NULL };
 const char *const mb_max_mode_names[] = { "soft", "hard", NULL };
 const char *const stop_mode_names[] = { "keep", "configured", "reset", NULL };
+const char *const classes_mode_names[] = { "own", "shared", "auto", NULL };
 
 void global_config_defaults(struct global_config *g)
 {

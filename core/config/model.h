@@ -48,6 +48,15 @@ enum stop_mode {
 
 extern const char *const stop_mode_names[];
 
+/* Whether partitions share hardware classes (the classes key; mpamd.ini(5) CLASSES). */
+enum classes_mode {
+	CLASSES_OWN,	/* each partition a class of its own (a resctrl control group, a PARTID) */
+	CLASSES_SHARED, /* partitions share classes; each is measured by itself (resctrl: a MON group) */
+	CLASSES_AUTO,	/* shared where the partitions outnumber the classes the hardware has, else own */
+};
+
+extern const char *const classes_mode_names[];
+
 #define PARTID_LIMIT	     65535u   /* MPAMF_IDR.PARTID_MAX is 16 bits */
 #define PID_LIMIT	     4194304u /* PID_MAX_LIMIT on 64-bit Linux */
 #define CPU_LIMIT	     4096u    /* CPUs a cpus key can name (0..CPU_LIMIT-1) */
@@ -118,6 +127,7 @@ struct global_config {
 	bool mmio_beside_kernel;	       /* touch MSCs over MMIO although the kernel's MPAM driver drives them */
 	unsigned mb_max_mode;		       /* enum mb_max_mode, for MSCs mpamd programs */
 	unsigned on_stop;		       /* enum stop_mode */
+	unsigned classes;		       /* enum classes_mode */
 	char *socket;
 	char *record;		/* NULL: no record file */
 	char *metrics_textfile; /* NULL: none; else an absolute path ending in .prom */

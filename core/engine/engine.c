@@ -165,6 +165,7 @@ int engine_open_backend(struct engine *e, struct err *err)
 	if (e->hw.caps.mb_kernel_mbps)
 		log_info("resctrl is mounted with mba_MBps: the kernel's own controller holds each group's MB/s; "
 			 "mpamd writes target_mbps as that ceiling and runs no bandwidth policy on top");
+	engine_classes_start(e);
 	if ((r = open_partitions(e, clock_now(&e->clock), err)) < 0)
 		return r;
 	/* The first read only sets every counter's baseline; a failure there is worth knowing. */
@@ -178,6 +179,7 @@ int engine_open_backend(struct engine *e, struct err *err)
 void engine_close_backend(struct engine *e)
 {
 	composition_close(&e->hw);
+	engine_classes_free(e);
 	engine_slots_free(e);
 	engine_gen_drop(&e->gens, e->gens.hw);
 	e->gens.hw = NULL;

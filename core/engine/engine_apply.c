@@ -114,6 +114,9 @@ int engine_apply_limits(struct engine *e, size_t index, const struct partition_l
 {
 	struct engine_partition *ep = &e->slots.partitions[index];
 	struct partition_limits eff = { 0 };
+
+	if (engine_classes_shared(e))
+		return engine_classes_apply(e, index, want, err);
 	int r = e->hw.control_ops->apply(e->hw.control, index, want, &eff, err);
 
 	if (r < 0 && eff.changed_outside) {
@@ -316,12 +319,14 @@ void engine_run_policies(struct engine *e, uint64_t now_ns)
 			fill_partition(e, i);	 /* from what the configuration asks for; the policies move away */
 	for (size_t f = 0; f < chain->count; f++)
 		chain->fns[f](&host, e->policy.partitions, n, e->policy.decisions);
+	engine_classes_tick_begin(e);
 	for (size_t i = 0; i < n; i++) {
 		if (!e->slots.partitions[i].used || !e->slots.partitions[i].status.open)
 			continue;
 		note_verdicts(e, i);
 		apply_decision(e, i, &e->policy.decisions[i], now_ns);
 	}
+	engine_classes_tick_end(e); /* shared classes: one step for every decision */
 }
 
 int engine_validate_limits(struct engine *e, const struct partition_limits *want, struct err *err)

@@ -10,6 +10,7 @@
 #include "core/engine/compose.h"
 #include "core/engine/engine.h"
 #include "core/engine/engine_apply_internal.h"
+#include "core/engine/engine_classes_internal.h"
 #include "core/engine/engine_ctl_internal.h"
 #include "core/engine/engine_domains_internal.h"
 #include "core/engine/engine_gens_internal.h"
@@ -37,6 +38,7 @@ struct engine {
 	struct engine_slots slots;     /* engine_slots.c, engine_partition.c: the partitions in their slots */
 	struct engine_domains domains; /* engine_domains.c: the domains, each partition's rate and limits there */
 	struct engine_policy policy;   /* engine_apply.c: the policies' view, memory and decisions */
+	struct engine_classes classes; /* engine_classes.c: partitions sharing the control's classes */
 	struct event_log events;       /* engine_apply.c's engine_note_event: what happened to the partitions */
 	struct engine_ticks ticks;     /* engine.c's engine_tick, engine_loop.c: when ticks happen, how many did */
 	struct engine_run run;	       /* engine_loop.c: the event loop */

@@ -97,6 +97,8 @@ int engine_slot_open(struct engine *e, size_t slot, uint64_t now_ns)
 	if (r == 0)
 		r = engine_validate_limits(e, &want, &err);
 	bool checked = r == 0; /* what fails from here on is the hardware's answer */
+	if (r == 0)
+		r = engine_classes_choose(e, slot, &want, &err);
 	if (r == 0) {
 		ep->hw_open = true; /* also when it fails halfway: what was opened is closed again */
 		r = composition_partition_open(&e->hw, slot, p, &ep->ref, &err);
@@ -135,6 +137,7 @@ void engine_slot_close(struct engine *e, size_t slot, bool remove)
 	if (composition_partition_close(&e->hw, slot, remove, &err) < 0)
 		log_error("partition %s: %s", ep->config->name, err.text);
 	ep->hw_open = false;
+	engine_classes_forget(e, slot);
 	ep->applied_once = false;
 	ep->status.open = ep->status.valid = ep->status.pmu_open = false;
 	ep->status.mb_max = ep->status.mb_min = 0;

@@ -90,8 +90,10 @@ struct engine_snapshot {
 	size_t row_count, partitions_open, partitions_failed;
 	struct snapshot_domain domains[ENGINE_MAX_DOMAINS];
 	unsigned domain_count;
-	bool has_truth; /* the simulator lends its ground truth */
-	char *text;	/* every string above that is not static */
+	bool has_truth;		      /* the simulator lends its ground truth */
+	bool classes_shared;	      /* classes = shared: partitions share the control's classes */
+	struct class_room class_room; /* then: classes and monitors used and left */
+	char *text;		      /* every string above that is not static */
 };
 
 /* Changes whenever what status and list report may have: each tick, set, reload. */

@@ -84,6 +84,16 @@ static void row_placement(const struct placement_status *place, json_t *json)
 	json_object_set_new(json, "misses", place ? json_integer((json_int_t)place->misses) : json_null());
 }
 
+/* classes = shared: the class it is in and the ceiling it asked for (mb_max is what its class holds);
+ * null where it has a class of its own. */
+static void row_class(const struct partition_status *st, json_t *json)
+{
+	bool in = st->open && st->in_class;
+
+	json_object_set_new(json, "hw_class", in ? json_integer(st->class_id) : json_null());
+	json_object_set_new(json, "mb_max_asked", in ? json_pct(st->mb_max_asked) : json_null());
+}
+
 json_t *snapshot_row_json(const struct engine_snapshot *s, const struct snapshot_row *row)
 {
 	json_t *json = row_summary(row);
@@ -91,6 +101,7 @@ json_t *snapshot_row_json(const struct engine_snapshot *s, const struct snapshot
 	row_pmu(&row->status, json);
 	json_object_set_new(json, "domains", snapshot_domain_rows_json(s, row, false));
 	row_placement(row->placement, json);
+	row_class(&row->status, json);
 	return json;
 }
 
@@ -140,6 +151,20 @@ static json_t *placement_status(const struct engine_snapshot *s)
 			 (json_int_t)tasks, "placements", (json_int_t)placements, "misses", (json_int_t)misses);
 }
 
+/* classes = shared: classes used and left, monitors (resctrl's RMIDs) used and left; null otherwise. */
+static json_t *classes_status(const struct engine_snapshot *s)
+{
+	const struct class_room *r = &s->class_room;
+	bool counted = r->monitors_counted;
+
+	if (!s->classes_shared)
+		return json_null();
+	return json_pack("{s:s,s:I,s:I,s:o,s:o}", "mode", "shared", "used", (json_int_t)r->held, "left",
+			 (json_int_t)r->left, "monitors_used",
+			 counted ? json_integer((json_int_t)r->monitors_used) : json_null(), "monitors_left",
+			 counted ? json_integer((json_int_t)(r->monitors - r->monitors_used)) : json_null());
+}
+
 static double ms(uint64_t ns)
 {
 	return (double)ns / 1e6;
@@ -166,5 +191,6 @@ json_t *snapshot_status_json(const struct engine_snapshot *s)
 	json_object_set_new(status, "domains", domains_status(s));
 	json_object_set_new(status, "pmu", text_or_null(s->pmu));
 	json_object_set_new(status, "placement", placement_status(s));
+	json_object_set_new(status, "classes", classes_status(s));
 	return status;
 }

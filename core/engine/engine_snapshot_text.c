@@ -166,6 +166,22 @@ static void count_or_null(struct json_text *t, const char *key_text, bool has, u
 		json_text_null(t);
 }
 
+/* row_class (engine_snapshot_json.c): the class and the ceiling asked for, null outside a class; a
+ * ceiling that cannot be written is left out, key and all. */
+static void row_class(struct json_text *t, const struct partition_status *st)
+{
+	bool in = st->open && st->in_class;
+	size_t mark;
+
+	count_or_null(t, ",\"hw_class\":", in, st->class_id);
+	mark = t->len;
+	json_text_lit(t, ",\"mb_max_asked\":");
+	if (!in)
+		json_text_null(t);
+	else if (!json_text_pct(t, st->mb_max_asked))
+		json_text_rewind(t, mark);
+}
+
 /* snapshot_row_json; false: its json_pack failed, and the row is not in the list. */
 static bool row_text(struct json_text *t, const struct engine_snapshot *s, const struct snapshot_row *row)
 {
@@ -179,6 +195,7 @@ static bool row_text(struct json_text *t, const struct engine_snapshot *s, const
 	count_or_null(t, ",\"tasks\":", place, place ? place->tasks : 0);
 	count_or_null(t, ",\"placements\":", place, place ? place->placements : 0);
 	count_or_null(t, ",\"misses\":", place, place ? place->misses : 0);
+	row_class(t, &row->status);
 	json_text_lit(t, "}");
 	return true;
 }

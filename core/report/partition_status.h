@@ -45,12 +45,17 @@ struct partition_status {
 	unsigned cpu_quota_pct; /* escalation in force, percent of one CPU; 0: none */
 	const char *reason;	/* why it is not open, or why the sample is invalid */
 	/* PMU counts of the last tick (see backends/contracts/pmu.h): each value only when counted. */
-	bool pmu_open;		    /* the PMU sampler counts this partition */
-	bool ipc_valid;		    /* instructions and cycles were counted */
-	double ipc;		    /* instructions / cycles */
-	bool stall_valid;	    /* backend stalls and cycles were counted */
-	double stall_ratio;	    /* stall cycles / cycles */
-	const char *pmu_reason;	    /* why it is not counted, or a role is not; NULL when all are */
+	bool pmu_open;		/* the PMU sampler counts this partition */
+	bool ipc_valid;		/* instructions and cycles were counted */
+	double ipc;		/* instructions / cycles */
+	bool stall_valid;	/* backend stalls and cycles were counted */
+	double stall_ratio;	/* stall cycles / cycles */
+	const char *pmu_reason; /* why it is not counted, or a role is not; NULL when all are */
+	/* classes = shared: it is in class class_id, which holds mb_max for it; it asked for
+	 * mb_max_asked (percent, the highest of its domains). */
+	bool in_class;
+	unsigned class_id;
+	double mb_max_asked;
 	char event[EVENT_TEXT_MAX]; /* what the policies did this tick, "" when nothing */
 };
 

@@ -99,18 +99,7 @@ static void on_tick(void *ctx, struct engine *e)
 /* Runs the engine on the run's config for stop_at ticks, its log captured. */
 static void run_engine(struct pool_run *run)
 {
-	struct engine_options opts = { .config_path = run->config, .on_tick = on_tick, .on_tick_ctx = run };
-	struct err err = { "" };
-	struct config *config = load_config_file(run->config);
-
-	assert_non_null(config);
-	log_capture_begin(&run->log);
-	int r = engine_new(config, &opts, &run->engine, &err);
-	if (r == 0)
-		r = engine_run(run->engine, &err);
-	log_capture_end(&run->log);
-	if (r < 0)
-		fail_msg("the engine stopped: %s", err.text);
+	engine_run_file_captured(run->config, on_tick, run, &run->log, &run->engine);
 }
 
 static void run_stop(struct pool_run *run)

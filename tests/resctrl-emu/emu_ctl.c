@@ -104,6 +104,11 @@ static int cmd_fail_rmdir(struct emu *e, char **argv, int argc, const char *rest
 	return rest ? -EINVAL : arm(&e->faults.rmdir, argv, argc, NULL);
 }
 
+static int cmd_fail_rename(struct emu *e, char **argv, int argc, const char *rest)
+{
+	return arm(&e->faults.rename, argv, argc, rest);
+}
+
 /* Every fault disarmed, every counter reading as it counts. */
 static int cmd_clear(struct emu *e, char **argv, int argc, const char *rest)
 {
@@ -218,6 +223,7 @@ static const struct {
 	{ "fail_next_write", cmd_fail_next_write, 3, "fail_next_write ERRNO [PATH_SUFFIX]" },
 	{ "fail_mkdir", cmd_fail_mkdir, 4, "fail_mkdir ERRNO [PATH_SUFFIX|* [COUNT|always [STATUS...]]]" },
 	{ "fail_rmdir", cmd_fail_rmdir, 4, "fail_rmdir ERRNO [PATH_SUFFIX|* [COUNT|always]]" },
+	{ "fail_rename", cmd_fail_rename, 4, "fail_rename ERRNO [PATH_SUFFIX|* [COUNT|always [STATUS...]]]" },
 	{ "clear", cmd_clear, 1, "clear" },
 	{ "counter", cmd_counter, 5, "counter GROUP DOMAIN EVENT ok|unavailable|error|unassigned|zero|reset" },
 	{ "clock", cmd_clock, 2, "clock manual|real" },
@@ -320,6 +326,7 @@ int emu_ctl_show(struct emu *e, const struct emu_node *n, struct emu_buf *out)
 	show_fault(out, "fail_write", &f->write);
 	show_fault(out, "fail_mkdir", &f->mkdir);
 	show_fault(out, "fail_rmdir", &f->rmdir);
+	show_fault(out, "fail_rename", &f->rename);
 	show_forced(e, out);
 	return 0;
 }
@@ -360,4 +367,9 @@ int emu_faults_take_mkdir(struct emu *e, const char *path)
 int emu_faults_take_rmdir(struct emu *e, const char *path)
 {
 	return take(e, &e->faults.rmdir, path);
+}
+
+int emu_faults_take_rename(struct emu *e, const char *path)
+{
+	return take(e, &e->faults.rename, path);
 }

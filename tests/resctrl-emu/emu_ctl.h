@@ -18,6 +18,9 @@
  *                                         the next COUNT mkdirs (of a path ending in SUFFIX) fail
  *                                         likewise
  *   fail_rmdir ERRNO [SUFFIX [COUNT]]     the next COUNT rmdirs fail likewise
+ *   fail_rename ERRNO [SUFFIX [COUNT [STATUS...]]]
+ *                                         the next COUNT renames (of a source path ending in
+ *                                         SUFFIX) fail likewise
  *   clear                                 every fault disarmed, every counter "ok"
  *   counter GROUP DOMAIN EVENT STATE      mon_data/mon_<RES>_DOMAIN/EVENT of GROUP ("." for the
  *                                         default group, else its path such as g/mon_groups/m) reads
@@ -40,10 +43,11 @@
 emu_show_fn emu_ctl_show;
 emu_write_fn emu_ctl_write;
 
-/* The errno an armed fault makes this write, mkdir or rmdir (of `path`) fail with, counting it down
+/* The errno an armed fault makes this write, mkdir, rmdir or rename (of `path`) fail with, counting it down
  * and setting last_cmd_status; 0: none. */
 int emu_faults_take_write(struct emu *e, const char *path);
 int emu_faults_take_mkdir(struct emu *e, const char *path);
 int emu_faults_take_rmdir(struct emu *e, const char *path);
+int emu_faults_take_rename(struct emu *e, const char *path);
 
 #endif

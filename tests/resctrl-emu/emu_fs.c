@@ -398,6 +398,8 @@ static int op_rename(const char *from, const char *to, unsigned flags)
 		return -EINVAL;
 	if ((r = emu_resolve(e, from, &src)) != 0 || (r = resolve_parent(e, to, &dir, &name)) != 0)
 		return r;
+	if ((r = emu_faults_take_rename(e, from)) != 0)
+		return -r; /* an injected failure changes nothing */
 	if ((r = moved_paths(from, to, &paths)) != 0)
 		return r;
 	emu_traffic_sync(e);

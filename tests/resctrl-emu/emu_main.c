@@ -132,7 +132,8 @@ static void usage(FILE *out)
 		"  fail_write ERRNO [PATH_SUFFIX|* [COUNT|always [STATUS...]]] |\n"
 		"  fail_next_write ERRNO [PATH_SUFFIX] |\n"
 		"  fail_mkdir ERRNO [PATH_SUFFIX|* [COUNT|always [STATUS...]]] |\n"
-		"  fail_rmdir ERRNO [PATH_SUFFIX|* [COUNT|always]] | clear |\n"
+		"  fail_rmdir ERRNO [PATH_SUFFIX|* [COUNT|always]] |\n"
+		"  fail_rename ERRNO [PATH_SUFFIX|* [COUNT|always [STATUS...]]] | clear |\n"
 		"  counter GROUP DOMAIN EVENT ok|unavailable|error|unassigned|zero|reset |\n"
 		"  clock manual | clock real | advance MS | advance tick (to the next tick of the config's\n"
 		"  interval_ms) | vanish\n");

@@ -88,7 +88,7 @@ struct emu_fault {
 #define EMU_FAULT_ALWAYS (-1L)
 
 struct emu_faults {
-	struct emu_fault write, mkdir, rmdir;
+	struct emu_fault write, mkdir, rmdir, rename;
 };
 
 /* An RMID in limbo (emu_ids.c). */

@@ -149,6 +149,9 @@ static void random_row(struct snapshot_row *row, size_t slot, struct domain_stat
 	st->stall_valid = pick(2);
 	st->stall_ratio = random_real();
 	st->pmu_reason = random_text_or_null(30);
+	st->in_class = pick(2);
+	st->class_id = (unsigned)pick(16);
+	st->mb_max_asked = random_real();
 	row->class_name = classes[pick(3)];
 	row->target_mbps = pick(2) ? (uint32_t)rng() : 0;
 	row->guarantee_mbps = pick(2) ? (uint32_t)rng() : 0;

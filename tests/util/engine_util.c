@@ -18,6 +18,7 @@
 #include "core/engine/engine.h"
 #include "core/engine/engine_snapshot.h"
 #include "core/engine/registry.h"
+#include "tests/util/log_capture.h"
 
 /* Loads with the diagnostics printed; 0 or the loader's error. */
 static int load_printed(const char *name, const char *path, const char *text, const struct config_schema *schema,
@@ -94,6 +95,23 @@ struct engine *engine_new_or_fail(struct config *config, const struct engine_opt
 	if (engine_new(config, opts, &engine, &err) < 0)
 		fail_msg("engine: %s", err.text);
 	return engine;
+}
+
+void engine_run_file_captured(const char *config_path, void (*on_tick)(void *ctx, struct engine *e), void *ctx,
+			      struct log_capture *log, struct engine **ret)
+{
+	struct engine_options opts = { .config_path = config_path, .on_tick = on_tick, .on_tick_ctx = ctx };
+	struct err err = { "" };
+	struct config *config = load_config_file(config_path);
+
+	assert_non_null(config);
+	log_capture_begin(log);
+	int r = engine_new(config, &opts, ret, &err);
+	if (r == 0)
+		r = engine_run(*ret, &err);
+	log_capture_end(log);
+	if (r < 0)
+		fail_msg("the engine stopped: %s", err.text);
 }
 
 void engine_run_clean(struct engine *e, unsigned long ticks)

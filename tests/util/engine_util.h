@@ -32,6 +32,14 @@ struct engine *engine_new_or_fail(struct config *config, const struct engine_opt
  * error on the way (no MSC error, no refused access, no failed read). Three cmocka assertions. */
 void engine_run_clean(struct engine *e, unsigned long ticks);
 
+struct log_capture;
+
+/* The engine on the file at `config_path` until it stops (on_tick, with ctx, is its tick hook), its
+ * log caught in *log: *ret the engine, which the caller frees. Fails the test when the file does not
+ * load or the engine does not run. */
+void engine_run_file_captured(const char *config_path, void (*on_tick)(void *ctx, struct engine *e), void *ctx,
+			      struct log_capture *log, struct engine **ret);
+
 /* The status of the partition called `name` (and its slot, when ret_slot is not NULL), or NULL. */
 const struct partition_status *engine_find(const struct engine *e, const char *name, size_t *ret_slot);
 

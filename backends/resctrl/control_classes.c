@@ -1,0 +1,304 @@
+/* classes = shared on resctrl: each class is a control group PREFIXc<N> (a CLOSID) holding the class's
+ * limits, and each partition a monitoring group CLASS/mon_groups/PREFIX<name> with an RMID of its own,
+ * so every partition is measured by itself while partitions with equal limits share a CLOSID. The
+ * engine decides which partition is in which class (core/engine/engine_classes.c); this file makes the
+ * class groups, writes their schemata and moves partitions between them.
+ *
+ * A move renames the monitoring group into the new class's mon_groups (Linux 6.2 on): its RMID, its
+ * counts and its tasks go with it, so its count continues. Where a rename cannot keep the counts (Arm
+ * MPAM: resctrl_rename_keeps_counts) or the kernel refuses it, a new monitoring group is made in the
+ * new class, the tasks are moved there and the old group is removed: its count starts afresh, which
+ * the engine's monitors are told (CLASS_MOVE_ANEW), so no sample spans the two groups. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "backends/resctrl/control_resctrl_internal.h"
+#include "core/base/grow.h"
+#include "core/base/log.h"
+#include "core/config/config.h"
+
+static struct resctrl_control *rc_of(struct control *c)
+{
+	return (struct resctrl_control *)c;
+}
+
+bool resctrl_rename_keeps_counts(const struct resctrl_info *info)
+{
+	struct utsname u;
+
+	/* A real mount is the running kernel's: its architecture says. */
+	if (info->is_resctrl_mount && uname(&u) == 0)
+		return !strcmp(u.machine, "x86_64") || !strcmp(u.machine, "i686") || !strcmp(u.machine, "i386");
+	/* Otherwise what the files tell: Intel's MB has a thread_throttle_mode, AMD's is in absolute
+	 * units; MPAM has neither. */
+	return info->thread_throttle_mode[0] != '\0' || info->mb_units == MB_ABSOLUTE;
+}
+
+/* The class groups of an earlier mount are gone with it: their directories are let go. */
+static void forget_old_mount(struct resctrl_control *rc)
+{
+	if (rc->class_mounts == rc->fs->mounts)
+		return;
+	for (size_t c = 0; c < rc->classes_cap; c++)
+		resctrl_group_close(&rc->classes[c]);
+	rc->class_mounts = rc->fs->mounts;
+}
+
+static int grow_classes(struct resctrl_control *rc, unsigned cls, struct err *err)
+{
+	size_t first;
+
+	if (cls < rc->classes_cap)
+		return 0;
+	if (array_grow((void **)&rc->classes, &rc->classes_cap, (size_t)cls + 1, sizeof(*rc->classes), &first) < 0)
+		return err_set(err, -ENOMEM, "out of memory for class %u", cls);
+	for (size_t c = first; c < rc->classes_cap; c++)
+		rc->classes[c] = (struct resctrl_group){ .dirfd = -1, .hw_id = -1 };
+	return 0;
+}
+
+/* Class `cls`'s group, made (or adopted) when it is not open: 0, -ENOSPC without a CLOSID or RMID. */
+static int class_group(struct resctrl_control *rc, unsigned cls, struct resctrl_group **ret, struct err *err)
+{
+	char name[RESCTRL_GROUP_PATH_MAX];
+	int r;
+
+	forget_old_mount(rc);
+	if (rc->fs->rootfd < 0)
+		return err_set(err, -ENODEV, "resctrl is not mounted at %s", rc->fs->root);
+	if ((r = grow_classes(rc, cls, err)) < 0)
+		return r;
+	struct resctrl_group *g = &rc->classes[cls];
+	*ret = g;
+	if (g->dirfd >= 0)
+		return 0;
+	struct resctrl_room room = resctrl_control_room(rc);
+	snprintf(name, sizeof(name), "%sc%u", rc->config->global.group_prefix, cls);
+	if ((r = resctrl_group_open(rc->fs->rootfd, name, &room, g, NULL, err)) < 0)
+		return r;
+	log_info("class %u: %s resctrl group %s", cls, g->created ? "created" : "adopted", name);
+	return 0;
+}
+
+static int class_share(struct control *c, struct err *err)
+{
+	struct resctrl_control *rc = rc_of(c);
+
+	(void)err;
+	rc->shared = true;
+	rc->class_mounts = rc->fs->mounts;
+	return 0;
+}
+
+static void class_room(struct control *c, struct class_room *ret)
+{
+	struct resctrl_control *rc = rc_of(c);
+	struct resctrl_room room = rc->fs->rootfd >= 0 ? resctrl_control_room(rc) : (struct resctrl_room){ 0 };
+
+	*ret = (struct class_room){ .left = room.closids_left,
+				    .monitors_counted = room.rmids_counted,
+				    .monitors = room.rmids,
+				    .monitors_used = room.rmids - room.rmids_left };
+	for (size_t cls = 0; cls < rc->classes_cap; cls++)
+		ret->held += rc->classes[cls].dirfd >= 0;
+}
+
+static void class_set(struct control *c, size_t index, unsigned cls)
+{
+	struct resctrl_control *rc = rc_of(c);
+	struct err err = { "" };
+
+	/* Out of memory here, the slot opens in class 0 (partition_open then says it is out of memory). */
+	if (resctrl_control_grow(rc, index, &err) == 0)
+		rc->class_of[index] = cls;
+}
+
+/* What apply fails with when the class's group went (removed by someone else, resctrl remounted). */
+static bool group_gone(int r)
+{
+	return r == -ENOENT || r == -ENODEV || r == -ESTALE || r == -ENOTCONN;
+}
+
+static int class_apply(struct control *c, unsigned cls, const struct partition_limits *limits,
+		       struct partition_limits *effective, struct err *err)
+{
+	struct resctrl_control *rc = rc_of(c);
+	struct resctrl_group *g;
+	int r = class_group(rc, cls, &g, err);
+
+	if (r == 0)
+		r = resctrl_group_apply(rc->fs->rootfd, &rc->fs->info, g, limits, effective, NULL, err);
+	if (group_gone(r) && rc->fs->rootfd >= 0) {
+		/* Made again: its partitions' groups went with it, which the engine finds when it reads them. */
+		resctrl_group_close(g);
+		r = class_group(rc, cls, &g, err);
+		if (r == 0)
+			r = resctrl_group_apply(rc->fs->rootfd, &rc->fs->info, g, limits, effective, NULL, err);
+	}
+	return r;
+}
+
+static int class_release(struct control *c, unsigned cls, struct err *err)
+{
+	struct resctrl_control *rc = rc_of(c);
+
+	if (cls >= rc->classes_cap || rc->classes[cls].dirfd < 0)
+		return 0;
+	struct resctrl_group *g = &rc->classes[cls];
+	resctrl_group_close(g);
+	if (!g->created || rc->fs->rootfd < 0)
+		return 0; /* adopted: left as it was */
+	if (unlinkat(rc->fs->rootfd, g->name, AT_REMOVEDIR) < 0 && errno != ENOENT)
+		return err_set(err, -errno, "cannot remove class group %s: %s", g->name, strerror(errno));
+	log_info("class %u: removed resctrl group %s (no partition is in it)", cls, g->name);
+	return 0;
+}
+
+/* CLASS/mon_groups/LEAF (LEAF: PREFIX<name>): 0, or -ENAMETOOLONG (a class name and a partition name
+ * within the configuration's limits always fit). */
+static int member_path(const struct resctrl_group *cls, const char *leaf, char *buf, size_t len, struct err *err)
+{
+	int n = snprintf(buf, len, "%s/mon_groups/%s", cls->name, leaf);
+
+	if (n < 0 || (size_t)n >= len)
+		return err_set(err, -ENAMETOOLONG, "%s/mon_groups/%s: too long", cls->name, leaf);
+	return 0;
+}
+
+int resctrl_class_member_open(struct resctrl_control *rc, size_t index, const struct partition_config *p,
+			      struct resctrl_group *g, struct err *err)
+{
+	char leaf[RESCTRL_GROUP_PATH_MAX], path[RESCTRL_GROUP_PATH_MAX];
+	struct resctrl_group *cg;
+	int r;
+
+	if (p->cpus)
+		return err_set(err, -EOPNOTSUPP,
+			       "cpus: a partition in a class (classes = shared) is a monitoring group, which can "
+			       "only monitor CPUs its class's group has, and class groups have none; use "
+			       "classes = own for a partition with cpus");
+	if ((r = class_group(rc, rc->class_of[index], &cg, err)) < 0)
+		return r;
+	snprintf(leaf, sizeof(leaf), "%s%s", rc->config->global.group_prefix, p->name);
+	if ((r = member_path(cg, leaf, path, sizeof(path), err)) < 0)
+		return r;
+	struct resctrl_room room = resctrl_control_room(rc);
+	if ((r = resctrl_mon_group_open(rc->fs->rootfd, path, cg->dirfd, &room, g, err)) < 0)
+		return r;
+	log_info("partition %s: %s resctrl monitoring group %s", p->name, g->created ? "created" : "adopted", path);
+	g->hw_id = cg->hw_id; /* its traffic carries its class's CLOSID (on MPAM the PARTID) */
+	if (p->pid_count && (r = resctrl_group_add_tasks(rc->fs->rootfd, g, p->pids, p->pid_count, NULL, err)) < 0)
+		return r;
+	return 0;
+}
+
+/* A new group in the class, the tasks moved there, the old group removed. */
+static int move_anew(struct resctrl_control *rc, size_t index, struct resctrl_group *cg, const char *path,
+		     struct partition_ref *ref, struct err *err)
+{
+	struct resctrl_group *g = &rc->groups[index], fresh;
+	struct resctrl_room room = resctrl_control_room(rc);
+	int rootfd = rc->fs->rootfd;
+	int r = resctrl_mon_group_open(rootfd, path, cg->dirfd, &room, &fresh, err);
+
+	if (r == 0)
+		r = resctrl_group_move_tasks(rootfd, g, &fresh, err);
+	if (r < 0) {
+		/* Those that moved go back, so the partition stays whole where it was. */
+		if (fresh.dirfd >= 0) {
+			struct err ignored = { "" };
+			resctrl_group_move_tasks(rootfd, &fresh, g, &ignored);
+			if (fresh.created)
+				unlinkat(rootfd, fresh.name, AT_REMOVEDIR);
+		}
+		resctrl_group_close(&fresh);
+		return r;
+	}
+	if (rc->ours[index] && unlinkat(rootfd, g->name, AT_REMOVEDIR) < 0 && errno != ENOENT)
+		log_warning("cannot remove resctrl group %s after its tasks moved to %s: %s", g->name, path,
+			    strerror(errno));
+	resctrl_group_close(g);
+	*g = fresh;
+	g->hw_id = cg->hw_id;
+	rc->ours[index] = fresh.created;
+	*ref = (struct partition_ref){
+		.config = ref->config, .group = g->name, .group_dirfd = g->dirfd, .hw_id = g->hw_id
+	};
+	return CLASS_MOVE_ANEW;
+}
+
+static int class_move(struct control *c, size_t index, unsigned cls, struct partition_ref *ref, struct err *err)
+{
+	struct resctrl_control *rc = rc_of(c);
+	char path[RESCTRL_GROUP_PATH_MAX];
+	struct resctrl_group *cg;
+	int r;
+
+	if (index >= rc->slots || rc->groups[index].dirfd < 0)
+		return err_set(err, -ENOENT, "partition %zu is not open", index);
+	if ((r = class_group(rc, cls, &cg, err)) < 0)
+		return r;
+	struct resctrl_group *g = &rc->groups[index];
+	const char *leaf = strrchr(g->name, '/');
+	if ((r = member_path(cg, leaf ? leaf + 1 : g->name, path, sizeof(path), err)) < 0)
+		return r;
+	rc->class_of[index] = cls;
+	if (resctrl_rename_keeps_counts(&rc->fs->info)) {
+		struct err why = { "" };
+		char from[RESCTRL_GROUP_PATH_MAX];
+		snprintf(from, sizeof(from), "%s", g->name);
+		if ((r = resctrl_mon_group_rename(rc->fs->rootfd, g, path, cg->dirfd, &why)) == 0) {
+			g->hw_id = ref->hw_id = cg->hw_id;
+			return CLASS_MOVE_CONTINUES;
+		}
+		log_warning("%s: %s; moving its tasks to a new group instead (its count starts again)", from, why.text);
+	}
+	return move_anew(rc, index, cg, path, ref, err);
+}
+
+int resctrl_classes_keep(const struct resctrl_control *rc, struct name_index *keep)
+{
+	for (size_t c = 0; c < rc->classes_cap; c++)
+		if (rc->classes[c].dirfd >= 0 && name_index_add(keep, rc->classes[c].name, c) == -ENOMEM)
+			return -ENOMEM;
+	return 0;
+}
+
+int resctrl_classes_tidy(struct resctrl_control *rc, const struct name_index *keep, struct err *err)
+{
+	int removed = 0, first_error = 0;
+
+	for (size_t c = 0; c < rc->classes_cap; c++) {
+		if (rc->classes[c].dirfd < 0)
+			continue;
+		struct err one = { "" };
+		int r = resctrl_pool_tidy_mon(rc->fs->rootfd, rc->classes[c].name, rc->config->global.group_prefix,
+					      keep, &one);
+		removed += r > 0 ? r : 0;
+		if (r < 0 && !first_error)
+			first_error = err_set(err, r, "%s", one.text);
+	}
+	return removed ? removed : first_error;
+}
+
+void resctrl_classes_free(struct resctrl_control *rc)
+{
+	for (size_t c = 0; rc->classes && c < rc->classes_cap; c++)
+		resctrl_group_close(&rc->classes[c]);
+	free(rc->classes);
+	free(rc->class_of);
+}
+
+const struct control_class_ops resctrl_class_ops = {
+	.share = class_share,
+	.room = class_room,
+	.set_class = class_set,
+	.apply = class_apply,
+	.move = class_move,
+	.release = class_release,
+};

@@ -1,0 +1,50 @@
+/* The resctrl control's state, shared by its files (not a public API): control_resctrl.c (a group per
+ * partition) and control_classes.c (classes = shared: partitions are monitoring groups in classes). */
+#ifndef MPAMD_BACKENDS_RESCTRL_CONTROL_RESCTRL_INTERNAL_H
+#define MPAMD_BACKENDS_RESCTRL_CONTROL_RESCTRL_INTERNAL_H
+
+#include "backends/contracts/control.h"
+#include "backends/resctrl/resctrl.h"
+#include "core/base/name_index.h"
+
+struct resctrl_control {
+	struct control base;
+	const struct config *config;
+	struct resctrl_fs *fs;
+	struct resctrl_group *groups; /* per slot; dirfd -1 when not open */
+	/* Per slot: the group was made by this mpamd, so a removal may delete it. Kept across a close and
+	 * an open again of the same slot (which adopts the group it made). */
+	bool *ours;
+	size_t slots; /* of groups and ours */
+	/* The groups this mpamd adopted (they existed before it opened them): never removed, not even
+	 * when the pool is tidied after their partitions went. */
+	struct name_index adopted;
+	unsigned planned_groups; /* new groups the plans so far would create */
+	struct thread_placer placer;
+	/* classes = shared (control_classes.c): partitions are monitoring groups in class groups. */
+	bool shared;
+	unsigned *class_of;	       /* per slot (of `slots`): the class its group opens in */
+	struct resctrl_group *classes; /* per class: its control group, dirfd -1 when not made */
+	size_t classes_cap;
+	unsigned class_mounts; /* fs->mounts when the class groups were opened */
+};
+
+/* Room for slot `index` in every per-slot array: 0 or -ENOMEM and why. */
+int resctrl_control_grow(struct resctrl_control *rc, size_t index, struct err *err);
+/* What the groups there (and those planned) leave for a new one. */
+struct resctrl_room resctrl_control_room(struct resctrl_control *rc);
+
+/* ---- control_classes.c ---- */
+
+extern const struct control_class_ops resctrl_class_ops;
+
+/* Partition `index` (`p`) as a monitoring group of the class set_class gave it, its tasks moved in. */
+int resctrl_class_member_open(struct resctrl_control *rc, size_t index, const struct partition_config *p,
+			      struct resctrl_group *g, struct err *err);
+/* The class groups open now, added to `keep` (paths); -ENOMEM. */
+int resctrl_classes_keep(const struct resctrl_control *rc, struct name_index *keep);
+/* Each open class group's monitoring groups under the prefix that `keep` does not name, removed. */
+int resctrl_classes_tidy(struct resctrl_control *rc, const struct name_index *keep, struct err *err);
+void resctrl_classes_free(struct resctrl_control *rc);
+
+#endif

@@ -1,0 +1,445 @@
+/* Classes shared by partitions (engine_classes_internal.h). The class step runs once per tick after the
+ * policies decided, and at once for what happens between ticks (a partition opened, `set`, a reload,
+ * on_stop): the partitions' wanted ceilings go through class_assign (no I/O), each class used is given
+ * its limits where they changed, partitions whose class changed are moved, and classes left empty are
+ * released. A move that keeps the partition's counts (a rename) needs nothing more; one that gives it
+ * a new group (CLASS_MOVE_ANEW) has the monitors take it again, so its next sample is a new baseline
+ * and no count is doubled or lost. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/base/grow.h"
+#include "core/base/log.h"
+#include "core/engine/engine_internal.h"
+#include "policies/class_assign.h"
+
+/* Every this many ticks the classes' limits are written even when unchanged (undoing another tool's
+ * write, as engine_apply.c does for partitions) and the room is counted again. */
+#define CLASS_RECHECK_TICKS 10
+
+static const struct control_class_ops *ops_of(const struct engine *e)
+{
+	return e->hw.control_ops->classes;
+}
+
+bool engine_classes_shared(const struct engine *e)
+{
+	return e->classes.shared;
+}
+
+static bool grow_slots(struct engine_classes *c, size_t slots)
+{
+	size_t a = c->slots_cap, b = a, d = a, p = a, first;
+
+	if (slots <= c->slots_cap)
+		return true;
+	if (array_grow((void **)&c->class_of, &a, slots, sizeof(*c->class_of), &first) < 0 ||
+	    array_grow((void **)&c->asked, &b, slots, c->domains * sizeof(*c->asked), NULL) < 0 ||
+	    array_grow((void **)&c->asking, &d, slots, sizeof(*c->asking), NULL) < 0 ||
+	    array_grow((void **)&c->protect, &p, slots, sizeof(*c->protect), NULL) < 0)
+		return false;
+	for (size_t i = first; i < a; i++)
+		c->class_of[i] = -1;
+	c->slots_cap = a < b ? a : b;
+	c->slots_cap = c->slots_cap < d ? c->slots_cap : d;
+	c->slots_cap = c->slots_cap < p ? c->slots_cap : p;
+	return true;
+}
+
+static bool grow_classes(struct engine_classes *c, size_t classes)
+{
+	size_t a = c->classes_cap, b = a, d = a;
+
+	if (classes <= c->classes_cap)
+		return true;
+	if (array_grow((void **)&c->held_known, &a, classes, sizeof(*c->held_known), NULL) < 0 ||
+	    array_grow((void **)&c->held, &b, classes, c->domains * sizeof(*c->held), NULL) < 0 ||
+	    array_grow((void **)&c->eff, &d, classes, sizeof(*c->eff), NULL) < 0)
+		return false;
+	c->classes_cap = a < b ? a : b;
+	c->classes_cap = c->classes_cap < d ? c->classes_cap : d;
+	return true;
+}
+
+void engine_classes_free(struct engine *e)
+{
+	struct engine_classes *c = &e->classes;
+
+	free(c->class_of);
+	free(c->asked);
+	free(c->asking);
+	free(c->protect);
+	free(c->held_known);
+	free(c->held);
+	free(c->eff);
+	*c = (struct engine_classes){ 0 };
+}
+
+void engine_classes_start(struct engine *e)
+{
+	struct engine_classes *c = &e->classes;
+	const struct control_class_ops *ops = ops_of(e);
+	const struct control_caps *caps = &e->hw.caps;
+	unsigned mode = e->gens.config->global.classes;
+	unsigned hw =
+		caps->partitions_max > caps->partitions_reserved ? caps->partitions_max - caps->partitions_reserved : 0;
+	size_t n = e->gens.config->partition_count;
+	const char *name = classes_mode_names[mode];
+	struct err err = { "" };
+
+	c->domains = caps->domain_count ? caps->domain_count : 1;
+	if (mode == CLASSES_OWN)
+		return;
+	if (!ops) {
+		log_info("classes = %s: the %s backend gives each partition a class of its own", name,
+			 e->hw.control_ops->name);
+		return;
+	}
+	if (caps->mb_kernel_mbps) {
+		log_warning("classes = %s: under the kernel's MB/s controller (mba_MBps) each partition keeps a "
+			    "class of its own",
+			    name);
+		return;
+	}
+	if (mode == CLASSES_AUTO && n <= hw) {
+		log_info("classes = auto: %zu partition(s) and %u classes: each partition a class of its own", n, hw);
+		return;
+	}
+	if (ops->share(e->hw.control, &err) < 0) {
+		log_error("classes = %s: %s; each partition keeps a class of its own", name, err.text);
+		return;
+	}
+	c->shared = true;
+	log_info("classes = %s: %zu partition(s) share the %s backend's classes (%u here), each measured by itself",
+		 name, n, e->hw.control_ops->name, hw);
+}
+
+/* Records what slot `slot` asks for. */
+static int record(struct engine *e, size_t slot, const struct partition_limits *want, struct err *err)
+{
+	struct engine_classes *c = &e->classes;
+	const struct partition_goals *g = &e->slots.partitions[slot].config->goals;
+
+	if (!grow_slots(c, slot + 1))
+		return err_set(err, -ENOMEM, "out of memory for the classes of slot %zu", slot);
+	for (unsigned d = 0; d < c->domains; d++)
+		c->asked[slot * c->domains + d] = limits_max_at(want, d);
+	c->protect[slot] = g->class == CLASS_LATENCY_CRITICAL || g->guarantee_mbps > 0;
+	c->asking[slot] = true;
+	return 0;
+}
+
+/* A partition the classes hold now: open in the control, in a class, asking. */
+static bool member(const struct engine *e, size_t slot)
+{
+	const struct engine_classes *c = &e->classes;
+
+	return slot < c->slots_cap && e->slots.partitions[slot].used && e->slots.partitions[slot].hw_open &&
+	       c->class_of[slot] >= 0 && c->asking[slot];
+}
+
+/* A class failure, logged once while it stays the same. */
+static void say_once(struct engine_classes *c, const char *text)
+{
+	if (!strcmp(c->last_error, text))
+		return;
+	snprintf(c->last_error, sizeof(c->last_error), "%s", text);
+	log_error("classes: %s", text);
+}
+
+static void refresh_room(struct engine *e)
+{
+	ops_of(e)->room(e->hw.control, &e->classes.room);
+	e->classes.room_known = true;
+}
+
+/* How many class ids the step may use: those held and those the hardware has left, and at least up to
+ * the highest held (a partition in it keeps its place). */
+static unsigned class_budget(struct engine *e)
+{
+	struct engine_classes *c = &e->classes;
+	unsigned held = 0, top = 0;
+
+	if (!c->room_known)
+		refresh_room(e);
+	for (size_t k = 0; k < c->classes_cap; k++)
+		if (c->held_known[k]) {
+			held++;
+			top = (unsigned)k + 1;
+		}
+	unsigned budget = held + c->room.left;
+	return budget > top ? budget : top;
+}
+
+/* Class `cls` holds `limits` (one per domain): written where they changed, or at a recheck. Whether it
+ * holds them (a write refused leaves a made class with what it held, and moves none into it). */
+static bool hold(struct engine *e, unsigned cls, const double *limits, bool recheck)
+{
+	struct engine_classes *c = &e->classes;
+	double *held = &c->held[(size_t)cls * c->domains];
+	struct partition_limits want = limits_unlimited(e->hw.caps.domain_count);
+	struct err err = { "" };
+
+	if (c->held_known[cls] && !memcmp(held, limits, c->domains * sizeof(*held)) && !recheck)
+		return true;
+	want.mb_max = limits[0];
+	for (unsigned d = 0; d < e->hw.caps.domain_count; d++)
+		want.mb_max_at[d] = limits[d];
+	limits_summarise(&want);
+	int r = ops_of(e)->apply(e->hw.control, cls, &want, &c->eff[cls], &err);
+	if (r < 0) {
+		say_once(c, err.text);
+		c->room_known = false;
+		return false;
+	}
+	if (!c->held_known[cls])
+		c->room_known = false; /* a class was made */
+	c->held_known[cls] = true;
+	memcpy(held, limits, c->domains * sizeof(*held));
+	return true;
+}
+
+/* The monitors take the partition's new group: its count starts again from a new baseline. */
+static int remonitor(struct engine *e, size_t slot, struct err *err)
+{
+	struct composition *hw = &e->hw;
+	const struct partition_ref *ref = &e->slots.partitions[slot].ref;
+
+	for (size_t m = 0; m < hw->monitor_count; m++) {
+		hw->monitors[m].ops->remove(hw->monitors[m].monitor, slot);
+		int r = hw->monitors[m].ops->add(hw->monitors[m].monitor, slot, ref, err);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+static void move(struct engine *e, size_t slot, unsigned to)
+{
+	struct engine_classes *c = &e->classes;
+	struct engine_partition *ep = &e->slots.partitions[slot];
+	int from = c->class_of[slot];
+	char text[EVENT_TEXT_MAX];
+	struct err err = { "" };
+	int r = ops_of(e)->move(e->hw.control, slot, to, &ep->ref, &err);
+
+	if (r < 0) {
+		char why[ERR_TEXT_MAX];
+		snprintf(why, sizeof(why), "partition %s stays in class %d: %.200s", ep->config->name, from, err.text);
+		say_once(c, why);
+		return;
+	}
+	c->class_of[slot] = (int)to;
+	if (r == CLASS_MOVE_ANEW && remonitor(e, slot, &err) < 0) {
+		snprintf(text, sizeof(text), "moved to class %u, and cannot be measured there: %.150s", to, err.text);
+		engine_slot_failed(e, slot, clock_now(&e->clock), text);
+		return;
+	}
+	snprintf(text, sizeof(text), "class: moved from class %d to %u%s", from, to,
+		 r == CLASS_MOVE_ANEW ? " in a new group (its count starts again)" : "");
+	engine_note_event(e, slot, text);
+}
+
+/* What its class holds is what is in force for it. */
+static void fill(struct engine *e, size_t slot)
+{
+	struct engine_classes *c = &e->classes;
+	struct engine_partition *ep = &e->slots.partitions[slot];
+	int cls = c->class_of[slot];
+
+	if (cls < 0 || !c->held_known[cls])
+		return;
+	ep->effective = c->eff[cls];
+	ep->applied_once = true;
+	ep->status.mb_max = ep->effective.mb_max;
+	ep->status.mb_min = ep->effective.mb_min;
+	ep->status.in_class = true;
+	ep->status.class_id = (unsigned)cls;
+	ep->status.mb_max_asked = ep->applied.mb_max;
+}
+
+/* Classes held that no partition is in any more are released. */
+static void release_empty(struct engine *e, long opening)
+{
+	struct engine_classes *c = &e->classes;
+	bool *used = calloc(c->classes_cap ? c->classes_cap : 1, sizeof(*used));
+	struct err err = { "" };
+
+	if (!used)
+		return; /* kept until the next step */
+	for (size_t i = 0; i < e->slots.count; i++)
+		if ((member(e, i) || (long)i == opening) && (size_t)c->class_of[i] < c->classes_cap)
+			used[c->class_of[i]] = true;
+	for (size_t k = 0; k < c->classes_cap; k++) {
+		if (!c->held_known[k] || used[k])
+			continue;
+		c->held_known[k] = false;
+		c->room_known = false;
+		if (ops_of(e)->release(e->hw.control, (unsigned)k, &err) < 0)
+			say_once(c, err.text);
+	}
+	free(used);
+}
+
+struct step_work {
+	struct class_want *wants;
+	size_t *slot_of;
+	size_t count;
+	bool *holds; /* per class: it holds what the assignment gives it */
+};
+
+static int gather(struct engine *e, long opening, struct step_work *w, struct err *err)
+{
+	struct engine_classes *c = &e->classes;
+	size_t n = e->slots.count + 1;
+
+	w->wants = calloc(n, sizeof(*w->wants));
+	w->slot_of = calloc(n, sizeof(*w->slot_of));
+	if (!w->wants || !w->slot_of)
+		return err_set(err, -ENOMEM, "out of memory for the class step");
+	for (size_t i = 0; i < e->slots.count; i++) {
+		bool opens = (long)i == opening;
+		if (!opens && !member(e, i))
+			continue;
+		w->wants[w->count] = (struct class_want){ .mb_max_at = &c->asked[i * c->domains],
+							  .protected_ = c->protect[i],
+							  .previous = opens ? -1 : c->class_of[i] };
+		w->slot_of[w->count++] = i;
+	}
+	return 0;
+}
+
+/* The classes of the assignment given their limits, then the partitions moved into them. For the
+ * opening slot, its class is only set (it is not open yet): 0, or why its class cannot be had. */
+static int carry_out(struct engine *e, long opening, const struct class_assignment *a, unsigned budget,
+		     struct step_work *w, bool recheck, struct err *err)
+{
+	struct engine_classes *c = &e->classes;
+	int r = 0;
+
+	w->holds = calloc(budget, sizeof(*w->holds));
+	if (!w->holds)
+		return err_set(err, -ENOMEM, "out of memory for the class step");
+	for (unsigned k = 0; k < budget; k++)
+		w->holds[k] = a->used[k] && hold(e, k, &a->limits[(size_t)k * c->domains], recheck);
+	for (size_t j = 0; j < w->count; j++) {
+		size_t slot = w->slot_of[j];
+		unsigned to = (unsigned)a->class_of[j];
+		if (!w->holds[to]) {
+			if ((long)slot == opening)
+				r = err_set(err, -ENOSPC, "no class for it: %s", c->last_error);
+			continue;
+		}
+		if ((long)slot == opening) {
+			ops_of(e)->set_class(e->hw.control, slot, to);
+			c->class_of[slot] = (int)to;
+		} else if (c->class_of[slot] != (int)to) {
+			move(e, slot, to);
+		}
+	}
+	return r;
+}
+
+static int step(struct engine *e, long opening, bool recheck, struct err *err)
+{
+	struct engine_classes *c = &e->classes;
+	struct step_work w = { 0 };
+	struct class_assignment a = { 0 };
+	int r = gather(e, opening, &w, err);
+
+	if (recheck)
+		c->room_known = false; /* another tool may have taken or freed room */
+	unsigned budget = r == 0 ? class_budget(e) : 0;
+	if (r == 0 && budget == 0)
+		r = err_set(err, -ENOSPC, "no class left: every one the %s backend has is held by other groups",
+			    e->hw.control_ops->name);
+	if (r == 0 && !grow_classes(c, budget))
+		r = err_set(err, -ENOMEM, "out of memory for %u classes", budget);
+	if (r == 0 && w.count)
+		r = class_assign(w.wants, w.count, c->domains, budget, c->held, ENGINE_CLASS_BAND_PCT, &a, err);
+	if (r == 0 && w.count)
+		r = carry_out(e, opening, &a, budget, &w, recheck, err);
+	if (r != -ENOMEM)
+		release_empty(e, opening);
+	for (size_t j = 0; j < w.count; j++)
+		if (member(e, w.slot_of[j]))
+			fill(e, w.slot_of[j]);
+	if (!c->room_known)
+		refresh_room(e);
+	class_assignment_fini(&a);
+	free(w.wants);
+	free(w.slot_of);
+	free(w.holds);
+	return r;
+}
+
+int engine_classes_choose(struct engine *e, size_t slot, const struct partition_limits *want, struct err *err)
+{
+	int r;
+
+	if (!e->classes.shared)
+		return 0;
+	if (want->l3_cbm)
+		return err_set(err, -EOPNOTSUPP,
+			       "l3_cbm: with classes = shared a class holds MB limits only; a partition with l3_cbm "
+			       "needs classes = own");
+	if ((r = record(e, slot, want, err)) < 0)
+		return r;
+	e->slots.partitions[slot].applied = *want;
+	return step(e, (long)slot, false, err);
+}
+
+int engine_classes_apply(struct engine *e, size_t slot, const struct partition_limits *want, struct err *err)
+{
+	struct engine_classes *c = &e->classes;
+	int r = record(e, slot, want, err);
+
+	if (r < 0)
+		return r;
+	e->slots.partitions[slot].applied = *want;
+	if (c->in_tick)
+		return 0;
+	r = step(e, -1, false, err);
+	if (r < 0)
+		return r;
+	if (c->class_of[slot] < 0 || !c->held_known[c->class_of[slot]])
+		return err_set(err, -ENOSPC, "no class holds it: %s", c->last_error);
+	return 0;
+}
+
+void engine_classes_tick_begin(struct engine *e)
+{
+	e->classes.in_tick = e->classes.shared;
+}
+
+void engine_classes_tick_end(struct engine *e)
+{
+	struct err err = { "" };
+
+	if (!e->classes.shared)
+		return;
+	e->classes.in_tick = false;
+	if (step(e, -1, e->ticks.done % CLASS_RECHECK_TICKS == 0, &err) < 0)
+		say_once(&e->classes, err.text);
+}
+
+void engine_classes_forget(struct engine *e, size_t slot)
+{
+	struct engine_classes *c = &e->classes;
+
+	if (slot < c->slots_cap) {
+		c->class_of[slot] = -1;
+		c->asking[slot] = false;
+	}
+	e->slots.partitions[slot].status.in_class = false;
+}
+
+bool engine_classes_room(const struct engine *e, struct class_room *ret)
+{
+	if (!e->classes.shared)
+		return false;
+	*ret = e->classes.room;
+	return true;
+}

@@ -1,0 +1,60 @@
+/* Classes (engine_classes.c): with classes = shared, partitions share the control's classes (resctrl:
+ * CTRL_MON groups) while each is measured by itself. The policies decide each partition's limits as
+ * always; the class step (policies/class_assign.c) puts the partitions into classes, and the control
+ * makes the classes, writes what each holds and moves partitions between them. */
+#ifndef MPAMD_CORE_ENGINE_ENGINE_CLASSES_INTERNAL_H
+#define MPAMD_CORE_ENGINE_ENGINE_CLASSES_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "backends/contracts/control.h"
+#include "core/base/error.h"
+
+struct engine;
+
+/* A partition whose wanted ceilings stay within this many percentage points of what its class holds
+ * (below it for a best-effort partition, above for a protected one) stays in its class. */
+#define ENGINE_CLASS_BAND_PCT 5.0
+
+struct engine_classes {
+	bool shared;	  /* partitions share classes (classes = shared, or auto chose it) */
+	bool in_tick;	  /* the tick's decisions are being applied: one step at the end, not one each */
+	unsigned domains; /* the control's domains, at least 1: the width of `asked` and `held` */
+	size_t slots_cap;
+	int *class_of; /* [slot]: its class, -1 none */
+	double *asked; /* [slot][domain]: the ceilings it asked for */
+	bool *asking;  /* [slot]: it asked (open, or being opened) */
+	bool *protect; /* [slot]: latency-critical or holding a guarantee */
+	size_t classes_cap;
+	bool *held_known;	      /* [class]: the control holds it with `held` */
+	double *held;		      /* [class][domain]: what it was asked to hold */
+	struct partition_limits *eff; /* [class]: what is in force there */
+	struct class_room room;	      /* as the control said at the last step that made or released one */
+	bool room_known;
+	char last_error[ERR_TEXT_MAX]; /* the last class failure logged (said once while it lasts) */
+};
+
+/* At start, after the composition opened and before any partition: which mode (auto decides), and
+ * the control told. */
+void engine_classes_start(struct engine *e);
+void engine_classes_free(struct engine *e);
+bool engine_classes_shared(const struct engine *e);
+/* Slot `slot` is about to open with `want`: the class it opens in is chosen (and made) and set in the
+ * control. 0 where classes are not shared; a failure (no class can be made: -ENOSPC) and why. */
+int engine_classes_choose(struct engine *e, size_t slot, const struct partition_limits *want, struct err *err);
+/* Slot `slot` asks for `want` (engine_apply_limits with classes shared): recorded; outside a tick the
+ * class step runs at once and what its class holds is its limits in force. 0, or why its class could
+ * not be given those limits (the partition stays where it is). */
+int engine_classes_apply(struct engine *e, size_t slot, const struct partition_limits *want, struct err *err);
+/* The tick's decisions: recorded by engine_classes_apply between these, one step at the end. */
+void engine_classes_tick_begin(struct engine *e);
+void engine_classes_tick_end(struct engine *e);
+/* Slot `slot` was closed: it is in no class now. */
+void engine_classes_forget(struct engine *e, size_t slot);
+/* Classes used and left, monitors (RMIDs) used and left, as of the last step: false where classes
+ * are not shared. */
+bool engine_classes_room(const struct engine *e, struct class_room *ret);
+
+#endif

@@ -1,0 +1,384 @@
+/* classes = shared on the resctrl emulator through the engine: more partitions than CLOSIDs all open,
+ * each a monitoring group with its own RMID (so its own measured rate) inside a class group that
+ * partitions of equal mb_max share; a partition moved to another class keeps a continuous count
+ * (rename), or, where the rename is refused, gets a new group, its tasks moved, and one invalid sample
+ * for the new baseline. */
+#include <dirent.h>
+#include <errno.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "backends/resctrl/resctrl.h"
+#include "core/engine/engine.h"
+#include "core/engine/engine_snapshot.h"
+#include "tests/util/emu_runner.h"
+#include "tests/util/engine_util.h"
+#include "tests/util/log_capture.h"
+#include "tests/util/testutil.h"
+
+#define MAX_PARTITIONS 64
+
+struct classes_run {
+	struct emu *emu;
+	char dir[64], config[96], traffic[96];
+	struct engine *engine;
+	struct log_capture log;
+	pid_t pids[MAX_PARTITIONS];
+	size_t count;
+	unsigned stop_at;
+	/* At tick move_at, partition 0 gets mb_max = move_to; then each tick is checked. */
+	unsigned move_at;
+	const char *move_to;
+	/* What partition 0 showed at each tick after the move. */
+	unsigned checked, invalid, jumps;
+	uint64_t last_bytes;
+	bool bytes_went_back;
+	char invalid_reason[256];
+};
+
+/* The sleepers of the running test, killed by its teardown also when an assertion failed (they would
+ * keep the test's output open, and ctest waiting). */
+static pid_t sleepers[MAX_PARTITIONS];
+static size_t sleeper_count;
+
+static int kill_sleepers(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sleeper_count; i++) {
+		kill(sleepers[i], SIGKILL);
+		waitpid(sleepers[i], NULL, 0);
+	}
+	sleeper_count = 0;
+	return 0;
+}
+
+/* The mb_max of partition i: nine distinct values, each shared by several partitions. */
+static unsigned mb_max_of(size_t i)
+{
+	return 10 + 10 * (unsigned)(i % 9);
+}
+
+static void body_of(struct classes_run *run, char *buf, size_t len)
+{
+	size_t used = 0;
+
+	for (size_t i = 0; i < run->count && used < len; i++)
+		used += (size_t)snprintf(buf + used, len - used,
+					 "[partition \"p%02zu\"]\npids = %d\nmb_max = %u\nsim_demand = 100\n", i,
+					 (int)run->pids[i], mb_max_of(i));
+}
+
+static void run_start_mode(struct classes_run *run, size_t count, const char *const *emu_args, const char *mode)
+{
+	static char body[MAX_PARTITIONS * 96];
+
+	memset(run, 0, sizeof(*run));
+	run->count = count;
+	for (size_t i = 0; i < count; i++)
+		sleepers[sleeper_count++] = run->pids[i] = spawn_sleeper();
+	snprintf(run->dir, sizeof(run->dir), "/tmp/mpamd-classes-XXXXXX");
+	assert_non_null(mkdtemp(run->dir));
+	snprintf(run->config, sizeof(run->config), "%s/mpamd.ini", run->dir);
+	snprintf(run->traffic, sizeof(run->traffic), "%s/traffic.ini", run->dir);
+	body_of(run, body, sizeof(body));
+	assert_int_equal(write_text_file(run->traffic, "[global]\ninterval_ms = 10\n%s", body), 0);
+	assert_int_equal(emu_start("intel", run->traffic, emu_args, &run->emu), 0);
+	assert_int_equal(write_text_file(run->config,
+					 "[global]\nbackend = resctrl\ninterval_ms = 10\nresctrl_root = %s\n"
+					 "classes = %s\n%s",
+					 emu_root(run->emu), mode, body),
+			 0);
+}
+
+static void run_start(struct classes_run *run, size_t count, const char *const *emu_args)
+{
+	run_start_mode(run, count, emu_args, "shared");
+}
+
+static void move_first(struct classes_run *run, struct engine *e)
+{
+	char setting[32];
+	const char *settings[] = { setting };
+	struct err err = { "" };
+
+	snprintf(setting, sizeof(setting), "mb_max=%s", run->move_to);
+	if (engine_set(e, "p00", settings, 1, NULL, NULL, &err) < 0)
+		fail_msg("set: %s", err.text);
+}
+
+/* After the move: is p00's sample valid, its rate no more than its demand allows (100 MB/s, with the
+ * emulator's noise), its count going forward? */
+static void check_first(struct classes_run *run, const struct partition_status *st)
+{
+	run->checked++;
+	if (!st->valid) {
+		run->invalid++;
+		snprintf(run->invalid_reason, sizeof(run->invalid_reason), "%s", st->reason ? st->reason : "");
+	} else if (st->mbps > 300) {
+		run->jumps++;
+	}
+	if (st->bytes_total < run->last_bytes)
+		run->bytes_went_back = true;
+	run->last_bytes = st->bytes_total;
+}
+
+static void on_tick(void *ctx, struct engine *e)
+{
+	struct classes_run *run = ctx;
+	uint64_t t = engine_ticks_done(e);
+
+	if (run->move_to && t == run->move_at)
+		move_first(run, e);
+	if (run->move_to && t > run->move_at)
+		check_first(run, engine_partition(e, 0));
+	if (run->move_to && t == run->move_at)
+		run->last_bytes = engine_partition(e, 0)->bytes_total;
+	if (t >= run->stop_at)
+		engine_stop(e);
+}
+
+static void run_engine(struct classes_run *run)
+{
+	engine_run_file_captured(run->config, on_tick, run, &run->log, &run->engine);
+}
+
+static void run_stop(struct classes_run *run)
+{
+	engine_free(run->engine);
+	log_capture_free(&run->log);
+	kill_sleepers(NULL);
+	unlink(run->config);
+	unlink(run->traffic);
+	rmdir(run->dir);
+	assert_int_equal(emu_stop(run->emu), 0);
+}
+
+/* mpamd's control groups at the emulator's root (directories under the prefix with a schemata). */
+static unsigned count_class_groups(struct classes_run *run)
+{
+	DIR *dir = opendir(emu_root(run->emu));
+	struct dirent *d;
+	unsigned count = 0;
+
+	assert_non_null(dir);
+	while ((d = readdir(dir))) {
+		char file[512];
+		struct stat st;
+		snprintf(file, sizeof(file), "%s/%s/schemata", emu_root(run->emu), d->d_name);
+		count += !strncmp(d->d_name, "mpamd-", 6) && stat(file, &st) == 0;
+	}
+	closedir(dir);
+	return count;
+}
+
+/* The monitoring group of partition i in class c. */
+static bool member_group_exists(struct classes_run *run, unsigned c, size_t i)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "mpamd-c%u/mon_groups/mpamd-p%02zu", c, i);
+	return emu_group_exists(run->emu, path);
+}
+
+/* p00 was moved once (its event saying `how`, NULL: anything), and across the move had `invalid`
+ * invalid samples, no jump, and a count that never went back. */
+static void expect_one_move(struct classes_run *run, const char *how, unsigned invalid)
+{
+	const char *moved[] = { "partition p00: class: moved from class", how, NULL };
+
+	assert_int_equal(log_capture_count(&run->log, moved), 1);
+	if (run->invalid != invalid || run->jumps || run->bytes_went_back)
+		fail_msg("p00 across its move: %u invalid (%s), %u jumps, count went back: %d", run->invalid,
+			 run->invalid_reason, run->jumps, run->bytes_went_back);
+}
+
+/* 60 partitions on 16 CLOSIDs with 256 RMIDs: every one opens and is measured by itself; the nine
+ * distinct mb_max values make nine classes, each partition in the one of its mb_max; p00 moved from
+ * 10% to 20% (p01's class) by set keeps a continuous count. */
+static void test_sixty_partitions_share_classes(void **state)
+{
+	struct classes_run run;
+	const char *const args[] = { "--rmids", "256", NULL };
+
+	(void)state;
+	run_start(&run, 60, args);
+	run.move_at = 20;
+	run.move_to = "20";
+	run.stop_at = 40;
+	run_engine(&run);
+	struct engine *e = run.engine;
+	for (size_t i = 0; i < 60; i++) {
+		const struct partition_status *st = engine_partition(e, i);
+		if (!st->open || st->failed)
+			fail_msg("p%02zu is not open: %s", i, st->reason ? st->reason : "");
+		if (!st->valid || st->mbps <= 0)
+			fail_msg("p%02zu has no measured rate of its own: %s", i, st->reason ? st->reason : "");
+		assert_true(st->in_class);
+		assert_true(member_group_exists(&run, st->class_id, i));
+	}
+	assert_true(count_class_groups(&run) <= 15);
+	assert_int_equal(count_class_groups(&run), 9);
+	for (size_t i = 1; i < 60; i++)
+		for (size_t j = 1; j < i; j++)
+			if ((mb_max_of(i) == mb_max_of(j)) !=
+			    (engine_partition(e, i)->class_id == engine_partition(e, j)->class_id))
+				fail_msg("p%02zu (mb_max %u) and p%02zu (mb_max %u): classes %u and %u", i,
+					 mb_max_of(i), j, mb_max_of(j), engine_partition(e, i)->class_id,
+					 engine_partition(e, j)->class_id);
+	/* p00 now asks for p01's 20% and is in p01's class, its count unbroken across the move. */
+	assert_int_equal(engine_partition(e, 0)->class_id, engine_partition(e, 1)->class_id);
+	assert_true(member_group_exists(&run, engine_partition(e, 0)->class_id, 0));
+	assert_true(run.checked >= 15);
+	expect_one_move(&run, NULL, 0);
+	for (size_t i = 1; i < 9; i++) {
+		char group[32], mb[32];
+		snprintf(group, sizeof(group), "mpamd-c%u", engine_partition(e, i)->class_id);
+		snprintf(mb, sizeof(mb), "MB:0=%u;1=%u", mb_max_of(i), mb_max_of(i));
+		if (!emu_group_file_has(run.emu, group, "schemata", mb))
+			fail_msg("%s does not hold %s for p%02zu", group, mb, i);
+	}
+	run_stop(&run);
+}
+
+/* A rename the kernel refuses: the partition gets a new group in its new class and its tasks move
+ * there; that tick's sample is invalid with a reason (the new baseline), and the count goes on. */
+static void test_refused_rename_moves_the_tasks(void **state)
+{
+	struct classes_run run;
+	const char *const args[] = { "--rmids", "256", NULL };
+
+	(void)state;
+	run_start(&run, 3, args);
+	run.move_at = 10;
+	run.move_to = "20";
+	run.stop_at = 25;
+	assert_int_equal(emu_ctl(run.emu, "fail_rename EPERM mpamd-p00 1 refused by the test"), 0);
+	run_engine(&run);
+	struct engine *e = run.engine;
+	const struct partition_status *st = engine_partition(e, 0);
+	char tasks[32];
+
+	assert_true(st->open && st->valid);
+	assert_int_equal(st->class_id, engine_partition(e, 1)->class_id);
+	assert_true(member_group_exists(&run, st->class_id, 0));
+	snprintf(tasks, sizeof(tasks), "%d\n", (int)run.pids[0]);
+	char path[128];
+	snprintf(path, sizeof(path), "mpamd-c%u/mon_groups/mpamd-p00", st->class_id);
+	assert_true(emu_group_file_has(run.emu, path, "tasks", tasks));
+	expect_one_move(&run, "in a new group", 1);
+	const char *parts[] = { "moving its tasks to a new group instead", NULL };
+	assert_int_equal(log_capture_count(&run.log, parts), 1);
+	run_stop(&run);
+}
+
+/* classes = auto with more partitions than CLOSIDs shares them; with 20 RMIDs, 10 partitions find none
+ * (the default group, 9 class groups and 10 monitoring groups hold them): each of those says so, and
+ * the others are measured as ever. status counts the classes and RMIDs. */
+static void test_out_of_rmids(void **state)
+{
+	struct classes_run run;
+	const char *const args[] = { "--rmids", "20", NULL };
+
+	(void)state;
+	run_start_mode(&run, 20, args, "auto");
+	run.stop_at = 15;
+	run_engine(&run);
+	struct engine *e = run.engine;
+	unsigned open = 0, failed = 0;
+	for (size_t i = 0; i < 20; i++) {
+		const struct partition_status *st = engine_partition(e, i);
+		if (st->open) {
+			open++;
+			if (!st->valid || st->mbps <= 0)
+				fail_msg("p%02zu is open but not measured: %s", i, st->reason ? st->reason : "");
+		} else if (st->failed && st->reason && strstr(st->reason, "no RMID left")) {
+			failed++;
+		} else {
+			fail_msg("p%02zu: %s", i, st->reason ? st->reason : "neither open nor out of RMIDs");
+		}
+	}
+	assert_int_equal(open, 10);
+	assert_int_equal(failed, 10);
+	json_t *status = engine_snapshot_status(e);
+	json_t *classes = json_object_get(status, "classes");
+	assert_true(json_is_object(classes));
+	assert_int_equal(json_integer_value(json_object_get(classes, "used")), 9);
+	assert_int_equal(json_integer_value(json_object_get(classes, "left")), 6);
+	assert_int_equal(json_integer_value(json_object_get(classes, "monitors_used")), 20);
+	assert_int_equal(json_integer_value(json_object_get(classes, "monitors_left")), 0);
+	json_decref(status);
+	json_t *row = engine_list_row(e, "p03");
+	assert_int_equal(json_integer_value(json_object_get(row, "hw_class")), engine_partition(e, 3)->class_id);
+	assert_true(json_is_number(json_object_get(row, "mb_max_asked")));
+	json_decref(row);
+	run_stop(&run);
+}
+
+/* classes = auto with no more partitions than CLOSIDs: a control group each, as ever. */
+static void test_auto_with_enough_closids_keeps_own(void **state)
+{
+	struct classes_run run;
+
+	(void)state;
+	run_start_mode(&run, 3, NULL, "auto");
+	run.stop_at = 5;
+	run_engine(&run);
+	for (size_t i = 0; i < 3; i++) {
+		char group[32];
+		snprintf(group, sizeof(group), "mpamd-p%02zu", i);
+		assert_true(engine_partition(run.engine, i)->open);
+		assert_false(engine_partition(run.engine, i)->in_class);
+		assert_true(emu_group_file_has(run.emu, group, "schemata", "MB:"));
+	}
+	json_t *status = engine_snapshot_status(run.engine);
+	assert_true(json_is_null(json_object_get(status, "classes")));
+	json_decref(status);
+	run_stop(&run);
+}
+
+/* A move renames a monitoring group only where its RMID does not depend on its CLOSID: Intel and AMD;
+ * on MPAM (an RMID is a PMG of its PARTID) the kernel's rename leaves the tasks behind, so mpamd moves
+ * the tasks instead. */
+static void test_rename_only_where_it_keeps_counts(void **state)
+{
+	static const char *const profiles[] = { "intel", "amd", "mpam73" };
+	static const bool keeps[] = { true, true, false };
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(profiles) / sizeof(profiles[0]); i++) {
+		struct emu *emu = NULL;
+		struct resctrl_fs *fs = NULL;
+		struct err err = { "" };
+		assert_int_equal(emu_start(profiles[i], NULL, NULL, &emu), 0);
+		if (resctrl_fs_new(emu_root(emu), false, &fs, &err) < 0)
+			fail_msg("%s: %s", profiles[i], err.text);
+		if (resctrl_rename_keeps_counts(&fs->info) != keeps[i])
+			fail_msg("%s: a rename %s counts", profiles[i], keeps[i] ? "should keep" : "keeps no");
+		resctrl_fs_free(fs);
+		assert_int_equal(emu_stop(emu), 0);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_teardown(test_sixty_partitions_share_classes, kill_sleepers),
+		cmocka_unit_test_teardown(test_refused_rename_moves_the_tasks, kill_sleepers),
+		cmocka_unit_test_teardown(test_out_of_rmids, kill_sleepers),
+		cmocka_unit_test_teardown(test_auto_with_enough_closids_keeps_own, kill_sleepers),
+		cmocka_unit_test(test_rename_only_where_it_keeps_counts),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
