@@ -333,6 +333,7 @@ void engine_tick(struct engine *e, uint64_t now_ns)
 	engine_heal(e, now_ns);
 	if (composition_read(&e->hw, now_ns, e->slots.samples, &read_err) < 0)
 		log_error("reading counters failed: %s", read_err.text);
+	engine_domains_begin_tick(e);
 	for (size_t i = 0; i < e->slots.count; i++)
 		if (e->slots.partitions[i].used) {
 			screen_samples(e, i);

@@ -24,6 +24,10 @@ struct engine_dom {
 	int control;		       /* its index in hw.caps.domains; -1: limits are the partition's */
 	uint64_t monitors;	       /* bit m: monitor domain m (hw.domains) measures it */
 	struct capacity_learner learn; /* its capacity learned from its totals (engine_capacity.c) */
+	/* engine_dom_known_capacity at this tick (engine_domains_begin_tick: once a tick, not once per
+	 * partition), and whether it differs from the last tick's (NAN after the map: it does). */
+	double known_mbps;
+	bool known_changed;
 };
 
 /* Set by engine_domains_map when the composition opens; status each tick by engine_domains_summarise. */
@@ -49,7 +53,10 @@ int engine_check_capacity_domains(const struct engine *e, const struct config *c
 /* What monitor domain m, and engine domain d, can carry as far as is known (0: unknown). */
 double engine_monitor_capacity(const struct engine *e, unsigned m);
 double engine_dom_known_capacity(const struct engine *e, unsigned d);
-/* Partition `index`'s rate and limits on each domain, from this tick's samples. */
+/* What each domain can carry as far as is known, for this tick's engine_domains_summarise. */
+void engine_domains_begin_tick(struct engine *e);
+/* Partition `index`'s rate and limits on each domain, from this tick's samples (after
+ * engine_domains_begin_tick). */
 void engine_domains_summarise(struct engine *e, size_t index);
 /* The policies' copy of its configured limits on each domain (after open, set, reload). */
 void engine_domains_config(struct engine *e, size_t slot);
