@@ -293,7 +293,7 @@ static void summarise(struct engine *e, size_t index)
 	st->valid = st->open;
 	st->estimated = false;
 	st->mbps = 0;
-	st->event[0] = '\0';
+	st->event = NULL;
 	engine_slot_show_failure(e, index);
 	if (!st->open)
 		return;

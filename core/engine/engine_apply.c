@@ -1,6 +1,7 @@
 /* From measurements to limits: the policies' input, the chain, and applying only what changed. */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -138,10 +139,16 @@ int engine_apply_limits(struct engine *e, size_t index, const struct partition_l
 static void note_event_logged_as(struct engine *e, size_t index, uint64_t now_ns, const char *text,
 				 const char *log_text)
 {
-	struct partition_status *st = &e->slots.partitions[index].status;
-	size_t used = strlen(st->event);
+	struct engine_partition *ep = &e->slots.partitions[index];
+	struct partition_status *st = &ep->status;
 
-	snprintf(st->event + used, sizeof(st->event) - used, "%s%s", used ? "; " : "", text);
+	if (!ep->event_text)
+		ep->event_text = malloc(EVENT_TEXT_MAX);
+	if (ep->event_text) { /* else the tick's row goes without it; the log and the event log have it */
+		size_t used = st->event ? strlen(st->event) : 0;
+		snprintf(ep->event_text + used, EVENT_TEXT_MAX - used, "%s%s", used ? "; " : "", text);
+		st->event = ep->event_text;
+	}
 	event_log_add(&e->events, e->ticks.done, engine_t_ms(e, now_ns), engine_wall_ms(e, now_ns), st->name, text);
 	log_info("partition %s: %s", st->name, log_text);
 }

@@ -2,9 +2,9 @@
  * its own (core/ctl/ctl_thread.h). status, list and metrics are built there from the snapshot the
  * tick thread published last (engine_snapshot.h), so that neither building nor encoding nor writing
  * a reply holds up a tick. set and reload change the engine and show reads the control and the
- * configuration (show_on_tick says why it cannot be served from the snapshot): those are handed to the tick thread, which runs them between ticks, publishes a new
- * snapshot after a change, and wakes the server's thread with the result; a reply after a set is of
- * a snapshot that has it. */
+ * configuration (show_on_tick says why it is not served from the snapshot): those are handed to the
+ * tick thread, which runs them between ticks, publishes a new snapshot after a change, and wakes the
+ * server's thread with the result; a reply after a set is of a snapshot that has it. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -26,12 +26,14 @@ struct engine_gen;
  * partition lives; a removed partition's slot is free for the next one added. */
 struct engine_partition {
 	/* What the slot holds: engine_slots.c (engine_desired.c changes origin and file_goals, and with
-	 * engine_set.c config's goals, in place). */
+	 * engine_set.c config's goals, in place; engine_set.c keeps file_goals before it changes them). */
 	bool used;			 /* the slot holds a partition */
 	struct partition_config *config; /* in gen->config: what it runs with (set changes its goals) */
 	struct engine_gen *gen;
-	struct partition_goals file_goals; /* its goals as the file said (without set's changes) */
-	char origin[ENGINE_ORIGIN_MAX];	   /* "": the file; else what made it (a template's name) */
+	/* Its goals as the file said, kept only once `set` changed config's (NULL: config's goals are the
+	 * file's): 2 KB a partition that few partitions need. */
+	struct partition_goals *file_goals;
+	char origin[ENGINE_ORIGIN_MAX]; /* "": the file; else what made it (a template's name) */
 	/* Its life in the hardware: engine_partition.c (engine_desired.c brings retry_ns forward at a
 	 * reload, engine_apply.c's recreate opens ref again). */
 	bool hw_open; /* the composition holds it (close or remove it once) */
@@ -51,6 +53,9 @@ struct engine_partition {
 	uint64_t invalid_samples;	 /* ticks at which it was open and its sample invalid */
 	bool jumped;			 /* its last sample was refused as more than a domain can carry */
 	char pmu_reason[PMU_REASON_MAX]; /* why the sampler could not count it at all ("": it could) */
+	/* The text of this tick's events, which status.event points to once it has one: engine_apply.c
+	 * (EVENT_TEXT_MAX bytes, allocated for the first event; engine.c clears status.event each tick). */
+	char *event_text;
 	/* What it looked like at the last tick: its rate (engine.c's summarise), open and failed
 	 * (engine_partition.c), limits in force (engine_apply.c), IPC (engine_pmu.c). */
 	struct partition_status status;

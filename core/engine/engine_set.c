@@ -148,6 +148,18 @@ static void note_set(struct engine *e, size_t index, const char *const *settings
 	free(full);
 }
 
+/* The goals the file gave, kept before the first set changes the config's (a reload compares the file
+ * with them): 0 or -ENOMEM. */
+static int keep_file_goals(struct engine_partition *ep, struct err *err)
+{
+	if (ep->file_goals)
+		return 0;
+	if (!(ep->file_goals = malloc(sizeof(*ep->file_goals))))
+		return err_set(err, -ENOMEM, "out of memory");
+	*ep->file_goals = ep->config->goals;
+	return 0;
+}
+
 int engine_set(struct engine *e, const char *name, const char *const *settings, size_t count, const char *who,
 	       json_t **ret_result, struct err *err)
 {
@@ -171,6 +183,8 @@ int engine_set(struct engine *e, const char *name, const char *const *settings, 
 		r = engine_check_goals(e, &e->gens.config->global, &copy, err);
 	if (r == 0 && limits)
 		r = engine_validate_limits(e, &want, err);
+	if (r == 0)
+		r = keep_file_goals(&e->slots.partitions[i], err);
 	if (r < 0)
 		return r;
 	struct partition_goals before = found->goals;

@@ -109,7 +109,7 @@ void engine_slot_fill(struct engine *e, size_t slot, struct engine_gen *g, struc
 {
 	struct engine_partition *ep = &e->slots.partitions[slot];
 
-	*ep = (struct engine_partition){ .used = true, .config = p, .gen = g, .file_goals = p->goals };
+	*ep = (struct engine_partition){ .used = true, .config = p, .gen = g };
 	snprintf(ep->origin, sizeof(ep->origin), "%s", origin ? origin : "");
 	ep->status.name = p->name;
 	engine_gen_hold(g);
@@ -128,6 +128,8 @@ void engine_slot_free(struct engine *e, size_t slot)
 {
 	struct engine_gen *g = e->slots.partitions[slot].gen;
 
+	free(e->slots.partitions[slot].file_goals);
+	free(e->slots.partitions[slot].event_text);
 	e->slots.partitions[slot] = (struct engine_partition){ .used = false };
 	e->policy.partitions[slot] = (struct policy_partition){ .name = "" };
 	e->policy.decisions[slot] = (struct policy_decision){ 0 };
@@ -150,8 +152,11 @@ long engine_slot_by_name(const struct engine *e, const char *name)
 void engine_slots_free(struct engine *e)
 {
 	for (size_t i = 0; i < e->slots.count; i++)
-		if (e->slots.partitions[i].used)
+		if (e->slots.partitions[i].used) {
+			free(e->slots.partitions[i].file_goals);
+			free(e->slots.partitions[i].event_text);
 			engine_gen_drop(&e->gens, e->slots.partitions[i].gen);
+		}
 	free(e->slots.partitions);
 	free(e->policy.partitions);
 	free(e->policy.decisions);

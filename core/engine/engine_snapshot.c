@@ -74,7 +74,7 @@ static void row_status(struct snapshot_row *row, const struct partition_status *
 {
 	/* The event text (most of the struct) is the record's, not the replies'. */
 	memcpy(&row->status, st, offsetof(struct partition_status, event));
-	row->status.event[0] = '\0';
+	row->status.event = NULL;
 	row->status.name = text_copy(t, st->name);
 	row->status.reason = text_copy(t, st->reason);
 	row->status.pmu_reason = text_copy(t, st->pmu_reason);

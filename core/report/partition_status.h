@@ -45,13 +45,15 @@ struct partition_status {
 	unsigned cpu_quota_pct; /* escalation in force, percent of one CPU; 0: none */
 	const char *reason;	/* why it is not open, or why the sample is invalid */
 	/* PMU counts of the last tick (see backends/contracts/pmu.h): each value only when counted. */
-	bool pmu_open;		    /* the PMU sampler counts this partition */
-	bool ipc_valid;		    /* instructions and cycles were counted */
-	double ipc;		    /* instructions / cycles */
-	bool stall_valid;	    /* backend stalls and cycles were counted */
-	double stall_ratio;	    /* stall cycles / cycles */
-	const char *pmu_reason;	    /* why it is not counted, or a role is not; NULL when all are */
-	char event[EVENT_TEXT_MAX]; /* what the policies did this tick, "" when nothing */
+	bool pmu_open;		/* the PMU sampler counts this partition */
+	bool ipc_valid;		/* instructions and cycles were counted */
+	double ipc;		/* instructions / cycles */
+	bool stall_valid;	/* backend stalls and cycles were counted */
+	double stall_ratio;	/* stall cycles / cycles */
+	const char *pmu_reason; /* why it is not counted, or a role is not; NULL when all are */
+	/* What the policies did this tick (at most EVENT_TEXT_MAX bytes), NULL when nothing: the engine's
+	 * buffer, allocated for a partition's first event and not for the many that have none. */
+	const char *event;
 };
 
 #endif
