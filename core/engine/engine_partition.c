@@ -95,7 +95,7 @@ void engine_slot_applied(struct engine *e, size_t slot)
 	struct engine_partition *ep = &e->slots.partitions[slot];
 	char text[EVENT_TEXT_MAX];
 
-	if (ep->failed || !ep->error)
+	if (ep->failed || !ep->error || !ep->error[0])
 		return; /* a failed partition's error goes when it opens (engine_slot_open) */
 	snprintf(text, sizeof(text), "recovered: limits applied again after: %.150s", ep->error);
 	engine_text_free(&ep->error);

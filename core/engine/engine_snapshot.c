@@ -102,7 +102,7 @@ static void row_fill(const struct engine *e, size_t slot, struct snapshot_row *r
 	row->guarantee_mbps = g->guarantee_mbps;
 	row->weight = g->weight;
 	row->state = state_of(ep);
-	row->error = ep->error ? text_copy(t, ep->error) : NULL;
+	row->error = ep->error && ep->error[0] ? text_copy(t, ep->error) : NULL;
 	row->retry_known = ep->failed && ep->retry_ns;
 	row->retry_in_s = ep->retry_ns > e->ticks.last_ns ? (double)(ep->retry_ns - e->ticks.last_ns) / 1e9 : 0.0;
 	row->attempts = ep->attempts;
