@@ -6,4 +6,13 @@
  * exits 2, as a usage error does. */
 unsigned bench_arg(const char *program, const char *what, const char *s, unsigned lo, unsigned hi);
 
+/* The host a driver bench (bench_driver, bench_sim) measures: PARTITIONS MSCS MONITORS TICKS. */
+struct bench_shape {
+	unsigned partitions, mscs, monitors, ticks;
+};
+
+/* The four of argv[1..4], each checked by bench_arg; MONITORS from `monitors_lo` (0 where the program
+ * can run without monitors). */
+struct bench_shape bench_shape_args(const char *program, char *const argv[], unsigned monitors_lo);
+
 #endif

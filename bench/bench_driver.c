@@ -142,10 +142,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: bench_driver PARTITIONS MSCS MONITORS TICKS [--count-mmio]\n");
 		return 2;
 	}
-	unsigned partitions = bench_arg("bench_driver", "PARTITIONS", argv[1], 1, 65535);
-	unsigned mscs = bench_arg("bench_driver", "MSCS", argv[2], 1, 64);
-	unsigned monitors = bench_arg("bench_driver", "MONITORS", argv[3], 1, 65535);
-	unsigned ticks = bench_arg("bench_driver", "TICKS", argv[4], 1, 1000000);
+	struct bench_shape shape = bench_shape_args("bench_driver", argv, 1);
+	unsigned partitions = shape.partitions, mscs = shape.mscs, monitors = shape.monitors, ticks = shape.ticks;
 	struct msc *msc = calloc(mscs, sizeof(*msc));
 	struct msc_monitors **mons = calloc(mscs, sizeof(*mons));
 	struct sample *samples = calloc((size_t)partitions * mscs, sizeof(*samples));

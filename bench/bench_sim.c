@@ -110,10 +110,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: bench_sim PARTITIONS MSCS MONITORS TICKS\n");
 		return 2;
 	}
-	unsigned partitions = bench_arg("bench_sim", "PARTITIONS", argv[1], 1, 65535);
-	unsigned mscs = bench_arg("bench_sim", "MSCS", argv[2], 1, 64);
-	unsigned monitors = bench_arg("bench_sim", "MONITORS", argv[3], 0, 65535);
-	unsigned ticks = bench_arg("bench_sim", "TICKS", argv[4], 1, 1000000);
+	struct bench_shape shape = bench_shape_args("bench_sim", argv, 0);
+	unsigned partitions = shape.partitions, mscs = shape.mscs, monitors = shape.monitors, ticks = shape.ticks;
 	char *text = config_text(partitions, mscs, monitors);
 	struct config *config = text ? load(text) : NULL;
 

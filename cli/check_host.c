@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "backends/contracts/control.h"
+#include "backends/shared/hmat_capacity.h"
 #include "backends/mmio/msc_set.h"
 #include "core/base/clock.h"
 #include "core/engine/domain_limits.h"
@@ -198,26 +199,30 @@ static void refuse(json_t *entry, const char *reason)
 	json_object_set_new(entry, "reason", json_string(reason));
 }
 
-/* A guarantee without a configured capacity: not enforced from the start, and the plan should say
- * so (the hardware's own figure, where it has one, comes from the monitors this check does not open). */
-static void note_guarantee(const struct config *config, const struct partition_config *p, json_t *entry)
+/* A guarantee where some domain's capacity is not known (configured, the hardware's, ACPI HMAT's):
+ * not enforced from the start, and the plan should say so. */
+static void note_guarantee(const struct overcommit_domains *domains, const struct partition_config *p, json_t *entry)
 {
-	const struct global_config *g = &config->global;
+	bool known = domains->count > 0;
 
-	if (!p->goals.guarantee_mbps || g->capacity_mbps || g->capacity_mbps_at.count)
+	for (unsigned d = 0; d < domains->count; d++)
+		known &= domains->at[d].capacity_mbps > 0;
+	if (!p->goals.guarantee_mbps || known)
 		return;
 	json_t *notes = json_object_get(entry, "notes");
 	if (json_is_array(notes))
 		json_array_append_new(
-			notes, json_string("guarantee not enforced at first: no capacity_mbps, so unless the "
-					   "hardware reports its capacity mpamd learns it from the totals seen and "
-					   "enforces the guarantee once a domain shows saturation (usually within a "
-					   "second of contention; mpamctl discover suggests a capacity_mbps)"));
+			notes, json_string("guarantee not enforced at first: a domain's capacity is not known (no "
+					   "capacity_mbps, no figure from the hardware or ACPI HMAT), so mpamd learns "
+					   "it from the totals seen and enforces the guarantee once the domain shows "
+					   "saturation (usually within a second of contention; mpamctl discover "
+					   "suggests a capacity_mbps)"));
 }
 
 /* One partition as mpamd would open it: refused by validate or by the plan, or its plan. */
 static json_t *check_partition(const struct config *config, const struct control_ops *ops, struct control *control,
-			       const struct control_caps *caps, size_t index, const struct partition_config *p)
+			       const struct control_caps *caps, const struct overcommit_domains *domains, size_t index,
+			       const struct partition_config *p)
 {
 	struct partition_limits want = { .l3_cbm = p->goals.l3_cbm }, asked = want;
 	struct control_plan plan = { 0 };
@@ -256,7 +261,7 @@ static json_t *check_partition(const struct config *config, const struct control
 	json_object_set_new(entry, "notes", json_deep_copy(plan.notes));
 	json_object_set_new(entry, "writes", json_incref(plan.writes));
 	control_plan_fini(&plan);
-	note_guarantee(config, p, entry);
+	note_guarantee(domains, p, entry);
 	return entry;
 }
 
@@ -291,10 +296,33 @@ static bool all_hold(json_t *report)
 	return true;
 }
 
-/* The control's domains and what each carries: the hardware's figure where it has one (the
- * simulator's MSCs), else capacity_mbps, as mpamd takes them. */
+/* ACPI HMAT's figure for each of the control's resctrl domains that has none yet. */
+static void hmat_domains(const char *sysfs_root, const struct control_caps *caps, struct overcommit_domains *ret)
+{
+	uint32_t ids[OVERCOMMIT_DOMAINS_MAX];
+	double mbps[OVERCOMMIT_DOMAINS_MAX];
+	struct hmat_notes notes;
+
+	for (unsigned d = 0; d < ret->count; d++) {
+		if (d >= caps->domain_count || strcmp(caps->domains[d].id_space, DOMAIN_SPACE_RESCTRL))
+			return;
+		ids[d] = caps->domains[d].id;
+	}
+	hmat_capacity_read(sysfs_root, ids, ret->count, mbps, &notes);
+	for (unsigned i = 0; i < notes.count; i++)
+		fprintf(stderr, "mpamctl check-config: warning: ACPI HMAT: %s: ignored\n", notes.text[i]);
+	for (unsigned d = 0; d < ret->count; d++) {
+		if (ret->at[d].capacity_mbps > 0 || !(mbps[d] > 0))
+			continue;
+		ret->at[d].capacity_mbps = mbps[d];
+		ret->at[d].source = "ACPI HMAT";
+	}
+}
+
+/* The control's domains and what each carries, in mpamd's order of trust: capacity_mbps, the
+ * hardware's figure where it has one (the simulator's MSCs), ACPI HMAT's. */
 static void host_domains(const struct config *config, const struct control_ops *ops, struct control *control,
-			 const struct control_caps *caps, struct overcommit_domains *ret)
+			 const struct control_caps *caps, const char *sysfs_root, struct overcommit_domains *ret)
 {
 	struct control_shared shared = { 0 };
 
@@ -310,11 +338,28 @@ static void host_domains(const struct config *config, const struct control_ops *
 		od->id = caps->domain_count ? caps->domains[d].id : 0;
 		od->capacity_mbps = configured_capacity(config, caps, d);
 		od->source = od->capacity_mbps > 0 ? "capacity_mbps" : NULL;
-		if (shared.mscs && od->id < shared.mscs->count && shared.mscs->mscs[od->id].capacity_mbps > 0) {
+		if (!od->source && shared.mscs && od->id < shared.mscs->count &&
+		    shared.mscs->mscs[od->id].capacity_mbps > 0) {
 			od->capacity_mbps = shared.mscs->mscs[od->id].capacity_mbps;
 			od->source = ops->simulated ? "[sim] capacity_mbps" : "the hardware's";
 		}
 	}
+	hmat_domains(sysfs_root, caps, ret);
+}
+
+/* {"domain", "capacity_mbps" (null: unknown), "source" (null: learned from the totals seen)} each. */
+static json_t *capacity_json(const struct overcommit_domains *domains)
+{
+	json_t *list = json_array();
+
+	for (unsigned d = 0; domains->known && d < domains->count; d++) {
+		const struct overcommit_domain *od = &domains->at[d];
+		json_array_append_new(list,
+				      json_pack("{s:I,s:o,s:o}", "domain", (json_int_t)od->id, "capacity_mbps",
+						od->capacity_mbps > 0 ? json_real(od->capacity_mbps) : json_null(),
+						"source", od->source ? json_string(od->source) : json_null()));
+	}
+	return list;
 }
 
 /* The control, opened only to plan where its open would change something. */
@@ -326,7 +371,7 @@ static int open_control(const struct control_ops *ops, const struct config *conf
 	return ops->open_to_plan ? ops->open_to_plan(config, clock, ret, err) : ops->open(config, clock, ret, err);
 }
 
-int check_host(const struct config *config, struct overcommit_domains *domains, json_t **ret)
+int check_host(const struct config *config, const char *sysfs_root, struct overcommit_domains *domains, json_t **ret)
 {
 	const struct control_ops *ops = engine_registry_control(&engine_registry_default, config->global.backend);
 	json_t *report = json_pack("{s:s,s:b}", "backend", config->global.backend, "can_hold", 0);
@@ -343,16 +388,17 @@ int check_host(const struct config *config, struct overcommit_domains *domains, 
 		return -1;
 	}
 	ops->probe(control, &caps);
+	host_domains(config, ops, control, &caps, sysfs_root, domains);
 	json_t *partitions = json_array(), *refused = json_array();
 	for (size_t i = 0; i < config->partition_count; i++)
 		json_array_append_new(partitions,
-				      check_partition(config, ops, control, &caps, i, &config->partitions[i]));
+				      check_partition(config, ops, control, &caps, domains, i, &config->partitions[i]));
 	check_partition_count(config, &caps, refused);
-	host_domains(config, ops, control, &caps, domains);
 	if (domain_ids_check(&caps, &config->global.capacity_mbps_at, "capacity_mbps", &err) < 0)
 		json_array_append_new(refused, json_string(err.text));
 	ops->free(control);
 	json_object_set_new(report, "hardware", caps_to_json(&caps));
+	json_object_set_new(report, "capacity", capacity_json(domains));
 	json_object_set_new(report, "partitions", partitions);
 	json_object_set_new(report, "refused", refused);
 	json_object_set_new(report, "can_hold", json_boolean(all_hold(report)));
@@ -390,6 +436,24 @@ static void print_hardware(FILE *out, const char *backend, json_t *hw)
 		fprintf(out, ", %lld cache portion bits\n", num(hw, "cbm_bits"));
 	else
 		fprintf(out, ", no cache portion control\n");
+}
+
+/* "capacity: domain 0 30000 MB/s (ACPI HMAT), domain 1 unknown (learned from the totals seen)". */
+static void print_capacity(FILE *out, json_t *capacity)
+{
+	json_t *d;
+	size_t i;
+
+	json_array_foreach(capacity, i, d) {
+		fprintf(out, "%s domain %lld ", i ? "," : "capacity:", num(d, "domain"));
+		if (json_is_number(json_object_get(d, "capacity_mbps")))
+			fprintf(out, "%.0f MB/s (%s)", json_number_value(json_object_get(d, "capacity_mbps")),
+				str(d, "source"));
+		else
+			fprintf(out, "unknown (learned from the totals seen)");
+	}
+	if (json_array_size(capacity))
+		fprintf(out, "\n");
 }
 
 static void print_rounding(FILE *out, json_t *r)
@@ -538,6 +602,7 @@ void check_host_print(FILE *out, json_t *report)
 	json_t *item;
 
 	print_hardware(out, str(report, "backend"), json_object_get(report, "hardware"));
+	print_capacity(out, json_object_get(report, "capacity"));
 	json_array_foreach(json_object_get(report, "partitions"), i, item)
 		print_partition(out, item);
 	json_array_foreach(json_object_get(report, "refused"), i, item)

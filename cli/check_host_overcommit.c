@@ -110,6 +110,9 @@ struct mbps_goal {
 	const char *key;
 	uint32_t (*of)(const struct partition_config *p);
 	const char *what_then; /* what mpamd does about it, for the warning */
+	/* For two kinds together: each kind alone; warned of only where each is there and fits alone
+	 * (one over alone has its own warning). */
+	const struct mbps_goal *alone[2];
 };
 
 static uint32_t guarantee_of(const struct partition_config *p)
@@ -122,13 +125,27 @@ static uint32_t target_of(const struct partition_config *p)
 	return p->goals.target_mbps;
 }
 
+static uint32_t guarantee_or_target_of(const struct partition_config *p)
+{
+	return guarantee_of(p) + target_of(p);
+}
+
 static const struct mbps_goal goals[] = {
-	{ "guarantee_mbps", guarantee_of,
+	{ "guarantee_mbps",
+	  guarantee_of,
 	  "mpamd shares their minimums latency-critical first, in proportion to guarantee, and logs an "
-	  "overcommit event (OVERCOMMIT in mpamd.ini(5))" },
-	{ "target_mbps", target_of,
-	  "the hardware's arbitration shares the domain among them, and mpamd logs an overcommit event "
-	  "(OVERCOMMIT in mpamd.ini(5))" },
+	  "overcommit event (OVERCOMMIT in mpamd.ini(5))",
+	  { NULL, NULL } },
+	{ "target_mbps",
+	  target_of,
+	  "mpamd shares the domain guarantees first, then by weight, each target up to itself, and logs an "
+	  "overcommit event (OVERCOMMIT in mpamd.ini(5))",
+	  { NULL, NULL } },
+	{ "guarantee_mbps and target_mbps",
+	  guarantee_or_target_of,
+	  "mpamd serves the guarantees first and shares what they leave among the targets by weight, each up to "
+	  "its target, and logs an overcommit event (OVERCOMMIT in mpamd.ini(5))",
+	  { &goals[0], &goals[1] } },
 };
 
 /* The goal's sum over the partitions that use only domains of `mask`, and "db 12000, web 10000". */
@@ -173,6 +190,20 @@ static double mask_capacity(const struct overcommit_domains *doms, uint64_t mask
 	return sum;
 }
 
+/* A goal of two kinds on `mask` is news: each kind is there and fits `capacity` alone. */
+static bool both_fit_alone(const struct config *config, const struct overcommit_domains *doms,
+			   const struct mbps_goal *goal, uint64_t mask, double capacity)
+{
+	char names[NAMES_MAX];
+
+	for (size_t k = 0; k < 2; k++) {
+		double sum = goal_sum(config, doms, goal->alone[k], mask, names, sizeof(names));
+		if (!(sum > 0) || sum > capacity)
+			return false;
+	}
+	return true;
+}
+
 static void check_goal_on(const struct config *config, const struct overcommit_domains *doms,
 			  const struct mbps_goal *goal, uint64_t mask, struct diag_list *diags)
 {
@@ -188,6 +219,8 @@ static void check_goal_on(const struct config *config, const struct overcommit_d
 		     !(partition_domains(config, doms, &config->partitions[i]) & ~mask);
 	if (n < 2 && !(n == 1 && capacity > 0 && sum > capacity))
 		return; /* one goal alone over its domain is as much overcommitted, and said too */
+	if (goal->alone[0] && !both_fit_alone(config, doms, goal, mask, capacity))
+		return;
 	domains_text(doms, mask, where, sizeof(where));
 	if (unknown && doms->known) {
 		diag_add(diags, DIAG_WARNING, 0,

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "backends/shared/hmat_capacity.h"
 #include "cli/check_host.h"
 #include "cli/check_outputs.h"
 #include "cli/cli_error.h"
@@ -20,8 +21,10 @@ static void check_config_usage(FILE *out)
 		     "\n"
 		     "Check an mpamd configuration file without running anything.\n"
 		     "Valid: prints one line per section with every resolved value (defaults included)\n"
-		     "and exits 0. Invalid: prints every problem as FILE:LINE: message on stderr and\n"
-		     "exits 1. Warnings go to stderr and do not make a file invalid.\n"
+		     "and exits 0; a partition key whose value a persist_dir file replaced (mpamctl set\n"
+		     "--persist) is named with that file and line. Invalid: prints every problem as\n"
+		     "FILE:LINE: message on stderr and exits 1. Warnings go to stderr and do not make a\n"
+		     "file invalid.\n"
 		     "\n"
 		     "With --host, a valid file is also tried against this host, writing nothing: the\n"
 		     "control the file names (its backend) is opened and probed (on MMIO without\n"
@@ -39,17 +42,21 @@ static void check_config_usage(FILE *out)
 		     "warning naming the fix (ReadWritePaths=).\n"
 		     "\n"
 		     "mb_min summing over 100%% of a domain, and guarantee_mbps or target_mbps summing\n"
-		     "over a domain's capacity, are warnings naming the partitions, the sum and the\n"
-		     "capacity: from the file alone (the simulator's MSCs, else one domain of\n"
-		     "capacity_mbps), with --host over this host's domains (a sum whose capacity is not\n"
-		     "known is said not checked). OVERCOMMIT in mpamd.ini(5) says what mpamd does then.\n"
+		     "over a domain's capacity (alone or together), are warnings naming the partitions,\n"
+		     "the sum and the capacity: from the file alone (the simulator's MSCs, else one\n"
+		     "domain of capacity_mbps), with --host over this host's domains (a sum whose\n"
+		     "capacity is not known is said not checked). OVERCOMMIT in mpamd.ini(5) says what\n"
+		     "mpamd does then.\n"
 		     "\n"
 		     "Options:\n"
 		     "  -H, --host     plan the file on this host, writing nothing; prints that plan\n"
 		     "                 instead of the summary\n"
-		     "  -j, --json     print {\"file\", \"valid\", \"errors\", \"warnings\", \"config\"} as JSON\n"
-		     "                 on stdout (errors are still printed on stderr), with --host also\n"
-		     "                 \"host\": the plan\n"
+		     "  -j, --json     print {\"file\", \"valid\", \"errors\", \"warnings\", \"config\",\n"
+		     "                 \"persisted\"} as JSON on stdout (errors are still printed on\n"
+		     "                 stderr), with --host also \"host\": the plan\n"
+		     "  -r, --sysfs-root DIR  with --host: where ACPI HMAT's memory bandwidth is read\n"
+		     "                 (default " HMAT_SYSFS_ROOT "), each resctrl domain's capacity where\n"
+		     "                 capacity_mbps does not say it\n"
 		     "  -h, --help     show this help\n"
 		     "\n"
 		     "The file format is described in mpamd.ini(5).\n");
@@ -85,10 +92,53 @@ static void print_partition_keys(const struct config *c, const struct partition_
 	putchar('\n');
 }
 
+/* Whether persisted value i is in force: no later file replaced the same key of the same partition. */
+static bool persisted_in_force(const struct config *c, size_t i)
+{
+	const struct config_persisted *v = &c->persisted[i];
+
+	for (size_t j = i + 1; j < c->persisted_count; j++)
+		if (!strcmp(c->persisted[j].partition, v->partition) && c->persisted[j].key == v->key)
+			return false;
+	return true;
+}
+
+/* "  persisted: mb_max from DIR/web.ini:5, ..." where persist_dir's files replaced the main file's. */
+static void print_persisted(const struct config *c, const struct partition_config *p)
+{
+	const char *sep = "  persisted:";
+
+	for (size_t i = 0; i < c->persisted_count; i++) {
+		const struct config_persisted *v = &c->persisted[i];
+		if (strcmp(v->partition, p->name) || !persisted_in_force(c, i))
+			continue;
+		printf("%s %s from %s:%u", sep, v->key, v->file, v->line);
+		sep = ",";
+	}
+	if (sep[0] == ',')
+		putchar('\n');
+}
+
 static void print_partition(const struct config *c, const struct partition_config *p)
 {
 	printf("partition %s:", p->name);
 	print_partition_keys(c, p, false);
+	print_persisted(c, p);
+}
+
+/* The values persist_dir's files gave, in force: [{"partition", "key", "file", "line"}]. */
+static json_t *persisted_json(const struct config *c)
+{
+	json_t *list = json_array();
+
+	for (size_t i = 0; c && i < c->persisted_count; i++) {
+		const struct config_persisted *v = &c->persisted[i];
+		if (persisted_in_force(c, i))
+			json_array_append_new(list, json_pack("{s:s,s:s,s:o,s:I}", "partition", v->partition, "key",
+							      v->key, "file", config_json_text(v->file), "line",
+							      (json_int_t)v->line));
+	}
+	return list;
 }
 
 /* The keys each VM's partition gets, without those a template cannot hold. */
@@ -146,9 +196,9 @@ static json_t *diags_to_json(const struct diag_list *diags, enum diag_severity s
 
 static json_t *check_json(const char *path, const struct config *c, const struct diag_list *diags)
 {
-	return json_pack("{s:o,s:b,s:o,s:o,s:o}", "file", config_json_text(path), "valid", c != NULL, "errors",
+	return json_pack("{s:o,s:b,s:o,s:o,s:o,s:o}", "file", config_json_text(path), "valid", c != NULL, "errors",
 			 diags_to_json(diags, DIAG_ERROR), "warnings", diags_to_json(diags, DIAG_WARNING), "config",
-			 c ? config_to_json(c) : json_null());
+			 c ? config_to_json(c) : json_null(), "persisted", persisted_json(c));
 }
 
 static void print_json(json_t *root)
@@ -180,15 +230,20 @@ int cmd_check_config(int argc, char **argv, const struct ctl_options *opts)
 		{ "host", no_argument, NULL, 'H' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "sysfs-root", required_argument, NULL, 'r' },
 		{ NULL, 0, NULL, 0 },
 	};
 	bool json = opts->json, host = false;
+	const char *sysfs_root = HMAT_SYSFS_ROOT;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "Hjh", options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "Hjhr:", options, NULL)) != -1) {
 		switch (c) {
 		case 'H':
 			host = true;
+			break;
+		case 'r':
+			sysfs_root = optarg;
 			break;
 		case 'j':
 			json = true;
@@ -220,7 +275,7 @@ int cmd_check_config(int argc, char **argv, const struct ctl_options *opts)
 		/* The control's own warnings (an explicit root that is no resctrl mount...) stay quiet, as in
 		 * discover; its refusals are in the plan. */
 		log_setup("mpamctl", LOG_LEVEL_ERROR, false);
-		planned = check_host(config, &domains, &plan);
+		planned = check_host(config, sysfs_root, &domains, &plan);
 	} else if (r == 0) {
 		overcommit_domains_of_config(config, &domains);
 	}

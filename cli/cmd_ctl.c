@@ -90,7 +90,11 @@ static int ctl_call(const struct ctl_options *opts, bool json, const char *cmd, 
 	enum ctl_client_outcome outcome;
 
 	*ret_result = NULL;
-	outcome = ctl_client_call(opts->socket_path, cmd, name, settings, count, ret_result, &err);
+	if (!strcmp(cmd, "set"))
+		outcome =
+			ctl_client_call_set(opts->socket_path, name, settings, count, opts->persist, ret_result, &err);
+	else
+		outcome = ctl_client_call(opts->socket_path, cmd, name, settings, count, ret_result, &err);
 	int code = ctl_client_exit_code(outcome);
 	switch (outcome) {
 	case CTL_CLIENT_OK:
@@ -353,11 +357,15 @@ static const struct ctl_cli_command cli_commands[] = {
 	  "Show everything about partition NAME, one 'key: value' per line, and its recent events. A\n"
 	  "name mpamd does not have gets the nearest it has ('did you mean ...?'), as with set.",
 	  1, 1, print_result, false },
-	{ "set", " NAME KEY=VALUE...",
+	{ "set", " [--persist] NAME KEY=VALUE...",
 	  "Change partition NAME while mpamd runs. Keys and ranges are those of the configuration file\n"
 	  "(see mpamd.ini(5)): mb_min, mb_max, target_mbps, guarantee_mbps, class... All settings are\n"
-	  "applied together or none is. It lasts until a reload changes NAME's entry in the file, and\n"
-	  "is lost when mpamd restarts: make it last in the file. Needs root or the control socket's group.",
+	  "applied together or none is, and the reply says how long they last. Without --persist: until\n"
+	  "a reload that changes NAME's entry in the file (its values then replace every set of NAME),\n"
+	  "or until mpamd restarts. With --persist, mpamd also writes them to NAME.ini in the directory\n"
+	  "the persist_dir key names, whose keys replace the main file's at every start and reload,\n"
+	  "until that file is removed (NAME must be a partition of the main file). Needs root or the\n"
+	  "control socket's group.",
 	  2, -1, print_set, false },
 	{ "reload", "",
 	  "Re-read the configuration file and apply only what changed: partitions added, removed,\n"
@@ -382,14 +390,17 @@ static void command_usage(const struct ctl_cli_command *c, FILE *out)
 		"%s\n"
 		"\n"
 		"Options (anywhere on the line):\n"
-		"%s"
+		"%s%s"
 		"  -j, --json         print the daemon's reply as JSON; errors too, as {\"ok\": false, ...}\n"
 		"  -s, --socket PATH  mpamd's control socket (default " DEFAULT_SOCKET_PATH ")\n"
 		"  -h, --help         show this help\n"
 		"\n"
 		"Exit status: 0 success, 1 mpamd refused the request, 2 usage error, 3 mpamd unreachable.\n",
 		c->name, c->args, c->summary,
-		c->wide_option ? "  -w, --wide         every field, one column each (wider than a terminal)\n" : "");
+		c->wide_option ? "  -w, --wide         every field, one column each (wider than a terminal)\n" : "",
+		!strcmp(c->name, "set")
+			? "  -p, --persist      keep it across restarts (mpamd writes persist_dir/NAME.ini)\n"
+			: "");
 }
 
 /* --json anywhere on the line, known before any other option is looked at, so that even a usage
@@ -412,22 +423,22 @@ static int usage_error(const struct ctl_cli_command *c, bool json, const char *w
 static int command_options(const struct ctl_cli_command *c, int argc, char **argv, struct ctl_options *opts)
 {
 	static const struct option options[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "socket", required_argument, NULL, 's' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "wide", no_argument, NULL, 'w' },
-		{ NULL, 0, NULL, 0 },
+		{ "json", no_argument, NULL, 'j' },    { "socket", required_argument, NULL, 's' },
+		{ "help", no_argument, NULL, 'h' },    { "wide", no_argument, NULL, 'w' },
+		{ "persist", no_argument, NULL, 'p' }, { NULL, 0, NULL, 0 },
 	};
 	char what[160];
 	int opt;
 
 	opts->json = opts->json || wants_json(argc, argv);
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":js:hw", options, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, ":js:hwp", options, NULL)) != -1) {
 		if (opt == 'j') {
 			opts->json = true;
 		} else if (opt == 'w' && c->wide_option) {
 			opts->wide = true;
+		} else if (opt == 'p' && !strcmp(c->name, "set")) {
+			opts->persist = true;
 		} else if (opt == 's') {
 			opts->socket_path = optarg;
 		} else if (opt == 'h') {

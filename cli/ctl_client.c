@@ -127,12 +127,11 @@ static enum ctl_client_outcome exchange(const char *path, const char *request, c
 	return r < 0 ? CTL_CLIENT_BROKEN : CTL_CLIENT_OK;
 }
 
-enum ctl_client_outcome ctl_client_call(const char *path, const char *cmd, const char *name,
-					const char *const *settings, size_t count, json_t **ret_result, struct err *err)
+/* Sends a request line built by ctl_request_build* (r: what it returned) and checks the reply. */
+static enum ctl_client_outcome call_with(const char *path, int r, char *request, json_t **ret_result, struct err *err)
 {
-	char *request, *line = NULL;
+	char *line = NULL;
 	size_t len = 0;
-	int r = ctl_request_build(cmd, name, settings, count, &request, err);
 
 	if (r < 0)
 		return r == -ENOMEM ? CTL_CLIENT_BROKEN : CTL_CLIENT_BAD_REQUEST;
@@ -150,6 +149,24 @@ enum ctl_client_outcome ctl_client_call(const char *path, const char *cmd, const
 		return CTL_CLIENT_BROKEN;
 	}
 	return CTL_CLIENT_OK;
+}
+
+enum ctl_client_outcome ctl_client_call(const char *path, const char *cmd, const char *name,
+					const char *const *settings, size_t count, json_t **ret_result, struct err *err)
+{
+	char *request = NULL;
+	int r = ctl_request_build(cmd, name, settings, count, &request, err);
+
+	return call_with(path, r, request, ret_result, err);
+}
+
+enum ctl_client_outcome ctl_client_call_set(const char *path, const char *name, const char *const *settings,
+					    size_t count, bool persist, json_t **ret_result, struct err *err)
+{
+	char *request = NULL;
+	int r = ctl_request_build_set(name, settings, count, persist, &request, err);
+
+	return call_with(path, r, request, ret_result, err);
 }
 
 int ctl_client_exit_code(enum ctl_client_outcome outcome)

@@ -4,6 +4,7 @@
 #define MPAMD_CLI_CTL_CLIENT_H
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "core/base/error.h"
@@ -25,6 +26,10 @@ enum ctl_client_outcome {
 enum ctl_client_outcome ctl_client_call(const char *path, const char *cmd, const char *name,
 					const char *const *settings, size_t count, json_t **ret_result,
 					struct err *err);
+
+/* The same for a set, with "persist" when `persist` (mpamctl set --persist). */
+enum ctl_client_outcome ctl_client_call_set(const char *path, const char *name, const char *const *settings,
+					    size_t count, bool persist, json_t **ret_result, struct err *err);
 
 /* The mpamctl exit code of an outcome (cli/mpamctl.h), the same for every command that talks to
  * mpamd: 0, 2 for a request that could not be built, 3 when no mpamd answers, 1 otherwise. */

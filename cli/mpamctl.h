@@ -15,7 +15,8 @@ enum {
 struct ctl_options {
 	const char *socket_path;
 	bool json;
-	bool wide; /* list --wide: every field */
+	bool wide;    /* list --wide: every field */
+	bool persist; /* set --persist: kept across restarts */
 };
 
 int cmd_check_config(int argc, char **argv, const struct ctl_options *opts);

@@ -253,6 +253,7 @@ static int run(struct daemon_args *a, struct config *config)
 	opts.on_tick = on_tick;
 	opts.on_tick_ctx = a;
 	opts.config_path = a->config_path;
+	opts.sysfs_root = "/sys"; /* ACPI HMAT's bandwidth, as the capacity of resctrl's domains */
 	opts.overrides = a->overrides;
 	opts.socket_path = a->no_socket ? NULL : (a->socket_path ? a->socket_path : config->global.socket);
 	opts.socket_gid = socket_group();

@@ -9,6 +9,7 @@ mpamd_layer(mpamd_base DIRS core/base LIBS m SOURCES
   core/base/diag.c
   core/base/error.c
   core/base/file_create.c
+  core/base/file_replace.c
   core/base/file_read.c
   core/base/histogram.c
   core/base/ladder.c
@@ -33,6 +34,7 @@ mpamd_layer(mpamd_config DIRS core/config DEPS mpamd_base LIBS PkgConfig::INIH P
   core/config/config_types.c
   core/config/config_domain_values.c
   core/config/config_write.c
+  core/config/config_persist.c
   core/config/model.c)
 
 # The three contracts (headers) and what their implementations share.
@@ -40,7 +42,8 @@ mpamd_layer(mpamd_contracts DIRS backends/contracts backends/shared DEPS mpamd_c
   backends/shared/counter_pool.c
   backends/shared/limits_snap.c
   backends/shared/partition_table.c
-  backends/shared/threads.c)
+  backends/shared/threads.c
+  backends/shared/hmat_capacity.c)
 
 # The MPAM register map: the hardware's home, used by the MSC driver and the MSC model.
 mpamd_layer(mpamd_mpam DIRS backends/mpam SOURCES
@@ -134,7 +137,9 @@ mpamd_layer(mpamd_policies DIRS policies DEPS mpamd_config SOURCES
   policies/static.c
   policies/steps.c
   policies/target.c
-  policies/target_search.c)
+  policies/target_evidence.c
+  policies/target_search.c
+  policies/target_share.c)
 
 # The control socket: its server runs on a thread of its own (ctl_thread.c).
 find_package(Threads REQUIRED)

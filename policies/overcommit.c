@@ -1,8 +1,9 @@
 /* Goals a domain cannot all hold: guarantees whose shares on a domain sum over its capacity, hardware
- * minimums that sum over 100% of it, targets that sum over its capacity. The policy that decides what
- * happens then (the guard for guarantees and minimums, share for targets) counts the asks here and
- * says so in one event: when it starts, and again only after it ended (the sum fell below
- * OVERCOMMIT_CLEAR_FRACTION of the whole) and came back. The memory of what was said is a bit per
+ * minimums that sum over 100% of it, targets that with the guarantees sum over its capacity. The
+ * policy that decides what happens then (the guard for guarantees and minimums, the target controller
+ * for targets) counts the asks here and says so in one event: when it starts, and again only after it
+ * ended (the sum fell below OVERCOMMIT_CLEAR_FRACTION of the whole) and came back (the target
+ * controller also when the shares it decided change). The memory of what was said is a bit per
  * domain on each partition the event concerned (struct overcommit_memory), so an event stays said
  * while a partition joins or leaves the overcommitted set. */
 #include "policies/overcommit.h"

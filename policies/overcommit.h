@@ -1,5 +1,5 @@
 /* Goals a domain cannot all hold (internal to policies/): what the guard (guarantees, minimums) and
- * share (targets) ask of a domain, added up against what it has, and the event that says so once
+ * the target controller (targets with the guarantees, target_share.c) ask of a domain, added up against what it has, and the event that says so once
  * (policies/overcommit.c). */
 #ifndef MPAMD_POLICIES_OVERCOMMIT_H
 #define MPAMD_POLICIES_OVERCOMMIT_H

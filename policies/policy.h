@@ -71,9 +71,14 @@ struct target_point {
 
 struct target_memory {
 	uint32_t last_target; /* target_mbps the controller last worked toward */
-	double mbps_per_pct;  /* learned average gain, rate over ceiling (0: not yet known) */
-	double out_pct;	      /* the controller's own output, percent, a rung (0: not engaged) */
-	/* The last move: the rate measured before it, and the samples taken since (see target_search.c:
+	/* While the targets and guarantees on its domains sum over their capacity: the MB/s it holds
+	 * instead, its share (policies/target_share.c); 0: its target. */
+	uint32_t budget;
+	uint32_t last_goal;  /* the budget or target its search last started for */
+	bool budget_moved;   /* the budget changed this tick (the overcommit event says so) */
+	double mbps_per_pct; /* learned average gain, rate over ceiling (0: not yet known) */
+	double out_pct;	     /* the controller's own output, percent, a rung (0: not engaged) */
+	/* The last move: the rate measured before it, and the samples taken since (see target_evidence.c:
 	 * a move is judged only once it shows). */
 	double from_pct, from_mbps;
 	unsigned since_move;
@@ -86,10 +91,9 @@ struct target_memory {
 	unsigned n;	    /* samples at out_pct since its move showed */
 	double mean_mbps;   /* their mean (over the last TARGET_MEAN_WINDOW) */
 	double last_sample; /* the last of them */
-	double recent_mbps; /* their mean weighted toward the last (see target_search.c) */
+	double recent_mbps; /* their mean weighted toward the last (see target_evidence.c) */
 	double noise_rel;   /* mean absolute deviation of a sample from that mean, relative to it */
-	bool noise_known;   /* noise_rel was measured */
-	unsigned noise_n;   /* differences it was learned from (up to a few) */
+	unsigned noise_n;   /* differences it was learned from (up to a few; 0: noise_rel not measured) */
 	/* The search: the highest rung measured at or below the target, the lowest above it, and the
 	 * point measured before the one in force (for a secant). */
 	struct target_point lo, hi, prev;

@@ -15,13 +15,11 @@
  * Each domain is split on its own: the partitions the guard holds back there share what it leaves
  * them there, each up to its configured ceiling on that domain.
  *
- * Targets that sum over a domain's capacity cannot all be met, and no weight applies to them: each
- * controller raises its ceiling toward its target, up to its mb_max, and the hardware's arbitration
- * shares the domain among them. share says so, once (policies/overcommit.c). */
+ * Targets (with the guarantees) that sum over a domain's capacity are shared by the target controller
+ * (policies/target_share.c): guarantees first, then by weight too. */
 #include <stdio.h>
 
 #include "policies/domains.h"
-#include "policies/overcommit.h"
 #include "policies/policy.h"
 #include "policies/steps.h"
 
@@ -114,53 +112,10 @@ static void share_domain(const struct policy_host *host, struct policy_partition
 			apply_part(host, &parts[i], d, &decisions[i], level * weight_of(&parts[i]), allowance);
 }
 
-/* What a partition's target asks of domain d, MB/s: its share of the target where its traffic goes
- * (unmeasured or idle: the domain's share of the host's capacity); 0 where a capacity is not known. */
-static double target_ask(const struct policy_host *h, const struct policy_partition *p, unsigned d,
-			 const struct policy_decision *dec)
-{
-	const struct policy_domain *dom = pol_cdom(p, d);
-	double total = 0;
-
-	(void)dec;
-	if (!p->goals.target_mbps)
-		return 0;
-	if (pol_domains(h) == 1)
-		return p->goals.target_mbps;
-	if (p->valid && p->mbps > 0)
-		return dom->valid ? p->goals.target_mbps * dom->mbps / p->mbps : 0;
-	for (unsigned k = 0; k < pol_domains(h); k++)
-		total += host_dom(h, k).capacity_mbps;
-	return total > 0 ? p->goals.target_mbps * host_dom(h, d).capacity_mbps / total : 0;
-}
-
-static void say_targets(const struct policy_host *h, struct policy_partition *parts, size_t count, unsigned d,
-			struct policy_decision *decisions)
-{
-	struct policy_host_domain hd = host_dom(h, d);
-	char where[32], who[160];
-
-	if (!(hd.capacity_mbps > 0) || hd.capacity_learned)
-		return; /* a learned capacity is the most seen so far, not what the domain has */
-	double asked = overcommit_sum(h, parts, count, d, decisions, target_ask);
-	bool over = asked > hd.capacity_mbps * (1 + STEP_SLACK);
-	bool clear = asked <= hd.capacity_mbps * OVERCOMMIT_CLEAR_FRACTION;
-	if (!overcommit_news(h, parts, count, d, decisions, target_ask, OVERCOMMIT_TARGETS, over, clear))
-		return;
-	pol_where(pol_domains(h), d, where, sizeof(where));
-	overcommit_list(who, sizeof(who), h, parts, count, d, decisions, target_ask, target_ask, false);
-	policy_event(&decisions[overcommit_largest(h, parts, count, d, decisions, target_ask)],
-		     "overcommit: targets ask %.0f of %.0f MB/s%s (%s): not all can be met; each ceiling rises toward "
-		     "its target up to mb_max, and they share the domain as the hardware arbitrates",
-		     asked, hd.capacity_mbps, where, who);
-}
-
 void policy_share(const struct policy_host *host, struct policy_partition *parts, size_t count,
 		  struct policy_decision *decisions)
 {
 	policy_domains_prepare(host, parts, count);
-	for (unsigned d = 0; d < pol_domains(host); d++) {
+	for (unsigned d = 0; d < pol_domains(host); d++)
 		share_domain(host, parts, count, d, decisions);
-		say_targets(host, parts, count, d, decisions);
-	}
 }

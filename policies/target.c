@@ -180,7 +180,7 @@ static double lower_bound(const struct policy_host *h, const struct policy_parti
 static double model_setting(const struct policy_host *h, const struct policy_partition *p, double g)
 {
 	const struct ladder *l = target_ladder(h);
-	double exact = p->goals.target_mbps / g, pct = exact - TARGET_MODEL_SLACK_STEPS * step_width(l, exact);
+	double exact = target_goal(p) / g, pct = exact - TARGET_MODEL_SLACK_STEPS * step_width(l, exact);
 
 	return clamp_pct(step_up(l, pct), lower_bound(h, p), upper_bound(h, p));
 }
@@ -212,10 +212,34 @@ static struct target_search search_of(const struct policy_host *h, const struct 
 	double lo = lower_bound(h, p);
 
 	return (struct target_search){ .ladder = target_ladder(h),
-				       .target = p->goals.target_mbps,
+				       .target = target_goal(p),
 				       .lo = lo,
 				       .hi = upper_bound(h, p),
 				       .hold_up = p->cpu_quota_pct > 0 && p->target.out_pct <= lo };
+}
+
+/* The first move's event: a new target, a budget (policies/target_share.c), or the target `again`
+ * after a budget. */
+static void say_first_move(const struct policy_partition *p, struct policy_decision *d, bool again, double g,
+			   double from, double next)
+{
+	const char *verb = next < from ? "throttle" : "restore";
+	uint32_t target = p->goals.target_mbps;
+
+	if (next == from)
+		return;
+	if (p->target.budget)
+		policy_event(
+			d,
+			"%s: budget %u MB/s, its share of target %u on an overcommitted domain, at %.0f MB/s per %%: "
+			"mb_max %g%% -> %g%%",
+			verb, p->target.budget, target, g, from, next);
+	else if (again)
+		policy_event(d, "%s: target %u MB/s again, its domains no longer overcommitted: mb_max %g%% -> %g%%",
+			     verb, target, from, next);
+	else
+		policy_event(d, "%s: new target %u MB/s at %.0f MB/s per %%: mb_max %g%% -> %g%%", verb, target, g,
+			     from, next);
 }
 
 static void first_move(const struct policy_host *h, struct policy_partition *p, struct policy_decision *d, double g)
@@ -224,13 +248,13 @@ static void first_move(const struct policy_host *h, struct policy_partition *p, 
 	struct target_search s = search_of(h, p);
 	double from = m->out_pct > 0 ? m->out_pct : in_force(h, p);
 	double next = model_setting(h, p, g);
+	bool again = !m->budget && m->last_target == p->goals.target_mbps && m->last_goal != m->last_target;
 
 	m->last_target = p->goals.target_mbps;
+	m->last_goal = target_goal(p);
 	m->out_pct = from; /* measured there: the search's first point */
 	target_search_start(m, &s, next, p->mbps);
-	if (next != from)
-		policy_event(d, "%s: new target %u MB/s at %.0f MB/s per %%: mb_max %g%% -> %g%%",
-			     next < from ? "throttle" : "restore", p->goals.target_mbps, g, from, next);
+	say_first_move(p, d, again, g, from, next);
 }
 
 static void target_one(const struct policy_host *host, struct policy_partition *p, struct policy_decision *d)
@@ -250,7 +274,8 @@ static void target_one(const struct policy_host *host, struct policy_partition *
 	if (p->valid) {
 		learn_gain(h, p);
 		double g = model_gain(h, p);
-		if (g > 0 && (!(m->out_pct > 0) || m->last_target != p->goals.target_mbps)) {
+		if (g > 0 &&
+		    (!(m->out_pct > 0) || m->last_target != p->goals.target_mbps || m->last_goal != target_goal(p))) {
 			first_move(h, p, d, g);
 		} else if (g > 0) {
 			struct target_search s = search_of(h, p);
@@ -266,6 +291,7 @@ void policy_target(const struct policy_host *host, struct policy_partition *part
 		   struct policy_decision *decisions)
 {
 	policy_domains_prepare(host, parts, count);
+	target_share(host, parts, count, decisions);
 	for (size_t i = 0; i < count; i++)
 		target_one(host, &parts[i], &decisions[i]);
 }

@@ -4,15 +4,9 @@
  * it: the search measures rungs and keeps the two that bracket the target (the highest measured at or
  * below it, the lowest above it), moving to the rung that interpolation between them, a secant or
  * the chord from the origin says lets the target through, until the bracket is two neighbouring
- * rungs. Then it chooses between them and holds.
+ * rungs. Then it chooses between them and holds. Whether a move has shown yet, the noise and the mean
+ * of a rung's samples are policies/target_evidence.c's.
  *
- * - A move is judged only once it shows. The samples after a move still come from the old limit for
- *   as long as the hardware takes to apply it (the actuation delay, in samples): they are dropped
- *   until the rate leaves the level measured before the move (by more than the noise, in the
- *   direction of the move), and the number of samples that took is the delay learned (the largest
- *   seen, less one for each move that showed sooner). A move that does not show within the delay (the
- *   rate did not change: a flat stretch of the curve, or a partition its ceiling does not hold) is
- *   taken as shown after it.
  * - Noise is filtered: a rung is judged on the mean of at least TARGET_MIN_SAMPLES samples, and more
  *   (up to TARGET_MEAN_WINDOW) while that mean is within two standard errors of the target (a whole
  *   window within them: the rung gives the target, and the search ends there); one sample
@@ -38,60 +32,15 @@
 #define TARGET_ACCEPT_OVER  0.05
 #define TARGET_CLOSE_ENOUGH 0.02
 #define TARGET_MIN_SAMPLES  2
-/* The mean covers at most the last 8 samples, so a slow drift still shows within a second. */
-#define TARGET_MEAN_WINDOW 8
-/* Two standard errors: a rung is misjudged by noise about once in 20. The mean absolute deviation
- * times 1.25 estimates the standard deviation of normal noise. */
-#define TARGET_NOISE_Z	    2.0
-#define TARGET_MAD_TO_SIGMA 1.25
-/* The noise estimate follows the last 8 or so deviations. */
-#define TARGET_NOISE_WEIGHT 0.125
-/* A move shows when the rate leaves the level before it by three standard deviations of one sample,
- * and by at least 3% (a move that changes less is not told from drift). */
-#define TARGET_SHOW_Z	3.0
-#define TARGET_SHOW_MIN 0.03
-/* Before the noise was measured (the first move), it is taken as 2% of the rate: a first sample
- * under a noisy old limit must not pass for a move that has not shown yet. */
-#define TARGET_NOISE_PRIOR 0.02
-/* ... and at least that until 4 differences of samples were seen (one difference says little). */
-#define TARGET_NOISE_TRUSTED 4
-/* No hardware takes longer than 8 ticks to apply a limit; before a delay was seen, 2 samples are
- * waited for at most (a longer delay shows later: late_show). */
-#define TARGET_MAX_DELAY   8
-#define TARGET_DELAY_PROBE 2
-/* ... and up to 4 for the first move, when the chord says it should show plainly. */
-#define TARGET_DELAY_UNKNOWN 4
-#define TARGET_DRIFT	     0.05
-/* Holding, drift is judged on a mean that halves the weight of a sample every tick (about the last 3
- * samples): a change of regime shows in two or three ticks, not a whole window. */
-#define TARGET_RECENT_WEIGHT 0.5
-#define TARGET_RECENT_SPAN   3.0
-#define TARGET_FAR_OVER	     0.2
-#define TARGET_FAR_SHARE     0.1
+/* Two standard errors: a rung is misjudged by noise about once in 20. */
+#define TARGET_NOISE_Z	 2.0
+#define TARGET_DRIFT	 0.05
+#define TARGET_FAR_OVER	 0.2
+#define TARGET_FAR_SHARE 0.1
 /* A move up extrapolates at most to twice the ceiling: a slope is local. */
 #define TARGET_UP_TRUST 2.0
 /* From above, a chord that left the rate more than 5% over twice in a row is crawling down a flat top. */
 #define TARGET_CRAWL 0.05
-
-static unsigned window(const struct target_memory *m)
-{
-	return m->n < TARGET_MEAN_WINDOW ? m->n : TARGET_MEAN_WINDOW;
-}
-
-/* One sample's standard deviation at the level of the mean, MB/s. */
-static double sample_sigma(const struct target_memory *m, double level)
-{
-	double rel = m->noise_n >= TARGET_NOISE_TRUSTED ? m->noise_rel : fmax(m->noise_rel, TARGET_NOISE_PRIOR);
-
-	return TARGET_MAD_TO_SIGMA * rel * level;
-}
-
-static double mean_error(const struct target_memory *m)
-{
-	unsigned n = window(m);
-
-	return sample_sigma(m, m->mean_mbps) / sqrt(n ? n : 1);
-}
 
 static void move_to(struct target_memory *m, double next, double from_mbps)
 {
@@ -144,101 +93,6 @@ void target_search_start(struct target_memory *m, const struct target_search *s,
 		m->last_side = 0; /* measured before the search: not a probe of it */
 	}
 	move_to(m, next, from_mbps);
-}
-
-/* Learns the delay from a move that showed at sample k. */
-static void learn_delay(struct target_memory *m, unsigned k)
-{
-	if (!m->delay_known || k > m->delay)
-		m->delay = k < TARGET_MAX_DELAY ? k : TARGET_MAX_DELAY;
-	else if (k < m->delay)
-		m->delay--;
-	m->delay_known = true;
-}
-
-/* Sample y left the level measured before the last move, in the move's direction. */
-static bool shows(const struct target_memory *m, double y)
-{
-	double from = m->from_mbps;
-	double sigma = m->noise_known ? sample_sigma(m, from) : TARGET_NOISE_PRIOR * from;
-	double threshold = fmax(TARGET_SHOW_Z * sigma, TARGET_SHOW_MIN * from);
-
-	return from > 0 && (m->out_pct < m->from_pct ? y < from - threshold : y > from + threshold);
-}
-
-/* Whether sample y is the first under the limit in force (see the file comment); the samples before
- * are dropped. */
-static bool move_shown(struct target_memory *m, double y)
-{
-	unsigned k = m->since_move++;
-
-	if (shows(m, y)) {
-		m->engaged_once = true;
-		learn_delay(m, k);
-		m->settling = false;
-		m->awaiting = false;
-		return true;
-	}
-	/* What the chord says the move changes: one that should show plainly is waited for longer while
-	 * the delay is not known yet. */
-	double expected = m->from_pct > 0 ? m->from_mbps * fabs(m->out_pct / m->from_pct - 1) : 0;
-	bool plain = expected > 2 * TARGET_SHOW_Z * TARGET_NOISE_PRIOR * m->from_mbps;
-	unsigned wait = m->delay_known		    ? m->delay
-			: plain && !m->engaged_once ? TARGET_DELAY_UNKNOWN
-						    : TARGET_DELAY_PROBE - 1;
-	if (k < wait)
-		return false;
-	/* Not shown: the curve is flat here, the partition is not held, or the delay is longer than
-	 * thought; the last is caught if the move shows later (late_show). */
-	m->moved_flat = plain;
-	m->settling = false;
-	m->awaiting = m->moved_flat && !m->delay_known;
-	m->engaged_once = true;
-	return true;
-}
-
-/* A move taken as not showing showed after all, k samples after it, before any delay was seen: the
- * delay is at least k and the samples kept since were taken under the old limit. (Once a delay was
- * seen, a move that does not show within it is flat.) */
-static void late_show(struct target_memory *m, double y)
-{
-	unsigned k = m->since_move++;
-
-	if (k >= TARGET_MAX_DELAY) {
-		m->awaiting = false;
-		return;
-	}
-	if (!shows(m, y))
-		return;
-	learn_delay(m, k);
-	m->awaiting = false;
-	m->moved_flat = false;
-	m->n = 0;
-	m->mean_mbps = 0;
-	/* what was judged from those samples goes with them */
-	if (m->lo.pct == m->out_pct)
-		m->lo = (struct target_point){ 0 };
-	if (m->hi.pct == m->out_pct)
-		m->hi = (struct target_point){ 0 };
-	m->settled = false;
-	m->said_unheld = false;
-}
-
-/* The noise is learned from the differences between successive samples at one rung (a difference of
- * two samples has sqrt(2) times their spread): a change of level costs one large difference, where
- * deviations from a lagging mean would count it for a whole window. */
-static void note_sample(struct target_memory *m, double y)
-{
-	if (m->n > 0 && m->mean_mbps > 0) {
-		double dev = fabs(y - m->last_sample) / M_SQRT2 / m->mean_mbps;
-		m->noise_rel = m->noise_known ? m->noise_rel + TARGET_NOISE_WEIGHT * (dev - m->noise_rel) : dev;
-		m->noise_known = true;
-		m->noise_n += m->noise_n < TARGET_NOISE_TRUSTED;
-	}
-	m->last_sample = y;
-	m->recent_mbps = m->n > 0 ? m->recent_mbps + TARGET_RECENT_WEIGHT * (y - m->recent_mbps) : y;
-	m->n++;
-	m->mean_mbps += (y - m->mean_mbps) / window(m);
 }
 
 static void say_move(struct target_memory *m, const struct target_search *s, struct policy_decision *d, double next,
@@ -313,7 +167,7 @@ static double one_side(const struct target_memory *m, const struct target_search
 	struct target_point here = { r, y };
 	double chord = y > 0 ? r * t / y : r * TARGET_UP_TRUST;
 	bool prev_same_side = m->prev.pct > 0 && (m->prev.mbps > t) == (y > t) &&
-			      fabs(y - m->prev.mbps) > 2 * TARGET_NOISE_Z * mean_error(m);
+			      fabs(y - m->prev.mbps) > 2 * TARGET_NOISE_Z * target_mean_error(m);
 	double secant = prev_same_side ? secant_at(here, m->prev, t) : 0;
 
 	if (y < t)
@@ -405,7 +259,8 @@ static void judge(struct target_memory *m, const struct target_search *s, struct
 static void watch(struct target_memory *m, const struct target_search *s, struct policy_decision *d)
 {
 	double drift = m->recent_mbps - m->settled_mbps;
-	double band = fmax(TARGET_DRIFT * s->target, 3 * sample_sigma(m, m->recent_mbps) / sqrt(TARGET_RECENT_SPAN));
+	double band =
+		fmax(TARGET_DRIFT * s->target, 3 * target_sample_sigma(m, m->recent_mbps) / sqrt(TARGET_RECENT_SPAN));
 
 	if (drift > band && m->recent_mbps > s->target) {
 		target_search_start(m, s, m->out_pct, 0);
@@ -425,7 +280,7 @@ static void watch(struct target_memory *m, const struct target_search *s, struct
 static bool far_over(const struct target_memory *m, const struct target_search *s, double y)
 {
 	return m->settled && y > s->target * (1 + TARGET_FAR_OVER) &&
-	       y > m->settled_mbps + 4 * sample_sigma(m, m->settled_mbps);
+	       y > m->settled_mbps + 4 * target_sample_sigma(m, m->settled_mbps);
 }
 
 /* The configured bounds changed (a reload, a set): the rung in force is brought within them and the
@@ -450,32 +305,32 @@ static bool far_from_target(const struct target_memory *m, const struct target_s
 {
 	double off = fabs(m->mean_mbps - s->target);
 
-	return off > TARGET_FAR_SHARE * s->target && off > 4 * sample_sigma(m, m->mean_mbps);
+	return off > TARGET_FAR_SHARE * s->target && off > 4 * target_sample_sigma(m, m->mean_mbps);
 }
 
 void target_search_sample(struct target_memory *m, const struct target_search *s, double y, struct policy_decision *d)
 {
 	if (m->bound_lo != s->lo || m->bound_hi != s->hi)
 		rebound(m, s);
-	if (m->settling && !move_shown(m, y))
+	if (m->settling && !target_move_shown(m, y))
 		return;
 	if (m->awaiting)
-		late_show(m, y);
+		target_late_show(m, y);
 	if (far_over(m, s, y)) {
 		target_search_start(m, s, m->out_pct, 0);
 		m->settling = false;
-		note_sample(m, y);
+		target_note_sample(m, y);
 		judge(m, s, d);
 		return;
 	}
-	note_sample(m, y);
+	target_note_sample(m, y);
 	if (m->n < TARGET_MIN_SAMPLES && (m->settled || !far_from_target(m, s)))
 		return;
 	if (m->settled) {
 		watch(m, s, d);
 		return;
 	}
-	if (fabs(m->mean_mbps - s->target) < TARGET_NOISE_Z * mean_error(m)) {
+	if (fabs(m->mean_mbps - s->target) < TARGET_NOISE_Z * target_mean_error(m)) {
 		if (m->n >= TARGET_MEAN_WINDOW) /* a whole window within the noise of it: this rung gives it */
 			settle_on(m, s, d, (struct target_point){ m->out_pct, m->mean_mbps });
 		return; /* too close to the target to tell the side yet */

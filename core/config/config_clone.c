@@ -50,6 +50,7 @@ static int copy_partition_keys(const struct config *c, struct partition_config *
 	dst->partid = src->partid;
 	dst->has_partid = src->has_partid;
 	dst->partid_auto = src->partid_auto;
+	dst->included = src->included;
 	return 0;
 }
 

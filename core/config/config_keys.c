@@ -145,6 +145,7 @@ static const struct config_key global_keys[] = {
 	CONFIG_KEY_PATH("socket", struct global_config, socket, SOCKET_PATH_MAX, 0),
 	CONFIG_KEY_STRING("record", struct global_config, record, 0),
 	CONFIG_KEY_STRING("include", struct global_config, include, 0),
+	CONFIG_KEY_PATH("persist_dir", struct global_config, persist_dir, 4095, 0),
 	{ "record_max_bytes", &size_type, CONFIG_FIELD(struct global_config, record_max_bytes), RECORD_MAX_BYTES_MIN,
 	  INT64_MAX, NULL, CONFIG_KEY_ZERO_NONE },
 	{ "capacity_mbps", &capacity_type.type, CONFIG_FIELD(struct global_config, capacity_mbps), 1,

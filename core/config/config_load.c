@@ -11,6 +11,7 @@
  * those config_template_refuses names) besides its own match. Each section read gets an object of
  * its own; at the end the kept ones are moved into the model. A duplicate is parsed into a scratch
  * object (so its keys are still checked) and then dropped. */
+#include <dirent.h>
 #include <errno.h>
 #include <glob.h>
 #include <ini.h>
@@ -70,6 +71,12 @@ struct loader {
 	struct section *current; /* NULL before any section or after an invalid header */
 	bool in_include;	 /* reading an included file: [partition] and [vm-template] sections only */
 	bool current_invalid;	 /* keys under an invalid header are skipped silently */
+	unsigned main_lines;	 /* the main file's lines: a section past them is an included file's */
+	/* Reading a persist_dir file (config_persist.h): `current` is the main file's section of that
+	 * partition, whose keys it replaces; `persist_seen` the lines of the keys this section set. */
+	const char *persist_file;
+	unsigned *persist_seen;
+	unsigned file_first; /* the line (counted over every file) that is the current file's line 1 */
 
 	struct config *config; /* the model being built: extensions and defaults from the start */
 };
@@ -325,6 +332,37 @@ static void report_twin(struct loader *ld, const struct config_section_def *def,
 		diag_add(ld->diags, DIAG_ERROR, ld->line, "duplicate section [%s] (first at %s)", def->kind, place);
 }
 
+/* A section of a persist_dir file: [partition "NAME"] of the main file, whose keys it replaces. One
+ * the main file does not have is ignored with a warning: a partition taken out of the file must not
+ * keep mpamd from starting because a change of it was persisted once. */
+static void open_persisted(struct loader *ld, size_t kind, const char *name)
+{
+	const struct section *twin = NULL;
+
+	if (ld->kinds[kind].role != ROLE_PARTITION) {
+		diag_add(ld->diags, DIAG_ERROR, ld->line,
+			 "[%s] in a persist_dir file: it holds [partition \"NAME\"] sections only",
+			 kind_name(ld, kind));
+		return;
+	}
+	if (!header_name_ok(ld, ld->kinds[kind].def, name))
+		return;
+	twin = find_twin(ld, kind, name);
+	if (!twin || twin->origin.line > ld->main_lines) {
+		diag_add(ld->diags, DIAG_WARNING, ld->line,
+			 "partition \"%s\" is not one of the main file's: its persisted keys here are ignored", name);
+		return;
+	}
+	size_t keys = key_count_of(ld, kind) + 1;
+	free(ld->persist_seen);
+	if (!(ld->persist_seen = calloc(keys, sizeof(unsigned)))) {
+		ld->out_of_memory = true;
+		return;
+	}
+	ld->current = &ld->sections[twin - ld->sections];
+	ld->current_invalid = false;
+}
+
 static void open_section(struct loader *ld, char *header)
 {
 	char *kind_text, *name;
@@ -339,6 +377,10 @@ static void open_section(struct loader *ld, char *header)
 		return;
 	}
 	const struct config_section_def *def = ld->kinds[kind].def;
+	if (ld->persist_file) {
+		open_persisted(ld, (size_t)kind, name);
+		return;
+	}
 	if (ld->in_include && !holds_partition_keys(ld, (size_t)kind)) {
 		diag_add(ld->diags, DIAG_ERROR, ld->line,
 			 "[%s] in an included file: included files hold [partition \"NAME\"] and [vm-template "
@@ -359,6 +401,8 @@ static void open_section(struct loader *ld, char *header)
 		snprintf(section_name_field(ld, s), NAME_MAX_LEN + 1, "%s", name);
 	if (name && ld->kinds[kind].role == ROLE_TEMPLATE) /* the goal rules' messages name it */
 		snprintf(partition_of(ld, s)->name, NAME_MAX_LEN + 1, "%s", name);
+	if (ld->kinds[kind].role == ROLE_PARTITION)
+		((struct partition_config *)s->object)->included = ld->in_include;
 	if (twin_line) {
 		s->discarded = true;
 		report_twin(ld, def, name, twin_line);
@@ -535,6 +579,55 @@ static void report_unknown_key(struct loader *ld, size_t kind, const char *key)
 		 near ? "; did you mean '" : "", near ? near : "", near ? "'?" : "");
 }
 
+static void note_persisted(struct loader *ld, const struct section *s, const struct config_key *k)
+{
+	struct config *c = ld->config;
+	struct config_persisted *grown = realloc(c->persisted, (c->persisted_count + 1) * sizeof(*grown));
+	char *file = strdup(ld->persist_file);
+
+	if (!grown || !file) {
+		free(file);
+		if (grown)
+			c->persisted = grown;
+		ld->out_of_memory = true;
+		return;
+	}
+	c->persisted = grown;
+	struct config_persisted *p = &grown[c->persisted_count++];
+	*p = (struct config_persisted){ .file = file, .line = ld->line - ld->file_first + 1, .key = k->name };
+	snprintf(p->partition, sizeof(p->partition), "%s", section_name_field(ld, s));
+}
+
+/* A persisted key replaces the main file's value (a later file's replaces an earlier one's): only a
+ * key mpamctl set may change, each once a section. */
+static void replace_persisted(struct loader *ld, struct section *s, const struct config_key *k, int index, void *object,
+			      const char *value)
+{
+	struct err err = { "" };
+
+	if (!(k->flags & CONFIG_KEY_RUNTIME)) {
+		diag_add(ld->diags, DIAG_ERROR, ld->line,
+			 "%s cannot be persisted: a persist_dir file holds only the keys mpamctl set changes", k->name);
+		return;
+	}
+	if (ld->persist_seen[index]) {
+		diag_add(ld->diags, DIAG_ERROR, ld->line, "duplicate key '%s' (first set at line %u)", k->name,
+			 ld->persist_seen[index] - ld->file_first + 1);
+		return;
+	}
+	ld->persist_seen[index] = ld->line;
+	if (*value == '\0') {
+		diag_add(ld->diags, DIAG_ERROR, ld->line, "%s: empty value", k->name);
+		return;
+	}
+	if (config_key_parse(k, object, value, &err) < 0) {
+		diag_add(ld->diags, DIAG_ERROR, ld->line, "%s = %s: %s", k->name, value, err.text);
+		return;
+	}
+	s->origin.key_lines[index] = ld->line; /* the goal rules' messages point here */
+	note_persisted(ld, s, k);
+}
+
 static int handle_key(void *user, const char *section, const char *key, const char *value)
 {
 	struct loader *ld = user;
@@ -557,6 +650,10 @@ static int handle_key(void *user, const char *section, const char *key, const ch
 	const struct config_key *k = find_key(ld, s, key, &index, &object);
 	if (!k) {
 		report_unknown_key(ld, s->kind, key);
+		return 1;
+	}
+	if (ld->persist_file) {
+		replace_persisted(ld, s, k, index, object, value);
 		return 1;
 	}
 	const char *refusal = ld->kinds[s->kind].role == ROLE_TEMPLATE ? config_template_refuses(key) : NULL;
@@ -722,10 +819,12 @@ static int read_included(struct loader *ld, const char *path, unsigned pattern_l
 	if (r == -ENOMEM)
 		return r;
 	if (r < 0) {
-		diag_add(ld->diags, DIAG_ERROR, pattern_line, "include: %s: %s", path, err.text);
+		diag_add(ld->diags, DIAG_ERROR, pattern_line, "%s: %s: %s",
+			 ld->persist_file ? "persist_dir" : "include", path, err.text);
 		return 0;
 	}
 	diag_list_include(ld->diags, path, ld->line + 1);
+	ld->file_first = ld->line + 1;
 	ld->in = in;
 	ld->file_bytes = 0;
 	ld->current = NULL;
@@ -766,6 +865,51 @@ static int read_includes(struct loader *ld)
 	return r;
 }
 
+static int compare_names(const struct dirent **a, const struct dirent **b)
+{
+	return strcmp((*a)->d_name, (*b)->d_name);
+}
+
+/* NAME.ini, as config_persist_file names them (a name may start with a dot); not the temporary files
+ * a write leaves while it runs (.NAME.ini.tmp). */
+static int is_persist_file(const struct dirent *d)
+{
+	size_t len = strlen(d->d_name);
+
+	return len > 4 && !strcmp(d->d_name + len - 4, ".ini");
+}
+
+/* [global] persist_dir: each DIR/NAME.ini in byte order, after the main file and the included ones,
+ * replacing keys of the main file's partitions. A missing directory is none persisted yet. */
+static int read_persisted(struct loader *ld)
+{
+	const struct section *global = kept_global(ld);
+	const char *dir = global ? ((const struct global_config *)global->object)->persist_dir : NULL;
+	int key = config_section_key_index(&config_global_section, "persist_dir");
+	unsigned line = dir && key >= 0 && global->origin.key_lines ? global->origin.key_lines[key] : 0;
+	struct dirent **names = NULL;
+	char path[PATH_MAX];
+	int r = 0;
+
+	if (!dir)
+		return 0;
+	int n = scandir(dir, &names, is_persist_file, compare_names);
+	if (n < 0 && errno != ENOENT)
+		diag_add(ld->diags, DIAG_ERROR, line, "persist_dir = %s: cannot be read (%s)", dir, strerror(errno));
+	for (int i = 0; i < n; i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, names[i]->d_name);
+		ld->persist_file = path;
+		if (r == 0)
+			r = read_included(ld, path, line);
+		free(names[i]);
+	}
+	ld->persist_file = NULL;
+	free(names);
+	free(ld->persist_seen);
+	ld->persist_seen = NULL;
+	return r;
+}
+
 static int load(struct loader *ld)
 {
 	int r = loader_init(ld);
@@ -784,7 +928,8 @@ static int load(struct loader *ld)
 			 CONFIG_MAX_FILE_BYTES);
 		return -EFBIG;
 	}
-	if ((r = read_includes(ld)) < 0)
+	ld->main_lines = ld->line;
+	if ((r = read_includes(ld)) < 0 || (r = read_persisted(ld)) < 0)
 		return r;
 	return build_model(ld);
 }

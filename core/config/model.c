@@ -112,6 +112,7 @@ static const size_t global_strings[] = {
 	offsetof(struct global_config, resctrl_root),	  offsetof(struct global_config, socket),
 	offsetof(struct global_config, record),		  offsetof(struct global_config, include),
 	offsetof(struct global_config, metrics_textfile), offsetof(struct global_config, cgroup_root),
+	offsetof(struct global_config, persist_dir),
 };
 
 #define GLOBAL_STRINGS (sizeof(global_strings) / sizeof(global_strings[0]))
@@ -167,6 +168,9 @@ void config_free(struct config *config)
 		free(x->data);
 		free(x->origin.key_lines);
 	}
+	for (size_t i = 0; i < config->persisted_count; i++)
+		free(config->persisted[i].file);
+	free(config->persisted);
 	free(config->partitions);
 	free(config->templates);
 	free(config->mscs);

@@ -119,9 +119,12 @@ struct global_config {
 	unsigned mb_max_mode;		       /* enum mb_max_mode, for MSCs mpamd programs */
 	unsigned on_stop;		       /* enum stop_mode */
 	char *socket;
-	char *record;		   /* NULL: no record file */
-	char *metrics_textfile;	   /* NULL: none; else an absolute path ending in .prom */
-	char *include;		   /* NULL: none; else a glob of files with more [partition] sections */
+	char *record;		/* NULL: no record file */
+	char *metrics_textfile; /* NULL: none; else an absolute path ending in .prom */
+	char *include;		/* NULL: none; else a glob of files with more [partition] sections */
+	/* NULL: none; else the directory of mpamctl set --persist's files (core/config/config_persist.h),
+	 * whose keys replace the main file's */
+	char *persist_dir;
 	uint64_t record_max_bytes; /* rotate the record to PATH.1 before it passes this; 0: no cap */
 	/* Where partitions' cgroups and VMs' scopes are found: NULL for the host's cgroup mounts, else
 	 * one directory of a cgroup hierarchy (tests point it at a private subtree). */
@@ -172,6 +175,7 @@ struct partition_config {
 	pid_t *pids;
 	size_t pid_count;
 	struct cpu_set *cpus;	    /* NULL if none: resctrl gives the group these CPUs */
+	bool included;		    /* defined in a file the include key names, not in the main file */
 	void *ext[CONFIG_MAX_EXTS]; /* each extension's per-partition data, in the schema's order */
 	struct config_origin origin;
 };
@@ -194,6 +198,14 @@ struct config_ext_data {
 	struct config_origin origin;
 };
 
+/* A partition key whose value a file of persist_dir gave (check-config says where each came from). */
+struct config_persisted {
+	char *file;    /* the persist_dir file, as its directory and name */
+	unsigned line; /* its line there */
+	char partition[NAME_MAX_LEN + 1];
+	const char *key; /* the key table's name */
+};
+
 struct config {
 	struct global_config global;
 	struct msc_config *mscs;
@@ -204,6 +216,10 @@ struct config {
 	size_t template_count;
 	struct config_ext_data exts[CONFIG_MAX_EXTS];
 	size_t ext_count;
+	/* The values persist_dir's files replaced, in the order read (a later one of the same key wins);
+	 * the loader's only: a clone has none. */
+	struct config_persisted *persisted;
+	size_t persisted_count;
 };
 
 /* Defaults of the base sections; used by the loader and by tests that build models by hand. The

@@ -17,6 +17,10 @@ struct ctl_peer; /* core/ctl/proto.h */
 #define CTL_PROTOCOL_VERSION 1
 #define CTL_MAX_REQUEST	     65536 /* bytes in one request line, newline included */
 
+/* A set (below): the result, or NULL and err. */
+typedef json_t *ctl_set_fn(void *ctx, const struct ctl_peer *peer, const char *name, const char *const *settings,
+			   size_t count, struct err *err);
+
 /* Writes a result at the end of `out` as compact JSON text (list_text, metrics_text below). */
 typedef bool ctl_text_fn(void *ctx, struct json_text *out);
 
@@ -41,8 +45,10 @@ struct ctl_handler {
 	/* Mutating: `count` "key=value" settings for partition `name` from `peer`, validated like the
 	 * config file (same keys, same ranges, same cross-checks) and against the hardware; all or
 	 * nothing. The result says what was asked and what is in force, or NULL and err. */
-	json_t *(*set)(void *ctx, const struct ctl_peer *peer, const char *name, const char *const *settings,
-		       size_t count, struct err *err);
+	ctl_set_fn *set;
+	/* Optional, for a set with "persist": true: the same, and the settings kept across restarts (the
+	 * daemon writes them where its configuration reads them). NULL: such a set is refused. */
+	ctl_set_fn *set_persist;
 	/* Mutating: re-read the config file; an invalid file leaves the running config in place. */
 	int (*reload)(void *ctx, struct err *err);
 	/* Optional, used instead of reload when set: the same, with a report. The result says what

@@ -22,6 +22,7 @@ struct ctl_request {
 	const char *name;
 	const char **settings;
 	size_t count;
+	bool persist;	  /* set: "persist": true */
 	json_t *messages; /* a refusal's findings (reload: FILE:LINE: ...), to go with its error */
 };
 
@@ -69,9 +70,15 @@ static json_t *run_show(const struct ctl_handler *h, struct ctl_request *req, st
 /* The reply to a mutation says what was applied, so a client can log what it changed. */
 static json_t *run_set(const struct ctl_handler *h, struct ctl_request *req, struct err *err)
 {
-	if (!h->set)
+	ctl_set_fn *set = req->persist ? h->set_persist : h->set;
+
+	if (!set && req->persist) {
+		err_set(err, -EOPNOTSUPP, "'set' with \"persist\" is not supported by this mpamd");
+		return NULL;
+	}
+	if (!set)
 		return not_supported(req, err);
-	return from_handler(h->set(h->ctx, req->peer, req->name, req->settings, req->count, err), req, err);
+	return from_handler(set(h->ctx, req->peer, req->name, req->settings, req->count, err), req, err);
 }
 
 static json_t *run_reload(const struct ctl_handler *h, struct ctl_request *req, struct err *err)
@@ -123,7 +130,7 @@ static bool member_is_allowed(const char *key, enum ctl_args args)
 		return true;
 	if (!strcmp(key, "name"))
 		return args != ARGS_NONE;
-	return !strcmp(key, "settings") && args == ARGS_NAME_SETTINGS;
+	return (!strcmp(key, "settings") || !strcmp(key, "persist")) && args == ARGS_NAME_SETTINGS;
 }
 
 static int request_check_members(json_t *obj, const struct ctl_command *c, struct err *err)
@@ -170,6 +177,17 @@ static int request_get_settings(json_t *obj, const struct ctl_command *c, struct
 	return 0;
 }
 
+/* "persist": true or false; absent is false (a request of an older mpamctl). */
+static int request_get_persist(json_t *obj, const struct ctl_command *c, struct ctl_request *req, struct err *err)
+{
+	json_t *persist = json_object_get(obj, "persist");
+
+	if (persist && !json_is_boolean(persist))
+		return err_set(err, -EINVAL, "'%s' \"persist\" must be true or false", c->info.name);
+	req->persist = json_is_true(persist);
+	return 0;
+}
+
 static int request_check_version(json_t *obj, struct err *err)
 {
 	json_t *v = json_object_get(obj, "version");
@@ -213,6 +231,8 @@ static int request_parse_args(json_t *obj, const struct ctl_command *c, struct c
 		r = request_get_name(obj, c, req, err);
 	if (r >= 0 && c->args == ARGS_NAME_SETTINGS)
 		r = request_get_settings(obj, c, req, err);
+	if (r >= 0 && c->args == ARGS_NAME_SETTINGS)
+		r = request_get_persist(obj, c, req, err);
 	return r;
 }
 
@@ -428,8 +448,10 @@ int ctl_request_answer(const struct ctl_handler *handler, const struct ctl_peer 
 }
 
 static int request_build_args(json_t *req, const struct ctl_command *c, const char *name, const char *const *settings,
-			      size_t count, struct err *err)
+			      size_t count, bool persist, struct err *err)
 {
+	if (persist && c->args != ARGS_NAME_SETTINGS)
+		return err_set(err, -EINVAL, "'%s' cannot persist", c->info.name);
 	if ((c->args == ARGS_NONE) != (name == NULL))
 		return err_set(err, -EINVAL,
 			       c->args == ARGS_NONE ? "'%s' takes no partition name" : "'%s' needs a partition name",
@@ -450,11 +472,13 @@ static int request_build_args(json_t *req, const struct ctl_command *c, const ch
 		if (json_array_append_new(array, json_string(settings[i])) < 0)
 			return err_set(err, -EINVAL, "'%s' is not valid UTF-8", settings[i]);
 	}
+	if (persist && json_object_set_new(req, "persist", json_true()) < 0)
+		return err_set(err, -ENOMEM, "out of memory");
 	return 0;
 }
 
-int ctl_request_build(const char *cmd, const char *name, const char *const *settings, size_t count, char **ret_line,
-		      struct err *err)
+static int request_build(const char *cmd, const char *name, const char *const *settings, size_t count, bool persist,
+			 char **ret_line, struct err *err)
 {
 	const struct ctl_command *c = command_find(cmd);
 	size_t len = 0;
@@ -465,7 +489,7 @@ int ctl_request_build(const char *cmd, const char *name, const char *const *sett
 	json_t *req = json_pack("{s:i, s:s}", "version", CTL_PROTOCOL_VERSION, "cmd", cmd);
 	if (!req)
 		return err_set(err, -ENOMEM, "out of memory");
-	r = request_build_args(req, c, name, settings, count, err);
+	r = request_build_args(req, c, name, settings, count, persist, err);
 	if (r >= 0) {
 		r = ctl_reply_encode(req, ret_line, &len);
 		if (r < 0)
@@ -477,6 +501,18 @@ int ctl_request_build(const char *cmd, const char *name, const char *const *sett
 		return err_set(err, -E2BIG, "request larger than %d bytes", CTL_MAX_REQUEST);
 	}
 	return r;
+}
+
+int ctl_request_build(const char *cmd, const char *name, const char *const *settings, size_t count, char **ret_line,
+		      struct err *err)
+{
+	return request_build(cmd, name, settings, count, false, ret_line, err);
+}
+
+int ctl_request_build_set(const char *name, const char *const *settings, size_t count, bool persist, char **ret_line,
+			  struct err *err)
+{
+	return request_build("set", name, settings, count, persist, ret_line, err);
 }
 
 static int reply_check_version(json_t *reply, struct err *err)

@@ -4,7 +4,8 @@
  * CTL_PROTOCOL_VERSION. Each command accepts exactly its own arguments:
  *   status | list | metrics | reload   no arguments
  *   show                               "name": string
- *   set                                "name": string, "settings": ["key=value", ...] (at least one)
+ *   set                                "name": string, "settings": ["key=value", ...] (at least one),
+ *                                      "persist": true or false (optional, false: mpamctl set --persist)
  * Reply: {"version": CTL_PROTOCOL_VERSION, "ok": true, "result": ...} or
  *        {"version": CTL_PROTOCOL_VERSION, "ok": false, "error": "what was wrong"}.
  * The transport (core/ctl_server.c) finds the lines, learns who the peer is and sends the replies;
@@ -81,6 +82,11 @@ int ctl_reply_encode_to(const json_t *reply, struct json_text *out);
  * unknown command or arguments it does not take (a setting without '=', a missing name), -ENOMEM. */
 int ctl_request_build(const char *cmd, const char *name, const char *const *settings, size_t count, char **ret_line,
 		      struct err *err);
+
+/* Client side: the request line of a set, with "persist": true when `persist` (mpamctl set --persist).
+ * As ctl_request_build. */
+int ctl_request_build_set(const char *name, const char *const *settings, size_t count, bool persist, char **ret_line,
+			  struct err *err);
 
 /* Client side: checks one reply line. ok: returns 0 and the result (a new reference) in *ret_result.
  * Returns -EPROTO with err when the line is not a reply of this protocol version, and -EREMOTEIO

@@ -188,7 +188,7 @@ static int engine_setup(struct engine *e, struct err *err)
 	const struct control_ops *control = engine_registry_control(e->registry, e->gens.config->global.backend);
 	int r;
 
-	if (e->opts.sim_clock && (!control || !control->simulated)) {
+	if (e->opts.sim_clock && !e->opts.sim_clock_in_step && (!control || !control->simulated)) {
 		char simulated[96];
 		engine_registry_simulated_names(e->registry, simulated, sizeof(simulated));
 		return err_set(err, -EINVAL, "--sim-clock needs backend = %s", simulated);

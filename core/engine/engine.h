@@ -25,6 +25,10 @@ struct engine_options {
 	uint64_t ticks;		 /* stop after this many ticks; 0: run until stopped */
 	const char *record_path; /* replaces the config's record key when set */
 	bool sim_clock;		 /* ticks back to back on simulated time (a simulated control only) */
+	/* With sim_clock on another control: the caller keeps the hardware in step with simulated time
+	 * (tests: the resctrl emulator on its manual clock, advanced by the interval from on_tick), so
+	 * that a test on a loaded machine measures the plant, not the scheduler. */
+	bool sim_clock_in_step;
 	/* Daemon: SIGHUP reloads, SIGTERM/SIGINT stop (through a signalfd); tests leave it off. */
 	bool handle_signals;
 	const char *config_path;	   /* what a reload reads; NULL: reload is refused */
@@ -37,6 +41,9 @@ struct engine_options {
 	unsigned on_stop;
 	const struct policy_chain *policies;	/* NULL: mpamd's own chain */
 	const struct engine_registry *registry; /* NULL: engine_registry_default */
+	/* Where the bandwidth ACPI HMAT publishes is read, as each resctrl MB domain's capacity
+	 * (backends/shared/hmat_capacity.h): "/sys" for mpamd, a fixture tree for tests; NULL: not read. */
+	const char *sysfs_root;
 	/* Called once the loop runs and handles signals (readiness for service managers and tests). */
 	void (*on_ready)(void *ctx, struct engine *engine);
 	void *on_ready_ctx;
@@ -81,9 +88,13 @@ const struct event_log *engine_events(const struct engine *engine);
  * list add a description for people ("MB domain 0", "msc mem0"). */
 unsigned engine_domain_count(const struct engine *engine);
 const char *engine_domain_name(const struct engine *engine, unsigned d);
-/* What domain d can carry: known (the hardware's, or capacity_mbps), else learned (*learned: the
+/* What domain d can carry: known (capacity_mbps, the hardware's), else learned (*learned: the
  * highest total seen on it); 0 when neither. */
 double engine_domain_capacity(const struct engine *engine, unsigned d, bool *learned);
+/* Where domain d's capacity comes from, in the order of trust: "configured" ([global] capacity_mbps),
+ * "hardware" (the monitors' own figure: the simulator's), "hmat" (the firmware's, sysfs_root),
+ * "learned" (the totals seen, established once saturation showed), "none" (nothing yet). */
+const char *engine_domain_capacity_source(const struct engine *engine, unsigned d);
 /* Whether the guarantees are enforced: NULL when they are (the capacity is known) or no open
  * partition has one; else why not yet, for status, show and check-config --host. */
 const char *engine_guarantees_pending(const struct engine *engine);
@@ -105,6 +116,14 @@ uint64_t engine_overruns(const struct engine *engine);
  * peer; NULL: not named). *ret_result (may be NULL) gets what was asked and what is in force. */
 int engine_set(struct engine *engine, const char *name, const char *const *settings, size_t count, const char *who,
 	       json_t **ret_result, struct err *err);
+/* The same, and the settings persisted: written (atomically) to persist_dir's file of partition `name`
+ * (core/config/config_persist.h), whose keys replace the main file's at every start and reload, before
+ * they are put in force; a partition of the main file only (not an included file's, not a
+ * template's), and refused when the file's other keys with these would be refused at the next start.
+ * The partition's goals as filed take them, so a reload of the same file keeps its other sets. The
+ * result's "persisted" names the file. */
+int engine_set_persist(struct engine *engine, const char *name, const char *const *settings, size_t count,
+		       const char *who, json_t **ret_result, struct err *err);
 /* Re-reads opts.config_path and applies it, with one partition per running VM its [vm-template]s take,
  * through engine_apply_desired; an invalid file leaves everything as it was (and says why: each
  * finding is logged as FILE:LINE). */

@@ -6,6 +6,9 @@
  * sign of its own and programs no minimum) until the domain has shown saturation, and as known from
  * then on: the guard protects a guarantee at once, as it does with capacity_mbps set. Status, list
  * and the metrics go on calling the figure learned, since nobody configured it. */
+#include <string.h>
+
+#include "backends/shared/hmat_capacity.h"
 #include "core/base/log.h"
 #include "core/engine/engine_internal.h"
 
@@ -90,6 +93,43 @@ void engine_capacity_learn(struct engine *e)
 	engine_host_capacity(e, &learned);
 	if (capacity_learn(&e->policy.host_learn, &host) && learned && !e->domains.per_domain)
 		say_learned("host", &e->policy.host_learn);
+}
+
+/* The control's resctrl domains, and HMAT's figure for each: read once, when the domains are mapped
+ * (a reload changes no hardware). Domains of other id spaces (MSCs) are not HMAT's. */
+void engine_capacity_probe(struct engine *e)
+{
+	uint32_t ids[ENGINE_MAX_DOMAINS];
+	double mbps[ENGINE_MAX_DOMAINS];
+	struct hmat_notes notes = { 0 };
+	unsigned count = 0;
+
+	for (unsigned d = 0; d < e->domains.count; d++) {
+		int c = e->domains.dom[d].control;
+		e->domains.dom[d].hmat_mbps = 0;
+		if (c >= 0 && !strcmp(e->hw.caps.domains[c].id_space, DOMAIN_SPACE_RESCTRL))
+			ids[count++] = e->hw.caps.domains[c].id;
+	}
+	if (!e->opts.sysfs_root || !count || count != e->domains.count)
+		return;
+	hmat_capacity_read(e->opts.sysfs_root, ids, count, mbps, &notes);
+	for (unsigned i = 0; i < notes.count; i++)
+		log_warning("ACPI HMAT: %s: ignored", notes.text[i]);
+	for (unsigned d = 0; d < count; d++) {
+		e->domains.dom[d].hmat_mbps = mbps[d];
+		if (mbps[d] > 0)
+			log_info("domain %s (%s): capacity %.0f MB/s, the memory bandwidth ACPI HMAT publishes for it",
+				 e->domains.dom[d].name, e->domains.dom[d].what, mbps[d]);
+	}
+}
+
+const char *engine_domain_capacity_source(const struct engine *e, unsigned d)
+{
+	const char *source;
+
+	if (engine_dom_known_capacity_from(e, d, &source) > 0)
+		return source;
+	return e->domains.dom[d].learn.peak_mbps > 0 ? "learned" : "none";
 }
 
 double engine_domain_capacity(const struct engine *e, unsigned d, bool *learned)

@@ -123,6 +123,7 @@ struct engine_call {
 	const char *name; /* show, set */
 	const char *const *settings;
 	size_t count;
+	bool persist;	       /* set --persist */
 	json_t **ret_messages; /* reload */
 	struct err *err;
 	json_t *result;
@@ -250,7 +251,10 @@ static json_t *run_set(struct engine *e, struct engine_call *c)
 {
 	json_t *result = NULL;
 
-	return engine_set(e, c->name, c->settings, c->count, c->who, &result, c->err) < 0 ? NULL : result;
+	int r = c->persist ? engine_set_persist(e, c->name, c->settings, c->count, c->who, &result, c->err)
+			   : engine_set(e, c->name, c->settings, c->count, c->who, &result, c->err);
+
+	return r < 0 ? NULL : result;
 }
 
 static json_t *run_reload(struct engine *e, struct engine_call *c)
@@ -265,8 +269,8 @@ static json_t *ctl_show(void *ctx, const char *name, struct err *err)
 	return call_on_tick(engine_of(ctx), &c);
 }
 
-static json_t *ctl_set(void *ctx, const struct ctl_peer *peer, const char *name, const char *const *settings,
-		       size_t count, struct err *err)
+static json_t *call_set(void *ctx, const struct ctl_peer *peer, const char *name, const char *const *settings,
+			size_t count, bool persist, struct err *err)
 {
 	char who[64];
 	struct engine_call c = { .run = run_set,
@@ -275,10 +279,23 @@ static json_t *ctl_set(void *ctx, const struct ctl_peer *peer, const char *name,
 				 .name = name,
 				 .settings = settings,
 				 .count = count,
+				 .persist = persist,
 				 .err = err };
 
 	snprintf(who, sizeof(who), "uid %u (pid %ld)", (unsigned)peer->uid, (long)peer->pid);
 	return call_on_tick(engine_of(ctx), &c);
+}
+
+static json_t *ctl_set(void *ctx, const struct ctl_peer *peer, const char *name, const char *const *settings,
+		       size_t count, struct err *err)
+{
+	return call_set(ctx, peer, name, settings, count, false, err);
+}
+
+static json_t *ctl_set_persist(void *ctx, const struct ctl_peer *peer, const char *name, const char *const *settings,
+			       size_t count, struct err *err)
+{
+	return call_set(ctx, peer, name, settings, count, true, err);
 }
 
 static json_t *ctl_reload_report(void *ctx, json_t **ret_messages, struct err *err)
@@ -302,6 +319,7 @@ void engine_ctl_handler(struct engine *e, struct ctl_handler *ret)
 		.list_text = ctl_list_text,
 		.metrics_text = ctl_metrics_text,
 		.set = ctl_set,
+		.set_persist = ctl_set_persist,
 		.reload_report = ctl_reload_report,
 		.generation = ctl_generation,
 	};

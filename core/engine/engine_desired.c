@@ -18,8 +18,8 @@
  * group_prefix, socket, mmio_beside_kernel, cgroup_root, and any key added later until it is listed
  * here) needs the backend opened again, which a reload does not do. */
 static const char *const live_global_keys[] = {
-	"interval_ms",	    "capacity_mbps", "escalate",     "record",	       "record_max_bytes",
-	"metrics_textfile", "include",	     "reconcile_ms", "proc_connector", NULL,
+	"interval_ms",	"capacity_mbps",  "escalate",	 "record", "record_max_bytes", "metrics_textfile", "include",
+	"reconcile_ms", "proc_connector", "persist_dir", NULL,
 };
 
 static bool is_live_key(const char *name)

@@ -58,6 +58,7 @@ void engine_domains_map(struct engine *e)
 		matched = composition_control_domain(c, m) >= 0;
 	if (matched) {
 		map_per_domain(e);
+		engine_capacity_probe(e);
 		return;
 	}
 	map_monitors_only(e);
@@ -110,21 +111,45 @@ static double monitors_capacity(const struct engine *e, unsigned d, bool hardwar
 	return sum;
 }
 
-/* As [global] capacity_mbps says, the hardware's figure first, then the domain's own value, then the
- * one for every measuring domain. */
-double engine_dom_known_capacity(const struct engine *e, unsigned d)
+/* The configured figure: the domain's own capacity_mbps value, else the one for every domain (summed
+ * over the monitor domains that measure it); 0 when none is configured. */
+static double configured_capacity(const struct engine *e, unsigned d)
 {
 	const struct engine_dom *dom = &e->domains.dom[d];
 	const struct global_config *g = &e->gens.config->global;
-	double hardware = monitors_capacity(e, d, true);
+	double sum = 0;
 
-	if (hardware > 0)
-		return hardware;
 	if (dom->control >= 0 && domain_values_has(&g->capacity_mbps_at, e->hw.caps.domains[dom->control].id))
 		return domain_values_get(&g->capacity_mbps_at, e->hw.caps.domains[dom->control].id, 0);
-	if (!dom->monitors)
+	if (!dom->monitors || !g->capacity_mbps)
 		return dom->control >= 0 ? g->capacity_mbps : 0;
-	return monitors_capacity(e, d, false);
+	for (unsigned m = 0; m < e->hw.domain_count; m++)
+		sum += (e->domains.dom[d].monitors >> m & 1) ? (double)g->capacity_mbps : 0;
+	return sum;
+}
+
+/* In the order of trust: capacity_mbps, the monitors' own figure, ACPI HMAT's. */
+double engine_dom_known_capacity_from(const struct engine *e, unsigned d, const char **ret_source)
+{
+	double c = configured_capacity(e, d);
+	const char *source = "configured";
+
+	if (!(c > 0)) {
+		c = monitors_capacity(e, d, true);
+		source = "hardware";
+	}
+	if (!(c > 0)) {
+		c = e->domains.dom[d].hmat_mbps;
+		source = "hmat";
+	}
+	if (ret_source)
+		*ret_source = c > 0 ? source : NULL;
+	return c > 0 ? c : 0;
+}
+
+double engine_dom_known_capacity(const struct engine *e, unsigned d)
+{
+	return engine_dom_known_capacity_from(e, d, NULL);
 }
 
 void engine_domains_begin_tick(struct engine *e)

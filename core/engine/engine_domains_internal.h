@@ -24,6 +24,7 @@ struct engine_dom {
 	int control;		       /* its index in hw.caps.domains; -1: limits are the partition's */
 	uint64_t monitors;	       /* bit m: monitor domain m (hw.domains) measures it */
 	struct capacity_learner learn; /* its capacity learned from its totals (engine_capacity.c) */
+	double hmat_mbps;	       /* ACPI HMAT's figure for it (0: none; engine_capacity_probe) */
 	/* engine_dom_known_capacity at this tick (engine_domains_begin_tick: once a tick, not once per
 	 * partition), and whether it differs from the last tick's (NAN after the map: it does). */
 	double known_mbps;
@@ -44,6 +45,9 @@ void engine_capacity_learn(struct engine *e);
 /* What the policies judge saturation against on domain d: engine_domain_capacity's figure, learned
  * (*learned) only until the domain has shown saturation. */
 double engine_domain_policy_capacity(const struct engine *e, unsigned d, bool *learned);
+/* Each resctrl domain's capacity as ACPI HMAT publishes it under opts.sysfs_root (engine_capacity.c),
+ * once the domains are mapped; the figures found and the values ignored are logged. */
+void engine_capacity_probe(struct engine *e);
 /* Works out e->domains from the composition just opened. */
 void engine_domains_map(struct engine *e);
 /* Every per-domain value of a partition's goals, or of capacity_mbps, names a domain of this host:
@@ -53,6 +57,9 @@ int engine_check_capacity_domains(const struct engine *e, const struct config *c
 /* What monitor domain m, and engine domain d, can carry as far as is known (0: unknown). */
 double engine_monitor_capacity(const struct engine *e, unsigned m);
 double engine_dom_known_capacity(const struct engine *e, unsigned d);
+/* The same, and where it came from (*ret_source, may be NULL: "configured", "hardware", "hmat"; NULL
+ * when it is not known). */
+double engine_dom_known_capacity_from(const struct engine *e, unsigned d, const char **ret_source);
 /* What each domain can carry as far as is known, for this tick's engine_domains_summarise. */
 void engine_domains_begin_tick(struct engine *e);
 /* Partition `index`'s rate and limits on each domain, from this tick's samples (after

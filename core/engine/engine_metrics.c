@@ -81,7 +81,7 @@ static void fill_input(const struct engine_snapshot *s, struct metrics_partition
 	}
 	for (unsigned d = 0; d < s->domain_count; d++)
 		domains[d] = (struct metrics_domain){ s->domains[d].name, s->domains[d].capacity_mbps,
-						      s->domains[d].learned };
+						      s->domains[d].learned, s->domains[d].source };
 	*in = (struct metrics_input){
 		.version = s->version,
 		.partitions = parts,

@@ -127,6 +127,7 @@ static void take_domains(const struct engine *e, struct engine_snapshot *s, stru
 		sd->name = text_copy(t, e->domains.dom[d].name);
 		sd->what = text_copy(t, e->domains.dom[d].what);
 		sd->capacity_mbps = engine_domain_capacity(e, d, &sd->learned);
+		sd->source = engine_domain_capacity_source(e, d);
 		sd->total_mbps = 0;
 		for (size_t r = 0; r < s->row_count; r++)
 			if (s->rows[r].domains[d].valid)

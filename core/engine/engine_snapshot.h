@@ -52,7 +52,8 @@ struct snapshot_domain {
 	const char *name, *what;
 	double capacity_mbps; /* known or learned; 0: unknown */
 	bool learned;
-	double total_mbps; /* the valid rates of its partitions, summed */
+	const char *source; /* engine_domain_capacity_source's (a string that lives for ever) */
+	double total_mbps;  /* the valid rates of its partitions, summed */
 };
 
 struct engine_snapshot {

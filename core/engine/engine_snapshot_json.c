@@ -110,10 +110,12 @@ static json_t *domains_status(const struct engine_snapshot *s)
 
 	for (unsigned d = 0; d < s->domain_count; d++) {
 		const struct snapshot_domain *sd = &s->domains[d];
-		json_array_append_new(
-			list, json_pack("{s:s,s:s,s:o,s:b,s:f}", "domain", sd->name, "what", sd->what, "capacity_mbps",
-					sd->capacity_mbps > 0 ? json_real(sd->capacity_mbps) : json_null(),
-					"capacity_learned", sd->learned, "mbps", sd->total_mbps));
+		json_array_append_new(list,
+				      json_pack("{s:s,s:s,s:o,s:b,s:s,s:f}", "domain", sd->name, "what", sd->what,
+						"capacity_mbps",
+						sd->capacity_mbps > 0 ? json_real(sd->capacity_mbps) : json_null(),
+						"capacity_learned", sd->learned, "capacity_source", sd->source, "mbps",
+						sd->total_mbps));
 	}
 	return list;
 }

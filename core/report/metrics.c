@@ -404,8 +404,9 @@ static void write_domain_capacity(struct metrics_buf *b, const struct metrics_fa
 		if (!(in->domains[d].capacity_mbps > 0))
 			continue;
 		struct label labels[] = { { "domain", in->domains[d].name },
-					  { "learned", in->domains[d].learned ? "1" : "0" } };
-		sample(b, f->name, labels, 2, in->domains[d].capacity_mbps * BYTES_PER_MB);
+					  { "learned", in->domains[d].learned ? "1" : "0" },
+					  { "source", in->domains[d].source } };
+		sample(b, f->name, labels, in->domains[d].source ? 3 : 2, in->domains[d].capacity_mbps * BYTES_PER_MB);
 	}
 }
 
@@ -486,7 +487,7 @@ const struct metrics_family metrics_families[] = {
 	  write_guarantees_enforced, NULL },
 	{ "mpamd_domain_capacity_bytes_per_second", "gauge",
 	  "Bandwidth each domain can serve, as the guard judges its saturation (learned=\"1\": the highest total "
-	  "seen, not a known figure); absent when unknown.",
+	  "seen, not a known figure; source: configured, hardware, hmat or learned); absent when unknown.",
 	  write_domain_capacity, NULL },
 	{ "mpamd_partition_open", "gauge", "1 when the backend accepted the partition, 0 when it could not be opened.",
 	  write_per_partition, partition_open },

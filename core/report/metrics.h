@@ -47,6 +47,7 @@ struct metrics_domain {
 	const char *name;     /* the domain label: as the configuration names it */
 	double capacity_mbps; /* known or learned; 0: unknown */
 	bool learned;
+	const char *source; /* where the figure came from (engine_domain_capacity_source); NULL: not said */
 };
 
 struct metrics_input {

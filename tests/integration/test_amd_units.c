@@ -1,5 +1,5 @@
 /* AMD's absolute MB units on the resctrl emulator's amd profile (issue: limits in the hardware's
- * steps): a target between whole percents of the maximum is held at a rung beside it, the maximum is the one
+ * steps): a target between whole percents of the maximum is held within 5%, the maximum is the one
  * CPUID gives (--mb-max) even when the default group was left lower (--root-mb), and a percent
  * ceiling above what a domain carries is reported as no throttling.
  *
@@ -45,6 +45,7 @@ static void run_start(struct run *run, const char *const *emu_args, const char *
 	const char *sim = "[sim]\ncapacity_mbps = 40000\nnoise_pct = 0\n";
 	write_file(run->traffic, "[global]\ninterval_ms = 50\n%s[partition \"vm\"]\nsim_demand = 30000\n", sim);
 	assert_int_equal(emu_start("amd", run->traffic, emu_args, &run->emu), 0);
+	assert_int_equal(emu_ctl(run->emu, "clock manual"), 0);
 	write_file(run->config,
 		   "[global]\nbackend = resctrl\ninterval_ms = 50\nresctrl_root = %s\n[partition \"vm\"]\n%s\n",
 		   emu_root(run->emu), body);
@@ -69,18 +70,29 @@ static double listed_ceiling_mbps(struct engine *engine)
 	return mbps;
 }
 
+/* After each tick the emulator's time moves on by the interval: the engine runs on simulated time in
+ * step with it, so the plant is measured exactly, however loaded the machine. */
+static void tick_in_step(void *ctx, struct engine *e)
+{
+	struct run *run = ctx;
+
+	settled_mean_on_tick(&run->mean, e);
+	assert_int_equal(emu_ctl(run->emu, "advance 50"), 0);
+}
+
 static double run_engine(struct run *run, double *ret_listed)
 {
-	struct engine_options opts = {
-		.ticks = TICKS, .config_path = run->config, .on_tick = settled_mean_on_tick, .on_tick_ctx = &run->mean
-	};
+	struct engine_options opts = { .ticks = TICKS,
+				       .config_path = run->config,
+				       .sim_clock = true,
+				       .sim_clock_in_step = true,
+				       .on_tick = tick_in_step,
+				       .on_tick_ctx = run };
 	struct config *config = load_config_file(run->config);
-	struct engine *engine = NULL;
 	struct err err = { "" };
 
-	assert_non_null(config);
-	if (engine_new(config, &opts, &engine, &err) < 0)
-		fail_msg("engine: %s", err.text);
+	struct engine *engine = engine_new_or_fail(config, &opts);
+	assert_int_equal(emu_ctl(run->emu, "advance 50"), 0); /* up to the first tick */
 	assert_int_equal(engine_run(engine, &err), 0);
 	if (ret_listed)
 		*ret_listed = listed_ceiling_mbps(engine);
@@ -90,9 +102,7 @@ static double run_engine(struct run *run, double *ret_listed)
 
 /* 6000 MB/s is 48 units: 2.34% of 2048, between the 1% steps (2500 MB/s each) a percent controller has.
  * The rule (mpamd.ini(5), target_mbps) holds the rung at or below a budget, or the one above when it
- * is within 5% and nearer: on the two domains here that is 24 units (6000 MB/s) or, when noise made
- * 24 read low, 25 (6250, +4.2%). The emulator runs in real time, so the mean carries a little timing
- * noise beside the rung: 7% is the rule plus that, and still far from a percent's 5120 MB/s (-15%). */
+ * is within 5% and nearer: on the two domains here 24 units each, 6000 MB/s. */
 static void test_target_between_percents(void **state)
 {
 	struct run run;
@@ -102,7 +112,7 @@ static void test_target_between_percents(void **state)
 	run_start(&run, args, "class = best-effort\ntarget_mbps = 6000");
 	double got = run_engine(&run, NULL);
 	printf("amd: target 6000 MB/s held at %.0f MB/s (%+.1f%%)\n", got, 100 * (got - 6000) / 6000);
-	assert_true(fabs(got - 6000) <= 0.07 * 6000);
+	assert_true(fabs(got - 6000) <= 0.05 * 6000);
 	run_stop(&run);
 }
 
@@ -120,7 +130,7 @@ static void test_maximum_not_taken_from_the_default_group(void **state)
 	printf("amd (max 4096, root at 512): mb_max = 6000MB/s lets %.0f MB/s through, list says %.0f\n", got, listed);
 	assert_true(listed == 6000); /* 48 units of 125 MB/s, in both units */
 	assert_true(emu_group_file_has(run.emu, "mpamd-vm", "schemata", "MB:0=48"));
-	assert_true(fabs(got - 6000) <= 0.07 * 6000);
+	assert_true(fabs(got - 6000) <= 0.05 * 6000);
 	run_stop(&run);
 }
 

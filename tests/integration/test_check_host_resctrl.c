@@ -168,11 +168,7 @@ static void arm_faults(struct host *h)
 /* Nothing was written: the faults are still armed and the tree is as it was. */
 static void assert_untouched(struct host *h)
 {
-	char path[512];
-
-	snprintf(path, sizeof(path), "%s/.emu_ctl", h->root);
-	char *ctl = read_text_file(path);
-	assert_non_null(ctl);
+	char *ctl = read_file_below(h->root, ".emu_ctl");
 	if (!strstr(ctl, "fail_write EIO * 1") || !strstr(ctl, "fail_mkdir ENOSPC * 1"))
 		fail_msg("a fault was hit, so something was written:\n%s", ctl);
 	free(ctl);
@@ -191,11 +187,7 @@ static void host_stop(struct host *h)
 
 static unsigned read_uint(const char *root, const char *rel)
 {
-	char path[512];
-
-	snprintf(path, sizeof(path), "%s/%s", root, rel);
-	char *text = read_text_file(path);
-	assert_non_null(text);
+	char *text = read_file_below(root, rel);
 	unsigned v = (unsigned)strtoul(text, NULL, 0);
 	free(text);
 	return v;
@@ -212,7 +204,9 @@ static double step_nearest_to(const struct ladder *l, double pct)
 static struct run_result check(const char *config_path, bool json)
 {
 	char *path = (char *)config_path;
-	char *argv[] = { MPAMCTL, "check-config", "--host", json ? "--json" : path, json ? path : NULL, NULL };
+	/* No ACPI HMAT (the host's would give capacities these tests do not expect). */
+	char *argv[] = { MPAMCTL,	 "check-config",	 "--host",	     "--sysfs-root",
+			 "/nonexistent", json ? "--json" : path, json ? path : NULL, NULL };
 	struct run_result r;
 
 	assert_int_equal(run_command(argv, &r), 0);
@@ -234,6 +228,30 @@ static json_t *check_json(const char *config_path, int want_exit)
 	json_decref(root);
 	assert_non_null(host);
 	return host;
+}
+
+/* The config of `body`, the faults armed, and check-config --host --json on it, which exits
+ * `want_exit`: its "host" object. */
+static json_t *host_check(struct host *h, const char *body, int want_exit)
+{
+	write_config(h, body);
+	arm_faults(h);
+	return check_json(h->config_path, want_exit);
+}
+
+/* A host of `profile` with no earlier group, checked as host_check does. */
+static json_t *host_start_check(struct host *h, const char *profile, const char *body, int want_exit)
+{
+	host_start(h, profile, NULL);
+	return host_check(h, body, want_exit);
+}
+
+/* The end of a test that checked the host: the check wrote nothing, and the emulator stops. */
+static void host_stop_untouched(struct host *h, json_t *host)
+{
+	json_decref(host);
+	assert_untouched(h);
+	host_stop(h);
 }
 
 static json_t *partition(json_t *host, const char *name)
@@ -260,12 +278,14 @@ static const char *reason(json_t *p)
 	return r ? r : "";
 }
 
-/* The value of the write of `what` to `path`, NULL when there is none. */
-static const char *write_value(json_t *p, const char *what, const char *path)
+/* The value of the write of `what` to `rel` under `root`, NULL when there is none. */
+static const char *write_value(json_t *p, const char *what, const char *root, const char *rel)
 {
+	char path[512];
 	size_t i;
 	json_t *w;
 
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
 	json_array_foreach(json_object_get(p, "writes"), i, w)
 		if (!strcmp(json_string_value(json_object_get(w, "what")), what) &&
 		    !strcmp(json_string_value(json_object_get(w, "path")), path))
@@ -312,12 +332,10 @@ static const char *rounding(json_t *p, const char *limit, char *buf, size_t len)
 /* "MB:0=V;1=V" for the domains of the emulator's root schemata line `resource`. */
 static void schemata_line(const char *root, const char *resource, const char *value, char *buf, size_t len)
 {
-	char path[512], prefix[32];
+	char prefix[32];
 
-	snprintf(path, sizeof(path), "%s/schemata", root);
 	snprintf(prefix, sizeof(prefix), "%s:", resource);
-	char *text = read_text_file(path);
-	assert_non_null(text);
+	char *text = read_file_below(root, "schemata");
 	char *line = strstr(text, prefix);
 	assert_non_null(line);
 	line[strcspn(line, "\n")] = '\0';
@@ -390,9 +408,7 @@ static void test_intel_refusals_rounding_writes(void **state)
 		 "[partition \"floor\"]\nmb_min = 10\n"
 		 "[partition \"low\"]\nmb_max = 5\n",
 		 (int)getpid());
-	write_config(&h, body);
-	arm_faults(&h);
-	json_t *host = check_json(h.config_path, 1);
+	json_t *host = host_check(&h, body, 1);
 	unsigned gran = read_uint(h.root, "info/MB/bandwidth_gran");
 	unsigned floor = read_uint(h.root, "info/MB/min_bandwidth");
 	uint64_t mask = read_uint(h.root, "info/L3/cbm_mask");
@@ -406,16 +422,12 @@ static void test_intel_refusals_rounding_writes(void **state)
 	/* 25% is a tie between the 20% and 30% steps: a ceiling leans down. */
 	snprintf(want, sizeof(want), "25 -> %g (nearest setting of %s)", step_nearest_to(&steps, 25), said);
 	assert_string_equal(rounding(web, "mb_max", buf, sizeof(buf)), want);
-	snprintf(path, sizeof(path), "%s/mpamd-web", h.root);
-	assert_non_null(write_value(web, "mkdir", path));
-	snprintf(path, sizeof(path), "%s/mpamd-web/tasks", h.root);
+	assert_non_null(write_value(web, "mkdir", h.root, "mpamd-web"));
 	assert_int_equal(count_writes(web, "tasks"), own_threads());
-	snprintf(path, sizeof(path), "%s/mpamd-web/cpus_list", h.root);
-	assert_string_equal(write_value(web, "cpus_list", path), "1");
+	assert_string_equal(write_value(web, "cpus_list", h.root, "mpamd-web/cpus_list"), "1");
 	snprintf(buf, sizeof(buf), "%g", step_nearest_to(&steps, 25));
 	schemata_line(h.root, "MB", buf, want, sizeof(want));
-	snprintf(path, sizeof(path), "%s/mpamd-web/schemata", h.root);
-	assert_string_equal(write_value(web, "schemata", path), want);
+	assert_string_equal(write_value(web, "schemata", h.root, "mpamd-web/schemata"), want);
 
 	/* An earlier run's group is adopted; its MB is right already, only L3 changes. */
 	json_t *old = partition(host, "old");
@@ -423,8 +435,7 @@ static void test_intel_refusals_rounding_writes(void **state)
 	assert_true(has_note(old, "adopt existing group"));
 	assert_int_equal(count_writes(old, "mkdir"), 0);
 	schemata_line(h.root, "L3", "f0", want, sizeof(want));
-	snprintf(path, sizeof(path), "%s/mpamd-old/schemata", h.root);
-	assert_string_equal(write_value(old, "schemata", path), want);
+	assert_string_equal(write_value(old, "schemata", h.root, "mpamd-old/schemata"), want);
 
 	assert_string_equal(verdict(partition(host, "gappy")), "refused");
 	assert_non_null(strstr(reason(partition(host, "gappy")), "not contiguous"));
@@ -434,7 +445,8 @@ static void test_intel_refusals_rounding_writes(void **state)
 	assert_string_equal(verdict(partition(host, "floor")), "refused");
 	assert_non_null(strstr(reason(partition(host, "floor")), "no minimum-bandwidth control"));
 	/* A guarantee without capacity_mbps is not enforced from the start, and the plan says so. */
-	assert_true(has_note(partition(host, "old"), "guarantee not enforced at first: no capacity_mbps"));
+	assert_true(
+		has_note(partition(host, "old"), "guarantee not enforced at first: a domain's capacity is not known"));
 	assert_false(has_note(partition(host, "web"), "guarantee not enforced"));
 	snprintf(want, sizeof(want), "5 -> %u (below the lowest setting, %u%%)", floor, floor); /* a step already */
 	assert_string_equal(rounding(partition(host, "low"), "mb_max", buf, sizeof(buf)), want);
@@ -445,10 +457,8 @@ static void test_intel_refusals_rounding_writes(void **state)
 	assert_null(strstr(dump, path));
 	free(dump);
 	assert_false(json_is_true(json_object_get(host, "can_hold")));
-	json_decref(host);
-	assert_untouched(&h);
+	host_stop_untouched(&h, host);
 	helpers_stop(&threads);
-	host_stop(&h);
 }
 
 /* The text form: one block per partition, the rounding as people read it, the exit status. */
@@ -524,16 +534,42 @@ static void test_too_few_bits(void **state)
 
 	(void)state;
 	host_start_with(&h, "intel", args, NULL);
-	write_config(&h, "[partition \"thin\"]\nl3_cbm = 0x7\n[partition \"fat\"]\nl3_cbm = 0xf\n");
-	arm_faults(&h);
-	json_t *host = check_json(h.config_path, 1);
+	json_t *host = host_check(&h, "[partition \"thin\"]\nl3_cbm = 0x7\n[partition \"fat\"]\nl3_cbm = 0xf\n", 1);
 	snprintf(want, sizeof(want), "fewer than min_cbm_bits = %u", read_uint(h.root, "info/L3/min_cbm_bits"));
 	assert_string_equal(verdict(partition(host, "thin")), "refused");
 	assert_non_null(strstr(reason(partition(host, "thin")), want));
 	assert_string_equal(verdict(partition(host, "fat")), "ok");
-	json_decref(host);
-	assert_untouched(&h);
-	host_stop(&h);
+	host_stop_untouched(&h, host);
+}
+
+/* ---- the resctrl control itself, on the same host ---- */
+
+struct opened {
+	const struct control_ops *ops;
+	struct config *config;
+	struct control *control;
+	struct clock clock;
+};
+
+/* The resctrl control opened on the host's config, as mpamd opens it. */
+static void control_open_on(const struct host *h, struct opened *o)
+{
+	struct diag_list diags;
+	struct err err = { "" };
+
+	o->ops = engine_registry_control(&engine_registry_default, "resctrl");
+	diag_list_init(&diags, h->config_path);
+	assert_int_equal(config_load_path(h->config_path, engine_default_schema(), NULL, &o->config, &diags), 0);
+	diag_list_fini(&diags);
+	clock_init_monotonic(&o->clock);
+	if (o->ops->open(o->config, &o->clock, &o->control, &err) < 0)
+		fail_msg("open: %s", err.text);
+}
+
+static void control_close(struct opened *o)
+{
+	o->ops->free(o->control);
+	config_free(o->config);
 }
 
 /* ---- CLOSIDs: the count the hardware has, and which partitions the plan refuses ---- */
@@ -551,9 +587,7 @@ static void test_more_partitions_than_closids(void **state)
 	closids = mb_closids < closids ? mb_closids : closids;
 	for (unsigned i = 0; i < closids; i++)
 		used += (size_t)snprintf(body + used, sizeof(body) - used, "[partition \"p%02u\"]\n", i);
-	write_config(&h, body);
-	arm_faults(&h);
-	json_t *host = check_json(h.config_path, 1);
+	json_t *host = host_check(&h, body, 1);
 
 	/* Host-wide: as many partitions as CLOSIDs, but the default group holds one. */
 	assert_int_equal(json_array_size(json_object_get(host, "refused")), 1);
@@ -571,28 +605,19 @@ static void test_more_partitions_than_closids(void **state)
 	assert_untouched(&h);
 
 	/* And that is what the resctrl control finds when it really opens them. */
-	struct diag_list diags;
-	struct config *config = NULL;
-	struct control *control = NULL;
-	struct clock clock;
+	struct opened o;
 	struct err err = { "" };
-	const struct control_ops *ops = engine_registry_control(&engine_registry_default, "resctrl");
-	diag_list_init(&diags, h.config_path);
-	assert_int_equal(config_load_path(h.config_path, engine_default_schema(), NULL, &config, &diags), 0);
-	diag_list_fini(&diags);
-	clock_init_monotonic(&clock);
 	assert_int_equal(emu_ctl(h.emu, "fail_next_write EIO nowhere"), 0); /* take the armed faults back */
 	char mkdir_probe[512];
 	snprintf(mkdir_probe, sizeof(mkdir_probe), "%s/mkdir-fault-taken", h.root);
 	assert_int_equal(mkdir(mkdir_probe, 0755), -1);
-	assert_int_equal(ops->open(config, &clock, &control, &err), 0);
+	control_open_on(&h, &o);
 	json_array_foreach(json_object_get(host, "partitions"), i, p) {
 		struct partition_ref ref;
-		int r = ops->partition_open(control, i, &config->partitions[i], &ref, &err);
+		int r = o.ops->partition_open(o.control, i, &o.config->partitions[i], &ref, &err);
 		assert_int_equal(r == -ENOSPC, strcmp(verdict(p), "refused") == 0);
 	}
-	ops->free(control);
-	config_free(config);
+	control_close(&o);
 	json_decref(host);
 	host_stop(&h);
 }
@@ -603,13 +628,9 @@ static void test_plan_is_what_apply_does(void **state)
 {
 	struct host h;
 	struct helpers threads;
-	char body[256], path[512];
-	struct diag_list diags;
-	struct config *config = NULL;
-	struct control *control = NULL;
-	struct clock clock;
+	char body[256];
+	struct opened o;
 	struct err err = { "" };
-	const struct control_ops *ops = engine_registry_control(&engine_registry_default, "resctrl");
 
 	(void)state;
 	host_start(&h, "intel", NULL);
@@ -617,13 +638,11 @@ static void test_plan_is_what_apply_does(void **state)
 	snprintf(body, sizeof(body), "[partition \"web\"]\nmb_max = 45\nl3_cbm = 0x3f0\npids = %d\ncpus = 0-1\n",
 		 (int)getpid());
 	write_config(&h, body);
-	diag_list_init(&diags, h.config_path);
-	assert_int_equal(config_load_path(h.config_path, engine_default_schema(), NULL, &config, &diags), 0);
-	diag_list_fini(&diags);
-	clock_init_monotonic(&clock);
-	assert_int_equal(ops->open(config, &clock, &control, &err), 0);
+	control_open_on(&h, &o);
 
-	const struct partition_config *p = &config->partitions[0];
+	const struct control_ops *ops = o.ops;
+	struct control *control = o.control;
+	const struct partition_config *p = &o.config->partitions[0];
 	struct partition_limits want = { .mb_max = p->goals.mb_max, .l3_cbm = p->goals.l3_cbm }, planned_eff, eff;
 	struct control_plan plan = { 0 };
 	assert_int_equal(ops->plan(control, 0, p, &want, &plan, &err), 0);
@@ -637,15 +656,9 @@ static void test_plan_is_what_apply_does(void **state)
 	assert_int_equal(planned_eff.l3_cbm, eff.l3_cbm);
 	size_t i;
 	json_t *w;
-	snprintf(path, sizeof(path), "%s/mpamd-web/schemata", h.root);
-	char *schemata = read_text_file(path);
-	snprintf(path, sizeof(path), "%s/mpamd-web/tasks", h.root);
-	char *tasks = read_text_file(path);
-	snprintf(path, sizeof(path), "%s/mpamd-web/cpus_list", h.root);
-	char *cpus = read_text_file(path);
-	assert_non_null(schemata);
-	assert_non_null(tasks);
-	assert_non_null(cpus);
+	char *schemata = read_file_below(h.root, "mpamd-web/schemata");
+	char *tasks = read_file_below(h.root, "mpamd-web/tasks");
+	char *cpus = read_file_below(h.root, "mpamd-web/cpus_list");
 	json_array_foreach(plan.writes, i, w) {
 		const char *what = json_string_value(json_object_get(w, "what"));
 		const char *value = json_string_value(json_object_get(w, "value"));
@@ -671,8 +684,7 @@ static void test_plan_is_what_apply_does(void **state)
 	free(schemata);
 	free(tasks);
 	free(cpus);
-	ops->free(control);
-	config_free(config);
+	control_close(&o);
 	helpers_stop(&threads);
 	host_stop(&h);
 }
@@ -682,49 +694,41 @@ static void test_plan_is_what_apply_does(void **state)
 static void test_amd_absolute_units_sparse_masks(void **state)
 {
 	struct host h;
-	char path[512], want[128], value[32];
+	char want[128];
 
 	(void)state;
-	host_start(&h, "amd", NULL);
-	write_config(&h, "[partition \"web\"]\nmb_max = 25\nl3_cbm = 0x505\n[partition \"floor\"]\nmb_min = 5\n");
-	arm_faults(&h);
-	json_t *host = check_json(h.config_path, 1);
+	json_t *host = host_start_check(
+		&h, "amd", "[partition \"web\"]\nmb_max = 25\nl3_cbm = 0x505\n[partition \"floor\"]\nmb_min = 5\n", 1);
 
 	/* MB is in absolute units: 25% of what the default group holds (its unthrottled value). */
-	char *root_schemata = NULL;
-	snprintf(path, sizeof(path), "%s/schemata", h.root);
-	root_schemata = read_text_file(path);
+	char *root_schemata = read_file_below(h.root, "schemata");
 	char *mb = strstr(root_schemata, "MB:");
 	assert_non_null(mb);
 	unsigned max = (unsigned)strtoul(strchr(mb, '=') + 1, NULL, 10);
 	free(root_schemata);
 	json_t *web = partition(host, "web");
 	assert_string_equal(verdict(web), "ok");
+	char value[32];
 	snprintf(value, sizeof(value), "%u", max * 25 / 100);
 	schemata_line(h.root, "MB", value, want, sizeof(want));
-	snprintf(path, sizeof(path), "%s/mpamd-web/schemata", h.root);
-	const char *planned = write_value(web, "schemata", path);
+	const char *planned = write_value(web, "schemata", h.root, "mpamd-web/schemata");
 	assert_non_null(planned);
 	assert_non_null(strstr(planned, want));
 	/* Sparse masks are fine here. */
 	schemata_line(h.root, "L3", "505", want, sizeof(want));
 	assert_non_null(strstr(planned, want));
 	assert_string_equal(verdict(partition(host, "floor")), "refused");
-	json_decref(host);
-	assert_untouched(&h);
-	host_stop(&h);
+	host_stop_untouched(&h, host);
 }
 
 static void test_mpam73_steps(void **state)
 {
 	struct host h;
-	char path[512], want[128], buf[128];
+	char want[128], buf[128];
 
 	(void)state;
-	host_start(&h, "mpam73", NULL);
-	write_config(&h, "[partition \"web\"]\nmb_max = 25\nl3_cbm = 0xf0f\n[partition \"low\"]\nmb_max = 1\n");
-	arm_faults(&h);
-	json_t *host = check_json(h.config_path, 0);
+	json_t *host = host_start_check(
+		&h, "mpam73", "[partition \"web\"]\nmb_max = 25\nl3_cbm = 0xf0f\n[partition \"low\"]\nmb_max = 1\n", 0);
 	/* bandwidth_gran 4 and min_bandwidth 3: MPAM's BWA_WD 5, 32 bands through Linux's glue. */
 	assert_int_equal(read_uint(h.root, "info/MB/bandwidth_gran"), 4);
 	assert_int_equal(read_uint(h.root, "info/MB/min_bandwidth"), 3);
@@ -740,16 +744,13 @@ static void test_mpam73_steps(void **state)
 	assert_string_equal(rounding(web, "mb_max", buf, sizeof(buf)), "");
 	snprintf(buf, sizeof(buf), "%u", ladder_value(&bands, rung));
 	schemata_line(h.root, "MB", buf, want, sizeof(want));
-	snprintf(path, sizeof(path), "%s/mpamd-web/schemata", h.root);
-	assert_non_null(strstr(write_value(web, "schemata", path), want));
+	assert_non_null(strstr(write_value(web, "schemata", h.root, "mpamd-web/schemata"), want));
 	/* 1% is below the lowest band's top, 3.125%. */
 	snprintf(want, sizeof(want), "1 -> %g (below the lowest setting, %g%%)", ladder_pct(&bands, 0),
 		 ladder_pct(&bands, 0));
 	assert_string_equal(rounding(partition(host, "low"), "mb_max", buf, sizeof(buf)), want);
 	assert_true(json_is_true(json_object_get(host, "can_hold")));
-	json_decref(host);
-	assert_untouched(&h);
-	host_stop(&h);
+	host_stop_untouched(&h, host);
 }
 
 /* ---- CDP, on a tree of files (a copy of a host's resctrl): L3CODE and L3DATA ---- */
@@ -793,9 +794,8 @@ static void test_cdp_tree(void **state)
 
 	json_t *host = check_json(h.config_path, 0);
 	json_t *web = partition(host, "web");
-	char path[512];
-	snprintf(path, sizeof(path), "%s/mpamd-web/schemata", root);
-	assert_string_equal(write_value(web, "schemata", path), "L3CODE:0=f0;1=f0\nL3DATA:0=f0;1=f0");
+	assert_string_equal(write_value(web, "schemata", root, "mpamd-web/schemata"),
+			    "L3CODE:0=f0;1=f0\nL3DATA:0=f0;1=f0");
 	json_decref(host);
 	char *after = snapshot(root);
 	assert_string_equal(after, h.before);

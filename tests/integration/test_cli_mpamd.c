@@ -143,22 +143,16 @@ static void test_discover_sim(void **state)
 	json_decref(d);
 	run_result_fini(&r);
 
-	r = run((char *[]){ MPAMCTL, "discover", "-c", ETC "/sim.ini", NULL });
-	assert_int_equal(r.exit_code, 0);
-	assert_non_null(strstr(r.out, "backend sim: 64 PARTIDs, 2 PMGs, 1 MSCs"));
-	assert_non_null(strstr(r.out, "44-bit counters"));
-	assert_non_null(strstr(r.out, "domain 0 (msc sim0): 20000 MB/s (the hardware's figure)\n"));
-	assert_non_null(strstr(r.out, "suggested: capacity_mbps = 20000\n"));
-	run_result_fini(&r);
+	expect_run(ARGV(MPAMCTL, "discover", "-c", ETC "/sim.ini"), 0, "backend sim: 64 PARTIDs, 2 PMGs, 1 MSCs",
+		   "44-bit counters", "domain 0 (msc sim0): 20000 MB/s (the hardware's figure)\n",
+		   "suggested: capacity_mbps = 20000\n");
 
 	/* A record needs the configuration that names the domains; one that cannot be read says so. */
 	r = run((char *[]){ MPAMCTL, "discover", "--resctrl-root", "/tmp", "--record", "x.csv", NULL });
 	assert_int_equal(r.exit_code, 2);
 	run_result_fini(&r);
-	r = run((char *[]){ MPAMCTL, "discover", "-c", ETC "/sim.ini", "--record", "/nonexistent/run.csv", NULL });
-	assert_int_equal(r.exit_code, 1);
-	assert_non_null(strstr(r.err, "/nonexistent/run.csv"));
-	run_result_fini(&r);
+	expect_run(ARGV(MPAMCTL, "discover", "-c", ETC "/sim.ini", "--record", "/nonexistent/run.csv"), 1,
+		   "/nonexistent/run.csv");
 }
 
 /* A simulated NVIDIA T241: discover names the quirks it applies, in JSON and in text. */
@@ -245,17 +239,10 @@ static void test_discover_static_resctrl_copies(void **state)
 	json_decref(d);
 	run_result_fini(&r);
 
-	r = run((char *[]){ MPAMCTL, "discover", "--resctrl-root",
-			    MPAMD_SOURCE_DIR "/tests/fixtures/resctrl/arm-mpam-7.1", NULL });
-	assert_int_equal(r.exit_code, 0);
-	assert_non_null(strstr(r.out, "32 CLOSIDs, debug (ctrl_hw_id)"));
-	assert_non_null(strstr(r.out, "mbm_total_bytes no, mbm_local_bytes no, llc_occupancy yes"));
-	run_result_fini(&r);
+	expect_run(ARGV(MPAMCTL, "discover", "--resctrl-root", MPAMD_SOURCE_DIR "/tests/fixtures/resctrl/arm-mpam-7.1"),
+		   0, "32 CLOSIDs, debug (ctrl_hw_id)", "mbm_total_bytes no, mbm_local_bytes no, llc_occupancy yes");
 
-	r = run((char *[]){ MPAMCTL, "discover", "--resctrl-root", "/nonexistent", NULL });
-	assert_int_equal(r.exit_code, 1);
-	assert_non_null(strstr(r.err, "cannot open /nonexistent"));
-	run_result_fini(&r);
+	expect_run(ARGV(MPAMCTL, "discover", "--resctrl-root", "/nonexistent"), 1, "cannot open /nonexistent");
 
 	r = run((char *[]){ MPAMCTL, "discover", "--resctrl-root", "/tmp", "-c", ETC "/demo.ini", NULL });
 	assert_int_equal(r.exit_code, 2);

@@ -1444,7 +1444,7 @@ static void test_mpamctl_usage_and_help(void **state)
 	/* Usage errors never reach the daemon. */
 	r = mpamctl("set", "web", NULL);
 	assert_int_equal(r.exit_code, 2);
-	assert_has(r.err, "mpamctl set: expected NAME KEY=VALUE...");
+	assert_has(r.err, "mpamctl set: expected [--persist] NAME KEY=VALUE...");
 	run_result_fini(&r);
 	r = mpamctl("set", "web", "mb_max", NULL);
 	assert_int_equal(r.exit_code, 2);

@@ -404,8 +404,8 @@ static void test_control_socket(void **state)
 
 	/* It says how long it lasts. */
 	expect_run(ARGV(MPAMCTL, "--socket", socket, "set", "batch", "mb_max=20"), 0, "batch: mb_max=20",
-		   "lasts until a reload changes the partition's entry in the configuration file",
-		   "lost when mpamd restarts");
+		   "lasts until a reload that changes the partition's entry in the configuration",
+		   "or until mpamd restarts");
 	assert_true(wait_for_text(f.record, ",batch,", WAIT_MS));
 	assert_true(wait_for_text(f.record, ",19.921875,0,", WAIT_MS));
 

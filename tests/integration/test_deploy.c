@@ -194,6 +194,5 @@ int main(void)
 		cmocka_unit_test(test_daemonset_config_is_accepted),
 	};
 	promtool_missing = !promtool_found();
-	int failed = cmocka_run_group_tests(tests, NULL, NULL);
-	return failed ? failed : promtool_missing ? 77 : 0;
+	return promtool_exit_code(cmocka_run_group_tests(tests, NULL, NULL), promtool_missing);
 }

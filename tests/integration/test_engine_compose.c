@@ -120,13 +120,11 @@ static void test_escalation_through_the_engine(void **state)
 {
 	struct config *config = load(&escalation_registry, escalation_ini);
 	struct engine_options opts = { .ticks = 200, .sim_clock = true, .registry = &escalation_registry };
-	struct engine *engine = NULL;
 	struct err err = { "" };
 
 	(void)state;
 	memset(&record, 0, sizeof(record));
-	if (engine_new(config, &opts, &engine, &err) < 0)
-		fail_msg("engine: %s", err.text);
+	struct engine *engine = engine_new_or_fail(config, &opts);
 	assert_int_equal(engine_run(engine, &err), 0);
 
 	const struct partition_status *s = engine_partition(engine, 0);
@@ -268,11 +266,9 @@ static void run_fixed(const char *monitor_key)
 		 monitor_key);
 	struct config *config = load(&fixed_registry, ini);
 	struct engine_options opts = { .ticks = 5, .sim_clock = true, .registry = &fixed_registry };
-	struct engine *engine = NULL;
 	struct err err = { "" };
 
-	if (engine_new(config, &opts, &engine, &err) < 0)
-		fail_msg("engine: %s", err.text);
+	struct engine *engine = engine_new_or_fail(config, &opts);
 	assert_int_equal(engine_run(engine, &err), 0);
 	for (size_t i = 0; i < 2; i++) {
 		const struct partition_status *s = engine_partition(engine, i);

@@ -104,8 +104,7 @@ static struct run *run_new(void)
 
 	assert_non_null(run);
 	current = run;
-	snprintf(run->dir, sizeof(run->dir), "/tmp/mpamd-dynamics-XXXXXX");
-	assert_non_null(mkdtemp(run->dir));
+	make_test_dir(run->dir, sizeof(run->dir), "dynamics");
 	snprintf(run->config, sizeof(run->config), "%s/mpamd.ini", run->dir);
 	snprintf(run->traffic, sizeof(run->traffic), "%s/traffic.ini", run->dir);
 	return run;
@@ -313,22 +312,29 @@ static void remount_script(struct run *run, uint64_t t)
 		all_back_seen = true;
 }
 
-static void test_resctrl_gone_and_back_heals(void **state)
+/* Partitions p and q through resctrl for 120 ticks of 20 ms, `script` taking resctrl away and giving
+ * it back on the way: at the end both are open again (all_back_seen) with their groups and limits. */
+static void run_resctrl_away_and_back(void (*script)(struct run *run, uint64_t tick))
 {
 	struct run *run = run_new();
 	const char *parts = "[partition \"p\"]\nclass = best-effort\nmb_max = 60\nsim_demand = 1000\n"
 			    "[partition \"q\"]\nclass = best-effort\nsim_demand = 2000\n";
 
-	(void)state;
-	all_failed_seen = all_back_seen = false;
 	start_emu(run, parts);
 	write_resctrl_config(run, 20, parts);
-	run->script = remount_script;
+	run->script = script;
 	run_engine(run, 120, false, NULL);
 	assert_true(all_back_seen);
 	assert_true(emu_group_exists(run->emu, "mpamd-p") && emu_group_exists(run->emu, "mpamd-q"));
 	assert_true(emu_group_file_has(run->emu, "mpamd-p", "schemata", "MB:0=60;1=60"));
 	teardown(NULL);
+}
+
+static void test_resctrl_gone_and_back_heals(void **state)
+{
+	(void)state;
+	all_failed_seen = all_back_seen = false;
+	run_resctrl_away_and_back(remount_script);
 }
 
 /* An operator's umount: a plain one is refused while mpamd holds files of resctrl (EBUSY, as the
@@ -368,21 +374,10 @@ static void lazy_unmount_script(struct run *run, uint64_t t)
 
 static void test_resctrl_unmounted_lazily_is_let_go_of(void **state)
 {
-	struct run *run = run_new();
-	const char *parts = "[partition \"p\"]\nclass = best-effort\nmb_max = 60\nsim_demand = 1000\n"
-			    "[partition \"q\"]\nclass = best-effort\nsim_demand = 2000\n";
-
 	(void)state;
 	let_go_seen = all_back_seen = false;
-	start_emu(run, parts);
-	write_resctrl_config(run, 20, parts);
-	run->script = lazy_unmount_script;
-	run_engine(run, 120, false, NULL);
+	run_resctrl_away_and_back(lazy_unmount_script);
 	assert_true(let_go_seen);
-	assert_true(all_back_seen);
-	assert_true(emu_group_exists(run->emu, "mpamd-p") && emu_group_exists(run->emu, "mpamd-q"));
-	assert_true(emu_group_file_has(run->emu, "mpamd-p", "schemata", "MB:0=60;1=60"));
-	teardown(NULL);
 }
 
 /* ---- policy memory survives a reload of something else ---- */

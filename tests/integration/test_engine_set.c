@@ -140,7 +140,7 @@ static void test_set_reports_what_the_hardware_took(void **state)
 	snprintf(path, sizeof(path), "%s/mpamd-batch/schemata", emu_root(rig.emu));
 	assert_true(wait_for_text(path, "MB:0=20;1=20", 0));
 	assert_true(event_logged(e, "set: mb_max=25 by uid 0"));
-	assert_non_null(strstr(json_string_value(json_object_get(result, "lasts")), "lost when mpamd restarts"));
+	assert_non_null(strstr(json_string_value(json_object_get(result, "lasts")), "until mpamd restarts"));
 	json_decref(result);
 
 	/* The ticks after it neither undo it nor call it an outside change. */

@@ -70,11 +70,9 @@ static double held_at(unsigned wd, const struct curve *c, unsigned target)
 	struct engine_options opts = {
 		.ticks = TICKS, .sim_clock = true, .on_tick = settled_mean_on_tick, .on_tick_ctx = &m
 	};
-	struct engine *engine = NULL;
 	struct err err = { "" };
 
-	if (engine_new(config, &opts, &engine, &err) < 0)
-		fail_msg("engine: %s", err.text);
+	struct engine *engine = engine_new_or_fail(config, &opts);
 	assert_int_equal(engine_run(engine, &err), 0);
 	engine_free(engine);
 	return settled_mean_mbps(&m);

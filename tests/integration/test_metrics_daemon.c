@@ -40,8 +40,7 @@ struct files {
 
 static void make_files(struct files *f, const char *textfile_dir)
 {
-	snprintf(f->dir, sizeof(f->dir), "/tmp/mpamd-metrics-XXXXXX");
-	assert_non_null(mkdtemp(f->dir));
+	make_test_dir(f->dir, sizeof(f->dir), "metrics");
 	snprintf(f->config, sizeof(f->config), "%s/demo.ini", f->dir);
 	snprintf(f->socket, sizeof(f->socket), "%s/mpamd.sock", f->dir);
 	snprintf(f->log, sizeof(f->log), "%s/mpamd.log", f->dir);
@@ -359,6 +358,5 @@ int main(void)
 		fixture_test(test_textfile_failure_is_said_once),
 	};
 	promtool_missing = !promtool_found();
-	int failed = cmocka_run_group_tests(tests, NULL, NULL);
-	return failed ? failed : promtool_missing ? 77 : 0;
+	return promtool_exit_code(cmocka_run_group_tests(tests, NULL, NULL), promtool_missing);
 }

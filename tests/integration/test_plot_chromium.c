@@ -97,11 +97,11 @@ static size_t ink_in(const unsigned char *data, int stride, double x, double y, 
 
 static void test_chromium_renders_the_svg(void **state)
 {
-	char dir[] = "/tmp/mpamd-plot-chromium-XXXXXX";
+	char dir[64];
 	char csv[128], svg[128], shot[128], profile[128], shot_arg[160], url[160];
 
 	(void)state;
-	assert_non_null(mkdtemp(dir));
+	make_test_dir(dir, sizeof(dir), "plot-chromium");
 	snprintf(csv, sizeof(csv), "%s/run.csv", dir);
 	snprintf(svg, sizeof(svg), "%s/run.svg", dir);
 	snprintf(shot, sizeof(shot), "%s/shot.png", dir);

@@ -89,8 +89,6 @@ static struct trace run(const char *text, uint64_t ticks, const struct policy_ch
 {
 	char path[] = "/tmp/mpamd-policy-loop-XXXXXX";
 	int fd = mkstemp(path);
-	struct engine *engine = NULL;
-	struct err err = { "" };
 	struct engine_options opts = { .ticks = ticks,
 				       .record_path = path,
 				       .sim_clock = true,
@@ -102,9 +100,7 @@ static struct trace run(const char *text, uint64_t ticks, const struct policy_ch
 	assert_true(fd >= 0);
 	close(fd);
 	struct config *config = load_config_text(text);
-	assert_non_null(config);
-	if (engine_new(config, &opts, &engine, &err) < 0)
-		fail_msg("engine: %s", err.text);
+	struct engine *engine = engine_new_or_fail(config, &opts);
 	engine_run_clean(engine, ticks);
 	t.parts = engine_partition_count(engine);
 	assert_true(t.parts <= MAXP);

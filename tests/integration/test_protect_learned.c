@@ -25,7 +25,8 @@
 
 #define SHIPPED	      MPAMD_SOURCE_DIR "/etc/resctrl-emu-intel.ini"
 #define TICKS	      80
-#define WITHIN_TICKS  20 /* 2 s at the shipped interval_ms */
+#define INTERVAL_MS   "100" /* the shipped interval_ms */
+#define WITHIN_TICKS  20    /* 2 s at the shipped interval_ms */
 #define GUARANTEE     6000.0
 #define SHORT_OF      0.98 /* as the guard judges "at its guarantee" */
 #define NOISY_STARTED 1000.0
@@ -114,6 +115,8 @@ static void on_tick(void *ctx, struct engine *e)
 	if (t == 1)
 		run->pending_at_start = engine_guarantees_pending(e) != NULL;
 	run->pending_at_end = engine_guarantees_pending(e) != NULL;
+	/* the emulator's time moves with the engine's simulated time: the plant, not the machine's load */
+	assert_int_equal(emu_ctl(run->emu, "advance " INTERVAL_MS), 0);
 }
 
 static struct run *run_scenario(const char *batch_demand)
@@ -124,24 +127,26 @@ static struct run *run_scenario(const char *batch_demand)
 	assert_non_null(run);
 	assert_non_null(shipped);
 	current = run;
-	snprintf(run->dir, sizeof(run->dir), "/tmp/mpamd-protect-XXXXXX");
-	assert_non_null(mkdtemp(run->dir));
+	make_test_dir(run->dir, sizeof(run->dir), "protect");
 	snprintf(run->emu_config, sizeof(run->emu_config), "%s/emu.ini", run->dir);
 	snprintf(run->config, sizeof(run->config), "%s/mpamd.ini", run->dir);
 	write_emu_config(run, shipped, batch_demand);
 	assert_int_equal(emu_start("intel", run->emu_config, NULL, &run->emu), 0);
+	assert_int_equal(emu_ctl(run->emu, "clock manual"), 0);
+	assert_non_null(strstr(shipped, "\ninterval_ms = " INTERVAL_MS "\n"));
 	write_mpamd_config(run, shipped);
 	free(shipped);
 
-	struct engine_options opts = {
-		.ticks = TICKS, .config_path = run->config, .on_tick = on_tick, .on_tick_ctx = run
-	};
+	struct engine_options opts = { .ticks = TICKS,
+				       .config_path = run->config,
+				       .sim_clock = true,
+				       .sim_clock_in_step = true,
+				       .on_tick = on_tick,
+				       .on_tick_ctx = run };
 	struct config *config = load_config_file(run->config);
-	struct engine *e = NULL;
 	struct err err = { "" };
-	assert_non_null(config);
-	if (engine_new(config, &opts, &e, &err) < 0)
-		fail_msg("engine_new: %s", err.text);
+	struct engine *e = engine_new_or_fail(config, &opts);
+	assert_int_equal(emu_ctl(run->emu, "advance " INTERVAL_MS), 0); /* up to the first tick */
 	int r = engine_run(e, &err);
 	engine_free(e);
 	if (r < 0)

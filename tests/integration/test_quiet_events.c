@@ -50,12 +50,9 @@ static struct quiet_run run_quiet(unsigned demand, unsigned noise_pct, const str
 	char text[1024];
 	struct config *config = config_from_text(host_text(text, sizeof(text), demand, noise_pct));
 	struct engine_options opts = { .ticks = TICKS_60_S, .sim_clock = true, .policies = chain };
-	struct engine *engine = NULL;
-	struct err err = { "" };
 	struct quiet_run q = { 0 };
 
-	if (engine_new(config, &opts, &engine, &err) < 0)
-		fail_msg("engine: %s", err.text);
+	struct engine *engine = engine_new_or_fail(config, &opts);
 	engine_run_clean(engine, TICKS_60_S);
 	const struct event_log *log = engine_events(engine);
 	assert_true(log->total <= EVENTS_KEPT); /* every event is still in the log to be looked at */

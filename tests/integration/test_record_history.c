@@ -180,14 +180,18 @@ static void write_file(const char *path, const char *text)
 	assert_int_equal(fclose(out), 0);
 }
 
+/* The simulator on real time, 20 ms ticks; and the partitions the tests run on it. */
+#define SIM_20MS      "[global]\nbackend = sim\ninterval_ms = 20\n[sim]\ncapacity_mbps = 10000\n"
+#define WEB	      "[partition \"web\"]\nsim_demand = 3000\n"
+#define WEB_AND_BATCH WEB "[partition \"batch\"]\nsim_demand = 9000\n"
+
 /* mpamd on real time, 20 ms ticks, recording to `record`. */
 static int start_daemon(struct files *f, const char *record)
 {
 	char *argv[] = { MPAMD,	     "-c",	     f->config,	   "-f",       "--no-socket",
 			 "--record", (char *)record, "--pid-file", f->pidfile, NULL };
 
-	write_file(f->config, "[global]\nbackend = sim\ninterval_ms = 20\n[sim]\ncapacity_mbps = 10000\n"
-			      "[partition \"web\"]\nsim_demand = 3000\n[partition \"batch\"]\nsim_demand = 9000\n");
+	write_file(f->config, SIM_20MS WEB_AND_BATCH);
 	f->pid = spawn_background(argv, f->log);
 	assert_true(f->pid > 0);
 	assert_true(wait_for_text(f->log, "ready:", WAIT_MS));
@@ -316,6 +320,20 @@ static double metric(const char *socket, const char *name)
 	return v;
 }
 
+/* mpamd on SIM_20MS and `partitions`, its socket `socket`, recording to `record`; returns once the
+ * record holds 4 rows. */
+static void start_recording(struct files *f, const char *partitions, const char *socket, const char *record)
+{
+	char *argv[] = { MPAMD, "-c", f->config, "-f", "--socket", (char *)socket, "--record", (char *)record, NULL };
+	char config[512];
+
+	snprintf(config, sizeof(config), SIM_20MS "%s", partitions);
+	write_file(f->config, config);
+	f->pid = spawn_background(argv, f->log);
+	assert_true(f->pid > 0);
+	assert_true(wait_for_rows(record, 4));
+}
+
 /* The record file while mpamd runs: removed, it is begun again at once; its directory gone, the
  * rows are lost and that shows in status (ok false, why, errors_total) and metrics (mpamd_record_ok
  * 0, mpamd_record_errors_total), the log says it once, a SIGHUP does not stop it, and once the
@@ -332,12 +350,7 @@ static void test_record_failure_shows_and_heals(void **state)
 	snprintf(record, sizeof(record), "%s/run.csv", sub);
 	snprintf(socket, sizeof(socket), "%s/mpamd.sock", f->dir);
 	assert_int_equal(mkdir(sub, 0755), 0);
-	write_file(f->config, "[global]\nbackend = sim\ninterval_ms = 20\n[sim]\ncapacity_mbps = 10000\n"
-			      "[partition \"web\"]\nsim_demand = 3000\n[partition \"batch\"]\nsim_demand = 9000\n");
-	char *argv[] = { MPAMD, "-c", f->config, "-f", "--socket", socket, "--record", record, NULL };
-	f->pid = spawn_background(argv, f->log);
-	assert_true(f->pid > 0);
-	assert_true(wait_for_rows(record, 4));
+	start_recording(f, WEB_AND_BATCH, socket, record);
 
 	assert_int_equal(unlink(record), 0);
 	assert_true(wait_for_rows(record, 4));
@@ -389,12 +402,7 @@ static void test_full_disk_shows_and_heals(void **state)
 		skip();
 	}
 	snprintf(f->mounted, sizeof(f->mounted), "%s", disk);
-	write_file(f->config, "[global]\nbackend = sim\ninterval_ms = 20\n[sim]\ncapacity_mbps = 10000\n"
-			      "[partition \"web\"]\nsim_demand = 3000\n");
-	char *argv[] = { MPAMD, "-c", f->config, "-f", "--socket", socket, "--record", record, NULL };
-	f->pid = spawn_background(argv, f->log);
-	assert_true(f->pid > 0);
-	assert_true(wait_for_rows(record, 4));
+	start_recording(f, WEB, socket, record);
 
 	int fd = open(filler, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
 	assert_true(fd >= 0);

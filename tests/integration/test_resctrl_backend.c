@@ -30,6 +30,7 @@
 #include "core/base/counter.h"
 #include "core/base/log.h"
 #include "tests/util/emu_runner.h"
+#include "tests/util/log_capture.h"
 #include "tests/util/testutil.h"
 
 #define TICK_NS 100000000ull
@@ -129,6 +130,46 @@ static size_t rig_open_partitions(struct rig *rig, char *first_error, size_t len
 	return failed;
 }
 
+/* Opens the backend and every partition, each of which must open. */
+static void rig_open_all(struct rig *rig)
+{
+	struct err err = { "" };
+	char first[512] = "";
+
+	if (rig_open(rig, &err) < 0)
+		fail_msg("open: %s", err.text);
+	if (rig_open_partitions(rig, first, sizeof(first)) != 0)
+		fail_msg("opening the partitions: %s", first);
+}
+
+/* rig_start, then rig_open_all. */
+static void rig_start_open(struct rig *rig, const char *profile, const char *body)
+{
+	rig_start(rig, profile, body);
+	rig_open_all(rig);
+}
+
+/* The path of `relative` in the emulator's mount, in `path` (at least PATH_MAX bytes). */
+static char *rig_path(const struct rig *rig, const char *relative, char *path)
+{
+	snprintf(path, PATH_MAX, "%s/%s", emu_root(rig->emu), relative);
+	return path;
+}
+
+static void rig_mkdir(const struct rig *rig, const char *relative)
+{
+	char path[PATH_MAX];
+
+	assert_int_equal(mkdir(rig_path(rig, relative, path), 0755), 0);
+}
+
+static void rig_rmdir(const struct rig *rig, const char *relative)
+{
+	char path[PATH_MAX];
+
+	assert_int_equal(rmdir(rig_path(rig, relative, path)), 0);
+}
+
 static void rig_close_backend(struct rig *rig)
 {
 	if (rig->open)
@@ -195,13 +236,9 @@ static const char *const two_vms = "[sim]\ncapacity_mbps = 20000\n"
 static void test_intel_lifecycle_schemata_and_rates(void **state)
 {
 	struct rig rig;
-	struct err err = { "" };
-	char first[512] = "";
 
 	(void)state;
-	rig_start(&rig, "intel", two_vms);
-	assert_int_equal(rig_open(&rig, &err), 0);
-	assert_int_equal(rig_open_partitions(&rig, first, sizeof(first)), 0);
+	rig_start_open(&rig, "intel", two_vms);
 	/* MB rounds down to the step of 10: 55% becomes 50%, on every domain. */
 	assert_file_contains(&rig, "mpamd-batch", "schemata", "MB:0=50;1=50");
 	assert_file_contains(&rig, "mpamd-batch", "schemata", "L3:0=f;1=f");
@@ -229,13 +266,10 @@ static void test_late_reads_are_timed_when_read(void **state)
 {
 	struct rig rig;
 	struct err err = { "" };
-	char first[512] = "";
 	const uint64_t late_ns = 60 * 1000000ull, apart_ns = 100 * 1000000ull;
 
 	(void)state;
-	rig_start(&rig, "intel", "[partition \"web\"]\nsim_demand = 1000\n");
-	assert_int_equal(rig_open(&rig, &err), 0);
-	assert_int_equal(rig_open_partitions(&rig, first, sizeof(first)), 0);
+	rig_start_open(&rig, "intel", "[partition \"web\"]\nsim_demand = 1000\n");
 	clock_init_monotonic(&rig.clock); /* the backend times its reads in real time, as the daemon's */
 	assert_int_equal(emu_ctl(rig.emu, "clock real"), 0);
 	for (int t = 0; t < 8; t++) {
@@ -255,17 +289,13 @@ static void test_adoption_after_restart_rewrites_nothing(void **state)
 {
 	struct rig rig;
 	struct err err = { "" };
-	char first[512] = "";
 
 	(void)state;
-	rig_start(&rig, "intel", two_vms);
-	assert_int_equal(rig_open(&rig, &err), 0);
-	assert_int_equal(rig_open_partitions(&rig, NULL, 0), 0);
+	rig_start_open(&rig, "intel", two_vms);
 	rig_close_backend(&rig);
 	/* If the restarted backend wrote any schemata, that write would fail and apply would report it. */
 	assert_int_equal(emu_ctl(rig.emu, "fail_next_write EIO schemata"), 0);
-	assert_int_equal(rig_open(&rig, &err), 0);
-	assert_int_equal(rig_open_partitions(&rig, first, sizeof(first)), 0);
+	rig_open_all(&rig);
 	assert_file_contains(&rig, "mpamd-batch", "schemata", "MB:0=50;1=50");
 	/* The armed fault is still there: the next real change meets it. */
 	struct partition_limits want = { .mb_max = 30 }, eff;
@@ -283,9 +313,7 @@ static void test_outside_change_is_undone(void **state)
 	char path[512];
 
 	(void)state;
-	rig_start(&rig, "intel", two_vms);
-	assert_int_equal(rig_open(&rig, &err), 0);
-	assert_int_equal(rig_open_partitions(&rig, NULL, 0), 0);
+	rig_start_open(&rig, "intel", two_vms);
 	assert_int_equal(rig_apply(&rig, 1, &want, &eff, &err), 0);
 	assert_false(eff.changed_outside); /* nothing changed since mpamd's own write */
 	snprintf(path, sizeof(path), "%s/mpamd-batch/schemata", emu_root(rig.emu));
@@ -302,16 +330,12 @@ static void test_outside_change_is_undone(void **state)
 static void test_groups_of_others_are_untouched(void **state)
 {
 	struct rig rig;
-	struct err err = { "" };
-	char path[512];
 
 	(void)state;
 	rig_start(&rig, "intel", two_vms);
-	snprintf(path, sizeof(path), "%s/someone-else", emu_root(rig.emu));
-	assert_int_equal(mkdir(path, 0755), 0);
+	rig_mkdir(&rig, "someone-else");
 	char *before = read_group_file(&rig, "someone-else", "schemata");
-	assert_int_equal(rig_open(&rig, &err), 0);
-	assert_int_equal(rig_open_partitions(&rig, NULL, 0), 0);
+	rig_open_all(&rig);
 	char *after = read_group_file(&rig, "someone-else", "schemata");
 	assert_string_equal(before, after);
 	free(before);
@@ -410,21 +434,28 @@ static size_t threads_missing(struct rig *rig, const char *group, pid_t pid, siz
 	return missing;
 }
 
-/* A child with a main thread and three more, all parked; returns once /proc lists all four. */
-static pid_t spawn_threaded(void)
+/* A child whose main thread makes `threads` parked threads as fast as it can, then writes a byte to
+ * `done` unless it is -1; returns once /proc lists `listed` threads of it. */
+static pid_t spawn_parked_threads(int threads, int done, size_t listed)
 {
 	pid_t pid = fork();
 
 	assert_true(pid >= 0);
 	if (pid == 0) {
-		pthread_t t;
-		for (int i = 0; i < 3; i++)
-			if (pthread_create(&t, NULL, parked, NULL))
+		for (int i = 0; i < threads; i++) {
+			pthread_t t;
+			pthread_attr_t attr;
+			pthread_attr_init(&attr);
+			pthread_attr_setstacksize(&attr, 64 * 1024);
+			if (pthread_create(&t, &attr, parked, NULL))
 				_exit(1);
+		}
+		if (done >= 0 && write(done, "x", 1) != 1)
+			_exit(1);
 		pause();
 		_exit(0);
 	}
-	wait_for_threads(pid, 4);
+	wait_for_threads(pid, listed);
 	return pid;
 }
 
@@ -432,16 +463,13 @@ static pid_t spawn_threaded(void)
 static void test_every_thread_of_a_pid(void **state)
 {
 	struct rig rig;
-	struct err err = { "" };
 	char body[256];
 	size_t threads;
-	pid_t vm = spawn_threaded();
+	pid_t vm = spawn_parked_threads(3, -1, 4); /* a main thread and three more */
 
 	(void)state;
 	snprintf(body, sizeof(body), "[partition \"vm\"]\npids = %d\n", (int)vm);
-	rig_start(&rig, "intel", body);
-	assert_int_equal(rig_open(&rig, &err), 0);
-	assert_int_equal(rig_open_partitions(&rig, NULL, 0), 0);
+	rig_start_open(&rig, "intel", body);
 	size_t missing = threads_missing(&rig, "mpamd-vm", vm, &threads);
 	/* Clean up before asserting, so a failure leaves no process or mount behind. */
 	kill(vm, SIGKILL);
@@ -453,49 +481,21 @@ static void test_every_thread_of_a_pid(void **state)
 
 #define SPAWNED_THREADS 400
 
-/* A child whose main thread makes SPAWNED_THREADS parked threads as fast as it can, then writes a byte
- * to `done`; returns once it has made some. */
-static pid_t spawn_thread_maker(int done)
-{
-	pid_t pid = fork();
-
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		for (int i = 0; i < SPAWNED_THREADS; i++) {
-			pthread_t t;
-			pthread_attr_t attr;
-			pthread_attr_init(&attr);
-			pthread_attr_setstacksize(&attr, 64 * 1024);
-			if (pthread_create(&t, &attr, parked, NULL))
-				_exit(1);
-		}
-		if (write(done, "x", 1) != 1)
-			_exit(1);
-		pause();
-		_exit(0);
-	}
-	wait_for_threads(pid, 20);
-	return pid;
-}
-
 /* Threads a process makes while mpamd moves it: those made by a thread already moved start in the
  * group (the kernel copies the maker's group), those made before their maker was moved stay where it
  * was, and mpamd lists the threads again until it finds them all in the group. */
 static void test_threads_made_during_the_move(void **state)
 {
 	struct rig rig;
-	struct err err = { "" };
 	char body[256];
 	size_t threads;
 	int done[2];
 
 	(void)state;
 	assert_int_equal(pipe(done), 0);
-	pid_t maker = spawn_thread_maker(done[1]);
+	pid_t maker = spawn_parked_threads(SPAWNED_THREADS, done[1], 20); /* returns once it has made some */
 	snprintf(body, sizeof(body), "[partition \"vm\"]\npids = %d\n", (int)maker);
-	rig_start(&rig, "intel", body);
-	assert_int_equal(rig_open(&rig, &err), 0);
-	assert_int_equal(rig_open_partitions(&rig, NULL, 0), 0);
+	rig_start_open(&rig, "intel", body);
 	char c;
 	assert_int_equal(read(done[0], &c, 1), 1);
 	size_t missing = threads_missing(&rig, "mpamd-vm", maker, &threads);
@@ -545,9 +545,7 @@ static void test_faults_surface_and_others_continue(void **state)
 	struct partition_limits want = { .mb_max = 70 }, eff;
 
 	(void)state;
-	rig_start(&rig, "intel", two_vms);
-	assert_int_equal(rig_open(&rig, &err), 0);
-	assert_int_equal(rig_open_partitions(&rig, NULL, 0), 0);
+	rig_start_open(&rig, "intel", two_vms);
 	rig_tick(&rig);
 	/* A counter that reads Unavailable or Error makes that sample invalid, with the reason. */
 	assert_int_equal(emu_ctl(rig.emu, "counter mpamd-web 1 mbm_total_bytes unavailable"), 0);
@@ -583,17 +581,12 @@ static void test_faults_surface_and_others_continue(void **state)
 static void test_removed_group_counters_say_gone(void **state)
 {
 	struct rig rig;
-	struct err err = { "" };
-	char path[512];
 
 	(void)state;
-	rig_start(&rig, "intel", two_vms);
-	assert_int_equal(rig_open(&rig, &err), 0);
-	assert_int_equal(rig_open_partitions(&rig, NULL, 0), 0);
+	rig_start_open(&rig, "intel", two_vms);
 	rig_tick(&rig);
 	rig_tick(&rig);
-	snprintf(path, sizeof(path), "%s/mpamd-web", emu_root(rig.emu));
-	assert_int_equal(rmdir(path), 0);
+	rig_rmdir(&rig, "mpamd-web");
 	rig_tick(&rig);
 	for (unsigned d = 0; d < 2; d++) {
 		assert_int_equal(rig.samples[0 * 2 + d].state, SAMPLE_INVALID);
@@ -640,20 +633,25 @@ static void test_counter_backwards_is_not_a_rate(void **state)
 	}
 }
 
+/* A body of `capacity` MB/s and `vms` partitions vm0, vm1, ... whose demands are `step`, 2 x `step`,
+ * ... MB/s. */
+static void vms_body(char *body, size_t size, int capacity, int vms, int step)
+{
+	int used = snprintf(body, size, "[sim]\ncapacity_mbps = %d\n", capacity);
+
+	for (int i = 0; i < vms; i++)
+		used += snprintf(body + used, size - (size_t)used, "[partition \"vm%d\"]\nsim_demand = %d\n", i,
+				 step * (i + 1));
+}
+
 static void test_amd_counter_assignment_rotates(void **state)
 {
 	struct rig rig;
-	struct err err = { "" };
-	char body[2048];
-	int used = snprintf(body, sizeof(body), "[sim]\ncapacity_mbps = 50000\n");
+	char body[4096];
 
 	(void)state;
-	for (int i = 0; i < 6; i++)
-		used += snprintf(body + used, sizeof(body) - (size_t)used, "[partition \"vm%d\"]\nsim_demand = %d\n", i,
-				 1000 * (i + 1));
-	rig_start(&rig, "amd", body);
-	assert_int_equal(rig_open(&rig, &err), 0);
-	assert_int_equal(rig_open_partitions(&rig, NULL, 0), 0);
+	vms_body(body, sizeof(body), 50000, 6, 1000);
+	rig_start_open(&rig, "amd", body);
 	unsigned measured[6] = { 0 }, estimated[6] = { 0 };
 	for (int t = 0; t < 60; t++) {
 		rig_tick(&rig);
@@ -687,17 +685,12 @@ static void test_mpam73_one_counter_per_domain_rotates(void **state)
 		TICKS = 150
 	};
 	struct rig rig;
-	struct err err = { "" };
 	char body[4096];
-	int used = snprintf(body, sizeof(body), "[sim]\ncapacity_mbps = 100000\n");
 
 	(void)state;
-	for (int i = 0; i < VMS; i++)
-		used += snprintf(body + used, sizeof(body) - (size_t)used, "[partition \"vm%d\"]\nsim_demand = %d\n", i,
-				 500 * (i + 1));
+	vms_body(body, sizeof(body), 100000, VMS, 500);
 	rig_start_args(&rig, "mpam73", extra, body);
-	assert_int_equal(rig_open(&rig, &err), 0);
-	assert_int_equal(rig_open_partitions(&rig, NULL, 0), 0);
+	rig_open_all(&rig);
 	assert_string_equal(rig.hw.domains[0].name, "MB_00");
 	unsigned measured[VMS] = { 0 }, estimated[VMS] = { 0 };
 	for (int t = 0; t < TICKS; t++) {
@@ -743,17 +736,12 @@ static void test_mpam73_new_counter_read_next_tick(void **state)
 {
 	static const char *const extra[] = { "--counters", "1", "--nrdy-ms", "50", NULL };
 	struct rig rig;
-	struct err err = { "" };
-	char body[1024];
-	int used = snprintf(body, sizeof(body), "[sim]\ncapacity_mbps = 100000\n");
+	char body[4096];
 
 	(void)state;
-	for (int i = 0; i < 4; i++)
-		used += snprintf(body + used, sizeof(body) - (size_t)used, "[partition \"vm%d\"]\nsim_demand = %d\n", i,
-				 1000 * (i + 1));
+	vms_body(body, sizeof(body), 100000, 4, 1000);
 	rig_start_args(&rig, "mpam73", extra, body);
-	assert_int_equal(rig_open(&rig, &err), 0);
-	assert_int_equal(rig_open_partitions(&rig, NULL, 0), 0);
+	rig_open_all(&rig);
 	unsigned measured[4] = { 0 };
 	for (int t = 0; t < 40; t++) {
 		rig_tick(&rig);
@@ -771,12 +759,9 @@ static void test_mpam73_new_counter_read_next_tick(void **state)
 static void test_mpam_without_counters_records_nothing_as_zero(void **state)
 {
 	struct rig rig;
-	struct err err = { "" };
 
 	(void)state;
-	rig_start(&rig, "mpam", "[partition \"web\"]\nmb_max = 61\nsim_demand = 1000\n");
-	assert_int_equal(rig_open(&rig, &err), 0);
-	assert_int_equal(rig_open_partitions(&rig, NULL, 0), 0);
+	rig_start_open(&rig, "mpam", "[partition \"web\"]\nmb_max = 61\nsim_demand = 1000\n");
 	assert_int_equal(rig.hw.domain_count, 0);
 	/* 61% is the rung of the band whose top is 62.5% (BWA_WD 5), which the kernel shows as 63. */
 	char *schemata = read_group_file(&rig, "mpamd-web", "schemata");
@@ -812,6 +797,21 @@ static void test_hard_mode_is_said_soft_through_resctrl(void **state)
 	assert_int_equal(warnings_opening("intel", "hard"), warnings_opening("intel", "soft"));
 }
 
+/* mpamd in the foreground on the rig's config for `ticks` ticks, recording to `record` unless NULL:
+ * its exit code; what it said is in *r, which the caller finishes. */
+static int run_mpamd(struct rig *rig, int ticks, char *record, struct run_result *r)
+{
+	char ticks_arg[16];
+
+	snprintf(ticks_arg, sizeof(ticks_arg), "%d", ticks);
+	char *argv[] = { MPAMD,	    "-c",      rig->config_path, "-f",	 "--no-socket",
+			 "--ticks", ticks_arg, "--record",	 record, NULL };
+	if (!record)
+		argv[7] = NULL; /* no --record */
+	assert_int_equal(run_command(argv, r), 0);
+	return r->exit_code;
+}
+
 static void test_mpamd_records_against_the_emulator(void **state)
 {
 	struct rig rig;
@@ -822,9 +822,7 @@ static void test_mpamd_records_against_the_emulator(void **state)
 	rig_start(&rig, "intel", two_vms);
 	assert_int_equal(emu_ctl(rig.emu, "clock real"), 0);
 	struct run_result r;
-	char *argv[] = { MPAMD, "-c", rig.config_path, "-f", "--no-socket", "--ticks", "5", "--record", record, NULL };
-	assert_int_equal(run_command(argv, &r), 0);
-	if (r.exit_code != 0)
+	if (run_mpamd(&rig, 5, record, &r) != 0)
 		fail_msg("mpamd: %s", r.err);
 	char *csv = read_text_file(record);
 	assert_non_null(strstr(csv, "time,t_ms,partition,domain,mbps,mb_max,mb_min,mb_max_mbps,guarantee_mbps,target_"
@@ -840,9 +838,7 @@ static void test_mpamd_records_against_the_emulator(void **state)
 	/* Without any bandwidth counter (MPAM on Linux 7.1, no [msc]) every row is invalid, never 0. */
 	rig_start(&rig, "mpam", "[partition \"web\"]\nsim_demand = 1000\n");
 	assert_int_equal(emu_ctl(rig.emu, "clock real"), 0);
-	char *argv2[] = { MPAMD, "-c", rig.config_path, "-f", "--no-socket", "--ticks", "3", "--record", record, NULL };
-	assert_int_equal(run_command(argv2, &r), 0);
-	assert_int_equal(r.exit_code, 0);
+	assert_int_equal(run_mpamd(&rig, 3, record, &r), 0);
 	assert_non_null(strstr(r.err, "no bandwidth counters"));
 	csv = read_text_file(record);
 	assert_non_null(strstr(csv, ",web,*,,100,0,,,,0,0,\n"));
@@ -878,9 +874,7 @@ static void test_mmio_monitors_refused_beside_the_kernel(void **state)
 	(void)state;
 	rig_start(&rig, "mpam", msc);
 	assert_int_equal(emu_ctl(rig.emu, "clock real"), 0);
-	char *argv[] = { MPAMD, "-c", rig.config_path, "-f", "--no-socket", "--ticks", "2", NULL };
-	assert_int_equal(run_command(argv, &r), 0);
-	assert_int_equal(r.exit_code, 0);
+	assert_int_equal(run_mpamd(&rig, 2, NULL, &r), 0);
 	assert_non_null(strstr(r.err, "no bandwidth counters"));
 	assert_non_null(strstr(r.err, "MMIO monitoring refused: resctrl is the control"));
 	assert_non_null(strstr(r.err, "MSMON_CFG_MON_SEL"));
@@ -890,8 +884,7 @@ static void test_mmio_monitors_refused_beside_the_kernel(void **state)
 	assert_file_contains(&rig, "mpamd-web", "schemata", "MB:0=47");
 	run_result_fini(&r);
 	add_global_lines(&rig, "monitor = mmio\n");
-	assert_int_equal(run_command(argv, &r), 0);
-	assert_int_equal(r.exit_code, 1);
+	assert_int_equal(run_mpamd(&rig, 2, NULL, &r), 1);
 	assert_non_null(strstr(r.err, "MMIO monitoring refused: resctrl is the control"));
 	assert_non_null(strstr(r.err, "disables MPAM until reboot"));
 	assert_non_null(strstr(r.err, "on 7.1/7.2, which have none, set mmio_beside_kernel = yes"));
@@ -914,9 +907,7 @@ static void test_auto_monitors_degrade_without_devmem(void **state)
 	rig_start(&rig, "mpam", msc);
 	assert_int_equal(emu_ctl(rig.emu, "clock real"), 0);
 	add_global_lines(&rig, "mmio_beside_kernel = yes\n");
-	char *argv[] = { MPAMD, "-c", rig.config_path, "-f", "--no-socket", "--ticks", "2", NULL };
-	assert_int_equal(run_command(argv, &r), 0);
-	assert_int_equal(r.exit_code, 0);
+	assert_int_equal(run_mpamd(&rig, 2, NULL, &r), 0);
 	assert_non_null(strstr(r.err, "mmio_beside_kernel = yes: MMIO monitoring beside the kernel"));
 	assert_non_null(strstr(r.err, "monitor = auto: cannot read MSC monitors"));
 	assert_non_null(strstr(r.err, "/dev/mem does not exist"));
@@ -925,8 +916,7 @@ static void test_auto_monitors_degrade_without_devmem(void **state)
 	run_result_fini(&r);
 	/* Asked for explicitly, the MSC monitors are required. */
 	add_global_lines(&rig, "monitor = mmio\n");
-	assert_int_equal(run_command(argv, &r), 0);
-	assert_int_equal(r.exit_code, 1);
+	assert_int_equal(run_mpamd(&rig, 2, NULL, &r), 1);
 	assert_non_null(strstr(r.err, "msc \"l3\": cannot map /dev/mem"));
 	run_result_fini(&r);
 	rig_stop(&rig);
@@ -985,15 +975,11 @@ static void check_write_reasons(const char *kernel)
 	rig_start_args(&rig, "intel", extra,
 		       "[partition \"web\"]\ncpus = 5\n[partition \"batch\"]\nsim_demand = 100\n");
 	/* Another tool's exclusive group holds 0x00f: a mask over it is refused by the kernel itself. */
-	char path[512];
-	snprintf(path, sizeof(path), "%s/schemata", emu_root(rig.emu));
-	assert_int_equal(put_text(path, "L3:0=7f0;1=7f0\n"), 0);
-	snprintf(path, sizeof(path), "%s/other", emu_root(rig.emu));
-	assert_int_equal(mkdir(path, 0755), 0);
-	snprintf(path, sizeof(path), "%s/other/schemata", emu_root(rig.emu));
-	assert_int_equal(put_text(path, "L3:0=00f;1=00f\n"), 0);
-	snprintf(path, sizeof(path), "%s/other/mode", emu_root(rig.emu));
-	assert_int_equal(put_text(path, "exclusive\n"), 0);
+	char path[PATH_MAX];
+	assert_int_equal(put_text(rig_path(&rig, "schemata", path), "L3:0=7f0;1=7f0\n"), 0);
+	rig_mkdir(&rig, "other");
+	assert_int_equal(put_text(rig_path(&rig, "other/schemata", path), "L3:0=00f;1=00f\n"), 0);
+	assert_int_equal(put_text(rig_path(&rig, "other/mode", path), "exclusive\n"), 0);
 	assert_int_equal(rig_open(&rig, &err), 0);
 	assert_int_equal(rig_open_partitions(&rig, first, sizeof(first)), 1);
 	if (!strstr(first, "mpamd-web: writing cpus_list: Invalid argument (last_cmd_status: Can only assign online "
@@ -1031,8 +1017,8 @@ static void test_write_reasons_on_72_and_73(void **state)
 	check_write_reasons("7.3");
 }
 
-static int check_host_text(struct rig *rig, char **out);
-static void rig_reload(struct rig *rig);
+static void expect_check_host(struct rig *rig, bool refused, ...);
+static void rig_reload_with(struct rig *rig, const char *global_lines);
 
 /* An AMD host with 64 L3 domains (one per CCX): per-domain limits named for more than 16 of them, one
  * schemata write for all, every counter file, assignable counters of each domain, all measured. */
@@ -1081,21 +1067,18 @@ static void test_io_alloc_and_cdp_count(void **state)
 	static const char *const extra[] = { "--cdp", "--io-alloc", NULL };
 	struct rig rig;
 	struct err err = { "" };
-	char body[1024] = "", first[512] = "", path[512], *text;
+	char body[1024] = "", first[512] = "", path[PATH_MAX];
 
 	(void)state;
 	for (int i = 1; i <= 7; i++)
 		snprintf(body + strlen(body), sizeof(body) - strlen(body), "[partition \"p%d\"]\nl3_cbm = 0x0f0\n", i);
 	rig_start_args(&rig, "intel", extra, body);
-	snprintf(path, sizeof(path), "%s/info/L3CODE/io_alloc", emu_root(rig.emu));
-	assert_int_equal(put_text(path, "1\n"), 0);
-	assert_int_not_equal(check_host_text(&rig, &text), 0);
-	if (!strstr(text, "partition p7: refused: cannot create resctrl group mpamd-p7: no CLOSID left (resctrl has "
-			  "8: the default group, io_alloc, 0 existing control group(s) and 6 new group(s)") ||
-	    !strstr(text, "(2 held by the default group and the kernel)") || !strstr(text, "at most 6 partitions") ||
-	    !strstr(text, "L3CODE:0=f0;1=f0") || !strstr(text, "L3DATA:0=f0;1=f0"))
-		fail_msg("check-config --host says:\n%s", text);
-	free(text);
+	assert_int_equal(put_text(rig_path(&rig, "info/L3CODE/io_alloc", path), "1\n"), 0);
+	expect_check_host(&rig, true,
+			  "partition p7: refused: cannot create resctrl group mpamd-p7: no CLOSID left (resctrl has "
+			  "8: the default group, io_alloc, 0 existing control group(s) and 6 new group(s)",
+			  "(2 held by the default group and the kernel)", "at most 6 partitions", "L3CODE:0=f0;1=f0",
+			  "L3DATA:0=f0;1=f0", NULL);
 	assert_int_equal(rig_open(&rig, &err), 0);
 	assert_int_equal(rig.hw.caps.partitions_max, 8);
 	assert_int_equal(rig.hw.caps.partitions_reserved, 2);
@@ -1115,23 +1098,15 @@ static void test_mpam_cdp(void **state)
 	const char *body = "[msc \"l3\"]\nbase = 0x7f000000\nsize = 0x4000\n"
 			   "[partition \"web\"]\nmb_max = 50\n[partition \"batch\"]\npartid = 2\nl3_cbm = 0xff\n";
 	struct rig rig;
-	char *text;
 
 	(void)state;
 	rig_start_args(&rig, "mpam73", extra, body);
-	assert_int_not_equal(check_host_text(&rig, &text), 0);
-	if (!strstr(text, "no MB control") ||
-	    !strstr(text, "partition web: refused: mb_max = 50%: resctrl has no MB resource here") ||
-	    !strstr(text, "partition batch: ok"))
-		fail_msg("check-config --host says:\n%s", text);
-	free(text);
-	add_global_lines(&rig, "monitor = mmio\nmmio_beside_kernel = yes\n");
-	rig_reload(&rig);
-	assert_int_not_equal(check_host_text(&rig, &text), 0);
-	if (!strstr(text, "partition batch: refused: monitor = mmio counts each group by its PARTID, but") ||
-	    !strstr(text, "is mounted with CDP: a group's traffic then carries two PARTIDs"))
-		fail_msg("check-config --host says:\n%s", text);
-	free(text);
+	expect_check_host(&rig, true, "no MB control",
+			  "partition web: refused: mb_max = 50%: resctrl has no MB resource here",
+			  "partition batch: ok", NULL);
+	rig_reload_with(&rig, "monitor = mmio\nmmio_beside_kernel = yes\n");
+	expect_check_host(&rig, true, "partition batch: refused: monitor = mmio counts each group by its PARTID, but",
+			  "is mounted with CDP: a group's traffic then carries two PARTIDs", NULL);
 	rig_stop(&rig);
 }
 
@@ -1139,11 +1114,8 @@ static void test_mpam_cdp(void **state)
  * limbo until the limbo worker (each second) finds its occupancy below the threshold. */
 static void make_and_remove(struct rig *rig, const char *name)
 {
-	char path[512];
-
-	snprintf(path, sizeof(path), "%s/%s", emu_root(rig->emu), name);
-	assert_int_equal(mkdir(path, 0755), 0);
-	assert_int_equal(rmdir(path), 0);
+	rig_mkdir(rig, name);
+	rig_rmdir(rig, name);
 }
 
 /* With every free RMID in limbo, mkdir fails with EBUSY "Out of RMIDs": the partition's error says what
@@ -1154,7 +1126,7 @@ static void test_rmids_in_limbo(void **state)
 	static const char *const two_rmids[] = { "--rmids", "2", NULL };
 	struct rig rig;
 	struct err err = { "" };
-	char first[512] = "", *text;
+	char first[512] = "";
 
 	(void)state;
 	rig_start_args(&rig, "intel", two_rmids, "[partition \"web\"]\nmb_max = 50\n");
@@ -1169,17 +1141,13 @@ static void test_rmids_in_limbo(void **state)
 	assert_int_equal(rig_open_partitions(&rig, first, sizeof(first)), 0);
 	rig_close_backend(&rig);
 	/* Another tool's group now holds the other RMID: no RMID is left for a new one. */
-	char path[512];
-	snprintf(path, sizeof(path), "%s/mpamd-web", emu_root(rig.emu));
-	assert_int_equal(rmdir(path), 0);
-	snprintf(path, sizeof(path), "%s/other", emu_root(rig.emu));
+	rig_rmdir(&rig, "mpamd-web");
 	assert_int_equal(emu_ctl(rig.emu, "advance 1000"), 0);
-	assert_int_equal(mkdir(path, 0755), 0);
-	assert_int_not_equal(check_host_text(&rig, &text), 0);
-	if (!strstr(text, "partition web: refused: cannot create resctrl group mpamd-web: no RMID left (resctrl has 2; "
-			  "each control and monitoring group holds one"))
-		fail_msg("check-config --host says:\n%s", text);
-	free(text);
+	rig_mkdir(&rig, "other");
+	expect_check_host(&rig, true,
+			  "partition web: refused: cannot create resctrl group mpamd-web: no RMID left (resctrl has 2; "
+			  "each control and monitoring group holds one",
+			  NULL);
 	rig_stop(&rig);
 }
 
@@ -1195,9 +1163,7 @@ static void test_limbo_retry_backs_off(void **state)
 	rig_start_args(&rig, "intel", two_rmids, "[partition \"web\"]\nmb_max = 50\n");
 	assert_int_equal(emu_ctl(rig.emu, "clock real"), 0);
 	make_and_remove(&rig, "other");
-	char *argv[] = { MPAMD, "-c", rig.config_path, "-f", "--no-socket", "--ticks", "30", NULL };
-	assert_int_equal(run_command(argv, &r), 0);
-	if (r.exit_code != 0)
+	if (run_mpamd(&rig, 30, NULL, &r) != 0)
 		fail_msg("mpamd exit %d:\n%s", r.exit_code, r.err);
 	if (!strstr(r.err, "every free RMID is in limbo") || !strstr(r.err, "trying again in"))
 		fail_msg("mpamd said:\n%s", r.err);
@@ -1212,24 +1178,34 @@ static void test_limbo_retry_backs_off(void **state)
 	rig_stop(&rig);
 }
 
-/* mpamctl check-config --host on the rig's config: its exit code, and its text in *out (malloc'ed). */
-static int check_host_text(struct rig *rig, char **out)
+/* mpamctl check-config --host on the rig's config refuses it (exits non-zero) or not, as `refused`
+ * says, and what it writes holds each of the strings that follow, a NULL after the last. */
+static void expect_check_host(struct rig *rig, bool refused, ...)
 {
 	struct run_result r;
 	char *argv[] = { MPAMCTL, "check-config", "--host", rig->config_path, NULL };
 
 	assert_int_equal(run_command(argv, &r), 0);
-	int code = r.exit_code;
-	size_t len = strlen(r.out) + strlen(r.err) + 1;
-	*out = malloc(len + 1);
-	snprintf(*out, len + 1, "%s\n%s", r.out, r.err);
+	size_t len = strlen(r.out) + strlen(r.err) + 2;
+	char *text = malloc(len);
+	assert_non_null(text);
+	snprintf(text, len, "%s\n%s", r.out, r.err);
+	if ((r.exit_code != 0) != refused)
+		fail_msg("check-config --host exits %d:\n%s", r.exit_code, text);
 	run_result_fini(&r);
-	return code;
+	va_list says;
+	va_start(says, refused);
+	for (const char *s; (s = va_arg(says, const char *)) != NULL;)
+		if (!strstr(text, s))
+			fail_msg("check-config --host says:\n%s\nwithout '%s'", text, s);
+	va_end(says);
+	free(text);
 }
 
-/* The rig's config loaded again after add_global_lines. */
-static void rig_reload(struct rig *rig)
+/* The rig's config with `global_lines` added (add_global_lines), loaded again. */
+static void rig_reload_with(struct rig *rig, const char *global_lines)
 {
+	add_global_lines(rig, global_lines);
 	config_free(rig->config);
 	load_config(rig);
 }
@@ -1248,19 +1224,14 @@ static void test_hybrid_partids_need_debug_or_partid(void **state)
 	struct clock clock;
 	struct partition_ref ref;
 	struct err err = { "" };
-	char *text;
 
 	(void)state;
 	clock_init_monotonic(&clock);
 	rig_start(&rig, "mpam", body);
-	add_global_lines(&rig, "monitor = mmio\nmmio_beside_kernel = yes\n");
-	rig_reload(&rig);
-	assert_int_not_equal(check_host_text(&rig, &text), 0);
-	if (!strstr(text, "partition web: refused: monitor = mmio counts each group by its PARTID") ||
-	    !strstr(text, "mounted without -o debug") || !strstr(text, "mount -t resctrl -o debug resctrl") ||
-	    !strstr(text, "set partid = N") || !strstr(text, "partition batch: ok"))
-		fail_msg("check-config --host says:\n%s", text);
-	free(text);
+	rig_reload_with(&rig, "monitor = mmio\nmmio_beside_kernel = yes\n");
+	expect_check_host(&rig, true, "partition web: refused: monitor = mmio counts each group by its PARTID",
+			  "mounted without -o debug", "mount -t resctrl -o debug resctrl", "set partid = N",
+			  "partition batch: ok", NULL);
 	assert_int_equal(control_resctrl_ops.open(rig.config, &clock, &control, &err), 0);
 	assert_int_equal(control_resctrl_ops.partition_open(control, 0, &rig.config->partitions[0], &ref, &err),
 			 -EOPNOTSUPP);
@@ -1274,21 +1245,15 @@ static void test_hybrid_partids_need_debug_or_partid(void **state)
 
 	/* monitor = auto reads the MSCs only if it can map them: a note, not a refusal. */
 	rig_start(&rig, "mpam", body);
-	add_global_lines(&rig, "monitor = auto\nmmio_beside_kernel = yes\n");
-	rig_reload(&rig);
-	assert_int_equal(check_host_text(&rig, &text), 0);
-	if (!strstr(text, "monitor = auto reads the MSCs' MBWU monitors here if it can map them") ||
-	    !strstr(text, "mount -t resctrl -o debug"))
-		fail_msg("check-config --host says:\n%s", text);
-	free(text);
+	rig_reload_with(&rig, "monitor = auto\nmmio_beside_kernel = yes\n");
+	expect_check_host(&rig, false, "monitor = auto reads the MSCs' MBWU monitors here if it can map them",
+			  "mount -t resctrl -o debug", NULL);
 	rig_stop(&rig);
 
 	/* Mounted with -o debug, every group tells its PARTID. */
 	rig_start_args(&rig, "mpam", debug, body);
-	add_global_lines(&rig, "monitor = mmio\nmmio_beside_kernel = yes\n");
-	rig_reload(&rig);
-	assert_int_equal(check_host_text(&rig, &text), 0);
-	free(text);
+	rig_reload_with(&rig, "monitor = mmio\nmmio_beside_kernel = yes\n");
+	expect_check_host(&rig, false, NULL);
 	assert_int_equal(control_resctrl_ops.open(rig.config, &clock, &control, &err), 0);
 	assert_int_equal(control_resctrl_ops.partition_open(control, 0, &rig.config->partitions[0], &ref, &err), 0);
 	assert_int_equal(ref.hw_id, 1); /* the first CLOSID after the default group's */
@@ -1297,8 +1262,7 @@ static void test_hybrid_partids_need_debug_or_partid(void **state)
 
 	/* With resctrl's own counters (monitor = resctrl, or auto on Linux 7.3) no PARTID is needed. */
 	rig_start(&rig, "mpam73", body);
-	assert_int_equal(check_host_text(&rig, &text), 0);
-	free(text);
+	expect_check_host(&rig, false, NULL);
 	rig_stop(&rig);
 }
 
@@ -1409,6 +1373,5 @@ int main(void)
 		cmocka_unit_test(test_many_domains),
 		cmocka_unit_test(test_limbo_retry_backs_off),
 	};
-	log_setup("test", LOG_LEVEL_ERROR, false);
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return cmocka_run_group_tests(tests, log_errors_only, NULL);
 }

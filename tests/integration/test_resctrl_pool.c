@@ -67,8 +67,7 @@ static void run_start(struct pool_run *run, const char *const *emu_args, const c
 {
 	memset(run, 0, sizeof(*run));
 	run->opened_at = -1;
-	snprintf(run->dir, sizeof(run->dir), "/tmp/mpamd-pool-XXXXXX");
-	assert_non_null(mkdtemp(run->dir));
+	make_test_dir(run->dir, sizeof(run->dir), "pool");
 	snprintf(run->config, sizeof(run->config), "%s/mpamd.ini", run->dir);
 	snprintf(run->traffic, sizeof(run->traffic), "%s/traffic.ini", run->dir);
 	write_text(run->traffic, "[global]\ninterval_ms = 10\n%s", body);

@@ -35,8 +35,6 @@ static struct run run_rows(const char *text, uint64_t ticks, bool domains)
 	char path[] = "/tmp/mpamd-test-record-XXXXXX";
 	int fd = mkstemp(path);
 	struct config *config = load_config_text(text);
-	struct engine *engine = NULL;
-	struct err err = { "" };
 	/* Measurement only: the policies stay out of these runs (they are tested in test_policy_loop). */
 	struct engine_options opts = {
 		.ticks = ticks, .record_path = path, .sim_clock = true, .policies = &policy_chain_static
@@ -45,8 +43,7 @@ static struct run run_rows(const char *text, uint64_t ticks, bool domains)
 
 	assert_true(fd >= 0);
 	close(fd);
-	if (engine_new(config, &opts, &engine, &err) < 0)
-		fail_msg("engine: %s", err.text);
+	struct engine *engine = engine_new_or_fail(config, &opts);
 	/* Nothing went wrong on the way: no MSC error, no refused access, no failed read. */
 	engine_run_clean(engine, ticks);
 	engine_free(engine);

@@ -8,6 +8,7 @@
 #include "emu_assign.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "emu_counters.h"
@@ -133,12 +134,8 @@ int emu_assign_mode_write(struct emu *e, const struct emu_node *n, char *buf, si
 
 	(void)n;
 	(void)who;
-	emu_status_clear(&e->status);
-	if (len == 0 || buf[len - 1] != '\n') {
-		emu_status_printf(&e->status, "mbm_assign_mode: Invalid input\n");
+	if (emu_status_one_line(&e->status, "mbm_assign_mode", buf, len) < 0)
 		return -EINVAL;
-	}
-	buf[len - 1] = '\0';
 	if (strcmp(buf, "default") == 0) {
 		enable = false;
 	} else if (strcmp(buf, "mbm_event") == 0 && e->prof.cntr_assignable) {
@@ -302,15 +299,12 @@ static int parse_line(struct emu *e, struct emu_group *g, const char *event, cha
 
 int emu_assignments_write(struct emu *e, const struct emu_node *n, char *buf, size_t len, const struct emu_caller *who)
 {
-	char *line;
+	char *line, file[48];
 
 	(void)who;
-	emu_status_clear(&e->status);
-	if (len == 0 || buf[len - 1] != '\n') {
-		emu_status_printf(&e->status, "mbm_%s_assignments: Invalid input\n", emu_mon_res(&e->prof));
+	snprintf(file, sizeof(file), "mbm_%s_assignments", emu_mon_res(&e->prof));
+	if (emu_status_one_line(&e->status, file, buf, len) < 0)
 		return -EINVAL;
-	}
-	buf[len - 1] = '\0';
 	if (!e->assign.enabled) {
 		emu_status_printf(&e->status, "mbm_event mode is not enabled\n");
 		return -EINVAL;

@@ -140,12 +140,8 @@ static int parse_line(struct emu *e, const struct emu_node *n, char *line)
 int emu_io_alloc_cbm_write(struct emu *e, const struct emu_node *n, char *buf, size_t len, const struct emu_caller *who)
 {
 	(void)who;
-	emu_status_clear(&e->status);
-	if (len == 0 || buf[len - 1] != '\n') {
-		emu_status_printf(&e->status, "io_alloc_cbm: Invalid input\n");
+	if (emu_status_one_line(&e->status, "io_alloc_cbm", buf, len) < 0)
 		return -EINVAL;
-	}
-	buf[len - 1] = '\0';
 	int r = need_enabled(e, n);
 	return r ? r : parse_line(e, n, buf);
 }

@@ -15,6 +15,13 @@
 #define AMD_MBPS_PER_UNIT 125.0 /* AMD MB units are 1/8 GB/s */
 #define MPAM_BWA_WD	  5
 
+/* What Linux's MPAM glue makes of the same MSCs on 7.1 and 7.3: MB from MBW_MAX (BWA_WD 5), CPOR with
+ * the whole mask shareable, 32 PARTIDs with 2 PMGs each. */
+#define MPAM_CONTROLS                                                                                          \
+	.domains = 1, .cbm_len = 16, .min_cbm_bits = 1, .shareable_bits = 0xffff, .sparse_masks = true,        \
+	.l3_bytes = 32 * MIB, .num_closids = 32, .mb_kind = EMU_MB_MPAM, .mb_max = 100, .bwa_wd = MPAM_BWA_WD, \
+	.delay_linear = true, .rmid_depends_on_closid = true, .pmg_max = 1, .num_rmids = 2 * 32
+
 static const struct emu_profile profiles[] = {
 	{
 		/* A two-socket Xeon: 11-bit CBM, MBA in steps of 10%, MBM total and local. */
@@ -61,25 +68,11 @@ static const struct emu_profile profiles[] = {
 		.pseudo_lock = true,
 	},
 	{
-		/* Linux 7.1 MPAM: MB from MBW_MAX (BWA_WD 5), CPOR with the whole mask shareable,
-		 * 32 PARTIDs with 2 PMGs each, CSU (llc_occupancy) only. ctrl_hw_id and mon_hw_id only with
+		/* Linux 7.1 MPAM: MPAM_CONTROLS, CSU (llc_occupancy) only. ctrl_hw_id and mon_hw_id only with
 		 * --debug, as with -o debug (fs/resctrl/rdtgroup.c: RFTYPE_DEBUG). */
 		.name = "mpam",
 		.kernel = 701,
-		.domains = 1,
-		.cbm_len = 16,
-		.min_cbm_bits = 1,
-		.shareable_bits = 0xffff,
-		.sparse_masks = true,
-		.l3_bytes = 32 * MIB,
-		.num_closids = 32,
-		.mb_kind = EMU_MB_MPAM,
-		.mb_max = 100,
-		.bwa_wd = MPAM_BWA_WD,
-		.delay_linear = true,
-		.rmid_depends_on_closid = true,
-		.pmg_max = 1,
-		.num_rmids = 2 * 32,
+		MPAM_CONTROLS,
 		.events = 1u << EMU_EVT_LLC,
 	},
 	{
@@ -89,20 +82,7 @@ static const struct emu_profile profiles[] = {
 		 * num_mbm_cntrs = the class's MBWU monitors). No mbm_local_bytes. */
 		.name = "mpam73",
 		.kernel = 703,
-		.domains = 1,
-		.cbm_len = 16,
-		.min_cbm_bits = 1,
-		.shareable_bits = 0xffff,
-		.sparse_masks = true,
-		.l3_bytes = 32 * MIB,
-		.num_closids = 32,
-		.mb_kind = EMU_MB_MPAM,
-		.mb_max = 100,
-		.bwa_wd = MPAM_BWA_WD,
-		.delay_linear = true,
-		.rmid_depends_on_closid = true,
-		.pmg_max = 1,
-		.num_rmids = 2 * 32,
+		MPAM_CONTROLS,
 		.events = (1u << EMU_EVT_LLC) | (1u << EMU_EVT_TOTAL),
 		.cntr_assignable = true,
 		.num_mbm_cntrs = 8,

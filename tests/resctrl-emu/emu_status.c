@@ -1,6 +1,7 @@
 /* See emu_status.h. */
 #include "emu_status.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 
@@ -30,4 +31,15 @@ void emu_status_show(const struct emu_status *s, struct emu_buf *out)
 		emu_buf_printf(out, "%.*s", (int)s->len, s->buf);
 	else
 		emu_buf_printf(out, "ok\n");
+}
+
+int emu_status_one_line(struct emu_status *s, const char *file, char *buf, size_t len)
+{
+	emu_status_clear(s);
+	if (len == 0 || buf[len - 1] != '\n') {
+		emu_status_printf(s, "%s: Invalid input\n", file);
+		return -EINVAL;
+	}
+	buf[len - 1] = '\0';
+	return 0;
 }

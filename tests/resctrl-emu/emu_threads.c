@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "core/base/grow.h"
 #include "emu_state.h"
 
 #define PPID_FIELD	4 /* proc_pid_stat(5) */
@@ -93,14 +94,8 @@ static int by_pid(const void *a, const void *b)
 
 static int append_pid(pid_t **list, size_t *count, size_t *cap, pid_t id)
 {
-	if (*count == *cap) {
-		size_t grown_cap = *cap ? 2 * *cap : 256;
-		pid_t *grown = realloc(*list, grown_cap * sizeof(*grown));
-		if (!grown)
-			return -ENOMEM;
-		*list = grown;
-		*cap = grown_cap;
-	}
+	if (array_grow((void **)list, cap, *count + 1, sizeof(**list), NULL) < 0)
+		return -ENOMEM;
 	(*list)[(*count)++] = id;
 	return 0;
 }
@@ -154,14 +149,8 @@ struct emu_task *emu_threads_find(struct emu *e, pid_t tid)
 
 static int insert(struct emu *e, const struct emu_task *t)
 {
-	if (e->task_count == e->task_cap) {
-		size_t cap = e->task_cap ? 2 * e->task_cap : 64;
-		struct emu_task *grown = realloc(e->tasks, cap * sizeof(*grown));
-		if (!grown)
-			return -ENOMEM;
-		e->tasks = grown;
-		e->task_cap = cap;
-	}
+	if (array_grow((void **)&e->tasks, &e->task_cap, e->task_count + 1, sizeof(*e->tasks), NULL) < 0)
+		return -ENOMEM;
 	size_t at = e->task_count;
 	while (at > 0 && e->tasks[at - 1].tid > t->tid)
 		at--;

@@ -244,6 +244,30 @@ static void test_overcommit_is_a_warning(void **state)
 	run_result_fini(&r);
 }
 
+/* Guarantees and targets that each fit alone but not together are one warning naming both; guarantees
+ * or targets over alone are warned of as such, and not again together. */
+static void test_guarantees_with_targets_over(void **state)
+{
+	static const char over[] =
+		SIM_20000 LC("db", "guarantee_mbps", "6000") "[partition \"a\"]\ntarget_mbps = "
+							     "10000\n[partition \"b\"]\ntarget_mbps = 5000\n";
+
+	(void)state;
+	for (int host = 0; host < 2; host++) {
+		struct run_result r = check_text(over, host ? "--host" : NULL);
+		const char *said = strstr(r.err, "warning: guarantee_mbps and target_mbps of db 6000, a 10000, b 5000 "
+						 "sum to 21000 MB/s on domain 0, over its capacity of 20000 MB/s");
+		assert_int_equal(r.exit_code, 0);
+		if (!said)
+			fail_msg("%s: no warning of guarantees with targets:\n%s", host ? "--host" : "plain", r.err);
+		assert_null(strstr(said + 1, "warning"));
+		assert_null(strstr(r.err, "warning: guarantee_mbps of"));
+		assert_null(strstr(r.err, "warning: target_mbps of"));
+		assert_non_null(strstr(said, "serves the guarantees first"));
+		run_result_fini(&r);
+	}
+}
+
 /* Partitions on different simulated MSCs do not add up; on one they do. Away from the simulator, the
  * file alone tells one domain's capacity: partitions sharing one domain is what it can check. */
 static void test_overcommit_by_domain(void **state)
@@ -325,6 +349,7 @@ int main(void)
 		cmocka_unit_test(test_json_errors_with_every_byte),
 		cmocka_unit_test(test_host_checks_where_files_go),
 		cmocka_unit_test(test_overcommit_is_a_warning),
+		cmocka_unit_test(test_guarantees_with_targets_over),
 		cmocka_unit_test(test_overcommit_by_domain),
 		cmocka_unit_test(test_missing_file_and_usage_errors),
 		cmocka_unit_test(test_help_texts),

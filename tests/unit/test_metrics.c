@@ -46,7 +46,7 @@ static void view_init(struct view *v)
 	static const double bounds[] = { 0.001, 0.01, 0.1 };
 
 	memset(v, 0, sizeof(*v));
-	v->domains[0] = (struct metrics_domain){ .name = "msc0", .capacity_mbps = 10000 };
+	v->domains[0] = (struct metrics_domain){ .name = "msc0", .capacity_mbps = 10000, .source = "hmat" };
 	v->domains[1] = (struct metrics_domain){ .name = "msc1", .capacity_mbps = 9000, .learned = true };
 	/* 0: measured everywhere, guaranteed; 1: one domain invalid, a target; 2: not open. */
 	v->status[0] = (struct partition_status){ .name = ODD_NAME,
@@ -362,7 +362,8 @@ static void test_values_are_in_base_units(void **state)
 		     8000e6);
 	assert_null(strstr(text, "mpamd_partition_domain_bandwidth_max_bytes_per_second{partition=\"" ODD_LABEL
 				 "\",domain=\"msc1\""));
-	assert_value(text, "mpamd_domain_capacity_bytes_per_second{domain=\"msc0\",learned=\"0\"}", 10000e6);
+	assert_value(text, "mpamd_domain_capacity_bytes_per_second{domain=\"msc0\",learned=\"0\",source=\"hmat\"}",
+		     10000e6);
 	assert_value(text, "mpamd_domain_capacity_bytes_per_second{domain=\"msc1\",learned=\"1\"}", 9000e6);
 	/* An invalid domain has no series; a partition that is not open has no bandwidth at all. */
 	assert_null(value_of(text, "mpamd_partition_bandwidth_bytes_per_second{partition=\"batch\",domain=\"msc1\"}"));
@@ -520,13 +521,7 @@ static const struct metrics_family *family_of_series(const char *name)
 
 static char *source_file(const char *relative)
 {
-	char path[512];
-
-	snprintf(path, sizeof(path), "%s/%s", MPAMD_SOURCE_DIR, relative);
-	char *text = read_text_file(path);
-	if (!text)
-		fail_msg("cannot read %s", path);
-	return text;
+	return read_file_below(MPAMD_SOURCE_DIR, relative);
 }
 
 /* Fails on any mpamd_* name in `text` that is no produced series; returns how many there were. */

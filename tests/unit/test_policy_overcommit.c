@@ -1,7 +1,9 @@
 /* Goals a domain cannot all hold (policies/overcommit.c): the guard fits the minimums of a domain
  * within 100% of it (latency-critical first, in proportion to what each asks) and says once that the
- * guarantees or minimums are over; share says once that targets are over. Once means: not again on
- * the next ticks, again after it ended and came back. */
+ * guarantees or minimums are over; the target controller shares a domain its targets and guarantees
+ * sum over (guarantees first, then by weight, each up to its target) and says so once. Once means: not
+ * again on the next ticks, again after it ended and came back (and, for targets, when the shares
+ * change). */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -147,37 +149,53 @@ static void test_learned_capacity_says_nothing(void **state)
 	assert_int_equal(tick(policy_share, &h, p, 2, d, &text), 0);
 }
 
+/* Two domains of DOMAIN_MBPS under partitions p[0] and p[1], p[i] measuring mbps[i][k] on domain k,
+ * configured and in force at 100% / 0% there. */
+struct two_domains {
+	struct policy_host_domain hd[2];
+	struct policy_domain dom[2][2];
+	double max_at[2][2], min_at[2][2];
+};
+
+static void on_two_domains(struct two_domains *t, struct policy_host *h, struct policy_partition *p,
+			   struct policy_decision *d, const double mbps[2][2])
+{
+	for (int k = 0; k < 2; k++)
+		t->hd[k] = (struct policy_host_domain){ .capacity_mbps = DOMAIN_MBPS,
+							.total_mbps = mbps[0][k] + mbps[1][k],
+							.total_valid = true };
+	h->domain_count = 2;
+	h->domains = t->hd;
+	for (int i = 0; i < 2; i++) {
+		p[i].domains = t->dom[i];
+		d[i] = (struct policy_decision){ .mb_max = 100, .mb_max_at = t->max_at[i], .mb_min_at = t->min_at[i] };
+		for (int k = 0; k < 2; k++) {
+			t->dom[i][k] = (struct policy_domain){
+				.cfg_max = 100, .valid = true, .mbps = mbps[i][k], .mb_max = 100
+			};
+			t->max_at[i][k] = 100;
+			t->min_at[i][k] = 0;
+		}
+	}
+}
+
 /* Two domains: db pinned to domain 1 with 16000 of its 20000, web spread 8000 + 8000: domain 1 is
  * over (24000), domain 0 is not, and only domain 1's minimums are fitted. */
 static void test_one_domain_of_two(void **state)
 {
 	struct policy_host h = host_of(RIG_WHOLE_PERCENTS, true);
-	struct policy_host_domain hd[2] = { { .capacity_mbps = DOMAIN_MBPS, .total_mbps = 8000, .total_valid = true },
-					    { .capacity_mbps = DOMAIN_MBPS, .total_mbps = 24000, .total_valid = true } };
 	struct policy_partition p[2] = { guaranteed("db", 16000, 15000), guaranteed("web", 16000, 16000) };
-	struct policy_domain dom[2][2] = { { { .cfg_max = 100, .valid = true, .mbps = 0, .mb_max = 100 },
-					     { .cfg_max = 100, .valid = true, .mbps = 15000, .mb_max = 100 } },
-					   { { .cfg_max = 100, .valid = true, .mbps = 8000, .mb_max = 100 },
-					     { .cfg_max = 100, .valid = true, .mbps = 8000, .mb_max = 100 } } };
-	double max_at[2][2], min_at[2][2];
+	static const double mbps[2][2] = { { 0, 15000 }, { 8000, 8000 } };
+	struct two_domains t;
 	struct policy_decision d[2];
 
 	(void)state;
-	h.domain_count = 2;
-	h.domains = hd;
-	for (int i = 0; i < 2; i++) {
-		p[i].domains = dom[i];
-		d[i] = (struct policy_decision){ .mb_max = 100, .mb_max_at = max_at[i], .mb_min_at = min_at[i] };
-		for (int k = 0; k < 2; k++) {
-			max_at[i][k] = 100;
-			min_at[i][k] = 0;
-		}
-	}
+	on_two_domains(&t, &h, p, d, mbps);
 	policy_guard(&h, p, 2, d);
-	assert_int_equal(min_at[0][0], 0);
-	assert_int_equal(min_at[1][0], 40);		 /* domain 0: web's half, 8000 of 20000 */
-	assert_true(min_at[0][1] + min_at[1][1] <= 100); /* domain 1: 80% + 40% asked */
-	assert_true(min_at[0][1] > min_at[1][1]);
+	assert_int_equal(t.min_at[0][0], 0);
+	assert_int_equal(t.min_at[1][0], 40);		     /* domain 0: web's half, 8000 of 20000 */
+	assert_true(t.min_at[0][1] + t.min_at[1][1] <= 100); /* domain 1: 80% + 40% asked */
+	assert_true(t.min_at[0][1] > t.min_at[1][1]);
 	assert_non_null(strstr(d[0].event, "overcommit: guarantees ask 24000 of 20000 MB/s on domain 1"));
 	assert_null(strstr(d[1].event, "overcommit:"));
 }
@@ -190,7 +208,8 @@ static struct policy_partition targeted(const char *name, uint32_t target, doubl
 	return p;
 }
 
-/* Targets over the capacity: said once by share, again after they fitted and came back over. */
+/* Targets over the capacity: said once by the target controller, not on the next ticks, nor while the
+ * sum stays within 2% below the whole; again when the budgets changed and it came back over. */
 static void test_targets_over_capacity(void **state)
 {
 	struct policy_host h = host_of(RIG_WHOLE_PERCENTS, true);
@@ -200,18 +219,119 @@ static void test_targets_over_capacity(void **state)
 	const char *text;
 
 	(void)state;
-	assert_int_equal(tick(policy_share, &h, p, 3, d, &text), 1);
+	assert_int_equal(tick(policy_target, &h, p, 3, d, &text), 1);
 	assert_non_null(strstr(text, "overcommit: targets ask 24000 of 20000 MB/s (a 15000, b 9000)"));
 	assert_non_null(strstr(d[0].event, "overcommit:"));
-	assert_int_equal(tick(policy_share, &h, p, 3, d, &text), 0);
-	p[0].goals.target_mbps = 10700; /* 19700: within the 2% below the whole, still as it was */
-	assert_int_equal(tick(policy_share, &h, p, 3, d, &text), 0);
-	p[0].goals.target_mbps = 15000;
-	assert_int_equal(tick(policy_share, &h, p, 3, d, &text), 0);
+	assert_int_equal(tick(policy_target, &h, p, 3, d, &text), 0);
+	assert_int_equal(tick(policy_share, &h, p, 3, d, &text), 0); /* share says nothing of targets */
+	p[0].goals.target_mbps = 10700; /* 19700: fits, within the 2% below the whole: not said */
+	assert_int_equal(tick(policy_target, &h, p, 3, d, &text), 0);
+	assert_int_equal(p[0].target.budget, 0);
 	p[0].goals.target_mbps = 5000; /* fits */
-	assert_int_equal(tick(policy_share, &h, p, 3, d, &text), 0);
+	assert_int_equal(tick(policy_target, &h, p, 3, d, &text), 0);
 	p[0].goals.target_mbps = 15000;
-	assert_int_equal(tick(policy_share, &h, p, 3, d, &text), 1);
+	assert_int_equal(tick(policy_target, &h, p, 3, d, &text), 1);
+}
+
+/* Two targets on one domain of 20000 MB/s, measured under no ceiling (the gain is then the capacity
+ * line's, 200 MB/s per %): each controller's first move is to its budget. */
+static void check_shared(uint32_t weight_a, uint32_t weight_b, uint32_t budget_a, uint32_t budget_b, const char *said)
+{
+	struct policy_host h = host_of(RIG_WHOLE_PERCENTS, false);
+	struct policy_partition p[2] = { targeted("a", 12000, 11000), targeted("b", 10000, 9000) };
+	struct policy_decision d[2];
+	const char *text;
+
+	p[0].goals.weight = weight_a;
+	p[1].goals.weight = weight_b;
+	assert_int_equal(tick(policy_target, &h, p, 2, d, &text), 1);
+	assert_non_null(strstr(text, said));
+	assert_non_null(strstr(d[0].event, "overcommit:")); /* on the larger */
+	/* a budget of 0: the target itself */
+	assert_int_equal(p[0].target.budget ? p[0].target.budget : 12000, budget_a);
+	assert_int_equal(p[1].target.budget ? p[1].target.budget : 10000, budget_b);
+	assert_int_equal(d[0].mb_max, budget_a / 200);
+	assert_int_equal(d[1].mb_max, budget_b / 200);
+	assert_int_equal(tick(policy_target, &h, p, 2, d, &text), 0); /* once */
+}
+
+/* 12000 + 10000 on 20000, weights 1:1: 10000 each. */
+static void test_targets_shared_equally(void **state)
+{
+	(void)state;
+	check_shared(100, 100, 10000, 10000,
+		     "overcommit: targets ask 22000 of 20000 MB/s (a 12000, b 10000): not all can be met; shared by "
+		     "weight, each up to its target: a 10000, b 10000");
+}
+
+/* Weights 3:1: a's part (15000) is over its target, so a keeps 12000 and b has the 8000 left. */
+static void test_targets_shared_by_weight(void **state)
+{
+	(void)state;
+	check_shared(300, 100, 12000, 8000, "each up to its target: a 12000, b 8000");
+}
+
+/* A guarantee is served first: 6000 of 20000 guaranteed leaves 14000 to targets of 10000 and 5000,
+ * which alone would fit; b keeps its 5000, a has the 9000 left. Said again when the shares change, and
+ * once the goals fit again the targets are held again. */
+static void test_guarantee_then_targets(void **state)
+{
+	struct policy_host h = host_of(RIG_WHOLE_PERCENTS, false);
+	struct policy_partition p[3] = { guaranteed("db", 6000, 5000), targeted("a", 10000, 9000),
+					 targeted("b", 5000, 4000) };
+	struct policy_decision d[3];
+	const char *text;
+
+	(void)state;
+	assert_int_equal(tick(policy_target, &h, p, 3, d, &text), 1);
+	assert_non_null(strstr(text, "overcommit: guarantees and targets ask 21000 of 20000 MB/s (guarantees db 6000; "
+				     "targets a 10000, b 5000): not all can be met; guarantees first, the 14000 MB/s "
+				     "left shared by weight, each up to its target: a 9000, b 5000"));
+	assert_non_null(strstr(d[1].event, "overcommit:")); /* the largest ask */
+	assert_int_equal(p[1].target.budget, 9000);
+	assert_int_equal(p[2].target.budget, 0); /* its target */
+	assert_int_equal(d[1].mb_max, 45);
+	assert_int_equal(d[2].mb_max, 25);
+	assert_int_equal(tick(policy_target, &h, p, 3, d, &text), 0);
+	p[0].goals.guarantee_mbps = 8000; /* 12000 left: a 7000 */
+	assert_int_equal(tick(policy_target, &h, p, 3, d, &text), 1);
+	assert_non_null(strstr(text, "the 12000 MB/s left shared by weight, each up to its target: a 7000, b 5000"));
+	assert_int_equal(p[1].target.budget, 7000);
+	p[0].goals.guarantee_mbps = 4000; /* 19000: they fit */
+	assert_int_equal(tick(policy_target, &h, p, 3, d, &text), 0);
+	assert_int_equal(p[1].target.budget, 0);
+	assert_non_null(strstr(d[1].event, "target 10000 MB/s again"));
+}
+
+/* Two domains of 20000: a (target 24000) runs on domain 1 only, b (20000) half on each. Domain 1 is
+ * over (a 24000 + b 10000): 10000 each there, so a holds 10000 and b its whole target (its 10000 there
+ * fits its part). The traffic's split jitters: b's ask there moving by 1% of its target moves no
+ * budget and says nothing; by 10%, b holds 18000 and it is said again. */
+static void test_targets_on_two_domains(void **state)
+{
+	struct policy_host h = host_of(RIG_WHOLE_PERCENTS, false);
+	struct policy_partition p[2] = { targeted("a", 24000, 12000), targeted("b", 20000, 20000) };
+	static const double mbps[2][2] = { { 0, 12000 }, { 10000, 10000 } };
+	struct two_domains t;
+	struct policy_decision d[2];
+	const char *text;
+
+	(void)state;
+	on_two_domains(&t, &h, p, d, mbps);
+	assert_int_equal(tick(policy_target, &h, p, 2, d, &text), 1);
+	assert_non_null(strstr(text, "overcommit: targets ask 34000 of 20000 MB/s on domain 1 (a 24000, b 10000): not "
+				     "all can be met; shared by weight, each up to its target: a 10000, b 20000"));
+	assert_int_equal(p[0].target.budget, 10000);
+	assert_int_equal(p[1].target.budget, 0);
+	t.dom[1][0].mbps = 9800; /* b's ask on domain 1: 10200, a cut of 200 */
+	t.dom[1][1].mbps = 10200;
+	assert_int_equal(tick(policy_target, &h, p, 2, d, &text), 0);
+	assert_int_equal(p[1].target.budget, 0);
+	t.dom[1][0].mbps = 8000; /* 12000: a cut of 2000 */
+	t.dom[1][1].mbps = 12000;
+	assert_int_equal(tick(policy_target, &h, p, 2, d, &text), 1);
+	assert_non_null(strstr(text, "each up to its target: a 10000, b 18000"));
+	assert_int_equal(p[1].target.budget, 18000);
 }
 
 int main(void)
@@ -220,7 +340,9 @@ int main(void)
 		cmocka_unit_test(test_guarantees_over_capacity),      cmocka_unit_test(test_guarantees_that_fit),
 		cmocka_unit_test(test_latency_critical_first),	      cmocka_unit_test(test_guarantees_without_minimum),
 		cmocka_unit_test(test_learned_capacity_says_nothing), cmocka_unit_test(test_one_domain_of_two),
-		cmocka_unit_test(test_targets_over_capacity),
+		cmocka_unit_test(test_targets_over_capacity),	      cmocka_unit_test(test_targets_shared_equally),
+		cmocka_unit_test(test_targets_shared_by_weight),      cmocka_unit_test(test_guarantee_then_targets),
+		cmocka_unit_test(test_targets_on_two_domains),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -296,6 +296,29 @@ static void test_target_holds_without_sample_and_waits_for_escalation(void **sta
 	assert_string_equal(rig.dec[0].event, "restore: no target_mbps any more: mb_max 10% -> 100%");
 }
 
+/* Targets over the domain, closed loop: 24000 + 20000 MB/s on the rig's 40000 with weights 3:1 (a's
+ * part, 30000, is over its target: a keeps 24000 and b has the 16000 left). Each settles at its share,
+ * and the overcommit is said once. */
+static void test_target_overcommit_shared_by_weight(void **state)
+{
+	struct policy_rig rig;
+	unsigned said = 0;
+
+	(void)state;
+	struct policy_partition *a = target_rig(&rig, RIG_WHOLE_PERCENTS, CLASS_DEFAULT, 30000, 24000);
+	struct policy_partition *b = rig_add(&rig, "b", CLASS_DEFAULT, 30000);
+	a->goals.weight = 300;
+	b->goals.target_mbps = 20000;
+	for (int t = 0; t < 100; t++) {
+		rig_tick(&rig);
+		for (size_t i = 0; i < 2; i++)
+			said += strstr(rig.dec[i].event, "overcommit: targets ask 44000 of 40000 MB/s") != NULL;
+	}
+	assert_int_equal(said, 1);
+	assert_true(fabs(a->mbps - 24000) <= 0.05 * 24000);
+	assert_true(fabs(b->mbps - 16000) <= 0.05 * 16000);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -308,6 +331,7 @@ int main(void)
 		cmocka_unit_test(test_target_anti_windup_at_hardware_floor),
 		cmocka_unit_test(test_target_reseeds_on_wrong_model),
 		cmocka_unit_test(test_target_holds_without_sample_and_waits_for_escalation),
+		cmocka_unit_test(test_target_overcommit_shared_by_weight),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -285,6 +285,52 @@ static void test_set_arguments(void **state)
 	assert_int_equal(fake.reload, 1);
 }
 
+static json_t *fake_set_persist(void *ctx, const struct ctl_peer *peer, const char *name, const char *const *settings,
+				size_t count, struct err *err)
+{
+	struct fake *f = ctx;
+
+	f->reload += 100; /* told apart from a plain set, which counts in f->set */
+	return fake_set(ctx, peer, name, settings, count, err);
+}
+
+/* "persist": a boolean of set only, absent as false (an older client); a handler that cannot persist
+ * says so; mpamctl's request reaches the handler that persists. */
+static void test_set_persist(void **state)
+{
+	struct ctl_handler persisting = handler;
+	const char *settings[] = { "mb_max=50" };
+	struct err err = { { 0 } };
+	json_t *reply = NULL;
+	char *line;
+
+	(void)state;
+	assert_error(&root, "{\"cmd\": \"set\", \"name\": \"web\", \"settings\": [\"a=1\"], \"persist\": \"yes\"}",
+		     "'set' \"persist\" must be true or false");
+	assert_error(&root, "{\"cmd\": \"show\", \"name\": \"web\", \"persist\": true}",
+		     "'show' does not take \"persist\"");
+	assert_error(&root, "{\"cmd\": \"set\", \"name\": \"web\", \"settings\": [\"a=1\"], \"persist\": true}",
+		     "'set' with \"persist\" is not supported by this mpamd");
+	assert_int_equal(fake.set, 0);
+	json_decref(
+		assert_ok(&root, "{\"cmd\": \"set\", \"name\": \"web\", \"settings\": [\"a=1\"], \"persist\": false}"));
+	assert_int_equal(fake.set, 1);
+	assert_int_equal(fake.reload, 0);
+
+	assert_int_equal(ctl_request_build_set("web", settings, 1, true, &line, &err), 0);
+	assert_string_equal(line, "{\"version\":1,\"cmd\":\"set\",\"name\":\"web\","
+				  "\"settings\":[\"mb_max=50\"],\"persist\":true}\n");
+	persisting.set_persist = fake_set_persist;
+	assert_int_equal(ctl_request_handle(&persisting, &root, line, strlen(line), &reply), 0);
+	assert_true(json_is_true(json_object_get(reply, "ok")));
+	assert_int_equal(fake.reload, 100);
+	json_decref(reply);
+	free(line);
+	assert_int_equal(ctl_request_build_set("web", settings, 1, false, &line, &err), 0);
+	assert_null(strstr(line, "persist"));
+	free(line);
+}
+
 static void test_privilege(void **state)
 {
 	struct ctl_peer nameless = user;
@@ -538,6 +584,7 @@ TEST_MAIN({
 	cmocka_unit_test_setup(test_show_arguments, setup),
 	cmocka_unit_test_setup(test_set_passes_settings_in_order, setup),
 	cmocka_unit_test_setup(test_set_arguments, setup),
+	cmocka_unit_test_setup(test_set_persist, setup),
 	cmocka_unit_test_setup(test_privilege, setup),
 	cmocka_unit_test_setup(test_handler_gaps, setup),
 	cmocka_unit_test_setup(test_reply_encoding, setup),

@@ -22,6 +22,7 @@
 
 #include "core/base/log.h"
 #include "core/report/record.h"
+#include "tests/util/log_capture.h"
 #include "tests/util/testutil.h"
 
 #define T0 1796292942123ull /* 2026-12-03T10:15:42.123Z */
@@ -60,6 +61,15 @@ static int tick(struct record *rec, unsigned n, struct err *err)
 	return record_end_tick(rec, err);
 }
 
+/* Ticks `first` to `last`, each of which returns `want`. */
+static void ticks(struct record *rec, unsigned first, unsigned last, int want)
+{
+	struct err err = { "" };
+
+	for (unsigned n = first; n <= last; n++)
+		assert_int_equal(tick(rec, n, &err), want);
+}
+
 /* The record at d.record, its first tick written. */
 static struct record *record_after_one_tick(void)
 {
@@ -94,23 +104,20 @@ static size_t rows_of(const char *path, uint64_t *t_ms, size_t max)
  * lost, and the log says it once (a warning per file begun again). */
 static void test_removed_or_moved_file_begun_again(void **state)
 {
-	struct record *rec;
+	struct record *rec = record_after_one_tick();
 	struct err err = { "" };
 	uint64_t t[16];
 
 	(void)state;
-	rec = record_after_one_tick();
 	unsigned long warnings = log_count(LOG_LEVEL_WARNING);
 	assert_int_equal(unlink(d.record), 0);
-	for (unsigned n = 2; n <= 4; n++)
-		assert_int_equal(tick(rec, n, &err), 0);
+	ticks(rec, 2, 4, 0);
 	assert_int_equal(log_count(LOG_LEVEL_WARNING), warnings + 1);
 	assert_int_equal(rows_of(d.record, t, 16), 3);
 	assert_int_equal(t[0], 200);
 
 	assert_int_equal(rename(d.record, d.moved), 0);
-	for (unsigned n = 5; n <= 6; n++)
-		assert_int_equal(tick(rec, n, &err), 0);
+	ticks(rec, 5, 6, 0);
 	assert_int_equal(log_count(LOG_LEVEL_WARNING), warnings + 2);
 	assert_int_equal(rows_of(d.moved, t, 16), 3); /* whole, and no longer written */
 	assert_int_equal(rows_of(d.record, t, 16), 2);
@@ -126,18 +133,16 @@ static void test_removed_or_moved_file_begun_again(void **state)
  * back after tick 6 the rows start again at tick 9, and the log says that once too. */
 static void test_unopenable_file_retried_with_backoff(void **state)
 {
-	struct record *rec;
+	struct record *rec = record_after_one_tick();
 	struct err err = { "" };
 	uint64_t t[16];
 
 	(void)state;
-	rec = record_after_one_tick();
 	char gone[128];
 	snprintf(gone, sizeof(gone), "%s/gone", d.path);
 	assert_int_equal(rename(d.sub, gone), 0);
 	unsigned long errors = log_count(LOG_LEVEL_ERROR), infos = log_count(LOG_LEVEL_INFO);
-	for (unsigned n = 2; n <= 6; n++)
-		assert_int_equal(tick(rec, n, &err), -ENOENT);
+	ticks(rec, 2, 6, -ENOENT);
 	const struct record_health *h = record_health(rec);
 	assert_false(h->ok);
 	assert_int_equal(h->errors_total, 5);
@@ -150,10 +155,8 @@ static void test_unopenable_file_retried_with_backoff(void **state)
 	json_decref(status);
 
 	assert_int_equal(mkdir(d.sub, 0755), 0);
-	for (unsigned n = 7; n <= 8; n++)
-		assert_int_equal(tick(rec, n, &err), -ENOENT);
-	for (unsigned n = 9; n <= 10; n++)
-		assert_int_equal(tick(rec, n, &err), 0);
+	ticks(rec, 7, 8, -ENOENT);
+	ticks(rec, 9, 10, 0);
 	assert_true(h->ok);
 	assert_int_equal(h->errors_total, 7);
 	assert_int_equal(log_count(LOG_LEVEL_ERROR), errors + 1);
@@ -236,6 +239,5 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_failed_reopen_is_tried_again, setup, teardown),
 	};
 
-	log_setup("test_record_health", LOG_LEVEL_ERROR, false);
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return cmocka_run_group_tests(tests, log_errors_only, NULL);
 }

@@ -85,6 +85,17 @@ json_t *engine_list_row(struct engine *e, const char *name)
 	return found;
 }
 
+struct engine *engine_new_or_fail(struct config *config, const struct engine_options *opts)
+{
+	struct engine *engine = NULL;
+	struct err err = { "" };
+
+	assert_non_null(config);
+	if (engine_new(config, opts, &engine, &err) < 0)
+		fail_msg("engine: %s", err.text);
+	return engine;
+}
+
 void engine_run_clean(struct engine *e, unsigned long ticks)
 {
 	struct err err = { "" };

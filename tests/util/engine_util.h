@@ -9,6 +9,7 @@
 
 struct config;
 struct engine;
+struct engine_options;
 struct engine_registry;
 struct err;
 struct partition_status;
@@ -22,6 +23,10 @@ struct config *load_config_for(const struct engine_registry *registry, const cha
 /* The configuration text under the default schema, its diagnostics printed on stderr; fails the test
  * when it has errors (one cmocka assertion). */
 struct config *config_from_text(const char *text);
+
+/* A new engine on `config` (which it takes) with `opts`; fails the test when `config` is NULL (it did
+ * not load) or the engine cannot be made, with why. */
+struct engine *engine_new_or_fail(struct config *config, const struct engine_options *opts);
 
 /* Runs the engine to its end: fails the test unless the run succeeds after `ticks` ticks and logs no
  * error on the way (no MSC error, no refused access, no failed read). Three cmocka assertions. */

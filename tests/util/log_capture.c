@@ -34,6 +34,16 @@ void log_capture_end(struct log_capture *c)
 	c->saved_stderr = -1;
 }
 
+void log_capture_pass_on(const struct log_capture *c)
+{
+	char *log = read_text_file(c->path);
+
+	if (log)
+		fputs(log, stderr);
+	fflush(stderr);
+	free(log);
+}
+
 static bool has_all(const char *line, const char *const *parts)
 {
 	for (size_t i = 0; parts[i]; i++)

@@ -12,6 +12,9 @@ struct log_capture {
 void log_capture_begin(struct log_capture *c);
 /* stderr back where it was; the file stays until log_capture_free. A no-op when not capturing. */
 void log_capture_end(struct log_capture *c);
+/* Writes the caught log on to stderr as it is now (after log_capture_end): a capture inside another
+ * then leaves the outer one whole, and the test's output shows the log. */
+void log_capture_pass_on(const struct log_capture *c);
 /* The lines of the caught log that contain every one of the NULL-terminated `parts`. */
 unsigned log_capture_count(const struct log_capture *c, const char *const *parts);
 /* Ends the capture if it runs and removes the file. */

@@ -32,3 +32,8 @@ void promtool_expect_ok(char *const argv[], const char *what)
 		fail_msg("%s exited %d:\n%s%s", what, r.exit_code, r.out, r.err);
 	run_result_fini(&r);
 }
+
+int promtool_exit_code(int failed, bool missing)
+{
+	return failed ? failed : missing ? 77 : 0;
+}

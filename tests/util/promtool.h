@@ -10,5 +10,8 @@ bool promtool_found(void);
 /* Runs argv (a promtool command line, `what` naming it) and fails the test unless it exits 0, with
  * what promtool said. */
 void promtool_expect_ok(char *const argv[], const char *what);
+/* A program's exit code from cmocka's count of `failed` tests: that count, or 77 (ctest's skip) when
+ * none failed but promtool was `missing`, so that its checks did not run. */
+int promtool_exit_code(int failed, bool missing);
 
 #endif

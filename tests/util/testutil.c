@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
@@ -196,6 +197,17 @@ char *read_text_file(const char *path)
 	}
 	fclose(f);
 	return buf;
+}
+
+char *read_file_below(const char *dir, const char *rel)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, rel);
+	char *text = read_text_file(path);
+	if (!text)
+		fail_msg("cannot read %s", path);
+	return text;
 }
 
 int contains_nocase(const char *haystack, const char *needle)

@@ -57,6 +57,8 @@ void free_file_list(char **files, size_t count);
 
 /* Whole file as a NUL-terminated string, or NULL. */
 char *read_text_file(const char *path);
+/* The file `rel` below the directory `dir`, whole; fails the test when it cannot be read. */
+char *read_file_below(const char *dir, const char *rel);
 
 /* Case-insensitive substring test. */
 int contains_nocase(const char *haystack, const char *needle);
