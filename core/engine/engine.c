@@ -295,7 +295,7 @@ static void summarise(struct engine *e, size_t index)
 	st->valid = st->open;
 	st->estimated = false;
 	st->mbps = 0;
-	st->event[0] = '\0';
+	st->event = NULL;
 	engine_slot_show_failure(e, index);
 	if (!st->open)
 		return;
@@ -335,6 +335,7 @@ void engine_tick(struct engine *e, uint64_t now_ns)
 	engine_heal(e, now_ns);
 	if (composition_read(&e->hw, now_ns, e->slots.samples, &read_err) < 0)
 		log_error("reading counters failed: %s", read_err.text);
+	engine_domains_begin_tick(e);
 	for (size_t i = 0; i < e->slots.count; i++)
 		if (e->slots.partitions[i].used) {
 			screen_samples(e, i);

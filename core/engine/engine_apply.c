@@ -1,6 +1,7 @@
 /* From measurements to limits: the policies' input, the chain, and applying only what changed. */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -109,6 +110,9 @@ static void fill_partition(struct engine *e, size_t i)
 }
 
 static void note_event(struct engine *e, size_t index, uint64_t now_ns, const char *text);
+static struct partition_limits limits_of(const struct engine *e, const struct partition_config *p, double mb_max,
+					 double mb_min, const double *max_at, const double *min_at,
+					 const struct partition_limits *before);
 
 int engine_apply_limits(struct engine *e, size_t index, const struct partition_limits *want, struct err *err)
 {
@@ -140,10 +144,16 @@ int engine_apply_limits(struct engine *e, size_t index, const struct partition_l
 static void note_event_logged_as(struct engine *e, size_t index, uint64_t now_ns, const char *text,
 				 const char *log_text)
 {
-	struct partition_status *st = &e->slots.partitions[index].status;
-	size_t used = strlen(st->event);
+	struct engine_partition *ep = &e->slots.partitions[index];
+	struct partition_status *st = &ep->status;
 
-	snprintf(st->event + used, sizeof(st->event) - used, "%s%s", used ? "; " : "", text);
+	if (!ep->event_text)
+		ep->event_text = malloc(EVENT_TEXT_MAX);
+	if (ep->event_text) { /* else the tick's row goes without it; the log and the event log have it */
+		size_t used = st->event ? strlen(st->event) : 0;
+		snprintf(ep->event_text + used, EVENT_TEXT_MAX - used, "%s%s", used ? "; " : "", text);
+		st->event = ep->event_text;
+	}
 	event_log_add(&e->events, e->ticks.done, engine_t_ms(e, now_ns), engine_wall_ms(e, now_ns), st->name, text);
 	log_info("partition %s: %s", st->name, log_text);
 }
@@ -198,7 +208,10 @@ static void apply_decision(struct engine *e, size_t index, const struct policy_d
 {
 	struct engine_partition *ep = &e->slots.partitions[index];
 	const struct partition_config *p = ep->config;
-	struct partition_limits want = engine_limits(e, p, d->mb_max, d->mb_min, d->mb_max_at, d->mb_min_at);
+	/* What the last apply asked for was snapped on the same ladders (a close, and so a new backend,
+	 * clears applied_once). */
+	struct partition_limits want = limits_of(e, p, d->mb_max, d->mb_min, d->mb_max_at, d->mb_min_at,
+						 ep->applied_once ? &ep->applied : NULL);
 	struct actuation act = { .cpu_quota_pct = d->cpu_quota_pct };
 	struct err err = { "" };
 	bool changed = !ep->applied_once || !limits_same_mb(&want, &ep->applied, e->hw.caps.domain_count);
@@ -242,8 +255,29 @@ struct partition_limits engine_config_limits(const struct engine *e, const struc
 	return engine_limits(e, p, g->mb_max, g->mb_min, NULL, NULL);
 }
 
-struct partition_limits engine_limits(const struct engine *e, const struct partition_config *p, double mb_max,
-				      double mb_min, const double *max_at, const double *min_at)
+/* Every limit of `l` on a rung of its domain's ladders, as control_snap_limits does, but a per-domain
+ * value that `before` (limits that were snapped so: what the last apply asked for) already holds is
+ * taken as it is: snapping is idempotent (ladder_snap returns the rung whose percent a value is), and
+ * a decision that did not move is most of them at every tick and on every domain. */
+static void snap_limits(const struct control_caps *c, struct partition_limits *l, const struct partition_limits *before)
+{
+	if (!before || before->domain_count != l->domain_count) {
+		control_snap_limits(c, l);
+		return;
+	}
+	l->mb_max = control_snap_max(&c->max_ladder, l->mb_max);
+	l->mb_min = control_snap_min(&c->min_ladder, l->mb_min);
+	for (unsigned d = 0; d < l->domain_count && d < CONTROL_MAX_DOMAINS; d++) {
+		if (l->mb_max_at[d] != before->mb_max_at[d])
+			l->mb_max_at[d] = control_snap_max(control_max_ladder(c, d), l->mb_max_at[d]);
+		if (l->mb_min_at[d] != before->mb_min_at[d])
+			l->mb_min_at[d] = control_snap_min(control_min_ladder(c, d), l->mb_min_at[d]);
+	}
+}
+
+static struct partition_limits limits_of(const struct engine *e, const struct partition_config *p, double mb_max,
+					 double mb_min, const double *max_at, const double *min_at,
+					 const struct partition_limits *before)
 {
 	struct partition_goals buf;
 	struct partition_limits l = { .l3_cbm = p->goals.l3_cbm,
@@ -262,9 +296,15 @@ struct partition_limits engine_limits(const struct engine *e, const struct parti
 		l.mb_max_at[c] = max_at[c];
 		l.mb_min_at[c] = min_at[c];
 	}
-	control_snap_limits(&e->hw.caps, &l);
+	snap_limits(&e->hw.caps, &l, before);
 	limits_summarise(&l);
 	return l;
+}
+
+struct partition_limits engine_limits(const struct engine *e, const struct partition_config *p, double mb_max,
+				      double mb_min, const double *max_at, const double *min_at)
+{
+	return limits_of(e, p, mb_max, mb_min, max_at, min_at, NULL);
 }
 
 int engine_check_goals(const struct engine *e, const struct global_config *gc, const struct partition_config *p,

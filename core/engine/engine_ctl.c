@@ -2,9 +2,9 @@
  * its own (core/ctl/ctl_thread.h). status, list and metrics are built there from the snapshot the
  * tick thread published last (engine_snapshot.h), so that neither building nor encoding nor writing
  * a reply holds up a tick. set and reload change the engine and show reads the control and the
- * configuration: those are handed to the tick thread, which runs them between ticks, publishes a new
- * snapshot after a change, and wakes the server's thread with the result; a reply after a set is of
- * a snapshot that has it. */
+ * configuration (show_on_tick says why it is not served from the snapshot): those are handed to the
+ * tick thread, which runs them between ticks, publishes a new snapshot after a change, and wakes the
+ * server's thread with the result; a reply after a set is of a snapshot that has it. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -205,7 +205,16 @@ static void add_placement(const struct engine *e, const struct engine_snapshot *
 }
 
 /* The published snapshot's row (the engine as it is: the tick thread publishes after every change)
- * and what only the engine has: its group and tasks in the control, its configuration, its events. */
+ * and what only the engine has: its group and tasks in the control, its configuration, its events.
+ *
+ * show runs here, on the tick thread, and not on the server's from the snapshot as status and list
+ * do: group_tasks is a live read of the control (resctrl's tasks file of the partition's group,
+ * counted when asked), and a control is driven from the tick thread alone: its groups, which a tick
+ * makes again when they were removed outside mpamd and a reload reopens, have no lock. The
+ * placement's detail, the configuration as JSON and the partition's events (the log keeps more than
+ * a snapshot's newest) would have to be copied into every snapshot, at every tick and for every
+ * partition, for a request that asks about one partition now and then. One show costs the tick one
+ * partition's reply, between ticks. */
 static json_t *show_on_tick(struct engine *e, const struct engine_snapshot *s, const char *name, struct err *err)
 {
 	const struct snapshot_row *row = s ? engine_snapshot_row(s, name) : NULL;

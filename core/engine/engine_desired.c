@@ -91,7 +91,8 @@ static enum change change_of(const struct engine_partition *ep, const struct con
 	 * stayed the same keeps what set did to it. */
 	struct partition_config as_filed = *ep->config;
 
-	as_filed.goals = ep->file_goals;
+	if (ep->file_goals)
+		as_filed.goals = *ep->file_goals;
 	if (config_partition_diff(ep->gen->config, ep->config, want, p, CONFIG_COMPARE_IDENTITY))
 		return CHANGE_READD;
 	return config_partition_diff(ep->gen->config, &as_filed, want, p, CONFIG_COMPARE_GOALS) ? CHANGE_GOALS
@@ -188,7 +189,8 @@ static void change_goals(struct engine *e, size_t slot, const struct partition_c
 	struct err err = { "" };
 
 	ep->config->goals = p->goals;
-	ep->file_goals = p->goals;
+	free(ep->file_goals); /* the file's goals are config's again */
+	ep->file_goals = NULL;
 	engine_policy_config(e, slot);
 	if (!ep->status.open)
 		return;

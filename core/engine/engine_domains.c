@@ -10,6 +10,7 @@
  * the monitors', for reporting only: the policies work on the totals and limits are the same on
  * every domain, but for values the configuration gives a domain of its own. */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -25,7 +26,7 @@ static void map_per_domain(struct engine *e)
 
 	e->domains.count = c->caps.domain_count < ENGINE_MAX_DOMAINS ? c->caps.domain_count : ENGINE_MAX_DOMAINS;
 	for (unsigned d = 0; d < e->domains.count; d++) {
-		e->domains.dom[d] = (struct engine_dom){ .control = (int)d };
+		e->domains.dom[d] = (struct engine_dom){ .control = (int)d, .known_mbps = NAN };
 		snprintf(e->domains.dom[d].name, sizeof(e->domains.dom[d].name), "%u", c->caps.domains[d].id);
 		snprintf(e->domains.dom[d].what, sizeof(e->domains.dom[d].what), "%s", c->caps.domains[d].name);
 	}
@@ -40,7 +41,8 @@ static void map_monitors_only(struct engine *e)
 
 	e->domains.count = c->domain_count;
 	for (unsigned m = 0; m < c->domain_count; m++) {
-		e->domains.dom[m] = (struct engine_dom){ .control = -1, .monitors = UINT64_C(1) << m };
+		e->domains.dom[m] =
+			(struct engine_dom){ .control = -1, .monitors = UINT64_C(1) << m, .known_mbps = NAN };
 		snprintf(e->domains.dom[m].name, sizeof(e->domains.dom[m].name), "%s", c->domains[m].name);
 		snprintf(e->domains.dom[m].what, sizeof(e->domains.dom[m].what), "counters %s", c->domains[m].name);
 	}
@@ -150,20 +152,43 @@ double engine_dom_known_capacity(const struct engine *e, unsigned d)
 	return engine_dom_known_capacity_from(e, d, NULL);
 }
 
-/* The limits in force on domain d: the control's for its domain, else the partition's. */
-static void limits_on(const struct engine *e, const struct engine_partition *ep, unsigned d, struct domain_status *ds)
+void engine_domains_begin_tick(struct engine *e)
+{
+	for (unsigned d = 0; d < e->domains.count; d++) {
+		struct engine_dom *dom = &e->domains.dom[d];
+		double known = engine_dom_known_capacity(e, d);
+		dom->known_changed = !(known == dom->known_mbps); /* NAN: the first tick after the map */
+		dom->known_mbps = known;
+	}
+}
+
+/* What ceiling `mb_max` lets through on domain d, in MB/s: AMD's units say it themselves, elsewhere
+ * the domain's capacity where known (0 where not). */
+static double ceiling_mbps(const struct engine *e, unsigned d, double mb_max)
+{
+	int c = e->domains.dom[d].control;
+	const struct ladder *l = c >= 0 ? control_max_ladder(&e->hw.caps, (unsigned)c) : &e->hw.caps.max_ladder;
+	double capacity = e->domains.dom[d].known_mbps;
+
+	if (ladder_exists(l))
+		return ladder_mbps(l, ladder_snap(l, mb_max, LADDER_NEAREST), capacity);
+	return mb_max / 100.0 * capacity;
+}
+
+/* The limits in force on domain d: the control's for its domain, else the partition's; their MB/s
+ * worked out again only where the ceiling or the domain's capacity moved (`was`: the last tick's). */
+static void limits_on(const struct engine *e, const struct engine_partition *ep, unsigned d,
+		      const struct domain_status *was, struct domain_status *ds)
 {
 	int c = e->domains.dom[d].control;
 
 	ds->mb_max = c >= 0 ? limits_max_at(&ep->effective, (unsigned)c) : ep->status.mb_max;
 	ds->mb_min = c >= 0 ? limits_min_at(&ep->effective, (unsigned)c) : ep->status.mb_min;
-	/* In MB/s too: AMD's units say it themselves, elsewhere the domain's capacity where known. */
-	const struct ladder *l = c >= 0 ? control_max_ladder(&e->hw.caps, (unsigned)c) : &e->hw.caps.max_ladder;
-	double capacity = engine_dom_known_capacity(e, d);
-	if (ladder_exists(l))
-		ds->mb_max_mbps = ladder_mbps(l, ladder_snap(l, ds->mb_max, LADDER_NEAREST), capacity);
+	/* A cleared row (a slot just filled) has 0, which is never kept: 0 may be what it lets through. */
+	if (was->mb_max == ds->mb_max && was->mb_max_mbps > 0 && !e->domains.dom[d].known_changed)
+		ds->mb_max_mbps = was->mb_max_mbps;
 	else
-		ds->mb_max_mbps = ds->mb_max / 100.0 * capacity;
+		ds->mb_max_mbps = ceiling_mbps(e, d, ds->mb_max);
 }
 
 void engine_domains_summarise(struct engine *e, size_t index)
@@ -174,12 +199,12 @@ void engine_domains_summarise(struct engine *e, size_t index)
 
 	for (unsigned d = 0; d < e->domains.count; d++) {
 		struct domain_status *ds = &e->domains.status[index * e->domains.count + d];
+		const struct domain_status was = *ds;
 		const struct engine_dom *dom = &e->domains.dom[d];
 		struct sample_sum sum = { .valid = ep->status.open && dom->monitors,
 					  .reason = dom->monitors ? NULL : "no counters on this domain" };
-		for (unsigned m = 0; m < e->hw.domain_count; m++)
-			if (dom->monitors >> m & 1)
-				sample_sum_add(&sum, &row[m]);
+		for (uint64_t left = dom->monitors; left; left &= left - 1) /* its monitor domains' bits */
+			sample_sum_add(&sum, &row[__builtin_ctzll(left)]);
 		*ds = (struct domain_status){
 			.valid = sum.valid, .estimated = sum.estimated, .mbps = sum.mbps, .reason = sum.reason
 		};
@@ -187,7 +212,7 @@ void engine_domains_summarise(struct engine *e, size_t index)
 			ds->reason = ep->status.reason;
 		if (!ds->valid)
 			ds->mbps = 0;
-		limits_on(e, ep, d, ds);
+		limits_on(e, ep, d, &was, ds);
 		if (truth && dom->control >= 0)
 			ds->truth_mbps = truth->domain_mbps(truth->ctx, index, (unsigned)dom->control);
 	}

@@ -25,6 +25,10 @@ struct engine_dom {
 	uint64_t monitors;	       /* bit m: monitor domain m (hw.domains) measures it */
 	struct capacity_learner learn; /* its capacity learned from its totals (engine_capacity.c) */
 	double hmat_mbps;	       /* ACPI HMAT's figure for it (0: none; engine_capacity_probe) */
+	/* engine_dom_known_capacity at this tick (engine_domains_begin_tick: once a tick, not once per
+	 * partition), and whether it differs from the last tick's (NAN after the map: it does). */
+	double known_mbps;
+	bool known_changed;
 };
 
 /* Set by engine_domains_map when the composition opens; status each tick by engine_domains_summarise. */
@@ -56,7 +60,10 @@ double engine_dom_known_capacity(const struct engine *e, unsigned d);
 /* The same, and where it came from (*ret_source, may be NULL: "configured", "hardware", "hmat"; NULL
  * when it is not known). */
 double engine_dom_known_capacity_from(const struct engine *e, unsigned d, const char **ret_source);
-/* Partition `index`'s rate and limits on each domain, from this tick's samples. */
+/* What each domain can carry as far as is known, for this tick's engine_domains_summarise. */
+void engine_domains_begin_tick(struct engine *e);
+/* Partition `index`'s rate and limits on each domain, from this tick's samples (after
+ * engine_domains_begin_tick). */
 void engine_domains_summarise(struct engine *e, size_t index);
 /* The policies' copy of its configured limits on each domain (after open, set, reload). */
 void engine_domains_config(struct engine *e, size_t slot);

@@ -3,6 +3,7 @@
  * a group removed behind mpamd's back that cannot be made again yet, resctrl unmounted. */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/base/log.h"
@@ -16,6 +17,24 @@
 static bool retry_helps(int r)
 {
 	return r != -EOPNOTSUPP && r != -ERANGE;
+}
+
+/* What a slot's text is when no copy could be made: never freed. */
+static char text_lost[] = "out of memory: the text of this error was lost";
+
+void engine_text_free(char **where)
+{
+	if (*where != text_lost)
+		free(*where);
+	*where = NULL;
+}
+
+void engine_text_set(char **where, const char *text)
+{
+	char *copy = strdup(text);
+
+	engine_text_free(where);
+	*where = copy ? copy : text_lost;
 }
 
 void engine_slot_show_failure(struct engine *e, size_t slot)
@@ -34,7 +53,7 @@ static void mark_failed(struct engine *e, size_t slot, uint64_t now_ns, const ch
 	uint64_t first = e->ticks.interval_ns ? e->ticks.interval_ns : 1000000u;
 
 	engine_slot_close(e, slot, false);
-	snprintf(ep->error, sizeof(ep->error), "%s", error);
+	engine_text_set(&ep->error, error);
 	ep->failed = true;
 	ep->no_room = no_room;
 	ep->attempts++;
@@ -65,9 +84,9 @@ void engine_slot_apply_failed(struct engine *e, size_t slot, const char *error)
 {
 	struct engine_partition *ep = &e->slots.partitions[slot];
 
-	if (!strcmp(ep->error, error))
+	if (ep->error && !strcmp(ep->error, error))
 		return; /* said already: a lasting refusal must not flood the log at every tick */
-	snprintf(ep->error, sizeof(ep->error), "%s", error);
+	engine_text_set(&ep->error, error);
 	log_error("partition %s: %s; the limits in force stay, and it is tried again", ep->config->name, error);
 }
 
@@ -76,10 +95,10 @@ void engine_slot_applied(struct engine *e, size_t slot)
 	struct engine_partition *ep = &e->slots.partitions[slot];
 	char text[EVENT_TEXT_MAX];
 
-	if (ep->failed || !ep->error[0])
+	if (ep->failed || !ep->error || !ep->error[0])
 		return; /* a failed partition's error goes when it opens (engine_slot_open) */
 	snprintf(text, sizeof(text), "recovered: limits applied again after: %.150s", ep->error);
-	ep->error[0] = '\0';
+	engine_text_free(&ep->error);
 	engine_note_event(e, slot, text);
 }
 
@@ -112,7 +131,7 @@ int engine_slot_open(struct engine *e, size_t slot, uint64_t now_ns)
 	ep->failed = ep->no_room = false;
 	ep->attempts = 0;
 	ep->backoff_ns = ep->retry_ns = 0;
-	ep->error[0] = '\0';
+	engine_text_free(&ep->error);
 	ep->status.reason = NULL;
 	engine_slot_show_failure(e, slot);
 	ep->status.open = e->policy.partitions[slot].open = true;

@@ -26,18 +26,20 @@ struct engine_gen;
  * partition lives; a removed partition's slot is free for the next one added. */
 struct engine_partition {
 	/* What the slot holds: engine_slots.c (engine_desired.c changes origin and file_goals, and with
-	 * engine_set.c config's goals, in place). */
+	 * engine_set.c config's goals, in place; engine_set.c keeps file_goals before it changes them). */
 	bool used;			 /* the slot holds a partition */
 	struct partition_config *config; /* in gen->config: what it runs with (set changes its goals) */
 	struct engine_gen *gen;
-	struct partition_goals file_goals; /* its goals as the file said (without set's changes) */
-	char origin[ENGINE_ORIGIN_MAX];	   /* "": the file; else what made it (a template's name) */
+	/* Its goals as the file said, kept only once `set` changed config's (NULL: config's goals are the
+	 * file's): 2 KB a partition that few partitions need. */
+	struct partition_goals *file_goals;
+	char origin[ENGINE_ORIGIN_MAX]; /* "": the file; else what made it (a template's name) */
 	/* Its life in the hardware: engine_partition.c (engine_desired.c brings retry_ns forward at a
 	 * reload, engine_apply.c's recreate opens ref again). */
 	bool hw_open; /* the composition holds it (close or remove it once) */
 	/* Could not be opened or its limits applied: tried again at retry_ns (engine clock). */
 	bool failed;
-	char error[ERR_TEXT_MAX]; /* why it failed, or (open) why its limits could not be applied */
+	char *error; /* why it failed, or (open) why its limits could not be applied; NULL: nothing (engine_text_set) */
 	uint64_t retry_ns, backoff_ns;
 	unsigned attempts;	  /* failed attempts in a row */
 	bool no_room;		  /* it failed for want of room (ENOSPC): waits for room freed (engine_pool.c) */
@@ -48,13 +50,22 @@ struct engine_partition {
 	bool applied_once;
 	struct actuation actuated; /* what the actuators last carried out */
 	/* Its samples: engine.c, and the PMU's: engine_pmu.c. */
-	uint64_t invalid_samples;	 /* ticks at which it was open and its sample invalid */
-	bool jumped;			 /* its last sample was refused as more than a domain can carry */
-	char pmu_reason[PMU_REASON_MAX]; /* why the sampler could not count it at all ("": it could) */
+	uint64_t invalid_samples; /* ticks at which it was open and its sample invalid */
+	bool jumped;		  /* its last sample was refused as more than a domain can carry */
+	char *pmu_reason;	  /* why the sampler could not count it at all; NULL: it could (engine_text_set) */
+	/* The text of this tick's events, which status.event points to once it has one: engine_apply.c
+	 * (EVENT_TEXT_MAX bytes, allocated for the first event; engine.c clears status.event each tick). */
+	char *event_text;
 	/* What it looked like at the last tick: its rate (engine.c's summarise), open and failed
 	 * (engine_partition.c), limits in force (engine_apply.c), IPC (engine_pmu.c). */
 	struct partition_status status;
 };
+
+/* A slot's texts (error, pmu_reason) are its own copies, made when there is something to say, not
+ * ERR_TEXT_MAX bytes in every slot: *where becomes a copy of `text` (the old one freed), or, out of
+ * memory, a static text saying so, never NULL; engine_text_free frees it and leaves NULL. */
+void engine_text_set(char **where, const char *text);
+void engine_text_free(char **where);
 
 /* Opens slot `slot` in the composition and applies its configured limits; a failure marks it failed
  * (retried by engine_heal) and is logged: 0 or the negative errno. */

@@ -10,11 +10,11 @@ void engine_pmu_open(struct engine *e, size_t index)
 	struct engine_partition *ep = &e->slots.partitions[index];
 	struct err err = { "" };
 
-	ep->pmu_reason[0] = '\0';
+	engine_text_free(&ep->pmu_reason);
 	if (!e->hw.pmu.ops)
 		return;
 	if (composition_pmu_add(&e->hw, index, &ep->ref, &err) < 0) {
-		snprintf(ep->pmu_reason, sizeof(ep->pmu_reason), "%s", err.text);
+		engine_text_set(&ep->pmu_reason, err.text);
 		log_warning("partition %s: PMU events not counted: %s", ep->config->name, err.text);
 	} else if (err.text[0]) {
 		log_info("partition %s: %s", ep->config->name, err.text);
@@ -34,8 +34,9 @@ static void pmu_status(struct engine *e, size_t index)
 		st->ipc = 0;
 	if (!st->stall_valid)
 		st->stall_ratio = 0;
-	st->pmu_reason = ep->pmu_reason[0] ? ep->pmu_reason
-					   : (e->slots.pmu[index].reason[0] ? e->slots.pmu[index].reason : NULL);
+	st->pmu_reason = ep->pmu_reason && ep->pmu_reason[0]
+				 ? ep->pmu_reason
+				 : (e->slots.pmu[index].reason[0] ? e->slots.pmu[index].reason : NULL);
 	if (!e->hw.pmu.ops)
 		st->pmu_reason = "PMU counting is off";
 	pp->ipc_valid = st->ipc_valid;

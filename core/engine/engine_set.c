@@ -190,7 +190,8 @@ static int persisted_goals(struct engine *e, size_t i, const char *const *settin
 	struct partition_config filed = *e->slots.partitions[i].config;
 	bool limits;
 
-	filed.goals = e->slots.partitions[i].file_goals;
+	if (e->slots.partitions[i].file_goals)
+		filed.goals = *e->slots.partitions[i].file_goals;
 	int r = parse_settings(e, &filed, settings, count, &limits, err);
 	if (r == 0)
 		r = engine_check_goals(e, &e->gens.config->global, &filed, err);
@@ -256,6 +257,18 @@ static int set_check(struct engine *e, size_t i, struct set_request *q, struct e
 	return r;
 }
 
+/* The goals the file gave, kept before the first set changes the config's (a reload compares the file
+ * with them): 0 or -ENOMEM. */
+static int keep_file_goals(struct engine_partition *ep, struct err *err)
+{
+	if (ep->file_goals)
+		return 0;
+	if (!(ep->file_goals = malloc(sizeof(*ep->file_goals))))
+		return err_set(err, -ENOMEM, "out of memory");
+	*ep->file_goals = ep->config->goals;
+	return 0;
+}
+
 /* A checked set of partition i made persistent (when asked), then put in force. All or nothing: a
  * failure after the file was written puts the file back. */
 static int set_apply(struct engine *e, size_t i, struct set_request *q, struct err *err)
@@ -263,12 +276,12 @@ static int set_apply(struct engine *e, size_t i, struct set_request *q, struct e
 	struct partition_config *found = e->slots.partitions[i].config;
 	struct partition_goals filed, before = found->goals;
 	char *old = NULL;
-	int r = 0;
+	int r = keep_file_goals(&e->slots.partitions[i], err);
 
-	if (q->persist &&
-	    ((r = check_persistable(e, i, err)) < 0 ||
-	     (r = persisted_goals(e, i, q->settings, q->count, &filed, err)) < 0 ||
-	     (r = persist_write(e, found->name, q->settings, q->count, &old, q->path, sizeof(q->path), err)) < 0))
+	if (r < 0 || (q->persist && ((r = check_persistable(e, i, err)) < 0 ||
+				     (r = persisted_goals(e, i, q->settings, q->count, &filed, err)) < 0 ||
+				     (r = persist_write(e, found->name, q->settings, q->count, &old, q->path,
+							sizeof(q->path), err)) < 0)))
 		return r;
 	found->goals = q->copy.goals;
 	/* A limit is in force when `set` answers, so the reply can say what the hardware took. */
@@ -279,7 +292,7 @@ static int set_apply(struct engine *e, size_t i, struct set_request *q, struct e
 			log_error("partition %s: set --persist failed and %s could not be put back: %s", found->name,
 				  q->path, undo.text);
 	} else if (q->persist) {
-		e->slots.partitions[i].file_goals = filed; /* a reload of the same file keeps the other sets */
+		*e->slots.partitions[i].file_goals = filed; /* a reload of the same file keeps the other sets */
 	}
 	free(old);
 	return r;

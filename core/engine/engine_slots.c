@@ -31,18 +31,6 @@ static int grow_domain_arrays(struct engine *e, size_t next)
 	return 0;
 }
 
-/* A failed partition's status.reason is its own slot's error: when the array moved, it follows (the
- * old address, taken as a number before the move, tells which did). */
-static void follow_own_reasons(struct engine *e, uintptr_t old, size_t count)
-{
-	for (size_t i = 0; i < count; i++) {
-		struct engine_partition *ep = &e->slots.partitions[i];
-		uintptr_t own = old + i * sizeof(*ep) + offsetof(struct engine_partition, error);
-		if ((uintptr_t)ep->status.reason == own)
-			ep->status.reason = ep->error;
-	}
-}
-
 /* Every per-slot array holds `want` slots; each grows by doubling, so they stay the same length. */
 static int grow_arrays(struct engine *e, size_t want)
 {
@@ -52,10 +40,8 @@ static int grow_arrays(struct engine *e, size_t want)
 	if (want <= cap)
 		return 0;
 	c = cap;
-	uintptr_t old = (uintptr_t)e->slots.partitions;
 	if (array_grow((void **)&e->slots.partitions, &c, want, sizeof(*e->slots.partitions), NULL) < 0)
 		return -ENOMEM;
-	follow_own_reasons(e, old, cap);
 	size_t next = c;
 	c = cap;
 	if (array_grow((void **)&e->policy.partitions, &c, next, sizeof(*e->policy.partitions), NULL) < 0)
@@ -109,7 +95,7 @@ void engine_slot_fill(struct engine *e, size_t slot, struct engine_gen *g, struc
 {
 	struct engine_partition *ep = &e->slots.partitions[slot];
 
-	*ep = (struct engine_partition){ .used = true, .config = p, .gen = g, .file_goals = p->goals };
+	*ep = (struct engine_partition){ .used = true, .config = p, .gen = g };
 	snprintf(ep->origin, sizeof(ep->origin), "%s", origin ? origin : "");
 	ep->status.name = p->name;
 	engine_gen_hold(g);
@@ -128,6 +114,10 @@ void engine_slot_free(struct engine *e, size_t slot)
 {
 	struct engine_gen *g = e->slots.partitions[slot].gen;
 
+	free(e->slots.partitions[slot].file_goals);
+	free(e->slots.partitions[slot].event_text);
+	engine_text_free(&e->slots.partitions[slot].error);
+	engine_text_free(&e->slots.partitions[slot].pmu_reason);
 	e->slots.partitions[slot] = (struct engine_partition){ .used = false };
 	e->policy.partitions[slot] = (struct policy_partition){ .name = "" };
 	e->policy.decisions[slot] = (struct policy_decision){ 0 };
@@ -150,8 +140,13 @@ long engine_slot_by_name(const struct engine *e, const char *name)
 void engine_slots_free(struct engine *e)
 {
 	for (size_t i = 0; i < e->slots.count; i++)
-		if (e->slots.partitions[i].used)
+		if (e->slots.partitions[i].used) {
+			free(e->slots.partitions[i].file_goals);
+			free(e->slots.partitions[i].event_text);
+			engine_text_free(&e->slots.partitions[i].error);
+			engine_text_free(&e->slots.partitions[i].pmu_reason);
 			engine_gen_drop(&e->gens, e->slots.partitions[i].gen);
+		}
 	free(e->slots.partitions);
 	free(e->policy.partitions);
 	free(e->policy.decisions);

@@ -74,7 +74,7 @@ static void row_status(struct snapshot_row *row, const struct partition_status *
 {
 	/* The event text (most of the struct) is the record's, not the replies'. */
 	memcpy(&row->status, st, offsetof(struct partition_status, event));
-	row->status.event[0] = '\0';
+	row->status.event = NULL;
 	row->status.name = text_copy(t, st->name);
 	row->status.reason = text_copy(t, st->reason);
 	row->status.pmu_reason = text_copy(t, st->pmu_reason);
@@ -102,7 +102,7 @@ static void row_fill(const struct engine *e, size_t slot, struct snapshot_row *r
 	row->guarantee_mbps = g->guarantee_mbps;
 	row->weight = g->weight;
 	row->state = state_of(ep);
-	row->error = ep->error[0] ? text_copy(t, ep->error) : NULL;
+	row->error = ep->error && ep->error[0] ? text_copy(t, ep->error) : NULL;
 	row->retry_known = ep->failed && ep->retry_ns;
 	row->retry_in_s = ep->retry_ns > e->ticks.last_ns ? (double)(ep->retry_ns - e->ticks.last_ns) / 1e9 : 0.0;
 	row->attempts = ep->attempts;

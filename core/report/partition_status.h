@@ -56,7 +56,9 @@ struct partition_status {
 	bool in_class;
 	unsigned class_id;
 	double mb_max_asked;
-	char event[EVENT_TEXT_MAX]; /* what the policies did this tick, "" when nothing */
+	/* What the policies did this tick (at most EVENT_TEXT_MAX bytes), NULL when nothing: the engine's
+	 * buffer, allocated for a partition's first event and not for the many that have none. */
+	const char *event;
 };
 
 #endif

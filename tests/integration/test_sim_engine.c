@@ -344,6 +344,57 @@ static void test_same_seed_same_run(void **state)
 	free(two.rows);
 }
 
+struct ceilings {
+	size_t rows, moved; /* domain rows checked; ticks at which some domain's mb_max moved */
+	double last[2][2];
+};
+
+/* Every tick: what each domain's ceiling lets through is its rung's share of the MSC's 10000 MB/s,
+ * also after the ceiling moved (the engine works it out again only then). */
+static void check_ceilings(void *ctx, struct engine *e)
+{
+	struct ceilings *c = ctx;
+	bool moved = false;
+
+	for (size_t i = 0; i < engine_partition_count(e); i++) {
+		for (unsigned d = 0; d < engine_domain_count(e); d++) {
+			const struct domain_status *ds = engine_partition_domain(e, i, d);
+			assert_true(fabs(ds->mb_max_mbps - ds->mb_max / 100 * 10000) < 1e-6);
+			moved |= engine_ticks_done(e) > 1 && ds->mb_max != c->last[i][d];
+			c->last[i][d] = ds->mb_max;
+			c->rows++;
+		}
+	}
+	c->moved += moved;
+	if (engine_ticks_done(e) == 20) {
+		struct err err = { "" };
+		assert_int_equal(engine_set(e, "fixed", (const char *[]){ "mb_max=1=35" }, 1, NULL, NULL, &err), 0);
+	}
+}
+
+static void test_ceiling_mbps_follows_the_limits(void **state)
+{
+	struct config *config =
+		load_config_text("[global]\nbackend = sim\ninterval_ms = 100\n"
+				 "[sim]\nmscs = 2\ncapacity_mbps = 10000\nnoise_pct = 2\nseed = 5\n"
+				 "[partition \"aimed\"]\nclass = best-effort\ntarget_mbps = 3000\nsim_demand = 9000\n"
+				 "[partition \"fixed\"]\nmb_max = 0=30\nsim_demand = 8000\n");
+	struct ceilings c = { 0 };
+	struct engine_options opts = { .ticks = 40, .sim_clock = true, .on_tick = check_ceilings, .on_tick_ctx = &c };
+	struct engine *engine = NULL;
+	struct err err = { "" };
+
+	(void)state;
+	if (engine_new(config, &opts, &engine, &err) < 0)
+		fail_msg("engine: %s", err.text);
+	assert_int_equal(engine_partition_count(engine), 2);
+	assert_int_equal(engine_domain_count(engine), 2);
+	assert_int_equal(engine_run(engine, &err), 0);
+	engine_free(engine);
+	assert_int_equal(c.rows, 40 * 2 * 2);
+	assert_true(c.moved >= 3); /* the target controller moved the ceilings, and so did the set */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -357,6 +408,7 @@ int main(void)
 		cmocka_unit_test(test_sim_clock_needs_sim_backend),
 		cmocka_unit_test(test_same_seed_same_run),
 		cmocka_unit_test(test_domain_rows_add_up_to_totals),
+		cmocka_unit_test(test_ceiling_mbps_follows_the_limits),
 	};
 	return cmocka_run_group_tests(tests, log_warnings_too, NULL);
 }

@@ -133,7 +133,31 @@ static void test_mbps_min_above_pct_max(void **state)
 	assert_string_equal(err.text, "mb_min is above mb_max on domain 0 (15% > 10% of what it carries)");
 }
 
+/* A snapped limit snaps to itself on every kind of ladder: the engine keeps a decision equal to what it
+ * applied last without snapping it again (core/engine/engine_apply.c, snap_limits). */
+static void test_a_snapped_limit_snaps_to_itself(void **state)
+{
+	struct ladder ladders[8] = { 0 }; /* the last: none (count 0), limits pass through */
+
+	(void)state;
+	assert_int_equal(ladder_percent(10, 10, &ladders[0]), 0); /* Intel's 10% steps */
+	assert_int_equal(ladder_percent(1, 1, &ladders[1]), 0);
+	assert_int_equal(ladder_mpam_max(8, &ladders[2]), 0);
+	assert_int_equal(ladder_mpam_max(16, &ladders[3]), 0);
+	assert_int_equal(ladder_mpam_min(8, &ladders[4]), 0);
+	assert_int_equal(ladder_resctrl_mpam(8, &ladders[5]), 0);
+	assert_int_equal(ladder_units(1, 2048, 0.125 * 1000, &ladders[6]), 0); /* AMD's 1/8 GB/s */
+	for (size_t k = 0; k < sizeof(ladders) / sizeof(ladders[0]); k++) {
+		for (double pct = -1; pct <= 101; pct += 0.0371) {
+			double max = control_snap_max(&ladders[k], pct), min = control_snap_min(&ladders[k], pct);
+			assert_true(control_snap_max(&ladders[k], max) == max);
+			assert_true(control_snap_min(&ladders[k], min) == min);
+		}
+	}
+}
+
 TEST_MAIN({
+	cmocka_unit_test(test_a_snapped_limit_snaps_to_itself),
 	cmocka_unit_test(test_mbps_goals_in_percent),
 	cmocka_unit_test(test_mbps_min_above_pct_max),
 	cmocka_unit_test(test_an_id_the_host_lacks_is_refused),
