@@ -51,6 +51,20 @@ bool file_at_path(int fd, const char *path)
 	       open_st.st_ino == path_st.st_ino;
 }
 
+int file_write_all(int fd, const char *data, size_t len)
+{
+	while (len > 0) {
+		ssize_t n = write(fd, data, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		data += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
 const char *file_open_error(int code)
 {
 	if (code == -ELOOP)

@@ -7,6 +7,7 @@
 #define MPAMD_CORE_FILE_CREATE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <sys/types.h>
 
 /* Creates `path`, which must not exist, with exactly `mode`; `flags` (O_WRONLY or O_RDWR, and more)
@@ -22,6 +23,9 @@ int file_open_nofollow(const char *path, int flags, mode_t mode, bool *ret_creat
 /* Whether `path` still names the open file `fd`: nobody moved, removed or replaced it since it was
  * opened (a symbolic link at the path is not the file). */
 bool file_at_path(int fd, const char *path);
+
+/* Writes all `len` bytes of `data` to `fd` (again after EINTR and short writes): 0 or a negative errno. */
+int file_write_all(int fd, const char *data, size_t len);
 
 /* Why an open of a file to write failed, for messages: ELOOP is said as "a symbolic link, which mpamd
  * does not follow", the rest as strerror. `code` is a negative errno. */

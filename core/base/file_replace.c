@@ -8,6 +8,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/base/file_create.h"
+
 /* The directory, opened to create and rename in (so that its path is looked up once). */
 static int open_dir(const char *dir, struct err *err)
 {
@@ -39,20 +41,6 @@ static int create_temp(int dfd, const char *tmp, mode_t mode)
 	return -EEXIST;
 }
 
-static int write_all(int fd, const char *data, size_t len)
-{
-	while (len > 0) {
-		ssize_t n = write(fd, data, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		data += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 /* The temporary file written and on the disk: 0, or the failed step's errno in *step. */
 static int write_temp(int dfd, const char *tmp, const char *data, size_t len, mode_t mode, const char **step)
 {
@@ -61,7 +49,7 @@ static int write_temp(int dfd, const char *tmp, const char *data, size_t len, mo
 	*step = "cannot be created";
 	if (fd < 0)
 		return fd;
-	int r = write_all(fd, data, len);
+	int r = file_write_all(fd, data, len);
 	*step = "cannot be written";
 	if (r == 0 && fsync(fd) < 0)
 		r = -errno;

@@ -60,20 +60,6 @@ int textfile_set_path(struct textfile *tf, const char *path, struct err *err)
 	return 0;
 }
 
-static int write_all(int fd, const char *text, size_t len)
-{
-	while (len > 0) {
-		ssize_t n = write(fd, text, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		text += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 /* The new text under the temporary name, then in place at once. The temporary file is always a new
  * one: whatever is under its name (a file left by a crash, a link someone put there) is removed
  * first, never written through. */
@@ -88,7 +74,7 @@ static int replace(struct textfile *tf, const char *text, size_t len, struct err
 	if (fd < 0)
 		return err_set(err, fd, "cannot create %s: %s", tf->tmp_path,
 			       output_path_error(tf->tmp_path, fd, why, sizeof(why)));
-	int r = write_all(fd, text, len);
+	int r = file_write_all(fd, text, len);
 	if (close(fd) < 0 && r == 0)
 		r = -errno;
 	if (r == 0 && rename(tf->tmp_path, tf->path) < 0)
