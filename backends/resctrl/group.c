@@ -784,8 +784,8 @@ int resctrl_mon_group_rename(int rootfd, struct resctrl_group *g, const char *pa
 static int move_listed(int rootfd, const struct resctrl_group *from, struct resctrl_group *to, size_t *moved,
 		       struct err *err)
 {
-	pid_t *tids;
-	size_t count;
+	pid_t *tids = NULL;
+	size_t count = 0;
 	int r = resctrl_group_tasks(from, &tids, &count, err);
 
 	*moved = 0;
