@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/record_read.h"
+#include "core/report/record_peaks.h"
 
 /* A suggestion is rounded down to this: the figures are estimates, and a round one reads as one. */
 #define HINT_ROUND_MBPS 100.0
@@ -26,44 +26,26 @@ static double hardware_capacity(const struct composition *c, unsigned d)
 	return sum;
 }
 
-/* The highest total each domain of the record carried in one tick, per domain name of the file
- * (index 0, the totals, included): best[file->domain_count]. */
-static void record_peaks(const struct record_file *file, double *best)
-{
-	double *sum = calloc(file->domain_count, sizeof(*sum));
-
-	for (size_t i = 0; sum && i <= file->sample_count; i++) {
-		const struct record_sample *s = i < file->sample_count ? &file->samples[i] : NULL;
-		bool next_tick =
-			!s || (i > 0 && (s->run != file->samples[i - 1].run || s->t_ms != file->samples[i - 1].t_ms));
-		for (size_t d = 0; next_tick && d < file->domain_count; d++) {
-			best[d] = fmax(best[d], sum[d]);
-			sum[d] = 0;
-		}
-		if (s && (s->flags & RECORD_VALID) && (s->flags & RECORD_MBPS))
-			sum[s->domain] += s->mbps;
-	}
-	free(sum);
-}
-
 /* The file's peak on the domain named like control domain d ("0"), 0 when the file has none. */
 static double record_capacity(const struct composition *c, unsigned d, const struct record_file *file,
-			      const double *best)
+			      const struct record_peaks *peaks)
 {
 	char name[16];
 
+	if (!file)
+		return 0;
 	snprintf(name, sizeof(name), "%u", c->caps.domains[d].id);
-	for (size_t k = 1; file && k < file->domain_count; k++)
-		if (!strcmp(file->domains[k], name))
-			return best[k];
+	double peak = record_peaks_of_domain(peaks, file, name);
+	if (peak >= 0)
+		return peak;
 	/* A file of one domain, or from before domains: its totals are the one domain's. */
-	return file && c->caps.domain_count == 1 && file->domain_count == 1 ? best[0] : 0;
+	return c->caps.domain_count == 1 && file->domain_count == 1 ? record_peaks_of_domain(peaks, file, "") : 0;
 }
 
-static json_t *domain_entry(const struct composition *c, unsigned d, const struct record_file *file, const double *best,
-			    double *ret)
+static json_t *domain_entry(const struct composition *c, unsigned d, const struct record_file *file,
+			    const struct record_peaks *peaks, double *ret)
 {
-	double hw = hardware_capacity(c, d), seen = record_capacity(c, d, file, best);
+	double hw = hardware_capacity(c, d), seen = record_capacity(c, d, file, peaks);
 	const char *source = hw > 0 ? "hardware" : seen > 0 ? "record" : NULL;
 
 	*ret = hw > 0 ? hw : floor(seen / HINT_ROUND_MBPS) * HINT_ROUND_MBPS;
@@ -101,25 +83,21 @@ static json_t *suggestion(const struct composition *c, const double *figure)
 json_t *capacity_hint(const struct composition *c, const char *record, struct err *err)
 {
 	struct record_file *file = NULL;
-	double *best = NULL, figure[CONTROL_MAX_DOMAINS] = { 0 };
-	json_t *domains = json_array();
+	struct record_peaks peaks = { 0 };
+	double figure[CONTROL_MAX_DOMAINS] = { 0 };
 
-	if (record && record_file_new(record, &file, err) < 0) {
-		json_decref(domains);
+	if (record && record_file_new(record, &file, err) < 0)
 		return NULL;
-	}
-	if (file && !(best = calloc(file->domain_count, sizeof(*best)))) {
+	/* the most in one tick: an operator's figure to judge, rounded down */
+	if (file && record_peaks_of_file(file, 1, &peaks, err) < 0) {
 		record_file_free(file);
-		json_decref(domains);
-		err_set(err, -ENOMEM, "out of memory");
 		return NULL;
 	}
-	if (file)
-		record_peaks(file, best);
+	json_t *domains = json_array();
 	for (unsigned d = 0; d < c->caps.domain_count; d++)
-		json_array_append_new(domains, domain_entry(c, d, file, best, &figure[d]));
+		json_array_append_new(domains, domain_entry(c, d, file, &peaks, &figure[d]));
 	record_file_free(file);
-	free(best);
+	record_peaks_fini(&peaks);
 	return json_pack("{s:o,s:o}", "domains", domains, "suggestion", suggestion(c, figure));
 }
 

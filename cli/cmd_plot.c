@@ -9,7 +9,7 @@
 
 #include "cli/mpamctl.h"
 #include "cli/plot.h"
-#include "cli/record_read.h"
+#include "core/report/record_read.h"
 #include "core/base/error.h"
 #include "core/base/parse.h"
 #include "core/base/rfc3339.h"

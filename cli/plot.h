@@ -10,7 +10,7 @@
 #include <stdbool.h>
 
 #include "core/base/error.h"
-#include "cli/record_read.h"
+#include "core/report/record_read.h"
 
 enum plot_format {
 	PLOT_SVG,

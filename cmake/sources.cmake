@@ -166,6 +166,8 @@ mpamd_layer(mpamd_report DIRS core/report DEPS mpamd_contracts LIBS PkgConfig::J
   core/report/record_columns.c
   core/report/record_health.c
   core/report/record_out.c
+  core/report/record_peaks.c
+  core/report/record_read.c
   core/report/textfile.c)
 
 # The one place that composes: controls, monitors, actuators, policies and the control socket.
@@ -219,7 +221,6 @@ mpamd_layer(mpamd_cli DIRS cli DEPS mpamd_engine mpamd_perf LIBS PkgConfig::CAIR
   cli/pidfile.c
   cli/plot.c
   cli/plot_axis.c
-  cli/record_read.c
   cli/service_notify.c
   cli/socket_access.c
   cli/tick_table.c

@@ -48,17 +48,9 @@ static int read_bounded(int fd, size_t max_bytes, char *buf, size_t *ret_len, st
 	return 0;
 }
 
+/* fd: file_open_regular's. */
 static int read_open_file(int fd, size_t max_bytes, char **ret_data, size_t *ret_len, struct err *err)
 {
-	struct stat st;
-
-	if (fstat(fd, &st) < 0)
-		return err_set(err, -errno, "cannot stat: %s", strerror(errno));
-	if (!S_ISREG(st.st_mode))
-		return err_set(err, -EINVAL, "%s, not a regular file", file_kind_name(st.st_mode));
-	if ((uint64_t)st.st_size > max_bytes)
-		return err_set(err, -EFBIG, "%llu bytes, larger than %zu, the most a file may hold",
-			       (unsigned long long)st.st_size, max_bytes);
 	char *buf = malloc(max_bytes + 2);
 	size_t len = 0;
 	if (!buf)
@@ -74,13 +66,40 @@ static int read_open_file(int fd, size_t max_bytes, char **ret_data, size_t *ret
 	return 0;
 }
 
-int file_read_regular(const char *path, size_t max_bytes, char **ret_data, size_t *ret_len, struct err *err)
+int file_open_regular(const char *path, size_t max_bytes, int *ret_fd, struct err *err)
 {
+	struct stat st;
 	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
 
 	if (fd < 0)
 		return err_set(err, -errno, "cannot open: %s", strerror(errno));
-	int r = read_open_file(fd, max_bytes, ret_data, ret_len, err);
+	if (fstat(fd, &st) < 0) {
+		int saved = errno;
+		close(fd);
+		return err_set(err, -saved, "cannot stat: %s", strerror(saved));
+	}
+	int r = 0;
+	if (!S_ISREG(st.st_mode))
+		r = err_set(err, -EINVAL, "%s, not a regular file", file_kind_name(st.st_mode));
+	else if ((uint64_t)st.st_size > max_bytes)
+		r = err_set(err, -EFBIG, "%llu bytes, larger than %zu, the most a file may hold",
+			    (unsigned long long)st.st_size, max_bytes);
+	if (r < 0) {
+		close(fd);
+		return r;
+	}
+	*ret_fd = fd;
+	return 0;
+}
+
+int file_read_regular(const char *path, size_t max_bytes, char **ret_data, size_t *ret_len, struct err *err)
+{
+	int fd;
+	int r = file_open_regular(path, max_bytes, &fd, err);
+
+	if (r < 0)
+		return r;
+	r = read_open_file(fd, max_bytes, ret_data, ret_len, err);
 	close(fd);
 	return r;
 }

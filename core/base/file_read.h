@@ -20,4 +20,9 @@ const char *file_kind_name(mode_t mode);
  * the path (callers name it their way). Outputs untouched on failure. */
 int file_read_regular(const char *path, size_t max_bytes, char **ret_data, size_t *ret_len, struct err *err);
 
+/* The regular file at `path` opened to read (O_CLOEXEC; reads of a regular file do not block, so
+ * O_NONBLOCK stays), in *ret_fd, when it holds at most `max_bytes` now; the same refusals as
+ * file_read_regular's. A caller reading it in pieces bounds what it reads itself (it may grow). */
+int file_open_regular(const char *path, size_t max_bytes, int *ret_fd, struct err *err);
+
 #endif

@@ -1,6 +1,6 @@
 /* The record file's columns, declared once: each one's name, when mpamd writes it, and how its field
  * is written and read. The writer (record.c) takes its header and the order of a row's fields from
- * the table; every reader (mpamctl's cli/record_read.c, the tests' tests/util/record_reader.c) finds
+ * the table; every reader (mpamctl's core/report/record_read.c, the tests' tests/util/record_reader.c) finds
  * the columns by these names in a file's header, in any order, and reads a field the way its column
  * says. A file holds one header line, then one row per partition per tick of its total and one per
  * domain (see record.h). Fields follow RFC 4180: a field with a comma, a quote or a line break is

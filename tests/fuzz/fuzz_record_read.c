@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli/record_read.h"
+#include "core/report/record_read.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

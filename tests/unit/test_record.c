@@ -14,7 +14,7 @@
 
 #include <cmocka.h>
 
-#include "cli/record_read.h"
+#include "core/report/record_read.h"
 #include "core/base/log.h"
 #include "core/report/record.h"
 #include "tests/util/record_reader.h"

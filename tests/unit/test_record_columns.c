@@ -16,7 +16,7 @@
 
 #include <cmocka.h>
 
-#include "cli/record_read.h"
+#include "core/report/record_read.h"
 #include "core/base/decimal_text.h"
 #include "core/report/record.h"
 #include "core/report/record_columns.h"

@@ -17,7 +17,7 @@
 #include "tests/util/test_main.h"
 
 #include "core/report/record.h"
-#include "cli/record_read.h"
+#include "core/report/record_read.h"
 
 #define HEADER "t_ms,partition,mbps,mb_max,mb_min,valid,estimated,event\n"
 

@@ -1,7 +1,7 @@
 /* Reading the record file back in tests: the columns core/report/record_columns.h declares found by
  * their header names and each field read as its column says, fields quoted as RFC 4180 says (an
  * event with a comma or a quote, not a line break), an empty mbps kept apart from 0. Strict where
- * the product's reader (cli/record_read.c) forgives: a row cut short is an error here, since a test's
+ * the product's reader (core/report/record_read.c) forgives: a row cut short is an error here, since a test's
  * file has none, and valid, estimated and event are required too. */
 #ifndef MPAMD_TESTS_RECORD_READER_H
 #define MPAMD_TESTS_RECORD_READER_H

@@ -8,8 +8,8 @@
  * a row with fewer fields than the header is a row cut short (mpamd stopped while writing it; the
  * next run ends its line before appending), so it is skipped and counted in cut_rows, with its
  * line in first_cut_line, for the caller to report. */
-#ifndef MPAMD_CLI_RECORD_READ_H
-#define MPAMD_CLI_RECORD_READ_H
+#ifndef MPAMD_CORE_REPORT_RECORD_READ_H
+#define MPAMD_CORE_REPORT_RECORD_READ_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -74,6 +74,15 @@ struct record_file {
 int record_file_new(const char *path, struct record_file **ret, struct err *err);
 /* The same from an open stream; `name` is used in messages. Does not close `in`. */
 int record_file_new_from_stream(FILE *in, const char *name, struct record_file **ret, struct err *err);
+
+/* One sample as it is read, with the file's names so far (file->samples holds none). */
+typedef void record_sample_fn(void *ctx, const struct record_file *file, const struct record_sample *sample);
+/* Reads the record file at `path` as record_file_new does, but keeps no sample: each is handed to
+ * `each` in file order, so memory stays the size of the names whatever the file's length. The file
+ * must be a regular one of at most `max_bytes` (file_open_regular: never a FIFO, a device behind a
+ * link), and reading stops with -EFBIG if it grows past them. */
+int record_file_scan(const char *path, uint64_t max_bytes, record_sample_fn *each, void *ctx, struct record_file **ret,
+		     struct err *err);
 void record_file_free(struct record_file *file);
 
 /* Where a sample is on the file's time line, in seconds: with a time column, from the start of the

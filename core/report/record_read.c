@@ -1,8 +1,11 @@
-#include "cli/record_read.h"
+#include "core/report/record_read.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+#include "core/base/file_read.h"
 
 #include "core/report/record_columns.h"
 
@@ -22,7 +25,20 @@ struct csv {
 	size_t len, cap;
 	size_t *fields; /* offsets into text */
 	size_t count, fields_cap;
+	uint64_t left;	 /* bytes it may still read (a file that grows while read stops here) */
+	bool past_limit; /* it tried to read more: the input ended there, as if cut */
 };
+
+static int csv_getc(struct csv *csv)
+{
+	if (csv->left == 0) {
+		csv->past_limit = getc(csv->in) != EOF;
+		return EOF;
+	}
+	int c = getc(csv->in);
+	csv->left -= c != EOF;
+	return c;
+}
 
 static int csv_put(struct csv *csv, char c, struct err *err)
 {
@@ -67,7 +83,7 @@ static const char *csv_field(const struct csv *csv, size_t i)
 static int csv_end_line(struct csv *csv, int c, struct err *err)
 {
 	if (c == '\r') {
-		int next = getc(csv->in);
+		int next = csv_getc(csv);
 		if (next != '\n')
 			return err_set(err, -EINVAL, "%s:%lu: carriage return not followed by a line feed", csv->name,
 				       csv->line);
@@ -84,7 +100,7 @@ static int csv_read(struct csv *csv, struct err *err)
 
 	for (;;) {
 		csv->start = csv->line;
-		c = getc(csv->in);
+		c = csv_getc(csv);
 		if (c == EOF)
 			return ferror(csv->in) ? err_set(err, -EIO, "%s:%lu: read error", csv->name, csv->line) : 0;
 		if (c != '\n' && c != '\r')
@@ -100,12 +116,12 @@ static int csv_read(struct csv *csv, struct err *err)
 			return r;
 		if (c == '"') {
 			for (;;) {
-				c = getc(csv->in);
+				c = csv_getc(csv);
 				if (c == EOF)
 					return err_set(err, -EINVAL, "%s:%lu: unterminated quoted field", csv->name,
 						       csv->start);
 				if (c == '"') {
-					c = getc(csv->in);
+					c = csv_getc(csv);
 					if (c != '"')
 						break;
 				} else if (c == '\n') {
@@ -120,7 +136,7 @@ static int csv_read(struct csv *csv, struct err *err)
 				return err_set(err, -EINVAL, "%s:%lu: unexpected character after a closing quote",
 					       csv->name, csv->line);
 		} else {
-			for (; c != ',' && c != '\n' && c != '\r' && c != EOF; c = getc(csv->in)) {
+			for (; c != ',' && c != '\n' && c != '\r' && c != EOF; c = csv_getc(csv)) {
 				if (c == '"')
 					return err_set(err, -EINVAL, "%s:%lu: quote inside an unquoted field",
 						       csv->name, csv->line);
@@ -133,7 +149,7 @@ static int csv_read(struct csv *csv, struct err *err)
 		if ((r = csv_put(csv, '\0', err)) < 0)
 			return r;
 		if (c == ',') {
-			c = getc(csv->in);
+			c = csv_getc(csv);
 			continue;
 		}
 		if (c == EOF) {
@@ -179,6 +195,10 @@ struct reader {
 	size_t header_count;
 	long last_partition;
 	size_t samples_cap;
+	record_sample_fn *each; /* NULL: keep the samples in file->samples */
+	void *ctx;
+	struct record_sample one; /* the sample handed to `each` */
+	uint64_t rows, last_t_ms;
 };
 
 /* The header's fields by their names, as the record's columns declare them. */
@@ -324,17 +344,43 @@ static int parse_field(struct reader *rd, int col, const char *s, struct record_
 
 /* Every run of mpamd counts t_ms from 0: a row whose t_ms is below the row before begins the next
  * run. The first row sets where the file's time line starts. */
-static void place_in_run(struct record_file *file, struct record_sample *s)
+static void place_in_run(struct reader *rd, struct record_sample *s)
 {
-	if (file->sample_count == 0) {
+	struct record_file *file = rd->file;
+
+	if (rd->rows++ == 0) {
 		file->run_count = 1;
 		/* a t_ms past any real run (a damaged file) must not overflow: the origin is then the row's time */
 		if (s->t_ms > INT64_MAX || __builtin_sub_overflow(s->time_ms, (int64_t)s->t_ms, &file->time_origin_ms))
 			file->time_origin_ms = s->time_ms;
-	} else if (s->t_ms < file->samples[file->sample_count - 1].t_ms) {
+	} else if (s->t_ms < rd->last_t_ms) {
 		file->run_count++;
 	}
+	rd->last_t_ms = s->t_ms;
 	s->run = file->run_count - 1;
+}
+
+/* Where the next sample goes: the end of file->samples (grown), or the one handed to `each`. */
+static int next_sample(struct reader *rd, struct record_sample **ret, struct err *err)
+{
+	struct record_file *file = rd->file;
+
+	if (rd->each) {
+		*ret = &rd->one;
+		return 0;
+	}
+	if (file->sample_count == rd->samples_cap) {
+		size_t want = rd->samples_cap ? rd->samples_cap * 2 : 64;
+		if (want > SIZE_MAX / sizeof(*file->samples))
+			return err_set(err, -ENOMEM, "%s: out of memory", rd->csv.name);
+		struct record_sample *grown = realloc(file->samples, want * sizeof(*grown));
+		if (!grown)
+			return err_set(err, -ENOMEM, "%s: out of memory", rd->csv.name);
+		file->samples = grown;
+		rd->samples_cap = want;
+	}
+	*ret = &file->samples[file->sample_count];
+	return 0;
 }
 
 static int read_row(struct reader *rd, struct err *err)
@@ -350,20 +396,13 @@ static int read_row(struct reader *rd, struct err *err)
 	if (csv->count > rd->header_count)
 		return err_set(err, -EINVAL, "%s:%lu: too many fields: %zu where the header has %zu", csv->name,
 			       csv->start, csv->count, rd->header_count);
-	if (file->sample_count == rd->samples_cap) {
-		size_t want = rd->samples_cap ? rd->samples_cap * 2 : 64;
-		if (want > SIZE_MAX / sizeof(*file->samples))
-			return err_set(err, -ENOMEM, "%s: out of memory", csv->name);
-		struct record_sample *grown = realloc(file->samples, want * sizeof(*grown));
-		if (!grown)
-			return err_set(err, -ENOMEM, "%s: out of memory", csv->name);
-		file->samples = grown;
-		rd->samples_cap = want;
-	}
-	struct record_sample *s = &file->samples[file->sample_count];
+	struct record_sample *s = NULL;
+	int r = next_sample(rd, &s, err);
+	if (r < 0)
+		return r;
 	memset(s, 0, sizeof(*s));
 	for (size_t i = 0; i < csv->count; i++) {
-		int r = parse_field(rd, rd->roles[i], csv_field(csv, i), s, err);
+		r = parse_field(rd, rd->roles[i], csv_field(csv, i), s, err);
 		if (r < 0) {
 			free(s->event);
 			return r;
@@ -371,21 +410,31 @@ static int read_row(struct reader *rd, struct err *err)
 	}
 	if ((s->flags & RECORD_NO_LIMITS) && (s->mb_max >= 0 || s->mb_min >= 0)) {
 		free(s->event); /* one limit empty, the other not: not what mpamd writes */
-		int r = record_field_refused(s->mb_max >= 0 ? RECORD_COL_MB_MIN : RECORD_COL_MB_MAX, "", err);
+		r = record_field_refused(s->mb_max >= 0 ? RECORD_COL_MB_MIN : RECORD_COL_MB_MAX, "", err);
 		return located(csv, r, err);
 	}
 	if (s->flags & RECORD_NO_LIMITS)
 		s->mb_max = s->mb_min = 0;
 	if (!(file->columns & RECORD_HAS_VALID) && (s->flags & RECORD_MBPS))
 		s->flags |= RECORD_VALID;
-	place_in_run(file, s);
-	file->sample_count++;
+	place_in_run(rd, s);
+	if (!rd->each) {
+		file->sample_count++;
+		return 0;
+	}
+	rd->each(rd->ctx, file, s);
+	free(s->event);
 	return 0;
 }
 
-int record_file_new_from_stream(FILE *in, const char *name, struct record_file **ret, struct err *err)
+/* The file read from `in`, its samples kept or handed to `each`; at most `max_bytes` of it. */
+static int read_file(FILE *in, const char *name, uint64_t max_bytes, record_sample_fn *each, void *ctx,
+		     struct record_file **ret, struct err *err)
 {
-	struct reader rd = { .csv = { .in = in, .name = name, .line = 1 }, .last_partition = -1 };
+	struct reader rd = { .csv = { .in = in, .name = name, .line = 1, .left = max_bytes },
+			     .last_partition = -1,
+			     .each = each,
+			     .ctx = ctx };
 	int r = -ENOMEM;
 
 	rd.file = calloc(1, sizeof(*rd.file));
@@ -404,6 +453,9 @@ int record_file_new_from_stream(FILE *in, const char *name, struct record_file *
 		else if (r == 0)
 			break;
 	}
+	if (rd.csv.past_limit) /* what it said of where the input stopped is not the reason */
+		r = err_set(err, -EFBIG, "%s: more than %llu bytes (it grew while read)", name,
+			    (unsigned long long)max_bytes);
 out:
 	free(rd.csv.text);
 	free(rd.csv.fields);
@@ -414,6 +466,31 @@ out:
 	}
 	*ret = rd.file;
 	return 0;
+}
+
+int record_file_new_from_stream(FILE *in, const char *name, struct record_file **ret, struct err *err)
+{
+	return read_file(in, name, UINT64_MAX, NULL, NULL, ret, err);
+}
+
+int record_file_scan(const char *path, uint64_t max_bytes, record_sample_fn *each, void *ctx, struct record_file **ret,
+		     struct err *err)
+{
+	struct err why = { "" };
+	int fd;
+	int r = file_open_regular(path, max_bytes > SIZE_MAX ? SIZE_MAX : (size_t)max_bytes, &fd, &why);
+
+	if (r < 0)
+		return err_set(err, r, "%s: %s", path, why.text);
+	FILE *in = fdopen(fd, "r");
+	if (!in) {
+		r = -errno;
+		close(fd);
+		return err_set(err, r, "%s: %s", path, strerror(-r));
+	}
+	r = read_file(in, path, max_bytes, each, ctx, ret, err);
+	fclose(in);
+	return r;
 }
 
 int record_file_new(const char *path, struct record_file **ret, struct err *err)
