@@ -10,9 +10,11 @@
 #include "backends/shared/hmat_capacity.h"
 #include "backends/mmio/msc_set.h"
 #include "core/base/clock.h"
+#include "core/engine/capacity_learner.h"
 #include "core/engine/domain_limits.h"
 #include "core/engine/registry.h"
 #include "core/report/json_pct.h"
+#include "core/report/record_history.h"
 
 /* A long list of thread ids is cut in the text output; JSON keeps every write. */
 #define TEXT_VALUES_MAX 8
@@ -199,7 +201,8 @@ static void refuse(json_t *entry, const char *reason)
 	json_object_set_new(entry, "reason", json_string(reason));
 }
 
-/* A guarantee where some domain's capacity is not known (configured, the hardware's, ACPI HMAT's):
+/* A guarantee where some domain's capacity is not known (configured, the hardware's, ACPI HMAT's, the
+ * record's):
  * not enforced from the start, and the plan should say so. */
 static void note_guarantee(const struct overcommit_domains *domains, const struct partition_config *p, json_t *entry)
 {
@@ -212,11 +215,13 @@ static void note_guarantee(const struct overcommit_domains *domains, const struc
 	json_t *notes = json_object_get(entry, "notes");
 	if (json_is_array(notes))
 		json_array_append_new(
-			notes, json_string("guarantee not enforced at first: a domain's capacity is not known (no "
-					   "capacity_mbps, no figure from the hardware or ACPI HMAT), so mpamd learns "
-					   "it from the totals seen and enforces the guarantee once the domain shows "
-					   "saturation (usually within a second of contention; mpamctl discover "
-					   "suggests a capacity_mbps)"));
+			notes,
+			json_string("guarantee not enforced at first: a domain's capacity is not known (no "
+				    "capacity_mbps, no figure from the hardware, ACPI HMAT or the record), so mpamd "
+				    "learns "
+				    "it from the totals seen and enforces the guarantee once the domain shows "
+				    "saturation (usually within a second of contention; mpamctl discover "
+				    "suggests a capacity_mbps)"));
 }
 
 /* One partition as mpamd would open it: refused by validate or by the plan, or its plan. */
@@ -319,8 +324,38 @@ static void hmat_domains(const char *sysfs_root, const struct control_caps *caps
 	}
 }
 
+/* The record's peak for each of the control's domains that has no capacity yet, as mpamd starts from
+ * it (core/engine/engine_capacity_record.c): the same files, read the same way. */
+static void record_domains(const struct config *config, const struct control_caps *caps, struct overcommit_domains *ret)
+{
+	char ids[OVERCOMMIT_DOMAINS_MAX][16];
+	const char *names[OVERCOMMIT_DOMAINS_MAX];
+	double mbps[OVERCOMMIT_DOMAINS_MAX];
+	struct record_history h;
+	bool unknown = false;
+
+	for (unsigned d = 0; d < ret->count; d++)
+		unknown |= !(ret->at[d].capacity_mbps > 0);
+	if (!config->global.record || !caps->domain_count || !unknown)
+		return;
+	for (unsigned d = 0; d < ret->count; d++) {
+		snprintf(ids[d], sizeof(ids[d]), "%u", ret->at[d].id);
+		names[d] = ids[d];
+	}
+	record_history_read(config->global.record, CAPACITY_SMOOTH_TICKS, names, ret->count, mbps, &h);
+	for (unsigned i = 0; i < h.note_count; i++)
+		fprintf(stderr, "mpamctl check-config: warning: record file %s: not used for the capacity\n",
+			h.notes[i]);
+	for (unsigned d = 0; d < ret->count; d++) {
+		if (ret->at[d].capacity_mbps > 0 || !(mbps[d] > 0))
+			continue;
+		ret->at[d].capacity_mbps = mbps[d];
+		ret->at[d].source = "record";
+	}
+}
+
 /* The control's domains and what each carries, in mpamd's order of trust: capacity_mbps, the
- * hardware's figure where it has one (the simulator's MSCs), ACPI HMAT's. */
+ * hardware's figure where it has one (the simulator's MSCs), ACPI HMAT's, the record's peak. */
 static void host_domains(const struct config *config, const struct control_ops *ops, struct control *control,
 			 const struct control_caps *caps, const char *sysfs_root, struct overcommit_domains *ret)
 {
@@ -345,6 +380,7 @@ static void host_domains(const struct config *config, const struct control_ops *
 		}
 	}
 	hmat_domains(sysfs_root, caps, ret);
+	record_domains(config, caps, ret);
 }
 
 /* {"domain", "capacity_mbps" (null: unknown), "source" (null: learned from the totals seen)} each. */

@@ -165,6 +165,7 @@ mpamd_layer(mpamd_report DIRS core/report DEPS mpamd_contracts LIBS PkgConfig::J
   core/report/record.c
   core/report/record_columns.c
   core/report/record_health.c
+  core/report/record_history.c
   core/report/record_out.c
   core/report/record_peaks.c
   core/report/record_read.c
@@ -179,6 +180,7 @@ mpamd_layer(mpamd_engine DIRS core/engine
   core/engine/engine.c
   core/engine/engine_apply.c
   core/engine/engine_capacity.c
+  core/engine/engine_capacity_record.c
   core/engine/engine_classes.c
   core/engine/engine_domains.c
   core/engine/engine_gens.c

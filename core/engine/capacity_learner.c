@@ -19,7 +19,11 @@
  * that is not full. The peak is then too low, and the guard's first cut for that partition does not
  * raise its rate: the guard takes it as wanting less and gives its neighbours their bandwidth back.
  * A too-low figure mends itself, since every total above it raises the peak, and one seen saturating
- * the domain is at most the counters' noise above the truth. */
+ * the domain is at most the counters' noise above the truth.
+ * A learner may also start from the record of earlier runs (capacity_seed): the most the domain
+ * carried there, over CAPACITY_SMOOTH_TICKS ticks in a row, is a lower bound of the same kind, taken
+ * as the capacity from the first tick, since it is what this host carried under its own load; a
+ * record of a host never near full gives a figure too low, which mends itself as above. */
 #include "core/engine/capacity_learner.h"
 
 #include <math.h>
@@ -97,9 +101,22 @@ bool capacity_learn(struct capacity_learner *l, const struct capacity_tick *t)
 	return true;
 }
 
+void capacity_seed(struct capacity_learner *l, double mbps)
+{
+	if (!(mbps > l->peak_mbps))
+		return;
+	l->peak_mbps = mbps;
+	if (capacity_established(l))
+		return;
+	l->evidence = CAPACITY_RECORD;
+	l->evidence_mbps = mbps;
+}
+
 const char *capacity_evidence_text(enum capacity_evidence e)
 {
 	switch (e) {
+	case CAPACITY_RECORD:
+		return "the most the domain carried in the record of earlier runs";
 	case CAPACITY_SHIFT:
 		return "the guaranteed partitions and their neighbours traded bandwidth at that total";
 	case CAPACITY_CONTENDED:

@@ -26,6 +26,7 @@ enum capacity_evidence {
 	CAPACITY_NONE,
 	CAPACITY_SHIFT,	    /* the guaranteed partitions lost what the others gained at the peak, or took it */
 	CAPACITY_CONTENDED, /* a guarantee short while best-effort partitions ran, at the peak */
+	CAPACITY_RECORD,    /* the peak came from the record of earlier runs (capacity_seed) */
 };
 
 struct capacity_learner {
@@ -44,7 +45,11 @@ struct capacity_learner {
 /* One tick. Returns true on the tick saturation is first seen (for the engine to say so). */
 bool capacity_learn(struct capacity_learner *l, const struct capacity_tick *t);
 
-/* Saturation seen: the peak is the capacity. */
+/* Starts from `mbps`, the most the domain carried in the record of earlier runs (a lower bound, as
+ * the peak is): taken as the capacity from the first tick, and raised by any higher total seen. */
+void capacity_seed(struct capacity_learner *l, double mbps);
+
+/* Saturation seen (or the record's peak given): the peak is the capacity. */
 static inline bool capacity_established(const struct capacity_learner *l)
 {
 	return l->evidence != CAPACITY_NONE;

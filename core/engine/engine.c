@@ -202,6 +202,7 @@ static int engine_setup(struct engine *e, struct err *err)
 	e->ticks.start_ns = e->ticks.last_ns = clock_now(&e->clock);
 	if ((r = engine_open_backend(e, err)) < 0)
 		return r;
+	engine_capacity_from_record(e);
 	if ((r = engine_record_open(e, err)) < 0)
 		return r;
 	engine_vms_start(e);

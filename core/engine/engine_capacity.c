@@ -18,12 +18,13 @@
 #define IDLE_FRACTION  0.05
 #define DOMAIN_SHARE   0.05
 
-#define GUARANTEES_PENDING                                                                                   \
-	"not enforced yet: capacity unknown, learning it (each domain's capacity_mbps is the highest total " \
-	"seen so far); the guard takes it as the capacity once the domain shows saturation (a guaranteed "   \
-	"partition short while best-effort partitions run at that total, or losing what they gain there), "  \
-	"until then it cuts only on a drop of the guaranteed partition at that peak and programs no "        \
-	"minimum; set [global] capacity_mbps to enforce them from the start"
+#define GUARANTEES_PENDING                                                                                     \
+	"not enforced yet: capacity unknown, learning it (each domain's capacity_mbps is the highest total "   \
+	"seen so far); the guard takes it as the capacity once the domain shows saturation (a guaranteed "     \
+	"partition short while best-effort partitions run at that total, or losing what they gain there), "    \
+	"until then it cuts only on a drop of the guaranteed partition at that peak and programs no "          \
+	"minimum; set [global] capacity_mbps, or keep a [global] record (mpamd starts from the most it shows " \
+	"each domain carried), to enforce them from the start"
 
 static bool guaranteed(const struct partition_config *p)
 {
@@ -129,7 +130,10 @@ const char *engine_domain_capacity_source(const struct engine *e, unsigned d)
 
 	if (engine_dom_known_capacity_from(e, d, &source) > 0)
 		return source;
-	return e->domains.dom[d].learn.peak_mbps > 0 ? "learned" : "none";
+	const struct engine_dom *dom = &e->domains.dom[d];
+	if (dom->record_mbps > 0 && dom->learn.peak_mbps <= dom->record_mbps)
+		return "record"; /* no total above the record's seen yet */
+	return dom->learn.peak_mbps > 0 ? "learned" : "none";
 }
 
 double engine_domain_capacity(const struct engine *e, unsigned d, bool *learned)

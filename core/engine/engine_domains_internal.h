@@ -25,6 +25,7 @@ struct engine_dom {
 	uint64_t monitors;	       /* bit m: monitor domain m (hw.domains) measures it */
 	struct capacity_learner learn; /* its capacity learned from its totals (engine_capacity.c) */
 	double hmat_mbps;	       /* ACPI HMAT's figure for it (0: none; engine_capacity_probe) */
+	double record_mbps; /* the record's peak its learner started from (0: none; engine_capacity_from_record) */
 	/* engine_dom_known_capacity at this tick (engine_domains_begin_tick: once a tick, not once per
 	 * partition), and whether it differs from the last tick's (NAN after the map: it does). */
 	double known_mbps;
@@ -48,6 +49,9 @@ double engine_domain_policy_capacity(const struct engine *e, unsigned d, bool *l
 /* Each resctrl domain's capacity as ACPI HMAT publishes it under opts.sysfs_root (engine_capacity.c),
  * once the domains are mapped; the figures found and the values ignored are logged. */
 void engine_capacity_probe(struct engine *e);
+/* Each domain's learner (and the host's) started from the record file's history where no capacity is
+ * known (engine_capacity_record.c), before the record is opened to write. */
+void engine_capacity_from_record(struct engine *e);
 /* Works out e->domains from the composition just opened. */
 void engine_domains_map(struct engine *e);
 /* Every per-domain value of a partition's goals, or of capacity_mbps, names a domain of this host:

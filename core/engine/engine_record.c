@@ -5,7 +5,7 @@
 #include "core/engine/engine_internal.h"
 #include "core/report/record.h"
 
-static const char *record_path(const struct engine *e)
+const char *engine_record_path(const struct engine *e)
 {
 	return e->opts.record_path ? e->opts.record_path : e->gens.config->global.record;
 }
@@ -30,7 +30,7 @@ static struct record_options record_options(const struct engine *e)
 
 int engine_record_open(struct engine *e, struct err *err)
 {
-	const char *path = record_path(e);
+	const char *path = engine_record_path(e);
 	struct record_options opts = record_options(e);
 
 	e->record.wall_start_ms = clock_wall_ms();
@@ -121,7 +121,7 @@ void engine_record_tick(struct engine *e, uint64_t now_ns)
 
 void engine_record_reopen(struct engine *e)
 {
-	const char *path = record_path(e);
+	const char *path = engine_record_path(e);
 	struct record_options opts = record_options(e);
 	struct err err = { "" };
 

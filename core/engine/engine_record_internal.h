@@ -18,6 +18,8 @@ struct engine_record {
 /* The wall clock at now_ns, in ms since the Unix epoch (on the simulated clock: the start's plus t_ms). */
 uint64_t engine_wall_ms(const struct engine *e, uint64_t now_ns);
 
+/* Where the record file is (opts.record_path, else the record key); NULL: none. */
+const char *engine_record_path(const struct engine *e);
 /* Opens the record file (opts.record_path, else the record key), if there is one. */
 int engine_record_open(struct engine *e, struct err *err);
 /* One row per partition, written when the tick ends; a write failure loses that tick's rows only. */
