@@ -93,7 +93,9 @@ const char *engine_domain_name(const struct engine *engine, unsigned d);
 double engine_domain_capacity(const struct engine *engine, unsigned d, bool *learned);
 /* Where domain d's capacity comes from, in the order of trust: "configured" ([global] capacity_mbps),
  * "hardware" (the monitors' own figure: the simulator's), "hmat" (the firmware's, sysfs_root),
- * "learned" (the totals seen, established once saturation showed), "none" (nothing yet). */
+ * "record" (the most the record of earlier runs shows it carried, engine_capacity_record.c, until a
+ * higher total is seen), "learned" (the totals seen, established once saturation showed), "none"
+ * (nothing yet). */
 const char *engine_domain_capacity_source(const struct engine *engine, unsigned d);
 /* Whether the guarantees are enforced: NULL when they are (the capacity is known) or no open
  * partition has one; else why not yet, for status, show and check-config --host. */

@@ -482,12 +482,12 @@ const struct metrics_family metrics_families[] = {
 	  "configured or learned); absent when unknown.",
 	  write_capacity, NULL },
 	{ "mpamd_guarantees_enforced", "gauge",
-	  "1 when the guarantees are enforced (the capacity is known), 0 while it is learned from the totals "
-	  "seen (set capacity_mbps); absent when no partition has a guarantee.",
+	  "1 when the guarantees are enforced (the capacity is known, or the record's), 0 while it is learned "
+	  "from the totals seen (set capacity_mbps); absent when no partition has a guarantee.",
 	  write_guarantees_enforced, NULL },
 	{ "mpamd_domain_capacity_bytes_per_second", "gauge",
 	  "Bandwidth each domain can serve, as the guard judges its saturation (learned=\"1\": the highest total "
-	  "seen, not a known figure; source: configured, hardware, hmat or learned); absent when unknown.",
+	  "seen, not a known figure; source: configured, hardware, hmat, record or learned); absent when unknown.",
 	  write_domain_capacity, NULL },
 	{ "mpamd_partition_open", "gauge", "1 when the backend accepted the partition, 0 when it could not be opened.",
 	  write_per_partition, partition_open },
