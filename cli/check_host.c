@@ -202,8 +202,7 @@ static void refuse(json_t *entry, const char *reason)
 }
 
 /* A guarantee where some domain's capacity is not known (configured, the hardware's, ACPI HMAT's, the
- * record's):
- * not enforced from the start, and the plan should say so. */
+ * record's): not enforced from the start, and the plan should say so. */
 static void note_guarantee(const struct overcommit_domains *domains, const struct partition_config *p, json_t *entry)
 {
 	bool known = domains->count > 0;
@@ -218,10 +217,9 @@ static void note_guarantee(const struct overcommit_domains *domains, const struc
 			notes,
 			json_string("guarantee not enforced at first: a domain's capacity is not known (no "
 				    "capacity_mbps, no figure from the hardware, ACPI HMAT or the record), so mpamd "
-				    "learns "
-				    "it from the totals seen and enforces the guarantee once the domain shows "
-				    "saturation (usually within a second of contention; mpamctl discover "
-				    "suggests a capacity_mbps)"));
+				    "learns it from the totals seen and enforces the guarantee once the domain shows "
+				    "saturation (usually within a second of contention; mpamctl discover suggests a "
+				    "capacity_mbps)"));
 }
 
 /* One partition as mpamd would open it: refused by validate or by the plan, or its plan. */

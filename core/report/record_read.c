@@ -6,7 +6,6 @@
 #include <unistd.h>
 
 #include "core/base/file_read.h"
-
 #include "core/report/record_columns.h"
 
 /* Limits that keep a damaged file from taking all memory or time. */

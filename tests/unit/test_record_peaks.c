@@ -183,7 +183,39 @@ static void test_history_refuses_what_is_not_this_hosts(void **state)
 	assert_int_equal(remove_tree(d.path), 0);
 }
 
+static void count_sample(void *ctx, const struct record_file *file, const struct record_sample *s)
+{
+	(void)file;
+	(void)s;
+	++*(unsigned *)ctx;
+}
+
+/* The scan keeps no sample, hands each over, and reads no file past its limit. */
+static void test_scan_keeps_nothing_and_stops_at_its_limit(void **state)
+{
+	struct dir d;
+	struct record_file *file = NULL;
+	struct err err = { "" };
+	unsigned seen = 0;
+
+	(void)state;
+	make_dir(&d);
+	write_file(d.record, "%s", with_header(ticks));
+	assert_int_equal(record_file_scan(d.record, 4096, count_sample, &seen, &file, &err), 0);
+	assert_int_equal(seen, 12);
+	assert_int_equal(file->sample_count, 0);
+	assert_int_equal(file->domain_count, 3);
+	record_file_free(file);
+	file = NULL;
+	assert_int_equal(record_file_scan(d.record, 100, count_sample, &seen, &file, &err), -EFBIG);
+	assert_null(file);
+	assert_non_null(strstr(err.text, d.record));
+	assert_non_null(strstr(err.text, "larger than 100"));
+	assert_int_equal(remove_tree(d.path), 0);
+}
+
 TEST_MAIN({
+	cmocka_unit_test(test_scan_keeps_nothing_and_stops_at_its_limit),
 	cmocka_unit_test(test_the_most_in_one_tick),
 	cmocka_unit_test(test_a_window_of_consecutive_ticks),
 	cmocka_unit_test(test_no_window_across_runs),
