@@ -18,6 +18,7 @@
 #include "core/config/config.h"
 #include "core/engine/engine.h"
 #include "core/engine/engine_snapshot.h"
+#include "tests/util/capacity_rig.h"
 #include "tests/util/emu_runner.h"
 #include "tests/util/engine_util.h"
 #include "tests/util/log_capture.h"
@@ -28,39 +29,12 @@ static const char *const partitions = "[partition \"web\"]\nclass = latency-crit
 				      "sim_demand = 4000\n"
 				      "[partition \"batch\"]\nclass = best-effort\nsim_demand = 15000\n";
 
-struct rig {
-	char dir[64], sysfs[96];
-	struct emu *emu;
-	struct engine *engine;
-	struct log_capture log;
-};
-
 static int setup(void **state)
 {
-	static struct rig rig;
-	char sim[128];
-
-	memset(&rig, 0, sizeof(rig));
-	make_test_dir(rig.dir, sizeof(rig.dir), "hmat-engine");
-	snprintf(rig.sysfs, sizeof(rig.sysfs), "%s/sys", rig.dir);
-	snprintf(sim, sizeof(sim), "%s/sim.ini", rig.dir);
-	write_file(sim, "[global]\ninterval_ms = 20\n[sim]\ncapacity_mbps = 20000\n%s", partitions);
-	assert_int_equal(emu_start("intel", sim, NULL, &rig.emu), 0);
-	*state = &rig;
-	return 0;
+	return capacity_rig_setup(state, RESCTRL_EMU, "hmat-engine", partitions);
 }
 
-static int teardown(void **state)
-{
-	struct rig *rig = *state;
-
-	engine_free(rig->engine);
-	log_capture_free(&rig->log);
-	int r = emu_stop(rig->emu);
-	return remove_tree(rig->dir) | r;
-}
-
-static void put(struct rig *rig, const char *rel, const char *value)
+static void put(struct capacity_rig *rig, const char *rel, const char *value)
 {
 	char path[256];
 
@@ -74,7 +48,7 @@ static void put(struct rig *rig, const char *rel, const char *value)
 }
 
 /* The emulator's two MB domains (L3 0 and 1), a node each, with these read_bandwidth values. */
-static void hmat_tree(struct rig *rig, const char *node0, const char *node1)
+static void hmat_tree(struct capacity_rig *rig, const char *node0, const char *node1)
 {
 	put(rig, "devices/system/cpu/cpu0/cache/index3/id", "0");
 	put(rig, "devices/system/cpu/cpu1/cache/index3/id", "1");
@@ -84,7 +58,7 @@ static void hmat_tree(struct rig *rig, const char *node0, const char *node1)
 	put(rig, "devices/system/node/node1/access0/initiators/read_bandwidth", node1);
 }
 
-static void open_engine(struct rig *rig, const char *global, const char *sysfs_root)
+static void open_engine(struct capacity_rig *rig, const char *global, const char *sysfs_root)
 {
 	char text[1024];
 	struct engine_options opts = { .ticks = 1, .sysfs_root = sysfs_root };
@@ -100,7 +74,7 @@ static void open_engine(struct rig *rig, const char *global, const char *sysfs_r
 }
 
 /* Domain d's capacity, whether learned, and its source in status. */
-static void expect_domain(struct rig *rig, unsigned d, double mbps, const char *source)
+static void expect_domain(struct capacity_rig *rig, unsigned d, double mbps, const char *source)
 {
 	bool learned;
 
@@ -115,7 +89,7 @@ static void expect_domain(struct rig *rig, unsigned d, double mbps, const char *
 
 static void test_hmat_gives_the_capacity_and_the_guarantees_are_enforced(void **state)
 {
-	struct rig *rig = *state;
+	struct capacity_rig *rig = *state;
 
 	hmat_tree(rig, "30000", "40000");
 	open_engine(rig, "", rig->sysfs);
@@ -129,7 +103,7 @@ static void test_hmat_gives_the_capacity_and_the_guarantees_are_enforced(void **
 /* Without HMAT (no tree given, as before HMAT was read): nothing known, guarantees pending. */
 static void test_without_hmat_the_capacity_is_learned(void **state)
 {
-	struct rig *rig = *state;
+	struct capacity_rig *rig = *state;
 
 	hmat_tree(rig, "30000", "40000");
 	open_engine(rig, "", NULL);
@@ -140,7 +114,7 @@ static void test_without_hmat_the_capacity_is_learned(void **state)
 /* capacity_mbps is trusted before HMAT: on the domain it names, and everywhere when it names none. */
 static void test_capacity_mbps_comes_first(void **state)
 {
-	struct rig *rig = *state;
+	struct capacity_rig *rig = *state;
 
 	hmat_tree(rig, "30000", "40000");
 	open_engine(rig, "capacity_mbps = 0=25000", rig->sysfs);
@@ -150,7 +124,7 @@ static void test_capacity_mbps_comes_first(void **state)
 
 static void test_a_malformed_figure_is_named_and_ignored(void **state)
 {
-	struct rig *rig = *state;
+	struct capacity_rig *rig = *state;
 
 	hmat_tree(rig, "30000", "4O000");
 	open_engine(rig, "", rig->sysfs);
@@ -167,7 +141,7 @@ static void test_a_malformed_figure_is_named_and_ignored(void **state)
  * as not enforced at first only where a capacity is not known. */
 static void test_check_config_names_the_source(void **state)
 {
-	struct rig *rig = *state;
+	struct capacity_rig *rig = *state;
 	char config[128], empty[128];
 	struct run_result r;
 
@@ -191,7 +165,7 @@ static void test_check_config_names_the_source(void **state)
 	run_result_fini(&r);
 }
 
-#define hmat_test(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
+#define hmat_test(f) cmocka_unit_test_setup_teardown(f, setup, capacity_rig_teardown)
 
 TEST_MAIN({
 	hmat_test(test_hmat_gives_the_capacity_and_the_guarantees_are_enforced),

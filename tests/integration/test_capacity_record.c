@@ -23,6 +23,7 @@
 #include "core/config/config.h"
 #include "core/engine/engine.h"
 #include "core/engine/engine_snapshot.h"
+#include "tests/util/capacity_rig.h"
 #include "tests/util/emu_runner.h"
 #include "tests/util/engine_util.h"
 #include "tests/util/log_capture.h"
@@ -36,45 +37,19 @@ static const char *const partitions = "[partition \"web\"]\nclass = latency-crit
 #define HEADER \
 	"time,t_ms,partition,domain,mbps,mb_max,mb_min,mb_max_mbps,guarantee_mbps,target_mbps,valid,estimated,event\n"
 
-struct rig {
-	char dir[64], record[96];
-	struct emu *emu;
-	struct engine *engine;
-	struct log_capture log;
-};
-
 static int setup(void **state)
 {
-	static struct rig rig;
-	char sim[128];
-
-	memset(&rig, 0, sizeof(rig));
-	make_test_dir(rig.dir, sizeof(rig.dir), "record-capacity");
-	snprintf(rig.record, sizeof(rig.record), "%s/record.csv", rig.dir);
-	snprintf(sim, sizeof(sim), "%s/sim.ini", rig.dir);
-	write_file(sim, "[global]\ninterval_ms = 20\n[sim]\ncapacity_mbps = 20000\n%s", partitions);
-	assert_int_equal(emu_start("intel", sim, NULL, &rig.emu), 0);
-	*state = &rig;
-	return 0;
+	return capacity_rig_setup(state, RESCTRL_EMU, "record-capacity", partitions);
 }
 
-static void close_engine(struct rig *rig)
+static void close_engine(struct capacity_rig *rig)
 {
 	engine_free(rig->engine);
 	rig->engine = NULL;
 	log_capture_free(&rig->log);
 }
 
-static int teardown(void **state)
-{
-	struct rig *rig = *state;
-
-	close_engine(rig);
-	int r = emu_stop(rig->emu);
-	return remove_tree(rig->dir) | r;
-}
-
-static const char *config_text(struct rig *rig, const char *record)
+static const char *config_text(struct capacity_rig *rig, const char *record)
 {
 	static char text[1024];
 
@@ -84,7 +59,7 @@ static const char *config_text(struct rig *rig, const char *record)
 }
 
 /* The engine with the record at `record` (NULL: none), its opening's log caught. */
-static void open_engine(struct rig *rig, const char *record, uint64_t ticks)
+static void open_engine(struct capacity_rig *rig, const char *record, uint64_t ticks)
 {
 	struct engine_options opts = { .ticks = ticks };
 	struct err err = { "" };
@@ -98,7 +73,7 @@ static void open_engine(struct rig *rig, const char *record, uint64_t ticks)
 		fail_msg("engine_new: %s", err.text);
 }
 
-static void run(struct rig *rig)
+static void run(struct capacity_rig *rig)
 {
 	struct err err = { "" };
 
@@ -106,7 +81,7 @@ static void run(struct rig *rig)
 		fail_msg("engine_run: %s", err.text);
 }
 
-static const char *source_in_status(struct rig *rig, unsigned d, char *buf, size_t len)
+static const char *source_in_status(struct capacity_rig *rig, unsigned d, char *buf, size_t len)
 {
 	json_t *status = engine_snapshot_status(rig->engine);
 	json_t *dom = json_array_get(json_object_get(status, "domains"), d);
@@ -117,7 +92,7 @@ static const char *source_in_status(struct rig *rig, unsigned d, char *buf, size
 }
 
 /* Domain d's source, the same in the engine and in status. */
-static void expect_source(struct rig *rig, unsigned d, const char *source)
+static void expect_source(struct capacity_rig *rig, unsigned d, const char *source)
 {
 	char buf[32];
 
@@ -126,7 +101,7 @@ static void expect_source(struct rig *rig, unsigned d, const char *source)
 }
 
 /* status's word on the guarantees: "enforced", or why not. */
-static bool status_enforced(struct rig *rig)
+static bool status_enforced(struct capacity_rig *rig)
 {
 	json_t *status = engine_snapshot_status(rig->engine);
 	bool enforced = !strcmp(json_string_value(json_object_get(status, "guarantees")), "enforced");
@@ -138,7 +113,7 @@ static bool status_enforced(struct rig *rig)
 /* A run of the emulator leaves a record; the next run starts from it. */
 static void test_a_record_of_an_earlier_run_gives_the_capacity(void **state)
 {
-	struct rig *rig = *state;
+	struct capacity_rig *rig = *state;
 	bool learned;
 
 	open_engine(rig, rig->record, 40);
@@ -168,7 +143,7 @@ static void test_a_record_of_an_earlier_run_gives_the_capacity(void **state)
 /* Without a record: nothing known, the guarantees pending, no minimum for web. */
 static void test_without_a_record_the_guarantees_wait(void **state)
 {
-	struct rig *rig = *state;
+	struct capacity_rig *rig = *state;
 
 	open_engine(rig, NULL, 3);
 	expect_source(rig, 0, "none");
@@ -201,7 +176,7 @@ static void write_record(const char *path, const char *domains[], unsigned count
 /* Only PATH.1 is there (rotated, the new file not begun yet): it is read. */
 static void test_the_rotated_file_is_read(void **state)
 {
-	struct rig *rig = *state;
+	struct capacity_rig *rig = *state;
 	char older[128];
 	bool learned;
 
@@ -215,7 +190,7 @@ static void test_the_rotated_file_is_read(void **state)
 /* A record of another host's domains is named and not used. */
 static void test_another_hosts_record_is_ignored(void **state)
 {
-	struct rig *rig = *state;
+	struct capacity_rig *rig = *state;
 
 	write_record(rig->record, (const char *[]){ "*", "0", "1", "2" }, 4, 9000);
 	open_engine(rig, rig->record, 1);
@@ -228,7 +203,7 @@ static void test_another_hosts_record_is_ignored(void **state)
 
 /* What is not a readable record, at `path` (the record or its PATH.1): a clear line, no figure, no
  * hang. */
-static void expect_refused(struct rig *rig, const char *path, const char *why)
+static void expect_refused(struct capacity_rig *rig, const char *path, const char *why)
 {
 	open_engine(rig, rig->record, 1);
 	expect_source(rig, 0, "none");
@@ -240,7 +215,7 @@ static void expect_refused(struct rig *rig, const char *path, const char *why)
 
 static void test_a_bad_record_is_named_and_ignored(void **state)
 {
-	struct rig *rig = *state;
+	struct capacity_rig *rig = *state;
 	char older[128];
 
 	snprintf(older, sizeof(older), "%s.1", rig->record);
@@ -261,7 +236,7 @@ static void test_a_bad_record_is_named_and_ignored(void **state)
 /* check-config --host reads the same file and names the source; no guarantee is then said to wait. */
 static void test_check_config_names_the_record(void **state)
 {
-	struct rig *rig = *state;
+	struct capacity_rig *rig = *state;
 	char config[128], empty[128];
 	struct run_result r;
 
@@ -284,7 +259,7 @@ static void test_check_config_names_the_record(void **state)
 	run_result_fini(&r);
 }
 
-#define record_test(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
+#define record_test(f) cmocka_unit_test_setup_teardown(f, setup, capacity_rig_teardown)
 
 TEST_MAIN({
 	record_test(test_a_record_of_an_earlier_run_gives_the_capacity),
