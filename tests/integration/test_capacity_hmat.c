@@ -35,21 +35,6 @@ struct rig {
 	struct log_capture log;
 };
 
-static int setup(void **state)
-{
-	static struct rig rig;
-	char sim[128];
-
-	memset(&rig, 0, sizeof(rig));
-	make_test_dir(rig.dir, sizeof(rig.dir), "hmat-engine");
-	snprintf(rig.sysfs, sizeof(rig.sysfs), "%s/sys", rig.dir);
-	snprintf(sim, sizeof(sim), "%s/sim.ini", rig.dir);
-	write_file(sim, "[global]\ninterval_ms = 20\n[sim]\ncapacity_mbps = 20000\n%s", partitions);
-	assert_int_equal(emu_start("intel", sim, NULL, &rig.emu), 0);
-	*state = &rig;
-	return 0;
-}
-
 static int teardown(void **state)
 {
 	struct rig *rig = *state;
@@ -73,15 +58,35 @@ static void put(struct rig *rig, const char *rel, const char *value)
 	write_file(path, "%s\n", value);
 }
 
-/* The emulator's two MB domains (L3 0 and 1), a node each, with these read_bandwidth values. */
-static void hmat_tree(struct rig *rig, const char *node0, const char *node1)
+#define NODE1_BANDWIDTH "devices/system/node/node1/access0/initiators/read_bandwidth"
+
+/* The emulator's two MB domains (L3 0 and 1), a node each, HMAT giving node 0 30000 MB/s and node 1
+ * 40000 (a test may spoil node 1's figure). */
+static void hmat_tree(struct rig *rig)
 {
 	put(rig, "devices/system/cpu/cpu0/cache/index3/id", "0");
 	put(rig, "devices/system/cpu/cpu1/cache/index3/id", "1");
 	put(rig, "devices/system/node/node0/cpulist", "0");
 	put(rig, "devices/system/node/node1/cpulist", "1");
-	put(rig, "devices/system/node/node0/access0/initiators/read_bandwidth", node0);
-	put(rig, "devices/system/node/node1/access0/initiators/read_bandwidth", node1);
+	put(rig, "devices/system/node/node0/access0/initiators/read_bandwidth", "30000");
+	put(rig, NODE1_BANDWIDTH, "40000");
+}
+
+/* The emulator running and its HMAT tree beside it (read only where a test names rig->sysfs). */
+static int setup(void **state)
+{
+	static struct rig rig;
+	char sim[128];
+
+	memset(&rig, 0, sizeof(rig));
+	make_test_dir(rig.dir, sizeof(rig.dir), "hmat-engine");
+	snprintf(rig.sysfs, sizeof(rig.sysfs), "%s/sys", rig.dir);
+	snprintf(sim, sizeof(sim), "%s/sim.ini", rig.dir);
+	write_file(sim, "[global]\ninterval_ms = 20\n[sim]\ncapacity_mbps = 20000\n%s", partitions);
+	hmat_tree(&rig);
+	assert_int_equal(emu_start("intel", sim, NULL, &rig.emu), 0);
+	*state = &rig;
+	return 0;
 }
 
 static void open_engine(struct rig *rig, const char *global, const char *sysfs_root)
@@ -117,7 +122,6 @@ static void test_hmat_gives_the_capacity_and_the_guarantees_are_enforced(void **
 {
 	struct rig *rig = *state;
 
-	hmat_tree(rig, "30000", "40000");
 	open_engine(rig, "", rig->sysfs);
 	expect_domain(rig, 0, 30000, "hmat");
 	expect_domain(rig, 1, 40000, "hmat");
@@ -131,7 +135,6 @@ static void test_without_hmat_the_capacity_is_learned(void **state)
 {
 	struct rig *rig = *state;
 
-	hmat_tree(rig, "30000", "40000");
 	open_engine(rig, "", NULL);
 	expect_domain(rig, 0, 0, "none");
 	assert_non_null(engine_guarantees_pending(rig->engine));
@@ -142,7 +145,6 @@ static void test_capacity_mbps_comes_first(void **state)
 {
 	struct rig *rig = *state;
 
-	hmat_tree(rig, "30000", "40000");
 	open_engine(rig, "capacity_mbps = 0=25000", rig->sysfs);
 	expect_domain(rig, 0, 25000, "configured");
 	expect_domain(rig, 1, 40000, "hmat");
@@ -152,7 +154,7 @@ static void test_a_malformed_figure_is_named_and_ignored(void **state)
 {
 	struct rig *rig = *state;
 
-	hmat_tree(rig, "30000", "4O000");
+	put(rig, NODE1_BANDWIDTH, "4O000");
 	open_engine(rig, "", rig->sysfs);
 	expect_domain(rig, 0, 30000, "hmat");
 	expect_domain(rig, 1, 0, "none"); /* never 0 MB/s taken as a capacity */
@@ -171,7 +173,7 @@ static void test_check_config_names_the_source(void **state)
 	char config[128], empty[128];
 	struct run_result r;
 
-	hmat_tree(rig, "30000", "4O000");
+	put(rig, NODE1_BANDWIDTH, "4O000");
 	snprintf(config, sizeof(config), "%s/mpamd.ini", rig->dir);
 	snprintf(empty, sizeof(empty), "%s/empty", rig->dir);
 	mkdir(empty, 0755);
