@@ -45,17 +45,13 @@ static int teardown(void **state)
 	return remove_tree(rig->dir) | r;
 }
 
+/* The file `rel` of the fixture sysfs tree, holding the line `value`. */
 static void put(struct rig *rig, const char *rel, const char *value)
 {
-	char path[256];
+	char line[64];
 
-	snprintf(path, sizeof(path), "%s/%s", rig->sysfs, rel);
-	for (char *p = path + strlen(rig->dir) + 1; (p = strchr(p, '/')); p++) {
-		*p = '\0';
-		mkdir(path, 0755);
-		*p = '/';
-	}
-	write_file(path, "%s\n", value);
+	snprintf(line, sizeof(line), "%s\n", value);
+	write_file_below(rig->sysfs, rel, line);
 }
 
 #define NODE1_BANDWIDTH "devices/system/node/node1/access0/initiators/read_bandwidth"
@@ -81,6 +77,7 @@ static int setup(void **state)
 	memset(&rig, 0, sizeof(rig));
 	make_test_dir(rig.dir, sizeof(rig.dir), "hmat-engine");
 	snprintf(rig.sysfs, sizeof(rig.sysfs), "%s/sys", rig.dir);
+	assert_int_equal(mkdir(rig.sysfs, 0755), 0);
 	snprintf(sim, sizeof(sim), "%s/sim.ini", rig.dir);
 	write_file(sim, "[global]\ninterval_ms = 20\n[sim]\ncapacity_mbps = 20000\n%s", partitions);
 	hmat_tree(&rig);

@@ -53,14 +53,6 @@ static int teardown(void **state)
 	return remove_tree(dir);
 }
 
-static void write_persisted(const char *name, const char *text)
-{
-	char path[160];
-
-	snprintf(path, sizeof(path), "%s/%s", persist, name);
-	write_file(path, "%s", text);
-}
-
 /* Loads the main file: its return, the config (NULL on errors) and every finding in `findings`. */
 static int load(struct config **ret)
 {
@@ -83,7 +75,7 @@ static int load(struct config **ret)
 /* persist/web.ini holds `text`, then load(). */
 static int load_with_web(const char *text, struct config **ret)
 {
-	write_persisted("web.ini", text);
+	write_file_below(persist, "web.ini", text);
 	return load(ret);
 }
 
@@ -114,8 +106,8 @@ static void test_a_later_file_wins(void **state)
 	struct config *c;
 
 	(void)state;
-	write_persisted("a.ini", "[partition \"web\"]\nmb_max = 40\ntarget_mbps = 3000\n");
-	write_persisted("b.ini", "[partition \"web\"]\nmb_max = 30\n");
+	write_file_below(persist, "a.ini", "[partition \"web\"]\nmb_max = 40\ntarget_mbps = 3000\n");
+	write_file_below(persist, "b.ini", "[partition \"web\"]\nmb_max = 30\n");
 	assert_int_equal(load(&c), 0);
 	assert_true(web(c)->goals.mb_max == 30);
 	assert_int_equal(web(c)->goals.target_mbps, 3000);
@@ -165,8 +157,8 @@ static void test_a_partition_not_in_the_main_file_is_ignored(void **state)
 	char path[160];
 	snprintf(path, sizeof(path), "%s/vm.conf", dir);
 	write_file(path, "[partition \"vm\"]\nmb_max = 70\n");
-	write_persisted("gone.ini", "[partition \"gone\"]\nmb_max = 40\nnot_a_key = 1\n");
-	write_persisted("vm.ini", "[partition \"vm\"]\nmb_max = 40\n");
+	write_file_below(persist, "gone.ini", "[partition \"gone\"]\nmb_max = 40\nnot_a_key = 1\n");
+	write_file_below(persist, "vm.ini", "[partition \"vm\"]\nmb_max = 40\n");
 	assert_int_equal(load(&c), 0);
 	assert_non_null(strstr(findings, "gone.ini:1: warning: partition \"gone\" is not one of the main file's"));
 	assert_non_null(strstr(findings, "vm.ini:1: warning: partition \"vm\" is not one of the main file's"));
