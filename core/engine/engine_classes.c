@@ -31,50 +31,25 @@ bool engine_classes_shared(const struct engine *e)
 
 static bool grow_slots(struct engine_classes *c, size_t slots)
 {
-	size_t a = c->slots_cap, b = a, d = a, p = a, first;
+	size_t first;
 
-	if (slots <= c->slots_cap)
-		return true;
-	if (array_grow((void **)&c->class_of, &a, slots, sizeof(*c->class_of), &first) < 0 ||
-	    array_grow((void **)&c->asked, &b, slots, c->domains * sizeof(*c->asked), NULL) < 0 ||
-	    array_grow((void **)&c->asking, &d, slots, sizeof(*c->asking), NULL) < 0 ||
-	    array_grow((void **)&c->protect, &p, slots, sizeof(*c->protect), NULL) < 0)
+	if (array_grow((void **)&c->per_slot, &c->slots_cap, slots, sizeof(*c->per_slot), &first) < 0)
 		return false;
-	for (size_t i = first; i < a; i++)
-		c->class_of[i] = -1;
-	c->slots_cap = a < b ? a : b;
-	c->slots_cap = c->slots_cap < d ? c->slots_cap : d;
-	c->slots_cap = c->slots_cap < p ? c->slots_cap : p;
+	for (size_t i = first; i < c->slots_cap; i++)
+		c->per_slot[i].class_of = -1;
 	return true;
 }
 
 static bool grow_classes(struct engine_classes *c, size_t classes)
 {
-	size_t a = c->classes_cap, b = a, d = a;
-
-	if (classes <= c->classes_cap)
-		return true;
-	if (array_grow((void **)&c->held_known, &a, classes, sizeof(*c->held_known), NULL) < 0 ||
-	    array_grow((void **)&c->held, &b, classes, c->domains * sizeof(*c->held), NULL) < 0 ||
-	    array_grow((void **)&c->eff, &d, classes, sizeof(*c->eff), NULL) < 0)
-		return false;
-	c->classes_cap = a < b ? a : b;
-	c->classes_cap = c->classes_cap < d ? c->classes_cap : d;
-	return true;
+	return array_grow((void **)&c->per_class, &c->classes_cap, classes, sizeof(*c->per_class), NULL) == 0;
 }
 
 void engine_classes_free(struct engine *e)
 {
-	struct engine_classes *c = &e->classes;
-
-	free(c->class_of);
-	free(c->asked);
-	free(c->asking);
-	free(c->protect);
-	free(c->held_known);
-	free(c->held);
-	free(c->eff);
-	*c = (struct engine_classes){ 0 };
+	free(e->classes.per_slot);
+	free(e->classes.per_class);
+	e->classes = (struct engine_classes){ 0 };
 }
 
 void engine_classes_start(struct engine *e)
@@ -90,6 +65,7 @@ void engine_classes_start(struct engine *e)
 	struct err err = { "" };
 
 	c->domains = caps->domain_count ? caps->domain_count : 1;
+	c->domains = c->domains < CONTROL_MAX_DOMAINS ? c->domains : CONTROL_MAX_DOMAINS;
 	if (mode == CLASSES_OWN)
 		return;
 	if (!ops) {
@@ -124,10 +100,11 @@ static int record(struct engine *e, size_t slot, const struct partition_limits *
 
 	if (!grow_slots(c, slot + 1))
 		return err_set(err, -ENOMEM, "out of memory for the classes of slot %zu", slot);
+	struct class_slot *cs = &c->per_slot[slot];
 	for (unsigned d = 0; d < c->domains; d++)
-		c->asked[slot * c->domains + d] = limits_max_at(want, d);
-	c->protect[slot] = g->class == CLASS_LATENCY_CRITICAL || g->guarantee_mbps > 0;
-	c->asking[slot] = true;
+		cs->asked[d] = limits_max_at(want, d);
+	cs->protect = g->class == CLASS_LATENCY_CRITICAL || g->guarantee_mbps > 0;
+	cs->asking = true;
 	return 0;
 }
 
@@ -137,7 +114,7 @@ static bool member(const struct engine *e, size_t slot)
 	const struct engine_classes *c = &e->classes;
 
 	return slot < c->slots_cap && e->slots.partitions[slot].used && e->slots.partitions[slot].hw_open &&
-	       c->class_of[slot] >= 0 && c->asking[slot];
+	       c->per_slot[slot].class_of >= 0 && c->per_slot[slot].asking;
 }
 
 /* A class failure, logged once while it stays the same. */
@@ -165,7 +142,7 @@ static unsigned class_budget(struct engine *e)
 	if (!c->room_known)
 		refresh_room(e);
 	for (size_t k = 0; k < c->classes_cap; k++)
-		if (c->held_known[k]) {
+		if (c->per_class[k].known) {
 			held++;
 			top = (unsigned)k + 1;
 		}
@@ -178,26 +155,26 @@ static unsigned class_budget(struct engine *e)
 static bool hold(struct engine *e, unsigned cls, const double *limits, bool recheck)
 {
 	struct engine_classes *c = &e->classes;
-	double *held = &c->held[(size_t)cls * c->domains];
+	struct class_held *ch = &c->per_class[cls];
 	struct partition_limits want = limits_unlimited(e->hw.caps.domain_count);
 	struct err err = { "" };
 
-	if (c->held_known[cls] && !memcmp(held, limits, c->domains * sizeof(*held)) && !recheck)
+	if (ch->known && !memcmp(ch->at, limits, c->domains * sizeof(*ch->at)) && !recheck)
 		return true;
 	want.mb_max = limits[0];
 	for (unsigned d = 0; d < e->hw.caps.domain_count; d++)
 		want.mb_max_at[d] = limits[d];
 	limits_summarise(&want);
-	int r = ops_of(e)->apply(e->hw.control, cls, &want, &c->eff[cls], &err);
+	int r = ops_of(e)->apply(e->hw.control, cls, &want, &ch->eff, &err);
 	if (r < 0) {
 		say_once(c, err.text);
 		c->room_known = false;
 		return false;
 	}
-	if (!c->held_known[cls])
+	if (!ch->known)
 		c->room_known = false; /* a class was made */
-	c->held_known[cls] = true;
-	memcpy(held, limits, c->domains * sizeof(*held));
+	ch->known = true;
+	memcpy(ch->at, limits, c->domains * sizeof(*ch->at));
 	return true;
 }
 
@@ -220,7 +197,7 @@ static void move(struct engine *e, size_t slot, unsigned to)
 {
 	struct engine_classes *c = &e->classes;
 	struct engine_partition *ep = &e->slots.partitions[slot];
-	int from = c->class_of[slot];
+	int from = c->per_slot[slot].class_of;
 	char text[EVENT_TEXT_MAX];
 	struct err err = { "" };
 	int r = ops_of(e)->move(e->hw.control, slot, to, &ep->ref, &err);
@@ -231,7 +208,7 @@ static void move(struct engine *e, size_t slot, unsigned to)
 		say_once(c, why);
 		return;
 	}
-	c->class_of[slot] = (int)to;
+	c->per_slot[slot].class_of = (int)to;
 	if (r == CLASS_MOVE_ANEW && remonitor(e, slot, &err) < 0) {
 		snprintf(text, sizeof(text), "moved to class %u, and cannot be measured there: %.150s", to, err.text);
 		engine_slot_failed(e, slot, clock_now(&e->clock), text);
@@ -247,11 +224,11 @@ static void fill(struct engine *e, size_t slot)
 {
 	struct engine_classes *c = &e->classes;
 	struct engine_partition *ep = &e->slots.partitions[slot];
-	int cls = c->class_of[slot];
+	int cls = c->per_slot[slot].class_of;
 
-	if (cls < 0 || !c->held_known[cls])
+	if (cls < 0 || !c->per_class[cls].known)
 		return;
-	ep->effective = c->eff[cls];
+	ep->effective = c->per_class[cls].eff;
 	ep->applied_once = true;
 	ep->status.mb_max = ep->effective.mb_max;
 	ep->status.mb_min = ep->effective.mb_min;
@@ -270,12 +247,12 @@ static void release_empty(struct engine *e, long opening)
 	if (!used)
 		return; /* kept until the next step */
 	for (size_t i = 0; i < e->slots.count; i++)
-		if ((member(e, i) || (long)i == opening) && (size_t)c->class_of[i] < c->classes_cap)
-			used[c->class_of[i]] = true;
+		if ((member(e, i) || (long)i == opening) && (size_t)c->per_slot[i].class_of < c->classes_cap)
+			used[c->per_slot[i].class_of] = true;
 	for (size_t k = 0; k < c->classes_cap; k++) {
-		if (!c->held_known[k] || used[k])
+		if (!c->per_class[k].known || used[k])
 			continue;
-		c->held_known[k] = false;
+		c->per_class[k].known = false;
 		c->room_known = false;
 		if (ops_of(e)->release(e->hw.control, (unsigned)k, &err) < 0)
 			say_once(c, err.text);
@@ -287,8 +264,21 @@ struct step_work {
 	struct class_want *wants;
 	size_t *slot_of;
 	size_t count;
-	bool *holds; /* per class: it holds what the assignment gives it */
+	double *held; /* [class][domain]: what each class id the step may use was asked to hold */
+	bool *holds;  /* per class: it holds what the assignment gives it */
 };
+
+/* What each of the first `budget` class ids was asked to hold, one row of `domains` each: the shape
+ * class_assign takes. 0 or -ENOMEM. */
+static int gather_held(const struct engine_classes *c, unsigned budget, struct step_work *w, struct err *err)
+{
+	w->held = calloc((size_t)budget * c->domains, sizeof(*w->held));
+	if (!w->held)
+		return err_set(err, -ENOMEM, "out of memory for the class step");
+	for (unsigned k = 0; k < budget; k++)
+		memcpy(&w->held[(size_t)k * c->domains], c->per_class[k].at, c->domains * sizeof(*w->held));
+	return 0;
+}
 
 static int gather(struct engine *e, long opening, struct step_work *w, struct err *err)
 {
@@ -303,9 +293,10 @@ static int gather(struct engine *e, long opening, struct step_work *w, struct er
 		bool opens = (long)i == opening;
 		if (!opens && !member(e, i))
 			continue;
-		w->wants[w->count] = (struct class_want){ .mb_max_at = &c->asked[i * c->domains],
-							  .protected_ = c->protect[i],
-							  .previous = opens ? -1 : c->class_of[i] };
+		const struct class_slot *cs = &c->per_slot[i];
+		w->wants[w->count] = (struct class_want){ .mb_max_at = cs->asked,
+							  .protected_ = cs->protect,
+							  .previous = opens ? -1 : cs->class_of };
 		w->slot_of[w->count++] = i;
 	}
 	return 0;
@@ -334,8 +325,8 @@ static int carry_out(struct engine *e, long opening, const struct class_assignme
 		}
 		if ((long)slot == opening) {
 			ops_of(e)->set_class(e->hw.control, slot, to);
-			c->class_of[slot] = (int)to;
-		} else if (c->class_of[slot] != (int)to) {
+			c->per_slot[slot].class_of = (int)to;
+		} else if (c->per_slot[slot].class_of != (int)to) {
 			move(e, slot, to);
 		}
 	}
@@ -358,7 +349,9 @@ static int step(struct engine *e, long opening, bool recheck, struct err *err)
 	if (r == 0 && !grow_classes(c, budget))
 		r = err_set(err, -ENOMEM, "out of memory for %u classes", budget);
 	if (r == 0 && w.count)
-		r = class_assign(w.wants, w.count, c->domains, budget, c->held, ENGINE_CLASS_BAND_PCT, &a, err);
+		r = gather_held(c, budget, &w, err);
+	if (r == 0 && w.count)
+		r = class_assign(w.wants, w.count, c->domains, budget, w.held, ENGINE_CLASS_BAND_PCT, &a, err);
 	if (r == 0 && w.count)
 		r = carry_out(e, opening, &a, budget, &w, recheck, err);
 	if (r != -ENOMEM)
@@ -371,6 +364,7 @@ static int step(struct engine *e, long opening, bool recheck, struct err *err)
 	class_assignment_fini(&a);
 	free(w.wants);
 	free(w.slot_of);
+	free(w.held);
 	free(w.holds);
 	return r;
 }
@@ -404,7 +398,8 @@ int engine_classes_apply(struct engine *e, size_t slot, const struct partition_l
 	r = step(e, -1, false, err);
 	if (r < 0)
 		return r;
-	if (c->class_of[slot] < 0 || !c->held_known[c->class_of[slot]])
+	int cls = c->per_slot[slot].class_of;
+	if (cls < 0 || !c->per_class[cls].known)
 		return err_set(err, -ENOSPC, "no class holds it: %s", c->last_error);
 	return 0;
 }
@@ -430,8 +425,8 @@ void engine_classes_forget(struct engine *e, size_t slot)
 	struct engine_classes *c = &e->classes;
 
 	if (slot < c->slots_cap) {
-		c->class_of[slot] = -1;
-		c->asking[slot] = false;
+		c->per_slot[slot].class_of = -1;
+		c->per_slot[slot].asking = false;
 	}
 	e->slots.partitions[slot].status.in_class = false;
 }

@@ -18,19 +18,29 @@ struct engine;
  * (below it for a best-effort partition, above for a protected one) stays in its class. */
 #define ENGINE_CLASS_BAND_PCT 5.0
 
+/* What the classes keep of one slot. */
+struct class_slot {
+	int class_of;			   /* its class, -1 none */
+	bool asking;			   /* it asked (open, or being opened) */
+	bool protect;			   /* latency-critical or holding a guarantee */
+	double asked[CONTROL_MAX_DOMAINS]; /* the ceilings it asked for, one per domain */
+};
+
+/* What the classes keep of one class id. */
+struct class_held {
+	bool known;			/* the control holds it with `at` */
+	double at[CONTROL_MAX_DOMAINS]; /* what it was asked to hold, one per domain */
+	struct partition_limits eff;	/* what is in force there */
+};
+
 struct engine_classes {
 	bool shared;	  /* partitions share classes (classes = shared, or auto chose it) */
 	bool in_tick;	  /* the tick's decisions are being applied: one step at the end, not one each */
-	unsigned domains; /* the control's domains, at least 1: the width of `asked` and `held` */
+	unsigned domains; /* the control's domains, at least 1: how many of `asked` and `at` count */
 	size_t slots_cap;
-	int *class_of; /* [slot]: its class, -1 none */
-	double *asked; /* [slot][domain]: the ceilings it asked for */
-	bool *asking;  /* [slot]: it asked (open, or being opened) */
-	bool *protect; /* [slot]: latency-critical or holding a guarantee */
+	struct class_slot *per_slot; /* [slot] */
 	size_t classes_cap;
-	bool *held_known;	      /* [class]: the control holds it with `held` */
-	double *held;		      /* [class][domain]: what it was asked to hold */
-	struct partition_limits *eff; /* [class]: what is in force there */
+	struct class_held *per_class; /* [class id] */
 	struct class_room room;	      /* as the control said at the last step that made or released one */
 	bool room_known;
 	char last_error[ERR_TEXT_MAX]; /* the last class failure logged (said once while it lasts) */

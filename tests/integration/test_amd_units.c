@@ -20,14 +20,16 @@
 
 #include "core/base/error.h"
 #include "core/engine/engine.h"
+#include "tests/util/emu_in_step.h"
 #include "tests/util/emu_runner.h"
 #include "tests/util/engine_util.h"
 #include "tests/util/settled_mean.h"
 #include "tests/util/testutil.h"
 #include "tests/util/test_main.h"
 
-#define TICKS	60
-#define SETTLED 30
+#define TICKS	    60
+#define INTERVAL_MS 50 /* the interval_ms of both files */
+#define SETTLED	    30
 
 struct run {
 	char dir[64], traffic[96], config[96];
@@ -77,22 +79,15 @@ static void tick_in_step(void *ctx, struct engine *e)
 	struct run *run = ctx;
 
 	settled_mean_on_tick(&run->mean, e);
-	assert_int_equal(emu_ctl(run->emu, "advance 50"), 0);
+	assert_int_equal(emu_advance(run->emu, INTERVAL_MS), 0);
 }
 
 static double run_engine(struct run *run, double *ret_listed)
 {
-	struct engine_options opts = { .ticks = TICKS,
-				       .config_path = run->config,
-				       .sim_clock = true,
-				       .sim_clock_in_step = true,
-				       .on_tick = tick_in_step,
-				       .on_tick_ctx = run };
-	struct config *config = load_config_file(run->config);
+	struct engine_options opts = in_step_options(run->config, TICKS, tick_in_step, run);
 	struct err err = { "" };
 
-	struct engine *engine = engine_new_or_fail(config, &opts);
-	assert_int_equal(emu_ctl(run->emu, "advance 50"), 0); /* up to the first tick */
+	struct engine *engine = engine_new_in_step(&opts, run->emu, INTERVAL_MS);
 	assert_int_equal(engine_run(engine, &err), 0);
 	if (ret_listed)
 		*ret_listed = listed_ceiling_mbps(engine);

@@ -388,6 +388,20 @@ static void roundtrip_status(struct server *srv, struct peer *p)
 	json_decref(r);
 }
 
+/* Sends `request` and expects an ok reply (its result dropped). */
+static void request_ok(struct server *srv, struct peer *p, const char *request)
+{
+	peer_send(srv, p, request);
+	json_decref(peer_ok(srv, p));
+}
+
+/* Sends `request` and expects an error reply saying `text`. */
+static void request_refused(struct server *srv, struct peer *p, const char *request, const char *text)
+{
+	peer_send(srv, p, request);
+	peer_expect_error(srv, p, text);
+}
+
 /* ---- fixtures ---- */
 
 static int setup(void **state)
@@ -587,8 +601,7 @@ static void test_long_line_answered_and_disconnected(void **state)
 	server_open(&srv, 0, 0);
 	peer_connect(&bad);
 	peer_connect(&good);
-	peer_send(&srv, &bad, line);
-	peer_expect_error(&srv, &bad, "request larger than 65536 bytes");
+	request_refused(&srv, &bad, line, "request larger than 65536 bytes");
 	peer_expect_eof(&srv, &bad);
 	roundtrip_status(&srv, &good);
 	assert_int_equal(fake.status, 1);
@@ -626,8 +639,8 @@ static void test_bad_requests_do_not_disturb(void **state)
 	peer_send(&srv, &b, "{\"cmd\":\"status\"}\n");
 	peer_expect_error(&srv, &a, "request is not valid JSON: ");
 	json_decref(peer_ok(&srv, &b));
-	peer_send(&srv, &a, "{\"cmd\":\"frob\"}\n{\"cmd\":\"show\"}\n\n{\"cmd\":\"list\"}\n");
-	peer_expect_error(&srv, &a, "unknown command 'frob'");
+	request_refused(&srv, &a, "{\"cmd\":\"frob\"}\n{\"cmd\":\"show\"}\n\n{\"cmd\":\"list\"}\n",
+			"unknown command 'frob'");
 	peer_expect_error(&srv, &a, "'show' needs a \"name\" string");
 	peer_expect_error(&srv, &a, "request is not valid JSON");
 	json_decref(peer_ok(&srv, &a));
@@ -662,19 +675,17 @@ static void test_non_ascii_requests_answered(void **state)
 	server_open(&srv, 0, 0);
 	peer_connect(&p);
 	char *show = utf8_request("show", 10 * 1024);
-	peer_send(&srv, &p, show);
-	peer_expect_error(&srv, &p, "no partition named 'x\xc3\xa9");
+	request_refused(&srv, &p, show, "no partition named 'x\xc3\xa9");
 	free(show);
 	char *cmd = malloc(11 * 1024), *q = cmd;
 	q += sprintf(q, "{\"cmd\":\"y");
 	for (int i = 0; i < 5 * 1024; i++)
 		q += sprintf(q, "\xc3\xa9");
 	sprintf(q, "\"}\n");
-	peer_send(&srv, &p, cmd);
-	peer_expect_error(&srv, &p, "unknown command 'y\xc3\xa9");
+	request_refused(&srv, &p, cmd, "unknown command 'y\xc3\xa9");
 	free(cmd);
-	peer_send(&srv, &p, "{\"cmd\":\"show\",\"name\":\"\xff\xfe\x80\"}\n{\"cmd\":\"\xc3\"}\n");
-	peer_expect_error(&srv, &p, "request is not valid JSON");
+	request_refused(&srv, &p, "{\"cmd\":\"show\",\"name\":\"\xff\xfe\x80\"}\n{\"cmd\":\"\xc3\"}\n",
+			"request is not valid JSON");
 	peer_expect_error(&srv, &p, "request is not valid JSON");
 	roundtrip_status(&srv, &p);
 	assert_int_equal(fake.show, 1);
@@ -736,9 +747,11 @@ static int connect_as_nobody(gid_t extra_group)
 	return connect_as(NOBODY, extra_group ? extra_group : (gid_t)-1);
 }
 
+/* A request that changes something, for the tests of who may. */
+static const char *const set_request = "{\"cmd\":\"set\",\"name\":\"web\",\"settings\":[\"mb_max=50\"]}\n";
+
 static void test_peer_privilege(void **state)
 {
-	const char *set = "{\"cmd\":\"set\",\"name\":\"web\",\"settings\":[\"mb_max=50\"]}\n";
 	struct server srv;
 	struct peer outsider, member, root;
 
@@ -750,21 +763,18 @@ static void test_peer_privilege(void **state)
 	peer_send(&srv, &outsider, "{\"cmd\":\"list\"}\n{\"cmd\":\"show\",\"name\":\"web\"}\n{\"cmd\":\"metrics\"}\n");
 	for (int i = 0; i < 3; i++)
 		json_decref(peer_ok(&srv, &outsider));
-	peer_send(&srv, &outsider, set);
-	peer_expect_error(&srv, &outsider, "'set' is not allowed: peer uid 65534 is neither root nor in group daemon");
-	peer_send(&srv, &outsider, "{\"cmd\":\"reload\"}\n");
-	peer_expect_error(&srv, &outsider, "'reload' is not allowed: peer uid 65534");
+	request_refused(&srv, &outsider, set_request,
+			"'set' is not allowed: peer uid 65534 is neither root nor in group daemon");
+	request_refused(&srv, &outsider, "{\"cmd\":\"reload\"}\n", "'reload' is not allowed: peer uid 65534");
 	assert_int_equal(fake.set + fake.reload, 0);
 
 	/* The socket's group as a supplementary group is enough. */
 	peer_adopt(&member, connect_as_nobody(SOCKET_GID));
-	peer_send(&srv, &member, set);
-	json_decref(peer_ok(&srv, &member));
+	request_ok(&srv, &member, set_request);
 	assert_int_equal(fake.set, 1);
 
 	peer_connect(&root);
-	peer_send(&srv, &root, "{\"cmd\":\"reload\"}\n");
-	json_decref(peer_ok(&srv, &root));
+	request_ok(&srv, &root, "{\"cmd\":\"reload\"}\n");
 	assert_int_equal(fake.reload, 1);
 	peer_close(&outsider);
 	peer_close(&member);
@@ -777,7 +787,6 @@ static void test_peer_privilege(void **state)
  * grants nothing. */
 static void test_without_group_root_only(void **state)
 {
-	const char *set = "{\"cmd\":\"set\",\"name\":\"web\",\"settings\":[\"mb_max=50\"]}\n";
 	struct ctl_server_config config = { .path = sock_path, .gid = -1 };
 	struct peer primary, supplementary, root;
 	struct server srv;
@@ -794,16 +803,14 @@ static void test_without_group_root_only(void **state)
 	peer_adopt(&supplementary, connect_as(NOBODY, st.st_gid));
 	roundtrip_status(&srv, &primary);
 	roundtrip_status(&srv, &supplementary);
-	peer_send(&srv, &primary, set);
-	peer_expect_error(&srv, &primary,
-			  "'set' is not allowed: peer uid 65534 is not root (no group may change mpamd)");
-	peer_send(&srv, &supplementary, "{\"cmd\":\"reload\"}\n");
-	peer_expect_error(&srv, &supplementary, "'reload' is not allowed: peer uid 65534 is not root");
+	request_refused(&srv, &primary, set_request,
+			"'set' is not allowed: peer uid 65534 is not root (no group may change mpamd)");
+	request_refused(&srv, &supplementary, "{\"cmd\":\"reload\"}\n",
+			"'reload' is not allowed: peer uid 65534 is not root");
 	assert_int_equal(fake.set + fake.reload, 0);
 
 	peer_connect(&root);
-	peer_send(&srv, &root, set);
-	json_decref(peer_ok(&srv, &root));
+	request_ok(&srv, &root, set_request);
 	assert_int_equal(fake.set, 1);
 	peer_close(&primary);
 	peer_close(&supplementary);
@@ -1147,7 +1154,7 @@ static void test_idle_clients_dropped(void **state)
 	peer_expect_eof(&srv, &idle);
 	json_decref(peer_ok(&srv, &unread));
 	peer_expect_eof(&srv, &unread);
-	peer_send(&srv, &busy, "\"list\"}\n");
+	peer_send(&srv, &busy, "\"list\"}\n"); /* the rest of its request */
 	json_decref(peer_ok(&srv, &busy));
 	assert_int_equal(fake.status, 1);
 	assert_int_equal(fake.list, 1);

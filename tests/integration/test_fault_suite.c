@@ -35,6 +35,7 @@
 #include "core/engine/engine.h"
 #include "core/engine/engine_snapshot.h"
 #include "core/engine/registry.h"
+#include "tests/util/emu_in_step.h"
 #include "tests/util/emu_runner.h"
 #include "tests/util/engine_util.h"
 #include "tests/util/log_capture.h"
@@ -564,7 +565,7 @@ static void note_state(struct run *run, struct engine *e, const char *what)
 static void advance_emulator(struct run *run)
 {
 	if (!run->emu_gone)
-		emu_ctl(run->emu, "advance 10");
+		emu_advance(run->emu, 10);
 }
 
 static void on_tick(void *ctx, struct engine *e)
@@ -673,11 +674,7 @@ static void run_row(const struct row *row)
 	if (at_open(row))
 		assert_true(emu_commands(run, row->fault));
 
-	struct engine_options opts = { .config_path = run->config,
-				       .sim_clock = true,
-				       .sim_clock_in_step = true,
-				       .on_tick = on_tick,
-				       .on_tick_ctx = run };
+	struct engine_options opts = in_step_options(run->config, 0, on_tick, run);
 	log_capture_begin(&run->log);
 	struct config *config = load_config_file(run->config);
 	assert_non_null(config);

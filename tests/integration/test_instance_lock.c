@@ -169,6 +169,18 @@ static struct config *widget_config(const char *backend, const char *monitor)
 	return config;
 }
 
+/* The locks a configuration of control `backend` and monitor `monitor` takes, in *lock; fails the
+ * test when it is refused. */
+static void take_for(const char *backend, const char *monitor, struct instance_lock *lock)
+{
+	struct config *config = widget_config(backend, monitor);
+	struct err err = { "" };
+
+	if (instance_lock_take(&registry, config, lock_dir, lock, &err) < 0)
+		fail_msg("backend %s, monitor %s: %s", backend, monitor, err.text);
+	config_free(config);
+}
+
 static void test_claims_are_locked(void **state)
 {
 	struct config *config = widget_config("widget", "counter");
@@ -212,72 +224,56 @@ static void test_refused_claim_keeps_nothing(void **state)
 	assert_int_equal(instance_lock_take(&registry, mine, lock_dir, &held, &err), 0);
 	instance_lock_release(&held);
 	/* The counter alone, held by "another" taker: a config whose control claims nothing real. */
-	struct config *counter_only = widget_config("resctrl", "counter");
-	assert_int_equal(instance_lock_take(&registry, counter_only, lock_dir, &held, &err), 0);
+	take_for("resctrl", "counter", &held);
 	assert_int_equal(held.count, 1);
 	assert_int_equal(instance_lock_take(&registry, mine, lock_dir, &taken, &err), -EBUSY);
 	assert_non_null(strstr(err.text, "already manages the widget's counter"));
 	assert_int_equal(taken.count, 0);
 	/* The widget's lock was released with the refusal: anyone may take it now. */
-	struct config *widget_only = widget_config("widget", "silent");
-	assert_int_equal(instance_lock_take(&registry, widget_only, lock_dir, &taken, &err), 0);
+	take_for("widget", "silent", &taken);
 	instance_lock_release(&taken);
 	instance_lock_release(&held);
-	config_free(widget_only);
-	config_free(counter_only);
 	config_free(mine);
 }
 
 static void test_names_decide_nothing(void **state)
 {
 	struct instance_lock lock;
-	struct err err = { "" };
 
 	(void)state;
 	/* Called resctrl, claiming nothing: nothing is locked, not even the lock directory made. */
-	struct config *config = widget_config("resctrl", "silent");
-	assert_int_equal(instance_lock_take(&registry, config, lock_dir, &lock, &err), 0);
+	take_for("resctrl", "silent", &lock);
 	assert_int_equal(lock.count, 0);
 	assert_int_equal(access(lock_dir, F_OK), -1);
-	config_free(config);
 
 	/* Called sim, but driving hardware: its claim is locked. */
-	config = widget_config("sim", "silent");
-	assert_int_equal(instance_lock_take(&registry, config, lock_dir, &lock, &err), 0);
+	take_for("sim", "silent", &lock);
 	assert_int_equal(lock.count, 1);
 	assert_true(lock_file_exists("widget-7"));
 	instance_lock_release(&lock);
-	config_free(config);
 
 	/* Simulated: neither the control nor its monitor is asked. */
-	config = widget_config("simwidget", "counter");
-	assert_int_equal(instance_lock_take(&registry, config, lock_dir, &lock, &err), 0);
+	take_for("simwidget", "counter", &lock);
 	assert_int_equal(lock.count, 0);
 	assert_int_equal(seen.monitor_asked, 0);
-	config_free(config);
 }
 
 static void test_shared_claim_locked_once(void **state)
 {
 	struct instance_lock lock;
-	struct err err = { "" };
 
 	(void)state;
-	struct config *config = widget_config("widget", "reader");
-	assert_int_equal(instance_lock_take(&registry, config, lock_dir, &lock, &err), 0);
+	take_for("widget", "reader", &lock);
 	assert_int_equal(lock.count, 1);
 	assert_int_equal(seen.monitor_asked, 1);
 	instance_lock_release(&lock);
-	config_free(config);
 
 	/* auto: each monitor is a candidate, asked as one. */
-	config = widget_config("widget", "auto");
-	assert_int_equal(instance_lock_take(&registry, config, lock_dir, &lock, &err), 0);
+	take_for("widget", "auto", &lock);
 	assert_int_equal(lock.count, 2);
 	assert_int_equal(seen.monitor_asked, 2);
 	assert_int_equal(seen.monitor_asked_automatic, 1);
 	instance_lock_release(&lock);
-	config_free(config);
 }
 
 /* ---- the real backends ---- */

@@ -37,6 +37,7 @@ static const char record_csv[] =
 struct fixture {
 	char dir[64];
 	char csv[128], svg[128], png[128];
+	char file[200]; /* the test's own record file (write_fixture_file, or mpamd's --record) */
 };
 
 static int setup(void **state)
@@ -87,21 +88,18 @@ static void expect_in(const char *text, const char *what)
 		fail_msg("'%s' not in:\n%s", what, text);
 }
 
-/* FILE in the fixture's directory with `text` in it; its path in path[len]. */
-static void write_fixture_file(const struct fixture *f, const char *name, const char *text, char *path, size_t len)
+/* FILE in the fixture's directory with `text` in it; its path in f->file. */
+static void write_fixture_file(struct fixture *f, const char *name, const char *text)
 {
-	snprintf(path, len, "%s/%s", f->dir, name);
-	FILE *out = fopen(path, "w");
-	assert_non_null(out);
-	fputs(text, out);
-	assert_int_equal(fclose(out), 0);
+	snprintf(f->file, sizeof(f->file), "%s/%s", f->dir, name);
+	write_file_below(f->dir, name, text);
 }
 
-/* The SVG mpamctl plot draws of a fixture file `name` holding `text` (its path in csv[len]). */
-static char *plot_fixture(const struct fixture *f, const char *name, const char *text, char *csv, size_t len)
+/* The SVG mpamctl plot draws of a fixture file `name` holding `text` (its path in f->file). */
+static char *plot_fixture(struct fixture *f, const char *name, const char *text)
 {
-	write_fixture_file(f, name, text, csv, len);
-	struct run_result r = run((char *[]){ MPAMCTL, "plot", csv, "-o", (char *)f->svg, NULL });
+	write_fixture_file(f, name, text);
+	struct run_result r = run((char *[]){ MPAMCTL, "plot", f->file, "-o", f->svg, NULL });
 	if (r.exit_code != 0)
 		fail_msg("plot %s: exit %d:\n%s", name, r.exit_code, r.err);
 	run_result_fini(&r);
@@ -218,12 +216,10 @@ static void test_svg(void **state)
 static void test_no_goal_no_line(void **state)
 {
 	struct fixture *f = *state;
-	char csv[200];
 
 	char *svg = plot_fixture(f, "no-goals.csv",
 				 "t_ms,partition,mbps,mb_max,mb_min,guarantee_mbps,target_mbps\n"
-				 "0,web,1000,100,0,,\n100,web,1100,100,0,,\n",
-				 csv, sizeof(csv));
+				 "0,web,1000,100,0,,\n100,web,1100,100,0,,\n");
 	assert_null(strstr(svg, "goal lines"));
 	assert_int_equal(count_stroked(svg, WEB_COLOUR, GUARANTEE_DASHES), 0);
 	assert_int_equal(count_stroked(svg, WEB_COLOUR, TARGET_DASHES), 0);
@@ -289,11 +285,9 @@ static void test_nothing_in_range(void **state)
 static void test_bad_record_file(void **state)
 {
 	struct fixture *f = *state;
-	char bad[200];
 
-	write_fixture_file(f, "bad.csv", "t_ms,partition,mbps,mb_max,mb_min\n0,web,1,100,0\n100,web,fast,100,0\n", bad,
-			   sizeof(bad));
-	expect_run(ARGV(MPAMCTL, "plot", bad, "-o", f->svg), 1,
+	write_fixture_file(f, "bad.csv", "t_ms,partition,mbps,mb_max,mb_min\n0,web,1,100,0\n100,web,fast,100,0\n");
+	expect_run(ARGV(MPAMCTL, "plot", f->file, "-o", f->svg), 1,
 		   "mpamctl plot: ", "bad.csv:3: bad value in column mbps: 'fast'");
 	expect_run(ARGV(MPAMCTL, "plot", "/nonexistent.csv", "-o", f->svg), 1,
 		   "mpamctl plot: cannot open /nonexistent.csv: No such file or directory\n");
@@ -303,11 +297,9 @@ static void test_bad_record_file(void **state)
 static void test_cut_row_warned(void **state)
 {
 	struct fixture *f = *state;
-	char bad[200];
 
-	write_fixture_file(f, "bad.csv", "t_ms,partition,mbps,mb_max,mb_min\n0,web,1,100,0\n100,we\n100,web,2,100,0\n",
-			   bad, sizeof(bad));
-	struct run_result r = run((char *[]){ MPAMCTL, "plot", bad, "-o", f->svg, NULL });
+	write_fixture_file(f, "bad.csv", "t_ms,partition,mbps,mb_max,mb_min\n0,web,1,100,0\n100,we\n100,web,2,100,0\n");
+	struct run_result r = run((char *[]){ MPAMCTL, "plot", f->file, "-o", f->svg, NULL });
 	assert_int_equal(r.exit_code, 0);
 	expect_in(r.err, "bad.csv:3: skipped 1 row(s) cut short (fewer fields than the header: mpamd stopped while "
 			 "writing)\n");
@@ -394,15 +386,13 @@ static void test_help(void **state)
 static void test_time_column_and_two_runs(void **state)
 {
 	struct fixture *f = *state;
-	char csv[200];
 
 	write_fixture_file(f, "two-runs.csv",
 			   "t_ms,time,partition,mbps,mb_max,mb_min\n"
 			   "100,2026-12-03T10:00:00.100Z,web,1000,100,0\n"
 			   "200,2026-12-03T10:00:00.200Z,web,1100,100,0\n"
 			   "100,2026-12-03T10:05:00.100Z,web,2000,50,0\n"
-			   "200,2026-12-03T10:05:00.200Z,web,2100,50,0\n",
-			   csv, sizeof(csv));
+			   "200,2026-12-03T10:05:00.200Z,web,2100,50,0\n");
 	struct {
 		const char *from, *to;
 		int exit_code;
@@ -415,7 +405,7 @@ static void test_time_column_and_two_runs(void **state)
 		{ "2026-12-03T10:05:00Z", "2026-12-03T10:00:00.5Z", 2 }, /* from after to */
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct run_result r = run((char *[]){ MPAMCTL, "plot", csv, "-o", f->svg, "--from",
+		struct run_result r = run((char *[]){ MPAMCTL, "plot", f->file, "-o", f->svg, "--from",
 						      (char *)cases[i].from, "--to", (char *)cases[i].to, NULL });
 		if (r.exit_code != cases[i].exit_code)
 			fail_msg("--from %s --to %s: exit %d, stderr:\n%s", cases[i].from, cases[i].to, r.exit_code,
@@ -427,7 +417,7 @@ static void test_time_column_and_two_runs(void **state)
 					 "2026-12-03T10:00:00.5Z\n");
 		run_result_fini(&r);
 	}
-	struct run_result r = run((char *[]){ MPAMCTL, "plot", csv, "-o", f->svg, NULL });
+	struct run_result r = run((char *[]){ MPAMCTL, "plot", f->file, "-o", f->svg, NULL });
 	assert_int_equal(r.exit_code, 0);
 	run_result_fini(&r);
 	/* the axis is the wall clock: a tick a minute, on whole minutes of UTC, the date in its title */
@@ -483,7 +473,7 @@ static bool overlap(const struct label_box *a, const struct label_box *b)
 static void test_event_labels_named_and_apart(void **state)
 {
 	struct fixture *f = *state;
-	char csv[200], text[4096] = "time,t_ms,partition,mbps,mb_max,mb_min,event\n";
+	char text[4096] = "time,t_ms,partition,mbps,mb_max,mb_min,event\n";
 	static const char *const names[] = { "vm-alpha", "vm-bravo", "vm-charlie", "vm-delta", "vm-echo", "vm-foxtrot" };
 
 	for (int t = 0; t < 3; t++)
@@ -495,7 +485,7 @@ static void test_event_labels_named_and_apart(void **state)
 				 crowd || (t == 2 && i == 0) ? "\"throttle: mb_max 100% -> 50%, for a neighbour\""
 							     : "");
 		}
-	char *svg = plot_fixture(f, "events.csv", text, csv, sizeof(csv));
+	char *svg = plot_fixture(f, "events.csv", text);
 	assert_xml_balanced(svg);
 	struct label_box labels[16], markers[16];
 	size_t nl = read_boxes(svg, "event-label", labels, 16), nm = read_boxes(svg, "event-marker", markers, 16);
@@ -520,9 +510,9 @@ static void test_event_labels_named_and_apart(void **state)
 					 labels[i].title);
 	}
 	/* the same file gives the same picture */
-	struct run_result r = run((char *[]){ MPAMCTL, "plot", csv, "-o", f->png, NULL });
+	struct run_result r = run((char *[]){ MPAMCTL, "plot", f->file, "-o", f->png, NULL });
 	run_result_fini(&r);
-	r = run((char *[]){ MPAMCTL, "plot", csv, "-o", f->svg, NULL });
+	r = run((char *[]){ MPAMCTL, "plot", f->file, "-o", f->svg, NULL });
 	run_result_fini(&r);
 	char *again = read_text_file(f->svg);
 	assert_string_equal(again, svg);
@@ -535,7 +525,6 @@ static void test_event_labels_named_and_apart(void **state)
 static void test_domain_cuts_and_days(void **state)
 {
 	struct fixture *f = *state;
-	char csv[200];
 
 	char *svg = plot_fixture(f, "domains.csv",
 				 "time,t_ms,partition,domain,mbps,mb_max,mb_min,guarantee_mbps\n"
@@ -550,8 +539,7 @@ static void test_domain_cuts_and_days(void **state)
 				 "2026-12-04T00:00:01.000Z,3100,web,1,3500,100,0,\n"
 				 "2026-12-04T00:00:01.000Z,3100,batch,*,12000,100,0,\n"
 				 "2026-12-04T00:00:01.000Z,3100,batch,0,7000,100,0,\n"
-				 "2026-12-04T00:00:01.000Z,3100,batch,1,5000,40,0,\n",
-				 csv, sizeof(csv));
+				 "2026-12-04T00:00:01.000Z,3100,batch,1,5000,40,0,\n");
 	expect_in(svg, "; limits of their own: batch on domain 0, batch on domain 1.");
 	/* batch's domains' mb_max, 100% and 40%: thin dashed lines of their own (web's are its total's) */
 	assert_int_equal(count_stroked(svg, BATCH_COLOUR, "7,4"), 2);
@@ -565,20 +553,19 @@ static void test_domain_cuts_and_days(void **state)
 static void test_plots_what_mpamd_records(void **state)
 {
 	struct fixture *f = *state;
-	char csv[200];
 
-	snprintf(csv, sizeof(csv), "%s/mpamd.csv", f->dir);
+	snprintf(f->file, sizeof(f->file), "%s/mpamd.csv", f->dir);
 	struct run_result r =
 		run((char *[]){ MPAMD, "-c", MPAMD_SOURCE_DIR "/etc/demo.ini", "--foreground", "--no-socket",
-				"--sim-clock", "--ticks", "50", "--print-every", "1000", "--record", csv, NULL });
+				"--sim-clock", "--ticks", "50", "--print-every", "1000", "--record", f->file, NULL });
 
 	assert_int_equal(r.exit_code, 0);
 	run_result_fini(&r);
-	r = run((char *[]){ MPAMCTL, "plot", csv, "-o", f->png, NULL });
+	r = run((char *[]){ MPAMCTL, "plot", f->file, "-o", f->png, NULL });
 	assert_int_equal(r.exit_code, 0);
 	assert_string_equal(r.err, "");
 	run_result_fini(&r);
-	r = run((char *[]){ MPAMCTL, "plot", csv, "-o", f->svg, NULL });
+	r = run((char *[]){ MPAMCTL, "plot", f->file, "-o", f->svg, NULL });
 	assert_int_equal(r.exit_code, 0);
 	run_result_fini(&r);
 	expect_svg_says(f->svg, "Legend: web (#1f77b4), batch (#ff7f0e), tenant (#2ca02c).");

@@ -21,14 +21,15 @@
 
 #include "core/config/config.h"
 #include "core/engine/engine.h"
+#include "tests/util/emu_in_step.h"
 #include "tests/util/emu_runner.h"
 #include "tests/util/engine_util.h"
 #include "tests/util/testutil.h"
 
 #define SHIPPED	      MPAMD_SOURCE_DIR "/etc/resctrl-emu-intel.ini"
 #define TICKS	      80
-#define INTERVAL_MS   "100" /* the shipped interval_ms */
-#define WITHIN_TICKS  20    /* 2 s at the shipped interval_ms */
+#define INTERVAL_MS   100 /* the shipped interval_ms */
+#define WITHIN_TICKS  20  /* 2 s at the shipped interval_ms */
 #define GUARANTEE     6000.0
 #define SHORT_OF      0.98 /* as the guard judges "at its guarantee" */
 #define NOISY_STARTED 1000.0
@@ -120,7 +121,7 @@ static void on_tick(void *ctx, struct engine *e)
 		run->pending_at_start = engine_guarantees_pending(e) != NULL;
 	run->pending_at_end = engine_guarantees_pending(e) != NULL;
 	/* the emulator's time moves with the engine's simulated time: the plant, not the machine's load */
-	assert_int_equal(emu_ctl(run->emu, "advance " INTERVAL_MS), 0);
+	assert_int_equal(emu_advance(run->emu, INTERVAL_MS), 0);
 }
 
 static struct run *run_scenario(const char *batch_demand, const char *record)
@@ -137,20 +138,15 @@ static struct run *run_scenario(const char *batch_demand, const char *record)
 	write_emu_config(run, shipped, batch_demand);
 	assert_int_equal(emu_start("intel", run->emu_config, NULL, &run->emu), 0);
 	assert_int_equal(emu_ctl(run->emu, "clock manual"), 0);
-	assert_non_null(strstr(shipped, "\ninterval_ms = " INTERVAL_MS "\n"));
+	char shipped_interval[32];
+	snprintf(shipped_interval, sizeof(shipped_interval), "\ninterval_ms = %d\n", INTERVAL_MS);
+	assert_non_null(strstr(shipped, shipped_interval));
 	write_mpamd_config(run, shipped, record);
 	free(shipped);
 
-	struct engine_options opts = { .ticks = TICKS,
-				       .config_path = run->config,
-				       .sim_clock = true,
-				       .sim_clock_in_step = true,
-				       .on_tick = on_tick,
-				       .on_tick_ctx = run };
-	struct config *config = load_config_file(run->config);
+	struct engine_options opts = in_step_options(run->config, TICKS, on_tick, run);
 	struct err err = { "" };
-	struct engine *e = engine_new_or_fail(config, &opts);
-	assert_int_equal(emu_ctl(run->emu, "advance " INTERVAL_MS), 0); /* up to the first tick */
+	struct engine *e = engine_new_in_step(&opts, run->emu, INTERVAL_MS);
 	int r = engine_run(e, &err);
 	engine_free(e);
 	if (r < 0)

@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -170,24 +169,13 @@ static void test_task_cgroup(void **state)
 
 static char fake[64];
 
+/* The file `rel` below the fake tree holding `text`, or the directory `rel` when `text` is NULL. */
 static void put(const char *rel, const char *text)
 {
-	char path[256];
-
-	snprintf(path, sizeof(path), "%s/%s", fake, rel);
-	for (char *p = path + strlen(fake) + 1; (p = strchr(p, '/')) != NULL; p++) {
-		*p = '\0';
-		mkdir(path, 0755);
-		*p = '/';
-	}
-	if (text) {
-		FILE *f = fopen(path, "w");
-		assert_non_null(f);
-		fputs(text, f);
-		fclose(f);
-	} else {
-		mkdir(path, 0755);
-	}
+	if (text)
+		write_file_below(fake, rel, text);
+	else
+		make_dirs_below(fake, rel);
 }
 
 static struct cgroup_tree *fake_tree(const char *root)

@@ -167,13 +167,19 @@ static void test_man_page_documents_every_key(void **state)
 	free(man);
 }
 
+/* The key `name` of `section`; fails the test when it has none. */
+static const struct config_key *section_key(const struct config_section_def *section, const char *name)
+{
+	for (size_t i = 0; i < section->key_count; i++)
+		if (!strcmp(section->keys[i].name, name))
+			return &section->keys[i];
+	fail_msg("no %s key %s", section->kind, name);
+	return NULL;
+}
+
 static const struct config_key *partition_key(const char *name)
 {
-	for (size_t i = 0; i < config_partition_section.key_count; i++)
-		if (!strcmp(config_partition_section.keys[i].name, name))
-			return &config_partition_section.keys[i];
-	fail_msg("no partition key %s", name);
-	return NULL;
+	return section_key(&config_partition_section, name);
 }
 
 /* One parser at a time, on a bare partition object: no loader, no file. */
@@ -248,11 +254,7 @@ static void test_ipc_guard(void **state)
 
 static const struct config_key *global_key(const char *name)
 {
-	for (size_t i = 0; i < config_global_section.key_count; i++)
-		if (!strcmp(config_global_section.keys[i].name, name))
-			return &config_global_section.keys[i];
-	fail_msg("no global key %s", name);
-	return NULL;
+	return section_key(&config_global_section, name);
 }
 
 /* mb_max and mb_min with per-domain values: a value for every domain, values of named domains, both;

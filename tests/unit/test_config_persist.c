@@ -24,21 +24,7 @@
 #include "tests/util/test_main.h"
 
 static char dir[64], persist[96], main_path[96];
-
-static int setup(void **state)
-{
-	(void)state;
-	make_test_dir(dir, sizeof(dir), "config-persist");
-	snprintf(persist, sizeof(persist), "%s/persist", dir);
-	snprintf(main_path, sizeof(main_path), "%s/mpamd.ini", dir);
-	return mkdir(persist, 0755);
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	return remove_tree(dir);
-}
+static char findings[2048]; /* every finding of the last load(), a line each */
 
 /* The main file: web (mb_max 80, mb_min 10) and batch, persist_dir set, `extra` in [global]. */
 static void write_main(const char *extra)
@@ -50,30 +36,47 @@ static void write_main(const char *extra)
 		   persist, extra);
 }
 
-static void write_persisted(const char *name, const char *text)
+/* The main file with nothing in [global] beyond persist_dir, and persist_dir made empty. */
+static int setup(void **state)
 {
-	char path[160];
-
-	snprintf(path, sizeof(path), "%s/%s", persist, name);
-	write_file(path, "%s", text);
+	(void)state;
+	make_test_dir(dir, sizeof(dir), "config-persist");
+	snprintf(persist, sizeof(persist), "%s/persist", dir);
+	snprintf(main_path, sizeof(main_path), "%s/mpamd.ini", dir);
+	write_main("");
+	return mkdir(persist, 0755);
 }
 
-/* Loads the main file: its return, the config (NULL on errors) and every finding in `all`. */
-static int load(struct config **ret, char *all, size_t len)
+static int teardown(void **state)
+{
+	(void)state;
+	return remove_tree(dir);
+}
+
+/* Loads the main file: its return, the config (NULL on errors) and every finding in `findings`. */
+static int load(struct config **ret)
 {
 	struct diag_list diags;
+	size_t len = sizeof(findings);
 
 	diag_list_init(&diags, main_path);
 	*ret = NULL;
 	int r = config_load_path(main_path, engine_default_schema(), NULL, ret, &diags);
-	all[0] = '\0';
+	findings[0] = '\0';
 	for (size_t i = 0; i < diags.count; i++) {
 		char *text = diag_text(&diags, &diags.items[i]);
-		snprintf(all + strlen(all), len - strlen(all), "%s\n", text ? text : "?");
+		snprintf(findings + strlen(findings), len - strlen(findings), "%s\n", text ? text : "?");
 		free(text);
 	}
 	diag_list_fini(&diags);
 	return r;
+}
+
+/* persist/web.ini holds `text`, then load(). */
+static int load_with_web(const char *text, struct config **ret)
+{
+	write_file_below(persist, "web.ini", text);
+	return load(ret);
 }
 
 static const struct partition_config *web(const struct config *c)
@@ -84,12 +87,9 @@ static const struct partition_config *web(const struct config *c)
 static void test_a_persisted_key_replaces_the_main_files(void **state)
 {
 	struct config *c;
-	char all[2048];
 
 	(void)state;
-	write_main("");
-	write_persisted("web.ini", "; a comment\n[partition \"web\"]\nmb_max = 40\n");
-	assert_int_equal(load(&c, all, sizeof(all)), 0);
+	assert_int_equal(load_with_web("; a comment\n[partition \"web\"]\nmb_max = 40\n", &c), 0);
 	assert_true(web(c)->goals.mb_max == 40);
 	assert_true(web(c)->goals.mb_min == 10); /* the others stay the main file's */
 	assert_int_equal(web(c)->goals.class, CLASS_LATENCY_CRITICAL);
@@ -104,13 +104,11 @@ static void test_a_persisted_key_replaces_the_main_files(void **state)
 static void test_a_later_file_wins(void **state)
 {
 	struct config *c;
-	char all[2048];
 
 	(void)state;
-	write_main("");
-	write_persisted("a.ini", "[partition \"web\"]\nmb_max = 40\ntarget_mbps = 3000\n");
-	write_persisted("b.ini", "[partition \"web\"]\nmb_max = 30\n");
-	assert_int_equal(load(&c, all, sizeof(all)), 0);
+	write_file_below(persist, "a.ini", "[partition \"web\"]\nmb_max = 40\ntarget_mbps = 3000\n");
+	write_file_below(persist, "b.ini", "[partition \"web\"]\nmb_max = 30\n");
+	assert_int_equal(load(&c), 0);
 	assert_true(web(c)->goals.mb_max == 30);
 	assert_int_equal(web(c)->goals.target_mbps, 3000);
 	config_free(c);
@@ -119,46 +117,39 @@ static void test_a_later_file_wins(void **state)
 static void test_only_run_time_keys_and_each_once(void **state)
 {
 	struct config *c;
-	char all[2048];
 
 	(void)state;
-	write_main("");
-	write_persisted("web.ini", "[partition \"web\"]\ncgroup = x.slice\nmb_max = 40\nmb_max = 30\n");
-	assert_int_equal(load(&c, all, sizeof(all)), -EINVAL);
-	assert_non_null(strstr(all, "persist/web.ini:2: error: cgroup cannot be persisted"));
-	assert_non_null(strstr(all, "persist/web.ini:4: error: duplicate key 'mb_max' (first set at line 3)"));
+	assert_int_equal(load_with_web("[partition \"web\"]\ncgroup = x.slice\nmb_max = 40\nmb_max = 30\n", &c),
+			 -EINVAL);
+	assert_non_null(strstr(findings, "persist/web.ini:2: error: cgroup cannot be persisted"));
+	assert_non_null(strstr(findings, "persist/web.ini:4: error: duplicate key 'mb_max' (first set at line 3)"));
 }
 
 static void test_the_rules_between_keys_name_the_persisted_line(void **state)
 {
 	struct config *c;
-	char all[2048];
 
 	(void)state;
-	write_main("");
-	write_persisted("web.ini", "[partition \"web\"]\nmb_max = 5\n"); /* below the main file's mb_min 10 */
-	assert_int_equal(load(&c, all, sizeof(all)), -EINVAL);
-	assert_non_null(strstr(all, "persist/web.ini:"));
+	/* below the main file's mb_min 10 */
+	assert_int_equal(load_with_web("[partition \"web\"]\nmb_max = 5\n", &c), -EINVAL);
+	assert_non_null(strstr(findings, "persist/web.ini:"));
 }
 
 static void test_a_bad_value_and_a_foreign_section_are_errors(void **state)
 {
 	struct config *c;
-	char all[2048];
 
 	(void)state;
-	write_main("");
-	write_persisted("web.ini", "[partition \"web\"]\nmb_max = 4x0\n[global]\ninterval_ms = 20\n");
-	assert_int_equal(load(&c, all, sizeof(all)), -EINVAL);
-	assert_non_null(strstr(all, "persist/web.ini:2: error: mb_max = 4x0"));
-	assert_non_null(strstr(all, "persist/web.ini:3: error: [global] in a persist_dir file"));
+	assert_int_equal(load_with_web("[partition \"web\"]\nmb_max = 4x0\n[global]\ninterval_ms = 20\n", &c), -EINVAL);
+	assert_non_null(strstr(findings, "persist/web.ini:2: error: mb_max = 4x0"));
+	assert_non_null(strstr(findings, "persist/web.ini:3: error: [global] in a persist_dir file"));
 }
 
 /* A partition taken out of the main file, or one an included file defines: ignored, with a warning. */
 static void test_a_partition_not_in_the_main_file_is_ignored(void **state)
 {
 	struct config *c;
-	char all[2048], inc[160];
+	char inc[160];
 
 	(void)state;
 	snprintf(inc, sizeof(inc), "include = %s/vm.conf", dir);
@@ -166,11 +157,11 @@ static void test_a_partition_not_in_the_main_file_is_ignored(void **state)
 	char path[160];
 	snprintf(path, sizeof(path), "%s/vm.conf", dir);
 	write_file(path, "[partition \"vm\"]\nmb_max = 70\n");
-	write_persisted("gone.ini", "[partition \"gone\"]\nmb_max = 40\nnot_a_key = 1\n");
-	write_persisted("vm.ini", "[partition \"vm\"]\nmb_max = 40\n");
-	assert_int_equal(load(&c, all, sizeof(all)), 0);
-	assert_non_null(strstr(all, "gone.ini:1: warning: partition \"gone\" is not one of the main file's"));
-	assert_non_null(strstr(all, "vm.ini:1: warning: partition \"vm\" is not one of the main file's"));
+	write_file_below(persist, "gone.ini", "[partition \"gone\"]\nmb_max = 40\nnot_a_key = 1\n");
+	write_file_below(persist, "vm.ini", "[partition \"vm\"]\nmb_max = 40\n");
+	assert_int_equal(load(&c), 0);
+	assert_non_null(strstr(findings, "gone.ini:1: warning: partition \"gone\" is not one of the main file's"));
+	assert_non_null(strstr(findings, "vm.ini:1: warning: partition \"vm\" is not one of the main file's"));
 	assert_true(config_find_partition(c, "vm")->goals.mb_max == 70);
 	assert_true(config_find_partition(c, "vm")->included);
 	assert_false(web(c)->included);
@@ -181,18 +172,16 @@ static void test_a_partition_not_in_the_main_file_is_ignored(void **state)
 static void test_a_missing_directory_is_none_persisted_and_a_file_is_an_error(void **state)
 {
 	struct config *c;
-	char all[2048];
 
 	(void)state;
-	write_main("");
 	remove_tree(persist);
-	assert_int_equal(load(&c, all, sizeof(all)), 0);
-	assert_string_equal(all, "");
+	assert_int_equal(load(&c), 0);
+	assert_string_equal(findings, "");
 	config_free(c);
 	write_file(persist, "not a directory\n");
-	assert_int_equal(load(&c, all, sizeof(all)), -EINVAL);
-	assert_non_null(strstr(all, "persist_dir = "));
-	assert_non_null(strstr(all, "cannot be read (Not a directory)"));
+	assert_int_equal(load(&c), -EINVAL);
+	assert_non_null(strstr(findings, "persist_dir = "));
+	assert_non_null(strstr(findings, "cannot be read (Not a directory)"));
 	unlink(persist);
 }
 
@@ -237,11 +226,10 @@ static void test_written_atomically_and_read_back(void **state)
 	const char *settings[] = { "mb_max=35" };
 	struct err err = { "" };
 	struct config *c;
-	char *text = NULL, *old = NULL, all[2048], path[160];
+	char *text = NULL, *old = NULL, path[160];
 	struct stat st;
 
 	(void)state;
-	write_main("");
 	remove_tree(persist); /* made by the write */
 	mode_t mask = umask(077);
 	assert_int_equal(config_persist_text(NULL, "web", settings, 1, &text, &err), 0);
@@ -253,7 +241,7 @@ static void test_written_atomically_and_read_back(void **state)
 	assert_int_equal(st.st_mode & 07777, 0644);
 	snprintf(path, sizeof(path), "%s/.web.ini.tmp", persist);
 	assert_int_equal(access(path, F_OK), -1); /* no temporary file left */
-	assert_int_equal(load(&c, all, sizeof(all)), 0);
+	assert_int_equal(load(&c), 0);
 	assert_true(web(c)->goals.mb_max == 35);
 	config_free(c);
 	assert_int_equal(config_persist_read(persist, "web", &old, &err), 0);

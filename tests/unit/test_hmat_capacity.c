@@ -9,12 +9,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include <cmocka.h>
 
 #include "backends/shared/hmat_capacity.h"
-#include "tests/util/engine_util.h"
 #include "tests/util/testutil.h"
 #include "tests/util/test_main.h"
 
@@ -33,18 +31,13 @@ static int teardown(void **state)
 	return remove_tree(root);
 }
 
-/* mkdir -p of root/rel's directory, and the file with `value`. */
+/* root/rel, its directories made, holding the line `value`. */
 static void put(const char *rel, const char *value)
 {
-	char path[256];
+	char line[64];
 
-	snprintf(path, sizeof(path), "%s/%s", root, rel);
-	for (char *p = path + strlen(root) + 1; (p = strchr(p, '/')); p++) {
-		*p = '\0';
-		mkdir(path, 0755);
-		*p = '/';
-	}
-	write_file(path, "%s\n", value);
+	snprintf(line, sizeof(line), "%s\n", value);
+	write_file_below(root, rel, line);
 }
 
 static void cpu(unsigned n, unsigned l3)

@@ -272,12 +272,14 @@ static void test_t241_controls_refused_on_a_t241_soc(void **state)
 	mbwu_rig_teardown(&rig);
 }
 
-/* The MMIO control over one T241 MSC on a host whose SoC is `soc`, with partition 0 open as PARTID 4. */
+/* The MMIO control over one T241 MSC on a host whose SoC is `soc`, with partition 0 open as PARTID 4,
+ * and what it offers. */
 struct t241_control {
 	struct msc_model *model;
 	struct msc_set *set;
 	struct mmio_limits *limits;
 	struct partition_config p;
+	struct control_caps caps;
 };
 
 static void t241_control_open(struct t241_control *c, const struct soc_id *soc)
@@ -296,6 +298,7 @@ static void t241_control_open(struct t241_control *c, const struct soc_id *soc)
 	c->p.partid = 4;
 	c->p.has_partid = true;
 	assert_int_equal(mmio_limits_partition_open(c->limits, 0, &c->p, &ref, &err), 0);
+	mmio_limits_probe(c->limits, &c->caps);
 }
 
 static void t241_control_close(struct t241_control *c)
@@ -310,16 +313,14 @@ static void t241_control_close(struct t241_control *c)
 static void test_t241_control_offers_no_minimum(void **state)
 {
 	struct t241_control c;
-	struct control_caps caps;
 	struct partition_limits eff;
 	struct err err = { "" };
 
 	(void)state;
 	t241_control_open(&c, &(struct soc_id){ .known = true, .id = 0 });
-	mmio_limits_probe(c.limits, &caps);
-	assert_false(caps.has_mb_min);
-	assert_true(ladder_exists(&caps.max_ladder));
-	assert_false(ladder_exists(&caps.min_ladder)); /* T241's MBW_MIN is the erratum's */
+	assert_false(c.caps.has_mb_min);
+	assert_true(ladder_exists(&c.caps.max_ladder));
+	assert_false(ladder_exists(&c.caps.min_ladder)); /* T241's MBW_MIN is the erratum's */
 	assert_int_equal(mmio_limits_validate(c.limits, &(struct partition_limits){ .mb_max = 60, .mb_min = 20 }, &err),
 			 -EOPNOTSUPP);
 	assert_non_null(strstr(err.text, "T241-MPAM-4"));
@@ -335,16 +336,14 @@ static void test_t241_control_offers_no_minimum(void **state)
 static void test_t241_control_programs_nothing_on_a_t241_soc(void **state)
 {
 	struct t241_control c;
-	struct control_caps caps;
 	struct partition_limits eff;
 	struct err err = { "" };
 
 	(void)state;
 	t241_control_open(&c, &(struct soc_id){ .known = true, .id = SOC_ID_NVIDIA_T241 });
-	mmio_limits_probe(c.limits, &caps);
-	assert_false(ladder_exists(&caps.max_ladder));
-	assert_false(caps.has_mb_min);
-	assert_int_equal(caps.cbm_bits, 0);
+	assert_false(ladder_exists(&c.caps.max_ladder));
+	assert_false(c.caps.has_mb_min);
+	assert_int_equal(c.caps.cbm_bits, 0);
 	assert_int_equal(mmio_limits_validate(c.limits, &(struct partition_limits){ .mb_max = 100 }, &err), 0);
 	assert_int_equal(mmio_limits_validate(c.limits, &(struct partition_limits){ .mb_max = 50 }, &err), -EOPNOTSUPP);
 	assert_non_null(strstr(err.text, "msc \"grace\": "));

@@ -107,12 +107,14 @@ static void test_tests_reader_checks_time(void **state)
 struct dir {
 	char path[64];
 	char record[96];
+	char rotated[100]; /* record.1: where a rotation at the cap moves the file */
 };
 
 static void dir_make(struct dir *d)
 {
 	make_test_dir(d->path, sizeof(d->path), "record");
 	snprintf(d->record, sizeof(d->record), "%s/run.csv", d->path);
+	snprintf(d->rotated, sizeof(d->rotated), "%s.1", d->record);
 }
 
 /* Removes what is in the directory and the directory; returns how many files it held. */
@@ -332,12 +334,10 @@ static void test_cap_rotates_at_tick_boundary(void **state)
 	struct record_options opts = { .now_ms = T0, .max_bytes = 1000 };
 	struct record *rec;
 	struct err err = { "" };
-	char older[160];
 	struct stat st;
 
 	(void)state;
 	dir_make(&d);
-	snprintf(older, sizeof(older), "%s.1", d.record);
 	assert_int_equal(record_new(d.record, &opts, &rec, &err), 0);
 	for (uint64_t t = 100; t <= 3000; t += 100) {
 		write_tick(rec, t, 3);
@@ -346,11 +346,11 @@ static void test_cap_rotates_at_tick_boundary(void **state)
 		assert_true(st.st_size <= 1000);
 	}
 	assert_int_equal(record_free(rec, &err), 0);
-	assert_int_equal(stat(older, &st), 0);
+	assert_int_equal(stat(d.rotated, &st), 0);
 	assert_true(st.st_size <= 1000);
 
 	uint64_t first_older, last_older, first, last;
-	check_whole_ticks(older, 3, &first_older, &last_older);
+	check_whole_ticks(d.rotated, 3, &first_older, &last_older);
 	check_whole_ticks(d.record, 3, &first, &last);
 	assert_true(first == last_older + 100); /* nothing lost between them */
 	assert_true(last == 3000);
@@ -365,18 +365,16 @@ static void test_tick_larger_than_the_cap(void **state)
 	struct record_options opts = { .now_ms = T0, .max_bytes = 100 };
 	struct record *rec;
 	struct err err = { "" };
-	char older[160];
 	uint64_t first, last;
 
 	(void)state;
 	dir_make(&d);
-	snprintf(older, sizeof(older), "%s.1", d.record);
 	assert_int_equal(record_new(d.record, &opts, &rec, &err), 0);
 	write_tick(rec, 100, 4);
 	assert_int_equal(record_end_tick(rec, &err), 0);
 	write_tick(rec, 200, 4);
 	assert_int_equal(record_free(rec, &err), 0);
-	check_whole_ticks(older, 4, &first, &last);
+	check_whole_ticks(d.rotated, 4, &first, &last);
 	assert_true(first == 100 && last == 100);
 	check_whole_ticks(d.record, 4, &first, &last);
 	assert_true(first == 200 && last == 200);
@@ -453,7 +451,6 @@ static void test_mode_whatever_the_umask(void **state)
 	static const mode_t masks[] = { 0, 022, 077 };
 	struct record_options opts = { .now_ms = T0, .max_bytes = 100 };
 	mode_t old = umask(0);
-	char older[160];
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(masks) / sizeof(masks[0]); i++) {
@@ -461,14 +458,13 @@ static void test_mode_whatever_the_umask(void **state)
 		struct record *rec;
 		struct err err = { "" };
 		dir_make(&d);
-		snprintf(older, sizeof(older), "%s.1", d.record);
 		umask(masks[i]);
 		assert_int_equal(record_new(d.record, &opts, &rec, &err), 0);
 		write_tick(rec, 100, 4);
 		assert_int_equal(record_end_tick(rec, &err), 0);
 		write_tick(rec, 200, 4); /* past the cap: the next file is begun */
 		assert_int_equal(record_free(rec, &err), 0);
-		assert_int_equal(mode_of(older), 0644);
+		assert_int_equal(mode_of(d.rotated), 0644);
 		assert_int_equal(mode_of(d.record), 0644);
 
 		assert_int_equal(chmod(d.record, 0600), 0);

@@ -246,6 +246,14 @@ int emu_ctl(struct emu *emu, const char *command)
 	return -err;
 }
 
+int emu_advance(struct emu *emu, unsigned ms)
+{
+	char command[32];
+
+	snprintf(command, sizeof(command), "advance %u", ms);
+	return emu_ctl(emu, command);
+}
+
 int emu_changes(struct emu *emu, unsigned long *ret)
 {
 	char path[128];

@@ -35,6 +35,8 @@ bool emu_group_file_has(const struct emu *emu, const char *group, const char *fi
 
 /* Writes one control command to .emu_ctl: 0 or -errno. */
 int emu_ctl(struct emu *emu, const char *command);
+/* Moves the emulator's manual clock ("clock manual") on by `ms` milliseconds: 0 or -errno. */
+int emu_advance(struct emu *emu, unsigned ms);
 
 /* The writes, mkdirs and rmdirs the emulator took so far ("changes" in .emu_ctl): 0 or -errno. */
 int emu_changes(struct emu *emu, unsigned long *ret);

@@ -210,6 +210,48 @@ char *read_file_below(const char *dir, const char *rel)
 	return text;
 }
 
+/* mkdir that takes a directory already there; fails the test when it cannot be made. */
+static void make_dir(const char *path)
+{
+	if (mkdir(path, 0755) < 0 && errno != EEXIST)
+		fail_msg("mkdir %s: %s", path, strerror(errno));
+}
+
+/* The directories that hold the last name in `path`, from path[from] on (those before exist). */
+static void make_parents(char *path, size_t from)
+{
+	for (char *p = path + from; (p = strchr(p, '/')); p++) {
+		*p = '\0';
+		make_dir(path);
+		*p = '/';
+	}
+}
+
+void make_dirs_below(const char *dir, const char *rel)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, rel);
+	make_parents(path, strlen(dir) + 1);
+	make_dir(path);
+}
+
+void write_file_below(const char *dir, const char *rel, const char *text)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, rel);
+	make_parents(path, strlen(dir) + 1);
+	FILE *out = fopen(path, "w");
+	if (!out)
+		fail_msg("cannot write %s: %s", path, strerror(errno));
+	int r = fputs(text, out) < 0 ? errno : 0;
+	if (fclose(out) != 0 && r == 0)
+		r = errno;
+	if (r)
+		fail_msg("cannot write %s: %s", path, strerror(r));
+}
+
 int contains_nocase(const char *haystack, const char *needle)
 {
 	return strcasestr(haystack, needle) != NULL;

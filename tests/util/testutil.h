@@ -59,6 +59,12 @@ void free_file_list(char **files, size_t count);
 char *read_text_file(const char *path);
 /* The file `rel` below the directory `dir`, whole; fails the test when it cannot be read. */
 char *read_file_below(const char *dir, const char *rel);
+/* The directory `rel` below the existing directory `dir`, and those between (mkdir -p; any may exist
+ * already); fails the test when it cannot be made. */
+void make_dirs_below(const char *dir, const char *rel);
+/* The file `rel` below the existing directory `dir` holding `text`, its directories made first;
+ * fails the test when it cannot be written. */
+void write_file_below(const char *dir, const char *rel, const char *text);
 
 /* Case-insensitive substring test. */
 int contains_nocase(const char *haystack, const char *needle);
