@@ -291,7 +291,59 @@ static void fill(const struct work *w, const struct naming *n, struct class_assi
 		for (size_t j = from; j < to; j++)
 			a->class_of[w->order[j]] = n->id[k];
 	}
-	a->classes_used = (unsigned)k;
+}
+
+/* Partition i's deviation in class c: the sum over domains of |held - wanted|; INFINITY where c holds
+ * a limit on the side i's kind does not allow (a best-effort partition above its want, a protected
+ * one below). */
+static double cost_in(const struct work *w, const struct class_assignment *a, size_t i, int c)
+{
+	const struct class_want *cw = &w->wants[i];
+	const double *holds = &a->limits[(size_t)c * w->domains];
+	double cost = 0;
+
+	for (unsigned d = 0; d < w->domains; d++) {
+		double over = holds[d] - cw->mb_max_at[d];
+		if (cw->protected_ ? over < 0 : over > 0)
+			return INFINITY;
+		cost += fabs(over);
+	}
+	return cost;
+}
+
+/* Rule 4: a partition the merges would move stays in the class it is in when that class is still used
+ * and holds limits on its kind's side, and staying costs it at most `band` more deviation than moving.
+ * What the classes hold is left as the merges made it: a class that keeps such a partition holds what
+ * its kind allows it, and one that loses it still holds what its other members allow (the lowest of a
+ * best-effort run is at most theirs, the highest of a protected one at least theirs). A merge plan
+ * shifts with every want that moves (a target's controller, the guard), and without this a partition
+ * whose own want stood still would be moved to and fro. */
+static void keep_stayers(const struct work *w, struct class_assignment *a, unsigned classes, double band)
+{
+	bool *was_used = calloc(classes, sizeof(*was_used));
+
+	if (!was_used)
+		return; /* the merges' plan, which is also the rule's, only moves more */
+	for (size_t i = 0; i < w->count; i++)
+		was_used[a->class_of[i]] = true;
+	for (size_t i = 0; band > 0 && i < w->count; i++) {
+		int p = w->wants[i].previous;
+		if (p < 0 || (unsigned)p >= classes || p == a->class_of[i] || !was_used[p])
+			continue;
+		if (cost_in(w, a, i, p) <= cost_in(w, a, i, a->class_of[i]) + band)
+			a->class_of[i] = p;
+	}
+	free(was_used);
+}
+
+/* The classes used, the deviation and the moves of the final placement. */
+static void tally(const struct work *w, unsigned classes, struct class_assignment *a)
+{
+	memset(a->used, 0, classes * sizeof(*a->used));
+	for (size_t i = 0; i < w->count; i++) {
+		a->classes_used += !a->used[a->class_of[i]];
+		a->used[a->class_of[i]] = true;
+	}
 	for (size_t i = 0; i < w->count; i++) {
 		const double *holds = &a->limits[(size_t)a->class_of[i] * w->domains];
 		for (unsigned d = 0; d < w->domains; d++)
@@ -374,6 +426,8 @@ int class_assign(const struct class_want *wants, size_t count, unsigned domains,
 			make_runs(&w, classes);
 			name_runs(&w, classes, ret, &n);
 			fill(&w, &n, ret);
+			keep_stayers(&w, ret, classes, band);
+			tally(&w, classes, ret);
 		}
 	}
 	naming_fini(&n);

@@ -72,6 +72,24 @@ static void fill_host(struct engine *e, struct policy_host *h)
 	h->capacity_mbps = engine_host_policy_capacity(e, &h->capacity_learned);
 }
 
+/* The ceiling and floor in force on domain d as the policies see them. In a shared class the class
+ * holds mpamd's own rounding of what the partition asked (the class step's quantisation, a partition
+ * held at its class's limits by mpamd's decision): the policies judge their decisions, and whether
+ * something outside mpamd changed a limit, against what they asked. */
+static void policy_in_force(const struct engine *e, const struct engine_partition *ep, unsigned d,
+			    const struct domain_status *ds, struct policy_domain *pd)
+{
+	int c = e->domains.dom[d].control;
+
+	if (!ep->status.in_class) {
+		pd->mb_max = ds->mb_max;
+		pd->mb_min = ds->mb_min;
+		return;
+	}
+	pd->mb_max = c >= 0 ? limits_max_at(&ep->applied, (unsigned)c) : ep->applied.mb_max;
+	pd->mb_min = c >= 0 ? limits_min_at(&ep->applied, (unsigned)c) : ep->applied.mb_min;
+}
+
 /* The policies' view of slot i, and its decision starting from what the configuration asks for. */
 static void fill_partition(struct engine *e, size_t i)
 {
@@ -84,8 +102,8 @@ static void fill_partition(struct engine *e, size_t i)
 	pp->estimated = ep->status.estimated;
 	pp->mbps = ep->status.mbps;
 	pp->smoothed_mbps = ep->status.smoothed_mbps;
-	pp->mb_max = ep->status.mb_max;
-	pp->mb_min = ep->status.mb_min;
+	pp->mb_max = ep->status.in_class ? ep->applied.mb_max : ep->status.mb_max; /* see policy_in_force */
+	pp->mb_min = ep->status.in_class ? ep->applied.mb_min : ep->status.mb_min;
 	pp->cpu_quota_pct = ep->actuated.cpu_quota_pct;
 	*dec = (struct policy_decision){ .mb_max = pp->cfg_max,
 					 .mb_min = pp->cfg_min,
@@ -102,8 +120,7 @@ static void fill_partition(struct engine *e, size_t i)
 		pd->valid = ds->valid;
 		pd->estimated = ds->estimated;
 		pd->mbps = ds->mbps;
-		pd->mb_max = ds->mb_max;
-		pd->mb_min = ds->mb_min;
+		policy_in_force(e, ep, d, ds, pd);
 		dec->mb_max_at[d] = pd->cfg_max;
 		dec->mb_min_at[d] = pd->cfg_min;
 	}

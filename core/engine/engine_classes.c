@@ -352,6 +352,10 @@ static int step(struct engine *e, long opening, bool recheck, struct err *err)
 		r = gather_held(c, budget, &w, err);
 	if (r == 0 && w.count)
 		r = class_assign(w.wants, w.count, c->domains, budget, w.held, ENGINE_CLASS_BAND_PCT, &a, err);
+	if (r == 0 && w.count) {
+		c->deviation_pp = a.deviation;
+		c->members = w.count;
+	}
 	if (r == 0 && w.count)
 		r = carry_out(e, opening, &a, budget, &w, recheck, err);
 	if (r != -ENOMEM)
@@ -436,5 +440,14 @@ bool engine_classes_room(const struct engine *e, struct class_room *ret)
 	if (!e->classes.shared)
 		return false;
 	*ret = e->classes.room;
+	return true;
+}
+
+bool engine_classes_deviation(const struct engine *e, double *deviation_pp, size_t *members)
+{
+	if (!e->classes.shared)
+		return false;
+	*deviation_pp = e->classes.deviation_pp;
+	*members = e->classes.members;
 	return true;
 }

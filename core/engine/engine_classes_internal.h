@@ -43,6 +43,10 @@ struct engine_classes {
 	struct class_held *per_class; /* [class id] */
 	struct class_room room;	      /* as the control said at the last step that made or released one */
 	bool room_known;
+	/* The last assignment's cost: |held - asked| summed over its partitions and domains (percentage
+	 * points), and how many partitions it placed. */
+	double deviation_pp;
+	size_t members;
 	char last_error[ERR_TEXT_MAX]; /* the last class failure logged (said once while it lasts) */
 };
 
@@ -66,5 +70,8 @@ void engine_classes_forget(struct engine *e, size_t slot);
 /* Classes used and left, monitors (RMIDs) used and left, as of the last step: false where classes
  * are not shared. */
 bool engine_classes_room(const struct engine *e, struct class_room *ret);
+/* With classes shared: the last assignment's deviation (percentage points, summed over partitions and
+ * domains) in *deviation_pp and the partitions it placed in *members; false otherwise. */
+bool engine_classes_deviation(const struct engine *e, double *deviation_pp, size_t *members);
 
 #endif

@@ -164,7 +164,8 @@ static void take_daemon(const struct engine *e, struct engine_snapshot *s, struc
 	s->version = MPAMD_VERSION;
 	s->backend = e->hw.control_ops->name;
 	s->pmu = e->hw.pmu.ops ? e->hw.pmu.ops->name : NULL;
-	s->classes_shared = engine_classes_room(e, &s->class_room);
+	s->classes_shared = engine_classes_room(e, &s->class_room) &&
+			    engine_classes_deviation(e, &s->class_deviation_pp, &s->class_members);
 	s->interval_ms = e->gens.config->global.interval_ms;
 	s->ticks = e->ticks.done;
 	s->overruns = e->ticks.overruns;

@@ -93,6 +93,8 @@ struct engine_snapshot {
 	bool has_truth;		      /* the simulator lends its ground truth */
 	bool classes_shared;	      /* classes = shared: partitions share the control's classes */
 	struct class_room class_room; /* then: classes and monitors used and left */
+	double class_deviation_pp;    /* and the last assignment's |held - asked| (engine_classes_deviation) */
+	size_t class_members;	      /* over this many partitions */
 	char *text;		      /* every string above that is not static */
 };
 

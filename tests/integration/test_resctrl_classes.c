@@ -45,6 +45,11 @@ struct classes_run {
 	uint64_t last_bytes;
 	bool bytes_went_back;
 	char invalid_reason[256];
+	/* Per-domain ceilings (more distinct limits than classes: quantised); from tick settle_at on,
+	 * each partition's class is watched, and a change counted. */
+	bool per_domain;
+	unsigned settle_at, class_changes;
+	unsigned settled_class[MAX_PARTITIONS];
 };
 
 /* The sleepers of the running test, killed by its teardown also when an assertion failed (they would
@@ -73,18 +78,24 @@ static void body_of(struct classes_run *run, char *buf, size_t len)
 {
 	size_t used = 0;
 
-	for (size_t i = 0; i < run->count && used < len; i++)
+	for (size_t i = 0; i < run->count && used < len; i++) {
+		char domain1[16] = ""; /* per_domain: domain 1 another ceiling, 63 pairs in all */
+		if (run->per_domain)
+			snprintf(domain1, sizeof(domain1), ",1=%u", 20 + 10 * (unsigned)(i % 7));
 		used += (size_t)snprintf(buf + used, len - used,
-					 "[partition \"p%02zu\"]\npids = %d\nmb_max = %u\nsim_demand = 100\n", i,
-					 (int)run->pids[i], mb_max_of(i));
+					 "[partition \"p%02zu\"]\npids = %d\nmb_max = %u%s\nsim_demand = 100\n", i,
+					 (int)run->pids[i], mb_max_of(i), domain1);
+	}
 }
 
-static void run_start_mode(struct classes_run *run, size_t count, const char *const *emu_args, const char *mode)
+static void run_start_setup(struct classes_run *run, size_t count, const char *const *emu_args, const char *mode,
+			    bool per_domain)
 {
-	static char body[MAX_PARTITIONS * 96];
+	static char body[MAX_PARTITIONS * 112];
 
 	memset(run, 0, sizeof(*run));
 	run->count = count;
+	run->per_domain = per_domain;
 	for (size_t i = 0; i < count; i++)
 		sleepers[sleeper_count++] = run->pids[i] = spawn_sleeper();
 	snprintf(run->dir, sizeof(run->dir), "/tmp/mpamd-classes-XXXXXX");
@@ -99,6 +110,11 @@ static void run_start_mode(struct classes_run *run, size_t count, const char *co
 					 "classes = %s\n%s",
 					 emu_root(run->emu), mode, body),
 			 0);
+}
+
+static void run_start_mode(struct classes_run *run, size_t count, const char *const *emu_args, const char *mode)
+{
+	run_start_setup(run, count, emu_args, mode, false);
 }
 
 static void run_start(struct classes_run *run, size_t count, const char *const *emu_args)
@@ -144,6 +160,11 @@ static void on_tick(void *ctx, struct engine *e)
 		check_first(run, engine_partition(e, 0));
 	if (run->move_to && t == run->move_at)
 		run->last_bytes = engine_partition(e, 0)->bytes_total;
+	for (size_t i = 0; run->settle_at && t >= run->settle_at && i < run->count; i++) {
+		unsigned c = engine_partition(e, i)->class_id;
+		run->class_changes += t > run->settle_at && c != run->settled_class[i];
+		run->settled_class[i] = c;
+	}
 	if (t >= run->stop_at)
 		engine_stop(e);
 }
@@ -253,6 +274,29 @@ static void test_sixty_partitions_share_classes(void **state)
 
 /* A rename the kernel refuses: the partition gets a new group in its new class and its tasks move
  * there; that tick's sample is invalid with a reason (the new baseline), and the count goes on. */
+/* Forty partitions wanting 40 distinct pairs of ceilings in 15 classes: quantised. What a class holds
+ * is mpamd's own rounding, so no partition is "restored" as if another tool had changed its limits,
+ * and with wants that stand still no partition moves once all are placed. */
+static void test_quantised_partitions_hold_still(void **state)
+{
+	const char *args[] = { "--rmids", "256", NULL };
+	const char *restored[] = { "changed outside mpamd", NULL };
+	struct classes_run run;
+
+	(void)state;
+	run_start_setup(&run, 40, args, "shared", true);
+	run.settle_at = 10;
+	run.stop_at = 40;
+	run_engine(&run);
+	assert_true(count_class_groups(&run) <= 15);
+	for (size_t i = 0; i < run.count; i++)
+		if (!engine_partition(run.engine, i)->open)
+			fail_msg("p%02zu is not open: %s", i, engine_partition(run.engine, i)->reason);
+	assert_int_equal(log_capture_count(&run.log, restored), 0);
+	assert_int_equal(run.class_changes, 0);
+	run_stop(&run);
+}
+
 static void test_refused_rename_moves_the_tasks(void **state)
 {
 	struct classes_run run;
@@ -317,6 +361,10 @@ static void test_out_of_rmids(void **state)
 	assert_int_equal(json_integer_value(json_object_get(classes, "left")), 6);
 	assert_int_equal(json_integer_value(json_object_get(classes, "monitors_used")), 20);
 	assert_int_equal(json_integer_value(json_object_get(classes, "monitors_left")), 0);
+	/* nine distinct ceilings in fifteen classes: every partition holds what it asked */
+	assert_int_equal(json_integer_value(json_object_get(classes, "members")), 10);
+	assert_true(json_is_real(json_object_get(classes, "deviation_pp")));
+	assert_true(json_real_value(json_object_get(classes, "deviation_pp")) == 0.0);
 	json_decref(status);
 	json_t *row = engine_list_row(e, "p03");
 	assert_int_equal(json_integer_value(json_object_get(row, "hw_class")), engine_partition(e, 3)->class_id);
@@ -374,6 +422,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(test_sixty_partitions_share_classes, kill_sleepers),
+		cmocka_unit_test_teardown(test_quantised_partitions_hold_still, kill_sleepers),
 		cmocka_unit_test_teardown(test_refused_rename_moves_the_tasks, kill_sleepers),
 		cmocka_unit_test_teardown(test_out_of_rmids, kill_sleepers),
 		cmocka_unit_test_teardown(test_auto_with_enough_closids_keeps_own, kill_sleepers),
