@@ -59,9 +59,11 @@ static void age_memory(const struct policy_host *h, struct policy_partition *par
 		struct policy_partition *p = &parts[i];
 		if (guaranteed(p))
 			guard_program_minimum(h, p, &decisions[i]);
+		struct policy_domain *doms = pol_doms(p);
+		bool be = best_effort(p);
 		for (unsigned d = 0; d < v->domains; d++) {
-			struct guard_domain_memory *m = &pol_dom(p, d)->guard;
-			if (!best_effort(p) && m->throttled)
+			struct guard_domain_memory *m = &doms[d].guard;
+			if (!be && m->throttled)
 				*m = (struct guard_domain_memory){ 0 }; /* no longer best-effort (or closed) */
 			else if (m->throttled && m->dwell < UINT32_MAX)
 				m->dwell++;
@@ -81,17 +83,20 @@ static void finish(struct policy_partition *parts, size_t count, struct policy_d
 {
 	for (size_t i = 0; i < count; i++) {
 		struct policy_partition *p = &parts[i];
-		double want = 0;
+		double want = 0, *max = dec_max_row(&decisions[i]);
+		struct policy_domain *doms = pol_doms(p);
 		bool throttled = false;
 		for (unsigned d = 0; d < v->domains; d++) {
-			struct policy_domain *dom = pol_dom(p, d);
-			struct guard_domain_memory *m = &dom->guard;
+			struct guard_domain_memory *m = &doms[d].guard;
 			if (v->dom[d].pressure)
 				m->calm = 0;
-			if (m->throttled && m->cut_pct < *dec_max(&decisions[i], d))
-				*dec_max(&decisions[i], d) = m->cut_pct;
+			if (m->throttled && m->cut_pct < max[d])
+				max[d] = m->cut_pct;
 			throttled |= m->throttled;
-			want += m->throttled ? m->want_mbps : (dom->valid ? dom->mbps : 0);
+		}
+		for (unsigned d = 0; throttled && d < v->domains; d++) { /* a sum only a throttled one needs */
+			const struct policy_domain *dom = pol_cdom(p, d);
+			want += dom->guard.throttled ? dom->guard.want_mbps : (dom->valid ? dom->mbps : 0);
 		}
 		p->guard.throttled = throttled;
 		p->guard.want_mbps = throttled ? want : 0;

@@ -165,6 +165,7 @@ static void sum_minimums(const struct policy_host *h, const struct policy_partit
 			 const struct policy_decision *decisions, struct minimum_asks *asks)
 {
 	double guarantees[POLICY_MAX_DOMAINS];
+	unsigned domains = pol_domains(h);
 
 	overcommit_sums(h, parts, count, decisions, guarantee_ask, asks_guarantee, guarantees);
 	for (unsigned d = 0; d < pol_domains(h); d++)
@@ -173,10 +174,10 @@ static void sum_minimums(const struct policy_host *h, const struct policy_partit
 		if (!parts[i].open)
 			continue;
 		int lc = parts[i].goals.class == CLASS_LATENCY_CRITICAL;
-		for (unsigned d = 0; d < pol_domains(h); d++) {
-			double min = dec_min_of(&decisions[i], d);
-			asks[d].all += min;
-			asks[d].tier[lc] += min;
+		const double *mins = dec_min_row_of(&decisions[i]);
+		for (unsigned d = 0; d < domains; d++) {
+			asks[d].all += mins[d];
+			asks[d].tier[lc] += mins[d];
 		}
 	}
 }

@@ -109,18 +109,25 @@ static void share_domain(const struct policy_host *host, struct policy_partition
 void policy_share(const struct policy_host *host, struct policy_partition *parts, size_t count,
 		  struct policy_decision *decisions)
 {
-	double allowance[POLICY_MAX_DOMAINS] = { 0 };
-	size_t sharing[POLICY_MAX_DOMAINS] = { 0 };
+	double allowance[POLICY_MAX_DOMAINS];
+	size_t sharing[POLICY_MAX_DOMAINS];
 
 	policy_domains_prepare(host, parts, count);
+	for (unsigned d = 0; d < pol_domains(host); d++) {
+		allowance[d] = 0;
+		sharing[d] = 0;
+	}
 	/* Each domain's allowance, in one pass over the partitions (and in their order on each domain). */
-	for (size_t i = 0; i < count; i++)
+	for (size_t i = 0; i < count; i++) {
+		const struct policy_domain *doms = pol_doms(&parts[i]);
+		const double *max = dec_max_row(&decisions[i]);
 		for (unsigned d = 0; may_share(&parts[i]) && d < pol_domains(host); d++) {
-			if (!pol_cdom(&parts[i], d)->guard.throttled)
+			if (!doms[d].guard.throttled)
 				continue;
-			allowance[d] += *dec_max(&decisions[i], d);
+			allowance[d] += max[d];
 			sharing[d]++;
 		}
+	}
 	for (unsigned d = 0; d < pol_domains(host); d++)
 		if (sharing[d] >= 2) /* one partition's allowance is its own */
 			share_domain(host, parts, count, d, decisions, allowance[d]);

@@ -208,14 +208,15 @@ void engine_domains_summarise(struct engine *e, size_t index)
 					  .reason = monitors ? NULL : "no counters on this domain" };
 		for (uint64_t left = monitors; left; left &= left - 1) /* its monitor domains' bits */
 			sample_sum_add(&sum, &row[__builtin_ctzll(left)]);
-		*ds = (struct domain_status){ .valid = sum.valid,
-					      .estimated = sum.estimated,
-					      .mbps = sum.valid ? sum.mbps : 0,
-					      .reason = open ? sum.reason : ep->status.reason };
+		/* Every field anew (field by field: a whole-struct literal costs twice the stores). */
+		ds->valid = sum.valid;
+		ds->estimated = sum.estimated;
+		ds->mbps = sum.valid ? sum.mbps : 0;
+		ds->reason = open ? sum.reason : ep->status.reason;
+		ds->guard_judged = ds->guard_short = false;
 		limits_on(e, ep, d, was_max, was_mbps, ds);
 		int control = e->domains.dom[d].control;
-		if (truth && control >= 0)
-			ds->truth_mbps = truth->domain_mbps(truth->ctx, index, (unsigned)control);
+		ds->truth_mbps = truth && control >= 0 ? truth->domain_mbps(truth->ctx, index, (unsigned)control) : 0;
 	}
 }
 
