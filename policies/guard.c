@@ -51,9 +51,9 @@
 #include "policies/policy.h"
 
 /* Before deciding: minimums, dwell and squeeze memory, and the memory of partitions no longer
- * best-effort. */
+ * best-effort; then how many each domain holds back (none: nothing to give back there). */
 static void age_memory(const struct policy_host *h, struct policy_partition *parts, size_t count,
-		       struct policy_decision *decisions, const struct guard_view *v)
+		       struct policy_decision *decisions, struct guard_view *v)
 {
 	for (size_t i = 0; i < count; i++) {
 		struct policy_partition *p = &parts[i];
@@ -67,6 +67,7 @@ static void age_memory(const struct policy_host *h, struct policy_partition *par
 				*m = (struct guard_domain_memory){ 0 }; /* no longer best-effort (or closed) */
 			else if (m->throttled && m->dwell < UINT32_MAX)
 				m->dwell++;
+			v->dom[d].held += m->throttled;
 			/* A victim that has its guarantee now is squeezed again at the same ceiling: the
 			 * squeeze point is kept while a guaranteed partition uses the domain at all. */
 			bool could_squeeze = v->dom[d].any_active || v->ipc.watching;
@@ -141,7 +142,7 @@ void policy_guard(const struct policy_host *host, struct policy_partition *parts
 	for (unsigned d = 0; d < v.domains; d++) {
 		if (v.dom[d].pressure && work)
 			guard_cut(host, d, parts, count, decisions, &v, work);
-		else if (!v.dom[d].pressure && !v.ipc.low)
+		else if (!v.dom[d].pressure && !v.ipc.low && v.dom[d].held)
 			guard_give_back(host, d, parts, count, decisions, &v); /* not while a guarded IPC is low */
 	}
 	if (v.any_pressure) {

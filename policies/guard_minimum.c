@@ -168,7 +168,7 @@ static void sum_minimums(const struct policy_host *h, const struct policy_partit
 	unsigned domains = pol_domains(h);
 
 	overcommit_sums(h, parts, count, decisions, guarantee_ask, asks_guarantee, guarantees);
-	for (unsigned d = 0; d < pol_domains(h); d++)
+	for (unsigned d = 0; d < domains; d++)
 		asks[d] = (struct minimum_asks){ .guarantees = guarantees[d] };
 	for (size_t i = 0; i < count; i++) {
 		if (!parts[i].open)

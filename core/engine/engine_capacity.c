@@ -93,9 +93,9 @@ static void say_learned(const char *where, const struct capacity_learner *l)
 		 where, l->peak_mbps, l->evidence_mbps, capacity_evidence_text(l->evidence));
 }
 
-void engine_capacity_learn(struct engine *e)
+void engine_capacity_learn(struct engine *e, struct capacity_tick *dom, struct capacity_tick *ret_host)
 {
-	struct capacity_tick dom[ENGINE_MAX_DOMAINS], host;
+	struct capacity_tick host;
 	char where[sizeof(e->domains.dom[0].name) + sizeof(e->domains.dom[0].what) + 16];
 
 	gather(e, dom, &host);
@@ -110,6 +110,7 @@ void engine_capacity_learn(struct engine *e)
 	engine_host_capacity(e, &learned);
 	if (capacity_learn(&e->policy.host_learn, &host) && learned && !e->domains.per_domain)
 		say_learned("host", &e->policy.host_learn);
+	*ret_host = host;
 }
 
 /* The control's resctrl domains, and HMAT's figure for each: read once, when the domains are mapped
