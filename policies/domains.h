@@ -32,6 +32,28 @@ static inline const struct policy_domain *pol_cdom(const struct policy_partition
 	return p->domains ? &p->domains[d] : &p->one;
 }
 
+/* A partition's domains (or its `one`) and a decision's limits, as arrays indexed by domain: for a pass
+ * over every domain of a partition, which then asks which storage there is once, not per domain. */
+static inline struct policy_domain *pol_doms(struct policy_partition *p)
+{
+	return p->domains ? p->domains : &p->one;
+}
+
+static inline double *dec_max_row(struct policy_decision *x)
+{
+	return x->mb_max_at ? x->mb_max_at : &x->mb_max;
+}
+
+static inline double *dec_min_row(struct policy_decision *x)
+{
+	return x->mb_min_at ? x->mb_min_at : &x->mb_min;
+}
+
+static inline const double *dec_min_row_of(const struct policy_decision *x)
+{
+	return x->mb_min_at ? x->mb_min_at : &x->mb_min;
+}
+
 static inline double *dec_max(struct policy_decision *x, unsigned d)
 {
 	return x->mb_max_at ? &x->mb_max_at[d] : &x->mb_max;

@@ -51,20 +51,23 @@
 #include "policies/policy.h"
 
 /* Before deciding: minimums, dwell and squeeze memory, and the memory of partitions no longer
- * best-effort. */
+ * best-effort; then how many each domain holds back (none: nothing to give back there). */
 static void age_memory(const struct policy_host *h, struct policy_partition *parts, size_t count,
-		       struct policy_decision *decisions, const struct guard_view *v)
+		       struct policy_decision *decisions, struct guard_view *v)
 {
 	for (size_t i = 0; i < count; i++) {
 		struct policy_partition *p = &parts[i];
 		if (guaranteed(p))
 			guard_program_minimum(h, p, &decisions[i]);
+		struct policy_domain *doms = pol_doms(p);
+		bool be = best_effort(p);
 		for (unsigned d = 0; d < v->domains; d++) {
-			struct guard_domain_memory *m = &pol_dom(p, d)->guard;
-			if (!best_effort(p) && m->throttled)
+			struct guard_domain_memory *m = &doms[d].guard;
+			if (!be && m->throttled)
 				*m = (struct guard_domain_memory){ 0 }; /* no longer best-effort (or closed) */
 			else if (m->throttled && m->dwell < UINT32_MAX)
 				m->dwell++;
+			v->dom[d].held += m->throttled;
 			/* A victim that has its guarantee now is squeezed again at the same ceiling: the
 			 * squeeze point is kept while a guaranteed partition uses the domain at all. */
 			bool could_squeeze = v->dom[d].any_active || v->ipc.watching;
@@ -81,17 +84,20 @@ static void finish(struct policy_partition *parts, size_t count, struct policy_d
 {
 	for (size_t i = 0; i < count; i++) {
 		struct policy_partition *p = &parts[i];
-		double want = 0;
+		double want = 0, *max = dec_max_row(&decisions[i]);
+		struct policy_domain *doms = pol_doms(p);
 		bool throttled = false;
 		for (unsigned d = 0; d < v->domains; d++) {
-			struct policy_domain *dom = pol_dom(p, d);
-			struct guard_domain_memory *m = &dom->guard;
+			struct guard_domain_memory *m = &doms[d].guard;
 			if (v->dom[d].pressure)
 				m->calm = 0;
-			if (m->throttled && m->cut_pct < *dec_max(&decisions[i], d))
-				*dec_max(&decisions[i], d) = m->cut_pct;
+			if (m->throttled && m->cut_pct < max[d])
+				max[d] = m->cut_pct;
 			throttled |= m->throttled;
-			want += m->throttled ? m->want_mbps : (dom->valid ? dom->mbps : 0);
+		}
+		for (unsigned d = 0; throttled && d < v->domains; d++) { /* a sum only a throttled one needs */
+			const struct policy_domain *dom = pol_cdom(p, d);
+			want += dom->guard.throttled ? dom->guard.want_mbps : (dom->valid ? dom->mbps : 0);
 		}
 		p->guard.throttled = throttled;
 		p->guard.want_mbps = throttled ? want : 0;
@@ -136,7 +142,7 @@ void policy_guard(const struct policy_host *host, struct policy_partition *parts
 	for (unsigned d = 0; d < v.domains; d++) {
 		if (v.dom[d].pressure && work)
 			guard_cut(host, d, parts, count, decisions, &v, work);
-		else if (!v.dom[d].pressure && !v.ipc.low)
+		else if (!v.dom[d].pressure && !v.ipc.low && v.dom[d].held)
 			guard_give_back(host, d, parts, count, decisions, &v); /* not while a guarded IPC is low */
 	}
 	if (v.any_pressure) {

@@ -247,15 +247,21 @@ void guard_give_back(const struct policy_host *h, unsigned d, struct policy_part
 		     struct policy_decision *decisions, const struct guard_view *v)
 {
 	const struct guard_domain_view *dv = &v->dom[d];
-	double room = dv->saturated ? 0 : dv->room_mbps, promise = promise_left(h, d, parts, count, v);
+	double room = dv->saturated ? 0 : dv->room_mbps, promise = 0;
+	bool promised = false; /* promise_left is a pass over the partitions: only for a give-back */
 
+	if (!dv->fresh)
+		return; /* a release waits for the guaranteed partitions' measured rates */
 	for (size_t i = 0; i < count; i++) {
 		struct guard_domain_memory *m = &pol_dom(&parts[i], d)->guard;
-		if (!m->throttled || !dv->fresh)
-			continue; /* a release waits for the guaranteed partitions' measured rates */
+		if (!m->throttled)
+			continue;
 		m->calm = dv->known ? m->calm + 1 : 0;
 		if (m->calm < GUARD_CALM_TICKS || m->dwell < GUARD_DWELL_TICKS)
 			continue;
+		if (!promised) /* before the first give-back changes a ceiling it counts */
+			promise = promise_left(h, d, parts, count, v);
+		promised = true;
 		room -= give_back_one(h, d, &parts[i], &decisions[i], v, room, &promise);
 	}
 }

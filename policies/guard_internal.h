@@ -78,6 +78,7 @@ struct guard_domain_view {
 	bool fresh;	      /* every guaranteed partition that uses it was measured, none estimated */
 	bool for_bandwidth;   /* this tick's cut here is for a guarantee */
 	bool pressure;	      /* cut here this tick */
+	size_t held;	      /* best-effort partitions it holds back here, once their memory aged */
 	const struct policy_partition *victim; /* the shortest guaranteed partition squeezed here */
 	char capacity_why[80];		       /* the evidence for the capacity, for events */
 };

@@ -148,20 +148,51 @@ static double minimum_down(const struct policy_host *h, unsigned d, double pct)
 	return rung > pct + STEP_SLACK ? 0 : rung;
 }
 
+/* What the minimums ask of one domain before they are fitted: all of them, each tier's (tier[1] the
+ * latency-critical partitions'), and the guarantees (MB/s, what guarantee_ask counts). */
+struct minimum_asks {
+	double all, tier[2], guarantees;
+};
+
+static bool asks_guarantee(const struct policy_partition *p)
+{
+	return guaranteed(p);
+}
+
+/* Every domain's minimum_asks, in one pass over the partitions (each domain's sums still add the
+ * partitions in order: the figures are those of a pass per domain). */
+static void sum_minimums(const struct policy_host *h, const struct policy_partition *parts, size_t count,
+			 const struct policy_decision *decisions, struct minimum_asks *asks)
+{
+	double guarantees[POLICY_MAX_DOMAINS];
+	unsigned domains = pol_domains(h);
+
+	overcommit_sums(h, parts, count, decisions, guarantee_ask, asks_guarantee, guarantees);
+	for (unsigned d = 0; d < domains; d++)
+		asks[d] = (struct minimum_asks){ .guarantees = guarantees[d] };
+	for (size_t i = 0; i < count; i++) {
+		if (!parts[i].open)
+			continue;
+		int lc = parts[i].goals.class == CLASS_LATENCY_CRITICAL;
+		const double *mins = dec_min_row_of(&decisions[i]);
+		for (unsigned d = 0; d < domains; d++) {
+			asks[d].all += mins[d];
+			asks[d].tier[lc] += mins[d];
+		}
+	}
+}
+
 /* Latency-critical partitions' minimums first, then the others': a tier that fits keeps what it asks,
  * the first that does not has what is left shared in proportion to what each asks (a guarantee's
  * minimum is its share of the guarantee), each rounded down to a rung so that the sum stays within
  * the domain; the tiers after it get no minimum. */
 static void fit_domain(const struct policy_host *h, const struct policy_partition *parts, size_t count, unsigned d,
-		       struct policy_decision *decisions)
+		       struct policy_decision *decisions, const struct minimum_asks *asks)
 {
 	double left = PCT_FULL;
 
 	for (int lc = 1; lc >= 0; lc--) {
-		double asked = 0, got = 0;
-		for (size_t i = 0; i < count; i++)
-			if (parts[i].open && (parts[i].goals.class == CLASS_LATENCY_CRITICAL) == lc)
-				asked += dec_min_of(&decisions[i], d);
+		double asked = asks->tier[lc], got = 0;
 		if (asked <= left + STEP_SLACK) {
 			left -= asked;
 			continue;
@@ -179,18 +210,19 @@ static void fit_domain(const struct policy_host *h, const struct policy_partitio
 
 /* The overcommit of domain d, in an event on the partition that asks most there (see overcommit.c):
  * guarantees that sum over its capacity, minimums that sum over 100% of it, and how they are shared.
- * `asked` is each minimum's sum before fitting. */
+ * `asks` are the sums before fitting; a domain whose overcommit ended is added to `cleared`. */
 static void say_overcommit(const struct policy_host *h, struct policy_partition *parts, size_t count, unsigned d,
-			   struct policy_decision *decisions, double asked)
+			   struct policy_decision *decisions, const struct minimum_asks *asks, uint64_t *cleared)
 {
-	double cap = host_dom(h, d).capacity_mbps;
-	double guaranteed_mbps = overcommit_sum(h, parts, count, d, decisions, guarantee_ask);
+	double cap = host_dom(h, d).capacity_mbps, asked = asks->all, guaranteed_mbps = asks->guarantees;
 	bool over_guarantees = cap > 0 && guaranteed_mbps > cap * (1 + STEP_SLACK);
 	bool over = over_guarantees || asked > PCT_FULL + STEP_SLACK;
 	bool clear = !(guaranteed_mbps > cap * OVERCOMMIT_CLEAR_FRACTION) && !(asked > PCT_FULL + STEP_SLACK);
 	char where[32], who[160], got[160];
 
-	if (!overcommit_news(h, parts, count, d, decisions, any_ask, OVERCOMMIT_MINIMUMS, over, clear))
+	if (clear)
+		*cleared |= UINT64_C(1) << d;
+	if (clear || !overcommit_news(h, parts, count, d, decisions, any_ask, OVERCOMMIT_MINIMUMS, over))
 		return;
 	pol_where(pol_domains(h), d, where, sizeof(where));
 	struct policy_decision *dec =
@@ -243,11 +275,15 @@ static void say_minimums(const struct policy_host *h, struct policy_partition *p
 void guard_fit_minimums(const struct policy_host *h, struct policy_partition *parts, size_t count,
 			struct policy_decision *decisions)
 {
+	struct minimum_asks asks[POLICY_MAX_DOMAINS];
+	uint64_t cleared = 0;
+
+	sum_minimums(h, parts, count, decisions, asks);
 	for (unsigned d = 0; d < pol_domains(h); d++) {
-		double asked = overcommit_sum(h, parts, count, d, decisions, minimum_ask);
-		fit_domain(h, parts, count, d, decisions);
-		say_overcommit(h, parts, count, d, decisions, asked);
+		fit_domain(h, parts, count, d, decisions, &asks[d]);
+		say_overcommit(h, parts, count, d, decisions, &asks[d], &cleared);
 	}
+	overcommit_forget(parts, count, OVERCOMMIT_MINIMUMS, cleared);
 	for (size_t i = 0; i < count; i++)
 		if (guaranteed(&parts[i]) && h->has_mb_min)
 			say_minimums(h, &parts[i], &decisions[i]);

@@ -336,13 +336,15 @@ void guard_note_verdicts(const struct policy_host *h, struct policy_partition *p
 {
 	for (size_t i = 0; i < count; i++) {
 		struct policy_partition *p = &parts[i];
-		bool is_short = guaranteed(p) && short_of_guarantee(h, p);
+		bool judged = guaranteed(p) && p->valid, is_short = guaranteed(p) && short_of_guarantee(h, p);
+		bool has_it = measured(p) && !is_short; /* it has its guarantee: short again is news */
+		struct policy_domain *doms = pol_doms(p);
 		for (unsigned d = 0; d < v->domains; d++) {
-			struct guard_domain_memory *m = &pol_dom(p, d)->guard;
-			m->judged = guaranteed(p) && p->valid && v->dom[d].known;
+			struct guard_domain_memory *m = &doms[d].guard;
+			m->judged = judged && v->dom[d].known;
 			m->short_here = m->judged && is_short && squeezed_on(h, p, v, d);
-			if (measured(p) && !is_short)
-				m->told_unprotectable = false; /* it has its guarantee: short again is news */
+			if (has_it)
+				m->told_unprotectable = false;
 		}
 	}
 }

@@ -23,14 +23,18 @@ static double ask_of(const struct policy_host *h, const struct policy_partition 
 	return p->open ? ask(h, p, d, &decisions[i]) : 0;
 }
 
-double overcommit_sum(const struct policy_host *h, const struct policy_partition *parts, size_t count, unsigned d,
-		      const struct policy_decision *decisions, overcommit_ask_fn ask)
+void overcommit_sums(const struct policy_host *h, const struct policy_partition *parts, size_t count,
+		     const struct policy_decision *decisions, overcommit_ask_fn ask, overcommit_asks_fn asks,
+		     double *sums)
 {
-	double sum = 0;
+	unsigned domains = pol_domains(h);
 
+	for (unsigned d = 0; d < domains; d++)
+		sums[d] = 0;
+	/* Partition-major: each domain's sum still adds the asks in the partitions' order. */
 	for (size_t i = 0; i < count; i++)
-		sum += ask_of(h, &parts[i], d, decisions, i, ask);
-	return sum;
+		for (unsigned d = 0; parts[i].open && asks(&parts[i]) && d < domains; d++)
+			sums[d] += ask(h, &parts[i], d, &decisions[i]);
 }
 
 size_t overcommit_largest(const struct policy_host *h, const struct policy_partition *parts, size_t count, unsigned d,
@@ -51,24 +55,27 @@ size_t overcommit_largest(const struct policy_host *h, const struct policy_parti
 
 bool overcommit_news(const struct policy_host *h, struct policy_partition *parts, size_t count, unsigned d,
 		     const struct policy_decision *decisions, overcommit_ask_fn ask, enum overcommit_kind kind,
-		     bool over, bool clear)
+		     bool over)
 {
 	uint64_t bit = UINT64_C(1) << d;
 	bool told = false;
 
-	if (clear) {
-		for (size_t i = 0; i < count; i++)
-			*told_of(&parts[i], kind) &= ~bit;
-		return false;
-	}
 	if (!over)
-		return false; /* between the two: as it was */
+		return false; /* neither over nor clear: as it was */
 	for (size_t i = 0; i < count; i++)
 		told |= ask_of(h, &parts[i], d, decisions, i, ask) > 0 && (*told_of(&parts[i], kind) & bit);
 	for (size_t i = 0; i < count; i++)
 		if (ask_of(h, &parts[i], d, decisions, i, ask) > 0)
 			*told_of(&parts[i], kind) |= bit;
 	return !told;
+}
+
+void overcommit_forget(struct policy_partition *parts, size_t count, enum overcommit_kind kind, uint64_t domains)
+{
+	if (!domains)
+		return;
+	for (size_t i = 0; i < count; i++)
+		*told_of(&parts[i], kind) &= ~domains;
 }
 
 void overcommit_list(char *buf, size_t len, const struct policy_host *h, const struct policy_partition *parts,

@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "policies/policy.h"
 
@@ -22,9 +23,14 @@ enum overcommit_kind {
 typedef double (*overcommit_ask_fn)(const struct policy_host *h, const struct policy_partition *p, unsigned d,
 				    const struct policy_decision *dec);
 
-/* The asks of the open partitions on domain d, added up. */
-double overcommit_sum(const struct policy_host *h, const struct policy_partition *parts, size_t count, unsigned d,
-		      const struct policy_decision *decisions, overcommit_ask_fn ask);
+/* Whether partition p asks anything of any domain (a cheap test on its goals); an ask is 0 without it. */
+typedef bool (*overcommit_asks_fn)(const struct policy_partition *p);
+
+/* The asks of the open partitions on every domain, added up: sums[d] for domain d, in one pass over the
+ * partitions, and no call of `ask` for a partition `asks` says asks nothing (they would add 0). */
+void overcommit_sums(const struct policy_host *h, const struct policy_partition *parts, size_t count,
+		     const struct policy_decision *decisions, overcommit_ask_fn ask, overcommit_asks_fn asks,
+		     double *sums);
 
 /* The open partition that asks most of domain d (the one whose decision carries the event); count when
  * none asks anything. */
@@ -32,10 +38,15 @@ size_t overcommit_largest(const struct policy_host *h, const struct policy_parti
 			  const struct policy_decision *decisions, overcommit_ask_fn ask);
 
 /* Whether domain d's overcommit is news: it is `over` and none of the partitions that ask something
- * there was told. Then (and while it lasts) each of them is marked told; once `clear`, none is. */
+ * there was told. Then (and while it lasts) each of them is marked told. Once it is clear, the caller
+ * adds bit d to the domains it forgets (overcommit_forget). */
 bool overcommit_news(const struct policy_host *h, struct policy_partition *parts, size_t count, unsigned d,
 		     const struct policy_decision *decisions, overcommit_ask_fn ask, enum overcommit_kind kind,
-		     bool over, bool clear);
+		     bool over);
+
+/* The overcommits of `domains` (bit d for domain d) ended: no partition was told of them any more. One
+ * pass over the partitions for every domain that cleared this tick. */
+void overcommit_forget(struct policy_partition *parts, size_t count, enum overcommit_kind kind, uint64_t domains);
 
 /* "db 12000, web 10000" (MB/s) or "db 60%, web 50%" (`pct`): each open partition that asks something of
  * domain d, with what `value` gives (its ask, or what it gets). */

@@ -23,10 +23,15 @@
 #include "policies/policy.h"
 #include "policies/steps.h"
 
+/* A best-effort partition without a target: share may split its ceilings (where the guard holds it). */
+static bool may_share(const struct policy_partition *p)
+{
+	return p->open && p->goals.class == CLASS_BEST_EFFORT && p->goals.target_mbps == 0;
+}
+
 static bool shares(const struct policy_partition *p, unsigned d)
 {
-	return p->open && p->goals.class == CLASS_BEST_EFFORT && pol_cdom(p, d)->guard.throttled &&
-	       p->goals.target_mbps == 0;
+	return may_share(p) && pol_cdom(p, d)->guard.throttled;
 }
 
 static double weight_of(const struct policy_partition *p)
@@ -93,19 +98,8 @@ static void apply_part(const struct policy_host *h, const struct policy_partitio
 }
 
 static void share_domain(const struct policy_host *host, struct policy_partition *parts, size_t count, unsigned d,
-			 struct policy_decision *decisions)
+			 struct policy_decision *decisions, double allowance)
 {
-	double allowance = 0;
-	size_t sharing = 0;
-
-	for (size_t i = 0; i < count; i++) {
-		if (!shares(&parts[i], d))
-			continue;
-		allowance += *dec_max(&decisions[i], d);
-		sharing++;
-	}
-	if (sharing < 2)
-		return; /* one partition's allowance is its own */
 	double level = water_level(parts, count, d, allowance);
 	for (size_t i = 0; i < count; i++)
 		if (shares(&parts[i], d))
@@ -115,7 +109,26 @@ static void share_domain(const struct policy_host *host, struct policy_partition
 void policy_share(const struct policy_host *host, struct policy_partition *parts, size_t count,
 		  struct policy_decision *decisions)
 {
+	double allowance[POLICY_MAX_DOMAINS];
+	size_t sharing[POLICY_MAX_DOMAINS];
+
 	policy_domains_prepare(host, parts, count);
+	for (unsigned d = 0; d < pol_domains(host); d++) {
+		allowance[d] = 0;
+		sharing[d] = 0;
+	}
+	/* Each domain's allowance, in one pass over the partitions (and in their order on each domain). */
+	for (size_t i = 0; i < count; i++) {
+		const struct policy_domain *doms = pol_doms(&parts[i]);
+		const double *max = dec_max_row(&decisions[i]);
+		for (unsigned d = 0; may_share(&parts[i]) && d < pol_domains(host); d++) {
+			if (!doms[d].guard.throttled)
+				continue;
+			allowance[d] += max[d];
+			sharing[d]++;
+		}
+	}
 	for (unsigned d = 0; d < pol_domains(host); d++)
-		share_domain(host, parts, count, d, decisions);
+		if (sharing[d] >= 2) /* one partition's allowance is its own */
+			share_domain(host, parts, count, d, decisions, allowance[d]);
 }

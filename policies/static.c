@@ -31,36 +31,42 @@ static bool min_may_be_raised(const struct policy_host *h, const struct policy_p
 	return h->has_mb_min && p->goals.class == CLASS_LATENCY_CRITICAL && p->goals.guarantee_mbps > 0;
 }
 
-static bool max_changed_outside(const struct policy_host *h, const struct policy_partition *p,
-				const struct policy_domain *dom, unsigned d)
+/* What may have moved a partition's limits without anyone outside mpamd: worked out once per
+ * partition, not per domain. */
+struct static_may {
+	bool lower_max, raise_min;
+};
+
+static bool max_changed_outside(const struct policy_host *h, struct static_may may, const struct policy_domain *dom,
+				unsigned d)
 {
 	/* The cheap test first: a ceiling a policy may have lowered needs no look-up in the ladder. */
-	if (dom->mb_max <= dom->cfg_max && max_may_be_lowered(p))
+	if (dom->mb_max <= dom->cfg_max && may.lower_max)
 		return false;
 	return pct_differs(pol_ladder(h, d), dom->mb_max, dom->cfg_max);
 }
 
-static bool min_changed_outside(const struct policy_host *h, const struct policy_partition *p,
-				const struct policy_domain *dom, unsigned d)
+static bool min_changed_outside(const struct policy_host *h, struct static_may may, const struct policy_domain *dom,
+				unsigned d)
 {
+	if (dom->mb_min == dom->cfg_min || (dom->mb_min >= dom->cfg_min && may.raise_min))
+		return false; /* equal: the same setting on every ladder */
 	const struct ladder *l = pol_min_ladder(h, d);
-
-	if (dom->mb_min >= dom->cfg_min && min_may_be_raised(h, p))
-		return false;
-	return l ? pct_differs(l, dom->mb_min, dom->cfg_min) : dom->mb_min != dom->cfg_min;
+	return l ? pct_differs(l, dom->mb_min, dom->cfg_min) : true;
 }
 
-static void static_domain(const struct policy_host *host, const struct policy_partition *p, unsigned d,
-			  struct policy_decision *dec)
+static void static_domain(const struct policy_host *host, const struct policy_domain *dom, struct static_may may,
+			  unsigned d, double *max, double *min, struct policy_decision *dec)
 {
-	const struct policy_domain *dom = pol_cdom(p, d);
 	char where[32];
 
-	*dec_max(dec, d) = dom->cfg_max;
-	*dec_min(dec, d) = dom->cfg_min <= dom->cfg_max ? dom->cfg_min : dom->cfg_max;
-	bool max_moved = max_changed_outside(host, p, dom, d), min_moved = min_changed_outside(host, p, dom, d);
+	*max = dom->cfg_max;
+	*min = dom->cfg_min <= dom->cfg_max ? dom->cfg_min : dom->cfg_max;
+	if (dom->mb_max == dom->cfg_max && dom->mb_min == dom->cfg_min)
+		return; /* the usual tick, as configured: nothing moved, no ladder to ask */
+	bool max_moved = max_changed_outside(host, may, dom, d), min_moved = min_changed_outside(host, may, dom, d);
 	if (!max_moved && !min_moved)
-		return; /* the usual tick: no text to build */
+		return; /* no text to build */
 	pol_where(pol_domains(host), d, where, sizeof(where));
 	if (max_moved)
 		policy_event(dec, "restore: mb_max %g%% in force but %g%% configured%s (changed outside mpamd)",
@@ -73,16 +79,21 @@ static void static_domain(const struct policy_host *host, const struct policy_pa
 void policy_static(const struct policy_host *host, struct policy_partition *parts, size_t count,
 		   struct policy_decision *decisions)
 {
+	unsigned domains = pol_domains(host);
+
 	policy_domains_prepare(host, parts, count);
 	for (size_t i = 0; i < count; i++) {
-		const struct policy_partition *p = &parts[i];
+		struct policy_partition *p = &parts[i];
 		struct policy_decision *d = &decisions[i];
 
 		if (!p->open)
 			continue;
 		d->mb_max = p->cfg_max;
 		d->mb_min = p->cfg_min <= p->cfg_max ? p->cfg_min : p->cfg_max;
-		for (unsigned dom = 0; dom < pol_domains(host); dom++)
-			static_domain(host, p, dom, d);
+		struct static_may may = { .lower_max = max_may_be_lowered(p), .raise_min = min_may_be_raised(host, p) };
+		const struct policy_domain *doms = pol_doms(p);
+		double *max = dec_max_row(d), *min = dec_min_row(d);
+		for (unsigned dom = 0; dom < domains; dom++)
+			static_domain(host, &doms[dom], may, dom, &max[dom], &min[dom], d);
 	}
 }

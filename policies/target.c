@@ -187,12 +187,13 @@ static double model_setting(const struct policy_host *h, const struct policy_par
 
 static void disengage(const struct policy_host *h, struct policy_partition *p, struct policy_decision *d)
 {
-	double to = dec_max_of(d, 0);
-
-	for (unsigned dom = 1; dom < pol_domains(h); dom++)
-		to = dec_max_of(d, dom) > to ? dec_max_of(d, dom) : to;
-	if (p->target.out_pct > 0 && p->open && p->target.out_pct != to)
-		policy_event(d, "restore: no target_mbps any more: mb_max %g%% -> %g%%", p->target.out_pct, to);
+	if (p->target.out_pct > 0 && p->open) { /* it was engaged: the ceiling it leaves */
+		double to = dec_max_of(d, 0);
+		for (unsigned dom = 1; dom < pol_domains(h); dom++)
+			to = dec_max_of(d, dom) > to ? dec_max_of(d, dom) : to;
+		if (p->target.out_pct != to)
+			policy_event(d, "restore: no target_mbps any more: mb_max %g%% -> %g%%", p->target.out_pct, to);
+	}
 	p->target = (struct target_memory){ 0 };
 }
 

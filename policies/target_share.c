@@ -54,6 +54,16 @@ static double guarantee_ask(const struct policy_host *h, const struct policy_par
 	return goal_on(h, p, d, p->goals.guarantee_mbps);
 }
 
+static bool asks_target(const struct policy_partition *p)
+{
+	return p->goals.target_mbps;
+}
+
+static bool asks_guarantee(const struct policy_partition *p)
+{
+	return p->goals.class == CLASS_LATENCY_CRITICAL && p->goals.guarantee_mbps;
+}
+
 /* Either: the partitions the event concerns. */
 static double goal_ask(const struct policy_host *h, const struct policy_partition *p, unsigned d,
 		       const struct policy_decision *dec)
@@ -108,26 +118,30 @@ static double share_level(const struct policy_host *h, const struct policy_parti
 	}
 }
 
+/* What the goals ask of each domain this tick, MB/s (summed once: the asks follow the samples, which
+ * hold still for the tick). */
+struct goal_sums {
+	double targets[POLICY_MAX_DOMAINS], guarantees[POLICY_MAX_DOMAINS];
+};
+
 /* The capacity of domain d left to targets once its guarantees are served; -1 where its capacity is
  * not known. */
-static double room_for_targets(const struct policy_host *h, const struct policy_partition *parts, size_t count,
-			       unsigned d, const struct policy_decision *decisions)
+static double room_for_targets(const struct policy_host *h, unsigned d, const struct goal_sums *sums)
 {
 	struct policy_host_domain hd = host_dom(h, d);
 
 	if (!(hd.capacity_mbps > 0) || hd.capacity_learned)
 		return -1;
-	return fmax(hd.capacity_mbps - overcommit_sum(h, parts, count, d, decisions, guarantee_ask), 0);
+	return fmax(hd.capacity_mbps - sums->guarantees[d], 0);
 }
 
 /* Each domain's share level (INFINITY where the targets fit). */
 static void share_levels(const struct policy_host *h, const struct policy_partition *parts, size_t count,
-			 const struct policy_decision *decisions, double *levels)
+			 const struct policy_decision *decisions, const struct goal_sums *sums, double *levels)
 {
 	for (unsigned d = 0; d < pol_domains(h); d++) {
-		double room = room_for_targets(h, parts, count, d, decisions);
-		double asked = overcommit_sum(h, parts, count, d, decisions, target_ask);
-		levels[d] = room >= 0 && asked > room * (1 + STEP_SLACK)
+		double room = room_for_targets(h, d, sums);
+		levels[d] = room >= 0 && sums->targets[d] > room * (1 + STEP_SLACK)
 				    ? share_level(h, parts, count, d, decisions, room)
 				    : INFINITY;
 	}
@@ -170,19 +184,20 @@ static bool budget_moved_on(const struct policy_host *h, const struct policy_par
 }
 
 /* Domain d's overcommit, in an event on the partition that asks most there: when it starts, and when
- * a budget there moved while it lasts. */
+ * a budget there moved while it lasts. A domain whose overcommit ended is added to `cleared`. */
 static void say_overcommit(const struct policy_host *h, struct policy_partition *parts, size_t count, unsigned d,
-			   struct policy_decision *decisions)
+			   struct policy_decision *decisions, const struct goal_sums *sums, uint64_t *cleared)
 {
-	double room = room_for_targets(h, parts, count, d, decisions), cap = host_dom(h, d).capacity_mbps;
-	double targets = overcommit_sum(h, parts, count, d, decisions, target_ask);
-	double guarantees = overcommit_sum(h, parts, count, d, decisions, guarantee_ask);
+	double room = room_for_targets(h, d, sums), cap = host_dom(h, d).capacity_mbps;
+	double targets = sums->targets[d], guarantees = sums->guarantees[d];
 	bool over = room >= 0 && targets > room * (1 + STEP_SLACK);
 	bool clear = !(targets > 0) || (room >= 0 && targets + guarantees <= cap * OVERCOMMIT_CLEAR_FRACTION);
 	char where[32], asks[160], kept[160], held[160];
 
-	if (!overcommit_news(h, parts, count, d, decisions, goal_ask, OVERCOMMIT_TARGETS, over, clear) &&
-	    !(over && budget_moved_on(h, parts, count, d, decisions)))
+	if (clear)
+		*cleared |= UINT64_C(1) << d;
+	if (clear || (!overcommit_news(h, parts, count, d, decisions, goal_ask, OVERCOMMIT_TARGETS, over) &&
+		      !(over && budget_moved_on(h, parts, count, d, decisions))))
 		return;
 	pol_where(pol_domains(h), d, where, sizeof(where));
 	overcommit_list(asks, sizeof(asks), h, parts, count, d, decisions, target_ask, target_ask, false);
@@ -206,13 +221,18 @@ void target_share(const struct policy_host *h, struct policy_partition *parts, s
 		  struct policy_decision *decisions)
 {
 	double levels[POLICY_MAX_DOMAINS];
+	struct goal_sums sums;
+	uint64_t cleared = 0;
 
-	share_levels(h, parts, count, decisions, levels);
+	overcommit_sums(h, parts, count, decisions, target_ask, asks_target, sums.targets);
+	overcommit_sums(h, parts, count, decisions, guarantee_ask, asks_guarantee, sums.guarantees);
+	share_levels(h, parts, count, decisions, &sums, levels);
 	for (size_t i = 0; i < count; i++) {
 		parts[i].target.budget_moved = false;
 		if (parts[i].open && parts[i].goals.target_mbps)
 			hold_budget(h, &parts[i], share_of(h, &parts[i], &decisions[i], levels));
 	}
 	for (unsigned d = 0; d < pol_domains(h); d++)
-		say_overcommit(h, parts, count, d, decisions);
+		say_overcommit(h, parts, count, d, decisions, &sums, &cleared);
+	overcommit_forget(parts, count, OVERCOMMIT_TARGETS, cleared);
 }

@@ -13,49 +13,32 @@
  * made behind mpamd's back (another tool writing schemata) is undone within about a second. */
 #define RECHECK_TICKS 10
 
-/* Each domain's total this tick, and its capacity as the policies judge saturation. */
-static void fill_host_domains(struct engine *e)
+/* Each domain's total this tick, and its capacity as the policies judge saturation; the host's total
+ * into *host. The totals are the capacity learner's (one pass over the partitions for both). */
+static void fill_host_domains(struct engine *e, struct capacity_tick *host)
 {
+	struct capacity_tick dom[ENGINE_MAX_DOMAINS];
+
+	engine_capacity_learn(e, dom, host);
 	for (unsigned d = 0; d < e->domains.count; d++) {
 		/* The policies decide per domain only where the domains are the control's (per_domain). */
 		int c = e->domains.dom[d].control;
-		e->policy.host_domains[d] = (struct policy_host_domain){
-			.total_valid = true,
+		struct policy_host_domain *hd = &e->policy.host_domains[d];
+		*hd = (struct policy_host_domain){
+			.total_valid = dom[d].valid,
+			.total_mbps = dom[d].total_mbps,
 			.max_ladder = c >= 0 ? control_max_ladder(&e->hw.caps, (unsigned)c) : &e->hw.caps.max_ladder,
 			.min_ladder = c >= 0 ? control_min_ladder(&e->hw.caps, (unsigned)c) : &e->hw.caps.min_ladder,
 		};
-	}
-	/* Slot by slot: one pass over the partitions, whatever the domains. */
-	for (size_t i = 0; i < e->slots.count; i++) {
-		if (!e->slots.partitions[i].used || !e->slots.partitions[i].status.open)
-			continue;
-		for (unsigned d = 0; d < e->domains.count; d++) {
-			const struct domain_status *ds = &e->domains.status[i * e->domains.count + d];
-			struct policy_host_domain *hd = &e->policy.host_domains[d];
-			hd->total_valid &= ds->valid;
-			hd->total_mbps += ds->valid ? ds->mbps : 0;
-		}
-	}
-	engine_capacity_learn(e);
-	for (unsigned d = 0; d < e->domains.count; d++) {
-		struct policy_host_domain *hd = &e->policy.host_domains[d];
 		hd->capacity_mbps = engine_domain_policy_capacity(e, d, &hd->capacity_learned);
 	}
 }
 
 static void fill_host(struct engine *e, struct policy_host *h)
 {
-	double total = 0;
-	bool all_valid = true;
+	struct capacity_tick host;
 
-	for (size_t i = 0; i < e->slots.count; i++) {
-		const struct partition_status *st = &e->slots.partitions[i].status;
-		if (!e->slots.partitions[i].used || !st->open)
-			continue;
-		all_valid &= st->valid;
-		total += st->valid ? st->mbps : 0;
-	}
-	fill_host_domains(e);
+	fill_host_domains(e, &host);
 	*h = (struct policy_host){
 		.tick = e->ticks.done,
 		.interval_ms = e->gens.config->global.interval_ms,
@@ -63,8 +46,8 @@ static void fill_host(struct engine *e, struct policy_host *h)
 		.min_ladder = &e->hw.caps.min_ladder,
 		.has_mb_min = e->hw.caps.has_mb_min,
 		.cpus = e->cpus,
-		.total_mbps = total,
-		.total_valid = all_valid,
+		.total_mbps = host.total_mbps,
+		.total_valid = host.valid,
 		.domain_count = e->domains.per_domain ? e->domains.count : 0,
 		.domains = e->domains.per_domain ? e->policy.host_domains : NULL,
 		.work = e->policy.work,

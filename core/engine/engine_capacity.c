@@ -36,17 +36,33 @@ static bool short_of_guarantee(const struct partition_status *st, double guarant
 	return st->valid && st->mbps >= IDLE_FRACTION * guarantee && st->mbps < SHORT_FRACTION * guarantee;
 }
 
-/* Partition `p` (status st) into what a domain, or the host, carried this tick: `mbps` of it there. */
-static void add_to_tick(struct capacity_tick *t, const struct partition_config *p, const struct partition_status *st,
-			double mbps)
+/* What a partition brings to the total of a domain or the host, worked out once for all of them. */
+struct capacity_part {
+	bool best_effort, guaranteed;
+	bool is_short; /* short of its guarantee: on a domain with DOMAIN_SHARE of its rate, a contention sign */
+	double mbps;   /* its total */
+};
+
+static struct capacity_part capacity_part_of(const struct partition_config *p, const struct partition_status *st)
+{
+	bool g = guaranteed(p);
+
+	return (struct capacity_part){ .best_effort = p->goals.class == CLASS_BEST_EFFORT,
+				       .guaranteed = g,
+				       .is_short = g && short_of_guarantee(st, p->goals.guarantee_mbps),
+				       .mbps = st->mbps };
+}
+
+/* A partition (`part`) into what a domain, or the host, carried this tick: `mbps` of it there. */
+static void add_to_tick(struct capacity_tick *t, const struct capacity_part *part, double mbps)
 {
 	t->total_mbps += mbps;
-	if (p->goals.class == CLASS_BEST_EFFORT)
+	if (part->best_effort)
 		t->best_effort_mbps += mbps;
-	if (!guaranteed(p))
+	if (!part->guaranteed)
 		return;
 	t->guarantee_mbps += mbps;
-	t->guarantee_short |= mbps >= DOMAIN_SHARE * st->mbps && short_of_guarantee(st, p->goals.guarantee_mbps);
+	t->guarantee_short |= mbps >= DOMAIN_SHARE * part->mbps && part->is_short;
 }
 
 static void gather(const struct engine *e, struct capacity_tick *dom, struct capacity_tick *host)
@@ -58,14 +74,15 @@ static void gather(const struct engine *e, struct capacity_tick *dom, struct cap
 		const struct engine_partition *ep = &e->slots.partitions[i];
 		if (!ep->used || !ep->status.open)
 			continue;
+		struct capacity_part part = capacity_part_of(ep->config, &ep->status);
 		host->valid &= ep->status.valid;
 		if (ep->status.valid)
-			add_to_tick(host, ep->config, &ep->status, ep->status.mbps);
+			add_to_tick(host, &part, ep->status.mbps);
+		const struct domain_status *row = e->domains.count ? engine_partition_domain(e, i, 0) : NULL;
 		for (unsigned d = 0; d < e->domains.count; d++) {
-			const struct domain_status *ds = engine_partition_domain(e, i, d);
-			dom[d].valid &= ds->valid;
-			if (ds->valid)
-				add_to_tick(&dom[d], ep->config, &ep->status, ds->mbps);
+			dom[d].valid &= row[d].valid;
+			if (row[d].valid)
+				add_to_tick(&dom[d], &part, row[d].mbps);
 		}
 	}
 }
@@ -77,9 +94,9 @@ static void say_learned(const char *where, const struct capacity_learner *l)
 		 where, l->peak_mbps, l->evidence_mbps, capacity_evidence_text(l->evidence));
 }
 
-void engine_capacity_learn(struct engine *e)
+void engine_capacity_learn(struct engine *e, struct capacity_tick *dom, struct capacity_tick *ret_host)
 {
-	struct capacity_tick dom[ENGINE_MAX_DOMAINS], host;
+	struct capacity_tick host;
 	char where[sizeof(e->domains.dom[0].name) + sizeof(e->domains.dom[0].what) + 16];
 
 	gather(e, dom, &host);
@@ -94,6 +111,7 @@ void engine_capacity_learn(struct engine *e)
 	engine_host_capacity(e, &learned);
 	if (capacity_learn(&e->policy.host_learn, &host) && learned && !e->domains.per_domain)
 		say_learned("host", &e->policy.host_learn);
+	*ret_host = host;
 }
 
 /* The control's resctrl domains, and HMAT's figure for each: read once, when the domains are mapped

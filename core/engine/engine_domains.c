@@ -176,17 +176,18 @@ static double ceiling_mbps(const struct engine *e, unsigned d, double mb_max)
 }
 
 /* The limits in force on domain d: the control's for its domain, else the partition's; their MB/s
- * worked out again only where the ceiling or the domain's capacity moved (`was`: the last tick's). */
-static void limits_on(const struct engine *e, const struct engine_partition *ep, unsigned d,
-		      const struct domain_status *was, struct domain_status *ds)
+ * worked out again only where the ceiling or the domain's capacity moved (`was_max`, `was_mbps`: the
+ * last tick's ceiling and its MB/s). */
+static void limits_on(const struct engine *e, const struct engine_partition *ep, unsigned d, double was_max,
+		      double was_mbps, struct domain_status *ds)
 {
 	int c = e->domains.dom[d].control;
 
 	ds->mb_max = c >= 0 ? limits_max_at(&ep->effective, (unsigned)c) : ep->status.mb_max;
 	ds->mb_min = c >= 0 ? limits_min_at(&ep->effective, (unsigned)c) : ep->status.mb_min;
 	/* A cleared row (a slot just filled) has 0, which is never kept: 0 may be what it lets through. */
-	if (was->mb_max == ds->mb_max && was->mb_max_mbps > 0 && !e->domains.dom[d].known_changed)
-		ds->mb_max_mbps = was->mb_max_mbps;
+	if (was_max == ds->mb_max && was_mbps > 0 && !e->domains.dom[d].known_changed)
+		ds->mb_max_mbps = was_mbps;
 	else
 		ds->mb_max_mbps = ceiling_mbps(e, d, ds->mb_max);
 }
@@ -196,25 +197,26 @@ void engine_domains_summarise(struct engine *e, size_t index)
 	const struct engine_partition *ep = &e->slots.partitions[index];
 	const struct sample *row = &e->slots.samples[index * e->hw.domain_count];
 	const struct ground_truth *truth = e->hw.shared.truth;
+	struct domain_status *statuses = &e->domains.status[index * e->domains.count];
+	bool open = ep->status.open;
 
 	for (unsigned d = 0; d < e->domains.count; d++) {
-		struct domain_status *ds = &e->domains.status[index * e->domains.count + d];
-		const struct domain_status was = *ds;
-		const struct engine_dom *dom = &e->domains.dom[d];
-		struct sample_sum sum = { .valid = ep->status.open && dom->monitors,
-					  .reason = dom->monitors ? NULL : "no counters on this domain" };
-		for (uint64_t left = dom->monitors; left; left &= left - 1) /* its monitor domains' bits */
+		struct domain_status *ds = &statuses[d];
+		double was_max = ds->mb_max, was_mbps = ds->mb_max_mbps;
+		uint64_t monitors = e->domains.dom[d].monitors;
+		struct sample_sum sum = { .valid = open && monitors,
+					  .reason = monitors ? NULL : "no counters on this domain" };
+		for (uint64_t left = monitors; left; left &= left - 1) /* its monitor domains' bits */
 			sample_sum_add(&sum, &row[__builtin_ctzll(left)]);
-		*ds = (struct domain_status){
-			.valid = sum.valid, .estimated = sum.estimated, .mbps = sum.mbps, .reason = sum.reason
-		};
-		if (!ep->status.open)
-			ds->reason = ep->status.reason;
-		if (!ds->valid)
-			ds->mbps = 0;
-		limits_on(e, ep, d, &was, ds);
-		if (truth && dom->control >= 0)
-			ds->truth_mbps = truth->domain_mbps(truth->ctx, index, (unsigned)dom->control);
+		/* Every field anew (field by field: a whole-struct literal costs twice the stores). */
+		ds->valid = sum.valid;
+		ds->estimated = sum.estimated;
+		ds->mbps = sum.valid ? sum.mbps : 0;
+		ds->reason = open ? sum.reason : ep->status.reason;
+		ds->guard_judged = ds->guard_short = false;
+		limits_on(e, ep, d, was_max, was_mbps, ds);
+		int control = e->domains.dom[d].control;
+		ds->truth_mbps = truth && control >= 0 ? truth->domain_mbps(truth->ctx, index, (unsigned)control) : 0;
 	}
 }
 

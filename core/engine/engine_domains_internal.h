@@ -41,8 +41,9 @@ struct engine_domains {
 };
 
 /* Each domain's (and the host's) capacity learned from this tick's totals (engine_capacity.c), after
- * every partition's domains were summarised. */
-void engine_capacity_learn(struct engine *e);
+ * every partition's domains were summarised; the totals into dom[d] (ENGINE_MAX_DOMAINS of them) and
+ * *host, for the policies (one pass over the partitions for both). */
+void engine_capacity_learn(struct engine *e, struct capacity_tick *dom, struct capacity_tick *host);
 /* What the policies judge saturation against on domain d: engine_domain_capacity's figure, learned
  * (*learned) only until the domain has shown saturation. */
 double engine_domain_policy_capacity(const struct engine *e, unsigned d, bool *learned);

@@ -334,6 +334,38 @@ static void test_targets_on_two_domains(void **state)
 	assert_int_equal(p[1].target.budget, 18000);
 }
 
+/* What was said is forgotten per domain: domain 0's overcommit (told before) ended while domain 1's is
+ * said, on the same tick; domain 0 is forgotten on both partitions, domain 1 kept, so the next tick
+ * says nothing again. The guard's minimums likewise: domain 0 fits, domain 1 does not. */
+static void test_forgotten_per_domain(void **state)
+{
+	struct policy_host h = host_of(RIG_WHOLE_PERCENTS, false);
+	struct policy_partition p[2] = { targeted("a", 24000, 12000), targeted("b", 20000, 20000) };
+	static const double mbps[2][2] = { { 0, 12000 }, { 10000, 10000 } };
+	struct two_domains t;
+	struct policy_decision d[2];
+	const char *text;
+
+	(void)state;
+	on_two_domains(&t, &h, p, d, mbps);
+	p[0].overcommit.told_targets = p[1].overcommit.told_targets = 1; /* domain 0 was over */
+	assert_int_equal(tick(policy_target, &h, p, 2, d, &text), 1);
+	assert_non_null(strstr(text, "on domain 1"));
+	assert_int_equal(p[0].overcommit.told_targets, 2);
+	assert_int_equal(p[1].overcommit.told_targets, 2);
+	assert_int_equal(tick(policy_target, &h, p, 2, d, &text), 0);
+
+	struct policy_host hm = host_of(RIG_WHOLE_PERCENTS, true);
+	struct policy_partition g[2] = { guaranteed("db", 16000, 15000), guaranteed("web", 16000, 16000) };
+	static const double gm[2][2] = { { 0, 15000 }, { 8000, 8000 } };
+	on_two_domains(&t, &hm, g, d, gm);
+	g[0].overcommit.told_minimums = g[1].overcommit.told_minimums = 1;
+	policy_guard(&hm, g, 2, d);
+	assert_non_null(strstr(d[0].event, "on domain 1"));
+	assert_int_equal(g[0].overcommit.told_minimums, 2);
+	assert_int_equal(g[1].overcommit.told_minimums, 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -342,7 +374,7 @@ int main(void)
 		cmocka_unit_test(test_learned_capacity_says_nothing), cmocka_unit_test(test_one_domain_of_two),
 		cmocka_unit_test(test_targets_over_capacity),	      cmocka_unit_test(test_targets_shared_equally),
 		cmocka_unit_test(test_targets_shared_by_weight),      cmocka_unit_test(test_guarantee_then_targets),
-		cmocka_unit_test(test_targets_on_two_domains),
+		cmocka_unit_test(test_targets_on_two_domains),	      cmocka_unit_test(test_forgotten_per_domain),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
