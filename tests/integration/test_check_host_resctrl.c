@@ -746,6 +746,44 @@ static void test_classes_own_advice_and_rmids(void **state)
 	host_stop_untouched(&h, host);
 }
 
+/* The README's worked example (mpamd.ini(5)'s 50 VMs on 16 CLOSIDs) on the amd profile with 256 RMIDs:
+ * the plan of classes it shows is what check-config prints. */
+static void test_readme_worked_example(void **state)
+{
+	const char *const args[] = { "--rmids", "256", NULL };
+	char body[8192], other[512], path[512];
+	size_t used = 0;
+	struct host h;
+
+	(void)state;
+	used += (size_t)snprintf(body, sizeof(body), "classes = shared\n");
+	for (unsigned i = 1; i <= 2; i++)
+		used += (size_t)snprintf(body + used, sizeof(body) - used,
+					 "[partition \"vm-lc-%u\"]\nclass = latency-critical\n", i);
+	for (unsigned i = 1; i <= 48; i++)
+		used += (size_t)snprintf(body + used, sizeof(body) - used,
+					 "[partition \"vm-%02u\"]\nclass = best-effort\nmb_max = %u\n", i, 19 + i);
+	host_start_with(&h, "amd", args, NULL);
+	snprintf(other, sizeof(other), "%s/other", h.root); /* the README's host has no other tool's group */
+	assert_int_equal(rmdir(other), 0);
+	write_config(&h, body);
+	struct run_result r = check(h.config_path, false);
+	assert_int_equal(r.exit_code, 0);
+	char *plan = strstr(r.out, "classes: shared");
+	assert_non_null(plan);
+	char *end = strstr(plan, "result: ");
+	assert_non_null(end);
+	*end = '\0';
+	snprintf(path, sizeof(path), "%s/README.md", MPAMD_SOURCE_DIR);
+	char *readme = read_text_file(path);
+	assert_non_null(readme);
+	if (!strstr(readme, plan))
+		fail_msg("the README's plan of classes is not what check-config prints:\n%s", plan);
+	free(readme);
+	run_result_fini(&r);
+	host_stop(&h);
+}
+
 /* ---- the plan is what apply does ---- */
 
 static void test_plan_is_what_apply_does(void **state)
@@ -960,6 +998,7 @@ int main(void)
 		cmocka_unit_test(test_more_partitions_than_closids),
 		cmocka_unit_test(test_classes_shared_plan),
 		cmocka_unit_test(test_classes_own_advice_and_rmids),
+		cmocka_unit_test(test_readme_worked_example),
 		cmocka_unit_test(test_plan_is_what_apply_does),
 		cmocka_unit_test(test_amd_absolute_units_sparse_masks),
 		cmocka_unit_test(test_mpam73_steps),
