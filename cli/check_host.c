@@ -8,8 +8,8 @@
 
 #include "backends/contracts/control.h"
 #include "backends/shared/hmat_capacity.h"
-#include "cli/check_host_classes.h"
 #include "backends/mmio/msc_set.h"
+#include "cli/check_host_classes.h"
 #include "core/base/clock.h"
 #include "core/engine/domain_limits.h"
 #include "core/engine/registry.h"

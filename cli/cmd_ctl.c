@@ -132,14 +132,13 @@ static void print_result(json_t *result, const struct ctl_options *opts)
 static void print_classes(json_t *classes, const char *backend)
 {
 	json_t *mon_used = json_object_get(classes, "monitors_used");
+	const char *mode = json_string_value(json_object_get(classes, "mode"));
 
 	if (!json_is_object(classes)) {
 		printf("classes: own (each partition a class of its own)\n");
 		return;
 	}
-	printf("classes: %s, %lld used, %lld left",
-	       json_string_value(json_object_get(classes, "mode")) ? json_string_value(json_object_get(classes, "mode"))
-								   : "?",
+	printf("classes: %s, %lld used, %lld left", mode ? mode : "?",
 	       (long long)json_integer_value(json_object_get(classes, "used")),
 	       (long long)json_integer_value(json_object_get(classes, "left")));
 	if (json_is_integer(mon_used))
