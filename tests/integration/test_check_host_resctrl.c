@@ -731,6 +731,7 @@ static void test_classes_own_advice_and_rmids(void **state)
 	json_decref(host);
 	assert_untouched(&h);
 	unlink(h.config_path);
+	free(h.before); /* the next check takes its own snapshot */
 
 	snprintf(shared_body, sizeof(shared_body), "classes = auto\n%s", body);
 	json_decref(host_check(&h, shared_body, 0));
