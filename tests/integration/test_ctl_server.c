@@ -1392,6 +1392,16 @@ static const char *shared_list_json =
 	"\"mbps\": null, \"valid\": false, \"hw_class\": null, \"mb_max_asked\": null, \"error\": \"no RMID left\"}]}";
 static const char *shared_show_json = "{\"name\": \"web\", \"mb_max\": 40, \"hw_class\": 3, \"mb_max_asked\": 42}";
 
+/* mpamctl CMD [ARG] succeeds and prints `text` among its output. */
+static void expect_prints(const char *cmd, const char *arg, const char *text)
+{
+	struct run_result r = mpamctl(cmd, arg, NULL);
+
+	assert_ok_run(&r);
+	assert_has(r.out, text);
+	run_result_fini(&r);
+}
+
 static void test_mpamctl_shared_classes(void **state)
 {
 	const char *saved[] = { status_json, list_json, show_json };
@@ -1401,35 +1411,19 @@ static void test_mpamctl_shared_classes(void **state)
 	status_json = shared_status_json;
 	list_json = shared_list_json;
 	show_json = shared_show_json;
-	r = mpamctl("status", NULL);
-	assert_ok_run(&r);
-	assert_has(r.out, "\nclasses: shared, 3 used, 12 left; RMIDs: 51 used, 205 left\n");
-	run_result_fini(&r);
-
-	r = mpamctl("list", NULL);
-	assert_ok_run(&r);
-	assert_has(r.out, "NAME   CLASS             HW   STATE    MB/S  MAX/MIN  ASKED  NOTE\n"
-			  "vm-01  best-effort       c3   open    812.0     40/0     42  -\n"
-			  "vm-02  latency-critical  c12  open     95.5    100/0    100  -\n"
-			  "vm-03  default           -    failed      -        -      -  no RMID left\n");
-	run_result_fini(&r);
-	r = mpamctl("list", "--wide", NULL);
-	assert_ok_run(&r);
-	assert_has(r.out, "MB_MAX  MB_MAX_ASKED  HW_CLASS");
-	run_result_fini(&r);
-
-	r = mpamctl("show", "web", NULL);
-	assert_ok_run(&r);
-	assert_has(r.out, "mb_max: 40\nhw_class: 3\nmb_max_asked: 42\n");
-	run_result_fini(&r);
+	expect_prints("status", NULL, "\nclasses: shared, 3 used, 12 left; RMIDs: 51 used, 205 left\n");
+	expect_prints("list", NULL,
+		      "NAME   CLASS             HW   STATE    MB/S  MAX/MIN  ASKED  NOTE\n"
+		      "vm-01  best-effort       c3   open    812.0     40/0     42  -\n"
+		      "vm-02  latency-critical  c12  open     95.5    100/0    100  -\n"
+		      "vm-03  default           -    failed      -        -      -  no RMID left\n");
+	expect_prints("list", "--wide", "MB_MAX  MB_MAX_ASKED  HW_CLASS");
+	expect_prints("show", "web", "mb_max: 40\nhw_class: 3\nmb_max_asked: 42\n");
 
 	/* Each partition a class of its own: status says so, list has no HW or ASKED column. */
 	status_json = "{\"backend\": \"resctrl\", \"classes\": null}";
 	list_json = saved[1];
-	r = mpamctl("status", NULL);
-	assert_ok_run(&r);
-	assert_has(r.out, "classes: own (each partition a class of its own)\n");
-	run_result_fini(&r);
+	expect_prints("status", NULL, "classes: own (each partition a class of its own)\n");
 	r = mpamctl("list", NULL);
 	assert_ok_run(&r);
 	assert_null(strstr(r.out, "HW"));
