@@ -9,6 +9,7 @@
 #include "backends/contracts/control.h"
 #include "backends/shared/hmat_capacity.h"
 #include "backends/mmio/msc_set.h"
+#include "cli/check_host_classes.h"
 #include "core/base/clock.h"
 #include "core/engine/capacity_learner.h"
 #include "core/engine/domain_limits.h"
@@ -222,10 +223,29 @@ static void note_guarantee(const struct overcommit_domains *domains, const struc
 				    "capacity_mbps)"));
 }
 
+/* With shared classes a partition is a monitoring group in the class its ceilings fall in (the plan of
+ * classes says which); what each class group holds, and the moves, are decided at run time. */
+static void plan_class_member(const struct control_caps *caps, const struct partition_config *p,
+			      const struct partition_limits *asked, const struct partition_limits *want, json_t *entry)
+{
+	if (p->cpus) {
+		refuse(entry, "cpus: a partition in a class (classes = shared) is a monitoring group, and class "
+			      "groups have no CPUs; use classes = own for a partition with cpus");
+		return;
+	}
+	json_object_set_new(entry, "rounding", rounding(asked, want, caps));
+	json_object_set_new(entry, "effective", limits_to_json(want, caps));
+	json_object_set_new(entry, "notes",
+			    json_pack("[s]", "classes = shared: a monitoring group (an RMID of its own) in the class "
+					     "group its limits fall in (see classes); the groups and their writes are "
+					     "made at run time, not planned here"));
+	json_object_set_new(entry, "writes", json_null());
+}
+
 /* One partition as mpamd would open it: refused by validate or by the plan, or its plan. */
 static json_t *check_partition(const struct config *config, const struct control_ops *ops, struct control *control,
 			       const struct control_caps *caps, const struct overcommit_domains *domains, size_t index,
-			       const struct partition_config *p)
+			       const struct partition_config *p, bool shared)
 {
 	struct partition_limits want = { .l3_cbm = p->goals.l3_cbm }, asked = want;
 	struct control_plan plan = { 0 };
@@ -243,6 +263,11 @@ static json_t *check_partition(const struct config *config, const struct control
 		json_pack("{s:s,s:s,s:o}", "name", p->name, "verdict", "ok", "limits", limits_to_json(&want, caps));
 	if (!g || (ops->validate && ops->validate(control, &want, &err) < 0)) {
 		refuse(entry, err.text);
+		return entry;
+	}
+	if (shared) {
+		plan_class_member(caps, p, &asked, &want, entry);
+		note_guarantee(domains, p, entry);
 		return entry;
 	}
 	if (!ops->plan) {
@@ -411,6 +436,7 @@ int check_host(const struct config *config, const char *sysfs_root, struct overc
 	json_t *report = json_pack("{s:s,s:b}", "backend", config->global.backend, "can_hold", 0);
 	struct control *control = NULL;
 	struct control_caps caps;
+	struct classes_host classes;
 	struct clock clock;
 	struct err err = { "" };
 
@@ -423,11 +449,15 @@ int check_host(const struct config *config, const char *sysfs_root, struct overc
 	}
 	ops->probe(control, &caps);
 	host_domains(config, ops, control, &caps, sysfs_root, domains);
+	classes_host_read(ops, control, &caps, &classes); /* before the plans count their groups in */
+	bool shared = classes_host_shared(config, &classes);
 	json_t *partitions = json_array(), *refused = json_array();
 	for (size_t i = 0; i < config->partition_count; i++)
-		json_array_append_new(partitions,
-				      check_partition(config, ops, control, &caps, domains, i, &config->partitions[i]));
-	check_partition_count(config, &caps, refused);
+		json_array_append_new(partitions, check_partition(config, ops, control, &caps, domains, i,
+								  &config->partitions[i], shared));
+	if (!shared)
+		check_partition_count(config, &caps, refused);
+	json_object_set_new(report, "classes", classes_plan(config, &caps, &classes, refused));
 	if (domain_ids_check(&caps, &config->global.capacity_mbps_at, "capacity_mbps", &err) < 0)
 		json_array_append_new(refused, json_string(err.text));
 	ops->free(control);
@@ -639,6 +669,7 @@ void check_host_print(FILE *out, json_t *report)
 	print_capacity(out, json_object_get(report, "capacity"));
 	json_array_foreach(json_object_get(report, "partitions"), i, item)
 		print_partition(out, item);
+	classes_plan_print(out, json_object_get(report, "classes"));
 	json_array_foreach(json_object_get(report, "refused"), i, item)
 		fprintf(out, "host: refused: %s\n", json_string_value(item));
 	print_result(out, report);

@@ -127,6 +127,44 @@ static void print_result(json_t *result, const struct ctl_options *opts)
 	ctl_print_object(result, 0);
 }
 
+/* "classes: shared, 3 used, 12 left; RMIDs: 50 used, 206 left", or "classes: own" where each partition
+ * has a class of its own (status's "classes" is null). */
+static void print_classes(json_t *classes, const char *backend)
+{
+	json_t *mon_used = json_object_get(classes, "monitors_used");
+	const char *mode = json_string_value(json_object_get(classes, "mode"));
+
+	if (!json_is_object(classes)) {
+		printf("classes: own (each partition a class of its own)\n");
+		return;
+	}
+	printf("classes: %s, %lld used, %lld left", mode ? mode : "?",
+	       (long long)json_integer_value(json_object_get(classes, "used")),
+	       (long long)json_integer_value(json_object_get(classes, "left")));
+	if (json_is_integer(mon_used))
+		printf("; %s: %lld used, %lld left", backend && !strcmp(backend, "resctrl") ? "RMIDs" : "monitors",
+		       (long long)json_integer_value(mon_used),
+		       (long long)json_integer_value(json_object_get(classes, "monitors_left")));
+	printf("\n");
+}
+
+/* Every "key: value" as it came, but the classes on one line. */
+static void print_status(json_t *result, const struct ctl_options *opts)
+{
+	(void)opts;
+	json_t *classes = json_object_get(result, "classes");
+
+	if (!classes) { /* an older daemon */
+		ctl_print_object(result, 0);
+		return;
+	}
+	json_t *rest = json_copy(result);
+	json_object_del(rest, "classes");
+	ctl_print_object(rest, 0);
+	print_classes(classes, json_string_value(json_object_get(result, "backend")));
+	json_decref(rest);
+}
+
 /* Each partition's rows on each domain, as one table, where the host has more than one domain. */
 static void print_list_domains(json_t *partitions)
 {
@@ -157,9 +195,11 @@ static void print_list_domains(json_t *partitions)
 static const struct table_column list_columns[] = {
 	{ "name", "NAME", false, false },
 	{ "class", "CLASS", false, false },
+	{ "hw", "HW", false, true },
 	{ "state", "STATE", false, false },
 	{ "mbps", "MB/S", true, false },
 	{ "max/min", "MAX/MIN", true, false },
+	{ "mb_max_asked", "ASKED", true, true },
 	{ "target_mbps", "TARGET", true, false },
 	{ "guarantee_mbps", "GUARANTEE", true, false },
 	{ "tasks", "TASKS", true, true },
@@ -193,9 +233,9 @@ static json_t *partition_note(json_t *p)
 
 static json_t *list_row(json_t *p)
 {
-	static const char *const copied[] = { "name",	   "class",	  "state",	    "mbps", "valid",
-					      "estimated", "target_mbps", "guarantee_mbps", "tasks" };
-	json_t *row = json_object();
+	static const char *const copied[] = { "name",	   "class",	  "state",	    "mbps",  "valid",
+					      "estimated", "target_mbps", "guarantee_mbps", "tasks", "mb_max_asked" };
+	json_t *row = json_object(), *hw = json_object_get(p, "hw_class");
 
 	for (size_t k = 0; k < sizeof(copied) / sizeof(copied[0]); k++) {
 		json_t *v = json_object_get(p, copied[k]);
@@ -204,6 +244,11 @@ static json_t *list_row(json_t *p)
 	}
 	if (json_object_get(p, "mb_max") && json_object_get(p, "mb_min"))
 		json_object_set_new(row, "max/min", limits_pair(p));
+	/* classes = shared: the class group it is in, named as its directory ends (mpamd-c3) */
+	if (hw)
+		json_object_set_new(row, "hw",
+				    json_is_integer(hw) ? json_sprintf("c%lld", (long long)json_integer_value(hw))
+							: json_null());
 	json_object_set_new(row, "note", partition_note(p));
 	return row;
 }
@@ -340,22 +385,26 @@ static const struct ctl_cli_command cli_commands[] = {
 	{ "status", "",
 	  "Show the daemon's state: backend, tick interval, ticks done, uptime, overruns, how long the\n"
 	  "last tick and the longest took, partitions and recent policy events (their time in the local\n"
-	  "zone, HH:MM:SS; with --json RFC 3339 UTC in \"time\").",
-	  0, 0, print_result, false },
+	  "zone, HH:MM:SS; with --json RFC 3339 UTC in \"time\") and, last, the classes: with classes =\n"
+	  "shared, how many are used and left, and the RMIDs (resctrl) used and left.",
+	  0, 0, print_status, false },
 	{ "list", " [--wide]",
-	  "List every partition, one line each within 100 columns: its name, class, state (open;\n"
-	  "failed: it could not be opened or its limits applied, and is tried again by itself), last\n"
-	  "rate (MB/S; '-' when not measured, '~' when extrapolated), limits in force (MAX/MIN: mb_max\n"
-	  "and mb_min in percent; '-' when none is), target and guarantee (MB/s), TASKS (a partition\n"
-	  "with a cgroup, vm or pids: its tasks) and NOTE (why it failed, or why its sample is not\n"
-	  "valid; cut to fit). With more than one domain, a second table gives each partition's rate,\n"
-	  "state and limits on each. --wide adds every other field mpamd sends, one column each: slot,\n"
-	  "open, weight, reason, error, retry_in_s, attempts, the template that made it (a VM's), IPC\n"
-	  "and stall ratio, the threads placed in its group and those refused.",
+	  "List every partition, one line each within 100 columns: its name, class, HW (with classes =\n"
+	  "shared: the class group it is in, c3 for mpamd-c3), state (open; failed: it could not be opened\n"
+	  "or its limits applied, and is tried again by itself), last rate (MB/S; '-' when not measured,\n"
+	  "'~' when extrapolated), limits in force (MAX/MIN: mb_max and mb_min in percent; '-' when none\n"
+	  "is; with classes = shared what its class holds), ASKED (then: the mb_max it asked for), target\n"
+	  "and guarantee (MB/s), TASKS (a partition with a cgroup, vm or pids: its tasks) and NOTE (why it\n"
+	  "failed, or why its sample is not valid; cut to fit). With more than one domain, a second table\n"
+	  "gives each partition's rate, state and limits on each. --wide adds every other field mpamd\n"
+	  "sends, one column each: slot, open, weight, reason, error, retry_in_s, attempts, the template\n"
+	  "that made it (a VM's), IPC and stall ratio, the threads placed in its group and those refused.",
 	  0, 0, print_list, true },
 	{ "show", " NAME",
-	  "Show everything about partition NAME, one 'key: value' per line, and its recent events. A\n"
-	  "name mpamd does not have gets the nearest it has ('did you mean ...?'), as with set.",
+	  "Show everything about partition NAME, one 'key: value' per line (with classes = shared:\n"
+	  "hw_class, the class it is in, and mb_max_asked, the ceiling it asked for, beside mb_max, the\n"
+	  "one its class holds), and its recent events. A name mpamd does not have gets the nearest it has\n"
+	  "('did you mean ...?'), as with set.",
 	  1, 1, print_result, false },
 	{ "set", " [--persist] NAME KEY=VALUE...",
 	  "Change partition NAME while mpamd runs. Keys and ranges are those of the configuration file\n"

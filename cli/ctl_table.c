@@ -297,8 +297,9 @@ bool ctl_is_array_of_objects(json_t *v)
 
 /* ---- generic "key: value" layout ---- */
 
-const char *const ctl_partition_columns[] = { "name", "class",	     "state",	       "mb_min", "mb_max",
-					      "mbps", "target_mbps", "guarantee_mbps", NULL };
+const char *const ctl_partition_columns[] = { "name",	     "class",	       "state",	   "mb_min",
+					      "mb_max",	     "mb_max_asked",   "hw_class", "mbps",
+					      "target_mbps", "guarantee_mbps", NULL };
 static const char *const event_columns[] = { "time", "tick", "t_ms", "partition", "action", "reason", NULL };
 static const char *const domain_columns[] = { "domain",	     "what",   "mbps",	 "state", "mb_max",
 					      "mb_max_mbps", "mb_min", "reason", NULL };

@@ -206,6 +206,7 @@ mpamd_layer(mpamd_cli DIRS cli DEPS mpamd_engine mpamd_perf LIBS PkgConfig::CAIR
   PkgConfig::LIBSYSTEMD SOURCES
   cli/capacity_hint.c
   cli/check_host.c
+  cli/check_host_classes.c
   cli/check_host_overcommit.c
   cli/check_outputs.c
   cli/cli_error.c

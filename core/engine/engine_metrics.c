@@ -104,6 +104,7 @@ static void fill_input(const struct engine_snapshot *s, struct metrics_partition
 		.proc_connector = s->proc_connector,
 		.proc_events_lost = s->place_lost,
 		.record = s->record_present ? &s->record_health : NULL,
+		.classes = s->classes_shared ? &s->class_room : NULL,
 	};
 }
 

@@ -310,6 +310,53 @@ static bool partition_misses(const struct metrics_partition *p, double *ret)
 	return p->placement != NULL;
 }
 
+/* classes = shared: the class it is in, and the ceiling it asked for beside the one its class holds
+ * (mpamd_partition_bandwidth_max_ratio); none for a partition with a class of its own. */
+static void write_class_info(struct metrics_buf *b, const struct metrics_family *f, const struct metrics_input *in)
+{
+	for (size_t i = 0; i < in->partition_count; i++) {
+		const struct partition_status *st = in->partitions[i].status;
+		char cls[16];
+		if (!st->open || !st->in_class)
+			continue;
+		snprintf(cls, sizeof(cls), "%u", st->class_id);
+		struct label labels[] = { { "partition", st->name }, { "class", cls } };
+		sample(b, f->name, labels, 2, 1);
+	}
+}
+
+static bool partition_max_asked_ratio(const struct metrics_partition *p, double *ret)
+{
+	*ret = p->status->mb_max_asked / 100.0;
+	return p->status->open && p->status->in_class;
+}
+
+static void write_classes_used(struct metrics_buf *b, const struct metrics_family *f, const struct metrics_input *in)
+{
+	if (in->classes)
+		sample(b, f->name, NULL, 0, in->classes->held);
+}
+
+static void write_classes_left(struct metrics_buf *b, const struct metrics_family *f, const struct metrics_input *in)
+{
+	if (in->classes)
+		sample(b, f->name, NULL, 0, in->classes->left);
+}
+
+static void write_rmids_used(struct metrics_buf *b, const struct metrics_family *f, const struct metrics_input *in)
+{
+	if (in->classes && in->classes->monitors_counted)
+		sample(b, f->name, NULL, 0, in->classes->monitors_used);
+}
+
+static void write_rmids_left(struct metrics_buf *b, const struct metrics_family *f, const struct metrics_input *in)
+{
+	const struct class_room *r = in->classes;
+
+	if (r && r->monitors_counted)
+		sample(b, f->name, NULL, 0, r->monitors > r->monitors_used ? r->monitors - r->monitors_used : 0);
+}
+
 static void write_connector(struct metrics_buf *b, const struct metrics_family *f, const struct metrics_input *in)
 {
 	sample(b, f->name, NULL, 0, in->proc_connector);
@@ -508,6 +555,15 @@ const struct metrics_family metrics_families[] = {
 	{ "mpamd_partition_bandwidth_min_ratio", "gauge",
 	  "Minimum bandwidth limit in force (mb_min), as a fraction of a domain's bandwidth.", write_per_partition,
 	  partition_min_ratio },
+	{ "mpamd_partition_class_info", "gauge",
+	  "Always 1: the class (the resctrl group mpamd-c<class>) the partition shares with classes = shared; "
+	  "absent for a partition with a class of its own.",
+	  write_class_info, NULL },
+	{ "mpamd_partition_bandwidth_max_asked_ratio", "gauge",
+	  "With classes = shared: the maximum bandwidth limit the partition asked for (the highest of its "
+	  "domains), as a fraction of a domain's bandwidth; mpamd_partition_bandwidth_max_ratio is what its class "
+	  "holds. Absent for a partition with a class of its own.",
+	  write_per_partition, partition_max_asked_ratio },
 	{ "mpamd_partition_domain_bandwidth_max_ratio", "gauge",
 	  "Maximum bandwidth limit in force on each domain (mb_max there), as a fraction of the domain's "
 	  "bandwidth; the partition's own series is the highest of them.",
@@ -550,6 +606,21 @@ const struct metrics_family metrics_families[] = {
 	{ "mpamd_partition_placement_misses_total", "counter",
 	  "Threads the kernel refused to put in the partition's group (they stay outside it).", write_per_partition,
 	  partition_misses },
+	{ "mpamd_classes_used", "gauge",
+	  "With classes = shared: the classes (resctrl control groups) mpamd holds; absent otherwise.",
+	  write_classes_used, NULL },
+	{ "mpamd_classes_left", "gauge",
+	  "With classes = shared: the classes the hardware has left beside those (CLOSIDs no group holds); "
+	  "absent otherwise.",
+	  write_classes_left, NULL },
+	{ "mpamd_rmids_used", "gauge",
+	  "With classes = shared on resctrl: the RMIDs (monitoring IDs) held, by any group, mpamd's or not; "
+	  "absent otherwise.",
+	  write_rmids_used, NULL },
+	{ "mpamd_rmids_left", "gauge",
+	  "With classes = shared on resctrl: the RMIDs left for new monitoring groups (the partitions past them "
+	  "cannot be measured); absent otherwise.",
+	  write_rmids_left, NULL },
 	{ "mpamd_proc_connector_up", "gauge",
 	  "1 when new threads are placed on the kernel's proc connector events, 0 when only the reconcile "
 	  "places them.",

@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "backends/contracts/actuator.h"
+#include "backends/contracts/control.h"
 #include "core/base/histogram.h"
 #include "core/config/model.h"
 #include "core/report/events.h"
@@ -71,6 +72,7 @@ struct metrics_input {
 	bool proc_connector;		    /* placement listens to the kernel's process events */
 	uint64_t proc_events_lost;	    /* times the kernel dropped events because mpamd fell behind */
 	const struct record_health *record; /* NULL: no record file */
+	const struct class_room *classes;   /* classes = shared: classes and RMIDs used and left; else NULL */
 };
 
 struct metrics_family {

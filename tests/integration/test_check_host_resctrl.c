@@ -622,6 +622,169 @@ static void test_more_partitions_than_closids(void **state)
 	host_stop(&h);
 }
 
+/* ---- classes (mpamd.ini(5) CLASSES) ---- */
+
+static json_t *class_of(json_t *classes, const char *name)
+{
+	size_t i, j;
+	json_t *c, *n;
+
+	json_array_foreach(json_object_get(classes, "classes"), i, c)
+		json_array_foreach(json_object_get(c, "partitions"), j, n)
+			if (!strcmp(json_string_value(n), name))
+				return c;
+	fail_msg("partition %s is in no class of the plan", name);
+	return NULL;
+}
+
+static void assert_text_has(const char *config_path, const char *words)
+{
+	struct run_result r = check(config_path, false);
+
+	if (!strstr(r.out, words))
+		fail_msg("check-config --host lacks '%s':\n%s%s", words, r.out, r.err);
+	run_result_fini(&r);
+}
+
+/* 26 partitions on 16 CLOSIDs (the default group and "other" hold two: 14 left) with 22 distinct
+ * ceilings: two latency-critical at 100%, four at 40%, twenty with a ceiling of their own per domain.
+ * All open, sharing the 14 classes, quantised; nothing refused for the partition count. */
+static void test_classes_shared_plan(void **state)
+{
+	const char *const args[] = { "--rmids", "256", NULL };
+	char body[8192];
+	size_t used = 0;
+	struct host h;
+
+	(void)state;
+	used += (size_t)snprintf(body + used, sizeof(body) - used, "classes = shared\n");
+	for (unsigned i = 1; i <= 2; i++)
+		used += (size_t)snprintf(body + used, sizeof(body) - used,
+					 "[partition \"lc-%u\"]\nclass = latency-critical\nmb_max = 100\n", i);
+	for (unsigned i = 1; i <= 4; i++)
+		used += (size_t)snprintf(body + used, sizeof(body) - used, "[partition \"same-%u\"]\nmb_max = 40\n", i);
+	for (unsigned i = 0; i < 20; i++)
+		used += (size_t)snprintf(body + used, sizeof(body) - used,
+					 "[partition \"q-%02u\"]\nclass = best-effort\nmb_max = 0=%u,1=%u\n", i,
+					 10 + 10 * (i % 10), i < 10 ? 10 : 60);
+	host_start_with(&h, "intel", args, NULL);
+	json_t *host = host_check(&h, body, 0);
+	json_t *plan = json_object_get(host, "classes");
+
+	assert_int_equal(json_array_size(json_object_get(host, "refused")), 0);
+	assert_true(json_is_true(json_object_get(plan, "shared")));
+	assert_int_equal(json_integer_value(json_object_get(plan, "closids")), 15);
+	assert_int_equal(json_integer_value(json_object_get(plan, "classes_left")), 14);
+	assert_int_equal(json_integer_value(json_object_get(plan, "partitions")), 26);
+	assert_int_equal(json_integer_value(json_object_get(plan, "distinct_limits")), 22);
+	assert_int_equal(json_integer_value(json_object_get(plan, "classes_used")), 14);
+	assert_true(json_is_true(json_object_get(plan, "sharing")));
+	assert_true(json_is_true(json_object_get(plan, "quantised")));
+	assert_true(json_number_value(json_object_get(plan, "deviation_pct_points")) > 0);
+	assert_true(json_is_null(json_object_get(plan, "advice")));
+	json_t *rmids = json_object_get(plan, "rmids");
+	assert_int_equal(json_integer_value(json_object_get(rmids, "total")), 256);
+	assert_int_equal(json_integer_value(json_object_get(rmids, "needed")), 26 + 14);
+	assert_int_equal(json_integer_value(json_object_get(rmids, "left")), 256 - 2);
+	/* equal ceilings share; the protected pair keeps its 100% on both domains */
+	assert_ptr_equal(class_of(plan, "same-1"), class_of(plan, "same-4"));
+	json_t *lc = class_of(plan, "lc-1");
+	assert_ptr_equal(lc, class_of(plan, "lc-2"));
+	assert_true(json_number_value(json_array_get(json_object_get(lc, "mb_max"), 0)) == 100);
+	assert_true(json_number_value(json_array_get(json_object_get(lc, "mb_max"), 1)) == 100);
+	size_t i;
+	json_t *p;
+	json_array_foreach(json_object_get(host, "partitions"), i, p) {
+		assert_string_equal(verdict(p), "ok");
+		assert_true(has_note(p, "classes = shared: a monitoring group"));
+	}
+	assert_text_has(h.config_path, "classes: shared (classes = shared): 26 partitions, 22 distinct ceilings, 14 of "
+				       "15 classes left\n  partitions share 14 classes; quantised: held ");
+	assert_text_has(h.config_path, "  RMIDs: 40 needed (26 partitions, 14 class groups), 254 left of 256\n");
+	host_stop_untouched(&h, host);
+}
+
+/* classes = own with more partitions than CLOSIDs: refused, and told that shared classes would open
+ * them all; auto opens them in shared classes; too few RMIDs for shared classes is a refusal. */
+static void test_classes_own_advice_and_rmids(void **state)
+{
+	const char *const args[] = { "--rmids", "256", NULL };
+	const char *const few[] = { "--rmids", "20", NULL };
+	char body[4096], shared_body[4200];
+	size_t used = 0;
+	struct host h;
+
+	(void)state;
+	for (unsigned i = 0; i < 20; i++)
+		used += (size_t)snprintf(body + used, sizeof(body) - used, "[partition \"vm-%02u\"]\nmb_max = %u\n", i,
+					 i % 2 ? 50 : 30);
+	host_start_with(&h, "intel", args, NULL);
+	json_t *host = host_check(&h, body, 1);
+	json_t *plan = json_object_get(host, "classes");
+	assert_true(json_is_false(json_object_get(plan, "shared")));
+	assert_int_equal(json_integer_value(json_object_get(plan, "distinct_limits")), 2);
+	assert_non_null(
+		strstr(json_string_value(json_object_get(plan, "advice")),
+		       "classes = own: 20 partitions, 14 CLOSIDs left, so 6 cannot open; classes = shared would "
+		       "open them all, in 2 shared classes"));
+	assert_text_has(h.config_path, "classes = shared would open them all");
+	json_decref(host);
+	assert_untouched(&h);
+	unlink(h.config_path);
+	free(h.before); /* the next check takes its own snapshot */
+
+	snprintf(shared_body, sizeof(shared_body), "classes = auto\n%s", body);
+	json_decref(host_check(&h, shared_body, 0));
+	host_stop(&h);
+
+	/* 20 monitoring groups and 2 class groups need 22 RMIDs; the default group and "other" hold 2 of 20 */
+	snprintf(shared_body, sizeof(shared_body), "classes = shared\n%s", body);
+	host_start_with(&h, "intel", few, NULL);
+	host = host_check(&h, shared_body, 1);
+	assert_int_equal(json_array_size(json_object_get(host, "refused")), 1);
+	assert_non_null(strstr(json_string_value(json_array_get(json_object_get(host, "refused"), 0)),
+			       "20 partitions and 2 class groups need 22 RMIDs, the host has 18 left"));
+	host_stop_untouched(&h, host);
+}
+
+/* The README's worked example (mpamd.ini(5)'s 50 VMs on 16 CLOSIDs) on the amd profile with 256 RMIDs:
+ * the plan of classes it shows is what check-config prints. */
+static void test_readme_worked_example(void **state)
+{
+	const char *const args[] = { "--rmids", "256", NULL };
+	char body[8192], other[512], path[512];
+	size_t used = 0;
+	struct host h;
+
+	(void)state;
+	used += (size_t)snprintf(body, sizeof(body), "classes = shared\n");
+	for (unsigned i = 1; i <= 2; i++)
+		used += (size_t)snprintf(body + used, sizeof(body) - used,
+					 "[partition \"vm-lc-%u\"]\nclass = latency-critical\n", i);
+	for (unsigned i = 1; i <= 48; i++)
+		used += (size_t)snprintf(body + used, sizeof(body) - used,
+					 "[partition \"vm-%02u\"]\nclass = best-effort\nmb_max = %u\n", i, 19 + i);
+	host_start_with(&h, "amd", args, NULL);
+	snprintf(other, sizeof(other), "%s/other", h.root); /* the README's host has no other tool's group */
+	assert_int_equal(rmdir(other), 0);
+	write_config(&h, body);
+	struct run_result r = check(h.config_path, false);
+	assert_int_equal(r.exit_code, 0);
+	char *plan = strstr(r.out, "classes: shared");
+	assert_non_null(plan);
+	char *end = strstr(plan, "result: ");
+	assert_non_null(end);
+	*end = '\0';
+	snprintf(path, sizeof(path), "%s/README.md", MPAMD_SOURCE_DIR);
+	char *readme = read_text_file(path);
+	assert_non_null(readme);
+	if (!strstr(readme, plan))
+		fail_msg("the README's plan of classes is not what check-config prints:\n%s", plan);
+	free(readme);
+	run_result_fini(&r);
+	host_stop(&h);
+}
+
 /* ---- the plan is what apply does ---- */
 
 static void test_plan_is_what_apply_does(void **state)
@@ -834,6 +997,9 @@ int main(void)
 		cmocka_unit_test(test_too_few_bits),
 		cmocka_unit_test(test_overcommit),
 		cmocka_unit_test(test_more_partitions_than_closids),
+		cmocka_unit_test(test_classes_shared_plan),
+		cmocka_unit_test(test_classes_own_advice_and_rmids),
+		cmocka_unit_test(test_readme_worked_example),
 		cmocka_unit_test(test_plan_is_what_apply_does),
 		cmocka_unit_test(test_amd_absolute_units_sparse_masks),
 		cmocka_unit_test(test_mpam73_steps),

@@ -1384,6 +1384,62 @@ static void test_mpamctl_status_list_show(void **state)
 	run_result_fini(&r);
 }
 
+/* classes = shared (resctrl): the class each partition is in and the ceiling it asked for, beside the
+ * one its class holds; status's classes and RMIDs on one line. */
+static const char *shared_status_json =
+	"{\"backend\": \"resctrl\", \"ticks\": 7, \"classes\": {\"mode\": \"shared\", \"used\": 3, \"left\": 12, "
+	"\"monitors_used\": 51, \"monitors_left\": 205}}";
+static const char *shared_list_json =
+	"{\"partitions\": ["
+	"{\"name\": \"vm-01\", \"class\": \"best-effort\", \"state\": \"open\", \"mb_max\": 40, \"mb_min\": 0, "
+	"\"mbps\": 812.0, \"valid\": true, \"hw_class\": 3, \"mb_max_asked\": 42},"
+	"{\"name\": \"vm-02\", \"class\": \"latency-critical\", \"state\": \"open\", \"mb_max\": 100, \"mb_min\": 0, "
+	"\"mbps\": 95.5, \"valid\": true, \"hw_class\": 12, \"mb_max_asked\": 100},"
+	"{\"name\": \"vm-03\", \"class\": \"default\", \"state\": \"failed\", \"mb_max\": null, \"mb_min\": null, "
+	"\"mbps\": null, \"valid\": false, \"hw_class\": null, \"mb_max_asked\": null, \"error\": \"no RMID left\"}]}";
+static const char *shared_show_json = "{\"name\": \"web\", \"mb_max\": 40, \"hw_class\": 3, \"mb_max_asked\": 42}";
+
+/* mpamctl CMD [ARG] succeeds and prints `text` among its output. */
+static void expect_prints(const char *cmd, const char *arg, const char *text)
+{
+	struct run_result r = mpamctl(cmd, arg, NULL);
+
+	assert_ok_run(&r);
+	assert_has(r.out, text);
+	run_result_fini(&r);
+}
+
+static void test_mpamctl_shared_classes(void **state)
+{
+	const char *saved[] = { status_json, list_json, show_json };
+	struct run_result r;
+
+	(void)state;
+	status_json = shared_status_json;
+	list_json = shared_list_json;
+	show_json = shared_show_json;
+	expect_prints("status", NULL, "\nclasses: shared, 3 used, 12 left; RMIDs: 51 used, 205 left\n");
+	expect_prints("list", NULL,
+		      "NAME   CLASS             HW   STATE    MB/S  MAX/MIN  ASKED  NOTE\n"
+		      "vm-01  best-effort       c3   open    812.0     40/0     42  -\n"
+		      "vm-02  latency-critical  c12  open     95.5    100/0    100  -\n"
+		      "vm-03  default           -    failed      -        -      -  no RMID left\n");
+	expect_prints("list", "--wide", "MB_MAX  MB_MAX_ASKED  HW_CLASS");
+	expect_prints("show", "web", "mb_max: 40\nhw_class: 3\nmb_max_asked: 42\n");
+
+	/* Each partition a class of its own: status says so, list has no HW or ASKED column. */
+	status_json = "{\"backend\": \"resctrl\", \"classes\": null}";
+	list_json = saved[1];
+	expect_prints("status", NULL, "classes: own (each partition a class of its own)\n");
+	r = mpamctl("list", NULL);
+	assert_ok_run(&r);
+	assert_null(strstr(r.out, "HW"));
+	assert_null(strstr(r.out, "ASKED"));
+	run_result_fini(&r);
+	status_json = saved[0];
+	show_json = saved[2];
+}
+
 static void test_mpamctl_set_reload(void **state)
 {
 	struct run_result r;
@@ -1591,6 +1647,7 @@ int main(void)
 		fixture_test(test_reserved_slots_for_privileged_peers),
 		fixture_test(test_per_uid_limit),
 		fixture_test(test_mpamctl_status_list_show),
+		fixture_test(test_mpamctl_shared_classes),
 		fixture_test(test_mpamctl_set_reload),
 		fixture_test(test_mpamctl_metrics),
 		fixture_test(test_mpamctl_usage_and_help),

@@ -38,6 +38,7 @@ struct view {
 	struct event_log *events;
 	struct histogram hist;
 	struct record_health record;
+	struct class_room classes;
 	struct metrics_input in;
 };
 
@@ -59,6 +60,10 @@ static void view_init(struct view *v)
 						  .ipc = 1.25,
 						  .stall_valid = true,
 						  .stall_ratio = 0.375 };
+	/* classes = shared: the odd one asked 45% and its class (7) holds 40%; batch has a class of its own */
+	v->status[0].in_class = true;
+	v->status[0].class_id = 7;
+	v->status[0].mb_max_asked = 45;
 	v->status[1] = (struct partition_status){
 		.name = "batch", .open = true, .valid = false, .estimated = true, .mb_max = 100, .bytes_total = 7
 	};
@@ -115,8 +120,12 @@ static void view_init(struct view *v)
 		.reload_ok = false,
 		.reload_ok_unix_s = 1690000000,
 		.record = &v->record,
+		.classes = &v->classes,
 	};
 	v->record = (struct record_health){ .ok = false, .errors_total = 5 };
+	v->classes = (struct class_room){
+		.held = 3, .left = 12, .monitors_counted = true, .monitors = 256, .monitors_used = 51
+	};
 }
 
 static void view_fini(struct view *v)
@@ -426,6 +435,39 @@ static void test_values_are_in_base_units(void **state)
 #undef SERIES
 }
 
+/* classes = shared: each partition's class and asked ceiling, the classes and RMIDs used and left;
+ * none of them where classes are not shared. */
+static void test_shared_classes(void **state)
+{
+	struct formatted *fx = *state;
+	char *text = fx->text;
+
+	assert_value(text, "mpamd_partition_class_info{partition=\"" ODD_LABEL "\",class=\"7\"}", 1);
+	assert_null(strstr(text, "mpamd_partition_class_info{partition=\"batch\""));
+	assert_value(text, "mpamd_partition_bandwidth_max_asked_ratio{partition=\"" ODD_LABEL "\"}", 0.45);
+	assert_value(text, "mpamd_partition_bandwidth_max_ratio{partition=\"" ODD_LABEL "\"}", 0.4);
+	assert_null(strstr(text, "mpamd_partition_bandwidth_max_asked_ratio{partition=\"batch\""));
+	assert_value(text, "mpamd_classes_used", 3);
+	assert_value(text, "mpamd_classes_left", 12);
+	assert_value(text, "mpamd_rmids_used", 51);
+	assert_value(text, "mpamd_rmids_left", 205);
+
+	fx->v.classes.monitors_counted = false; /* a control without RMIDs: classes only */
+	char *no_rmids = format(&fx->v.in);
+	assert_value(no_rmids, "mpamd_classes_left", 12);
+	assert_null(value_of(no_rmids, "mpamd_rmids_used"));
+	assert_null(value_of(no_rmids, "mpamd_rmids_left"));
+	free(no_rmids);
+	fx->v.in.classes = NULL;
+	fx->v.status[0].in_class = false;
+	char *own = format(&fx->v.in);
+	assert_null(value_of(own, "mpamd_classes_used"));
+	assert_null(value_of(own, "mpamd_classes_left"));
+	assert_null(strstr(own, "mpamd_partition_class_info{"));
+	assert_null(strstr(own, "mpamd_partition_bandwidth_max_asked_ratio{"));
+	free(own);
+}
+
 static void test_events_are_counted_by_partition_and_action(void **state)
 {
 	struct formatted *fx = *state;
@@ -683,6 +725,7 @@ TEST_MAIN({
 	formatted_test(test_every_family_is_declared_once_before_its_samples),
 	formatted_test(test_label_values_are_escaped),
 	formatted_test(test_values_are_in_base_units),
+	formatted_test(test_shared_classes),
 	formatted_test(test_events_are_counted_by_partition_and_action),
 	formatted_test(test_tick_duration_is_a_cumulative_histogram),
 	cmocka_unit_test(test_an_empty_engine_gives_valid_text),
