@@ -127,11 +127,12 @@ static void print_result(json_t *result, const struct ctl_options *opts)
 	ctl_print_object(result, 0);
 }
 
-/* "classes: shared, 3 used, 12 left; RMIDs: 50 used, 206 left", or "classes: own" where each partition
+/* "classes: shared, 3 used, 12 left; RMIDs: 50 used, 206 left[; quantised: ...]", or "classes: own" where each partition
  * has a class of its own (status's "classes" is null). */
 static void print_classes(json_t *classes, const char *backend)
 {
 	json_t *mon_used = json_object_get(classes, "monitors_used");
+	json_t *deviation = json_object_get(classes, "deviation_pp"); /* summed over partitions and domains */
 	const char *mode = json_string_value(json_object_get(classes, "mode"));
 
 	if (!json_is_object(classes)) {
@@ -145,6 +146,9 @@ static void print_classes(json_t *classes, const char *backend)
 		printf("; %s: %lld used, %lld left", backend && !strcmp(backend, "resctrl") ? "RMIDs" : "monitors",
 		       (long long)json_integer_value(mon_used),
 		       (long long)json_integer_value(json_object_get(classes, "monitors_left")));
+	if (json_number_value(deviation) > 0)
+		printf("; quantised: %.1f points over %lld partitions", json_number_value(deviation),
+		       (long long)json_integer_value(json_object_get(classes, "members")));
 	printf("\n");
 }
 
