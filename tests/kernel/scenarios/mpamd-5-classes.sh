@@ -17,8 +17,9 @@ cl_config() {                                  # FILE MODE COUNT
 		$R $SOCK $2 >$1
 	i=1
 	while [ $i -le $3 ]; do
-		eval pid=\$CL_PID$i
-		printf '[partition "p%02d"]\nmb_max = %s\npids = %s\n' $i "$(cl_mb $i)" $pid >>$1
+		eval pid=\${CL_PID$i:-}
+		printf '[partition "p%02d"]\nmb_max = %s\n' $i "$(cl_mb $i)" >>$1
+		[ -z "$pid" ] || printf 'pids = %s\n' $pid >>$1
 		i=$((i + 1))
 	done
 }
@@ -104,6 +105,24 @@ MP=$!
 expect_true "classes auto: 3 partitions, all open" states wait_for 60 cl_open 3
 expect "classes auto: each a class of its own" 1 "$(grep -c 'classes = auto: .* of its own' $W/cl.log)"
 expect "classes auto: p01's own group holds its task" $CL_PID1 "$(grep -x $CL_PID1 $R/mpamd-p01/tasks)"
+stop_mpamd $MP
+
+# Out of RMIDs: two partitions more than the kernel has RMIDs (those past the tasks without one). The
+# default group and the class groups hold one each, the MON groups the rest; the partitions left say
+# they have no RMID, and mpamd tries no mkdir the kernel would refuse (last_cmd_status stays "ok").
+remount_resctrl
+sleep 2 # the RMIDs of the groups the unmount removed leave limbo at the kernel's next check (1 s)
+rmids=$(cat $R/info/L3_MON/num_rmids)
+measured=$((rmids - 1 - values))
+cl_config $W/cl.ini shared $((rmids + 2))
+mpamd -c $W/cl.ini -f >$W/cl.log 2>&1 &
+MP=$!
+out_of_rmids() { state_count_is open $measured && state_count_is failed $((rmids + 2 - measured)); }
+expect_true "classes: $((rmids + 2)) partitions on $rmids RMIDs: $measured open, the rest failed" states \
+	wait_for 90 out_of_rmids
+expect "classes: the failed ones say they have no RMID" true \
+	"$(ctl list | jq '[.partitions[] | select(.state == "failed") | .error | test("no RMID left")] | all')"
+expect "classes: no mkdir refused for want of an RMID" 'ok' "$(cat $R/info/last_cmd_status)"
 stop_mpamd $MP
 i=1
 while [ $i -le $total ]; do
