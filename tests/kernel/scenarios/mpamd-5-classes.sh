@@ -2,8 +2,8 @@
 # open, each a MON group of its own in a class group that the partitions of equal mb_max share; a
 # partition moved to another class by `mpamctl set` and by a reload is renamed into the new class's
 # mon_groups (its RMID and task go with it: no new group, no new baseline); classes = auto chooses
-# shared when the partitions outnumber the CLOSIDs and own when they do not. (Sourced by the guest's
-# lane.sh.)
+# shared when the partitions outnumber the CLOSIDs and own when they do not; past the RMIDs the
+# partitions left fail saying so. (Sourced by the guest's lane.sh.)
 remount_resctrl
 closids=$(cat $R/info/L3/num_closids)
 [ ! -e $R/info/MB/num_closids ] || [ "$(cat $R/info/MB/num_closids)" -ge "$closids" ] ||
@@ -69,8 +69,9 @@ fi
 # its task in it and in its new class's tasks, the old one gone, valid samples.
 cl_moved() {
 	to=$(cl_parent $2)
-	expect_true "classes: $1 moved to $2's class" 'echo "$1 in $(cl_parent $1), $2 in $to"' \
+	expect_true "classes: $1 moved to $2's class" "echo $1 in \$(cl_parent $1), $2 in $to" \
 		wait_for 20 test -d $R/$to/mon_groups/mpamd-$1
+	expect "classes: $1's old group gone" "$to" "$(cl_parent $1)"
 	expect "classes: $1's task in its MON group and its new class" "$3 $3" \
 		"$(grep -x $3 $R/$to/mon_groups/mpamd-$1/tasks) $(grep -x $3 $R/$to/tasks)"
 	expect "classes: $1 renamed, its RMID kept (no new group)" "1 0" \
