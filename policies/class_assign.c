@@ -311,29 +311,52 @@ static double cost_in(const struct work *w, const struct class_assignment *a, si
 	return cost;
 }
 
-/* Rule 4: a partition the merges would move stays in the class it is in when that class is still used
- * and holds limits on its kind's side, and staying costs it at most `band` more deviation than moving.
- * What the classes hold is left as the merges made it: a class that keeps such a partition holds what
- * its kind allows it, and one that loses it still holds what its other members allow (the lowest of a
- * best-effort run is at most theirs, the highest of a protected one at least theirs). A merge plan
- * shifts with every want that moves (a target's controller, the guard), and without this a partition
- * whose own want stood still would be moved to and fro. */
+/* Whether every partition of distinct want k was in class p, and staying there suits each: a class
+ * on its kind's side costing it at most `band` more than the plan's. */
+static bool group_may_stay(const struct work *w, const struct class_assignment *a, size_t k, int p, double band)
+{
+	const struct distinct *dis = &w->dis[k];
+
+	for (size_t j = dis->start; j < dis->start + dis->members; j++) {
+		size_t i = w->order[j];
+		if (w->wants[i].previous != p || cost_in(w, a, i, p) > cost_in(w, a, i, a->class_of[i]) + band)
+			return false;
+	}
+	return true;
+}
+
+/* Rule 4: partitions of one want that the merges would move together stay in the class they are all
+ * in when that class is still used, holds limits on their kind's side, and staying costs each at most
+ * `band` more deviation than moving. What the classes hold is left as the merges made it: a class
+ * that keeps them holds what their kind allows, and one that loses them still holds what its other
+ * members allow (the lowest of a best-effort run is at most theirs, the highest of a protected one at
+ * least theirs). A merge plan shifts with every want that moves (a target's controller, the guard),
+ * and without this partitions whose own want stood still would be moved to and fro; equal wants
+ * still share a class (rule 1), as a group stays only whole, and kinds share one only where the
+ * merges mixed them. */
 static void keep_stayers(const struct work *w, struct class_assignment *a, unsigned classes, double band)
 {
-	bool *was_used = calloc(classes, sizeof(*was_used));
+	/* per class in the plan: 0 unused, else 1 + whether a member is protected */
+	unsigned char *kind = calloc(classes, sizeof(*kind));
 
-	if (!was_used)
+	if (!kind)
 		return; /* the merges' plan, which is also the rule's, only moves more */
 	for (size_t i = 0; i < w->count; i++)
-		was_used[a->class_of[i]] = true;
-	for (size_t i = 0; band > 0 && i < w->count; i++) {
-		int p = w->wants[i].previous;
-		if (p < 0 || (unsigned)p >= classes || p == a->class_of[i] || !was_used[p])
+		kind[a->class_of[i]] |= 1 + w->wants[i].protected_;
+	for (size_t k = 0; band > 0 && k < w->dis_count; k++) {
+		size_t first = w->order[w->dis[k].start];
+		int p = w->wants[first].previous;
+		if (p < 0 || (unsigned)p >= classes || p == a->class_of[first] || !kind[p])
 			continue;
-		if (cost_in(w, a, i, p) <= cost_in(w, a, i, a->class_of[i]) + band)
-			a->class_of[i] = p;
+		/* kinds share a class only where the merges mixed them */
+		if (!w->kinds_may_mix && kind[p] != 1 + w->dis[k].protected_)
+			continue;
+		if (!group_may_stay(w, a, k, p, band))
+			continue;
+		for (size_t j = w->dis[k].start; j < w->dis[k].start + w->dis[k].members; j++)
+			a->class_of[w->order[j]] = p;
 	}
-	free(was_used);
+	free(kind);
 }
 
 /* The classes used, the deviation and the moves of the final placement. */

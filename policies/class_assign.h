@@ -16,9 +16,10 @@
  *    class holds, on the side its kind allows, is placed as if it wanted what it holds, so the small
  *    steps of the policies move no partition; and the classes keep the ids of the ones most of their
  *    members were in, so that a partition moves only when its class really changed.
- * 4. Staying: a partition the merges would move stays in its class when that class is still used,
- *    holds limits on its kind's side, and staying costs it at most `band` more deviation (summed over
- *    domains) than moving: the merges follow every want that moves, and a want that stood still
+ * 4. Staying: partitions of one want the merges would move stay in the class they are all in when
+ *    that class is still used, holds only their kind (unless kinds had to merge) and limits on their
+ *    kind's side, and staying costs each at most `band` more deviation (summed over domains) than
+ *    moving: the merges follow every want that moves, and a want that stood still
  *    should not be carried to and fro by them. */
 #ifndef MPAMD_POLICIES_CLASS_ASSIGN_H
 #define MPAMD_POLICIES_CLASS_ASSIGN_H

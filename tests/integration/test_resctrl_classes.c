@@ -45,9 +45,7 @@ struct classes_run {
 	uint64_t last_bytes;
 	bool bytes_went_back;
 	char invalid_reason[256];
-	/* Per-domain ceilings (more distinct limits than classes: quantised); from tick settle_at on,
-	 * each partition's class is watched, and a change counted. */
-	bool per_domain;
+	/* From tick settle_at on, each partition's class is watched, and a change counted. */
 	unsigned settle_at, class_changes;
 	unsigned settled_class[MAX_PARTITIONS];
 };
@@ -78,31 +76,39 @@ static void body_of(struct classes_run *run, char *buf, size_t len)
 {
 	size_t used = 0;
 
-	for (size_t i = 0; i < run->count && used < len; i++) {
-		char domain1[16] = ""; /* per_domain: domain 1 another ceiling, 63 pairs in all */
-		if (run->per_domain)
-			snprintf(domain1, sizeof(domain1), ",1=%u", 20 + 10 * (unsigned)(i % 7));
+	for (size_t i = 0; i < run->count && used < len; i++)
 		used += (size_t)snprintf(buf + used, len - used,
-					 "[partition \"p%02zu\"]\npids = %d\nmb_max = %u%s\nsim_demand = 100\n", i,
-					 (int)run->pids[i], mb_max_of(i), domain1);
-	}
+					 "[partition \"p%02zu\"]\npids = %d\nmb_max = %u\nsim_demand = 100\n", i,
+					 (int)run->pids[i], mb_max_of(i));
 }
 
-static void run_start_setup(struct classes_run *run, size_t count, const char *const *emu_args, const char *mode,
-			    bool per_domain)
+/* As body_of, with domain 1 another ceiling: 63 pairs in all. */
+static void per_domain_body_of(struct classes_run *run, char *buf, size_t len)
 {
-	static char body[MAX_PARTITIONS * 112];
+	size_t used = 0;
+
+	for (size_t i = 0; i < run->count && used < len; i++)
+		used += (size_t)snprintf(buf + used, len - used,
+					 "[partition \"p%02zu\"]\npids = %d\nmb_max = %u,1=%u\nsim_demand = 100\n", i,
+					 (int)run->pids[i], mb_max_of(i), 20 + 10 * (unsigned)(i % 7));
+}
+
+typedef void body_fn(struct classes_run *run, char *buf, size_t len);
+
+static void run_start_with(struct classes_run *run, size_t count, const char *const *emu_args, const char *mode,
+			   body_fn *body_writer)
+{
+	static char body[MAX_PARTITIONS * 128];
 
 	memset(run, 0, sizeof(*run));
 	run->count = count;
-	run->per_domain = per_domain;
 	for (size_t i = 0; i < count; i++)
 		sleepers[sleeper_count++] = run->pids[i] = spawn_sleeper();
 	snprintf(run->dir, sizeof(run->dir), "/tmp/mpamd-classes-XXXXXX");
 	assert_non_null(mkdtemp(run->dir));
 	snprintf(run->config, sizeof(run->config), "%s/mpamd.ini", run->dir);
 	snprintf(run->traffic, sizeof(run->traffic), "%s/traffic.ini", run->dir);
-	body_of(run, body, sizeof(body));
+	body_writer(run, body, sizeof(body));
 	assert_int_equal(write_text_file(run->traffic, "[global]\ninterval_ms = 10\n%s", body), 0);
 	assert_int_equal(emu_start("intel", run->traffic, emu_args, &run->emu), 0);
 	assert_int_equal(write_text_file(run->config,
@@ -114,7 +120,7 @@ static void run_start_setup(struct classes_run *run, size_t count, const char *c
 
 static void run_start_mode(struct classes_run *run, size_t count, const char *const *emu_args, const char *mode)
 {
-	run_start_setup(run, count, emu_args, mode, false);
+	run_start_with(run, count, emu_args, mode, body_of);
 }
 
 static void run_start(struct classes_run *run, size_t count, const char *const *emu_args)
@@ -284,7 +290,7 @@ static void test_quantised_partitions_hold_still(void **state)
 	struct classes_run run;
 
 	(void)state;
-	run_start_setup(&run, 40, args, "shared", true);
+	run_start_with(&run, 40, args, "shared", per_domain_body_of);
 	run.settle_at = 10;
 	run.stop_at = 40;
 	run_engine(&run);
@@ -418,6 +424,96 @@ static void test_rename_only_where_it_keeps_counts(void **state)
 	}
 }
 
+/* Quantisation: 20 partitions want 18 distinct (per-domain) ceilings on 15 classes. Each neighbour
+ * pair in the rule's order (best-effort first, then protected; by domain 0, then domain 1) costs at
+ * least 30 points to merge but three, which cost 10: those three merge (each holds its lower member's
+ * ceilings, 30 points of deviation in all) and nothing else does. The latency-critical partition wants
+ * what a best-effort one wants (a merge that would cost nothing) but keeps a class of its own. */
+struct quant_want {
+	unsigned at[2]; /* mb_max on domains 0 and 1 */
+	unsigned group; /* the class it should end in: equal numbers share one */
+	bool protected_;
+};
+
+static const struct quant_want quant_wants[] = {
+	{ { 10, 100 }, 0, false },   { { 20, 50 }, 1, false },	{ { 20, 60 }, 1, false },    { { 30, 20 }, 2, false },
+	{ { 30, 90 }, 3, false },    { { 40, 40 }, 4, false },	{ { 50, 40 }, 4, false },    { { 60, 80 }, 5, false },
+	{ { 70, 30 }, 6, false },    { { 70, 100 }, 7, false }, { { 80, 60 }, 8, false },    { { 80, 70 }, 8, false },
+	{ { 90, 20 }, 9, false },    { { 90, 50 }, 10, false }, { { 100, 10 }, 11, false },  { { 100, 40 }, 12, false },
+	{ { 100, 100 }, 13, false }, { { 30, 90 }, 3, false },	{ { 100, 100 }, 13, false }, { { 80, 60 }, 14, true },
+};
+#define QUANT_COUNT  (sizeof(quant_wants) / sizeof(quant_wants[0]))
+#define QUANT_GROUPS 15u
+
+static void quant_body(struct classes_run *run, char *buf, size_t len)
+{
+	size_t used = 0;
+
+	for (size_t i = 0; i < run->count && used < len; i++) {
+		const struct quant_want *q = &quant_wants[i];
+		used += (size_t)snprintf(buf + used, len - used,
+					 "[partition \"p%02zu\"]\npids = %d\nmb_max = 0=%u,1=%u\nsim_demand = 100\n%s",
+					 i, (int)run->pids[i], q->at[0], q->at[1],
+					 q->protected_ ? "class = latency-critical\nguarantee_mbps = 1\n" : "");
+	}
+}
+
+/* What class group `group` should hold on domain d: the highest want of its members if one is
+ * protected, else the lowest. */
+static unsigned quant_held(unsigned group, unsigned d)
+{
+	unsigned lo = 100, hi = 0;
+	bool high = false;
+
+	for (size_t i = 0; i < QUANT_COUNT; i++) {
+		if (quant_wants[i].group != group)
+			continue;
+		high |= quant_wants[i].protected_;
+		lo = quant_wants[i].at[d] < lo ? quant_wants[i].at[d] : lo;
+		hi = quant_wants[i].at[d] > hi ? quant_wants[i].at[d] : hi;
+	}
+	return high ? hi : lo;
+}
+
+static void test_more_ceilings_than_classes_are_quantised(void **state)
+{
+	struct classes_run run;
+	const char *const args[] = { "--rmids", "256", NULL };
+	unsigned deviation = 0;
+
+	(void)state;
+	run_start_with(&run, QUANT_COUNT, args, "shared", quant_body);
+	run.stop_at = 30;
+	run_engine(&run);
+	struct engine *e = run.engine;
+	assert_int_equal(count_class_groups(&run), QUANT_GROUPS);
+	for (size_t i = 0; i < QUANT_COUNT; i++) {
+		const struct partition_status *st = engine_partition(e, i);
+		const struct quant_want *q = &quant_wants[i];
+		char group[32], mb[32];
+		if (!st->open || !st->in_class)
+			fail_msg("p%02zu is not open in a class: %s", i, st->reason ? st->reason : "");
+		for (size_t j = 0; j < i; j++)
+			if ((q->group == quant_wants[j].group) != (st->class_id == engine_partition(e, j)->class_id))
+				fail_msg("p%02zu (group %u) and p%02zu (group %u): classes %u and %u", i, q->group, j,
+					 quant_wants[j].group, st->class_id, engine_partition(e, j)->class_id);
+		/* What the kernel's file holds: best-effort never above its want, protected never below. */
+		unsigned held[2] = { quant_held(q->group, 0), quant_held(q->group, 1) };
+		snprintf(group, sizeof(group), "mpamd-c%u", st->class_id);
+		snprintf(mb, sizeof(mb), "MB:0=%u;1=%u", held[0], held[1]);
+		if (!emu_group_file_has(run.emu, group, "schemata", mb))
+			fail_msg("%s does not hold %s for p%02zu", group, mb, i);
+		for (unsigned d = 0; d < 2; d++) {
+			if (q->protected_ ? held[d] < q->at[d] : held[d] > q->at[d])
+				fail_msg("p%02zu wants %u on domain %u and is held at %u", i, q->at[d], d, held[d]);
+			deviation += held[d] > q->at[d] ? held[d] - q->at[d] : q->at[d] - held[d];
+		}
+	}
+	/* The three cheapest merges and no other. */
+	assert_int_equal(deviation, 30);
+	run_stop(&run);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -425,6 +521,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_quantised_partitions_hold_still, kill_sleepers),
 		cmocka_unit_test_teardown(test_refused_rename_moves_the_tasks, kill_sleepers),
 		cmocka_unit_test_teardown(test_out_of_rmids, kill_sleepers),
+		cmocka_unit_test_teardown(test_more_ceilings_than_classes_are_quantised, kill_sleepers),
 		cmocka_unit_test_teardown(test_auto_with_enough_closids_keeps_own, kill_sleepers),
 		cmocka_unit_test(test_rename_only_where_it_keeps_counts),
 	};

@@ -43,6 +43,7 @@ struct run {
 struct op {
 	char verb[16];
 	char path[PATH_MAX / 4];
+	char to[PATH_MAX / 4]; /* rename's new path */
 	char quoted[MAX_TEXT]; /* the argument as written, for the key */
 	char text[MAX_TEXT];   /* the argument unescaped */
 	size_t text_len;
@@ -368,6 +369,18 @@ static void do_dir(struct run *r, const struct op *op, bool make)
 	do_status(r, op->path, make ? "(mkdir)" : "(rmdir)");
 }
 
+/* rename(2) of op->path to op->to (a path in the same tree), then last_cmd_status. */
+static void do_rename(struct run *r, const struct op *op)
+{
+	char from[PATH_MAX], to[PATH_MAX];
+
+	full_path(r, op->path, from, sizeof(from));
+	full_path(r, op->to, to, sizeof(to));
+	int err = rename(from, to) < 0 ? errno : 0;
+	add_result(r, "rename", op->path, op->to, err);
+	do_status(r, op->path, op->to);
+}
+
 static int do_spawn(struct run *r, const char *name)
 {
 	if (r->ntasks == MAX_TASKS || task_by_name(r, name, strlen(name)) || strlen(name) >= MAX_NAME)
@@ -499,6 +512,8 @@ static bool parse_op(const char *line, struct op *op)
 		return false;
 	if (strcmp(op->verb, "write") == 0)
 		return parse_quoted(line, op);
+	if (strcmp(op->verb, "rename") == 0 && !next_word(&line, op->to, sizeof(op->to)))
+		return false;
 	while (isspace((unsigned char)*line))
 		line++;
 	return *line == '\0';
@@ -515,6 +530,8 @@ static int execute(struct run *r, const struct op *op)
 		return do_write(r, op) < 0 ? -EINVAL : 0;
 	else if (strcmp(op->verb, "mkdir") == 0 || strcmp(op->verb, "rmdir") == 0)
 		do_dir(r, op, op->verb[0] == 'm');
+	else if (strcmp(op->verb, "rename") == 0)
+		do_rename(r, op);
 	else if (strcmp(op->verb, "spawn") == 0)
 		return do_spawn(r, op->path) < 0 ? -EINVAL : 0;
 	else if (strcmp(op->verb, "reap") == 0)

@@ -11,6 +11,7 @@
  *   write PATH "TEXT"    one write(2) of TEXT (C escapes \n \t \\ \"; $NAME is the pid of the
  *                        task spawned as NAME), then last_cmd_status
  *   mkdir PATH | rmdir PATH   then last_cmd_status
+ *   rename PATH NEWPATH  rename(2) (a MON group into a mon_groups), then last_cmd_status
  *   spawn NAME           a child process that sleeps until reaped
  *   reap NAME            kills and reaps it (its pid keeps its name in the transcript)
  *   sleep MS             waits (for the kernel's timers, such as the RMID limbo worker's)

@@ -82,7 +82,9 @@ static void test_scenario_records_each_operation(void **state)
 			       "write schemata \"L3:0=f\\n\"\n"
 			       "readall info\n"
 			       "sleep 1\n"
-			       "rmdir g1\n"
+			       "rename g1 g2\n"
+			       "rename g1 g3\n"
+			       "rmdir g2\n"
 			       "sorted size\n";
 	assert_int_equal(run_text(dir, scenario, &t, errors, sizeof(errors)), 0);
 	assert_string_equal(value_of(&t, "2 read schemata"), "L3:0=7ff\\n\\tMB:0=100\\n");
@@ -96,8 +98,11 @@ static void test_scenario_records_each_operation(void **state)
 	assert_string_equal(value_of(&t, "8 status schemata \"L3:0=f\\n\""), "ok\\n");
 	assert_string_equal(value_of(&t, "9 ls info"), "last_cmd_status");
 	assert_string_equal(value_of(&t, "9 read info/last_cmd_status"), "ok\\n");
-	assert_string_equal(value_of(&t, "11 rmdir g1"), "ok");
-	assert_string_equal(value_of(&t, "12 sorted size"), "L3:0=1\\nMB:0=2\\n");
+	assert_string_equal(value_of(&t, "11 rename g1 g2"), "ok");
+	assert_string_equal(value_of(&t, "11 status g1 g2"), "ok\\n");
+	assert_string_equal(value_of(&t, "12 rename g1 g3"), "!ENOENT"); /* g1 is g2 now */
+	assert_string_equal(value_of(&t, "13 rmdir g2"), "ok");
+	assert_string_equal(value_of(&t, "14 sorted size"), "L3:0=1\\nMB:0=2\\n");
 	transcript_fini(&t);
 	remove_tree(dir);
 }
@@ -135,6 +140,8 @@ static void test_scenario_rejects_what_it_cannot_run(void **state)
 					   "write tasks \"$nobody\"\n",
 					   "[intel read schemata\n",
 					   "read\n",
+					   "rename g1\n",
+					   "rename g1 g2 g3\n",
 					   "sleep soon\n",
 					   "sleep 60001\n" };
 	char dir[] = "/tmp/transcript-test-XXXXXX", errors[512];
