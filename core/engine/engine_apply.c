@@ -231,7 +231,7 @@ static void apply_decision(struct engine *e, size_t index, const struct policy_d
 }
 
 const struct partition_goals *engine_goals_pct(const struct engine *e, const struct partition_goals *g,
-					       struct partition_goals *buf)
+					       struct partition_goals_buf *buf)
 {
 	struct err err = { "" };
 	const struct partition_goals *pct = domain_goals_pct(&e->hw.caps, &e->gens.config->global, g, buf, &err);
@@ -239,17 +239,17 @@ const struct partition_goals *engine_goals_pct(const struct engine *e, const str
 	if (pct)
 		return pct;
 	/* engine_check_goals refuses such goals before they are used: no limit rather than a wrong one */
-	*buf = *g;
-	buf->mb_max = 100;
-	buf->mb_min = 0;
-	buf->mb_max_at.count = buf->mb_min_at.count = 0;
-	buf->mb_max_mbps = buf->mb_min_mbps = false;
-	return buf;
+	buf->goals = *g;
+	buf->goals.mb_max = 100;
+	buf->goals.mb_min = 0;
+	buf->goals.mb_max_at = buf->goals.mb_min_at = (struct domain_values){ 0 };
+	buf->goals.mb_max_mbps = buf->goals.mb_min_mbps = false;
+	return &buf->goals;
 }
 
 struct partition_limits engine_config_limits(const struct engine *e, const struct partition_config *p)
 {
-	struct partition_goals buf;
+	struct partition_goals_buf buf;
 	const struct partition_goals *g = engine_goals_pct(e, &p->goals, &buf);
 
 	return engine_limits(e, p, g->mb_max, g->mb_min, NULL, NULL);
@@ -279,7 +279,7 @@ static struct partition_limits limits_of(const struct engine *e, const struct pa
 					 double mb_min, const double *max_at, const double *min_at,
 					 const struct partition_limits *before)
 {
-	struct partition_goals buf;
+	struct partition_goals_buf buf;
 	struct partition_limits l = { .l3_cbm = p->goals.l3_cbm,
 				      .mb_mbps = e->hw.caps.mb_kernel_mbps ? p->goals.target_mbps : 0,
 				      .mb_max = mb_max,
@@ -310,7 +310,7 @@ struct partition_limits engine_limits(const struct engine *e, const struct parti
 int engine_check_goals(const struct engine *e, const struct global_config *gc, const struct partition_config *p,
 		       struct err *err)
 {
-	struct partition_goals buf;
+	struct partition_goals_buf buf;
 	int r = engine_check_goal_domains(e, &p->goals, err);
 
 	if (r < 0)

@@ -221,7 +221,7 @@ void engine_domains_summarise(struct engine *e, size_t index)
 /* The policies' copy of a partition's configured limits on each domain. */
 void engine_domains_config(struct engine *e, size_t slot)
 {
-	struct partition_goals buf;
+	struct partition_goals_buf buf;
 	const struct partition_goals *g = engine_goals_pct(e, &e->slots.partitions[slot].config->goals, &buf);
 
 	for (unsigned d = 0; e->domains.per_domain && d < e->domains.count; d++) {

@@ -110,11 +110,19 @@ void engine_slot_fill(struct engine *e, size_t slot, struct engine_gen *g, struc
 		e->slots.count = slot + 1;
 }
 
+void engine_slot_forget_file_goals(struct engine_partition *ep)
+{
+	if (ep->file_goals)
+		partition_goals_fini(ep->file_goals);
+	free(ep->file_goals);
+	ep->file_goals = NULL;
+}
+
 void engine_slot_free(struct engine *e, size_t slot)
 {
 	struct engine_gen *g = e->slots.partitions[slot].gen;
 
-	free(e->slots.partitions[slot].file_goals);
+	engine_slot_forget_file_goals(&e->slots.partitions[slot]);
 	free(e->slots.partitions[slot].event_text);
 	engine_text_free(&e->slots.partitions[slot].error);
 	engine_text_free(&e->slots.partitions[slot].pmu_reason);
@@ -141,7 +149,7 @@ void engine_slots_free(struct engine *e)
 {
 	for (size_t i = 0; i < e->slots.count; i++)
 		if (e->slots.partitions[i].used) {
-			free(e->slots.partitions[i].file_goals);
+			engine_slot_forget_file_goals(&e->slots.partitions[i]);
 			free(e->slots.partitions[i].event_text);
 			engine_text_free(&e->slots.partitions[i].error);
 			engine_text_free(&e->slots.partitions[i].pmu_reason);

@@ -26,12 +26,12 @@ static struct control_caps two_domains(void)
 static void test_an_id_the_host_lacks_is_refused(void **state)
 {
 	struct control_caps caps = two_domains();
-	struct partition_goals g = { .mb_max_at = { .count = 2, .at = { { 0, 30 }, { 4, 60 } } } };
+	struct partition_goals g = { .mb_max_at = { .count = 2, .at = (struct domain_value[]){ { 0, 30 }, { 4, 60 } } } };
 	struct err err = { "" };
 
 	(void)state;
 	assert_int_equal(domain_limits_check(&caps, &g, &err), 0);
-	g.mb_min_at = (struct domain_values){ .count = 1, .at = { { 1, 10 } } };
+	g.mb_min_at = (struct domain_values){ .count = 1, .at = (struct domain_value[]){ { 1, 10 } } };
 	assert_int_equal(domain_limits_check(&caps, &g, &err), -EINVAL);
 	assert_string_equal(err.text, "mb_min names domain 1, which this host does not have (its domains: 0, 4)");
 
@@ -46,8 +46,8 @@ static void test_an_id_the_host_lacks_is_refused(void **state)
 static void test_each_domain_gets_its_own_value_or_the_partitions(void **state)
 {
 	struct control_caps caps = two_domains();
-	struct partition_goals g = { .mb_max_at = { .count = 1, .at = { { 4, 70 } } },
-				     .mb_min_at = { .count = 1, .at = { { 0, 15 } } } };
+	struct partition_goals g = { .mb_max_at = { .count = 1, .at = (struct domain_value[]){ { 4, 70 } } },
+				     .mb_min_at = { .count = 1, .at = (struct domain_value[]){ { 0, 15 } } } };
 	struct partition_limits l;
 
 	(void)state;
@@ -66,7 +66,7 @@ static void test_each_domain_gets_its_own_value_or_the_partitions(void **state)
 static void test_a_control_without_domains_keeps_the_scalars(void **state)
 {
 	struct control_caps none = { .domain_count = 0 };
-	struct partition_goals g = { .mb_max_at = { .count = 1, .at = { { 4, 70 } } } };
+	struct partition_goals g = { .mb_max_at = { .count = 1, .at = (struct domain_value[]){ { 4, 70 } } } };
 	struct partition_limits l = { .mb_max_at = { 99 } };
 
 	(void)state;
@@ -83,15 +83,16 @@ static void test_mbps_goals_in_percent(void **state)
 {
 	struct control_caps caps = two_domains();
 	struct global_config gc = { .capacity_mbps = 40000,
-				    .capacity_mbps_at = { .count = 1, .at = { { 4, 20000 } } } };
-	struct partition_goals g = { .mb_max = 6000, .mb_max_mbps = true, .mb_min = 0 }, buf;
+				    .capacity_mbps_at = { .count = 1, .at = (struct domain_value[]){ { 4, 20000 } } } };
+	struct partition_goals g = { .mb_max = 6000, .mb_max_mbps = true, .mb_min = 0 };
+	struct partition_goals_buf buf;
 	struct err err = { "" };
 
 	(void)state;
 	ladder_percent(1, 1, &caps.domains[0].max_ladder);
 	ladder_percent(1, 1, &caps.domains[1].max_ladder);
 	const struct partition_goals *pct = domain_goals_pct(&caps, &gc, &g, &buf, &err);
-	assert_ptr_equal(pct, &buf);
+	assert_ptr_equal(pct, &buf.goals);
 	assert_false(pct->mb_max_mbps);
 	assert_true(domain_values_get(&pct->mb_max_at, 0, -1) == 15.0); /* 6000 of 40000 */
 	assert_true(domain_values_get(&pct->mb_max_at, 4, -1) == 30.0); /* 6000 of its own 20000 */
@@ -121,7 +122,8 @@ static void test_mbps_min_above_pct_max(void **state)
 {
 	struct control_caps caps = two_domains();
 	struct global_config gc = { .capacity_mbps = 40000 };
-	struct partition_goals g = { .mb_max = 10, .mb_min = 6000, .mb_min_mbps = true }, buf;
+	struct partition_goals g = { .mb_max = 10, .mb_min = 6000, .mb_min_mbps = true };
+	struct partition_goals_buf buf;
 	struct err err = { "" };
 
 	(void)state;
