@@ -119,9 +119,13 @@ int engine_apply_limits(struct engine *e, size_t index, const struct partition_l
 	struct engine_partition *ep = &e->slots.partitions[index];
 	struct partition_limits eff = { 0 };
 
+	int r = engine_slot_limits_room(e, index, err); /* before the hardware: keeping them cannot fail */
+
+	if (r < 0)
+		return r;
 	if (engine_classes_shared(e))
 		return engine_classes_apply(e, index, want, err);
-	int r = e->hw.control_ops->apply(e->hw.control, index, want, &eff, err);
+	r = e->hw.control_ops->apply(e->hw.control, index, want, &eff, err);
 
 	if (r < 0 && eff.changed_outside) {
 		/* Changed outside mpamd and not put back: the other tool's limits are in force. */
@@ -133,8 +137,7 @@ int engine_apply_limits(struct engine *e, size_t index, const struct partition_l
 	engine_slot_applied(e, index);
 	if (eff.changed_outside)
 		note_event(e, index, clock_now(&e->clock), "restore: limits had been changed outside mpamd");
-	ep->applied = *want;
-	ep->effective = eff;
+	engine_slot_keep_limits(e, index, want, &eff);
 	ep->applied_once = true;
 	ep->status.mb_max = eff.mb_max;
 	ep->status.mb_min = eff.mb_min;
@@ -210,11 +213,12 @@ static void apply_decision(struct engine *e, size_t index, const struct policy_d
 	const struct partition_config *p = ep->config;
 	/* What the last apply asked for was snapped on the same ladders (a close, and so a new backend,
 	 * clears applied_once). */
-	struct partition_limits want = limits_of(e, p, d->mb_max, d->mb_min, d->mb_max_at, d->mb_min_at,
-						 ep->applied_once ? &ep->applied : NULL);
+	struct partition_limits kept;
+	const struct partition_limits *last = ep->applied_once ? slot_limits_load(&ep->applied, &kept) : NULL;
+	struct partition_limits want = limits_of(e, p, d->mb_max, d->mb_min, d->mb_max_at, d->mb_min_at, last);
 	struct actuation act = { .cpu_quota_pct = d->cpu_quota_pct };
 	struct err err = { "" };
-	bool changed = !ep->applied_once || !limits_same_mb(&want, &ep->applied, e->hw.caps.domain_count);
+	bool changed = !last || !limits_same_mb(&want, last, e->hw.caps.domain_count);
 
 	if (d->event[0])
 		note_event(e, index, now_ns, d->event);

@@ -182,8 +182,8 @@ static void limits_on(const struct engine *e, const struct engine_partition *ep,
 {
 	int c = e->domains.dom[d].control;
 
-	ds->mb_max = c >= 0 ? limits_max_at(&ep->effective, (unsigned)c) : ep->status.mb_max;
-	ds->mb_min = c >= 0 ? limits_min_at(&ep->effective, (unsigned)c) : ep->status.mb_min;
+	ds->mb_max = c >= 0 ? slot_limits_max_at(&ep->effective, (unsigned)c) : ep->status.mb_max;
+	ds->mb_min = c >= 0 ? slot_limits_min_at(&ep->effective, (unsigned)c) : ep->status.mb_min;
 	/* A cleared row (a slot just filled) has 0, which is never kept: 0 may be what it lets through. */
 	if (was->mb_max == ds->mb_max && was->mb_max_mbps > 0 && !e->domains.dom[d].known_changed)
 		ds->mb_max_mbps = was->mb_max_mbps;

@@ -26,7 +26,8 @@ static struct control_caps two_domains(void)
 static void test_an_id_the_host_lacks_is_refused(void **state)
 {
 	struct control_caps caps = two_domains();
-	struct partition_goals g = { .mb_max_at = { .count = 2, .at = (struct domain_value[]){ { 0, 30 }, { 4, 60 } } } };
+	struct partition_goals g = { .mb_max_at = { .count = 2,
+						    .at = (struct domain_value[]){ { 0, 30 }, { 4, 60 } } } };
 	struct err err = { "" };
 
 	(void)state;
