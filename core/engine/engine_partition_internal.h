@@ -32,7 +32,7 @@ struct engine_partition {
 	struct partition_config *config; /* in gen->config: what it runs with (set changes its goals) */
 	struct engine_gen *gen;
 	/* Its goals as the file said, kept only once `set` changed config's (NULL: config's goals are the
-	 * file's): 2 KB a partition that few partitions need. */
+	 * file's): a copy few partitions need (engine_slot_forget_file_goals frees it). */
 	struct partition_goals *file_goals;
 	char origin[ENGINE_ORIGIN_MAX]; /* "": the file; else what made it (a template's name) */
 	/* Its life in the hardware: engine_partition.c (engine_desired.c brings retry_ns forward at a

@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "core/engine/domain_limits.h"
+#include "core/engine/slot_limits.h"
 #include "tests/util/test_main.h"
 
 /* Two MB domains, ids 0 and 4 (resctrl numbers them by cache id, with gaps). */
@@ -159,7 +160,47 @@ static void test_a_snapped_limit_snaps_to_itself(void **state)
 	}
 }
 
+/* A slot keeps its limits in room for the host's domains: what it keeps loads back the same, a new
+ * size of room drops what was kept per domain, and more domains than the room holds are cut to it. */
+static void test_slot_limits_round_trip(void **state)
+{
+	struct slot_limits applied = { 0 }, effective = { 0 };
+	struct partition_limits l = { .mb_max = 70, .mb_min = 15, .l3_cbm = 0xf0, .mb_mbps = 3, .domain_count = 2 };
+	struct partition_limits back;
+	double *room = NULL;
+	unsigned room_domains = 0;
+
+	(void)state;
+	l.mb_max_at[0] = 40;
+	l.mb_max_at[1] = 70;
+	l.mb_min_at[0] = 15;
+	l.mb_min_at[1] = 5;
+	assert_int_equal(slot_limits_room(&room, &room_domains, 2, &applied, &effective), 1);
+	assert_int_equal(slot_limits_room(&room, &room_domains, 2, &applied, &effective), 0); /* kept */
+	slot_limits_keep(&applied, room_domains, &l);
+	l.mb_max_at[1] = 60;
+	slot_limits_keep(&effective, room_domains, &l);
+	assert_ptr_equal(slot_limits_load(&applied, &back), &back);
+	assert_int_equal(back.domain_count, 2);
+	assert_true(back.mb_max == 70 && back.mb_min == 15 && back.l3_cbm == 0xf0 && back.mb_mbps == 3);
+	assert_true(back.mb_max_at[0] == 40 && back.mb_max_at[1] == 70);
+	assert_true(back.mb_min_at[0] == 15 && back.mb_min_at[1] == 5);
+	assert_true(slot_limits_max_at(&effective, 1) == 60 && slot_limits_max_at(&effective, 2) == 70);
+	assert_true(slot_limits_min_at(&effective, 0) == 15 && slot_limits_min_at(&effective, 5) == 15);
+	/* another host's domains: made anew, nothing per domain kept */
+	assert_int_equal(slot_limits_room(&room, &room_domains, 1, &applied, &effective), 1);
+	assert_int_equal(applied.domain_count, 0);
+	slot_limits_keep(&applied, room_domains, &l);
+	assert_int_equal(applied.domain_count, 1);
+	assert_true(slot_limits_max_at(&applied, 1) == 70); /* past the room: the summary */
+	assert_int_equal(slot_limits_room(&room, &room_domains, 0, &applied, &effective), 1);
+	assert_null(room);
+	slot_limits_keep(&applied, room_domains, &l);
+	assert_int_equal(slot_limits_load(&applied, &back)->domain_count, 0);
+}
+
 TEST_MAIN({
+	cmocka_unit_test(test_slot_limits_round_trip),
 	cmocka_unit_test(test_a_snapped_limit_snaps_to_itself),
 	cmocka_unit_test(test_mbps_goals_in_percent),
 	cmocka_unit_test(test_mbps_min_above_pct_max),
