@@ -61,6 +61,7 @@ void domain_values_free(struct domain_values *v)
 int partition_goals_copy(struct partition_goals *dst, const struct partition_goals *src)
 {
 	*dst = *src;
+	dst->mb_max_at = dst->mb_min_at = (struct domain_values){ 0 }; /* src's until copied */
 	if (domain_values_copy(&dst->mb_max_at, &src->mb_max_at) < 0 ||
 	    domain_values_copy(&dst->mb_min_at, &src->mb_min_at) < 0) {
 		partition_goals_fini(dst);
