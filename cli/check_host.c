@@ -249,7 +249,7 @@ static json_t *check_partition(const struct config *config, const struct control
 {
 	struct partition_limits want = { .l3_cbm = p->goals.l3_cbm }, asked = want;
 	struct control_plan plan = { 0 };
-	struct partition_goals buf;
+	struct partition_goals_buf buf;
 	struct err err = { "" };
 	int r = domain_limits_check(caps, &p->goals, &err);
 	/* MB/s goals as percents of each domain (what the hardware's rungs are in) */

@@ -57,7 +57,7 @@ static bool configured_ceilings(const struct config *config, const struct contro
 				const struct partition_config *p, unsigned domains, double *ret)
 {
 	struct partition_limits l = { 0 };
-	struct partition_goals buf;
+	struct partition_goals_buf buf;
 	struct err err = { "" };
 
 	if (domain_limits_check(caps, &p->goals, &err) < 0)

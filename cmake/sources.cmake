@@ -199,6 +199,7 @@ mpamd_layer(mpamd_engine DIRS core/engine
   core/engine/engine_snapshot_json.c
   core/engine/engine_snapshot_text.c
   core/engine/engine_vms.c
+  core/engine/slot_limits.c
   core/engine/registry.c)
 
 # The programs on top.

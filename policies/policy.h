@@ -191,9 +191,11 @@ struct policy_domain {
 struct policy_partition {
 	/* configuration: read-only for policies */
 	const char *name;
-	struct partition_goals goals; /* as configured (or set): class, limits, guarantee, target, weight */
-	bool escalation_allowed;      /* the escalation actuator may act on it (cgroup known, enabled) */
-	bool open;		      /* the control manages it; policies leave others alone */
+	/* As configured (or set): class, limits, guarantee, target, weight. Without their per-domain
+	 * values (mb_max_at and mb_min_at name none): each domain's are domains[d].cfg_max and cfg_min. */
+	struct partition_goals goals;
+	bool escalation_allowed; /* the escalation actuator may act on it (cgroup known, enabled) */
+	bool open;		 /* the control manages it; policies leave others alone */
 	/* measurement: read-only */
 	bool valid;	      /* this tick's sample was measured or estimated */
 	bool estimated;	      /* ... estimated on some domain: counters rotate, and the rate there is its last

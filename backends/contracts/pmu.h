@@ -24,7 +24,7 @@ enum pmu_role {
 	PMU_ROLES,
 };
 
-#define PMU_REASON_MAX ERR_TEXT_MAX /* a struct err's text fits whole */
+#define PMU_REASON_MAX ERR_TEXT_MAX /* the longest reason a sampler gives: a struct err's text fits whole */
 
 /* One event of one partition over one interval. */
 struct pmu_count {
@@ -36,7 +36,10 @@ struct pmu_count {
 struct pmu_sample {
 	bool open; /* the sampler counts this partition */
 	struct pmu_count counts[PMU_ROLES];
-	char reason[PMU_REASON_MAX]; /* why it is not open, or why a role is not counted; "" */
+	/* Why it is not open, or why a role is not counted; NULL: nothing to say. The sampler's own text
+	 * (not a buffer in every sample of every partition: most have nothing to say), valid until its
+	 * next read, remove or free. */
+	const char *reason;
 };
 
 struct pmu_sampler;

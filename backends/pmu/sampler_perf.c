@@ -17,8 +17,20 @@
 struct perf_partition {
 	bool open;
 	struct pmu_counter roles[PMU_ROLES];
-	char reason[PMU_REASON_MAX];
+	char reason[PMU_REASON_MAX]; /* why a role could not be opened; "" */
+	char *read_error;	     /* PMU_REASON_MAX bytes, allocated at its first failed read; NULL */
 };
+
+/* A reason when no room could be allocated for the real one. */
+static const char read_error_lost[] = "a count could not be read (out of memory for the reason)";
+
+static void partition_clear(struct perf_partition *pp)
+{
+	for (int r = 0; r < PMU_ROLES; r++)
+		pmu_counter_close(&pp->roles[r]);
+	free(pp->read_error);
+	*pp = (struct perf_partition){ .open = false };
+}
 
 struct perf_sampler {
 	struct pmu_sampler base;
@@ -49,8 +61,7 @@ static void ps_free(struct pmu_sampler *sampler)
 	if (!s)
 		return;
 	for (size_t i = 0; s->parts && i < s->count; i++)
-		for (int r = 0; r < PMU_ROLES; r++)
-			pmu_counter_close(&s->parts[i].roles[r]);
+		partition_clear(&s->parts[i]);
 	for (int r = 0; r < PMU_ROLES; r++)
 		pmu_counter_close(&s->host[r]);
 	pmu_events_clear(s->roles);
@@ -149,9 +160,7 @@ static void ps_remove(struct pmu_sampler *sampler, size_t index)
 
 	if (index >= s->count)
 		return;
-	for (int r = 0; r < PMU_ROLES; r++)
-		pmu_counter_close(&s->parts[index].roles[r]);
-	s->parts[index] = (struct perf_partition){ .open = false };
+	partition_clear(&s->parts[index]);
 }
 
 static int ps_add(struct pmu_sampler *sampler, size_t index, const struct partition_ref *ref, struct err *err)
@@ -178,17 +187,24 @@ static int ps_add(struct pmu_sampler *sampler, size_t index, const struct partit
 	return 0;
 }
 
+/* A failed read of role r as the partition's reason (the last such failure says it). */
+static const char *read_failed(struct perf_partition *pp, int r, const struct err *err)
+{
+	if (!pp->read_error && !(pp->read_error = malloc(PMU_REASON_MAX)))
+		return read_error_lost;
+	if (snprintf(pp->read_error, PMU_REASON_MAX, "%s: %s", pmu_role_name((enum pmu_role)r), err->text) >=
+	    PMU_REASON_MAX)
+		memcpy(pp->read_error + PMU_REASON_MAX - 4, "...", 4); /* cut, and says so */
+	return pp->read_error;
+}
+
 static void read_partition(struct perf_partition *pp, struct pmu_sample *out)
 {
-	memset(out, 0, sizeof(*out));
-	out->open = pp->open;
-	snprintf(out->reason, sizeof(out->reason), "%s", pp->reason);
+	*out = (struct pmu_sample){ .open = pp->open, .reason = pp->reason[0] ? pp->reason : NULL };
 	for (int r = 0; pp->open && r < PMU_ROLES; r++) {
 		struct err err = { "" };
-		if (pmu_counter_read(&pp->roles[r], &out->counts[r], &err) < 0 &&
-		    snprintf(out->reason, sizeof(out->reason), "%s: %s", pmu_role_name((enum pmu_role)r), err.text) >=
-			    (int)sizeof(out->reason))
-			memcpy(out->reason + sizeof(out->reason) - 4, "...", 4); /* cut, and says so */
+		if (pmu_counter_read(&pp->roles[r], &out->counts[r], &err) < 0)
+			out->reason = read_failed(pp, r, &err);
 	}
 }
 

@@ -163,7 +163,7 @@ static int clone_sections(struct config *dst, const struct config *src, struct e
 {
 	dst->global = src->global;
 	dst->global.origin.key_lines = NULL;
-	int r = global_config_copy_strings(&dst->global, &src->global);
+	int r = global_config_copy_owned(&dst->global, &src->global);
 	if (r == 0)
 		r = copy_lines(&dst->global.origin, &src->global.origin, config_global_section.key_count);
 	if (r == 0)

@@ -137,11 +137,12 @@ static int parse_number(const char *text, const struct config_key *key, uint64_t
 	return r;
 }
 
-/* What the items of one value have said so far. */
+/* What the items of one value have said so far (at: the domains named, in `named`). */
 struct parsed_value {
 	bool has_all, unit_known, mbps;
 	double all;
 	struct domain_values at;
+	struct domain_value named[DOMAIN_VALUES_MAX];
 };
 
 /* Every item of a limit is in one unit: the policies compare a domain's value with the key's. */
@@ -191,9 +192,26 @@ static int parse_item(const char *item, bool alone, const struct config_key *key
 	return same_unit(pv, mbps, err);
 }
 
+/* The parsed value into the object, in place of what it held: 0 or -ENOMEM (the object as it was). */
+static int store_value(void *object, const struct config_key *key, const struct parsed_value *pv, struct err *err)
+{
+	struct domain_values at;
+
+	if (domain_values_copy(&at, &pv->at) < 0)
+		return err_set(err, -ENOMEM, "out of memory");
+	all_set(object, key, pv->all);
+	domain_values_free(values_of(object, key));
+	*values_of(object, key) = at;
+	if (mbps_flag(object, key))
+		*mbps_flag(object, key) = pv->mbps;
+	return 0;
+}
+
 int config_domain_parse(void *object, const struct config_key *key, const char *value, struct err *err)
 {
 	struct parsed_value pv = { .all = default_all(key) };
+
+	pv.at.at = pv.named;
 
 	for (const char *p = value;;) {
 		p += strspn(p, " \t");
@@ -219,11 +237,7 @@ int config_domain_parse(void *object, const struct config_key *key, const char *
 		return err_set(err, -EINVAL,
 			       "MB/s on some domains needs a value in MB/s for the others too "
 			       "(\"6000MB/s,1=4000MB/s\")");
-	all_set(object, key, pv.all);
-	*values_of(object, key) = pv.at;
-	if (mbps_flag(object, key))
-		*mbps_flag(object, key) = pv.mbps;
-	return 0;
+	return store_value(object, key, &pv, err);
 }
 
 /* One value as the file writes it: 6000MB/s, 34.375 or 50. */

@@ -161,7 +161,7 @@ static void object_free(struct loader *ld, struct section *s)
 		return;
 	switch (ld->kinds[s->kind].role) {
 	case ROLE_GLOBAL:
-		global_config_fini_strings(s->object);
+		global_config_fini_owned(s->object);
 		break;
 	case ROLE_PARTITION:
 		((struct partition_config *)s->object)->origin.key_lines = NULL; /* freed below */

@@ -290,7 +290,7 @@ int config_key_parse(const struct config_key *key, void *object, const char *val
 		store_number(field_of(object, key), key->size, 0);
 		struct domain_values *at = config_key_domain_values(key, object);
 		if (at) /* none on every domain */
-			at->count = 0;
+			domain_values_free(at);
 		return 0;
 	}
 	return key->type->parse(object, key, value, err);

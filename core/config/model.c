@@ -40,6 +40,42 @@ bool domain_values_has(const struct domain_values *v, uint32_t id)
 	return false;
 }
 
+int domain_values_copy(struct domain_values *dst, const struct domain_values *src)
+{
+	*dst = (struct domain_values){ 0 };
+	if (!src->count)
+		return 0;
+	if (!(dst->at = malloc(src->count * sizeof(*dst->at))))
+		return -ENOMEM;
+	memcpy(dst->at, src->at, src->count * sizeof(*dst->at));
+	dst->count = src->count;
+	return 0;
+}
+
+void domain_values_free(struct domain_values *v)
+{
+	free(v->at);
+	*v = (struct domain_values){ 0 };
+}
+
+int partition_goals_copy(struct partition_goals *dst, const struct partition_goals *src)
+{
+	*dst = *src;
+	dst->mb_max_at = dst->mb_min_at = (struct domain_values){ 0 }; /* src's until copied */
+	if (domain_values_copy(&dst->mb_max_at, &src->mb_max_at) < 0 ||
+	    domain_values_copy(&dst->mb_min_at, &src->mb_min_at) < 0) {
+		partition_goals_fini(dst);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void partition_goals_fini(struct partition_goals *g)
+{
+	domain_values_free(&g->mb_max_at);
+	domain_values_free(&g->mb_min_at);
+}
+
 bool cpu_set_has(const struct cpu_set *set, unsigned cpu)
 {
 	return cpu < CPU_LIMIT && (set->bits[cpu / 64] >> (cpu % 64)) & 1;
@@ -99,6 +135,7 @@ void partition_config_fini(const struct config *config, struct partition_config 
 			ext->partition_fini(p->ext[e]);
 		free(p->ext[e]);
 	}
+	partition_goals_fini(&p->goals);
 	free(p->cgroup);
 	free(p->vm);
 	free(p->pids);
@@ -123,13 +160,14 @@ static char **global_string(struct global_config *g, size_t i)
 	return (char **)((char *)g + global_strings[i]);
 }
 
-void global_config_fini_strings(struct global_config *g)
+void global_config_fini_owned(struct global_config *g)
 {
 	for (size_t i = 0; i < GLOBAL_STRINGS; i++)
 		free(*global_string(g, i));
+	domain_values_free(&g->capacity_mbps_at);
 }
 
-int global_config_copy_strings(struct global_config *dst, const struct global_config *src)
+int global_config_copy_owned(struct global_config *dst, const struct global_config *src)
 {
 	int r = 0;
 
@@ -140,6 +178,8 @@ int global_config_copy_strings(struct global_config *dst, const struct global_co
 		if (from && !*to)
 			r = -ENOMEM; /* the others are still set, so that fini frees what was copied */
 	}
+	if (domain_values_copy(&dst->capacity_mbps_at, &src->capacity_mbps_at) < 0)
+		r = -ENOMEM;
 	return r;
 }
 
@@ -154,7 +194,7 @@ void config_free(struct config *config)
 {
 	if (!config)
 		return;
-	global_config_fini_strings(&config->global);
+	global_config_fini_owned(&config->global);
 	free(config->global.origin.key_lines);
 	for (size_t i = 0; i < config->partition_count; i++)
 		partition_config_fini(config, &config->partitions[i]);

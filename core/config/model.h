@@ -87,15 +87,26 @@ struct domain_value {
 	double value; /* in the key's unit: whole MB/s for capacity_mbps, a percent or MB/s for limits */
 };
 
+/* The domains named, in an array of exactly `count` (NULL when none): most partitions name none, and
+ * 64 inline (DOMAIN_VALUES_MAX) cost a kilobyte a key in every copy of the goals. The array belongs to
+ * the struct that holds it (a partition's or [global]'s in a configuration, the engine's copy of the
+ * file's goals): a key's parse replaces it and frees the old one, and the holder's fini frees it. A
+ * plain struct copy shares it: it is a view, for reading while the holder lives (copy a holder's
+ * with domain_values_copy or partition_goals_copy). */
 struct domain_values {
 	uint32_t count;
-	struct domain_value at[DOMAIN_VALUES_MAX];
+	struct domain_value *at;
 };
 
 /* The value of domain `id`: its own when it is named, else `all`. */
 double domain_values_get(const struct domain_values *v, uint32_t id, double all);
 /* Whether domain `id` is named. */
 bool domain_values_has(const struct domain_values *v, uint32_t id);
+/* *dst becomes a copy of *src with an array of its own (what *dst held is not freed): 0 or -ENOMEM,
+ * and then *dst names none. */
+int domain_values_copy(struct domain_values *dst, const struct domain_values *src);
+/* Frees the array: none named. */
+void domain_values_free(struct domain_values *v);
 
 /* A set of CPUs, as in cpus_list. */
 struct cpu_set {
@@ -173,6 +184,19 @@ struct partition_goals {
 				  * a victim of its neighbours (0 = off) */
 };
 
+/* *dst becomes a copy of *src whose per-domain values are its own (what *dst held is not freed): 0 or
+ * -ENOMEM, and then *dst holds nothing to free. */
+int partition_goals_copy(struct partition_goals *dst, const struct partition_goals *src);
+/* Frees the goals' per-domain values. */
+void partition_goals_fini(struct partition_goals *g);
+
+/* Goals with room for a value on each domain, for code that works out goals of its own from a
+ * partition's (domain_goals_pct: MB/s made percents) without an allocation. */
+struct partition_goals_buf {
+	struct partition_goals goals;
+	struct domain_value max_at[DOMAIN_VALUES_MAX], min_at[DOMAIN_VALUES_MAX];
+};
+
 struct partition_config {
 	char name[NAME_MAX_LEN + 1];
 	uint16_t partid;
@@ -242,11 +266,12 @@ void partition_config_defaults(struct partition_config *p);
 int partition_config_init(const struct config *config, struct partition_config *p);
 /* Frees what a partition holds (its extensions' data through `config`'s extension table). */
 void partition_config_fini(const struct config *config, struct partition_config *p);
-/* Frees the strings a [global] section holds (one list, so that a new string key is freed everywhere). */
-void global_config_fini_strings(struct global_config *g);
-/* Gives `dst` (a copy of `src` made with memcpy) copies of src's strings: 0 or -ENOMEM (dst's strings
- * may then be freed as usual). */
-int global_config_copy_strings(struct global_config *dst, const struct global_config *src);
+/* Frees what a [global] section holds: its strings (one list, so that a new string key is freed
+ * everywhere) and its per-domain values. */
+void global_config_fini_owned(struct global_config *g);
+/* Gives `dst` (a copy of `src` made with memcpy) copies of what src holds, its strings and its
+ * per-domain values: 0 or -ENOMEM (dst's may then be freed as usual). */
+int global_config_copy_owned(struct global_config *dst, const struct global_config *src);
 /* Frees what a template holds. */
 void vm_template_fini(const struct config *config, struct vm_template *t);
 void config_free(struct config *config);

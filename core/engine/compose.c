@@ -278,14 +278,9 @@ void composition_read_pmu(struct composition *c, uint64_t now_ns, struct pmu_sam
 	struct err err = { "" };
 
 	if (!c->pmu.ops || c->pmu.ops->read(c->pmu.sampler, now_ns, out, count, &err) < 0) {
-		/* Not counted, without a reason of its own: field by field, because a whole struct
-		 * pmu_sample (its reason is ERR_TEXT_MAX bytes) cleared for every partition on every tick
-		 * was a sixth of a tick without PMU counting. */
-		for (size_t i = 0; i < count; i++) {
-			out[i].open = false;
-			memset(out[i].counts, 0, sizeof(out[i].counts));
-			out[i].reason[0] = '\0';
-		}
+		/* Not counted, without a reason of its own. */
+		for (size_t i = 0; i < count; i++)
+			out[i] = (struct pmu_sample){ .open = false };
 		if (err.text[0])
 			log_error("reading the PMU counters failed: %s", err.text);
 	}

@@ -125,15 +125,16 @@ static int pct_of_mbps(const struct control_caps *caps, const struct global_conf
 		       key, mbps, where, key);
 }
 
-/* One limit key (values, their value for every domain) in percent on every domain of the control. */
+/* One limit key (values, their value for every domain) in percent on every domain of the control,
+ * the per-domain values written in `room` (DOMAIN_VALUES_MAX of them). */
 static int limit_in_pct(const struct control_caps *caps, const struct global_config *gc, const char *key, bool is_max,
-			double *all, struct domain_values *at, struct err *err)
+			double *all, struct domain_values *at, struct domain_value *room, struct err *err)
 {
 	struct domain_values mbps = *at;
 	double every = *all;
 	int r;
 
-	at->count = 0;
+	*at = (struct domain_values){ .at = room };
 	for (unsigned d = 0; d < caps->domain_count && d < DOMAIN_VALUES_MAX; d++) {
 		const struct ladder *l = is_max ? control_max_ladder(caps, d) : control_min_ladder(caps, d);
 		double pct;
@@ -149,29 +150,30 @@ static int limit_in_pct(const struct control_caps *caps, const struct global_con
 }
 
 const struct partition_goals *domain_goals_pct(const struct control_caps *caps, const struct global_config *gc,
-					       const struct partition_goals *g, struct partition_goals *buf,
+					       const struct partition_goals *g, struct partition_goals_buf *buf,
 					       struct err *err)
 {
+	struct partition_goals *pct = &buf->goals;
 	int r = 0;
 
 	if (!g->mb_max_mbps && !g->mb_min_mbps)
 		return g;
-	*buf = *g;
+	*pct = *g; /* a view: the values not in MB/s stay g's */
 	if (g->mb_max_mbps)
-		r = limit_in_pct(caps, gc, "mb_max", true, &buf->mb_max, &buf->mb_max_at, err);
+		r = limit_in_pct(caps, gc, "mb_max", true, &pct->mb_max, &pct->mb_max_at, buf->max_at, err);
 	if (r == 0 && g->mb_min_mbps)
-		r = limit_in_pct(caps, gc, "mb_min", false, &buf->mb_min, &buf->mb_min_at, err);
-	buf->mb_max_mbps = buf->mb_min_mbps = false;
+		r = limit_in_pct(caps, gc, "mb_min", false, &pct->mb_min, &pct->mb_min_at, buf->min_at, err);
+	pct->mb_max_mbps = pct->mb_min_mbps = false;
 	if (r < 0)
 		return NULL;
 	for (unsigned d = 0; d < caps->domain_count; d++) {
-		double max = domain_values_get(&buf->mb_max_at, caps->domains[d].id, buf->mb_max);
-		double min = domain_values_get(&buf->mb_min_at, caps->domains[d].id, buf->mb_min);
+		double max = domain_values_get(&pct->mb_max_at, caps->domains[d].id, pct->mb_max);
+		double min = domain_values_get(&pct->mb_min_at, caps->domains[d].id, pct->mb_min);
 		if (min > max) {
 			err_set(err, -EINVAL, "mb_min is above mb_max on domain %u (%g%% > %g%% of what it carries)",
 				caps->domains[d].id, min, max);
 			return NULL;
 		}
 	}
-	return buf;
+	return pct;
 }

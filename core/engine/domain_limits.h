@@ -28,11 +28,11 @@ double domain_goal_max(const struct control_caps *caps, const struct partition_g
 double domain_goal_min(const struct control_caps *caps, const struct partition_goals *g, unsigned d);
 
 /* g with its limits in percent on every domain of the control: g itself where they are percents;
- * else *buf with MB/s values converted by each domain's ladder (AMD's units know their MB/s) or
+ * else buf's goals with MB/s values converted by each domain's ladder (AMD's units know their MB/s) or
  * [global] capacity_mbps (more than a domain carries is 100%). NULL, -ENODATA and why where a
  * domain's capacity is unknown; -EINVAL where mb_min ends above mb_max. */
 const struct partition_goals *domain_goals_pct(const struct control_caps *caps, const struct global_config *gc,
-					       const struct partition_goals *g, struct partition_goals *buf,
+					       const struct partition_goals *g, struct partition_goals_buf *buf,
 					       struct err *err);
 
 #endif

@@ -107,7 +107,8 @@ int engine_check_interval(const struct engine *e, unsigned interval_ms, struct e
 }
 
 /* The policies' copy of a partition's configuration (refreshed after set and reload): its goals whole,
- * so a new goal key needs nothing here. */
+ * so a new goal key needs nothing here, but for their per-domain values (the configuration's: a set
+ * or a reload frees them), which reach the policies resolved, as each domain's cfg_max and cfg_min. */
 void engine_policy_config(struct engine *e, size_t index)
 {
 	struct policy_partition *pp = &e->policy.partitions[index];
@@ -115,9 +116,10 @@ void engine_policy_config(struct engine *e, size_t index)
 
 	pp->name = p->name;
 	pp->goals = p->goals;
+	pp->goals.mb_max_at = pp->goals.mb_min_at = (struct domain_values){ 0 };
 	pp->escalation_allowed = e->gens.config->global.escalate && p->cgroup != NULL;
 	/* The configured limits as rungs, once per change of the configuration, not every tick. */
-	struct partition_goals buf;
+	struct partition_goals_buf buf;
 	const struct partition_goals *g = engine_goals_pct(e, &p->goals, &buf);
 	pp->cfg_max = domain_goal_max(&e->hw.caps, g, CONTROL_MAX_DOMAINS);
 	pp->cfg_min = domain_goal_min(&e->hw.caps, g, CONTROL_MAX_DOMAINS);

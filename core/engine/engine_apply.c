@@ -69,8 +69,8 @@ static void policy_in_force(const struct engine *e, const struct engine_partitio
 		pd->mb_min = ds->mb_min;
 		return;
 	}
-	pd->mb_max = c >= 0 ? limits_max_at(&ep->applied, (unsigned)c) : ep->applied.mb_max;
-	pd->mb_min = c >= 0 ? limits_min_at(&ep->applied, (unsigned)c) : ep->applied.mb_min;
+	pd->mb_max = c >= 0 ? slot_limits_max_at(&ep->applied, (unsigned)c) : ep->applied.mb_max;
+	pd->mb_min = c >= 0 ? slot_limits_min_at(&ep->applied, (unsigned)c) : ep->applied.mb_min;
 }
 
 /* The policies' view of slot i, and its decision starting from what the configuration asks for. */
@@ -119,9 +119,13 @@ int engine_apply_limits(struct engine *e, size_t index, const struct partition_l
 	struct engine_partition *ep = &e->slots.partitions[index];
 	struct partition_limits eff = { 0 };
 
+	int r = engine_slot_limits_room(e, index, err); /* before the hardware: keeping them cannot fail */
+
+	if (r < 0)
+		return r;
 	if (engine_classes_shared(e))
 		return engine_classes_apply(e, index, want, err);
-	int r = e->hw.control_ops->apply(e->hw.control, index, want, &eff, err);
+	r = e->hw.control_ops->apply(e->hw.control, index, want, &eff, err);
 
 	if (r < 0 && eff.changed_outside) {
 		/* Changed outside mpamd and not put back: the other tool's limits are in force. */
@@ -133,8 +137,7 @@ int engine_apply_limits(struct engine *e, size_t index, const struct partition_l
 	engine_slot_applied(e, index);
 	if (eff.changed_outside)
 		note_event(e, index, clock_now(&e->clock), "restore: limits had been changed outside mpamd");
-	ep->applied = *want;
-	ep->effective = eff;
+	engine_slot_keep_limits(e, index, want, &eff);
 	ep->applied_once = true;
 	ep->status.mb_max = eff.mb_max;
 	ep->status.mb_min = eff.mb_min;
@@ -210,11 +213,12 @@ static void apply_decision(struct engine *e, size_t index, const struct policy_d
 	const struct partition_config *p = ep->config;
 	/* What the last apply asked for was snapped on the same ladders (a close, and so a new backend,
 	 * clears applied_once). */
-	struct partition_limits want = limits_of(e, p, d->mb_max, d->mb_min, d->mb_max_at, d->mb_min_at,
-						 ep->applied_once ? &ep->applied : NULL);
+	struct partition_limits kept;
+	const struct partition_limits *last = ep->applied_once ? slot_limits_load(&ep->applied, &kept) : NULL;
+	struct partition_limits want = limits_of(e, p, d->mb_max, d->mb_min, d->mb_max_at, d->mb_min_at, last);
 	struct actuation act = { .cpu_quota_pct = d->cpu_quota_pct };
 	struct err err = { "" };
-	bool changed = !ep->applied_once || !limits_same_mb(&want, &ep->applied, e->hw.caps.domain_count);
+	bool changed = !last || !limits_same_mb(&want, last, e->hw.caps.domain_count);
 
 	if (d->event[0])
 		note_event(e, index, now_ns, d->event);
@@ -231,7 +235,7 @@ static void apply_decision(struct engine *e, size_t index, const struct policy_d
 }
 
 const struct partition_goals *engine_goals_pct(const struct engine *e, const struct partition_goals *g,
-					       struct partition_goals *buf)
+					       struct partition_goals_buf *buf)
 {
 	struct err err = { "" };
 	const struct partition_goals *pct = domain_goals_pct(&e->hw.caps, &e->gens.config->global, g, buf, &err);
@@ -239,17 +243,17 @@ const struct partition_goals *engine_goals_pct(const struct engine *e, const str
 	if (pct)
 		return pct;
 	/* engine_check_goals refuses such goals before they are used: no limit rather than a wrong one */
-	*buf = *g;
-	buf->mb_max = 100;
-	buf->mb_min = 0;
-	buf->mb_max_at.count = buf->mb_min_at.count = 0;
-	buf->mb_max_mbps = buf->mb_min_mbps = false;
-	return buf;
+	buf->goals = *g;
+	buf->goals.mb_max = 100;
+	buf->goals.mb_min = 0;
+	buf->goals.mb_max_at = buf->goals.mb_min_at = (struct domain_values){ 0 };
+	buf->goals.mb_max_mbps = buf->goals.mb_min_mbps = false;
+	return &buf->goals;
 }
 
 struct partition_limits engine_config_limits(const struct engine *e, const struct partition_config *p)
 {
-	struct partition_goals buf;
+	struct partition_goals_buf buf;
 	const struct partition_goals *g = engine_goals_pct(e, &p->goals, &buf);
 
 	return engine_limits(e, p, g->mb_max, g->mb_min, NULL, NULL);
@@ -279,7 +283,7 @@ static struct partition_limits limits_of(const struct engine *e, const struct pa
 					 double mb_min, const double *max_at, const double *min_at,
 					 const struct partition_limits *before)
 {
-	struct partition_goals buf;
+	struct partition_goals_buf buf;
 	struct partition_limits l = { .l3_cbm = p->goals.l3_cbm,
 				      .mb_mbps = e->hw.caps.mb_kernel_mbps ? p->goals.target_mbps : 0,
 				      .mb_max = mb_max,
@@ -310,7 +314,7 @@ struct partition_limits engine_limits(const struct engine *e, const struct parti
 int engine_check_goals(const struct engine *e, const struct global_config *gc, const struct partition_config *p,
 		       struct err *err)
 {
-	struct partition_goals buf;
+	struct partition_goals_buf buf;
 	int r = engine_check_goal_domains(e, &p->goals, err);
 
 	if (r < 0)

@@ -46,7 +46,7 @@ void engine_configured_limits(struct engine *e);
 /* g in percent on every domain (core/engine/domain_limits.h domain_goals_pct, with the configuration's
  * capacity_mbps); goals it cannot convert (engine_check_goals refuses them) as no limit. */
 const struct partition_goals *engine_goals_pct(const struct engine *e, const struct partition_goals *g,
-					       struct partition_goals *buf);
+					       struct partition_goals_buf *buf);
 /* engine_limits of the partition's configured mb_max and mb_min (in percent). */
 struct partition_limits engine_config_limits(const struct engine *e, const struct partition_config *p);
 struct partition_limits engine_limits(const struct engine *e, const struct partition_config *p, double mb_max,

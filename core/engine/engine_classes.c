@@ -228,7 +228,7 @@ static void fill(struct engine *e, size_t slot)
 
 	if (cls < 0 || !c->per_class[cls].known)
 		return;
-	ep->effective = c->per_class[cls].eff;
+	engine_slot_keep_limits(e, slot, NULL, &c->per_class[cls].eff);
 	ep->applied_once = true;
 	ep->status.mb_max = ep->effective.mb_max;
 	ep->status.mb_min = ep->effective.mb_min;
@@ -385,7 +385,7 @@ int engine_classes_choose(struct engine *e, size_t slot, const struct partition_
 			       "needs classes = own");
 	if ((r = record(e, slot, want, err)) < 0)
 		return r;
-	e->slots.partitions[slot].applied = *want;
+	engine_slot_keep_limits(e, slot, want, NULL);
 	return step(e, (long)slot, false, err);
 }
 
@@ -396,7 +396,7 @@ int engine_classes_apply(struct engine *e, size_t slot, const struct partition_l
 
 	if (r < 0)
 		return r;
-	e->slots.partitions[slot].applied = *want;
+	engine_slot_keep_limits(e, slot, want, NULL);
 	if (c->in_tick)
 		return 0;
 	r = step(e, -1, false, err);

@@ -186,11 +186,16 @@ static void remove_gone(struct engine *e, const struct diff *d, json_t *report)
 static void change_goals(struct engine *e, size_t slot, const struct partition_config *p)
 {
 	struct engine_partition *ep = &e->slots.partitions[slot];
+	struct partition_goals goals;
 	struct err err = { "" };
 
-	ep->config->goals = p->goals;
-	free(ep->file_goals); /* the file's goals are config's again */
-	ep->file_goals = NULL;
+	if (partition_goals_copy(&goals, &p->goals) < 0) { /* its config is another generation's: a copy */
+		log_error("partition %s: reload: out of memory for its new goals: it keeps the old ones", p->name);
+		return;
+	}
+	partition_goals_fini(&ep->config->goals);
+	ep->config->goals = goals;
+	engine_slot_forget_file_goals(ep); /* the file's goals are config's again */
 	engine_policy_config(e, slot);
 	if (!ep->status.open)
 		return;

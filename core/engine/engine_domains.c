@@ -183,8 +183,8 @@ static void limits_on(const struct engine *e, const struct engine_partition *ep,
 {
 	int c = e->domains.dom[d].control;
 
-	ds->mb_max = c >= 0 ? limits_max_at(&ep->effective, (unsigned)c) : ep->status.mb_max;
-	ds->mb_min = c >= 0 ? limits_min_at(&ep->effective, (unsigned)c) : ep->status.mb_min;
+	ds->mb_max = c >= 0 ? slot_limits_max_at(&ep->effective, (unsigned)c) : ep->status.mb_max;
+	ds->mb_min = c >= 0 ? slot_limits_min_at(&ep->effective, (unsigned)c) : ep->status.mb_min;
 	/* A cleared row (a slot just filled) has 0, which is never kept: 0 may be what it lets through. */
 	if (was_max == ds->mb_max && was_mbps > 0 && !e->domains.dom[d].known_changed)
 		ds->mb_max_mbps = was_mbps;
@@ -223,7 +223,7 @@ void engine_domains_summarise(struct engine *e, size_t index)
 /* The policies' copy of a partition's configured limits on each domain. */
 void engine_domains_config(struct engine *e, size_t slot)
 {
-	struct partition_goals buf;
+	struct partition_goals_buf buf;
 	const struct partition_goals *g = engine_goals_pct(e, &e->slots.partitions[slot].config->goals, &buf);
 
 	for (unsigned d = 0; e->domains.per_domain && d < e->domains.count; d++) {

@@ -115,7 +115,9 @@ int engine_slot_open(struct engine *e, size_t slot, uint64_t now_ns)
 	int r = engine_check_goals(e, &e->gens.config->global, p, &err);
 	if (r == 0)
 		r = engine_validate_limits(e, &want, &err);
-	bool checked = r == 0; /* what fails from here on is the hardware's answer */
+	bool checked = r == 0; /* what fails from here on is the hardware's answer (or want of memory) */
+	if (r == 0)
+		r = engine_slot_limits_room(e, slot, &err);
 	if (r == 0)
 		r = engine_classes_choose(e, slot, &want, &err);
 	if (r == 0) {
@@ -162,6 +164,7 @@ void engine_slot_close(struct engine *e, size_t slot, bool remove)
 	ep->status.mb_max = ep->status.mb_min = 0;
 	e->policy.partitions[slot].open = false;
 	e->slots.pmu[slot] = (struct pmu_sample){ .open = false };
+	ep->status.pmu_reason = NULL; /* the sampler's text is gone with the partition */
 }
 
 static bool retry_due(const struct engine_partition *ep, uint64_t now_ns)

@@ -13,6 +13,7 @@
 #include "core/base/error.h"
 #include "core/base/parse.h"
 #include "core/config/model.h"
+#include "core/engine/slot_limits.h"
 #include "core/report/partition_status.h"
 
 struct engine;
@@ -31,7 +32,7 @@ struct engine_partition {
 	struct partition_config *config; /* in gen->config: what it runs with (set changes its goals) */
 	struct engine_gen *gen;
 	/* Its goals as the file said, kept only once `set` changed config's (NULL: config's goals are the
-	 * file's): 2 KB a partition that few partitions need. */
+	 * file's): a copy few partitions need (engine_slot_forget_file_goals frees it). */
 	struct partition_goals *file_goals;
 	char origin[ENGINE_ORIGIN_MAX]; /* "": the file; else what made it (a template's name) */
 	/* Its life in the hardware: engine_partition.c (engine_desired.c brings retry_ns forward at a
@@ -45,8 +46,10 @@ struct engine_partition {
 	bool no_room;		  /* it failed for want of room (ENOSPC): waits for room freed (engine_pool.c) */
 	struct partition_ref ref; /* how the control opened it */
 	/* What the control and the actuators took: engine_apply.c (a close clears applied_once). */
-	struct partition_limits applied;   /* what the last successful apply asked for */
-	struct partition_limits effective; /* what it put in force, per domain */
+	struct slot_limits applied;   /* what the last successful apply asked for */
+	struct slot_limits effective; /* what it put in force, per domain */
+	double *limits_room;	      /* applied's and effective's per-domain values (engine_slot_limits_room) */
+	unsigned limits_domains;      /* the domains it has room for */
 	bool applied_once;
 	struct actuation actuated; /* what the actuators last carried out */
 	/* Its samples: engine.c, and the PMU's: engine_pmu.c. */
@@ -66,6 +69,13 @@ struct engine_partition {
  * memory, a static text saying so, never NULL; engine_text_free frees it and leaves NULL. */
 void engine_text_set(char **where, const char *text);
 void engine_text_free(char **where);
+
+/* Room in the slot for limits of the control's domains (once; again where their number changed): 0 or
+ * -ENOMEM and why. */
+int engine_slot_limits_room(struct engine *e, size_t slot, struct err *err);
+/* Keeps what an apply asked for and what it put in force (either may be NULL: kept as it was). */
+void engine_slot_keep_limits(struct engine *e, size_t slot, const struct partition_limits *applied,
+			     const struct partition_limits *effective);
 
 /* Opens slot `slot` in the composition and applies its configured limits; a failure marks it failed
  * (retried by engine_heal) and is logged: 0 or the negative errno. */

@@ -10,6 +10,7 @@ void engine_pmu_open(struct engine *e, size_t index)
 	struct engine_partition *ep = &e->slots.partitions[index];
 	struct err err = { "" };
 
+	ep->status.pmu_reason = NULL; /* it may be a text the sampler frees as it adds the partition */
 	engine_text_free(&ep->pmu_reason);
 	if (!e->hw.pmu.ops)
 		return;
@@ -34,9 +35,9 @@ static void pmu_status(struct engine *e, size_t index)
 		st->ipc = 0;
 	if (!st->stall_valid)
 		st->stall_ratio = 0;
-	st->pmu_reason = ep->pmu_reason && ep->pmu_reason[0]
-				 ? ep->pmu_reason
-				 : (e->slots.pmu[index].reason[0] ? e->slots.pmu[index].reason : NULL);
+	const char *sampled = e->slots.pmu[index].reason;
+	st->pmu_reason =
+		ep->pmu_reason && ep->pmu_reason[0] ? ep->pmu_reason : (sampled && sampled[0] ? sampled : NULL);
 	if (!e->hw.pmu.ops)
 		st->pmu_reason = "PMU counting is off";
 	pp->ipc_valid = st->ipc_valid;

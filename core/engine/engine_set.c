@@ -108,7 +108,7 @@ static json_t *set_result(const struct engine *e, size_t index, const char *cons
 	for (size_t s = 0; s < count; s++)
 		json_array_append_new(asked, json_string(settings[s]));
 	if (limits && st->open) {
-		struct partition_goals buf;
+		struct partition_goals_buf buf;
 		const struct partition_goals *g = engine_goals_pct(e, &p->goals, &buf);
 		add_rounding(rounded, "mb_max", g->mb_max, p->goals.mb_max_mbps ? p->goals.mb_max : 0, st->mb_max,
 			     &e->hw.caps.max_ladder);
@@ -183,19 +183,22 @@ static int check_persistable(const struct engine *e, size_t i, struct err *err)
 }
 
 /* The goals the file will give partition i at the next start or reload, the persisted keys with the
- * file's others (not with the sets that are not persisted): refused now if they would be then. */
+ * file's others (not with the sets that are not persisted): refused now if they would be then. *ret
+ * is the caller's (partition_goals_fini). */
 static int persisted_goals(struct engine *e, size_t i, const char *const *settings, size_t count,
 			   struct partition_goals *ret, struct err *err)
 {
-	struct partition_config filed = *e->slots.partitions[i].config;
+	const struct engine_partition *ep = &e->slots.partitions[i];
+	struct partition_config filed = *ep->config; /* shares all but its goals, which are its own */
 	bool limits;
 
-	if (e->slots.partitions[i].file_goals)
-		filed.goals = *e->slots.partitions[i].file_goals;
+	if (partition_goals_copy(&filed.goals, ep->file_goals ? ep->file_goals : &ep->config->goals) < 0)
+		return err_set(err, -ENOMEM, "out of memory");
 	int r = parse_settings(e, &filed, settings, count, &limits, err);
 	if (r == 0)
 		r = engine_check_goals(e, &e->gens.config->global, &filed, err);
 	if (r < 0) {
+		partition_goals_fini(&filed.goals);
 		err_prefix(err, "with the file's other keys of %s, as the next start would read them", filed.name);
 		return r;
 	}
@@ -235,7 +238,7 @@ struct set_request {
 	size_t count;
 	bool persist;
 	bool limits;		      /* a limit key is among the settings */
-	struct partition_config copy; /* the partition with them (shares all but its goals) */
+	struct partition_config copy; /* the partition with them (shares all but its goals, its own) */
 	struct partition_limits want; /* its limits */
 	char path[PATH_MAX];	      /* persist: the file written */
 };
@@ -244,8 +247,12 @@ struct set_request {
 static int set_check(struct engine *e, size_t i, struct set_request *q, struct err *err)
 {
 	/* All or nothing: change a copy, check it whole, then keep its goals (the only part `set` can
-	 * change: the copy shares the rest with the live partition and must not be freed). */
-	q->copy = *e->slots.partitions[i].config;
+	 * change: the copy shares the rest with the live partition and must not be freed; its goals are
+	 * its own, which set_partition frees). */
+	const struct partition_config *p = e->slots.partitions[i].config;
+	q->copy = *p;
+	if (partition_goals_copy(&q->copy.goals, &p->goals) < 0)
+		return err_set(err, -ENOMEM, "out of memory");
 	int r = check_duplicates(q->settings, q->count, err);
 	if (r == 0)
 		r = parse_settings(e, &q->copy, q->settings, q->count, &q->limits, err);
@@ -263,26 +270,33 @@ static int keep_file_goals(struct engine_partition *ep, struct err *err)
 {
 	if (ep->file_goals)
 		return 0;
-	if (!(ep->file_goals = malloc(sizeof(*ep->file_goals))))
+	struct partition_goals *kept = malloc(sizeof(*kept));
+
+	if (!kept || partition_goals_copy(kept, &ep->config->goals) < 0) {
+		free(kept);
 		return err_set(err, -ENOMEM, "out of memory");
-	*ep->file_goals = ep->config->goals;
+	}
+	ep->file_goals = kept;
 	return 0;
 }
 
 /* A checked set of partition i made persistent (when asked), then put in force. All or nothing: a
- * failure after the file was written puts the file back. */
+ * failure after the file was written puts the file back. The goals left in q->copy (the new ones
+ * after a failure, else the old) are the caller's to free. */
 static int set_apply(struct engine *e, size_t i, struct set_request *q, struct err *err)
 {
 	struct partition_config *found = e->slots.partitions[i].config;
-	struct partition_goals filed, before = found->goals;
+	struct partition_goals filed = { 0 }, before = found->goals;
 	char *old = NULL;
 	int r = keep_file_goals(&e->slots.partitions[i], err);
 
-	if (r < 0 || (q->persist && ((r = check_persistable(e, i, err)) < 0 ||
-				     (r = persisted_goals(e, i, q->settings, q->count, &filed, err)) < 0 ||
-				     (r = persist_write(e, found->name, q->settings, q->count, &old, q->path,
-							sizeof(q->path), err)) < 0)))
+	if (r == 0 && q->persist && (r = check_persistable(e, i, err)) == 0 &&
+	    (r = persisted_goals(e, i, q->settings, q->count, &filed, err)) == 0)
+		r = persist_write(e, found->name, q->settings, q->count, &old, q->path, sizeof(q->path), err);
+	if (r < 0) {
+		partition_goals_fini(&filed);
 		return r;
+	}
 	found->goals = q->copy.goals;
 	/* A limit is in force when `set` answers, so the reply can say what the hardware took. */
 	if (q->limits && e->slots.partitions[i].status.open && (r = engine_apply_limits(e, i, &q->want, err)) < 0) {
@@ -291,9 +305,15 @@ static int set_apply(struct engine *e, size_t i, struct set_request *q, struct e
 		if (q->persist && config_persist_write(e->gens.config->global.persist_dir, found->name, old, &undo) < 0)
 			log_error("partition %s: set --persist failed and %s could not be put back: %s", found->name,
 				  q->path, undo.text);
-	} else if (q->persist) {
-		*e->slots.partitions[i].file_goals = filed; /* a reload of the same file keeps the other sets */
+	} else {
+		q->copy.goals = before;
+		if (q->persist) { /* a reload of the same file keeps the other sets */
+			partition_goals_fini(e->slots.partitions[i].file_goals);
+			*e->slots.partitions[i].file_goals = filed;
+			filed = (struct partition_goals){ 0 };
+		}
 	}
+	partition_goals_fini(&filed);
 	free(old);
 	return r;
 }
@@ -311,6 +331,7 @@ static int set_partition(struct engine *e, const char *name, struct set_request 
 	int r = set_check(e, i, q, err);
 	if (r == 0)
 		r = set_apply(e, i, q, err);
+	partition_goals_fini(&q->copy.goals);
 	if (r < 0)
 		return r;
 	engine_policy_config(e, i);

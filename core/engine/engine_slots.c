@@ -110,11 +110,42 @@ void engine_slot_fill(struct engine *e, size_t slot, struct engine_gen *g, struc
 		e->slots.count = slot + 1;
 }
 
+int engine_slot_limits_room(struct engine *e, size_t slot, struct err *err)
+{
+	struct engine_partition *ep = &e->slots.partitions[slot];
+	int r = slot_limits_room(&ep->limits_room, &ep->limits_domains, e->hw.caps.domain_count, &ep->applied,
+				 &ep->effective);
+
+	if (r != 0)
+		ep->applied_once = false; /* what it had asked for per domain is gone: the next tick applies */
+	return r < 0 ? err_set(err, -ENOMEM, "out of memory for the limits of slot %zu", slot) : 0;
+}
+
+void engine_slot_keep_limits(struct engine *e, size_t slot, const struct partition_limits *applied,
+			     const struct partition_limits *effective)
+{
+	struct engine_partition *ep = &e->slots.partitions[slot];
+
+	if (applied)
+		slot_limits_keep(&ep->applied, ep->limits_domains, applied);
+	if (effective)
+		slot_limits_keep(&ep->effective, ep->limits_domains, effective);
+}
+
+void engine_slot_forget_file_goals(struct engine_partition *ep)
+{
+	if (ep->file_goals)
+		partition_goals_fini(ep->file_goals);
+	free(ep->file_goals);
+	ep->file_goals = NULL;
+}
+
 void engine_slot_free(struct engine *e, size_t slot)
 {
 	struct engine_gen *g = e->slots.partitions[slot].gen;
 
-	free(e->slots.partitions[slot].file_goals);
+	engine_slot_forget_file_goals(&e->slots.partitions[slot]);
+	free(e->slots.partitions[slot].limits_room);
 	free(e->slots.partitions[slot].event_text);
 	engine_text_free(&e->slots.partitions[slot].error);
 	engine_text_free(&e->slots.partitions[slot].pmu_reason);
@@ -141,7 +172,8 @@ void engine_slots_free(struct engine *e)
 {
 	for (size_t i = 0; i < e->slots.count; i++)
 		if (e->slots.partitions[i].used) {
-			free(e->slots.partitions[i].file_goals);
+			engine_slot_forget_file_goals(&e->slots.partitions[i]);
+			free(e->slots.partitions[i].limits_room);
 			free(e->slots.partitions[i].event_text);
 			engine_text_free(&e->slots.partitions[i].error);
 			engine_text_free(&e->slots.partitions[i].pmu_reason);

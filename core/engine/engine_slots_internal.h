@@ -29,6 +29,8 @@ int engine_slot_alloc(struct engine *e, size_t *ret, struct err *err);
 /* Gives slot `slot` partition `p` of `g` (from `origin`, "" for the file); nothing is opened. */
 void engine_slot_fill(struct engine *e, size_t slot, struct engine_gen *g, struct partition_config *p,
 		      const char *origin);
+/* Frees the file's goals a slot kept (file_goals: once a set changed config's). */
+void engine_slot_forget_file_goals(struct engine_partition *ep);
 /* Frees the slot (its partition must be closed): its generation is dropped. */
 void engine_slot_free(struct engine *e, size_t slot);
 /* The slot of the partition called `name`, or -1. */

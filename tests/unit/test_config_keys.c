@@ -217,6 +217,36 @@ static void test_each_parser_alone(void **state)
 	partition_config_fini(NULL, &p);
 }
 
+/* Per-domain values are the holder's own: a copy keeps its values when the original is parsed again
+ * or cleared, and each is freed once (ASan finds a double free or a leak). */
+static void test_per_domain_values_are_their_own(void **state)
+{
+	struct partition_config p;
+	struct partition_goals copy;
+	struct err err = { "" };
+
+	(void)state;
+	partition_config_defaults(&p);
+	assert_int_equal(config_key_parse(partition_key("mb_max"), &p, "50,0=30,4=100", &err), 0);
+	assert_int_equal(config_key_parse(partition_key("mb_min"), &p, "3=10", &err), 0);
+	assert_int_equal(partition_goals_copy(&copy, &p.goals), 0);
+	assert_ptr_not_equal(copy.mb_max_at.at, p.goals.mb_max_at.at);
+	assert_int_equal(config_key_parse(partition_key("mb_max"), &p, "60", &err), 0);
+	assert_int_equal(config_key_parse(partition_key("mb_min"), &p, "none", &err), 0);
+	assert_int_equal(p.goals.mb_max_at.count, 0);
+	assert_null(p.goals.mb_max_at.at);
+	assert_int_equal(p.goals.mb_min_at.count, 0);
+	assert_int_equal(copy.mb_max_at.count, 2);
+	assert_int_equal(domain_values_get(&copy.mb_max_at, 4, copy.mb_max), 100);
+	assert_int_equal(domain_values_get(&copy.mb_min_at, 3, copy.mb_min), 10);
+	/* a refused value leaves the values as they were */
+	assert_int_equal(config_key_parse(partition_key("mb_max"), &p, "0=30,0=40", &err), -EINVAL);
+	assert_int_equal(p.goals.mb_max_at.count, 0);
+	partition_goals_fini(&copy);
+	assert_int_equal(copy.mb_max_at.count, 0);
+	partition_config_fini(NULL, &p);
+}
+
 /* ipc_guard: a decimal fraction, 0 or none for off, only for latency-critical partitions. */
 static void test_ipc_guard(void **state)
 {
@@ -402,4 +432,5 @@ TEST_MAIN({
 	cmocka_unit_test(test_record_max_bytes),
 	cmocka_unit_test(test_per_domain_limits),
 	cmocka_unit_test(test_per_domain_capacity),
+	cmocka_unit_test(test_per_domain_values_are_their_own),
 })

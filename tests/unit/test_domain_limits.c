@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "core/engine/domain_limits.h"
+#include "core/engine/slot_limits.h"
 #include "tests/util/test_main.h"
 
 /* Two MB domains, ids 0 and 4 (resctrl numbers them by cache id, with gaps). */
@@ -26,12 +27,13 @@ static struct control_caps two_domains(void)
 static void test_an_id_the_host_lacks_is_refused(void **state)
 {
 	struct control_caps caps = two_domains();
-	struct partition_goals g = { .mb_max_at = { .count = 2, .at = { { 0, 30 }, { 4, 60 } } } };
+	struct partition_goals g = { .mb_max_at = { .count = 2,
+						    .at = (struct domain_value[]){ { 0, 30 }, { 4, 60 } } } };
 	struct err err = { "" };
 
 	(void)state;
 	assert_int_equal(domain_limits_check(&caps, &g, &err), 0);
-	g.mb_min_at = (struct domain_values){ .count = 1, .at = { { 1, 10 } } };
+	g.mb_min_at = (struct domain_values){ .count = 1, .at = (struct domain_value[]){ { 1, 10 } } };
 	assert_int_equal(domain_limits_check(&caps, &g, &err), -EINVAL);
 	assert_string_equal(err.text, "mb_min names domain 1, which this host does not have (its domains: 0, 4)");
 
@@ -46,8 +48,8 @@ static void test_an_id_the_host_lacks_is_refused(void **state)
 static void test_each_domain_gets_its_own_value_or_the_partitions(void **state)
 {
 	struct control_caps caps = two_domains();
-	struct partition_goals g = { .mb_max_at = { .count = 1, .at = { { 4, 70 } } },
-				     .mb_min_at = { .count = 1, .at = { { 0, 15 } } } };
+	struct partition_goals g = { .mb_max_at = { .count = 1, .at = (struct domain_value[]){ { 4, 70 } } },
+				     .mb_min_at = { .count = 1, .at = (struct domain_value[]){ { 0, 15 } } } };
 	struct partition_limits l;
 
 	(void)state;
@@ -66,7 +68,7 @@ static void test_each_domain_gets_its_own_value_or_the_partitions(void **state)
 static void test_a_control_without_domains_keeps_the_scalars(void **state)
 {
 	struct control_caps none = { .domain_count = 0 };
-	struct partition_goals g = { .mb_max_at = { .count = 1, .at = { { 4, 70 } } } };
+	struct partition_goals g = { .mb_max_at = { .count = 1, .at = (struct domain_value[]){ { 4, 70 } } } };
 	struct partition_limits l = { .mb_max_at = { 99 } };
 
 	(void)state;
@@ -83,15 +85,16 @@ static void test_mbps_goals_in_percent(void **state)
 {
 	struct control_caps caps = two_domains();
 	struct global_config gc = { .capacity_mbps = 40000,
-				    .capacity_mbps_at = { .count = 1, .at = { { 4, 20000 } } } };
-	struct partition_goals g = { .mb_max = 6000, .mb_max_mbps = true, .mb_min = 0 }, buf;
+				    .capacity_mbps_at = { .count = 1, .at = (struct domain_value[]){ { 4, 20000 } } } };
+	struct partition_goals g = { .mb_max = 6000, .mb_max_mbps = true, .mb_min = 0 };
+	struct partition_goals_buf buf;
 	struct err err = { "" };
 
 	(void)state;
 	ladder_percent(1, 1, &caps.domains[0].max_ladder);
 	ladder_percent(1, 1, &caps.domains[1].max_ladder);
 	const struct partition_goals *pct = domain_goals_pct(&caps, &gc, &g, &buf, &err);
-	assert_ptr_equal(pct, &buf);
+	assert_ptr_equal(pct, &buf.goals);
 	assert_false(pct->mb_max_mbps);
 	assert_true(domain_values_get(&pct->mb_max_at, 0, -1) == 15.0); /* 6000 of 40000 */
 	assert_true(domain_values_get(&pct->mb_max_at, 4, -1) == 30.0); /* 6000 of its own 20000 */
@@ -121,7 +124,8 @@ static void test_mbps_min_above_pct_max(void **state)
 {
 	struct control_caps caps = two_domains();
 	struct global_config gc = { .capacity_mbps = 40000 };
-	struct partition_goals g = { .mb_max = 10, .mb_min = 6000, .mb_min_mbps = true }, buf;
+	struct partition_goals g = { .mb_max = 10, .mb_min = 6000, .mb_min_mbps = true };
+	struct partition_goals_buf buf;
 	struct err err = { "" };
 
 	(void)state;
@@ -156,7 +160,47 @@ static void test_a_snapped_limit_snaps_to_itself(void **state)
 	}
 }
 
+/* A slot keeps its limits in room for the host's domains: what it keeps loads back the same, a new
+ * size of room drops what was kept per domain, and more domains than the room holds are cut to it. */
+static void test_slot_limits_round_trip(void **state)
+{
+	struct slot_limits applied = { 0 }, effective = { 0 };
+	struct partition_limits l = { .mb_max = 70, .mb_min = 15, .l3_cbm = 0xf0, .mb_mbps = 3, .domain_count = 2 };
+	struct partition_limits back;
+	double *room = NULL;
+	unsigned room_domains = 0;
+
+	(void)state;
+	l.mb_max_at[0] = 40;
+	l.mb_max_at[1] = 70;
+	l.mb_min_at[0] = 15;
+	l.mb_min_at[1] = 5;
+	assert_int_equal(slot_limits_room(&room, &room_domains, 2, &applied, &effective), 1);
+	assert_int_equal(slot_limits_room(&room, &room_domains, 2, &applied, &effective), 0); /* kept */
+	slot_limits_keep(&applied, room_domains, &l);
+	l.mb_max_at[1] = 60;
+	slot_limits_keep(&effective, room_domains, &l);
+	assert_ptr_equal(slot_limits_load(&applied, &back), &back);
+	assert_int_equal(back.domain_count, 2);
+	assert_true(back.mb_max == 70 && back.mb_min == 15 && back.l3_cbm == 0xf0 && back.mb_mbps == 3);
+	assert_true(back.mb_max_at[0] == 40 && back.mb_max_at[1] == 70);
+	assert_true(back.mb_min_at[0] == 15 && back.mb_min_at[1] == 5);
+	assert_true(slot_limits_max_at(&effective, 1) == 60 && slot_limits_max_at(&effective, 2) == 70);
+	assert_true(slot_limits_min_at(&effective, 0) == 15 && slot_limits_min_at(&effective, 5) == 15);
+	/* another host's domains: made anew, nothing per domain kept */
+	assert_int_equal(slot_limits_room(&room, &room_domains, 1, &applied, &effective), 1);
+	assert_int_equal(applied.domain_count, 0);
+	slot_limits_keep(&applied, room_domains, &l);
+	assert_int_equal(applied.domain_count, 1);
+	assert_true(slot_limits_max_at(&applied, 1) == 70); /* past the room: the summary */
+	assert_int_equal(slot_limits_room(&room, &room_domains, 0, &applied, &effective), 1);
+	assert_null(room);
+	slot_limits_keep(&applied, room_domains, &l);
+	assert_int_equal(slot_limits_load(&applied, &back)->domain_count, 0);
+}
+
 TEST_MAIN({
+	cmocka_unit_test(test_slot_limits_round_trip),
 	cmocka_unit_test(test_a_snapped_limit_snaps_to_itself),
 	cmocka_unit_test(test_mbps_goals_in_percent),
 	cmocka_unit_test(test_mbps_min_above_pct_max),
