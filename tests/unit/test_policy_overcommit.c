@@ -303,21 +303,32 @@ static void test_guarantee_then_targets(void **state)
 	assert_non_null(strstr(d[1].event, "target 10000 MB/s again"));
 }
 
+/* Two domains of 20000: a (target 24000) on domain 1 only, b (20000) half on each. */
+static void a_and_b_on_two_domains(struct two_domains *t, struct policy_host *h, struct policy_partition p[2],
+				   struct policy_decision d[2])
+{
+	static const double mbps[2][2] = { { 0, 12000 }, { 10000, 10000 } };
+
+	*h = host_of(RIG_WHOLE_PERCENTS, false);
+	p[0] = targeted("a", 24000, 12000);
+	p[1] = targeted("b", 20000, 20000);
+	on_two_domains(t, h, p, d, mbps);
+}
+
 /* Two domains of 20000: a (target 24000) runs on domain 1 only, b (20000) half on each. Domain 1 is
  * over (a 24000 + b 10000): 10000 each there, so a holds 10000 and b its whole target (its 10000 there
  * fits its part). The traffic's split jitters: b's ask there moving by 1% of its target moves no
  * budget and says nothing; by 10%, b holds 18000 and it is said again. */
 static void test_targets_on_two_domains(void **state)
 {
-	struct policy_host h = host_of(RIG_WHOLE_PERCENTS, false);
-	struct policy_partition p[2] = { targeted("a", 24000, 12000), targeted("b", 20000, 20000) };
-	static const double mbps[2][2] = { { 0, 12000 }, { 10000, 10000 } };
+	struct policy_host h;
+	struct policy_partition p[2];
 	struct two_domains t;
 	struct policy_decision d[2];
 	const char *text;
 
 	(void)state;
-	on_two_domains(&t, &h, p, d, mbps);
+	a_and_b_on_two_domains(&t, &h, p, d);
 	assert_int_equal(tick(policy_target, &h, p, 2, d, &text), 1);
 	assert_non_null(strstr(text, "overcommit: targets ask 34000 of 20000 MB/s on domain 1 (a 24000, b 10000): not "
 				     "all can be met; shared by weight, each up to its target: a 10000, b 20000"));
@@ -339,15 +350,14 @@ static void test_targets_on_two_domains(void **state)
  * says nothing again. The guard's minimums likewise: domain 0 fits, domain 1 does not. */
 static void test_forgotten_per_domain(void **state)
 {
-	struct policy_host h = host_of(RIG_WHOLE_PERCENTS, false);
-	struct policy_partition p[2] = { targeted("a", 24000, 12000), targeted("b", 20000, 20000) };
-	static const double mbps[2][2] = { { 0, 12000 }, { 10000, 10000 } };
+	struct policy_host h;
+	struct policy_partition p[2];
 	struct two_domains t;
 	struct policy_decision d[2];
 	const char *text;
 
 	(void)state;
-	on_two_domains(&t, &h, p, d, mbps);
+	a_and_b_on_two_domains(&t, &h, p, d);
 	p[0].overcommit.told_targets = p[1].overcommit.told_targets = 1; /* domain 0 was over */
 	assert_int_equal(tick(policy_target, &h, p, 2, d, &text), 1);
 	assert_non_null(strstr(text, "on domain 1"));
