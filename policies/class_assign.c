@@ -336,7 +336,7 @@ static bool group_may_stay(const struct work *w, const struct class_assignment *
  * merges mixed them. */
 static void keep_stayers(const struct work *w, struct class_assignment *a, unsigned classes, double band)
 {
-	/* per class in the plan: 0 unused, else 1 + whether a member is protected */
+	/* per class in the plan, a bit set: 1 a best-effort member, 2 a protected one (0: unused) */
 	unsigned char *kind = calloc(classes, sizeof(*kind));
 
 	if (!kind)
