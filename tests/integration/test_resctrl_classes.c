@@ -303,6 +303,25 @@ static void test_quantised_partitions_hold_still(void **state)
 	run_stop(&run);
 }
 
+/* Hosts with many RMIDs (the class bench's 1024-RMID rows): the emulator gives 1024, and 300 monitoring
+ * groups, past the 256 it once stopped at, each take one. */
+static void test_a_thousand_rmids(void **state)
+{
+	const char *args[] = { "--rmids", "1024", NULL };
+	struct emu *emu;
+	char path[160];
+
+	(void)state;
+	assert_int_equal(emu_start("intel", NULL, args, &emu), 0);
+	assert_true(emu_group_file_has(emu, "info/L3_MON", "num_rmids", "1024"));
+	for (unsigned i = 0; i < 300; i++) {
+		snprintf(path, sizeof(path), "%s/mon_groups/m%u", emu_root(emu), i);
+		if (mkdir(path, 0755) < 0)
+			fail_msg("monitoring group %u: %s", i, strerror(errno));
+	}
+	assert_int_equal(emu_stop(emu), 0);
+}
+
 static void test_refused_rename_moves_the_tasks(void **state)
 {
 	struct classes_run run;
@@ -524,6 +543,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_more_ceilings_than_classes_are_quantised, kill_sleepers),
 		cmocka_unit_test_teardown(test_auto_with_enough_closids_keeps_own, kill_sleepers),
 		cmocka_unit_test(test_rename_only_where_it_keeps_counts),
+		cmocka_unit_test(test_a_thousand_rmids),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -8,7 +8,7 @@
 
 #define EMU_MAX_DOMAINS 64 /* L3 domains (--domains): AMD hosts have one per CCX, 8 to 32 a socket */
 #define EMU_MAX_CLOSIDS 32 /* resctrl keeps CLOSIDs in a u32 bitmap */
-#define EMU_MAX_RMIDS	256
+#define EMU_MAX_RMIDS	1024
 #define EMU_MAX_CNTRS	64 /* assignable MBM counters per domain */
 
 enum emu_event {
