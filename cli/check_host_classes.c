@@ -22,7 +22,7 @@ void classes_host_read(const struct control_ops *ops, struct control *control, c
 	/* under the kernel's MB/s controller each partition keeps a class of its own (engine_classes_start) */
 	ret->can_share = ops->classes && !caps->mb_kernel_mbps;
 	if (ret->can_share)
-		ops->classes->room(control, &ret->room);
+		ops->classes->room(control, true, &ret->room);
 }
 
 bool classes_host_shared(const struct config *config, const struct classes_host *host)

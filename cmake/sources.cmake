@@ -126,6 +126,7 @@ mpamd_layer(mpamd_pmu DIRS backends/pmu DEPS mpamd_contracts mpamd_perf SOURCES
 mpamd_layer(mpamd_policies DIRS policies DEPS mpamd_config SOURCES
   policies/chain.c
   policies/class_assign.c
+  policies/class_place.c
   policies/escalate.c
   policies/guard.c
   policies/guard_cut.c

@@ -68,8 +68,7 @@ static int cmp_partition(const void *pa, const void *pb, void *ctx)
 	return c ? c : (a > b) - (a < b);
 }
 
-/* Within `band` on the side its kind allows: a protected partition is held at or above its want. */
-static bool within_band(const double *want, const double *held, unsigned domains, bool protected_, double band)
+bool class_within_band(const double *want, const double *held, unsigned domains, bool protected_, double band)
 {
 	for (unsigned d = 0; d < domains; d++) {
 		double over = held[d] - want[d];
@@ -86,7 +85,7 @@ static void place_wants(struct work *w, unsigned classes, const double *held, do
 		const double *now = held && cw->previous >= 0 && (unsigned)cw->previous < classes
 					    ? &held[(size_t)cw->previous * w->domains]
 					    : NULL;
-		w->eff[i] = now && band > 0 && within_band(cw->mb_max_at, now, w->domains, cw->protected_, band)
+		w->eff[i] = now && band > 0 && class_within_band(cw->mb_max_at, now, w->domains, cw->protected_, band)
 				    ? now
 				    : cw->mb_max_at;
 	}

@@ -54,4 +54,20 @@ int class_assign(const struct class_want *wants, size_t count, unsigned domains,
 		 double band, struct class_assignment *ret, struct err *err);
 void class_assignment_fini(struct class_assignment *a);
 
+/* Whether `held` is within `band` percentage points of `want` on every one of `domains` domains, on
+ * the side the partition's kind allows: at or above its want for a protected partition, at or below
+ * for a best-effort one. */
+bool class_within_band(const double *want, const double *held, unsigned domains, bool protected_, double band);
+
+/* Where one partition that opens between two class steps goes until the next step places every
+ * partition by class_assign's rule (placing each opening by the whole rule would move the others
+ * once per opening: a thousand partitions opening at start would be a thousand plans carried out).
+ * In this order: the class that holds what it wants within `band` on its kind's side, the least
+ * deviation first; else the lowest class id nobody holds (known[c] false), to hold what it wants;
+ * else the class whose limits cost it the least deviation, on its kind's side where one is. `held`
+ * and `known` describe `classes` class ids (held: classes x domains as in class_assignment.limits);
+ * the partition's `previous` is not used. The class id, or -1 when `classes` is 0. */
+int class_place(const struct class_want *want, unsigned domains, unsigned classes, const double *held,
+		const bool *known, double band);
+
 #endif

@@ -262,8 +262,10 @@ enum class_move {
 struct control_class_ops {
 	/* From now on partitions open as members of classes; asked once, before any partition opens. */
 	int (*share)(struct control *control, struct err *err);
-	/* Classes held and left, monitors held and left (reads the hardware: not on every tick). */
-	void (*room)(struct control *control, struct class_room *ret);
+	/* Classes held and left, monitors held and left. With `recount` the hardware is read again (another
+	 * tool may have taken or freed room: not on every tick); without, the control may answer from
+	 * what it read last and what it made and removed since. */
+	void (*room)(struct control *control, bool recount, struct class_room *ret);
 	/* The class partition `index` opens in at its next partition_open (kept until changed). */
 	void (*set_class)(struct control *control, size_t index, unsigned cls);
 	/* Makes class `cls` when it does not exist, and programs `limits` there, as apply does for a

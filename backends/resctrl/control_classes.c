@@ -79,7 +79,9 @@ static int class_group(struct resctrl_control *rc, unsigned cls, struct resctrl_
 		return 0;
 	struct resctrl_room room = resctrl_control_room(rc);
 	snprintf(name, sizeof(name), "%sc%u", rc->config->global.group_prefix, cls);
-	if ((r = resctrl_group_open(rc->fs->rootfd, name, &room, g, NULL, err)) < 0)
+	r = resctrl_group_open(rc->fs->rootfd, name, &room, g, NULL, err);
+	resctrl_counts_opened(rc, g, true, r);
+	if (r < 0)
 		return r;
 	log_info("class %u: %s resctrl group %s", cls, g->created ? "created" : "adopted", name);
 	return 0;
@@ -95,10 +97,15 @@ static int class_share(struct control *c, struct err *err)
 	return 0;
 }
 
-static void class_room(struct control *c, struct class_room *ret)
+static void class_room(struct control *c, bool recount, struct class_room *ret)
 {
 	struct resctrl_control *rc = rc_of(c);
-	struct resctrl_room room = rc->fs->rootfd >= 0 ? resctrl_control_room(rc) : (struct resctrl_room){ 0 };
+	struct resctrl_room room = { 0 };
+
+	if (recount)
+		resctrl_counts_forget(rc);
+	if (rc->fs->rootfd >= 0)
+		room = resctrl_control_room(rc);
 
 	*ret = (struct class_room){ .left = room.closids_left,
 				    .monitors_counted = room.rmids_counted,
@@ -153,6 +160,7 @@ static int class_release(struct control *c, unsigned cls, struct err *err)
 	resctrl_group_close(g);
 	if (!g->created || rc->fs->rootfd < 0)
 		return 0; /* adopted: left as it was */
+	resctrl_counts_removed(rc, true);
 	if (unlinkat(rc->fs->rootfd, g->name, AT_REMOVEDIR) < 0 && errno != ENOENT)
 		return err_set(err, -errno, "cannot remove class group %s: %s", g->name, strerror(errno));
 	log_info("class %u: removed resctrl group %s (no partition is in it)", cls, g->name);
@@ -188,7 +196,9 @@ int resctrl_class_member_open(struct resctrl_control *rc, size_t index, const st
 	if ((r = member_path(cg, leaf, path, sizeof(path), err)) < 0)
 		return r;
 	struct resctrl_room room = resctrl_control_room(rc);
-	if ((r = resctrl_mon_group_open(rc->fs->rootfd, path, cg->dirfd, &room, g, err)) < 0)
+	r = resctrl_mon_group_open(rc->fs->rootfd, path, cg->dirfd, &room, g, err);
+	resctrl_counts_opened(rc, g, false, r);
+	if (r < 0)
 		return r;
 	log_info("partition %s: %s resctrl monitoring group %s", p->name, g->created ? "created" : "adopted", path);
 	g->hw_id = cg->hw_id; /* its traffic carries its class's CLOSID (on MPAM the PARTID) */
@@ -206,6 +216,7 @@ static int move_anew(struct resctrl_control *rc, size_t index, struct resctrl_gr
 	int rootfd = rc->fs->rootfd;
 	int r = resctrl_mon_group_open(rootfd, path, cg->dirfd, &room, &fresh, err);
 
+	resctrl_counts_opened(rc, &fresh, false, r);
 	if (r == 0)
 		r = resctrl_group_move_tasks(rootfd, g, &fresh, err);
 	if (r < 0) {
@@ -213,8 +224,8 @@ static int move_anew(struct resctrl_control *rc, size_t index, struct resctrl_gr
 		if (fresh.dirfd >= 0) {
 			struct err ignored = { "" };
 			resctrl_group_move_tasks(rootfd, &fresh, g, &ignored);
-			if (fresh.created)
-				unlinkat(rootfd, fresh.name, AT_REMOVEDIR);
+			if (fresh.created && unlinkat(rootfd, fresh.name, AT_REMOVEDIR) == 0)
+				resctrl_counts_removed(rc, false);
 		}
 		resctrl_group_close(&fresh);
 		return r;
@@ -222,6 +233,8 @@ static int move_anew(struct resctrl_control *rc, size_t index, struct resctrl_gr
 	if (rc->ours[index] && unlinkat(rootfd, g->name, AT_REMOVEDIR) < 0 && errno != ENOENT)
 		log_warning("cannot remove resctrl group %s after its tasks moved to %s: %s", g->name, path,
 			    strerror(errno));
+	else if (rc->ours[index])
+		resctrl_counts_removed(rc, false);
 	resctrl_group_close(g);
 	*g = fresh;
 	g->hw_id = cg->hw_id;

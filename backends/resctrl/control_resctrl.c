@@ -247,6 +247,7 @@ static int rc_partition_remove(struct control *c, size_t index, struct err *err)
 	/* rmdir gives the CLOSID and RMID back; the group's tasks go back to the default group. */
 	if (unlinkat(rc->fs->rootfd, g->name, AT_REMOVEDIR) < 0 && errno != ENOENT)
 		return err_set(err, -errno, "cannot remove resctrl group %s: %s", g->name, strerror(errno));
+	resctrl_counts_removed(rc, !rc->shared);
 	log_info("removed resctrl group %s", g->name);
 	return 0;
 }
@@ -284,6 +285,7 @@ static int rc_tidy(struct control *c, const char *const *keep, size_t count, str
 
 	if (rc->fs->rootfd < 0)
 		return 0; /* unmounted: every group went with it */
+	resctrl_counts_forget(rc);
 	int r = keep_index(rc, keep, count, &index);
 	if (r == 0)
 		r = resctrl_pool_tidy(rc->fs->rootfd, rc->config->global.group_prefix, &index, err);
@@ -319,11 +321,45 @@ static int rc_apply(struct control *c, size_t index, const struct partition_limi
 	return resctrl_group_apply(rc->fs->rootfd, &rc->fs->info, &rc->groups[index], limits, effective, NULL, err);
 }
 
+/* The groups there, counted again unless classes are shared and the count is kept (see `counted`). */
+static void count_groups(struct resctrl_control *rc)
+{
+	if (rc->shared && rc->counted.known && rc->counted.mounts == rc->fs->mounts)
+		return;
+	rc->counted.known = true;
+	rc->counted.mounts = rc->fs->mounts;
+	rc->counted.groups = resctrl_count_groups(rc->fs->rootfd);
+	rc->counted.rmid_holders = resctrl_count_rmid_holders(rc->fs->rootfd);
+}
+
+void resctrl_counts_opened(struct resctrl_control *rc, const struct resctrl_group *g, bool control_group, int r)
+{
+	if (r < 0 && r != -ENOSPC)
+		rc->counted.known = false;
+	if (r < 0 || !g->created)
+		return;
+	rc->counted.groups += control_group;
+	rc->counted.rmid_holders++;
+}
+
+void resctrl_counts_removed(struct resctrl_control *rc, bool control_group)
+{
+	if (control_group || !rc->counted.rmid_holders)
+		rc->counted.known = false;
+	else
+		rc->counted.rmid_holders--;
+}
+
+void resctrl_counts_forget(struct resctrl_control *rc)
+{
+	rc->counted.known = false;
+}
+
 /* The CLOSIDs a new group may still take: resctrl's, less the default group's, every existing
  * control group's (mpamd's and other tools') and those of the groups planned before. */
 static unsigned closids_left(struct resctrl_control *rc)
 {
-	unsigned used = resctrl_count_groups(rc->fs->rootfd) + rc->planned_groups + rc->fs->info.io_alloc;
+	unsigned used = rc->counted.groups + rc->planned_groups + rc->fs->info.io_alloc;
 	unsigned total = rc->fs->info.num_closids;
 
 	return used < total ? total - used : 0;
@@ -345,7 +381,7 @@ static void note_unknown_partid(struct resctrl_control *rc, struct resctrl_plan 
 /* Likewise the RMIDs: every group holds one (mpamd's new ones too); those in limbo cannot be seen. */
 static unsigned rmids_left(struct resctrl_control *rc)
 {
-	unsigned used = resctrl_count_rmid_holders(rc->fs->rootfd) + rc->planned_groups;
+	unsigned used = rc->counted.rmid_holders + rc->planned_groups;
 	unsigned total = rc->fs->info.num_rmids;
 
 	return used < total ? total - used : 0;
@@ -389,6 +425,7 @@ struct resctrl_room resctrl_control_room(struct resctrl_control *rc)
 {
 	const struct resctrl_info *info = &rc->fs->info;
 
+	count_groups(rc);
 	return (struct resctrl_room){ .closids = info->num_closids,
 				      .io_alloc = info->io_alloc,
 				      .closids_left = closids_left(rc),

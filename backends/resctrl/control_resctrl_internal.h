@@ -27,12 +27,31 @@ struct resctrl_control {
 	struct resctrl_group *classes; /* per class: its control group, dirfd -1 when not made */
 	size_t classes_cap;
 	unsigned class_mounts; /* fs->mounts when the class groups were opened */
+	/* With classes shared, what resctrl_control_room counted (a walk of every group's directory:
+	 * thousands of system calls with a thousand monitoring groups) is kept and moved by the groups
+	 * mpamd makes and removes, so that a thousand partitions opening are not a thousand walks. It is
+	 * counted again when the engine asks the room (class_room, at least every few ticks), after a
+	 * refused or failed mkdir (another tool's groups), a tidy, a class removed or a remount. */
+	struct {
+		bool known;
+		unsigned mounts; /* fs->mounts when counted */
+		unsigned groups, rmid_holders;
+	} counted;
 };
 
 /* Room for slot `index` in every per-slot array: 0 or -ENOMEM and why. */
 int resctrl_control_grow(struct resctrl_control *rc, size_t index, struct err *err);
 /* What the groups there (and those planned) leave for a new one. */
 struct resctrl_room resctrl_control_room(struct resctrl_control *rc);
+/* Group `g` was opened with the room resctrl_control_room gave (r: what the open returned): one made
+ * by mpamd holds an RMID more (a control group a CLOSID too); a failure other than that room's own
+ * "no room" (-ENOSPC) has the groups counted again. */
+void resctrl_counts_opened(struct resctrl_control *rc, const struct resctrl_group *g, bool control_group, int r);
+/* mpamd removed a group: a monitoring group's RMID is free (or in limbo, which the kernel's answer to
+ * the next mkdir tells); a control group takes its monitoring groups with it: counted again. */
+void resctrl_counts_removed(struct resctrl_control *rc, bool control_group);
+/* The groups are counted again before the next room is given (the engine asked, or a tidy). */
+void resctrl_counts_forget(struct resctrl_control *rc);
 
 /* ---- control_classes.c ---- */
 

@@ -1,6 +1,7 @@
 /* Classes shared by partitions (engine_classes_internal.h). The class step runs once per tick after the
- * policies decided, and at once for what happens between ticks (a partition opened, `set`, a reload,
- * on_stop): the partitions' wanted ceilings go through class_assign (no I/O), each class used is given
+ * policies decided, and at once for what happens between ticks (`set`, a reload, on_stop); a partition
+ * that opens is only placed (class_place), and the next step places it with the others, so that a
+ * thousand partitions opening at start are one plan, not a thousand. A step: the partitions' wanted ceilings go through class_assign (no I/O), each class used is given
  * its limits where they changed, partitions whose class changed are moved, and classes left empty are
  * released. A move that keeps the partition's counts (a rename) needs nothing more; one that gives it
  * a new group (CLASS_MOVE_ANEW) has the monitors take it again, so its next sample is a new baseline
@@ -128,8 +129,9 @@ static void say_once(struct engine_classes *c, const char *text)
 
 static void refresh_room(struct engine *e)
 {
-	ops_of(e)->room(e->hw.control, &e->classes.room);
+	ops_of(e)->room(e->hw.control, e->classes.recount, &e->classes.room);
 	e->classes.room_known = true;
+	e->classes.recount = false;
 }
 
 /* How many class ids the step may use: those held and those the hardware has left, and at least up to
@@ -238,7 +240,7 @@ static void fill(struct engine *e, size_t slot)
 }
 
 /* Classes held that no partition is in any more are released. */
-static void release_empty(struct engine *e, long opening)
+static void release_empty(struct engine *e)
 {
 	struct engine_classes *c = &e->classes;
 	bool *used = calloc(c->classes_cap ? c->classes_cap : 1, sizeof(*used));
@@ -247,7 +249,7 @@ static void release_empty(struct engine *e, long opening)
 	if (!used)
 		return; /* kept until the next step */
 	for (size_t i = 0; i < e->slots.count; i++)
-		if ((member(e, i) || (long)i == opening) && (size_t)c->per_slot[i].class_of < c->classes_cap)
+		if (member(e, i) && (size_t)c->per_slot[i].class_of < c->classes_cap)
 			used[c->per_slot[i].class_of] = true;
 	for (size_t k = 0; k < c->classes_cap; k++) {
 		if (!c->per_class[k].known || used[k])
@@ -280,35 +282,33 @@ static int gather_held(const struct engine_classes *c, unsigned budget, struct s
 	return 0;
 }
 
-static int gather(struct engine *e, long opening, struct step_work *w, struct err *err)
+static int gather(struct engine *e, struct step_work *w, struct err *err)
 {
 	struct engine_classes *c = &e->classes;
-	size_t n = e->slots.count + 1;
+	size_t n = e->slots.count + 1; /* + 1: calloc(0) may give NULL */
 
 	w->wants = calloc(n, sizeof(*w->wants));
 	w->slot_of = calloc(n, sizeof(*w->slot_of));
 	if (!w->wants || !w->slot_of)
 		return err_set(err, -ENOMEM, "out of memory for the class step");
 	for (size_t i = 0; i < e->slots.count; i++) {
-		bool opens = (long)i == opening;
-		if (!opens && !member(e, i))
+		if (!member(e, i))
 			continue;
 		const struct class_slot *cs = &c->per_slot[i];
 		w->wants[w->count] = (struct class_want){ .mb_max_at = cs->asked,
 							  .protected_ = cs->protect,
-							  .previous = opens ? -1 : cs->class_of };
+							  .previous = cs->class_of };
 		w->slot_of[w->count++] = i;
 	}
 	return 0;
 }
 
-/* The classes of the assignment given their limits, then the partitions moved into them. For the
- * opening slot, its class is only set (it is not open yet): 0, or why its class cannot be had. */
-static int carry_out(struct engine *e, long opening, const struct class_assignment *a, unsigned budget,
-		     struct step_work *w, bool recheck, struct err *err)
+/* The classes of the assignment given their limits, then the partitions moved into them: 0 or
+ * -ENOMEM (a class that cannot be given its limits moves nobody in, and is said once). */
+static int carry_out(struct engine *e, const struct class_assignment *a, unsigned budget, struct step_work *w,
+		     bool recheck, struct err *err)
 {
 	struct engine_classes *c = &e->classes;
-	int r = 0;
 
 	w->holds = calloc(budget, sizeof(*w->holds));
 	if (!w->holds)
@@ -318,30 +318,23 @@ static int carry_out(struct engine *e, long opening, const struct class_assignme
 	for (size_t j = 0; j < w->count; j++) {
 		size_t slot = w->slot_of[j];
 		unsigned to = (unsigned)a->class_of[j];
-		if (!w->holds[to]) {
-			if ((long)slot == opening)
-				r = err_set(err, -ENOSPC, "no class for it: %s", c->last_error);
-			continue;
-		}
-		if ((long)slot == opening) {
-			ops_of(e)->set_class(e->hw.control, slot, to);
-			c->per_slot[slot].class_of = (int)to;
-		} else if (c->per_slot[slot].class_of != (int)to) {
+		if (w->holds[to] && c->per_slot[slot].class_of != (int)to)
 			move(e, slot, to);
-		}
 	}
-	return r;
+	return 0;
 }
 
-static int step(struct engine *e, long opening, bool recheck, struct err *err)
+static int step(struct engine *e, bool recheck, struct err *err)
 {
 	struct engine_classes *c = &e->classes;
 	struct step_work w = { 0 };
 	struct class_assignment a = { 0 };
-	int r = gather(e, opening, &w, err);
+	int r = gather(e, &w, err);
 
-	if (recheck)
-		c->room_known = false; /* another tool may have taken or freed room */
+	if (recheck) { /* another tool may have taken or freed room */
+		c->room_known = false;
+		c->recount = true;
+	}
 	unsigned budget = r == 0 ? class_budget(e) : 0;
 	if (r == 0 && budget == 0)
 		r = err_set(err, -ENOSPC, "no class left: every one the %s backend has is held by other groups",
@@ -357,12 +350,14 @@ static int step(struct engine *e, long opening, bool recheck, struct err *err)
 		c->members = w.count;
 	}
 	if (r == 0 && w.count)
-		r = carry_out(e, opening, &a, budget, &w, recheck, err);
+		r = carry_out(e, &a, budget, &w, recheck, err);
 	if (r != -ENOMEM)
-		release_empty(e, opening);
-	for (size_t j = 0; j < w.count; j++)
+		release_empty(e);
+	for (size_t j = 0; j < w.count; j++) {
+		c->per_slot[w.slot_of[j]].placed = false;
 		if (member(e, w.slot_of[j]))
 			fill(e, w.slot_of[j]);
+	}
 	if (!c->room_known)
 		refresh_room(e);
 	class_assignment_fini(&a);
@@ -370,6 +365,42 @@ static int step(struct engine *e, long opening, bool recheck, struct err *err)
 	free(w.slot_of);
 	free(w.held);
 	free(w.holds);
+	return r;
+}
+
+/* Slot `slot`, opening, into the class class_place gives it; that class made or given its limits
+ * where it is new. 0, or why no class can be had. */
+static int place(struct engine *e, size_t slot, struct err *err)
+{
+	struct engine_classes *c = &e->classes;
+	struct class_slot *cs = &c->per_slot[slot];
+	unsigned budget = class_budget(e);
+	struct step_work w = { 0 };
+
+	if (budget == 0)
+		return err_set(err, -ENOSPC, "no class left: every one the %s backend has is held by other groups",
+			       e->hw.control_ops->name);
+	if (!grow_classes(c, budget))
+		return err_set(err, -ENOMEM, "out of memory for %u classes", budget);
+	bool *known = calloc(budget, sizeof(*known));
+	int r = known ? gather_held(c, budget, &w, err) : err_set(err, -ENOMEM, "out of memory for the class step");
+	if (r == 0) {
+		for (unsigned k = 0; k < budget; k++)
+			known[k] = c->per_class[k].known;
+		struct class_want want = { .mb_max_at = cs->asked, .protected_ = cs->protect, .previous = -1 };
+		int to = class_place(&want, c->domains, budget, w.held, known, ENGINE_CLASS_BAND_PCT);
+		if (!hold(e, (unsigned)to, known[to] ? c->per_class[to].at : cs->asked, false))
+			r = err_set(err, -ENOSPC, "no class for it: %s", c->last_error);
+		else {
+			ops_of(e)->set_class(e->hw.control, slot, (unsigned)to);
+			cs->class_of = to;
+			cs->placed = true;
+		}
+	}
+	free(known);
+	free(w.held);
+	if (!c->room_known)
+		refresh_room(e);
 	return r;
 }
 
@@ -386,7 +417,7 @@ int engine_classes_choose(struct engine *e, size_t slot, const struct partition_
 	if ((r = record(e, slot, want, err)) < 0)
 		return r;
 	engine_slot_keep_limits(e, slot, want, NULL);
-	return step(e, (long)slot, false, err);
+	return place(e, slot, err);
 }
 
 int engine_classes_apply(struct engine *e, size_t slot, const struct partition_limits *want, struct err *err)
@@ -399,8 +430,9 @@ int engine_classes_apply(struct engine *e, size_t slot, const struct partition_l
 	engine_slot_keep_limits(e, slot, want, NULL);
 	if (c->in_tick)
 		return 0;
-	r = step(e, -1, false, err);
-	if (r < 0)
+	if (c->per_slot[slot].placed)
+		fill(e, slot); /* just opened: the tick's step places it with the others */
+	else if ((r = step(e, false, err)) < 0)
 		return r;
 	int cls = c->per_slot[slot].class_of;
 	if (cls < 0 || !c->per_class[cls].known)
@@ -420,7 +452,7 @@ void engine_classes_tick_end(struct engine *e)
 	if (!e->classes.shared)
 		return;
 	e->classes.in_tick = false;
-	if (step(e, -1, e->ticks.done % CLASS_RECHECK_TICKS == 0, &err) < 0)
+	if (step(e, e->ticks.done % CLASS_RECHECK_TICKS == 0, &err) < 0)
 		say_once(&e->classes, err.text);
 }
 
@@ -430,7 +462,7 @@ void engine_classes_forget(struct engine *e, size_t slot)
 
 	if (slot < c->slots_cap) {
 		c->per_slot[slot].class_of = -1;
-		c->per_slot[slot].asking = false;
+		c->per_slot[slot].asking = c->per_slot[slot].placed = false;
 	}
 	e->slots.partitions[slot].status.in_class = false;
 }

@@ -23,6 +23,7 @@ struct class_slot {
 	int class_of;			   /* its class, -1 none */
 	bool asking;			   /* it asked (open, or being opened) */
 	bool protect;			   /* latency-critical or holding a guarantee */
+	bool placed;			   /* opened since the last step, in the class class_place gave it */
 	double asked[CONTROL_MAX_DOMAINS]; /* the ceilings it asked for, one per domain */
 };
 
@@ -43,6 +44,7 @@ struct engine_classes {
 	struct class_held *per_class; /* [class id] */
 	struct class_room room;	      /* as the control said at the last step that made or released one */
 	bool room_known;
+	bool recount; /* the next room asked is read from the hardware again (a recheck) */
 	/* The last assignment's cost: |held - asked| summed over its partitions and domains (percentage
 	 * points), and how many partitions it placed. */
 	double deviation_pp;
@@ -55,12 +57,14 @@ struct engine_classes {
 void engine_classes_start(struct engine *e);
 void engine_classes_free(struct engine *e);
 bool engine_classes_shared(const struct engine *e);
-/* Slot `slot` is about to open with `want`: the class it opens in is chosen (and made) and set in the
- * control. 0 where classes are not shared; a failure (no class can be made: -ENOSPC) and why. */
+/* Slot `slot` is about to open with `want`: the class it opens in is chosen (class_place: the other
+ * partitions stay where they are until the next step) and made, and set in the control. 0 where
+ * classes are not shared; a failure (no class can be made: -ENOSPC) and why. */
 int engine_classes_choose(struct engine *e, size_t slot, const struct partition_limits *want, struct err *err);
 /* Slot `slot` asks for `want` (engine_apply_limits with classes shared): recorded; outside a tick the
- * class step runs at once and what its class holds is its limits in force. 0, or why its class could
- * not be given those limits (the partition stays where it is). */
+ * class step runs at once (but not for a slot just opened: the tick's step places it) and what its
+ * class holds is its limits in force. 0, or why its class could not be given those limits (the
+ * partition stays where it is). */
 int engine_classes_apply(struct engine *e, size_t slot, const struct partition_limits *want, struct err *err);
 /* The tick's decisions: recorded by engine_classes_apply between these, one step at the end. */
 void engine_classes_tick_begin(struct engine *e);

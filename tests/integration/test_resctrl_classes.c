@@ -303,6 +303,79 @@ static void test_quantised_partitions_hold_still(void **state)
 	run_stop(&run);
 }
 
+/* Sixty partitions wanting 60 distinct pairs of ceilings in 15 classes, all opening at start: each
+ * opening is only placed, and the first tick's step places them all, so no partition is carried from
+ * class to class while the others open (the plan made again at every opening moved the same
+ * partitions to and fro: at 1000 partitions, 20,491 renames before the second tick), and the groups
+ * are not counted again at every opening. */
+static void test_openings_move_nobody_twice(void **state)
+{
+	const char *args[] = { "--rmids", "256", NULL };
+	struct classes_run run;
+
+	(void)state;
+	unsigned long listed_before, listed_after;
+
+	run_start_with(&run, 60, args, "shared", per_domain_body_of);
+	run.stop_at = 1;
+	assert_int_equal(emu_listings(run.emu, &listed_before), 0);
+	run_engine(&run);
+	assert_int_equal(emu_listings(run.emu, &listed_after), 0);
+	/* The groups are counted (every group's directory listed) when the room is asked, not once per
+	 * partition opening: 60 openings walking 16 groups each listed over 1000 directories. */
+	if (listed_after - listed_before > 100)
+		fail_msg("%lu directories listed for 60 partitions opening", listed_after - listed_before);
+	assert_true(count_class_groups(&run) <= 15);
+	for (size_t i = 0; i < run.count; i++) {
+		char who[80];
+		snprintf(who, sizeof(who), "partition p%02zu: class: moved from class", i);
+		const char *moved[] = { who, NULL };
+		if (!engine_partition(run.engine, i)->open)
+			fail_msg("p%02zu is not open: %s", i, engine_partition(run.engine, i)->reason);
+		if (log_capture_count(&run.log, moved) > 1)
+			fail_msg("p%02zu moved %u times by the end of the first tick", i,
+				 log_capture_count(&run.log, moved));
+	}
+	run_stop(&run);
+}
+
+/* mpamd keeps its count of the groups between rechecks, moved by its own mkdirs and rmdirs: the
+ * groups another tool makes meanwhile are in status's count of the RMIDs by the next recheck (every
+ * 10 ticks). Three partitions of three ceilings: the default group, 3 classes, 3 monitoring groups
+ * and the other tool's 4 hold 11 of 20. */
+static void on_tick_another_tool(void *ctx, struct engine *e)
+{
+	struct classes_run *run = ctx;
+	char path[160];
+
+	if (engine_ticks_done(e) == 3)
+		for (int i = 0; i < 4; i++) {
+			snprintf(path, sizeof(path), "%s/mon_groups/other%d", emu_root(run->emu), i);
+			if (mkdir(path, 0755) < 0)
+				fail_msg("%s: %s", path, strerror(errno));
+		}
+	if (engine_ticks_done(e) >= run->stop_at)
+		engine_stop(e);
+}
+
+static void test_other_tools_groups_counted_at_recheck(void **state)
+{
+	struct classes_run run;
+	const char *const args[] = { "--rmids", "20", NULL };
+
+	(void)state;
+	run_start(&run, 3, args);
+	run.stop_at = 25;
+	engine_run_file_captured(run.config, on_tick_another_tool, &run, &run.log, &run.engine);
+	json_t *status = engine_snapshot_status(run.engine);
+	json_t *classes = json_object_get(status, "classes");
+	assert_int_equal(json_integer_value(json_object_get(classes, "used")), 3);
+	assert_int_equal(json_integer_value(json_object_get(classes, "monitors_used")), 11);
+	assert_int_equal(json_integer_value(json_object_get(classes, "monitors_left")), 9);
+	json_decref(status);
+	run_stop(&run);
+}
+
 /* Hosts with many RMIDs (the class bench's 1024-RMID rows): the emulator gives 1024, and 300 monitoring
  * groups, past the 256 it once stopped at, each take one. */
 static void test_a_thousand_rmids(void **state)
@@ -538,6 +611,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(test_sixty_partitions_share_classes, kill_sleepers),
 		cmocka_unit_test_teardown(test_quantised_partitions_hold_still, kill_sleepers),
+		cmocka_unit_test_teardown(test_openings_move_nobody_twice, kill_sleepers),
+		cmocka_unit_test_teardown(test_other_tools_groups_counted_at_recheck, kill_sleepers),
 		cmocka_unit_test_teardown(test_refused_rename_moves_the_tasks, kill_sleepers),
 		cmocka_unit_test_teardown(test_out_of_rmids, kill_sleepers),
 		cmocka_unit_test_teardown(test_more_ceilings_than_classes_are_quantised, kill_sleepers),

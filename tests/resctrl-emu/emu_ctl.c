@@ -320,9 +320,9 @@ int emu_ctl_show(struct emu *e, const struct emu_node *n, struct emu_buf *out)
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		emu_buf_printf(out, "#   %s\n", commands[i].usage);
 	emu_limbo_run(e);
-	emu_buf_printf(out, "profile %s\nclock %s\ntime_ms %.3f\nchanges %lu\nlimbo %u\nnrdy_waits %lu\n", e->prof.name,
-		       e->clock.manual ? "manual" : "real", (double)emu_clock_now(&e->clock) / 1e6, e->changes,
-		       emu_limbo_count(e), e->nrdy_waits);
+	emu_buf_printf(out, "profile %s\nclock %s\ntime_ms %.3f\nchanges %lu\nlistings %lu\nlimbo %u\nnrdy_waits %lu\n",
+		       e->prof.name, e->clock.manual ? "manual" : "real", (double)emu_clock_now(&e->clock) / 1e6,
+		       e->changes, e->listings, emu_limbo_count(e), e->nrdy_waits);
 	show_fault(out, "fail_write", &f->write);
 	show_fault(out, "fail_mkdir", &f->mkdir);
 	show_fault(out, "fail_rmdir", &f->rmdir);

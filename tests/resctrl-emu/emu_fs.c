@@ -151,6 +151,7 @@ static int op_readdir(const char *path, void *buf, fuse_fill_dir_t filler, off_t
 		return r;
 	if (n.kind == EMU_N_FILE)
 		return -ENOTDIR;
+	emu()->listings++;
 	list_one(&ctx, ".", true);
 	list_one(&ctx, "..", true);
 	return emu_list(emu(), &n, list_one, &ctx);

@@ -165,6 +165,7 @@ struct emu {
 	time_t mount_time;
 	bool vanish;		  /* the "vanish" command: unmount and exit once the current request is answered */
 	unsigned long changes;	  /* writes, mkdirs, rmdirs and renames that succeeded (.emu_ctl's excepted) */
+	unsigned long listings;	  /* directories listed (readdir): what a walk of the groups costs */
 	unsigned long nrdy_waits; /* counter reads that waited for a not-ready monitor */
 };
 

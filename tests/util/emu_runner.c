@@ -254,16 +254,28 @@ int emu_advance(struct emu *emu, unsigned ms)
 	return emu_ctl(emu, command);
 }
 
-int emu_changes(struct emu *emu, unsigned long *ret)
+/* The figure on .emu_ctl's line "NAME N": 0 or -errno. */
+static int emu_figure(struct emu *emu, const char *name, unsigned long *ret)
 {
-	char path[128];
+	char path[128], key[32];
 
 	snprintf(path, sizeof(path), "%s/.emu_ctl", emu->mnt);
+	snprintf(key, sizeof(key), "\n%s ", name);
 	char *text = read_text_file(path);
-	const char *line = text ? strstr(text, "\nchanges ") : NULL;
-	int r = line && sscanf(line, "\nchanges %lu", ret) == 1 ? 0 : -EIO;
+	const char *line = text ? strstr(text, key) : NULL;
+	int r = line && sscanf(line + strlen(key), "%lu", ret) == 1 ? 0 : -EIO;
 	free(text);
 	return r;
+}
+
+int emu_changes(struct emu *emu, unsigned long *ret)
+{
+	return emu_figure(emu, "changes", ret);
+}
+
+int emu_listings(struct emu *emu, unsigned long *ret)
+{
+	return emu_figure(emu, "listings", ret);
 }
 
 static void terminate(struct emu *emu)

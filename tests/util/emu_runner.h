@@ -40,6 +40,8 @@ int emu_advance(struct emu *emu, unsigned ms);
 
 /* The writes, mkdirs and rmdirs the emulator took so far ("changes" in .emu_ctl): 0 or -errno. */
 int emu_changes(struct emu *emu, unsigned long *ret);
+/* The directories listed so far ("listings" in .emu_ctl): 0 or -errno. */
+int emu_listings(struct emu *emu, unsigned long *ret);
 
 /* An operator's umount of the emulated resctrl, the emulator left running: plain (-EBUSY while a file
  * of it is open, as the kernel's), or with `lazy` umount -l, after which the emulator serves the files
