@@ -888,17 +888,9 @@ static cairo_status_t buffer_write(void *closure, const unsigned char *data, uns
 {
 	struct buffer *b = closure;
 
-	if (b->len + length > b->cap) {
-		size_t cap = b->cap ? b->cap : 65536;
-		while (cap < b->len + length)
-			cap *= 2;
-		char *grown = realloc(b->data, cap);
-		if (!grown) {
-			b->failed = true;
-			return CAIRO_STATUS_NO_MEMORY;
-		}
-		b->data = grown;
-		b->cap = cap;
+	if (array_grow((void **)&b->data, &b->cap, b->len + length, 1, NULL) < 0) {
+		b->failed = true;
+		return CAIRO_STATUS_NO_MEMORY;
 	}
 	memcpy(b->data + b->len, data, length);
 	b->len += length;
