@@ -303,16 +303,24 @@ static void test_guarantee_then_targets(void **state)
 	assert_non_null(strstr(d[1].event, "target 10000 MB/s again"));
 }
 
+/* Two targeted partitions on two domains, and what one tick said. */
+struct two_targets {
+	struct policy_host h;
+	struct policy_partition p[2];
+	struct two_domains t;
+	struct policy_decision d[2];
+	const char *text;
+};
+
 /* Two domains of 20000: a (target 24000) on domain 1 only, b (20000) half on each. */
-static void a_and_b_on_two_domains(struct two_domains *t, struct policy_host *h, struct policy_partition p[2],
-				   struct policy_decision d[2])
+static void a_and_b_on_two_domains(struct two_targets *f)
 {
 	static const double mbps[2][2] = { { 0, 12000 }, { 10000, 10000 } };
 
-	*h = host_of(RIG_WHOLE_PERCENTS, false);
-	p[0] = targeted("a", 24000, 12000);
-	p[1] = targeted("b", 20000, 20000);
-	on_two_domains(t, h, p, d, mbps);
+	f->h = host_of(RIG_WHOLE_PERCENTS, false);
+	f->p[0] = targeted("a", 24000, 12000);
+	f->p[1] = targeted("b", 20000, 20000);
+	on_two_domains(&f->t, &f->h, f->p, f->d, mbps);
 }
 
 /* Two domains of 20000: a (target 24000) runs on domain 1 only, b (20000) half on each. Domain 1 is
@@ -321,28 +329,25 @@ static void a_and_b_on_two_domains(struct two_domains *t, struct policy_host *h,
  * budget and says nothing; by 10%, b holds 18000 and it is said again. */
 static void test_targets_on_two_domains(void **state)
 {
-	struct policy_host h;
-	struct policy_partition p[2];
-	struct two_domains t;
-	struct policy_decision d[2];
-	const char *text;
+	struct two_targets f;
 
 	(void)state;
-	a_and_b_on_two_domains(&t, &h, p, d);
-	assert_int_equal(tick(policy_target, &h, p, 2, d, &text), 1);
-	assert_non_null(strstr(text, "overcommit: targets ask 34000 of 20000 MB/s on domain 1 (a 24000, b 10000): not "
-				     "all can be met; shared by weight, each up to its target: a 10000, b 20000"));
-	assert_int_equal(p[0].target.budget, 10000);
-	assert_int_equal(p[1].target.budget, 0);
-	t.dom[1][0].mbps = 9800; /* b's ask on domain 1: 10200, a cut of 200 */
-	t.dom[1][1].mbps = 10200;
-	assert_int_equal(tick(policy_target, &h, p, 2, d, &text), 0);
-	assert_int_equal(p[1].target.budget, 0);
-	t.dom[1][0].mbps = 8000; /* 12000: a cut of 2000 */
-	t.dom[1][1].mbps = 12000;
-	assert_int_equal(tick(policy_target, &h, p, 2, d, &text), 1);
-	assert_non_null(strstr(text, "each up to its target: a 10000, b 18000"));
-	assert_int_equal(p[1].target.budget, 18000);
+	a_and_b_on_two_domains(&f);
+	assert_int_equal(tick(policy_target, &f.h, f.p, 2, f.d, &f.text), 1);
+	assert_non_null(strstr(f.text,
+			       "overcommit: targets ask 34000 of 20000 MB/s on domain 1 (a 24000, b 10000): not "
+			       "all can be met; shared by weight, each up to its target: a 10000, b 20000"));
+	assert_int_equal(f.p[0].target.budget, 10000);
+	assert_int_equal(f.p[1].target.budget, 0);
+	f.t.dom[1][0].mbps = 9800; /* b's ask on domain 1: 10200, a cut of 200 */
+	f.t.dom[1][1].mbps = 10200;
+	assert_int_equal(tick(policy_target, &f.h, f.p, 2, f.d, &f.text), 0);
+	assert_int_equal(f.p[1].target.budget, 0);
+	f.t.dom[1][0].mbps = 8000; /* 12000: a cut of 2000 */
+	f.t.dom[1][1].mbps = 12000;
+	assert_int_equal(tick(policy_target, &f.h, f.p, 2, f.d, &f.text), 1);
+	assert_non_null(strstr(f.text, "each up to its target: a 10000, b 18000"));
+	assert_int_equal(f.p[1].target.budget, 18000);
 }
 
 /* What was said is forgotten per domain: domain 0's overcommit (told before) ended while domain 1's is
@@ -350,28 +355,24 @@ static void test_targets_on_two_domains(void **state)
  * says nothing again. The guard's minimums likewise: domain 0 fits, domain 1 does not. */
 static void test_forgotten_per_domain(void **state)
 {
-	struct policy_host h;
-	struct policy_partition p[2];
-	struct two_domains t;
-	struct policy_decision d[2];
-	const char *text;
+	struct two_targets f;
 
 	(void)state;
-	a_and_b_on_two_domains(&t, &h, p, d);
-	p[0].overcommit.told_targets = p[1].overcommit.told_targets = 1; /* domain 0 was over */
-	assert_int_equal(tick(policy_target, &h, p, 2, d, &text), 1);
-	assert_non_null(strstr(text, "on domain 1"));
-	assert_int_equal(p[0].overcommit.told_targets, 2);
-	assert_int_equal(p[1].overcommit.told_targets, 2);
-	assert_int_equal(tick(policy_target, &h, p, 2, d, &text), 0);
+	a_and_b_on_two_domains(&f);
+	f.p[0].overcommit.told_targets = f.p[1].overcommit.told_targets = 1; /* domain 0 was over */
+	assert_int_equal(tick(policy_target, &f.h, f.p, 2, f.d, &f.text), 1);
+	assert_non_null(strstr(f.text, "on domain 1"));
+	assert_int_equal(f.p[0].overcommit.told_targets, 2);
+	assert_int_equal(f.p[1].overcommit.told_targets, 2);
+	assert_int_equal(tick(policy_target, &f.h, f.p, 2, f.d, &f.text), 0);
 
 	struct policy_host hm = host_of(RIG_WHOLE_PERCENTS, true);
 	struct policy_partition g[2] = { guaranteed("db", 16000, 15000), guaranteed("web", 16000, 16000) };
 	static const double gm[2][2] = { { 0, 15000 }, { 8000, 8000 } };
-	on_two_domains(&t, &hm, g, d, gm);
+	on_two_domains(&f.t, &hm, g, f.d, gm);
 	g[0].overcommit.told_minimums = g[1].overcommit.told_minimums = 1;
-	policy_guard(&hm, g, 2, d);
-	assert_non_null(strstr(d[0].event, "on domain 1"));
+	policy_guard(&hm, g, 2, f.d);
+	assert_non_null(strstr(f.d[0].event, "on domain 1"));
 	assert_int_equal(g[0].overcommit.told_minimums, 2);
 	assert_int_equal(g[1].overcommit.told_minimums, 2);
 }
