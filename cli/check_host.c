@@ -251,14 +251,11 @@ static json_t *check_partition(const struct config *config, const struct control
 	struct control_plan plan = { 0 };
 	struct partition_goals_buf buf;
 	struct err err = { "" };
-	int r = domain_limits_check(caps, &p->goals, &err);
 	/* MB/s goals as percents of each domain (what the hardware's rungs are in) */
-	const struct partition_goals *g = r < 0 ? NULL : domain_goals_pct(caps, &config->global, &p->goals, &buf, &err);
+	const struct partition_goals *g = domain_limits_configured(caps, &config->global, &p->goals, &buf, &want, &err);
 
-	if (g) {
+	if (g)
 		domain_limits_asked(caps, g, g->mb_max, g->mb_min, &asked);
-		domain_limits_fill(caps, g, g->mb_max, g->mb_min, &want);
-	}
 	json_t *entry =
 		json_pack("{s:s,s:s,s:o}", "name", p->name, "verdict", "ok", "limits", limits_to_json(&want, caps));
 	if (!g || (ops->validate && ops->validate(control, &want, &err) < 0)) {

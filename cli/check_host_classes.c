@@ -60,12 +60,10 @@ static bool configured_ceilings(const struct config *config, const struct contro
 	struct partition_goals_buf buf;
 	struct err err = { "" };
 
-	if (domain_limits_check(caps, &p->goals, &err) < 0)
-		return false;
-	const struct partition_goals *g = domain_goals_pct(caps, &config->global, &p->goals, &buf, &err);
+	const struct partition_goals *g = domain_limits_configured(caps, &config->global, &p->goals, &buf, &l, &err);
+
 	if (!g)
 		return false;
-	domain_limits_fill(caps, g, g->mb_max, g->mb_min, &l);
 	for (unsigned d = 0; d < domains; d++)
 		ret[d] = caps->domain_count ? limits_max_at(&l, d) : control_snap_max(&caps->max_ladder, g->mb_max);
 	return true;

@@ -713,10 +713,13 @@ static void draw_events(struct plot *p)
 
 /* ---- legend ---- */
 
-static void legend_line(struct plot *p, double x, double y, enum line_style style, const char *text)
+/* A line style's row at y where it is `shown` (drawn in the plot); the y of the row after it. */
+static double legend_line(struct plot *p, double x, double y, bool shown, enum line_style style, const char *text)
 {
 	cairo_t *cr = p->cr;
 
+	if (!shown)
+		return y;
 	cairo_set_source_rgb(cr, 0.3, 0.3, 0.3);
 	set_line(cr, style, 2);
 	cairo_move_to(cr, x, y);
@@ -724,6 +727,7 @@ static void legend_line(struct plot *p, double x, double y, enum line_style styl
 	cairo_stroke(cr);
 	cairo_set_source_rgb(cr, 0.1, 0.1, 0.1);
 	text_at(cr, x + 34, y, 0, text);
+	return y + 18;
 }
 
 static void draw_legend(struct plot *p)
@@ -766,28 +770,13 @@ static void draw_legend(struct plot *p)
 	text_at(cr, x, y, 0, "lines");
 	y += 20;
 	font(cr, 12, false);
-	legend_line(p, x, y, LINE_SOLID, "measured MB/s");
-	y += 18;
-	if (p->any_guarantee) {
-		legend_line(p, x, y, LINE_DASHED, "guarantee MB/s");
-		y += 18;
-	}
-	if (p->any_target) {
-		legend_line(p, x, y, LINE_DASH_DOT, "target MB/s");
-		y += 18;
-	}
-	legend_line(p, x, y, LINE_SOLID, "mb_max % (below)");
-	y += 18;
-	legend_line(p, x, y, LINE_DOTTED, "mb_min % (below)");
-	y += 18;
-	if (p->any_domain_max) {
-		legend_line(p, x, y, LINE_DASHED, "a domain's mb_max %");
-		y += 18;
-	}
-	if (p->any_domain_min) {
-		legend_line(p, x, y, LINE_DASH_DOT, "a domain's mb_min %");
-		y += 18;
-	}
+	y = legend_line(p, x, y, true, LINE_SOLID, "measured MB/s");
+	y = legend_line(p, x, y, p->any_guarantee, LINE_DASHED, "guarantee MB/s");
+	y = legend_line(p, x, y, p->any_target, LINE_DASH_DOT, "target MB/s");
+	y = legend_line(p, x, y, true, LINE_SOLID, "mb_max % (below)");
+	y = legend_line(p, x, y, true, LINE_DOTTED, "mb_min % (below)");
+	y = legend_line(p, x, y, p->any_domain_max, LINE_DASHED, "a domain's mb_max %");
+	y = legend_line(p, x, y, p->any_domain_min, LINE_DASH_DOT, "a domain's mb_min %");
 	if (p->any_event) {
 		cairo_set_source_rgb(cr, 0.3, 0.3, 0.3);
 		cairo_move_to(cr, x + 9, y - 4);
@@ -888,17 +877,9 @@ static cairo_status_t buffer_write(void *closure, const unsigned char *data, uns
 {
 	struct buffer *b = closure;
 
-	if (b->len + length > b->cap) {
-		size_t cap = b->cap ? b->cap : 65536;
-		while (cap < b->len + length)
-			cap *= 2;
-		char *grown = realloc(b->data, cap);
-		if (!grown) {
-			b->failed = true;
-			return CAIRO_STATUS_NO_MEMORY;
-		}
-		b->data = grown;
-		b->cap = cap;
+	if (array_grow((void **)&b->data, &b->cap, b->len + length, 1, NULL) < 0) {
+		b->failed = true;
+		return CAIRO_STATUS_NO_MEMORY;
 	}
 	memcpy(b->data + b->len, data, length);
 	b->len += length;
@@ -907,23 +888,15 @@ static cairo_status_t buffer_write(void *closure, const unsigned char *data, uns
 
 static void xml_escaped(FILE *out, const char *s)
 {
+	static const char special[] = "&<>\"";
+	static const char *const entity[] = { "&amp;", "&lt;", "&gt;", "&quot;" };
+
 	for (; *s; s++) {
-		switch (*s) {
-		case '&':
-			fputs("&amp;", out);
-			break;
-		case '<':
-			fputs("&lt;", out);
-			break;
-		case '>':
-			fputs("&gt;", out);
-			break;
-		case '"':
-			fputs("&quot;", out);
-			break;
-		default:
+		const char *at = strchr(special, *s); /* never the NUL: the loop stops there */
+		if (at)
+			fputs(entity[at - special], out);
+		else
 			fputc(*s, out);
-		}
 	}
 }
 

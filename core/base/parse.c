@@ -207,14 +207,10 @@ int parse_percent(const char *s, unsigned min, unsigned max, unsigned *ret, stru
 	memcpy(buf, s, len + 1);
 	if (len > 0 && buf[len - 1] == '%')
 		buf[len - 1] = '\0';
-	int r = parse_digits(buf, 10, &v, err);
-	if (r < 0)
-		return r;
-	r = check_range(v, min, max, false, err);
-	if (r < 0)
-		return r;
-	*ret = (unsigned)v;
-	return 0;
+	int r = parse_in_range(buf, 10, false, min, max, &v, err);
+	if (r == 0)
+		*ret = (unsigned)v;
+	return r;
 }
 
 int parse_bool(const char *s, bool *ret, struct err *err)

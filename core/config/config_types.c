@@ -57,16 +57,23 @@ static bool number_is_none(const void *object, const struct config_key *key)
 	return (key->flags & CONFIG_KEY_ZERO_NONE) && load_number(const_field_of(object, key), key->size) == 0;
 }
 
+/* What a parser returned (r): its value v stored in the key's field where r is 0 (v is passed either
+ * way, so the callers start it at 0). */
+static int stored(void *object, const struct config_key *key, int r, uint64_t v)
+{
+	if (r == 0)
+		store_number(field_of(object, key), key->size, v);
+	return r;
+}
+
 /* ---- unsigned ---- */
 
 static int unsigned_parse(void *object, const struct config_key *key, const char *value, struct err *err)
 {
-	uint64_t v;
+	uint64_t v = 0;
 	int r = parse_uint(value, key->min, key->max, &v, err);
 
-	if (r == 0)
-		store_number(field_of(object, key), key->size, v);
-	return r;
+	return stored(object, key, r, v);
 }
 
 bool config_unsigned_format(const void *object, const struct config_key *key, char *buf, size_t len)
@@ -97,12 +104,10 @@ const struct config_type config_type_unsigned = { unsigned_parse, config_unsigne
 
 static int percent_parse(void *object, const struct config_key *key, const char *value, struct err *err)
 {
-	unsigned v;
+	unsigned v = 0;
 	int r = parse_percent(value, (unsigned)key->min, (unsigned)key->max, &v, err);
 
-	if (r == 0)
-		store_number(field_of(object, key), key->size, v);
-	return r;
+	return stored(object, key, r, v);
 }
 
 const struct config_type config_type_percent = { percent_parse, config_unsigned_format, config_unsigned_to_json };
@@ -146,12 +151,10 @@ const struct config_type config_type_decimal = { decimal_parse, decimal_format, 
 
 static int hex_parse(void *object, const struct config_key *key, const char *value, struct err *err)
 {
-	uint64_t v;
+	uint64_t v = 0;
 	int r = parse_hex(value, key->min, key->max, &v, err);
 
-	if (r == 0)
-		store_number(field_of(object, key), key->size, v);
-	return r;
+	return stored(object, key, r, v);
 }
 
 static bool hex_format(const void *object, const struct config_key *key, char *buf, size_t len)
@@ -173,14 +176,12 @@ const struct config_type config_type_hex = { hex_parse, hex_format, hex_to_json 
 
 static int bitmap_parse(void *object, const struct config_key *key, const char *value, struct err *err)
 {
-	uint64_t v;
+	uint64_t v = 0;
 	int r = parse_hex(value, 0, key->max ? key->max : UINT64_MAX, &v, err);
 
 	if (r == 0 && v == 0)
 		r = err_set(err, -EINVAL, "a cache bitmap needs at least one bit set");
-	if (r == 0)
-		store_number(field_of(object, key), key->size, v);
-	return r;
+	return stored(object, key, r, v);
 }
 
 const struct config_type config_type_bitmap = { bitmap_parse, hex_format, hex_to_json };
@@ -209,12 +210,10 @@ const struct config_type config_type_bool = { bool_parse, bool_format, bool_to_j
 
 static int enum_parse(void *object, const struct config_key *key, const char *value, struct err *err)
 {
-	unsigned v;
+	unsigned v = 0;
 	int r = parse_enum(value, key->names, &v, err);
 
-	if (r == 0)
-		store_number(field_of(object, key), key->size, v);
-	return r;
+	return stored(object, key, r, v);
 }
 
 static bool enum_format(const void *object, const struct config_key *key, char *buf, size_t len)

@@ -6,9 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/base/grow.h"
 #include "core/base/utf8.h"
-
-#define INITIAL_CAP 4096
 
 void json_text_fini(struct json_text *t)
 {
@@ -19,21 +18,9 @@ void json_text_fini(struct json_text *t)
 /* Room for `more` bytes and a NUL; false (and `failed`) when out of memory. */
 static bool text_reserve(struct json_text *t, size_t more)
 {
-	if (t->failed)
-		return false;
-	if (t->len + more + 1 <= t->cap)
-		return true;
-	size_t cap = t->cap ? t->cap : INITIAL_CAP;
-	while (cap < t->len + more + 1)
-		cap *= 2;
-	char *grown = realloc(t->data, cap);
-	if (!grown) {
+	if (!t->failed && array_grow((void **)&t->data, &t->cap, t->len + more + 1, 1, NULL) < 0)
 		t->failed = true;
-		return false;
-	}
-	t->data = grown;
-	t->cap = cap;
-	return true;
+	return !t->failed;
 }
 
 void json_text_raw(struct json_text *t, const char *s, size_t n)

@@ -177,3 +177,16 @@ const struct partition_goals *domain_goals_pct(const struct control_caps *caps, 
 	}
 	return pct;
 }
+
+const struct partition_goals *domain_limits_configured(const struct control_caps *caps, const struct global_config *gc,
+						       const struct partition_goals *goals,
+						       struct partition_goals_buf *buf, struct partition_limits *l,
+						       struct err *err)
+{
+	if (domain_limits_check(caps, goals, err) < 0)
+		return NULL;
+	const struct partition_goals *g = domain_goals_pct(caps, gc, goals, buf, err);
+	if (g)
+		domain_limits_fill(caps, g, g->mb_max, g->mb_min, l);
+	return g;
+}

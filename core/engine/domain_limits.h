@@ -34,5 +34,12 @@ double domain_goal_min(const struct control_caps *caps, const struct partition_g
 const struct partition_goals *domain_goals_pct(const struct control_caps *caps, const struct global_config *gc,
 					       const struct partition_goals *g, struct partition_goals_buf *buf,
 					       struct err *err);
+/* A partition's configured goals as the control would hold them: checked (domain_limits_check), in
+ * percent (domain_goals_pct, into buf) and filled into `l` (domain_limits_fill) with their own mb_max
+ * and mb_min. The goals in percent, or NULL and why where they do not fit the host (`l` untouched). */
+const struct partition_goals *domain_limits_configured(const struct control_caps *caps, const struct global_config *gc,
+						       const struct partition_goals *goals,
+						       struct partition_goals_buf *buf, struct partition_limits *l,
+						       struct err *err);
 
 #endif

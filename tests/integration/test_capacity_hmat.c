@@ -58,12 +58,16 @@ static void hmat_tree(struct capacity_rig *rig, const char *node0, const char *n
 	put(rig, "devices/system/node/node1/access0/initiators/read_bandwidth", node1);
 }
 
-static void open_engine(struct capacity_rig *rig, const char *global, const char *sysfs_root)
+/* The HMAT tree laid (hmat_tree), an engine opened on it with `global` among [global]'s keys, sysfs
+ * read from sysfs_root (NULL: the tree is not read, as before HMAT was). */
+static void open_engine(struct capacity_rig *rig, const char *node0, const char *node1, const char *global,
+			const char *sysfs_root)
 {
 	char text[1024];
 	struct engine_options opts = { .ticks = 1, .sysfs_root = sysfs_root };
 	struct err err = { "" };
 
+	hmat_tree(rig, node0, node1);
 	snprintf(text, sizeof(text), "[global]\nbackend = resctrl\nresctrl_root = %s\ninterval_ms = 20\n%s\n%s",
 		 emu_root(rig->emu), global, partitions);
 	log_capture_begin(&rig->log);
@@ -91,8 +95,7 @@ static void test_hmat_gives_the_capacity_and_the_guarantees_are_enforced(void **
 {
 	struct capacity_rig *rig = *state;
 
-	hmat_tree(rig, "30000", "40000");
-	open_engine(rig, "", rig->sysfs);
+	open_engine(rig, "30000", "40000", "", rig->sysfs);
 	expect_domain(rig, 0, 30000, "hmat");
 	expect_domain(rig, 1, 40000, "hmat");
 	assert_null(engine_guarantees_pending(rig->engine));
@@ -105,8 +108,7 @@ static void test_without_hmat_the_capacity_is_learned(void **state)
 {
 	struct capacity_rig *rig = *state;
 
-	hmat_tree(rig, "30000", "40000");
-	open_engine(rig, "", NULL);
+	open_engine(rig, "30000", "40000", "", NULL);
 	expect_domain(rig, 0, 0, "none");
 	assert_non_null(engine_guarantees_pending(rig->engine));
 }
@@ -116,8 +118,7 @@ static void test_capacity_mbps_comes_first(void **state)
 {
 	struct capacity_rig *rig = *state;
 
-	hmat_tree(rig, "30000", "40000");
-	open_engine(rig, "capacity_mbps = 0=25000", rig->sysfs);
+	open_engine(rig, "30000", "40000", "capacity_mbps = 0=25000", rig->sysfs);
 	expect_domain(rig, 0, 25000, "configured");
 	expect_domain(rig, 1, 40000, "hmat");
 }
@@ -126,8 +127,7 @@ static void test_a_malformed_figure_is_named_and_ignored(void **state)
 {
 	struct capacity_rig *rig = *state;
 
-	hmat_tree(rig, "30000", "4O000");
-	open_engine(rig, "", rig->sysfs);
+	open_engine(rig, "30000", "4O000", "", rig->sysfs);
 	expect_domain(rig, 0, 30000, "hmat");
 	expect_domain(rig, 1, 0, "none"); /* never 0 MB/s taken as a capacity */
 	assert_int_equal(

@@ -226,6 +226,22 @@ static void test_no_goal_no_line(void **state)
 	free(svg);
 }
 
+/* A partition name with XML's special characters is escaped where the SVG's text names it. */
+static void test_names_escaped(void **state)
+{
+	struct fixture *f = *state;
+	const char *name = "\"a&b<c>\"\"q\"\"\""; /* a&b<c>"q", quoted as CSV quotes */
+	char text[256];
+
+	snprintf(text, sizeof(text),
+		 "t_ms,partition,mbps,mb_max,mb_min,guarantee_mbps\n0,%s,1000,100,0,500\n100,%s,1100,100,0,500\n", name,
+		 name);
+	char *svg = plot_fixture(f, "specials.csv", text);
+	assert_xml_balanced(svg);
+	expect_in(svg, "goal lines: a&amp;b&lt;c&gt;&quot;q&quot; guarantee (dashed)");
+	free(svg);
+}
+
 static void test_png(void **state)
 {
 	struct fixture *f = *state;
@@ -587,6 +603,7 @@ TEST_MAIN({
 	fixture_test(test_help),
 	fixture_test(test_time_column_and_two_runs),
 	fixture_test(test_no_goal_no_line),
+	fixture_test(test_names_escaped),
 	fixture_test(test_event_labels_named_and_apart),
 	fixture_test(test_domain_cuts_and_days),
 	fixture_test(test_plots_what_mpamd_records),

@@ -128,6 +128,17 @@ static void run_start(struct classes_run *run, size_t count, const char *const *
 	run_start_mode(run, count, emu_args, "shared");
 }
 
+/* `count` partitions sharing classes on 256 RMIDs, p00 moved to mb_max = 20 at tick move_at. */
+static void run_start_moving(struct classes_run *run, size_t count, unsigned move_at, unsigned stop_at)
+{
+	static const char *const args[] = { "--rmids", "256", NULL };
+
+	run_start(run, count, args);
+	run->move_at = move_at;
+	run->move_to = "20";
+	run->stop_at = stop_at;
+}
+
 static void move_first(struct classes_run *run, struct engine *e)
 {
 	char setting[32];
@@ -236,13 +247,9 @@ static void expect_one_move(struct classes_run *run, const char *how, unsigned i
 static void test_sixty_partitions_share_classes(void **state)
 {
 	struct classes_run run;
-	const char *const args[] = { "--rmids", "256", NULL };
 
 	(void)state;
-	run_start(&run, 60, args);
-	run.move_at = 20;
-	run.move_to = "20";
-	run.stop_at = 40;
+	run_start_moving(&run, 60, 20, 40);
 	run_engine(&run);
 	struct engine *e = run.engine;
 	for (size_t i = 0; i < 60; i++) {
@@ -398,13 +405,9 @@ static void test_a_thousand_rmids(void **state)
 static void test_refused_rename_moves_the_tasks(void **state)
 {
 	struct classes_run run;
-	const char *const args[] = { "--rmids", "256", NULL };
 
 	(void)state;
-	run_start(&run, 3, args);
-	run.move_at = 10;
-	run.move_to = "20";
-	run.stop_at = 25;
+	run_start_moving(&run, 3, 10, 25);
 	assert_int_equal(emu_ctl(run.emu, "fail_rename EPERM mpamd-p00 1 refused by the test"), 0);
 	run_engine(&run);
 	struct engine *e = run.engine;

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/base/grow.h"
+
 void emu_buf_init(struct emu_buf *b)
 {
 	memset(b, 0, sizeof(*b));
@@ -22,21 +24,9 @@ void emu_buf_fini(struct emu_buf *b)
 
 static bool reserve(struct emu_buf *b, size_t extra)
 {
-	if (b->oom)
-		return false;
-	if (b->len + extra + 1 <= b->cap)
-		return true;
-	size_t cap = b->cap ? b->cap : 256;
-	while (cap < b->len + extra + 1)
-		cap *= 2;
-	char *grown = realloc(b->data, cap);
-	if (!grown) {
+	if (!b->oom && array_grow((void **)&b->data, &b->cap, b->len + extra + 1, 1, NULL) < 0)
 		b->oom = true;
-		return false;
-	}
-	b->data = grown;
-	b->cap = cap;
-	return true;
+	return !b->oom;
 }
 
 void emu_buf_printf(struct emu_buf *b, const char *fmt, ...)

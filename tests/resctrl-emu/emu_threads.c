@@ -100,6 +100,21 @@ static int append_pid(pid_t **list, size_t *count, size_t *cap, pid_t id)
 	return 0;
 }
 
+/* What a list that was being gathered comes to: with r 0, *ret and *ret_count hold it sorted; else
+ * it is freed and r returned. */
+static int pids_sorted(pid_t *list, size_t count, int r, pid_t **ret, size_t *ret_count)
+{
+	if (r) {
+		free(list);
+		return r;
+	}
+	if (count)
+		qsort(list, count, sizeof(list[0]), by_pid);
+	*ret = list;
+	*ret_count = count;
+	return 0;
+}
+
 /* The numeric entries of PROC/path (NULL: the proc root itself), sorted. A directory that is gone (a
  * process that exited) has none. */
 static int list_ids(const struct emu *e, pid_t pid, pid_t **ret, size_t *ret_count)
@@ -117,15 +132,7 @@ static int list_ids(const struct emu *e, pid_t pid, pid_t **ret, size_t *ret_cou
 			r = append_pid(&list, &count, &cap, id);
 	if (dir)
 		closedir(dir);
-	if (r) {
-		free(list);
-		return r;
-	}
-	if (count)
-		qsort(list, count, sizeof(list[0]), by_pid);
-	*ret = list;
-	*ret_count = count;
-	return 0;
+	return pids_sorted(list, count, r, ret, ret_count);
 }
 
 static bool has_id(const pid_t *sorted, size_t count, pid_t id)
@@ -364,15 +371,7 @@ int emu_threads_all(const struct emu *e, pid_t **ret, size_t *ret_count)
 		free(tids);
 	}
 	free(procs);
-	if (r) {
-		free(all);
-		return r;
-	}
-	if (count)
-		qsort(all, count, sizeof(all[0]), by_pid);
-	*ret = all;
-	*ret_count = count;
-	return 0;
+	return pids_sorted(all, count, r, ret, ret_count);
 }
 
 void emu_threads_regroup(struct emu *e, struct emu_group *g, struct emu_group *dest)

@@ -70,16 +70,38 @@ static void test_runtime_keys_are_the_goals(void **state)
 		assert_false(sim_config_ext.partition_keys[i].flags & CONFIG_KEY_RUNTIME);
 }
 
+/* The source tree's file `rel`, whole (the caller frees it), and in *at where `marker` begins in it;
+ * fails the test where it has none. */
+static char *read_marked(const char *rel, const char *marker, const char **at)
+{
+	char path[512];
+	snprintf(path, sizeof(path), "%s/%s", MPAMD_SOURCE_DIR, rel);
+	char *text = read_text_file(path);
+	assert_non_null(text);
+	*at = strstr(text, marker);
+	if (!*at)
+		fail_msg("%s has no run-time keys marker", path);
+	return text;
+}
+
+/* The run-time partition keys of the table, `sep` between them. */
+static void runtime_keys(const char *sep, char *ret, size_t len)
+{
+	const struct config_section_def *def = &config_partition_section;
+
+	ret[0] = '\0';
+	for (size_t i = 0; i < def->key_count; i++)
+		if (def->keys[i].flags & CONFIG_KEY_RUNTIME)
+			snprintf(ret + strlen(ret), len - strlen(ret), "%s%s", ret[0] ? sep : "", def->keys[i].name);
+}
+
 /* The comma-separated list on the line after the run-time marker comment of a man page. */
 static void runtime_list_of(const char *man, char *ret, size_t len)
 {
-	char path[512];
-	snprintf(path, sizeof(path), "%s/docs/%s", MPAMD_SOURCE_DIR, man);
-	char *text = read_text_file(path);
-	assert_non_null(text);
-	const char *marker = strstr(text, ".\\\" run-time keys:");
-	if (!marker)
-		fail_msg("%s has no run-time keys marker", man);
+	char rel[64];
+	const char *marker;
+	snprintf(rel, sizeof(rel), "docs/%s", man);
+	char *text = read_marked(rel, ".\\\" run-time keys:", &marker);
 	const char *line = strchr(marker, '\n') + 1;
 	if (!strncmp(line, ".RS\n", 4))
 		line += 4;
@@ -92,15 +114,11 @@ static void runtime_list_of(const char *man, char *ret, size_t len)
 
 static void test_man_pages_list_the_runtime_keys(void **state)
 {
-	const struct config_section_def *def = &config_partition_section;
 	const char *pages[] = { "mpamd.ini.5", "mpamctl.8" };
-	char expected[512] = "";
+	char expected[512];
 
 	(void)state;
-	for (size_t i = 0; i < def->key_count; i++)
-		if (def->keys[i].flags & CONFIG_KEY_RUNTIME)
-			snprintf(expected + strlen(expected), sizeof(expected) - strlen(expected), "%s%s",
-				 expected[0] ? ", " : "", def->keys[i].name);
+	runtime_keys(", ", expected, sizeof(expected));
 	for (size_t p = 0; p < 2; p++) {
 		char listed[512];
 		runtime_list_of(pages[p], listed, sizeof(listed));
@@ -112,20 +130,12 @@ static void test_man_pages_list_the_runtime_keys(void **state)
 /* The bash completion offers the same keys to `mpamctl set`, blank-separated. */
 static void test_completion_lists_the_runtime_keys(void **state)
 {
-	const struct config_section_def *def = &config_partition_section;
-	char expected[512] = "", path[512];
+	char expected[512];
+	const char *marker;
 
 	(void)state;
-	for (size_t i = 0; i < def->key_count; i++)
-		if (def->keys[i].flags & CONFIG_KEY_RUNTIME)
-			snprintf(expected + strlen(expected), sizeof(expected) - strlen(expected), "%s%s",
-				 expected[0] ? " " : "", def->keys[i].name);
-	snprintf(path, sizeof(path), "%s/etc/bash-completion/mpamctl", MPAMD_SOURCE_DIR);
-	char *text = read_text_file(path);
-	assert_non_null(text);
-	const char *marker = strstr(text, "# run-time keys:\n_mpamctl_set_keys=\"");
-	if (!marker)
-		fail_msg("%s has no run-time keys marker", path);
+	runtime_keys(" ", expected, sizeof(expected));
+	char *text = read_marked("etc/bash-completion/mpamctl", "# run-time keys:\n_mpamctl_set_keys=\"", &marker);
 	const char *list = strchr(marker, '"') + 1;
 	size_t n = strcspn(list, "\"");
 	if (strlen(expected) != n || strncmp(list, expected, n))
@@ -182,6 +192,20 @@ static const struct config_key *partition_key(const char *name)
 	return section_key(&config_partition_section, name);
 }
 
+/* k's value in `object` as it is written back: `want`, or nothing written where want is NULL. */
+static void expect_written(const void *object, const struct config_key *k, const char *want)
+{
+	char text[128];
+	bool written = k->type->format(object, k, text, sizeof(text));
+
+	if (!want) {
+		assert_false(written);
+		return;
+	}
+	assert_true(written);
+	assert_string_equal(text, want);
+}
+
 /* One parser at a time, on a bare partition object: no loader, no file. */
 static void test_each_parser_alone(void **state)
 {
@@ -207,13 +231,11 @@ static void test_each_parser_alone(void **state)
 	assert_int_equal(config_key_parse(partition_key("partid"), &p, "7", &err), 0);
 	assert_true(p.has_partid && p.partid == 7 && !p.partid_auto);
 
-	char text[64];
 	const struct config_key *mb_min = partition_key("mb_min");
 	p.goals.mb_min = 0;
-	assert_false(mb_min->type->format(&p, mb_min, text, sizeof(text))); /* 0: none */
+	expect_written(&p, mb_min, NULL); /* 0: none */
 	assert_int_equal(config_key_parse(mb_min, &p, "15", &err), 0);
-	assert_true(mb_min->type->format(&p, mb_min, text, sizeof(text)));
-	assert_string_equal(text, "15");
+	expect_written(&p, mb_min, "15");
 	partition_config_fini(NULL, &p);
 }
 
@@ -253,16 +275,14 @@ static void test_ipc_guard(void **state)
 	const struct config_key *k = partition_key("ipc_guard");
 	struct partition_config p;
 	struct err err = { "" };
-	char text[32];
 
 	(void)state;
 	partition_config_defaults(&p);
 	snprintf(p.name, sizeof(p.name), "web");
-	assert_false(k->type->format(&p, k, text, sizeof(text))); /* off by default */
+	expect_written(&p, k, NULL); /* off by default */
 	assert_int_equal(config_key_parse(k, &p, "0.25", &err), 0);
 	assert_true(p.goals.ipc_guard == 0.25);
-	assert_true(k->type->format(&p, k, text, sizeof(text)));
-	assert_string_equal(text, "0.25");
+	expect_written(&p, k, "0.25");
 	static const char *const refused[] = { "1", "0.995", "-0.2", "20%", "x", "0.2.1" };
 	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
 		if (config_key_parse(k, &p, refused[i], &err) == 0)
@@ -294,7 +314,6 @@ static void test_per_domain_limits(void **state)
 	const struct config_key *max = partition_key("mb_max"), *min = partition_key("mb_min");
 	struct partition_config p;
 	struct err err = { "" };
-	char text[128];
 
 	(void)state;
 	partition_config_defaults(&p);
@@ -304,11 +323,9 @@ static void test_per_domain_limits(void **state)
 	assert_int_equal(domain_values_get(&p.goals.mb_max_at, 0, p.goals.mb_max), 30);
 	assert_int_equal(domain_values_get(&p.goals.mb_max_at, 1, p.goals.mb_max), 100);
 	assert_int_equal(domain_values_get(&p.goals.mb_max_at, 7, p.goals.mb_max), 100);
-	assert_true(max->type->format(&p, max, text, sizeof(text)));
-	assert_string_equal(text, "0=30,1=100");
+	expect_written(&p, max, "0=30,1=100");
 	assert_int_equal(config_key_parse(max, &p, "50,3=20", &err), 0);
-	assert_true(max->type->format(&p, max, text, sizeof(text)));
-	assert_string_equal(text, "50,3=20");
+	expect_written(&p, max, "50,3=20");
 	assert_int_equal(domain_values_get(&p.goals.mb_max_at, 0, p.goals.mb_max), 50);
 	assert_int_equal(domain_values_get(&p.goals.mb_max_at, 3, p.goals.mb_max), 20);
 	json_t *j = max->type->to_json(&p, max);
@@ -318,8 +335,7 @@ static void test_per_domain_limits(void **state)
 	/* One value again: no per-domain values left, written as before. */
 	assert_int_equal(config_key_parse(max, &p, "60", &err), 0);
 	assert_int_equal(p.goals.mb_max_at.count, 0);
-	assert_true(max->type->format(&p, max, text, sizeof(text)));
-	assert_string_equal(text, "60");
+	expect_written(&p, max, "60");
 
 	static const char *const refused[] = { "0=30,0=40",  "0=0",   "0=101", "x=30",	    "70000=30", "50,60",
 					       "0=30,,1=40", "0=30,", "=30",   "0=30 1=40", "0=",	"" };
@@ -338,14 +354,12 @@ static void test_per_domain_limits(void **state)
 	/* mb_min: none on one domain (0) beside a minimum elsewhere; none clears every domain. */
 	assert_int_equal(config_key_parse(min, &p, "20,1=0", &err), 0);
 	assert_int_equal(domain_values_get(&p.goals.mb_min_at, 1, p.goals.mb_min), 0);
-	assert_true(min->type->format(&p, min, text, sizeof(text)));
-	assert_string_equal(text, "20,1=0");
+	expect_written(&p, min, "20,1=0");
 	assert_int_equal(config_key_parse(min, &p, "0=10", &err), 0);
-	assert_true(min->type->format(&p, min, text, sizeof(text)));
-	assert_string_equal(text, "0=10"); /* none elsewhere: left out */
+	expect_written(&p, min, "0=10"); /* none elsewhere: left out */
 	assert_int_equal(config_key_parse(min, &p, "none", &err), 0);
 	assert_int_equal(p.goals.mb_min_at.count, 0);
-	assert_false(min->type->format(&p, min, text, sizeof(text)));
+	expect_written(&p, min, NULL);
 
 	/* The rule between them holds on each domain. */
 	assert_int_equal(config_key_parse(max, &p, "100,1=20", &err), 0);
@@ -365,15 +379,13 @@ static void test_per_domain_capacity(void **state)
 	const struct config_key *k = global_key("capacity_mbps");
 	struct global_config g = { 0 };
 	struct err err = { "" };
-	char text[64];
 
 	(void)state;
-	assert_false(k->type->format(&g, k, text, sizeof(text)));
+	expect_written(&g, k, NULL);
 	assert_int_equal(config_key_parse(k, &g, "0=12000,1=8000", &err), 0);
 	assert_int_equal(g.capacity_mbps, 0);
 	assert_int_equal(domain_values_get(&g.capacity_mbps_at, 1, g.capacity_mbps), 8000);
-	assert_true(k->type->format(&g, k, text, sizeof(text)));
-	assert_string_equal(text, "0=12000,1=8000");
+	expect_written(&g, k, "0=12000,1=8000");
 	json_t *j = k->type->to_json(&g, k);
 	assert_true(json_is_null(json_object_get(j, "all")));
 	json_decref(j);
@@ -389,24 +401,21 @@ static void test_record_max_bytes(void **state)
 	const struct config_key *k = global_key("record_max_bytes");
 	struct global_config g = { 0 };
 	struct err err = { "" };
-	char text[32];
 
 	(void)state;
 	assert_int_equal(config_key_parse(k, &g, "64M", &err), 0);
 	assert_true(g.record_max_bytes == 64ull << 20);
-	assert_true(k->type->format(&g, k, text, sizeof(text)));
-	assert_string_equal(text, "64M");
+	expect_written(&g, k, "64M");
 	assert_int_equal(config_key_parse(k, &g, "512k", &err), 0);
 	assert_true(g.record_max_bytes == 512ull << 10);
 	assert_int_equal(config_key_parse(k, &g, "2g", &err), 0);
 	assert_true(g.record_max_bytes == 2ull << 30);
 	assert_int_equal(config_key_parse(k, &g, "1000000", &err), 0);
 	assert_true(g.record_max_bytes == 1000000);
-	assert_true(k->type->format(&g, k, text, sizeof(text)));
-	assert_string_equal(text, "1000000");
+	expect_written(&g, k, "1000000");
 	assert_int_equal(config_key_parse(k, &g, "none", &err), 0);
 	assert_true(g.record_max_bytes == 0);
-	assert_false(k->type->format(&g, k, text, sizeof(text))); /* no cap: "none" */
+	expect_written(&g, k, NULL); /* no cap: "none" */
 	g.record_max_bytes = 1;
 	assert_int_equal(config_key_parse(k, &g, "0", &err), 0);
 	assert_true(g.record_max_bytes == 0);

@@ -55,100 +55,6 @@ static struct policy_partition guaranteed(const char *name, uint32_t guarantee, 
 	return p;
 }
 
-/* 12000 + 10000 MB/s on 20000: 60% + 50% asked, never more than 100% programmed, shared in proportion
- * to the guarantees; said once, again after it went away and came back. */
-static void test_guarantees_over_capacity(void **state)
-{
-	struct policy_host h = host_of(8, true);
-	struct policy_partition p[2] = { guaranteed("db", 12000, 11000), guaranteed("web", 10000, 9000) };
-	struct policy_decision d[2];
-	const char *text;
-
-	(void)state;
-	h.total_mbps = 20000;
-	assert_int_equal(tick(policy_guard, &h, p, 2, d, &text), 1);
-	assert_true(d[0].mb_min + d[1].mb_min <= 100);
-	assert_true(d[0].mb_min + d[1].mb_min > 98); /* rounded down to 1/256 steps, not given away */
-	assert_true(d[0].mb_min > d[1].mb_min);
-	assert_true(fabs(d[0].mb_min / d[1].mb_min - 1.2) < 0.02);
-	assert_non_null(strstr(text, "guarantees ask 22000 of 20000 MB/s (db 12000, web 10000)"));
-	/* 60.16% (the MBW_MIN step at or above 60%) and 50% asked */
-	assert_non_null(strstr(text, "in proportion to guarantee: db 54.2969%, web 45.3125% (of 110.156% asked)"));
-	assert_non_null(strstr(d[0].event, "overcommit:")); /* on the larger one */
-	for (int t = 0; t < 5; t++) {
-		assert_int_equal(tick(policy_guard, &h, p, 2, d, &text), 0);
-		assert_true(d[0].mb_min + d[1].mb_min <= 100);
-		assert_false(strstr(d[0].event, "guarantee: mb_min")); /* in force: nothing raised */
-	}
-	p[1].goals.guarantee_mbps = 5000; /* fits: over */
-	assert_int_equal(tick(policy_guard, &h, p, 2, d, &text), 0);
-	assert_true(d[0].mb_min == 154.0 / 256 * 100 && d[1].mb_min == 25); /* the steps at or above 60% and 25% */
-	p[1].goals.guarantee_mbps = 10000;				    /* and back */
-	assert_int_equal(tick(policy_guard, &h, p, 2, d, &text), 1);
-	assert_true(d[0].mb_min + d[1].mb_min <= 100);
-}
-
-/* Guarantees that fit keep their minimums and say nothing of an overcommit. */
-static void test_guarantees_that_fit(void **state)
-{
-	struct policy_host h = host_of(RIG_WHOLE_PERCENTS, true);
-	struct policy_partition p[2] = { guaranteed("db", 8000, 7000), guaranteed("web", 10000, 9000) };
-	struct policy_decision d[2];
-	const char *text;
-
-	(void)state;
-	assert_int_equal(tick(policy_guard, &h, p, 2, d, &text), 0);
-	assert_int_equal(d[0].mb_min, 40);
-	assert_int_equal(d[1].mb_min, 50);
-	assert_non_null(strstr(d[0].event, "guarantee: mb_min 0% -> 40%"));
-}
-
-/* Latency-critical minimums first: a best-effort mb_min gets what they leave. */
-static void test_latency_critical_first(void **state)
-{
-	struct policy_host h = host_of(RIG_WHOLE_PERCENTS, true);
-	struct policy_partition p[2] = { guaranteed("db", 15000, 14000), rig_part("batch", CLASS_BEST_EFFORT, 5000) };
-	struct policy_decision d[2];
-	const char *text;
-
-	(void)state;
-	p[1].goals.mb_min = 40;
-	assert_int_equal(tick(policy_guard, &h, p, 2, d, &text), 1);
-	assert_int_equal(d[0].mb_min, 75);
-	assert_int_equal(d[1].mb_min, 25);
-	assert_non_null(strstr(text, "overcommit: minimums ask 115%: not all can be met"));
-	assert_non_null(strstr(d[0].event, "overcommit:"));
-}
-
-/* Without a hardware minimum nothing is programmed, and the event says how they are shared then. */
-static void test_guarantees_without_minimum(void **state)
-{
-	struct policy_host h = host_of(RIG_WHOLE_PERCENTS, false);
-	struct policy_partition p[2] = { guaranteed("db", 12000, 11000), guaranteed("web", 10000, 9000) };
-	struct policy_decision d[2];
-	const char *text;
-
-	(void)state;
-	assert_int_equal(tick(policy_guard, &h, p, 2, d, &text), 1);
-	assert_int_equal(d[0].mb_min + d[1].mb_min, 0);
-	assert_non_null(strstr(text, "no hardware minimum"));
-	assert_int_equal(tick(policy_guard, &h, p, 2, d, &text), 0);
-}
-
-/* A capacity only learned is no ground for the claim: nothing is said. */
-static void test_learned_capacity_says_nothing(void **state)
-{
-	struct policy_host h = host_of(RIG_WHOLE_PERCENTS, true);
-	struct policy_partition p[2] = { guaranteed("db", 12000, 11000), guaranteed("web", 10000, 9000) };
-	struct policy_decision d[2];
-	const char *text;
-
-	(void)state;
-	h.capacity_learned = true;
-	assert_int_equal(tick(policy_guard, &h, p, 2, d, &text), 0);
-	assert_int_equal(tick(policy_share, &h, p, 2, d, &text), 0);
-}
-
 /* Two domains of DOMAIN_MBPS under partitions p[0] and p[1], p[i] measuring mbps[i][k] on domain k,
  * configured and in force at 100% / 0% there. */
 struct two_domains {
@@ -156,6 +62,116 @@ struct two_domains {
 	struct policy_domain dom[2][2];
 	double max_at[2][2], min_at[2][2];
 };
+
+/* Two partitions, their host (of one domain, or of two laid out in t), their decisions and what one
+ * tick said. */
+struct two_parts {
+	struct policy_host h;
+	struct policy_partition p[2];
+	struct two_domains t;
+	struct policy_decision d[2];
+	const char *text;
+};
+
+/* a and b on a host of one DOMAIN_MBPS domain. */
+static void two_on_one(struct two_parts *f, unsigned wd, bool has_min, struct policy_partition a,
+		       struct policy_partition b)
+{
+	f->h = host_of(wd, has_min);
+	f->p[0] = a;
+	f->p[1] = b;
+}
+
+/* One tick of fn on both (tick). */
+static int tick2(policy_fn fn, struct two_parts *f)
+{
+	return tick(fn, &f->h, f->p, 2, f->d, &f->text);
+}
+
+/* 12000 + 10000 MB/s on 20000: 60% + 50% asked, never more than 100% programmed, shared in proportion
+ * to the guarantees; said once, again after it went away and came back. */
+static void test_guarantees_over_capacity(void **state)
+{
+	struct two_parts f;
+
+	(void)state;
+	two_on_one(&f, 8, true, guaranteed("db", 12000, 11000), guaranteed("web", 10000, 9000));
+	f.h.total_mbps = 20000;
+	assert_int_equal(tick2(policy_guard, &f), 1);
+	assert_true(f.d[0].mb_min + f.d[1].mb_min <= 100);
+	assert_true(f.d[0].mb_min + f.d[1].mb_min > 98); /* rounded down to 1/256 steps, not given away */
+	assert_true(f.d[0].mb_min > f.d[1].mb_min);
+	assert_true(fabs(f.d[0].mb_min / f.d[1].mb_min - 1.2) < 0.02);
+	assert_non_null(strstr(f.text, "guarantees ask 22000 of 20000 MB/s (db 12000, web 10000)"));
+	/* 60.16% (the MBW_MIN step at or above 60%) and 50% asked */
+	assert_non_null(strstr(f.text, "in proportion to guarantee: db 54.2969%, web 45.3125% (of 110.156% asked)"));
+	assert_non_null(strstr(f.d[0].event, "overcommit:")); /* on the larger one */
+	for (int t = 0; t < 5; t++) {
+		assert_int_equal(tick2(policy_guard, &f), 0);
+		assert_true(f.d[0].mb_min + f.d[1].mb_min <= 100);
+		assert_false(strstr(f.d[0].event, "guarantee: mb_min")); /* in force: nothing raised */
+	}
+	f.p[1].goals.guarantee_mbps = 5000; /* fits: over */
+	assert_int_equal(tick2(policy_guard, &f), 0);
+	assert_true(f.d[0].mb_min == 154.0 / 256 * 100 && f.d[1].mb_min == 25); /* the steps at or above 60% and 25% */
+	f.p[1].goals.guarantee_mbps = 10000;					/* and back */
+	assert_int_equal(tick2(policy_guard, &f), 1);
+	assert_true(f.d[0].mb_min + f.d[1].mb_min <= 100);
+}
+
+/* Guarantees that fit keep their minimums and say nothing of an overcommit. */
+static void test_guarantees_that_fit(void **state)
+{
+	struct two_parts f;
+
+	(void)state;
+	two_on_one(&f, RIG_WHOLE_PERCENTS, true, guaranteed("db", 8000, 7000), guaranteed("web", 10000, 9000));
+	assert_int_equal(tick2(policy_guard, &f), 0);
+	assert_int_equal(f.d[0].mb_min, 40);
+	assert_int_equal(f.d[1].mb_min, 50);
+	assert_non_null(strstr(f.d[0].event, "guarantee: mb_min 0% -> 40%"));
+}
+
+/* Latency-critical minimums first: a best-effort mb_min gets what they leave. */
+static void test_latency_critical_first(void **state)
+{
+	struct two_parts f;
+
+	(void)state;
+	two_on_one(&f, RIG_WHOLE_PERCENTS, true, guaranteed("db", 15000, 14000),
+		   rig_part("batch", CLASS_BEST_EFFORT, 5000));
+	f.p[1].goals.mb_min = 40;
+	assert_int_equal(tick2(policy_guard, &f), 1);
+	assert_int_equal(f.d[0].mb_min, 75);
+	assert_int_equal(f.d[1].mb_min, 25);
+	assert_non_null(strstr(f.text, "overcommit: minimums ask 115%: not all can be met"));
+	assert_non_null(strstr(f.d[0].event, "overcommit:"));
+}
+
+/* Without a hardware minimum nothing is programmed, and the event says how they are shared then. */
+static void test_guarantees_without_minimum(void **state)
+{
+	struct two_parts f;
+
+	(void)state;
+	two_on_one(&f, RIG_WHOLE_PERCENTS, false, guaranteed("db", 12000, 11000), guaranteed("web", 10000, 9000));
+	assert_int_equal(tick2(policy_guard, &f), 1);
+	assert_int_equal(f.d[0].mb_min + f.d[1].mb_min, 0);
+	assert_non_null(strstr(f.text, "no hardware minimum"));
+	assert_int_equal(tick2(policy_guard, &f), 0);
+}
+
+/* A capacity only learned is no ground for the claim: nothing is said. */
+static void test_learned_capacity_says_nothing(void **state)
+{
+	struct two_parts f;
+
+	(void)state;
+	two_on_one(&f, RIG_WHOLE_PERCENTS, true, guaranteed("db", 12000, 11000), guaranteed("web", 10000, 9000));
+	f.h.capacity_learned = true;
+	assert_int_equal(tick2(policy_guard, &f), 0);
+	assert_int_equal(tick2(policy_share, &f), 0);
+}
 
 static void on_two_domains(struct two_domains *t, struct policy_host *h, struct policy_partition *p,
 			   struct policy_decision *d, const double mbps[2][2])
@@ -304,15 +320,14 @@ static void test_guarantee_then_targets(void **state)
 }
 
 /* Two domains of 20000: a (target 24000) on domain 1 only, b (20000) half on each. */
-static void a_and_b_on_two_domains(struct two_domains *t, struct policy_host *h, struct policy_partition p[2],
-				   struct policy_decision d[2])
+static void a_and_b_on_two_domains(struct two_parts *f)
 {
 	static const double mbps[2][2] = { { 0, 12000 }, { 10000, 10000 } };
 
-	*h = host_of(RIG_WHOLE_PERCENTS, false);
-	p[0] = targeted("a", 24000, 12000);
-	p[1] = targeted("b", 20000, 20000);
-	on_two_domains(t, h, p, d, mbps);
+	f->h = host_of(RIG_WHOLE_PERCENTS, false);
+	f->p[0] = targeted("a", 24000, 12000);
+	f->p[1] = targeted("b", 20000, 20000);
+	on_two_domains(&f->t, &f->h, f->p, f->d, mbps);
 }
 
 /* Two domains of 20000: a (target 24000) runs on domain 1 only, b (20000) half on each. Domain 1 is
@@ -321,28 +336,25 @@ static void a_and_b_on_two_domains(struct two_domains *t, struct policy_host *h,
  * budget and says nothing; by 10%, b holds 18000 and it is said again. */
 static void test_targets_on_two_domains(void **state)
 {
-	struct policy_host h;
-	struct policy_partition p[2];
-	struct two_domains t;
-	struct policy_decision d[2];
-	const char *text;
+	struct two_parts f;
 
 	(void)state;
-	a_and_b_on_two_domains(&t, &h, p, d);
-	assert_int_equal(tick(policy_target, &h, p, 2, d, &text), 1);
-	assert_non_null(strstr(text, "overcommit: targets ask 34000 of 20000 MB/s on domain 1 (a 24000, b 10000): not "
-				     "all can be met; shared by weight, each up to its target: a 10000, b 20000"));
-	assert_int_equal(p[0].target.budget, 10000);
-	assert_int_equal(p[1].target.budget, 0);
-	t.dom[1][0].mbps = 9800; /* b's ask on domain 1: 10200, a cut of 200 */
-	t.dom[1][1].mbps = 10200;
-	assert_int_equal(tick(policy_target, &h, p, 2, d, &text), 0);
-	assert_int_equal(p[1].target.budget, 0);
-	t.dom[1][0].mbps = 8000; /* 12000: a cut of 2000 */
-	t.dom[1][1].mbps = 12000;
-	assert_int_equal(tick(policy_target, &h, p, 2, d, &text), 1);
-	assert_non_null(strstr(text, "each up to its target: a 10000, b 18000"));
-	assert_int_equal(p[1].target.budget, 18000);
+	a_and_b_on_two_domains(&f);
+	assert_int_equal(tick2(policy_target, &f), 1);
+	assert_non_null(strstr(f.text,
+			       "overcommit: targets ask 34000 of 20000 MB/s on domain 1 (a 24000, b 10000): not "
+			       "all can be met; shared by weight, each up to its target: a 10000, b 20000"));
+	assert_int_equal(f.p[0].target.budget, 10000);
+	assert_int_equal(f.p[1].target.budget, 0);
+	f.t.dom[1][0].mbps = 9800; /* b's ask on domain 1: 10200, a cut of 200 */
+	f.t.dom[1][1].mbps = 10200;
+	assert_int_equal(tick2(policy_target, &f), 0);
+	assert_int_equal(f.p[1].target.budget, 0);
+	f.t.dom[1][0].mbps = 8000; /* 12000: a cut of 2000 */
+	f.t.dom[1][1].mbps = 12000;
+	assert_int_equal(tick2(policy_target, &f), 1);
+	assert_non_null(strstr(f.text, "each up to its target: a 10000, b 18000"));
+	assert_int_equal(f.p[1].target.budget, 18000);
 }
 
 /* What was said is forgotten per domain: domain 0's overcommit (told before) ended while domain 1's is
@@ -350,28 +362,24 @@ static void test_targets_on_two_domains(void **state)
  * says nothing again. The guard's minimums likewise: domain 0 fits, domain 1 does not. */
 static void test_forgotten_per_domain(void **state)
 {
-	struct policy_host h;
-	struct policy_partition p[2];
-	struct two_domains t;
-	struct policy_decision d[2];
-	const char *text;
+	struct two_parts f;
 
 	(void)state;
-	a_and_b_on_two_domains(&t, &h, p, d);
-	p[0].overcommit.told_targets = p[1].overcommit.told_targets = 1; /* domain 0 was over */
-	assert_int_equal(tick(policy_target, &h, p, 2, d, &text), 1);
-	assert_non_null(strstr(text, "on domain 1"));
-	assert_int_equal(p[0].overcommit.told_targets, 2);
-	assert_int_equal(p[1].overcommit.told_targets, 2);
-	assert_int_equal(tick(policy_target, &h, p, 2, d, &text), 0);
+	a_and_b_on_two_domains(&f);
+	f.p[0].overcommit.told_targets = f.p[1].overcommit.told_targets = 1; /* domain 0 was over */
+	assert_int_equal(tick2(policy_target, &f), 1);
+	assert_non_null(strstr(f.text, "on domain 1"));
+	assert_int_equal(f.p[0].overcommit.told_targets, 2);
+	assert_int_equal(f.p[1].overcommit.told_targets, 2);
+	assert_int_equal(tick2(policy_target, &f), 0);
 
 	struct policy_host hm = host_of(RIG_WHOLE_PERCENTS, true);
 	struct policy_partition g[2] = { guaranteed("db", 16000, 15000), guaranteed("web", 16000, 16000) };
 	static const double gm[2][2] = { { 0, 15000 }, { 8000, 8000 } };
-	on_two_domains(&t, &hm, g, d, gm);
+	on_two_domains(&f.t, &hm, g, f.d, gm);
 	g[0].overcommit.told_minimums = g[1].overcommit.told_minimums = 1;
-	policy_guard(&hm, g, 2, d);
-	assert_non_null(strstr(d[0].event, "on domain 1"));
+	policy_guard(&hm, g, 2, f.d);
+	assert_non_null(strstr(f.d[0].event, "on domain 1"));
 	assert_int_equal(g[0].overcommit.told_minimums, 2);
 	assert_int_equal(g[1].overcommit.told_minimums, 2);
 }

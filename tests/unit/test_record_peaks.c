@@ -59,6 +59,26 @@ static struct record_file *read_rows(const char *rows)
 	return file;
 }
 
+/* A record of these rows and its peaks over `window` ticks. */
+struct peaks_of_rows {
+	struct record_file *file;
+	struct record_peaks peaks;
+};
+
+static void peaks_read(struct peaks_of_rows *p, const char *rows, unsigned window)
+{
+	struct err err = { "" };
+
+	p->file = read_rows(rows);
+	assert_int_equal(record_peaks_of_file(p->file, window, &p->peaks, &err), 0);
+}
+
+static void peaks_done(struct peaks_of_rows *p)
+{
+	record_peaks_fini(&p->peaks);
+	record_file_free(p->file);
+}
+
 static const char *const ticks = "100,a,0,9000\n100,b,0,1000\n100,b,1,3000\n"
 				 "200,a,0,8000\n200,b,0,1000\n200,b,1,7000\n"
 				 "300,a,0,\n300,b,0,9999\n300,b,1,2000\n" /* a not valid on 0: no total there */
@@ -66,49 +86,40 @@ static const char *const ticks = "100,a,0,9000\n100,b,0,1000\n100,b,1,3000\n"
 
 static void test_the_most_in_one_tick(void **state)
 {
-	struct record_file *file = read_rows(ticks);
-	struct record_peaks peaks;
-	struct err err = { "" };
+	struct peaks_of_rows p;
 
 	(void)state;
-	assert_int_equal(record_peaks_of_file(file, 1, &peaks, &err), 0);
-	assert_int_equal(peaks.ticks, 4);
-	assert_true(record_peaks_of_domain(&peaks, file, "0") == 12000); /* tick 400, never 9999 + 0 */
-	assert_true(record_peaks_of_domain(&peaks, file, "1") == 7000);
-	assert_true(record_peaks_of_domain(&peaks, file, "") == 0); /* no total rows */
-	assert_true(record_peaks_of_domain(&peaks, file, "2") == -1);
-	record_peaks_fini(&peaks);
-	record_file_free(file);
+	peaks_read(&p, ticks, 1);
+	assert_int_equal(p.peaks.ticks, 4);
+	assert_true(record_peaks_of_domain(&p.peaks, p.file, "0") == 12000); /* tick 400, never 9999 + 0 */
+	assert_true(record_peaks_of_domain(&p.peaks, p.file, "1") == 7000);
+	assert_true(record_peaks_of_domain(&p.peaks, p.file, "") == 0); /* no total rows */
+	assert_true(record_peaks_of_domain(&p.peaks, p.file, "2") == -1);
+	peaks_done(&p);
 }
 
 /* Over two ticks in a row: tick 300 has no total on domain 0, so 200 and 400 are not a window. */
 static void test_a_window_of_consecutive_ticks(void **state)
 {
-	struct record_file *file = read_rows(ticks);
-	struct record_peaks peaks;
-	struct err err = { "" };
+	struct peaks_of_rows p;
 
 	(void)state;
-	assert_int_equal(record_peaks_of_file(file, 2, &peaks, &err), 0);
-	assert_true(record_peaks_of_domain(&peaks, file, "0") == 9500); /* (10000 + 9000) / 2 */
-	assert_true(record_peaks_of_domain(&peaks, file, "1") == 5000); /* (3000 + 7000) / 2 */
-	record_peaks_fini(&peaks);
-	record_file_free(file);
+	peaks_read(&p, ticks, 2);
+	assert_true(record_peaks_of_domain(&p.peaks, p.file, "0") == 9500); /* (10000 + 9000) / 2 */
+	assert_true(record_peaks_of_domain(&p.peaks, p.file, "1") == 5000); /* (3000 + 7000) / 2 */
+	peaks_done(&p);
 }
 
 /* t_ms going back begins a new run: no window spans two runs. */
 static void test_no_window_across_runs(void **state)
 {
-	struct record_file *file = read_rows("100,a,0,1000\n200,a,0,9000\n100,a,0,9000\n200,a,0,1000\n");
-	struct record_peaks peaks;
-	struct err err = { "" };
+	struct peaks_of_rows p;
 
 	(void)state;
-	assert_int_equal(file->run_count, 2);
-	assert_int_equal(record_peaks_of_file(file, 2, &peaks, &err), 0);
-	assert_true(record_peaks_of_domain(&peaks, file, "0") == 5000); /* never (9000 + 9000) / 2 */
-	record_peaks_fini(&peaks);
-	record_file_free(file);
+	peaks_read(&p, "100,a,0,1000\n200,a,0,9000\n100,a,0,9000\n200,a,0,1000\n", 2);
+	assert_int_equal(p.file->run_count, 2);
+	assert_true(record_peaks_of_domain(&p.peaks, p.file, "0") == 5000); /* never (9000 + 9000) / 2 */
+	peaks_done(&p);
 }
 
 struct dir {
