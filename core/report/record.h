@@ -8,9 +8,8 @@
  * in (c3) and mb_max_asked the ceiling it asked for, beside mb_max, what its class holds. A domain row
  * has that domain's rate, limits (and ceiling asked) and state, no event, no ipc and no goals (all the
  * partition's), but target_mbps where the kernel's mba_MBps controller holds it as every domain's
- * ceiling. A tick's rows are kept in memory and written
- * together when the tick ends, so a reader never sees half a tick. record.c reads no clock: every
- * time comes from the engine. */
+ * ceiling. A tick's rows are kept in memory and written together when the tick ends, so a reader never
+ * sees half a tick. record.c reads no clock: every time comes from the engine. */
 #ifndef MPAMD_CORE_REPORT_RECORD_H
 #define MPAMD_CORE_REPORT_RECORD_H
 
