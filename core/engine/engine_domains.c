@@ -177,7 +177,8 @@ static double ceiling_mbps(const struct engine *e, unsigned d, double mb_max)
 
 /* The limits in force on domain d: the control's for its domain, else the partition's; their MB/s
  * worked out again only where the ceiling or the domain's capacity moved (`was_max`, `was_mbps`: the
- * last tick's ceiling and its MB/s). */
+ * last tick's ceiling and its MB/s). In a shared class the ceiling it asked there is another: the
+ * class holds mpamd's rounding of it. */
 static void limits_on(const struct engine *e, const struct engine_partition *ep, unsigned d, double was_max,
 		      double was_mbps, struct domain_status *ds)
 {
@@ -185,6 +186,10 @@ static void limits_on(const struct engine *e, const struct engine_partition *ep,
 
 	ds->mb_max = c >= 0 ? slot_limits_max_at(&ep->effective, (unsigned)c) : ep->status.mb_max;
 	ds->mb_min = c >= 0 ? slot_limits_min_at(&ep->effective, (unsigned)c) : ep->status.mb_min;
+	if (ep->status.in_class)
+		ds->mb_max_asked = c >= 0 ? slot_limits_max_at(&ep->applied, (unsigned)c) : ep->applied.mb_max;
+	else
+		ds->mb_max_asked = ds->mb_max;
 	/* A cleared row (a slot just filled) has 0, which is never kept: 0 may be what it lets through. */
 	if (was_max == ds->mb_max && was_mbps > 0 && !e->domains.dom[d].known_changed)
 		ds->mb_max_mbps = was_mbps;

@@ -24,6 +24,7 @@ static struct record_options record_options(const struct engine *e)
 {
 	return (struct record_options){ .with_truth = engine_has_truth(e),
 					.with_ipc = e->hw.pmu.ops != NULL,
+					.with_classes = engine_classes_shared(e),
 					.now_ms = clock_wall_ms(),
 					.max_bytes = e->gens.config->global.record_max_bytes };
 }
@@ -54,7 +55,8 @@ static double ceiling_mbps(const struct engine *e, size_t i)
 }
 
 /* The partition's rows on each domain, after its total. The goals are the partition's, not split
- * per domain, but for the kernel's mba_MBps controller, which holds target_mbps on every domain. */
+ * per domain, but for the kernel's mba_MBps controller, which holds target_mbps on every domain; so
+ * is its class, which holds its limits on every domain. */
 static void record_domains(struct engine *e, size_t i, const struct record_row *total)
 {
 	double target_mbps = e->hw.caps.mb_kernel_mbps ? total->target_mbps : 0;
@@ -76,6 +78,9 @@ static void record_domains(struct engine *e, size_t i, const struct record_row *
 			.target_mbps = target_mbps,
 			.has_truth = total->has_truth,
 			.truth_mbps = ds->truth_mbps,
+			.in_class = total->in_class,
+			.class_id = total->class_id,
+			.mb_max_asked = ds->mb_max_asked,
 		};
 		record_write(e->record.file, &row);
 	}
@@ -111,6 +116,9 @@ void engine_record_tick(struct engine *e, uint64_t now_ns)
 			.truth_mbps = st->truth_mbps,
 			.ipc_valid = st->ipc_valid,
 			.ipc = st->ipc,
+			.in_class = st->open && st->in_class,
+			.class_id = st->class_id,
+			.mb_max_asked = st->mb_max_asked,
 		};
 		record_write(e->record.file, &row);
 		record_domains(e, i, &row);

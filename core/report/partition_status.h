@@ -18,6 +18,7 @@ struct domain_status {
 	const char *reason;    /* why not valid */
 	double mb_max, mb_min; /* in force there (rungs, percent) */
 	double mb_max_mbps;    /* what that ceiling lets through there, in MB/s; 0 where unknown */
+	double mb_max_asked;   /* the ceiling it asked for there; mb_max unless a shared class holds it */
 	double truth_mbps;     /* simulator only, else 0 */
 	/* The guard's verdict there (policies/guard_victims.c): judged where the partition has a
 	 * guarantee, a valid sample and the domain a known capacity and total; then whether it is short

@@ -42,6 +42,8 @@ static bool writes(const struct record_options *opts, enum record_col col)
 		return opts->with_truth;
 	case RECORD_WRITTEN_WITH_IPC:
 		return opts->with_ipc;
+	case RECORD_WRITTEN_WITH_CLASSES:
+		return opts->with_classes;
 	}
 	return false;
 }
@@ -164,6 +166,10 @@ static struct record_value row_value(const struct record_row *row, enum record_c
 	case RECORD_COL_MB_MAX_MBPS:
 		return (struct record_value){ .empty = row->no_limits || !(row->mb_max_mbps > 0),
 					      .number = row->mb_max_mbps };
+	case RECORD_COL_HW_CLASS:
+		return (struct record_value){ .empty = !row->in_class, .class_id = row->class_id };
+	case RECORD_COL_MB_MAX_ASKED:
+		return (struct record_value){ .empty = !row->in_class, .number = row->mb_max_asked };
 	case RECORD_COL_GUARANTEE_MBPS:
 		return (struct record_value){ .empty = !(row->guarantee_mbps > 0), .number = row->guarantee_mbps };
 	case RECORD_COL_TARGET_MBPS:

@@ -1,14 +1,15 @@
 /* The per-tick record file: CSV with a header, per partition per tick one row of its total (domain
  * `*`) and one row per domain. Its columns, and how each field is written, are record_columns.h's:
- *   time,t_ms,partition,domain,mbps,mb_max,mb_min,mb_max_mbps,guarantee_mbps,target_mbps,valid,
- *   estimated,event[,sim_mbps][,ipc]
+ *   time,t_ms,partition,domain,mbps,mb_max,mb_min,mb_max_mbps[,hw_class,mb_max_asked],guarantee_mbps,
+ *   target_mbps,valid,estimated,event[,sim_mbps][,ipc]
  * time is the wall clock in RFC 3339 UTC with milliseconds; mbps is empty (never 0) when the sample
  * is not valid; guarantee_mbps and target_mbps are the partition's goals at that tick (empty: none);
- * sim_mbps is the simulator's ground truth. A domain row has that domain's rate, limits and state, no
- * event, no ipc and no goals (all the partition's), but target_mbps where the kernel's mba_MBps
- * controller holds it as every domain's ceiling. A tick's rows are kept in memory and written
- * together when the tick ends, so a reader never sees half a tick. record.c reads no clock: every
- * time comes from the engine. */
+ * sim_mbps is the simulator's ground truth; with classes shared, hw_class is the class a partition is
+ * in (c3) and mb_max_asked the ceiling it asked for, beside mb_max, what its class holds. A domain row
+ * has that domain's rate, limits (and ceiling asked) and state, no event, no ipc and no goals (all the
+ * partition's), but target_mbps where the kernel's mba_MBps controller holds it as every domain's
+ * ceiling. A tick's rows are kept in memory and written together when the tick ends, so a reader never
+ * sees half a tick. record.c reads no clock: every time comes from the engine. */
 #ifndef MPAMD_CORE_REPORT_RECORD_H
 #define MPAMD_CORE_REPORT_RECORD_H
 
@@ -40,11 +41,18 @@ struct record_row {
 	double truth_mbps;
 	bool ipc_valid;
 	double ipc;
+	/* classes = shared: the partition is in class class_id, which holds mb_max for it, and it asked
+	 * for mb_max_asked (percent; on the total row the highest of its domains'). Not in a class: both
+	 * fields empty. */
+	bool in_class;
+	unsigned class_id;
+	double mb_max_asked;
 };
 
 struct record_options {
 	bool with_truth;    /* the sim_mbps column */
 	bool with_ipc;	    /* the ipc column, last (the engine counts PMU events); empty when not counted */
+	bool with_classes;  /* the hw_class and mb_max_asked columns (partitions share classes) */
 	uint64_t now_ms;    /* wall clock at the opening: names a file moved aside */
 	uint64_t max_bytes; /* a tick that would take the file past this goes to a new file; 0: no cap */
 };

@@ -4,6 +4,7 @@
 #include <float.h>
 #include <math.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -26,6 +27,12 @@ const struct record_column record_columns[RECORD_COL_COUNT] = {
 				"no limit in force (a failed partition): mb_max is empty too" },
 	[RECORD_COL_MB_MAX_MBPS] = { "mb_max_mbps", RECORD_WRITTEN_ALWAYS, false, RECORD_KIND_MBPS,
 				     "not known: neither the hardware's units nor the domain's capacity say it" },
+	/* classes = shared: the class the partition is in holds mb_max for it; mb_max_asked is what it
+	 * asked (a domain row's: on that domain; the total row's: the highest of its domains'). */
+	[RECORD_COL_HW_CLASS] = { "hw_class", RECORD_WRITTEN_WITH_CLASSES, false, RECORD_KIND_CLASS,
+				  "in no class: the partition is not open (failed) or not placed yet" },
+	[RECORD_COL_MB_MAX_ASKED] = { "mb_max_asked", RECORD_WRITTEN_WITH_CLASSES, false, RECORD_KIND_PERCENT,
+				      "in no class: hw_class is empty too" },
 	/* The goals are the partition's: the engine does not split them per domain (the guard's share of a
 	 * guarantee on a domain is that domain's mb_min), but the kernel's mba_MBps controller holds
 	 * target_mbps as every domain's ceiling. */
@@ -51,6 +58,7 @@ static const char *const kind_wants[] = {
 	[RECORD_KIND_PERCENT] = "a percentage 0..100",
 	[RECORD_KIND_FLAG] = "0 or 1",
 	[RECORD_KIND_RATIO] = "a number >= 0",
+	[RECORD_KIND_CLASS] = "a class such as c3",
 };
 
 bool record_domain_is_total(const char *domain)
@@ -192,6 +200,14 @@ static size_t format_dyadic_percent(double v, char *buf, size_t len)
 	return copy_out(text, used, buf, len);
 }
 
+static size_t format_class(unsigned class_id, char *buf, size_t len)
+{
+	char text[1 + 10 + 1] = "c"; /* c and an unsigned's digits */
+	size_t n = 1 + format_uint(class_id, text + 1, sizeof(text) - 1);
+
+	return copy_out(text, n, buf, len);
+}
+
 static size_t format_time(int64_t time_ms, char *buf, size_t len)
 {
 	char text[RFC3339_MS_LEN + 1];
@@ -227,6 +243,8 @@ size_t record_field_format(enum record_col col, const struct record_value *v, ch
 		return copy_out(v->number != 0 ? "1" : "0", 1, buf, len);
 	case RECORD_KIND_RATIO:
 		return format_fixed(v->number, 3, buf, len);
+	case RECORD_KIND_CLASS:
+		return format_class(v->class_id, buf, len);
 	}
 	return copy_out("", 0, buf, len);
 }
@@ -260,6 +278,13 @@ static bool parse_value(enum record_kind kind, const char *s, struct record_valu
 	case RECORD_KIND_FLAG:
 		v->number = s[0] == '1';
 		return !strcmp(s, "0") || !strcmp(s, "1");
+	case RECORD_KIND_CLASS: {
+		uint64_t id;
+		if (s[0] != 'c' || parse_uint_decimal(s + 1, 0, UINT_MAX, &id, NULL) < 0)
+			return false;
+		v->class_id = (unsigned)id;
+		return true;
+	}
 	}
 	return false;
 }

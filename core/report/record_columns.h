@@ -24,6 +24,8 @@ enum record_col {
 	RECORD_COL_MB_MAX,
 	RECORD_COL_MB_MIN,
 	RECORD_COL_MB_MAX_MBPS,
+	RECORD_COL_HW_CLASS,
+	RECORD_COL_MB_MAX_ASKED,
 	RECORD_COL_GUARANTEE_MBPS,
 	RECORD_COL_TARGET_MBPS,
 	RECORD_COL_VALID,
@@ -37,8 +39,9 @@ enum record_col {
 /* When mpamd writes a column (record_options in record.h). */
 enum record_written {
 	RECORD_WRITTEN_ALWAYS,
-	RECORD_WRITTEN_WITH_TRUTH, /* with_truth: beside a simulator, its ground truth */
-	RECORD_WRITTEN_WITH_IPC,   /* with_ipc: the engine counts PMU events */
+	RECORD_WRITTEN_WITH_TRUTH,   /* with_truth: beside a simulator, its ground truth */
+	RECORD_WRITTEN_WITH_IPC,     /* with_ipc: the engine counts PMU events */
+	RECORD_WRITTEN_WITH_CLASSES, /* with_classes: partitions share classes (classes = shared) */
 };
 
 /* How a field is written and read. */
@@ -50,6 +53,7 @@ enum record_kind {
 	RECORD_KIND_PERCENT, /* of capacity, 0..100; written as a whole number */
 	RECORD_KIND_FLAG,    /* 0 or 1 */
 	RECORD_KIND_RATIO,   /* a number >= 0; written with three decimals */
+	RECORD_KIND_CLASS,   /* a shared class: c and its number, c3 (the resctrl group PREFIXc3) */
 };
 
 struct record_column {
@@ -68,11 +72,12 @@ bool record_domain_is_total(const char *domain);
 
 /* One field's value. Which member holds it is the column's kind. */
 struct record_value {
-	bool empty;	  /* an empty field (the column's `empty` says what it means) */
-	int64_t time_ms;  /* TIME: ms since the Unix epoch */
-	uint64_t ms;	  /* MS */
-	const char *text; /* TEXT: the field itself */
-	double number;	  /* MBPS, PERCENT, RATIO; FLAG: 0 or 1 */
+	bool empty;	   /* an empty field (the column's `empty` says what it means) */
+	int64_t time_ms;   /* TIME: ms since the Unix epoch */
+	uint64_t ms;	   /* MS */
+	const char *text;  /* TEXT: the field itself */
+	double number;	   /* MBPS, PERCENT, RATIO; FLAG: 0 or 1 */
+	unsigned class_id; /* CLASS: its number */
 };
 
 /* Writes column `col`'s field of `v` into buf as snprintf does: the length it takes (quotes

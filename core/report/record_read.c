@@ -315,7 +315,9 @@ static int parse_field(struct reader *rd, int col, const char *s, struct record_
 			return err_set(err, -ENOMEM, "%s: out of memory", rd->csv.name);
 		return 0;
 	case RECORD_COL_MB_MAX_MBPS:
-		return 0; /* mpamctl plot draws the percent; the MB/s is for other tools */
+	case RECORD_COL_HW_CLASS:
+	case RECORD_COL_MB_MAX_ASKED:
+		return 0; /* checked; mpamctl plot draws the limits in force in percent, the rest is for other tools */
 	case RECORD_COL_MBPS:
 	case RECORD_COL_SIM_MBPS:
 	case RECORD_COL_GUARANTEE_MBPS:

@@ -2,7 +2,8 @@
  *
  * Columns are found by their header names, in any order, and their fields read, as the record's
  * columns declare them (core/report/record_columns.h: t_ms, partition, mbps, mb_max and mb_min
- * required); unknown columns are ignored, so files from later versions still read, and so is ipc.
+ * required); unknown columns are ignored, so files from later versions still read, and so is ipc;
+ * mb_max_mbps, hw_class and mb_max_asked are checked but not kept (a sample holds what mpamctl uses).
  * Fields follow RFC 4180: a quoted field may hold commas, line breaks and doubled quotes.
  * Lines end in LF or CRLF. Any problem is an error naming FILE:LINE and what is wrong, but for one:
  * a row with fewer fields than the header is a row cut short (mpamd stopped while writing it; the

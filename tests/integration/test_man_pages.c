@@ -1,7 +1,8 @@
 /* The man pages render cleanly: groff with every warning on (-ww) says nothing about any of them,
  * mandoc's lint (where mandoc is installed) finds nothing at warning level, and no alternating-font
  * macro (.BR, .IR...) runs the prose after it into one word: those macros join their arguments
- * without spaces, so ".BR foo . A guarantee is" reads "foo.Aguaranteeis". */
+ * without spaces, so ".BR foo . A guarantee is" reads "foo.Aguaranteeis". mpamd(8) names every
+ * column of the record file. */
 #include <ctype.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -15,6 +16,7 @@
 
 #include <cmocka.h>
 
+#include "core/report/record_columns.h"
 #include "tests/util/testutil.h"
 #include "tests/util/test_main.h"
 
@@ -156,9 +158,63 @@ static void test_mandoc_lint(void **state)
 	}
 }
 
+/* Whether the roff line `line` sets `word` in bold: an argument of .B, .BR or .RB, or one of the
+ * comma-separated names of such an argument (the record's header line). */
+static bool bolds(const char *line, const char *word)
+{
+	char args[MAX_ARGS][256];
+	bool quoted[MAX_ARGS];
+	char *rest;
+
+	if (strncmp(line, ".B ", 3) && strncmp(line, ".BR ", 4) && strncmp(line, ".RB ", 4))
+		return false;
+	size_t n = macro_args(line, args, quoted);
+	for (size_t i = 0; i < n; i++)
+		for (char *name = strtok_r(args[i], ",", &rest); name; name = strtok_r(NULL, ",", &rest))
+			if (!strcmp(name, word))
+				return true;
+	return false;
+}
+
+/* Whether a line of `section` (lines of roff) sets `word` in bold. */
+static bool section_bolds(const char *section, const char *word)
+{
+	char line[1024];
+
+	for (const char *p = section; *p;) {
+		size_t len = strcspn(p, "\n");
+		snprintf(line, sizeof(line), "%.*s", (int)len, p);
+		if (bolds(line, word))
+			return true;
+		p += len + (p[len] == '\n');
+	}
+	return false;
+}
+
+/* Every column of the record file (core/report/record_columns.c) is named in mpamd(8)'s RECORD FILE. */
+static void test_every_record_column_is_documented(void **state)
+{
+	char path[256];
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/docs/mpamd.8", MPAMD_SOURCE_DIR);
+	char *text = read_text_file(path);
+	assert_non_null(text);
+	char *section = strstr(text, "\n.SH RECORD FILE\n");
+	assert_non_null(section);
+	char *end = strstr(section + 1, "\n.SH ");
+	if (end)
+		*end = '\0';
+	for (int c = 0; c < RECORD_COL_COUNT; c++)
+		if (!section_bolds(section, record_columns[c].name))
+			fail_msg("mpamd(8)'s RECORD FILE does not name the column %s", record_columns[c].name);
+	free(text);
+}
+
 TEST_MAIN({
 	cmocka_unit_test(test_glue_check_catches_prose),
 	cmocka_unit_test(test_no_prose_glued),
 	cmocka_unit_test(test_groff_warns_about_nothing),
 	cmocka_unit_test(test_mandoc_lint),
+	cmocka_unit_test(test_every_record_column_is_documented),
 })

@@ -25,13 +25,14 @@
 #include "tests/util/emu_runner.h"
 #include "tests/util/engine_util.h"
 #include "tests/util/log_capture.h"
+#include "tests/util/record_reader.h"
 #include "tests/util/testutil.h"
 
 #define MAX_PARTITIONS 64
 
 struct classes_run {
 	struct emu *emu;
-	char dir[64], config[96], traffic[96];
+	char dir[64], config[96], traffic[96], record[96];
 	struct engine *engine;
 	struct log_capture log;
 	pid_t pids[MAX_PARTITIONS];
@@ -108,13 +109,14 @@ static void run_start_with(struct classes_run *run, size_t count, const char *co
 	assert_non_null(mkdtemp(run->dir));
 	snprintf(run->config, sizeof(run->config), "%s/mpamd.ini", run->dir);
 	snprintf(run->traffic, sizeof(run->traffic), "%s/traffic.ini", run->dir);
+	snprintf(run->record, sizeof(run->record), "%s/record.csv", run->dir);
 	body_writer(run, body, sizeof(body));
 	assert_int_equal(write_text_file(run->traffic, "[global]\ninterval_ms = 10\n%s", body), 0);
 	assert_int_equal(emu_start("intel", run->traffic, emu_args, &run->emu), 0);
 	assert_int_equal(write_text_file(run->config,
 					 "[global]\nbackend = resctrl\ninterval_ms = 10\nresctrl_root = %s\n"
-					 "classes = %s\n%s",
-					 emu_root(run->emu), mode, body),
+					 "classes = %s\nrecord = %s\n%s",
+					 emu_root(run->emu), mode, run->record, body),
 			 0);
 }
 
@@ -198,6 +200,7 @@ static void run_stop(struct classes_run *run)
 	kill_sleepers(NULL);
 	unlink(run->config);
 	unlink(run->traffic);
+	unlink(run->record);
 	rmdir(run->dir);
 	assert_int_equal(emu_stop(run->emu), 0);
 }
@@ -493,6 +496,11 @@ static void test_auto_with_enough_closids_keeps_own(void **state)
 	json_t *status = engine_snapshot_status(run.engine);
 	assert_true(json_is_null(json_object_get(status, "classes")));
 	json_decref(status);
+	char *record = read_text_file(run.record); /* a class each: the record has no class columns */
+	assert_non_null(record);
+	assert_null(strstr(record, "hw_class"));
+	assert_null(strstr(record, "mb_max_asked"));
+	free(record);
 	run_stop(&run);
 }
 
@@ -570,6 +578,60 @@ static unsigned quant_held(unsigned group, unsigned d)
 	return high ? hi : lo;
 }
 
+static unsigned higher(unsigned a, unsigned b)
+{
+	return a > b ? a : b;
+}
+
+/* The record's rows of partition i at its last tick: its class, and on each domain what it asked
+ * beside what its class holds (the total row: the highest of each). */
+static void expect_record_of(const struct record_line *rows, long count, unsigned class_id, size_t i)
+{
+	const struct quant_want *q = &quant_wants[i];
+	char name[16];
+	unsigned seen = 0;
+
+	snprintf(name, sizeof(name), "p%02zu", i);
+	for (long r = count - 1; r >= 0 && rows[r].t_ms == rows[count - 1].t_ms; r--) {
+		const struct record_line *row = &rows[r];
+		if (strcmp(row->partition, name))
+			continue;
+		bool total = !strcmp(row->domain, "*");
+		unsigned d = total ? 0 : (unsigned)atoi(row->domain);
+		double held =
+			total ? higher(quant_held(q->group, 0), quant_held(q->group, 1)) : quant_held(q->group, d);
+		double asked = total ? higher(q->at[0], q->at[1]) : q->at[d];
+		if (!row->in_class || row->class_id != class_id || !row->has_mb_max_asked)
+			fail_msg("%s on domain %s: class %s%u (want c%u), asked %s", name, row->domain,
+				 row->in_class ? "c" : "none ", row->class_id, class_id,
+				 row->has_mb_max_asked ? "given" : "empty");
+		if (row->mb_max != held || row->mb_max_asked != asked)
+			fail_msg("%s on domain %s: mb_max %g asked %g, want %g asked %g", name, row->domain,
+				 row->mb_max, row->mb_max_asked, held, asked);
+		seen++;
+	}
+	assert_int_equal(seen, 3); /* the total and two domains */
+}
+
+/* The record of the quantised run: every partition's class and what it asked (p02, which asked 60 on
+ * domain 1 and is held at p01's 50 there, among them), and mpamctl plot still draws such a file. */
+static void expect_quantised_record(struct classes_run *run)
+{
+	struct record_line *rows;
+	char header[256], svg[128];
+	long count = record_read_all(run->record, header, sizeof(header), &rows);
+
+	assert_true(count > 0);
+	assert_non_null(strstr(header, ",hw_class,mb_max_asked,"));
+	for (size_t i = 0; i < QUANT_COUNT; i++)
+		expect_record_of(rows, count, engine_partition(run->engine, i)->class_id, i);
+	assert_true(quant_wants[2].at[1] != quant_held(quant_wants[2].group, 1)); /* what the test rests on */
+	free(rows);
+	snprintf(svg, sizeof(svg), "%s/plot.svg", run->dir);
+	expect_run(ARGV(MPAMCTL, "plot", run->record, "-o", svg, "-p", "p02"), 0, "");
+	unlink(svg);
+}
+
 static void test_more_ceilings_than_classes_are_quantised(void **state)
 {
 	struct classes_run run;
@@ -606,6 +668,7 @@ static void test_more_ceilings_than_classes_are_quantised(void **state)
 	}
 	/* The three cheapest merges and no other. */
 	assert_int_equal(deviation, 30);
+	expect_quantised_record(&run);
 	run_stop(&run);
 }
 

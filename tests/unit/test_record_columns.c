@@ -4,6 +4,7 @@
  * name, twice or missing refused; and a rate of any size is written whole. */
 #include <errno.h>
 #include <float.h>
+#include <limits.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -20,6 +21,7 @@
 #include "core/base/decimal_text.h"
 #include "core/report/record.h"
 #include "core/report/record_columns.h"
+#include "tests/util/record_reader.h"
 #include "tests/util/testutil.h"
 #include "tests/util/test_main.h"
 
@@ -51,14 +53,15 @@ static void written_header(const struct record_options *opts, char *buf, size_t 
 static void test_the_header_is_the_tables(void **state)
 {
 	(void)state;
-	for (unsigned o = 0; o < 4; o++) {
-		struct record_options opts = { .with_truth = o & 1, .with_ipc = o & 2 };
+	for (unsigned o = 0; o < 8; o++) {
+		struct record_options opts = { .with_truth = o & 1, .with_ipc = o & 2, .with_classes = o & 4 };
 		char header[256], want[256] = "";
 		written_header(&opts, header, sizeof(header));
 		for (int c = 0; c < RECORD_COL_COUNT; c++) {
 			enum record_written w = record_columns[c].written;
 			if (w == RECORD_WRITTEN_ALWAYS || (w == RECORD_WRITTEN_WITH_TRUTH && opts.with_truth) ||
-			    (w == RECORD_WRITTEN_WITH_IPC && opts.with_ipc))
+			    (w == RECORD_WRITTEN_WITH_IPC && opts.with_ipc) ||
+			    (w == RECORD_WRITTEN_WITH_CLASSES && opts.with_classes))
 				snprintf(want + strlen(want), sizeof(want) - strlen(want), "%s%s", want[0] ? "," : "",
 					 record_columns[c].name);
 		}
@@ -70,6 +73,10 @@ static void test_the_header_is_the_tables(void **state)
 	assert_string_equal(
 		header, "time,t_ms,partition,domain,mbps,mb_max,mb_min,mb_max_mbps,guarantee_mbps,target_mbps,valid,"
 			"estimated,event,sim_mbps,ipc");
+	/* and with shared classes, the class and the ceiling asked beside the limits in force */
+	written_header(&(struct record_options){ .with_classes = true }, header, sizeof(header));
+	assert_string_equal(header, "time,t_ms,partition,domain,mbps,mb_max,mb_min,mb_max_mbps,hw_class,mb_max_asked,"
+				    "guarantee_mbps,target_mbps,valid,estimated,event");
 }
 
 /* Field text of `v` in column `col`, then read back. */
@@ -114,11 +121,21 @@ static void test_every_kind_reads_back(void **state)
 	v = round_trip(RECORD_COL_IPC, (struct record_value){ .number = 1.23456 }, text, sizeof(text));
 	assert_string_equal(text, "1.235");
 	assert_true(v.number == 1.235);
+	v = round_trip(RECORD_COL_HW_CLASS, (struct record_value){ .class_id = 3 }, text, sizeof(text));
+	assert_string_equal(text, "c3");
+	assert_true(v.class_id == 3 && !v.empty);
+	v = round_trip(RECORD_COL_HW_CLASS, (struct record_value){ .class_id = UINT_MAX }, text, sizeof(text));
+	assert_string_equal(text, "c4294967295");
+	assert_true(v.class_id == UINT_MAX);
+	v = round_trip(RECORD_COL_MB_MAX_ASKED, (struct record_value){ .number = 34.375 }, text, sizeof(text));
+	assert_string_equal(text, "34.375");
+	assert_true(v.number == 34.375);
 	/* empty: not measured, no limit, not counted, no event; never a 0 */
-	static const enum record_col may_be_empty[] = { RECORD_COL_MBPS,       RECORD_COL_MB_MAX,
-							RECORD_COL_IPC,	       RECORD_COL_EVENT,
-							RECORD_COL_DOMAIN,     RECORD_COL_GUARANTEE_MBPS,
-							RECORD_COL_TARGET_MBPS };
+	static const enum record_col may_be_empty[] = { RECORD_COL_MBPS,	RECORD_COL_MB_MAX,
+							RECORD_COL_IPC,		RECORD_COL_EVENT,
+							RECORD_COL_DOMAIN,	RECORD_COL_GUARANTEE_MBPS,
+							RECORD_COL_TARGET_MBPS, RECORD_COL_HW_CLASS,
+							RECORD_COL_MB_MAX_ASKED };
 	for (size_t i = 0; i < sizeof(may_be_empty) / sizeof(may_be_empty[0]); i++) {
 		v = round_trip(may_be_empty[i], (struct record_value){ .empty = true, .number = 5 }, text,
 			       sizeof(text));
@@ -236,6 +253,14 @@ static void test_fields_a_column_does_not_take(void **state)
 	expect_refused(RECORD_COL_VALID, "", "bad value in column valid: '' (want 0 or 1)");
 	expect_refused(RECORD_COL_ESTIMATED, "2", "bad value in column estimated: '2' (want 0 or 1)");
 	expect_refused(RECORD_COL_IPC, "-1", "bad value in column ipc: '-1' (want a number >= 0)");
+	expect_refused(RECORD_COL_HW_CLASS, "3", "bad value in column hw_class: '3' (want a class such as c3)");
+	expect_refused(RECORD_COL_HW_CLASS, "c", "bad value in column hw_class: 'c' (want a class such as c3)");
+	expect_refused(RECORD_COL_HW_CLASS, "C3", "bad value in column hw_class: 'C3' (want a class such as c3)");
+	expect_refused(RECORD_COL_HW_CLASS, "c-1", "bad value in column hw_class: 'c-1' (want a class such as c3)");
+	expect_refused(RECORD_COL_HW_CLASS, "c4294967296",
+		       "bad value in column hw_class: 'c4294967296' (want a class such as c3)");
+	expect_refused(RECORD_COL_MB_MAX_ASKED, "101",
+		       "bad value in column mb_max_asked: '101' (want a percentage 0..100)");
 	expect_refused(RECORD_COL_TIME, "2026-12-03 10:15:42Z",
 		       "bad value in column time: '2026-12-03 10:15:42Z' (want an RFC 3339 time such as "
 		       "2026-12-03T10:15:42.123Z)");
@@ -289,6 +314,48 @@ static void test_a_huge_rate_is_written_whole(void **state)
 	unlink(path);
 }
 
+/* With shared classes: each row's class and the ceiling it asked, empty out of a class; both readers
+ * take them, and a file without them (an older one, or classes = own) still reads, in no class. */
+static void test_classes_columns_read_back(void **state)
+{
+	char path[] = "/tmp/mpamd-record-columns-XXXXXX";
+	const struct record_row rows[] = {
+		{ .partition = "vm1", .mb_max = 50, .in_class = true, .class_id = 3, .mb_max_asked = 60 },
+		{ .partition = "vm1", .domain = "1", .mb_max = 50, .in_class = true, .class_id = 3, .mb_max_asked = 55 },
+		{ .partition = "vm2", .no_limits = true }, /* failed: in no class */
+	};
+	char header[256];
+	struct record_line *lines;
+	struct record_file *file;
+	struct err err;
+
+	(void)state;
+	for (int classes = 1; classes >= 0; classes--) {
+		write_file(path, &(struct record_options){ .with_classes = classes }, rows, 3);
+		char *text = read_text_file(path);
+		assert_true(!strstr(text, ",vm1,*,,50,0,,c3,60,") == !classes);
+		assert_true(!strstr(text, ",vm1,1,,50,0,,c3,55,") == !classes);
+		assert_true(!strstr(text, ",vm2,*,,,,,,,,,0,0,") == !classes); /* 8 empty: 2 more than own's */
+		assert_true(!strstr(text, "hw_class") == !classes);
+		free(text);
+		assert_int_equal(record_read_all(path, header, sizeof(header), &lines), 3);
+		assert_true(lines[0].in_class == classes && lines[1].in_class == classes);
+		assert_true(lines[0].has_mb_max_asked == classes && lines[1].has_mb_max_asked == classes);
+		if (classes) {
+			assert_int_equal(lines[0].class_id, 3);
+			assert_true(lines[0].mb_max_asked == 60 && lines[0].mb_max == 50);
+			assert_true(lines[1].mb_max_asked == 55);
+		}
+		assert_false(lines[2].in_class || lines[2].has_mb_max_asked);
+		free(lines);
+		assert_int_equal(record_file_new(path, &file, &err), 0);
+		assert_int_equal(file->sample_count, 3);
+		assert_true(file->samples[0].mb_max == 50);
+		record_file_free(file);
+		unlink(path);
+	}
+}
+
 TEST_MAIN({
 	cmocka_unit_test(test_the_header_is_the_tables),
 	cmocka_unit_test(test_every_kind_reads_back),
@@ -298,4 +365,5 @@ TEST_MAIN({
 	cmocka_unit_test(test_fields_a_column_does_not_take),
 	cmocka_unit_test(test_columns_are_found_by_name),
 	cmocka_unit_test(test_a_huge_rate_is_written_whole),
+	cmocka_unit_test(test_classes_columns_read_back),
 })

@@ -127,6 +127,14 @@ static void put_value(struct record_line *row, enum record_col col, const struct
 		row->has_target = !v->empty;
 		row->target_mbps = v->number;
 		break;
+	case RECORD_COL_HW_CLASS:
+		row->in_class = !v->empty;
+		row->class_id = v->class_id;
+		break;
+	case RECORD_COL_MB_MAX_ASKED:
+		row->has_mb_max_asked = !v->empty;
+		row->mb_max_asked = v->number;
+		break;
 	default:
 		break; /* what the tests do not read */
 	}

@@ -28,6 +28,10 @@ struct record_line {
 	char domain[25];		/* "*": the partition's total (also in a file without a domain column) */
 	bool has_guarantee, has_target; /* the goal's field was there and not empty */
 	double guarantee_mbps, target_mbps;
+	bool in_class; /* the hw_class field was there and not empty: in class class_id */
+	unsigned class_id;
+	bool has_mb_max_asked; /* the mb_max_asked field was there and not empty */
+	double mb_max_asked;
 };
 
 /* Reads `path`: the header line (without its newline) into header[len] and every row of a partition's
