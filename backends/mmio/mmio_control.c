@@ -13,8 +13,9 @@
 
 struct mmio_limits {
 	struct msc_set *set;
-	struct partition_table partitions; /* the open ones, by slot */
-	int *domain_of;			   /* per MSC: the control's domain it is, -1 when none */
+	struct partition_table partitions;  /* the open ones, by slot */
+	int *domain_of;			    /* per MSC: the control's domain it is, -1 when none */
+	size_t msc_of[CONTROL_MAX_DOMAINS]; /* per domain: its MSC's position (the reverse of domain_of) */
 	unsigned domains;
 };
 
@@ -30,9 +31,12 @@ static int map_domains(struct mmio_limits *l, struct err *err)
 	l->domain_of = calloc(l->set->count ? l->set->count : 1, sizeof(*l->domain_of));
 	if (!l->domain_of)
 		return err_set(err, -ENOMEM, "out of memory");
-	for (size_t i = 0; i < l->set->count; i++)
-		l->domain_of[i] =
-			msc_is_domain(&l->set->mscs[i]) && l->domains < CONTROL_MAX_DOMAINS ? (int)l->domains++ : -1;
+	for (size_t i = 0; i < l->set->count; i++) {
+		bool domain = msc_is_domain(&l->set->mscs[i]) && l->domains < CONTROL_MAX_DOMAINS;
+		l->domain_of[i] = domain ? (int)l->domains : -1;
+		if (domain)
+			l->msc_of[l->domains++] = i;
+	}
 	return 0;
 }
 
@@ -148,10 +152,7 @@ static int check_partid(const struct mmio_limits *l, const struct partition_conf
 
 size_t mmio_limits_domain_msc(const struct mmio_limits *l, unsigned domain)
 {
-	for (size_t i = 0; i < l->set->count; i++)
-		if (l->domain_of[i] == (int)domain)
-			return i;
-	return SIZE_MAX;
+	return domain < l->domains ? l->msc_of[domain] : SIZE_MAX;
 }
 
 int mmio_limits_partition_open(struct mmio_limits *l, size_t index, const struct partition_config *p,

@@ -258,11 +258,10 @@ void engine_free(struct engine *e)
 
 static const char *const implausible_reason = "counter jumped: more than the domain can carry in one interval";
 
-static bool implausible(struct engine *e, size_t index, unsigned d, const struct sample *s)
+static bool implausible(struct engine *e, size_t index, unsigned d, double mbps)
 {
 	const struct engine_domain *dom = &e->hw.domains[d];
 	double capacity = engine_monitor_capacity(e, d);
-	double mbps = counter_rate_mbps(s->bytes, s->elapsed_ns);
 
 	if (capacity <= 0 || mbps <= IMPLAUSIBLE_FACTOR * capacity)
 		return false;
@@ -274,14 +273,17 @@ static bool implausible(struct engine *e, size_t index, unsigned d, const struct
 }
 
 /* A sample more than its domain can carry is invalid, with that reason, for the partition's total
- * and for its domain alike. */
-static void screen_samples(struct engine *e, size_t index)
+ * and for its domain alike. Each sample's rate goes into rates[] for the sums after (0 where there is
+ * none: a closed partition, an invalid sample). */
+static void screen_samples(struct engine *e, size_t index, double *rates)
 {
 	struct sample *row = &e->slots.samples[index * e->hw.domain_count];
-	bool jumped = false;
+	bool open = e->slots.partitions[index].status.open, jumped = false;
 
-	for (unsigned d = 0; e->slots.partitions[index].status.open && d < e->hw.domain_count; d++) {
-		if (row[d].state == SAMPLE_INVALID || !implausible(e, index, d, &row[d]))
+	for (unsigned d = 0; d < e->hw.domain_count; d++) {
+		bool counted = open && row[d].state != SAMPLE_INVALID;
+		rates[d] = counted ? counter_rate_mbps(row[d].bytes, row[d].elapsed_ns) : 0;
+		if (!counted || !implausible(e, index, d, rates[d]))
 			continue;
 		row[d] = (struct sample){ .state = SAMPLE_INVALID, .reason = implausible_reason };
 		jumped = true;
@@ -289,7 +291,7 @@ static void screen_samples(struct engine *e, size_t index)
 	e->slots.partitions[index].jumped = jumped;
 }
 
-static void summarise(struct engine *e, size_t index)
+static void summarise(struct engine *e, size_t index, const double *rates)
 {
 	struct partition_status *st = &e->slots.partitions[index].status;
 	const struct sample *row = &e->slots.samples[index * e->hw.domain_count];
@@ -303,7 +305,7 @@ static void summarise(struct engine *e, size_t index)
 	if (!st->open)
 		return;
 	for (unsigned d = 0; d < e->hw.domain_count; d++)
-		sample_sum_add(&sum, &row[d]);
+		sample_sum_add(&sum, &row[d], rates[d]);
 	st->valid = sum.valid;
 	st->estimated = sum.estimated;
 	st->mbps = sum.mbps;
@@ -341,9 +343,10 @@ void engine_tick(struct engine *e, uint64_t now_ns)
 	engine_domains_begin_tick(e);
 	for (size_t i = 0; i < e->slots.count; i++)
 		if (e->slots.partitions[i].used) {
-			screen_samples(e, i);
-			summarise(e, i);
-			engine_domains_summarise(e, i);
+			double rates[ENGINE_MAX_DOMAINS]; /* per monitor domain, the samples' MB/s */
+			screen_samples(e, i, rates);
+			summarise(e, i, rates);
+			engine_domains_summarise(e, i, rates);
 		}
 	engine_pmu_tick(e, now_ns);
 	engine_run_policies(e, now_ns);

@@ -197,7 +197,7 @@ static void limits_on(const struct engine *e, const struct engine_partition *ep,
 		ds->mb_max_mbps = ceiling_mbps(e, d, ds->mb_max);
 }
 
-void engine_domains_summarise(struct engine *e, size_t index)
+void engine_domains_summarise(struct engine *e, size_t index, const double *rates)
 {
 	const struct engine_partition *ep = &e->slots.partitions[index];
 	const struct sample *row = &e->slots.samples[index * e->hw.domain_count];
@@ -211,8 +211,10 @@ void engine_domains_summarise(struct engine *e, size_t index)
 		uint64_t monitors = e->domains.dom[d].monitors;
 		struct sample_sum sum = { .valid = open && monitors,
 					  .reason = monitors ? NULL : "no counters on this domain" };
-		for (uint64_t left = monitors; left; left &= left - 1) /* its monitor domains' bits */
-			sample_sum_add(&sum, &row[__builtin_ctzll(left)]);
+		for (uint64_t left = monitors; left; left &= left - 1) { /* its monitor domains' bits */
+			unsigned m = (unsigned)__builtin_ctzll(left);
+			sample_sum_add(&sum, &row[m], rates[m]);
+		}
 		/* Every field anew (field by field: a whole-struct literal costs twice the stores). */
 		ds->valid = sum.valid;
 		ds->estimated = sum.estimated;

@@ -69,7 +69,7 @@ double engine_dom_known_capacity_from(const struct engine *e, unsigned d, const 
 void engine_domains_begin_tick(struct engine *e);
 /* Partition `index`'s rate and limits on each domain, from this tick's samples (after
  * engine_domains_begin_tick). */
-void engine_domains_summarise(struct engine *e, size_t index);
+void engine_domains_summarise(struct engine *e, size_t index, const double *rates);
 /* The policies' copy of its configured limits on each domain (after open, set, reload). */
 void engine_domains_config(struct engine *e, size_t slot);
 

@@ -78,7 +78,9 @@ struct sample_sum {
 	const char *reason;
 };
 
-static inline void sample_sum_add(struct sample_sum *sum, const struct sample *s)
+/* `mbps`: the sample's rate, counter_rate_mbps of its bytes and interval (worked out once a tick for
+ * the partition's total, its domains and the screening alike). */
+static inline void sample_sum_add(struct sample_sum *sum, const struct sample *s, double mbps)
 {
 	if (s->state == SAMPLE_INVALID) {
 		sum->valid = false;
@@ -86,7 +88,7 @@ static inline void sample_sum_add(struct sample_sum *sum, const struct sample *s
 		return;
 	}
 	sum->estimated |= s->state == SAMPLE_ESTIMATED;
-	sum->mbps += counter_rate_mbps(s->bytes, s->elapsed_ns);
+	sum->mbps += mbps;
 	sum->bytes += s->bytes;
 }
 
