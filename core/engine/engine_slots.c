@@ -100,6 +100,7 @@ void engine_slot_fill(struct engine *e, size_t slot, struct engine_gen *g, struc
 	ep->status.name = p->name;
 	engine_gen_hold(g);
 	e->policy.partitions[slot] = (struct policy_partition){ 0 };
+	policy_decision_clear(&e->policy.decisions[slot]);
 	e->policy.decisions[slot] = (struct policy_decision){ 0 };
 	e->slots.pmu[slot] = (struct pmu_sample){ .open = false };
 	clear_samples(e, slot);
@@ -151,6 +152,7 @@ void engine_slot_free(struct engine *e, size_t slot)
 	engine_text_free(&e->slots.partitions[slot].pmu_reason);
 	e->slots.partitions[slot] = (struct engine_partition){ .used = false };
 	e->policy.partitions[slot] = (struct policy_partition){ .name = "" };
+	policy_decision_clear(&e->policy.decisions[slot]);
 	e->policy.decisions[slot] = (struct policy_decision){ 0 };
 	clear_samples(e, slot);
 	if (slot < e->slots.free_from)
@@ -179,6 +181,8 @@ void engine_slots_free(struct engine *e)
 			engine_text_free(&e->slots.partitions[i].pmu_reason);
 			engine_gen_drop(&e->gens, e->slots.partitions[i].gen);
 		}
+	for (size_t i = 0; i < e->slots.cap; i++)
+		policy_decision_clear(&e->policy.decisions[i]);
 	free(e->slots.partitions);
 	free(e->policy.partitions);
 	free(e->policy.decisions);

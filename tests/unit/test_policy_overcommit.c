@@ -30,9 +30,9 @@ static int tick(policy_fn fn, const struct policy_host *h, struct policy_partiti
 	for (size_t i = 0; i < n; i++) {
 		p[i].mb_min = d[i].mb_min;
 		p[i].mb_max = d[i].mb_max;
-		if (strstr(d[i].event, "overcommit:")) {
+		if (strstr(policy_decision_event(&d[i]), "overcommit:")) {
 			events++;
-			*text = *text ? *text : strstr(d[i].event, "overcommit:");
+			*text = *text ? *text : strstr(policy_decision_event(&d[i]), "overcommit:");
 		}
 	}
 	return events;
@@ -61,7 +61,7 @@ static void test_guarantees_over_capacity(void **state)
 {
 	struct policy_host h = host_of(8, true);
 	struct policy_partition p[2] = { guaranteed("db", 12000, 11000), guaranteed("web", 10000, 9000) };
-	struct policy_decision d[2];
+	struct policy_decision d[2] = { 0 };
 	const char *text;
 
 	(void)state;
@@ -74,11 +74,11 @@ static void test_guarantees_over_capacity(void **state)
 	assert_non_null(strstr(text, "guarantees ask 22000 of 20000 MB/s (db 12000, web 10000)"));
 	/* 60.16% (the MBW_MIN step at or above 60%) and 50% asked */
 	assert_non_null(strstr(text, "in proportion to guarantee: db 54.2969%, web 45.3125% (of 110.156% asked)"));
-	assert_non_null(strstr(d[0].event, "overcommit:")); /* on the larger one */
+	assert_non_null(strstr(policy_decision_event(&d[0]), "overcommit:")); /* on the larger one */
 	for (int t = 0; t < 5; t++) {
 		assert_int_equal(tick(policy_guard, &h, p, 2, d, &text), 0);
 		assert_true(d[0].mb_min + d[1].mb_min <= 100);
-		assert_false(strstr(d[0].event, "guarantee: mb_min")); /* in force: nothing raised */
+		assert_false(strstr(policy_decision_event(&d[0]), "guarantee: mb_min")); /* in force: nothing raised */
 	}
 	p[1].goals.guarantee_mbps = 5000; /* fits: over */
 	assert_int_equal(tick(policy_guard, &h, p, 2, d, &text), 0);
@@ -93,14 +93,14 @@ static void test_guarantees_that_fit(void **state)
 {
 	struct policy_host h = host_of(RIG_WHOLE_PERCENTS, true);
 	struct policy_partition p[2] = { guaranteed("db", 8000, 7000), guaranteed("web", 10000, 9000) };
-	struct policy_decision d[2];
+	struct policy_decision d[2] = { 0 };
 	const char *text;
 
 	(void)state;
 	assert_int_equal(tick(policy_guard, &h, p, 2, d, &text), 0);
 	assert_int_equal(d[0].mb_min, 40);
 	assert_int_equal(d[1].mb_min, 50);
-	assert_non_null(strstr(d[0].event, "guarantee: mb_min 0% -> 40%"));
+	assert_non_null(strstr(policy_decision_event(&d[0]), "guarantee: mb_min 0% -> 40%"));
 }
 
 /* Latency-critical minimums first: a best-effort mb_min gets what they leave. */
@@ -108,7 +108,7 @@ static void test_latency_critical_first(void **state)
 {
 	struct policy_host h = host_of(RIG_WHOLE_PERCENTS, true);
 	struct policy_partition p[2] = { guaranteed("db", 15000, 14000), rig_part("batch", CLASS_BEST_EFFORT, 5000) };
-	struct policy_decision d[2];
+	struct policy_decision d[2] = { 0 };
 	const char *text;
 
 	(void)state;
@@ -117,7 +117,7 @@ static void test_latency_critical_first(void **state)
 	assert_int_equal(d[0].mb_min, 75);
 	assert_int_equal(d[1].mb_min, 25);
 	assert_non_null(strstr(text, "overcommit: minimums ask 115%: not all can be met"));
-	assert_non_null(strstr(d[0].event, "overcommit:"));
+	assert_non_null(strstr(policy_decision_event(&d[0]), "overcommit:"));
 }
 
 /* Without a hardware minimum nothing is programmed, and the event says how they are shared then. */
@@ -125,7 +125,7 @@ static void test_guarantees_without_minimum(void **state)
 {
 	struct policy_host h = host_of(RIG_WHOLE_PERCENTS, false);
 	struct policy_partition p[2] = { guaranteed("db", 12000, 11000), guaranteed("web", 10000, 9000) };
-	struct policy_decision d[2];
+	struct policy_decision d[2] = { 0 };
 	const char *text;
 
 	(void)state;
@@ -140,7 +140,7 @@ static void test_learned_capacity_says_nothing(void **state)
 {
 	struct policy_host h = host_of(RIG_WHOLE_PERCENTS, true);
 	struct policy_partition p[2] = { guaranteed("db", 12000, 11000), guaranteed("web", 10000, 9000) };
-	struct policy_decision d[2];
+	struct policy_decision d[2] = { 0 };
 	const char *text;
 
 	(void)state;
@@ -168,6 +168,7 @@ static void on_two_domains(struct two_domains *t, struct policy_host *h, struct 
 	h->domains = t->hd;
 	for (int i = 0; i < 2; i++) {
 		p[i].domains = t->dom[i];
+		policy_decision_clear(&d[i]);
 		d[i] = (struct policy_decision){ .mb_max = 100, .mb_max_at = t->max_at[i], .mb_min_at = t->min_at[i] };
 		for (int k = 0; k < 2; k++) {
 			t->dom[i][k] = (struct policy_domain){
@@ -187,7 +188,7 @@ static void test_one_domain_of_two(void **state)
 	struct policy_partition p[2] = { guaranteed("db", 16000, 15000), guaranteed("web", 16000, 16000) };
 	static const double mbps[2][2] = { { 0, 15000 }, { 8000, 8000 } };
 	struct two_domains t;
-	struct policy_decision d[2];
+	struct policy_decision d[2] = { 0 };
 
 	(void)state;
 	on_two_domains(&t, &h, p, d, mbps);
@@ -196,8 +197,9 @@ static void test_one_domain_of_two(void **state)
 	assert_int_equal(t.min_at[1][0], 40);		     /* domain 0: web's half, 8000 of 20000 */
 	assert_true(t.min_at[0][1] + t.min_at[1][1] <= 100); /* domain 1: 80% + 40% asked */
 	assert_true(t.min_at[0][1] > t.min_at[1][1]);
-	assert_non_null(strstr(d[0].event, "overcommit: guarantees ask 24000 of 20000 MB/s on domain 1"));
-	assert_null(strstr(d[1].event, "overcommit:"));
+	assert_non_null(
+		strstr(policy_decision_event(&d[0]), "overcommit: guarantees ask 24000 of 20000 MB/s on domain 1"));
+	assert_null(strstr(policy_decision_event(&d[1]), "overcommit:"));
 }
 
 static struct policy_partition targeted(const char *name, uint32_t target, double mbps)
@@ -215,13 +217,13 @@ static void test_targets_over_capacity(void **state)
 	struct policy_host h = host_of(RIG_WHOLE_PERCENTS, true);
 	struct policy_partition p[3] = { targeted("a", 15000, 10000), targeted("b", 9000, 9000),
 					 rig_part("c", CLASS_BEST_EFFORT, 1000) };
-	struct policy_decision d[3];
+	struct policy_decision d[3] = { 0 };
 	const char *text;
 
 	(void)state;
 	assert_int_equal(tick(policy_target, &h, p, 3, d, &text), 1);
 	assert_non_null(strstr(text, "overcommit: targets ask 24000 of 20000 MB/s (a 15000, b 9000)"));
-	assert_non_null(strstr(d[0].event, "overcommit:"));
+	assert_non_null(strstr(policy_decision_event(&d[0]), "overcommit:"));
 	assert_int_equal(tick(policy_target, &h, p, 3, d, &text), 0);
 	assert_int_equal(tick(policy_share, &h, p, 3, d, &text), 0); /* share says nothing of targets */
 	p[0].goals.target_mbps = 10700; /* 19700: fits, within the 2% below the whole: not said */
@@ -239,14 +241,14 @@ static void check_shared(uint32_t weight_a, uint32_t weight_b, uint32_t budget_a
 {
 	struct policy_host h = host_of(RIG_WHOLE_PERCENTS, false);
 	struct policy_partition p[2] = { targeted("a", 12000, 11000), targeted("b", 10000, 9000) };
-	struct policy_decision d[2];
+	struct policy_decision d[2] = { 0 };
 	const char *text;
 
 	p[0].goals.weight = weight_a;
 	p[1].goals.weight = weight_b;
 	assert_int_equal(tick(policy_target, &h, p, 2, d, &text), 1);
 	assert_non_null(strstr(text, said));
-	assert_non_null(strstr(d[0].event, "overcommit:")); /* on the larger */
+	assert_non_null(strstr(policy_decision_event(&d[0]), "overcommit:")); /* on the larger */
 	/* a budget of 0: the target itself */
 	assert_int_equal(p[0].target.budget ? p[0].target.budget : 12000, budget_a);
 	assert_int_equal(p[1].target.budget ? p[1].target.budget : 10000, budget_b);
@@ -279,7 +281,7 @@ static void test_guarantee_then_targets(void **state)
 	struct policy_host h = host_of(RIG_WHOLE_PERCENTS, false);
 	struct policy_partition p[3] = { guaranteed("db", 6000, 5000), targeted("a", 10000, 9000),
 					 targeted("b", 5000, 4000) };
-	struct policy_decision d[3];
+	struct policy_decision d[3] = { 0 };
 	const char *text;
 
 	(void)state;
@@ -287,7 +289,7 @@ static void test_guarantee_then_targets(void **state)
 	assert_non_null(strstr(text, "overcommit: guarantees and targets ask 21000 of 20000 MB/s (guarantees db 6000; "
 				     "targets a 10000, b 5000): not all can be met; guarantees first, the 14000 MB/s "
 				     "left shared by weight, each up to its target: a 9000, b 5000"));
-	assert_non_null(strstr(d[1].event, "overcommit:")); /* the largest ask */
+	assert_non_null(strstr(policy_decision_event(&d[1]), "overcommit:")); /* the largest ask */
 	assert_int_equal(p[1].target.budget, 9000);
 	assert_int_equal(p[2].target.budget, 0); /* its target */
 	assert_int_equal(d[1].mb_max, 45);
@@ -300,7 +302,7 @@ static void test_guarantee_then_targets(void **state)
 	p[0].goals.guarantee_mbps = 4000; /* 19000: they fit */
 	assert_int_equal(tick(policy_target, &h, p, 3, d, &text), 0);
 	assert_int_equal(p[1].target.budget, 0);
-	assert_non_null(strstr(d[1].event, "target 10000 MB/s again"));
+	assert_non_null(strstr(policy_decision_event(&d[1]), "target 10000 MB/s again"));
 }
 
 /* Two domains of 20000: a (target 24000) on domain 1 only, b (20000) half on each. */
@@ -324,7 +326,7 @@ static void test_targets_on_two_domains(void **state)
 	struct policy_host h;
 	struct policy_partition p[2];
 	struct two_domains t;
-	struct policy_decision d[2];
+	struct policy_decision d[2] = { 0 };
 	const char *text;
 
 	(void)state;
@@ -353,7 +355,7 @@ static void test_forgotten_per_domain(void **state)
 	struct policy_host h;
 	struct policy_partition p[2];
 	struct two_domains t;
-	struct policy_decision d[2];
+	struct policy_decision d[2] = { 0 };
 	const char *text;
 
 	(void)state;
@@ -371,7 +373,7 @@ static void test_forgotten_per_domain(void **state)
 	on_two_domains(&t, &hm, g, d, gm);
 	g[0].overcommit.told_minimums = g[1].overcommit.told_minimums = 1;
 	policy_guard(&hm, g, 2, d);
-	assert_non_null(strstr(d[0].event, "on domain 1"));
+	assert_non_null(strstr(policy_decision_event(&d[0]), "on domain 1"));
 	assert_int_equal(g[0].overcommit.told_minimums, 2);
 	assert_int_equal(g[1].overcommit.told_minimums, 2);
 }
