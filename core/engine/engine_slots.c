@@ -90,13 +90,21 @@ static void clear_samples(struct engine *e, size_t slot)
 	}
 }
 
+void engine_slot_set_origin(struct engine_partition *ep, const char *origin)
+{
+	if (!origin || !origin[0])
+		engine_text_free(&ep->origin);
+	else if (!ep->origin || strcmp(ep->origin, origin))
+		engine_text_set(&ep->origin, origin);
+}
+
 void engine_slot_fill(struct engine *e, size_t slot, struct engine_gen *g, struct partition_config *p,
 		      const char *origin)
 {
 	struct engine_partition *ep = &e->slots.partitions[slot];
 
 	*ep = (struct engine_partition){ .used = true, .config = p, .gen = g };
-	snprintf(ep->origin, sizeof(ep->origin), "%s", origin ? origin : "");
+	engine_slot_set_origin(ep, origin);
 	ep->status.name = p->name;
 	engine_gen_hold(g);
 	e->policy.partitions[slot] = (struct policy_partition){ 0 };
@@ -148,6 +156,7 @@ void engine_slot_free(struct engine *e, size_t slot)
 	engine_slot_forget_file_goals(&e->slots.partitions[slot]);
 	free(e->slots.partitions[slot].limits_room);
 	free(e->slots.partitions[slot].event_text);
+	engine_text_free(&e->slots.partitions[slot].origin);
 	engine_text_free(&e->slots.partitions[slot].error);
 	engine_text_free(&e->slots.partitions[slot].pmu_reason);
 	e->slots.partitions[slot] = (struct engine_partition){ .used = false };
@@ -177,6 +186,7 @@ void engine_slots_free(struct engine *e)
 			engine_slot_forget_file_goals(&e->slots.partitions[i]);
 			free(e->slots.partitions[i].limits_room);
 			free(e->slots.partitions[i].event_text);
+			engine_text_free(&e->slots.partitions[i].origin);
 			engine_text_free(&e->slots.partitions[i].error);
 			engine_text_free(&e->slots.partitions[i].pmu_reason);
 			engine_gen_drop(&e->gens, e->slots.partitions[i].gen);
