@@ -65,6 +65,7 @@ static void test_escalate_thresholds_and_restore(void **state)
 	assert_int_equal(quota_after(&s, 9, 30), 400);
 	assert_int_equal(quota_after(&s, 1, 30), 0);
 	assert_string_equal(policy_decision_event(&s.d), "restore: pressure ended: CPU quota 400% -> unlimited");
+	rig_clear(&s.d, 1);
 }
 
 static void test_escalate_respects_permission_and_guard_budget(void **state)

@@ -486,6 +486,7 @@ static void run_scenario(void **state)
 		if (!st->each)
 			check_step(&sc, st);
 	}
+	rig_clear(sc.d, N_OF(sc.d));
 }
 
 /* ---- scenarios with a loop of their own ---- */
@@ -533,6 +534,7 @@ static void test_guard_dwell_then_additive_increase(void **state)
 	assert_int_equal(d[1].mb_max, 100);
 	assert_non_null(strstr(policy_decision_event(&d[1]), "restore: "));
 	assert_non_null(strstr(policy_decision_event(&d[1]), "% -> 100%"));
+	rig_clear(d, N_OF(d));
 }
 
 /* The guard on the rig's closed loop: the victim is back at its guarantee within a few ticks, and

@@ -116,6 +116,7 @@ static void test_guard_ipc_needs_consecutive_low_ticks(void **state)
 	/* It takes the share of IPC lost from batch's use (a bounded multiplicative decrease). */
 	double share = s.d[1].mb_max * RIG_CAPACITY / 100 / 30000;
 	assert_true(share <= 1 - drop + 0.01 && share >= 0.5 - 0.01);
+	rig_clear(s.d, N_OF(s.d));
 }
 
 /* A tick whose IPC was not counted changes neither the signal nor the baseline. */
@@ -140,6 +141,7 @@ static void test_guard_ipc_ignores_ticks_not_counted(void **state)
 	}
 	ticks(&s, 1, true, 1.0); /* the third counted low tick */
 	assert_true(s.p[1].guard.throttled);
+	rig_clear(s.d, N_OF(s.d));
 }
 
 /* While web's IPC is low nothing is given back; once it recovers the guard gives back after its
@@ -189,6 +191,7 @@ static void test_guard_ipc_rebaselines_when_a_cut_does_not_help(void **state)
 			       "release: web's IPC 1.00 did not rise when neighbours were cut"));
 	assert_int_equal(s.d[1].mb_max, cut); /* not cut again */
 	assert_true(fabs(s.p[0].guard_ipc.baseline - 1.0) < 1e-9);
+	rig_clear(s.d, N_OF(s.d));
 }
 
 int main(void)

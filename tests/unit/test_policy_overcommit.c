@@ -86,6 +86,7 @@ static void test_guarantees_over_capacity(void **state)
 	p[1].goals.guarantee_mbps = 10000;				    /* and back */
 	assert_int_equal(tick(policy_guard, &h, p, 2, d, &text), 1);
 	assert_true(d[0].mb_min + d[1].mb_min <= 100);
+	rig_clear(d, N_OF(d));
 }
 
 /* Guarantees that fit keep their minimums and say nothing of an overcommit. */
@@ -101,6 +102,7 @@ static void test_guarantees_that_fit(void **state)
 	assert_int_equal(d[0].mb_min, 40);
 	assert_int_equal(d[1].mb_min, 50);
 	assert_non_null(strstr(policy_decision_event(&d[0]), "guarantee: mb_min 0% -> 40%"));
+	rig_clear(d, N_OF(d));
 }
 
 /* Latency-critical minimums first: a best-effort mb_min gets what they leave. */
@@ -118,6 +120,7 @@ static void test_latency_critical_first(void **state)
 	assert_int_equal(d[1].mb_min, 25);
 	assert_non_null(strstr(text, "overcommit: minimums ask 115%: not all can be met"));
 	assert_non_null(strstr(policy_decision_event(&d[0]), "overcommit:"));
+	rig_clear(d, N_OF(d));
 }
 
 /* Without a hardware minimum nothing is programmed, and the event says how they are shared then. */
@@ -200,6 +203,7 @@ static void test_one_domain_of_two(void **state)
 	assert_non_null(
 		strstr(policy_decision_event(&d[0]), "overcommit: guarantees ask 24000 of 20000 MB/s on domain 1"));
 	assert_null(strstr(policy_decision_event(&d[1]), "overcommit:"));
+	rig_clear(d, N_OF(d));
 }
 
 static struct policy_partition targeted(const char *name, uint32_t target, double mbps)
@@ -233,6 +237,7 @@ static void test_targets_over_capacity(void **state)
 	assert_int_equal(tick(policy_target, &h, p, 3, d, &text), 0);
 	p[0].goals.target_mbps = 15000;
 	assert_int_equal(tick(policy_target, &h, p, 3, d, &text), 1);
+	rig_clear(d, N_OF(d));
 }
 
 /* Two targets on one domain of 20000 MB/s, measured under no ceiling (the gain is then the capacity
@@ -303,6 +308,7 @@ static void test_guarantee_then_targets(void **state)
 	assert_int_equal(tick(policy_target, &h, p, 3, d, &text), 0);
 	assert_int_equal(p[1].target.budget, 0);
 	assert_non_null(strstr(policy_decision_event(&d[1]), "target 10000 MB/s again"));
+	rig_clear(d, N_OF(d));
 }
 
 /* Two domains of 20000: a (target 24000) on domain 1 only, b (20000) half on each. */
@@ -345,6 +351,7 @@ static void test_targets_on_two_domains(void **state)
 	assert_int_equal(tick(policy_target, &h, p, 2, d, &text), 1);
 	assert_non_null(strstr(text, "each up to its target: a 10000, b 18000"));
 	assert_int_equal(p[1].target.budget, 18000);
+	rig_clear(d, N_OF(d));
 }
 
 /* What was said is forgotten per domain: domain 0's overcommit (told before) ended while domain 1's is
@@ -376,6 +383,7 @@ static void test_forgotten_per_domain(void **state)
 	assert_non_null(strstr(policy_decision_event(&d[0]), "on domain 1"));
 	assert_int_equal(g[0].overcommit.told_minimums, 2);
 	assert_int_equal(g[1].overcommit.told_minimums, 2);
+	rig_clear(d, N_OF(d));
 }
 
 int main(void)

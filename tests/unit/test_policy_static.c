@@ -44,6 +44,7 @@ static void test_static_reapplies_configuration(void **state)
 	assert_int_equal(d[3].mb_max, 5); /* not open: left alone */
 
 	/* A ceiling above the configuration is never mpamd's; nor is a minimum without a hardware min. */
+	rig_clear(d, N_OF(d)); /* and the texts go */
 	memset(d, 0, sizeof(d));
 	p[1].mb_max = 80;
 	h.has_mb_min = false;
@@ -54,6 +55,7 @@ static void test_static_reapplies_configuration(void **state)
 			    "restore: mb_max 80% in force but 60% configured (changed outside mpamd)");
 	assert_string_equal(policy_decision_event(&d[2]),
 			    "restore: mb_min 30% in force but 20% configured (changed outside mpamd)");
+	rig_clear(d, N_OF(d));
 }
 
 /* A limit is in force as a rung (60% at BWA_WD 4 is the band whose top is 62.5%): the configured
@@ -75,6 +77,7 @@ static void test_static_judges_rungs(void **state)
 	policy_static(&h, &p, 1, &d);
 	assert_string_equal(policy_decision_event(&d),
 			    "restore: mb_max 56.25% in force but 62.5% configured (changed outside mpamd)");
+	rig_clear(&d, 1);
 }
 
 int main(void)

@@ -185,6 +185,7 @@ static void test_target_holds_within_band(void **state)
 	assert_true(moved);
 	assert_non_null(strstr(policy_decision_event(&rig.dec[0]), "throttle: "));
 	assert_non_null(strstr(policy_decision_event(&rig.dec[0]), "over target 10000"));
+	rig_fini(&rig);
 }
 
 static void test_target_anti_windup_at_model_ceiling(void **state)
@@ -246,6 +247,7 @@ static void test_target_anti_windup_at_hardware_floor(void **state)
 	for (int t = 0; t < 3; t++)
 		rig_tick(&rig);
 	assert_int_equal(rig.dec[0].mb_max, 10);
+	rig_fini(&rig);
 }
 
 static void test_target_reseeds_on_wrong_model(void **state)
@@ -296,6 +298,7 @@ static void test_target_holds_without_sample_and_waits_for_escalation(void **sta
 	rig_tick(&rig);
 	assert_int_equal(rig.dec[0].mb_max, 100);
 	assert_string_equal(policy_decision_event(&rig.dec[0]), "restore: no target_mbps any more: mb_max 10% -> 100%");
+	rig_fini(&rig);
 }
 
 /* Targets over the domain, closed loop: 24000 + 20000 MB/s on the rig's 40000 with weights 3:1 (a's

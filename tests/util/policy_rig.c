@@ -183,3 +183,14 @@ double rig_next_mbps(const struct policy_rig *rig, size_t i)
 	rig_tick(&copy);
 	return copy.parts[i].mbps;
 }
+
+void rig_clear(struct policy_decision *dec, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		policy_decision_clear(&dec[i]);
+}
+
+void rig_fini(struct policy_rig *rig)
+{
+	rig_clear(rig->dec, RIG_MAX_PARTS);
+}
