@@ -402,6 +402,7 @@ static int guard_scale(size_t n, unsigned ticks)
 		for (size_t i = 0; i < n; i++) {
 			parts[i].mbps = i ? 36000.0 / (double)(n - 1) * (1 + 0.001 * (double)(i % 7)) : 4000;
 			h.total_mbps += parts[i].mbps;
+			policy_decision_clear(&dec[i]);
 			dec[i] = (struct policy_decision){ .mb_max = 100 };
 			parts[i].guard = (struct guard_memory){ 0 }; /* every tick a fresh, deep cut */
 			parts[i].one.guard = (struct guard_domain_memory){ 0 };
@@ -409,6 +410,8 @@ static int guard_scale(size_t n, unsigned ticks)
 		policy_guard(&h, parts, n, dec);
 	}
 	free(parts);
+	for (size_t i = 0; i < n; i++)
+		policy_decision_clear(&dec[i]);
 	free(dec);
 	free(work);
 	return 0;

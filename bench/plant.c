@@ -86,6 +86,8 @@ int plant_init(struct plant *pl, const struct plant_setup *setup, const struct p
 
 void plant_free(struct plant *pl)
 {
+	for (size_t i = 0; pl->dec && i < pl->cap; i++)
+		policy_decision_clear(&pl->dec[i]);
 	free(pl->parts);
 	free(pl->dec);
 	free(pl->demand);
@@ -349,6 +351,7 @@ void plant_tick(struct plant *pl)
 		total += p->mbps;
 		all_valid &= p->valid;
 		snap_goals(pl, i);
+		policy_decision_clear(&pl->dec[i]);
 		pl->dec[i] = (struct policy_decision){ .mb_max = p->cfg_max, .mb_min = p->cfg_min };
 	}
 	if (pl->setup.monitors && pl->n)

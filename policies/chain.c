@@ -1,6 +1,7 @@
 /* The chains of policies the engine can run, and the event text every decision carries. */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "policies/policy.h"
@@ -42,19 +43,38 @@ const struct policy_chain policy_chain_without_min = {
 #define EVENT_SEPARATOR "; "
 #define EVENT_ELLIPSIS	"..."
 
+/* The event of a decision whose text could not be allocated (never written to, never freed). */
+static char event_lost[] = "an event was lost: out of memory for its text";
+
+const char *policy_decision_event(const struct policy_decision *d)
+{
+	return d->event ? d->event : "";
+}
+
+void policy_decision_clear(struct policy_decision *d)
+{
+	if (d->event != event_lost)
+		free(d->event);
+	d->event = NULL;
+}
+
 void policy_event(struct policy_decision *d, const char *fmt, ...)
 {
-	size_t used = strnlen(d->event, sizeof(d->event) - 1);
-	size_t room;
+	size_t used, room;
 	va_list ap;
 	int n;
 
+	if (!d->event && !(d->event = calloc(1, POLICY_EVENT_MAX)))
+		d->event = event_lost;
+	if (d->event == event_lost)
+		return;
+	used = strnlen(d->event, POLICY_EVENT_MAX - 1);
 	d->event[used] = '\0';
-	if (used > 0 && used + strlen(EVENT_SEPARATOR) < sizeof(d->event)) {
+	if (used > 0 && used + strlen(EVENT_SEPARATOR) < POLICY_EVENT_MAX) {
 		memcpy(d->event + used, EVENT_SEPARATOR, strlen(EVENT_SEPARATOR) + 1);
 		used += strlen(EVENT_SEPARATOR);
 	}
-	room = sizeof(d->event) - used;
+	room = POLICY_EVENT_MAX - used;
 	if (room <= 1)
 		return;
 	va_start(ap, fmt);
@@ -62,5 +82,5 @@ void policy_event(struct policy_decision *d, const char *fmt, ...)
 	va_end(ap);
 	/* A cut-off event says so rather than ending mid-word as if complete. */
 	if (n >= 0 && (size_t)n >= room)
-		memcpy(d->event + sizeof(d->event) - sizeof(EVENT_ELLIPSIS), EVENT_ELLIPSIS, sizeof(EVENT_ELLIPSIS));
+		memcpy(d->event + POLICY_EVENT_MAX - sizeof(EVENT_ELLIPSIS), EVENT_ELLIPSIS, sizeof(EVENT_ELLIPSIS));
 }

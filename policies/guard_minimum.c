@@ -255,7 +255,7 @@ static void say_minimums(const struct policy_host *h, struct policy_partition *p
 	if (!capacities_known(h, &total))
 		return;
 	if (several)
-		snprintf(before, sizeof(before), "%s", dec->event);
+		snprintf(before, sizeof(before), "%s", policy_decision_event(dec));
 	for (unsigned d = 0; d < pol_domains(h); d++) {
 		double pct = dec_min_of(dec, d), in_force = pol_cdom(p, d)->mb_min;
 		/* MBW_MIN reads back at or above what was asked: below it, not yet in force */
@@ -265,8 +265,11 @@ static void say_minimums(const struct policy_host *h, struct policy_partition *p
 	}
 	/* Every domain alike (or a host of one): one event for all of them, as for one domain. */
 	if (ev.raised && ev.alike && ev.raised == pol_domains(h)) {
-		if (several) /* the per-domain events give way to one */
-			snprintf(dec->event, sizeof(dec->event), "%s", before);
+		if (several) { /* the per-domain events give way to one */
+			policy_decision_clear(dec);
+			if (before[0])
+				policy_event(dec, "%s", before);
+		}
 		policy_event(dec, "guarantee: mb_min %g%% -> %g%% (%.0f of %.0f MB/s)", ev.from, ev.to, ev.mbps,
 			     ev.capacity);
 	}

@@ -227,8 +227,11 @@ struct policy_decision {
 	double mb_max, mb_min; /* wanted, percent, rungs (on a host without domain arrays) */
 	/* Wanted per domain (host->domain_count of them); NULL on a host without domain arrays. */
 	double *mb_max_at, *mb_min_at;
-	unsigned cpu_quota_pct;	      /* wanted CPU quota, percent of one CPU (200 = two CPUs); 0: unlimited */
-	char event[POLICY_EVENT_MAX]; /* "action: reason", "" when this policy did nothing */
+	unsigned cpu_quota_pct; /* wanted CPU quota, percent of one CPU (200 = two CPUs); 0: unlimited */
+	/* "action: reason" (at most POLICY_EVENT_MAX bytes), NULL while no policy said anything: allocated by
+	 * the first policy_event, as most decisions have none. Read it with policy_decision_event; whoever
+	 * owns the decision frees it with policy_decision_clear before the decision is reset or dropped. */
+	char *event;
 	/* Events not logged because they would only repeat what was logged before, nothing having changed
 	 * between (an idle or jittering partition judged again): counted, so that the quiet shows. */
 	unsigned folded;
@@ -262,7 +265,12 @@ extern const struct policy_chain policy_chain_static;  /* static only: no feedba
  * simulator (whose MSCs have MBW_MIN). */
 extern const struct policy_chain policy_chain_without_min;
 
-/* Appends "action: reason" to a decision's event (events of several policies are joined by "; "). */
+/* Appends "action: reason" to a decision's event (events of several policies are joined by "; "). Out
+ * of memory for the text, the event says so instead. */
 __attribute__((format(printf, 2, 3))) void policy_event(struct policy_decision *d, const char *fmt, ...);
+/* A decision's event, "" when none. */
+const char *policy_decision_event(const struct policy_decision *d);
+/* Frees a decision's event text: it has none after. */
+void policy_decision_clear(struct policy_decision *d);
 
 #endif

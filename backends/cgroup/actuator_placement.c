@@ -23,8 +23,10 @@ static void placement_free(struct actuator *base)
 
 	if (!a)
 		return;
-	for (size_t i = 0; i < a->slot_cap; i++)
+	for (size_t i = 0; i < a->slot_cap; i++) {
 		free(a->slots[i].path);
+		free(a->slots[i].status);
+	}
 	free(a->slots);
 	free(a->ids);
 	free(a->tree);
@@ -87,17 +89,17 @@ static void place_one(struct placement *a, size_t index, pid_t tid)
 	int r = a->placer->place(a->placer->ctx, index, tid, &why);
 
 	if (r == 0) {
-		pl->status.placements++;
+		pl->status->placements++;
 		return;
 	}
 	if (r == -ESRCH)
 		return;
-	pl->status.misses++;
+	pl->status->misses++;
 	/* Said at the 1st, 2nd, 4th, 8th... miss: a kernel that refuses every thread cannot flood the log. */
-	if ((pl->status.misses & (pl->status.misses - 1)) == 0)
+	if ((pl->status->misses & (pl->status->misses - 1)) == 0)
 		log_error("partition %s: thread %d stays outside its group (%llu miss(es) so far): %s",
-			  pl->config->name, (int)tid, (unsigned long long)pl->status.misses, why.text);
-	snprintf(pl->status.reason, sizeof(pl->status.reason), "%s", why.text);
+			  pl->config->name, (int)tid, (unsigned long long)pl->status->misses, why.text);
+	snprintf(pl->status->reason, ERR_TEXT_MAX, "%s", why.text);
 }
 
 /* The ids of a->ids that `members` (sorted) does not hold are placed. */
@@ -130,14 +132,14 @@ static int placement_reconcile(struct actuator *base, size_t index, struct err *
 	pid_t *members = NULL;
 	size_t count = 0;
 
-	if (!pl || !pl->status.has_source)
+	if (!pl || !pl->status)
 		return 0;
 	placement_resolve(a, index);
 	int r = placement_list(a, index, err);
 	if (r < 0)
 		return r;
-	pl->status.tasks = a->id_count;
-	pl->status.places = a->placer != NULL;
+	pl->status->tasks = a->id_count;
+	pl->status->places = a->placer != NULL;
 	if (!a->placer) {
 		tell_cannot_place(a, pl);
 		return 0;
@@ -182,9 +184,9 @@ static void placement_task_event(struct actuator *base, const struct task_event 
 	if (pl->config->threads == THREADS_VCPU &&
 	    !placement_takes_vcpu(a, (size_t)slot, ev->tid, ev->kind == TASK_EVENT_COMM ? ev->comm : NULL))
 		return;
-	uint64_t before = pl->status.placements;
+	uint64_t before = pl->status->placements;
 	place_one(a, (size_t)slot, ev->tid);
-	if (pl->status.placements != before) {
+	if (pl->status->placements != before) {
 		a->recent[a->recent_next] = (struct placement_recent){ .tid = ev->tid, .slot = (size_t)slot };
 		a->recent_next = (a->recent_next + 1) % PLACEMENT_RECENT;
 	}
@@ -216,6 +218,7 @@ static void placement_partition_close(struct actuator *base, size_t index)
 		return;
 	count_kinds(a, pl->config, false);
 	placement_path_set(a, index, NULL, 0);
+	free(pl->status);
 	*pl = (struct placed){ .config = NULL };
 	for (size_t i = 0; i < PLACEMENT_RECENT; i++) /* the slot may be given to another partition */
 		if (a->recent[i].tid && a->recent[i].slot == index)
@@ -233,11 +236,15 @@ static int placement_partition_open(struct actuator *base, size_t index, const s
 		return err_set(err, -ENOMEM, "out of memory for partition slot %zu", index);
 	placement_partition_close(base, index);
 	struct placed *pl = &a->slots[index];
-	*pl = (struct placed){ .config = ref->config };
-	placement_describe(pl);
+	struct placement_status *status = NULL;
+	if (placement_has_source(ref->config) && !(status = calloc(1, sizeof(*status))))
+		return err_set(err, -ENOMEM, "out of memory for partition %s's placement", ref->config->name);
+	*pl = (struct placed){ .config = ref->config, .status = status };
+	if (status)
+		placement_describe(pl);
 	count_kinds(a, pl->config, true);
 	if (placement_reconcile(base, index, &why) < 0) {
-		snprintf(pl->status.reason, sizeof(pl->status.reason), "%s", why.text);
+		snprintf(pl->status->reason, ERR_TEXT_MAX, "%s", why.text);
 		log_error("partition %s: placing its threads: %s", pl->config->name, why.text);
 	}
 	return 0;
@@ -247,7 +254,7 @@ static const struct placement_status *placement_status_of(struct actuator *base,
 {
 	struct placed *pl = open_slot(placement_of(base), index);
 
-	return pl && pl->status.has_source ? &pl->status : NULL;
+	return pl ? pl->status : NULL;
 }
 
 /* With every control: where it has no placer, threads are counted. */

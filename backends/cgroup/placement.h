@@ -19,7 +19,9 @@ struct placed {
 	size_t hierarchy; /* of path, in the actuator's tree */
 	bool told_missing;
 	bool told_unnamed; /* that a QEMU of it has no thread names (threads = vcpu) */
-	struct placement_status status;
+	/* Only for a partition that names its tasks (most name none: ~700 bytes each spared); NULL
+	 * otherwise. */
+	struct placement_status *status;
 };
 
 /* A thread the events placed lately: a thread reported more than once (its fork, then its exec or its
@@ -55,7 +57,9 @@ struct placement {
 
 /* placement_source.c: where a partition's threads are */
 
-/* "cgroup PATH", "vm NAME", "pids 1,2", joined with " + ", into status.source. */
+/* Whether partition `p` names its tasks (a cgroup, a VM or pids): only then has it a status. */
+bool placement_has_source(const struct partition_config *p);
+/* "cgroup PATH", "vm NAME", "pids 1,2", joined with " + ", into status->source. */
 void placement_describe(struct placed *pl);
 /* Finds the partition's cgroup or VM scope (pl->path, pl->hierarchy; NULL path when there is none),
  * saying once when it goes missing and when it is back. */

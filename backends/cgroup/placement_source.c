@@ -18,10 +18,15 @@
 /* Appends `what` and `text` to the status's source, cut at its end. */
 static void source_add(struct placed *pl, const char *what, const char *text)
 {
-	char *out = pl->status.source;
+	char *out = pl->status->source;
 	size_t used = strlen(out);
 
-	snprintf(out + used, sizeof(pl->status.source) - used, "%s%s", what, text);
+	snprintf(out + used, PLACEMENT_SOURCE_MAX - used, "%s%s", what, text);
+}
+
+bool placement_has_source(const struct partition_config *p)
+{
+	return p->cgroup || p->vm || p->pid_count;
 }
 
 void placement_describe(struct placed *pl)
@@ -29,17 +34,17 @@ void placement_describe(struct placed *pl)
 	const struct partition_config *p = pl->config;
 	char pid[16];
 
-	pl->status.source[0] = '\0';
+	pl->status->source[0] = '\0';
 	if (p->cgroup)
 		source_add(pl, "cgroup ", p->cgroup);
 	if (p->vm)
 		source_add(pl, "vm ", p->vm);
 	for (size_t i = 0; i < p->pid_count; i++) {
 		snprintf(pid, sizeof(pid), "%d", (int)p->pids[i]);
-		source_add(pl, i ? "," : pl->status.source[0] ? " + pids " : "pids ", pid);
+		source_add(pl, i ? "," : pl->status->source[0] ? " + pids " : "pids ", pid);
 	}
-	pl->status.has_source = p->cgroup || p->vm || p->pid_count;
-	pl->status.found = !p->cgroup && !p->vm; /* pids need no finding */
+	pl->status->has_source = true;
+	pl->status->found = !p->cgroup && !p->vm; /* pids need no finding */
 }
 
 static const struct vm_found *find_vm(struct placement *a, const char *name)
@@ -62,13 +67,13 @@ static int locate(struct placement *a, struct placed *pl, char **ret_path, size_
 	const struct partition_config *p = pl->config;
 
 	if (!a->tree) {
-		snprintf(pl->status.reason, sizeof(pl->status.reason), "no cgroup hierarchy: %.400s", a->tree_error);
+		snprintf(pl->status->reason, ERR_TEXT_MAX, "no cgroup hierarchy: %.400s", a->tree_error);
 		return -ENOENT;
 	}
 	if (p->vm) {
 		const struct vm_found *v = find_vm(a, p->vm);
 		if (!v) {
-			snprintf(pl->status.reason, sizeof(pl->status.reason),
+			snprintf(pl->status->reason, ERR_TEXT_MAX,
 				 "VM %.255s is not running (no scope of it in %.200s)", p->vm,
 				 a->tree->hierarchies[0].dir);
 			return -ENOENT;
@@ -79,9 +84,8 @@ static int locate(struct placement *a, struct placed *pl, char **ret_path, size_
 	}
 	int h = cgroup_tree_find(a->tree, p->cgroup);
 	if (h < 0) {
-		snprintf(pl->status.reason, sizeof(pl->status.reason),
-			 "cgroup %.200s is not there (looked in %.200s%s)", p->cgroup, a->tree->hierarchies[0].dir,
-			 a->tree->count > 1 ? " and the other hierarchies" : "");
+		snprintf(pl->status->reason, ERR_TEXT_MAX, "cgroup %.200s is not there (looked in %.200s%s)", p->cgroup,
+			 a->tree->hierarchies[0].dir, a->tree->count > 1 ? " and the other hierarchies" : "");
 		return -ENOENT;
 	}
 	*ret_h = (size_t)h;
@@ -103,13 +107,13 @@ void placement_resolve(struct placement *a, size_t slot)
 		free(path);
 	else
 		placement_path_set(a, slot, path, h);
-	pl->status.found = found;
+	pl->status->found = found;
 	if (!found && !pl->told_missing)
 		log_info("partition %s: %s; its threads are placed when it appears", pl->config->name,
-			 pl->status.reason);
+			 pl->status->reason);
 	if (found && pl->told_missing) {
-		log_info("partition %s: %s is there now (%s)", pl->config->name, pl->status.source, path);
-		pl->status.reason[0] = '\0'; /* why it was not found; a refused write says why again */
+		log_info("partition %s: %s is there now (%s)", pl->config->name, pl->status->source, path);
+		pl->status->reason[0] = '\0'; /* why it was not found; a refused write says why again */
 	}
 	pl->told_missing = !found;
 }
@@ -221,7 +225,7 @@ int placement_list(struct placement *a, size_t slot, struct err *err)
 					&a->id_cap, &why);
 		if (r == -ENOENT) {
 			r = 0; /* it went since it was found: the next reconcile says so */
-			pl->status.found = false;
+			pl->status->found = false;
 		} else if (r < 0) {
 			return err_set(err, r, "%s", why.text);
 		}

@@ -42,7 +42,7 @@ const char *engine_partition_origin(const struct engine *e, size_t index)
 {
 	const struct engine_partition *ep = &e->slots.partitions[index];
 
-	return ep->used && ep->origin[0] ? ep->origin : NULL;
+	return ep->used ? ep->origin : NULL;
 }
 
 const struct partition_status *engine_partition(const struct engine *e, size_t index)

@@ -88,6 +88,7 @@ static void fill_partition(struct engine *e, size_t i)
 	pp->mb_max = ep->status.in_class ? ep->applied.mb_max : ep->status.mb_max; /* see policy_in_force */
 	pp->mb_min = ep->status.in_class ? ep->applied.mb_min : ep->status.mb_min;
 	pp->cpu_quota_pct = ep->actuated.cpu_quota_pct;
+	policy_decision_clear(dec); /* last tick's event, noted then */
 	*dec = (struct policy_decision){ .mb_max = pp->cfg_max,
 					 .mb_min = pp->cfg_min,
 					 .cpu_quota_pct = pp->cpu_quota_pct };
@@ -220,8 +221,8 @@ static void apply_decision(struct engine *e, size_t index, const struct policy_d
 	struct err err = { "" };
 	bool changed = !last || !limits_same_mb(&want, last, e->hw.caps.domain_count);
 
-	if (d->event[0])
-		note_event(e, index, now_ns, d->event);
+	if (d->event)
+		note_event(e, index, now_ns, policy_decision_event(d));
 	e->events.folded += d->folded;
 	int r = changed || e->ticks.done % RECHECK_TICKS == 0 ? engine_apply_limits(e, index, &want, &err) : 0;
 	if (hardware_side_gone(r))
@@ -369,6 +370,7 @@ void engine_run_policies(struct engine *e, uint64_t now_ns)
 			continue;
 		note_verdicts(e, i);
 		apply_decision(e, i, &e->policy.decisions[i], now_ns);
+		policy_decision_clear(&e->policy.decisions[i]); /* noted: the text is not kept until the next tick */
 	}
 	engine_classes_tick_end(e); /* shared classes: one step for every decision */
 }

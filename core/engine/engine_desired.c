@@ -250,7 +250,7 @@ static void apply_partitions(struct engine *e, struct engine_gen *g, const char 
 			continue;
 		}
 		struct engine_partition *ep = &e->slots.partitions[d->slot[i]];
-		snprintf(ep->origin, sizeof(ep->origin), "%s", origin ? origin : "");
+		engine_slot_set_origin(ep, origin);
 		if (c == CHANGE_GOALS)
 			change_goals(e, (size_t)d->slot[i], &want->partitions[i]);
 		if (ep->failed)

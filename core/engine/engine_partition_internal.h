@@ -19,7 +19,6 @@
 struct engine;
 struct engine_gen;
 
-#define ENGINE_ORIGIN_MAX (NAME_MAX_LEN + 1)
 /* A failed partition is tried again after one tick, then twice as long each time, up to this. */
 #define ENGINE_RETRY_MAX_NS (60ull * 1000000000ull)
 
@@ -34,7 +33,7 @@ struct engine_partition {
 	/* Its goals as the file said, kept only once `set` changed config's (NULL: config's goals are the
 	 * file's): a copy few partitions need (engine_slot_forget_file_goals frees it). */
 	struct partition_goals *file_goals;
-	char origin[ENGINE_ORIGIN_MAX]; /* "": the file; else what made it (a template's name) */
+	char *origin; /* NULL: the file; else what made it (a template's name; engine_slot_set_origin) */
 	/* Its life in the hardware: engine_partition.c (engine_desired.c brings retry_ns forward at a
 	 * reload, engine_apply.c's recreate opens ref again). */
 	bool hw_open; /* the composition holds it (close or remove it once) */

@@ -165,7 +165,7 @@ static int check_persistable(const struct engine *e, size_t i, struct err *err)
 	const struct engine_partition *ep = &e->slots.partitions[i];
 	const char *name = ep->config->name;
 
-	if (ep->origin[0])
+	if (ep->origin)
 		return err_set(err, -EPERM,
 			       "partition %s is made by [vm-template \"%s\"] while its VM runs: persist the change in "
 			       "the template; set --persist keeps changes of the main file's partitions",

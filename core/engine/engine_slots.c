@@ -90,16 +90,25 @@ static void clear_samples(struct engine *e, size_t slot)
 	}
 }
 
+void engine_slot_set_origin(struct engine_partition *ep, const char *origin)
+{
+	if (!origin || !origin[0])
+		engine_text_free(&ep->origin);
+	else if (!ep->origin || strcmp(ep->origin, origin))
+		engine_text_set(&ep->origin, origin);
+}
+
 void engine_slot_fill(struct engine *e, size_t slot, struct engine_gen *g, struct partition_config *p,
 		      const char *origin)
 {
 	struct engine_partition *ep = &e->slots.partitions[slot];
 
 	*ep = (struct engine_partition){ .used = true, .config = p, .gen = g };
-	snprintf(ep->origin, sizeof(ep->origin), "%s", origin ? origin : "");
+	engine_slot_set_origin(ep, origin);
 	ep->status.name = p->name;
 	engine_gen_hold(g);
 	e->policy.partitions[slot] = (struct policy_partition){ 0 };
+	policy_decision_clear(&e->policy.decisions[slot]);
 	e->policy.decisions[slot] = (struct policy_decision){ 0 };
 	e->slots.pmu[slot] = (struct pmu_sample){ .open = false };
 	clear_samples(e, slot);
@@ -147,10 +156,12 @@ void engine_slot_free(struct engine *e, size_t slot)
 	engine_slot_forget_file_goals(&e->slots.partitions[slot]);
 	free(e->slots.partitions[slot].limits_room);
 	free(e->slots.partitions[slot].event_text);
+	engine_text_free(&e->slots.partitions[slot].origin);
 	engine_text_free(&e->slots.partitions[slot].error);
 	engine_text_free(&e->slots.partitions[slot].pmu_reason);
 	e->slots.partitions[slot] = (struct engine_partition){ .used = false };
 	e->policy.partitions[slot] = (struct policy_partition){ .name = "" };
+	policy_decision_clear(&e->policy.decisions[slot]);
 	e->policy.decisions[slot] = (struct policy_decision){ 0 };
 	clear_samples(e, slot);
 	if (slot < e->slots.free_from)
@@ -175,10 +186,13 @@ void engine_slots_free(struct engine *e)
 			engine_slot_forget_file_goals(&e->slots.partitions[i]);
 			free(e->slots.partitions[i].limits_room);
 			free(e->slots.partitions[i].event_text);
+			engine_text_free(&e->slots.partitions[i].origin);
 			engine_text_free(&e->slots.partitions[i].error);
 			engine_text_free(&e->slots.partitions[i].pmu_reason);
 			engine_gen_drop(&e->gens, e->slots.partitions[i].gen);
 		}
+	for (size_t i = 0; i < e->slots.cap; i++)
+		policy_decision_clear(&e->policy.decisions[i]);
 	free(e->slots.partitions);
 	free(e->policy.partitions);
 	free(e->policy.decisions);

@@ -29,6 +29,8 @@ int engine_slot_alloc(struct engine *e, size_t *ret, struct err *err);
 /* Gives slot `slot` partition `p` of `g` (from `origin`, "" for the file); nothing is opened. */
 void engine_slot_fill(struct engine *e, size_t slot, struct engine_gen *g, struct partition_config *p,
 		      const char *origin);
+/* What made the slot's partition: "" or NULL the file, else a template's name (a copy, kept only then). */
+void engine_slot_set_origin(struct engine_partition *ep, const char *origin);
 /* Frees the file's goals a slot kept (file_goals: once a set changed config's). */
 void engine_slot_forget_file_goals(struct engine_partition *ep);
 /* Frees the slot (its partition must be closed): its generation is dropped. */

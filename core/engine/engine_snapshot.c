@@ -24,16 +24,20 @@ void engine_snapshot_changed(struct engine *e)
 /* ---- the snapshot's strings ---- */
 
 /* Chunks linked through their first bytes: pointers into a chunk stay valid while more are added. */
+#define TEXT_RECENT 4 /* copies remembered by their original: most partitions share their reasons' texts */
+
 struct text_chunks {
 	char *head; /* the chunk being filled; its first sizeof(char *) bytes link to the one before */
 	size_t used;
 	bool failed;
+	/* The last texts copied, by the address they were copied from: a string the engine does not
+	 * change while a snapshot is taken (on the tick thread) is copied once, however many rows name it. */
+	const char *from[TEXT_RECENT], *copy[TEXT_RECENT];
+	unsigned next;
 };
 
-static const char *text_copy(struct text_chunks *t, const char *s)
+static const char *text_copy_new(struct text_chunks *t, const char *s)
 {
-	if (!s)
-		return NULL;
 	size_t n = strlen(s) + 1;
 	if (!t->head || t->used + n > TEXT_CHUNK) {
 		size_t size = n + sizeof(char *) > TEXT_CHUNK ? n + sizeof(char *) : TEXT_CHUNK;
@@ -48,6 +52,22 @@ static const char *text_copy(struct text_chunks *t, const char *s)
 	}
 	char *copy = memcpy(t->head + t->used, s, n);
 	t->used += n;
+	return copy;
+}
+
+static const char *text_copy(struct text_chunks *t, const char *s)
+{
+	if (!s)
+		return NULL;
+	for (unsigned i = 0; i < TEXT_RECENT; i++)
+		if (t->from[i] == s)
+			return t->copy[i];
+	const char *copy = text_copy_new(t, s);
+	if (t->failed)
+		return copy;
+	t->from[t->next] = s;
+	t->copy[t->next] = copy;
+	t->next = (t->next + 1) % TEXT_RECENT;
 	return copy;
 }
 
@@ -106,7 +126,7 @@ static void row_fill(const struct engine *e, size_t slot, struct snapshot_row *r
 	row->retry_known = ep->failed && ep->retry_ns;
 	row->retry_in_s = ep->retry_ns > e->ticks.last_ns ? (double)(ep->retry_ns - e->ticks.last_ns) / 1e9 : 0.0;
 	row->attempts = ep->attempts;
-	row->origin = ep->origin[0] ? text_copy(t, ep->origin) : NULL;
+	row->origin = text_copy(t, ep->origin);
 	row->invalid_samples = ep->invalid_samples;
 	row->placement = NULL;
 	if (placed && *placements) {

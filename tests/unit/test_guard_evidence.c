@@ -42,9 +42,9 @@ static unsigned run_counting_cuts(struct scene *s, int ticks, char *first, size_
 
 	for (int k = 0; k < ticks; k++) {
 		plant_tick(&s->pl);
-		if (strstr(s->pl.dec[s->batch].event, "throttle")) {
+		if (strstr(policy_decision_event(&s->pl.dec[s->batch]), "throttle")) {
 			if (!cuts++ && first)
-				snprintf(first, size, "%s", s->pl.dec[s->batch].event);
+				snprintf(first, size, "%s", policy_decision_event(&s->pl.dec[s->batch]));
 		}
 	}
 	return cuts;
@@ -148,7 +148,7 @@ static void test_concave_plant(void **state)
 	int back = 0;
 	for (int t = 1; t <= 100; t++) {
 		plant_tick(&s.pl);
-		assert_null(strstr(s.pl.dec[s.web].event, "release:"));
+		assert_null(strstr(policy_decision_event(&s.pl.dec[s.web]), "release:"));
 		bool low = s.pl.truth[s.web] < 0.95 * 6000;
 		if (!low && !back)
 			back = t;

@@ -16,13 +16,35 @@ static void test_event_text_joined_and_truncated(void **state)
 	(void)state;
 	policy_event(&d, "throttle: %s", "over target");
 	policy_event(&d, "restore: %d%%", 25);
-	assert_string_equal(d.event, "throttle: over target; restore: 25%");
-	memset(&d, 0, sizeof(d));
+	assert_string_equal(policy_decision_event(&d), "throttle: over target; restore: 25%");
+	policy_decision_clear(&d);
 	policy_event(&d, "throttle: %0*d", POLICY_EVENT_MAX + 100, 7);
-	assert_int_equal(strlen(d.event), POLICY_EVENT_MAX - 1);
-	assert_string_equal(d.event + POLICY_EVENT_MAX - 4, "...");
+	assert_int_equal(strlen(policy_decision_event(&d)), POLICY_EVENT_MAX - 1);
+	assert_string_equal(policy_decision_event(&d) + POLICY_EVENT_MAX - 4, "...");
 	policy_event(&d, "restore: more"); /* a full event stays as it is */
-	assert_int_equal(strlen(d.event), POLICY_EVENT_MAX - 1);
+	assert_int_equal(strlen(policy_decision_event(&d)), POLICY_EVENT_MAX - 1);
+	policy_decision_clear(&d);
+}
+
+/* A decision holds no text until a policy speaks, and none once cleared (the engine clears every
+ * decision after noting its event: texts are not kept per partition). */
+static void test_event_text_only_while_there_is_one(void **state)
+{
+	struct policy_decision d = { 0 };
+
+	(void)state;
+	assert_null(d.event);
+	assert_string_equal(policy_decision_event(&d), "");
+	policy_event(&d, "restore: %s", "pressure ended");
+	assert_non_null(d.event);
+	policy_decision_clear(&d);
+	assert_null(d.event);
+	assert_string_equal(policy_decision_event(&d), "");
+	policy_event(&d, "throttle: again"); /* a fresh text, not appended to the one cleared */
+	assert_string_equal(policy_decision_event(&d), "throttle: again");
+	policy_decision_clear(&d);
+	policy_decision_clear(&d); /* twice is harmless */
+	assert_null(d.event);
 }
 
 static void test_chains(void **state)
@@ -42,6 +64,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_event_text_joined_and_truncated),
+		cmocka_unit_test(test_event_text_only_while_there_is_one),
 		cmocka_unit_test(test_chains),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

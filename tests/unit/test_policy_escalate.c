@@ -28,6 +28,7 @@ static void scene_init(struct scene *s)
 static void ticks(struct scene *s, int n, unsigned mb_max)
 {
 	for (int t = 0; t < n; t++) {
+		policy_decision_clear(&s->d);
 		s->d = (struct policy_decision){ .mb_max = mb_max };
 		policy_escalate(&s->h, &s->p, 1, &s->d);
 		s->p.cpu_quota_pct = s->d.cpu_quota_pct; /* the actuator did it */
@@ -43,7 +44,7 @@ static unsigned quota_after(struct scene *s, int n, unsigned mb_max)
 
 static void test_escalate_thresholds_and_restore(void **state)
 {
-	struct scene s;
+	struct scene s = { 0 };
 
 	(void)state;
 	scene_init(&s);
@@ -55,7 +56,7 @@ static void test_escalate_thresholds_and_restore(void **state)
 	assert_int_equal(quota_after(&s, 2, 10), 0);
 	assert_int_equal(quota_after(&s, 1, 10), 800);
 	assert_string_equal(
-		s.d.event,
+		policy_decision_event(&s.d),
 		"escalate: 4000 MB/s over its 2000 MB/s budget at the MB floor: CPU quota unlimited -> 800%");
 	/* Held between steps; the next step waits three more ticks. */
 	assert_int_equal(quota_after(&s, 2, 10), 800);
@@ -63,28 +64,29 @@ static void test_escalate_thresholds_and_restore(void **state)
 	/* The pressure ends (the ceiling leaves the floor): restored after ten ticks, not before. */
 	assert_int_equal(quota_after(&s, 9, 30), 400);
 	assert_int_equal(quota_after(&s, 1, 30), 0);
-	assert_string_equal(s.d.event, "restore: pressure ended: CPU quota 400% -> unlimited");
+	assert_string_equal(policy_decision_event(&s.d), "restore: pressure ended: CPU quota 400% -> unlimited");
+	rig_clear(&s.d, 1);
 }
 
 static void test_escalate_respects_permission_and_guard_budget(void **state)
 {
-	struct scene s;
+	struct scene s = { 0 };
 
 	(void)state;
 	scene_init(&s);
 	/* The guard's wish is the budget. */
 	s.p.guard = (struct guard_memory){ .throttled = true, .want_mbps = 1000 };
 	assert_int_equal(quota_after(&s, 3, 10), 0);
-	assert_string_equal(s.d.event,
+	assert_string_equal(policy_decision_event(&s.d),
 			    "escalate: 4000 MB/s over its 1000 MB/s budget at the MB floor but escalation is off");
 	ticks(&s, 1, 10);
-	assert_string_equal(s.d.event, ""); /* said once per episode */
+	assert_string_equal(policy_decision_event(&s.d), ""); /* said once per episode */
 	s.p.escalation_allowed = true;
 	assert_int_equal(quota_after(&s, 3, 10), 800);
 	/* Permission withdrawn: the quota goes at once. */
 	s.p.escalation_allowed = false;
 	assert_int_equal(quota_after(&s, 1, 10), 0);
-	assert_string_equal(s.d.event, "restore: escalation is off: CPU quota 800% -> unlimited");
+	assert_string_equal(policy_decision_event(&s.d), "restore: escalation is off: CPU quota 800% -> unlimited");
 	/* Not best-effort: never escalated. */
 	s.p.goals.class = CLASS_DEFAULT;
 	s.p.escalation_allowed = true;

@@ -390,11 +390,11 @@ static void check(const struct scene *sc, const struct check *c)
 		expect_true(sc, c, p->one.guard.calm == (unsigned)c->value);
 		break;
 	case EVENT_IS:
-		context(sc, c, strcmp(d->event, c->text) == 0);
-		assert_string_equal(d->event, c->text);
+		context(sc, c, strcmp(policy_decision_event(d), c->text) == 0);
+		assert_string_equal(policy_decision_event(d), c->text);
 		break;
 	case EVENT_HAS:
-		expect_true(sc, c, strstr(d->event, c->text) != NULL);
+		expect_true(sc, c, strstr(policy_decision_event(d), c->text) != NULL);
 		break;
 	case NO_EVENT_HAS:
 		expect_true(sc, c, sc->said[c->part] == 0);
@@ -463,14 +463,14 @@ static void note_events(struct scene *sc, const struct step *st)
 		const struct check *c = &st->checks[i];
 
 		if (c->kind == NO_EVENT_HAS)
-			sc->said[c->part] += strstr(sc->d[c->part].event, c->text) != NULL;
+			sc->said[c->part] += strstr(policy_decision_event(&sc->d[c->part]), c->text) != NULL;
 	}
 }
 
 static void run_scenario(void **state)
 {
 	const struct scenario *s = *state;
-	struct scene sc;
+	struct scene sc = { 0 };
 
 	set_up(&sc, s);
 	for (sc.step = 0; sc.step < s->n_steps; sc.step++) {
@@ -486,6 +486,7 @@ static void run_scenario(void **state)
 		if (!st->each)
 			check_step(&sc, st);
 	}
+	rig_clear(sc.d, N_OF(sc.d));
 }
 
 /* ---- scenarios with a loop of their own ---- */
@@ -499,7 +500,7 @@ static void test_guard_dwell_then_additive_increase(void **state)
 	struct policy_host h = rig_host(RIG_WHOLE_PERCENTS);
 	struct policy_partition p[2] = { rig_part("web", CLASS_LATENCY_CRITICAL, 7000),
 					 rig_part("batch", CLASS_BEST_EFFORT, 33000) };
-	struct policy_decision d[2];
+	struct policy_decision d[2] = { 0 };
 
 	(void)state;
 	h.has_mb_min = false;
@@ -531,8 +532,9 @@ static void test_guard_dwell_then_additive_increase(void **state)
 		rig_decide(policy_guard, &h, p, 2, d);
 	assert_false(p[1].guard.throttled);
 	assert_int_equal(d[1].mb_max, 100);
-	assert_non_null(strstr(d[1].event, "restore: "));
-	assert_non_null(strstr(d[1].event, "% -> 100%"));
+	assert_non_null(strstr(policy_decision_event(&d[1]), "restore: "));
+	assert_non_null(strstr(policy_decision_event(&d[1]), "% -> 100%"));
+	rig_clear(d, N_OF(d));
 }
 
 /* The guard on the rig's closed loop: the victim is back at its guarantee within a few ticks, and

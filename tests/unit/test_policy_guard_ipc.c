@@ -59,7 +59,7 @@ static double cut_for_low_ipc(struct scene *s)
 
 static void test_guard_ipc_baseline_is_an_ewma_of_unsqueezed_ticks(void **state)
 {
-	struct scene s;
+	struct scene s = { 0 };
 
 	(void)state;
 	scene_init(&s, 0.2);
@@ -81,14 +81,14 @@ static void test_guard_ipc_baseline_is_an_ewma_of_unsqueezed_ticks(void **state)
 	assert_true(s.p[0].guard_ipc.baseline == before);
 	assert_int_equal(s.p[0].guard_ipc.low_ticks, 1);
 	assert_false(s.p[1].guard.throttled);
-	assert_string_equal(s.d[1].event, "");
+	assert_string_equal(policy_decision_event(&s.d[1]), "");
 }
 
 /* GUARD_IPC_LOW_TICKS low ticks in a row make web a victim; a tick back within the fraction starts
  * the count again; without best-effort traffic a low IPC is nobody's fault. */
 static void test_guard_ipc_needs_consecutive_low_ticks(void **state)
 {
-	struct scene s;
+	struct scene s = { 0 };
 	char want[128];
 
 	(void)state;
@@ -109,19 +109,20 @@ static void test_guard_ipc_needs_consecutive_low_ticks(void **state)
 	ticks(&s, 1, true, 1.0);
 	assert_true(s.p[1].guard.throttled);
 	double drop = 1 - 1.0 / s.p[0].guard_ipc.baseline;
-	printf("cut: %s\n", s.d[1].event);
+	printf("cut: %s\n", policy_decision_event(&s.d[1]));
 	snprintf(want, sizeof(want), "throttle: web's IPC 1.00 is %.0f%% below its baseline %.2f: mb_max 100%% -> ",
 		 100 * drop, s.p[0].guard_ipc.baseline);
-	assert_non_null(strstr(s.d[1].event, want));
+	assert_non_null(strstr(policy_decision_event(&s.d[1]), want));
 	/* It takes the share of IPC lost from batch's use (a bounded multiplicative decrease). */
 	double share = s.d[1].mb_max * RIG_CAPACITY / 100 / 30000;
 	assert_true(share <= 1 - drop + 0.01 && share >= 0.5 - 0.01);
+	rig_clear(s.d, N_OF(s.d));
 }
 
 /* A tick whose IPC was not counted changes neither the signal nor the baseline. */
 static void test_guard_ipc_ignores_ticks_not_counted(void **state)
 {
-	struct scene s;
+	struct scene s = { 0 };
 
 	(void)state;
 	scene_init(&s, 0.2);
@@ -140,13 +141,14 @@ static void test_guard_ipc_ignores_ticks_not_counted(void **state)
 	}
 	ticks(&s, 1, true, 1.0); /* the third counted low tick */
 	assert_true(s.p[1].guard.throttled);
+	rig_clear(s.d, N_OF(s.d));
 }
 
 /* While web's IPC is low nothing is given back; once it recovers the guard gives back after its
  * dwell. With ipc_guard off the same drop changes nothing. */
 static void test_guard_ipc_restores_when_recovered_and_is_off_by_default(void **state)
 {
-	struct scene s;
+	struct scene s = { 0 };
 
 	(void)state;
 	double cut = cut_for_low_ipc(&s);
@@ -163,9 +165,9 @@ static void test_guard_ipc_restores_when_recovered_and_is_off_by_default(void **
 		if (s.d[1].mb_max > cut)
 			raised_at = t;
 	}
-	printf("raised after %d recovered ticks: %s\n", raised_at, s.d[1].event);
+	printf("raised after %d recovered ticks: %s\n", raised_at, policy_decision_event(&s.d[1]));
 	assert_true(raised_at > 0);
-	assert_non_null(strstr(s.d[1].event, "restore: "));
+	assert_non_null(strstr(policy_decision_event(&s.d[1]), "restore: "));
 
 	scene_init(&s, 0);
 	ticks(&s, 5, true, IPC_BASE);
@@ -178,16 +180,18 @@ static void test_guard_ipc_restores_when_recovered_and_is_off_by_default(void **
  * baseline and the guard stops cutting for it. */
 static void test_guard_ipc_rebaselines_when_a_cut_does_not_help(void **state)
 {
-	struct scene s;
+	struct scene s = { 0 };
 
 	(void)state;
 	double cut = cut_for_low_ipc(&s);
 	assert_true(cut < 100);
 	ticks(&s, 3, true, 1.0);
-	printf("judged: %s\n", s.d[0].event);
-	assert_non_null(strstr(s.d[0].event, "release: web's IPC 1.00 did not rise when neighbours were cut"));
+	printf("judged: %s\n", policy_decision_event(&s.d[0]));
+	assert_non_null(strstr(policy_decision_event(&s.d[0]),
+			       "release: web's IPC 1.00 did not rise when neighbours were cut"));
 	assert_int_equal(s.d[1].mb_max, cut); /* not cut again */
 	assert_true(fabs(s.p[0].guard_ipc.baseline - 1.0) < 1e-9);
+	rig_clear(s.d, N_OF(s.d));
 }
 
 int main(void)

@@ -30,9 +30,9 @@ static int tick(policy_fn fn, const struct policy_host *h, struct policy_partiti
 	for (size_t i = 0; i < n; i++) {
 		p[i].mb_min = d[i].mb_min;
 		p[i].mb_max = d[i].mb_max;
-		if (strstr(d[i].event, "overcommit:")) {
+		if (strstr(policy_decision_event(&d[i]), "overcommit:")) {
 			events++;
-			*text = *text ? *text : strstr(d[i].event, "overcommit:");
+			*text = *text ? *text : strstr(policy_decision_event(&d[i]), "overcommit:");
 		}
 	}
 	return events;
@@ -77,7 +77,7 @@ struct two_parts {
 static void two_on_one(struct two_parts *f, unsigned wd, bool has_min, struct policy_partition a,
 		       struct policy_partition b)
 {
-	f->h = host_of(wd, has_min);
+	*f = (struct two_parts){ .h = host_of(wd, has_min) };
 	f->p[0] = a;
 	f->p[1] = b;
 }
@@ -105,11 +105,12 @@ static void test_guarantees_over_capacity(void **state)
 	assert_non_null(strstr(f.text, "guarantees ask 22000 of 20000 MB/s (db 12000, web 10000)"));
 	/* 60.16% (the MBW_MIN step at or above 60%) and 50% asked */
 	assert_non_null(strstr(f.text, "in proportion to guarantee: db 54.2969%, web 45.3125% (of 110.156% asked)"));
-	assert_non_null(strstr(f.d[0].event, "overcommit:")); /* on the larger one */
+	assert_non_null(strstr(policy_decision_event(&f.d[0]), "overcommit:")); /* on the larger one */
 	for (int t = 0; t < 5; t++) {
 		assert_int_equal(tick2(policy_guard, &f), 0);
 		assert_true(f.d[0].mb_min + f.d[1].mb_min <= 100);
-		assert_false(strstr(f.d[0].event, "guarantee: mb_min")); /* in force: nothing raised */
+		assert_false(
+			strstr(policy_decision_event(&f.d[0]), "guarantee: mb_min")); /* in force: nothing raised */
 	}
 	f.p[1].goals.guarantee_mbps = 5000; /* fits: over */
 	assert_int_equal(tick2(policy_guard, &f), 0);
@@ -117,6 +118,7 @@ static void test_guarantees_over_capacity(void **state)
 	f.p[1].goals.guarantee_mbps = 10000;					/* and back */
 	assert_int_equal(tick2(policy_guard, &f), 1);
 	assert_true(f.d[0].mb_min + f.d[1].mb_min <= 100);
+	rig_clear(f.d, N_OF(f.d));
 }
 
 /* Guarantees that fit keep their minimums and say nothing of an overcommit. */
@@ -129,7 +131,8 @@ static void test_guarantees_that_fit(void **state)
 	assert_int_equal(tick2(policy_guard, &f), 0);
 	assert_int_equal(f.d[0].mb_min, 40);
 	assert_int_equal(f.d[1].mb_min, 50);
-	assert_non_null(strstr(f.d[0].event, "guarantee: mb_min 0% -> 40%"));
+	assert_non_null(strstr(policy_decision_event(&f.d[0]), "guarantee: mb_min 0% -> 40%"));
+	rig_clear(f.d, N_OF(f.d));
 }
 
 /* Latency-critical minimums first: a best-effort mb_min gets what they leave. */
@@ -145,7 +148,8 @@ static void test_latency_critical_first(void **state)
 	assert_int_equal(f.d[0].mb_min, 75);
 	assert_int_equal(f.d[1].mb_min, 25);
 	assert_non_null(strstr(f.text, "overcommit: minimums ask 115%: not all can be met"));
-	assert_non_null(strstr(f.d[0].event, "overcommit:"));
+	assert_non_null(strstr(policy_decision_event(&f.d[0]), "overcommit:"));
+	rig_clear(f.d, N_OF(f.d));
 }
 
 /* Without a hardware minimum nothing is programmed, and the event says how they are shared then. */
@@ -159,6 +163,7 @@ static void test_guarantees_without_minimum(void **state)
 	assert_int_equal(f.d[0].mb_min + f.d[1].mb_min, 0);
 	assert_non_null(strstr(f.text, "no hardware minimum"));
 	assert_int_equal(tick2(policy_guard, &f), 0);
+	rig_clear(f.d, N_OF(f.d));
 }
 
 /* A capacity only learned is no ground for the claim: nothing is said. */
@@ -171,6 +176,7 @@ static void test_learned_capacity_says_nothing(void **state)
 	f.h.capacity_learned = true;
 	assert_int_equal(tick2(policy_guard, &f), 0);
 	assert_int_equal(tick2(policy_share, &f), 0);
+	rig_clear(f.d, N_OF(f.d));
 }
 
 static void on_two_domains(struct two_domains *t, struct policy_host *h, struct policy_partition *p,
@@ -184,6 +190,7 @@ static void on_two_domains(struct two_domains *t, struct policy_host *h, struct 
 	h->domains = t->hd;
 	for (int i = 0; i < 2; i++) {
 		p[i].domains = t->dom[i];
+		policy_decision_clear(&d[i]);
 		d[i] = (struct policy_decision){ .mb_max = 100, .mb_max_at = t->max_at[i], .mb_min_at = t->min_at[i] };
 		for (int k = 0; k < 2; k++) {
 			t->dom[i][k] = (struct policy_domain){
@@ -203,7 +210,7 @@ static void test_one_domain_of_two(void **state)
 	struct policy_partition p[2] = { guaranteed("db", 16000, 15000), guaranteed("web", 16000, 16000) };
 	static const double mbps[2][2] = { { 0, 15000 }, { 8000, 8000 } };
 	struct two_domains t;
-	struct policy_decision d[2];
+	struct policy_decision d[2] = { 0 };
 
 	(void)state;
 	on_two_domains(&t, &h, p, d, mbps);
@@ -212,8 +219,10 @@ static void test_one_domain_of_two(void **state)
 	assert_int_equal(t.min_at[1][0], 40);		     /* domain 0: web's half, 8000 of 20000 */
 	assert_true(t.min_at[0][1] + t.min_at[1][1] <= 100); /* domain 1: 80% + 40% asked */
 	assert_true(t.min_at[0][1] > t.min_at[1][1]);
-	assert_non_null(strstr(d[0].event, "overcommit: guarantees ask 24000 of 20000 MB/s on domain 1"));
-	assert_null(strstr(d[1].event, "overcommit:"));
+	assert_non_null(
+		strstr(policy_decision_event(&d[0]), "overcommit: guarantees ask 24000 of 20000 MB/s on domain 1"));
+	assert_null(strstr(policy_decision_event(&d[1]), "overcommit:"));
+	rig_clear(d, N_OF(d));
 }
 
 static struct policy_partition targeted(const char *name, uint32_t target, double mbps)
@@ -231,13 +240,13 @@ static void test_targets_over_capacity(void **state)
 	struct policy_host h = host_of(RIG_WHOLE_PERCENTS, true);
 	struct policy_partition p[3] = { targeted("a", 15000, 10000), targeted("b", 9000, 9000),
 					 rig_part("c", CLASS_BEST_EFFORT, 1000) };
-	struct policy_decision d[3];
+	struct policy_decision d[3] = { 0 };
 	const char *text;
 
 	(void)state;
 	assert_int_equal(tick(policy_target, &h, p, 3, d, &text), 1);
 	assert_non_null(strstr(text, "overcommit: targets ask 24000 of 20000 MB/s (a 15000, b 9000)"));
-	assert_non_null(strstr(d[0].event, "overcommit:"));
+	assert_non_null(strstr(policy_decision_event(&d[0]), "overcommit:"));
 	assert_int_equal(tick(policy_target, &h, p, 3, d, &text), 0);
 	assert_int_equal(tick(policy_share, &h, p, 3, d, &text), 0); /* share says nothing of targets */
 	p[0].goals.target_mbps = 10700; /* 19700: fits, within the 2% below the whole: not said */
@@ -247,6 +256,7 @@ static void test_targets_over_capacity(void **state)
 	assert_int_equal(tick(policy_target, &h, p, 3, d, &text), 0);
 	p[0].goals.target_mbps = 15000;
 	assert_int_equal(tick(policy_target, &h, p, 3, d, &text), 1);
+	rig_clear(d, N_OF(d));
 }
 
 /* Two targets on one domain of 20000 MB/s, measured under no ceiling (the gain is then the capacity
@@ -255,20 +265,21 @@ static void check_shared(uint32_t weight_a, uint32_t weight_b, uint32_t budget_a
 {
 	struct policy_host h = host_of(RIG_WHOLE_PERCENTS, false);
 	struct policy_partition p[2] = { targeted("a", 12000, 11000), targeted("b", 10000, 9000) };
-	struct policy_decision d[2];
+	struct policy_decision d[2] = { 0 };
 	const char *text;
 
 	p[0].goals.weight = weight_a;
 	p[1].goals.weight = weight_b;
 	assert_int_equal(tick(policy_target, &h, p, 2, d, &text), 1);
 	assert_non_null(strstr(text, said));
-	assert_non_null(strstr(d[0].event, "overcommit:")); /* on the larger */
+	assert_non_null(strstr(policy_decision_event(&d[0]), "overcommit:")); /* on the larger */
 	/* a budget of 0: the target itself */
 	assert_int_equal(p[0].target.budget ? p[0].target.budget : 12000, budget_a);
 	assert_int_equal(p[1].target.budget ? p[1].target.budget : 10000, budget_b);
 	assert_int_equal(d[0].mb_max, budget_a / 200);
 	assert_int_equal(d[1].mb_max, budget_b / 200);
 	assert_int_equal(tick(policy_target, &h, p, 2, d, &text), 0); /* once */
+	rig_clear(d, N_OF(d));
 }
 
 /* 12000 + 10000 on 20000, weights 1:1: 10000 each. */
@@ -295,7 +306,7 @@ static void test_guarantee_then_targets(void **state)
 	struct policy_host h = host_of(RIG_WHOLE_PERCENTS, false);
 	struct policy_partition p[3] = { guaranteed("db", 6000, 5000), targeted("a", 10000, 9000),
 					 targeted("b", 5000, 4000) };
-	struct policy_decision d[3];
+	struct policy_decision d[3] = { 0 };
 	const char *text;
 
 	(void)state;
@@ -303,7 +314,7 @@ static void test_guarantee_then_targets(void **state)
 	assert_non_null(strstr(text, "overcommit: guarantees and targets ask 21000 of 20000 MB/s (guarantees db 6000; "
 				     "targets a 10000, b 5000): not all can be met; guarantees first, the 14000 MB/s "
 				     "left shared by weight, each up to its target: a 9000, b 5000"));
-	assert_non_null(strstr(d[1].event, "overcommit:")); /* the largest ask */
+	assert_non_null(strstr(policy_decision_event(&d[1]), "overcommit:")); /* the largest ask */
 	assert_int_equal(p[1].target.budget, 9000);
 	assert_int_equal(p[2].target.budget, 0); /* its target */
 	assert_int_equal(d[1].mb_max, 45);
@@ -316,7 +327,8 @@ static void test_guarantee_then_targets(void **state)
 	p[0].goals.guarantee_mbps = 4000; /* 19000: they fit */
 	assert_int_equal(tick(policy_target, &h, p, 3, d, &text), 0);
 	assert_int_equal(p[1].target.budget, 0);
-	assert_non_null(strstr(d[1].event, "target 10000 MB/s again"));
+	assert_non_null(strstr(policy_decision_event(&d[1]), "target 10000 MB/s again"));
+	rig_clear(d, N_OF(d));
 }
 
 /* Two domains of 20000: a (target 24000) on domain 1 only, b (20000) half on each. */
@@ -324,7 +336,7 @@ static void a_and_b_on_two_domains(struct two_parts *f)
 {
 	static const double mbps[2][2] = { { 0, 12000 }, { 10000, 10000 } };
 
-	f->h = host_of(RIG_WHOLE_PERCENTS, false);
+	*f = (struct two_parts){ .h = host_of(RIG_WHOLE_PERCENTS, false) };
 	f->p[0] = targeted("a", 24000, 12000);
 	f->p[1] = targeted("b", 20000, 20000);
 	on_two_domains(&f->t, &f->h, f->p, f->d, mbps);
@@ -355,6 +367,7 @@ static void test_targets_on_two_domains(void **state)
 	assert_int_equal(tick2(policy_target, &f), 1);
 	assert_non_null(strstr(f.text, "each up to its target: a 10000, b 18000"));
 	assert_int_equal(f.p[1].target.budget, 18000);
+	rig_clear(f.d, N_OF(f.d));
 }
 
 /* What was said is forgotten per domain: domain 0's overcommit (told before) ended while domain 1's is
@@ -379,9 +392,10 @@ static void test_forgotten_per_domain(void **state)
 	on_two_domains(&f.t, &hm, g, f.d, gm);
 	g[0].overcommit.told_minimums = g[1].overcommit.told_minimums = 1;
 	policy_guard(&hm, g, 2, f.d);
-	assert_non_null(strstr(f.d[0].event, "on domain 1"));
+	assert_non_null(strstr(policy_decision_event(&f.d[0]), "on domain 1"));
 	assert_int_equal(g[0].overcommit.told_minimums, 2);
 	assert_int_equal(g[1].overcommit.told_minimums, 2);
+	rig_clear(f.d, N_OF(f.d));
 }
 
 int main(void)

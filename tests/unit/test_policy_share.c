@@ -20,8 +20,10 @@ static void share(const struct policy_host *h, struct policy_partition p[4], str
 /* The decisions the guard left: light and heavy cut to 30%, the others at their configuration. */
 static void guard_cut_light_and_heavy(struct policy_decision d[4])
 {
-	for (int i = 0; i < 4; i++)
+	for (int i = 0; i < 4; i++) {
+		policy_decision_clear(&d[i]);
 		d[i] = (struct policy_decision){ .mb_max = i < 2 ? 30 : 100 };
+	}
 }
 
 static void test_share_splits_allowance_by_weight(void **state)
@@ -34,7 +36,7 @@ static void test_share_splits_allowance_by_weight(void **state)
 		rig_part("web", CLASS_LATENCY_CRITICAL, 13000),
 	};
 	struct policy_host h = rig_host(RIG_WHOLE_PERCENTS);
-	struct policy_decision d[4];
+	struct policy_decision d[4] = { 0 };
 
 	(void)state;
 	p[1].goals.weight = 300;
@@ -47,8 +49,10 @@ static void test_share_splits_allowance_by_weight(void **state)
 	assert_int_equal(d[1].mb_max, 45);
 	assert_int_equal(d[2].mb_max, 100); /* not held back by the guard: not contended */
 	assert_int_equal(d[3].mb_max, 100);
-	assert_string_equal(d[0].event, "throttle: weight 100 of a 60% best-effort allowance: mb_max 30% -> 15%");
-	assert_string_equal(d[1].event, "restore: weight 300 of a 60% best-effort allowance: mb_max 30% -> 45%");
+	assert_string_equal(policy_decision_event(&d[0]),
+			    "throttle: weight 100 of a 60% best-effort allowance: mb_max 30% -> 15%");
+	assert_string_equal(policy_decision_event(&d[1]),
+			    "restore: weight 300 of a 60% best-effort allowance: mb_max 30% -> 45%");
 	/* Water-filling: a part above the configured ceiling goes to the others. */
 	p[1].goals.mb_max = 40;
 	guard_cut_light_and_heavy(d);
@@ -57,7 +61,9 @@ static void test_share_splits_allowance_by_weight(void **state)
 	assert_int_equal(d[1].mb_max, 40);
 	/* One partition's allowance is its own; target-controlled ones are not shared. */
 	p[1].goals.target_mbps = 5000;
+	policy_decision_clear(&d[0]);
 	d[0] = (struct policy_decision){ .mb_max = 30 };
+	policy_decision_clear(&d[1]);
 	d[1] = (struct policy_decision){ .mb_max = 30 };
 	share(&h, p, d);
 	assert_int_equal(d[0].mb_max, 30);

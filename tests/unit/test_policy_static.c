@@ -35,22 +35,27 @@ static void test_static_reapplies_configuration(void **state)
 		rig_snap_goals(&h, &p[i]);
 	policy_static(&h, p, 4, d);
 	assert_int_equal(d[0].mb_max, 60);
-	assert_string_equal(d[0].event, "restore: mb_max 30% in force but 60% configured (changed outside mpamd)");
+	assert_string_equal(policy_decision_event(&d[0]),
+			    "restore: mb_max 30% in force but 60% configured (changed outside mpamd)");
 	assert_int_equal(d[1].mb_max, 60);
-	assert_string_equal(d[1].event, "");
+	assert_string_equal(policy_decision_event(&d[1]), "");
 	assert_int_equal(d[2].mb_min, 20);
-	assert_string_equal(d[2].event, "");
+	assert_string_equal(policy_decision_event(&d[2]), "");
 	assert_int_equal(d[3].mb_max, 5); /* not open: left alone */
 
 	/* A ceiling above the configuration is never mpamd's; nor is a minimum without a hardware min. */
+	rig_clear(d, N_OF(d)); /* and the texts go */
 	memset(d, 0, sizeof(d));
 	p[1].mb_max = 80;
 	h.has_mb_min = false;
 	for (size_t i = 0; i < 3; i++)
 		rig_snap_goals(&h, &p[i]);
 	policy_static(&h, p, 3, d);
-	assert_string_equal(d[1].event, "restore: mb_max 80% in force but 60% configured (changed outside mpamd)");
-	assert_string_equal(d[2].event, "restore: mb_min 30% in force but 20% configured (changed outside mpamd)");
+	assert_string_equal(policy_decision_event(&d[1]),
+			    "restore: mb_max 80% in force but 60% configured (changed outside mpamd)");
+	assert_string_equal(policy_decision_event(&d[2]),
+			    "restore: mb_min 30% in force but 20% configured (changed outside mpamd)");
+	rig_clear(d, N_OF(d));
 }
 
 /* A limit is in force as a rung (60% at BWA_WD 4 is the band whose top is 62.5%): the configured
@@ -67,10 +72,12 @@ static void test_static_judges_rungs(void **state)
 	assert_true(p.cfg_max == 62.5);
 	p.mb_max = 62.5;
 	policy_static(&h, &p, 1, &d);
-	assert_string_equal(d.event, "");
+	assert_string_equal(policy_decision_event(&d), "");
 	p.mb_max = 56.25;
 	policy_static(&h, &p, 1, &d);
-	assert_string_equal(d.event, "restore: mb_max 56.25% in force but 62.5% configured (changed outside mpamd)");
+	assert_string_equal(policy_decision_event(&d),
+			    "restore: mb_max 56.25% in force but 62.5% configured (changed outside mpamd)");
+	rig_clear(&d, 1);
 }
 
 int main(void)

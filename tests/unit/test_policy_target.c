@@ -73,10 +73,11 @@ static void test_target_first_move_is_model_based(void **state)
 	struct policy_partition *p = target_rig(&rig, RIG_WHOLE_PERCENTS, CLASS_DEFAULT, 30000, 10000);
 	rig_tick(&rig); /* measured at 100%: 30000 MB/s, demand-limited, so the model is capacity/100 */
 	assert_int_equal(rig.dec[0].mb_max, 25);
-	assert_string_equal(rig.dec[0].event, "throttle: new target 10000 MB/s at 400 MB/s per %: mb_max 100% -> 25%");
+	assert_string_equal(policy_decision_event(&rig.dec[0]),
+			    "throttle: new target 10000 MB/s at 400 MB/s per %: mb_max 100% -> 25%");
 	rig_tick(&rig);
 	assert_true(fabs(p->mbps - 10000) < 1);
-	assert_string_equal(rig.dec[0].event, "");
+	assert_string_equal(policy_decision_event(&rig.dec[0]), "");
 }
 
 static void check_step(unsigned wd, double noise, uint32_t from, uint32_t to)
@@ -162,7 +163,7 @@ static void test_target_holds_within_band(void **state)
 		for (int t = 0; t < 40; t++) {
 			rig_tick(&rig);
 			assert_int_equal(rig.dec[0].mb_max, 25);
-			assert_string_equal(rig.dec[0].event, "");
+			assert_string_equal(policy_decision_event(&rig.dec[0]), "");
 		}
 	}
 	/* 20% low: a fall, said once, and no move (a higher ceiling would not cure demand). */
@@ -171,7 +172,7 @@ static void test_target_holds_within_band(void **state)
 	for (int t = 0; t < 20; t++) {
 		rig_tick(&rig);
 		assert_int_equal(rig.dec[0].mb_max, 25);
-		said += strstr(rig.dec[0].event, "the ceiling does not hold it") != NULL;
+		said += strstr(policy_decision_event(&rig.dec[0]), "the ceiling does not hold it") != NULL;
 	}
 	assert_int_equal(said, 1);
 	/* 10% high: over the target by more than the band: a new search, down. */
@@ -182,8 +183,9 @@ static void test_target_holds_within_band(void **state)
 		moved = rig.dec[0].mb_max < 25;
 	}
 	assert_true(moved);
-	assert_non_null(strstr(rig.dec[0].event, "throttle: "));
-	assert_non_null(strstr(rig.dec[0].event, "over target 10000"));
+	assert_non_null(strstr(policy_decision_event(&rig.dec[0]), "throttle: "));
+	assert_non_null(strstr(policy_decision_event(&rig.dec[0]), "over target 10000"));
+	rig_fini(&rig);
 }
 
 static void test_target_anti_windup_at_model_ceiling(void **state)
@@ -245,6 +247,7 @@ static void test_target_anti_windup_at_hardware_floor(void **state)
 	for (int t = 0; t < 3; t++)
 		rig_tick(&rig);
 	assert_int_equal(rig.dec[0].mb_max, 10);
+	rig_fini(&rig);
 }
 
 static void test_target_reseeds_on_wrong_model(void **state)
@@ -260,7 +263,8 @@ static void test_target_reseeds_on_wrong_model(void **state)
 	assert_int_equal(rig.dec[0].mb_max, 34);
 	rig_tick(&rig); /* 13600 at 34%: 36% over target, one sample is enough: along the chord */
 	assert_int_equal(rig.dec[0].mb_max, 25);
-	assert_string_equal(rig.dec[0].event, "throttle: 13600 MB/s over target 10000: mb_max 34% -> 25%");
+	assert_string_equal(policy_decision_event(&rig.dec[0]),
+			    "throttle: 13600 MB/s over target 10000: mb_max 34% -> 25%");
 	rig_tick(&rig);
 	assert_true(fabs(p->mbps - 10000) <= 500);
 }
@@ -293,7 +297,8 @@ static void test_target_holds_without_sample_and_waits_for_escalation(void **sta
 	p->goals.target_mbps = 0;
 	rig_tick(&rig);
 	assert_int_equal(rig.dec[0].mb_max, 100);
-	assert_string_equal(rig.dec[0].event, "restore: no target_mbps any more: mb_max 10% -> 100%");
+	assert_string_equal(policy_decision_event(&rig.dec[0]), "restore: no target_mbps any more: mb_max 10% -> 100%");
+	rig_fini(&rig);
 }
 
 /* Targets over the domain, closed loop: 24000 + 20000 MB/s on the rig's 40000 with weights 3:1 (a's
@@ -312,7 +317,8 @@ static void test_target_overcommit_shared_by_weight(void **state)
 	for (int t = 0; t < 100; t++) {
 		rig_tick(&rig);
 		for (size_t i = 0; i < 2; i++)
-			said += strstr(rig.dec[i].event, "overcommit: targets ask 44000 of 40000 MB/s") != NULL;
+			said += strstr(policy_decision_event(&rig.dec[i]),
+				       "overcommit: targets ask 44000 of 40000 MB/s") != NULL;
 	}
 	assert_int_equal(said, 1);
 	assert_true(fabs(a->mbps - 24000) <= 0.05 * 24000);

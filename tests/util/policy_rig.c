@@ -66,6 +66,7 @@ void rig_decide(policy_fn fn, const struct policy_host *h, struct policy_partiti
 {
 	for (size_t i = 0; i < n; i++) {
 		rig_snap_goals(h, &parts[i]);
+		policy_decision_clear(&dec[i]);
 		dec[i] = (struct policy_decision){ .mb_max = parts[i].cfg_max, .mb_min = parts[i].cfg_min };
 	}
 	fn(h, parts, n, dec);
@@ -162,6 +163,7 @@ void rig_tick(struct policy_rig *rig)
 		p->smoothed_mbps = p->mbps;
 		rig->host.total_mbps += p->mbps;
 		rig_snap_goals(&rig->host, p);
+		policy_decision_clear(&rig->dec[i]);
 		rig->dec[i] = (struct policy_decision){ .mb_max = p->cfg_max, .mb_min = p->cfg_min };
 	}
 	for (size_t f = 0; f < rig->nfns; f++)
@@ -180,4 +182,15 @@ double rig_next_mbps(const struct policy_rig *rig, size_t i)
 	copy.bias[i] = 0;
 	rig_tick(&copy);
 	return copy.parts[i].mbps;
+}
+
+void rig_clear(struct policy_decision *dec, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		policy_decision_clear(&dec[i]);
+}
+
+void rig_fini(struct policy_rig *rig)
+{
+	rig_clear(rig->dec, RIG_MAX_PARTS);
 }

@@ -65,6 +65,9 @@ void rig_configure(struct policy_rig *rig, struct policy_partition *p, unsigned 
 /* One tick: traffic flows under the limits in force, is measured, the policies decide, the decisions
  * are applied (rounded by MBW_MAX/MBW_MIN) and show in the next tick's traffic. */
 void rig_tick(struct policy_rig *rig);
+/* Frees the event texts of decisions a test holds (policy_decision_clear on each), and a rig's. */
+void rig_clear(struct policy_decision *dec, size_t n);
+void rig_fini(struct policy_rig *rig);
 /* Served bandwidth of partition i under the limits now in force (what the next tick will measure). */
 double rig_next_mbps(const struct policy_rig *rig, size_t i);
 
