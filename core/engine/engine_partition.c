@@ -51,6 +51,10 @@ static void mark_failed(struct engine *e, size_t slot, uint64_t now_ns, const ch
 {
 	struct engine_partition *ep = &e->slots.partitions[slot];
 	uint64_t first = e->ticks.interval_ns ? e->ticks.interval_ns : 1000000u;
+	/* A retry refused as before is not said again at error level: a host out of RMIDs would log
+	 * every refused partition again at each retry (hundreds of lines a minute). */
+	bool repeated = ep->failed && ep->error && (no_room ? ep->no_room : !strcmp(ep->error, error));
+	enum log_level level = repeated ? LOG_LEVEL_DEBUG : LOG_LEVEL_ERROR;
 
 	engine_slot_close(e, slot, false);
 	engine_text_set(&ep->error, error);
@@ -65,14 +69,14 @@ static void mark_failed(struct engine *e, size_t slot, uint64_t now_ns, const ch
 	ep->status.valid = false;
 	engine_slot_show_failure(e, slot);
 	if (retry && no_room)
-		log_error("partition %s: %s; trying again when room is freed (a group removed, a reload), or in "
-			  "%.3g s",
-			  ep->config->name, error, (double)ep->backoff_ns / 1e9);
+		log_msg(level,
+			"partition %s: %s; trying again when room is freed (a group removed, a reload), or in %.3g s",
+			ep->config->name, error, (double)ep->backoff_ns / 1e9);
 	else if (retry)
-		log_error("partition %s: %s; trying again in %.3g s", ep->config->name, error,
-			  (double)ep->backoff_ns / 1e9);
+		log_msg(level, "partition %s: %s; trying again in %.3g s", ep->config->name, error,
+			(double)ep->backoff_ns / 1e9);
 	else
-		log_error("partition %s: %s (not tried again before a reload)", ep->config->name, error);
+		log_msg(level, "partition %s: %s (not tried again before a reload)", ep->config->name, error);
 }
 
 void engine_slot_failed(struct engine *e, size_t slot, uint64_t now_ns, const char *error)

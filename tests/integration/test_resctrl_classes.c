@@ -477,6 +477,37 @@ static void test_out_of_rmids(void **state)
 	run_stop(&run);
 }
 
+/* A retry refused for want of room as before (here: a reload, which tries failed partitions at once)
+ * is not logged again at error level: ten partitions out of RMIDs say so once each. */
+static void on_tick_reload(void *ctx, struct engine *e)
+{
+	struct classes_run *run = ctx;
+	struct err err = { "" };
+
+	if (engine_ticks_done(e) == 5 && engine_reload(e, &err) < 0)
+		fail_msg("reload: %s", err.text);
+	if (engine_ticks_done(e) >= run->stop_at)
+		engine_stop(e);
+}
+
+static void test_out_of_rmids_said_once(void **state)
+{
+	struct classes_run run;
+	const char *const args[] = { "--rmids", "20", NULL };
+	const char *said[] = { "error: partition p", "no RMID left", NULL };
+
+	(void)state;
+	run_start_mode(&run, 20, args, "auto");
+	run.stop_at = 10;
+	engine_run_file_captured(run.config, on_tick_reload, &run, &run.log, &run.engine);
+	assert_int_equal(log_capture_count(&run.log, said), 10);
+	for (size_t i = 0; i < run.count; i++) {
+		const struct partition_status *st = engine_partition(run.engine, i);
+		assert_true(st->open || (st->failed && st->reason && strstr(st->reason, "no RMID left")));
+	}
+	run_stop(&run);
+}
+
 /* classes = auto with no more partitions than CLOSIDs: a control group each, as ever. */
 static void test_auto_with_enough_closids_keeps_own(void **state)
 {
@@ -681,6 +712,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_other_tools_groups_counted_at_recheck, kill_sleepers),
 		cmocka_unit_test_teardown(test_refused_rename_moves_the_tasks, kill_sleepers),
 		cmocka_unit_test_teardown(test_out_of_rmids, kill_sleepers),
+		cmocka_unit_test_teardown(test_out_of_rmids_said_once, kill_sleepers),
 		cmocka_unit_test_teardown(test_more_ceilings_than_classes_are_quantised, kill_sleepers),
 		cmocka_unit_test_teardown(test_auto_with_enough_closids_keeps_own, kill_sleepers),
 		cmocka_unit_test(test_rename_only_where_it_keeps_counts),
