@@ -278,9 +278,14 @@ static bool implausible(struct engine *e, size_t index, unsigned d, const struct
 static void screen_samples(struct engine *e, size_t index)
 {
 	struct sample *row = &e->slots.samples[index * e->hw.domain_count];
+	const char *unmeasured = e->slots.partitions[index].ref.unmeasured;
 	bool jumped = false;
 
 	for (unsigned d = 0; e->slots.partitions[index].status.open && d < e->hw.domain_count; d++) {
+		if (unmeasured) { /* no monitor counts it by itself (partition_ref.unmeasured): no value */
+			row[d] = (struct sample){ .state = SAMPLE_INVALID, .reason = unmeasured };
+			continue;
+		}
 		if (row[d].state == SAMPLE_INVALID || !implausible(e, index, d, &row[d]))
 			continue;
 		row[d] = (struct sample){ .state = SAMPLE_INVALID, .reason = implausible_reason };
