@@ -274,7 +274,7 @@ static bool implausible(struct engine *e, size_t index, unsigned d, const struct
 }
 
 /* A sample more than its domain can carry is invalid, with that reason, for the partition's total
- * and for its domain alike. */
+ * and for its domain alike; so is every sample of a partition no monitor counts by itself. */
 static void screen_samples(struct engine *e, size_t index)
 {
 	struct sample *row = &e->slots.samples[index * e->hw.domain_count];

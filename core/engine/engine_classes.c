@@ -89,7 +89,8 @@ void engine_classes_start(struct engine *e)
 		return;
 	}
 	c->shared = true;
-	log_info("classes = %s: %zu partition(s) share the %s backend's classes (%u here), each measured by itself",
+	log_info("classes = %s: %zu partition(s) share the %s backend's classes (%u here), each measured by itself "
+		 "while monitoring ids last",
 		 name, n, e->hw.control_ops->name, hw);
 }
 
