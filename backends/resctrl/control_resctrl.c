@@ -214,8 +214,9 @@ static int rc_partition_open(struct control *c, size_t index, const struct parti
 	if (r < 0)
 		return r;
 	const char *unmeasured = rc->shared ? resctrl_class_unmeasured(rc, index) : NULL;
-	rc->ours[index] |= g->created;
-	/* A partition in its class's group adopted nothing: the class group is the class's. */
+	/* A partition in its class's group has no group of its own (its mkdir would have adopted it), so
+	 * none it made earlier is left to remove; and it adopted nothing: the class group is the class's. */
+	rc->ours[index] = unmeasured ? false : rc->ours[index] || g->created;
 	if (!g->created && !unmeasured && name_index_add(&rc->adopted, g->name, index) == -ENOMEM)
 		return err_set(err, -ENOMEM, "out of memory");
 	/* On MPAM a group's CLOSID is the PARTID its traffic carries; resctrl shows it under -o debug. */

@@ -35,6 +35,9 @@ struct mpam_run {
 	/* At tick move_at, partition `mover` gets mb_max = move_to (0: no move). */
 	unsigned move_at, move_to;
 	size_t mover;
+	/* At tick drop_at (0: never), a reload without partition `dropped`. */
+	unsigned drop_at;
+	size_t dropped;
 };
 
 static pid_t sleepers[PARTITIONS];
@@ -57,29 +60,44 @@ static unsigned mb_max_of(size_t i)
 	return i % 2 ? 50 : 25;
 }
 
+/* The partitions' sections, but for `skip` (PARTITIONS: none). */
+static void body_of(const struct mpam_run *run, size_t skip, char *body, size_t len)
+{
+	size_t used = 0;
+
+	body[0] = '\0';
+	for (size_t i = 0; i < PARTITIONS; i++)
+		if (i != skip)
+			used += (size_t)snprintf(body + used, len - used,
+						 "[partition \"p%02zu\"]\npids = %d\nmb_max = %u\nsim_demand = 100\n",
+						 i, (int)run->pids[i], mb_max_of(i));
+}
+
+static int write_config(const struct mpam_run *run, size_t skip)
+{
+	char body[PARTITIONS * 128];
+
+	body_of(run, skip, body, sizeof(body));
+	return write_text_file(run->config,
+			       "[global]\nbackend = resctrl\ninterval_ms = 10\nresctrl_root = %s\nclasses = shared\n%s",
+			       emu_root(run->emu), body);
+}
+
 static void run_start(struct mpam_run *run, const char *const *emu_args)
 {
 	char body[PARTITIONS * 128];
-	size_t used = 0;
 
 	memset(run, 0, sizeof(*run));
-	for (size_t i = 0; i < PARTITIONS; i++) {
+	for (size_t i = 0; i < PARTITIONS; i++)
 		sleepers[sleeper_count++] = run->pids[i] = spawn_sleeper();
-		used += (size_t)snprintf(body + used, sizeof(body) - used,
-					 "[partition \"p%02zu\"]\npids = %d\nmb_max = %u\nsim_demand = 100\n", i,
-					 (int)run->pids[i], mb_max_of(i));
-	}
+	body_of(run, PARTITIONS, body, sizeof(body));
 	snprintf(run->dir, sizeof(run->dir), "/tmp/mpamd-mpam-classes-XXXXXX");
 	assert_non_null(mkdtemp(run->dir));
 	snprintf(run->config, sizeof(run->config), "%s/mpamd.ini", run->dir);
 	snprintf(run->traffic, sizeof(run->traffic), "%s/traffic.ini", run->dir);
 	assert_int_equal(write_text_file(run->traffic, "[global]\ninterval_ms = 10\n%s", body), 0);
 	assert_int_equal(emu_start("mpam73", run->traffic, emu_args, &run->emu), 0);
-	assert_int_equal(write_text_file(run->config,
-					 "[global]\nbackend = resctrl\ninterval_ms = 10\nresctrl_root = %s\n"
-					 "classes = shared\n%s",
-					 emu_root(run->emu), body),
-			 0);
+	assert_int_equal(write_config(run, PARTITIONS), 0);
 }
 
 static void on_tick(void *ctx, struct engine *e)
@@ -95,6 +113,11 @@ static void on_tick(void *ctx, struct engine *e)
 		snprintf(name, sizeof(name), "p%02zu", run->mover);
 		if (engine_set(e, name, settings, 1, NULL, NULL, &err) < 0)
 			fail_msg("set: %s", err.text);
+	}
+	if (run->drop_at && t == run->drop_at) {
+		struct err err = { "" };
+		if (write_config(run, run->dropped) < 0 || engine_reload(e, &err) < 0)
+			fail_msg("reload: %s", err.text);
 	}
 	if (t >= run->stop_at)
 		engine_stop(e);
@@ -220,11 +243,54 @@ static void test_moved_into_a_full_class(void **state)
 	run_stop(&run);
 }
 
+/* A partition in its class's group removed by a reload: the class group stays (its class's other
+ * partitions are in it), the removed partition's task with it, as a monitoring group's rmdir would
+ * leave it; the others are as they were. p00 made a group of its own before it was moved into p01's
+ * full class: what it made is not what it holds now, which is not removed with it. */
+static void test_removed_leaves_the_class_group(void **state)
+{
+	struct mpam_run run;
+
+	(void)state;
+	run_start(&run, NULL);
+	run.stop_at = 20;
+	run.move_at = 5;
+	run.move_to = 50;
+	run.drop_at = 10;
+	run.dropped = 0;
+	engine_run_file_captured(run.config, on_tick, &run, &run.log, &run.engine);
+	unsigned cls = engine_partition(run.engine, 1)->class_id;
+	char group[32];
+
+	snprintf(group, sizeof(group), "mpamd-c%u", cls);
+	assert_true(emu_group_exists(run.emu, group));
+	assert_true(in_tasks_of(&run, group, 0));
+	assert_true(has_own_group(&run, cls, 1));
+	for (size_t p = 0; p < PARTITIONS; p++) {
+		char name[8];
+		snprintf(name, sizeof(name), "p%02zu", p);
+		json_t *row = engine_list_row(run.engine, name);
+		if (p == 0) {
+			assert_null(row);
+			continue;
+		}
+		assert_non_null(row);
+		bool own = has_own_group(&run, (unsigned)json_integer_value(json_object_get(row, "hw_class")), p);
+		if (!json_is_true(json_object_get(row, "open")) || json_is_true(json_object_get(row, "valid")) != own)
+			fail_msg("%s: open %d, valid %d, a group of its own %d", name,
+				 json_is_true(json_object_get(row, "open")),
+				 json_is_true(json_object_get(row, "valid")), own);
+		json_decref(row);
+	}
+	run_stop(&run);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(test_partitions_past_the_pmgs_are_marked, kill_sleepers),
 		cmocka_unit_test_teardown(test_moved_into_a_full_class, kill_sleepers),
+		cmocka_unit_test_teardown(test_removed_leaves_the_class_group, kill_sleepers),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
