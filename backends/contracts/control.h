@@ -183,6 +183,11 @@ struct partition_ref {
 	const char *group; /* resctrl: the group's name; NULL elsewhere */
 	int group_dirfd;   /* resctrl: the group's directory (owned by the control); -1 elsewhere */
 	long hw_id;	   /* the PARTID (MPAM) its traffic carries, -1 when the control cannot tell */
+	/* Why no monitor can count this partition by itself, NULL when one can: resctrl on Arm MPAM with
+	 * classes = shared, its tasks in its class's own group when the class's PARTID has no PMG left for
+	 * a monitoring group of its own. Monitors are not given such a partition (the class group's count
+	 * is the whole class's); its samples are invalid with this reason. Owned by the control. */
+	const char *unmeasured;
 };
 
 /* Hardware a control drives that monitors and actuators composed with it may use too (opaque here;

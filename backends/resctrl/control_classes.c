@@ -8,7 +8,18 @@
  * counts and its tasks go with it, so its count continues. Where a rename cannot keep the counts (Arm
  * MPAM: resctrl_rename_keeps_counts) or the kernel refuses it, a new monitoring group is made in the
  * new class, the tasks are moved there and the old group is removed: its count starts afresh, which
- * the engine's monitors are told (CLASS_MOVE_ANEW), so no sample spans the two groups. */
+ * the engine's monitors are told (CLASS_MOVE_ANEW), so no sample spans the two groups.
+ *
+ * On Arm MPAM an RMID is a PMG of its group's PARTID (drivers/resctrl/mpam_resctrl.c rmid_idx_encode;
+ * fs/resctrl/monitor.c resctrl_find_free_rmid takes only the CLOSID's own): a class has PMG_MAX + 1
+ * monitoring ids, often 2, one its own group's. A partition whose monitoring group the kernel refuses
+ * for want of one is put in its class's group itself: open and limited by its class, but measured
+ * only as part of it. That group's mon_data counts the class group and all its monitoring groups
+ * (fs/resctrl/monitor.c mon_event_count), so it is never the partition's: partition_ref.unmeasured
+ * says why, and no monitor is given the partition. MMIO monitors cannot tell it apart either: they
+ * too count by PARTID and PMG. A move of such a partition is a task move; its removal removes nothing
+ * (the class group is the class's) and leaves its tasks in the class group, as the rmdir of a
+ * monitoring group does (the kernel moves them to the parent), until the class is released. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -178,11 +189,96 @@ static int member_path(const struct resctrl_group *cls, const char *leaf, char *
 	return 0;
 }
 
+const char *resctrl_class_unmeasured(const struct resctrl_control *rc, size_t index)
+{
+	return index < rc->slots && rc->unmeasured[index] && rc->unmeasured[index][0] ? rc->unmeasured[index] : NULL;
+}
+
+void resctrl_class_measured(struct resctrl_control *rc, size_t index)
+{
+	if (index < rc->slots && rc->unmeasured[index])
+		rc->unmeasured[index][0] = '\0';
+}
+
+/* Slot `index`'s reason buffer, had before its group changes, so that what the slot holds is always
+ * told (a class group taken for the partition's own would be removed with it): 0 or -ENOMEM. */
+static int unmeasured_buffer(struct resctrl_control *rc, size_t index, struct err *err)
+{
+	if (!rc->unmeasured[index] && !(rc->unmeasured[index] = calloc(1, RESCTRL_UNMEASURED_MAX)))
+		return err_set(err, -ENOMEM, "out of memory");
+	return 0;
+}
+
+/* Slot `index` (its buffer had) is in its class's group because of `why`, or ("") in its own. */
+static void set_unmeasured(struct resctrl_control *rc, size_t index, const char *why)
+{
+	snprintf(rc->unmeasured[index], RESCTRL_UNMEASURED_MAX, "%s", why);
+}
+
+/* A monitoring group refused for want of an RMID (-ENOSPC: none left by mpamd's count; -EAGAIN: the
+ * kernel's "Out of RMIDs" where the count showed some) on a host whose RMIDs are per CLOSID (MPAM:
+ * where a rename cannot keep counts, the RMID is a PMG of the PARTID). RMIDs in limbo are -EBUSY: they
+ * come back, so that stays a refusal, as does any elsewhere, where RMIDs are one pool for all groups
+ * and the class's own group has none more to offer. */
+static bool class_has_no_pmg(const struct resctrl_control *rc, int r)
+{
+	return (r == -ENOSPC || r == -EAGAIN) && !resctrl_rename_keeps_counts(&rc->fs->info);
+}
+
+/* `g` is class group `cg` itself, with a directory of its own (closed with the partition's group). */
+static int seat_in_class_group(const struct resctrl_group *cg, struct resctrl_group *g, struct err *err)
+{
+	int fd = fcntl(cg->dirfd, F_DUPFD_CLOEXEC, 0);
+
+	if (fd < 0)
+		return err_set(err, -errno, "%s: %s", cg->name, strerror(errno));
+	*g = *cg;
+	g->dirfd = fd;
+	g->created = false; /* the class's, never the partition's to remove */
+	return 0;
+}
+
+/* Partition `name`'s group in class `cls` (`cg`): a monitoring group of its own, or where the class's
+ * PARTID has no PMG left for one, the class's group itself, `why` (RESCTRL_UNMEASURED_MAX bytes) then
+ * saying so ("" otherwise). */
+static int open_in_class(struct resctrl_control *rc, const char *name, unsigned cls, const struct resctrl_group *cg,
+			 struct resctrl_group *g, char *why, struct err *err)
+{
+	char leaf[RESCTRL_GROUP_PATH_MAX], path[RESCTRL_GROUP_PATH_MAX], partid[32];
+	struct err refused = { "" };
+	int r;
+
+	why[0] = '\0';
+	snprintf(leaf, sizeof(leaf), "%s%s", rc->config->global.group_prefix, name);
+	if ((r = member_path(cg, leaf, path, sizeof(path), err)) < 0)
+		return r;
+	struct resctrl_room room = resctrl_control_room(rc);
+	r = resctrl_mon_group_open(rc->fs->rootfd, path, cg->dirfd, &room, g, &refused);
+	resctrl_counts_opened(rc, g, false, r);
+	if (class_has_no_pmg(rc, r)) {
+		if (cg->hw_id >= 0)
+			snprintf(partid, sizeof(partid), "PARTID %ld", cg->hw_id);
+		else
+			snprintf(partid, sizeof(partid), "its PARTID");
+		snprintf(why, RESCTRL_UNMEASURED_MAX,
+			 "measured only as part of class %u: %s has no PMG left for a group of its own", cls, partid);
+		log_warning("partition %s: %s; in class group %s, limited by its class, %s", name, refused.text,
+			    cg->name, why);
+		return seat_in_class_group(cg, g, err);
+	}
+	if (r < 0)
+		return err_set(err, r, "%s", refused.text);
+	log_info("partition %s: %s resctrl monitoring group %s", name, g->created ? "created" : "adopted", path);
+	g->hw_id = cg->hw_id; /* its traffic carries its class's CLOSID (on MPAM the PARTID) */
+	return 0;
+}
+
 int resctrl_class_member_open(struct resctrl_control *rc, size_t index, const struct partition_config *p,
 			      struct resctrl_group *g, struct err *err)
 {
-	char leaf[RESCTRL_GROUP_PATH_MAX], path[RESCTRL_GROUP_PATH_MAX];
+	char why[RESCTRL_UNMEASURED_MAX];
 	struct resctrl_group *cg;
+	unsigned cls = rc->class_of[index];
 	int r;
 
 	if (p->cpus)
@@ -190,58 +286,73 @@ int resctrl_class_member_open(struct resctrl_control *rc, size_t index, const st
 			       "cpus: a partition in a class (classes = shared) is a monitoring group, which can "
 			       "only monitor CPUs its class's group has, and class groups have none; use "
 			       "classes = own for a partition with cpus");
-	if ((r = class_group(rc, rc->class_of[index], &cg, err)) < 0)
+	if ((r = unmeasured_buffer(rc, index, err)) < 0 || (r = class_group(rc, cls, &cg, err)) < 0)
 		return r;
-	snprintf(leaf, sizeof(leaf), "%s%s", rc->config->global.group_prefix, p->name);
-	if ((r = member_path(cg, leaf, path, sizeof(path), err)) < 0)
+	if ((r = open_in_class(rc, p->name, cls, cg, g, why, err)) < 0)
 		return r;
-	struct resctrl_room room = resctrl_control_room(rc);
-	r = resctrl_mon_group_open(rc->fs->rootfd, path, cg->dirfd, &room, g, err);
-	resctrl_counts_opened(rc, g, false, r);
-	if (r < 0)
-		return r;
-	log_info("partition %s: %s resctrl monitoring group %s", p->name, g->created ? "created" : "adopted", path);
-	g->hw_id = cg->hw_id; /* its traffic carries its class's CLOSID (on MPAM the PARTID) */
+	/* Set only now: until a group replaces it, the one the slot had is told by what it was. */
+	set_unmeasured(rc, index, why);
 	if (p->pid_count && (r = resctrl_group_add_tasks(rc->fs->rootfd, g, p->pids, p->pid_count, NULL, err)) < 0)
 		return r;
 	return 0;
 }
 
-/* A new group in the class, the tasks moved there, the old group removed. */
-static int move_anew(struct resctrl_control *rc, size_t index, struct resctrl_group *cg, const char *path,
+/* The tasks of slot `index`'s group `g` into `fresh`. Its own group: all it lists, and on failure
+ * those that moved go back, so the partition stays whole where it was. Its class's group lists the
+ * class's tasks, not only the partition's: its configured pids move now, the threads placement finds
+ * for it (cgroup, vm) at placement's next pass, which puts in its group what is not there. */
+static int move_tasks(struct resctrl_control *rc, size_t index, struct resctrl_group *g, struct resctrl_group *fresh,
+		      const struct partition_config *p, struct err *err)
+{
+	int rootfd = rc->fs->rootfd;
+
+	if (resctrl_class_unmeasured(rc, index))
+		return p->pid_count ? resctrl_group_add_tasks(rootfd, fresh, p->pids, p->pid_count, NULL, err) : 0;
+	int r = resctrl_group_move_tasks(rootfd, g, fresh, err);
+	if (r < 0 && fresh->has_parent) { /* a class group would give the class's tasks back too */
+		struct err ignored = { "" };
+		resctrl_group_move_tasks(rootfd, fresh, g, &ignored);
+	}
+	return r;
+}
+
+/* A new group in the class (or the class's own, when its PARTID has no PMG left), the tasks moved
+ * there, the old group removed when it was the partition's own. */
+static int move_anew(struct resctrl_control *rc, size_t index, unsigned cls, struct resctrl_group *cg,
 		     struct partition_ref *ref, struct err *err)
 {
-	struct resctrl_group *g = &rc->groups[index], fresh;
-	struct resctrl_room room = resctrl_control_room(rc);
+	struct resctrl_group *g = &rc->groups[index], fresh = { .dirfd = -1 };
+	char why[RESCTRL_UNMEASURED_MAX];
 	int rootfd = rc->fs->rootfd;
-	int r = resctrl_mon_group_open(rootfd, path, cg->dirfd, &room, &fresh, err);
+	int r = unmeasured_buffer(rc, index, err);
 
-	resctrl_counts_opened(rc, &fresh, false, r);
 	if (r == 0)
-		r = resctrl_group_move_tasks(rootfd, g, &fresh, err);
+		r = open_in_class(rc, ref->config->name, cls, cg, &fresh, why, err);
+	if (r == 0)
+		r = move_tasks(rc, index, g, &fresh, ref->config, err);
 	if (r < 0) {
-		/* Those that moved go back, so the partition stays whole where it was. */
-		if (fresh.dirfd >= 0) {
-			struct err ignored = { "" };
-			resctrl_group_move_tasks(rootfd, &fresh, g, &ignored);
-			if (fresh.created && unlinkat(rootfd, fresh.name, AT_REMOVEDIR) == 0)
-				resctrl_counts_removed(rc, false);
-		}
+		if (fresh.created && unlinkat(rootfd, fresh.name, AT_REMOVEDIR) == 0)
+			resctrl_counts_removed(rc, false);
 		resctrl_group_close(&fresh);
 		return r;
 	}
-	if (rc->ours[index] && unlinkat(rootfd, g->name, AT_REMOVEDIR) < 0 && errno != ENOENT)
-		log_warning("cannot remove resctrl group %s after its tasks moved to %s: %s", g->name, path,
+	/* A group that was its class's is not the partition's to remove. */
+	bool own_made = rc->ours[index] && !resctrl_class_unmeasured(rc, index);
+	if (own_made && unlinkat(rootfd, g->name, AT_REMOVEDIR) < 0 && errno != ENOENT)
+		log_warning("cannot remove resctrl group %s after its tasks moved to %s: %s", g->name, fresh.name,
 			    strerror(errno));
-	else if (rc->ours[index])
+	else if (own_made)
 		resctrl_counts_removed(rc, false);
+	set_unmeasured(rc, index, why);
 	resctrl_group_close(g);
 	*g = fresh;
 	g->hw_id = cg->hw_id;
 	rc->ours[index] = fresh.created;
-	*ref = (struct partition_ref){
-		.config = ref->config, .group = g->name, .group_dirfd = g->dirfd, .hw_id = g->hw_id
-	};
+	*ref = (struct partition_ref){ .config = ref->config,
+				       .group = g->name,
+				       .group_dirfd = g->dirfd,
+				       .hw_id = g->hw_id,
+				       .unmeasured = resctrl_class_unmeasured(rc, index) };
 	return CLASS_MOVE_ANEW;
 }
 
@@ -271,7 +382,7 @@ static int class_move(struct control *c, size_t index, unsigned cls, struct part
 		}
 		log_warning("%s: %s; moving its tasks to a new group instead (its count starts again)", from, why.text);
 	}
-	return move_anew(rc, index, cg, path, ref, err);
+	return move_anew(rc, index, cls, cg, ref, err);
 }
 
 int resctrl_classes_keep(const struct resctrl_control *rc, struct name_index *keep)

@@ -19,14 +19,15 @@
 /* Room for slot `index`: a partition added after the start gets a group like the others. */
 int resctrl_control_grow(struct resctrl_control *rc, size_t index, struct err *err)
 {
-	size_t first = rc->slots, ours_cap = rc->slots, class_cap = rc->slots;
+	size_t first = rc->slots, ours_cap = rc->slots, class_cap = rc->slots, unmeasured_cap = rc->slots;
 
 	if (index < rc->slots)
 		return 0;
 	if (index == SIZE_MAX ||
 	    array_grow((void **)&rc->groups, &rc->slots, index + 1, sizeof(*rc->groups), &first) < 0 ||
 	    array_grow((void **)&rc->ours, &ours_cap, rc->slots, sizeof(*rc->ours), NULL) < 0 ||
-	    array_grow((void **)&rc->class_of, &class_cap, rc->slots, sizeof(*rc->class_of), NULL) < 0)
+	    array_grow((void **)&rc->class_of, &class_cap, rc->slots, sizeof(*rc->class_of), NULL) < 0 ||
+	    array_grow((void **)&rc->unmeasured, &unmeasured_cap, rc->slots, sizeof(*rc->unmeasured), NULL) < 0)
 		return err_set(err, -ENOMEM, "out of memory for partition slot %zu", index);
 	for (size_t i = first; i < rc->slots; i++)
 		rc->groups[i].dirfd = -1;
@@ -48,6 +49,9 @@ static void rc_free(struct control *c)
 		resctrl_group_close(&rc->groups[i]);
 	free(rc->groups);
 	free(rc->ours);
+	for (size_t i = 0; rc->unmeasured && i < rc->slots; i++)
+		free(rc->unmeasured[i]);
+	free(rc->unmeasured);
 	resctrl_classes_free(rc);
 	name_index_fini(&rc->adopted);
 	resctrl_fs_free(rc->fs);
@@ -209,11 +213,16 @@ static int rc_partition_open(struct control *c, size_t index, const struct parti
 	r = rc->shared ? resctrl_class_member_open(rc, index, p, g, err) : open_group(rc, p, g, NULL, err);
 	if (r < 0)
 		return r;
-	rc->ours[index] |= g->created;
-	if (!g->created && name_index_add(&rc->adopted, g->name, index) == -ENOMEM)
+	const char *unmeasured = rc->shared ? resctrl_class_unmeasured(rc, index) : NULL;
+	/* A partition in its class's group has no group of its own (its mkdir would have adopted it), so
+	 * none it made earlier is left to remove; and it adopted nothing: the class group is the class's. */
+	rc->ours[index] = unmeasured ? false : rc->ours[index] || g->created;
+	if (!g->created && !unmeasured && name_index_add(&rc->adopted, g->name, index) == -ENOMEM)
 		return err_set(err, -ENOMEM, "out of memory");
 	/* On MPAM a group's CLOSID is the PARTID its traffic carries; resctrl shows it under -o debug. */
-	*ret = (struct partition_ref){ .config = p, .group = g->name, .group_dirfd = g->dirfd, .hw_id = g->hw_id };
+	*ret = (struct partition_ref){
+		.config = p, .group = g->name, .group_dirfd = g->dirfd, .hw_id = g->hw_id, .unmeasured = unmeasured
+	};
 	return 0;
 }
 
@@ -233,8 +242,19 @@ static int rc_partition_remove(struct control *c, size_t index, struct err *err)
 		return 0;
 	struct resctrl_group *g = &rc->groups[index];
 	bool ours = rc->ours[index];
+	bool in_class_group = resctrl_class_unmeasured(rc, index) != NULL;
 	rc->ours[index] = false;
+	resctrl_class_measured(rc, index);
 	resctrl_group_close(g);
+	if (in_class_group) {
+		/* Its group is its class's: nothing of its own to remove. Its tasks stay in the class group,
+		 * where a monitoring group's rmdir puts them too (the kernel moves them to the parent), until
+		 * the class is released and its rmdir puts them in the default group. */
+		log_info("resctrl group %s is its class's, not removed with a partition in it: that partition's "
+			 "tasks stay there until the class is released",
+			 g->name);
+		return 0;
+	}
 	if (!g->name[0] || rc->fs->rootfd < 0)
 		return 0; /* never made, or resctrl (and every group with it) went */
 	if (!ours) {

@@ -7,6 +7,8 @@
 #include "backends/resctrl/resctrl.h"
 #include "core/base/name_index.h"
 
+#define RESCTRL_UNMEASURED_MAX 160
+
 struct resctrl_control {
 	struct control base;
 	const struct config *config;
@@ -23,7 +25,12 @@ struct resctrl_control {
 	struct thread_placer placer;
 	/* classes = shared (control_classes.c): partitions are monitoring groups in class groups. */
 	bool shared;
-	unsigned *class_of;	       /* per slot (of `slots`): the class its group opens in */
+	unsigned *class_of; /* per slot (of `slots`): the class its group opens in */
+	/* Per slot: why its group is its class's own (control_classes.c, Arm MPAM: the class's PARTID has
+	 * no PMG left for a monitoring group of its own), "" when it has a group of its own. The text the
+	 * partition's samples give (partition_ref.unmeasured): each slot's buffer (RESCTRL_UNMEASURED_MAX
+	 * bytes, NULL until first needed) stays where it is while slots are added, as that pointer must. */
+	char **unmeasured;
 	struct resctrl_group *classes; /* per class: its control group, dirfd -1 when not made */
 	size_t classes_cap;
 	unsigned class_mounts; /* fs->mounts when the class groups were opened */
@@ -60,6 +67,10 @@ extern const struct control_class_ops resctrl_class_ops;
 /* Partition `index` (`p`) as a monitoring group of the class set_class gave it, its tasks moved in. */
 int resctrl_class_member_open(struct resctrl_control *rc, size_t index, const struct partition_config *p,
 			      struct resctrl_group *g, struct err *err);
+/* Slot `index` is in its class's own group (not measured by itself): its reason, else NULL. */
+const char *resctrl_class_unmeasured(const struct resctrl_control *rc, size_t index);
+/* Slot `index` has a group of its own again (or none): its reason goes. */
+void resctrl_class_measured(struct resctrl_control *rc, size_t index);
 /* The class groups open now, added to `keep` (paths); -ENOMEM. */
 int resctrl_classes_keep(const struct resctrl_control *rc, struct name_index *keep);
 /* Each open class group's monitoring groups under the prefix that `keep` does not name, removed. */

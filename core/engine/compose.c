@@ -208,7 +208,9 @@ int composition_partition_open(struct composition *c, size_t index, const struct
 {
 	int r = c->control_ops->partition_open(c->control, index, p, ret, err);
 
-	for (size_t m = 0; r == 0 && m < c->monitor_count; m++)
+	/* One the control says nothing can count by itself is given to no monitor (its samples are
+	 * invalid with that reason: engine.c), so none counts its group's whole as its own. */
+	for (size_t m = 0; r == 0 && !ret->unmeasured && m < c->monitor_count; m++)
 		r = c->monitors[m].ops->add(c->monitors[m].monitor, index, ret, err);
 	for (size_t a = 0; r == 0 && a < c->actuator_count; a++)
 		r = c->actuators[a].ops->partition_open(c->actuators[a].actuator, index, ret, err);

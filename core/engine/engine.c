@@ -273,14 +273,18 @@ static bool implausible(struct engine *e, size_t index, unsigned d, double mbps)
 }
 
 /* A sample more than its domain can carry is invalid, with that reason, for the partition's total
- * and for its domain alike. Each sample's rate goes into rates[] for the sums after (0 where there is
- * none: a closed partition, an invalid sample). */
+ * and for its domain alike; so is every sample of a partition no monitor counts by itself. Each
+ * sample's rate goes into rates[] for the sums after (0 where there is none: a closed partition, an
+ * invalid sample). */
 static void screen_samples(struct engine *e, size_t index, double *rates)
 {
 	struct sample *row = &e->slots.samples[index * e->hw.domain_count];
+	const char *unmeasured = e->slots.partitions[index].ref.unmeasured;
 	bool open = e->slots.partitions[index].status.open, jumped = false;
 
 	for (unsigned d = 0; d < e->hw.domain_count; d++) {
+		if (open && unmeasured) /* no monitor counts it by itself (partition_ref.unmeasured): no value */
+			row[d] = (struct sample){ .state = SAMPLE_INVALID, .reason = unmeasured };
 		bool counted = open && row[d].state != SAMPLE_INVALID;
 		rates[d] = counted ? counter_rate_mbps(row[d].bytes, row[d].elapsed_ns) : 0;
 		if (!counted || !implausible(e, index, d, rates[d]))

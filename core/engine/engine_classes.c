@@ -89,7 +89,8 @@ void engine_classes_start(struct engine *e)
 		return;
 	}
 	c->shared = true;
-	log_info("classes = %s: %zu partition(s) share the %s backend's classes (%u here), each measured by itself",
+	log_info("classes = %s: %zu partition(s) share the %s backend's classes (%u here), each measured by itself "
+		 "while monitoring ids last",
 		 name, n, e->hw.control_ops->name, hw);
 }
 
@@ -180,7 +181,8 @@ static bool hold(struct engine *e, unsigned cls, const double *limits, bool rech
 	return true;
 }
 
-/* The monitors take the partition's new group: its count starts again from a new baseline. */
+/* The monitors take the partition's new group: its count starts again from a new baseline. One in its
+ * class's own group (ref.unmeasured) is left by them: that group's count is the whole class's. */
 static int remonitor(struct engine *e, size_t slot, struct err *err)
 {
 	struct composition *hw = &e->hw;
@@ -188,7 +190,7 @@ static int remonitor(struct engine *e, size_t slot, struct err *err)
 
 	for (size_t m = 0; m < hw->monitor_count; m++) {
 		hw->monitors[m].ops->remove(hw->monitors[m].monitor, slot);
-		int r = hw->monitors[m].ops->add(hw->monitors[m].monitor, slot, ref, err);
+		int r = ref->unmeasured ? 0 : hw->monitors[m].ops->add(hw->monitors[m].monitor, slot, ref, err);
 		if (r < 0)
 			return r;
 	}
@@ -217,7 +219,9 @@ static void move(struct engine *e, size_t slot, unsigned to)
 		return;
 	}
 	snprintf(text, sizeof(text), "class: moved from class %d to %u%s", from, to,
-		 r == CLASS_MOVE_ANEW ? " in a new group (its count starts again)" : "");
+		 ep->ref.unmeasured	? " into the class's own group (not measured by itself)"
+		 : r == CLASS_MOVE_ANEW ? " in a new group (its count starts again)"
+					: "");
 	engine_note_event(e, slot, text);
 }
 
