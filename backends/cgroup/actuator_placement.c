@@ -32,6 +32,7 @@ static void placement_free(struct actuator *base)
 	free(a->tree);
 	vm_list_fini(&a->vms);
 	name_index_fini(&a->paths);
+	name_index_fini(&a->pids);
 	free(a);
 }
 
@@ -67,6 +68,7 @@ static int placement_open(const struct config *config, const struct control_shar
 	a->placer = shared->placer;
 	a->cannot_place = shared->cannot_place ? shared->cannot_place : "the control has no way to place tasks";
 	name_index_init(&a->paths);
+	name_index_init(&a->pids);
 	int r = open_tree(a, config->global.cgroup_root, err);
 	if (r < 0) {
 		placement_free(&a->base);
@@ -194,10 +196,11 @@ static void placement_task_event(struct actuator *base, const struct task_event 
 
 /* How many open partitions have pids, place vCPUs only, have a cgroup or VM: events skip what none
  * needs. */
-static void count_kinds(struct placement *a, const struct partition_config *p, bool opened)
+static void count_kinds(struct placement *a, size_t slot, const struct partition_config *p, bool opened)
 {
 	bool pids = p->pid_count > 0, vcpu = p->threads == THREADS_VCPU && (p->cgroup || p->vm || p->pid_count);
 
+	placement_pids_index(a, slot, p, opened);
 	if (opened) {
 		a->with_pids += pids;
 		a->with_vcpu += vcpu;
@@ -216,7 +219,7 @@ static void placement_partition_close(struct actuator *base, size_t index)
 
 	if (!pl)
 		return;
-	count_kinds(a, pl->config, false);
+	count_kinds(a, index, pl->config, false);
 	placement_path_set(a, index, NULL, 0);
 	free(pl->status);
 	*pl = (struct placed){ .config = NULL };
@@ -242,7 +245,7 @@ static int placement_partition_open(struct actuator *base, size_t index, const s
 	*pl = (struct placed){ .config = ref->config, .status = status };
 	if (status)
 		placement_describe(pl);
-	count_kinds(a, pl->config, true);
+	count_kinds(a, index, pl->config, true);
 	if (placement_reconcile(base, index, &why) < 0) {
 		snprintf(pl->status->reason, ERR_TEXT_MAX, "%s", why.text);
 		log_error("partition %s: placing its threads: %s", pl->config->name, why.text);

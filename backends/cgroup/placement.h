@@ -49,6 +49,12 @@ struct placement {
 	struct name_index paths;
 	unsigned hierarchy_users[CGROUP_HIERARCHIES]; /* partitions whose path is in hierarchy h */
 	size_t with_pids, with_vcpu, with_paths;
+	/* "TGID" of every pid an open partition names -> its slot: an event is matched in O(1), not by
+	 * a look through every partition's pids (which, at a thousand partitions, was most of a tick on
+	 * a host that forks often). pids_unindexed: a pid could not be added (out of memory), so the
+	 * look goes through the partitions as before. */
+	struct name_index pids;
+	bool pids_unindexed;
 	pid_t *ids; /* scratch for a reconcile */
 	size_t id_count, id_cap;
 	struct placement_recent recent[PLACEMENT_RECENT];
@@ -56,6 +62,9 @@ struct placement {
 };
 
 /* placement_source.c: where a partition's threads are */
+
+/* placement_match.c: partition `slot`'s pids into the index (opened) or out of it. */
+void placement_pids_index(struct placement *a, size_t slot, const struct partition_config *p, bool opened);
 
 /* Whether partition `p` names its tasks (a cgroup, a VM or pids): only then has it a status. */
 bool placement_has_source(const struct partition_config *p);

@@ -2,6 +2,7 @@
  * looked up with each of its parents in an index of the partitions' paths (the deepest partition
  * cgroup holding it wins), else the partition whose pids hold its process. One small read of /proc
  * per event. */
+#include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -80,9 +81,32 @@ static long match_cgroup(struct placement *a, pid_t tid)
 	return -1;
 }
 
+void placement_pids_index(struct placement *a, size_t slot, const struct partition_config *p, bool opened)
+{
+	char key[24];
+
+	for (size_t k = 0; k < p->pid_count; k++) {
+		snprintf(key, sizeof(key), "%d", (int)p->pids[k]);
+		if (!opened)
+			name_index_remove(&a->pids, key, slot);
+		else if (name_index_add(&a->pids, key, slot) == -ENOMEM)
+			a->pids_unindexed = true;
+		/* -EEXIST: another open partition names it (a configuration refuses that); the first keeps it */
+	}
+}
+
 static long match_pids(const struct placement *a, pid_t tgid)
 {
-	for (size_t i = 0; a->with_pids && i < a->slot_cap; i++) {
+	char key[24];
+	size_t slot;
+
+	if (!a->with_pids)
+		return -1;
+	if (!a->pids_unindexed) {
+		snprintf(key, sizeof(key), "%d", (int)tgid);
+		return name_index_find(&a->pids, key, &slot) == 0 ? (long)slot : -1;
+	}
+	for (size_t i = 0; i < a->slot_cap; i++) {
 		const struct placed *pl = &a->slots[i];
 		for (size_t k = 0; pl->config && k < pl->config->pid_count; k++)
 			if (pl->config->pids[k] == tgid)
