@@ -51,22 +51,6 @@ struct classes_run {
 	unsigned settled_class[MAX_PARTITIONS];
 };
 
-/* The sleepers of the running test, killed by its teardown also when an assertion failed (they would
- * keep the test's output open, and ctest waiting). */
-static pid_t sleepers[MAX_PARTITIONS];
-static size_t sleeper_count;
-
-static int kill_sleepers(void **state)
-{
-	(void)state;
-	for (size_t i = 0; i < sleeper_count; i++) {
-		kill(sleepers[i], SIGKILL);
-		waitpid(sleepers[i], NULL, 0);
-	}
-	sleeper_count = 0;
-	return 0;
-}
-
 /* The mb_max of partition i: nine distinct values, each shared by several partitions. */
 static unsigned mb_max_of(size_t i)
 {
@@ -104,7 +88,7 @@ static void run_start_with(struct classes_run *run, size_t count, const char *co
 	memset(run, 0, sizeof(*run));
 	run->count = count;
 	for (size_t i = 0; i < count; i++)
-		sleepers[sleeper_count++] = run->pids[i] = spawn_sleeper();
+		run->pids[i] = spawn_kept_sleeper();
 	snprintf(run->dir, sizeof(run->dir), "/tmp/mpamd-classes-XXXXXX");
 	assert_non_null(mkdtemp(run->dir));
 	snprintf(run->config, sizeof(run->config), "%s/mpamd.ini", run->dir);

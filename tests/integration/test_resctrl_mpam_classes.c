@@ -40,20 +40,6 @@ struct mpam_run {
 	size_t dropped;
 };
 
-static pid_t sleepers[PARTITIONS];
-static size_t sleeper_count;
-
-static int kill_sleepers(void **state)
-{
-	(void)state;
-	for (size_t i = 0; i < sleeper_count; i++) {
-		kill(sleepers[i], SIGKILL);
-		waitpid(sleepers[i], NULL, 0);
-	}
-	sleeper_count = 0;
-	return 0;
-}
-
 /* Two ceilings, 25% and 50%, alternating. */
 static unsigned mb_max_of(size_t i)
 {
@@ -89,7 +75,7 @@ static void run_start(struct mpam_run *run, const char *const *emu_args)
 
 	memset(run, 0, sizeof(*run));
 	for (size_t i = 0; i < PARTITIONS; i++)
-		sleepers[sleeper_count++] = run->pids[i] = spawn_sleeper();
+		run->pids[i] = spawn_kept_sleeper();
 	body_of(run, PARTITIONS, body, sizeof(body));
 	snprintf(run->dir, sizeof(run->dir), "/tmp/mpamd-mpam-classes-XXXXXX");
 	assert_non_null(mkdtemp(run->dir));

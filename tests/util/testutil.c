@@ -303,6 +303,31 @@ pid_t spawn_sleeper(void)
 	return pid;
 }
 
+#define KEPT_SLEEPERS_MAX 256
+
+static pid_t kept_sleepers[KEPT_SLEEPERS_MAX];
+static size_t kept_sleeper_count;
+
+pid_t spawn_kept_sleeper(void)
+{
+	pid_t pid = spawn_sleeper();
+
+	if (pid > 0 && kept_sleeper_count < KEPT_SLEEPERS_MAX)
+		kept_sleepers[kept_sleeper_count++] = pid;
+	return pid;
+}
+
+int kill_sleepers(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < kept_sleeper_count; i++) {
+		kill(kept_sleepers[i], SIGKILL);
+		waitpid(kept_sleepers[i], NULL, 0);
+	}
+	kept_sleeper_count = 0;
+	return 0;
+}
+
 static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
 {
 	(void)st;

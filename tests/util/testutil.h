@@ -33,6 +33,10 @@ void kill_daemon(int *pid);
 /* A child process of one thread that sleeps until killed (a partition's pids in a test); the caller
  * kills and reaps it. */
 pid_t spawn_sleeper(void);
+/* A sleeper kept on a list that kill_sleepers (a cmocka teardown, or called with NULL) kills and
+ * reaps, also after a failed assertion (they would keep the test's output open, and ctest waiting). */
+pid_t spawn_kept_sleeper(void);
+int kill_sleepers(void **state);
 /* Makes the new directory /tmp/mpamd-<name>-XXXXXX, its path in dir[len]; one cmocka assertion. */
 void make_test_dir(char *dir, size_t len, const char *name);
 /* Removes `dir` and everything below it (nothing when `dir` is empty); 0, or -1 when something
