@@ -191,10 +191,22 @@ static void test_partitions_past_the_pmgs_are_marked(void **state)
 		measured += check_partition(&run, i, mb_max_of(i), "PARTID ");
 	assert_int_equal(measured, 2); /* one PMG left in each of the two classes */
 	for (size_t i = 2; i < PARTITIONS; i++)
-		if ((engine_partition(run.engine, i)->class_id == engine_partition(run.engine, i % 2)->class_id) !=
-		    true)
+		if (engine_partition(run.engine, i)->class_id != engine_partition(run.engine, i % 2)->class_id)
 			fail_msg("p%02zu is not in the class of its ceiling", i);
 	run_stop(&run);
+}
+
+/* p00 moved to mb_max 50% (p01's class, whose PMG p01 holds) at tick move_at, dropped by a reload at
+ * drop_at (0: never), the run stopped at stop_at. */
+static void run_moving(struct mpam_run *run, unsigned stop_at, unsigned move_at, unsigned drop_at)
+{
+	run_start(run, NULL);
+	run->stop_at = stop_at;
+	run->move_at = move_at;
+	run->move_to = 50;
+	run->drop_at = drop_at;
+	run->dropped = 0;
+	engine_run_file_captured(run->config, on_tick, run, &run->log, &run->engine);
 }
 
 /* A measured partition moved into a class with no PMG left: its tasks go to the new class's group, its
@@ -204,12 +216,7 @@ static void test_moved_into_a_full_class(void **state)
 	struct mpam_run run;
 
 	(void)state;
-	run_start(&run, NULL);
-	run.stop_at = 25;
-	run.move_at = 10;
-	run.move_to = 50;
-	run.engine = NULL;
-	engine_run_file_captured(run.config, on_tick, &run, &run.log, &run.engine);
+	run_moving(&run, 25, 10, 0);
 	struct engine *e = run.engine;
 	const struct partition_status *st = engine_partition(e, 0);
 	char group[32];
@@ -238,13 +245,7 @@ static void test_removed_leaves_the_class_group(void **state)
 	struct mpam_run run;
 
 	(void)state;
-	run_start(&run, NULL);
-	run.stop_at = 20;
-	run.move_at = 5;
-	run.move_to = 50;
-	run.drop_at = 10;
-	run.dropped = 0;
-	engine_run_file_captured(run.config, on_tick, &run, &run.log, &run.engine);
+	run_moving(&run, 20, 5, 10);
 	unsigned cls = engine_partition(run.engine, 1)->class_id;
 	char group[32];
 

@@ -15,12 +15,18 @@
 /* Four class ids of two domains: c0 holds 30/30, c1 50/50, c2 is free, c3 holds 70/70. */
 static const double held4[] = { 30, 30, 50, 50, 0, 0, 70, 70 };
 
-static int place(double d0, double d1, bool protected_, const bool *known, double band)
+/* Where a partition wanting d0/d1 goes among the four class ids `held` describes. */
+static int place_in(const double *held, double d0, double d1, bool protected_, const bool *known, double band)
 {
 	const double want[] = { d0, d1 };
 	const struct class_want w = { .mb_max_at = want, .protected_ = protected_, .previous = -1 };
 
-	return class_place(&w, 2, 4, held4, known, band);
+	return class_place(&w, 2, held ? 4 : 0, held, known, band);
+}
+
+static int place(double d0, double d1, bool protected_, const bool *known, double band)
+{
+	return place_in(held4, d0, d1, protected_, known, band);
 }
 
 static void test_joins_the_class_that_holds_its_want(void **state)
@@ -61,19 +67,14 @@ static void test_nearest_on_its_side_when_none_is_free(void **state)
 	/* A protected 90/90: no class at or above it, so the nearest (c3). */
 	assert_int_equal(place(90, 90, true, known, 5), 3);
 	/* Mixed sides (above on one domain, below on the other): the nearest overall, c1. */
-	const double want[] = { 45, 56 };
-	const struct class_want w = { .mb_max_at = want, .protected_ = false, .previous = -1 };
-	const double held[] = { 30, 60, 50, 50, 70, 40, 90, 90 };
-	assert_int_equal(class_place(&w, 2, 4, held, known, 5), 1);
+	const double mixed[] = { 30, 60, 50, 50, 70, 40, 90, 90 };
+	assert_int_equal(place_in(mixed, 45, 56, false, known, 5), 1);
 }
 
 static void test_no_class(void **state)
 {
-	const double want[] = { 50, 50 };
-	const struct class_want w = { .mb_max_at = want, .protected_ = false, .previous = -1 };
-
 	(void)state;
-	assert_int_equal(class_place(&w, 2, 0, NULL, NULL, 5), -1);
+	assert_int_equal(place_in(NULL, 50, 50, false, NULL, 5), -1);
 }
 
 int main(void)
