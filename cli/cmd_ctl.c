@@ -129,9 +129,10 @@ static void print_result(json_t *result, const struct ctl_options *opts)
 
 /* "classes: shared, 3 used, 12 left; RMIDs: 50 used, 206 left[; quantised: ...]", or "classes: own" where each partition
  * has a class of its own (status's "classes" is null). */
-static void print_classes(json_t *classes, const char *backend)
+static void print_classes(json_t *classes)
 {
 	json_t *mon_used = json_object_get(classes, "monitors_used");
+	const char *monitors = json_string_value(json_object_get(classes, "monitors_name"));
 	json_t *deviation = json_object_get(classes, "deviation_pp"); /* summed over partitions and domains */
 	const char *mode = json_string_value(json_object_get(classes, "mode"));
 
@@ -143,7 +144,7 @@ static void print_classes(json_t *classes, const char *backend)
 	       (long long)json_integer_value(json_object_get(classes, "used")),
 	       (long long)json_integer_value(json_object_get(classes, "left")));
 	if (json_is_integer(mon_used))
-		printf("; %s: %lld used, %lld left", backend && !strcmp(backend, "resctrl") ? "RMIDs" : "monitors",
+		printf("; %s: %lld used, %lld left", monitors ? monitors : "monitors",
 		       (long long)json_integer_value(mon_used),
 		       (long long)json_integer_value(json_object_get(classes, "monitors_left")));
 	if (json_number_value(deviation) > 0)
@@ -165,7 +166,7 @@ static void print_status(json_t *result, const struct ctl_options *opts)
 	json_t *rest = json_copy(result);
 	json_object_del(rest, "classes");
 	ctl_print_object(rest, 0);
-	print_classes(classes, json_string_value(json_object_get(result, "backend")));
+	print_classes(classes);
 	json_decref(rest);
 }
 

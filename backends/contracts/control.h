@@ -255,6 +255,7 @@ struct class_room {
 	unsigned left;			  /* more it could make (the hardware's left, as far as it can tell) */
 	bool monitors_counted;		  /* the hardware has a number of monitors (resctrl: RMIDs) */
 	unsigned monitors, monitors_used; /* how many, and how many are held (by any group, mpamd's or not) */
+	const char *monitors_name;	  /* what the hardware calls them ("RMIDs"); NULL: "monitors" */
 };
 
 /* What control_class_ops.move did. */

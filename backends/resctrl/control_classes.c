@@ -120,6 +120,7 @@ static void class_room(struct control *c, bool recount, struct class_room *ret)
 
 	*ret = (struct class_room){ .left = room.closids_left,
 				    .monitors_counted = room.rmids_counted,
+				    .monitors_name = "RMIDs",
 				    .monitors = room.rmids,
 				    .monitors_used = room.rmids - room.rmids_left };
 	for (size_t cls = 0; cls < rc->classes_cap; cls++)

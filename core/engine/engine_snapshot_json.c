@@ -159,9 +159,10 @@ static json_t *classes_status(const struct engine_snapshot *s)
 
 	if (!s->classes_shared)
 		return json_null();
-	return json_pack("{s:s,s:I,s:I,s:o,s:o,s:f,s:I}", "mode", "shared", "used", (json_int_t)r->held, "left",
-			 (json_int_t)r->left, "monitors_used",
-			 counted ? json_integer((json_int_t)r->monitors_used) : json_null(), "monitors_left",
+	return json_pack("{s:s,s:I,s:I,s:s,s:o,s:o,s:f,s:I}", "mode", "shared", "used", (json_int_t)r->held, "left",
+			 (json_int_t)r->left, "monitors_name", r->monitors_name ? r->monitors_name : "monitors",
+			 "monitors_used", counted ? json_integer((json_int_t)r->monitors_used) : json_null(),
+			 "monitors_left",
 			 counted ? json_integer((json_int_t)(r->monitors - r->monitors_used)) : json_null(),
 			 "deviation_pp", s->class_deviation_pp, "members", (json_int_t)s->class_members);
 }

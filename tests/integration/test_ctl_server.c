@@ -1388,7 +1388,8 @@ static void test_mpamctl_status_list_show(void **state)
  * one its class holds; status's classes and RMIDs on one line. */
 static const char *shared_status_json =
 	"{\"backend\": \"resctrl\", \"ticks\": 7, \"classes\": {\"mode\": \"shared\", \"used\": 3, \"left\": 12, "
-	"\"monitors_used\": 51, \"monitors_left\": 205, \"deviation_pp\": 0.0, \"members\": 3}}";
+	"\"monitors_name\": \"RMIDs\", \"monitors_used\": 51, \"monitors_left\": 205, \"deviation_pp\": 0.0, "
+	"\"members\": 3}}";
 static const char *quantised_status_json =
 	"{\"backend\": \"resctrl\", \"classes\": {\"mode\": \"shared\", \"used\": 15, \"left\": 0, "
 	"\"monitors_used\": 66, \"monitors_left\": 190, \"deviation_pp\": 36.5, \"members\": 50}}";
@@ -1422,9 +1423,9 @@ static void test_mpamctl_shared_classes(void **state)
 	list_json = shared_list_json;
 	show_json = shared_show_json;
 	expect_prints("status", NULL, "\nclasses: shared, 3 used, 12 left; RMIDs: 51 used, 205 left\n");
-	status_json = quantised_status_json;
+	status_json = quantised_status_json; /* without monitors_name (an older daemon): "monitors" */
 	expect_prints("status", NULL,
-		      "classes: shared, 15 used, 0 left; RMIDs: 66 used, 190 left; quantised: 36.5 points "
+		      "classes: shared, 15 used, 0 left; monitors: 66 used, 190 left; quantised: 36.5 points "
 		      "over 50 partitions\n");
 	status_json = shared_status_json;
 	expect_prints("list", NULL,

@@ -447,6 +447,7 @@ static void test_out_of_rmids(void **state)
 	assert_true(json_is_object(classes));
 	assert_int_equal(json_integer_value(json_object_get(classes, "used")), 9);
 	assert_int_equal(json_integer_value(json_object_get(classes, "left")), 6);
+	assert_string_equal(json_string_value(json_object_get(classes, "monitors_name")), "RMIDs");
 	assert_int_equal(json_integer_value(json_object_get(classes, "monitors_used")), 20);
 	assert_int_equal(json_integer_value(json_object_get(classes, "monitors_left")), 0);
 	/* nine distinct ceilings in fifteen classes: every partition holds what it asked */
