@@ -203,15 +203,32 @@ json_t *composition_describe(const struct composition *c)
 	return d;
 }
 
+/* Partition `index` (`ref`) to every monitor. One the control says nothing can count by itself is
+ * given to none (its samples are invalid with that reason: engine.c), so none counts its group's whole
+ * as its own. */
+static int monitors_add(struct composition *c, size_t index, const struct partition_ref *ref, struct err *err)
+{
+	int r = 0;
+
+	for (size_t m = 0; r == 0 && !ref->unmeasured && m < c->monitor_count; m++)
+		r = c->monitors[m].ops->add(c->monitors[m].monitor, index, ref, err);
+	return r;
+}
+
+int composition_remonitor(struct composition *c, size_t index, const struct partition_ref *ref, struct err *err)
+{
+	for (size_t m = 0; m < c->monitor_count; m++)
+		c->monitors[m].ops->remove(c->monitors[m].monitor, index);
+	return monitors_add(c, index, ref, err);
+}
+
 int composition_partition_open(struct composition *c, size_t index, const struct partition_config *p,
 			       struct partition_ref *ret, struct err *err)
 {
 	int r = c->control_ops->partition_open(c->control, index, p, ret, err);
 
-	/* One the control says nothing can count by itself is given to no monitor (its samples are
-	 * invalid with that reason: engine.c), so none counts its group's whole as its own. */
-	for (size_t m = 0; r == 0 && !ret->unmeasured && m < c->monitor_count; m++)
-		r = c->monitors[m].ops->add(c->monitors[m].monitor, index, ret, err);
+	if (r == 0)
+		r = monitors_add(c, index, ret, err);
 	for (size_t a = 0; r == 0 && a < c->actuator_count; a++)
 		r = c->actuators[a].ops->partition_open(c->actuators[a].actuator, index, ret, err);
 	return r;

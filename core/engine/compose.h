@@ -71,6 +71,10 @@ void composition_close(struct composition *c);
 int composition_partition_open(struct composition *c, size_t index, const struct partition_config *p,
 			       struct partition_ref *ret, struct err *err);
 
+/* Partition `index` is in a new group (`ref`, a class move that could not keep its counts): the
+ * monitors take it again, from a new baseline. 0, or why a monitor cannot. */
+int composition_remonitor(struct composition *c, size_t index, const struct partition_ref *ref, struct err *err);
+
 /* Partition `index` leaves every monitor, actuator and the PMU sampler, then the control: closed, or
  * with `remove` removed (what the control created for it goes: its resctrl group, only when mpamd
  * made it). Only a removal can fail (err says why); everything is closed either way. */

@@ -1,11 +1,12 @@
 /* Classes shared by partitions (engine_classes_internal.h). The class step runs once per tick after the
  * policies decided, and at once for what happens between ticks (`set`, a reload, on_stop); a partition
  * that opens is only placed (class_place), and the next step places it with the others, so that a
- * thousand partitions opening at start are one plan, not a thousand. A step: the partitions' wanted ceilings go through class_assign (no I/O), each class used is given
- * its limits where they changed, partitions whose class changed are moved, and classes left empty are
- * released. A move that keeps the partition's counts (a rename) needs nothing more; one that gives it
- * a new group (CLASS_MOVE_ANEW) has the monitors take it again, so its next sample is a new baseline
- * and no count is doubled or lost. */
+ * thousand partitions opening at start are one plan, not a thousand. A step: the partitions' wanted
+ * ceilings go through class_assign (no I/O), each class used is given its limits where they changed,
+ * partitions whose class changed are moved, and classes left empty are released. A move that keeps
+ * the partition's counts (a rename) needs nothing more; one that gives it a new group
+ * (CLASS_MOVE_ANEW) has the monitors take it again, so its next sample is a new baseline and no count
+ * is doubled or lost. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -153,6 +154,19 @@ static unsigned class_budget(struct engine *e)
 	return budget > top ? budget : top;
 }
 
+/* The class budget in *ret, at least one, with room for that many classes: 0, -ENOSPC (every class the
+ * hardware has is another group's) or -ENOMEM, and why. */
+static int usable_budget(struct engine *e, unsigned *ret, struct err *err)
+{
+	*ret = class_budget(e);
+	if (*ret == 0)
+		return err_set(err, -ENOSPC, "no class left: every one the %s backend has is held by other groups",
+			       e->hw.control_ops->name);
+	if (!grow_classes(&e->classes, *ret))
+		return err_set(err, -ENOMEM, "out of memory for %u classes", *ret);
+	return 0;
+}
+
 /* Class `cls` holds `limits` (one per domain): written where they changed, or at a recheck. Whether it
  * holds them (a write refused leaves a made class with what it held, and moves none into it). */
 static bool hold(struct engine *e, unsigned cls, const double *limits, bool recheck)
@@ -181,22 +195,6 @@ static bool hold(struct engine *e, unsigned cls, const double *limits, bool rech
 	return true;
 }
 
-/* The monitors take the partition's new group: its count starts again from a new baseline. One in its
- * class's own group (ref.unmeasured) is left by them: that group's count is the whole class's. */
-static int remonitor(struct engine *e, size_t slot, struct err *err)
-{
-	struct composition *hw = &e->hw;
-	const struct partition_ref *ref = &e->slots.partitions[slot].ref;
-
-	for (size_t m = 0; m < hw->monitor_count; m++) {
-		hw->monitors[m].ops->remove(hw->monitors[m].monitor, slot);
-		int r = ref->unmeasured ? 0 : hw->monitors[m].ops->add(hw->monitors[m].monitor, slot, ref, err);
-		if (r < 0)
-			return r;
-	}
-	return 0;
-}
-
 static void move(struct engine *e, size_t slot, unsigned to)
 {
 	struct engine_classes *c = &e->classes;
@@ -213,7 +211,7 @@ static void move(struct engine *e, size_t slot, unsigned to)
 		return;
 	}
 	c->per_slot[slot].class_of = (int)to;
-	if (r == CLASS_MOVE_ANEW && remonitor(e, slot, &err) < 0) {
+	if (r == CLASS_MOVE_ANEW && composition_remonitor(&e->hw, slot, &ep->ref, &err) < 0) {
 		snprintf(text, sizeof(text), "moved to class %u, and cannot be measured there: %.150s", to, err.text);
 		engine_slot_failed(e, slot, clock_now(&e->clock), text);
 		return;
@@ -339,12 +337,9 @@ static int step(struct engine *e, bool recheck, struct err *err)
 		c->room_known = false;
 		c->recount = true;
 	}
-	unsigned budget = r == 0 ? class_budget(e) : 0;
-	if (r == 0 && budget == 0)
-		r = err_set(err, -ENOSPC, "no class left: every one the %s backend has is held by other groups",
-			    e->hw.control_ops->name);
-	if (r == 0 && !grow_classes(c, budget))
-		r = err_set(err, -ENOMEM, "out of memory for %u classes", budget);
+	unsigned budget = 0;
+	if (r == 0)
+		r = usable_budget(e, &budget, err);
 	if (r == 0 && w.count)
 		r = gather_held(c, budget, &w, err);
 	if (r == 0 && w.count)
@@ -378,16 +373,14 @@ static int place(struct engine *e, size_t slot, struct err *err)
 {
 	struct engine_classes *c = &e->classes;
 	struct class_slot *cs = &c->per_slot[slot];
-	unsigned budget = class_budget(e);
 	struct step_work w = { 0 };
+	unsigned budget;
+	int r = usable_budget(e, &budget, err);
 
-	if (budget == 0)
-		return err_set(err, -ENOSPC, "no class left: every one the %s backend has is held by other groups",
-			       e->hw.control_ops->name);
-	if (!grow_classes(c, budget))
-		return err_set(err, -ENOMEM, "out of memory for %u classes", budget);
+	if (r < 0)
+		return r;
 	bool *known = calloc(budget, sizeof(*known));
-	int r = known ? gather_held(c, budget, &w, err) : err_set(err, -ENOMEM, "out of memory for the class step");
+	r = known ? gather_held(c, budget, &w, err) : err_set(err, -ENOMEM, "out of memory for the class step");
 	if (r == 0) {
 		for (unsigned k = 0; k < budget; k++)
 			known[k] = c->per_class[k].known;
