@@ -52,6 +52,7 @@ int plant_init(struct plant *pl, const struct plant_setup *setup, const struct p
 	pl->members = calloc(cap, sizeof(*pl->members));
 	pl->last_at = calloc(cells(pl), sizeof(*pl->last_at));
 	pl->seen = calloc(cap, sizeof(*pl->seen));
+	pl->monitored = calloc(cap, sizeof(*pl->monitored));
 	traffic_rng_seed(&pl->rng, setup->seed);
 	if (setup->units_max) {
 		ladder_units(1, setup->units_max, setup->mbps_per_unit, &pl->max_ladder);
@@ -76,7 +77,7 @@ int plant_init(struct plant *pl, const struct plant_setup *setup, const struct p
 	if (!pl->parts || !pl->dec || !pl->demand || !pl->domain || !pl->truth || !pl->truth_at || !pl->measured ||
 	    !pl->pdom || !pl->dec_max || !pl->dec_min || !pl->max_at || !pl->min_at || !pl->policy_work ||
 	    !pl->serve_work || !pl->req || !pl->served || !pl->members || !pl->max_ring || !pl->min_ring ||
-	    !pl->last_at || !pl->seen || setup->delay > PLANT_MAX_DELAY || setup->domains == 0 ||
+	    !pl->last_at || !pl->seen || !pl->monitored || setup->delay > PLANT_MAX_DELAY || setup->domains == 0 ||
 	    setup->domains > PLANT_MAX_DOMAINS) {
 		plant_free(pl);
 		return -1;
@@ -109,6 +110,7 @@ void plant_free(struct plant *pl)
 	free(pl->members);
 	free(pl->last_at);
 	free(pl->seen);
+	free(pl->monitored);
 	memset(pl, 0, sizeof(*pl));
 }
 
@@ -299,15 +301,34 @@ static bool on_domain(const struct plant *pl, size_t i, unsigned d)
 	return pl->domain[i] == PLANT_ALL_DOMAINS || pl->domain[i] == d;
 }
 
-/* Partition i has a counter this tick: all of them do unless counters rotate (see plant.h), and then
- * the `monitors` partitions from the cursor on, in turn. */
-static bool monitored(const struct plant *pl, size_t i)
+/* A guaranteed partition keeps its counter, as counter_pool_keep keeps one (at most monitors - 1 of
+ * them, in order, so that one counter still rotates). */
+static bool keeps_counter(const struct plant *pl, size_t i, size_t *kept)
 {
-	size_t m = pl->setup.monitors;
+	if (!(pl->parts[i].goals.guarantee_mbps > 0) || *kept + 1 >= pl->setup.monitors)
+		return false;
+	++*kept;
+	return true;
+}
 
-	if (!m || m >= pl->n)
-		return true;
-	return (i + pl->n - pl->cursor) % pl->n < m;
+/* Which partitions have a counter this tick: all of them unless counters rotate (see plant.h), and
+ * then those that keep one, and the next of the others in turn from the cursor, as many as the
+ * counters left. */
+static void choose_monitored(struct plant *pl)
+{
+	size_t m = pl->setup.monitors, kept = 0, rotating = 0;
+
+	for (size_t i = 0; i < pl->n; i++) {
+		pl->monitored[i] = !m || m >= pl->n || keeps_counter(pl, i, &kept);
+		rotating += !pl->monitored[i];
+	}
+	if (!rotating)
+		return;
+	size_t free_counters = m - kept, rank = 0;
+	for (size_t i = 0; i < pl->n; i++)
+		if (!pl->monitored[i])
+			pl->monitored[i] = (rank++ + rotating - pl->cursor % rotating) % rotating < free_counters;
+	pl->cursor = (pl->cursor + free_counters) % rotating;
 }
 
 /* Partition i's sample this tick: measured (served rate and noise), else its last measurement
@@ -316,7 +337,7 @@ static void sample(struct plant *pl, size_t i)
 {
 	struct policy_partition *p = &pl->parts[i];
 	unsigned nd = pl->setup.domains;
-	bool measure = monitored(pl, i);
+	bool measure = pl->monitored[i];
 
 	p->mbps = 0;
 	for (unsigned d = 0; d < nd; d++) {
@@ -344,6 +365,7 @@ void plant_tick(struct plant *pl)
 	for (unsigned dom = 0; dom < nd; dom++)
 		serve_domain(pl, dom);
 	pl->host.tick++;
+	choose_monitored(pl);
 	for (size_t i = 0; i < pl->n; i++) {
 		struct policy_partition *p = &pl->parts[i];
 		sample(pl, i);
@@ -354,8 +376,6 @@ void plant_tick(struct plant *pl)
 		policy_decision_clear(&pl->dec[i]);
 		pl->dec[i] = (struct policy_decision){ .mb_max = p->cfg_max, .mb_min = p->cfg_min };
 	}
-	if (pl->setup.monitors && pl->n)
-		pl->cursor = (pl->cursor + pl->setup.monitors) % pl->n;
 	pl->host.total_mbps = total;
 	pl->host.total_valid = all_valid;
 	judge_capacity(pl, nd, pl->setup.capacity_mbps * nd, total, &pl->host.capacity_mbps,

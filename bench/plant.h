@@ -16,9 +16,10 @@
  *  - A measurement is the served rate times (1 + noise * u), u uniform in [-1, 1) from a seeded
  *    generator; `truth` is the served rate.
  *  - Monitors: with `monitors` set and fewer of them than partitions, counters rotate as
- *    backends/shared/counter_pool.c rotates them: each tick the next `monitors` partitions in turn
- *    are measured, and every other one gets an estimated sample, its last measured rate on each
- *    domain (invalid until its first measurement).
+ *    backends/shared/counter_pool.c rotates them: a partition with a guarantee keeps a counter (at
+ *    most monitors - 1 of them), and each tick the next of the others in turn are measured with the
+ *    counters left; every other one gets an estimated sample, its last measured rate on each domain
+ *    (invalid until its first measurement).
  *  - A limit decided at tick t is read back at once (the policies see it in force) but the traffic
  *    obeys it from tick t + 1 + delay: `delay` ticks of actuation delay (0..PLANT_MAX_DELAY).
  *  - AMD-like: with units_max set, the ceiling is in units of mbps_per_unit MB/s (1..units_max, the
@@ -109,6 +110,7 @@ struct plant {
 	 * and the next partition to get a counter */
 	double *last_at;
 	bool *seen;
+	bool *monitored; /* this tick */
 	size_t cursor;
 };
 

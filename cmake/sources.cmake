@@ -130,6 +130,7 @@ mpamd_layer(mpamd_policies DIRS policies DEPS mpamd_config SOURCES
   policies/escalate.c
   policies/guard.c
   policies/guard_cut.c
+  policies/guard_estimates.c
   policies/guard_heap.c
   policies/guard_ipc.c
   policies/guard_minimum.c

@@ -15,7 +15,9 @@
  *
  * Measured, not estimated. Where counters rotate, a partition without one this tick has its last
  * measured rate repeated (estimated): a victim's shortfall asks for one cut per measurement, and an
- * estimate starts no release (guard_victims.c).
+ * estimate starts no release (guard_victims.c). A guaranteed partition keeps its counter (the engine
+ * asks the monitors, core/engine/compose.c), and what the others' rotation leaves unseen is judged in
+ * guard_estimates.c.
  *
  * Per domain. Limits are set and rates measured per domain (policy.h), and contention is where a
  * domain is saturated: a victim pinned to socket 0 is protected there, and its neighbours are cut
@@ -122,7 +124,8 @@ void policy_guard(const struct policy_host *host, struct policy_partition *parts
 	size_t stack[GUARD_STACK_WORK], *allocated = NULL;
 
 	policy_domains_prepare(host, parts, count);
-	guard_judge_victims(host, parts, count, decisions);
+	guard_note_estimates(host, parts, count, &v.est);
+	guard_judge_victims(host, parts, count, &v.est, decisions);
 	guard_assess(host, parts, count, &v);
 	guard_note_verdicts(host, parts, count, &v);
 	guard_ipc_watch(parts, count, v.any_saturated, decisions);
@@ -132,7 +135,7 @@ void policy_guard(const struct policy_host *host, struct policy_partition *parts
 		v.gentle = false; /* an IPC drop says how much, not down to which rate: a bounded decrease */
 	for (unsigned d = 0; d < v.domains; d++) {
 		struct guard_domain_view *dv = &v.dom[d];
-		dv->for_bandwidth = dv->known && dv->saturated && dv->need_mbps > 0;
+		dv->for_bandwidth = dv->known && dv->need_mbps > 0; /* asked only where it is saturated */
 		dv->pressure = dv->for_bandwidth || (dv->known && v.ipc.victim && uses_domain(host, v.ipc.victim, d));
 		v.any_pressure |= dv->pressure;
 	}

@@ -67,24 +67,33 @@
 
 /* One domain as the guard judges it this tick. */
 struct guard_domain_view {
-	bool known;	      /* capacity known and every partition measured there: the guard can judge it */
-	bool saturated;	      /* the partitions use GUARD_SATURATED_FRACTION of its capacity or more */
-	bool headroom;	      /* every guaranteed partition that uses it is idle or at GUARD_HEADROOM_FRACTION */
-	double need_mbps;     /* what short guaranteed partitions lack here (with the cut margin) */
-	double ipc_need_mbps; /* what the IPC victim wants taken from best-effort partitions here */
-	double room_mbps;     /* capacity left before the domain counts as saturated */
-	bool any_below;	      /* some guaranteed partition that uses it is below its guarantee */
-	bool any_active;      /* some guaranteed partition uses it and is not idle (a squeeze can come back) */
-	bool fresh;	      /* every guaranteed partition that uses it was measured, none estimated */
-	bool for_bandwidth;   /* this tick's cut here is for a guarantee */
-	bool pressure;	      /* cut here this tick */
-	size_t held;	      /* best-effort partitions it holds back here, once their memory aged */
+	bool known;	       /* capacity known and every partition measured there: the guard can judge it */
+	bool saturated;	       /* the partitions use GUARD_SATURATED_FRACTION of its capacity or more */
+	bool saturated_unseen; /* ... counting the rise rotation leaves unseen (guard_estimates.c) */
+	bool headroom;	       /* every guaranteed partition that uses it is idle or at GUARD_HEADROOM_FRACTION */
+	double need_mbps;      /* what short guaranteed partitions lack here (with the cut margin) */
+	double ipc_need_mbps;  /* what the IPC victim wants taken from best-effort partitions here */
+	double room_mbps;      /* capacity left before the domain counts as saturated */
+	bool any_below;	       /* some guaranteed partition that uses it is below its guarantee */
+	bool any_active;       /* some guaranteed partition uses it and is not idle (a squeeze can come back) */
+	bool fresh;	       /* every guaranteed partition that uses it was measured, none estimated */
+	bool for_bandwidth;    /* this tick's cut here is for a guarantee */
+	bool pressure;	       /* cut here this tick */
+	size_t held;	       /* best-effort partitions it holds back here, once their memory aged */
 	const struct policy_partition *victim; /* the shortest guaranteed partition squeezed here */
-	char capacity_why[80];		       /* the evidence for the capacity, for events */
+	char capacity_why[160];		       /* the evidence for the capacity, for events */
+};
+
+/* What counter rotation leaves unseen on each domain this tick (guard_estimates.c). */
+struct guard_estimates {
+	unsigned oldest[POLICY_MAX_DOMAINS];	     /* ticks since the oldest estimated rate there was measured */
+	unsigned estimated[POLICY_MAX_DOMAINS];	     /* partitions with an estimated rate there */
+	double unseen_rise_mbps[POLICY_MAX_DOMAINS]; /* what they are taken to have risen by, unseen (>= 0) */
 };
 
 struct guard_view {
 	unsigned domains;
+	struct guard_estimates est;
 	bool gentle;		   /* every squeezed partition has a known demand level: cut just what it lacks */
 	bool any_saturated;	   /* some domain is known and saturated */
 	bool any_pressure;	   /* some domain cuts this tick */
@@ -135,12 +144,18 @@ static inline bool uses_domain(const struct policy_host *h, const struct policy_
 	return share_on(h, p, d) >= GUARD_DOMAIN_SHARE; /* share_on is 1 on a one-domain host */
 }
 
+/* ---- guard_estimates.c ---- */
+
+/* Each partition's run of estimates, and each domain's oldest and unseen rise, this tick. */
+void guard_note_estimates(const struct policy_host *h, struct policy_partition *parts, size_t count,
+			  struct guard_estimates *est);
+
 /* ---- guard_victims.c ---- */
 
 /* Judges, for each guaranteed partition below its guarantee, whether it is held back at all, and
  * forgets a demand-limited level the partition has left. */
 void guard_judge_victims(const struct policy_host *h, struct policy_partition *parts, size_t count,
-			 struct policy_decision *decisions);
+			 const struct guard_estimates *est, struct policy_decision *decisions);
 /* This tick's view: each domain's saturation, room and headroom, and what the squeezed guaranteed
  * partitions lack there. */
 void guard_assess(const struct policy_host *h, const struct policy_partition *parts, size_t count,

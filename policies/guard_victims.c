@@ -38,7 +38,10 @@
  * estimate neither counts toward wanting less (spare ticks), nor judges a cut (the judgement waits for
  * a measurement), nor shows headroom; while a guaranteed partition's rate on a domain is estimated,
  * nothing is given back there (the domain is not fresh). The domain's total, partly estimates, still
- * says whether it is saturated: it alone never cuts. */
+ * says whether it is saturated: it alone never cuts. Two more rules for the neighbours' estimates
+ * (guard_estimates.c): spare capacity counts toward wanting less only once every rate in the total
+ * was measured since the partition fell short, and for a partition measured short this tick the rise
+ * of the neighbours not measured yet counts toward the saturation. */
 #include <stdio.h>
 
 #include "policies/domains.h"
@@ -81,13 +84,19 @@ static bool capacity_evidence(const struct policy_host *h, const struct policy_p
 	       (h->tick >= GUARD_WARMUP_TICKS && m->dropped_at_peak && m->since_drop <= GUARD_RECENT_TICKS);
 }
 
-static void describe_capacity(const struct policy_host *h, unsigned d, char *buf, size_t size)
+static void describe_capacity(const struct policy_host *h, const struct guard_view *v, unsigned d, char *buf,
+			      size_t size)
 {
+	int n;
+
 	if (!host_dom(h, d).capacity_learned)
-		snprintf(buf, size, "capacity known");
+		n = snprintf(buf, size, "capacity known");
 	else
-		snprintf(buf, size, "capacity learned over %llu ticks, it lost bandwidth at that peak",
-			 (unsigned long long)h->tick);
+		n = snprintf(buf, size, "capacity learned over %llu ticks, it lost bandwidth at that peak",
+			     (unsigned long long)h->tick);
+	if (!v->dom[d].saturated && n > 0 && (size_t)n < size) /* saturated with the unseen rise only */
+		snprintf(buf + n, size - (size_t)n, ", with the unseen rise of %u partitions not measured this tick",
+			 v->est.estimated[d]);
 }
 
 /* Below its guarantee, and not because it wants less (as far as the guard can tell). */
@@ -107,11 +116,15 @@ static bool asks_cut(const struct policy_host *h, const struct policy_partition 
 }
 
 /* Short, and held back on domain d: a saturated domain it uses, with the evidence a learned capacity
- * needs. */
+ * needs. Measured short this tick, the rise its rotating neighbours are taken to have made unseen
+ * counts toward the saturation (guard_estimates.c). */
 static bool squeezed_on(const struct policy_host *h, const struct policy_partition *p, const struct guard_view *v,
 			unsigned d)
 {
-	return v->dom[d].known && v->dom[d].saturated && uses_domain(h, p, d) && capacity_evidence(h, p, d);
+	const struct guard_domain_view *dv = &v->dom[d];
+
+	return dv->known && (dv->saturated || (dv->saturated_unseen && measured(p))) && uses_domain(h, p, d) &&
+	       capacity_evidence(h, p, d);
 }
 
 /* Squeezed somewhere (for judging a cut later). */
@@ -142,7 +155,7 @@ static void add_need(const struct policy_host *h, const struct policy_partition 
 		dv->need_mbps += lacks * share_on(h, p, d) / there;
 		if (!dv->victim || p->mbps / g < dv->victim->mbps / dv->victim->goals.guarantee_mbps) {
 			dv->victim = p;
-			describe_capacity(h, d, dv->capacity_why, sizeof(dv->capacity_why));
+			describe_capacity(h, v, d, dv->capacity_why, sizeof(dv->capacity_why));
 		}
 	}
 }
@@ -187,6 +200,8 @@ void guard_assess(const struct policy_host *h, const struct policy_partition *pa
 		if (!dv->known)
 			continue;
 		dv->saturated = hd.total_mbps >= GUARD_SATURATED_FRACTION * hd.capacity_mbps;
+		dv->saturated_unseen =
+			hd.total_mbps + v->est.unseen_rise_mbps[d] >= GUARD_SATURATED_FRACTION * hd.capacity_mbps;
 		dv->room_mbps = GUARD_SATURATED_FRACTION * hd.capacity_mbps - hd.total_mbps;
 		v->any_saturated |= dv->saturated;
 	}
@@ -272,6 +287,17 @@ static bool spare_where_it_runs(const struct policy_host *h, const struct policy
 	return true;
 }
 
+/* Every rate in the totals of the domains it uses was measured within the last `ticks` ticks: a
+ * spare capacity seen over that long is not the estimates of neighbours whose rise is still unseen. */
+static bool totals_measured_within(const struct policy_host *h, const struct policy_partition *p,
+				   const struct guard_estimates *est, unsigned ticks)
+{
+	for (unsigned d = 0; d < pol_domains(h); d++)
+		if (uses_domain(h, p, d) && est->oldest[d] >= ticks)
+			return false;
+	return true;
+}
+
 /* What the best-effort partitions use on the domains `victim` uses. */
 static double best_effort_mbps(const struct policy_host *h, const struct policy_partition *parts, size_t count,
 			       const struct policy_partition *victim)
@@ -288,7 +314,7 @@ static double best_effort_mbps(const struct policy_host *h, const struct policy_
 /* Judges, for each guaranteed partition below its guarantee, whether it is held back at all (see the
  * file comment), and forgets a demand-limited level the partition has left. */
 void guard_judge_victims(const struct policy_host *h, struct policy_partition *parts, size_t count,
-			 struct policy_decision *decisions)
+			 const struct guard_estimates *est, struct policy_decision *decisions)
 {
 	for (size_t i = 0; i < count; i++) {
 		struct policy_partition *p = &parts[i];
@@ -310,7 +336,7 @@ void guard_judge_victims(const struct policy_host *h, struct policy_partition *p
 			continue;    /* an estimate is no news: neither a sign that it wants less nor a cut's result */
 		m->answered = false; /* a new measurement: a cut may answer it */
 		m->spare_ticks = below && !idle && spare_where_it_runs(h, p) ? m->spare_ticks + 1 : 0;
-		if (m->spare_ticks >= GUARD_CALM_TICKS) {
+		if (m->spare_ticks >= GUARD_CALM_TICKS && totals_measured_within(h, p, est, m->spare_ticks)) {
 			mark_demand_limited(p, &decisions[i], "the host has spare capacity");
 			continue;
 		}

@@ -122,7 +122,8 @@ struct guard_domain_memory {
 			       * judged to want less since (guard_cut.c holds such a crowd to a budget) */
 	double want_mbps;     /* what the guard wants it to use here at most, MB/s (when throttled) */
 	/* On a guaranteed partition: the evidence a learned capacity needs (see policies/guard.c). */
-	double last_mbps;     /* its rate here last tick (0: none) */
+	double last_mbps;     /* its rate here last tick (0: none); kept on a guaranteed partition, and on
+			       * any while its rate here is estimated (guard_estimates.c) */
 	bool dropped_at_peak; /* its rate here fell while the domain stayed at its peak total */
 	unsigned since_drop;  /* ticks since that fall (when dropped_at_peak) */
 	double min_pct;	      /* on a guaranteed partition: the minimum the guard programmed here (0: none) */
@@ -134,6 +135,7 @@ struct guard_domain_memory {
 	/* On a guaranteed partition: said that no ceiling on this domain could go lower while it was
 	 * short here (once, until it has its guarantee again). */
 	bool told_unprotectable;
+	unsigned estimate_ticks; /* its rate here has been an estimate this many ticks in a row */
 };
 
 struct guard_memory {
@@ -154,6 +156,7 @@ struct guard_memory {
 	/* A cut was made for its last measured rate: an estimate (that rate repeated while counters
 	 * rotate) asks for no other (see guard_victims.c). */
 	bool answered;
+	bool estimate_aged; /* some domain's estimate_ticks is not 0 */
 };
 
 /* The guard's IPC signal, on a latency-critical partition with ipc_guard (see policies/guard_ipc.c). */

@@ -71,6 +71,10 @@ struct monitor_ops {
 	void (*probe)(struct monitor *monitor, struct monitor_caps *ret);
 	/* Starts measuring partition `index`, which the control opened as `ref`. */
 	int (*add)(struct monitor *monitor, size_t index, const struct partition_ref *ref, struct err *err);
+	/* While counters rotate, partition `index` keeps one (once its turn comes) and is measured every
+	 * tick (keep), or goes round with the others again (!keep). -ENOSPC, with why, when no counter
+	 * is left to keep for it: it still goes round. NULL: every partition has a counter of its own. */
+	int (*keep)(struct monitor *monitor, size_t index, bool keep, struct err *err);
 	/* Stops measuring it; its samples are SAMPLE_INVALID from then on. */
 	void (*remove)(struct monitor *monitor, size_t index);
 	/* Reads every partition's counters at `now_ns`. Partitions not added get SAMPLE_INVALID. Returns

@@ -208,6 +208,23 @@ static int mbwu_add(struct monitor *m, size_t index, const struct partition_ref 
 	return 0;
 }
 
+static int mbwu_keep(struct monitor *m, size_t index, bool keep, struct err *err)
+{
+	struct mbwu_monitor *w = mbwu_of(m);
+	int r = 0;
+
+	for (unsigned d = 0; d < w->domain_count; d++) {
+		size_t i = w->domain_msc[d];
+		struct err why = { "" };
+		int one = msc_monitors_keep(w->mons[i], index, keep, &why);
+		if (one < 0 && r == 0) { /* the first failure says why; the other MSCs are still asked */
+			r = one;
+			err_set(err, one, "msc \"%s\": %s", w->set->mscs[i].name, why.text);
+		}
+	}
+	return r;
+}
+
 static void mbwu_remove(struct monitor *m, size_t index)
 {
 	struct mbwu_monitor *w = mbwu_of(m);
@@ -319,6 +336,7 @@ const struct monitor_ops monitor_mbwu_ops = {
 	.free = mbwu_free,
 	.probe = mbwu_probe,
 	.add = mbwu_add,
+	.keep = mbwu_keep,
 	.remove = mbwu_remove,
 	.read = mbwu_read,
 	.describe = mbwu_describe,

@@ -460,6 +460,15 @@ int msc_monitors_add(struct msc_monitors *m, size_t index, uint16_t partid, stru
 	return counter_pool_add(m->pool, index) < 0 ? err_set(err, -ENOMEM, "out of memory") : 0;
 }
 
+int msc_monitors_keep(struct msc_monitors *m, size_t index, bool keep, struct err *err)
+{
+	int r = counter_pool_keep(m->pool, index, keep);
+
+	if (r == -ENOSPC)
+		return err_set(err, r, "all but one of its %u monitors are kept already", m->count);
+	return r < 0 ? err_set(err, r, "partition slot %zu is not measured here", index) : 0;
+}
+
 void msc_monitors_remove(struct msc_monitors *m, size_t index)
 {
 	counter_pool_remove(m->pool, index);

@@ -26,6 +26,10 @@ void msc_monitors_free(struct msc_monitors *mons);
 /* Starts measuring partition `index`, which runs as `partid`. */
 int msc_monitors_add(struct msc_monitors *mons, size_t index, uint16_t partid, struct err *err);
 
+/* Partition `index` keeps a monitor while they rotate (counter_pool_keep); -ENOSPC when all but one
+ * are kept already. */
+int msc_monitors_keep(struct msc_monitors *m, size_t index, bool keep, struct err *err);
+
 /* Stops measuring partition `index`. */
 void msc_monitors_remove(struct msc_monitors *mons, size_t index);
 

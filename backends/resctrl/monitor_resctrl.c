@@ -40,10 +40,11 @@ struct resctrl_mon {
 	char event[32];
 	bool assign;	   /* mbm_event mode: counters are assigned through mbm_RES_assignments */
 	size_t partitions; /* slots 0..partitions-1 have rows (grows with the slots added) */
-	size_t fds_cap, last_cap, dirs_cap;
+	size_t fds_cap, last_cap, dirs_cap, keep_cap;
 	int *fds;		 /* [partition][domain], -1 when closed */
 	struct last_count *last; /* [partition][domain] */
 	int *dirs;		 /* per partition: the group's directory (not owned) */
+	bool *keep;		 /* per partition: it keeps a counter while they rotate (mon_keep) */
 	struct mon_domain *domains;
 	unsigned mounts; /* fs->mounts when the pools were made */
 };
@@ -234,6 +235,7 @@ static void mon_free(struct monitor *m)
 	free(mon->fds);
 	free(mon->last);
 	free(mon->dirs);
+	free(mon->keep);
 	free(mon->domains);
 	if (mon->owns_fs)
 		resctrl_fs_free(mon->fs);
@@ -271,7 +273,8 @@ static int mon_grow(struct resctrl_mon *mon, size_t partitions)
 		return 0;
 	if (array_grow((void **)&mon->fds, &mon->fds_cap, partitions, domains * sizeof(*mon->fds), &first) < 0 ||
 	    array_grow((void **)&mon->last, &mon->last_cap, partitions, domains * sizeof(*mon->last), NULL) < 0 ||
-	    array_grow((void **)&mon->dirs, &mon->dirs_cap, partitions, sizeof(*mon->dirs), NULL) < 0)
+	    array_grow((void **)&mon->dirs, &mon->dirs_cap, partitions, sizeof(*mon->dirs), NULL) < 0 ||
+	    array_grow((void **)&mon->keep, &mon->keep_cap, partitions, sizeof(*mon->keep), NULL) < 0)
 		return -ENOMEM;
 	for (size_t i = first * domains; i < mon->fds_cap * domains; i++)
 		mon->fds[i] = -1;
@@ -476,6 +479,16 @@ static void log_counters(const struct resctrl_mon *mon, const unsigned *counters
 	}
 }
 
+/* A pool made after mon_keep: partition p keeps its counter there too (past the kept limit it goes
+ * round, as mon_keep would have said when it was asked). */
+static void keep_on(struct resctrl_mon *mon, size_t p, unsigned d)
+{
+	if (counter_pool_keep(mon->domains[d].pool, p, true) < 0)
+		log_warning("domain %u: partition slot %zu goes round with the others: all but one counter "
+			    "are kept already",
+			    mon->info->mon_domain_ids[d], p);
+}
+
 /* The pools are made at the first read, once every group is open and has given back what mkdir
  * assigned, so they know how many counters are really free. */
 static void make_pools(struct resctrl_mon *mon)
@@ -495,17 +508,38 @@ static void make_pools(struct resctrl_mon *mon)
 			continue;
 		}
 		for (size_t p = 0; p < mon->partitions; p++)
-			if (*fd_of(mon, p, d) >= 0)
-				counter_pool_add(md->pool, p);
+			if (*fd_of(mon, p, d) >= 0 && counter_pool_add(md->pool, p) == 0 && mon->keep[p])
+				keep_on(mon, p, d);
 	}
 	if (mon->assign)
 		log_counters(mon, counters);
+}
+
+static int mon_keep(struct monitor *m, size_t index, bool keep, struct err *err)
+{
+	struct resctrl_mon *mon = mon_of(m);
+	int r = 0;
+
+	if (index >= mon->partitions)
+		return err_set(err, -ENOENT, "partition slot %zu is not measured here", index);
+	mon->keep[index] = keep; /* for pools made later too (make_pools) */
+	for (unsigned d = 0; d < mon->info->mon_domain_count; d++) {
+		int one = mon->domains[d].pool && *fd_of(mon, index, d) >= 0
+				  ? counter_pool_keep(mon->domains[d].pool, index, keep)
+				  : 0;
+		if (one == -ENOSPC && r == 0)
+			r = err_set(err, one, "domain %u: all but one of its counters are kept already",
+				    mon->info->mon_domain_ids[d]);
+	}
+	return r;
 }
 
 static void mon_remove(struct monitor *m, size_t index)
 {
 	struct resctrl_mon *mon = mon_of(m);
 
+	if (index < mon->partitions)
+		mon->keep[index] = false;
 	for (unsigned d = 0; index < mon->partitions && d < mon->info->mon_domain_count; d++) {
 		int *fd = fd_of(mon, index, d);
 		if (mon->domains[d].pool)
@@ -573,6 +607,7 @@ const struct monitor_ops monitor_resctrl_ops = {
 	.free = mon_free,
 	.probe = mon_probe,
 	.add = mon_add,
+	.keep = mon_keep,
 	.remove = mon_remove,
 	.read = mon_read,
 	.describe = mon_describe,

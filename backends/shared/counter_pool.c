@@ -32,6 +32,7 @@ struct member {
 	double bytes_per_ns;
 	uint64_t last_ns; /* end of the last sample produced */
 	uint64_t sampled; /* the pass that wrote its sample last */
+	bool keep;	  /* counter_pool_keep: it holds on to a counter once it has one */
 };
 
 struct counter_pool {
@@ -48,6 +49,7 @@ struct counter_pool {
 	size_t active;
 	size_t held;   /* slots with an owner: active - held partitions wait for one */
 	size_t cursor; /* next partition to consider for a free counter */
+	unsigned kept; /* active members with keep set */
 	uint64_t pass; /* counter_pool_read calls */
 };
 
@@ -142,7 +144,23 @@ int counter_pool_add(struct counter_pool *pool, size_t index)
 		pool->active++;
 	else if (m->slot >= 0)
 		slot_release(pool, (unsigned)m->slot); /* added again: it starts from no baseline */
+	pool->kept -= m->active && m->keep;
 	*m = (struct member){ .active = true, .slot = -1 };
+	return 0;
+}
+
+int counter_pool_keep(struct counter_pool *pool, size_t index, bool keep)
+{
+	struct member *m = index < pool->p.partitions ? &pool->members[index] : NULL;
+
+	if (!m || !m->active)
+		return -ENOENT;
+	if (m->keep == keep)
+		return 0;
+	if (keep && pool->kept + 1 >= pool->hw_counters)
+		return -ENOSPC; /* one counter at least goes round the others */
+	m->keep = keep;
+	pool->kept += keep ? 1 : -1u;
 	return 0;
 }
 
@@ -154,6 +172,7 @@ void counter_pool_remove(struct counter_pool *pool, size_t index)
 		return;
 	if (m->slot >= 0)
 		slot_release(pool, (unsigned)m->slot);
+	pool->kept -= m->keep;
 	*m = (struct member){ .slot = -1 };
 	pool->active--;
 }
@@ -309,7 +328,9 @@ static void read_held(struct counter_pool *pool, const struct pass *pass, struct
 		if (s->owner >= 0) {
 			size_t owner = (size_t)s->owner;
 			slot_take(pass, s, &readings[i], &members[owner], &out[owner * stride]);
-			if (pass->rotating && (s->measurements > 0 || s->ticks_held >= MAX_DWELL_TICKS))
+			bool passes_on =
+				!members[owner].keep && (s->measurements > 0 || s->ticks_held >= MAX_DWELL_TICKS);
+			if (pass->rotating && passes_on)
 				slot_release(pool, i);
 		}
 		long next = s->owner < 0 && pool->held < pool->active ? next_waiting(pool) : -1;

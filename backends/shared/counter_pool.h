@@ -5,7 +5,8 @@
  * With at least as many counters as partitions every partition keeps one. With fewer, counters
  * rotate: a partition holds one until it has produced a measurement (after the counter settles and
  * a baseline is read) and then passes it on; between its turns its bandwidth is extrapolated from its
- * last measured rate, like perf multiplexing, and those samples are SAMPLE_ESTIMATED. */
+ * last measured rate, like perf multiplexing, and those samples are SAMPLE_ESTIMATED. A partition the
+ * caller marks (counter_pool_keep) keeps its counter once it has one. */
 #ifndef MPAMD_BACKENDS_SHARED_COUNTER_POOL_H
 #define MPAMD_BACKENDS_SHARED_COUNTER_POOL_H
 
@@ -66,6 +67,12 @@ void counter_pool_free(struct counter_pool *pool);
  * so do the counters it may use, up to the hardware's). -ENOMEM. A slot removed and added again
  * starts from no baseline. */
 int counter_pool_add(struct counter_pool *pool, size_t index);
+
+/* While counters rotate, partition `index` keeps the counter it gets at its next turn, and is measured
+ * every tick from then on (keep), or goes round with the others again (!keep). At most one counter
+ * fewer than the hardware has can be kept, so that the rest are still measured in turn: -ENOSPC past
+ * that. -ENOENT: it was not added. Adding it again forgets it. */
+int counter_pool_keep(struct counter_pool *pool, size_t index, bool keep);
 
 /* Stops measuring partition `index`: its counter (if it holds one) goes back to the pool. */
 void counter_pool_remove(struct counter_pool *pool, size_t index);

@@ -206,12 +206,34 @@ json_t *composition_describe(const struct composition *c)
 /* Partition `index` (`ref`) to every monitor. One the control says nothing can count by itself is
  * given to none (its samples are invalid with that reason: engine.c), so none counts its group's whole
  * as its own. */
+/* A partition with a guarantee keeps its counter where counters rotate: the guard judges it every
+ * tick, and a shortfall seen a rotation late is a rotation of ticks short (policies/guard_estimates.c). */
+static bool keeps_counter(const struct partition_config *p)
+{
+	return p->goals.guarantee_mbps > 0;
+}
+
+void composition_monitors_keep(struct composition *c, size_t index, const struct partition_config *p)
+{
+	for (size_t m = 0; m < c->monitor_count; m++) {
+		const struct monitor_ops *ops = c->monitors[m].ops;
+		struct err why = { "" };
+		int r = ops->keep ? ops->keep(c->monitors[m].monitor, index, keeps_counter(p), &why) : 0;
+		if (r < 0 && r != -ENOENT) /* ENOENT: not measured by this monitor (not open, or unmeasured) */
+			log_warning("partition %s: its counter goes round with the others although it has a "
+				    "guarantee: %s",
+				    p->name, why.text);
+	}
+}
+
 static int monitors_add(struct composition *c, size_t index, const struct partition_ref *ref, struct err *err)
 {
 	int r = 0;
 
 	for (size_t m = 0; r == 0 && !ref->unmeasured && m < c->monitor_count; m++)
 		r = c->monitors[m].ops->add(c->monitors[m].monitor, index, ref, err);
+	if (r == 0 && !ref->unmeasured)
+		composition_monitors_keep(c, index, ref->config);
 	return r;
 }
 

@@ -71,6 +71,11 @@ void composition_close(struct composition *c);
 int composition_partition_open(struct composition *c, size_t index, const struct partition_config *p,
 			       struct partition_ref *ret, struct err *err);
 
+/* Whether partition `index` keeps a counter where counters rotate, from its goals (a guarantee
+ * does): at open, and again when its goals change. A monitor that cannot keep one says so (a
+ * warning); the partition is measured in turn then. */
+void composition_monitors_keep(struct composition *c, size_t index, const struct partition_config *p);
+
 /* Partition `index` is in a new group (`ref`, a class move that could not keep its counts): the
  * monitors take it again, from a new baseline. 0, or why a monitor cannot. */
 int composition_remonitor(struct composition *c, size_t index, const struct partition_ref *ref, struct err *err);

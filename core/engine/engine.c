@@ -124,6 +124,8 @@ void engine_policy_config(struct engine *e, size_t index)
 	pp->cfg_max = domain_goal_max(&e->hw.caps, g, CONTROL_MAX_DOMAINS);
 	pp->cfg_min = domain_goal_min(&e->hw.caps, g, CONTROL_MAX_DOMAINS);
 	engine_domains_config(e, index);
+	if (e->slots.partitions[index].status.open)
+		composition_monitors_keep(&e->hw, index, p); /* a guarantee set or reloaded */
 }
 
 /* The file's partitions get slots 0..n-1 in the file's order. mpamd starts when one of them opens, or

@@ -715,6 +715,42 @@ static void test_mpam73_one_counter_per_domain_rotates(void **state)
 	rig_stop(&rig);
 }
 
+/* Counters assigned in turn, and one partition with a guarantee: it keeps a counter on every domain
+ * from its first turn on (the pools are made at the first read, after it asked), and is measured
+ * every tick; the others share the one counter left per domain. */
+static void test_guarantee_holder_keeps_an_assigned_counter(void **state)
+{
+	static const char *const extra[] = { "--counters", "3", "--mon-resource", "MB", NULL };
+	enum {
+		VMS = 6,
+		TICKS = 60
+	};
+	struct rig rig;
+	char body[4096];
+
+	(void)state;
+	vms_body(body, sizeof(body), 100000, VMS, 500);
+	strcat(body, "[partition \"web\"]\nsim_demand = 4000\nclass = latency-critical\nguarantee_mbps = 3000\n");
+	rig_start_args(&rig, "mpam73", extra, body);
+	rig_open_all(&rig);
+	unsigned measured[VMS + 1] = { 0 };
+	for (int t = 0; t < TICKS; t++) {
+		rig_tick(&rig);
+		for (size_t p = 0; t >= 10 && p <= VMS; p++) {
+			bool all = true;
+			for (unsigned d = 0; d < rig.hw.domain_count; d++)
+				all &= rig.samples[p * rig.hw.domain_count + d].state == SAMPLE_MEASURED;
+			measured[p] += all;
+		}
+	}
+	if (measured[VMS] != TICKS - 10)
+		fail_msg("web (guarantee) measured %u of %d ticks", measured[VMS], TICKS - 10);
+	for (size_t p = 0; p < VMS; p++)
+		if (measured[p] == 0)
+			fail_msg("vm%zu never measured", p);
+	rig_stop(&rig);
+}
+
 /* The reads of the emulator's counters that waited for a monitor not ready yet. */
 static unsigned long nrdy_waits(struct rig *rig)
 {
@@ -1358,6 +1394,7 @@ int main(void)
 		cmocka_unit_test(test_removed_group_counters_say_gone),
 		cmocka_unit_test(test_amd_counter_assignment_rotates),
 		cmocka_unit_test(test_mpam73_one_counter_per_domain_rotates),
+		cmocka_unit_test(test_guarantee_holder_keeps_an_assigned_counter),
 		cmocka_unit_test(test_mpam73_new_counter_read_next_tick),
 		cmocka_unit_test(test_mpam_without_counters_records_nothing_as_zero),
 		cmocka_unit_test(test_mpamd_records_against_the_emulator),

@@ -203,6 +203,16 @@ static void test_t241_within_1_percent(void **state)
 	free(run.rows);
 }
 
+/* Measured rows of partition `name` in the run. */
+static size_t measured_rows(const struct run *run, const char *name)
+{
+	size_t measured = 0;
+
+	for (size_t r = 0; r < run->count; r++)
+		measured += !strcmp(run->rows[r].partition, name) && run->rows[r].valid && !run->rows[r].estimated;
+	return measured;
+}
+
 static void test_rotation_within_5_percent(void **state)
 {
 	char text[4096];
@@ -224,14 +234,80 @@ static void test_rotation_within_5_percent(void **state)
 	/* Every partition is measured regularly, not only extrapolated. */
 	for (int i = 0; i < 16; i++) {
 		char name[8];
-		size_t measured = 0;
 		snprintf(name, sizeof(name), "p%d", i);
-		for (size_t r = 0; r < run.count; r++)
-			measured += !strcmp(run.rows[r].partition, name) && run.rows[r].valid && !run.rows[r].estimated;
+		size_t measured = measured_rows(&run, name);
 		if (measured < 20)
 			fail_msg("%s measured only %zu times in 400 ticks", name, measured);
 	}
 	free(run.rows);
+}
+
+/* A partition with a guarantee keeps its counter while the others go round: the guard judges it on
+ * a measurement every tick (policies/guard_estimates.c); the others still share the rest. */
+static void test_guarantee_holder_keeps_its_counter(void **state)
+{
+	char text[4096];
+	int used = snprintf(text, sizeof(text),
+			    "[global]\nbackend = sim\ninterval_ms = 100\n"
+			    "[sim]\nmscs = 2\ncapacity_mbps = 40000\nmonitors = 4\ncounter_bits = 44\n");
+
+	(void)state;
+	for (int i = 0; i < 16; i++)
+		used += snprintf(text + used, sizeof(text) - (size_t)used, "[partition \"p%d\"]\nsim_demand = %d\n%s",
+				 i, 500 + 250 * i, i == 9 ? "class = latency-critical\nguarantee_mbps = 2000\n" : "");
+	struct run run = run_scenario(text, 200);
+	size_t held = measured_rows(&run, "p9");
+	if (held < 195) /* all but its first turn's wait */
+		fail_msg("p9 (guarantee) measured %zu times in 200 ticks", held);
+	for (int i = 0; i < 16; i++) {
+		char name[8];
+		snprintf(name, sizeof(name), "p%d", i);
+		if (i != 9 && measured_rows(&run, name) < 10) /* as in test_rotation_within_5_percent */
+			fail_msg("%s measured only %zu times in 200 ticks", name, measured_rows(&run, name));
+	}
+	free(run.rows);
+}
+
+static void stop_after_three(void *ctx, struct engine *e)
+{
+	unsigned *ticks = ctx;
+
+	if (++*ticks == 3)
+		engine_stop(e);
+}
+
+/* More guarantee holders than counters to keep: all but one of an MSC's monitors are kept, and each
+ * partition past that is told of, by name and why, and measured in turn. */
+static void test_too_many_guarantee_holders_are_said(void **state)
+{
+	char path[] = "/tmp/mpamd-test-keep-XXXXXX";
+	int fd = mkstemp(path);
+	char text[4096];
+	int used = snprintf(text, sizeof(text),
+			    "[global]\nbackend = sim\ninterval_ms = 100\n"
+			    "[sim]\nmscs = 1\ncapacity_mbps = 40000\nmonitors = 4\ncounter_bits = 44\n");
+	struct log_capture log;
+
+	(void)state;
+	assert_true(fd >= 0);
+	for (int i = 0; i < 8; i++)
+		used += snprintf(text + used, sizeof(text) - (size_t)used,
+				 "[partition \"p%d\"]\nsim_demand = 1000\nclass = latency-critical\nguarantee_mbps = "
+				 "500\n",
+				 i);
+	assert_true(write(fd, text, (size_t)used) == used);
+	close(fd);
+	struct engine *engine = NULL;
+	unsigned ticks = 0;
+	engine_run_file_captured(path, stop_after_three, &ticks, &log, &engine);
+	engine_free(engine);
+	unlink(path);
+	static const char *const said[] = { "its counter goes round with the others although it has a guarantee",
+					    "all but one of its 4 monitors are kept already", NULL };
+	assert_int_equal(log_capture_count(&log, said), 5); /* p3..p7: three of four kept */
+	static const char *const p7[] = { "partition p7:", "goes round", NULL };
+	assert_int_equal(log_capture_count(&log, p7), 1);
+	log_capture_free(&log);
 }
 
 /* engine_new refuses the configuration `text` (for one tick on the simulated clock) with -EINVAL,
@@ -404,6 +480,8 @@ int main(void)
 		cmocka_unit_test(test_nrdy_software_within_1_percent),
 		cmocka_unit_test(test_t241_within_1_percent),
 		cmocka_unit_test(test_rotation_within_5_percent),
+		cmocka_unit_test(test_guarantee_holder_keeps_its_counter),
+		cmocka_unit_test(test_too_many_guarantee_holders_are_said),
 		cmocka_unit_test(test_interval_too_long_for_31bit_counters),
 		cmocka_unit_test(test_sim_clock_needs_sim_backend),
 		cmocka_unit_test(test_same_seed_same_run),

@@ -287,10 +287,52 @@ static void test_broken_counter_is_handed_on(void **state)
 	counter_pool_free(pool);
 }
 
+/* A kept partition (a guarantee holder) holds its counter and is measured every tick once its turn
+ * came; the others share what is left in turn. At most all counters but one are kept; removing a
+ * kept partition, or adding it again, frees its place. */
+static void test_kept_counter_every_tick(void **state)
+{
+	struct fake f;
+	struct counter_pool *pool = make_pool(&f, 3, 7);
+	struct sample s[7];
+	unsigned measured[7] = { 0 };
+	uint64_t now = TICK_NS;
+
+	(void)state;
+	for (size_t i = 0; i < 7; i++) {
+		f.rate[i] = 500 * (i + 1);
+		counter_pool_add(pool, i);
+	}
+	assert_int_equal(counter_pool_keep(pool, 5, true), 0);
+	assert_int_equal(counter_pool_keep(pool, 6, true), 0);
+	assert_int_equal(counter_pool_keep(pool, 0, true), -ENOSPC); /* one counter must go round */
+	assert_int_equal(counter_pool_keep(pool, 9, true), -ENOENT);
+	counter_pool_read(pool, now, s, 1);
+	for (int t = 0; t < 60; t++) {
+		advance(&f, 3);
+		now += TICK_NS;
+		counter_pool_read(pool, now, s, 1);
+		for (size_t i = 0; t >= 10 && i < 7; i++) /* after every turn came once */
+			measured[i] += s[i].state == SAMPLE_MEASURED;
+	}
+	assert_int_equal(measured[5], 50);
+	assert_int_equal(measured[6], 50);
+	for (size_t i = 0; i < 5; i++)
+		assert_in_range(measured[i], 9, 11); /* one counter among five: every fifth tick */
+	counter_pool_remove(pool, 6);
+	assert_int_equal(counter_pool_keep(pool, 0, true), 0); /* 6's place is free */
+	assert_int_equal(counter_pool_add(pool, 6), 0);
+	assert_int_equal(counter_pool_keep(pool, 6, true), -ENOSPC);
+	counter_pool_add(pool, 0); /* added again: kept no longer */
+	assert_int_equal(counter_pool_keep(pool, 6, true), 0);
+	counter_pool_free(pool);
+}
+
 TEST_MAIN({
 	cmocka_unit_test(test_enough_counters_never_rotate),
 	cmocka_unit_test(test_pool_grows_with_slots),
 	cmocka_unit_test(test_rotation_is_fair_and_estimates),
+	cmocka_unit_test(test_kept_counter_every_tick),
 	cmocka_unit_test(test_not_ready_then_baseline),
 	cmocka_unit_test(test_restart_is_a_new_baseline),
 	cmocka_unit_test(test_broken_counter_is_handed_on),

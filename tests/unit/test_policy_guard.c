@@ -260,6 +260,42 @@ static const struct scenario scenarios[] = {
 			       LEVEL(0, 5000)) }),
 	},
 	{
+		/* Spare capacity in a total of old estimates is no sign either: the neighbours may have
+		 * risen unseen. It counts once every rate in the total was measured since web fell short. */
+		.name = "test_guard_spare_in_old_estimates_is_no_sign_of_wanting_less",
+		.host = NO_MB_MIN,
+		PARTS(LC("web", 12000), BE("a"), BE("b")),
+		STEPS({ 1, .mbps = { 12500, 3000, 3000 }, .total_mbps = 18500 },
+		      { 3, .mbps = { 5000, 3000, 3000 }, .total_mbps = 11000, .estimated = 6,
+			CHECKS(NEVER_SAYS(0, "release"), LEVEL(0, 0)) },
+		      { 1, .mbps = { 5000, 3000, 3000 }, .total_mbps = 11000,
+			CHECKS(SAYS(0, "release: web uses 5000 MB/s although the host has spare capacity")) }),
+	},
+	{
+		/* A crowd rising together is seen a few at a time: the one measured this tick rose by 9000
+		 * MB/s, the two estimated are taken to have risen alike (11000 + 18000 of 40000), and web,
+		 * measured short, has every neighbour cut at once. */
+		.name = "test_guard_counts_the_unseen_rise_of_a_rotating_crowd",
+		.host = NO_MB_MIN,
+		PARTS(LC("web", 12000), BE("a"), BE("b"), BE("c")),
+		STEPS({ 1, .mbps = { 13000, 1000, 1000, 1000 }, .total_mbps = 16000 },
+		      { 1, .mbps = { 13000, 1000, 1000, 1000 }, .total_mbps = 16000, .estimated = 14 },
+		      { 1, .mbps = { 8000, 10000, 1000, 1000 }, .total_mbps = 20000, .estimated = 12,
+			CHECKS(THROTTLED(1), THROTTLED(2), THROTTLED(3),
+			       SAYS(1,
+				    "capacity known, with the unseen rise of 2 partitions not measured this tick")) }),
+	},
+	{
+		/* The same rise, with web not measured this tick: nothing is inferred for an estimate. */
+		.name = "test_guard_infers_no_rise_for_an_estimated_victim",
+		.host = NO_MB_MIN,
+		PARTS(LC("web", 12000), BE("a"), BE("b"), BE("c")),
+		STEPS({ 1, .mbps = { 13000, 1000, 1000, 1000 }, .total_mbps = 16000 },
+		      { 1, .mbps = { 13000, 1000, 1000, 1000 }, .total_mbps = 16000, .estimated = 14 },
+		      { 1, .mbps = { 8000, 10000, 1000, 1000 }, .total_mbps = 20000, .estimated = 13,
+			CHECKS(FREE(1), FREE(2), FREE(3)) }),
+	},
+	{
 		/* A release waits for the guaranteed partitions' measured rates: web's estimate says it has
 		 * headroom, its measurements must say so for three calm ticks. */
 		.name = "test_guard_gives_back_on_measured_rates_only",
