@@ -242,6 +242,7 @@ static const struct guard_plant guard_plants[] = {
 	{ "crowd 60 x 600, 16 mon., delay 1", &plant_linear, 1, 1, 60, 16, false, 30000, 8000, 9000, 600, 50 },
 	{ "crowd 120 x 150, 16 (no squeeze)", &plant_linear, 1, 0, 120, 16, false, 30000, 8000, 9000, 150, 50 },
 	{ "crowd 60 x 600, 4 monitors", &plant_linear, 1, 0, 60, 4, false, 30000, 8000, 9000, 600, 50 },
+	{ "crowd 60 x 600 from 0, 16 mon.", &plant_linear, 1, 0, 60, 16, false, 30000, 8000, 9000, 600, 0 },
 	{ "crowd 60 x 350, web wants 6000", &plant_linear, 1, 0, 60, 16, false, 30000, 8000, 6000, 350, 50 },
 };
 

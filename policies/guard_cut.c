@@ -55,7 +55,7 @@ static double cut_one(const struct policy_host *h, unsigned d, struct policy_par
 {
 	struct policy_domain *dom = pol_dom(p, d);
 	struct guard_domain_memory *m = &dom->guard;
-	double cap = host_dom(h, d).capacity_mbps, want = dom->mbps * factor;
+	double cap = host_dom(h, d).capacity_mbps, use = guard_use(&v->est, dom, d), want = use * factor;
 	const struct ladder *l = pol_ladder(h, d);
 	double floor_pct = step_floor(l), cur = current_ceiling(p, dec, d);
 
@@ -82,7 +82,7 @@ static double cut_one(const struct policy_host *h, unsigned d, struct policy_par
 	m->squeeze_age = 0;
 	m->for_guarantee |= v->dom[d].for_bandwidth;
 	double allowed = dom_mbps_of_pct(cap, m->cut_pct);
-	return dom->mbps > allowed ? dom->mbps - allowed : 0;
+	return use > allowed ? use - allowed : 0;
 }
 
 /* What a cut on domain d can take from: the use there of the candidates in `hp` whose ceiling is
@@ -95,7 +95,7 @@ static double cuttable_use(const struct policy_host *h, unsigned d, struct polic
 	*largest = 0;
 	for (size_t k = 0; k < hp->n; k++) {
 		size_t i = hp->at[k];
-		double use = pol_cdom(&parts[i], d)->mbps;
+		double use = guard_use(hp->est, pol_cdom(&parts[i], d), d);
 		if (current_ceiling(&parts[i], &decisions[i], d) <= floor_pct)
 			continue;
 		sum += use;
@@ -138,7 +138,7 @@ void guard_cut(const struct policy_host *h, unsigned d, struct policy_partition 
 {
 	const struct guard_domain_view *dv = &v->dom[d];
 	double need = dv->for_bandwidth ? dv->need_mbps : 0, largest;
-	struct guard_heap hp = { .at = work };
+	struct guard_heap hp = { .at = work, .est = &v->est };
 
 	if (dv->ipc_need_mbps > need)
 		need = dv->ipc_need_mbps;

@@ -11,9 +11,10 @@
  *    after a run of estimates say how much their rates moved while unseen; the guard takes the others
  *    to have moved alike (`unseen_rise_mbps`, each domain's estimated partitions times the mean rise of
  *    those just measured) to judge that a domain is saturated, for a guaranteed partition measured
- *    short this tick only. It is an inference from measured rates, never a rate anyone is given: the
- *    cut it allows is judged a few ticks later like any other (a cut that frees bandwidth and does not
- *    raise the partition makes it "not held back").
+ *    short this tick only, and to size each one's share of a cut (guard_use: a neighbour quiet when
+ *    last measured is cut with the others). It is an inference from measured rates, never a rate
+ *    anyone is shown: the cut it allows is judged a few ticks later like any other (a cut that frees
+ *    bandwidth and does not raise the partition makes it "not held back").
  *
  * Per partition and domain it keeps how many ticks in a row its rate there was estimated, and, while
  * it is, the estimated rate (last_mbps, which the guard also keeps for a guaranteed partition's
@@ -61,6 +62,7 @@ void guard_note_estimates(const struct policy_host *h, struct policy_partition *
 			age_partition(h, &parts[i], est, seen_again);
 	for (unsigned d = 0; d < domains; d++) {
 		double mean = seen_again[d] ? est->unseen_rise_mbps[d] / seen_again[d] : 0;
-		est->unseen_rise_mbps[d] = mean > 0 ? mean * est->estimated[d] : 0;
+		est->mean_rise_mbps[d] = mean > 0 ? mean : 0;
+		est->unseen_rise_mbps[d] = est->mean_rise_mbps[d] * est->estimated[d];
 	}
 }

@@ -13,7 +13,8 @@
 /* a ranks before b: it uses more on the domain; ties go to the lower index, so the order is total. */
 static bool ranks_before(const struct guard_heap *hp, size_t a, size_t b)
 {
-	double ma = pol_cdom(&hp->parts[a], hp->d)->mbps, mb = pol_cdom(&hp->parts[b], hp->d)->mbps;
+	double ma = guard_use(hp->est, pol_cdom(&hp->parts[a], hp->d), hp->d),
+	       mb = guard_use(hp->est, pol_cdom(&hp->parts[b], hp->d), hp->d);
 
 	return ma > mb || (ma == mb && a < b);
 }
@@ -52,7 +53,7 @@ void guard_heap_build(struct guard_heap *hp, struct policy_partition *parts, siz
 	hp->d = d;
 	for (size_t i = 0; i < count; i++) {
 		const struct policy_domain *dom = pol_cdom(&parts[i], d);
-		if (best_effort(&parts[i]) && parts[i].valid && dom->valid && dom->mbps > 0)
+		if (best_effort(&parts[i]) && parts[i].valid && dom->valid && guard_use(hp->est, dom, d) > 0)
 			hp->at[hp->n++] = i;
 	}
 	for (size_t k = hp->n / 2; k-- > 0;)

@@ -89,6 +89,7 @@ struct guard_estimates {
 	unsigned oldest[POLICY_MAX_DOMAINS];	     /* ticks since the oldest estimated rate there was measured */
 	unsigned estimated[POLICY_MAX_DOMAINS];	     /* partitions with an estimated rate there */
 	double unseen_rise_mbps[POLICY_MAX_DOMAINS]; /* what they are taken to have risen by, unseen (>= 0) */
+	double mean_rise_mbps[POLICY_MAX_DOMAINS];   /* ... each (>= 0) */
 };
 
 struct guard_view {
@@ -146,6 +147,14 @@ static inline bool uses_domain(const struct policy_host *h, const struct policy_
 
 /* ---- guard_estimates.c ---- */
 
+/* What the guard takes a partition to use on domain d when it cuts: its rate there, and while that is
+ * an estimate, the rise the neighbours measured this tick made unseen (guard_estimates.c): a crowd
+ * quiet when last measured is cut with the others, not left out for using nothing. */
+static inline double guard_use(const struct guard_estimates *est, const struct policy_domain *dom, unsigned d)
+{
+	return dom->valid && dom->estimated ? dom->mbps + est->mean_rise_mbps[d] : dom->mbps;
+}
+
 /* Each partition's run of estimates, and each domain's oldest and unseen rise, this tick. */
 void guard_note_estimates(const struct policy_host *h, struct policy_partition *parts, size_t count,
 			  struct guard_estimates *est);
@@ -197,6 +206,7 @@ struct guard_heap {
 	size_t n;
 	const struct policy_partition *parts;
 	unsigned d;
+	const struct guard_estimates *est; /* the use it orders by is guard_use's */
 };
 
 /* The best-effort partitions that use domain d, in a heap (Floyd's construction: linear), in the

@@ -31,7 +31,7 @@
 #include "tests/util/engine_util.h"
 
 #define INTERVAL_MS 100
-#define MAXP	    4
+#define MAXP	    64
 #define MAXSETS	    4
 
 /* The run, indexed by tick (1-based) and partition (in config order). */
@@ -445,6 +445,50 @@ static void test_guard_two_best_effort(void **state)
 	free(t.rows);
 }
 
+/* A crowd of 60 best-effort partitions rising together (50 -> 600 MB/s each, twice) beside a
+ * guaranteed one, 16 monitors for 61 partitions, no MBW_MIN: the victim keeps a monitor, the crowd is
+ * seen 15 at a time, and is cut whole within 3 ticks of the squeeze (its unseen rise inferred from
+ * the part measured); before the first squeeze no limit moves. */
+static void test_guard_rotating_crowd(void **state)
+{
+	char text[8192];
+	int used =
+		snprintf(text, sizeof(text),
+			 "[global]\nbackend = sim\ninterval_ms = 100\n"
+			 "[sim]\nmscs = 1\ncapacity_mbps = 30000\nmonitors = 16\nmbw_min = no\nnoise_pct = 2\n"
+			 "seed = 5\n"
+			 "[partition \"web\"]\nclass = latency-critical\nguarantee_mbps = 8000\nsim_demand = 9000\n");
+
+	(void)state;
+	for (int i = 0; i < 60; i++)
+		used += snprintf(text + used, sizeof(text) - (size_t)used,
+				 "[partition \"be%d\"]\nclass = best-effort\nsim_demand = 0@0 600@50 0@200 600@250\n",
+				 i);
+	struct trace t = run(text, 300, NULL, NULL);
+	size_t web = part_index(&t, "web");
+	for (uint64_t squeeze = 50; squeeze <= 250; squeeze += 200) {
+		unsigned short_ticks = 0;
+		for (uint64_t k = squeeze + 1; k <= squeeze + 20; k++)
+			short_ticks += at(&t, k, web)->sim_mbps < 0.95 * 8000;
+		printf("  squeeze at tick %llu: web short %u ticks\n", (unsigned long long)squeeze, short_ticks);
+		if (short_ticks > 3)
+			fail_msg("web short %u ticks after the squeeze at tick %llu", short_ticks,
+				 (unsigned long long)squeeze);
+	}
+	uint64_t first_cut = 0;
+	for (uint64_t k = 1; k <= 50; k++)
+		for (size_t p = 0; p < t.parts; p++)
+			if (p != web && at(&t, k, p)->mb_max < 100)
+				fail_msg("%s limited to %g%% at tick %llu, before any squeeze", t.names[p],
+					 at(&t, k, p)->mb_max, (unsigned long long)k);
+	for (uint64_t k = 51; !first_cut && k <= 70; k++)
+		first_cut = strstr(at(&t, k, part_index(&t, "be0"))->event, "throttle: ") ? k : 0;
+	for (size_t p = 0; p < t.parts; p++) /* the whole crowd in the one tick */
+		if (p != web && !strstr(at(&t, first_cut, p)->event, "throttle: web short"))
+			fail_msg("%s not cut with the crowd at tick %llu", t.names[p], (unsigned long long)first_cut);
+	free(t.rows);
+}
+
 /* Without a hardware minimum: a victim below its guarantee only because it wants less is cut for
  * once, found not to be held back, and its neighbour gets everything back; when the victim later
  * wants its guarantee, it gets it within a few ticks. */
@@ -635,6 +679,7 @@ int main(void)
 		cmocka_unit_test(test_target_delay_and_measurement_noise),
 		cmocka_unit_test(test_guard_protects_and_gives_back),
 		cmocka_unit_test(test_guard_two_best_effort),
+		cmocka_unit_test(test_guard_rotating_crowd),
 		cmocka_unit_test(test_guard_victim_that_wants_less),
 		cmocka_unit_test(test_guard_per_domain_spares_the_bystander),
 		cmocka_unit_test(test_guard_protects_ipc),
