@@ -8,8 +8,8 @@
  *    only once every rate in the total was measured after the partition fell short (guard_victims.c
  *    asks `oldest`).
  *  - A crowd that rises together is seen a few partitions a tick. The partitions measured this tick
- *    after a run of estimates say how much their rates moved while unseen; the guard takes the others
- *    to have moved alike (`unseen_rise_mbps`, each domain's estimated partitions times the mean rise of
+ *    after a run of estimates say how much their rates moved while unseen (a rise beyond the
+ *    measurement's jitter, GUARD_DEMAND_BAND together); the guard takes the others to have moved alike (`unseen_rise_mbps`, each domain's estimated partitions times the mean rise of
  *    those just measured) to judge that a domain is saturated, for a guaranteed partition measured
  *    short this tick only, and to size each one's share of a cut (guard_use: a neighbour quiet when
  *    last measured is cut with the others). It is an inference from measured rates, never a rate
@@ -24,10 +24,17 @@
 #include "policies/guard_internal.h"
 #include "policies/policy.h"
 
+/* On one domain, the partitions measured this tick after a run of estimates: how many, and their
+ * rates together as last estimated and as measured now. */
+struct seen_again {
+	unsigned n;
+	double before_mbps, now_mbps;
+};
+
 /* One partition's estimates on each domain: their age, and, when measured again after a run of them,
  * how far its rate moved while unseen. */
 static void age_partition(const struct policy_host *h, struct policy_partition *p, struct guard_estimates *est,
-			  unsigned *seen_again)
+			  struct seen_again *seen)
 {
 	struct policy_domain *doms = pol_doms(p);
 
@@ -40,8 +47,9 @@ static void age_partition(const struct policy_host *h, struct policy_partition *
 			m->last_mbps = doms[d].mbps;
 			est->estimated[d]++;
 		} else if (m->estimate_ticks > 0 && doms[d].valid) {
-			est->unseen_rise_mbps[d] += doms[d].mbps - m->last_mbps; /* summed here, a mean below */
-			seen_again[d]++;
+			seen[d].n++;
+			seen[d].before_mbps += m->last_mbps;
+			seen[d].now_mbps += doms[d].mbps;
 		}
 		if (!estimated)
 			m->estimate_ticks = 0;
@@ -51,18 +59,27 @@ static void age_partition(const struct policy_host *h, struct policy_partition *
 	}
 }
 
+/* The mean rise of those measured again, when they rose together by more than the measurement's
+ * jitter (GUARD_DEMAND_BAND of what they were estimated at): noise is no rise. */
+static double mean_rise(const struct seen_again *seen)
+{
+	double rise = seen->now_mbps - seen->before_mbps;
+
+	return seen->n && rise > GUARD_DEMAND_BAND * seen->before_mbps ? rise / seen->n : 0;
+}
+
 void guard_note_estimates(const struct policy_host *h, struct policy_partition *parts, size_t count,
 			  struct guard_estimates *est)
 {
-	unsigned domains = pol_domains(h), seen_again[POLICY_MAX_DOMAINS] = { 0 };
+	unsigned domains = pol_domains(h);
+	struct seen_again seen[POLICY_MAX_DOMAINS] = { 0 };
 
 	*est = (struct guard_estimates){ 0 };
 	for (size_t i = 0; i < count; i++)
 		if (parts[i].estimated || parts[i].guard.estimate_aged)
-			age_partition(h, &parts[i], est, seen_again);
+			age_partition(h, &parts[i], est, seen);
 	for (unsigned d = 0; d < domains; d++) {
-		double mean = seen_again[d] ? est->unseen_rise_mbps[d] / seen_again[d] : 0;
-		est->mean_rise_mbps[d] = mean > 0 ? mean : 0;
+		est->mean_rise_mbps[d] = mean_rise(&seen[d]);
 		est->unseen_rise_mbps[d] = est->mean_rise_mbps[d] * est->estimated[d];
 	}
 }

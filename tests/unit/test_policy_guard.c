@@ -286,6 +286,17 @@ static const struct scenario scenarios[] = {
 				    "capacity known, with the unseen rise of 2 partitions not measured this tick")) }),
 	},
 	{
+		/* A neighbour measured again 9% above its estimate is jitter, not a rise: the two still
+		 * estimated are not taken to have risen (37800 of 40000, not saturated), and nobody is cut. */
+		.name = "test_guard_infers_no_rise_from_jitter",
+		.host = NO_MB_MIN,
+		PARTS(LC("web", 12000), BE("a"), BE("b"), BE("c")),
+		STEPS({ 1, .mbps = { 13000, 9000, 9000, 9000 }, .total_mbps = 40000 },
+		      { 1, .mbps = { 13000, 9000, 9000, 9000 }, .total_mbps = 40000, .estimated = 14 },
+		      { 1, .mbps = { 10000, 9800, 9000, 9000 }, .total_mbps = 37800, .estimated = 12,
+			CHECKS(FREE(1), FREE(2), FREE(3)) }),
+	},
+	{
 		/* The same rise, with web not measured this tick: nothing is inferred for an estimate. */
 		.name = "test_guard_infers_no_rise_for_an_estimated_victim",
 		.host = NO_MB_MIN,
