@@ -203,9 +203,6 @@ json_t *composition_describe(const struct composition *c)
 	return d;
 }
 
-/* Partition `index` (`ref`) to every monitor. One the control says nothing can count by itself is
- * given to none (its samples are invalid with that reason: engine.c), so none counts its group's whole
- * as its own. */
 /* A partition with a guarantee keeps its counter where counters rotate: the guard judges it every
  * tick, and a shortfall seen a rotation late is a rotation of ticks short (policies/guard_estimates.c). */
 static bool keeps_counter(const struct partition_config *p)
@@ -226,6 +223,9 @@ void composition_monitors_keep(struct composition *c, size_t index, const struct
 	}
 }
 
+/* Partition `index` (`ref`) to every monitor. One the control says nothing can count by itself is
+ * given to none (its samples are invalid with that reason: engine.c), so none counts its group's whole
+ * as its own. */
 static int monitors_add(struct composition *c, size_t index, const struct partition_ref *ref, struct err *err)
 {
 	int r = 0;

@@ -268,6 +268,58 @@ static void test_guarantee_holder_keeps_its_counter(void **state)
 	free(run.rows);
 }
 
+/* After tick 50, p9 is given a guarantee. */
+static void give_p9_a_guarantee(void *ctx, struct engine *e)
+{
+	static const char *const settings[] = { "class=latency-critical", "guarantee_mbps=2000" };
+	struct err err = { "" };
+
+	(void)ctx;
+	if (engine_ticks_done(e) == 50 && engine_set(e, "p9", settings, 2, NULL, NULL, &err) < 0)
+		fail_msg("set p9: %s", err.text);
+}
+
+/* A guarantee given by `set` keeps a counter from then on, as one from the file does. */
+static void test_guarantee_set_keeps_a_counter(void **state)
+{
+	char path[] = "/tmp/mpamd-test-record-XXXXXX";
+	int fd = mkstemp(path);
+	char text[4096];
+	int used = snprintf(text, sizeof(text),
+			    "[global]\nbackend = sim\ninterval_ms = 100\n"
+			    "[sim]\nmscs = 1\ncapacity_mbps = 40000\nmonitors = 4\ncounter_bits = 44\n");
+	struct engine_options opts = { .ticks = 150,
+				       .record_path = path,
+				       .sim_clock = true,
+				       .policies = &policy_chain_static,
+				       .on_tick = give_p9_a_guarantee };
+	struct run run = { 0 };
+
+	(void)state;
+	assert_true(fd >= 0);
+	close(fd);
+	for (int i = 0; i < 16; i++)
+		used += snprintf(text + used, sizeof(text) - (size_t)used, "[partition \"p%d\"]\nsim_demand = %d\n", i,
+				 500 + 250 * i);
+	struct engine *engine = engine_new_or_fail(load_config_text(text), &opts);
+	engine_run_clean(engine, 150);
+	engine_free(engine);
+	long count = record_read(path, run.header, sizeof(run.header), &run.rows);
+	unlink(path);
+	assert_true(count > 0);
+	unsigned before = 0, after = 0;
+	for (long r = 0; r < count; r++) {
+		const struct record_line *l = &run.rows[r];
+		bool measured = !strcmp(l->partition, "p9") && l->valid && !l->estimated;
+		before += measured && l->t_ms <= 5000;
+		after += measured && l->t_ms > 6000;
+	}
+	free(run.rows);
+	printf("p9 measured %u of 50 ticks before its guarantee, %u of the last 90 after\n", before, after);
+	assert_true(before < 25);
+	assert_int_equal(after, 90);
+}
+
 static void stop_after_three(void *ctx, struct engine *e)
 {
 	unsigned *ticks = ctx;
@@ -482,6 +534,7 @@ int main(void)
 		cmocka_unit_test(test_rotation_within_5_percent),
 		cmocka_unit_test(test_guarantee_holder_keeps_its_counter),
 		cmocka_unit_test(test_too_many_guarantee_holders_are_said),
+		cmocka_unit_test(test_guarantee_set_keeps_a_counter),
 		cmocka_unit_test(test_interval_too_long_for_31bit_counters),
 		cmocka_unit_test(test_sim_clock_needs_sim_backend),
 		cmocka_unit_test(test_same_seed_same_run),
