@@ -472,6 +472,20 @@ static void check_templates(const struct config *c, struct diag_list *d)
 	}
 }
 
+/* threads = vcpu picks QEMU's vCPU threads among those of the partition's cgroup or VM; with neither
+ * (pids: every thread of each process is placed) it would pick nothing it says it does. */
+static void check_threads_source(const struct config *c, struct diag_list *d)
+{
+	for (size_t i = 0; i < c->partition_count; i++) {
+		const struct partition_config *p = &c->partitions[i];
+		if (p->threads == THREADS_VCPU && !p->cgroup && !p->vm)
+			diag_add(d, DIAG_ERROR, config_partition_key_line(c, p, "threads"),
+				 "threads = vcpu picks the vCPU threads of a cgroup or vm, and partition \"%s\" has "
+				 "neither (pids places every thread of each process)",
+				 p->name);
+	}
+}
+
 static void warn_escalation_without_cgroup(const struct config *c, struct diag_list *d)
 {
 	for (size_t i = 0; c->global.escalate && i < c->partition_count; i++)
@@ -496,6 +510,7 @@ void config_check_base(struct config *c, const struct config_schema *schema, str
 	check_cpus_unique(c, d);
 	check_task_sources(c, d);
 	check_templates(c, d);
+	check_threads_source(c, d);
 	check_msc_windows(c, schema, d);
 	warn_escalation_without_cgroup(c, d);
 	if (c->partition_count == 0 && c->template_count == 0)
