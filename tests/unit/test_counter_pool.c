@@ -160,19 +160,27 @@ static void test_pool_grows_with_slots(void **state)
 	counter_pool_free(pool);
 }
 
+/* Partitions 0..6 on `counters` fake counters, partition i moving 500 x (i + 1) bytes a tick. */
+static struct counter_pool *seven_partitions(struct fake *f, unsigned counters)
+{
+	struct counter_pool *pool = make_pool(f, counters, 7);
+
+	for (size_t i = 0; i < 7; i++) {
+		f->rate[i] = 500 * (i + 1);
+		assert_int_equal(counter_pool_add(pool, i), 0);
+	}
+	return pool;
+}
+
 static void test_rotation_is_fair_and_estimates(void **state)
 {
 	struct fake f;
-	struct counter_pool *pool = make_pool(&f, 2, 7);
+	struct counter_pool *pool = seven_partitions(&f, 2);
 	struct sample s[7];
 	unsigned measured[7] = { 0 };
 	uint64_t now = TICK_NS;
 
 	(void)state;
-	for (size_t i = 0; i < 7; i++) {
-		f.rate[i] = 500 * (i + 1);
-		counter_pool_add(pool, i);
-	}
 	assert_true(counter_pool_rotating(pool));
 	counter_pool_read(pool, now, s, 1);
 	for (int t = 0; t < 70; t++) {
@@ -293,16 +301,12 @@ static void test_broken_counter_is_handed_on(void **state)
 static void test_kept_counter_every_tick(void **state)
 {
 	struct fake f;
-	struct counter_pool *pool = make_pool(&f, 3, 7);
+	struct counter_pool *pool = seven_partitions(&f, 3);
 	struct sample s[7];
 	unsigned measured[7] = { 0 };
 	uint64_t now = TICK_NS;
 
 	(void)state;
-	for (size_t i = 0; i < 7; i++) {
-		f.rate[i] = 500 * (i + 1);
-		counter_pool_add(pool, i);
-	}
 	assert_int_equal(counter_pool_keep(pool, 5, true), 0);
 	assert_int_equal(counter_pool_keep(pool, 6, true), 0);
 	assert_int_equal(counter_pool_keep(pool, 0, true), -ENOSPC); /* one counter must go round */
