@@ -258,10 +258,9 @@ void engine_free(struct engine *e)
 
 static const char *const implausible_reason = "counter jumped: more than the domain can carry in one interval";
 
-static bool implausible(struct engine *e, size_t index, unsigned d, double mbps)
+static bool implausible(struct engine *e, size_t index, unsigned d, double capacity, double mbps)
 {
 	const struct engine_domain *dom = &e->hw.domains[d];
-	double capacity = engine_monitor_capacity(e, d);
 
 	if (capacity <= 0 || mbps <= IMPLAUSIBLE_FACTOR * capacity)
 		return false;
@@ -272,11 +271,11 @@ static bool implausible(struct engine *e, size_t index, unsigned d, double mbps)
 	return true;
 }
 
-/* A sample more than its domain can carry is invalid, with that reason, for the partition's total
- * and for its domain alike; so is every sample of a partition no monitor counts by itself. Each
- * sample's rate goes into rates[] for the sums after (0 where there is none: a closed partition, an
- * invalid sample). */
-static void screen_samples(struct engine *e, size_t index, double *rates)
+/* A sample more than its domain can carry (capacity[d], engine_monitor_capacity: taken once a tick) is
+ * invalid, with that reason, for the partition's total and for its domain alike; so is every sample of
+ * a partition no monitor counts by itself. Each sample's rate goes into rates[] for the sums after (0
+ * where there is none: a closed partition, an invalid sample). */
+static void screen_samples(struct engine *e, size_t index, const double *capacity, double *rates)
 {
 	struct sample *row = &e->slots.samples[index * e->hw.domain_count];
 	const char *unmeasured = e->slots.partitions[index].ref.unmeasured;
@@ -287,7 +286,7 @@ static void screen_samples(struct engine *e, size_t index, double *rates)
 			row[d] = (struct sample){ .state = SAMPLE_INVALID, .reason = unmeasured };
 		bool counted = open && row[d].state != SAMPLE_INVALID;
 		rates[d] = counted ? counter_rate_mbps(row[d].bytes, row[d].elapsed_ns) : 0;
-		if (!counted || !implausible(e, index, d, rates[d]))
+		if (!counted || !implausible(e, index, d, capacity[d], rates[d]))
 			continue;
 		row[d] = (struct sample){ .state = SAMPLE_INVALID, .reason = implausible_reason };
 		jumped = true;
@@ -345,10 +344,13 @@ void engine_tick(struct engine *e, uint64_t now_ns)
 	if (composition_read(&e->hw, now_ns, e->slots.samples, &read_err) < 0)
 		log_error("reading counters failed: %s", read_err.text);
 	engine_domains_begin_tick(e);
+	double capacity[ENGINE_MAX_DOMAINS]; /* per monitor domain */
+	for (unsigned m = 0; m < e->hw.domain_count; m++)
+		capacity[m] = engine_monitor_capacity(e, m);
 	for (size_t i = 0; i < e->slots.count; i++)
 		if (e->slots.partitions[i].used) {
 			double rates[ENGINE_MAX_DOMAINS]; /* per monitor domain, the samples' MB/s */
-			screen_samples(e, i, rates);
+			screen_samples(e, i, capacity, rates);
 			summarise(e, i, rates);
 			engine_domains_summarise(e, i, rates);
 		}
