@@ -358,11 +358,12 @@ static uint32_t mbw_min_value(const struct msc *msc, const struct msc_ris_caps *
  * as they are where the RIS has no such control (a T241's MBW_MIN is the erratum's, no minimum mpamd
  * offers). */
 static int set_ris_bandwidth(struct msc *msc, unsigned ris, uint16_t partid, double max_pct, double min_pct,
-			     double *ret_max_pct, double *ret_min_pct, json_t *plan, struct err *err)
+			     double *ret_max_pct, double *ret_min_pct, struct msc_bandwidth_seen *seen, json_t *plan,
+			     struct err *err)
 {
 	const struct msc_ris_caps *rc = &msc->caps.ris[ris];
 	bool offers_min = !(msc->caps.quirks & MSC_QUIRK_T241_MBW_MIN_FLOOR);
-	struct msc_control_values v;
+	struct msc_control_values v = { 0, 0 };
 	double enforced = 0;
 	uint32_t want;
 	int r;
@@ -378,6 +379,7 @@ static int set_ris_bandwidth(struct msc *msc, unsigned ris, uint16_t partid, dou
 		    (!plan && !hardlim_as_asked(msc, rc, v.after)))
 			return err_set(err, -EIO, "RIS %u: MBW_MAX of PARTID %u reads back 0x%x after writing 0x%x",
 				       ris, partid, v.after, want);
+		seen->max = v.after;
 	}
 	if (rc->has_min) {
 		want = mbw_min_value(msc, rc, max_pct, min_pct, &enforced);
@@ -389,13 +391,16 @@ static int set_ris_bandwidth(struct msc *msc, unsigned ris, uint16_t partid, dou
 		if ((v.after & MPAMCFG_MBW_MIN_MIN) != want)
 			return err_set(err, -EIO, "RIS %u: MBW_MIN of PARTID %u reads back 0x%x after writing 0x%x",
 				       ris, partid, v.after, want);
+		seen->min = v.after;
 	}
 	return 0;
 }
 
 static int program_bandwidth(struct msc *msc, uint16_t partid, double max_pct, double min_pct, double *ret_max_pct,
-			     double *ret_min_pct, json_t *plan, struct err *err)
+			     double *ret_min_pct, struct msc_bandwidth_seen *ret_seen, json_t *plan, struct err *err)
 {
+	struct msc_bandwidth_seen seen = { 0, 0, msc->hard_limits, false };
+	unsigned written = 0;
 	int r = msc_check_control(msc, partid, plan, err);
 
 	if (r < 0)
@@ -406,26 +411,54 @@ static int program_bandwidth(struct msc *msc, uint16_t partid, double max_pct, d
 
 	for (unsigned i = 0; i < msc->caps.ris_count; i++) {
 		bool first = i == (unsigned)msc->caps.mbw_ris;
-		if (msc->caps.ris[i].has_mbw &&
-		    (r = set_ris_bandwidth(msc, i, partid, max_pct, min_pct, first ? &max_enforced : NULL,
-					   first ? &min_enforced : NULL, plan, err)) < 0)
+		if (!msc->caps.ris[i].has_mbw)
+			continue;
+		if ((r = set_ris_bandwidth(msc, i, partid, max_pct, min_pct, first ? &max_enforced : NULL,
+					   first ? &min_enforced : NULL, &seen, plan, err)) < 0)
 			return r;
+		written++;
 	}
 	*ret_max_pct = max_enforced;
 	*ret_min_pct = min_enforced;
+	if (ret_seen) {
+		seen.kept = written == 1 && !plan;
+		*ret_seen = seen;
+	}
 	return 0;
 }
 
 int msc_set_bandwidth(struct msc *msc, uint16_t partid, double max_pct, double min_pct, double *ret_max_pct,
 		      double *ret_min_pct, struct err *err)
 {
-	return program_bandwidth(msc, partid, max_pct, min_pct, ret_max_pct, ret_min_pct, NULL, err);
+	return program_bandwidth(msc, partid, max_pct, min_pct, ret_max_pct, ret_min_pct, NULL, NULL, err);
+}
+
+int msc_set_bandwidth_seen(struct msc *msc, uint16_t partid, double max_pct, double min_pct, double *ret_max_pct,
+			   double *ret_min_pct, struct msc_bandwidth_seen *seen, struct err *err)
+{
+	return program_bandwidth(msc, partid, max_pct, min_pct, ret_max_pct, ret_min_pct, seen, NULL, err);
+}
+
+int msc_bandwidth_as_seen(struct msc *msc, uint16_t partid, const struct msc_bandwidth_seen *seen)
+{
+	if (!seen->kept || seen->hard != msc->hard_limits || msc->caps.mbw_ris < 0)
+		return 0;
+	unsigned ris = (unsigned)msc->caps.mbw_ris;
+	const struct msc_ris_caps *rc = &msc->caps.ris[ris];
+	uint32_t max = 0, min = 0;
+	int r = 0;
+
+	if (rc->has_max)
+		r = msc_read_control(msc, ris, partid, MPAMCFG_MBW_MAX, &max);
+	if (r == 0 && rc->has_min)
+		r = msc_read_control(msc, ris, partid, MPAMCFG_MBW_MIN, &min);
+	return r < 0 ? r : max == seen->max && min == seen->min;
 }
 
 int msc_plan_bandwidth(struct msc *msc, uint16_t partid, double max_pct, double min_pct, double *ret_max_pct,
 		       double *ret_min_pct, json_t *writes, struct err *err)
 {
-	return program_bandwidth(msc, partid, max_pct, min_pct, ret_max_pct, ret_min_pct, writes, err);
+	return program_bandwidth(msc, partid, max_pct, min_pct, ret_max_pct, ret_min_pct, NULL, writes, err);
 }
 
 static int set_ris_cpbm(struct msc *msc, unsigned ris, uint16_t partid, uint64_t cbm, json_t *plan, struct err *err)
