@@ -11,9 +11,21 @@
 #include "backends/shared/partition_table.h"
 #include "core/config/config.h"
 
+/* What apply last put on one MSC for one partition, and the registers it read back: an apply of the
+ * same limits (the engine re-applies every partition's every tenth tick, to undo a change made behind
+ * mpamd's back) reads the registers and compares rather than working the fields out and writing them
+ * again. seen.kept false: nothing to compare with (write). */
+struct msc_kept {
+	double max_asked, min_asked; /* what apply was asked for on this MSC */
+	double max_pct, min_pct;     /* what that put in force */
+	struct msc_bandwidth_seen seen;
+};
+
 struct mmio_limits {
 	struct msc_set *set;
-	struct partition_table partitions;  /* the open ones, by slot */
+	struct partition_table partitions; /* the open ones, by slot */
+	struct msc_kept *kept;		   /* kept_slots slots of set->count each */
+	size_t kept_slots;
 	int *domain_of;			    /* per MSC: the control's domain it is, -1 when none */
 	size_t msc_of[CONTROL_MAX_DOMAINS]; /* per domain: its MSC's position (the reverse of domain_of) */
 	unsigned domains;
@@ -63,7 +75,31 @@ void mmio_limits_free(struct mmio_limits *l)
 		return;
 	partition_table_fini(&l->partitions);
 	free(l->domain_of);
+	free(l->kept);
 	free(l);
+}
+
+/* Slot `index`'s row of what apply put on each MSC, NULL past the room. */
+static struct msc_kept *kept_row(const struct mmio_limits *l, size_t index)
+{
+	return index < l->kept_slots ? &l->kept[index * l->set->count] : NULL;
+}
+
+/* Room for slot `index`'s row, which is forgotten: a slot opened or closed holds another partition. */
+static int kept_forget(struct mmio_limits *l, size_t index, struct err *err)
+{
+	if (index >= l->kept_slots) {
+		size_t slots = index + 1 > 2 * l->kept_slots ? index + 1 : 2 * l->kept_slots;
+		size_t mscs = l->set->count ? l->set->count : 1;
+		struct msc_kept *k = realloc(l->kept, slots * mscs * sizeof(*k));
+		if (!k)
+			return err_set(err, -ENOMEM, "out of memory");
+		memset(k + l->kept_slots * mscs, 0, (slots - l->kept_slots) * mscs * sizeof(*k));
+		l->kept = k;
+		l->kept_slots = slots;
+	}
+	memset(kept_row(l, index), 0, l->set->count * sizeof(*l->kept));
+	return 0;
 }
 
 static unsigned min_nonzero(unsigned a, unsigned b)
@@ -160,6 +196,8 @@ int mmio_limits_partition_open(struct mmio_limits *l, size_t index, const struct
 {
 	int r = check_partid(l, p, err);
 	if (r == 0)
+		r = kept_forget(l, index, err);
+	if (r == 0)
 		r = partition_table_open(&l->partitions, index, p, err);
 	if (r < 0)
 		return r;
@@ -169,6 +207,10 @@ int mmio_limits_partition_open(struct mmio_limits *l, size_t index, const struct
 
 void mmio_limits_partition_close(struct mmio_limits *l, size_t index)
 {
+	struct msc_kept *row = kept_row(l, index);
+
+	if (row)
+		memset(row, 0, l->set->count * sizeof(*row));
 	partition_table_close(&l->partitions, index);
 }
 
@@ -179,10 +221,19 @@ static bool limits_anything(const struct partition_limits *want)
 	return limits_lowest_max(want) < 100 || limits_any_min(want) || want->l3_cbm;
 }
 
+/* Whether the bandwidth limits `kept` says were put on the MSC for the same request still read back
+ * as they did: then nothing needs writing. A register that reads otherwise (another writer, an MSC
+ * reset) or cannot be read: written again. */
+static bool still_in_force(struct msc *msc, uint16_t partid, const struct msc_kept *kept, double max, double min)
+{
+	return kept && kept->seen.kept && kept->max_asked == max && kept->min_asked == min &&
+	       msc_bandwidth_as_seen(msc, partid, &kept->seen) == 1;
+}
+
 /* One MSC's share of apply (domain `dom` of the control, -1 when it is none): programmed, or with
- * `plan` only recorded there. */
+ * `plan` only recorded there; `kept` (NULL with a plan) what the last apply put there. */
 static int apply_one_msc(struct msc *msc, int dom, uint16_t partid, const struct partition_limits *want,
-			 struct partition_limits *eff, json_t *plan, struct err *err)
+			 struct partition_limits *eff, struct msc_kept *kept, json_t *plan, struct err *err)
 {
 	double max_pct, min_pct;
 	double max = dom >= 0 ? limits_max_at(want, (unsigned)dom) : want->mb_max;
@@ -196,8 +247,19 @@ static int apply_one_msc(struct msc *msc, int dom, uint16_t partid, const struct
 	int r = msc_take_over(msc, partid, plan, err);
 	if (r < 0)
 		return r;
+	if (!want->l3_cbm && still_in_force(msc, partid, kept, max, min)) {
+		if (dom >= 0) {
+			eff->mb_max_at[dom] = kept->max_pct;
+			eff->mb_min_at[dom] = kept->min_pct;
+		}
+		return 0;
+	}
+	if (kept)
+		kept->seen.kept = false; /* until written and read back again */
 	r = plan ? msc_plan_bandwidth(msc, partid, max, min, &max_pct, &min_pct, plan, err)
-		 : msc_set_bandwidth(msc, partid, max, min, &max_pct, &min_pct, err);
+		 : msc_set_bandwidth_seen(msc, partid, max, min, &max_pct, &min_pct, kept ? &kept->seen : NULL, err);
+	if (r == 0 && kept)
+		*kept = (struct msc_kept){ max, min, max_pct, min_pct, kept->seen };
 
 	if (r == 0 && dom >= 0) {
 		eff->mb_max_at[dom] = max_pct;
@@ -219,12 +281,13 @@ static int apply_one_msc(struct msc *msc, int dom, uint16_t partid, const struct
 /* Every MSC gets `want` for `partid` (each domain its own limits); with `plan`, the writes are only
  * recorded there. */
 static int program(const struct mmio_limits *l, uint16_t partid, const struct partition_limits *want,
-		   struct partition_limits *effective, json_t *plan, struct err *err)
+		   struct partition_limits *effective, struct msc_kept *kept, json_t *plan, struct err *err)
 {
 	struct partition_limits eff = limits_unlimited(l->domains);
 
 	for (size_t i = 0; i < l->set->count; i++) {
-		int r = apply_one_msc(&l->set->mscs[i], l->domain_of[i], partid, want, &eff, plan, err);
+		int r = apply_one_msc(&l->set->mscs[i], l->domain_of[i], partid, want, &eff, kept ? &kept[i] : NULL,
+				      plan, err);
 		if (r < 0) {
 			err_prefix(err, "msc \"%s\"", l->set->mscs[i].name);
 			return r;
@@ -278,7 +341,7 @@ int mmio_limits_apply(struct mmio_limits *l, size_t index, const struct partitio
 
 	if (!p)
 		return err_set(err, -ENOENT, "partition %zu is not open", index);
-	return program(l, p->partid, want, effective, NULL, err);
+	return program(l, p->partid, want, effective, kept_row(l, index), NULL, err);
 }
 
 /* Whether an mb_max below 100% on `msc` is a soft or a hard limit, and why: a note for the plan. */
@@ -352,7 +415,7 @@ int mmio_limits_plan(const struct mmio_limits *l, const struct partition_config 
 	if (r == 0)
 		r = check_partid(l, p, err);
 	if (r == 0)
-		r = program(l, p->partid, want, &ret->effective, ret->writes, err);
+		r = program(l, p->partid, want, &ret->effective, NULL, ret->writes, err);
 	if (r == 0)
 		note_msc_gaps(l, p, want, ret->notes);
 	if (r < 0)

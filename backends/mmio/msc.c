@@ -326,9 +326,9 @@ static uint16_t mbw_min_field(const struct msc_ris_caps *ris, double pct, double
 /* HARDLIM is set only where software chooses (MAX_LIM 0) and mpamd was asked for hard limits: soft
  * by default, as Linux's resctrl leaves it (it writes the MAX field alone), so that an mb_max means the
  * same over MMIO as through resctrl. Where MAX_LIM fixes it the bit reads back as fixed. */
-static uint32_t mbw_max_value(const struct msc *msc, const struct msc_ris_caps *rc, double pct)
+static uint32_t mbw_max_value(const struct msc *msc, const struct msc_ris_caps *rc, double pct, double *ret_pct)
 {
-	uint32_t v = mbw_max_field(rc, pct, NULL);
+	uint32_t v = mbw_max_field(rc, pct, ret_pct);
 
 	if (rc->max_lim == MPAM_MAX_LIM_EITHER && msc->hard_limits)
 		v |= (uint32_t)MPAMCFG_MBW_MAX_HARDLIM;
@@ -343,25 +343,35 @@ static bool hardlim_as_asked(const struct msc *msc, const struct msc_ris_caps *r
 
 /* The MBW_MIN field for a request of min_pct (0: none) beside a maximum of max_pct. On a T241 it is
  * not mpamd's minimum at all but the erratum's floor, derived from MAX as Linux derives it. */
-static uint32_t mbw_min_value(const struct msc *msc, const struct msc_ris_caps *rc, double max_pct, double min_pct)
+static uint32_t mbw_min_value(const struct msc *msc, const struct msc_ris_caps *rc, double max_pct, double min_pct,
+			      double *ret_pct)
 {
 	if (msc->caps.quirks & MSC_QUIRK_T241_MBW_MIN_FLOOR) {
 		uint16_t max = mbw_max_field(rc, rc->has_max ? max_pct : 100, NULL);
 		return msc_quirk_t241_mbw_min(rc->bwa_wd, max);
 	}
-	return mbw_min_field(rc, min_pct, NULL);
+	return mbw_min_field(rc, min_pct, ret_pct);
 }
 
+/* With ret_max_pct and ret_min_pct (the MSC's first bandwidth RIS, whose limits apply reports): what
+ * the fields written enforce, worked out with them rather than on the ladders a second time; they stay
+ * as they are where the RIS has no such control (a T241's MBW_MIN is the erratum's, no minimum mpamd
+ * offers). */
 static int set_ris_bandwidth(struct msc *msc, unsigned ris, uint16_t partid, double max_pct, double min_pct,
-			     json_t *plan, struct err *err)
+			     double *ret_max_pct, double *ret_min_pct, struct msc_bandwidth_seen *seen, json_t *plan,
+			     struct err *err)
 {
 	const struct msc_ris_caps *rc = &msc->caps.ris[ris];
-	struct msc_control_values v;
+	bool offers_min = !(msc->caps.quirks & MSC_QUIRK_T241_MBW_MIN_FLOOR);
+	struct msc_control_values v = { 0, 0 };
+	double enforced = 0;
 	uint32_t want;
 	int r;
 
 	if (rc->has_max) {
-		want = mbw_max_value(msc, rc, max_pct);
+		want = mbw_max_value(msc, rc, max_pct, &enforced);
+		if (ret_max_pct)
+			*ret_max_pct = enforced;
 		r = msc_write_control(msc, ris, partid, MPAMCFG_MBW_MAX, "MPAMCFG_MBW_MAX", want, false, &v, plan);
 		if (r < 0)
 			return err_set(err, r, "RIS %u: cannot write MBW_MAX", ris);
@@ -369,55 +379,86 @@ static int set_ris_bandwidth(struct msc *msc, unsigned ris, uint16_t partid, dou
 		    (!plan && !hardlim_as_asked(msc, rc, v.after)))
 			return err_set(err, -EIO, "RIS %u: MBW_MAX of PARTID %u reads back 0x%x after writing 0x%x",
 				       ris, partid, v.after, want);
+		seen->max = v.after;
 	}
 	if (rc->has_min) {
-		want = mbw_min_value(msc, rc, max_pct, min_pct);
+		want = mbw_min_value(msc, rc, max_pct, min_pct, &enforced);
+		if (ret_min_pct && offers_min && min_pct > 0)
+			*ret_min_pct = enforced;
 		r = msc_write_control(msc, ris, partid, MPAMCFG_MBW_MIN, "MPAMCFG_MBW_MIN", want, false, &v, plan);
 		if (r < 0)
 			return err_set(err, r, "RIS %u: cannot write MBW_MIN", ris);
 		if ((v.after & MPAMCFG_MBW_MIN_MIN) != want)
 			return err_set(err, -EIO, "RIS %u: MBW_MIN of PARTID %u reads back 0x%x after writing 0x%x",
 				       ris, partid, v.after, want);
+		seen->min = v.after;
 	}
 	return 0;
 }
 
 static int program_bandwidth(struct msc *msc, uint16_t partid, double max_pct, double min_pct, double *ret_max_pct,
-			     double *ret_min_pct, json_t *plan, struct err *err)
+			     double *ret_min_pct, struct msc_bandwidth_seen *ret_seen, json_t *plan, struct err *err)
 {
+	struct msc_bandwidth_seen seen = { 0, 0, msc->hard_limits, false };
+	unsigned written = 0;
 	int r = msc_check_control(msc, partid, plan, err);
 
 	if (r < 0)
 		return r;
 	if (msc->caps.mbw_ris < 0)
 		return err_set(err, -EOPNOTSUPP, "the MSC has no bandwidth controls");
+	double max_enforced = 100, min_enforced = 0;
+
 	for (unsigned i = 0; i < msc->caps.ris_count; i++) {
-		if (msc->caps.ris[i].has_mbw &&
-		    (r = set_ris_bandwidth(msc, i, partid, max_pct, min_pct, plan, err)) < 0)
+		bool first = i == (unsigned)msc->caps.mbw_ris;
+		if (!msc->caps.ris[i].has_mbw)
+			continue;
+		if ((r = set_ris_bandwidth(msc, i, partid, max_pct, min_pct, first ? &max_enforced : NULL,
+					   first ? &min_enforced : NULL, &seen, plan, err)) < 0)
 			return r;
+		written++;
 	}
-	const struct msc_ris_caps *first = &msc->caps.ris[msc->caps.mbw_ris];
-	*ret_max_pct = 100;
-	if (first->has_max)
-		mbw_max_field(first, max_pct, ret_max_pct);
-	/* A T241's MBW_MIN is the erratum's, not a minimum mpamd offers. */
-	bool offers_min = first->has_min && !(msc->caps.quirks & MSC_QUIRK_T241_MBW_MIN_FLOOR);
-	*ret_min_pct = 0;
-	if (offers_min && min_pct > 0)
-		mbw_min_field(first, min_pct, ret_min_pct);
+	*ret_max_pct = max_enforced;
+	*ret_min_pct = min_enforced;
+	if (ret_seen) {
+		seen.kept = written == 1 && !plan;
+		*ret_seen = seen;
+	}
 	return 0;
 }
 
 int msc_set_bandwidth(struct msc *msc, uint16_t partid, double max_pct, double min_pct, double *ret_max_pct,
 		      double *ret_min_pct, struct err *err)
 {
-	return program_bandwidth(msc, partid, max_pct, min_pct, ret_max_pct, ret_min_pct, NULL, err);
+	return program_bandwidth(msc, partid, max_pct, min_pct, ret_max_pct, ret_min_pct, NULL, NULL, err);
+}
+
+int msc_set_bandwidth_seen(struct msc *msc, uint16_t partid, double max_pct, double min_pct, double *ret_max_pct,
+			   double *ret_min_pct, struct msc_bandwidth_seen *seen, struct err *err)
+{
+	return program_bandwidth(msc, partid, max_pct, min_pct, ret_max_pct, ret_min_pct, seen, NULL, err);
+}
+
+int msc_bandwidth_as_seen(struct msc *msc, uint16_t partid, const struct msc_bandwidth_seen *seen)
+{
+	if (!seen->kept || seen->hard != msc->hard_limits || msc->caps.mbw_ris < 0)
+		return 0;
+	unsigned ris = (unsigned)msc->caps.mbw_ris;
+	const struct msc_ris_caps *rc = &msc->caps.ris[ris];
+	uint32_t max = 0, min = 0;
+	int r = 0;
+
+	if (rc->has_max)
+		r = msc_read_control(msc, ris, partid, MPAMCFG_MBW_MAX, &max);
+	if (r == 0 && rc->has_min)
+		r = msc_read_control(msc, ris, partid, MPAMCFG_MBW_MIN, &min);
+	return r < 0 ? r : max == seen->max && min == seen->min;
 }
 
 int msc_plan_bandwidth(struct msc *msc, uint16_t partid, double max_pct, double min_pct, double *ret_max_pct,
 		       double *ret_min_pct, json_t *writes, struct err *err)
 {
-	return program_bandwidth(msc, partid, max_pct, min_pct, ret_max_pct, ret_min_pct, writes, err);
+	return program_bandwidth(msc, partid, max_pct, min_pct, ret_max_pct, ret_min_pct, NULL, writes, err);
 }
 
 static int set_ris_cpbm(struct msc *msc, unsigned ris, uint16_t partid, uint64_t cbm, json_t *plan, struct err *err)

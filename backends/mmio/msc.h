@@ -113,6 +113,23 @@ bool msc_taken_over(const struct msc *msc, uint16_t partid);
 int msc_set_bandwidth(struct msc *msc, uint16_t partid, double max_pct, double min_pct, double *ret_max_pct,
 		      double *ret_min_pct, struct err *err);
 
+/* What an MSC with one bandwidth RIS read back of `partid`'s MBW_MAX and MBW_MIN (0 where the RIS has
+ * no such control) after msc_set_bandwidth_seen wrote them, and whether limits were to be hard then;
+ * `kept` false on an MSC of more bandwidth RIS, or when nothing was written. */
+struct msc_bandwidth_seen {
+	uint32_t max, min;
+	bool hard, kept;
+};
+
+/* msc_set_bandwidth, and what was read back into *seen. */
+int msc_set_bandwidth_seen(struct msc *msc, uint16_t partid, double max_pct, double min_pct, double *ret_max_pct,
+			   double *ret_min_pct, struct msc_bandwidth_seen *seen, struct err *err);
+
+/* Whether `partid`'s MBW_MAX and MBW_MIN still read what *seen holds (kept, with the MSC's limit mode
+ * as then): 1 when they do, 0 when one differs (another writer, an MSC reset), or the bus's negative
+ * errno. Reads only. */
+int msc_bandwidth_as_seen(struct msc *msc, uint16_t partid, const struct msc_bandwidth_seen *seen);
+
 /* Programs the cache portion bitmap of `partid` on every RIS with CPOR and reads it back. */
 int msc_set_cpbm(struct msc *msc, uint16_t partid, uint64_t cbm, struct err *err);
 

@@ -61,6 +61,13 @@ int msc_write_control(struct msc *msc, unsigned ris, uint16_t partid, uint32_t o
 	return r;
 }
 
+int msc_read_control(struct msc *msc, unsigned ris, uint16_t partid, uint32_t offset, uint32_t *ret)
+{
+	int r = bus_write32(msc->bus, MPAMCFG_PART_SEL, control_sel(&msc->caps.ris[ris], ris, partid));
+
+	return r == 0 ? bus_read32(msc->bus, offset, ret) : r;
+}
+
 int msc_map_intpartid(struct msc *msc, unsigned ris, uint16_t partid, json_t *plan, struct err *err)
 {
 	uint32_t want = (uint32_t)MPAMCFG_INTPARTID_INTERNAL | partid, got = want;

@@ -27,6 +27,9 @@ struct msc_control_values {
 int msc_write_control(struct msc *msc, unsigned ris, uint16_t partid, uint32_t offset, const char *reg, uint32_t value,
 		      bool read_before, struct msc_control_values *ret, json_t *plan);
 
+/* Reads control register `offset` of `partid` on RIS `ris` (MPAMCFG_PART_SEL, then the register). */
+int msc_read_control(struct msc *msc, unsigned ris, uint16_t partid, uint32_t offset, uint32_t *ret);
+
 /* On RIS `ris` of an MSC that narrows PARTIDs: maps request PARTID `partid` to the intPARTID of the
  * same number, as Linux maps it (mpam_reprogram_ris_partid), and checks that MPAMCFG_INTPARTID reads
  * it back. With `plan`, the write is only recorded. */

@@ -154,11 +154,16 @@ static void report(const struct msc *msc, uint16_t partid, const struct findings
 
 int msc_take_over(struct msc *msc, uint16_t partid, json_t *plan, struct err *err)
 {
-	struct findings f = { .len = 0 };
+	/* Not cleared whole (768 bytes on every apply of every MSC): a PARTID taken over already never
+	 * uses it, and note() writes the text only from len on. */
+	struct findings f;
 	int r = msc_check_control(msc, partid, plan, err);
 
 	if (r < 0 || msc_taken_over(msc, partid))
 		return r;
+	f.len = 0;
+	f.count = 0;
+	f.text[0] = '\0';
 	for (unsigned ris = 0; r == 0 && ris < msc->caps.ris_count; ris++)
 		r = reset_ris(msc, ris, partid, plan, &f, err);
 	if (r < 0 || plan)

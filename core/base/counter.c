@@ -2,14 +2,6 @@
 
 #include <math.h>
 
-double counter_rate_mbps(uint64_t bytes, uint64_t elapsed_ns)
-{
-	if (elapsed_ns == 0)
-		return 0.0;
-	/* bytes / ns * 1e9 = bytes/s; / 1e6 = MB/s. */
-	return (double)bytes * 1e3 / (double)elapsed_ns;
-}
-
 uint64_t counter_wrap_ns(unsigned bits, unsigned scale, double mbps)
 {
 	if (mbps <= 0.0)

@@ -260,10 +260,9 @@ void engine_free(struct engine *e)
 
 static const char *const implausible_reason = "counter jumped: more than the domain can carry in one interval";
 
-static bool implausible(struct engine *e, size_t index, unsigned d, double mbps)
+static bool implausible(struct engine *e, size_t index, unsigned d, double capacity, double mbps)
 {
 	const struct engine_domain *dom = &e->hw.domains[d];
-	double capacity = engine_monitor_capacity(e, d);
 
 	if (capacity <= 0 || mbps <= IMPLAUSIBLE_FACTOR * capacity)
 		return false;
@@ -274,11 +273,13 @@ static bool implausible(struct engine *e, size_t index, unsigned d, double mbps)
 	return true;
 }
 
-/* A sample more than its domain can carry is invalid, with that reason, for the partition's total
- * and for its domain alike; so is every sample of a partition no monitor counts by itself. Each
- * sample's rate goes into rates[] for the sums after (0 where there is none: a closed partition, an
- * invalid sample). */
-static void screen_samples(struct engine *e, size_t index, double *rates)
+/* A sample more than its domain can carry (capacity[d], engine_monitor_capacity: taken once a tick) is
+ * invalid, with that reason, for the partition's total and for its domain alike; so is every sample of
+ * a partition no monitor counts by itself. Each sample's rate goes into rates[] for the domains' sums
+ * after (0 where there is none: a closed partition, an invalid sample), and every sample into *sum, the
+ * partition's total, in the same pass. */
+static void screen_samples(struct engine *e, size_t index, const double *capacity, double *rates,
+			   struct sample_sum *sum)
 {
 	struct sample *row = &e->slots.samples[index * e->hw.domain_count];
 	const char *unmeasured = e->slots.partitions[index].ref.unmeasured;
@@ -289,19 +290,19 @@ static void screen_samples(struct engine *e, size_t index, double *rates)
 			row[d] = (struct sample){ .state = SAMPLE_INVALID, .reason = unmeasured };
 		bool counted = open && row[d].state != SAMPLE_INVALID;
 		rates[d] = counted ? counter_rate_mbps(row[d].bytes, row[d].elapsed_ns) : 0;
-		if (!counted || !implausible(e, index, d, rates[d]))
-			continue;
-		row[d] = (struct sample){ .state = SAMPLE_INVALID, .reason = implausible_reason };
-		jumped = true;
+		if (counted && implausible(e, index, d, capacity[d], rates[d])) {
+			row[d] = (struct sample){ .state = SAMPLE_INVALID, .reason = implausible_reason };
+			jumped = true;
+		}
+		sample_sum_add(sum, &row[d], rates[d]);
 	}
 	e->slots.partitions[index].jumped = jumped;
 }
 
-static void summarise(struct engine *e, size_t index, const double *rates)
+/* The partition's status from the sum of its samples (screen_samples). */
+static void summarise(struct engine *e, size_t index, const struct sample_sum *sum)
 {
 	struct partition_status *st = &e->slots.partitions[index].status;
-	const struct sample *row = &e->slots.samples[index * e->hw.domain_count];
-	struct sample_sum sum = { .valid = true };
 
 	st->valid = st->open;
 	st->estimated = false;
@@ -310,12 +311,10 @@ static void summarise(struct engine *e, size_t index, const double *rates)
 	engine_slot_show_failure(e, index);
 	if (!st->open)
 		return;
-	for (unsigned d = 0; d < e->hw.domain_count; d++)
-		sample_sum_add(&sum, &row[d], rates[d]);
-	st->valid = sum.valid;
-	st->estimated = sum.estimated;
-	st->mbps = sum.mbps;
-	st->reason = sum.reason;
+	st->valid = sum->valid;
+	st->estimated = sum->estimated;
+	st->mbps = sum->mbps;
+	st->reason = sum->reason;
 	if (e->hw.domain_count == 0) {
 		st->valid = false; /* nothing measures: no value, rather than a made-up 0 */
 		st->reason = "no bandwidth counters";
@@ -324,7 +323,7 @@ static void summarise(struct engine *e, size_t index, const double *rates)
 	}
 	if (st->valid) {
 		st->reason = NULL;
-		st->bytes_total += sum.bytes;
+		st->bytes_total += sum->bytes;
 		st->smoothed_mbps =
 			st->smoothed_mbps > 0 ? SMOOTHING * st->mbps + (1 - SMOOTHING) * st->smoothed_mbps : st->mbps;
 	}
@@ -347,11 +346,15 @@ void engine_tick(struct engine *e, uint64_t now_ns)
 	if (composition_read(&e->hw, now_ns, e->slots.samples, &read_err) < 0)
 		log_error("reading counters failed: %s", read_err.text);
 	engine_domains_begin_tick(e);
+	double capacity[ENGINE_MAX_DOMAINS]; /* per monitor domain */
+	for (unsigned m = 0; m < e->hw.domain_count; m++)
+		capacity[m] = engine_monitor_capacity(e, m);
 	for (size_t i = 0; i < e->slots.count; i++)
 		if (e->slots.partitions[i].used) {
 			double rates[ENGINE_MAX_DOMAINS]; /* per monitor domain, the samples' MB/s */
-			screen_samples(e, i, rates);
-			summarise(e, i, rates);
+			struct sample_sum sum = { .valid = true };
+			screen_samples(e, i, capacity, rates, &sum);
+			summarise(e, i, &sum);
 			engine_domains_summarise(e, i, rates);
 		}
 	engine_pmu_tick(e, now_ns);

@@ -208,26 +208,48 @@ static void recreate(struct engine *e, size_t index, const struct partition_limi
 	note_event(e, index, now_ns, "recreate: its group had been removed outside mpamd");
 }
 
+/* Whether decision d asks, domain by domain, for exactly the limits the last apply asked for: then
+ * limits_of would give those limits back (a value on its rung stays there) and nothing changed. A
+ * decision that differs may still snap onto the same rungs: limits_of decides that. This is the test
+ * of most partitions on most ticks, without building and snapping a whole struct partition_limits. */
+static bool decision_as_applied(const struct engine *e, const struct engine_partition *ep,
+				const struct policy_decision *d)
+{
+	const struct slot_limits *a = &ep->applied;
+	unsigned n = e->hw.caps.domain_count;
+	unsigned mbps = e->hw.caps.mb_kernel_mbps ? ep->config->goals.target_mbps : 0;
+
+	if (!ep->applied_once || !d->mb_max_at || !d->mb_min_at || !n || a->domain_count != n || a->mb_mbps != mbps)
+		return false;
+	for (unsigned c = 0; c < n; c++)
+		if (d->mb_max_at[c] != a->mb_max_at[c] || d->mb_min_at[c] != a->mb_min_at[c])
+			return false;
+	return true;
+}
+
 static void apply_decision(struct engine *e, size_t index, const struct policy_decision *d, uint64_t now_ns)
 {
 	struct engine_partition *ep = &e->slots.partitions[index];
 	const struct partition_config *p = ep->config;
-	/* What the last apply asked for was snapped on the same ladders (a close, and so a new backend,
-	 * clears applied_once). */
-	struct partition_limits kept;
-	const struct partition_limits *last = ep->applied_once ? slot_limits_load(&ep->applied, &kept) : NULL;
-	struct partition_limits want = limits_of(e, p, d->mb_max, d->mb_min, d->mb_max_at, d->mb_min_at, last);
 	struct actuation act = { .cpu_quota_pct = d->cpu_quota_pct };
 	struct err err = { "" };
-	bool changed = !last || !limits_same_mb(&want, last, e->hw.caps.domain_count);
+	int r = 0;
 
 	if (d->event)
 		note_event(e, index, now_ns, policy_decision_event(d));
 	e->events.folded += d->folded;
-	int r = changed || e->ticks.done % RECHECK_TICKS == 0 ? engine_apply_limits(e, index, &want, &err) : 0;
-	if (hardware_side_gone(r))
-		recreate(e, index, &want, now_ns);
-	else if (r < 0)
+	if (e->ticks.done % RECHECK_TICKS == 0 || !decision_as_applied(e, ep, d)) {
+		/* What the last apply asked for was snapped on the same ladders (a close, and so a new
+		 * backend, clears applied_once). */
+		struct partition_limits kept;
+		const struct partition_limits *last = ep->applied_once ? slot_limits_load(&ep->applied, &kept) : NULL;
+		struct partition_limits want = limits_of(e, p, d->mb_max, d->mb_min, d->mb_max_at, d->mb_min_at, last);
+		bool changed = !last || !limits_same_mb(&want, last, e->hw.caps.domain_count);
+		r = changed || e->ticks.done % RECHECK_TICKS == 0 ? engine_apply_limits(e, index, &want, &err) : 0;
+		if (hardware_side_gone(r))
+			recreate(e, index, &want, now_ns);
+	}
+	if (r < 0 && !hardware_side_gone(r))
 		engine_slot_apply_failed(e, index, err.text);
 	if (!ep->status.open)
 		return; /* it failed: tried again later (engine_heal) */

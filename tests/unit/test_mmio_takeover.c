@@ -383,6 +383,56 @@ static void test_limit_mode_names_an_msc_that_differs(void **state)
 		msc_model_free(models[i]);
 }
 
+/* ---------------------------------------------------------------- applying again */
+
+/* The same limits applied again (the engine does it every tenth tick) are read back, not worked out
+ * and written again; what another writer or a reset of the MSC changed meanwhile is still found and
+ * put back, and so is HARDLIM once the limit mode changed. */
+static void test_apply_again_puts_back_what_changed(void **state)
+{
+	struct msc_model_params p;
+	struct control_rig c;
+	struct partition_ref ref;
+	struct err err = { "" };
+	uint32_t sel = mpamcfg_part_sel(0, 3);
+
+	(void)state;
+	msc_model_params_default(&p);
+	p.max_lim = MPAM_MAX_LIM_EITHER;
+	control_open(&c, &p, NULL);
+	struct partition_config part = partition_with(3);
+	struct partition_limits want = { .mb_max = 40, .mb_min = 20 }, eff, again;
+	assert_int_equal(mmio_limits_partition_open(c.limits, 0, &part, &ref, &err), 0);
+	assert_int_equal(mmio_limits_apply(c.limits, 0, &want, &eff, &err), 0);
+	uint32_t max = reg_of(c.model, sel, MPAMCFG_MBW_MAX), min = reg_of(c.model, sel, MPAMCFG_MBW_MIN);
+	assert_int_equal(max & MPAMCFG_MBW_MAX_MAX, rung_field(40, p.bwa_wd, false));
+	assert_int_equal(min, rung_field(20, p.bwa_wd, true));
+
+	assert_int_equal(mmio_limits_apply(c.limits, 0, &want, &again, &err), 0); /* nothing moved */
+	assert_true(again.mb_max == eff.mb_max && again.mb_min == eff.mb_min);
+	assert_true(again.mb_max_at[0] == eff.mb_max_at[0] && again.mb_min_at[0] == eff.mb_min_at[0]);
+	assert_int_equal(reg_of(c.model, sel, MPAMCFG_MBW_MAX), max);
+
+	reg_set(c.model, sel, MPAMCFG_MBW_MAX, (uint32_t)MPAMCFG_MBW_MAX_MAX); /* another writer: no limit */
+	assert_int_equal(mmio_limits_apply(c.limits, 0, &want, &again, &err), 0);
+	assert_int_equal(reg_of(c.model, sel, MPAMCFG_MBW_MAX), max);
+	assert_true(again.mb_max == eff.mb_max);
+
+	reg_set(c.model, sel, MPAMCFG_MBW_MAX, (uint32_t)MPAMCFG_MBW_MAX_MAX); /* the MSC reset */
+	reg_set(c.model, sel, MPAMCFG_MBW_MIN, 0);
+	assert_int_equal(mmio_limits_apply(c.limits, 0, &want, &again, &err), 0);
+	assert_int_equal(reg_of(c.model, sel, MPAMCFG_MBW_MAX), max);
+	assert_int_equal(reg_of(c.model, sel, MPAMCFG_MBW_MIN), min);
+	assert_true(again.mb_min == eff.mb_min);
+
+	msc_set_limit_mode(c.set, !c.set->mscs[0].hard_limits);
+	assert_int_equal(mmio_limits_apply(c.limits, 0, &want, &again, &err), 0);
+	bool hardlim = reg_of(c.model, sel, MPAMCFG_MBW_MAX) & MPAMCFG_MBW_MAX_HARDLIM;
+	assert_true(hardlim == c.set->mscs[0].hard_limits);
+	assert_true(hardlim != ((max & MPAMCFG_MBW_MAX_HARDLIM) != 0));
+	control_close(&c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -393,6 +443,7 @@ int main(void)
 		cmocka_unit_test(test_narrowing_msc_is_configured_through_intpartids),
 		cmocka_unit_test(test_hardlim_per_mode_and_max_lim),
 		cmocka_unit_test(test_limit_mode_names_an_msc_that_differs),
+		cmocka_unit_test(test_apply_again_puts_back_what_changed),
 	};
 
 	log_setup("test", LOG_LEVEL_INFO, false);
