@@ -111,21 +111,13 @@ struct target_memory {
 
 /* The guard's memory of one partition on one domain. */
 struct guard_domain_memory {
-	unsigned dwell;	    /* ticks since the guard last cut this partition here (minimum dwell before giving back) */
-	bool throttled;	    /* the guard holds this (best-effort) partition below its configured mb_max here */
-	double cut_pct;	    /* the guard's current ceiling for it here, in percent (when throttled) */
-	unsigned calm;	    /* consecutive ticks without pressure here (hysteresis before giving back) */
-	double squeeze_pct; /* on a best-effort partition: the ceiling at which it last squeezed a
-				 * victim here; giving back stops below it (0: none known) */
-	unsigned squeeze_age; /* ticks since squeeze_pct was learned */
+	/* (Its flags side by side, then its counts, then its figures: no padding between, in every
+	 * partition's every domain.) */
+	bool throttled;	      /* the guard holds this (best-effort) partition below its configured mb_max here */
 	bool for_guarantee;   /* held for a guarantee still wanted: cut for one, and its victim was not
-			       * judged to want less since (guard_cut.c holds such a crowd to a budget) */
-	double want_mbps;     /* what the guard wants it to use here at most, MB/s (when throttled) */
-	/* On a guaranteed partition: the evidence a learned capacity needs (see policies/guard.c). */
-	double last_mbps;     /* its rate here last tick (0: none) */
-	bool dropped_at_peak; /* its rate here fell while the domain stayed at its peak total */
-	unsigned since_drop;  /* ticks since that fall (when dropped_at_peak) */
-	double min_pct;	      /* on a guaranteed partition: the minimum the guard programmed here (0: none) */
+			     * judged to want less since (guard_cut.c holds such a crowd to a budget) */
+	bool dropped_at_peak; /* on a guaranteed partition: its rate here fell while the domain stayed at
+			       * its peak total (evidence a learned capacity needs, see policies/guard.c) */
 	/* This tick's verdict on a guaranteed partition (what monitoring reads, see guard_victims.c):
 	 * judged (it has a guarantee, a valid sample, and the domain's capacity and total are known),
 	 * and then whether it is short of its guarantee here, held back on this domain. */
@@ -134,6 +126,16 @@ struct guard_domain_memory {
 	/* On a guaranteed partition: said that no ceiling on this domain could go lower while it was
 	 * short here (once, until it has its guarantee again). */
 	bool told_unprotectable;
+	unsigned dwell; /* ticks since the guard last cut this partition here (minimum dwell before giving back) */
+	unsigned calm;	/* consecutive ticks without pressure here (hysteresis before giving back) */
+	unsigned squeeze_age; /* ticks since squeeze_pct was learned */
+	unsigned since_drop;  /* ticks since that fall (when dropped_at_peak) */
+	double cut_pct;	      /* the guard's current ceiling for it here, in percent (when throttled) */
+	double squeeze_pct;   /* on a best-effort partition: the ceiling at which it last squeezed a
+			       * victim here; giving back stops below it (0: none known) */
+	double want_mbps;     /* what the guard wants it to use here at most, MB/s (when throttled) */
+	double last_mbps;     /* on a guaranteed partition: its rate here last tick (0: none) */
+	double min_pct;	      /* on a guaranteed partition: the minimum the guard programmed here (0: none) */
 };
 
 struct guard_memory {
@@ -180,9 +182,9 @@ struct escalate_memory {
 
 /* One partition on one domain: configured, measured and in force there, and the policies' memory. */
 struct policy_domain {
-	double cfg_max, cfg_min; /* configured (its per-domain values, else the partition's), as rungs: read-only */
 	bool valid;		 /* this tick's sample there was measured or estimated: read-only */
 	bool estimated;		 /* ... estimated: its last measured rate, its counter elsewhere (read-only) */
+	double cfg_max, cfg_min; /* configured (its per-domain values, else the partition's), as rungs: read-only */
 	double mbps;		 /* there, this tick: read-only */
 	double mb_max, mb_min;	 /* in force there: read-only */
 	struct guard_domain_memory guard;
@@ -197,20 +199,21 @@ struct policy_partition {
 	bool escalation_allowed; /* the escalation actuator may act on it (cgroup known, enabled) */
 	bool open;		 /* the control manages it; policies leave others alone */
 	/* measurement: read-only */
-	bool valid;	      /* this tick's sample was measured or estimated */
-	bool estimated;	      /* ... estimated on some domain: counters rotate, and the rate there is its last
+	bool valid;	  /* this tick's sample was measured or estimated */
+	bool estimated;	  /* ... estimated on some domain: counters rotate, and the rate there is its last
 			       * measured one (backends/shared/counter_pool.h), no news */
-	double mbps;	      /* this tick */
-	double smoothed_mbps; /* exponentially smoothed over valid samples */
-	bool ipc_valid;	      /* instructions and cycles were counted this tick (not counted is not 0) */
-	double ipc;	      /* instructions per cycle this tick */
-	bool stall_valid;     /* backend stalls and cycles were counted this tick */
-	double stall_ratio;   /* stall cycles per cycle this tick */
+	bool ipc_valid;	  /* instructions and cycles were counted this tick (not counted is not 0) */
+	bool stall_valid; /* backend stalls and cycles were counted this tick */
+	/* in force now (what the last apply achieved; beside the flags: no padding between): read-only */
+	unsigned cpu_quota_pct; /* CPU quota in force, percent of one CPU; 0: unlimited (not escalated) */
+	double mbps;		/* this tick */
+	double smoothed_mbps;	/* exponentially smoothed over valid samples */
+	double ipc;		/* instructions per cycle this tick (when ipc_valid) */
+	double stall_ratio;	/* stall cycles per cycle this tick (when stall_valid) */
 	/* configured, as rungs of the host's ladders (goals.mb_max and mb_min resolved): read-only */
 	double cfg_max, cfg_min;
 	/* in force now (what the last apply achieved): read-only */
 	double mb_max, mb_min;
-	unsigned cpu_quota_pct; /* CPU quota in force, percent of one CPU; 0: unlimited (not escalated) */
 	/* Per domain: host->domain_count of them, NULL on a host without domain arrays (then `one` is
 	 * its single domain, filled from the fields above by the policies themselves). */
 	struct policy_domain *domains;

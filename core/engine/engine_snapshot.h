@@ -36,11 +36,11 @@ struct snapshot_row {
 	const char *class_name;
 	uint32_t target_mbps, guarantee_mbps; /* 0: none */
 	unsigned weight;
-	const char *state;			  /* "open", "failed" or "closed" */
-	const char *error;			  /* NULL: none */
+	unsigned attempts;			  /* failed attempts in a row */
 	bool retry_known;			  /* failed, and tried again in retry_in_s */
 	double retry_in_s;			  /* from the snapshot's tick */
-	unsigned attempts;			  /* failed attempts in a row */
+	const char *state;			  /* "open", "failed" or "closed" */
+	const char *error;			  /* NULL: none */
 	const char *origin;			  /* the template that made it, or NULL: the file */
 	uint64_t invalid_samples;		  /* ticks with an invalid sample while open */
 	const struct placement_status *placement; /* NULL: it names no tasks, or it is not open */
