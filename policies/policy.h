@@ -16,7 +16,8 @@
  * policy works the same on both (policies/domains.h).
  *
  * A policy may keep memory between ticks in its own member of policy_partition (the engine stores
- * it and never looks inside). Everything else a policy needs arrives in its arguments, so each one
+ * it and never looks inside; the target controller's only for a partition with a target, see
+ * policy_partition.target). Everything else a policy needs arrives in its arguments, so each one
  * can be unit-tested on synthetic histories and replayed against a recorded or simulated run. */
 #ifndef MPAMD_POLICIES_POLICY_H
 #define MPAMD_POLICIES_POLICY_H
@@ -219,7 +220,11 @@ struct policy_partition {
 	struct policy_domain *domains;
 	struct policy_domain one;
 	/* policy memory */
-	struct target_memory target;
+	/* The target controller's: NULL on a partition without a target_mbps (most have none). Whoever owns
+	 * the partitions gives one, zeroed, to each partition with a target before the tick that first
+	 * sees it (the controller leaves a target without its memory alone) and keeps it while the
+	 * partition lives: when the target goes, the controller says what it leaves and forgets it. */
+	struct target_memory *target;
 	struct guard_memory guard;
 	struct guard_ipc_memory guard_ipc;
 	struct overcommit_memory overcommit;
