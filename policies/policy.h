@@ -236,13 +236,14 @@ struct policy_decision {
 	/* Wanted per domain (host->domain_count of them); NULL on a host without domain arrays. */
 	double *mb_max_at, *mb_min_at;
 	unsigned cpu_quota_pct; /* wanted CPU quota, percent of one CPU (200 = two CPUs); 0: unlimited */
+	/* Events not logged because they would only repeat what was logged before, nothing having changed
+	 * between (an idle or jittering partition judged again): counted, so that the quiet shows. (Beside
+	 * cpu_quota_pct: no padding between, in every slot.) */
+	unsigned folded;
 	/* "action: reason" (at most POLICY_EVENT_MAX bytes), NULL while no policy said anything: allocated by
 	 * the first policy_event, as most decisions have none. Read it with policy_decision_event; whoever
 	 * owns the decision frees it with policy_decision_clear before the decision is reset or dropped. */
 	char *event;
-	/* Events not logged because they would only repeat what was logged before, nothing having changed
-	 * between (an idle or jittering partition judged again): counted, so that the quiet shows. */
-	unsigned folded;
 };
 
 typedef void (*policy_fn)(const struct policy_host *host, struct policy_partition *parts, size_t count,
