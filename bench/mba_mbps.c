@@ -95,10 +95,11 @@ static void set_every_domain(const struct policy_host *h, struct policy_decision
 
 static void mba_one(const struct policy_host *h, struct policy_partition *p, struct policy_decision *d)
 {
-	struct target_memory *m = &p->target;
+	struct target_memory *m = p->target; /* its state, in the target controller's memory */
 
-	if (!p->open || p->goals.target_mbps == 0) {
-		*m = (struct target_memory){ 0 };
+	if (!p->open || p->goals.target_mbps == 0 || !m) {
+		if (m)
+			*m = (struct target_memory){ 0 };
 		return;
 	}
 	if (!m->out_pct)

@@ -32,6 +32,7 @@ int plant_init(struct plant *pl, const struct plant_setup *setup, const struct p
 	pl->chain = chain;
 	pl->cap = cap;
 	pl->parts = calloc(cap, sizeof(*pl->parts));
+	pl->targets = calloc(cap, sizeof(*pl->targets));
 	pl->dec = calloc(cap, sizeof(*pl->dec));
 	pl->demand = calloc(cap, sizeof(*pl->demand));
 	pl->domain = calloc(cap, sizeof(*pl->domain));
@@ -74,11 +75,11 @@ int plant_init(struct plant *pl, const struct plant_setup *setup, const struct p
 		.has_mb_min = setup->has_mb_min,
 		.cpus = 16,
 	};
-	if (!pl->parts || !pl->dec || !pl->demand || !pl->domain || !pl->truth || !pl->truth_at || !pl->measured ||
-	    !pl->pdom || !pl->dec_max || !pl->dec_min || !pl->max_at || !pl->min_at || !pl->policy_work ||
-	    !pl->serve_work || !pl->req || !pl->served || !pl->members || !pl->max_ring || !pl->min_ring ||
-	    !pl->last_at || !pl->seen || !pl->monitored || setup->delay > PLANT_MAX_DELAY || setup->domains == 0 ||
-	    setup->domains > PLANT_MAX_DOMAINS) {
+	if (!pl->parts || !pl->targets || !pl->dec || !pl->demand || !pl->domain || !pl->truth || !pl->truth_at ||
+	    !pl->measured || !pl->pdom || !pl->dec_max || !pl->dec_min || !pl->max_at || !pl->min_at ||
+	    !pl->policy_work || !pl->serve_work || !pl->req || !pl->served || !pl->members || !pl->max_ring ||
+	    !pl->min_ring || !pl->last_at || !pl->seen || !pl->monitored || setup->delay > PLANT_MAX_DELAY ||
+	    setup->domains == 0 || setup->domains > PLANT_MAX_DOMAINS) {
 		plant_free(pl);
 		return -1;
 	}
@@ -90,6 +91,7 @@ void plant_free(struct plant *pl)
 	for (size_t i = 0; pl->dec && i < pl->cap; i++)
 		policy_decision_clear(&pl->dec[i]);
 	free(pl->parts);
+	free(pl->targets);
 	free(pl->dec);
 	free(pl->demand);
 	free(pl->domain);
@@ -188,7 +190,12 @@ size_t plant_add(struct plant *pl, const char *name, enum partition_class class,
 	size_t i = pl->n++;
 
 	pl->parts[i] = (struct policy_partition){
-		.name = name, .goals.class = class, .goals.mb_max = 100, .goals.weight = 100, .open = true
+		.name = name,
+		.goals.class = class,
+		.goals.mb_max = 100,
+		.goals.weight = 100,
+		.open = true,
+		.target = &pl->targets[i], /* each may be given a target_mbps at any tick */
 	};
 	pl->demand[i] = demand;
 	pl->domain[i] = domain < pl->setup.domains || domain == PLANT_ALL_DOMAINS ? domain : 0;

@@ -83,6 +83,7 @@ struct plant {
 	struct policy_host host;
 	size_t n, cap;
 	struct policy_partition *parts;
+	struct target_memory *targets; /* [partition]: the target controller's memory of each */
 	struct policy_decision *dec;
 	struct plant_demand *demand;
 	unsigned *domain; /* its domain, or PLANT_ALL_DOMAINS */

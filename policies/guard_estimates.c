@@ -43,7 +43,7 @@ static void age_partition(const struct policy_host *h, struct policy_partition *
 		struct guard_domain_memory *m = &doms[d].guard;
 		bool estimated = doms[d].valid && doms[d].estimated;
 		if (estimated) {
-			m->estimate_ticks++;
+			m->estimate_ticks += m->estimate_ticks < UINT16_MAX;
 			m->last_mbps = doms[d].mbps;
 			est->estimated[d]++;
 		} else if (m->estimate_ticks > 0 && doms[d].valid) {

@@ -16,7 +16,8 @@
  * policy works the same on both (policies/domains.h).
  *
  * A policy may keep memory between ticks in its own member of policy_partition (the engine stores
- * it and never looks inside). Everything else a policy needs arrives in its arguments, so each one
+ * it and never looks inside; the target controller's only for a partition with a target, see
+ * policy_partition.target). Everything else a policy needs arrives in its arguments, so each one
  * can be unit-tested on synthetic histories and replayed against a recorded or simulated run. */
 #ifndef MPAMD_POLICIES_POLICY_H
 #define MPAMD_POLICIES_POLICY_H
@@ -111,22 +112,13 @@ struct target_memory {
 
 /* The guard's memory of one partition on one domain. */
 struct guard_domain_memory {
-	unsigned dwell;	    /* ticks since the guard last cut this partition here (minimum dwell before giving back) */
-	bool throttled;	    /* the guard holds this (best-effort) partition below its configured mb_max here */
-	double cut_pct;	    /* the guard's current ceiling for it here, in percent (when throttled) */
-	unsigned calm;	    /* consecutive ticks without pressure here (hysteresis before giving back) */
-	double squeeze_pct; /* on a best-effort partition: the ceiling at which it last squeezed a
-				 * victim here; giving back stops below it (0: none known) */
-	unsigned squeeze_age; /* ticks since squeeze_pct was learned */
+	/* (Its flags side by side, then its counts, then its figures: no padding between, in every
+	 * partition's every domain.) */
+	bool throttled;	      /* the guard holds this (best-effort) partition below its configured mb_max here */
 	bool for_guarantee;   /* held for a guarantee still wanted: cut for one, and its victim was not
-			       * judged to want less since (guard_cut.c holds such a crowd to a budget) */
-	double want_mbps;     /* what the guard wants it to use here at most, MB/s (when throttled) */
-	/* On a guaranteed partition: the evidence a learned capacity needs (see policies/guard.c). */
-	double last_mbps;     /* its rate here last tick (0: none); kept on a guaranteed partition, and on
-			       * any while its rate here is estimated (guard_estimates.c) */
-	bool dropped_at_peak; /* its rate here fell while the domain stayed at its peak total */
-	unsigned since_drop;  /* ticks since that fall (when dropped_at_peak) */
-	double min_pct;	      /* on a guaranteed partition: the minimum the guard programmed here (0: none) */
+			     * judged to want less since (guard_cut.c holds such a crowd to a budget) */
+	bool dropped_at_peak; /* on a guaranteed partition: its rate here fell while the domain stayed at
+			       * its peak total (evidence a learned capacity needs, see policies/guard.c) */
 	/* This tick's verdict on a guaranteed partition (what monitoring reads, see guard_victims.c):
 	 * judged (it has a guarantee, a valid sample, and the domain's capacity and total are known),
 	 * and then whether it is short of its guarantee here, held back on this domain. */
@@ -135,7 +127,19 @@ struct guard_domain_memory {
 	/* On a guaranteed partition: said that no ceiling on this domain could go lower while it was
 	 * short here (once, until it has its guarantee again). */
 	bool told_unprotectable;
-	unsigned estimate_ticks; /* its rate here has been an estimate this many ticks in a row */
+	uint16_t estimate_ticks; /* its rate here has been an estimate this many ticks in a row (at most
+				  * UINT16_MAX; guard_estimates.c) */
+	unsigned dwell; /* ticks since the guard last cut this partition here (minimum dwell before giving back) */
+	unsigned calm;	/* consecutive ticks without pressure here (hysteresis before giving back) */
+	unsigned squeeze_age; /* ticks since squeeze_pct was learned */
+	unsigned since_drop;  /* ticks since that fall (when dropped_at_peak) */
+	double cut_pct;	      /* the guard's current ceiling for it here, in percent (when throttled) */
+	double squeeze_pct;   /* on a best-effort partition: the ceiling at which it last squeezed a
+			       * victim here; giving back stops below it (0: none known) */
+	double want_mbps;     /* what the guard wants it to use here at most, MB/s (when throttled) */
+	double last_mbps;     /* its rate here last tick (0: none); kept on a guaranteed partition, and on
+			       * any while its rate here is estimated (guard_estimates.c) */
+	double min_pct;	      /* on a guaranteed partition: the minimum the guard programmed here (0: none) */
 };
 
 struct guard_memory {
@@ -183,9 +187,9 @@ struct escalate_memory {
 
 /* One partition on one domain: configured, measured and in force there, and the policies' memory. */
 struct policy_domain {
-	double cfg_max, cfg_min; /* configured (its per-domain values, else the partition's), as rungs: read-only */
 	bool valid;		 /* this tick's sample there was measured or estimated: read-only */
 	bool estimated;		 /* ... estimated: its last measured rate, its counter elsewhere (read-only) */
+	double cfg_max, cfg_min; /* configured (its per-domain values, else the partition's), as rungs: read-only */
 	double mbps;		 /* there, this tick: read-only */
 	double mb_max, mb_min;	 /* in force there: read-only */
 	struct guard_domain_memory guard;
@@ -200,26 +204,31 @@ struct policy_partition {
 	bool escalation_allowed; /* the escalation actuator may act on it (cgroup known, enabled) */
 	bool open;		 /* the control manages it; policies leave others alone */
 	/* measurement: read-only */
-	bool valid;	      /* this tick's sample was measured or estimated */
-	bool estimated;	      /* ... estimated on some domain: counters rotate, and the rate there is its last
+	bool valid;	  /* this tick's sample was measured or estimated */
+	bool estimated;	  /* ... estimated on some domain: counters rotate, and the rate there is its last
 			       * measured one (backends/shared/counter_pool.h), no news */
-	double mbps;	      /* this tick */
-	double smoothed_mbps; /* exponentially smoothed over valid samples */
-	bool ipc_valid;	      /* instructions and cycles were counted this tick (not counted is not 0) */
-	double ipc;	      /* instructions per cycle this tick */
-	bool stall_valid;     /* backend stalls and cycles were counted this tick */
-	double stall_ratio;   /* stall cycles per cycle this tick */
+	bool ipc_valid;	  /* instructions and cycles were counted this tick (not counted is not 0) */
+	bool stall_valid; /* backend stalls and cycles were counted this tick */
+	/* in force now (what the last apply achieved; beside the flags: no padding between): read-only */
+	unsigned cpu_quota_pct; /* CPU quota in force, percent of one CPU; 0: unlimited (not escalated) */
+	double mbps;		/* this tick */
+	double smoothed_mbps;	/* exponentially smoothed over valid samples */
+	double ipc;		/* instructions per cycle this tick (when ipc_valid) */
+	double stall_ratio;	/* stall cycles per cycle this tick (when stall_valid) */
 	/* configured, as rungs of the host's ladders (goals.mb_max and mb_min resolved): read-only */
 	double cfg_max, cfg_min;
 	/* in force now (what the last apply achieved): read-only */
 	double mb_max, mb_min;
-	unsigned cpu_quota_pct; /* CPU quota in force, percent of one CPU; 0: unlimited (not escalated) */
 	/* Per domain: host->domain_count of them, NULL on a host without domain arrays (then `one` is
 	 * its single domain, filled from the fields above by the policies themselves). */
 	struct policy_domain *domains;
 	struct policy_domain one;
 	/* policy memory */
-	struct target_memory target;
+	/* The target controller's: NULL on a partition without a target_mbps (most have none). Whoever owns
+	 * the partitions gives one, zeroed, to each partition with a target before the tick that first
+	 * sees it (the controller leaves a target without its memory alone) and keeps it while the
+	 * partition lives: when the target goes, the controller says what it leaves and forgets it. */
+	struct target_memory *target;
 	struct guard_memory guard;
 	struct guard_ipc_memory guard_ipc;
 	struct overcommit_memory overcommit;
@@ -231,13 +240,14 @@ struct policy_decision {
 	/* Wanted per domain (host->domain_count of them); NULL on a host without domain arrays. */
 	double *mb_max_at, *mb_min_at;
 	unsigned cpu_quota_pct; /* wanted CPU quota, percent of one CPU (200 = two CPUs); 0: unlimited */
+	/* Events not logged because they would only repeat what was logged before, nothing having changed
+	 * between (an idle or jittering partition judged again): counted, so that the quiet shows. (Beside
+	 * cpu_quota_pct: no padding between, in every slot.) */
+	unsigned folded;
 	/* "action: reason" (at most POLICY_EVENT_MAX bytes), NULL while no policy said anything: allocated by
 	 * the first policy_event, as most decisions have none. Read it with policy_decision_event; whoever
 	 * owns the decision frees it with policy_decision_clear before the decision is reset or dropped. */
 	char *event;
-	/* Events not logged because they would only repeat what was logged before, nothing having changed
-	 * between (an idle or jittering partition judged again): counted, so that the quiet shows. */
-	unsigned folded;
 };
 
 typedef void (*policy_fn)(const struct policy_host *host, struct policy_partition *parts, size_t count,

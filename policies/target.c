@@ -59,7 +59,7 @@ static uint64_t domains_used(const struct policy_host *h, const struct policy_pa
 	unsigned n = pol_domains(h);
 	uint64_t all = n >= 64 ? UINT64_MAX : (UINT64_C(1) << n) - 1;
 
-	return p->target.domains & all ? p->target.domains & all : all;
+	return p->target->domains & all ? p->target->domains & all : all;
 }
 
 static bool uses(uint64_t domains, unsigned d)
@@ -73,7 +73,7 @@ static void note_domains(const struct policy_host *h, struct policy_partition *p
 	for (unsigned d = 0; d < pol_domains(h) && d < 64; d++) {
 		const struct policy_domain *dom = pol_cdom(p, d);
 		if (dom->valid && dom->mbps > 0 && dom->mbps >= TARGET_DOMAIN_SHARE * p->mbps)
-			p->target.domains |= UINT64_C(1) << d;
+			p->target->domains |= UINT64_C(1) << d;
 	}
 }
 
@@ -126,8 +126,8 @@ static double in_force(const struct policy_host *h, const struct policy_partitio
 
 static double model_gain(const struct policy_host *h, const struct policy_partition *p)
 {
-	if (p->target.mbps_per_pct > 0)
-		return p->target.mbps_per_pct;
+	if (p->target->mbps_per_pct > 0)
+		return p->target->mbps_per_pct;
 	if (h->capacity_mbps > 0)
 		return h->capacity_mbps / PCT_FULL;
 	double u = in_force(h, p);
@@ -140,7 +140,7 @@ static void learn_gain(const struct policy_host *h, struct policy_partition *p)
 {
 	double u = in_force(h, p);
 
-	if (p->target.out_pct > 0 && (p->target.settling || p->target.awaiting))
+	if (p->target->out_pct > 0 && (p->target->settling || p->target->awaiting))
 		return;
 
 	if (!(u > 0) || !(p->mbps > 0))
@@ -148,7 +148,7 @@ static void learn_gain(const struct policy_host *h, struct policy_partition *p)
 	double sample = p->mbps / u;
 	double model = model_gain(h, p);
 	if (model <= 0 || sample >= TARGET_BINDING_FRACTION * model)
-		p->target.mbps_per_pct = sample;
+		p->target->mbps_per_pct = sample;
 }
 
 /* The lowest configured mb_max of the domains it uses. */
@@ -187,14 +187,17 @@ static double model_setting(const struct policy_host *h, const struct policy_par
 
 static void disengage(const struct policy_host *h, struct policy_partition *p, struct policy_decision *d)
 {
-	if (p->target.out_pct > 0 && p->open) { /* it was engaged: the ceiling it leaves */
+	if (!p->target) /* never had a target: nothing to leave or forget */
+		return;
+	if (p->target->out_pct > 0 && p->open) { /* it was engaged: the ceiling it leaves */
 		double to = dec_max_of(d, 0);
 		for (unsigned dom = 1; dom < pol_domains(h); dom++)
 			to = dec_max_of(d, dom) > to ? dec_max_of(d, dom) : to;
-		if (p->target.out_pct != to)
-			policy_event(d, "restore: no target_mbps any more: mb_max %g%% -> %g%%", p->target.out_pct, to);
+		if (p->target->out_pct != to)
+			policy_event(d, "restore: no target_mbps any more: mb_max %g%% -> %g%%", p->target->out_pct,
+				     to);
 	}
-	p->target = (struct target_memory){ 0 };
+	*p->target = (struct target_memory){ 0 };
 }
 
 /* The controller's setting on the domains it uses. */
@@ -203,8 +206,8 @@ static void hold_output(const struct policy_host *h, const struct policy_partiti
 	uint64_t used = domains_used(h, p);
 
 	for (unsigned dom = 0; dom < pol_domains(h); dom++)
-		if (uses(used, dom) && p->target.out_pct < *dec_max(d, dom))
-			*dec_max(d, dom) = p->target.out_pct;
+		if (uses(used, dom) && p->target->out_pct < *dec_max(d, dom))
+			*dec_max(d, dom) = p->target->out_pct;
 }
 
 /* The search's view of this partition this tick. */
@@ -216,7 +219,7 @@ static struct target_search search_of(const struct policy_host *h, const struct 
 				       .target = target_goal(p),
 				       .lo = lo,
 				       .hi = upper_bound(h, p),
-				       .hold_up = p->cpu_quota_pct > 0 && p->target.out_pct <= lo };
+				       .hold_up = p->cpu_quota_pct > 0 && p->target->out_pct <= lo };
 }
 
 /* The first move's event: a new target, a budget (policies/target_share.c), or the target `again`
@@ -229,12 +232,12 @@ static void say_first_move(const struct policy_partition *p, struct policy_decis
 
 	if (next == from)
 		return;
-	if (p->target.budget)
+	if (p->target->budget)
 		policy_event(
 			d,
 			"%s: budget %u MB/s, its share of target %u on an overcommitted domain, at %.0f MB/s per %%: "
 			"mb_max %g%% -> %g%%",
-			verb, p->target.budget, target, g, from, next);
+			verb, p->target->budget, target, g, from, next);
 	else if (again)
 		policy_event(d, "%s: target %u MB/s again, its domains no longer overcommitted: mb_max %g%% -> %g%%",
 			     verb, target, from, next);
@@ -245,7 +248,7 @@ static void say_first_move(const struct policy_partition *p, struct policy_decis
 
 static void first_move(const struct policy_host *h, struct policy_partition *p, struct policy_decision *d, double g)
 {
-	struct target_memory *m = &p->target;
+	struct target_memory *m = p->target;
 	struct target_search s = search_of(h, p);
 	double from = m->out_pct > 0 ? m->out_pct : in_force(h, p);
 	double next = model_setting(h, p, g);
@@ -260,9 +263,11 @@ static void first_move(const struct policy_host *h, struct policy_partition *p, 
 
 static void target_one(const struct policy_host *host, struct policy_partition *p, struct policy_decision *d)
 {
-	struct target_memory *m = &p->target;
+	struct target_memory *m = p->target;
 
-	if (!p->open || p->goals.target_mbps == 0) {
+	/* Without its memory (the owner of the partitions gives it to each one with a target) the
+	 * controller cannot hold a target: it leaves the partition to the other policies. */
+	if (!p->open || p->goals.target_mbps == 0 || !m) {
 		disengage(host, p, d);
 		return;
 	}

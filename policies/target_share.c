@@ -163,7 +163,7 @@ static double share_of(const struct policy_host *h, const struct policy_partitio
  * guarantees leave nothing of is held at the controller's lowest rung. */
 static void hold_budget(const struct policy_host *h, struct policy_partition *p, double share)
 {
-	struct target_memory *m = &p->target;
+	struct target_memory *m = p->target;
 	double target = p->goals.target_mbps;
 	double jitter = pol_domains(h) > 1 ? TARGET_SHARE_JITTER * target : 0;
 	uint32_t next = share > target - 0.5 ? 0 : (uint32_t)fmax(1, lround(share));
@@ -178,7 +178,8 @@ static bool budget_moved_on(const struct policy_host *h, const struct policy_par
 			    const struct policy_decision *decisions)
 {
 	for (size_t i = 0; i < count; i++)
-		if (parts[i].open && parts[i].target.budget_moved && target_ask(h, &parts[i], d, &decisions[i]) > 0)
+		if (parts[i].open && parts[i].target && parts[i].target->budget_moved &&
+		    target_ask(h, &parts[i], d, &decisions[i]) > 0)
 			return true;
 	return false;
 }
@@ -228,8 +229,9 @@ void target_share(const struct policy_host *h, struct policy_partition *parts, s
 	overcommit_sums(h, parts, count, decisions, guarantee_ask, asks_guarantee, sums.guarantees);
 	share_levels(h, parts, count, decisions, &sums, levels);
 	for (size_t i = 0; i < count; i++) {
-		parts[i].target.budget_moved = false;
-		if (parts[i].open && parts[i].goals.target_mbps)
+		if (parts[i].target)
+			parts[i].target->budget_moved = false;
+		if (parts[i].open && parts[i].goals.target_mbps && parts[i].target)
 			hold_budget(h, &parts[i], share_of(h, &parts[i], &decisions[i], levels));
 	}
 	for (unsigned d = 0; d < pol_domains(h); d++)

@@ -166,22 +166,23 @@ struct msc_config {
  * table marks them CONFIG_KEY_RUNTIME and a test checks that those and only those live here). The
  * engine hands it to the policies whole, so a new goal needs no copying code. */
 struct partition_goals {
+	/* (Its narrow fields first, side by side: no padding between, in each copy of the goals.) */
 	enum partition_class class;
+	uint32_t guarantee_mbps; /* 0 = none */
+	uint32_t target_mbps;	 /* 0 = none */
+	unsigned weight;	 /* share of what is left among best-effort partitions */
 	/* mb_min and mb_max: a percent of a domain's full scale (fractions allowed), or MB/s on each
 	 * domain where the key says so ("6000MB/s": the *_mbps flag, for the key's every value). Either is
 	 * a request: the hardware holds the rung its ladder puts it on (core/base/ladder.h). */
-	double mb_min;			/* 0 = no minimum */
-	struct domain_values mb_min_at; /* per-domain values of mb_min (0 allowed: none there) */
 	bool mb_min_mbps;
-	double mb_max;
-	struct domain_values mb_max_at; /* per-domain values of mb_max */
 	bool mb_max_mbps;
-	uint32_t guarantee_mbps; /* 0 = none */
-	uint32_t target_mbps;	 /* 0 = none */
-	uint64_t l3_cbm;	 /* 0 = not set: the backend leaves the cache portion alone */
-	unsigned weight;	 /* share of what is left among best-effort partitions */
-	double ipc_guard;	 /* latency-critical: an IPC drop below its baseline, as a fraction, that makes it
-				  * a victim of its neighbours (0 = off) */
+	double mb_min; /* 0 = no minimum */
+	double mb_max;
+	uint64_t l3_cbm;  /* 0 = not set: the backend leaves the cache portion alone */
+	double ipc_guard; /* latency-critical: an IPC drop below its baseline, as a fraction, that makes it
+			   * a victim of its neighbours (0 = off) */
+	struct domain_values mb_min_at; /* per-domain values of mb_min (0 allowed: none there) */
+	struct domain_values mb_max_at; /* per-domain values of mb_max */
 };
 
 /* *dst becomes a copy of *src whose per-domain values are its own (what *dst held is not freed): 0 or
@@ -202,6 +203,7 @@ struct partition_config {
 	uint16_t partid;
 	bool has_partid;  /* false: no PARTID (resctrl allocates its own CLOSID) */
 	bool partid_auto; /* not in the file: the simulator picked the lowest free PARTID */
+	bool included;	  /* defined in a file the include key names, not in the main file */
 	struct partition_goals goals;
 	char *cgroup; /* relative to the cgroup root, normalized; NULL if none */
 	char *vm;     /* a libvirt VM whose cgroup scope holds the partition's tasks; NULL if none */
@@ -209,7 +211,6 @@ struct partition_config {
 	pid_t *pids;
 	size_t pid_count;
 	struct cpu_set *cpus;	    /* NULL if none: resctrl gives the group these CPUs */
-	bool included;		    /* defined in a file the include key names, not in the main file */
 	void *ext[CONFIG_MAX_EXTS]; /* each extension's per-partition data, in the schema's order */
 	struct config_origin origin;
 };

@@ -106,6 +106,19 @@ int engine_check_interval(const struct engine *e, unsigned interval_ms, struct e
 	return 0;
 }
 
+int engine_target_room(struct engine *e, size_t index, const struct partition_goals *g, struct err *err)
+{
+	struct policy_partition *pp = &e->policy.partitions[index];
+
+	if (!g->target_mbps || pp->target)
+		return 0;
+	pp->target = calloc(1, sizeof(*pp->target));
+	if (!pp->target)
+		return err_set(err, -ENOMEM, "out of memory for the target controller of partition %s",
+			       e->slots.partitions[index].config->name);
+	return 0;
+}
+
 /* The policies' copy of a partition's configuration (refreshed after set and reload): its goals whole,
  * so a new goal key needs nothing here, but for their per-domain values (the configuration's: a set
  * or a reload frees them), which reach the policies resolved, as each domain's cfg_max and cfg_min. */
@@ -113,7 +126,12 @@ void engine_policy_config(struct engine *e, size_t index)
 {
 	struct policy_partition *pp = &e->policy.partitions[index];
 	const struct partition_config *p = e->slots.partitions[index].config;
+	struct err err = { "" };
 
+	/* A set asked for it before it changed the goals (and refuses the set without it); the file's
+	 * and a reload's targets get it here. */
+	if (engine_target_room(e, index, &p->goals, &err) < 0)
+		log_error("%s: its target_mbps is not held until a set or reload gives it room", err.text);
 	pp->name = p->name;
 	pp->goals = p->goals;
 	pp->goals.mb_max_at = pp->goals.mb_min_at = (struct domain_values){ 0 };

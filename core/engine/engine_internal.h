@@ -57,6 +57,10 @@ void engine_tick(struct engine *e, uint64_t now_ns);
 uint64_t engine_t_ms(const struct engine *e, uint64_t now_ns);
 /* The policies' copy of partition `index`'s configuration (after open, set, reload). */
 void engine_policy_config(struct engine *e, size_t index);
+/* The target controller's memory for partition `index` where goals `g` name a target, zeroed, once:
+ * most partitions have no target and no such memory; one that had keeps it while it lives (the
+ * controller forgets it when the target goes). 0 or -ENOMEM and why. */
+int engine_target_room(struct engine *e, size_t index, const struct partition_goals *g, struct err *err);
 /* Refuses an interval in which a counter could wrap more than once between reads. */
 int engine_check_interval(const struct engine *e, unsigned interval_ms, struct err *err);
 

@@ -27,33 +27,35 @@ struct engine_gen;
 struct engine_partition {
 	/* What the slot holds: engine_slots.c (engine_desired.c changes origin and file_goals, and with
 	 * engine_set.c config's goals, in place; engine_set.c keeps file_goals before it changes them). */
-	bool used;			 /* the slot holds a partition */
 	struct partition_config *config; /* in gen->config: what it runs with (set changes its goals) */
 	struct engine_gen *gen;
 	/* Its goals as the file said, kept only once `set` changed config's (NULL: config's goals are the
 	 * file's): a copy few partitions need (engine_slot_forget_file_goals frees it). */
 	struct partition_goals *file_goals;
 	char *origin; /* NULL: the file; else what made it (a template's name; engine_slot_set_origin) */
+	bool used;    /* the slot holds a partition */
 	/* Its life in the hardware: engine_partition.c (engine_desired.c brings retry_ns forward at a
-	 * reload, engine_apply.c's recreate opens ref again). */
+	 * reload, engine_apply.c's recreate opens ref again). Its flags and count side by side with
+	 * `used`: no padding between, in every slot. */
 	bool hw_open; /* the composition holds it (close or remove it once) */
 	/* Could not be opened or its limits applied: tried again at retry_ns (engine clock). */
 	bool failed;
+	bool no_room;	   /* it failed for want of room (ENOSPC): waits for room freed (engine_pool.c) */
+	unsigned attempts; /* failed attempts in a row */
 	char *error; /* why it failed, or (open) why its limits could not be applied; NULL: nothing (engine_text_set) */
 	uint64_t retry_ns, backoff_ns;
-	unsigned attempts;	  /* failed attempts in a row */
-	bool no_room;		  /* it failed for want of room (ENOSPC): waits for room freed (engine_pool.c) */
 	struct partition_ref ref; /* how the control opened it */
 	/* What the control and the actuators took: engine_apply.c (a close clears applied_once). */
 	struct slot_limits applied;   /* what the last successful apply asked for */
 	struct slot_limits effective; /* what it put in force, per domain */
 	double *limits_room;	      /* applied's and effective's per-domain values (engine_slot_limits_room) */
 	unsigned limits_domains;      /* the domains it has room for */
+	struct actuation actuated;    /* what the actuators last carried out */
 	bool applied_once;
-	struct actuation actuated; /* what the actuators last carried out */
-	/* Its samples: engine.c, and the PMU's: engine_pmu.c. */
-	uint64_t invalid_samples; /* ticks at which it was open and its sample invalid */
+	/* Its samples: engine.c (jumped beside applied_once: no padding between), and the PMU's:
+	 * engine_pmu.c. */
 	bool jumped;		  /* its last sample was refused as more than a domain can carry */
+	uint64_t invalid_samples; /* ticks at which it was open and its sample invalid */
 	char *pmu_reason;	  /* why the sampler could not count it at all; NULL: it could (engine_text_set) */
 	/* The text of this tick's events, which status.event points to once it has one: engine_apply.c
 	 * (EVENT_TEXT_MAX bytes, allocated for the first event; engine.c clears status.event each tick). */

@@ -329,6 +329,8 @@ static int set_partition(struct engine *e, const char *name, struct set_request 
 		return err_set(err, -EINVAL, "nothing to set: give key=value");
 	size_t i = (size_t)slot;
 	int r = set_check(e, i, q, err);
+	if (r == 0) /* a target it did not have: the controller's memory first, or the set is refused */
+		r = engine_target_room(e, i, &q->copy.goals, err);
 	if (r == 0)
 		r = set_apply(e, i, q, err);
 	partition_goals_fini(&q->copy.goals);

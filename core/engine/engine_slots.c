@@ -159,6 +159,7 @@ void engine_slot_free(struct engine *e, size_t slot)
 	engine_text_free(&e->slots.partitions[slot].origin);
 	engine_text_free(&e->slots.partitions[slot].error);
 	engine_text_free(&e->slots.partitions[slot].pmu_reason);
+	free(e->policy.partitions[slot].target);
 	e->slots.partitions[slot] = (struct engine_partition){ .used = false };
 	e->policy.partitions[slot] = (struct policy_partition){ .name = "" };
 	policy_decision_clear(&e->policy.decisions[slot]);
@@ -189,6 +190,7 @@ void engine_slots_free(struct engine *e)
 			engine_text_free(&e->slots.partitions[i].origin);
 			engine_text_free(&e->slots.partitions[i].error);
 			engine_text_free(&e->slots.partitions[i].pmu_reason);
+			free(e->policy.partitions[i].target);
 			engine_gen_drop(&e->gens, e->slots.partitions[i].gen);
 		}
 	for (size_t i = 0; i < e->slots.cap; i++)

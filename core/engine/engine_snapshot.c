@@ -83,11 +83,24 @@ static void text_free(char *head)
 
 /* ---- one partition ---- */
 
-/* "open", "failed" (it is tried again, or after a reload when retry_in_s is null) or "closed". An
- * open partition with an error could not have its limits applied: those in force are shown. */
-static const char *state_of(const struct engine_partition *ep)
+/* An open partition with an error could not have its limits applied: those in force are shown. */
+static enum snapshot_state state_of(const struct engine_partition *ep)
 {
-	return ep->status.open ? "open" : ep->failed ? "failed" : "closed";
+	return ep->status.open ? SNAPSHOT_OPEN : ep->failed ? SNAPSHOT_FAILED : SNAPSHOT_CLOSED;
+}
+
+const char *snapshot_row_class(const struct snapshot_row *row)
+{
+	return partition_class_names[row->class_of];
+}
+
+const char *snapshot_row_state(const struct snapshot_row *row)
+{
+	static const char *const names[] = {
+		[SNAPSHOT_OPEN] = "open", [SNAPSHOT_FAILED] = "failed", [SNAPSHOT_CLOSED] = "closed"
+	};
+
+	return names[row->state];
 }
 
 static void row_status(struct snapshot_row *row, const struct partition_status *st, struct text_chunks *t)
@@ -115,13 +128,13 @@ static void row_fill(const struct engine *e, size_t slot, struct snapshot_row *r
 	const struct partition_goals *g = &ep->config->goals;
 	const struct placement_status *placed = ep->status.open ? composition_placement(&e->hw, slot) : NULL;
 
-	row->slot = slot;
+	row->slot = (uint32_t)slot;
 	row_status(row, &ep->status, t);
-	row->class_name = partition_class_names[g->class];
+	row->class_of = (uint8_t)g->class;
 	row->target_mbps = g->target_mbps;
 	row->guarantee_mbps = g->guarantee_mbps;
 	row->weight = g->weight;
-	row->state = state_of(ep);
+	row->state = (uint8_t)state_of(ep);
 	row->error = ep->error && ep->error[0] ? text_copy(t, ep->error) : NULL;
 	row->retry_known = ep->failed && ep->retry_ns;
 	row->retry_in_s = ep->retry_ns > e->ticks.last_ns ? (double)(ep->retry_ns - e->ticks.last_ns) / 1e9 : 0.0;

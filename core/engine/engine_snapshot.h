@@ -28,24 +28,38 @@
 
 struct engine;
 
-/* One partition (a used slot) as the replies show it. */
+/* What a partition is in the replies' "state" (snapshot_row_state names it). */
+enum snapshot_state {
+	SNAPSHOT_OPEN,
+	SNAPSHOT_FAILED, /* it is tried again, or after a reload when retry_in_s is null */
+	SNAPSHOT_CLOSED,
+};
+
+/* One partition (a used slot) as the replies show it. Its narrow fields first, side by side (no
+ * padding between, in two snapshots' every row), its class and state as numbers named by
+ * snapshot_row_class and snapshot_row_state. */
 struct snapshot_row {
-	size_t slot;
-	/* Its status without the tick's event text; name, reason and pmu_reason are the snapshot's. */
-	struct partition_status status;
-	const char *class_name;
+	uint32_t slot;
 	uint32_t target_mbps, guarantee_mbps; /* 0: none */
 	unsigned weight;
-	const char *state;			  /* "open", "failed" or "closed" */
-	const char *error;			  /* NULL: none */
-	bool retry_known;			  /* failed, and tried again in retry_in_s */
+	unsigned attempts; /* failed attempts in a row */
+	uint8_t class_of;  /* enum partition_class */
+	uint8_t state;	   /* enum snapshot_state */
+	bool retry_known;  /* failed, and tried again in retry_in_s */
+	/* Its status without the tick's event text; name, reason and pmu_reason are the snapshot's. */
+	struct partition_status status;
 	double retry_in_s;			  /* from the snapshot's tick */
-	unsigned attempts;			  /* failed attempts in a row */
+	const char *error;			  /* NULL: none */
 	const char *origin;			  /* the template that made it, or NULL: the file */
 	uint64_t invalid_samples;		  /* ticks with an invalid sample while open */
 	const struct placement_status *placement; /* NULL: it names no tasks, or it is not open */
 	const struct domain_status *domains;	  /* the snapshot's domain_count, reasons the snapshot's */
 };
+
+/* A row's class ("default", "latency-critical", "best-effort") and state ("open", "failed",
+ * "closed"), as the replies say them. */
+const char *snapshot_row_class(const struct snapshot_row *row);
+const char *snapshot_row_state(const struct snapshot_row *row);
 
 /* One of the engine's domains. */
 struct snapshot_domain {

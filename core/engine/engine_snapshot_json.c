@@ -30,10 +30,10 @@ static json_t *row_summary(const struct snapshot_row *row)
 	const struct partition_status *st = &row->status;
 
 	return json_pack("{s:s,s:I,s:s,s:s,s:b,s:o,s:o,s:o,s:b,s:b,s:o,s:o,s:I,s:o,s:o,s:o,s:I,s:o}", "name", st->name,
-			 "slot", (json_int_t)row->slot, "class", row->class_name, "state", row->state, "open", st->open,
-			 "mb_max", limit_json(st, st->mb_max), "mb_min", limit_json(st, st->mb_min), "mbps",
-			 engine_json_mbps(st->valid, st->mbps), "valid", st->valid, "estimated", st->estimated,
-			 "target_mbps", engine_json_u32(row->target_mbps), "guarantee_mbps",
+			 "slot", (json_int_t)row->slot, "class", snapshot_row_class(row), "state",
+			 snapshot_row_state(row), "open", st->open, "mb_max", limit_json(st, st->mb_max), "mb_min",
+			 limit_json(st, st->mb_min), "mbps", engine_json_mbps(st->valid, st->mbps), "valid", st->valid,
+			 "estimated", st->estimated, "target_mbps", engine_json_u32(row->target_mbps), "guarantee_mbps",
 			 engine_json_u32(row->guarantee_mbps), "weight", (json_int_t)row->weight, "reason",
 			 text_or_null(st->reason), "error", text_or_null(row->error), "retry_in_s",
 			 row->retry_known ? json_real(row->retry_in_s) : json_null(), "attempts",

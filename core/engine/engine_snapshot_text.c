@@ -96,10 +96,10 @@ static bool row_summary(struct json_text *t, const struct snapshot_row *row)
 	json_text_lit(t, ",\"slot\":");
 	json_text_int(t, (long long)row->slot);
 	json_text_lit(t, ",\"class\":");
-	if (!json_text_string(t, row->class_name))
+	if (!json_text_string(t, snapshot_row_class(row)))
 		return false;
 	json_text_lit(t, ",\"state\":");
-	if (!json_text_string(t, row->state))
+	if (!json_text_string(t, snapshot_row_state(row)))
 		return false;
 	json_text_lit(t, ",\"open\":");
 	json_text_bool(t, st->open);

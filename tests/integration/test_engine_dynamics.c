@@ -400,9 +400,11 @@ static void probe(const struct policy_host *host, struct policy_partition *parts
 	for (size_t i = 0; i < count && host->tick <= MAX_TICKS; i++) {
 		if (!parts[i].open || strcmp(parts[i].name, "tenant"))
 			continue;
+		const struct target_memory *m = parts[i].target; /* the engine gives it: tenant has a target */
+		assert_non_null(m);
 		parts[i].escalate.under_ticks++;
-		seen[host->tick] = (struct seen_memory){ parts[i].target.out_pct, parts[i].target.last_target,
-							 parts[i].target.mbps_per_pct, parts[i].escalate.under_ticks };
+		seen[host->tick] = (struct seen_memory){ m->out_pct, m->last_target, m->mbps_per_pct,
+							 parts[i].escalate.under_ticks };
 	}
 }
 

@@ -405,6 +405,50 @@ static void expect_recorded_target(const char *record)
 	free(rows);
 }
 
+/* What the target `set` gives web after tick 3 did on the ticks after it. */
+struct retarget {
+	char failure[256];
+	bool held_at_next; /* tick 4's event is the controller's first move */
+	double mb_max_before, mb_max_next;
+};
+
+static void retarget_web(void *ctx, struct engine *e)
+{
+	struct retarget *r = ctx;
+	const char *settings[] = { "target_mbps=2000" };
+	const struct partition_status *web = engine_find(e, "web", NULL);
+	struct err err = { "" };
+
+	if (engine_ticks_done(e) == 3) {
+		r->mb_max_before = web->mb_max;
+		if (engine_set(e, "web", settings, 1, NULL, NULL, &err) < 0)
+			note_first(r->failure, sizeof(r->failure), "set: %s", err.text);
+	} else if (engine_ticks_done(e) == 4) {
+		r->held_at_next = web->event && strstr(web->event, "throttle: new target 2000 MB/s");
+		r->mb_max_next = web->mb_max;
+	}
+}
+
+/* Only a partition with a target has the target controller's memory: one that had none gets it with
+ * the `set` that gives it a target, and is held from the next tick (without the memory the controller
+ * would leave it alone). */
+static void test_set_target_held_from_the_next_tick(void **state)
+{
+	struct retarget r = { .failure = "" };
+	struct engine_options opts = { .ticks = 6, .sim_clock = true, .on_tick = retarget_web, .on_tick_ctx = &r };
+	char text[512];
+	struct err err = { "" };
+
+	(void)state;
+	snprintf(text, sizeof(text), "[global]\ninterval_ms = 20\nbackend = sim\n%s", vms);
+	struct engine *e = engine_new_or_fail(config_from_text(text), &opts);
+	expect_engine_ran("retarget", engine_run(e, &err), &err, r.failure);
+	assert_true(r.held_at_next);
+	assert_true(r.mb_max_before == 100);
+	assert_true(r.mb_max_next < 100); /* 4000 MB/s of demand held toward 2000 */
+	engine_free(e);
+}
+
 /* resctrl mounted with mba_MBps: the kernel's controller holds each group's MB/s. mpamd writes
  * target_mbps as that ceiling, runs no bandwidth loop of its own on top, and refuses what only its
  * own loop could hold (a percentage, a guarantee). */
@@ -509,6 +553,7 @@ TEST_MAIN({
 	cmocka_unit_test(test_set_refuses_what_the_host_cannot_hold),
 	cmocka_unit_test(test_open_refuses_a_mask_the_host_rejects),
 	cmocka_unit_test(test_set_clears_a_key_with_none),
+	cmocka_unit_test(test_set_target_held_from_the_next_tick),
 	cmocka_unit_test(test_set_per_domain_limits),
 	cmocka_unit_test(test_capacity_per_domain),
 	cmocka_unit_test(test_no_false_alarm_with_a_learned_capacity),

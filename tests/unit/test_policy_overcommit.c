@@ -225,11 +225,17 @@ static void test_one_domain_of_two(void **state)
 	rig_clear(d, N_OF(d));
 }
 
+/* A partition with a target, and the controller's memory the engine gives it (zeroed: from a ring
+ * that outlives a test's few partitions). */
 static struct policy_partition targeted(const char *name, uint32_t target, double mbps)
 {
+	static struct target_memory memory[16];
+	static size_t next;
 	struct policy_partition p = rig_part(name, CLASS_BEST_EFFORT, mbps);
 
 	p.goals.target_mbps = target;
+	p.target = &memory[next++ % N_OF(memory)];
+	*p.target = (struct target_memory){ 0 };
 	return p;
 }
 
@@ -251,7 +257,7 @@ static void test_targets_over_capacity(void **state)
 	assert_int_equal(tick(policy_share, &h, p, 3, d, &text), 0); /* share says nothing of targets */
 	p[0].goals.target_mbps = 10700; /* 19700: fits, within the 2% below the whole: not said */
 	assert_int_equal(tick(policy_target, &h, p, 3, d, &text), 0);
-	assert_int_equal(p[0].target.budget, 0);
+	assert_int_equal(p[0].target->budget, 0);
 	p[0].goals.target_mbps = 5000; /* fits */
 	assert_int_equal(tick(policy_target, &h, p, 3, d, &text), 0);
 	p[0].goals.target_mbps = 15000;
@@ -274,8 +280,8 @@ static void check_shared(uint32_t weight_a, uint32_t weight_b, uint32_t budget_a
 	assert_non_null(strstr(text, said));
 	assert_non_null(strstr(policy_decision_event(&d[0]), "overcommit:")); /* on the larger */
 	/* a budget of 0: the target itself */
-	assert_int_equal(p[0].target.budget ? p[0].target.budget : 12000, budget_a);
-	assert_int_equal(p[1].target.budget ? p[1].target.budget : 10000, budget_b);
+	assert_int_equal(p[0].target->budget ? p[0].target->budget : 12000, budget_a);
+	assert_int_equal(p[1].target->budget ? p[1].target->budget : 10000, budget_b);
 	assert_int_equal(d[0].mb_max, budget_a / 200);
 	assert_int_equal(d[1].mb_max, budget_b / 200);
 	assert_int_equal(tick(policy_target, &h, p, 2, d, &text), 0); /* once */
@@ -315,18 +321,18 @@ static void test_guarantee_then_targets(void **state)
 				     "targets a 10000, b 5000): not all can be met; guarantees first, the 14000 MB/s "
 				     "left shared by weight, each up to its target: a 9000, b 5000"));
 	assert_non_null(strstr(policy_decision_event(&d[1]), "overcommit:")); /* the largest ask */
-	assert_int_equal(p[1].target.budget, 9000);
-	assert_int_equal(p[2].target.budget, 0); /* its target */
+	assert_int_equal(p[1].target->budget, 9000);
+	assert_int_equal(p[2].target->budget, 0); /* its target */
 	assert_int_equal(d[1].mb_max, 45);
 	assert_int_equal(d[2].mb_max, 25);
 	assert_int_equal(tick(policy_target, &h, p, 3, d, &text), 0);
 	p[0].goals.guarantee_mbps = 8000; /* 12000 left: a 7000 */
 	assert_int_equal(tick(policy_target, &h, p, 3, d, &text), 1);
 	assert_non_null(strstr(text, "the 12000 MB/s left shared by weight, each up to its target: a 7000, b 5000"));
-	assert_int_equal(p[1].target.budget, 7000);
+	assert_int_equal(p[1].target->budget, 7000);
 	p[0].goals.guarantee_mbps = 4000; /* 19000: they fit */
 	assert_int_equal(tick(policy_target, &h, p, 3, d, &text), 0);
-	assert_int_equal(p[1].target.budget, 0);
+	assert_int_equal(p[1].target->budget, 0);
 	assert_non_null(strstr(policy_decision_event(&d[1]), "target 10000 MB/s again"));
 	rig_clear(d, N_OF(d));
 }
@@ -356,17 +362,17 @@ static void test_targets_on_two_domains(void **state)
 	assert_non_null(strstr(f.text,
 			       "overcommit: targets ask 34000 of 20000 MB/s on domain 1 (a 24000, b 10000): not "
 			       "all can be met; shared by weight, each up to its target: a 10000, b 20000"));
-	assert_int_equal(f.p[0].target.budget, 10000);
-	assert_int_equal(f.p[1].target.budget, 0);
+	assert_int_equal(f.p[0].target->budget, 10000);
+	assert_int_equal(f.p[1].target->budget, 0);
 	f.t.dom[1][0].mbps = 9800; /* b's ask on domain 1: 10200, a cut of 200 */
 	f.t.dom[1][1].mbps = 10200;
 	assert_int_equal(tick2(policy_target, &f), 0);
-	assert_int_equal(f.p[1].target.budget, 0);
+	assert_int_equal(f.p[1].target->budget, 0);
 	f.t.dom[1][0].mbps = 8000; /* 12000: a cut of 2000 */
 	f.t.dom[1][1].mbps = 12000;
 	assert_int_equal(tick2(policy_target, &f), 1);
 	assert_non_null(strstr(f.text, "each up to its target: a 10000, b 18000"));
-	assert_int_equal(f.p[1].target.budget, 18000);
+	assert_int_equal(f.p[1].target->budget, 18000);
 	rig_clear(f.d, N_OF(f.d));
 }
 

@@ -301,6 +301,25 @@ static void test_target_holds_without_sample_and_waits_for_escalation(void **sta
 	rig_fini(&rig);
 }
 
+/* The controller's memory is its owner's to give (the engine gives it to a partition with a target):
+ * without it a target is left alone, no move and nothing said; given, the next tick moves. */
+static void test_target_without_its_memory_is_left_alone(void **state)
+{
+	struct policy_rig rig;
+
+	(void)state;
+	struct policy_partition *p = target_rig(&rig, RIG_WHOLE_PERCENTS, CLASS_BEST_EFFORT, 30000, 10000);
+	rig.host.max_ladder = rig_floor_ladder(10);
+	p->target = NULL;
+	rig_tick(&rig);
+	assert_int_equal(rig.dec[0].mb_max, 100);
+	assert_string_equal(policy_decision_event(&rig.dec[0]), "");
+	p->target = &rig.targets[0];
+	rig_tick(&rig);
+	assert_int_equal(rig.dec[0].mb_max, 25);
+	rig_fini(&rig);
+}
+
 /* Targets over the domain, closed loop: 24000 + 20000 MB/s on the rig's 40000 with weights 3:1 (a's
  * part, 30000, is over its target: a keeps 24000 and b has the 16000 left). Each settles at its share,
  * and the overcommit is said once. */
@@ -329,6 +348,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_target_first_move_is_model_based),
+		cmocka_unit_test(test_target_without_its_memory_is_left_alone),
 		cmocka_unit_test(test_target_step_converges),
 		cmocka_unit_test(test_target_no_two_step_oscillation),
 		cmocka_unit_test(test_target_holds_within_band),

@@ -131,11 +131,9 @@ static void random_domain(struct domain_status *ds)
 static void random_row(struct snapshot_row *row, size_t slot, struct domain_status *domains, unsigned domain_count,
 		       struct placement_status *place)
 {
-	static const char *const classes[] = { "best-effort", "latency", "batch" };
-	static const char *const states[] = { "open", "failed", "closed" };
 	struct partition_status *st = &row->status;
 
-	*row = (struct snapshot_row){ .slot = slot };
+	*row = (struct snapshot_row){ .slot = (uint32_t)slot };
 	st->name = random_text(40);
 	st->open = pick(5) != 0;
 	st->valid = pick(4) != 0;
@@ -152,11 +150,11 @@ static void random_row(struct snapshot_row *row, size_t slot, struct domain_stat
 	st->in_class = pick(2);
 	st->class_id = (unsigned)pick(16);
 	st->mb_max_asked = random_real();
-	row->class_name = classes[pick(3)];
+	row->class_of = (uint8_t)pick(3); /* enum partition_class */
 	row->target_mbps = pick(2) ? (uint32_t)rng() : 0;
 	row->guarantee_mbps = pick(2) ? (uint32_t)rng() : 0;
 	row->weight = (unsigned)rng();
-	row->state = states[pick(3)];
+	row->state = (uint8_t)pick(3); /* enum snapshot_state */
 	row->error = random_text_or_null(60);
 	row->retry_known = pick(2);
 	row->retry_in_s = random_real();

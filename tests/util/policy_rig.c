@@ -116,9 +116,13 @@ struct policy_partition *rig_add(struct policy_rig *rig, const char *name, enum 
 	size_t i = rig->n++;
 	struct policy_partition *p = &rig->parts[i];
 
-	*p = (struct policy_partition){
-		.name = name, .goals.class = class, .goals.mb_max = 100, .goals.weight = 100, .open = true
-	};
+	*p = (struct policy_partition){ .name = name,
+					.goals.class = class,
+					.goals.mb_max = 100,
+					.goals.weight = 100,
+					.open = true,
+					.target = &rig->targets[i] };
+	rig->targets[i] = (struct target_memory){ 0 };
 	rig->demand[i] = demand;
 	rig_apply(rig, i, 100, 0);
 	return p;

@@ -32,6 +32,7 @@ struct policy_rig {
 	double bias[RIG_MAX_PARTS]; /* relative error of this tick's measurement */
 	uint16_t max_field[RIG_MAX_PARTS], min_field[RIG_MAX_PARTS];
 	struct policy_partition parts[RIG_MAX_PARTS];
+	struct target_memory targets[RIG_MAX_PARTS]; /* each part's target controller's memory (any may get a target) */
 	struct policy_decision dec[RIG_MAX_PARTS];
 	const policy_fn *fns;
 	size_t nfns;
