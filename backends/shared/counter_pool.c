@@ -16,7 +16,7 @@ struct slot {
 	bool has_baseline;
 	uint64_t baseline; /* counter units */
 	uint64_t baseline_ns;
-	unsigned ticks_held;
+	unsigned ticks_held; /* since it was assigned, or since its last measurement */
 	unsigned measurements;
 	const char *reason; /* why its holder has no measurement this tick */
 };
@@ -258,6 +258,7 @@ static inline void slot_take(const struct pass *pass, struct slot *s, const stru
 				 << pass->unit_shift;
 		uint64_t elapsed = now_ns - s->baseline_ns;
 		s->measurements++;
+		s->ticks_held = 0; /* ticks since its last measurement (a kept counter measures on) */
 		s->baseline = rd->value;
 		s->baseline_ns = now_ns;
 		m->last_ns = now_ns;
@@ -328,8 +329,10 @@ static void read_held(struct counter_pool *pool, const struct pass *pass, struct
 		if (s->owner >= 0) {
 			size_t owner = (size_t)s->owner;
 			slot_take(pass, s, &readings[i], &members[owner], &out[owner * stride]);
+			/* A kept counter too goes on after MAX_DWELL_TICKS without a measurement: one that broke
+			 * is not held for ever (its partition keeps the next it gets). */
 			bool passes_on =
-				!members[owner].keep && (s->measurements > 0 || s->ticks_held >= MAX_DWELL_TICKS);
+				s->ticks_held >= MAX_DWELL_TICKS || (!members[owner].keep && s->measurements > 0);
 			if (pass->rotating && passes_on)
 				slot_release(pool, i);
 		}

@@ -332,6 +332,36 @@ static void test_kept_counter_every_tick(void **state)
 	counter_pool_free(pool);
 }
 
+/* A kept partition whose counter keeps failing (a fault tied to its PARTID) does not hold it for
+ * ever: after MAX_DWELL_TICKS (16) without a measurement it goes on, and the partition keeps the next
+ * it gets. */
+static void test_kept_broken_counter_is_handed_on(void **state)
+{
+	struct fake f;
+	struct counter_pool *pool = seven_partitions(&f, 2);
+	struct sample s[7];
+	uint64_t now = TICK_NS;
+	unsigned held = 0, longest = 0;
+
+	(void)state;
+	assert_int_equal(counter_pool_keep(pool, 0, true), 0);
+	counter_pool_read(pool, now, s, 1);
+	for (int t = 0; t < 80; t++) {
+		now += TICK_NS;
+		advance(&f, 2);
+		for (unsigned c = 0; c < 2; c++)
+			f.broken[c] = counter_pool_owner(pool, c) == 0;
+		counter_pool_read(pool, now, s, 1);
+		bool holds = counter_pool_owner(pool, 0) == 0 || counter_pool_owner(pool, 1) == 0;
+		held = holds ? held + 1 : 0;
+		longest = held > longest ? held : longest;
+	}
+	if (longest > 17)
+		fail_msg("partition 0 held a failing counter %u ticks in a row", longest);
+	assert_true(longest > 0);
+	counter_pool_free(pool);
+}
+
 TEST_MAIN({
 	cmocka_unit_test(test_enough_counters_never_rotate),
 	cmocka_unit_test(test_pool_grows_with_slots),
@@ -340,4 +370,5 @@ TEST_MAIN({
 	cmocka_unit_test(test_not_ready_then_baseline),
 	cmocka_unit_test(test_restart_is_a_new_baseline),
 	cmocka_unit_test(test_broken_counter_is_handed_on),
+	cmocka_unit_test(test_kept_broken_counter_is_handed_on),
 })
