@@ -9,8 +9,9 @@
  *    asks `oldest`).
  *  - A crowd that rises together is seen a few partitions a tick. The partitions measured this tick
  *    after a run of estimates say how much their rates moved while unseen (a rise beyond the
- *    measurement's jitter, GUARD_DEMAND_BAND together); the guard takes the others to have moved alike (`unseen_rise_mbps`, each domain's estimated partitions times the mean rise of
- *    those just measured) to judge that a domain is saturated, for a guaranteed partition measured
+ *    measurement's jitter, GUARD_DEMAND_BAND together); the guard takes the others to have moved
+ *    alike (guard_unseen_rise: each domain's estimated partitions times the mean rise of those just
+ *    measured) to judge that a domain is saturated, for a guaranteed partition measured
  *    short this tick only, and to size each one's share of a cut (guard_use: a neighbour quiet when
  *    last measured is cut with the others). It is an inference from measured rates, never a rate
  *    anyone is shown: the cut it allows is judged a few ticks later like any other (a cut that frees
@@ -78,8 +79,6 @@ void guard_note_estimates(const struct policy_host *h, struct policy_partition *
 	for (size_t i = 0; i < count; i++)
 		if (parts[i].estimated || parts[i].guard.estimate_aged)
 			age_partition(h, &parts[i], est, seen);
-	for (unsigned d = 0; d < domains; d++) {
+	for (unsigned d = 0; d < domains; d++)
 		est->mean_rise_mbps[d] = mean_rise(&seen[d]);
-		est->unseen_rise_mbps[d] = est->mean_rise_mbps[d] * est->estimated[d];
-	}
 }

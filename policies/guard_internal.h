@@ -86,11 +86,16 @@ struct guard_domain_view {
 
 /* What counter rotation leaves unseen on each domain this tick (guard_estimates.c). */
 struct guard_estimates {
-	unsigned oldest[POLICY_MAX_DOMAINS];	     /* ticks since the oldest estimated rate there was measured */
-	unsigned estimated[POLICY_MAX_DOMAINS];	     /* partitions with an estimated rate there */
-	double unseen_rise_mbps[POLICY_MAX_DOMAINS]; /* what they are taken to have risen by, unseen (>= 0) */
-	double mean_rise_mbps[POLICY_MAX_DOMAINS];   /* ... each (>= 0) */
+	unsigned oldest[POLICY_MAX_DOMAINS];	   /* ticks since the oldest estimated rate there was measured */
+	unsigned estimated[POLICY_MAX_DOMAINS];	   /* partitions with an estimated rate there */
+	double mean_rise_mbps[POLICY_MAX_DOMAINS]; /* what each is taken to have risen by, unseen (>= 0) */
 };
+
+/* What the partitions estimated on domain d are taken to have risen by together, unseen. */
+static inline double guard_unseen_rise(const struct guard_estimates *est, unsigned d)
+{
+	return est->mean_rise_mbps[d] * est->estimated[d];
+}
 
 struct guard_view {
 	unsigned domains;

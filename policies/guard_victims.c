@@ -201,7 +201,7 @@ void guard_assess(const struct policy_host *h, const struct policy_partition *pa
 			continue;
 		dv->saturated = hd.total_mbps >= GUARD_SATURATED_FRACTION * hd.capacity_mbps;
 		dv->saturated_unseen =
-			hd.total_mbps + v->est.unseen_rise_mbps[d] >= GUARD_SATURATED_FRACTION * hd.capacity_mbps;
+			hd.total_mbps + guard_unseen_rise(&v->est, d) >= GUARD_SATURATED_FRACTION * hd.capacity_mbps;
 		dv->room_mbps = GUARD_SATURATED_FRACTION * hd.capacity_mbps - hd.total_mbps;
 		v->any_saturated |= dv->saturated;
 	}

@@ -9,6 +9,7 @@
 #include "backends/mmio/quirks.h"
 #include "backends/mpam/mpam_regs.h"
 #include "backends/shared/partition_table.h"
+#include "core/base/grow.h"
 #include "core/config/config.h"
 
 /* What apply last put on one MSC for one partition, and the registers it read back: an apply of the
@@ -88,16 +89,10 @@ static struct msc_kept *kept_row(const struct mmio_limits *l, size_t index)
 /* Room for slot `index`'s row, which is forgotten: a slot opened or closed holds another partition. */
 static int kept_forget(struct mmio_limits *l, size_t index, struct err *err)
 {
-	if (index >= l->kept_slots) {
-		size_t slots = index + 1 > 2 * l->kept_slots ? index + 1 : 2 * l->kept_slots;
-		size_t mscs = l->set->count ? l->set->count : 1;
-		struct msc_kept *k = realloc(l->kept, slots * mscs * sizeof(*k));
-		if (!k)
-			return err_set(err, -ENOMEM, "out of memory");
-		memset(k + l->kept_slots * mscs, 0, (slots - l->kept_slots) * mscs * sizeof(*k));
-		l->kept = k;
-		l->kept_slots = slots;
-	}
+	size_t mscs = l->set->count ? l->set->count : 1;
+
+	if (array_grow((void **)&l->kept, &l->kept_slots, index + 1, mscs * sizeof(*l->kept), NULL) < 0)
+		return err_set(err, -ENOMEM, "out of memory");
 	memset(kept_row(l, index), 0, l->set->count * sizeof(*l->kept));
 	return 0;
 }

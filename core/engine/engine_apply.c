@@ -238,14 +238,16 @@ static void apply_decision(struct engine *e, size_t index, const struct policy_d
 	if (d->event)
 		note_event(e, index, now_ns, policy_decision_event(d));
 	e->events.folded += d->folded;
-	if (e->ticks.done % RECHECK_TICKS == 0 || !decision_as_applied(e, ep, d)) {
+	bool recheck = e->ticks.done % RECHECK_TICKS == 0;
+
+	if (recheck || !decision_as_applied(e, ep, d)) {
 		/* What the last apply asked for was snapped on the same ladders (a close, and so a new
 		 * backend, clears applied_once). */
 		struct partition_limits kept;
 		const struct partition_limits *last = ep->applied_once ? slot_limits_load(&ep->applied, &kept) : NULL;
 		struct partition_limits want = limits_of(e, p, d->mb_max, d->mb_min, d->mb_max_at, d->mb_min_at, last);
 		bool changed = !last || !limits_same_mb(&want, last, e->hw.caps.domain_count);
-		r = changed || e->ticks.done % RECHECK_TICKS == 0 ? engine_apply_limits(e, index, &want, &err) : 0;
+		r = changed || recheck ? engine_apply_limits(e, index, &want, &err) : 0;
 		if (hardware_side_gone(r))
 			recreate(e, index, &want, now_ns);
 	}
