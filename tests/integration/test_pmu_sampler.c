@@ -128,7 +128,10 @@ static void compare_with_perf(const struct pmu_sample *sample, const char *out, 
 	/* ours also spans perf's start-up and exit: loose tolerance, scaled by the spans */
 	if (ours_ms < 0.8 * perf_ms || ours_ms > 1.2 * perf_ms * (wall / perf_span) + 50)
 		fail_msg("task-clock: sampler %.1f ms, perf %.1f ms", ours_ms, perf_ms);
-	if (perf_cs >= 0 && (ours_cs + 50 < 0.8 * perf_cs || ours_cs > 1.2 * perf_cs * (wall / perf_span) + 50))
+	/* A busy task's context switches follow the machine's load, which is not the same in perf's span
+	 * as in the start-up and exit around it: the upper bound is looser than task-clock's (seen under
+	 * a CI run beside another test suite: 1708 against perf's 1088). */
+	if (perf_cs >= 0 && (ours_cs + 50 < 0.8 * perf_cs || ours_cs > 2 * perf_cs * (wall / perf_span) + 50))
 		fail_msg("context-switches: sampler %.0f, perf %.0f", ours_cs, perf_cs);
 }
 
