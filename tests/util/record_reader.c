@@ -163,25 +163,23 @@ static bool parse_line(const struct layout *l, unsigned long line_no, char *line
 	return true;
 }
 
+static bool is_cut_short(const struct layout *l, const char *line)
+{
+	char *copy = strdup(line), *f[MAX_FIELDS + 1] = { 0 };
+	bool cut = copy && split_csv(copy, f, MAX_FIELDS + 1) < l->columns.fields;
+
+	free(copy);
+	return cut;
+}
+
 static bool is_total(const struct record_line *row)
 {
 	return !strcmp(row->domain, "*");
 }
 
-long record_read(const char *path, char *header, size_t len, struct record_line **ret_rows)
-{
-	struct record_line *rows = NULL;
-	long all = record_read_all(path, header, len, &rows), totals = 0;
-
-	for (long i = 0; i < all; i++)
-		if (is_total(&rows[i]))
-			rows[totals++] = rows[i];
-	if (all >= 0)
-		*ret_rows = rows;
-	return all < 0 ? all : totals;
-}
-
-long record_read_all(const char *path, char *header, size_t len, struct record_line **ret_rows)
+/* cut NULL: every row must parse; else a row with fewer fields than the header is counted there and
+ * skipped, as the product's reader does. */
+static long read_rows(const char *path, char *header, size_t len, struct record_line **ret_rows, long *cut)
 {
 	FILE *in = fopen(path, "r");
 	char *line = NULL;
@@ -206,6 +204,10 @@ long record_read_all(const char *path, char *header, size_t len, struct record_l
 	while (count >= 0 && getline(&line, &cap, in) >= 0) {
 		line_no++;
 		line[strcspn(line, "\n")] = '\0';
+		if (cut && is_cut_short(&layout, line)) {
+			(*cut)++;
+			continue;
+		}
 		/* Doubling: a long record (a row per domain too) is read in linear time. */
 		bool room = array_grow((void **)&rows, &rows_cap, (size_t)count + 1, sizeof(*rows), NULL) == 0;
 		if (!room || !parse_line(&layout, line_no, line, &rows[count])) {
@@ -221,6 +223,36 @@ long record_read_all(const char *path, char *header, size_t len, struct record_l
 	else
 		free(rows);
 	return count;
+}
+
+long record_read_all(const char *path, char *header, size_t len, struct record_line **ret_rows)
+{
+	return read_rows(path, header, len, ret_rows, NULL);
+}
+
+/* The partitions' totals of what read_rows reads. */
+static long read_totals(const char *path, char *header, size_t len, struct record_line **ret_rows, long *cut)
+{
+	struct record_line *rows = NULL;
+	long all = read_rows(path, header, len, &rows, cut), totals = 0;
+
+	for (long i = 0; i < all; i++)
+		if (is_total(&rows[i]))
+			rows[totals++] = rows[i];
+	if (all >= 0)
+		*ret_rows = rows;
+	return all < 0 ? all : totals;
+}
+
+long record_read(const char *path, char *header, size_t len, struct record_line **ret_rows)
+{
+	return read_totals(path, header, len, ret_rows, NULL);
+}
+
+long record_read_forgiving(const char *path, char *header, size_t len, struct record_line **ret_rows, long *ret_cut)
+{
+	*ret_cut = 0;
+	return read_totals(path, header, len, ret_rows, ret_cut);
 }
 
 /* The default registry's schema is the default schema (registry.c), so engine_util's loader serves. */

@@ -1,8 +1,8 @@
 /* Reading the record file back in tests: the columns core/report/record_columns.h declares found by
  * their header names and each field read as its column says, fields quoted as RFC 4180 says (an
  * event with a comma or a quote, not a line break), an empty mbps kept apart from 0. Strict where
- * the product's reader (core/report/record_read.c) forgives: a row cut short is an error here, since a test's
- * file has none, and valid, estimated and event are required too. */
+ * the product's reader (core/report/record_read.c) forgives: a row cut short is an error here (but for
+ * record_read_forgiving), since a test's file has none, and valid, estimated and event are required too. */
 #ifndef MPAMD_TESTS_RECORD_READER_H
 #define MPAMD_TESTS_RECORD_READER_H
 
@@ -41,6 +41,10 @@ struct record_line {
 long record_read(const char *path, char *header, size_t len, struct record_line **ret_rows);
 /* The same with the rows of each domain too, in the file's order. */
 long record_read_all(const char *path, char *header, size_t len, struct record_line **ret_rows);
+/* record_read for a file a killed mpamd wrote: a row with fewer fields than the header (a write cut
+ * short by the kill, its line ended by the next start) is skipped and counted in *ret_cut, as the
+ * product's reader does. */
+long record_read_forgiving(const char *path, char *header, size_t len, struct record_line **ret_rows, long *ret_cut);
 
 /* A config from text, its diagnostics printed on stderr; NULL when it has errors. */
 struct config *load_config_text(const char *text);
