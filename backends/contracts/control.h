@@ -280,7 +280,9 @@ struct control_class_ops {
 		     struct partition_limits *effective, struct err *err);
 	/* Moves open partition `index` into class `cls` (which apply made): enum class_move, or a negative
 	 * errno and why (the partition stays where it was). Its counts never double or get lost: where
-	 * they cannot go with it, it says CLASS_MOVE_ANEW. */
+	 * they cannot go with it, it says CLASS_MOVE_ANEW. `cls` may be the class it is in when it is not
+	 * measured by itself (ref->unmeasured): it is then given a group of its own if the class has a
+	 * monitoring id for one now (ref->unmeasured NULL after), and stays as it was otherwise. */
 	int (*move)(struct control *control, size_t index, unsigned cls, struct partition_ref *ref, struct err *err);
 	/* Class `cls` has no partition any more: removed (what it holds goes back to the hardware). */
 	int (*release)(struct control *control, unsigned cls, struct err *err);

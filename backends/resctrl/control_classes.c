@@ -241,9 +241,10 @@ static int seat_in_class_group(const struct resctrl_group *cg, struct resctrl_gr
 
 /* Partition `name`'s group in class `cls` (`cg`): a monitoring group of its own, or where the class's
  * PARTID has no PMG left for one, the class's group itself, `why` (RESCTRL_UNMEASURED_MAX bytes) then
- * saying so ("" otherwise). */
+ * saying so ("" otherwise). `again`: it is in the class's group already and asks for a group of its
+ * own once more: 1, and nothing done, when there is still no PMG for one. */
 static int open_in_class(struct resctrl_control *rc, const char *name, unsigned cls, const struct resctrl_group *cg,
-			 struct resctrl_group *g, char *why, struct err *err)
+			 struct resctrl_group *g, char *why, bool again, struct err *err)
 {
 	char leaf[RESCTRL_GROUP_PATH_MAX], path[RESCTRL_GROUP_PATH_MAX], partid[32];
 	struct err refused = { "" };
@@ -256,6 +257,10 @@ static int open_in_class(struct resctrl_control *rc, const char *name, unsigned 
 	struct resctrl_room room = resctrl_control_room(rc);
 	r = resctrl_mon_group_open(rc->fs->rootfd, path, cg->dirfd, &room, g, &refused);
 	resctrl_counts_opened(rc, g, false, r);
+	if (class_has_no_pmg(rc, r) && again) {
+		log_debug("partition %s: still no PMG for a group of its own in class %u: %s", name, cls, refused.text);
+		return 1;
+	}
 	if (class_has_no_pmg(rc, r)) {
 		if (cg->hw_id >= 0)
 			snprintf(partid, sizeof(partid), "PARTID %ld", cg->hw_id);
@@ -289,7 +294,7 @@ int resctrl_class_member_open(struct resctrl_control *rc, size_t index, const st
 			       "classes = own for a partition with cpus");
 	if ((r = unmeasured_buffer(rc, index, err)) < 0 || (r = class_group(rc, cls, &cg, err)) < 0)
 		return r;
-	if ((r = open_in_class(rc, p->name, cls, cg, g, why, err)) < 0)
+	if ((r = open_in_class(rc, p->name, cls, cg, g, why, false, err)) < 0)
 		return r;
 	/* Set only now: until a group replaces it, the one the slot had is told by what it was. */
 	set_unmeasured(rc, index, why);
@@ -318,17 +323,18 @@ static int move_tasks(struct resctrl_control *rc, size_t index, struct resctrl_g
 }
 
 /* A new group in the class (or the class's own, when its PARTID has no PMG left), the tasks moved
- * there, the old group removed when it was the partition's own. */
+ * there, the old group removed when it was the partition's own. `again` (open_in_class): nothing
+ * changes, CLASS_MOVE_CONTINUES, when there is still no PMG. */
 static int move_anew(struct resctrl_control *rc, size_t index, unsigned cls, struct resctrl_group *cg,
-		     struct partition_ref *ref, struct err *err)
+		     struct partition_ref *ref, bool again, struct err *err)
 {
 	struct resctrl_group *g = &rc->groups[index], fresh = { .dirfd = -1 };
 	char why[RESCTRL_UNMEASURED_MAX];
 	int rootfd = rc->fs->rootfd;
 	int r = unmeasured_buffer(rc, index, err);
 
-	if (r == 0)
-		r = open_in_class(rc, ref->config->name, cls, cg, &fresh, why, err);
+	if (r == 0 && (r = open_in_class(rc, ref->config->name, cls, cg, &fresh, why, again, err)) == 1)
+		return CLASS_MOVE_CONTINUES;
 	if (r == 0)
 		r = move_tasks(rc, index, g, &fresh, ref->config, err);
 	if (r < 0) {
@@ -372,8 +378,10 @@ static int class_move(struct control *c, size_t index, unsigned cls, struct part
 	const char *leaf = strrchr(g->name, '/');
 	if ((r = member_path(cg, leaf ? leaf + 1 : g->name, path, sizeof(path), err)) < 0)
 		return r;
+	/* In its class's group for want of a PMG, and asking again (control.h) */
+	bool again = rc->class_of[index] == cls && resctrl_class_unmeasured(rc, index);
 	rc->class_of[index] = cls;
-	if (resctrl_rename_keeps_counts(&rc->fs->info)) {
+	if (resctrl_rename_keeps_counts(&rc->fs->info) && !again) {
 		struct err why = { "" };
 		char from[RESCTRL_GROUP_PATH_MAX];
 		snprintf(from, sizeof(from), "%s", g->name);
@@ -383,7 +391,7 @@ static int class_move(struct control *c, size_t index, unsigned cls, struct part
 		}
 		log_warning("%s: %s; moving its tasks to a new group instead (its count starts again)", from, why.text);
 	}
-	return move_anew(rc, index, cls, cg, ref, err);
+	return move_anew(rc, index, cls, cg, ref, again, err);
 }
 
 int resctrl_classes_keep(const struct resctrl_control *rc, struct name_index *keep)

@@ -20,6 +20,9 @@
 /* Every this many ticks the classes' limits are written even when unchanged (undoing another tool's
  * write, as engine_apply.c does for partitions) and the room is counted again. */
 #define CLASS_RECHECK_TICKS 10
+/* How long a given-back monitoring id is asked for (the kernel's limbo check runs every second and
+ * frees an id once its cache lines have faded). */
+#define CLASS_RESEAT_NS (60ull * 1000000000ull)
 
 static const struct control_class_ops *ops_of(const struct engine *e)
 {
@@ -195,6 +198,19 @@ static bool hold(struct engine *e, unsigned cls, const double *limits, bool rech
 	return true;
 }
 
+/* Slot `slot`, in class `cls` (-1: none), leaves it: a monitoring group of its own (`measured`) is a
+ * monitoring id its class has again. */
+static void leaves(struct engine *e, int cls, bool measured)
+{
+	struct engine_classes *c = &e->classes;
+
+	if (!measured || cls < 0 || (size_t)cls >= c->classes_cap)
+		return;
+	c->per_class[cls].freed++;
+	c->per_class[cls].freed_now = true;
+	c->per_class[cls].freed_until_ns = clock_now(&e->clock) + CLASS_RESEAT_NS;
+}
+
 static void move(struct engine *e, size_t slot, unsigned to)
 {
 	struct engine_classes *c = &e->classes;
@@ -202,6 +218,7 @@ static void move(struct engine *e, size_t slot, unsigned to)
 	int from = c->per_slot[slot].class_of;
 	char text[EVENT_TEXT_MAX];
 	struct err err = { "" };
+	bool measured = !ep->ref.unmeasured;
 	int r = ops_of(e)->move(e->hw.control, slot, to, &ep->ref, &err);
 
 	if (r < 0) {
@@ -211,6 +228,7 @@ static void move(struct engine *e, size_t slot, unsigned to)
 		return;
 	}
 	c->per_slot[slot].class_of = (int)to;
+	leaves(e, from, measured);
 	if (r == CLASS_MOVE_ANEW && composition_remonitor(&e->hw, slot, &ep->ref, &err) < 0) {
 		snprintf(text, sizeof(text), "moved to class %u, and cannot be measured there: %.150s", to, err.text);
 		engine_slot_failed(e, slot, clock_now(&e->clock), text);
@@ -221,6 +239,60 @@ static void move(struct engine *e, size_t slot, unsigned to)
 		 : r == CLASS_MOVE_ANEW ? " in a new group (its count starts again)"
 					: "");
 	engine_note_event(e, slot, text);
+}
+
+/* Unmeasured member `slot` of class `cls`, which a measured member left: the control is asked for a
+ * group of its own there (a move into the class it is in). Whether it got one. */
+static bool reseat(struct engine *e, size_t slot, unsigned cls)
+{
+	struct engine_partition *ep = &e->slots.partitions[slot];
+	char text[EVENT_TEXT_MAX];
+	struct err err = { "" };
+	int r = ops_of(e)->move(e->hw.control, slot, cls, &ep->ref, &err);
+
+	if (r < 0)
+		log_warning("partition %s: still measured only as part of class %u: %s", ep->config->name, cls,
+			    err.text);
+	if (r < 0 || ep->ref.unmeasured)
+		return false;
+	e->classes.per_class[cls].freed--;
+	if (composition_remonitor(&e->hw, slot, &ep->ref, &err) < 0) {
+		snprintf(text, sizeof(text),
+			 "given a group of its own in class %u, and cannot be measured there: %.150s", cls, err.text);
+		engine_slot_failed(e, slot, clock_now(&e->clock), text);
+		return true;
+	}
+	snprintf(text, sizeof(text),
+		 "class: measured by itself again, in a group of its own in class %u (a monitoring id of its class "
+		 "was given back; its count starts now)",
+		 cls);
+	engine_note_event(e, slot, text);
+	return true;
+}
+
+/* Classes whose measured members left give the monitoring ids they left to unmeasured members, in
+ * slot order, while the control finds one: at the step after, then at each recheck (`recheck`) for
+ * CLASS_RESEAT_NS, since the kernel may keep an id in limbo (on MPAM its rmdir'd PMG is refused with
+ * "Out of RMIDs" until it is clean). A class whose ask finds none is not asked again in the step. */
+static void reseat_unmeasured(struct engine *e, bool recheck)
+{
+	struct engine_classes *c = &e->classes;
+	uint64_t now = clock_now(&e->clock);
+
+	for (size_t i = 0; i < e->slots.count; i++) {
+		int cls = member(e, i) ? c->per_slot[i].class_of : -1;
+		if (cls < 0 || (size_t)cls >= c->classes_cap || !e->slots.partitions[i].ref.unmeasured)
+			continue;
+		struct class_held *ch = &c->per_class[cls];
+		if (ch->freed && (ch->freed_now || recheck) && !ch->full_now)
+			ch->full_now = !reseat(e, i, (unsigned)cls);
+	}
+	for (size_t k = 0; k < c->classes_cap; k++) {
+		struct class_held *ch = &c->per_class[k];
+		ch->freed_now = ch->full_now = false;
+		if (!ch->known || now >= ch->freed_until_ns)
+			ch->freed = 0;
+	}
 }
 
 /* What its class holds is what is in force for it. */
@@ -352,6 +424,7 @@ static int step(struct engine *e, bool recheck, struct err *err)
 		r = carry_out(e, &a, budget, &w, recheck, err);
 	if (r != -ENOMEM)
 		release_empty(e);
+	reseat_unmeasured(e, recheck);
 	for (size_t j = 0; j < w.count; j++) {
 		c->per_slot[w.slot_of[j]].placed = false;
 		if (member(e, w.slot_of[j]))
@@ -453,11 +526,12 @@ void engine_classes_tick_end(struct engine *e)
 		say_once(&e->classes, err.text);
 }
 
-void engine_classes_forget(struct engine *e, size_t slot)
+void engine_classes_forget(struct engine *e, size_t slot, bool measured)
 {
 	struct engine_classes *c = &e->classes;
 
 	if (slot < c->slots_cap) {
+		leaves(e, c->per_slot[slot].class_of, measured);
 		c->per_slot[slot].class_of = -1;
 		c->per_slot[slot].asking = c->per_slot[slot].placed = false;
 	}

@@ -32,6 +32,14 @@ struct class_held {
 	bool known;			/* the control holds it with `at` */
 	double at[CONTROL_MAX_DOMAINS]; /* what it was asked to hold, one per domain */
 	struct partition_limits eff;	/* what is in force there */
+	/* Monitoring ids (on MPAM, PMGs of its PARTID) its measured members gave back by leaving it or
+	 * closing, not taken yet: that many of its unmeasured members may get groups of their own. The
+	 * kernel may hold a given-back id in limbo for a while (its cache lines still tagged), so they are
+	 * asked for at the next step, then at each recheck until freed_until_ns. */
+	unsigned freed;
+	bool freed_now; /* one was given back since the last step */
+	bool full_now;	/* this step's ask found none: not asked again in it */
+	uint64_t freed_until_ns;
 };
 
 struct engine_classes {
@@ -69,8 +77,9 @@ int engine_classes_apply(struct engine *e, size_t slot, const struct partition_l
 /* The tick's decisions: recorded by engine_classes_apply between these, one step at the end. */
 void engine_classes_tick_begin(struct engine *e);
 void engine_classes_tick_end(struct engine *e);
-/* Slot `slot` was closed: it is in no class now. */
-void engine_classes_forget(struct engine *e, size_t slot);
+/* Slot `slot` was closed: it is in no class now. `measured`: it had a monitoring group of its own
+ * (partition_ref.unmeasured was NULL), which is given back to its class. */
+void engine_classes_forget(struct engine *e, size_t slot, bool measured);
 /* Classes used and left, monitors (RMIDs) used and left, as of the last step: false where classes
  * are not shared. */
 bool engine_classes_room(const struct engine *e, struct class_room *ret);

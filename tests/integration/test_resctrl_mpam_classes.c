@@ -177,6 +177,18 @@ static bool check_partition(struct mpam_run *run, size_t i, unsigned want, const
 	return false;
 }
 
+/* How many of partitions first, first + 2, ... (one ceiling) in the class of `first` have a group of
+ * their own, each checked as check_partition does. */
+static unsigned measured_in_class(struct mpam_run *run, size_t first, const char *partid)
+{
+	unsigned cls = engine_partition(run->engine, first)->class_id, measured = 0;
+
+	for (size_t i = first; i < PARTITIONS; i += 2)
+		if (engine_partition(run->engine, i)->class_id == cls)
+			measured += check_partition(run, i, mb_max_of(i), partid);
+	return measured;
+}
+
 static void test_partitions_past_the_pmgs_are_marked(void **state)
 {
 	struct mpam_run run;
@@ -196,11 +208,17 @@ static void test_partitions_past_the_pmgs_are_marked(void **state)
 	run_stop(&run);
 }
 
+/* The emulator's limbo as the kernel's with an RMID's cache lines gone at once: a removed group's PMG
+ * is refused ("Out of RMIDs") until the next limbo check, a second after. */
+static const char *const quick_limbo[] = { "--llc-half-life-ms", "0", NULL };
+/* Ticks (10 ms) that cover a limbo check after a group's removal: the limbo's second, and a recheck. */
+#define PAST_LIMBO_TICKS 150
+
 /* p00 moved to mb_max 50% (p01's class, whose PMG p01 holds) at tick move_at, dropped by a reload at
  * drop_at (0: never), the run stopped at stop_at. */
 static void run_moving(struct mpam_run *run, unsigned stop_at, unsigned move_at, unsigned drop_at)
 {
-	run_start(run, NULL);
+	run_start(run, quick_limbo);
 	run->stop_at = stop_at;
 	run->move_at = move_at;
 	run->move_to = 50;
@@ -216,7 +234,7 @@ static void test_moved_into_a_full_class(void **state)
 	struct mpam_run run;
 
 	(void)state;
-	run_moving(&run, 25, 10, 0);
+	run_moving(&run, 10 + PAST_LIMBO_TICKS, 10, 0);
 	struct engine *e = run.engine;
 	const struct partition_status *st = engine_partition(e, 0);
 	char group[32];
@@ -230,9 +248,34 @@ static void test_moved_into_a_full_class(void **state)
 		check_partition(&run, i, i ? mb_max_of(i) : 50, "its PARTID has no PMG left");
 	for (unsigned c = 0; c < 4; c++)
 		assert_false(has_own_group(&run, c, 0));
+	/* the PMG p00 gave back went to one of its old class's marked partitions, once out of limbo */
+	assert_int_equal(measured_in_class(&run, 2, "its PARTID has no PMG left"), 1);
 	assert_true(in_tasks_of(&run, group, 0));
 	const char *moved[] = { "partition p00: class: moved from class", "not measured by itself", NULL };
 	assert_int_equal(log_capture_count(&run.log, moved), 1);
+	run_stop(&run);
+}
+
+/* The measured partition of a class removed by a reload: the PMG its group held goes to one of the
+ * class's marked partitions once out of limbo, which is measured from then on; the other stays marked
+ * (one PMG). */
+static void test_a_freed_pmg_goes_to_a_marked_partition(void **state)
+{
+	struct mpam_run run;
+
+	(void)state;
+	run_start(&run, quick_limbo);
+	run.stop_at = 10 + PAST_LIMBO_TICKS;
+	run.drop_at = 10;
+	run.dropped = 0;
+	engine_run_file_captured(run.config, on_tick, &run, &run.log, &run.engine);
+	if (measured_in_class(&run, 2, "its PARTID has no PMG left") != 1) {
+		log_capture_pass_on(&run.log);
+		fail_msg("p00's class has not one measured partition after p00 went");
+	}
+	assert_int_equal(measured_in_class(&run, 1, "its PARTID has no PMG left"), 1);
+	const char *given[] = { "class: measured by itself again, in a group of its own", NULL };
+	assert_int_equal(log_capture_count(&run.log, given), 1);
 	run_stop(&run);
 }
 
@@ -278,6 +321,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_partitions_past_the_pmgs_are_marked, kill_sleepers),
 		cmocka_unit_test_teardown(test_moved_into_a_full_class, kill_sleepers),
 		cmocka_unit_test_teardown(test_removed_leaves_the_class_group, kill_sleepers),
+		cmocka_unit_test_teardown(test_a_freed_pmg_goes_to_a_marked_partition, kill_sleepers),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
