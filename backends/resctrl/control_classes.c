@@ -242,7 +242,7 @@ static int seat_in_class_group(const struct resctrl_group *cg, struct resctrl_gr
 /* Partition `name`'s group in class `cls` (`cg`): a monitoring group of its own, or where the class's
  * PARTID has no PMG left for one, the class's group itself, `why` (RESCTRL_UNMEASURED_MAX bytes) then
  * saying so ("" otherwise). `again`: it is in the class's group already and asks for a group of its
- * own once more: 1, and nothing done, when there is still no PMG for one. */
+ * own once more: 1, and nothing done, when there is still no PMG for one (or none out of limbo). */
 static int open_in_class(struct resctrl_control *rc, const char *name, unsigned cls, const struct resctrl_group *cg,
 			 struct resctrl_group *g, char *why, bool again, struct err *err)
 {
@@ -257,7 +257,7 @@ static int open_in_class(struct resctrl_control *rc, const char *name, unsigned 
 	struct resctrl_room room = resctrl_control_room(rc);
 	r = resctrl_mon_group_open(rc->fs->rootfd, path, cg->dirfd, &room, g, &refused);
 	resctrl_counts_opened(rc, g, false, r);
-	if (class_has_no_pmg(rc, r) && again) {
+	if (again && (class_has_no_pmg(rc, r) || r == -EBUSY)) { /* -EBUSY: every free one is in limbo */
 		log_debug("partition %s: still no PMG for a group of its own in class %u: %s", name, cls, refused.text);
 		return 1;
 	}
