@@ -59,8 +59,10 @@ struct plot {
 	size_t drawn;	   /* partitions drawn */
 	size_t points;	   /* samples drawn */
 	bool any_guarantee, any_target, any_event;
+	bool any_asked;		  /* some partition asked for another mb_max than its class holds */
 	bool wall;		  /* the time axis is the wall clock (the file has a time column) */
-	unsigned *goals;	  /* per partition: RECORD_GUARANTEE and RECORD_TARGET where it has them */
+	unsigned *goals;	  /* per partition: RECORD_GUARANTEE and RECORD_TARGET where it has them,
+				   * RECORD_MB_MAX_ASKED where what it asked differs from what its class holds */
 	unsigned *domain_differs; /* per partition and domain (partition * domain_count + domain) */
 	bool any_domain_max, any_domain_min;
 	struct event_box *events;
@@ -201,6 +203,14 @@ static int time_axis(struct plot *p, double t_min, double t_max)
 	return axis_time_ticks(t_min, t_max, p->file->time_origin_ms, target, &p->t);
 }
 
+/* A partition's total row where the ceiling it asked for is not the one its class holds (classes
+ * shared: the class holds one for all its partitions). */
+static bool asks_other_than_held(const struct record_sample *s)
+{
+	return s->domain == 0 && (s->flags & RECORD_MB_MAX_ASKED) && !(s->flags & RECORD_NO_LIMITS) &&
+	       s->mb_max_asked != s->mb_max;
+}
+
 static int find_ranges(struct plot *p, struct err *err)
 {
 	const struct record_file *f = p->file;
@@ -226,6 +236,10 @@ static int find_ranges(struct plot *p, struct err *err)
 		}
 		if (s->event)
 			p->any_event = true;
+		if (asks_other_than_held(s)) {
+			p->goals[s->partition] |= RECORD_MB_MAX_ASKED;
+			p->any_asked = true;
+		}
 		p->points++;
 	}
 	if (p->points == 0) {
@@ -360,6 +374,7 @@ enum line_style {
 	LINE_DASHED,
 	LINE_DASH_DOT,
 	LINE_DOTTED,
+	LINE_LONG_DASHED,
 };
 
 /* Each style's dash pattern (on, off, ... in device units; none: solid). */
@@ -371,6 +386,7 @@ static const struct {
 	[LINE_DASHED] = { { 7, 4 }, 2 },
 	[LINE_DASH_DOT] = { { 8, 3, 2, 3 }, 4 },
 	[LINE_DOTTED] = { { 1.5, 3 }, 2 },
+	[LINE_LONG_DASHED] = { { 12, 4 }, 2 },
 };
 
 static void set_line(cairo_t *cr, enum line_style style, double width)
@@ -474,6 +490,7 @@ enum stepped_value {
 	VALUE_MB_MIN,
 	VALUE_GUARANTEE,
 	VALUE_TARGET,
+	VALUE_MB_MAX_ASKED,
 };
 
 static bool stepped_get(const struct record_sample *s, enum stepped_value which, double *v)
@@ -491,6 +508,9 @@ static bool stepped_get(const struct record_sample *s, enum stepped_value which,
 	case VALUE_TARGET:
 		*v = s->target_mbps;
 		return s->flags & RECORD_TARGET;
+	case VALUE_MB_MAX_ASKED:
+		*v = s->mb_max_asked;
+		return s->flags & RECORD_MB_MAX_ASKED;
 	}
 	return false;
 }
@@ -744,11 +764,11 @@ static void draw_legend(struct plot *p)
 	text_at(cr, x, y, 0, "partitions");
 	y += 20;
 	font(cr, 12, false);
-	/* the line styles take up to 9 rows below */
+	/* the line styles take up to 10 rows below */
 	for (size_t i = 0; i < f->partition_count; i++) {
 		if (!partition_drawn(p, (unsigned)i))
 			continue;
-		if (y > bottom - 11 * 18 && shown + 1 < p->drawn) {
+		if (y > bottom - 12 * 18 && shown + 1 < p->drawn) {
 			snprintf(more, sizeof(more), "and %zu more", p->drawn - shown);
 			cairo_set_source_rgb(cr, 0.1, 0.1, 0.1);
 			text_at(cr, x + 34, y, 0, more);
@@ -775,6 +795,7 @@ static void draw_legend(struct plot *p)
 	y = legend_line(p, x, y, p->any_target, LINE_DASH_DOT, "target MB/s");
 	y = legend_line(p, x, y, true, LINE_SOLID, "mb_max % (below)");
 	y = legend_line(p, x, y, true, LINE_DOTTED, "mb_min % (below)");
+	y = legend_line(p, x, y, p->any_asked, LINE_LONG_DASHED, "mb_max % asked (class)");
 	y = legend_line(p, x, y, p->any_domain_max, LINE_DASHED, "a domain's mb_max %");
 	y = legend_line(p, x, y, p->any_domain_min, LINE_DASH_DOT, "a domain's mb_min %");
 	if (p->any_event) {
@@ -857,6 +878,9 @@ static void draw(struct plot *p)
 			     &(struct stepped_style){ &p->lim, &p->pct, LINE_SOLID, 1.6, 0 });
 		draw_stepped(p, (unsigned)i, VALUE_MB_MIN,
 			     &(struct stepped_style){ &p->lim, &p->pct, LINE_DOTTED, 2, 0 });
+		if (p->goals[i] & RECORD_MB_MAX_ASKED)
+			draw_stepped(p, (unsigned)i, VALUE_MB_MAX_ASKED,
+				     &(struct stepped_style){ &p->lim, &p->pct, LINE_LONG_DASHED, 1.2, 0 });
 		draw_domain_limits(p, (unsigned)i);
 	}
 	cairo_restore(cr);
@@ -933,6 +957,20 @@ static void write_svg_goals(const struct plot *p, FILE *out)
 		}
 }
 
+/* Which partitions asked for another ceiling than their class holds. */
+static void write_svg_asked(const struct plot *p, FILE *out)
+{
+	bool first = true;
+
+	for (size_t i = 0; i < p->file->partition_count; i++) {
+		if (!partition_drawn(p, (unsigned)i) || !(p->goals[i] & RECORD_MB_MAX_ASKED))
+			continue;
+		fputs(first ? "; mb_max asked, where its class holds another (long-dashed): " : ", ", out);
+		xml_escaped(out, p->file->partitions[i]);
+		first = false;
+	}
+}
+
 /* Which domains have limit lines of their own. */
 static void write_svg_domain_limits(const struct plot *p, FILE *out)
 {
@@ -975,6 +1013,7 @@ static void write_svg_description(const struct plot *p, FILE *out)
 		time_label(p, label, sizeof(label)));
 	write_svg_time_ticks(p, out);
 	write_svg_goals(p, out);
+	write_svg_asked(p, out);
 	write_svg_domain_limits(p, out);
 	if (p->event_count)
 		fprintf(out, "; %zu event%s, %zu label%s left out", p->event_count, p->event_count == 1 ? "" : "s",

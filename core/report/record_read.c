@@ -314,10 +314,15 @@ static int parse_field(struct reader *rd, int col, const char *s, struct record_
 		if (!v.empty && !(out->event = strdup(s)))
 			return err_set(err, -ENOMEM, "%s: out of memory", rd->csv.name);
 		return 0;
+	case RECORD_COL_MB_MAX_ASKED:
+		if (!v.empty) { /* empty: in no class */
+			out->mb_max_asked = v.number;
+			out->flags |= RECORD_MB_MAX_ASKED;
+		}
+		return 0;
 	case RECORD_COL_MB_MAX_MBPS:
 	case RECORD_COL_HW_CLASS:
-	case RECORD_COL_MB_MAX_ASKED:
-		return 0; /* checked; mpamctl plot draws the limits in force in percent, the rest is for other tools */
+		return 0; /* checked; mpamctl plot draws the limits in percent, the rest is for other tools */
 	case RECORD_COL_MBPS:
 	case RECORD_COL_SIM_MBPS:
 	case RECORD_COL_GUARANTEE_MBPS:

@@ -3,7 +3,7 @@
  * Columns are found by their header names, in any order, and their fields read, as the record's
  * columns declare them (core/report/record_columns.h: t_ms, partition, mbps, mb_max and mb_min
  * required); unknown columns are ignored, so files from later versions still read, and so is ipc;
- * mb_max_mbps, hw_class and mb_max_asked are checked but not kept (a sample holds what mpamctl uses).
+ * mb_max_mbps and hw_class are checked but not kept (a sample holds what mpamctl uses).
  * Fields follow RFC 4180: a quoted field may hold commas, line breaks and doubled quotes.
  * Lines end in LF or CRLF. Any problem is an error naming FILE:LINE and what is wrong, but for one:
  * a row with fewer fields than the header is a row cut short (mpamd stopped while writing it; the
@@ -33,13 +33,14 @@ enum record_column_flag {
 
 /* Flags of one sample. */
 enum record_sample_flag {
-	RECORD_MBPS = 1u << 0,	    /* mbps is set (an empty field is an invalid sample) */
-	RECORD_VALID = 1u << 1,	    /* valid = 1, or mbps set when there is no valid column */
-	RECORD_ESTIMATED = 1u << 2, /* estimated = 1 */
-	RECORD_SIM = 1u << 3,	    /* sim_mbps is set */
-	RECORD_GUARANTEE = 1u << 4, /* guarantee_mbps is set */
-	RECORD_NO_LIMITS = 1u << 6, /* mb_max and mb_min are empty: none was in force (a failed partition) */
-	RECORD_TARGET = 1u << 5,    /* target_mbps is set */
+	RECORD_MBPS = 1u << 0,	       /* mbps is set (an empty field is an invalid sample) */
+	RECORD_VALID = 1u << 1,	       /* valid = 1, or mbps set when there is no valid column */
+	RECORD_ESTIMATED = 1u << 2,    /* estimated = 1 */
+	RECORD_SIM = 1u << 3,	       /* sim_mbps is set */
+	RECORD_GUARANTEE = 1u << 4,    /* guarantee_mbps is set */
+	RECORD_NO_LIMITS = 1u << 6,    /* mb_max and mb_min are empty: none was in force (a failed partition) */
+	RECORD_TARGET = 1u << 5,       /* target_mbps is set */
+	RECORD_MB_MAX_ASKED = 1u << 7, /* mb_max_asked is set (classes shared, the partition in a class) */
 };
 
 struct record_sample {
@@ -52,7 +53,8 @@ struct record_sample {
 	double mbps;
 	double mb_max, mb_min; /* percent of capacity, 0..100 */
 	double sim_mbps, guarantee_mbps, target_mbps;
-	char *event; /* NULL when the event field is empty or absent */
+	double mb_max_asked; /* percent: the ceiling it asked for, where its class holds mb_max */
+	char *event;	     /* NULL when the event field is empty or absent */
 };
 
 struct record_file {

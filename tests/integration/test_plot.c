@@ -174,6 +174,7 @@ static size_t count_stroked(const char *svg, const char *colour, const char *das
 #define TENANT_COLOUR	 "rgb(17.3%,62.7%,17.3%)"
 #define GUARANTEE_DASHES "7,4"
 #define TARGET_DASHES	 "8,3,2,3"
+#define ASKED_DASHES	 "12,4"
 
 static uint32_t be32(const unsigned char *p)
 {
@@ -565,6 +566,34 @@ static void test_domain_cuts_and_days(void **state)
 	free(svg);
 }
 
+/* classes = shared: p02 asked 60% and is held at its class's 50% from the second tick, p01 asks what
+ * its class holds: one long-dashed line, p02's, named in the description; a file without the column
+ * has none. */
+static void test_asked_ceiling_beside_its_class(void **state)
+{
+	struct fixture *f = *state;
+
+	char *svg = plot_fixture(f, "classes.csv",
+				 "t_ms,partition,domain,mbps,mb_max,mb_min,hw_class,mb_max_asked\n"
+				 "100,p01,*,3000,50,0,c1,50\n"
+				 "100,p02,*,2000,60,0,c2,60\n"
+				 "200,p01,*,3000,50,0,c1,50\n"
+				 "200,p02,*,2000,50,0,c1,60\n"
+				 "300,p01,*,3000,50,0,c1,50\n"
+				 "300,p02,*,2000,50,0,c1,60\n");
+	expect_in(svg, "; mb_max asked, where its class holds another (long-dashed): p02.");
+	assert_int_equal(count_stroked(svg, BATCH_COLOUR, ASKED_DASHES), 1); /* p02: the second colour */
+	assert_int_equal(count_stroked(svg, WEB_COLOUR, ASKED_DASHES), 0);
+	free(svg);
+	svg = plot_fixture(f, "own.csv",
+			   "t_ms,partition,domain,mbps,mb_max,mb_min\n"
+			   "100,p01,*,3000,50,0\n"
+			   "200,p01,*,3000,40,0\n");
+	assert_null(strstr(svg, "mb_max asked"));
+	assert_int_equal(count_stroked(svg, WEB_COLOUR, ASKED_DASHES), 0);
+	free(svg);
+}
+
 /* A record mpamd writes, end to end (a new file: mpamd would move the fixture's aside). */
 static void test_plots_what_mpamd_records(void **state)
 {
@@ -606,5 +635,6 @@ TEST_MAIN({
 	fixture_test(test_names_escaped),
 	fixture_test(test_event_labels_named_and_apart),
 	fixture_test(test_domain_cuts_and_days),
+	fixture_test(test_asked_ceiling_beside_its_class),
 	fixture_test(test_plots_what_mpamd_records),
 })
