@@ -795,7 +795,7 @@ static void draw_legend(struct plot *p)
 	y = legend_line(p, x, y, p->any_target, LINE_DASH_DOT, "target MB/s");
 	y = legend_line(p, x, y, true, LINE_SOLID, "mb_max % (below)");
 	y = legend_line(p, x, y, true, LINE_DOTTED, "mb_min % (below)");
-	y = legend_line(p, x, y, p->any_asked, LINE_LONG_DASHED, "mb_max % asked (class)");
+	y = legend_line(p, x, y, p->any_asked, LINE_LONG_DASHED, "asked mb_max %");
 	y = legend_line(p, x, y, p->any_domain_max, LINE_DASHED, "a domain's mb_max %");
 	y = legend_line(p, x, y, p->any_domain_min, LINE_DASH_DOT, "a domain's mb_min %");
 	if (p->any_event) {
