@@ -104,8 +104,10 @@ static int append_pid(pid_t **list, size_t *count, size_t *cap, pid_t id)
  * it is freed and r returned. */
 static int pids_sorted(pid_t *list, size_t count, int r, pid_t **ret, size_t *ret_count)
 {
-	if (r) {
+	if (r) { /* *ret NULL: a caller that frees it on failure (emu_threads_all) frees nothing */
 		free(list);
+		*ret = NULL;
+		*ret_count = 0;
 		return r;
 	}
 	if (count)
