@@ -315,12 +315,13 @@ static long next_waiting(struct counter_pool *pool)
 /* Every held counter is read (one call), then each one's partition gets its sample; while rotating,
  * a counter whose partition has been measured (or held it too long) passes on right away, and is
  * programmed and read for its new baseline in a row (the MMIO driver selects it once for both). */
-static void read_held(struct counter_pool *pool, const struct pass *pass, struct sample *out, size_t stride)
+static size_t read_held(struct counter_pool *pool, const struct pass *pass, struct sample *out, size_t stride)
 {
 	struct slot *slots = pool->slots;
 	struct counter_reading *readings = pool->readings;
 	struct member *members = pool->members;
 	unsigned counters = pool->p.counters;
+	size_t sampled = 0;
 
 	if (pool->held)
 		pool->ops->read(pool->ctx, 0, counters, readings);
@@ -329,6 +330,7 @@ static void read_held(struct counter_pool *pool, const struct pass *pass, struct
 		if (s->owner >= 0) {
 			size_t owner = (size_t)s->owner;
 			slot_take(pass, s, &readings[i], &members[owner], &out[owner * stride]);
+			sampled++;
 			/* A kept counter too goes on after MAX_DWELL_TICKS without a measurement: one that broke
 			 * is not held for ever (its partition keeps the next it gets). */
 			bool passes_on =
@@ -340,6 +342,7 @@ static void read_held(struct counter_pool *pool, const struct pass *pass, struct
 		if (next >= 0)
 			slot_assign(pool, i, (size_t)next, pass->now_ns);
 	}
+	return sampled;
 }
 
 /* Every partition without a sample yet gets one: the estimate while it waits, or the reason it has
@@ -372,6 +375,8 @@ void counter_pool_read(struct counter_pool *pool, uint64_t now_ns, struct sample
 			     .unit_shift = pool->p.unit_shift,
 			     .rotating = counter_pool_rotating(pool) };
 
-	read_held(pool, &pass, out, stride);
-	sample_the_rest(pool, &pass, out, stride);
+	/* Each counter has its own holder: as many samples as partitions is every partition's (the usual
+	 * case with a counter each), and nobody is left to visit. */
+	if (read_held(pool, &pass, out, stride) < pool->p.partitions)
+		sample_the_rest(pool, &pass, out, stride);
 }
