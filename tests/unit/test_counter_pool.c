@@ -88,6 +88,15 @@ static struct counter_pool *make_pool(struct fake *f, unsigned counters, size_t 
 	return pool;
 }
 
+/* Partitions 0..n-1 added, partition i moving 1000 * (i + 1) bytes a tick. */
+static void add_partitions(struct fake *f, struct counter_pool *pool, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		f->rate[i] = 1000 * (i + 1);
+		assert_int_equal(counter_pool_add(pool, i), 0);
+	}
+}
+
 static void test_enough_counters_never_rotate(void **state)
 {
 	struct fake f;
@@ -96,10 +105,7 @@ static void test_enough_counters_never_rotate(void **state)
 	uint64_t now = TICK_NS;
 
 	(void)state;
-	for (size_t i = 0; i < 3; i++) {
-		f.rate[i] = 1000 * (i + 1);
-		assert_int_equal(counter_pool_add(pool, i), 0);
-	}
+	add_partitions(&f, pool, 3);
 	assert_false(counter_pool_rotating(pool));
 	counter_pool_read(pool, now, s, 1); /* assigns; baseline at once (no settling) */
 	for (int t = 0; t < 10; t++) {
@@ -128,10 +134,7 @@ static void test_removed_while_every_other_holds_is_not_measured(void **state)
 	uint64_t now = TICK_NS;
 
 	(void)state;
-	for (size_t i = 0; i < 3; i++) {
-		f.rate[i] = 1000 * (i + 1);
-		assert_int_equal(counter_pool_add(pool, i), 0);
-	}
+	add_partitions(&f, pool, 3);
 	counter_pool_read(pool, now, s, 1);
 	advance(&f, 3);
 	now += TICK_NS;
