@@ -65,6 +65,8 @@ static void age_memory(const struct policy_host *h, struct policy_partition *par
 		bool be = best_effort(p);
 		for (unsigned d = 0; d < v->domains; d++) {
 			struct guard_domain_memory *m = &doms[d].guard;
+			if (!m->throttled && !m->squeeze_pct)
+				continue; /* nothing held back there, nothing remembered to age */
 			if (!be && m->throttled)
 				*m = (struct guard_domain_memory){ 0 }; /* no longer best-effort (or closed) */
 			else if (m->throttled && m->dwell < UINT32_MAX)

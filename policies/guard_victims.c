@@ -365,9 +365,15 @@ void guard_note_verdicts(const struct policy_host *h, struct policy_partition *p
 		bool judged = guaranteed(p) && p->valid, is_short = guaranteed(p) && short_of_guarantee(h, p);
 		bool has_it = measured(p) && !is_short; /* it has its guarantee: short again is news */
 		struct policy_domain *doms = pol_doms(p);
-		for (unsigned d = 0; d < v->domains; d++) {
+		for (unsigned d = 0; !judged && d < v->domains; d++) { /* no guarantee (or no sample): no verdict */
 			struct guard_domain_memory *m = &doms[d].guard;
-			m->judged = judged && v->dom[d].known;
+			m->judged = m->short_here = false;
+			if (has_it)
+				m->told_unprotectable = false;
+		}
+		for (unsigned d = 0; judged && d < v->domains; d++) {
+			struct guard_domain_memory *m = &doms[d].guard;
+			m->judged = v->dom[d].known;
 			m->short_here = m->judged && is_short && squeezed_on(h, p, v, d);
 			if (has_it)
 				m->told_unprotectable = false;

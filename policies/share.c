@@ -119,9 +119,11 @@ void policy_share(const struct policy_host *host, struct policy_partition *parts
 	}
 	/* Each domain's allowance, in one pass over the partitions (and in their order on each domain). */
 	for (size_t i = 0; i < count; i++) {
+		if (!may_share(&parts[i]))
+			continue;
 		const struct policy_domain *doms = pol_doms(&parts[i]);
 		const double *max = dec_max_row(&decisions[i]);
-		for (unsigned d = 0; may_share(&parts[i]) && d < pol_domains(host); d++) {
+		for (unsigned d = 0; d < pol_domains(host); d++) {
 			if (!doms[d].guard.throttled)
 				continue;
 			allowance[d] += max[d];

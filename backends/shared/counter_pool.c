@@ -251,7 +251,6 @@ static inline void slot_take(const struct pass *pass, struct slot *s, const stru
 {
 	uint64_t now_ns = rd->at_ns ? rd->at_ns : pass->now_ns;
 
-	s->ticks_held++;
 	m->sampled = pass->number;
 	if (__builtin_expect(rd->error == 0 && !rd->restarted && !rd->not_ready && s->has_baseline, 1)) {
 		uint64_t bytes = counter_delta_masked(s->baseline, rd->value, pass->mask, rd->overflowed)
@@ -271,6 +270,7 @@ static inline void slot_take(const struct pass *pass, struct slot *s, const stru
 		}
 		s->reason = "no time passed since the last reading";
 	} else {
+		s->ticks_held++;
 		slot_account_other(s, rd, now_ns);
 	}
 	if (!estimate(m, pass->rotating, now_ns, out))
@@ -331,9 +331,8 @@ static void read_held(struct counter_pool *pool, const struct pass *pass, struct
 			slot_take(pass, s, &readings[i], &members[owner], &out[owner * stride]);
 			/* A kept counter too goes on after MAX_DWELL_TICKS without a measurement: one that broke
 			 * is not held for ever (its partition keeps the next it gets). */
-			bool passes_on =
-				s->ticks_held >= MAX_DWELL_TICKS || (!members[owner].keep && s->measurements > 0);
-			if (pass->rotating && passes_on)
+			if (pass->rotating &&
+			    (s->ticks_held >= MAX_DWELL_TICKS || (!members[owner].keep && s->measurements > 0)))
 				slot_release(pool, i);
 		}
 		long next = s->owner < 0 && pool->held < pool->active ? next_waiting(pool) : -1;
@@ -372,6 +371,11 @@ void counter_pool_read(struct counter_pool *pool, uint64_t now_ns, struct sample
 			     .unit_shift = pool->p.unit_shift,
 			     .rotating = counter_pool_rotating(pool) };
 
+	/* Every partition holding a counter (the usual case, a counter each) gets its sample from it:
+	 * nobody is left to visit. */
+	bool all_held = pool->held == pool->p.partitions;
+
 	read_held(pool, &pass, out, stride);
-	sample_the_rest(pool, &pass, out, stride);
+	if (!all_held)
+		sample_the_rest(pool, &pass, out, stride);
 }

@@ -32,6 +32,11 @@ static void map_per_domain(struct engine *e)
 	}
 	for (unsigned m = 0; m < c->domain_count; m++)
 		e->domains.dom[composition_control_domain(c, m)].monitors |= UINT64_C(1) << m;
+	for (unsigned d = 0; d < e->domains.count; d++) {
+		uint64_t monitors = e->domains.dom[d].monitors;
+		bool one = monitors && !(monitors & (monitors - 1));
+		e->domains.dom[d].only_monitor = one ? __builtin_ctzll(monitors) : -1;
+	}
 	e->domains.per_domain = true;
 }
 
@@ -41,8 +46,9 @@ static void map_monitors_only(struct engine *e)
 
 	e->domains.count = c->domain_count;
 	for (unsigned m = 0; m < c->domain_count; m++) {
-		e->domains.dom[m] =
-			(struct engine_dom){ .control = -1, .monitors = UINT64_C(1) << m, .known_mbps = NAN };
+		e->domains.dom[m] = (struct engine_dom){
+			.control = -1, .monitors = UINT64_C(1) << m, .only_monitor = (int)m, .known_mbps = NAN
+		};
 		snprintf(e->domains.dom[m].name, sizeof(e->domains.dom[m].name), "%s", c->domains[m].name);
 		snprintf(e->domains.dom[m].what, sizeof(e->domains.dom[m].what), "counters %s", c->domains[m].name);
 	}
@@ -197,6 +203,36 @@ static void limits_on(const struct engine *e, const struct engine_partition *ep,
 		ds->mb_max_mbps = ceiling_mbps(e, d, ds->mb_max);
 }
 
+/* The rate on a domain that one monitor domain measures: its sample as it is, the sum of one (most
+ * hosts: an MSC, a resctrl domain, each measuring its own), without a sum's bookkeeping. */
+static inline void rate_of_one(struct domain_status *ds, const struct sample *s, double mbps, bool open,
+			       const char *closed_reason)
+{
+	bool valid = open && s->state != SAMPLE_INVALID;
+
+	ds->valid = valid;
+	ds->estimated = s->state == SAMPLE_ESTIMATED;
+	ds->mbps = valid ? mbps : 0;
+	ds->reason = !open ? closed_reason : s->state == SAMPLE_INVALID ? s->reason : NULL;
+}
+
+/* The rate on a domain that several monitor domains measure, or none: their sum. */
+static void rate_of_sum(struct domain_status *ds, const struct sample *row, const double *rates, uint64_t monitors,
+			bool open, const char *closed_reason)
+{
+	struct sample_sum sum = { .valid = open && monitors, .reason = monitors ? NULL : "no counters on this domain" };
+
+	for (uint64_t left = monitors; left; left &= left - 1) { /* its monitor domains' bits */
+		unsigned m = (unsigned)__builtin_ctzll(left);
+		sample_sum_add(&sum, &row[m], rates[m]);
+	}
+	/* Every field anew (field by field: a whole-struct literal costs twice the stores). */
+	ds->valid = sum.valid;
+	ds->estimated = sum.estimated;
+	ds->mbps = sum.valid ? sum.mbps : 0;
+	ds->reason = open ? sum.reason : closed_reason;
+}
+
 void engine_domains_summarise(struct engine *e, size_t index, const double *rates)
 {
 	const struct engine_partition *ep = &e->slots.partitions[index];
@@ -204,25 +240,19 @@ void engine_domains_summarise(struct engine *e, size_t index, const double *rate
 	const struct ground_truth *truth = e->hw.shared.truth;
 	struct domain_status *statuses = &e->domains.status[index * e->domains.count];
 	bool open = ep->status.open;
+	const char *closed_reason = ep->status.reason;
 
 	for (unsigned d = 0; d < e->domains.count; d++) {
+		const struct engine_dom *dom = &e->domains.dom[d];
 		struct domain_status *ds = &statuses[d];
 		double was_max = ds->mb_max, was_mbps = ds->mb_max_mbps;
-		uint64_t monitors = e->domains.dom[d].monitors;
-		struct sample_sum sum = { .valid = open && monitors,
-					  .reason = monitors ? NULL : "no counters on this domain" };
-		for (uint64_t left = monitors; left; left &= left - 1) { /* its monitor domains' bits */
-			unsigned m = (unsigned)__builtin_ctzll(left);
-			sample_sum_add(&sum, &row[m], rates[m]);
-		}
-		/* Every field anew (field by field: a whole-struct literal costs twice the stores). */
-		ds->valid = sum.valid;
-		ds->estimated = sum.estimated;
-		ds->mbps = sum.valid ? sum.mbps : 0;
-		ds->reason = open ? sum.reason : ep->status.reason;
+		if (dom->only_monitor >= 0)
+			rate_of_one(ds, &row[dom->only_monitor], rates[dom->only_monitor], open, closed_reason);
+		else
+			rate_of_sum(ds, row, rates, dom->monitors, open, closed_reason);
 		ds->guard_judged = ds->guard_short = false;
 		limits_on(e, ep, d, was_max, was_mbps, ds);
-		int control = e->domains.dom[d].control;
+		int control = dom->control;
 		ds->truth_mbps = truth && control >= 0 ? truth->domain_mbps(truth->ctx, index, (unsigned)control) : 0;
 	}
 }

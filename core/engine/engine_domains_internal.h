@@ -23,6 +23,7 @@ struct engine_dom {
 	char what[NAME_MAX_LEN + 8];   /* for people: "MB domain 0", "msc sim0", "counters L3_00" */
 	int control;		       /* its index in hw.caps.domains; -1: limits are the partition's */
 	uint64_t monitors;	       /* bit m: monitor domain m (hw.domains) measures it */
+	int only_monitor;	       /* the one monitor domain that measures it; -1: none or several */
 	struct capacity_learner learn; /* its capacity learned from its totals (engine_capacity.c) */
 	double hmat_mbps;	       /* ACPI HMAT's figure for it (0: none; engine_capacity_probe) */
 	double record_mbps; /* the record's peak its learner started from (0: none; engine_capacity_from_record) */

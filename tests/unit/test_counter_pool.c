@@ -88,6 +88,15 @@ static struct counter_pool *make_pool(struct fake *f, unsigned counters, size_t 
 	return pool;
 }
 
+/* Partitions 0..n-1 added, partition i moving 1000 * (i + 1) bytes a tick. */
+static void add_partitions(struct fake *f, struct counter_pool *pool, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		f->rate[i] = 1000 * (i + 1);
+		assert_int_equal(counter_pool_add(pool, i), 0);
+	}
+}
+
 static void test_enough_counters_never_rotate(void **state)
 {
 	struct fake f;
@@ -96,10 +105,7 @@ static void test_enough_counters_never_rotate(void **state)
 	uint64_t now = TICK_NS;
 
 	(void)state;
-	for (size_t i = 0; i < 3; i++) {
-		f.rate[i] = 1000 * (i + 1);
-		assert_int_equal(counter_pool_add(pool, i), 0);
-	}
+	add_partitions(&f, pool, 3);
 	assert_false(counter_pool_rotating(pool));
 	counter_pool_read(pool, now, s, 1); /* assigns; baseline at once (no settling) */
 	for (int t = 0; t < 10; t++) {
@@ -114,6 +120,40 @@ static void test_enough_counters_never_rotate(void **state)
 	}
 	assert_int_equal(f.programs, 3);
 	assert_int_equal(f.releases, 0);
+	counter_pool_free(pool);
+}
+
+/* With a counter each, every partition's sample comes from its counter; one removed then (it holds
+ * none, the others still do) is said not to be measured on every read after, never left with its
+ * last sample, and the others are measured on. */
+static void test_removed_while_every_other_holds_is_not_measured(void **state)
+{
+	struct fake f;
+	struct counter_pool *pool = make_pool(&f, 3, 3);
+	struct sample s[3];
+	uint64_t now = TICK_NS;
+
+	(void)state;
+	add_partitions(&f, pool, 3);
+	counter_pool_read(pool, now, s, 1);
+	advance(&f, 3);
+	now += TICK_NS;
+	counter_pool_read(pool, now, s, 1);
+	for (size_t i = 0; i < 3; i++)
+		assert_int_equal(s[i].state, SAMPLE_MEASURED);
+	counter_pool_remove(pool, 1);
+	for (int t = 0; t < 3; t++) {
+		s[1] = (struct sample){ .state = SAMPLE_MEASURED, .bytes = 1 };
+		advance(&f, 3);
+		now += TICK_NS;
+		counter_pool_read(pool, now, s, 1);
+		assert_int_equal(s[1].state, SAMPLE_INVALID);
+		assert_string_equal(s[1].reason, "not measured here");
+		assert_int_equal(s[0].state, SAMPLE_MEASURED);
+		assert_int_equal(s[0].bytes, 1000);
+		assert_int_equal(s[2].state, SAMPLE_MEASURED);
+		assert_int_equal(s[2].bytes, 3000);
+	}
 	counter_pool_free(pool);
 }
 
@@ -364,6 +404,7 @@ static void test_kept_broken_counter_is_handed_on(void **state)
 
 TEST_MAIN({
 	cmocka_unit_test(test_enough_counters_never_rotate),
+	cmocka_unit_test(test_removed_while_every_other_holds_is_not_measured),
 	cmocka_unit_test(test_pool_grows_with_slots),
 	cmocka_unit_test(test_rotation_is_fair_and_estimates),
 	cmocka_unit_test(test_kept_counter_every_tick),

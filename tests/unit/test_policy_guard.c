@@ -15,6 +15,7 @@
 
 #include <cmocka.h>
 
+#include "policies/domains.h"
 #include "tests/util/policy_rig.h"
 
 /* ---- the table ---- */
@@ -621,6 +622,37 @@ static void check_guard_loop(unsigned wd, bool has_min)
 	assert_true(got >= 1 && got <= 20);
 }
 
+/* The guard's verdicts on a partition without a guarantee are none (nothing judged, nothing short,
+ * whatever an earlier tick left); the tick a guarantee appears (a set, a reload) it is judged, short
+ * where it is squeezed, and its neighbour is cut at once; when the guarantee goes, so do the verdicts. */
+static void test_guarantee_appearing_is_judged_at_once(void **state)
+{
+	struct policy_host h = rig_host(RIG_WHOLE_PERCENTS);
+	struct policy_partition p[2] = { rig_part("web", CLASS_LATENCY_CRITICAL, 5000),
+					 rig_part("batch", CLASS_BEST_EFFORT, 35000) };
+	struct policy_decision d[2] = { 0 };
+	const struct guard_domain_memory *web = &pol_cdom(&p[0], 0)->guard;
+
+	(void)state;
+	h.has_mb_min = false;
+	h.total_mbps = 40000;
+	pol_doms(&p[0])[0].guard.judged = pol_doms(&p[0])[0].guard.short_here = true; /* stale */
+	rig_decide(policy_guard, &h, p, 2, d);
+	assert_false(web->judged);
+	assert_false(web->short_here);
+	assert_true(d[1].mb_max == 100);
+	p[0].goals.guarantee_mbps = 12000;
+	rig_decide(policy_guard, &h, p, 2, d);
+	assert_true(web->judged);
+	assert_true(web->short_here);
+	assert_true(d[1].mb_max < 100);
+	p[0].goals.guarantee_mbps = 0;
+	rig_decide(policy_guard, &h, p, 2, d);
+	assert_false(web->judged);
+	assert_false(web->short_here);
+	rig_clear(d, 2);
+}
+
 static void test_guard_closed_loop(void **state)
 {
 	(void)state;
@@ -631,7 +663,7 @@ static void test_guard_closed_loop(void **state)
 
 int main(void)
 {
-	struct CMUnitTest tests[N_OF(scenarios) + 2];
+	struct CMUnitTest tests[N_OF(scenarios) + 3];
 	size_t n = 0;
 
 	for (size_t i = 0; i < N_OF(scenarios); i++)
@@ -640,5 +672,6 @@ int main(void)
 						  .initial_state = (void *)&scenarios[i] };
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_guard_dwell_then_additive_increase);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_guard_closed_loop);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_guarantee_appearing_is_judged_at_once);
 	return _cmocka_run_group_tests("test_policy_guard", tests, n, NULL, NULL);
 }
