@@ -8,7 +8,9 @@
  * clients, sets what they cost.
  *
  * A snapshot is reference-counted: whoever holds one may read it from any thread, and nothing in it
- * changes or points into the engine. Its strings are its own. */
+ * changes while it is held or points into the engine. Its strings are its own. One no reply holds
+ * any more is taken again in its place (engine_snapshot_retake), so that the daemon keeps one
+ * snapshot's rows, not two, when no reply is being built. */
 #ifndef MPAMD_CORE_ENGINE_SNAPSHOT_H
 #define MPAMD_CORE_ENGINE_SNAPSHOT_H
 
@@ -100,7 +102,8 @@ struct engine_snapshot {
 	struct event_log *events;	  /* the newest STATUS_EVENTS, with total and folded */
 	struct event_counts event_counts; /* every non-empty slot, in table order */
 	/* Partitions and domains */
-	struct snapshot_row *rows;
+	struct snapshot_row *rows; /* one block with the rows' domains and placements */
+	size_t rows_bytes;	   /* the block's size */
 	size_t row_count, partitions_open, partitions_failed;
 	struct snapshot_domain domains[ENGINE_MAX_DOMAINS];
 	unsigned domain_count;
@@ -120,6 +123,12 @@ void engine_snapshot_changed(struct engine *e);
 /* A copy of what the replies show of the engine now, its one reference the caller's; NULL when out
  * of memory. On the tick thread. */
 struct engine_snapshot *engine_snapshot_take(const struct engine *e);
+/* Takes it again into `s`, in its place, when the caller's is its only reference (engine_ctl.c holds
+ * the lock that gives out new ones) and its rows' block fits the engine's partitions: 0, with `s`
+ * as engine_snapshot_take would have made it (its sequence 0). -EBUSY: `s` is held by another, or a
+ * new block is needed; `s` is unchanged. -ENOMEM: `s` was being rewritten, the caller drops it. On
+ * the tick thread. */
+int engine_snapshot_retake(const struct engine *e, struct engine_snapshot *s);
 struct engine_snapshot *engine_snapshot_ref(struct engine_snapshot *s);
 /* Drops a reference; the last one frees it. Any thread. */
 void engine_snapshot_unref(struct engine_snapshot *s);
