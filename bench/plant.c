@@ -376,6 +376,7 @@ void plant_tick(struct plant *pl)
 	for (size_t i = 0; i < pl->n; i++) {
 		struct policy_partition *p = &pl->parts[i];
 		sample(pl, i);
+		p->domains = &pl->pdom[i * nd]; /* its domains' view, or its one domain's (policy.h) */
 		p->smoothed_mbps = p->mbps;
 		total += p->mbps;
 		all_valid &= p->valid;

@@ -434,7 +434,7 @@ static void check(const struct scene *sc, const struct check *c)
 		expect_true(sc, c, p->guard.demand_level_mbps == c->value);
 		break;
 	case CALM_TICKS:
-		expect_true(sc, c, p->one.guard.calm == (unsigned)c->value);
+		expect_true(sc, c, p->domains[0].guard.calm == (unsigned)c->value);
 		break;
 	case EVENT_IS:
 		context(sc, c, strcmp(policy_decision_event(d), c->text) == 0);
@@ -470,7 +470,7 @@ static void set_up(struct scene *sc, const struct scenario *s)
 		p->goals.guarantee_mbps = sp->guarantee_mbps;
 		p->goals.mb_min = sp->mb_min;
 		p->mb_min = sp->mb_min_in_force;
-		p->one.guard = sp->memory;
+		p->domains[0].guard = sp->memory;
 	}
 }
 

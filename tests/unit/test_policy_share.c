@@ -40,8 +40,8 @@ static void test_share_splits_allowance_by_weight(void **state)
 
 	(void)state;
 	p[1].goals.weight = 300;
-	p[0].one.guard = (struct guard_domain_memory){ .throttled = true, .cut_pct = 30 };
-	p[1].one.guard = (struct guard_domain_memory){ .throttled = true, .cut_pct = 30 };
+	p[0].domains[0].guard = (struct guard_domain_memory){ .throttled = true, .cut_pct = 30 };
+	p[1].domains[0].guard = (struct guard_domain_memory){ .throttled = true, .cut_pct = 30 };
 	p[0].mb_max = p[1].mb_max = 30;
 	guard_cut_light_and_heavy(d);
 	share(&h, p, d);

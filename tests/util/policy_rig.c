@@ -47,9 +47,25 @@ const struct ladder *rig_floor_ladder(unsigned floor_pct)
 	return &ladders[floor_pct];
 }
 
+/* Partitions made by rig_part in a program, at most, each with its one domain's room for as long as
+ * the program runs; tests hold a few at a time, so the room is handed out in turn (a test that held
+ * more than RIG_PART_ROOM at once would share it). */
+#define RIG_PART_ROOM 4096
+
+struct policy_domain *rig_one_domain(void)
+{
+	static struct policy_domain room[RIG_PART_ROOM];
+	static size_t next;
+	struct policy_domain *one = &room[next++ % RIG_PART_ROOM];
+
+	*one = (struct policy_domain){ 0 };
+	return one;
+}
+
 struct policy_partition rig_part(const char *name, enum partition_class class, double mbps)
 {
 	return (struct policy_partition){ .name = name,
+					  .domains = rig_one_domain(),
 					  .goals.class = class,
 					  .goals.mb_max = 100,
 					  .cfg_max = 100,
@@ -121,8 +137,10 @@ struct policy_partition *rig_add(struct policy_rig *rig, const char *name, enum 
 					.goals.mb_max = 100,
 					.goals.weight = 100,
 					.open = true,
+					.domains = &rig->one[i],
 					.target = &rig->targets[i] };
 	rig->targets[i] = (struct target_memory){ 0 };
+	rig->one[i] = (struct policy_domain){ 0 };
 	rig->demand[i] = demand;
 	rig_apply(rig, i, 100, 0);
 	return p;
