@@ -384,16 +384,18 @@ static int guard_scale(size_t n, unsigned ticks)
 	size_t *work = calloc(n, sizeof(*work));
 	/* the engine's room for the guard to order partitions */
 	struct policy_host h = { .interval_ms = 100, .capacity_mbps = 40000, .cpus = 16, .work = work };
+	static const struct partition_goals victim = { .class = CLASS_LATENCY_CRITICAL,
+						       .mb_max = 100,
+						       .weight = 100,
+						       .guarantee_mbps = 30000 },
+					    best_effort = { .class = CLASS_BEST_EFFORT, .mb_max = 100, .weight = 100 };
 
 	if (!parts || !dec || !one || !work || n < 2)
 		return 1;
 	for (size_t i = 0; i < n; i++)
 		parts[i] = (struct policy_partition){ .name = "p",
 						      .domains = &one[i],
-						      .goals.class = i ? CLASS_BEST_EFFORT : CLASS_LATENCY_CRITICAL,
-						      .goals.mb_max = 100,
-						      .goals.weight = 100,
-						      .goals.guarantee_mbps = i ? 0 : 30000,
+						      .goals = i ? &best_effort : &victim,
 						      .open = true,
 						      .valid = true,
 						      .mb_max = 100 };

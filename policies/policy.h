@@ -198,9 +198,10 @@ struct policy_domain {
 struct policy_partition {
 	/* configuration: read-only for policies */
 	const char *name;
-	/* As configured (or set): class, limits, guarantee, target, weight. Without their per-domain
-	 * values (mb_max_at and mb_min_at name none): each domain's are domains[d].cfg_max and cfg_min. */
-	struct partition_goals goals;
+	/* As configured (or set): class, limits, guarantee, target, weight; never NULL. The owner's copy,
+	 * read through this pointer (one copy of the goals a partition, not one more here). Policies do
+	 * not read their per-domain values: each domain's are domains[d].cfg_max and cfg_min. */
+	const struct partition_goals *goals;
 	bool escalation_allowed; /* the escalation actuator may act on it (cgroup known, enabled) */
 	bool open;		 /* the control manages it; policies leave others alone */
 	/* measurement: read-only */
@@ -215,7 +216,7 @@ struct policy_partition {
 	double smoothed_mbps;	/* exponentially smoothed over valid samples */
 	double ipc;		/* instructions per cycle this tick (when ipc_valid) */
 	double stall_ratio;	/* stall cycles per cycle this tick (when stall_valid) */
-	/* configured, as rungs of the host's ladders (goals.mb_max and mb_min resolved): read-only */
+	/* configured, as rungs of the host's ladders (goals->mb_max and mb_min resolved): read-only */
 	double cfg_max, cfg_min;
 	/* in force now (what the last apply achieved): read-only */
 	double mb_max, mb_min;

@@ -36,6 +36,17 @@ static int grow_domain_arrays(struct engine *e, size_t next)
 	return 0;
 }
 
+/* The policies' view of a slot, empty but for its domains' room and goals of none: the policies pass
+ * over every slot, a free one too (each slot's one domain without domain arrays, policy.h). */
+static void view_clear(struct engine *e, size_t slot, const char *name)
+{
+	static const struct partition_goals none;
+
+	e->policy.partitions[slot] = (struct policy_partition){
+		.name = name, .goals = &none, .domains = &e->policy.domains[slot * engine_policy_domains(e)]
+	};
+}
+
 /* Every per-slot array holds `want` slots; each grows by doubling, so they stay the same length. */
 static int grow_arrays(struct engine *e, size_t want)
 {
@@ -62,10 +73,11 @@ static int grow_arrays(struct engine *e, size_t want)
 		return -ENOMEM;
 	if (grow_domain_arrays(e, next) < 0)
 		return -ENOMEM;
-	for (size_t i = cap; i < next; i++)
-		e->policy.partitions[i].name = ""; /* a free slot: never open, so the policies leave it alone */
-	for (size_t i = 0; i < next; i++)	   /* moved with its array, or new */
-		e->policy.partitions[i].domains = &e->policy.domains[i * engine_policy_domains(e)];
+	for (size_t i = 0; i < next; i++)
+		if (i >= cap) /* a free slot: never open, so the policies leave it alone */
+			view_clear(e, i, "");
+		else /* moved with its array */
+			e->policy.partitions[i].domains = &e->policy.domains[i * engine_policy_domains(e)];
 	e->slots.cap = next;
 	return 0;
 }
@@ -83,15 +95,6 @@ int engine_slot_alloc(struct engine *e, size_t *ret, struct err *err)
 	e->slots.free_from = slot;
 	*ret = slot;
 	return 0;
-}
-
-/* The policies' view of a slot, empty but for its domains' room: the policies pass over every slot,
- * a free one too (each slot's one domain without domain arrays, policy.h). */
-static void view_clear(struct engine *e, size_t slot, const char *name)
-{
-	e->policy.partitions[slot] =
-		(struct policy_partition){ .name = name,
-					   .domains = &e->policy.domains[slot * engine_policy_domains(e)] };
 }
 
 /* A slot's samples say nothing was measured until a monitor writes them; its domains hold nothing. */

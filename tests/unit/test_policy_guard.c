@@ -467,8 +467,8 @@ static void set_up(struct scene *sc, const struct scenario *s)
 		struct policy_partition *p = &sc->p[i];
 
 		*p = rig_part(sp->name, sp->class, s->steps[0].mbps[i]);
-		p->goals.guarantee_mbps = sp->guarantee_mbps;
-		p->goals.mb_min = sp->mb_min;
+		rig_goals(p)->guarantee_mbps = sp->guarantee_mbps;
+		rig_goals(p)->mb_min = sp->mb_min;
 		p->mb_min = sp->mb_min_in_force;
 		p->domains[0].guard = sp->memory;
 	}
@@ -488,7 +488,7 @@ static void enter_step(struct scene *sc, const struct step *st)
 		}
 		p->mbps = st->mbps[i];
 		p->estimated = st->estimated & (1u << i);
-		p->goals.mb_max = st->mb_max[i] ? st->mb_max[i] : 100;
+		rig_goals(p)->mb_max = st->mb_max[i] ? st->mb_max[i] : 100;
 		sc->before_max[i] = sc->d[i].mb_max;
 		sc->said[i] = 0;
 		sc->folded[i] = 0;
@@ -551,7 +551,7 @@ static void test_guard_dwell_then_additive_increase(void **state)
 
 	(void)state;
 	h.has_mb_min = false;
-	p[0].goals.guarantee_mbps = 12000;
+	rig_goals(&p[0])->guarantee_mbps = 12000;
 	h.total_mbps = 40000;
 	rig_decide(policy_guard, &h, p, 2, d);
 	double cut = d[1].mb_max;
@@ -596,7 +596,7 @@ static void check_guard_loop(unsigned wd, bool has_min)
 	struct policy_partition *web = rig_add(&rig, "web", CLASS_LATENCY_CRITICAL, 14000);
 	rig_add(&rig, "big", CLASS_BEST_EFFORT, 60000);
 	rig_add(&rig, "small", CLASS_BEST_EFFORT, 8000);
-	web->goals.guarantee_mbps = 12000;
+	rig_goals(web)->guarantee_mbps = 12000;
 	rig_tick(&rig);
 	assert_true(web->mbps < 0.95 * 12000); /* the aggressors squeeze it at first */
 	int back = 0;
