@@ -122,6 +122,11 @@ static void row_domains(const struct engine *e, size_t slot, struct domain_statu
 	}
 }
 
+const struct domain_status *snapshot_row_domains(const struct engine_snapshot *s, const struct snapshot_row *row)
+{
+	return s->row_domains + (size_t)(row - s->rows) * s->domain_count;
+}
+
 static void row_fill(const struct engine *e, size_t slot, struct snapshot_row *row, struct domain_status *domains,
 		     struct placement_status **placements, struct text_chunks *t)
 {
@@ -148,7 +153,6 @@ static void row_fill(const struct engine *e, size_t slot, struct snapshot_row *r
 		row->placement = (*placements)++;
 	}
 	row_domains(e, slot, domains, t);
-	row->domains = domains;
 }
 
 /* ---- the daemon ---- */
@@ -164,8 +168,8 @@ static void take_domains(const struct engine *e, struct engine_snapshot *s, stru
 		sd->source = engine_domain_capacity_source(e, d);
 		sd->total_mbps = 0;
 		for (size_t r = 0; r < s->row_count; r++)
-			if (s->rows[r].domains[d].valid)
-				sd->total_mbps += s->rows[r].domains[d].mbps;
+			if (s->row_domains[r * s->domain_count + d].valid)
+				sd->total_mbps += s->row_domains[r * s->domain_count + d].mbps;
 	}
 }
 
@@ -261,7 +265,7 @@ static int take_rows(const struct engine *e, struct engine_snapshot *s, struct t
 		s->rows_bytes = bytes;
 	else
 		return -1;
-	dom = (struct domain_status *)(s->rows + (used ? used : 1));
+	dom = s->row_domains = (struct domain_status *)(s->rows + (used ? used : 1));
 	place = placed ? (struct placement_status *)(dom + (used ? used : 1) * domains) : NULL;
 	for (size_t i = 0; i < e->slots.count && s->row_count < used; i++) {
 		const struct engine_partition *ep = &e->slots.partitions[i];

@@ -29,6 +29,7 @@
 #include "core/report/record.h"
 
 struct engine;
+struct engine_snapshot;
 
 /* What a partition is in the replies' "state" (snapshot_row_state names it). */
 enum snapshot_state {
@@ -55,12 +56,14 @@ struct snapshot_row {
 	const char *origin;			  /* the template that made it, or NULL: the file */
 	uint64_t invalid_samples;		  /* ticks with an invalid sample while open */
 	const struct placement_status *placement; /* NULL: it names no tasks, or it is not open */
-	const struct domain_status *domains;	  /* the snapshot's domain_count, reasons the snapshot's */
+						  /* Its domains: snapshot_row_domains. */
 };
 
 /* A row's class ("default", "latency-critical", "best-effort") and state ("open", "failed",
  * "closed"), as the replies say them. */
 const char *snapshot_row_class(const struct snapshot_row *row);
+/* A row's domains: the snapshot's domain_count of them, reasons the snapshot's. */
+const struct domain_status *snapshot_row_domains(const struct engine_snapshot *s, const struct snapshot_row *row);
 const char *snapshot_row_state(const struct snapshot_row *row);
 
 /* One of the engine's domains. */
@@ -102,8 +105,9 @@ struct engine_snapshot {
 	struct event_log *events;	  /* the newest STATUS_EVENTS, with total and folded */
 	struct event_counts event_counts; /* every non-empty slot, in table order */
 	/* Partitions and domains */
-	struct snapshot_row *rows; /* one block with the rows' domains and placements */
-	size_t rows_bytes;	   /* the block's size */
+	struct snapshot_row *rows;	   /* one block with the rows' domains and placements */
+	struct domain_status *row_domains; /* in it: domain_count a row, in the rows' order */
+	size_t rows_bytes;		   /* the block's size */
 	size_t row_count, partitions_open, partitions_failed;
 	struct snapshot_domain domains[ENGINE_MAX_DOMAINS];
 	unsigned domain_count;
