@@ -40,7 +40,7 @@ enum snapshot_state {
 
 /* One partition (a used slot) as the replies show it. Its narrow fields first, side by side (no
  * padding between, in two snapshots' every row), its class and state as numbers named by
- * snapshot_row_class and snapshot_row_state. */
+ * snapshot_row_class and snapshot_row_state; its domains are snapshot_row_domains. */
 struct snapshot_row {
 	uint32_t slot;
 	uint32_t target_mbps, guarantee_mbps; /* 0: none */
@@ -56,7 +56,6 @@ struct snapshot_row {
 	const char *origin;			  /* the template that made it, or NULL: the file */
 	uint64_t invalid_samples;		  /* ticks with an invalid sample while open */
 	const struct placement_status *placement; /* NULL: it names no tasks, or it is not open */
-						  /* Its domains: snapshot_row_domains. */
 };
 
 /* A row's class ("default", "latency-critical", "best-effort") and state ("open", "failed",
