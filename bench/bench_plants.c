@@ -140,7 +140,7 @@ static struct target_result run_target(const struct curve_case *c, const struct 
 	if (plant_init(&pl, &setup, ch->chain, 1) < 0)
 		exit(1);
 	size_t t = plant_add(&pl, "t", CLASS_DEFAULT, 0, (struct plant_demand){ .base_mbps = TARGET_CAP });
-	pl.parts[t].goals.target_mbps = (uint32_t)c->target;
+	pl.goals[t].target_mbps = (uint32_t)c->target;
 	plant_tick(&pl); /* the monitors' first interval */
 	for (unsigned b = 0; b < windows; b++) {
 		struct window w = follow(&pl, t, c->target, bursty ? BURST_ON : STEADY_TICKS);
@@ -185,9 +185,9 @@ static struct guard_result run_guard(const struct curve_case *c, const struct ch
 	size_t web = plant_add(&pl, "web", CLASS_LATENCY_CRITICAL, 0, (struct plant_demand){ .base_mbps = 8000 });
 	size_t agg = plant_add(&pl, "agg", CLASS_BEST_EFFORT, 0, agg_demand);
 	size_t by = plant_add(&pl, "by", CLASS_BEST_EFFORT, 1, (struct plant_demand){ .base_mbps = 9000 });
-	pl.parts[web].goals.guarantee_mbps = 6000;
+	pl.goals[web].guarantee_mbps = 6000;
 	if (ch->mba)
-		pl.parts[agg].goals.target_mbps = 4000; /* capacity less the guarantee */
+		pl.goals[agg].target_mbps = 4000; /* capacity less the guarantee */
 	unsigned changes = 0, after = 0;
 	double last = 100;
 	for (int k = 1; k <= GUARD_TICKS; k++) {

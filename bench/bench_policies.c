@@ -380,18 +380,22 @@ static int guard_scale(size_t n, unsigned ticks)
 {
 	struct policy_partition *parts = calloc(n, sizeof(*parts));
 	struct policy_decision *dec = calloc(n, sizeof(*dec));
+	struct policy_domain *one = calloc(n, sizeof(*one)); /* each partition's one domain */
 	size_t *work = calloc(n, sizeof(*work));
 	/* the engine's room for the guard to order partitions */
 	struct policy_host h = { .interval_ms = 100, .capacity_mbps = 40000, .cpus = 16, .work = work };
+	static const struct partition_goals victim = { .class = CLASS_LATENCY_CRITICAL,
+						       .mb_max = 100,
+						       .weight = 100,
+						       .guarantee_mbps = 30000 },
+					    best_effort = { .class = CLASS_BEST_EFFORT, .mb_max = 100, .weight = 100 };
 
-	if (!parts || !dec || !work || n < 2)
+	if (!parts || !dec || !one || !work || n < 2)
 		return 1;
 	for (size_t i = 0; i < n; i++)
 		parts[i] = (struct policy_partition){ .name = "p",
-						      .goals.class = i ? CLASS_BEST_EFFORT : CLASS_LATENCY_CRITICAL,
-						      .goals.mb_max = 100,
-						      .goals.weight = 100,
-						      .goals.guarantee_mbps = i ? 0 : 30000,
+						      .domains = &one[i],
+						      .goals = i ? &best_effort : &victim,
 						      .open = true,
 						      .valid = true,
 						      .mb_max = 100 };
@@ -405,11 +409,12 @@ static int guard_scale(size_t n, unsigned ticks)
 			policy_decision_clear(&dec[i]);
 			dec[i] = (struct policy_decision){ .mb_max = 100 };
 			parts[i].guard = (struct guard_memory){ 0 }; /* every tick a fresh, deep cut */
-			parts[i].one.guard = (struct guard_domain_memory){ 0 };
+			one[i].guard = (struct guard_domain_memory){ 0 };
 		}
 		policy_guard(&h, parts, n, dec);
 	}
 	free(parts);
+	free(one);
 	for (size_t i = 0; i < n; i++)
 		policy_decision_clear(&dec[i]);
 	free(dec);

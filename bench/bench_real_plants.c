@@ -129,9 +129,9 @@ static struct run_result run(const struct real_plant *rp, const struct policy_ch
 		exit(1);
 	size_t t = plant_add(&pl, "t", CLASS_DEFAULT, 0, (struct plant_demand){ .base_mbps = HIGH });
 	if (static_pct > 0)
-		pl.parts[t].goals.mb_max = static_pct;
+		pl.goals[t].mb_max = static_pct;
 	else
-		pl.parts[t].goals.target_mbps = (uint32_t)rp->target;
+		pl.goals[t].target_mbps = (uint32_t)rp->target;
 	for (int k = 0; k < TOTAL_TICKS; k++) {
 		bool high = high_phase(k);
 		if (high && (k == 0 || !high_phase(k - 1))) { /* a step up: count from here */
@@ -288,11 +288,11 @@ static struct guard_run run_guard(const struct guard_plant *g, const struct poli
 		exit(1);
 	size_t v = plant_add(&pl, "victim", CLASS_LATENCY_CRITICAL, 0,
 			     (struct plant_demand){ .base_mbps = g->victim_demand });
-	pl.parts[v].goals.guarantee_mbps = (uint32_t)g->guarantee;
+	pl.goals[v].guarantee_mbps = (uint32_t)g->guarantee;
 	for (unsigned k = 0; k < g->crowd; k++) {
 		size_t n = plant_add(&pl, "be", CLASS_BEST_EFFORT, 0, (struct plant_demand){ 0 });
 		if (cap_pct > 0)
-			pl.parts[n].goals.mb_max = cap_pct;
+			pl.goals[n].mb_max = cap_pct;
 	}
 	double due = fmin(g->guarantee, g->victim_demand);
 	for (int t = 0; t < GUARD_TICKS; t++) {

@@ -97,7 +97,7 @@ static void mba_one(const struct policy_host *h, struct policy_partition *p, str
 {
 	struct target_memory *m = p->target; /* its state, in the target controller's memory */
 
-	if (!p->open || p->goals.target_mbps == 0 || !m) {
+	if (!p->open || p->goals->target_mbps == 0 || !m) {
 		if (m)
 			*m = (struct target_memory){ 0 };
 		return;
@@ -112,7 +112,7 @@ static void mba_one(const struct policy_host *h, struct policy_partition *p, str
 		/* mbm_bw_count(): bytes over the (1 s) period / SZ_1M */
 		uint64_t bytes = (uint64_t)(m->mean_mbps / m->n * MB);
 		uint32_t cur_bw = (uint32_t)(bytes / (uint64_t)MIB);
-		uint32_t user_bw = (uint32_t)lround(p->goals.target_mbps * MB / MIB);
+		uint32_t user_bw = (uint32_t)lround(p->goals->target_mbps * MB / MIB);
 		uint32_t min_bw, gran, cur = (uint32_t)m->out_pct;
 		resctrl_steps(h->max_ladder, &min_bw, &gran);
 		uint32_t next = update_mba_bw(cur, cur_bw, user_bw, min_bw, gran);

@@ -34,6 +34,7 @@ int plant_init(struct plant *pl, const struct plant_setup *setup, const struct p
 	pl->parts = calloc(cap, sizeof(*pl->parts));
 	pl->targets = calloc(cap, sizeof(*pl->targets));
 	pl->dec = calloc(cap, sizeof(*pl->dec));
+	pl->goals = calloc(cap, sizeof(*pl->goals));
 	pl->demand = calloc(cap, sizeof(*pl->demand));
 	pl->domain = calloc(cap, sizeof(*pl->domain));
 	pl->truth = calloc(cap, sizeof(*pl->truth));
@@ -75,8 +76,8 @@ int plant_init(struct plant *pl, const struct plant_setup *setup, const struct p
 		.has_mb_min = setup->has_mb_min,
 		.cpus = 16,
 	};
-	if (!pl->parts || !pl->targets || !pl->dec || !pl->demand || !pl->domain || !pl->truth || !pl->truth_at ||
-	    !pl->measured || !pl->pdom || !pl->dec_max || !pl->dec_min || !pl->max_at || !pl->min_at ||
+	if (!pl->parts || !pl->targets || !pl->dec || !pl->goals || !pl->demand || !pl->domain || !pl->truth ||
+	    !pl->truth_at || !pl->measured || !pl->pdom || !pl->dec_max || !pl->dec_min || !pl->max_at || !pl->min_at ||
 	    !pl->policy_work || !pl->serve_work || !pl->req || !pl->served || !pl->members || !pl->max_ring ||
 	    !pl->min_ring || !pl->last_at || !pl->seen || !pl->monitored || setup->delay > PLANT_MAX_DELAY ||
 	    setup->domains == 0 || setup->domains > PLANT_MAX_DOMAINS) {
@@ -93,6 +94,7 @@ void plant_free(struct plant *pl)
 	free(pl->parts);
 	free(pl->targets);
 	free(pl->dec);
+	free(pl->goals);
 	free(pl->demand);
 	free(pl->domain);
 	free(pl->truth);
@@ -168,8 +170,8 @@ static void snap_goals(struct plant *pl, size_t i)
 {
 	struct policy_partition *p = &pl->parts[i];
 
-	p->cfg_max = control_snap_max(&pl->max_ladder, p->goals.mb_max);
-	p->cfg_min = pl->setup.has_mb_min ? control_snap_min(&pl->min_ladder, p->goals.mb_min) : 0;
+	p->cfg_max = control_snap_max(&pl->max_ladder, p->goals->mb_max);
+	p->cfg_min = pl->setup.has_mb_min ? control_snap_min(&pl->min_ladder, p->goals->mb_min) : 0;
 }
 
 static void summarise_limits(struct plant *pl, size_t i)
@@ -191,12 +193,11 @@ size_t plant_add(struct plant *pl, const char *name, enum partition_class class,
 
 	pl->parts[i] = (struct policy_partition){
 		.name = name,
-		.goals.class = class,
-		.goals.mb_max = 100,
-		.goals.weight = 100,
+		.goals = &pl->goals[i],
 		.open = true,
 		.target = &pl->targets[i], /* each may be given a target_mbps at any tick */
 	};
+	pl->goals[i] = (struct partition_goals){ .class = class, .mb_max = 100, .weight = 100 };
 	pl->demand[i] = demand;
 	pl->domain[i] = domain < pl->setup.domains || domain == PLANT_ALL_DOMAINS ? domain : 0;
 	for (unsigned d = 0; d < pl->setup.domains; d++) {
@@ -312,7 +313,7 @@ static bool on_domain(const struct plant *pl, size_t i, unsigned d)
  * them, in order, so that one counter still rotates). */
 static bool keeps_counter(const struct plant *pl, size_t i, size_t *kept)
 {
-	if (!(pl->parts[i].goals.guarantee_mbps > 0) || *kept + 1 >= pl->setup.monitors)
+	if (!(pl->parts[i].goals->guarantee_mbps > 0) || *kept + 1 >= pl->setup.monitors)
 		return false;
 	++*kept;
 	return true;
@@ -376,6 +377,7 @@ void plant_tick(struct plant *pl)
 	for (size_t i = 0; i < pl->n; i++) {
 		struct policy_partition *p = &pl->parts[i];
 		sample(pl, i);
+		p->domains = &pl->pdom[i * nd]; /* its domains' view, or its one domain's (policy.h) */
 		p->smoothed_mbps = p->mbps;
 		total += p->mbps;
 		all_valid &= p->valid;

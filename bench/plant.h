@@ -84,6 +84,7 @@ struct plant {
 	size_t n, cap;
 	struct policy_partition *parts;
 	struct target_memory *targets; /* [partition]: the target controller's memory of each */
+	struct partition_goals *goals; /* [partition]: each one's goals, which its view reads (write them here) */
 	struct policy_decision *dec;
 	struct plant_demand *demand;
 	unsigned *domain; /* its domain, or PLANT_ALL_DOMAINS */

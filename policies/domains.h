@@ -24,19 +24,19 @@ static inline void pol_where(unsigned domains, unsigned d, char *buf, size_t len
 
 static inline struct policy_domain *pol_dom(struct policy_partition *p, unsigned d)
 {
-	return p->domains ? &p->domains[d] : &p->one;
+	return &p->domains[d];
 }
 
 static inline const struct policy_domain *pol_cdom(const struct policy_partition *p, unsigned d)
 {
-	return p->domains ? &p->domains[d] : &p->one;
+	return &p->domains[d];
 }
 
-/* A partition's domains (or its `one`) and a decision's limits, as arrays indexed by domain: for a pass
- * over every domain of a partition, which then asks which storage there is once, not per domain. */
+/* A partition's domains and a decision's limits, as arrays indexed by domain: for a pass over every
+ * domain of a partition, which then asks which storage there is once, not per domain. */
 static inline struct policy_domain *pol_doms(struct policy_partition *p)
 {
-	return p->domains ? p->domains : &p->one;
+	return p->domains;
 }
 
 static inline double *dec_max_row(struct policy_decision *x)
@@ -96,22 +96,22 @@ static inline double dom_pct_of_mbps(double capacity, double mbps)
 	return capacity > 0 ? mbps * 100 / capacity : 0;
 }
 
-/* On a host without domain arrays, each partition's `one` takes its scalar figures (its memory is
- * kept). */
+/* On a host without domain arrays, each partition's one domain takes its scalar figures (its memory
+ * is kept). */
 static inline void policy_domains_prepare(const struct policy_host *h, struct policy_partition *parts, size_t count)
 {
 	if (h->domain_count && h->domains)
 		return;
 	for (size_t i = 0; i < count; i++) {
 		struct policy_partition *p = &parts[i];
-		p->domains = NULL;
-		p->one.cfg_max = p->cfg_max;
-		p->one.cfg_min = p->cfg_min;
-		p->one.valid = p->valid;
-		p->one.estimated = p->estimated;
-		p->one.mbps = p->mbps;
-		p->one.mb_max = p->mb_max;
-		p->one.mb_min = p->mb_min;
+		struct policy_domain *one = &p->domains[0];
+		one->cfg_max = p->cfg_max;
+		one->cfg_min = p->cfg_min;
+		one->valid = p->valid;
+		one->estimated = p->estimated;
+		one->mbps = p->mbps;
+		one->mb_max = p->mb_max;
+		one->mb_min = p->mb_min;
 	}
 }
 

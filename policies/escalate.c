@@ -55,7 +55,7 @@ static bool at_floor(const struct policy_host *h, const struct policy_partition 
 
 static double budget_of(const struct policy_partition *p)
 {
-	double budget = p->goals.target_mbps;
+	double budget = p->goals->target_mbps;
 
 	if (p->guard.throttled && p->guard.want_mbps > 0 && (budget == 0 || p->guard.want_mbps < budget))
 		budget = p->guard.want_mbps;
@@ -135,7 +135,7 @@ static void escalate_one(const struct policy_host *h, struct policy_partition *p
 {
 	struct escalate_memory *m = &p->escalate;
 
-	if (!p->open || p->goals.class != CLASS_BEST_EFFORT) {
+	if (!p->open || p->goals->class != CLASS_BEST_EFFORT) {
 		release_all(p, d, "not best-effort");
 		return;
 	}

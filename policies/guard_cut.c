@@ -39,7 +39,7 @@ static void cut_event(struct policy_decision *dec, const struct guard_view *v, u
 	pol_where(v->domains, d, at, sizeof(at));
 	if (dv->for_bandwidth) {
 		policy_event(dec, "throttle: %s short of guarantee (%.0f < %u MB/s; %s): mb_max %g%% -> %g%%%s",
-			     dv->victim->name, dv->victim->mbps, dv->victim->goals.guarantee_mbps, dv->capacity_why,
+			     dv->victim->name, dv->victim->mbps, dv->victim->goals->guarantee_mbps, dv->capacity_why,
 			     cur, next, at);
 		return;
 	}
@@ -123,8 +123,8 @@ static void say_unprotectable(const struct guard_view *v, unsigned d, struct pol
 	policy_event(&decisions[i],
 		     "cannot protect: %s short of guarantee by %.0f MB/s (%.0f < %u MB/s)%s: every best-effort "
 		     "partition there is at its lowest mb_max",
-		     victim->name, victim->goals.guarantee_mbps - victim->mbps, victim->mbps,
-		     victim->goals.guarantee_mbps, at[0] ? at : " on its domain");
+		     victim->name, victim->goals->guarantee_mbps - victim->mbps, victim->mbps,
+		     victim->goals->guarantee_mbps, at[0] ? at : " on its domain");
 }
 
 /* Cuts on domain d every best-effort partition that uses it, by one factor of its use: a crowd of

@@ -111,12 +111,12 @@ struct guard_view {
 
 static inline bool guaranteed(const struct policy_partition *p)
 {
-	return p->open && p->goals.class == CLASS_LATENCY_CRITICAL && p->goals.guarantee_mbps > 0;
+	return p->open && p->goals->class == CLASS_LATENCY_CRITICAL && p->goals->guarantee_mbps > 0;
 }
 
 static inline bool best_effort(const struct policy_partition *p)
 {
-	return p->open && p->goals.class == CLASS_BEST_EFFORT;
+	return p->open && p->goals->class == CLASS_BEST_EFFORT;
 }
 
 /* What a guaranteed partition should get: its guarantee, or less when it wants less. */
@@ -124,7 +124,7 @@ static inline double guard_goal(const struct policy_partition *p)
 {
 	double level = p->guard.demand_level_mbps;
 
-	return level > 0 && level < p->goals.guarantee_mbps ? level : p->goals.guarantee_mbps;
+	return level > 0 && level < p->goals->guarantee_mbps ? level : p->goals->guarantee_mbps;
 }
 
 /* Its rate this tick was measured: not estimated (its last measured rate repeated while counters

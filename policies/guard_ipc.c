@@ -26,13 +26,13 @@
 
 static bool guarded(const struct policy_partition *p)
 {
-	return p->open && p->goals.class == CLASS_LATENCY_CRITICAL && p->goals.ipc_guard > 0;
+	return p->open && p->goals->class == CLASS_LATENCY_CRITICAL && p->goals->ipc_guard > 0;
 }
 
 static bool neighbours_use_bandwidth(const struct policy_partition *parts, size_t count)
 {
 	for (size_t i = 0; i < count; i++)
-		if (parts[i].open && parts[i].goals.class == CLASS_BEST_EFFORT && parts[i].valid && parts[i].mbps > 0)
+		if (parts[i].open && parts[i].goals->class == CLASS_BEST_EFFORT && parts[i].valid && parts[i].mbps > 0)
 			return true;
 	return false;
 }
@@ -70,7 +70,7 @@ static void watch_one(struct policy_partition *p, bool neighbours, bool saturate
 	m->victim = false;
 	if (!p->ipc_valid || !(p->ipc >= 0))
 		return; /* not counted: neither signal nor baseline */
-	bool low = neighbours && drop_of(p) > p->goals.ipc_guard;
+	bool low = neighbours && drop_of(p) > p->goals->ipc_guard;
 	if (!low) {
 		m->low_ticks = 0;
 		m->before_cut = 0;
@@ -101,7 +101,7 @@ static double best_effort_mbps(const struct policy_partition *parts, size_t coun
 	double sum = 0;
 
 	for (size_t i = 0; i < count; i++)
-		if (parts[i].open && parts[i].goals.class == CLASS_BEST_EFFORT && parts[i].valid)
+		if (parts[i].open && parts[i].goals->class == CLASS_BEST_EFFORT && parts[i].valid)
 			sum += parts[i].mbps;
 	return sum;
 }

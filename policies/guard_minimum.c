@@ -17,7 +17,7 @@ static double minimum_share(const struct policy_host *h, const struct policy_par
 			    double total_capacity)
 {
 	struct policy_host_domain hd = host_dom(h, d);
-	double g = p->goals.guarantee_mbps;
+	double g = p->goals->guarantee_mbps;
 
 	if (pol_domains(h) == 1)
 		return 1;
@@ -39,16 +39,16 @@ static double minimum_pct(const struct policy_host *h, struct policy_partition *
 	struct policy_domain *dom = pol_dom(p, d);
 	const struct ladder *l = pol_min_ladder(h, d);
 	double cap = host_dom(h, d).capacity_mbps, share = minimum_share(h, p, d, total);
-	double exact = dom_pct_of_mbps(cap, p->goals.guarantee_mbps * share);
+	double exact = dom_pct_of_mbps(cap, p->goals->guarantee_mbps * share);
 	/* The rung at or above it (a minimum is never short); whole percents where no ladder is given. */
 	double pct = l ? step_up(l, exact) : ceil(exact - STEP_SLACK);
-	double step = dom_pct_of_mbps(cap, p->goals.guarantee_mbps) / GUARD_MIN_SHARE_STEPS;
+	double step = dom_pct_of_mbps(cap, p->goals->guarantee_mbps) / GUARD_MIN_SHARE_STEPS;
 
 	/* Down only by more than an eighth of the guarantee: the share jitters. */
 	if (dom->guard.min_pct > pct && dom->guard.min_pct <= pct + step)
 		pct = dom->guard.min_pct;
 	dom->guard.min_pct = pct;
-	*ret_mbps = p->goals.guarantee_mbps * share;
+	*ret_mbps = p->goals->guarantee_mbps * share;
 	return pct;
 }
 
@@ -120,7 +120,7 @@ static double guarantee_ask(const struct policy_host *h, const struct policy_par
 	(void)dec;
 	if (!guaranteed(p) || !capacities_known(h, &total))
 		return 0;
-	return p->goals.guarantee_mbps * minimum_share(h, p, d, total);
+	return p->goals->guarantee_mbps * minimum_share(h, p, d, total);
 }
 
 /* The minimum a partition's decision holds on domain d, percent. */
@@ -173,7 +173,7 @@ static void sum_minimums(const struct policy_host *h, const struct policy_partit
 	for (size_t i = 0; i < count; i++) {
 		if (!parts[i].open)
 			continue;
-		int lc = parts[i].goals.class == CLASS_LATENCY_CRITICAL;
+		int lc = parts[i].goals->class == CLASS_LATENCY_CRITICAL;
 		const double *mins = dec_min_row_of(&decisions[i]);
 		for (unsigned d = 0; d < domains; d++) {
 			asks[d].all += mins[d];
@@ -198,7 +198,7 @@ static void fit_domain(const struct policy_host *h, const struct policy_partitio
 			continue;
 		}
 		for (size_t i = 0; i < count; i++) {
-			if (!parts[i].open || (parts[i].goals.class == CLASS_LATENCY_CRITICAL) != lc)
+			if (!parts[i].open || (parts[i].goals->class == CLASS_LATENCY_CRITICAL) != lc)
 				continue;
 			double *min = dec_min(&decisions[i], d);
 			*min = minimum_down(h, d, *min * (left > 0 ? left : 0) / asked);
@@ -261,7 +261,7 @@ static void say_minimums(const struct policy_host *h, struct policy_partition *p
 		/* MBW_MIN reads back at or above what was asked: below it, not yet in force */
 		if (pct > pol_cdom(p, d)->cfg_min && in_force < pct)
 			note_minimum(&ev, h, dec, d, in_force, pct,
-				     p->goals.guarantee_mbps * minimum_share(h, p, d, total));
+				     p->goals->guarantee_mbps * minimum_share(h, p, d, total));
 	}
 	/* Every domain alike (or a host of one): one event for all of them, as for one domain. */
 	if (ev.raised && ev.alike && ev.raised == pol_domains(h)) {

@@ -64,7 +64,7 @@ static bool minimum_covers(const struct policy_host *h, const struct policy_part
 		if (hd.capacity_mbps > 0 && !hd.capacity_learned && min > 0)
 			reserved += dom_mbps_of_pct(hd.capacity_mbps, min);
 	}
-	return reserved > 0 && reserved >= p->goals.guarantee_mbps * GUARD_SHORT_FRACTION;
+	return reserved > 0 && reserved >= p->goals->guarantee_mbps * GUARD_SHORT_FRACTION;
 }
 
 /* At its demand level (within the band below it): what it gets is what it wants. */
@@ -102,7 +102,7 @@ static void describe_capacity(const struct policy_host *h, const struct guard_vi
 /* Below its guarantee, and not because it wants less (as far as the guard can tell). */
 static bool short_of_guarantee(const struct policy_host *h, const struct policy_partition *p)
 {
-	double g = p->goals.guarantee_mbps;
+	double g = p->goals->guarantee_mbps;
 
 	return p->valid && p->mbps >= GUARD_IDLE_FRACTION * g && p->mbps < GUARD_SHORT_FRACTION * g &&
 	       !minimum_covers(h, p) && !demand_limited(p);
@@ -141,7 +141,7 @@ static bool squeezed(const struct policy_host *h, const struct policy_partition 
 /* What it lacks goes to the domains where it is squeezed, in proportion to its traffic there. */
 static void add_need(const struct policy_host *h, const struct policy_partition *p, struct guard_view *v)
 {
-	double g = p->goals.guarantee_mbps, lacks = guard_goal(p) * (1 + GUARD_CUT_MARGIN) - p->mbps, there = 0;
+	double g = p->goals->guarantee_mbps, lacks = guard_goal(p) * (1 + GUARD_CUT_MARGIN) - p->mbps, there = 0;
 
 	for (unsigned d = 0; d < v->domains; d++)
 		there += squeezed_on(h, p, v, d) ? share_on(h, p, d) : 0;
@@ -153,7 +153,7 @@ static void add_need(const struct policy_host *h, const struct policy_partition 
 		if (!squeezed_on(h, p, v, d))
 			continue;
 		dv->need_mbps += lacks * share_on(h, p, d) / there;
-		if (!dv->victim || p->mbps / g < dv->victim->mbps / dv->victim->goals.guarantee_mbps) {
+		if (!dv->victim || p->mbps / g < dv->victim->mbps / dv->victim->goals->guarantee_mbps) {
 			dv->victim = p;
 			describe_capacity(h, v, d, dv->capacity_why, sizeof(dv->capacity_why));
 		}
@@ -162,7 +162,7 @@ static void add_need(const struct policy_host *h, const struct policy_partition 
 
 static void assess_one(const struct policy_host *h, const struct policy_partition *p, struct guard_view *v)
 {
-	double g = p->goals.guarantee_mbps;
+	double g = p->goals->guarantee_mbps;
 	bool settled; /* below its guarantee because it wants less: it spoils no headroom */
 
 	for (unsigned d = 0; d < v->domains; d++)
@@ -322,13 +322,13 @@ void guard_judge_victims(const struct policy_host *h, struct policy_partition *p
 		if (!guaranteed(p) || !p->valid)
 			continue;
 		if (m->demand_level_mbps > 0 && (p->mbps > m->demand_level_mbps * (1 + GUARD_DEMAND_BAND) ||
-						 p->mbps >= p->goals.guarantee_mbps * GUARD_SHORT_FRACTION))
+						 p->mbps >= p->goals->guarantee_mbps * GUARD_SHORT_FRACTION))
 			m->demand_level_mbps = 0; /* it wants more now, or has its guarantee */
-		if (p->mbps >= p->goals.guarantee_mbps * GUARD_SHORT_FRACTION)
+		if (p->mbps >= p->goals->guarantee_mbps * GUARD_SHORT_FRACTION)
 			m->told_wants_less = false; /* it has its guarantee: wanting less later is news */
-		bool below = p->mbps < p->goals.guarantee_mbps * GUARD_SHORT_FRACTION && !demand_limited(p);
+		bool below = p->mbps < p->goals->guarantee_mbps * GUARD_SHORT_FRACTION && !demand_limited(p);
 		bool idle =
-			p->mbps < p->goals.guarantee_mbps * GUARD_IDLE_FRACTION; /* never squeezed: nothing to judge */
+			p->mbps < p->goals->guarantee_mbps * GUARD_IDLE_FRACTION; /* never squeezed: nothing to judge */
 		note_evidence(h, p);
 		if (m->before_cut_mbps > 0 && m->since_cut < UINT32_MAX)
 			m->since_cut++;
@@ -343,11 +343,11 @@ void guard_judge_victims(const struct policy_host *h, struct policy_partition *p
 		if (m->before_cut_mbps <= 0 || m->since_cut < GUARD_JUDGE_TICKS)
 			continue;
 		if (best_effort_mbps(h, parts, count, p) >
-		    m->before_cut_be_mbps - GUARD_HELP_FRACTION * p->goals.guarantee_mbps) {
+		    m->before_cut_be_mbps - GUARD_HELP_FRACTION * p->goals->guarantee_mbps) {
 			m->before_cut_mbps = 0; /* nothing freed yet: the next cut is judged instead */
 			continue;
 		}
-		if (below && p->mbps < m->before_cut_mbps + GUARD_HELP_FRACTION * p->goals.guarantee_mbps) {
+		if (below && p->mbps < m->before_cut_mbps + GUARD_HELP_FRACTION * p->goals->guarantee_mbps) {
 			mark_demand_limited(p, &decisions[i], "neighbours were cut");
 			forget_squeezes(h, parts, count); /* the cut did not help: it taught nothing */
 		}

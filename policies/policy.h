@@ -12,7 +12,7 @@
  * domain_count domains; each partition brings one struct policy_domain per domain (its rate and
  * limits there, and the policies' memory of it) and each decision one limit per domain. A host
  * without domain arrays (domain_count 0) is one domain whose figures are the totals: its partitions'
- * rate, limits and decision are the scalar fields, and their memory of that domain is `one`. Every
+ * rate, limits and decision are the scalar fields, and their memory of that domain is domains[0]. Every
  * policy works the same on both (policies/domains.h).
  *
  * A policy may keep memory between ticks in its own member of policy_partition (the engine stores
@@ -198,9 +198,10 @@ struct policy_domain {
 struct policy_partition {
 	/* configuration: read-only for policies */
 	const char *name;
-	/* As configured (or set): class, limits, guarantee, target, weight. Without their per-domain
-	 * values (mb_max_at and mb_min_at name none): each domain's are domains[d].cfg_max and cfg_min. */
-	struct partition_goals goals;
+	/* As configured (or set): class, limits, guarantee, target, weight; never NULL. The owner's copy,
+	 * read through this pointer (one copy of the goals a partition, not one more here). Policies do
+	 * not read their per-domain values: each domain's are domains[d].cfg_max and cfg_min. */
+	const struct partition_goals *goals;
 	bool escalation_allowed; /* the escalation actuator may act on it (cgroup known, enabled) */
 	bool open;		 /* the control manages it; policies leave others alone */
 	/* measurement: read-only */
@@ -215,14 +216,14 @@ struct policy_partition {
 	double smoothed_mbps;	/* exponentially smoothed over valid samples */
 	double ipc;		/* instructions per cycle this tick (when ipc_valid) */
 	double stall_ratio;	/* stall cycles per cycle this tick (when stall_valid) */
-	/* configured, as rungs of the host's ladders (goals.mb_max and mb_min resolved): read-only */
+	/* configured, as rungs of the host's ladders (goals->mb_max and mb_min resolved): read-only */
 	double cfg_max, cfg_min;
 	/* in force now (what the last apply achieved): read-only */
 	double mb_max, mb_min;
-	/* Per domain: host->domain_count of them, NULL on a host without domain arrays (then `one` is
-	 * its single domain, filled from the fields above by the policies themselves). */
+	/* Per domain: host->domain_count of them; on a host without domain arrays room for one, its single
+	 * domain, filled from the fields above by the policies themselves (their memory of it is kept
+	 * there). Whoever owns the partitions gives it and keeps it while the partition lives. */
 	struct policy_domain *domains;
-	struct policy_domain one;
 	/* policy memory */
 	/* The target controller's: NULL on a partition without a target_mbps (most have none). Whoever owns
 	 * the partitions gives one, zeroed, to each partition with a target before the tick that first

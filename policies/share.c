@@ -26,7 +26,7 @@
 /* A best-effort partition without a target: share may split its ceilings (where the guard holds it). */
 static bool may_share(const struct policy_partition *p)
 {
-	return p->open && p->goals.class == CLASS_BEST_EFFORT && p->goals.target_mbps == 0;
+	return p->open && p->goals->class == CLASS_BEST_EFFORT && p->goals->target_mbps == 0;
 }
 
 static bool shares(const struct policy_partition *p, unsigned d)
@@ -36,7 +36,7 @@ static bool shares(const struct policy_partition *p, unsigned d)
 
 static double weight_of(const struct policy_partition *p)
 {
-	return p->goals.weight ? p->goals.weight : 1;
+	return p->goals->weight ? p->goals->weight : 1;
 }
 
 /* Water-filling: partition i gets min(cfg_mb_max, level * weight), with the level at which the parts
@@ -89,8 +89,8 @@ static void apply_part(const struct policy_host *h, const struct policy_partitio
 	if (pct_differs(l, next, dom->mb_max)) {
 		pol_where(pol_domains(h), d, at, sizeof(at));
 		policy_event(dec, "%s: weight %u of a %.0f%% best-effort allowance: mb_max %g%% -> %g%%%s",
-			     next < dom->mb_max ? "throttle" : "restore", p->goals.weight, allowance, dom->mb_max, next,
-			     at);
+			     next < dom->mb_max ? "throttle" : "restore", p->goals->weight, allowance, dom->mb_max,
+			     next, at);
 	}
 	*dec_max(dec, d) = next;
 	if (*dec_min(dec, d) > next)

@@ -22,13 +22,13 @@
 /* The target controller, the guard, share and escalation may lower these partitions' ceilings. */
 static bool max_may_be_lowered(const struct policy_partition *p)
 {
-	return p->goals.target_mbps > 0 || p->goals.class == CLASS_BEST_EFFORT;
+	return p->goals->target_mbps > 0 || p->goals->class == CLASS_BEST_EFFORT;
 }
 
 /* The guard programs a latency-critical guarantee as a hardware minimum when there is one. */
 static bool min_may_be_raised(const struct policy_host *h, const struct policy_partition *p)
 {
-	return h->has_mb_min && p->goals.class == CLASS_LATENCY_CRITICAL && p->goals.guarantee_mbps > 0;
+	return h->has_mb_min && p->goals->class == CLASS_LATENCY_CRITICAL && p->goals->guarantee_mbps > 0;
 }
 
 /* What may have moved a partition's limits without anyone outside mpamd: worked out once per

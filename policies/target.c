@@ -228,7 +228,7 @@ static void say_first_move(const struct policy_partition *p, struct policy_decis
 			   double from, double next)
 {
 	const char *verb = next < from ? "throttle" : "restore";
-	uint32_t target = p->goals.target_mbps;
+	uint32_t target = p->goals->target_mbps;
 
 	if (next == from)
 		return;
@@ -252,9 +252,9 @@ static void first_move(const struct policy_host *h, struct policy_partition *p, 
 	struct target_search s = search_of(h, p);
 	double from = m->out_pct > 0 ? m->out_pct : in_force(h, p);
 	double next = model_setting(h, p, g);
-	bool again = !m->budget && m->last_target == p->goals.target_mbps && m->last_goal != m->last_target;
+	bool again = !m->budget && m->last_target == p->goals->target_mbps && m->last_goal != m->last_target;
 
-	m->last_target = p->goals.target_mbps;
+	m->last_target = p->goals->target_mbps;
 	m->last_goal = target_goal(p);
 	m->out_pct = from; /* measured there: the search's first point */
 	target_search_start(m, &s, next, p->mbps);
@@ -267,11 +267,11 @@ static void target_one(const struct policy_host *host, struct policy_partition *
 
 	/* Without its memory (the owner of the partitions gives it to each one with a target) the
 	 * controller cannot hold a target: it leaves the partition to the other policies. */
-	if (!p->open || p->goals.target_mbps == 0 || !m) {
+	if (!p->open || p->goals->target_mbps == 0 || !m) {
 		disengage(host, p, d);
 		return;
 	}
-	if (m->last_target != p->goals.target_mbps)
+	if (m->last_target != p->goals->target_mbps)
 		m->domains = 0; /* a new target: where it runs is learned again */
 	if (p->valid)
 		note_domains(host, p);
@@ -281,7 +281,7 @@ static void target_one(const struct policy_host *host, struct policy_partition *
 		learn_gain(h, p);
 		double g = model_gain(h, p);
 		if (g > 0 &&
-		    (!(m->out_pct > 0) || m->last_target != p->goals.target_mbps || m->last_goal != target_goal(p))) {
+		    (!(m->out_pct > 0) || m->last_target != p->goals->target_mbps || m->last_goal != target_goal(p))) {
 			first_move(h, p, d, g);
 		} else if (g > 0) {
 			struct target_search s = search_of(h, p);

@@ -33,7 +33,7 @@ void target_search_sample(struct target_memory *m, const struct target_search *s
  * met, else its target (MB/s). */
 static inline uint32_t target_goal(const struct policy_partition *p)
 {
-	return p->target && p->target->budget ? p->target->budget : p->goals.target_mbps;
+	return p->target && p->target->budget ? p->target->budget : p->goals->target_mbps;
 }
 
 /* Each target's budget this tick, and the event when they change (policies/target_share.c). */

@@ -41,7 +41,7 @@ static double target_ask(const struct policy_host *h, const struct policy_partit
 			 const struct policy_decision *dec)
 {
 	(void)dec;
-	return p->goals.target_mbps ? goal_on(h, p, d, p->goals.target_mbps) : 0;
+	return p->goals->target_mbps ? goal_on(h, p, d, p->goals->target_mbps) : 0;
 }
 
 /* A guarantee counts as the guard counts it: on a latency-critical partition. */
@@ -49,19 +49,19 @@ static double guarantee_ask(const struct policy_host *h, const struct policy_par
 			    const struct policy_decision *dec)
 {
 	(void)dec;
-	if (p->goals.class != CLASS_LATENCY_CRITICAL || !p->goals.guarantee_mbps)
+	if (p->goals->class != CLASS_LATENCY_CRITICAL || !p->goals->guarantee_mbps)
 		return 0;
-	return goal_on(h, p, d, p->goals.guarantee_mbps);
+	return goal_on(h, p, d, p->goals->guarantee_mbps);
 }
 
 static bool asks_target(const struct policy_partition *p)
 {
-	return p->goals.target_mbps;
+	return p->goals->target_mbps;
 }
 
 static bool asks_guarantee(const struct policy_partition *p)
 {
-	return p->goals.class == CLASS_LATENCY_CRITICAL && p->goals.guarantee_mbps;
+	return p->goals->class == CLASS_LATENCY_CRITICAL && p->goals->guarantee_mbps;
 }
 
 /* Either: the partitions the event concerns. */
@@ -83,7 +83,7 @@ static double goal_held(const struct policy_host *h, const struct policy_partiti
 
 static double weight_of(const struct policy_partition *p)
 {
-	return p->goals.weight ? p->goals.weight : 1;
+	return p->goals->weight ? p->goals->weight : 1;
 }
 
 /* The level at which the targets' parts of `room` on domain d add up to it, target i getting
@@ -156,7 +156,7 @@ static double share_of(const struct policy_host *h, const struct policy_partitio
 	for (unsigned d = 0; d < pol_domains(h); d++)
 		if (!isinf(levels[d]))
 			cut += fmax(target_ask(h, p, d, dec) - levels[d] * weight_of(p), 0);
-	return p->goals.target_mbps - cut;
+	return p->goals->target_mbps - cut;
 }
 
 /* The budget follows the share (see the file comment for the jitter); at least 1 MB/s: what
@@ -164,7 +164,7 @@ static double share_of(const struct policy_host *h, const struct policy_partitio
 static void hold_budget(const struct policy_host *h, struct policy_partition *p, double share)
 {
 	struct target_memory *m = p->target;
-	double target = p->goals.target_mbps;
+	double target = p->goals->target_mbps;
 	double jitter = pol_domains(h) > 1 ? TARGET_SHARE_JITTER * target : 0;
 	uint32_t next = share > target - 0.5 ? 0 : (uint32_t)fmax(1, lround(share));
 
@@ -231,7 +231,7 @@ void target_share(const struct policy_host *h, struct policy_partition *parts, s
 	for (size_t i = 0; i < count; i++) {
 		if (parts[i].target)
 			parts[i].target->budget_moved = false;
-		if (parts[i].open && parts[i].goals.target_mbps && parts[i].target)
+		if (parts[i].open && parts[i].goals->target_mbps && parts[i].target)
 			hold_budget(h, &parts[i], share_of(h, &parts[i], &decisions[i], levels));
 	}
 	for (unsigned d = 0; d < pol_domains(h); d++)

@@ -15,12 +15,31 @@
 /* What apply last put on one MSC for one partition, and the registers it read back: an apply of the
  * same limits (the engine re-applies every partition's every tenth tick, to undo a change made behind
  * mpamd's back) reads the registers and compares rather than working the fields out and writing them
- * again. seen.kept false: nothing to compare with (write). */
+ * again. seen.kept false: nothing to compare with (write). The percentages are floats (one per slot
+ * and MSC: half the room), kept only when each is a float exactly, as the ladders' rungs and what
+ * MPAM's fractional fields hold are: anything else is written again, as without a record. */
 struct msc_kept {
-	double max_asked, min_asked; /* what apply was asked for on this MSC */
-	double max_pct, min_pct;     /* what that put in force */
+	float max_asked, min_asked; /* what apply was asked for on this MSC */
+	float max_pct, min_pct;	    /* what that put in force */
 	struct msc_bandwidth_seen seen;
 };
+
+/* Whether v is a float exactly (then the float gives v back). */
+static bool float_exact(double v)
+{
+	return (double)(float)v == v;
+}
+
+/* Keeps what a write asked for and put in force, with its read-back in kept->seen, where the floats
+ * hold them; else keeps nothing. */
+static void kept_note(struct msc_kept *kept, double max, double min, double max_pct, double min_pct)
+{
+	if (!float_exact(max) || !float_exact(min) || !float_exact(max_pct) || !float_exact(min_pct)) {
+		kept->seen.kept = false;
+		return;
+	}
+	*kept = (struct msc_kept){ (float)max, (float)min, (float)max_pct, (float)min_pct, kept->seen };
+}
 
 struct mmio_limits {
 	struct msc_set *set;
@@ -254,7 +273,7 @@ static int apply_one_msc(struct msc *msc, int dom, uint16_t partid, const struct
 	r = plan ? msc_plan_bandwidth(msc, partid, max, min, &max_pct, &min_pct, plan, err)
 		 : msc_set_bandwidth_seen(msc, partid, max, min, &max_pct, &min_pct, kept ? &kept->seen : NULL, err);
 	if (r == 0 && kept)
-		*kept = (struct msc_kept){ max, min, max_pct, min_pct, kept->seen };
+		kept_note(kept, max, min, max_pct, min_pct);
 
 	if (r == 0 && dom >= 0) {
 		eff->mb_max_at[dom] = max_pct;

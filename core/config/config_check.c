@@ -289,7 +289,7 @@ static unsigned msc_key_line(const struct msc_config *m, const char *key)
 {
 	int index = config_section_key_index(&config_msc_section, key);
 
-	return index < 0 || !m->origin.key_lines ? 0 : m->origin.key_lines[index];
+	return config_origin_key_line(&m->origin, index);
 }
 
 static uint64_t page_size_set;

@@ -25,11 +25,8 @@ static int copy_lines(struct config_origin *dst, const struct config_origin *src
 	dst->key_lines = NULL;
 	if (!src->key_lines)
 		return 0;
-	dst->key_lines = calloc(count + 1, sizeof(unsigned));
-	if (!dst->key_lines)
-		return -ENOMEM;
-	memcpy(dst->key_lines, src->key_lines, count * sizeof(unsigned));
-	return 0;
+	dst->key_lines = config_origin_copy(src, count);
+	return dst->key_lines ? 0 : -ENOMEM;
 }
 
 static int copy_partition_keys(const struct config *c, struct partition_config *dst, const struct partition_config *src,

@@ -67,7 +67,7 @@ int config_partition_key_find(const struct config *config, const char *name, int
 
 static unsigned origin_line(const struct config_origin *o, int index)
 {
-	return index < 0 || !o->key_lines ? 0 : o->key_lines[index];
+	return config_origin_key_line(o, index);
 }
 
 unsigned config_global_key_line(const struct config *config, const char *key)

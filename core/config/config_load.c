@@ -696,8 +696,7 @@ static int loader_init(struct loader *ld)
 		struct config_ext_data *x = &c->exts[c->ext_count++];
 		x->def = ext;
 		x->data = calloc(1, ext->size ? ext->size : 1);
-		size_t keys = ext->section ? ext->section->key_count : 0;
-		x->origin.key_lines = calloc(keys + 1, sizeof(unsigned));
+		x->origin.key_lines = calloc(2, sizeof(unsigned)); /* no key set (config_origin) */
 		if (!x->data || !x->origin.key_lines)
 			return -ENOMEM;
 		if (ext->init)
@@ -763,9 +762,18 @@ static int build_model(struct loader *ld)
 	c->templates = calloc(templates ? templates : 1, sizeof(*c->templates));
 	if (!c->mscs || !c->partitions || !c->templates)
 		return -ENOMEM;
-	for (size_t i = 0; i < ld->section_count; i++)
-		if (!ld->sections[i].discarded)
-			move_into_model(ld, &ld->sections[i]);
+	for (size_t i = 0; i < ld->section_count; i++) {
+		struct section *s = &ld->sections[i];
+		if (s->discarded)
+			continue;
+		/* The lines of the keys it sets only (a line for every key was the reader's table). */
+		unsigned *lines = config_origin_compact(s->origin.key_lines, key_count_of(ld, s->kind));
+		if (!lines)
+			return -ENOMEM;
+		free(s->origin.key_lines);
+		s->origin.key_lines = lines;
+		move_into_model(ld, s);
+	}
 	return 0;
 }
 

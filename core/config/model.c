@@ -112,6 +112,69 @@ void partition_config_defaults(struct partition_config *p)
 	p->goals.weight = 100;
 }
 
+unsigned config_origin_key_line(const struct config_origin *o, int index)
+{
+	for (size_t i = 0; index >= 0 && o->key_lines && o->key_lines[i + 1]; i += 2)
+		if (o->key_lines[i] == (unsigned)index)
+			return o->key_lines[i + 1];
+	return 0;
+}
+
+/* key_lines of the `set` pairs `pair(i)` gives for i below `n` (a line of 0: none). */
+static unsigned *pairs_new(size_t n, size_t set, unsigned (*pair)(const void *from, size_t i, unsigned *key),
+			   const void *from)
+{
+	unsigned *out = calloc(2 * set + 2, sizeof(unsigned)), *at = out;
+
+	for (size_t i = 0; out && i < n; i++) {
+		unsigned key, line = pair(from, i, &key);
+		if (line) {
+			*at++ = key;
+			*at++ = line;
+		}
+	}
+	return out;
+}
+
+static unsigned dense_pair(const void *from, size_t i, unsigned *key)
+{
+	*key = (unsigned)i;
+	return ((const unsigned *)from)[i];
+}
+
+unsigned *config_origin_compact(const unsigned *dense, size_t count)
+{
+	size_t set = 0;
+
+	for (size_t i = 0; dense && i < count; i++)
+		set += dense[i] != 0;
+	return pairs_new(dense ? count : 0, set, dense_pair, dense);
+}
+
+struct copy_from {
+	const unsigned *pairs;
+	size_t count;
+};
+
+static unsigned copy_pair(const void *from, size_t i, unsigned *key)
+{
+	const struct copy_from *f = from;
+
+	*key = f->pairs[2 * i];
+	return *key < f->count ? f->pairs[2 * i + 1] : 0;
+}
+
+unsigned *config_origin_copy(const struct config_origin *o, size_t count)
+{
+	size_t pairs = 0, set = 0;
+
+	while (o->key_lines && o->key_lines[2 * pairs + 1]) {
+		set += o->key_lines[2 * pairs] < count;
+		pairs++;
+	}
+	return pairs_new(pairs, set, copy_pair, &(struct copy_from){ o->key_lines, count });
+}
+
 int partition_config_init(const struct config *config, struct partition_config *p)
 {
 	partition_config_defaults(p);

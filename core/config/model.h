@@ -118,12 +118,23 @@ bool cpu_set_has(const struct cpu_set *set, unsigned cpu);
 /* "0-3,8" form; returns the length it would need, like snprintf. */
 int cpu_set_format(const struct cpu_set *set, char *buf, size_t len);
 
-/* Where a section came from: its header's line and the line of each of its keys (0: not set), in
- * the order of the section's key table (for partitions: the base keys, then each extension's). */
+/* Where a section came from: its header's line and the line of each key it sets. A key is known by
+ * its index in the section's key table (for partitions: the base keys, then each extension's).
+ * key_lines holds only the keys set, as pairs (index, line), ended by a pair whose line is 0: most
+ * of a partition's keys are not set (the loader keeps a line for every key while it reads a
+ * section, and config_origin_compact makes this of it). */
 struct config_origin {
 	unsigned line;
 	unsigned *key_lines;
 };
+
+/* The line of key `index` (0: not set, or a negative index). */
+unsigned config_origin_key_line(const struct config_origin *o, int index);
+/* `dense` (a line for each of `count` keys, 0 where not set) as key_lines: a new array, or NULL when
+ * out of memory. Only keys below `count` are kept. */
+unsigned *config_origin_compact(const unsigned *dense, size_t count);
+/* A copy of o's key_lines without keys from `count` on: a new array, or NULL when out of memory. */
+unsigned *config_origin_copy(const struct config_origin *o, size_t count);
 
 struct global_config {
 	char backend[CONFIG_KIND_MAX + 1]; /* the control: a name of the schema's backends */

@@ -119,9 +119,10 @@ int engine_target_room(struct engine *e, size_t index, const struct partition_go
 	return 0;
 }
 
-/* The policies' copy of a partition's configuration (refreshed after set and reload): its goals whole,
- * so a new goal key needs nothing here, but for their per-domain values (the configuration's: a set
- * or a reload frees them), which reach the policies resolved, as each domain's cfg_max and cfg_min. */
+/* The policies' view of a partition's configuration (refreshed after set and reload): its goals, the
+ * configuration's read through a pointer (a set changes them in place), so a new goal key needs
+ * nothing here; their per-domain values reach the policies resolved, as each domain's cfg_max and
+ * cfg_min. */
 void engine_policy_config(struct engine *e, size_t index)
 {
 	struct policy_partition *pp = &e->policy.partitions[index];
@@ -133,8 +134,7 @@ void engine_policy_config(struct engine *e, size_t index)
 	if (engine_target_room(e, index, &p->goals, &err) < 0)
 		log_error("%s: its target_mbps is not held until a set or reload gives it room", err.text);
 	pp->name = p->name;
-	pp->goals = p->goals;
-	pp->goals.mb_max_at = pp->goals.mb_min_at = (struct domain_values){ 0 };
+	pp->goals = &p->goals;
 	pp->escalation_allowed = e->gens.config->global.escalate && p->cgroup != NULL;
 	/* The configured limits as rungs, once per change of the configuration, not every tick. */
 	struct partition_goals_buf buf;

@@ -92,10 +92,8 @@ static void fill_partition(struct engine *e, size_t i)
 	*dec = (struct policy_decision){ .mb_max = pp->cfg_max,
 					 .mb_min = pp->cfg_min,
 					 .cpu_quota_pct = pp->cpu_quota_pct };
-	pp->domains = NULL;
-	if (!e->domains.per_domain)
+	if (!e->domains.per_domain) /* pp->domains is its one domain's room (engine_slots.c) */
 		return;
-	pp->domains = &e->policy.domains[i * e->domains.count];
 	dec->mb_max_at = &e->policy.max_at[i * e->domains.count];
 	dec->mb_min_at = &e->policy.min_at[i * e->domains.count];
 	for (unsigned d = 0; d < e->domains.count; d++) {
@@ -369,7 +367,7 @@ static void note_verdicts(struct engine *e, size_t i)
 	const struct policy_partition *pp = &e->policy.partitions[i];
 
 	for (unsigned d = 0; d < e->domains.count; d++) {
-		const struct guard_domain_memory *m = e->domains.per_domain ? &pp->domains[d].guard : &pp->one.guard;
+		const struct guard_domain_memory *m = &pp->domains[e->domains.per_domain ? d : 0].guard;
 		struct domain_status *ds = &e->domains.status[i * e->domains.count + d];
 		ds->guard_judged = m->judged;
 		ds->guard_short = m->short_here;

@@ -22,13 +22,17 @@ struct engine;
 struct engine_policy {
 	struct policy_partition *partitions; /* [slot]: the view of each partition, with its memory */
 	struct policy_decision *decisions;   /* [slot]: this tick's decisions */
-	struct policy_domain *domains;	     /* [slot][domain]: the view and memory on each domain (per_domain) */
-	double *max_at, *min_at;	     /* [slot][domain]: this tick's decisions there (per_domain) */
-	size_t *work;			     /* [slot]: room for the guard to order partitions */
+	/* [slot][domain]: the view and memory on each domain (per_domain); without per_domain each slot's
+	 * first is its one domain (policy.h). engine_policy_domains of them a slot. */
+	struct policy_domain *domains;
+	double *max_at, *min_at; /* [slot][domain]: this tick's decisions there (per_domain) */
+	size_t *work;		 /* [slot]: room for the guard to order partitions */
 	struct policy_host_domain host_domains[ENGINE_MAX_DOMAINS];
 	struct capacity_learner host_learn; /* the host's capacity learned from its totals (engine_capacity.c) */
 };
 
+/* A slot's entries in policy.domains: the engine's domains, at least one. */
+size_t engine_policy_domains(const struct engine *e);
 /* Capacity of the measuring domains together, and whether it is only learned from measurements; the
  * policies' figure, learned only until the host has shown saturation (engine_capacity.c). */
 double engine_host_capacity(const struct engine *e, bool *learned);

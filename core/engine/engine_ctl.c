@@ -4,7 +4,10 @@
  * a reply holds up a tick. set and reload change the engine and show reads the control and the
  * configuration (show_on_tick says why it is not served from the snapshot): those are handed to the
  * tick thread, which runs them between ticks, publishes a new snapshot after a change, and wakes the
- * server's thread with the result; a reply after a set is of a snapshot that has it. */
+ * server's thread with the result; a reply after a set is of a snapshot that has it. The snapshot no
+ * reply holds is taken again in its place (publish_in_place), under the lock a reply takes its
+ * reference with: a reply asking then waits for that pass over the partitions, the tick never waits
+ * for a reply, and a reply still building from the one before keeps it whole (a new one is taken). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,10 +36,34 @@ static struct engine *engine_of(void *ctx)
 
 /* ---- the published snapshot ---- */
 
+/* The published snapshot taken again in its place when no reply holds it (one snapshot's memory, not
+ * two): under the lock, since a reply takes its reference under it; a reply asking meanwhile waits
+ * for the take. 0, or -EBUSY (none, or held, or too small: nothing changed). */
+static int publish_in_place(struct engine *e)
+{
+	struct engine_snapshot *dropped = NULL;
+
+	pthread_mutex_lock(&e->ctl.lock);
+	int r = e->ctl.published ? engine_snapshot_retake(e, e->ctl.published) : -EBUSY;
+	if (r == 0)
+		e->ctl.published->sequence = ++e->ctl.publications;
+	else if (r == -ENOMEM) {
+		dropped = e->ctl.published;
+		e->ctl.published = NULL;
+	}
+	pthread_mutex_unlock(&e->ctl.lock);
+	if (dropped) {
+		engine_snapshot_unref(dropped);
+		log_error("control socket: out of memory: no replies until a snapshot is taken");
+	}
+	return r == -EBUSY ? -EBUSY : 0;
+}
+
 void engine_ctl_publish(struct engine *e)
 {
+	if (publish_in_place(e) == 0)
+		return;
 	struct engine_snapshot *s = engine_snapshot_take(e), *old;
-
 	if (!s) {
 		log_error("control socket: out of memory: replies show the state before");
 		return;

@@ -18,8 +18,9 @@ struct engine_snapshot;
 
 /* Threads: the tick thread runs the loop, the ticks, every set, reload and show, and publishes; the
  * server's thread (ctl_thread.h) reads and writes the socket and builds status, list and metrics from
- * `published`. `lock` guards the members below it, and is held only to swap or take a reference or
- * hand over a call, never while a reply is built or a tick runs. */
+ * `published`. `lock` guards the members below it, and is held to swap or take a reference, hand
+ * over a call, or take the published snapshot again in its place when no reply holds it; never while
+ * a reply is built or a tick runs. */
 struct engine_ctl {
 	struct ctl_server *server;  /* NULL: no socket, or the loop is not running */
 	struct ctl_thread *thread;  /* serving `server` while the loop runs */
@@ -38,7 +39,8 @@ void engine_ctl_handler(struct engine *e, struct ctl_handler *ret);
 int engine_ctl_attach(struct engine *e, struct err *err);
 void engine_ctl_detach(struct engine *e);
 /* On the tick thread, after a tick, set or reload: a snapshot of the engine becomes what the replies
- * (and the metrics textfile) read. When out of memory, the one before stays. */
+ * (and the metrics textfile) read. When out of memory, the one before stays; but when it was being
+ * taken again in its place, there is none until the next publication. */
 void engine_ctl_publish(struct engine *e);
 /* The snapshot published last (a reference the caller drops with engine_snapshot_unref), or NULL. */
 struct engine_snapshot *engine_ctl_published(struct engine *e);

@@ -74,7 +74,7 @@ static void fill_input(const struct engine_snapshot *s, struct metrics_partition
 			.status = &row->status,
 			.guarantee_mbps = row->guarantee_mbps,
 			.target_mbps = row->target_mbps,
-			.domains = s->domain_count ? row->domains : NULL,
+			.domains = s->domain_count ? snapshot_row_domains(s, row) : NULL,
 			.invalid_samples = row->invalid_samples,
 			.placement = row->placement,
 		};

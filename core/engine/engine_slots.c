@@ -9,10 +9,15 @@
 #include "core/base/grow.h"
 #include "core/engine/engine_internal.h"
 
+size_t engine_policy_domains(const struct engine *e)
+{
+	return e->domains.count ? e->domains.count : 1;
+}
+
 /* The per-slot arrays of the engine's domains, grown to `next` slots like the others. */
 static int grow_domain_arrays(struct engine *e, size_t next)
 {
-	size_t doms = e->domains.count ? e->domains.count : 1, cap = e->slots.cap, c = cap;
+	size_t doms = engine_policy_domains(e), cap = e->slots.cap, c = cap;
 
 	if (array_grow((void **)&e->domains.status, &c, next, doms * sizeof(*e->domains.status), NULL) < 0)
 		return -ENOMEM;
@@ -29,6 +34,17 @@ static int grow_domain_arrays(struct engine *e, size_t next)
 	if (array_grow((void **)&e->policy.work, &c, next, sizeof(*e->policy.work), NULL) < 0)
 		return -ENOMEM;
 	return 0;
+}
+
+/* The policies' view of a slot, empty but for its domains' room and goals of none: the policies pass
+ * over every slot, a free one too (each slot's one domain without domain arrays, policy.h). */
+static void view_clear(struct engine *e, size_t slot, const char *name)
+{
+	static const struct partition_goals none;
+
+	e->policy.partitions[slot] = (struct policy_partition){
+		.name = name, .goals = &none, .domains = &e->policy.domains[slot * engine_policy_domains(e)]
+	};
 }
 
 /* Every per-slot array holds `want` slots; each grows by doubling, so they stay the same length. */
@@ -57,8 +73,11 @@ static int grow_arrays(struct engine *e, size_t want)
 		return -ENOMEM;
 	if (grow_domain_arrays(e, next) < 0)
 		return -ENOMEM;
-	for (size_t i = cap; i < next; i++)
-		e->policy.partitions[i].name = ""; /* a free slot: never open, so the policies leave it alone */
+	for (size_t i = 0; i < next; i++)
+		if (i >= cap) /* a free slot: never open, so the policies leave it alone */
+			view_clear(e, i, "");
+		else /* moved with its array */
+			e->policy.partitions[i].domains = &e->policy.domains[i * engine_policy_domains(e)];
 	e->slots.cap = next;
 	return 0;
 }
@@ -84,10 +103,10 @@ static void clear_samples(struct engine *e, size_t slot)
 	for (unsigned d = 0; d < e->hw.domain_count; d++)
 		e->slots.samples[slot * e->hw.domain_count + d] =
 			(struct sample){ .state = SAMPLE_INVALID, .reason = "not measured yet" };
-	for (unsigned d = 0; d < e->domains.count; d++) {
+	for (unsigned d = 0; d < e->domains.count; d++)
 		e->domains.status[slot * e->domains.count + d] = (struct domain_status){ .reason = "not measured yet" };
-		e->policy.domains[slot * e->domains.count + d] = (struct policy_domain){ 0 };
-	}
+	for (size_t d = 0, doms = engine_policy_domains(e); d < doms; d++)
+		e->policy.domains[slot * doms + d] = (struct policy_domain){ 0 };
 }
 
 void engine_slot_set_origin(struct engine_partition *ep, const char *origin)
@@ -107,7 +126,7 @@ void engine_slot_fill(struct engine *e, size_t slot, struct engine_gen *g, struc
 	engine_slot_set_origin(ep, origin);
 	ep->status.name = p->name;
 	engine_gen_hold(g);
-	e->policy.partitions[slot] = (struct policy_partition){ 0 };
+	view_clear(e, slot, NULL);
 	policy_decision_clear(&e->policy.decisions[slot]);
 	e->policy.decisions[slot] = (struct policy_decision){ 0 };
 	e->slots.pmu[slot] = (struct pmu_sample){ .open = false };
@@ -161,7 +180,7 @@ void engine_slot_free(struct engine *e, size_t slot)
 	engine_text_free(&e->slots.partitions[slot].pmu_reason);
 	free(e->policy.partitions[slot].target);
 	e->slots.partitions[slot] = (struct engine_partition){ .used = false };
-	e->policy.partitions[slot] = (struct policy_partition){ .name = "" };
+	view_clear(e, slot, "");
 	policy_decision_clear(&e->policy.decisions[slot]);
 	e->policy.decisions[slot] = (struct policy_decision){ 0 };
 	clear_samples(e, slot);

@@ -2,6 +2,7 @@
  * taken on the tick thread, plain data with its own strings, shared by reference count. */
 #include "core/engine/engine_snapshot.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -121,6 +122,11 @@ static void row_domains(const struct engine *e, size_t slot, struct domain_statu
 	}
 }
 
+const struct domain_status *snapshot_row_domains(const struct engine_snapshot *s, const struct snapshot_row *row)
+{
+	return s->row_domains + (size_t)(row - s->rows) * s->domain_count;
+}
+
 static void row_fill(const struct engine *e, size_t slot, struct snapshot_row *row, struct domain_status *domains,
 		     struct placement_status **placements, struct text_chunks *t)
 {
@@ -147,7 +153,6 @@ static void row_fill(const struct engine *e, size_t slot, struct snapshot_row *r
 		row->placement = (*placements)++;
 	}
 	row_domains(e, slot, domains, t);
-	row->domains = domains;
 }
 
 /* ---- the daemon ---- */
@@ -163,8 +168,8 @@ static void take_domains(const struct engine *e, struct engine_snapshot *s, stru
 		sd->source = engine_domain_capacity_source(e, d);
 		sd->total_mbps = 0;
 		for (size_t r = 0; r < s->row_count; r++)
-			if (s->rows[r].domains[d].valid)
-				sd->total_mbps += s->rows[r].domains[d].mbps;
+			if (s->row_domains[r * s->domain_count + d].valid)
+				sd->total_mbps += s->row_domains[r * s->domain_count + d].mbps;
 	}
 }
 
@@ -236,19 +241,32 @@ static size_t placements_wanted(const struct engine *e)
 	return n;
 }
 
+/* The rows' block: the rows, then each row's domains, then the placements; its bytes. */
+static size_t rows_bytes(const struct engine *e, size_t *ret_used, size_t *ret_placed)
+{
+	size_t used = engine_partitions_in_use(e), placed = placements_wanted(e), n = used ? used : 1;
+
+	*ret_used = used;
+	*ret_placed = placed;
+	return n * (sizeof(struct snapshot_row) + e->domains.count * sizeof(struct domain_status)) +
+	       placed * sizeof(struct placement_status);
+}
+
+/* Fills the rows into s->rows, a block that fits them (allocated here when NULL). */
 static int take_rows(const struct engine *e, struct engine_snapshot *s, struct text_chunks *t)
 {
-	size_t used = engine_partitions_in_use(e), domains = e->domains.count;
-	size_t placed = placements_wanted(e), n = used ? used : 1;
+	size_t used, placed, bytes = rows_bytes(e, &used, &placed), domains = e->domains.count;
 	struct domain_status *dom;
 	struct placement_status *place;
 
-	/* One block: the rows, then each row's domains, then the placements. */
-	s->rows = calloc(1, n * (sizeof(*s->rows) + domains * sizeof(*dom)) + placed * sizeof(*place));
-	if (!s->rows)
+	if (s->rows)
+		memset(s->rows, 0, bytes); /* what calloc gives a new one */
+	else if ((s->rows = calloc(1, bytes)) != NULL)
+		s->rows_bytes = bytes;
+	else
 		return -1;
-	dom = (struct domain_status *)(s->rows + n);
-	place = placed ? (struct placement_status *)(dom + n * domains) : NULL;
+	dom = s->row_domains = (struct domain_status *)(s->rows + (used ? used : 1));
+	place = placed ? (struct placement_status *)(dom + (used ? used : 1) * domains) : NULL;
 	for (size_t i = 0; i < e->slots.count && s->row_count < used; i++) {
 		const struct engine_partition *ep = &e->slots.partitions[i];
 		if (!ep->used)
@@ -261,14 +279,21 @@ static int take_rows(const struct engine *e, struct engine_snapshot *s, struct t
 	return 0;
 }
 
-struct engine_snapshot *engine_snapshot_take(const struct engine *e)
+/* Everything but the struct and its rows' block. */
+static void free_parts(struct engine_snapshot *s)
 {
-	struct engine_snapshot *s = calloc(1, sizeof(*s));
+	json_decref(s->record);
+	free(s->events);
+	free(s->event_counts.slots);
+	text_free(s->text);
+}
+
+/* Fills `s`, a cleared snapshot with one reference (its rows' block kept, or NULL); 0, or -ENOMEM
+ * (then `s` is whole enough to be dropped). */
+static int take_into(const struct engine *e, struct engine_snapshot *s)
+{
 	struct text_chunks t = { 0 };
 
-	if (!s)
-		return NULL;
-	atomic_init(&s->refs, 1);
 	take_daemon(e, s, &t);
 	int r = take_rows(e, s, &t);
 	if (r == 0)
@@ -276,11 +301,41 @@ struct engine_snapshot *engine_snapshot_take(const struct engine *e)
 	if (r == 0)
 		take_domains(e, s, &t);
 	s->text = t.head;
-	if (r < 0 || t.failed) {
+	return r < 0 || t.failed ? -ENOMEM : 0;
+}
+
+struct engine_snapshot *engine_snapshot_take(const struct engine *e)
+{
+	struct engine_snapshot *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return NULL;
+	atomic_init(&s->refs, 1);
+	if (take_into(e, s) < 0) {
 		engine_snapshot_unref(s);
 		return NULL;
 	}
 	return s;
+}
+
+int engine_snapshot_retake(const struct engine *e, struct engine_snapshot *s)
+{
+	size_t used, placed, bytes = rows_bytes(e, &used, &placed);
+	struct snapshot_row *rows = s->rows;
+	size_t kept = s->rows_bytes;
+
+	/* acquire: whatever a reply that dropped its reference read of it happens before it is rewritten. */
+	if (atomic_load_explicit(&s->refs, memory_order_acquire) != 1)
+		return -EBUSY;
+	/* A block far larger than needed (partitions removed) is given back with the snapshot. */
+	if (bytes > kept || bytes < kept / 2)
+		return -EBUSY;
+	free_parts(s);
+	memset(s, 0, sizeof(*s));
+	atomic_init(&s->refs, 1);
+	s->rows = rows;
+	s->rows_bytes = kept;
+	return take_into(e, s);
 }
 
 struct engine_snapshot *engine_snapshot_ref(struct engine_snapshot *s)
@@ -294,11 +349,8 @@ void engine_snapshot_unref(struct engine_snapshot *s)
 	/* acq_rel: what every holder did with it happens before the free. */
 	if (!s || atomic_fetch_sub_explicit(&s->refs, 1, memory_order_acq_rel) != 1)
 		return;
-	json_decref(s->record);
+	free_parts(s);
 	free(s->rows);
-	free(s->events);
-	free(s->event_counts.slots);
-	text_free(s->text);
 	free(s);
 }
 

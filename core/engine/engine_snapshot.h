@@ -8,7 +8,9 @@
  * clients, sets what they cost.
  *
  * A snapshot is reference-counted: whoever holds one may read it from any thread, and nothing in it
- * changes or points into the engine. Its strings are its own. */
+ * changes while it is held or points into the engine. Its strings are its own. One no reply holds
+ * any more is taken again in its place (engine_snapshot_retake), so that the daemon keeps one
+ * snapshot's rows, not two, when no reply is being built. */
 #ifndef MPAMD_CORE_ENGINE_SNAPSHOT_H
 #define MPAMD_CORE_ENGINE_SNAPSHOT_H
 
@@ -27,6 +29,7 @@
 #include "core/report/record.h"
 
 struct engine;
+struct engine_snapshot;
 
 /* What a partition is in the replies' "state" (snapshot_row_state names it). */
 enum snapshot_state {
@@ -37,7 +40,7 @@ enum snapshot_state {
 
 /* One partition (a used slot) as the replies show it. Its narrow fields first, side by side (no
  * padding between, in two snapshots' every row), its class and state as numbers named by
- * snapshot_row_class and snapshot_row_state. */
+ * snapshot_row_class and snapshot_row_state; its domains are snapshot_row_domains. */
 struct snapshot_row {
 	uint32_t slot;
 	uint32_t target_mbps, guarantee_mbps; /* 0: none */
@@ -53,12 +56,13 @@ struct snapshot_row {
 	const char *origin;			  /* the template that made it, or NULL: the file */
 	uint64_t invalid_samples;		  /* ticks with an invalid sample while open */
 	const struct placement_status *placement; /* NULL: it names no tasks, or it is not open */
-	const struct domain_status *domains;	  /* the snapshot's domain_count, reasons the snapshot's */
 };
 
 /* A row's class ("default", "latency-critical", "best-effort") and state ("open", "failed",
  * "closed"), as the replies say them. */
 const char *snapshot_row_class(const struct snapshot_row *row);
+/* A row's domains: the snapshot's domain_count of them, reasons the snapshot's. */
+const struct domain_status *snapshot_row_domains(const struct engine_snapshot *s, const struct snapshot_row *row);
 const char *snapshot_row_state(const struct snapshot_row *row);
 
 /* One of the engine's domains. */
@@ -100,7 +104,9 @@ struct engine_snapshot {
 	struct event_log *events;	  /* the newest STATUS_EVENTS, with total and folded */
 	struct event_counts event_counts; /* every non-empty slot, in table order */
 	/* Partitions and domains */
-	struct snapshot_row *rows;
+	struct snapshot_row *rows;	   /* one block with the rows' domains and placements */
+	struct domain_status *row_domains; /* in it: domain_count a row, in the rows' order */
+	size_t rows_bytes;		   /* the block's size */
 	size_t row_count, partitions_open, partitions_failed;
 	struct snapshot_domain domains[ENGINE_MAX_DOMAINS];
 	unsigned domain_count;
@@ -120,6 +126,12 @@ void engine_snapshot_changed(struct engine *e);
 /* A copy of what the replies show of the engine now, its one reference the caller's; NULL when out
  * of memory. On the tick thread. */
 struct engine_snapshot *engine_snapshot_take(const struct engine *e);
+/* Takes it again into `s`, in its place, when the caller's is its only reference (engine_ctl.c holds
+ * the lock that gives out new ones) and its rows' block fits the engine's partitions: 0, with `s`
+ * as engine_snapshot_take would have made it (its sequence 0). -EBUSY: `s` is held by another, or a
+ * new block is needed; `s` is unchanged. -ENOMEM: `s` was being rewritten, the caller drops it. On
+ * the tick thread. */
+int engine_snapshot_retake(const struct engine *e, struct engine_snapshot *s);
 struct engine_snapshot *engine_snapshot_ref(struct engine_snapshot *s);
 /* Drops a reference; the last one frees it. Any thread. */
 void engine_snapshot_unref(struct engine_snapshot *s);

@@ -51,7 +51,7 @@ json_t *snapshot_domain_rows_json(const struct engine_snapshot *s, const struct 
 	json_t *rows = json_array();
 
 	for (unsigned d = 0; d < s->domain_count; d++) {
-		const struct domain_status *ds = &row->domains[d];
+		const struct domain_status *ds = &snapshot_row_domains(s, row)[d];
 		json_t *json =
 			json_pack("{s:s,s:o,s:s,s:o,s:o,s:o}", "domain", s->domains[d].name, "mbps",
 				  engine_json_mbps(ds->valid, ds->mbps), "state", domain_state(ds), "mb_max",

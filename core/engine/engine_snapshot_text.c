@@ -77,7 +77,7 @@ static void domain_rows(struct json_text *t, const struct engine_snapshot *s, co
 		size_t mark = t->len;
 		if (written)
 			json_text_lit(t, ",");
-		if (domain_row(t, s, &row->status, &row->domains[d], d))
+		if (domain_row(t, s, &row->status, &snapshot_row_domains(s, row)[d], d))
 			written++;
 		else
 			json_text_rewind(t, mark);

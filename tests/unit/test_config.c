@@ -241,6 +241,34 @@ static void test_defaults_resolved(void **state)
 	unload(&l);
 }
 
+/* Each key set names its line (the model keeps only the keys set); a key not set, or not a key, none. */
+static void test_key_lines(void **state)
+{
+	struct loaded l;
+
+	(void)state;
+	assert_int_equal(load(&l,
+			      "[global]\n"
+			      "interval_ms = 200\n"
+			      "[partition \"a\"]\n"
+			      "\n"
+			      "weight = 3\n"
+			      "mb_max = 50\n"
+			      "[partition \"b\"]\n"
+			      "cgroup = b\n",
+			      NULL),
+			 0);
+	assert_int_equal(config_global_key_line(l.c, "interval_ms"), 2);
+	assert_int_equal(config_global_key_line(l.c, "socket"), 0);
+	assert_int_equal(config_partition_key_line(l.c, &l.c->partitions[0], "mb_max"), 6);
+	assert_int_equal(config_partition_key_line(l.c, &l.c->partitions[0], "weight"), 5);
+	assert_int_equal(config_partition_key_line(l.c, &l.c->partitions[0], "cgroup"), 0);
+	assert_int_equal(config_partition_key_line(l.c, &l.c->partitions[0], "no_such_key"), 0);
+	assert_int_equal(config_partition_key_line(l.c, &l.c->partitions[1], "cgroup"), 8);
+	assert_int_equal(config_partition_key_line(l.c, &l.c->partitions[1], "mb_max"), 0);
+	unload(&l);
+}
+
 static void test_sim_partids_fill_gaps(void **state)
 {
 	struct loaded l;
@@ -557,6 +585,7 @@ int main(void)
 {
 	static const struct CMUnitTest fixed[] = {
 		cmocka_unit_test(test_defaults_resolved),
+		cmocka_unit_test(test_key_lines),
 		cmocka_unit_test(test_sim_partids_fill_gaps),
 		cmocka_unit_test(test_sim_partids_run_out),
 		cmocka_unit_test(test_include_drop_in_files),

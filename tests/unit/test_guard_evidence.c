@@ -32,7 +32,7 @@ static void scene_init(struct scene *s, bool capacity_known, double web_demand, 
 	assert_int_equal(plant_init(&s->pl, &setup, &plant_guard_chain, 2), 0);
 	s->web = plant_add(&s->pl, "web", CLASS_LATENCY_CRITICAL, 0, (struct plant_demand){ .base_mbps = web_demand });
 	s->batch = plant_add(&s->pl, "batch", CLASS_BEST_EFFORT, 0, (struct plant_demand){ .base_mbps = batch_demand });
-	s->pl.parts[s->web].goals.guarantee_mbps = 6000;
+	s->pl.goals[s->web].guarantee_mbps = 6000;
 }
 
 /* Runs `ticks` ticks; returns how many carried a throttle event on batch, and the first one's text. */
@@ -144,7 +144,7 @@ static void test_concave_plant(void **state)
 	assert_int_equal(plant_init(&s.pl, &setup, &plant_guard_chain, 2), 0);
 	s.web = plant_add(&s.pl, "web", CLASS_LATENCY_CRITICAL, 0, (struct plant_demand){ .base_mbps = 8000 });
 	s.batch = plant_add(&s.pl, "batch", CLASS_BEST_EFFORT, 0, (struct plant_demand){ .base_mbps = 30000 });
-	s.pl.parts[s.web].goals.guarantee_mbps = 6000;
+	s.pl.goals[s.web].guarantee_mbps = 6000;
 	int back = 0;
 	for (int t = 1; t <= 100; t++) {
 		plant_tick(&s.pl);

@@ -35,7 +35,7 @@ static void check_flat_top(unsigned delay)
 	assert_int_equal(plant_init(&pl, &setup, &plant_guard_chain, 2), 0);
 	size_t v = plant_add(&pl, "victim", CLASS_LATENCY_CRITICAL, 0, (struct plant_demand){ .base_mbps = 14000 });
 	size_t a = plant_add(&pl, "aggressor", CLASS_BEST_EFFORT, 0, (struct plant_demand){ .base_mbps = 40000 });
-	pl.parts[v].goals.guarantee_mbps = (uint32_t)GUARANTEE;
+	pl.goals[v].guarantee_mbps = (uint32_t)GUARANTEE;
 	double last = 100;
 	for (int t = 0; t < TICKS; t++) {
 		plant_tick(&pl);
@@ -89,7 +89,7 @@ static struct crowd_run run_crowd(unsigned monitors, double loud)
 
 	assert_int_equal(plant_init(&pl, &setup, &plant_guard_chain, CROWD + 1), 0);
 	size_t v = plant_add(&pl, "victim", CLASS_LATENCY_CRITICAL, 0, (struct plant_demand){ .base_mbps = 9000 });
-	pl.parts[v].goals.guarantee_mbps = 8000;
+	pl.goals[v].guarantee_mbps = 8000;
 	for (unsigned k = 0; k < CROWD; k++)
 		plant_add(&pl, "be", CLASS_BEST_EFFORT, 0, (struct plant_demand){ 0 });
 	for (int t = 0; t < 3 * (CROWD_QUIET + CROWD_LOUD); t++) {

@@ -430,6 +430,16 @@ static void test_apply_again_puts_back_what_changed(void **state)
 	bool hardlim = reg_of(c.model, sel, MPAMCFG_MBW_MAX) & MPAMCFG_MBW_MAX_HARDLIM;
 	assert_true(hardlim == c.set->mscs[0].hard_limits);
 	assert_true(hardlim != ((max & MPAMCFG_MBW_MAX_HARDLIM) != 0));
+
+	/* A request no float holds (the record keeps floats): written again, in force as the first time. */
+	struct partition_limits odd = { .mb_max = 40.1, .mb_min = 20.3 };
+	assert_int_equal(mmio_limits_apply(c.limits, 0, &odd, &eff, &err), 0);
+	max = reg_of(c.model, sel, MPAMCFG_MBW_MAX);
+	reg_set(c.model, sel, MPAMCFG_MBW_MAX, (uint32_t)MPAMCFG_MBW_MAX_MAX);
+	assert_int_equal(mmio_limits_apply(c.limits, 0, &odd, &again, &err), 0);
+	assert_int_equal(reg_of(c.model, sel, MPAMCFG_MBW_MAX), max);
+	assert_true(again.mb_max == eff.mb_max && again.mb_min == eff.mb_min);
+	assert_true(again.mb_max_at[0] == eff.mb_max_at[0] && again.mb_min_at[0] == eff.mb_min_at[0]);
 	control_close(&c);
 }
 

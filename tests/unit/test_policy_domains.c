@@ -51,7 +51,7 @@ static void test_guard_cuts_where_the_victim_is_squeezed(void **state)
 			plant_add(&pl, "web", CLASS_LATENCY_CRITICAL, 0, (struct plant_demand){ .base_mbps = 8000 });
 		size_t agg = plant_add(&pl, "agg", CLASS_BEST_EFFORT, 0, (struct plant_demand){ .base_mbps = 30000 });
 		size_t by = plant_add(&pl, "by", CLASS_BEST_EFFORT, 1, (struct plant_demand){ .base_mbps = 9800 });
-		pl.parts[web].goals.guarantee_mbps = 6000;
+		pl.goals[web].guarantee_mbps = 6000;
 		int first_short = 0, restored = 0, by_cuts = 0;
 		double by_worst = INFINITY;
 		for (int t = 1; t <= 200; t++) {
@@ -94,7 +94,7 @@ static void test_guard_event_names_the_domain(void **state)
 	host_init(&pl, &plant_guard_chain, true, true);
 	size_t web = plant_add(&pl, "web", CLASS_LATENCY_CRITICAL, 1, (struct plant_demand){ .base_mbps = 8000 });
 	size_t agg = plant_add(&pl, "agg", CLASS_BEST_EFFORT, 1, (struct plant_demand){ .base_mbps = 30000 });
-	pl.parts[web].goals.guarantee_mbps = 6000;
+	pl.goals[web].guarantee_mbps = 6000;
 	plant_tick(&pl);
 	assert_non_null(strstr(policy_decision_event(&pl.dec[agg]), "throttle: web short of guarantee"));
 	assert_non_null(strstr(policy_decision_event(&pl.dec[agg]), " on domain 1"));
@@ -115,8 +115,8 @@ static void test_guard_verdict_per_domain(void **state)
 	size_t web = plant_add(&pl, "web", CLASS_LATENCY_CRITICAL, 0, (struct plant_demand){ .base_mbps = 8000 });
 	size_t idle = plant_add(&pl, "idle", CLASS_LATENCY_CRITICAL, 1, (struct plant_demand){ .base_mbps = 0 });
 	size_t agg = plant_add(&pl, "agg", CLASS_BEST_EFFORT, 0, (struct plant_demand){ .base_mbps = 30000 });
-	pl.parts[web].goals.guarantee_mbps = 6000;
-	pl.parts[idle].goals.guarantee_mbps = 6000;
+	pl.goals[web].guarantee_mbps = 6000;
+	pl.goals[idle].guarantee_mbps = 6000;
 	plant_tick(&pl);
 	const struct guard_domain_memory *w0 = &pl.parts[web].domains[0].guard, *w1 = &pl.parts[web].domains[1].guard;
 	assert_true(w0->judged && w0->short_here);
@@ -145,8 +145,8 @@ static void test_guard_minimum_where_the_traffic_is(void **state)
 	size_t pinned = plant_add(&pl, "pinned", CLASS_LATENCY_CRITICAL, 1, (struct plant_demand){ .base_mbps = 5000 });
 	size_t spread = plant_add(&pl, "spread", CLASS_LATENCY_CRITICAL, PLANT_ALL_DOMAINS,
 				  (struct plant_demand){ .base_mbps = 4000 });
-	pl.parts[pinned].goals.guarantee_mbps = 6000;
-	pl.parts[spread].goals.guarantee_mbps = 4000;
+	pl.goals[pinned].guarantee_mbps = 6000;
+	pl.goals[spread].guarantee_mbps = 4000;
 	for (int t = 0; t < 5; t++)
 		plant_tick(&pl);
 	assert_int_equal(pl.dec_min[pinned * 2 + 1], 60);
@@ -172,7 +172,7 @@ static void test_guard_no_false_alarm_per_domain(void **state)
 				plant_add(&pl, "be", CLASS_BEST_EFFORT, 0, (struct plant_demand){ .base_mbps = 3000 });
 			size_t hog = plant_add(&pl, "hog", CLASS_BEST_EFFORT, 1,
 					       (struct plant_demand){ .base_mbps = 20000 });
-			pl.parts[web].goals.guarantee_mbps = 6000;
+			pl.goals[web].guarantee_mbps = 6000;
 			if (bursty)
 				pl.demand[web] = (struct plant_demand){
 					.base_mbps = 5000, .period = 20, .duty = 0.5, .low_mbps = 1000
@@ -200,7 +200,7 @@ static void test_target_moves_the_domain_it_uses(void **state)
 	host_init(&pl, &plant_target_chain, true, true);
 	size_t t = plant_add(&pl, "t", CLASS_DEFAULT, 1, (struct plant_demand){ .base_mbps = 9000 });
 	plant_add(&pl, "other", CLASS_DEFAULT, 0, (struct plant_demand){ .base_mbps = 4000 });
-	pl.parts[t].goals.target_mbps = 4000;
+	pl.goals[t].target_mbps = 4000;
 	int settled = 0;
 	for (int k = 1; k <= 60; k++) {
 		plant_tick(&pl);
@@ -226,7 +226,7 @@ static void test_target_holds_a_spread_total(void **state)
 	(void)state;
 	host_init(&pl, &plant_target_chain, true, true);
 	size_t t = plant_add(&pl, "t", CLASS_DEFAULT, PLANT_ALL_DOMAINS, (struct plant_demand){ .base_mbps = 16000 });
-	pl.parts[t].goals.target_mbps = 6000;
+	pl.goals[t].target_mbps = 6000;
 	for (int k = 0; k < 30; k++)
 		plant_tick(&pl);
 	printf("  spread target: %.0f MB/s, domains at %g%% and %g%%\n", pl.truth[t], plant_max_at(&pl, t, 0),
@@ -247,7 +247,7 @@ static void test_share_splits_each_domain(void **state)
 	size_t a = plant_add(&pl, "a", CLASS_BEST_EFFORT, 0, (struct plant_demand){ .base_mbps = 9000 });
 	size_t b = plant_add(&pl, "b", CLASS_BEST_EFFORT, 0, (struct plant_demand){ .base_mbps = 9000 });
 	size_t c = plant_add(&pl, "c", CLASS_BEST_EFFORT, 1, (struct plant_demand){ .base_mbps = 9000 });
-	pl.parts[b].goals.weight = 300;
+	pl.goals[b].weight = 300;
 	pl.pdom[a * 2].guard = (struct guard_domain_memory){ .throttled = true, .cut_pct = 40, .dwell = 1 };
 	pl.pdom[b * 2].guard = (struct guard_domain_memory){ .throttled = true, .cut_pct = 40, .dwell = 1 };
 	plant_tick(&pl);

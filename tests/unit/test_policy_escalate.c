@@ -48,7 +48,7 @@ static void test_escalate_thresholds_and_restore(void **state)
 
 	(void)state;
 	scene_init(&s);
-	s.p.goals.target_mbps = 2000;
+	rig_goals(&s.p)->target_mbps = 2000;
 	s.p.escalation_allowed = true;
 	/* Over budget but not at the floor: the MB limit can still act. */
 	assert_int_equal(quota_after(&s, 10, 20), 0);
@@ -88,7 +88,7 @@ static void test_escalate_respects_permission_and_guard_budget(void **state)
 	assert_int_equal(quota_after(&s, 1, 10), 0);
 	assert_string_equal(policy_decision_event(&s.d), "restore: escalation is off: CPU quota 800% -> unlimited");
 	/* Not best-effort: never escalated. */
-	s.p.goals.class = CLASS_DEFAULT;
+	rig_goals(&s.p)->class = CLASS_DEFAULT;
 	s.p.escalation_allowed = true;
 	assert_int_equal(quota_after(&s, 5, 10), 0);
 }
@@ -105,7 +105,7 @@ static void test_escalate_closed_loop(void **state)
 	rig.host.max_ladder = rig_floor_ladder(10);
 	rig.quota_scales_demand = true;
 	struct policy_partition *p = rig_add(&rig, "batch", CLASS_BEST_EFFORT, 30000);
-	p->goals.target_mbps = 2000;
+	rig_goals(p)->target_mbps = 2000;
 	p->escalation_allowed = true;
 	int under = 0;
 	for (int t = 1; t <= 40 && !under; t++) {
@@ -122,7 +122,7 @@ static void test_escalate_closed_loop(void **state)
 	assert_true(p->mbps <= 2000 * 1.05);
 	assert_true(p->cpu_quota_pct >= quota);
 	/* The target is lifted: the pressure is gone, the quota goes after ten ticks. */
-	p->goals.target_mbps = 0;
+	rig_goals(p)->target_mbps = 0;
 	for (int t = 0; t < 12; t++)
 		rig_tick(&rig);
 	assert_int_equal(p->cpu_quota_pct, 0);

@@ -435,7 +435,7 @@ static void check(const struct scene *sc, const struct check *c)
 		expect_true(sc, c, p->guard.demand_level_mbps == c->value);
 		break;
 	case CALM_TICKS:
-		expect_true(sc, c, p->one.guard.calm == (unsigned)c->value);
+		expect_true(sc, c, p->domains[0].guard.calm == (unsigned)c->value);
 		break;
 	case EVENT_IS:
 		context(sc, c, strcmp(policy_decision_event(d), c->text) == 0);
@@ -468,10 +468,10 @@ static void set_up(struct scene *sc, const struct scenario *s)
 		struct policy_partition *p = &sc->p[i];
 
 		*p = rig_part(sp->name, sp->class, s->steps[0].mbps[i]);
-		p->goals.guarantee_mbps = sp->guarantee_mbps;
-		p->goals.mb_min = sp->mb_min;
+		rig_goals(p)->guarantee_mbps = sp->guarantee_mbps;
+		rig_goals(p)->mb_min = sp->mb_min;
 		p->mb_min = sp->mb_min_in_force;
-		p->one.guard = sp->memory;
+		p->domains[0].guard = sp->memory;
 	}
 }
 
@@ -489,7 +489,7 @@ static void enter_step(struct scene *sc, const struct step *st)
 		}
 		p->mbps = st->mbps[i];
 		p->estimated = st->estimated & (1u << i);
-		p->goals.mb_max = st->mb_max[i] ? st->mb_max[i] : 100;
+		rig_goals(p)->mb_max = st->mb_max[i] ? st->mb_max[i] : 100;
 		sc->before_max[i] = sc->d[i].mb_max;
 		sc->said[i] = 0;
 		sc->folded[i] = 0;
@@ -552,7 +552,7 @@ static void test_guard_dwell_then_additive_increase(void **state)
 
 	(void)state;
 	h.has_mb_min = false;
-	p[0].goals.guarantee_mbps = 12000;
+	rig_goals(&p[0])->guarantee_mbps = 12000;
 	h.total_mbps = 40000;
 	rig_decide(policy_guard, &h, p, 2, d);
 	double cut = d[1].mb_max;
@@ -597,7 +597,7 @@ static void check_guard_loop(unsigned wd, bool has_min)
 	struct policy_partition *web = rig_add(&rig, "web", CLASS_LATENCY_CRITICAL, 14000);
 	rig_add(&rig, "big", CLASS_BEST_EFFORT, 60000);
 	rig_add(&rig, "small", CLASS_BEST_EFFORT, 8000);
-	web->goals.guarantee_mbps = 12000;
+	rig_goals(web)->guarantee_mbps = 12000;
 	rig_tick(&rig);
 	assert_true(web->mbps < 0.95 * 12000); /* the aggressors squeeze it at first */
 	int back = 0;
@@ -641,12 +641,12 @@ static void test_guarantee_appearing_is_judged_at_once(void **state)
 	assert_false(web->judged);
 	assert_false(web->short_here);
 	assert_true(d[1].mb_max == 100);
-	p[0].goals.guarantee_mbps = 12000;
+	rig_goals(&p[0])->guarantee_mbps = 12000;
 	rig_decide(policy_guard, &h, p, 2, d);
 	assert_true(web->judged);
 	assert_true(web->short_here);
 	assert_true(d[1].mb_max < 100);
-	p[0].goals.guarantee_mbps = 0;
+	rig_goals(&p[0])->guarantee_mbps = 0;
 	rig_decide(policy_guard, &h, p, 2, d);
 	assert_false(web->judged);
 	assert_false(web->short_here);

@@ -30,7 +30,7 @@ static void scene_init(struct scene *s, double ipc_guard)
 	s->h.has_mb_min = false;
 	s->p[0] = rig_part("web", CLASS_LATENCY_CRITICAL, 5000);
 	s->p[1] = rig_part("batch", CLASS_BEST_EFFORT, 30000);
-	s->p[0].goals.ipc_guard = ipc_guard;
+	rig_goals(&s->p[0])->ipc_guard = ipc_guard;
 	s->h.total_mbps = rig_total(s->p, 2); /* 35000 of 40000: below GUARD_SATURATED_FRACTION */
 }
 

@@ -51,7 +51,7 @@ static struct policy_partition guaranteed(const char *name, uint32_t guarantee, 
 {
 	struct policy_partition p = rig_part(name, CLASS_LATENCY_CRITICAL, mbps);
 
-	p.goals.guarantee_mbps = guarantee;
+	rig_goals(&p)->guarantee_mbps = guarantee;
 	return p;
 }
 
@@ -112,10 +112,10 @@ static void test_guarantees_over_capacity(void **state)
 		assert_false(
 			strstr(policy_decision_event(&f.d[0]), "guarantee: mb_min")); /* in force: nothing raised */
 	}
-	f.p[1].goals.guarantee_mbps = 5000; /* fits: over */
+	rig_goals(&f.p[1])->guarantee_mbps = 5000; /* fits: over */
 	assert_int_equal(tick2(policy_guard, &f), 0);
 	assert_true(f.d[0].mb_min == 154.0 / 256 * 100 && f.d[1].mb_min == 25); /* the steps at or above 60% and 25% */
-	f.p[1].goals.guarantee_mbps = 10000;					/* and back */
+	rig_goals(&f.p[1])->guarantee_mbps = 10000;				/* and back */
 	assert_int_equal(tick2(policy_guard, &f), 1);
 	assert_true(f.d[0].mb_min + f.d[1].mb_min <= 100);
 	rig_clear(f.d, N_OF(f.d));
@@ -143,7 +143,7 @@ static void test_latency_critical_first(void **state)
 	(void)state;
 	two_on_one(&f, RIG_WHOLE_PERCENTS, true, guaranteed("db", 15000, 14000),
 		   rig_part("batch", CLASS_BEST_EFFORT, 5000));
-	f.p[1].goals.mb_min = 40;
+	rig_goals(&f.p[1])->mb_min = 40;
 	assert_int_equal(tick2(policy_guard, &f), 1);
 	assert_int_equal(f.d[0].mb_min, 75);
 	assert_int_equal(f.d[1].mb_min, 25);
@@ -233,7 +233,7 @@ static struct policy_partition targeted(const char *name, uint32_t target, doubl
 	static size_t next;
 	struct policy_partition p = rig_part(name, CLASS_BEST_EFFORT, mbps);
 
-	p.goals.target_mbps = target;
+	rig_goals(&p)->target_mbps = target;
 	p.target = &memory[next++ % N_OF(memory)];
 	*p.target = (struct target_memory){ 0 };
 	return p;
@@ -255,12 +255,12 @@ static void test_targets_over_capacity(void **state)
 	assert_non_null(strstr(policy_decision_event(&d[0]), "overcommit:"));
 	assert_int_equal(tick(policy_target, &h, p, 3, d, &text), 0);
 	assert_int_equal(tick(policy_share, &h, p, 3, d, &text), 0); /* share says nothing of targets */
-	p[0].goals.target_mbps = 10700; /* 19700: fits, within the 2% below the whole: not said */
+	rig_goals(&p[0])->target_mbps = 10700; /* 19700: fits, within the 2% below the whole: not said */
 	assert_int_equal(tick(policy_target, &h, p, 3, d, &text), 0);
 	assert_int_equal(p[0].target->budget, 0);
-	p[0].goals.target_mbps = 5000; /* fits */
+	rig_goals(&p[0])->target_mbps = 5000; /* fits */
 	assert_int_equal(tick(policy_target, &h, p, 3, d, &text), 0);
-	p[0].goals.target_mbps = 15000;
+	rig_goals(&p[0])->target_mbps = 15000;
 	assert_int_equal(tick(policy_target, &h, p, 3, d, &text), 1);
 	rig_clear(d, N_OF(d));
 }
@@ -274,8 +274,8 @@ static void check_shared(uint32_t weight_a, uint32_t weight_b, uint32_t budget_a
 	struct policy_decision d[2] = { 0 };
 	const char *text;
 
-	p[0].goals.weight = weight_a;
-	p[1].goals.weight = weight_b;
+	rig_goals(&p[0])->weight = weight_a;
+	rig_goals(&p[1])->weight = weight_b;
 	assert_int_equal(tick(policy_target, &h, p, 2, d, &text), 1);
 	assert_non_null(strstr(text, said));
 	assert_non_null(strstr(policy_decision_event(&d[0]), "overcommit:")); /* on the larger */
@@ -326,11 +326,11 @@ static void test_guarantee_then_targets(void **state)
 	assert_int_equal(d[1].mb_max, 45);
 	assert_int_equal(d[2].mb_max, 25);
 	assert_int_equal(tick(policy_target, &h, p, 3, d, &text), 0);
-	p[0].goals.guarantee_mbps = 8000; /* 12000 left: a 7000 */
+	rig_goals(&p[0])->guarantee_mbps = 8000; /* 12000 left: a 7000 */
 	assert_int_equal(tick(policy_target, &h, p, 3, d, &text), 1);
 	assert_non_null(strstr(text, "the 12000 MB/s left shared by weight, each up to its target: a 7000, b 5000"));
 	assert_int_equal(p[1].target->budget, 7000);
-	p[0].goals.guarantee_mbps = 4000; /* 19000: they fit */
+	rig_goals(&p[0])->guarantee_mbps = 4000; /* 19000: they fit */
 	assert_int_equal(tick(policy_target, &h, p, 3, d, &text), 0);
 	assert_int_equal(p[1].target->budget, 0);
 	assert_non_null(strstr(policy_decision_event(&d[1]), "target 10000 MB/s again"));

@@ -39,9 +39,9 @@ static void test_share_splits_allowance_by_weight(void **state)
 	struct policy_decision d[4] = { 0 };
 
 	(void)state;
-	p[1].goals.weight = 300;
-	p[0].one.guard = (struct guard_domain_memory){ .throttled = true, .cut_pct = 30 };
-	p[1].one.guard = (struct guard_domain_memory){ .throttled = true, .cut_pct = 30 };
+	rig_goals(&p[1])->weight = 300;
+	p[0].domains[0].guard = (struct guard_domain_memory){ .throttled = true, .cut_pct = 30 };
+	p[1].domains[0].guard = (struct guard_domain_memory){ .throttled = true, .cut_pct = 30 };
 	p[0].mb_max = p[1].mb_max = 30;
 	guard_cut_light_and_heavy(d);
 	share(&h, p, d);
@@ -54,13 +54,13 @@ static void test_share_splits_allowance_by_weight(void **state)
 	assert_string_equal(policy_decision_event(&d[1]),
 			    "restore: weight 300 of a 60% best-effort allowance: mb_max 30% -> 45%");
 	/* Water-filling: a part above the configured ceiling goes to the others. */
-	p[1].goals.mb_max = 40;
+	rig_goals(&p[1])->mb_max = 40;
 	guard_cut_light_and_heavy(d);
 	share(&h, p, d);
 	assert_int_equal(d[0].mb_max, 20);
 	assert_int_equal(d[1].mb_max, 40);
 	/* One partition's allowance is its own; target-controlled ones are not shared. */
-	p[1].goals.target_mbps = 5000;
+	rig_goals(&p[1])->target_mbps = 5000;
 	policy_decision_clear(&d[0]);
 	d[0] = (struct policy_decision){ .mb_max = 30 };
 	policy_decision_clear(&d[1]);

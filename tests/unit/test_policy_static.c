@@ -23,13 +23,13 @@ static void test_static_reapplies_configuration(void **state)
 	struct policy_decision d[4] = { { .mb_max = 5 }, { .mb_max = 5 }, { .mb_max = 5 }, { .mb_max = 5 } };
 
 	(void)state;
-	p[0].goals.mb_max = 60;
+	rig_goals(&p[0])->mb_max = 60;
 	p[0].mb_max = 30; /* someone else wrote 30% */
-	p[1].goals.mb_max = 60;
+	rig_goals(&p[1])->mb_max = 60;
 	p[1].mb_max = 30; /* the guard may have done this */
-	p[2].goals.mb_min = 20;
+	rig_goals(&p[2])->mb_min = 20;
 	p[2].mb_min = 30; /* the guard programs guarantees as minimums */
-	p[2].goals.guarantee_mbps = 12000;
+	rig_goals(&p[2])->guarantee_mbps = 12000;
 	p[3].open = false;
 	for (size_t i = 0; i < 4; i++)
 		rig_snap_goals(&h, &p[i]);
@@ -67,7 +67,7 @@ static void test_static_judges_rungs(void **state)
 	struct policy_decision d = { 0 };
 
 	(void)state;
-	p.goals.mb_max = 60;
+	rig_goals(&p)->mb_max = 60;
 	rig_snap_goals(&h, &p);
 	assert_true(p.cfg_max == 62.5);
 	p.mb_max = 62.5;

@@ -22,7 +22,7 @@ static struct policy_partition *target_rig(struct policy_rig *rig, unsigned wd, 
 {
 	rig_init(rig, wd, chain_target, N_OF(chain_target));
 	struct policy_partition *p = rig_add(rig, "t", class, demand);
-	p->goals.target_mbps = target_mbps;
+	rig_goals(p)->target_mbps = target_mbps;
 	return p;
 }
 
@@ -38,7 +38,7 @@ struct step_result {
 static struct step_result run_step(struct policy_rig *rig, size_t i, int ticks, double noise)
 {
 	struct step_result r = { .settle = -1 };
-	double target = rig->parts[i].goals.target_mbps;
+	double target = rig->parts[i].goals->target_mbps;
 	double lo = 100, hi = 0, last = 0;
 
 	for (int t = 1; t <= ticks; t++) {
@@ -86,7 +86,7 @@ static void check_step(unsigned wd, double noise, uint32_t from, uint32_t to)
 
 	struct policy_partition *p = target_rig(&rig, wd, CLASS_DEFAULT, 30000, from);
 	run_step(&rig, 0, 30, noise);
-	p->goals.target_mbps = to;
+	rig_goals(p)->target_mbps = to;
 	struct step_result r = run_step(&rig, 0, 60, noise);
 	printf("target step %u -> %u (BWA_WD %u, noise %.0f%%): settled in %d ticks, overshoot %.1f%%, %u changes "
 	       "after\n",
@@ -214,15 +214,15 @@ static void test_target_anti_windup_at_configured_bounds(void **state)
 	struct policy_partition *lo = rig_add(&rig, "lo", CLASS_DEFAULT, 30000);
 	rig_configure(&rig, hi, 0, 20);
 	rig_configure(&rig, lo, 30, 100);
-	hi->goals.target_mbps = 12000; /* needs 30%, mb_max = 20 */
-	lo->goals.target_mbps = 4000;  /* needs 10%, mb_min = 30 */
+	rig_goals(hi)->target_mbps = 12000; /* needs 30%, mb_max = 20 */
+	rig_goals(lo)->target_mbps = 4000;  /* needs 10%, mb_min = 30 */
 	rig.demand[1] = 30000;
 	for (int t = 0; t < 50; t++)
 		rig_tick(&rig);
 	assert_int_equal(rig.dec[0].mb_max, 20);
 	assert_int_equal(rig.dec[1].mb_max, 30);
 	/* Released from the bound, the output moves on the first tick. */
-	hi->goals.mb_max = 100;
+	rig_goals(hi)->mb_max = 100;
 	rig_tick(&rig);
 	assert_true(rig.dec[0].mb_max > 20);
 	rig_tick(&rig);
@@ -283,7 +283,7 @@ static void test_target_holds_without_sample_and_waits_for_escalation(void **sta
 	policy_target(&rig.host, rig.parts, 1, rig.dec);
 	assert_int_equal(rig.dec[0].mb_max, 25);
 	/* Escalated and at the floor: a low measurement does not raise the ceiling. */
-	p->goals.target_mbps = 2000;
+	rig_goals(p)->target_mbps = 2000;
 	rig_tick(&rig);
 	assert_int_equal(rig.dec[0].mb_max, 10);
 	p->cpu_quota_pct = 400;
@@ -294,7 +294,7 @@ static void test_target_holds_without_sample_and_waits_for_escalation(void **sta
 		assert_int_equal(rig.dec[0].mb_max, 10);
 	}
 	/* The target is removed: back to the configuration, said once. */
-	p->goals.target_mbps = 0;
+	rig_goals(p)->target_mbps = 0;
 	rig_tick(&rig);
 	assert_int_equal(rig.dec[0].mb_max, 100);
 	assert_string_equal(policy_decision_event(&rig.dec[0]), "restore: no target_mbps any more: mb_max 10% -> 100%");
@@ -331,8 +331,8 @@ static void test_target_overcommit_shared_by_weight(void **state)
 	(void)state;
 	struct policy_partition *a = target_rig(&rig, RIG_WHOLE_PERCENTS, CLASS_DEFAULT, 30000, 24000);
 	struct policy_partition *b = rig_add(&rig, "b", CLASS_DEFAULT, 30000);
-	a->goals.weight = 300;
-	b->goals.target_mbps = 20000;
+	rig_goals(a)->weight = 300;
+	rig_goals(b)->target_mbps = 20000;
 	for (int t = 0; t < 100; t++) {
 		rig_tick(&rig);
 		for (size_t i = 0; i < 2; i++)

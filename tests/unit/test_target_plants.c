@@ -104,7 +104,7 @@ static void test_concave_steps_with_noise(void **state)
 	size_t t = plant_add(&pl, "t", CLASS_DEFAULT, 0, (struct plant_demand){ .base_mbps = FULL_DEMAND });
 	printf("concave curve, 1%% steps, noise 2%%:\n");
 	for (size_t s = 0; s < N_OF(targets); s++) {
-		pl.parts[t].goals.target_mbps = (uint32_t)targets[s];
+		pl.goals[t].target_mbps = (uint32_t)targets[s];
 		struct window w = run_window(&pl, t, targets[s], WINDOW);
 		snprintf(what, sizeof(what), "target -> %.0f MB/s", targets[s]);
 		check_window(what, &w);
@@ -134,7 +134,7 @@ static void test_target_near_the_top_of_a_concave_curve(void **state)
 	(void)state;
 	assert_int_equal(plant_init(&pl, &setup, &plant_target_chain, 1), 0);
 	size_t t = plant_add(&pl, "t", CLASS_DEFAULT, 0, (struct plant_demand){ .base_mbps = FULL_DEMAND });
-	pl.parts[t].goals.target_mbps = 34000; /* 85%: on the 30%..50% segment, 300 MB/s per % */
+	pl.goals[t].target_mbps = 34000; /* 85%: on the 30%..50% segment, 300 MB/s per % */
 	struct window w = run_window(&pl, t, 34000, 40);
 	report("target 34000 MB/s, no noise", &w);
 	double chord = pl.truth[t] / pl.parts[t].mb_max;
@@ -158,7 +158,7 @@ static void test_settles_inside_a_band(void **state)
 	setup.min_pct = 10;
 	assert_int_equal(plant_init(&pl, &setup, &plant_target_chain, 1), 0);
 	size_t t = plant_add(&pl, "t", CLASS_DEFAULT, 0, (struct plant_demand){ .base_mbps = FULL_DEMAND });
-	pl.parts[t].goals.target_mbps = 26000; /* 20% gives 22000, 30% gives 30000 */
+	pl.goals[t].target_mbps = 26000; /* 20% gives 22000, 30% gives 30000 */
 	for (size_t k = 0; k < N_OF(history); k++) {
 		plant_tick(&pl);
 		history[k] = pl.parts[t].mb_max;
@@ -201,10 +201,10 @@ static int ticks_to_target(const struct plant_case *c, const struct policy_chain
 
 	assert_int_equal(plant_init(&pl, &setup, chain, 1), 0);
 	size_t t = plant_add(&pl, "t", CLASS_DEFAULT, 0, (struct plant_demand){ .base_mbps = FULL_DEMAND });
-	pl.parts[t].goals.target_mbps = (uint32_t)c->t1;
+	pl.goals[t].target_mbps = (uint32_t)c->t1;
 	plant_tick(&pl); /* the monitors' first interval */
 	struct window w1 = run_window(&pl, t, c->t1, 1000);
-	pl.parts[t].goals.target_mbps = (uint32_t)c->t2;
+	pl.goals[t].target_mbps = (uint32_t)c->t2;
 	struct window w2 = run_window(&pl, t, c->t2, 1000);
 	plant_free(&pl);
 	*second = w2.settle < 0 ? 1001 : w2.settle;

@@ -47,18 +47,45 @@ const struct ladder *rig_floor_ladder(unsigned floor_pct)
 	return &ladders[floor_pct];
 }
 
+/* Partitions made by rig_part in a program, at most, each with its goals' and its one domain's room
+ * for as long as the program runs; tests hold a few at a time, so the room is handed out in turn (a
+ * test that held more than RIG_PART_ROOM at once would share it). */
+#define RIG_PART_ROOM 4096
+
+struct rig_room {
+	struct partition_goals goals;
+	struct policy_domain one;
+};
+
+void rig_part_room(struct policy_partition *p)
+{
+	static struct rig_room room[RIG_PART_ROOM];
+	static size_t next;
+	struct rig_room *r = &room[next++ % RIG_PART_ROOM];
+
+	*r = (struct rig_room){ .goals = { .class = CLASS_DEFAULT, .mb_max = 100, .weight = 100 } };
+	p->goals = &r->goals;
+	p->domains = &r->one;
+}
+
+struct partition_goals *rig_goals(struct policy_partition *p)
+{
+	return (struct partition_goals *)p->goals; /* the rig's room: the view reads it as const */
+}
+
 struct policy_partition rig_part(const char *name, enum partition_class class, double mbps)
 {
-	return (struct policy_partition){ .name = name,
-					  .goals.class = class,
-					  .goals.mb_max = 100,
-					  .cfg_max = 100,
-					  .mb_max = 100,
-					  .goals.weight = 100,
-					  .open = true,
-					  .valid = true,
-					  .mbps = mbps,
-					  .smoothed_mbps = mbps };
+	struct policy_partition p = { .name = name,
+				      .cfg_max = 100,
+				      .mb_max = 100,
+				      .open = true,
+				      .valid = true,
+				      .mbps = mbps,
+				      .smoothed_mbps = mbps };
+
+	rig_part_room(&p);
+	rig_goals(&p)->class = class;
+	return p;
 }
 
 void rig_decide(policy_fn fn, const struct policy_host *h, struct policy_partition *parts, size_t n,
@@ -92,8 +119,8 @@ void rig_init(struct policy_rig *rig, unsigned wd, const policy_fn *fns, size_t 
 
 void rig_snap_goals(const struct policy_host *h, struct policy_partition *p)
 {
-	p->cfg_max = control_snap_max(h->max_ladder, p->goals.mb_max);
-	p->cfg_min = control_snap_min(h->min_ladder, p->goals.mb_min);
+	p->cfg_max = control_snap_max(h->max_ladder, p->goals->mb_max);
+	p->cfg_min = control_snap_min(h->min_ladder, p->goals->mb_min);
 }
 
 /* Programs the limits as MBW_MAX/MBW_MIN fields (the rungs the engine would snap them to) and keeps
@@ -116,13 +143,12 @@ struct policy_partition *rig_add(struct policy_rig *rig, const char *name, enum 
 	size_t i = rig->n++;
 	struct policy_partition *p = &rig->parts[i];
 
-	*p = (struct policy_partition){ .name = name,
-					.goals.class = class,
-					.goals.mb_max = 100,
-					.goals.weight = 100,
-					.open = true,
-					.target = &rig->targets[i] };
+	*p = (struct policy_partition){
+		.name = name, .goals = &rig->goals[i], .open = true, .domains = &rig->one[i], .target = &rig->targets[i]
+	};
+	rig->goals[i] = (struct partition_goals){ .class = class, .mb_max = 100, .weight = 100 };
 	rig->targets[i] = (struct target_memory){ 0 };
+	rig->one[i] = (struct policy_domain){ 0 };
 	rig->demand[i] = demand;
 	rig_apply(rig, i, 100, 0);
 	return p;
@@ -130,8 +156,8 @@ struct policy_partition *rig_add(struct policy_rig *rig, const char *name, enum 
 
 void rig_configure(struct policy_rig *rig, struct policy_partition *p, unsigned mb_min, unsigned mb_max)
 {
-	p->goals.mb_min = mb_min;
-	p->goals.mb_max = mb_max;
+	rig_goals(p)->mb_min = mb_min;
+	rig_goals(p)->mb_max = mb_max;
 	rig_snap_goals(&rig->host, p);
 	rig_apply(rig, (size_t)(p - rig->parts), p->cfg_max, p->cfg_min);
 }

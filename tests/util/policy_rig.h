@@ -33,6 +33,8 @@ struct policy_rig {
 	uint16_t max_field[RIG_MAX_PARTS], min_field[RIG_MAX_PARTS];
 	struct policy_partition parts[RIG_MAX_PARTS];
 	struct target_memory targets[RIG_MAX_PARTS]; /* each part's target controller's memory (any may get a target) */
+	struct policy_domain one[RIG_MAX_PARTS];     /* each part's one domain (the rig's host has no domain arrays) */
+	struct partition_goals goals[RIG_MAX_PARTS]; /* each part's goals (rig_goals writes them) */
 	struct policy_decision dec[RIG_MAX_PARTS];
 	const policy_fn *fns;
 	size_t nfns;
@@ -46,7 +48,14 @@ struct policy_rig {
 struct policy_host rig_host(unsigned wd);
 /* Whole percents from `floor_pct` (an Intel-like floor under fine steps), for a host's max_ladder. */
 const struct ladder *rig_floor_ladder(unsigned floor_pct);
-/* An open partition with a valid sample of `mbps`, configured and in force at 100% / 0%, weight 100. */
+/* Room for a partition's goals (the default class, mb_max 100, weight 100) and its one domain, zeroed
+ * (the policies' view and memory on a host without domain arrays, policy.h): rig_part gives each
+ * partition its own. */
+void rig_part_room(struct policy_partition *p);
+/* The goals the view of a rig's partition reads (its room, rig_part_room or the rig's), to write. */
+struct partition_goals *rig_goals(struct policy_partition *p);
+/* An open partition with a valid sample of `mbps`, configured and in force at 100% / 0%, weight 100,
+ * with its one domain's room. */
 struct policy_partition rig_part(const char *name, enum partition_class class, double mbps);
 /* The configured limits as the engine gives them to the policies: rungs of the host's ladders. */
 void rig_snap_goals(const struct policy_host *h, struct policy_partition *p);
