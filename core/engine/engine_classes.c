@@ -526,12 +526,12 @@ void engine_classes_tick_end(struct engine *e)
 		say_once(&e->classes, err.text);
 }
 
-void engine_classes_forget(struct engine *e, size_t slot, bool measured)
+void engine_classes_forget(struct engine *e, size_t slot, bool gave_back)
 {
 	struct engine_classes *c = &e->classes;
 
 	if (slot < c->slots_cap) {
-		leaves(e, c->per_slot[slot].class_of, measured);
+		leaves(e, c->per_slot[slot].class_of, gave_back);
 		c->per_slot[slot].class_of = -1;
 		c->per_slot[slot].asking = c->per_slot[slot].placed = false;
 	}

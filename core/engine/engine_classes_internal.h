@@ -77,9 +77,9 @@ int engine_classes_apply(struct engine *e, size_t slot, const struct partition_l
 /* The tick's decisions: recorded by engine_classes_apply between these, one step at the end. */
 void engine_classes_tick_begin(struct engine *e);
 void engine_classes_tick_end(struct engine *e);
-/* Slot `slot` was closed: it is in no class now. `measured`: it had a monitoring group of its own
- * (partition_ref.unmeasured was NULL), which is given back to its class. */
-void engine_classes_forget(struct engine *e, size_t slot, bool measured);
+/* Slot `slot` was closed: it is in no class now. `gave_back`: the monitoring group of its own it had
+ * (partition_ref.unmeasured was NULL) was removed, its monitoring id its class's again. */
+void engine_classes_forget(struct engine *e, size_t slot, bool gave_back);
 /* Classes used and left, monitors (RMIDs) used and left, as of the last step: false where classes
  * are not shared. */
 bool engine_classes_room(const struct engine *e, struct class_room *ret);

@@ -154,7 +154,8 @@ void engine_slot_close(struct engine *e, size_t slot, bool remove)
 {
 	struct engine_partition *ep = &e->slots.partitions[slot];
 	struct err err = { "" };
-	bool measured = ep->hw_open && !ep->ref.unmeasured;
+	/* A removed group of its own is a monitoring id its class has again (a closed one is still there) */
+	bool gave_back = remove && ep->hw_open && !ep->ref.unmeasured;
 
 	/* A removal asks the control even for a partition that is not open now (it failed later): the
 	 * group mpamd made for it earlier is still there to remove. */
@@ -163,7 +164,7 @@ void engine_slot_close(struct engine *e, size_t slot, bool remove)
 	if (composition_partition_close(&e->hw, slot, remove, &err) < 0)
 		log_error("partition %s: %s", ep->config->name, err.text);
 	ep->hw_open = false;
-	engine_classes_forget(e, slot, measured);
+	engine_classes_forget(e, slot, gave_back);
 	ep->applied_once = false;
 	ep->status.open = ep->status.valid = ep->status.pmu_open = false;
 	ep->status.mb_max = ep->status.mb_min = 0;
