@@ -120,26 +120,10 @@ unsigned config_origin_key_line(const struct config_origin *o, int index)
 	return 0;
 }
 
-/* key_lines of the `set` pairs `pair(i)` gives for i below `n` (a line of 0: none). */
-static unsigned *pairs_new(size_t n, size_t set, unsigned (*pair)(const void *from, size_t i, unsigned *key),
-			   const void *from)
+/* Room for `set` pairs and the pair that ends them. */
+static unsigned *pairs_room(size_t set)
 {
-	unsigned *out = calloc(2 * set + 2, sizeof(unsigned)), *at = out;
-
-	for (size_t i = 0; out && i < n; i++) {
-		unsigned key, line = pair(from, i, &key);
-		if (line) {
-			*at++ = key;
-			*at++ = line;
-		}
-	}
-	return out;
-}
-
-static unsigned dense_pair(const void *from, size_t i, unsigned *key)
-{
-	*key = (unsigned)i;
-	return ((const unsigned *)from)[i];
+	return calloc(2 * set + 2, sizeof(unsigned));
 }
 
 unsigned *config_origin_compact(const unsigned *dense, size_t count)
@@ -148,31 +132,28 @@ unsigned *config_origin_compact(const unsigned *dense, size_t count)
 
 	for (size_t i = 0; dense && i < count; i++)
 		set += dense[i] != 0;
-	return pairs_new(dense ? count : 0, set, dense_pair, dense);
-}
-
-struct copy_from {
-	const unsigned *pairs;
-	size_t count;
-};
-
-static unsigned copy_pair(const void *from, size_t i, unsigned *key)
-{
-	const struct copy_from *f = from;
-
-	*key = f->pairs[2 * i];
-	return *key < f->count ? f->pairs[2 * i + 1] : 0;
+	unsigned *out = pairs_room(set), *at = out;
+	for (size_t i = 0; out && dense && i < count; i++)
+		if (dense[i]) {
+			*at++ = (unsigned)i;
+			*at++ = dense[i];
+		}
+	return out;
 }
 
 unsigned *config_origin_copy(const struct config_origin *o, size_t count)
 {
-	size_t pairs = 0, set = 0;
+	size_t set = 0;
 
-	while (o->key_lines && o->key_lines[2 * pairs + 1]) {
-		set += o->key_lines[2 * pairs] < count;
-		pairs++;
-	}
-	return pairs_new(pairs, set, copy_pair, &(struct copy_from){ o->key_lines, count });
+	for (const unsigned *p = o->key_lines; p && p[1]; p += 2)
+		set += p[0] < count;
+	unsigned *out = pairs_room(set), *at = out;
+	for (const unsigned *p = o->key_lines; out && p && p[1]; p += 2)
+		if (p[0] < count) {
+			*at++ = p[0];
+			*at++ = p[1];
+		}
+	return out;
 }
 
 int partition_config_init(const struct config *config, struct partition_config *p)
