@@ -231,42 +231,45 @@ static void take_daemon(const struct engine *e, struct engine_snapshot *s, struc
 	s->has_truth = engine_has_truth(e);
 }
 
-static size_t placements_wanted(const struct engine *e)
-{
-	size_t n = 0;
+/* The rows' block: the rows (at least one), then each row's domains, then the placements. */
+struct rows_size {
+	size_t used;   /* partitions in use: a row each */
+	size_t placed; /* open ones with a placement */
+	size_t bytes;
+};
 
-	for (size_t i = 0; i < e->slots.count; i++)
-		n += e->slots.partitions[i].used && e->slots.partitions[i].status.open &&
-		     composition_placement(&e->hw, i) != NULL;
-	return n;
+/* The rows' block the engine needs now, in one pass over the slots. */
+static struct rows_size rows_size(const struct engine *e)
+{
+	struct rows_size z = { 0 };
+
+	for (size_t i = 0; i < e->slots.count; i++) {
+		const struct engine_partition *ep = &e->slots.partitions[i];
+		z.used += ep->used;
+		z.placed += ep->used && ep->status.open && composition_placement(&e->hw, i) != NULL;
+	}
+	z.bytes = (z.used ? z.used : 1) *
+			  (sizeof(struct snapshot_row) + e->domains.count * sizeof(struct domain_status)) +
+		  z.placed * sizeof(struct placement_status);
+	return z;
 }
 
-/* The rows' block: the rows, then each row's domains, then the placements; its bytes. */
-static size_t rows_bytes(const struct engine *e, size_t *ret_used, size_t *ret_placed)
+/* Fills the rows into s->rows, a block of z's size or more (allocated here when NULL). */
+static int take_rows(const struct engine *e, struct engine_snapshot *s, const struct rows_size *z,
+		     struct text_chunks *t)
 {
-	size_t used = engine_partitions_in_use(e), placed = placements_wanted(e), n = used ? used : 1;
-
-	*ret_used = used;
-	*ret_placed = placed;
-	return n * (sizeof(struct snapshot_row) + e->domains.count * sizeof(struct domain_status)) +
-	       placed * sizeof(struct placement_status);
-}
-
-/* Fills the rows into s->rows, a block that fits them (allocated here when NULL). */
-static int take_rows(const struct engine *e, struct engine_snapshot *s, struct text_chunks *t)
-{
-	size_t used, placed, bytes = rows_bytes(e, &used, &placed), domains = e->domains.count;
+	size_t used = z->used, domains = e->domains.count;
 	struct domain_status *dom;
 	struct placement_status *place;
 
 	if (s->rows)
-		memset(s->rows, 0, bytes); /* what calloc gives a new one */
-	else if ((s->rows = calloc(1, bytes)) != NULL)
-		s->rows_bytes = bytes;
+		memset(s->rows, 0, z->bytes); /* what calloc gives a new one */
+	else if ((s->rows = calloc(1, z->bytes)) != NULL)
+		s->rows_bytes = z->bytes;
 	else
 		return -1;
 	dom = s->row_domains = (struct domain_status *)(s->rows + (used ? used : 1));
-	place = placed ? (struct placement_status *)(dom + (used ? used : 1) * domains) : NULL;
+	place = z->placed ? (struct placement_status *)(dom + (used ? used : 1) * domains) : NULL;
 	for (size_t i = 0; i < e->slots.count && s->row_count < used; i++) {
 		const struct engine_partition *ep = &e->slots.partitions[i];
 		if (!ep->used)
@@ -290,12 +293,12 @@ static void free_parts(struct engine_snapshot *s)
 
 /* Fills `s`, a cleared snapshot with one reference (its rows' block kept, or NULL); 0, or -ENOMEM
  * (then `s` is whole enough to be dropped). */
-static int take_into(const struct engine *e, struct engine_snapshot *s)
+static int take_into(const struct engine *e, struct engine_snapshot *s, const struct rows_size *z)
 {
 	struct text_chunks t = { 0 };
 
 	take_daemon(e, s, &t);
-	int r = take_rows(e, s, &t);
+	int r = take_rows(e, s, z, &t);
 	if (r == 0)
 		r = take_events(&e->events, s);
 	if (r == 0)
@@ -311,7 +314,8 @@ struct engine_snapshot *engine_snapshot_take(const struct engine *e)
 	if (!s)
 		return NULL;
 	atomic_init(&s->refs, 1);
-	if (take_into(e, s) < 0) {
+	struct rows_size z = rows_size(e);
+	if (take_into(e, s, &z) < 0) {
 		engine_snapshot_unref(s);
 		return NULL;
 	}
@@ -320,22 +324,22 @@ struct engine_snapshot *engine_snapshot_take(const struct engine *e)
 
 int engine_snapshot_retake(const struct engine *e, struct engine_snapshot *s)
 {
-	size_t used, placed, bytes = rows_bytes(e, &used, &placed);
 	struct snapshot_row *rows = s->rows;
 	size_t kept = s->rows_bytes;
 
 	/* acquire: whatever a reply that dropped its reference read of it happens before it is rewritten. */
 	if (atomic_load_explicit(&s->refs, memory_order_acquire) != 1)
 		return -EBUSY;
+	struct rows_size z = rows_size(e);
 	/* A block far larger than needed (partitions removed) is given back with the snapshot. */
-	if (bytes > kept || bytes < kept / 2)
+	if (z.bytes > kept || z.bytes < kept / 2)
 		return -EBUSY;
 	free_parts(s);
 	memset(s, 0, sizeof(*s));
 	atomic_init(&s->refs, 1);
 	s->rows = rows;
 	s->rows_bytes = kept;
-	return take_into(e, s);
+	return take_into(e, s, &z);
 }
 
 struct engine_snapshot *engine_snapshot_ref(struct engine_snapshot *s)
