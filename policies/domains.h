@@ -33,7 +33,7 @@ static inline const struct policy_domain *pol_cdom(const struct policy_partition
 }
 
 /* A partition's domains and a decision's limits, as arrays indexed by domain: for a pass over every
- * domain of a partition, which then asks which storage there is once, not per domain. */
+ * domain of a partition (a decision's rows are its arrays, or its scalars on a host without them). */
 static inline struct policy_domain *pol_doms(struct policy_partition *p)
 {
 	return p->domains;

@@ -71,9 +71,8 @@ int counter_pool_add(struct counter_pool *pool, size_t index);
 /* While counters rotate, partition `index` keeps the counter it gets at its next turn, and is measured
  * every tick from then on (keep), or goes round with the others again (!keep). A kept counter that
  * gives no measurement for 16 ticks (broken, never ready) goes on all the same, and the partition keeps
- * the next it gets. At most one counter
- * fewer than the hardware has can be kept, so that the rest are still measured in turn: -ENOSPC past
- * that. -ENOENT: it was not added. Adding it again forgets it. */
+ * the next it gets. At most one counter fewer than the hardware has can be kept, so that the rest are
+ * still measured in turn: -ENOSPC past that. -ENOENT: it was not added. Adding it again forgets it. */
 int counter_pool_keep(struct counter_pool *pool, size_t index, bool keep);
 
 /* Stops measuring partition `index`: its counter (if it holds one) goes back to the pool. */

@@ -140,15 +140,26 @@ static void put_value(struct record_line *row, enum record_col col, const struct
 	}
 }
 
-static bool parse_line(const struct layout *l, unsigned long line_no, char *line, struct record_line *row)
+enum line_read {
+	LINE_ROW,
+	LINE_CUT,
+	LINE_BAD
+};
+
+/* One line into *row. `forgive`: a row with fewer fields than the header is LINE_CUT (skipped), not
+ * an error. */
+static enum line_read parse_line(const struct layout *l, unsigned long line_no, char *line, bool forgive,
+				 struct record_line *row)
 {
 	char *f[MAX_FIELDS + 1] = { 0 };
 	size_t n = split_csv(line, f, MAX_FIELDS + 1);
 
+	if (forgive && n < l->columns.fields)
+		return LINE_CUT;
 	if (n != l->columns.fields) {
 		fprintf(stderr, "record_read: %s:%lu: %zu fields where the header has %zu\n", l->path, line_no, n,
 			l->columns.fields);
-		return false;
+		return LINE_BAD;
 	}
 	memset(row, 0, sizeof(*row));
 	snprintf(row->domain, sizeof(row->domain), RECORD_DOMAIN_TOTAL); /* a file without a domain column */
@@ -157,19 +168,10 @@ static bool parse_line(const struct layout *l, unsigned long line_no, char *line
 		if (l->columns.at[col] < 0)
 			continue;
 		if (!read_field(l, line_no, f, col, &v))
-			return false;
+			return LINE_BAD;
 		put_value(row, col, &v);
 	}
-	return true;
-}
-
-static bool is_cut_short(const struct layout *l, const char *line)
-{
-	char *copy = strdup(line), *f[MAX_FIELDS + 1] = { 0 };
-	bool cut = copy && split_csv(copy, f, MAX_FIELDS + 1) < l->columns.fields;
-
-	free(copy);
-	return cut;
+	return LINE_ROW;
 }
 
 static bool is_total(const struct record_line *row)
@@ -204,17 +206,17 @@ static long read_rows(const char *path, char *header, size_t len, struct record_
 	while (count >= 0 && getline(&line, &cap, in) >= 0) {
 		line_no++;
 		line[strcspn(line, "\n")] = '\0';
-		if (cut && is_cut_short(&layout, line)) {
-			(*cut)++;
-			continue;
-		}
 		/* Doubling: a long record (a row per domain too) is read in linear time. */
 		bool room = array_grow((void **)&rows, &rows_cap, (size_t)count + 1, sizeof(*rows), NULL) == 0;
-		if (!room || !parse_line(&layout, line_no, line, &rows[count])) {
+		enum line_read got = room ? parse_line(&layout, line_no, line, cut != NULL, &rows[count]) : LINE_BAD;
+		if (got == LINE_BAD) {
 			count = -1;
 			break;
 		}
-		count++;
+		if (got == LINE_CUT)
+			(*cut)++;
+		else
+			count++;
 	}
 	free(line);
 	fclose(in);
