@@ -308,12 +308,15 @@ static const struct config_key sim_partition_keys[] = {
 	{ "sim_burst", &burst_type, 0, 0, 0, 0, NULL, 0 },
 };
 
+/* What a partition that sets no simulator key has (it has no data of its own). */
+static const struct sim_partition_config sim_partition_defaults = {
+	.ipc = SIM_IPC_DEFAULT,
+	.ipc_sensitivity = SIM_IPC_SENSITIVITY_DEFAULT,
+};
+
 static void sim_partition_init(void *data)
 {
-	*(struct sim_partition_config *)data = (struct sim_partition_config){
-		.ipc = SIM_IPC_DEFAULT,
-		.ipc_sensitivity = SIM_IPC_SENSITIVITY_DEFAULT,
-	};
+	*(struct sim_partition_config *)data = sim_partition_defaults;
 }
 
 static void sim_partition_fini(void *data)
@@ -436,6 +439,7 @@ const struct config_ext sim_config_ext = {
 	.partition_keys = sim_partition_keys,
 	.partition_key_count = sizeof(sim_partition_keys) / sizeof(sim_partition_keys[0]),
 	.partition_size = sizeof(struct sim_partition_config),
+	.partition_defaults = &sim_partition_defaults,
 	.partition_init = sim_partition_init,
 	.partition_fini = sim_partition_fini,
 	.check = sim_check,
@@ -448,21 +452,14 @@ const struct sim_config *sim_config_of(const struct config *config)
 
 const struct demand_profile *sim_partition_demand(const struct config *config, const struct partition_config *p)
 {
-	static const struct demand_profile none = { 0 };
-	const struct sim_partition_config *sp = config_partition_ext(config, p, &sim_config_ext);
-
-	return sp ? &sp->demand : &none;
+	return &sim_partition_of(config, p)->demand;
 }
 
 const struct sim_partition_config *sim_partition_of(const struct config *config, const struct partition_config *p)
 {
-	static const struct sim_partition_config defaults = {
-		.ipc = SIM_IPC_DEFAULT,
-		.ipc_sensitivity = SIM_IPC_SENSITIVITY_DEFAULT,
-	};
 	const struct sim_partition_config *sp = config_partition_ext(config, p, &sim_config_ext);
 
-	return sp ? sp : &defaults;
+	return sp ? sp : &sim_partition_defaults; /* a schema without the simulator */
 }
 
 double sim_ipc_model(const struct sim_partition_config *sp, double demanded_mbps, double served_mbps)

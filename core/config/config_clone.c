@@ -38,9 +38,13 @@ static int copy_partition_keys(const struct config *c, struct partition_config *
 		/* A PARTID picked by the simulator formats as nothing: it is copied below. */
 		if (!strcmp(key->name, "partid"))
 			continue;
-		void *to = config_partition_key_object(c, dst, owner);
 		const void *from = config_partition_key_object(c, src, owner);
-		int r = to && from ? copy_key(key, to, from, value, err) : 0;
+		if (!from || (owner && from == owner->partition_defaults))
+			continue; /* none of its extension's keys set: dst has none either */
+		void *to = owner ? config_partition_ext_own(c, dst, owner) : dst;
+		if (!to)
+			return err_set(err, -ENOMEM, "out of memory");
+		int r = copy_key(key, to, from, value, err);
 		if (r < 0)
 			return r;
 	}
@@ -55,8 +59,9 @@ int config_partition_copy(const struct config *c, struct partition_config *dst, 
 			  size_t key_lines, struct err *err)
 {
 	char *value = malloc(CONFIG_VALUE_MAX);
-	int r = value ? partition_config_init(c, dst) : -ENOMEM;
+	int r = value ? 0 : -ENOMEM;
 
+	partition_config_defaults(dst);
 	if (r == 0)
 		r = copy_partition_keys(c, dst, src, value, err);
 	else

@@ -142,10 +142,12 @@ static int object_init(struct loader *ld, size_t kind, void *object)
 		return 0;
 	case ROLE_MSC:
 		return 0;
-	case ROLE_PARTITION:
-		return partition_config_init(ld->config, object);
+	case ROLE_PARTITION: /* its extensions' data is made when a key of theirs is set (find_key) */
+		partition_config_defaults(object);
+		return 0;
 	case ROLE_TEMPLATE:
-		return partition_config_init(ld->config, &((struct vm_template *)object)->partition);
+		partition_config_defaults(&((struct vm_template *)object)->partition);
+		return 0;
 	case ROLE_EXT:
 		break;
 	}
@@ -535,7 +537,9 @@ static const struct config_key *find_key(struct loader *ld, struct section *s, c
 	*ret_index = config_partition_key_find(ld->config, name, &ext);
 	if (*ret_index < 0)
 		return NULL;
-	*ret_object = ext >= 0 ? partition_of(ld, s)->ext[ext] : (void *)partition_of(ld, s);
+	/* An extension's data is made when the partition sets the first of its keys (NULL: out of memory). */
+	*ret_object = ext >= 0 ? config_partition_ext_own(ld->config, partition_of(ld, s), ld->config->exts[ext].def)
+			       : (void *)partition_of(ld, s);
 	return config_partition_key(ld->config, (size_t)*ret_index, NULL);
 }
 
@@ -650,6 +654,10 @@ static int handle_key(void *user, const char *section, const char *key, const ch
 	const struct config_key *k = find_key(ld, s, key, &index, &object);
 	if (!k) {
 		report_unknown_key(ld, s->kind, key);
+		return 1;
+	}
+	if (!object) {
+		diag_add(ld->diags, DIAG_ERROR, ld->line, "%s: out of memory", key);
 		return 1;
 	}
 	if (ld->persist_file) {

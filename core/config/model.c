@@ -156,21 +156,6 @@ unsigned *config_origin_copy(const struct config_origin *o, size_t count)
 	return out;
 }
 
-int partition_config_init(const struct config *config, struct partition_config *p)
-{
-	partition_config_defaults(p);
-	for (size_t e = 0; config && e < config->ext_count; e++) {
-		const struct config_ext *ext = config->exts[e].def;
-		if (!ext->partition_size)
-			continue;
-		if (!(p->ext[e] = calloc(1, ext->partition_size)))
-			return -ENOMEM;
-		if (ext->partition_init)
-			ext->partition_init(p->ext[e]);
-	}
-	return 0;
-}
-
 void partition_config_fini(const struct config *config, struct partition_config *p)
 {
 	for (size_t e = 0; config && e < config->ext_count; e++) {
@@ -277,11 +262,25 @@ void *config_ext_data(const struct config *config, const struct config_ext *ext)
 	return e < 0 ? NULL : config->exts[e].data;
 }
 
-void *config_partition_ext(const struct config *config, const struct partition_config *p, const struct config_ext *ext)
+const void *config_partition_ext(const struct config *config, const struct partition_config *p,
+				 const struct config_ext *ext)
 {
 	long e = ext_index(config, ext);
 
-	return e < 0 ? NULL : p->ext[e];
+	if (e < 0)
+		return NULL;
+	return p->ext[e] ? p->ext[e] : ext->partition_defaults;
+}
+
+void *config_partition_ext_own(const struct config *config, struct partition_config *p, const struct config_ext *ext)
+{
+	long e = ext_index(config, ext);
+
+	if (e < 0)
+		return NULL;
+	if (!p->ext[e] && (p->ext[e] = calloc(1, ext->partition_size ? ext->partition_size : 1)) && ext->partition_init)
+		ext->partition_init(p->ext[e]);
+	return p->ext[e];
 }
 
 const struct partition_config *config_find_partition(const struct config *config, const char *name)

@@ -221,8 +221,10 @@ struct partition_config {
 	enum partition_threads threads;
 	pid_t *pids;
 	size_t pid_count;
-	struct cpu_set *cpus;	    /* NULL if none: resctrl gives the group these CPUs */
-	void *ext[CONFIG_MAX_EXTS]; /* each extension's per-partition data, in the schema's order */
+	struct cpu_set *cpus; /* NULL if none: resctrl gives the group these CPUs */
+	/* Each extension's data for it, in the schema's order; NULL where it sets none of the extension's
+	 * keys (config_partition_ext reads the extension's defaults then). */
+	void *ext[CONFIG_MAX_EXTS];
 	struct config_origin origin;
 };
 
@@ -271,11 +273,10 @@ struct config {
 /* Defaults of the base sections; used by the loader and by tests that build models by hand. The
  * backend is left empty: its default is the schema's (its first backend), which the loader sets. */
 void global_config_defaults(struct global_config *g);
+/* A partition at its defaults holds no extension data: each extension's is made when one of its
+ * keys is set (config_partition_ext_own). */
 void partition_config_defaults(struct partition_config *p);
 
-/* Defaults, and each of `config`'s extensions' data at its defaults: -ENOMEM (what was allocated is
- * freed by partition_config_fini). */
-int partition_config_init(const struct config *config, struct partition_config *p);
 /* Frees what a partition holds (its extensions' data through `config`'s extension table). */
 void partition_config_fini(const struct config *config, struct partition_config *p);
 /* Frees what a [global] section holds: its strings (one list, so that a new string key is freed
@@ -290,13 +291,18 @@ void config_free(struct config *config);
 
 /* The data of extension `ext` (its section's object), or NULL when the schema had no such extension. */
 void *config_ext_data(const struct config *config, const struct config_ext *ext);
-/* Partition `p`'s data of extension `ext`, or NULL. */
-void *config_partition_ext(const struct config *config, const struct partition_config *p, const struct config_ext *ext);
-/* Where a partition key owned by `owner` (NULL: the core's own keys) is kept for partition p. */
-static inline void *config_partition_key_object(const struct config *config, const struct partition_config *p,
-						const struct config_ext *owner)
+/* Partition `p`'s data of extension `ext` to read: its own, else the extension's defaults (it sets
+ * none of the extension's keys); NULL when the schema had no such extension. */
+const void *config_partition_ext(const struct config *config, const struct partition_config *p,
+				 const struct config_ext *ext);
+/* Partition `p`'s own data of extension `ext`, made (at its defaults) if it had none: to write a key
+ * into. NULL: out of memory, or no such extension in the schema. */
+void *config_partition_ext_own(const struct config *config, struct partition_config *p, const struct config_ext *ext);
+/* Where a partition key owned by `owner` (NULL: the core's own keys) is read for partition p. */
+static inline const void *config_partition_key_object(const struct config *config, const struct partition_config *p,
+						      const struct config_ext *owner)
 {
-	return owner ? config_partition_ext(config, p, owner) : (void *)p;
+	return owner ? config_partition_ext(config, p, owner) : (const void *)p;
 }
 
 /* Lookups by name; NULL when absent. */

@@ -152,7 +152,11 @@ struct config_ext {
 	void (*fini)(void *data);		  /* frees what parsing allocated; NULL: nothing */
 	const struct config_key *partition_keys;  /* stored into the partition's data of this extension */
 	size_t partition_key_count;
+	/* A partition's data of this extension (partition_size bytes) is made, and partition_init'ed, when
+	 * one of the extension's keys is set for it: the others read partition_defaults instead (required
+	 * with partition_size), so that a host that does not use the extension keeps nothing for it. */
 	size_t partition_size;
+	const void *partition_defaults;
 	void (*partition_init)(void *data);
 	void (*partition_fini)(void *data);
 	/* Cross-key rules and resolution once the whole file is read: findings go to `diags` with the

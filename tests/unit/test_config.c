@@ -564,6 +564,53 @@ static void test_too_many_mscs(void **state)
 	unload(&l);
 }
 
+/* The simulator's data of partition p in config c, only where p has its own (NULL: it reads the
+ * extension's defaults). */
+static const void *own_sim_data(const struct config *c, const struct partition_config *p)
+{
+	for (size_t e = 0; e < c->ext_count; e++)
+		if (c->exts[e].def == &sim_config_ext)
+			return p->ext[e];
+	fail_msg("the schema has no simulator extension");
+	return NULL;
+}
+
+/* A partition holds an extension's data only when it sets one of the extension's keys (a host that
+ * does not simulate keeps nothing for the simulator in each partition); the others read the
+ * extension's defaults, and so do their copies. */
+static void test_extension_data_only_where_set(void **state)
+{
+	struct loaded l;
+	struct config *copy = NULL;
+	struct err err = { "" };
+
+	(void)state;
+	assert_int_equal(load(&l,
+			      "[global]\nbackend = sim\n[partition \"a\"]\nsim_demand = 500\n"
+			      "[partition \"b\"]\nmb_max = 50\n",
+			      NULL),
+			 0);
+	const struct partition_config *a = config_find_partition(l.c, "a"), *b = config_find_partition(l.c, "b");
+	assert_non_null(own_sim_data(l.c, a));
+	assert_null(own_sim_data(l.c, b));
+	assert_int_equal(sim_partition_demand(l.c, a)->count, 1);
+	assert_int_equal(sim_partition_demand(l.c, b)->count, 0);
+	assert_true(sim_partition_of(l.c, b)->ipc == SIM_IPC_DEFAULT);
+	json_t *json = partition_config_to_json(l.c, b);
+	assert_true(json_real_value(json_object_get(json, "sim_ipc")) == SIM_IPC_DEFAULT);
+	json_decref(json);
+
+	assert_int_equal(config_clone(l.c, 0, &copy, &err), 0);
+	const struct partition_config *ca = config_find_partition(copy, "a"), *cb = config_find_partition(copy, "b");
+	assert_non_null(own_sim_data(copy, ca));
+	assert_ptr_not_equal(own_sim_data(copy, ca), own_sim_data(l.c, a));
+	assert_int_equal(sim_partition_demand(copy, ca)->count, 1);
+	assert_true(sim_partition_demand(copy, ca)->points[0].mbps == sim_partition_demand(l.c, a)->points[0].mbps);
+	assert_null(own_sim_data(copy, cb));
+	config_free(copy);
+	unload(&l);
+}
+
 static struct CMUnitTest *add_fixture_tests(struct CMUnitTest *tests, size_t *count, const char *dir,
 					    void (*fn)(void **), char ***ret_files, size_t *ret_file_count)
 {
@@ -601,6 +648,7 @@ int main(void)
 		cmocka_unit_test(test_indented_key_is_not_a_continuation),
 		cmocka_unit_test(test_embedded_nul_rejected),
 		cmocka_unit_test(test_too_many_mscs),
+		cmocka_unit_test(test_extension_data_only_where_set),
 	};
 	size_t count = sizeof(fixed) / sizeof(fixed[0]);
 	struct CMUnitTest *tests = malloc(sizeof(fixed));
