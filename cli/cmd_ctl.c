@@ -121,9 +121,33 @@ static int ctl_call(const struct ctl_options *opts, bool json, const char *cmd, 
 	}
 }
 
-static void print_result(json_t *result, const struct ctl_options *opts)
+/* Whether any of `domains` has a ceiling asked for (classes = shared: the partition is in a class). */
+static bool domains_asked(json_t *domains)
+{
+	json_t *d;
+	size_t i;
+
+	json_array_foreach(domains, i, d) {
+		json_t *asked = json_object_get(d, "mb_max_asked");
+		if (asked && !json_is_null(asked))
+			return true;
+	}
+	return false;
+}
+
+/* Every "key: value" as it came; the domains' table has mb_max_asked only where the partition is in a
+ * class (not a column of '-' for every partition with a class of its own). */
+static void print_show(json_t *result, const struct ctl_options *opts)
 {
 	(void)opts;
+	json_t *domains = json_object_get(result, "domains"), *d;
+	size_t i;
+
+	if (!domains_asked(domains)) {
+		json_array_foreach(domains, i, d) {
+			json_object_del(d, "mb_max_asked");
+		}
+	}
 	ctl_print_object(result, 0);
 }
 
@@ -170,20 +194,30 @@ static void print_status(json_t *result, const struct ctl_options *opts)
 	json_decref(rest);
 }
 
-/* Each partition's rows on each domain, as one table, where the host has more than one domain. */
+/* Each partition's rows on each domain, as one table, where the host has more than one domain; with
+ * classes = shared, ASKED: the mb_max each asked for there, beside what its class holds (MB_MAX). */
 static void print_list_domains(json_t *partitions)
 {
-	static const char *const columns[] = { "partition", "domain", "mbps", "state", "mb_max", "mb_min", NULL };
+	static const char *const columns[] = {
+		"partition", "domain", "mbps", "state", "mb_max", "mb_min", "asked", NULL
+	};
 	json_t *rows = json_array(), *p, *d;
 	size_t i, j;
-	bool several = false;
+	bool several = false, asked = false;
 
+	json_array_foreach(partitions, i, p) {
+		asked |= domains_asked(json_object_get(p, "domains"));
+	}
 	json_array_foreach(partitions, i, p) {
 		json_t *domains = json_object_get(p, "domains");
 		several |= json_array_size(domains) > 1;
 		json_array_foreach(domains, j, d) {
 			json_t *row = json_deep_copy(d);
 			json_object_set(row, "partition", json_object_get(p, "name"));
+			/* the column is there only when some partition is in a class ('-' where one is not) */
+			if (asked && json_object_get(row, "mb_max_asked"))
+				json_object_set(row, "asked", json_object_get(row, "mb_max_asked"));
+			json_object_del(row, "mb_max_asked");
 			json_array_append_new(rows, row);
 		}
 	}
@@ -401,16 +435,19 @@ static const struct ctl_cli_command cli_commands[] = {
 	  "is; with classes = shared what its class holds), ASKED (then: the mb_max it asked for), target\n"
 	  "and guarantee (MB/s), TASKS (a partition with a cgroup, vm or pids: its tasks) and NOTE (why it\n"
 	  "failed, or why its sample is not valid; cut to fit). With more than one domain, a second table\n"
-	  "gives each partition's rate, state and limits on each. --wide adds every other field mpamd\n"
-	  "sends, one column each: slot, open, weight, reason, error, retry_in_s, attempts, the template\n"
-	  "that made it (a VM's), IPC and stall ratio, the threads placed in its group and those refused.",
+	  "gives each partition's rate, state and limits on each (with classes = shared, ASKED: the mb_max\n"
+	  "it asked for there, beside MB_MAX, what its class holds there). --wide adds every other field\n"
+	  "mpamd sends, one column each: slot, open, weight, reason, error, retry_in_s, attempts, the\n"
+	  "template that made it (a VM's), IPC and stall ratio, the threads placed in its group and those\n"
+	  "refused.",
 	  0, 0, print_list, true },
 	{ "show", " NAME",
 	  "Show everything about partition NAME, one 'key: value' per line (with classes = shared:\n"
 	  "hw_class, the class it is in, and mb_max_asked, the ceiling it asked for, beside mb_max, the\n"
-	  "one its class holds), and its recent events. A name mpamd does not have gets the nearest it has\n"
-	  "('did you mean ...?'), as with set.",
-	  1, 1, print_result, false },
+	  "one its class holds; its domains' table then has mb_max_asked on each domain too), and its\n"
+	  "recent events. A name mpamd does not have gets the nearest it has ('did you mean ...?'), as\n"
+	  "with set.",
+	  1, 1, print_show, false },
 	{ "set", " [--persist] NAME KEY=VALUE...",
 	  "Change partition NAME while mpamd runs. Keys and ranges are those of the configuration file\n"
 	  "(see mpamd.ini(5)): mb_min, mb_max, target_mbps, guarantee_mbps, class... All settings are\n"

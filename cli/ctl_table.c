@@ -301,8 +301,8 @@ const char *const ctl_partition_columns[] = { "name",	     "class",	       "stat
 					      "mb_max",	     "mb_max_asked",   "hw_class", "mbps",
 					      "target_mbps", "guarantee_mbps", NULL };
 static const char *const event_columns[] = { "time", "tick", "t_ms", "partition", "action", "reason", NULL };
-static const char *const domain_columns[] = { "domain",	     "what",   "mbps",	 "state", "mb_max",
-					      "mb_max_mbps", "mb_min", "reason", NULL };
+static const char *const domain_columns[] = { "domain",	      "what",	     "mbps",   "state",	 "mb_max",
+					      "mb_max_asked", "mb_max_mbps", "mb_min", "reason", NULL };
 
 static const char *const *columns_for(const char *key)
 {

@@ -149,8 +149,9 @@ json_t *snapshot_list_json(const struct engine_snapshot *s);
  * row, show's start). */
 json_t *snapshot_row_json(const struct engine_snapshot *s, const struct snapshot_row *row);
 /* Its rows of each domain: domain, mbps (null when not measured), state (measured, estimated,
- * invalid), mb_max and mb_min in force (null when none is); with `detail` (show) what the domain is,
- * why its sample is invalid, and the simulator's truth. */
+ * invalid), mb_max and mb_min in force (null when none is), mb_max_mbps, and mb_max_asked (classes =
+ * shared: the ceiling asked for there; null out of a class); with `detail` (show) what the domain
+ * is, why its sample is invalid, and the simulator's truth. */
 json_t *snapshot_domain_rows_json(const struct engine_snapshot *s, const struct snapshot_row *row, bool detail);
 /* A reply's optional values: a rate only when it was measured, a goal only when it is set (null
  * otherwise, never 0). */

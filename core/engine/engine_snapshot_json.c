@@ -48,6 +48,7 @@ static const char *domain_state(const struct domain_status *ds)
 json_t *snapshot_domain_rows_json(const struct engine_snapshot *s, const struct snapshot_row *row, bool detail)
 {
 	const struct partition_status *st = &row->status;
+	bool in = st->open && st->in_class;
 	json_t *rows = json_array();
 
 	for (unsigned d = 0; d < s->domain_count; d++) {
@@ -57,6 +58,9 @@ json_t *snapshot_domain_rows_json(const struct engine_snapshot *s, const struct 
 				  engine_json_mbps(ds->valid, ds->mbps), "state", domain_state(ds), "mb_max",
 				  limit_json(st, ds->mb_max), "mb_min", limit_json(st, ds->mb_min), "mb_max_mbps",
 				  ds->mb_max_mbps > 0 && st->open ? json_real(ds->mb_max_mbps) : json_null());
+		/* classes = shared: the ceiling it asked for on this domain, beside mb_max, what its class
+		 * holds there; null where it has a class of its own (as row_class, below) */
+		json_object_set_new(json, "mb_max_asked", in ? json_pct(ds->mb_max_asked) : json_null());
 		if (detail) {
 			json_object_set_new(json, "what", json_string(s->domains[d].what));
 			json_object_set_new(json, "reason", text_or_null(ds->valid ? NULL : ds->reason));

@@ -42,6 +42,19 @@ static const char *domain_state(const struct domain_status *ds)
 	return !ds->valid ? "invalid" : ds->estimated ? "estimated" : "measured";
 }
 
+/* The ceiling asked for where the partition is in a class (`in`), else null; a ceiling that cannot be
+ * written is left out, key and all (json_object_set_new of NULL). */
+static void asked_or_omit(struct json_text *t, bool in, double pct)
+{
+	size_t mark = t->len;
+
+	json_text_lit(t, ",\"mb_max_asked\":");
+	if (!in)
+		json_text_null(t);
+	else if (!json_text_pct(t, pct))
+		json_text_rewind(t, mark);
+}
+
 /* One domain row as snapshot_domain_rows_json makes it without detail; false: json_pack failed. */
 static bool domain_row(struct json_text *t, const struct engine_snapshot *s, const struct partition_status *st,
 		       const struct domain_status *ds, unsigned d)
@@ -63,6 +76,7 @@ static bool domain_row(struct json_text *t, const struct engine_snapshot *s, con
 	json_text_lit(t, ",\"mb_max_mbps\":");
 	if (!real_or_null(t, ds->mb_max_mbps > 0 && st->open, ds->mb_max_mbps))
 		return false;
+	asked_or_omit(t, st->open && st->in_class, ds->mb_max_asked);
 	json_text_lit(t, "}");
 	return true;
 }
@@ -171,15 +185,9 @@ static void count_or_null(struct json_text *t, const char *key_text, bool has, u
 static void row_class(struct json_text *t, const struct partition_status *st)
 {
 	bool in = st->open && st->in_class;
-	size_t mark;
 
 	count_or_null(t, ",\"hw_class\":", in, st->class_id);
-	mark = t->len;
-	json_text_lit(t, ",\"mb_max_asked\":");
-	if (!in)
-		json_text_null(t);
-	else if (!json_text_pct(t, st->mb_max_asked))
-		json_text_rewind(t, mark);
+	asked_or_omit(t, in, st->mb_max_asked);
 }
 
 /* snapshot_row_json; false: its json_pack failed, and the row is not in the list. */

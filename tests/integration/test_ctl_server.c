@@ -1396,12 +1396,43 @@ static const char *quantised_status_json =
 static const char *shared_list_json =
 	"{\"partitions\": ["
 	"{\"name\": \"vm-01\", \"class\": \"best-effort\", \"state\": \"open\", \"mb_max\": 40, \"mb_min\": 0, "
-	"\"mbps\": 812.0, \"valid\": true, \"hw_class\": 3, \"mb_max_asked\": 42},"
+	"\"mbps\": 812.0, \"valid\": true, \"domains\": ["
+	"{\"domain\": \"0\", \"mbps\": 400.0, \"state\": \"measured\", \"mb_max\": 40, \"mb_min\": 0, "
+	"\"mb_max_asked\": 42}, "
+	"{\"domain\": \"1\", \"mbps\": 412.0, \"state\": \"measured\", \"mb_max\": 30, \"mb_min\": 0, "
+	"\"mb_max_asked\": 35.5}], \"hw_class\": 3, \"mb_max_asked\": 42},"
 	"{\"name\": \"vm-02\", \"class\": \"latency-critical\", \"state\": \"open\", \"mb_max\": 100, \"mb_min\": 0, "
-	"\"mbps\": 95.5, \"valid\": true, \"hw_class\": 12, \"mb_max_asked\": 100},"
+	"\"mbps\": 95.5, \"valid\": true, \"domains\": ["
+	"{\"domain\": \"0\", \"mbps\": 95.5, \"state\": \"measured\", \"mb_max\": 100, \"mb_min\": 0, "
+	"\"mb_max_asked\": 100}, "
+	"{\"domain\": \"1\", \"mbps\": 0.0, \"state\": \"measured\", \"mb_max\": 100, \"mb_min\": 0, "
+	"\"mb_max_asked\": 100}], \"hw_class\": 12, \"mb_max_asked\": 100},"
 	"{\"name\": \"vm-03\", \"class\": \"default\", \"state\": \"failed\", \"mb_max\": null, \"mb_min\": null, "
-	"\"mbps\": null, \"valid\": false, \"hw_class\": null, \"mb_max_asked\": null, \"error\": \"no RMID left\"}]}";
-static const char *shared_show_json = "{\"name\": \"web\", \"mb_max\": 40, \"hw_class\": 3, \"mb_max_asked\": 42}";
+	"\"mbps\": null, \"valid\": false, \"domains\": ["
+	"{\"domain\": \"0\", \"mbps\": null, \"state\": \"invalid\", \"mb_max\": null, \"mb_min\": null, "
+	"\"mb_max_asked\": null}, "
+	"{\"domain\": \"1\", \"mbps\": null, \"state\": \"invalid\", \"mb_max\": null, \"mb_min\": null, "
+	"\"mb_max_asked\": null}], \"hw_class\": null, \"mb_max_asked\": null, \"error\": \"no RMID left\"}]}";
+static const char *shared_show_json =
+	"{\"name\": \"web\", \"mb_max\": 40, \"hw_class\": 3, \"mb_max_asked\": 42, \"domains\": ["
+	"{\"domain\": \"0\", \"what\": \"an MSC\", \"mbps\": 400.0, \"state\": \"measured\", \"mb_max\": 40, "
+	"\"mb_min\": 0, \"mb_max_asked\": 42}, "
+	"{\"domain\": \"1\", \"what\": \"an MSC\", \"mbps\": 412.0, \"state\": \"measured\", \"mb_max\": 30, "
+	"\"mb_min\": 0, \"mb_max_asked\": 35.5}]}";
+/* Each partition a class of its own: every domain's mb_max_asked null. */
+static const char *own_list_json =
+	"{\"partitions\": [{\"name\": \"web\", \"class\": \"default\", \"state\": \"open\", \"mb_max\": 40, "
+	"\"mb_min\": 0, \"mbps\": 812.0, \"valid\": true, \"domains\": ["
+	"{\"domain\": \"0\", \"mbps\": 400.0, \"state\": \"measured\", \"mb_max\": 40, \"mb_min\": 0, "
+	"\"mb_max_asked\": null}, "
+	"{\"domain\": \"1\", \"mbps\": 412.0, \"state\": \"measured\", \"mb_max\": 30, \"mb_min\": 0, "
+	"\"mb_max_asked\": null}], \"hw_class\": null, \"mb_max_asked\": null}]}";
+static const char *own_show_json =
+	"{\"name\": \"web\", \"mb_max\": 40, \"hw_class\": null, \"mb_max_asked\": null, \"domains\": ["
+	"{\"domain\": \"0\", \"what\": \"an MSC\", \"mbps\": 400.0, \"state\": \"measured\", \"mb_max\": 40, "
+	"\"mb_min\": 0, \"mb_max_asked\": null}, "
+	"{\"domain\": \"1\", \"what\": \"an MSC\", \"mbps\": 412.0, \"state\": \"measured\", \"mb_max\": 30, "
+	"\"mb_min\": 0, \"mb_max_asked\": null}]}";
 
 /* mpamctl CMD [ARG] succeeds and prints `text` among its output. */
 static void expect_prints(const char *cmd, const char *arg, const char *text)
@@ -1433,8 +1464,21 @@ static void test_mpamctl_shared_classes(void **state)
 		      "vm-01  best-effort       c3   open    812.0     40/0     42  -\n"
 		      "vm-02  latency-critical  c12  open     95.5    100/0    100  -\n"
 		      "vm-03  default           -    failed      -        -      -  no RMID left\n");
+	/* the domains' table: ASKED on each domain (vm-01 asked 35.5 on domain 1, its class holds 30) */
+	expect_prints("list", NULL,
+		      "\nPARTITION  DOMAIN   MBPS  STATE     MB_MAX  MB_MIN  ASKED\n"
+		      "vm-01      0       400.0  measured      40       0     42\n"
+		      "vm-01      1       412.0  measured      30       0   35.5\n"
+		      "vm-02      0        95.5  measured     100       0    100\n"
+		      "vm-02      1         0.0  measured     100       0    100\n"
+		      "vm-03      0           -  invalid        -       -      -\n");
 	expect_prints("list", "--wide", "MB_MAX  MB_MAX_ASKED  HW_CLASS");
 	expect_prints("show", "web", "mb_max: 40\nhw_class: 3\nmb_max_asked: 42\n");
+	expect_prints("show", "web",
+		      "domains:\n"
+		      "  DOMAIN  WHAT     MBPS  STATE     MB_MAX  MB_MAX_ASKED  MB_MIN\n"
+		      "  0       an MSC  400.0  measured      40            42       0\n"
+		      "  1       an MSC  412.0  measured      30          35.5       0\n");
 
 	/* Each partition a class of its own: status says so, list has no HW or ASKED column. */
 	status_json = "{\"backend\": \"resctrl\", \"classes\": null}";
@@ -1445,6 +1489,21 @@ static void test_mpamctl_shared_classes(void **state)
 	assert_null(strstr(r.out, "HW"));
 	assert_null(strstr(r.out, "ASKED"));
 	run_result_fini(&r);
+	/* nor has the domains' table (each domain's mb_max_asked null), nor show's */
+	list_json = own_list_json;
+	show_json = own_show_json;
+	r = mpamctl("list", NULL);
+	assert_ok_run(&r);
+	assert_has(r.out, "\nPARTITION  DOMAIN   MBPS  STATE     MB_MAX  MB_MIN\nweb        0       400.0  measured    "
+			  "  40       0\n");
+	assert_null(strstr(r.out, "ASKED"));
+	run_result_fini(&r);
+	r = mpamctl("show", "web", NULL);
+	assert_ok_run(&r);
+	assert_has(r.out, "domains:\n  DOMAIN  WHAT     MBPS  STATE     MB_MAX  MB_MIN\n");
+	assert_null(strstr(r.out, "MB_MAX_ASKED "));
+	run_result_fini(&r);
+	list_json = saved[1];
 	status_json = saved[0];
 	show_json = saved[2];
 }

@@ -20,6 +20,7 @@
 #include <cmocka.h>
 
 #include "backends/resctrl/resctrl.h"
+#include "core/ctl/json_text.h"
 #include "core/engine/engine.h"
 #include "core/engine/engine_snapshot.h"
 #include "tests/util/emu_runner.h"
@@ -512,6 +513,15 @@ static void test_auto_with_enough_closids_keeps_own(void **state)
 	json_t *status = engine_snapshot_status(run.engine);
 	assert_true(json_is_null(json_object_get(status, "classes")));
 	json_decref(status);
+	json_t *row = engine_list_row(run.engine, "p01"), *domain; /* no class: nothing asked of one */
+	size_t d;
+	assert_true(json_is_null(json_object_get(row, "mb_max_asked")));
+	assert_true(json_array_size(json_object_get(row, "domains")) > 0);
+	json_array_foreach(json_object_get(row, "domains"), d, domain) {
+		json_t *asked = json_object_get(domain, "mb_max_asked");
+		assert_true(asked && json_is_null(asked));
+	}
+	json_decref(row);
 	char *record = read_text_file(run.record); /* a class each: the record has no class columns */
 	assert_non_null(record);
 	assert_null(strstr(record, "hw_class"));
@@ -648,6 +658,64 @@ static void expect_quantised_record(struct classes_run *run)
 	unlink(svg);
 }
 
+/* The domain rows of list (as jansson builds it, and as the control socket writes it) and of show:
+ * on each domain mb_max is what the class holds there and mb_max_asked what the partition asked (p02
+ * asked 60 on domain 1 and is held at 50 there). */
+static void expect_domain_rows(json_t *domains, const char *how, size_t i)
+{
+	const struct quant_want *q = &quant_wants[i];
+
+	assert_int_equal(json_array_size(domains), 2);
+	for (unsigned d = 0; d < 2; d++) {
+		json_t *row = json_array_get(domains, d);
+		json_t *held = json_object_get(row, "mb_max"), *asked = json_object_get(row, "mb_max_asked");
+		if (!json_is_number(held) || !json_is_number(asked) ||
+		    json_number_value(held) != quant_held(q->group, d) || json_number_value(asked) != q->at[d])
+			fail_msg("%s: p%02zu on domain %u: mb_max %g, mb_max_asked %s%g; want %u and %u", how, i, d,
+				 json_number_value(held), json_is_number(asked) ? "" : "(not a number) ",
+				 json_number_value(asked), quant_held(q->group, d), q->at[d]);
+	}
+}
+
+static json_t *row_named(json_t *list, const char *name)
+{
+	json_t *row;
+	size_t i;
+
+	json_array_foreach(json_object_get(list, "partitions"), i, row)
+		if (!strcmp(json_string_value(json_object_get(row, "name")), name))
+			return row;
+	fail_msg("no row of %s", name);
+	return NULL;
+}
+
+static void expect_snapshot_asked(struct engine *e)
+{
+	struct engine_snapshot *s = engine_snapshot_take(e);
+	struct json_text t = { 0 };
+	json_error_t error;
+
+	assert_non_null(s);
+	assert_true(snapshot_list_text(s, &t));
+	json_t *list = snapshot_list_json(s), *replied = json_loads(t.data, 0, &error);
+	if (!replied)
+		fail_msg("list's text is not JSON: %s", error.text);
+	for (size_t i = 0; i < QUANT_COUNT; i++) {
+		char name[16];
+		snprintf(name, sizeof(name), "p%02zu", i);
+		expect_domain_rows(json_object_get(row_named(list, name), "domains"), "list", i);
+		expect_domain_rows(json_object_get(row_named(replied, name), "domains"), "list's reply", i);
+		json_t *detail = snapshot_domain_rows_json(s, engine_snapshot_row(s, name), true);
+		expect_domain_rows(detail, "show", i);
+		json_decref(detail);
+	}
+	assert_true(quant_wants[2].at[1] != quant_held(quant_wants[2].group, 1)); /* what the test rests on */
+	json_decref(list);
+	json_decref(replied);
+	json_text_fini(&t);
+	engine_snapshot_unref(s);
+}
+
 static void test_more_ceilings_than_classes_are_quantised(void **state)
 {
 	struct classes_run run;
@@ -684,6 +752,7 @@ static void test_more_ceilings_than_classes_are_quantised(void **state)
 	}
 	/* The three cheapest merges and no other. */
 	assert_int_equal(deviation, 30);
+	expect_snapshot_asked(e);
 	expect_quantised_record(&run);
 	run_stop(&run);
 }

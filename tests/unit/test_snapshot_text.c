@@ -124,6 +124,7 @@ static void random_domain(struct domain_status *ds)
 		.mb_max = random_real(),
 		.mb_min = random_real(),
 		.mb_max_mbps = pick(3) ? random_real() : 0,
+		.mb_max_asked = random_real(),
 		.truth_mbps = random_real(),
 	};
 }
@@ -272,6 +273,68 @@ static void test_list_leaves_out_what_jansson_does(void **state)
 	json_text_fini(&t);
 }
 
+/* classes = shared: each domain row carries the ceiling asked for there (a whole percent as an integer,
+ * a rung as its fraction) where the partition is in a class, null where it is not or not open; one
+ * that cannot be written (NaN) leaves only that member out. */
+static void test_domain_rows_carry_asked(void **state)
+{
+	static struct fixture f;
+	static const char *const want[] = {
+		"\"domains\":[{\"domain\":\"d0\",\"mbps\":100.0,\"state\":\"measured\",\"mb_max\":40,\"mb_min\":0,"
+		"\"mb_max_mbps\":null,\"mb_max_asked\":45},{\"domain\":\"d1\",\"mbps\":100.0,\"state\":\"measured\","
+		"\"mb_max\":40,\"mb_min\":0,\"mb_max_mbps\":null,\"mb_max_asked\":34.375}]",
+		"\"domains\":[{\"domain\":\"d0\",\"mbps\":100.0,\"state\":\"measured\",\"mb_max\":40,\"mb_min\":0,"
+		"\"mb_max_mbps\":null,\"mb_max_asked\":null},{\"domain\":\"d1\",\"mbps\":100.0,\"state\":\"measured\","
+		"\"mb_max\":40,\"mb_min\":0,\"mb_max_mbps\":null,\"mb_max_asked\":null}]",
+		"\"domains\":[{\"domain\":\"d0\",\"mbps\":100.0,\"state\":\"measured\",\"mb_max\":null,"
+		"\"mb_min\":null,\"mb_max_mbps\":null,\"mb_max_asked\":null},{\"domain\":\"d1\",\"mbps\":100.0,"
+		"\"state\":\"measured\",\"mb_max\":null,\"mb_min\":null,\"mb_max_mbps\":null,\"mb_max_asked\":null}]",
+		"\"domains\":[{\"domain\":\"d0\",\"mbps\":100.0,\"state\":\"measured\",\"mb_max\":40,\"mb_min\":0,"
+		"\"mb_max_mbps\":null},{\"domain\":\"d1\",\"mbps\":100.0,\"state\":\"measured\",\"mb_max\":40,"
+		"\"mb_min\":0,\"mb_max_mbps\":null,\"mb_max_asked\":50}]",
+	};
+	static const char *const names[] = { "in", "own", "failed", "nan" };
+
+	(void)state;
+	memset(&f, 0, sizeof(f));
+	f.s.row_count = 4;
+	f.s.domain_count = 2;
+	f.s.domains[0].name = "d0";
+	f.s.domains[1].name = "d1";
+	for (size_t i = 0; i < 4; i++) {
+		struct partition_status *st = &f.rows[i].status;
+		f.rows[i].slot = (uint32_t)i;
+		*st = (struct partition_status){ .name = names[i], .open = i != 2, .in_class = i != 1, .mb_max = 40 };
+		for (unsigned d = 0; d < 2; d++)
+			f.domains[i * 2 + d] = (struct domain_status){ .valid = true, .mbps = 100, .mb_max = 40 };
+	}
+	f.domains[0].mb_max_asked = 45;
+	f.domains[1].mb_max_asked = 34.375;
+	f.domains[2].mb_max_asked = f.domains[3].mb_max_asked = 45; /* no class: null all the same */
+	f.domains[4].mb_max_asked = f.domains[5].mb_max_asked = 45; /* not open: no limit, none asked */
+	f.domains[6].mb_max_asked = NAN;
+	f.domains[7].mb_max_asked = 50;
+	f.s.rows = f.rows;
+	f.s.row_domains = f.domains;
+	f.s.events = &f.events;
+	struct json_text t = { 0 };
+	char *expected = jansson_text(snapshot_list_json(&f.s));
+	assert_true(snapshot_list_text(&f.s, &t));
+	assert_same_text(expected, &t, 0);
+	for (size_t i = 0; i < 4; i++)
+		if (!strstr(t.data, want[i]))
+			fail_msg("partition %s: the list lacks %s:\n%s", names[i], want[i], t.data);
+	free(expected);
+	json_text_fini(&t);
+	/* show's rows (with detail) carry it as list's do */
+	json_t *detail = snapshot_domain_rows_json(&f.s, &f.rows[0], true);
+	assert_true(json_number_value(json_object_get(json_array_get(detail, 1), "mb_max_asked")) == 34.375);
+	json_decref(detail);
+	detail = snapshot_domain_rows_json(&f.s, &f.rows[1], true);
+	assert_true(json_is_null(json_object_get(json_array_get(detail, 0), "mb_max_asked")));
+	json_decref(detail);
+}
+
 static void test_metrics_equals_jansson(void **state)
 {
 	static struct fixture f;
@@ -391,9 +454,13 @@ static void test_edges(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_list_equals_jansson),    cmocka_unit_test(test_list_leaves_out_what_jansson_does),
-		cmocka_unit_test(test_metrics_equals_jansson), cmocka_unit_test(test_values_equal_jansson),
-		cmocka_unit_test(test_reals_equal_jansson),    cmocka_unit_test(test_edges),
+		cmocka_unit_test(test_list_equals_jansson),
+		cmocka_unit_test(test_list_leaves_out_what_jansson_does),
+		cmocka_unit_test(test_domain_rows_carry_asked),
+		cmocka_unit_test(test_metrics_equals_jansson),
+		cmocka_unit_test(test_values_equal_jansson),
+		cmocka_unit_test(test_reals_equal_jansson),
+		cmocka_unit_test(test_edges),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
